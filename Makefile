@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: MIT
+#
+# vGPU top-level Makefile.
+#
+#   make            build the core, libvgpu and the host tools into build/
+#   make check      every test suite; last line "N passed, N failed"
+#   make bench      benchmarks, each figure beside a baseline from the same run
+#   make run        the main job: build what is missing and run the examples
+#
+# Variants: BUILD=dir selects the output directory, SAN=1 builds with
+# AddressSanitizer + UndefinedBehaviorSanitizer, CC=clang switches compiler.
+
+BUILD ?= build
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+OPT ?= -O2
+SAN ?= 0
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter
+CPPFLAGS += -Iuapi -Iqemu-device/core -Ilibvgpu -Itests -D_GNU_SOURCE
+CFLAGS ?= $(OPT) -g
+CFLAGS += -std=c11 $(WARN) -fvisibility=hidden -MMD -MP
+LDLIBS += -lm -lpthread
+
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+CORE_SRCS := $(wildcard qemu-device/core/*.c)
+LIB_SRCS := $(wildcard libvgpu/*.c)
+TOOL_SRCS := $(wildcard libvgpu/tools/*.c)
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
+
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TOOLS := $(patsubst libvgpu/tools/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
+TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+
+CORE_LIB := $(BUILD)/libvgpucore.a
+ASM_LIB := $(BUILD)/libvgpu-asm.a
+
+.PHONY: all check check-host check-asan check-clang bench run clean
+all: $(CORE_LIB) $(ASM_LIB) $(TOOLS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(CORE_LIB): $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(ASM_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/%: $(BUILD)/libvgpu/tools/%.o $(ASM_LIB) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ASM_LIB) $(CORE_LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ASM_LIB) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ASM_LIB) $(CORE_LIB) $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(ASM_LIB) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ASM_LIB) $(CORE_LIB) $(LDLIBS)
+
+# Test suites: host tests (gcc), the same under ASan+UBSan, and a clang
+# -Werror build.  scripts/run-tests.sh sums every suite's closing line.
+check:
+	@scripts/check.sh
+
+check-host: all $(TESTS)
+	@scripts/run-tests.sh $(BUILD) $(TESTS)
+
+bench: all $(BENCHES)
+	@for b in $(BENCHES); do $$b || exit 1; done
+
+run: all
+	@scripts/run-examples.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan build-clang
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vGPU object files: struct vgpu_object <-> the little-endian file layout
+ * of uapi/vgpu_isa.h, loading from a path, kernel lookup.
+ *
+ * vgpu_object_read() trusts nothing: every offset, count and size is
+ * checked before use, and names must be NUL-terminated, so that callers can
+ * hand it any file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgpu_asm.h"
+#include "vgpu_hw.h"
+
+#define HDR_SIZE sizeof(struct vgpu_obj_header)
+#define KERNEL_SIZE sizeof(struct vgpu_obj_kernel)
+#define PARAM_SIZE sizeof(struct vgpu_obj_param)
+
+void vgpu_object_fini(struct vgpu_object *obj)
+{
+	if (!obj)
+		return;
+	free(obj->code);
+	free(obj->kernels);
+	free(obj->params);
+	memset(obj, 0, sizeof(*obj));
+}
+
+const struct vgpu_obj_kernel *vgpu_object_find_kernel(const struct vgpu_object *obj,
+						      const char *name)
+{
+	if (!obj || !obj->nkernels)
+		return NULL;
+	if (!name)
+		return &obj->kernels[0];
+	for (uint32_t i = 0; i < obj->nkernels; i++)
+		if (!strncmp(obj->kernels[i].name, name, VGPU_OBJ_NAME_MAX) &&
+		    strlen(name) < VGPU_OBJ_NAME_MAX)
+			return &obj->kernels[i];
+	return NULL;
+}
+
+/* ---- little-endian access ---- */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Fixed-size name field: the name, NUL, zero padding. */
+static void put_name(uint8_t *p, const char *name)
+{
+	size_t n = strnlen(name, VGPU_OBJ_NAME_MAX - 1);
+
+	memcpy(p, name, n);
+	memset(p + n, 0, VGPU_OBJ_NAME_MAX - n);
+}
+
+static void put_kernel(uint8_t *p, const struct vgpu_obj_kernel *k)
+{
+	put_name(p, k->name);
+	p += VGPU_OBJ_NAME_MAX;
+	put32(p, k->entry);
+	put32(p + 4, k->smem_static);
+	put32(p + 8, k->param_size);
+	put32(p + 12, k->first_param);
+	put32(p + 16, k->nparams);
+	put32(p + 20, 0);
+}
+
+static void put_param(uint8_t *p, const struct vgpu_obj_param *pa)
+{
+	put_name(p, pa->name);
+	p += VGPU_OBJ_NAME_MAX;
+	put32(p, pa->offset);
+	put32(p + 4, pa->size);
+	put32(p + 8, pa->type);
+	put32(p + 12, 0);
+}
+
+int vgpu_object_write(const struct vgpu_object *obj, uint8_t **buf, size_t *len)
+{
+	size_t koff = HDR_SIZE, poff, coff, total;
+	uint8_t *b;
+
+	if (!obj || !buf || !len || obj->code_size % VGPU_INSN_BYTES ||
+	    (obj->code_size && !obj->code) || (obj->nkernels && !obj->kernels) ||
+	    (obj->nparams && !obj->params))
+		return -EINVAL;
+	poff = koff + (size_t)obj->nkernels * KERNEL_SIZE;
+	coff = (poff + (size_t)obj->nparams * PARAM_SIZE + 15) & ~(size_t)15;
+	total = coff + obj->code_size;
+	if (total > UINT32_MAX)
+		return -EFBIG;
+	b = calloc(1, total);
+	if (!b)
+		return -ENOMEM;
+	put32(b + 0, VGPU_OBJ_MAGIC);
+	put32(b + 4, VGPU_OBJ_VERSION);
+	put32(b + 8, obj->nkernels);
+	put32(b + 12, obj->nparams);
+	put32(b + 16, (uint32_t)koff);
+	put32(b + 20, (uint32_t)poff);
+	put32(b + 24, (uint32_t)coff);
+	put32(b + 28, obj->code_size);
+	for (uint32_t i = 0; i < obj->nkernels; i++)
+		put_kernel(b + koff + i * KERNEL_SIZE, &obj->kernels[i]);
+	for (uint32_t i = 0; i < obj->nparams; i++)
+		put_param(b + poff + i * PARAM_SIZE, &obj->params[i]);
+	if (obj->code_size)
+		memcpy(b + coff, obj->code, obj->code_size);
+	*buf = b;
+	*len = total;
+	return 0;
+}
+
+/* ---- reading ---- */
+
+__attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
+						     const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return -EINVAL;
+	n = snprintf(err, errlen, "invalid object: ");
+	if (n < 0 || (size_t)n >= errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A NUL-terminated, non-empty name field. */
+static bool get_name(char *dst, const uint8_t *p)
+{
+	if (!p[0] || !memchr(p, 0, VGPU_OBJ_NAME_MAX))
+		return false;
+	memcpy(dst, p, VGPU_OBJ_NAME_MAX);
+	return true;
+}
+
+/* Is [off, off + size) inside the file and clear of the header? */
+static bool in_file(uint64_t off, uint64_t size, size_t len)
+{
+	return off >= HDR_SIZE && off <= len && size <= len - off;
+}
+
+struct reader {
+	const uint8_t *b;
+	size_t len;
+	struct vgpu_obj_header h;
+	char *err;
+	size_t errlen;
+};
+
+static int read_header(struct reader *r)
+{
+	const uint8_t *b = r->b;
+	struct vgpu_obj_header *h = &r->h;
+
+	if (r->len < HDR_SIZE)
+		return bad(r->err, r->errlen, "%zu bytes, shorter than the header",
+			   r->len);
+	h->magic = get32(b);
+	h->version = get32(b + 4);
+	h->nkernels = get32(b + 8);
+	h->nparams = get32(b + 12);
+	h->kernels_offset = get32(b + 16);
+	h->params_offset = get32(b + 20);
+	h->code_offset = get32(b + 24);
+	h->code_size = get32(b + 28);
+	if (h->magic != VGPU_OBJ_MAGIC)
+		return bad(r->err, r->errlen, "bad magic 0x%08" PRIx32, h->magic);
+	if (h->version != VGPU_OBJ_VERSION)
+		return bad(r->err, r->errlen, "unsupported version %" PRIu32,
+			   h->version);
+	if (!h->nkernels)
+		return bad(r->err, r->errlen, "no kernels");
+	if (!in_file(h->kernels_offset, (uint64_t)h->nkernels * KERNEL_SIZE, r->len))
+		return bad(r->err, r->errlen, "kernel table outside the file");
+	if (!in_file(h->params_offset, (uint64_t)h->nparams * PARAM_SIZE, r->len))
+		return bad(r->err, r->errlen, "parameter table outside the file");
+	if (h->code_offset % VGPU_INSN_BYTES || h->code_size % VGPU_INSN_BYTES)
+		return bad(r->err, r->errlen,
+			   "code offset 0x%" PRIx32 " or size 0x%" PRIx32 " not a multiple of 16",
+			   h->code_offset, h->code_size);
+	if (!in_file(h->code_offset, h->code_size, r->len))
+		return bad(r->err, r->errlen, "code outside the file");
+	return 0;
+}
+
+static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
+{
+	static const uint32_t sizes[] = {
+		[VGPU_PARAM_U32] = 4, [VGPU_PARAM_S32] = 4, [VGPU_PARAM_F32] = 4,
+		[VGPU_PARAM_U64] = 8, [VGPU_PARAM_S64] = 8, [VGPU_PARAM_PTR] = 8,
+	};
+	const uint8_t *b = r->b + r->h.params_offset + (size_t)i * PARAM_SIZE;
+	const uint8_t *f = b + VGPU_OBJ_NAME_MAX;
+
+	if (!get_name(p->name, b))
+		return bad(r->err, r->errlen, "parameter %" PRIu32 ": bad name", i);
+	p->offset = get32(f);
+	p->size = get32(f + 4);
+	p->type = get32(f + 8);
+	p->pad = get32(f + 12);
+	if (!p->type || p->type >= sizeof(sizes) / sizeof(sizes[0]) ||
+	    p->size != sizes[p->type] || p->pad)
+		return bad(r->err, r->errlen,
+			   "parameter '%s': type %" PRIu32 " with size %" PRIu32,
+			   p->name, p->type, p->size);
+	if (p->offset % p->size)
+		return bad(r->err, r->errlen,
+			   "parameter '%s': misaligned offset %" PRIu32, p->name,
+			   p->offset);
+	return 0;
+}
+
+/* The parameters of kernel @k lie inside its parameter buffer. */
+static int check_params(struct reader *r, const struct vgpu_object *o,
+			const struct vgpu_obj_kernel *k)
+{
+	for (uint32_t j = 0; j < k->nparams; j++) {
+		const struct vgpu_obj_param *p = &o->params[k->first_param + j];
+
+		if ((uint64_t)p->offset + p->size > k->param_size)
+			return bad(r->err, r->errlen,
+				   "parameter '%s' at offset %" PRIu32 " outside kernel '%s' (%" PRIu32 " bytes)",
+				   p->name, p->offset, k->name, k->param_size);
+	}
+	return 0;
+}
+
+static int read_kernel(struct reader *r, uint32_t i, struct vgpu_obj_kernel *k)
+{
+	const uint8_t *b = r->b + r->h.kernels_offset + (size_t)i * KERNEL_SIZE;
+	const uint8_t *f = b + VGPU_OBJ_NAME_MAX;
+
+	if (!get_name(k->name, b))
+		return bad(r->err, r->errlen, "kernel %" PRIu32 ": bad name", i);
+	k->entry = get32(f);
+	k->smem_static = get32(f + 4);
+	k->param_size = get32(f + 8);
+	k->first_param = get32(f + 12);
+	k->nparams = get32(f + 16);
+	k->pad = get32(f + 20);
+	if (k->entry % VGPU_INSN_BYTES || k->entry >= r->h.code_size)
+		return bad(r->err, r->errlen,
+			   "kernel '%s': entry 0x%" PRIx32 " outside the code",
+			   k->name, k->entry);
+	if ((uint64_t)k->first_param + k->nparams > r->h.nparams)
+		return bad(r->err, r->errlen, "kernel '%s': parameters out of range",
+			   k->name);
+	if (k->param_size > VGPU_MAX_PARAM_BYTES || k->pad)
+		return bad(r->err, r->errlen,
+			   "kernel '%s': parameter size %" PRIu32 " too large",
+			   k->name, k->param_size);
+	return 0;
+}
+
+static int read_tables(struct reader *r, struct vgpu_object *o)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; i < o->nparams && !ret; i++)
+		ret = read_param(r, i, &o->params[i]);
+	for (uint32_t i = 0; i < o->nkernels && !ret; i++) {
+		ret = read_kernel(r, i, &o->kernels[i]);
+		if (!ret)
+			ret = check_params(r, o, &o->kernels[i]);
+		for (uint32_t j = 0; j < i && !ret; j++)
+			if (!strcmp(o->kernels[j].name, o->kernels[i].name))
+				ret = bad(r->err, r->errlen, "duplicate kernel '%s'",
+					  o->kernels[i].name);
+	}
+	return ret;
+}
+
+int vgpu_object_read(const void *buf, size_t len, struct vgpu_object *out,
+		     char *err, size_t errlen)
+{
+	struct reader r = { buf, len, { 0 }, err, errlen };
+	struct vgpu_object o = { 0 };
+	int ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!out || (!buf && len))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	ret = read_header(&r);
+	if (ret)
+		return ret;
+	o.code_size = r.h.code_size;
+	o.nkernels = r.h.nkernels;
+	o.nparams = r.h.nparams;
+	o.code = malloc(o.code_size ? o.code_size : 1);
+	o.kernels = calloc(o.nkernels, sizeof(*o.kernels));
+	o.params = calloc(o.nparams ? o.nparams : 1, sizeof(*o.params));
+	if (!o.code || !o.kernels || !o.params) {
+		vgpu_object_fini(&o);
+		return -ENOMEM;
+	}
+	memcpy(o.code, r.b + r.h.code_offset, o.code_size);
+	ret = read_tables(&r, &o);
+	if (ret) {
+		vgpu_object_fini(&o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---- files ---- */
+
+static int read_all(FILE *f, uint8_t **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	uint8_t *b = malloc(cap);
+
+	while (b) {
+		size_t got = fread(b + n, 1, cap - n, f);
+
+		n += got;
+		if (got == 0)
+			break;
+		if (n == cap) {
+			uint8_t *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
+
+			if (!nb)
+				break;
+			b = nb;
+			cap *= 2;
+		}
+	}
+	if (!b || n == cap) {
+		free(b);
+		return -ENOMEM;
+	}
+	if (ferror(f)) {
+		free(b);
+		return -EIO;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int vgpu_object_load_file(const char *path, struct vgpu_object *out,
+			  char *err, size_t errlen)
+{
+	uint8_t *buf;
+	size_t len;
+	FILE *f;
+	int ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!path || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	f = fopen(path, "rb");
+	if (!f) {
+		ret = -errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = read_all(f, &buf, &len);
+	fclose(f);
+	if (ret) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (len >= 4 && get32(buf) == VGPU_OBJ_MAGIC) {
+		ret = vgpu_object_read(buf, len, out, err, errlen);
+		if (ret && err && errlen) {
+			/* prefix the path: "PATH: invalid object: ..." */
+			size_t pl = strlen(path) + 2, el = strlen(err);
+
+			if (pl + el + 1 < errlen) {
+				memmove(err + pl, err, el + 1);
+				memcpy(err, path, pl - 2);
+				memcpy(err + pl - 2, ": ", 2);
+			}
+		}
+	} else {
+		ret = vgpu_assemble((const char *)buf, len, path, out, err, errlen);
+	}
+	free(buf);
+	return ret;
+}

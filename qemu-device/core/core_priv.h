@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vGPU core internals: predecoded instructions, warps, CTAs, the SM.
+ */
+#ifndef VGPU_CORE_PRIV_H
+#define VGPU_CORE_PRIV_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vgpu_core.h"
+#include "vgpu_isa.h"
+
+struct vgpu_warp;
+struct vgpu_cta;
+struct vgpu_dinsn;
+
+/* What an instruction did to the warp's control flow. */
+enum vgpu_xres {
+	VGPU_X_NEXT,	 /* every lane of the group goes to pc + 1 */
+	VGPU_X_BRANCHED, /* the instruction set the lanes' pcs itself */
+	VGPU_X_BLOCK,	 /* pc + 1, and the warp stopped running (blocked) */
+	VGPU_X_EXC,	 /* an exception was raised; stop the launch */
+};
+
+typedef enum vgpu_xres (*vgpu_exec_fn)(struct vgpu_cta *c, struct vgpu_warp *w,
+				       const struct vgpu_dinsn *d, uint32_t em);
+
+/*
+ * A predecoded instruction.  Register fields hold register-file rows, with
+ * RZ mapped to a row of zeros (sources) or a scratch row (destinations) so
+ * the per-instruction functions never test for RZ.
+ */
+struct vgpu_dinsn {
+	vgpu_exec_fn fn;
+	uint16_t id;	   /* enum vgpu_insn_id; VGPU_I__COUNT if illegal */
+	uint8_t pg, pg_not;
+	uint16_t rd, ra, rb, rc; /* register-file rows */
+	uint8_t rd_num, ra_num, rb_num, rc_num; /* architectural numbers */
+	uint8_t pp, pp_not, pu;
+	uint8_t mod[VGPU_ISA_MAX_MODS];
+	uint8_t barid;
+	uint16_t cnt;
+	uint32_t imm; /* imm32, or sign-extended off24, or sr index */
+	uint64_t w[2];
+};
+
+struct vgpu_prog {
+	uint32_t n;	/* instructions */
+	uint32_t nregs; /* architectural GPRs used (max index + 1) */
+	uint32_t rows;	/* register-file rows per warp: nregs + zero + scratch */
+	struct vgpu_dinsn *insns;
+};
+
+/* Extra register-file rows after the architectural ones. */
+#define VGPU_ZERO_ROWS 4u
+#define VGPU_SCRATCH_ROWS 4u
+
+enum vgpu_warp_state {
+	VGPU_WS_RUNNABLE,
+	VGPU_WS_BLOCKED, /* on named barrier wait_bar */
+	VGPU_WS_SLEEPING,
+	VGPU_WS_EXITED,
+};
+
+struct vgpu_warp {
+	uint32_t id;
+	uint32_t exists;    /* lanes that exist (last warp may be partial) */
+	uint32_t live;	    /* lanes that have not exited */
+	bool converged;	    /* every live lane is at upc */
+	uint32_t upc;	    /* pc (instruction index) when converged */
+	uint32_t cur_pc;    /* the group that runs next ... */
+	uint32_t cur_mask;  /* ... and its lanes */
+	uint8_t state;	    /* enum vgpu_warp_state */
+	uint8_t wait_bar;   /* when VGPU_WS_BLOCKED ... */
+	uint32_t wait_pc;   /* ... at this BAR instruction ... */
+	uint32_t wait_mask; /* ... executed by these lanes */
+	uint64_t wake;	    /* when VGPU_WS_SLEEPING: SM cycle to wake at */
+	uint32_t red_state; /* BAR.RED result copy (B2R.WARP format) */
+	uint32_t pred[8];   /* predicate lane masks; pred[7] (PT) all ones */
+	uint32_t *regs;	    /* rows x 32 lanes */
+	uint32_t pc[VGPU_WARP_SIZE]; /* per-lane pc, valid when !converged */
+};
+
+struct vgpu_nbar {
+	uint16_t count;	   /* arrivals x 32 */
+	uint16_t expected; /* cnt of the round in progress, 0 = all alive */
+	uint8_t mode;	   /* VGPU_BARMODE_* */
+	uint8_t redop;
+	uint16_t acc;	   /* running reduction */
+	uint32_t waiters;  /* warps blocked on this barrier */
+	uint32_t red_warps; /* warps that arrived in this RED round */
+};
+
+struct vgpu_cta {
+	struct vgpu_sm *sm;
+	const struct vgpu_launch *l;
+	const struct vgpu_prog *prog;
+	uint32_t id[3];
+	uint32_t nthreads;
+	uint32_t nwarps;
+	uint32_t exited_warps;
+	uint32_t runnable; /* bit per warp */
+	uint32_t sleeping; /* bit per warp */
+	uint64_t next_wake; /* earliest wake-up among the sleepers */
+	uint8_t *smem;
+	uint32_t smem_size;
+	struct vgpu_nbar bar[VGPU_NUM_NAMED_BARRIERS];
+	struct vgpu_warp warps[VGPU_MAX_WARPS_PER_CTA];
+};
+
+struct vgpu_sm {
+	struct vgpu_sm_config cfg;
+	struct vgpu_sm_stats stats;
+	uint64_t clock;
+	uint64_t rng;
+	uint64_t executed;    /* warp-instructions this launch (local) */
+	uint64_t budget_left; /* before the next budget check */
+	uint64_t slice_given; /* budget_left at the last refill */
+	struct vgpu_exception_record *exc;
+	bool exc_raised;
+	struct vgpu_cta cta;
+	uint32_t *regfile;
+	size_t regfile_bytes;
+	uint8_t *smem;
+	size_t smem_alloc;
+};
+
+/* Raise an exception for warp @w (may be NULL) at its current pc. */
+__attribute__((format(printf, 5, 6))) void
+vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
+	   uint32_t lane_mask, const char *fmt, ...);
+void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
+	       const struct vgpu_warp *w, enum vgpu_wait_reason reason,
+	       uint32_t barid, uint32_t count, uint32_t expected);
+
+/* Named-barrier unit (bar.c) */
+void vgpu_bar_reset(struct vgpu_cta *c);
+void vgpu_bar_warp_exited(struct vgpu_cta *c);
+uint32_t vgpu_bar_state(const struct vgpu_nbar *b);
+
+/* Scheduler services used by instructions. */
+void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid);
+void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w);
+void vgpu_warp_sleep(struct vgpu_cta *c, struct vgpu_warp *w, uint64_t ns);
+
+/* Named-barrier instructions (bar.c) */
+#define VGPU_EXEC_PROTO(name)                                                  \
+	enum vgpu_xres name(struct vgpu_cta *c, struct vgpu_warp *w,           \
+			    const struct vgpu_dinsn *d, uint32_t em)
+VGPU_EXEC_PROTO(vgpu_exec_bar);
+VGPU_EXEC_PROTO(vgpu_exec_bar_red);
+VGPU_EXEC_PROTO(vgpu_exec_b2r);
+VGPU_EXEC_PROTO(vgpu_exec_b2r_result);
+VGPU_EXEC_PROTO(vgpu_exec_r2b);
+
+/* Branch helper for control-flow instructions (sm.c) */
+void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target);
+
+/* Per-instruction functions, indexed by enum vgpu_insn_id. */
+extern const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT];
+enum vgpu_xres vgpu_exec_illegal(struct vgpu_cta *c, struct vgpu_warp *w,
+				 const struct vgpu_dinsn *d, uint32_t em);
+
+static inline uint32_t *vgpu_reg(struct vgpu_warp *w, uint32_t row)
+{
+	return w->regs + (size_t)row * VGPU_WARP_SIZE;
+}
+
+static inline uint32_t vgpu_pred_mask(const struct vgpu_warp *w, uint8_t p,
+				      uint8_t neg)
+{
+	return neg ? ~w->pred[p] : w->pred[p];
+}
+
+/* Value of a uniform operand: the lowest active lane's. */
+static inline uint32_t vgpu_uniform(struct vgpu_warp *w, uint32_t row,
+				    uint32_t em)
+{
+	return vgpu_reg(w, row)[__builtin_ctz(em)];
+}
+
+static inline uint32_t vgpu_byte_pc(uint32_t idx)
+{
+	return idx * VGPU_INSN_BYTES;
+}
+
+#define VGPU_FOR_LANES(mask, l)                                                \
+	for (uint32_t l##_m = (mask), l = 0; l##_m && ((l = (uint32_t)__builtin_ctz(l##_m)), 1); \
+	     l##_m &= l##_m - 1)
+
+#endif /* VGPU_CORE_PRIV_H */

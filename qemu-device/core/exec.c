@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per-instruction behaviour of the general-purpose groups: integer and
+ * float ALU, predicates, special registers, memory, atomics, control flow,
+ * vote and shuffle.  The named-barrier unit lives in bar.c.
+ *
+ * Every function gets the warp and @em, the lanes of the current SIMT group
+ * whose guard predicate holds (never 0).  Register rows come predecoded
+ * (RZ already mapped), so the bodies are plain loops over lanes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core_priv.h"
+
+/* Loop over the lanes of @em; a straight loop when all 32 are active. */
+#define LANES(em, l, ...)                                                      \
+	do {                                                                   \
+		if ((em) == ~0u) {                                             \
+			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {        \
+				__VA_ARGS__                                    \
+			}                                                      \
+		} else {                                                       \
+			VGPU_FOR_LANES(em, l) {                                \
+				__VA_ARGS__                                    \
+			}                                                      \
+		}                                                              \
+	} while (0)
+
+#define EXEC(name)                                                             \
+	static enum vgpu_xres name(struct vgpu_cta *c, struct vgpu_warp *w,    \
+				   const struct vgpu_dinsn *d, uint32_t em)
+
+static inline float f32(uint32_t v)
+{
+	float f;
+
+	memcpy(&f, &v, sizeof(f));
+	return f;
+}
+
+static inline uint32_t u32(float f)
+{
+	uint32_t v;
+
+	memcpy(&v, &f, sizeof(v));
+	return v;
+}
+
+static inline void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
+			    uint32_t val)
+{
+	if (pu != VGPU_PT)
+		w->pred[pu] = (w->pred[pu] & ~em) | (val & em);
+}
+
+/*
+ * Two-operand ALU instructions in a register (_r) and an immediate (_i)
+ * flavour from one expression over a, b (uint32_t) and d (the instruction).
+ */
+#define ALU2(name, expr)                                                       \
+	static inline void name##_body(struct vgpu_warp *w,                    \
+				       const struct vgpu_dinsn *d, uint32_t em, \
+				       const int imm)                          \
+	{                                                                      \
+		uint32_t *rd = vgpu_reg(w, d->rd);                             \
+		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
+		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
+		const uint32_t *rc = vgpu_reg(w, d->rc);                       \
+		(void)rc;                                                      \
+		LANES(em, l, {                                                 \
+			uint32_t a = ra[l], b = imm ? d->imm : rb[l];          \
+			uint32_t cc = rc[l];                                   \
+			(void)cc;                                              \
+			rd[l] = (expr);                                        \
+		});                                                            \
+	}                                                                      \
+	EXEC(exec_##name##_r)                                                  \
+	{                                                                      \
+		name##_body(w, d, em, 0);                                      \
+		return VGPU_X_NEXT;                                            \
+	}                                                                      \
+	EXEC(exec_##name##_i)                                                  \
+	{                                                                      \
+		name##_body(w, d, em, 1);                                      \
+		return VGPU_X_NEXT;                                            \
+	}
+
+static inline uint32_t imulhi(uint32_t a, uint32_t b, unsigned type)
+{
+	if (type == VGPU_MOD_ITYPE_S32)
+		return (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32);
+	return (uint32_t)(((uint64_t)a * b) >> 32);
+}
+
+static inline uint32_t imnmx(uint32_t a, uint32_t b, unsigned op, unsigned type)
+{
+	bool lt = type == VGPU_MOD_ITYPE_S32 ? (int32_t)a < (int32_t)b : a < b;
+
+	return (op == VGPU_MOD_MNMX_MIN) == lt ? a : b;
+}
+
+static inline uint32_t lop(uint32_t a, uint32_t b, unsigned op)
+{
+	switch (op) {
+	case VGPU_MOD_LOP_AND: return a & b;
+	case VGPU_MOD_LOP_OR: return a | b;
+	default: return a ^ b;
+	}
+}
+
+static inline uint32_t shr(uint32_t a, uint32_t b, unsigned type)
+{
+	if (type == VGPU_MOD_ITYPE_S32)
+		return (uint32_t)((int32_t)a >> (b > 31 ? 31 : b));
+	return b > 31 ? 0 : a >> b;
+}
+
+static inline uint32_t fmnmx(uint32_t a, uint32_t b, unsigned op)
+{
+	return u32(op == VGPU_MOD_MNMX_MIN ? fminf(f32(a), f32(b)) :
+					     fmaxf(f32(a), f32(b)));
+}
+
+ALU2(iadd, a + b)
+ALU2(isub, a - b)
+ALU2(imul, a * b)
+ALU2(imulhi, imulhi(a, b, d->mod[0]))
+ALU2(imad, a * b + cc)
+ALU2(imnmx, imnmx(a, b, d->mod[0], d->mod[1]))
+ALU2(lop, lop(a, b, d->mod[0]))
+ALU2(shl, b > 31 ? 0 : a << b)
+ALU2(shr, shr(a, b, d->mod[0]))
+ALU2(fadd, u32(f32(a) + f32(b)))
+ALU2(fmul, u32(f32(a) * f32(b)))
+ALU2(ffma, u32(fmaf(f32(a), f32(b), f32(cc))))
+ALU2(fmnmx, fmnmx(a, b, d->mod[0]))
+
+EXEC(exec_mov_i)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+
+	LANES(em, l, { rd[l] = d->imm; });
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_mov_ra)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+	const uint32_t *ra = vgpu_reg(w, d->ra);
+
+	LANES(em, l, { rd[l] = ra[l]; });
+	return VGPU_X_NEXT;
+}
+
+static inline bool icmp(uint32_t a, uint32_t b, unsigned cmp, unsigned type)
+{
+	int64_t x = type == VGPU_MOD_ITYPE_S32 ? (int32_t)a : (int64_t)a;
+	int64_t y = type == VGPU_MOD_ITYPE_S32 ? (int32_t)b : (int64_t)b;
+
+	switch (cmp) {
+	case VGPU_MOD_CMP_LT: return x < y;
+	case VGPU_MOD_CMP_EQ: return x == y;
+	case VGPU_MOD_CMP_LE: return x <= y;
+	case VGPU_MOD_CMP_GT: return x > y;
+	case VGPU_MOD_CMP_NE: return x != y;
+	default: return x >= y;
+	}
+}
+
+/* Ordered comparisons: false when either side is NaN, except NE. */
+static inline bool fcmp(uint32_t a, uint32_t b, unsigned cmp)
+{
+	float x = f32(a), y = f32(b);
+
+	switch (cmp) {
+	case VGPU_MOD_CMP_LT: return x < y;
+	case VGPU_MOD_CMP_EQ: return x == y;
+	case VGPU_MOD_CMP_LE: return x <= y;
+	case VGPU_MOD_CMP_GT: return x > y;
+	case VGPU_MOD_CMP_NE: return x != y;
+	default: return x >= y;
+	}
+}
+
+static inline uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
+{
+	switch (comb) {
+	case VGPU_MOD_COMB_AND: return m & p;
+	case VGPU_MOD_COMB_OR: return m | p;
+	default: return m ^ p;
+	}
+}
+
+/* ISETP/FSETP: Pu = (a CMP b) COMB {!}Pp */
+#define SETP(name, test, combmod)                                              \
+	static inline void name##_body(struct vgpu_warp *w,                    \
+				       const struct vgpu_dinsn *d, uint32_t em, \
+				       const int imm)                          \
+	{                                                                      \
+		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
+		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
+		uint32_t m = 0;                                                \
+		LANES(em, l, {                                                 \
+			uint32_t a = ra[l], b = imm ? d->imm : rb[l];          \
+			m |= (uint32_t)(test) << l;                            \
+		});                                                            \
+		m = combine(m, vgpu_pred_mask(w, d->pp, d->pp_not), combmod);  \
+		set_pred(w, d->pu, em, m);                                     \
+	}                                                                      \
+	EXEC(exec_##name##_r)                                                  \
+	{                                                                      \
+		name##_body(w, d, em, 0);                                      \
+		return VGPU_X_NEXT;                                            \
+	}                                                                      \
+	EXEC(exec_##name##_i)                                                  \
+	{                                                                      \
+		name##_body(w, d, em, 1);                                      \
+		return VGPU_X_NEXT;                                            \
+	}
+
+SETP(isetp, icmp(a, b, d->mod[0], d->mod[1]), d->mod[2])
+SETP(fsetp, fcmp(a, b, d->mod[0]), d->mod[1])
+
+/* SEL Rd, Ra, Rb|imm, {!}Pp: Pp ? Ra : Rb */
+#define SEL(name, use_imm)                                                         \
+	EXEC(name)                                                             \
+	{                                                                      \
+		uint32_t *rd = vgpu_reg(w, d->rd);                             \
+		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
+		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
+		uint32_t p = vgpu_pred_mask(w, d->pp, d->pp_not);              \
+		LANES(em, l, {                                                 \
+			rd[l] = (p >> l) & 1 ? ra[l] : (use_imm ? d->imm : rb[l]); \
+		});                                                            \
+		return VGPU_X_NEXT;                                            \
+	}
+SEL(exec_sel_r, 0)
+SEL(exec_sel_i, 1)
+
+/* F2I truncates toward zero and saturates; NaN gives 0. */
+static inline uint32_t f2i(uint32_t a, unsigned type)
+{
+	float f = f32(a);
+
+	if (isnan(f))
+		return 0;
+	if (type == VGPU_MOD_ITYPE_S32) {
+		if (f <= -2147483648.0f)
+			return 0x80000000u;
+		if (f >= 2147483648.0f)
+			return 0x7fffffffu;
+		return (uint32_t)(int32_t)f;
+	}
+	if (f <= 0.0f)
+		return 0;
+	if (f >= 4294967296.0f)
+		return 0xffffffffu;
+	return (uint32_t)f;
+}
+
+EXEC(exec_f2i)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+	const uint32_t *ra = vgpu_reg(w, d->ra);
+
+	LANES(em, l, { rd[l] = f2i(ra[l], d->mod[0]); });
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_i2f)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+	const uint32_t *ra = vgpu_reg(w, d->ra);
+
+	LANES(em, l, {
+		rd[l] = u32(d->mod[0] == VGPU_MOD_ITYPE_S32 ? (float)(int32_t)ra[l] :
+							      (float)ra[l]);
+	});
+	return VGPU_X_NEXT;
+}
+
+static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
+		     uint32_t sr, uint32_t lane)
+{
+	const struct vgpu_launch *l = c->l;
+	uint32_t t = w->id * VGPU_WARP_SIZE + lane;
+
+	switch (sr) {
+	case VGPU_SR_TID_X: return t % l->block[0];
+	case VGPU_SR_TID_Y: return (t / l->block[0]) % l->block[1];
+	case VGPU_SR_TID_Z: return t / (l->block[0] * l->block[1]);
+	case VGPU_SR_CTAID_X: return c->id[0];
+	case VGPU_SR_CTAID_Y: return c->id[1];
+	case VGPU_SR_CTAID_Z: return c->id[2];
+	case VGPU_SR_NTID_X: return l->block[0];
+	case VGPU_SR_NTID_Y: return l->block[1];
+	case VGPU_SR_NTID_Z: return l->block[2];
+	case VGPU_SR_NCTAID_X: return l->grid[0];
+	case VGPU_SR_NCTAID_Y: return l->grid[1];
+	case VGPU_SR_NCTAID_Z: return l->grid[2];
+	case VGPU_SR_LANEID: return lane;
+	case VGPU_SR_WARPID: return w->id;
+	case VGPU_SR_NWARPS: return c->nwarps;
+	case VGPU_SR_TID: return t;
+	case VGPU_SR_CLOCK_LO: return (uint32_t)c->sm->clock;
+	case VGPU_SR_CLOCK_HI: return (uint32_t)(c->sm->clock >> 32);
+	case VGPU_SR_SMID: return c->sm->cfg.sm_id;
+	default: return 0;
+	}
+}
+
+EXEC(exec_s2r)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+
+	LANES(em, l, { rd[l] = sreg(c, w, d->imm, l); });
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_nop)
+{
+	return VGPU_X_NEXT;
+}
+
+/* ---- Memory ---- */
+
+static const uint8_t msize_bytes[] = {
+	[VGPU_MOD_MSIZE_U8] = 1,  [VGPU_MOD_MSIZE_S8] = 1,
+	[VGPU_MOD_MSIZE_U16] = 2, [VGPU_MOD_MSIZE_S16] = 2,
+	[VGPU_MOD_MSIZE_32] = 4,  [VGPU_MOD_MSIZE_64] = 8,
+	[VGPU_MOD_MSIZE_128] = 16,
+};
+
+enum space { SP_GLOBAL, SP_SHARED, SP_PARAM };
+static const char *const space_name[] = { "global", "shared", "parameter" };
+
+/* Load result bytes @buf (little-endian) into the destination rows. */
+static void put_loaded(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+		       uint32_t lane, const uint8_t *buf, unsigned size)
+{
+	uint32_t v;
+
+	switch (d->mod[0]) {
+	case VGPU_MOD_MSIZE_U8: v = buf[0]; break;
+	case VGPU_MOD_MSIZE_S8: v = (uint32_t)(int32_t)(int8_t)buf[0]; break;
+	case VGPU_MOD_MSIZE_U16: v = (uint32_t)buf[0] | (uint32_t)buf[1] << 8; break;
+	case VGPU_MOD_MSIZE_S16:
+		v = (uint32_t)(int32_t)(int16_t)((uint16_t)buf[0] | (uint16_t)(buf[1] << 8));
+		break;
+	default:
+		for (unsigned k = 0; k < size / 4; k++) {
+			memcpy(&v, buf + 4 * k, 4);
+			vgpu_reg(w, d->rd + k)[lane] = v;
+		}
+		return;
+	}
+	vgpu_reg(w, d->rd)[lane] = v;
+}
+
+static void get_store(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+		      uint32_t lane, uint8_t *buf, unsigned size)
+{
+	for (unsigned k = 0; k < (size + 3) / 4; k++) {
+		uint32_t v = vgpu_reg(w, d->rb + k)[lane];
+
+		memcpy(buf + 4 * k, &v, size < 4 ? size : 4);
+	}
+}
+
+static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			  enum space sp, uint32_t lane)
+{
+	uint32_t lo = vgpu_reg(w, d->ra)[lane];
+
+	if (sp == SP_GLOBAL) {
+		uint64_t hi = vgpu_reg(w, d->ra + 1)[lane];
+
+		return ((hi << 32) | lo) + (uint64_t)(int64_t)(int32_t)d->imm;
+	}
+	return (uint32_t)(lo + d->imm);
+}
+
+/*
+ * Check lane @lane's access: alignment, and the window of shared/param
+ * space.  Raises the exception and returns false on failure.
+ */
+static bool mem_check(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+		      enum space sp, uint64_t addr, unsigned size)
+{
+	uint64_t limit = sp == SP_SHARED ? c->smem_size :
+			 sp == SP_PARAM	 ? c->l->param_size : UINT64_MAX;
+
+	if (addr % size) {
+		vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
+			   "%u-byte %s access at 0x%llx is not %u-byte aligned",
+			   size, space_name[sp], (unsigned long long)addr, size);
+		c->sm->exc->addr = addr;
+		return false;
+	}
+	if (sp != SP_GLOBAL && addr + size > limit) {
+		vgpu_raise(c, w, sp == SP_SHARED ? VGPU_EXC_SMEM_RANGE :
+						   VGPU_EXC_PARAM_RANGE,
+			   em, "%u-byte %s access at 0x%llx is outside its 0x%llx bytes",
+			   size, space_name[sp], (unsigned long long)addr,
+			   (unsigned long long)limit);
+		c->sm->exc->addr = addr;
+		return false;
+	}
+	return true;
+}
+
+static enum vgpu_xres global_fault(struct vgpu_cta *c, struct vgpu_warp *w,
+				   uint32_t em, uint64_t addr, unsigned size,
+				   const char *what)
+{
+	vgpu_raise(c, w, VGPU_EXC_GLOBAL_FAULT, em,
+		   "global memory fault: %u-byte %s at 0x%llx", size, what,
+		   (unsigned long long)addr);
+	c->sm->exc->addr = addr;
+	return VGPU_X_EXC;
+}
+
+static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
+			      const struct vgpu_dinsn *d, uint32_t em,
+			      enum space sp)
+{
+	const struct vgpu_launch *l = c->l;
+	unsigned size = msize_bytes[d->mod[0]];
+	uint8_t buf[16];
+
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, sp, lane);
+
+		if (!mem_check(c, w, em, sp, a, size))
+			return VGPU_X_EXC;
+		if (sp == SP_GLOBAL) {
+			if (l->mem->read(l->mem_opaque, a, buf, size))
+				return global_fault(c, w, em, a, size, "read");
+		} else {
+			memcpy(buf, (sp == SP_SHARED ? c->smem :
+				     (const uint8_t *)l->params) + a, size);
+		}
+		put_loaded(w, d, lane, buf, size);
+	}
+	return VGPU_X_NEXT;
+}
+
+static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
+			       const struct vgpu_dinsn *d, uint32_t em,
+			       enum space sp)
+{
+	const struct vgpu_launch *l = c->l;
+	unsigned size = msize_bytes[d->mod[0]];
+	uint8_t buf[16];
+
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, sp, lane);
+
+		if (!mem_check(c, w, em, sp, a, size))
+			return VGPU_X_EXC;
+		get_store(w, d, lane, buf, size);
+		if (sp == SP_GLOBAL) {
+			if (l->mem->write(l->mem_opaque, a, buf, size))
+				return global_fault(c, w, em, a, size, "write");
+		} else {
+			memcpy(c->smem + a, buf, size);
+		}
+	}
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_ldg) { return do_load(c, w, d, em, SP_GLOBAL); }
+EXEC(exec_lds) { return do_load(c, w, d, em, SP_SHARED); }
+EXEC(exec_ldp) { return do_load(c, w, d, em, SP_PARAM); }
+EXEC(exec_stg) { return do_store(c, w, d, em, SP_GLOBAL); }
+EXEC(exec_sts) { return do_store(c, w, d, em, SP_SHARED); }
+
+/* ---- Atomics (32-bit; lanes in ascending order) ---- */
+
+static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas)
+{
+	bool s = d->mod[1] == VGPU_MOD_ITYPE_S32;
+
+	if (cas)
+		return VGPU_ATOMIC_CAS;
+	switch (d->mod[0]) {
+	case VGPU_MOD_ATOMOP_ADD: return VGPU_ATOMIC_ADD;
+	case VGPU_MOD_ATOMOP_MIN: return s ? VGPU_ATOMIC_MIN_S32 : VGPU_ATOMIC_MIN_U32;
+	case VGPU_MOD_ATOMOP_MAX: return s ? VGPU_ATOMIC_MAX_S32 : VGPU_ATOMIC_MAX_U32;
+	case VGPU_MOD_ATOMOP_EXCH: return VGPU_ATOMIC_EXCH;
+	case VGPU_MOD_ATOMOP_AND: return VGPU_ATOMIC_AND;
+	case VGPU_MOD_ATOMOP_OR: return VGPU_ATOMIC_OR;
+	default: return VGPU_ATOMIC_XOR;
+	}
+}
+
+static uint32_t atomic_apply(enum vgpu_atomic_op op, uint32_t old, uint32_t v,
+			     uint32_t cmp)
+{
+	switch (op) {
+	case VGPU_ATOMIC_ADD: return old + v;
+	case VGPU_ATOMIC_MIN_U32: return old < v ? old : v;
+	case VGPU_ATOMIC_MIN_S32: return (int32_t)old < (int32_t)v ? old : v;
+	case VGPU_ATOMIC_MAX_U32: return old > v ? old : v;
+	case VGPU_ATOMIC_MAX_S32: return (int32_t)old > (int32_t)v ? old : v;
+	case VGPU_ATOMIC_EXCH: return v;
+	case VGPU_ATOMIC_AND: return old & v;
+	case VGPU_ATOMIC_OR: return old | v;
+	case VGPU_ATOMIC_XOR: return old ^ v;
+	default: return old == cmp ? v : old;
+	}
+}
+
+static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
+				const struct vgpu_dinsn *d, uint32_t em,
+				enum space sp, bool cas)
+{
+	const struct vgpu_launch *l = c->l;
+	enum vgpu_atomic_op op = atomic_op(d, cas);
+	const uint32_t *rb = vgpu_reg(w, d->rb), *rc = vgpu_reg(w, d->rc);
+	uint32_t *rd = vgpu_reg(w, d->rd);
+
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, sp, lane);
+		/* CAS: Rb is the compare value, Rc the new value */
+		uint32_t v = cas ? rc[lane] : rb[lane], cmp = rb[lane], old;
+
+		if (!mem_check(c, w, em, sp, a, 4))
+			return VGPU_X_EXC;
+		if (sp == SP_GLOBAL) {
+			if (l->mem->atomic(l->mem_opaque, a, op, v, cmp, &old))
+				return global_fault(c, w, em, a, 4, "atomic");
+		} else {
+			memcpy(&old, c->smem + a, 4);
+			v = atomic_apply(op, old, v, cmp);
+			memcpy(c->smem + a, &v, 4);
+		}
+		rd[lane] = old;
+	}
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_atomg) { return do_atomic(c, w, d, em, SP_GLOBAL, false); }
+EXEC(exec_atoms) { return do_atomic(c, w, d, em, SP_SHARED, false); }
+EXEC(exec_atomg_cas) { return do_atomic(c, w, d, em, SP_GLOBAL, true); }
+EXEC(exec_atoms_cas) { return do_atomic(c, w, d, em, SP_SHARED, true); }
+
+/* ---- Control ---- */
+
+EXEC(exec_bra)
+{
+	int64_t target = (int64_t)vgpu_byte_pc(w->cur_pc) + (int32_t)d->imm;
+
+	if (target < 0 || target % VGPU_INSN_BYTES ||
+	    target / VGPU_INSN_BYTES >= c->prog->n) {
+		vgpu_raise(c, w, VGPU_EXC_PC_RANGE, em,
+			   "branch target 0x%llx is not an instruction of the program",
+			   (unsigned long long)target);
+		c->sm->exc->addr = (uint64_t)target;
+		return VGPU_X_EXC;
+	}
+	vgpu_warp_branch(w, em, (uint32_t)(target / VGPU_INSN_BYTES));
+	return VGPU_X_BRANCHED;
+}
+
+EXEC(exec_exit)
+{
+	w->live &= ~em;
+	return VGPU_X_NEXT;
+}
+
+static enum vgpu_xres nanosleep_ns(struct vgpu_cta *c, struct vgpu_warp *w,
+				   uint32_t ns)
+{
+	vgpu_warp_sleep(c, w, ns);
+	return VGPU_X_BLOCK;
+}
+
+EXEC(exec_nanosleep_r) { return nanosleep_ns(c, w, vgpu_uniform(w, d->ra, em)); }
+EXEC(exec_nanosleep_i) { return nanosleep_ns(c, w, d->imm); }
+
+EXEC(exec_vote)
+{
+	uint32_t p = vgpu_pred_mask(w, d->pp, d->pp_not) & em;
+
+	switch (d->mod[0]) {
+	case VGPU_MOD_VOTE_ALL:
+		set_pred(w, d->pu, em, p == em ? ~0u : 0);
+		break;
+	case VGPU_MOD_VOTE_ANY:
+		set_pred(w, d->pu, em, p ? ~0u : 0);
+		break;
+	default: {
+		uint32_t *rd = vgpu_reg(w, d->rd);
+
+		LANES(em, l, { rd[l] = p; });
+		break;
+	}
+	}
+	return VGPU_X_NEXT;
+}
+
+/*
+ * SHFL: each active lane reads Ra of a source lane.  A source lane outside
+ * the warp or not active returns the lane's own Ra.
+ */
+static inline void shfl_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			     uint32_t em, const int imm)
+{
+	uint32_t src[VGPU_WARP_SIZE], *rd = vgpu_reg(w, d->rd);
+	const uint32_t *rb = vgpu_reg(w, d->rb);
+
+	memcpy(src, vgpu_reg(w, d->ra), sizeof(src));
+	VGPU_FOR_LANES(em, l) {
+		uint32_t b = imm ? d->imm : rb[l];
+		int64_t s;
+
+		switch (d->mod[0]) {
+		case VGPU_MOD_SHFL_IDX: s = b & 31; break;
+		case VGPU_MOD_SHFL_UP: s = (int64_t)l - b; break;
+		case VGPU_MOD_SHFL_DOWN: s = (int64_t)l + b; break;
+		default: s = l ^ (b & 31); break;
+		}
+		if (s < 0 || s >= VGPU_WARP_SIZE || !((em >> s) & 1))
+			s = l;
+		rd[l] = src[s];
+	}
+}
+
+EXEC(exec_shfl_r)
+{
+	shfl_body(w, d, em, 0);
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_shfl_i)
+{
+	shfl_body(w, d, em, 1);
+	return VGPU_X_NEXT;
+}
+
+enum vgpu_xres vgpu_exec_illegal(struct vgpu_cta *c, struct vgpu_warp *w,
+				 const struct vgpu_dinsn *d, uint32_t em)
+{
+	vgpu_raise(c, w, VGPU_EXC_ILLEGAL_INSTR, em,
+		   "illegal instruction 0x%016llx 0x%016llx",
+		   (unsigned long long)d->w[0], (unsigned long long)d->w[1]);
+	return VGPU_X_EXC;
+}
+
+const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT] = {
+	[VGPU_I_NOP] = exec_nop,
+	[VGPU_I_MOV_R] = exec_mov_ra,
+	[VGPU_I_MOV_I] = exec_mov_i,
+	[VGPU_I_S2R] = exec_s2r,
+	[VGPU_I_IADD_R] = exec_iadd_r,
+	[VGPU_I_IADD_I] = exec_iadd_i,
+	[VGPU_I_ISUB_R] = exec_isub_r,
+	[VGPU_I_ISUB_I] = exec_isub_i,
+	[VGPU_I_IMUL_R] = exec_imul_r,
+	[VGPU_I_IMUL_I] = exec_imul_i,
+	[VGPU_I_IMULHI_R] = exec_imulhi_r,
+	[VGPU_I_IMULHI_I] = exec_imulhi_i,
+	[VGPU_I_IMAD_R] = exec_imad_r,
+	[VGPU_I_IMAD_I] = exec_imad_i,
+	[VGPU_I_IMNMX_R] = exec_imnmx_r,
+	[VGPU_I_IMNMX_I] = exec_imnmx_i,
+	[VGPU_I_ISETP_R] = exec_isetp_r,
+	[VGPU_I_ISETP_I] = exec_isetp_i,
+	[VGPU_I_LOP_R] = exec_lop_r,
+	[VGPU_I_LOP_I] = exec_lop_i,
+	[VGPU_I_SHL_R] = exec_shl_r,
+	[VGPU_I_SHL_I] = exec_shl_i,
+	[VGPU_I_SHR_R] = exec_shr_r,
+	[VGPU_I_SHR_I] = exec_shr_i,
+	[VGPU_I_SEL_R] = exec_sel_r,
+	[VGPU_I_SEL_I] = exec_sel_i,
+	[VGPU_I_FADD_R] = exec_fadd_r,
+	[VGPU_I_FADD_I] = exec_fadd_i,
+	[VGPU_I_FMUL_R] = exec_fmul_r,
+	[VGPU_I_FMUL_I] = exec_fmul_i,
+	[VGPU_I_FFMA_R] = exec_ffma_r,
+	[VGPU_I_FFMA_I] = exec_ffma_i,
+	[VGPU_I_FSETP_R] = exec_fsetp_r,
+	[VGPU_I_FSETP_I] = exec_fsetp_i,
+	[VGPU_I_FMNMX_R] = exec_fmnmx_r,
+	[VGPU_I_FMNMX_I] = exec_fmnmx_i,
+	[VGPU_I_F2I] = exec_f2i,
+	[VGPU_I_I2F] = exec_i2f,
+	[VGPU_I_LDG] = exec_ldg,
+	[VGPU_I_STG] = exec_stg,
+	[VGPU_I_LDS] = exec_lds,
+	[VGPU_I_STS] = exec_sts,
+	[VGPU_I_LDP] = exec_ldp,
+	[VGPU_I_ATOMG] = exec_atomg,
+	[VGPU_I_ATOMS] = exec_atoms,
+	[VGPU_I_ATOMG_CAS] = exec_atomg_cas,
+	[VGPU_I_ATOMS_CAS] = exec_atoms_cas,
+	[VGPU_I_BRA] = exec_bra,
+	[VGPU_I_EXIT] = exec_exit,
+	[VGPU_I_NANOSLEEP_R] = exec_nanosleep_r,
+	[VGPU_I_NANOSLEEP_I] = exec_nanosleep_i,
+	[VGPU_I_MEMBAR] = exec_nop, /* accesses complete in order already */
+	[VGPU_I_VOTE_ALL] = exec_vote,
+	[VGPU_I_VOTE_ANY] = exec_vote,
+	[VGPU_I_VOTE_BALLOT] = exec_vote,
+	[VGPU_I_SHFL_R] = exec_shfl_r,
+	[VGPU_I_SHFL_I] = exec_shfl_i,
+	[VGPU_I_BAR_SYNC_I] = vgpu_exec_bar,
+	[VGPU_I_BAR_SYNC_RR] = vgpu_exec_bar,
+	[VGPU_I_BAR_SYNC_RRI] = vgpu_exec_bar,
+	[VGPU_I_BAR_SYNC_RIR] = vgpu_exec_bar,
+	[VGPU_I_BAR_ARV_I] = vgpu_exec_bar,
+	[VGPU_I_BAR_ARV_RR] = vgpu_exec_bar,
+	[VGPU_I_BAR_ARV_RRI] = vgpu_exec_bar,
+	[VGPU_I_BAR_ARV_RIR] = vgpu_exec_bar,
+	[VGPU_I_BAR_RED_I] = vgpu_exec_bar_red,
+	[VGPU_I_BAR_RED_R] = vgpu_exec_bar_red,
+	[VGPU_I_BAR_RED_RRI] = vgpu_exec_bar_red,
+	[VGPU_I_BAR_RED_RIR] = vgpu_exec_bar_red,
+	[VGPU_I_B2R_BAR] = vgpu_exec_b2r,
+	[VGPU_I_B2R_WARP] = vgpu_exec_b2r,
+	[VGPU_I_B2R_RESULT] = vgpu_exec_b2r_result,
+	[VGPU_I_R2B_BAR] = vgpu_exec_r2b,
+	[VGPU_I_R2B_WARP] = vgpu_exec_r2b,
+};

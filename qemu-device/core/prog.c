@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Program loading: decode every instruction word once, through the shared
+ * instruction table, into struct vgpu_dinsn.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_priv.h"
+
+/* GPRs an operand of @kind touches beyond its base register. */
+static unsigned mem_regs(const struct vgpu_isa_desc *desc, const uint64_t w[2])
+{
+	unsigned size = desc->mods[0] == VGPU_MG_MSIZE ?
+				vgpu_isa_mod(w, VGPU_MG_MSIZE) : VGPU_MOD_MSIZE_32;
+
+	switch (size) {
+	case VGPU_MOD_MSIZE_64: return 2;
+	case VGPU_MOD_MSIZE_128: return 4;
+	default: return 1;
+	}
+}
+
+static bool is_global(uint8_t optype)
+{
+	return optype == VGPU_OPT_LDG || optype == VGPU_OPT_STG ||
+	       optype == VGPU_OPT_ATOMG || optype == VGPU_OPT_ATOMG_CAS;
+}
+
+/*
+ * Register-file row for architectural register @r spanning @n registers,
+ * or false if the span passes R254.  @dst selects the scratch rows for RZ.
+ */
+static bool map_reg(unsigned r, unsigned n, bool dst, uint32_t nregs_max,
+		    uint16_t *row, uint32_t *nregs)
+{
+	if (r == VGPU_RZ) {
+		*row = (uint16_t)(dst ? nregs_max + VGPU_ZERO_ROWS : nregs_max);
+		return true;
+	}
+	if (r + n > VGPU_NUM_GPRS)
+		return false;
+	*row = (uint16_t)r;
+	if (r + n > *nregs)
+		*nregs = r + n;
+	return true;
+}
+
+static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
+		       uint32_t *nregs)
+{
+	int id = vgpu_isa_decode(w);
+	const struct vgpu_isa_desc *desc;
+	unsigned span;
+
+	memset(d, 0, sizeof(*d));
+	d->w[0] = w[0];
+	d->w[1] = w[1];
+	d->pg = (uint8_t)vgpu_get(w, VGPU_F_PG);
+	d->pg_not = (uint8_t)vgpu_get(w, VGPU_F_PG_NOT);
+	if (id < 0) {
+		/* raised whatever the guard says, as a decoder would */
+		d->pg = VGPU_PT;
+		d->pg_not = 0;
+		return false;
+	}
+	desc = &vgpu_isa_table[id];
+	d->id = (uint16_t)id;
+	d->rd_num = (uint8_t)vgpu_get(w, VGPU_F_RD);
+	d->ra_num = (uint8_t)vgpu_get(w, VGPU_F_RA);
+	d->rb_num = (uint8_t)vgpu_get(w, VGPU_F_RB);
+	d->rc_num = (uint8_t)vgpu_get(w, VGPU_F_RC);
+	d->pp = (uint8_t)vgpu_get(w, VGPU_F_PP);
+	d->pp_not = (uint8_t)vgpu_get(w, VGPU_F_PP_NOT);
+	d->pu = (uint8_t)vgpu_get(w, VGPU_F_PU);
+	d->barid = (uint8_t)vgpu_get(w, VGPU_F_BARID);
+	d->cnt = (uint16_t)vgpu_get(w, VGPU_F_CNT);
+	for (unsigned i = 0; i < VGPU_ISA_MAX_MODS && desc->mods[i]; i++)
+		d->mod[i] = (uint8_t)vgpu_isa_mod(w, desc->mods[i]);
+	if (desc->fix_group)
+		d->mod[0] = desc->fix_value;
+
+	span = mem_regs(desc, w);
+	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && desc->ops[i]; i++) {
+		bool ok = true;
+
+		switch (VGPU_OPK_KIND(desc->ops[i])) {
+		case VGPU_OPK_RD:
+			ok = map_reg(d->rd_num, span, true, 0, &d->rd, nregs);
+			break;
+		case VGPU_OPK_RA:
+			ok = map_reg(d->ra_num, 1, false, 0, &d->ra, nregs);
+			break;
+		case VGPU_OPK_RB:
+			ok = map_reg(d->rb_num, span, false, 0, &d->rb, nregs);
+			break;
+		case VGPU_OPK_RC:
+			ok = map_reg(d->rc_num, 1, false, 0, &d->rc, nregs);
+			break;
+		case VGPU_OPK_MEM:
+			ok = map_reg(d->ra_num, is_global(desc->optype) ? 2 : 1,
+				     false, 0, &d->ra, nregs);
+			d->imm = (uint32_t)((int32_t)((uint32_t)vgpu_get(w, VGPU_F_OFF24) << 8) >> 8);
+			break;
+		case VGPU_OPK_IMM:
+		case VGPU_OPK_FIMM:
+		case VGPU_OPK_TARGET:
+			d->imm = (uint32_t)vgpu_get(w, VGPU_F_IMM32);
+			break;
+		case VGPU_OPK_SR:
+			d->imm = (uint32_t)vgpu_get(w, VGPU_F_SR);
+			ok = false;
+			for (unsigned s = 0; s < VGPU_ISA_NUM_SREGS; s++)
+				ok |= vgpu_isa_sregs[s].index == d->imm;
+			break;
+		default:
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* Second pass: RZ rows depend on the final register count. */
+static void fix_rz_rows(struct vgpu_dinsn *d, uint32_t nregs)
+{
+	const struct vgpu_isa_desc *desc = &vgpu_isa_table[d->id];
+
+	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && desc->ops[i]; i++) {
+		switch (VGPU_OPK_KIND(desc->ops[i])) {
+		case VGPU_OPK_RD:
+			if (d->rd_num == VGPU_RZ)
+				d->rd = (uint16_t)(nregs + VGPU_ZERO_ROWS);
+			break;
+		case VGPU_OPK_RA:
+		case VGPU_OPK_MEM:
+			if (d->ra_num == VGPU_RZ)
+				d->ra = (uint16_t)nregs;
+			break;
+		case VGPU_OPK_RB:
+			if (d->rb_num == VGPU_RZ)
+				d->rb = (uint16_t)nregs;
+			break;
+		case VGPU_OPK_RC:
+			if (d->rc_num == VGPU_RZ)
+				d->rc = (uint16_t)nregs;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
+{
+	const uint8_t *p = code;
+	struct vgpu_prog *prog;
+	uint32_t nregs = 0;
+
+	*out = NULL;
+	if (!code || !size || size % VGPU_INSN_BYTES)
+		return -EINVAL;
+	prog = calloc(1, sizeof(*prog));
+	if (!prog)
+		return -ENOMEM;
+	prog->n = size / VGPU_INSN_BYTES;
+	prog->insns = calloc(prog->n, sizeof(*prog->insns));
+	if (!prog->insns) {
+		free(prog);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < prog->n; i++) {
+		struct vgpu_dinsn *d = &prog->insns[i];
+		uint64_t w[2];
+
+		memcpy(&w[0], p + i * VGPU_INSN_BYTES, 8);
+		memcpy(&w[1], p + i * VGPU_INSN_BYTES + 8, 8);
+		if (decode_one(d, w, &nregs) && vgpu_exec_table[d->id]) {
+			d->fn = vgpu_exec_table[d->id];
+		} else {
+			d->id = VGPU_I__COUNT;
+			d->fn = vgpu_exec_illegal;
+		}
+	}
+	for (uint32_t i = 0; i < prog->n; i++)
+		if (prog->insns[i].id != VGPU_I__COUNT)
+			fix_rz_rows(&prog->insns[i], nregs);
+	prog->nregs = nregs;
+	prog->rows = nregs + VGPU_ZERO_ROWS + VGPU_SCRATCH_ROWS;
+	*out = prog;
+	return 0;
+}
+
+void vgpu_prog_free(struct vgpu_prog *prog)
+{
+	if (!prog)
+		return;
+	free(prog->insns);
+	free(prog);
+}
+
+uint32_t vgpu_prog_nregs(const struct vgpu_prog *prog)
+{
+	return prog->nregs;
+}

@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The SM: CTA set-up, the warp scheduler, SIMT group selection, exceptions,
+ * deadlock detection and the instruction budget.
+ *
+ * SIMT model: each lane has its own pc.  The group that runs next is the
+ * set of live lanes sharing the lowest pc, so divergent paths of structured
+ * code reconverge where they meet again; a warp that is converged keeps one
+ * pc (upc) and skips the per-lane bookkeeping.  BAR.SYNC/BAR.RED executed by
+ * any group block the whole warp, as the seed specifies.
+ *
+ * Scheduling: in the default mode warps run round-robin, each for up to
+ * VGPU_QUANTUM warp-instructions or until it blocks.  With
+ * VGPU_LAUNCH_RANDOM_SCHED a seeded xorshift generator picks the next warp
+ * among the runnable ones and the length of its slice (1..VGPU_RAND_QUANTUM),
+ * so different seeds give different interleavings, each reproducible.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_priv.h"
+
+#define VGPU_QUANTUM 64u
+#define VGPU_RAND_QUANTUM 8u
+#define VGPU_BUDGET_SLICE 4096u
+
+static const char *const exc_names[] = {
+#define VGPU_X_EXC(name, val, str) [val] = str,
+	VGPU_EXC_CODES(VGPU_X_EXC)
+#undef VGPU_X_EXC
+};
+
+const char *vgpu_exc_name(uint32_t code)
+{
+	if (code < sizeof(exc_names) / sizeof(exc_names[0]) && exc_names[code])
+		return exc_names[code];
+	return "unknown exception";
+}
+
+static uint64_t rng_next(struct vgpu_sm *sm)
+{
+	uint64_t x = sm->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	sm->rng = x;
+	return x;
+}
+
+/* ---- Events and exceptions ---- */
+
+void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
+	       const struct vgpu_warp *w, enum vgpu_wait_reason reason,
+	       uint32_t barid, uint32_t count, uint32_t expected)
+{
+	const struct vgpu_launch *l = c->l;
+	struct vgpu_event ev;
+
+	if (!l->event)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.reason = reason;
+	ev.cycle = c->sm->clock;
+	memcpy(ev.cta, c->id, sizeof(ev.cta));
+	ev.warp = w ? w->id : 0;
+	ev.pc = w ? vgpu_byte_pc(w->cur_pc) : 0;
+	ev.barid = barid;
+	ev.count = count;
+	ev.expected = expected;
+	if (type == VGPU_EV_EXCEPTION)
+		ev.exc = c->sm->exc;
+	l->event(l->event_opaque, &ev);
+}
+
+static uint8_t warp_wait_code(const struct vgpu_cta *c, uint32_t i)
+{
+	const struct vgpu_warp *w = &c->warps[i];
+
+	if (i >= c->nwarps)
+		return VGPU_WAIT_ABSENT;
+	switch (w->state) {
+	case VGPU_WS_BLOCKED: return w->wait_bar;
+	case VGPU_WS_SLEEPING: return VGPU_WAIT_SLEEP;
+	case VGPU_WS_EXITED: return VGPU_WAIT_EXITED;
+	default: return VGPU_WAIT_NONE;
+	}
+}
+
+void vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
+		uint32_t lane_mask, const char *fmt, ...)
+{
+	struct vgpu_sm *sm = c->sm;
+	struct vgpu_exception_record *e = sm->exc;
+	va_list ap;
+
+	if (sm->exc_raised)
+		return;
+	sm->exc_raised = true;
+	memset(e, 0, sizeof(*e));
+	e->code = code;
+	memcpy(e->cta, c->id, sizeof(e->cta));
+	e->barid = 0xffffffffu;
+	if (w) {
+		e->warp = w->id;
+		e->lane_mask = lane_mask;
+		uint32_t pc = w->state == VGPU_WS_BLOCKED ? w->wait_pc : w->cur_pc;
+
+		e->pc = vgpu_byte_pc(pc);
+		if (pc < c->prog->n) {
+			e->insn[0] = c->prog->insns[pc].w[0];
+			e->insn[1] = c->prog->insns[pc].w[1];
+		}
+	}
+	for (uint32_t i = 0; i < VGPU_MAX_WARPS_PER_CTA; i++)
+		e->warp_wait[i] = warp_wait_code(c, i);
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	vgpu_emit(c, VGPU_EV_EXCEPTION, w, VGPU_WR_NONE, e->barid, 0, 0);
+}
+
+/* ---- Warp state transitions ---- */
+
+void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid)
+{
+	w->state = VGPU_WS_BLOCKED;
+	w->wait_bar = barid;
+	w->wait_pc = w->cur_pc;
+	w->wait_mask = w->cur_mask;
+	c->runnable &= ~(1u << w->id);
+	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w, VGPU_WR_BARRIER, barid, 0, 0);
+}
+
+void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w)
+{
+	enum vgpu_wait_reason why = w->state == VGPU_WS_SLEEPING ?
+					    VGPU_WR_SLEEP : VGPU_WR_BARRIER;
+
+	vgpu_emit(c, VGPU_EV_WARP_UNBLOCK, w, why, w->wait_bar, 0, 0);
+	w->state = VGPU_WS_RUNNABLE;
+	c->runnable |= 1u << w->id;
+	c->sleeping &= ~(1u << w->id);
+}
+
+void vgpu_warp_sleep(struct vgpu_cta *c, struct vgpu_warp *w, uint64_t ns)
+{
+	w->state = VGPU_WS_SLEEPING;
+	w->wake = c->sm->clock + (ns ? ns : 1);
+	if (w->wake < c->next_wake)
+		c->next_wake = w->wake;
+	c->runnable &= ~(1u << w->id);
+	c->sleeping |= 1u << w->id;
+	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w, VGPU_WR_SLEEP, 0, 0, 0);
+}
+
+static void warp_exit(struct vgpu_cta *c, struct vgpu_warp *w)
+{
+	w->state = VGPU_WS_EXITED;
+	c->runnable &= ~(1u << w->id);
+	c->exited_warps++;
+	vgpu_emit(c, VGPU_EV_WARP_EXIT, w, VGPU_WR_NONE, 0, 0, 0);
+	vgpu_bar_warp_exited(c);
+}
+
+/* ---- SIMT group selection ---- */
+
+static void warp_select(struct vgpu_warp *w)
+{
+	uint32_t minpc = UINT32_MAX, mask = 0;
+
+	if (w->converged) {
+		w->cur_pc = w->upc;
+		w->cur_mask = w->live;
+		return;
+	}
+	VGPU_FOR_LANES(w->live, lane) {
+		if (w->pc[lane] < minpc) {
+			minpc = w->pc[lane];
+			mask = 1u << lane;
+		} else if (w->pc[lane] == minpc) {
+			mask |= 1u << lane;
+		}
+	}
+	w->cur_pc = minpc;
+	w->cur_mask = mask;
+	if (mask == w->live) {
+		w->converged = true;
+		w->upc = minpc;
+	}
+}
+
+/* The group at cur_pc moves on to cur_pc + 1 (exited lanes drop out). */
+static void warp_advance(struct vgpu_warp *w)
+{
+	if (w->converged) {
+		w->upc = w->cur_pc + 1;
+		w->cur_pc = w->upc;
+		w->cur_mask = w->live;
+		return;
+	}
+	VGPU_FOR_LANES(w->cur_mask & w->live, lane)
+		w->pc[lane] = w->cur_pc + 1;
+	warp_select(w);
+}
+
+/*
+ * Make the warp's lanes individually addressable before an instruction
+ * sends them to different pcs (used by branches).
+ */
+static void warp_diverge(struct vgpu_warp *w)
+{
+	if (!w->converged)
+		return;
+	VGPU_FOR_LANES(w->live, lane)
+		w->pc[lane] = w->upc;
+	w->converged = false;
+}
+
+/* Lanes @taken of the current group jump to @target, the rest fall through. */
+void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target)
+{
+	if (w->converged && taken == w->cur_mask) {
+		w->upc = target;
+		w->cur_pc = target;
+		return;
+	}
+	warp_diverge(w);
+	VGPU_FOR_LANES(w->cur_mask, lane)
+		w->pc[lane] = (taken >> lane) & 1 ? target : w->cur_pc + 1;
+	warp_select(w);
+}
+
+/* ---- Budget ---- */
+
+/*
+ * Account the warp-instructions run since the last refill (to the shared
+ * counter when several SMs run one launch) and hand out the next slice.
+ */
+static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
+			  struct vgpu_warp *w, const struct vgpu_launch *l)
+{
+	uint64_t budget = l->budget ? l->budget : VGPU_DEFAULT_BUDGET;
+	uint64_t used = sm->slice_given - sm->budget_left;
+	uint64_t total;
+
+	if (l->ctl) {
+		total = atomic_fetch_add(&l->ctl->executed, used) + used;
+		if (atomic_load(&l->ctl->abort)) {
+			vgpu_raise(c, w, VGPU_EXC_ABORTED, w ? w->cur_mask : 0,
+				   "launch aborted after %llu warp-instructions",
+				   (unsigned long long)total);
+			return false;
+		}
+	} else {
+		total = sm->executed;
+	}
+	if (total >= budget) {
+		vgpu_raise(c, w, VGPU_EXC_BUDGET, w ? w->cur_mask : 0,
+			   "instruction budget of %llu warp-instructions exceeded",
+			   (unsigned long long)budget);
+		sm->exc->info[0] = (uint32_t)budget;
+		sm->exc->info[1] = (uint32_t)(budget >> 32);
+		return false;
+	}
+	sm->budget_left = budget - total;
+	if (sm->budget_left > VGPU_BUDGET_SLICE)
+		sm->budget_left = VGPU_BUDGET_SLICE;
+	sm->slice_given = sm->budget_left;
+	return true;
+}
+
+/* ---- Running a warp ---- */
+
+/*
+ * Run warp @w for at most @quantum warp-instructions.  Returns false if an
+ * exception stopped the launch.
+ */
+static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
+{
+	struct vgpu_sm *sm = c->sm;
+	const struct vgpu_prog *prog = c->prog;
+	uint64_t n = 0, threads = 0;
+	bool ok = true;
+
+	while (n < quantum) {
+		const struct vgpu_dinsn *d;
+		enum vgpu_xres r;
+		uint32_t em;
+
+		if (!sm->budget_left) {
+			sm->executed += n;
+			sm->stats.warp_insns += n;
+			sm->stats.thread_insns += threads;
+			n = threads = 0;
+			if (!budget_refill(sm, c, w, c->l)) {
+				ok = false;
+				break;
+			}
+			continue;
+		}
+		if (w->cur_pc >= prog->n) {
+			vgpu_raise(c, w, VGPU_EXC_PC_RANGE, w->cur_mask,
+				   "pc 0x%x is past the end of the program (0x%x bytes)",
+				   vgpu_byte_pc(w->cur_pc), vgpu_byte_pc(prog->n));
+			ok = false;
+			break;
+		}
+		d = &prog->insns[w->cur_pc];
+		em = w->cur_mask & vgpu_pred_mask(w, d->pg, d->pg_not);
+		n++;
+		sm->clock++;
+		sm->budget_left--;
+		threads += (uint32_t)__builtin_popcount(w->cur_mask);
+		r = em ? d->fn(c, w, d, em) : VGPU_X_NEXT;
+		if (r == VGPU_X_NEXT) {
+			if (!w->live) {
+				warp_exit(c, w);
+				break;
+			}
+			warp_advance(w);
+			continue;
+		}
+		if (r == VGPU_X_BRANCHED)
+			continue;
+		if (r == VGPU_X_BLOCK) {
+			warp_advance(w);
+			break;
+		}
+		ok = false;
+		break;
+	}
+	sm->executed += n;
+	sm->stats.warp_insns += n;
+	sm->stats.thread_insns += threads;
+	return ok;
+}
+
+/* ---- CTA ---- */
+
+static void cta_init(struct vgpu_cta *c, struct vgpu_sm *sm,
+		     const struct vgpu_launch *l, uint32_t linear)
+{
+	const struct vgpu_prog *prog = l->prog;
+	uint32_t gx = l->grid[0], gy = l->grid[1];
+	size_t rowbytes = (size_t)prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t);
+
+	c->sm = sm;
+	c->l = l;
+	c->prog = prog;
+	c->id[0] = linear % gx;
+	c->id[1] = (linear / gx) % gy;
+	c->id[2] = linear / (gx * gy);
+	c->nthreads = l->block[0] * l->block[1] * l->block[2];
+	c->nwarps = (c->nthreads + VGPU_WARP_SIZE - 1) / VGPU_WARP_SIZE;
+	c->exited_warps = 0;
+	c->sleeping = 0;
+	c->next_wake = UINT64_MAX;
+	c->runnable = c->nwarps == 32 ? ~0u : (1u << c->nwarps) - 1;
+	c->smem = sm->smem;
+	c->smem_size = l->smem_bytes;
+	memset(c->smem, 0, l->smem_bytes);
+	memset(sm->regfile, 0, rowbytes * c->nwarps);
+	vgpu_bar_reset(c);
+	for (uint32_t i = 0; i < c->nwarps; i++) {
+		struct vgpu_warp *w = &c->warps[i];
+		uint32_t lanes = c->nthreads - i * VGPU_WARP_SIZE;
+
+		memset(w, 0, sizeof(*w));
+		w->id = i;
+		w->exists = lanes >= VGPU_WARP_SIZE ? ~0u : (1u << lanes) - 1;
+		w->live = w->exists;
+		w->converged = true;
+		w->upc = l->entry / VGPU_INSN_BYTES;
+		w->cur_pc = w->upc;
+		w->cur_mask = w->live;
+		w->state = VGPU_WS_RUNNABLE;
+		w->pred[VGPU_PT] = ~0u;
+		w->regs = (uint32_t *)((uint8_t *)sm->regfile + rowbytes * i);
+	}
+}
+
+/*
+ * Wake the sleepers whose time has come.  With @idle (nothing else can
+ * run) the SM clock first jumps to the earliest wake-up.
+ */
+static void wake_sleepers(struct vgpu_cta *c, bool idle)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (idle && c->sm->clock < c->next_wake)
+		c->sm->clock = c->next_wake;
+	VGPU_FOR_LANES(c->sleeping, i) {
+		if (c->warps[i].wake <= c->sm->clock)
+			vgpu_warp_wake(c, &c->warps[i]);
+		else if (c->warps[i].wake < next)
+			next = c->warps[i].wake;
+	}
+	c->next_wake = next;
+}
+
+static void raise_deadlock(struct vgpu_cta *c)
+{
+	char buf[VGPU_EXC_MSG_LEN];
+	const struct vgpu_warp *first = NULL;
+	size_t off;
+
+	off = (size_t)snprintf(buf, sizeof(buf), "deadlock:");
+	for (uint32_t i = 0; i < c->nwarps && off < sizeof(buf); i++) {
+		const struct vgpu_warp *w = &c->warps[i];
+		const struct vgpu_nbar *b;
+
+		if (w->state != VGPU_WS_BLOCKED)
+			continue;
+		b = &c->bar[w->wait_bar];
+		if (!first)
+			first = w;
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					" warp %u waits on barrier %u (%u/%u)%s;", i,
+					w->wait_bar, b->count,
+					b->expected ? b->expected :
+						      (c->nwarps - c->exited_warps) * 32,
+					w->converged ? "" : " diverged");
+	}
+	if (off < sizeof(buf))
+		snprintf(buf + off, sizeof(buf) - off, " %u warp(s) exited",
+			 c->exited_warps);
+	vgpu_raise(c, first, VGPU_EXC_DEADLOCK, first ? first->wait_mask : 0,
+		   "%s", buf);
+	if (first) {
+		const struct vgpu_nbar *b = &c->bar[first->wait_bar];
+
+		c->sm->exc->barid = first->wait_bar;
+		c->sm->exc->info[0] = b->expected;
+		c->sm->exc->info[1] = b->count;
+		c->sm->exc->info[2] = vgpu_bar_state(b);
+	}
+}
+
+static bool run_cta(struct vgpu_sm *sm, const struct vgpu_launch *l,
+		    uint32_t linear)
+{
+	struct vgpu_cta *c = &sm->cta;
+	bool random = l->flags & VGPU_LAUNCH_RANDOM_SCHED;
+	uint32_t next = 0;
+
+	cta_init(c, sm, l, linear);
+	vgpu_emit(c, VGPU_EV_CTA_BEGIN, NULL, VGPU_WR_NONE, 0, 0, 0);
+	while (c->exited_warps < c->nwarps) {
+		struct vgpu_warp *w;
+		uint32_t quantum = VGPU_QUANTUM, pick;
+
+		if (c->sleeping && (!c->runnable || sm->clock >= c->next_wake))
+			wake_sleepers(c, !c->runnable);
+		if (!c->runnable) {
+			if (c->sleeping)
+				continue;
+			raise_deadlock(c);
+			return false;
+		}
+		if (random) {
+			uint32_t cnt = (uint32_t)__builtin_popcount(c->runnable);
+			uint32_t k = (uint32_t)(rng_next(sm) % cnt), m = c->runnable;
+
+			while (k--)
+				m &= m - 1;
+			pick = (uint32_t)__builtin_ctz(m);
+			quantum = 1 + (uint32_t)(rng_next(sm) % VGPU_RAND_QUANTUM);
+		} else {
+			/* round-robin: first runnable warp at or after next */
+			uint32_t m = next < 32 ? c->runnable & ~((1u << next) - 1) : 0;
+
+			pick = (uint32_t)__builtin_ctz(m ? m : c->runnable);
+			next = pick + 1;
+		}
+		w = &c->warps[pick];
+		if (!run_warp(c, w, quantum))
+			return false;
+	}
+	sm->stats.ctas++;
+	vgpu_emit(c, VGPU_EV_CTA_END, NULL, VGPU_WR_NONE, 0, 0, 0);
+	return true;
+}
+
+/* ---- Public API ---- */
+
+struct vgpu_sm *vgpu_sm_new(const struct vgpu_sm_config *cfg)
+{
+	struct vgpu_sm *sm = calloc(1, sizeof(*sm));
+
+	if (!sm)
+		return NULL;
+	if (cfg)
+		sm->cfg = *cfg;
+	if (!sm->cfg.smem_max)
+		sm->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
+	return sm;
+}
+
+void vgpu_sm_free(struct vgpu_sm *sm)
+{
+	if (!sm)
+		return;
+	free(sm->regfile);
+	free(sm->smem);
+	free(sm);
+}
+
+static int bad_launch(struct vgpu_exception_record *exc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int bad_launch(struct vgpu_exception_record *exc, const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(exc, 0, sizeof(*exc));
+	exc->code = VGPU_EXC_BAD_LAUNCH;
+	exc->barid = 0xffffffffu;
+	memset(exc->warp_wait, VGPU_WAIT_ABSENT, sizeof(exc->warp_wait));
+	va_start(ap, fmt);
+	vsnprintf(exc->msg, sizeof(exc->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int vgpu_launch_validate(const struct vgpu_sm *sm, const struct vgpu_launch *l,
+			 struct vgpu_exception_record *exc)
+{
+	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+
+	if (!l->prog)
+		return bad_launch(exc, "no program");
+	if (l->entry % VGPU_INSN_BYTES || l->entry / VGPU_INSN_BYTES >= l->prog->n)
+		return bad_launch(exc, "entry 0x%x is not an instruction of the program",
+				  l->entry);
+	for (int i = 0; i < 3; i++)
+		if (!l->grid[i] || !l->block[i])
+			return bad_launch(exc, "grid and block dimensions must be >= 1");
+	if ((uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > UINT32_MAX)
+		return bad_launch(exc, "grid has more than 2^32-1 CTAs");
+	if (threads > VGPU_MAX_THREADS_PER_CTA)
+		return bad_launch(exc, "block of %llu threads exceeds %u",
+				  (unsigned long long)threads,
+				  VGPU_MAX_THREADS_PER_CTA);
+	if (l->smem_bytes > sm->cfg.smem_max)
+		return bad_launch(exc, "%u bytes of shared memory exceed the SM's %u",
+				  l->smem_bytes, sm->cfg.smem_max);
+	if (l->param_size > VGPU_MAX_PARAM_BYTES || (l->param_size && !l->params))
+		return bad_launch(exc, "parameter buffer of %u bytes is invalid (max %u)",
+				  l->param_size, VGPU_MAX_PARAM_BYTES);
+	if (l->flags & ~VGPU_LAUNCH_FLAGS_MASK)
+		return bad_launch(exc, "unknown launch flags 0x%x",
+				  l->flags & ~VGPU_LAUNCH_FLAGS_MASK);
+	if (!l->mem || !l->mem->read || !l->mem->write || !l->mem->atomic)
+		return bad_launch(exc, "no global-memory interface");
+	return 0;
+}
+
+static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l)
+{
+	size_t rb = (size_t)l->prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t) *
+		    VGPU_MAX_WARPS_PER_CTA;
+	size_t sb = l->smem_bytes ? l->smem_bytes : 1;
+
+	if (rb > sm->regfile_bytes) {
+		free(sm->regfile);
+		sm->regfile = malloc(rb);
+		sm->regfile_bytes = sm->regfile ? rb : 0;
+		if (!sm->regfile)
+			return -ENOMEM;
+	}
+	if (sb > sm->smem_alloc) {
+		free(sm->smem);
+		sm->smem = malloc(sb);
+		sm->smem_alloc = sm->smem ? sb : 0;
+		if (!sm->smem)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t first,
+		uint32_t count, struct vgpu_exception_record *exc)
+{
+	uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+
+	if (vgpu_launch_validate(sm, l, exc))
+		return -1;
+	if ((uint64_t)first + count > nctas)
+		return bad_launch(exc, "CTAs %u..%u are outside the grid of %llu",
+				  first, first + count - 1,
+				  (unsigned long long)nctas);
+	if (sm_reserve(sm, l))
+		return bad_launch(exc, "out of host memory");
+	sm->exc = exc;
+	sm->exc_raised = false;
+	sm->executed = 0;
+	sm->budget_left = 0;
+	sm->rng = l->seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+	if (!sm->rng)
+		sm->rng = 1;
+	sm->slice_given = 0;
+	sm->cta.sm = sm;
+	sm->cta.l = l;
+	sm->cta.prog = l->prog;
+	sm->cta.nwarps = 0;
+	memset(sm->cta.id, 0, sizeof(sm->cta.id));
+	if (!budget_refill(sm, &sm->cta, NULL, l))
+		return -1;
+	for (uint32_t i = 0; i < count; i++)
+		if (!run_cta(sm, l, first + i))
+			return -1;
+	if (l->ctl)
+		atomic_fetch_add(&l->ctl->executed,
+				 sm->slice_given - sm->budget_left);
+	memset(exc, 0, sizeof(*exc));
+	return 0;
+}
+
+int vgpu_sm_launch(struct vgpu_sm *sm, const struct vgpu_launch *l,
+		   struct vgpu_exception_record *exc)
+{
+	if (vgpu_launch_validate(sm, l, exc))
+		return -1;
+	return vgpu_sm_run(sm, l, 0, l->grid[0] * l->grid[1] * l->grid[2], exc);
+}
+
+void vgpu_sm_get_stats(const struct vgpu_sm *sm, struct vgpu_sm_stats *st)
+{
+	*st = sm->stats;
+	st->cycles = sm->clock;
+}
+
+void vgpu_sm_reset_stats(struct vgpu_sm *sm)
+{
+	memset(&sm->stats, 0, sizeof(sm->stats));
+}
+
+size_t vgpu_sm_cta_state_bytes(const struct vgpu_launch *l)
+{
+	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
+	uint32_t nwarps = (threads + VGPU_WARP_SIZE - 1) / VGPU_WARP_SIZE;
+
+	return sizeof(struct vgpu_cta) + l->smem_bytes +
+	       (size_t)l->prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t) * nwarps;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vGPU execution core: the behaviour of one virtual GPU as plain C11.
+ *
+ * No QEMU, kernel or libdrm headers.  The QEMU device and libvgpu's sim
+ * backend both link this library, so one piece of code defines the
+ * semantics.  Global memory is reached only through struct vgpu_mem_ops.
+ *
+ * Objects:
+ *   struct vgpu_prog  a predecoded program: immutable once loaded, may be
+ *                     shared by any number of SMs and threads.
+ *   struct vgpu_sm    one streaming multiprocessor's execution context
+ *                     (warps, registers, shared memory, named barriers).
+ *                     Not thread-safe; use one per host thread.  It keeps
+ *                     its allocations between runs.
+ *
+ * A launch runs CTAs one after another on an SM; the QEMU glue may hand
+ * disjoint CTA ranges of one launch to several SMs on several threads,
+ * sharing a struct vgpu_launch_ctl for the budget and abort flag.
+ */
+#ifndef VGPU_CORE_H
+#define VGPU_CORE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vgpu_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VGPU_CORE_API __attribute__((visibility("default")))
+
+/* ---- Global memory interface ---- */
+enum vgpu_atomic_op {
+	VGPU_ATOMIC_ADD,
+	VGPU_ATOMIC_MIN_U32,
+	VGPU_ATOMIC_MIN_S32,
+	VGPU_ATOMIC_MAX_U32,
+	VGPU_ATOMIC_MAX_S32,
+	VGPU_ATOMIC_EXCH,
+	VGPU_ATOMIC_AND,
+	VGPU_ATOMIC_OR,
+	VGPU_ATOMIC_XOR,
+	VGPU_ATOMIC_CAS, /* if (*p == cmp) *p = val */
+};
+
+/**
+ * struct vgpu_mem_ops - how the core reaches global memory
+ * @read:   copy @len bytes (1..16, @addr aligned to @len) to @buf
+ * @write:  copy @len bytes from @buf
+ * @atomic: 32-bit read-modify-write at @addr (4-aligned); the previous
+ *          value goes to *@old.  Must be atomic against other threads
+ *          running other SMs of the same launch.
+ *
+ * Each returns 0, or non-zero if the access faults; the core then stops
+ * the launch with VGPU_EXC_GLOBAL_FAULT naming the address.
+ */
+struct vgpu_mem_ops {
+	int (*read)(void *opaque, uint64_t addr, void *buf, uint32_t len);
+	int (*write)(void *opaque, uint64_t addr, const void *buf, uint32_t len);
+	int (*atomic)(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
+		      uint32_t val, uint32_t cmp, uint32_t *old);
+};
+
+/* ---- Events (timeline hook) ---- */
+enum vgpu_event_type {
+	VGPU_EV_CTA_BEGIN,
+	VGPU_EV_CTA_END,
+	VGPU_EV_WARP_BLOCK,   /* @reason, @barid */
+	VGPU_EV_WARP_UNBLOCK, /* @reason, @barid */
+	VGPU_EV_WARP_EXIT,
+	VGPU_EV_BAR_ARRIVE,   /* @barid, @count after arrival, @expected */
+	VGPU_EV_BAR_COMPLETE, /* @barid, @count at completion, @expected */
+	VGPU_EV_EXCEPTION,    /* @exc */
+};
+
+enum vgpu_wait_reason {
+	VGPU_WR_NONE,
+	VGPU_WR_BARRIER, /* BAR.SYNC / BAR.RED */
+	VGPU_WR_SLEEP,	 /* NANOSLEEP */
+};
+
+struct vgpu_event {
+	enum vgpu_event_type type;
+	enum vgpu_wait_reason reason;
+	uint64_t cycle; /* SM clock */
+	uint32_t cta[3];
+	uint32_t warp;
+	uint32_t pc;
+	uint32_t barid;
+	uint32_t count;
+	uint32_t expected;
+	const struct vgpu_exception_record *exc;
+};
+
+typedef void (*vgpu_event_fn)(void *opaque, const struct vgpu_event *ev);
+
+/* ---- Programs ---- */
+struct vgpu_prog;
+
+/*
+ * Predecode @size bytes of code (a multiple of 16).  Words that are not
+ * valid instructions are kept and raise VGPU_EXC_ILLEGAL_INSTR only when
+ * executed.  Returns 0 or -EINVAL / -ENOMEM.
+ */
+VGPU_CORE_API int vgpu_prog_load(const void *code, uint32_t size,
+				 struct vgpu_prog **out);
+VGPU_CORE_API void vgpu_prog_free(struct vgpu_prog *prog);
+/* Highest GPR index the program names, plus one (RZ excluded). */
+VGPU_CORE_API uint32_t vgpu_prog_nregs(const struct vgpu_prog *prog);
+
+/* ---- Launches ---- */
+
+/* Shared by the SMs that run parts of one launch; zero-initialise. */
+struct vgpu_launch_ctl {
+	_Atomic uint64_t executed; /* warp-instructions, all SMs together */
+	_Atomic int abort;	   /* set non-zero to stop: VGPU_EXC_ABORTED */
+};
+
+/**
+ * struct vgpu_launch - one kernel launch
+ * @prog:       program to run
+ * @entry:      byte offset of the first instruction (16-aligned)
+ * @grid:       CTAs in x, y, z (each >= 1)
+ * @block:      threads per CTA in x, y, z (product 1..1024)
+ * @smem_bytes: shared memory per CTA (<= the SM's smem_max)
+ * @params:     kernel-parameter buffer (LDP reads it), @param_size bytes
+ * @seed:       scheduler seed
+ * @flags:      VGPU_LAUNCH_* (uapi/vgpu_hw.h)
+ * @budget:     maximum warp-instructions for the launch, 0 = default
+ * @mem:        global-memory callbacks and their @mem_opaque
+ * @event:      optional event hook and its @event_opaque
+ * @ctl:        optional shared budget counter / abort flag
+ */
+struct vgpu_launch {
+	const struct vgpu_prog *prog;
+	uint32_t entry;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t smem_bytes;
+	const void *params;
+	uint32_t param_size;
+	uint32_t flags;
+	uint64_t seed;
+	uint64_t budget;
+	const struct vgpu_mem_ops *mem;
+	void *mem_opaque;
+	vgpu_event_fn event;
+	void *event_opaque;
+	struct vgpu_launch_ctl *ctl;
+};
+
+struct vgpu_sm_config {
+	uint32_t smem_max; /* bytes of shared memory, 0 = 228 KiB */
+	uint32_t sm_id;	   /* reported by SR_SMID */
+};
+
+struct vgpu_sm_stats {
+	uint64_t warp_insns;   /* warp-instructions issued */
+	uint64_t thread_insns; /* sum of active threads over those */
+	uint64_t cycles;       /* SM clock */
+	uint64_t ctas;	       /* CTAs completed */
+};
+
+struct vgpu_sm;
+
+VGPU_CORE_API struct vgpu_sm *vgpu_sm_new(const struct vgpu_sm_config *cfg);
+VGPU_CORE_API void vgpu_sm_free(struct vgpu_sm *sm);
+
+/*
+ * Check a launch against the SM's limits.  Returns 0, or -1 with @exc
+ * filled (VGPU_EXC_BAD_LAUNCH and a message).
+ */
+VGPU_CORE_API int vgpu_launch_validate(const struct vgpu_sm *sm,
+				       const struct vgpu_launch *l,
+				       struct vgpu_exception_record *exc);
+
+/*
+ * Run CTAs with linear index [first, first + count) of launch @l (x fastest).
+ * Returns 0 when all completed, or -1 with @exc describing the exception
+ * that stopped the run.
+ */
+VGPU_CORE_API int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l,
+			      uint32_t first, uint32_t count,
+			      struct vgpu_exception_record *exc);
+
+/* Validate, then run the whole grid on @sm. */
+VGPU_CORE_API int vgpu_sm_launch(struct vgpu_sm *sm, const struct vgpu_launch *l,
+				 struct vgpu_exception_record *exc);
+
+/* Counters accumulated since vgpu_sm_new() or the last reset. */
+VGPU_CORE_API void vgpu_sm_get_stats(const struct vgpu_sm *sm,
+				     struct vgpu_sm_stats *st);
+VGPU_CORE_API void vgpu_sm_reset_stats(struct vgpu_sm *sm);
+
+/* Bytes of core state held for one resident CTA of launch @l. */
+VGPU_CORE_API size_t vgpu_sm_cta_state_bytes(const struct vgpu_launch *l);
+
+/* Name of an exception code ("barrier count mismatch"). */
+VGPU_CORE_API const char *vgpu_exc_name(uint32_t code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VGPU_CORE_H */

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The `make check` driver.  Builds and runs the host test suites in three
+# variants, in order:
+#
+#   1. gcc                   into build/
+#   2. clang (-Werror)       into build-clang/
+#   3. gcc, ASan + UBSan     into build-asan/
+#
+# Each variant builds everything (tools, tests and benchmarks, so that
+# every file is compiled warning-free by both compilers) and then runs
+# every test binary through scripts/run-tests.sh.  A variant whose build
+# fails counts as one failure.  The last line is the grand total over
+# every suite of every variant, "N passed, N failed"; the exit status is
+# non-zero on any failure.
+set -u -o pipefail
+
+cd "$(dirname "$0")/.."
+start=$SECONDS
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+grand_pass=0
+grand_fail=0
+results=()
+
+# variant TITLE BUILD-DIR [ENV=VALUE...] -- [MAKE-VARIABLE=VALUE...]
+variant() {
+	local title=$1 build=$2
+	shift 2
+	local -a env=() vars=()
+	while (($#)) && [[ $1 != -- ]]; do
+		env+=("$1")
+		shift
+	done
+	shift
+	vars=("$@")
+
+	local -a tests=() benches=()
+	local f pass fail rc
+	for f in tests/unit/test_*.c; do
+		[[ -e $f ]] && tests+=("$build/tests/$(basename "$f" .c)")
+	done
+	for f in tests/bench/bench_*.c; do
+		[[ -e $f ]] && benches+=("$build/bench/$(basename "$f" .c)")
+	done
+
+	echo
+	echo "==== $title ($build) ===="
+	if ! make -j2 --no-print-directory BUILD="$build" "${vars[@]+"${vars[@]}"}" \
+		all "${tests[@]+"${tests[@]}"}" "${benches[@]+"${benches[@]}"}"; then
+		echo "==== $title: BUILD FAILED"
+		results+=("$(printf '%-22s build failed' "$title")")
+		grand_fail=$((grand_fail + 1))
+		return
+	fi
+
+	env "${env[@]+"${env[@]}"}" scripts/run-tests.sh "$build" \
+		"${tests[@]+"${tests[@]}"}" | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [[ $(tail -n 1 "$log") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		pass=${BASH_REMATCH[1]}
+		fail=${BASH_REMATCH[2]}
+	else
+		pass=0
+		fail=1
+	fi
+	if ((rc != 0 && fail == 0)); then
+		fail=1
+	fi
+	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
+	grand_pass=$((grand_pass + pass))
+	grand_fail=$((grand_fail + fail))
+}
+
+variant "gcc" build -- CC=gcc
+variant "clang" build-clang -- CC=clang
+variant "gcc ASan+UBSan" build-asan \
+	ASAN_OPTIONS=detect_leaks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	-- CC=gcc SAN=1
+
+echo
+echo "==== make check: $((SECONDS - start))s"
+for line in "${results[@]}"; do
+	echo "  $line"
+done
+echo "$grand_pass passed, $grand_fail failed"
+((grand_fail == 0))

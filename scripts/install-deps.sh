@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Install what a fresh Debian 12 machine needs to build and test vGPU on
+# the host: gcc and make (build-essential), clang for the clang variant of
+# `make check`.  The ASan/UBSan variant builds with gcc, whose runtimes
+# (libasan8, libubsan1) come with build-essential; clang's own sanitizer
+# runtime (libclang-rt-14-dev) is therefore not needed.  No python.
+#
+# Idempotent: installs only what is missing, runs `apt-get update` only
+# then, and takes a fraction of a second when everything is present.
+set -euo pipefail
+
+packages=(build-essential clang)
+missing=()
+for p in "${packages[@]}"; do
+	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]} == 0)); then
+	echo "install-deps: all present (${packages[*]})"
+	exit 0
+fi
+
+sudo=()
+if ((EUID != 0)); then
+	sudo=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]+"${sudo[@]}"}" apt-get update -q
+"${sudo[@]+"${sudo[@]}"}" apt-get install -y -q --no-install-recommends "${missing[@]}"

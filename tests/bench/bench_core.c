@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Core benchmarks.  Every figure is printed beside a baseline measured in
+ * the same run, with the ratio; the targets are printed, never enforced.
+ *
+ *   (a) ALU-bound kernel, 1024 threads: time and instruction rates beside
+ *       plain C doing the same arithmetic for 1024 "threads".
+ *   (b) BAR.SYNC-heavy kernel, 1024 threads: ns per full-CTA barrier round
+ *       beside the same loop with NOP in place of BAR.SYNC, the plain C
+ *       cost of the ALU work, and the plain C bookkeeping a barrier needs.
+ *   (c) Core state per resident CTA beside plain per-thread register files.
+ *
+ * Times are the best of REPS runs (CLOCK_MONOTONIC).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vgpu_asm.h"
+#include "vgpu_core.h"
+
+#define REPS 5
+#define THREADS 1024u
+#define ALU_ITERS 2000u	 /* loop iterations per thread in (a) */
+#define ALU_LOOP_INSNS 7 /* instructions in the loop body of (a) */
+#define BAR_ROUNDS 20000u
+
+#define GMEM_BASE 0x10000000ull
+
+/* ---- a single host-memory buffer as global memory ---- */
+struct gmem {
+	uint8_t *data;
+	uint64_t size;
+};
+
+static uint8_t *gmem_ptr(const struct gmem *gm, uint64_t addr, uint32_t len)
+{
+	if (addr < GMEM_BASE || len > gm->size ||
+	    addr - GMEM_BASE > gm->size - len)
+		return NULL;
+	return gm->data + (addr - GMEM_BASE);
+}
+
+static int gmem_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
+{
+	const uint8_t *p = gmem_ptr(opaque, addr, len);
+
+	if (!p)
+		return -1;
+	memcpy(buf, p, len);
+	return 0;
+}
+
+static int gmem_write(void *opaque, uint64_t addr, const void *buf,
+		      uint32_t len)
+{
+	uint8_t *p = gmem_ptr(opaque, addr, len);
+
+	if (!p)
+		return -1;
+	memcpy(p, buf, len);
+	return 0;
+}
+
+static int gmem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
+		       uint32_t val, uint32_t cmp, uint32_t *old)
+{
+	return -1; /* the benchmark kernels use no atomics */
+}
+
+static const struct vgpu_mem_ops gmem_ops = {
+	.read = gmem_read,
+	.write = gmem_write,
+	.atomic = gmem_atomic,
+};
+
+/* ---- helpers ---- */
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bench_core: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A kernel assembled from text, loaded, with its one pointer parameter. */
+struct kernel {
+	struct vgpu_object obj;
+	struct vgpu_prog *prog;
+	const struct vgpu_obj_kernel *k;
+	uint8_t params[8];
+};
+
+static void kernel_build(struct kernel *kn, const char *src)
+{
+	char err[2048];
+	const struct vgpu_obj_param *p;
+
+	memset(kn, 0, sizeof(*kn));
+	if (vgpu_assemble(src, strlen(src), "bench", &kn->obj, err, sizeof(err)))
+		die("assembly failed:\n%s", err);
+	if (vgpu_prog_load(kn->obj.code, kn->obj.code_size, &kn->prog))
+		die("vgpu_prog_load failed");
+	kn->k = &kn->obj.kernels[0];
+	if (kn->k->nparams != 1 || kn->k->param_size != 8)
+		die("kernel '%s' should take one pointer", kn->k->name);
+	p = &kn->obj.params[kn->k->first_param];
+	if (p->offset != 0 || p->size != 8)
+		die("unexpected parameter layout");
+	for (int i = 0; i < 8; i++)
+		kn->params[i] = (uint8_t)(GMEM_BASE >> (8 * i));
+}
+
+static void kernel_fini(struct kernel *kn)
+{
+	vgpu_prog_free(kn->prog);
+	vgpu_object_fini(&kn->obj);
+}
+
+static struct vgpu_launch launch_of(const struct kernel *kn, uint32_t threads,
+				    struct gmem *gm)
+{
+	return (struct vgpu_launch){
+		.prog = kn->prog,
+		.entry = kn->k->entry,
+		.grid = { 1, 1, 1 },
+		.block = { threads, 1, 1 },
+		.smem_bytes = kn->k->smem_static,
+		.params = kn->params,
+		.param_size = sizeof(kn->params),
+		.seed = 1,
+		.mem = &gmem_ops,
+		.mem_opaque = gm,
+	};
+}
+
+/* Best-of-REPS time of one launch; @st gets the stats of the last run. */
+static uint64_t time_launch(struct vgpu_sm *sm, const struct vgpu_launch *l,
+			    struct gmem *gm, struct vgpu_sm_stats *st)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int r = 0; r < REPS; r++) {
+		struct vgpu_exception_record exc;
+		uint64_t t0, t;
+
+		memset(gm->data, 0, gm->size);
+		vgpu_sm_reset_stats(sm);
+		t0 = now_ns();
+		if (vgpu_sm_launch(sm, l, &exc))
+			die("launch failed: %s at pc 0x%x: %s",
+			    vgpu_exc_name(exc.code), exc.pc, exc.msg);
+		t = now_ns() - t0;
+		if (t < best)
+			best = t;
+	}
+	vgpu_sm_get_stats(sm, st);
+	return best;
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static uint32_t f2u(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* ---- (a) ALU-bound ---- */
+
+/*
+ * Per thread: x = x * 1664525 + tid; y = y * x + 1013904223;
+ * f = f * 0.5 + g; h = h * 0.5 + f.  The float products are exact, so
+ * fused and unfused multiply-add give the same bits.  out[4 tid ..] =
+ * x, y, f, h.
+ */
+static const char alu_src_fmt[] =
+	".kernel alu\n"
+	".param ptr out\n"
+	"    S2R R0, SR_TID.X ;\n"
+	"    MOV R1, 0x0 ;\n"		/* i */
+	"    MOV R4, R0 ;\n"		/* x = tid */
+	"    MOV R9, 0x1 ;\n"		/* y = 1 */
+	"    MOV R10, 0x3c6ef35f ;\n"	/* 1013904223 */
+	"    I2F.U32 R5, R0 ;\n"	/* f = (float)tid */
+	"    MOV R7, R5 ;\n"		/* g = f */
+	"    MOV R6, 0x3f000000 ;\n"	/* 0.5f */
+	"    MOV R8, 0x0 ;\n"		/* h = 0.0f */
+	"loop:\n"
+	"    IMAD R4, R4, 0x19660d, R0 ;\n"
+	"    IMAD R9, R9, R4, R10 ;\n"
+	"    FFMA R5, R5, R6, R7 ;\n"
+	"    FFMA R8, R8, R6, R5 ;\n"
+	"    IADD R1, R1, 0x1 ;\n"
+	"    ISETP.LT.U32 P0, R1, 0x%x ;\n"
+	"@P0 BRA loop ;\n"
+	"    LDP.64 R2, [out] ;\n"
+	"    SHL R11, R0, 0x4 ;\n"
+	"    IADD R2, R2, R11 ;\n"
+	"    STG.32 [R2], R4 ;\n"
+	"    IADD R2, R2, 0x4 ;\n"
+	"    STG.32 [R2], R9 ;\n"
+	"    IADD R2, R2, 0x4 ;\n"
+	"    STG.32 [R2], R5 ;\n"
+	"    IADD R2, R2, 0x4 ;\n"
+	"    STG.32 [R2], R8 ;\n"
+	"    EXIT ;\n";
+
+/* The same computation in plain C, one "thread" after another. */
+static __attribute__((noinline)) void alu_c(uint32_t iters, uint32_t *out)
+{
+	for (uint32_t t = 0; t < THREADS; t++) {
+		uint32_t x = t, y = 1;
+		float f = (float)t, g = f, h = 0.0f;
+
+		for (uint32_t i = 0; i < iters; i++) {
+			x = x * 1664525u + t;
+			y = y * x + 1013904223u;
+			f = f * 0.5f + g;
+			h = h * 0.5f + f;
+		}
+		out[4 * t + 0] = x;
+		out[4 * t + 1] = y;
+		out[4 * t + 2] = f2u(f);
+		out[4 * t + 3] = f2u(h);
+	}
+}
+
+static void bench_alu(struct vgpu_sm *sm)
+{
+	static uint32_t expect[4 * THREADS];
+	volatile uint32_t iters_v = ALU_ITERS; /* opaque to the optimiser */
+	struct gmem gm = { .size = sizeof(expect) };
+	struct vgpu_sm_stats st;
+	struct kernel kn;
+	struct vgpu_launch l;
+	uint64_t t_core, t_c = UINT64_MAX;
+	char src[sizeof(alu_src_fmt) + 16];
+
+	snprintf(src, sizeof(src), alu_src_fmt, ALU_ITERS);
+	kernel_build(&kn, src);
+	gm.data = malloc(gm.size);
+	if (!gm.data)
+		die("out of memory");
+	l = launch_of(&kn, THREADS, &gm);
+
+	t_core = time_launch(sm, &l, &gm, &st);
+	for (int r = 0; r < REPS; r++) {
+		uint64_t t0 = now_ns(), t;
+
+		alu_c(iters_v, expect);
+		t = now_ns() - t0;
+		if (t < t_c)
+			t_c = t;
+	}
+	if (memcmp(gm.data, expect, sizeof(expect))) {
+		for (uint32_t i = 0; i < 4 * THREADS; i++) {
+			uint32_t got;
+
+			memcpy(&got, gm.data + 4 * i, 4);
+			if (got != expect[i])
+				die("ALU kernel: thread %u word %u: core 0x%08x, "
+				    "C 0x%08x", i / 4, i % 4, got, expect[i]);
+		}
+	}
+
+	printf("(a) ALU-bound: %u threads x %u iterations of IMAD/FFMA "
+	       "(%d insns/iteration)\n", THREADS, ALU_ITERS, ALU_LOOP_INSNS);
+	printf("    core     %10.3f ms   %8.1f M warp-insn/s   %8.1f M "
+	       "thread-insn/s\n", ms(t_core),
+	       (double)st.warp_insns / (double)t_core * 1e3,
+	       (double)st.thread_insns / (double)t_core * 1e3);
+	printf("    plain C  %10.3f ms   (same arithmetic, -O2)\n", ms(t_c));
+	printf("    ratio core/C = %.1fx   (target: within 10x)   "
+	       "results identical\n", (double)t_core / (double)t_c);
+
+	free(gm.data);
+	kernel_fini(&kn);
+}
+
+/* ---- (b) BAR.SYNC-heavy ---- */
+
+/* %s: "BAR.SYNC 0x0" or "NOP"; out[tid] = 3 * rounds. */
+static const char bar_src_fmt[] =
+	".kernel bar\n"
+	".param ptr out\n"
+	"    S2R R0, SR_TID.X ;\n"
+	"    MOV R1, 0x0 ;\n"
+	"    MOV R4, 0x0 ;\n"
+	"loop:\n"
+	"    IADD R4, R4, 0x3 ;\n"
+	"    IADD R1, R1, 0x1 ;\n"
+	"    ISETP.LT.U32 P0, R1, 0x%x ;\n"
+	"    %s ;\n"
+	"@P0 BRA loop ;\n"
+	"    LDP.64 R2, [out] ;\n"
+	"    SHL R5, R0, 0x2 ;\n"
+	"    IADD R2, R2, R5 ;\n"
+	"    STG.32 [R2], R4 ;\n"
+	"    EXIT ;\n";
+
+/* The ALU work of the barrier loop, a round at a time, no barrier. */
+static __attribute__((noinline)) void bar_alu_c(uint32_t rounds, uint32_t *acc)
+{
+	memset(acc, 0, THREADS * sizeof(*acc));
+	for (uint32_t r = 0; r < rounds; r++) {
+		for (uint32_t t = 0; t < THREADS; t++)
+			acc[t] += 3;
+		__asm__ volatile("" ::: "memory"); /* rounds stay rounds */
+	}
+}
+
+/* What a barrier must count: 32 warp arrivals, then reset. */
+static __attribute__((noinline)) uint32_t bar_bookkeeping_c(uint32_t rounds)
+{
+	uint32_t count = 0, completed = 0;
+
+	for (uint32_t r = 0; r < rounds; r++) {
+		for (uint32_t w = 0; w < THREADS / 32; w++) {
+			count += 32;
+			__asm__ volatile("" : "+r"(count));
+			if (count == THREADS) {
+				count = 0;
+				completed++;
+			}
+		}
+	}
+	return completed;
+}
+
+static uint64_t bar_core(struct vgpu_sm *sm, const char *op, struct gmem *gm,
+			 struct vgpu_sm_stats *st)
+{
+	char src[sizeof(bar_src_fmt) + 32];
+	struct vgpu_launch l;
+	struct kernel kn;
+	uint64_t t;
+
+	snprintf(src, sizeof(src), bar_src_fmt, BAR_ROUNDS, op);
+	kernel_build(&kn, src);
+	l = launch_of(&kn, THREADS, gm);
+	t = time_launch(sm, &l, gm, st);
+	for (uint32_t i = 0; i < THREADS; i++) {
+		uint32_t got;
+
+		memcpy(&got, gm->data + 4 * i, 4);
+		if (got != 3 * BAR_ROUNDS)
+			die("barrier kernel (%s): thread %u stored %u, want %u",
+			    op, i, got, 3 * BAR_ROUNDS);
+	}
+	kernel_fini(&kn);
+	return t;
+}
+
+static void bench_bar(struct vgpu_sm *sm)
+{
+	static uint32_t acc[THREADS];
+	volatile uint32_t rounds_v = BAR_ROUNDS;
+	struct gmem gm = { .size = 4 * THREADS };
+	struct vgpu_sm_stats st;
+	uint64_t t_bar, t_nop, t_alu = UINT64_MAX, t_book = UINT64_MAX;
+	double per_bar, per_nop, per_alu, per_book;
+
+	gm.data = malloc(gm.size);
+	if (!gm.data)
+		die("out of memory");
+	t_bar = bar_core(sm, "BAR.SYNC 0x0", &gm, &st);
+	t_nop = bar_core(sm, "NOP", &gm, &st);
+	for (int r = 0; r < REPS; r++) {
+		uint64_t t0 = now_ns(), t;
+
+		bar_alu_c(rounds_v, acc);
+		t = now_ns() - t0;
+		if (t < t_alu)
+			t_alu = t;
+		for (uint32_t i = 0; i < THREADS; i++)
+			if (acc[i] != 3 * BAR_ROUNDS)
+				die("plain C ALU loop miscounted");
+
+		t0 = now_ns();
+		if (bar_bookkeeping_c(rounds_v) != BAR_ROUNDS)
+			die("plain C bookkeeping miscounted");
+		t = now_ns() - t0;
+		if (t < t_book)
+			t_book = t;
+	}
+	per_bar = (double)t_bar / BAR_ROUNDS;
+	per_nop = (double)t_nop / BAR_ROUNDS;
+	per_alu = (double)t_alu / BAR_ROUNDS;
+	per_book = (double)t_book / BAR_ROUNDS;
+
+	printf("(b) BAR.SYNC-heavy: %u threads, %u rounds of 4 ALU insns + "
+	       "BAR.SYNC 0x0\n", THREADS, BAR_ROUNDS);
+	printf("    core, BAR.SYNC      %9.1f ns/round\n", per_bar);
+	printf("    core, NOP instead   %9.1f ns/round   (barrier cost %.1f "
+	       "ns/round)\n", per_nop, per_bar - per_nop);
+	printf("    plain C ALU work    %9.1f ns/round   ratio core/C = %.1fx\n",
+	       per_alu, per_bar / per_alu);
+	printf("    plain C bookkeeping %9.1f ns/round   (32 warp arrivals + "
+	       "reset)\n", per_book);
+	printf("    target: < 1000 ns per 1024-thread BAR.SYNC round: %s\n",
+	       per_bar < 1000.0 ? "met" : "not met");
+
+	free(gm.data);
+}
+
+/* ---- (c) memory ---- */
+static void bench_mem(void)
+{
+	char src[sizeof(alu_src_fmt) + 16];
+	struct gmem gm = { 0 };
+	struct kernel kn;
+	uint32_t nregs;
+
+	snprintf(src, sizeof(src), alu_src_fmt, ALU_ITERS);
+	kernel_build(&kn, src);
+	nregs = vgpu_prog_nregs(kn.prog);
+	printf("(c) core state per resident CTA, ALU kernel (%u registers):\n",
+	       nregs);
+	for (uint32_t threads = THREADS; threads >= 32; threads /= 32) {
+		struct vgpu_launch l = launch_of(&kn, threads, &gm);
+		size_t core = vgpu_sm_cta_state_bytes(&l);
+		size_t plain = (size_t)threads * nregs * 4;
+
+		printf("    %4u threads: core %8zu bytes   plain registers "
+		       "%8zu bytes   ratio %.2fx\n", threads, core, plain,
+		       plain ? (double)core / (double)plain : 0.0);
+	}
+	kernel_fini(&kn);
+}
+
+int main(void)
+{
+	struct vgpu_sm *sm = vgpu_sm_new(&(struct vgpu_sm_config){ 0 });
+
+	if (!sm)
+		die("vgpu_sm_new failed");
+	printf("bench_core: best of %d runs each\n", REPS);
+	bench_alu(sm);
+	bench_bar(sm);
+	bench_mem();
+	vgpu_sm_free(sm);
+	return 0;
+}

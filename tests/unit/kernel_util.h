@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for core tests: assemble a kernel from text, run it on an SM
+ * with a flat simulated global memory, read results back.
+ *
+ * Global memory is one window [GMEM_BASE, GMEM_BASE + GMEM_SIZE); anything
+ * outside faults.  Kernels get the window's base as their first parameter
+ * (a .param ptr), followed by any extra 32-bit parameters.
+ */
+#ifndef VGPU_TEST_KERNEL_UTIL_H
+#define VGPU_TEST_KERNEL_UTIL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "vgpu_asm.h"
+#include "vgpu_core.h"
+
+#define GMEM_BASE 0x100000000ull /* above 4 GiB: exercises the high word */
+#define GMEM_SIZE (1u << 20)
+
+struct kt_mem {
+	uint8_t *buf;
+};
+
+static inline int kt_read(void *opaque, uint64_t addr, void *dst, uint32_t len)
+{
+	struct kt_mem *m = opaque;
+
+	if (addr < GMEM_BASE || addr + len > GMEM_BASE + GMEM_SIZE)
+		return -1;
+	memcpy(dst, m->buf + (addr - GMEM_BASE), len);
+	return 0;
+}
+
+static inline int kt_write(void *opaque, uint64_t addr, const void *src, uint32_t len)
+{
+	struct kt_mem *m = opaque;
+
+	if (addr < GMEM_BASE || addr + len > GMEM_BASE + GMEM_SIZE)
+		return -1;
+	memcpy(m->buf + (addr - GMEM_BASE), src, len);
+	return 0;
+}
+
+static inline int kt_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
+		     uint32_t val, uint32_t cmp, uint32_t *old)
+{
+	struct kt_mem *m = opaque;
+	uint32_t o, n;
+
+	if (addr < GMEM_BASE || addr + 4 > GMEM_BASE + GMEM_SIZE)
+		return -1;
+	memcpy(&o, m->buf + (addr - GMEM_BASE), 4);
+	switch (op) {
+	case VGPU_ATOMIC_ADD: n = o + val; break;
+	case VGPU_ATOMIC_MIN_U32: n = o < val ? o : val; break;
+	case VGPU_ATOMIC_MIN_S32: n = (int32_t)o < (int32_t)val ? o : val; break;
+	case VGPU_ATOMIC_MAX_U32: n = o > val ? o : val; break;
+	case VGPU_ATOMIC_MAX_S32: n = (int32_t)o > (int32_t)val ? o : val; break;
+	case VGPU_ATOMIC_EXCH: n = val; break;
+	case VGPU_ATOMIC_AND: n = o & val; break;
+	case VGPU_ATOMIC_OR: n = o | val; break;
+	case VGPU_ATOMIC_XOR: n = o ^ val; break;
+	default: n = o == cmp ? val : o; break;
+	}
+	memcpy(m->buf + (addr - GMEM_BASE), &n, 4);
+	*old = o;
+	return 0;
+}
+
+static const struct vgpu_mem_ops kt_mem_ops = { kt_read, kt_write, kt_atomic };
+
+/**
+ * struct kt - one kernel under test
+ * @grid, @block, @smem (dynamic, added to .shared), @seed, @flags, @budget:
+ *   launch settings, set before kt_run()
+ * @args: extra 32-bit parameters after the global base pointer
+ * @exc:  the exception record of the last run
+ * @gmem: global memory contents (GMEM_SIZE bytes, zeroed by kt_load)
+ */
+struct kt {
+	struct vgpu_object obj;
+	struct vgpu_prog *prog;
+	struct vgpu_sm *sm;
+	struct kt_mem mem;
+	uint32_t grid[3], block[3];
+	uint32_t smem, flags;
+	uint64_t seed, budget;
+	uint32_t args[8];
+	uint32_t nargs;
+	vgpu_event_fn event;
+	void *event_opaque;
+	struct vgpu_exception_record exc;
+	char err[4096];
+};
+
+static inline int kt_load(struct kt *k, const char *src)
+{
+	memset(k, 0, sizeof(*k));
+	k->grid[0] = k->grid[1] = k->grid[2] = 1;
+	k->block[0] = 32;
+	k->block[1] = k->block[2] = 1;
+	k->seed = 1;
+	if (vgpu_assemble(src, strlen(src), "test.vgs", &k->obj, k->err,
+			  sizeof(k->err))) {
+		fprintf(stderr, "assembly failed:\n%s", k->err);
+		return -1;
+	}
+	if (vgpu_prog_load(k->obj.code, k->obj.code_size, &k->prog))
+		return -1;
+	k->sm = vgpu_sm_new(NULL);
+	k->mem.buf = calloc(1, GMEM_SIZE);
+	return k->sm && k->mem.buf ? 0 : -1;
+}
+
+static inline void kt_free(struct kt *k)
+{
+	vgpu_sm_free(k->sm);
+	vgpu_prog_free(k->prog);
+	vgpu_object_fini(&k->obj);
+	free(k->mem.buf);
+}
+
+/* Run the first kernel; returns vgpu_sm_launch()'s result (0 / -1). */
+static inline int kt_run(struct kt *k)
+{
+	const struct vgpu_obj_kernel *kn = &k->obj.kernels[0];
+	uint8_t params[8 + 4 * 8];
+	uint64_t base = GMEM_BASE;
+	struct vgpu_launch l;
+
+	memcpy(params, &base, 8);
+	memcpy(params + 8, k->args, 4 * k->nargs);
+	memset(&l, 0, sizeof(l));
+	l.prog = k->prog;
+	l.entry = kn->entry;
+	memcpy(l.grid, k->grid, sizeof(l.grid));
+	memcpy(l.block, k->block, sizeof(l.block));
+	l.smem_bytes = kn->smem_static + k->smem;
+	l.params = params;
+	l.param_size = 8 + 4 * k->nargs;
+	l.flags = k->flags;
+	l.seed = k->seed;
+	l.budget = k->budget;
+	l.mem = &kt_mem_ops;
+	l.mem_opaque = &k->mem;
+	l.event = k->event;
+	l.event_opaque = k->event_opaque;
+	return vgpu_sm_launch(k->sm, &l, &k->exc);
+}
+
+static inline uint32_t kt_word(const struct kt *k, uint32_t index)
+{
+	uint32_t v;
+
+	memcpy(&v, k->mem.buf + 4 * index, 4);
+	return v;
+}
+
+static inline void kt_set_word(struct kt *k, uint32_t index, uint32_t v)
+{
+	memcpy(k->mem.buf + 4 * index, &v, 4);
+}
+
+/* Assemble, run, expect success; on failure print the record. */
+#define KT_RUN_OK(k)                                                           \
+	do {                                                                   \
+		int kt_rc_ = kt_run(k);                                        \
+		if (kt_rc_)                                                    \
+			TH_FAIL("kernel raised %s: %s (pc 0x%x warp %u)",      \
+				vgpu_exc_name((k)->exc.code), (k)->exc.msg,    \
+				(k)->exc.pc, (k)->exc.warp);                   \
+	} while (0)
+
+/*
+ * Prologue used by most kernels: R2:R3 = global base, R0 = flat thread id,
+ * R1 = R2 + 4 * tid (address of out[tid], low word; base is 4 GiB-aligned
+ * and the window is 1 MiB so there is no carry).
+ */
+#define KT_PROLOGUE                                                            \
+	".param ptr out\n"                                                     \
+	"  LDP.64 R2, [out] ;\n"                                               \
+	"  S2R R0, SR_TID ;\n"                                                 \
+	"  SHL R1, R0, 0x2 ;\n"
+
+/* Store register @reg (string) to out + @byteoff (string) + 4 * tid. */
+#define KT_STORE(reg, byteoff)                                                 \
+	"  IADD R8, R1, " byteoff " ;\n"                                       \
+	"  IADD R8, R8, R2 ;\n"                                                \
+	"  MOV R9, R3 ;\n"                                                     \
+	"  STG.32 [R8], " reg " ;\n"
+
+#endif

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vGPU instruction-set contract: instruction layout, field positions, the
+ * expanded instruction table and the object-file format written by vgpu-as.
+ *
+ * Every instruction is 128 bits, stored as two little-endian 64-bit words
+ * (w[0] = bits 0..63, w[1] = bits 64..127).  The layout follows the BCU group
+ * of the specification (seed 002) and every other group reuses the same
+ * positions for the same roles:
+ *
+ *   bits     field    role
+ *   0..7     optype   operation type (VGPU_OPT_*)
+ *   8..11    stype    operand-source type (VGPU_ST_*)
+ *   12..14   pg       guard predicate (P0..P6, 7 = PT)
+ *   15       pg.not   guard negation
+ *   16..23   rd       destination GPR (255 = RZ)
+ *   24..31   ra       source GPR A
+ *   32..39   rb       source GPR B (BAR_RIR/BAR_RED_RIR call it rc)
+ *   40..43   barid    UImm4 barrier id
+ *   44..55   cnt      UImm12 barrier count
+ *   32..63   imm32    32-bit immediate / branch offset (in place of rb..cnt)
+ *   32..39   sr       special-register index (S2R)
+ *   40..63   off24    signed 24-bit memory offset ([ra + off24])
+ *   64..71   rc       source GPR C (IMAD, FFMA, CAS)
+ *   80..97   mods     modifier groups (VGPU_ISA_MODGROUPS positions)
+ *   98..100  pp       source predicate
+ *   101      pp.not   source predicate negation
+ *   106..108 pu       destination predicate
+ *   112..115 sched    scheduling annotation $sched=N (stall hint, 0..15)
+ *   116..121 req      scheduling annotation $req=N  (wait mask, 0..63)
+ *   122..124 wsb      scheduling annotation $wsb=N  (scoreboard, 0..7)
+ *
+ * The scheduling annotations are recorded so that text round-trips, but the
+ * core has no scoreboard and ignores them.  All other bits must be zero; the
+ * decoder treats a set reserved bit as an illegal instruction.
+ */
+#ifndef VGPU_ISA_H
+#define VGPU_ISA_H
+
+#include <stdint.h>
+
+#include "vgpu_isa_table.h"
+
+#define VGPU_INSN_BYTES 16u
+
+/* (position, width) pairs */
+#define VGPU_F_OPTYPE 0, 8
+#define VGPU_F_STYPE 8, 4
+#define VGPU_F_PG 12, 3
+#define VGPU_F_PG_NOT 15, 1
+#define VGPU_F_RD 16, 8
+#define VGPU_F_RA 24, 8
+#define VGPU_F_RB 32, 8
+#define VGPU_F_SR 32, 8
+#define VGPU_F_BARID 40, 4
+#define VGPU_F_CNT 44, 12
+#define VGPU_F_IMM32 32, 32
+#define VGPU_F_OFF24 40, 24
+#define VGPU_F_RC 64, 8
+#define VGPU_F_PP 98, 3
+#define VGPU_F_PP_NOT 101, 1
+#define VGPU_F_PU 106, 3
+#define VGPU_F_SCHED 112, 4
+#define VGPU_F_REQ 116, 6
+#define VGPU_F_WSB 122, 3
+
+#define VGPU_RZ 255u /* reads as zero, writes are discarded */
+#define VGPU_PT 7u   /* reads as true, writes are discarded */
+#define VGPU_NUM_GPRS 255u
+#define VGPU_NUM_PREDS 7u
+
+static inline uint64_t vgpu_field_get(const uint64_t w[2], unsigned pos,
+				      unsigned width)
+{
+	uint64_t mask = width == 64 ? ~0ull : ((1ull << width) - 1);
+
+	if (pos >= 64)
+		return (w[1] >> (pos - 64)) & mask;
+	if (pos + width <= 64)
+		return (w[0] >> pos) & mask;
+	return ((w[0] >> pos) | (w[1] << (64 - pos))) & mask;
+}
+
+static inline void vgpu_field_set(uint64_t w[2], unsigned pos, unsigned width,
+				  uint64_t val)
+{
+	uint64_t mask = width == 64 ? ~0ull : ((1ull << width) - 1);
+
+	val &= mask;
+	if (pos >= 64) {
+		w[1] = (w[1] & ~(mask << (pos - 64))) | (val << (pos - 64));
+	} else if (pos + width <= 64) {
+		w[0] = (w[0] & ~(mask << pos)) | (val << pos);
+	} else {
+		w[0] = (w[0] & ~(mask << pos)) | (val << pos);
+		w[1] = (w[1] & ~(mask >> (64 - pos))) | (val >> (64 - pos));
+	}
+}
+
+/* Wrapper so call sites read as vgpu_get(w, VGPU_F_RD). */
+#define vgpu_get(w, f) vgpu_field_get((w), f)
+#define vgpu_set(w, f, v) vgpu_field_set((w), f, (v))
+
+/* Operand-source types, field<8,4>.  Names as in the seed. */
+enum vgpu_stype {
+	VGPU_ST_X = 0,	 /* no source variant */
+	VGPU_ST_I = 1,	 /* immediates */
+	VGPU_ST_R = 2,	 /* registers */
+	VGPU_ST_RRI = 3, /* BCU: register id, immediate count */
+	VGPU_ST_RIR = 4, /* BCU: immediate id, register count */
+	VGPU_ST_RI = 5,	 /* R2B: immediate id, register value */
+};
+
+/* Operand kinds.  Bit 5 (VGPU_OPK_OPTIONAL) marks an omissible operand. */
+enum vgpu_opk {
+	VGPU_OPK_NONE = 0,
+	VGPU_OPK_RD,	 /* GPR, field rd */
+	VGPU_OPK_RA,	 /* GPR, field ra */
+	VGPU_OPK_RB,	 /* GPR, field rb */
+	VGPU_OPK_RC,	 /* GPR, field rc */
+	VGPU_OPK_IMM,	 /* 32-bit integer immediate, field imm32 */
+	VGPU_OPK_FIMM,	 /* 32-bit float immediate (raw bits), field imm32 */
+	VGPU_OPK_BARID,	 /* UImm4, field barid; default 0 */
+	VGPU_OPK_CNT,	 /* UImm12 multiple of 32, field cnt; default 0 */
+	VGPU_OPK_PP,	 /* {!}predicate, fields pp/pp.not; default PT */
+	VGPU_OPK_PU,	 /* predicate destination, field pu; default PT */
+	VGPU_OPK_SR,	 /* special register, field sr */
+	VGPU_OPK_MEM,	 /* [ra + off24]; global: ra:ra+1 is a 64-bit address */
+	VGPU_OPK_TARGET, /* branch target; imm32 = target - this insn (bytes) */
+	VGPU_OPK__COUNT
+};
+#define VGPU_OPK_OPTIONAL 0x20u
+#define VGPU_OPK_KIND(k) ((k) & 0x1fu)
+
+/* Optypes */
+enum vgpu_optype {
+#define VGPU_X_OPT(name, val) VGPU_OPT_##name = (val),
+	VGPU_ISA_OPTYPES(VGPU_X_OPT)
+#undef VGPU_X_OPT
+};
+
+/* Modifier groups */
+enum vgpu_modgroup {
+	VGPU_MG_NONE = 0,
+#define VGPU_X_MG(g, pos, width, def) VGPU_MG_##g,
+	VGPU_ISA_MODGROUPS(VGPU_X_MG)
+#undef VGPU_X_MG
+	VGPU_MG__COUNT
+};
+
+/* Modifier values: VGPU_MOD_<GROUP>_<NAME> */
+enum vgpu_modval {
+#define VGPU_X_MV(g, name, val) VGPU_MOD_##g##_##name = (val),
+	VGPU_ISA_MODVALS(VGPU_X_MV)
+#undef VGPU_X_MV
+};
+
+struct vgpu_isa_modgroup {
+	const char *name;
+	uint8_t pos;
+	uint8_t width;
+	int8_t def; /* -1: required */
+};
+
+struct vgpu_isa_modval {
+	uint8_t group; /* enum vgpu_modgroup */
+	uint8_t value;
+	const char *name;
+};
+
+/* Instruction ids: VGPU_I_<ID> */
+enum vgpu_insn_id {
+#define VGPU_X_ID(id, mn, opt, st, fix, mods, ops) VGPU_I_##id,
+	VGPU_ISA_INSNS(VGPU_X_ID)
+#undef VGPU_X_ID
+	VGPU_I__COUNT
+};
+
+#define VGPU_ISA_MAX_OPS 5
+#define VGPU_ISA_MAX_MODS 3
+
+struct vgpu_isa_desc {
+	const char *mnemonic; /* before variable modifiers */
+	uint8_t optype;
+	uint8_t stype;
+	uint8_t fix_group;  /* VGPU_MG_NONE if no fixed modifier */
+	uint8_t fix_value;
+	uint8_t mods[VGPU_ISA_MAX_MODS]; /* variable groups, 0-terminated */
+	uint8_t ops[VGPU_ISA_MAX_OPS];	 /* operand kinds, 0-terminated */
+};
+
+struct vgpu_isa_alias {
+	const char *alias;
+	const char *canonical;
+};
+
+struct vgpu_isa_sreg {
+	const char *name;
+	uint8_t index;
+};
+
+/* Helpers used by the table expansion. */
+#define VGPU_ISA_FIX(g, v) VGPU_MG_##g, (v)
+#define VGPU_ISA_NOFIX VGPU_MG_NONE, 0
+#define VGPU_ISA_MODS0() { 0 }
+#define VGPU_ISA_MODS1(a) { VGPU_MG_##a }
+#define VGPU_ISA_MODS2(a, b) { VGPU_MG_##a, VGPU_MG_##b }
+#define VGPU_ISA_MODS3(a, b, c) { VGPU_MG_##a, VGPU_MG_##b, VGPU_MG_##c }
+#define VGPU_ISA_K(k) VGPU_OPK_##k
+#define VGPU_ISA_OPS0() { 0 }
+#define VGPU_ISA_OPS1(a) { VGPU_ISA_K(a) }
+#define VGPU_ISA_OPS2(a, b) { VGPU_ISA_K(a), VGPU_ISA_K(b) }
+#define VGPU_ISA_OPS3(a, b, c) { VGPU_ISA_K(a), VGPU_ISA_K(b), VGPU_ISA_K(c) }
+#define VGPU_ISA_OPS4(a, b, c, d)                                              \
+	{ VGPU_ISA_K(a), VGPU_ISA_K(b), VGPU_ISA_K(c), VGPU_ISA_K(d) }
+#define VGPU_ISA_OPS5(a, b, c, d, e)                                           \
+	{ VGPU_ISA_K(a), VGPU_ISA_K(b), VGPU_ISA_K(c), VGPU_ISA_K(d),          \
+	  VGPU_ISA_K(e) }
+#define VGPU_OPK_OPT(k) (VGPU_OPK_##k | VGPU_OPK_OPTIONAL)
+
+/* Local names that the table rows use, so rows stay short. */
+#define FIX VGPU_ISA_FIX
+#define NOFIX VGPU_ISA_NOFIX
+#define MODS0 VGPU_ISA_MODS0
+#define MODS1 VGPU_ISA_MODS1
+#define MODS2 VGPU_ISA_MODS2
+#define MODS3 VGPU_ISA_MODS3
+#define OPS0 VGPU_ISA_OPS0
+#define OPS1 VGPU_ISA_OPS1
+#define OPS2 VGPU_ISA_OPS2
+#define OPS3 VGPU_ISA_OPS3
+#define OPS4 VGPU_ISA_OPS4
+#define OPS5 VGPU_ISA_OPS5
+
+static const struct vgpu_isa_desc vgpu_isa_table[VGPU_I__COUNT] = {
+#define VGPU_X_DESC(id, mn, opt, st, fix, mods, ops)                           \
+	[VGPU_I_##id] = { mn, VGPU_OPT_##opt, VGPU_ST_##st, fix, mods, ops },
+	VGPU_ISA_INSNS(VGPU_X_DESC)
+#undef VGPU_X_DESC
+};
+
+#undef FIX
+#undef NOFIX
+#undef MODS0
+#undef MODS1
+#undef MODS2
+#undef MODS3
+#undef OPS0
+#undef OPS1
+#undef OPS2
+#undef OPS3
+#undef OPS4
+#undef OPS5
+
+static const struct vgpu_isa_modgroup vgpu_isa_modgroups[VGPU_MG__COUNT] = {
+#define VGPU_X_MG(g, p, w, d) [VGPU_MG_##g] = { #g, p, w, d },
+	VGPU_ISA_MODGROUPS(VGPU_X_MG)
+#undef VGPU_X_MG
+};
+
+static const struct vgpu_isa_modval vgpu_isa_modvals[] = {
+#define VGPU_X_MV(g, n, v) { VGPU_MG_##g, v, #n },
+	VGPU_ISA_MODVALS(VGPU_X_MV)
+#undef VGPU_X_MV
+};
+#define VGPU_ISA_NUM_MODVALS                                                   \
+	(sizeof(vgpu_isa_modvals) / sizeof(vgpu_isa_modvals[0]))
+
+static const struct vgpu_isa_alias vgpu_isa_aliases[] = {
+#define VGPU_X_AL(a, c) { a, c },
+	VGPU_ISA_ALIASES(VGPU_X_AL)
+#undef VGPU_X_AL
+};
+#define VGPU_ISA_NUM_ALIASES                                                   \
+	(sizeof(vgpu_isa_aliases) / sizeof(vgpu_isa_aliases[0]))
+
+enum vgpu_sreg {
+#define VGPU_X_SR(n, s, i) VGPU_SR_##n = (i),
+	VGPU_ISA_SREGS(VGPU_X_SR)
+#undef VGPU_X_SR
+};
+
+static const struct vgpu_isa_sreg vgpu_isa_sregs[] = {
+#define VGPU_X_SR(n, s, i) { s, i },
+	VGPU_ISA_SREGS(VGPU_X_SR)
+#undef VGPU_X_SR
+};
+#define VGPU_ISA_NUM_SREGS (sizeof(vgpu_isa_sregs) / sizeof(vgpu_isa_sregs[0]))
+
+/* Is value @v a defined value of modifier group @g? */
+static inline const char *vgpu_isa_modval_name(unsigned g, unsigned v)
+{
+	for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++)
+		if (vgpu_isa_modvals[i].group == g && vgpu_isa_modvals[i].value == v)
+			return vgpu_isa_modvals[i].name;
+	return 0;
+}
+
+/*
+ * Match and mask of a table row over the two instruction words: the optype,
+ * the stype and the fixed modifier, if any.  Used by the decoder and the
+ * overlap test.
+ */
+static inline void vgpu_isa_match_mask(const struct vgpu_isa_desc *d,
+				       uint64_t match[2], uint64_t mask[2])
+{
+	match[0] = match[1] = mask[0] = mask[1] = 0;
+	vgpu_set(match, VGPU_F_OPTYPE, d->optype);
+	vgpu_set(mask, VGPU_F_OPTYPE, 0xff);
+	vgpu_set(match, VGPU_F_STYPE, d->stype);
+	vgpu_set(mask, VGPU_F_STYPE, 0xf);
+	if (d->fix_group) {
+		const struct vgpu_isa_modgroup *g = &vgpu_isa_modgroups[d->fix_group];
+
+		vgpu_field_set(match, g->pos, g->width, d->fix_value);
+		vgpu_field_set(mask, g->pos, g->width, ~0ull);
+	}
+}
+
+/*
+ * Bits a row may legitimately set: everything its operands, modifiers and
+ * the common fields (guard, annotations) use.  A set bit outside this mask
+ * makes the word an illegal instruction.
+ */
+static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
+				      uint64_t used[2])
+{
+	uint64_t m[2];
+
+	vgpu_isa_match_mask(d, m, used);
+	vgpu_set(used, VGPU_F_PG, ~0ull);
+	vgpu_set(used, VGPU_F_PG_NOT, ~0ull);
+	vgpu_set(used, VGPU_F_SCHED, ~0ull);
+	vgpu_set(used, VGPU_F_REQ, ~0ull);
+	vgpu_set(used, VGPU_F_WSB, ~0ull);
+	for (unsigned i = 0; i < VGPU_ISA_MAX_MODS && d->mods[i]; i++) {
+		const struct vgpu_isa_modgroup *g = &vgpu_isa_modgroups[d->mods[i]];
+
+		vgpu_field_set(used, g->pos, g->width, ~0ull);
+	}
+	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
+		switch (VGPU_OPK_KIND(d->ops[i])) {
+		case VGPU_OPK_RD: vgpu_set(used, VGPU_F_RD, ~0ull); break;
+		case VGPU_OPK_RA: vgpu_set(used, VGPU_F_RA, ~0ull); break;
+		case VGPU_OPK_RB: vgpu_set(used, VGPU_F_RB, ~0ull); break;
+		case VGPU_OPK_RC: vgpu_set(used, VGPU_F_RC, ~0ull); break;
+		case VGPU_OPK_IMM:
+		case VGPU_OPK_FIMM:
+		case VGPU_OPK_TARGET: vgpu_set(used, VGPU_F_IMM32, ~0ull); break;
+		case VGPU_OPK_BARID: vgpu_set(used, VGPU_F_BARID, ~0ull); break;
+		case VGPU_OPK_CNT: vgpu_set(used, VGPU_F_CNT, ~0ull); break;
+		case VGPU_OPK_PP:
+			vgpu_set(used, VGPU_F_PP, ~0ull);
+			vgpu_set(used, VGPU_F_PP_NOT, ~0ull);
+			break;
+		case VGPU_OPK_PU: vgpu_set(used, VGPU_F_PU, ~0ull); break;
+		case VGPU_OPK_SR: vgpu_set(used, VGPU_F_SR, ~0ull); break;
+		case VGPU_OPK_MEM:
+			vgpu_set(used, VGPU_F_RA, ~0ull);
+			vgpu_set(used, VGPU_F_OFF24, ~0ull);
+			break;
+		default: break;
+		}
+	}
+}
+
+/*
+ * Decode: the table row a word belongs to, or -1 if it is not a valid
+ * instruction (unknown optype/stype/fixed modifier, undefined modifier
+ * value, or a reserved bit set).  Linear over the table; the core builds
+ * its own index from the same function at program load.
+ */
+static inline int vgpu_isa_decode(const uint64_t w[2])
+{
+	for (int i = 0; i < (int)VGPU_I__COUNT; i++) {
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
+		uint64_t match[2], mask[2], used[2];
+
+		vgpu_isa_match_mask(d, match, mask);
+		if ((w[0] & mask[0]) != match[0] || (w[1] & mask[1]) != match[1])
+			continue;
+		vgpu_isa_used_bits(d, used);
+		if ((w[0] & ~used[0]) || (w[1] & ~used[1]))
+			return -1;
+		for (unsigned m = 0; m < VGPU_ISA_MAX_MODS && d->mods[m]; m++) {
+			const struct vgpu_isa_modgroup *g =
+				&vgpu_isa_modgroups[d->mods[m]];
+
+			if (!vgpu_isa_modval_name(d->mods[m],
+						  (unsigned)vgpu_field_get(w, g->pos, g->width)))
+				return -1;
+		}
+		return i;
+	}
+	return -1;
+}
+
+/* Variable-modifier value of group @g in word @w. */
+static inline unsigned vgpu_isa_mod(const uint64_t w[2], unsigned g)
+{
+	return (unsigned)vgpu_field_get(w, vgpu_isa_modgroups[g].pos,
+					vgpu_isa_modgroups[g].width);
+}
+
+/*
+ * Object file written by vgpu-as and read by vgpu-objdump, vgpu-run and
+ * libvgpu.  Little-endian.  Layout:
+ *
+ *   struct vgpu_obj_header
+ *   struct vgpu_obj_kernel  kernels[nkernels]
+ *   struct vgpu_obj_param   params[nparams]     (all kernels' params)
+ *   code                    code_size bytes at code_offset, 16-aligned
+ */
+#define VGPU_OBJ_MAGIC 0x55504756u /* "VGPU" */
+#define VGPU_OBJ_VERSION 1u
+#define VGPU_OBJ_NAME_MAX 32
+
+struct vgpu_obj_header {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nkernels;
+	uint32_t nparams;
+	uint32_t kernels_offset;
+	uint32_t params_offset;
+	uint32_t code_offset;
+	uint32_t code_size;
+};
+
+enum vgpu_param_type {
+	VGPU_PARAM_U32 = 1,
+	VGPU_PARAM_S32 = 2,
+	VGPU_PARAM_F32 = 3,
+	VGPU_PARAM_U64 = 4,
+	VGPU_PARAM_S64 = 5,
+	VGPU_PARAM_PTR = 6, /* a global-memory address, 64 bits */
+};
+
+struct vgpu_obj_kernel {
+	char name[VGPU_OBJ_NAME_MAX]; /* NUL-terminated */
+	uint32_t entry;		      /* byte offset in code, 16-aligned */
+	uint32_t smem_static;	      /* bytes of .shared allocations */
+	uint32_t param_size;	      /* bytes of the parameter buffer */
+	uint32_t first_param;	      /* index into params[] */
+	uint32_t nparams;
+	uint32_t pad;
+};
+
+struct vgpu_obj_param {
+	char name[VGPU_OBJ_NAME_MAX];
+	uint32_t offset; /* byte offset in the parameter buffer */
+	uint32_t size;	 /* 4 or 8 */
+	uint32_t type;	 /* enum vgpu_param_type */
+	uint32_t pad;
+};
+
+_Static_assert(sizeof(struct vgpu_obj_header) == 32, "obj header layout");
+_Static_assert(sizeof(struct vgpu_obj_kernel) == 56, "obj kernel layout");
+_Static_assert(sizeof(struct vgpu_obj_param) == 48, "obj param layout");
+
+#endif /* VGPU_ISA_H */

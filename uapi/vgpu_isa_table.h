@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vGPU instruction table: the single source of truth for mnemonics, operand
+ * forms and bit fields.  The assembler, the disassembler, the core's decoder
+ * and the overlap test are all driven by these lists (see vgpu_isa.h for the
+ * field positions and how the lists are expanded).
+ *
+ * No include guard: this file is an X-macro list and may be expanded several
+ * times.  Each list macro takes the name of the macro to apply.
+ */
+
+/*
+ * Modifier groups ("__DefBitFieldType" in the seed).  Every group lives at a
+ * fixed bit position inside the modifier area that starts at bit 80.
+ *
+ *   E(GROUP, pos, width, default)     default: value when omitted, or -1 if
+ *                                      the modifier is required
+ */
+#define VGPU_ISA_MODGROUPS(E)                                                  \
+	E(BARMODE, 80, 1, -1) /* BAR: SYNC, ARV (fixed per row) */             \
+	E(REDOP, 80, 2, -1)   /* BAR.RED reduction */                         \
+	E(B2RMODE, 80, 1, -1) /* B2R/R2B: WARP, BAR (fixed per row) */         \
+	E(CMP, 80, 3, -1)     /* ISETP/FSETP comparison */                     \
+	E(LOP, 80, 2, -1)     /* logic operation */                            \
+	E(MNMX, 80, 1, -1)    /* IMNMX/FMNMX */                                \
+	E(MSIZE, 80, 3, 4)    /* load/store size, default .32 */              \
+	E(ATOMOP, 80, 3, -1)  /* atomic operation (CAS has its own optype) */  \
+	E(SHFL, 80, 2, -1)    /* shuffle mode */                               \
+	E(MEMBAR, 80, 2, -1)  /* fence scope */                                \
+	E(VOTE, 80, 2, -1)    /* vote mode (fixed per row) */                  \
+	E(ITYPE, 83, 2, -1)   /* integer type */                               \
+	E(COMB, 85, 2, 0)     /* predicate combine, default .AND */
+
+/*
+ * Modifier values.  E(GROUP, NAME, value); NAME is the spelling after the dot.
+ * Values not listed for a group are illegal encodings.
+ */
+#define VGPU_ISA_MODVALS(E)                                                    \
+	E(BARMODE, SYNC, 0)                                                    \
+	E(BARMODE, ARV, 1)                                                     \
+	E(REDOP, AND, 0)                                                       \
+	E(REDOP, OR, 1)                                                        \
+	E(REDOP, POPC, 2)                                                      \
+	E(B2RMODE, WARP, 0)                                                    \
+	E(B2RMODE, BAR, 1)                                                     \
+	E(CMP, LT, 0)                                                          \
+	E(CMP, EQ, 1)                                                          \
+	E(CMP, LE, 2)                                                          \
+	E(CMP, GT, 3)                                                          \
+	E(CMP, NE, 4)                                                          \
+	E(CMP, GE, 5)                                                          \
+	E(LOP, AND, 0)                                                         \
+	E(LOP, OR, 1)                                                          \
+	E(LOP, XOR, 2)                                                         \
+	E(MNMX, MIN, 0)                                                        \
+	E(MNMX, MAX, 1)                                                        \
+	E(MSIZE, U8, 0)                                                        \
+	E(MSIZE, S8, 1)                                                        \
+	E(MSIZE, U16, 2)                                                       \
+	E(MSIZE, S16, 3)                                                       \
+	E(MSIZE, 32, 4)                                                        \
+	E(MSIZE, 64, 5)                                                        \
+	E(MSIZE, 128, 6)                                                       \
+	E(ATOMOP, ADD, 0)                                                      \
+	E(ATOMOP, MIN, 1)                                                      \
+	E(ATOMOP, MAX, 2)                                                      \
+	E(ATOMOP, EXCH, 3)                                                     \
+	E(ATOMOP, AND, 4)                                                      \
+	E(ATOMOP, OR, 5)                                                       \
+	E(ATOMOP, XOR, 6)                                                      \
+	E(SHFL, IDX, 0)                                                        \
+	E(SHFL, UP, 1)                                                         \
+	E(SHFL, DOWN, 2)                                                       \
+	E(SHFL, BFLY, 3)                                                       \
+	E(MEMBAR, CTA, 0)                                                      \
+	E(MEMBAR, GPU, 1)                                                      \
+	E(MEMBAR, SYS, 2)                                                      \
+	E(VOTE, ALL, 0)                                                        \
+	E(VOTE, ANY, 1)                                                        \
+	E(VOTE, BALLOT, 2)                                                     \
+	E(ITYPE, U32, 0)                                                       \
+	E(ITYPE, S32, 1)                                                       \
+	E(COMB, AND, 0)                                                        \
+	E(COMB, OR, 1)                                                         \
+	E(COMB, XOR, 2)
+
+/*
+ * Optypes (field<0,8>).  E(NAME, value).  0x00 is never a valid optype, so
+ * zeroed memory decodes as an illegal instruction.
+ *
+ * Reserved for later groups (decode as illegal until defined):
+ *   0x50-0x6f  mbarrier unit (MBAR.*)
+ *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
+ *   0x80-0x8f  clusters (MAPA, BAR.CLUSTER)
+ */
+#define VGPU_ISA_OPTYPES(E)                                                    \
+	E(NOP, 0x01)                                                           \
+	E(MOV, 0x02)                                                           \
+	E(S2R, 0x03)                                                           \
+	E(IADD, 0x04)                                                          \
+	E(ISUB, 0x05)                                                          \
+	E(IMUL, 0x06)                                                          \
+	E(IMAD, 0x07)                                                          \
+	E(IMNMX, 0x08)                                                         \
+	E(ISETP, 0x09)                                                         \
+	E(LOP, 0x0a)                                                           \
+	E(SHL, 0x0b)                                                           \
+	E(SHR, 0x0c)                                                           \
+	E(SEL, 0x0d)                                                           \
+	E(IMULHI, 0x0e)                                                        \
+	E(FADD, 0x10)                                                          \
+	E(FMUL, 0x11)                                                          \
+	E(FFMA, 0x12)                                                          \
+	E(FSETP, 0x13)                                                         \
+	E(FMNMX, 0x14)                                                         \
+	E(F2I, 0x15)                                                           \
+	E(I2F, 0x16)                                                           \
+	E(LDG, 0x20)                                                           \
+	E(STG, 0x21)                                                           \
+	E(LDS, 0x22)                                                           \
+	E(STS, 0x23)                                                           \
+	E(LDP, 0x24)                                                           \
+	E(ATOMG, 0x25)                                                         \
+	E(ATOMS, 0x26)                                                         \
+	E(ATOMG_CAS, 0x27)                                                     \
+	E(ATOMS_CAS, 0x28)                                                     \
+	E(BRA, 0x30)                                                           \
+	E(EXIT, 0x31)                                                          \
+	E(NANOSLEEP, 0x32)                                                     \
+	E(MEMBAR, 0x33)                                                        \
+	E(VOTE, 0x34)                                                          \
+	E(SHFL, 0x35)                                                          \
+	E(BAR, 0x40)                                                           \
+	E(BAR_RED, 0x41)                                                       \
+	E(B2R, 0x42)                                                           \
+	E(B2R_RESULT, 0x43)                                                    \
+	E(R2B, 0x44)
+
+/*
+ * Instructions: one row per (mnemonic, operand form).
+ *
+ *   E(ID, "MNEMONIC", OPTYPE, STYPE, FIXED, MODS, OPS)
+ *
+ * MNEMONIC  the spelling before any variable modifiers ("BAR.SYNC").
+ * STYPE     the operand-source type field<8,4> (VGPU_ST_*).
+ * FIXED     FIX(group, VALUE) when the mnemonic itself names a modifier
+ *           value (BAR.SYNC is BAR with BARMODE=SYNC), or NOFIX.
+ * MODS      MODS0() .. MODS3(g1, g2, g3): the variable modifier groups that
+ *           follow the mnemonic, in order.
+ * OPS       OPS0() .. OPS5(k1, ...): operand kinds in syntax order
+ *           (VGPU_OPK_*); OPT(k) marks an operand that may be omitted, in
+ *           which case it takes the kind's default (CNT 0, BARID 0, PU PT).
+ */
+#define VGPU_ISA_INSNS(E)                                                          \
+	E(NOP, "NOP", NOP, X, NOFIX, MODS0(), OPS0())                              \
+	E(MOV_R, "MOV", MOV, R, NOFIX, MODS0(), OPS2(RD, RA))                      \
+	E(MOV_I, "MOV", MOV, I, NOFIX, MODS0(), OPS2(RD, IMM))                     \
+	E(S2R, "S2R", S2R, X, NOFIX, MODS0(), OPS2(RD, SR))                        \
+	E(IADD_R, "IADD", IADD, R, NOFIX, MODS0(), OPS3(RD, RA, RB))               \
+	E(IADD_I, "IADD", IADD, I, NOFIX, MODS0(), OPS3(RD, RA, IMM))              \
+	E(ISUB_R, "ISUB", ISUB, R, NOFIX, MODS0(), OPS3(RD, RA, RB))               \
+	E(ISUB_I, "ISUB", ISUB, I, NOFIX, MODS0(), OPS3(RD, RA, IMM))              \
+	E(IMUL_R, "IMUL", IMUL, R, NOFIX, MODS0(), OPS3(RD, RA, RB))               \
+	E(IMUL_I, "IMUL", IMUL, I, NOFIX, MODS0(), OPS3(RD, RA, IMM))              \
+	E(IMULHI_R, "IMUL.HI", IMULHI, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))   \
+	E(IMULHI_I, "IMUL.HI", IMULHI, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))  \
+	E(IMAD_R, "IMAD", IMAD, R, NOFIX, MODS0(), OPS4(RD, RA, RB, RC))           \
+	E(IMAD_I, "IMAD", IMAD, I, NOFIX, MODS0(), OPS4(RD, RA, IMM, RC))          \
+	E(IMNMX_R, "IMNMX", IMNMX, R, NOFIX, MODS2(MNMX, ITYPE), OPS3(RD, RA, RB)) \
+	E(IMNMX_I, "IMNMX", IMNMX, I, NOFIX, MODS2(MNMX, ITYPE), OPS3(RD, RA, IMM)) \
+	E(ISETP_R, "ISETP", ISETP, R, NOFIX, MODS3(CMP, ITYPE, COMB),               \
+	  OPS4(PU, RA, RB, OPT(PP)))                                                \
+	E(ISETP_I, "ISETP", ISETP, I, NOFIX, MODS3(CMP, ITYPE, COMB),               \
+	  OPS4(PU, RA, IMM, OPT(PP)))                                               \
+	E(LOP_R, "LOP", LOP, R, NOFIX, MODS1(LOP), OPS3(RD, RA, RB))                \
+	E(LOP_I, "LOP", LOP, I, NOFIX, MODS1(LOP), OPS3(RD, RA, IMM))               \
+	E(SHL_R, "SHL", SHL, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                   \
+	E(SHL_I, "SHL", SHL, I, NOFIX, MODS0(), OPS3(RD, RA, IMM))                  \
+	E(SHR_R, "SHR", SHR, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))              \
+	E(SHR_I, "SHR", SHR, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))             \
+	E(SEL_R, "SEL", SEL, R, NOFIX, MODS0(), OPS4(RD, RA, RB, PP))               \
+	E(SEL_I, "SEL", SEL, I, NOFIX, MODS0(), OPS4(RD, RA, IMM, PP))              \
+	E(FADD_R, "FADD", FADD, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                \
+	E(FADD_I, "FADD", FADD, I, NOFIX, MODS0(), OPS3(RD, RA, FIMM))              \
+	E(FMUL_R, "FMUL", FMUL, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                \
+	E(FMUL_I, "FMUL", FMUL, I, NOFIX, MODS0(), OPS3(RD, RA, FIMM))              \
+	E(FFMA_R, "FFMA", FFMA, R, NOFIX, MODS0(), OPS4(RD, RA, RB, RC))            \
+	E(FFMA_I, "FFMA", FFMA, I, NOFIX, MODS0(), OPS4(RD, RA, FIMM, RC))          \
+	E(FSETP_R, "FSETP", FSETP, R, NOFIX, MODS2(CMP, COMB),                      \
+	  OPS4(PU, RA, RB, OPT(PP)))                                                \
+	E(FSETP_I, "FSETP", FSETP, I, NOFIX, MODS2(CMP, COMB),                      \
+	  OPS4(PU, RA, FIMM, OPT(PP)))                                              \
+	E(FMNMX_R, "FMNMX", FMNMX, R, NOFIX, MODS1(MNMX), OPS3(RD, RA, RB))         \
+	E(FMNMX_I, "FMNMX", FMNMX, I, NOFIX, MODS1(MNMX), OPS3(RD, RA, FIMM))       \
+	E(F2I, "F2I", F2I, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(I2F, "I2F", I2F, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(LDG, "LDG", LDG, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
+	E(STG, "STG", STG, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
+	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
+	E(STS, "STS", STS, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
+	E(LDP, "LDP", LDP, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
+	E(ATOMG, "ATOMG", ATOMG, X, NOFIX, MODS2(ATOMOP, ITYPE),                    \
+	  OPS3(RD, MEM, RB))                                                        \
+	E(ATOMS, "ATOMS", ATOMS, X, NOFIX, MODS2(ATOMOP, ITYPE),                    \
+	  OPS3(RD, MEM, RB))                                                        \
+	E(ATOMG_CAS, "ATOMG.CAS", ATOMG_CAS, X, NOFIX, MODS0(),                     \
+	  OPS4(RD, MEM, RB, RC))                                                    \
+	E(ATOMS_CAS, "ATOMS.CAS", ATOMS_CAS, X, NOFIX, MODS0(),                     \
+	  OPS4(RD, MEM, RB, RC))                                                    \
+	E(BRA, "BRA", BRA, I, NOFIX, MODS0(), OPS1(TARGET))                         \
+	E(EXIT, "EXIT", EXIT, X, NOFIX, MODS0(), OPS0())                            \
+	E(NANOSLEEP_R, "NANOSLEEP", NANOSLEEP, R, NOFIX, MODS0(), OPS1(RA))         \
+	E(NANOSLEEP_I, "NANOSLEEP", NANOSLEEP, I, NOFIX, MODS0(), OPS1(IMM))        \
+	E(MEMBAR, "MEMBAR", MEMBAR, X, NOFIX, MODS1(MEMBAR), OPS0())                \
+	E(VOTE_ALL, "VOTE.ALL", VOTE, X, FIX(VOTE, 0), MODS0(), OPS2(PU, PP))       \
+	E(VOTE_ANY, "VOTE.ANY", VOTE, X, FIX(VOTE, 1), MODS0(), OPS2(PU, PP))       \
+	E(VOTE_BALLOT, "VOTE.BALLOT", VOTE, X, FIX(VOTE, 2), MODS0(),               \
+	  OPS2(RD, PP))                                                             \
+	E(SHFL_R, "SHFL", SHFL, R, NOFIX, MODS1(SHFL), OPS3(RD, RA, RB))            \
+	E(SHFL_I, "SHFL", SHFL, I, NOFIX, MODS1(SHFL), OPS3(RD, RA, IMM))           \
+	/* ---- BCU group, exactly as seed 002 ---- */                              \
+	E(BAR_SYNC_I, "BAR.SYNC", BAR, I, FIX(BARMODE, 0), MODS0(),                 \
+	  OPS2(BARID, OPT(CNT)))                                                    \
+	E(BAR_SYNC_RR, "BAR.SYNC", BAR, R, FIX(BARMODE, 0), MODS0(),                \
+	  OPS2(RA, RB))                                                             \
+	E(BAR_SYNC_RRI, "BAR.SYNC", BAR, RRI, FIX(BARMODE, 0), MODS0(),             \
+	  OPS2(RB, OPT(CNT)))                                                       \
+	E(BAR_SYNC_RIR, "BAR.SYNC", BAR, RIR, FIX(BARMODE, 0), MODS0(),             \
+	  OPS2(BARID, RB))                                                          \
+	E(BAR_ARV_I, "BAR.ARV", BAR, I, FIX(BARMODE, 1), MODS0(),                   \
+	  OPS2(BARID, OPT(CNT)))                                                    \
+	E(BAR_ARV_RR, "BAR.ARV", BAR, R, FIX(BARMODE, 1), MODS0(), OPS2(RA, RB))    \
+	E(BAR_ARV_RRI, "BAR.ARV", BAR, RRI, FIX(BARMODE, 1), MODS0(),               \
+	  OPS2(RB, OPT(CNT)))                                                       \
+	E(BAR_ARV_RIR, "BAR.ARV", BAR, RIR, FIX(BARMODE, 1), MODS0(),               \
+	  OPS2(BARID, RB))                                                          \
+	E(BAR_RED_I, "BAR.RED", BAR_RED, I, NOFIX, MODS1(REDOP),                    \
+	  OPS3(BARID, OPT(CNT), PP))                                                \
+	E(BAR_RED_R, "BAR.RED", BAR_RED, R, NOFIX, MODS1(REDOP), OPS2(RB, PP))      \
+	E(BAR_RED_RRI, "BAR.RED", BAR_RED, RRI, NOFIX, MODS1(REDOP),                \
+	  OPS3(RB, CNT, PP))                                                        \
+	E(BAR_RED_RIR, "BAR.RED", BAR_RED, RIR, NOFIX, MODS1(REDOP),                \
+	  OPS3(BARID, RB, PP))                                                      \
+	E(B2R_BAR, "B2R.BAR", B2R, I, FIX(B2RMODE, 1), MODS0(), OPS2(RD, BARID))    \
+	E(B2R_WARP, "B2R.WARP", B2R, I, FIX(B2RMODE, 0), MODS0(),                   \
+	  OPS2(RD, OPT(BARID)))                                                     \
+	E(B2R_RESULT, "B2R.RESULT", B2R_RESULT, X, NOFIX, MODS0(),                  \
+	  OPS2(RD, OPT(PU)))                                                        \
+	E(R2B_BAR, "R2B.BAR", R2B, RI, FIX(B2RMODE, 1), MODS0(), OPS2(BARID, RA))   \
+	E(R2B_WARP, "R2B.WARP", R2B, RI, FIX(B2RMODE, 0), MODS0(),                  \
+	  OPS2(OPT(BARID), RA))
+
+/*
+ * Alternative spellings accepted by the assembler.  The disassembler always
+ * prints the canonical one.  X("ALIAS", "CANONICAL")
+ */
+#define VGPU_ISA_ALIASES(E)                                                    \
+	E("B2R", "B2R.BAR")         /* seed: B2R defaults to BAR mode */       \
+	E("R2B", "R2B.BAR")         /* seed: R2B defaults to BAR mode */       \
+	E("BAR.RESULT", "B2R.RESULT") /* seed's __Syntax spelling */
+
+/*
+ * Special registers read by S2R.  X(NAME, "SPELLING", index)
+ */
+#define VGPU_ISA_SREGS(E)                                                      \
+	E(TID_X, "SR_TID.X", 0)                                                \
+	E(TID_Y, "SR_TID.Y", 1)                                                \
+	E(TID_Z, "SR_TID.Z", 2)                                                \
+	E(CTAID_X, "SR_CTAID.X", 3)                                            \
+	E(CTAID_Y, "SR_CTAID.Y", 4)                                            \
+	E(CTAID_Z, "SR_CTAID.Z", 5)                                            \
+	E(NTID_X, "SR_NTID.X", 6)                                              \
+	E(NTID_Y, "SR_NTID.Y", 7)                                              \
+	E(NTID_Z, "SR_NTID.Z", 8)                                              \
+	E(NCTAID_X, "SR_NCTAID.X", 9)                                          \
+	E(NCTAID_Y, "SR_NCTAID.Y", 10)                                         \
+	E(NCTAID_Z, "SR_NCTAID.Z", 11)                                         \
+	E(LANEID, "SR_LANEID", 12)                                             \
+	E(WARPID, "SR_WARPID", 13)                                             \
+	E(NWARPS, "SR_NWARPS", 14)                                             \
+	E(TID, "SR_TID", 15) /* flattened thread index in the CTA */           \
+	E(CLOCK_LO, "SR_CLOCKLO", 16)                                          \
+	E(CLOCK_HI, "SR_CLOCKHI", 17)                                          \
+	E(SMID, "SR_SMID", 18)
