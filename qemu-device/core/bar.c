@@ -105,7 +105,7 @@ void vgpu_bar_warp_exited(struct vgpu_cta *c)
 static void bar_operands(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 			 uint32_t em, uint32_t *id, uint32_t *cnt)
 {
-	switch (vgpu_isa_table[d->id].stype) {
+	switch (d->stype) {
 	case VGPU_ST_I:
 		*id = d->barid;
 		*cnt = d->cnt;

@@ -35,6 +35,7 @@ typedef enum vgpu_xres (*vgpu_exec_fn)(struct vgpu_cta *c, struct vgpu_warp *w,
 struct vgpu_dinsn {
 	vgpu_exec_fn fn;
 	uint16_t id;	   /* enum vgpu_insn_id; VGPU_I__COUNT if illegal */
+	uint8_t stype;	   /* enum vgpu_stype of the row */
 	uint8_t pg, pg_not;
 	uint16_t rd, ra, rb, rc; /* register-file rows */
 	uint8_t rd_num, ra_num, rb_num, rc_num; /* architectural numbers */
@@ -47,7 +48,7 @@ struct vgpu_dinsn {
 };
 
 struct vgpu_prog {
-	uint32_t n;	/* instructions */
+	uint32_t n;	/* instructions (insns[n] is the fell-off-the-end sentinel) */
 	uint32_t nregs; /* architectural GPRs used (max index + 1) */
 	uint32_t rows;	/* register-file rows per warp: nregs + zero + scratch */
 	struct vgpu_dinsn *insns;
@@ -131,9 +132,19 @@ struct vgpu_sm {
 __attribute__((format(printf, 5, 6))) void
 vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
 	   uint32_t lane_mask, const char *fmt, ...);
-void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
-	       const struct vgpu_warp *w, enum vgpu_wait_reason reason,
-	       uint32_t barid, uint32_t count, uint32_t expected);
+void vgpu_emit_event(struct vgpu_cta *c, enum vgpu_event_type type,
+		     const struct vgpu_warp *w, enum vgpu_wait_reason reason,
+		     uint32_t barid, uint32_t count, uint32_t expected);
+
+/* Report an event to the launch's hook; free when there is none. */
+static inline void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
+			     const struct vgpu_warp *w,
+			     enum vgpu_wait_reason reason, uint32_t barid,
+			     uint32_t count, uint32_t expected)
+{
+	if (__builtin_expect(c->l->event != NULL, 0))
+		vgpu_emit_event(c, type, w, reason, barid, count, expected);
+}
 
 /* Named-barrier unit (bar.c) */
 void vgpu_bar_reset(struct vgpu_cta *c);
@@ -160,6 +171,8 @@ void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target);
 
 /* Per-instruction functions, indexed by enum vgpu_insn_id. */
 extern const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT];
+enum vgpu_xres vgpu_exec_fell_off(struct vgpu_cta *c, struct vgpu_warp *w,
+				  const struct vgpu_dinsn *d, uint32_t em);
 enum vgpu_xres vgpu_exec_illegal(struct vgpu_cta *c, struct vgpu_warp *w,
 				 const struct vgpu_dinsn *d, uint32_t em);
 
@@ -179,6 +192,16 @@ static inline uint32_t vgpu_uniform(struct vgpu_warp *w, uint32_t row,
 				    uint32_t em)
 {
 	return vgpu_reg(w, row)[__builtin_ctz(em)];
+}
+
+/* popcount without a libgcc call on baseline x86-64 */
+static inline uint32_t vgpu_popcount(uint32_t m)
+{
+	if (m == ~0u)
+		return 32;
+	m = m - ((m >> 1) & 0x55555555u);
+	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+	return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
 static inline uint32_t vgpu_byte_pc(uint32_t idx)

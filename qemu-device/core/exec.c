@@ -59,7 +59,7 @@ static inline void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
  * Two-operand ALU instructions in a register (_r) and an immediate (_i)
  * flavour from one expression over a, b (uint32_t) and d (the instruction).
  */
-#define ALU2(name, expr)                                                       \
+#define ALU_BODY(name, load_c, expr)                                           \
 	static inline void name##_body(struct vgpu_warp *w,                    \
 				       const struct vgpu_dinsn *d, uint32_t em, \
 				       const int imm)                          \
@@ -71,7 +71,7 @@ static inline void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
 		(void)rc;                                                      \
 		LANES(em, l, {                                                 \
 			uint32_t a = ra[l], b = imm ? d->imm : rb[l];          \
-			uint32_t cc = rc[l];                                   \
+			uint32_t cc = load_c ? rc[l] : 0;                      \
 			(void)cc;                                              \
 			rd[l] = (expr);                                        \
 		});                                                            \
@@ -86,6 +86,13 @@ static inline void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
 		name##_body(w, d, em, 1);                                      \
 		return VGPU_X_NEXT;                                            \
 	}
+
+/*
+ * ALU instructions in a register (_r) and an immediate (_i) flavour from
+ * one expression over a, b (and cc, the third source, for ALU3).
+ */
+#define ALU2(name, expr) ALU_BODY(name, 0, expr)
+#define ALU3(name, expr) ALU_BODY(name, 1, expr)
 
 static inline uint32_t imulhi(uint32_t a, uint32_t b, unsigned type)
 {
@@ -127,14 +134,14 @@ ALU2(iadd, a + b)
 ALU2(isub, a - b)
 ALU2(imul, a * b)
 ALU2(imulhi, imulhi(a, b, d->mod[0]))
-ALU2(imad, a * b + cc)
+ALU3(imad, a * b + cc)
 ALU2(imnmx, imnmx(a, b, d->mod[0], d->mod[1]))
 ALU2(lop, lop(a, b, d->mod[0]))
 ALU2(shl, b > 31 ? 0 : a << b)
 ALU2(shr, shr(a, b, d->mod[0]))
 ALU2(fadd, u32(f32(a) + f32(b)))
 ALU2(fmul, u32(f32(a) * f32(b)))
-ALU2(ffma, u32(fmaf(f32(a), f32(b), f32(cc))))
+ALU3(ffma, u32(fmaf(f32(a), f32(b), f32(cc))))
 ALU2(fmnmx, fmnmx(a, b, d->mod[0]))
 
 EXEC(exec_mov_i)
@@ -154,36 +161,6 @@ EXEC(exec_mov_ra)
 	return VGPU_X_NEXT;
 }
 
-static inline bool icmp(uint32_t a, uint32_t b, unsigned cmp, unsigned type)
-{
-	int64_t x = type == VGPU_MOD_ITYPE_S32 ? (int32_t)a : (int64_t)a;
-	int64_t y = type == VGPU_MOD_ITYPE_S32 ? (int32_t)b : (int64_t)b;
-
-	switch (cmp) {
-	case VGPU_MOD_CMP_LT: return x < y;
-	case VGPU_MOD_CMP_EQ: return x == y;
-	case VGPU_MOD_CMP_LE: return x <= y;
-	case VGPU_MOD_CMP_GT: return x > y;
-	case VGPU_MOD_CMP_NE: return x != y;
-	default: return x >= y;
-	}
-}
-
-/* Ordered comparisons: false when either side is NaN, except NE. */
-static inline bool fcmp(uint32_t a, uint32_t b, unsigned cmp)
-{
-	float x = f32(a), y = f32(b);
-
-	switch (cmp) {
-	case VGPU_MOD_CMP_LT: return x < y;
-	case VGPU_MOD_CMP_EQ: return x == y;
-	case VGPU_MOD_CMP_LE: return x <= y;
-	case VGPU_MOD_CMP_GT: return x > y;
-	case VGPU_MOD_CMP_NE: return x != y;
-	default: return x >= y;
-	}
-}
-
 static inline uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
 {
 	switch (comb) {
@@ -193,35 +170,96 @@ static inline uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
 	}
 }
 
-/* ISETP/FSETP: Pu = (a CMP b) COMB {!}Pp */
-#define SETP(name, test, combmod)                                              \
-	static inline void name##_body(struct vgpu_warp *w,                    \
-				       const struct vgpu_dinsn *d, uint32_t em, \
-				       const int imm)                          \
-	{                                                                      \
-		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
-		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
-		uint32_t m = 0;                                                \
-		LANES(em, l, {                                                 \
-			uint32_t a = ra[l], b = imm ? d->imm : rb[l];          \
-			m |= (uint32_t)(test) << l;                            \
-		});                                                            \
-		m = combine(m, vgpu_pred_mask(w, d->pp, d->pp_not), combmod);  \
-		set_pred(w, d->pu, em, m);                                     \
-	}                                                                      \
-	EXEC(exec_##name##_r)                                                  \
-	{                                                                      \
-		name##_body(w, d, em, 0);                                      \
-		return VGPU_X_NEXT;                                            \
-	}                                                                      \
-	EXEC(exec_##name##_i)                                                  \
-	{                                                                      \
-		name##_body(w, d, em, 1);                                      \
-		return VGPU_X_NEXT;                                            \
-	}
+/*
+ * Pack 32 bytes of 0/1 into a lane mask, eight at a time: the multiply
+ * gathers byte i's low bit into bit 56 + i.
+ */
+static inline uint32_t pack_lanes(const uint8_t t[VGPU_WARP_SIZE])
+{
+	uint32_t m = 0;
 
-SETP(isetp, icmp(a, b, d->mod[0], d->mod[1]), d->mod[2])
-SETP(fsetp, fcmp(a, b, d->mod[0]), d->mod[1])
+	for (unsigned i = 0; i < VGPU_WARP_SIZE; i += 8) {
+		uint64_t x;
+
+		memcpy(&x, t + i, 8);
+		m |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << i;
+	}
+	return m;
+}
+
+/* Lane mask of (a OP b) over @em, a and b converted to T. */
+#define CMP_MASK(T, conv, OP)                                                  \
+	do {                                                                   \
+		uint8_t t_[VGPU_WARP_SIZE] = { 0 };                            \
+		for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {                \
+			T x = conv(ra[l]), y = conv(imm ? d->imm : rb[l]);     \
+			t_[l] = x OP y;                                        \
+		}                                                              \
+		m = pack_lanes(t_) & em;                                       \
+	} while (0)
+
+#define CMP_SWITCH(cmp, T, conv)                                               \
+	do {                                                                   \
+		switch (cmp) {                                                 \
+		case VGPU_MOD_CMP_LT: CMP_MASK(T, conv, <); break;             \
+		case VGPU_MOD_CMP_EQ: CMP_MASK(T, conv, ==); break;            \
+		case VGPU_MOD_CMP_LE: CMP_MASK(T, conv, <=); break;            \
+		case VGPU_MOD_CMP_GT: CMP_MASK(T, conv, >); break;             \
+		case VGPU_MOD_CMP_NE: CMP_MASK(T, conv, !=); break;            \
+		default: CMP_MASK(T, conv, >=); break;                         \
+		}                                                              \
+	} while (0)
+
+#define AS_U32(v) (v)
+#define AS_S32(v) ((int32_t)(v))
+#define AS_F32(v) f32(v)
+
+/*
+ * ISETP/FSETP: Pu = (a CMP b) COMB {!}Pp.  Float comparisons are ordered
+ * (false when either side is NaN) except NE, as in C.
+ */
+static inline void setp_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			     uint32_t em, const int imm, const int fp)
+{
+	const uint32_t *ra = vgpu_reg(w, d->ra);
+	const uint32_t *rb = vgpu_reg(w, d->rb);
+	unsigned comb = fp ? d->mod[1] : d->mod[2];
+	uint32_t m = 0;
+
+	if (fp)
+		CMP_SWITCH(d->mod[0], float, AS_F32);
+	else if (d->mod[1] == VGPU_MOD_ITYPE_S32)
+		CMP_SWITCH(d->mod[0], int32_t, AS_S32);
+	else
+		CMP_SWITCH(d->mod[0], uint32_t, AS_U32);
+	m = combine(m, vgpu_pred_mask(w, d->pp, d->pp_not), comb);
+	set_pred(w, d->pu, em, m);
+}
+
+EXEC(exec_isetp_r)
+{
+	setp_body(w, d, em, 0, 0);
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_isetp_i)
+{
+	setp_body(w, d, em, 1, 0);
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_fsetp_r)
+{
+	setp_body(w, d, em, 0, 1);
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_fsetp_i)
+{
+	setp_body(w, d, em, 1, 1);
+	return VGPU_X_NEXT;
+}
+
 
 /* SEL Rd, Ra, Rb|imm, {!}Pp: Pp ? Ra : Rb */
 #define SEL(name, use_imm)                                                         \
@@ -639,6 +677,15 @@ EXEC(exec_shfl_i)
 {
 	shfl_body(w, d, em, 1);
 	return VGPU_X_NEXT;
+}
+
+enum vgpu_xres vgpu_exec_fell_off(struct vgpu_cta *c, struct vgpu_warp *w,
+				  const struct vgpu_dinsn *d, uint32_t em)
+{
+	vgpu_raise(c, w, VGPU_EXC_PC_RANGE, em,
+		   "pc 0x%x is past the end of the program (0x%x bytes)",
+		   vgpu_byte_pc(w->cur_pc), vgpu_byte_pc(c->prog->n));
+	return VGPU_X_EXC;
 }
 
 enum vgpu_xres vgpu_exec_illegal(struct vgpu_cta *c, struct vgpu_warp *w,

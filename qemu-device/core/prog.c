@@ -67,6 +67,7 @@ static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
 	}
 	desc = &vgpu_isa_table[id];
 	d->id = (uint16_t)id;
+	d->stype = desc->stype;
 	d->rd_num = (uint8_t)vgpu_get(w, VGPU_F_RD);
 	d->ra_num = (uint8_t)vgpu_get(w, VGPU_F_RA);
 	d->rb_num = (uint8_t)vgpu_get(w, VGPU_F_RB);
@@ -166,7 +167,7 @@ int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
 	if (!prog)
 		return -ENOMEM;
 	prog->n = size / VGPU_INSN_BYTES;
-	prog->insns = calloc(prog->n, sizeof(*prog->insns));
+	prog->insns = calloc(prog->n + 1, sizeof(*prog->insns));
 	if (!prog->insns) {
 		free(prog);
 		return -ENOMEM;
@@ -187,6 +188,9 @@ int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
 	for (uint32_t i = 0; i < prog->n; i++)
 		if (prog->insns[i].id != VGPU_I__COUNT)
 			fix_rz_rows(&prog->insns[i], nregs);
+	prog->insns[prog->n].id = VGPU_I__COUNT;
+	prog->insns[prog->n].pg = VGPU_PT;
+	prog->insns[prog->n].fn = vgpu_exec_fell_off;
 	prog->nregs = nregs;
 	prog->rows = nregs + VGPU_ZERO_ROWS + VGPU_SCRATCH_ROWS;
 	*out = prog;

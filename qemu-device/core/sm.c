@@ -52,15 +52,13 @@ static uint64_t rng_next(struct vgpu_sm *sm)
 
 /* ---- Events and exceptions ---- */
 
-void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
-	       const struct vgpu_warp *w, enum vgpu_wait_reason reason,
-	       uint32_t barid, uint32_t count, uint32_t expected)
+void vgpu_emit_event(struct vgpu_cta *c, enum vgpu_event_type type,
+		     const struct vgpu_warp *w, enum vgpu_wait_reason reason,
+		     uint32_t barid, uint32_t count, uint32_t expected)
 {
 	const struct vgpu_launch *l = c->l;
 	struct vgpu_event ev;
 
-	if (!l->event)
-		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.type = type;
 	ev.reason = reason;
@@ -302,19 +300,13 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 			}
 			continue;
 		}
-		if (w->cur_pc >= prog->n) {
-			vgpu_raise(c, w, VGPU_EXC_PC_RANGE, w->cur_mask,
-				   "pc 0x%x is past the end of the program (0x%x bytes)",
-				   vgpu_byte_pc(w->cur_pc), vgpu_byte_pc(prog->n));
-			ok = false;
-			break;
-		}
+		/* insns[n] is a sentinel that raises PC_RANGE: no bounds check */
 		d = &prog->insns[w->cur_pc];
 		em = w->cur_mask & vgpu_pred_mask(w, d->pg, d->pg_not);
 		n++;
 		sm->clock++;
 		sm->budget_left--;
-		threads += (uint32_t)__builtin_popcount(w->cur_mask);
+		threads += vgpu_popcount(w->cur_mask);
 		r = em ? d->fn(c, w, d, em) : VGPU_X_NEXT;
 		if (r == VGPU_X_NEXT) {
 			if (!w->live) {

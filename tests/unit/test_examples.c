@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every kernel in examples/ runs with the flags of its first line
+ * ("// vgpu-run: FLAGS") and prints exactly examples/NAME.expected, under
+ * the default schedule and under 100 random-schedule seeds.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define NSEEDS 100
+
+static char root[PATH_MAX], runner[PATH_MAX + 32];
+
+__attribute__((constructor)) static void find_paths(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *s;
+
+	if (n <= 0)
+		exit(1);
+	exe[n] = '\0';
+	for (int i = 0; i < 2 && (s = strrchr(exe, '/')); i++)
+		*s = '\0'; /* BUILD/tests/test_examples -> BUILD */
+	snprintf(runner, sizeof(runner), "%s/bin/vgpu-run", exe);
+	s = strrchr(exe, '/');
+	if (s)
+		*s = '\0'; /* BUILD -> repository root */
+	snprintf(root, sizeof(root), "%s", exe);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long len;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)len + 1);
+	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Run vgpu-run; returns its stdout (malloc'd) and exit status. */
+static char *run(const char *flags, const char *extra, const char *file,
+		 int *status)
+{
+	char cmd[3 * PATH_MAX];
+	size_t cap = 1 << 16, len = 0;
+	char *out = calloc(1, cap);
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s %s '%s' 2>&1", runner, flags, extra,
+		 file);
+	p = popen(cmd, "r");
+	if (!p || !out) {
+		free(out);
+		*status = -1;
+		return NULL;
+	}
+	len = fread(out, 1, cap - 1, p);
+	out[len] = '\0';
+	*status = pclose(p);
+	return out;
+}
+
+static void check_example(const char *name)
+{
+	char path[PATH_MAX + 300], exp_path[PATH_MAX + 300], flags[512] = "";
+	char *src, *expected, *nl;
+	const char *tag = "// vgpu-run:";
+
+	snprintf(path, sizeof(path), "%s/examples/%s", root, name);
+	snprintf(exp_path, sizeof(exp_path), "%s", path);
+	strcpy(strrchr(exp_path, '.'), ".expected");
+	src = slurp(path);
+	expected = slurp(exp_path);
+	if (!src || !expected) {
+		TH_FAIL("%s: missing source or %s", name, exp_path);
+		goto out;
+	}
+	if (strncmp(src, tag, strlen(tag))) {
+		TH_FAIL("%s: first line is not \"%s FLAGS\"", name, tag);
+		goto out;
+	}
+	nl = strchr(src, '\n');
+	snprintf(flags, sizeof(flags), "%.*s", (int)(nl - src - strlen(tag)),
+		 src + strlen(tag));
+	for (int seed = 0; seed <= NSEEDS; seed++) {
+		char extra[64] = "";
+		int status;
+		char *out;
+
+		if (seed)
+			snprintf(extra, sizeof(extra), "--random-schedule --seed %d",
+				 seed);
+		out = run(flags, extra, path, &status);
+		if (!out || status || strcmp(out, expected)) {
+			TH_FAIL("%s %s: status %d, output:\n%s\nexpected:\n%s", name,
+				extra, status, out ? out : "", expected);
+			free(out);
+			break;
+		}
+		free(out);
+	}
+out:
+	free(src);
+	free(expected);
+}
+
+TEST(examples_match_expected_under_100_seeds)
+{
+	char dir[PATH_MAX + 16];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/examples", root);
+	d = opendir(dir);
+	REQUIRE(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 4 && !strcmp(de->d_name + len - 4, ".vgs")) {
+			check_example(de->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	CHECK(n >= 3);
+}
+
+TEST_MAIN()
