@@ -26,11 +26,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "asm_priv.h"
 #include "vgpu_asm.h"
 #include "vgpu_hw.h"
 
-/* Internal, shared with disasm.c: see the definition at the end. */
-int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len);
 
 #define MAX_TOKS 128
 #define MAX_MTOKS 8
@@ -185,6 +184,7 @@ struct sym {
 	int kernel; /* owner of a param or shared name; -1 otherwise */
 	int64_t value;
 	int line;
+	size_t next; /* 1 + index of the next symbol in its hash chain, or 0 */
 };
 
 struct fixup {
@@ -214,6 +214,8 @@ struct asm_ctx {
 	const char *file;
 	int line;
 	struct vec words, kerns, params, syms, fixups, diags;
+	size_t *buckets; /* hash chains of syms: 1 + index, or 0 */
+	size_t nbuckets; /* a power of two */
 	int cur; /* current kernel, -1 before the first */
 	bool nomem;
 };
@@ -540,14 +542,46 @@ static const char *fmt_num(char *buf, size_t len, int64_t v, bool hex)
 
 /* ---- symbols ---- */
 
+static size_t hash_name(const char *p, int len)
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	return h;
+}
+
+static struct sym *sym_at(struct asm_ctx *c, size_t i)
+{
+	return VEC_AT(c->syms, struct sym, i);
+}
+
+/* The next symbol called @p after @s (NULL: the first), of any kind. */
+static struct sym *sym_next(struct asm_ctx *c, const char *p, int len,
+			    const struct sym *s)
+{
+	size_t i;
+
+	if (s)
+		i = s->next;
+	else
+		i = c->nbuckets ? c->buckets[hash_name(p, len) & (c->nbuckets - 1)] : 0;
+	for (; i; i = sym_at(c, i - 1)->next) {
+		struct sym *n = sym_at(c, i - 1);
+
+		if (n->len == len && !memcmp(n->name, p, len))
+			return n;
+	}
+	return NULL;
+}
+
+/* A label, or a param/shared/equ name visible in the current kernel. */
 static struct sym *sym_find(struct asm_ctx *c, const char *p, int len,
 			    bool label)
 {
-	for (size_t i = 0; i < c->syms.n; i++) {
-		struct sym *s = VEC_AT(c->syms, struct sym, i);
+	struct sym *s = NULL;
 
-		if (s->len != len || memcmp(s->name, p, len))
-			continue;
+	while ((s = sym_next(c, p, len, s))) {
 		if (label ? s->kind == SYM_LABEL
 			  : s->kind != SYM_LABEL &&
 				    (s->kernel < 0 || s->kernel == c->cur))
@@ -556,13 +590,43 @@ static struct sym *sym_find(struct asm_ctx *c, const char *p, int len,
 	return NULL;
 }
 
+static void sym_link(struct asm_ctx *c, size_t i)
+{
+	struct sym *s = sym_at(c, i);
+	size_t *b = &c->buckets[hash_name(s->name, s->len) & (c->nbuckets - 1)];
+
+	s->next = *b;
+	*b = i + 1;
+}
+
+static int sym_rehash(struct asm_ctx *c)
+{
+	size_t n = c->nbuckets ? c->nbuckets * 2 : 64;
+	size_t *b = calloc(n, sizeof(*b));
+
+	if (!b) {
+		c->nomem = true;
+		return -1;
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->nbuckets = n;
+	for (size_t i = 0; i < c->syms.n; i++)
+		sym_link(c, i);
+	return 0;
+}
+
 static struct sym *sym_add(struct asm_ctx *c, const struct tok *t,
 			   enum sym_kind kind, int kernel, int64_t value)
 {
 	struct sym *s = vec_push(c, &c->syms, sizeof(*s));
 
-	if (s)
-		*s = (struct sym){ t->p, t->len, kind, kernel, value, c->line };
+	if (!s)
+		return NULL;
+	*s = (struct sym){ t->p, t->len, kind, kernel, value, c->line, 0 };
+	if (c->syms.n > c->nbuckets)
+		return sym_rehash(c) ? NULL : s;
+	sym_link(c, c->syms.n - 1);
 	return s;
 }
 
@@ -1544,11 +1608,10 @@ static void dir_kernel(struct asm_ctx *c, struct line *l, int col)
 static bool define_sym(struct asm_ctx *c, const struct tok *t,
 		       enum sym_kind kind, int kernel, int64_t value)
 {
-	for (size_t i = 0; i < c->syms.n; i++) {
-		const struct sym *o = VEC_AT(c->syms, struct sym, i);
+	const struct sym *o = NULL;
 
-		if (o->kind == SYM_LABEL || o->len != t->len ||
-		    memcmp(o->name, t->p, t->len))
+	while ((o = sym_next(c, t->p, t->len, o))) {
+		if (o->kind == SYM_LABEL)
 			continue;
 		if (kernel < 0 || o->kernel < 0 || o->kernel == kernel) {
 			err_at(c, t->col, "duplicate symbol '" TOKF "' (first defined at line %d)",
@@ -1816,12 +1879,18 @@ static void apply_fixups(struct asm_ctx *c)
 	}
 }
 
+/*
+ * Add the implicit "main" if no kernel was declared, and reject kernels
+ * without code (unless other errors already explain a missing line).
+ */
 static void check_kernels(struct asm_ctx *c)
 {
 	if (!c->kerns.n) {
 		c->line = 1;
 		kernel_new(c, "main", 4, 0, 1);
 	}
+	if (c->diags.n)
+		return;
 	for (size_t i = 0; i < c->kerns.n; i++) {
 		const struct kern *k = kern_at(c, (int)i);
 		uint32_t end = i + 1 < c->kerns.n ? kern_at(c, (int)i + 1)->k.entry
@@ -1875,6 +1944,7 @@ static void ctx_free(struct asm_ctx *c)
 	free(c->kerns.p);
 	free(c->params.p);
 	free(c->syms.p);
+	free(c->buckets);
 	free(c->fixups.p);
 	free(c->diags.p);
 }
@@ -1941,14 +2011,12 @@ static bool check_wide(const uint64_t w[2], const struct vgpu_isa_desc *d,
 	unsigned r = (unsigned)vgpu_field_get(w, k->pos, k->width);
 	const char *bits;
 
-	if (n == 1 || r + n - 1 < VGPU_NUM_GPRS)
+	/* RZ as a whole is fine: wide zeros, or a discarded load */
+	if (n == 1 || r == VGPU_RZ || r + n - 1 < VGPU_NUM_GPRS)
 		return false;
 	bits = vgpu_isa_modval_name(VGPU_MG_MSIZE, vgpu_isa_mod(w, VGPU_MG_MSIZE));
-	if (r == VGPU_RZ)
-		snprintf(msg, len, "RZ cannot hold %s-bit data", bits);
-	else
-		snprintf(msg, len, "%s-bit data needs R%u..R%u, past R254", bits,
-			 r, r + n - 1);
+	snprintf(msg, len, "%s-bit data needs R%u..R%u, past R254", bits, r,
+		 r + n - 1);
 	return true;
 }
 
@@ -1986,7 +2054,8 @@ static bool check_sr(const uint64_t w[2], char *msg, size_t len)
 /*
  * Checks that the field widths alone do not make: barrier counts that are
  * multiples of 32 (and non-zero for BAR.ARV immediates), 64/128-bit data
- * registers that stay below RZ, known special registers.  Returns the
+ * register ranges that end at R254 (or are RZ itself), known special
+ * registers.  Returns the
  * index of the first offending operand of row @id with a message in @msg,
  * or -1.  The disassembler prints words that fail as .word so that its
  * output always assembles back.

@@ -17,10 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm_priv.h"
 #include "vgpu_asm.h"
 
-/* Internal, defined in asm.c. */
-int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len);
 
 /* Output buffer with snprintf semantics: @n counts what would be written. */
 struct sbuf {
@@ -215,7 +214,11 @@ static void put_insn(struct sbuf *b, const uint64_t w[2], uint32_t pc,
 	}
 	d = &vgpu_isa_table[id];
 	if (vgpu_asm_check_insn(w, id, msg, sizeof(msg)) >= 0) {
-		snprintf(why, sizeof(why), "%s: %s", d->mnemonic, msg);
+		/* name the instruction unless the message already does */
+		if (strncmp(msg, d->mnemonic, strlen(d->mnemonic)))
+			snprintf(why, sizeof(why), "%s: %s", d->mnemonic, msg);
+		else
+			snprintf(why, sizeof(why), "%s", msg);
 		put_word(b, w, why);
 		return;
 	}

@@ -11,8 +11,10 @@
 #
 # Every "// vgpu-run:" line is one run of BUILD/bin/vgpu-run FLAGS FILE
 # (no line: one run without flags).  Flags are split on blanks; the runs
-# happen inside examples/, so data files are named relative to it.
-# Exits non-zero if any run ends with another status than expected.
+# happen inside examples/, so data files are named relative to it.  Where
+# examples/NAME.expected exists, a successful run's output must equal it.
+# Exits non-zero if any run ends with another status or output than
+# expected.
 set -u
 
 build=${1:?usage: run-examples.sh BUILD}
@@ -30,6 +32,8 @@ if ((${#examples[@]} == 0)); then
 	exit 0
 fi
 
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 ok=0
 bad=0
 for ex in "${examples[@]}"; do
@@ -49,13 +53,19 @@ for ex in "${examples[@]}"; do
 	for flags in "${runs[@]}"; do
 		read -ra args <<<"$flags"
 		echo "=== $name: vgpu-run${flags:+ }${flags# } $name"
-		(cd examples && "$runner" "${args[@]+"${args[@]}"}" "$name")
+		(cd examples && "$runner" "${args[@]+"${args[@]}"}" "$name") >"$out"
 		rc=$?
-		if ((rc == expect)); then
-			ok=$((ok + 1))
-		else
+		cat "$out"
+		expected=${ex%.vgs}.expected
+		if ((rc != expect)); then
 			echo "=== $name: exit status $rc, expected $expect"
 			bad=$((bad + 1))
+		elif ((rc == 0)) && [[ -f $expected ]] && ! cmp -s "$out" "$expected"; then
+			echo "=== $name: output differs from $expected:"
+			diff "$expected" "$out"
+			bad=$((bad + 1))
+		else
+			ok=$((ok + 1))
 		fi
 	done
 done

@@ -41,8 +41,8 @@ for t in "$@"; do
 		fail=$(($(grep -c '^FAIL ' "$log") + 1))
 		case $rc in
 		124) note=" (timed out after ${timeout_s}s)" ;;
-		0) note=" (no summary line)" ;;
-		*) note=" (crashed, exit status $rc)" ;;
+		0) note=" (no closing summary line)" ;;
+		*) note=" (exit status $rc without a closing summary line)" ;;
 		esac
 	fi
 	summary+=("$(printf '  %-24s %d passed, %d failed%s' "$name" "$pass" "$fail" "$note")")

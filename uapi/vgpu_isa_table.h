@@ -149,7 +149,8 @@
  *           follow the mnemonic, in order.
  * OPS       OPS0() .. OPS5(k1, ...): operand kinds in syntax order
  *           (VGPU_OPK_*); OPT(k) marks an operand that may be omitted, in
- *           which case it takes the kind's default (CNT 0, BARID 0, PU PT).
+ *           which case it takes the kind's default (CNT 0, BARID 0, PU PT,
+ *           PP PT not negated).
  */
 #define VGPU_ISA_INSNS(E)                                                          \
 	E(NOP, "NOP", NOP, X, NOFIX, MODS0(), OPS0())                              \

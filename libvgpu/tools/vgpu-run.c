@@ -634,7 +634,8 @@ static int parse_args(int argc, char **argv, struct options *o,
 			o->dumps[o->ndumps++] = optarg;
 			break;
 		default: /* getopt_long printed the complaint */
-			usage_error("invalid arguments");
+			fputs("Try 'vgpu-run --help' for more information.\n",
+			      stderr);
 			return EXIT_USAGE;
 		}
 	}

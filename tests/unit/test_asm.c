@@ -1,0 +1,1387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Assembler, disassembler, object files and the vgpu-as/vgpu-objdump tools:
+ * round trips over every table row and random words, the seed's examples
+ * with their exact encodings, every diagnostic with its line:column,
+ * labels, directives, object validation and multi-kernel sources.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "vgpu_asm.h"
+
+#define ERRLEN 8192
+
+static char errbuf[ERRLEN];
+
+static int assemble(const char *src, struct vgpu_object *o)
+{
+	return vgpu_assemble(src, strlen(src), "t.s", o, errbuf, sizeof(errbuf));
+}
+
+static void load_word(const uint8_t *p, uint64_t w[2])
+{
+	w[0] = w[1] = 0;
+	for (unsigned i = 0; i < 16; i++)
+		w[i / 8] |= (uint64_t)p[i] << (8 * (i % 8));
+}
+
+/* Assemble one statement; its word in @w.  Returns 0 or the error. */
+static int asm_one(const char *line, uint64_t w[2])
+{
+	struct vgpu_object o;
+	int ret = assemble(line, &o);
+
+	if (ret)
+		return ret;
+	if (o.code_size != VGPU_INSN_BYTES) {
+		vgpu_object_fini(&o);
+		return -ERANGE;
+	}
+	load_word(o.code, w);
+	vgpu_object_fini(&o);
+	return 0;
+}
+
+/* Expect @src to fail with exactly the diagnostics @expect. */
+static void expect_errors(const char *src, const char *expect)
+{
+	struct vgpu_object o;
+	int ret = assemble(src, &o);
+
+	CHECK_EQ(ret, -EINVAL);
+	CHECK_STR(errbuf, expect);
+	CHECK(o.code == NULL && o.nkernels == 0);
+}
+
+static uint64_t field(const uint64_t w[2], unsigned pos, unsigned width)
+{
+	return vgpu_field_get(w, pos, width);
+}
+
+/* Disassemble @w at @pc and assemble the text at @pc (after NOPs). */
+static bool round_trip(const uint64_t w[2], uint32_t pc, char *text,
+		       size_t len)
+{
+	char *src = malloc(pc / 4 + len + 16);
+	struct vgpu_object o;
+	uint64_t back[2];
+	bool same;
+	int n = vgpu_disasm_insn(w, pc, text, len);
+
+	if (!src || n <= 0 || (size_t)n >= len) {
+		free(src);
+		return false;
+	}
+	src[0] = 0;
+	for (uint32_t i = 0; i < pc; i += VGPU_INSN_BYTES)
+		strcat(src, "NOP\n");
+	strcat(src, text);
+	if (assemble(src, &o)) {
+		TH_FAIL("\"%s\" does not assemble: %s", text, errbuf);
+		free(src);
+		return false;
+	}
+	free(src);
+	load_word(o.code + pc, back);
+	same = o.code_size == pc + VGPU_INSN_BYTES && back[0] == w[0] &&
+	       back[1] == w[1];
+	if (!same)
+		TH_FAIL("\"%s\": 0x%016llx 0x%016llx became 0x%016llx 0x%016llx",
+			text, (unsigned long long)w[1], (unsigned long long)w[0],
+			(unsigned long long)back[1], (unsigned long long)back[0]);
+	vgpu_object_fini(&o);
+	return same;
+}
+
+/* ---- (a) round trips ---- */
+
+/* Last defined value of group @g: usually not the default. */
+static unsigned last_value(unsigned g)
+{
+	unsigned v = 0;
+
+	for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++)
+		if (vgpu_isa_modvals[i].group == g)
+			v = vgpu_isa_modvals[i].value;
+	return v;
+}
+
+/* A representative word of row @id: non-default everything, or defaults. */
+static void sample_word(int id, bool defaults, uint64_t w[2])
+{
+	const struct vgpu_isa_desc *d = &vgpu_isa_table[id];
+	bool arv = d->fix_group == VGPU_MG_BARMODE &&
+		   d->fix_value == VGPU_MOD_BARMODE_ARV;
+	uint64_t mask[2];
+
+	vgpu_isa_match_mask(d, w, mask);
+	for (int i = 0; i < VGPU_ISA_MAX_MODS && d->mods[i]; i++) {
+		const struct vgpu_isa_modgroup *g = &vgpu_isa_modgroups[d->mods[i]];
+		unsigned v = defaults && g->def >= 0 ? (unsigned)g->def
+						     : last_value(d->mods[i]);
+
+		vgpu_field_set(w, g->pos, g->width, v);
+	}
+	if (!defaults) {
+		vgpu_set(w, VGPU_F_PG, 2);
+		vgpu_set(w, VGPU_F_PG_NOT, 1);
+		vgpu_set(w, VGPU_F_SCHED, 3);
+		vgpu_set(w, VGPU_F_REQ, 5);
+		vgpu_set(w, VGPU_F_WSB, 6);
+	} else {
+		vgpu_set(w, VGPU_F_PG, VGPU_PT);
+	}
+	for (int i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
+		bool dflt = defaults && (d->ops[i] & VGPU_OPK_OPTIONAL);
+
+		switch (VGPU_OPK_KIND(d->ops[i])) {
+		case VGPU_OPK_RD: vgpu_set(w, VGPU_F_RD, 4); break;
+		case VGPU_OPK_RA: vgpu_set(w, VGPU_F_RA, 9); break;
+		case VGPU_OPK_RB: vgpu_set(w, VGPU_F_RB, 12); break;
+		case VGPU_OPK_RC: vgpu_set(w, VGPU_F_RC, VGPU_RZ); break;
+		case VGPU_OPK_IMM: vgpu_set(w, VGPU_F_IMM32, 0x87654321); break;
+		case VGPU_OPK_FIMM: vgpu_set(w, VGPU_F_IMM32, 0x3fc00000); break;
+		case VGPU_OPK_BARID: vgpu_set(w, VGPU_F_BARID, dflt ? 0 : 15); break;
+		case VGPU_OPK_CNT: /* BAR.ARV cannot take count 0 */
+			vgpu_set(w, VGPU_F_CNT, dflt ? arv * 32 : 0xfe0);
+			break;
+		case VGPU_OPK_PP:
+			vgpu_set(w, VGPU_F_PP, dflt ? VGPU_PT : 3);
+			vgpu_set(w, VGPU_F_PP_NOT, !dflt);
+			break;
+		case VGPU_OPK_PU: vgpu_set(w, VGPU_F_PU, dflt ? VGPU_PT : 6); break;
+		case VGPU_OPK_SR: vgpu_set(w, VGPU_F_SR, VGPU_SR_NCTAID_Z); break;
+		case VGPU_OPK_MEM:
+			vgpu_set(w, VGPU_F_RA, defaults ? VGPU_RZ : 6);
+			vgpu_set(w, VGPU_F_OFF24, defaults ? 0x7fffff : 0xffffe0);
+			break;
+		case VGPU_OPK_TARGET: vgpu_set(w, VGPU_F_IMM32, 0x40); break;
+		}
+	}
+}
+
+TEST(round_trip_every_row)
+{
+	char text[256];
+
+	for (int id = 0; id < (int)VGPU_I__COUNT; id++) {
+		for (int dflt = 0; dflt < 2; dflt++) {
+			uint64_t w[2];
+
+			sample_word(id, dflt, w);
+			REQUIRE(vgpu_isa_decode(w) == id);
+			CHECK(round_trip(w, dflt ? 0x30 : 0, text, sizeof(text)));
+			CHECK(strncmp(text, ".word", 5) != 0);
+			CHECK(strncmp(text, vgpu_isa_table[id].mnemonic,
+				      strlen(vgpu_isa_table[id].mnemonic)) == 0 ||
+			      text[0] == '@');
+		}
+	}
+}
+
+TEST(round_trip_shows_non_defaults)
+{
+	char text[256];
+	uint64_t w[2];
+
+	sample_word(VGPU_I_BAR_RED_I, false, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "@!P2 BAR.RED.POPC 0xf, 0xfe0, !P3 $sched=3 $req=5 $wsb=6 ;");
+	sample_word(VGPU_I_BAR_RED_I, true, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "BAR.RED.POPC 0xf, !P3 ;"); /* cnt omitted */
+	sample_word(VGPU_I_STG, false, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "@!P2 STG.128 [R6-0x20], R12 $sched=3 $req=5 $wsb=6 ;");
+	sample_word(VGPU_I_LDS, true, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "LDS R4, [0x7fffff] ;");
+	sample_word(VGPU_I_ISETP_I, true, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "ISETP.GE.S32 P6, R9, 0x87654321 ;");
+	sample_word(VGPU_I_R2B_WARP, true, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "R2B.WARP R9 ;");
+	sample_word(VGPU_I_BRA, true, w);
+	CHECK_EQ(vgpu_disasm_insn(w, 0x100, text, sizeof(text)), 11);
+	CHECK_STR(text, "BRA 0x140 ;");
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static unsigned random_value(unsigned g)
+{
+	unsigned vals[16], n = 0;
+
+	for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++)
+		if (vgpu_isa_modvals[i].group == g)
+			vals[n++] = vgpu_isa_modvals[i].value;
+	return vals[rnd() % n];
+}
+
+/* Make a random word of row @id legal for the assembler too. */
+static void fix_semantics(int id, uint64_t w[2])
+{
+	const struct vgpu_isa_desc *d = &vgpu_isa_table[id];
+
+	for (int i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
+		switch (VGPU_OPK_KIND(d->ops[i])) {
+		case VGPU_OPK_CNT:
+			vgpu_set(w, VGPU_F_CNT, vgpu_get(w, VGPU_F_CNT) & ~31ull);
+			if (!vgpu_get(w, VGPU_F_CNT) && d->fix_group == VGPU_MG_BARMODE &&
+			    d->fix_value == VGPU_MOD_BARMODE_ARV)
+				vgpu_set(w, VGPU_F_CNT, 32);
+			break;
+		case VGPU_OPK_SR:
+			vgpu_set(w, VGPU_F_SR,
+				 vgpu_isa_sregs[rnd() % VGPU_ISA_NUM_SREGS].index);
+			break;
+		case VGPU_OPK_RD: /* keep wide ranges below R254, or RZ */
+			if (vgpu_get(w, VGPU_F_RD) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RD, vgpu_get(w, VGPU_F_RD) % 250);
+			break;
+		case VGPU_OPK_RB:
+			if (vgpu_get(w, VGPU_F_RB) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RB, vgpu_get(w, VGPU_F_RB) % 250);
+			break;
+		}
+	}
+}
+
+TEST(round_trip_random_valid_words)
+{
+	char text[256];
+	int ok = 0;
+
+	rng_state = 0x1234567887654321ull;
+	for (int n = 0; n < 20000; n++) {
+		int id = (int)(rnd() % VGPU_I__COUNT);
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[id];
+		uint64_t w[2] = { rnd(), rnd() }, match[2], mask[2], used[2];
+
+		vgpu_isa_match_mask(d, match, mask);
+		vgpu_isa_used_bits(d, used);
+		w[0] = (w[0] & used[0] & ~mask[0]) | match[0];
+		w[1] = (w[1] & used[1] & ~mask[1]) | match[1];
+		for (int i = 0; i < VGPU_ISA_MAX_MODS && d->mods[i]; i++)
+			vgpu_field_set(w, vgpu_isa_modgroups[d->mods[i]].pos,
+				       vgpu_isa_modgroups[d->mods[i]].width,
+				       random_value(d->mods[i]));
+		fix_semantics(id, w);
+		if (vgpu_isa_decode(w) != id)
+			continue;
+		if (!round_trip(w, 0, text, sizeof(text)))
+			break;
+		if (!strncmp(text, ".word", 5)) {
+			TH_FAIL("valid word printed as %s", text);
+			break;
+		}
+		ok++;
+	}
+	CHECK_EQ(ok, 20000);
+}
+
+/* Any 128 bits survive disassembly and assembly, illegal ones as .word. */
+TEST(round_trip_random_raw_words)
+{
+	char text[256];
+	int illegal = 0, n;
+
+	rng_state = 42;
+	for (n = 0; n < 5000; n++) {
+		uint64_t w[2] = { rnd(), rnd() };
+
+		if (n & 1) /* keep a known optype half of the time */
+			w[0] = (w[0] & ~0xffull) | vgpu_isa_table[rnd() % VGPU_I__COUNT].optype;
+		if (!round_trip(w, (uint32_t)(n % 4) * 16, text, sizeof(text)))
+			break;
+		illegal += vgpu_isa_decode(w) < 0;
+	}
+	CHECK_EQ(n, 5000);
+	CHECK(illegal > 4000);
+}
+
+TEST(disasm_word_forms)
+{
+	uint64_t w[2] = { 0, 0 };
+	char text[256];
+	int n;
+
+	n = vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, ".word 0x0000000000000000, 0x0000000000000000 ; // illegal");
+	CHECK_EQ(n, (int)strlen(text));
+	/* truncation keeps snprintf semantics */
+	CHECK_EQ(vgpu_disasm_insn(w, 0, text, 8), n);
+	CHECK_STR(text, ".word 0");
+	/* decodable, but the assembler would refuse it: still a .word */
+	REQUIRE(asm_one("BAR.ARV 0x1, 0x20", w) == 0);
+	vgpu_set(w, VGPU_F_CNT, 0);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_CONTAINS(text, ".word 0x");
+	CHECK_CONTAINS(text, " ; // BAR.ARV needs a non-zero barrier count");
+	vgpu_set(w, VGPU_F_CNT, 0x11);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_CONTAINS(text, " ; // BAR.ARV: barrier count 17 is not a multiple of 32");
+	REQUIRE(asm_one("S2R R1, SR_SMID", w) == 0);
+	vgpu_set(w, VGPU_F_SR, 200);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_CONTAINS(text, "unknown special register index 200");
+	/* guards */
+	REQUIRE(asm_one("@!PT NOP", w) == 0);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "@!PT NOP ;");
+	REQUIRE(asm_one("@pt nop", w) == 0);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "NOP ;");
+}
+
+/* ---- (b) the seed's examples ---- */
+
+/* Every line of seed 002's __Examples blocks, verbatim. */
+static const char *const seed_bcu[] = {
+	"BAR.SYNC 0x0 ; //",
+	"BAR.ARV 0x1, 0x80 ;",
+	"BAR.ARV 0x1, R5 ;",
+	"BAR.ARV R4, 0x80 ;",
+	"BAR.ARV R5, R5 ;    // => BAR.ARV R5, R5;",
+	"BAR.SYNC R7, R7 ;   // => BAR.SYNC R7, R7;",
+	"BAR.SYNC R4 ;",
+	"",
+	"BAR.RED.OR 0x0, P0 ;",
+	"BAR.RED.AND 0x1, 0x80, P0 ;",
+	"BAR.RED.AND 0x1, R5, P0 ;",
+	"BAR.RED.AND R4, P0 ;",
+	"BAR.RED.AND R4, 0x80, P0 ;",
+	"BAR.RED.AND R5, R5, P0 ;",
+	"",
+	"B2R.RESULT RZ, P0 ;",
+	"B2R.RESULT R4 ;",
+	"B2R.BAR R4, 0x2;",
+	"B2R.WARP R4;",
+	"",
+	"R2B.WARP R4;",
+	"R2B.BAR 0x4, R4;",
+	NULL,
+};
+
+static const char *const seed_bar[] = {
+	"BAR.SYNC 0x0, 0x40 ;",
+	"BAR.SYNC  R0, R1   ;",
+	"BAR.ARV  0x0, R1   ;",
+	NULL,
+};
+
+static const char *const seed_bar_red[] = {
+	"BAR.RED.POPC 0x0, 0x40,  PT; // 在64个线程之间进行popcount归约",
+	"BAR.RED.OR          R0, !P1; // 使用barId=R0 & 0xF的barrier，在cnt=(R0 & 0xFFF)>>4个线程之间进行逻辑或归约",
+	NULL,
+};
+
+static const char *const seed_b2r[] = {
+	"B2R R0, 0x0;         // 默认为BAR模式，R0=BARState[0]",
+	"B2R.WARP R0, 0x0;    // WARP模式将当前WARP的临时WarpBARState存入R0，忽略输入的BarId",
+	"                     // WarpBARState是BAR_RED完成同步后自动下发，其他情形为未定义行为。",
+	"",
+	"B2R.BAR R0, 0x0;     // 获取barrier-0的状态",
+	"",
+	"BAR.RED.POPC 0x1, 0x40, PT; // 在64个线程之间进行popcount归约",
+	"...",
+	"B2R.WARP R1, 0x4;    // 获取上次BAR.RED所用barrier-1的状态，此时第2个立即数是不生效的",
+	NULL,
+};
+
+static const char *const seed_b2r_result[] = {
+	"BAR.RED.POPC 0x0, 0x40, PT; // 在64个线程之间进行popcount归约",
+	"BAR.RESULT R0, PT;     // 获取归约结果，写入R0，并舍弃谓词输出",
+	NULL,
+};
+
+static const char *const seed_r2b[] = {
+	"R2B 0x0, R0;    // 默认为BAR模式，BARState[0]=R0",
+	"R2B.WARP R0;    // WARP模式将R0存入当前WARP的临时WarpBARState中，忽略输入的BarId",
+	"",
+	"R2B.BAR 0x0, R0;     // 用R0设置barrier-0的状态",
+	"BAR.RED.POPC 0x1, 0x40, PT; // 在64个线程之间进行popcount归约",
+	"...",
+	"R2B.WARP 0x4, R1;    // 用R1设置上次BAR.RED的状态信息的本地副本，此时第1个立即数是不生效的",
+	NULL,
+};
+
+static const char *const *const seed_blocks[] = {
+	seed_bcu, seed_bar, seed_bar_red, seed_b2r, seed_b2r_result, seed_r2b,
+};
+
+#define SEED_BAD_LINE "BAR.RED.AND R5, R5, P0 ;"
+#define SEED_BAD_MSG                                                          \
+	"t.s:1:1: error: BAR.RED.AND does not take (GPR, GPR, predicate); "   \
+	"accepted forms: (UImm4, [UImm12,] predicate), (GPR, predicate), "    \
+	"(GPR, UImm12, predicate), (UImm4, GPR, predicate)\n"
+
+/* An instruction line: not blank, not only a comment, not the "..." elision. */
+static bool is_insn_line(const char *s)
+{
+	s += strspn(s, " ");
+	return *s && strncmp(s, "//", 2) && strcmp(s, "...");
+}
+
+TEST(seed_examples_assemble)
+{
+	int lines = 0;
+
+	for (size_t b = 0; b < sizeof(seed_blocks) / sizeof(seed_blocks[0]); b++) {
+		char src[4096] = "";
+		struct vgpu_object o;
+		int insns = 0;
+
+		for (const char *const *l = seed_blocks[b]; *l; l++) {
+			uint64_t w[2];
+
+			if (!strcmp(*l, SEED_BAD_LINE) || !strcmp(*l, "..."))
+				continue;
+			strcat(src, *l);
+			strcat(src, "\n");
+			if (!is_insn_line(*l))
+				continue;
+			insns++;
+			lines++;
+			if (asm_one(*l, w))
+				TH_FAIL("seed line \"%s\": %s", *l, errbuf);
+		}
+		/* each block as one source, too */
+		REQUIRE(assemble(src, &o) == 0);
+		CHECK_EQ(o.code_size, insns * 16);
+		vgpu_object_fini(&o);
+	}
+	CHECK_EQ(lines, 35); /* 36 lines, less BAR.RED.AND R5, R5, P0 */
+}
+
+TEST(seed_bar_red_gpr_gpr_is_rejected)
+{
+	expect_errors(SEED_BAD_LINE, SEED_BAD_MSG);
+	expect_errors("BAR.RED.AND R5, R5, P0 ;\nBAR.RED.AND R5, R5, P0 ;",
+		      "t.s:1:1: error: BAR.RED.AND does not take (GPR, GPR, predicate); "
+		      "accepted forms: (UImm4, [UImm12,] predicate), (GPR, predicate), "
+		      "(GPR, UImm12, predicate), (UImm4, GPR, predicate)\n"
+		      "t.s:2:1: error: BAR.RED.AND does not take (GPR, GPR, predicate); "
+		      "accepted forms: (UImm4, [UImm12,] predicate), (GPR, predicate), "
+		      "(GPR, UImm12, predicate), (UImm4, GPR, predicate)\n");
+}
+
+TEST(seed_elision_is_not_an_instruction)
+{
+	struct vgpu_object o;
+
+	CHECK_EQ(assemble("NOP\n...\n", &o), -EINVAL);
+	CHECK_STR(errbuf, "t.s:2:1: error: expected a directive name after '.'\n");
+}
+
+/* Expected fields of one seed example; -1: not checked. */
+struct enc {
+	const char *line;
+	int optype, stype, mode; /* mode: bits 80.. of the row's mode group */
+	int rd, ra, rb, barid, cnt, pp, pp_not, pu;
+};
+
+static const struct enc seed_encodings[] = {
+	{ "BAR.SYNC 0x0 ; //", 0x40, VGPU_ST_I, 0, -1, -1, -1, 0, 0, -1, -1, -1 },
+	{ "BAR.ARV 0x1, 0x80 ;", 0x40, VGPU_ST_I, 1, -1, -1, -1, 1, 0x80, -1, -1, -1 },
+	{ "BAR.ARV 0x1, R5 ;", 0x40, VGPU_ST_RIR, 1, -1, -1, 5, 1, -1, -1, -1, -1 },
+	{ "BAR.ARV R4, 0x80 ;", 0x40, VGPU_ST_RRI, 1, -1, -1, 4, -1, 0x80, -1, -1, -1 },
+	{ "BAR.ARV R5, R5 ;", 0x40, VGPU_ST_R, 1, -1, 5, 5, -1, -1, -1, -1, -1 },
+	{ "BAR.SYNC R7, R7 ;", 0x40, VGPU_ST_R, 0, -1, 7, 7, -1, -1, -1, -1, -1 },
+	{ "BAR.SYNC R4 ;", 0x40, VGPU_ST_RRI, 0, -1, -1, 4, -1, 0, -1, -1, -1 },
+	{ "BAR.SYNC 0x0, 0x40 ;", 0x40, VGPU_ST_I, 0, -1, -1, -1, 0, 0x40, -1, -1, -1 },
+	{ "BAR.RED.OR 0x0, P0 ;", 0x41, VGPU_ST_I, 1, -1, -1, -1, 0, 0, 0, 0, -1 },
+	{ "BAR.RED.AND 0x1, 0x80, P0 ;", 0x41, VGPU_ST_I, 0, -1, -1, -1, 1, 0x80, 0, 0, -1 },
+	{ "BAR.RED.AND 0x1, R5, P0 ;", 0x41, VGPU_ST_RIR, 0, -1, -1, 5, 1, -1, 0, 0, -1 },
+	{ "BAR.RED.AND R4, P0 ;", 0x41, VGPU_ST_R, 0, -1, -1, 4, -1, -1, 0, 0, -1 },
+	{ "BAR.RED.AND R4, 0x80, P0 ;", 0x41, VGPU_ST_RRI, 0, -1, -1, 4, -1, 0x80, 0, 0, -1 },
+	{ "BAR.RED.POPC 0x0, 0x40,  PT;", 0x41, VGPU_ST_I, 2, -1, -1, -1, 0, 0x40, 7, 0, -1 },
+	{ "BAR.RED.OR          R0, !P1;", 0x41, VGPU_ST_R, 1, -1, -1, 0, -1, -1, 1, 1, -1 },
+	{ "B2R.RESULT RZ, P0 ;", 0x43, VGPU_ST_X, -1, 255, -1, -1, -1, -1, -1, -1, 0 },
+	{ "B2R.RESULT R4 ;", 0x43, VGPU_ST_X, -1, 4, -1, -1, -1, -1, -1, -1, 7 },
+	{ "BAR.RESULT R0, PT;", 0x43, VGPU_ST_X, -1, 0, -1, -1, -1, -1, -1, -1, 7 },
+	{ "B2R.BAR R4, 0x2;", 0x42, VGPU_ST_I, 1, 4, -1, -1, 2, -1, -1, -1, -1 },
+	{ "B2R.WARP R4;", 0x42, VGPU_ST_I, 0, 4, -1, -1, 0, -1, -1, -1, -1 },
+	{ "B2R R0, 0x0;", 0x42, VGPU_ST_I, 1, 0, -1, -1, 0, -1, -1, -1, -1 },
+	{ "B2R.WARP R1, 0x4;", 0x42, VGPU_ST_I, 0, 1, -1, -1, 4, -1, -1, -1, -1 },
+	{ "R2B.WARP R4;", 0x44, VGPU_ST_RI, 0, -1, 4, -1, 0, -1, -1, -1, -1 },
+	{ "R2B.BAR 0x4, R4;", 0x44, VGPU_ST_RI, 1, -1, 4, -1, 4, -1, -1, -1, -1 },
+	{ "R2B 0x0, R0;", 0x44, VGPU_ST_RI, 1, -1, 0, -1, 0, -1, -1, -1, -1 },
+	{ "R2B.WARP 0x4, R1;", 0x44, VGPU_ST_RI, 0, -1, 1, -1, 4, -1, -1, -1, -1 },
+};
+
+static void check_field(const char *line, const char *name, const uint64_t w[2],
+			unsigned pos, unsigned width, int expect)
+{
+	if (expect >= 0 && field(w, pos, width) != (uint64_t)expect)
+		TH_FAIL("%s: %s = 0x%llx, expected 0x%x", line, name,
+			(unsigned long long)field(w, pos, width), expect);
+}
+
+TEST(seed_example_encodings)
+{
+	for (size_t i = 0; i < sizeof(seed_encodings) / sizeof(seed_encodings[0]); i++) {
+		const struct enc *e = &seed_encodings[i];
+		uint64_t w[2];
+		int id;
+
+		if (asm_one(e->line, w)) {
+			TH_FAIL("%s: %s", e->line, errbuf);
+			continue;
+		}
+		id = vgpu_isa_decode(w);
+		REQUIRE(id >= 0);
+		check_field(e->line, "optype", w, VGPU_F_OPTYPE, e->optype);
+		check_field(e->line, "stype", w, VGPU_F_STYPE, e->stype);
+		check_field(e->line, "pg", w, VGPU_F_PG, 7);
+		check_field(e->line, "pg.not", w, VGPU_F_PG_NOT, 0);
+		check_field(e->line, "mode", w, 80,
+			    e->optype == 0x41 ? 2 : 1, e->mode);
+		check_field(e->line, "rd", w, VGPU_F_RD, e->rd);
+		check_field(e->line, "ra", w, VGPU_F_RA, e->ra);
+		check_field(e->line, "rb", w, VGPU_F_RB, e->rb);
+		check_field(e->line, "barid", w, VGPU_F_BARID, e->barid);
+		check_field(e->line, "cnt", w, VGPU_F_CNT, e->cnt);
+		check_field(e->line, "pp", w, VGPU_F_PP, e->pp);
+		check_field(e->line, "pp.not", w, VGPU_F_PP_NOT, e->pp_not);
+		check_field(e->line, "pu", w, VGPU_F_PU, e->pu);
+		CHECK_EQ(w[1] >> 48, 0); /* no annotations */
+	}
+}
+
+TEST(seed_rows_chosen)
+{
+	static const struct {
+		const char *line;
+		int id;
+	} rows[] = {
+		{ "BAR.SYNC 0x0", VGPU_I_BAR_SYNC_I },
+		{ "BAR.SYNC R4", VGPU_I_BAR_SYNC_RRI },
+		{ "BAR.ARV 0x1, R5", VGPU_I_BAR_ARV_RIR },
+		{ "BAR.ARV R5, R5", VGPU_I_BAR_ARV_RR },
+		{ "BAR.RED.OR 0x0, P0", VGPU_I_BAR_RED_I },
+		{ "BAR.RED.OR R0, !P1", VGPU_I_BAR_RED_R },
+		{ "BAR.RED.AND R4, 0x80, P0", VGPU_I_BAR_RED_RRI },
+		{ "B2R R0, 0x0", VGPU_I_B2R_BAR },
+		{ "B2R.WARP R4", VGPU_I_B2R_WARP },
+		{ "BAR.RESULT R0, PT", VGPU_I_B2R_RESULT },
+		{ "R2B 0x0, R0", VGPU_I_R2B_BAR },
+		{ "R2B.WARP R4", VGPU_I_R2B_WARP },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint64_t w[2];
+
+		REQUIRE(asm_one(rows[i].line, w) == 0);
+		CHECK_EQ(vgpu_isa_decode(w), rows[i].id);
+	}
+}
+
+TEST(annotations_and_guards_encode)
+{
+	uint64_t w[2];
+
+	REQUIRE(asm_one("@!P3 BAR.SYNC 0x2, 0x40 $sched=15 $req=63 $wsb=7 ;", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PG), 3);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PG_NOT), 1);
+	CHECK_EQ(vgpu_get(w, VGPU_F_SCHED), 15);
+	CHECK_EQ(vgpu_get(w, VGPU_F_REQ), 63);
+	CHECK_EQ(vgpu_get(w, VGPU_F_WSB), 7);
+	REQUIRE(asm_one("bar.sync 0x2 $sched $req $wsb", w) == 0);
+	CHECK_EQ(w[1] >> 48, 0);
+	REQUIRE(asm_one("@P0 b2r.result r1, p2 // lower case", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PG), 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PU), 2);
+	CHECK_EQ(vgpu_get(w, VGPU_F_RD), 1);
+}
+
+TEST(operands_encode)
+{
+	uint64_t w[2];
+
+	REQUIRE(asm_one("MOV R1, -1", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_IMM32), 0xffffffff);
+	REQUIRE(asm_one("MOV R1, 4294967295", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_IMM32), 0xffffffff);
+	REQUIRE(asm_one("MOV R1, -2147483648", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_IMM32), 0x80000000);
+	REQUIRE(asm_one("FADD R1, R2, 1.5", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_IMM32), 0x3fc00000);
+	REQUIRE(asm_one("FMUL R1, R2, -2e3", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_IMM32), 0xc4fa0000);
+	REQUIRE(asm_one("FFMA R1, R2, 0x3f800000, R3", w) == 0); /* raw bits */
+	CHECK_EQ(vgpu_get(w, VGPU_F_IMM32), 0x3f800000);
+	CHECK_EQ(vgpu_get(w, VGPU_F_RC), 3);
+	REQUIRE(asm_one("S2R R7, SR_CTAID.Y", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_SR), VGPU_SR_CTAID_Y);
+	REQUIRE(asm_one("S2R R7, sr_tid.x", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_SR), VGPU_SR_TID_X);
+	REQUIRE(asm_one("LDG.64 R2, [R4-0x10]", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_RA), 4);
+	CHECK_EQ(vgpu_get(w, VGPU_F_OFF24), 0xfffff0);
+	REQUIRE(asm_one("LDS R2, [0x7fffff]", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_RA), VGPU_RZ);
+	CHECK_EQ(vgpu_get(w, VGPU_F_OFF24), 0x7fffff);
+	REQUIRE(asm_one("LDS R2, [-0x800000]", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_OFF24), 0x800000);
+	REQUIRE(asm_one("STS.U8 [R3 + 4], R9", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_RB), 9);
+	CHECK_EQ(vgpu_get(w, VGPU_F_OFF24), 4);
+	CHECK_EQ(vgpu_isa_mod(w, VGPU_MG_MSIZE), VGPU_MOD_MSIZE_U8);
+	REQUIRE(asm_one("LDS.128 R251, [R2]", w) == 0);
+	REQUIRE(asm_one("STG.64 [R2+0x8], RZ", w) == 0); /* 64-bit zero */
+	CHECK_EQ(vgpu_get(w, VGPU_F_RB), VGPU_RZ);
+	REQUIRE(asm_one("LDG.128 RZ, [R2]", w) == 0);	  /* discarded */
+	REQUIRE(asm_one("ISETP.NE.U32.OR P1, R2, 0x0, !P2", w) == 0);
+	CHECK_EQ(vgpu_isa_mod(w, VGPU_MG_CMP), VGPU_MOD_CMP_NE);
+	CHECK_EQ(vgpu_isa_mod(w, VGPU_MG_COMB), VGPU_MOD_COMB_OR);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PP), 2);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PP_NOT), 1);
+	REQUIRE(asm_one("ISETP.NE.U32 P1, R2, R3", w) == 0);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PP), VGPU_PT);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PP_NOT), 0);
+	REQUIRE(asm_one("IMUL.HI.S32 R1, R2, R3", w) == 0);
+	CHECK_EQ(vgpu_isa_decode(w), VGPU_I_IMULHI_R);
+	REQUIRE(asm_one("ATOMG.CAS R1, [R2], R3, R4", w) == 0);
+	CHECK_EQ(vgpu_isa_decode(w), VGPU_I_ATOMG_CAS);
+	REQUIRE(asm_one("ATOMS.EXCH.U32 R1, [R2+8], R3", w) == 0);
+	CHECK_EQ(vgpu_isa_decode(w), VGPU_I_ATOMS);
+	REQUIRE(asm_one(".equ N, 0x20\nBAR.SYNC 0x1, N*0", w) != 0); /* no '*' */
+	REQUIRE(asm_one("VOTE.BALLOT R3, !P0", w) == 0);
+	CHECK_EQ(vgpu_isa_decode(w), VGPU_I_VOTE_BALLOT);
+}
+
+/* ---- (c) diagnostics ---- */
+
+TEST(error_unknown_mnemonic)
+{
+	expect_errors("NOP\n  FOO R1, R2\n",
+		      "t.s:2:3: error: unknown mnemonic 'FOO'\n");
+	expect_errors("BAR R1", "t.s:1:1: error: unknown mnemonic 'BAR'\n");
+}
+
+TEST(error_unknown_modifier)
+{
+	expect_errors("BAR.RED.XOR R4, P0",
+		      "t.s:1:8: error: unknown modifier '.XOR' for BAR.RED\n");
+	expect_errors("BAR.SYNC.ALL 0x0",
+		      "t.s:1:9: error: unknown modifier '.ALL' for BAR.SYNC\n");
+	expect_errors("LDG.64.64 R2, [R4]",
+		      "t.s:1:7: error: unknown modifier '.64' for LDG\n");
+	expect_errors("B2R.FOO R1, 0x0",
+		      "t.s:1:4: error: unknown modifier '.FOO' for B2R.BAR\n");
+}
+
+TEST(error_missing_modifier)
+{
+	expect_errors("  BAR.RED R4, P0",
+		      "t.s:1:3: error: missing required modifier for BAR.RED (one of .AND, .OR, .POPC)\n");
+	expect_errors("ISETP.LT P0, R1, R2",
+		      "t.s:1:1: error: missing required modifier for ISETP (one of .U32, .S32)\n");
+	expect_errors("ISETP.S32.LT P0, R1, R2",
+		      "t.s:1:6: error: missing required modifier for ISETP (one of .LT, .EQ, .LE, .GT, .NE, .GE)\n");
+}
+
+TEST(error_wrong_operand_form)
+{
+	expect_errors("BAR.SYNC P0",
+		      "t.s:1:1: error: BAR.SYNC does not take (predicate); accepted forms: "
+		      "(UImm4[, UImm12]), (GPR, GPR), (GPR[, UImm12]), (UImm4, GPR)\n");
+	expect_errors("R2B.WARP",
+		      "t.s:1:1: error: R2B.WARP does not take (); accepted forms: ([UImm4,] GPR)\n");
+	expect_errors("B2R.RESULT R1, R2",
+		      "t.s:1:1: error: B2R.RESULT does not take (GPR, GPR); accepted forms: (GPR[, predicate])\n");
+	expect_errors("LDG.64 R1, R2",
+		      "t.s:1:1: error: LDG.64 does not take (GPR, GPR); accepted forms: (GPR, memory)\n");
+	expect_errors("S2R R1, 0x3",
+		      "t.s:1:1: error: S2R does not take (GPR, immediate); accepted forms: (GPR, special register)\n");
+}
+
+TEST(error_barrier_operands)
+{
+	expect_errors("BAR.SYNC 0x10, 0x40",
+		      "t.s:1:10: error: barrier id 16 out of range (0..15)\n");
+	expect_errors("BAR.SYNC 0x1, 0x41",
+		      "t.s:1:15: error: barrier count 65 is not a multiple of 32\n");
+	expect_errors("BAR.RED.OR R1, 0x1000, P0",
+		      "t.s:1:16: error: barrier count 4096 out of range (0..4095)\n");
+	expect_errors("BAR.SYNC 0x10, 0x1000",
+		      "t.s:1:10: error: barrier id 16 out of range (0..15)\n"
+		      "t.s:1:16: error: barrier count 4096 out of range (0..4095)\n");
+	expect_errors("R2B.BAR -1, R0",
+		      "t.s:1:9: error: barrier id -1 out of range (0..15)\n");
+}
+
+#define ARV0 "needs a non-zero barrier count (count 0 means all warps only for BAR.SYNC and BAR.RED)\n"
+
+TEST(error_bar_arv_count_zero)
+{
+	expect_errors("BAR.ARV 0x1, 0x0", "t.s:1:14: error: BAR.ARV " ARV0);
+	expect_errors("\tBAR.ARV 0x1 ;", "t.s:1:2: error: BAR.ARV " ARV0);
+	expect_errors("BAR.ARV R4", "t.s:1:1: error: BAR.ARV " ARV0);
+	expect_errors("BAR.ARV R4, 0", "t.s:1:13: error: BAR.ARV " ARV0);
+	/* BAR.SYNC and BAR.RED take count 0; register counts are checked at run time */
+	struct vgpu_object o;
+
+	CHECK_EQ(assemble("BAR.SYNC 0x1, 0x0\nBAR.SYNC R4\nBAR.RED.OR 0x0, P0\n"
+			  "BAR.ARV 0x1, R2\nBAR.ARV R1, R2\n", &o), 0);
+	vgpu_object_fini(&o);
+}
+
+TEST(error_labels)
+{
+	expect_errors("BRA nowhere\nEXIT",
+		      "t.s:1:5: error: unknown label 'nowhere'\n");
+	expect_errors("a:\nNOP\n  a: NOP",
+		      "t.s:3:3: error: duplicate label 'a' (first defined at line 1)\n");
+	expect_errors("R1: NOP",
+		      "t.s:1:1: error: 'R1' is a register name, not a valid label\n");
+	expect_errors("x.y: NOP", "t.s:1:1: error: expected label, got 'x.y'\n");
+}
+
+TEST(error_registers)
+{
+	expect_errors("MOV R255, R1",
+		      "t.s:1:5: error: register R255 out of range (R0..R254, RZ)\n");
+	expect_errors("@P7 NOP", "t.s:1:2: error: predicate P7 out of range (P0..P6, PT)\n");
+	expect_errors("@R1 NOP",
+		      "t.s:1:2: error: guard must be a predicate (P0..P6, PT), not 'R1'\n");
+	expect_errors("LDG.64 R254, [R2]",
+		      "t.s:1:8: error: 64-bit data needs R254..R255, past R254\n");
+	expect_errors("LDS.128 R252, [R2]",
+		      "t.s:1:9: error: 128-bit data needs R252..R255, past R254\n");
+	expect_errors("STG.128 [R2], R253",
+		      "t.s:1:15: error: 128-bit data needs R253..R256, past R254\n");
+	expect_errors("LDS R1, [P0]",
+		      "t.s:1:10: error: memory base must be a GPR, not 'P0'\n");
+}
+
+TEST(error_immediates)
+{
+	expect_errors("MOV R1, 0x100000000",
+		      "t.s:1:9: error: immediate 0x100000000 out of range (-0x80000000..0xffffffff)\n");
+	expect_errors("MOV R1, -2147483649",
+		      "t.s:1:9: error: immediate -0x80000001 out of range (-0x80000000..0xffffffff)\n");
+	expect_errors("MOV R1, 99999999999999999999",
+		      "t.s:1:9: error: number '99999999999999999999' is too large\n");
+	expect_errors("MOV R1, 12ab", "t.s:1:9: error: bad number '12ab'\n");
+	expect_errors("MOV R1, 1.5",
+		      "t.s:1:9: error: immediate must be an integer, not a float literal\n");
+	expect_errors("FADD R1, R2, 1e39",
+		      "t.s:1:14: error: float literal '1e39' out of range\n");
+	expect_errors("LDS R1, [R2+0x800000]",
+		      "t.s:1:9: error: memory offset 0x800000 out of range (-0x800000..0x7fffff)\n");
+	expect_errors("LDS R1, [R2-0x800001]",
+		      "t.s:1:9: error: memory offset -0x800001 out of range (-0x800000..0x7fffff)\n");
+	expect_errors("LDP R1, [nosuch]", "t.s:1:10: error: unknown symbol 'nosuch'\n");
+}
+
+TEST(error_special_registers)
+{
+	expect_errors("S2R R0, SR_FOO",
+		      "t.s:1:9: error: unknown special register 'SR_FOO'\n");
+	expect_errors("S2R R0, SR_TID.W",
+		      "t.s:1:9: error: unknown special register 'SR_TID.W'\n");
+}
+
+TEST(error_negation)
+{
+	expect_errors("ISETP.LT.S32 !P0, R1, R2",
+		      "t.s:1:14: error: negation '!' is only allowed on a source predicate, not on a destination predicate\n");
+	expect_errors("MOV R1, !R2",
+		      "t.s:1:9: error: negation '!' is only allowed on a source predicate, not on a register\n");
+	expect_errors("B2R.RESULT R1, !P2",
+		      "t.s:1:16: error: negation '!' is only allowed on a source predicate, not on a destination predicate\n");
+}
+
+TEST(error_annotations)
+{
+	expect_errors("NOP $foo",
+		      "t.s:1:5: error: unknown annotation '$foo' (expected $sched, $req or $wsb)\n");
+	expect_errors("NOP $sched=16",
+		      "t.s:1:12: error: $sched value 16 out of range (0..15)\n");
+	expect_errors("NOP $req=64", "t.s:1:10: error: $req value 64 out of range (0..63)\n");
+	expect_errors("NOP $wsb=8", "t.s:1:10: error: $wsb value 8 out of range (0..7)\n");
+	expect_errors("NOP $wsb $wsb=1", "t.s:1:10: error: duplicate annotation '$wsb'\n");
+}
+
+TEST(error_directives)
+{
+	expect_errors(".foo 1\nNOP", "t.s:1:1: error: unknown directive '.foo'\n");
+	expect_errors(".param u16 x\nNOP",
+		      "t.s:1:8: error: bad .param type 'u16' (expected u32, s32, f32, u64, s64 or ptr)\n");
+	expect_errors(".param u32 a\n.param u64 a\nNOP",
+		      "t.s:2:12: error: duplicate symbol 'a' (first defined at line 1)\n");
+	expect_errors(".kernel a\nNOP\n.kernel a\nNOP",
+		      "t.s:3:9: error: duplicate kernel 'a' (first defined at line 1)\n");
+	expect_errors(".kernel a\n.kernel b\nNOP",
+		      "t.s:1:9: error: kernel 'a' has no instructions\n");
+	expect_errors("", "t.s:1:1: error: kernel 'main' has no instructions\n");
+	expect_errors(".kernel a_name_that_is_far_too_long_for_it\nNOP",
+		      "t.s:1:9: error: kernel name 'a_name_that_is_far_too_long_for_it' is too long (at most 31 characters)\n");
+	expect_errors(".shared x, 16, 3\nNOP",
+		      "t.s:1:16: error: shared alignment 3 is not a power of two up to 65536\n");
+	expect_errors(".shared 0\nNOP",
+		      "t.s:1:9: error: shared size 0 out of range (1..4294967295)\n");
+	expect_errors(".word 1\n", "t.s:1:8: error: expected ',' before end of line\n");
+	expect_errors(".param u64 big\n.equ X, 1\n.equ X, 2\nNOP",
+		      "t.s:3:6: error: duplicate symbol 'X' (first defined at line 2)\n");
+}
+
+TEST(error_syntax)
+{
+	expect_errors("MOV R1 R2", "t.s:1:8: error: expected ',' or ';', got 'R2'\n");
+	expect_errors("MOV R1, R2 ; NOP",
+		      "t.s:1:14: error: unexpected 'NOP' after the statement\n");
+	expect_errors("MOV R1, #3", "t.s:1:9: error: unexpected character '#'\n");
+	expect_errors("LDS R1, [R2", "t.s:1:12: error: expected '+', '-' or ']' before end of line\n");
+	expect_errors("MOV R1,", "t.s:1:8: error: expected an operand before end of line\n");
+}
+
+/* Errors on many lines are all reported, in order, and nothing is returned. */
+TEST(error_all_collected)
+{
+	expect_errors("BRA later\n"
+		      "BAR.SYNC 0x10\n"
+		      "NOP\n"
+		      "FOO\n"
+		      "BAR.ARV 0x1\n"
+		      "S2R R1, SR_X\n",
+		      "t.s:1:5: error: unknown label 'later'\n"
+		      "t.s:2:10: error: barrier id 16 out of range (0..15)\n"
+		      "t.s:4:1: error: unknown mnemonic 'FOO'\n"
+		      "t.s:5:1: error: BAR.ARV " ARV0
+		      "t.s:6:9: error: unknown special register 'SR_X'\n");
+}
+
+TEST(error_buffer_truncates)
+{
+	struct vgpu_object o;
+	char small[20];
+
+	CHECK_EQ(vgpu_assemble("FOO", 3, "long-file-name.s", &o, small,
+			       sizeof(small)), -EINVAL);
+	CHECK_EQ(strlen(small), sizeof(small) - 1);
+	CHECK_EQ(vgpu_assemble("FOO", 3, "x.s", &o, NULL, 0), -EINVAL);
+}
+
+/* ---- (d) labels, directives, objects ---- */
+
+static uint32_t imm_at(const struct vgpu_object *o, uint32_t pc)
+{
+	uint64_t w[2];
+
+	load_word(o->code + pc, w);
+	return (uint32_t)vgpu_get(w, VGPU_F_IMM32);
+}
+
+TEST(labels_and_branches)
+{
+	struct vgpu_object o;
+
+	REQUIRE(assemble("start:\n"
+			 "\tNOP\n"
+			 "\tBRA fwd            // 0x10 -> 0x40\n"
+			 "\tNOP\n"
+			 "back: NOP          // 0x30\n"
+			 "fwd:  @P1 BRA back // 0x40 -> 0x30\n"
+			 "\tBRA start          // 0x50 -> 0x00\n"
+			 "\tBRA 0x20           // 0x60 -> 0x20\n"
+			 "a: b:\n"
+			 "\tBRA end            // 0x70 -> 0x80\n"
+			 "end:\n",
+			 &o) == 0);
+	CHECK_EQ(o.code_size, 0x80);
+	CHECK_EQ(imm_at(&o, 0x10), 0x30);
+	CHECK_EQ(imm_at(&o, 0x40), (uint32_t)-0x10);
+	CHECK_EQ(imm_at(&o, 0x50), (uint32_t)-0x50);
+	CHECK_EQ(imm_at(&o, 0x60), (uint32_t)-0x40);
+	CHECK_EQ(imm_at(&o, 0x70), 0x10);
+	vgpu_object_fini(&o);
+}
+
+static const char multi_src[] =
+	"// two kernels\n"
+	".kernel k1\n"
+	".param u32 a        // 0\n"
+	".param u64 b        // 8\n"
+	".param u32 c        // 16\n"
+	".param f32 d        // 20\n"
+	".shared s1, 100     // 0\n"
+	".shared s2, 8, 64   // 128\n"
+	".shared 4           // 144: total 148\n"
+	".equ FOUR, 4\n"
+	"\tLDP R1, [c] ;\n"
+	"\tLDP.64 R2, [b]\n"
+	"\tMOV R3, s2\n"
+	"\tLDS R4, [R0+s2+FOUR]\n"
+	"loop: ISETP.LT.U32 P0, R1, FOUR\n"
+	"\t@P0 BRA loop\n"
+	"\tEXIT\n"
+	".kernel k2\n"
+	".param ptr p        // 0\n"
+	".param u32 a        // 8: same name as k1's, own scope\n"
+	".shared buf, 32\n"
+	"\tLDP R1, [a]\n"
+	"\tMOV R2, buf+16\n"
+	"\tBRA loop          // labels are global\n"
+	"\tEXIT\n";
+
+TEST(directives_kernels_params_shared)
+{
+	struct vgpu_object o;
+	const struct vgpu_obj_kernel *k;
+
+	REQUIRE(assemble(multi_src, &o) == 0);
+	REQUIRE(o.nkernels == 2 && o.nparams == 6);
+	CHECK_EQ(o.code_size, 11 * 16);
+	k = vgpu_object_find_kernel(&o, "k1");
+	REQUIRE(k == &o.kernels[0]);
+	CHECK_EQ(k->entry, 0);
+	CHECK_EQ(k->param_size, 24);
+	CHECK_EQ(k->smem_static, 148);
+	CHECK_EQ(k->first_param, 0);
+	CHECK_EQ(k->nparams, 4);
+	CHECK_STR(o.params[0].name, "a");
+	CHECK_EQ(o.params[0].offset, 0);
+	CHECK_EQ(o.params[1].offset, 8);
+	CHECK_EQ(o.params[1].size, 8);
+	CHECK_EQ(o.params[1].type, VGPU_PARAM_U64);
+	CHECK_EQ(o.params[2].offset, 16);
+	CHECK_EQ(o.params[3].offset, 20);
+	CHECK_EQ(o.params[3].type, VGPU_PARAM_F32);
+	k = vgpu_object_find_kernel(&o, "k2");
+	REQUIRE(k == &o.kernels[1]);
+	CHECK_EQ(k->entry, 7 * 16);
+	CHECK_EQ(k->param_size, 16);
+	CHECK_EQ(k->smem_static, 32);
+	CHECK_EQ(k->first_param, 4);
+	CHECK_EQ(k->nparams, 2);
+	CHECK_EQ(o.params[4].type, VGPU_PARAM_PTR);
+	CHECK_EQ(o.params[5].offset, 8);
+	CHECK(vgpu_object_find_kernel(&o, NULL) == &o.kernels[0]);
+	CHECK(vgpu_object_find_kernel(&o, "k3") == NULL);
+	/* symbol values in operands */
+	CHECK_EQ(imm_at(&o, 0x00) >> 8, 16);	 /* LDP [c]: off24 = 16 */
+	CHECK_EQ(imm_at(&o, 0x10) >> 8, 8);	 /* LDP.64 [b] */
+	CHECK_EQ(imm_at(&o, 0x20), 128);	 /* MOV R3, s2 */
+	CHECK_EQ(imm_at(&o, 0x30) >> 8, 132);	 /* [R0+s2+FOUR] */
+	CHECK_EQ(imm_at(&o, 0x40), 4);		 /* ISETP ..., FOUR */
+	CHECK_EQ(imm_at(&o, 0x50), (uint32_t)-0x10);
+	CHECK_EQ(imm_at(&o, 0x70) >> 8, 8);	 /* k2: LDP [a] */
+	CHECK_EQ(imm_at(&o, 0x80), 16);		 /* MOV R2, buf+16 */
+	CHECK_EQ(imm_at(&o, 0x90), (uint32_t)(0x40 - 0x90));
+	vgpu_object_fini(&o);
+}
+
+TEST(implicit_main_kernel)
+{
+	struct vgpu_object o;
+
+	REQUIRE(assemble("NOP\n.param ptr out\n.shared 12\nLDP.64 R2, [out]\nEXIT\n", &o) == 0);
+	REQUIRE(o.nkernels == 1);
+	CHECK_STR(o.kernels[0].name, "main");
+	CHECK_EQ(o.kernels[0].entry, 0);
+	CHECK_EQ(o.kernels[0].param_size, 8);
+	CHECK_EQ(o.kernels[0].smem_static, 12);
+	CHECK_EQ(o.nparams, 1);
+	vgpu_object_fini(&o);
+	REQUIRE(assemble(".word 0x1, 0xffffffffffffffff\n", &o) == 0);
+	CHECK_EQ(o.code_size, 16);
+	CHECK_EQ(o.code[0], 1);
+	CHECK_EQ(o.code[8], 0xff);
+	CHECK_EQ(o.code[15], 0xff);
+	vgpu_object_fini(&o);
+}
+
+static void check_same_object(const struct vgpu_object *a,
+			      const struct vgpu_object *b)
+{
+	REQUIRE(a->code_size == b->code_size);
+	REQUIRE(a->nkernels == b->nkernels);
+	REQUIRE(a->nparams == b->nparams);
+	CHECK(!memcmp(a->code, b->code, a->code_size));
+	CHECK(!memcmp(a->kernels, b->kernels, a->nkernels * sizeof(*a->kernels)));
+	CHECK(!memcmp(a->params, b->params, a->nparams * sizeof(*a->params)));
+}
+
+TEST(object_write_read_round_trip)
+{
+	struct vgpu_object o, r;
+	uint8_t *buf, *buf2;
+	size_t len, len2;
+
+	REQUIRE(assemble(multi_src, &o) == 0);
+	REQUIRE(vgpu_object_write(&o, &buf, &len) == 0);
+	CHECK_EQ(len, 32 + 2 * 56 + 6 * 48 + 11 * 16);
+	CHECK_EQ(buf[0], 'V');
+	CHECK_EQ(buf[3], 'U');
+	REQUIRE(vgpu_object_read(buf, len, &r, errbuf, sizeof(errbuf)) == 0);
+	check_same_object(&o, &r);
+	REQUIRE(vgpu_object_write(&r, &buf2, &len2) == 0);
+	CHECK_EQ(len2, len);
+	CHECK(!memcmp(buf, buf2, len));
+	free(buf);
+	free(buf2);
+	vgpu_object_fini(&r);
+	vgpu_object_fini(&o);
+	CHECK(o.code == NULL && o.nkernels == 0);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Corrupt a copy of @good at byte @off with @v and expect a rejection. */
+static void expect_reject(const uint8_t *good, size_t len, size_t off,
+			  uint32_t v, const char *msg)
+{
+	uint8_t *b = malloc(len);
+	struct vgpu_object r;
+
+	REQUIRE(b);
+	memcpy(b, good, len);
+	put32(b + off, v);
+	CHECK_EQ(vgpu_object_read(b, len, &r, errbuf, sizeof(errbuf)), -EINVAL);
+	CHECK_CONTAINS(errbuf, msg);
+	CHECK(r.code == NULL);
+	free(b);
+}
+
+TEST(object_read_rejects_corruption)
+{
+	struct vgpu_object o, r;
+	uint8_t *buf;
+	size_t len, k0 = 32, p0 = 32 + 2 * 56;
+
+	REQUIRE(assemble(multi_src, &o) == 0);
+	REQUIRE(vgpu_object_write(&o, &buf, &len) == 0);
+	expect_reject(buf, len, 0, 0x12345678, "bad magic 0x12345678");
+	expect_reject(buf, len, 4, 2, "unsupported version 2");
+	expect_reject(buf, len, 8, 0, "no kernels");
+	expect_reject(buf, len, 8, 0x10000000, "kernel table outside the file");
+	expect_reject(buf, len, 12, 1000, "parameter table outside the file");
+	expect_reject(buf, len, 16, (uint32_t)len, "kernel table outside the file");
+	expect_reject(buf, len, 16, 4, "kernel table outside the file");
+	expect_reject(buf, len, 24, 0x1f8, "not a multiple of 16");
+	expect_reject(buf, len, 28, 0x18, "not a multiple of 16");
+	expect_reject(buf, len, 28, 0x1000, "code outside the file");
+	expect_reject(buf, len, k0 + 32, 0x1000, "entry 0x1000 outside the code");
+	expect_reject(buf, len, k0 + 32, 0x8, "entry 0x8 outside the code");
+	expect_reject(buf, len, k0 + 40, 8192, "parameter size 8192 too large");
+	expect_reject(buf, len, k0 + 40, 20, "outside kernel 'k1'");
+	expect_reject(buf, len, k0 + 48, 7, "parameters out of range");
+	expect_reject(buf, len, k0 + 44, 3, "parameters out of range");
+	expect_reject(buf, len, k0 + 52, 1, "too large"); /* pad */
+	expect_reject(buf, len, k0, 0, "kernel 0: bad name");
+	expect_reject(buf, len, k0 + 56, 0x00316b, "duplicate kernel 'k1'");
+	expect_reject(buf, len, p0 + 36, 8, "type 1 with size 8");
+	expect_reject(buf, len, p0 + 40, 4, "type 4 with size 4");
+	expect_reject(buf, len, p0 + 40, 9, "type 9 with size 4");
+	expect_reject(buf, len, p0 + 32, 2, "misaligned offset 2");
+	{
+		uint8_t *b = malloc(len);
+
+		REQUIRE(b);
+		memcpy(b, buf, len);
+		memset(b + k0, 'x', 32); /* no NUL */
+		CHECK_EQ(vgpu_object_read(b, len, &r, errbuf, sizeof(errbuf)), -EINVAL);
+		CHECK_CONTAINS(errbuf, "kernel 0: bad name");
+		CHECK_EQ(vgpu_object_read(b, 31, &r, errbuf, sizeof(errbuf)), -EINVAL);
+		CHECK_CONTAINS(errbuf, "shorter than the header");
+		CHECK_EQ(vgpu_object_read(buf, len - 16, &r, errbuf, sizeof(errbuf)),
+			 -EINVAL);
+		CHECK_CONTAINS(errbuf, "code outside the file");
+		free(b);
+	}
+	free(buf);
+	vgpu_object_fini(&o);
+}
+
+static char *disasm_to_string(const struct vgpu_object *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (vgpu_disasm_object(o, f)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+static void object_round_trip(const char *src)
+{
+	struct vgpu_object o, r;
+	char *text;
+
+	REQUIRE(assemble(src, &o) == 0);
+	text = disasm_to_string(&o);
+	REQUIRE(text);
+	if (assemble(text, &r)) {
+		TH_FAIL("disassembly does not assemble:\n%s\n%s", text, errbuf);
+	} else {
+		check_same_object(&o, &r);
+		vgpu_object_fini(&r);
+	}
+	free(text);
+	vgpu_object_fini(&o);
+}
+
+TEST(disasm_object_round_trip)
+{
+	struct vgpu_object o;
+	char *text;
+
+	object_round_trip(multi_src);
+	REQUIRE(assemble(multi_src, &o) == 0);
+	text = disasm_to_string(&o);
+	REQUIRE(text);
+	CHECK_CONTAINS(text, ".kernel k1\n.param u32 a\n.param u64 b\n.param u32 c\n"
+			     ".param f32 d\n.shared 148\n\tLDP R1, [0x10] ;\n");
+	CHECK_CONTAINS(text, "L_0x40:\n\tISETP.LT.U32 P0, R1, 0x4 ;\n\t@P0 BRA L_0x40 ;\n");
+	CHECK_CONTAINS(text, "\n\n.kernel k2\n.param ptr p\n.param u32 a\n.shared 32\n");
+	CHECK_CONTAINS(text, "\tBRA L_0x40 ;\n\tEXIT ;\n");
+	free(text);
+	vgpu_object_fini(&o);
+	object_round_trip("NOP\n.kernel late\nBRA 0x1230\nBRA -0x20\n.word 0, 0\n"
+			  "BAR.SYNC 0x0\nend: BRA end\n.word 0x20140, 0\n");
+}
+
+/* Every table row in one object, branches to labels included. */
+TEST(disasm_object_every_row)
+{
+	size_t cap = 2 * VGPU_I__COUNT * 96 + 64, used = 0;
+	char *src = malloc(cap), text[256];
+
+	REQUIRE(src);
+	src[0] = 0;
+	for (int id = 0; id < (int)VGPU_I__COUNT; id++) {
+		for (int dflt = 0; dflt < 2; dflt++) {
+			uint64_t w[2];
+
+			sample_word(id, dflt, w); /* BRA: absolute 0x40 */
+			vgpu_disasm_insn(w, 0, text, sizeof(text));
+			used += (size_t)snprintf(src + used, cap - used, "%s\n", text);
+		}
+	}
+	object_round_trip(src);
+	free(src);
+}
+
+TEST(load_file_text_and_object)
+{
+	char dir[] = "/tmp/vgpu-test-asm-XXXXXX", path[PATH_MAX];
+	struct vgpu_object o, a, b;
+	uint8_t *buf;
+	size_t len;
+	FILE *f;
+
+	REQUIRE(mkdtemp(dir));
+	REQUIRE(assemble(multi_src, &o) == 0);
+	snprintf(path, sizeof(path), "%s/k.s", dir);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	fputs(multi_src, f);
+	fclose(f);
+	REQUIRE(vgpu_object_load_file(path, &a, errbuf, sizeof(errbuf)) == 0);
+	check_same_object(&o, &a);
+	REQUIRE(vgpu_object_write(&o, &buf, &len) == 0);
+	snprintf(path, sizeof(path), "%s/k.vgo", dir);
+	f = fopen(path, "wb");
+	REQUIRE(f);
+	fwrite(buf, 1, len, f);
+	fclose(f);
+	REQUIRE(vgpu_object_load_file(path, &b, errbuf, sizeof(errbuf)) == 0);
+	check_same_object(&o, &b);
+	vgpu_object_fini(&b);
+	/* a truncated object file is rejected, naming the path */
+	f = fopen(path, "wb");
+	REQUIRE(f);
+	fwrite(buf, 1, 40, f);
+	fclose(f);
+	CHECK_EQ(vgpu_object_load_file(path, &b, errbuf, sizeof(errbuf)), -EINVAL);
+	CHECK_CONTAINS(errbuf, "k.vgo: invalid object: kernel table outside the file");
+	remove(path);
+	/* assembly errors name the path */
+	snprintf(path, sizeof(path), "%s/bad.s", dir);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("NOP\nFOO\n", f);
+	fclose(f);
+	CHECK_EQ(vgpu_object_load_file(path, &b, errbuf, sizeof(errbuf)), -EINVAL);
+	CHECK_CONTAINS(errbuf, "bad.s:2:1: error: unknown mnemonic 'FOO'");
+	remove(path);
+	snprintf(path, sizeof(path), "%s/missing.s", dir);
+	CHECK_EQ(vgpu_object_load_file(path, &b, errbuf, sizeof(errbuf)), -ENOENT);
+	CHECK_CONTAINS(errbuf, "missing.s: No such file or directory");
+	snprintf(path, sizeof(path), "%s/k.s", dir);
+	remove(path);
+	rmdir(dir);
+	free(buf);
+	vgpu_object_fini(&a);
+	vgpu_object_fini(&o);
+}
+
+/* ---- (e) the tools ---- */
+
+static char bindir[PATH_MAX + 16];
+
+static bool find_bindir(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	snprintf(bindir, sizeof(bindir), "%s/../bin", exe);
+	return true;
+}
+
+__attribute__((format(printf, 1, 2))) static int run(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	b = malloc(n > 0 ? (size_t)n : 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static bool same_files(const char *a, const char *b)
+{
+	size_t la, lb;
+	uint8_t *x = slurp(a, &la), *y = slurp(b, &lb);
+	bool same = x && y && la == lb && !memcmp(x, y, la);
+
+	free(x);
+	free(y);
+	return same;
+}
+
+TEST(tools_round_trip)
+{
+	char dir[] = "/tmp/vgpu-test-tools-XXXXXX", p[PATH_MAX];
+	const char *b = bindir;
+	const char *d = dir;
+	FILE *f;
+
+	REQUIRE(find_bindir());
+	REQUIRE(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/a.s", dir);
+	f = fopen(p, "w");
+	REQUIRE(f);
+	fputs(multi_src, f);
+	fputs(".kernel seed\nBAR.SYNC 0x0 ;\nBAR.RED.OR R0, !P1;\nB2R R0, 0x0;\n"
+	      "BAR.RESULT R0, PT;\nR2B.WARP 0x4, R1;\n.word 0, 7\nEXIT\n", f);
+	fclose(f);
+	CHECK_EQ(run("%s/vgpu-as %s/a.s", b, d), 0); /* default output a.vgo */
+	CHECK_EQ(run("%s/vgpu-objdump %s/a.vgo > %s/b.s", b, d, d), 0);
+	CHECK_EQ(run("%s/vgpu-as -o %s/b.vgo %s/b.s", b, d, d), 0);
+	{
+		char x[PATH_MAX], y[PATH_MAX];
+
+		snprintf(x, sizeof(x), "%s/a.vgo", dir);
+		snprintf(y, sizeof(y), "%s/b.vgo", dir);
+		CHECK(same_files(x, y));
+		/* --raw output assembles too; text input is accepted */
+		CHECK_EQ(run("%s/vgpu-objdump --raw %s/a.s > %s/c.s", b, d, d), 0);
+		CHECK_EQ(run("%s/vgpu-as --output %s/c.vgo %s/c.s", b, d, d), 0);
+		snprintf(y, sizeof(y), "%s/c.vgo", dir);
+		CHECK(same_files(x, y));
+		/* stdin and stdout */
+		CHECK_EQ(run("%s/vgpu-as - < %s/a.s > %s/d.vgo", b, d, d), 0);
+		snprintf(y, sizeof(y), "%s/d.vgo", dir);
+		CHECK(same_files(x, y));
+		CHECK_EQ(run("%s/vgpu-objdump - < %s/d.vgo > %s/e.s", b, d, d), 0);
+		snprintf(x, sizeof(x), "%s/b.s", dir);
+		snprintf(y, sizeof(y), "%s/e.s", dir);
+		CHECK(same_files(x, y));
+		CHECK_EQ(run("grep -q '// 0x0000: 0x' %s/c.s", d), 0);
+	}
+	CHECK_EQ(run("cd %s && rm -f a.s a.vgo b.s b.vgo c.s c.vgo d.vgo e.s bad.s && cd / && rmdir %s",
+		     d, d), 0);
+}
+
+TEST(tools_exit_codes)
+{
+	char dir[] = "/tmp/vgpu-test-tools-XXXXXX";
+	const char *b = bindir, *d = dir;
+
+	REQUIRE(find_bindir());
+	REQUIRE(mkdtemp(dir));
+	CHECK_EQ(run("%s/vgpu-as --help > /dev/null", b), 0);
+	CHECK_EQ(run("%s/vgpu-objdump --help | grep -q usage", b), 0);
+	CHECK_EQ(run("%s/vgpu-as > /dev/null 2>&1", b), 2);
+	CHECK_EQ(run("%s/vgpu-as --bogus x.s > /dev/null 2>&1", b), 2);
+	CHECK_EQ(run("%s/vgpu-objdump > /dev/null 2>&1", b), 2);
+	CHECK_EQ(run("%s/vgpu-objdump a b > /dev/null 2>&1", b), 2);
+	CHECK_EQ(run("printf 'NOP\\nFOO\\n' > %s/bad.s", d), 0);
+	CHECK_EQ(run("%s/vgpu-as -o %s/bad.vgo %s/bad.s 2> %s/err.txt", b, d, d, d), 1);
+	CHECK_EQ(run("grep -q 'bad.s:2:1: error: unknown mnemonic' %s/err.txt", d), 0);
+	CHECK_EQ(run("test ! -e %s/bad.vgo", d), 0);
+	CHECK_EQ(run("%s/vgpu-objdump %s/bad.s > /dev/null 2>&1", b, d), 1);
+	CHECK_EQ(run("%s/vgpu-objdump %s/missing.vgo > /dev/null 2>&1", b, d), 1);
+	CHECK_EQ(run("%s/vgpu-as %s/missing.s > /dev/null 2>&1", b, d), 1);
+	CHECK_EQ(run("printf 'VGPU' > %s/trunc.vgo", d), 0);
+	CHECK_EQ(run("%s/vgpu-objdump %s/trunc.vgo 2>&1 | grep -q 'invalid object'", b, d), 0);
+	CHECK_EQ(run("rm -f %s/bad.s %s/err.txt %s/trunc.vgo && rmdir %s", d, d, d, d), 0);
+}
+
+TEST_MAIN()

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Consistency of the instruction table (uapi/vgpu_isa_table.h) and the
+ * decoder (uapi/vgpu_isa.h): no two rows accept the same word, every row
+ * decodes to itself, a row's fields never overlap, reserved bits make a
+ * word illegal, modifier defaults and names are well formed.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "harness.h"
+#include "vgpu_isa.h"
+
+#define NROWS ((int)VGPU_I__COUNT)
+
+struct range {
+	unsigned pos, width;
+	const char *name;
+};
+
+#define MAX_RANGES 24
+
+static int add(struct range *r, int n, unsigned pos, unsigned width,
+	       const char *name)
+{
+	if (n < MAX_RANGES)
+		r[n] = (struct range){ pos, width, name };
+	return n + 1;
+}
+
+/* Bit ranges of an operand kind's fields. */
+static int kind_fields(unsigned kind, struct range *r, int n)
+{
+	switch (kind) {
+	case VGPU_OPK_RD: return add(r, n, VGPU_F_RD, "rd");
+	case VGPU_OPK_RA: return add(r, n, VGPU_F_RA, "ra");
+	case VGPU_OPK_RB: return add(r, n, VGPU_F_RB, "rb");
+	case VGPU_OPK_RC: return add(r, n, VGPU_F_RC, "rc");
+	case VGPU_OPK_IMM:
+	case VGPU_OPK_FIMM:
+	case VGPU_OPK_TARGET: return add(r, n, VGPU_F_IMM32, "imm32");
+	case VGPU_OPK_BARID: return add(r, n, VGPU_F_BARID, "barid");
+	case VGPU_OPK_CNT: return add(r, n, VGPU_F_CNT, "cnt");
+	case VGPU_OPK_PP:
+		n = add(r, n, VGPU_F_PP, "pp");
+		return add(r, n, VGPU_F_PP_NOT, "pp.not");
+	case VGPU_OPK_PU: return add(r, n, VGPU_F_PU, "pu");
+	case VGPU_OPK_SR: return add(r, n, VGPU_F_SR, "sr");
+	case VGPU_OPK_MEM:
+		n = add(r, n, VGPU_F_RA, "mem.ra");
+		return add(r, n, VGPU_F_OFF24, "off24");
+	default: return -100;
+	}
+}
+
+/* Every field one row uses: common fields, modifiers, operands. */
+static int row_fields(const struct vgpu_isa_desc *d, struct range *r)
+{
+	int n = 0;
+
+	n = add(r, n, VGPU_F_OPTYPE, "optype");
+	n = add(r, n, VGPU_F_STYPE, "stype");
+	n = add(r, n, VGPU_F_PG, "pg");
+	n = add(r, n, VGPU_F_PG_NOT, "pg.not");
+	n = add(r, n, VGPU_F_SCHED, "sched");
+	n = add(r, n, VGPU_F_REQ, "req");
+	n = add(r, n, VGPU_F_WSB, "wsb");
+	if (d->fix_group)
+		n = add(r, n, vgpu_isa_modgroups[d->fix_group].pos,
+			vgpu_isa_modgroups[d->fix_group].width, "fixed modifier");
+	for (int i = 0; i < VGPU_ISA_MAX_MODS && d->mods[i]; i++)
+		n = add(r, n, vgpu_isa_modgroups[d->mods[i]].pos,
+			vgpu_isa_modgroups[d->mods[i]].width,
+			vgpu_isa_modgroups[d->mods[i]].name);
+	for (int i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++)
+		n = kind_fields(VGPU_OPK_KIND(d->ops[i]), r, n);
+	return n;
+}
+
+static int nops(const struct vgpu_isa_desc *d)
+{
+	int n = 0;
+
+	while (n < VGPU_ISA_MAX_OPS && d->ops[n])
+		n++;
+	return n;
+}
+
+/* Word of row @d with modifier group values from @vals (or defaults). */
+static void build(const struct vgpu_isa_desc *d, const unsigned *vals,
+		  uint64_t w[2])
+{
+	uint64_t mask[2];
+
+	vgpu_isa_match_mask(d, w, mask);
+	for (int i = 0; i < VGPU_ISA_MAX_MODS && d->mods[i]; i++) {
+		const struct vgpu_isa_modgroup *g = &vgpu_isa_modgroups[d->mods[i]];
+
+		vgpu_field_set(w, g->pos, g->width, vals[i]);
+	}
+}
+
+/* First defined value of group @g. */
+static unsigned first_value(unsigned g)
+{
+	for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++)
+		if (vgpu_isa_modvals[i].group == g)
+			return vgpu_isa_modvals[i].value;
+	return 0;
+}
+
+TEST(table_has_rows)
+{
+	CHECK(NROWS >= 60);
+	CHECK_STR(vgpu_isa_table[VGPU_I_BAR_SYNC_I].mnemonic, "BAR.SYNC");
+	CHECK_EQ(vgpu_isa_table[VGPU_I_BAR_RED_RIR].stype, VGPU_ST_RIR);
+	CHECK_EQ(vgpu_isa_table[VGPU_I_R2B_WARP].optype, 0x44);
+}
+
+TEST(no_two_rows_accept_one_word)
+{
+	int bad = 0;
+
+	for (int i = 0; i < NROWS; i++) {
+		uint64_t mi[2], ki[2];
+
+		vgpu_isa_match_mask(&vgpu_isa_table[i], mi, ki);
+		for (int j = i + 1; j < NROWS; j++) {
+			uint64_t mj[2], kj[2];
+
+			vgpu_isa_match_mask(&vgpu_isa_table[j], mj, kj);
+			if (!((mi[0] ^ mj[0]) & ki[0] & kj[0]) &&
+			    !((mi[1] ^ mj[1]) & ki[1] & kj[1])) {
+				TH_FAIL("rows %d (%s) and %d (%s) overlap", i,
+					vgpu_isa_table[i].mnemonic, j,
+					vgpu_isa_table[j].mnemonic);
+				bad++;
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+}
+
+TEST(optype_stype_unique_without_fixed_modifier)
+{
+	for (int i = 0; i < NROWS; i++) {
+		const struct vgpu_isa_desc *a = &vgpu_isa_table[i];
+
+		for (int j = 0; j < NROWS; j++) {
+			const struct vgpu_isa_desc *b = &vgpu_isa_table[j];
+
+			if (i == j || a->optype != b->optype || a->stype != b->stype)
+				continue;
+			if (!a->fix_group)
+				TH_FAIL("%s shares optype 0x%x/stype %u with %s but has no fixed modifier",
+					a->mnemonic, a->optype, a->stype,
+					b->mnemonic);
+			CHECK_EQ(a->fix_group, b->fix_group);
+		}
+	}
+}
+
+TEST(every_row_decodes_to_itself)
+{
+	for (int i = 0; i < NROWS; i++) {
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
+		unsigned vals[VGPU_ISA_MAX_MODS] = { 0 };
+		uint64_t w[2], used[2], match[2], mask[2];
+		int nm = 0, combos = 0;
+
+		while (nm < VGPU_ISA_MAX_MODS && d->mods[nm])
+			nm++;
+		/* every combination of defined modifier values */
+		for (unsigned a = 0; a < 8; a++) {
+			for (unsigned b = 0; b < (nm > 1 ? 8u : 1u); b++) {
+				for (unsigned c = 0; c < (nm > 2 ? 8u : 1u); c++) {
+					unsigned v[3] = { a, b, c };
+					bool ok = true;
+
+					for (int m = 0; m < nm; m++)
+						ok &= vgpu_isa_modval_name(d->mods[m], v[m]) != NULL;
+					if (!ok || (!nm && a))
+						continue;
+					memcpy(vals, v, sizeof(vals));
+					build(d, vals, w);
+					CHECK_EQ(vgpu_isa_decode(w), i);
+					/* with every operand/common bit set */
+					vgpu_isa_used_bits(d, used);
+					vgpu_isa_match_mask(d, match, mask);
+					w[0] |= used[0] & ~mask[0];
+					w[1] |= used[1] & ~mask[1];
+					for (int m = 0; m < nm; m++)
+						vgpu_field_set(w, vgpu_isa_modgroups[d->mods[m]].pos,
+							       vgpu_isa_modgroups[d->mods[m]].width,
+							       v[m]);
+					CHECK_EQ(vgpu_isa_decode(w), i);
+					combos++;
+				}
+			}
+		}
+		CHECK(combos >= 1);
+	}
+}
+
+TEST(row_fields_do_not_overlap)
+{
+	for (int i = 0; i < NROWS; i++) {
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
+		struct range r[MAX_RANGES];
+		int n = row_fields(d, r);
+
+		REQUIRE(n > 0 && n <= MAX_RANGES);
+		for (int a = 0; a < n; a++) {
+			CHECK(r[a].width >= 1 && r[a].pos + r[a].width <= 128);
+			for (int b = a + 1; b < n; b++) {
+				if (r[a].pos < r[b].pos + r[b].width &&
+				    r[b].pos < r[a].pos + r[a].width)
+					TH_FAIL("row %s: %s [%u,+%u) overlaps %s [%u,+%u)",
+						d->mnemonic, r[a].name, r[a].pos,
+						r[a].width, r[b].name, r[b].pos,
+						r[b].width);
+			}
+		}
+	}
+}
+
+TEST(used_bits_match_row_fields)
+{
+	for (int i = 0; i < NROWS; i++) {
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
+		struct range r[MAX_RANGES];
+		uint64_t used[2], mine[2] = { 0, 0 };
+		int n = row_fields(d, r);
+
+		for (int k = 0; k < n; k++)
+			vgpu_field_set(mine, r[k].pos, r[k].width, ~0ull);
+		vgpu_isa_used_bits(d, used);
+		CHECK_EQ(used[0], mine[0]);
+		CHECK_EQ(used[1], mine[1]);
+	}
+}
+
+TEST(zero_and_reserved_bits_are_illegal)
+{
+	uint64_t zero[2] = { 0, 0 };
+
+	CHECK_EQ(vgpu_isa_decode(zero), -1);
+	for (int i = 0; i < NROWS; i++) {
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
+		unsigned vals[VGPU_ISA_MAX_MODS];
+		uint64_t w[2], used[2];
+		int rejected = 0, reserved = 0;
+
+		for (int m = 0; m < VGPU_ISA_MAX_MODS; m++)
+			vals[m] = d->mods[m] ? first_value(d->mods[m]) : 0;
+		build(d, vals, w);
+		REQUIRE(vgpu_isa_decode(w) == i);
+		vgpu_isa_used_bits(d, used);
+		for (unsigned bit = 0; bit < 128; bit++) {
+			uint64_t x[2] = { w[0], w[1] };
+
+			if (used[bit / 64] >> (bit % 64) & 1)
+				continue;
+			reserved++;
+			x[bit / 64] |= 1ull << (bit % 64);
+			rejected += vgpu_isa_decode(x) == -1;
+		}
+		CHECK(reserved > 0);
+		CHECK_EQ(rejected, reserved);
+	}
+}
+
+TEST(undefined_modifier_values_are_illegal)
+{
+	/* BAR.RED with REDOP 3 (undefined) */
+	uint64_t w[2], m[2];
+
+	vgpu_isa_match_mask(&vgpu_isa_table[VGPU_I_BAR_RED_R], w, m);
+	vgpu_field_set(w, vgpu_isa_modgroups[VGPU_MG_REDOP].pos,
+		       vgpu_isa_modgroups[VGPU_MG_REDOP].width, 2);
+	CHECK_EQ(vgpu_isa_decode(w), VGPU_I_BAR_RED_R);
+	vgpu_field_set(w, vgpu_isa_modgroups[VGPU_MG_REDOP].pos,
+		       vgpu_isa_modgroups[VGPU_MG_REDOP].width, 3);
+	CHECK_EQ(vgpu_isa_decode(w), -1);
+	/* unknown optype and stype */
+	w[0] = 0x4f;
+	w[1] = 0;
+	CHECK_EQ(vgpu_isa_decode(w), -1);
+	w[0] = 0x0f40; /* BAR, stype 15 */
+	CHECK_EQ(vgpu_isa_decode(w), -1);
+}
+
+TEST(modifier_groups_and_values)
+{
+	for (unsigned g = 1; g < VGPU_MG__COUNT; g++) {
+		const struct vgpu_isa_modgroup *mg = &vgpu_isa_modgroups[g];
+
+		CHECK(mg->name != NULL);
+		CHECK(mg->pos >= 80 && mg->pos + mg->width <= 98);
+		if (mg->def >= 0 && !vgpu_isa_modval_name(g, (unsigned)mg->def))
+			TH_FAIL("group %s: default %d is not a defined value",
+				mg->name, mg->def);
+	}
+	for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++) {
+		const struct vgpu_isa_modval *v = &vgpu_isa_modvals[i];
+
+		CHECK(v->group > 0 && v->group < VGPU_MG__COUNT);
+		CHECK(v->value < (1u << vgpu_isa_modgroups[v->group].width));
+		for (unsigned j = i + 1; j < VGPU_ISA_NUM_MODVALS; j++) {
+			const struct vgpu_isa_modval *u = &vgpu_isa_modvals[j];
+
+			if (u->group != v->group)
+				continue;
+			CHECK(u->value != v->value);
+			CHECK(strcmp(u->name, v->name) != 0);
+		}
+	}
+}
+
+/* The assembler matches modifiers by name: a row's groups never share one. */
+TEST(row_modifier_names_are_distinct)
+{
+	for (int i = 0; i < NROWS; i++) {
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
+
+		for (int a = 0; a < VGPU_ISA_MAX_MODS && d->mods[a]; a++)
+			for (int b = a + 1; b < VGPU_ISA_MAX_MODS && d->mods[b]; b++)
+				for (unsigned x = 0; x < VGPU_ISA_NUM_MODVALS; x++)
+					for (unsigned y = 0; y < VGPU_ISA_NUM_MODVALS; y++)
+						if (vgpu_isa_modvals[x].group == d->mods[a] &&
+						    vgpu_isa_modvals[y].group == d->mods[b] &&
+						    !strcmp(vgpu_isa_modvals[x].name,
+							    vgpu_isa_modvals[y].name))
+							TH_FAIL("%s: .%s in two groups",
+								d->mnemonic,
+								vgpu_isa_modvals[x].name);
+		if (d->fix_group)
+			CHECK(vgpu_isa_modval_name(d->fix_group, d->fix_value) != NULL);
+	}
+}
+
+TEST(at_most_one_optional_operand)
+{
+	for (int i = 0; i < NROWS; i++) {
+		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
+		int opt = 0;
+
+		for (int k = 0; k < nops(d); k++) {
+			unsigned kind = VGPU_OPK_KIND(d->ops[k]);
+
+			CHECK(kind > VGPU_OPK_NONE && kind < VGPU_OPK__COUNT);
+			CHECK((d->ops[k] & ~(VGPU_OPK_OPTIONAL | 0x1fu)) == 0);
+			if (d->ops[k] & VGPU_OPK_OPTIONAL) {
+				opt++;
+				CHECK(kind == VGPU_OPK_CNT || kind == VGPU_OPK_BARID ||
+				      kind == VGPU_OPK_PU || kind == VGPU_OPK_PP);
+			}
+		}
+		CHECK(opt <= 1);
+	}
+}
+
+/* Operand classes as the assembler sees them. */
+static char op_class(unsigned kind)
+{
+	switch (VGPU_OPK_KIND(kind)) {
+	case VGPU_OPK_RD:
+	case VGPU_OPK_RA:
+	case VGPU_OPK_RB:
+	case VGPU_OPK_RC: return 'R';
+	case VGPU_OPK_PP:
+	case VGPU_OPK_PU: return 'P';
+	case VGPU_OPK_SR: return 'S';
+	case VGPU_OPK_MEM: return 'M';
+	default: return 'I';
+	}
+}
+
+/* Class strings a row accepts: the full form and, if any, the short one. */
+static int row_class_forms(const struct vgpu_isa_desc *d, char forms[2][8])
+{
+	int n = nops(d), k = 0, nf = 1;
+
+	for (int i = 0; i < n; i++)
+		forms[0][i] = op_class(d->ops[i]);
+	forms[0][n] = 0;
+	for (int i = 0; i < n; i++) {
+		if (d->ops[i] & VGPU_OPK_OPTIONAL) {
+			nf = 2;
+			continue;
+		}
+		forms[1][k++] = op_class(d->ops[i]);
+	}
+	forms[1][k] = 0;
+	return nf;
+}
+
+/* Rows of one mnemonic never accept the same sequence of operand classes. */
+TEST(operand_forms_are_unambiguous)
+{
+	for (int i = 0; i < NROWS; i++) {
+		for (int j = i + 1; j < NROWS; j++) {
+			const struct vgpu_isa_desc *a = &vgpu_isa_table[i];
+			const struct vgpu_isa_desc *b = &vgpu_isa_table[j];
+			char fa[2][8], fb[2][8];
+			int na, nb;
+
+			if (strcmp(a->mnemonic, b->mnemonic))
+				continue;
+			na = row_class_forms(a, fa);
+			nb = row_class_forms(b, fb);
+			for (int x = 0; x < na; x++)
+				for (int y = 0; y < nb; y++)
+					if (!strcmp(fa[x], fb[y]))
+						TH_FAIL("%s: rows %d and %d both take \"%s\"",
+							a->mnemonic, i, j, fa[x]);
+		}
+	}
+}
+
+TEST(aliases_name_table_mnemonics)
+{
+	CHECK_EQ(VGPU_ISA_NUM_ALIASES, 3);
+	for (unsigned i = 0; i < VGPU_ISA_NUM_ALIASES; i++) {
+		int found = 0;
+
+		for (int r = 0; r < NROWS; r++) {
+			found += !strcmp(vgpu_isa_table[r].mnemonic,
+					 vgpu_isa_aliases[i].canonical);
+			CHECK(strcmp(vgpu_isa_table[r].mnemonic,
+				     vgpu_isa_aliases[i].alias) != 0);
+		}
+		CHECK(found > 0);
+	}
+}
+
+TEST(special_registers_unique)
+{
+	for (unsigned i = 0; i < VGPU_ISA_NUM_SREGS; i++)
+		for (unsigned j = i + 1; j < VGPU_ISA_NUM_SREGS; j++) {
+			CHECK(vgpu_isa_sregs[i].index != vgpu_isa_sregs[j].index);
+			CHECK(strcmp(vgpu_isa_sregs[i].name, vgpu_isa_sregs[j].name));
+		}
+	CHECK_EQ(VGPU_SR_TID_X, 0);
+	CHECK_EQ(VGPU_SR_SMID, 18);
+}
+
+TEST(field_helpers)
+{
+	uint64_t w[2] = { 0, 0 };
+
+	vgpu_field_set(w, 60, 8, 0xab); /* straddles the two words */
+	CHECK_EQ(w[0], 0xb000000000000000ull);
+	CHECK_EQ(w[1], 0xa);
+	CHECK_EQ(vgpu_field_get(w, 60, 8), 0xab);
+	vgpu_set(w, VGPU_F_IMM32, 0xdeadbeef);
+	CHECK_EQ(vgpu_get(w, VGPU_F_RB), 0xef);
+	CHECK_EQ(vgpu_get(w, VGPU_F_CNT), 0xadb);
+	vgpu_set(w, VGPU_F_PU, 5);
+	CHECK_EQ(vgpu_get(w, VGPU_F_PU), 5);
+	CHECK_EQ(w[1] >> 42 & 7, 5);
+}
+
+TEST_MAIN()
