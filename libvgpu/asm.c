@@ -134,16 +134,6 @@ struct operand {
 	struct expr e; /* immediate value or memory offset */
 };
 
-/* Scheduling annotations $name[=N] */
-static const struct annot {
-	const char *name;
-	uint8_t pos, width;
-} annots[] = {
-	{ "sched", VGPU_F_SCHED },
-	{ "req", VGPU_F_REQ },
-	{ "wsb", VGPU_F_WSB },
-};
-#define NUM_ANNOTS (sizeof(annots) / sizeof(annots[0]))
 
 struct stmt {
 	const struct tok *mn;
@@ -151,7 +141,7 @@ struct stmt {
 	bool pg_not;
 	struct operand ops[MAX_OPERANDS];
 	int nops;
-	unsigned ann[NUM_ANNOTS];
+	unsigned ann[VGPU_ISA_NUM_ANNOTS];
 };
 
 /* A dot-separated part of a mnemonic. */
@@ -1002,22 +992,22 @@ static int parse_annotation(struct asm_ctx *c, struct line *l, struct stmt *s,
 		err_at(c, d->col, "expected an annotation name after '$'");
 		return -1;
 	}
-	for (i = 0; i < NUM_ANNOTS && !tok_eq(t, annots[i].name); i++)
+	for (i = 0; i < VGPU_ISA_NUM_ANNOTS && !tok_eq(t, vgpu_isa_annots[i].name); i++)
 		;
-	if (i == NUM_ANNOTS) {
+	if (i == VGPU_ISA_NUM_ANNOTS) {
 		err_at(c, d->col, "unknown annotation '$" TOKF "' (expected $sched, $req or $wsb)",
 		       TOKA(t));
 		return -1;
 	}
 	if (*seen & (1u << i)) {
-		err_at(c, d->col, "duplicate annotation '$%s'", annots[i].name);
+		err_at(c, d->col, "duplicate annotation '$%s'", vgpu_isa_annots[i].name);
 		return -1;
 	}
 	*seen |= 1u << i;
 	l->pos += 2;
 	if (is_punct(cur(l), '=')) {
 		const struct tok *n = &l->t[++l->pos];
-		uint64_t max = (1u << annots[i].width) - 1;
+		uint64_t max = (1u << vgpu_isa_annots[i].width) - 1;
 
 		if (n->kind != TK_NUM) {
 			err_unexpected(c, n, "a number");
@@ -1027,7 +1017,7 @@ static int parse_annotation(struct asm_ctx *c, struct line *l, struct stmt *s,
 			return -1;
 		if (v > max) {
 			err_at(c, n->col, "$%s value %" PRIu64 " out of range (0..%" PRIu64 ")",
-			       annots[i].name, v, max);
+			       vgpu_isa_annots[i].name, v, max);
 			return -1;
 		}
 		l->pos++;
@@ -1494,8 +1484,8 @@ static void put_common(const struct stmt *s, const struct cand *cd,
 	}
 	vgpu_set(w, VGPU_F_PG, s->pg);
 	vgpu_set(w, VGPU_F_PG_NOT, s->pg_not);
-	for (unsigned i = 0; i < NUM_ANNOTS; i++)
-		vgpu_field_set(w, annots[i].pos, annots[i].width, s->ann[i]);
+	for (unsigned i = 0; i < VGPU_ISA_NUM_ANNOTS; i++)
+		vgpu_field_set(w, vgpu_isa_annots[i].pos, vgpu_isa_annots[i].width, s->ann[i]);
 }
 
 static void encode(struct asm_ctx *c, const struct stmt *s,

@@ -48,14 +48,6 @@ struct labels {
 	uint32_t code_size;
 };
 
-static const struct annot {
-	const char *name;
-	uint8_t pos, width;
-} annots[] = {
-	{ "sched", VGPU_F_SCHED },
-	{ "req", VGPU_F_REQ },
-	{ "wsb", VGPU_F_WSB },
-};
 
 static const char *const ptype_names[] = {
 	[VGPU_PARAM_U32] = "u32", [VGPU_PARAM_S32] = "s32",
@@ -232,11 +224,11 @@ static void put_insn(struct sbuf *b, const uint64_t w[2], uint32_t pc,
 		put_operand(b, w, kind, pc, lb);
 		sep = ", ";
 	}
-	for (unsigned i = 0; i < sizeof(annots) / sizeof(annots[0]); i++) {
-		uint64_t v = vgpu_field_get(w, annots[i].pos, annots[i].width);
+	for (unsigned i = 0; i < VGPU_ISA_NUM_ANNOTS; i++) {
+		uint64_t v = vgpu_field_get(w, vgpu_isa_annots[i].pos, vgpu_isa_annots[i].width);
 
 		if (v)
-			sb_printf(b, " $%s=%" PRIu64, annots[i].name, v);
+			sb_printf(b, " $%s=%" PRIu64, vgpu_isa_annots[i].name, v);
 	}
 	sb_printf(b, " ;");
 }

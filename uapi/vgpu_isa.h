@@ -274,6 +274,18 @@ static const struct vgpu_isa_alias vgpu_isa_aliases[] = {
 #define VGPU_ISA_NUM_ALIASES                                                   \
 	(sizeof(vgpu_isa_aliases) / sizeof(vgpu_isa_aliases[0]))
 
+struct vgpu_isa_annot {
+	const char *name;
+	uint8_t pos, width;
+};
+
+static const struct vgpu_isa_annot vgpu_isa_annots[] = {
+#define VGPU_X_AN(n, f) { #n, VGPU_F_##f },
+	VGPU_ISA_ANNOTS(VGPU_X_AN)
+#undef VGPU_X_AN
+};
+#define VGPU_ISA_NUM_ANNOTS (sizeof(vgpu_isa_annots) / sizeof(vgpu_isa_annots[0]))
+
 enum vgpu_sreg {
 #define VGPU_X_SR(n, s, i) VGPU_SR_##n = (i),
 	VGPU_ISA_SREGS(VGPU_X_SR)
@@ -330,9 +342,9 @@ static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
 	vgpu_isa_match_mask(d, m, used);
 	vgpu_set(used, VGPU_F_PG, ~0ull);
 	vgpu_set(used, VGPU_F_PG_NOT, ~0ull);
-	vgpu_set(used, VGPU_F_SCHED, ~0ull);
-	vgpu_set(used, VGPU_F_REQ, ~0ull);
-	vgpu_set(used, VGPU_F_WSB, ~0ull);
+	for (unsigned i = 0; i < VGPU_ISA_NUM_ANNOTS; i++)
+		vgpu_field_set(used, vgpu_isa_annots[i].pos,
+			       vgpu_isa_annots[i].width, ~0ull);
 	for (unsigned i = 0; i < VGPU_ISA_MAX_MODS && d->mods[i]; i++) {
 		const struct vgpu_isa_modgroup *g = &vgpu_isa_modgroups[d->mods[i]];
 

@@ -261,6 +261,15 @@
 	E("BAR.RESULT", "B2R.RESULT") /* seed's __Syntax spelling */
 
 /*
+ * Scheduling annotations "$name[=N]" after the operands, and the field each
+ * is recorded in (VGPU_F_<FIELD>).  E(name, FIELD)
+ */
+#define VGPU_ISA_ANNOTS(E)                                                     \
+	E(sched, SCHED)                                                        \
+	E(req, REQ)                                                            \
+	E(wsb, WSB)
+
+/*
  * Special registers read by S2R.  X(NAME, "SPELLING", index)
  */
 #define VGPU_ISA_SREGS(E)                                                      \

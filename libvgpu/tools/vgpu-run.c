@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostmem.h"
 #include "vgpu_asm.h"
 #include "vgpu_core.h"
 
@@ -30,8 +31,6 @@
 #define EXIT_DEVICE 3
 
 #define GMEM_BASE 0x10000000ull
-#define GMEM_GUARD 0x10000ull	   /* unmapped gap after each buffer */
-#define GMEM_ALIGN 0x10000ull	   /* keeps addresses readable; >= 256 */
 #define GMEM_LIMIT 0x100000000ull  /* everything below 4 GiB */
 #define BUFFER_MAX (1ull << 30)
 
@@ -46,6 +45,7 @@ struct buffer {
 struct gmem {
 	struct buffer *bufs;
 	unsigned int nbufs;
+	struct vgpu_hostmem hm;
 };
 
 struct options {
@@ -224,21 +224,17 @@ static int add_buffer(struct gmem *gm, char *arg)
  */
 static int gmem_map(struct gmem *gm)
 {
-	uint64_t next = GMEM_BASE;
-
+	vgpu_hostmem_init(&gm->hm, GMEM_BASE, GMEM_LIMIT);
 	for (unsigned int i = 0; i < gm->nbufs; i++) {
 		struct buffer *b = &gm->bufs[i];
+		int err = vgpu_hostmem_alloc(&gm->hm, b->size, &b->addr, &b->data);
 
-		b->addr = next;
-		if (b->addr + b->size > GMEM_LIMIT) {
+		if (err == -ENOSPC) {
 			usage_error("buffers exceed the 4 GiB address space "
 				    "(at '%s')", b->name);
 			return EXIT_USAGE;
 		}
-		next = (b->addr + b->size + GMEM_GUARD + GMEM_ALIGN - 1) &
-		       ~(GMEM_ALIGN - 1);
-		b->data = calloc(1, b->size);
-		if (!b->data) {
+		if (err) {
 			fprintf(stderr, "vgpu-run: cannot allocate %" PRIu64
 				" bytes for buffer '%s'\n", b->size, b->name);
 			return 1;
@@ -274,107 +270,9 @@ static int gmem_map(struct gmem *gm)
 
 static void gmem_fini(struct gmem *gm)
 {
-	for (unsigned int i = 0; i < gm->nbufs; i++)
-		free(gm->bufs[i].data);
+	vgpu_hostmem_fini(&gm->hm); /* frees the buffers' data */
 	free(gm->bufs);
 }
-
-/* Host pointer for [addr, addr + len) if it lies inside one buffer. */
-static uint8_t *gmem_ptr(const struct gmem *gm, uint64_t addr, uint32_t len)
-{
-	for (unsigned int i = 0; i < gm->nbufs; i++) {
-		const struct buffer *b = &gm->bufs[i];
-
-		if (addr >= b->addr && len <= b->size &&
-		    addr - b->addr <= b->size - len)
-			return b->data + (addr - b->addr);
-	}
-	return NULL;
-}
-
-static int gmem_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
-{
-	const uint8_t *p = gmem_ptr(opaque, addr, len);
-
-	if (!p)
-		return -1;
-	memcpy(buf, p, len);
-	return 0;
-}
-
-static int gmem_write(void *opaque, uint64_t addr, const void *buf,
-		      uint32_t len)
-{
-	uint8_t *p = gmem_ptr(opaque, addr, len);
-
-	if (!p)
-		return -1;
-	memcpy(p, buf, len);
-	return 0;
-}
-
-static bool atomic_wins(enum vgpu_atomic_op op, uint32_t cur, uint32_t val)
-{
-	switch (op) {
-	case VGPU_ATOMIC_MIN_U32: return val < cur;
-	case VGPU_ATOMIC_MAX_U32: return val > cur;
-	case VGPU_ATOMIC_MIN_S32: return (int32_t)val < (int32_t)cur;
-	case VGPU_ATOMIC_MAX_S32: return (int32_t)val > (int32_t)cur;
-	default: return false;
-	}
-}
-
-static int gmem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
-		       uint32_t val, uint32_t cmp, uint32_t *old)
-{
-	uint32_t *p = (uint32_t *)(void *)gmem_ptr(opaque, addr, 4);
-	uint32_t cur;
-
-	if (!p || (addr & 3))
-		return -1;
-	switch (op) {
-	case VGPU_ATOMIC_ADD:
-		*old = __atomic_fetch_add(p, val, __ATOMIC_SEQ_CST);
-		return 0;
-	case VGPU_ATOMIC_AND:
-		*old = __atomic_fetch_and(p, val, __ATOMIC_SEQ_CST);
-		return 0;
-	case VGPU_ATOMIC_OR:
-		*old = __atomic_fetch_or(p, val, __ATOMIC_SEQ_CST);
-		return 0;
-	case VGPU_ATOMIC_XOR:
-		*old = __atomic_fetch_xor(p, val, __ATOMIC_SEQ_CST);
-		return 0;
-	case VGPU_ATOMIC_EXCH:
-		*old = __atomic_exchange_n(p, val, __ATOMIC_SEQ_CST);
-		return 0;
-	case VGPU_ATOMIC_CAS:
-		cur = cmp;
-		__atomic_compare_exchange_n(p, &cur, val, false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-		*old = cur; /* == cmp on success, the current value otherwise */
-		return 0;
-	case VGPU_ATOMIC_MIN_U32:
-	case VGPU_ATOMIC_MIN_S32:
-	case VGPU_ATOMIC_MAX_U32:
-	case VGPU_ATOMIC_MAX_S32:
-		cur = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-		while (atomic_wins(op, cur, val) &&
-		       !__atomic_compare_exchange_n(p, &cur, val, true,
-						    __ATOMIC_SEQ_CST,
-						    __ATOMIC_SEQ_CST))
-			;
-		*old = cur;
-		return 0;
-	}
-	return -1;
-}
-
-static const struct vgpu_mem_ops gmem_ops = {
-	.read = gmem_read,
-	.write = gmem_write,
-	.atomic = gmem_atomic,
-};
 
 static const char *const event_names[] = {
 	[VGPU_EV_CTA_BEGIN] = "CTA_BEGIN",
@@ -749,8 +647,8 @@ static int run(const struct options *o, struct gmem *gm)
 		.flags = o->random_sched ? VGPU_LAUNCH_RANDOM_SCHED : 0,
 		.seed = o->seed,
 		.budget = o->budget,
-		.mem = &gmem_ops,
-		.mem_opaque = gm,
+		.mem = &vgpu_hostmem_ops,
+		.mem_opaque = &gm->hm,
 		.event = o->trace ? trace_event : NULL,
 	};
 	memset(&exc, 0, sizeof(exc));

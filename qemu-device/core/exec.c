@@ -534,8 +534,8 @@ static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas)
 	}
 }
 
-static uint32_t atomic_apply(enum vgpu_atomic_op op, uint32_t old, uint32_t v,
-			     uint32_t cmp)
+uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old, uint32_t v,
+			   uint32_t cmp)
 {
 	switch (op) {
 	case VGPU_ATOMIC_ADD: return old + v;
@@ -572,7 +572,7 @@ static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
 				return global_fault(c, w, em, a, 4, "atomic");
 		} else {
 			memcpy(&old, c->smem + a, 4);
-			v = atomic_apply(op, old, v, cmp);
+			v = vgpu_atomic_apply(op, old, v, cmp);
 			memcpy(c->smem + a, &v, 4);
 		}
 		rd[lane] = old;

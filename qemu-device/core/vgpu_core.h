@@ -47,6 +47,14 @@ enum vgpu_atomic_op {
 	VGPU_ATOMIC_CAS, /* if (*p == cmp) *p = val */
 };
 
+/*
+ * The value an atomic @op leaves in memory that held @old, given the
+ * operand @val (and @cmp for CAS).  The core uses it for shared memory;
+ * memory-callback implementations may use it for global memory.
+ */
+VGPU_CORE_API uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old,
+					 uint32_t val, uint32_t cmp);
+
 /**
  * struct vgpu_mem_ops - how the core reaches global memory
  * @read:   copy @len bytes (1..16, @addr aligned to @len) to @buf

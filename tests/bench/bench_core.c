@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hostmem.h"
 #include "vgpu_asm.h"
 #include "vgpu_core.h"
 
@@ -30,51 +31,11 @@
 
 #define GMEM_BASE 0x10000000ull
 
-/* ---- a single host-memory buffer as global memory ---- */
+/* ---- a single host-memory region as global memory (libvgpu/hostmem.h) ---- */
 struct gmem {
 	uint8_t *data;
 	uint64_t size;
-};
-
-static uint8_t *gmem_ptr(const struct gmem *gm, uint64_t addr, uint32_t len)
-{
-	if (addr < GMEM_BASE || len > gm->size ||
-	    addr - GMEM_BASE > gm->size - len)
-		return NULL;
-	return gm->data + (addr - GMEM_BASE);
-}
-
-static int gmem_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
-{
-	const uint8_t *p = gmem_ptr(opaque, addr, len);
-
-	if (!p)
-		return -1;
-	memcpy(buf, p, len);
-	return 0;
-}
-
-static int gmem_write(void *opaque, uint64_t addr, const void *buf,
-		      uint32_t len)
-{
-	uint8_t *p = gmem_ptr(opaque, addr, len);
-
-	if (!p)
-		return -1;
-	memcpy(p, buf, len);
-	return 0;
-}
-
-static int gmem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
-		       uint32_t val, uint32_t cmp, uint32_t *old)
-{
-	return -1; /* the benchmark kernels use no atomics */
-}
-
-static const struct vgpu_mem_ops gmem_ops = {
-	.read = gmem_read,
-	.write = gmem_write,
-	.atomic = gmem_atomic,
+	struct vgpu_hostmem hm;
 };
 
 /* ---- helpers ---- */
@@ -90,6 +51,16 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+static void gmem_init(struct gmem *gm, uint64_t size)
+{
+	uint64_t addr;
+
+	gm->size = size;
+	vgpu_hostmem_init(&gm->hm, GMEM_BASE, GMEM_BASE + size);
+	if (vgpu_hostmem_alloc(&gm->hm, size, &addr, &gm->data) || addr != GMEM_BASE)
+		die("out of memory");
 }
 
 static uint64_t now_ns(void)
@@ -146,8 +117,8 @@ static struct vgpu_launch launch_of(const struct kernel *kn, uint32_t threads,
 		.params = kn->params,
 		.param_size = sizeof(kn->params),
 		.seed = 1,
-		.mem = &gmem_ops,
-		.mem_opaque = gm,
+		.mem = &vgpu_hostmem_ops,
+		.mem_opaque = &gm->hm,
 	};
 }
 
@@ -252,7 +223,7 @@ static void bench_alu(struct vgpu_sm *sm)
 {
 	static uint32_t expect[4 * THREADS];
 	volatile uint32_t iters_v = ALU_ITERS; /* opaque to the optimiser */
-	struct gmem gm = { .size = sizeof(expect) };
+	struct gmem gm;
 	struct vgpu_sm_stats st;
 	struct kernel kn;
 	struct vgpu_launch l;
@@ -261,9 +232,7 @@ static void bench_alu(struct vgpu_sm *sm)
 
 	snprintf(src, sizeof(src), alu_src_fmt, ALU_ITERS);
 	kernel_build(&kn, src);
-	gm.data = malloc(gm.size);
-	if (!gm.data)
-		die("out of memory");
+	gmem_init(&gm, sizeof(expect));
 	l = launch_of(&kn, THREADS, &gm);
 
 	t_core = time_launch(sm, &l, &gm, &st);
@@ -296,7 +265,7 @@ static void bench_alu(struct vgpu_sm *sm)
 	printf("    ratio core/C = %.1fx   (target: within 10x)   "
 	       "results identical\n", (double)t_core / (double)t_c);
 
-	free(gm.data);
+	vgpu_hostmem_fini(&gm.hm);
 	kernel_fini(&kn);
 }
 
@@ -378,14 +347,12 @@ static void bench_bar(struct vgpu_sm *sm)
 {
 	static uint32_t acc[THREADS];
 	volatile uint32_t rounds_v = BAR_ROUNDS;
-	struct gmem gm = { .size = 4 * THREADS };
+	struct gmem gm;
 	struct vgpu_sm_stats st;
 	uint64_t t_bar, t_nop, t_alu = UINT64_MAX, t_book = UINT64_MAX;
 	double per_bar, per_nop, per_alu, per_book;
 
-	gm.data = malloc(gm.size);
-	if (!gm.data)
-		die("out of memory");
+	gmem_init(&gm, 4 * THREADS);
 	t_bar = bar_core(sm, "BAR.SYNC 0x0", &gm, &st);
 	t_nop = bar_core(sm, "NOP", &gm, &st);
 	for (int r = 0; r < REPS; r++) {
@@ -423,7 +390,7 @@ static void bench_bar(struct vgpu_sm *sm)
 	printf("    target: < 1000 ns per 1024-thread BAR.SYNC round: %s\n",
 	       per_bar < 1000.0 ? "met" : "not met");
 
-	free(gm.data);
+	vgpu_hostmem_fini(&gm.hm);
 }
 
 /* ---- (c) memory ---- */

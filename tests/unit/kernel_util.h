@@ -3,8 +3,8 @@
  * Helpers for core tests: assemble a kernel from text, run it on an SM
  * with a flat simulated global memory, read results back.
  *
- * Global memory is one window [GMEM_BASE, GMEM_BASE + GMEM_SIZE); anything
- * outside faults.  Kernels get the window's base as their first parameter
+ * Global memory is one host-memory region [GMEM_BASE, GMEM_BASE +
+ * GMEM_SIZE) (libvgpu/hostmem.h); anything outside faults.  Kernels get the window's base as their first parameter
  * (a .param ptr), followed by any extra 32-bit parameters.
  */
 #ifndef VGPU_TEST_KERNEL_UTIL_H
@@ -16,63 +16,12 @@
 #include <string.h>
 
 #include "harness.h"
+#include "hostmem.h"
 #include "vgpu_asm.h"
 #include "vgpu_core.h"
 
 #define GMEM_BASE 0x100000000ull /* above 4 GiB: exercises the high word */
 #define GMEM_SIZE (1u << 20)
-
-struct kt_mem {
-	uint8_t *buf;
-};
-
-static inline int kt_read(void *opaque, uint64_t addr, void *dst, uint32_t len)
-{
-	struct kt_mem *m = opaque;
-
-	if (addr < GMEM_BASE || addr + len > GMEM_BASE + GMEM_SIZE)
-		return -1;
-	memcpy(dst, m->buf + (addr - GMEM_BASE), len);
-	return 0;
-}
-
-static inline int kt_write(void *opaque, uint64_t addr, const void *src, uint32_t len)
-{
-	struct kt_mem *m = opaque;
-
-	if (addr < GMEM_BASE || addr + len > GMEM_BASE + GMEM_SIZE)
-		return -1;
-	memcpy(m->buf + (addr - GMEM_BASE), src, len);
-	return 0;
-}
-
-static inline int kt_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
-		     uint32_t val, uint32_t cmp, uint32_t *old)
-{
-	struct kt_mem *m = opaque;
-	uint32_t o, n;
-
-	if (addr < GMEM_BASE || addr + 4 > GMEM_BASE + GMEM_SIZE)
-		return -1;
-	memcpy(&o, m->buf + (addr - GMEM_BASE), 4);
-	switch (op) {
-	case VGPU_ATOMIC_ADD: n = o + val; break;
-	case VGPU_ATOMIC_MIN_U32: n = o < val ? o : val; break;
-	case VGPU_ATOMIC_MIN_S32: n = (int32_t)o < (int32_t)val ? o : val; break;
-	case VGPU_ATOMIC_MAX_U32: n = o > val ? o : val; break;
-	case VGPU_ATOMIC_MAX_S32: n = (int32_t)o > (int32_t)val ? o : val; break;
-	case VGPU_ATOMIC_EXCH: n = val; break;
-	case VGPU_ATOMIC_AND: n = o & val; break;
-	case VGPU_ATOMIC_OR: n = o | val; break;
-	case VGPU_ATOMIC_XOR: n = o ^ val; break;
-	default: n = o == cmp ? val : o; break;
-	}
-	memcpy(m->buf + (addr - GMEM_BASE), &n, 4);
-	*old = o;
-	return 0;
-}
-
-static const struct vgpu_mem_ops kt_mem_ops = { kt_read, kt_write, kt_atomic };
 
 /**
  * struct kt - one kernel under test
@@ -86,7 +35,10 @@ struct kt {
 	struct vgpu_object obj;
 	struct vgpu_prog *prog;
 	struct vgpu_sm *sm;
-	struct kt_mem mem;
+	struct vgpu_hostmem hm;
+	struct {
+		uint8_t *buf; /* the GMEM_SIZE bytes at GMEM_BASE */
+	} mem;
 	uint32_t grid[3], block[3];
 	uint32_t smem, flags;
 	uint64_t seed, budget;
@@ -100,6 +52,8 @@ struct kt {
 
 static inline int kt_load(struct kt *k, const char *src)
 {
+	uint64_t base;
+
 	memset(k, 0, sizeof(*k));
 	k->grid[0] = k->grid[1] = k->grid[2] = 1;
 	k->block[0] = 32;
@@ -113,8 +67,11 @@ static inline int kt_load(struct kt *k, const char *src)
 	if (vgpu_prog_load(k->obj.code, k->obj.code_size, &k->prog))
 		return -1;
 	k->sm = vgpu_sm_new(NULL);
-	k->mem.buf = calloc(1, GMEM_SIZE);
-	return k->sm && k->mem.buf ? 0 : -1;
+	vgpu_hostmem_init(&k->hm, GMEM_BASE, GMEM_BASE + GMEM_SIZE);
+	if (vgpu_hostmem_alloc(&k->hm, GMEM_SIZE, &base, &k->mem.buf) ||
+	    base != GMEM_BASE)
+		return -1;
+	return k->sm ? 0 : -1;
 }
 
 static inline void kt_free(struct kt *k)
@@ -122,7 +79,7 @@ static inline void kt_free(struct kt *k)
 	vgpu_sm_free(k->sm);
 	vgpu_prog_free(k->prog);
 	vgpu_object_fini(&k->obj);
-	free(k->mem.buf);
+	vgpu_hostmem_fini(&k->hm);
 }
 
 /* Run the first kernel; returns vgpu_sm_launch()'s result (0 / -1). */
@@ -146,8 +103,8 @@ static inline int kt_run(struct kt *k)
 	l.flags = k->flags;
 	l.seed = k->seed;
 	l.budget = k->budget;
-	l.mem = &kt_mem_ops;
-	l.mem_opaque = &k->mem;
+	l.mem = &vgpu_hostmem_ops;
+	l.mem_opaque = &k->hm;
 	l.event = k->event;
 	l.event_opaque = k->event_opaque;
 	return vgpu_sm_launch(k->sm, &l, &k->exc);
