@@ -28,9 +28,97 @@ typedef uint64_t __u64;
 #define VGPU_MAX_PARAM_BYTES 4096u
 #define VGPU_DEFAULT_BUDGET (1ull << 32) /* warp-instructions per launch */
 
+#define VGPU_MAX_CLUSTER_CTAS 16u /* CTAs per cluster (co-resident) */
+
 /* ---- Launch flags ---- */
 #define VGPU_LAUNCH_RANDOM_SCHED (1u << 0) /* seeded random interleaving */
-#define VGPU_LAUNCH_FLAGS_MASK (VGPU_LAUNCH_RANDOM_SCHED)
+#define VGPU_LAUNCH_SANITIZE (1u << 1)	   /* mbarrier/async UB -> exception */
+#define VGPU_LAUNCH_FLAGS_MASK (VGPU_LAUNCH_RANDOM_SCHED | VGPU_LAUNCH_SANITIZE)
+
+/*
+ * ---- Shared-memory addresses ----
+ *
+ * A shared address with bit 31 clear is an offset in the executing CTA's
+ * shared memory (.shared::cta).  With bit 31 set it names another CTA of
+ * the cluster (.shared::cluster, what MAPA returns):
+ *
+ *   [31] 1   [30:24] CTA rank in the cluster   [23:0] offset
+ */
+#define VGPU_SMEM_CLUSTER_BIT (1u << 31)
+#define VGPU_SMEM_RANK_SHIFT 24
+#define VGPU_SMEM_RANK_MASK 0x7fu
+#define VGPU_SMEM_OFFSET_MASK 0xffffffu
+
+/*
+ * ---- mbarrier object: one 64-bit word in shared memory, 8-aligned ----
+ *
+ *   [19:0]  PENDING   arrivals still expected in the current phase
+ *   [39:20] EXPECTED  arrivals expected in each later phase
+ *   [60:40] TX        tx-count, 21-bit two's complement,
+ *                     -(2^20-1) .. 2^20-1
+ *   [62:61] PHASE     current phase, modulo 4
+ *   [63]    VALID     set by MBAR.INIT, cleared by MBAR.INVAL
+ *
+ * A phase completes when PENDING == 0 and TX == 0: PHASE advances and
+ * PENDING is reloaded from EXPECTED, in one step.
+ */
+#define VGPU_MBAR_PENDING_SHIFT 0
+#define VGPU_MBAR_EXPECTED_SHIFT 20
+#define VGPU_MBAR_TX_SHIFT 40
+#define VGPU_MBAR_PHASE_SHIFT 61
+#define VGPU_MBAR_VALID_SHIFT 63
+#define VGPU_MBAR_COUNT_MASK 0xfffffull /* 20 bits */
+#define VGPU_MBAR_TX_MASK 0x1fffffull	/* 21 bits */
+#define VGPU_MBAR_PHASE_MASK 0x3ull
+#define VGPU_MBAR_COUNT_MAX ((1u << 20) - 1)
+#define VGPU_MBAR_TX_MAX ((1 << 20) - 1)
+
+/*
+ * ---- mbarrier state token (MBAR.ARRIVE's 64-bit result) ----
+ *
+ *   [19:0]  PENDING   pending count before the arrive (MBAR.PENDING_COUNT)
+ *   [51:20] PHASE     phase of the arrive (low 32 bits of the phase number)
+ *   [60:52] 0
+ *   [61]    NOCOMPLETE  the token comes from a .NOCOMPLETE arrive
+ *   [62]    0
+ *   [63]    1         marks a token
+ */
+#define VGPU_TOKEN_PHASE_SHIFT 20
+#define VGPU_TOKEN_NOCOMPLETE (1ull << 61)
+#define VGPU_TOKEN_MARK (1ull << 63)
+
+/*
+ * ---- Tensor map: the 128-byte descriptor of a tensor in global memory,
+ * read by CP.ASYNC.BULK.TENSOR from a 64-byte-aligned global address ----
+ *
+ * Element (x0, .., x4) lies at base + x0 * elem_size + sum over d >= 1 of
+ * x_d * strides[d - 1].  A copy moves a box: for each dimension d it takes
+ * ceil(box[d] / elem_strides[d]) elements starting at the coordinate the
+ * instruction gives and stepping elem_strides[d]; shared memory holds the
+ * box densely, dimension 0 fastest.  Out-of-bounds elements (a coordinate
+ * < 0 or >= dims[d]) read as zero and are not written by stores.
+ */
+#define VGPU_TMAP_MAGIC 0x50414d54u /* "TMAP" */
+#define VGPU_TMAP_MAX_RANK 5
+#define VGPU_TMAP_MAX_BOX 256u
+#define VGPU_TMAP_MAX_ELEM_STRIDE 8u
+
+struct vgpu_tensor_map {
+	__u64 base;		 /* global address of element 0, 16-aligned */
+	__u32 magic;		 /* VGPU_TMAP_MAGIC */
+	__u8 rank;		 /* 1 .. 5 */
+	__u8 elem_size;		 /* 1, 2, 4 or 8 bytes */
+	__u8 oob_fill;		 /* 0: zeros (the only fill mode) */
+	__u8 pad0;		 /* must be zero */
+	__u32 dims[VGPU_TMAP_MAX_RANK];	/* elements per dimension, >= 1 */
+	__u32 pad1;		 /* must be zero */
+	__u64 strides[VGPU_TMAP_MAX_RANK - 1]; /* bytes, dims 1..rank-1, 16-multiple */
+	__u32 box[VGPU_TMAP_MAX_RANK];	/* 1 .. 256 */
+	__u32 elem_strides[VGPU_TMAP_MAX_RANK]; /* 1 .. 8 */
+	__u32 reserved[4];	 /* must be zero */
+};
+
+_Static_assert(sizeof(struct vgpu_tensor_map) == 128, "tensor map layout");
 
 /*
  * ---- Named-barrier state word (B2R reads it, R2B writes it) ----
@@ -78,7 +166,19 @@ typedef uint64_t __u64;
 	E(PARAM_RANGE, 10, "parameter space out of range")                     \
 	E(PC_RANGE, 11, "pc out of program")                                   \
 	E(BAD_LAUNCH, 12, "invalid launch parameters")                         \
-	E(ABORTED, 13, "launch aborted")
+	E(ABORTED, 13, "launch aborted")                                       \
+	E(MBAR_UNINIT, 16, "mbarrier not initialised")                         \
+	E(MBAR_ACCESS, 17, "ordinary access to a live mbarrier")               \
+	E(MBAR_REINIT, 18, "init of a live mbarrier")                          \
+	E(MBAR_RANGE, 19, "mbarrier count out of range")                       \
+	E(MBAR_OVERFLOW, 20, "mbarrier pending count overflow")                \
+	E(MBAR_PHASE_ORDER, 21, "arrive before the previous phase was waited on") \
+	E(MBAR_NOCOMPLETE, 22, ".noComplete arrive would complete the phase")  \
+	E(MBAR_BAD_TOKEN, 23, "token names neither current nor preceding phase") \
+	E(MBAR_REMOTE_WAIT, 24, "wait on another CTA's mbarrier")              \
+	E(ASYNC_COPY, 25, "invalid asynchronous copy")                         \
+	E(TENSOR_MAP, 26, "invalid tensor map")                                \
+	E(CLUSTER_RANGE, 27, "cluster rank out of range")
 
 enum vgpu_exc_code {
 #define VGPU_X_EXC(name, val, str) VGPU_EXC_##name = (val),
@@ -106,7 +206,9 @@ enum vgpu_exc_code {
  * @addr:      faulting address (global, shared or parameter space), or 0
  * @insn:      the raw 128-bit instruction (insn[0] = bits 0..63)
  * @info:      code-specific values (for barriers: expected count, count
- *             supplied, barrier state word; for budget: instructions run)
+ *             supplied, barrier state word; for budget: instructions run;
+ *             for mbarriers: state word low, high, phase number, and the
+ *             operand at fault)
  * @warp_wait: per warp of the CTA, what it waits on (VGPU_WAIT_* or a
  *             barrier id); filled for every exception, essential for
  *             deadlocks

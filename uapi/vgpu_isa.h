@@ -21,7 +21,8 @@
  *   32..63   imm32    32-bit immediate / branch offset (in place of rb..cnt)
  *   32..39   sr       special-register index (S2R)
  *   40..63   off24    signed 24-bit memory offset ([ra + off24])
- *   64..71   rc       source GPR C (IMAD, FFMA, CAS)
+ *   64..71   rc       source GPR C (IMAD, FFMA, CAS; async: token, coords)
+ *   72..79   re       source GPR E (async copies: the mbarrier address)
  *   80..97   mods     modifier groups (VGPU_ISA_MODGROUPS positions)
  *   98..100  pp       source predicate
  *   101      pp.not   source predicate negation
@@ -57,6 +58,7 @@
 #define VGPU_F_IMM32 32, 32
 #define VGPU_F_OFF24 40, 24
 #define VGPU_F_RC 64, 8
+#define VGPU_F_RE 72, 8
 #define VGPU_F_PP 98, 3
 #define VGPU_F_PP_NOT 101, 1
 #define VGPU_F_PU 106, 3
@@ -127,6 +129,15 @@ enum vgpu_opk {
 	VGPU_OPK_SR,	 /* special register, field sr */
 	VGPU_OPK_MEM,	 /* [ra + off24]; global: ra:ra+1 is a 64-bit address */
 	VGPU_OPK_TARGET, /* branch target; imm32 = target - this insn (bytes) */
+	VGPU_OPK_RD2,	 /* 64-bit destination pair rd:rd+1 ("_" = RZ: sink) */
+	VGPU_OPK_RC2,	 /* 64-bit source pair rc:rc+1 (mbarrier token) */
+	VGPU_OPK_RCN,	 /* rc .. rc+rank-1: tensor coordinates (TDIM) */
+	VGPU_OPK_SA,	 /* [ra]: 32-bit shared address, no offset */
+	VGPU_OPK_SC,	 /* [rc]: 32-bit shared address */
+	VGPU_OPK_SE,	 /* [re]: 32-bit shared address (mbarrier) */
+	VGPU_OPK_GA,	 /* [ra]: 64-bit global address in ra:ra+1 */
+	VGPU_OPK_GB,	 /* [rb]: 64-bit global address in rb:rb+1 */
+	VGPU_OPK_GC,	 /* [rc]: 64-bit global address in rc:rc+1 */
 	VGPU_OPK__COUNT
 };
 #define VGPU_OPK_OPTIONAL 0x20u
@@ -352,10 +363,19 @@ static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
 	}
 	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
 		switch (VGPU_OPK_KIND(d->ops[i])) {
-		case VGPU_OPK_RD: vgpu_set(used, VGPU_F_RD, ~0ull); break;
-		case VGPU_OPK_RA: vgpu_set(used, VGPU_F_RA, ~0ull); break;
-		case VGPU_OPK_RB: vgpu_set(used, VGPU_F_RB, ~0ull); break;
-		case VGPU_OPK_RC: vgpu_set(used, VGPU_F_RC, ~0ull); break;
+		case VGPU_OPK_RD:
+		case VGPU_OPK_RD2: vgpu_set(used, VGPU_F_RD, ~0ull); break;
+		case VGPU_OPK_RA:
+		case VGPU_OPK_SA:
+		case VGPU_OPK_GA: vgpu_set(used, VGPU_F_RA, ~0ull); break;
+		case VGPU_OPK_RB:
+		case VGPU_OPK_GB: vgpu_set(used, VGPU_F_RB, ~0ull); break;
+		case VGPU_OPK_RC:
+		case VGPU_OPK_RC2:
+		case VGPU_OPK_RCN:
+		case VGPU_OPK_SC:
+		case VGPU_OPK_GC: vgpu_set(used, VGPU_F_RC, ~0ull); break;
+		case VGPU_OPK_SE: vgpu_set(used, VGPU_F_RE, ~0ull); break;
 		case VGPU_OPK_IMM:
 		case VGPU_OPK_FIMM:
 		case VGPU_OPK_TARGET: vgpu_set(used, VGPU_F_IMM32, ~0ull); break;

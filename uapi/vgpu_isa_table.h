@@ -29,7 +29,18 @@
 	E(MEMBAR, 80, 2, -1)  /* fence scope */                                \
 	E(VOTE, 80, 2, -1)    /* vote mode (fixed per row) */                  \
 	E(ITYPE, 83, 2, -1)   /* integer type */                               \
-	E(COMB, 85, 2, 0)     /* predicate combine, default .AND */
+	E(COMB, 85, 2, 0)     /* predicate combine, default .AND */             \
+	E(ARVKIND, 80, 2, -1) /* MBAR.ARRIVE[_DROP] kind (fixed per row) */     \
+	E(WAITKIND, 80, 1, -1) /* MBAR waits: token or .PARITY (fixed) */       \
+	E(CPNOINC, 80, 1, -1) /* CP.ASYNC.MBARRIER.ARRIVE[.NOINC] (fixed) */    \
+	E(WGREAD, 80, 1, -1)  /* CP.ASYNC.BULK.WAIT_GROUP[.READ] (fixed) */     \
+	E(CLBAR, 80, 1, -1)   /* BAR.CLUSTER.ARRIVE / .WAIT (fixed) */          \
+	E(CPCACHE, 80, 1, 0)  /* CP.ASYNC cache hint, default .CA */            \
+	E(TDIM, 80, 3, -1)    /* tensor rank */                                 \
+	E(MSEMA, 87, 2, 0)    /* arrive semantics, default .RELEASE */          \
+	E(MSEMW, 87, 2, 0)    /* wait semantics, default .ACQUIRE */            \
+	E(MSEMX, 87, 2, 0)    /* expect/complete_tx semantics: .RELAXED */      \
+	E(MSCOPE, 89, 1, 0)   /* scope, default .CTA */
 
 /*
  * Modifier values.  E(GROUP, NAME, value); NAME is the spelling after the dot.
@@ -82,16 +93,44 @@
 	E(ITYPE, S32, 1)                                                       \
 	E(COMB, AND, 0)                                                        \
 	E(COMB, OR, 1)                                                         \
-	E(COMB, XOR, 2)
+	E(COMB, XOR, 2)                                                        \
+	E(ARVKIND, ARRIVE, 0)                                                  \
+	E(ARVKIND, EXPECT_TX, 1)                                               \
+	E(ARVKIND, NOCOMPLETE, 2)                                              \
+	E(WAITKIND, TOKEN, 0)                                                  \
+	E(WAITKIND, PARITY, 1)                                                 \
+	E(CPNOINC, INC, 0)                                                     \
+	E(CPNOINC, NOINC, 1)                                                   \
+	E(WGREAD, ALL, 0)                                                      \
+	E(WGREAD, READ, 1)                                                     \
+	E(CLBAR, ARRIVE, 0)                                                    \
+	E(CLBAR, WAIT, 1)                                                      \
+	E(CPCACHE, CA, 0)                                                      \
+	E(CPCACHE, CG, 1)                                                      \
+	E(TDIM, 1D, 0)                                                         \
+	E(TDIM, 2D, 1)                                                         \
+	E(TDIM, 3D, 2)                                                         \
+	E(TDIM, 4D, 3)                                                         \
+	E(TDIM, 5D, 4)                                                         \
+	E(MSEMA, RELEASE, 0)                                                   \
+	E(MSEMA, RELAXED, 1)                                                   \
+	E(MSEMW, ACQUIRE, 0)                                                   \
+	E(MSEMW, RELAXED, 1)                                                   \
+	E(MSEMX, RELAXED, 0)                                                   \
+	E(MSCOPE, CTA, 0)                                                      \
+	E(MSCOPE, CLUSTER, 1)
 
 /*
  * Optypes (field<0,8>).  E(NAME, value).  0x00 is never a valid optype, so
  * zeroed memory decodes as an illegal instruction.
  *
- * Reserved for later groups (decode as illegal until defined):
+ * Groups:
+ *   0x01-0x3f  general purpose
+ *   0x40-0x4f  BCU: named barriers (seed 002)
  *   0x50-0x6f  mbarrier unit (MBAR.*)
  *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
  *   0x80-0x8f  clusters (MAPA, BAR.CLUSTER)
+ * Unlisted values decode as illegal instructions.
  */
 #define VGPU_ISA_OPTYPES(E)                                                    \
 	E(NOP, 0x01)                                                           \
@@ -134,7 +173,27 @@
 	E(BAR_RED, 0x41)                                                       \
 	E(B2R, 0x42)                                                           \
 	E(B2R_RESULT, 0x43)                                                    \
-	E(R2B, 0x44)
+	E(R2B, 0x44)                                                           \
+	E(MBAR_INIT, 0x50)                                                     \
+	E(MBAR_INVAL, 0x51)                                                    \
+	E(MBAR_ARRIVE, 0x52)                                                   \
+	E(MBAR_ARRIVE_DROP, 0x53)                                              \
+	E(MBAR_EXPECT_TX, 0x54)                                                \
+	E(MBAR_COMPLETE_TX, 0x55)                                              \
+	E(MBAR_TEST_WAIT, 0x56)                                                \
+	E(MBAR_TRY_WAIT, 0x57)                                                 \
+	E(MBAR_PENDING_COUNT, 0x58)                                            \
+	E(CP_ASYNC, 0x70)                                                      \
+	E(CP_ASYNC_MBAR_ARRIVE, 0x71)                                          \
+	E(CP_ASYNC_WAIT_ALL, 0x72)                                             \
+	E(CP_BULK, 0x73)                                                       \
+	E(CP_BULK_STORE, 0x74)                                                 \
+	E(CP_BULK_COMMIT, 0x75)                                                \
+	E(CP_BULK_WAIT, 0x76)                                                  \
+	E(CP_TENSOR, 0x77)                                                     \
+	E(CP_TENSOR_STORE, 0x78)                                               \
+	E(MAPA, 0x80)                                                          \
+	E(BAR_CLUSTER, 0x81)
 
 /*
  * Instructions: one row per (mnemonic, operand form).
@@ -249,7 +308,103 @@
 	  OPS2(RD, OPT(PU)))                                                        \
 	E(R2B_BAR, "R2B.BAR", R2B, RI, FIX(B2RMODE, 1), MODS0(), OPS2(BARID, RA))   \
 	E(R2B_WARP, "R2B.WARP", R2B, RI, FIX(B2RMODE, 0), MODS0(),                  \
-	  OPS2(OPT(BARID), RA))
+	  OPS2(OPT(BARID), RA))                                                     \
+	/* ---- mbarrier unit (PTX mbarrier.*, seed 001) ---- */                 \
+	E(MBAR_INIT_R, "MBAR.INIT", MBAR_INIT, R, NOFIX, MODS0(), OPS2(SA, RB))     \
+	E(MBAR_INIT_I, "MBAR.INIT", MBAR_INIT, I, NOFIX, MODS0(), OPS2(SA, IMM))    \
+	E(MBAR_INVAL, "MBAR.INVAL", MBAR_INVAL, X, NOFIX, MODS0(), OPS1(SA))        \
+	E(MBAR_ARRIVE_X, "MBAR.ARRIVE", MBAR_ARRIVE, X, FIX(ARVKIND, 0), MODS2(MSEMA, MSCOPE),	\
+	  OPS2(RD2, SA))                                                            \
+	E(MBAR_ARRIVE_R, "MBAR.ARRIVE", MBAR_ARRIVE, R, FIX(ARVKIND, 0), MODS2(MSEMA, MSCOPE),	\
+	  OPS3(RD2, SA, RB))                                                        \
+	E(MBAR_ARRIVE_I, "MBAR.ARRIVE", MBAR_ARRIVE, I, FIX(ARVKIND, 0), MODS2(MSEMA, MSCOPE),	\
+	  OPS3(RD2, SA, IMM))                                                       \
+	E(MBAR_ARRIVE_TX_R, "MBAR.ARRIVE.EXPECT_TX", MBAR_ARRIVE, R, FIX(ARVKIND, 1),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, RB))                                  \
+	E(MBAR_ARRIVE_TX_I, "MBAR.ARRIVE.EXPECT_TX", MBAR_ARRIVE, I, FIX(ARVKIND, 1),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, IMM))                                 \
+	E(MBAR_ARRIVE_NC_R, "MBAR.ARRIVE.NOCOMPLETE", MBAR_ARRIVE, R, FIX(ARVKIND, 2),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, RB))                                  \
+	E(MBAR_ARRIVE_NC_I, "MBAR.ARRIVE.NOCOMPLETE", MBAR_ARRIVE, I, FIX(ARVKIND, 2),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, IMM))                                 \
+	E(MBAR_DROP_X, "MBAR.ARRIVE_DROP", MBAR_ARRIVE_DROP, X, FIX(ARVKIND, 0), MODS2(MSEMA, MSCOPE),	\
+	  OPS2(RD2, SA))                                                            \
+	E(MBAR_DROP_R, "MBAR.ARRIVE_DROP", MBAR_ARRIVE_DROP, R, FIX(ARVKIND, 0), MODS2(MSEMA, MSCOPE),	\
+	  OPS3(RD2, SA, RB))                                                        \
+	E(MBAR_DROP_I, "MBAR.ARRIVE_DROP", MBAR_ARRIVE_DROP, I, FIX(ARVKIND, 0), MODS2(MSEMA, MSCOPE),	\
+	  OPS3(RD2, SA, IMM))                                                       \
+	E(MBAR_DROP_TX_R, "MBAR.ARRIVE_DROP.EXPECT_TX", MBAR_ARRIVE_DROP, R, FIX(ARVKIND, 1),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, RB))                                  \
+	E(MBAR_DROP_TX_I, "MBAR.ARRIVE_DROP.EXPECT_TX", MBAR_ARRIVE_DROP, I, FIX(ARVKIND, 1),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, IMM))                                 \
+	E(MBAR_DROP_NC_R, "MBAR.ARRIVE_DROP.NOCOMPLETE", MBAR_ARRIVE_DROP, R, FIX(ARVKIND, 2),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, RB))                                  \
+	E(MBAR_DROP_NC_I, "MBAR.ARRIVE_DROP.NOCOMPLETE", MBAR_ARRIVE_DROP, I, FIX(ARVKIND, 2),		\
+	  MODS2(MSEMA, MSCOPE), OPS3(RD2, SA, IMM))                                 \
+	E(MBAR_EXPECT_TX_R, "MBAR.EXPECT_TX", MBAR_EXPECT_TX, R, NOFIX,            \
+	  MODS2(MSEMX, MSCOPE), OPS2(SA, RB))                                       \
+	E(MBAR_EXPECT_TX_I, "MBAR.EXPECT_TX", MBAR_EXPECT_TX, I, NOFIX,            \
+	  MODS2(MSEMX, MSCOPE), OPS2(SA, IMM))                                      \
+	E(MBAR_COMPLETE_TX_R, "MBAR.COMPLETE_TX", MBAR_COMPLETE_TX, R, NOFIX,      \
+	  MODS2(MSEMX, MSCOPE), OPS2(SA, RB))                                       \
+	E(MBAR_COMPLETE_TX_I, "MBAR.COMPLETE_TX", MBAR_COMPLETE_TX, I, NOFIX,      \
+	  MODS2(MSEMX, MSCOPE), OPS2(SA, IMM))                                      \
+	E(MBAR_TEST_WAIT, "MBAR.TEST_WAIT", MBAR_TEST_WAIT, R, FIX(WAITKIND, 0),   \
+	  MODS2(MSEMW, MSCOPE), OPS3(PU, SA, RC2))                                  \
+	E(MBAR_TEST_WAIT_PAR_R, "MBAR.TEST_WAIT.PARITY", MBAR_TEST_WAIT, R,        \
+	  FIX(WAITKIND, 1), MODS2(MSEMW, MSCOPE), OPS3(PU, SA, RC))                 \
+	E(MBAR_TEST_WAIT_PAR_I, "MBAR.TEST_WAIT.PARITY", MBAR_TEST_WAIT, I,        \
+	  FIX(WAITKIND, 1), MODS2(MSEMW, MSCOPE), OPS3(PU, SA, IMM))                \
+	E(MBAR_TRY_WAIT_X, "MBAR.TRY_WAIT", MBAR_TRY_WAIT, X, FIX(WAITKIND, 0),    \
+	  MODS2(MSEMW, MSCOPE), OPS3(PU, SA, RC2))                                  \
+	E(MBAR_TRY_WAIT_R, "MBAR.TRY_WAIT", MBAR_TRY_WAIT, R, FIX(WAITKIND, 0),    \
+	  MODS2(MSEMW, MSCOPE), OPS4(PU, SA, RC2, RB))                              \
+	E(MBAR_TRY_WAIT_I, "MBAR.TRY_WAIT", MBAR_TRY_WAIT, I, FIX(WAITKIND, 0),    \
+	  MODS2(MSEMW, MSCOPE), OPS4(PU, SA, RC2, IMM))                             \
+	E(MBAR_TRY_WAIT_PAR_X, "MBAR.TRY_WAIT.PARITY", MBAR_TRY_WAIT, X,           \
+	  FIX(WAITKIND, 1), MODS2(MSEMW, MSCOPE), OPS3(PU, SA, RC))                 \
+	E(MBAR_TRY_WAIT_PAR_R, "MBAR.TRY_WAIT.PARITY", MBAR_TRY_WAIT, R,           \
+	  FIX(WAITKIND, 1), MODS2(MSEMW, MSCOPE), OPS4(PU, SA, RC, RB))             \
+	E(MBAR_TRY_WAIT_PAR_I, "MBAR.TRY_WAIT.PARITY", MBAR_TRY_WAIT, I,           \
+	  FIX(WAITKIND, 1), MODS2(MSEMW, MSCOPE), OPS4(PU, SA, RC, IMM))            \
+	E(MBAR_TRY_WAIT_PAR_RI, "MBAR.TRY_WAIT.PARITY", MBAR_TRY_WAIT, RI,         \
+	  FIX(WAITKIND, 1), MODS2(MSEMW, MSCOPE), OPS3(PU, SA, IMM))                \
+	E(MBAR_PENDING_COUNT, "MBAR.PENDING_COUNT", MBAR_PENDING_COUNT, X, NOFIX,  \
+	  MODS0(), OPS2(RD, RC2))                                                   \
+	/* ---- asynchronous copies and the TMA engine ---- */                      \
+	E(CP_ASYNC, "CP.ASYNC", CP_ASYNC, I, NOFIX, MODS1(CPCACHE),                \
+	  OPS3(SA, GC, IMM))                                                        \
+	E(CP_ASYNC_MBAR_ARRIVE, "CP.ASYNC.MBARRIER.ARRIVE", CP_ASYNC_MBAR_ARRIVE,  \
+	  X, FIX(CPNOINC, 0), MODS0(), OPS1(SA))                                    \
+	E(CP_ASYNC_MBAR_ARRIVE_NOINC, "CP.ASYNC.MBARRIER.ARRIVE.NOINC",            \
+	  CP_ASYNC_MBAR_ARRIVE, X, FIX(CPNOINC, 1), MODS0(), OPS1(SA))              \
+	E(CP_ASYNC_WAIT_ALL, "CP.ASYNC.WAIT_ALL", CP_ASYNC_WAIT_ALL, X, NOFIX,     \
+	  MODS0(), OPS0())                                                          \
+	E(CP_BULK_R, "CP.ASYNC.BULK", CP_BULK, R, NOFIX, MODS0(),                  \
+	  OPS4(SA, GC, RB, SE))                                                     \
+	E(CP_BULK_I, "CP.ASYNC.BULK", CP_BULK, I, NOFIX, MODS0(),                  \
+	  OPS4(SA, GC, IMM, SE))                                                    \
+	E(CP_BULK_STORE_R, "CP.ASYNC.BULK.GLOBAL", CP_BULK_STORE, R, NOFIX,        \
+	  MODS0(), OPS3(GA, SC, RB))                                                \
+	E(CP_BULK_STORE_I, "CP.ASYNC.BULK.GLOBAL", CP_BULK_STORE, I, NOFIX,        \
+	  MODS0(), OPS3(GA, SC, IMM))                                               \
+	E(CP_BULK_COMMIT, "CP.ASYNC.BULK.COMMIT_GROUP", CP_BULK_COMMIT, X, NOFIX,  \
+	  MODS0(), OPS0())                                                          \
+	E(CP_BULK_WAIT, "CP.ASYNC.BULK.WAIT_GROUP", CP_BULK_WAIT, I,               \
+	  FIX(WGREAD, 0), MODS0(), OPS1(IMM))                                       \
+	E(CP_BULK_WAIT_READ, "CP.ASYNC.BULK.WAIT_GROUP.READ", CP_BULK_WAIT, I,     \
+	  FIX(WGREAD, 1), MODS0(), OPS1(IMM))                                       \
+	E(CP_TENSOR, "CP.ASYNC.BULK.TENSOR", CP_TENSOR, X, NOFIX, MODS1(TDIM),     \
+	  OPS4(SA, GB, RCN, SE))                                                    \
+	E(CP_TENSOR_STORE, "CP.ASYNC.BULK.TENSOR.GLOBAL", CP_TENSOR_STORE, X,      \
+	  NOFIX, MODS1(TDIM), OPS3(GB, RCN, SA))                                    \
+	/* ---- clusters ---- */                                                    \
+	E(MAPA_R, "MAPA", MAPA, R, NOFIX, MODS0(), OPS3(RD, RA, RB))               \
+	E(MAPA_I, "MAPA", MAPA, I, NOFIX, MODS0(), OPS3(RD, RA, IMM))              \
+	E(BAR_CLUSTER_ARRIVE, "BAR.CLUSTER.ARRIVE", BAR_CLUSTER, X,                \
+	  FIX(CLBAR, 0), MODS1(MSEMA), OPS0())                                      \
+	E(BAR_CLUSTER_WAIT, "BAR.CLUSTER.WAIT", BAR_CLUSTER, X, FIX(CLBAR, 1),     \
+	  MODS1(MSEMW), OPS0())
 
 /*
  * Alternative spellings accepted by the assembler.  The disassembler always
@@ -291,4 +446,18 @@
 	E(TID, "SR_TID", 15) /* flattened thread index in the CTA */           \
 	E(CLOCK_LO, "SR_CLOCKLO", 16)                                          \
 	E(CLOCK_HI, "SR_CLOCKHI", 17)                                          \
-	E(SMID, "SR_SMID", 18)
+	E(SMID, "SR_SMID", 18)                                                 \
+	E(CLUSTER_CTARANK, "SR_CLUSTER_CTARANK", 20)                           \
+	E(CLUSTER_NCTARANK, "SR_CLUSTER_NCTARANK", 21)                         \
+	E(CLUSTER_CTAID_X, "SR_CLUSTER_CTAID.X", 22)                           \
+	E(CLUSTER_CTAID_Y, "SR_CLUSTER_CTAID.Y", 23)                           \
+	E(CLUSTER_CTAID_Z, "SR_CLUSTER_CTAID.Z", 24)                           \
+	E(CLUSTER_NCTAID_X, "SR_CLUSTER_NCTAID.X", 25)                         \
+	E(CLUSTER_NCTAID_Y, "SR_CLUSTER_NCTAID.Y", 26)                         \
+	E(CLUSTER_NCTAID_Z, "SR_CLUSTER_NCTAID.Z", 27)                         \
+	E(CLUSTERID_X, "SR_CLUSTERID.X", 28)                                   \
+	E(CLUSTERID_Y, "SR_CLUSTERID.Y", 29)                                   \
+	E(CLUSTERID_Z, "SR_CLUSTERID.Z", 30)                                   \
+	E(NCLUSTERID_X, "SR_NCLUSTERID.X", 31)                                 \
+	E(NCLUSTERID_Y, "SR_NCLUSTERID.Y", 32)                                 \
+	E(NCLUSTERID_Z, "SR_NCLUSTERID.Z", 33)

@@ -14,9 +14,11 @@
  *                     Not thread-safe; use one per host thread.  It keeps
  *                     its allocations between runs.
  *
- * A launch runs CTAs one after another on an SM; the QEMU glue may hand
- * disjoint CTA ranges of one launch to several SMs on several threads,
- * sharing a struct vgpu_launch_ctl for the budget and abort flag.
+ * A launch runs clusters of CTAs one after another on an SM (a cluster of
+ * one CTA without cluster dims); the QEMU glue may hand disjoint CTA ranges
+ * of one launch to several SMs on several threads, sharing a struct
+ * vgpu_launch_ctl for the budget and abort flag.  A range must hold whole
+ * clusters.
  */
 #ifndef VGPU_CORE_H
 #define VGPU_CORE_H
@@ -134,6 +136,9 @@ struct vgpu_launch_ctl {
  * @entry:      byte offset of the first instruction (16-aligned)
  * @grid:       CTAs in x, y, z (each >= 1)
  * @block:      threads per CTA in x, y, z (product 1..1024)
+ * @cluster:    CTAs per cluster in x, y, z; 0 counts as 1.  Each dimension
+ *              must divide the grid's; the product is at most 16.  The
+ *              CTAs of a cluster run co-resident on one SM object.
  * @smem_bytes: shared memory per CTA (<= the SM's smem_max)
  * @params:     kernel-parameter buffer (LDP reads it), @param_size bytes
  * @seed:       scheduler seed
@@ -148,6 +153,7 @@ struct vgpu_launch {
 	uint32_t entry;
 	uint32_t grid[3];
 	uint32_t block[3];
+	uint32_t cluster[3];
 	uint32_t smem_bytes;
 	const void *params;
 	uint32_t param_size;
@@ -161,9 +167,21 @@ struct vgpu_launch {
 	struct vgpu_launch_ctl *ctl;
 };
 
+/**
+ * struct vgpu_sm_config - one SM's parameters (0 = default)
+ * @smem_max:       shared memory per CTA in bytes (228 KiB)
+ * @sm_id:          reported by SR_SMID
+ * @tma_latency:    cycles from issue to the first byte of an asynchronous
+ *                  copy (500)
+ * @tma_bandwidth:  bytes the copy engine moves per cycle (64)
+ * @try_wait_limit: cycles MBAR.TRY_WAIT suspends without a hint (100000)
+ */
 struct vgpu_sm_config {
-	uint32_t smem_max; /* bytes of shared memory, 0 = 228 KiB */
-	uint32_t sm_id;	   /* reported by SR_SMID */
+	uint32_t smem_max;
+	uint32_t sm_id;
+	uint32_t tma_latency;
+	uint32_t tma_bandwidth;
+	uint32_t try_wait_limit;
 };
 
 struct vgpu_sm_stats {
@@ -187,9 +205,10 @@ VGPU_CORE_API int vgpu_launch_validate(const struct vgpu_sm *sm,
 				       struct vgpu_exception_record *exc);
 
 /*
- * Run CTAs with linear index [first, first + count) of launch @l (x fastest).
- * Returns 0 when all completed, or -1 with @exc describing the exception
- * that stopped the run.
+ * Run the clusters with linear index [first, first + count) of launch @l
+ * (x fastest; without cluster dims a cluster is one CTA, so these are CTA
+ * indices).  Returns 0 when all completed, or -1 with @exc describing the
+ * exception that stopped the run.
  */
 VGPU_CORE_API int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l,
 			      uint32_t first, uint32_t count,
