@@ -92,4 +92,4 @@ run: all
 clean:
 	rm -rf build build-asan build-clang
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/qemu-device $(BUILD)/libvgpu $(BUILD)/tests -name '*.d' -type f 2>/dev/null)

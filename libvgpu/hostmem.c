@@ -108,4 +108,6 @@ const struct vgpu_mem_ops vgpu_hostmem_ops = {
 	.read = hostmem_read,
 	.write = hostmem_write,
 	.atomic = hostmem_atomic,
+	.read_block = hostmem_read,
+	.write_block = hostmem_write,
 };

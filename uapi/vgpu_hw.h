@@ -191,6 +191,9 @@ enum vgpu_exc_code {
 #define VGPU_WAIT_EXITED 0xfeu	/* all threads exited */
 #define VGPU_WAIT_ABSENT 0xfdu	/* warp does not exist in this CTA */
 #define VGPU_WAIT_SLEEP 0xfcu	/* NANOSLEEP */
+#define VGPU_WAIT_MBAR 0xfbu	/* MBAR.TRY_WAIT on an mbarrier */
+#define VGPU_WAIT_CLUSTER 0xfau /* BAR.CLUSTER.WAIT */
+#define VGPU_WAIT_ASYNC 0xf9u	/* waiting for its asynchronous copies */
 /* 0..15: blocked on named barrier N */
 
 #define VGPU_EXC_MSG_LEN 192
@@ -230,5 +233,344 @@ struct vgpu_exception_record {
 
 _Static_assert(sizeof(struct vgpu_exception_record) == 296,
 	       "exception record layout");
+
+/* ==== Device interface (QEMU vgpu-pci) ==== */
+/*
+ * The PCIe device that QEMU's -device vgpu-pci implements (docs/device.md).
+ * Everything little-endian.
+ *
+ * PCI identity: vendor 0x7690, device 0x0001, class 0x1200 (processing
+ * accelerator), revision 1.  0x7690 is not an assigned PCI-SIG vendor ID
+ * (absent from pci.ids, far from the range the PCI-SIG allocates from
+ * today); it names this virtual device only and must never be used by
+ * hardware.
+ *
+ * BARs: BAR0 = the registers below (16 KiB, 32-bit accesses only, aligned);
+ * BAR2 = the MSI-X table and PBA (2 vectors).  Interrupts: MSI-X vector 0
+ * for VGPU_IRQ_COMPLETION, vector 1 for VGPU_IRQ_ERROR; without MSI-X,
+ * INTx (pin A) is asserted while (IRQ_STATUS & IRQ_MASK) != 0.
+ */
+#define VGPU_PCI_VENDOR_ID 0x7690u
+#define VGPU_PCI_DEVICE_ID 0x0001u
+#define VGPU_PCI_CLASS 0x1200u /* processing accelerator */
+#define VGPU_PCI_REVISION 1u
+#define VGPU_BAR0_SIZE 0x4000u
+#define VGPU_MSIX_BAR 2
+#define VGPU_MSIX_VEC_COMPLETION 0u
+#define VGPU_MSIX_VEC_ERROR 1u
+#define VGPU_MSIX_VECTORS 2u
+
+#define VGPU_ID_MAGIC 0x55504756u /* "VGPU" */
+#define VGPU_VERSION_MAJOR 1u
+#define VGPU_VERSION_MINOR 0u
+
+/*
+ * ---- BAR0 register map ----  (RO) read-only, (RW) read/write,
+ * (WO) write-only (reads 0), (W1C) write 1 to clear.  32-bit registers;
+ * 64-bit addresses are LO/HI pairs.  Other offsets read 0 and ignore writes.
+ */
+#define VGPU_REG_ID 0x000		/* (RO) VGPU_ID_MAGIC */
+#define VGPU_REG_VERSION 0x004		/* (RO) major << 16 | minor */
+#define VGPU_REG_CAP_SMS 0x008		/* (RO) number of SMs (sms=) */
+#define VGPU_REG_CAP_SMEM 0x00c		/* (RO) shared-memory bytes per SM (smem=) */
+#define VGPU_REG_CAP_MAX_THREADS 0x010	/* (RO) max threads per CTA (1024) */
+#define VGPU_REG_CAP_BARRIERS 0x014	/* (RO) named barriers per CTA (16) */
+#define VGPU_REG_CAP_FEATURES 0x018	/* (RO) VGPU_FEAT_* */
+#define VGPU_REG_CAP_QUEUES 0x01c	/* (RO) hardware queues (queues=) */
+#define VGPU_REG_CAP_WARP_SIZE 0x020	/* (RO) 32 */
+#define VGPU_REG_CAP_MAX_PARAM 0x024	/* (RO) parameter-buffer bytes (4096) */
+#define VGPU_REG_CAP_VA_BITS 0x028	/* (RO) GPU virtual-address bits (48) */
+#define VGPU_REG_CAP_MAX_CODE 0x02c	/* (RO) max program bytes per launch */
+#define VGPU_REG_CAP_AS_MAX 0x030	/* (RO) max address-space table entries */
+#define VGPU_REG_CAP_RING_MAX 0x034	/* (RO) max ring entries per queue */
+#define VGPU_REG_CAP_THREADS 0x038	/* (RO) host threads running SMs (threads=) */
+
+#define VGPU_REG_CONTROL 0x040		/* (RW) VGPU_CTRL_* */
+#define VGPU_REG_STATUS 0x044		/* (RO) VGPU_STATUS_* */
+#define VGPU_REG_WDOG_MS 0x048		/* (RW) wall-clock limit per launch, ms; 0 = default */
+#define VGPU_REG_IRQ_STATUS 0x050	/* (RO) VGPU_IRQ_* raised and not yet acknowledged */
+#define VGPU_REG_IRQ_MASK 0x054		/* (RW) VGPU_IRQ_* that may interrupt; 0 at reset */
+#define VGPU_REG_IRQ_ACK 0x058		/* (WO, W1C) clear IRQ_STATUS bits */
+#define VGPU_REG_AS_BASE_LO 0x060	/* (RW) address-space table, guest physical, 8-aligned */
+#define VGPU_REG_AS_BASE_HI 0x064	/* (RW) */
+#define VGPU_REG_AS_COUNT 0x068		/* (RW) entries in the table (<= CAP_AS_MAX) */
+#define VGPU_REG_ERR_COUNT 0x070	/* (RO) guest errors seen since reset (all kinds) */
+#define VGPU_REG_ERR_LAST 0x074		/* (RO) VGPU_ERR_* of the latest */
+#define VGPU_REG_ERR_INFO 0x078		/* (RO) queue << 16 | ring index of the latest */
+
+#define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
+
+#define VGPU_STATUS_BUSY (1u << 0)	/* a command is executing on some queue */
+
+#define VGPU_IRQ_COMPLETION (1u << 0)	/* a command with VGPU_CMD_F_IRQ completed */
+#define VGPU_IRQ_ERROR (1u << 1)	/* a queue stopped on an error */
+#define VGPU_IRQ_ALL (VGPU_IRQ_COMPLETION | VGPU_IRQ_ERROR)
+
+#define VGPU_FEAT_MMU (1u << 0)		 /* GPU MMU, always set */
+#define VGPU_FEAT_RANDOM_SCHED (1u << 1) /* VGPU_LAUNCH_RANDOM_SCHED */
+#define VGPU_FEAT_MBARRIER (1u << 2)	 /* mbarrier unit */
+#define VGPU_FEAT_TMA (1u << 3)		 /* TMA engine */
+#define VGPU_FEAT_CLUSTERS (1u << 4)	 /* launches with cluster dims > 1 */
+
+#define VGPU_DEFAULT_WDOG_MS 10000u
+#define VGPU_MAX_CODE_BYTES (1u << 20)
+#define VGPU_AS_MAX 256u
+#define VGPU_RING_MAX 4096u
+
+/*
+ * Per-queue registers: queue q at VGPU_REG_QUEUE(q) + VGPU_Q_*.  Ring base,
+ * completion base and size may change only while the queue is disabled.
+ */
+#define VGPU_REG_QUEUE_BASE 0x1000
+#define VGPU_REG_QUEUE_STRIDE 0x40
+#define VGPU_REG_QUEUE(q) (VGPU_REG_QUEUE_BASE + (q) * VGPU_REG_QUEUE_STRIDE)
+#define VGPU_Q_RING_LO 0x00	/* (RW) command ring, guest physical, 64-aligned */
+#define VGPU_Q_RING_HI 0x04	/* (RW) */
+#define VGPU_Q_CPL_LO 0x08	/* (RW) completion ring, guest physical, 8-aligned */
+#define VGPU_Q_CPL_HI 0x0c	/* (RW) */
+#define VGPU_Q_SIZE 0x10	/* (RW) ring entries: power of two, 1..CAP_RING_MAX */
+#define VGPU_Q_CONTROL 0x14	/* (RW) VGPU_QCTRL_* */
+#define VGPU_Q_STATUS 0x18	/* (RO) VGPU_QSTAT_* */
+#define VGPU_Q_HEAD 0x1c	/* (RO) next slot the device takes, 0..size-1 */
+#define VGPU_Q_TAIL 0x20	/* (RO) tail written by the last doorbell */
+#define VGPU_Q_DOORBELL 0x24	/* (WO) new tail (0..size-1): commands up to it are ready */
+#define VGPU_Q_ERROR 0x28	/* (RO) VGPU_ERR_* that stopped the queue, 0 when running */
+#define VGPU_Q_ERROR_INDEX 0x2c	/* (RO) ring index of the command that stopped it */
+#define VGPU_Q_COMPLETED_LO 0x30 /* (RO) commands completed since enable, low word */
+#define VGPU_Q_COMPLETED_HI 0x34 /* (RO) high word */
+
+/*
+ * Writing ENABLE 0 -> 1 starts the queue at head = tail = 0 (the ring's
+ * configuration is checked then: a bad one stops it at once with
+ * VGPU_ERR_BAD_RING).  Writing ENABLE 1 -> 0 aborts the command in
+ * progress (its completion reports VGPU_ERR_ABORTED) and stops the queue.
+ * Writing RESUME to a stopped queue clears the error and goes on with the
+ * command after the one that stopped it.
+ */
+#define VGPU_QCTRL_ENABLE (1u << 0)
+#define VGPU_QCTRL_RESUME (1u << 1) /* (WO) */
+
+#define VGPU_QSTAT_ENABLED (1u << 0)
+#define VGPU_QSTAT_BUSY (1u << 1)    /* a command of this queue is executing */
+#define VGPU_QSTAT_STOPPED (1u << 2) /* stopped on an error: see VGPU_Q_ERROR */
+#define VGPU_QSTAT_IDLE (1u << 3)    /* enabled, not stopped, head == tail */
+
+/*
+ * ---- Status of a command, error of a queue ----
+ * A command that ends with any status but VGPU_ERR_NONE stops its queue.
+ */
+#define VGPU_ERR_NONE 0u	   /* success */
+#define VGPU_ERR_EXCEPTION 1u	   /* the launch raised an exception: record in exc */
+#define VGPU_ERR_BAD_COMMAND 2u	   /* unknown opcode, reserved field or flag set */
+#define VGPU_ERR_BAD_LAUNCH 3u	   /* launch parameters invalid (exc.code BAD_LAUNCH) */
+#define VGPU_ERR_MMU_FAULT 4u	   /* code, parameter or fence access faulted (exc) */
+#define VGPU_ERR_TIMEOUT 5u	   /* watchdog: wall-clock limit (exc.code ABORTED) */
+#define VGPU_ERR_ABORTED 6u	   /* queue disabled while the command executed */
+#define VGPU_ERR_BAD_RING 7u	   /* ring configuration invalid or ring not in RAM */
+#define VGPU_ERR_CPL_WRITE 8u	   /* the completion record could not be written */
+#define VGPU_ERR_BAD_REGISTER 9u   /* bad register offset or access size (ERR_LAST only) */
+
+/*
+ * ---- Commands: 128-byte slots in the command ring ----
+ * Every command starts with struct vgpu_cmd_header.  Fields marked
+ * "must be 0" make the command VGPU_ERR_BAD_COMMAND when set.
+ */
+#define VGPU_CMD_BYTES 128u
+
+#define VGPU_CMD_NOP 0u
+#define VGPU_CMD_LAUNCH 1u
+#define VGPU_CMD_FENCE 2u
+#define VGPU_CMD_TLB_INVALIDATE 3u
+
+#define VGPU_CMD_F_IRQ (1u << 0)	/* raise VGPU_IRQ_COMPLETION when complete */
+#define VGPU_CMD_F_FENCE_PHYS (1u << 1) /* fence: address is guest physical */
+#define VGPU_CMD_F_MASK (VGPU_CMD_F_IRQ | VGPU_CMD_F_FENCE_PHYS)
+
+/**
+ * struct vgpu_cmd_header - first 8 bytes of every command
+ * @opcode: VGPU_CMD_*
+ * @flags:  VGPU_CMD_F_*
+ */
+struct vgpu_cmd_header {
+	__u32 opcode;
+	__u32 flags;
+};
+
+/**
+ * struct vgpu_cmd_launch - run a kernel
+ * @hdr:         opcode VGPU_CMD_LAUNCH
+ * @code_va:     GPU VA of the program (16-aligned); fetched with execute
+ *               permission
+ * @code_size:   program bytes (multiple of 16, 16..CAP_MAX_CODE)
+ * @entry:       byte offset of the first instruction in the program
+ * @grid:        CTAs in x, y, z (each >= 1)
+ * @block:       threads per CTA in x, y, z (product 1..1024)
+ * @cluster:     CTAs per cluster in x, y, z; 0 counts as 1.  Only 1x1x1
+ *               while CAP_FEATURES lacks VGPU_FEAT_CLUSTERS
+ * @smem_bytes:  shared memory per CTA: the program's static .shared bytes
+ *               plus its dynamic bytes (<= CAP_SMEM)
+ * @param_va:    GPU VA of the parameter buffer (read permission)
+ * @param_size:  parameter bytes (0..CAP_MAX_PARAM); @param_va unused if 0
+ * @asid:        address space (index into the address-space table)
+ * @launch_flags: VGPU_LAUNCH_* (VGPU_LAUNCH_FLAGS_MASK)
+ * @pad:         must be 0
+ * @seed:        scheduler seed (VGPU_LAUNCH_RANDOM_SCHED)
+ * @budget:      warp-instruction limit, 0 = VGPU_DEFAULT_BUDGET
+ * @reserved:    must be 0
+ */
+struct vgpu_cmd_launch {
+	struct vgpu_cmd_header hdr;
+	__u64 code_va;
+	__u32 code_size;
+	__u32 entry;
+	__u32 grid[3];
+	__u32 block[3];
+	__u32 cluster[3];
+	__u32 smem_bytes;
+	__u64 param_va;
+	__u32 param_size;
+	__u32 asid;
+	__u32 launch_flags;
+	__u32 pad;
+	__u64 seed;
+	__u64 budget;
+	__u64 reserved[3];
+};
+
+/**
+ * struct vgpu_cmd_fence - write a 64-bit value once everything before it
+ *                         in the queue has completed
+ * @hdr:      opcode VGPU_CMD_FENCE; VGPU_CMD_F_IRQ raises an interrupt,
+ *            VGPU_CMD_F_FENCE_PHYS makes @addr guest physical
+ * @addr:     8-aligned GPU VA in address space @asid (write permission),
+ *            or guest physical address
+ * @value:    the value written
+ * @asid:     address space of @addr (ignored with VGPU_CMD_F_FENCE_PHYS)
+ * @pad:      must be 0
+ * @reserved: must be 0
+ */
+struct vgpu_cmd_fence {
+	struct vgpu_cmd_header hdr;
+	__u64 addr;
+	__u64 value;
+	__u32 asid;
+	__u32 pad;
+	__u64 reserved[12];
+};
+
+#define VGPU_TLBI_ALL_AS 0xffffffffu
+
+/**
+ * struct vgpu_cmd_tlb_invalidate - drop cached translations
+ * @hdr:      opcode VGPU_CMD_TLB_INVALIDATE
+ * @asid:     address space, or VGPU_TLBI_ALL_AS
+ * @pad:      must be 0
+ * @va:       first byte of the range (page-aligned)
+ * @size:     bytes of the range; 0 = the whole address space
+ * @reserved: must be 0
+ *
+ * The device may drop more than asked; commands after it in the queue
+ * see the page tables as they are in memory when it completes.
+ */
+struct vgpu_cmd_tlb_invalidate {
+	struct vgpu_cmd_header hdr;
+	__u32 asid;
+	__u32 pad;
+	__u64 va;
+	__u64 size;
+	__u64 reserved[12];
+};
+
+_Static_assert(sizeof(struct vgpu_cmd_header) == 8, "command header layout");
+_Static_assert(sizeof(struct vgpu_cmd_launch) == VGPU_CMD_BYTES, "launch layout");
+_Static_assert(sizeof(struct vgpu_cmd_fence) == VGPU_CMD_BYTES, "fence layout");
+_Static_assert(sizeof(struct vgpu_cmd_tlb_invalidate) == VGPU_CMD_BYTES,
+	       "TLB invalidate layout");
+
+/**
+ * struct vgpu_completion - written by the device for every command, at
+ *                          completion-ring slot = the command's ring index
+ * @status:     VGPU_ERR_* (VGPU_ERR_NONE on success)
+ * @opcode:     the command's opcode
+ * @index:      the command's ring index
+ * @queue:      the queue
+ * @seq:        commands completed on the queue since enable, this one
+ *              included (1, 2, ...): tells a fresh record from a stale one
+ * @warp_insns: launch: warp-instructions executed (all SMs); else 0
+ * @elapsed_ns: host time the command took to execute
+ * @exc:        for VGPU_ERR_EXCEPTION, _BAD_LAUNCH, _MMU_FAULT, _TIMEOUT
+ *              and _ABORTED: what stopped it (code, CTA, warp, pc, and for
+ *              VGPU_EXC_GLOBAL_FAULT the virtual address in @exc.addr and
+ *              VGPU_MMU_* in @exc.info); zero otherwise
+ */
+struct vgpu_completion {
+	__u32 status;
+	__u32 opcode;
+	__u32 index;
+	__u32 queue;
+	__u64 seq;
+	__u64 warp_insns;
+	__u64 elapsed_ns;
+	struct vgpu_exception_record exc;
+};
+
+_Static_assert(sizeof(struct vgpu_completion) == 336, "completion layout");
+
+/*
+ * Exception-record fields for an MMU fault (exc.code VGPU_EXC_GLOBAL_FAULT,
+ * raised by a kernel's access, or status VGPU_ERR_MMU_FAULT for the code,
+ * parameter or fence access): exc.addr = the virtual address,
+ * exc.info[0] = VGPU_MMU_ACC_* of the access, exc.info[1] = VGPU_MMU_F_*
+ * (why), exc.info[2] = the page-table level that failed (3 = root .. 0 =
+ * leaf, or 4 for the address-space table), exc.info[3] = the address
+ * space; exc.msg says the same in words.
+ */
+#define VGPU_MMU_ACC_READ 1u
+#define VGPU_MMU_ACC_WRITE 2u
+#define VGPU_MMU_ACC_EXEC 4u
+#define VGPU_MMU_ACC_ATOMIC 8u /* read-modify-write: needs R and W */
+
+#define VGPU_MMU_F_NOT_PRESENT 1u   /* an entry on the walk is not valid */
+#define VGPU_MMU_F_PERMISSION 2u    /* the leaf lacks the access's permission */
+#define VGPU_MMU_F_NONCANONICAL 3u  /* VA bits 63..48 not zero */
+#define VGPU_MMU_F_RESERVED 4u	    /* an entry has reserved bits set */
+#define VGPU_MMU_F_TABLE_ACCESS 5u  /* a table lies outside guest RAM */
+#define VGPU_MMU_F_BAD_AS 6u	    /* asid >= AS_COUNT or its entry invalid */
+#define VGPU_MMU_F_BUS 7u	    /* the page translates to memory outside guest RAM */
+
+/*
+ * ---- GPU MMU: page tables in guest memory ----
+ *
+ * Address-space table: AS_COUNT 64-bit entries at AS_BASE; entry asid is
+ * VGPU_PTE_VALID | root table address (4 KiB aligned, bits 51..12).
+ *
+ * 48-bit virtual addresses, 4 KiB pages, four levels of 512 64-bit
+ * entries, each table 4 KiB aligned:
+ *
+ *   level 3 (root): VA[47:39]   level 2: VA[38:30]
+ *   level 1:        VA[29:21]   level 0 (leaf): VA[20:12]
+ *
+ * Entry: bit 0 VALID, bit 1 READ, bit 2 WRITE, bit 3 EXEC (leaf only; 0
+ * in table entries), bits 11..4 ignored (free for software), bits 51..12
+ * the physical address of the next table or of the page, bits 63..52
+ * reserved (must be 0).  No large pages.  Physical addresses are guest
+ * physical; pages must be guest RAM.
+ */
+#define VGPU_VA_BITS 48u
+#define VGPU_PAGE_SHIFT 12u
+#define VGPU_PAGE_SIZE (1u << VGPU_PAGE_SHIFT)
+#define VGPU_PT_LEVELS 4u
+#define VGPU_PT_ENTRIES 512u
+#define VGPU_PT_INDEX(va, level)                                               \
+	(((va) >> (VGPU_PAGE_SHIFT + 9u * (level))) & (VGPU_PT_ENTRIES - 1u))
+
+#define VGPU_PTE_VALID (1ull << 0)
+#define VGPU_PTE_READ (1ull << 1)
+#define VGPU_PTE_WRITE (1ull << 2)
+#define VGPU_PTE_EXEC (1ull << 3)
+#define VGPU_PTE_SW_MASK 0xff0ull
+#define VGPU_PTE_ADDR_MASK 0x000ffffffffff000ull
+#define VGPU_PTE_RSVD_MASK 0xfff0000000000000ull
+
 
 #endif /* VGPU_HW_H */

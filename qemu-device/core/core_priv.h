@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vgpu_core.h"
@@ -22,6 +23,8 @@ enum vgpu_xres {
 	VGPU_X_BRANCHED, /* the instruction set the lanes' pcs itself */
 	VGPU_X_BLOCK,	 /* pc + 1, and the warp stopped running (blocked) */
 	VGPU_X_EXC,	 /* an exception was raised; stop the launch */
+	VGPU_X_RETRY,	 /* the warp was suspended; run this instruction again
+			  * when it wakes */
 };
 
 typedef enum vgpu_xres (*vgpu_exec_fn)(struct vgpu_cta *c, struct vgpu_warp *w,
@@ -37,8 +40,8 @@ struct vgpu_dinsn {
 	uint16_t id;	   /* enum vgpu_insn_id; VGPU_I__COUNT if illegal */
 	uint8_t stype;	   /* enum vgpu_stype of the row */
 	uint8_t pg, pg_not;
-	uint16_t rd, ra, rb, rc; /* register-file rows */
-	uint8_t rd_num, ra_num, rb_num, rc_num; /* architectural numbers */
+	uint16_t rd, ra, rb, rc, re; /* register-file rows */
+	uint8_t rd_num, ra_num, rb_num, rc_num, re_num; /* architectural */
 	uint8_t pp, pp_not, pu;
 	uint8_t mod[VGPU_ISA_MAX_MODS];
 	uint8_t barid;
@@ -55,15 +58,21 @@ struct vgpu_prog {
 };
 
 /* Extra register-file rows after the architectural ones. */
-#define VGPU_ZERO_ROWS 4u
+#define VGPU_ZERO_ROWS 8u /* >= the widest source span (5 coordinates) */
 #define VGPU_SCRATCH_ROWS 4u
 
 enum vgpu_warp_state {
 	VGPU_WS_RUNNABLE,
-	VGPU_WS_BLOCKED, /* on named barrier wait_bar */
-	VGPU_WS_SLEEPING,
+	VGPU_WS_BLOCKED,      /* on named barrier wait_bar */
+	VGPU_WS_SLEEPING,     /* NANOSLEEP until wake */
 	VGPU_WS_EXITED,
+	VGPU_WS_MBAR_WAIT,    /* MBAR.TRY_WAIT suspended until the phase
+			       * completes or wake (time limit) */
+	VGPU_WS_CLUSTER_WAIT, /* BAR.CLUSTER.WAIT */
+	VGPU_WS_ASYNC_WAIT,   /* CP.ASYNC.WAIT_ALL / CP.ASYNC.BULK.WAIT_GROUP */
 };
+
+#define VGPU_BULK_GROUPS 64u /* bulk async-groups tracked per warp */
 
 struct vgpu_warp {
 	uint32_t id;
@@ -75,10 +84,21 @@ struct vgpu_warp {
 	uint32_t cur_mask;  /* ... and its lanes */
 	uint8_t state;	    /* enum vgpu_warp_state */
 	uint8_t wait_bar;   /* when VGPU_WS_BLOCKED ... */
-	uint32_t wait_pc;   /* ... at this BAR instruction ... */
+	uint32_t wait_pc;   /* ... at this instruction ... */
 	uint32_t wait_mask; /* ... executed by these lanes */
-	uint64_t wake;	    /* when VGPU_WS_SLEEPING: SM cycle to wake at */
+	uint64_t wake;	    /* SLEEPING / MBAR_WAIT: SM cycle to wake at */
+	/* MBAR_WAIT: the mbarrier (CTA slot, offset) */
+	uint8_t wait_cta;
+	uint32_t wait_off;
+	bool try_timed_out; /* woken by the time limit: TRY_WAIT says false */
+	/* ASYNC_WAIT: groups allowed to stay pending (~0u: WAIT_ALL) */
+	uint32_t wait_groups;
 	uint32_t red_state; /* BAR.RED result copy (B2R.WARP format) */
+	uint32_t cp_pending;	 /* cp.async copies in flight */
+	uint32_t bulk_committed; /* bulk async-groups committed so far */
+	uint16_t bulk_pending[VGPU_BULK_GROUPS]; /* ops in flight per group */
+	uint32_t clbar_arrived;	 /* lanes arrived in this cluster-barrier phase */
+	uint32_t clbar_phase;	 /* cluster-barrier phase of the last arrive + 1 */
 	uint32_t pred[8];   /* predicate lane masks; pred[7] (PT) all ones */
 	uint32_t *regs;	    /* rows x 32 lanes */
 	uint32_t pc[VGPU_WARP_SIZE]; /* per-lane pc, valid when !converged */
@@ -91,7 +111,17 @@ struct vgpu_nbar {
 	uint8_t redop;
 	uint16_t acc;	   /* running reduction */
 	uint32_t waiters;  /* warps blocked on this barrier */
-	uint32_t red_warps; /* warps that arrived in this RED round */
+};
+
+/*
+ * What the hardware keeps beside a live mbarrier's word: the full phase
+ * number (the word holds it modulo 4), and whether a wait has returned
+ * true since the last phase completed (for the sanitizer).
+ */
+struct vgpu_mbar_meta {
+	uint32_t off;
+	uint32_t phase;
+	bool need_wait;
 };
 
 struct vgpu_cta {
@@ -99,16 +129,51 @@ struct vgpu_cta {
 	const struct vgpu_launch *l;
 	const struct vgpu_prog *prog;
 	uint32_t id[3];
+	uint32_t rank;	   /* in the cluster */
 	uint32_t nthreads;
 	uint32_t nwarps;
 	uint32_t exited_warps;
 	uint32_t runnable; /* bit per warp */
-	uint32_t sleeping; /* bit per warp */
-	uint64_t next_wake; /* earliest wake-up among the sleepers */
+	uint32_t timed;	   /* warps with a wake time (SLEEPING, MBAR_WAIT) */
+	uint32_t next;	   /* round-robin position */
 	uint8_t *smem;
 	uint32_t smem_size;
+	uint8_t *shadow;   /* bit per 8 bytes of smem: a live mbarrier */
+	struct vgpu_mbar_meta *mbars; /* live mbarriers */
+	uint32_t nmbars, mbars_cap;
 	struct vgpu_nbar bar[VGPU_NUM_NAMED_BARRIERS];
 	struct vgpu_warp warps[VGPU_MAX_WARPS_PER_CTA];
+};
+
+enum vgpu_async_kind {
+	VGPU_AOP_CP,	       /* CP.ASYNC: per-lane 4/8/16-byte copies */
+	VGPU_AOP_CP_ARRIVE,    /* CP.ASYNC.MBARRIER.ARRIVE's deferred arrive */
+	VGPU_AOP_BULK_LOAD,    /* global -> shared, complete_tx */
+	VGPU_AOP_BULK_STORE,   /* shared -> global, bulk group */
+	VGPU_AOP_TENSOR_LOAD,  /* tensor box -> shared, complete_tx */
+	VGPU_AOP_TENSOR_STORE, /* shared -> tensor box, bulk group */
+};
+
+/* One operation of the copy engine. */
+struct vgpu_async_op {
+	uint8_t kind;
+	uint8_t cta;	      /* issuing CTA slot */
+	uint8_t warp;	      /* issuing warp */
+	uint8_t dst_cta;      /* CTA slot of the shared destination/source */
+	uint8_t mbar_cta;     /* CTA slot of the mbarrier */
+	uint32_t lanes;	      /* CP / CP_ARRIVE: lanes */
+	uint32_t pc;	      /* issuing instruction (exceptions) */
+	uint64_t seq;	      /* issue order */
+	uint64_t done;	      /* SM cycle of completion */
+	uint32_t smem;	      /* shared offset */
+	uint32_t mbar;	      /* mbarrier offset, ~0u: none */
+	uint32_t size;	      /* bytes (CP: per lane) */
+	uint32_t group;	      /* bulk group sequence number */
+	uint64_t gaddr;	      /* global address */
+	int32_t coord[VGPU_TMAP_MAX_RANK];
+	struct vgpu_tensor_map map;
+	uint64_t lane_src[VGPU_WARP_SIZE]; /* CP: per lane */
+	uint32_t lane_dst[VGPU_WARP_SIZE];
 };
 
 struct vgpu_sm {
@@ -121,12 +186,35 @@ struct vgpu_sm {
 	uint64_t slice_given; /* budget_left at the last refill */
 	struct vgpu_exception_record *exc;
 	bool exc_raised;
-	struct vgpu_cta cta;
-	uint32_t *regfile;
-	size_t regfile_bytes;
-	uint8_t *smem;
-	size_t smem_alloc;
+	bool sanitize;
+	const struct vgpu_launch *l;
+	/* the cluster being run */
+	uint32_t nctas;
+	uint32_t cluster_id[3];
+	uint32_t next_cta;
+	uint32_t clbar_phase; /* cluster barrier phase number */
+	struct vgpu_cta *ctas[VGPU_MAX_CLUSTER_CTAS];
+	uint32_t *regfile[VGPU_MAX_CLUSTER_CTAS];
+	uint8_t *smem[VGPU_MAX_CLUSTER_CTAS];
+	uint8_t *shadow[VGPU_MAX_CLUSTER_CTAS];
+	size_t regfile_bytes, smem_alloc;
+	/* copy engine */
+	struct vgpu_async_op *ops;
+	uint32_t nops, ops_cap;
+	uint64_t op_seq;
+	uint64_t engine_free; /* cycle the engine finishes its queue */
 };
+/* The scheduler's seeded xorshift generator. */
+static inline uint64_t vgpu_rng(struct vgpu_sm *sm)
+{
+	uint64_t x = sm->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	sm->rng = x;
+	return x;
+}
 
 /* Raise an exception for warp @w (may be NULL) at its current pc. */
 __attribute__((format(printf, 5, 6))) void
@@ -146,12 +234,49 @@ static inline void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
 		vgpu_emit_event(c, type, w, reason, barid, count, expected);
 }
 
+/* mbarrier unit (mbar.c) */
+int vgpu_mbar_describe_wait(const struct vgpu_cta *c, const struct vgpu_warp *w,
+			    char *buf, size_t len);
+void vgpu_mbar_record(const struct vgpu_cta *c, uint32_t off,
+		      struct vgpu_exception_record *e);
+/* Shared-memory ordinary access check (sanitizer): false if raised. */
+bool vgpu_mbar_check_access(struct vgpu_cta *c, struct vgpu_warp *w,
+			    uint32_t em, const struct vgpu_cta *target,
+			    uint32_t off, uint32_t size);
+/* Asynchronous arrive/complete_tx on mbarrier @off of CTA @t. */
+bool vgpu_mbar_async_arrive(struct vgpu_cta *t, uint32_t off, uint32_t count);
+bool vgpu_mbar_async_complete_tx(struct vgpu_cta *t, uint32_t off,
+				 uint32_t bytes);
+bool vgpu_mbar_pending_inc(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			   struct vgpu_cta *t, uint32_t off, uint32_t n);
+/* Object at shared address @addr for an asynchronous operation. */
+struct vgpu_cta *vgpu_mbar_at(struct vgpu_cta *c, struct vgpu_warp *w,
+			      uint32_t em, uint32_t addr, uint32_t *off);
+
+/* Copy engine (async.c) */
+uint64_t vgpu_async_next_done(const struct vgpu_sm *sm);
+bool vgpu_async_progress(struct vgpu_sm *sm);
+
+/* Clusters (cluster.c) */
+void vgpu_cluster_bar_check(struct vgpu_sm *sm);
+/*
+ * Resolve shared address @addr of an access of @size bytes by CTA @c:
+ * the target CTA (itself, or another of the cluster for an address with
+ * VGPU_SMEM_CLUSTER_BIT) and the offset in it.  Raises and returns NULL
+ * when the rank or the range is bad.
+ */
+struct vgpu_cta *vgpu_smem_resolve(struct vgpu_cta *c, struct vgpu_warp *w,
+				   uint32_t em, uint32_t addr, uint32_t size,
+				   uint32_t *off);
+
 /* Named-barrier unit (bar.c) */
 void vgpu_bar_reset(struct vgpu_cta *c);
 void vgpu_bar_warp_exited(struct vgpu_cta *c);
 uint32_t vgpu_bar_state(const struct vgpu_nbar *b);
 
 /* Scheduler services used by instructions. */
+void vgpu_warp_suspend(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t state,
+		       uint64_t wake);
 void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid);
 void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w);
 void vgpu_warp_sleep(struct vgpu_cta *c, struct vgpu_warp *w, uint64_t ns);
@@ -165,6 +290,26 @@ VGPU_EXEC_PROTO(vgpu_exec_bar_red);
 VGPU_EXEC_PROTO(vgpu_exec_b2r);
 VGPU_EXEC_PROTO(vgpu_exec_b2r_result);
 VGPU_EXEC_PROTO(vgpu_exec_r2b);
+/* mbarrier instructions (mbar.c) */
+VGPU_EXEC_PROTO(vgpu_exec_mbar_init);
+VGPU_EXEC_PROTO(vgpu_exec_mbar_inval);
+VGPU_EXEC_PROTO(vgpu_exec_mbar_arrive);
+VGPU_EXEC_PROTO(vgpu_exec_mbar_tx);
+VGPU_EXEC_PROTO(vgpu_exec_mbar_wait);
+VGPU_EXEC_PROTO(vgpu_exec_mbar_pending);
+/* asynchronous copies (async.c) */
+VGPU_EXEC_PROTO(vgpu_exec_cp_async);
+VGPU_EXEC_PROTO(vgpu_exec_cp_async_arrive);
+VGPU_EXEC_PROTO(vgpu_exec_cp_async_wait_all);
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk);
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_store);
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_commit);
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_wait);
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor);
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store);
+/* clusters (cluster.c) */
+VGPU_EXEC_PROTO(vgpu_exec_mapa);
+VGPU_EXEC_PROTO(vgpu_exec_bar_cluster);
 
 /* Branch helper for control-flow instructions (sm.c) */
 void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target);

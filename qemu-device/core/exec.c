@@ -345,6 +345,20 @@ static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 	case VGPU_SR_CLOCK_LO: return (uint32_t)c->sm->clock;
 	case VGPU_SR_CLOCK_HI: return (uint32_t)(c->sm->clock >> 32);
 	case VGPU_SR_SMID: return c->sm->cfg.sm_id;
+	case VGPU_SR_CLUSTER_CTARANK: return c->rank;
+	case VGPU_SR_CLUSTER_NCTARANK: return c->sm->nctas;
+	case VGPU_SR_CLUSTER_CTAID_X: return c->id[0] % (l->cluster[0] ? l->cluster[0] : 1);
+	case VGPU_SR_CLUSTER_CTAID_Y: return c->id[1] % (l->cluster[1] ? l->cluster[1] : 1);
+	case VGPU_SR_CLUSTER_CTAID_Z: return c->id[2] % (l->cluster[2] ? l->cluster[2] : 1);
+	case VGPU_SR_CLUSTER_NCTAID_X: return l->cluster[0] ? l->cluster[0] : 1;
+	case VGPU_SR_CLUSTER_NCTAID_Y: return l->cluster[1] ? l->cluster[1] : 1;
+	case VGPU_SR_CLUSTER_NCTAID_Z: return l->cluster[2] ? l->cluster[2] : 1;
+	case VGPU_SR_CLUSTERID_X: return c->sm->cluster_id[0];
+	case VGPU_SR_CLUSTERID_Y: return c->sm->cluster_id[1];
+	case VGPU_SR_CLUSTERID_Z: return c->sm->cluster_id[2];
+	case VGPU_SR_NCLUSTERID_X: return l->grid[0] / (l->cluster[0] ? l->cluster[0] : 1);
+	case VGPU_SR_NCLUSTERID_Y: return l->grid[1] / (l->cluster[1] ? l->cluster[1] : 1);
+	case VGPU_SR_NCLUSTERID_Z: return l->grid[2] / (l->cluster[2] ? l->cluster[2] : 1);
 	default: return 0;
 	}
 }
@@ -420,33 +434,47 @@ static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 	return (uint32_t)(lo + d->imm);
 }
 
-/*
- * Check lane @lane's access: alignment, and the window of shared/param
- * space.  Raises the exception and returns false on failure.
- */
-static bool mem_check(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
-		      enum space sp, uint64_t addr, unsigned size)
+static bool aligned(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+		    enum space sp, uint64_t addr, unsigned size)
 {
-	uint64_t limit = sp == SP_SHARED ? c->smem_size :
-			 sp == SP_PARAM	 ? c->l->param_size : UINT64_MAX;
+	if (!(addr % size))
+		return true;
+	vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
+		   "%u-byte %s access at 0x%llx is not %u-byte aligned", size,
+		   space_name[sp], (unsigned long long)addr, size);
+	c->sm->exc->addr = addr;
+	return false;
+}
 
-	if (addr % size) {
-		vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
-			   "%u-byte %s access at 0x%llx is not %u-byte aligned",
-			   size, space_name[sp], (unsigned long long)addr, size);
+/*
+ * Host pointer for a shared or parameter access of @size bytes at @addr:
+ * alignment, the window, the cluster rank and (sanitizer) live mbarriers
+ * checked.  NULL after raising the exception.
+ */
+static uint8_t *local_ptr(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			  enum space sp, uint64_t addr, unsigned size)
+{
+	struct vgpu_cta *t;
+	uint32_t off;
+
+	if (!aligned(c, w, em, sp, addr, size))
+		return NULL;
+	if (sp == SP_PARAM) {
+		if (addr + size <= c->l->param_size)
+			return (uint8_t *)(uintptr_t)c->l->params + addr;
+		vgpu_raise(c, w, VGPU_EXC_PARAM_RANGE, em,
+			   "%u-byte parameter access at 0x%llx is outside its 0x%x bytes",
+			   size, (unsigned long long)addr, c->l->param_size);
 		c->sm->exc->addr = addr;
-		return false;
+		return NULL;
 	}
-	if (sp != SP_GLOBAL && addr + size > limit) {
-		vgpu_raise(c, w, sp == SP_SHARED ? VGPU_EXC_SMEM_RANGE :
-						   VGPU_EXC_PARAM_RANGE,
-			   em, "%u-byte %s access at 0x%llx is outside its 0x%llx bytes",
-			   size, space_name[sp], (unsigned long long)addr,
-			   (unsigned long long)limit);
-		c->sm->exc->addr = addr;
-		return false;
-	}
-	return true;
+	t = vgpu_smem_resolve(c, w, em, (uint32_t)addr, size, &off);
+	if (!t)
+		return NULL;
+	if (t->nmbars && c->sm->sanitize &&
+	    !vgpu_mbar_check_access(c, w, em, t, off, size))
+		return NULL;
+	return t->smem + off;
 }
 
 static enum vgpu_xres global_fault(struct vgpu_cta *c, struct vgpu_warp *w,
@@ -471,14 +499,17 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 	VGPU_FOR_LANES(em, lane) {
 		uint64_t a = lane_addr(w, d, sp, lane);
 
-		if (!mem_check(c, w, em, sp, a, size))
-			return VGPU_X_EXC;
 		if (sp == SP_GLOBAL) {
+			if (!aligned(c, w, em, sp, a, size))
+				return VGPU_X_EXC;
 			if (l->mem->read(l->mem_opaque, a, buf, size))
 				return global_fault(c, w, em, a, size, "read");
 		} else {
-			memcpy(buf, (sp == SP_SHARED ? c->smem :
-				     (const uint8_t *)l->params) + a, size);
+			const uint8_t *p = local_ptr(c, w, em, sp, a, size);
+
+			if (!p)
+				return VGPU_X_EXC;
+			memcpy(buf, p, size);
 		}
 		put_loaded(w, d, lane, buf, size);
 	}
@@ -496,14 +527,18 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 	VGPU_FOR_LANES(em, lane) {
 		uint64_t a = lane_addr(w, d, sp, lane);
 
-		if (!mem_check(c, w, em, sp, a, size))
-			return VGPU_X_EXC;
 		get_store(w, d, lane, buf, size);
 		if (sp == SP_GLOBAL) {
+			if (!aligned(c, w, em, sp, a, size))
+				return VGPU_X_EXC;
 			if (l->mem->write(l->mem_opaque, a, buf, size))
 				return global_fault(c, w, em, a, size, "write");
 		} else {
-			memcpy(c->smem + a, buf, size);
+			uint8_t *p = local_ptr(c, w, em, sp, a, size);
+
+			if (!p)
+				return VGPU_X_EXC;
+			memcpy(p, buf, size);
 		}
 	}
 	return VGPU_X_NEXT;
@@ -565,15 +600,19 @@ static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
 		/* CAS: Rb is the compare value, Rc the new value */
 		uint32_t v = cas ? rc[lane] : rb[lane], cmp = rb[lane], old;
 
-		if (!mem_check(c, w, em, sp, a, 4))
-			return VGPU_X_EXC;
 		if (sp == SP_GLOBAL) {
+			if (!aligned(c, w, em, sp, a, 4))
+				return VGPU_X_EXC;
 			if (l->mem->atomic(l->mem_opaque, a, op, v, cmp, &old))
 				return global_fault(c, w, em, a, 4, "atomic");
 		} else {
-			memcpy(&old, c->smem + a, 4);
+			uint8_t *p = local_ptr(c, w, em, sp, a, 4);
+
+			if (!p)
+				return VGPU_X_EXC;
+			memcpy(&old, p, 4);
 			v = vgpu_atomic_apply(op, old, v, cmp);
-			memcpy(c->smem + a, &v, 4);
+			memcpy(p, &v, 4);
 		}
 		rd[lane] = old;
 	}
@@ -772,4 +811,53 @@ const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_B2R_RESULT] = vgpu_exec_b2r_result,
 	[VGPU_I_R2B_BAR] = vgpu_exec_r2b,
 	[VGPU_I_R2B_WARP] = vgpu_exec_r2b,
+	[VGPU_I_MBAR_INIT_R] = vgpu_exec_mbar_init,
+	[VGPU_I_MBAR_INIT_I] = vgpu_exec_mbar_init,
+	[VGPU_I_MBAR_INVAL] = vgpu_exec_mbar_inval,
+	[VGPU_I_MBAR_ARRIVE_X] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_ARRIVE_R] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_ARRIVE_I] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_ARRIVE_TX_R] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_ARRIVE_TX_I] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_ARRIVE_NC_R] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_ARRIVE_NC_I] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_DROP_X] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_DROP_R] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_DROP_I] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_DROP_TX_R] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_DROP_TX_I] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_DROP_NC_R] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_DROP_NC_I] = vgpu_exec_mbar_arrive,
+	[VGPU_I_MBAR_EXPECT_TX_R] = vgpu_exec_mbar_tx,
+	[VGPU_I_MBAR_EXPECT_TX_I] = vgpu_exec_mbar_tx,
+	[VGPU_I_MBAR_COMPLETE_TX_R] = vgpu_exec_mbar_tx,
+	[VGPU_I_MBAR_COMPLETE_TX_I] = vgpu_exec_mbar_tx,
+	[VGPU_I_MBAR_TEST_WAIT] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TEST_WAIT_PAR_R] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TEST_WAIT_PAR_I] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TRY_WAIT_X] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TRY_WAIT_R] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TRY_WAIT_I] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TRY_WAIT_PAR_X] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TRY_WAIT_PAR_R] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TRY_WAIT_PAR_I] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_TRY_WAIT_PAR_RI] = vgpu_exec_mbar_wait,
+	[VGPU_I_MBAR_PENDING_COUNT] = vgpu_exec_mbar_pending,
+	[VGPU_I_CP_ASYNC] = vgpu_exec_cp_async,
+	[VGPU_I_CP_ASYNC_MBAR_ARRIVE] = vgpu_exec_cp_async_arrive,
+	[VGPU_I_CP_ASYNC_MBAR_ARRIVE_NOINC] = vgpu_exec_cp_async_arrive,
+	[VGPU_I_CP_ASYNC_WAIT_ALL] = vgpu_exec_cp_async_wait_all,
+	[VGPU_I_CP_BULK_R] = vgpu_exec_cp_bulk,
+	[VGPU_I_CP_BULK_I] = vgpu_exec_cp_bulk,
+	[VGPU_I_CP_BULK_STORE_R] = vgpu_exec_cp_bulk_store,
+	[VGPU_I_CP_BULK_STORE_I] = vgpu_exec_cp_bulk_store,
+	[VGPU_I_CP_BULK_COMMIT] = vgpu_exec_cp_bulk_commit,
+	[VGPU_I_CP_BULK_WAIT] = vgpu_exec_cp_bulk_wait,
+	[VGPU_I_CP_BULK_WAIT_READ] = vgpu_exec_cp_bulk_wait,
+	[VGPU_I_CP_TENSOR] = vgpu_exec_cp_tensor,
+	[VGPU_I_CP_TENSOR_STORE] = vgpu_exec_cp_tensor_store,
+	[VGPU_I_MAPA_R] = vgpu_exec_mapa,
+	[VGPU_I_MAPA_I] = vgpu_exec_mapa,
+	[VGPU_I_BAR_CLUSTER_ARRIVE] = vgpu_exec_bar_cluster,
+	[VGPU_I_BAR_CLUSTER_WAIT] = vgpu_exec_bar_cluster,
 };

@@ -9,8 +9,8 @@
 
 #include "core_priv.h"
 
-/* GPRs an operand of @kind touches beyond its base register. */
-static unsigned mem_regs(const struct vgpu_isa_desc *desc, const uint64_t w[2])
+/* GPRs a load/store data operand spans: 1, 2 (.64) or 4 (.128). */
+static unsigned data_span(const struct vgpu_isa_desc *desc, const uint64_t w[2])
 {
 	unsigned size = desc->mods[0] == VGPU_MG_MSIZE ?
 				vgpu_isa_mod(w, VGPU_MG_MSIZE) : VGPU_MOD_MSIZE_32;
@@ -28,23 +28,34 @@ static bool is_global(uint8_t optype)
 	       optype == VGPU_OPT_ATOMG || optype == VGPU_OPT_ATOMG_CAS;
 }
 
+enum reg_field { F_RD, F_RA, F_RB, F_RC, F_RE, F_NONE };
+
 /*
- * Register-file row for architectural register @r spanning @n registers,
- * or false if the span passes R254.  @dst selects the scratch rows for RZ.
+ * Which register field an operand kind uses and how many consecutive
+ * registers it spans.
  */
-static bool map_reg(unsigned r, unsigned n, bool dst, uint32_t nregs_max,
-		    uint16_t *row, uint32_t *nregs)
+static enum reg_field operand_regs(const struct vgpu_isa_desc *desc,
+				   const uint64_t w[2], unsigned kind,
+				   unsigned *span)
 {
-	if (r == VGPU_RZ) {
-		*row = (uint16_t)(dst ? nregs_max + VGPU_ZERO_ROWS : nregs_max);
-		return true;
+	*span = 1;
+	switch (kind) {
+	case VGPU_OPK_RD: *span = data_span(desc, w); return F_RD;
+	case VGPU_OPK_RD2: *span = 2; return F_RD;
+	case VGPU_OPK_RA:
+	case VGPU_OPK_SA: return F_RA;
+	case VGPU_OPK_GA: *span = 2; return F_RA;
+	case VGPU_OPK_MEM: *span = is_global(desc->optype) ? 2 : 1; return F_RA;
+	case VGPU_OPK_RB: *span = data_span(desc, w); return F_RB;
+	case VGPU_OPK_GB: *span = 2; return F_RB;
+	case VGPU_OPK_RC:
+	case VGPU_OPK_SC: return F_RC;
+	case VGPU_OPK_RC2:
+	case VGPU_OPK_GC: *span = 2; return F_RC;
+	case VGPU_OPK_RCN: *span = vgpu_isa_mod(w, VGPU_MG_TDIM) + 1u; return F_RC;
+	case VGPU_OPK_SE: return F_RE;
+	default: return F_NONE;
 	}
-	if (r + n > VGPU_NUM_GPRS)
-		return false;
-	*row = (uint16_t)r;
-	if (r + n > *nregs)
-		*nregs = r + n;
-	return true;
 }
 
 static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
@@ -52,7 +63,8 @@ static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
 {
 	int id = vgpu_isa_decode(w);
 	const struct vgpu_isa_desc *desc;
-	unsigned span;
+	uint8_t *nums[] = { &d->rd_num, &d->ra_num, &d->rb_num, &d->rc_num, &d->re_num };
+	uint16_t *rows[] = { &d->rd, &d->ra, &d->rb, &d->rc, &d->re };
 
 	memset(d, 0, sizeof(*d));
 	d->w[0] = w[0];
@@ -72,6 +84,7 @@ static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
 	d->ra_num = (uint8_t)vgpu_get(w, VGPU_F_RA);
 	d->rb_num = (uint8_t)vgpu_get(w, VGPU_F_RB);
 	d->rc_num = (uint8_t)vgpu_get(w, VGPU_F_RC);
+	d->re_num = (uint8_t)vgpu_get(w, VGPU_F_RE);
 	d->pp = (uint8_t)vgpu_get(w, VGPU_F_PP);
 	d->pp_not = (uint8_t)vgpu_get(w, VGPU_F_PP_NOT);
 	d->pu = (uint8_t)vgpu_get(w, VGPU_F_PU);
@@ -82,26 +95,23 @@ static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
 	if (desc->fix_group)
 		d->mod[0] = desc->fix_value;
 
-	span = mem_regs(desc, w);
 	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && desc->ops[i]; i++) {
-		bool ok = true;
+		unsigned kind = VGPU_OPK_KIND(desc->ops[i]), span;
+		enum reg_field f = operand_regs(desc, w, kind, &span);
 
-		switch (VGPU_OPK_KIND(desc->ops[i])) {
-		case VGPU_OPK_RD:
-			ok = map_reg(d->rd_num, span, true, 0, &d->rd, nregs);
-			break;
-		case VGPU_OPK_RA:
-			ok = map_reg(d->ra_num, 1, false, 0, &d->ra, nregs);
-			break;
-		case VGPU_OPK_RB:
-			ok = map_reg(d->rb_num, span, false, 0, &d->rb, nregs);
-			break;
-		case VGPU_OPK_RC:
-			ok = map_reg(d->rc_num, 1, false, 0, &d->rc, nregs);
-			break;
+		if (f != F_NONE) {
+			unsigned r = *nums[f];
+
+			*rows[f] = (uint16_t)r; /* RZ rows are fixed up later */
+			if (r != VGPU_RZ) {
+				if (r + span > VGPU_NUM_GPRS)
+					return false;
+				if (r + span > *nregs)
+					*nregs = r + span;
+			}
+		}
+		switch (kind) {
 		case VGPU_OPK_MEM:
-			ok = map_reg(d->ra_num, is_global(desc->optype) ? 2 : 1,
-				     false, 0, &d->ra, nregs);
 			d->imm = (uint32_t)((int32_t)((uint32_t)vgpu_get(w, VGPU_F_OFF24) << 8) >> 8);
 			break;
 		case VGPU_OPK_IMM:
@@ -109,48 +119,40 @@ static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
 		case VGPU_OPK_TARGET:
 			d->imm = (uint32_t)vgpu_get(w, VGPU_F_IMM32);
 			break;
-		case VGPU_OPK_SR:
+		case VGPU_OPK_SR: {
+			bool ok = false;
+
 			d->imm = (uint32_t)vgpu_get(w, VGPU_F_SR);
-			ok = false;
 			for (unsigned s = 0; s < VGPU_ISA_NUM_SREGS; s++)
 				ok |= vgpu_isa_sregs[s].index == d->imm;
+			if (!ok)
+				return false;
 			break;
+		}
 		default:
 			break;
 		}
-		if (!ok)
-			return false;
 	}
 	return true;
 }
 
-/* Second pass: RZ rows depend on the final register count. */
+/*
+ * Second pass: RZ becomes the zero rows (sources) or the scratch rows
+ * (destinations), which follow the program's own registers.
+ */
 static void fix_rz_rows(struct vgpu_dinsn *d, uint32_t nregs)
 {
 	const struct vgpu_isa_desc *desc = &vgpu_isa_table[d->id];
+	uint8_t *nums[] = { &d->rd_num, &d->ra_num, &d->rb_num, &d->rc_num, &d->re_num };
+	uint16_t *rows[] = { &d->rd, &d->ra, &d->rb, &d->rc, &d->re };
 
 	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && desc->ops[i]; i++) {
-		switch (VGPU_OPK_KIND(desc->ops[i])) {
-		case VGPU_OPK_RD:
-			if (d->rd_num == VGPU_RZ)
-				d->rd = (uint16_t)(nregs + VGPU_ZERO_ROWS);
-			break;
-		case VGPU_OPK_RA:
-		case VGPU_OPK_MEM:
-			if (d->ra_num == VGPU_RZ)
-				d->ra = (uint16_t)nregs;
-			break;
-		case VGPU_OPK_RB:
-			if (d->rb_num == VGPU_RZ)
-				d->rb = (uint16_t)nregs;
-			break;
-		case VGPU_OPK_RC:
-			if (d->rc_num == VGPU_RZ)
-				d->rc = (uint16_t)nregs;
-			break;
-		default:
-			break;
-		}
+		unsigned span;
+		enum reg_field f = operand_regs(desc, d->w, VGPU_OPK_KIND(desc->ops[i]),
+						&span);
+
+		if (f != F_NONE && *nums[f] == VGPU_RZ)
+			*rows[f] = (uint16_t)(f == F_RD ? nregs + VGPU_ZERO_ROWS : nregs);
 	}
 }
 

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The SM: CTA set-up, the warp scheduler, SIMT group selection, exceptions,
- * deadlock detection and the instruction budget.
+ * The SM: cluster and CTA set-up, the warp scheduler, SIMT group selection,
+ * exceptions, deadlock detection and the instruction budget.
  *
  * SIMT model: each lane has its own pc.  The group that runs next is the
  * set of live lanes sharing the lowest pc, so divergent paths of structured
  * code reconverge where they meet again; a warp that is converged keeps one
  * pc (upc) and skips the per-lane bookkeeping.  BAR.SYNC/BAR.RED executed by
  * any group block the whole warp, as the seed specifies.
+ *
+ * An SM object runs one cluster at a time (a cluster of one CTA without
+ * cluster dims): its CTAs are co-resident and their warps interleave, so
+ * they can reach each other's shared memory and mbarriers.
  *
  * Scheduling: in the default mode warps run round-robin, each for up to
  * VGPU_QUANTUM warp-instructions or until it blocks.  With
@@ -39,16 +43,6 @@ const char *vgpu_exc_name(uint32_t code)
 	return "unknown exception";
 }
 
-static uint64_t rng_next(struct vgpu_sm *sm)
-{
-	uint64_t x = sm->rng;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	sm->rng = x;
-	return x;
-}
 
 /* ---- Events and exceptions ---- */
 
@@ -84,8 +78,16 @@ static uint8_t warp_wait_code(const struct vgpu_cta *c, uint32_t i)
 	case VGPU_WS_BLOCKED: return w->wait_bar;
 	case VGPU_WS_SLEEPING: return VGPU_WAIT_SLEEP;
 	case VGPU_WS_EXITED: return VGPU_WAIT_EXITED;
+	case VGPU_WS_MBAR_WAIT: return VGPU_WAIT_MBAR;
+	case VGPU_WS_CLUSTER_WAIT: return VGPU_WAIT_CLUSTER;
+	case VGPU_WS_ASYNC_WAIT: return VGPU_WAIT_ASYNC;
 	default: return VGPU_WAIT_NONE;
 	}
+}
+
+static bool warp_waiting(const struct vgpu_warp *w)
+{
+	return w->state != VGPU_WS_RUNNABLE && w->state != VGPU_WS_EXITED;
 }
 
 void vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
@@ -103,10 +105,10 @@ void vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
 	memcpy(e->cta, c->id, sizeof(e->cta));
 	e->barid = 0xffffffffu;
 	if (w) {
+		uint32_t pc = warp_waiting(w) ? w->wait_pc : w->cur_pc;
+
 		e->warp = w->id;
 		e->lane_mask = lane_mask;
-		uint32_t pc = w->state == VGPU_WS_BLOCKED ? w->wait_pc : w->cur_pc;
-
 		e->pc = vgpu_byte_pc(pc);
 		if (pc < c->prog->n) {
 			e->insn[0] = c->prog->insns[pc].w[0];
@@ -123,14 +125,30 @@ void vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
 
 /* ---- Warp state transitions ---- */
 
-void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid)
+/*
+ * Take warp @w off the runnable set in @state, remembering the instruction
+ * and lanes it waits at; @wake (0: none) is the cycle it wakes by itself.
+ */
+void vgpu_warp_suspend(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t state,
+		       uint64_t wake)
 {
-	w->state = VGPU_WS_BLOCKED;
-	w->wait_bar = barid;
+	w->state = state;
 	w->wait_pc = w->cur_pc;
 	w->wait_mask = w->cur_mask;
 	c->runnable &= ~(1u << w->id);
-	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w, VGPU_WR_BARRIER, barid, 0, 0);
+	if (wake) {
+		w->wake = wake;
+		c->timed |= 1u << w->id;
+	}
+	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w,
+		  state == VGPU_WS_SLEEPING ? VGPU_WR_SLEEP : VGPU_WR_BARRIER,
+		  state == VGPU_WS_BLOCKED ? w->wait_bar : 0, 0, 0);
+}
+
+void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid)
+{
+	w->wait_bar = barid;
+	vgpu_warp_suspend(c, w, VGPU_WS_BLOCKED, 0);
 }
 
 void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w)
@@ -141,18 +159,12 @@ void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w)
 	vgpu_emit(c, VGPU_EV_WARP_UNBLOCK, w, why, w->wait_bar, 0, 0);
 	w->state = VGPU_WS_RUNNABLE;
 	c->runnable |= 1u << w->id;
-	c->sleeping &= ~(1u << w->id);
+	c->timed &= ~(1u << w->id);
 }
 
 void vgpu_warp_sleep(struct vgpu_cta *c, struct vgpu_warp *w, uint64_t ns)
 {
-	w->state = VGPU_WS_SLEEPING;
-	w->wake = c->sm->clock + (ns ? ns : 1);
-	if (w->wake < c->next_wake)
-		c->next_wake = w->wake;
-	c->runnable &= ~(1u << w->id);
-	c->sleeping |= 1u << w->id;
-	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w, VGPU_WR_SLEEP, 0, 0, 0);
+	vgpu_warp_suspend(c, w, VGPU_WS_SLEEPING, c->sm->clock + (ns ? ns : 1));
 }
 
 static void warp_exit(struct vgpu_cta *c, struct vgpu_warp *w)
@@ -162,6 +174,7 @@ static void warp_exit(struct vgpu_cta *c, struct vgpu_warp *w)
 	c->exited_warps++;
 	vgpu_emit(c, VGPU_EV_WARP_EXIT, w, VGPU_WR_NONE, 0, 0, 0);
 	vgpu_bar_warp_exited(c);
+	vgpu_cluster_bar_check(c->sm);
 }
 
 /* ---- SIMT group selection ---- */
@@ -322,6 +335,8 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 			warp_advance(w);
 			break;
 		}
+		if (r == VGPU_X_RETRY)
+			break;
 		ok = false;
 		break;
 	}
@@ -331,31 +346,33 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 	return ok;
 }
 
-/* ---- CTA ---- */
+/* ---- CTAs and clusters ---- */
 
-static void cta_init(struct vgpu_cta *c, struct vgpu_sm *sm,
-		     const struct vgpu_launch *l, uint32_t linear)
+static void cta_init(struct vgpu_sm *sm, uint32_t slot, const struct vgpu_launch *l,
+		     const uint32_t id[3])
 {
+	struct vgpu_cta *c = sm->ctas[slot];
 	const struct vgpu_prog *prog = l->prog;
-	uint32_t gx = l->grid[0], gy = l->grid[1];
 	size_t rowbytes = (size_t)prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t);
 
 	c->sm = sm;
 	c->l = l;
 	c->prog = prog;
-	c->id[0] = linear % gx;
-	c->id[1] = (linear / gx) % gy;
-	c->id[2] = linear / (gx * gy);
+	memcpy(c->id, id, sizeof(c->id));
+	c->rank = slot;
 	c->nthreads = l->block[0] * l->block[1] * l->block[2];
 	c->nwarps = (c->nthreads + VGPU_WARP_SIZE - 1) / VGPU_WARP_SIZE;
 	c->exited_warps = 0;
-	c->sleeping = 0;
-	c->next_wake = UINT64_MAX;
+	c->timed = 0;
+	c->next = 0;
 	c->runnable = c->nwarps == 32 ? ~0u : (1u << c->nwarps) - 1;
-	c->smem = sm->smem;
+	c->smem = sm->smem[slot];
 	c->smem_size = l->smem_bytes;
+	c->shadow = sm->shadow[slot];
+	c->nmbars = 0;
 	memset(c->smem, 0, l->smem_bytes);
-	memset(sm->regfile, 0, rowbytes * c->nwarps);
+	memset(c->shadow, 0, (l->smem_bytes + 63) / 64);
+	memset(sm->regfile[slot], 0, rowbytes * c->nwarps);
 	vgpu_bar_reset(c);
 	for (uint32_t i = 0; i < c->nwarps; i++) {
 		struct vgpu_warp *w = &c->warps[i];
@@ -371,29 +388,119 @@ static void cta_init(struct vgpu_cta *c, struct vgpu_sm *sm,
 		w->cur_mask = w->live;
 		w->state = VGPU_WS_RUNNABLE;
 		w->pred[VGPU_PT] = ~0u;
-		w->regs = (uint32_t *)((uint8_t *)sm->regfile + rowbytes * i);
+		w->regs = (uint32_t *)((uint8_t *)sm->regfile[slot] + rowbytes * i);
 	}
+}
+
+static uint32_t cluster_dim(const struct vgpu_launch *l, int i)
+{
+	return l->cluster[i] ? l->cluster[i] : 1;
+}
+
+/* Set up cluster @linear: its CTAs, in rank order (x fastest). */
+static void cluster_init(struct vgpu_sm *sm, const struct vgpu_launch *l,
+			 uint32_t linear)
+{
+	uint32_t cd[3] = { cluster_dim(l, 0), cluster_dim(l, 1), cluster_dim(l, 2) };
+	uint32_t nx = l->grid[0] / cd[0], ny = l->grid[1] / cd[1];
+	uint32_t slot = 0;
+
+	sm->cluster_id[0] = linear % nx;
+	sm->cluster_id[1] = (linear / nx) % ny;
+	sm->cluster_id[2] = linear / (nx * ny);
+	sm->nctas = cd[0] * cd[1] * cd[2];
+	sm->next_cta = 0;
+	sm->clbar_phase = 0;
+	for (uint32_t z = 0; z < cd[2]; z++)
+		for (uint32_t y = 0; y < cd[1]; y++)
+			for (uint32_t x = 0; x < cd[0]; x++) {
+				uint32_t id[3] = { sm->cluster_id[0] * cd[0] + x,
+						   sm->cluster_id[1] * cd[1] + y,
+						   sm->cluster_id[2] * cd[2] + z };
+
+				cta_init(sm, slot++, l, id);
+			}
 }
 
 /*
- * Wake the sleepers whose time has come.  With @idle (nothing else can
- * run) the SM clock first jumps to the earliest wake-up.
+ * Wake the warps whose time has come (sleepers, TRY_WAIT time limits).
+ * With @idle (nothing else can run) the clock first jumps to the earliest
+ * wake-up.
  */
-static void wake_sleepers(struct vgpu_cta *c, bool idle)
+static void wake_timed(struct vgpu_sm *sm, bool idle)
 {
 	uint64_t next = UINT64_MAX;
 
-	if (idle && c->sm->clock < c->next_wake)
-		c->sm->clock = c->next_wake;
-	VGPU_FOR_LANES(c->sleeping, i) {
-		if (c->warps[i].wake <= c->sm->clock)
-			vgpu_warp_wake(c, &c->warps[i]);
-		else if (c->warps[i].wake < next)
-			next = c->warps[i].wake;
+	for (uint32_t s = 0; s < sm->nctas; s++) {
+		struct vgpu_cta *c = sm->ctas[s];
+
+		VGPU_FOR_LANES(c->timed, i)
+			if (c->warps[i].wake < next)
+				next = c->warps[i].wake;
 	}
-	c->next_wake = next;
+	if (next == UINT64_MAX)
+		return;
+	if (idle && sm->clock < next)
+		sm->clock = next;
+	for (uint32_t s = 0; s < sm->nctas; s++) {
+		struct vgpu_cta *c = sm->ctas[s];
+
+		VGPU_FOR_LANES(c->timed, i) {
+			struct vgpu_warp *w = &c->warps[i];
+
+			if (w->wake > sm->clock)
+				continue;
+			if (w->state == VGPU_WS_MBAR_WAIT)
+				w->try_timed_out = true;
+			vgpu_warp_wake(c, w);
+		}
+	}
 }
 
+static uint64_t next_timed(const struct vgpu_sm *sm, bool sleepers_only)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (uint32_t s = 0; s < sm->nctas; s++) {
+		const struct vgpu_cta *c = sm->ctas[s];
+
+		VGPU_FOR_LANES(c->timed, i) {
+			const struct vgpu_warp *w = &c->warps[i];
+
+			if ((!sleepers_only || w->state == VGPU_WS_SLEEPING) &&
+			    w->wake < next)
+				next = w->wake;
+		}
+	}
+	return next;
+}
+
+static int describe_wait(const struct vgpu_cta *c, const struct vgpu_warp *w,
+			 char *buf, size_t len)
+{
+	const struct vgpu_nbar *b;
+
+	switch (w->state) {
+	case VGPU_WS_BLOCKED:
+		b = &c->bar[w->wait_bar];
+		return snprintf(buf, len, " warp %u waits on barrier %u (%u/%u)%s;",
+				w->id, w->wait_bar, b->count,
+				b->expected ? b->expected :
+					      (c->nwarps - c->exited_warps) * 32,
+				w->converged ? "" : " diverged");
+	case VGPU_WS_MBAR_WAIT:
+		return vgpu_mbar_describe_wait(c, w, buf, len);
+	case VGPU_WS_CLUSTER_WAIT:
+		return snprintf(buf, len, " warp %u waits on the cluster barrier;",
+				w->id);
+	case VGPU_WS_ASYNC_WAIT:
+		return snprintf(buf, len, " warp %u waits for its copies;", w->id);
+	default:
+		return 0;
+	}
+}
+
+/* Nothing in @c can ever run again: say who waits on what. */
 static void raise_deadlock(struct vgpu_cta *c)
 {
 	char buf[VGPU_EXC_MSG_LEN];
@@ -403,77 +510,174 @@ static void raise_deadlock(struct vgpu_cta *c)
 	off = (size_t)snprintf(buf, sizeof(buf), "deadlock:");
 	for (uint32_t i = 0; i < c->nwarps && off < sizeof(buf); i++) {
 		const struct vgpu_warp *w = &c->warps[i];
-		const struct vgpu_nbar *b;
 
-		if (w->state != VGPU_WS_BLOCKED)
+		if (!warp_waiting(w))
 			continue;
-		b = &c->bar[w->wait_bar];
 		if (!first)
 			first = w;
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-					" warp %u waits on barrier %u (%u/%u)%s;", i,
-					w->wait_bar, b->count,
-					b->expected ? b->expected :
-						      (c->nwarps - c->exited_warps) * 32,
-					w->converged ? "" : " diverged");
+		off += (size_t)describe_wait(c, w, buf + off, sizeof(buf) - off);
 	}
 	if (off < sizeof(buf))
 		snprintf(buf + off, sizeof(buf) - off, " %u warp(s) exited",
 			 c->exited_warps);
 	vgpu_raise(c, first, VGPU_EXC_DEADLOCK, first ? first->wait_mask : 0,
 		   "%s", buf);
-	if (first) {
+	if (first && first->state == VGPU_WS_BLOCKED) {
 		const struct vgpu_nbar *b = &c->bar[first->wait_bar];
 
 		c->sm->exc->barid = first->wait_bar;
 		c->sm->exc->info[0] = b->expected;
 		c->sm->exc->info[1] = b->count;
 		c->sm->exc->info[2] = vgpu_bar_state(b);
+	} else if (first && first->state == VGPU_WS_MBAR_WAIT) {
+		vgpu_mbar_record(c->sm->ctas[first->wait_cta], first->wait_off,
+				 c->sm->exc);
 	}
 }
 
-static bool run_cta(struct vgpu_sm *sm, const struct vgpu_launch *l,
-		    uint32_t linear)
+/*
+ * A CTA whose live warps all wait on its named barriers can never go on,
+ * whatever the rest of the cluster does.
+ */
+static bool cta_stuck_on_named(const struct vgpu_cta *c)
 {
-	struct vgpu_cta *c = &sm->cta;
+	for (uint32_t i = 0; i < c->nwarps; i++) {
+		uint8_t st = c->warps[i].state;
+
+		if (st != VGPU_WS_BLOCKED && st != VGPU_WS_EXITED)
+			return false;
+	}
+	return c->exited_warps < c->nwarps;
+}
+
+/*
+ * No warp can run.  Let time pass to the next event that can change that
+ * (a copy completing, a sleeper waking); if there is none, the cluster is
+ * deadlocked.  A warp suspended in MBAR.TRY_WAIT is waiting on its
+ * mbarrier: its time limit is a hint and does not count as progress.
+ */
+static bool idle_step(struct vgpu_sm *sm)
+{
+	uint64_t t_op = vgpu_async_next_done(sm), t_sleep = next_timed(sm, true);
+
+	if (t_op == UINT64_MAX && t_sleep == UINT64_MAX) {
+		for (uint32_t s = 0; s < sm->nctas; s++)
+			if (sm->ctas[s]->exited_warps < sm->ctas[s]->nwarps) {
+				raise_deadlock(sm->ctas[s]);
+				return false;
+			}
+		return true;
+	}
+	if (t_op <= t_sleep) {
+		if (sm->clock < t_op)
+			sm->clock = t_op;
+	} else {
+		wake_timed(sm, true);
+	}
+	return true;
+}
+
+static bool pick_random(struct vgpu_sm *sm, struct vgpu_cta **pc,
+			struct vgpu_warp **pw)
+{
+	uint32_t total = 0, k;
+
+	for (uint32_t s = 0; s < sm->nctas; s++)
+		total += (uint32_t)__builtin_popcount(sm->ctas[s]->runnable);
+	if (!total)
+		return false;
+	k = (uint32_t)(vgpu_rng(sm) % total);
+	for (uint32_t s = 0; s < sm->nctas; s++) {
+		struct vgpu_cta *c = sm->ctas[s];
+		uint32_t n = (uint32_t)__builtin_popcount(c->runnable), m = c->runnable;
+
+		if (k >= n) {
+			k -= n;
+			continue;
+		}
+		while (k--)
+			m &= m - 1;
+		*pc = c;
+		*pw = &c->warps[__builtin_ctz(m)];
+		return true;
+	}
+	return false;
+}
+
+/* Round-robin: CTAs in turn, and inside a CTA the first runnable warp at or
+ * after its position. */
+static bool pick_rr(struct vgpu_sm *sm, struct vgpu_cta **pc,
+		    struct vgpu_warp **pw)
+{
+	for (uint32_t i = 0; i < sm->nctas; i++) {
+		uint32_t s = (sm->next_cta + i) % sm->nctas;
+		struct vgpu_cta *c = sm->ctas[s];
+		uint32_t m;
+
+		if (!c->runnable)
+			continue;
+		m = c->next < 32 ? c->runnable & ~((1u << c->next) - 1) : 0;
+		*pc = c;
+		*pw = &c->warps[__builtin_ctz(m ? m : c->runnable)];
+		c->next = (*pw)->id + 1;
+		sm->next_cta = (s + 1) % sm->nctas;
+		return true;
+	}
+	return false;
+}
+
+static bool cluster_done(const struct vgpu_sm *sm)
+{
+	for (uint32_t s = 0; s < sm->nctas; s++)
+		if (sm->ctas[s]->exited_warps < sm->ctas[s]->nwarps)
+			return false;
+	return true;
+}
+
+static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
+			uint32_t linear)
+{
 	bool random = l->flags & VGPU_LAUNCH_RANDOM_SCHED;
-	uint32_t next = 0;
+	uint64_t next_wake;
 
-	cta_init(c, sm, l, linear);
-	vgpu_emit(c, VGPU_EV_CTA_BEGIN, NULL, VGPU_WR_NONE, 0, 0, 0);
-	while (c->exited_warps < c->nwarps) {
+	cluster_init(sm, l, linear);
+	for (uint32_t s = 0; s < sm->nctas; s++)
+		vgpu_emit(sm->ctas[s], VGPU_EV_CTA_BEGIN, NULL, VGPU_WR_NONE, 0, 0, 0);
+	while (!cluster_done(sm) || sm->nops) {
+		struct vgpu_cta *c;
 		struct vgpu_warp *w;
-		uint32_t quantum = VGPU_QUANTUM, pick;
+		uint32_t quantum = VGPU_QUANTUM;
 
-		if (c->sleeping && (!c->runnable || sm->clock >= c->next_wake))
-			wake_sleepers(c, !c->runnable);
-		if (!c->runnable) {
-			if (c->sleeping)
-				continue;
+		if (sm->nops && !vgpu_async_progress(sm))
+			return false;
+		next_wake = next_timed(sm, false);
+		if (next_wake <= sm->clock)
+			wake_timed(sm, false);
+		if (!(random ? pick_random(sm, &c, &w) : pick_rr(sm, &c, &w))) {
+			for (uint32_t s = 0; s < sm->nctas; s++)
+				if (!sm->ctas[s]->timed && cta_stuck_on_named(sm->ctas[s])) {
+					raise_deadlock(sm->ctas[s]);
+					return false;
+				}
+			if (!idle_step(sm))
+				return false;
+			if (sm->exc_raised)
+				return false;
+			continue;
+		}
+		if (!c->timed && cta_stuck_on_named(c)) {
 			raise_deadlock(c);
 			return false;
 		}
-		if (random) {
-			uint32_t cnt = (uint32_t)__builtin_popcount(c->runnable);
-			uint32_t k = (uint32_t)(rng_next(sm) % cnt), m = c->runnable;
-
-			while (k--)
-				m &= m - 1;
-			pick = (uint32_t)__builtin_ctz(m);
-			quantum = 1 + (uint32_t)(rng_next(sm) % VGPU_RAND_QUANTUM);
-		} else {
-			/* round-robin: first runnable warp at or after next */
-			uint32_t m = next < 32 ? c->runnable & ~((1u << next) - 1) : 0;
-
-			pick = (uint32_t)__builtin_ctz(m ? m : c->runnable);
-			next = pick + 1;
-		}
-		w = &c->warps[pick];
+		if (random)
+			quantum = 1 + (uint32_t)(vgpu_rng(sm) % VGPU_RAND_QUANTUM);
 		if (!run_warp(c, w, quantum))
 			return false;
 	}
-	sm->stats.ctas++;
-	vgpu_emit(c, VGPU_EV_CTA_END, NULL, VGPU_WR_NONE, 0, 0, 0);
+	for (uint32_t s = 0; s < sm->nctas; s++) {
+		sm->stats.ctas++;
+		vgpu_emit(sm->ctas[s], VGPU_EV_CTA_END, NULL, VGPU_WR_NONE, 0, 0, 0);
+	}
 	return true;
 }
 
@@ -489,6 +693,19 @@ struct vgpu_sm *vgpu_sm_new(const struct vgpu_sm_config *cfg)
 		sm->cfg = *cfg;
 	if (!sm->cfg.smem_max)
 		sm->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
+	if (!sm->cfg.tma_latency)
+		sm->cfg.tma_latency = 500;
+	if (!sm->cfg.tma_bandwidth)
+		sm->cfg.tma_bandwidth = 64;
+	if (!sm->cfg.try_wait_limit)
+		sm->cfg.try_wait_limit = 100000;
+	for (uint32_t i = 0; i < VGPU_MAX_CLUSTER_CTAS; i++) {
+		sm->ctas[i] = calloc(1, sizeof(*sm->ctas[i]));
+		if (!sm->ctas[i]) {
+			vgpu_sm_free(sm);
+			return NULL;
+		}
+	}
 	return sm;
 }
 
@@ -496,8 +713,15 @@ void vgpu_sm_free(struct vgpu_sm *sm)
 {
 	if (!sm)
 		return;
-	free(sm->regfile);
-	free(sm->smem);
+	for (uint32_t i = 0; i < VGPU_MAX_CLUSTER_CTAS; i++) {
+		free(sm->regfile[i]);
+		free(sm->smem[i]);
+		free(sm->shadow[i]);
+		if (sm->ctas[i])
+			free(sm->ctas[i]->mbars);
+		free(sm->ctas[i]);
+	}
+	free(sm->ops);
 	free(sm);
 }
 
@@ -547,27 +771,55 @@ int vgpu_launch_validate(const struct vgpu_sm *sm, const struct vgpu_launch *l,
 				  l->flags & ~VGPU_LAUNCH_FLAGS_MASK);
 	if (!l->mem || !l->mem->read || !l->mem->write || !l->mem->atomic)
 		return bad_launch(exc, "no global-memory interface");
+	for (int i = 0; i < 3; i++)
+		if (l->grid[i] % cluster_dim(l, i))
+			return bad_launch(exc, "cluster dimension %c (%u) does not divide the grid's (%u)",
+					  "xyz"[i], cluster_dim(l, i), l->grid[i]);
+	if ((uint64_t)cluster_dim(l, 0) * cluster_dim(l, 1) * cluster_dim(l, 2) >
+	    VGPU_MAX_CLUSTER_CTAS)
+		return bad_launch(exc, "cluster of more than %u CTAs",
+				  VGPU_MAX_CLUSTER_CTAS);
 	return 0;
 }
 
-static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l)
+static uint32_t launch_clusters(const struct vgpu_launch *l)
+{
+	return (l->grid[0] / cluster_dim(l, 0)) * (l->grid[1] / cluster_dim(l, 1)) *
+	       (l->grid[2] / cluster_dim(l, 2));
+}
+
+static int grow(void **p, size_t *have, size_t want, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		void *q = realloc(p[i], want);
+
+		if (!q)
+			return -ENOMEM;
+		p[i] = q;
+	}
+	if (want > *have)
+		*have = want;
+	return 0;
+}
+
+/* Buffers for @n co-resident CTAs of launch @l. */
+static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t n)
 {
 	size_t rb = (size_t)l->prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t) *
 		    VGPU_MAX_WARPS_PER_CTA;
 	size_t sb = l->smem_bytes ? l->smem_bytes : 1;
+	size_t have_rb = sm->regfile_bytes, have_sb = sm->smem_alloc;
 
-	if (rb > sm->regfile_bytes) {
-		free(sm->regfile);
-		sm->regfile = malloc(rb);
-		sm->regfile_bytes = sm->regfile ? rb : 0;
-		if (!sm->regfile)
+	/* every slot up to n grows to the larger size; later slots stay */
+	if (rb > have_rb || !sm->regfile[n - 1])
+		if (grow((void **)sm->regfile, &sm->regfile_bytes,
+			 rb > have_rb ? rb : have_rb, n))
 			return -ENOMEM;
-	}
-	if (sb > sm->smem_alloc) {
-		free(sm->smem);
-		sm->smem = malloc(sb);
-		sm->smem_alloc = sm->smem ? sb : 0;
-		if (!sm->smem)
+	if (sb > have_sb || !sm->smem[n - 1]) {
+		size_t want = sb > have_sb ? sb : have_sb;
+
+		if (grow((void **)sm->smem, &sm->smem_alloc, want, n) ||
+		    grow((void **)sm->shadow, &have_sb, (want + 63) / 64 + 1, n))
 			return -ENOMEM;
 	}
 	return 0;
@@ -576,33 +828,42 @@ static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l)
 int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t first,
 		uint32_t count, struct vgpu_exception_record *exc)
 {
-	uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	uint64_t nclusters;
+	uint32_t csize;
 
 	if (vgpu_launch_validate(sm, l, exc))
 		return -1;
-	if ((uint64_t)first + count > nctas)
-		return bad_launch(exc, "CTAs %u..%u are outside the grid of %llu",
+	nclusters = launch_clusters(l);
+	csize = cluster_dim(l, 0) * cluster_dim(l, 1) * cluster_dim(l, 2);
+	if ((uint64_t)first + count > nclusters)
+		return bad_launch(exc, "clusters %u..%u are outside the grid's %llu",
 				  first, first + count - 1,
-				  (unsigned long long)nctas);
-	if (sm_reserve(sm, l))
+				  (unsigned long long)nclusters);
+	if (sm_reserve(sm, l, csize))
 		return bad_launch(exc, "out of host memory");
+	sm->l = l;
 	sm->exc = exc;
 	sm->exc_raised = false;
+	sm->sanitize = l->flags & VGPU_LAUNCH_SANITIZE;
 	sm->executed = 0;
 	sm->budget_left = 0;
+	sm->slice_given = 0;
+	sm->nops = 0;
+	sm->engine_free = 0;
 	sm->rng = l->seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
 	if (!sm->rng)
 		sm->rng = 1;
-	sm->slice_given = 0;
-	sm->cta.sm = sm;
-	sm->cta.l = l;
-	sm->cta.prog = l->prog;
-	sm->cta.nwarps = 0;
-	memset(sm->cta.id, 0, sizeof(sm->cta.id));
-	if (!budget_refill(sm, &sm->cta, NULL, l))
+	/* an exception before any CTA starts names CTA 0 with no warps */
+	sm->nctas = 0;
+	sm->ctas[0]->nwarps = 0;
+	memset(sm->ctas[0]->id, 0, sizeof(sm->ctas[0]->id));
+	sm->ctas[0]->sm = sm;
+	sm->ctas[0]->l = l;
+	sm->ctas[0]->prog = l->prog;
+	if (!budget_refill(sm, sm->ctas[0], NULL, l))
 		return -1;
 	for (uint32_t i = 0; i < count; i++)
-		if (!run_cta(sm, l, first + i))
+		if (!run_cluster(sm, l, first + i))
 			return -1;
 	if (l->ctl)
 		atomic_fetch_add(&l->ctl->executed,
@@ -616,7 +877,7 @@ int vgpu_sm_launch(struct vgpu_sm *sm, const struct vgpu_launch *l,
 {
 	if (vgpu_launch_validate(sm, l, exc))
 		return -1;
-	return vgpu_sm_run(sm, l, 0, l->grid[0] * l->grid[1] * l->grid[2], exc);
+	return vgpu_sm_run(sm, l, 0, launch_clusters(l), exc);
 }
 
 void vgpu_sm_get_stats(const struct vgpu_sm *sm, struct vgpu_sm_stats *st)

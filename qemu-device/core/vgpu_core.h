@@ -65,6 +65,11 @@ VGPU_CORE_API uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old,
  *          value goes to *@old.  Must be atomic against other threads
  *          running other SMs of the same launch.
  *
+ * @read_block, @write_block: optional; any length and alignment, used by
+ *          the copy engine for bulk and tensor copies.  Without them the
+ *          core splits such copies into naturally aligned pieces of at
+ *          most 16 bytes.
+ *
  * Each returns 0, or non-zero if the access faults; the core then stops
  * the launch with VGPU_EXC_GLOBAL_FAULT naming the address.
  */
@@ -73,6 +78,9 @@ struct vgpu_mem_ops {
 	int (*write)(void *opaque, uint64_t addr, const void *buf, uint32_t len);
 	int (*atomic)(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
 		      uint32_t val, uint32_t cmp, uint32_t *old);
+	int (*read_block)(void *opaque, uint64_t addr, void *buf, uint32_t len);
+	int (*write_block)(void *opaque, uint64_t addr, const void *buf,
+			   uint32_t len);
 };
 
 /* ---- Events (timeline hook) ---- */

@@ -605,8 +605,9 @@ TEST(cta_state_bytes_scales_with_threads_and_smem)
 	size_t big = vgpu_sm_cta_state_bytes(&l);
 	l.block[0] = 32;
 	size_t small = vgpu_sm_cta_state_bytes(&l);
-	/* 31 more warps of (16 + 8) rows x 32 lanes x 4 bytes */
-	CHECK_EQ(big - small, 31 * 24 * 32 * 4);
+	/* 31 more warps of (16 + zero + scratch) rows x 32 lanes x 4 bytes */
+	CHECK_EQ(big - small,
+		 31 * (16 + VGPU_ZERO_ROWS + VGPU_SCRATCH_ROWS) * 32 * 4);
 	l.smem_bytes = 1000;
 	CHECK_EQ(vgpu_sm_cta_state_bytes(&l) - small, 1000);
 	kt_free(&k);

@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The copy engine: cp.async, bulk copies and tensor (TMA) copies.
+ *
+ * Every asynchronous copy becomes an operation in the SM's queue with a
+ * completion time in simulated cycles: issue + latency + bytes/bandwidth
+ * (struct vgpu_sm_config).  In the default schedule the engine works
+ * through its queue in order; with VGPU_LAUNCH_RANDOM_SCHED each
+ * operation gets a random latency (0.5x .. 2.5x) and they complete in
+ * any order, so a program that reads a buffer before waiting for it sees
+ * the difference.  Data moves when the operation completes: a load reads
+ * global memory and writes shared memory then, and only then performs
+ * complete-tx on its mbarrier; a store reads shared memory then.
+ *
+ * When no warp can run, the scheduler lets time pass to the next
+ * completion (vgpu_async_next_done), so a warp waiting on an mbarrier that
+ * a copy will complete is never reported as deadlocked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_priv.h"
+
+/* ---- global memory in pieces ---- */
+
+static int gmem_xfer(const struct vgpu_launch *l, uint64_t addr, void *buf,
+		     uint32_t len, bool write, uint64_t *fault)
+{
+	const struct vgpu_mem_ops *m = l->mem;
+	uint8_t *p = buf;
+
+	if (write ? m->write_block != NULL : m->read_block != NULL) {
+		int r = write ? m->write_block(l->mem_opaque, addr, buf, len) :
+				m->read_block(l->mem_opaque, addr, buf, len);
+
+		*fault = addr;
+		return r;
+	}
+	while (len) {
+		uint32_t n = 16;
+
+		while (n > 1 && ((addr & (n - 1)) || n > len))
+			n /= 2;
+		if (write ? m->write(l->mem_opaque, addr, p, n) :
+			    m->read(l->mem_opaque, addr, p, n)) {
+			*fault = addr;
+			return -1;
+		}
+		addr += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---- the queue ---- */
+
+static struct vgpu_async_op *op_new(struct vgpu_sm *sm, struct vgpu_cta *c,
+				    struct vgpu_warp *w, uint8_t kind)
+{
+	struct vgpu_async_op *op;
+
+	if (sm->nops == sm->ops_cap) {
+		uint32_t cap = sm->ops_cap ? 2 * sm->ops_cap : 64;
+		struct vgpu_async_op *n = realloc(sm->ops, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		sm->ops = n;
+		sm->ops_cap = cap;
+	}
+	op = &sm->ops[sm->nops++];
+	memset(op, 0, offsetof(struct vgpu_async_op, map));
+	op->kind = kind;
+	op->cta = (uint8_t)c->rank;
+	op->warp = (uint8_t)w->id;
+	op->pc = w->cur_pc;
+	op->seq = sm->op_seq++;
+	op->mbar = ~0u;
+	return op;
+}
+
+static enum vgpu_xres no_memory(struct vgpu_cta *c, struct vgpu_warp *w,
+				uint32_t em)
+{
+	vgpu_raise(c, w, VGPU_EXC_ABORTED, em, "copy engine out of host memory");
+	return VGPU_X_EXC;
+}
+
+/* When an operation of @bytes issued now completes. */
+static uint64_t op_done(struct vgpu_sm *sm, uint64_t bytes)
+{
+	uint64_t lat = sm->cfg.tma_latency, bw = sm->cfg.tma_bandwidth;
+	uint64_t xfer = (bytes + bw - 1) / bw, start;
+
+	if (sm->l->flags & VGPU_LAUNCH_RANDOM_SCHED) {
+		lat = lat / 2 + vgpu_rng(sm) % (2 * lat + 1);
+		return sm->clock + lat + xfer;
+	}
+	start = sm->clock + lat;
+	if (start < sm->engine_free)
+		start = sm->engine_free;
+	sm->engine_free = start + xfer;
+	return sm->engine_free;
+}
+
+uint64_t vgpu_async_next_done(const struct vgpu_sm *sm)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (uint32_t i = 0; i < sm->nops; i++)
+		if (sm->ops[i].done < t)
+			t = sm->ops[i].done;
+	return t;
+}
+
+/* Raise @code for operation @op, naming the instruction that issued it. */
+__attribute__((format(printf, 4, 5))) static bool
+op_fail(struct vgpu_sm *sm, const struct vgpu_async_op *op, uint32_t code,
+	const char *fmt, ...)
+{
+	struct vgpu_cta *c = sm->ctas[op->cta];
+	struct vgpu_warp *w = &c->warps[op->warp];
+	struct vgpu_exception_record *e = sm->exc;
+	char msg[VGPU_EXC_MSG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	vgpu_raise(c, w, code, op->lanes ? op->lanes : 1, "%s", msg);
+	e->pc = vgpu_byte_pc(op->pc);
+	e->insn[0] = c->prog->insns[op->pc].w[0];
+	e->insn[1] = c->prog->insns[op->pc].w[1];
+	return false;
+}
+
+/* ---- waiting for copies ---- */
+
+static bool wait_satisfied(const struct vgpu_warp *w)
+{
+	if (w->wait_groups == ~0u)
+		return w->cp_pending == 0;
+	for (uint32_t g = 0; g < VGPU_BULK_GROUPS && g < w->bulk_committed; g++) {
+		uint32_t seq = w->bulk_committed - 1 - g;
+
+		if (g >= w->wait_groups && w->bulk_pending[seq % VGPU_BULK_GROUPS])
+			return false;
+	}
+	return true;
+}
+
+static void recheck_waiter(struct vgpu_cta *c, struct vgpu_warp *w)
+{
+	if (w->state == VGPU_WS_ASYNC_WAIT && wait_satisfied(w))
+		vgpu_warp_wake(c, w);
+}
+
+/* ---- completing operations ---- */
+
+/* Sanitizer: a copy into shared memory must not overwrite a live mbarrier. */
+static bool smem_dst_ok(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+			const struct vgpu_cta *t, uint32_t off, uint32_t len)
+{
+	if (!sm->sanitize || !t->nmbars)
+		return true;
+	for (uint32_t o = off & ~7u; o < off + len; o += 8)
+		if ((t->shadow[o / 64] >> ((o / 8) % 8)) & 1)
+			return op_fail(sm, op, VGPU_EXC_MBAR_ACCESS,
+				       "asynchronous copy into shared 0x%x..0x%x overwrites the live mbarrier at 0x%x",
+				       off, off + len - 1, o);
+	return true;
+}
+
+static bool smem_write_checked(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+			       struct vgpu_cta *t, uint32_t off, const void *src,
+			       uint32_t len)
+{
+	if (!smem_dst_ok(sm, op, t, off, len))
+		return false;
+	memcpy(t->smem + off, src, len);
+	return true;
+}
+
+static bool signal_mbar(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+			uint32_t bytes)
+{
+	struct vgpu_cta *t = sm->ctas[op->mbar_cta];
+
+	if (!vgpu_mbar_async_complete_tx(t, op->mbar, bytes))
+		return op_fail(sm, op, VGPU_EXC_MBAR_RANGE,
+			       "complete_tx of %u bytes on mbarrier 0x%x: not valid or tx-count out of range",
+			       bytes, op->mbar);
+	return true;
+}
+
+static bool do_cp(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	struct vgpu_cta *c = sm->ctas[op->cta];
+	uint8_t buf[16];
+	uint64_t fault;
+
+	VGPU_FOR_LANES(op->lanes, l) {
+		if (gmem_xfer(sm->l, op->lane_src[l], buf, op->size, false, &fault)) {
+			op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+				"global memory fault: cp.async of %u bytes from 0x%llx",
+				op->size, (unsigned long long)fault);
+			sm->exc->addr = fault;
+			return false;
+		}
+		if (!smem_write_checked(sm, op, c, op->lane_dst[l], buf, op->size))
+			return false;
+	}
+	c->warps[op->warp].cp_pending--;
+	recheck_waiter(c, &c->warps[op->warp]);
+	return true;
+}
+
+static bool do_bulk_load(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	struct vgpu_cta *t = sm->ctas[op->dst_cta];
+	uint8_t *tmp = malloc(op->size);
+	uint64_t fault;
+	bool ok;
+
+	if (!tmp)
+		return op_fail(sm, op, VGPU_EXC_ABORTED, "copy engine out of host memory");
+	if (gmem_xfer(sm->l, op->gaddr, tmp, op->size, false, &fault)) {
+		free(tmp);
+		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+			"global memory fault: bulk copy of %u bytes from 0x%llx",
+			op->size, (unsigned long long)op->gaddr);
+		sm->exc->addr = fault;
+		return false;
+	}
+	ok = smem_write_checked(sm, op, t, op->smem, tmp, op->size);
+	free(tmp);
+	return ok && signal_mbar(sm, op, op->size);
+}
+
+static void group_done(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	struct vgpu_cta *c = sm->ctas[op->cta];
+	struct vgpu_warp *w = &c->warps[op->warp];
+
+	w->bulk_pending[op->group % VGPU_BULK_GROUPS]--;
+	recheck_waiter(c, w);
+}
+
+static bool do_bulk_store(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	struct vgpu_cta *c = sm->ctas[op->cta];
+	uint64_t fault;
+
+	if (gmem_xfer(sm->l, op->gaddr, c->smem + op->smem, op->size, true, &fault)) {
+		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+			"global memory fault: bulk store of %u bytes to 0x%llx",
+			op->size, (unsigned long long)op->gaddr);
+		sm->exc->addr = fault;
+		return false;
+	}
+	group_done(sm, op);
+	return true;
+}
+
+/* ---- tensors ---- */
+
+static uint32_t box_elems(const struct vgpu_tensor_map *m, uint32_t d)
+{
+	return (m->box[d] + m->elem_strides[d] - 1) / m->elem_strides[d];
+}
+
+static uint64_t box_bytes(const struct vgpu_tensor_map *m)
+{
+	uint64_t n = m->elem_size;
+
+	for (uint32_t d = 0; d < m->rank; d++)
+		n *= box_elems(m, d);
+	return n;
+}
+
+/*
+ * Walk the box of @op: for every element call @fn with its position in
+ * the dense shared-memory box and, when it lies inside the tensor, its
+ * global address (else 0 with @inb false).
+ */
+static bool tensor_walk(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+			bool (*fn)(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+				   uint64_t gaddr, bool inb, uint32_t soff))
+{
+	const struct vgpu_tensor_map *m = &op->map;
+	uint32_t n[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 }, i[VGPU_TMAP_MAX_RANK] = { 0 };
+	uint64_t total = 1;
+
+	for (uint32_t d = 0; d < m->rank; d++) {
+		n[d] = box_elems(m, d);
+		total *= n[d];
+	}
+	for (uint64_t e = 0; e < total; e++) {
+		uint64_t gaddr = m->base;
+		bool inb = true;
+
+		for (uint32_t d = 0; d < m->rank; d++) {
+			int64_t x = (int64_t)op->coord[d] + (int64_t)i[d] * m->elem_strides[d];
+
+			if (x < 0 || x >= m->dims[d])
+				inb = false;
+			else
+				gaddr += (uint64_t)x * (d ? m->strides[d - 1] : m->elem_size);
+		}
+		if (!fn(sm, op, inb ? gaddr : 0, inb, (uint32_t)(e * m->elem_size)))
+			return false;
+		for (uint32_t d = 0; d < VGPU_TMAP_MAX_RANK; d++) {
+			if (++i[d] < n[d])
+				break;
+			i[d] = 0;
+		}
+	}
+	return true;
+}
+
+static bool tensor_load_elem(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+			     uint64_t gaddr, bool inb, uint32_t soff)
+{
+	uint8_t *dst = sm->ctas[op->dst_cta]->smem + op->smem + soff;
+	uint64_t fault;
+
+	if (!inb) {
+		memset(dst, 0, op->map.elem_size); /* out-of-bounds fill: zeros */
+		return true;
+	}
+	if (gmem_xfer(sm->l, gaddr, dst, op->map.elem_size, false, &fault)) {
+		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+			"global memory fault: tensor element at 0x%llx",
+			(unsigned long long)gaddr);
+		sm->exc->addr = fault;
+		return false;
+	}
+	return true;
+}
+
+static bool tensor_store_elem(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+			      uint64_t gaddr, bool inb, uint32_t soff)
+{
+	const uint8_t *src = sm->ctas[op->cta]->smem + op->smem + soff;
+	uint64_t fault;
+
+	if (!inb)
+		return true; /* stores write only in-bounds elements */
+	if (gmem_xfer(sm->l, gaddr, (void *)(uintptr_t)src, op->map.elem_size, true,
+		      &fault)) {
+		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+			"global memory fault: tensor element at 0x%llx",
+			(unsigned long long)gaddr);
+		sm->exc->addr = fault;
+		return false;
+	}
+	return true;
+}
+
+static bool do_tensor_load(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	if (!smem_dst_ok(sm, op, sm->ctas[op->dst_cta], op->smem, op->size))
+		return false;
+	return tensor_walk(sm, op, tensor_load_elem) && signal_mbar(sm, op, op->size);
+}
+
+static bool do_tensor_store(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	if (!tensor_walk(sm, op, tensor_store_elem))
+		return false;
+	group_done(sm, op);
+	return true;
+}
+
+static bool do_cp_arrive(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	struct vgpu_cta *t = sm->ctas[op->mbar_cta];
+	uint32_t n = vgpu_popcount(op->lanes);
+
+	if (!vgpu_mbar_async_arrive(t, op->mbar, n))
+		return op_fail(sm, op, VGPU_EXC_MBAR_RANGE,
+			       "cp.async.mbarrier.arrive of %u on mbarrier 0x%x: not valid or more than pending",
+			       n, op->mbar);
+	return true;
+}
+
+static bool op_complete(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	switch (op->kind) {
+	case VGPU_AOP_CP: return do_cp(sm, op);
+	case VGPU_AOP_CP_ARRIVE: return do_cp_arrive(sm, op);
+	case VGPU_AOP_BULK_LOAD: return do_bulk_load(sm, op);
+	case VGPU_AOP_BULK_STORE: return do_bulk_store(sm, op);
+	case VGPU_AOP_TENSOR_LOAD: return do_tensor_load(sm, op);
+	default: return do_tensor_store(sm, op);
+	}
+}
+
+/* Complete every operation whose time has come, in time (then issue) order. */
+bool vgpu_async_progress(struct vgpu_sm *sm)
+{
+	for (;;) {
+		struct vgpu_async_op op;
+		uint32_t best = UINT32_MAX;
+
+		for (uint32_t i = 0; i < sm->nops; i++) {
+			const struct vgpu_async_op *o = &sm->ops[i];
+
+			if (o->done > sm->clock)
+				continue;
+			if (best == UINT32_MAX || o->done < sm->ops[best].done ||
+			    (o->done == sm->ops[best].done && o->seq < sm->ops[best].seq))
+				best = i;
+		}
+		if (best == UINT32_MAX)
+			return true;
+		op = sm->ops[best];
+		sm->ops[best] = sm->ops[--sm->nops];
+		if (!op_complete(sm, &op))
+			return false;
+	}
+}
+
+/* ---- instructions ---- */
+
+static bool copy_fail(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+		      const char *what, uint64_t addr)
+{
+	vgpu_raise(c, w, VGPU_EXC_ASYNC_COPY, em, "%s", what);
+	c->sm->exc->addr = addr;
+	return false;
+}
+
+static uint64_t gaddr_of(struct vgpu_warp *w, uint16_t row, uint32_t lane)
+{
+	return (uint64_t)vgpu_reg(w, row + 1)[lane] << 32 | vgpu_reg(w, row)[lane];
+}
+
+/* CP.ASYNC [dst], [src], 4|8|16: one operation for the warp's lanes. */
+VGPU_EXEC_PROTO(vgpu_exec_cp_async)
+{
+	uint32_t size = d->imm;
+	struct vgpu_async_op *op;
+
+	if (size != 4 && size != 8 && size != 16) {
+		copy_fail(c, w, em, "cp.async size must be 4, 8 or 16 bytes", size);
+		return VGPU_X_EXC;
+	}
+	op = op_new(c->sm, c, w, VGPU_AOP_CP);
+	if (!op)
+		return no_memory(c, w, em);
+	op->lanes = em;
+	op->size = size;
+	VGPU_FOR_LANES(em, l) {
+		uint32_t dst = vgpu_reg(w, d->ra)[l], off;
+		uint64_t src = gaddr_of(w, d->rc, l);
+		struct vgpu_cta *t;
+
+		if (dst % size || src % size) {
+			c->sm->nops--;
+			vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
+				   "cp.async of %u bytes: shared 0x%x / global 0x%llx not aligned",
+				   size, dst, (unsigned long long)src);
+			c->sm->exc->addr = dst % size ? dst : src;
+			return VGPU_X_EXC;
+		}
+		t = vgpu_smem_resolve(c, w, em, dst, size, &off);
+		if (!t || t != c) {
+			c->sm->nops--;
+			if (t)
+				copy_fail(c, w, em,
+					  "cp.async writes the CTA's own shared memory only", dst);
+			return VGPU_X_EXC;
+		}
+		op->lane_dst[l] = off;
+		op->lane_src[l] = src;
+	}
+	op->done = op_done(c->sm, (uint64_t)size * vgpu_popcount(em));
+	w->cp_pending++;
+	return VGPU_X_NEXT;
+}
+
+/* CP.ASYNC.MBARRIER.ARRIVE[.NOINC] [mbar] */
+VGPU_EXEC_PROTO(vgpu_exec_cp_async_arrive)
+{
+	bool noinc = d->mod[0] == VGPU_MOD_CPNOINC_NOINC;
+	uint32_t off, n = vgpu_popcount(em);
+	struct vgpu_cta *t = vgpu_mbar_at(c, w, em, vgpu_uniform(w, d->ra, em), &off);
+	struct vgpu_async_op *op;
+	uint64_t done = c->sm->clock + 1;
+
+	if (!t)
+		return VGPU_X_EXC;
+	if (!noinc && !vgpu_mbar_pending_inc(c, w, em, t, off, n))
+		return VGPU_X_EXC;
+	/* after every cp.async this warp has in flight */
+	for (uint32_t i = 0; i < c->sm->nops; i++) {
+		const struct vgpu_async_op *o = &c->sm->ops[i];
+
+		if (o->kind == VGPU_AOP_CP && o->cta == c->rank && o->warp == w->id &&
+		    o->done >= done)
+			done = o->done + 1;
+	}
+	op = op_new(c->sm, c, w, VGPU_AOP_CP_ARRIVE);
+	if (!op)
+		return no_memory(c, w, em);
+	op->lanes = em;
+	op->mbar_cta = (uint8_t)t->rank;
+	op->mbar = off;
+	op->done = done;
+	return VGPU_X_NEXT;
+}
+
+static enum vgpu_xres wait_copies(struct vgpu_cta *c, struct vgpu_warp *w,
+				  uint32_t groups)
+{
+	w->wait_groups = groups;
+	if (wait_satisfied(w))
+		return VGPU_X_NEXT;
+	vgpu_warp_suspend(c, w, VGPU_WS_ASYNC_WAIT, 0);
+	return VGPU_X_BLOCK;
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_cp_async_wait_all)
+{
+	return wait_copies(c, w, ~0u);
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_commit)
+{
+	uint32_t next = w->bulk_committed + 1;
+
+	if (w->bulk_pending[next % VGPU_BULK_GROUPS]) {
+		vgpu_raise(c, w, VGPU_EXC_ASYNC_COPY, em,
+			   "more than %u bulk async-groups in flight", VGPU_BULK_GROUPS);
+		return VGPU_X_EXC;
+	}
+	w->bulk_committed = next;
+	return VGPU_X_NEXT;
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_wait)
+{
+	return wait_copies(c, w, d->imm);
+}
+
+static bool bulk_args_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			 uint32_t smem, uint64_t gaddr, uint32_t size)
+{
+	char msg[128];
+
+	if (size && !(size % 16) && !(smem % 16) && !(gaddr % 16))
+		return true;
+	snprintf(msg, sizeof(msg),
+		 "bulk copy of %u bytes between shared 0x%x and global 0x%llx: "
+		 "size and addresses must be non-zero multiples of 16",
+		 size, smem, (unsigned long long)gaddr);
+	return copy_fail(c, w, em, msg, size % 16 ? size : smem % 16 ? smem : gaddr);
+}
+
+static uint32_t size_operand(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			     uint32_t lane)
+{
+	return d->stype == VGPU_ST_I ? d->imm : vgpu_reg(w, d->rb)[lane];
+}
+
+/* CP.ASYNC.BULK [dst], [src], size, [mbar]: each active lane issues one. */
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk)
+{
+	VGPU_FOR_LANES(em, l) {
+		uint32_t dst = vgpu_reg(w, d->ra)[l], size = size_operand(w, d, l);
+		uint64_t src = gaddr_of(w, d->rc, l);
+		uint32_t off, moff;
+		struct vgpu_cta *t, *mt;
+		struct vgpu_async_op *op;
+
+		if (!bulk_args_ok(c, w, 1u << l, dst, src, size))
+			return VGPU_X_EXC;
+		t = vgpu_smem_resolve(c, w, 1u << l, dst, size, &off);
+		if (!t)
+			return VGPU_X_EXC;
+		mt = vgpu_mbar_at(c, w, 1u << l, vgpu_reg(w, d->re)[l], &moff);
+		if (!mt)
+			return VGPU_X_EXC;
+		op = op_new(c->sm, c, w, VGPU_AOP_BULK_LOAD);
+		if (!op)
+			return no_memory(c, w, em);
+		op->lanes = 1u << l;
+		op->dst_cta = (uint8_t)t->rank;
+		op->smem = off;
+		op->gaddr = src;
+		op->size = size;
+		op->mbar_cta = (uint8_t)mt->rank;
+		op->mbar = moff;
+		op->done = op_done(c->sm, size);
+	}
+	return VGPU_X_NEXT;
+}
+
+/* CP.ASYNC.BULK.GLOBAL [dst], [src], size: into the open bulk group. */
+VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_store)
+{
+	VGPU_FOR_LANES(em, l) {
+		uint64_t dst = gaddr_of(w, d->ra, l);
+		uint32_t src = vgpu_reg(w, d->rc)[l], size = size_operand(w, d, l), off;
+		struct vgpu_cta *t;
+		struct vgpu_async_op *op;
+
+		if (!bulk_args_ok(c, w, 1u << l, src, dst, size))
+			return VGPU_X_EXC;
+		t = vgpu_smem_resolve(c, w, 1u << l, src, size, &off);
+		if (!t)
+			return VGPU_X_EXC;
+		if (t != c) {
+			copy_fail(c, w, 1u << l,
+				  "bulk stores read the CTA's own shared memory only", src);
+			return VGPU_X_EXC;
+		}
+		op = op_new(c->sm, c, w, VGPU_AOP_BULK_STORE);
+		if (!op)
+			return no_memory(c, w, em);
+		op->lanes = 1u << l;
+		op->smem = off;
+		op->gaddr = dst;
+		op->size = size;
+		op->group = w->bulk_committed;
+		op->done = op_done(c->sm, size);
+		w->bulk_pending[op->group % VGPU_BULK_GROUPS]++;
+	}
+	return VGPU_X_NEXT;
+}
+
+/* Read and check the tensor map at @addr for a copy of rank @rank. */
+static bool tensor_map_load(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			    uint64_t addr, uint32_t rank, struct vgpu_tensor_map *m)
+{
+	const char *why = NULL;
+	uint64_t fault;
+
+	if (addr % 64) {
+		vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
+			   "tensor map at 0x%llx is not 64-byte aligned",
+			   (unsigned long long)addr);
+		c->sm->exc->addr = addr;
+		return false;
+	}
+	if (gmem_xfer(c->l, addr, m, sizeof(*m), false, &fault)) {
+		vgpu_raise(c, w, VGPU_EXC_GLOBAL_FAULT, em,
+			   "global memory fault: reading the tensor map at 0x%llx",
+			   (unsigned long long)addr);
+		c->sm->exc->addr = fault;
+		return false;
+	}
+	if (m->magic != VGPU_TMAP_MAGIC)
+		why = "bad magic";
+	else if (m->rank != rank)
+		why = "rank differs from the instruction's";
+	else if (m->elem_size != 1 && m->elem_size != 2 && m->elem_size != 4 &&
+		 m->elem_size != 8)
+		why = "element size is not 1, 2, 4 or 8";
+	else if (m->oob_fill || m->pad0 || m->pad1 || m->reserved[0] ||
+		 m->reserved[1] || m->reserved[2] || m->reserved[3])
+		why = "reserved fields are not zero";
+	else if (m->base % 16)
+		why = "base is not 16-byte aligned";
+	for (uint32_t d = 0; !why && d < rank; d++) {
+		if (!m->dims[d])
+			why = "a dimension is 0";
+		else if (!m->box[d] || m->box[d] > VGPU_TMAP_MAX_BOX)
+			why = "a box size is outside 1..256";
+		else if (!m->elem_strides[d] || m->elem_strides[d] > VGPU_TMAP_MAX_ELEM_STRIDE)
+			why = "an element stride is outside 1..8";
+		else if (d && m->strides[d - 1] % 16)
+			why = "a stride is not a multiple of 16";
+	}
+	if (!why)
+		return true;
+	vgpu_raise(c, w, VGPU_EXC_TENSOR_MAP, em, "tensor map at 0x%llx: %s",
+		   (unsigned long long)addr, why);
+	c->sm->exc->addr = addr;
+	return false;
+}
+
+/* The tensor copies: one operation per active lane. */
+static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
+				   const struct vgpu_dinsn *d, uint32_t em,
+				   bool store)
+{
+	uint32_t rank = d->mod[0] + 1u;
+
+	VGPU_FOR_LANES(em, l) {
+		uint32_t smem = vgpu_reg(w, d->ra)[l], off, moff = 0, bytes;
+		struct vgpu_tensor_map map;
+		struct vgpu_cta *t, *mt = NULL;
+		struct vgpu_async_op *op;
+
+		if (!tensor_map_load(c, w, 1u << l, gaddr_of(w, d->rb, l), rank, &map))
+			return VGPU_X_EXC;
+		bytes = (uint32_t)box_bytes(&map);
+		if (smem % 16) {
+			copy_fail(c, w, 1u << l,
+				  "tensor copy: shared address must be 16-byte aligned", smem);
+			return VGPU_X_EXC;
+		}
+		t = vgpu_smem_resolve(c, w, 1u << l, smem, bytes, &off);
+		if (!t)
+			return VGPU_X_EXC;
+		if (store && t != c) {
+			copy_fail(c, w, 1u << l,
+				  "tensor stores read the CTA's own shared memory only", smem);
+			return VGPU_X_EXC;
+		}
+		if (!store) {
+			mt = vgpu_mbar_at(c, w, 1u << l, vgpu_reg(w, d->re)[l], &moff);
+			if (!mt)
+				return VGPU_X_EXC;
+		}
+		op = op_new(c->sm, c, w, store ? VGPU_AOP_TENSOR_STORE : VGPU_AOP_TENSOR_LOAD);
+		if (!op)
+			return no_memory(c, w, em);
+		op->lanes = 1u << l;
+		op->map = map;
+		for (uint32_t k = 0; k < rank; k++)
+			op->coord[k] = (int32_t)vgpu_reg(w, d->rc + k)[l];
+		op->dst_cta = (uint8_t)t->rank;
+		op->smem = off;
+		op->size = bytes;
+		if (store) {
+			op->group = w->bulk_committed;
+			w->bulk_pending[op->group % VGPU_BULK_GROUPS]++;
+		} else {
+			op->mbar_cta = (uint8_t)mt->rank;
+			op->mbar = moff;
+		}
+		op->done = op_done(c->sm, bytes);
+	}
+	return VGPU_X_NEXT;
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor)
+{
+	return tensor_issue(c, w, d, em, false);
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store)
+{
+	return tensor_issue(c, w, d, em, true);
+}
