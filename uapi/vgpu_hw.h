@@ -405,8 +405,9 @@ struct vgpu_cmd_header {
  * @entry:       byte offset of the first instruction in the program
  * @grid:        CTAs in x, y, z (each >= 1)
  * @block:       threads per CTA in x, y, z (product 1..1024)
- * @cluster:     CTAs per cluster in x, y, z; 0 counts as 1.  Only 1x1x1
- *               while CAP_FEATURES lacks VGPU_FEAT_CLUSTERS
+ * @cluster:     CTAs per cluster in x, y, z; 0 counts as 1.  Each must
+ *               divide the grid's; at most 16 CTAs per cluster.  Only 1x1x1
+ *               when CAP_FEATURES lacks VGPU_FEAT_CLUSTERS
  * @smem_bytes:  shared memory per CTA: the program's static .shared bytes
  *               plus its dynamic bytes (<= CAP_SMEM)
  * @param_va:    GPU VA of the parameter buffer (read permission)

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vGPU PCIe device: DMA to guest RAM, the GPU MMU and the core's memory
+ * callbacks.
+ *
+ * DMA goes through the PCI function's bus-master address space and only
+ * ever reaches RAM: a target that is not directly accessible RAM (MMIO of
+ * any device, this one included; unassigned space) is refused and becomes
+ * a fault.  That keeps device threads, which run without the BQL, from
+ * dispatching MMIO (which would take the BQL, and could deadlock against a
+ * reset that waits for them under it).  Reads copy from RAM under RCU;
+ * writes use address_space_write() after the same check, so dirty
+ * tracking and TCG code invalidation happen as for any DMA; atomics use
+ * host atomics on the RAM and mark the word dirty.
+ *
+ * Page tables (format in uapi/vgpu_hw.h): a four-level walk from the root
+ * that the address-space table names.  Each thread has its own small
+ * direct-mapped TLB of leaf entries; VGPU_CMD_TLB_INVALIDATE bumps
+ * s->tlb_gen, and a TLB whose generation is stale empties itself at its
+ * next lookup, so running launches see the invalidation too.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/bswap.h"
+#include "qemu/cutils.h"
+#include "qemu/rcu.h"
+#include "exec/memory.h"
+#include "exec/ramblock.h"
+#include "hw/pci/pci.h"
+#include "vgpu-pci.h"
+#include "trace.h"
+
+static AddressSpace *vgpu_as(VGPUState *s)
+{
+    return pci_get_address_space(PCI_DEVICE(s));
+}
+
+/*
+ * Host pointer for [pa, pa + *plen) of guest RAM, shortened to what is
+ * contiguous; NULL if @pa is not RAM.  Call under RCU.
+ */
+static void *vgpu_ram_ptr(VGPUState *s, uint64_t pa, hwaddr *plen,
+                          bool is_write, MemoryRegion **pmr, hwaddr *pxlat)
+{
+    MemoryRegion *mr;
+    hwaddr xlat;
+
+    mr = address_space_translate(vgpu_as(s), pa, &xlat, plen, is_write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    if (!memory_access_is_direct(mr, is_write) || !mr->ram_block) {
+        return NULL;
+    }
+    if (pmr) {
+        *pmr = mr;
+        *pxlat = xlat;
+    }
+    return qemu_map_ram_ptr(mr->ram_block, xlat);
+}
+
+bool vgpu_dma_read(VGPUState *s, uint64_t pa, void *buf, uint64_t len)
+{
+    uint8_t *p = buf;
+
+    if (pa + len < pa) {
+        return false;
+    }
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr l = len;
+        void *ram = vgpu_ram_ptr(s, pa, &l, false, NULL, NULL);
+
+        if (!ram || !l) {
+            trace_vgpu_dma_error("read", pa, len);
+            return false;
+        }
+        memcpy(p, ram, l);
+        p += l;
+        pa += l;
+        len -= l;
+    }
+    return true;
+}
+
+bool vgpu_dma_write(VGPUState *s, uint64_t pa, const void *buf, uint64_t len)
+{
+    const uint8_t *p = buf;
+
+    if (pa + len < pa) {
+        return false;
+    }
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr l = len;
+
+        if (!vgpu_ram_ptr(s, pa, &l, true, NULL, NULL) || !l) {
+            trace_vgpu_dma_error("write", pa, len);
+            return false;
+        }
+        if (address_space_write(vgpu_as(s), pa, MEMTXATTRS_UNSPECIFIED,
+                                p, l) != MEMTX_OK) {
+            trace_vgpu_dma_error("write", pa, len);
+            return false;
+        }
+        p += l;
+        pa += l;
+        len -= l;
+    }
+    return true;
+}
+
+/* ---- GPU MMU ---- */
+
+static const char *const vgpu_mmu_reason[] = {
+    [VGPU_MMU_F_NOT_PRESENT] = "entry not present",
+    [VGPU_MMU_F_PERMISSION] = "permission denied",
+    [VGPU_MMU_F_NONCANONICAL] = "address beyond 48 bits",
+    [VGPU_MMU_F_RESERVED] = "reserved bits set in entry",
+    [VGPU_MMU_F_TABLE_ACCESS] = "page table outside guest RAM",
+    [VGPU_MMU_F_BAD_AS] = "invalid address space",
+    [VGPU_MMU_F_BUS] = "page outside guest RAM",
+};
+
+static const char *vgpu_acc_name(uint32_t acc)
+{
+    switch (acc) {
+    case VGPU_MMU_ACC_READ:
+        return "read";
+    case VGPU_MMU_ACC_WRITE:
+        return "write";
+    case VGPU_MMU_ACC_EXEC:
+        return "execute";
+    case VGPU_MMU_ACC_ATOMIC:
+        return "atomic";
+    default:
+        return "access";
+    }
+}
+
+static int vgpu_mmu_fault(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
+                          uint32_t reason, uint32_t level)
+{
+    ctx->fault_va = va;
+    ctx->fault_acc = acc;
+    ctx->fault_reason = reason;
+    ctx->fault_level = level;
+    trace_vgpu_mmu_fault(ctx->asid, va, vgpu_acc_name(acc),
+                         vgpu_mmu_reason[reason], level);
+    return -1;
+}
+
+void vgpu_mmu_ctx_bind(VGPUMMUCtx *ctx, VGPUState *s, uint32_t asid,
+                       uint64_t root)
+{
+    if (ctx->s != s || ctx->asid != asid || ctx->root != root) {
+        memset(ctx->tlb, 0, sizeof(ctx->tlb));
+    }
+    ctx->s = s;
+    ctx->asid = asid;
+    ctx->root = root;
+    ctx->fault_reason = 0;
+}
+
+void vgpu_tlb_flush_all(VGPUState *s)
+{
+    qatomic_inc(&s->tlb_gen);
+}
+
+/*
+ * Root table of address space @asid, from the address-space table.
+ * Returns 0, or -1 with the fault in @fault.
+ */
+int vgpu_mmu_lookup_as(VGPUState *s, uint32_t asid, uint64_t *root,
+                       VGPUMMUCtx *fault)
+{
+    uint64_t base, entry;
+    uint32_t count;
+
+    qemu_mutex_lock(&s->lock);
+    base = s->as_base;
+    count = s->as_count;
+    qemu_mutex_unlock(&s->lock);
+
+    fault->asid = asid;
+    if (asid >= count) {
+        return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ, VGPU_MMU_F_BAD_AS,
+                              VGPU_PT_LEVELS);
+    }
+    if (!vgpu_dma_read(s, base + 8ull * asid, &entry, sizeof(entry))) {
+        return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ,
+                              VGPU_MMU_F_TABLE_ACCESS, VGPU_PT_LEVELS);
+    }
+    entry = le64_to_cpu(entry);
+    if (!(entry & VGPU_PTE_VALID)) {
+        return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ, VGPU_MMU_F_BAD_AS,
+                              VGPU_PT_LEVELS);
+    }
+    if (entry & (VGPU_PTE_RSVD_MASK | VGPU_PTE_READ | VGPU_PTE_WRITE |
+                 VGPU_PTE_EXEC)) {
+        return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ,
+                              VGPU_MMU_F_RESERVED, VGPU_PT_LEVELS);
+    }
+    *root = entry & VGPU_PTE_ADDR_MASK;
+    return 0;
+}
+
+static uint64_t vgpu_acc_perm(uint32_t acc)
+{
+    switch (acc) {
+    case VGPU_MMU_ACC_READ:
+        return VGPU_PTE_READ;
+    case VGPU_MMU_ACC_WRITE:
+        return VGPU_PTE_WRITE;
+    case VGPU_MMU_ACC_EXEC:
+        return VGPU_PTE_EXEC;
+    default:
+        return VGPU_PTE_READ | VGPU_PTE_WRITE;
+    }
+}
+
+/*
+ * Translate @va for access @acc; the page's physical address in *@pa.
+ * Returns 0, or -1 with the fault recorded in @ctx.
+ */
+static int vgpu_mmu_translate(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
+                              uint64_t *pa)
+{
+    VGPUState *s = ctx->s;
+    uint64_t vpn = va >> VGPU_PAGE_SHIFT;
+    uint32_t slot = vpn % VGPU_TLB_ENTRIES;
+    uint32_t gen = qatomic_read(&s->tlb_gen);
+    uint64_t pte, table;
+    int level;
+
+    if (va >> VGPU_VA_BITS) {
+        return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_NONCANONICAL,
+                              VGPU_PT_LEVELS - 1);
+    }
+    if (ctx->tlb_gen != gen) {
+        memset(ctx->tlb, 0, sizeof(ctx->tlb));
+        ctx->tlb_gen = gen;
+    }
+    if (ctx->tlb[slot].tag == ((vpn << 1) | 1)) {
+        pte = ctx->tlb[slot].pte;
+    } else {
+        table = ctx->root;
+        for (level = VGPU_PT_LEVELS - 1;; level--) {
+            uint64_t ea = table + 8ull * VGPU_PT_INDEX(va, (uint64_t)level);
+
+            if (!vgpu_dma_read(s, ea, &pte, sizeof(pte))) {
+                return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_TABLE_ACCESS,
+                                      level);
+            }
+            pte = le64_to_cpu(pte);
+            if (!(pte & VGPU_PTE_VALID)) {
+                return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_NOT_PRESENT,
+                                      level);
+            }
+            if ((pte & VGPU_PTE_RSVD_MASK) ||
+                (level && (pte & (VGPU_PTE_READ | VGPU_PTE_WRITE |
+                                  VGPU_PTE_EXEC)))) {
+                return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_RESERVED,
+                                      level);
+            }
+            if (!level) {
+                break;
+            }
+            table = pte & VGPU_PTE_ADDR_MASK;
+        }
+        ctx->tlb[slot].tag = (vpn << 1) | 1;
+        ctx->tlb[slot].pte = pte;
+    }
+    if ((pte & vgpu_acc_perm(acc)) != vgpu_acc_perm(acc)) {
+        return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_PERMISSION, 0);
+    }
+    *pa = (pte & VGPU_PTE_ADDR_MASK) | (va & (VGPU_PAGE_SIZE - 1));
+    return 0;
+}
+
+/*
+ * Copy @len bytes between @buf and GPU virtual memory at @va, page by
+ * page: acc VGPU_MMU_ACC_WRITE writes, READ or EXEC read.  Returns 0 or
+ * -1 with the fault in @ctx.
+ */
+int vgpu_mmu_copy(VGPUMMUCtx *ctx, uint64_t va, void *buf, uint64_t len,
+                  uint32_t acc)
+{
+    uint8_t *p = buf;
+
+    while (len) {
+        uint64_t l = MIN(len, VGPU_PAGE_SIZE - (va & (VGPU_PAGE_SIZE - 1)));
+        uint64_t pa;
+        bool ok;
+
+        if (vgpu_mmu_translate(ctx, va, acc, &pa)) {
+            return -1;
+        }
+        ok = acc == VGPU_MMU_ACC_WRITE ? vgpu_dma_write(ctx->s, pa, p, l)
+                                       : vgpu_dma_read(ctx->s, pa, p, l);
+        if (!ok) {
+            return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_BUS, 0);
+        }
+        p += l;
+        va += l;
+        len -= l;
+    }
+    return 0;
+}
+
+/*
+ * Describe the fault in @ctx in an exception record whose code, addr and
+ * msg the core (or the caller) may already have filled: the address, the
+ * access, the reason and level go to addr and info[0..3], and the message
+ * gains the MMU's reason.
+ */
+void vgpu_mmu_fault_record(const VGPUMMUCtx *ctx,
+                           struct vgpu_exception_record *exc)
+{
+    char msg[2 * VGPU_EXC_MSG_LEN];
+
+    if (!ctx->fault_reason) {
+        return;
+    }
+    exc->addr = ctx->fault_va;
+    exc->info[0] = ctx->fault_acc;
+    exc->info[1] = ctx->fault_reason;
+    exc->info[2] = ctx->fault_level;
+    exc->info[3] = ctx->asid;
+    if (ctx->fault_reason == VGPU_MMU_F_BAD_AS) {
+        snprintf(msg, sizeof(msg), "GPU MMU: address space %u invalid",
+                 ctx->asid);
+    } else if (ctx->fault_reason == VGPU_MMU_F_BUS) {
+        snprintf(msg, sizeof(msg),
+                 "GPU MMU: %s at VA 0x%" PRIx64 " (address space %u): %s",
+                 vgpu_acc_name(ctx->fault_acc), ctx->fault_va, ctx->asid,
+                 vgpu_mmu_reason[ctx->fault_reason]);
+    } else {
+        snprintf(msg, sizeof(msg),
+                 "GPU MMU: %s at VA 0x%" PRIx64 " (address space %u): %s "
+                 "at level %u",
+                 vgpu_acc_name(ctx->fault_acc), ctx->fault_va, ctx->asid,
+                 vgpu_mmu_reason[ctx->fault_reason], ctx->fault_level);
+    }
+    if (exc->msg[0]) {
+        size_t n = strlen(msg);
+
+        snprintf(msg + n, sizeof(msg) - n, " [%s]", exc->msg);
+    }
+    pstrcpy(exc->msg, sizeof(exc->msg), msg);
+}
+
+/* ---- the core's memory callbacks: opaque = VGPUMMUCtx of the thread ---- */
+
+static int vgpu_mem_read(void *opaque, uint64_t va, void *buf, uint32_t len)
+{
+    return vgpu_mmu_copy(opaque, va, buf, len, VGPU_MMU_ACC_READ);
+}
+
+static int vgpu_mem_write(void *opaque, uint64_t va, const void *buf,
+                          uint32_t len)
+{
+    return vgpu_mmu_copy(opaque, va, (void *)buf, len, VGPU_MMU_ACC_WRITE);
+}
+
+static int vgpu_mem_atomic(void *opaque, uint64_t va, enum vgpu_atomic_op op,
+                           uint32_t val, uint32_t cmp, uint32_t *old)
+{
+    VGPUMMUCtx *ctx = opaque;
+    MemoryRegion *mr;
+    uint32_t *p, cur, new;
+    hwaddr xlat, l = 4;
+    uint64_t pa;
+
+    if (vgpu_mmu_translate(ctx, va, VGPU_MMU_ACC_ATOMIC, &pa)) {
+        return -1;
+    }
+    RCU_READ_LOCK_GUARD();
+    p = vgpu_ram_ptr(ctx->s, pa, &l, true, &mr, &xlat);
+    if (!p || l < 4) {
+        return vgpu_mmu_fault(ctx, va, VGPU_MMU_ACC_ATOMIC, VGPU_MMU_F_BUS, 0);
+    }
+    cur = qatomic_read(p);
+    do {
+        new = cpu_to_le32(vgpu_atomic_apply(op, le32_to_cpu(cur), val, cmp));
+    } while (!__atomic_compare_exchange_n(p, &cur, new, false,
+                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    memory_region_set_dirty(mr, xlat, 4);
+    *old = le32_to_cpu(cur);
+    return 0;
+}
+
+const struct vgpu_mem_ops vgpu_mmu_mem_ops = {
+    .read = vgpu_mem_read,
+    .write = vgpu_mem_write,
+    .atomic = vgpu_mem_atomic,
+    /* vgpu_mmu_copy() takes any length and alignment, page by page */
+    .read_block = vgpu_mem_read,
+    .write_block = vgpu_mem_write,
+};

@@ -1,0 +1,805 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vGPU: a virtual GPU as a PCIe device around the vGPU execution core.
+ *
+ * Copyright (c) 2025 the vGPU authors
+ *
+ * The interface the guest sees (PCI IDs, BAR0 registers, command and
+ * completion formats, page tables) is uapi/vgpu_hw.h, section "Device
+ * interface"; docs/device.md explains it.  This file is the PCI function:
+ * BAR0 registers, interrupts, reset and migration state.  vgpu-queue.c
+ * runs the command rings, vgpu-mmu.c does DMA and the GPU MMU.
+ *
+ * Usage: -device vgpu-pci[,sms=N][,smem=BYTES][,queues=N][,threads=N]
+ *
+ * Properties:
+ *   sms=N       SMs the device reports (CAP_SMS), 1..64, default 4.  SR_SMID
+ *               of a CTA is the host thread that runs it.
+ *   smem=BYTES  shared memory per SM (CAP_SMEM), 1 KiB..1 MiB, default
+ *               228 KiB.  A launch may use at most this much per CTA.
+ *   queues=N    hardware command queues, 1..16, default 4.  Each has its
+ *               own ring and thread; queues run concurrently.
+ *   threads=N   host threads that run SMs, 1..sms, default 1.  With N > 1
+ *               the CTAs of one launch run in parallel on N threads.
+ *
+ * Interrupts: MSI-X vector 0 for completions, vector 1 for errors; INTx
+ * when MSI-X is off.  Reset (CONTROL.RESET, PCI FLR or system reset) aborts
+ * the commands in flight without writing their completions and returns
+ * every register to its power-on value.
+ *
+ * Migration: registers and queue state are in the VMState.  The device
+ * quiesces when the VM stops (a command in flight finishes first; the
+ * watchdog bounds how long that takes), so no command is ever in flight
+ * in a saved state; queues carry on from their heads after loading.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/units.h"
+#include "qemu/main-loop.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "sysemu/runstate.h"
+#include "vgpu-pci.h"
+#include "trace.h"
+
+_Static_assert(sizeof(struct vgpu_completion) % 8 == 0, "completion size");
+_Static_assert(VGPU_REG_QUEUE(VGPU_MAX_QUEUES) <= VGPU_BAR0_SIZE,
+               "queue registers fit BAR0");
+
+/* ---- interrupts ---- */
+
+/*
+ * Signal the newly raised @bits: MSI-X messages for the unmasked ones, or
+ * the INTx level for the whole status.  BQL held.
+ */
+static void vgpu_irq_update(VGPUState *s, uint32_t status, uint32_t mask,
+                            uint32_t bits)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if (msix_enabled(pdev)) {
+        if (bits & mask & VGPU_IRQ_COMPLETION) {
+            trace_vgpu_irq_msix(VGPU_MSIX_VEC_COMPLETION);
+            msix_notify(pdev, VGPU_MSIX_VEC_COMPLETION);
+        }
+        if (bits & mask & VGPU_IRQ_ERROR) {
+            trace_vgpu_irq_msix(VGPU_MSIX_VEC_ERROR);
+            msix_notify(pdev, VGPU_MSIX_VEC_ERROR);
+        }
+        pci_set_irq(pdev, 0);
+    } else {
+        trace_vgpu_irq_intx(!!(status & mask));
+        pci_set_irq(pdev, !!(status & mask));
+    }
+}
+
+/* Bottom half: deliver what device threads raised.  BQL held. */
+static void vgpu_irq_bh(void *opaque)
+{
+    VGPUState *s = opaque;
+    uint32_t bits, status, mask;
+
+    qemu_mutex_lock(&s->lock);
+    bits = s->irq_pending;
+    s->irq_pending = 0;
+    s->irq_status |= bits;
+    status = s->irq_status;
+    mask = s->irq_mask;
+    qemu_mutex_unlock(&s->lock);
+    vgpu_irq_update(s, status, mask, bits);
+}
+
+/* Any thread, s->lock held. */
+void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits)
+{
+    trace_vgpu_irq_raise(bits);
+    s->irq_pending |= bits;
+    qemu_bh_schedule(s->irq_bh);
+}
+
+/* Record a guest error in ERR_COUNT/ERR_LAST/ERR_INFO.  s->lock held. */
+void vgpu_note_error_locked(VGPUState *s, uint32_t err, uint32_t queue,
+                            uint32_t index)
+{
+    s->err_count++;
+    s->err_last = err;
+    s->err_info = (queue & 0xffff) << 16 | (index & 0xffff);
+}
+
+static void G_GNUC_PRINTF(2, 3)
+vgpu_bad_register(VGPUState *s, const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    qemu_log_mask(LOG_GUEST_ERROR, "vgpu: %s\n", msg);
+    qemu_mutex_lock(&s->lock);
+    vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, 0xffff, 0xffff);
+    qemu_mutex_unlock(&s->lock);
+}
+
+/* ---- reset ---- */
+
+/*
+ * Abort everything in flight, wait until no command executes, and return
+ * every register to its power-on value.  BQL held.  Device threads never
+ * take the BQL, so waiting for them here cannot deadlock; the wait is as
+ * long as an aborted launch takes to notice (at most one budget slice of
+ * the core, 4096 warp-instructions).
+ */
+static void vgpu_reset_state(VGPUState *s)
+{
+    uint32_t i;
+
+    qemu_mutex_lock(&s->lock);
+    for (i = 0; i < s->nqueues; i++) {
+        VGPUQueue *q = &s->queues[i];
+
+        q->gen++;
+        vgpu_queue_abort_locked(q, VGPU_ERR_ABORTED);
+    }
+    vgpu_wait_idle_locked(s);
+    for (i = 0; i < s->nqueues; i++) {
+        VGPUQueue *q = &s->queues[i];
+
+        q->ring_base = q->cpl_base = 0;
+        q->size = q->head = q->tail = 0;
+        q->enabled = q->stopped = false;
+        q->error = q->error_index = 0;
+        q->completed = 0;
+    }
+    s->irq_status = s->irq_mask = s->irq_pending = 0;
+    s->as_base = 0;
+    s->as_count = 0;
+    s->wdog_ms = 0;
+    s->err_count = s->err_last = s->err_info = 0;
+    qemu_mutex_unlock(&s->lock);
+    vgpu_tlb_flush_all(s);
+    qemu_bh_cancel(s->irq_bh);
+    pci_set_irq(PCI_DEVICE(s), 0);
+    trace_vgpu_reset();
+}
+
+static void vgpu_qdev_reset(DeviceState *dev)
+{
+    vgpu_reset_state(VGPU_PCI(dev));
+}
+
+/* ---- registers ---- */
+
+static bool vgpu_ring_config_ok(const VGPUQueue *q)
+{
+    return q->size >= 2 && q->size <= VGPU_RING_MAX && is_power_of_2(q->size) &&
+           !(q->ring_base % 64) && !(q->cpl_base % 8);
+}
+
+static uint32_t vgpu_queue_status(const VGPUQueue *q)
+{
+    uint32_t st = 0;
+
+    if (q->enabled) {
+        st |= VGPU_QSTAT_ENABLED;
+        if (!q->stopped && q->head == q->tail && !q->busy) {
+            st |= VGPU_QSTAT_IDLE;
+        }
+    }
+    if (q->busy) {
+        st |= VGPU_QSTAT_BUSY;
+    }
+    if (q->stopped) {
+        st |= VGPU_QSTAT_STOPPED;
+    }
+    return st;
+}
+
+/* s->lock held */
+static void vgpu_queue_stop_locked(VGPUState *s, VGPUQueue *q, uint32_t err)
+{
+    q->stopped = true;
+    q->error = err;
+    q->error_index = q->head;
+    vgpu_note_error_locked(s, err, q->idx, q->head);
+    trace_vgpu_queue_stopped(q->idx, q->head, err, "bad ring configuration");
+    vgpu_raise_irq_locked(s, VGPU_IRQ_ERROR);
+}
+
+/* s->lock held */
+static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
+                                      uint32_t val)
+{
+    bool enable = val & VGPU_QCTRL_ENABLE;
+
+    if (val & ~(VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: reserved control "
+                      "bits 0x%x ignored\n", q->idx,
+                      val & ~(VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME));
+    }
+    if (enable && !q->enabled) {
+        q->enabled = true;
+        q->stopped = false;
+        q->head = q->tail = 0;
+        q->error = q->error_index = 0;
+        q->completed = 0;
+        trace_vgpu_queue_enable(q->idx, q->ring_base, q->cpl_base, q->size);
+        if (!vgpu_ring_config_ok(q)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: bad ring "
+                          "configuration (ring 0x%" PRIx64 ", completions 0x%"
+                          PRIx64 ", %u entries)\n", q->idx, q->ring_base,
+                          q->cpl_base, q->size);
+            vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING);
+        }
+    } else if (!enable && q->enabled) {
+        trace_vgpu_queue_disable(q->idx);
+        q->enabled = false;
+        q->stopped = false;
+        vgpu_queue_abort_locked(q, VGPU_ERR_ABORTED);
+    } else if (enable && (val & VGPU_QCTRL_RESUME) && q->stopped) {
+        q->stopped = false;
+        q->error = 0;
+        trace_vgpu_queue_resume(q->idx, q->head);
+        if (!vgpu_ring_config_ok(q)) {
+            vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING);
+        }
+    }
+    vgpu_queue_kick_locked(q);
+}
+
+static uint64_t vgpu_queue_read_locked(VGPUQueue *q, hwaddr reg, bool *ok)
+{
+    switch (reg) {
+    case VGPU_Q_RING_LO:
+        return (uint32_t)q->ring_base;
+    case VGPU_Q_RING_HI:
+        return q->ring_base >> 32;
+    case VGPU_Q_CPL_LO:
+        return (uint32_t)q->cpl_base;
+    case VGPU_Q_CPL_HI:
+        return q->cpl_base >> 32;
+    case VGPU_Q_SIZE:
+        return q->size;
+    case VGPU_Q_CONTROL:
+        return q->enabled ? VGPU_QCTRL_ENABLE : 0;
+    case VGPU_Q_STATUS:
+        return vgpu_queue_status(q);
+    case VGPU_Q_HEAD:
+        return q->head;
+    case VGPU_Q_TAIL:
+        return q->tail;
+    case VGPU_Q_DOORBELL:
+        return 0;
+    case VGPU_Q_ERROR:
+        return q->error;
+    case VGPU_Q_ERROR_INDEX:
+        return q->error_index;
+    case VGPU_Q_COMPLETED_LO:
+        return (uint32_t)q->completed;
+    case VGPU_Q_COMPLETED_HI:
+        return q->completed >> 32;
+    default:
+        *ok = false;
+        return 0;
+    }
+}
+
+static void vgpu_set_lo(uint64_t *r, uint32_t v)
+{
+    *r = (*r & ~0xffffffffull) | v;
+}
+
+static void vgpu_set_hi(uint64_t *r, uint32_t v)
+{
+    *r = (*r & 0xffffffffull) | (uint64_t)v << 32;
+}
+
+/* Returns false for an offset that is no register (or a read-only one). */
+static bool vgpu_queue_write_locked(VGPUState *s, VGPUQueue *q, hwaddr reg,
+                                    uint32_t val)
+{
+    switch (reg) {
+    case VGPU_Q_RING_LO:
+    case VGPU_Q_RING_HI:
+    case VGPU_Q_CPL_LO:
+    case VGPU_Q_CPL_HI:
+    case VGPU_Q_SIZE:
+        if (q->enabled) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring register "
+                          "0x%x written while enabled: ignored\n", q->idx,
+                          (unsigned)reg);
+            trace_vgpu_guest_ub("ring register written while enabled", reg,
+                                val);
+            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, q->idx, 0xffff);
+            return true;
+        }
+        switch (reg) {
+        case VGPU_Q_RING_LO:
+            vgpu_set_lo(&q->ring_base, val);
+            break;
+        case VGPU_Q_RING_HI:
+            vgpu_set_hi(&q->ring_base, val);
+            break;
+        case VGPU_Q_CPL_LO:
+            vgpu_set_lo(&q->cpl_base, val);
+            break;
+        case VGPU_Q_CPL_HI:
+            vgpu_set_hi(&q->cpl_base, val);
+            break;
+        default:
+            q->size = val;
+            break;
+        }
+        return true;
+    case VGPU_Q_CONTROL:
+        vgpu_queue_control_locked(s, q, val);
+        return true;
+    case VGPU_Q_DOORBELL:
+        if (!q->enabled || val >= q->size) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: doorbell %u "
+                          "ignored (%s)\n", q->idx, val,
+                          q->enabled ? "beyond the ring" : "queue disabled");
+            trace_vgpu_guest_ub("doorbell ignored", reg, val);
+            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, q->idx, val);
+            return true;
+        }
+        trace_vgpu_doorbell(q->idx, val);
+        q->tail = val;
+        vgpu_queue_kick_locked(q);
+        return true;
+    default:
+        return false;
+    }
+}
+
+static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    VGPUState *s = opaque;
+    uint64_t val = 0;
+    bool ok = true;
+
+    if (size != 4 || addr % 4) {
+        trace_vgpu_mmio_bad_access("read", addr, size);
+        vgpu_bad_register(s, "%u-byte read at 0x%" HWADDR_PRIx ": only "
+                          "aligned 32-bit accesses", size, addr);
+        return 0;
+    }
+
+    qemu_mutex_lock(&s->lock);
+    switch (addr) {
+    case VGPU_REG_ID:
+        val = VGPU_ID_MAGIC;
+        break;
+    case VGPU_REG_VERSION:
+        val = VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR;
+        break;
+    case VGPU_REG_CAP_SMS:
+        val = s->sms;
+        break;
+    case VGPU_REG_CAP_SMEM:
+        val = s->smem;
+        break;
+    case VGPU_REG_CAP_MAX_THREADS:
+        val = VGPU_MAX_THREADS_PER_CTA;
+        break;
+    case VGPU_REG_CAP_BARRIERS:
+        val = VGPU_NUM_NAMED_BARRIERS;
+        break;
+    case VGPU_REG_CAP_FEATURES:
+        val = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED | VGPU_FEAT_MBARRIER |
+              VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS;
+        break;
+    case VGPU_REG_CAP_QUEUES:
+        val = s->nqueues;
+        break;
+    case VGPU_REG_CAP_WARP_SIZE:
+        val = VGPU_WARP_SIZE;
+        break;
+    case VGPU_REG_CAP_MAX_PARAM:
+        val = VGPU_MAX_PARAM_BYTES;
+        break;
+    case VGPU_REG_CAP_VA_BITS:
+        val = VGPU_VA_BITS;
+        break;
+    case VGPU_REG_CAP_MAX_CODE:
+        val = VGPU_MAX_CODE_BYTES;
+        break;
+    case VGPU_REG_CAP_AS_MAX:
+        val = VGPU_AS_MAX;
+        break;
+    case VGPU_REG_CAP_RING_MAX:
+        val = VGPU_RING_MAX;
+        break;
+    case VGPU_REG_CAP_THREADS:
+        val = s->nthreads;
+        break;
+    case VGPU_REG_CONTROL:
+        val = 0;
+        break;
+    case VGPU_REG_STATUS:
+        val = vgpu_busy_locked(s) ? VGPU_STATUS_BUSY : 0;
+        break;
+    case VGPU_REG_WDOG_MS:
+        val = s->wdog_ms;
+        break;
+    case VGPU_REG_IRQ_STATUS:
+        val = s->irq_status;
+        break;
+    case VGPU_REG_IRQ_MASK:
+        val = s->irq_mask;
+        break;
+    case VGPU_REG_IRQ_ACK:
+        val = 0;
+        break;
+    case VGPU_REG_AS_BASE_LO:
+        val = (uint32_t)s->as_base;
+        break;
+    case VGPU_REG_AS_BASE_HI:
+        val = s->as_base >> 32;
+        break;
+    case VGPU_REG_AS_COUNT:
+        val = s->as_count;
+        break;
+    case VGPU_REG_ERR_COUNT:
+        val = s->err_count;
+        break;
+    case VGPU_REG_ERR_LAST:
+        val = s->err_last;
+        break;
+    case VGPU_REG_ERR_INFO:
+        val = s->err_info;
+        break;
+    default:
+        if (addr >= VGPU_REG_QUEUE_BASE &&
+            addr < VGPU_REG_QUEUE(s->nqueues)) {
+            VGPUQueue *q = &s->queues[(addr - VGPU_REG_QUEUE_BASE) /
+                                      VGPU_REG_QUEUE_STRIDE];
+
+            val = vgpu_queue_read_locked(q, (addr - VGPU_REG_QUEUE_BASE) %
+                                         VGPU_REG_QUEUE_STRIDE, &ok);
+        } else {
+            ok = false;
+        }
+        break;
+    }
+    qemu_mutex_unlock(&s->lock);
+
+    if (!ok) {
+        trace_vgpu_mmio_bad_access("read", addr, size);
+        vgpu_bad_register(s, "read of unknown register 0x%" HWADDR_PRIx,
+                          addr);
+        return 0;
+    }
+    trace_vgpu_mmio_read(addr, val);
+    return val;
+}
+
+static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
+                            unsigned size)
+{
+    VGPUState *s = opaque;
+    uint32_t val = val64, bits = 0, status = 0, mask = 0;
+    bool ok = true, update = false;
+
+    if (size != 4 || addr % 4) {
+        trace_vgpu_mmio_bad_access("write", addr, size);
+        vgpu_bad_register(s, "%u-byte write at 0x%" HWADDR_PRIx ": only "
+                          "aligned 32-bit accesses", size, addr);
+        return;
+    }
+    trace_vgpu_mmio_write(addr, val);
+
+    if (addr == VGPU_REG_CONTROL) {
+        if (val & ~VGPU_CTRL_RESET) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: reserved CONTROL bits "
+                          "0x%x ignored\n", val & ~VGPU_CTRL_RESET);
+        }
+        if (val & VGPU_CTRL_RESET) {
+            vgpu_reset_state(s);
+        }
+        return;
+    }
+
+    qemu_mutex_lock(&s->lock);
+    switch (addr) {
+    case VGPU_REG_WDOG_MS:
+        s->wdog_ms = val;
+        break;
+    case VGPU_REG_IRQ_MASK:
+        if (val & ~VGPU_IRQ_ALL) {
+            trace_vgpu_guest_ub("reserved IRQ_MASK bits", addr, val);
+        }
+        /* Unmasking a pending interrupt delivers it. */
+        bits = val & ~s->irq_mask & s->irq_status;
+        s->irq_mask = val & VGPU_IRQ_ALL;
+        update = true;
+        break;
+    case VGPU_REG_IRQ_ACK:
+        s->irq_status &= ~val;
+        update = true;
+        break;
+    case VGPU_REG_AS_BASE_LO:
+        vgpu_set_lo(&s->as_base, val);
+        break;
+    case VGPU_REG_AS_BASE_HI:
+        vgpu_set_hi(&s->as_base, val);
+        break;
+    case VGPU_REG_AS_COUNT:
+        if (val > VGPU_AS_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: AS_COUNT %u exceeds %u: "
+                          "ignored\n", val, VGPU_AS_MAX);
+            trace_vgpu_guest_ub("AS_COUNT too large", addr, val);
+            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, 0xffff, 0xffff);
+            break;
+        }
+        s->as_count = val;
+        break;
+    default:
+        if (addr >= VGPU_REG_QUEUE_BASE &&
+            addr < VGPU_REG_QUEUE(s->nqueues)) {
+            VGPUQueue *q = &s->queues[(addr - VGPU_REG_QUEUE_BASE) /
+                                      VGPU_REG_QUEUE_STRIDE];
+
+            ok = vgpu_queue_write_locked(s, q, (addr - VGPU_REG_QUEUE_BASE) %
+                                         VGPU_REG_QUEUE_STRIDE, val);
+        } else {
+            ok = false;
+        }
+        break;
+    }
+    status = s->irq_status;
+    mask = s->irq_mask;
+    qemu_mutex_unlock(&s->lock);
+
+    if (!ok) {
+        trace_vgpu_mmio_bad_access("write", addr, size);
+        vgpu_bad_register(s, "write of 0x%x to 0x%" HWADDR_PRIx
+                          ": not a writable register", val, addr);
+        return;
+    }
+    if (update) {
+        vgpu_irq_update(s, status, mask, bits);
+    }
+}
+
+static const MemoryRegionOps vgpu_mmio_ops = {
+    .read = vgpu_mmio_read,
+    .write = vgpu_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* Every size reaches the handlers, which log and ignore bad ones. */
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* ---- VM state changes and migration ---- */
+
+static void vgpu_vm_state_change(void *opaque, bool running, RunState state)
+{
+    VGPUState *s = opaque;
+    uint32_t i;
+
+    qemu_mutex_lock(&s->lock);
+    s->paused = !running;
+    if (running) {
+        for (i = 0; i < s->nqueues; i++) {
+            vgpu_queue_kick_locked(&s->queues[i]);
+        }
+    } else {
+        /* Nothing may touch guest memory while the VM is stopped. */
+        vgpu_wait_idle_locked(s);
+    }
+    qemu_mutex_unlock(&s->lock);
+}
+
+static int vgpu_pre_save(void *opaque)
+{
+    VGPUState *s = opaque;
+    int ret = 0;
+
+    qemu_mutex_lock(&s->lock);
+    if (vgpu_busy_locked(s)) {
+        /* Cannot happen: the VM is stopped and the device quiesced. */
+        error_report("vgpu: cannot save state while a command executes");
+        ret = -EBUSY;
+    }
+    qemu_mutex_unlock(&s->lock);
+    return ret;
+}
+
+static int vgpu_post_load(void *opaque, int version_id)
+{
+    VGPUState *s = opaque;
+    uint32_t i;
+
+    qemu_mutex_lock(&s->lock);
+    for (i = 0; i < s->nqueues; i++) {
+        VGPUQueue *q = &s->queues[i];
+
+        if (q->size > VGPU_RING_MAX || (q->size && (q->head >= q->size ||
+                                                   q->tail >= q->size))) {
+            qemu_mutex_unlock(&s->lock);
+            return -EINVAL;
+        }
+        vgpu_queue_kick_locked(q);
+    }
+    qemu_mutex_unlock(&s->lock);
+    vgpu_tlb_flush_all(s);
+    return 0;
+}
+
+static const VMStateDescription vmstate_vgpu_queue = {
+    .name = "vgpu-pci/queue",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(ring_base, VGPUQueue),
+        VMSTATE_UINT64(cpl_base, VGPUQueue),
+        VMSTATE_UINT32(size, VGPUQueue),
+        VMSTATE_UINT32(head, VGPUQueue),
+        VMSTATE_UINT32(tail, VGPUQueue),
+        VMSTATE_BOOL(enabled, VGPUQueue),
+        VMSTATE_BOOL(stopped, VGPUQueue),
+        VMSTATE_UINT32(error, VGPUQueue),
+        VMSTATE_UINT32(error_index, VGPUQueue),
+        VMSTATE_UINT64(completed, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_vgpu = {
+    .name = TYPE_VGPU_PCI,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = vgpu_pre_save,
+    .post_load = vgpu_post_load,
+    .fields = (VMStateField[]) {
+        VMSTATE_PCI_DEVICE(parent_obj, VGPUState),
+        VMSTATE_MSIX(parent_obj, VGPUState),
+        VMSTATE_UINT32(irq_status, VGPUState),
+        VMSTATE_UINT32(irq_mask, VGPUState),
+        VMSTATE_UINT64(as_base, VGPUState),
+        VMSTATE_UINT32(as_count, VGPUState),
+        VMSTATE_UINT32(wdog_ms, VGPUState),
+        VMSTATE_UINT32(err_count, VGPUState),
+        VMSTATE_UINT32(err_last, VGPUState),
+        VMSTATE_UINT32(err_info, VGPUState),
+        VMSTATE_STRUCT_VARRAY_POINTER_UINT32(queues, VGPUState, nqueues,
+                                             vmstate_vgpu_queue, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* ---- PCI function ---- */
+
+static void vgpu_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
+static void vgpu_realize(PCIDevice *pdev, Error **errp)
+{
+    VGPUState *s = VGPU_PCI(pdev);
+    Error *err = NULL;
+
+    if (s->sms < 1 || s->sms > VGPU_MAX_SMS) {
+        error_setg(errp, "vgpu-pci: sms=%u: must be 1..%u", s->sms,
+                   VGPU_MAX_SMS);
+        return;
+    }
+    if (s->smem < 1 * KiB || s->smem > 1 * MiB) {
+        error_setg(errp, "vgpu-pci: smem=%u: must be 1 KiB..1 MiB", s->smem);
+        return;
+    }
+    if (s->nqueues < 1 || s->nqueues > VGPU_MAX_QUEUES) {
+        error_setg(errp, "vgpu-pci: queues=%u: must be 1..%u", s->nqueues,
+                   VGPU_MAX_QUEUES);
+        return;
+    }
+    if (s->nthreads < 1 || s->nthreads > s->sms) {
+        error_setg(errp, "vgpu-pci: threads=%u: must be 1..sms (%u)",
+                   s->nthreads, s->sms);
+        return;
+    }
+
+    pci_config_set_interrupt_pin(pdev->config, 1);
+    memory_region_init_io(&s->mmio, OBJECT(s), &vgpu_mmio_ops, s, "vgpu-mmio",
+                          VGPU_BAR0_SIZE);
+    pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->mmio);
+
+    pcie_endpoint_cap_init(pdev, 0x80);
+    pcie_cap_flr_init(pdev);
+    if (msix_init_exclusive_bar(pdev, VGPU_MSIX_VECTORS, VGPU_MSIX_BAR,
+                                &err)) {
+        /* No MSI-X on this machine: INTx only. */
+        warn_report_err(err);
+    } else {
+        msix_vector_use(pdev, VGPU_MSIX_VEC_COMPLETION);
+        msix_vector_use(pdev, VGPU_MSIX_VEC_ERROR);
+    }
+
+    qemu_mutex_init(&s->lock);
+    qemu_cond_init(&s->pool_cond);
+    qemu_cond_init(&s->idle_cond);
+    s->irq_bh = qemu_bh_new(vgpu_irq_bh, s);
+    vgpu_queues_init(s);
+    s->vmstate_change = qemu_add_vm_change_state_handler(vgpu_vm_state_change,
+                                                         s);
+}
+
+static void vgpu_exit(PCIDevice *pdev)
+{
+    VGPUState *s = VGPU_PCI(pdev);
+
+    qemu_del_vm_change_state_handler(s->vmstate_change);
+    vgpu_queues_exit(s);
+    qemu_bh_delete(s->irq_bh);
+    qemu_cond_destroy(&s->idle_cond);
+    qemu_cond_destroy(&s->pool_cond);
+    qemu_mutex_destroy(&s->lock);
+    if (msix_present(pdev)) {
+        msix_uninit_exclusive_bar(pdev);
+    }
+    pcie_cap_exit(pdev);
+}
+
+static Property vgpu_properties[] = {
+    DEFINE_PROP_UINT32("sms", VGPUState, sms, 4),
+    DEFINE_PROP_UINT32("smem", VGPUState, smem, VGPU_DEFAULT_SMEM_PER_SM),
+    DEFINE_PROP_UINT32("queues", VGPUState, nqueues, 4),
+    DEFINE_PROP_UINT32("threads", VGPUState, nthreads, 1),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void vgpu_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = vgpu_realize;
+    k->exit = vgpu_exit;
+    k->config_write = vgpu_write_config;
+    k->vendor_id = VGPU_PCI_VENDOR_ID;
+    k->device_id = VGPU_PCI_DEVICE_ID;
+    k->revision = VGPU_PCI_REVISION;
+    k->class_id = VGPU_PCI_CLASS;
+    dc->desc = "vGPU virtual GPU (SM barrier hardware)";
+    dc->reset = vgpu_qdev_reset;
+    dc->vmsd = &vmstate_vgpu;
+    device_class_set_props(dc, vgpu_properties);
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+}
+
+static const TypeInfo vgpu_info = {
+    .name = TYPE_VGPU_PCI,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(VGPUState),
+    .class_init = vgpu_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { },
+    },
+};
+
+static void vgpu_register_types(void)
+{
+    type_register_static(&vgpu_info);
+}
+
+type_init(vgpu_register_types)

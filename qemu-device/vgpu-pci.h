@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vGPU PCIe device: state shared by the device's files.
+ *
+ *   vgpu-pci.c    PCI function, BAR0 registers, interrupts, reset, VMState
+ *   vgpu-queue.c  command rings: queue threads, commands, the SM worker pool
+ *   vgpu-mmu.c    DMA to guest RAM, the GPU MMU walk and TLB, memory ops
+ *
+ * Locking (docs/device.md "Locking and threads"):
+ *   BQL      taken by QEMU around MMIO, config, reset, VM state changes and
+ *            bottom halves.  Device threads never take it.
+ *   s->lock  protects every field marked (L) below.  Taken after the BQL,
+ *            held only briefly: never across DMA or a core run.
+ * Order: BQL -> s->lock.
+ */
+#ifndef HW_MISC_VGPU_PCI_H
+#define HW_MISC_VGPU_PCI_H
+
+#include "hw/pci/pci.h"
+#include "qemu/thread.h"
+#include "qemu/queue.h"
+#include "qom/object.h"
+
+/*
+ * uapi/vgpu_hw.h defines __u64 as uint64_t outside the kernel, while
+ * <linux/types.h> (which osdep.h pulls in through <sys/stat.h>) has it as
+ * unsigned long long: give the header's typedef another name here.  The
+ * types are the same size, so the structs are unchanged.
+ */
+#define __u64 vgpu_hw_u64
+#include "vgpu_core.h"
+#undef __u64
+
+#define TYPE_VGPU_PCI "vgpu-pci"
+OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU_PCI)
+
+#define VGPU_MAX_QUEUES 16
+#define VGPU_MAX_SMS 64
+#define VGPU_TLB_ENTRIES 64
+
+typedef struct VGPUJob VGPUJob;
+
+/**
+ * VGPUMMUCtx - one thread's view of an address space: its TLB and the
+ * last fault it saw (what the memory callbacks failed on).
+ */
+typedef struct VGPUMMUCtx {
+    VGPUState *s;
+    uint32_t asid;
+    uint64_t root;          /* guest physical address of the level-3 table */
+    uint32_t tlb_gen;       /* s->tlb_gen the entries belong to */
+    struct {
+        uint64_t tag;       /* (vpn << 1) | 1, 0 = empty */
+        uint64_t pte;
+    } tlb[VGPU_TLB_ENTRIES];
+    /* last fault */
+    uint64_t fault_va;
+    uint32_t fault_acc;     /* VGPU_MMU_ACC_* */
+    uint32_t fault_reason;  /* VGPU_MMU_F_* */
+    uint32_t fault_level;
+} VGPUMMUCtx;
+
+typedef struct VGPUQueue {
+    VGPUState *s;
+    uint32_t idx;
+    QemuThread thread;
+    QemuCond cond;          /* work arrived, or the running job finished */
+    struct vgpu_sm *check_sm; /* validates launches; never runs them */
+    VGPUMMUCtx mmu;         /* program, parameter and fence accesses */
+
+    /* registers and state (L) */
+    uint64_t ring_base;
+    uint64_t cpl_base;
+    uint32_t size;
+    uint32_t head;
+    uint32_t tail;
+    bool enabled;
+    bool stopped;
+    uint32_t error;
+    uint32_t error_index;
+    uint64_t completed;
+    bool busy;              /* a command is executing */
+    uint32_t gen;           /* bumped by reset: the command in flight is void */
+    VGPUJob *job;           /* launch in flight, NULL otherwise */
+} VGPUQueue;
+
+/**
+ * VGPUJob - one launch handed to the SM workers.  CTAs are claimed in
+ * chunks under s->lock; the queue thread that owns it waits on its
+ * queue's cond until @done.
+ */
+struct VGPUJob {
+    VGPUQueue *q;
+    struct vgpu_launch launch;
+    struct vgpu_launch_ctl ctl;
+    uint32_t asid;
+    uint64_t root;
+    uint32_t total;         /* CTAs in the grid (L) */
+    uint32_t next;          /* first unclaimed CTA (L) */
+    uint32_t chunk;         /* CTAs per claim */
+    uint32_t running;       /* workers inside vgpu_sm_run (L) */
+    bool done;              /* (L) */
+    bool failed;            /* @exc holds the exception to report (L) */
+    uint32_t fail_cta;      /* first CTA of the chunk that raised it (L) */
+    uint32_t abort_status;  /* VGPU_ERR_TIMEOUT / _ABORTED once aborted (L) */
+    struct vgpu_exception_record exc;
+    QTAILQ_ENTRY(VGPUJob) link; /* on s->jobs while CTAs are unclaimed (L) */
+};
+
+typedef struct VGPUWorker {
+    VGPUState *s;
+    uint32_t idx;
+    QemuThread thread;
+    struct vgpu_sm *sm;
+    VGPUMMUCtx mmu;
+} VGPUWorker;
+
+struct VGPUState {
+    PCIDevice parent_obj;
+    MemoryRegion mmio;
+    QEMUBH *irq_bh;
+    VMChangeStateEntry *vmstate_change;
+
+    /* properties */
+    uint32_t sms;
+    uint32_t smem;
+    uint32_t nqueues;
+    uint32_t nthreads;
+
+    QemuMutex lock;
+    QemuCond pool_cond;     /* a job has CTAs to claim, or exiting */
+    QemuCond idle_cond;     /* a queue became idle */
+    bool exiting;           /* (L) unrealize: threads leave */
+    bool paused;            /* (L) VM stopped: start no new command */
+    QTAILQ_HEAD(, VGPUJob) jobs; /* (L) */
+
+    /* registers (L) */
+    uint32_t irq_status;
+    uint32_t irq_mask;
+    uint32_t irq_pending;   /* raised by device threads, for the BH */
+    uint64_t as_base;
+    uint32_t as_count;
+    uint32_t wdog_ms;
+    uint32_t err_count;
+    uint32_t err_last;
+    uint32_t err_info;
+
+    uint32_t tlb_gen;       /* atomic: bumped to flush every TLB */
+
+    VGPUQueue *queues;
+    VGPUWorker *workers;
+};
+
+/* vgpu-pci.c */
+void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits);
+void vgpu_note_error_locked(VGPUState *s, uint32_t err, uint32_t queue,
+                            uint32_t index);
+
+/* vgpu-queue.c */
+void vgpu_queues_init(VGPUState *s);
+void vgpu_queues_exit(VGPUState *s);
+void vgpu_queue_kick_locked(VGPUQueue *q);
+void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status);
+void vgpu_wait_idle_locked(VGPUState *s);
+bool vgpu_busy_locked(VGPUState *s);
+
+/* vgpu-mmu.c */
+bool vgpu_dma_read(VGPUState *s, uint64_t pa, void *buf, uint64_t len);
+bool vgpu_dma_write(VGPUState *s, uint64_t pa, const void *buf, uint64_t len);
+void vgpu_mmu_ctx_bind(VGPUMMUCtx *ctx, VGPUState *s, uint32_t asid,
+                       uint64_t root);
+int vgpu_mmu_lookup_as(VGPUState *s, uint32_t asid, uint64_t *root,
+                       VGPUMMUCtx *fault);
+int vgpu_mmu_copy(VGPUMMUCtx *ctx, uint64_t va, void *buf, uint64_t len,
+                  uint32_t acc);
+void vgpu_mmu_fault_record(const VGPUMMUCtx *ctx,
+                           struct vgpu_exception_record *exc);
+void vgpu_tlb_flush_all(VGPUState *s);
+extern const struct vgpu_mem_ops vgpu_mmu_mem_ops;
+
+#endif

@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vGPU PCIe device: command rings, commands and the SM worker pool.
+ *
+ * Each hardware queue has a thread that takes commands from its ring in
+ * guest memory, one at a time and in order, executes them and writes a
+ * completion record for each into the completion ring (same slot index).
+ * A launch is handed to the pool of SM worker threads (threads= of them,
+ * each with its own struct vgpu_sm): they claim chunks of the grid's CTAs
+ * and run them with vgpu_sm_run(), sharing the launch's vgpu_launch_ctl
+ * (instruction budget, abort flag).  The queue thread meanwhile waits on
+ * the wall-clock watchdog.  None of these threads takes the BQL; the MMIO
+ * side only latches register state under s->lock and signals them.
+ *
+ * A command that fails stops its queue (VGPU_QSTAT_STOPPED, VGPU_Q_ERROR)
+ * and raises VGPU_IRQ_ERROR; the guest resumes it with VGPU_QCTRL_RESUME.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/bswap.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/rcu.h"
+#include "qemu/timer.h"
+#include "hw/pci/pci.h"
+#include "vgpu-pci.h"
+#include "trace.h"
+
+#define VGPU_CODE_ALIGN 16u /* bytes per instruction (uapi/vgpu_isa.h) */
+
+/* Completion records and commands are little-endian in guest memory. */
+static void vgpu_cpl_to_le(struct vgpu_completion *c)
+{
+    struct vgpu_exception_record *e = &c->exc;
+    int i;
+
+    c->status = cpu_to_le32(c->status);
+    c->opcode = cpu_to_le32(c->opcode);
+    c->index = cpu_to_le32(c->index);
+    c->queue = cpu_to_le32(c->queue);
+    c->seq = cpu_to_le64(c->seq);
+    c->warp_insns = cpu_to_le64(c->warp_insns);
+    c->elapsed_ns = cpu_to_le64(c->elapsed_ns);
+    e->code = cpu_to_le32(e->code);
+    for (i = 0; i < 3; i++) {
+        e->cta[i] = cpu_to_le32(e->cta[i]);
+    }
+    e->warp = cpu_to_le32(e->warp);
+    e->lane_mask = cpu_to_le32(e->lane_mask);
+    e->pc = cpu_to_le32(e->pc);
+    e->barid = cpu_to_le32(e->barid);
+    e->addr = cpu_to_le64(e->addr);
+    e->insn[0] = cpu_to_le64(e->insn[0]);
+    e->insn[1] = cpu_to_le64(e->insn[1]);
+    for (i = 0; i < 4; i++) {
+        e->info[i] = cpu_to_le32(e->info[i]);
+    }
+}
+
+static void vgpu_launch_from_le(struct vgpu_cmd_launch *c)
+{
+    int i;
+
+    c->code_va = le64_to_cpu(c->code_va);
+    c->code_size = le32_to_cpu(c->code_size);
+    c->entry = le32_to_cpu(c->entry);
+    for (i = 0; i < 3; i++) {
+        c->grid[i] = le32_to_cpu(c->grid[i]);
+        c->block[i] = le32_to_cpu(c->block[i]);
+        c->cluster[i] = le32_to_cpu(c->cluster[i]);
+    }
+    c->smem_bytes = le32_to_cpu(c->smem_bytes);
+    c->param_va = le64_to_cpu(c->param_va);
+    c->param_size = le32_to_cpu(c->param_size);
+    c->asid = le32_to_cpu(c->asid);
+    c->launch_flags = le32_to_cpu(c->launch_flags);
+    c->pad = le32_to_cpu(c->pad);
+    c->seed = le64_to_cpu(c->seed);
+    c->budget = le64_to_cpu(c->budget);
+}
+
+static bool vgpu_all_zero(const void *p, size_t n)
+{
+    return buffer_is_zero(p, n);
+}
+
+/* An exception record for a failure outside the core (no CTA, no warp). */
+static void G_GNUC_PRINTF(3, 4)
+vgpu_exc_set(struct vgpu_exception_record *exc, uint32_t code,
+             const char *fmt, ...)
+{
+    va_list ap;
+
+    memset(exc, 0, sizeof(*exc));
+    exc->code = code;
+    exc->barid = UINT32_MAX;
+    memset(exc->warp_wait, VGPU_WAIT_ABSENT, sizeof(exc->warp_wait));
+    va_start(ap, fmt);
+    vsnprintf(exc->msg, sizeof(exc->msg), fmt, ap);
+    va_end(ap);
+}
+
+static uint32_t vgpu_mmu_error(const VGPUMMUCtx *ctx,
+                               struct vgpu_exception_record *exc,
+                               const char *what)
+{
+    vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "%s", what);
+    vgpu_mmu_fault_record(ctx, exc);
+    return VGPU_ERR_MMU_FAULT;
+}
+
+/* ---- jobs and the worker pool ---- */
+
+/* Stop handing out CTAs of @job; mark it done once no worker runs it. */
+static void vgpu_job_stop_claims_locked(VGPUState *s, VGPUJob *job)
+{
+    if (job->next < job->total) {
+        job->next = job->total;
+        QTAILQ_REMOVE(&s->jobs, job, link);
+    }
+}
+
+static void vgpu_job_check_done_locked(VGPUJob *job)
+{
+    if (job->next >= job->total && !job->running && !job->done) {
+        job->done = true;
+        qemu_cond_broadcast(&job->q->cond);
+    }
+}
+
+static void vgpu_job_abort_locked(VGPUState *s, VGPUJob *job, uint32_t status)
+{
+    if (!job->abort_status) {
+        job->abort_status = status;
+    }
+    qatomic_set(&job->ctl.abort, 1);
+    vgpu_job_stop_claims_locked(s, job);
+    vgpu_job_check_done_locked(job);
+}
+
+void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status)
+{
+    if (q->job) {
+        trace_vgpu_launch_abort(q->idx, status);
+        vgpu_job_abort_locked(q->s, q->job, status);
+    }
+}
+
+static void *vgpu_worker_thread(void *opaque)
+{
+    VGPUWorker *w = opaque;
+    VGPUState *s = w->s;
+    struct vgpu_exception_record exc;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&s->lock);
+    while (!s->exiting) {
+        VGPUJob *job = QTAILQ_FIRST(&s->jobs);
+        struct vgpu_launch l;
+        uint32_t first, count;
+        int rc;
+
+        if (!job) {
+            qemu_cond_wait(&s->pool_cond, &s->lock);
+            continue;
+        }
+        first = job->next;
+        count = MIN(job->chunk, job->total - first);
+        job->next += count;
+        if (job->next >= job->total) {
+            QTAILQ_REMOVE(&s->jobs, job, link);
+        }
+        job->running++;
+        qemu_mutex_unlock(&s->lock);
+
+        vgpu_mmu_ctx_bind(&w->mmu, s, job->asid, job->root);
+        l = job->launch;
+        l.mem_opaque = &w->mmu;
+        trace_vgpu_worker_run(w->idx, job->q->idx, first, count);
+        rc = vgpu_sm_run(w->sm, &l, first, count, &exc);
+        if (rc && exc.code == VGPU_EXC_GLOBAL_FAULT) {
+            vgpu_mmu_fault_record(&w->mmu, &exc);
+        }
+
+        qemu_mutex_lock(&s->lock);
+        job->running--;
+        if (rc) {
+            bool real = exc.code != VGPU_EXC_ABORTED;
+            bool have_real = job->failed && job->exc.code != VGPU_EXC_ABORTED;
+
+            /* Report a real exception over an abort it caused; else the
+             * lowest CTA. */
+            if (!job->failed || (real && !have_real) ||
+                (real == have_real && first < job->fail_cta)) {
+                job->exc = exc;
+                job->fail_cta = first;
+                job->failed = true;
+            }
+            qatomic_set(&job->ctl.abort, 1);
+            vgpu_job_stop_claims_locked(s, job);
+        }
+        vgpu_job_check_done_locked(job);
+    }
+    qemu_mutex_unlock(&s->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/*
+ * Run @job on the pool and wait for it, enforcing the watchdog.  Called
+ * and returns with s->lock held.  Returns the command status.
+ */
+static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
+                                    struct vgpu_exception_record *exc)
+{
+    VGPUState *s = q->s;
+    uint32_t wdog_ms = s->wdog_ms ? s->wdog_ms : VGPU_DEFAULT_WDOG_MS;
+    int64_t deadline = get_clock() + (int64_t)wdog_ms * SCALE_MS;
+    uint32_t status = VGPU_ERR_NONE;
+
+    job->q = q;
+    q->job = job;
+    QTAILQ_INSERT_TAIL(&s->jobs, job, link);
+    qemu_cond_broadcast(&s->pool_cond);
+    while (!job->done) {
+        int64_t left = deadline - get_clock();
+
+        if (job->abort_status) {
+            qemu_cond_wait(&q->cond, &s->lock);
+        } else if (left <= 0) {
+            trace_vgpu_watchdog(q->idx, wdog_ms);
+            vgpu_job_abort_locked(s, job, VGPU_ERR_TIMEOUT);
+        } else {
+            qemu_cond_timedwait(&q->cond, &s->lock,
+                                (int)MIN(DIV_ROUND_UP(left, SCALE_MS), 1000));
+        }
+    }
+    q->job = NULL;
+
+    if (job->failed) {
+        *exc = job->exc;
+        status = VGPU_ERR_EXCEPTION;
+    }
+    if (job->abort_status) {
+        uint64_t n = qatomic_read(&job->ctl.executed);
+
+        status = job->abort_status;
+        if (!job->failed || job->exc.code == VGPU_EXC_ABORTED) {
+            if (!job->failed) {
+                vgpu_exc_set(exc, VGPU_EXC_ABORTED, "launch aborted");
+            }
+            if (status == VGPU_ERR_TIMEOUT) {
+                snprintf(exc->msg, sizeof(exc->msg),
+                         "watchdog: launch ran longer than %u ms (stopped "
+                         "after %" PRIu64 " warp-instructions)", wdog_ms, n);
+            } else {
+                snprintf(exc->msg, sizeof(exc->msg),
+                         "launch aborted: queue disabled (after %" PRIu64
+                         " warp-instructions)", n);
+            }
+        } else {
+            /* A real exception raced with the abort: report it. */
+            status = VGPU_ERR_EXCEPTION;
+        }
+    }
+    return status;
+}
+
+/* ---- commands ---- */
+
+static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
+                                struct vgpu_completion *cpl)
+{
+    VGPUState *s = q->s;
+    struct vgpu_exception_record *exc = &cpl->exc;
+    VGPUMMUCtx *ctx = &q->mmu;
+    g_autofree uint8_t *code = NULL;
+    g_autofree uint8_t *params = NULL;
+    g_autofree VGPUJob *job = NULL;
+    struct vgpu_prog *prog = NULL;
+    uint64_t root;
+    uint32_t status;
+    int i;
+
+    vgpu_launch_from_le(c);
+    if (c->hdr.flags & ~VGPU_CMD_F_IRQ || c->pad ||
+        !vgpu_all_zero(c->reserved, sizeof(c->reserved))) {
+        return VGPU_ERR_BAD_COMMAND;
+    }
+    trace_vgpu_launch(q->idx, c->code_va, c->code_size, c->entry, c->grid[0],
+                      c->grid[1], c->grid[2],
+                      (uint64_t)c->block[0] * c->block[1] * c->block[2],
+                      c->asid);
+    if (c->code_size < VGPU_CODE_ALIGN || c->code_size > VGPU_MAX_CODE_BYTES ||
+        c->code_size % VGPU_CODE_ALIGN || c->code_va % VGPU_CODE_ALIGN) {
+        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "program of %u bytes at VA "
+                     "0x%" PRIx64 ": not 16-aligned, or not 16..%u bytes",
+                     c->code_size, c->code_va, VGPU_MAX_CODE_BYTES);
+        return VGPU_ERR_BAD_LAUNCH;
+    }
+    if (c->param_size > VGPU_MAX_PARAM_BYTES) {
+        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "parameter buffer of %u "
+                     "bytes exceeds %u", c->param_size, VGPU_MAX_PARAM_BYTES);
+        return VGPU_ERR_BAD_LAUNCH;
+    }
+
+    if (vgpu_mmu_lookup_as(s, c->asid, &root, ctx)) {
+        return vgpu_mmu_error(ctx, exc, "launch: address space");
+    }
+    vgpu_mmu_ctx_bind(ctx, s, c->asid, root);
+    code = g_malloc(c->code_size);
+    if (vgpu_mmu_copy(ctx, c->code_va, code, c->code_size,
+                      VGPU_MMU_ACC_EXEC)) {
+        return vgpu_mmu_error(ctx, exc, "launch: program fetch");
+    }
+    params = g_malloc0(MAX(c->param_size, 1));
+    if (c->param_size && vgpu_mmu_copy(ctx, c->param_va, params,
+                                       c->param_size, VGPU_MMU_ACC_READ)) {
+        return vgpu_mmu_error(ctx, exc, "launch: parameter fetch");
+    }
+    if (vgpu_prog_load(code, c->code_size, &prog)) {
+        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "program of %u bytes cannot "
+                     "be loaded", c->code_size);
+        return VGPU_ERR_BAD_LAUNCH;
+    }
+
+    job = g_new0(VGPUJob, 1);
+    job->launch = (struct vgpu_launch) {
+        .prog = prog,
+        .entry = c->entry,
+        .grid = { c->grid[0], c->grid[1], c->grid[2] },
+        .block = { c->block[0], c->block[1], c->block[2] },
+        .cluster = { c->cluster[0], c->cluster[1], c->cluster[2] },
+        .smem_bytes = c->smem_bytes,
+        .params = params,
+        .param_size = c->param_size,
+        .flags = c->launch_flags,
+        .seed = c->seed,
+        .budget = c->budget,
+        .mem = &vgpu_mmu_mem_ops,
+        .ctl = &job->ctl,
+    };
+    job->asid = c->asid;
+    job->root = root;
+    if (vgpu_launch_validate(q->check_sm, &job->launch, exc)) {
+        vgpu_prog_free(prog);
+        return VGPU_ERR_BAD_LAUNCH;
+    }
+    /* The unit of work is a cluster (one CTA without cluster dims). */
+    job->total = 1;
+    for (i = 0; i < 3; i++) {
+        job->total *= c->grid[i] / MAX(c->cluster[i], 1);
+    }
+    job->chunk = s->nthreads == 1 ? job->total :
+                 MAX(1, job->total / (s->nthreads * 4));
+
+    qemu_mutex_lock(&s->lock);
+    status = vgpu_job_run_locked(q, job, exc);
+    qemu_mutex_unlock(&s->lock);
+
+    cpl->warp_insns = qatomic_read(&job->ctl.executed);
+    vgpu_prog_free(prog);
+    trace_vgpu_launch_done(q->idx, status, exc->code, cpl->warp_insns);
+    return status;
+}
+
+static uint32_t vgpu_cmd_fence(VGPUQueue *q, struct vgpu_cmd_fence *c,
+                               struct vgpu_completion *cpl)
+{
+    VGPUState *s = q->s;
+    VGPUMMUCtx *ctx = &q->mmu;
+    uint64_t addr = le64_to_cpu(c->addr);
+    uint64_t value = c->value; /* stays little-endian */
+    uint32_t asid = le32_to_cpu(c->asid);
+    uint64_t root;
+
+    if (c->hdr.flags & ~VGPU_CMD_F_MASK || c->pad || addr % 8 ||
+        !vgpu_all_zero(c->reserved, sizeof(c->reserved))) {
+        return VGPU_ERR_BAD_COMMAND;
+    }
+    trace_vgpu_fence(q->idx, addr, le64_to_cpu(value), c->hdr.flags);
+    if (c->hdr.flags & VGPU_CMD_F_FENCE_PHYS) {
+        if (!vgpu_dma_write(s, addr, &value, sizeof(value))) {
+            vgpu_exc_set(&cpl->exc, VGPU_EXC_GLOBAL_FAULT,
+                         "fence: guest physical 0x%" PRIx64
+                         " is not guest RAM", addr);
+            cpl->exc.addr = addr;
+            cpl->exc.info[0] = VGPU_MMU_ACC_WRITE;
+            cpl->exc.info[1] = VGPU_MMU_F_BUS;
+            return VGPU_ERR_MMU_FAULT;
+        }
+        return VGPU_ERR_NONE;
+    }
+    if (vgpu_mmu_lookup_as(s, asid, &root, ctx)) {
+        return vgpu_mmu_error(ctx, &cpl->exc, "fence: address space");
+    }
+    vgpu_mmu_ctx_bind(ctx, s, asid, root);
+    if (vgpu_mmu_copy(ctx, addr, &value, sizeof(value), VGPU_MMU_ACC_WRITE)) {
+        return vgpu_mmu_error(ctx, &cpl->exc, "fence: write");
+    }
+    return VGPU_ERR_NONE;
+}
+
+static uint32_t vgpu_cmd_tlbi(VGPUQueue *q, struct vgpu_cmd_tlb_invalidate *c)
+{
+    uint32_t asid = le32_to_cpu(c->asid);
+    uint64_t va = le64_to_cpu(c->va);
+
+    if (c->hdr.flags & ~VGPU_CMD_F_IRQ || c->pad || va % VGPU_PAGE_SIZE ||
+        (asid != VGPU_TLBI_ALL_AS && asid >= VGPU_AS_MAX) ||
+        !vgpu_all_zero(c->reserved, sizeof(c->reserved))) {
+        return VGPU_ERR_BAD_COMMAND;
+    }
+    trace_vgpu_tlb_invalidate(q->idx, asid, va, le64_to_cpu(c->size));
+    /* Every TLB drops everything: allowed ("may drop more than asked"). */
+    vgpu_tlb_flush_all(q->s);
+    return VGPU_ERR_NONE;
+}
+
+static uint32_t vgpu_cmd_execute(VGPUQueue *q, uint8_t *cmd,
+                                 struct vgpu_completion *cpl)
+{
+    struct vgpu_cmd_header *hdr = (struct vgpu_cmd_header *)cmd;
+
+    hdr->opcode = le32_to_cpu(hdr->opcode);
+    hdr->flags = le32_to_cpu(hdr->flags);
+    cpl->opcode = hdr->opcode;
+    switch (hdr->opcode) {
+    case VGPU_CMD_NOP:
+        if (hdr->flags & ~VGPU_CMD_F_IRQ ||
+            !vgpu_all_zero(cmd + sizeof(*hdr), VGPU_CMD_BYTES - sizeof(*hdr))) {
+            return VGPU_ERR_BAD_COMMAND;
+        }
+        return VGPU_ERR_NONE;
+    case VGPU_CMD_LAUNCH:
+        return vgpu_cmd_launch(q, (struct vgpu_cmd_launch *)cmd, cpl);
+    case VGPU_CMD_FENCE:
+        return vgpu_cmd_fence(q, (struct vgpu_cmd_fence *)cmd, cpl);
+    case VGPU_CMD_TLB_INVALIDATE:
+        return vgpu_cmd_tlbi(q, (struct vgpu_cmd_tlb_invalidate *)cmd);
+    default:
+        return VGPU_ERR_BAD_COMMAND;
+    }
+}
+
+static const char *const vgpu_err_names[] = {
+    [VGPU_ERR_NONE] = "ok",
+    [VGPU_ERR_EXCEPTION] = "exception",
+    [VGPU_ERR_BAD_COMMAND] = "malformed command",
+    [VGPU_ERR_BAD_LAUNCH] = "invalid launch",
+    [VGPU_ERR_MMU_FAULT] = "MMU fault",
+    [VGPU_ERR_TIMEOUT] = "watchdog timeout",
+    [VGPU_ERR_ABORTED] = "aborted",
+    [VGPU_ERR_BAD_RING] = "bad ring",
+    [VGPU_ERR_CPL_WRITE] = "completion write failed",
+};
+
+/* ---- queue threads ---- */
+
+static bool vgpu_queue_runnable_locked(VGPUQueue *q)
+{
+    return q->enabled && !q->stopped && q->head != q->tail && !q->s->paused;
+}
+
+void vgpu_queue_kick_locked(VGPUQueue *q)
+{
+    qemu_cond_broadcast(&q->cond);
+}
+
+/* Take the command at the head, execute it, complete it.  Lock held. */
+static void vgpu_queue_step_locked(VGPUQueue *q)
+{
+    VGPUState *s = q->s;
+    uint32_t idx = q->head, gen = q->gen, size = q->size, flags = 0;
+    uint64_t ring = q->ring_base, cplb = q->cpl_base;
+    uint8_t cmd[VGPU_CMD_BYTES];
+    struct vgpu_completion cpl;
+    uint32_t status;
+    int64_t t0;
+    bool cpl_ok;
+
+    q->busy = true;
+    qemu_mutex_unlock(&s->lock);
+
+    memset(&cpl, 0, sizeof(cpl));
+    t0 = get_clock();
+    if (!vgpu_dma_read(s, ring + (uint64_t)idx * VGPU_CMD_BYTES, cmd,
+                       sizeof(cmd))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: command ring at 0x%"
+                      PRIx64 " is not guest RAM\n", q->idx, ring);
+        status = VGPU_ERR_BAD_RING;
+    } else {
+        trace_vgpu_cmd(q->idx, idx, le32_to_cpu(*(uint32_t *)cmd));
+        status = vgpu_cmd_execute(q, cmd, &cpl);
+        flags = ((struct vgpu_cmd_header *)cmd)->flags;
+    }
+    cpl.elapsed_ns = get_clock() - t0;
+
+    qemu_mutex_lock(&s->lock);
+    if (gen != q->gen) {
+        /* Reset while executing: the command is void, nothing is written. */
+        goto out;
+    }
+    cpl.status = status;
+    cpl.index = idx;
+    cpl.queue = q->idx;
+    cpl.seq = q->completed + 1;
+    qemu_mutex_unlock(&s->lock);
+
+    trace_vgpu_complete(q->idx, idx, status, vgpu_err_names[status]);
+    vgpu_cpl_to_le(&cpl);
+    cpl_ok = vgpu_dma_write(s, cplb + (uint64_t)idx * sizeof(cpl), &cpl,
+                            sizeof(cpl));
+
+    qemu_mutex_lock(&s->lock);
+    if (gen != q->gen || !q->enabled || q->size != size) {
+        goto out;
+    }
+    if (!cpl_ok) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: completion ring at "
+                      "0x%" PRIx64 " is not guest RAM\n", q->idx, cplb);
+        if (status == VGPU_ERR_NONE) {
+            status = VGPU_ERR_CPL_WRITE;
+        }
+        vgpu_note_error_locked(s, VGPU_ERR_CPL_WRITE, q->idx, idx);
+    }
+    q->completed++;
+    /* A ring that cannot be read stays at the command it could not read. */
+    q->head = status == VGPU_ERR_BAD_RING ? idx : (idx + 1) & (size - 1);
+    if (status != VGPU_ERR_NONE) {
+        q->stopped = true;
+        q->error = status;
+        q->error_index = idx;
+        vgpu_note_error_locked(s, status, q->idx, idx);
+        trace_vgpu_queue_stopped(q->idx, idx, status, vgpu_err_names[status]);
+        vgpu_raise_irq_locked(s, VGPU_IRQ_ERROR);
+    } else if (flags & VGPU_CMD_F_IRQ) {
+        vgpu_raise_irq_locked(s, VGPU_IRQ_COMPLETION);
+    }
+out:
+    q->busy = false;
+    qemu_cond_broadcast(&s->idle_cond);
+}
+
+static void *vgpu_queue_thread(void *opaque)
+{
+    VGPUQueue *q = opaque;
+    VGPUState *s = q->s;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&s->lock);
+    while (!s->exiting) {
+        if (vgpu_queue_runnable_locked(q)) {
+            vgpu_queue_step_locked(q);
+        } else {
+            qemu_cond_wait(&q->cond, &s->lock);
+        }
+    }
+    qemu_mutex_unlock(&s->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+bool vgpu_busy_locked(VGPUState *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < s->nqueues; i++) {
+        if (s->queues[i].busy) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void vgpu_wait_idle_locked(VGPUState *s)
+{
+    while (vgpu_busy_locked(s)) {
+        qemu_cond_wait(&s->idle_cond, &s->lock);
+    }
+}
+
+void vgpu_queues_init(VGPUState *s)
+{
+    struct vgpu_sm_config cfg = { .smem_max = s->smem };
+    char name[32];
+    uint32_t i;
+
+    QTAILQ_INIT(&s->jobs);
+    s->queues = g_new0(VGPUQueue, s->nqueues);
+    s->workers = g_new0(VGPUWorker, s->nthreads);
+    for (i = 0; i < s->nthreads; i++) {
+        VGPUWorker *w = &s->workers[i];
+
+        w->s = s;
+        w->idx = i;
+        cfg.sm_id = i;
+        w->sm = vgpu_sm_new(&cfg);
+        snprintf(name, sizeof(name), "vgpu-sm%u", i);
+        qemu_thread_create(&w->thread, name, vgpu_worker_thread, w,
+                           QEMU_THREAD_JOINABLE);
+    }
+    for (i = 0; i < s->nqueues; i++) {
+        VGPUQueue *q = &s->queues[i];
+
+        q->s = s;
+        q->idx = i;
+        q->check_sm = vgpu_sm_new(&cfg);
+        qemu_cond_init(&q->cond);
+        snprintf(name, sizeof(name), "vgpu-q%u", i);
+        qemu_thread_create(&q->thread, name, vgpu_queue_thread, q,
+                           QEMU_THREAD_JOINABLE);
+    }
+}
+
+void vgpu_queues_exit(VGPUState *s)
+{
+    uint32_t i;
+
+    qemu_mutex_lock(&s->lock);
+    s->exiting = true;
+    for (i = 0; i < s->nqueues; i++) {
+        vgpu_queue_abort_locked(&s->queues[i], VGPU_ERR_ABORTED);
+        qemu_cond_broadcast(&s->queues[i].cond);
+    }
+    qemu_cond_broadcast(&s->pool_cond);
+    qemu_mutex_unlock(&s->lock);
+
+    for (i = 0; i < s->nqueues; i++) {
+        qemu_thread_join(&s->queues[i].thread);
+        qemu_cond_destroy(&s->queues[i].cond);
+        vgpu_sm_free(s->queues[i].check_sm);
+    }
+    for (i = 0; i < s->nthreads; i++) {
+        qemu_thread_join(&s->workers[i].thread);
+        vgpu_sm_free(s->workers[i].sm);
+    }
+    g_free(s->queues);
+    g_free(s->workers);
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# build-qemu.sh: build build/qemu-build/qemu-system-x86_64 with the vgpu-pci
+# device grafted in.  `make qemu` runs it; `make check`, `make run` and
+# `make bench` run it when the binary is missing.
+#
+#   1. Install the build dependencies from Debian's archive (idempotent).
+#   2. Obtain QEMU's source from Debian's source package (adding a
+#      bookworm deb-src entry when none exists) and unpack it with
+#      Debian's patches (dpkg-source -x) into build/qemu-src.  Once.
+#   3. Graft: copy qemu-device/*.{c,h}, qemu-device/core/*.{c,h} and the
+#      uapi headers they include into hw/misc/vgpu/ of that tree, with a
+#      meson.build, Kconfig and trace-events there, and hook the directory
+#      into hw/misc/{Kconfig,meson.build} and the trace-event list the way
+#      hw/misc/edu.c is wired.  Only files whose content changed are
+#      copied, so ninja recompiles only what changed.
+#   4. Configure (once, or when the configure line changes) into
+#      build/qemu-build with ccache, and ninja qemu-system-x86_64.
+#
+# The project's repository holds none of QEMU's code: build/ is ignored.
+#
+# Environment: VGPU_QEMU_JOBS (ninja -j, default: number of CPUs);
+# VGPU_CORE_REV=REV grafts the core (qemu-device/core, uapi/vgpu_isa*.h)
+# as committed at git revision REV instead of the working tree.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+top=$PWD
+src=$top/build/qemu-src
+bld=$top/build/qemu-build
+dl=$top/build/qemu-dl
+graft=$src/hw/misc/vgpu
+
+log() { echo "build-qemu: $*"; }
+
+sudo=()
+if ((EUID != 0)); then
+	sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+# ---- 1. dependencies ----
+packages=(build-essential dpkg-dev ninja-build meson python3-venv
+	libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev pkg-config
+	flex bison ccache)
+missing=()
+for p in "${packages[@]}"; do
+	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
+		missing+=("$p")
+	fi
+done
+apt_updated=0
+if ((${#missing[@]})); then
+	log "installing ${missing[*]}"
+	"${sudo[@]+"${sudo[@]}"}" apt-get update -q
+	apt_updated=1
+	"${sudo[@]+"${sudo[@]}"}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# ---- 2. source ----
+if [[ ! -f $src/.vgpu-unpacked ]]; then
+	if ! grep -rqsE '^[[:space:]]*(deb-src[[:space:]].*bookworm|Types:.*deb-src)' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/; then
+		log "adding a bookworm deb-src entry"
+		"${sudo[@]+"${sudo[@]}"}" tee /etc/apt/sources.list.d/vgpu-deb-src.sources >/dev/null <<-EOF
+			# Added by vGPU scripts/build-qemu.sh: source packages (apt-get source qemu)
+			Types: deb-src
+			URIs: http://deb.debian.org/debian
+			Suites: bookworm bookworm-updates
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		apt_updated=0
+	fi
+	if ((!apt_updated)); then
+		"${sudo[@]+"${sudo[@]}"}" apt-get update -q
+	fi
+	rm -rf "$dl" "$src"
+	mkdir -p "$dl"
+	log "downloading QEMU's Debian source package"
+	(cd "$dl" && apt-get source --download-only -q qemu)
+	dsc=$(ls "$dl"/qemu_*.dsc | head -n 1)
+	log "unpacking $(basename "$dsc") with Debian's patches"
+	dpkg-source -x "$dsc" "$src" >/dev/null
+	touch "$src/.vgpu-unpacked"
+fi
+
+# ---- 3. graft ----
+mkdir -p "$graft"
+changed=0
+# install_if_changed SRC DST: copy only when the content differs, so that
+# unchanged files keep their timestamps and are not recompiled.
+install_if_changed() {
+	if ! cmp -s "$1" "$2"; then
+		cp "$1" "$2.tmp" || exit 1
+		mv "$2.tmp" "$2"
+		changed=1
+	fi
+}
+write_if_changed() { # DST, content on stdin
+	local tmp
+	tmp=$(mktemp)
+	cat >"$tmp"
+	install_if_changed "$tmp" "$1"
+	rm -f "$tmp"
+}
+
+shopt -s nullglob
+glue_c=(qemu-device/*.c)
+want=()
+for f in qemu-device/*.[ch] uapi/vgpu_hw.h; do
+	install_if_changed "$f" "$graft/$(basename "$f")"
+	want+=("$(basename "$f")")
+done
+# The core and the instruction set: from the working tree (what the host
+# runner builds), or from git revision $VGPU_CORE_REV when set.
+core_files=(qemu-device/core/*.[ch] uapi/vgpu_isa.h uapi/vgpu_isa_table.h)
+if [[ -n ${VGPU_CORE_REV:-} ]]; then
+	mapfile -t core_files < <(git ls-tree --name-only "$VGPU_CORE_REV" \
+		qemu-device/core/ uapi/vgpu_isa.h uapi/vgpu_isa_table.h |
+		grep -E '\.[ch]$')
+	rev_tmp=$(mktemp -d)
+	trap 'rm -rf "$rev_tmp"' EXIT
+fi
+core_c=()
+for f in "${core_files[@]}"; do
+	b=$(basename "$f")
+	if [[ -n ${VGPU_CORE_REV:-} ]]; then
+		git show "$VGPU_CORE_REV:$f" >"$rev_tmp/$b"
+		install_if_changed "$rev_tmp/$b" "$graft/$b"
+	else
+		install_if_changed "$f" "$graft/$b"
+	fi
+	want+=("$b")
+	[[ $b == *.c ]] && core_c+=("$b")
+done
+install_if_changed qemu-device/trace-events "$graft/trace-events"
+want+=(trace-events meson.build Kconfig trace.h)
+# Remove files that no longer exist in the project.
+for f in "$graft"/*; do
+	b=$(basename "$f")
+	if [[ " ${want[*]} " != *" $b "* ]]; then
+		rm -f "$f"
+		changed=1
+	fi
+done
+
+names() { local f; for f in "$@"; do printf "  '%s',\n" "$(basename "$f")"; done; }
+# The core is built as its own static library at -O3, as the host runner
+# builds it (Makefile: the lane loops vectorise); the glue with QEMU's flags.
+write_if_changed "$graft/meson.build" <<-EOF
+	# Generated by vGPU scripts/build-qemu.sh; do not edit.
+	vgpu_core_lib = static_library('vgpu-core',
+	$(names "${core_c[@]}")
+	  c_args: ['-O3'],
+	  build_by_default: false)
+	softmmu_ss.add(when: 'CONFIG_VGPU_PCI', if_true: [files(
+	$(names "${glue_c[@]}")
+	), declare_dependency(link_with: vgpu_core_lib)])
+EOF
+write_if_changed "$graft/Kconfig" <<-EOF
+	config VGPU_PCI
+	    bool
+	    default y if PCI_DEVICES
+	    depends on PCI && MSI_NONBROKEN
+EOF
+write_if_changed "$graft/trace.h" <<-EOF
+	#include "trace/trace-hw_misc_vgpu.h"
+EOF
+
+hook() { # FILE LINE: append LINE to FILE once
+	if ! grep -qxF "$2" "$1"; then
+		printf '%s\n' "$2" >>"$1"
+		changed=1
+	fi
+}
+hook "$src/hw/misc/Kconfig" "source vgpu/Kconfig"
+hook "$src/hw/misc/meson.build" "subdir('vgpu')"
+if ! grep -q "'hw/misc/vgpu'" "$src/meson.build"; then
+	sed -i "s|^\(\s*\)'hw/misc',$|&\n\1'hw/misc/vgpu',|" "$src/meson.build"
+	grep -q "'hw/misc/vgpu'" "$src/meson.build" || {
+		log "cannot hook hw/misc/vgpu into trace_events_subdirs"
+		exit 1
+	}
+fi
+((changed)) && log "grafted qemu-device/ into $graft"
+
+# ---- 4. configure and build ----
+conf=(--target-list=x86_64-softmmu --without-default-features --enable-kvm
+	--enable-tcg --enable-fdt=system --disable-docs --disable-werror
+	--enable-trace-backends=log --cc="ccache gcc" --host-cc=gcc)
+if [[ ! -f $bld/build.ninja || $(cat "$bld/.vgpu-configure" 2>/dev/null) != "${conf[*]}" ]]; then
+	log "configuring"
+	rm -rf "$bld"
+	mkdir -p "$bld"
+	(cd "$bld" && "$src/configure" "${conf[@]}") >"$top/build/qemu-configure.log" 2>&1 || {
+		tail -n 30 "$top/build/qemu-configure.log"
+		exit 1
+	}
+	echo "${conf[*]}" >"$bld/.vgpu-configure"
+fi
+export CCACHE_DIR=${CCACHE_DIR:-$top/build/ccache}
+log "building qemu-system-x86_64"
+if ! ninja -C "$bld" -j "${VGPU_QEMU_JOBS:-$(nproc)}" qemu-system-x86_64 2>&1 |
+	{ grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Linking|Generating)' || true; }; then
+	log "build failed"
+	exit 1
+fi
+log "$bld/qemu-system-x86_64 is up to date"
