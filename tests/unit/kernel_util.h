@@ -39,7 +39,7 @@ struct kt {
 	struct {
 		uint8_t *buf; /* the GMEM_SIZE bytes at GMEM_BASE */
 	} mem;
-	uint32_t grid[3], block[3];
+	uint32_t grid[3], block[3], cluster[3];
 	uint32_t smem, flags;
 	uint64_t seed, budget;
 	uint32_t args[8];
@@ -97,6 +97,7 @@ static inline int kt_run(struct kt *k)
 	l.entry = kn->entry;
 	memcpy(l.grid, k->grid, sizeof(l.grid));
 	memcpy(l.block, k->block, sizeof(l.block));
+	memcpy(l.cluster, k->cluster, sizeof(l.cluster));
 	l.smem_bytes = kn->smem_static + k->smem;
 	l.params = params;
 	l.param_size = 8 + 4 * k->nargs;
@@ -121,6 +122,47 @@ static inline uint32_t kt_word(const struct kt *k, uint32_t index)
 static inline void kt_set_word(struct kt *k, uint32_t index, uint32_t v)
 {
 	memcpy(k->mem.buf + 4 * index, &v, 4);
+}
+
+/* Replace the SM with one built from @cfg (copy-engine timing etc.). */
+static inline void kt_config(struct kt *k, const struct vgpu_sm_config *cfg)
+{
+	vgpu_sm_free(k->sm);
+	k->sm = vgpu_sm_new(cfg);
+}
+
+static inline uint64_t kt_dword(const struct kt *k, uint32_t index)
+{
+	return (uint64_t)kt_word(k, index + 1) << 32 | kt_word(k, index);
+}
+
+/*
+ * Put a tensor map at byte offset @at of global memory (64-aligned)
+ * describing a dense tensor at byte offset @data: @rank dims, element
+ * size @esize, sizes @dims, box @box, element strides @estr (NULL: 1).
+ */
+static inline void kt_tensor_map(struct kt *k, uint32_t at, uint32_t data,
+				 uint32_t rank, uint32_t esize,
+				 const uint32_t *dims, const uint32_t *box,
+				 const uint32_t *estr)
+{
+	struct vgpu_tensor_map m;
+	uint64_t stride = esize;
+
+	memset(&m, 0, sizeof(m));
+	m.base = GMEM_BASE + data;
+	m.magic = VGPU_TMAP_MAGIC;
+	m.rank = (uint8_t)rank;
+	m.elem_size = (uint8_t)esize;
+	for (uint32_t d = 0; d < rank; d++) {
+		m.dims[d] = dims[d];
+		m.box[d] = box[d];
+		m.elem_strides[d] = estr ? estr[d] : 1;
+		if (d)
+			m.strides[d - 1] = stride;
+		stride *= dims[d];
+	}
+	memcpy(k->mem.buf + at, &m, sizeof(m));
 }
 
 /* Assemble, run, expect success; on failure print the record. */
