@@ -23,8 +23,8 @@ enum vgpu_xres {
 	VGPU_X_BRANCHED, /* the instruction set the lanes' pcs itself */
 	VGPU_X_BLOCK,	 /* pc + 1, and the warp stopped running (blocked) */
 	VGPU_X_EXC,	 /* an exception was raised; stop the launch */
-	VGPU_X_RETRY,	 /* the warp was suspended; run this instruction again
-			  * when it wakes */
+	VGPU_X_PARKED,	 /* the lanes stay at this instruction until woken
+			  * (vgpu_warp_park); the warp's other lanes go on */
 };
 
 typedef enum vgpu_xres (*vgpu_exec_fn)(struct vgpu_cta *c, struct vgpu_warp *w,
@@ -91,6 +91,8 @@ struct vgpu_warp {
 	uint8_t wait_cta;
 	uint32_t wait_off;
 	bool try_timed_out; /* woken by the time limit: TRY_WAIT says false */
+	uint32_t parked;    /* lanes suspended in MBAR.TRY_WAIT */
+	bool park_any;	    /* parked lanes wait on more than one mbarrier */
 	/* ASYNC_WAIT: groups allowed to stay pending (~0u: WAIT_ALL) */
 	uint32_t wait_groups;
 	uint32_t red_state; /* BAR.RED result copy (B2R.WARP format) */
@@ -279,6 +281,8 @@ void vgpu_warp_suspend(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t state,
 		       uint64_t wake);
 void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid);
 void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w);
+void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
+		    uint32_t off, uint64_t wake);
 void vgpu_warp_sleep(struct vgpu_cta *c, struct vgpu_warp *w, uint64_t ns);
 
 /* Named-barrier instructions (bar.c) */

@@ -206,13 +206,14 @@ mbar_fail(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em, uint32_t code,
 
 /* ---- phases ---- */
 
+/* Release the lanes parked in MBAR.TRY_WAIT on (@t, @off). */
 static void wake_waiters(struct vgpu_cta *t, uint32_t off)
 {
 	for (uint32_t i = 0; i < t->nwarps; i++) {
 		struct vgpu_warp *w = &t->warps[i];
 
-		if (w->state == VGPU_WS_MBAR_WAIT && w->wait_off == off &&
-		    t->sm->ctas[w->wait_cta] == t)
+		if (w->parked && (w->park_any || (w->wait_off == off &&
+						  t->sm->ctas[w->wait_cta] == t)))
 			vgpu_warp_wake(t, w);
 	}
 }
@@ -572,11 +573,9 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 				d->stype == VGPU_ST_R ? vgpu_uniform(w, d->rb, em) :
 							c->sm->cfg.try_wait_limit;
 
-		w->wait_cta = (uint8_t)wait_t->rank;
-		w->wait_off = wait_off;
-		vgpu_warp_suspend(c, w, VGPU_WS_MBAR_WAIT,
-				  c->sm->clock + (hint ? hint : 1));
-		return VGPU_X_RETRY;
+		vgpu_warp_park(c, w, (uint8_t)wait_t->rank, wait_off,
+			       c->sm->clock + (hint ? hint : 1));
+		return VGPU_X_PARKED;
 	}
 	w->try_timed_out = false;
 	if (d->pu != VGPU_PT)

@@ -151,12 +151,23 @@ void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid)
 	vgpu_warp_suspend(c, w, VGPU_WS_BLOCKED, 0);
 }
 
+static void warp_select(struct vgpu_warp *w);
+
+/*
+ * Make @w runnable again.  Parked lanes are released: they run their
+ * MBAR.TRY_WAIT again.  A warp that is running keeps its current group (the
+ * released lanes join when it advances); a suspended one picks a group now.
+ */
 void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w)
 {
 	enum vgpu_wait_reason why = w->state == VGPU_WS_SLEEPING ?
 					    VGPU_WR_SLEEP : VGPU_WR_BARRIER;
 
 	vgpu_emit(c, VGPU_EV_WARP_UNBLOCK, w, why, w->wait_bar, 0, 0);
+	w->parked = 0;
+	w->park_any = false;
+	if (!w->cur_mask)
+		warp_select(w);
 	w->state = VGPU_WS_RUNNABLE;
 	c->runnable |= 1u << w->id;
 	c->timed &= ~(1u << w->id);
@@ -188,7 +199,7 @@ static void warp_select(struct vgpu_warp *w)
 		w->cur_mask = w->live;
 		return;
 	}
-	VGPU_FOR_LANES(w->live, lane) {
+	VGPU_FOR_LANES(w->live & ~w->parked, lane) {
 		if (w->pc[lane] < minpc) {
 			minpc = w->pc[lane];
 			mask = 1u << lane;
@@ -245,6 +256,29 @@ void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target)
 	warp_select(w);
 }
 
+/*
+ * Park the current group at its MBAR.TRY_WAIT on the mbarrier (@cta, @off)
+ * until the phase completes or cycle @wake; the warp's other lanes, if any
+ * can run, go on (independent thread scheduling), otherwise the warp is
+ * suspended by run_warp.
+ */
+void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
+		    uint32_t off, uint64_t wake)
+{
+	if (w->parked && (w->wait_cta != cta || w->wait_off != off))
+		w->park_any = true;
+	if (!w->parked || wake < w->wake)
+		w->wake = wake;
+	w->wait_cta = cta;
+	w->wait_off = off;
+	w->wait_pc = w->cur_pc;
+	w->wait_mask = w->cur_mask;
+	c->timed |= 1u << w->id;
+	warp_diverge(w);
+	w->parked |= w->cur_mask;
+	warp_select(w);
+}
+
 /* ---- Budget ---- */
 
 /*
@@ -285,6 +319,14 @@ static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
 }
 
 /* ---- Running a warp ---- */
+
+/* Every lane of @w that could run is parked: suspend the warp. */
+static void park_out(struct vgpu_cta *c, struct vgpu_warp *w)
+{
+	w->state = VGPU_WS_MBAR_WAIT;
+	c->runnable &= ~(1u << w->id);
+	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w, VGPU_WR_BARRIER, 0, 0, 0);
+}
 
 /*
  * Run warp @w for at most @quantum warp-instructions.  Returns false if an
@@ -327,16 +369,29 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 				break;
 			}
 			warp_advance(w);
+			if (__builtin_expect(!w->cur_mask, 0)) {
+				park_out(c, w);
+				break;
+			}
 			continue;
 		}
-		if (r == VGPU_X_BRANCHED)
+		if (r == VGPU_X_BRANCHED) {
+			if (__builtin_expect(!w->cur_mask, 0)) {
+				park_out(c, w);
+				break;
+			}
 			continue;
+		}
 		if (r == VGPU_X_BLOCK) {
 			warp_advance(w);
 			break;
 		}
-		if (r == VGPU_X_RETRY)
+		if (r == VGPU_X_PARKED) {
+			if (w->cur_mask)
+				continue;
+			park_out(c, w);
 			break;
+		}
 		ok = false;
 		break;
 	}
@@ -450,7 +505,7 @@ static void wake_timed(struct vgpu_sm *sm, bool idle)
 
 			if (w->wake > sm->clock)
 				continue;
-			if (w->state == VGPU_WS_MBAR_WAIT)
+			if (w->parked)
 				w->try_timed_out = true;
 			vgpu_warp_wake(c, w);
 		}
