@@ -81,6 +81,55 @@ static struct vgpu_async_op *op_new(struct vgpu_sm *sm, struct vgpu_cta *c,
 	return op;
 }
 
+/*
+ * The queue is a binary min-heap on (done, seq).  op_new() appends a blank
+ * operation; once its fields (done above all) are set, op_queue() moves it
+ * to its place.  A caller that gives up before that just drops the last one.
+ */
+static bool op_before(const struct vgpu_async_op *a, const struct vgpu_async_op *b)
+{
+	return a->done < b->done || (a->done == b->done && a->seq < b->seq);
+}
+
+static void op_swap(struct vgpu_async_op *a, struct vgpu_async_op *b)
+{
+	struct vgpu_async_op t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void op_queue(struct vgpu_sm *sm)
+{
+	uint32_t i = sm->nops - 1;
+
+	while (i && op_before(&sm->ops[i], &sm->ops[(i - 1) / 2])) {
+		op_swap(&sm->ops[i], &sm->ops[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+}
+
+/* Remove the earliest operation into *@out. */
+static void op_pop(struct vgpu_sm *sm, struct vgpu_async_op *out)
+{
+	uint32_t i = 0;
+
+	*out = sm->ops[0];
+	sm->ops[0] = sm->ops[--sm->nops];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < sm->nops && op_before(&sm->ops[l], &sm->ops[m]))
+			m = l;
+		if (r < sm->nops && op_before(&sm->ops[r], &sm->ops[m]))
+			m = r;
+		if (m == i)
+			return;
+		op_swap(&sm->ops[i], &sm->ops[m]);
+		i = m;
+	}
+}
+
 static enum vgpu_xres no_memory(struct vgpu_cta *c, struct vgpu_warp *w,
 				uint32_t em)
 {
@@ -107,12 +156,7 @@ static uint64_t op_done(struct vgpu_sm *sm, uint64_t bytes)
 
 uint64_t vgpu_async_next_done(const struct vgpu_sm *sm)
 {
-	uint64_t t = UINT64_MAX;
-
-	for (uint32_t i = 0; i < sm->nops; i++)
-		if (sm->ops[i].done < t)
-			t = sm->ops[i].done;
-	return t;
+	return sm->nops ? sm->ops[0].done : UINT64_MAX;
 }
 
 /* Raise @code for operation @op, naming the instruction that issued it. */
@@ -220,23 +264,18 @@ static bool do_cp(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 static bool do_bulk_load(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
 	struct vgpu_cta *t = sm->ctas[op->dst_cta];
-	uint8_t *tmp = malloc(op->size);
 	uint64_t fault;
-	bool ok;
 
-	if (!tmp)
-		return op_fail(sm, op, VGPU_EXC_ABORTED, "copy engine out of host memory");
-	if (gmem_xfer(sm->l, op->gaddr, tmp, op->size, false, &fault)) {
-		free(tmp);
+	if (!smem_dst_ok(sm, op, t, op->smem, op->size))
+		return false;
+	if (gmem_xfer(sm->l, op->gaddr, t->smem + op->smem, op->size, false, &fault)) {
 		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
 			"global memory fault: bulk copy of %u bytes from 0x%llx",
 			op->size, (unsigned long long)op->gaddr);
 		sm->exc->addr = fault;
 		return false;
 	}
-	ok = smem_write_checked(sm, op, t, op->smem, tmp, op->size);
-	free(tmp);
-	return ok && signal_mbar(sm, op, op->size);
+	return signal_mbar(sm, op, op->size);
 }
 
 static void group_done(struct vgpu_sm *sm, const struct vgpu_async_op *op)
@@ -281,37 +320,63 @@ static uint64_t box_bytes(const struct vgpu_tensor_map *m)
 }
 
 /*
- * Walk the box of @op: for every element call @fn with its position in
- * the dense shared-memory box and, when it lies inside the tensor, its
- * global address (else 0 with @inb false).
+ * Move the box of @op between global memory and its dense copy in shared
+ * memory (@store: shared -> global), a row (dimension 0) at a time.  A row
+ * that lies outside the tensor in a higher dimension is all out of
+ * bounds; inside a row, with element stride 1 the in-bounds elements are
+ * one contiguous transfer.  Loads fill out-of-bounds elements with zeros;
+ * stores skip them.
  */
-static bool tensor_walk(struct vgpu_sm *sm, const struct vgpu_async_op *op,
-			bool (*fn)(struct vgpu_sm *sm, const struct vgpu_async_op *op,
-				   uint64_t gaddr, bool inb, uint32_t soff))
+static bool tensor_move(struct vgpu_sm *sm, const struct vgpu_async_op *op,
+			bool store)
 {
 	const struct vgpu_tensor_map *m = &op->map;
+	uint32_t es = m->elem_size, n0 = box_elems(m, 0), st0 = m->elem_strides[0];
 	uint32_t n[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 }, i[VGPU_TMAP_MAX_RANK] = { 0 };
-	uint64_t total = 1;
+	uint8_t *sbase = sm->ctas[store ? op->cta : op->dst_cta]->smem + op->smem;
+	uint64_t rows = 1, fault;
 
-	for (uint32_t d = 0; d < m->rank; d++) {
+	for (uint32_t d = 1; d < m->rank; d++) {
 		n[d] = box_elems(m, d);
-		total *= n[d];
+		rows *= n[d];
 	}
-	for (uint64_t e = 0; e < total; e++) {
-		uint64_t gaddr = m->base;
+	for (uint64_t r = 0; r < rows; r++) {
+		uint8_t *srow = sbase + r * n0 * es;
+		uint64_t rowaddr = m->base;
 		bool inb = true;
 
-		for (uint32_t d = 0; d < m->rank; d++) {
+		for (uint32_t d = 1; d < m->rank; d++) {
 			int64_t x = (int64_t)op->coord[d] + (int64_t)i[d] * m->elem_strides[d];
 
 			if (x < 0 || x >= m->dims[d])
 				inb = false;
 			else
-				gaddr += (uint64_t)x * (d ? m->strides[d - 1] : m->elem_size);
+				rowaddr += (uint64_t)x * m->strides[d - 1];
 		}
-		if (!fn(sm, op, inb ? gaddr : 0, inb, (uint32_t)(e * m->elem_size)))
-			return false;
-		for (uint32_t d = 0; d < VGPU_TMAP_MAX_RANK; d++) {
+		for (uint32_t e = 0; e < n0;) {
+			int64_t x = (int64_t)op->coord[0] + (int64_t)e * st0;
+			uint32_t run = 1;
+
+			if (!inb || x < 0 || x >= m->dims[0]) {
+				if (!store)
+					memset(srow + e * es, 0, es);
+				e++;
+				continue;
+			}
+			if (st0 == 1) /* contiguous in-bounds run */
+				while (e + run < n0 && x + run < m->dims[0])
+					run++;
+			if (gmem_xfer(sm->l, rowaddr + (uint64_t)x * es, srow + e * es,
+				      run * es, store, &fault)) {
+				op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+					"global memory fault: tensor element at 0x%llx",
+					(unsigned long long)fault);
+				sm->exc->addr = fault;
+				return false;
+			}
+			e += run;
+		}
+		for (uint32_t d = 1; d < VGPU_TMAP_MAX_RANK; d++) {
 			if (++i[d] < n[d])
 				break;
 			i[d] = 0;
@@ -320,55 +385,16 @@ static bool tensor_walk(struct vgpu_sm *sm, const struct vgpu_async_op *op,
 	return true;
 }
 
-static bool tensor_load_elem(struct vgpu_sm *sm, const struct vgpu_async_op *op,
-			     uint64_t gaddr, bool inb, uint32_t soff)
-{
-	uint8_t *dst = sm->ctas[op->dst_cta]->smem + op->smem + soff;
-	uint64_t fault;
-
-	if (!inb) {
-		memset(dst, 0, op->map.elem_size); /* out-of-bounds fill: zeros */
-		return true;
-	}
-	if (gmem_xfer(sm->l, gaddr, dst, op->map.elem_size, false, &fault)) {
-		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
-			"global memory fault: tensor element at 0x%llx",
-			(unsigned long long)gaddr);
-		sm->exc->addr = fault;
-		return false;
-	}
-	return true;
-}
-
-static bool tensor_store_elem(struct vgpu_sm *sm, const struct vgpu_async_op *op,
-			      uint64_t gaddr, bool inb, uint32_t soff)
-{
-	const uint8_t *src = sm->ctas[op->cta]->smem + op->smem + soff;
-	uint64_t fault;
-
-	if (!inb)
-		return true; /* stores write only in-bounds elements */
-	if (gmem_xfer(sm->l, gaddr, (void *)(uintptr_t)src, op->map.elem_size, true,
-		      &fault)) {
-		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
-			"global memory fault: tensor element at 0x%llx",
-			(unsigned long long)gaddr);
-		sm->exc->addr = fault;
-		return false;
-	}
-	return true;
-}
-
 static bool do_tensor_load(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
 	if (!smem_dst_ok(sm, op, sm->ctas[op->dst_cta], op->smem, op->size))
 		return false;
-	return tensor_walk(sm, op, tensor_load_elem) && signal_mbar(sm, op, op->size);
+	return tensor_move(sm, op, false) && signal_mbar(sm, op, op->size);
 }
 
 static bool do_tensor_store(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
-	if (!tensor_walk(sm, op, tensor_store_elem))
+	if (!tensor_move(sm, op, true))
 		return false;
 	group_done(sm, op);
 	return true;
@@ -401,26 +427,14 @@ static bool op_complete(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 /* Complete every operation whose time has come, in time (then issue) order. */
 bool vgpu_async_progress(struct vgpu_sm *sm)
 {
-	for (;;) {
+	while (sm->nops && sm->ops[0].done <= sm->clock) {
 		struct vgpu_async_op op;
-		uint32_t best = UINT32_MAX;
 
-		for (uint32_t i = 0; i < sm->nops; i++) {
-			const struct vgpu_async_op *o = &sm->ops[i];
-
-			if (o->done > sm->clock)
-				continue;
-			if (best == UINT32_MAX || o->done < sm->ops[best].done ||
-			    (o->done == sm->ops[best].done && o->seq < sm->ops[best].seq))
-				best = i;
-		}
-		if (best == UINT32_MAX)
-			return true;
-		op = sm->ops[best];
-		sm->ops[best] = sm->ops[--sm->nops];
+		op_pop(sm, &op);
 		if (!op_complete(sm, &op))
 			return false;
 	}
+	return true;
 }
 
 /* ---- instructions ---- */
@@ -478,6 +492,9 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_async)
 		op->lane_src[l] = src;
 	}
 	op->done = op_done(c->sm, (uint64_t)size * vgpu_popcount(em));
+	if (op->done > w->cp_last_done)
+		w->cp_last_done = op->done;
+	op_queue(c->sm);
 	w->cp_pending++;
 	return VGPU_X_NEXT;
 }
@@ -495,14 +512,9 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_async_arrive)
 		return VGPU_X_EXC;
 	if (!noinc && !vgpu_mbar_pending_inc(c, w, em, t, off, n))
 		return VGPU_X_EXC;
-	/* after every cp.async this warp has in flight */
-	for (uint32_t i = 0; i < c->sm->nops; i++) {
-		const struct vgpu_async_op *o = &c->sm->ops[i];
-
-		if (o->kind == VGPU_AOP_CP && o->cta == c->rank && o->warp == w->id &&
-		    o->done >= done)
-			done = o->done + 1;
-	}
+	/* after every cp.async this warp has issued */
+	if (w->cp_last_done >= done)
+		done = w->cp_last_done + 1;
 	op = op_new(c->sm, c, w, VGPU_AOP_CP_ARRIVE);
 	if (!op)
 		return no_memory(c, w, em);
@@ -510,6 +522,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_async_arrive)
 	op->mbar_cta = (uint8_t)t->rank;
 	op->mbar = off;
 	op->done = done;
+	op_queue(c->sm);
 	return VGPU_X_NEXT;
 }
 
@@ -595,6 +608,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk)
 		op->mbar_cta = (uint8_t)mt->rank;
 		op->mbar = moff;
 		op->done = op_done(c->sm, size);
+		op_queue(c->sm);
 	}
 	return VGPU_X_NEXT;
 }
@@ -627,6 +641,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_store)
 		op->size = size;
 		op->group = w->bulk_committed;
 		op->done = op_done(c->sm, size);
+		op_queue(c->sm);
 		w->bulk_pending[op->group % VGPU_BULK_GROUPS]++;
 	}
 	return VGPU_X_NEXT;
@@ -735,6 +750,7 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 			op->mbar = moff;
 		}
 		op->done = op_done(c->sm, bytes);
+		op_queue(c->sm);
 	}
 	return VGPU_X_NEXT;
 }

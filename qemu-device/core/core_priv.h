@@ -97,6 +97,7 @@ struct vgpu_warp {
 	uint32_t wait_groups;
 	uint32_t red_state; /* BAR.RED result copy (B2R.WARP format) */
 	uint32_t cp_pending;	 /* cp.async copies in flight */
+	uint64_t cp_last_done;	 /* when its last cp.async completes */
 	uint32_t bulk_committed; /* bulk async-groups committed so far */
 	uint16_t bulk_pending[VGPU_BULK_GROUPS]; /* ops in flight per group */
 	uint32_t clbar_arrived;	 /* lanes arrived in this cluster-barrier phase */

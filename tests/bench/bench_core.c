@@ -14,6 +14,7 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,231 @@ static void bench_mem(void)
 	kernel_fini(&kn);
 }
 
+/* ---- (d) mbarrier arrive + parity wait round trip ---- */
+
+static const char mbar_src_fmt[] =
+	".kernel mbar\n"
+	".param ptr out\n"
+	".shared bar, 8\n"
+	"    S2R R0, SR_TID ;\n"
+	"    ISETP.EQ.U32 P0, R0, 0x0 ;\n"
+	"    MOV R4, 0x0 ;\n"
+	"    MOV R5, 0x80 ;\n"
+	"@P0 MBAR.INIT [R4], R5 ;\n"
+	"    BAR.SYNC 0x0 ;\n"
+	"    MOV R10, 0x0 ;\n"
+	"    MOV R11, 0x0 ;\n"
+	"loop:\n"
+	"    MBAR.ARRIVE _, [R4] ;\n"
+	"wait:\n"
+	"    MBAR.TRY_WAIT.PARITY P1, [R4], R11 ;\n"
+	"@!P1 BRA wait ;\n"
+	"    LOP.XOR R11, R11, 0x1 ;\n"
+	"    IADD R10, R10, 0x1 ;\n"
+	"    ISETP.LT.U32 P2, R10, 0x%x ;\n"
+	"@P2 BRA loop ;\n"
+	"    EXIT ;\n";
+
+#define MBAR_PHASES 20000
+
+/* The bookkeeping of a phase in C: 128 arrivals counted down, a flip. */
+static __attribute__((noinline)) uint32_t mbar_c(uint32_t phases)
+{
+	_Atomic uint32_t pending = 128, phase = 0;
+
+	for (uint32_t p = 0; p < phases; p++)
+		for (uint32_t t = 0; t < 128; t++)
+			if (atomic_fetch_sub(&pending, 1) == 1) {
+				atomic_store(&pending, 128);
+				atomic_fetch_add(&phase, 1);
+			}
+	return atomic_load(&phase);
+}
+
+static void bench_mbar(struct vgpu_sm *sm)
+{
+	char src[sizeof(mbar_src_fmt) + 16];
+	struct vgpu_sm_stats st;
+	struct kernel kn;
+	struct gmem gm;
+	struct vgpu_launch l;
+	uint64_t t_core, t_c = UINT64_MAX;
+
+	snprintf(src, sizeof(src), mbar_src_fmt, MBAR_PHASES);
+	kernel_build(&kn, src);
+	gmem_init(&gm, 256);
+	l = launch_of(&kn, 128, &gm);
+	l.flags = VGPU_LAUNCH_SANITIZE;
+	t_core = time_launch(sm, &l, &gm, &st);
+	for (int r = 0; r < REPS; r++) {
+		uint64_t t0 = now_ns(), t;
+
+		if (mbar_c(MBAR_PHASES) != MBAR_PHASES)
+			die("mbar_c miscounted");
+		t = now_ns() - t0;
+		if (t < t_c)
+			t_c = t;
+	}
+	printf("(d) mbarrier round trip, 128 threads: arrive + parity wait per phase\n");
+	printf("    core        %9.1f ns/phase   (sanitizer on)\n",
+	       (double)t_core / MBAR_PHASES);
+	printf("    plain C     %9.1f ns/phase   (128 atomic decrements + flip)   ratio %.1fx\n",
+	       (double)t_c / MBAR_PHASES, (double)t_core / (double)t_c);
+	kernel_fini(&kn);
+	vgpu_hostmem_fini(&gm.hm);
+}
+
+/* ---- (e) bulk copies, (f) a 2-D tensor tile ---- */
+
+static const char bulk_src_fmt[] =
+	".kernel bulk\n"
+	".param ptr in\n"
+	".shared bar, 16\n"
+	".shared buf, 0x10000\n"
+	"    LDP.64 R2, [in] ;\n"
+	"    MOV R4, 0x0 ;\n"
+	"    MBAR.INIT [R4], 0x1 ;\n"
+	"    MOV R6, 0x10 ;\n"
+	"    MOV R7, 0x%x ;\n"		/* bytes */
+	"    MOV R10, 0x0 ;\n"
+	"    MOV R11, 0x0 ;\n"
+	"loop:\n"
+	"    %s ;\n"			/* the copy */
+	"    MBAR.ARRIVE.EXPECT_TX _, [R4], R7 ;\n"
+	"wait:\n"
+	"    MBAR.TRY_WAIT.PARITY P1, [R4], R11 ;\n"
+	"@!P1 BRA wait ;\n"
+	"    LOP.XOR R11, R11, 0x1 ;\n"
+	"    IADD R10, R10, 0x1 ;\n"
+	"    ISETP.LT.U32 P2, R10, 0x%x ;\n"
+	"@P2 BRA loop ;\n"
+	"    EXIT ;\n";
+
+static uint64_t time_copies(struct vgpu_sm *sm, const struct vgpu_launch *l)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int r = 0; r < REPS; r++) {
+		struct vgpu_exception_record exc;
+		uint64_t t0 = now_ns(), t;
+
+		if (vgpu_sm_launch(sm, l, &exc))
+			die("launch failed: %s: %s", vgpu_exc_name(exc.code), exc.msg);
+		t = now_ns() - t0;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static double gbs(uint64_t bytes, uint64_t ns)
+{
+	return (double)bytes / (double)ns;
+}
+
+static void bench_bulk(struct vgpu_sm *sm)
+{
+	static const uint32_t sizes[] = { 1024, 4096, 16384, 65536 };
+	struct gmem gm;
+
+	gmem_init(&gm, 65536);
+	printf("(e) bulk copy global -> shared (CP.ASYNC.BULK + complete_tx + wait)\n");
+	for (unsigned i = 0; i < 4; i++) {
+		uint32_t size = sizes[i], iters = (64u << 20) / size / 4;
+		char src[sizeof(bulk_src_fmt) + 128];
+		static uint8_t dst[65536];
+		uint64_t t_core, t_c = UINT64_MAX;
+		struct kernel kn;
+		struct vgpu_launch l;
+
+		snprintf(src, sizeof(src), bulk_src_fmt, size,
+			 "CP.ASYNC.BULK [R6], [R2], R7, [R4]", iters);
+		kernel_build(&kn, src);
+		l = launch_of(&kn, 1, &gm); /* one thread: the leader */
+		t_core = time_copies(sm, &l);
+		for (int r = 0; r < REPS; r++) {
+			uint64_t t0 = now_ns(), t;
+
+			for (uint32_t k = 0; k < iters; k++) {
+				memcpy(dst, gm.data, size);
+				__asm__ volatile("" ::: "memory");
+			}
+			t = now_ns() - t0;
+			if (t < t_c)
+				t_c = t;
+		}
+		printf("    %5u B   core %6.2f GB/s   memcpy %6.2f GB/s   %3.0f%% of memcpy%s\n",
+		       size, gbs((uint64_t)size * iters, t_core),
+		       gbs((uint64_t)size * iters, t_c), 100.0 * (double)t_c / (double)t_core,
+		       size == 65536 ? "   (target: >= 50%)" : "");
+		kernel_fini(&kn);
+	}
+	vgpu_hostmem_fini(&gm.hm);
+}
+
+static void bench_tensor(struct vgpu_sm *sm)
+{
+	enum { W = 256, H = 256, BOX = 64, ITERS = 2000 };
+	char src[2048];
+	static uint8_t tile[BOX * BOX * 4];
+	struct vgpu_tensor_map m = { 0 };
+	uint64_t t_core, t_c = UINT64_MAX, bytes = (uint64_t)BOX * BOX * 4 * ITERS;
+	struct kernel kn;
+	struct vgpu_launch l;
+	struct gmem gm;
+
+	gmem_init(&gm, W * H * 4 + 256);
+	m.base = GMEM_BASE + 256;
+	m.magic = VGPU_TMAP_MAGIC;
+	m.rank = 2;
+	m.elem_size = 4;
+	m.dims[0] = W;
+	m.dims[1] = H;
+	m.strides[0] = W * 4;
+	m.box[0] = m.box[1] = BOX;
+	m.elem_strides[0] = m.elem_strides[1] = 1;
+	memcpy(gm.data, &m, sizeof(m));
+	snprintf(src, sizeof(src), bulk_src_fmt, BOX * BOX * 4,
+		 "CP.ASYNC.BULK.TENSOR.2D [R6], [R2], R20, [R4]", ITERS);
+	/* walk the tile across the image: x = 64 * (i % 4), y = 64 * (i / 4 % 4) */
+	{
+		char *p = strstr(src, "loop:\n");
+		char tmp[sizeof(src)];
+
+		snprintf(tmp, sizeof(tmp), "%.*sloop:\n"
+			 "    LOP.AND R20, R10, 0x3 ;\n"
+			 "    SHL R20, R20, 0x6 ;\n"
+			 "    SHR.U32 R21, R10, 0x2 ;\n"
+			 "    LOP.AND R21, R21, 0x3 ;\n"
+			 "    SHL R21, R21, 0x6 ;\n%s",
+			 (int)(p - src), src, p + strlen("loop:\n"));
+		memcpy(src, tmp, sizeof(src));
+	}
+	kernel_build(&kn, src);
+	l = launch_of(&kn, 1, &gm);
+	t_core = time_copies(sm, &l);
+	for (int r = 0; r < REPS; r++) {
+		uint64_t t0 = now_ns(), t;
+
+		for (uint32_t i = 0; i < ITERS; i++) {
+			uint32_t x = 64 * (i % 4), y = 64 * (i / 4 % 4);
+
+			for (uint32_t row = 0; row < BOX; row++)
+				memcpy(tile + row * BOX * 4,
+				       gm.data + 256 + ((y + row) * W + x) * 4, BOX * 4);
+			__asm__ volatile("" ::: "memory");
+		}
+		t = now_ns() - t0;
+		if (t < t_c)
+			t_c = t;
+	}
+	printf("(f) 2-D tensor tile load, 64 x 64 floats from a 256 x 256 tensor\n");
+	printf("    core %6.2f GB/s   C row-by-row memcpy %6.2f GB/s   %3.0f%%\n",
+	       gbs(bytes, t_core), gbs(bytes, t_c), 100.0 * (double)t_c / (double)t_core);
+	kernel_fini(&kn);
+	vgpu_hostmem_fini(&gm.hm);
+}
+
 int main(void)
 {
 	struct vgpu_sm *sm = vgpu_sm_new(&(struct vgpu_sm_config){ 0 });
@@ -428,6 +654,9 @@ int main(void)
 	bench_alu(sm);
 	bench_bar(sm);
 	bench_mem();
+	bench_mbar(sm);
+	bench_bulk(sm);
+	bench_tensor(sm);
 	vgpu_sm_free(sm);
 	return 0;
 }
