@@ -117,7 +117,31 @@ static const struct kind_info kinds[VGPU_OPK__COUNT] = {
 			      -(1 << 23), (1 << 23) - 1, true, 0),
 	[VGPU_OPK_TARGET] = KIND("label", "branch target", CL_IMM, VGPU_F_IMM32,
 				 INT32_MIN, INT32_MAX, true, 0),
+	[VGPU_OPK_RD2] = KIND("GPR pair", "64-bit mbarrier state", CL_GPR,
+			      VGPU_F_RD, 0, 0, false, 0),
+	[VGPU_OPK_RC2] = KIND("GPR pair", "64-bit mbarrier state", CL_GPR,
+			      VGPU_F_RC, 0, 0, false, 0),
+	[VGPU_OPK_RCN] = KIND("GPR range", "tensor coordinates", CL_GPR,
+			      VGPU_F_RC, 0, 0, false, 0),
+	[VGPU_OPK_SA] = KIND("[GPR]", "shared address", CL_MEM, VGPU_F_RA, 0, 0,
+			     false, 0),
+	[VGPU_OPK_SC] = KIND("[GPR]", "shared address", CL_MEM, VGPU_F_RC, 0, 0,
+			     false, 0),
+	[VGPU_OPK_SE] = KIND("[GPR]", "shared address", CL_MEM, VGPU_F_RE, 0, 0,
+			     false, 0),
+	[VGPU_OPK_GA] = KIND("[GPR pair]", "64-bit global address", CL_MEM,
+			     VGPU_F_RA, 0, 0, false, 0),
+	[VGPU_OPK_GB] = KIND("[GPR pair]", "64-bit global address", CL_MEM,
+			     VGPU_F_RB, 0, 0, false, 0),
+	[VGPU_OPK_GC] = KIND("[GPR pair]", "64-bit global address", CL_MEM,
+			     VGPU_F_RC, 0, 0, false, 0),
 };
+
+/* Register-only address kinds: [Rn], no offset (MBAR and CP.ASYNC). */
+static bool is_reg_addr(unsigned kind)
+{
+	return kinds[kind].cls == CL_MEM && kind != VGPU_OPK_MEM;
+}
 
 struct expr {
 	int64_t val;
@@ -131,6 +155,9 @@ struct operand {
 	int col;
 	unsigned reg; /* GPR, predicate, special-register index, MEM base */
 	bool neg;
+	bool sink;     /* "_": a GPR operand that stands for RZ */
+	bool has_off;  /* memory: an offset was written */
+	int off_col;   /* memory: column of the offset */
 	struct expr e; /* immediate value or memory offset */
 };
 
@@ -653,6 +680,12 @@ static bool looks_like_sreg(const struct tok *t)
 	       (t->len >= 3 && !strncasecmp(t->p, "SR_", 3));
 }
 
+/* "_", the sink: a 64-bit state destination that is discarded (RZ). */
+static bool is_sink(const struct tok *t)
+{
+	return t->kind == TK_WORD && t->len == 1 && t->p[0] == '_';
+}
+
 static int set_class(struct operand *o, enum opclass cls, unsigned reg)
 {
 	o->cls = cls;
@@ -671,7 +704,8 @@ static int classify_word(struct asm_ctx *c, const struct tok *t,
 	unsigned long v;
 	int sr;
 
-	if (tok_eq(t, "RZ"))
+	o->sink = is_sink(t);
+	if (o->sink || tok_eq(t, "RZ"))
 		return set_class(o, CL_GPR, VGPU_RZ);
 	if (tok_eq(t, "PT"))
 		return set_class(o, CL_PRED, VGPU_PT);
@@ -704,8 +738,9 @@ static bool is_reserved(const struct tok *t)
 {
 	unsigned long v;
 
-	return tok_eq(t, "RZ") || tok_eq(t, "PT") || reg_syntax(t, 'R', &v) ||
-	       reg_syntax(t, 'P', &v) || looks_like_sreg(t);
+	return tok_eq(t, "RZ") || tok_eq(t, "PT") || is_sink(t) ||
+	       reg_syntax(t, 'R', &v) || reg_syntax(t, 'P', &v) ||
+	       looks_like_sreg(t);
 }
 
 /* Check a name about to be defined; @max is its length limit or 0. */
@@ -717,8 +752,8 @@ static bool check_name(struct asm_ctx *c, const struct tok *t,
 		return false;
 	}
 	if (is_reserved(t)) {
-		err_at(c, t->col, "'" TOKF "' is a register name, not a valid %s",
-		       TOKA(t), what);
+		err_at(c, t->col, "'" TOKF "' is a %s, not a valid %s", TOKA(t),
+		       is_sink(t) ? "sink operand" : "register name", what);
 		return false;
 	}
 	if (max && t->len >= max) {
@@ -741,7 +776,7 @@ static int sym_term(struct asm_ctx *c, const struct tok *t, int64_t *v)
 		return -1;
 	if (k == 0) {
 		err_at(c, t->col, "%s '" TOKF "' cannot be used in an expression",
-		       class_names[o.cls], TOKA(t));
+		       o.sink ? "sink" : class_names[o.cls], TOKA(t));
 		return -1;
 	}
 	s = sym_find(c, t->p, t->len, false);
@@ -864,12 +899,12 @@ static int parse_mem(struct asm_ctx *c, struct line *l, struct operand *o)
 	o->reg = VGPU_RZ;
 	t = cur(l);
 	if (t->kind == TK_WORD) {
-		struct operand r;
+		struct operand r = { 0 };
 		int k = classify_word(c, t, &r);
 
 		if (k < 0)
 			return -1;
-		if (k == 0 && r.cls != CL_GPR) {
+		if (k == 0 && (r.cls != CL_GPR || r.sink)) {
 			err_at(c, t->col, "memory base must be a GPR, not '" TOKF "'",
 			       TOKA(t));
 			return -1;
@@ -883,8 +918,12 @@ static int parse_mem(struct asm_ctx *c, struct line *l, struct operand *o)
 			}
 		}
 	}
-	if (!is_punct(cur(l), ']') && parse_expr(c, l, &o->e) < 0)
-		return -1;
+	if (!is_punct(cur(l), ']')) {
+		o->has_off = true;
+		o->off_col = cur(l)->col;
+		if (parse_expr(c, l, &o->e) < 0)
+			return -1;
+	}
 	if (o->e.is_float) {
 		err_at(c, o->col, "memory offset must be an integer");
 		return -1;
@@ -1152,16 +1191,46 @@ static bool row_knows(const struct vgpu_isa_desc *d, const struct mtok *t)
 	return false;
 }
 
-static void group_values(unsigned g, char *buf, size_t len)
+/* The values of group @g as ".A, .B" (@sep ", ") or ".A|.B" (@sep "|"). */
+static size_t group_values_sep(unsigned g, char *buf, size_t len,
+			       const char *sep)
 {
 	size_t used = 0;
+	bool first = true;
 
 	buf[0] = 0;
 	for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS && used < len; i++) {
 		if (vgpu_isa_modvals[i].group != g)
 			continue;
 		used += (size_t)snprintf(buf + used, len - used, "%s.%s",
-					 used ? ", " : "", vgpu_isa_modvals[i].name);
+					 first ? "" : sep, vgpu_isa_modvals[i].name);
+		first = false;
+	}
+	return used < len ? used : len;
+}
+
+static void group_values(unsigned g, char *buf, size_t len)
+{
+	group_values_sep(g, buf, len, ", ");
+}
+
+/* "[.RELEASE|.RELAXED] [.CTA|.CLUSTER]": the row's groups in order. */
+static void group_order(const struct vgpu_isa_desc *d, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int g = 0; g < VGPU_ISA_MAX_MODS && d->mods[g] && used + 4 < len; g++) {
+		bool opt = vgpu_isa_modgroups[d->mods[g]].def >= 0;
+
+		if (g)
+			buf[used++] = ' ';
+		if (opt)
+			buf[used++] = '[';
+		used += group_values_sep(d->mods[g], buf + used, len - used - 2, "|");
+		if (opt)
+			buf[used++] = ']';
+		buf[used] = 0;
 	}
 }
 
@@ -1173,6 +1242,7 @@ static int parse_mods(struct asm_ctx *c, const struct vgpu_isa_desc *d,
 		      const struct mtok *m, int nm, int mcol, uint8_t *vals,
 		      bool report)
 {
+	bool written[VGPU_ISA_MAX_MODS] = { false };
 	int k = 0;
 
 	for (int g = 0; g < VGPU_ISA_MAX_MODS && d->mods[g]; g++) {
@@ -1182,6 +1252,7 @@ static int parse_mods(struct asm_ctx *c, const struct vgpu_isa_desc *d,
 
 		if (v >= 0) {
 			vals[g] = (uint8_t)v;
+			written[g] = true;
 			k++;
 			continue;
 		}
@@ -1202,13 +1273,23 @@ static int parse_mods(struct asm_ctx *c, const struct vgpu_isa_desc *d,
 		       d->mnemonic, list);
 		return -1;
 	}
-	if (k < nm) {
-		if (report)
-			err_at(c, m[k].col - 1, "unknown modifier '.%.*s' for %s",
-			       m[k].len, m[k].p, d->mnemonic);
-		return -1;
+	if (k < nm && report) {
+		/* a value of a group that was left at its default: misplaced */
+		for (int g = 0; g < VGPU_ISA_MAX_MODS && d->mods[g]; g++) {
+			char order[200];
+
+			if (written[g] || modval_lookup(d->mods[g], &m[k]) < 0)
+				continue;
+			group_order(d, order, sizeof(order));
+			err_at(c, m[k].col - 1,
+			       "modifier '.%.*s' out of order for %s (order: %s)",
+			       m[k].len, m[k].p, d->mnemonic, order);
+			return -1;
+		}
+		err_at(c, m[k].col - 1, "unknown modifier '.%.*s' for %s",
+		       m[k].len, m[k].p, d->mnemonic);
 	}
-	return 0;
+	return k < nm ? -1 : 0;
 }
 
 static void display_name(struct resolved *r, const char *mn,
@@ -1427,10 +1508,20 @@ static int put_imm(struct asm_ctx *c, const struct operand *o, unsigned kind,
 	return 0;
 }
 
-static int put_mem(struct asm_ctx *c, const struct operand *o, uint64_t w[2])
+static int put_mem(struct asm_ctx *c, const struct operand *o, unsigned kind,
+		   uint64_t w[2])
 {
 	int64_t v;
 
+	if (is_reg_addr(kind)) {
+		if (o->has_off) {
+			err_at(c, o->off_col,
+			       "MBAR and CP.ASYNC address operands take no offset; add it with IADD");
+			return -1;
+		}
+		vgpu_field_set(w, kinds[kind].pos, kinds[kind].width, o->reg);
+		return 0;
+	}
 	if (resolve(c, &o->e, &v) < 0 ||
 	    range_check(c, &kinds[VGPU_OPK_MEM], o->col, v) < 0)
 		return -1;
@@ -1450,11 +1541,17 @@ static int put_operand(struct asm_ctx *c, const struct operand *o,
 		       k->what);
 		return -1;
 	}
+	if (o->sink && kind != VGPU_OPK_RD2) {
+		err_at(c, o->col,
+		       "the sink '_' is only allowed as the state destination of MBAR.ARRIVE and MBAR.ARRIVE_DROP, not as a %s",
+		       k->what);
+		return -1;
+	}
 	switch (k->cls) {
 	case CL_IMM:
 		return put_imm(c, o, kind, widx, w);
 	case CL_MEM:
-		return put_mem(c, o, w);
+		return put_mem(c, o, kind, w);
 	default:
 		vgpu_field_set(w, k->pos, k->width, o->reg);
 		if (kind == VGPU_OPK_PP)
@@ -2041,14 +2138,159 @@ static bool check_sr(const uint64_t w[2], char *msg, size_t len)
 	return true;
 }
 
+/* Registers a register-span kind covers: pairs 2, coordinates the rank. */
+static unsigned span_regs(const uint64_t w[2], const struct vgpu_isa_desc *d,
+			  unsigned kind)
+{
+	if (kind != VGPU_OPK_RCN)
+		return 2;
+	for (int g = 0; g < VGPU_ISA_MAX_MODS && d->mods[g]; g++)
+		if (d->mods[g] == VGPU_MG_TDIM)
+			return vgpu_isa_mod(w, VGPU_MG_TDIM) - VGPU_MOD_TDIM_1D + 1;
+	return 1;
+}
+
+/* 64-bit pairs and coordinate ranges end at R254, or are RZ (zeros). */
+static bool check_span(const uint64_t w[2], const struct vgpu_isa_desc *d,
+		       unsigned kind, char *msg, size_t len)
+{
+	const struct kind_info *k = &kinds[kind];
+	unsigned n = span_regs(w, d, kind);
+	unsigned r = (unsigned)vgpu_field_get(w, k->pos, k->width);
+
+	if (r == VGPU_RZ || r + n - 1 < VGPU_NUM_GPRS)
+		return false;
+	if (kind == VGPU_OPK_RCN)
+		snprintf(msg, len, "%uD %s need R%u..R%u, past R254", n, k->what,
+			 r, r + n - 1);
+	else
+		snprintf(msg, len, "%s needs R%u..R%u, past R254", k->what, r,
+			 r + n - 1);
+	return true;
+}
+
+/* What the 32-bit immediate of an mbarrier, async-copy or cluster row is. */
+enum imm_rule {
+	IMM_ANY,	/* no rule beyond 32 bits */
+	IMM_ARRIVALS,	/* mbarrier arrival count 1 .. 2^20-1 */
+	IMM_TX,		/* tx-count 0 .. 2^20-1 */
+	IMM_PARITY,	/* phase parity 0 or 1 */
+	IMM_CP_SIZE,	/* CP.ASYNC: 4, 8 or 16 (.CG: 16) */
+	IMM_BULK_SIZE,	/* bulk copy: a non-zero multiple of 16 below 2^20 */
+	IMM_WAIT_GROUP, /* bulk groups still pending: 0 .. 63 */
+	IMM_RANK,	/* CTA rank in the cluster: 0 .. 15 */
+};
+
+static bool fixed_as(const struct vgpu_isa_desc *d, unsigned g, unsigned v)
+{
+	return d->fix_group == g && d->fix_value == v;
+}
+
+/* The rule for operand @i (an IMM) of row @d. */
+static enum imm_rule imm_rule(const struct vgpu_isa_desc *d, int i)
+{
+	switch (d->optype) {
+	case VGPU_OPT_MBAR_INIT:
+		return IMM_ARRIVALS;
+	case VGPU_OPT_MBAR_ARRIVE:
+	case VGPU_OPT_MBAR_ARRIVE_DROP:
+		return fixed_as(d, VGPU_MG_ARVKIND, VGPU_MOD_ARVKIND_EXPECT_TX)
+			       ? IMM_TX
+			       : IMM_ARRIVALS;
+	case VGPU_OPT_MBAR_EXPECT_TX:
+	case VGPU_OPT_MBAR_COMPLETE_TX:
+		return IMM_TX;
+	case VGPU_OPT_MBAR_TEST_WAIT:
+	case VGPU_OPT_MBAR_TRY_WAIT:
+		/* the operand after the address is the phase (token or
+		 * parity); a later one is try_wait's suspend-time hint */
+		return fixed_as(d, VGPU_MG_WAITKIND, VGPU_MOD_WAITKIND_PARITY) &&
+				       i == 2
+			       ? IMM_PARITY
+			       : IMM_ANY;
+	case VGPU_OPT_CP_ASYNC:
+		return IMM_CP_SIZE;
+	case VGPU_OPT_CP_BULK:
+	case VGPU_OPT_CP_BULK_STORE:
+		return IMM_BULK_SIZE;
+	case VGPU_OPT_CP_BULK_WAIT:
+		return IMM_WAIT_GROUP;
+	case VGPU_OPT_MAPA:
+		return IMM_RANK;
+	default:
+		return IMM_ANY;
+	}
+}
+
+static bool check_imm(const uint64_t w[2], const struct vgpu_isa_desc *d,
+		      int i, char *msg, size_t len)
+{
+	uint32_t v = (uint32_t)vgpu_get(w, VGPU_F_IMM32);
+
+	switch (imm_rule(d, i)) {
+	case IMM_ARRIVALS:
+		if (v >= 1 && v <= VGPU_MBAR_COUNT_MAX)
+			return false;
+		snprintf(msg, len, "arrival count %" PRIu32 " out of range (1..%u)",
+			 v, VGPU_MBAR_COUNT_MAX);
+		return true;
+	case IMM_TX:
+		if (v <= VGPU_MBAR_TX_MAX)
+			return false;
+		snprintf(msg, len, "tx-count %" PRIu32 " out of range (0..%d)", v,
+			 VGPU_MBAR_TX_MAX);
+		return true;
+	case IMM_PARITY:
+		if (v <= 1)
+			return false;
+		snprintf(msg, len, "phase parity %" PRIu32 " is not 0 or 1", v);
+		return true;
+	case IMM_CP_SIZE:
+		if (vgpu_isa_mod(w, VGPU_MG_CPCACHE) == VGPU_MOD_CPCACHE_CG) {
+			if (v == 16)
+				return false;
+			snprintf(msg, len,
+				 "CP.ASYNC.CG copies 16 bytes only, not %" PRIu32, v);
+			return true;
+		}
+		if (v == 4 || v == 8 || v == 16)
+			return false;
+		snprintf(msg, len, "copy size %" PRIu32 " is not 4, 8 or 16", v);
+		return true;
+	case IMM_BULK_SIZE:
+		if (v && !(v % 16) && v <= VGPU_MBAR_COUNT_MAX)
+			return false;
+		snprintf(msg, len,
+			 "bulk copy size %" PRIu32 " is not a multiple of 16 in 16..%u",
+			 v, VGPU_MBAR_COUNT_MAX & ~15u);
+		return true;
+	case IMM_WAIT_GROUP:
+		if (v <= 63)
+			return false;
+		snprintf(msg, len, "pending bulk group count %" PRIu32 " out of range (0..63)",
+			 v);
+		return true;
+	case IMM_RANK:
+		if (v < VGPU_MAX_CLUSTER_CTAS)
+			return false;
+		snprintf(msg, len, "CTA rank %" PRIu32 " out of range (0..%u)", v,
+			 VGPU_MAX_CLUSTER_CTAS - 1);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * Checks that the field widths alone do not make: barrier counts that are
  * multiples of 32 (and non-zero for BAR.ARV immediates), 64/128-bit data
- * register ranges that end at R254 (or are RZ itself), known special
- * registers.  Returns the
- * index of the first offending operand of row @id with a message in @msg,
- * or -1.  The disassembler prints words that fail as .word so that its
- * output always assembles back.
+ * register ranges, 64-bit pairs (mbarrier states, global addresses) and
+ * tensor-coordinate ranges that end at R254 (or are RZ itself), known
+ * special registers, and the ranges of the mbarrier, async-copy and
+ * cluster immediates (imm_rule()).  Returns the index of the first
+ * offending operand of row @id with a message in @msg, or -1.  The
+ * disassembler prints words that fail as .word so that its output always
+ * assembles back.
  */
 int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len)
 {
@@ -2058,12 +2300,31 @@ int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len)
 		unsigned kind = VGPU_OPK_KIND(d->ops[i]);
 		bool bad = false;
 
-		if (kind == VGPU_OPK_CNT)
+		switch (kind) {
+		case VGPU_OPK_CNT:
 			bad = check_cnt(w, d, msg, len);
-		else if (kind == VGPU_OPK_SR)
+			break;
+		case VGPU_OPK_SR:
 			bad = check_sr(w, msg, len);
-		else if (kind == VGPU_OPK_RD || kind == VGPU_OPK_RB)
+			break;
+		case VGPU_OPK_RD:
+		case VGPU_OPK_RB:
 			bad = check_wide(w, d, kind, msg, len);
+			break;
+		case VGPU_OPK_RD2:
+		case VGPU_OPK_RC2:
+		case VGPU_OPK_RCN:
+		case VGPU_OPK_GA:
+		case VGPU_OPK_GB:
+		case VGPU_OPK_GC:
+			bad = check_span(w, d, kind, msg, len);
+			break;
+		case VGPU_OPK_IMM:
+			bad = check_imm(w, d, i, msg, len);
+			break;
+		default:
+			break;
+		}
 		if (bad)
 			return i;
 	}

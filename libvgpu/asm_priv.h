@@ -10,7 +10,9 @@
 
 /*
  * Semantic checks the field widths alone do not make (barrier counts,
- * register spans, special-register indices) for a word of table row @id.
+ * register spans and 64-bit pairs, special-register indices, the ranges of
+ * the mbarrier, async-copy and cluster immediates) for a word of table
+ * row @id.
  * Returns the index of the first offending operand with a message in @msg,
  * or -1.  Defined in asm.c.
  */

@@ -86,6 +86,15 @@ static void put_sreg(struct sbuf *b, unsigned idx)
 			sb_printf(b, "%s", vgpu_isa_sregs[i].name);
 }
 
+/* [Rn] of a register-only address operand (field @pos, @width). */
+static void put_reg_addr(struct sbuf *b, const uint64_t w[2], unsigned pos,
+			 unsigned width)
+{
+	sb_printf(b, "[");
+	put_reg(b, (unsigned)vgpu_field_get(w, pos, width));
+	sb_printf(b, "]");
+}
+
 static void put_mem(struct sbuf *b, const uint64_t w[2])
 {
 	unsigned ra = (unsigned)vgpu_get(w, VGPU_F_RA);
@@ -148,6 +157,20 @@ static void put_operand(struct sbuf *b, const uint64_t w[2], unsigned kind,
 	case VGPU_OPK_SR: put_sreg(b, (unsigned)vgpu_get(w, VGPU_F_SR)); break;
 	case VGPU_OPK_MEM: put_mem(b, w); break;
 	case VGPU_OPK_TARGET: put_target(b, w, pc, lb); break;
+	case VGPU_OPK_RD2: /* RZ: the sink, "_" */
+		if (vgpu_get(w, VGPU_F_RD) == VGPU_RZ)
+			sb_printf(b, "_");
+		else
+			put_reg(b, (unsigned)vgpu_get(w, VGPU_F_RD));
+		break;
+	case VGPU_OPK_RC2:
+	case VGPU_OPK_RCN: put_reg(b, (unsigned)vgpu_get(w, VGPU_F_RC)); break;
+	case VGPU_OPK_SA:
+	case VGPU_OPK_GA: put_reg_addr(b, w, VGPU_F_RA); break;
+	case VGPU_OPK_GB: put_reg_addr(b, w, VGPU_F_RB); break;
+	case VGPU_OPK_SC:
+	case VGPU_OPK_GC: put_reg_addr(b, w, VGPU_F_RC); break;
+	case VGPU_OPK_SE: put_reg_addr(b, w, VGPU_F_RE); break;
 	default: break;
 	}
 }

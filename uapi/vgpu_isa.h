@@ -110,7 +110,7 @@ enum vgpu_stype {
 	VGPU_ST_R = 2,	 /* registers */
 	VGPU_ST_RRI = 3, /* BCU: register id, immediate count */
 	VGPU_ST_RIR = 4, /* BCU: immediate id, register count */
-	VGPU_ST_RI = 5,	 /* R2B: immediate id, register value */
+	VGPU_ST_RI = 5,	 /* R2B: immediate id, register value; TRY_WAIT.PARITY: immediate parity */
 };
 
 /* Operand kinds.  Bit 5 (VGPU_OPK_OPTIONAL) marks an omissible operand. */

@@ -2,12 +2,15 @@
 /*
  * vgpu-run: run one kernel on the in-process execution core, no VM.
  *
- * Global memory is host memory: each --buffer gets a distinct, 256-aligned
- * GPU address starting at 0x10000000, with an unmapped guard gap after it,
- * and every access must lie entirely inside one buffer or it faults.  All
- * buffers live below 4 GiB, so the low word of an address never carries
- * into the high word within a buffer.  The buffers' 64-bit addresses are
- * the kernel's parameters, in the order given.
+ * Global memory is host memory: each --buffer gets a distinct, 64 KiB
+ * aligned GPU address starting at 0x10000000, with an unmapped guard gap
+ * after it, and every access must lie entirely inside one buffer or it
+ * faults.  Each --tensor-map is a 128-byte struct vgpu_tensor_map
+ * (uapi/vgpu_hw.h) in a region of its own, describing a tensor stored
+ * densely in an earlier buffer.  All regions live below 4 GiB, so the low
+ * word of an address never carries into the high word within a buffer.
+ * The regions' 64-bit addresses are the kernel's parameters, in the order
+ * the --buffer and --tensor-map options are given.
  *
  * Exit status: 0 success, 1 host failure (out of memory, I/O), 2 usage,
  * assembly or launch-parameter error, 3 device exception.
@@ -30,16 +33,24 @@
 #define EXIT_USAGE 2
 #define EXIT_DEVICE 3
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "vgpu-run copies tensor maps into global memory in host byte order"
+#endif
+
 #define GMEM_BASE 0x10000000ull
 #define GMEM_LIMIT 0x100000000ull  /* everything below 4 GiB */
 #define BUFFER_MAX (1ull << 30)
 
+/* A --buffer, or a --tensor-map (@is_tmap): one region of global memory. */
 struct buffer {
 	char *name;	  /* points into argv */
 	const char *file; /* NULL: zero-filled */
 	uint64_t addr;
 	uint64_t size;
 	uint8_t *data;
+	bool is_tmap;
+	unsigned int target;	  /* tensor map: index of its buffer */
+	struct vgpu_tensor_map tm; /* tensor map: the descriptor, less base */
 };
 
 struct gmem {
@@ -51,10 +62,14 @@ struct gmem {
 struct options {
 	uint32_t grid[3];
 	uint32_t block[3];
+	uint32_t cluster[3];
 	uint64_t smem_dyn;
 	uint64_t seed;
 	uint64_t budget;
+	uint64_t tma_latency;
+	uint64_t tma_bandwidth;
 	bool random_sched;
+	bool no_sanitize;
 	bool trace;
 	const char *kernel_name;
 	const char *path;
@@ -68,22 +83,42 @@ static const char usage_text[] =
 	"\n"
 	"  --grid X[,Y[,Z]]          CTAs per dimension (default 1)\n"
 	"  --block X[,Y[,Z]]         threads per CTA per dimension (default 32)\n"
+	"  --cluster X[,Y[,Z]]       CTAs per cluster per dimension (default 1);\n"
+	"                            each divides the grid's, at most 16 CTAs\n"
 	"  --smem BYTES              dynamic shared memory per CTA, added to the\n"
 	"                            kernel's .shared allocations (default 0)\n"
 	"  --seed N                  scheduler seed (default 1)\n"
 	"  --random-schedule         seeded random interleaving of warps\n"
 	"  --budget N                maximum warp-instructions (default: core's)\n"
+	"  --no-sanitize             do not turn mbarrier and async-copy undefined\n"
+	"                            behaviour into exceptions (on by default)\n"
+	"  --tma-latency N           cycles from issue to the first byte of an\n"
+	"                            asynchronous copy (default: core's, 500)\n"
+	"  --tma-bandwidth N         bytes the copy engine moves per cycle\n"
+	"                            (default: core's, 64)\n"
 	"  --kernel NAME             kernel to run (default: the first)\n"
 	"  --buffer NAME:BYTES[:FILE]\n"
 	"                            a global-memory buffer, zero-filled or loaded\n"
-	"                            from the raw bytes of FILE (at most BYTES);\n"
-	"                            each buffer's 64-bit address is one kernel\n"
-	"                            parameter, in the order given\n"
-	"  --dump NAME               after the run, print buffer NAME as 32-bit\n"
-	"                            little-endian words in hex, eight per line\n"
+	"                            from the raw bytes of FILE (at most BYTES)\n"
+	"  --tensor-map NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]\n"
+	"                            a 128-byte tensor map (struct vgpu_tensor_map)\n"
+	"                            for CP.ASYNC.BULK.TENSOR, describing a tensor\n"
+	"                            stored densely in the earlier --buffer BUFFER;\n"
+	"                            ELEMSIZE 1, 2, 4 or 8 bytes; DIMS, BOX and\n"
+	"                            ESTRIDES are lists like 64x32, innermost\n"
+	"                            dimension first, rank = entries of DIMS (1..5);\n"
+	"                            BOX 1..256 and ESTRIDES 1..8 (default 1) per\n"
+	"                            dimension; each row stride must be a multiple\n"
+	"                            of 16 bytes\n"
+	"  --dump NAME               after the run, print buffer or tensor map NAME\n"
+	"                            as 32-bit little-endian words in hex, eight\n"
+	"                            per line\n"
 	"  --trace                   print core events to stderr\n"
 	"  -h, --help                show this help\n"
 	"\n"
+	"Kernel parameters: the 64-bit addresses of the buffers and tensor maps,\n"
+	"in the order the --buffer and --tensor-map options are given; with\n"
+	".param declarations, each ptr/u64 parameter in turn takes the next one.\n"
 	"Numbers are decimal or 0x-prefixed hex.\n"
 	"Exit status: 0 ok, 1 host error, 2 usage/assembly/launch error,\n"
 	"3 device exception (the record is printed to stderr).\n";
@@ -132,6 +167,16 @@ static int parse_number(const char *opt, const char *s, uint64_t max,
 {
 	if (parse_u64(s, strlen(s), out) || *out > max) {
 		usage_error("%s: invalid number '%s'", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* 1..UINT32_MAX (0 would select the core's default). */
+static int parse_positive(const char *opt, const char *s, uint64_t *out)
+{
+	if (parse_u64(s, strlen(s), out) || !*out || *out > UINT32_MAX) {
+		usage_error("%s: invalid number '%s' (1..%u)", opt, s, UINT32_MAX);
 		return -1;
 	}
 	return 0;
@@ -219,6 +264,165 @@ static int add_buffer(struct gmem *gm, char *arg)
 }
 
 /*
+ * "64x32x0x10": 1..@max numbers separated by 'x', each @lo..@hi (a number
+ * is decimal or 0x-hex, so the 'x' of "0x" is not a separator).  Returns
+ * the count, or -1 after a usage message naming @what.
+ */
+static int parse_xlist(const char *name, const char *what, const char *s,
+		       size_t len, uint32_t lo, uint32_t hi, uint32_t *out,
+		       int max)
+{
+	size_t i = 0;
+	int n = 0;
+
+	while (i < len && n < max) {
+		size_t start = i;
+		uint64_t v;
+
+		if (len - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+		    isxdigit((unsigned char)s[i + 2]))
+			for (i += 2; i < len && isxdigit((unsigned char)s[i]); i++)
+				;
+		else
+			while (i < len && isdigit((unsigned char)s[i]))
+				i++;
+		if (parse_u64(s + start, i - start, &v) || v < lo || v > hi ||
+		    (i < len && s[i] != 'x') || (i + 1 == len)) {
+			usage_error("--tensor-map %s: invalid %s '%.*s' (want "
+				    "N[xN]..., each %u..%u)", name, what,
+				    (int)len, s, lo, hi);
+			return -1;
+		}
+		out[n++] = (uint32_t)v;
+		i += i < len; /* the 'x' */
+	}
+	if (i < len || !n) {
+		usage_error("--tensor-map %s: invalid %s '%.*s' (%s, at most %d "
+			    "dimensions)", name, what, (int)len, s,
+			    n ? "too many entries" : "empty", max);
+		return -1;
+	}
+	return n;
+}
+
+/*
+ * NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]; @arg is modified (NAME is
+ * NUL-terminated in place).  The tensor lies densely in BUFFER, which
+ * must be given earlier: strides[d-1] = ELEMSIZE * dims[0] * .. *
+ * dims[d-1].
+ */
+static int add_tensor_map(struct gmem *gm, char *arg)
+{
+	const char *f[6];
+	size_t flen[6];
+	char *p = arg, *colon;
+	struct vgpu_tensor_map tm = { .magic = VGPU_TMAP_MAGIC };
+	uint32_t dims[VGPU_TMAP_MAX_RANK], box[VGPU_TMAP_MAX_RANK];
+	uint32_t est[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 };
+	const struct buffer *target;
+	uint64_t elem, bytes;
+	int nf = 0, rank, n;
+	unsigned int ti = 0;
+	struct buffer *b;
+
+	do {
+		colon = strchr(p, ':');
+		f[nf] = p;
+		flen[nf] = colon ? (size_t)(colon - p) : strlen(p);
+		nf++;
+		if (colon)
+			p = colon + 1;
+	} while (colon && nf < 6);
+	for (int i = 0; i < nf; i++)
+		if (!flen[i])
+			nf = -1;
+	if (nf < 5 || colon) {
+		usage_error("--tensor-map: expected "
+			    "NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES], got '%s'",
+			    arg);
+		return -1;
+	}
+	arg[flen[0]] = '\0';
+	if (gmem_find_name(gm, arg)) {
+		usage_error("--tensor-map: duplicate name '%s'", arg);
+		return -1;
+	}
+	target = NULL;
+	for (unsigned int i = 0; i < gm->nbufs; i++) {
+		if (!gm->bufs[i].is_tmap && strlen(gm->bufs[i].name) == flen[1] &&
+		    !strncmp(gm->bufs[i].name, f[1], flen[1])) {
+			target = &gm->bufs[i];
+			ti = i;
+		}
+	}
+	if (!target) {
+		usage_error("--tensor-map %s: no --buffer '%.*s' before it", arg,
+			    (int)flen[1], f[1]);
+		return -1;
+	}
+	if (parse_u64(f[2], flen[2], &elem) ||
+	    (elem != 1 && elem != 2 && elem != 4 && elem != 8)) {
+		usage_error("--tensor-map %s: invalid element size '%.*s' (1, 2, "
+			    "4 or 8)", arg, (int)flen[2], f[2]);
+		return -1;
+	}
+	rank = parse_xlist(arg, "dimensions", f[3], flen[3], 1, UINT32_MAX,
+			   dims, VGPU_TMAP_MAX_RANK);
+	if (rank < 0)
+		return -1;
+	n = parse_xlist(arg, "box", f[4], flen[4], 1, VGPU_TMAP_MAX_BOX, box,
+			VGPU_TMAP_MAX_RANK);
+	if (n >= 0 && n != rank) {
+		usage_error("--tensor-map %s: %d box sizes for %d dimensions", arg,
+			    n, rank);
+		return -1;
+	}
+	if (n < 0)
+		return -1;
+	n = nf < 6 ? rank
+		   : parse_xlist(arg, "element strides", f[5], flen[5], 1,
+				 VGPU_TMAP_MAX_ELEM_STRIDE, est, VGPU_TMAP_MAX_RANK);
+	if (n >= 0 && n != rank) {
+		usage_error("--tensor-map %s: %d element strides for %d "
+			    "dimensions", arg, n, rank);
+		return -1;
+	}
+	if (n < 0)
+		return -1;
+	tm.rank = (uint8_t)rank;
+	tm.elem_size = (uint8_t)elem;
+	bytes = elem;
+	for (int d = 0; d < rank; d++) {
+		tm.dims[d] = dims[d];
+		tm.box[d] = box[d];
+		tm.elem_strides[d] = est[d];
+		if (d) {
+			tm.strides[d - 1] = bytes;
+			if (bytes % 16) {
+				usage_error("--tensor-map %s: the stride of dimension "
+					    "%d is %" PRIu64 " bytes, not a multiple "
+					    "of 16", arg, d, bytes);
+				return -1;
+			}
+		}
+		if (__builtin_mul_overflow(bytes, (uint64_t)dims[d], &bytes))
+			bytes = UINT64_MAX;
+	}
+	if (bytes > target->size) {
+		usage_error("--tensor-map %s: the tensor needs %" PRIu64 " bytes, "
+			    "buffer '%s' has %" PRIu64, arg, bytes, target->name,
+			    target->size);
+		return -1;
+	}
+	gm->bufs = xrealloc(gm->bufs, (gm->nbufs + 1) * sizeof(*b));
+	b = &gm->bufs[gm->nbufs];
+	*b = (struct buffer){ .name = arg, .size = sizeof(tm), .is_tmap = true,
+			      .target = ti, .tm = tm };
+	gm->nbufs++;
+	return 0;
+}
+
+/*
  * Give every buffer its address and its host memory, loading FILEs.
  * Returns 0, EXIT_USAGE (message printed) or 1 (host failure).
  */
@@ -238,6 +442,12 @@ static int gmem_map(struct gmem *gm)
 			fprintf(stderr, "vgpu-run: cannot allocate %" PRIu64
 				" bytes for buffer '%s'\n", b->size, b->name);
 			return 1;
+		}
+		if (b->is_tmap) {
+			/* the host is little-endian, as the descriptor */
+			b->tm.base = gm->bufs[b->target].addr;
+			memcpy(b->data, &b->tm, sizeof(b->tm));
+			continue;
 		}
 		if (b->file) {
 			FILE *f = fopen(b->file, "rb");
@@ -361,6 +571,15 @@ static void print_exception(const struct vgpu_exception_record *exc,
 		case VGPU_WAIT_SLEEP:
 			fprintf(stderr, "    warp %2u: sleeping\n", w);
 			break;
+		case VGPU_WAIT_MBAR:
+			fprintf(stderr, "    warp %2u: mbarrier (MBAR.TRY_WAIT)\n", w);
+			break;
+		case VGPU_WAIT_CLUSTER:
+			fprintf(stderr, "    warp %2u: cluster barrier\n", w);
+			break;
+		case VGPU_WAIT_ASYNC:
+			fprintf(stderr, "    warp %2u: asynchronous copies\n", w);
+			break;
 		case VGPU_WAIT_ABSENT:
 			break;
 		default:
@@ -394,9 +613,10 @@ static bool param_is_pointer(uint32_t type)
 }
 
 /*
- * The parameter buffer: without declared parameters, the buffers'
- * addresses back to back; with them, each ptr/u64 parameter in turn gets
- * the next buffer's address at its declared offset.  Returns 0 or
+ * The parameter buffer: without declared parameters, the addresses of
+ * the buffers and tensor maps back to back, in command-line order; with
+ * them, each ptr/u64 parameter in turn gets the next one's address at its
+ * declared offset.  Returns 0 or
  * EXIT_USAGE (message printed).
  */
 static int build_params(const struct vgpu_object *obj,
@@ -407,7 +627,7 @@ static int build_params(const struct vgpu_object *obj,
 
 	if (!k->nparams) {
 		if (gm->nbufs * 8ull > VGPU_MAX_PARAM_BYTES) {
-			usage_error("too many buffers (at most %u)",
+			usage_error("too many buffers and tensor maps (at most %u)",
 				    VGPU_MAX_PARAM_BYTES / 8);
 			return EXIT_USAGE;
 		}
@@ -429,7 +649,7 @@ static int build_params(const struct vgpu_object *obj,
 		want += param_is_pointer(obj->params[k->first_param + i].type);
 	if (want != gm->nbufs) {
 		usage_error("kernel '%s' takes %u pointer parameter%s but %u "
-			    "--buffer %s given", k->name, want,
+			    "--buffer/--tensor-map %s given", k->name, want,
 			    want == 1 ? "" : "s", gm->nbufs,
 			    gm->nbufs == 1 ? "was" : "were");
 		return EXIT_USAGE;
@@ -465,6 +685,11 @@ enum {
 	OPT_BUFFER,
 	OPT_DUMP,
 	OPT_TRACE,
+	OPT_CLUSTER,
+	OPT_NO_SANITIZE,
+	OPT_TMA_LATENCY,
+	OPT_TMA_BANDWIDTH,
+	OPT_TENSOR_MAP,
 };
 
 static const struct option long_opts[] = {
@@ -478,9 +703,39 @@ static const struct option long_opts[] = {
 	{ "buffer", required_argument, NULL, OPT_BUFFER },
 	{ "dump", required_argument, NULL, OPT_DUMP },
 	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
+	{ "no-sanitize", no_argument, NULL, OPT_NO_SANITIZE },
+	{ "tma-latency", required_argument, NULL, OPT_TMA_LATENCY },
+	{ "tma-bandwidth", required_argument, NULL, OPT_TMA_BANDWIDTH },
+	{ "tensor-map", required_argument, NULL, OPT_TENSOR_MAP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/*
+ * The cluster must tile the grid and hold at most VGPU_MAX_CLUSTER_CTAS
+ * CTAs (the core checks the same; this names the option).  Returns -1 to
+ * go on, or EXIT_USAGE.
+ */
+static int check_cluster(const struct options *o)
+{
+	uint64_t ctas = (uint64_t)o->cluster[0] * o->cluster[1] * o->cluster[2];
+
+	for (int i = 0; i < 3; i++) {
+		if (o->grid[i] % o->cluster[i]) {
+			usage_error("--cluster: dimension %c (%u) does not divide "
+				    "the grid's (%u)", "xyz"[i], o->cluster[i],
+				    o->grid[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (ctas > VGPU_MAX_CLUSTER_CTAS) {
+		usage_error("--cluster: %" PRIu64 " CTAs per cluster, at most %u",
+			    ctas, VGPU_MAX_CLUSTER_CTAS);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
 
 /* Returns -1 to go on, or the exit status. */
 static int parse_args(int argc, char **argv, struct options *o,
@@ -499,6 +754,26 @@ static int parse_args(int argc, char **argv, struct options *o,
 			break;
 		case OPT_BLOCK:
 			if (parse_dim3("--block", optarg, o->block))
+				return EXIT_USAGE;
+			break;
+		case OPT_CLUSTER:
+			if (parse_dim3("--cluster", optarg, o->cluster))
+				return EXIT_USAGE;
+			break;
+		case OPT_NO_SANITIZE:
+			o->no_sanitize = true;
+			break;
+		case OPT_TMA_LATENCY:
+			if (parse_positive("--tma-latency", optarg, &o->tma_latency))
+				return EXIT_USAGE;
+			break;
+		case OPT_TMA_BANDWIDTH:
+			if (parse_positive("--tma-bandwidth", optarg,
+					   &o->tma_bandwidth))
+				return EXIT_USAGE;
+			break;
+		case OPT_TENSOR_MAP:
+			if (add_tensor_map(gm, optarg))
 				return EXIT_USAGE;
 			break;
 		case OPT_SMEM:
@@ -545,11 +820,12 @@ static int parse_args(int argc, char **argv, struct options *o,
 	o->path = argv[optind];
 	for (unsigned int i = 0; i < o->ndumps; i++) {
 		if (!gmem_find_name(gm, o->dumps[i])) {
-			usage_error("--dump %s: no such buffer", o->dumps[i]);
+			usage_error("--dump %s: no such buffer or tensor map",
+				    o->dumps[i]);
 			return EXIT_USAGE;
 		}
 	}
-	return -1;
+	return check_cluster(o);
 }
 
 static const struct vgpu_obj_kernel *pick_kernel(const struct vgpu_object *obj,
@@ -629,7 +905,10 @@ static int run(const struct options *o, struct gmem *gm)
 		status = ret == -ENOMEM ? 1 : EXIT_USAGE;
 		goto out;
 	}
-	sm = vgpu_sm_new(&(struct vgpu_sm_config){ 0 });
+	sm = vgpu_sm_new(&(struct vgpu_sm_config){
+		.tma_latency = (uint32_t)o->tma_latency,
+		.tma_bandwidth = (uint32_t)o->tma_bandwidth,
+	});
 	if (!sm) {
 		fprintf(stderr, "vgpu-run: cannot create the SM\n");
 		status = 1;
@@ -641,10 +920,12 @@ static int run(const struct options *o, struct gmem *gm)
 		.entry = k->entry,
 		.grid = { o->grid[0], o->grid[1], o->grid[2] },
 		.block = { o->block[0], o->block[1], o->block[2] },
+		.cluster = { o->cluster[0], o->cluster[1], o->cluster[2] },
 		.smem_bytes = (uint32_t)(k->smem_static + o->smem_dyn),
 		.params = params,
 		.param_size = param_size,
-		.flags = o->random_sched ? VGPU_LAUNCH_RANDOM_SCHED : 0,
+		.flags = (o->random_sched ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+			 (o->no_sanitize ? 0 : VGPU_LAUNCH_SANITIZE),
 		.seed = o->seed,
 		.budget = o->budget,
 		.mem = &vgpu_hostmem_ops,
@@ -685,6 +966,7 @@ int main(int argc, char **argv)
 	struct options o = {
 		.grid = { 1, 1, 1 },
 		.block = { 32, 1, 1 },
+		.cluster = { 1, 1, 1 },
 		.seed = 1,
 	};
 	struct gmem gm = { 0 };

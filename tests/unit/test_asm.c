@@ -3,7 +3,10 @@
  * Assembler, disassembler, object files and the vgpu-as/vgpu-objdump tools:
  * round trips over every table row and random words, the seed's examples
  * with their exact encodings, every diagnostic with its line:column,
- * labels, directives, object validation and multi-kernel sources.
+ * labels, directives, object validation and multi-kernel sources; the
+ * mbarrier, async-copy and cluster rows (the issue's spellings, modifier
+ * positions, register-only addresses, pairs, ranges, the sink, immediate
+ * ranges) and every example of docs/ptx-mapping.md.
  */
 #include <errno.h>
 #include <limits.h>
@@ -116,6 +119,100 @@ static unsigned last_value(unsigned g)
 	return v;
 }
 
+/* Is row @d's fixed modifier @g = @v? */
+static bool fixed_as(const struct vgpu_isa_desc *d, unsigned g, unsigned v)
+{
+	return d->fix_group == g && d->fix_value == v;
+}
+
+/*
+ * What the 32-bit immediate (operand @i) of row @d means, for the rows
+ * whose immediates have a range beyond 32 bits (the brief of the mbarrier,
+ * async-copy and cluster rows; see docs/assembly.md).
+ */
+enum imm_use {
+	USE_ANY,
+	USE_ARRIVALS,	/* 1 .. 2^20-1 */
+	USE_TX,		/* 0 .. 2^20-1 */
+	USE_PARITY,	/* 0, 1 */
+	USE_CP_SIZE,	/* 4, 8, 16; .CG: 16 */
+	USE_BULK_SIZE,	/* 16 .. 2^20-16, multiple of 16 */
+	USE_WAIT_GROUP, /* 0 .. 63 */
+	USE_RANK,	/* 0 .. 15 */
+};
+
+static enum imm_use imm_use(const struct vgpu_isa_desc *d, int i)
+{
+	switch (d->optype) {
+	case VGPU_OPT_MBAR_INIT: return USE_ARRIVALS;
+	case VGPU_OPT_MBAR_ARRIVE:
+	case VGPU_OPT_MBAR_ARRIVE_DROP:
+		return fixed_as(d, VGPU_MG_ARVKIND, VGPU_MOD_ARVKIND_EXPECT_TX)
+			       ? USE_TX
+			       : USE_ARRIVALS;
+	case VGPU_OPT_MBAR_EXPECT_TX:
+	case VGPU_OPT_MBAR_COMPLETE_TX: return USE_TX;
+	case VGPU_OPT_MBAR_TEST_WAIT:
+	case VGPU_OPT_MBAR_TRY_WAIT: /* parity right after the address */
+		return fixed_as(d, VGPU_MG_WAITKIND, VGPU_MOD_WAITKIND_PARITY) && i == 2
+			       ? USE_PARITY
+			       : USE_ANY;
+	case VGPU_OPT_CP_ASYNC: return USE_CP_SIZE;
+	case VGPU_OPT_CP_BULK:
+	case VGPU_OPT_CP_BULK_STORE: return USE_BULK_SIZE;
+	case VGPU_OPT_CP_BULK_WAIT: return USE_WAIT_GROUP;
+	case VGPU_OPT_MAPA: return USE_RANK;
+	default: return USE_ANY;
+	}
+}
+
+/* A legal immediate for operand @i of row @d: the top of its range, or
+ * (@low) the bottom; @w already holds the modifiers. */
+static uint32_t legal_imm(const struct vgpu_isa_desc *d, int i,
+			  const uint64_t w[2], bool low)
+{
+	switch (imm_use(d, i)) {
+	case USE_ARRIVALS: return low ? 1 : 0xfffff;
+	case USE_TX: return low ? 0 : 0xfffff;
+	case USE_PARITY: return !low;
+	case USE_CP_SIZE:
+		return vgpu_isa_mod(w, VGPU_MG_CPCACHE) == VGPU_MOD_CPCACHE_CG || !low
+			       ? 16
+			       : 4;
+	case USE_BULK_SIZE: return low ? 16 : 0xffff0;
+	case USE_WAIT_GROUP: return low ? 0 : 63;
+	case USE_RANK: return low ? 0 : 15;
+	default: return 0x87654321;
+	}
+}
+
+/* Make immediate @v legal for operand @i of row @d, keeping it random. */
+static uint32_t fold_imm(const struct vgpu_isa_desc *d, int i,
+			 const uint64_t w[2], uint32_t v)
+{
+	static const uint32_t cp[3] = { 4, 8, 16 };
+
+	switch (imm_use(d, i)) {
+	case USE_ARRIVALS: return v % 0xfffff + 1;
+	case USE_TX: return v & 0xfffff;
+	case USE_PARITY: return v & 1;
+	case USE_CP_SIZE:
+		return vgpu_isa_mod(w, VGPU_MG_CPCACHE) == VGPU_MOD_CPCACHE_CG
+			       ? 16
+			       : cp[v % 3];
+	case USE_BULK_SIZE: return (v % 0xffff + 1) * 16;
+	case USE_WAIT_GROUP: return v % 64;
+	case USE_RANK: return v % 16;
+	default: return v;
+	}
+}
+
+/* Registers of a tensor-coordinate range: the row's TDIM rank. */
+static unsigned coord_regs(const uint64_t w[2])
+{
+	return vgpu_isa_mod(w, VGPU_MG_TDIM) - VGPU_MOD_TDIM_1D + 1;
+}
+
 /* A representative word of row @id: non-default everything, or defaults. */
 static void sample_word(int id, bool defaults, uint64_t w[2])
 {
@@ -149,7 +246,21 @@ static void sample_word(int id, bool defaults, uint64_t w[2])
 		case VGPU_OPK_RA: vgpu_set(w, VGPU_F_RA, 9); break;
 		case VGPU_OPK_RB: vgpu_set(w, VGPU_F_RB, 12); break;
 		case VGPU_OPK_RC: vgpu_set(w, VGPU_F_RC, VGPU_RZ); break;
-		case VGPU_OPK_IMM: vgpu_set(w, VGPU_F_IMM32, 0x87654321); break;
+		case VGPU_OPK_IMM:
+			vgpu_set(w, VGPU_F_IMM32, legal_imm(d, i, w, defaults));
+			break;
+		/* wide registers at the top of their range, or RZ ("_") */
+		case VGPU_OPK_RD2: vgpu_set(w, VGPU_F_RD, defaults ? VGPU_RZ : 253); break;
+		case VGPU_OPK_RC2: vgpu_set(w, VGPU_F_RC, defaults ? VGPU_RZ : 253); break;
+		case VGPU_OPK_RCN:
+			vgpu_set(w, VGPU_F_RC, defaults ? VGPU_RZ : 255 - coord_regs(w));
+			break;
+		case VGPU_OPK_SA: vgpu_set(w, VGPU_F_RA, defaults ? VGPU_RZ : 9); break;
+		case VGPU_OPK_SC: vgpu_set(w, VGPU_F_RC, defaults ? VGPU_RZ : 11); break;
+		case VGPU_OPK_SE: vgpu_set(w, VGPU_F_RE, defaults ? VGPU_RZ : 254); break;
+		case VGPU_OPK_GA: vgpu_set(w, VGPU_F_RA, defaults ? VGPU_RZ : 253); break;
+		case VGPU_OPK_GB: vgpu_set(w, VGPU_F_RB, defaults ? VGPU_RZ : 14); break;
+		case VGPU_OPK_GC: vgpu_set(w, VGPU_F_RC, defaults ? VGPU_RZ : 252); break;
 		case VGPU_OPK_FIMM: vgpu_set(w, VGPU_F_IMM32, 0x3fc00000); break;
 		case VGPU_OPK_BARID: vgpu_set(w, VGPU_F_BARID, dflt ? 0 : 15); break;
 		case VGPU_OPK_CNT: /* BAR.ARV cannot take count 0 */
@@ -215,6 +326,24 @@ TEST(round_trip_shows_non_defaults)
 	sample_word(VGPU_I_BRA, true, w);
 	CHECK_EQ(vgpu_disasm_insn(w, 0x100, text, sizeof(text)), 11);
 	CHECK_STR(text, "BRA 0x140 ;");
+	/* the new kinds: pairs and ranges at the top, the sink, [RZ] */
+	sample_word(VGPU_I_MBAR_ARRIVE_TX_I, false, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "@!P2 MBAR.ARRIVE.EXPECT_TX.RELAXED.CLUSTER R253, [R9], 0xfffff "
+			"$sched=3 $req=5 $wsb=6 ;");
+	sample_word(VGPU_I_MBAR_ARRIVE_TX_I, true, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "MBAR.ARRIVE.EXPECT_TX _, [RZ], 0x0 ;");
+	sample_word(VGPU_I_CP_TENSOR, false, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "@!P2 CP.ASYNC.BULK.TENSOR.5D [R9], [R14], R250, [R254] "
+			"$sched=3 $req=5 $wsb=6 ;");
+	sample_word(VGPU_I_MBAR_TRY_WAIT_PAR_RI, true, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "MBAR.TRY_WAIT.PARITY P6, [RZ], 0x0 ;");
+	sample_word(VGPU_I_CP_ASYNC, false, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "@!P2 CP.ASYNC.CG [R9], [R252], 0x10 $sched=3 $req=5 $wsb=6 ;");
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -261,6 +390,32 @@ static void fix_semantics(int id, uint64_t w[2])
 		case VGPU_OPK_RB:
 			if (vgpu_get(w, VGPU_F_RB) != VGPU_RZ)
 				vgpu_set(w, VGPU_F_RB, vgpu_get(w, VGPU_F_RB) % 250);
+			break;
+		case VGPU_OPK_RD2: /* 64-bit pairs end at R254, or are RZ */
+			if (vgpu_get(w, VGPU_F_RD) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RD, vgpu_get(w, VGPU_F_RD) % 254);
+			break;
+		case VGPU_OPK_RC2:
+		case VGPU_OPK_GC:
+			if (vgpu_get(w, VGPU_F_RC) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RC, vgpu_get(w, VGPU_F_RC) % 254);
+			break;
+		case VGPU_OPK_GA:
+			if (vgpu_get(w, VGPU_F_RA) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RA, vgpu_get(w, VGPU_F_RA) % 254);
+			break;
+		case VGPU_OPK_GB:
+			if (vgpu_get(w, VGPU_F_RB) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RB, vgpu_get(w, VGPU_F_RB) % 254);
+			break;
+		case VGPU_OPK_RCN: /* rank registers ending at R254, or RZ */
+			if (vgpu_get(w, VGPU_F_RC) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RC,
+					 vgpu_get(w, VGPU_F_RC) % (256 - coord_regs(w)));
+			break;
+		case VGPU_OPK_IMM:
+			vgpu_set(w, VGPU_F_IMM32,
+				 fold_imm(d, i, w, (uint32_t)vgpu_get(w, VGPU_F_IMM32)));
 			break;
 		}
 	}
@@ -351,6 +506,67 @@ TEST(disasm_word_forms)
 	REQUIRE(asm_one("@pt nop", w) == 0);
 	vgpu_disasm_insn(w, 0, text, sizeof(text));
 	CHECK_STR(text, "NOP ;");
+}
+
+/* Decodable words the assembler would refuse print as .word with why. */
+TEST(disasm_async_word_forms)
+{
+	static const struct {
+		const char *line;	/* a valid statement */
+		unsigned pos, width;	/* a field to break */
+		uint64_t val;
+		const char *why;	/* the comment of the .word */
+	} bad[] = {
+		{ "MBAR.INIT [R2], 0x20", VGPU_F_IMM32, 0,
+		  "// MBAR.INIT: arrival count 0 out of range (1..1048575)" },
+		{ "MBAR.ARRIVE R4, [R2], 1", VGPU_F_IMM32, 0x100000,
+		  "// MBAR.ARRIVE: arrival count 1048576 out of range (1..1048575)" },
+		{ "MBAR.ARRIVE.EXPECT_TX R4, [R2], 1", VGPU_F_IMM32, 0x100000,
+		  "// MBAR.ARRIVE.EXPECT_TX: tx-count 1048576 out of range (0..1048575)" },
+		{ "MBAR.COMPLETE_TX [R2], 1", VGPU_F_IMM32, 0xffffffff,
+		  "// MBAR.COMPLETE_TX: tx-count 4294967295 out of range (0..1048575)" },
+		{ "MBAR.TRY_WAIT.PARITY P0, [R2], 1", VGPU_F_IMM32, 3,
+		  "// MBAR.TRY_WAIT.PARITY: phase parity 3 is not 0 or 1" },
+		{ "CP.ASYNC [R6], [R8], 4", VGPU_F_IMM32, 2,
+		  "// CP.ASYNC: copy size 2 is not 4, 8 or 16" },
+		{ "CP.ASYNC.CG [R6], [R8], 16", VGPU_F_IMM32, 4,
+		  "// CP.ASYNC.CG copies 16 bytes only, not 4" },
+		{ "CP.ASYNC.BULK.GLOBAL [R8], [R6], 16", VGPU_F_IMM32, 8,
+		  "// CP.ASYNC.BULK.GLOBAL: bulk copy size 8 is not a multiple of 16 in 16..1048560" },
+		{ "CP.ASYNC.BULK.WAIT_GROUP.READ 1", VGPU_F_IMM32, 64,
+		  "// CP.ASYNC.BULK.WAIT_GROUP.READ: pending bulk group count 64 out of range (0..63)" },
+		{ "MAPA R1, R2, 1", VGPU_F_IMM32, 31,
+		  "// MAPA: CTA rank 31 out of range (0..15)" },
+		{ "MBAR.ARRIVE R4, [R2]", VGPU_F_RD, 254,
+		  "// MBAR.ARRIVE: 64-bit mbarrier state needs R254..R255, past R254" },
+		{ "CP.ASYNC.BULK [R6], [R8], R9, [R2]", VGPU_F_RC, 254,
+		  "// CP.ASYNC.BULK: 64-bit global address needs R254..R255, past R254" },
+		{ "CP.ASYNC.BULK.TENSOR.4D [R6], [R8], R10, [R2]", VGPU_F_RC, 252,
+		  "// CP.ASYNC.BULK.TENSOR: 4D tensor coordinates need R252..R255, past R254" },
+	};
+	char text[256];
+	uint64_t w[2];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		REQUIRE(asm_one(bad[i].line, w) == 0);
+		vgpu_field_set(w, bad[i].pos, bad[i].width, bad[i].val);
+		REQUIRE(vgpu_isa_decode(w) >= 0);
+		vgpu_disasm_insn(w, 0, text, sizeof(text));
+		CHECK(!strncmp(text, ".word 0x", 8));
+		CHECK_CONTAINS(text, bad[i].why);
+		CHECK(round_trip(w, 0, text, sizeof(text)));
+	}
+	/* the hint of try_wait is any 32-bit value; the sink prints as "_",
+	 * an RZ token source as RZ */
+	REQUIRE(asm_one("MBAR.TRY_WAIT.PARITY P0, [R2], R3, 0xffffffff", w) == 0);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "MBAR.TRY_WAIT.PARITY P0, [R2], R3, 0xffffffff ;");
+	REQUIRE(asm_one("@!P1 MBAR.ARRIVE_DROP.EXPECT_TX.RELAXED.CLUSTER RZ, [RZ], 0x0 $sched=1", w) == 0);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "@!P1 MBAR.ARRIVE_DROP.EXPECT_TX.RELAXED.CLUSTER _, [RZ], 0x0 $sched=1 ;");
+	REQUIRE(asm_one("MBAR.PENDING_COUNT RZ, RZ", w) == 0);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	CHECK_STR(text, "MBAR.PENDING_COUNT RZ, RZ ;");
 }
 
 /* ---- (b) the seed's examples ---- */
@@ -670,6 +886,274 @@ TEST(operands_encode)
 	CHECK_EQ(vgpu_isa_decode(w), VGPU_I_VOTE_BALLOT);
 }
 
+/* ---- (b2) mbarrier, asynchronous copies and clusters (issue 3) ---- */
+
+/* Assemble @line, expect row @id, and expect the disassembly @text. */
+static void expect_row(const char *line, int id, const char *text,
+		       uint64_t w[2])
+{
+	char buf[256];
+
+	w[0] = w[1] = 0;
+	if (asm_one(line, w)) {
+		TH_FAIL("%s: %s", line, errbuf);
+		return;
+	}
+	if (vgpu_isa_decode(w) != id)
+		TH_FAIL("%s: row %d, expected %d (%s)", line, vgpu_isa_decode(w),
+			id, vgpu_isa_table[id].mnemonic);
+	vgpu_disasm_insn(w, 0, buf, sizeof(buf));
+	CHECK_STR(buf, text);
+}
+
+TEST(async_issue_examples_encode)
+{
+	uint64_t w[2];
+
+	/* section 5's spellings, field by field */
+	expect_row("MBAR.ARRIVE.EXPECT_TX R4, [R2], R5 ;", VGPU_I_MBAR_ARRIVE_TX_R,
+		   "MBAR.ARRIVE.EXPECT_TX R4, [R2], R5 ;", w);
+	CHECK_EQ(field(w, VGPU_F_OPTYPE), 0x52);
+	CHECK_EQ(field(w, VGPU_F_STYPE), VGPU_ST_R);
+	CHECK_EQ(field(w, 80, 2), VGPU_MOD_ARVKIND_EXPECT_TX);
+	CHECK_EQ(field(w, VGPU_F_PG), VGPU_PT);
+	CHECK_EQ(field(w, VGPU_F_RD), 4);
+	CHECK_EQ(field(w, VGPU_F_RA), 2);
+	CHECK_EQ(field(w, VGPU_F_RB), 5);
+	CHECK_EQ(field(w, 87, 3), 0); /* .RELEASE.CTA */
+	CHECK_EQ(w[0], 0x0000000502047252ull);
+	CHECK_EQ(w[1], 0x0000000000010000ull);
+
+	expect_row("MBAR.TRY_WAIT.PARITY P1, [R2], R3, 0x989680 ;",
+		   VGPU_I_MBAR_TRY_WAIT_PAR_I,
+		   "MBAR.TRY_WAIT.PARITY P1, [R2], R3, 0x989680 ;", w);
+	CHECK_EQ(field(w, VGPU_F_OPTYPE), 0x57);
+	CHECK_EQ(field(w, VGPU_F_STYPE), VGPU_ST_I);
+	CHECK_EQ(field(w, 80, 1), VGPU_MOD_WAITKIND_PARITY);
+	CHECK_EQ(field(w, VGPU_F_PU), 1);
+	CHECK_EQ(field(w, VGPU_F_RA), 2);
+	CHECK_EQ(field(w, VGPU_F_RC), 3);
+	CHECK_EQ(field(w, VGPU_F_IMM32), 10000000); /* ns: the suspend hint */
+	CHECK_EQ(field(w, VGPU_F_RD), 0);
+
+	expect_row("CP.ASYNC.BULK [R6], [R8], R9, [R2] ;", VGPU_I_CP_BULK_R,
+		   "CP.ASYNC.BULK [R6], [R8], R9, [R2] ;", w);
+	CHECK_EQ(field(w, VGPU_F_OPTYPE), 0x73);
+	CHECK_EQ(field(w, VGPU_F_STYPE), VGPU_ST_R);
+	CHECK_EQ(field(w, VGPU_F_RA), 6); /* shared destination */
+	CHECK_EQ(field(w, VGPU_F_RC), 8); /* global source R8:R9 */
+	CHECK_EQ(field(w, VGPU_F_RB), 9); /* size */
+	CHECK_EQ(field(w, VGPU_F_RE), 2); /* mbarrier */
+	CHECK_EQ(w[0], 0x0000000906007273ull);
+	CHECK_EQ(w[1], 0x0000000000000208ull);
+
+	/* the sink: rd = RZ, and "_" again in the disassembly */
+	expect_row("MBAR.ARRIVE _, [R2] ;", VGPU_I_MBAR_ARRIVE_X,
+		   "MBAR.ARRIVE _, [R2] ;", w);
+	CHECK_EQ(field(w, VGPU_F_RD), VGPU_RZ);
+	CHECK_EQ(field(w, VGPU_F_RA), 2);
+	CHECK_EQ(field(w, VGPU_F_STYPE), VGPU_ST_X);
+	expect_row("MBAR.ARRIVE RZ, [R2]", VGPU_I_MBAR_ARRIVE_X,
+		   "MBAR.ARRIVE _, [R2] ;", w);
+	expect_row("MBAR.ARRIVE_DROP.NOCOMPLETE _, [RZ], 0x1", VGPU_I_MBAR_DROP_NC_I,
+		   "MBAR.ARRIVE_DROP.NOCOMPLETE _, [RZ], 0x1 ;", w);
+	CHECK_EQ(field(w, VGPU_F_RA), VGPU_RZ);
+}
+
+TEST(async_rows_chosen)
+{
+	static const struct {
+		const char *line;
+		int id;
+		const char *text; /* canonical disassembly */
+	} rows[] = {
+		{ "MBAR.INIT [R2], R3", VGPU_I_MBAR_INIT_R, "MBAR.INIT [R2], R3 ;" },
+		{ "MBAR.INIT [R2], 12", VGPU_I_MBAR_INIT_I, "MBAR.INIT [R2], 0xc ;" },
+		{ "MBAR.INVAL [R2]", VGPU_I_MBAR_INVAL, "MBAR.INVAL [R2] ;" },
+		{ "MBAR.ARRIVE R4, [R2]", VGPU_I_MBAR_ARRIVE_X, "MBAR.ARRIVE R4, [R2] ;" },
+		{ "MBAR.ARRIVE R4, [R2], R7", VGPU_I_MBAR_ARRIVE_R,
+		  "MBAR.ARRIVE R4, [R2], R7 ;" },
+		{ "MBAR.ARRIVE R4, [R2], 4", VGPU_I_MBAR_ARRIVE_I,
+		  "MBAR.ARRIVE R4, [R2], 0x4 ;" },
+		{ "MBAR.ARRIVE.EXPECT_TX _, [R2], 0x3000", VGPU_I_MBAR_ARRIVE_TX_I,
+		  "MBAR.ARRIVE.EXPECT_TX _, [R2], 0x3000 ;" },
+		{ "MBAR.ARRIVE.NOCOMPLETE R4, [R2], R5", VGPU_I_MBAR_ARRIVE_NC_R,
+		  "MBAR.ARRIVE.NOCOMPLETE R4, [R2], R5 ;" },
+		{ "MBAR.ARRIVE.NOCOMPLETE R4, [R2], 2", VGPU_I_MBAR_ARRIVE_NC_I,
+		  "MBAR.ARRIVE.NOCOMPLETE R4, [R2], 0x2 ;" },
+		{ "MBAR.ARRIVE_DROP _, [R2]", VGPU_I_MBAR_DROP_X,
+		  "MBAR.ARRIVE_DROP _, [R2] ;" },
+		{ "MBAR.ARRIVE_DROP R4, [R2], R5", VGPU_I_MBAR_DROP_R,
+		  "MBAR.ARRIVE_DROP R4, [R2], R5 ;" },
+		{ "MBAR.ARRIVE_DROP R4, [R2], 1", VGPU_I_MBAR_DROP_I,
+		  "MBAR.ARRIVE_DROP R4, [R2], 0x1 ;" },
+		{ "MBAR.ARRIVE_DROP.EXPECT_TX R4, [R2], R5", VGPU_I_MBAR_DROP_TX_R,
+		  "MBAR.ARRIVE_DROP.EXPECT_TX R4, [R2], R5 ;" },
+		{ "MBAR.ARRIVE_DROP.EXPECT_TX R4, [R2], 0", VGPU_I_MBAR_DROP_TX_I,
+		  "MBAR.ARRIVE_DROP.EXPECT_TX R4, [R2], 0x0 ;" },
+		{ "MBAR.ARRIVE_DROP.NOCOMPLETE R4, [R2], R5", VGPU_I_MBAR_DROP_NC_R,
+		  "MBAR.ARRIVE_DROP.NOCOMPLETE R4, [R2], R5 ;" },
+		{ "MBAR.EXPECT_TX [R2], R5", VGPU_I_MBAR_EXPECT_TX_R,
+		  "MBAR.EXPECT_TX [R2], R5 ;" },
+		{ "MBAR.EXPECT_TX [R2], 512", VGPU_I_MBAR_EXPECT_TX_I,
+		  "MBAR.EXPECT_TX [R2], 0x200 ;" },
+		{ "MBAR.COMPLETE_TX [R2], R5", VGPU_I_MBAR_COMPLETE_TX_R,
+		  "MBAR.COMPLETE_TX [R2], R5 ;" },
+		{ "MBAR.COMPLETE_TX [R2], 32", VGPU_I_MBAR_COMPLETE_TX_I,
+		  "MBAR.COMPLETE_TX [R2], 0x20 ;" },
+		{ "MBAR.TEST_WAIT P0, [R2], R4", VGPU_I_MBAR_TEST_WAIT,
+		  "MBAR.TEST_WAIT P0, [R2], R4 ;" },
+		{ "MBAR.TEST_WAIT.PARITY P0, [R2], R3", VGPU_I_MBAR_TEST_WAIT_PAR_R,
+		  "MBAR.TEST_WAIT.PARITY P0, [R2], R3 ;" },
+		{ "MBAR.TEST_WAIT.PARITY P0, [R2], 1", VGPU_I_MBAR_TEST_WAIT_PAR_I,
+		  "MBAR.TEST_WAIT.PARITY P0, [R2], 0x1 ;" },
+		{ "MBAR.TRY_WAIT P0, [R2], R4", VGPU_I_MBAR_TRY_WAIT_X,
+		  "MBAR.TRY_WAIT P0, [R2], R4 ;" },
+		{ "MBAR.TRY_WAIT P0, [R2], R4, R6", VGPU_I_MBAR_TRY_WAIT_R,
+		  "MBAR.TRY_WAIT P0, [R2], R4, R6 ;" },
+		{ "MBAR.TRY_WAIT P0, [R2], R4, 1000", VGPU_I_MBAR_TRY_WAIT_I,
+		  "MBAR.TRY_WAIT P0, [R2], R4, 0x3e8 ;" },
+		{ "MBAR.TRY_WAIT.PARITY P0, [R2], R3", VGPU_I_MBAR_TRY_WAIT_PAR_X,
+		  "MBAR.TRY_WAIT.PARITY P0, [R2], R3 ;" },
+		{ "MBAR.TRY_WAIT.PARITY P0, [R2], R3, R6", VGPU_I_MBAR_TRY_WAIT_PAR_R,
+		  "MBAR.TRY_WAIT.PARITY P0, [R2], R3, R6 ;" },
+		{ "MBAR.TRY_WAIT.PARITY P0, [R2], 0", VGPU_I_MBAR_TRY_WAIT_PAR_RI,
+		  "MBAR.TRY_WAIT.PARITY P0, [R2], 0x0 ;" },
+		{ "MBAR.PENDING_COUNT R1, R4", VGPU_I_MBAR_PENDING_COUNT,
+		  "MBAR.PENDING_COUNT R1, R4 ;" },
+		{ "CP.ASYNC [R6], [R8], 4", VGPU_I_CP_ASYNC, "CP.ASYNC [R6], [R8], 0x4 ;" },
+		{ "CP.ASYNC.CA [R6], [R8], 8", VGPU_I_CP_ASYNC, "CP.ASYNC [R6], [R8], 0x8 ;" },
+		{ "CP.ASYNC.MBARRIER.ARRIVE [R2]", VGPU_I_CP_ASYNC_MBAR_ARRIVE,
+		  "CP.ASYNC.MBARRIER.ARRIVE [R2] ;" },
+		{ "CP.ASYNC.WAIT_ALL", VGPU_I_CP_ASYNC_WAIT_ALL, "CP.ASYNC.WAIT_ALL ;" },
+		{ "CP.ASYNC.BULK [R6], [R8], 0x1000, [R2]", VGPU_I_CP_BULK_I,
+		  "CP.ASYNC.BULK [R6], [R8], 0x1000, [R2] ;" },
+		{ "CP.ASYNC.BULK.GLOBAL [R8], [R6], R9", VGPU_I_CP_BULK_STORE_R,
+		  "CP.ASYNC.BULK.GLOBAL [R8], [R6], R9 ;" },
+		{ "CP.ASYNC.BULK.GLOBAL [R8], [R6], 16", VGPU_I_CP_BULK_STORE_I,
+		  "CP.ASYNC.BULK.GLOBAL [R8], [R6], 0x10 ;" },
+		{ "CP.ASYNC.BULK.COMMIT_GROUP", VGPU_I_CP_BULK_COMMIT,
+		  "CP.ASYNC.BULK.COMMIT_GROUP ;" },
+		{ "CP.ASYNC.BULK.WAIT_GROUP 0", VGPU_I_CP_BULK_WAIT,
+		  "CP.ASYNC.BULK.WAIT_GROUP 0x0 ;" },
+		{ "CP.ASYNC.BULK.WAIT_GROUP.READ 63", VGPU_I_CP_BULK_WAIT_READ,
+		  "CP.ASYNC.BULK.WAIT_GROUP.READ 0x3f ;" },
+		{ "MAPA R1, R2, R3", VGPU_I_MAPA_R, "MAPA R1, R2, R3 ;" },
+		{ "MAPA R1, R2, 0", VGPU_I_MAPA_I, "MAPA R1, R2, 0x0 ;" },
+		{ "BAR.CLUSTER.ARRIVE", VGPU_I_BAR_CLUSTER_ARRIVE, "BAR.CLUSTER.ARRIVE ;" },
+		{ "BAR.CLUSTER.WAIT", VGPU_I_BAR_CLUSTER_WAIT, "BAR.CLUSTER.WAIT ;" },
+		{ "mbar.try_wait.parity.relaxed.cluster p3, [r2], r3",
+		  VGPU_I_MBAR_TRY_WAIT_PAR_X,
+		  "MBAR.TRY_WAIT.PARITY.RELAXED.CLUSTER P3, [R2], R3 ;" },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint64_t w[2];
+
+		expect_row(rows[i].line, rows[i].id, rows[i].text, w);
+	}
+}
+
+/* Modifier groups land at their bit positions (uapi/vgpu_isa_table.h). */
+TEST(async_modifiers_encode)
+{
+	static const struct {
+		const char *line;
+		unsigned pos, width, val; /* one group */
+		int pos2, val2;		  /* and a second, or -1 */
+	} mods[] = {
+		/* MSEMA 87..88, MSCOPE 89 */
+		{ "MBAR.ARRIVE.RELAXED.CLUSTER _, [R2], 0x4", 87, 2, 1, 89, 1 },
+		{ "MBAR.ARRIVE.RELEASE.CTA R4, [R2]", 87, 2, 0, 89, 0 },
+		{ "MBAR.ARRIVE.CLUSTER _, [R2]", 87, 2, 0, 89, 1 },
+		{ "MBAR.ARRIVE.RELAXED R4, [R2]", 87, 2, 1, 89, 0 },
+		{ "MBAR.ARRIVE.EXPECT_TX.RELAXED.CLUSTER _, [R2], R5", 80, 2, 1, 89, 1 },
+		{ "MBAR.ARRIVE_DROP.NOCOMPLETE.RELEASE.CTA R4, [R2], R5", 80, 2, 2, 89, 0 },
+		{ "MBAR.ARRIVE_DROP.EXPECT_TX.RELAXED.CLUSTER R4, [R2], 0x10", 87, 2, 1, 89, 1 },
+		/* MSEMW 87..88 */
+		{ "MBAR.TRY_WAIT.RELAXED.CLUSTER P0, [R2], R4", 87, 2, 1, 89, 1 },
+		{ "MBAR.TEST_WAIT.ACQUIRE.CTA P0, [R2], R4", 87, 2, 0, 89, 0 },
+		{ "MBAR.TRY_WAIT.PARITY.ACQUIRE.CLUSTER P0, [R2], 0x0", 80, 1, 1, 89, 1 },
+		/* MSEMX: .RELAXED only */
+		{ "MBAR.EXPECT_TX.RELAXED.CLUSTER [R2], 0x200", 87, 2, 0, 89, 1 },
+		{ "MBAR.COMPLETE_TX.RELAXED.CTA [R2], R3", 87, 2, 0, 89, 0 },
+		/* fixed groups at bit 80 */
+		{ "BAR.CLUSTER.ARRIVE.RELAXED", 80, 1, 0, 87, 1 },
+		{ "BAR.CLUSTER.ARRIVE.RELEASE", 80, 1, 0, 87, 0 },
+		{ "BAR.CLUSTER.WAIT.ACQUIRE", 80, 1, 1, 87, 0 },
+		{ "CP.ASYNC.CG [R1], [R2], 0x10", 80, 1, 1, -1, 0 },
+		{ "CP.ASYNC.CA [R1], [R2], 0x4", 80, 1, 0, -1, 0 },
+		{ "CP.ASYNC.MBARRIER.ARRIVE.NOINC [R2]", 80, 1, 1, -1, 0 },
+		{ "CP.ASYNC.MBARRIER.ARRIVE [R2]", 80, 1, 0, -1, 0 },
+		{ "CP.ASYNC.BULK.WAIT_GROUP.READ 0x0", 80, 1, 1, -1, 0 },
+		{ "CP.ASYNC.BULK.TENSOR.1D [R6], [R8], R10, [R2]", 80, 3, 0, -1, 0 },
+		{ "CP.ASYNC.BULK.TENSOR.3D [R6], [R8], R10, [R2]", 80, 3, 2, -1, 0 },
+		{ "CP.ASYNC.BULK.TENSOR.GLOBAL.5D [R8], R10, [R6]", 80, 3, 4, -1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		char text[256];
+		uint64_t w[2];
+
+		if (asm_one(mods[i].line, w)) {
+			TH_FAIL("%s: %s", mods[i].line, errbuf);
+			continue;
+		}
+		check_field(mods[i].line, "group", w, mods[i].pos, mods[i].width,
+			    (int)mods[i].val);
+		if (mods[i].pos2 >= 0)
+			check_field(mods[i].line, "second group", w,
+				    (unsigned)mods[i].pos2,
+				    mods[i].pos2 == 89 ? 1 : 2, mods[i].val2);
+		/* and the word reads back: no stray bits, canonical text */
+		CHECK(round_trip(w, 0, text, sizeof(text)));
+	}
+}
+
+TEST(async_tensor_forms)
+{
+	uint64_t w[2];
+
+	expect_row("CP.ASYNC.BULK.TENSOR.2D [R6], [R8], R10, [R2] ;",
+		   VGPU_I_CP_TENSOR, "CP.ASYNC.BULK.TENSOR.2D [R6], [R8], R10, [R2] ;",
+		   w);
+	CHECK_EQ(field(w, VGPU_F_OPTYPE), 0x77);
+	CHECK_EQ(field(w, VGPU_F_RA), 6);  /* shared destination */
+	CHECK_EQ(field(w, VGPU_F_RB), 8);  /* tensor map R8:R9 */
+	CHECK_EQ(field(w, VGPU_F_RC), 10); /* coordinates R10, R11 */
+	CHECK_EQ(field(w, VGPU_F_RE), 2);  /* mbarrier */
+	CHECK_EQ(vgpu_isa_mod(w, VGPU_MG_TDIM), VGPU_MOD_TDIM_2D);
+	expect_row("CP.ASYNC.BULK.TENSOR.GLOBAL.2D [R8], R10, [R6] ;",
+		   VGPU_I_CP_TENSOR_STORE,
+		   "CP.ASYNC.BULK.TENSOR.GLOBAL.2D [R8], R10, [R6] ;", w);
+	CHECK_EQ(field(w, VGPU_F_OPTYPE), 0x78);
+	CHECK_EQ(field(w, VGPU_F_RB), 8);
+	CHECK_EQ(field(w, VGPU_F_RC), 10);
+	CHECK_EQ(field(w, VGPU_F_RA), 6);
+	CHECK_EQ(field(w, VGPU_F_RE), 0);
+	/* ranges that end exactly at R254, and RZ (all coordinates zero) */
+	REQUIRE(asm_one("CP.ASYNC.BULK.TENSOR.1D [R6], [R8], R254, [R2]", w) == 0);
+	REQUIRE(asm_one("CP.ASYNC.BULK.TENSOR.2D [R6], [R8], R253, [R2]", w) == 0);
+	REQUIRE(asm_one("CP.ASYNC.BULK.TENSOR.5D [R6], [R8], R250, [R2]", w) == 0);
+	REQUIRE(asm_one("CP.ASYNC.BULK.TENSOR.GLOBAL.4D [R8], R251, [R6]", w) == 0);
+	REQUIRE(asm_one("CP.ASYNC.BULK.TENSOR.5D [R6], [R8], RZ, [R2]", w) == 0);
+	CHECK_EQ(field(w, VGPU_F_RC), VGPU_RZ);
+	/* ... and past it */
+	expect_errors("CP.ASYNC.BULK.TENSOR.2D [R6], [R8], R254, [R2] ;",
+		      "t.s:1:37: error: 2D tensor coordinates need R254..R255, past R254\n");
+	expect_errors("CP.ASYNC.BULK.TENSOR.GLOBAL.2D [R8], R254, [R6]",
+		      "t.s:1:38: error: 2D tensor coordinates need R254..R255, past R254\n");
+	expect_errors("CP.ASYNC.BULK.TENSOR.5D [R6], [R8], R251, [R2]",
+		      "t.s:1:37: error: 5D tensor coordinates need R251..R255, past R254\n");
+	expect_errors("CP.ASYNC.BULK.TENSOR.GLOBAL.3D [R8], R253, [R6]",
+		      "t.s:1:38: error: 3D tensor coordinates need R253..R255, past R254\n");
+	/* the rank is required */
+	expect_errors("CP.ASYNC.BULK.TENSOR [R6], [R8], R10, [R2]",
+		      "t.s:1:1: error: missing required modifier for CP.ASYNC.BULK.TENSOR (one of .1D, .2D, .3D, .4D, .5D)\n");
+	expect_errors("CP.ASYNC.BULK.TENSOR.6D [R6], [R8], R10, [R2]",
+		      "t.s:1:21: error: unknown modifier '.6D' for CP.ASYNC.BULK.TENSOR\n");
+}
+
 /* ---- (c) diagnostics ---- */
 
 TEST(error_unknown_mnemonic)
@@ -793,6 +1277,125 @@ TEST(error_immediates)
 	expect_errors("LDS R1, [R2-0x800001]",
 		      "t.s:1:9: error: memory offset -0x800001 out of range (-0x800000..0x7fffff)\n");
 	expect_errors("LDP R1, [nosuch]", "t.s:1:10: error: unknown symbol 'nosuch'\n");
+}
+
+/* Every diagnostic of the mbarrier, async-copy and cluster operands. */
+TEST(error_async_operands)
+{
+	/* register-only addresses */
+	expect_errors("MBAR.INIT [R2+0x8], 0x20",
+		      "t.s:1:14: error: MBAR and CP.ASYNC address operands take no offset; add it with IADD\n");
+	expect_errors("MBAR.ARRIVE _, [R2-4], 1",
+		      "t.s:1:19: error: MBAR and CP.ASYNC address operands take no offset; add it with IADD\n");
+	expect_errors("MBAR.INVAL [0x40]",
+		      "t.s:1:13: error: MBAR and CP.ASYNC address operands take no offset; add it with IADD\n");
+	expect_errors(".shared bar, 8\nMBAR.INIT [bar], 1",
+		      "t.s:2:12: error: MBAR and CP.ASYNC address operands take no offset; add it with IADD\n");
+	expect_errors("CP.ASYNC.BULK [R6], [R8+16], R9, [R2]",
+		      "t.s:1:24: error: MBAR and CP.ASYNC address operands take no offset; add it with IADD\n");
+	expect_errors("CP.ASYNC.BULK.TENSOR.1D [R6], [R8], R10, [R2+8]",
+		      "t.s:1:45: error: MBAR and CP.ASYNC address operands take no offset; add it with IADD\n");
+	/* 64-bit pairs */
+	expect_errors("MBAR.ARRIVE R254, [R2]",
+		      "t.s:1:13: error: 64-bit mbarrier state needs R254..R255, past R254\n");
+	expect_errors("MBAR.TEST_WAIT P0, [R2], R254",
+		      "t.s:1:26: error: 64-bit mbarrier state needs R254..R255, past R254\n");
+	expect_errors("MBAR.PENDING_COUNT R1, R254",
+		      "t.s:1:24: error: 64-bit mbarrier state needs R254..R255, past R254\n");
+	expect_errors("CP.ASYNC [R6], [R254], 0x4",
+		      "t.s:1:16: error: 64-bit global address needs R254..R255, past R254\n");
+	expect_errors("CP.ASYNC.BULK.GLOBAL [R254], [R6], 0x10",
+		      "t.s:1:22: error: 64-bit global address needs R254..R255, past R254\n");
+	expect_errors("CP.ASYNC.BULK.TENSOR.1D [R6], [R254], R10, [R2]",
+		      "t.s:1:31: error: 64-bit global address needs R254..R255, past R254\n");
+	/* immediates: counts, tx-counts, parities, sizes, groups, ranks */
+	expect_errors("MBAR.INIT [R2], 0x0",
+		      "t.s:1:17: error: arrival count 0 out of range (1..1048575)\n");
+	expect_errors("MBAR.INIT [R2], 0x100000",
+		      "t.s:1:17: error: arrival count 1048576 out of range (1..1048575)\n");
+	expect_errors("MBAR.ARRIVE R4, [R2], 0",
+		      "t.s:1:23: error: arrival count 0 out of range (1..1048575)\n");
+	expect_errors("MBAR.ARRIVE.NOCOMPLETE R4, [R2], 0x100000",
+		      "t.s:1:34: error: arrival count 1048576 out of range (1..1048575)\n");
+	expect_errors("MBAR.ARRIVE_DROP _, [R2], -1",
+		      "t.s:1:27: error: arrival count 4294967295 out of range (1..1048575)\n");
+	expect_errors("MBAR.ARRIVE_DROP.NOCOMPLETE _, [R2], 0",
+		      "t.s:1:38: error: arrival count 0 out of range (1..1048575)\n");
+	expect_errors("MBAR.ARRIVE.EXPECT_TX _, [R2], 0x100000",
+		      "t.s:1:32: error: tx-count 1048576 out of range (0..1048575)\n");
+	expect_errors("MBAR.ARRIVE_DROP.EXPECT_TX _, [R2], 0x100000",
+		      "t.s:1:37: error: tx-count 1048576 out of range (0..1048575)\n");
+	expect_errors("MBAR.EXPECT_TX [R2], 0x100000",
+		      "t.s:1:22: error: tx-count 1048576 out of range (0..1048575)\n");
+	expect_errors("MBAR.COMPLETE_TX [R2], -1",
+		      "t.s:1:24: error: tx-count 4294967295 out of range (0..1048575)\n");
+	expect_errors("MBAR.TEST_WAIT.PARITY P0, [R2], 2",
+		      "t.s:1:33: error: phase parity 2 is not 0 or 1\n");
+	expect_errors("MBAR.TRY_WAIT.PARITY P0, [R2], 0x2",
+		      "t.s:1:32: error: phase parity 2 is not 0 or 1\n");
+	expect_errors("CP.ASYNC [R6], [R8], 12",
+		      "t.s:1:22: error: copy size 12 is not 4, 8 or 16\n");
+	expect_errors("CP.ASYNC.CA [R6], [R8], 0",
+		      "t.s:1:25: error: copy size 0 is not 4, 8 or 16\n");
+	expect_errors("CP.ASYNC.CG [R6], [R8], 8",
+		      "t.s:1:25: error: CP.ASYNC.CG copies 16 bytes only, not 8\n");
+	expect_errors("CP.ASYNC.BULK [R6], [R8], 0x18, [R2]",
+		      "t.s:1:27: error: bulk copy size 24 is not a multiple of 16 in 16..1048560\n");
+	expect_errors("CP.ASYNC.BULK [R6], [R8], 0, [R2]",
+		      "t.s:1:27: error: bulk copy size 0 is not a multiple of 16 in 16..1048560\n");
+	expect_errors("CP.ASYNC.BULK.GLOBAL [R8], [R6], 0x100000",
+		      "t.s:1:34: error: bulk copy size 1048576 is not a multiple of 16 in 16..1048560\n");
+	expect_errors("CP.ASYNC.BULK.WAIT_GROUP 64",
+		      "t.s:1:26: error: pending bulk group count 64 out of range (0..63)\n");
+	expect_errors("CP.ASYNC.BULK.WAIT_GROUP.READ -1",
+		      "t.s:1:31: error: pending bulk group count 4294967295 out of range (0..63)\n");
+	expect_errors("MAPA R1, R2, 16",
+		      "t.s:1:14: error: CTA rank 16 out of range (0..15)\n");
+	/* forms that have no row */
+	expect_errors("MBAR.ARRIVE.NOCOMPLETE R4, [R2]",
+		      "t.s:1:1: error: MBAR.ARRIVE.NOCOMPLETE does not take (GPR, memory); "
+		      "accepted forms: (GPR pair, [GPR], GPR), (GPR pair, [GPR], Imm32)\n");
+	expect_errors("MBAR.TRY_WAIT.PARITY P1, [R2], 0x0, 0x989680",
+		      "t.s:1:1: error: MBAR.TRY_WAIT.PARITY does not take (predicate, memory, immediate, immediate); "
+		      "accepted forms: (predicate, [GPR], GPR), (predicate, [GPR], GPR, GPR), "
+		      "(predicate, [GPR], GPR, Imm32), (predicate, [GPR], Imm32)\n");
+	expect_errors("CP.ASYNC.BULK R6, [R8], R9, [R2]",
+		      "t.s:1:1: error: CP.ASYNC.BULK does not take (GPR, memory, GPR, memory); "
+		      "accepted forms: ([GPR], [GPR pair], GPR, [GPR]), ([GPR], [GPR pair], Imm32, [GPR])\n");
+	/* modifiers: qualifiers in PTX order, each group once */
+	expect_errors("MBAR.ARRIVE.CLUSTER.RELAXED _, [R2]",
+		      "t.s:1:20: error: modifier '.RELAXED' out of order for MBAR.ARRIVE "
+		      "(order: [.RELEASE|.RELAXED] [.CTA|.CLUSTER])\n");
+	expect_errors("MBAR.ARRIVE.RELAXED.CTA.CLUSTER _, [R2]",
+		      "t.s:1:24: error: unknown modifier '.CLUSTER' for MBAR.ARRIVE\n");
+	expect_errors("MBAR.TRY_WAIT.RELEASE P0, [R2], R4",
+		      "t.s:1:14: error: unknown modifier '.RELEASE' for MBAR.TRY_WAIT\n");
+	expect_errors("MBAR.EXPECT_TX.RELEASE [R2], 0x10",
+		      "t.s:1:15: error: unknown modifier '.RELEASE' for MBAR.EXPECT_TX\n");
+	expect_errors("MBAR.INIT.CLUSTER [R2], 0x10",
+		      "t.s:1:10: error: unknown modifier '.CLUSTER' for MBAR.INIT\n");
+}
+
+/* "_" is the sink of a 64-bit state destination and nothing else. */
+TEST(error_sink)
+{
+	expect_errors("MOV _, R1",
+		      "t.s:1:5: error: the sink '_' is only allowed as the state destination of "
+		      "MBAR.ARRIVE and MBAR.ARRIVE_DROP, not as a destination register\n");
+	expect_errors("MBAR.PENDING_COUNT _, R4",
+		      "t.s:1:20: error: the sink '_' is only allowed as the state destination of "
+		      "MBAR.ARRIVE and MBAR.ARRIVE_DROP, not as a destination register\n");
+	expect_errors("MBAR.TEST_WAIT P0, [R2], _",
+		      "t.s:1:26: error: the sink '_' is only allowed as the state destination of "
+		      "MBAR.ARRIVE and MBAR.ARRIVE_DROP, not as a 64-bit mbarrier state\n");
+	expect_errors("MBAR.INIT [_], 1",
+		      "t.s:1:12: error: memory base must be a GPR, not '_'\n");
+	expect_errors("_: NOP", "t.s:1:1: error: '_' is a sink operand, not a valid label\n");
+	expect_errors(".equ _, 1\nNOP",
+		      "t.s:1:6: error: '_' is a sink operand, not a valid symbol name\n");
+	expect_errors("MOV R1, _",
+		      "t.s:1:9: error: the sink '_' is only allowed as the state destination of "
+		      "MBAR.ARRIVE and MBAR.ARRIVE_DROP, not as a register\n");
 }
 
 TEST(error_special_registers)
@@ -1313,6 +1916,42 @@ static bool same_files(const char *a, const char *b)
 	free(x);
 	free(y);
 	return same;
+}
+
+/* Every ```vgpu block of docs/ptx-mapping.md assembles. */
+TEST(ptx_mapping_examples_assemble)
+{
+	char path[PATH_MAX + 64];
+	size_t len;
+	uint8_t *doc;
+	char *p;
+	int blocks = 0;
+
+	REQUIRE(find_bindir());
+	snprintf(path, sizeof(path), "%s/../../docs/ptx-mapping.md", bindir);
+	doc = slurp(path, &len);
+	REQUIRE(doc);
+	doc = realloc(doc, len + 1);
+	REQUIRE(doc);
+	doc[len] = 0;
+	for (p = (char *)doc; (p = strstr(p, "```vgpu\n")); blocks++) {
+		char *src = p + 8, *end = strstr(src, "```");
+		struct vgpu_object o;
+		int line = 1;
+
+		REQUIRE(end);
+		*end = 0;
+		for (char *q = (char *)doc; q < src; q++)
+			line += *q == '\n';
+		if (assemble(src, &o))
+			TH_FAIL("docs/ptx-mapping.md block at line %d:\n%s", line,
+				errbuf);
+		else
+			vgpu_object_fini(&o);
+		p = end + 3;
+	}
+	CHECK(blocks >= 20);
+	free(doc);
 }
 
 TEST(tools_round_trip)

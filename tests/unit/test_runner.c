@@ -3,7 +3,9 @@
  * vgpu-run, end to end: write small kernels to a temporary directory, run
  * build/bin/vgpu-run on them and compare stdout, stderr and exit status.
  * The runner is found next to this binary: BUILD/tests/test_runner runs
- * BUILD/bin/vgpu-run.
+ * BUILD/bin/vgpu-run.  Clusters, the sanitizer switch, the copy-engine
+ * timing and tensor maps: usage errors, descriptor words and parameter
+ * order check the runner alone; launch_options_reach_the_core runs them.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 
 #include "harness.h"
 #include "vgpu_asm.h"
+#include "vgpu_hw.h"
 
 static char runner[PATH_MAX];
 static char tmpdir[PATH_MAX];
@@ -174,6 +177,12 @@ TEST(help_exits_0)
 	CHECK_EQ(r.status, 0);
 	CHECK_CONTAINS(r.out, "usage: vgpu-run");
 	CHECK_CONTAINS(r.out, "--buffer NAME:BYTES[:FILE]");
+	CHECK_CONTAINS(r.out, "--cluster X[,Y[,Z]]");
+	CHECK_CONTAINS(r.out, "--no-sanitize");
+	CHECK_CONTAINS(r.out, "--tma-latency N");
+	CHECK_CONTAINS(r.out, "--tma-bandwidth N");
+	CHECK_CONTAINS(r.out, "--tensor-map NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]");
+	CHECK_CONTAINS(r.out, "in the order the --buffer and --tensor-map options are given");
 }
 
 TEST(usage_errors_exit_2)
@@ -215,6 +224,339 @@ TEST(usage_errors_exit_2)
 		CHECK_CONTAINS(r.err, "vgpu-run");
 		CHECK_STR(r.out, "");
 	}
+}
+
+/* Malformed --cluster, --tma-* and --tensor-map values: exit 2, the why. */
+TEST(new_option_usage_errors_exit_2)
+{
+	static const struct {
+		const char *args, *why;
+	} bad[] = {
+		{ "--cluster 0 k.vgs", "--cluster: invalid dimensions '0'" },
+		{ "--cluster 1,0 k.vgs", "--cluster: invalid dimensions '1,0'" },
+		{ "--cluster two k.vgs", "--cluster: invalid dimensions 'two'" },
+		{ "--cluster 1,1,1,1 k.vgs", "--cluster: too many dimensions" },
+		{ "--cluster 2, k.vgs", "--cluster: invalid dimensions '2,'" },
+		{ "--cluster k.vgs", "--cluster: invalid dimensions 'k.vgs'" },
+		{ "--grid 3 --cluster 2 k.vgs",
+		  "--cluster: dimension x (2) does not divide the grid's (3)" },
+		{ "--cluster 2 --grid 3 k.vgs",
+		  "--cluster: dimension x (2) does not divide the grid's (3)" },
+		{ "--grid 1,4 --cluster 1,8 k.vgs",
+		  "--cluster: dimension y (8) does not divide the grid's (4)" },
+		{ "--cluster 2 k.vgs", /* the default grid is 1 */
+		  "--cluster: dimension x (2) does not divide the grid's (1)" },
+		{ "--grid 32 --cluster 32 k.vgs", "--cluster: 32 CTAs per cluster, at most 16" },
+		{ "--grid 4,4,2 --cluster 4,4,2 k.vgs",
+		  "--cluster: 32 CTAs per cluster, at most 16" },
+		{ "--tma-latency 0 k.vgs", "--tma-latency: invalid number '0' (1..4294967295)" },
+		{ "--tma-latency 4294967296 k.vgs", "--tma-latency: invalid number" },
+		{ "--tma-bandwidth x k.vgs", "--tma-bandwidth: invalid number 'x'" },
+		{ "--tma-bandwidth 0 k.vgs", "--tma-bandwidth: invalid number '0'" },
+		{ "--no-sanitize=1 k.vgs", "doesn't allow an argument" },
+		{ "--tensor-map m k.vgs",
+		  "--tensor-map: expected NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES], got 'm'" },
+		{ "--buffer a:64 --tensor-map m:a:4:16 k.vgs", "expected NAME:BUFFER" },
+		{ "--buffer a:64 --tensor-map :a:4:16:16 k.vgs", "expected NAME:BUFFER" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:16:1:1 k.vgs", "expected NAME:BUFFER" },
+		{ "--buffer a:64 --tensor-map m:a:4::16 k.vgs", "expected NAME:BUFFER" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x4:4x4: k.vgs", "expected NAME:BUFFER" },
+		{ "--tensor-map m:a:4:16:16 k.vgs", "--tensor-map m: no --buffer 'a' before it" },
+		{ "--tensor-map m:a:4:16:16 --buffer a:64 k.vgs",
+		  "--tensor-map m: no --buffer 'a' before it" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:16 --tensor-map n:m:4:4:4 k.vgs",
+		  "--tensor-map n: no --buffer 'm' before it" }, /* a map of a map */
+		{ "--buffer a:64 --tensor-map m:a:3:16:16 k.vgs",
+		  "--tensor-map m: invalid element size '3' (1, 2, 4 or 8)" },
+		{ "--buffer a:64 --tensor-map m:a:16:4:4 k.vgs", "invalid element size '16'" },
+		{ "--buffer a:64 --tensor-map m:a:0:16:16 k.vgs", "invalid element size '0'" },
+		{ "--buffer a:64 --tensor-map m:a:4:0:16 k.vgs",
+		  "--tensor-map m: invalid dimensions '0' (want N[xN]..., each 1..4294967295)" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x:4x1 k.vgs", "invalid dimensions '4x'" },
+		{ "--buffer a:64 --tensor-map m:a:4:x4:1x4 k.vgs", "invalid dimensions 'x4'" },
+		{ "--buffer a:64 --tensor-map m:a:4:4xx4:4x4 k.vgs", "invalid dimensions '4xx4'" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x-4:4x4 k.vgs", "invalid dimensions '4x-4'" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x0x:4x4 k.vgs", "invalid dimensions '4x0x'" },
+		{ "--buffer a:64 --tensor-map 'm:a:4:17 :16' k.vgs", "invalid dimensions '17 '" },
+		{ "--buffer a:64 --tensor-map m:a:1:1x1x1x1x1x1:1x1x1x1x1x1 k.vgs",
+		  "--tensor-map m: invalid dimensions '1x1x1x1x1x1' (too many entries, at most 5 dimensions)" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:257 k.vgs",
+		  "--tensor-map m: invalid box '257' (want N[xN]..., each 1..256)" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:0 k.vgs", "invalid box '0'" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x4:4 k.vgs",
+		  "--tensor-map m: 1 box sizes for 2 dimensions" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x4:4x4x4 k.vgs",
+		  "--tensor-map m: 3 box sizes for 2 dimensions" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:16:9 k.vgs",
+		  "--tensor-map m: invalid element strides '9' (want N[xN]..., each 1..8)" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:16:0 k.vgs", "invalid element strides '0'" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x4:4x4:1 k.vgs",
+		  "--tensor-map m: 1 element strides for 2 dimensions" },
+		{ "--buffer a:64 --tensor-map m:a:4:17:16 k.vgs",
+		  "--tensor-map m: the tensor needs 68 bytes, buffer 'a' has 64" },
+		{ "--buffer a:64 --tensor-map m:a:4:4x4x2:1x1x1 k.vgs",
+		  "--tensor-map m: the tensor needs 128 bytes, buffer 'a' has 64" },
+		{ "--buffer a:64 --tensor-map m:a:8:65536x65536x65536x65536:1x1x1x1 k.vgs",
+		  "--tensor-map m: the tensor needs 18446744073709551615 bytes" }, /* overflow */
+		{ "--buffer a:4096 --tensor-map m:a:4:3x4:3x4 k.vgs",
+		  "--tensor-map m: the stride of dimension 1 is 12 bytes, not a multiple of 16" },
+		{ "--buffer a:4096 --tensor-map m:a:1:8x3:8x3 k.vgs",
+		  "--tensor-map m: the stride of dimension 1 is 8 bytes, not a multiple of 16" },
+		/* a good map is one more pointer parameter */
+		{ "--buffer a:4096 --tensor-map m:a:2:8x3x4:8x3x4 k.vgs",
+		  "kernel 'store_tid' takes 1 pointer parameter but 2 --buffer/--tensor-map were given" },
+		{ "--buffer a:64 --tensor-map a:a:4:16:16 k.vgs", "--tensor-map: duplicate name 'a'" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:16 --tensor-map m:a:4:16:16 k.vgs",
+		  "--tensor-map: duplicate name 'm'" },
+		{ "--buffer a:64 --tensor-map m:a:4:16:16 --buffer m:16 k.vgs",
+		  "--buffer: duplicate buffer name 'm'" },
+		{ "--buffer a:64 --dump m k.vgs", "--dump m: no such buffer or tensor map" },
+	};
+
+	write_text("k.vgs", store_tid);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct result r;
+
+		run(&r, "%s", bad[i].args);
+		if (r.status != 2)
+			TH_FAIL("vgpu-run %s: status %d, want 2", bad[i].args,
+				r.status);
+		if (!strstr(r.err, bad[i].why))
+			TH_FAIL("vgpu-run %s: \"%s\" lacks \"%s\"", bad[i].args,
+				r.err, bad[i].why);
+		CHECK_CONTAINS(r.err, "Try 'vgpu-run --help'");
+		CHECK_STR(r.out, "");
+	}
+}
+
+/* A kernel that only exits: the runner's own work is all there is. */
+static const char just_exit[] = "    EXIT ;\n";
+
+/* Every word of the descriptor a --tensor-map writes (uapi/vgpu_hw.h). */
+TEST(tensor_map_descriptor_words)
+{
+	struct result r;
+
+	write_text("exit.vgs", just_exit);
+	/* 3-D: 16 x 8 x 2 floats, box 8 x 4 x 1, element strides 1 x 2 x 1 */
+	run(&r, "--buffer data:4096 --tensor-map m:data:4:16x8x2:8x4x1:1x2x1 "
+		"--dump m exit.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "m:\n"
+		  /* base (data, the first region)   magic     rank 3, elem 4 */
+		  "10000000 00000000 50414d54 00000403 "
+		  /* dims[5]                                    pad1 */
+		  "00000010 00000008 00000002 00000000\n"
+		  "00000000 00000000 "
+		  /* strides[4] (64-bit): 16*4, 16*8*4, 0, 0 */
+		  "00000040 00000000 00000200 00000000 00000000 00000000\n"
+		  "00000000 00000000 "
+		  /* box[5] */
+		  "00000008 00000004 00000001 00000000 00000000 "
+		  /* elem_strides[5] */
+		  "00000001\n00000002 00000001 00000000 00000000 "
+		  /* reserved[4] */
+		  "00000000 00000000 00000000 00000000\n");
+
+	/* 1-D with hex lists (the x of 0x is no separator), and 5-D; the
+	 * buffer itself is not touched */
+	run(&r, "--buffer data:0x1000 --tensor-map t:data:1:0x40:0x10 "
+		"--tensor-map f:data:2:8x2x2x2x2:8x2x2x2x2:8x1x1x1x2 "
+		"--dump t --dump f exit.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out,
+		  "t:\n"
+		  "10000000 00000000 50414d54 00000101 00000040 00000000 00000000 00000000\n"
+		  "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+		  "00000000 00000000 00000010 00000000 00000000 00000000 00000000 00000001\n"
+		  "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+		  "f:\n"
+		  "10000000 00000000 50414d54 00000205 00000008 00000002 00000002 00000002\n"
+		  "00000002 00000000 00000010 00000000 00000020 00000000 00000040 00000000\n"
+		  "00000080 00000000 00000008 00000002 00000002 00000002 00000002 00000008\n"
+		  "00000001 00000001 00000001 00000002 00000000 00000000 00000000 00000000\n");
+
+	/* a tensor that fills its buffer exactly is fine */
+	run(&r, "--buffer data:64 --tensor-map m:data:4:4x4:4x4 --dump data exit.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, "data:\n00000000 00000000 00000000 00000000 00000000 00000000 "
+			 "00000000 00000000\n00000000 00000000 00000000 00000000 "
+			 "00000000 00000000 00000000 00000000\n");
+}
+
+/* Parse the hex words of a --dump printed as NAME:\n...; returns the count. */
+static int dump_words(const char *out, const char *name, uint32_t *w, int max)
+{
+	char head[64];
+	const char *p;
+	int n = 0;
+
+	snprintf(head, sizeof(head), "%s:\n", name);
+	p = strstr(out, head);
+	if (!p)
+		return -1;
+	p += strlen(head);
+	while (n < max) {
+		char *end;
+		unsigned long v;
+
+		p += strspn(p, " \n");
+		v = strtoul(p, &end, 16);
+		if (end == p || *end == ':') /* the end, or the next dump */
+			break;
+		w[n++] = (uint32_t)v;
+		p = end;
+	}
+	return n;
+}
+
+/*
+ * The kernel parameters are the buffers and tensor maps in command-line
+ * order: p0 = out, p1 = map of out, p2 = x, p3 = map of x.  The kernel
+ * stores its parameters, the bases of both maps and their magics in out.
+ */
+TEST(params_are_buffers_and_tensor_maps_in_order)
+{
+	static const char store_params[] =
+		"    LDP.64 R2, [0x0] ;\n"
+		"    LDP.64 R4, [0x8] ;\n"
+		"    LDP.64 R6, [0x10] ;\n"
+		"    LDP.64 R8, [0x18] ;\n"
+		"    LDG.64 R10, [R4] ;          // base of the first map\n"
+		"    LDG.64 R12, [R8] ;          // base of the second\n"
+		"    LDG R14, [R4+0x8] ;         // magics\n"
+		"    LDG R15, [R8+0x8] ;\n"
+		"    STG.64 [R2], R2 ;\n"
+		"    STG.64 [R2+0x8], R4 ;\n"
+		"    STG.64 [R2+0x10], R6 ;\n"
+		"    STG.64 [R2+0x18], R8 ;\n"
+		"    STG.64 [R2+0x20], R10 ;\n"
+		"    STG.64 [R2+0x28], R12 ;\n"
+		"    STG.64 [R2+0x30], R14 ;\n"
+		"    EXIT ;\n";
+	uint32_t w[16];
+	uint64_t p[7];
+	struct result r;
+
+	write_text("params.vgs", store_params);
+	run(&r, "--block 1 --buffer out:64 --tensor-map m:out:4:16:16 --buffer x:16 "
+		"--tensor-map n:x:4:4:4 --dump out params.vgs");
+	CHECK_EQ(r.status, 0);
+	REQUIRE(dump_words(r.out, "out", w, 16) == 16);
+	for (int i = 0; i < 7; i++)
+		p[i] = w[2 * i] | (uint64_t)w[2 * i + 1] << 32;
+	CHECK_EQ(p[0], 0x10000000);	 /* out, the first region */
+	CHECK(p[0] < p[1] && p[1] < p[2] && p[2] < p[3]); /* allocation order */
+	CHECK_EQ(p[1] % 64, 0);		 /* maps are 64-byte aligned */
+	CHECK_EQ(p[3] % 64, 0);
+	CHECK_EQ(p[4], p[0]);		 /* m describes out */
+	CHECK_EQ(p[5], p[2]);		 /* n describes x */
+	CHECK_EQ(p[6], 0x50414d5450414d54ull); /* both magics */
+	CHECK_EQ(w[12], VGPU_TMAP_MAGIC);
+
+	/* declared parameters: each ptr/u64 takes the next region, in order */
+	write_text("decl.vgs", ".kernel decl\n"
+			       ".param ptr a\n"
+			       ".param u32 n\n"
+			       ".param ptr m\n"
+			       "    LDP.64 R2, [a] ;\n"
+			       "    LDP.64 R4, [m] ;\n"
+			       "    LDG.64 R6, [R4] ;\n"
+			       "    STG.64 [R2], R6 ;\n"
+			       "    LDG R8, [R4+0xc] ;       // rank and element size\n"
+			       "    STG [R2+0x8], R8 ;\n"
+			       "    LDP R9, [n] ;\n"
+			       "    STG [R2+0xc], R9 ;\n"
+			       "    EXIT ;\n");
+	run(&r, "--block 1 --buffer a:16 --tensor-map m:a:2:8:8 --dump a decl.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, "a:\n10000000 00000000 00000201 00000000\n");
+	/* one region short: the usual count error */
+	run(&r, "--block 1 --buffer a:16 decl.vgs");
+	CHECK_EQ(r.status, 2);
+	CHECK_CONTAINS(r.err, "kernel 'decl' takes 2 pointer parameters but 1 "
+			      "--buffer/--tensor-map was given");
+}
+
+/*
+ * The launch options reach the core: sanitizer on by default (an
+ * ordinary store onto a live mbarrier is an exception) and off with
+ * --no-sanitize; --cluster sets the cluster dims; --tma-latency and
+ * --tma-bandwidth set the copy engine's timing (a copy cannot complete
+ * before its latency, nor faster than its bandwidth).
+ */
+TEST(launch_options_reach_the_core)
+{
+	struct result r;
+	uint32_t w[8];
+
+	write_text("san.vgs", ".shared bar, 8\n"
+			      "    MOV R2, bar ;\n"
+			      "    MBAR.INIT [R2], 0x1 ;\n"
+			      "    STS [R2], RZ ;\n"
+			      "    EXIT ;\n");
+	run(&r, "--block 1 san.vgs");
+	CHECK_EQ(r.status, 3);
+	CHECK_CONTAINS(r.err, "ordinary access to a live mbarrier");
+	run(&r, "--block 1 --no-sanitize san.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.err, "");
+
+	write_text("cl.vgs", ".param ptr out\n"
+			     "    S2R R0, SR_CTAID.X ;\n"
+			     "    S2R R1, SR_CLUSTER_NCTARANK ;\n"
+			     "    S2R R5, SR_CLUSTER_CTARANK ;\n"
+			     "    LDP.64 R2, [out] ;\n"
+			     "    SHL R4, R0, 0x3 ;\n"
+			     "    IADD R2, R2, R4 ;\n"
+			     "    STG [R2], R1 ;\n"
+			     "    STG [R2+0x4], R5 ;\n"
+			     "    EXIT ;\n");
+	run(&r, "--block 1 --grid 4 --cluster 2 --buffer out:32 --dump out cl.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, "out:\n00000002 00000000 00000002 00000001 "
+			 "00000002 00000000 00000002 00000001\n");
+	run(&r, "--block 1 --grid 4 --buffer out:32 --dump out cl.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, "out:\n00000001 00000000 00000001 00000000 "
+			 "00000001 00000000 00000001 00000000\n");
+
+	/* cycles one 4 KiB bulk copy takes, from issue to the phase flip */
+	write_text("lat.vgs", ".param ptr out\n"
+			      ".param ptr src\n"
+			      ".shared bar, 8\n"
+			      ".shared buf, 4096\n"
+			      "    MOV R2, bar ;\n"
+			      "    MBAR.INIT [R2], 0x1 ;\n"
+			      "    MOV R6, buf ;\n"
+			      "    LDP.64 R8, [src] ;\n"
+			      "    S2R R10, SR_CLOCKLO ;\n"
+			      "    CP.ASYNC.BULK [R6], [R8], 0x1000, [R2] ;\n"
+			      "    MBAR.ARRIVE.EXPECT_TX _, [R2], 0x1000 ;\n"
+			      "wait:\n"
+			      "    MBAR.TRY_WAIT.PARITY P0, [R2], 0x0 ;\n"
+			      "@!P0 BRA wait ;\n"
+			      "    S2R R11, SR_CLOCKLO ;\n"
+			      "    ISUB R11, R11, R10 ;\n"
+			      "    LDP.64 R12, [out] ;\n"
+			      "    STG [R12], R11 ;\n"
+			      "    EXIT ;\n");
+	run(&r, "--block 1 --buffer out:4 --buffer src:4096 --dump out lat.vgs");
+	CHECK_EQ(r.status, 0);
+	REQUIRE(dump_words(r.out, "out", w, 1) == 1);
+	CHECK(w[0] < 100000);
+	run(&r, "--block 1 --tma-latency 100000 --buffer out:4 --buffer src:4096 "
+		"--dump out lat.vgs");
+	CHECK_EQ(r.status, 0);
+	REQUIRE(dump_words(r.out, "out", w, 1) == 1);
+	CHECK(w[0] >= 100000 && w[0] < 200000);
+	run(&r, "--block 1 --tma-latency 1 --tma-bandwidth 1 --buffer out:4 "
+		"--buffer src:4096 --dump out lat.vgs");
+	CHECK_EQ(r.status, 0);
+	REQUIRE(dump_words(r.out, "out", w, 1) == 1);
+	CHECK(w[0] >= 4096 && w[0] < 100000);
 }
 
 TEST(block_over_limit_rejected_by_validation)
