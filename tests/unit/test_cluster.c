@@ -186,6 +186,47 @@ TEST(bulk_copy_into_another_cta_signals_its_mbarrier)
 	kt_free(&k);
 }
 
+TEST(remote_expect_tx_and_complete_tx)
+{
+	/* CTA 1 raises CTA 0's tx-count and then completes it: CTA 0's phase
+	 * (count 1, its own arrive) completes only after both */
+	struct kt k;
+
+	REQUIRE(!kt_load(&k, ".shared bar, 8\n" KT_PROLOGUE
+			     "  S2R R4, SR_CLUSTER_CTARANK ;\n"
+			     "  ISETP.EQ.U32 P1, R4, 0x0 ;\n"
+			     "  MOV R5, 0x0 ;\n"
+			     "  @P1 MBAR.INIT [R5], 0x1 ;\n"
+			     "  BAR.CLUSTER.ARRIVE ;\n"
+			     "  BAR.CLUSTER.WAIT ;\n"
+			     "  @P1 BRA cta0 ;\n"
+			     "  MAPA R6, R5, 0x0 ;\n"
+			     "  MBAR.EXPECT_TX.RELAXED.CLUSTER [R6], 0x30 ;\n"
+			     "  BAR.CLUSTER.ARRIVE ;\n"           /* CTA 0 may arrive now */
+			     "  NANOSLEEP 0x3e8 ;\n"
+			     "  MBAR.COMPLETE_TX [R6], 0x30 ;\n"
+			     "  EXIT ;\n"
+			     "cta0:\n"
+			     "  BAR.CLUSTER.ARRIVE ;\n"
+			     "  BAR.CLUSTER.WAIT ;\n"
+			     "  MBAR.ARRIVE _, [R5] ;\n"
+			     "  S2R R7, SR_CLOCKLO ;\n"
+			     "wait:\n"
+			     "  MBAR.TRY_WAIT.PARITY P2, [R5], RZ ;\n"
+			     "  @!P2 BRA wait ;\n"
+			     "  S2R R8, SR_CLOCKLO ;\n"
+			     "  ISUB R8, R8, R7 ;\n"
+			     "  STG.32 [R2], R8 ;\n"
+			     "  EXIT ;\n"));
+	k.block[0] = 1;
+	k.grid[0] = 2;
+	k.cluster[0] = 2;
+	k.flags = SAN;
+	KT_RUN_OK(&k);
+	CHECK(kt_word(&k, 0) >= 1000); /* waited for CTA 1's complete_tx */
+	kt_free(&k);
+}
+
 TEST(cluster_errors)
 {
 	struct kt k;
