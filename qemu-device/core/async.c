@@ -61,15 +61,8 @@ static struct vgpu_async_op *op_new(struct vgpu_sm *sm, struct vgpu_cta *c,
 {
 	struct vgpu_async_op *op;
 
-	if (sm->nops == sm->ops_cap) {
-		uint32_t cap = sm->ops_cap ? 2 * sm->ops_cap : 64;
-		struct vgpu_async_op *n = realloc(sm->ops, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		sm->ops = n;
-		sm->ops_cap = cap;
-	}
+	if (!vgpu_grow((void **)&sm->ops, sm->nops, &sm->ops_cap, sizeof(*op)))
+		return NULL;
 	op = &sm->ops[sm->nops++];
 	memset(op, 0, offsetof(struct vgpu_async_op, map));
 	op->kind = kind;

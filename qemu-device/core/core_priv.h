@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "vgpu_core.h"
@@ -207,6 +208,26 @@ struct vgpu_sm {
 	uint64_t op_seq;
 	uint64_t engine_free; /* cycle the engine finishes its queue */
 };
+/*
+ * Make room for one more element in the array *@arr of *@n used out of
+ * *@cap elements of @size bytes (doubling, from 8).  False on no memory.
+ */
+static inline bool vgpu_grow(void **arr, uint32_t n, uint32_t *cap, size_t size)
+{
+	uint32_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	ncap = *cap ? 2 * *cap : 8;
+	p = realloc(*arr, (size_t)ncap * size);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = ncap;
+	return true;
+}
+
 /* The scheduler's seeded xorshift generator. */
 static inline uint64_t vgpu_rng(struct vgpu_sm *sm)
 {

@@ -97,15 +97,8 @@ static struct vgpu_mbar_meta *meta_get(struct vgpu_cta *t, uint32_t off)
 
 	if (m)
 		return m;
-	if (t->nmbars == t->mbars_cap) {
-		uint32_t cap = t->mbars_cap ? 2 * t->mbars_cap : 8;
-		struct vgpu_mbar_meta *n = realloc(t->mbars, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->mbars = n;
-		t->mbars_cap = cap;
-	}
+	if (!vgpu_grow((void **)&t->mbars, t->nmbars, &t->mbars_cap, sizeof(*m)))
+		return NULL;
 	m = &t->mbars[t->nmbars++];
 	m->off = off;
 	m->phase = decode(word_get(t, off)).phase;
