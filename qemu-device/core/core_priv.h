@@ -40,6 +40,7 @@ struct vgpu_dinsn {
 	vgpu_exec_fn fn;
 	uint16_t id;	   /* enum vgpu_insn_id; VGPU_I__COUNT if illegal */
 	uint8_t stype;	   /* enum vgpu_stype of the row */
+	bool unguarded;	   /* guard is PT, not negated */
 	uint8_t pg, pg_not;
 	uint16_t rd, ra, rb, rc, re; /* register-file rows */
 	uint8_t rd_num, ra_num, rb_num, rc_num, re_num; /* architectural */

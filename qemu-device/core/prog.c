@@ -190,9 +190,13 @@ int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
 	for (uint32_t i = 0; i < prog->n; i++)
 		if (prog->insns[i].id != VGPU_I__COUNT)
 			fix_rz_rows(&prog->insns[i], nregs);
+	for (uint32_t i = 0; i < prog->n; i++)
+		prog->insns[i].unguarded = prog->insns[i].pg == VGPU_PT &&
+					   !prog->insns[i].pg_not;
 	prog->insns[prog->n].id = VGPU_I__COUNT;
 	prog->insns[prog->n].pg = VGPU_PT;
 	prog->insns[prog->n].fn = vgpu_exec_fell_off;
+	prog->insns[prog->n].unguarded = true;
 	prog->nregs = nregs;
 	prog->rows = nregs + VGPU_ZERO_ROWS + VGPU_SCRATCH_ROWS;
 	*out = prog;

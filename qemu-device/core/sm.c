@@ -357,7 +357,8 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 		}
 		/* insns[n] is a sentinel that raises PC_RANGE: no bounds check */
 		d = &prog->insns[w->cur_pc];
-		em = w->cur_mask & vgpu_pred_mask(w, d->pg, d->pg_not);
+		em = d->unguarded ? w->cur_mask :
+			w->cur_mask & vgpu_pred_mask(w, d->pg, d->pg_not);
 		n++;
 		sm->clock++;
 		sm->budget_left--;
@@ -512,6 +513,15 @@ static void wake_timed(struct vgpu_sm *sm, bool idle)
 	}
 }
 
+static bool any_timed(const struct vgpu_sm *sm)
+{
+	uint32_t t = 0;
+
+	for (uint32_t s = 0; s < sm->nctas; s++)
+		t |= sm->ctas[s]->timed;
+	return t != 0;
+}
+
 static uint64_t next_timed(const struct vgpu_sm *sm, bool sleepers_only)
 {
 	uint64_t next = UINT64_MAX;
@@ -664,8 +674,8 @@ static bool pick_random(struct vgpu_sm *sm, struct vgpu_cta **pc,
 static bool pick_rr(struct vgpu_sm *sm, struct vgpu_cta **pc,
 		    struct vgpu_warp **pw)
 {
-	for (uint32_t i = 0; i < sm->nctas; i++) {
-		uint32_t s = (sm->next_cta + i) % sm->nctas;
+	for (uint32_t i = 0, s = sm->next_cta; i < sm->nctas;
+	     i++, s = s + 1 < sm->nctas ? s + 1 : 0) {
 		struct vgpu_cta *c = sm->ctas[s];
 		uint32_t m;
 
@@ -675,7 +685,7 @@ static bool pick_rr(struct vgpu_sm *sm, struct vgpu_cta **pc,
 		*pc = c;
 		*pw = &c->warps[__builtin_ctz(m ? m : c->runnable)];
 		c->next = (*pw)->id + 1;
-		sm->next_cta = (s + 1) % sm->nctas;
+		sm->next_cta = s + 1 < sm->nctas ? s + 1 : 0;
 		return true;
 	}
 	return false;
@@ -705,9 +715,11 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 
 		if (sm->nops && !vgpu_async_progress(sm))
 			return false;
-		next_wake = next_timed(sm, false);
-		if (next_wake <= sm->clock)
-			wake_timed(sm, false);
+		if (any_timed(sm)) {
+			next_wake = next_timed(sm, false);
+			if (next_wake <= sm->clock)
+				wake_timed(sm, false);
+		}
 		if (!(random ? pick_random(sm, &c, &w) : pick_rr(sm, &c, &w))) {
 			for (uint32_t s = 0; s < sm->nctas; s++)
 				if (!sm->ctas[s]->timed && cta_stuck_on_named(sm->ctas[s])) {
@@ -720,14 +732,15 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 				return false;
 			continue;
 		}
-		if (!c->timed && cta_stuck_on_named(c)) {
-			raise_deadlock(c);
-			return false;
-		}
 		if (random)
 			quantum = 1 + (uint32_t)(vgpu_rng(sm) % VGPU_RAND_QUANTUM);
 		if (!run_warp(c, w, quantum))
 			return false;
+		/* the moment a CTA's last warp waits on its named barriers */
+		if (!c->runnable && !c->timed && cta_stuck_on_named(c)) {
+			raise_deadlock(c);
+			return false;
+		}
 	}
 	for (uint32_t s = 0; s < sm->nctas; s++) {
 		sm->stats.ctas++;
