@@ -145,19 +145,16 @@ static void vgpu_reset_state(VGPUState *s)
     for (i = 0; i < s->nqueues; i++) {
         VGPUQueue *q = &s->queues[i];
 
+        /* Disabled before waiting, so that no queue starts anything new. */
         q->gen++;
         vgpu_queue_abort_locked(q, VGPU_ERR_ABORTED);
-    }
-    vgpu_wait_idle_locked(s);
-    for (i = 0; i < s->nqueues; i++) {
-        VGPUQueue *q = &s->queues[i];
-
         q->ring_base = q->cpl_base = 0;
         q->size = q->head = q->tail = 0;
         q->enabled = q->stopped = false;
         q->error = q->error_index = 0;
         q->completed = 0;
     }
+    vgpu_wait_idle_locked(s);
     s->irq_status = s->irq_mask = s->irq_pending = 0;
     s->as_base = 0;
     s->as_count = 0;

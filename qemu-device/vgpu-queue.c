@@ -139,10 +139,20 @@ static void vgpu_job_abort_locked(VGPUState *s, VGPUJob *job, uint32_t status)
     vgpu_job_check_done_locked(job);
 }
 
+/*
+ * Abort the command executing on @q.  A launch not yet handed to the
+ * workers is aborted as soon as it is (q->abort_pending).
+ */
 void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status)
 {
+    if (!q->busy) {
+        return;
+    }
+    trace_vgpu_launch_abort(q->idx, status);
+    if (!q->abort_pending) {
+        q->abort_pending = status;
+    }
     if (q->job) {
-        trace_vgpu_launch_abort(q->idx, status);
         vgpu_job_abort_locked(q->s, q->job, status);
     }
 }
@@ -223,6 +233,9 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
     q->job = job;
     QTAILQ_INSERT_TAIL(&s->jobs, job, link);
     qemu_cond_broadcast(&s->pool_cond);
+    if (q->abort_pending) {
+        vgpu_job_abort_locked(s, job, q->abort_pending);
+    }
     while (!job->done) {
         int64_t left = deadline - get_clock();
 
@@ -481,6 +494,7 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
     bool cpl_ok;
 
     q->busy = true;
+    q->abort_pending = 0;
     qemu_mutex_unlock(&s->lock);
 
     memset(&cpl, 0, sizeof(cpl));

@@ -1,0 +1,1090 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vgpu-pci device tests through QEMU's qtest protocol, no guest kernel:
+ * each test starts the built qemu-system-x86_64 with -accel qtest and the
+ * device, plays the driver (PCI set-up, page tables, rings) and checks
+ * what the device wrote back.  Every malformed input must end in the
+ * documented error completion with QEMU still answering afterwards.
+ *
+ * No timing thresholds: waits give up only after 60 s, to keep a broken
+ * device from hanging the suite.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "vgpu_dev.h"
+
+#define RW (VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE)
+#define RO (VGPU_PTE_VALID | VGPU_PTE_READ)
+
+/* out[gtid] = gtid * 2 + k */
+static const char k_store[] =
+	".kernel store\n"
+	".param ptr out\n"
+	".param u32 k\n"
+	"    S2R R0, SR_TID.X ;\n"
+	"    S2R R1, SR_CTAID.X ;\n"
+	"    S2R R7, SR_NTID.X ;\n"
+	"    IMAD R0, R1, R7, R0 ;\n"
+	"    LDP.64 R2, [out] ;\n"
+	"    LDP.32 R8, [k] ;\n"
+	"    SHL R4, R0, 0x2 ;\n"
+	"    IADD R2, R2, R4 ;\n"
+	"    IMAD R5, R0, 0x2, R8 ;\n"
+	"    STG.32 [R2], R5 ;\n"
+	"    EXIT ;\n";
+
+/* every thread adds 1 to *counter and stores its SM id */
+static const char k_atomic[] =
+	".kernel count\n"
+	".param ptr counter\n"
+	"    LDP.64 R2, [counter] ;\n"
+	"    MOV R5, 0x1 ;\n"
+	"    ATOMG.ADD.U32 R9, [R2], R5 ;\n"
+	"    EXIT ;\n";
+
+static const char k_spin[] =
+	".kernel spin\n"
+	"loop:\n"
+	"    BRA loop ;\n"
+	"    EXIT ;\n";
+
+static const char k_empty[] = ".kernel empty\n    EXIT ;\n";
+
+/* ---- helpers ---- */
+
+struct store_setup {
+	struct dev_kernel kern;
+	uint64_t out_va, out_pa, par_va, par_pa;
+};
+
+/* Kernel k_store with an output buffer of @n words and k = @k. */
+static int store_setup(struct dev *d, struct store_setup *st, uint32_t n,
+		       uint32_t k, uint64_t out_flags)
+{
+	uint8_t params[16] = { 0 };
+
+	if (dev_kernel_load(d, 0, k_store, &st->kern))
+		return -1;
+	st->out_va = dev_buf(d, 0, 4ull * n, out_flags, &st->out_pa);
+	st->par_va = dev_buf(d, 0, 16, RO, &st->par_pa);
+	memcpy(params, &st->out_va, 8);
+	memcpy(params + 8, &k, 4);
+	qts_memwrite(d->qts, st->par_pa, params, sizeof(params));
+	return 0;
+}
+
+static struct vgpu_cmd_launch store_cmd(struct store_setup *st, uint32_t grid,
+					uint32_t block)
+{
+	return dev_launch_cmd(&st->kern, grid, block, st->par_va,
+			      st->kern.k->param_size);
+}
+
+/* Launch @src (no parameters) with the given grid/block; its completion. */
+static bool run_simple(struct dev *d, unsigned q, const char *src,
+		       uint32_t grid, uint32_t block, uint64_t budget,
+		       struct vgpu_completion *c)
+{
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	bool ok;
+
+	if (dev_kernel_load(d, 0, src, &kern))
+		return false;
+	cmd = dev_launch_cmd(&kern, grid, block, 0, 0);
+	cmd.budget = budget;
+	ok = dev_wait(d, q, dev_submit(d, q, &cmd), c);
+	dev_kernel_free(&kern);
+	return ok;
+}
+
+static void wait_msi(struct dev *d, unsigned v)
+{
+	for (int i = 0; i < 100000 && !dev_msi_read(d, v); i++)
+		;
+}
+
+/* The queue stopped on @err at @slot, and QEMU still answers. */
+#define CHECK_STOPPED(d, q, err, slot)                                         \
+	do {                                                                   \
+		CHECK(qts_alive((d)->qts));                                    \
+		CHECK(qreg_read(d, q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED);    \
+		CHECK_EQ(qreg_read(d, q, VGPU_Q_ERROR), err);                  \
+		CHECK_EQ(qreg_read(d, q, VGPU_Q_ERROR_INDEX), slot);           \
+		CHECK(reg_read(d, VGPU_REG_IRQ_STATUS) & VGPU_IRQ_ERROR);      \
+		CHECK_EQ(reg_read(d, VGPU_REG_ERR_LAST), err);                 \
+	} while (0)
+
+/* After an error: resume the queue and check that a launch works again. */
+static void check_recovers(struct dev *d, unsigned q)
+{
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint32_t out[4];
+
+	qreg_write(d, q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	reg_write(d, VGPU_REG_IRQ_ACK, VGPU_IRQ_ALL);
+	CHECK(!(qreg_read(d, q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED));
+	if (store_setup(d, &st, 4, 7, RW))
+		return;
+	cmd = store_cmd(&st, 1, 4);
+	CHECK(dev_wait(d, q, dev_submit(d, q, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	qts_memread(d->qts, st.out_pa, out, sizeof(out));
+	CHECK_EQ(out[3], 3 * 2 + 7);
+	dev_kernel_free(&st.kern);
+}
+
+/* ---- identification, reset values, registers ---- */
+
+TEST(pci_identity_and_reset_values)
+{
+	struct dev d;
+
+	REQUIRE(!dev_open(&d, "sms=8,smem=65536,queues=3,threads=2", 1));
+	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 0), VGPU_PCI_VENDOR_ID);
+	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 2), VGPU_PCI_DEVICE_ID);
+	CHECK_EQ(qts_cfg_readl(d.qts, DEV_DEVFN, 8) >> 16, VGPU_PCI_CLASS);
+	CHECK_EQ(qts_cfg_readl(d.qts, DEV_DEVFN, 8) & 0xff, VGPU_PCI_REVISION);
+	CHECK(qts_cfg_find_cap(d.qts, DEV_DEVFN, 0x10)); /* PCI Express */
+	CHECK(d.msix_cap);
+	CHECK_EQ((qts_cfg_readw(d.qts, DEV_DEVFN, d.msix_cap + 2) & 0x7ff) + 1,
+		 VGPU_MSIX_VECTORS);
+
+	CHECK_EQ(reg_read(&d, VGPU_REG_ID), VGPU_ID_MAGIC);
+	CHECK_EQ(reg_read(&d, VGPU_REG_VERSION),
+		 VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_SMS), 8);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_SMEM), 65536);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_QUEUES), 3);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_THREADS), 2);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_MAX_THREADS), 1024);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_BARRIERS), 16);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_WARP_SIZE), 32);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_MAX_PARAM), 4096);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_VA_BITS), 48);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_MAX_CODE), VGPU_MAX_CODE_BYTES);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_AS_MAX), VGPU_AS_MAX);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_RING_MAX), VGPU_RING_MAX);
+	CHECK(reg_read(&d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_MMU);
+	CHECK_EQ(reg_read(&d, VGPU_REG_STATUS), 0);
+	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), 0);
+	CHECK_EQ(reg_read(&d, VGPU_REG_WDOG_MS), 0);
+	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_COUNT), 0);
+	for (unsigned q = 0; q < 3; q++) {
+		CHECK_EQ(qreg_read(&d, q, VGPU_Q_STATUS), 0);
+		CHECK_EQ(qreg_read(&d, q, VGPU_Q_HEAD), 0);
+		CHECK_EQ(qreg_read(&d, q, VGPU_Q_TAIL), 0);
+		CHECK_EQ(qreg_read(&d, q, VGPU_Q_SIZE), 0);
+		CHECK_EQ(qreg_read(&d, q, VGPU_Q_ERROR), 0);
+	}
+	/* registers written by dev_open read back */
+	CHECK_EQ(reg_read(&d, VGPU_REG_AS_BASE_LO), (uint32_t)DEV_AS_TABLE);
+	CHECK_EQ(reg_read(&d, VGPU_REG_AS_COUNT), 1);
+	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_MASK), VGPU_IRQ_ALL);
+	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_COUNT), 0);
+	dev_close(&d);
+}
+
+TEST(bad_properties_refused)
+{
+	/* QEMU refuses to start: qts_start fails or QEMU has exited. */
+	struct qts *s = qts_start("-device vgpu-pci,threads=9,sms=4");
+
+	if (s) {
+		CHECK(!qts_alive(s));
+		qts_quit(s);
+	}
+}
+
+TEST(bad_register_accesses_ignored_and_logged)
+{
+	struct dev d;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	/* wrong sizes, misaligned, unknown offsets, read-only registers */
+	CHECK_EQ(qts_readb(d.qts, DEV_BAR0 + VGPU_REG_ID), 0);
+	CHECK_EQ(qts_readw(d.qts, DEV_BAR0 + VGPU_REG_ID), 0);
+	CHECK_EQ(qts_readq(d.qts, DEV_BAR0 + VGPU_REG_ID), 0);
+	CHECK_EQ(qts_readl(d.qts, DEV_BAR0 + 2), 0);
+	CHECK_EQ(reg_read(&d, 0x3000), 0);
+	CHECK_EQ(reg_read(&d, VGPU_REG_QUEUE(4)), 0); /* queue 4 of 4 */
+	qts_writeq(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
+	qts_writeb(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
+	qts_writel(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK + 1, 0);
+	reg_write(&d, VGPU_REG_ID, 0x1234);
+	reg_write(&d, VGPU_REG_CAP_SMS, 99);
+	reg_write(&d, 0x3ffc, 1);
+	reg_write(&d, VGPU_REG_AS_COUNT, VGPU_AS_MAX + 1);
+	qreg_write(&d, 0, VGPU_Q_DOORBELL, 5); /* queue disabled */
+
+	CHECK(qts_alive(d.qts));
+	CHECK_EQ(reg_read(&d, VGPU_REG_ID), VGPU_ID_MAGIC);
+	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_SMS), 4);
+	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_MASK), VGPU_IRQ_ALL);
+	CHECK_EQ(reg_read(&d, VGPU_REG_AS_COUNT), 1);
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_TAIL), 0);
+	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_COUNT), 14);
+	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_LAST), VGPU_ERR_BAD_REGISTER);
+	CHECK_CONTAINS(qts_log(d.qts), "vgpu: 1-byte read at 0x0");
+	CHECK_CONTAINS(qts_log(d.qts), "vgpu: read of unknown register 0x3000");
+	CHECK_CONTAINS(qts_log(d.qts), "not a writable register");
+	CHECK_CONTAINS(qts_log(d.qts), "doorbell 5 ignored");
+	dev_close(&d);
+}
+
+/* ---- launches ---- */
+
+TEST(launch_results_completion_and_msix)
+{
+	struct dev d;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint32_t out[96];
+	uint32_t slot;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 8);
+	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
+	REQUIRE(!store_setup(&d, &st, 96, 100, RW));
+	cmd = store_cmd(&st, 3, 32);
+	cmd.hdr.flags = VGPU_CMD_F_IRQ;
+	slot = dev_submit(&d, 0, &cmd);
+	REQUIRE(dev_wait(&d, 0, slot, &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(c.opcode, VGPU_CMD_LAUNCH);
+	CHECK_EQ(c.index, 0);
+	CHECK_EQ(c.queue, 0);
+	CHECK_EQ(c.seq, 1);
+	CHECK_EQ(c.warp_insns, 3 * 11); /* 3 warps x 11 instructions */
+	CHECK_EQ(c.exc.code, VGPU_EXC_NONE);
+	qts_memread(d.qts, st.out_pa, out, sizeof(out));
+	for (unsigned i = 0; i < 96; i++)
+		CHECK_EQ(out[i], i * 2 + 100);
+
+	wait_msi(&d, 0);
+	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA + 0);
+	CHECK_EQ(dev_msi_read(&d, 1), 0);
+	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), VGPU_IRQ_COMPLETION);
+	reg_write(&d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION);
+	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), 0);
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_HEAD), 1);
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_TAIL), 1);
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_COMPLETED_LO), 1);
+	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
+
+	/* Without F_IRQ: no message, no status bit. */
+	dev_msi_clear(&d);
+	cmd.hdr.flags = 0;
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(c.seq, 2);
+	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), 0);
+	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+TEST(ring_wraps_around)
+{
+	struct dev d;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint32_t out[4];
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 1, 2);
+	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+	for (uint32_t i = 0; i < 5; i++) {
+		uint32_t k = 1000 * i;
+
+		qts_memwrite(d.qts, st.par_pa + 8, &k, 4);
+		cmd = store_cmd(&st, 1, 4);
+		REQUIRE(dev_wait(&d, 1, dev_submit(&d, 1, &cmd), &c));
+		CHECK_EQ(c.status, VGPU_ERR_NONE);
+		CHECK_EQ(c.index, i % 2);
+		CHECK_EQ(c.seq, i + 1);
+		qts_memread(d.qts, st.out_pa, out, sizeof(out));
+		CHECK_EQ(out[2], 4 + k);
+	}
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+TEST(parallel_ctas_on_four_threads)
+{
+	struct dev d;
+	struct dev_kernel kern;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint64_t cnt_pa, cnt_va, par_pa, par_va;
+	static uint32_t out[64 * 64];
+	uint32_t count;
+
+	REQUIRE(!dev_open(&d, "sms=4,threads=4", 1));
+	dev_queue_init(&d, 0, 8);
+	REQUIRE(!store_setup(&d, &st, 64 * 64, 5, RW));
+	cmd = store_cmd(&st, 64, 64);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	qts_memread(d.qts, st.out_pa, out, sizeof(out));
+	for (unsigned i = 0; i < 64 * 64; i++)
+		if (out[i] != i * 2 + 5) {
+			CHECK_EQ(out[i], i * 2 + 5);
+			break;
+		}
+
+	/* atomics from four threads at once */
+	REQUIRE(!dev_kernel_load(&d, 0, k_atomic, &kern));
+	cnt_va = dev_buf(&d, 0, 4, RW, &cnt_pa);
+	par_va = dev_buf(&d, 0, 8, RO, &par_pa);
+	qts_memwrite(d.qts, par_pa, &cnt_va, 8);
+	cmd = dev_launch_cmd(&kern, 256, 128, par_va, 8);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	qts_memread(d.qts, cnt_pa, &count, 4);
+	CHECK_EQ(count, 256 * 128);
+	dev_kernel_free(&kern);
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+TEST(queues_run_independently)
+{
+	struct dev d;
+	struct store_setup st[3];
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint32_t slot[3], out[32];
+
+	REQUIRE(!dev_open(&d, "queues=3", 1));
+	for (unsigned q = 0; q < 3; q++) {
+		dev_queue_init(&d, q, 4);
+		REQUIRE(!store_setup(&d, &st[q], 32, 10 * q, RW));
+	}
+	for (unsigned q = 0; q < 3; q++) {
+		cmd = store_cmd(&st[q], 1, 32);
+		slot[q] = dev_submit(&d, q, &cmd);
+	}
+	for (unsigned q = 0; q < 3; q++) {
+		REQUIRE(dev_wait(&d, q, slot[q], &c));
+		CHECK_EQ(c.status, VGPU_ERR_NONE);
+		CHECK_EQ(c.queue, q);
+		qts_memread(d.qts, st[q].out_pa, out, sizeof(out));
+		CHECK_EQ(out[31], 62 + 10 * q);
+		dev_kernel_free(&st[q].kern);
+	}
+	dev_close(&d);
+}
+
+TEST(fence_writes_value_and_interrupts)
+{
+	struct dev d;
+	struct vgpu_completion c;
+	uint64_t pa, va;
+	struct vgpu_cmd_fence f = {
+		.hdr = { .opcode = VGPU_CMD_FENCE, .flags = VGPU_CMD_F_IRQ },
+		.value = 0x1122334455667788ull,
+	};
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 4);
+	va = dev_buf(&d, 0, 4096, RW, &pa);
+	f.addr = va + 8;
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(c.opcode, VGPU_CMD_FENCE);
+	CHECK_EQ(qts_readq(d.qts, pa + 8), 0x1122334455667788ull);
+	wait_msi(&d, 0);
+	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA);
+
+	/* guest-physical fence */
+	f.hdr.flags = VGPU_CMD_F_FENCE_PHYS;
+	f.addr = pa + 16;
+	f.value = 42;
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(qts_readq(d.qts, pa + 16), 42);
+	dev_close(&d);
+}
+
+TEST(tlb_invalidate_makes_new_mapping_visible)
+{
+	struct dev d;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	struct vgpu_cmd_tlb_invalidate inv = {
+		.hdr = { .opcode = VGPU_CMD_TLB_INVALIDATE },
+		.asid = VGPU_TLBI_ALL_AS,
+	};
+	uint64_t other = 0;
+	uint32_t v;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 8);
+	REQUIRE(!store_setup(&d, &st, 4, 1, RW));
+	cmd = store_cmd(&st, 1, 4);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(qts_readl(d.qts, st.out_pa + 4), 3);
+
+	/* move the output page, invalidate, run again */
+	other = dev_alloc_pa(&d, 4096);
+	dev_map(&d, 0, st.out_va, other, RW);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &inv), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(c.opcode, VGPU_CMD_TLB_INVALIDATE);
+	v = 9;
+	qts_memwrite(d.qts, st.par_pa + 8, &v, 4);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(qts_readl(d.qts, other + 4), 11);
+	CHECK_EQ(qts_readl(d.qts, st.out_pa + 4), 3);
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+TEST(address_spaces_are_separate)
+{
+	struct dev d;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+
+	REQUIRE(!dev_open(&d, NULL, 2));
+	dev_queue_init(&d, 0, 4);
+	REQUIRE(!store_setup(&d, &st, 4, 1, RW)); /* all in address space 0 */
+	cmd = store_cmd(&st, 1, 4);
+	cmd.asid = 1; /* nothing mapped there */
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
+	CHECK_EQ(c.exc.code, VGPU_EXC_GLOBAL_FAULT);
+	CHECK_EQ(c.exc.addr, st.kern.code_va);
+	CHECK_EQ(c.exc.info[0], VGPU_MMU_ACC_EXEC);
+	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_NOT_PRESENT);
+	CHECK_EQ(c.exc.info[3], 1);
+	CHECK_CONTAINS(c.exc.msg, "program fetch");
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+/* ---- malformed input ---- */
+
+TEST(bad_ring_address_stops_queue)
+{
+	struct dev d;
+	struct vgpu_completion c;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	/* ring in unassigned space; completions in RAM */
+	qreg_write(&d, 0, VGPU_Q_RING_LO, 0xd0000000u);
+	qreg_write(&d, 0, VGPU_Q_CPL_LO, 0x02000000u);
+	qreg_write(&d, 0, VGPU_Q_SIZE, 4);
+	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+	qreg_write(&d, 0, VGPU_Q_DOORBELL, 1);
+	REQUIRE(dev_wait(&d, 0, 0, &c));
+	CHECK_EQ(c.status, VGPU_ERR_BAD_RING);
+	CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_HEAD), 0);
+	wait_msi(&d, 1);
+	CHECK_EQ(dev_msi_read(&d, 1), DEV_MSI_DATA + 1);
+	CHECK_CONTAINS(qts_log(d.qts), "command ring at 0xd0000000 is not guest RAM");
+
+	/* a ring on the device's own registers: refused, no MMIO from DMA */
+	qreg_write(&d, 1, VGPU_Q_RING_LO, (uint32_t)DEV_BAR0);
+	qreg_write(&d, 1, VGPU_Q_CPL_LO, 0x02040000u);
+	qreg_write(&d, 1, VGPU_Q_SIZE, 4);
+	qreg_write(&d, 1, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+	qreg_write(&d, 1, VGPU_Q_DOORBELL, 1);
+	REQUIRE(dev_wait(&d, 1, 0, &c));
+	CHECK_EQ(c.status, VGPU_ERR_BAD_RING);
+	CHECK_STOPPED(&d, 1, VGPU_ERR_BAD_RING, 0);
+	CHECK_EQ(reg_read(&d, VGPU_REG_ID), VGPU_ID_MAGIC);
+	dev_close(&d);
+}
+
+TEST(bad_ring_configuration_refused_at_enable)
+{
+	static const struct {
+		uint32_t ring, cpl, size;
+	} bad[] = {
+		{ 0x01000000, 0x02000000, 3 },	  /* not a power of two */
+		{ 0x01000000, 0x02000000, 1 },	  /* too small */
+		{ 0x01000000, 0x02000000, 8192 }, /* too large */
+		{ 0x01000020, 0x02000000, 4 },	  /* ring misaligned */
+		{ 0x01000000, 0x02000004, 4 },	  /* completions misaligned */
+	};
+	struct dev d;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
+		qreg_write(&d, 0, VGPU_Q_RING_LO, bad[i].ring);
+		qreg_write(&d, 0, VGPU_Q_CPL_LO, bad[i].cpl);
+		qreg_write(&d, 0, VGPU_Q_SIZE, bad[i].size);
+		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+		/* resuming a bad configuration stops again */
+		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+	}
+	/* ring registers cannot change while enabled */
+	qreg_write(&d, 0, VGPU_Q_SIZE, 16);
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_SIZE), 4);
+	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
+	dev_queue_init(&d, 0, 4);
+	check_recovers(&d, 0);
+	dev_close(&d);
+}
+
+TEST(completion_ring_outside_ram_stops_queue)
+{
+	struct dev d;
+	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP } };
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 4);
+	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
+	qreg_write(&d, 0, VGPU_Q_CPL_LO, 0xd0000000u);
+	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+	qts_memwrite(d.qts, 0x01000000, &nop, sizeof(nop));
+	qreg_write(&d, 0, VGPU_Q_DOORBELL, 1);
+	for (int i = 0; i < 100000 && !(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED); i++)
+		;
+	CHECK_STOPPED(&d, 0, VGPU_ERR_CPL_WRITE, 0);
+	dev_close(&d);
+}
+
+TEST(malformed_commands_complete_with_bad_command)
+{
+	struct dev d;
+	struct vgpu_completion c;
+	struct store_setup st;
+	uint8_t raw[VGPU_CMD_BYTES];
+	struct vgpu_cmd_launch l;
+	struct vgpu_cmd_fence f;
+	struct vgpu_cmd_tlb_invalidate t;
+	uint32_t slot;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 16);
+	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+
+	const void *cmds[8];
+	unsigned n = 0;
+	static uint8_t bufs[8][VGPU_CMD_BYTES];
+
+	memset(raw, 0, sizeof(raw));
+	raw[0] = 0x77; /* unknown opcode */
+	memcpy(bufs[n], raw, sizeof(raw));
+	cmds[n] = bufs[n], n++;
+	memset(raw, 0, sizeof(raw));
+	raw[100] = 1; /* NOP with a non-zero byte */
+	memcpy(bufs[n], raw, sizeof(raw));
+	cmds[n] = bufs[n], n++;
+	l = store_cmd(&st, 1, 4);
+	l.reserved[1] = 5;
+	memcpy(bufs[n], &l, sizeof(l));
+	cmds[n] = bufs[n], n++;
+	l = store_cmd(&st, 1, 4);
+	l.hdr.flags = 0x80;
+	memcpy(bufs[n], &l, sizeof(l));
+	cmds[n] = bufs[n], n++;
+	l = store_cmd(&st, 1, 4);
+	l.pad = 1;
+	memcpy(bufs[n], &l, sizeof(l));
+	cmds[n] = bufs[n], n++;
+	f = (struct vgpu_cmd_fence){ .hdr = { .opcode = VGPU_CMD_FENCE }, .addr = 0x1004 };
+	memcpy(bufs[n], &f, sizeof(f)); /* misaligned fence */
+	cmds[n] = bufs[n], n++;
+	t = (struct vgpu_cmd_tlb_invalidate){ .hdr = { .opcode = VGPU_CMD_TLB_INVALIDATE },
+					      .asid = 1000 };
+	memcpy(bufs[n], &t, sizeof(t));
+	cmds[n] = bufs[n], n++;
+
+	for (unsigned i = 0; i < n; i++) {
+		slot = dev_submit(&d, 0, cmds[i]);
+		REQUIRE(dev_wait(&d, 0, slot, &c));
+		CHECK_EQ(c.status, VGPU_ERR_BAD_COMMAND);
+		CHECK_EQ(c.index, slot);
+		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_COMMAND, slot);
+		CHECK_EQ(qreg_read(&d, 0, VGPU_Q_HEAD), slot + 1);
+		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	}
+	check_recovers(&d, 0);
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+TEST(invalid_launch_parameters)
+{
+	struct dev d;
+	struct store_setup st;
+	struct vgpu_cmd_launch l;
+	struct vgpu_completion c;
+	const char *why[6];
+	struct vgpu_cmd_launch cmds[6];
+	unsigned n = 0;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 16);
+	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+	l = store_cmd(&st, 1, 2048);
+	cmds[n] = l, why[n++] = "block of 2048 threads";
+	l = store_cmd(&st, 0, 32);
+	cmds[n] = l, why[n++] = "grid and block dimensions";
+	l = store_cmd(&st, 1, 32);
+	l.code_size = 0;
+	cmds[n] = l, why[n++] = "not 16..";
+	l = store_cmd(&st, 1, 32);
+	l.param_size = 8192;
+	cmds[n] = l, why[n++] = "parameter buffer of 8192";
+	l = store_cmd(&st, 1, 32);
+	l.entry = 0x10000;
+	cmds[n] = l, why[n++] = "entry";
+	l = store_cmd(&st, 3, 32);
+	l.cluster[0] = 2;
+	cmds[n] = l, why[n++] = "cluster";
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t slot = dev_submit(&d, 0, &cmds[i]);
+
+		REQUIRE(dev_wait(&d, 0, slot, &c));
+		CHECK_EQ(c.status, VGPU_ERR_BAD_LAUNCH);
+		CHECK_EQ(c.exc.code, VGPU_EXC_BAD_LAUNCH);
+		CHECK_CONTAINS(c.exc.msg, why[i]);
+		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_LAUNCH, slot);
+		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	}
+	check_recovers(&d, 0);
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+/* Run k_store writing through a buffer mapped (or broken) by @prepare. */
+static void fault_case(uint64_t out_flags, void (*prepare)(struct dev *, struct store_setup *),
+		       uint32_t status, uint32_t acc, uint32_t reason, bool va_is_out)
+{
+	struct dev d;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 8);
+	REQUIRE(!store_setup(&d, &st, 32, 0, out_flags));
+	if (prepare)
+		prepare(&d, &st);
+	cmd = store_cmd(&st, 1, 32);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, status);
+	CHECK_EQ(c.exc.code, VGPU_EXC_GLOBAL_FAULT);
+	CHECK_EQ(c.exc.info[0], acc);
+	CHECK_EQ(c.exc.info[1], reason);
+	if (va_is_out)
+		CHECK_EQ(c.exc.addr, st.out_va);
+	CHECK_CONTAINS(c.exc.msg, "GPU MMU");
+	CHECK_STOPPED(&d, 0, status, 0);
+	check_recovers(&d, 0);
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+TEST(mmu_store_to_read_only_page)
+{
+	fault_case(RO, NULL, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+		   VGPU_MMU_F_PERMISSION, true);
+}
+
+static void unmap_out(struct dev *d, struct store_setup *st)
+{
+	dev_map(d, 0, st->out_va, 0, 0);
+}
+
+TEST(mmu_store_to_unmapped_page)
+{
+	fault_case(RW, unmap_out, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+		   VGPU_MMU_F_NOT_PRESENT, true);
+}
+
+static void reserved_bits(struct dev *d, struct store_setup *st)
+{
+	dev_map(d, 0, st->out_va, st->out_pa, RW | (1ull << 60));
+}
+
+TEST(mmu_reserved_bits_in_pte)
+{
+	fault_case(RW, reserved_bits, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+		   VGPU_MMU_F_RESERVED, true);
+}
+
+static void table_outside_ram(struct dev *d, struct store_setup *st)
+{
+	/*
+	 * Output at a VA of its own 1 GiB region, whose level-2 entry points
+	 * at unassigned space instead of a table.
+	 */
+	st->out_va = DEV_VA_BASE + (1ull << 30);
+	dev_set_pte(d, 0, st->out_va, 2, 0xd0000000ull | VGPU_PTE_VALID);
+	qts_memwrite(d->qts, st->par_pa, &st->out_va, 8);
+}
+
+TEST(mmu_page_table_outside_ram)
+{
+	fault_case(RW, table_outside_ram, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+		   VGPU_MMU_F_TABLE_ACCESS, true);
+}
+
+static void page_on_mmio(struct dev *d, struct store_setup *st)
+{
+	/* the output page is the device's own BAR0: DMA must refuse it */
+	dev_map(d, 0, st->out_va, DEV_BAR0, RW);
+}
+
+TEST(dma_outside_guest_ram_faults)
+{
+	fault_case(RW, page_on_mmio, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+		   VGPU_MMU_F_BUS, true);
+}
+
+static void code_not_executable(struct dev *d, struct store_setup *st)
+{
+	/* walk to the code's leaf entry and take EXEC away */
+	uint64_t table = d->root[0], ea;
+
+	for (unsigned l = VGPU_PT_LEVELS - 1; l > 0; l--)
+		table = qts_readq(d->qts, table + 8 * VGPU_PT_INDEX(st->kern.code_va, (uint64_t)l)) &
+			VGPU_PTE_ADDR_MASK;
+	ea = table + 8 * VGPU_PT_INDEX(st->kern.code_va, 0ull);
+	qts_writeq(d->qts, ea, qts_readq(d->qts, ea) & ~VGPU_PTE_EXEC);
+}
+
+TEST(mmu_code_without_execute_permission)
+{
+	fault_case(RW, code_not_executable, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_EXEC,
+		   VGPU_MMU_F_PERMISSION, false);
+}
+
+static void params_unmapped(struct dev *d, struct store_setup *st)
+{
+	dev_map(d, 0, st->par_va, 0, 0);
+}
+
+TEST(mmu_parameters_unmapped)
+{
+	fault_case(RW, params_unmapped, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_READ,
+		   VGPU_MMU_F_NOT_PRESENT, false);
+}
+
+static void out_noncanonical(struct dev *d, struct store_setup *st)
+{
+	uint64_t va = 1ull << 52;
+
+	qts_memwrite(d->qts, st->par_pa, &va, 8);
+}
+
+TEST(mmu_address_beyond_48_bits)
+{
+	fault_case(RW, out_noncanonical, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+		   VGPU_MMU_F_NONCANONICAL, false);
+}
+
+TEST(mmu_bad_address_space)
+{
+	struct dev d;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+
+	REQUIRE(!dev_open(&d, NULL, 2));
+	dev_queue_init(&d, 0, 8);
+	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+	cmd = store_cmd(&st, 1, 4);
+	cmd.asid = 7; /* beyond AS_COUNT */
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
+	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_BAD_AS);
+	CHECK_CONTAINS(c.exc.msg, "address space 7 invalid");
+	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	/* an invalid entry in the table */
+	qts_writeq(d.qts, DEV_AS_TABLE + 8, 0);
+	cmd.asid = 1;
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
+	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_BAD_AS);
+	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	/* the table itself outside RAM */
+	reg_write(&d, VGPU_REG_AS_BASE_LO, 0xd0000000u);
+	cmd.asid = 0;
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
+	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_TABLE_ACCESS);
+	CHECK_EQ(c.exc.info[2], 4);
+	reg_write(&d, VGPU_REG_AS_BASE_LO, (uint32_t)DEV_AS_TABLE);
+	check_recovers(&d, 0);
+	dev_kernel_free(&st.kern);
+	dev_close(&d);
+}
+
+TEST(fence_faults)
+{
+	struct dev d;
+	struct vgpu_completion c;
+	struct vgpu_cmd_fence f = {
+		.hdr = { .opcode = VGPU_CMD_FENCE, .flags = VGPU_CMD_F_FENCE_PHYS },
+		.addr = 0xd0000000,
+	};
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 8);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
+	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_BUS);
+	CHECK_EQ(c.exc.addr, 0xd0000000);
+	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	f.hdr.flags = 0;
+	f.addr = DEV_VA_BASE + 0x100000; /* unmapped */
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
+	CHECK_EQ(c.exc.info[0], VGPU_MMU_ACC_WRITE);
+	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_NOT_PRESENT);
+	CHECK_EQ(c.exc.addr, DEV_VA_BASE + 0x100000);
+	check_recovers(&d, 0);
+	dev_close(&d);
+}
+
+TEST(runaway_kernel_stopped_by_watchdog)
+{
+	struct dev d;
+	struct vgpu_completion c;
+
+	REQUIRE(!dev_open(&d, "threads=2,sms=2", 1));
+	dev_queue_init(&d, 0, 8);
+	reg_write(&d, VGPU_REG_WDOG_MS, 200);
+	CHECK_EQ(reg_read(&d, VGPU_REG_WDOG_MS), 200);
+	REQUIRE(run_simple(&d, 0, k_spin, 4, 64, UINT64_MAX, &c));
+	CHECK_EQ(c.status, VGPU_ERR_TIMEOUT);
+	CHECK_EQ(c.exc.code, VGPU_EXC_ABORTED);
+	CHECK_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
+	CHECK(c.warp_insns > 0);
+	CHECK_STOPPED(&d, 0, VGPU_ERR_TIMEOUT, 0);
+	check_recovers(&d, 0);
+	dev_close(&d);
+}
+
+TEST(runaway_kernel_stopped_by_budget)
+{
+	struct dev d;
+	struct vgpu_completion c;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 8);
+	REQUIRE(run_simple(&d, 0, k_spin, 1, 32, 100000, &c));
+	CHECK_EQ(c.status, VGPU_ERR_EXCEPTION);
+	CHECK_EQ(c.exc.code, VGPU_EXC_BUDGET);
+	CHECK_STOPPED(&d, 0, VGPU_ERR_EXCEPTION, 0);
+	check_recovers(&d, 0);
+	dev_close(&d);
+}
+
+/* ---- reset ---- */
+
+/* Start a spinning launch on queue 0 and wait until it executes. */
+static void start_spin(struct dev *d, struct dev_kernel *kern, uint32_t *slot)
+{
+	struct vgpu_cmd_launch cmd;
+
+	reg_write(d, VGPU_REG_WDOG_MS, 600000);
+	dev_queue_init(d, 0, 8);
+	if (dev_kernel_load(d, 0, k_spin, kern))
+		return;
+	cmd = dev_launch_cmd(kern, 8, 256, 0, 0);
+	cmd.budget = UINT64_MAX;
+	*slot = dev_submit(d, 0, &cmd);
+	for (int i = 0; i < 100000 && !(qreg_read(d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY); i++)
+		;
+}
+
+static void check_power_on_state(struct dev *d)
+{
+	CHECK_EQ(reg_read(d, VGPU_REG_STATUS), 0);
+	CHECK_EQ(reg_read(d, VGPU_REG_IRQ_MASK), 0);
+	CHECK_EQ(reg_read(d, VGPU_REG_IRQ_STATUS), 0);
+	CHECK_EQ(reg_read(d, VGPU_REG_AS_COUNT), 0);
+	CHECK_EQ(reg_read(d, VGPU_REG_AS_BASE_LO), 0);
+	CHECK_EQ(reg_read(d, VGPU_REG_WDOG_MS), 0);
+	CHECK_EQ(qreg_read(d, 0, VGPU_Q_STATUS), 0);
+	CHECK_EQ(qreg_read(d, 0, VGPU_Q_CONTROL), 0);
+	CHECK_EQ(qreg_read(d, 0, VGPU_Q_SIZE), 0);
+	CHECK_EQ(qreg_read(d, 0, VGPU_Q_RING_LO), 0);
+	CHECK_EQ(qreg_read(d, 0, VGPU_Q_HEAD), 0);
+	CHECK_EQ(qreg_read(d, 0, VGPU_Q_TAIL), 0);
+}
+
+/* Program the registers dev_open sets, after a reset. */
+static void reinit(struct dev *d)
+{
+	reg_write(d, VGPU_REG_AS_BASE_LO, (uint32_t)DEV_AS_TABLE);
+	reg_write(d, VGPU_REG_AS_COUNT, 1);
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
+	dev_queue_init(d, 0, 8);
+}
+
+TEST(register_reset_aborts_running_launch)
+{
+	struct dev d;
+	struct dev_kernel kern;
+	struct vgpu_completion c;
+	uint32_t slot = 0;
+
+	REQUIRE(!dev_open(&d, "threads=2,sms=2", 1));
+	start_spin(&d, &kern, &slot);
+	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
+	CHECK_EQ(reg_read(&d, VGPU_REG_STATUS), VGPU_STATUS_BUSY);
+	reg_write(&d, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	check_power_on_state(&d);
+	dev_read_cpl(&d, 0, slot, &c);
+	CHECK_EQ(c.seq, 0); /* an aborted command writes no completion */
+	reinit(&d);
+	check_recovers(&d, 0);
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+TEST(function_level_reset_aborts_running_launch)
+{
+	struct dev d;
+	struct dev_kernel kern;
+	struct vgpu_completion c;
+	unsigned exp;
+	uint32_t slot = 0;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	exp = qts_cfg_find_cap(d.qts, DEV_DEVFN, 0x10);
+	REQUIRE(exp);
+	CHECK(qts_cfg_readl(d.qts, DEV_DEVFN, exp + 4) & (1u << 28)); /* FLR capable */
+	start_spin(&d, &kern, &slot);
+	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
+	qts_cfg_writew(d.qts, DEV_DEVFN, exp + 8,
+		       qts_cfg_readw(d.qts, DEV_DEVFN, exp + 8) | 0x8000);
+	/* FLR cleared the BARs and the command register: set up again */
+	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 4) & 0x6, 0);
+	qts_cfg_writel(d.qts, DEV_DEVFN, 0x10, (uint32_t)DEV_BAR0);
+	qts_cfg_writew(d.qts, DEV_DEVFN, 4, 0x6);
+	check_power_on_state(&d);
+	dev_read_cpl(&d, 0, slot, &c);
+	CHECK_EQ(c.seq, 0);
+	reinit(&d);
+	check_recovers(&d, 0);
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+TEST(queue_disable_aborts_launch_with_completion)
+{
+	struct dev d;
+	struct dev_kernel kern;
+	struct vgpu_completion c;
+	uint32_t slot = 0;
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	start_spin(&d, &kern, &slot);
+	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
+	REQUIRE(dev_wait(&d, 0, slot, &c));
+	CHECK_EQ(c.status, VGPU_ERR_ABORTED);
+	CHECK_EQ(c.exc.code, VGPU_EXC_ABORTED);
+	CHECK_CONTAINS(c.exc.msg, "queue disabled");
+	for (int i = 0; i < 100000 && qreg_read(&d, 0, VGPU_Q_STATUS); i++)
+		;
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_STATUS), 0);
+	dev_queue_init(&d, 0, 8);
+	check_recovers(&d, 0);
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+/* ---- interrupts ---- */
+
+TEST(msix_masked_vector_sets_pba_then_delivers)
+{
+	struct dev d;
+	struct vgpu_completion c;
+	uint32_t table, pba;
+	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
+					       .flags = VGPU_CMD_F_IRQ } };
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	REQUIRE(d.msix_cap);
+	table = qts_cfg_readl(d.qts, DEV_DEVFN, d.msix_cap + 4) & ~7u;
+	pba = qts_cfg_readl(d.qts, DEV_DEVFN, d.msix_cap + 8) & ~7u;
+	qts_writel(d.qts, DEV_BAR2 + table + 12, 1); /* mask vector 0 */
+	dev_queue_init(&d, 0, 4);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	for (int i = 0; i < 100000 && !(qts_readl(d.qts, DEV_BAR2 + pba) & 1); i++)
+		;
+	CHECK_EQ(qts_readl(d.qts, DEV_BAR2 + pba) & 1, 1);
+	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	qts_writel(d.qts, DEV_BAR2 + table + 12, 0); /* unmask: delivered */
+	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA);
+	CHECK_EQ(qts_readl(d.qts, DEV_BAR2 + pba) & 1, 0);
+	dev_close(&d);
+}
+
+TEST(irq_mask_holds_back_status)
+{
+	struct dev d;
+	struct vgpu_completion c;
+	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
+					       .flags = VGPU_CMD_F_IRQ } };
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	reg_write(&d, VGPU_REG_IRQ_MASK, 0);
+	dev_queue_init(&d, 0, 4);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
+	for (int i = 0; i < 100000 && !reg_read(&d, VGPU_REG_IRQ_STATUS); i++)
+		;
+	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), VGPU_IRQ_COMPLETION);
+	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	reg_write(&d, VGPU_REG_IRQ_MASK, VGPU_IRQ_COMPLETION); /* delivers */
+	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA);
+	dev_close(&d);
+}
+
+TEST(empty_kernel_many_launches)
+{
+	struct dev d;
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint32_t slot = 0;
+
+	/* 200 launches, in batches that fit the 64-slot ring */
+	REQUIRE(!dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 64);
+	REQUIRE(!dev_kernel_load(&d, 0, k_empty, &kern));
+	cmd = dev_launch_cmd(&kern, 1, 32, 0, 0);
+	for (int batch = 0; batch < 4; batch++) {
+		for (int i = 0; i < 50; i++)
+			slot = dev_put(&d, 0, &cmd);
+		dev_doorbell(&d, 0);
+		REQUIRE(dev_wait(&d, 0, slot, &c));
+		CHECK_EQ(c.status, VGPU_ERR_NONE);
+		CHECK_EQ(c.seq, 50u * (batch + 1));
+	}
+	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_COMPLETED_LO), 200);
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+TEST_MAIN()
