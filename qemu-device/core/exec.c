@@ -28,9 +28,21 @@
 		}                                                              \
 	} while (0)
 
+/*
+ * The lane loops vectorise; on x86-64 each instruction function is also
+ * built for AVX2 and the loader picks the variant the CPU runs.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define VGPU_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define VGPU_SIMD
+#endif
+
 #define EXEC(name)                                                             \
-	static enum vgpu_xres name(struct vgpu_cta *c, struct vgpu_warp *w,    \
-				   const struct vgpu_dinsn *d, uint32_t em)
+	VGPU_SIMD static enum vgpu_xres name(struct vgpu_cta *c,               \
+					     struct vgpu_warp *w,              \
+					     const struct vgpu_dinsn *d,       \
+					     uint32_t em)
 
 static inline float f32(uint32_t v)
 {
