@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vGPU DRM uAPI: the ioctls of vgpu.ko (kernel/), driven by libvgpu's drm
+ * backend and tests/selftests/vgpu/.
+ *
+ * Rules (Documentation/process/botching-up-ioctls.rst):
+ *  - only __u32, __u64 and __s64; user pointers are __u64;
+ *  - every struct is a multiple of 8 bytes, pinned by a size assertion here
+ *    and in every layer that uses it;
+ *  - every pad and reserved field must be zero, every unknown flag bit
+ *    must be clear: otherwise the ioctl fails with -EINVAL;
+ *  - timeouts are absolute CLOCK_MONOTONIC times in nanoseconds;
+ *  - growth: new fields are only ever appended.  The DRM core zero-fills
+ *    the tail of a struct that older userspace passes shorter and drops the
+ *    tail of a longer output, so a zero in a new field must mean "as
+ *    before".  SUBMIT also takes a chain of extensions (struct
+ *    drm_vgpu_extension) for optional inputs.
+ *
+ * Errors common to every ioctl: -EINVAL for a non-zero pad or reserved
+ * field, an unknown flag or parameter; -ENOENT for a handle that names no
+ * object of the calling file; -EFAULT for a user pointer that cannot be
+ * read or written; -E2BIG for an array longer than its documented limit;
+ * -ENODEV once the device is gone (unbound or unplugged).
+ *
+ * Addresses: each open file of the device has its own GPU virtual address
+ * space (VGPU_PARAM_VA_START .. + VGPU_PARAM_VA_SIZE).  A buffer object is
+ * mapped in the address space of every file that holds a handle to it,
+ * from the moment the handle exists until it is closed; its GPU virtual
+ * address in the calling file is returned by BO_CREATE and BO_INFO.
+ */
+#ifndef VGPU_DRM_H
+#define VGPU_DRM_H
+
+#ifdef __KERNEL__
+#include <drm/drm.h>
+#else
+#include "drm.h" /* libdrm-dev: -I/usr/include/libdrm (pkg-config libdrm) */
+#endif
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define DRM_VGPU_GET_PARAM 0x00
+#define DRM_VGPU_BO_CREATE 0x01
+#define DRM_VGPU_BO_MMAP_OFFSET 0x02
+#define DRM_VGPU_BO_INFO 0x03
+#define DRM_VGPU_SUBMIT 0x04
+#define DRM_VGPU_WAIT_BO 0x05
+#define DRM_VGPU_GET_JOB 0x06
+
+#define DRM_IOCTL_VGPU_GET_PARAM                                               \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_PARAM, struct drm_vgpu_get_param)
+#define DRM_IOCTL_VGPU_BO_CREATE                                               \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_BO_CREATE, struct drm_vgpu_bo_create)
+#define DRM_IOCTL_VGPU_BO_MMAP_OFFSET                                          \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_BO_MMAP_OFFSET,                   \
+		 struct drm_vgpu_bo_mmap_offset)
+#define DRM_IOCTL_VGPU_BO_INFO                                                 \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_BO_INFO, struct drm_vgpu_bo_info)
+#define DRM_IOCTL_VGPU_SUBMIT                                                  \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_SUBMIT, struct drm_vgpu_submit)
+#define DRM_IOCTL_VGPU_WAIT_BO                                                 \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_WAIT_BO, struct drm_vgpu_wait_bo)
+#define DRM_IOCTL_VGPU_GET_JOB                                                 \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_JOB, struct drm_vgpu_get_job)
+
+/* ---- GET_PARAM ---- */
+
+/**
+ * enum drm_vgpu_param - what DRM_IOCTL_VGPU_GET_PARAM reports
+ * @VGPU_PARAM_DEVICE_ID:   PCI vendor << 16 | device (0x76900001)
+ * @VGPU_PARAM_REVISION:    PCI revision
+ * @VGPU_PARAM_HW_VERSION:  device interface version, major << 16 | minor
+ * @VGPU_PARAM_SMS:         number of SMs
+ * @VGPU_PARAM_SMEM:        shared-memory bytes per SM (max per CTA)
+ * @VGPU_PARAM_MAX_THREADS: max threads per CTA
+ * @VGPU_PARAM_BARRIERS:    named barriers per CTA
+ * @VGPU_PARAM_FEATURES:    VGPU_FEAT_* of uapi/vgpu_hw.h
+ * @VGPU_PARAM_QUEUES:      hardware queues (valid drm_vgpu_submit.queue
+ *                          values are 0 .. this - 1)
+ * @VGPU_PARAM_WARP_SIZE:   threads per warp
+ * @VGPU_PARAM_MAX_PARAM:   max parameter-buffer bytes of a launch
+ * @VGPU_PARAM_MAX_CODE:    max program bytes of a launch
+ * @VGPU_PARAM_VA_BITS:     GPU virtual-address bits
+ * @VGPU_PARAM_VA_START:    first GPU VA the driver hands out
+ * @VGPU_PARAM_VA_SIZE:     bytes of GPU VA the driver hands out
+ * @VGPU_PARAM_RESET_COUNT: device resets since the driver was loaded
+ * @VGPU_PARAM_FILE_RESET_COUNT: resets caused by a job of the calling file
+ *                          (its guilty jobs)
+ * @VGPU_PARAM_JOB_TIMEOUT_MS: the driver's job timeout (module parameter)
+ * @VGPU_PARAM_DRIVER_VERSION: major << 16 | minor of the driver (the DRM
+ *                          driver version)
+ */
+enum drm_vgpu_param {
+	VGPU_PARAM_DEVICE_ID = 0,
+	VGPU_PARAM_REVISION = 1,
+	VGPU_PARAM_HW_VERSION = 2,
+	VGPU_PARAM_SMS = 3,
+	VGPU_PARAM_SMEM = 4,
+	VGPU_PARAM_MAX_THREADS = 5,
+	VGPU_PARAM_BARRIERS = 6,
+	VGPU_PARAM_FEATURES = 7,
+	VGPU_PARAM_QUEUES = 8,
+	VGPU_PARAM_WARP_SIZE = 9,
+	VGPU_PARAM_MAX_PARAM = 10,
+	VGPU_PARAM_MAX_CODE = 11,
+	VGPU_PARAM_VA_BITS = 12,
+	VGPU_PARAM_VA_START = 13,
+	VGPU_PARAM_VA_SIZE = 14,
+	VGPU_PARAM_RESET_COUNT = 15,
+	VGPU_PARAM_FILE_RESET_COUNT = 16,
+	VGPU_PARAM_JOB_TIMEOUT_MS = 17,
+	VGPU_PARAM_DRIVER_VERSION = 18,
+	VGPU_PARAM_COUNT /* not a parameter: -EINVAL */
+};
+
+/**
+ * struct drm_vgpu_get_param - DRM_IOCTL_VGPU_GET_PARAM
+ * @param: (in) enum drm_vgpu_param; unknown values give -EINVAL
+ * @pad:   must be 0
+ * @value: (out) the value
+ */
+struct drm_vgpu_get_param {
+	__u32 param;
+	__u32 pad;
+	__u64 value;
+};
+
+/* ---- Buffer objects ---- */
+
+/* GPU mappings of the BO lack write permission: device writes MMU-fault. */
+#define VGPU_BO_READ_ONLY (1u << 0)
+/* GPU mappings of the BO lack execute permission: no program fetch. */
+#define VGPU_BO_NO_EXEC (1u << 1)
+#define VGPU_BO_FLAGS (VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC)
+
+/* Largest BO: 1 GiB (larger sizes give -E2BIG). */
+#define VGPU_BO_MAX_SIZE (1ull << 30)
+
+/**
+ * struct drm_vgpu_bo_create - DRM_IOCTL_VGPU_BO_CREATE
+ * @size:   (in) bytes, 1 .. VGPU_BO_MAX_SIZE (0: -EINVAL, larger: -E2BIG);
+ *          rounded up to whole 4 KiB pages
+ * @flags:  (in) VGPU_BO_*
+ * @handle: (out) GEM handle in the calling file
+ * @va:     (out) GPU virtual address of the BO in the calling file's
+ *          address space (page aligned)
+ *
+ * The BO is backed by shmem pages, zero-filled, and pinned while any file
+ * holds a GPU mapping of it.  CPU access: BO_MMAP_OFFSET then mmap() on
+ * the DRM fd (cached, coherent with device writes once the job's fence has
+ * signalled), or PRIME export.
+ */
+struct drm_vgpu_bo_create {
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+	__u64 va;
+};
+
+/**
+ * struct drm_vgpu_bo_mmap_offset - DRM_IOCTL_VGPU_BO_MMAP_OFFSET
+ * @handle: (in) GEM handle
+ * @pad:    must be 0
+ * @offset: (out) fake offset to pass to mmap() on the DRM fd
+ */
+struct drm_vgpu_bo_mmap_offset {
+	__u32 handle;
+	__u32 pad;
+	__u64 offset;
+};
+
+/**
+ * struct drm_vgpu_bo_info - DRM_IOCTL_VGPU_BO_INFO
+ * @handle: (in) GEM handle (for example one imported with PRIME)
+ * @flags:  (out) VGPU_BO_* it was created with
+ * @size:   (out) bytes
+ * @va:     (out) GPU virtual address in the calling file's address space
+ */
+struct drm_vgpu_bo_info {
+	__u32 handle;
+	__u32 flags;
+	__u64 size;
+	__u64 va;
+};
+
+/* ---- Jobs ---- */
+
+/**
+ * struct drm_vgpu_launch - the kernel a job runs (uapi/vgpu_hw.h, struct
+ *                          vgpu_cmd_launch, says what the device checks)
+ * @code_va:      GPU VA of the program (16-aligned, in a BO of this file)
+ * @code_size:    program bytes (multiple of 16, 16 .. VGPU_PARAM_MAX_CODE)
+ * @entry:        byte offset of the first instruction
+ * @grid:         CTAs in x, y, z (each >= 1)
+ * @block:        threads per CTA in x, y, z (product 1 .. MAX_THREADS)
+ * @cluster:      CTAs per cluster in x, y, z; 0 counts as 1
+ * @smem_bytes:   shared memory per CTA (<= VGPU_PARAM_SMEM)
+ * @param_va:     GPU VA of the parameter buffer
+ * @param_size:   parameter bytes (0 .. VGPU_PARAM_MAX_PARAM)
+ * @launch_flags: VGPU_LAUNCH_* of uapi/vgpu_hw.h
+ * @seed:         scheduler seed for VGPU_LAUNCH_RANDOM_SCHED
+ * @budget:       warp-instruction limit, 0 = the device's default
+ *
+ * The driver checks what it can cheaply (zero grid or block, sizes and
+ * alignment: -EINVAL); the device checks the rest and reports it as the
+ * job's exception (VGPU_EXC_BAD_LAUNCH).
+ */
+struct drm_vgpu_launch {
+	__u64 code_va;
+	__u32 code_size;
+	__u32 entry;
+	__u32 grid[3];
+	__u32 block[3];
+	__u32 cluster[3];
+	__u32 smem_bytes;
+	__u64 param_va;
+	__u32 param_size;
+	__u32 launch_flags;
+	__u64 seed;
+	__u64 budget;
+};
+
+/**
+ * struct drm_vgpu_sync - a syncobj and a timeline point
+ * @handle: syncobj handle (-ENOENT when it names none)
+ * @pad:    must be 0
+ * @point:  timeline point; 0 = binary syncobj (its current fence, or for
+ *          an out-sync: replace its fence)
+ */
+struct drm_vgpu_sync {
+	__u32 handle;
+	__u32 pad;
+	__u64 point;
+};
+
+/**
+ * struct drm_vgpu_extension - header of a SUBMIT extension
+ * @next: user pointer to the next extension, 0 ends the chain
+ * @name: which extension; none is defined yet, so any gives -EINVAL
+ * @pad:  must be 0
+ */
+struct drm_vgpu_extension {
+	__u64 next;
+	__u32 name;
+	__u32 pad;
+};
+
+#define VGPU_SUBMIT_MAX_BOS 4096u   /* more: -E2BIG */
+#define VGPU_SUBMIT_MAX_SYNCS 256u  /* per direction; more: -E2BIG */
+
+#define VGPU_SUBMIT_FLAGS 0u	/* no submit flag defined yet */
+
+/**
+ * struct drm_vgpu_submit - DRM_IOCTL_VGPU_SUBMIT: queue one launch
+ * @extensions:     user pointer to a chain of struct drm_vgpu_extension,
+ *                  0 for none
+ * @launch:         the kernel to run
+ * @bo_handles:     user pointer to an array of __u32 GEM handles the job
+ *                  uses: they stay resident until it completes, the job
+ *                  waits for every fence on their reservation objects and
+ *                  adds its own as a writer (implicit synchronisation).
+ *                  Memory outside these BOs but mapped in the file's
+ *                  address space is reachable too, unsynchronised.
+ * @bo_handle_count: entries in @bo_handles (0 .. VGPU_SUBMIT_MAX_BOS)
+ * @queue:          hardware queue, 0 .. VGPU_PARAM_QUEUES - 1
+ * @in_syncs:       user pointer to struct drm_vgpu_sync[]: the job starts
+ *                  once each fence has signalled.  Fences are looked up at
+ *                  submit time: a syncobj (or timeline point) that has no
+ *                  fence yet gives -EINVAL (no wait-before-submit)
+ * @out_syncs:      user pointer to struct drm_vgpu_sync[]: each gets the
+ *                  job's completion fence (binary: replaced; timeline:
+ *                  added at @point)
+ * @in_sync_count:  entries in @in_syncs (0 .. VGPU_SUBMIT_MAX_SYNCS)
+ * @out_sync_count: entries in @out_syncs (0 .. VGPU_SUBMIT_MAX_SYNCS)
+ * @flags:          VGPU_SUBMIT_* (none yet: must be 0)
+ * @pad:            must be 0
+ * @job_id:         (out) id of the job in the calling file (1, 2, ...),
+ *                  for DRM_IOCTL_VGPU_GET_JOB
+ *
+ * The job's fence signals when the launch completes; with an error when it
+ * raised an exception (-EIO; -EFAULT for an MMU fault), was stopped by the
+ * driver's timeout (-ETIMEDOUT, the device was reset) or could not run
+ * (-ECANCELED: file closed, device unbound).
+ */
+struct drm_vgpu_submit {
+	__u64 extensions;
+	struct drm_vgpu_launch launch;
+	__u64 bo_handles;
+	__u32 bo_handle_count;
+	__u32 queue;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 in_sync_count;
+	__u32 out_sync_count;
+	__u32 flags;
+	__u32 pad;
+	__u64 job_id;
+};
+
+/**
+ * struct drm_vgpu_wait_bo - DRM_IOCTL_VGPU_WAIT_BO: wait until every job
+ *                           using the BO has completed
+ * @handle:     GEM handle
+ * @pad:        must be 0
+ * @timeout_ns: absolute CLOCK_MONOTONIC time; 0 only polls.  Returns 0,
+ *              or -ETIME when the time passed first (-EINTR on a signal:
+ *              restart with the same absolute timeout)
+ */
+struct drm_vgpu_wait_bo {
+	__u32 handle;
+	__u32 pad;
+	__s64 timeout_ns;
+};
+
+#define VGPU_JOB_QUEUED 0u    /* submitted, not yet on the device */
+#define VGPU_JOB_RUNNING 1u   /* handed to the device */
+#define VGPU_JOB_DONE 2u      /* completed successfully */
+#define VGPU_JOB_FAILED 3u    /* completed with an error: see @error */
+
+/**
+ * struct drm_vgpu_get_job - DRM_IOCTL_VGPU_GET_JOB: a job's status and,
+ *                           when it failed on the device, its exception
+ * @job_id:         (in) as SUBMIT returned it; the driver keeps the last
+ *                  VGPU_JOB_HISTORY jobs of each file (older: -ENOENT)
+ * @exception:      (in) user pointer to a struct vgpu_exception_record
+ *                  (uapi/vgpu_hw.h) to fill, or 0
+ * @exception_size: (in) bytes at @exception; the driver writes
+ *                  min(this, sizeof(struct vgpu_exception_record)) bytes
+ * @state:          (out) VGPU_JOB_*
+ * @error:          (out) positive errno the job's fence carries, 0 if none
+ * @hw_status:      (out) VGPU_ERR_* of its completion record
+ * @queue:          (out) hardware queue it ran on
+ * @pad:            must be 0
+ * @warp_insns:     (out) warp-instructions it executed
+ * @elapsed_ns:     (out) device time it took
+ */
+struct drm_vgpu_get_job {
+	__u64 job_id;
+	__u64 exception;
+	__u32 exception_size;
+	__u32 state;
+	__u32 error;
+	__u32 hw_status;
+	__u32 queue;
+	__u32 pad;
+	__u64 warp_insns;
+	__u64 elapsed_ns;
+};
+
+#define VGPU_JOB_HISTORY 256u
+
+#ifdef __KERNEL__
+#define VGPU_DRM_ASSERT(c, m) static_assert(c, m)
+#else
+#define VGPU_DRM_ASSERT(c, m) _Static_assert(c, m)
+#endif
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_get_param) == 16, "get_param layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_bo_create) == 24, "bo_create layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_bo_mmap_offset) == 16, "mmap_offset layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_bo_info) == 24, "bo_info layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_launch) == 88, "launch layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_sync) == 16, "sync layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_extension) == 16, "extension layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_wait_bo) == 16, "wait_bo layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_get_job) == 56, "get_job layout");
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* VGPU_DRM_H */
