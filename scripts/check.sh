@@ -8,6 +8,11 @@
 #   2. clang (-Werror)       into build-clang/
 #   3. gcc, ASan + UBSan     into build-asan/
 #
+# and then the device suite: QEMU with the vgpu-pci device (built by
+# scripts/build-qemu.sh into build/qemu-build), the qtest device tests
+# (tests/qtest) and one boot of the guest smoke test.  VGPU_CHECK_DEVICE=0
+# leaves the device suite out.
+#
 # Each variant builds everything (tools, tests and benchmarks, so that
 # every file is compiled warning-free by both compilers) and then runs
 # every test binary through scripts/run-tests.sh.  A variant whose build
@@ -74,12 +79,53 @@ variant() {
 	grand_fail=$((grand_fail + fail))
 }
 
+# device: the QEMU device, after the host variants so that their results
+# come first.  Builds QEMU with the device (scripts/build-qemu.sh, which
+# installs what it needs), then runs the qtest device tests and one boot
+# of the guest smoke test.  VGPU_CHECK_DEVICE=0 skips it.
+device_suite() {
+	local title="device (QEMU)" pass fail rc
+	local -a tests=()
+
+	echo
+	echo "==== $title ===="
+	if ! scripts/build-qemu.sh ||
+		! make -j2 --no-print-directory BUILD=build CC=gcc all qtests; then
+		echo "==== $title: BUILD FAILED"
+		results+=("$(printf '%-22s build failed' "$title")")
+		grand_fail=$((grand_fail + 1))
+		return
+	fi
+	for f in tests/qtest/test_*.c; do
+		[[ -e $f ]] && tests+=("build/qtest/$(basename "$f" .c)")
+	done
+	tests+=(scripts/test-guest-smoke.sh)
+	scripts/run-tests.sh build "${tests[@]}" | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [[ $(tail -n 1 "$log") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		pass=${BASH_REMATCH[1]}
+		fail=${BASH_REMATCH[2]}
+	else
+		pass=0
+		fail=1
+	fi
+	if ((rc != 0 && fail == 0)); then
+		fail=1
+	fi
+	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
+	grand_pass=$((grand_pass + pass))
+	grand_fail=$((grand_fail + fail))
+}
+
 variant "gcc" build -- CC=gcc
 variant "clang" build-clang -- CC=clang
 variant "gcc ASan+UBSan" build-asan \
 	ASAN_OPTIONS=detect_leaks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	-- CC=gcc SAN=1
+if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
+	device_suite
+fi
 
 echo
 echo "==== make check: $((SECONDS - start))s"
