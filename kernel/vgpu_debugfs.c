@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs (dri/N/): queues (ring and scheduler state), exceptions (the last
+ * VGPU_EXC_LOG exception records), address_spaces (per-file VA use).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <drm/drm_debugfs.h>
+#include "vgpu_drv.h"
+
+static int vgpu_debugfs_queues(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
+	unsigned int i;
+
+	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s\n",
+		   atomic_read(&vdev->reset_count),
+		   vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
+		   vgpu_read(vdev, VGPU_REG_ERR_COUNT),
+		   vdev->msix ? "msix" : "intx");
+	for (i = 0; i < vdev->nqueues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+
+		seq_printf(m, "queue %u: status 0x%x head %u tail %u(dev) %u(drv) completed %u emitted %llu error %u done %llu failed %llu hw_jobs %d\n",
+			   i, vgpu_qread(q, VGPU_Q_STATUS), vgpu_qread(q, VGPU_Q_HEAD),
+			   vgpu_qread(q, VGPU_Q_TAIL), q->tail,
+			   vgpu_qread(q, VGPU_Q_COMPLETED_LO), q->emitted,
+			   vgpu_qread(q, VGPU_Q_ERROR), q->jobs_done,
+			   q->jobs_failed, atomic_read(&q->sched.hw_rq_count));
+	}
+	return 0;
+}
+
+static int vgpu_debugfs_exceptions(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
+	unsigned long flags;
+	u32 i, head;
+
+	spin_lock_irqsave(&vdev->exc_lock, flags);
+	head = vdev->exc_head;
+	for (i = head > VGPU_EXC_LOG ? head - VGPU_EXC_LOG : 0; i < head; i++) {
+		struct vgpu_exc_log *l = &vdev->exc_log[i % VGPU_EXC_LOG];
+
+		seq_printf(m, "client %u job %llu queue %u status %u code %u cta %u,%u,%u warp %u pc 0x%x barid %d addr 0x%llx insn %016llx%016llx: %.*s\n",
+			   l->client_id, l->job_id, l->queue, l->hw_status,
+			   l->exc.code, l->exc.cta[0], l->exc.cta[1], l->exc.cta[2],
+			   l->exc.warp, l->exc.pc, (int)l->exc.barid, l->exc.addr,
+			   l->exc.insn[1], l->exc.insn[0], VGPU_EXC_MSG_LEN,
+			   l->exc.msg);
+	}
+	spin_unlock_irqrestore(&vdev->exc_lock, flags);
+	return 0;
+}
+
+static int vgpu_debugfs_as(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
+	struct vgpu_file *vf;
+
+	mutex_lock(&vdev->files_lock);
+	list_for_each_entry(vf, &vdev->files, link) {
+		struct drm_printer p = drm_seq_file_printer(m);
+
+		mutex_lock(&vf->as->lock);
+		seq_printf(m, "client %u asid %u root %pad mapped %llu bytes resets %d\n",
+			   vf->client_id, vf->as->asid, &vf->as->root.dma,
+			   vf->as->mapped_bytes, atomic_read(&vf->reset_count));
+		drm_mm_print(&vf->as->mm, &p);
+		mutex_unlock(&vf->as->lock);
+	}
+	mutex_unlock(&vdev->files_lock);
+	return 0;
+}
+
+static const struct drm_info_list vgpu_debugfs_list[] = {
+	{ "queues", vgpu_debugfs_queues, 0 },
+	{ "exceptions", vgpu_debugfs_exceptions, 0 },
+	{ "address_spaces", vgpu_debugfs_as, 0 },
+};
+
+void vgpu_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_create_files(vgpu_debugfs_list, ARRAY_SIZE(vgpu_debugfs_list),
+				 minor->debugfs_root, minor);
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu.ko: DRM driver for the vGPU virtual PCIe device (QEMU vgpu-pci,
+ * uapi/vgpu_hw.h).  PCI probe and remove, the DRM driver, GET_PARAM and
+ * fdinfo; see vgpu_drv.h for the other files.
+ */
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_print.h>
+#include "vgpu_drv.h"
+
+#define CREATE_TRACE_POINTS
+#include "vgpu_trace.h"
+
+unsigned int vgpu_debug;
+module_param_named(debug, vgpu_debug, uint, 0644);
+MODULE_PARM_DESC(debug, "debug mask: 1 core, 2 mmu, 4 job, 8 irq");
+
+unsigned int vgpu_timeout_ms = 2000;
+module_param_named(timeout_ms, vgpu_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms, "job timeout before a device reset, ms (default 2000)");
+
+static_assert(sizeof(struct drm_vgpu_get_param) == 16);
+static_assert(sizeof(struct drm_vgpu_bo_create) == 24);
+static_assert(sizeof(struct drm_vgpu_bo_mmap_offset) == 16);
+static_assert(sizeof(struct drm_vgpu_bo_info) == 24);
+static_assert(sizeof(struct drm_vgpu_wait_bo) == 16);
+
+static int vgpu_ioctl_get_param(struct drm_device *dev, void *data,
+				struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_get_param *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	switch (args->param) {
+	case VGPU_PARAM_DEVICE_ID:
+		args->value = (u64)vdev->pdev->vendor << 16 | vdev->pdev->device;
+		break;
+	case VGPU_PARAM_REVISION:
+		args->value = vdev->pdev->revision;
+		break;
+	case VGPU_PARAM_HW_VERSION:
+		args->value = vdev->hw_version;
+		break;
+	case VGPU_PARAM_SMS:
+		args->value = vdev->sms;
+		break;
+	case VGPU_PARAM_SMEM:
+		args->value = vdev->smem;
+		break;
+	case VGPU_PARAM_MAX_THREADS:
+		args->value = vdev->max_threads;
+		break;
+	case VGPU_PARAM_BARRIERS:
+		args->value = vdev->barriers;
+		break;
+	case VGPU_PARAM_FEATURES:
+		args->value = vdev->features;
+		break;
+	case VGPU_PARAM_QUEUES:
+		args->value = vdev->nqueues;
+		break;
+	case VGPU_PARAM_WARP_SIZE:
+		args->value = vdev->warp_size;
+		break;
+	case VGPU_PARAM_MAX_PARAM:
+		args->value = vdev->max_param;
+		break;
+	case VGPU_PARAM_MAX_CODE:
+		args->value = vdev->max_code;
+		break;
+	case VGPU_PARAM_VA_BITS:
+		args->value = vdev->va_bits;
+		break;
+	case VGPU_PARAM_VA_START:
+		args->value = VGPU_VA_START;
+		break;
+	case VGPU_PARAM_VA_SIZE:
+		args->value = VGPU_VA_SIZE;
+		break;
+	case VGPU_PARAM_RESET_COUNT:
+		args->value = atomic_read(&vdev->reset_count);
+		break;
+	case VGPU_PARAM_FILE_RESET_COUNT:
+		args->value = atomic_read(&vf->reset_count);
+		break;
+	case VGPU_PARAM_JOB_TIMEOUT_MS:
+		args->value = vgpu_timeout_ms;
+		break;
+	case VGPU_PARAM_DRIVER_VERSION:
+		args->value = VGPU_DRIVER_MAJOR << 16 | VGPU_DRIVER_MINOR;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int vgpu_open(struct drm_device *dev, struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_file *vf;
+	int ret;
+
+	vf = kvzalloc(sizeof(*vf), GFP_KERNEL);
+	if (!vf)
+		return -ENOMEM;
+	vf->vdev = vdev;
+	kref_init(&vf->refcount);
+	spin_lock_init(&vf->hist_lock);
+	ret = ida_alloc(&vdev->client_ida, GFP_KERNEL);
+	if (ret < 0)
+		goto err_free;
+	vf->client_id = ret;
+	vf->as = vgpu_as_create(vdev);
+	if (IS_ERR(vf->as)) {
+		ret = PTR_ERR(vf->as);
+		goto err_ida;
+	}
+	ret = vgpu_file_sched_init(vdev, vf);
+	if (ret)
+		goto err_as;
+	file->driver_priv = vf;
+	mutex_lock(&vdev->files_lock);
+	list_add_tail(&vf->link, &vdev->files);
+	mutex_unlock(&vdev->files_lock);
+	return 0;
+
+err_as:
+	vgpu_as_put(vf->as);
+err_ida:
+	ida_free(&vdev->client_ida, vf->client_id);
+err_free:
+	kvfree(vf);
+	return ret;
+}
+
+static void vgpu_file_release(struct kref *kref)
+{
+	struct vgpu_file *vf = container_of(kref, struct vgpu_file, refcount);
+
+	ida_free(&vf->vdev->client_ida, vf->client_id);
+	kvfree(vf);
+}
+
+void vgpu_file_put(struct vgpu_file *vf)
+{
+	kref_put(&vf->refcount, vgpu_file_release);
+}
+
+static void vgpu_postclose(struct drm_device *dev, struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_file *vf = file->driver_priv;
+
+	mutex_lock(&vdev->files_lock);
+	list_del(&vf->link);
+	mutex_unlock(&vdev->files_lock);
+	/* Queued jobs are killed; jobs on the device hold vf and vf->as. */
+	vgpu_file_sched_fini(vf);
+	vgpu_as_put(vf->as);
+	vgpu_file_put(vf);
+}
+
+static void vgpu_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct drm_file *file = f->private_data;
+	struct vgpu_device *vdev = to_vgpu(file->minor->dev);
+	struct vgpu_file *vf = file->driver_priv;
+
+	seq_printf(m, "drm-driver:\t%s\n", vdev->drm.driver->name);
+	seq_printf(m, "drm-pdev:\t%s\n", pci_name(vdev->pdev));
+	seq_printf(m, "drm-client-id:\t%u\n", vf->client_id);
+	seq_printf(m, "drm-engine-compute:\t%llu ns\n",
+		   (unsigned long long)atomic64_read(&vf->engine_ns));
+	seq_printf(m, "drm-memory-vram:\t0 KiB\n");
+	seq_printf(m, "drm-memory-gtt:\t%llu KiB\n", vf->as->mapped_bytes >> 10);
+	seq_printf(m, "vgpu-asid:\t%u\n", vf->as->asid);
+	seq_printf(m, "vgpu-resets:\t%d\n", atomic_read(&vf->reset_count));
+}
+
+static const struct file_operations vgpu_fops = {
+	.owner = THIS_MODULE,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.show_fdinfo = vgpu_show_fdinfo,
+};
+
+static const struct drm_ioctl_desc vgpu_ioctls[] = {
+#define VGPU_IOCTL(n, f) DRM_IOCTL_DEF_DRV(VGPU_##n, f, DRM_RENDER_ALLOW)
+	VGPU_IOCTL(GET_PARAM, vgpu_ioctl_get_param),
+	VGPU_IOCTL(BO_CREATE, vgpu_ioctl_bo_create),
+	VGPU_IOCTL(BO_MMAP_OFFSET, vgpu_ioctl_bo_mmap_offset),
+	VGPU_IOCTL(BO_INFO, vgpu_ioctl_bo_info),
+	VGPU_IOCTL(SUBMIT, vgpu_ioctl_submit),
+	VGPU_IOCTL(WAIT_BO, vgpu_ioctl_wait_bo),
+	VGPU_IOCTL(GET_JOB, vgpu_ioctl_get_job),
+#undef VGPU_IOCTL
+};
+
+/*
+ * Driver version:
+ *  1.0 - GET_PARAM, BO_CREATE, BO_MMAP_OFFSET, BO_INFO, SUBMIT, WAIT_BO,
+ *        GET_JOB
+ */
+static const struct drm_driver vgpu_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = vgpu_open,
+	.postclose = vgpu_postclose,
+	.ioctls = vgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(vgpu_ioctls),
+	.fops = &vgpu_fops,
+	.gem_create_object = vgpu_gem_create_object,
+	DRM_GEM_SHMEM_DRIVER_OPS,
+	.debugfs_init = vgpu_debugfs_init,
+	.name = "vgpu",
+	.desc = "vGPU virtual GPU",
+	.date = "20250101",
+	.major = VGPU_DRIVER_MAJOR,
+	.minor = VGPU_DRIVER_MINOR,
+};
+
+static int vgpu_read_caps(struct vgpu_device *vdev)
+{
+	u32 id = vgpu_read(vdev, VGPU_REG_ID);
+
+	if (id != VGPU_ID_MAGIC) {
+		vgpu_err(vdev, "bad ID register 0x%08x\n", id);
+		return -ENODEV;
+	}
+	vdev->hw_version = vgpu_read(vdev, VGPU_REG_VERSION);
+	if (vdev->hw_version >> 16 != VGPU_VERSION_MAJOR) {
+		vgpu_err(vdev, "device interface %u.%u, driver knows %u.x\n",
+			 vdev->hw_version >> 16, vdev->hw_version & 0xffff,
+			 VGPU_VERSION_MAJOR);
+		return -ENODEV;
+	}
+	vdev->sms = vgpu_read(vdev, VGPU_REG_CAP_SMS);
+	vdev->smem = vgpu_read(vdev, VGPU_REG_CAP_SMEM);
+	vdev->max_threads = vgpu_read(vdev, VGPU_REG_CAP_MAX_THREADS);
+	vdev->barriers = vgpu_read(vdev, VGPU_REG_CAP_BARRIERS);
+	vdev->features = vgpu_read(vdev, VGPU_REG_CAP_FEATURES);
+	vdev->nqueues = min_t(u32, vgpu_read(vdev, VGPU_REG_CAP_QUEUES),
+			      VGPU_MAX_QUEUES);
+	vdev->warp_size = vgpu_read(vdev, VGPU_REG_CAP_WARP_SIZE);
+	vdev->max_param = vgpu_read(vdev, VGPU_REG_CAP_MAX_PARAM);
+	vdev->va_bits = vgpu_read(vdev, VGPU_REG_CAP_VA_BITS);
+	vdev->max_code = vgpu_read(vdev, VGPU_REG_CAP_MAX_CODE);
+	vdev->as_max = min_t(u32, vgpu_read(vdev, VGPU_REG_CAP_AS_MAX), VGPU_AS_MAX);
+	vdev->ring_max = vgpu_read(vdev, VGPU_REG_CAP_RING_MAX);
+	if (!vdev->nqueues || vdev->as_max < 2 || vdev->ring_max < VGPU_RING_ENTRIES ||
+	    vdev->va_bits != VGPU_VA_BITS) {
+		vgpu_err(vdev, "unusable capabilities\n");
+		return -ENODEV;
+	}
+	drm_info(&vdev->drm, "vGPU %u.%u: %u SMs, %u KiB smem, %u queues, features 0x%x\n",
+		 vdev->hw_version >> 16, vdev->hw_version & 0xffff, vdev->sms,
+		 vdev->smem >> 10, vdev->nqueues, vdev->features);
+	return 0;
+}
+
+static void vgpu_drm_release(struct drm_device *dev, void *res)
+{
+	vgpu_mmu_fini(to_vgpu(dev));
+}
+
+static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct vgpu_device *vdev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(52));
+	if (ret)
+		return ret;
+
+	vdev = devm_drm_dev_alloc(&pdev->dev, &vgpu_drm_driver,
+				  struct vgpu_device, drm);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	vdev->pdev = pdev;
+	pci_set_drvdata(pdev, vdev);
+	mutex_init(&vdev->reset_lock);
+	mutex_init(&vdev->files_lock);
+	spin_lock_init(&vdev->exc_lock);
+	INIT_LIST_HEAD(&vdev->files);
+	ida_init(&vdev->client_ida);
+
+	vdev->mmio = pcim_iomap(pdev, 0, VGPU_BAR0_SIZE);
+	if (!vdev->mmio)
+		return -ENOMEM;
+
+	/* A clean device whatever the previous driver left behind. */
+	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	ret = vgpu_read_caps(vdev);
+	if (ret)
+		return ret;
+
+	ret = vgpu_mmu_init(vdev);
+	if (ret)
+		return ret;
+	ret = drmm_add_action_or_reset(&vdev->drm, vgpu_drm_release, NULL);
+	if (ret)
+		return ret;
+	vgpu_mmu_hw_init(vdev);
+	/* The driver's timeout fires first; the watchdog is the backstop. */
+	vgpu_write(vdev, VGPU_REG_WDOG_MS, 4 * vgpu_timeout_ms);
+
+	ret = vgpu_sched_init(vdev);
+	if (ret)
+		return ret;
+	ret = vgpu_irq_init(vdev);
+	if (ret)
+		goto err_sched;
+	ret = drm_dev_register(&vdev->drm, 0);
+	if (ret)
+		goto err_irq;
+	return 0;
+
+err_irq:
+	vgpu_irq_fini(vdev);
+err_sched:
+	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	vgpu_sched_fini(vdev);
+	return ret;
+}
+
+static void vgpu_remove(struct pci_dev *pdev)
+{
+	struct vgpu_device *vdev = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(&vdev->drm);
+	/* Jobs on the device fail with -ENODEV; queued ones are cancelled. */
+	vgpu_jobs_fail_all(vdev, -ENODEV);
+	vgpu_sched_fini(vdev);
+	vgpu_irq_fini(vdev);
+}
+
+static const struct pci_device_id vgpu_pci_ids[] = {
+	{ PCI_DEVICE(VGPU_PCI_VENDOR_ID, VGPU_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, vgpu_pci_ids);
+
+static struct pci_driver vgpu_pci_driver = {
+	.name = "vgpu",
+	.id_table = vgpu_pci_ids,
+	.probe = vgpu_probe,
+	.remove = vgpu_remove,
+};
+module_pci_driver(vgpu_pci_driver);
+
+MODULE_AUTHOR("the vGPU authors");
+MODULE_DESCRIPTION("DRM driver for the vGPU virtual PCIe device");
+MODULE_LICENSE("GPL");

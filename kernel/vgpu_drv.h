@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgpu.ko: shared driver state.  One file per concern:
+ *   vgpu_drv.c      PCI probe/remove, DRM driver, GET_PARAM, fdinfo
+ *   vgpu_gem.c      shmem GEM objects, per-file mappings, BO ioctls, PRIME
+ *   vgpu_mmu.c      per-file GPU address spaces in the device's format
+ *   vgpu_job.c      SUBMIT, drm_sched backend, timeout and reset, GET_JOB
+ *   vgpu_irq.c      MSI-X/INTx, completion records -> fences
+ *   vgpu_debugfs.c  debugfs files
+ */
+#ifndef VGPU_DRV_H
+#define VGPU_DRV_H
+
+#include <linux/pci.h>
+#include <linux/io.h>
+#include <linux/kref.h>
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_mm.h>
+#include <drm/gpu_scheduler.h>
+
+#include "vgpu_hw.h"
+#include "vgpu_drm.h"
+
+#define VGPU_DRIVER_MAJOR 1
+#define VGPU_DRIVER_MINOR 0
+
+#define VGPU_MAX_QUEUES 16
+#define VGPU_RING_ENTRIES 256u	/* command slots per queue */
+#define VGPU_JOBS_IN_FLIGHT 64u	/* per queue; each job takes <= 2 slots */
+#define VGPU_VA_START (1ull << 20)
+#define VGPU_VA_SIZE ((1ull << VGPU_VA_BITS) - VGPU_VA_START)
+#define VGPU_EXC_LOG 16
+
+/* debug mask bits (module parameter debug=) */
+#define VGPU_DBG_CORE BIT(0)
+#define VGPU_DBG_MMU BIT(1)
+#define VGPU_DBG_JOB BIT(2)
+#define VGPU_DBG_IRQ BIT(3)
+
+extern unsigned int vgpu_debug;
+extern unsigned int vgpu_timeout_ms;
+
+/* Logging helpers: prefix the function, gated by the debug mask. */
+#define vgpu_dbg(vdev, cat, fmt, ...)                                          \
+	do {                                                                   \
+		if (vgpu_debug & (cat))                                        \
+			drm_info(&(vdev)->drm, "%s: " fmt, __func__,           \
+				 ##__VA_ARGS__);                               \
+	} while (0)
+#define vgpu_err(vdev, fmt, ...)                                               \
+	drm_err(&(vdev)->drm, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define vgpu_warn(vdev, fmt, ...)                                              \
+	drm_warn(&(vdev)->drm, "%s: " fmt, __func__, ##__VA_ARGS__)
+
+struct vgpu_device;
+
+/**
+ * struct vgpu_pt - one 4 KiB page-table page and its software shadow
+ * @cpu:   the table as the device reads it (coherent DMA memory)
+ * @dma:   its bus address (guest physical: no IOMMU in front of the device)
+ * @child: next-level tables (NULL for leaves), allocated on demand
+ */
+struct vgpu_pt {
+	__le64 *cpu;
+	dma_addr_t dma;
+	struct vgpu_pt **child;
+};
+
+/**
+ * struct vgpu_as - a GPU address space (one per open file)
+ * @refcount: the file and every job of it hold one
+ * @lock:     protects @mm and the page tables
+ */
+struct vgpu_as {
+	struct vgpu_device *vdev;
+	struct kref refcount;
+	u32 asid;
+	struct mutex lock;
+	struct drm_mm mm;
+	struct vgpu_pt root;
+	u64 mapped_bytes;
+};
+
+struct vgpu_job_result {
+	u64 id;
+	u32 state;
+	u32 error;
+	u32 hw_status;
+	u32 queue;
+	u64 warp_insns;
+	u64 elapsed_ns;
+	struct vgpu_exception_record exc;
+};
+
+/**
+ * struct vgpu_file - per open file
+ * @hist_lock: protects @hist
+ */
+struct vgpu_file {
+	struct vgpu_device *vdev;
+	struct kref refcount;
+	struct vgpu_as *as;
+	struct drm_sched_entity entity[VGPU_MAX_QUEUES];
+	atomic64_t next_job_id;
+	atomic_t reset_count;
+	atomic64_t engine_ns;
+	u32 client_id;
+	struct list_head link;	/* on vdev->files, under vdev->files_lock */
+	spinlock_t hist_lock;
+	struct vgpu_job_result hist[VGPU_JOB_HISTORY];
+};
+
+/**
+ * struct vgpu_queue - a hardware queue and its scheduler
+ * @lock:       protects the ring tail, @emitted, @flushed_gen and @inflight
+ * @fence_lock: the lock of this queue's hardware fences
+ */
+struct vgpu_queue {
+	struct vgpu_device *vdev;
+	u32 idx;
+	struct drm_gpu_scheduler sched;
+	spinlock_t lock;
+	spinlock_t fence_lock;
+	u8 *ring;
+	dma_addr_t ring_dma;
+	struct vgpu_completion *cpl;
+	dma_addr_t cpl_dma;
+	u32 tail;
+	u64 emitted;
+	u32 flushed_gen;
+	struct list_head inflight;
+	u64 fence_context;
+	u64 fence_seqno;
+	u64 jobs_done;
+	u64 jobs_failed;
+};
+
+struct vgpu_exc_log {
+	u32 queue;
+	u32 hw_status;
+	u32 client_id;
+	u32 pad;
+	u64 job_id;
+	struct vgpu_exception_record exc;
+};
+
+/**
+ * struct vgpu_device - the driver's device
+ * @reset_lock: serialises device resets with each other and with
+ *              probe/remove's hardware setup
+ * @exc_lock:   protects @exc_log and @exc_head
+ * @files_lock: protects @files
+ */
+struct vgpu_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *mmio;
+
+	u32 hw_version, sms, smem, max_threads, barriers, features;
+	u32 nqueues, warp_size, max_param, va_bits, max_code, as_max, ring_max;
+
+	__le64 *as_table;
+	dma_addr_t as_table_dma;
+	struct ida asid_ida;
+	atomic_t mmu_gen;	/* bumped when a mapping goes away */
+
+	struct vgpu_queue queues[VGPU_MAX_QUEUES];
+	struct workqueue_struct *reset_wq;
+	struct mutex reset_lock;
+	atomic_t reset_count;
+	bool gone;
+
+	int nvec;
+	bool msix;
+
+	spinlock_t exc_lock;
+	struct vgpu_exc_log exc_log[VGPU_EXC_LOG];
+	u32 exc_head;
+
+	struct mutex files_lock;
+	struct list_head files;
+	struct ida client_ida;
+};
+
+#define to_vgpu(d) container_of(d, struct vgpu_device, drm)
+
+static inline u32 vgpu_read(struct vgpu_device *vdev, u32 reg)
+{
+	return readl(vdev->mmio + reg);
+}
+
+static inline void vgpu_write(struct vgpu_device *vdev, u32 reg, u32 val)
+{
+	writel(val, vdev->mmio + reg);
+}
+
+static inline u32 vgpu_qread(struct vgpu_queue *q, u32 reg)
+{
+	return vgpu_read(q->vdev, VGPU_REG_QUEUE(q->idx) + reg);
+}
+
+static inline void vgpu_qwrite(struct vgpu_queue *q, u32 reg, u32 val)
+{
+	vgpu_write(q->vdev, VGPU_REG_QUEUE(q->idx) + reg, val);
+}
+
+/* vgpu_drv.c */
+void vgpu_file_put(struct vgpu_file *vf);
+
+/* vgpu_gem.c */
+struct vgpu_bo {
+	struct drm_gem_shmem_object base;
+	u32 flags;
+	struct mutex lock;	/* protects @mappings */
+	struct list_head mappings;
+};
+
+struct vgpu_mapping {
+	struct list_head link;
+	struct vgpu_as *as;
+	struct drm_mm_node node;
+};
+
+#define to_vgpu_bo(o) container_of(to_drm_gem_shmem_obj(o), struct vgpu_bo, base)
+struct drm_gem_object *vgpu_gem_create_object(struct drm_device *dev,
+					      size_t size);
+u64 vgpu_bo_va(struct vgpu_bo *bo, struct vgpu_as *as);
+int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
+			 struct drm_file *file);
+int vgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,
+			      struct drm_file *file);
+int vgpu_ioctl_bo_info(struct drm_device *dev, void *data,
+		       struct drm_file *file);
+int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
+		       struct drm_file *file);
+
+/* vgpu_mmu.c */
+int vgpu_mmu_init(struct vgpu_device *vdev);
+void vgpu_mmu_fini(struct vgpu_device *vdev);
+void vgpu_mmu_hw_init(struct vgpu_device *vdev);
+struct vgpu_as *vgpu_as_create(struct vgpu_device *vdev);
+void vgpu_as_put(struct vgpu_as *as);
+static inline struct vgpu_as *vgpu_as_get(struct vgpu_as *as)
+{
+	kref_get(&as->refcount);
+	return as;
+}
+int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
+		struct sg_table *sgt, u64 size, u32 bo_flags);
+void vgpu_as_unmap(struct vgpu_as *as, struct drm_mm_node *node);
+
+/* vgpu_job.c */
+int vgpu_sched_init(struct vgpu_device *vdev);
+void vgpu_sched_fini(struct vgpu_device *vdev);
+int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf);
+void vgpu_file_sched_fini(struct vgpu_file *vf);
+void vgpu_queue_hw_init(struct vgpu_queue *q);
+void vgpu_queue_process(struct vgpu_queue *q);
+void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error);
+int vgpu_ioctl_submit(struct drm_device *dev, void *data,
+		      struct drm_file *file);
+int vgpu_ioctl_get_job(struct drm_device *dev, void *data,
+		       struct drm_file *file);
+
+/* vgpu_irq.c */
+int vgpu_irq_init(struct vgpu_device *vdev);
+void vgpu_irq_fini(struct vgpu_device *vdev);
+void vgpu_irq_disable(struct vgpu_device *vdev);
+void vgpu_irq_enable(struct vgpu_device *vdev);
+
+/* vgpu_debugfs.c */
+void vgpu_debugfs_init(struct drm_minor *minor);
+
+#endif

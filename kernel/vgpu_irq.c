@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interrupts: MSI-X vector 0 (completions) and 1 (errors), or one INTx line
+ * when MSI-X cannot be enabled (module parameter msix=0 forces it).  Both
+ * paths run the same handler: acknowledge IRQ_STATUS, then let every queue
+ * match completion records to its in-flight jobs.
+ */
+#include <linux/interrupt.h>
+#include "vgpu_drv.h"
+
+static bool vgpu_msix = true;
+module_param_named(msix, vgpu_msix, bool, 0444);
+MODULE_PARM_DESC(msix, "use MSI-X (default true; false: INTx)");
+
+static irqreturn_t vgpu_irq_handler(int irq, void *arg)
+{
+	struct vgpu_device *vdev = arg;
+	unsigned int i;
+	u32 status;
+
+	status = vgpu_read(vdev, VGPU_REG_IRQ_STATUS);
+	if (!status && !vdev->msix)
+		return IRQ_NONE;	/* shared INTx line */
+	vgpu_write(vdev, VGPU_REG_IRQ_ACK, status);
+	vgpu_dbg(vdev, VGPU_DBG_IRQ, "irq %d status 0x%x\n", irq, status);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_process(&vdev->queues[i]);
+	return IRQ_HANDLED;
+}
+
+int vgpu_irq_init(struct vgpu_device *vdev)
+{
+	struct pci_dev *pdev = vdev->pdev;
+	int i, ret;
+
+	ret = -ENODEV;
+	if (vgpu_msix)
+		ret = pci_alloc_irq_vectors(pdev, VGPU_MSIX_VECTORS,
+					    VGPU_MSIX_VECTORS, PCI_IRQ_MSIX);
+	if (ret > 0) {
+		vdev->msix = true;
+	} else {
+		ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_LEGACY);
+		if (ret < 0)
+			return ret;
+		vdev->msix = false;
+	}
+	vdev->nvec = ret;
+	for (i = 0; i < vdev->nvec; i++) {
+		ret = request_irq(pci_irq_vector(pdev, i), vgpu_irq_handler,
+				  vdev->msix ? 0 : IRQF_SHARED, "vgpu", vdev);
+		if (ret) {
+			while (i--)
+				free_irq(pci_irq_vector(pdev, i), vdev);
+			pci_free_irq_vectors(pdev);
+			vdev->nvec = 0;
+			return ret;
+		}
+	}
+	drm_info(&vdev->drm, "%s interrupts (%d vector%s)\n",
+		 vdev->msix ? "MSI-X" : "INTx", vdev->nvec,
+		 vdev->nvec > 1 ? "s" : "");
+	vgpu_irq_enable(vdev);
+	return 0;
+}
+
+void vgpu_irq_fini(struct vgpu_device *vdev)
+{
+	int i;
+
+	if (!vdev->nvec)
+		return;
+	vgpu_write(vdev, VGPU_REG_IRQ_MASK, 0);
+	for (i = 0; i < vdev->nvec; i++)
+		free_irq(pci_irq_vector(vdev->pdev, i), vdev);
+	pci_free_irq_vectors(vdev->pdev);
+	vdev->nvec = 0;
+}
+
+/* Mask the device's interrupts and wait for running handlers. */
+void vgpu_irq_disable(struct vgpu_device *vdev)
+{
+	int i;
+
+	vgpu_write(vdev, VGPU_REG_IRQ_MASK, 0);
+	for (i = 0; i < vdev->nvec; i++)
+		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+}
+
+void vgpu_irq_enable(struct vgpu_device *vdev)
+{
+	vgpu_write(vdev, VGPU_REG_IRQ_ACK, VGPU_IRQ_ALL);
+	vgpu_write(vdev, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
+}

@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0
+/**
+ * DOC: vgpu job submission and recovery
+ *
+ * One &drm_gpu_scheduler per hardware queue; each open file has one
+ * &drm_sched_entity per queue.  SUBMIT builds a &struct vgpu_job: it looks
+ * up the BOs (kept referenced until the job is freed), turns in-syncobjs
+ * and the BOs' reservation fences (implicit sync) into scheduler
+ * dependencies, arms the job and installs its finished fence in the BOs'
+ * reservations and the out-syncobjs (binary: replaced; timeline: a chain
+ * point).
+ *
+ * run_job() writes the launch into the queue's command ring (preceded by a
+ * TLB_INVALIDATE when a mapping went away since the queue's last flush),
+ * rings the doorbell and returns a hardware fence.  The device writes a
+ * completion record per command and raises an interrupt for the launch;
+ * vgpu_queue_process() matches records to the jobs on the queue's
+ * in-flight list in ring order (the device's per-queue completed counter
+ * tells which are done) and signals their fences.  A failed command stops
+ * the queue: the job's fence gets an error, its exception record is kept
+ * for DRM_IOCTL_VGPU_GET_JOB and debugfs, and the queue is resumed.
+ *
+ * Timeout (module parameter timeout_ms): the device only has a global
+ * reset, so timeout handlers of all queues run on one ordered workqueue
+ * and under vdev->reset_lock.  The handler stops every scheduler, reaps
+ * completions that raced with it, resets and re-initialises the device,
+ * marks the guilty job -ETIMEDOUT (it is not run again), resubmits the
+ * innocent jobs in their original order and restarts the schedulers.  The
+ * global reset counter and the guilty file's counter advance; a
+ * devcoredump describes the hung job and the queues.
+ */
+#include <linux/dma-fence-chain.h>
+#include <linux/devcoredump.h>
+#include <linux/slab.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_syncobj.h>
+#include "vgpu_drv.h"
+#include "vgpu_trace.h"
+
+static_assert(sizeof(struct vgpu_cmd_launch) == VGPU_CMD_BYTES);
+static_assert(sizeof(struct vgpu_completion) == 336);
+static_assert(sizeof(struct drm_vgpu_submit) == 152);
+static_assert(sizeof(struct drm_vgpu_sync) == 16);
+static_assert(sizeof(struct drm_vgpu_get_job) == 56);
+
+struct vgpu_job {
+	struct drm_sched_job base;
+	struct vgpu_device *vdev;
+	struct vgpu_file *vf;	/* holds a reference */
+	struct vgpu_as *as;	/* holds a reference */
+	u32 queue;
+	u64 id;
+	struct drm_vgpu_launch launch;
+	struct drm_gem_object **bos;
+	u32 bo_count;
+
+	/* on the hardware; under the queue's lock */
+	struct dma_fence *hw_fence;
+	struct list_head link;
+	u32 slot;
+	u64 seq;
+	u64 start_ns;
+	bool guilty;
+};
+
+#define to_vgpu_job(j) container_of(j, struct vgpu_job, base)
+
+static const char *vgpu_fence_driver_name(struct dma_fence *f)
+{
+	return "vgpu";
+}
+
+static const char *vgpu_fence_timeline_name(struct dma_fence *f)
+{
+	return "vgpu-queue";
+}
+
+static const struct dma_fence_ops vgpu_fence_ops = {
+	.get_driver_name = vgpu_fence_driver_name,
+	.get_timeline_name = vgpu_fence_timeline_name,
+};
+
+static struct vgpu_job_result *vgpu_hist(struct vgpu_file *vf, u64 id)
+{
+	return &vf->hist[id % VGPU_JOB_HISTORY];
+}
+
+static void vgpu_job_set_state(struct vgpu_job *job, u32 state)
+{
+	struct vgpu_file *vf = job->vf;
+	struct vgpu_job_result *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&vf->hist_lock, flags);
+	r = vgpu_hist(vf, job->id);
+	if (r->id == job->id)
+		r->state = state;
+	spin_unlock_irqrestore(&vf->hist_lock, flags);
+}
+
+static int vgpu_hw_status_errno(u32 status, const struct vgpu_exception_record *exc)
+{
+	switch (status) {
+	case VGPU_ERR_NONE:
+		return 0;
+	case VGPU_ERR_MMU_FAULT:
+		return -EFAULT;
+	case VGPU_ERR_TIMEOUT:
+		return -ETIMEDOUT;
+	case VGPU_ERR_ABORTED:
+		return -ECANCELED;
+	case VGPU_ERR_EXCEPTION:
+		return exc->code == VGPU_EXC_GLOBAL_FAULT ? -EFAULT : -EIO;
+	default:
+		return -EIO;
+	}
+}
+
+/* Record the outcome of @job in its file's history.  Any context. */
+static void vgpu_job_record(struct vgpu_job *job, int error, u32 hw_status,
+			    const struct vgpu_completion *cpl)
+{
+	struct vgpu_device *vdev = job->vdev;
+	struct vgpu_file *vf = job->vf;
+	struct vgpu_job_result *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&vf->hist_lock, flags);
+	r = vgpu_hist(vf, job->id);
+	if (r->id == job->id) {
+		r->state = error ? VGPU_JOB_FAILED : VGPU_JOB_DONE;
+		r->error = -error;
+		r->hw_status = hw_status;
+		if (cpl) {
+			r->warp_insns = le64_to_cpu(cpl->warp_insns);
+			r->elapsed_ns = le64_to_cpu(cpl->elapsed_ns);
+			if (hw_status != VGPU_ERR_NONE)
+				memcpy(&r->exc, &cpl->exc, sizeof(r->exc));
+		}
+	}
+	spin_unlock_irqrestore(&vf->hist_lock, flags);
+
+	if (cpl && hw_status != VGPU_ERR_NONE) {
+		struct vgpu_exc_log *l;
+
+		spin_lock_irqsave(&vdev->exc_lock, flags);
+		l = &vdev->exc_log[vdev->exc_head++ % VGPU_EXC_LOG];
+		l->queue = job->queue;
+		l->hw_status = hw_status;
+		l->client_id = vf->client_id;
+		l->job_id = job->id;
+		memcpy(&l->exc, &cpl->exc, sizeof(l->exc));
+		spin_unlock_irqrestore(&vdev->exc_lock, flags);
+	}
+}
+
+/* ---- ring ---- */
+
+static void *vgpu_ring_slot(struct vgpu_queue *q, u32 *slot)
+{
+	void *p = q->ring + (size_t)q->tail * VGPU_CMD_BYTES;
+
+	*slot = q->tail;
+	memset(p, 0, VGPU_CMD_BYTES);
+	q->tail = (q->tail + 1) & (VGPU_RING_ENTRIES - 1);
+	q->emitted++;
+	return p;
+}
+
+static void vgpu_emit_tlbi(struct vgpu_queue *q)
+{
+	struct vgpu_cmd_tlb_invalidate *c;
+	u32 slot;
+
+	c = vgpu_ring_slot(q, &slot);
+	c->hdr.opcode = cpu_to_le32(VGPU_CMD_TLB_INVALIDATE);
+	c->asid = cpu_to_le32(VGPU_TLBI_ALL_AS);
+}
+
+static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
+{
+	const struct drm_vgpu_launch *l = &job->launch;
+	struct vgpu_cmd_launch *c;
+	int i;
+
+	c = vgpu_ring_slot(q, &job->slot);
+	c->hdr.opcode = cpu_to_le32(VGPU_CMD_LAUNCH);
+	c->hdr.flags = cpu_to_le32(VGPU_CMD_F_IRQ);
+	c->code_va = cpu_to_le64(l->code_va);
+	c->code_size = cpu_to_le32(l->code_size);
+	c->entry = cpu_to_le32(l->entry);
+	for (i = 0; i < 3; i++) {
+		c->grid[i] = cpu_to_le32(l->grid[i]);
+		c->block[i] = cpu_to_le32(l->block[i]);
+		c->cluster[i] = cpu_to_le32(l->cluster[i]);
+	}
+	c->smem_bytes = cpu_to_le32(l->smem_bytes);
+	c->param_va = cpu_to_le64(l->param_va);
+	c->param_size = cpu_to_le32(l->param_size);
+	c->asid = cpu_to_le32(job->as->asid);
+	c->launch_flags = cpu_to_le32(l->launch_flags);
+	c->seed = cpu_to_le64(l->seed);
+	c->budget = cpu_to_le64(l->budget);
+	job->seq = q->emitted;
+}
+
+/* ---- scheduler backend ---- */
+
+static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
+{
+	struct vgpu_job *job = to_vgpu_job(sched_job);
+	struct vgpu_device *vdev = job->vdev;
+	struct vgpu_queue *q = &vdev->queues[job->queue];
+	struct dma_fence *fence;
+	unsigned long flags;
+	u32 gen;
+
+	/* Guilty of a timeout, or cancelled: not run (again). */
+	if (unlikely(sched_job->s_fence->finished.error))
+		return NULL;
+	if (unlikely(vdev->gone))
+		return ERR_PTR(-ENODEV);
+
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence)
+		return ERR_PTR(-ENOMEM);
+
+	spin_lock_irqsave(&q->lock, flags);
+	dma_fence_init(fence, &vgpu_fence_ops, &q->fence_lock,
+		       q->fence_context, ++q->fence_seqno);
+	gen = atomic_read(&vdev->mmu_gen);
+	if (gen != q->flushed_gen) {
+		vgpu_emit_tlbi(q);
+		q->flushed_gen = gen;
+	}
+	vgpu_emit_launch(q, job);
+	dma_fence_put(job->hw_fence);
+	job->hw_fence = dma_fence_get(fence);
+	job->start_ns = ktime_get_ns();
+	list_add_tail(&job->link, &q->inflight);
+	/* Commands are in coherent memory; writel orders them before it. */
+	vgpu_qwrite(q, VGPU_Q_DOORBELL, q->tail);
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	vgpu_job_set_state(job, VGPU_JOB_RUNNING);
+	trace_vgpu_job_run(job->queue, job->vf->client_id, job->id, job->seq);
+	vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu slot %u seq %llu\n",
+		 job->queue, job->id, job->slot, job->seq);
+	return fence;
+}
+
+/* Complete the in-flight jobs of @q the device has finished.  IRQ or reset. */
+void vgpu_queue_process(struct vgpu_queue *q)
+{
+	struct vgpu_device *vdev = q->vdev;
+	struct vgpu_job *job, *tmp;
+	unsigned long flags;
+	u32 done;
+
+	spin_lock_irqsave(&q->lock, flags);
+	done = vgpu_qread(q, VGPU_Q_COMPLETED_LO);
+	dma_rmb();
+	list_for_each_entry_safe(job, tmp, &q->inflight, link) {
+		const struct vgpu_completion *cpl = &q->cpl[job->slot];
+		u32 status;
+		int err;
+
+		if ((s32)(done - (u32)job->seq) < 0)
+			break;
+		status = le32_to_cpu(cpl->status);
+		err = vgpu_hw_status_errno(status, &cpl->exc);
+		if (le64_to_cpu(cpl->seq) != job->seq) {
+			vgpu_err(vdev, "queue %u slot %u: stale completion (seq %llu, want %llu)\n",
+				 q->idx, job->slot, le64_to_cpu(cpl->seq), job->seq);
+			err = -EIO;
+		}
+		list_del_init(&job->link);
+		vgpu_job_record(job, err, status, cpl);
+		atomic64_add(ktime_get_ns() - job->start_ns, &job->vf->engine_ns);
+		if (err) {
+			q->jobs_failed++;
+			dma_fence_set_error(job->hw_fence, err);
+			vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu: status %u exc %u (%s)\n",
+				 q->idx, job->id, status, le32_to_cpu(cpl->exc.code),
+				 cpl->exc.msg);
+		} else {
+			q->jobs_done++;
+		}
+		trace_vgpu_job_complete(q->idx, job->vf->client_id, job->id, err);
+		dma_fence_signal(job->hw_fence);
+	}
+	if (vgpu_qread(q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED) {
+		vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u stopped (error %u at %u): resume\n",
+			 q->idx, vgpu_qread(q, VGPU_Q_ERROR),
+			 vgpu_qread(q, VGPU_Q_ERROR_INDEX));
+		vgpu_qwrite(q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/* Drop every in-flight hardware fence of @q with @error (after a reset). */
+static void vgpu_queue_cancel_inflight(struct vgpu_queue *q, int error)
+{
+	struct vgpu_job *job, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	list_for_each_entry_safe(job, tmp, &q->inflight, link) {
+		list_del_init(&job->link);
+		dma_fence_set_error(job->hw_fence, error);
+		dma_fence_signal(job->hw_fence);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/* Program the rings of @q and enable it (probe and after reset). */
+void vgpu_queue_hw_init(struct vgpu_queue *q)
+{
+	q->tail = 0;
+	q->emitted = 0;
+	q->flushed_gen = atomic_read(&q->vdev->mmu_gen) - 1;
+	vgpu_qwrite(q, VGPU_Q_CONTROL, 0);
+	vgpu_qwrite(q, VGPU_Q_RING_LO, lower_32_bits(q->ring_dma));
+	vgpu_qwrite(q, VGPU_Q_RING_HI, upper_32_bits(q->ring_dma));
+	vgpu_qwrite(q, VGPU_Q_CPL_LO, lower_32_bits(q->cpl_dma));
+	vgpu_qwrite(q, VGPU_Q_CPL_HI, upper_32_bits(q->cpl_dma));
+	vgpu_qwrite(q, VGPU_Q_SIZE, VGPU_RING_ENTRIES);
+	vgpu_qwrite(q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+}
+
+static void vgpu_coredump(struct vgpu_job *job)
+{
+	struct vgpu_device *vdev = job->vdev;
+	const struct drm_vgpu_launch *l = &job->launch;
+	size_t size = 4096, n = 0;
+	unsigned int i;
+	char *buf;
+
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return;
+	n += scnprintf(buf + n, size - n,
+		       "vgpu devcoredump: job timeout\nclient %u job %llu queue %u asid %u\n"
+		       "code_va 0x%llx code_size %u entry %u grid %ux%ux%u block %ux%ux%u\n"
+		       "smem %u param_va 0x%llx param_size %u flags 0x%x budget %llu\n",
+		       job->vf->client_id, job->id, job->queue, job->as->asid,
+		       l->code_va, l->code_size, l->entry, l->grid[0], l->grid[1],
+		       l->grid[2], l->block[0], l->block[1], l->block[2],
+		       l->smem_bytes, l->param_va, l->param_size, l->launch_flags,
+		       l->budget);
+	n += scnprintf(buf + n, size - n, "device status 0x%x irq_status 0x%x err_count %u err_last %u\n",
+		       vgpu_read(vdev, VGPU_REG_STATUS), vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
+		       vgpu_read(vdev, VGPU_REG_ERR_COUNT), vgpu_read(vdev, VGPU_REG_ERR_LAST));
+	for (i = 0; i < vdev->nqueues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+
+		n += scnprintf(buf + n, size - n,
+			       "queue %u: status 0x%x head %u tail %u error %u completed %u\n",
+			       i, vgpu_qread(q, VGPU_Q_STATUS), vgpu_qread(q, VGPU_Q_HEAD),
+			       vgpu_qread(q, VGPU_Q_TAIL), vgpu_qread(q, VGPU_Q_ERROR),
+			       vgpu_qread(q, VGPU_Q_COMPLETED_LO));
+	}
+	dev_coredumpv(vdev->drm.dev, buf, n, GFP_KERNEL);
+}
+
+static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
+{
+	struct vgpu_job *job = to_vgpu_job(sched_job);
+	struct vgpu_device *vdev = job->vdev;
+	unsigned int i;
+
+	mutex_lock(&vdev->reset_lock);
+	vgpu_queue_process(&vdev->queues[job->queue]);
+	if (vdev->gone || !job->hw_fence || dma_fence_is_signaled(job->hw_fence)) {
+		/* Spurious: put it back where drm_sched_job_timedout took it. */
+		spin_lock(&sched_job->sched->job_list_lock);
+		list_add(&sched_job->list, &sched_job->sched->pending_list);
+		spin_unlock(&sched_job->sched->job_list_lock);
+		mutex_unlock(&vdev->reset_lock);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+
+	vgpu_err(vdev, "queue %u: job %llu of client %u timed out after %u ms: device reset\n",
+		 job->queue, job->id, job->vf->client_id, vgpu_timeout_ms);
+	vgpu_coredump(job);
+
+	for (i = 0; i < vdev->nqueues; i++)
+		drm_sched_stop(&vdev->queues[i].sched,
+			       i == job->queue ? sched_job : NULL);
+	vgpu_irq_disable(vdev);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_process(&vdev->queues[i]);
+
+	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_cancel_inflight(&vdev->queues[i], -ECANCELED);
+
+	job->guilty = true;
+	dma_fence_set_error(&sched_job->s_fence->finished, -ETIMEDOUT);
+	vgpu_job_record(job, -ETIMEDOUT, VGPU_ERR_TIMEOUT, NULL);
+	atomic_inc(&vdev->reset_count);
+	atomic_inc(&job->vf->reset_count);
+	trace_vgpu_reset(job->queue, job->id);
+
+	vgpu_mmu_hw_init(vdev);
+	vgpu_write(vdev, VGPU_REG_WDOG_MS, 4 * vgpu_timeout_ms);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_hw_init(&vdev->queues[i]);
+	vgpu_irq_enable(vdev);
+
+	for (i = 0; i < vdev->nqueues; i++)
+		drm_sched_resubmit_jobs(&vdev->queues[i].sched);
+	for (i = 0; i < vdev->nqueues; i++)
+		drm_sched_start(&vdev->queues[i].sched, true);
+	mutex_unlock(&vdev->reset_lock);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void vgpu_job_free(struct drm_sched_job *sched_job)
+{
+	struct vgpu_job *job = to_vgpu_job(sched_job);
+	u32 i;
+
+	/* Killed before running (file closed, device gone): record it. */
+	if (!job->hw_fence && !job->guilty)
+		vgpu_job_record(job, sched_job->s_fence->finished.error ?: -ECANCELED,
+				VGPU_ERR_ABORTED, NULL);
+	drm_sched_job_cleanup(sched_job);
+	dma_fence_put(job->hw_fence);
+	for (i = 0; i < job->bo_count; i++)
+		if (job->bos[i])
+			drm_gem_object_put(job->bos[i]);
+	kvfree(job->bos);
+	vgpu_as_put(job->as);
+	vgpu_file_put(job->vf);
+	kfree(job);
+}
+
+static const struct drm_sched_backend_ops vgpu_sched_ops = {
+	.run_job = vgpu_job_run,
+	.timedout_job = vgpu_job_timedout,
+	.free_job = vgpu_job_free,
+};
+
+/* ---- SUBMIT ---- */
+
+static int vgpu_submit_check(struct vgpu_device *vdev,
+			     const struct drm_vgpu_submit *args)
+{
+	const struct drm_vgpu_launch *l = &args->launch;
+	int i;
+
+	if (args->flags & ~VGPU_SUBMIT_FLAGS || args->pad)
+		return -EINVAL;
+	if (args->queue >= vdev->nqueues)
+		return -EINVAL;
+	if (args->bo_handle_count > VGPU_SUBMIT_MAX_BOS ||
+	    args->in_sync_count > VGPU_SUBMIT_MAX_SYNCS ||
+	    args->out_sync_count > VGPU_SUBMIT_MAX_SYNCS)
+		return -E2BIG;
+	if (l->launch_flags & ~VGPU_LAUNCH_FLAGS_MASK)
+		return -EINVAL;
+	if (!l->code_size || l->code_size % 16 || l->code_va % 16 ||
+	    l->code_size > vdev->max_code || l->param_size > vdev->max_param)
+		return -EINVAL;
+	for (i = 0; i < 3; i++)
+		if (!l->grid[i] || !l->block[i])
+			return -EINVAL;
+	return 0;
+}
+
+static int vgpu_submit_extensions(u64 ext)
+{
+	struct drm_vgpu_extension e;
+
+	/* No extension is defined yet: any one is unknown. */
+	if (!ext)
+		return 0;
+	if (copy_from_user(&e, u64_to_user_ptr(ext), sizeof(e)))
+		return -EFAULT;
+	return -EINVAL;
+}
+
+static int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
+			   const struct drm_vgpu_submit *args)
+{
+	job->bo_count = args->bo_handle_count;
+	if (!job->bo_count)
+		return 0;
+	/* -ENOENT for an unknown handle, -EFAULT for a bad pointer. */
+	return drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles),
+				      job->bo_count, &job->bos);
+}
+
+struct vgpu_out_sync {
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	u64 point;
+};
+
+static int vgpu_submit_in_syncs(struct vgpu_job *job, struct drm_file *file,
+				const struct drm_vgpu_submit *args)
+{
+	struct drm_vgpu_sync s;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < args->in_sync_count; i++) {
+		struct dma_fence *fence;
+
+		if (copy_from_user(&s, u64_to_user_ptr(args->in_syncs) +
+				   i * sizeof(s), sizeof(s)))
+			return -EFAULT;
+		if (s.pad)
+			return -EINVAL;
+		ret = drm_syncobj_find_fence(file, s.handle, s.point, 0, &fence);
+		if (ret)
+			return ret;
+		ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int vgpu_submit_out_syncs(struct drm_file *file,
+				 const struct drm_vgpu_submit *args,
+				 struct vgpu_out_sync *out)
+{
+	struct drm_vgpu_sync s;
+	u32 i;
+
+	for (i = 0; i < args->out_sync_count; i++) {
+		if (copy_from_user(&s, u64_to_user_ptr(args->out_syncs) +
+				   i * sizeof(s), sizeof(s)))
+			return -EFAULT;
+		if (s.pad)
+			return -EINVAL;
+		out[i].syncobj = drm_syncobj_find(file, s.handle);
+		if (!out[i].syncobj)
+			return -ENOENT;
+		out[i].point = s.point;
+		if (s.point) {
+			out[i].chain = dma_fence_chain_alloc();
+			if (!out[i].chain)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int vgpu_ioctl_submit(struct drm_device *dev, void *data,
+		      struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_submit *args = data;
+	struct vgpu_out_sync *out = NULL;
+	struct ww_acquire_ctx ticket;
+	struct vgpu_job_result *r;
+	struct dma_fence *done;
+	struct vgpu_job *job;
+	unsigned long flags;
+	u32 i;
+	int ret;
+
+	ret = vgpu_submit_check(vdev, args);
+	if (ret)
+		return ret;
+	ret = vgpu_submit_extensions(args->extensions);
+	if (ret)
+		return ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	job->vdev = vdev;
+	job->queue = args->queue;
+	job->launch = args->launch;
+	INIT_LIST_HEAD(&job->link);
+	ret = drm_sched_job_init(&job->base, &vf->entity[args->queue], vf);
+	if (ret) {
+		kfree(job);
+		return ret;
+	}
+	kref_get(&vf->refcount);
+	job->vf = vf;
+	job->as = vgpu_as_get(vf->as);
+
+	ret = vgpu_submit_bos(job, file, args);
+	if (ret)
+		goto err_job;
+	ret = vgpu_submit_in_syncs(job, file, args);
+	if (ret)
+		goto err_job;
+	if (args->out_sync_count) {
+		out = kvcalloc(args->out_sync_count, sizeof(*out), GFP_KERNEL);
+		if (!out) {
+			ret = -ENOMEM;
+			goto err_job;
+		}
+		ret = vgpu_submit_out_syncs(file, args, out);
+		if (ret)
+			goto err_out;
+	}
+
+	ret = drm_gem_lock_reservations(job->bos, job->bo_count, &ticket);
+	if (ret)
+		goto err_out;
+	for (i = 0; i < job->bo_count; i++) {
+		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
+		if (ret)
+			goto err_unlock;
+		ret = drm_sched_job_add_implicit_dependencies(&job->base,
+							      job->bos[i], true);
+		if (ret)
+			goto err_unlock;
+	}
+
+	job->id = atomic64_inc_return(&vf->next_job_id);
+	spin_lock_irqsave(&vf->hist_lock, flags);
+	r = vgpu_hist(vf, job->id);
+	memset(r, 0, sizeof(*r));
+	r->id = job->id;
+	r->state = VGPU_JOB_QUEUED;
+	r->queue = job->queue;
+	spin_unlock_irqrestore(&vf->hist_lock, flags);
+
+	drm_sched_job_arm(&job->base);
+	done = dma_fence_get(&job->base.s_fence->finished);
+	for (i = 0; i < job->bo_count; i++)
+		dma_resv_add_fence(job->bos[i]->resv, done, DMA_RESV_USAGE_WRITE);
+	trace_vgpu_job_submit(job->queue, vf->client_id, job->id);
+	drm_sched_entity_push_job(&job->base);
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &ticket);
+
+	for (i = 0; i < args->out_sync_count; i++) {
+		if (out[i].chain) {
+			drm_syncobj_add_point(out[i].syncobj, out[i].chain,
+					      done, out[i].point);
+			out[i].chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(out[i].syncobj, done);
+		}
+		drm_syncobj_put(out[i].syncobj);
+	}
+	dma_fence_put(done);
+	kvfree(out);
+	args->job_id = job->id;
+	return 0;
+
+err_unlock:
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &ticket);
+err_out:
+	for (i = 0; out && i < args->out_sync_count; i++) {
+		if (out[i].syncobj)
+			drm_syncobj_put(out[i].syncobj);
+		dma_fence_chain_free(out[i].chain);
+	}
+	kvfree(out);
+err_job:
+	drm_sched_job_cleanup(&job->base);
+	for (i = 0; i < job->bo_count; i++)
+		if (job->bos && job->bos[i])
+			drm_gem_object_put(job->bos[i]);
+	kvfree(job->bos);
+	vgpu_as_put(job->as);
+	vgpu_file_put(vf);
+	kfree(job);
+	return ret;
+}
+
+int vgpu_ioctl_get_job(struct drm_device *dev, void *data,
+		       struct drm_file *file)
+{
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_get_job *args = data;
+	struct vgpu_exception_record *exc;
+	struct vgpu_job_result *r;
+	unsigned long flags;
+	u32 n;
+	int ret = 0;
+
+	if (args->pad)
+		return -EINVAL;
+	exc = kmalloc(sizeof(*exc), GFP_KERNEL);
+	if (!exc)
+		return -ENOMEM;
+	spin_lock_irqsave(&vf->hist_lock, flags);
+	r = vgpu_hist(vf, args->job_id);
+	if (!args->job_id || r->id != args->job_id) {
+		ret = -ENOENT;
+	} else {
+		args->state = r->state;
+		args->error = r->error;
+		args->hw_status = r->hw_status;
+		args->queue = r->queue;
+		args->warp_insns = r->warp_insns;
+		args->elapsed_ns = r->elapsed_ns;
+		memcpy(exc, &r->exc, sizeof(*exc));
+	}
+	spin_unlock_irqrestore(&vf->hist_lock, flags);
+	if (!ret && args->exception) {
+		n = min_t(u32, args->exception_size, sizeof(*exc));
+		if (copy_to_user(u64_to_user_ptr(args->exception), exc, n))
+			ret = -EFAULT;
+	}
+	kfree(exc);
+	return ret;
+}
+
+/* ---- set-up ---- */
+
+int vgpu_sched_init(struct vgpu_device *vdev)
+{
+	struct drm_sched_init_args args = {
+		.ops = &vgpu_sched_ops,
+		.credit_limit = VGPU_JOBS_IN_FLIGHT,
+		.timeout = msecs_to_jiffies(vgpu_timeout_ms),
+		.name = "vgpu",
+		.dev = vdev->drm.dev,
+	};
+	unsigned int i;
+	int ret;
+
+	vdev->reset_wq = alloc_ordered_workqueue("vgpu-reset", 0);
+	if (!vdev->reset_wq)
+		return -ENOMEM;
+	args.timeout_wq = vdev->reset_wq;
+	for (i = 0; i < vdev->nqueues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+
+		q->vdev = vdev;
+		q->idx = i;
+		spin_lock_init(&q->lock);
+		spin_lock_init(&q->fence_lock);
+		INIT_LIST_HEAD(&q->inflight);
+		q->fence_context = dma_fence_context_alloc(1);
+		q->ring = dma_alloc_coherent(vdev->drm.dev,
+					     VGPU_RING_ENTRIES * VGPU_CMD_BYTES,
+					     &q->ring_dma, GFP_KERNEL);
+		q->cpl = dma_alloc_coherent(vdev->drm.dev,
+					    VGPU_RING_ENTRIES * sizeof(*q->cpl),
+					    &q->cpl_dma, GFP_KERNEL);
+		if (!q->ring || !q->cpl) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		ret = drm_sched_init(&q->sched, &args);
+		if (ret)
+			goto err;
+		vgpu_queue_hw_init(q);
+	}
+	return 0;
+
+err:
+	vdev->nqueues = i + 1;
+	vgpu_sched_fini(vdev);
+	return ret;
+}
+
+void vgpu_sched_fini(struct vgpu_device *vdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < vdev->nqueues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+
+		if (q->sched.thread)
+			drm_sched_fini(&q->sched);
+		if (q->ring)
+			dma_free_coherent(vdev->drm.dev,
+					  VGPU_RING_ENTRIES * VGPU_CMD_BYTES,
+					  q->ring, q->ring_dma);
+		if (q->cpl)
+			dma_free_coherent(vdev->drm.dev,
+					  VGPU_RING_ENTRIES * sizeof(*q->cpl),
+					  q->cpl, q->cpl_dma);
+		q->ring = NULL;
+		q->cpl = NULL;
+	}
+	if (vdev->reset_wq)
+		destroy_workqueue(vdev->reset_wq);
+	vdev->reset_wq = NULL;
+}
+
+/*
+ * Device going away: stop the queues, fail every job on the hardware with
+ * @error (their fences signal, the schedulers free them).
+ */
+void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error)
+{
+	unsigned int i;
+
+	mutex_lock(&vdev->reset_lock);
+	vdev->gone = true;
+	vgpu_irq_disable(vdev);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_process(&vdev->queues[i]);
+	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_cancel_inflight(&vdev->queues[i], error);
+	mutex_unlock(&vdev->reset_lock);
+}
+
+int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < vdev->nqueues; i++) {
+		struct drm_gpu_scheduler *sched = &vdev->queues[i].sched;
+
+		ret = drm_sched_entity_init(&vf->entity[i],
+					    DRM_SCHED_PRIORITY_NORMAL, &sched, 1,
+					    NULL);
+		if (ret) {
+			while (i--)
+				drm_sched_entity_destroy(&vf->entity[i]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void vgpu_file_sched_fini(struct vgpu_file *vf)
+{
+	unsigned int i;
+
+	for (i = 0; i < vf->vdev->nqueues; i++)
+		drm_sched_entity_destroy(&vf->entity[i]);
+}
