@@ -132,3 +132,13 @@ clean:
 	rm -rf build build-asan build-clang
 
 -include $(shell find $(BUILD)/qemu-device $(BUILD)/libvgpu $(BUILD)/tests -name '*.d' -type f 2>/dev/null)
+
+# vgpu.ko against the guest kernel's headers (scripts/build-module.sh) and
+# the guest selftests (tests/selftests/vgpu/); not part of `all`.
+.PHONY: module selftests check-guest
+module:
+	@scripts/build-module.sh
+selftests:
+	@$(MAKE) -C tests/selftests/vgpu
+check-guest: module selftests qemu
+	@tests/selftests/vgpu/run-in-guest.sh

@@ -32,6 +32,7 @@
 #include <linux/dma-fence-chain.h>
 #include <linux/devcoredump.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_syncobj.h>
 #include "vgpu_drv.h"
@@ -336,7 +337,7 @@ static void vgpu_coredump(struct vgpu_job *job)
 	unsigned int i;
 	char *buf;
 
-	buf = kvmalloc(size, GFP_KERNEL);
+	buf = vmalloc(size);	/* dev_coredumpv() vfree()s it */
 	if (!buf)
 		return;
 	n += scnprintf(buf + n, size - n,

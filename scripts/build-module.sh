@@ -8,6 +8,22 @@
 set -eu
 cd "$(dirname "$0")/.."
 
+# --harness-only DIR: extract kselftest_harness.h and kselftest.h from
+# Debian's linux-source-6.1 tarball into DIR (for tests/selftests/vgpu).
+if [ "${1:-}" = --harness-only ]; then
+	dir=$2
+	tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n1 || true)
+	if [ -z "$tarball" ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y linux-source-6.1 >&2
+		tarball=$(ls /usr/src/linux-source-6.1.tar.* | head -n1)
+	fi
+	mkdir -p "$dir"
+	tar -xf "$tarball" -C "$dir" --strip-components=4 \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.1/tools/testing/selftests/kselftest.h
+	exit 0
+fi
+
 if [ -z "${KREL:-}" ]; then
 	KREL=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		sed -n 's/.*Depends: linux-image-\(6\.1\.0-[0-9]*-amd64\).*/\1/p' |

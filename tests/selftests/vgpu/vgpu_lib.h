@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the vgpu selftests: ioctl wrappers in three flavours
+ * (as tools/testing/selftests/iommufd): _test_x() returns 0 or -errno,
+ * test_x() asserts success, test_err_x(err, ...) expects -err.
+ */
+#ifndef VGPU_LIB_H
+#define VGPU_LIB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/wait.h>
+
+#include "drm.h"
+#include "vgpu_drm.h"
+#define __u64 vgpu_hw_u64 /* vgpu_hw.h's typedef clashes with linux/types.h */
+#include "vgpu_hw.h"
+#undef __u64
+#include "vgpu_asm.h"
+
+_Static_assert(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
+_Static_assert(sizeof(struct drm_vgpu_get_job) == 56, "get_job layout");
+
+static inline int vgpu_open_render(void)
+{
+	char path[64];
+	int i, fd;
+
+	for (i = 128; i < 192; i++) {
+		struct drm_version v = { 0 };
+		char name[16] = { 0 };
+
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v.name = name;
+		v.name_len = sizeof(name) - 1;
+		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgpu"))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+static inline int vgpu_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret && (errno == EINTR || errno == EAGAIN));
+	return ret ? -errno : 0;
+}
+
+static inline int64_t vgpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static inline int _test_get_param(int fd, uint32_t param, uint64_t *val)
+{
+	struct drm_vgpu_get_param a = { .param = param };
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_GET_PARAM, &a);
+
+	if (!ret && val)
+		*val = a.value;
+	return ret;
+}
+
+static inline int _test_bo_create(int fd, uint64_t size, uint32_t flags,
+				  uint32_t *handle, uint64_t *va)
+{
+	struct drm_vgpu_bo_create a = { .size = size, .flags = flags };
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_BO_CREATE, &a);
+
+	if (!ret) {
+		if (handle)
+			*handle = a.handle;
+		if (va)
+			*va = a.va;
+	}
+	return ret;
+}
+
+static inline int _test_bo_map(int fd, uint32_t handle, size_t size, void **p)
+{
+	struct drm_vgpu_bo_mmap_offset a = { .handle = handle };
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &a);
+	void *m;
+
+	if (ret)
+		return ret;
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, a.offset);
+	if (m == MAP_FAILED)
+		return -errno;
+	*p = m;
+	return 0;
+}
+
+static inline int _test_wait_bo(int fd, uint32_t handle, int64_t rel_ns)
+{
+	struct drm_vgpu_wait_bo a = { .handle = handle,
+				      .timeout_ns = vgpu_now_ns() + rel_ns };
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_WAIT_BO, &a);
+}
+
+static inline int _test_submit(int fd, struct drm_vgpu_submit *s)
+{
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_SUBMIT, s);
+}
+
+static inline int _test_get_job(int fd, uint64_t id, struct drm_vgpu_get_job *j,
+				struct vgpu_exception_record *exc)
+{
+	memset(j, 0, sizeof(*j));
+	j->job_id = id;
+	if (exc) {
+		j->exception = (uintptr_t)exc;
+		j->exception_size = sizeof(*exc);
+	}
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_GET_JOB, j);
+}
+
+static inline int _test_syncobj_create(int fd, uint32_t *h)
+{
+	struct drm_syncobj_create a = { 0 };
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &a);
+
+	*h = a.handle;
+	return ret;
+}
+
+static inline int _test_syncobj_wait(int fd, uint32_t h, uint64_t point,
+				     int64_t rel_ns)
+{
+	if (point) {
+		struct drm_syncobj_timeline_wait a = {
+			.handles = (uintptr_t)&h, .points = (uintptr_t)&point,
+			.count_handles = 1, .timeout_nsec = vgpu_now_ns() + rel_ns,
+		};
+		return vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &a);
+	} else {
+		struct drm_syncobj_wait a = {
+			.handles = (uintptr_t)&h, .count_handles = 1,
+			.timeout_nsec = vgpu_now_ns() + rel_ns,
+		};
+		return vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &a);
+	}
+}
+
+#define test_get_param(p, v) ASSERT_EQ(0, _test_get_param(self->fd, p, v))
+#define test_err_get_param(e, p) ASSERT_EQ(-(e), _test_get_param(self->fd, p, NULL))
+#define test_bo_create(sz, fl, h, va) ASSERT_EQ(0, _test_bo_create(self->fd, sz, fl, h, va))
+#define test_err_bo_create(e, sz, fl) ASSERT_EQ(-(e), _test_bo_create(self->fd, sz, fl, NULL, NULL))
+#define test_submit(s) ASSERT_EQ(0, _test_submit(self->fd, s))
+#define test_err_submit(e, s) ASSERT_EQ(-(e), _test_submit(self->fd, s))
+#define test_wait_bo(h) ASSERT_EQ(0, _test_wait_bo(self->fd, h, 30000000000ll))
+#define test_err_wait_bo(e, h, ns) ASSERT_EQ(-(e), _test_wait_bo(self->fd, h, ns))
+
+/*
+ * A program and its buffers in one file's address space: code BO, param
+ * BO, data BO (mapped on the CPU).
+ */
+struct vgpu_prog {
+	uint32_t code_h, param_h, data_h;
+	uint64_t code_va, param_va, data_va;
+	void *param, *data;
+	uint32_t code_size, entry, param_size;
+	size_t data_size;
+};
+
+static inline int vgpu_prog_load(int fd, struct vgpu_prog *p, const char *src,
+				 size_t data_size)
+{
+	struct vgpu_object obj;
+	char err[512];
+	void *code;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	ret = vgpu_assemble(src, strlen(src), "test.vgs", &obj, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s", err);
+		return ret;
+	}
+	p->code_size = obj.code_size;
+	p->entry = obj.kernels[0].entry;
+	p->param_size = obj.kernels[0].param_size;
+	p->data_size = data_size;
+	ret = _test_bo_create(fd, obj.code_size, VGPU_BO_READ_ONLY, &p->code_h, &p->code_va);
+	ret = ret ?: _test_bo_map(fd, p->code_h, obj.code_size, &code);
+	if (!ret)
+		memcpy(code, obj.code, obj.code_size);
+	ret = ret ?: _test_bo_create(fd, 4096, VGPU_BO_NO_EXEC, &p->param_h, &p->param_va);
+	ret = ret ?: _test_bo_map(fd, p->param_h, 4096, &p->param);
+	ret = ret ?: _test_bo_create(fd, data_size, VGPU_BO_NO_EXEC, &p->data_h, &p->data_va);
+	ret = ret ?: _test_bo_map(fd, p->data_h, data_size, &p->data);
+	vgpu_object_fini(&obj);
+	return ret;
+}
+
+static inline void vgpu_prog_submit_args(struct vgpu_prog *p,
+					 struct drm_vgpu_submit *s,
+					 uint32_t *handles, uint32_t grid,
+					 uint32_t block)
+{
+	memset(s, 0, sizeof(*s));
+	s->launch.code_va = p->code_va;
+	s->launch.code_size = p->code_size;
+	s->launch.entry = p->entry;
+	s->launch.grid[0] = grid;
+	s->launch.grid[1] = s->launch.grid[2] = 1;
+	s->launch.block[0] = block;
+	s->launch.block[1] = s->launch.block[2] = 1;
+	s->launch.param_va = p->param_va;
+	s->launch.param_size = p->param_size;
+	handles[0] = p->code_h;
+	handles[1] = p->param_h;
+	handles[2] = p->data_h;
+	s->bo_handles = (uintptr_t)handles;
+	s->bo_handle_count = 3;
+}
+
+/* out[i] = i * 2 + k */
+static const char vgpu_store_src[] =
+	".kernel store\n.param ptr out\n.param u32 k\n"
+	"  S2R R0, SR_TID.X ;\n  S2R R1, SR_CTAID.X ;\n  S2R R7, SR_NTID.X ;\n"
+	"  IMAD R0, R1, R7, R0 ;\n  LDP.64 R2, [out] ;\n  LDP.32 R8, [k] ;\n"
+	"  SHL R4, R0, 0x2 ;\n  IADD R2, R2, R4 ;\n  IMAD R5, R0, 0x2, R8 ;\n"
+	"  STG.32 [R2], R5 ;\n  EXIT ;\n";
+
+#endif

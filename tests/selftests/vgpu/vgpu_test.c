@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu.ko selftests (kselftest_harness.h).  Run in the guest with the
+ * module loaded: ./vgpu_test.  One error path per test.
+ */
+#include "kselftest_harness.h"
+#include "vgpu_lib.h"
+
+FIXTURE(vgpu) {
+	int fd;
+};
+
+FIXTURE_SETUP(vgpu)
+{
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(vgpu)
+{
+	close(self->fd);
+}
+
+TEST_F(vgpu, get_param_all)
+{
+	uint64_t v;
+	uint32_t p;
+
+	for (p = 0; p < VGPU_PARAM_COUNT; p++)
+		test_get_param(p, &v);
+	test_get_param(VGPU_PARAM_DEVICE_ID, &v);
+	ASSERT_EQ(0x76900001ull, v);
+	test_get_param(VGPU_PARAM_WARP_SIZE, &v);
+	ASSERT_EQ(32, v);
+	test_get_param(VGPU_PARAM_BARRIERS, &v);
+	ASSERT_EQ(16, v);
+	test_get_param(VGPU_PARAM_QUEUES, &v);
+	ASSERT_LE(1, v);
+}
+
+TEST_F(vgpu, get_param_unknown)
+{
+	test_err_get_param(EINVAL, VGPU_PARAM_COUNT);
+}
+
+TEST_F(vgpu, get_param_pad)
+{
+	struct drm_vgpu_get_param a = { .param = 0, .pad = 1 };
+
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_GET_PARAM, &a));
+}
+
+TEST_F(vgpu, bo_create_zeroed)
+{
+	uint32_t h, *p;
+	uint64_t va;
+	int i;
+
+	test_bo_create(8192, 0, &h, &va);
+	ASSERT_NE(0, va);
+	ASSERT_EQ(0, va % 4096);
+	ASSERT_EQ(0, _test_bo_map(self->fd, h, 8192, (void **)&p));
+	for (i = 0; i < 2048; i++)
+		ASSERT_EQ(0, p[i]);
+}
+
+TEST_F(vgpu, bo_create_zero_size)
+{
+	test_err_bo_create(EINVAL, 0, 0);
+}
+
+TEST_F(vgpu, bo_create_bad_flags)
+{
+	test_err_bo_create(EINVAL, 4096, 1u << 31);
+}
+
+TEST_F(vgpu, bo_create_too_big)
+{
+	test_err_bo_create(E2BIG, VGPU_BO_MAX_SIZE + 1, 0);
+}
+
+TEST_F(vgpu, bo_mmap_offset_bad_handle)
+{
+	struct drm_vgpu_bo_mmap_offset a = { .handle = 12345 };
+
+	ASSERT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &a));
+}
+
+TEST_F(vgpu, bo_mmap_offset_pad)
+{
+	struct drm_vgpu_bo_mmap_offset a = { .pad = 1 };
+
+	test_bo_create(4096, 0, &a.handle, NULL);
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &a));
+}
+
+TEST_F(vgpu, bo_info)
+{
+	struct drm_vgpu_bo_info a = { 0 };
+	uint64_t va;
+
+	test_bo_create(5000, VGPU_BO_NO_EXEC, &a.handle, &va);
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_BO_INFO, &a));
+	ASSERT_EQ(va, a.va);
+	ASSERT_EQ(8192, a.size);
+	ASSERT_EQ(VGPU_BO_NO_EXEC, a.flags);
+}
+
+TEST_F(vgpu, bo_info_bad_handle)
+{
+	struct drm_vgpu_bo_info a = { .handle = 999 };
+
+	ASSERT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_BO_INFO, &a));
+}
+
+TEST_F(vgpu, wait_bo_bad_handle)
+{
+	test_err_wait_bo(ENOENT, 999, 0);
+}
+
+TEST_F(vgpu, prime_export_import)
+{
+	struct drm_prime_handle exp = { .flags = DRM_CLOEXEC };
+	struct drm_prime_handle imp = { 0 };
+	struct drm_vgpu_bo_info info = { 0 };
+	int fd2 = vgpu_open_render();
+
+	ASSERT_LE(0, fd2);
+	test_bo_create(4096, 0, &exp.handle, NULL);
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &exp));
+	imp.fd = exp.fd;
+	ASSERT_EQ(0, vgpu_ioctl(fd2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp));
+	info.handle = imp.handle;
+	ASSERT_EQ(0, vgpu_ioctl(fd2, DRM_IOCTL_VGPU_BO_INFO, &info));
+	ASSERT_NE(0, info.va);
+	close(exp.fd);
+	close(fd2);
+}
+
+/* ---- jobs ---- */
+
+FIXTURE(job) {
+	int fd;
+	struct vgpu_prog p;
+	struct drm_vgpu_submit s;
+	uint32_t handles[3];
+};
+
+FIXTURE_SETUP(job)
+{
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p, vgpu_store_src, 4096));
+	*(uint64_t *)self->p.param = self->p.data_va;
+	*(uint32_t *)((char *)self->p.param + 8) = 7;
+	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 4, 64);
+}
+
+FIXTURE_TEARDOWN(job)
+{
+	close(self->fd);
+}
+
+static int check_store(const uint32_t *out, int n, uint32_t k)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (out[i] != (uint32_t)i * 2 + k)
+			return -1;
+	return 0;
+}
+
+TEST_F(job, submit_store)
+{
+	struct drm_vgpu_get_job j;
+
+	test_submit(&self->s);
+	ASSERT_NE(0, self->s.job_id);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+	ASSERT_EQ(0, j.error);
+	ASSERT_NE(0, j.warp_insns);
+}
+
+TEST_F(job, submit_every_queue)
+{
+	uint64_t nq, q;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	for (q = 0; q < nq; q++) {
+		memset(self->p.data, 0, 1024);
+		*(uint32_t *)((char *)self->p.param + 8) = q;
+		self->s.queue = q;
+		test_submit(&self->s);
+		test_wait_bo(self->p.data_h);
+		ASSERT_EQ(0, check_store(self->p.data, 256, q));
+	}
+}
+
+TEST_F(job, submit_bad_queue)
+{
+	self->s.queue = 1000;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, submit_pad)
+{
+	self->s.pad = 1;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, submit_bad_flags)
+{
+	self->s.flags = 1;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, submit_bad_launch_flags)
+{
+	self->s.launch.launch_flags = 1u << 30;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, submit_zero_grid)
+{
+	self->s.launch.grid[1] = 0;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, submit_bad_code_size)
+{
+	self->s.launch.code_size = 15;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, submit_unknown_extension)
+{
+	struct drm_vgpu_extension e = { .name = 1 };
+
+	self->s.extensions = (uintptr_t)&e;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, submit_bad_extension_ptr)
+{
+	self->s.extensions = 8;
+	test_err_submit(EFAULT, &self->s);
+}
+
+TEST_F(job, submit_bad_bo_handle)
+{
+	self->handles[2] = 777;
+	test_err_submit(ENOENT, &self->s);
+}
+
+TEST_F(job, submit_bad_bo_ptr)
+{
+	self->s.bo_handles = 8;
+	test_err_submit(EFAULT, &self->s);
+}
+
+TEST_F(job, submit_too_many_bos)
+{
+	self->s.bo_handle_count = VGPU_SUBMIT_MAX_BOS + 1;
+	test_err_submit(E2BIG, &self->s);
+}
+
+TEST_F(job, submit_bad_in_sync)
+{
+	struct drm_vgpu_sync s = { .handle = 4242 };
+
+	self->s.in_syncs = (uintptr_t)&s;
+	self->s.in_sync_count = 1;
+	test_err_submit(ENOENT, &self->s);
+}
+
+TEST_F(job, submit_bad_out_sync)
+{
+	struct drm_vgpu_sync s = { .handle = 4242 };
+
+	self->s.out_syncs = (uintptr_t)&s;
+	self->s.out_sync_count = 1;
+	test_err_submit(ENOENT, &self->s);
+}
+
+TEST_F(job, submit_sync_pad)
+{
+	struct drm_vgpu_sync s = { .pad = 1 };
+
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &s.handle));
+	self->s.out_syncs = (uintptr_t)&s;
+	self->s.out_sync_count = 1;
+	test_err_submit(EINVAL, &self->s);
+}
+
+TEST_F(job, get_job_unknown)
+{
+	struct drm_vgpu_get_job j;
+
+	ASSERT_EQ(-ENOENT, _test_get_job(self->fd, 12345, &j, NULL));
+}
+
+TEST_F(job, syncobj_binary_chain)
+{
+	struct drm_vgpu_sync s;
+	uint64_t nq;
+	int i;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	memset(&s, 0, sizeof(s));
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &s.handle));
+	/* No implicit sync: only the syncobj orders the jobs, across queues. */
+	self->s.bo_handle_count = 0;
+	for (i = 0; i < 8; i++) {
+		self->s.queue = i % nq;
+		self->s.in_syncs = i ? (uintptr_t)&s : 0;
+		self->s.in_sync_count = i ? 1 : 0;
+		self->s.out_syncs = (uintptr_t)&s;
+		self->s.out_sync_count = 1;
+		test_submit(&self->s);
+	}
+	ASSERT_EQ(0, _test_syncobj_wait(self->fd, s.handle, 0, 30000000000ll));
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
+TEST_F(job, syncobj_timeline_chain)
+{
+	struct drm_syncobj_create c = { .flags = 0 };
+	struct drm_vgpu_sync in, out;
+	uint64_t nq;
+	int i;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_CREATE, &c));
+	self->s.bo_handle_count = 0;
+	for (i = 1; i <= 8; i++) {
+		in = (struct drm_vgpu_sync){ .handle = c.handle, .point = i - 1 };
+		out = (struct drm_vgpu_sync){ .handle = c.handle, .point = i };
+		self->s.queue = i % nq;
+		self->s.in_syncs = i > 1 ? (uintptr_t)&in : 0;
+		self->s.in_sync_count = i > 1;
+		self->s.out_syncs = (uintptr_t)&out;
+		self->s.out_sync_count = 1;
+		test_submit(&self->s);
+	}
+	ASSERT_EQ(0, _test_syncobj_wait(self->fd, c.handle, 8, 30000000000ll));
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
+TEST_F(job, thousand_small_jobs)
+{
+	struct drm_vgpu_get_job j;
+	uint64_t last = 0;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		self->s.queue = 0;
+		test_submit(&self->s);
+		last = self->s.job_id;
+	}
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, last, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
+static int run_src(struct __test_metadata *_metadata, int fd, const char *src,
+		   uint32_t block, uint64_t budget,
+		   struct drm_vgpu_get_job *j, struct vgpu_exception_record *exc)
+{
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t h[3];
+	int ret;
+
+	ret = vgpu_prog_load(fd, &p, src, 4096);
+	if (ret)
+		return ret;
+	vgpu_prog_submit_args(&p, &s, h, 1, block);
+	s.launch.budget = budget;
+	ret = _test_submit(fd, &s);
+	if (ret)
+		return ret;
+	ret = _test_wait_bo(fd, p.data_h, 60000000000ll);
+	if (ret)
+		return ret;
+	return _test_get_job(fd, s.job_id, j, exc);
+}
+
+TEST_F(job, exception_deadlock)
+{
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+
+	ASSERT_EQ(0, run_src(_metadata, self->fd, "  BAR.SYNC 0x7, 0x80 ;\n  EXIT ;\n",
+			     64, 0, &j, &exc));
+	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
+	ASSERT_EQ(EIO, j.error);
+	ASSERT_EQ(VGPU_ERR_EXCEPTION, j.hw_status);
+	ASSERT_EQ(VGPU_EXC_DEADLOCK, exc.code);
+	/* the queue keeps working */
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
+TEST_F(job, exception_barrier_mismatch)
+{
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+
+	ASSERT_EQ(0, run_src(_metadata, self->fd,
+			     "  S2R R4, SR_WARPID ;\n  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			     "  @P1 BRA w1 ;\n  BAR.ARV 0x1, 0x40 ;\n  EXIT ;\n"
+			     "w1:\n  BAR.SYNC 0x1, 0x60 ;\n  EXIT ;\n",
+			     96, 0, &j, &exc));
+	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
+	ASSERT_EQ(VGPU_EXC_BAR_COUNT_MISMATCH, exc.code);
+	ASSERT_NE(0, exc.msg[0]);
+}
+
+TEST_F(job, read_only_bo_write_faults)
+{
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+
+	/* The code BO is read-only for the GPU: storing into it faults. */
+	*(uint64_t *)self->p.param = self->p.code_va;
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, &exc));
+	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
+	ASSERT_EQ(EFAULT, j.error);
+	ASSERT_EQ(VGPU_EXC_GLOBAL_FAULT, exc.code);
+}
+
+TEST_F(job, isolation_between_files)
+{
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+	struct vgpu_prog p2;
+	struct drm_vgpu_submit s2;
+	uint32_t h2[3];
+	int fd2, i;
+
+	fd2 = vgpu_open_render();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, vgpu_prog_load(fd2, &p2, vgpu_store_src, 4096));
+	/* fd2's job aims at fd's data BO, at an address unmapped in its AS */
+	*(uint64_t *)p2.param = self->p.data_va + 3 * 4096 * 16;
+	*(uint32_t *)((char *)p2.param + 8) = 99;
+	vgpu_prog_submit_args(&p2, &s2, h2, 4, 64);
+	ASSERT_EQ(0, _test_submit(fd2, &s2));
+	ASSERT_EQ(0, _test_wait_bo(fd2, p2.data_h, 30000000000ll));
+	ASSERT_EQ(0, _test_get_job(fd2, s2.job_id, &j, &exc));
+	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
+	ASSERT_EQ(VGPU_EXC_GLOBAL_FAULT, exc.code);
+	for (i = 0; i < 1024; i++)
+		ASSERT_EQ(0, ((uint32_t *)self->p.data)[i]);
+	close(fd2);
+}
+
+TEST_F(job, wait_bo_timeout)
+{
+	/* a long job: WAIT_BO with a 1 ms deadline times out */
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p,
+				    "  MOV R1, 0x0 ;\nl:\n  IADD R1, R1, 0x1 ;\n"
+				    "  ISETP.LT.U32 P0, R1, 0x100000 ;\n  @P0 BRA l ;\n  EXIT ;\n",
+				    4096));
+	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 16, 1024);
+	test_submit(&self->s);
+	test_err_wait_bo(ETIME, self->p.data_h, 1000000);
+	test_wait_bo(self->p.data_h);
+}
+
+TEST_F(job, hang_timeout_reset_next_ok)
+{
+	struct drm_vgpu_get_job j;
+	uint64_t before, after, mine;
+	struct drm_vgpu_submit hs;
+	struct vgpu_prog hp;
+	uint32_t hh[3];
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &before));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	vgpu_prog_submit_args(&hp, &hs, hh, 1, 32);
+	hs.launch.budget = ~0ull;
+	test_submit(&hs);
+	/* an innocent job queued behind it on the same queue */
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	ASSERT_EQ(0, _test_get_job(self->fd, hs.job_id, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
+	ASSERT_EQ(ETIMEDOUT, j.error);
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &after));
+	ASSERT_EQ(before + 1, after);
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_FILE_RESET_COUNT, &mine));
+	ASSERT_EQ(1, mine);
+	/* and the next job succeeds */
+	memset(self->p.data, 0, 1024);
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
+TEST_F(job, close_with_jobs_in_flight)
+{
+	int i;
+
+	for (i = 0; i < 32; i++)
+		test_submit(&self->s);
+	close(self->fd);
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+}
+
+TEST_F(job, exit_with_jobs_in_flight)
+{
+	pid_t pid = fork();
+	int st;
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int i;
+
+		for (i = 0; i < 32; i++)
+			_test_submit(self->fd, &self->s);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+}
+
+TEST_HARNESS_MAIN
