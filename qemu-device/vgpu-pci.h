@@ -21,15 +21,7 @@
 #include "qemu/queue.h"
 #include "qom/object.h"
 
-/*
- * uapi/vgpu_hw.h defines __u64 as uint64_t outside the kernel, while
- * <linux/types.h> (which osdep.h pulls in through <sys/stat.h>) has it as
- * unsigned long long: give the header's typedef another name here.  The
- * types are the same size, so the structs are unchanged.
- */
-#define __u64 vgpu_hw_u64
 #include "vgpu_core.h"
-#undef __u64
 
 #define TYPE_VGPU_PCI "vgpu-pci"
 OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU_PCI)

@@ -10,11 +10,12 @@
 #ifndef VGPU_HW_H
 #define VGPU_HW_H
 
-#ifdef __KERNEL__
-#include <linux/types.h>
+#if defined(__KERNEL__) || defined(__linux__)
+#include <linux/types.h> /* the same __u* as drm.h and the rest of the uAPI */
 #else
 #include <stdint.h>
 typedef uint8_t __u8;
+typedef uint16_t __u16;
 typedef uint32_t __u32;
 typedef uint64_t __u64;
 #endif
@@ -287,7 +288,8 @@ _Static_assert(sizeof(struct vgpu_exception_record) == 296,
 
 #define VGPU_REG_CONTROL 0x040		/* (RW) VGPU_CTRL_* */
 #define VGPU_REG_STATUS 0x044		/* (RO) VGPU_STATUS_* */
-#define VGPU_REG_WDOG_MS 0x048		/* (RW) wall-clock limit per launch, ms; 0 = default */
+#define VGPU_REG_WDOG_MS 0x048		/* (RW) wall-clock limit per launch, ms; 0 = default,
+					 * at most VGPU_MAX_WDOG_MS */
 #define VGPU_REG_IRQ_STATUS 0x050	/* (RO) VGPU_IRQ_* raised and not yet acknowledged */
 #define VGPU_REG_IRQ_MASK 0x054		/* (RW) VGPU_IRQ_* that may interrupt; 0 at reset */
 #define VGPU_REG_IRQ_ACK 0x058		/* (WO, W1C) clear IRQ_STATUS bits */
@@ -313,6 +315,7 @@ _Static_assert(sizeof(struct vgpu_exception_record) == 296,
 #define VGPU_FEAT_CLUSTERS (1u << 4)	 /* launches with cluster dims > 1 */
 
 #define VGPU_DEFAULT_WDOG_MS 10000u
+#define VGPU_MAX_WDOG_MS 60000u /* WDOG_MS writes above it store this */
 #define VGPU_MAX_CODE_BYTES (1u << 20)
 #define VGPU_AS_MAX 256u
 #define VGPU_RING_MAX 4096u

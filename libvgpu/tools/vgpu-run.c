@@ -543,7 +543,8 @@ static void print_exception(const struct vgpu_exception_record *exc,
 {
 	char insn[160];
 
-	vgpu_disasm_insn(exc->insn, exc->pc, insn, sizeof(insn));
+	vgpu_disasm_insn((const uint64_t[2]){ exc->insn[0], exc->insn[1] }, exc->pc,
+			 insn, sizeof(insn));
 	fprintf(stderr, "vgpu-run: device exception: %s\n",
 		vgpu_exc_name(exc->code));
 	fprintf(stderr, "  cta (%u,%u,%u) warp %u lanes 0x%08x\n", exc->cta[0],

@@ -237,7 +237,7 @@ static void bench_alu(struct dev *d)
 	dev_rate = (double)c.warp_insns / ((double)best_dev / 1e9);
 	wall_rate = (double)c.warp_insns / ((double)best_wall / 1e9);
 	printf("(d) compute-bound kernel: %u threads x %u iterations, %" PRIu64
-	       " warp-instructions (best of %d)\n", ALU_THREADS, ALU_ITERS, c.warp_insns,
+	       " warp-instructions (best of %d)\n", ALU_THREADS, ALU_ITERS, (uint64_t)c.warp_insns,
 	       ALU_REPS);
 	printf("    host runner (in process)        %8.1f M warp-insn/s\n", host / 1e6);
 	printf("    device, inside (elapsed_ns)     %8.1f M warp-insn/s   %5.1f%% of host"

@@ -599,7 +599,8 @@ TEST(exception_count_mismatch_arv_vs_sync)
 	CHECK_EQ(k.exc.info[1], 0x60);
 	CHECK_EQ(k.exc.lane_mask, 0xffffffffu);
 	CHECK_EQ(k.exc.pc, 8 * 16); /* prologue 3, 3 setup, ARV, EXIT */
-	vgpu_disasm_insn(k.exc.insn, k.exc.pc, dis, sizeof(dis));
+	vgpu_disasm_insn((const uint64_t[2]){ k.exc.insn[0], k.exc.insn[1] },
+			 k.exc.pc, dis, sizeof(dis));
 	CHECK_CONTAINS(dis, "BAR.SYNC 0x1, 0x60");
 	CHECK_CONTAINS(k.exc.msg, "count 96");
 	CHECK_CONTAINS(k.exc.msg, "expects 64");

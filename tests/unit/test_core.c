@@ -548,7 +548,8 @@ TEST(exception_record_names_cta_warp_and_lanes)
 	CHECK_EQ(k.exc.warp, 1);
 	CHECK_EQ(k.exc.lane_mask, 1u << 5);
 	CHECK_EQ(k.exc.pc, 9 * 16);
-	CHECK_EQ(vgpu_get(k.exc.insn, VGPU_F_OPTYPE), VGPU_OPT_LDG);
+	CHECK_EQ(vgpu_get(((const uint64_t[2]){ k.exc.insn[0], k.exc.insn[1] }),
+			  VGPU_F_OPTYPE), VGPU_OPT_LDG);
 	CHECK_EQ(k.exc.warp_wait[0], VGPU_WAIT_EXITED); /* ran its slice first */
 	CHECK_EQ(k.exc.warp_wait[2], VGPU_WAIT_ABSENT);
 	kt_free(&k);

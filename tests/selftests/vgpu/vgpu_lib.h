@@ -22,9 +22,7 @@
 
 #include "drm.h"
 #include "vgpu_drm.h"
-#define __u64 vgpu_hw_u64 /* vgpu_hw.h's typedef clashes with linux/types.h */
 #include "vgpu_hw.h"
-#undef __u64
 #include "vgpu_asm.h"
 
 _Static_assert(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
