@@ -29,8 +29,9 @@
  *
  * Migration: registers and queue state are in the VMState.  The device
  * quiesces when the VM stops (a command in flight finishes first; the
- * watchdog bounds how long that takes), so no command is ever in flight
- * in a saved state; queues carry on from their heads after loading.
+ * watchdog, at most VGPU_MAX_WDOG_MS, bounds how long that takes; at
+ * shutdown it is aborted), so no command is ever in flight in a saved
+ * state; queues carry on from their heads after loading.
  */
 
 #include "qemu/osdep.h"
@@ -507,6 +508,10 @@ static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
     qemu_mutex_lock(&s->lock);
     switch (addr) {
     case VGPU_REG_WDOG_MS:
+        if (val > VGPU_MAX_WDOG_MS) {
+            trace_vgpu_guest_ub("WDOG_MS above the maximum", addr, val);
+            val = VGPU_MAX_WDOG_MS;
+        }
         s->wdog_ms = val;
         break;
     case VGPU_REG_IRQ_MASK:
@@ -597,7 +602,16 @@ static void vgpu_vm_state_change(void *opaque, bool running, RunState state)
             vgpu_queue_kick_locked(&s->queues[i]);
         }
     } else {
-        /* Nothing may touch guest memory while the VM is stopped. */
+        /*
+         * Nothing may touch guest memory while the VM is stopped: let the
+         * command in flight finish (the watchdog bounds the wait to
+         * VGPU_MAX_WDOG_MS), or when QEMU shuts down, abort it.
+         */
+        if (state == RUN_STATE_SHUTDOWN) {
+            for (i = 0; i < s->nqueues; i++) {
+                vgpu_queue_abort_locked(&s->queues[i], VGPU_ERR_ABORTED);
+            }
+        }
         vgpu_wait_idle_locked(s);
     }
     qemu_mutex_unlock(&s->lock);

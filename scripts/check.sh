@@ -53,8 +53,10 @@ variant() {
 
 	echo
 	echo "==== $title ($build) ===="
+	# qtests: the device tests' binaries are built (not run) here too, so
+	# that both compilers and the sanitizers see them.
 	if ! make -j2 --no-print-directory BUILD="$build" "${vars[@]+"${vars[@]}"}" \
-		all "${tests[@]+"${tests[@]}"}" "${benches[@]+"${benches[@]}"}"; then
+		all "${tests[@]+"${tests[@]}"}" "${benches[@]+"${benches[@]}"}" qtests; then
 		echo "==== $title: BUILD FAILED"
 		results+=("$(printf '%-22s build failed' "$title")")
 		grand_fail=$((grand_fail + 1))

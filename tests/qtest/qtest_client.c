@@ -142,7 +142,8 @@ static uint64_t qts_cmd_val(struct qts *s, const char *what, uint64_t addr)
 struct qts *qts_start(const char *args)
 {
 	const char *bin = getenv("VGPU_QEMU");
-	char sock[128], logf[128], qtarg[160], dflt[] = "build/qemu-build/qemu-system-x86_64";
+	char sock[128], logf[128], qtarg[160], hmp[160];
+	char dflt[] = "build/qemu-build/qemu-system-x86_64";
 	char *argv[QTS_MAX_ARGS], *copy, *tok, *save;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct qts *s = calloc(1, sizeof(*s));
@@ -150,7 +151,7 @@ struct qts *qts_start(const char *args)
 
 	if (!s)
 		return NULL;
-	if (!bin)
+	if (!bin || !*bin)
 		bin = dflt;
 	snprintf(s->dir, sizeof(s->dir), "/tmp/vgpu-qtest-XXXXXX");
 	if (!mkdtemp(s->dir)) {
@@ -161,6 +162,7 @@ struct qts *qts_start(const char *args)
 	snprintf(sock, sizeof(sock), "%s/qtest.sock", s->dir);
 	snprintf(logf, sizeof(logf), "%s/qemu.log", s->dir);
 	snprintf(qtarg, sizeof(qtarg), "unix:%s", sock);
+	snprintf(hmp, sizeof(hmp), "unix:%s/hmp.sock,server=on,wait=off", s->dir);
 	memcpy(sa.sun_path, sock, strlen(sock) + 1); /* < 64 + 12 bytes */
 
 	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -174,7 +176,8 @@ struct qts *qts_start(const char *args)
 	const char *fixed[] = { "-M", "q35", "-nodefaults", "-display", "none",
 				"-accel", "qtest", "-m", "256M", "-L", "/usr/share/qemu",
 				"-L", "/usr/share/seabios", "-d", "guest_errors", "-D",
-				logf, "-qtest", qtarg, "-qtest-log", "/dev/null" };
+				logf, "-qtest", qtarg, "-qtest-log", "/dev/null",
+				"-monitor", hmp };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		argv[argc++] = (char *)fixed[i];
 	copy = strdup(args ? args : "");
@@ -264,10 +267,65 @@ reaped:
 	close(s->fd);
 	snprintf(path, sizeof(path), "%s/qemu.log", s->dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/hmp.sock", s->dir);
+	unlink(path);
 	rmdir(s->dir);
 	free(s->line);
 	free(s->log);
 	free(s);
+}
+
+const char *qts_dir(struct qts *s)
+{
+	return s->dir;
+}
+
+/* Read from @fd until @buf ends with "(qemu) "; 0 or -1. */
+static int hmp_read_prompt(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t got;
+
+		if (poll(&p, 1, QTS_TIMEOUT_MS) != 1)
+			return -1;
+		if (n + 1 >= len) /* keep the tail only */
+			n = 0;
+		got = read(fd, buf + n, len - n - 1);
+		if (got <= 0)
+			return -1;
+		n += (size_t)got;
+		buf[n] = 0;
+		if (n >= 7 && !strcmp(buf + n - 7, "(qemu) "))
+			return 0;
+	}
+}
+
+int qts_hmp(struct qts *s, const char *cmd, char *out, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[8192];
+	int fd, rc = -1;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.60s/hmp.sock", s->dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto out;
+	if (hmp_read_prompt(fd, buf, sizeof(buf)))
+		goto out;
+	if (write(fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd) || write(fd, "\n", 1) != 1)
+		goto out;
+	if (hmp_read_prompt(fd, buf, sizeof(buf)))
+		goto out;
+	if (out)
+		snprintf(out, len, "%s", buf);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 bool qts_alive(struct qts *s)

@@ -58,6 +58,15 @@ void qts_cfg_writew(struct qts *s, unsigned devfn, unsigned off, uint16_t v);
 /* Offset of capability @id in the standard list, or 0. */
 unsigned qts_cfg_find_cap(struct qts *s, unsigned devfn, uint8_t id);
 
+/*
+ * Run a human-monitor command (e.g. "migrate exec:cat>FILE") and wait for
+ * the next prompt; the monitor's output (without prompts) goes to @out.
+ * Returns 0 or -1.
+ */
+int qts_hmp(struct qts *s, const char *cmd, char *out, size_t len);
+/* Directory of this QEMU's sockets and log, for files a test creates. */
+const char *qts_dir(struct qts *s);
+
 /* Monotonic nanoseconds, for benchmarks. */
 uint64_t qts_now_ns(void);
 

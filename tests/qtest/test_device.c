@@ -905,6 +905,7 @@ static void start_spin(struct dev *d, struct dev_kernel *kern, uint32_t *slot)
 	struct vgpu_cmd_launch cmd;
 
 	reg_write(d, VGPU_REG_WDOG_MS, 600000);
+	CHECK_EQ(reg_read(d, VGPU_REG_WDOG_MS), VGPU_MAX_WDOG_MS); /* clamped */
 	dev_queue_init(d, 0, 8);
 	if (dev_kernel_load(d, 0, k_spin, kern))
 		return;
@@ -1085,6 +1086,75 @@ TEST(empty_kernel_many_launches)
 	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_COMPLETED_LO), 200);
 	dev_kernel_free(&kern);
 	dev_close(&d);
+}
+
+TEST(intx_when_msix_is_off)
+{
+	struct dev d;
+	struct vgpu_completion c;
+	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
+					       .flags = VGPU_CMD_F_IRQ } };
+
+	REQUIRE(!dev_open(&d, NULL, 1));
+	qts_cfg_writew(d.qts, DEV_DEVFN, d.msix_cap + 2, 0); /* MSI-X off */
+	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 0x3c) >> 8, 1); /* pin A */
+	dev_queue_init(&d, 0, 4);
+	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
+	for (int i = 0; i < 100000 && !(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8); i++)
+		;
+	/* PCI status bit 3: the function asserts INTx */
+	CHECK(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
+	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	reg_write(&d, VGPU_REG_IRQ_MASK, 0); /* masked: deasserted */
+	CHECK(!(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
+	reg_write(&d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
+	CHECK(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
+	reg_write(&d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION); /* acknowledged */
+	CHECK(!(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
+	dev_close(&d);
+}
+
+TEST(migration_keeps_registers_and_queue_state)
+{
+	struct dev a, b;
+	struct store_setup st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	char file[256], out[1024];
+	uint32_t v, slot;
+
+	REQUIRE(!dev_open(&a, "queues=2", 1));
+	dev_queue_init(&a, 1, 8);
+	reg_write(&a, VGPU_REG_WDOG_MS, 1234);
+	REQUIRE(!store_setup(&a, &st, 32, 5, RW));
+	cmd = store_cmd(&st, 1, 32);
+	REQUIRE(dev_wait(&a, 1, dev_submit(&a, 1, &cmd), &c));
+	CHECK_EQ(c.seq, 1);
+	/* a second command in the ring, not yet rung */
+	v = 500;
+	qts_memwrite(a.qts, st.par_pa + 8, &v, 4);
+	slot = dev_put(&a, 1, &cmd);
+
+	snprintf(file, sizeof(file), "%s/state", qts_dir(a.qts));
+	snprintf(out, sizeof(out), "migrate exec:cat>%s", file);
+	REQUIRE(!qts_hmp(a.qts, out, NULL, 0));
+	REQUIRE(!dev_open_incoming(&b, &a, "queues=2", file));
+	CHECK_EQ(reg_read(&b, VGPU_REG_WDOG_MS), 1234);
+	CHECK_EQ(reg_read(&b, VGPU_REG_AS_COUNT), 1);
+	CHECK_EQ(reg_read(&b, VGPU_REG_IRQ_MASK), VGPU_IRQ_ALL);
+	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_STATUS), VGPU_QSTAT_ENABLED | VGPU_QSTAT_IDLE);
+	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_HEAD), 1);
+	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_COMPLETED_LO), 1);
+	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_SIZE), 8);
+	dev_doorbell(&b, 1);
+	REQUIRE(dev_wait(&b, 1, slot, &c));
+	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	CHECK_EQ(c.seq, 2);
+	CHECK_EQ(qts_readl(b.qts, st.out_pa + 4 * 31), 62 + 500);
+	dev_close(&b);
+	unlink(file);
+	dev_kernel_free(&st.kern);
+	dev_close(&a);
 }
 
 TEST_MAIN()

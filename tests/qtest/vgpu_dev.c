@@ -170,6 +170,28 @@ int dev_open(struct dev *d, const char *props, unsigned nas)
 	return 0;
 }
 
+int dev_open_incoming(struct dev *to, const struct dev *from, const char *props,
+		      const char *state_file)
+{
+	char args[512];
+
+	*to = *from;
+	snprintf(args, sizeof(args), "-device vgpu-pci,addr=04.0%s%s -incoming exec:cat<%s",
+		 props && *props ? "," : "", props ? props : "", state_file);
+	to->qts = qts_start(args);
+	if (!to->qts)
+		return -1;
+	/* BAR0 answers once the incoming state (PCI config) is loaded */
+	for (int i = 0; i < 100000; i++) {
+		if (reg_read(to, VGPU_REG_ID) == VGPU_ID_MAGIC)
+			return 0;
+		if (!qts_alive(to->qts))
+			break;
+		usleep(1000);
+	}
+	return -1;
+}
+
 void dev_close(struct dev *d)
 {
 	qts_quit(d->qts);

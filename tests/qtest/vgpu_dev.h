@@ -49,6 +49,13 @@ struct dev {
  */
 int dev_open(struct dev *d, const char *props, unsigned nas);
 void dev_close(struct dev *d);
+/*
+ * Start a second QEMU that takes its state from @from's migration stream
+ * in @state_file (written with "migrate exec:cat>FILE"); @to continues
+ * @from's allocations.  Waits until the device answers.  0 or -1.
+ */
+int dev_open_incoming(struct dev *to, const struct dev *from, const char *props,
+		      const char *state_file);
 
 uint32_t reg_read(struct dev *d, uint32_t off);
 void reg_write(struct dev *d, uint32_t off, uint32_t v);
