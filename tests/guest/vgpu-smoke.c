@@ -24,10 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* vgpu_hw.h's own __u64 would clash with <linux/types.h>'s */
-#define __u64 vgpu_hw_u64
 #include "vgpu_hw.h"
-#undef __u64
 #include "vgpu_isa.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
