@@ -223,6 +223,13 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
                       val & ~(VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME));
     }
     if (enable && !q->enabled) {
+        if (q->busy) {
+            /*
+             * Re-enabled while the command aborted by the disable still
+             * winds down: it is void, its completion is not written.
+             */
+            q->gen++;
+        }
         q->enabled = true;
         q->stopped = false;
         q->head = q->tail = 0;

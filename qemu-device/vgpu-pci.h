@@ -74,7 +74,7 @@ typedef struct VGPUQueue {
     bool busy;              /* a command is executing */
     uint32_t gen;           /* bumped by reset: the command in flight is void */
     VGPUJob *job;           /* launch in flight, NULL otherwise */
-    uint32_t abort_pending; /* VGPU_ERR_* of an abort of the command in flight */
+    uint32_t abort_pending; /* VGPU_ERR_* aborting the command in flight */
 } VGPUQueue;
 
 /**

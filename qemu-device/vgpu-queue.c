@@ -199,8 +199,10 @@ static void *vgpu_worker_thread(void *opaque)
             bool real = exc.code != VGPU_EXC_ABORTED;
             bool have_real = job->failed && job->exc.code != VGPU_EXC_ABORTED;
 
-            /* Report a real exception over an abort it caused; else the
-             * lowest CTA. */
+            /*
+             * A real exception wins over the aborts it caused; else the
+             * lowest CTA's.
+             */
             if (!job->failed || (real && !have_real) ||
                 (real == have_real && first < job->fail_cta)) {
                 job->exc = exc;
@@ -309,7 +311,7 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
         c->code_size % VGPU_CODE_ALIGN || c->code_va % VGPU_CODE_ALIGN) {
         vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "program of %u bytes at VA "
                      "0x%" PRIx64 ": not 16-aligned, or not 16..%u bytes",
-                     c->code_size, c->code_va, VGPU_MAX_CODE_BYTES);
+                     c->code_size, (uint64_t)c->code_va, VGPU_MAX_CODE_BYTES);
         return VGPU_ERR_BAD_LAUNCH;
     }
     if (c->param_size > VGPU_MAX_PARAM_BYTES) {
