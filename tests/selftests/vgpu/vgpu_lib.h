@@ -177,7 +177,7 @@ struct vgpu_prog {
 	uint32_t code_h, param_h, data_h;
 	uint64_t code_va, param_va, data_va;
 	void *param, *data;
-	uint32_t code_size, entry, param_size;
+	uint32_t code_size, entry, param_size, smem;
 	size_t data_size;
 };
 
@@ -198,6 +198,7 @@ static inline int vgpu_prog_load(int fd, struct vgpu_prog *p, const char *src,
 	p->code_size = obj.code_size;
 	p->entry = obj.kernels[0].entry;
 	p->param_size = obj.kernels[0].param_size;
+	p->smem = obj.kernels[0].smem_static;
 	p->data_size = data_size;
 	ret = _test_bo_create(fd, obj.code_size, VGPU_BO_READ_ONLY, &p->code_h, &p->code_va);
 	ret = ret ?: _test_bo_map(fd, p->code_h, obj.code_size, &code);
@@ -226,6 +227,7 @@ static inline void vgpu_prog_submit_args(struct vgpu_prog *p,
 	s->launch.block[1] = s->launch.block[2] = 1;
 	s->launch.param_va = p->param_va;
 	s->launch.param_size = p->param_size;
+	s->launch.smem_bytes = p->smem;
 	handles[0] = p->code_h;
 	handles[1] = p->param_h;
 	handles[2] = p->data_h;

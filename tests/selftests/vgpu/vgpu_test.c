@@ -5,6 +5,7 @@
  */
 #include "kselftest_harness.h"
 #include "vgpu_lib.h"
+#include "vgpu_examples.h"
 
 FIXTURE(vgpu) {
 	int fd;
@@ -536,6 +537,197 @@ TEST_F(job, exit_with_jobs_in_flight)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	test_submit(&self->s);
 	test_wait_bo(self->p.data_h);
+}
+
+/* ---- kernels with known results (the examples/ kernels, built in) ---- */
+
+/* The words of an examples/NAME.expected dump (after its "name:" line). */
+static int expected_words(const char *exp, uint32_t *w, int max)
+{
+	const char *p = strchr(exp, '\n');
+	int n = 0;
+
+	while (p && n < max) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 16);
+
+		if (end == p)
+			break;
+		w[n++] = v;
+		p = end;
+	}
+	return n;
+}
+
+/*
+ * Load @src with a data BO of @data_size bytes; its pointer parameters
+ * (in order) point at data_va + @offs[i].
+ */
+static void example_load(struct __test_metadata *_metadata, int fd,
+			 struct vgpu_prog *p, const char *src, size_t data_size,
+			 const uint32_t *offs, int n)
+{
+	int i;
+
+	ASSERT_EQ(0, vgpu_prog_load(fd, p, src, data_size));
+	ASSERT_EQ(n * 8, p->param_size);
+	for (i = 0; i < n; i++)
+		((uint64_t *)p->param)[i] = p->data_va + offs[i];
+}
+
+/* Run @p with one CTA of @block threads; it must complete cleanly. */
+static void example_run(struct __test_metadata *_metadata, int fd,
+			struct vgpu_prog *p, uint32_t block)
+{
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_submit s;
+	struct drm_vgpu_get_job j;
+	uint32_t h[3];
+
+	vgpu_prog_submit_args(p, &s, h, 1, block);
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	ASSERT_EQ(0, _test_wait_bo(fd, p->data_h, 60000000000ll));
+	ASSERT_EQ(0, _test_get_job(fd, s.job_id, &j, &exc));
+	if (j.state != VGPU_JOB_DONE)
+		TH_LOG("job failed: error %u status %u exc %u pc 0x%x: %.*s",
+		       j.error, j.hw_status, exc.code, exc.pc, VGPU_EXC_MSG_LEN, exc.msg);
+	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+	ASSERT_EQ(0, j.error);
+}
+
+static void expect_dump(struct __test_metadata *_metadata, const void *out,
+			const char *expected, int nwords)
+{
+	uint32_t w[256];
+	int i;
+
+	ASSERT_EQ(nwords, expected_words(expected, w, 256));
+	for (i = 0; i < nwords; i++)
+		ASSERT_EQ(w[i], ((const uint32_t *)out)[i]);
+}
+
+static void require_feature(struct __test_metadata *_metadata, int fd,
+			    uint32_t feat, bool *have)
+{
+	uint64_t f;
+
+	ASSERT_EQ(0, _test_get_param(fd, VGPU_PARAM_FEATURES, &f));
+	*have = f & feat;
+}
+
+/* BAR.SYNC tree reduction: sum of t * t over 256 threads, 9 rounds. */
+TEST_F(job, kernel_bar_sync_reduce)
+{
+	static const uint32_t offs[] = { 0 };
+	struct vgpu_prog p;
+	uint32_t *out;
+
+	example_load(_metadata, self->fd, &p, ex_reduce_bar_sync_src, 4096, offs, 1);
+	example_run(_metadata, self->fd, &p, 256);
+	out = p.data;
+	ASSERT_EQ(5559680, out[0]);
+	ASSERT_EQ(9, out[1]);
+	expect_dump(_metadata, out, ex_reduce_bar_sync_expected, 4);
+}
+
+/* BAR.RED.POPC/AND/OR votes over 1024 threads. */
+TEST_F(job, kernel_bar_red_vote)
+{
+	static const uint32_t offs[] = { 0 };
+	struct vgpu_prog p;
+	uint32_t *out, i, popc = 0;
+
+	example_load(_metadata, self->fd, &p, ex_vote_bar_red_src, 4096, offs, 1);
+	example_run(_metadata, self->fd, &p, 1024);
+	out = p.data;
+	for (i = 0; i < 1024; i++)
+		popc += (i * 0x9e3779b9u) >> 31;
+	ASSERT_EQ(popc, out[0]);
+	ASSERT_EQ(0, out[1]);		/* AND */
+	ASSERT_EQ(1, out[2]);		/* OR */
+	ASSERT_EQ(1024 - popc, out[3]);
+	expect_dump(_metadata, out, ex_vote_bar_red_expected, 4);
+}
+
+/* Four mbarriers, warp-specialised producer/consumer, double buffered. */
+TEST_F(job, kernel_mbarrier_producer_consumer)
+{
+	static const uint32_t offs[] = { 0 };
+	struct vgpu_prog p;
+	uint32_t *out, c;
+	bool have;
+
+	require_feature(_metadata, self->fd, VGPU_FEAT_MBARRIER, &have);
+	if (!have)
+		SKIP(return, "no mbarrier unit");
+	example_load(_metadata, self->fd, &p, ex_mbar_producer_consumer_src, 4096, offs, 1);
+	example_run(_metadata, self->fd, &p, 96);
+	out = p.data;
+	for (c = 0; c < 64; c++)
+		ASSERT_EQ(36000 + 8 * c, out[c]);
+	expect_dump(_metadata, out, ex_mbar_producer_consumer_expected, 64);
+}
+
+/* Two 1-D bulk copies (TMA) completing on one mbarrier via expect_tx. */
+TEST_F(job, kernel_tma_bulk_copy_mbarrier)
+{
+	static const uint32_t offs[] = { 0, 0x1000, 0x2000 };
+	struct vgpu_prog p;
+	uint32_t *out, t;
+	bool have;
+
+	require_feature(_metadata, self->fd, VGPU_FEAT_TMA, &have);
+	if (!have)
+		SKIP(return, "no TMA engine");
+	example_load(_metadata, self->fd, &p, ex_tma_1d_token_src, 0x3000, offs, 3);
+	example_run(_metadata, self->fd, &p, 128);
+	out = (uint32_t *)((char *)p.data + 0x2000);
+	for (t = 0; t < 128; t++)
+		ASSERT_EQ(t * t + 4 * t + 1, out[t]);
+	expect_dump(_metadata, out, ex_tma_1d_token_expected, 128);
+	/* the inputs the kernel wrote, seen through the CPU mapping */
+	for (t = 0; t < 128; t++)
+		ASSERT_EQ(3 * t + 1, ((uint32_t *)p.data)[t]);
+}
+
+/*
+ * A 16x8 tile of a 24x10 int tensor at (16, 6) through a tensor map the
+ * test writes into the BO: out-of-bounds elements arrive as zeros.
+ */
+TEST_F(job, kernel_tma_tensor_2d_tile)
+{
+	static const uint32_t offs[] = { 0, 0x1000, 0x2000 };
+	struct vgpu_tensor_map *tm;
+	struct vgpu_prog p;
+	uint32_t *out, x, y;
+	bool have;
+
+	require_feature(_metadata, self->fd, VGPU_FEAT_TMA, &have);
+	if (!have)
+		SKIP(return, "no TMA engine");
+	example_load(_metadata, self->fd, &p, ex_tensor_2d_oob_src, 0x3000, offs, 3);
+	tm = (struct vgpu_tensor_map *)((char *)p.data + 0x1000);
+	memset(tm, 0, sizeof(*tm));
+	tm->base = p.data_va;
+	tm->magic = VGPU_TMAP_MAGIC;
+	tm->rank = 2;
+	tm->elem_size = 4;
+	tm->dims[0] = 24;
+	tm->dims[1] = 10;
+	tm->strides[0] = 24 * 4;
+	tm->box[0] = 16;
+	tm->box[1] = 8;
+	tm->elem_strides[0] = tm->elem_strides[1] = 1;
+	example_run(_metadata, self->fd, &p, 128);
+	out = (uint32_t *)((char *)p.data + 0x2000);
+	for (y = 0; y < 8; y++)
+		for (x = 0; x < 16; x++) {
+			uint32_t gx = 16 + x, gy = 6 + y;
+			uint32_t want = gx < 24 && gy < 10 ? 100 * gy + gx + 1 : 0;
+
+			ASSERT_EQ(want, out[y * 16 + x]);
+		}
+	expect_dump(_metadata, out, ex_tensor_2d_oob_expected, 128);
 }
 
 TEST_HARNESS_MAIN
