@@ -730,4 +730,111 @@ TEST_F(job, kernel_tma_tensor_2d_tile)
 	expect_dump(_metadata, out, ex_tensor_2d_oob_expected, 128);
 }
 
+/* ---- two processes ---- */
+
+/* dst[t] = src[t] for one CTA */
+static const char copy_src[] =
+	".kernel copy\n.param ptr src\n.param ptr dst\n"
+	"  S2R R0, SR_TID.X ;\n  LDP.64 R2, [src] ;\n  LDP.64 R4, [dst] ;\n"
+	"  SHL R6, R0, 0x2 ;\n  IADD R2, R2, R6 ;\n  IADD R4, R4, R6 ;\n"
+	"  LDG.32 R8, [R2] ;\n  STG.32 [R4], R8 ;\n  EXIT ;\n";
+
+#define CHILD_CHECK(cond, code) do { if (!(cond)) _exit(code); } while (0)
+
+/* A job of @fd that must fail with an MMU fault at an address in [lo, hi). */
+static int expect_fault(int fd, struct drm_vgpu_submit *s, struct vgpu_prog *p,
+			uint64_t lo, uint64_t hi)
+{
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+
+	if (_test_submit(fd, s) || _test_wait_bo(fd, p->data_h, 60000000000ll) ||
+	    _test_get_job(fd, s->job_id, &j, &exc))
+		return -1;
+	if (j.state != VGPU_JOB_FAILED || j.error != EFAULT ||
+	    j.hw_status != VGPU_ERR_EXCEPTION || exc.code != VGPU_EXC_GLOBAL_FAULT ||
+	    exc.addr < lo || exc.addr >= hi)
+		return -1;
+	return 0;
+}
+
+/*
+ * The child process, on a file of its own: its jobs aimed at the parent's
+ * secret BO (a VA mapped only in the parent's address space) fault, for a
+ * write and for a read; its own jobs compute its own results, while the
+ * parent runs jobs at the same time.  Exit code: the failed step.
+ */
+static void isolation_child(uint64_t secret_va, uint64_t secret_size)
+{
+	struct vgpu_prog st, cp;
+	struct drm_vgpu_submit s;
+	uint32_t h[3], i;
+	int fd = vgpu_open_render();
+
+	CHILD_CHECK(fd >= 0, 10);
+	CHILD_CHECK(!vgpu_prog_load(fd, &st, vgpu_store_src, 4096), 11);
+	CHILD_CHECK(!vgpu_prog_load(fd, &cp, copy_src, 4096), 12);
+	CHILD_CHECK(cp.data_va + 8192 <= secret_va, 13);
+
+	/* write into the parent's BO */
+	*(uint64_t *)st.param = secret_va;
+	*(uint32_t *)((char *)st.param + 8) = 1;
+	vgpu_prog_submit_args(&st, &s, h, 1, 64);
+	CHILD_CHECK(!expect_fault(fd, &s, &st, secret_va, secret_va + secret_size), 20);
+	/* read from it */
+	((uint64_t *)cp.param)[0] = secret_va;
+	((uint64_t *)cp.param)[1] = cp.data_va;
+	vgpu_prog_submit_args(&cp, &s, h, 1, 64);
+	CHILD_CHECK(!expect_fault(fd, &s, &cp, secret_va, secret_va + secret_size), 21);
+	for (i = 0; i < 64; i++)
+		CHILD_CHECK(((uint32_t *)cp.data)[i] == 0, 22);
+
+	/* its own results, 50 jobs while the parent runs its own */
+	*(uint64_t *)st.param = st.data_va;
+	*(uint32_t *)((char *)st.param + 8) = 1000;
+	vgpu_prog_submit_args(&st, &s, h, 4, 64);
+	for (i = 0; i < 50; i++)
+		CHILD_CHECK(!_test_submit(fd, &s), 30);
+	CHILD_CHECK(!_test_wait_bo(fd, st.data_h, 60000000000ll), 31);
+	for (i = 0; i < 256; i++)
+		CHILD_CHECK(((uint32_t *)st.data)[i] == i * 2 + 1000, 32);
+	close(fd);
+	_exit(0);
+}
+
+TEST_F(job, isolation_between_processes)
+{
+	uint32_t spacer_h, secret_h, *secret;
+	uint64_t spacer_va, secret_va;
+	struct drm_vgpu_get_job j;
+	int st, i;
+	pid_t pid;
+
+	/* A spacer puts the secret BO above anything the child maps. */
+	test_bo_create(4 << 20, 0, &spacer_h, &spacer_va);
+	test_bo_create(65536, 0, &secret_h, &secret_va);
+	ASSERT_EQ(0, _test_bo_map(self->fd, secret_h, 65536, (void **)&secret));
+	for (i = 0; i < 16384; i++)
+		secret[i] = 0xa5a5a5a5;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(self->fd);
+		isolation_child(secret_va, 65536);
+	}
+	for (i = 0; i < 50; i++)
+		test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	for (i = 0; i < 16384; i++)
+		ASSERT_EQ(0xa5a5a5a5, secret[i]);
+	/* the child's faults are not the parent's: its jobs all succeeded */
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+}
+
 TEST_HARNESS_MAIN
