@@ -24,6 +24,14 @@ top=$PWD
 out=$top/build/guest
 log() { echo "build-guest: $*"; }
 
+# One run at a time (make check, make run and a developer may overlap).
+mkdir -p "$top/build"
+exec 9>"$top/build/.build-guest.lock"
+if ! flock -n 9; then
+	log "waiting for another run to finish"
+	flock 9
+fi
+
 sudo=()
 if ((EUID != 0)); then
 	sudo=(sudo)

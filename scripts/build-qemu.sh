@@ -34,6 +34,14 @@ graft=$src/hw/misc/vgpu
 
 log() { echo "build-qemu: $*"; }
 
+# One run at a time (make check, make run and a developer may overlap).
+mkdir -p "$top/build"
+exec 9>"$top/build/.build-qemu.lock"
+if ! flock -n 9; then
+	log "waiting for another run to finish"
+	flock 9
+fi
+
 sudo=()
 if ((EUID != 0)); then
 	sudo=(sudo)
