@@ -14,9 +14,7 @@
 #define DATA_POOL 0x04000000ull
 #define DATA_POOL_END 0x0f000000ull
 #define RING_AREA 0x01000000ull
-#define CPL_AREA 0x02000000ull
 #define RING_AREA_STRIDE 0x10000ull
-#define CPL_AREA_STRIDE 0x40000ull
 
 #define PCI_COMMAND 0x04
 #define PCI_BAR0 0x10
@@ -24,7 +22,7 @@
 #define PCI_CAP_ID_MSIX 0x11
 
 static uint64_t ring_pa(unsigned q) { return RING_AREA + q * RING_AREA_STRIDE; }
-static uint64_t cpl_pa(unsigned q) { return CPL_AREA + q * CPL_AREA_STRIDE; }
+static uint64_t cpl_pa(unsigned q) { return DEV_CPL_PA(q, 0); }
 
 uint32_t reg_read(struct dev *d, uint32_t off)
 {

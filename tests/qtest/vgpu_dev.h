@@ -84,6 +84,10 @@ void dev_doorbell(struct dev *d, unsigned q);
 /* Wait (up to 60 s) for slot @slot's completion record; false on timeout. */
 bool dev_wait(struct dev *d, unsigned q, uint32_t slot,
 	      struct vgpu_completion *c);
+/* Guest-physical address of queue @q's completion record for @slot. */
+#define DEV_CPL_PA(q, slot)                                                   \
+	(0x02000000ull + (q) * 0x40000ull +                                    \
+	 (uint64_t)(slot) * sizeof(struct vgpu_completion))
 /* Read the completion record of @slot as it is now. */
 void dev_read_cpl(struct dev *d, unsigned q, uint32_t slot,
 		  struct vgpu_completion *c);
