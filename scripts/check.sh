@@ -11,7 +11,8 @@
 # and then the device suite: QEMU with the vgpu-pci device (built by
 # scripts/build-qemu.sh into build/qemu-build), the qtest device tests
 # (tests/qtest) and one boot of the guest smoke test.  VGPU_CHECK_DEVICE=0
-# leaves the device suite out.
+# leaves the device suite out.  Last, vgpu.ko's kselftests in the guest
+# (make check-guest; VGPU_CHECK_GUEST=0 leaves them out).
 #
 # Each variant builds everything (tools, tests and benchmarks, so that
 # every file is compiled warning-free by both compilers) and then runs
@@ -119,6 +120,34 @@ device_suite() {
 	grand_fail=$((grand_fail + fail))
 }
 
+# guest: vgpu.ko and its kselftests in the guest (make check-guest builds
+# the module against Debian's headers, the suite, QEMU and the guest, then
+# boots it once; it fails on any test failure and on WARN/BUG/oops in the
+# guest's kernel log).  VGPU_CHECK_GUEST=0 skips it.
+guest_suite() {
+	local title="guest (vgpu.ko)" pass fail rc
+
+	echo
+	echo "==== $title ===="
+	make --no-print-directory check-guest 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	# make may add its own error line after the suite's total
+	if [[ $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) =~ \
+		^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		pass=${BASH_REMATCH[1]}
+		fail=${BASH_REMATCH[2]}
+	else
+		pass=0
+		fail=1
+	fi
+	if ((rc != 0 && fail == 0)); then
+		fail=1
+	fi
+	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
+	grand_pass=$((grand_pass + pass))
+	grand_fail=$((grand_fail + fail))
+}
+
 variant "gcc" build -- CC=gcc
 variant "clang" build-clang -- CC=clang
 variant "gcc ASan+UBSan" build-asan \
@@ -127,6 +156,9 @@ variant "gcc ASan+UBSan" build-asan \
 	-- CC=gcc SAN=1
 if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
 	device_suite
+fi
+if [[ ${VGPU_CHECK_GUEST:-1} != 0 ]]; then
+	guest_suite
 fi
 
 echo
