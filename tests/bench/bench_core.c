@@ -388,8 +388,11 @@ static void bench_bar(struct vgpu_sm *sm)
 	       per_alu, per_bar / per_alu);
 	printf("    plain C bookkeeping %9.1f ns/round   (32 warp arrivals + "
 	       "reset)\n", per_book);
-	printf("    target: < 1000 ns per 1024-thread BAR.SYNC round: %s\n",
-	       per_bar < 1000.0 ? "met" : "not met");
+	printf("    target: < 1000 ns per 1024-thread BAR.SYNC round: barrier "
+	       "itself %.0f ns: %s; whole round with its 4 ALU "
+	       "warp-instructions per warp %.0f ns: %s\n",
+	       per_bar - per_nop, per_bar - per_nop < 1000.0 ? "met" : "not met",
+	       per_bar, per_bar < 1000.0 ? "met" : "not met");
 
 	vgpu_hostmem_fini(&gm.hm);
 }
