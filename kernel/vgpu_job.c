@@ -33,6 +33,7 @@
 #include <linux/devcoredump.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_syncobj.h>
 #include "vgpu_drv.h"
@@ -219,14 +220,22 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	/* Guilty of a timeout, or cancelled: not run (again). */
 	if (unlikely(sched_job->s_fence->finished.error))
 		return NULL;
-	if (unlikely(vdev->gone))
-		return ERR_PTR(-ENODEV);
 
 	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
 	if (!fence)
 		return ERR_PTR(-ENOMEM);
 
 	spin_lock_irqsave(&q->lock, flags);
+	/*
+	 * Checked under the queue lock: vgpu_jobs_fail_all() sets @gone
+	 * before it empties the in-flight lists under the same lock, so no
+	 * job is added to a list nobody will empty again.
+	 */
+	if (unlikely(vdev->gone)) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		kfree(fence);
+		return ERR_PTR(-ENODEV);
+	}
 	dma_fence_init(fence, &vgpu_fence_ops, &q->fence_lock,
 		       q->fence_context, ++q->fence_seqno);
 	gen = atomic_read(&vdev->mmu_gen);
@@ -281,6 +290,13 @@ void vgpu_queue_process(struct vgpu_queue *q)
 		if (err) {
 			q->jobs_failed++;
 			dma_fence_set_error(job->hw_fence, err);
+			/*
+			 * drm_sched (6.1) does not pass the hardware fence's
+			 * error on to the finished fence that syncobjs and
+			 * reservations hold: set it there too, before the
+			 * hardware fence's callback signals it.
+			 */
+			dma_fence_set_error(&job->base.s_fence->finished, err);
 			vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu: status %u exc %u (%s)\n",
 				 q->idx, job->id, status, le32_to_cpu(cpl->exc.code),
 				 cpl->exc.msg);
@@ -299,8 +315,14 @@ void vgpu_queue_process(struct vgpu_queue *q)
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 
-/* Drop every in-flight hardware fence of @q with @error (after a reset). */
-static void vgpu_queue_cancel_inflight(struct vgpu_queue *q, int error)
+/*
+ * Drop every in-flight hardware fence of @q with @error.  After a reset
+ * (@final false) the jobs are resubmitted, so only the hardware fences
+ * carry the error; when the device goes away (@final) the jobs end here
+ * and their finished fences carry it too.
+ */
+static void vgpu_queue_cancel_inflight(struct vgpu_queue *q, int error,
+				       bool final)
 {
 	struct vgpu_job *job, *tmp;
 	unsigned long flags;
@@ -308,6 +330,12 @@ static void vgpu_queue_cancel_inflight(struct vgpu_queue *q, int error)
 	spin_lock_irqsave(&q->lock, flags);
 	list_for_each_entry_safe(job, tmp, &q->inflight, link) {
 		list_del_init(&job->link);
+		if (final) {
+			vgpu_job_record(job, error, VGPU_ERR_ABORTED, NULL);
+			dma_fence_set_error(&job->base.s_fence->finished, error);
+			trace_vgpu_job_complete(q->idx, job->vf->client_id,
+						job->id, error);
+		}
 		dma_fence_set_error(job->hw_fence, error);
 		dma_fence_signal(job->hw_fence);
 	}
@@ -394,7 +422,7 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
 	for (i = 0; i < vdev->nqueues; i++)
-		vgpu_queue_cancel_inflight(&vdev->queues[i], -ECANCELED);
+		vgpu_queue_cancel_inflight(&vdev->queues[i], -ECANCELED, false);
 
 	job->guilty = true;
 	dma_fence_set_error(&sched_job->s_fence->finished, -ETIMEDOUT);
@@ -426,6 +454,16 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 	if (!job->hw_fence && !job->guilty)
 		vgpu_job_record(job, sched_job->s_fence->finished.error ?: -ECANCELED,
 				VGPU_ERR_ABORTED, NULL);
+	/*
+	 * The finished fence outlives the job (syncobjs, sync_files, other
+	 * drivers) and would keep our hardware fence, whose ops live in this
+	 * module, until it is released: possibly after the module is gone.
+	 * It has signalled, nothing reads its parent any more: drop it now.
+	 */
+	if (sched_job->s_fence) {
+		dma_fence_put(sched_job->s_fence->parent);
+		sched_job->s_fence->parent = NULL;
+	}
 	drm_sched_job_cleanup(sched_job);
 	dma_fence_put(job->hw_fence);
 	for (i = 0; i < job->bo_count; i++)
@@ -550,12 +588,34 @@ static int vgpu_submit_out_syncs(struct drm_file *file,
 	return 0;
 }
 
+static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
+		       struct drm_file *file, struct drm_vgpu_submit *args);
+
 int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 		      struct drm_file *file)
 {
 	struct vgpu_device *vdev = to_vgpu(dev);
 	struct vgpu_file *vf = file->driver_priv;
 	struct drm_vgpu_submit *args = data;
+	int idx, ret;
+
+	ret = vgpu_submit_check(vdev, args);
+	if (ret)
+		return ret;
+	ret = vgpu_submit_extensions(args->extensions);
+	if (ret)
+		return ret;
+	/* vgpu_remove() waits for submits in progress (drm_dev_unplug). */
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	ret = vgpu_submit(vdev, vf, file, args);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
+		       struct drm_file *file, struct drm_vgpu_submit *args)
+{
 	struct vgpu_out_sync *out = NULL;
 	struct ww_acquire_ctx ticket;
 	struct vgpu_job_result *r;
@@ -564,13 +624,6 @@ int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 	unsigned long flags;
 	u32 i;
 	int ret;
-
-	ret = vgpu_submit_check(vdev, args);
-	if (ret)
-		return ret;
-	ret = vgpu_submit_extensions(args->extensions);
-	if (ret)
-		return ret;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
@@ -766,9 +819,21 @@ void vgpu_sched_fini(struct vgpu_device *vdev)
 
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
+		struct drm_sched_job *sj, *tmp;
 
-		if (q->sched.thread)
+		if (q->sched.thread) {
 			drm_sched_fini(&q->sched);
+			/*
+			 * drm_sched_fini() (6.1) leaves behind the jobs its
+			 * thread had not freed yet.  vgpu_jobs_fail_all()
+			 * has signalled them all; free them here, while the
+			 * device they reference still exists.
+			 */
+			list_for_each_entry_safe(sj, tmp, &q->sched.pending_list, list) {
+				list_del_init(&sj->list);
+				vgpu_job_free(sj);
+			}
+		}
 		if (q->ring)
 			dma_free_coherent(vdev->drm.dev,
 					  VGPU_RING_ENTRIES * VGPU_CMD_BYTES,
@@ -800,7 +865,7 @@ void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error)
 		vgpu_queue_process(&vdev->queues[i]);
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
 	for (i = 0; i < vdev->nqueues; i++)
-		vgpu_queue_cancel_inflight(&vdev->queues[i], error);
+		vgpu_queue_cancel_inflight(&vdev->queues[i], error, true);
 	mutex_unlock(&vdev->reset_lock);
 }
 

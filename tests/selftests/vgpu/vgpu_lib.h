@@ -28,7 +28,8 @@
 _Static_assert(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
 _Static_assert(sizeof(struct drm_vgpu_get_job) == 56, "get_job layout");
 
-static inline int vgpu_open_render(void)
+/* Open the vgpu render node; *@minor (if not NULL) gets its number. */
+static inline int vgpu_open_render_minor(int *minor)
 {
 	char path[64];
 	int i, fd;
@@ -43,11 +44,19 @@ static inline int vgpu_open_render(void)
 			continue;
 		v.name = name;
 		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgpu"))
+		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgpu")) {
+			if (minor)
+				*minor = i;
 			return fd;
+		}
 		close(fd);
 	}
 	return -1;
+}
+
+static inline int vgpu_open_render(void)
+{
+	return vgpu_open_render_minor(NULL);
 }
 
 static inline int vgpu_ioctl(int fd, unsigned long req, void *arg)
@@ -202,14 +211,23 @@ static inline int vgpu_prog_load(int fd, struct vgpu_prog *p, const char *src,
 	p->data_size = data_size;
 	ret = _test_bo_create(fd, obj.code_size, VGPU_BO_READ_ONLY, &p->code_h, &p->code_va);
 	ret = ret ?: _test_bo_map(fd, p->code_h, obj.code_size, &code);
-	if (!ret)
+	if (!ret) {
 		memcpy(code, obj.code, obj.code_size);
+		munmap(code, obj.code_size);
+	}
 	ret = ret ?: _test_bo_create(fd, 4096, VGPU_BO_NO_EXEC, &p->param_h, &p->param_va);
 	ret = ret ?: _test_bo_map(fd, p->param_h, 4096, &p->param);
 	ret = ret ?: _test_bo_create(fd, data_size, VGPU_BO_NO_EXEC, &p->data_h, &p->data_va);
 	ret = ret ?: _test_bo_map(fd, p->data_h, data_size, &p->data);
 	vgpu_object_fini(&obj);
 	return ret;
+}
+
+/* Drop the CPU mappings of @p (they hold the DRM file open). */
+static inline void vgpu_prog_unmap(struct vgpu_prog *p)
+{
+	munmap(p->param, 4096);
+	munmap(p->data, p->data_size);
 }
 
 static inline void vgpu_prog_submit_args(struct vgpu_prog *p,

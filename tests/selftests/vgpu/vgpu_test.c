@@ -6,6 +6,10 @@
 #include "kselftest_harness.h"
 #include "vgpu_lib.h"
 #include "vgpu_examples.h"
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <linux/sync_file.h>
 
 FIXTURE(vgpu) {
 	int fd;
@@ -739,7 +743,12 @@ static const char copy_src[] =
 	"  SHL R6, R0, 0x2 ;\n  IADD R2, R2, R6 ;\n  IADD R4, R4, R6 ;\n"
 	"  LDG.32 R8, [R2] ;\n  STG.32 [R4], R8 ;\n  EXIT ;\n";
 
-#define CHILD_CHECK(cond, code) do { if (!(cond)) _exit(code); } while (0)
+#define CHILD_CHECK(cond, code) do {					\
+	if (!(cond)) {							\
+		fprintf(stderr, "# child: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+		_exit(code);						\
+	}								\
+} while (0)
 
 /* A job of @fd that must fail with an MMU fault at an address in [lo, hi). */
 static int expect_fault(int fd, struct drm_vgpu_submit *s, struct vgpu_prog *p,
@@ -835,6 +844,311 @@ TEST_F(job, isolation_between_processes)
 	/* the child's faults are not the parent's: its jobs all succeeded */
 	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+}
+
+/* ---- the device going away with jobs in flight ---- */
+
+#define VGPU_PCI_DRIVER "/sys/bus/pci/drivers/vgpu"
+
+static int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The PCI address of the device vgpu.ko is bound to. */
+static int vgpu_pci_addr(char *addr, size_t len)
+{
+	DIR *d = opendir(VGPU_PCI_DRIVER);
+	struct dirent *e;
+	int ret = -ENODEV;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (strchr(e->d_name, ':')) {
+			snprintf(addr, len, "%s", e->d_name);
+			ret = 0;
+			break;
+		}
+	closedir(d);
+	return ret;
+}
+
+/* Export the fence of binary syncobj @h as a sync_file. */
+static int syncobj_sync_file(int fd, uint32_t h)
+{
+	struct drm_syncobj_handle a = {
+		.handle = h,
+		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+		.fd = -1,
+	};
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &a);
+
+	return ret ?: a.fd;
+}
+
+/* Wait for a sync_file to signal (poll() touches no driver code). */
+static int sync_file_wait(int sf)
+{
+	struct pollfd p = { .fd = sf, .events = POLLIN };
+
+	return poll(&p, 1, -1) == 1 && p.revents == POLLIN ? 0 : -1;
+}
+
+/*
+ * Wait for a sync_file to signal; its status (1, or -errno).  The info
+ * ioctl names the fence's timeline through its drm_sched scheduler: only
+ * while the device's drm_device exists (see docs/driver.md).
+ */
+static int sync_file_status(int sf)
+{
+	struct sync_file_info info = { 0 };
+
+	if (sync_file_wait(sf))
+		return -1000;
+	if (ioctl(sf, SYNC_IOC_FILE_INFO, &info))
+		return -1001;
+	return info.status;
+}
+
+static void wait_running(struct __test_metadata *_metadata, int fd, uint64_t id)
+{
+	struct drm_vgpu_get_job j;
+
+	for (;;) {
+		ASSERT_EQ(0, _test_get_job(fd, id, &j, NULL));
+		ASSERT_NE(VGPU_JOB_DONE, j.state);
+		ASSERT_NE(VGPU_JOB_FAILED, j.state);
+		if (j.state == VGPU_JOB_RUNNING)
+			return;
+		usleep(1000);
+	}
+}
+
+/*
+ * On a fresh file: a kernel that never ends on queue 0 and the store job
+ * behind it, both on the device (RUNNING); sf[] get sync_files of their
+ * fences.  The store's data BO stays mapped at *@data.
+ */
+static void jobs_in_flight(struct __test_metadata *_metadata, int fd, int sf[2],
+			   struct vgpu_prog *sp_out)
+{
+	struct vgpu_prog hp, *spp = sp_out, sp;
+	struct drm_vgpu_submit s;
+	struct drm_vgpu_sync out = { 0 };
+	uint32_t h[3];
+
+	ASSERT_EQ(0, vgpu_prog_load(fd, &hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	ASSERT_EQ(0, vgpu_prog_load(fd, &sp, vgpu_store_src, 4096));
+	*(uint64_t *)sp.param = sp.data_va;
+	*(uint32_t *)((char *)sp.param + 8) = 7;
+	vgpu_prog_unmap(&hp);
+
+	ASSERT_EQ(0, _test_syncobj_create(fd, &out.handle));
+	vgpu_prog_submit_args(&hp, &s, h, 1, 32);
+	s.launch.budget = ~0ull;
+	s.out_syncs = (uintptr_t)&out;
+	s.out_sync_count = 1;
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	wait_running(_metadata, fd, s.job_id);
+	sf[0] = syncobj_sync_file(fd, out.handle);
+	ASSERT_LE(0, sf[0]);
+
+	ASSERT_EQ(0, _test_syncobj_create(fd, &out.handle));
+	vgpu_prog_submit_args(&sp, &s, h, 4, 64);
+	s.out_syncs = (uintptr_t)&out;
+	s.out_sync_count = 1;
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	wait_running(_metadata, fd, s.job_id);
+	sf[1] = syncobj_sync_file(fd, out.handle);
+	ASSERT_LE(0, sf[1]);
+	*spp = sp;
+}
+
+/* The device works: a store job on a fresh file computes its result. */
+static void device_works(struct __test_metadata *_metadata, int fd)
+{
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t h[3];
+
+	ASSERT_EQ(0, vgpu_prog_load(fd, &p, vgpu_store_src, 4096));
+	*(uint64_t *)p.param = p.data_va;
+	*(uint32_t *)((char *)p.param + 8) = 11;
+	vgpu_prog_submit_args(&p, &s, h, 4, 64);
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	ASSERT_EQ(0, _test_wait_bo(fd, p.data_h, 60000000000ll));
+	ASSERT_EQ(0, check_store(p.data, 256, 11));
+	vgpu_prog_unmap(&p);
+}
+
+static int module_path(char *path, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(path, len, "/lib/modules/%s/extra/vgpu.ko", u.release);
+	return access(path, R_OK) ? -errno : 0;
+}
+
+static int module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(__NR_finit_module, fd, params, 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int module_unload(void)
+{
+	return syscall(__NR_delete_module, "vgpu", O_NONBLOCK) ? -errno : 0;
+}
+
+/* The module parameters to load it again with, as it runs now. */
+static void module_params(char *buf, size_t len)
+{
+	char v[32] = "2000";
+	FILE *f = fopen("/sys/module/vgpu/parameters/timeout_ms", "r");
+
+	if (f) {
+		if (!fgets(v, sizeof(v), f))
+			strcpy(v, "2000");
+		v[strcspn(v, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(buf, len, "timeout_ms=%s", v);
+}
+
+/* The out-syncobj's fence of a job that raised an exception carries -EIO. */
+TEST_F(job, exception_fence_error)
+{
+	struct drm_vgpu_sync out = { 0 };
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t h[3];
+	int sf;
+
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &p, "  BAR.SYNC 0x7, 0x80 ;\n  EXIT ;\n", 4096));
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &out.handle));
+	vgpu_prog_submit_args(&p, &s, h, 1, 64);
+	s.out_syncs = (uintptr_t)&out;
+	s.out_sync_count = 1;
+	test_submit(&s);
+	sf = syncobj_sync_file(self->fd, out.handle);
+	ASSERT_LE(0, sf);
+	ASSERT_EQ(-EIO, sync_file_status(sf));
+	close(sf);
+}
+
+/* Last in the suite: these take the device away and bring it back. */
+FIXTURE(unplug) {
+	int unused;
+};
+
+FIXTURE_SETUP(unplug)
+{
+}
+
+FIXTURE_TEARDOWN(unplug)
+{
+}
+
+TEST_F(unplug, module_unload_busy)
+{
+	int fd = vgpu_open_render();
+
+	ASSERT_LE(0, fd);
+	/* an open file holds the module */
+	ASSERT_EQ(-EWOULDBLOCK, module_unload());
+	close(fd);
+}
+
+/*
+ * Unbind the PCI device while two jobs are on it and the file is open:
+ * both fences signal -ENODEV, ioctls on the file give -ENODEV, the CPU
+ * mapping stays readable; after close and rebind the device works and
+ * gets the same render minor back (the old drm_device was freed).
+ */
+TEST_F(unplug, unbind_rebind_jobs_in_flight)
+{
+	char addr[256], path[256];
+	struct vgpu_prog sp;
+	int fd, fd2, sf[2], minor, minor2, i;
+
+	ASSERT_EQ(0, vgpu_pci_addr(addr, sizeof(addr)));
+	fd = vgpu_open_render_minor(&minor);
+	ASSERT_LE(0, fd);
+	jobs_in_flight(_metadata, fd, sf, &sp);
+
+	ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/unbind", addr));
+	ASSERT_EQ(-ENODEV, sync_file_status(sf[0]));
+	ASSERT_EQ(-ENODEV, sync_file_status(sf[1]));
+	ASSERT_EQ(-ENODEV, _test_get_param(fd, VGPU_PARAM_QUEUES, NULL));
+	for (i = 0; i < 256; i++)
+		ASSERT_EQ(0, ((uint32_t *)sp.data)[i]);
+	vgpu_prog_unmap(&sp);
+	close(sf[0]);
+	close(sf[1]);
+	close(fd);
+
+	ASSERT_EQ(-ENODEV, vgpu_pci_addr(path, sizeof(path)));
+	ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/bind", addr));
+	fd2 = vgpu_open_render_minor(&minor2);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(minor, minor2);
+	device_works(_metadata, fd2);
+	close(fd2);
+}
+
+/*
+ * Unload the module while jobs are on the device (their file closed, a
+ * sync_file of each fence kept): the fences signal, the module goes, the
+ * sync_files outlive it and close cleanly; loaded again, the device works
+ * under the same render minor.  (The -ENODEV error of such fences is
+ * checked by unbind_rebind_jobs_in_flight: the timeline name the info
+ * ioctl prints is gone with the module.)
+ */
+TEST_F(unplug, module_reload_jobs_in_flight)
+{
+	char ko[256], params[64];
+	struct vgpu_prog sp;
+	int fd, sf[2], minor, minor2;
+
+	if (module_path(ko, sizeof(ko)))
+		SKIP(return, "no %s to load again", ko);
+	module_params(params, sizeof(params));
+	fd = vgpu_open_render_minor(&minor);
+	ASSERT_LE(0, fd);
+	jobs_in_flight(_metadata, fd, sf, &sp);
+	/* closing waits for nothing: both jobs are on the device already */
+	vgpu_prog_unmap(&sp);
+	close(fd);
+
+	ASSERT_EQ(0, module_unload());
+	ASSERT_EQ(0, sync_file_wait(sf[0]));
+	ASSERT_EQ(0, sync_file_wait(sf[1]));
+	ASSERT_EQ(-ENOENT, access("/sys/module/vgpu", F_OK) ? -errno : 0);
+	close(sf[0]);
+	close(sf[1]);
+
+	ASSERT_EQ(0, module_load(ko, params));
+	fd = vgpu_open_render_minor(&minor2);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(minor, minor2);
+	device_works(_metadata, fd);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
