@@ -304,9 +304,17 @@ struct drm_vgpu_submit {
  *                           using the BO has completed
  * @handle:     GEM handle
  * @pad:        must be 0
- * @timeout_ns: absolute CLOCK_MONOTONIC time; 0 only polls.  Returns 0,
- *              or -ETIME when the time passed first (-EINTR on a signal:
- *              restart with the same absolute timeout)
+ * @timeout_ns: absolute CLOCK_MONOTONIC time in nanoseconds.  A time
+ *              that has already passed (0, any negative value, or any
+ *              time before now) does not wait: the ioctl returns at once,
+ *              0 when the BO is idle and -ETIME when a job still uses it
+ *              (a poll).  Otherwise it returns 0 once the BO is idle, or
+ *              -ETIME when the time passes first (-EINTR on a signal:
+ *              restart with the same absolute timeout).
+ *
+ * Idle means every fence on the BO's reservation object has signalled,
+ * with or without an error: a failed job does not make WAIT_BO fail
+ * (DRM_IOCTL_VGPU_GET_JOB tells how it ended).
  */
 struct drm_vgpu_wait_bo {
 	__u32 handle;

@@ -142,6 +142,94 @@ TEST_F(vgpu, prime_export_import)
 	close(fd2);
 }
 
+TEST_F(vgpu, wait_bo_pad)
+{
+	struct drm_vgpu_wait_bo a = { .pad = 1 };
+
+	test_bo_create(4096, 0, &a.handle, NULL);
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_BO, &a));
+}
+
+/* ---- WAIT_BO with a timeout that has already passed ---- */
+
+FIXTURE(wait_past) {
+	int fd;
+	struct vgpu_prog p;
+	struct drm_vgpu_submit s;
+	uint32_t handles[3];
+};
+
+/* @timeout_ns: absolute, or relative to now when @relative */
+FIXTURE_VARIANT(wait_past) {
+	int64_t timeout_ns;
+	bool relative;
+};
+
+FIXTURE_VARIANT_ADD(wait_past, zero) {
+	.timeout_ns = 0,
+};
+
+FIXTURE_VARIANT_ADD(wait_past, one_second_ago) {
+	.timeout_ns = -1000000000ll,
+	.relative = true,
+};
+
+FIXTURE_VARIANT_ADD(wait_past, negative) {
+	.timeout_ns = INT64_MIN,
+};
+
+FIXTURE_SETUP(wait_past)
+{
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+	/* a job far longer than an ioctl: 256 threads counting to 2^16 */
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p,
+				    "  MOV R1, 0x0 ;\nl:\n  IADD R1, R1, 0x1 ;\n"
+				    "  ISETP.LT.U32 P0, R1, 0x10000 ;\n  @P0 BRA l ;\n  EXIT ;\n",
+				    4096));
+	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 1, 256);
+}
+
+FIXTURE_TEARDOWN(wait_past)
+{
+	close(self->fd);
+}
+
+static int wait_bo_at(int fd, uint32_t h, int64_t t, bool relative)
+{
+	struct drm_vgpu_wait_bo a = {
+		.handle = h, .timeout_ns = relative ? vgpu_now_ns() + t : t,
+	};
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_WAIT_BO, &a);
+}
+
+/* A busy BO: -ETIME at once, the job unaffected. */
+TEST_F(wait_past, busy)
+{
+	struct drm_vgpu_get_job j;
+
+	test_submit(&self->s);
+	ASSERT_EQ(-ETIME, wait_bo_at(self->fd, self->p.data_h, variant->timeout_ns,
+				     variant->relative));
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+}
+
+/* An idle BO (never used, or its job done): 0. */
+TEST_F(wait_past, idle)
+{
+	ASSERT_EQ(0, wait_bo_at(self->fd, self->p.data_h, variant->timeout_ns,
+				variant->relative));
+	self->s.launch.grid[0] = 1;
+	self->s.launch.block[0] = 32;
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, wait_bo_at(self->fd, self->p.data_h, variant->timeout_ns,
+				variant->relative));
+}
+
 /* ---- jobs ---- */
 
 FIXTURE(job) {
