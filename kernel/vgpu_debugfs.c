@@ -66,9 +66,13 @@ static int vgpu_debugfs_as(struct seq_file *m, void *data)
 		struct drm_printer p = drm_seq_file_printer(m);
 
 		mutex_lock(&vf->as->lock);
-		seq_printf(m, "client %u asid %u root %pad mapped %llu bytes resets %d\n",
+		spin_lock(&vf->as->deferred_lock);
+		seq_printf(m, "client %u asid %u root %pad mapped %llu bytes resets %d active %d deferred %u deferred_total %llu\n",
 			   vf->client_id, vf->as->asid, &vf->as->root.dma,
-			   vf->as->mapped_bytes, atomic_read(&vf->reset_count));
+			   vf->as->mapped_bytes, atomic_read(&vf->reset_count),
+			   atomic_read(&vf->as->active), vf->as->ndeferred,
+			   vf->as->deferred_total);
+		spin_unlock(&vf->as->deferred_lock);
 		drm_mm_print(&vf->as->mm, &p);
 		mutex_unlock(&vf->as->lock);
 	}

@@ -83,6 +83,17 @@ struct vgpu_as {
 	struct drm_mm mm;
 	struct vgpu_pt root;
 	u64 mapped_bytes;
+	/*
+	 * Stale TLB entries (vgpu_mmu.c): @active counts this AS's jobs on
+	 * the device; @deferred holds the BOs unmapped while one ran, until
+	 * none does.  @deferred_lock protects @deferred and orders it with
+	 * the last decrement of @active.
+	 */
+	atomic_t active;
+	spinlock_t deferred_lock;
+	struct list_head deferred;
+	u32 ndeferred;
+	u64 deferred_total;
 };
 
 struct vgpu_job_result {
@@ -221,6 +232,8 @@ struct vgpu_bo {
 
 struct vgpu_mapping {
 	struct list_head link;
+	struct list_head deferred;	/* on vgpu_as.deferred */
+	struct drm_gem_object *obj;	/* the reference it holds there */
 	struct vgpu_as *as;
 	struct drm_mm_node node;
 };
@@ -252,6 +265,10 @@ static inline struct vgpu_as *vgpu_as_get(struct vgpu_as *as)
 int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
 		struct sg_table *sgt, u64 size, u32 bo_flags);
 void vgpu_as_unmap(struct vgpu_as *as, struct drm_mm_node *node);
+bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
+		   struct vgpu_mapping *m);
+void vgpu_as_job_begin(struct vgpu_as *as);
+void vgpu_as_job_end(struct vgpu_as *as);
 
 /* vgpu_job.c */
 int vgpu_sched_init(struct vgpu_device *vdev);

@@ -79,10 +79,14 @@ static void vgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 	mutex_lock(&bo->lock);
 	m = vgpu_bo_find_mapping(bo, vf->as);
 	if (m) {
+		struct vgpu_as *as = m->as;
+
 		list_del(&m->link);
-		vgpu_as_unmap(m->as, &m->node);
-		vgpu_as_put(m->as);
-		kfree(m);
+		vgpu_as_unmap(as, &m->node);
+		/* A job of @as may still cache the old translations. */
+		if (!vgpu_as_defer(as, obj, m))
+			kfree(m);
+		vgpu_as_put(as);
 	}
 	mutex_unlock(&bo->lock);
 }

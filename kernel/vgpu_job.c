@@ -63,6 +63,7 @@ struct vgpu_job {
 	u64 seq;
 	u64 start_ns;
 	bool guilty;
+	bool on_device;	/* counted in as->active (vgpu_as_job_begin) */
 };
 
 #define to_vgpu_job(j) container_of(j, struct vgpu_job, base)
@@ -238,6 +239,11 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	}
 	dma_fence_init(fence, &vgpu_fence_ops, &q->fence_lock,
 		       q->fence_context, ++q->fence_seqno);
+	/* Counted before mmu_gen is read: see vgpu_mmu.c on stale TLBs. */
+	if (!job->on_device) {
+		vgpu_as_job_begin(job->as);
+		job->on_device = true;
+	}
 	gen = atomic_read(&vdev->mmu_gen);
 	if (gen != q->flushed_gen) {
 		vgpu_emit_tlbi(q);
@@ -470,6 +476,8 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 		if (job->bos[i])
 			drm_gem_object_put(job->bos[i]);
 	kvfree(job->bos);
+	if (job->on_device)
+		vgpu_as_job_end(job->as);
 	vgpu_as_put(job->as);
 	vgpu_file_put(job->vf);
 	kfree(job);

@@ -8,12 +8,26 @@
  *
  * TLB: the device caches translations.  Unmapping clears the PTEs and bumps
  * vdev->mmu_gen; a queue emits a TLB_INVALIDATE before the next launch it
- * runs once the generation moved (vgpu_job.c), so no launch translates
- * through an entry of a page that was freed.
+ * runs once the generation moved (vgpu_job.c), so no launch that starts
+ * after the unmap translates through an entry of a page that was freed.
+ *
+ * A launch of the same address space already running (on another queue,
+ * or on this one) may still hold the old entry in its TLB: its queue's
+ * invalidate comes only before its next launch.  So the pages must not be
+ * freed while such a launch runs (the panfrost/ivpu rule: no reuse before
+ * the invalidate).  Each AS counts its jobs on the device (@active,
+ * raised in run_job before it reads mmu_gen, dropped when the job is
+ * freed); an unmap that sees a job running keeps a reference to the BO on
+ * @deferred, dropped when the count falls to zero.  By then every launch
+ * that could hold the entry has ended, and every later one is preceded by
+ * an invalidate.  The increment/mmu_gen read in run_job and the
+ * mmu_gen bump/count read here are ordered by full barriers: either the
+ * unmap sees the job, or the job sees the new generation.
  */
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <drm/drm_gem.h>
 #include "vgpu_drv.h"
 
 static_assert(sizeof(struct vgpu_cmd_tlb_invalidate) == VGPU_CMD_BYTES);
@@ -100,6 +114,8 @@ struct vgpu_as *vgpu_as_create(struct vgpu_device *vdev)
 	as->vdev = vdev;
 	kref_init(&as->refcount);
 	mutex_init(&as->lock);
+	spin_lock_init(&as->deferred_lock);
+	INIT_LIST_HEAD(&as->deferred);
 	drm_mm_init(&as->mm, VGPU_VA_START >> PAGE_SHIFT,
 		    VGPU_VA_SIZE >> PAGE_SHIFT);
 	vdev->as_table[as->asid] = cpu_to_le64(VGPU_PTE_VALID |
@@ -121,6 +137,7 @@ static void vgpu_as_release(struct kref *kref)
 	struct vgpu_device *vdev = as->vdev;
 
 	vgpu_dbg(vdev, VGPU_DBG_MMU, "asid %u\n", as->asid);
+	WARN_ON(!list_empty(&as->deferred));
 	vdev->as_table[as->asid] = 0;
 	atomic_inc(&vdev->mmu_gen);
 	drm_mm_takedown(&as->mm);
@@ -238,4 +255,62 @@ void vgpu_mmu_hw_init(struct vgpu_device *vdev)
 	vgpu_write(vdev, VGPU_REG_AS_BASE_LO, lower_32_bits(vdev->as_table_dma));
 	vgpu_write(vdev, VGPU_REG_AS_BASE_HI, upper_32_bits(vdev->as_table_dma));
 	vgpu_write(vdev, VGPU_REG_AS_COUNT, vdev->as_max);
+}
+
+/* A job of @as is about to be handed to the device (before mmu_gen is read). */
+void vgpu_as_job_begin(struct vgpu_as *as)
+{
+	atomic_inc(&as->active);
+	smp_mb__after_atomic();
+}
+
+/* A job of @as has left the device.  Process context (may free BOs). */
+void vgpu_as_job_end(struct vgpu_as *as)
+{
+	struct vgpu_mapping *m, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock(&as->deferred_lock);
+	if (atomic_dec_and_test(&as->active)) {
+		list_splice_init(&as->deferred, &list);
+		as->ndeferred = 0;
+	}
+	spin_unlock(&as->deferred_lock);
+	list_for_each_entry_safe(m, tmp, &list, deferred) {
+		vgpu_dbg(as->vdev, VGPU_DBG_MMU, "asid %u: release deferred BO\n",
+			 as->asid);
+		drm_gem_object_put(m->obj);
+		kfree(m);
+	}
+}
+
+/**
+ * vgpu_as_defer - after vgpu_as_unmap(): keep @obj until no job of @as
+ *                 runs any more, if one does
+ * @as:  the address space it was unmapped from
+ * @obj: the BO
+ * @m:   the mapping that went away; on true it sits on @as->deferred with
+ *       a reference to @obj, and vgpu_as_job_end() frees both
+ *
+ * Return: true when deferred, false when no job of @as runs: the caller
+ * frees @m and may let the BO go.
+ */
+bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
+		   struct vgpu_mapping *m)
+{
+	bool deferred = false;
+
+	/* Pairs with vgpu_as_job_begin(): after the mmu_gen bump. */
+	smp_mb__before_atomic();
+	spin_lock(&as->deferred_lock);
+	if (atomic_read(&as->active)) {
+		drm_gem_object_get(obj);
+		m->obj = obj;
+		list_add_tail(&m->deferred, &as->deferred);
+		as->ndeferred++;
+		as->deferred_total++;
+		deferred = true;
+	}
+	spin_unlock(&as->deferred_lock);
+	return deferred;
 }

@@ -822,6 +822,155 @@ TEST_F(job, kernel_tma_tensor_2d_tile)
 	expect_dump(_metadata, out, ex_tensor_2d_oob_expected, 128);
 }
 
+/* ---- stale TLB: no reuse of a page a running job may still translate ---- */
+
+/* The vgpu-asid of @fd, from fdinfo. */
+static int fd_asid(int fd)
+{
+	char path[64], line[128];
+	int asid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "vgpu-asid: %d", &asid) == 1)
+			break;
+	fclose(f);
+	return asid;
+}
+
+/*
+ * From debugfs address_spaces, the "active", "deferred" and
+ * "deferred_total" counts of address space @asid.  0 or -errno.
+ */
+static int as_counts(int asid, unsigned int *active, unsigned int *deferred,
+		     unsigned long long *total)
+{
+	char path[96], line[512];
+	int i, ret = -ENOENT;
+
+	for (i = 0; i < 64 && ret; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/address_spaces", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned int c, a;
+			char *p;
+
+			if (sscanf(line, "client %u asid %u", &c, &a) != 2 || a != (unsigned int)asid)
+				continue;
+			p = strstr(line, " active ");
+			if (p && sscanf(p, " active %u deferred %u deferred_total %llu",
+					active, deferred, total) == 3)
+				ret = 0;
+		}
+		fclose(f);
+	}
+	return ret;
+}
+
+/* x[0] counts up until *flag != 0 */
+static const char spin_src[] =
+	".kernel spin\n.param ptr x\n.param ptr flag\n"
+	"  LDP.64 R2, [x] ;\n  LDP.64 R4, [flag] ;\n  MOV R6, 0x0 ;\n"
+	"l:\n  IADD R6, R6, 0x1 ;\n  STG.32 [R2], R6 ;\n  LDG.32 R7, [R4] ;\n"
+	"  ISETP.EQ.U32 P0, R7, 0x0 ;\n  @P0 BRA l ;\n  EXIT ;\n";
+
+/*
+ * A job writes BO X, which is not in its BO list, on one queue; the file
+ * closes X while the job runs.  X's pages are held (deferred) until the
+ * job is gone, then released.
+ */
+TEST_F(job, unmap_while_running_defers_free)
+{
+	unsigned int active, deferred;
+	unsigned long long total0, total;
+	struct drm_gem_close gc = { 0 };
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	volatile uint32_t *x;
+	struct vgpu_prog p;
+	uint64_t x_va, nq;
+	uint32_t h[3];
+	int asid;
+
+	asid = fd_asid(self->fd);
+	ASSERT_LE(0, asid);
+	if (as_counts(asid, &active, &deferred, &total0))
+		SKIP(return, "no debugfs address_spaces");
+	ASSERT_EQ(0, active);
+	ASSERT_EQ(0, deferred);
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &p, spin_src, 4096));
+	test_bo_create(4096, 0, &gc.handle, &x_va);
+	ASSERT_EQ(0, _test_bo_map(self->fd, gc.handle, 4096, (void **)&x));
+	((uint64_t *)p.param)[0] = x_va;
+	((uint64_t *)p.param)[1] = p.data_va;
+	vgpu_prog_submit_args(&p, &s, h, 1, 32);
+	s.queue = nq - 1;
+	test_submit(&s);
+	while (!x[0])	/* the job runs and writes X */
+		usleep(1000);
+	munmap((void *)x, 4096);
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &gc));
+
+	ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total));
+	ASSERT_EQ(1, active);
+	ASSERT_EQ(1, deferred);
+	ASSERT_EQ(total0 + 1, total);
+
+	*(volatile uint32_t *)p.data = 1;	/* let the job end */
+	test_wait_bo(p.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, s.job_id, &j, &exc));
+	/* it ended either normally or on a fault at X (TLB entry evicted) */
+	if (j.state == VGPU_JOB_FAILED) {
+		ASSERT_EQ(EFAULT, j.error);
+		ASSERT_EQ(x_va, exc.addr & ~4095ull);
+	} else {
+		ASSERT_EQ(VGPU_JOB_DONE, j.state);
+	}
+	/* the job is freed after its fence signals: then X goes */
+	do {
+		ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total));
+		if (deferred)
+			usleep(1000);
+	} while (deferred);
+	ASSERT_EQ(0, active);
+}
+
+/* Closing a BO with no job of the file running frees it at once. */
+TEST_F(job, unmap_idle_frees_at_once)
+{
+	unsigned int active, deferred;
+	unsigned long long total0, total;
+	struct drm_gem_close gc = { 0 };
+	int asid = fd_asid(self->fd);
+
+	ASSERT_LE(0, asid);
+	if (as_counts(asid, &active, &deferred, &total0))
+		SKIP(return, "no debugfs address_spaces");
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	test_bo_create(4096, 0, &gc.handle, NULL);
+	do {	/* the store job is freed shortly after its fence */
+		ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total0));
+		if (active)
+			usleep(1000);
+	} while (active);
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &gc));
+	ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total));
+	ASSERT_EQ(0, deferred);
+	ASSERT_EQ(total0, total);
+}
+
 /* ---- two processes ---- */
 
 /* dst[t] = src[t] for one CTA */
@@ -850,8 +999,13 @@ static int expect_fault(int fd, struct drm_vgpu_submit *s, struct vgpu_prog *p,
 		return -1;
 	if (j.state != VGPU_JOB_FAILED || j.error != EFAULT ||
 	    j.hw_status != VGPU_ERR_EXCEPTION || exc.code != VGPU_EXC_GLOBAL_FAULT ||
-	    exc.addr < lo || exc.addr >= hi)
+	    exc.addr < lo || exc.addr >= hi) {
+		fprintf(stderr, "# job %llu: state %u error %u hw %u exc %u addr 0x%llx (want 0x%llx..0x%llx): %.*s\n",
+			(unsigned long long)s->job_id, j.state, j.error, j.hw_status, exc.code,
+			(unsigned long long)exc.addr, (unsigned long long)lo,
+			(unsigned long long)hi, VGPU_EXC_MSG_LEN, exc.msg);
 		return -1;
+	}
 	return 0;
 }
 
