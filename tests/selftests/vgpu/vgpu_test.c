@@ -9,6 +9,8 @@
 #include <poll.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <linux/sync_file.h>
 
 FIXTURE(vgpu) {
@@ -969,6 +971,289 @@ TEST_F(job, unmap_idle_frees_at_once)
 	ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total));
 	ASSERT_EQ(0, deferred);
 	ASSERT_EQ(total0, total);
+}
+
+/* ---- debugging surfaces: debugfs, fdinfo, devcoredump, tracepoints ---- */
+
+static int sysfs_write(const char *path, const char *val);
+
+/* Read a whole (small) file into @buf, NUL-terminated; bytes or -errno. */
+static ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	while (n < len - 1 && (r = read(fd, buf + n, len - 1 - n)) > 0)
+		n += r;
+	buf[n] = 0;
+	close(fd);
+	return n;
+}
+
+/* The debugfs dri/N directory of the vgpu device, or -ENOENT. */
+static int vgpu_debugfs_dir(char *dir, size_t len)
+{
+	char path[96], buf[128];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/name", i);
+		if (read_file(path, buf, sizeof(buf)) > 0 && !strncmp(buf, "vgpu ", 5)) {
+			snprintf(dir, len, "/sys/kernel/debug/dri/%d", i);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The value of fdinfo key @key of @fd (the text after the tab). */
+static int fdinfo_get(int fd, const char *key, char *val, size_t len)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			char *v = line + kl + 1;
+
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = 0;
+			snprintf(val, len, "%s", v);
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+static unsigned long long fdinfo_num(struct __test_metadata *_metadata, int fd,
+				     const char *key, const char *unit)
+{
+	char val[128], *end;
+	unsigned long long n;
+
+	ASSERT_EQ(0, fdinfo_get(fd, key, val, sizeof(val)));
+	n = strtoull(val, &end, 10);
+	ASSERT_TRUE(end != val);
+	ASSERT_STREQ(unit, end);
+	return n;
+}
+
+TEST_F(job, debugfs_queues)
+{
+	char dir[64], path[128], buf[8192], want[64];
+	uint64_t nq, q;
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)))
+		SKIP(return, "no debugfs");
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	snprintf(path, sizeof(path), "%s/queues", dir);
+	ASSERT_LT(0, read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, strncmp(buf, "resets ", 7));
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	for (q = 0; q < nq; q++) {
+		snprintf(want, sizeof(want), "\nqueue %llu: status ", (unsigned long long)q);
+		ASSERT_NE(NULL, strstr(buf, want));
+	}
+	snprintf(want, sizeof(want), "\nqueue %llu: ", (unsigned long long)nq);
+	ASSERT_EQ(NULL, strstr(buf, want));
+}
+
+TEST_F(job, debugfs_exceptions)
+{
+	char dir[64], path[128], buf[16384], want[96], client[32];
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t h[3];
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)))
+		SKIP(return, "no debugfs");
+	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-client-id", client, sizeof(client)));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &p, "  BAR.SYNC 0x7, 0x80 ;\n  EXIT ;\n", 4096));
+	vgpu_prog_submit_args(&p, &s, h, 1, 64);
+	test_submit(&s);
+	test_wait_bo(p.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, s.job_id, &j, &exc));
+	ASSERT_EQ(VGPU_EXC_DEADLOCK, exc.code);
+	snprintf(path, sizeof(path), "%s/exceptions", dir);
+	ASSERT_LT(0, read_file(path, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "client %s job %llu queue 0 status %u code %u ",
+		 client, (unsigned long long)s.job_id, VGPU_ERR_EXCEPTION, VGPU_EXC_DEADLOCK);
+	ASSERT_NE(NULL, strstr(buf, want));
+}
+
+TEST_F(job, debugfs_address_spaces)
+{
+	char dir[64], path[128], buf[16384], want[64];
+	int asid = fd_asid(self->fd);
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)))
+		SKIP(return, "no debugfs");
+	snprintf(path, sizeof(path), "%s/address_spaces", dir);
+	ASSERT_LT(0, read_file(path, buf, sizeof(buf)));
+	/* code, param and data BOs: 3 pages */
+	snprintf(want, sizeof(want), " asid %d root ", asid);
+	ASSERT_NE(NULL, strstr(buf, want));
+	ASSERT_NE(NULL, strstr(strstr(buf, want), " mapped 12288 bytes "));
+}
+
+TEST_F(job, fdinfo_keys)
+{
+	unsigned long long ns0, ns1;
+	char val[64];
+	uint32_t h;
+
+	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-driver", val, sizeof(val)));
+	ASSERT_STREQ("vgpu", val);
+	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-pdev", val, sizeof(val)));
+	ASSERT_NE(NULL, strchr(val, ':'));
+	fdinfo_num(_metadata, self->fd, "drm-client-id", "");
+	/* code, param, data: 12 KiB mapped; no VRAM */
+	ASSERT_EQ(12, fdinfo_num(_metadata, self->fd, "drm-memory-gtt", " KiB"));
+	ASSERT_EQ(0, fdinfo_num(_metadata, self->fd, "drm-memory-vram", " KiB"));
+	test_bo_create(65536, 0, &h, NULL);
+	ASSERT_EQ(76, fdinfo_num(_metadata, self->fd, "drm-memory-gtt", " KiB"));
+
+	ns0 = fdinfo_num(_metadata, self->fd, "drm-engine-compute", " ns");
+	ASSERT_EQ(0, ns0);
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ns1 = fdinfo_num(_metadata, self->fd, "drm-engine-compute", " ns");
+	ASSERT_LT(ns0, ns1);
+}
+
+/* Dismiss every devcoredump of the system (a device keeps only one). */
+static void devcd_dismiss_all(void)
+{
+	DIR *d = opendir("/sys/class/devcoredump");
+	struct dirent *e;
+	char path[300];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "devcd", 5)) {
+			snprintf(path, sizeof(path), "/sys/class/devcoredump/%s/data", e->d_name);
+			sysfs_write(path, "1");
+		}
+	closedir(d);
+}
+
+/* The text of a devcoredump containing @needle, or -ENOENT. */
+static int devcd_find(const char *needle, char *buf, size_t len)
+{
+	DIR *d = opendir("/sys/class/devcoredump");
+	struct dirent *e;
+	char path[300];
+	int ret = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while (ret && (e = readdir(d)))
+		if (!strncmp(e->d_name, "devcd", 5)) {
+			snprintf(path, sizeof(path), "/sys/class/devcoredump/%s/data", e->d_name);
+			if (read_file(path, buf, len) > 0 && strstr(buf, needle))
+				ret = 0;
+		}
+	closedir(d);
+	return ret;
+}
+
+TEST_F(job, devcoredump_on_timeout)
+{
+	char buf[8192], want[96], client[32];
+	struct drm_vgpu_submit hs;
+	struct vgpu_prog hp;
+	uint32_t hh[3];
+
+	if (access("/sys/class/devcoredump", F_OK))
+		SKIP(return, "no devcoredump class");
+	devcd_dismiss_all();
+	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-client-id", client, sizeof(client)));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	vgpu_prog_submit_args(&hp, &hs, hh, 1, 32);
+	hs.launch.budget = ~0ull;
+	test_submit(&hs);
+	test_wait_bo(hp.data_h);
+	snprintf(want, sizeof(want), "client %s job %llu queue 0 ", client,
+		 (unsigned long long)hs.job_id);
+	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
+	ASSERT_EQ(0, strncmp(buf, "vgpu devcoredump: job timeout\n", 30));
+	snprintf(want, sizeof(want), "code_va 0x%llx code_size %u ",
+		 (unsigned long long)hp.code_va, hp.code_size);
+	ASSERT_NE(NULL, strstr(buf, want));
+	ASSERT_NE(NULL, strstr(buf, "\nqueue 0: status "));
+	devcd_dismiss_all();
+	ASSERT_EQ(-ENOENT, devcd_find("vgpu devcoredump", buf, sizeof(buf)));
+}
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static int tracefs_ready(void)
+{
+	if (!access(TRACEFS "/events", F_OK))
+		return 0;
+	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL))
+		return -errno;
+	return 0;
+}
+
+TEST_F(job, tracepoints_exist)
+{
+	static const char *const ev[] = {
+		"vgpu_job_submit", "vgpu_job_run", "vgpu_job_complete", "vgpu_reset",
+	};
+	char path[128];
+	unsigned int i;
+
+	if (tracefs_ready())
+		SKIP(return, "no tracefs");
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), TRACEFS "/events/vgpu/%s/format", ev[i]);
+		ASSERT_EQ(0, access(path, R_OK));
+	}
+}
+
+/* submit, run and complete of one job appear in the trace, in order. */
+TEST_F(job, tracepoints_job)
+{
+	char want[3][96], client[32], *buf, *p;
+	unsigned int i;
+
+	if (tracefs_ready())
+		SKIP(return, "no tracefs");
+	buf = malloc(1 << 20);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-client-id", client, sizeof(client)));
+	ASSERT_EQ(0, sysfs_write(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, sysfs_write(TRACEFS "/events/vgpu/enable", "1"));
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, sysfs_write(TRACEFS "/events/vgpu/enable", "0"));
+	ASSERT_LT(0, read_file(TRACEFS "/trace", buf, 1 << 20));
+	snprintf(want[0], 96, "vgpu_job_submit: queue=0 client=%s job=%llu\n", client,
+		 (unsigned long long)self->s.job_id);
+	snprintf(want[1], 96, "vgpu_job_run: queue=0 client=%s job=%llu seq=", client,
+		 (unsigned long long)self->s.job_id);
+	snprintf(want[2], 96, "vgpu_job_complete: queue=0 client=%s job=%llu error=0\n",
+		 client, (unsigned long long)self->s.job_id);
+	for (p = buf, i = 0; i < 3; i++) {
+		p = strstr(p, want[i]);
+		ASSERT_NE(NULL, p);
+	}
+	free(buf);
 }
 
 /* ---- two processes ---- */
