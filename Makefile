@@ -135,10 +135,13 @@ clean:
 
 # vgpu.ko against the guest kernel's headers (scripts/build-module.sh) and
 # the guest selftests (tests/selftests/vgpu/); not part of `all`.
-.PHONY: module selftests check-guest
+.PHONY: module selftests check-guest bench-guest
 module:
 	@scripts/build-module.sh
 selftests:
 	@$(MAKE) -C tests/selftests/vgpu
 check-guest: module selftests qemu
 	@tests/selftests/vgpu/run-in-guest.sh
+# null-job latency and jobs/s through vgpu.ko beside a syncobj loop, in the guest
+bench-guest: module selftests qemu
+	@tests/selftests/vgpu/run-in-guest.sh --bench

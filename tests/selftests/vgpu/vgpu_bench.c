@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu_bench: null-job submit-to-fence latency and jobs/s through vgpu.ko
+ * (one job in flight, and 64), beside a DRM syncobj create/signal/wait/
+ * destroy loop measured in the same run as the baseline (ratio).  Run in
+ * the guest: `make bench-guest`.
+ */
+#include "vgpu_lib.h"
+
+#define ITERS 300
+#define DEPTH_JOBS 2000
+
+static int64_t now(void)
+{
+	return vgpu_now_ns();
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "vgpu_bench: %s: %s\n", what, strerror(-err));
+	exit(1);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(void)
+{
+	static int64_t lat[ITERS], base[ITERS];
+	struct drm_vgpu_submit s;
+	struct drm_vgpu_sync out = { 0 };
+	struct vgpu_prog p;
+	uint32_t h[3], tl;
+	int64_t t0, t1, sum_lat = 0, sum_base = 0;
+	double one_jps, deep_jps;
+	int fd, i, ret;
+
+	fd = vgpu_open_render();
+	if (fd < 0)
+		die("open", -ENODEV);
+	ret = vgpu_prog_load(fd, &p, "  EXIT ;\n", 4096);
+	if (ret)
+		die("load", ret);
+	vgpu_prog_submit_args(&p, &s, h, 1, 1);
+	s.bo_handle_count = 0;	/* no implicit sync: the bare path */
+
+	/* baseline: a syncobj created, signalled, waited for and destroyed */
+	for (i = 0; i < ITERS; i++) {
+		struct drm_syncobj_create c = { 0 };
+		struct drm_syncobj_array a = { .count_handles = 1 };
+		struct drm_syncobj_destroy d = { 0 };
+
+		t0 = now();
+		ret = vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
+		a.handles = (uintptr_t)&c.handle;
+		ret = ret ?: vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_SIGNAL, &a);
+		ret = ret ?: _test_syncobj_wait(fd, c.handle, 0, 10000000000ll);
+		d.handle = c.handle;
+		ret = ret ?: vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+		t1 = now();
+		if (ret)
+			die("syncobj loop", ret);
+		base[i] = t1 - t0;
+		sum_base += base[i];
+	}
+
+	/* one job at a time: submit, wait for its fence */
+	ret = _test_syncobj_create(fd, &out.handle);
+	if (ret)
+		die("syncobj", ret);
+	s.out_syncs = (uintptr_t)&out;
+	s.out_sync_count = 1;
+	for (i = 0; i < ITERS; i++) {
+		t0 = now();
+		ret = _test_submit(fd, &s);
+		ret = ret ?: _test_syncobj_wait(fd, out.handle, 0, 10000000000ll);
+		t1 = now();
+		if (ret)
+			die("null job", ret);
+		lat[i] = t1 - t0;
+		sum_lat += lat[i];
+	}
+	one_jps = 1e9 * ITERS / sum_lat;
+
+	/* 64 in flight: job n signals timeline point n; wait point n - 64 */
+	ret = _test_syncobj_create(fd, &tl);
+	if (ret)
+		die("syncobj", ret);
+	t0 = now();
+	for (i = 1; i <= DEPTH_JOBS; i++) {
+		if (i > 64) {
+			ret = _test_syncobj_wait(fd, tl, i - 64, 10000000000ll);
+			if (ret)
+				die("wait", ret);
+		}
+		out = (struct drm_vgpu_sync){ .handle = tl, .point = i };
+		s.out_syncs = (uintptr_t)&out;
+		ret = _test_submit(fd, &s);
+		if (ret)
+			die("submit", ret);
+	}
+	ret = _test_syncobj_wait(fd, tl, DEPTH_JOBS, 10000000000ll);
+	if (ret)
+		die("wait", ret);
+	t1 = now();
+	deep_jps = 1e9 * DEPTH_JOBS / (t1 - t0);
+
+	qsort(lat, ITERS, sizeof(lat[0]), cmp64);
+	qsort(base, ITERS, sizeof(base[0]), cmp64);
+	printf("vgpu_bench: null job (1 thread, EXIT), %d iterations, guest CLOCK_MONOTONIC\n", ITERS);
+	printf("  syncobj create/signal/wait/destroy  median %8.1f us  mean %8.1f us   (baseline)\n",
+	       base[ITERS / 2] / 1e3, sum_base / 1e3 / ITERS);
+	printf("  null job submit -> fence signalled  median %8.1f us  mean %8.1f us   ratio %.1fx baseline (median)\n",
+	       lat[ITERS / 2] / 1e3, sum_lat / 1e3 / ITERS,
+	       (double)lat[ITERS / 2] / base[ITERS / 2]);
+	printf("  jobs/s, 1 in flight                 %8.0f\n", one_jps);
+	printf("  jobs/s, 64 in flight (%d jobs)    %8.0f   (%.1fx the 1-in-flight rate)\n",
+	       DEPTH_JOBS, deep_jps, deep_jps / one_jps);
+	close(fd);
+	return 0;
+}
