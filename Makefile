@@ -120,6 +120,7 @@ check-host: all $(TESTS)
 bench: all $(BENCHES) $(QTESTS) qemu
 	@for b in $(BENCHES); do $$b || exit 1; done
 	@$(BUILD)/qtest/bench_device
+	@$(MAKE) --no-print-directory bench-guest
 
 run: all qemu guest
 	@scripts/run-examples.sh $(BUILD)
