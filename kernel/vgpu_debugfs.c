@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs (dri/N/): queues (ring and scheduler state), exceptions (the last
- * VGPU_EXC_LOG exception records), address_spaces (per-file VA use).
+ * VGPU_EXC_LOG exception records), address_spaces (per-file VA use), and
+ * irq_hold (fault injection for recovery tests: while 1, the interrupt
+ * handler leaves completions unprocessed, as a delayed interrupt would;
+ * writing 0 processes them; a device reset clears it).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -14,11 +17,12 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
 	unsigned int i;
 
-	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s\n",
+	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u\n",
 		   atomic_read(&vdev->reset_count),
 		   vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
 		   vgpu_read(vdev, VGPU_REG_ERR_COUNT),
-		   vdev->msix ? "msix" : "intx");
+		   vdev->msix ? "msix" : "intx",
+		   vgpu_read(vdev, VGPU_REG_CAP_THREADS));
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 
@@ -80,6 +84,33 @@ static int vgpu_debugfs_as(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int vgpu_irq_hold_get(void *data, u64 *val)
+{
+	struct vgpu_device *vdev = data;
+
+	*val = READ_ONCE(vdev->irq_hold);
+	return 0;
+}
+
+static int vgpu_irq_hold_set(void *data, u64 val)
+{
+	struct vgpu_device *vdev = data;
+	unsigned int i;
+
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&vdev->reset_lock);
+	WRITE_ONCE(vdev->irq_hold, val);
+	if (!val && !vdev->gone)
+		for (i = 0; i < vdev->nqueues; i++)
+			vgpu_queue_process(&vdev->queues[i]);
+	mutex_unlock(&vdev->reset_lock);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(vgpu_irq_hold_fops, vgpu_irq_hold_get,
+			 vgpu_irq_hold_set, "%llu\n");
+
 static const struct drm_info_list vgpu_debugfs_list[] = {
 	{ "queues", vgpu_debugfs_queues, 0 },
 	{ "exceptions", vgpu_debugfs_exceptions, 0 },
@@ -90,4 +121,6 @@ void vgpu_debugfs_init(struct drm_minor *minor)
 {
 	drm_debugfs_create_files(vgpu_debugfs_list, ARRAY_SIZE(vgpu_debugfs_list),
 				 minor->debugfs_root, minor);
+	debugfs_create_file_unsafe("irq_hold", 0600, minor->debugfs_root,
+				   to_vgpu(minor->dev), &vgpu_irq_hold_fops);
 }

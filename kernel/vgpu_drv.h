@@ -184,6 +184,11 @@ struct vgpu_device {
 	struct mutex reset_lock;
 	atomic_t reset_count;
 	bool gone;
+	/*
+	 * debugfs irq_hold (fault injection): the interrupt handler leaves
+	 * completions unprocessed until cleared or the next device reset.
+	 */
+	bool irq_hold;
 
 	int nvec;
 	bool msix;

@@ -23,6 +23,8 @@ static irqreturn_t vgpu_irq_handler(int irq, void *arg)
 		return IRQ_NONE;	/* shared INTx line */
 	vgpu_write(vdev, VGPU_REG_IRQ_ACK, status);
 	vgpu_dbg(vdev, VGPU_DBG_IRQ, "irq %d status 0x%x\n", irq, status);
+	if (READ_ONCE(vdev->irq_hold))
+		return IRQ_HANDLED;
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_process(&vdev->queues[i]);
 	return IRQ_HANDLED;

@@ -22,10 +22,14 @@
  *
  * Timeout (module parameter timeout_ms): the device only has a global
  * reset, so timeout handlers of all queues run on one ordered workqueue
- * and under vdev->reset_lock.  The handler stops every scheduler, reaps
- * completions that raced with it, resets and re-initialises the device,
- * marks the guilty job -ETIMEDOUT (it is not run again), resubmits the
- * innocent jobs in their original order and restarts the schedulers.  The
+ * and under vdev->reset_lock.  The handler stops every scheduler, resets
+ * the device (nothing runs or completes after that), harvests every
+ * completion record the device wrote (those jobs complete with their own
+ * status and are never run again: a job runs at most once to completion),
+ * re-initialises the device, marks the guilty job -ETIMEDOUT (it is not
+ * run again), resubmits the jobs that did not complete in their original
+ * order and restarts the schedulers.  A job the reset interrupted while
+ * it executed did not complete: it is run again from the start.  The
  * global reset counter and the guilty file's counter advance; a
  * devcoredump describes the hung job and the queues.
  */
@@ -63,6 +67,7 @@ struct vgpu_job {
 	u64 seq;
 	u64 start_ns;
 	bool guilty;
+	bool completed;	/* its completion record was processed */
 	bool on_device;	/* counted in as->active (vgpu_as_job_begin) */
 };
 
@@ -221,6 +226,13 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	/* Guilty of a timeout, or cancelled: not run (again). */
 	if (unlikely(sched_job->s_fence->finished.error))
 		return NULL;
+	/*
+	 * Resubmitted after a reset although it had completed (its record
+	 * was harvested after drm_sched_stop() had detached its hardware
+	 * fence): never run twice, hand back the signalled fence.
+	 */
+	if (unlikely(job->completed))
+		return dma_fence_get(job->hw_fence);
 
 	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
 	if (!fence)
@@ -265,6 +277,48 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	return fence;
 }
 
+/*
+ * @job (first on @q's in-flight list) has its completion record @cpl:
+ * record the outcome and signal its hardware fence.  Under @q->lock.
+ */
+static void vgpu_job_complete_locked(struct vgpu_queue *q, struct vgpu_job *job,
+				     const struct vgpu_completion *cpl)
+{
+	struct vgpu_device *vdev = q->vdev;
+	u32 status;
+	int err;
+
+	status = le32_to_cpu(cpl->status);
+	err = vgpu_hw_status_errno(status, &cpl->exc);
+	if (le64_to_cpu(cpl->seq) != job->seq) {
+		vgpu_err(vdev, "queue %u slot %u: stale completion (seq %llu, want %llu)\n",
+			 q->idx, job->slot, le64_to_cpu(cpl->seq), job->seq);
+		err = -EIO;
+	}
+	list_del_init(&job->link);
+	job->completed = true;
+	vgpu_job_record(job, err, status, cpl);
+	atomic64_add(ktime_get_ns() - job->start_ns, &job->vf->engine_ns);
+	if (err) {
+		q->jobs_failed++;
+		dma_fence_set_error(job->hw_fence, err);
+		/*
+		 * drm_sched (6.1) does not pass the hardware fence's error on
+		 * to the finished fence that syncobjs and reservations hold:
+		 * set it there too, before the hardware fence's callback
+		 * signals it.
+		 */
+		dma_fence_set_error(&job->base.s_fence->finished, err);
+		vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu: status %u exc %u (%s)\n",
+			 q->idx, job->id, status, le32_to_cpu(cpl->exc.code),
+			 cpl->exc.msg);
+	} else {
+		q->jobs_done++;
+	}
+	trace_vgpu_job_complete(q->idx, job->vf->client_id, job->id, err);
+	dma_fence_signal(job->hw_fence);
+}
+
 /* Complete the in-flight jobs of @q the device has finished.  IRQ or reset. */
 void vgpu_queue_process(struct vgpu_queue *q)
 {
@@ -277,46 +331,42 @@ void vgpu_queue_process(struct vgpu_queue *q)
 	done = vgpu_qread(q, VGPU_Q_COMPLETED_LO);
 	dma_rmb();
 	list_for_each_entry_safe(job, tmp, &q->inflight, link) {
-		const struct vgpu_completion *cpl = &q->cpl[job->slot];
-		u32 status;
-		int err;
-
 		if ((s32)(done - (u32)job->seq) < 0)
 			break;
-		status = le32_to_cpu(cpl->status);
-		err = vgpu_hw_status_errno(status, &cpl->exc);
-		if (le64_to_cpu(cpl->seq) != job->seq) {
-			vgpu_err(vdev, "queue %u slot %u: stale completion (seq %llu, want %llu)\n",
-				 q->idx, job->slot, le64_to_cpu(cpl->seq), job->seq);
-			err = -EIO;
-		}
-		list_del_init(&job->link);
-		vgpu_job_record(job, err, status, cpl);
-		atomic64_add(ktime_get_ns() - job->start_ns, &job->vf->engine_ns);
-		if (err) {
-			q->jobs_failed++;
-			dma_fence_set_error(job->hw_fence, err);
-			/*
-			 * drm_sched (6.1) does not pass the hardware fence's
-			 * error on to the finished fence that syncobjs and
-			 * reservations hold: set it there too, before the
-			 * hardware fence's callback signals it.
-			 */
-			dma_fence_set_error(&job->base.s_fence->finished, err);
-			vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu: status %u exc %u (%s)\n",
-				 q->idx, job->id, status, le32_to_cpu(cpl->exc.code),
-				 cpl->exc.msg);
-		} else {
-			q->jobs_done++;
-		}
-		trace_vgpu_job_complete(q->idx, job->vf->client_id, job->id, err);
-		dma_fence_signal(job->hw_fence);
+		vgpu_job_complete_locked(q, job, &q->cpl[job->slot]);
 	}
 	if (vgpu_qread(q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED) {
 		vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u stopped (error %u at %u): resume\n",
 			 q->idx, vgpu_qread(q, VGPU_Q_ERROR),
 			 vgpu_qread(q, VGPU_Q_ERROR_INDEX));
 		vgpu_qwrite(q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/*
+ * After a device reset (the device is idle, its counters are gone): complete
+ * every in-flight job of @q whose completion record the device wrote, with
+ * the record's status.  The device writes a record before it counts the
+ * command completed, and a reset may fall between the two: the records in
+ * memory, not the counter, say what ran.  The completion ring is cleared
+ * whenever the queue is (re)initialised, so a record whose sequence number
+ * matches a job's is that job's.  Commands complete in ring order: the
+ * first job without its record and every job after it did not complete.
+ */
+static void vgpu_queue_harvest(struct vgpu_queue *q)
+{
+	struct vgpu_job *job, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	dma_rmb();
+	list_for_each_entry_safe(job, tmp, &q->inflight, link) {
+		const struct vgpu_completion *cpl = &q->cpl[job->slot];
+
+		if (le64_to_cpu(READ_ONCE(cpl->seq)) != job->seq)
+			break;
+		vgpu_job_complete_locked(q, job, cpl);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 }
@@ -355,6 +405,9 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
 	q->emitted = 0;
 	q->flushed_gen = atomic_read(&q->vdev->mmu_gen) - 1;
 	vgpu_qwrite(q, VGPU_Q_CONTROL, 0);
+	/* No record of an earlier run may match a new job (vgpu_queue_harvest). */
+	memset(q->cpl, 0, VGPU_RING_ENTRIES * sizeof(*q->cpl));
+	wmb();
 	vgpu_qwrite(q, VGPU_Q_RING_LO, lower_32_bits(q->ring_dma));
 	vgpu_qwrite(q, VGPU_Q_RING_HI, upper_32_bits(q->ring_dma));
 	vgpu_qwrite(q, VGPU_Q_CPL_LO, lower_32_bits(q->cpl_dma));
@@ -423,16 +476,30 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 		drm_sched_stop(&vdev->queues[i].sched,
 			       i == job->queue ? sched_job : NULL);
 	vgpu_irq_disable(vdev);
-	for (i = 0; i < vdev->nqueues; i++)
-		vgpu_queue_process(&vdev->queues[i]);
-
+	/*
+	 * Quiesce first, then look: after the reset nothing runs and no
+	 * record is written any more.  drm_sched_stop() has detached the
+	 * hardware fences, so every job the device finished but nobody had
+	 * processed yet would be resubmitted and run a second time: harvest
+	 * the records (real status; vgpu_job_run() does not run a completed
+	 * job again) and only then cancel what did not complete.
+	 */
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	WRITE_ONCE(vdev->irq_hold, false);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_harvest(&vdev->queues[i]);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_cancel_inflight(&vdev->queues[i], -ECANCELED, false);
 
-	job->guilty = true;
-	dma_fence_set_error(&sched_job->s_fence->finished, -ETIMEDOUT);
-	vgpu_job_record(job, -ETIMEDOUT, VGPU_ERR_TIMEOUT, NULL);
+	if (job->completed) {
+		/* It finished as the reset began: its own status stands. */
+		vgpu_warn(vdev, "queue %u: job %llu completed during the reset\n",
+			  job->queue, job->id);
+	} else {
+		job->guilty = true;
+		dma_fence_set_error(&sched_job->s_fence->finished, -ETIMEDOUT);
+		vgpu_job_record(job, -ETIMEDOUT, VGPU_ERR_TIMEOUT, NULL);
+	}
 	atomic_inc(&vdev->reset_count);
 	atomic_inc(&job->vf->reset_count);
 	trace_vgpu_reset(job->queue, job->id);
@@ -872,6 +939,9 @@ void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error)
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_process(&vdev->queues[i]);
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	WRITE_ONCE(vdev->irq_hold, false);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_harvest(&vdev->queues[i]);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_cancel_inflight(&vdev->queues[i], error, true);
 	mutex_unlock(&vdev->reset_lock);

@@ -8,6 +8,8 @@
 # Fails on any test failure and on WARN/BUG/oops in the guest's log.
 # With --bench, runs ./vgpu_bench instead (make bench-guest) and fails
 # when it fails or on WARN/BUG/oops.
+# The device runs SMs on 2 host threads (threads=2), so that queues run
+# concurrently (reset.completed_job_not_rerun needs it).
 # Environment: VGPU_TIMEOUT_MS (module timeout_ms), VGPU_GUEST_TIMEOUT (s).
 set -euo pipefail
 prog=vgpu_test
@@ -64,7 +66,7 @@ rc=0
 timeout "${VGPU_GUEST_TIMEOUT:-600}" "$qemu" -M q35 -nodefaults -display none -m 1G -smp 2 \
 	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg \
 	-kernel "$guest/vmlinuz" -initrd "$out/initramfs.cpio.gz" \
-	-device vgpu-pci -serial stdio -append "console=ttyS0 panic=-1 quiet" \
+	-device vgpu-pci,threads=2 -serial stdio -append "console=ttyS0 panic=-1 quiet" \
 	</dev/null | tee "$log" || rc=$?
 if [[ $prog == vgpu_bench ]]; then
 	bad=0
