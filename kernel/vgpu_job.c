@@ -93,7 +93,12 @@ static struct vgpu_job_result *vgpu_hist(struct vgpu_file *vf, u64 id)
 	return &vf->hist[id % VGPU_JOB_HISTORY];
 }
 
-static void vgpu_job_set_state(struct vgpu_job *job, u32 state)
+/*
+ * QUEUED -> RUNNING only: the job may have completed (and been recorded
+ * DONE or FAILED by the interrupt handler on another CPU) before its
+ * submitter gets here, and a late RUNNING must not hide its outcome.
+ */
+static void vgpu_job_set_running(struct vgpu_job *job)
 {
 	struct vgpu_file *vf = job->vf;
 	struct vgpu_job_result *r;
@@ -101,8 +106,8 @@ static void vgpu_job_set_state(struct vgpu_job *job, u32 state)
 
 	spin_lock_irqsave(&vf->hist_lock, flags);
 	r = vgpu_hist(vf, job->id);
-	if (r->id == job->id)
-		r->state = state;
+	if (r->id == job->id && r->state == VGPU_JOB_QUEUED)
+		r->state = VGPU_JOB_RUNNING;
 	spin_unlock_irqrestore(&vf->hist_lock, flags);
 }
 
@@ -266,12 +271,16 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	job->hw_fence = dma_fence_get(fence);
 	job->start_ns = ktime_get_ns();
 	list_add_tail(&job->link, &q->inflight);
+	/*
+	 * State and trace before the doorbell: the job may complete, and the
+	 * interrupt handler on another CPU record and trace that, at once.
+	 */
+	vgpu_job_set_running(job);
+	trace_vgpu_job_run(job->queue, job->vf->client_id, job->id, job->seq);
 	/* Commands are in coherent memory; writel orders them before it. */
 	vgpu_qwrite(q, VGPU_Q_DOORBELL, q->tail);
 	spin_unlock_irqrestore(&q->lock, flags);
 
-	vgpu_job_set_state(job, VGPU_JOB_RUNNING);
-	trace_vgpu_job_run(job->queue, job->vf->client_id, job->id, job->seq);
 	vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu slot %u seq %llu\n",
 		 job->queue, job->id, job->slot, job->seq);
 	return fence;

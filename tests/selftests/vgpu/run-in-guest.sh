@@ -51,7 +51,7 @@ cat > "$root/init" <<INIT
 export PATH=/bin:/sbin
 mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
-modprobe vgpu timeout_ms=${VGPU_TIMEOUT_MS:-2000} || echo "VGPU-GUEST: modprobe failed"
+modprobe vgpu timeout_ms=${VGPU_TIMEOUT_MS:-30000} || echo "VGPU-GUEST: modprobe failed"
 cd /tmp && /bin/$prog; echo "VGPU-SELFTEST-RC: \$?"
 cat /sys/kernel/debug/dri/*/queues 2>/dev/null
 echo "VGPU-GUEST: unload"; rmmod vgpu && echo "VGPU-GUEST: unloaded"

@@ -565,43 +565,14 @@ TEST_F(job, wait_bo_timeout)
 				    "  MOV R1, 0x0 ;\nl:\n  IADD R1, R1, 0x1 ;\n"
 				    "  ISETP.LT.U32 P0, R1, 0x100000 ;\n  @P0 BRA l ;\n  EXIT ;\n",
 				    4096));
-	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 16, 1024);
+	/*
+	 * One warp, some 3M warp-instructions: far longer than 1 ms, far
+	 * shorter than the job timeout (it must complete, not time out).
+	 */
+	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 1, 32);
 	test_submit(&self->s);
 	test_err_wait_bo(ETIME, self->p.data_h, 1000000);
 	test_wait_bo(self->p.data_h);
-}
-
-TEST_F(job, hang_timeout_reset_next_ok)
-{
-	struct drm_vgpu_get_job j;
-	uint64_t before, after, mine;
-	struct drm_vgpu_submit hs;
-	struct vgpu_prog hp;
-	uint32_t hh[3];
-
-	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &before));
-	ASSERT_EQ(0, vgpu_prog_load(self->fd, &hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
-	vgpu_prog_submit_args(&hp, &hs, hh, 1, 32);
-	hs.launch.budget = ~0ull;
-	test_submit(&hs);
-	/* an innocent job queued behind it on the same queue */
-	test_submit(&self->s);
-	test_wait_bo(self->p.data_h);
-	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
-	ASSERT_EQ(0, _test_get_job(self->fd, hs.job_id, &j, NULL));
-	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
-	ASSERT_EQ(ETIMEDOUT, j.error);
-	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
-	ASSERT_EQ(VGPU_JOB_DONE, j.state);
-	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &after));
-	ASSERT_EQ(before + 1, after);
-	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_FILE_RESET_COUNT, &mine));
-	ASSERT_EQ(1, mine);
-	/* and the next job succeeds */
-	memset(self->p.data, 0, 1024);
-	test_submit(&self->s);
-	test_wait_bo(self->p.data_h);
-	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
 }
 
 TEST_F(job, close_with_jobs_in_flight)
@@ -1171,34 +1142,6 @@ static int devcd_find(const char *needle, char *buf, size_t len)
 	return ret;
 }
 
-TEST_F(job, devcoredump_on_timeout)
-{
-	char buf[8192], want[96], client[32];
-	struct drm_vgpu_submit hs;
-	struct vgpu_prog hp;
-	uint32_t hh[3];
-
-	if (access("/sys/class/devcoredump", F_OK))
-		SKIP(return, "no devcoredump class");
-	devcd_dismiss_all();
-	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-client-id", client, sizeof(client)));
-	ASSERT_EQ(0, vgpu_prog_load(self->fd, &hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
-	vgpu_prog_submit_args(&hp, &hs, hh, 1, 32);
-	hs.launch.budget = ~0ull;
-	test_submit(&hs);
-	test_wait_bo(hp.data_h);
-	snprintf(want, sizeof(want), "client %s job %llu queue 0 ", client,
-		 (unsigned long long)hs.job_id);
-	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
-	ASSERT_EQ(0, strncmp(buf, "vgpu devcoredump: job timeout\n", 30));
-	snprintf(want, sizeof(want), "code_va 0x%llx code_size %u ",
-		 (unsigned long long)hp.code_va, hp.code_size);
-	ASSERT_NE(NULL, strstr(buf, want));
-	ASSERT_NE(NULL, strstr(buf, "\nqueue 0: status "));
-	devcd_dismiss_all();
-	ASSERT_EQ(-ENOENT, devcd_find("vgpu devcoredump", buf, sizeof(buf)));
-}
-
 #define TRACEFS "/sys/kernel/tracing"
 
 static int tracefs_ready(void)
@@ -1633,25 +1576,128 @@ static int queue_idle(const char *dir, unsigned int q, bool *idle)
 	return 0;
 }
 
+/*
+ * Tests that need a job timeout.  The suite runs with a long timeout
+ * (run-in-guest.sh: VGPU_TIMEOUT_MS, 30 s) so that no job that is merely
+ * slow on a loaded host is ever timed out; these reload the module with
+ * RESET_TIMEOUT_MS and put the suite's parameters back afterwards.
+ */
+#define RESET_TIMEOUT_MS "2000"
+
 FIXTURE(reset) {
 	int fd;
 	char dir[64];
+	char params[64];
+	bool reloaded;
+	struct vgpu_prog p, hp;
+	struct drm_vgpu_submit s;
+	uint32_t handles[3];
 };
 
 FIXTURE_SETUP(reset)
 {
+	char ko[256];
+	uint64_t t;
+
+	if (module_path(ko, sizeof(ko)))
+		SKIP(return, "no %s to load with timeout_ms=" RESET_TIMEOUT_MS, ko);
+	module_params(self->params, sizeof(self->params));
+	ASSERT_EQ(0, module_unload());
+	self->reloaded = true;
+	ASSERT_EQ(0, module_load(ko, "timeout_ms=" RESET_TIMEOUT_MS));
 	self->fd = vgpu_open_render();
 	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_JOB_TIMEOUT_MS, &t));
+	ASSERT_EQ(atoi(RESET_TIMEOUT_MS), t);
 	if (vgpu_debugfs_dir(self->dir, sizeof(self->dir)))
-		SKIP(return, "no debugfs");
+		self->dir[0] = 0;
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p, vgpu_store_src, 4096));
+	*(uint64_t *)self->p.param = self->p.data_va;
+	*(uint32_t *)((char *)self->p.param + 8) = 7;
+	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 4, 64);
 }
 
 FIXTURE_TEARDOWN(reset)
 {
+	char ko[256];
+
 	/* never leave completions held for the tests after this one */
 	if (self->dir[0])
 		irq_hold_set(self->dir, "0");
-	close(self->fd);
+	if (self->p.param)
+		vgpu_prog_unmap(&self->p);
+	if (self->hp.param)
+		vgpu_prog_unmap(&self->hp);
+	if (self->fd > 0)
+		close(self->fd);
+	if (!self->reloaded || module_path(ko, sizeof(ko)))
+		return;
+	/* the suite's parameters back (no file or mapping holds it now) */
+	EXPECT_EQ(0, module_unload());
+	EXPECT_EQ(0, module_load(ko, self->params));
+}
+
+TEST_F(reset, hang_timeout_reset_next_ok)
+{
+	struct drm_vgpu_get_job j;
+	uint64_t before, after, mine;
+	struct drm_vgpu_submit hs;
+	struct vgpu_prog *hp = &self->hp;
+	uint32_t hh[3];
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &before));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	vgpu_prog_submit_args(hp, &hs, hh, 1, 32);
+	hs.launch.budget = ~0ull;
+	test_submit(&hs);
+	/* an innocent job queued behind it on the same queue */
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	ASSERT_EQ(0, _test_get_job(self->fd, hs.job_id, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
+	ASSERT_EQ(ETIMEDOUT, j.error);
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_DONE, j.state);
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &after));
+	ASSERT_EQ(before + 1, after);
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_FILE_RESET_COUNT, &mine));
+	ASSERT_EQ(1, mine);
+	/* and the next job succeeds */
+	memset(self->p.data, 0, 1024);
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
+TEST_F(reset, devcoredump_on_timeout)
+{
+	char buf[8192], want[96], client[32];
+	struct drm_vgpu_submit hs;
+	struct vgpu_prog *hp = &self->hp;
+	uint32_t hh[3];
+
+	if (access("/sys/class/devcoredump", F_OK))
+		SKIP(return, "no devcoredump class");
+	devcd_dismiss_all();
+	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-client-id", client, sizeof(client)));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	vgpu_prog_submit_args(hp, &hs, hh, 1, 32);
+	hs.launch.budget = ~0ull;
+	test_submit(&hs);
+	test_wait_bo(hp->data_h);
+	snprintf(want, sizeof(want), "client %s job %llu queue 0 ", client,
+		 (unsigned long long)hs.job_id);
+	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
+	ASSERT_EQ(0, strncmp(buf, "vgpu devcoredump: job timeout\n", 30));
+	snprintf(want, sizeof(want), "code_va 0x%llx code_size %u ",
+		 (unsigned long long)hp->code_va, hp->code_size);
+	ASSERT_NE(NULL, strstr(buf, want));
+	ASSERT_NE(NULL, strstr(buf, "\nqueue 0: status "));
+	/* dismissing deletes from a work item: wait until it has run */
+	devcd_dismiss_all();
+	while (devcd_find("vgpu devcoredump", buf, sizeof(buf)) != -ENOENT)
+		usleep(1000);
 }
 
 /*
@@ -1664,13 +1710,15 @@ FIXTURE_TEARDOWN(reset)
 TEST_F(reset, completed_job_not_rerun)
 {
 	struct drm_vgpu_submit hs, s;
+	struct vgpu_prog *hp = &self->hp, *p = &self->p;
 	struct drm_vgpu_get_job j;
-	struct vgpu_prog hp, p;
 	uint64_t nq, before, after;
 	char path[128], val[16];
 	uint32_t hh[3], h[3];
 	bool idle = false;
 
+	if (!self->dir[0])
+		SKIP(return, "no debugfs");
 	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
 	if (nq < 2)
 		SKIP(return, "one queue");
@@ -1679,12 +1727,13 @@ TEST_F(reset, completed_job_not_rerun)
 	if (sm_threads(self->dir) < 2)
 		SKIP(return, "one SM thread (vgpu-pci threads=1)");
 	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &before));
-	ASSERT_EQ(0, vgpu_prog_load(self->fd, &hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
-	ASSERT_EQ(0, vgpu_prog_load(self->fd, &p, inc_src, 4096));
-	*(uint64_t *)p.param = p.data_va;
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	vgpu_prog_unmap(p);
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, p, inc_src, 4096));
+	*(uint64_t *)p->param = p->data_va;
 
 	/* the hang, on queue 1 */
-	vgpu_prog_submit_args(&hp, &hs, hh, 1, 32);
+	vgpu_prog_submit_args(hp, &hs, hh, 1, 32);
 	hs.launch.budget = ~0ull;
 	hs.queue = 1;
 	test_submit(&hs);
@@ -1699,20 +1748,20 @@ TEST_F(reset, completed_job_not_rerun)
 
 	/* the innocent job on queue 0 completes; nobody processes it */
 	ASSERT_EQ(0, irq_hold_set(self->dir, "1"));
-	vgpu_prog_submit_args(&p, &s, h, 1, 1);
+	vgpu_prog_submit_args(p, &s, h, 1, 1);
 	test_submit(&s);
 	wait_running(_metadata, self->fd, s.job_id);
 	while (!idle) {
 		ASSERT_EQ(0, queue_idle(self->dir, 0, &idle));
 		usleep(1000);
 	}
-	ASSERT_EQ(1, *(volatile uint32_t *)p.data);
+	ASSERT_EQ(1, *(volatile uint32_t *)p->data);
 	ASSERT_EQ(0, _test_get_job(self->fd, s.job_id, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_RUNNING, j.state);
 
 	/* the hang times out, the device is reset, queue 0 goes on */
-	test_wait_bo(hp.data_h);
-	test_wait_bo(p.data_h);
+	test_wait_bo(hp->data_h);
+	test_wait_bo(p->data_h);
 	ASSERT_EQ(0, _test_get_job(self->fd, hs.job_id, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
 	ASSERT_EQ(ETIMEDOUT, j.error);
@@ -1721,15 +1770,15 @@ TEST_F(reset, completed_job_not_rerun)
 	ASSERT_EQ(0, _test_get_job(self->fd, s.job_id, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_DONE, j.state);
 	ASSERT_EQ(0, j.error);
-	ASSERT_EQ(1, *(volatile uint32_t *)p.data);
+	ASSERT_EQ(1, *(volatile uint32_t *)p->data);
 
 	/* the reset ended the hold: the next job completes by interrupt */
 	snprintf(path, sizeof(path), "%s/irq_hold", self->dir);
 	ASSERT_EQ(2, read_file(path, val, sizeof(val)));
 	ASSERT_EQ(0, strcmp(val, "0\n"));
 	test_submit(&s);
-	test_wait_bo(p.data_h);
-	ASSERT_EQ(2, *(volatile uint32_t *)p.data);
+	test_wait_bo(p->data_h);
+	ASSERT_EQ(2, *(volatile uint32_t *)p->data);
 }
 
 /* Last in the suite: these take the device away and bring it back. */
