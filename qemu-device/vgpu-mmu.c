@@ -181,22 +181,30 @@ int vgpu_mmu_lookup_as(VGPUState *s, uint32_t asid, uint64_t *root,
     count = s->as_count;
     qemu_mutex_unlock(&s->lock);
 
-    fault->asid = asid;
+    /*
+     * @fault may be the queue's live context: its asid must change only
+     * with a fault, or vgpu_mmu_ctx_bind() would miss an address-space
+     * switch and keep the previous space's TLB entries.
+     */
     if (asid >= count) {
+        fault->asid = asid;
         return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ, VGPU_MMU_F_BAD_AS,
                               VGPU_PT_LEVELS);
     }
     if (!vgpu_dma_read(s, base + 8ull * asid, &entry, sizeof(entry))) {
+        fault->asid = asid;
         return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ,
                               VGPU_MMU_F_TABLE_ACCESS, VGPU_PT_LEVELS);
     }
     entry = le64_to_cpu(entry);
     if (!(entry & VGPU_PTE_VALID)) {
+        fault->asid = asid;
         return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ, VGPU_MMU_F_BAD_AS,
                               VGPU_PT_LEVELS);
     }
     if (entry & (VGPU_PTE_RSVD_MASK | VGPU_PTE_READ | VGPU_PTE_WRITE |
                  VGPU_PTE_EXEC)) {
+        fault->asid = asid;
         return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ,
                               VGPU_MMU_F_RESERVED, VGPU_PT_LEVELS);
     }
