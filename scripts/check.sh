@@ -31,6 +31,26 @@ grand_pass=0
 grand_fail=0
 results=()
 
+# tally TITLE STATUS: add a suite's counts, the last "N passed, N failed"
+# line in $log (a runner or make may print more after it), to the totals.
+# A suite without that line, or that failed with no failure counted,
+# counts one failure.
+tally() {
+	local title=$1 rc=$2 pass=0 fail=1
+
+	if [[ $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) =~ \
+		^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		pass=${BASH_REMATCH[1]}
+		fail=${BASH_REMATCH[2]}
+	fi
+	if ((rc != 0 && fail == 0)); then
+		fail=1
+	fi
+	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
+	grand_pass=$((grand_pass + pass))
+	grand_fail=$((grand_fail + fail))
+}
+
 # variant TITLE BUILD-DIR [ENV=VALUE...] -- [MAKE-VARIABLE=VALUE...]
 variant() {
 	local title=$1 build=$2
@@ -44,7 +64,7 @@ variant() {
 	vars=("$@")
 
 	local -a tests=() benches=()
-	local f pass fail rc
+	local f
 	for f in tests/unit/test_*.c; do
 		[[ -e $f ]] && tests+=("$build/tests/$(basename "$f" .c)")
 	done
@@ -66,20 +86,7 @@ variant() {
 
 	env "${env[@]+"${env[@]}"}" scripts/run-tests.sh "$build" \
 		"${tests[@]+"${tests[@]}"}" | tee "$log"
-	rc=${PIPESTATUS[0]}
-	if [[ $(tail -n 1 "$log") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		pass=${BASH_REMATCH[1]}
-		fail=${BASH_REMATCH[2]}
-	else
-		pass=0
-		fail=1
-	fi
-	if ((rc != 0 && fail == 0)); then
-		fail=1
-	fi
-	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
-	grand_pass=$((grand_pass + pass))
-	grand_fail=$((grand_fail + fail))
+	tally "$title" "${PIPESTATUS[0]}"
 }
 
 # device: the QEMU device, after the host variants so that their results
@@ -87,7 +94,7 @@ variant() {
 # installs what it needs), then runs the qtest device tests and one boot
 # of the guest smoke test.  VGPU_CHECK_DEVICE=0 skips it.
 device_suite() {
-	local title="device (QEMU)" pass fail rc
+	local title="device (QEMU)" f
 	local -a tests=()
 
 	echo
@@ -104,20 +111,7 @@ device_suite() {
 	done
 	tests+=(scripts/test-guest-smoke.sh)
 	scripts/run-tests.sh build "${tests[@]}" | tee "$log"
-	rc=${PIPESTATUS[0]}
-	if [[ $(tail -n 1 "$log") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		pass=${BASH_REMATCH[1]}
-		fail=${BASH_REMATCH[2]}
-	else
-		pass=0
-		fail=1
-	fi
-	if ((rc != 0 && fail == 0)); then
-		fail=1
-	fi
-	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
-	grand_pass=$((grand_pass + pass))
-	grand_fail=$((grand_fail + fail))
+	tally "$title" "${PIPESTATUS[0]}"
 }
 
 # guest: vgpu.ko and its kselftests in the guest (make check-guest builds
@@ -125,27 +119,12 @@ device_suite() {
 # boots it once; it fails on any test failure and on WARN/BUG/oops in the
 # guest's kernel log).  VGPU_CHECK_GUEST=0 skips it.
 guest_suite() {
-	local title="guest (vgpu.ko)" pass fail rc
+	local title="guest (vgpu.ko)"
 
 	echo
 	echo "==== $title ===="
 	make --no-print-directory check-guest 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	# make may add its own error line after the suite's total
-	if [[ $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) =~ \
-		^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		pass=${BASH_REMATCH[1]}
-		fail=${BASH_REMATCH[2]}
-	else
-		pass=0
-		fail=1
-	fi
-	if ((rc != 0 && fail == 0)); then
-		fail=1
-	fi
-	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
-	grand_pass=$((grand_pass + pass))
-	grand_fail=$((grand_fail + fail))
+	tally "$title" "${PIPESTATUS[0]}"
 }
 
 variant "gcc" build -- CC=gcc
