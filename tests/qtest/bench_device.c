@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/kernels.h"
 #include "hostmem.h"
 #include "vgpu_core.h"
 #include "vgpu_dev.h"
@@ -36,38 +37,6 @@
 #define ALU_REPS 3
 
 static const char k_empty[] = ".kernel empty\n    EXIT ;\n";
-
-static const char alu_src_fmt[] =
-	".kernel alu\n"
-	".param ptr out\n"
-	"    S2R R0, SR_TID.X ;\n"
-	"    MOV R1, 0x0 ;\n"
-	"    MOV R4, R0 ;\n"
-	"    MOV R9, 0x1 ;\n"
-	"    MOV R10, 0x3c6ef35f ;\n"
-	"    I2F.U32 R5, R0 ;\n"
-	"    MOV R7, R5 ;\n"
-	"    MOV R6, 0x3f000000 ;\n"
-	"    MOV R8, 0x0 ;\n"
-	"loop:\n"
-	"    IMAD R4, R4, 0x19660d, R0 ;\n"
-	"    IMAD R9, R9, R4, R10 ;\n"
-	"    FFMA R5, R5, R6, R7 ;\n"
-	"    FFMA R8, R8, R6, R5 ;\n"
-	"    IADD R1, R1, 0x1 ;\n"
-	"    ISETP.LT.U32 P0, R1, 0x%x ;\n"
-	"@P0 BRA loop ;\n"
-	"    LDP.64 R2, [out] ;\n"
-	"    SHL R11, R0, 0x4 ;\n"
-	"    IADD R2, R2, R11 ;\n"
-	"    STG.32 [R2], R4 ;\n"
-	"    IADD R2, R2, 0x4 ;\n"
-	"    STG.32 [R2], R9 ;\n"
-	"    IADD R2, R2, 0x4 ;\n"
-	"    STG.32 [R2], R5 ;\n"
-	"    IADD R2, R2, 0x4 ;\n"
-	"    STG.32 [R2], R8 ;\n"
-	"    EXIT ;\n";
 
 static void die(const char *msg)
 {
