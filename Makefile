@@ -23,10 +23,12 @@ SAN ?= 0
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter
-CPPFLAGS += -Iuapi -Iqemu-device/core -Ilibvgpu -Itests -D_GNU_SOURCE
+DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
+DRM_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+CPPFLAGS += -Iuapi -Iqemu-device/core -Ilibvgpu -Itests -D_GNU_SOURCE $(DRM_CFLAGS)
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 $(WARN) -fvisibility=hidden -MMD -MP
-LDLIBS += -lm -lpthread
+LDLIBS += $(DRM_LIBS) -lm -lpthread
 
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

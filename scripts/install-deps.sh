@@ -3,7 +3,7 @@
 #
 # Install what a fresh Debian 12 machine needs to build and test vGPU on
 # the host: gcc and make (build-essential), clang for the clang variant of
-# `make check`.  The ASan/UBSan variant builds with gcc, whose runtimes
+# `make check`, pkg-config and libdrm-dev for libvgpu's drm backend.  The ASan/UBSan variant builds with gcc, whose runtimes
 # (libasan8, libubsan1) come with build-essential; clang's own sanitizer
 # runtime (libclang-rt-14-dev) is therefore not needed.  No python.
 #
@@ -11,7 +11,7 @@
 # then, and takes a fraction of a second when everything is present.
 set -euo pipefail
 
-packages=(build-essential clang)
+packages=(build-essential clang pkg-config libdrm-dev)
 missing=()
 for p in "${packages[@]}"; do
 	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then

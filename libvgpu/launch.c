@@ -1,0 +1,814 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvgpu launches: argument sets, syncobjs, SUBMIT, and jobs (waiting for
+ * them and explaining their exceptions).
+ *
+ * A launch is one DRM_IOCTL_VGPU_SUBMIT.  Its parameter buffer is copied
+ * into a parameter page (one 4 KiB buffer object per launch in flight,
+ * pooled per device and reused once WAIT_BO says its job has completed);
+ * its completion is a binary syncobj from a per-device pool, which
+ * vgpu_job_wait() waits on before asking DRM_IOCTL_VGPU_GET_JOB how the job
+ * ended.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgpu_priv.h"
+
+/* Parameter pages kept per device; beyond this a launch waits for one. */
+#define PARAM_BOS_MAX 64u
+
+/* ---- argument sets ---- */
+
+int vgpu_args_new(const struct vgpu_kernel *kernel, struct vgpu_args **out)
+{
+	struct vgpu_args *args;
+
+	if (!kernel || !out)
+		return -EINVAL;
+	args = calloc(1, sizeof(*args));
+	if (!args)
+		return -ENOMEM;
+	args->kernel = kernel;
+	args->size = kernel->obj->nparams ? kernel->obj->param_size : 0;
+	*out = args;
+	return 0;
+}
+
+void vgpu_args_free(struct vgpu_args *args)
+{
+	if (!args)
+		return;
+	free(args->handles);
+	free(args);
+}
+
+int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo)
+{
+	if (!bo)
+		return -EINVAL;
+	if (bo->dev != args->kernel->prog->dev)
+		return -EXDEV;
+	for (unsigned int i = 0; i < args->nhandles; i++)
+		if (args->handles[i] == bo->handle)
+			return 0;
+	if (args->nhandles + 2 > VGPU_SUBMIT_MAX_BOS)
+		return -E2BIG; /* the launch adds the code and parameter pages */
+	if (args->nhandles == args->cap) {
+		unsigned int cap = args->cap ? 2 * args->cap : 8;
+		uint32_t *n = realloc(args->handles, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		args->handles = n;
+		args->cap = cap;
+	}
+	args->handles[args->nhandles++] = bo->handle;
+	return 0;
+}
+
+static void put_le(uint8_t *p, uint64_t v, uint32_t size)
+{
+	for (uint32_t i = 0; i < size; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * Write @value as declared parameter @index if its type is one of
+ * @types (a bit per enum vgpu_arg_type).
+ */
+static int set_arg(struct vgpu_args *args, unsigned int index, uint32_t types,
+		   uint64_t value)
+{
+	struct vgpu_arg_info a;
+	int ret = vgpu_kernel_arg(args->kernel, index, &a);
+
+	if (ret)
+		return ret;
+	if (!(types & (1u << a.type)))
+		return -EINVAL;
+	if ((a.size != 4 && a.size != 8) || a.offset + a.size > args->size)
+		return -EINVAL; /* a corrupt object */
+	put_le(args->data + a.offset, value, a.size);
+	return 0;
+}
+
+#define PTR_TYPES ((1u << VGPU_ARG_PTR) | (1u << VGPU_ARG_U64))
+#define INT_TYPES ((1u << VGPU_ARG_U32) | (1u << VGPU_ARG_S32))
+
+int vgpu_args_set_bo(struct vgpu_args *args, unsigned int index,
+		     struct vgpu_bo *bo, uint64_t offset)
+{
+	struct vgpu_arg_info a;
+	int ret;
+
+	if (!bo || offset > bo->size)
+		return -EINVAL;
+	ret = vgpu_kernel_arg(args->kernel, index, &a);
+	if (ret)
+		return ret;
+	if (!(PTR_TYPES & (1u << a.type)))
+		return -EINVAL;
+	ret = vgpu_args_use_bo(args, bo);
+	if (ret)
+		return ret;
+	return set_arg(args, index, PTR_TYPES, bo->va + offset);
+}
+
+int vgpu_args_set_u64(struct vgpu_args *args, unsigned int index,
+		      uint64_t value)
+{
+	return set_arg(args, index, PTR_TYPES, value);
+}
+
+int vgpu_args_set_u32(struct vgpu_args *args, unsigned int index,
+		      uint32_t value)
+{
+	return set_arg(args, index, INT_TYPES, value);
+}
+
+int vgpu_args_set_s32(struct vgpu_args *args, unsigned int index,
+		      int32_t value)
+{
+	return set_arg(args, index, INT_TYPES, (uint32_t)value);
+}
+
+int vgpu_args_set_f32(struct vgpu_args *args, unsigned int index, float value)
+{
+	uint32_t bits;
+
+	memcpy(&bits, &value, sizeof(bits));
+	return set_arg(args, index, 1u << VGPU_ARG_F32, bits);
+}
+
+int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
+		      const void *data, uint32_t len)
+{
+	if (!data && len)
+		return -EINVAL;
+	if (offset > VGPU_MAX_PARAM_BYTES || len > VGPU_MAX_PARAM_BYTES - offset)
+		return -E2BIG;
+	if (len)
+		memcpy(args->data + offset, data, len);
+	if (offset + len > args->size)
+		args->size = offset + len;
+	return 0;
+}
+
+static int push_u64(struct vgpu_args *args, uint64_t value)
+{
+	uint8_t b[8];
+
+	if (args->kernel->obj->nparams)
+		return -EINVAL; /* declared parameters: use the setters */
+	put_le(b, value, 8);
+	return vgpu_args_set_raw(args, args->size, b, 8);
+}
+
+int vgpu_args_push_u64(struct vgpu_args *args, uint64_t value)
+{
+	return push_u64(args, value);
+}
+
+int vgpu_args_push_bo(struct vgpu_args *args, struct vgpu_bo *bo,
+		      uint64_t offset)
+{
+	int ret;
+
+	if (!bo || offset > bo->size)
+		return -EINVAL;
+	if (args->kernel->obj->nparams)
+		return -EINVAL;
+	if (args->size + 8 > VGPU_MAX_PARAM_BYTES)
+		return -E2BIG;
+	ret = vgpu_args_use_bo(args, bo);
+	if (ret)
+		return ret;
+	return push_u64(args, bo->va + offset);
+}
+
+/* ---- syncobjs ---- */
+
+int vgpu_syncobj_new(struct vgpu_device *dev, uint32_t flags,
+		     struct vgpu_syncobj **out)
+{
+	struct drm_syncobj_create c = { 0 };
+	struct vgpu_syncobj *s;
+	int ret;
+
+	if (!out || flags & ~VGPU_SYNCOBJ_SIGNALED)
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (flags & VGPU_SYNCOBJ_SIGNALED)
+		c.flags = DRM_SYNCOBJ_CREATE_SIGNALED;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_CREATE, &c);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	vgpu_dev_get(dev);
+	s->dev = dev;
+	s->handle = c.handle;
+	*out = s;
+	return 0;
+}
+
+void vgpu_syncobj_free(struct vgpu_syncobj *s)
+{
+	struct drm_syncobj_destroy d;
+
+	if (!s)
+		return;
+	d = (struct drm_syncobj_destroy){ .handle = s->handle };
+	vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+	vgpu_dev_put(s->dev);
+	free(s);
+}
+
+uint32_t vgpu_syncobj_handle(const struct vgpu_syncobj *s)
+{
+	return s->handle;
+}
+
+int vgpu_syncobj_signal(struct vgpu_syncobj *s, uint64_t point)
+{
+	struct drm_syncobj_timeline_array a = {
+		.handles = (uintptr_t)&s->handle,
+		.points = (uintptr_t)&point,
+		.count_handles = 1,
+	};
+
+	if (!point)
+		return vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_SIGNAL,
+				      &(struct drm_syncobj_array){
+					      .handles = (uintptr_t)&s->handle,
+					      .count_handles = 1,
+				      });
+	return vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a);
+}
+
+static int sync_wait(struct vgpu_device *dev, uint32_t handle, uint64_t point,
+		     int64_t timeout_ns)
+{
+	struct drm_syncobj_timeline_wait w = {
+		.handles = (uintptr_t)&handle,
+		.points = (uintptr_t)&point,
+		.timeout_nsec = vgpu_abs_timeout(timeout_ns),
+		.count_handles = 1,
+		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+	};
+
+	if (!point)
+		return vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_WAIT,
+				      &(struct drm_syncobj_wait){
+					      .handles = (uintptr_t)&handle,
+					      .timeout_nsec = w.timeout_nsec,
+					      .count_handles = 1,
+					      .flags = w.flags,
+				      });
+	return vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+}
+
+int vgpu_syncobj_wait(struct vgpu_syncobj *s, uint64_t point,
+		      int64_t timeout_ns)
+{
+	return sync_wait(s->dev, s->handle, point, timeout_ns);
+}
+
+int vgpu_syncobj_query(struct vgpu_syncobj *s, uint64_t *point)
+{
+	struct drm_syncobj_timeline_array a = {
+		.handles = (uintptr_t)&s->handle,
+		.points = (uintptr_t)point,
+		.count_handles = 1,
+	};
+
+	if (!point)
+		return -EINVAL;
+	return vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_QUERY, &a);
+}
+
+/* ---- launches ---- */
+
+/* A binary syncobj for a job's completion (pooled). */
+static int job_sync_get(struct vgpu_device *dev, uint32_t *handle)
+{
+	struct drm_syncobj_create c = { 0 };
+	int ret;
+
+	pthread_mutex_lock(&dev->lock);
+	if (dev->njob_syncs) {
+		*handle = dev->job_syncs[--dev->njob_syncs];
+		pthread_mutex_unlock(&dev->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_CREATE, &c);
+	if (!ret)
+		*handle = c.handle;
+	return ret;
+}
+
+static void job_sync_put(struct vgpu_device *dev, uint32_t handle)
+{
+	pthread_mutex_lock(&dev->lock);
+	if (dev->njob_syncs == dev->job_syncs_cap) {
+		unsigned int cap = dev->job_syncs_cap ? 2 * dev->job_syncs_cap : 8;
+		uint32_t *n = realloc(dev->job_syncs, cap * sizeof(*n));
+
+		if (!n) {
+			pthread_mutex_unlock(&dev->lock);
+			vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_DESTROY,
+				       &(struct drm_syncobj_destroy){
+					       .handle = handle });
+			return;
+		}
+		dev->job_syncs = n;
+		dev->job_syncs_cap = cap;
+	}
+	dev->job_syncs[dev->njob_syncs++] = handle;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static int param_bo_new(struct vgpu_device *dev, struct vgpu_param_bo *p)
+{
+	struct drm_vgpu_bo_create c = {
+		.size = VGPU_MAX_PARAM_BYTES,
+		.flags = VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC,
+	};
+	struct drm_vgpu_bo_mmap_offset mo = { 0 };
+	void *map;
+	int ret;
+
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_CREATE, &c);
+	if (ret)
+		return ret;
+	mo.handle = c.handle;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
+	if (!ret)
+		ret = dev->ops->mmap(dev, mo.offset, VGPU_MAX_PARAM_BYTES, &map);
+	if (ret) {
+		vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE,
+			       &(struct drm_gem_close){ .handle = c.handle });
+		return ret;
+	}
+	p->handle = c.handle;
+	p->va = c.va;
+	p->map = map;
+	return 0;
+}
+
+/*
+ * Take a parameter page for a launch and hold @dev->lock until
+ * param_page_put(): the oldest page when its last job has completed, else a
+ * new one, else (PARAM_BOS_MAX in flight) the oldest once it completes.
+ * Pages rotate: the one taken moves to the end.
+ */
+static int param_page_get(struct vgpu_device *dev, struct vgpu_param_bo *out)
+{
+	struct vgpu_param_bo p;
+	int ret;
+
+	pthread_mutex_lock(&dev->lock);
+	if (dev->nparam_bos) {
+		struct drm_vgpu_wait_bo w = { .handle = dev->param_bos[0].handle };
+
+		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_WAIT_BO, &w);
+		if (ret == -ETIME && dev->nparam_bos >= PARAM_BOS_MAX) {
+			w.timeout_ns = INT64_MAX;
+			ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_WAIT_BO, &w);
+		}
+		if (!ret) {
+			p = dev->param_bos[0];
+			memmove(&dev->param_bos[0], &dev->param_bos[1],
+				(dev->nparam_bos - 1) * sizeof(p));
+			dev->param_bos[dev->nparam_bos - 1] = p;
+			*out = p;
+			return 0;
+		}
+		if (ret != -ETIME)
+			goto fail;
+	}
+	if (dev->nparam_bos == dev->param_bos_cap) {
+		unsigned int cap = dev->param_bos_cap ? 2 * dev->param_bos_cap : 4;
+		struct vgpu_param_bo *n = realloc(dev->param_bos, cap * sizeof(*n));
+
+		ret = -ENOMEM;
+		if (!n)
+			goto fail;
+		dev->param_bos = n;
+		dev->param_bos_cap = cap;
+	}
+	ret = param_bo_new(dev, &p);
+	if (ret)
+		goto fail;
+	dev->param_bos[dev->nparam_bos++] = p;
+	*out = p;
+	return 0;
+fail:
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static void param_page_put(struct vgpu_device *dev)
+{
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static uint32_t dim(uint32_t v)
+{
+	return v ? v : 1;
+}
+
+/* struct drm_vgpu_sync[] for @n sync points of @dev, or an error. */
+static int sync_points(struct vgpu_device *dev, const struct vgpu_sync_point *sp,
+		       unsigned int n, struct drm_vgpu_sync *out)
+{
+	if (n && !sp)
+		return -EFAULT;
+	for (unsigned int i = 0; i < n; i++) {
+		if (!sp[i].syncobj)
+			return -EINVAL;
+		if (sp[i].syncobj->dev != dev)
+			return -EXDEV;
+		out[i] = (struct drm_vgpu_sync){
+			.handle = sp[i].syncobj->handle,
+			.point = sp[i].point,
+		};
+	}
+	return 0;
+}
+
+int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
+		       const struct vgpu_launch_config *cfg,
+		       const struct vgpu_args *args, struct vgpu_job **jobp)
+{
+	static const struct vgpu_launch_config defaults;
+	const struct vgpu_program *prog;
+	const struct vgpu_obj_kernel *k;
+	struct drm_vgpu_sync in_small[8], out_small[9];
+	struct drm_vgpu_sync *in = in_small, *outs = out_small;
+	uint32_t handles_small[32], *handles = handles_small;
+	struct drm_vgpu_submit s = { 0 };
+	struct vgpu_param_bo page;
+	struct vgpu_device *dev;
+	struct vgpu_job *job = NULL;
+	unsigned int nbos, nout;
+	uint64_t smem;
+	int ret;
+
+	if (!kernel)
+		return -EINVAL;
+	prog = kernel->prog;
+	dev = prog->dev;
+	k = kernel->obj;
+	cfg = cfg ? cfg : &defaults;
+	if (args && args->kernel != kernel)
+		return -EINVAL;
+	if (!args && k->nparams)
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	smem = (uint64_t)k->smem_static + cfg->smem_bytes;
+	if (smem > UINT32_MAX)
+		return -EINVAL;
+	if (cfg->nwait > VGPU_SUBMIT_MAX_SYNCS ||
+	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
+		return -E2BIG;
+
+	nbos = (args ? args->nhandles : 0) + 2;
+	nout = cfg->nsignal + (jobp ? 1 : 0);
+	if (cfg->nwait > 8)
+		in = malloc(cfg->nwait * sizeof(*in));
+	if (nout > 9)
+		outs = malloc(nout * sizeof(*outs));
+	if (nbos > 32)
+		handles = malloc(nbos * sizeof(*handles));
+	ret = -ENOMEM;
+	if (!in || !outs || !handles)
+		goto out;
+	ret = sync_points(dev, cfg->wait, cfg->nwait, in);
+	if (!ret)
+		ret = sync_points(dev, cfg->signal, cfg->nsignal, outs);
+	if (ret)
+		goto out;
+	if (jobp) {
+		ret = -ENOMEM;
+		job = calloc(1, sizeof(*job));
+		if (!job)
+			goto out;
+		ret = job_sync_get(dev, &job->sync);
+		if (ret)
+			goto out;
+		outs[cfg->nsignal] = (struct drm_vgpu_sync){ .handle = job->sync };
+	}
+
+	handles[0] = prog->code->handle;
+	if (args && args->nhandles)
+		memcpy(&handles[2], args->handles,
+		       args->nhandles * sizeof(*handles));
+	s.launch = (struct drm_vgpu_launch){
+		.code_va = prog->code->va,
+		.code_size = prog->obj.code_size,
+		.entry = k->entry,
+		.grid = { dim(cfg->grid[0]), dim(cfg->grid[1]), dim(cfg->grid[2]) },
+		.block = { dim(cfg->block[0]), dim(cfg->block[1]),
+			   dim(cfg->block[2]) },
+		.cluster = { dim(cfg->cluster[0]), dim(cfg->cluster[1]),
+			     dim(cfg->cluster[2]) },
+		.smem_bytes = (uint32_t)smem,
+		.param_size = args ? args->size : 0,
+		.launch_flags = cfg->flags,
+		.seed = cfg->seed,
+		.budget = cfg->budget,
+	};
+	s.bo_handles = (uintptr_t)handles;
+	s.bo_handle_count = nbos;
+	s.queue = cfg->queue;
+	s.in_syncs = (uintptr_t)in;
+	s.in_sync_count = cfg->nwait;
+	s.out_syncs = (uintptr_t)outs;
+	s.out_sync_count = nout;
+
+	ret = param_page_get(dev, &page);
+	if (ret)
+		goto out;
+	if (args && args->size)
+		memcpy(page.map, args->data, args->size);
+	handles[1] = page.handle;
+	s.launch.param_va = page.va;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
+	param_page_put(dev);
+	if (ret)
+		goto out;
+	if (job) {
+		uint64_t threads = (uint64_t)s.launch.block[0] * s.launch.block[1] *
+				   s.launch.block[2];
+
+		vgpu_dev_get(dev);
+		job->dev = dev;
+		memcpy(job->kernel, k->name, sizeof(job->kernel));
+		job->kernel[sizeof(job->kernel) - 1] = '\0';
+		job->entry = k->entry;
+		job->id = s.job_id;
+		job->nwarps = (uint32_t)((threads + VGPU_WARP_SIZE - 1) /
+					 VGPU_WARP_SIZE);
+		*jobp = job;
+		job = NULL;
+	}
+out:
+	if (job) {
+		if (job->sync)
+			job_sync_put(dev, job->sync);
+		free(job);
+	}
+	if (in != in_small)
+		free(in);
+	if (outs != out_small)
+		free(outs);
+	if (handles != handles_small)
+		free(handles);
+	return ret;
+}
+
+/* ---- jobs ---- */
+
+/* Fetch how the job ended (it has completed). */
+static int job_fetch(struct vgpu_job *job)
+{
+	struct drm_vgpu_get_job g = {
+		.job_id = job->id,
+		.exception = (uintptr_t)&job->exc,
+		.exception_size = sizeof(job->exc),
+	};
+	int ret;
+
+	if (job->done)
+		return 0;
+	ret = vgpu_dev_ioctl(job->dev, DRM_IOCTL_VGPU_GET_JOB, &g);
+	if (ret)
+		return ret;
+	job->status = g;
+	job->done = g.state == VGPU_JOB_DONE || g.state == VGPU_JOB_FAILED;
+	return 0;
+}
+
+int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns)
+{
+	int ret;
+
+	if (!job->done) {
+		ret = sync_wait(job->dev, job->sync, 0, timeout_ns);
+		if (ret)
+			return ret;
+		ret = job_fetch(job);
+		if (ret)
+			return ret;
+		if (!job->done)
+			return -EIO; /* signalled yet not complete: cannot be */
+	}
+	return job->status.state == VGPU_JOB_DONE ? 0 : -(int)job->status.error;
+}
+
+int vgpu_job_status(struct vgpu_job *job, struct vgpu_job_status *st)
+{
+	struct drm_vgpu_get_job g = { .job_id = job->id };
+	int ret;
+
+	if (!st)
+		return -EINVAL;
+	if (job->done) {
+		g = job->status;
+	} else {
+		ret = vgpu_dev_ioctl(job->dev, DRM_IOCTL_VGPU_GET_JOB, &g);
+		if (ret)
+			return ret;
+	}
+	*st = (struct vgpu_job_status){
+		.state = g.state,
+		.error = g.error,
+		.hw_status = g.hw_status,
+		.queue = g.queue,
+		.warp_insns = g.warp_insns,
+		.elapsed_ns = g.elapsed_ns,
+	};
+	return 0;
+}
+
+int vgpu_job_exception(struct vgpu_job *job, struct vgpu_exception_record *rec)
+{
+	int ret;
+
+	if (!rec)
+		return -EINVAL;
+	if (!job->done) {
+		ret = sync_wait(job->dev, job->sync, 0, 0);
+		if (ret == -ETIME)
+			return -EBUSY;
+		if (!ret)
+			ret = job_fetch(job);
+		if (ret)
+			return ret;
+	}
+	if (job->exc.code == VGPU_EXC_NONE)
+		return -ENODATA;
+	*rec = job->exc;
+	return 0;
+}
+
+void vgpu_job_free(struct vgpu_job *job)
+{
+	if (!job)
+		return;
+	job_sync_put(job->dev, job->sync);
+	vgpu_dev_put(job->dev);
+	free(job);
+}
+
+/* ---- describing exceptions ---- */
+
+const char *vgpu_exception_name(uint32_t code)
+{
+	switch (code) {
+#define VGPU_X_EXC(name, val, str) \
+	case val:                  \
+		return #name;
+		VGPU_EXC_CODES(VGPU_X_EXC)
+#undef VGPU_X_EXC
+	}
+	return "UNKNOWN";
+}
+
+static const char *exception_text(uint32_t code)
+{
+	switch (code) {
+#define VGPU_X_EXC(name, val, str) \
+	case val:                  \
+		return str;
+		VGPU_EXC_CODES(VGPU_X_EXC)
+#undef VGPU_X_EXC
+	}
+	return "unknown exception";
+}
+
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t used; /* what the whole text needs, like snprintf */
+};
+
+static void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	size_t room = sb->used < sb->len ? sb->len - sb->used : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? sb->buf + sb->used : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb->used += (size_t)n;
+}
+
+static void describe_warp(struct strbuf *sb, uint32_t w, uint8_t s)
+{
+	switch (s) {
+	case VGPU_WAIT_NONE:
+		sb_printf(sb, "    warp %2u: runnable\n", w);
+		break;
+	case VGPU_WAIT_EXITED:
+		sb_printf(sb, "    warp %2u: exited\n", w);
+		break;
+	case VGPU_WAIT_SLEEP:
+		sb_printf(sb, "    warp %2u: sleeping\n", w);
+		break;
+	case VGPU_WAIT_MBAR:
+		sb_printf(sb, "    warp %2u: mbarrier (MBAR.TRY_WAIT)\n", w);
+		break;
+	case VGPU_WAIT_CLUSTER:
+		sb_printf(sb, "    warp %2u: cluster barrier\n", w);
+		break;
+	case VGPU_WAIT_ASYNC:
+		sb_printf(sb, "    warp %2u: asynchronous copies\n", w);
+		break;
+	case VGPU_WAIT_ABSENT:
+		break;
+	default:
+		if (s < VGPU_NUM_NAMED_BARRIERS)
+			sb_printf(sb, "    warp %2u: barrier %u\n", w, s);
+		else
+			sb_printf(sb, "    warp %2u: state 0x%02x\n", w, s);
+		break;
+	}
+}
+
+/*
+ * @kname: the kernel launched (NULL when unknown), @entry its first
+ * instruction: the pc is shown relative to it when it lies after it.
+ */
+static int describe(const struct vgpu_exception_record *rec,
+		    const char *kname, uint32_t entry, uint32_t nwarps,
+		    char *buf, size_t len)
+{
+	struct strbuf sb = { .buf = buf, .len = len };
+	char insn[160];
+
+	if (len)
+		buf[0] = '\0';
+	vgpu_disasm_insn((const uint64_t[2]){ rec->insn[0], rec->insn[1] },
+			 rec->pc, insn, sizeof(insn));
+	sb_printf(&sb, "device exception %s: %s\n", vgpu_exception_name(rec->code),
+		  exception_text(rec->code));
+	sb_printf(&sb, "  cta (%u,%u,%u) warp %u lanes 0x%08x\n", rec->cta[0],
+		  rec->cta[1], rec->cta[2], rec->warp, rec->lane_mask);
+	if (kname && rec->pc >= entry)
+		sb_printf(&sb, "  pc 0x%04x (%.*s+0x%x): %s\n", rec->pc,
+			  VGPU_OBJ_NAME_MAX, kname, rec->pc - entry, insn);
+	else
+		sb_printf(&sb, "  pc 0x%04x: %s\n", rec->pc, insn);
+	if (rec->barid != 0xffffffffu)
+		sb_printf(&sb, "  barrier %u\n", rec->barid);
+	if (rec->addr)
+		sb_printf(&sb, "  address 0x%llx\n", (unsigned long long)rec->addr);
+	if (rec->msg[0])
+		sb_printf(&sb, "  %.*s\n", (int)strnlen(rec->msg, sizeof(rec->msg)),
+			  rec->msg);
+	if (rec->code == VGPU_EXC_DEADLOCK) {
+		sb_printf(&sb, "  warps:\n");
+		for (uint32_t w = 0; w < nwarps && w < VGPU_MAX_WARPS_PER_CTA; w++)
+			describe_warp(&sb, w, rec->warp_wait[w]);
+	}
+	return sb.used > INT32_MAX ? INT32_MAX : (int)sb.used;
+}
+
+int vgpu_exception_describe(const struct vgpu_exception_record *rec,
+			    uint32_t nwarps, char *buf, size_t len)
+{
+	if (!rec || (!buf && len))
+		return -EINVAL;
+	return describe(rec, NULL, 0, nwarps, buf, len);
+}
+
+int vgpu_job_describe(struct vgpu_job *job, char *buf, size_t len)
+{
+	struct vgpu_exception_record rec;
+	int ret;
+
+	if (!buf && len)
+		return -EINVAL;
+	ret = vgpu_job_exception(job, &rec);
+	if (ret)
+		return ret;
+	return describe(&rec, job->kernel, job->entry, job->nwarps, buf, len);
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvgpu programs: an assembled object (libvgpu/asm.c, object.c) whose
+ * code lives in a read-only buffer object of the device, and its kernels.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgpu_priv.h"
+
+static void log_msg(char *log, size_t loglen, const char *msg)
+{
+	if (log && loglen)
+		snprintf(log, loglen, "%s\n", msg);
+}
+
+/* Takes @obj (finished on failure). */
+static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
+			  struct vgpu_program **out, char *log, size_t loglen)
+{
+	struct vgpu_program *prog;
+	int ret;
+
+	if (!obj->nkernels || !obj->code_size) {
+		log_msg(log, loglen, "the program has no kernel or no code");
+		vgpu_object_fini(obj);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < obj->nkernels; i++) {
+		const struct vgpu_obj_kernel *k = &obj->kernels[i];
+
+		if (k->first_param > obj->nparams ||
+		    k->nparams > obj->nparams - k->first_param ||
+		    k->param_size > VGPU_MAX_PARAM_BYTES) {
+			log_msg(log, loglen, "corrupt parameter table");
+			vgpu_object_fini(obj);
+			return -EINVAL;
+		}
+	}
+	prog = calloc(1, sizeof(*prog));
+	if (prog)
+		prog->kernels = calloc(obj->nkernels, sizeof(*prog->kernels));
+	if (!prog || !prog->kernels) {
+		free(prog);
+		vgpu_object_fini(obj);
+		return -ENOMEM;
+	}
+	prog->obj = *obj;
+	for (uint32_t i = 0; i < obj->nkernels; i++) {
+		prog->kernels[i].prog = prog;
+		prog->kernels[i].obj = &prog->obj.kernels[i];
+	}
+	ret = vgpu_bo_new(dev, obj->code_size, VGPU_BO_READ_ONLY, &prog->code);
+	if (!ret) {
+		ret = vgpu_bo_write(prog->code, 0, obj->code, obj->code_size);
+		if (!ret)
+			ret = vgpu_bo_unmap(prog->code);
+	}
+	if (ret) {
+		vgpu_bo_free(prog->code);
+		vgpu_object_fini(&prog->obj);
+		free(prog->kernels);
+		free(prog);
+		return ret;
+	}
+	vgpu_dev_get(dev);
+	prog->dev = dev;
+	*out = prog;
+	return 0;
+}
+
+int vgpu_program_assemble(struct vgpu_device *dev, const char *src, size_t len,
+			  const char *filename, struct vgpu_program **out,
+			  char *log, size_t loglen)
+{
+	struct vgpu_object obj = { 0 };
+	int ret;
+
+	if (!out || (!src && len))
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	ret = vgpu_assemble(src ? src : "", len, filename ? filename : "<source>",
+			    &obj, log, loglen);
+	if (ret)
+		return ret;
+	return program_create(dev, &obj, out, log, loglen);
+}
+
+int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
+			   struct vgpu_program **out, char *log, size_t loglen)
+{
+	struct vgpu_object obj = { 0 };
+	int ret;
+
+	if (!out || !path)
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	if (log && loglen)
+		log[0] = '\0';
+	ret = vgpu_object_load_file(path, &obj, log, loglen);
+	if (ret)
+		return ret;
+	return program_create(dev, &obj, out, log, loglen);
+}
+
+int vgpu_program_load_binary(struct vgpu_device *dev, const void *data,
+			     size_t len, struct vgpu_program **out, char *log,
+			     size_t loglen)
+{
+	struct vgpu_object obj = { 0 };
+	int ret;
+
+	if (!out || !data)
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	ret = vgpu_object_read(data, len, &obj, log, loglen);
+	if (ret)
+		return ret;
+	return program_create(dev, &obj, out, log, loglen);
+}
+
+void vgpu_program_free(struct vgpu_program *prog)
+{
+	struct vgpu_device *dev;
+
+	if (!prog)
+		return;
+	dev = prog->dev;
+	vgpu_bo_free(prog->code);
+	vgpu_object_fini(&prog->obj);
+	free(prog->kernels);
+	free(prog);
+	vgpu_dev_put(dev);
+}
+
+int vgpu_program_binary(const struct vgpu_program *prog, void **data,
+			size_t *len)
+{
+	uint8_t *buf;
+	int ret;
+
+	if (!data || !len)
+		return -EINVAL;
+	ret = vgpu_object_write(&prog->obj, &buf, len);
+	if (!ret)
+		*data = buf;
+	return ret;
+}
+
+int vgpu_program_disassemble(const struct vgpu_program *prog, FILE *out)
+{
+	if (!out)
+		return -EINVAL;
+	return vgpu_disasm_object(&prog->obj, out);
+}
+
+unsigned int vgpu_program_kernel_count(const struct vgpu_program *prog)
+{
+	return prog->obj.nkernels;
+}
+
+int vgpu_program_kernel(const struct vgpu_program *prog, unsigned int index,
+			const struct vgpu_kernel **out)
+{
+	if (!out)
+		return -EINVAL;
+	if (index >= prog->obj.nkernels)
+		return -ENOENT;
+	*out = &prog->kernels[index];
+	return 0;
+}
+
+int vgpu_program_find_kernel(const struct vgpu_program *prog, const char *name,
+			     const struct vgpu_kernel **out)
+{
+	if (!out || !name)
+		return -EINVAL;
+	for (uint32_t i = 0; i < prog->obj.nkernels; i++) {
+		if (!strncmp(prog->obj.kernels[i].name, name,
+			     VGPU_OBJ_NAME_MAX)) {
+			*out = &prog->kernels[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void vgpu_kernel_info(const struct vgpu_kernel *kernel,
+		      struct vgpu_kernel_info *info)
+{
+	const struct vgpu_obj_kernel *k = kernel->obj;
+
+	info->name = k->name;
+	info->entry = k->entry;
+	info->smem_static = k->smem_static;
+	info->param_size = k->param_size;
+	info->nparams = k->nparams;
+}
+
+int vgpu_kernel_arg(const struct vgpu_kernel *kernel, unsigned int index,
+		    struct vgpu_arg_info *info)
+{
+	const struct vgpu_obj_kernel *k = kernel->obj;
+	const struct vgpu_obj_param *p;
+
+	if (!info)
+		return -EINVAL;
+	if (index >= k->nparams)
+		return -ENOENT;
+	p = &kernel->prog->obj.params[k->first_param + index];
+	info->name = p->name;
+	info->type = p->type;
+	info->offset = p->offset;
+	info->size = p->size;
+	return 0;
+}
+
+int vgpu_kernel_arg_index(const struct vgpu_kernel *kernel, const char *name)
+{
+	const struct vgpu_obj_kernel *k = kernel->obj;
+
+	if (!name)
+		return -EINVAL;
+	for (uint32_t i = 0; i < k->nparams; i++)
+		if (!strncmp(kernel->prog->obj.params[k->first_param + i].name,
+			     name, VGPU_OBJ_NAME_MAX))
+			return (int)i;
+	return -ENOENT;
+}

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvgpu: open vGPU devices, allocate memory, load kernels and launch them.
+ *
+ * Two backends stand behind one API:
+ *
+ *   drm  the vgpu.ko kernel driver (uapi/vgpu_drm.h) through libdrm: a
+ *        render node of a vgpu-pci device in a QEMU guest.
+ *   sim  the execution core (qemu-device/core) in this process, no kernel:
+ *        the same ioctls answered by an in-process model of the driver,
+ *        with the same error codes.  Jobs run synchronously when submitted.
+ *
+ * Every ioctl of either backend passes through one internal function that
+ * returns 0 or -errno, so a program sees the same errors on both.
+ *
+ * Conventions:
+ *  - objects are opaque; functions are named vgpu_<object>_<verb>();
+ *  - functions that can fail return 0 or a negative errno and write their
+ *    result through the last pointer argument only on success;
+ *  - the library is thread-safe: any object may be used from any thread,
+ *    and distinct objects concurrently; it keeps no global state;
+ *  - timeouts are relative, in nanoseconds; VGPU_TIMEOUT_INFINITE waits
+ *    forever and 0 polls;
+ *  - a buffer, program, syncobj or job keeps its device alive: closing a
+ *    device while they exist only marks it closed (new objects and launches
+ *    then fail with -ENODEV) and the last one frees it.
+ *
+ * Hardware facts (launch flags, exception records, tensor maps, limits)
+ * come from uapi/vgpu_hw.h and driver parameters from uapi/vgpu_drm.h;
+ * both are included here so that there is one definition of each.
+ */
+#ifndef VGPU_H
+#define VGPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vgpu_hw.h"
+#include "vgpu_isa.h"
+#include "vgpu_drm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef VGPU_API
+#define VGPU_API __attribute__((visibility("default")))
+#endif
+
+#define VGPU_TIMEOUT_INFINITE INT64_MAX
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                            */
+/* ------------------------------------------------------------------ */
+
+struct vgpu_device;
+struct vgpu_bo;
+struct vgpu_program;
+struct vgpu_kernel;
+struct vgpu_args;
+struct vgpu_syncobj;
+struct vgpu_job;
+
+enum vgpu_backend {
+	VGPU_BACKEND_AUTO = 0, /* $VGPU_BACKEND, else drm if a device exists, else sim */
+	VGPU_BACKEND_DRM = 1,
+	VGPU_BACKEND_SIM = 2,
+};
+
+/* "auto", "drm", "sim"; NULL for another value. */
+VGPU_API const char *vgpu_backend_name(enum vgpu_backend backend);
+
+/**
+ * struct vgpu_device_desc - one vgpu device found by vgpu_device_list()
+ * @node:      render node ("/dev/dri/renderD128")
+ * @pci_slot:  PCI address ("0000:00:03.0")
+ * @vendor_id, @device_id, @revision: PCI identification
+ */
+struct vgpu_device_desc {
+	char node[64];
+	char pci_slot[32];
+	uint32_t vendor_id;
+	uint32_t device_id;
+	uint32_t revision;
+	uint32_t pad;
+};
+
+/*
+ * The vgpu devices of the drm backend (DRM devices whose driver is
+ * "vgpu", through drmGetDevices2()), in PCI order.  Fills at most @max
+ * entries of @descs (may be NULL when @max is 0) and sets *@count to the
+ * number found.  No device is not an error: *@count = 0.
+ */
+VGPU_API int vgpu_device_list(struct vgpu_device_desc *descs, unsigned int max,
+			      unsigned int *count);
+
+/*
+ * Open a device.  @name selects it:
+ *   NULL or ""        $VGPU_BACKEND when set ("drm" or "sim"), else the
+ *                     first drm device when one exists, else sim
+ *   "sim"             a new simulated device (each open is a new device)
+ *   "drm"             the first drm device (-ENODEV when none)
+ *   "0000:00:03.0"    the drm device at that PCI slot (-ENODEV when none)
+ *   "/dev/dri/..."    that render or primary node (-ENODEV when it is not
+ *                     a vgpu device)
+ * Unknown backends in $VGPU_BACKEND or @name give -EINVAL.  Each open of a
+ * drm device is a new DRM file: its own GPU address space and handles.
+ */
+VGPU_API int vgpu_device_open(const char *name, struct vgpu_device **out);
+
+/*
+ * Open a drm device on an open DRM file descriptor (the library dups it,
+ * so the caller keeps @fd).  -ENODEV when @fd is not a vgpu device.
+ */
+VGPU_API int vgpu_device_open_fd(int fd, struct vgpu_device **out);
+
+/* Drop the caller's reference; see "Conventions".  NULL is a no-op. */
+VGPU_API void vgpu_device_close(struct vgpu_device *dev);
+
+VGPU_API enum vgpu_backend vgpu_device_backend(const struct vgpu_device *dev);
+
+/*
+ * The DRM file descriptor of a drm device (owned by the device: do not
+ * close it), or -EOPNOTSUPP on the sim backend.
+ */
+VGPU_API int vgpu_device_fd(const struct vgpu_device *dev);
+
+/* One driver parameter (enum drm_vgpu_param of uapi/vgpu_drm.h). */
+VGPU_API int vgpu_device_get_param(struct vgpu_device *dev, uint32_t param,
+				   uint64_t *value);
+
+/**
+ * struct vgpu_device_info - what a device is and can do
+ * @backend:        VGPU_BACKEND_DRM or VGPU_BACKEND_SIM
+ * @node, @pci_slot: as in struct vgpu_device_desc ("" on sim)
+ * @driver:         DRM driver name and version ("vgpu 1.0", "vgpu-sim 1.0")
+ * @param:          every driver parameter, indexed by enum drm_vgpu_param
+ */
+struct vgpu_device_info {
+	enum vgpu_backend backend;
+	char node[64];
+	char pci_slot[32];
+	char driver[64];
+	uint64_t param[VGPU_PARAM_COUNT];
+};
+
+VGPU_API int vgpu_device_query(struct vgpu_device *dev,
+			       struct vgpu_device_info *info);
+
+/*
+ * Simulator settings (sim backend only; -EOPNOTSUPP on drm, where they are
+ * properties of the QEMU device).  0 restores the core's default.
+ */
+enum vgpu_sim_option {
+	VGPU_SIM_TMA_LATENCY = 1,   /* cycles to the first byte of a copy */
+	VGPU_SIM_TMA_BANDWIDTH = 2, /* bytes the copy engine moves per cycle */
+	VGPU_SIM_TRY_WAIT_LIMIT = 3 /* cycles MBAR.TRY_WAIT suspends */
+};
+
+VGPU_API int vgpu_device_set_sim_option(struct vgpu_device *dev,
+					enum vgpu_sim_option option,
+					uint64_t value);
+
+/*
+ * Sim backend only (-EOPNOTSUPP on drm): print the core's events (CTA
+ * begin/end, barrier arrivals and completions, warps blocking and waking,
+ * exceptions) of every later launch to @f, one line each; NULL stops.
+ */
+VGPU_API int vgpu_device_set_trace(struct vgpu_device *dev, FILE *f);
+
+/* ------------------------------------------------------------------ */
+/* Buffer objects                                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A zero-filled buffer of @size bytes (rounded up to 4 KiB pages) mapped
+ * in the device's GPU address space.  @flags: VGPU_BO_READ_ONLY,
+ * VGPU_BO_NO_EXEC.  -EINVAL for size 0 or unknown flags, -E2BIG above
+ * VGPU_BO_MAX_SIZE.
+ */
+VGPU_API int vgpu_bo_new(struct vgpu_device *dev, uint64_t size, uint32_t flags,
+			 struct vgpu_bo **out);
+
+/* Unmaps and releases the buffer (NULL is a no-op). */
+VGPU_API void vgpu_bo_free(struct vgpu_bo *bo);
+
+VGPU_API uint64_t vgpu_bo_size(const struct vgpu_bo *bo);
+VGPU_API uint64_t vgpu_bo_gpu_address(const struct vgpu_bo *bo);
+VGPU_API uint32_t vgpu_bo_flags(const struct vgpu_bo *bo);
+/* GEM handle (or the sim backend's handle) in the device's file. */
+VGPU_API uint32_t vgpu_bo_handle(const struct vgpu_bo *bo);
+
+/*
+ * CPU mapping of the whole buffer (read-write, coherent with the device
+ * once the jobs writing it have completed).  Mapping twice returns the same
+ * pointer; it stays valid until vgpu_bo_unmap() or vgpu_bo_free().
+ */
+VGPU_API int vgpu_bo_map(struct vgpu_bo *bo, void **ptr);
+VGPU_API int vgpu_bo_unmap(struct vgpu_bo *bo);
+
+/* Copy to or from the buffer through its mapping (-EINVAL out of range). */
+VGPU_API int vgpu_bo_write(struct vgpu_bo *bo, uint64_t offset,
+			   const void *data, size_t len);
+VGPU_API int vgpu_bo_read(struct vgpu_bo *bo, uint64_t offset, void *data,
+			  size_t len);
+
+/*
+ * Wait until every job using the buffer has completed (-ETIME when
+ * @timeout_ns passes first).
+ */
+VGPU_API int vgpu_bo_wait(struct vgpu_bo *bo, int64_t timeout_ns);
+
+/*
+ * Export as a dma-buf file descriptor (O_CLOEXEC, read-write); the caller
+ * owns *@fd.  Import it into any device of the same backend: the same
+ * memory, with the importing device's own GPU address.  Importing a buffer
+ * a device already holds gives a new struct vgpu_bo with the same handle.
+ */
+VGPU_API int vgpu_bo_export(struct vgpu_bo *bo, int *fd);
+VGPU_API int vgpu_bo_import(struct vgpu_device *dev, int fd,
+			    struct vgpu_bo **out);
+
+/* ------------------------------------------------------------------ */
+/* Programs and kernels                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Load a program onto the device: from assembly text (@len bytes of @src;
+ * @filename names it in messages), from a file holding text or an object
+ * (detected by its magic), or from an object in memory (uapi/vgpu_isa.h's
+ * format, as vgpu-as writes it).  On an assembly or format error returns
+ * -EINVAL and, when @log is not NULL, writes the diagnostics there
+ * ("FILE:LINE:COL: error: ...", one per line, truncated to @loglen).
+ * The code is copied into a read-only buffer object of the device.
+ */
+VGPU_API int vgpu_program_assemble(struct vgpu_device *dev, const char *src,
+				   size_t len, const char *filename,
+				   struct vgpu_program **out, char *log,
+				   size_t loglen);
+VGPU_API int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
+				    struct vgpu_program **out, char *log,
+				    size_t loglen);
+VGPU_API int vgpu_program_load_binary(struct vgpu_device *dev,
+				      const void *data, size_t len,
+				      struct vgpu_program **out, char *log,
+				      size_t loglen);
+VGPU_API void vgpu_program_free(struct vgpu_program *prog);
+
+/* The object file of the program (malloc'd, the caller frees *@data). */
+VGPU_API int vgpu_program_binary(const struct vgpu_program *prog, void **data,
+				 size_t *len);
+
+/* Re-assemblable text of the whole program, as vgpu-objdump prints it. */
+VGPU_API int vgpu_program_disassemble(const struct vgpu_program *prog, FILE *out);
+
+VGPU_API unsigned int vgpu_program_kernel_count(const struct vgpu_program *prog);
+
+/*
+ * A kernel of the program by index or by name (-ENOENT when there is no
+ * such kernel).  Kernels belong to their program: valid until it is freed.
+ */
+VGPU_API int vgpu_program_kernel(const struct vgpu_program *prog,
+				 unsigned int index,
+				 const struct vgpu_kernel **out);
+VGPU_API int vgpu_program_find_kernel(const struct vgpu_program *prog,
+				      const char *name,
+				      const struct vgpu_kernel **out);
+
+/* Parameter types (.param TYPE NAME in assembly). */
+enum vgpu_arg_type {
+	VGPU_ARG_U32 = VGPU_PARAM_U32,
+	VGPU_ARG_S32 = VGPU_PARAM_S32,
+	VGPU_ARG_F32 = VGPU_PARAM_F32,
+	VGPU_ARG_U64 = VGPU_PARAM_U64,
+	VGPU_ARG_PTR = VGPU_PARAM_PTR,
+};
+
+/**
+ * struct vgpu_kernel_info - a kernel's metadata
+ * @name:        as declared with .kernel ("main" without one)
+ * @entry:       byte offset of its first instruction in the program
+ * @smem_static: bytes of its .shared allocations
+ * @param_size:  bytes of its parameter buffer
+ * @nparams:     declared parameters (0: the kernel reads an undeclared
+ *               buffer; vgpu_args_set_raw() and vgpu_args_push_*() fill it)
+ */
+struct vgpu_kernel_info {
+	const char *name;
+	uint32_t entry;
+	uint32_t smem_static;
+	uint32_t param_size;
+	uint32_t nparams;
+};
+
+/**
+ * struct vgpu_arg_info - one declared parameter
+ * @name:   its name
+ * @type:   enum vgpu_arg_type
+ * @offset: byte offset in the parameter buffer
+ * @size:   4 or 8
+ */
+struct vgpu_arg_info {
+	const char *name;
+	uint32_t type;
+	uint32_t offset;
+	uint32_t size;
+};
+
+VGPU_API void vgpu_kernel_info(const struct vgpu_kernel *kernel,
+			       struct vgpu_kernel_info *info);
+/* Parameter @index (-ENOENT past the last). */
+VGPU_API int vgpu_kernel_arg(const struct vgpu_kernel *kernel,
+			     unsigned int index, struct vgpu_arg_info *info);
+/* Index of the parameter named @name, or -ENOENT. */
+VGPU_API int vgpu_kernel_arg_index(const struct vgpu_kernel *kernel,
+				   const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Arguments                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The parameter buffer of one launch of @kernel, zero-filled, and the
+ * buffers the launch uses.  An argument set may be reused for any number
+ * of launches and changed between them; it is not locked: one thread at a
+ * time.
+ *
+ * Setters address a declared parameter by index; their type must match
+ * (-EINVAL otherwise: set_bo and set_u64 for ptr/u64 parameters, set_u32
+ * for u32/s32, set_s32 for s32/u32, set_f32 for f32).  vgpu_args_set_bo()
+ * writes the buffer's GPU address plus @offset and adds the buffer to the
+ * launch's buffer list (implicit synchronisation: the job waits for earlier
+ * jobs on it and later waits on it see this one).
+ *
+ * For kernels without declared parameters, vgpu_args_push_bo() and
+ * vgpu_args_push_u64() append 8-byte values and vgpu_args_set_raw()
+ * writes bytes at any offset (-E2BIG past VGPU_MAX_PARAM_BYTES).
+ */
+VGPU_API int vgpu_args_new(const struct vgpu_kernel *kernel,
+			   struct vgpu_args **out);
+VGPU_API void vgpu_args_free(struct vgpu_args *args);
+VGPU_API int vgpu_args_set_bo(struct vgpu_args *args, unsigned int index,
+			      struct vgpu_bo *bo, uint64_t offset);
+VGPU_API int vgpu_args_set_u64(struct vgpu_args *args, unsigned int index,
+			       uint64_t value);
+VGPU_API int vgpu_args_set_u32(struct vgpu_args *args, unsigned int index,
+			       uint32_t value);
+VGPU_API int vgpu_args_set_s32(struct vgpu_args *args, unsigned int index,
+			       int32_t value);
+VGPU_API int vgpu_args_set_f32(struct vgpu_args *args, unsigned int index,
+			       float value);
+VGPU_API int vgpu_args_push_bo(struct vgpu_args *args, struct vgpu_bo *bo,
+			       uint64_t offset);
+VGPU_API int vgpu_args_push_u64(struct vgpu_args *args, uint64_t value);
+VGPU_API int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
+			       const void *data, uint32_t len);
+/* Add a buffer to the launch's buffer list without writing its address. */
+VGPU_API int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo);
+
+/* ------------------------------------------------------------------ */
+/* Syncobjs                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * DRM syncobjs (binary, or timeline when used with points).  Jobs wait on
+ * and signal them through struct vgpu_sync_point; the host can signal,
+ * wait and query them.
+ */
+#define VGPU_SYNCOBJ_SIGNALED (1u << 0) /* created already signalled */
+
+VGPU_API int vgpu_syncobj_new(struct vgpu_device *dev, uint32_t flags,
+			      struct vgpu_syncobj **out);
+VGPU_API void vgpu_syncobj_free(struct vgpu_syncobj *s);
+VGPU_API uint32_t vgpu_syncobj_handle(const struct vgpu_syncobj *s);
+
+/* Signal @point from the host (0: the binary syncobj). */
+VGPU_API int vgpu_syncobj_signal(struct vgpu_syncobj *s, uint64_t point);
+
+/*
+ * Wait until @point (0: the binary fence) has signalled, also waiting for
+ * it to be submitted.  -ETIME when @timeout_ns passes first.
+ */
+VGPU_API int vgpu_syncobj_wait(struct vgpu_syncobj *s, uint64_t point,
+			       int64_t timeout_ns);
+
+/* The last signalled timeline point. */
+VGPU_API int vgpu_syncobj_query(struct vgpu_syncobj *s, uint64_t *point);
+
+/* ------------------------------------------------------------------ */
+/* Launches and jobs                                                  */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct vgpu_sync_point - a syncobj and a timeline point (0 = binary)
+ */
+struct vgpu_sync_point {
+	struct vgpu_syncobj *syncobj;
+	uint64_t point;
+};
+
+/**
+ * struct vgpu_launch_config - how to launch a kernel
+ * @grid:       CTAs in x, y, z; 0 counts as 1
+ * @block:      threads per CTA in x, y, z; 0 counts as 1
+ * @cluster:    CTAs per cluster in x, y, z; 0 counts as 1
+ * @smem_bytes: dynamic shared memory per CTA, added to the kernel's
+ *              .shared bytes
+ * @queue:      hardware queue (VGPU_PARAM_QUEUES of them)
+ * @flags:      VGPU_LAUNCH_RANDOM_SCHED, VGPU_LAUNCH_SANITIZE (uapi/vgpu_hw.h)
+ * @seed:       scheduler seed for VGPU_LAUNCH_RANDOM_SCHED
+ * @budget:     warp-instruction limit, 0 = the device's default
+ * @wait:       the job starts when every one of these has signalled; each
+ *              must already have a fence (-EINVAL otherwise, as the driver)
+ * @nwait:      entries in @wait
+ * @signal:     each gets the job's completion fence
+ * @nsignal:    entries in @signal
+ *
+ * A zero-initialised config launches one CTA of one thread on queue 0.
+ */
+struct vgpu_launch_config {
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t cluster[3];
+	uint32_t smem_bytes;
+	uint32_t queue;
+	uint32_t flags;
+	uint64_t seed;
+	uint64_t budget;
+	const struct vgpu_sync_point *wait;
+	unsigned int nwait;
+	const struct vgpu_sync_point *signal;
+	unsigned int nsignal;
+};
+
+/*
+ * Launch @kernel (on its program's device) with @args (NULL: an empty
+ * parameter buffer, allowed only for kernels without parameters).  On
+ * success *@job is the completion handle (NULL @job: fire and forget).
+ * Errors are the driver's: -EINVAL for a bad config, -E2BIG for too many
+ * buffers or sync points, -ENOENT for a syncobj of another device,
+ * -ENODEV for a closed device.  Problems only the device sees (too much
+ * shared memory, a cluster that does not tile the grid) are the job's
+ * exception (VGPU_EXC_BAD_LAUNCH).
+ */
+VGPU_API int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
+				const struct vgpu_launch_config *config,
+				const struct vgpu_args *args,
+				struct vgpu_job **job);
+
+/*
+ * Wait for the job.  0 when it completed successfully; -ETIME when
+ * @timeout_ns passed first (the job goes on); otherwise how it failed:
+ * -EIO a device exception (vgpu_job_exception() has the record), -EFAULT
+ * an MMU fault (also a record), -ETIMEDOUT stopped by the driver's timeout
+ * (the device was reset), -ECANCELED it could not run.
+ */
+VGPU_API int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns);
+
+/**
+ * struct vgpu_job_status - how a job ended (or where it is)
+ * @state:      VGPU_JOB_QUEUED, _RUNNING, _DONE or _FAILED (uapi/vgpu_drm.h)
+ * @error:      positive errno of its failure, 0 if none
+ * @hw_status:  the device's completion status (VGPU_ERR_*)
+ * @queue:      hardware queue it ran on
+ * @warp_insns: warp-instructions it executed
+ * @elapsed_ns: device time it took
+ */
+struct vgpu_job_status {
+	uint32_t state;
+	uint32_t error;
+	uint32_t hw_status;
+	uint32_t queue;
+	uint64_t warp_insns;
+	uint64_t elapsed_ns;
+};
+
+VGPU_API int vgpu_job_status(struct vgpu_job *job, struct vgpu_job_status *st);
+
+/*
+ * The job's exception record (-ENODATA when it raised none, -EBUSY while
+ * it has not completed).
+ */
+VGPU_API int vgpu_job_exception(struct vgpu_job *job,
+				struct vgpu_exception_record *rec);
+
+/*
+ * A readable account of the job's exception: its name, CTA, warp and
+ * lanes, the faulting instruction disassembled from the job's program,
+ * barrier, address, message, and for a deadlock what each warp waits
+ * for; several lines, truncated to @len.  Returns the length it wanted
+ * (like snprintf) or -ENODATA / -EBUSY as vgpu_job_exception().
+ */
+VGPU_API int vgpu_job_describe(struct vgpu_job *job, char *buf, size_t len);
+
+/* Frees the handle; the job itself runs to completion.  NULL is a no-op. */
+VGPU_API void vgpu_job_free(struct vgpu_job *job);
+
+/*
+ * The same text for a record got elsewhere (the instruction is
+ * disassembled from the record's own copy of it; @nwarps: warps per CTA of
+ * the launch, for a deadlock's per-warp lines).
+ */
+VGPU_API int vgpu_exception_describe(const struct vgpu_exception_record *rec,
+				     uint32_t nwarps, char *buf, size_t len);
+
+/* Name of an exception code ("DEADLOCK"), or "UNKNOWN". */
+VGPU_API const char *vgpu_exception_name(uint32_t code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VGPU_H */

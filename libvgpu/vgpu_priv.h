@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvgpu internals: the real structs behind vgpu.h's opaque types and the
+ * contract between the front end (device.c, bo.c, program.c, launch.c) and
+ * the two backends (drm.c, sim.c).
+ *
+ * The front end speaks only ioctls: every operation, on either backend, is
+ * a call of vgpu_dev_ioctl() with a DRM ioctl request and its uAPI struct
+ * (uapi/vgpu_drm.h for the driver's own, <drm.h> for GEM_CLOSE, PRIME and
+ * SYNCOBJ), returning 0 or -errno.  The drm backend hands them to the
+ * kernel; the sim backend answers them in process with the same checks and
+ * the same error codes as vgpu.ko.  Besides ioctls a backend maps and
+ * unmaps buffer objects (mmap of the fake offset BO_MMAP_OFFSET returns).
+ */
+#ifndef VGPU_PRIV_H
+#define VGPU_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "vgpu.h"
+#include "vgpu_asm.h"
+
+#define VGPU_HIDDEN __attribute__((visibility("hidden")))
+
+struct vgpu_sim;
+
+/**
+ * struct vgpu_backend_ops - what differs between drm and sim
+ * @ioctl:  one ioctl; 0 or -errno (restarted on EINTR/EAGAIN by drm)
+ * @mmap:   map @size bytes at fake offset @offset read-write, shared
+ * @munmap: undo @mmap
+ * @close:  release the backend's state (the DRM fd, the simulator)
+ */
+struct vgpu_backend_ops {
+	int (*ioctl)(struct vgpu_device *dev, unsigned long request, void *arg);
+	int (*mmap)(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		    void **ptr);
+	int (*munmap)(struct vgpu_device *dev, void *ptr, uint64_t size);
+	void (*close)(struct vgpu_device *dev);
+};
+
+/**
+ * struct vgpu_device - an open device (one DRM file, or one simulator)
+ * @refs:     the caller's reference plus one per live bo, program,
+ *            syncobj and job; the last vgpu_dev_put() frees it
+ * @closed:   set by vgpu_device_close(): new objects and launches give
+ *            -ENODEV
+ * @fd:       the DRM fd (drm backend), -1 on sim
+ * @sim:      the simulator (sim backend), NULL on drm
+ * @lock:     protects @bos, @job_syncs and @param_bos
+ * @bos:      every live struct vgpu_bo of the device, so that importing a
+ *            buffer the device already holds finds the same one
+ * @job_syncs: free binary syncobjs for jobs' completion (a pool: a job
+ *            takes one and gives it back when freed)
+ * @param_bos: parameter pages of launches, oldest first; a page is reused
+ *            once the job that read it has completed (WAIT_BO poll)
+ */
+struct vgpu_device {
+	const struct vgpu_backend_ops *ops;
+	enum vgpu_backend backend;
+	atomic_uint refs;
+	atomic_bool closed;
+	int fd;
+	struct vgpu_sim *sim;
+	char node[64];
+	char pci_slot[32];
+	char driver[64];
+	pthread_mutex_t lock;
+	struct vgpu_bo **bos;
+	unsigned int nbos, bos_cap;
+	uint32_t *job_syncs;
+	unsigned int njob_syncs, job_syncs_cap;
+	struct vgpu_param_bo *param_bos;
+	unsigned int nparam_bos, param_bos_cap;
+};
+
+/* A parameter page: one launch's parameter buffer at a time. */
+struct vgpu_param_bo {
+	uint32_t handle;
+	uint64_t va;
+	uint8_t *map;
+};
+
+/* @refs: imports of a buffer the device holds return the same struct. */
+struct vgpu_bo {
+	struct vgpu_device *dev;
+	atomic_uint refs;
+	uint32_t handle;
+	uint32_t flags;
+	uint64_t size;
+	uint64_t va;
+	pthread_mutex_t lock; /* protects @map */
+	void *map;
+};
+
+struct vgpu_kernel {
+	const struct vgpu_program *prog;
+	const struct vgpu_obj_kernel *obj; /* in prog->obj */
+};
+
+struct vgpu_program {
+	struct vgpu_device *dev;
+	struct vgpu_object obj;
+	struct vgpu_kernel *kernels; /* obj.nkernels */
+	struct vgpu_bo *code;	     /* the code, read-only */
+};
+
+struct vgpu_args {
+	const struct vgpu_kernel *kernel;
+	uint8_t data[VGPU_MAX_PARAM_BYTES];
+	uint32_t size;	   /* bytes of @data passed to the launch */
+	uint32_t *handles; /* BO handles the launch uses */
+	unsigned int nhandles, cap;
+	struct vgpu_device *dev; /* of the first BO, to reject others' */
+};
+
+struct vgpu_syncobj {
+	struct vgpu_device *dev;
+	uint32_t handle;
+};
+
+struct vgpu_job {
+	struct vgpu_device *dev;
+	char kernel[VGPU_OBJ_NAME_MAX];	 /* what it ran, for describing */
+	uint32_t entry;			 /* its exception */
+	uint64_t id;			 /* driver job id */
+	uint32_t sync;			 /* binary syncobj signalled at its end */
+	uint32_t nwarps;		 /* warps per CTA, for describe */
+	bool done;			 /* status fetched after the end */
+	struct drm_vgpu_get_job status;
+	struct vgpu_exception_record exc;
+};
+
+/* ---- front end helpers (device.c) ---- */
+VGPU_HIDDEN int vgpu_dev_ioctl(struct vgpu_device *dev, unsigned long request,
+			       void *arg);
+VGPU_HIDDEN void vgpu_dev_get(struct vgpu_device *dev);
+VGPU_HIDDEN void vgpu_dev_put(struct vgpu_device *dev);
+/* -ENODEV once vgpu_device_close() was called, else 0. */
+VGPU_HIDDEN int vgpu_dev_check(const struct vgpu_device *dev);
+/* Absolute CLOCK_MONOTONIC nanoseconds @timeout_ns from now (saturating). */
+VGPU_HIDDEN int64_t vgpu_abs_timeout(int64_t timeout_ns);
+
+/* ---- backends ---- */
+/* drm.c: adopt @fd (owned from now on); -ENODEV when it is not vgpu. */
+VGPU_HIDDEN int vgpu_drm_init(struct vgpu_device *dev, int fd);
+/* sim.c: a new simulated device behind @dev. */
+VGPU_HIDDEN int vgpu_sim_init(struct vgpu_device *dev);
+VGPU_HIDDEN int vgpu_sim_set_option(struct vgpu_device *dev,
+				    enum vgpu_sim_option option,
+				    uint64_t value);
+VGPU_HIDDEN int vgpu_sim_set_trace(struct vgpu_device *dev, FILE *f);
+
+#endif /* VGPU_PRIV_H */
