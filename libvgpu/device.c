@@ -42,6 +42,7 @@ static void dev_free(struct vgpu_device *dev)
 	if (dev->ops)
 		dev->ops->close(dev);
 	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->param_lock);
 	free(dev->param_bos);
 	free(dev->job_syncs);
 	free(dev->bos);
@@ -192,6 +193,7 @@ static struct vgpu_device *dev_alloc(void)
 	atomic_init(&dev->closed, false);
 	dev->fd = -1;
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->param_lock, NULL);
 	return dev;
 }
 

@@ -366,7 +366,7 @@ static int param_bo_new(struct vgpu_device *dev, struct vgpu_param_bo *p)
 }
 
 /*
- * Take a parameter page for a launch and hold @dev->lock until
+ * Take a parameter page for a launch and hold @dev->param_lock until
  * param_page_put(): the oldest page when its last job has completed, else a
  * new one, else (PARAM_BOS_MAX in flight) the oldest once it completes.
  * Pages rotate: the one taken moves to the end.
@@ -376,7 +376,7 @@ static int param_page_get(struct vgpu_device *dev, struct vgpu_param_bo *out)
 	struct vgpu_param_bo p;
 	int ret;
 
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->param_lock);
 	if (dev->nparam_bos) {
 		struct drm_vgpu_wait_bo w = { .handle = dev->param_bos[0].handle };
 
@@ -413,13 +413,13 @@ static int param_page_get(struct vgpu_device *dev, struct vgpu_param_bo *out)
 	*out = p;
 	return 0;
 fail:
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->param_lock);
 	return ret;
 }
 
 static void param_page_put(struct vgpu_device *dev)
 {
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->param_lock);
 }
 
 static uint32_t dim(uint32_t v)

@@ -49,7 +49,9 @@ struct vgpu_backend_ops {
  *            -ENODEV
  * @fd:       the DRM fd (drm backend), -1 on sim
  * @sim:      the simulator (sim backend), NULL on drm
- * @lock:     protects @bos, @job_syncs and @param_bos
+ * @lock:     protects @bos and @job_syncs
+ * @param_lock: protects @param_bos; held from taking a page until the
+ *            SUBMIT that uses it has attached its fence
  * @bos:      every live struct vgpu_bo of the device, so that importing a
  *            buffer the device already holds finds the same one
  * @job_syncs: free binary syncobjs for jobs' completion (a pool: a job
@@ -72,6 +74,7 @@ struct vgpu_device {
 	unsigned int nbos, bos_cap;
 	uint32_t *job_syncs;
 	unsigned int njob_syncs, job_syncs_cap;
+	pthread_mutex_t param_lock;
 	struct vgpu_param_bo *param_bos;
 	unsigned int nparam_bos, param_bos_cap;
 };
