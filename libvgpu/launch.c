@@ -54,7 +54,7 @@ int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo)
 	for (unsigned int i = 0; i < args->nhandles; i++)
 		if (args->handles[i] == bo->handle)
 			return 0;
-	if (args->nhandles + 2 > VGPU_SUBMIT_MAX_BOS)
+	if (args->nhandles + 1 + 2 > VGPU_SUBMIT_MAX_BOS)
 		return -E2BIG; /* the launch adds the code and parameter pages */
 	if (args->nhandles == args->cap) {
 		unsigned int cap = args->cap ? 2 * args->cap : 8;
