@@ -176,7 +176,7 @@ int vgpu_device_list(struct vgpu_device_desc *descs, unsigned int max,
 	ret = list_all(&all, &n);
 	if (ret)
 		return ret;
-	if (max)
+	if (max && n)
 		memcpy(descs, all, (n < max ? n : max) * sizeof(*descs));
 	free(all);
 	*count = n;
