@@ -120,7 +120,8 @@ int vgpu_args_set_bo(struct vgpu_args *args, unsigned int index,
 int vgpu_args_set_u64(struct vgpu_args *args, unsigned int index,
 		      uint64_t value)
 {
-	return set_arg(args, index, PTR_TYPES, value);
+	/* .param s64 too: no other setter writes 8 bytes to it */
+	return set_arg(args, index, PTR_TYPES | (1u << VGPU_PARAM_S64), value);
 }
 
 int vgpu_args_set_u32(struct vgpu_args *args, unsigned int index,

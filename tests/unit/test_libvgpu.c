@@ -1413,6 +1413,7 @@ static const char params_src[] =
 	".param s32 b\n"
 	".param f32 c\n"
 	".param u64 d\n"
+	".param s64 e\n"
 	"  LDP.64 R2, [out] ;\n"
 	"  LDP.32 R4, [a] ;\n"
 	"  STG.32 [R2], R4 ;\n"
@@ -1422,6 +1423,8 @@ static const char params_src[] =
 	"  STG.32 [R2+0x8], R4 ;\n"
 	"  LDP.64 R4, [d] ;\n"
 	"  STG.64 [R2+0x10], R4 ;\n"
+	"  LDP.64 R4, [e] ;\n"
+	"  STG.64 [R2+0x18], R4 ;\n"
 	"  EXIT ;\n";
 
 TEST(args_setters)
@@ -1431,7 +1434,7 @@ TEST(args_setters)
 	const struct vgpu_kernel *k;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
-	uint32_t out[6] = { 0 };
+	uint32_t out[8] = { 0 };
 	float f = 0;
 
 	REQUIRE(dev);
@@ -1456,10 +1459,13 @@ TEST(args_setters)
 	CHECK_EQ(vgpu_args_set_u64(args, 1, 1), -EINVAL);
 	CHECK_EQ(vgpu_args_set_u64(args, 3, 1), -EINVAL);
 	/* no such parameter: -ENOENT */
-	CHECK_EQ(vgpu_args_set_u32(args, 5, 1), -ENOENT);
-	CHECK_EQ(vgpu_args_set_bo(args, 5, bo, 0), -ENOENT);
+	CHECK_EQ(vgpu_args_set_u32(args, 5, 1), -EINVAL);      /* s64 */
+	CHECK_EQ(vgpu_args_set_s32(args, 5, 1), -EINVAL);
+	CHECK_EQ(vgpu_args_set_bo(args, 5, bo, 0), -EINVAL);
+	CHECK_EQ(vgpu_args_set_u32(args, 6, 1), -ENOENT);
+	CHECK_EQ(vgpu_args_set_bo(args, 6, bo, 0), -ENOENT);
 	CHECK_EQ(vgpu_args_set_u64(args, 99, 1), -ENOENT);
-	CHECK_EQ(vgpu_args_set_f32(args, 5, 1.0f), -ENOENT);
+	CHECK_EQ(vgpu_args_set_f32(args, 6, 1.0f), -ENOENT);
 	CHECK_EQ(vgpu_args_set_s32(args, UINT_MAX, 1), -ENOENT);
 	/* bad buffer or offset */
 	CHECK_EQ(vgpu_args_set_bo(args, 0, NULL, 0), -EINVAL);
@@ -1469,12 +1475,13 @@ TEST(args_setters)
 	CHECK_EQ(vgpu_args_push_bo(args, bo, 0), -EINVAL);
 	CHECK_EQ(vgpu_args_use_bo(args, NULL), -EINVAL);
 
-	/* accepted: s32 through set_u32, u32 through set_s32, u64 by set_u64 */
+	/* accepted: s32 through set_u32, u32 through set_s32, u64 and s64 by set_u64 */
 	CHECK_EQ(vgpu_args_set_bo(args, 0, bo, 4096), 0);
 	CHECK_EQ(vgpu_args_set_s32(args, 1, -5), 0);
 	CHECK_EQ(vgpu_args_set_u32(args, 2, 0x80000001u), 0);
 	CHECK_EQ(vgpu_args_set_f32(args, 3, 2.5f), 0);
 	CHECK_EQ(vgpu_args_set_u64(args, 4, 0x123456789abcdef0ull), 0);
+	CHECK_EQ(vgpu_args_set_u64(args, 5, (uint64_t)-3), 0);
 	CHECK_EQ(vgpu_kernel_launch(k, NULL, args, NULL), 0);
 	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
 	CHECK_EQ(vgpu_bo_read(bo, 4096, out, sizeof(out)), 0);
@@ -1484,6 +1491,8 @@ TEST(args_setters)
 	CHECK(f == 2.5f);
 	CHECK_EQ(out[4], 0x9abcdef0u);
 	CHECK_EQ(out[5], 0x12345678u);
+	CHECK_EQ(out[6], 0xfffffffdu);
+	CHECK_EQ(out[7], 0xffffffffu);
 	/* a set may be changed and reused */
 	CHECK_EQ(vgpu_args_set_u32(args, 1, 42), 0);
 	CHECK_EQ(vgpu_args_set_bo(args, 0, bo, 0), 0);
