@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: the sim backend
+ *
+ * A simulated device answers the ioctls of vgpu.ko (uapi/vgpu_drm.h) and
+ * the DRM core ioctls libvgpu uses (GEM_CLOSE, PRIME, SYNCOBJ) in process,
+ * on the execution core of qemu-device/core (which is GPL-2.0-or-later:
+ * a program linking this backend links the core).  One struct vgpu_sim is
+ * one open DRM file: its own GEM handles, GPU address space, syncobjs and
+ * job history.  Nothing is global; everything hangs off the device.
+ *
+ * What matches the driver and a default vgpu-pci device:
+ *  - dispatch as drm_ioctl(): a request of another ioctl type is -ENOTTY,
+ *    a driver ioctl number past the last is -EINVAL; the argument is
+ *    copied in and out by the size encoded in the request, zero-filling a
+ *    shorter struct (a NULL argument is -EFAULT);
+ *  - every check and its order and errno (vgpu_drv.c, vgpu_gem.c,
+ *    vgpu_job.c, drm_gem.c, drm_prime.c, drm_syncobj.c of Linux 6.1),
+ *    parameters, VA layout (from 1 MiB, best fit, one unmapped guard page
+ *    after each BO), lowest-free handle allocation, job ids and history;
+ *  - what the device does with a launch (vgpu-queue.c): program fetch
+ *    with execute permission and parameter fetch with read permission
+ *    (VGPU_ERR_MMU_FAULT), program load and launch validation
+ *    (VGPU_ERR_BAD_LAUNCH), then the run (VGPU_ERR_EXCEPTION); MMU faults
+ *    fill exc.addr, exc.info[] and exc.msg as vgpu_mmu_fault_record()
+ *    does, with the page-table level vgpu.ko's tables would fail at;
+ *    the fence error is -EFAULT for an MMU fault or GLOBAL_FAULT and -EIO
+ *    for any other failure (vgpu_hw_status_errno()).
+ *
+ * What differs:
+ *  - execution is synchronous: SUBMIT runs the job to completion on the
+ *    device's one SM before it returns, under the device lock (jobs of a
+ *    device, on any queue, run one at a time; other ioctls of the device
+ *    wait for a running job).  So every fence is signalled once it
+ *    exists, a BO is always idle (WAIT_BO returns 0 at once), and GET_JOB
+ *    only ever reports DONE or FAILED;
+ *  - a waiter blocked in SYNCOBJ_WAIT with WAIT_FOR_SUBMIT wakes when
+ *    another thread submits or signals the point (a condition variable);
+ *  - no job timeout, device reset or watchdog: JOB_TIMEOUT_MS reads 0 and
+ *    the instruction budget bounds a launch; RESET_COUNT stays 0;
+ *  - elapsed_ns is the host time the job took (as the QEMU device
+ *    reports it), warp_insns the core's count;
+ *  - BOs are memfds (sealed against resizing): PRIME export returns a
+ *    duplicate of the memfd (read-only, reopened, without DRM_RDWR),
+ *    import accepts any mappable fd, and importing memory this device
+ *    already holds gives the same handle.  A BO keeps its VGPU_BO_* flags
+ *    across devices (they are recorded in the memfd's name), as a
+ *    dma-buf imported into another file of the same vgpu device does;
+ *  - syncobj fds (SYNCOBJ_HANDLE_TO_FD/FD_TO_HANDLE) and every other
+ *    ioctl the sim does not implement give -ENOTTY;
+ *  - the address space id in MMU-fault records is always 1.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "sim_priv.h"
+
+/* ---- GET_PARAM ---- */
+
+static int sim_get_param(struct vgpu_sim *sim, void *data)
+{
+	struct drm_vgpu_get_param *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	switch (args->param) {
+	case VGPU_PARAM_DEVICE_ID:
+		args->value = (uint64_t)VGPU_PCI_VENDOR_ID << 16 | VGPU_PCI_DEVICE_ID;
+		break;
+	case VGPU_PARAM_REVISION:
+		args->value = VGPU_PCI_REVISION;
+		break;
+	case VGPU_PARAM_HW_VERSION:
+		args->value = VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR;
+		break;
+	case VGPU_PARAM_SMS:
+		args->value = SIM_SMS;
+		break;
+	case VGPU_PARAM_SMEM:
+		args->value = sim->cfg.smem_max;
+		break;
+	case VGPU_PARAM_MAX_THREADS:
+		args->value = VGPU_MAX_THREADS_PER_CTA;
+		break;
+	case VGPU_PARAM_BARRIERS:
+		args->value = VGPU_NUM_NAMED_BARRIERS;
+		break;
+	case VGPU_PARAM_FEATURES:
+		args->value = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED |
+			      VGPU_FEAT_MBARRIER | VGPU_FEAT_TMA |
+			      VGPU_FEAT_CLUSTERS;
+		break;
+	case VGPU_PARAM_QUEUES:
+		args->value = SIM_QUEUES;
+		break;
+	case VGPU_PARAM_WARP_SIZE:
+		args->value = VGPU_WARP_SIZE;
+		break;
+	case VGPU_PARAM_MAX_PARAM:
+		args->value = VGPU_MAX_PARAM_BYTES;
+		break;
+	case VGPU_PARAM_MAX_CODE:
+		args->value = VGPU_MAX_CODE_BYTES;
+		break;
+	case VGPU_PARAM_VA_BITS:
+		args->value = VGPU_VA_BITS;
+		break;
+	case VGPU_PARAM_VA_START:
+		args->value = SIM_VA_START;
+		break;
+	case VGPU_PARAM_VA_SIZE:
+		args->value = SIM_VA_END - SIM_VA_START;
+		break;
+	case VGPU_PARAM_RESET_COUNT:
+	case VGPU_PARAM_FILE_RESET_COUNT:
+		args->value = 0;
+		break;
+	case VGPU_PARAM_JOB_TIMEOUT_MS:
+		args->value = 0; /* no job timeout on the sim */
+		break;
+	case VGPU_PARAM_DRIVER_VERSION:
+		args->value = SIM_DRIVER_MAJOR << 16 | SIM_DRIVER_MINOR;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- dispatch ---- */
+
+struct sim_ioctl {
+	unsigned long cmd; /* the definition: direction and size */
+	int (*fn)(struct vgpu_sim *sim, void *data);
+};
+
+static const struct sim_ioctl sim_driver_ioctls[] = {
+	[DRM_VGPU_GET_PARAM] = { DRM_IOCTL_VGPU_GET_PARAM, sim_get_param },
+	[DRM_VGPU_BO_CREATE] = { DRM_IOCTL_VGPU_BO_CREATE, vgpu_sim_bo_create },
+	[DRM_VGPU_BO_MMAP_OFFSET] = { DRM_IOCTL_VGPU_BO_MMAP_OFFSET,
+				      vgpu_sim_bo_mmap_offset },
+	[DRM_VGPU_BO_INFO] = { DRM_IOCTL_VGPU_BO_INFO, vgpu_sim_bo_info },
+	[DRM_VGPU_SUBMIT] = { DRM_IOCTL_VGPU_SUBMIT, vgpu_sim_submit },
+	[DRM_VGPU_WAIT_BO] = { DRM_IOCTL_VGPU_WAIT_BO, vgpu_sim_wait_bo },
+	[DRM_VGPU_GET_JOB] = { DRM_IOCTL_VGPU_GET_JOB, vgpu_sim_get_job },
+};
+
+static const struct sim_ioctl sim_core_ioctls[] = {
+	{ DRM_IOCTL_GEM_CLOSE, vgpu_sim_gem_close },
+	{ DRM_IOCTL_PRIME_HANDLE_TO_FD, vgpu_sim_prime_handle_to_fd },
+	{ DRM_IOCTL_PRIME_FD_TO_HANDLE, vgpu_sim_prime_fd_to_handle },
+	{ DRM_IOCTL_SYNCOBJ_CREATE, vgpu_sim_syncobj_create },
+	{ DRM_IOCTL_SYNCOBJ_DESTROY, vgpu_sim_syncobj_destroy },
+	{ DRM_IOCTL_SYNCOBJ_WAIT, vgpu_sim_syncobj_wait },
+	{ DRM_IOCTL_SYNCOBJ_RESET, vgpu_sim_syncobj_reset },
+	{ DRM_IOCTL_SYNCOBJ_SIGNAL, vgpu_sim_syncobj_signal },
+	{ DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, vgpu_sim_syncobj_timeline_wait },
+	{ DRM_IOCTL_SYNCOBJ_QUERY, vgpu_sim_syncobj_query },
+	{ DRM_IOCTL_SYNCOBJ_TRANSFER, vgpu_sim_syncobj_transfer },
+	{ DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, vgpu_sim_syncobj_timeline_signal },
+};
+
+#define SIM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct sim_ioctl *sim_find_ioctl(unsigned int nr, int *err)
+{
+	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END) {
+		unsigned int idx = nr - DRM_COMMAND_BASE;
+
+		if (idx < SIM_ARRAY_SIZE(sim_driver_ioctls))
+			return &sim_driver_ioctls[idx];
+		*err = -EINVAL; /* drm_ioctl(): past the driver's table */
+		return NULL;
+	}
+	for (size_t i = 0; i < SIM_ARRAY_SIZE(sim_core_ioctls); i++)
+		if (_IOC_NR(sim_core_ioctls[i].cmd) == nr)
+			return &sim_core_ioctls[i];
+	*err = -ENOTTY; /* a core ioctl the sim does not implement */
+	return NULL;
+}
+
+static int sim_ioctl(struct vgpu_device *dev, unsigned long request, void *arg)
+{
+	struct vgpu_sim *sim = dev->sim;
+	const struct sim_ioctl *d;
+	union {
+		uint64_t align;
+		uint8_t bytes[256];
+	} stack;
+	uint32_t in_size, out_size, ksize;
+	uint8_t *kdata = stack.bytes;
+	int ret = 0;
+
+	if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
+		return -ENOTTY;
+	d = sim_find_ioctl(_IOC_NR(request), &ret);
+	if (!d)
+		return ret;
+
+	/* drm_ioctl(): copy what both sides declare, zero-fill the rest. */
+	in_size = out_size = _IOC_SIZE(request);
+	if (!(_IOC_DIR(request) & _IOC_DIR(d->cmd) & _IOC_WRITE))
+		in_size = 0;
+	if (!(_IOC_DIR(request) & _IOC_DIR(d->cmd) & _IOC_READ))
+		out_size = 0;
+	ksize = _IOC_SIZE(d->cmd);
+	if (in_size > ksize)
+		ksize = in_size;
+	if (out_size > ksize)
+		ksize = out_size;
+	if (ksize > sizeof(stack.bytes)) {
+		kdata = malloc(ksize);
+		if (!kdata)
+			return -ENOMEM;
+	}
+	if (in_size && !arg) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (in_size)
+		memcpy(kdata, arg, in_size);
+	memset(kdata + in_size, 0, ksize - in_size);
+
+	pthread_mutex_lock(&sim->lock);
+	ret = d->fn(sim, kdata);
+	pthread_mutex_unlock(&sim->lock);
+
+	if (out_size) {
+		if (arg)
+			memcpy(arg, kdata, out_size);
+		else
+			ret = -EFAULT;
+	}
+out:
+	if (kdata != stack.bytes)
+		free(kdata);
+	return ret;
+}
+
+static int sim_mmap(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		    void **ptr)
+{
+	struct vgpu_sim *sim = dev->sim;
+	int ret;
+
+	pthread_mutex_lock(&sim->lock);
+	ret = vgpu_sim_bo_mmap(sim, offset, size, ptr);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+static int sim_munmap(struct vgpu_device *dev, void *ptr, uint64_t size)
+{
+	return munmap(ptr, size) ? -errno : 0;
+}
+
+static void sim_close(struct vgpu_device *dev)
+{
+	struct vgpu_sim *sim = dev->sim;
+
+	if (!sim)
+		return;
+	vgpu_sim_jobs_fini(sim);
+	vgpu_sim_syncobjs_fini(sim);
+	vgpu_sim_bos_fini(sim);
+	vgpu_sm_free(sim->sm);
+	pthread_cond_destroy(&sim->cond);
+	pthread_mutex_destroy(&sim->lock);
+	free(sim);
+	dev->sim = NULL;
+}
+
+static const struct vgpu_backend_ops sim_ops = {
+	.ioctl = sim_ioctl,
+	.mmap = sim_mmap,
+	.munmap = sim_munmap,
+	.close = sim_close,
+};
+
+/* ---- set-up ---- */
+
+int vgpu_sim_init(struct vgpu_device *dev)
+{
+	struct vgpu_sim *sim;
+	pthread_condattr_t attr;
+	int ret;
+
+	sim = calloc(1, sizeof(*sim));
+	if (!sim)
+		return -ENOMEM;
+	sim->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
+	sim->sm = vgpu_sm_new(&sim->cfg);
+	if (!sim->sm) {
+		free(sim);
+		return -ENOMEM;
+	}
+	ret = pthread_mutex_init(&sim->lock, NULL);
+	if (ret)
+		goto err_sm;
+	ret = pthread_condattr_init(&attr);
+	if (ret)
+		goto err_lock;
+	ret = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!ret)
+		ret = pthread_cond_init(&sim->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (ret)
+		goto err_lock;
+
+	dev->ops = &sim_ops;
+	dev->backend = VGPU_BACKEND_SIM;
+	dev->fd = -1;
+	dev->sim = sim;
+	dev->node[0] = '\0';
+	dev->pci_slot[0] = '\0';
+	snprintf(dev->driver, sizeof(dev->driver), "vgpu-sim %u.%u",
+		 SIM_DRIVER_MAJOR, SIM_DRIVER_MINOR);
+	return 0;
+
+err_lock:
+	pthread_mutex_destroy(&sim->lock);
+err_sm:
+	vgpu_sm_free(sim->sm);
+	free(sim);
+	return -ret;
+}
+
+int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
+			uint64_t value)
+{
+	struct vgpu_sim *sim = dev->sim;
+	struct vgpu_sm_config cfg;
+	struct vgpu_sm *sm;
+
+	if (!sim)
+		return -EOPNOTSUPP;
+	if (value > UINT32_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	cfg = sim->cfg;
+	switch (option) {
+	case VGPU_SIM_TMA_LATENCY:
+		cfg.tma_latency = (uint32_t)value;
+		break;
+	case VGPU_SIM_TMA_BANDWIDTH:
+		cfg.tma_bandwidth = (uint32_t)value;
+		break;
+	case VGPU_SIM_TRY_WAIT_LIMIT:
+		cfg.try_wait_limit = (uint32_t)value;
+		break;
+	default:
+		pthread_mutex_unlock(&sim->lock);
+		return -EINVAL;
+	}
+	/* The SM takes its configuration at creation (0 = the default). */
+	sm = vgpu_sm_new(&cfg);
+	if (!sm) {
+		pthread_mutex_unlock(&sim->lock);
+		return -ENOMEM;
+	}
+	vgpu_sm_free(sim->sm);
+	sim->sm = sm;
+	sim->cfg = cfg;
+	pthread_mutex_unlock(&sim->lock);
+	return 0;
+}
+
+int vgpu_sim_set_trace(struct vgpu_device *dev, FILE *f)
+{
+	struct vgpu_sim *sim = dev->sim;
+
+	if (!sim)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&sim->lock);
+	sim->trace = f;
+	pthread_mutex_unlock(&sim->lock);
+	return 0;
+}
+
+/* ---- the core's events, one line each (opaque: the FILE) ---- */
+
+static const char *const sim_event_names[] = {
+	[VGPU_EV_CTA_BEGIN] = "CTA_BEGIN",
+	[VGPU_EV_CTA_END] = "CTA_END",
+	[VGPU_EV_WARP_BLOCK] = "WARP_BLOCK",
+	[VGPU_EV_WARP_UNBLOCK] = "WARP_UNBLOCK",
+	[VGPU_EV_WARP_EXIT] = "WARP_EXIT",
+	[VGPU_EV_BAR_ARRIVE] = "BAR_ARRIVE",
+	[VGPU_EV_BAR_COMPLETE] = "BAR_COMPLETE",
+	[VGPU_EV_EXCEPTION] = "EXCEPTION",
+};
+
+static const char *const sim_reason_names[] = {
+	[VGPU_WR_NONE] = "none",
+	[VGPU_WR_BARRIER] = "barrier",
+	[VGPU_WR_SLEEP] = "sleep",
+};
+
+void vgpu_sim_trace_event(void *opaque, const struct vgpu_event *ev)
+{
+	FILE *f = opaque;
+	const char *type = (unsigned int)ev->type < SIM_ARRAY_SIZE(sim_event_names)
+				   ? sim_event_names[ev->type]
+				   : NULL;
+
+	fprintf(f, "[%10" PRIu64 "] %-12s cta (%u,%u,%u) warp %2u pc 0x%04x",
+		ev->cycle, type ? type : "?", ev->cta[0], ev->cta[1],
+		ev->cta[2], ev->warp, ev->pc);
+	switch (ev->type) {
+	case VGPU_EV_WARP_BLOCK:
+	case VGPU_EV_WARP_UNBLOCK:
+		fprintf(f, " %s",
+			(unsigned int)ev->reason < SIM_ARRAY_SIZE(sim_reason_names)
+				? sim_reason_names[ev->reason]
+				: "?");
+		if (ev->reason == VGPU_WR_BARRIER)
+			fprintf(f, " barid %u", ev->barid);
+		break;
+	case VGPU_EV_BAR_ARRIVE:
+	case VGPU_EV_BAR_COMPLETE:
+		fprintf(f, " barid %u count %u expected %u", ev->barid,
+			ev->count, ev->expected);
+		break;
+	case VGPU_EV_EXCEPTION:
+		if (ev->exc)
+			fprintf(f, " %s", vgpu_exc_name(ev->exc->code));
+		break;
+	default:
+		break;
+	}
+	fputc('\n', f);
+}

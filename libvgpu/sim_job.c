@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim backend: SUBMIT and GET_JOB.  SUBMIT checks what vgpu_job.c checks,
+ * in its order, then does what the device does with the launch command
+ * (qemu-device/vgpu-queue.c, vgpu_cmd_launch()) on the device's SM, and
+ * records the outcome as the driver does (vgpu_job_record()) before the
+ * ioctl returns.
+ *
+ * Predecoding a program costs more than launching a small kernel, so the
+ * device keeps the last few predecoded programs with a copy of the code
+ * they came from; a launch reuses one when the code at its VA is still
+ * byte for byte the same (whoever may have written it: the CPU, a job, or
+ * another device sharing the memory).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_priv.h"
+
+/* An exception record for a failure outside the core (vgpu_exc_set()). */
+static void __attribute__((format(printf, 3, 4)))
+sim_exc_set(struct vgpu_exception_record *exc, uint32_t code, const char *fmt,
+	    ...)
+{
+	va_list ap;
+
+	memset(exc, 0, sizeof(*exc));
+	exc->code = code;
+	exc->barid = UINT32_MAX;
+	memset(exc->warp_wait, VGPU_WAIT_ABSENT, sizeof(exc->warp_wait));
+	va_start(ap, fmt);
+	vsnprintf(exc->msg, sizeof(exc->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- predecoded programs ---- */
+
+static void sim_prog_drop(struct sim_prog *p)
+{
+	vgpu_prog_free(p->prog);
+	free(p->code);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The predecoded program of @size bytes of @code at @va (cached), or NULL. */
+static const struct vgpu_prog *sim_prog_get(struct vgpu_sim *sim, uint64_t va,
+					    const uint8_t *code, uint32_t size)
+{
+	struct sim_prog *p, *victim = &sim->progs[0];
+
+	for (uint32_t i = 0; i < SIM_PROG_CACHE; i++) {
+		p = &sim->progs[i];
+		if (p->prog && p->va == va && p->size == size &&
+		    !memcmp(p->code, code, size)) {
+			p->used = ++sim->prog_clock;
+			return p->prog;
+		}
+		if (p->used < victim->used)
+			victim = p;
+	}
+	p = victim;
+	sim_prog_drop(p);
+	p->code = malloc(size);
+	if (!p->code)
+		return NULL;
+	/* Decode the copy: another thread may be writing the BO. */
+	memcpy(p->code, code, size);
+	if (vgpu_prog_load(p->code, size, &p->prog)) {
+		sim_prog_drop(p);
+		return NULL;
+	}
+	p->va = va;
+	p->size = size;
+	p->used = ++sim->prog_clock;
+	return p->prog;
+}
+
+void vgpu_sim_jobs_fini(struct vgpu_sim *sim)
+{
+	for (uint32_t i = 0; i < SIM_PROG_CACHE; i++)
+		sim_prog_drop(&sim->progs[i]);
+}
+
+/* ---- running a job ---- */
+
+/*
+ * The launch command on the device: fetch the program and the parameters
+ * through the MMU, load, validate, run.  Returns the completion status
+ * (VGPU_ERR_*) with @exc filled unless VGPU_ERR_NONE (then zeroed), the
+ * warp-instructions executed and the SM cycles they took.
+ */
+static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
+			struct vgpu_exception_record *exc, uint64_t *warp_insns,
+			uint64_t *cycles)
+{
+	struct vgpu_sm_stats st;
+	struct sim_mem mem = { .sim = sim };
+	struct vgpu_launch_ctl ctl = { 0 };
+	const struct vgpu_prog *prog;
+	struct vgpu_launch l;
+	const uint8_t *code, *params;
+	uint32_t nclusters = 1;
+	int ret;
+
+	*warp_insns = 0;
+	*cycles = 0;
+	code = vgpu_sim_xlate(&mem, c->code_va, c->code_size, VGPU_MMU_ACC_EXEC);
+	if (!code) {
+		sim_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "launch: program fetch");
+		vgpu_sim_fault_record(&mem, exc);
+		return VGPU_ERR_MMU_FAULT;
+	}
+	if (c->param_size) {
+		params = vgpu_sim_xlate(&mem, c->param_va, c->param_size,
+					VGPU_MMU_ACC_READ);
+		if (!params) {
+			sim_exc_set(exc, VGPU_EXC_GLOBAL_FAULT,
+				    "launch: parameter fetch");
+			vgpu_sim_fault_record(&mem, exc);
+			return VGPU_ERR_MMU_FAULT;
+		}
+		/* The device reads them once: later writes do not show. */
+		memcpy(sim->params, params, c->param_size);
+	}
+	prog = sim_prog_get(sim, c->code_va, code, c->code_size);
+	if (!prog) {
+		sim_exc_set(exc, VGPU_EXC_BAD_LAUNCH,
+			    "program of %u bytes cannot be loaded", c->code_size);
+		return VGPU_ERR_BAD_LAUNCH;
+	}
+
+	l = (struct vgpu_launch){
+		.prog = prog,
+		.entry = c->entry,
+		.grid = { c->grid[0], c->grid[1], c->grid[2] },
+		.block = { c->block[0], c->block[1], c->block[2] },
+		.cluster = { c->cluster[0], c->cluster[1], c->cluster[2] },
+		.smem_bytes = c->smem_bytes,
+		.params = sim->params,
+		.param_size = c->param_size,
+		.flags = c->launch_flags,
+		.seed = c->seed,
+		.budget = c->budget,
+		.mem = &vgpu_sim_mem_ops,
+		.mem_opaque = &mem,
+		.event = sim->trace ? vgpu_sim_trace_event : NULL,
+		.event_opaque = sim->trace,
+		.ctl = &ctl,
+	};
+	for (int i = 0; i < 3; i++)
+		nclusters *= c->grid[i] / (c->cluster[i] ? c->cluster[i] : 1);
+	/*
+	 * vgpu_sm_run() validates the launch first (the device's check before
+	 * it hands the launch to its SMs): a BAD_LAUNCH from it is that.
+	 */
+	vgpu_sm_get_stats(sim->sm, &st);
+	ret = vgpu_sm_run(sim->sm, &l, 0, nclusters, exc);
+	*warp_insns = atomic_load(&ctl.executed);
+	*cycles = st.cycles;
+	vgpu_sm_get_stats(sim->sm, &st);
+	*cycles = st.cycles - *cycles;
+	if (sim->trace)
+		fflush(sim->trace);
+	if (!ret)
+		return VGPU_ERR_NONE;
+	if (exc->code == VGPU_EXC_BAD_LAUNCH)
+		return VGPU_ERR_BAD_LAUNCH;
+	if (exc->code == VGPU_EXC_GLOBAL_FAULT)
+		vgpu_sim_fault_record(&mem, exc);
+	return VGPU_ERR_EXCEPTION;
+}
+
+/* vgpu_hw_status_errno() */
+static int sim_status_errno(uint32_t status,
+			    const struct vgpu_exception_record *exc)
+{
+	switch (status) {
+	case VGPU_ERR_NONE:
+		return 0;
+	case VGPU_ERR_MMU_FAULT:
+		return -EFAULT;
+	case VGPU_ERR_TIMEOUT:
+		return -ETIMEDOUT;
+	case VGPU_ERR_ABORTED:
+		return -ECANCELED;
+	case VGPU_ERR_EXCEPTION:
+		return exc->code == VGPU_EXC_GLOBAL_FAULT ? -EFAULT : -EIO;
+	default:
+		return -EIO;
+	}
+}
+
+/* ---- SUBMIT ---- */
+
+/* vgpu_submit_check() */
+static int sim_submit_check(const struct drm_vgpu_submit *args)
+{
+	const struct drm_vgpu_launch *l = &args->launch;
+
+	if (args->flags & ~VGPU_SUBMIT_FLAGS || args->pad)
+		return -EINVAL;
+	if (args->queue >= SIM_QUEUES)
+		return -EINVAL;
+	if (args->bo_handle_count > VGPU_SUBMIT_MAX_BOS ||
+	    args->in_sync_count > VGPU_SUBMIT_MAX_SYNCS ||
+	    args->out_sync_count > VGPU_SUBMIT_MAX_SYNCS)
+		return -E2BIG;
+	if (l->launch_flags & ~VGPU_LAUNCH_FLAGS_MASK)
+		return -EINVAL;
+	if (!l->code_size || l->code_size % 16 || l->code_va % 16 ||
+	    l->code_size > VGPU_MAX_CODE_BYTES ||
+	    l->param_size > VGPU_MAX_PARAM_BYTES)
+		return -EINVAL;
+	for (int i = 0; i < 3; i++)
+		if (!l->grid[i] || !l->block[i])
+			return -EINVAL;
+	return 0;
+}
+
+int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
+{
+	struct drm_vgpu_submit *args = data;
+	const struct drm_vgpu_sync *in = sim_uptr(args->in_syncs);
+	const struct drm_vgpu_sync *out = sim_uptr(args->out_syncs);
+	const uint32_t *handles = sim_uptr(args->bo_handles);
+	struct sim_syncobj *outs[VGPU_SUBMIT_MAX_SYNCS];
+	struct sim_job_result *r;
+	int ret, err;
+
+	ret = sim_submit_check(args);
+	if (ret)
+		return ret;
+	/* No extension is defined yet: any one is unknown. */
+	if (args->extensions)
+		return -EINVAL;
+
+	/* drm_gem_objects_lookup(): the jobs's BOs (kept busy: trivially). */
+	if (args->bo_handle_count && !handles)
+		return -EFAULT;
+	for (uint32_t i = 0; i < args->bo_handle_count; i++)
+		if (!vgpu_sim_bo_lookup(sim, handles[i]))
+			return -ENOENT;
+
+	for (uint32_t i = 0; i < args->in_sync_count; i++) {
+		if (!in)
+			return -EFAULT;
+		if (in[i].pad)
+			return -EINVAL;
+		ret = vgpu_sim_syncobj_find_fence(sim, in[i].handle, in[i].point);
+		if (ret)
+			return ret;
+	}
+	for (uint32_t i = 0; i < args->out_sync_count; i++) {
+		if (!out)
+			return -EFAULT;
+		if (out[i].pad)
+			return -EINVAL;
+		outs[i] = vgpu_sim_syncobj_lookup(sim, out[i].handle);
+		if (!outs[i])
+			return -ENOENT;
+	}
+
+	/* Its dependencies have all signalled: the job runs at once. */
+	args->job_id = ++sim->next_job_id;
+	r = &sim->hist[args->job_id % VGPU_JOB_HISTORY];
+	r->id = args->job_id;
+	r->queue = args->queue;
+	r->hw_status = sim_run(sim, &args->launch, &r->exc, &r->warp_insns,
+			       &r->elapsed_ns);
+	err = sim_status_errno(r->hw_status, &r->exc);
+	r->state = err ? VGPU_JOB_FAILED : VGPU_JOB_DONE;
+	r->error = (uint32_t)-err;
+
+	for (uint32_t i = 0; i < args->out_sync_count; i++) {
+		if (out[i].point)
+			vgpu_sim_syncobj_add_point(sim, outs[i], out[i].point);
+		else
+			vgpu_sim_syncobj_replace(sim, outs[i]);
+	}
+	return 0;
+}
+
+/* ---- GET_JOB ---- */
+
+int vgpu_sim_get_job(struct vgpu_sim *sim, void *data)
+{
+	struct drm_vgpu_get_job *args = data;
+	const struct sim_job_result *r;
+	uint32_t n;
+
+	if (args->pad)
+		return -EINVAL;
+	r = &sim->hist[args->job_id % VGPU_JOB_HISTORY];
+	if (!args->job_id || r->id != args->job_id)
+		return -ENOENT;
+	args->state = r->state;
+	args->error = r->error;
+	args->hw_status = r->hw_status;
+	args->queue = r->queue;
+	args->warp_insns = r->warp_insns;
+	args->elapsed_ns = r->elapsed_ns;
+	if (args->exception) {
+		n = args->exception_size < sizeof(r->exc) ? args->exception_size
+							  : sizeof(r->exc);
+		memcpy(sim_uptr(args->exception), &r->exc, n);
+	}
+	return 0;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvgpu sim backend internals: the state of one simulated device (one
+ * "DRM file" of vgpu.ko answered in process) shared by sim.c (device,
+ * ioctl dispatch, GET_PARAM), sim_bo.c (buffer objects, GPU address
+ * space, PRIME, the core's global memory), sim_job.c (SUBMIT, GET_JOB)
+ * and sim_syncobj.c (DRM syncobjs).  See the DOC comment in sim.c.
+ */
+#ifndef VGPU_SIM_PRIV_H
+#define VGPU_SIM_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vgpu_core.h"
+#include "vgpu_priv.h"
+
+/* What vgpu.ko and a default vgpu-pci device report (kernel/vgpu_drv.h). */
+#define SIM_PAGE_SIZE ((uint64_t)VGPU_PAGE_SIZE)
+#define SIM_VA_START (1ull << 20)
+#define SIM_VA_END (1ull << VGPU_VA_BITS)
+#define SIM_SMS 4u
+#define SIM_QUEUES 4u
+#define SIM_ASID 1u /* the first file's address space in the guest */
+#define SIM_DRIVER_MAJOR 1u
+#define SIM_DRIVER_MINOR 0u
+
+/* kmalloc()'s limit on x86-64 (KMALLOC_MAX_SIZE): larger arrays -ENOMEM. */
+#define SIM_KMALLOC_MAX (4ull << 20)
+
+#define SIM_PROG_CACHE 8u
+
+/**
+ * struct sim_bo - a buffer object of this device (one GEM handle)
+ * @handle:      its handle (1, 2, ...; the lowest free one, as idr)
+ * @flags:       VGPU_BO_*: GPU permissions of the mapping
+ * @size:        bytes, a page multiple
+ * @va:          GPU VA in this device's address space (a guard page
+ *               follows it)
+ * @memfd:       the memory (memfd or imported fd), owned
+ * @ptr:         MAP_SHARED mapping of @memfd that the core reads/writes
+ * @st_dev, @st_ino: identity of the memory, for PRIME import
+ * @mmap_offset: fake offset for vgpu_backend_ops.mmap, 0 until asked
+ */
+struct sim_bo {
+	uint32_t handle;
+	uint32_t flags;
+	uint64_t size;
+	uint64_t va;
+	int memfd;
+	uint8_t *ptr;
+	dev_t st_dev;
+	ino_t st_ino;
+	uint64_t mmap_offset;
+};
+
+/**
+ * struct sim_syncobj - a DRM syncobj.  Jobs complete inside SUBMIT, so
+ * every fence a syncobj can hold has signalled; what remains of DRM's
+ * state is whether there is a fence and, for a timeline, the head of its
+ * dma_fence_chain (seqno and prev_seqno, see sim_syncobj.c).
+ * @refs:       the handle's reference plus one per waiter
+ * @fence:      a fence is installed
+ * @chain:      it is a dma_fence_chain node (timeline point)
+ * @seqno:      the chain node's seqno
+ * @prev_seqno: the chain node's prev_seqno (0 when it began a context)
+ */
+struct sim_syncobj {
+	unsigned int refs;
+	bool fence;
+	bool chain;
+	uint64_t seqno;
+	uint64_t prev_seqno;
+};
+
+/*
+ * A thread blocked in a syncobj wait: sim_syncobj_changed() marks the
+ * entries whose point became available, as DRM's cb_list callbacks do.
+ */
+struct sim_waiter {
+	struct sim_waiter *next;
+	uint32_t count;
+	struct sim_syncobj **objs;
+	const uint64_t *points;
+	bool *got;
+};
+
+/* One job of the history (kernel/vgpu_drv.h, struct vgpu_job_result). */
+struct sim_job_result {
+	uint64_t id;
+	uint32_t state;
+	uint32_t error;
+	uint32_t hw_status;
+	uint32_t queue;
+	uint64_t warp_insns;
+	uint64_t elapsed_ns;
+	struct vgpu_exception_record exc;
+};
+
+/* A predecoded program and the code it was decoded from. */
+struct sim_prog {
+	uint64_t va;
+	uint32_t size;
+	uint8_t *code;
+	struct vgpu_prog *prog;
+	uint64_t used;
+};
+
+/**
+ * struct vgpu_sim - one simulated device
+ * @lock:     protects everything below; held for the whole of an ioctl,
+ *            a job's execution included (syncobj waits sleep on @cond)
+ * @cond:     broadcast whenever a syncobj gains a fence (CLOCK_MONOTONIC)
+ * @bos:      BO handle table, @bos[handle - 1], @nbos slots
+ * @map:      the BOs sorted by GPU VA, @nmap of them (@map_cap slots)
+ * @tables:   page tables that vgpu.ko would have allocated for this
+ *            address space (never freed, as in vgpu_mmu.c), sorted keys
+ *            of sim_table_key(); they give an MMU fault its level
+ * @syncobjs: syncobj handle table, @syncobjs[handle - 1]
+ * @waiters:  threads blocked in a syncobj wait
+ * @hist:     the last VGPU_JOB_HISTORY jobs, at id % VGPU_JOB_HISTORY
+ * @sm:       the SM every job runs on, built from @cfg
+ * @trace:    where the core's events go, or NULL
+ * @progs:    predecoded programs, validated against the code at launch
+ * @params:   the parameter buffer of the running job
+ */
+struct vgpu_sim {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+
+	struct sim_bo **bos;
+	uint32_t nbos;
+	struct sim_bo **map;
+	uint32_t nmap, map_cap;
+	uint64_t *tables;
+	uint32_t ntables, tables_cap;
+	uint64_t next_mmap_offset;
+
+	struct sim_syncobj **syncobjs;
+	uint32_t nsyncobjs;
+	struct sim_waiter *waiters;
+
+	uint64_t next_job_id;
+	struct sim_job_result hist[VGPU_JOB_HISTORY];
+
+	struct vgpu_sm *sm;
+	struct vgpu_sm_config cfg;
+	FILE *trace;
+	struct sim_prog progs[SIM_PROG_CACHE];
+	uint64_t prog_clock;
+	uint8_t params[VGPU_MAX_PARAM_BYTES];
+};
+
+/**
+ * struct sim_mem - the core's global memory during one job (mem_opaque)
+ * @last:         BO of the last access (a one-entry TLB)
+ * @fault_*:      the last MMU fault, as VGPUMMUCtx records it in QEMU
+ */
+struct sim_mem {
+	struct vgpu_sim *sim;
+	const struct sim_bo *last;
+	uint64_t fault_va;
+	uint32_t fault_acc;
+	uint32_t fault_reason;
+	uint32_t fault_level;
+};
+
+/* Whether an array of @n elements of @size bytes is more than kmalloc gives. */
+static inline bool sim_too_big(uint64_t n, uint64_t size)
+{
+	return n > SIM_KMALLOC_MAX / size;
+}
+
+static inline void *sim_uptr(uint64_t p)
+{
+	return (void *)(uintptr_t)p;
+}
+
+/* ---- sim.c ---- */
+/* The core's event hook: one line per event to the FILE @opaque. */
+VGPU_HIDDEN void vgpu_sim_trace_event(void *opaque, const struct vgpu_event *ev);
+
+/* ---- sim_bo.c ---- */
+VGPU_HIDDEN struct sim_bo *vgpu_sim_bo_lookup(struct vgpu_sim *sim,
+					      uint32_t handle);
+VGPU_HIDDEN int vgpu_sim_bo_create(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_bo_mmap_offset(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_bo_info(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_wait_bo(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_gem_close(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_prime_handle_to_fd(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_prime_fd_to_handle(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_bo_mmap(struct vgpu_sim *sim, uint64_t offset,
+				 uint64_t size, void **ptr);
+VGPU_HIDDEN void vgpu_sim_bos_fini(struct vgpu_sim *sim);
+
+/* Host pointer of [@va, @va + @len) for access @acc (VGPU_MMU_ACC_*), or
+ * NULL with the fault recorded in @m. */
+VGPU_HIDDEN uint8_t *vgpu_sim_xlate(struct sim_mem *m, uint64_t va,
+				    uint64_t len, uint32_t acc);
+/* Fill @exc's MMU fields from the fault in @m (vgpu_mmu_fault_record). */
+VGPU_HIDDEN void vgpu_sim_fault_record(const struct sim_mem *m,
+				       struct vgpu_exception_record *exc);
+VGPU_HIDDEN extern const struct vgpu_mem_ops vgpu_sim_mem_ops;
+
+/* ---- sim_job.c ---- */
+VGPU_HIDDEN int vgpu_sim_submit(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_get_job(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN void vgpu_sim_jobs_fini(struct vgpu_sim *sim);
+
+/* ---- sim_syncobj.c ---- */
+VGPU_HIDDEN struct sim_syncobj *vgpu_sim_syncobj_lookup(struct vgpu_sim *sim,
+							uint32_t handle);
+/* drm_syncobj_find_fence() without waiting: 0, -ENOENT or -EINVAL. */
+VGPU_HIDDEN int vgpu_sim_syncobj_find_fence(struct vgpu_sim *sim,
+					    uint32_t handle, uint64_t point);
+/* Install a signalled fence: binary (@point 0) or a timeline point. */
+VGPU_HIDDEN void vgpu_sim_syncobj_replace(struct vgpu_sim *sim,
+					  struct sim_syncobj *s);
+VGPU_HIDDEN void vgpu_sim_syncobj_add_point(struct vgpu_sim *sim,
+					    struct sim_syncobj *s,
+					    uint64_t point);
+VGPU_HIDDEN int vgpu_sim_syncobj_create(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_destroy(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_wait(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_timeline_wait(struct vgpu_sim *sim,
+					       void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_reset(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_signal(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_timeline_signal(struct vgpu_sim *sim,
+						 void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_query(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_syncobj_transfer(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN void vgpu_sim_syncobjs_fini(struct vgpu_sim *sim);
+
+#endif /* VGPU_SIM_PRIV_H */
