@@ -101,18 +101,35 @@ void vgpu_bo_free(struct vgpu_bo *bo)
 	if (!bo)
 		return;
 	dev = bo->dev;
-	/* The device lock orders this against an import finding @bo. */
+	/*
+	 * The device lock orders this against an import finding @bo or its
+	 * handle: the handle is closed under it.
+	 */
 	pthread_mutex_lock(&dev->lock);
+	if (atomic_load(&bo->refs) == 1) {
+		/*
+		 * The last reference: let the jobs that use the buffer complete
+		 * first, since closing the handle unmaps it from the GPU address
+		 * space at once (vgpu.ko), under a running job.  An import may
+		 * take a reference meanwhile.
+		 */
+		pthread_mutex_unlock(&dev->lock);
+		vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_WAIT_BO,
+			       &(struct drm_vgpu_wait_bo){
+				       .handle = bo->handle,
+				       .timeout_ns = INT64_MAX });
+		pthread_mutex_lock(&dev->lock);
+	}
 	if (atomic_fetch_sub(&bo->refs, 1) != 1) {
 		pthread_mutex_unlock(&dev->lock);
 		return;
 	}
 	bos_remove(dev, bo);
+	gem_close(dev, bo->handle);
 	pthread_mutex_unlock(&dev->lock);
 
 	if (bo->map)
 		dev->ops->munmap(dev, bo->map, bo->size);
-	gem_close(dev, bo->handle);
 	pthread_mutex_destroy(&bo->lock);
 	free(bo);
 	vgpu_dev_put(dev);

@@ -119,7 +119,7 @@ static int list_all(struct vgpu_device_desc **out, unsigned int *count)
 
 	*out = NULL;
 	*count = 0;
-	ndevs = drmGetDevices2(0, NULL, 0);
+	ndevs = drmGetDevices2(DRM_DEVICE_GET_PCI_REVISION, NULL, 0);
 	if (ndevs <= 0)
 		return 0; /* no DRM at all (-ENODEV or similar): no device */
 	devs = calloc((size_t)ndevs, sizeof(*devs));
@@ -129,7 +129,7 @@ static int list_all(struct vgpu_device_desc **out, unsigned int *count)
 		free(descs);
 		return -ENOMEM;
 	}
-	ndevs = drmGetDevices2(0, devs, ndevs);
+	ndevs = drmGetDevices2(DRM_DEVICE_GET_PCI_REVISION, devs, ndevs);
 	for (int i = 0; i < ndevs; i++) {
 		drmDevicePtr d = devs[i];
 		struct vgpu_device_desc *desc = &descs[n];
