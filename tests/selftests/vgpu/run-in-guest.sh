@@ -4,8 +4,20 @@
 # run-in-guest.sh: boot the guest (kernel and modules from
 # scripts/build-guest.sh) with vgpu.ko and the selftests in an initramfs of
 # its own (build/selftests/initramfs.cpio.gz), load drm, drm_shmem_helper,
-# gpu-sched and vgpu, run ./vgpu_test, and print "N passed, N failed".
+# gpu-sched and vgpu, run ./vgpu_test (the kselftests, counted by their TAP
+# "ok N"/"not ok N" lines), then ./test_libvgpu (tests/unit/test_libvgpu.c:
+# the library on the drm backend, counted by its "N passed, N failed"
+# line), and print the sum as "N passed, N failed".
 # Fails on any test failure and on WARN/BUG/oops in the guest's log.
+#
+# The guest has VGPU_GUEST_DEVICES vgpu-pci devices (default 2; 1 with
+# --bench).  With
+# VGPU_GUEST_ISOLATE=1 (the default) vgpu.ko drives only the first while the
+# kselftests run: the others carry driver_override "none", because the
+# suite assumes a single device (it unbinds "the" device and expects no
+# vgpu device left, reads "the" debugfs directory).  Then every device is
+# bound and test_libvgpu runs with VGPU_TEST_DEVICES set to their number,
+# so that its dma-buf and several-device tests use two real devices.
 # With --bench, runs ./vgpu_bench instead (make bench-guest) and fails
 # when it fails or on WARN/BUG/oops.
 # The device runs SMs on 2 host threads (threads=2), so that queues run
@@ -22,7 +34,10 @@ qemu=$top/build/qemu-build/qemu-system-x86_64
 
 [[ -f $guest/vmlinuz && -d $guest/modules ]] || scripts/build-guest.sh
 [[ -f build/module/vgpu.ko ]] || scripts/build-module.sh
-[[ -x $out/$prog ]] || make -C tests/selftests/vgpu
+[[ -x $out/$prog && -x $out/test_libvgpu ]] || make -C tests/selftests/vgpu
+ndev=${VGPU_GUEST_DEVICES:-2}
+[[ $prog == vgpu_bench ]] && ndev=${VGPU_GUEST_DEVICES:-1}
+isolate=${VGPU_GUEST_ISOLATE:-1}
 kver=$(cat "$guest/kernel-version")
 
 root=$out/initramfs
@@ -45,14 +60,34 @@ cp "$guest/modules/modules.order" "$guest/modules/modules.builtin"* "$root/lib/m
 cp build/module/vgpu.ko "$root/lib/modules/$kver/extra/"
 depmod -b "$root" "$kver"
 cp "$out/$prog" "$root/bin/"
+if [[ $prog == vgpu_test ]]; then
+	cp "$out/test_libvgpu" "$root/bin/"
+fi
 cat > "$root/init" <<INIT
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
+# the vgpu-pci devices after the first: no driver during the kselftests
+others=
+for d in /sys/bus/pci/devices/*; do
+	[ "\$(cat \$d/vendor)" = 0x7690 ] && others="\$others \${d##*/}"
+done
+others=\$(echo \$others | cut -s -d' ' -f2-)
+if [ $isolate = 1 ]; then
+	for d in \$others; do echo none > /sys/bus/pci/devices/\$d/driver_override; done
+fi
 modprobe vgpu timeout_ms=${VGPU_TIMEOUT_MS:-30000} || echo "VGPU-GUEST: modprobe failed"
 cd /tmp && /bin/$prog; echo "VGPU-SELFTEST-RC: \$?"
+if [ -x /bin/test_libvgpu ]; then
+	for d in \$others; do
+		echo > /sys/bus/pci/devices/\$d/driver_override
+		echo \$d > /sys/bus/pci/drivers_probe
+	done
+	echo "VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound"
+	VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev /bin/test_libvgpu; echo "VGPU-LIBTEST-RC: \$?"
+fi
 cat /sys/kernel/debug/dri/*/queues 2>/dev/null
 echo "VGPU-GUEST: unload"; rmmod vgpu && echo "VGPU-GUEST: unloaded"
 dmesg | grep -E "WARNING|BUG|Oops|Call Trace" && echo "VGPU-GUEST: KERNEL-ISSUE"
@@ -62,11 +97,15 @@ chmod 755 "$root/init"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out/initramfs.cpio.gz"
 
 log=$out/guest${prog#vgpu_test}.log
+devices=()
+for ((i = 0; i < ndev; i++)); do
+	devices+=(-device vgpu-pci,threads=2)
+done
 rc=0
 timeout "${VGPU_GUEST_TIMEOUT:-600}" "$qemu" -M q35 -nodefaults -display none -m 1G -smp 2 \
 	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg \
 	-kernel "$guest/vmlinuz" -initrd "$out/initramfs.cpio.gz" \
-	-device vgpu-pci,threads=2 -serial stdio -append "console=ttyS0 panic=-1 quiet" \
+	"${devices[@]}" -serial stdio -append "console=ttyS0 panic=-1 quiet" \
 	</dev/null | tee "$log" || rc=$?
 if [[ $prog == vgpu_bench ]]; then
 	bad=0
@@ -75,8 +114,25 @@ if [[ $prog == vgpu_bench ]]; then
 		{ echo "run-in-guest: WARN/BUG/oops in the guest kernel log"; bad=1; }
 	exit $bad
 fi
-pass=$(grep -c '^ok ' "$log" || true)
-fail=$(grep -c '^not ok ' "$log" || true)
+tr -d '\r' <"$log" >"$log.txt"
+pass=$(grep -c '^ok [0-9]' "$log.txt" || true)
+fail=$(grep -c '^not ok [0-9]' "$log.txt" || true)
+echo "run-in-guest: kselftests: $pass passed, $fail failed"
+# the library tests: the last "N passed, N failed" line they printed
+lib=$(sed -n '/^VGPU-LIBTEST: /,/^VGPU-LIBTEST-RC: /p' "$log.txt" |
+	grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1 || true)
+if [[ $lib =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+	echo "run-in-guest: test_libvgpu: $lib"
+	pass=$((pass + BASH_REMATCH[1]))
+	fail=$((fail + BASH_REMATCH[2]))
+	if ! grep -q '^VGPU-LIBTEST-RC: 0$' "$log.txt" && ((BASH_REMATCH[2] == 0)); then
+		echo "run-in-guest: test_libvgpu failed"
+		fail=$((fail + 1))
+	fi
+else
+	echo "run-in-guest: test_libvgpu did not finish"
+	fail=$((fail + 1))
+fi
 if grep -q 'VGPU-GUEST: KERNEL-ISSUE' "$log"; then
 	echo "run-in-guest: WARN/BUG/oops in the guest kernel log"
 	fail=$((fail + 1))
