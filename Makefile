@@ -2,16 +2,33 @@
 #
 # vGPU top-level Makefile.
 #
-#   make            build the core, libvgpu and the host tools into build/
+#   make            build libvgpu (static and shared), the tools and the
+#                   example programs into build/
 #   make check      every test suite; last line "N passed, N failed"
 #   make bench      benchmarks, each figure beside a baseline from the same run
-#   make run        the main job: build what is missing, run the examples on
-#                   the host, boot the guest with the device (smoke test)
-#   make shell      boot the guest with the device, interactive shell
+#   make run        the main job: install what is missing, build QEMU with the
+#                   device, vgpu.ko, the library, tools and tests; run the
+#                   examples on the host (sim backend), boot the guest, load
+#                   the driver, run every example there (drm backend), power
+#                   off; exit status 0 only if every result matched
+#   make shell      boot the guest with the driver loaded, interactive shell
+#   make install    library, headers, vgpu.pc and tools under
+#                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make qemu       build QEMU with the vgpu-pci device (scripts/build-qemu.sh)
 #
 # Variants: BUILD=dir selects the output directory, SAN=1 builds with
 # AddressSanitizer + UndefinedBehaviorSanitizer, CC=clang switches compiler.
+#
+# Outputs (in $(BUILD)/):
+#   libvgpu.a          libvgpu: front end, both backends, assembler,
+#                      disassembler and the execution core (qemu-device/core)
+#   libvgpu.so.1       the same as a shared library, -fPIC objects in pic/;
+#   libvgpu.so         exports exactly libvgpu/libvgpu.sym (vgpu.h's API)
+#   libvgpucore.a      the execution core alone (tests and benchmarks)
+#   bin/               vgpu-as, vgpu-objdump, vgpu-run, vgpu-info
+#   examples/          the example programs (examples/*.c)
+#   tests/, bench/, qtest/   host tests, benchmarks, device tests
+#   guest-bin/         static tools and examples for the guest initramfs
 
 BUILD ?= build
 CC ?= cc
@@ -21,23 +38,39 @@ endif
 OPT ?= -O2
 SAN ?= 0
 
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+
+# libvgpu's version (vgpu.pc) and the shared library's ABI version.
+VERSION := 1.0.0
+SOVERSION := 1
+
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter
 DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 DRM_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+# Static programs for the guest: Debian's libdrm-dev ships libdrm.a.
+DRM_STATIC_LIBS := $(shell pkg-config --static --libs libdrm 2>/dev/null || echo -ldrm)
 CPPFLAGS += -Iuapi -Iqemu-device/core -Ilibvgpu -Itests -D_GNU_SOURCE $(DRM_CFLAGS)
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 $(WARN) -fvisibility=hidden -MMD -MP
 LDLIBS += $(DRM_LIBS) -lm -lpthread
 
+SAN_FLAGS :=
 ifeq ($(SAN),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CFLAGS += $(SAN_FLAGS)
 LDFLAGS += -fsanitize=address,undefined
 endif
 
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
 LIB_SRCS := $(wildcard libvgpu/*.c)
 TOOL_SRCS := $(wildcard libvgpu/tools/*.c)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
 QTEST_SRCS := $(wildcard tests/qtest/test_*.c tests/qtest/bench_*.c)
@@ -45,53 +78,155 @@ QTEST_LIB_SRCS := tests/qtest/qtest_client.c tests/qtest/vgpu_dev.c
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-TOOLS := $(patsubst libvgpu/tools/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
-TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+PIC_CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/pic/%.o)
+PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o) $(PIC_CORE_OBJS)
+TOOL_NAMES := $(patsubst libvgpu/tools/%.c,%,$(TOOL_SRCS))
+TOOLS := $(TOOL_NAMES:%=$(BUILD)/bin/%)
+EXAMPLE_NAMES := $(patsubst examples/%.c,%,$(EXAMPLE_SRCS))
+EXAMPLES := $(EXAMPLE_NAMES:%=$(BUILD)/examples/%)
+TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS)) \
+	$(BUILD)/tests/test_install
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 QTESTS := $(patsubst tests/qtest/%.c,$(BUILD)/qtest/%,$(QTEST_SRCS))
 QTEST_LIB_OBJS := $(QTEST_LIB_SRCS:%.c=$(BUILD)/%.o)
+GUEST_BINS := $(TOOL_NAMES:%=$(BUILD)/guest-bin/%) \
+	$(EXAMPLE_NAMES:%=$(BUILD)/guest-bin/%)
 QEMU := build/qemu-build/qemu-system-x86_64
 
 CORE_LIB := $(BUILD)/libvgpucore.a
+LIB_A := $(BUILD)/libvgpu.a
+LIB_SO := $(BUILD)/libvgpu.so.$(SOVERSION)
+LIB_SO_LINK := $(BUILD)/libvgpu.so
+LIB_VER := $(BUILD)/libvgpu.ver
+# The archive's former name (tests/selftests/vgpu links it): the same archive.
 ASM_LIB := $(BUILD)/libvgpu-asm.a
 
-.PHONY: all check check-host check-asan check-clang bench run clean qemu \
-	qtests check-device bench-device guest shell
-all: $(CORE_LIB) $(ASM_LIB) $(TOOLS)
+# Installed headers: the public API and the uAPI headers it includes.
+PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
+	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
+
+.PHONY: all check check-host bench run clean qemu qtests check-device \
+	bench-device guest guest-bins shell install uninstall examples deps
+all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(TOOLS) $(EXAMPLES)
+
+# Objects made on the way to a program are kept (no rebuild next time).
+.SECONDARY:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+
 # The core is the simulator's hot loop: -O3 lets the lane loops vectorise.
-$(CORE_OBJS): OPT := -O3
+$(CORE_OBJS) $(PIC_CORE_OBJS): OPT := -O3
 
 $(CORE_LIB): $(CORE_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(ASM_LIB): $(LIB_OBJS)
+$(LIB_A): $(LIB_OBJS) $(CORE_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/%: $(BUILD)/libvgpu/tools/%.o $(ASM_LIB) $(CORE_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ASM_LIB) $(CORE_LIB) $(LDLIBS)
+$(ASM_LIB): $(LIB_A)
+	cp $< $@
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(ASM_LIB) $(CORE_LIB)
+# The version script: node VGPU_1 with the symbols of libvgpu.sym, the
+# rest local.  scripts/check-symbols.sh checks the result.
+$(LIB_VER): libvgpu/libvgpu.sym
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ASM_LIB) $(CORE_LIB) $(LDLIBS)
+	{ echo "/* generated from libvgpu/libvgpu.sym by the Makefile */"; \
+	  echo "VGPU_1 {"; echo "global:"; \
+	  sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$$/d' -e 's/.*/	&;/' $<; \
+	  echo "local:"; echo "	*;"; echo "};"; } > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(ASM_LIB) $(CORE_LIB)
+$(LIB_SO): $(PIC_OBJS) $(LIB_VER)
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,libvgpu.so.$(SOVERSION) \
+		-Wl,--version-script=$(LIB_VER) -Wl,-z,defs -o $@ $(PIC_OBJS) \
+		$(DRM_LIBS) -lm -lpthread
+
+$(LIB_SO_LINK): $(LIB_SO)
+	ln -sf $(notdir $<) $@
+
+# Tools, tests and benchmarks link the static archive.
+$(BUILD)/bin/%: $(BUILD)/libvgpu/tools/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ASM_LIB) $(CORE_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+# Example programs: objects in examples/obj/ (not to be taken for programs).
+$(BUILD)/examples/obj/%.o: examples/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(EXAMPLES): $(BUILD)/examples/%: $(BUILD)/examples/obj/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+examples: $(EXAMPLES)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+# The library as installed: symbols, make install, pkg-config, the C
+# example built against the installed copy (tests/unit/test_install.sh).
+# A wrapper, so that scripts/run-tests.sh runs it like the other tests.
+$(BUILD)/tests/test_install: tests/unit/test_install.sh $(LIB_SO_LINK) $(LIB_A) $(TOOLS) Makefile
+	@mkdir -p $(dir $@)
+	{ echo '#!/bin/sh'; echo '# generated by the Makefile'; \
+	  echo "exec '$(CURDIR)/tests/unit/test_install.sh' '$(abspath $(BUILD))' CC='$(CC)' SAN='$(SAN)' 'SAN_FLAGS=$(SAN_FLAGS)'"; \
+	} > $@.tmp
+	chmod 755 $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 # Device tests and benchmarks: clients of QEMU's qtest protocol.
-$(BUILD)/qtest/%: $(BUILD)/tests/qtest/%.o $(QTEST_LIB_OBJS) $(ASM_LIB) $(CORE_LIB)
+$(BUILD)/qtest/%: $(BUILD)/tests/qtest/%.o $(QTEST_LIB_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(QTEST_LIB_OBJS) $(ASM_LIB) $(CORE_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(QTEST_LIB_OBJS) $(LIB_A) $(LDLIBS)
 
 qtests: $(QTESTS)
+
+# Static tools and examples for the guest's initramfs (glibc and libdrm.a);
+# only from a build without sanitizers (make run and make shell use build/).
+$(TOOL_NAMES:%=$(BUILD)/guest-bin/%): $(BUILD)/guest-bin/%: $(BUILD)/libvgpu/tools/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) -static -o $@ $< $(LIB_A) $(DRM_STATIC_LIBS) -lm -lpthread
+$(EXAMPLE_NAMES:%=$(BUILD)/guest-bin/%): $(BUILD)/guest-bin/%: $(BUILD)/examples/obj/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) -static -o $@ $< $(LIB_A) $(DRM_STATIC_LIBS) -lm -lpthread
+
+guest-bins: $(GUEST_BINS)
+
+# ---- install ----
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/vgpu $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libvgpu.a
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libvgpu.so.$(SOVERSION)
+	ln -sf libvgpu.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libvgpu.so
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/vgpu/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		libvgpu/vgpu.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/vgpu.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/vgpu.pc
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libvgpu.a $(DESTDIR)$(LIBDIR)/libvgpu.so \
+		$(DESTDIR)$(LIBDIR)/libvgpu.so.$(SOVERSION) \
+		$(DESTDIR)$(PKGCONFIGDIR)/vgpu.pc \
+		$(TOOL_NAMES:%=$(DESTDIR)$(BINDIR)/%) \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vgpu/,$(notdir $(PUBLIC_HEADERS)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/vgpu
+
+# ---- QEMU, the module, the guest ----
 
 # QEMU with the vgpu-pci device grafted in (build/qemu-build); the script
 # rebuilds only what changed.
@@ -101,8 +236,9 @@ qemu:
 $(QEMU):
 	@scripts/build-qemu.sh
 
-# The guest: Debian's kernel, a busybox initramfs and the smoke program.
-guest: all
+# The guest: Debian's kernel and modules, vgpu.ko when built, a busybox
+# initramfs with the smoke program, the static tools and examples.
+guest: all guest-bins
 	@scripts/build-guest.sh
 
 check-device: all $(QTESTS) qemu
@@ -124,17 +260,34 @@ bench: all $(BENCHES) $(QTESTS) qemu
 	@$(BUILD)/qtest/bench_device
 	@$(MAKE) --no-print-directory bench-guest
 
-run: all qemu guest
-	@scripts/run-examples.sh $(BUILD)
-	@scripts/run-guest.sh --smoke
+# Host packages first, in a make of its own: the rest of the build reads
+# pkg-config when it starts.
+deps:
+	@scripts/install-deps.sh
 
-shell: qemu guest
+# The front door (README): every step below installs what it needs.
+run: deps
+	@$(MAKE) --no-print-directory -j2 BUILD=build all $(TESTS)
+	@scripts/build-qemu.sh
+	@scripts/build-module.sh
+	@$(MAKE) --no-print-directory -C tests/selftests/vgpu
+	@$(MAKE) --no-print-directory BUILD=build CC=gcc SAN=0 guest
+	@scripts/run-examples.sh build --backend sim
+	@scripts/run-guest.sh --run
+
+shell: deps
+	@$(MAKE) --no-print-directory -j2 BUILD=build all
+	@scripts/build-qemu.sh
+	@scripts/build-module.sh
+	@$(MAKE) --no-print-directory -C tests/selftests/vgpu
+	@$(MAKE) --no-print-directory BUILD=build CC=gcc SAN=0 guest
 	@scripts/run-guest.sh
 
 clean:
 	rm -rf build build-asan build-clang
 
--include $(shell find $(BUILD)/qemu-device $(BUILD)/libvgpu $(BUILD)/tests -name '*.d' -type f 2>/dev/null)
+-include $(shell find $(BUILD)/qemu-device $(BUILD)/libvgpu $(BUILD)/tests \
+	$(BUILD)/examples $(BUILD)/pic -name '*.d' -type f 2>/dev/null)
 
 # vgpu.ko against the guest kernel's headers (scripts/build-module.sh) and
 # the guest selftests (tests/selftests/vgpu/); not part of `all`.

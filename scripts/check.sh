@@ -68,6 +68,9 @@ variant() {
 	for f in tests/unit/test_*.c; do
 		[[ -e $f ]] && tests+=("$build/tests/$(basename "$f" .c)")
 	done
+	# the library as installed: symbols, make install, pkg-config, the C
+	# example against it (a script the Makefile wraps)
+	tests+=("$build/tests/test_install")
 	for f in tests/bench/bench_*.c; do
 		[[ -e $f ]] && benches+=("$build/bench/$(basename "$f" .c)")
 	done

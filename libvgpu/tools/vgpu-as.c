@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"                    extension; '-' is standard output)\n"
 		"  -h, --help        show this help\n"
 		"\n"
-		"INPUT '-' reads standard input and writes standard output by default.\n");
+		"INPUT '-' reads standard input and writes standard output by default.\n"
+		"Exit status: 0 ok, 1 assembly or I/O error, 2 usage error.\n");
 }
 
 static char *read_stream(FILE *f, size_t *len)

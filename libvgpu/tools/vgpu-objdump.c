@@ -30,7 +30,8 @@ static void usage(FILE *f)
 		"              64-bit words as a comment\n"
 		"  -h, --help  show this help\n"
 		"\n"
-		"INPUT '-' reads standard input.\n");
+		"INPUT '-' reads standard input.\n"
+		"Exit status: 0 ok, 1 bad input or I/O error, 2 usage error.\n");
 }
 
 static uint64_t le64(const uint8_t *p)

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vgpu-run: run one kernel on the in-process execution core, no VM.
+ * vgpu-run: run one kernel through libvgpu, on either backend: the vgpu
+ * DRM driver (drm) or the in-process execution core (sim).
  *
- * Global memory is host memory: each --buffer gets a distinct, 64 KiB
- * aligned GPU address starting at 0x10000000, with an unmapped guard gap
- * after it, and every access must lie entirely inside one buffer or it
- * faults.  Each --tensor-map is a 128-byte struct vgpu_tensor_map
- * (uapi/vgpu_hw.h) in a region of its own, describing a tensor stored
- * densely in an earlier buffer.  All regions live below 4 GiB, so the low
- * word of an address never carries into the high word within a buffer.
- * The regions' 64-bit addresses are the kernel's parameters, in the order
- * the --buffer and --tensor-map options are given.
+ * Each --buffer is a buffer object of the device, zero-filled or loaded
+ * from a file; its GPU address is the device's.  Each --tensor-map is a
+ * 128-byte struct vgpu_tensor_map (uapi/vgpu_hw.h) in a small buffer
+ * object of its own, describing a tensor stored densely in an earlier
+ * buffer (its base is that buffer's GPU address).  The kernel's parameters
+ * are the buffers' and tensor maps' addresses, in the order the options
+ * are given: pushed back to back for a kernel without .param
+ * declarations, else set into its ptr/u64 parameters in turn.
  *
- * Exit status: 0 success, 1 host failure (out of memory, I/O), 2 usage,
- * assembly or launch-parameter error, 3 device exception.
+ * Exit status: 0 success, 1 host failure (out of memory, I/O, no device),
+ * 2 usage, assembly or launch-parameter error (also a sim-only option on
+ * the drm backend), 3 device exception (the record is printed to stderr).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -26,28 +27,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostmem.h"
-#include "vgpu_asm.h"
-#include "vgpu_core.h"
+#include "vgpu.h"
 
+#define EXIT_HOST 1
 #define EXIT_USAGE 2
 #define EXIT_DEVICE 3
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "vgpu-run copies tensor maps into global memory in host byte order"
+#error "vgpu-run writes tensor maps in host byte order"
 #endif
 
-#define GMEM_BASE 0x10000000ull
-#define GMEM_LIMIT 0x100000000ull  /* everything below 4 GiB */
-#define BUFFER_MAX (1ull << 30)
+#define BUFFER_MAX VGPU_BO_MAX_SIZE
 
-/* A --buffer, or a --tensor-map (@is_tmap): one region of global memory. */
+/* A --buffer, or a --tensor-map (@is_tmap): one buffer object. */
 struct buffer {
 	char *name;	  /* points into argv */
 	const char *file; /* NULL: zero-filled */
-	uint64_t addr;
-	uint64_t size;
-	uint8_t *data;
+	uint64_t size;	  /* bytes asked for (the BO rounds up to pages) */
+	struct vgpu_bo *bo;
 	bool is_tmap;
 	unsigned int target;	  /* tensor map: index of its buffer */
 	struct vgpu_tensor_map tm; /* tensor map: the descriptor, less base */
@@ -56,7 +53,6 @@ struct buffer {
 struct gmem {
 	struct buffer *bufs;
 	unsigned int nbufs;
-	struct vgpu_hostmem hm;
 };
 
 struct options {
@@ -72,6 +68,8 @@ struct options {
 	bool no_sanitize;
 	bool trace;
 	const char *kernel_name;
+	const char *device;
+	const char *backend;
 	const char *path;
 	const char **dumps;
 	unsigned int ndumps;
@@ -79,7 +77,8 @@ struct options {
 
 static const char usage_text[] =
 	"usage: vgpu-run [OPTION]... KERNEL\n"
-	"Run a kernel (assembly source or object file) on the in-process vGPU core.\n"
+	"Run a kernel (assembly source or object file) through libvgpu, on the\n"
+	"vgpu DRM driver (drm backend) or the in-process vGPU core (sim backend).\n"
 	"\n"
 	"  --grid X[,Y[,Z]]          CTAs per dimension (default 1)\n"
 	"  --block X[,Y[,Z]]         threads per CTA per dimension (default 32)\n"
@@ -89,13 +88,14 @@ static const char usage_text[] =
 	"                            kernel's .shared allocations (default 0)\n"
 	"  --seed N                  scheduler seed (default 1)\n"
 	"  --random-schedule         seeded random interleaving of warps\n"
-	"  --budget N                maximum warp-instructions (default: core's)\n"
+	"  --budget N                maximum warp-instructions (default: device's)\n"
 	"  --no-sanitize             do not turn mbarrier and async-copy undefined\n"
 	"                            behaviour into exceptions (on by default)\n"
 	"  --tma-latency N           cycles from issue to the first byte of an\n"
-	"                            asynchronous copy (default: core's, 500)\n"
+	"                            asynchronous copy (default: core's, 500; sim\n"
+	"                            only: on drm it is a QEMU device property)\n"
 	"  --tma-bandwidth N         bytes the copy engine moves per cycle\n"
-	"                            (default: core's, 64)\n"
+	"                            (default: core's, 64; sim only)\n"
 	"  --kernel NAME             kernel to run (default: the first)\n"
 	"  --buffer NAME:BYTES[:FILE]\n"
 	"                            a global-memory buffer, zero-filled or loaded\n"
@@ -113,14 +113,20 @@ static const char usage_text[] =
 	"  --dump NAME               after the run, print buffer or tensor map NAME\n"
 	"                            as 32-bit little-endian words in hex, eight\n"
 	"                            per line\n"
-	"  --trace                   print core events to stderr\n"
+	"  --trace                   print core events to stderr (sim only)\n"
+	"  --backend drm|sim|auto    the backend (default auto: $VGPU_BACKEND, else\n"
+	"                            drm when a vgpu device exists, else sim)\n"
+	"  --device NAME             the device, as vgpu_device_open() names it:\n"
+	"                            sim, drm, a PCI slot (0000:00:03.0) or a DRM\n"
+	"                            node (/dev/dri/renderD128); see vgpu-info\n"
 	"  -h, --help                show this help\n"
 	"\n"
-	"Kernel parameters: the 64-bit addresses of the buffers and tensor maps,\n"
-	"in the order the --buffer and --tensor-map options are given; with\n"
+	"Kernel parameters: the 64-bit GPU addresses of the buffers and tensor\n"
+	"maps, in the order the --buffer and --tensor-map options are given; with\n"
 	".param declarations, each ptr/u64 parameter in turn takes the next one.\n"
 	"Numbers are decimal or 0x-prefixed hex.\n"
-	"Exit status: 0 ok, 1 host error, 2 usage/assembly/launch error,\n"
+	"Exit status: 0 ok, 1 host error (no device, out of memory, I/O),\n"
+	"2 usage/assembly/launch error (also a sim-only option on drm),\n"
 	"3 device exception (the record is printed to stderr).\n";
 
 static void usage_error(const char *fmt, ...)
@@ -422,31 +428,38 @@ static int add_tensor_map(struct gmem *gm, char *arg)
 	return 0;
 }
 
-/*
- * Give every buffer its address and its host memory, loading FILEs.
- * Returns 0, EXIT_USAGE (message printed) or 1 (host failure).
- */
-static int gmem_map(struct gmem *gm)
+/* "vgpu-run: " and a libvgpu error. */
+static void lib_error(const char *what, int err)
 {
-	vgpu_hostmem_init(&gm->hm, GMEM_BASE, GMEM_LIMIT);
+	fprintf(stderr, "vgpu-run: %s: %s\n", what, strerror(-err));
+}
+
+/*
+ * Create every buffer object, loading FILEs and writing tensor maps.
+ * Returns 0, EXIT_USAGE (message printed) or EXIT_HOST.
+ */
+static int gmem_map(struct vgpu_device *dev, struct gmem *gm)
+{
 	for (unsigned int i = 0; i < gm->nbufs; i++) {
 		struct buffer *b = &gm->bufs[i];
-		int err = vgpu_hostmem_alloc(&gm->hm, b->size, &b->addr, &b->data);
+		int err = vgpu_bo_new(dev, b->size, 0, &b->bo);
+		void *map;
 
-		if (err == -ENOSPC) {
-			usage_error("buffers exceed the 4 GiB address space "
-				    "(at '%s')", b->name);
-			return EXIT_USAGE;
-		}
 		if (err) {
 			fprintf(stderr, "vgpu-run: cannot allocate %" PRIu64
-				" bytes for buffer '%s'\n", b->size, b->name);
-			return 1;
+				" bytes for '%s': %s\n", b->size, b->name,
+				strerror(-err));
+			return err == -E2BIG || err == -EINVAL ? EXIT_USAGE
+							       : EXIT_HOST;
 		}
 		if (b->is_tmap) {
 			/* the host is little-endian, as the descriptor */
-			b->tm.base = gm->bufs[b->target].addr;
-			memcpy(b->data, &b->tm, sizeof(b->tm));
+			b->tm.base = vgpu_bo_gpu_address(gm->bufs[b->target].bo);
+			err = vgpu_bo_write(b->bo, 0, &b->tm, sizeof(b->tm));
+			if (err) {
+				lib_error(b->name, err);
+				return EXIT_HOST;
+			}
 			continue;
 		}
 		if (b->file) {
@@ -458,12 +471,18 @@ static int gmem_map(struct gmem *gm)
 					    b->name, b->file, strerror(errno));
 				return EXIT_USAGE;
 			}
-			got = fread(b->data, 1, b->size, f);
+			err = vgpu_bo_map(b->bo, &map);
+			if (err) {
+				fclose(f);
+				lib_error(b->name, err);
+				return EXIT_HOST;
+			}
+			got = fread(map, 1, b->size, f);
 			if (ferror(f)) {
 				fprintf(stderr, "vgpu-run: reading '%s': %s\n",
 					b->file, strerror(errno));
 				fclose(f);
-				return 1;
+				return EXIT_HOST;
 			}
 			if (got == b->size && fgetc(f) != EOF) {
 				usage_error("--buffer %s: '%s' is larger than "
@@ -480,198 +499,118 @@ static int gmem_map(struct gmem *gm)
 
 static void gmem_fini(struct gmem *gm)
 {
-	vgpu_hostmem_fini(&gm->hm); /* frees the buffers' data */
+	for (unsigned int i = 0; i < gm->nbufs; i++)
+		vgpu_bo_free(gm->bufs[i].bo);
 	free(gm->bufs);
 }
 
-static const char *const event_names[] = {
-	[VGPU_EV_CTA_BEGIN] = "CTA_BEGIN",
-	[VGPU_EV_CTA_END] = "CTA_END",
-	[VGPU_EV_WARP_BLOCK] = "WARP_BLOCK",
-	[VGPU_EV_WARP_UNBLOCK] = "WARP_UNBLOCK",
-	[VGPU_EV_WARP_EXIT] = "WARP_EXIT",
-	[VGPU_EV_BAR_ARRIVE] = "BAR_ARRIVE",
-	[VGPU_EV_BAR_COMPLETE] = "BAR_COMPLETE",
-	[VGPU_EV_EXCEPTION] = "EXCEPTION",
-};
-
-static const char *const reason_names[] = {
-	[VGPU_WR_NONE] = "none",
-	[VGPU_WR_BARRIER] = "barrier",
-	[VGPU_WR_SLEEP] = "sleep",
-};
-
-static void trace_event(void *opaque, const struct vgpu_event *ev)
-{
-	const char *type = (unsigned)ev->type < sizeof(event_names) /
-							sizeof(event_names[0])
-				   ? event_names[ev->type]
-				   : NULL;
-
-	(void)opaque;
-	fprintf(stderr, "[%10" PRIu64 "] %-12s cta (%u,%u,%u) warp %2u pc 0x%04x",
-		ev->cycle, type ? type : "?", ev->cta[0], ev->cta[1],
-		ev->cta[2], ev->warp, ev->pc);
-	switch (ev->type) {
-	case VGPU_EV_WARP_BLOCK:
-	case VGPU_EV_WARP_UNBLOCK:
-		fprintf(stderr, " %s",
-			(unsigned)ev->reason < sizeof(reason_names) /
-						       sizeof(reason_names[0])
-				? reason_names[ev->reason]
-				: "?");
-		if (ev->reason == VGPU_WR_BARRIER)
-			fprintf(stderr, " barid %u", ev->barid);
-		break;
-	case VGPU_EV_BAR_ARRIVE:
-	case VGPU_EV_BAR_COMPLETE:
-		fprintf(stderr, " barid %u count %u expected %u", ev->barid,
-			ev->count, ev->expected);
-		break;
-	case VGPU_EV_EXCEPTION:
-		if (ev->exc)
-			fprintf(stderr, " %s", vgpu_exc_name(ev->exc->code));
-		break;
-	default:
-		break;
-	}
-	fputc('\n', stderr);
-}
-
-static void print_exception(const struct vgpu_exception_record *exc,
-			    uint32_t nwarps)
-{
-	char insn[160];
-
-	vgpu_disasm_insn((const uint64_t[2]){ exc->insn[0], exc->insn[1] }, exc->pc,
-			 insn, sizeof(insn));
-	fprintf(stderr, "vgpu-run: device exception: %s\n",
-		vgpu_exc_name(exc->code));
-	fprintf(stderr, "  cta (%u,%u,%u) warp %u lanes 0x%08x\n", exc->cta[0],
-		exc->cta[1], exc->cta[2], exc->warp, exc->lane_mask);
-	fprintf(stderr, "  pc 0x%04x: %s\n", exc->pc, insn);
-	if (exc->barid != 0xffffffffu)
-		fprintf(stderr, "  barrier %u\n", exc->barid);
-	if (exc->addr)
-		fprintf(stderr, "  address 0x%" PRIx64 "\n", (uint64_t)exc->addr);
-	if (exc->msg[0])
-		fprintf(stderr, "  %.*s\n", (int)sizeof(exc->msg), exc->msg);
-	if (exc->code != VGPU_EXC_DEADLOCK)
-		return;
-	fprintf(stderr, "  warps:\n");
-	for (uint32_t w = 0; w < nwarps && w < VGPU_MAX_WARPS_PER_CTA; w++) {
-		uint8_t s = exc->warp_wait[w];
-
-		switch (s) {
-		case VGPU_WAIT_NONE:
-			fprintf(stderr, "    warp %2u: runnable\n", w);
-			break;
-		case VGPU_WAIT_EXITED:
-			fprintf(stderr, "    warp %2u: exited\n", w);
-			break;
-		case VGPU_WAIT_SLEEP:
-			fprintf(stderr, "    warp %2u: sleeping\n", w);
-			break;
-		case VGPU_WAIT_MBAR:
-			fprintf(stderr, "    warp %2u: mbarrier (MBAR.TRY_WAIT)\n", w);
-			break;
-		case VGPU_WAIT_CLUSTER:
-			fprintf(stderr, "    warp %2u: cluster barrier\n", w);
-			break;
-		case VGPU_WAIT_ASYNC:
-			fprintf(stderr, "    warp %2u: asynchronous copies\n", w);
-			break;
-		case VGPU_WAIT_ABSENT:
-			break;
-		default:
-			if (s < VGPU_NUM_NAMED_BARRIERS)
-				fprintf(stderr, "    warp %2u: barrier %u\n", w, s);
-			else
-				fprintf(stderr, "    warp %2u: state 0x%02x\n", w, s);
-			break;
-		}
-	}
-}
-
-static void dump_buffer(const struct buffer *b)
+/* Returns 0 or EXIT_HOST. */
+static int dump_buffer(const struct buffer *b)
 {
 	uint64_t words = b->size / 4;
+	uint8_t *p;
+	void *map;
+	int err = vgpu_bo_map(b->bo, &map);
 
+	if (err) {
+		lib_error(b->name, err);
+		return EXIT_HOST;
+	}
+	p = map;
 	printf("%s:\n", b->name);
-	for (uint64_t i = 0; i < words; i++) {
-		const uint8_t *p = b->data + 4 * i;
+	for (uint64_t i = 0; i < words; i++, p += 4) {
 		uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
 			     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 
 		printf("%08" PRIx32 "%c", v,
 		       (i % 8 == 7 || i + 1 == words) ? '\n' : ' ');
 	}
+	return 0;
 }
 
 static bool param_is_pointer(uint32_t type)
 {
-	return type == VGPU_PARAM_PTR || type == VGPU_PARAM_U64;
+	return type == VGPU_ARG_PTR || type == VGPU_ARG_U64;
 }
 
 /*
- * The parameter buffer: without declared parameters, the addresses of
- * the buffers and tensor maps back to back, in command-line order; with
- * them, each ptr/u64 parameter in turn gets the next one's address at its
- * declared offset.  Returns 0 or
- * EXIT_USAGE (message printed).
+ * Check that the buffers fit the kernel's parameters before any is
+ * created: without declared parameters at most VGPU_MAX_PARAM_BYTES / 8
+ * of them, with them exactly one per ptr/u64 parameter.  Returns -1 to go
+ * on, or EXIT_USAGE.
  */
-static int build_params(const struct vgpu_object *obj,
-			const struct vgpu_obj_kernel *k, const struct gmem *gm,
-			uint8_t *params, uint32_t *size)
+static int check_params(const struct vgpu_kernel *k, const struct gmem *gm)
 {
-	unsigned int want = 0, next = 0;
+	struct vgpu_kernel_info ki;
+	struct vgpu_arg_info a;
+	unsigned int want = 0;
 
-	if (!k->nparams) {
+	vgpu_kernel_info(k, &ki);
+	if (!ki.nparams) {
 		if (gm->nbufs * 8ull > VGPU_MAX_PARAM_BYTES) {
 			usage_error("too many buffers and tensor maps (at most %u)",
 				    VGPU_MAX_PARAM_BYTES / 8);
 			return EXIT_USAGE;
 		}
-		for (unsigned int i = 0; i < gm->nbufs; i++)
-			for (int j = 0; j < 8; j++)
-				params[8 * i + j] =
-					(uint8_t)(gm->bufs[i].addr >> (8 * j));
-		*size = gm->nbufs * 8;
-		return 0;
+		return -1;
 	}
-
-	if (k->param_size > VGPU_MAX_PARAM_BYTES ||
-	    k->first_param > obj->nparams ||
-	    k->nparams > obj->nparams - k->first_param) {
-		usage_error("kernel '%s': corrupt parameter table", k->name);
-		return EXIT_USAGE;
-	}
-	for (uint32_t i = 0; i < k->nparams; i++)
-		want += param_is_pointer(obj->params[k->first_param + i].type);
+	for (uint32_t i = 0; i < ki.nparams; i++)
+		if (!vgpu_kernel_arg(k, i, &a))
+			want += param_is_pointer(a.type);
 	if (want != gm->nbufs) {
 		usage_error("kernel '%s' takes %u pointer parameter%s but %u "
-			    "--buffer/--tensor-map %s given", k->name, want,
+			    "--buffer/--tensor-map %s given", ki.name, want,
 			    want == 1 ? "" : "s", gm->nbufs,
 			    gm->nbufs == 1 ? "was" : "were");
 		return EXIT_USAGE;
 	}
-	memset(params, 0, k->param_size);
-	for (uint32_t i = 0; i < k->nparams; i++) {
-		const struct vgpu_obj_param *p = &obj->params[k->first_param + i];
+	return -1;
+}
 
-		if (!param_is_pointer(p->type))
-			continue;
-		if (p->size != 8 || p->offset + 8ull > k->param_size) {
-			usage_error("kernel '%s': parameter '%s' out of range",
-				    k->name, p->name);
+/*
+ * The launch's arguments: without declared parameters, the addresses of
+ * the buffers and tensor maps back to back, in command-line order; with
+ * them, each ptr/u64 parameter in turn gets the next one's address.
+ * Returns 0, EXIT_USAGE or EXIT_HOST (message printed).
+ */
+static int build_args(const struct vgpu_kernel *k, const struct gmem *gm,
+		      struct vgpu_args **out)
+{
+	struct vgpu_kernel_info ki;
+	struct vgpu_args *args;
+	unsigned int next = 0;
+	int err;
+
+	err = vgpu_args_new(k, &args);
+	if (err) {
+		lib_error("arguments", err);
+		return EXIT_HOST;
+	}
+	vgpu_kernel_info(k, &ki);
+	if (!ki.nparams) {
+		for (unsigned int i = 0; i < gm->nbufs && !err; i++)
+			err = vgpu_args_push_bo(args, gm->bufs[i].bo, 0);
+	} else {
+		for (uint32_t i = 0; i < ki.nparams && !err; i++) {
+			struct vgpu_arg_info a;
+
+			err = vgpu_kernel_arg(k, i, &a);
+			if (!err && param_is_pointer(a.type))
+				err = vgpu_args_set_bo(args, i,
+						       gm->bufs[next++].bo, 0);
+		}
+	}
+	if (err) {
+		vgpu_args_free(args);
+		if (err == -E2BIG) {
+			usage_error("too many buffers and tensor maps for one "
+				    "launch (at most %u)", VGPU_SUBMIT_MAX_BOS - 2);
 			return EXIT_USAGE;
 		}
-		for (int j = 0; j < 8; j++)
-			params[p->offset + j] =
-				(uint8_t)(gm->bufs[next].addr >> (8 * j));
-		next++;
+		lib_error("arguments", err);
+		return err == -ENOMEM ? EXIT_HOST : EXIT_USAGE;
 	}
-	*size = k->param_size;
+	*out = args;
 	return 0;
 }
 
@@ -691,6 +630,8 @@ enum {
 	OPT_TMA_LATENCY,
 	OPT_TMA_BANDWIDTH,
 	OPT_TENSOR_MAP,
+	OPT_DEVICE,
+	OPT_BACKEND,
 };
 
 static const struct option long_opts[] = {
@@ -709,14 +650,16 @@ static const struct option long_opts[] = {
 	{ "tma-latency", required_argument, NULL, OPT_TMA_LATENCY },
 	{ "tma-bandwidth", required_argument, NULL, OPT_TMA_BANDWIDTH },
 	{ "tensor-map", required_argument, NULL, OPT_TENSOR_MAP },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /*
  * The cluster must tile the grid and hold at most VGPU_MAX_CLUSTER_CTAS
- * CTAs (the core checks the same; this names the option).  Returns -1 to
- * go on, or EXIT_USAGE.
+ * CTAs (the device checks the same; this names the option).  Returns -1
+ * to go on, or EXIT_USAGE.
  */
 static int check_cluster(const struct options *o)
 {
@@ -807,6 +750,22 @@ static int parse_args(int argc, char **argv, struct options *o,
 					    (o->ndumps + 1) * sizeof(*o->dumps));
 			o->dumps[o->ndumps++] = optarg;
 			break;
+		case OPT_DEVICE:
+			if (!optarg[0]) {
+				usage_error("--device: empty name");
+				return EXIT_USAGE;
+			}
+			o->device = optarg;
+			break;
+		case OPT_BACKEND:
+			if (strcmp(optarg, "drm") && strcmp(optarg, "sim") &&
+			    strcmp(optarg, "auto")) {
+				usage_error("--backend: '%s' is not drm, sim or auto",
+					    optarg);
+				return EXIT_USAGE;
+			}
+			o->backend = optarg;
+			break;
 		default: /* getopt_long printed the complaint */
 			fputs("Try 'vgpu-run --help' for more information.\n",
 			      stderr);
@@ -829,136 +788,247 @@ static int parse_args(int argc, char **argv, struct options *o,
 	return check_cluster(o);
 }
 
-static const struct vgpu_obj_kernel *pick_kernel(const struct vgpu_object *obj,
-						 const char *name)
+/*
+ * Open the device: --device NAME, else --backend, else auto.  With both,
+ * the device must be of that backend.  Returns 0 or the exit status.
+ */
+static int open_device(const struct options *o, struct vgpu_device **dev)
 {
-	const struct vgpu_obj_kernel *k;
+	const char *name = o->device ? o->device : o->backend;
+	int err = vgpu_device_open(name, dev);
 
-	if (!obj->nkernels) {
-		usage_error("no kernel in the program");
-		return NULL;
+	if (err == -EINVAL) {
+		if (o->device)
+			usage_error("--device: '%s' names no device (sim, drm, "
+				    "a PCI slot or a /dev/dri node)", o->device);
+		else
+			usage_error("VGPU_BACKEND='%s' is not drm, sim or auto",
+				    getenv("VGPU_BACKEND") ? getenv("VGPU_BACKEND")
+							   : "");
+		return EXIT_USAGE;
 	}
-	if (!name)
-		return &obj->kernels[0];
-	k = vgpu_object_find_kernel(obj, name);
-	if (!k) {
-		fprintf(stderr, "vgpu-run: no kernel named '%s'; the program has:",
-			name);
-		for (uint32_t i = 0; i < obj->nkernels; i++)
-			fprintf(stderr, " %.*s", VGPU_OBJ_NAME_MAX,
-				obj->kernels[i].name);
-		fputc('\n', stderr);
+	if (err) {
+		fprintf(stderr, "vgpu-run: cannot open device '%s': %s%s\n",
+			name ? name : "auto", strerror(-err),
+			err == -ENODEV ? " (no such vgpu device; see vgpu-info)"
+				       : "");
+		return EXIT_HOST;
 	}
-	return k;
+	if (o->device && o->backend && strcmp(o->backend, "auto") &&
+	    strcmp(o->backend, vgpu_backend_name(vgpu_device_backend(*dev)))) {
+		usage_error("--device %s is a %s device, not --backend %s",
+			    o->device,
+			    vgpu_backend_name(vgpu_device_backend(*dev)),
+			    o->backend);
+		vgpu_device_close(*dev);
+		*dev = NULL;
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
-/* Load, launch, report.  Returns the exit status. */
-static int run(const struct options *o, struct gmem *gm)
+/* A sim-only setting: -EOPNOTSUPP on drm is a usage error. */
+static int sim_setting(struct vgpu_device *dev, const char *opt, int err)
 {
-	static uint8_t params[VGPU_MAX_PARAM_BYTES];
-	struct vgpu_exception_record exc;
-	const struct vgpu_obj_kernel *k;
-	struct vgpu_object obj = { 0 };
-	struct vgpu_prog *prog = NULL;
-	struct vgpu_sm *sm = NULL;
-	struct vgpu_launch l;
-	uint32_t param_size = 0;
-	char err[4096] = "";
-	int ret, status;
-	FILE *f;
+	if (!err)
+		return 0;
+	if (err == -EOPNOTSUPP) {
+		usage_error("%s: only the sim backend has this setting (the %s "
+			    "backend's device is QEMU's: set it there)", opt,
+			    vgpu_backend_name(vgpu_device_backend(dev)));
+		return EXIT_USAGE;
+	}
+	fprintf(stderr, "vgpu-run: %s: %s\n", opt, strerror(-err));
+	return err == -EINVAL || err == -ERANGE ? EXIT_USAGE : EXIT_HOST;
+}
 
-	f = fopen(o->path, "rb");
+static int apply_sim_settings(struct vgpu_device *dev, const struct options *o)
+{
+	int status = 0;
+
+	if (o->tma_latency)
+		status = sim_setting(dev, "--tma-latency",
+				     vgpu_device_set_sim_option(dev,
+								VGPU_SIM_TMA_LATENCY,
+								o->tma_latency));
+	if (!status && o->tma_bandwidth)
+		status = sim_setting(dev, "--tma-bandwidth",
+				     vgpu_device_set_sim_option(dev,
+								VGPU_SIM_TMA_BANDWIDTH,
+								o->tma_bandwidth));
+	if (!status && o->trace)
+		status = sim_setting(dev, "--trace",
+				     vgpu_device_set_trace(dev, stderr));
+	return status;
+}
+
+/* Load the program.  Returns 0 or the exit status. */
+static int load_program(struct vgpu_device *dev, const char *path,
+			struct vgpu_program **prog)
+{
+	static char log[16384];
+	FILE *f = fopen(path, "rb");
+	int err;
+
 	if (!f) {
-		usage_error("cannot open '%s': %s", o->path, strerror(errno));
+		usage_error("cannot open '%s': %s", path, strerror(errno));
 		return EXIT_USAGE;
 	}
 	fclose(f);
-	ret = vgpu_object_load_file(o->path, &obj, err, sizeof(err));
-	if (ret) {
-		if (err[0])
-			fprintf(stderr, "%s%s", err,
-				err[strlen(err) - 1] == '\n' ? "" : "\n");
-		else
-			fprintf(stderr, "vgpu-run: %s: %s\n", o->path,
-				strerror(-ret));
-		return EXIT_USAGE;
-	}
+	log[0] = '\0';
+	err = vgpu_program_load_file(dev, path, prog, log, sizeof(log));
+	if (!err)
+		return 0;
+	if (log[0])
+		fprintf(stderr, "%s%s", log, log[strlen(log) - 1] == '\n' ? "" : "\n");
+	else
+		fprintf(stderr, "vgpu-run: %s: %s\n", path, strerror(-err));
+	return err == -ENOMEM || err == -EIO ? EXIT_HOST : EXIT_USAGE;
+}
 
+/* The kernel to run, or NULL after a message. */
+static const struct vgpu_kernel *pick_kernel(const struct vgpu_program *prog,
+					     const char *name)
+{
+	const struct vgpu_kernel *k;
+	struct vgpu_kernel_info ki;
+
+	if (!name)
+		return vgpu_program_kernel(prog, 0, &k) ? NULL : k;
+	if (!vgpu_program_find_kernel(prog, name, &k))
+		return k;
+	fprintf(stderr, "vgpu-run: no kernel named '%s'; the program has:", name);
+	for (unsigned int i = 0; i < vgpu_program_kernel_count(prog); i++) {
+		if (vgpu_program_kernel(prog, i, &k))
+			continue;
+		vgpu_kernel_info(k, &ki);
+		fprintf(stderr, " %.*s", VGPU_OBJ_NAME_MAX, ki.name);
+	}
+	fputc('\n', stderr);
+	return NULL;
+}
+
+/*
+ * How a failed job is reported: its exception record described (exit 3),
+ * except a launch the device refused (VGPU_EXC_BAD_LAUNCH), which is a
+ * launch-parameter error (exit 2) as before the job ran.
+ */
+static int report_failure(struct vgpu_job *job, int err)
+{
+	struct vgpu_exception_record rec;
+	char text[8192];
+	int n;
+
+	fflush(stdout);
+	if (!vgpu_job_exception(job, &rec)) {
+		if (rec.code == VGPU_EXC_BAD_LAUNCH) {
+			usage_error("invalid launch: %.*s",
+				    (int)strnlen(rec.msg, sizeof(rec.msg)),
+				    rec.msg[0] ? rec.msg
+					       : vgpu_exception_name(rec.code));
+			return EXIT_USAGE;
+		}
+		n = vgpu_job_describe(job, text, sizeof(text));
+		if (n >= 0) {
+			fprintf(stderr, "vgpu-run: %s%s", text,
+				n && text[strlen(text) - 1] == '\n' ? "" : "\n");
+			return EXIT_DEVICE;
+		}
+	}
+	switch (err) {
+	case -ETIMEDOUT:
+		fprintf(stderr, "vgpu-run: the job ran past the driver's timeout "
+				"and was stopped (the device was reset)\n");
+		return EXIT_DEVICE;
+	case -ECANCELED:
+		fprintf(stderr, "vgpu-run: the job could not run: %s\n",
+			strerror(-err));
+		return EXIT_DEVICE;
+	default:
+		fprintf(stderr, "vgpu-run: the job failed: %s\n", strerror(-err));
+		return err == -EIO || err == -EFAULT ? EXIT_DEVICE : EXIT_HOST;
+	}
+}
+
+/* Open, load, launch, report.  Returns the exit status. */
+static int run(const struct options *o, struct gmem *gm)
+{
+	struct vgpu_launch_config cfg = { 0 };
+	struct vgpu_device *dev = NULL;
+	struct vgpu_program *prog = NULL;
+	const struct vgpu_kernel *k;
+	struct vgpu_kernel_info ki;
+	struct vgpu_args *args = NULL;
+	struct vgpu_job *job = NULL;
+	int status, err;
+
+	status = open_device(o, &dev);
+	if (status)
+		return status;
+	status = apply_sim_settings(dev, o);
+	if (status)
+		goto out;
+	status = load_program(dev, o->path, &prog);
+	if (status)
+		goto out;
 	status = EXIT_USAGE;
-	k = pick_kernel(&obj, o->kernel_name);
+	k = pick_kernel(prog, o->kernel_name);
 	if (!k)
 		goto out;
-	if (o->smem_dyn + k->smem_static > UINT32_MAX) {
+	vgpu_kernel_info(k, &ki);
+	if (o->smem_dyn + ki.smem_static > UINT32_MAX) {
 		usage_error("--smem: too much shared memory");
 		goto out;
 	}
-	status = gmem_map(gm);
+	status = check_params(k, gm);
+	if (status >= 0)
+		goto out;
+	status = gmem_map(dev, gm);
 	if (status)
 		goto out;
-	status = build_params(&obj, k, gm, params, &param_size);
+	status = build_args(k, gm, &args);
 	if (status)
 		goto out;
 
-	ret = vgpu_prog_load(obj.code, obj.code_size, &prog);
-	if (ret) {
-		fprintf(stderr, "vgpu-run: %s: cannot load program: %s\n",
-			o->path, strerror(-ret));
-		status = ret == -ENOMEM ? 1 : EXIT_USAGE;
+	memcpy(cfg.grid, o->grid, sizeof(cfg.grid));
+	memcpy(cfg.block, o->block, sizeof(cfg.block));
+	memcpy(cfg.cluster, o->cluster, sizeof(cfg.cluster));
+	cfg.smem_bytes = (uint32_t)o->smem_dyn;
+	cfg.flags = (o->random_sched ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+		    (o->no_sanitize ? 0 : VGPU_LAUNCH_SANITIZE);
+	cfg.seed = o->seed;
+	cfg.budget = o->budget;
+	err = vgpu_kernel_launch(k, &cfg, args, &job);
+	if (err) {
+		if (err == -EINVAL || err == -E2BIG) {
+			usage_error("invalid launch: %s", strerror(-err));
+			status = EXIT_USAGE;
+		} else {
+			lib_error("launch", err);
+			status = EXIT_HOST;
+		}
 		goto out;
 	}
-	sm = vgpu_sm_new(&(struct vgpu_sm_config){
-		.tma_latency = (uint32_t)o->tma_latency,
-		.tma_bandwidth = (uint32_t)o->tma_bandwidth,
-	});
-	if (!sm) {
-		fprintf(stderr, "vgpu-run: cannot create the SM\n");
-		status = 1;
+	err = vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE);
+	if (err) {
+		status = report_failure(job, err);
 		goto out;
 	}
-
-	l = (struct vgpu_launch){
-		.prog = prog,
-		.entry = k->entry,
-		.grid = { o->grid[0], o->grid[1], o->grid[2] },
-		.block = { o->block[0], o->block[1], o->block[2] },
-		.cluster = { o->cluster[0], o->cluster[1], o->cluster[2] },
-		.smem_bytes = (uint32_t)(k->smem_static + o->smem_dyn),
-		.params = params,
-		.param_size = param_size,
-		.flags = (o->random_sched ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
-			 (o->no_sanitize ? 0 : VGPU_LAUNCH_SANITIZE),
-		.seed = o->seed,
-		.budget = o->budget,
-		.mem = &vgpu_hostmem_ops,
-		.mem_opaque = &gm->hm,
-		.event = o->trace ? trace_event : NULL,
-	};
-	memset(&exc, 0, sizeof(exc));
-	if (vgpu_launch_validate(sm, &l, &exc)) {
-		usage_error("invalid launch: %.*s", (int)sizeof(exc.msg),
-			    exc.msg[0] ? exc.msg : vgpu_exc_name(exc.code));
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (vgpu_sm_launch(sm, &l, &exc)) {
-		/* block dims were validated: the product is at most 1024 */
-		uint32_t threads = l.block[0] * l.block[1] * l.block[2];
-
-		fflush(stdout);
-		print_exception(&exc, (threads + VGPU_WARP_SIZE - 1) /
-					      VGPU_WARP_SIZE);
-		status = EXIT_DEVICE;
-		goto out;
-	}
-	for (unsigned int i = 0; i < o->ndumps; i++)
-		dump_buffer(gmem_find_name(gm, o->dumps[i]));
-	status = fflush(stdout) ? 1 : 0;
+	status = 0;
+	for (unsigned int i = 0; i < o->ndumps && !status; i++)
+		status = dump_buffer(gmem_find_name(gm, o->dumps[i]));
+	if (fflush(stdout))
+		status = EXIT_HOST;
 out:
-	if (sm)
-		vgpu_sm_free(sm);
-	if (prog)
-		vgpu_prog_free(prog);
-	vgpu_object_fini(&obj);
+	vgpu_job_free(job);
+	vgpu_args_free(args);
+	/* the buffers go before the device's last reference */
+	for (unsigned int i = 0; i < gm->nbufs; i++) {
+		vgpu_bo_free(gm->bufs[i].bo);
+		gm->bufs[i].bo = NULL;
+	}
+	vgpu_program_free(prog);
+	vgpu_device_close(dev);
 	return status;
 }
 

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vgpu-run, end to end: write small kernels to a temporary directory, run
+ * The tools, end to end: write small kernels to a temporary directory, run
  * build/bin/vgpu-run on them and compare stdout, stderr and exit status.
- * The runner is found next to this binary: BUILD/tests/test_runner runs
- * BUILD/bin/vgpu-run.  Clusters, the sanitizer switch, the copy-engine
- * timing and tensor maps: usage errors, descriptor words and parameter
- * order check the runner alone; launch_options_reach_the_core runs them.
+ * The tools are found next to this binary: BUILD/tests/test_runner runs
+ * BUILD/bin/vgpu-run (and vgpu-info, vgpu-as, vgpu-objdump).  vgpu-run
+ * goes through libvgpu: with no vgpu DRM device on the host, its automatic
+ * backend is sim, and buffers are buffer objects whose GPU addresses the
+ * device chooses (the tests compare addresses with each other, never with
+ * constants).  Clusters, the sanitizer switch, the copy-engine timing and
+ * tensor maps: usage errors, descriptor words and parameter order check
+ * the runner alone; launch_options_reach_the_core runs them.
  */
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +22,12 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "vgpu.h"
 #include "vgpu_asm.h"
 #include "vgpu_hw.h"
 
-static char runner[PATH_MAX];
+static char bindir[PATH_MAX];
+static char runner[PATH_MAX + 16];
 static char tmpdir[PATH_MAX];
 
 struct result {
@@ -76,8 +84,12 @@ __attribute__((constructor)) static void setup(void)
 		}
 		*slash = '\0';
 	}
-	xfmt(runner, sizeof(runner), "%s/bin/vgpu-run", exe);
+	xfmt(bindir, sizeof(bindir), "%s/bin", exe);
+	xfmt(runner, sizeof(runner), "%s/vgpu-run", bindir);
 
+	/* the sim backend, unless a test asks for another (its flags and
+	 * timing are the simulator's) */
+	setenv("VGPU_BACKEND", "sim", 1);
 	xfmt(tmpdir, sizeof(tmpdir), "%s/vgpu-runner-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(tmpdir)) {
@@ -124,30 +136,56 @@ static void slurp(const char *name, char *buf, size_t len)
 }
 
 /*
- * Run "vgpu-run ARGS" in the temporary directory (so kernel and data
- * files are named relative to it), capturing stdout and stderr.
+ * Run "TOOL ARGS" (a tool of BUILD/bin) in the temporary directory, so
+ * kernel and data files are named relative to it, capturing stdout and
+ * stderr.  ARGS may start with environment assignments ("VAR=x vgpu-run"
+ * is not what runs: the assignments go before the tool's path).
  */
-static void run(struct result *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void run_tool(struct result *r, const char *tool, const char *env,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void run(struct result *r, const char *fmt, ...)
+static void run_tool(struct result *r, const char *tool, const char *env,
+		     const char *fmt, ...)
 {
-	char args[2048], cmd[2 * PATH_MAX + 2048];
+	char args[2048], cmd[3 * PATH_MAX + 2048];
 	va_list ap;
 	int st;
 
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	xfmt(cmd, sizeof(cmd), "cd '%s' && '%s' %s >stdout 2>stderr",
-		 tmpdir, runner, args);
+	xfmt(cmd, sizeof(cmd), "cd '%s' && %s '%s/%s' %s >stdout 2>stderr",
+	     tmpdir, env ? env : "", bindir, tool, args);
 	st = system(cmd);
 	r->status = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	slurp("stdout", r->out, sizeof(r->out));
 	slurp("stderr", r->err, sizeof(r->err));
-	if (r->status != 0 && r->status != 2 && r->status != 3)
-		fprintf(stderr, "  vgpu-run %s: status %d\n%s", args, r->status,
+	if (r->status != 0 && r->status != 1 && r->status != 2 && r->status != 3)
+		fprintf(stderr, "  %s %s: status %d\n%s", tool, args, r->status,
 			r->err);
+}
+
+/* Run "vgpu-run ARGS" (see run_tool). */
+static void run(struct result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void run(struct result *r, const char *fmt, ...)
+{
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	run_tool(r, "vgpu-run", NULL, "%s", args);
+}
+
+/* Is there a vgpu DRM device here (the automatic backend is then drm)? */
+static bool have_drm_device(void)
+{
+	unsigned int n = 0;
+
+	return !vgpu_device_list(NULL, 0, &n) && n > 0;
 }
 
 /* out[tid] = tid * 2 */
@@ -183,6 +221,10 @@ TEST(help_exits_0)
 	CHECK_CONTAINS(r.out, "--tma-bandwidth N");
 	CHECK_CONTAINS(r.out, "--tensor-map NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]");
 	CHECK_CONTAINS(r.out, "in the order the --buffer and --tensor-map options are given");
+	CHECK_CONTAINS(r.out, "--backend drm|sim|auto");
+	CHECK_CONTAINS(r.out, "--device NAME");
+	CHECK_CONTAINS(r.out, "Exit status: 0 ok, 1 host error");
+	CHECK_STR(r.err, "");
 }
 
 TEST(usage_errors_exit_2)
@@ -211,6 +253,9 @@ TEST(usage_errors_exit_2)
 		"--buffer out:128 missing.vgs",		 /* no such file */
 		"--buffer out:128:missing.bin k.vgs",	 /* no such file */
 		"--grid",				 /* missing argument */
+		"--backend cuda k.vgs",			 /* unknown backend */
+		"--backend k.vgs",			 /* missing argument */
+		"--device '' k.vgs",			 /* empty device name */
 	};
 
 	write_text("k.vgs", store_tid);
@@ -332,10 +377,38 @@ TEST(new_option_usage_errors_exit_2)
 /* A kernel that only exits: the runner's own work is all there is. */
 static const char just_exit[] = "    EXIT ;\n";
 
+/*
+ * The first two words after "NAME:\n" in @out are a GPU address (a
+ * tensor map's base): check it is a page-aligned, non-zero address, the
+ * same as *@base when that is not 0 (else store it there), and replace the
+ * words by "BASE____ BASE____" so that the rest compares exactly.
+ */
+static void mask_base(char *out, const char *name, uint64_t *base)
+{
+	char head[64];
+	char *p;
+	unsigned long long lo, hi;
+	uint64_t addr;
+
+	snprintf(head, sizeof(head), "%s:\n", name);
+	p = strstr(out, head);
+	REQUIRE(p);
+	p += strlen(head);
+	REQUIRE(sscanf(p, "%8llx %8llx", &lo, &hi) == 2);
+	addr = (uint64_t)lo | (uint64_t)hi << 32;
+	CHECK(addr != 0);
+	CHECK_EQ(addr % 4096, 0);
+	if (*base)
+		CHECK_EQ(addr, *base);
+	*base = addr;
+	memcpy(p, "BASE____ BASE____", 17);
+}
+
 /* Every word of the descriptor a --tensor-map writes (uapi/vgpu_hw.h). */
 TEST(tensor_map_descriptor_words)
 {
 	struct result r;
+	uint64_t base = 0;
 
 	write_text("exit.vgs", just_exit);
 	/* 3-D: 16 x 8 x 2 floats, box 8 x 4 x 1, element strides 1 x 2 x 1 */
@@ -343,10 +416,11 @@ TEST(tensor_map_descriptor_words)
 		"--dump m exit.vgs");
 	CHECK_EQ(r.status, 0);
 	CHECK_STR(r.err, "");
+	mask_base(r.out, "m", &base);
 	CHECK_STR(r.out,
 		  "m:\n"
-		  /* base (data, the first region)   magic     rank 3, elem 4 */
-		  "10000000 00000000 50414d54 00000403 "
+		  /* base (data's address)   magic     rank 3, elem 4 */
+		  "BASE____ BASE____ 50414d54 00000403 "
 		  /* dims[5]                                    pad1 */
 		  "00000010 00000008 00000002 00000000\n"
 		  "00000000 00000000 "
@@ -361,19 +435,22 @@ TEST(tensor_map_descriptor_words)
 		  "00000000 00000000 00000000 00000000\n");
 
 	/* 1-D with hex lists (the x of 0x is no separator), and 5-D; the
-	 * buffer itself is not touched */
+	 * buffer itself is not touched; both maps describe the same buffer */
 	run(&r, "--buffer data:0x1000 --tensor-map t:data:1:0x40:0x10 "
 		"--tensor-map f:data:2:8x2x2x2x2:8x2x2x2x2:8x1x1x1x2 "
 		"--dump t --dump f exit.vgs");
 	CHECK_EQ(r.status, 0);
+	base = 0;
+	mask_base(r.out, "t", &base);
+	mask_base(r.out, "f", &base);
 	CHECK_STR(r.out,
 		  "t:\n"
-		  "10000000 00000000 50414d54 00000101 00000040 00000000 00000000 00000000\n"
+		  "BASE____ BASE____ 50414d54 00000101 00000040 00000000 00000000 00000000\n"
 		  "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
 		  "00000000 00000000 00000010 00000000 00000000 00000000 00000000 00000001\n"
 		  "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
 		  "f:\n"
-		  "10000000 00000000 50414d54 00000205 00000008 00000002 00000002 00000002\n"
+		  "BASE____ BASE____ 50414d54 00000205 00000008 00000002 00000002 00000002\n"
 		  "00000002 00000000 00000010 00000000 00000020 00000000 00000040 00000000\n"
 		  "00000080 00000000 00000008 00000002 00000002 00000002 00000002 00000008\n"
 		  "00000001 00000001 00000001 00000002 00000000 00000000 00000000 00000000\n");
@@ -447,10 +524,12 @@ TEST(params_are_buffers_and_tensor_maps_in_order)
 	REQUIRE(dump_words(r.out, "out", w, 16) == 16);
 	for (int i = 0; i < 7; i++)
 		p[i] = w[2 * i] | (uint64_t)w[2 * i + 1] << 32;
-	CHECK_EQ(p[0], 0x10000000);	 /* out, the first region */
-	CHECK(p[0] < p[1] && p[1] < p[2] && p[2] < p[3]); /* allocation order */
-	CHECK_EQ(p[1] % 64, 0);		 /* maps are 64-byte aligned */
-	CHECK_EQ(p[3] % 64, 0);
+	CHECK(p[0] != 0);
+	/* four distinct buffer objects, page-aligned */
+	CHECK(p[0] != p[1] && p[0] != p[2] && p[0] != p[3] && p[1] != p[2] &&
+	      p[1] != p[3] && p[2] != p[3]);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(p[i] % 4096, 0);
 	CHECK_EQ(p[4], p[0]);		 /* m describes out */
 	CHECK_EQ(p[5], p[2]);		 /* n describes x */
 	CHECK_EQ(p[6], 0x50414d5450414d54ull); /* both magics */
@@ -469,10 +548,16 @@ TEST(params_are_buffers_and_tensor_maps_in_order)
 			       "    STG [R2+0x8], R8 ;\n"
 			       "    LDP R9, [n] ;\n"
 			       "    STG [R2+0xc], R9 ;\n"
+			       "    STG.64 [R2+0x10], R2 ;   // a itself\n"
 			       "    EXIT ;\n");
-	run(&r, "--block 1 --buffer a:16 --tensor-map m:a:2:8:8 --dump a decl.vgs");
+	run(&r, "--block 1 --buffer a:24 --tensor-map m:a:2:8:8 --dump a decl.vgs");
 	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "a:\n10000000 00000000 00000201 00000000\n");
+	REQUIRE(dump_words(r.out, "a", w, 16) == 6);
+	CHECK(w[0] | w[1]);
+	CHECK_EQ(w[0], w[4]); /* m's base is a's address */
+	CHECK_EQ(w[1], w[5]);
+	CHECK_EQ(w[2], 0x201); /* rank 1, element size 2 */
+	CHECK_EQ(w[3], 0);     /* n: zero, nothing sets it */
 	/* one region short: the usual count error */
 	run(&r, "--block 1 --buffer a:16 decl.vgs");
 	CHECK_EQ(r.status, 2);
@@ -753,14 +838,18 @@ TEST(store_past_end_faults)
 {
 	struct result r;
 
-	/* each thread stores one word past the end of a 128-byte buffer */
+	/*
+	 * each thread stores one word past the end of a 128-byte buffer, in
+	 * the page after it: buffer objects are whole pages, and the page
+	 * after one is never mapped
+	 */
 	write_text("oob.vgs", ".kernel oob\n"
 			      ".param ptr out\n"
 			      "    S2R R0, SR_TID.X ;\n"
 			      "    LDP.64 R2, [out] ;\n"
 			      "    SHL R4, R0, 0x2 ;\n"
 			      "    IADD R2, R2, R4 ;\n"
-			      "    IADD R2, R2, 0x80 ;\n"
+			      "    IADD R2, R2, 0x1000 ;\n"
 			      "    STG.32 [R2], R0 ;\n"
 			      "    EXIT ;\n");
 	run(&r, "--buffer out:128 --dump out oob.vgs");
@@ -813,6 +902,200 @@ TEST(trace_prints_events)
 	CHECK_CONTAINS(r.err, "BAR_COMPLETE");
 	CHECK_CONTAINS(r.err, "CTA_END");
 	CHECK_STR(r.out, "");
+}
+
+/*
+ * --backend and --device choose the device as vgpu_device_open() does; the
+ * automatic choice (no flag, VGPU_BACKEND unset) is sim without a vgpu DRM
+ * device.  Conflicts and unknown names are usage errors (2); a drm device
+ * that is not there is a host error (1).
+ */
+TEST(backend_and_device_flags)
+{
+	static const char *const same[] = {
+		"--backend sim", "--backend auto", "--device sim",
+		"--device sim --backend sim", "--device sim --backend auto",
+	};
+	struct result r;
+
+	write_text("k.vgs", store_tid);
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		run(&r, "%s --buffer out:128 --dump out k.vgs", same[i]);
+		CHECK_EQ(r.status, 0);
+		CHECK_STR(r.out, store_tid_dump);
+		CHECK_STR(r.err, "");
+	}
+
+	/* VGPU_BACKEND: unset is auto, sim is sim, anything else an error */
+	run_tool(&r, "vgpu-run", "env -u VGPU_BACKEND",
+		 "--buffer out:128 --dump out k.vgs");
+	if (!have_drm_device()) {
+		CHECK_EQ(r.status, 0);
+		CHECK_STR(r.out, store_tid_dump);
+	}
+	run_tool(&r, "vgpu-run", "VGPU_BACKEND=cuda",
+		 "--buffer out:128 --dump out k.vgs");
+	CHECK_EQ(r.status, 2);
+	CHECK_CONTAINS(r.err, "VGPU_BACKEND='cuda' is not drm, sim or auto");
+	CHECK_STR(r.out, "");
+	/* --backend sim wins over the environment */
+	run_tool(&r, "vgpu-run", "VGPU_BACKEND=cuda",
+		 "--backend sim --buffer out:128 --dump out k.vgs");
+	CHECK_EQ(r.status, 0);
+
+	run(&r, "--device sim --backend drm --buffer out:128 k.vgs");
+	CHECK_EQ(r.status, 2);
+	CHECK_CONTAINS(r.err, "--device sim is a sim device, not --backend drm");
+	run(&r, "--device gpu0 --buffer out:128 k.vgs");
+	CHECK_EQ(r.status, 2);
+	CHECK_CONTAINS(r.err, "--device: 'gpu0' names no device");
+	CHECK_CONTAINS(r.err, "Try 'vgpu-run --help'");
+
+	if (have_drm_device())
+		return;
+	/* no vgpu device here: drm, a slot or a node cannot be opened */
+	run(&r, "--backend drm --buffer out:128 k.vgs");
+	CHECK_EQ(r.status, 1);
+	CHECK_CONTAINS(r.err, "vgpu-run: cannot open device 'drm'");
+	run(&r, "--device 0000:00:03.0 --buffer out:128 k.vgs");
+	CHECK_EQ(r.status, 1);
+	CHECK_CONTAINS(r.err, "0000:00:03.0");
+	run(&r, "--device /dev/null --buffer out:128 k.vgs");
+	CHECK_EQ(r.status, 1);
+	CHECK_STR(r.out, "");
+}
+
+/* A launch the device refuses is a launch error (2), not an exception. */
+TEST(bad_launch_exits_2)
+{
+	struct result r;
+
+	write_text("k.vgs", store_tid);
+	run(&r, "--smem 0xfffffff0 --buffer out:128 k.vgs");
+	CHECK_EQ(r.status, 2);
+	CHECK_CONTAINS(r.err, "vgpu-run: invalid launch");
+	CHECK_STR(r.out, "");
+}
+
+/* ---- the other tools ---- */
+
+TEST(vgpu_info_sim)
+{
+	static const char *const params[] = {
+		"DEVICE_ID", "REVISION", "HW_VERSION", "SMS", "SMEM",
+		"MAX_THREADS", "BARRIERS", "FEATURES", "QUEUES", "WARP_SIZE",
+		"MAX_PARAM", "MAX_CODE", "VA_BITS", "VA_START", "VA_SIZE",
+		"RESET_COUNT", "FILE_RESET_COUNT", "JOB_TIMEOUT_MS",
+		"DRIVER_VERSION",
+	};
+	struct result r;
+	char line[64];
+
+	run_tool(&r, "vgpu-info", NULL, "--backend sim");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_CONTAINS(r.out, "device sim\n");
+	CHECK_CONTAINS(r.out, "  backend: sim\n");
+	CHECK_CONTAINS(r.out, "  ids:     7690:0001 revision 1\n");
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		snprintf(line, sizeof(line), "\n    %-18s ", params[i]);
+		CHECK_CONTAINS(r.out, line);
+	}
+	CHECK_CONTAINS(r.out, "    WARP_SIZE          32\n");
+	CHECK_CONTAINS(r.out, "  features: MMU");
+	CHECK_CONTAINS(r.out, " MBARRIER");
+	CHECK_CONTAINS(r.out, " TMA");
+
+	/* the same device through --device, and one parameter alone */
+	run_tool(&r, "vgpu-info", NULL, "--device sim");
+	CHECK_EQ(r.status, 0);
+	CHECK_CONTAINS(r.out, "  backend: sim\n");
+	run_tool(&r, "vgpu-info", NULL, "--device sim --param warp_size");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, "32\n");
+	run_tool(&r, "vgpu-info", NULL, "-b sim -p VGPU_PARAM_DEVICE_ID");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, "1989148673\n"); /* 0x76900001 */
+
+	/* no option: the drm devices (none on this host), then sim */
+	if (!have_drm_device()) {
+		run_tool(&r, "vgpu-info", "env -u VGPU_BACKEND", "%s", "");
+		CHECK_EQ(r.status, 0);
+		CHECK(!strncmp(r.out, "drm devices: 0\ndevice sim\n", 26));
+		run_tool(&r, "vgpu-info", NULL, "--list");
+		CHECK_EQ(r.status, 0);
+		CHECK_STR(r.out, "drm devices: 0\n");
+		run_tool(&r, "vgpu-info", NULL, "--backend drm");
+		CHECK_EQ(r.status, 1);
+		CHECK_CONTAINS(r.err, "vgpu-info: no drm device");
+		run_tool(&r, "vgpu-info", NULL, "--device 0000:00:03.0");
+		CHECK_EQ(r.status, 1);
+		CHECK_CONTAINS(r.err, "vgpu-info: cannot open device '0000:00:03.0'");
+	}
+}
+
+TEST(tools_help_and_usage_errors)
+{
+	static const struct {
+		const char *tool, *args;
+		int status;
+		const char *text;
+	} cases[] = {
+		{ "vgpu-info", "--help", 0, "Exit status: 0 ok, 1 no such device" },
+		{ "vgpu-info", "-h", 0, "usage: vgpu-info" },
+		{ "vgpu-info", "--frob", 2, "Try 'vgpu-info --help'" },
+		{ "vgpu-info", "extra", 2, "unexpected argument 'extra'" },
+		{ "vgpu-info", "--backend cuda", 2, "--backend: not drm, sim or auto: 'cuda'" },
+		{ "vgpu-info", "--param NOPE", 2, "--param: no such parameter: 'NOPE'" },
+		{ "vgpu-info", "--device sim --backend sim", 2, "exclude each other" },
+		{ "vgpu-info", "--list --param SMS", 2, "exclude each other" },
+		{ "vgpu-info", "--device ''", 2, "--device: empty name" },
+		{ "vgpu-info", "--device gpu0", 1, "cannot open device 'gpu0'" },
+		{ "vgpu-as", "--help", 0, "Exit status: 0 ok, 1 assembly or I/O error, 2 usage error" },
+		{ "vgpu-as", "", 2, "expected exactly one input file" },
+		{ "vgpu-as", "--frob k.vgs", 2, "usage: vgpu-as" },
+		{ "vgpu-as", "missing.vgs", 1, "missing.vgs" },
+		{ "vgpu-as", "-o - bad.vgs", 1, "bad.vgs:1:" },
+		{ "vgpu-objdump", "--help", 0, "Exit status: 0 ok, 1 bad input or I/O error, 2 usage error" },
+		{ "vgpu-objdump", "", 2, "expected exactly one input file" },
+		{ "vgpu-objdump", "a b", 2, "expected exactly one input file" },
+		{ "vgpu-objdump", "missing.vgo", 1, "missing.vgo" },
+		{ "vgpu-objdump", "bad.vgs", 1, "bad.vgs:1:" },
+	};
+
+	write_text("k.vgs", store_tid);
+	write_text("bad.vgs", "    FROB R0 ;\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct result r;
+
+		run_tool(&r, cases[i].tool, NULL, "%s", cases[i].args);
+		if (r.status != cases[i].status)
+			TH_FAIL("%s %s: status %d, want %d", cases[i].tool,
+				cases[i].args, r.status, cases[i].status);
+		if (!strstr(cases[i].status ? r.err : r.out, cases[i].text))
+			TH_FAIL("%s %s: no \"%s\" in:\n%s%s", cases[i].tool,
+				cases[i].args, cases[i].text, r.out, r.err);
+	}
+}
+
+/* vgpu-as, vgpu-objdump and vgpu-run agree on an object file. */
+TEST(as_objdump_run_round_trip)
+{
+	struct result r;
+
+	write_text("k.vgs", store_tid);
+	run_tool(&r, "vgpu-as", NULL, "-o k.vgo k.vgs");
+	CHECK_EQ(r.status, 0);
+	run_tool(&r, "vgpu-objdump", NULL, "k.vgo");
+	CHECK_EQ(r.status, 0);
+	CHECK_CONTAINS(r.out, ".kernel store_tid");
+	write_text("k2.vgs", r.out);
+	run(&r, "--buffer out:128 --dump out k2.vgs");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, store_tid_dump);
+	run(&r, "--buffer out:128 --dump out k.vgo");
+	CHECK_EQ(r.status, 0);
+	CHECK_STR(r.out, store_tid_dump);
 }
 
 TEST_MAIN()

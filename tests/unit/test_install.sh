@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# test_install.sh BUILD [CC=...] [SAN=0|1] [SAN_FLAGS=...]
+#
+# libvgpu as a user gets it (the Makefile's BUILD/tests/test_install runs
+# this with the build's compiler and sanitizer flags):
+#
+#   symbols          libvgpu.so exports exactly libvgpu/libvgpu.sym, which
+#                    is vgpu.h's API (scripts/check-symbols.sh)
+#   soname           its SONAME is libvgpu.so.1; it needs libdrm
+#   install          `make install PREFIX=TMP` puts the libraries, the
+#                    headers, vgpu.pc and the tools where they belong
+#   header_alone     <vgpu.h> compiles on its own with pkg-config's flags
+#   example_shared   examples/hello.c built with `pkg-config --cflags --libs
+#                    vgpu` against the installed copy runs (sim backend)
+#   example_static   the same linked with libvgpu.a and
+#                    `pkg-config --static --libs vgpu`
+#   tools_installed  the installed vgpu-run runs a kernel, vgpu-info lists
+#   uninstall        `make uninstall` removes every installed file
+#
+# Prints "ok   NAME" or "FAIL NAME" per test, then "N passed, N failed".
+set -u -o pipefail
+
+build=${1:?usage: test_install.sh BUILD [CC=...] [SAN=0|1] [SAN_FLAGS=...]}
+shift
+CC=cc
+SAN=0
+SAN_FLAGS=
+for a in "$@"; do
+	case $a in
+	CC=*) CC=${a#CC=} ;;
+	SAN=*) SAN=${a#SAN=} ;;
+	SAN_FLAGS=*) SAN_FLAGS=${a#SAN_FLAGS=} ;;
+	*) echo "test_install: unknown argument $a" >&2; exit 2 ;;
+	esac
+done
+cd "$(dirname "$0")/../.."
+top=$PWD
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+# a make of our own, not the caller's jobserver
+unset MAKEFLAGS MFLAGS MAKELEVEL
+export VGPU_BACKEND=sim
+
+pass=0
+fail=0
+result() { # NAME STATUS
+	if (($2 == 0)); then
+		echo "ok   $1"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1"
+		fail=$((fail + 1))
+	fi
+}
+
+# ---- the shared library ----
+scripts/check-symbols.sh "$build/libvgpu.so"
+result symbols $?
+
+st=0
+soname=$(readelf -d "$build/libvgpu.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ $soname == libvgpu.so.1 ]] || { echo "  SONAME '$soname'"; st=1; }
+readelf -d "$build/libvgpu.so.1" | grep -q 'NEEDED.*\[libdrm\.so' ||
+	{ echo "  libvgpu.so.1 does not need libdrm"; st=1; }
+[[ $(readlink "$build/libvgpu.so") == libvgpu.so.1 ]] ||
+	{ echo "  $build/libvgpu.so is not a link to libvgpu.so.1"; st=1; }
+result soname $st
+
+# ---- make install ----
+st=0
+make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
+	install >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; st=1; }
+for f in lib/libvgpu.a lib/libvgpu.so.1 lib/libvgpu.so \
+	lib/pkgconfig/vgpu.pc include/vgpu/vgpu.h include/vgpu/vgpu_hw.h \
+	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
+	include/vgpu/vgpu_drm.h bin/vgpu-run bin/vgpu-info bin/vgpu-as \
+	bin/vgpu-objdump; do
+	[[ -e $prefix/$f ]] || { echo "  not installed: $f"; st=1; }
+done
+[[ -e $prefix/include/vgpu/vgpu_asm.h ]] &&
+	{ echo "  vgpu_asm.h is installed but not public"; st=1; }
+result install $st
+
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cflags=$(pkg-config --cflags vgpu) || cflags=MISSING
+libs=$(pkg-config --libs vgpu) || libs=MISSING
+static_libs=$(pkg-config --static --libs vgpu) || static_libs=MISSING
+echo "  pkg-config --cflags: $cflags"
+echo "  pkg-config --libs: $libs"
+echo "  pkg-config --static --libs: $static_libs"
+
+# ---- compiling against the installed copy ----
+st=0
+printf '#include <vgpu.h>\nint main(void) { return vgpu_backend_name(VGPU_BACKEND_SIM) == 0; }\n' \
+	>"$tmp/alone.c"
+# shellcheck disable=SC2086 # flags lists
+$CC -std=c11 -Wall -Wextra -Werror -pedantic $SAN_FLAGS $cflags \
+	-o "$tmp/alone" "$tmp/alone.c" $libs || st=1
+if ((st == 0)); then
+	LD_LIBRARY_PATH=$prefix/lib "$tmp/alone" || { echo "  alone failed"; st=1; }
+fi
+result header_alone $st
+
+st=0
+# shellcheck disable=SC2086
+$CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello" \
+	examples/hello.c $libs || st=1
+if ((st == 0)); then
+	readelf -d "$tmp/hello" | grep -q 'NEEDED.*\[libvgpu\.so\.1\]' ||
+		{ echo "  hello does not need libvgpu.so.1"; st=1; }
+	LD_LIBRARY_PATH=$prefix/lib "$tmp/hello" sim >"$tmp/hello.out" 2>&1 || st=1
+	grep -q '^hello: PASS' "$tmp/hello.out" || st=1
+	((st == 0)) || cat "$tmp/hello.out"
+	# it used the installed library, not another copy
+	LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/hello" | grep -q "$prefix/lib/libvgpu.so.1" ||
+		{ echo "  hello did not load $prefix/lib/libvgpu.so.1"; st=1; }
+fi
+result example_shared $st
+
+st=0
+# libvgpu.a rather than the .so that sits beside it
+# shellcheck disable=SC2086
+$CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello-static" \
+	examples/hello.c ${static_libs/-lvgpu/-l:libvgpu.a} || st=1
+if ((st == 0)); then
+	readelf -d "$tmp/hello-static" | grep -q 'NEEDED.*libvgpu' &&
+		{ echo "  hello-static needs libvgpu.so"; st=1; }
+	"$tmp/hello-static" sim >"$tmp/hello.out" 2>&1 || st=1
+	grep -q '^hello: PASS' "$tmp/hello.out" || st=1
+	((st == 0)) || cat "$tmp/hello.out"
+fi
+result example_static $st
+
+st=0
+printf '    S2R R0, SR_TID.X ;\n    LDP.64 R2, [0x0] ;\n    SHL R4, R0, 0x2 ;\n    IADD R2, R2, R4 ;\n    STG [R2], R0 ;\n    EXIT ;\n' >"$tmp/k.vgs"
+out=$("$prefix/bin/vgpu-run" --backend sim --block 4 --buffer o:16 --dump o \
+	"$tmp/k.vgs" 2>&1)
+[[ $out == $'o:\n00000000 00000001 00000002 00000003' ]] ||
+	{ echo "  vgpu-run: $out"; st=1; }
+"$prefix/bin/vgpu-info" --backend sim >/dev/null || { echo "  vgpu-info failed"; st=1; }
+result tools_installed $st
+
+st=0
+make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
+	uninstall >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; st=1; }
+left=$(find "$prefix" -type f -o -type l)
+[[ -z $left ]] || { echo "  left after uninstall:" $left; st=1; }
+result uninstall $st
+
+echo "$pass passed, $fail failed"
+((fail == 0))
