@@ -205,16 +205,16 @@ static uint8_t *sim_fault_unmapped(struct sim_mem *m, uint64_t va,
 			 sim_fault_level(m->sim, va));
 }
 
-static bool sim_perm_ok(const struct sim_bo *bo, uint32_t acc)
+/* The VGPU_MMU_ACC_* accesses a BO's mapping permits (its PTE bits). */
+static uint32_t sim_bo_access(uint32_t flags)
 {
-	switch (acc) {
-	case VGPU_MMU_ACC_READ:
-		return true;
-	case VGPU_MMU_ACC_EXEC:
-		return !(bo->flags & VGPU_BO_NO_EXEC);
-	default: /* write, atomic (read + write) */
-		return !(bo->flags & VGPU_BO_READ_ONLY);
-	}
+	uint32_t acc = VGPU_MMU_ACC_READ;
+
+	if (!(flags & VGPU_BO_READ_ONLY))
+		acc |= VGPU_MMU_ACC_WRITE | VGPU_MMU_ACC_ATOMIC;
+	if (!(flags & VGPU_BO_NO_EXEC))
+		acc |= VGPU_MMU_ACC_EXEC;
+	return acc;
 }
 
 static inline uint8_t *sim_xlate(struct sim_mem *m, uint64_t va, uint64_t len,
@@ -229,7 +229,7 @@ static inline uint8_t *sim_xlate(struct sim_mem *m, uint64_t va, uint64_t len,
 		m->last = bo;
 	}
 	/* Page by page as vgpu_mmu_copy(): permission first, then the end. */
-	if (!sim_perm_ok(bo, acc))
+	if (!(bo->access & acc))
 		return sim_fault(m, va, acc, VGPU_MMU_F_PERMISSION, 0);
 	if (len > bo->size - (va - bo->va))
 		return sim_fault_unmapped(m, bo->va + bo->size, acc);
@@ -292,13 +292,32 @@ void vgpu_sim_fault_record(const struct sim_mem *m,
 	exc->msg[sizeof(exc->msg) - 1] = '\0';
 }
 
+/* The core's accesses are 1..16 bytes, naturally aligned: copy inline. */
+static inline void sim_copy(void *dst, const void *src, uint32_t len)
+{
+	switch (len) {
+	case 4:
+		memcpy(dst, src, 4);
+		break;
+	case 8:
+		memcpy(dst, src, 8);
+		break;
+	case 16:
+		memcpy(dst, src, 16);
+		break;
+	default:
+		memcpy(dst, src, len);
+		break;
+	}
+}
+
 static int sim_mem_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
 {
 	const uint8_t *p = sim_xlate(opaque, addr, len, VGPU_MMU_ACC_READ);
 
 	if (!p)
 		return -1;
-	memcpy(buf, p, len);
+	sim_copy(buf, p, len);
 	return 0;
 }
 
@@ -309,7 +328,7 @@ static int sim_mem_write(void *opaque, uint64_t addr, const void *buf,
 	uint8_t *p = sim_xlate(m, addr, len, VGPU_MMU_ACC_WRITE);
 
 	if (p) {
-		memcpy(p, buf, len);
+		sim_copy(p, buf, len);
 		return 0;
 	}
 	/* As vgpu_mmu_copy(): the pages before the faulting one are written. */
@@ -319,6 +338,17 @@ static int sim_mem_write(void *opaque, uint64_t addr, const void *buf,
 			memcpy(p, buf, m->fault_va - addr);
 	}
 	return -1;
+}
+
+static int sim_mem_read_block(void *opaque, uint64_t addr, void *buf,
+			      uint32_t len)
+{
+	const uint8_t *p = sim_xlate(opaque, addr, len, VGPU_MMU_ACC_READ);
+
+	if (!p)
+		return -1;
+	memcpy(buf, p, len);
+	return 0;
 }
 
 /* Every operation as a compare-and-swap loop over the core's own rule. */
@@ -344,7 +374,7 @@ const struct vgpu_mem_ops vgpu_sim_mem_ops = {
 	.read = sim_mem_read,
 	.write = sim_mem_write,
 	.atomic = sim_mem_atomic,
-	.read_block = sim_mem_read,
+	.read_block = sim_mem_read_block,
 	.write_block = sim_mem_write,
 };
 
@@ -378,6 +408,7 @@ static int sim_bo_add(struct vgpu_sim *sim, int fd, uint64_t size,
 	bo->memfd = fd;
 	bo->size = size;
 	bo->flags = flags;
+	bo->access = sim_bo_access(flags);
 	bo->st_dev = st->st_dev;
 	bo->st_ino = st->st_ino;
 	bo->ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -36,6 +36,7 @@
  * struct sim_bo - a buffer object of this device (one GEM handle)
  * @handle:      its handle (1, 2, ...; the lowest free one, as idr)
  * @flags:       VGPU_BO_*: GPU permissions of the mapping
+ * @access:      the VGPU_MMU_ACC_* accesses they permit
  * @size:        bytes, a page multiple
  * @va:          GPU VA in this device's address space (a guard page
  *               follows it)
@@ -47,6 +48,7 @@
 struct sim_bo {
 	uint32_t handle;
 	uint32_t flags;
+	uint32_t access;
 	uint64_t size;
 	uint64_t va;
 	int memfd;

@@ -35,6 +35,9 @@
 /* sizeof(struct syncobj_wait_entry) on x86-64, for the kcalloc() limit */
 #define SIM_WAIT_ENTRY_SIZE 64u
 
+/* Arrays of up to this many handles live on the stack. */
+#define SIM_ARRAY_STACK 16u
+
 /* The fence a lookup finds (see the top of the file). */
 struct sim_fence {
 	bool chain;
@@ -221,28 +224,37 @@ static int sim_array_wait(struct vgpu_sim *sim, struct sim_syncobj **objs,
 	const uint32_t submit = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
 				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
 	struct sim_waiter w = { .count = count, .objs = objs };
-	uint64_t *points;
+	uint64_t points_stack[SIM_ARRAY_STACK], *points = points_stack;
+	bool got_stack[SIM_ARRAY_STACK];
 	uint32_t signaled = 0;
 	struct sim_fence f;
 	int ret = 0;
 
 	if (sim_too_big(count, sizeof(*points)))
 		return -ENOMEM;
-	points = calloc(count, sizeof(*points));
-	if (!points)
-		return -ENOMEM;
+	if (count > SIM_ARRAY_STACK) {
+		points = malloc(count * sizeof(*points));
+		if (!points)
+			return -ENOMEM;
+	}
 	if (upoints)
 		memcpy(points, sim_uptr(upoints), count * sizeof(*points));
+	else
+		memset(points, 0, count * sizeof(*points));
 	w.points = points;
+	w.got = got_stack;
 	if (sim_too_big(count, SIM_WAIT_ENTRY_SIZE)) {
-		free(points);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_points;
 	}
-	w.got = calloc(count, sizeof(*w.got));
-	if (!w.got) {
-		free(points);
-		return -ENOMEM;
+	if (count > SIM_ARRAY_STACK) {
+		w.got = malloc(count * sizeof(*w.got));
+		if (!w.got) {
+			ret = -ENOMEM;
+			goto out_points;
+		}
 	}
+	memset(w.got, 0, count * sizeof(*w.got));
 
 	for (uint32_t i = 0; i < count; i++) {
 		if (sim_find_seqno(objs[i], points[i], &f)) {
@@ -283,8 +295,11 @@ static int sim_array_wait(struct vgpu_sim *sim, struct sim_syncobj **objs,
 done:
 	sim_waiter_del(sim, &w);
 out:
-	free(w.got);
-	free(points);
+	if (w.got != got_stack)
+		free(w.got);
+out_points:
+	if (points != points_stack)
+		free(points);
 	return ret;
 }
 
@@ -329,12 +344,16 @@ static int sim_find_fence_wait(struct vgpu_sim *sim, uint32_t handle,
 
 /* ---- arrays of handles ---- */
 
-/* drm_syncobj_array_find(): a reference on each, or -ENOMEM/-EFAULT/-ENOENT. */
+/*
+ * drm_syncobj_array_find(): a reference on each, or -ENOMEM/-EFAULT/-ENOENT.
+ * Small arrays go to @stack (SIM_ARRAY_STACK entries).
+ */
 static int sim_array_find(struct vgpu_sim *sim, uint64_t uhandles,
-			  uint32_t count, struct sim_syncobj ***out)
+			  uint32_t count, struct sim_syncobj **stack,
+			  struct sim_syncobj ***out)
 {
 	const uint32_t *handles = sim_uptr(uhandles);
-	struct sim_syncobj **objs;
+	struct sim_syncobj **objs = stack;
 
 	if (sim_too_big(count, sizeof(uint32_t)))
 		return -ENOMEM;
@@ -342,15 +361,18 @@ static int sim_array_find(struct vgpu_sim *sim, uint64_t uhandles,
 		return -EFAULT;
 	if (sim_too_big(count, sizeof(void *)))
 		return -ENOMEM;
-	objs = calloc(count, sizeof(*objs));
-	if (!objs)
-		return -ENOMEM;
+	if (count > SIM_ARRAY_STACK) {
+		objs = calloc(count, sizeof(*objs));
+		if (!objs)
+			return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < count; i++) {
 		objs[i] = vgpu_sim_syncobj_lookup(sim, handles[i]);
 		if (!objs[i]) {
 			while (i--)
 				sim_syncobj_put(objs[i]);
-			free(objs);
+			if (objs != stack)
+				free(objs);
 			return -ENOENT;
 		}
 		objs[i]->refs++;
@@ -359,11 +381,13 @@ static int sim_array_find(struct vgpu_sim *sim, uint64_t uhandles,
 	return 0;
 }
 
-static void sim_array_free(struct sim_syncobj **objs, uint32_t count)
+static void sim_array_free(struct sim_syncobj **objs, uint32_t count,
+			   struct sim_syncobj **stack)
 {
 	for (uint32_t i = 0; i < count; i++)
 		sim_syncobj_put(objs[i]);
-	free(objs);
+	if (objs != stack)
+		free(objs);
 }
 
 /* ---- ioctls ---- */
@@ -402,7 +426,7 @@ int vgpu_sim_syncobj_destroy(struct vgpu_sim *sim, void *data)
 int vgpu_sim_syncobj_wait(struct vgpu_sim *sim, void *data)
 {
 	struct drm_syncobj_wait *args = data;
-	struct sim_syncobj **objs;
+	struct sim_syncobj *stack[SIM_ARRAY_STACK], **objs;
 	uint32_t first = ~0u;
 	int ret;
 
@@ -411,21 +435,22 @@ int vgpu_sim_syncobj_wait(struct vgpu_sim *sim, void *data)
 		return -EINVAL;
 	if (!args->count_handles)
 		return -EINVAL;
-	ret = sim_array_find(sim, args->handles, args->count_handles, &objs);
+	ret = sim_array_find(sim, args->handles, args->count_handles, stack,
+			     &objs);
 	if (ret)
 		return ret;
 	ret = sim_array_wait(sim, objs, 0, args->count_handles, args->flags,
 			     args->timeout_nsec, &first);
 	if (!ret)
 		args->first_signaled = first;
-	sim_array_free(objs, args->count_handles);
+	sim_array_free(objs, args->count_handles, stack);
 	return ret;
 }
 
 int vgpu_sim_syncobj_timeline_wait(struct vgpu_sim *sim, void *data)
 {
 	struct drm_syncobj_timeline_wait *args = data;
-	struct sim_syncobj **objs;
+	struct sim_syncobj *stack[SIM_ARRAY_STACK], **objs;
 	uint32_t first = ~0u;
 	int ret;
 
@@ -435,53 +460,56 @@ int vgpu_sim_syncobj_timeline_wait(struct vgpu_sim *sim, void *data)
 		return -EINVAL;
 	if (!args->count_handles)
 		return -EINVAL;
-	ret = sim_array_find(sim, args->handles, args->count_handles, &objs);
+	ret = sim_array_find(sim, args->handles, args->count_handles, stack,
+			     &objs);
 	if (ret)
 		return ret;
 	ret = sim_array_wait(sim, objs, args->points, args->count_handles,
 			     args->flags, args->timeout_nsec, &first);
 	if (!ret)
 		args->first_signaled = first;
-	sim_array_free(objs, args->count_handles);
+	sim_array_free(objs, args->count_handles, stack);
 	return ret;
 }
 
 int vgpu_sim_syncobj_reset(struct vgpu_sim *sim, void *data)
 {
 	struct drm_syncobj_array *args = data;
-	struct sim_syncobj **objs;
+	struct sim_syncobj *stack[SIM_ARRAY_STACK], **objs;
 	int ret;
 
 	if (args->pad)
 		return -EINVAL;
 	if (!args->count_handles)
 		return -EINVAL;
-	ret = sim_array_find(sim, args->handles, args->count_handles, &objs);
+	ret = sim_array_find(sim, args->handles, args->count_handles, stack,
+			     &objs);
 	if (ret)
 		return ret;
 	/* Replacing with no fence wakes nobody. */
 	for (uint32_t i = 0; i < args->count_handles; i++)
 		*objs[i] = (struct sim_syncobj){ .refs = objs[i]->refs };
-	sim_array_free(objs, args->count_handles);
+	sim_array_free(objs, args->count_handles, stack);
 	return 0;
 }
 
 int vgpu_sim_syncobj_signal(struct vgpu_sim *sim, void *data)
 {
 	struct drm_syncobj_array *args = data;
-	struct sim_syncobj **objs;
+	struct sim_syncobj *stack[SIM_ARRAY_STACK], **objs;
 	int ret;
 
 	if (args->pad)
 		return -EINVAL;
 	if (!args->count_handles)
 		return -EINVAL;
-	ret = sim_array_find(sim, args->handles, args->count_handles, &objs);
+	ret = sim_array_find(sim, args->handles, args->count_handles, stack,
+			     &objs);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < args->count_handles; i++)
 		vgpu_sim_syncobj_replace(sim, objs[i]);
-	sim_array_free(objs, args->count_handles);
+	sim_array_free(objs, args->count_handles, stack);
 	return 0;
 }
 
@@ -489,14 +517,15 @@ int vgpu_sim_syncobj_timeline_signal(struct vgpu_sim *sim, void *data)
 {
 	struct drm_syncobj_timeline_array *args = data;
 	const uint64_t *points = sim_uptr(args->points);
-	struct sim_syncobj **objs;
+	struct sim_syncobj *stack[SIM_ARRAY_STACK], **objs;
 	int ret;
 
 	if (args->flags)
 		return -EINVAL;
 	if (!args->count_handles)
 		return -EINVAL;
-	ret = sim_array_find(sim, args->handles, args->count_handles, &objs);
+	ret = sim_array_find(sim, args->handles, args->count_handles, stack,
+			     &objs);
 	if (ret)
 		return ret;
 	/* the points array, then one chain node pointer per handle */
@@ -507,7 +536,7 @@ int vgpu_sim_syncobj_timeline_signal(struct vgpu_sim *sim, void *data)
 	for (uint32_t i = 0; i < args->count_handles; i++)
 		vgpu_sim_syncobj_add_point(sim, objs[i], points ? points[i] : 0);
 out:
-	sim_array_free(objs, args->count_handles);
+	sim_array_free(objs, args->count_handles, stack);
 	return ret;
 }
 
@@ -515,14 +544,15 @@ int vgpu_sim_syncobj_query(struct vgpu_sim *sim, void *data)
 {
 	struct drm_syncobj_timeline_array *args = data;
 	uint64_t *points = sim_uptr(args->points);
-	struct sim_syncobj **objs;
+	struct sim_syncobj *stack[SIM_ARRAY_STACK], **objs;
 	int ret;
 
 	if (args->flags & ~(uint32_t)DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED)
 		return -EINVAL;
 	if (!args->count_handles)
 		return -EINVAL;
-	ret = sim_array_find(sim, args->handles, args->count_handles, &objs);
+	ret = sim_array_find(sim, args->handles, args->count_handles, stack,
+			     &objs);
 	if (ret)
 		return ret;
 	/* Every link has signalled: the last signalled point is the head's. */
@@ -533,7 +563,7 @@ int vgpu_sim_syncobj_query(struct vgpu_sim *sim, void *data)
 		}
 		points[i] = objs[i]->fence && objs[i]->chain ? objs[i]->seqno : 0;
 	}
-	sim_array_free(objs, args->count_handles);
+	sim_array_free(objs, args->count_handles, stack);
 	return ret;
 }
 
