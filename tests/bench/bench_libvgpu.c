@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvgpu's overhead per launch on the sim backend, beside a direct call of
+ * the execution core doing the same launch (the baseline, measured in the
+ * same run).
+ *
+ *   library:  vgpu_args_set_u32 + vgpu_kernel_launch + vgpu_job_wait +
+ *             vgpu_job_free per launch (the ioctl path of the sim backend:
+ *             parameter page, SUBMIT with its checks and buffer list, the
+ *             core, the completion syncobj, GET_JOB)
+ *   core:     the parameter written + vgpu_sm_launch() per launch, with the
+ *             program predecoded once (vgpu_prog_load) and one SM
+ *             (vgpu_sm_new), global memory in libvgpu/hostmem.h
+ *
+ * Two kernels: a small one that does some work (1 CTA of 128 or 32
+ * threads, 11 instructions per warp, a store per thread) and an empty one
+ * (1 thread, EXIT), whose time is all fixed cost per launch.  Each figure is the best
+ * of REPS runs of ITERS launches; the ratio library / core is printed with
+ * the target (<= 1.2x) and whether it is met, never asserted.  A last
+ * section splits the library's launch into its calls (clock_gettime).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hostmem.h"
+#include "vgpu.h"
+#include "vgpu_asm.h"
+#include "vgpu_core.h"
+
+#define REPS 5
+#define TARGET 1.2
+
+static const char store_src[] =
+	".kernel store\n"
+	".param ptr out\n"
+	".param u32 k\n"
+	"  S2R R0, SR_TID.X ;\n"
+	"  S2R R1, SR_CTAID.X ;\n"
+	"  S2R R7, SR_NTID.X ;\n"
+	"  IMAD R0, R1, R7, R0 ;\n"
+	"  LDP.64 R2, [out] ;\n"
+	"  LDP.32 R8, [k] ;\n"
+	"  SHL R4, R0, 0x2 ;\n"
+	"  IADD R2, R2, R4 ;\n"
+	"  IMAD R5, R0, 0x2, R8 ;\n"
+	"  STG.32 [R2], R5 ;\n"
+	"  EXIT ;\n";
+
+static const char empty_src[] =
+	".kernel empty\n"
+	".param ptr out\n"
+	".param u32 k\n"
+	"  EXIT ;\n";
+
+struct bench {
+	const char *name;
+	const char *src;
+	uint32_t threads;
+	unsigned int iters;
+	uint32_t check_words; /* out[i] = 2i + k of the last launch */
+};
+
+static const struct bench benches[] = {
+	{ "small (1 CTA x 128 threads, 11 insns/warp)", store_src, 128, 20000, 128 },
+	{ "small (1 CTA x 32 threads, 11 insns/warp)", store_src, 32, 20000, 32 },
+	{ "empty (1 thread, EXIT)", empty_src, 1, 50000, 0 },
+};
+
+static void __attribute__((noreturn)) die(const char *what, int err)
+{
+	fprintf(stderr, "bench_libvgpu: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void check_out(const uint32_t *out, uint32_t n, uint32_t k, const char *who)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (out[i] != 2 * i + k) {
+			fprintf(stderr, "bench_libvgpu: %s: out[%u] = %u, expected %u\n",
+				who, i, out[i], 2 * i + k);
+			exit(1);
+		}
+}
+
+/* ns per launch through libvgpu (best of REPS). */
+static double lib_time(const struct bench *b, struct vgpu_device *dev)
+{
+	struct vgpu_launch_config cfg = { .block = { b->threads } };
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_args *args;
+	struct vgpu_bo *bo;
+	uint32_t *out;
+	char log[1024];
+	double best = 1e30;
+	int ret;
+
+	ret = vgpu_program_assemble(dev, b->src, strlen(b->src), "bench", &prog,
+				    log, sizeof(log));
+	if (ret) {
+		fputs(log, stderr);
+		die("assemble", ret);
+	}
+	ret = vgpu_program_kernel(prog, 0, &k);
+	ret = ret ?: vgpu_bo_new(dev, 4096, 0, &bo);
+	ret = ret ?: vgpu_bo_map(bo, (void **)&out);
+	ret = ret ?: vgpu_args_new(k, &args);
+	ret = ret ?: vgpu_args_set_bo(args, 0, bo, 0);
+	if (ret)
+		die("setup", ret);
+	for (int r = 0; r < REPS; r++) {
+		int64_t t0 = now_ns();
+
+		for (unsigned int i = 0; i < b->iters; i++) {
+			struct vgpu_job *job;
+
+			ret = vgpu_args_set_u32(args, 1, i);
+			ret = ret ?: vgpu_kernel_launch(k, &cfg, args, &job);
+			if (ret)
+				die("launch", ret);
+			ret = vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE);
+			if (ret)
+				die("wait", ret);
+			vgpu_job_free(job);
+		}
+		double t = (double)(now_ns() - t0) / b->iters;
+
+		if (t < best)
+			best = t;
+		check_out(out, b->check_words, b->iters - 1, "library");
+	}
+	vgpu_args_free(args);
+	vgpu_bo_free(bo);
+	vgpu_program_free(prog);
+	return best;
+}
+
+/* ns per launch calling the core directly (best of REPS). */
+static double core_time(const struct bench *b)
+{
+	struct vgpu_exception_record exc;
+	struct vgpu_object obj;
+	struct vgpu_hostmem hm;
+	struct vgpu_prog *prog;
+	struct vgpu_sm *sm;
+	struct vgpu_launch l;
+	uint8_t params[16] = { 0 };
+	uint64_t addr;
+	uint8_t *out;
+	char log[1024];
+	double best = 1e30;
+	int ret;
+
+	ret = vgpu_assemble(b->src, strlen(b->src), "bench", &obj, log, sizeof(log));
+	if (ret) {
+		fputs(log, stderr);
+		die("assemble", ret);
+	}
+	if (obj.kernels[0].param_size > sizeof(params))
+		die("parameter layout", EINVAL);
+	ret = vgpu_prog_load(obj.code, obj.code_size, &prog);
+	if (ret)
+		die("vgpu_prog_load", ret);
+	sm = vgpu_sm_new(NULL);
+	if (!sm)
+		die("vgpu_sm_new", ENOMEM);
+	vgpu_hostmem_init(&hm, 0x100000, 0x100000000ull);
+	ret = vgpu_hostmem_alloc(&hm, 4096, &addr, &out);
+	if (ret)
+		die("vgpu_hostmem_alloc", ret);
+	memcpy(params, &addr, 8);
+	l = (struct vgpu_launch){
+		.prog = prog,
+		.entry = obj.kernels[0].entry,
+		.grid = { 1, 1, 1 },
+		.block = { b->threads, 1, 1 },
+		.cluster = { 1, 1, 1 },
+		.smem_bytes = obj.kernels[0].smem_static,
+		.params = params,
+		.param_size = obj.kernels[0].param_size,
+		.mem = &vgpu_hostmem_ops,
+		.mem_opaque = &hm,
+	};
+	for (int r = 0; r < REPS; r++) {
+		int64_t t0 = now_ns();
+
+		for (unsigned int i = 0; i < b->iters; i++) {
+			uint32_t k = i;
+
+			memcpy(params + 8, &k, 4);
+			if (vgpu_sm_launch(sm, &l, &exc))
+				die(exc.msg, EIO);
+		}
+		double t = (double)(now_ns() - t0) / b->iters;
+
+		if (t < best)
+			best = t;
+		check_out((const uint32_t *)out, b->check_words, b->iters - 1, "core");
+	}
+	vgpu_sm_free(sm);
+	vgpu_hostmem_fini(&hm);
+	vgpu_prog_free(prog);
+	vgpu_object_fini(&obj);
+	return best;
+}
+
+/*
+ * Where the library's time goes: the empty kernel's launch split into
+ * its calls, each timed on its own (sums of clock_gettime deltas, so
+ * the clock's own cost is in them).
+ */
+static void breakdown(struct vgpu_device *dev)
+{
+	struct vgpu_launch_config cfg = { .block = { 1 } };
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_args *args;
+	struct vgpu_bo *bo;
+	const unsigned int n = 50000;
+	int64_t t_set = 0, t_launch = 0, t_wait = 0, t_free = 0, t_nojob = 0;
+	int64_t t_param;
+	char log[256];
+	int ret;
+
+	ret = vgpu_program_assemble(dev, empty_src, strlen(empty_src), "bench",
+				    &prog, log, sizeof(log));
+	ret = ret ?: vgpu_program_kernel(prog, 0, &k);
+	ret = ret ?: vgpu_bo_new(dev, 4096, 0, &bo);
+	ret = ret ?: vgpu_args_new(k, &args);
+	ret = ret ?: vgpu_args_set_bo(args, 0, bo, 0);
+	if (ret)
+		die("setup", ret);
+	for (unsigned int i = 0; i < n; i++) {
+		struct vgpu_job *job;
+		int64_t t0, t1, t2, t3, t4;
+
+		t0 = now_ns();
+		vgpu_args_set_u32(args, 1, i);
+		t1 = now_ns();
+		if (vgpu_kernel_launch(k, &cfg, args, &job))
+			die("launch", EIO);
+		t2 = now_ns();
+		if (vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE))
+			die("wait", EIO);
+		t3 = now_ns();
+		vgpu_job_free(job);
+		t4 = now_ns();
+		t_set += t1 - t0;
+		t_launch += t2 - t1;
+		t_wait += t3 - t2;
+		t_free += t4 - t3;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		int64_t t0 = now_ns();
+
+		if (vgpu_kernel_launch(k, &cfg, args, NULL))
+			die("launch", EIO);
+		t_nojob += now_ns() - t0;
+	}
+	{
+		int64_t t0 = now_ns();
+		uint64_t v;
+
+		for (unsigned int i = 0; i < n; i++)
+			if (vgpu_device_get_param(dev, VGPU_PARAM_SMS, &v))
+				die("get_param", EIO);
+		t_param = now_ns() - t0;
+	}
+	printf("  where the library's time goes (empty kernel, mean of %u, ns):\n", n);
+	printf("    vgpu_args_set_u32 %6.0f   vgpu_kernel_launch %6.0f   vgpu_job_wait %6.0f   vgpu_job_free %6.0f\n",
+	       (double)t_set / n, (double)t_launch / n, (double)t_wait / n,
+	       (double)t_free / n);
+	printf("    vgpu_kernel_launch without a job handle (fire and forget) %6.0f\n",
+	       (double)t_nojob / n);
+	printf("    one ioctl through the sim backend (vgpu_device_get_param) %6.0f\n"
+	       "    (a launch and its wait make four: WAIT_BO polling the parameter page,\n"
+	       "    SUBMIT, SYNCOBJ_WAIT, GET_JOB)\n",
+	       (double)t_param / n);
+	vgpu_args_free(args);
+	vgpu_bo_free(bo);
+	vgpu_program_free(prog);
+}
+
+int main(void)
+{
+	struct vgpu_device *dev;
+	int ret = vgpu_device_open("sim", &dev);
+
+	if (ret)
+		die("vgpu_device_open(\"sim\")", ret);
+	printf("bench_libvgpu: library overhead per launch, sim backend, best of %d runs\n",
+	       REPS);
+	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+		const struct bench *b = &benches[i];
+		double core = core_time(b), lib = lib_time(b, dev);
+		double ratio = lib / core;
+
+		printf("  %-44s core %8.0f ns   libvgpu %8.0f ns   (+%.0f ns)   ratio %.2fx   target <= %.1fx: %s\n",
+		       b->name, core, lib, lib - core, ratio, TARGET,
+		       ratio <= TARGET ? "met" : "not met");
+	}
+	breakdown(dev);
+	vgpu_device_close(dev);
+	return 0;
+}
