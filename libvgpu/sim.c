@@ -38,8 +38,10 @@
  *    another thread submits or signals the point (a condition variable);
  *  - no job timeout, device reset or watchdog: JOB_TIMEOUT_MS reads 0 and
  *    the instruction budget bounds a launch; RESET_COUNT stays 0;
- *  - elapsed_ns is the host time the job took (as the QEMU device
- *    reports it), warp_insns the core's count;
+ *  - elapsed_ns is device time: the SM cycles the job took (the core's
+ *    clock, in which NANOSLEEP counts 1 ns per cycle), deterministic
+ *    where the QEMU device reports host time; warp_insns is the core's
+ *    count in both;
  *  - BOs are memfds (sealed against resizing): PRIME export returns a
  *    duplicate of the memfd (read-only, reopened, without DRM_RDWR),
  *    import accepts any mappable fd, and importing memory this device
@@ -48,6 +50,9 @@
  *    dma-buf imported into another file of the same vgpu device does;
  *  - syncobj fds (SYNCOBJ_HANDLE_TO_FD/FD_TO_HANDLE) and every other
  *    ioctl the sim does not implement give -ENOTTY;
+ *  - user pointers in ioctl structs cannot be checked in process: 0 with
+ *    a non-zero count is -EFAULT (as copy_from_user() fails), any other
+ *    pointer is trusted;
  *  - the address space id in MMU-fault records is always 1.
  */
 #include <errno.h>
@@ -408,6 +413,7 @@ void vgpu_sim_trace_event(void *opaque, const struct vgpu_event *ev)
 				   ? sim_event_names[ev->type]
 				   : NULL;
 
+	flockfile(f); /* one whole line, whoever else writes to @f */
 	fprintf(f, "[%10" PRIu64 "] %-12s cta (%u,%u,%u) warp %2u pc 0x%04x",
 		ev->cycle, type ? type : "?", ev->cta[0], ev->cta[1],
 		ev->cta[2], ev->warp, ev->pc);
@@ -434,4 +440,5 @@ void vgpu_sim_trace_event(void *opaque, const struct vgpu_event *ev)
 		break;
 	}
 	fputc('\n', f);
+	funlockfile(f);
 }

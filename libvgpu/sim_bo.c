@@ -51,10 +51,15 @@ static int sim_handle_alloc(struct vgpu_sim *sim, struct sim_bo *bo)
 	if (i == sim->nbos) {
 		if (sim->nbos == INT32_MAX)
 			return -ENOSPC;
-		t = realloc(sim->bos, (sim->nbos + 1) * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		sim->bos = t;
+		if (sim->nbos == sim->bos_cap) {
+			uint32_t cap = sim->bos_cap ? 2 * sim->bos_cap : 16;
+
+			t = realloc(sim->bos, cap * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			sim->bos = t;
+			sim->bos_cap = cap;
+		}
 		sim->bos[sim->nbos++] = NULL;
 	}
 	sim->bos[i] = bo;
@@ -163,8 +168,8 @@ static int sim_va_alloc(const struct vgpu_sim *sim, uint64_t size,
 	return found ? 0 : -ENOSPC;
 }
 
-/* The BO whose pages hold @va, or NULL. */
-static const struct sim_bo *sim_bo_at(const struct vgpu_sim *sim, uint64_t va)
+/* Index in @map of the first BO above @va. */
+static uint32_t sim_map_pos(const struct vgpu_sim *sim, uint64_t va)
 {
 	uint32_t lo = 0, hi = sim->nmap;
 
@@ -176,11 +181,17 @@ static const struct sim_bo *sim_bo_at(const struct vgpu_sim *sim, uint64_t va)
 		else
 			hi = mid;
 	}
-	if (!lo)
+	return lo;
+}
+
+/* The BO whose pages hold @va, or NULL. */
+static const struct sim_bo *sim_bo_at(const struct vgpu_sim *sim, uint64_t va)
+{
+	uint32_t pos = sim_map_pos(sim, va);
+
+	if (!pos || va - sim->map[pos - 1]->va >= sim->map[pos - 1]->size)
 		return NULL;
-	if (va - sim->map[lo - 1]->va >= sim->map[lo - 1]->size)
-		return NULL;
-	return sim->map[lo - 1];
+	return sim->map[pos - 1];
 }
 
 /* ---- the core's global memory ---- */
@@ -451,14 +462,11 @@ err:
 
 static void sim_bo_remove(struct vgpu_sim *sim, struct sim_bo *bo)
 {
-	for (uint32_t i = 0; i < sim->nmap; i++) {
-		if (sim->map[i] == bo) {
-			memmove(&sim->map[i], &sim->map[i + 1],
-				(sim->nmap - i - 1) * sizeof(*sim->map));
-			sim->nmap--;
-			break;
-		}
-	}
+	uint32_t i = sim_map_pos(sim, bo->va) - 1; /* @map holds it */
+
+	memmove(&sim->map[i], &sim->map[i + 1],
+		(sim->nmap - i - 1) * sizeof(*sim->map));
+	sim->nmap--;
 	sim->bos[bo->handle - 1] = NULL;
 	sim_bo_free(bo);
 }
@@ -473,7 +481,7 @@ void vgpu_sim_bos_fini(struct vgpu_sim *sim)
 	free(sim->tables);
 	sim->bos = sim->map = NULL;
 	sim->tables = NULL;
-	sim->nbos = sim->nmap = sim->map_cap = 0;
+	sim->nbos = sim->bos_cap = sim->nmap = sim->map_cap = 0;
 	sim->ntables = sim->tables_cap = 0;
 }
 

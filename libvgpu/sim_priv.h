@@ -115,12 +115,14 @@ struct sim_prog {
  * @lock:     protects everything below; held for the whole of an ioctl,
  *            a job's execution included (syncobj waits sleep on @cond)
  * @cond:     broadcast whenever a syncobj gains a fence (CLOCK_MONOTONIC)
- * @bos:      BO handle table, @bos[handle - 1], @nbos slots
+ * @bos:      BO handle table, @bos[handle - 1], @nbos slots in use
+ *            (@bos_cap allocated)
  * @map:      the BOs sorted by GPU VA, @nmap of them (@map_cap slots)
  * @tables:   page tables that vgpu.ko would have allocated for this
  *            address space (never freed, as in vgpu_mmu.c), sorted keys
  *            of sim_table_key(); they give an MMU fault its level
- * @syncobjs: syncobj handle table, @syncobjs[handle - 1]
+ * @syncobjs: syncobj handle table, @syncobjs[handle - 1], @nsyncobjs
+ *            slots in use (@syncobjs_cap allocated)
  * @waiters:  threads blocked in a syncobj wait
  * @hist:     the last VGPU_JOB_HISTORY jobs, at id % VGPU_JOB_HISTORY
  * @sm:       the SM every job runs on, built from @cfg
@@ -133,7 +135,7 @@ struct vgpu_sim {
 	pthread_cond_t cond;
 
 	struct sim_bo **bos;
-	uint32_t nbos;
+	uint32_t nbos, bos_cap;
 	struct sim_bo **map;
 	uint32_t nmap, map_cap;
 	uint64_t *tables;
@@ -141,7 +143,7 @@ struct vgpu_sim {
 	uint64_t next_mmap_offset;
 
 	struct sim_syncobj **syncobjs;
-	uint32_t nsyncobjs;
+	uint32_t nsyncobjs, syncobjs_cap;
 	struct sim_waiter *waiters;
 
 	uint64_t next_job_id;

@@ -81,10 +81,15 @@ static int sim_syncobj_new(struct vgpu_sim *sim, struct sim_syncobj **out,
 	if (i == sim->nsyncobjs) {
 		if (sim->nsyncobjs == INT32_MAX)
 			return -ENOSPC;
-		t = realloc(sim->syncobjs, (sim->nsyncobjs + 1) * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		sim->syncobjs = t;
+		if (sim->nsyncobjs == sim->syncobjs_cap) {
+			uint32_t cap = sim->syncobjs_cap ? 2 * sim->syncobjs_cap : 16;
+
+			t = realloc(sim->syncobjs, cap * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			sim->syncobjs = t;
+			sim->syncobjs_cap = cap;
+		}
 		sim->syncobjs[sim->nsyncobjs++] = NULL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -103,7 +108,7 @@ void vgpu_sim_syncobjs_fini(struct vgpu_sim *sim)
 		free(sim->syncobjs[i]);
 	free(sim->syncobjs);
 	sim->syncobjs = NULL;
-	sim->nsyncobjs = 0;
+	sim->nsyncobjs = sim->syncobjs_cap = 0;
 }
 
 /* ---- fences ---- */
