@@ -7,12 +7,23 @@
 #   vmlinuz             Debian's linux-image-amd64 kernel (version resolved
 #                       from the package, .deb fetched with apt-get download
 #                       and unpacked here; never installed on the host)
-#   modules/            that kernel's modules (for drivers to come)
+#   modules/            that kernel's modules
 #   vgpu-smoke          tests/guest/vgpu-smoke.c, static
 #   store.vgo           tests/guest/store.vgs, assembled by build/bin/vgpu-as
-#   initramfs.cpio.gz   busybox-static, /init, vgpu-smoke, /vgpu/store.vgo
+#   initramfs.cpio.gz   busybox-static and /init (tests/guest/init), with
+#                         /bin/vgpu-smoke, /vgpu/store.vgo   the smoke test
+#                         /bin/vgpu-run, vgpu-info, vgpu-as, vgpu-objdump and
+#                         the example programs (build/guest-bin: static,
+#                         linked with libdrm.a)
+#                         /bin/run-examples (scripts/run-examples.sh)
+#                         /examples: examples/*.vgs, .expected, .c
+#                         /lib/modules: drm, drm_shmem_helper, gpu-sched
+#                         with their dependencies, and vgpu.ko
+#                         (build/module/vgpu.ko, when built)
+#                         the guest selftests of build/selftests, when built
 #
-# Needs build/bin/vgpu-as (`make`; the Makefile's guest target builds it).
+# Needs build/bin/vgpu-as and build/guest-bin/ (`make guest` builds both
+# first; so does this script, through make, when they are missing).
 #
 # Installs what it needs with apt-get (busybox-static, cpio, kmod, the
 # firmware QEMU boots with).  Each step runs only when its output is
@@ -86,25 +97,85 @@ if [[ ! -x $out/vgpu-smoke || $smoke_src -nt $out/vgpu-smoke ||
 		-o "$out/vgpu-smoke" "$smoke_src"
 fi
 
+# ---- tools and example programs (static) ----
+guest_bins=(build/bin/vgpu-as)
+for f in libvgpu/tools/*.c examples/*.c; do
+	[[ -e $f ]] && guest_bins+=("build/guest-bin/$(basename "$f" .c)")
+done
+missing=0
+for f in "${guest_bins[@]}"; do
+	[[ -x $f ]] || missing=1
+done
+if ((missing)); then
+	log "building the static tools and examples"
+	make --no-print-directory -j2 BUILD=build CC=gcc SAN=0 \
+		build/bin/vgpu-as guest-bins
+fi
+
 if [[ ! -f $out/store.vgo || tests/guest/store.vgs -nt $out/store.vgo ]]; then
 	build/bin/vgpu-as -o "$out/store.vgo" tests/guest/store.vgs
 fi
 
 # ---- initramfs ----
+kver=$(cat "$out/kernel-version")
+inputs=("$out/vgpu-smoke" "$out/store.vgo" tests/guest/init "$0"
+	scripts/run-examples.sh examples/* build/guest-bin/*)
+[[ -f build/module/vgpu.ko ]] && inputs+=(build/module/vgpu.ko)
+selftests=()
+for f in build/selftests/vgpu_test build/selftests/vgpu_bench \
+	build/selftests/test_libvgpu; do
+	[[ -x $f ]] && selftests+=("$f")
+done
+inputs+=("${selftests[@]+"${selftests[@]}"}")
 rd=$out/initramfs.cpio.gz
-if [[ ! -f $rd || $out/vgpu-smoke -nt $rd || tests/guest/init -nt $rd ||
-	$out/store.vgo -nt $rd || $0 -nt $rd ]]; then
+stale=0
+if [[ ! -f $rd ]]; then
+	stale=1
+else
+	for f in "${inputs[@]}"; do
+		[[ $f -nt $rd ]] && stale=1
+	done
+fi
+if ((stale)); then
 	log "building the initramfs"
 	root=$out/initramfs
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,root,vgpu}
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,root,vgpu,examples}
 	cp "$out/store.vgo" "$root/vgpu/store.vgo"
 	cp /bin/busybox "$root/bin/busybox"
 	cp "$out/vgpu-smoke" "$root/bin/vgpu-smoke"
+	cp build/guest-bin/* "$root/bin/"
+	cp scripts/run-examples.sh "$root/bin/run-examples"
+	cp examples/* "$root/examples/"
+	if ((${#selftests[@]})); then
+		cp "${selftests[@]}" "$root/bin/"
+	fi
 	cp tests/guest/init "$root/init"
-	chmod 755 "$root/init"
+	chmod 755 "$root/init" "$root/bin/run-examples"
+
+	# the DRM modules and their dependencies, from the guest kernel's tree
+	if [[ -f build/module/vgpu.ko ]]; then
+		modroot=$out/modroot
+		mkdir -p "$modroot/lib/modules" "$root/lib/modules/$kver/extra"
+		ln -sfn "$out/modules" "$modroot/lib/modules/$kver"
+		[[ -f $out/modules/modules.dep ]] || depmod -b "$modroot" "$kver"
+		for m in drm drm_shmem_helper gpu-sched; do
+			modprobe -d "$modroot" -S "$kver" --show-depends "$m" |
+				awk '$1 == "insmod" { print $2 }'
+		done | sort -u | while read -r f; do
+			rel=${f#"$modroot/lib/modules/$kver/"}
+			mkdir -p "$root/lib/modules/$kver/$(dirname "$rel")"
+			cp "$f" "$root/lib/modules/$kver/$rel"
+		done
+		cp "$out/modules/modules.order" "$out/modules/modules.builtin"* \
+			"$root/lib/modules/$kver/" 2>/dev/null || true
+		cp build/module/vgpu.ko "$root/lib/modules/$kver/extra/"
+		depmod -b "$root" "$kver"
+	else
+		log "no build/module/vgpu.ko (make module): the guest has no driver"
+	fi
 	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) |
 		gzip -1 >"$rd.tmp"
 	mv "$rd.tmp" "$rd"
 fi
-log "guest ready: kernel $(cat "$out/kernel-version"), $rd"
+log "guest ready: kernel $kver, $rd"
