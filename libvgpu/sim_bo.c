@@ -598,14 +598,14 @@ int vgpu_sim_prime_handle_to_fd(struct vgpu_sim *sim, void *data)
 	bo = vgpu_sim_bo_lookup(sim, args->handle);
 	if (!bo)
 		return -ENOENT;
-	if (args->flags & DRM_RDWR) {
-		fd = fcntl(bo->memfd,
-			   args->flags & DRM_CLOEXEC ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
-	} else {
-		/* A dma-buf fd without O_RDWR cannot be mapped writable. */
+	fd = -1;
+	/* A dma-buf fd without O_RDWR cannot be mapped writable. */
+	if (!(args->flags & DRM_RDWR))
 		fd = sim_reopen(bo->memfd,
 				O_RDONLY | (args->flags & DRM_CLOEXEC ? O_CLOEXEC : 0));
-	}
+	if (fd < 0) /* or no /proc: a duplicate, read-write */
+		fd = fcntl(bo->memfd,
+			   args->flags & DRM_CLOEXEC ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
 	if (fd < 0)
 		return -errno;
 	args->fd = fd;
