@@ -155,20 +155,23 @@ static const struct sim_ioctl sim_driver_ioctls[] = {
 	[DRM_VGPU_GET_JOB] = { DRM_IOCTL_VGPU_GET_JOB, vgpu_sim_get_job },
 };
 
-static const struct sim_ioctl sim_core_ioctls[] = {
-	{ DRM_IOCTL_GEM_CLOSE, vgpu_sim_gem_close },
-	{ DRM_IOCTL_PRIME_HANDLE_TO_FD, vgpu_sim_prime_handle_to_fd },
-	{ DRM_IOCTL_PRIME_FD_TO_HANDLE, vgpu_sim_prime_fd_to_handle },
-	{ DRM_IOCTL_SYNCOBJ_CREATE, vgpu_sim_syncobj_create },
-	{ DRM_IOCTL_SYNCOBJ_DESTROY, vgpu_sim_syncobj_destroy },
-	{ DRM_IOCTL_SYNCOBJ_WAIT, vgpu_sim_syncobj_wait },
-	{ DRM_IOCTL_SYNCOBJ_RESET, vgpu_sim_syncobj_reset },
-	{ DRM_IOCTL_SYNCOBJ_SIGNAL, vgpu_sim_syncobj_signal },
-	{ DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, vgpu_sim_syncobj_timeline_wait },
-	{ DRM_IOCTL_SYNCOBJ_QUERY, vgpu_sim_syncobj_query },
-	{ DRM_IOCTL_SYNCOBJ_TRANSFER, vgpu_sim_syncobj_transfer },
-	{ DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, vgpu_sim_syncobj_timeline_signal },
+#define SIM_CORE(ioctl, fn) [_IOC_NR(ioctl)] = { ioctl, fn }
+static const struct sim_ioctl sim_core_ioctls[1u << _IOC_NRBITS] = {
+	SIM_CORE(DRM_IOCTL_GEM_CLOSE, vgpu_sim_gem_close),
+	SIM_CORE(DRM_IOCTL_PRIME_HANDLE_TO_FD, vgpu_sim_prime_handle_to_fd),
+	SIM_CORE(DRM_IOCTL_PRIME_FD_TO_HANDLE, vgpu_sim_prime_fd_to_handle),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_CREATE, vgpu_sim_syncobj_create),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_DESTROY, vgpu_sim_syncobj_destroy),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_WAIT, vgpu_sim_syncobj_wait),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_RESET, vgpu_sim_syncobj_reset),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_SIGNAL, vgpu_sim_syncobj_signal),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, vgpu_sim_syncobj_timeline_wait),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_QUERY, vgpu_sim_syncobj_query),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_TRANSFER, vgpu_sim_syncobj_transfer),
+	SIM_CORE(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL,
+		 vgpu_sim_syncobj_timeline_signal),
 };
+#undef SIM_CORE
 
 #define SIM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -182,9 +185,8 @@ static const struct sim_ioctl *sim_find_ioctl(unsigned int nr, int *err)
 		*err = -EINVAL; /* drm_ioctl(): past the driver's table */
 		return NULL;
 	}
-	for (size_t i = 0; i < SIM_ARRAY_SIZE(sim_core_ioctls); i++)
-		if (_IOC_NR(sim_core_ioctls[i].cmd) == nr)
-			return &sim_core_ioctls[i];
+	if (nr < SIM_ARRAY_SIZE(sim_core_ioctls) && sim_core_ioctls[nr].fn)
+		return &sim_core_ioctls[nr];
 	*err = -ENOTTY; /* a core ioctl the sim does not implement */
 	return NULL;
 }
