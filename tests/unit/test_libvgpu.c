@@ -1033,6 +1033,67 @@ TEST(dmabuf_two_devices)
 	vgpu_device_close(da);
 }
 
+/*
+ * Implicit synchronisation follows the buffer to the other device: a job
+ * there that lists the imported buffer waits for the exporter's job, and
+ * so does vgpu_bo_wait() on the import.
+ */
+TEST(dmabuf_implicit_sync_across_devices)
+{
+	struct vgpu_device *da = dev_open(), *db;
+	struct vgpu_program *pspin, *pcopy;
+	struct vgpu_args *aa = NULL, *ab = NULL;
+	struct vgpu_bo *bo = NULL, *imp = NULL, *outb = NULL;
+	struct vgpu_job *ja = NULL, *jb = NULL;
+	uint32_t v[2] = { 0 };
+	bool other_pci;
+	int fd = -1, ret;
+
+	REQUIRE(da);
+	db = second_device(da, &other_pci);
+	REQUIRE(db);
+	pspin = prog_new(da, spin_src);
+	pcopy = prog_new(db, copy_src);
+	REQUIRE(pspin && pcopy);
+	REQUIRE(vgpu_bo_new(da, 4096, 0, &bo) == 0);
+	REQUIRE(vgpu_bo_export(bo, &fd) == 0);
+	REQUIRE(vgpu_bo_import(db, fd, &imp) == 0);
+	close(fd);
+	REQUIRE(vgpu_bo_new(db, 4096, 0, &outb) == 0);
+	REQUIRE(vgpu_args_new(kern(pspin), &aa) == 0);
+	REQUIRE(vgpu_args_set_bo(aa, 0, bo, 0) == 0);
+	REQUIRE(vgpu_args_set_u32(aa, 1, SPIN_LONG) == 0);
+	REQUIRE(vgpu_args_set_u32(aa, 2, 0xd0d0) == 0);
+	REQUIRE(vgpu_args_new(kern(pcopy), &ab) == 0);
+	REQUIRE(vgpu_args_set_u64(ab, 0, vgpu_bo_gpu_address(imp) + 4) == 0);
+	REQUIRE(vgpu_args_use_bo(ab, imp) == 0); /* listed: implicit sync */
+	REQUIRE(vgpu_args_set_bo(ab, 1, outb, 0) == 0);
+
+	REQUIRE(vgpu_kernel_launch(kern(pspin), NULL, aa, &ja) == 0);
+	ret = vgpu_bo_wait(imp, MS);
+	CHECK_EQ(ret, is_sim(da) ? 0 : -ETIME);
+	REQUIRE(vgpu_kernel_launch(kern(pcopy), NULL, ab, &jb) == 0);
+	CHECK_EQ(vgpu_job_wait(jb, WAIT_NS), 0);
+	CHECK_EQ(vgpu_bo_read(outb, 0, v, 4), 0);
+	CHECK_EQ(v[0], 0xd0d0);
+	CHECK_EQ(vgpu_job_wait(ja, 0), 0);
+	CHECK_EQ(vgpu_bo_wait(imp, 0), 0);
+	CHECK_EQ(vgpu_bo_read(imp, 0, v, 8), 0);
+	CHECK_EQ(v[0], SPIN_LONG);
+	CHECK_EQ(v[1], 0xd0d0);
+	vgpu_job_free(ja);
+	vgpu_job_free(jb);
+	vgpu_args_free(aa);
+	vgpu_args_free(ab);
+	vgpu_bo_free(imp);
+	vgpu_bo_free(outb);
+	vgpu_bo_free(bo);
+	vgpu_program_free(pspin);
+	vgpu_program_free(pcopy);
+	vgpu_device_close(db);
+	vgpu_device_close(da);
+}
+
 /* ==================================================================== */
 /* Programs and kernels                                                 */
 /* ==================================================================== */
@@ -2562,6 +2623,59 @@ TEST(implicit_sync_through_buffers)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
+	vgpu_device_close(dev);
+}
+
+/*
+ * A job that depends on a failed one still runs (the scheduler does not
+ * pass a dependency's error on), and its own status is its own.
+ */
+TEST(dependency_on_failed_job)
+{
+	struct vgpu_device *dev = dev_open();
+	struct vgpu_program *pf;
+	struct vgpu_args *af = NULL;
+	struct vgpu_syncobj *tl = NULL;
+	struct vgpu_job *jf = NULL, *js = NULL;
+	struct store s;
+	uint64_t pt = 0;
+
+	REQUIRE(dev);
+	pf = prog_new(dev, fault_src);
+	REQUIRE(pf);
+	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
+	REQUIRE(vgpu_syncobj_new(dev, 0, &tl) == 0);
+	REQUIRE(vgpu_args_new(kern(pf), &af) == 0);
+	REQUIRE(vgpu_args_set_u64(af, 0, unmapped_address(dev)) == 0);
+	{
+		struct vgpu_sync_point out = { tl, 1 };
+		struct vgpu_launch_config cfg = { .block = { 32 }, .signal = &out,
+						  .nsignal = 1 };
+
+		REQUIRE(vgpu_kernel_launch(kern(pf), &cfg, af, &jf) == 0);
+	}
+	{
+		struct vgpu_sync_point in = { tl, 1 }, out = { tl, 2 };
+		struct vgpu_launch_config cfg = { .block = { 64 }, .wait = &in,
+						  .nwait = 1, .signal = &out,
+						  .nsignal = 1 };
+
+		REQUIRE(vgpu_args_set_u32(s.args, 1, 31) == 0);
+		REQUIRE(vgpu_kernel_launch(s.k, &cfg, s.args, &js) == 0);
+	}
+	CHECK_EQ(vgpu_job_wait(js, WAIT_NS), 0);
+	CHECK_EQ(vgpu_job_wait(jf, WAIT_NS), -EFAULT);
+	CHECK_EQ(store_bad(s.out, 64, 31), 0);
+	/* a timeline point signalled with an error is still signalled */
+	CHECK_EQ(vgpu_syncobj_wait(tl, 1, 0), 0);
+	CHECK_EQ(vgpu_syncobj_query(tl, &pt), 0);
+	CHECK_EQ(pt, 2);
+	vgpu_job_free(jf);
+	vgpu_job_free(js);
+	vgpu_syncobj_free(tl);
+	vgpu_args_free(af);
+	store_fini(&s);
+	vgpu_program_free(pf);
 	vgpu_device_close(dev);
 }
 
