@@ -10,7 +10,9 @@
 #                    is vgpu.h's API (scripts/check-symbols.sh)
 #   soname           its SONAME is libvgpu.so.1; it needs libdrm
 #   install          `make install PREFIX=TMP` puts the libraries, the
-#                    headers, vgpu.pc and the tools where they belong
+#                    headers, vgpu.pc and the tools where they belong (its
+#                    second half, install-files: a test builds nothing, so
+#                    it tests what the variant built)
 #   header_alone     <vgpu.h> compiles on its own with pkg-config's flags
 #   example_shared   examples/hello.c built with `pkg-config --cflags --libs
 #                    vgpu` against the installed copy runs (sim backend)
@@ -72,7 +74,7 @@ result soname $st
 # ---- make install ----
 st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
-	install >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; st=1; }
+	install-files >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; st=1; }
 for f in lib/libvgpu.a lib/libvgpu.so.1 lib/libvgpu.so \
 	lib/pkgconfig/vgpu.pc include/vgpu/vgpu.h include/vgpu/vgpu_hw.h \
 	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
