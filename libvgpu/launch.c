@@ -378,6 +378,10 @@ static int param_page_get(struct vgpu_device *dev, struct vgpu_param_bo *out)
 	int ret;
 
 	pthread_mutex_lock(&dev->param_lock);
+	if (dev->nparam_bos && dev->ops->sync_submit) {
+		*out = dev->param_bos[0]; /* its job completed in SUBMIT */
+		return 0;
+	}
 	if (dev->nparam_bos) {
 		struct drm_vgpu_wait_bo w = { .handle = dev->param_bos[0].handle };
 
@@ -486,7 +490,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		return -E2BIG;
 
 	nbos = (args ? args->nhandles : 0) + 2;
-	nout = cfg->nsignal + (jobp ? 1 : 0);
+	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit ? 1 : 0);
 	if (cfg->nwait > 8)
 		in = malloc(cfg->nwait * sizeof(*in));
 	if (nout > 9)
@@ -506,10 +510,13 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		job = calloc(1, sizeof(*job));
 		if (!job)
 			goto out;
-		ret = job_sync_get(dev, &job->sync);
-		if (ret)
-			goto out;
-		outs[cfg->nsignal] = (struct drm_vgpu_sync){ .handle = job->sync };
+		if (!dev->ops->sync_submit) {
+			ret = job_sync_get(dev, &job->sync);
+			if (ret)
+				goto out;
+			outs[nout - 1] = (struct drm_vgpu_sync){
+				.handle = job->sync };
+		}
 	}
 
 	handles[0] = prog->code->handle;
@@ -607,7 +614,7 @@ int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns)
 	int ret;
 
 	if (!job->done) {
-		ret = sync_wait(job->dev, job->sync, 0, timeout_ns);
+		ret = job->sync ? sync_wait(job->dev, job->sync, 0, timeout_ns) : 0;
 		if (ret)
 			return ret;
 		ret = job_fetch(job);
@@ -651,7 +658,7 @@ int vgpu_job_exception(struct vgpu_job *job, struct vgpu_exception_record *rec)
 	if (!rec)
 		return -EINVAL;
 	if (!job->done) {
-		ret = sync_wait(job->dev, job->sync, 0, 0);
+		ret = job->sync ? sync_wait(job->dev, job->sync, 0, 0) : 0;
 		if (ret == -ETIME)
 			return -EBUSY;
 		if (!ret)
@@ -669,7 +676,8 @@ void vgpu_job_free(struct vgpu_job *job)
 {
 	if (!job)
 		return;
-	job_sync_put(job->dev, job->sync);
+	if (job->sync)
+		job_sync_put(job->dev, job->sync);
 	vgpu_dev_put(job->dev);
 	free(job);
 }

@@ -287,6 +287,7 @@ static const struct vgpu_backend_ops sim_ops = {
 	.mmap = sim_mmap,
 	.munmap = sim_munmap,
 	.close = sim_close,
+	.sync_submit = true,
 };
 
 /* ---- set-up ---- */

@@ -32,6 +32,9 @@ struct vgpu_sim;
  * @mmap:   map @size bytes at fake offset @offset read-write, shared
  * @munmap: undo @mmap
  * @close:  release the backend's state (the DRM fd, the simulator)
+ * @sync_submit: jobs have completed when SUBMIT returns (sim): the front
+ *          end then needs no completion syncobj per job and no idle check
+ *          before reusing a parameter page
  */
 struct vgpu_backend_ops {
 	int (*ioctl)(struct vgpu_device *dev, unsigned long request, void *arg);
@@ -39,6 +42,7 @@ struct vgpu_backend_ops {
 		    void **ptr);
 	int (*munmap)(struct vgpu_device *dev, void *ptr, uint64_t size);
 	void (*close)(struct vgpu_device *dev);
+	bool sync_submit;
 };
 
 /**
@@ -129,7 +133,8 @@ struct vgpu_job {
 	char kernel[VGPU_OBJ_NAME_MAX];	 /* what it ran, for describing */
 	uint32_t entry;			 /* its exception */
 	uint64_t id;			 /* driver job id */
-	uint32_t sync;			 /* binary syncobj signalled at its end */
+	uint32_t sync;			 /* binary syncobj signalled at its end
+					    (0 with ops->sync_submit) */
 	uint32_t nwarps;		 /* warps per CTA, for describe */
 	bool done;			 /* status fetched after the end */
 	struct drm_vgpu_get_job status;
