@@ -2679,6 +2679,141 @@ TEST(dependency_on_failed_job)
 	vgpu_device_close(dev);
 }
 
+/*
+ * Hardware queues run side by side: a short job on queue 1 completes while
+ * a long one on queue 0 still runs (drm; sim runs each job at submit).
+ * @same_prog: both kernels in one program (one code buffer).
+ */
+static void queues_side_by_side(bool same_prog)
+{
+	struct vgpu_device *dev = dev_open();
+	struct vgpu_program *p1, *p2;
+	const struct vgpu_kernel *kspin = NULL, *kstore = NULL;
+	struct vgpu_args *aspin = NULL, *astore = NULL;
+	struct vgpu_bo *b1 = NULL, *b2 = NULL;
+	struct vgpu_job *jspin = NULL, *jstore = NULL;
+	struct vgpu_job_status st;
+	char src[2048];
+	uint32_t *out = NULL;
+
+	REQUIRE(dev);
+	if (param(dev, VGPU_PARAM_QUEUES) < 2) {
+		vgpu_device_close(dev);
+		return;
+	}
+	if (same_prog) {
+		snprintf(src, sizeof(src), "%s%s", spin_src, store_src);
+		p1 = prog_new(dev, src);
+		p2 = NULL;
+		REQUIRE(p1);
+		REQUIRE(vgpu_program_find_kernel(p1, "spin", &kspin) == 0);
+		REQUIRE(vgpu_program_find_kernel(p1, "store", &kstore) == 0);
+	} else {
+		p1 = prog_new(dev, spin_src);
+		p2 = prog_new(dev, store_src);
+		REQUIRE(p1 && p2);
+		kspin = kern(p1);
+		kstore = kern(p2);
+	}
+	REQUIRE(vgpu_bo_new(dev, 4096, 0, &b1) == 0);
+	REQUIRE(vgpu_bo_new(dev, 4096, 0, &b2) == 0);
+	REQUIRE(vgpu_args_new(kspin, &aspin) == 0);
+	REQUIRE(vgpu_args_set_bo(aspin, 0, b1, 0) == 0);
+	REQUIRE(vgpu_args_set_u32(aspin, 1, 16 * SPIN_LONG) == 0);
+	REQUIRE(vgpu_args_new(kstore, &astore) == 0);
+	REQUIRE(vgpu_args_set_bo(astore, 0, b2, 0) == 0);
+	REQUIRE(vgpu_args_set_u32(astore, 1, 12) == 0);
+	REQUIRE(vgpu_kernel_launch(kspin, &(struct vgpu_launch_config){ .queue = 0 },
+				   aspin, &jspin) == 0);
+	REQUIRE(vgpu_kernel_launch(kstore, &(struct vgpu_launch_config){
+					   .queue = 1, .block = { 64 } }, astore, &jstore) == 0);
+	CHECK_EQ(vgpu_job_wait(jstore, WAIT_NS), 0);
+	REQUIRE(vgpu_bo_map(b2, (void **)&out) == 0);
+	CHECK_EQ(store_bad(out, 64, 12), 0);
+	REQUIRE(vgpu_job_status(jspin, &st) == 0);
+	if (is_sim(dev))
+		CHECK_EQ(st.state, VGPU_JOB_DONE);
+	else
+		CHECK_EQ(st.state, VGPU_JOB_RUNNING);
+	CHECK_EQ(vgpu_job_wait(jspin, WAIT_NS), 0);
+	vgpu_job_free(jspin);
+	vgpu_job_free(jstore);
+	vgpu_args_free(aspin);
+	vgpu_args_free(astore);
+	vgpu_bo_free(b1);
+	vgpu_bo_free(b2);
+	vgpu_program_free(p1);
+	vgpu_program_free(p2);
+	vgpu_device_close(dev);
+}
+
+TEST(queues_side_by_side_two_programs)
+{
+	queues_side_by_side(false);
+}
+
+/*
+ * Known bugs, built with -DVGPU_TEST_KNOWN_BUGS until they are fixed:
+ *  - one program's launches are serialised on drm: each job lists the
+ *    program's code BO and vgpu.ko adds every job's fence to every listed
+ *    BO as a writer, so a job waits for every earlier job of its program,
+ *    whatever the queue;
+ *  - a job handle whose job is older than the driver's history (the last
+ *    VGPU_JOB_HISTORY jobs of the file) gets -ENOENT from vgpu_job_wait,
+ *    vgpu_job_status and vgpu_job_exception, on both backends.
+ */
+#ifdef VGPU_TEST_KNOWN_BUGS
+TEST(queues_side_by_side_one_program)
+{
+	queues_side_by_side(true);
+}
+
+/*
+ * A job handle kept while more than VGPU_JOB_HISTORY later jobs ran (the
+ * driver remembers the last 256 of a file): its wait and status still
+ * tell how it ended.
+ */
+TEST(job_status_outlives_driver_history)
+{
+	struct vgpu_device *dev = dev_open();
+	struct vgpu_job *first = NULL, *failed = NULL;
+	struct vgpu_job_status st;
+	struct vgpu_program *pf;
+	struct vgpu_args *af = NULL;
+	struct store s;
+
+	REQUIRE(dev);
+	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
+	pf = prog_new(dev, fault_src);
+	REQUIRE(pf);
+	REQUIRE(vgpu_args_new(kern(pf), &af) == 0);
+	REQUIRE(vgpu_args_set_u64(af, 0, unmapped_address(dev)) == 0);
+	REQUIRE(store_launch(&s, 1, 1, 32, &first) == 0);
+	REQUIRE(vgpu_kernel_launch(kern(pf), NULL, af, &failed) == 0);
+	for (unsigned int i = 0; i < VGPU_JOB_HISTORY + 44; i++)
+		REQUIRE(store_launch(&s, 2, 1, 32, NULL) == 0);
+	CHECK_EQ(vgpu_bo_wait(s.bo, WAIT_NS), 0);
+	CHECK_EQ(vgpu_job_wait(first, WAIT_NS), 0);
+	CHECK_EQ(vgpu_job_status(first, &st), 0);
+	CHECK_EQ(st.state, VGPU_JOB_DONE);
+	CHECK_EQ(vgpu_job_wait(failed, WAIT_NS), -EFAULT);
+	CHECK_EQ(vgpu_job_status(failed, &st), 0);
+	CHECK_EQ(st.state, VGPU_JOB_FAILED);
+	{
+		struct vgpu_exception_record rec;
+
+		CHECK_EQ(vgpu_job_exception(failed, &rec), 0);
+		CHECK_EQ(rec.code, VGPU_EXC_GLOBAL_FAULT);
+	}
+	vgpu_job_free(first);
+	vgpu_job_free(failed);
+	vgpu_args_free(af);
+	vgpu_program_free(pf);
+	store_fini(&s);
+	vgpu_device_close(dev);
+}
+#endif
+
 /* ==================================================================== */
 /* Threads                                                              */
 /* ==================================================================== */
