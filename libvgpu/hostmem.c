@@ -91,16 +91,10 @@ static int hostmem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
 			  uint32_t val, uint32_t cmp, uint32_t *old)
 {
 	uint32_t *p = (uint32_t *)(void *)vgpu_hostmem_ptr(opaque, addr, 4);
-	uint32_t cur, next;
 
 	if (!p || (addr & 3))
 		return -1;
-	cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	do {
-		next = vgpu_atomic_apply(op, cur, val, cmp);
-	} while (!__atomic_compare_exchange_n(p, &cur, next, 0, __ATOMIC_SEQ_CST,
-					      __ATOMIC_RELAXED));
-	*old = cur;
+	*old = vgpu_atomic_host(p, op, val, cmp);
 	return 0;
 }
 

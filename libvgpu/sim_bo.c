@@ -253,54 +253,12 @@ uint8_t *vgpu_sim_xlate(struct sim_mem *m, uint64_t va, uint64_t len,
 	return sim_xlate(m, va, len, acc);
 }
 
-static const char *const sim_mmu_reason[] = {
-	[VGPU_MMU_F_NOT_PRESENT] = "entry not present",
-	[VGPU_MMU_F_PERMISSION] = "permission denied",
-	[VGPU_MMU_F_NONCANONICAL] = "address beyond 48 bits",
-	[VGPU_MMU_F_RESERVED] = "reserved bits set in entry",
-	[VGPU_MMU_F_TABLE_ACCESS] = "page table outside guest RAM",
-	[VGPU_MMU_F_BAD_AS] = "invalid address space",
-	[VGPU_MMU_F_BUS] = "page outside guest RAM",
-};
-
-static const char *sim_acc_name(uint32_t acc)
-{
-	switch (acc) {
-	case VGPU_MMU_ACC_READ:
-		return "read";
-	case VGPU_MMU_ACC_WRITE:
-		return "write";
-	case VGPU_MMU_ACC_EXEC:
-		return "execute";
-	case VGPU_MMU_ACC_ATOMIC:
-		return "atomic";
-	default:
-		return "access";
-	}
-}
-
 void vgpu_sim_fault_record(const struct sim_mem *m,
 			   struct vgpu_exception_record *exc)
 {
-	char msg[2 * VGPU_EXC_MSG_LEN + 16];
-	int n;
-
-	if (!m->fault_reason)
-		return;
-	exc->addr = m->fault_va;
-	exc->info[0] = m->fault_acc;
-	exc->info[1] = m->fault_reason;
-	exc->info[2] = m->fault_level;
-	exc->info[3] = SIM_ASID;
-	n = snprintf(msg, sizeof(msg),
-		     "GPU MMU: %s at VA 0x%" PRIx64 " (address space %u): %s at level %u",
-		     sim_acc_name(m->fault_acc), m->fault_va, SIM_ASID,
-		     sim_mmu_reason[m->fault_reason], m->fault_level);
-	if (exc->msg[0] && n > 0 && (size_t)n < sizeof(msg))
-		snprintf(msg + n, sizeof(msg) - (size_t)n, " [%.*s]",
-			 (int)sizeof(exc->msg), exc->msg);
-	memcpy(exc->msg, msg, sizeof(exc->msg) - 1);
-	exc->msg[sizeof(exc->msg) - 1] = '\0';
+	if (m->fault_reason)
+		vgpu_exc_set_mmu_fault(exc, m->fault_va, m->fault_acc,
+				      m->fault_reason, m->fault_level, SIM_ASID);
 }
 
 /* The core's accesses are 1..16 bytes, naturally aligned: copy inline. */
@@ -368,16 +326,10 @@ static int sim_mem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
 {
 	uint32_t *p = (uint32_t *)(void *)sim_xlate(opaque, addr, 4,
 						    VGPU_MMU_ACC_ATOMIC);
-	uint32_t cur, next;
 
 	if (!p || (addr & 3))
 		return -1;
-	cur = __atomic_load_n(p, __ATOMIC_RELAXED);
-	do {
-		next = vgpu_atomic_apply(op, cur, val, cmp);
-	} while (!__atomic_compare_exchange_n(p, &cur, next, 0, __ATOMIC_SEQ_CST,
-					      __ATOMIC_RELAXED));
-	*old = cur;
+	*old = vgpu_atomic_host(p, op, val, cmp);
 	return 0;
 }
 

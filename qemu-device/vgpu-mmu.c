@@ -111,32 +111,6 @@ bool vgpu_dma_write(VGPUState *s, uint64_t pa, const void *buf, uint64_t len)
 
 /* ---- GPU MMU ---- */
 
-static const char *const vgpu_mmu_reason[] = {
-    [VGPU_MMU_F_NOT_PRESENT] = "entry not present",
-    [VGPU_MMU_F_PERMISSION] = "permission denied",
-    [VGPU_MMU_F_NONCANONICAL] = "address beyond 48 bits",
-    [VGPU_MMU_F_RESERVED] = "reserved bits set in entry",
-    [VGPU_MMU_F_TABLE_ACCESS] = "page table outside guest RAM",
-    [VGPU_MMU_F_BAD_AS] = "invalid address space",
-    [VGPU_MMU_F_BUS] = "page outside guest RAM",
-};
-
-static const char *vgpu_acc_name(uint32_t acc)
-{
-    switch (acc) {
-    case VGPU_MMU_ACC_READ:
-        return "read";
-    case VGPU_MMU_ACC_WRITE:
-        return "write";
-    case VGPU_MMU_ACC_EXEC:
-        return "execute";
-    case VGPU_MMU_ACC_ATOMIC:
-        return "atomic";
-    default:
-        return "access";
-    }
-}
-
 static int vgpu_mmu_fault(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
                           uint32_t reason, uint32_t level)
 {
@@ -144,8 +118,8 @@ static int vgpu_mmu_fault(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
     ctx->fault_acc = acc;
     ctx->fault_reason = reason;
     ctx->fault_level = level;
-    trace_vgpu_mmu_fault(ctx->asid, va, vgpu_acc_name(acc),
-                         vgpu_mmu_reason[reason], level);
+    trace_vgpu_mmu_fault(ctx->asid, va, vgpu_mmu_access_name(acc),
+                         vgpu_mmu_fault_name(reason), level);
     return -1;
 }
 
@@ -324,37 +298,10 @@ int vgpu_mmu_copy(VGPUMMUCtx *ctx, uint64_t va, void *buf, uint64_t len,
 void vgpu_mmu_fault_record(const VGPUMMUCtx *ctx,
                            struct vgpu_exception_record *exc)
 {
-    char msg[2 * VGPU_EXC_MSG_LEN];
-
-    if (!ctx->fault_reason) {
-        return;
+    if (ctx->fault_reason) {
+        vgpu_exc_set_mmu_fault(exc, ctx->fault_va, ctx->fault_acc,
+                               ctx->fault_reason, ctx->fault_level, ctx->asid);
     }
-    exc->addr = ctx->fault_va;
-    exc->info[0] = ctx->fault_acc;
-    exc->info[1] = ctx->fault_reason;
-    exc->info[2] = ctx->fault_level;
-    exc->info[3] = ctx->asid;
-    if (ctx->fault_reason == VGPU_MMU_F_BAD_AS) {
-        snprintf(msg, sizeof(msg), "GPU MMU: address space %u invalid",
-                 ctx->asid);
-    } else if (ctx->fault_reason == VGPU_MMU_F_BUS) {
-        snprintf(msg, sizeof(msg),
-                 "GPU MMU: %s at VA 0x%" PRIx64 " (address space %u): %s",
-                 vgpu_acc_name(ctx->fault_acc), ctx->fault_va, ctx->asid,
-                 vgpu_mmu_reason[ctx->fault_reason]);
-    } else {
-        snprintf(msg, sizeof(msg),
-                 "GPU MMU: %s at VA 0x%" PRIx64 " (address space %u): %s "
-                 "at level %u",
-                 vgpu_acc_name(ctx->fault_acc), ctx->fault_va, ctx->asid,
-                 vgpu_mmu_reason[ctx->fault_reason], ctx->fault_level);
-    }
-    if (exc->msg[0]) {
-        size_t n = strlen(msg);
-
-        snprintf(msg + n, sizeof(msg) - n, " [%s]", exc->msg);
-    }
-    pstrcpy(exc->msg, sizeof(exc->msg), msg);
 }
 
 /* ---- the core's memory callbacks: opaque = VGPUMMUCtx of the thread ---- */

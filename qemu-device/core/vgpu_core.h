@@ -237,6 +237,32 @@ VGPU_CORE_API size_t vgpu_sm_cta_state_bytes(const struct vgpu_launch *l);
 /* Name of an exception code ("barrier count mismatch"). */
 VGPU_CORE_API const char *vgpu_exc_name(uint32_t code);
 
+/* ---- Helpers for memory-callback implementations (mmu.c) ---- */
+
+/*
+ * An atomic @op on the little-endian 32-bit word at @p of host memory that
+ * other threads may access at the same time; returns the previous value.
+ */
+VGPU_CORE_API uint32_t vgpu_atomic_host(uint32_t *p, enum vgpu_atomic_op op,
+					uint32_t val, uint32_t cmp);
+
+/* "read", "write", "execute", "atomic" for VGPU_MMU_ACC_* */
+VGPU_CORE_API const char *vgpu_mmu_access_name(uint32_t acc);
+/* "entry not present", ... for VGPU_MMU_F_* */
+VGPU_CORE_API const char *vgpu_mmu_fault_name(uint32_t reason);
+
+/*
+ * Turn a GLOBAL_FAULT record into an MMU-fault record (uapi/vgpu_hw.h):
+ * @exc->addr = @va, info[0..3] = access, reason, level, address space, and
+ * the message "GPU MMU: ..." followed by the core's own in brackets.  The
+ * QEMU device and libvgpu's sim backend both use it, so that a fault reads
+ * the same on both.
+ */
+VGPU_CORE_API void vgpu_exc_set_mmu_fault(struct vgpu_exception_record *exc,
+					 uint64_t va, uint32_t acc,
+					 uint32_t reason, uint32_t level,
+					 uint32_t asid);
+
 #ifdef __cplusplus
 }
 #endif
