@@ -20,22 +20,6 @@
 
 #include "sim_priv.h"
 
-/* An exception record for a failure outside the core (vgpu_exc_set()). */
-static void __attribute__((format(printf, 3, 4)))
-sim_exc_set(struct vgpu_exception_record *exc, uint32_t code, const char *fmt,
-	    ...)
-{
-	va_list ap;
-
-	memset(exc, 0, sizeof(*exc));
-	exc->code = code;
-	exc->barid = UINT32_MAX;
-	memset(exc->warp_wait, VGPU_WAIT_ABSENT, sizeof(exc->warp_wait));
-	va_start(ap, fmt);
-	vsnprintf(exc->msg, sizeof(exc->msg), fmt, ap);
-	va_end(ap);
-}
-
 /* ---- predecoded programs ---- */
 
 static void sim_prog_drop(struct sim_prog *p)
@@ -109,7 +93,7 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 	*cycles = 0;
 	code = vgpu_sim_xlate(&mem, c->code_va, c->code_size, VGPU_MMU_ACC_EXEC);
 	if (!code) {
-		sim_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "launch: program fetch");
+		vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "launch: program fetch");
 		vgpu_sim_fault_record(&mem, exc);
 		return VGPU_ERR_MMU_FAULT;
 	}
@@ -117,7 +101,7 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		params = vgpu_sim_xlate(&mem, c->param_va, c->param_size,
 					VGPU_MMU_ACC_READ);
 		if (!params) {
-			sim_exc_set(exc, VGPU_EXC_GLOBAL_FAULT,
+			vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT,
 				    "launch: parameter fetch");
 			vgpu_sim_fault_record(&mem, exc);
 			return VGPU_ERR_MMU_FAULT;
@@ -127,7 +111,7 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 	}
 	prog = sim_prog_get(sim, c->code_va, code, c->code_size);
 	if (!prog) {
-		sim_exc_set(exc, VGPU_EXC_BAD_LAUNCH,
+		vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH,
 			    "program of %u bytes cannot be loaded", c->code_size);
 		return VGPU_ERR_BAD_LAUNCH;
 	}

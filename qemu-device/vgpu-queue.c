@@ -85,22 +85,6 @@ static bool vgpu_all_zero(const void *p, size_t n)
     return buffer_is_zero(p, n);
 }
 
-/* An exception record for a failure outside the core (no CTA, no warp). */
-static void G_GNUC_PRINTF(3, 4)
-vgpu_exc_set(struct vgpu_exception_record *exc, uint32_t code,
-             const char *fmt, ...)
-{
-    va_list ap;
-
-    memset(exc, 0, sizeof(*exc));
-    exc->code = code;
-    exc->barid = UINT32_MAX;
-    memset(exc->warp_wait, VGPU_WAIT_ABSENT, sizeof(exc->warp_wait));
-    va_start(ap, fmt);
-    vsnprintf(exc->msg, sizeof(exc->msg), fmt, ap);
-    va_end(ap);
-}
-
 static uint32_t vgpu_mmu_error(const VGPUMMUCtx *ctx,
                                struct vgpu_exception_record *exc,
                                const char *what)

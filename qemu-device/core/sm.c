@@ -793,18 +793,34 @@ void vgpu_sm_free(struct vgpu_sm *sm)
 	free(sm);
 }
 
+static void exc_vset(struct vgpu_exception_record *exc, uint32_t code,
+		     const char *fmt, va_list ap)
+{
+	memset(exc, 0, sizeof(*exc));
+	exc->code = code;
+	exc->barid = 0xffffffffu;
+	memset(exc->warp_wait, VGPU_WAIT_ABSENT, sizeof(exc->warp_wait));
+	vsnprintf(exc->msg, sizeof(exc->msg), fmt, ap);
+}
+
+void vgpu_exc_set(struct vgpu_exception_record *exc, uint32_t code,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	exc_vset(exc, code, fmt, ap);
+	va_end(ap);
+}
+
 static int bad_launch(struct vgpu_exception_record *exc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int bad_launch(struct vgpu_exception_record *exc, const char *fmt, ...)
 {
 	va_list ap;
 
-	memset(exc, 0, sizeof(*exc));
-	exc->code = VGPU_EXC_BAD_LAUNCH;
-	exc->barid = 0xffffffffu;
-	memset(exc->warp_wait, VGPU_WAIT_ABSENT, sizeof(exc->warp_wait));
 	va_start(ap, fmt);
-	vsnprintf(exc->msg, sizeof(exc->msg), fmt, ap);
+	exc_vset(exc, VGPU_EXC_BAD_LAUNCH, fmt, ap);
 	va_end(ap);
 	return -1;
 }

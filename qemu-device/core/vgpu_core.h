@@ -237,6 +237,15 @@ VGPU_CORE_API size_t vgpu_sm_cta_state_bytes(const struct vgpu_launch *l);
 /* Name of an exception code ("barrier count mismatch"). */
 VGPU_CORE_API const char *vgpu_exc_name(uint32_t code);
 
+/*
+ * An exception record for a failure outside the core's execution (a bad
+ * launch, a fault fetching the program): @code and the message, no CTA or
+ * warp (barid 0xffffffff, every warp VGPU_WAIT_ABSENT).
+ */
+VGPU_CORE_API void vgpu_exc_set(struct vgpu_exception_record *exc,
+				uint32_t code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- Helpers for memory-callback implementations (mmu.c) ---- */
 
 /*
