@@ -18,4 +18,17 @@
  */
 int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len);
 
+/*
+ * Text built into a caller's buffer of @cap bytes at @p, snprintf-style:
+ * @n counts what the whole text needs, even past @cap (which truncates).
+ */
+struct sbuf {
+	char *p;
+	size_t cap, n;
+};
+
+/* Defined in disasm.c. */
+__attribute__((visibility("hidden"), format(printf, 2, 3)))
+void sb_printf(struct sbuf *b, const char *fmt, ...);
+
 #endif

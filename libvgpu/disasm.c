@@ -22,14 +22,7 @@
 
 
 /* Output buffer with snprintf semantics: @n counts what would be written. */
-struct sbuf {
-	char *p;
-	size_t cap, n;
-};
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b,
-							     const char *fmt,
-							     ...)
+void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
 	size_t room = b->n < b->cap ? b->cap - b->n : 0;
 	va_list ap;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm_priv.h"
 #include "vgpu_priv.h"
 
 /* Parameter pages kept per device; beyond this a launch waits for one. */
@@ -708,29 +709,7 @@ static const char *exception_text(uint32_t code)
 	return "unknown exception";
 }
 
-struct strbuf {
-	char *buf;
-	size_t len;
-	size_t used; /* what the whole text needs, like snprintf */
-};
-
-static void sb_printf(struct strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void sb_printf(struct strbuf *sb, const char *fmt, ...)
-{
-	size_t room = sb->used < sb->len ? sb->len - sb->used : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? sb->buf + sb->used : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		sb->used += (size_t)n;
-}
-
-static void describe_warp(struct strbuf *sb, uint32_t w, uint8_t s)
+static void describe_warp(struct sbuf *sb, uint32_t w, uint8_t s)
 {
 	switch (s) {
 	case VGPU_WAIT_NONE:
@@ -770,7 +749,7 @@ static int describe(const struct vgpu_exception_record *rec,
 		    const char *kname, uint32_t entry, uint32_t nwarps,
 		    char *buf, size_t len)
 {
-	struct strbuf sb = { .buf = buf, .len = len };
+	struct sbuf sb = { .p = buf, .cap = len };
 	char insn[160];
 
 	if (len)
@@ -798,7 +777,7 @@ static int describe(const struct vgpu_exception_record *rec,
 		for (uint32_t w = 0; w < nwarps && w < VGPU_MAX_WARPS_PER_CTA; w++)
 			describe_warp(&sb, w, rec->warp_wait[w]);
 	}
-	return sb.used > INT32_MAX ? INT32_MAX : (int)sb.used;
+	return sb.n > INT32_MAX ? INT32_MAX : (int)sb.n;
 }
 
 int vgpu_exception_describe(const struct vgpu_exception_record *rec,
