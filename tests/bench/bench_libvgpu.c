@@ -285,8 +285,8 @@ static void breakdown(struct vgpu_device *dev)
 	printf("    vgpu_kernel_launch without a job handle (fire and forget) %6.0f\n",
 	       (double)t_nojob / n);
 	printf("    one ioctl through the sim backend (vgpu_device_get_param) %6.0f\n"
-	       "    (a launch and its wait make four: WAIT_BO polling the parameter page,\n"
-	       "    SUBMIT, SYNCOBJ_WAIT, GET_JOB)\n",
+	       "    (on sim a launch and its wait are two: SUBMIT, GET_JOB; the rest is\n"
+	       "    the front end's bookkeeping and SUBMIT's checks and lookups)\n",
 	       (double)t_param / n);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
