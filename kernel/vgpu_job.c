@@ -697,6 +697,11 @@ int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 	return ret;
 }
 
+static bool vgpu_bo_job_writes(struct drm_gem_object *obj)
+{
+	return !(to_vgpu_bo(obj)->flags & VGPU_BO_READ_ONLY);
+}
+
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 		       struct drm_file *file, struct drm_vgpu_submit *args)
 {
@@ -706,6 +711,7 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	struct dma_fence *done;
 	struct vgpu_job *job;
 	unsigned long flags;
+	u64 job_id;
 	u32 i;
 	int ret;
 
@@ -745,12 +751,19 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	ret = drm_gem_lock_reservations(job->bos, job->bo_count, &ticket);
 	if (ret)
 		goto err_out;
+	/*
+	 * The job writes every BO it lists, except read-only ones (the
+	 * device cannot write them): it reads those, so it waits only for
+	 * their writers and jobs that merely read them (a program's code)
+	 * run concurrently.
+	 */
 	for (i = 0; i < job->bo_count; i++) {
 		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
 		if (ret)
 			goto err_unlock;
 		ret = drm_sched_job_add_implicit_dependencies(&job->base,
-							      job->bos[i], true);
+							      job->bos[i],
+							      vgpu_bo_job_writes(job->bos[i]));
 		if (ret)
 			goto err_unlock;
 	}
@@ -767,10 +780,18 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	drm_sched_job_arm(&job->base);
 	done = dma_fence_get(&job->base.s_fence->finished);
 	for (i = 0; i < job->bo_count; i++)
-		dma_resv_add_fence(job->bos[i]->resv, done, DMA_RESV_USAGE_WRITE);
+		dma_resv_add_fence(job->bos[i]->resv, done,
+				   vgpu_bo_job_writes(job->bos[i]) ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 	trace_vgpu_job_submit(job->queue, vf->client_id, job->id);
-	drm_sched_entity_push_job(&job->base);
+	/*
+	 * Once pushed, the job may run, complete and be freed (with its BO
+	 * array) before push_job returns: nothing of it is touched after.
+	 * The reservations are unlocked first; they already hold its fence.
+	 */
+	job_id = job->id;
 	drm_gem_unlock_reservations(job->bos, job->bo_count, &ticket);
+	drm_sched_entity_push_job(&job->base);
 
 	for (i = 0; i < args->out_sync_count; i++) {
 		if (out[i].chain) {
@@ -784,7 +805,7 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	}
 	dma_fence_put(done);
 	kvfree(out);
-	args->job_id = job->id;
+	args->job_id = job_id;
 	return 0;
 
 err_unlock:

@@ -260,7 +260,11 @@ struct drm_vgpu_extension {
  * @bo_handles:     user pointer to an array of __u32 GEM handles the job
  *                  uses: they stay resident until it completes, the job
  *                  waits for every fence on their reservation objects and
- *                  adds its own as a writer (implicit synchronisation).
+ *                  adds its own as a writer (implicit synchronisation);
+ *                  for a VGPU_BO_READ_ONLY BO, which the device cannot
+ *                  write, it waits only for writers and adds its fence as
+ *                  a reader, so jobs sharing read-only code run
+ *                  concurrently (WAIT_BO waits for readers too).
  *                  Memory outside these BOs but mapped in the file's
  *                  address space is reachable too, unsynchronised.
  * @bo_handle_count: entries in @bo_handles (0 .. VGPU_SUBMIT_MAX_BOS)

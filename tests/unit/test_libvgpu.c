@@ -2753,21 +2753,22 @@ TEST(queues_side_by_side_two_programs)
 }
 
 /*
- * Known bugs, built with -DVGPU_TEST_KNOWN_BUGS until they are fixed:
- *  - one program's launches are serialised on drm: each job lists the
- *    program's code BO and vgpu.ko adds every job's fence to every listed
- *    BO as a writer, so a job waits for every earlier job of its program,
- *    whatever the queue;
- *  - a job handle whose job is older than the driver's history (the last
- *    VGPU_JOB_HISTORY jobs of the file) gets -ENOENT from vgpu_job_wait,
- *    vgpu_job_status and vgpu_job_exception, on both backends.
+ * One program's launches on two queues run side by side: the code BO is
+ * read-only, so vgpu.ko fences it as read by each job and a job waits
+ * only for its writers.
  */
-#ifdef VGPU_TEST_KNOWN_BUGS
 TEST(queues_side_by_side_one_program)
 {
 	queues_side_by_side(true);
 }
 
+/*
+ * Known limitation, built with -DVGPU_TEST_KNOWN_BUGS until it is lifted:
+ *  - a job handle whose job is older than the driver's history (the last
+ *    VGPU_JOB_HISTORY jobs of the file) gets -ENOENT from vgpu_job_wait,
+ *    vgpu_job_status and vgpu_job_exception, on both backends.
+ */
+#ifdef VGPU_TEST_KNOWN_BUGS
 /*
  * A job handle kept while more than VGPU_JOB_HISTORY later jobs ran (the
  * driver remembers the last 256 of a file): its wait and status still
