@@ -215,7 +215,8 @@ VGPU_API int vgpu_bo_wait(struct vgpu_bo *bo, int64_t timeout_ns);
  * Export as a dma-buf file descriptor (O_CLOEXEC, read-write); the caller
  * owns *@fd.  Import it into any device of the same backend: the same
  * memory, with the importing device's own GPU address.  Importing a buffer
- * a device already holds gives a new struct vgpu_bo with the same handle.
+ * a device already holds returns the same struct vgpu_bo, counted: free it
+ * once per time it was returned.
  */
 VGPU_API int vgpu_bo_export(struct vgpu_bo *bo, int *fd);
 VGPU_API int vgpu_bo_import(struct vgpu_device *dev, int fd,
@@ -273,6 +274,7 @@ enum vgpu_arg_type {
 	VGPU_ARG_S32 = VGPU_PARAM_S32,
 	VGPU_ARG_F32 = VGPU_PARAM_F32,
 	VGPU_ARG_U64 = VGPU_PARAM_U64,
+	VGPU_ARG_S64 = VGPU_PARAM_S64,
 	VGPU_ARG_PTR = VGPU_PARAM_PTR,
 };
 
@@ -327,7 +329,7 @@ VGPU_API int vgpu_kernel_arg_index(const struct vgpu_kernel *kernel,
  * time.
  *
  * Setters address a declared parameter by index; their type must match
- * (-EINVAL otherwise: set_bo and set_u64 for ptr/u64 parameters, set_u32
+ * (-EINVAL otherwise: set_bo for ptr/u64, set_u64 for ptr/u64/s64 parameters, set_u32
  * for u32/s32, set_s32 for s32/u32, set_f32 for f32).  vgpu_args_set_bo()
  * writes the buffer's GPU address plus @offset and adds the buffer to the
  * launch's buffer list (implicit synchronisation: the job waits for earlier
@@ -453,7 +455,9 @@ VGPU_API int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
  * @timeout_ns passed first (the job goes on); otherwise how it failed:
  * -EIO a device exception (vgpu_job_exception() has the record), -EFAULT
  * an MMU fault (also a record), -ETIMEDOUT stopped by the driver's timeout
- * (the device was reset), -ECANCELED it could not run.
+ * (the device was reset), -ECANCELED it could not run.  -ENOENT: the
+ * driver no longer remembers the job (it keeps the last VGPU_JOB_HISTORY
+ * jobs of each device file; wait before launching that many more).
  */
 VGPU_API int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns);
 
