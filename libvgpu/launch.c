@@ -369,22 +369,35 @@ static int param_bo_new(struct vgpu_device *dev, struct vgpu_param_bo *p)
 
 /*
  * Take a parameter page for a launch and hold @dev->param_lock until
- * param_page_put(): the oldest page when its last job has completed, else a
- * new one, else (PARAM_BOS_MAX in flight) the oldest once it completes.
- * Pages rotate: the one taken moves to the end.
+ * param_page_put(); *@idx is its index in @dev->param_bos (indices never
+ * change).  In order of preference: a page known idle (no ioctl), the
+ * oldest busy page if WAIT_BO says its job has completed, a new page, and
+ * with PARAM_BOS_MAX pages already made, the oldest busy page once its job
+ * completes.  Pages held by job handles are not candidates: their job
+ * gives them back (vgpu_job_wait() knows they are idle then).
  */
-static int param_page_get(struct vgpu_device *dev, struct vgpu_param_bo *out)
+static int param_page_get(struct vgpu_device *dev, unsigned int *idx)
 {
-	struct vgpu_param_bo p;
+	struct vgpu_param_bo *oldest = NULL, p;
 	int ret;
 
 	pthread_mutex_lock(&dev->param_lock);
 	if (dev->nparam_bos && dev->ops->sync_submit) {
-		*out = dev->param_bos[0]; /* its job completed in SUBMIT */
+		*idx = 0; /* its job completed in SUBMIT */
 		return 0;
 	}
-	if (dev->nparam_bos) {
-		struct drm_vgpu_wait_bo w = { .handle = dev->param_bos[0].handle };
+	for (unsigned int i = 0; i < dev->nparam_bos; i++) {
+		struct vgpu_param_bo *q = &dev->param_bos[i];
+
+		if (q->state == PARAM_IDLE) {
+			*idx = i;
+			return 0;
+		}
+		if (q->state == PARAM_BUSY && (!oldest || q->seq < oldest->seq))
+			oldest = q;
+	}
+	if (oldest) {
+		struct drm_vgpu_wait_bo w = { .handle = oldest->handle };
 
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_WAIT_BO, &w);
 		if (ret == -ETIME && dev->nparam_bos >= PARAM_BOS_MAX) {
@@ -392,11 +405,8 @@ static int param_page_get(struct vgpu_device *dev, struct vgpu_param_bo *out)
 			ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_WAIT_BO, &w);
 		}
 		if (!ret) {
-			p = dev->param_bos[0];
-			memmove(&dev->param_bos[0], &dev->param_bos[1],
-				(dev->nparam_bos - 1) * sizeof(p));
-			dev->param_bos[dev->nparam_bos - 1] = p;
-			*out = p;
+			oldest->state = PARAM_IDLE;
+			*idx = (unsigned int)(oldest - dev->param_bos);
 			return 0;
 		}
 		if (ret != -ETIME)
@@ -415,17 +425,51 @@ static int param_page_get(struct vgpu_device *dev, struct vgpu_param_bo *out)
 	ret = param_bo_new(dev, &p);
 	if (ret)
 		goto fail;
+	p.state = PARAM_IDLE;
+	p.seq = 0;
+	*idx = dev->nparam_bos;
 	dev->param_bos[dev->nparam_bos++] = p;
-	*out = p;
 	return 0;
 fail:
 	pthread_mutex_unlock(&dev->param_lock);
 	return ret;
 }
 
-static void param_page_put(struct vgpu_device *dev)
+/*
+ * After the SUBMIT that used page @idx: on success the page is busy, held
+ * by @job when there is a handle (it gives the page back), else left for
+ * WAIT_BO to find idle; after a failed SUBMIT it is idle.
+ */
+static void param_page_put(struct vgpu_device *dev, unsigned int idx,
+			   bool submitted, struct vgpu_job *job)
 {
+	struct vgpu_param_bo *p = &dev->param_bos[idx];
+
+	if (!submitted || dev->ops->sync_submit) {
+		p->state = PARAM_IDLE;
+	} else {
+		p->seq = ++dev->param_seq;
+		p->state = job ? PARAM_HELD : PARAM_BUSY;
+		if (job)
+			job->param_idx = (int)idx;
+	}
 	pthread_mutex_unlock(&dev->param_lock);
+}
+
+/*
+ * The job gives its parameter page back: idle when it has completed, else
+ * busy (the next launch that wants it asks WAIT_BO).
+ */
+static void param_page_release(struct vgpu_job *job, bool completed)
+{
+	struct vgpu_device *dev = job->dev;
+
+	if (job->param_idx < 0)
+		return;
+	pthread_mutex_lock(&dev->param_lock);
+	dev->param_bos[job->param_idx].state = completed ? PARAM_IDLE : PARAM_BUSY;
+	pthread_mutex_unlock(&dev->param_lock);
+	job->param_idx = -1;
 }
 
 static uint32_t dim(uint32_t v)
@@ -463,7 +507,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	struct drm_vgpu_sync *in = in_small, *outs = out_small;
 	uint32_t handles_small[32], *handles = handles_small;
 	struct drm_vgpu_submit s = { 0 };
-	struct vgpu_param_bo page;
+	unsigned int page;
 	struct vgpu_device *dev;
 	struct vgpu_job *job = NULL;
 	unsigned int nbos, nout;
@@ -511,6 +555,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		job = calloc(1, sizeof(*job));
 		if (!job)
 			goto out;
+		job->param_idx = -1;
 		if (!dev->ops->sync_submit) {
 			ret = job_sync_get(dev, &job->sync);
 			if (ret)
@@ -551,11 +596,11 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	if (ret)
 		goto out;
 	if (args && args->size)
-		memcpy(page.map, args->data, args->size);
-	handles[1] = page.handle;
-	s.launch.param_va = page.va;
+		memcpy(dev->param_bos[page].map, args->data, args->size);
+	handles[1] = dev->param_bos[page].handle;
+	s.launch.param_va = dev->param_bos[page].va;
 	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
-	param_page_put(dev);
+	param_page_put(dev, page, !ret, job);
 	if (ret)
 		goto out;
 	if (job) {
@@ -623,6 +668,7 @@ int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns)
 			return ret;
 		if (!job->done)
 			return -EIO; /* signalled yet not complete: cannot be */
+		param_page_release(job, true);
 	}
 	return job->status.state == VGPU_JOB_DONE ? 0 : -(int)job->status.error;
 }
@@ -666,6 +712,8 @@ int vgpu_job_exception(struct vgpu_job *job, struct vgpu_exception_record *rec)
 			ret = job_fetch(job);
 		if (ret)
 			return ret;
+		if (job->done)
+			param_page_release(job, true);
 	}
 	if (job->exc.code == VGPU_EXC_NONE)
 		return -ENODATA;
@@ -677,6 +725,7 @@ void vgpu_job_free(struct vgpu_job *job)
 {
 	if (!job)
 		return;
+	param_page_release(job, job->done);
 	if (job->sync)
 		job_sync_put(job->dev, job->sync);
 	vgpu_dev_put(job->dev);

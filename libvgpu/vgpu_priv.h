@@ -60,8 +60,9 @@ struct vgpu_backend_ops {
  *            buffer the device already holds finds the same one
  * @job_syncs: free binary syncobjs for jobs' completion (a pool: a job
  *            takes one and gives it back when freed)
- * @param_bos: parameter pages of launches, oldest first; a page is reused
- *            once the job that read it has completed (WAIT_BO poll)
+ * @param_bos: parameter pages of launches (see param_page_get()); a page
+ *            is reused once the job that read it has completed
+ * @param_seq: submission counter, to find the oldest busy page
  */
 struct vgpu_device {
 	const struct vgpu_backend_ops *ops;
@@ -81,11 +82,20 @@ struct vgpu_device {
 	pthread_mutex_t param_lock;
 	struct vgpu_param_bo *param_bos;
 	unsigned int nparam_bos, param_bos_cap;
+	uint64_t param_seq;
 };
 
 /* A parameter page: one launch's parameter buffer at a time. */
+enum vgpu_param_state {
+	PARAM_IDLE, /* its last job is known to have completed */
+	PARAM_BUSY, /* submitted; WAIT_BO tells when it is idle */
+	PARAM_HELD, /* submitted; its job handle gives it back */
+};
+
 struct vgpu_param_bo {
 	uint32_t handle;
+	uint8_t state; /* enum vgpu_param_state */
+	uint64_t seq;  /* when it was last submitted */
 	uint64_t va;
 	uint8_t *map;
 };
@@ -136,6 +146,8 @@ struct vgpu_job {
 	uint32_t sync;			 /* binary syncobj signalled at its end
 					    (0 with ops->sync_submit) */
 	uint32_t nwarps;		 /* warps per CTA, for describe */
+	int param_idx;			 /* its parameter page, -1 once given
+					    back (dev->param_lock) */
 	bool done;			 /* status fetched after the end */
 	struct drm_vgpu_get_job status;
 	struct vgpu_exception_record exc;
