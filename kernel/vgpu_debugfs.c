@@ -31,7 +31,7 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 			   vgpu_qread(q, VGPU_Q_TAIL), q->tail,
 			   vgpu_qread(q, VGPU_Q_COMPLETED_LO), q->emitted,
 			   vgpu_qread(q, VGPU_Q_ERROR), q->jobs_done,
-			   q->jobs_failed, atomic_read(&q->sched.hw_rq_count));
+			   q->jobs_failed, atomic_read(&q->sched.credit_count));
 	}
 	return 0;
 }
@@ -48,7 +48,7 @@ static int vgpu_debugfs_exceptions(struct seq_file *m, void *data)
 	for (i = head > VGPU_EXC_LOG ? head - VGPU_EXC_LOG : 0; i < head; i++) {
 		struct vgpu_exc_log *l = &vdev->exc_log[i % VGPU_EXC_LOG];
 
-		seq_printf(m, "client %u job %llu queue %u status %u code %u cta %u,%u,%u warp %u pc 0x%x barid %d addr 0x%llx insn %016llx%016llx: %.*s\n",
+		seq_printf(m, "client %llu job %llu queue %u status %u code %u cta %u,%u,%u warp %u pc 0x%x barid %d addr 0x%llx insn %016llx%016llx: %.*s\n",
 			   l->client_id, l->job_id, l->queue, l->hw_status,
 			   l->exc.code, l->exc.cta[0], l->exc.cta[1], l->exc.cta[2],
 			   l->exc.warp, l->exc.pc, (int)l->exc.barid, l->exc.addr,
@@ -71,7 +71,7 @@ static int vgpu_debugfs_as(struct seq_file *m, void *data)
 
 		mutex_lock(&vf->as->lock);
 		spin_lock(&vf->as->deferred_lock);
-		seq_printf(m, "client %u asid %u root %pad mapped %llu bytes resets %d active %d deferred %u deferred_total %llu\n",
+		seq_printf(m, "client %llu asid %u root %pad mapped %llu bytes resets %d active %d deferred %u deferred_total %llu\n",
 			   vf->client_id, vf->as->asid, &vf->as->root.dma,
 			   vf->as->mapped_bytes, atomic_read(&vf->reset_count),
 			   atomic_read(&vf->as->active), vf->as->ndeferred,

@@ -117,28 +117,24 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 	vf->vdev = vdev;
 	kref_init(&vf->refcount);
 	spin_lock_init(&vf->hist_lock);
-	ret = ida_alloc(&vdev->client_ida, GFP_KERNEL);
-	if (ret < 0)
-		goto err_free;
-	vf->client_id = ret;
+	vf->client_id = file->client_id;
 	vf->as = vgpu_as_create(vdev);
 	if (IS_ERR(vf->as)) {
 		ret = PTR_ERR(vf->as);
-		goto err_ida;
+		goto err_free;
 	}
 	ret = vgpu_file_sched_init(vdev, vf);
 	if (ret)
 		goto err_as;
 	file->driver_priv = vf;
 	mutex_lock(&vdev->files_lock);
+	vf->entities_live = true;
 	list_add_tail(&vf->link, &vdev->files);
 	mutex_unlock(&vdev->files_lock);
 	return 0;
 
 err_as:
 	vgpu_as_put(vf->as);
-err_ida:
-	ida_free(&vdev->client_ida, vf->client_id);
 err_free:
 	kvfree(vf);
 	return ret;
@@ -146,10 +142,7 @@ err_free:
 
 static void vgpu_file_release(struct kref *kref)
 {
-	struct vgpu_file *vf = container_of(kref, struct vgpu_file, refcount);
-
-	ida_free(&vf->vdev->client_ida, vf->client_id);
-	kvfree(vf);
+	kvfree(container_of(kref, struct vgpu_file, refcount));
 }
 
 void vgpu_file_put(struct vgpu_file *vf)
@@ -162,43 +155,37 @@ static void vgpu_postclose(struct drm_device *dev, struct drm_file *file)
 	struct vgpu_device *vdev = to_vgpu(dev);
 	struct vgpu_file *vf = file->driver_priv;
 
+	/*
+	 * Queued jobs run (or are killed, for a killed process); jobs on the
+	 * device hold vf and vf->as.  Under files_lock, so that vgpu_remove()
+	 * cannot free the run queues under the entities' flush.
+	 */
 	mutex_lock(&vdev->files_lock);
 	list_del(&vf->link);
+	if (vf->entities_live)
+		vgpu_file_sched_fini(vf, true);
 	mutex_unlock(&vdev->files_lock);
-	/* Queued jobs are killed; jobs on the device hold vf and vf->as. */
-	vgpu_file_sched_fini(vf);
 	vgpu_as_put(vf->as);
 	vgpu_file_put(vf);
 }
 
-static void vgpu_show_fdinfo(struct seq_file *m, struct file *f)
+/* fdinfo: drm_show_fdinfo() prints drm-driver, drm-client-id, drm-pdev. */
+static void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
-	struct drm_file *file = f->private_data;
-	struct vgpu_device *vdev = to_vgpu(file->minor->dev);
 	struct vgpu_file *vf = file->driver_priv;
 
-	seq_printf(m, "drm-driver:\t%s\n", vdev->drm.driver->name);
-	seq_printf(m, "drm-pdev:\t%s\n", pci_name(vdev->pdev));
-	seq_printf(m, "drm-client-id:\t%u\n", vf->client_id);
-	seq_printf(m, "drm-engine-compute:\t%llu ns\n",
+	drm_printf(p, "drm-engine-compute:\t%llu ns\n",
 		   (unsigned long long)atomic64_read(&vf->engine_ns));
-	seq_printf(m, "drm-memory-vram:\t0 KiB\n");
-	seq_printf(m, "drm-memory-gtt:\t%llu KiB\n", vf->as->mapped_bytes >> 10);
-	seq_printf(m, "vgpu-asid:\t%u\n", vf->as->asid);
-	seq_printf(m, "vgpu-resets:\t%d\n", atomic_read(&vf->reset_count));
+	drm_printf(p, "drm-memory-vram:\t0 KiB\n");
+	drm_printf(p, "drm-memory-gtt:\t%llu KiB\n", vf->as->mapped_bytes >> 10);
+	drm_printf(p, "vgpu-asid:\t%u\n", vf->as->asid);
+	drm_printf(p, "vgpu-resets:\t%d\n", atomic_read(&vf->reset_count));
 }
 
 static const struct file_operations vgpu_fops = {
 	.owner = THIS_MODULE,
-	.open = drm_open,
-	.release = drm_release,
-	.unlocked_ioctl = drm_ioctl,
-	.compat_ioctl = drm_compat_ioctl,
-	.poll = drm_poll,
-	.read = drm_read,
-	.llseek = noop_llseek,
-	.mmap = drm_gem_mmap,
-	.show_fdinfo = vgpu_show_fdinfo,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
 };
 
 static const struct drm_ioctl_desc vgpu_ioctls[] = {
@@ -226,6 +213,7 @@ static const struct drm_driver vgpu_drm_driver = {
 	.ioctls = vgpu_ioctls,
 	.num_ioctls = ARRAY_SIZE(vgpu_ioctls),
 	.fops = &vgpu_fops,
+	.show_fdinfo = vgpu_show_fdinfo,
 	.gem_create_object = vgpu_gem_create_object,
 	DRM_GEM_SHMEM_DRIVER_OPS,
 	.debugfs_init = vgpu_debugfs_init,
@@ -303,7 +291,6 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&vdev->files_lock);
 	spin_lock_init(&vdev->exc_lock);
 	INIT_LIST_HEAD(&vdev->files);
-	ida_init(&vdev->client_ida);
 
 	vdev->mmio = pcim_iomap(pdev, 0, VGPU_BAR0_SIZE);
 	if (!vdev->mmio)
@@ -351,6 +338,7 @@ static void vgpu_remove(struct pci_dev *pdev)
 	drm_dev_unplug(&vdev->drm);
 	/* Jobs on the device fail with -ENODEV; queued ones are cancelled. */
 	vgpu_jobs_fail_all(vdev, -ENODEV);
+	vgpu_files_sched_fini(vdev);
 	vgpu_sched_fini(vdev);
 	vgpu_irq_fini(vdev);
 }

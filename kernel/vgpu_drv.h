@@ -119,8 +119,15 @@ struct vgpu_file {
 	atomic64_t next_job_id;
 	atomic_t reset_count;
 	atomic64_t engine_ns;
-	u32 client_id;
-	struct list_head link;	/* on vdev->files, under vdev->files_lock */
+	u64 client_id;		/* drm_file.client_id: fdinfo's drm-client-id */
+	/*
+	 * On vdev->files, under vdev->files_lock.  @entities_live (under
+	 * vdev->files_lock too): @entity still points into the schedulers'
+	 * run queues, which drm_sched_fini() frees; whichever of file close
+	 * and device removal comes first tears the entities down.
+	 */
+	struct list_head link;
+	bool entities_live;
 	spinlock_t hist_lock;
 	struct vgpu_job_result hist[VGPU_JOB_HISTORY];
 };
@@ -153,8 +160,7 @@ struct vgpu_queue {
 struct vgpu_exc_log {
 	u32 queue;
 	u32 hw_status;
-	u32 client_id;
-	u32 pad;
+	u64 client_id;
 	u64 job_id;
 	struct vgpu_exception_record exc;
 };
@@ -180,6 +186,7 @@ struct vgpu_device {
 	atomic_t mmu_gen;	/* bumped when a mapping goes away */
 
 	struct vgpu_queue queues[VGPU_MAX_QUEUES];
+	bool sched_live;	/* the queues' schedulers are initialised */
 	struct workqueue_struct *reset_wq;
 	struct mutex reset_lock;
 	atomic_t reset_count;
@@ -199,7 +206,6 @@ struct vgpu_device {
 
 	struct mutex files_lock;
 	struct list_head files;
-	struct ida client_ida;
 };
 
 #define to_vgpu(d) container_of(d, struct vgpu_device, drm)
@@ -255,6 +261,7 @@ int vgpu_ioctl_bo_info(struct drm_device *dev, void *data,
 		       struct drm_file *file);
 int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
 		       struct drm_file *file);
+long vgpu_jiffies_until(s64 deadline_ns);
 
 /* vgpu_mmu.c */
 int vgpu_mmu_init(struct vgpu_device *vdev);
@@ -279,7 +286,8 @@ void vgpu_as_job_end(struct vgpu_as *as);
 int vgpu_sched_init(struct vgpu_device *vdev);
 void vgpu_sched_fini(struct vgpu_device *vdev);
 int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf);
-void vgpu_file_sched_fini(struct vgpu_file *vf);
+void vgpu_file_sched_fini(struct vgpu_file *vf, bool flush);
+void vgpu_files_sched_fini(struct vgpu_device *vdev);
 void vgpu_queue_hw_init(struct vgpu_queue *q);
 void vgpu_queue_process(struct vgpu_queue *q);
 void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error);

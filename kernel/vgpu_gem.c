@@ -197,6 +197,31 @@ int vgpu_ioctl_bo_info(struct drm_device *dev, void *data,
 	return 0;
 }
 
+/**
+ * vgpu_jiffies_until - a wait's length in jiffies for an absolute timeout
+ * @deadline_ns: CLOCK_MONOTONIC nanoseconds; 0 means poll
+ *
+ * Rounded up, plus one for the tick in progress, so that the wait never
+ * ends before @deadline_ns.  (drm_timeout_abs_to_jiffies() rounds the
+ * nanoseconds left down to whole jiffies before adding one: a 2 ms wait
+ * with HZ=250 became "until the next tick", which may come at once.)
+ * Returns 0 once the deadline has passed.
+ */
+long vgpu_jiffies_until(s64 deadline_ns)
+{
+	const u64 tick_ns = NSEC_PER_SEC / HZ;
+	s64 left;
+	u64 j;
+
+	if (deadline_ns <= 0)
+		return 0;
+	left = deadline_ns - ktime_get_ns();
+	if (left <= 0)
+		return 0;
+	j = div64_u64((u64)left + tick_ns - 1, tick_ns) + 1;
+	return min_t(u64, j, MAX_SCHEDULE_TIMEOUT - 1);
+}
+
 int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
 		       struct drm_file *file)
 {
@@ -210,7 +235,7 @@ int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
 	if (!obj)
 		return -ENOENT;
 	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_READ, true,
-				    drm_timeout_abs_to_jiffies(args->timeout_ns));
+				    vgpu_jiffies_until(args->timeout_ns));
 	drm_gem_object_put(obj);
 	if (ret == 0)
 		return -ETIME;

@@ -42,7 +42,7 @@ int vgpu_irq_init(struct vgpu_device *vdev)
 	if (ret > 0) {
 		vdev->msix = true;
 	} else {
-		ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_LEGACY);
+		ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
 		if (ret < 0)
 			return ret;
 		vdev->msix = false;

@@ -38,6 +38,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_syncobj.h>
 #include "vgpu_drv.h"
@@ -310,14 +311,8 @@ static void vgpu_job_complete_locked(struct vgpu_queue *q, struct vgpu_job *job,
 	atomic64_add(ktime_get_ns() - job->start_ns, &job->vf->engine_ns);
 	if (err) {
 		q->jobs_failed++;
+		/* drm_sched passes it on to the finished fence. */
 		dma_fence_set_error(job->hw_fence, err);
-		/*
-		 * drm_sched (6.1) does not pass the hardware fence's error on
-		 * to the finished fence that syncobjs and reservations hold:
-		 * set it there too, before the hardware fence's callback
-		 * signals it.
-		 */
-		dma_fence_set_error(&job->base.s_fence->finished, err);
 		vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu: status %u exc %u (%s)\n",
 			 q->idx, job->id, status, le32_to_cpu(cpl->exc.code),
 			 cpl->exc.msg);
@@ -437,7 +432,7 @@ static void vgpu_coredump(struct vgpu_job *job)
 	if (!buf)
 		return;
 	n += scnprintf(buf + n, size - n,
-		       "vgpu devcoredump: job timeout\nclient %u job %llu queue %u asid %u\n"
+		       "vgpu devcoredump: job timeout\nclient %llu job %llu queue %u asid %u\n"
 		       "code_va 0x%llx code_size %u entry %u grid %ux%ux%u block %ux%ux%u\n"
 		       "smem %u param_va 0x%llx param_size %u flags 0x%x budget %llu\n",
 		       job->vf->client_id, job->id, job->queue, job->as->asid,
@@ -477,7 +472,7 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	vgpu_err(vdev, "queue %u: job %llu of client %u timed out after %u ms: device reset\n",
+	vgpu_err(vdev, "queue %u: job %llu of client %llu timed out after %u ms: device reset\n",
 		 job->queue, job->id, job->vf->client_id, vgpu_timeout_ms);
 	vgpu_coredump(job);
 
@@ -522,7 +517,7 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 	for (i = 0; i < vdev->nqueues; i++)
 		drm_sched_resubmit_jobs(&vdev->queues[i].sched);
 	for (i = 0; i < vdev->nqueues; i++)
-		drm_sched_start(&vdev->queues[i].sched, true);
+		drm_sched_start(&vdev->queues[i].sched);
 	mutex_unlock(&vdev->reset_lock);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
@@ -706,7 +701,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 		       struct drm_file *file, struct drm_vgpu_submit *args)
 {
 	struct vgpu_out_sync *out = NULL;
-	struct ww_acquire_ctx ticket;
+	struct drm_gem_object *obj;
+	struct drm_exec exec;
 	struct vgpu_job_result *r;
 	struct dma_fence *done;
 	struct vgpu_job *job;
@@ -722,7 +718,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	job->queue = args->queue;
 	job->launch = args->launch;
 	INIT_LIST_HEAD(&job->link);
-	ret = drm_sched_job_init(&job->base, &vf->entity[args->queue], vf);
+	ret = drm_sched_job_init(&job->base, &vf->entity[args->queue], 1, vf,
+				 file->client_id);
 	if (ret) {
 		kfree(job);
 		return ret;
@@ -748,22 +745,24 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 			goto err_out;
 	}
 
-	ret = drm_gem_lock_reservations(job->bos, job->bo_count, &ticket);
-	if (ret)
-		goto err_out;
 	/*
-	 * The job writes every BO it lists, except read-only ones (the
-	 * device cannot write them): it reads those, so it waits only for
-	 * their writers and jobs that merely read them (a program's code)
-	 * run concurrently.
+	 * Every BO locked with one fence slot reserved; a BO listed twice is
+	 * locked once.  The job writes every BO it lists, except read-only
+	 * ones (the device cannot write them): it reads those, so it waits
+	 * only for their writers and jobs that merely read them (a program's
+	 * code) run concurrently.
 	 */
-	for (i = 0; i < job->bo_count; i++) {
-		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, job->bo_count);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_prepare_array(&exec, job->bos, job->bo_count, 1);
+		drm_exec_retry_on_contention(&exec);
 		if (ret)
 			goto err_unlock;
-		ret = drm_sched_job_add_implicit_dependencies(&job->base,
-							      job->bos[i],
-							      vgpu_bo_job_writes(job->bos[i]));
+	}
+	drm_exec_for_each_locked_object(&exec, obj) {
+		ret = drm_sched_job_add_implicit_dependencies(&job->base, obj,
+							      vgpu_bo_job_writes(obj));
 		if (ret)
 			goto err_unlock;
 	}
@@ -779,9 +778,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 
 	drm_sched_job_arm(&job->base);
 	done = dma_fence_get(&job->base.s_fence->finished);
-	for (i = 0; i < job->bo_count; i++)
-		dma_resv_add_fence(job->bos[i]->resv, done,
-				   vgpu_bo_job_writes(job->bos[i]) ?
+	drm_exec_for_each_locked_object(&exec, obj)
+		dma_resv_add_fence(obj->resv, done, vgpu_bo_job_writes(obj) ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 	trace_vgpu_job_submit(job->queue, vf->client_id, job->id);
 	/*
@@ -790,7 +788,7 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	 * The reservations are unlocked first; they already hold its fence.
 	 */
 	job_id = job->id;
-	drm_gem_unlock_reservations(job->bos, job->bo_count, &ticket);
+	drm_exec_fini(&exec);
 	drm_sched_entity_push_job(&job->base);
 
 	for (i = 0; i < args->out_sync_count; i++) {
@@ -809,7 +807,7 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	return 0;
 
 err_unlock:
-	drm_gem_unlock_reservations(job->bos, job->bo_count, &ticket);
+	drm_exec_fini(&exec);
 err_out:
 	for (i = 0; out && i < args->out_sync_count; i++) {
 		if (out[i].syncobj)
@@ -874,6 +872,7 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 {
 	struct drm_sched_init_args args = {
 		.ops = &vgpu_sched_ops,
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
 		.credit_limit = VGPU_JOBS_IN_FLIGHT,
 		.timeout = msecs_to_jiffies(vgpu_timeout_ms),
 		.name = "vgpu",
@@ -905,15 +904,20 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 			ret = -ENOMEM;
 			goto err;
 		}
-		ret = drm_sched_init(&q->sched, &args);
-		if (ret)
-			goto err;
 		vgpu_queue_hw_init(q);
 	}
+	for (i = 0; i < vdev->nqueues; i++) {
+		ret = drm_sched_init(&vdev->queues[i].sched, &args);
+		if (ret) {
+			while (i--)
+				drm_sched_fini(&vdev->queues[i].sched);
+			goto err;
+		}
+	}
+	vdev->sched_live = true;
 	return 0;
 
 err:
-	vdev->nqueues = i + 1;
 	vgpu_sched_fini(vdev);
 	return ret;
 }
@@ -926,12 +930,12 @@ void vgpu_sched_fini(struct vgpu_device *vdev)
 		struct vgpu_queue *q = &vdev->queues[i];
 		struct drm_sched_job *sj, *tmp;
 
-		if (q->sched.thread) {
+		if (vdev->sched_live) {
 			drm_sched_fini(&q->sched);
 			/*
-			 * drm_sched_fini() (6.1) leaves behind the jobs its
-			 * thread had not freed yet.  vgpu_jobs_fail_all()
-			 * has signalled them all; free them here, while the
+			 * drm_sched_fini() leaves behind the jobs its free
+			 * work had not freed yet.  vgpu_jobs_fail_all() has
+			 * signalled them all; free them here, while the
 			 * device they reference still exists.
 			 */
 			list_for_each_entry_safe(sj, tmp, &q->sched.pending_list, list) {
@@ -950,6 +954,7 @@ void vgpu_sched_fini(struct vgpu_device *vdev)
 		q->ring = NULL;
 		q->cpl = NULL;
 	}
+	vdev->sched_live = false;
 	if (vdev->reset_wq)
 		destroy_workqueue(vdev->reset_wq);
 	vdev->reset_wq = NULL;
@@ -997,10 +1002,37 @@ int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf)
 	return 0;
 }
 
-void vgpu_file_sched_fini(struct vgpu_file *vf)
+/**
+ * vgpu_file_sched_fini - tear down the entities of @vf
+ * @vf:    the file
+ * @flush: wait for the entities' queued jobs to be handed to the hardware
+ *         first (file close); false kills them (device removal)
+ *
+ * Before the schedulers' drm_sched_fini(), which frees the run queues the
+ * entities point to.  Under vdev->files_lock; once per file (entities_live).
+ */
+void vgpu_file_sched_fini(struct vgpu_file *vf, bool flush)
 {
 	unsigned int i;
 
-	for (i = 0; i < vf->vdev->nqueues; i++)
-		drm_sched_entity_destroy(&vf->entity[i]);
+	lockdep_assert_held(&vf->vdev->files_lock);
+	for (i = 0; i < vf->vdev->nqueues; i++) {
+		if (flush)
+			drm_sched_entity_destroy(&vf->entity[i]);
+		else
+			drm_sched_entity_fini(&vf->entity[i]);
+	}
+	vf->entities_live = false;
+}
+
+/* Device removal: every open file's entities, before vgpu_sched_fini(). */
+void vgpu_files_sched_fini(struct vgpu_device *vdev)
+{
+	struct vgpu_file *vf;
+
+	mutex_lock(&vdev->files_lock);
+	list_for_each_entry(vf, &vdev->files, link)
+		if (vf->entities_live)
+			vgpu_file_sched_fini(vf, false);
+	mutex_unlock(&vdev->files_lock);
 }

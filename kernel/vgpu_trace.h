@@ -9,34 +9,34 @@
 #include <linux/tracepoint.h>
 
 TRACE_EVENT(vgpu_job_submit,
-	TP_PROTO(u32 queue, u32 client, u64 job),
+	TP_PROTO(u32 queue, u64 client, u64 job),
 	TP_ARGS(queue, client, job),
-	TP_STRUCT__entry(__field(u32, queue) __field(u32, client) __field(u64, job)),
+	TP_STRUCT__entry(__field(u32, queue) __field(u64, client) __field(u64, job)),
 	TP_fast_assign(__entry->queue = queue; __entry->client = client;
 		       __entry->job = job;),
-	TP_printk("queue=%u client=%u job=%llu", __entry->queue,
+	TP_printk("queue=%u client=%llu job=%llu", __entry->queue,
 		  __entry->client, __entry->job)
 );
 
 TRACE_EVENT(vgpu_job_run,
-	TP_PROTO(u32 queue, u32 client, u64 job, u64 seq),
+	TP_PROTO(u32 queue, u64 client, u64 job, u64 seq),
 	TP_ARGS(queue, client, job, seq),
-	TP_STRUCT__entry(__field(u32, queue) __field(u32, client) __field(u64, job)
+	TP_STRUCT__entry(__field(u32, queue) __field(u64, client) __field(u64, job)
 			 __field(u64, seq)),
 	TP_fast_assign(__entry->queue = queue; __entry->client = client;
 		       __entry->job = job; __entry->seq = seq;),
-	TP_printk("queue=%u client=%u job=%llu seq=%llu", __entry->queue,
+	TP_printk("queue=%u client=%llu job=%llu seq=%llu", __entry->queue,
 		  __entry->client, __entry->job, __entry->seq)
 );
 
 TRACE_EVENT(vgpu_job_complete,
-	TP_PROTO(u32 queue, u32 client, u64 job, int error),
+	TP_PROTO(u32 queue, u64 client, u64 job, int error),
 	TP_ARGS(queue, client, job, error),
-	TP_STRUCT__entry(__field(u32, queue) __field(u32, client) __field(u64, job)
+	TP_STRUCT__entry(__field(u32, queue) __field(u64, client) __field(u64, job)
 			 __field(int, error)),
 	TP_fast_assign(__entry->queue = queue; __entry->client = client;
 		       __entry->job = job; __entry->error = error;),
-	TP_printk("queue=%u client=%u job=%llu error=%d", __entry->queue,
+	TP_printk("queue=%u client=%llu job=%llu error=%d", __entry->queue,
 		  __entry->client, __entry->job, __entry->error)
 );
 

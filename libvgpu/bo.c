@@ -230,8 +230,12 @@ int vgpu_bo_wait(struct vgpu_bo *bo, int64_t timeout_ns)
 		.handle = bo->handle,
 		.timeout_ns = vgpu_abs_timeout(timeout_ns),
 	};
+	int ret;
 
-	return vgpu_dev_ioctl(bo->dev, DRM_IOCTL_VGPU_WAIT_BO, &w);
+	do
+		ret = vgpu_dev_ioctl(bo->dev, DRM_IOCTL_VGPU_WAIT_BO, &w);
+	while (ret == -ETIME && vgpu_deadline_ahead(w.timeout_ns));
+	return ret;
 }
 
 int vgpu_bo_export(struct vgpu_bo *bo, int *fd)

@@ -74,6 +74,16 @@ int64_t vgpu_abs_timeout(int64_t timeout_ns)
 	return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
 }
 
+bool vgpu_deadline_ahead(int64_t deadline)
+{
+	struct timespec ts;
+
+	if (deadline <= 0 || deadline == INT64_MAX)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec < deadline;
+}
+
 const char *vgpu_backend_name(enum vgpu_backend backend)
 {
 	switch (backend) {

@@ -266,16 +266,21 @@ static int sync_wait(struct vgpu_device *dev, uint32_t handle, uint64_t point,
 		.count_handles = 1,
 		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
 	};
+	int ret;
 
-	if (!point)
-		return vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_WAIT,
-				      &(struct drm_syncobj_wait){
-					      .handles = (uintptr_t)&handle,
-					      .timeout_nsec = w.timeout_nsec,
-					      .count_handles = 1,
-					      .flags = w.flags,
-				      });
-	return vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+	do {
+		if (!point)
+			ret = vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_WAIT,
+					     &(struct drm_syncobj_wait){
+						     .handles = (uintptr_t)&handle,
+						     .timeout_nsec = w.timeout_nsec,
+						     .count_handles = 1,
+						     .flags = w.flags,
+					     });
+		else
+			ret = vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+	} while (ret == -ETIME && vgpu_deadline_ahead(w.timeout_nsec));
+	return ret;
 }
 
 int vgpu_syncobj_wait(struct vgpu_syncobj *s, uint64_t point,

@@ -162,6 +162,13 @@ VGPU_HIDDEN void vgpu_dev_put(struct vgpu_device *dev);
 VGPU_HIDDEN int vgpu_dev_check(const struct vgpu_device *dev);
 /* Absolute CLOCK_MONOTONIC nanoseconds @timeout_ns from now (saturating). */
 VGPU_HIDDEN int64_t vgpu_abs_timeout(int64_t timeout_ns);
+/*
+ * A wait with absolute @deadline (vgpu_abs_timeout) that returned -ETIME
+ * early: DRM's syncobj waits round the time left down to whole jiffies
+ * (drm_timeout_abs_to_jiffies), so they can end up to a tick before the
+ * deadline.  True while the deadline is still ahead: wait again.
+ */
+VGPU_HIDDEN bool vgpu_deadline_ahead(int64_t deadline);
 
 /* ---- backends ---- */
 /* drm.c: adopt @fd (owned from now on); -ENODEV when it is not vgpu. */

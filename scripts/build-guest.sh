@@ -4,9 +4,11 @@
 # build-guest.sh: the guest that `make run`, `make shell` and the guest
 # smoke test boot, in build/guest/:
 #
-#   vmlinuz             Debian's linux-image-amd64 kernel (version resolved
-#                       from the package, .deb fetched with apt-get download
-#                       and unpacked here; never installed on the host)
+#   vmlinuz             Debian's 6.12 LTS kernel for bookworm
+#                       (linux-image-6.12.N+deb12-amd64-unsigned, the newest
+#                       in the archive: scripts/guest-kernel.sh; the .deb is
+#                       fetched with apt-get download and unpacked here,
+#                       never installed on the host)
 #   modules/            that kernel's modules
 #   vgpu-smoke          tests/guest/vgpu-smoke.c, static
 #   store.vgo           tests/guest/store.vgs, assembled by build/bin/vgpu-as
@@ -17,8 +19,8 @@
 #                         linked with libdrm.a)
 #                         /bin/run-examples (scripts/run-examples.sh)
 #                         /examples: examples/*.vgs, .expected, .c
-#                         /lib/modules: drm, drm_shmem_helper, gpu-sched
-#                         with their dependencies, and vgpu.ko
+#                         /lib/modules: drm, drm_shmem_helper, gpu-sched,
+#                         drm_exec with their dependencies, and vgpu.ko
 #                         (build/module/vgpu.ko, when built)
 #                         the guest selftests of build/selftests, when built
 #
@@ -65,26 +67,30 @@ fi
 mkdir -p "$out"
 
 # ---- kernel ----
-if [[ ! -f $out/vmlinuz ]]; then
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n 1)
-	if [[ -z $pkg ]]; then
-		"${sudo[@]+"${sudo[@]}"}" apt-get update -q
-		pkg=$(apt-cache depends linux-image-amd64 |
-			sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n 1)
-	fi
-	[[ -n $pkg ]] || { log "cannot resolve linux-image-amd64"; exit 1; }
+# Debian's 6.12 LTS (scripts/guest-kernel.sh: the newest in the archive);
+# fetched again when the archive moved on or an earlier fetch broke off.
+rel=$(scripts/guest-kernel.sh)
+if [[ ! -f $out/vmlinuz || ! -f $out/modules/modules.dep ||
+	$(cat "$out/kernel-version" 2>/dev/null) != "$rel" ]]; then
+	pkg=linux-image-$rel-unsigned
 	log "fetching $pkg"
-	rm -rf "$out/dl" "$out/kernel"
+	rm -rf "$out/dl" "$out/kernel" "$out/vmlinuz" "$out/kernel-version"
 	mkdir -p "$out/dl"
-	(cd "$out/dl" && apt-get download -q "$pkg")
+	if ! (cd "$out/dl" && apt-get download -q "$pkg"); then
+		log "cannot download $pkg (no network to the archive? apt-get update?)"
+		exit 1
+	fi
 	dpkg-deb -x "$out"/dl/"$pkg"_*.deb "$out/kernel"
-	kver=${pkg#linux-image-}
 	rm -rf "$out/modules"
-	mv "$out/kernel/lib/modules/$kver" "$out/modules"
-	echo "$kver" >"$out/kernel-version"
-	cp "$out/kernel/boot/vmlinuz-$kver" "$out/vmlinuz.tmp"
+	mv "$out/kernel/lib/modules/$rel" "$out/modules"
+	# modules.dep for modprobe -d (the .deb ships none: postinst makes it)
+	mkdir -p "$out/modroot/lib/modules"
+	ln -sfn "$out/modules" "$out/modroot/lib/modules/$rel"
+	depmod -b "$out/modroot" "$rel"
+	cp "$out/kernel/boot/vmlinuz-$rel" "$out/vmlinuz.tmp"
 	mv "$out/vmlinuz.tmp" "$out/vmlinuz"
+	# written last: its presence says the kernel and modules are whole
+	echo "$rel" >"$out/kernel-version"
 	rm -rf "$out/kernel" "$out/dl"
 fi
 
@@ -159,7 +165,7 @@ if ((stale)); then
 		mkdir -p "$modroot/lib/modules" "$root/lib/modules/$kver/extra"
 		ln -sfn "$out/modules" "$modroot/lib/modules/$kver"
 		[[ -f $out/modules/modules.dep ]] || depmod -b "$modroot" "$kver"
-		for m in drm drm_shmem_helper gpu-sched; do
+		for m in drm drm_shmem_helper gpu-sched drm_exec; do
 			modprobe -d "$modroot" -S "$kver" --show-depends "$m" |
 				awk '$1 == "insmod" { print $2 }'
 		done | sort -u | while read -r f; do

@@ -247,7 +247,13 @@ struct drm_vgpu_extension {
 	__u32 pad;
 };
 
-#define VGPU_SUBMIT_MAX_BOS 4096u   /* more: -E2BIG */
+/*
+ * A submit locks each listed BO's reservation in one acquire context.
+ * lockdep counts the locks of one class nested in one context in 12 bits
+ * (at most 4095), and real drivers list far fewer (a VM's private BOs
+ * share one reservation): 1024 stays well inside both.
+ */
+#define VGPU_SUBMIT_MAX_BOS 1024u   /* more: -E2BIG */
 #define VGPU_SUBMIT_MAX_SYNCS 256u  /* per direction; more: -E2BIG */
 
 #define VGPU_SUBMIT_FLAGS 0u	/* no submit flag defined yet */
@@ -267,7 +273,8 @@ struct drm_vgpu_extension {
  *                  concurrently (WAIT_BO waits for readers too).
  *                  Memory outside these BOs but mapped in the file's
  *                  address space is reachable too, unsynchronised.
- * @bo_handle_count: entries in @bo_handles (0 .. VGPU_SUBMIT_MAX_BOS)
+ * @bo_handle_count: entries in @bo_handles (0 .. VGPU_SUBMIT_MAX_BOS); a
+ *                  handle listed twice counts once
  * @queue:          hardware queue, 0 .. VGPU_PARAM_QUEUES - 1
  * @in_syncs:       user pointer to struct drm_vgpu_sync[]: the job starts
  *                  once each fence has signalled.  Fences are looked up at
