@@ -298,13 +298,24 @@ clean:
 
 # vgpu.ko against the guest kernel's headers (scripts/build-module.sh) and
 # the guest selftests (tests/selftests/vgpu/); not part of `all`.
-.PHONY: module selftests check-guest bench-guest
+.PHONY: module selftests check-guest check-guest-debug debug-kernel bench-guest
 module:
 	@scripts/build-module.sh
 selftests:
 	@$(MAKE) -C tests/selftests/vgpu
 check-guest: module selftests qemu
 	@tests/selftests/vgpu/run-in-guest.sh
+# The debug kernel (lockdep, KASAN, kmemleak, ...: kernel/debug.config),
+# cached outside the clone, and vgpu.ko built against it.
+debug-kernel:
+	@scripts/build-debug-kernel.sh
+# The same suites on the debug kernel, with the driver's KUnit suites; any
+# lockdep, KASAN, KFENCE, DEBUG_OBJECTS, list, refcount or WARN report, or
+# a kmemleak report after the final scan, fails it.
+check-guest-debug: debug-kernel selftests qemu
+	@VGPU_GUEST_DIR=build/guest-debug VGPU_MODULE=build/module-debug/vgpu.ko \
+		VGPU_GUEST_MEM=2G VGPU_TIMEOUT_SCALE=$${VGPU_TIMEOUT_SCALE:-4} \
+		tests/selftests/vgpu/run-in-guest.sh
 # null-job latency and jobs/s through vgpu.ko beside a syncobj loop, in the guest
 bench-guest: module selftests qemu
 	@tests/selftests/vgpu/run-in-guest.sh --bench

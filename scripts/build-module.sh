@@ -4,8 +4,9 @@
 # Build vgpu.ko (kernel/) against the guest kernel's Debian headers, W=1.
 # Installs linux-headers-<guest kernel> when missing.  The guest kernel is
 # Debian's 6.12 LTS (scripts/guest-kernel.sh resolves the newest one in
-# the archive; KREL overrides it).  Output: build/module/vgpu.ko (objects
-# in build/module/src/) and build/module/kernel-release.
+# the archive; KREL overrides it), or the configured tree KDIR names (the
+# debug kernel).  Output: $MODOUT/vgpu.ko (default build/module; objects in
+# $MODOUT/src/) and $MODOUT/kernel-release.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -25,18 +26,28 @@ if [ "${1:-}" = --harness-only ]; then
 	exit 0
 fi
 
-KREL=$(scripts/guest-kernel.sh)
-KDIR=${KDIR:-/usr/src/linux-headers-$KREL}
-if [ ! -d "$KDIR" ]; then
-	echo "build-module: installing linux-headers-$KREL" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y "linux-headers-$KREL" >&2
+if [ -n "${KDIR:-}" ]; then
+	# a configured kernel tree (scripts/build-debug-kernel.sh)
+	KREL=$(make -s -C "$KDIR" kernelrelease)
+else
+	KREL=$(scripts/guest-kernel.sh)
+	KDIR=/usr/src/linux-headers-$KREL
+	if [ ! -d "$KDIR" ]; then
+		echo "build-module: installing linux-headers-$KREL" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y "linux-headers-$KREL" >&2
+	fi
 fi
-# Build in a copy (build/module/src) so that the tree stays clean.
-SRC=build/module/src
+OUT=${MODOUT:-build/module}
+# Build in a copy ($OUT/src) so that the tree stays clean.
+SRC=$OUT/src
+rm -rf "$SRC/kernel/tests"
 mkdir -p "$SRC/kernel" "$SRC/uapi"
 cp Kbuild "$SRC/"
 cp kernel/Kbuild kernel/*.c kernel/*.h "$SRC/kernel/"
+if [ -d kernel/tests ]; then
+	cp -r kernel/tests "$SRC/kernel/"
+fi
 cp uapi/vgpu_hw.h uapi/vgpu_drm.h "$SRC/uapi/"
 make -C "$KDIR" M="$PWD/$SRC" W=1 modules
-cp "$SRC/kernel/vgpu.ko" build/module/vgpu.ko
-echo "$KREL" > build/module/kernel-release
+cp "$SRC/kernel/vgpu.ko" "$OUT/vgpu.ko"
+echo "$KREL" > "$OUT/kernel-release"

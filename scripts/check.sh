@@ -11,8 +11,10 @@
 # and then the device suite: QEMU with the vgpu-pci device (built by
 # scripts/build-qemu.sh into build/qemu-build), the qtest device tests
 # (tests/qtest) and one boot of the guest smoke test.  VGPU_CHECK_DEVICE=0
-# leaves the device suite out.  Last, vgpu.ko's kselftests in the guest
-# (make check-guest; VGPU_CHECK_GUEST=0 leaves them out).
+# leaves the device suite out.  Last, vgpu.ko's kselftests in the guest,
+# on Debian's 6.12 kernel (make check-guest) and on the debug kernel with
+# the KUnit suites (make check-guest-debug; VGPU_CHECK_GUEST_DEBUG=0 leaves
+# that out, VGPU_CHECK_GUEST=0 both).
 #
 # Each variant builds everything (tools, tests and benchmarks, so that
 # every file is compiled warning-free by both compilers) and then runs
@@ -130,6 +132,20 @@ guest_suite() {
 	tally "$title" "${PIPESTATUS[0]}"
 }
 
+# guest on the debug kernel: the same suites and the driver's KUnit suites
+# on a kernel built from linux-source-6.12 with lockdep, KASAN, kmemleak
+# and the other checkers (kernel/debug.config; scripts/build-debug-kernel.sh
+# caches it outside the clone).  Any checker's report fails it.
+# VGPU_CHECK_GUEST_DEBUG=0 skips it.
+guest_debug_suite() {
+	local title="guest (debug kernel)"
+
+	echo
+	echo "==== $title ===="
+	make --no-print-directory check-guest-debug 2>&1 | tee "$log"
+	tally "$title" "${PIPESTATUS[0]}"
+}
+
 variant "gcc" build -- CC=gcc
 variant "clang" build-clang -- CC=clang
 variant "gcc ASan+UBSan" build-asan \
@@ -141,6 +157,9 @@ if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
 fi
 if [[ ${VGPU_CHECK_GUEST:-1} != 0 ]]; then
 	guest_suite
+	if [[ ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
+		guest_debug_suite
+	fi
 fi
 
 echo

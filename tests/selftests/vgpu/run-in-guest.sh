@@ -22,18 +22,35 @@
 # when it fails or on WARN/BUG/oops.
 # The device runs SMs on 2 host threads (threads=2), so that queues run
 # concurrently (reset.completed_job_not_rerun needs it).
-# Environment: VGPU_TIMEOUT_MS (module timeout_ms), VGPU_GUEST_TIMEOUT (s).
+# Environment: VGPU_TIMEOUT_MS (module timeout_ms, default 30000),
+# VGPU_GUEST_TIMEOUT (s), VGPU_GUEST_DIR (the guest kernel: vmlinuz,
+# modules/, kernel-version; default build/guest, Debian's 6.12;
+# build/guest-debug is the debug kernel), VGPU_MODULE (default
+# build/module/vgpu.ko), VGPU_GUEST_MEM (default 1G), VGPU_TIMEOUT_SCALE
+# (default 1: multiplies the driver's and the tests' job timeouts, for a
+# slower kernel).
+#
+# Besides WARN/BUG/oops the guest's log is searched for every report of
+# the debug kernel's checkers (lockdep, KASAN, KFENCE, DEBUG_OBJECTS,
+# list corruption, refcount, sleeping in atomic context); where kmemleak
+# exists it scans after the unload and any leak it reports fails the run.
+# Where the module has KUnit suites, their KTAP results (debugfs) are
+# counted with Debian's kunit.py parse (scripts/kunit-count.sh).
 set -euo pipefail
 prog=vgpu_test
 [[ ${1:-} == --bench ]] && prog=vgpu_bench
 cd "$(dirname "$0")/../../.."
 top=$PWD
 out=$top/build/selftests
-guest=$top/build/guest
+guest=$top/${VGPU_GUEST_DIR:-build/guest}
+ko=$top/${VGPU_MODULE:-build/module/vgpu.ko}
+mem=${VGPU_GUEST_MEM:-1G}
+scale=${VGPU_TIMEOUT_SCALE:-1}
+timeout_ms=$(( ${VGPU_TIMEOUT_MS:-30000} * scale ))
 qemu=$top/build/qemu-build/qemu-system-x86_64
 
 [[ -f $guest/vmlinuz && -d $guest/modules ]] || scripts/build-guest.sh
-[[ -f build/module/vgpu.ko ]] || scripts/build-module.sh
+[[ -f $ko ]] || scripts/build-module.sh
 [[ -x $out/$prog && -x $out/test_libvgpu ]] || make -C tests/selftests/vgpu
 ndev=${VGPU_GUEST_DEVICES:-2}
 [[ $prog == vgpu_bench ]] && ndev=${VGPU_GUEST_DEVICES:-1}
@@ -48,7 +65,7 @@ cp /bin/busybox "$root/bin/busybox"
 mkdir -p "$out/modroot/lib/modules"
 ln -sfn "$guest/modules" "$out/modroot/lib/modules/$kver"
 [[ -f $guest/modules/modules.dep ]] || depmod -b "$out/modroot" "$kver"
-for m in drm drm_shmem_helper gpu-sched; do
+for m in drm drm_shmem_helper gpu-sched drm_exec drm_gpuvm; do
 	modprobe -d "$out/modroot" -S "$kver" --show-depends "$m" |
 		awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r f; do
@@ -57,12 +74,14 @@ done | sort -u | while read -r f; do
 	cp "$f" "$root/lib/modules/$kver/$rel"
 done
 cp "$guest/modules/modules.order" "$guest/modules/modules.builtin"* "$root/lib/modules/$kver/" 2>/dev/null || true
-cp build/module/vgpu.ko "$root/lib/modules/$kver/extra/"
+cp "$ko" "$root/lib/modules/$kver/extra/vgpu.ko"
 depmod -b "$root" "$kver"
 cp "$out/$prog" "$root/bin/"
 if [[ $prog == vgpu_test ]]; then
 	cp "$out/test_libvgpu" "$root/bin/"
 fi
+# every checker's report (the debug kernel's) and WARN/BUG/oops
+kernel_issues='WARNING|BUG|Oops|Call Trace|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|list_add corruption|list_del corruption|refcount_t:|KASAN|KFENCE|sleeping function called from invalid context|scheduling while atomic'
 cat > "$root/init" <<INIT
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -78,7 +97,23 @@ others=\$(echo \$others | cut -s -d' ' -f2-)
 if [ $isolate = 1 ]; then
 	for d in \$others; do echo none > /sys/bus/pci/devices/\$d/driver_override; done
 fi
-modprobe vgpu timeout_ms=${VGPU_TIMEOUT_MS:-30000} || echo "VGPU-GUEST: modprobe failed"
+export VGPU_TIMEOUT_SCALE=$scale
+# which checkers this kernel has (the debug kernel: all of them)
+c=
+[ -e /proc/lockdep ] && c="\$c lockdep"
+dmesg | grep -q "KernelAddressSanitizer initialized" && c="\$c kasan"
+[ -d /sys/kernel/debug/kfence ] && c="\$c kfence"
+[ -f /sys/kernel/debug/kmemleak ] && c="\$c kmemleak"
+[ -f /sys/kernel/debug/debug_objects/stats ] && c="\$c debug_objects"
+[ -d /sys/kernel/debug/failslab ] && c="\$c failslab"
+[ -d /sys/kernel/debug/kunit ] && c="\$c kunit"
+echo "VGPU-GUEST: kernel \$(uname -r), checkers:\${c:- none}"
+modprobe vgpu timeout_ms=$timeout_ms || echo "VGPU-GUEST: modprobe failed"
+if [ -d /sys/kernel/debug/kunit ]; then
+	echo "VGPU-KUNIT-BEGIN"
+	for r in /sys/kernel/debug/kunit/vgpu*/results; do [ -f "\$r" ] && cat "\$r"; done
+	echo "VGPU-KUNIT-END"
+fi
 cd /tmp && /bin/$prog; echo "VGPU-SELFTEST-RC: \$?"
 if [ -x /bin/test_libvgpu ]; then
 	for d in \$others; do
@@ -90,7 +125,19 @@ if [ -x /bin/test_libvgpu ]; then
 fi
 cat /sys/kernel/debug/dri/*/queues 2>/dev/null
 echo "VGPU-GUEST: unload"; rmmod vgpu && echo "VGPU-GUEST: unloaded"
-dmesg | grep -E "WARNING|BUG|Oops|Call Trace" && echo "VGPU-GUEST: KERNEL-ISSUE"
+if [ -f /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak > /tmp/leaks
+	if [ -s /tmp/leaks ]; then
+		echo "VGPU-GUEST: kmemleak report:"; cat /tmp/leaks
+		echo "VGPU-GUEST: KERNEL-ISSUE"
+	else
+		echo "VGPU-GUEST: kmemleak: no leak"
+	fi
+fi
+dmesg | grep -E "$kernel_issues" && echo "VGPU-GUEST: KERNEL-ISSUE"
 poweroff -f
 INIT
 chmod 755 "$root/init"
@@ -102,7 +149,7 @@ for ((i = 0; i < ndev; i++)); do
 	devices+=(-device vgpu-pci,threads=2)
 done
 rc=0
-timeout "${VGPU_GUEST_TIMEOUT:-600}" "$qemu" -M q35 -nodefaults -display none -m 1G -smp 2 \
+timeout "${VGPU_GUEST_TIMEOUT:-900}" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp 2 \
 	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg \
 	-kernel "$guest/vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 	"${devices[@]}" -serial stdio -append "console=ttyS0 panic=-1 quiet" \

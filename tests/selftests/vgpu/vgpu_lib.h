@@ -117,6 +117,19 @@ static inline int _test_bo_map(int fd, uint32_t handle, size_t size, void **p)
 	return 0;
 }
 
+/*
+ * VGPU_TIMEOUT_SCALE (run-in-guest.sh): job timeouts the tests set are
+ * multiplied by it on a slower kernel (the debug kernel), so that a slow
+ * job is never taken for a hung one.
+ */
+static inline unsigned int vgpu_timeout_scale(void)
+{
+	const char *e = getenv("VGPU_TIMEOUT_SCALE");
+	int v = e ? atoi(e) : 1;
+
+	return v > 0 ? (unsigned int)v : 1;
+}
+
 static inline int _test_wait_bo(int fd, uint32_t handle, int64_t rel_ns)
 {
 	struct drm_vgpu_wait_bo a = { .handle = handle,

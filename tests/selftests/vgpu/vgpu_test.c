@@ -1580,9 +1580,12 @@ static int queue_idle(const char *dir, unsigned int q, bool *idle)
  * Tests that need a job timeout.  The suite runs with a long timeout
  * (run-in-guest.sh: VGPU_TIMEOUT_MS, 30 s) so that no job that is merely
  * slow on a loaded host is ever timed out; these reload the module with
- * RESET_TIMEOUT_MS and put the suite's parameters back afterwards.
+ * reset_timeout_ms() and put the suite's parameters back afterwards.
  */
-#define RESET_TIMEOUT_MS "2000"
+static unsigned int reset_timeout_ms(void)
+{
+	return 2000 * vgpu_timeout_scale();
+}
 
 FIXTURE(reset) {
 	int fd;
@@ -1596,19 +1599,20 @@ FIXTURE(reset) {
 
 FIXTURE_SETUP(reset)
 {
-	char ko[256];
+	char ko[256], param[32];
 	uint64_t t;
 
+	snprintf(param, sizeof(param), "timeout_ms=%u", reset_timeout_ms());
 	if (module_path(ko, sizeof(ko)))
-		SKIP(return, "no %s to load with timeout_ms=" RESET_TIMEOUT_MS, ko);
+		SKIP(return, "no %s to load with %s", ko, param);
 	module_params(self->params, sizeof(self->params));
 	ASSERT_EQ(0, module_unload());
 	self->reloaded = true;
-	ASSERT_EQ(0, module_load(ko, "timeout_ms=" RESET_TIMEOUT_MS));
+	ASSERT_EQ(0, module_load(ko, param));
 	self->fd = vgpu_open_render();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_JOB_TIMEOUT_MS, &t));
-	ASSERT_EQ(atoi(RESET_TIMEOUT_MS), t);
+	ASSERT_EQ(reset_timeout_ms(), t);
 	if (vgpu_debugfs_dir(self->dir, sizeof(self->dir)))
 		self->dir[0] = 0;
 	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p, vgpu_store_src, 4096));
