@@ -22,6 +22,8 @@
 #   uninstall        `make uninstall` removes every installed file
 #
 # Prints "ok   NAME" or "FAIL NAME" per test, then "N passed, N failed".
+# No `producer | grep -q` below: grep exits at its first match and, under
+# pipefail, the producer's SIGPIPE would fail the pipeline (ldd did).
 set -u -o pipefail
 
 build=${1:?usage: test_install.sh BUILD [CC=...] [SAN=0|1] [SAN_FLAGS=...]}
@@ -65,7 +67,7 @@ result symbols $?
 st=0
 soname=$(readelf -d "$build/libvgpu.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == libvgpu.so.1 ]] || { echo "  SONAME '$soname'"; st=1; }
-readelf -d "$build/libvgpu.so.1" | grep -q 'NEEDED.*\[libdrm\.so' ||
+grep -q <<<"$(readelf -d "$build/libvgpu.so.1")" 'NEEDED.*\[libdrm\.so' ||
 	{ echo "  libvgpu.so.1 does not need libdrm"; st=1; }
 [[ $(readlink "$build/libvgpu.so") == libvgpu.so.1 ]] ||
 	{ echo "  $build/libvgpu.so is not a link to libvgpu.so.1"; st=1; }
@@ -111,13 +113,13 @@ st=0
 $CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello" \
 	examples/hello.c $libs || st=1
 if ((st == 0)); then
-	readelf -d "$tmp/hello" | grep -q 'NEEDED.*\[libvgpu\.so\.1\]' ||
+	grep -q <<<"$(readelf -d "$tmp/hello")" 'NEEDED.*\[libvgpu\.so\.1\]' ||
 		{ echo "  hello does not need libvgpu.so.1"; st=1; }
 	LD_LIBRARY_PATH=$prefix/lib "$tmp/hello" sim >"$tmp/hello.out" 2>&1 || st=1
 	grep -q '^hello: PASS' "$tmp/hello.out" || st=1
 	((st == 0)) || cat "$tmp/hello.out"
 	# it used the installed library, not another copy
-	LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/hello" | grep -q "$prefix/lib/libvgpu.so.1" ||
+	grep -q <<<"$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/hello")" "$prefix/lib/libvgpu.so.1" ||
 		{ echo "  hello did not load $prefix/lib/libvgpu.so.1"; st=1; }
 fi
 result example_shared $st
@@ -128,7 +130,7 @@ st=0
 $CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello-static" \
 	examples/hello.c ${static_libs/-lvgpu/-l:libvgpu.a} || st=1
 if ((st == 0)); then
-	readelf -d "$tmp/hello-static" | grep -q 'NEEDED.*libvgpu' &&
+	grep -q <<<"$(readelf -d "$tmp/hello-static")" 'NEEDED.*libvgpu' &&
 		{ echo "  hello-static needs libvgpu.so"; st=1; }
 	"$tmp/hello-static" sim >"$tmp/hello.out" 2>&1 || st=1
 	grep -q '^hello: PASS' "$tmp/hello.out" || st=1
