@@ -168,6 +168,18 @@ $(EXAMPLES): $(BUILD)/examples/%: $(BUILD)/examples/obj/%.o $(LIB_A)
 
 examples: $(EXAMPLES)
 
+# The host tests are kselftests: kselftest_harness.h and kselftest.h from
+# Debian's linux-source-6.12, extracted into $(KSFT_DIR) (never into the
+# repository) when missing or older than the tarball; tests/unit/
+# kselftest_host.h includes them.
+KSFT_DIR := $(BUILD)/kselftest
+KSFT_TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o) \
+	$(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/qtest/test_*.c))
+$(KSFT_TEST_OBJS): CPPFLAGS += -I$(KSFT_DIR) -Itests/unit
+$(KSFT_TEST_OBJS): | $(KSFT_DIR)/kselftest_harness.h
+$(KSFT_DIR)/kselftest_harness.h: $(wildcard /usr/src/linux-source-6.12.tar.*)
+	@scripts/kselftest-headers.sh $(KSFT_DIR)
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "kselftest_host.h"
 #include "vgpu_dev.h"
 
 #define RW (VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE)
@@ -110,18 +110,22 @@ static void wait_msi(struct dev *d, unsigned v)
 }
 
 /* The queue stopped on @err at @slot, and QEMU still answers. */
-#define CHECK_STOPPED(d, q, err, slot)                                         \
+#define EXPECT_STOPPED(d, q, err, slot)                                        \
 	do {                                                                   \
-		CHECK(qts_alive((d)->qts));                                    \
-		CHECK(qreg_read(d, q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED);    \
-		CHECK_EQ(qreg_read(d, q, VGPU_Q_ERROR), err);                  \
-		CHECK_EQ(qreg_read(d, q, VGPU_Q_ERROR_INDEX), slot);           \
-		CHECK(reg_read(d, VGPU_REG_IRQ_STATUS) & VGPU_IRQ_ERROR);      \
-		CHECK_EQ(reg_read(d, VGPU_REG_ERR_LAST), err);                 \
+		EXPECT_TRUE(qts_alive((d)->qts));                              \
+		EXPECT_NE(0u, qreg_read(d, q, VGPU_Q_STATUS) &                 \
+				      VGPU_QSTAT_STOPPED);                     \
+		EXPECT_EQ((uint32_t)(err), qreg_read(d, q, VGPU_Q_ERROR));     \
+		EXPECT_EQ((uint32_t)(slot),                                    \
+			  qreg_read(d, q, VGPU_Q_ERROR_INDEX));                \
+		EXPECT_NE(0u, reg_read(d, VGPU_REG_IRQ_STATUS) &               \
+				      VGPU_IRQ_ERROR);                         \
+		EXPECT_EQ((uint32_t)(err), reg_read(d, VGPU_REG_ERR_LAST));    \
 	} while (0)
 
 /* After an error: resume the queue and check that a launch works again. */
-static void check_recovers(struct dev *d, unsigned q)
+static void check_recovers(struct __test_metadata *_metadata, struct dev *d,
+			   unsigned q)
 {
 	struct store_setup st;
 	struct vgpu_cmd_launch cmd;
@@ -130,14 +134,14 @@ static void check_recovers(struct dev *d, unsigned q)
 
 	qreg_write(d, q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	reg_write(d, VGPU_REG_IRQ_ACK, VGPU_IRQ_ALL);
-	CHECK(!(qreg_read(d, q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED));
+	EXPECT_EQ(0u, (qreg_read(d, q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED));
 	if (store_setup(d, &st, 4, 7, RW))
 		return;
 	cmd = store_cmd(&st, 1, 4);
-	CHECK(dev_wait(d, q, dev_submit(d, q, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	EXPECT_TRUE(dev_wait(d, q, dev_submit(d, q, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	qts_memread(d->qts, st.out_pa, out, sizeof(out));
-	CHECK_EQ(out[3], 3 * 2 + 7);
+	EXPECT_EQ(3u * 2 + 7, out[3]);
 	dev_kernel_free(&st.kern);
 }
 
@@ -147,48 +151,47 @@ TEST(pci_identity_and_reset_values)
 {
 	struct dev d;
 
-	REQUIRE(!dev_open(&d, "sms=8,smem=65536,queues=3,threads=2", 1));
-	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 0), VGPU_PCI_VENDOR_ID);
-	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 2), VGPU_PCI_DEVICE_ID);
-	CHECK_EQ(qts_cfg_readl(d.qts, DEV_DEVFN, 8) >> 16, VGPU_PCI_CLASS);
-	CHECK_EQ(qts_cfg_readl(d.qts, DEV_DEVFN, 8) & 0xff, VGPU_PCI_REVISION);
-	CHECK(qts_cfg_find_cap(d.qts, DEV_DEVFN, 0x10)); /* PCI Express */
-	CHECK(d.msix_cap);
-	CHECK_EQ((qts_cfg_readw(d.qts, DEV_DEVFN, d.msix_cap + 2) & 0x7ff) + 1,
-		 VGPU_MSIX_VECTORS);
+	ASSERT_EQ(0, dev_open(&d, "sms=8,smem=65536,queues=3,threads=2", 1));
+	EXPECT_EQ(VGPU_PCI_VENDOR_ID, qts_cfg_readw(d.qts, DEV_DEVFN, 0));
+	EXPECT_EQ(VGPU_PCI_DEVICE_ID, qts_cfg_readw(d.qts, DEV_DEVFN, 2));
+	EXPECT_EQ(VGPU_PCI_CLASS, qts_cfg_readl(d.qts, DEV_DEVFN, 8) >> 16);
+	EXPECT_EQ(VGPU_PCI_REVISION, qts_cfg_readl(d.qts, DEV_DEVFN, 8) & 0xff);
+	EXPECT_NE(0u, qts_cfg_find_cap(d.qts, DEV_DEVFN, 0x10)); /* PCI Express */
+	EXPECT_NE(0u, d.msix_cap);
+	EXPECT_EQ(VGPU_MSIX_VECTORS,
+		  (qts_cfg_readw(d.qts, DEV_DEVFN, d.msix_cap + 2) & 0x7ff) + 1u);
 
-	CHECK_EQ(reg_read(&d, VGPU_REG_ID), VGPU_ID_MAGIC);
-	CHECK_EQ(reg_read(&d, VGPU_REG_VERSION),
-		 VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_SMS), 8);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_SMEM), 65536);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_QUEUES), 3);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_THREADS), 2);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_MAX_THREADS), 1024);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_BARRIERS), 16);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_WARP_SIZE), 32);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_MAX_PARAM), 4096);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_VA_BITS), 48);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_MAX_CODE), VGPU_MAX_CODE_BYTES);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_AS_MAX), VGPU_AS_MAX);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_RING_MAX), VGPU_RING_MAX);
-	CHECK(reg_read(&d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_MMU);
-	CHECK_EQ(reg_read(&d, VGPU_REG_STATUS), 0);
-	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), 0);
-	CHECK_EQ(reg_read(&d, VGPU_REG_WDOG_MS), 0);
-	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_COUNT), 0);
+	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(&d, VGPU_REG_ID));
+	EXPECT_EQ(VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR, reg_read(&d, VGPU_REG_VERSION));
+	EXPECT_EQ(8u, reg_read(&d, VGPU_REG_CAP_SMS));
+	EXPECT_EQ(65536u, reg_read(&d, VGPU_REG_CAP_SMEM));
+	EXPECT_EQ(3u, reg_read(&d, VGPU_REG_CAP_QUEUES));
+	EXPECT_EQ(2u, reg_read(&d, VGPU_REG_CAP_THREADS));
+	EXPECT_EQ(1024u, reg_read(&d, VGPU_REG_CAP_MAX_THREADS));
+	EXPECT_EQ(16u, reg_read(&d, VGPU_REG_CAP_BARRIERS));
+	EXPECT_EQ(32u, reg_read(&d, VGPU_REG_CAP_WARP_SIZE));
+	EXPECT_EQ(4096u, reg_read(&d, VGPU_REG_CAP_MAX_PARAM));
+	EXPECT_EQ(48u, reg_read(&d, VGPU_REG_CAP_VA_BITS));
+	EXPECT_EQ(VGPU_MAX_CODE_BYTES, reg_read(&d, VGPU_REG_CAP_MAX_CODE));
+	EXPECT_EQ(VGPU_AS_MAX, reg_read(&d, VGPU_REG_CAP_AS_MAX));
+	EXPECT_EQ(VGPU_RING_MAX, reg_read(&d, VGPU_REG_CAP_RING_MAX));
+	EXPECT_NE(0u, reg_read(&d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_MMU);
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_STATUS));
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_WDOG_MS));
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_ERR_COUNT));
 	for (unsigned q = 0; q < 3; q++) {
-		CHECK_EQ(qreg_read(&d, q, VGPU_Q_STATUS), 0);
-		CHECK_EQ(qreg_read(&d, q, VGPU_Q_HEAD), 0);
-		CHECK_EQ(qreg_read(&d, q, VGPU_Q_TAIL), 0);
-		CHECK_EQ(qreg_read(&d, q, VGPU_Q_SIZE), 0);
-		CHECK_EQ(qreg_read(&d, q, VGPU_Q_ERROR), 0);
+		EXPECT_EQ(0u, qreg_read(&d, q, VGPU_Q_STATUS));
+		EXPECT_EQ(0u, qreg_read(&d, q, VGPU_Q_HEAD));
+		EXPECT_EQ(0u, qreg_read(&d, q, VGPU_Q_TAIL));
+		EXPECT_EQ(0u, qreg_read(&d, q, VGPU_Q_SIZE));
+		EXPECT_EQ(0u, qreg_read(&d, q, VGPU_Q_ERROR));
 	}
 	/* registers written by dev_open read back */
-	CHECK_EQ(reg_read(&d, VGPU_REG_AS_BASE_LO), (uint32_t)DEV_AS_TABLE);
-	CHECK_EQ(reg_read(&d, VGPU_REG_AS_COUNT), 1);
-	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_MASK), VGPU_IRQ_ALL);
-	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_COUNT), 0);
+	EXPECT_EQ((uint32_t)DEV_AS_TABLE, reg_read(&d, VGPU_REG_AS_BASE_LO));
+	EXPECT_EQ(1u, reg_read(&d, VGPU_REG_AS_COUNT));
+	EXPECT_EQ(VGPU_IRQ_ALL, reg_read(&d, VGPU_REG_IRQ_MASK));
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_ERR_COUNT));
 	dev_close(&d);
 }
 
@@ -198,7 +201,7 @@ TEST(bad_properties_refused)
 	struct qts *s = qts_start("-device vgpu-pci,threads=9,sms=4");
 
 	if (s) {
-		CHECK(!qts_alive(s));
+		EXPECT_EQ(0, qts_alive(s));
 		qts_quit(s);
 	}
 }
@@ -207,14 +210,14 @@ TEST(bad_register_accesses_ignored_and_logged)
 {
 	struct dev d;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	/* wrong sizes, misaligned, unknown offsets, read-only registers */
-	CHECK_EQ(qts_readb(d.qts, DEV_BAR0 + VGPU_REG_ID), 0);
-	CHECK_EQ(qts_readw(d.qts, DEV_BAR0 + VGPU_REG_ID), 0);
-	CHECK_EQ(qts_readq(d.qts, DEV_BAR0 + VGPU_REG_ID), 0);
-	CHECK_EQ(qts_readl(d.qts, DEV_BAR0 + 2), 0);
-	CHECK_EQ(reg_read(&d, 0x3000), 0);
-	CHECK_EQ(reg_read(&d, VGPU_REG_QUEUE(4)), 0); /* queue 4 of 4 */
+	EXPECT_EQ(0, qts_readb(d.qts, DEV_BAR0 + VGPU_REG_ID));
+	EXPECT_EQ(0, qts_readw(d.qts, DEV_BAR0 + VGPU_REG_ID));
+	EXPECT_EQ(0u, qts_readq(d.qts, DEV_BAR0 + VGPU_REG_ID));
+	EXPECT_EQ(0u, qts_readl(d.qts, DEV_BAR0 + 2));
+	EXPECT_EQ(0u, reg_read(&d, 0x3000));
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_QUEUE(4))); /* queue 4 of 4 */
 	qts_writeq(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
 	qts_writeb(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
 	qts_writel(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK + 1, 0);
@@ -224,18 +227,18 @@ TEST(bad_register_accesses_ignored_and_logged)
 	reg_write(&d, VGPU_REG_AS_COUNT, VGPU_AS_MAX + 1);
 	qreg_write(&d, 0, VGPU_Q_DOORBELL, 5); /* queue disabled */
 
-	CHECK(qts_alive(d.qts));
-	CHECK_EQ(reg_read(&d, VGPU_REG_ID), VGPU_ID_MAGIC);
-	CHECK_EQ(reg_read(&d, VGPU_REG_CAP_SMS), 4);
-	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_MASK), VGPU_IRQ_ALL);
-	CHECK_EQ(reg_read(&d, VGPU_REG_AS_COUNT), 1);
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_TAIL), 0);
-	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_COUNT), 14);
-	CHECK_EQ(reg_read(&d, VGPU_REG_ERR_LAST), VGPU_ERR_BAD_REGISTER);
-	CHECK_CONTAINS(qts_log(d.qts), "vgpu: 1-byte read at 0x0");
-	CHECK_CONTAINS(qts_log(d.qts), "vgpu: read of unknown register 0x3000");
-	CHECK_CONTAINS(qts_log(d.qts), "not a writable register");
-	CHECK_CONTAINS(qts_log(d.qts), "doorbell 5 ignored");
+	EXPECT_TRUE(qts_alive(d.qts));
+	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(&d, VGPU_REG_ID));
+	EXPECT_EQ(4u, reg_read(&d, VGPU_REG_CAP_SMS));
+	EXPECT_EQ(VGPU_IRQ_ALL, reg_read(&d, VGPU_REG_IRQ_MASK));
+	EXPECT_EQ(1u, reg_read(&d, VGPU_REG_AS_COUNT));
+	EXPECT_EQ(0u, qreg_read(&d, 0, VGPU_Q_TAIL));
+	EXPECT_EQ(14u, reg_read(&d, VGPU_REG_ERR_COUNT));
+	EXPECT_EQ(VGPU_ERR_BAD_REGISTER, reg_read(&d, VGPU_REG_ERR_LAST));
+	EXPECT_CONTAINS(qts_log(d.qts), "vgpu: 1-byte read at 0x0");
+	EXPECT_CONTAINS(qts_log(d.qts), "vgpu: read of unknown register 0x3000");
+	EXPECT_CONTAINS(qts_log(d.qts), "not a writable register");
+	EXPECT_CONTAINS(qts_log(d.qts), "doorbell 5 ignored");
 	dev_close(&d);
 }
 
@@ -250,44 +253,44 @@ TEST(launch_results_completion_and_msix)
 	uint32_t out[96];
 	uint32_t slot;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 8);
-	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
-	REQUIRE(!store_setup(&d, &st, 96, 100, RW));
+	EXPECT_NE(0u, qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
+	ASSERT_EQ(0, store_setup(&d, &st, 96, 100, RW));
 	cmd = store_cmd(&st, 3, 32);
 	cmd.hdr.flags = VGPU_CMD_F_IRQ;
 	slot = dev_submit(&d, 0, &cmd);
-	REQUIRE(dev_wait(&d, 0, slot, &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(c.opcode, VGPU_CMD_LAUNCH);
-	CHECK_EQ(c.index, 0);
-	CHECK_EQ(c.queue, 0);
-	CHECK_EQ(c.seq, 1);
-	CHECK_EQ(c.warp_insns, 3 * 11); /* 3 warps x 11 instructions */
-	CHECK_EQ(c.exc.code, VGPU_EXC_NONE);
+	ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(VGPU_CMD_LAUNCH, c.opcode);
+	EXPECT_EQ(0u, c.index);
+	EXPECT_EQ(0u, c.queue);
+	EXPECT_EQ(1u, c.seq);
+	EXPECT_EQ(3u * 11, c.warp_insns); /* 3 warps x 11 instructions */
+	EXPECT_EQ((uint32_t)VGPU_EXC_NONE, c.exc.code);
 	qts_memread(d.qts, st.out_pa, out, sizeof(out));
 	for (unsigned i = 0; i < 96; i++)
-		CHECK_EQ(out[i], i * 2 + 100);
+		EXPECT_EQ(i * 2 + 100, out[i]);
 
 	wait_msi(&d, 0);
-	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA + 0);
-	CHECK_EQ(dev_msi_read(&d, 1), 0);
-	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), VGPU_IRQ_COMPLETION);
+	EXPECT_EQ(DEV_MSI_DATA + 0, dev_msi_read(&d, 0));
+	EXPECT_EQ(0u, dev_msi_read(&d, 1));
+	EXPECT_EQ(VGPU_IRQ_COMPLETION, reg_read(&d, VGPU_REG_IRQ_STATUS));
 	reg_write(&d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION);
-	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), 0);
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_HEAD), 1);
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_TAIL), 1);
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_COMPLETED_LO), 1);
-	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(1u, qreg_read(&d, 0, VGPU_Q_HEAD));
+	EXPECT_EQ(1u, qreg_read(&d, 0, VGPU_Q_TAIL));
+	EXPECT_EQ(1u, qreg_read(&d, 0, VGPU_Q_COMPLETED_LO));
+	EXPECT_NE(0u, qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
 
 	/* Without F_IRQ: no message, no status bit. */
 	dev_msi_clear(&d);
 	cmd.hdr.flags = 0;
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(c.seq, 2);
-	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), 0);
-	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(2u, c.seq);
+	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(0u, dev_msi_read(&d, 0));
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
@@ -300,20 +303,20 @@ TEST(ring_wraps_around)
 	struct vgpu_completion c;
 	uint32_t out[4];
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 1, 2);
-	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+	ASSERT_EQ(0, store_setup(&d, &st, 4, 0, RW));
 	for (uint32_t i = 0; i < 5; i++) {
 		uint32_t k = 1000 * i;
 
 		qts_memwrite(d.qts, st.par_pa + 8, &k, 4);
 		cmd = store_cmd(&st, 1, 4);
-		REQUIRE(dev_wait(&d, 1, dev_submit(&d, 1, &cmd), &c));
-		CHECK_EQ(c.status, VGPU_ERR_NONE);
-		CHECK_EQ(c.index, i % 2);
-		CHECK_EQ(c.seq, i + 1);
+		ASSERT_TRUE(dev_wait(&d, 1, dev_submit(&d, 1, &cmd), &c));
+		EXPECT_EQ(VGPU_ERR_NONE, c.status);
+		EXPECT_EQ(i % 2, c.index);
+		EXPECT_EQ(i + 1, c.seq);
 		qts_memread(d.qts, st.out_pa, out, sizeof(out));
-		CHECK_EQ(out[2], 4 + k);
+		EXPECT_EQ(4 + k, out[2]);
 	}
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
@@ -330,29 +333,29 @@ TEST(parallel_ctas_on_four_threads)
 	static uint32_t out[64 * 64];
 	uint32_t count;
 
-	REQUIRE(!dev_open(&d, "sms=4,threads=4", 1));
+	ASSERT_EQ(0, dev_open(&d, "sms=4,threads=4", 1));
 	dev_queue_init(&d, 0, 8);
-	REQUIRE(!store_setup(&d, &st, 64 * 64, 5, RW));
+	ASSERT_EQ(0, store_setup(&d, &st, 64 * 64, 5, RW));
 	cmd = store_cmd(&st, 64, 64);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	qts_memread(d.qts, st.out_pa, out, sizeof(out));
 	for (unsigned i = 0; i < 64 * 64; i++)
 		if (out[i] != i * 2 + 5) {
-			CHECK_EQ(out[i], i * 2 + 5);
+			EXPECT_EQ(i * 2 + 5, out[i]);
 			break;
 		}
 
 	/* atomics from four threads at once */
-	REQUIRE(!dev_kernel_load(&d, 0, k_atomic, &kern));
+	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_atomic, &kern));
 	cnt_va = dev_buf(&d, 0, 4, RW, &cnt_pa);
 	par_va = dev_buf(&d, 0, 8, RO, &par_pa);
 	qts_memwrite(d.qts, par_pa, &cnt_va, 8);
 	cmd = dev_launch_cmd(&kern, 256, 128, par_va, 8);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	qts_memread(d.qts, cnt_pa, &count, 4);
-	CHECK_EQ(count, 256 * 128);
+	EXPECT_EQ(256u * 128, count);
 	dev_kernel_free(&kern);
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
@@ -366,21 +369,21 @@ TEST(queues_run_independently)
 	struct vgpu_completion c;
 	uint32_t slot[3], out[32];
 
-	REQUIRE(!dev_open(&d, "queues=3", 1));
+	ASSERT_EQ(0, dev_open(&d, "queues=3", 1));
 	for (unsigned q = 0; q < 3; q++) {
 		dev_queue_init(&d, q, 4);
-		REQUIRE(!store_setup(&d, &st[q], 32, 10 * q, RW));
+		ASSERT_EQ(0, store_setup(&d, &st[q], 32, 10 * q, RW));
 	}
 	for (unsigned q = 0; q < 3; q++) {
 		cmd = store_cmd(&st[q], 1, 32);
 		slot[q] = dev_submit(&d, q, &cmd);
 	}
 	for (unsigned q = 0; q < 3; q++) {
-		REQUIRE(dev_wait(&d, q, slot[q], &c));
-		CHECK_EQ(c.status, VGPU_ERR_NONE);
-		CHECK_EQ(c.queue, q);
+		ASSERT_TRUE(dev_wait(&d, q, slot[q], &c));
+		EXPECT_EQ(VGPU_ERR_NONE, c.status);
+		EXPECT_EQ(q, c.queue);
 		qts_memread(d.qts, st[q].out_pa, out, sizeof(out));
-		CHECK_EQ(out[31], 62 + 10 * q);
+		EXPECT_EQ(62 + 10 * q, out[31]);
 		dev_kernel_free(&st[q].kern);
 	}
 	dev_close(&d);
@@ -396,24 +399,24 @@ TEST(fence_writes_value_and_interrupts)
 		.value = 0x1122334455667788ull,
 	};
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 4);
 	va = dev_buf(&d, 0, 4096, RW, &pa);
 	f.addr = va + 8;
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(c.opcode, VGPU_CMD_FENCE);
-	CHECK_EQ(qts_readq(d.qts, pa + 8), 0x1122334455667788ull);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(VGPU_CMD_FENCE, c.opcode);
+	EXPECT_EQ(0x1122334455667788ull, qts_readq(d.qts, pa + 8));
 	wait_msi(&d, 0);
-	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA);
+	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(&d, 0));
 
 	/* guest-physical fence */
 	f.hdr.flags = VGPU_CMD_F_FENCE_PHYS;
 	f.addr = pa + 16;
 	f.value = 42;
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(qts_readq(d.qts, pa + 16), 42);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(42u, qts_readq(d.qts, pa + 16));
 	dev_close(&d);
 }
 
@@ -430,26 +433,26 @@ TEST(tlb_invalidate_makes_new_mapping_visible)
 	uint64_t other = 0;
 	uint32_t v;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 8);
-	REQUIRE(!store_setup(&d, &st, 4, 1, RW));
+	ASSERT_EQ(0, store_setup(&d, &st, 4, 1, RW));
 	cmd = store_cmd(&st, 1, 4);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(qts_readl(d.qts, st.out_pa + 4), 3);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(3u, qts_readl(d.qts, st.out_pa + 4));
 
 	/* move the output page, invalidate, run again */
 	other = dev_alloc_pa(&d, 4096);
 	dev_map(&d, 0, st.out_va, other, RW);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &inv), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(c.opcode, VGPU_CMD_TLB_INVALIDATE);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &inv), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(VGPU_CMD_TLB_INVALIDATE, c.opcode);
 	v = 9;
 	qts_memwrite(d.qts, st.par_pa + 8, &v, 4);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(qts_readl(d.qts, other + 4), 11);
-	CHECK_EQ(qts_readl(d.qts, st.out_pa + 4), 3);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(11u, qts_readl(d.qts, other + 4));
+	EXPECT_EQ(3u, qts_readl(d.qts, st.out_pa + 4));
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
@@ -461,19 +464,19 @@ TEST(address_spaces_are_separate)
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
 
-	REQUIRE(!dev_open(&d, NULL, 2));
+	ASSERT_EQ(0, dev_open(&d, NULL, 2));
 	dev_queue_init(&d, 0, 4);
-	REQUIRE(!store_setup(&d, &st, 4, 1, RW)); /* all in address space 0 */
+	ASSERT_EQ(0, store_setup(&d, &st, 4, 1, RW)); /* all in address space 0 */
 	cmd = store_cmd(&st, 1, 4);
 	cmd.asid = 1; /* nothing mapped there */
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
-	CHECK_EQ(c.exc.code, VGPU_EXC_GLOBAL_FAULT);
-	CHECK_EQ(c.exc.addr, st.kern.code_va);
-	CHECK_EQ(c.exc.info[0], VGPU_MMU_ACC_EXEC);
-	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_NOT_PRESENT);
-	CHECK_EQ(c.exc.info[3], 1);
-	CHECK_CONTAINS(c.exc.msg, "program fetch");
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_GLOBAL_FAULT, c.exc.code);
+	EXPECT_EQ(st.kern.code_va, c.exc.addr);
+	EXPECT_EQ(VGPU_MMU_ACC_EXEC, c.exc.info[0]);
+	EXPECT_EQ(VGPU_MMU_F_NOT_PRESENT, c.exc.info[1]);
+	EXPECT_EQ(1u, c.exc.info[3]);
+	EXPECT_CONTAINS(c.exc.msg, "program fetch");
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
@@ -485,20 +488,20 @@ TEST(bad_ring_address_stops_queue)
 	struct dev d;
 	struct vgpu_completion c;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	/* ring in unassigned space; completions in RAM */
 	qreg_write(&d, 0, VGPU_Q_RING_LO, 0xd0000000u);
 	qreg_write(&d, 0, VGPU_Q_CPL_LO, 0x02000000u);
 	qreg_write(&d, 0, VGPU_Q_SIZE, 4);
 	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
 	qreg_write(&d, 0, VGPU_Q_DOORBELL, 1);
-	REQUIRE(dev_wait(&d, 0, 0, &c));
-	CHECK_EQ(c.status, VGPU_ERR_BAD_RING);
-	CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_HEAD), 0);
+	ASSERT_TRUE(dev_wait(&d, 0, 0, &c));
+	EXPECT_EQ(VGPU_ERR_BAD_RING, c.status);
+	EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+	EXPECT_EQ(0u, qreg_read(&d, 0, VGPU_Q_HEAD));
 	wait_msi(&d, 1);
-	CHECK_EQ(dev_msi_read(&d, 1), DEV_MSI_DATA + 1);
-	CHECK_CONTAINS(qts_log(d.qts), "command ring at 0xd0000000 is not guest RAM");
+	EXPECT_EQ(DEV_MSI_DATA + 1, dev_msi_read(&d, 1));
+	EXPECT_CONTAINS(qts_log(d.qts), "command ring at 0xd0000000 is not guest RAM");
 
 	/* a ring on the device's own registers: refused, no MMIO from DMA */
 	qreg_write(&d, 1, VGPU_Q_RING_LO, (uint32_t)DEV_BAR0);
@@ -506,10 +509,10 @@ TEST(bad_ring_address_stops_queue)
 	qreg_write(&d, 1, VGPU_Q_SIZE, 4);
 	qreg_write(&d, 1, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
 	qreg_write(&d, 1, VGPU_Q_DOORBELL, 1);
-	REQUIRE(dev_wait(&d, 1, 0, &c));
-	CHECK_EQ(c.status, VGPU_ERR_BAD_RING);
-	CHECK_STOPPED(&d, 1, VGPU_ERR_BAD_RING, 0);
-	CHECK_EQ(reg_read(&d, VGPU_REG_ID), VGPU_ID_MAGIC);
+	ASSERT_TRUE(dev_wait(&d, 1, 0, &c));
+	EXPECT_EQ(VGPU_ERR_BAD_RING, c.status);
+	EXPECT_STOPPED(&d, 1, VGPU_ERR_BAD_RING, 0);
+	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(&d, VGPU_REG_ID));
 	dev_close(&d);
 }
 
@@ -526,24 +529,24 @@ TEST(bad_ring_configuration_refused_at_enable)
 	};
 	struct dev d;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
 		qreg_write(&d, 0, VGPU_Q_RING_LO, bad[i].ring);
 		qreg_write(&d, 0, VGPU_Q_CPL_LO, bad[i].cpl);
 		qreg_write(&d, 0, VGPU_Q_SIZE, bad[i].size);
 		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
-		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
 		/* resuming a bad configuration stops again */
 		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
-		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
 	}
 	/* ring registers cannot change while enabled */
 	qreg_write(&d, 0, VGPU_Q_SIZE, 16);
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_SIZE), 4);
+	EXPECT_EQ(4u, qreg_read(&d, 0, VGPU_Q_SIZE));
 	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
 	dev_queue_init(&d, 0, 4);
-	check_recovers(&d, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_close(&d);
 }
 
@@ -552,7 +555,7 @@ TEST(completion_ring_outside_ram_stops_queue)
 	struct dev d;
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP } };
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 4);
 	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
 	qreg_write(&d, 0, VGPU_Q_CPL_LO, 0xd0000000u);
@@ -561,7 +564,7 @@ TEST(completion_ring_outside_ram_stops_queue)
 	qreg_write(&d, 0, VGPU_Q_DOORBELL, 1);
 	for (int i = 0; i < 100000 && !(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED); i++)
 		;
-	CHECK_STOPPED(&d, 0, VGPU_ERR_CPL_WRITE, 0);
+	EXPECT_STOPPED(&d, 0, VGPU_ERR_CPL_WRITE, 0);
 	dev_close(&d);
 }
 
@@ -576,9 +579,9 @@ TEST(malformed_commands_complete_with_bad_command)
 	struct vgpu_cmd_tlb_invalidate t;
 	uint32_t slot;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 16);
-	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+	ASSERT_EQ(0, store_setup(&d, &st, 4, 0, RW));
 
 	const void *cmds[8];
 	unsigned n = 0;
@@ -614,14 +617,14 @@ TEST(malformed_commands_complete_with_bad_command)
 
 	for (unsigned i = 0; i < n; i++) {
 		slot = dev_submit(&d, 0, cmds[i]);
-		REQUIRE(dev_wait(&d, 0, slot, &c));
-		CHECK_EQ(c.status, VGPU_ERR_BAD_COMMAND);
-		CHECK_EQ(c.index, slot);
-		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_COMMAND, slot);
-		CHECK_EQ(qreg_read(&d, 0, VGPU_Q_HEAD), slot + 1);
+		ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+		EXPECT_EQ(VGPU_ERR_BAD_COMMAND, c.status);
+		EXPECT_EQ(slot, c.index);
+		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_COMMAND, slot);
+		EXPECT_EQ(slot + 1, qreg_read(&d, 0, VGPU_Q_HEAD));
 		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	}
-	check_recovers(&d, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
@@ -636,9 +639,9 @@ TEST(invalid_launch_parameters)
 	struct vgpu_cmd_launch cmds[6];
 	unsigned n = 0;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 16);
-	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+	ASSERT_EQ(0, store_setup(&d, &st, 4, 0, RW));
 	l = store_cmd(&st, 1, 2048);
 	cmds[n] = l, why[n++] = "block of 2048 threads";
 	l = store_cmd(&st, 0, 32);
@@ -659,50 +662,52 @@ TEST(invalid_launch_parameters)
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t slot = dev_submit(&d, 0, &cmds[i]);
 
-		REQUIRE(dev_wait(&d, 0, slot, &c));
-		CHECK_EQ(c.status, VGPU_ERR_BAD_LAUNCH);
-		CHECK_EQ(c.exc.code, VGPU_EXC_BAD_LAUNCH);
-		CHECK_CONTAINS(c.exc.msg, why[i]);
-		CHECK_STOPPED(&d, 0, VGPU_ERR_BAD_LAUNCH, slot);
+		ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+		EXPECT_EQ(VGPU_ERR_BAD_LAUNCH, c.status);
+		EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, c.exc.code);
+		EXPECT_CONTAINS(c.exc.msg, why[i]);
+		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_LAUNCH, slot);
 		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	}
-	check_recovers(&d, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
 
 /* Run k_store writing through a buffer mapped (or broken) by @prepare. */
-static void fault_case(uint64_t out_flags, void (*prepare)(struct dev *, struct store_setup *),
-		       uint32_t status, uint32_t acc, uint32_t reason, bool va_is_out)
+static void fault_case(struct __test_metadata *_metadata, uint64_t out_flags,
+		       void (*prepare)(struct dev *, struct store_setup *),
+		       uint32_t status, uint32_t acc, uint32_t reason,
+		       bool va_is_out)
 {
 	struct dev d;
 	struct store_setup st;
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 8);
-	REQUIRE(!store_setup(&d, &st, 32, 0, out_flags));
+	ASSERT_EQ(0, store_setup(&d, &st, 32, 0, out_flags));
 	if (prepare)
 		prepare(&d, &st);
 	cmd = store_cmd(&st, 1, 32);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, status);
-	CHECK_EQ(c.exc.code, VGPU_EXC_GLOBAL_FAULT);
-	CHECK_EQ(c.exc.info[0], acc);
-	CHECK_EQ(c.exc.info[1], reason);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(status, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_GLOBAL_FAULT, c.exc.code);
+	EXPECT_EQ(acc, c.exc.info[0]);
+	EXPECT_EQ(reason, c.exc.info[1]);
 	if (va_is_out)
-		CHECK_EQ(c.exc.addr, st.out_va);
-	CHECK_CONTAINS(c.exc.msg, "GPU MMU");
-	CHECK_STOPPED(&d, 0, status, 0);
-	check_recovers(&d, 0);
+		EXPECT_EQ(st.out_va, c.exc.addr);
+	EXPECT_CONTAINS(c.exc.msg, "GPU MMU");
+	EXPECT_STOPPED(&d, 0, status, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
 
 TEST(mmu_store_to_read_only_page)
 {
-	fault_case(RO, NULL, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+	fault_case(_metadata, RO, NULL, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
 		   VGPU_MMU_F_PERMISSION, true);
 }
 
@@ -713,7 +718,7 @@ static void unmap_out(struct dev *d, struct store_setup *st)
 
 TEST(mmu_store_to_unmapped_page)
 {
-	fault_case(RW, unmap_out, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+	fault_case(_metadata, RW, unmap_out, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
 		   VGPU_MMU_F_NOT_PRESENT, true);
 }
 
@@ -724,7 +729,7 @@ static void reserved_bits(struct dev *d, struct store_setup *st)
 
 TEST(mmu_reserved_bits_in_pte)
 {
-	fault_case(RW, reserved_bits, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+	fault_case(_metadata, RW, reserved_bits, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
 		   VGPU_MMU_F_RESERVED, true);
 }
 
@@ -741,7 +746,7 @@ static void table_outside_ram(struct dev *d, struct store_setup *st)
 
 TEST(mmu_page_table_outside_ram)
 {
-	fault_case(RW, table_outside_ram, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+	fault_case(_metadata, RW, table_outside_ram, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
 		   VGPU_MMU_F_TABLE_ACCESS, true);
 }
 
@@ -753,7 +758,7 @@ static void page_on_mmio(struct dev *d, struct store_setup *st)
 
 TEST(dma_outside_guest_ram_faults)
 {
-	fault_case(RW, page_on_mmio, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+	fault_case(_metadata, RW, page_on_mmio, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
 		   VGPU_MMU_F_BUS, true);
 }
 
@@ -771,7 +776,7 @@ static void code_not_executable(struct dev *d, struct store_setup *st)
 
 TEST(mmu_code_without_execute_permission)
 {
-	fault_case(RW, code_not_executable, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_EXEC,
+	fault_case(_metadata, RW, code_not_executable, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_EXEC,
 		   VGPU_MMU_F_PERMISSION, false);
 }
 
@@ -782,7 +787,7 @@ static void params_unmapped(struct dev *d, struct store_setup *st)
 
 TEST(mmu_parameters_unmapped)
 {
-	fault_case(RW, params_unmapped, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_READ,
+	fault_case(_metadata, RW, params_unmapped, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_READ,
 		   VGPU_MMU_F_NOT_PRESENT, false);
 }
 
@@ -795,7 +800,7 @@ static void out_noncanonical(struct dev *d, struct store_setup *st)
 
 TEST(mmu_address_beyond_48_bits)
 {
-	fault_case(RW, out_noncanonical, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
+	fault_case(_metadata, RW, out_noncanonical, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
 		   VGPU_MMU_F_NONCANONICAL, false);
 }
 
@@ -806,32 +811,32 @@ TEST(mmu_bad_address_space)
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
 
-	REQUIRE(!dev_open(&d, NULL, 2));
+	ASSERT_EQ(0, dev_open(&d, NULL, 2));
 	dev_queue_init(&d, 0, 8);
-	REQUIRE(!store_setup(&d, &st, 4, 0, RW));
+	ASSERT_EQ(0, store_setup(&d, &st, 4, 0, RW));
 	cmd = store_cmd(&st, 1, 4);
 	cmd.asid = 7; /* beyond AS_COUNT */
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
-	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_BAD_AS);
-	CHECK_CONTAINS(c.exc.msg, "address space 7 invalid");
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
+	EXPECT_EQ(VGPU_MMU_F_BAD_AS, c.exc.info[1]);
+	EXPECT_CONTAINS(c.exc.msg, "address space 7 invalid");
 	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	/* an invalid entry in the table */
 	qts_writeq(d.qts, DEV_AS_TABLE + 8, 0);
 	cmd.asid = 1;
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
-	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_BAD_AS);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
+	EXPECT_EQ(VGPU_MMU_F_BAD_AS, c.exc.info[1]);
 	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	/* the table itself outside RAM */
 	reg_write(&d, VGPU_REG_AS_BASE_LO, 0xd0000000u);
 	cmd.asid = 0;
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
-	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_TABLE_ACCESS);
-	CHECK_EQ(c.exc.info[2], 4);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
+	EXPECT_EQ(VGPU_MMU_F_TABLE_ACCESS, c.exc.info[1]);
+	EXPECT_EQ(4u, c.exc.info[2]);
 	reg_write(&d, VGPU_REG_AS_BASE_LO, (uint32_t)DEV_AS_TABLE);
-	check_recovers(&d, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
@@ -845,21 +850,21 @@ TEST(fence_faults)
 		.addr = 0xd0000000,
 	};
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 8);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
-	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
-	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_BUS);
-	CHECK_EQ(c.exc.addr, 0xd0000000);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
+	EXPECT_EQ(VGPU_MMU_F_BUS, c.exc.info[1]);
+	EXPECT_EQ(0xd0000000, c.exc.addr);
 	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	f.hdr.flags = 0;
 	f.addr = DEV_VA_BASE + 0x100000; /* unmapped */
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
-	CHECK_EQ(c.status, VGPU_ERR_MMU_FAULT);
-	CHECK_EQ(c.exc.info[0], VGPU_MMU_ACC_WRITE);
-	CHECK_EQ(c.exc.info[1], VGPU_MMU_F_NOT_PRESENT);
-	CHECK_EQ(c.exc.addr, DEV_VA_BASE + 0x100000);
-	check_recovers(&d, 0);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
+	EXPECT_EQ(VGPU_MMU_ACC_WRITE, c.exc.info[0]);
+	EXPECT_EQ(VGPU_MMU_F_NOT_PRESENT, c.exc.info[1]);
+	EXPECT_EQ(DEV_VA_BASE + 0x100000, c.exc.addr);
+	check_recovers(_metadata, &d, 0);
 	dev_close(&d);
 }
 
@@ -868,17 +873,17 @@ TEST(runaway_kernel_stopped_by_watchdog)
 	struct dev d;
 	struct vgpu_completion c;
 
-	REQUIRE(!dev_open(&d, "threads=2,sms=2", 1));
+	ASSERT_EQ(0, dev_open(&d, "threads=2,sms=2", 1));
 	dev_queue_init(&d, 0, 8);
 	reg_write(&d, VGPU_REG_WDOG_MS, 200);
-	CHECK_EQ(reg_read(&d, VGPU_REG_WDOG_MS), 200);
-	REQUIRE(run_simple(&d, 0, k_spin, 4, 64, UINT64_MAX, &c));
-	CHECK_EQ(c.status, VGPU_ERR_TIMEOUT);
-	CHECK_EQ(c.exc.code, VGPU_EXC_ABORTED);
-	CHECK_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
-	CHECK(c.warp_insns > 0);
-	CHECK_STOPPED(&d, 0, VGPU_ERR_TIMEOUT, 0);
-	check_recovers(&d, 0);
+	EXPECT_EQ(200u, reg_read(&d, VGPU_REG_WDOG_MS));
+	ASSERT_TRUE(run_simple(&d, 0, k_spin, 4, 64, UINT64_MAX, &c));
+	EXPECT_EQ(VGPU_ERR_TIMEOUT, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
+	EXPECT_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
+	EXPECT_GT(c.warp_insns, 0u);
+	EXPECT_STOPPED(&d, 0, VGPU_ERR_TIMEOUT, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_close(&d);
 }
 
@@ -887,25 +892,26 @@ TEST(runaway_kernel_stopped_by_budget)
 	struct dev d;
 	struct vgpu_completion c;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 8);
-	REQUIRE(run_simple(&d, 0, k_spin, 1, 32, 100000, &c));
-	CHECK_EQ(c.status, VGPU_ERR_EXCEPTION);
-	CHECK_EQ(c.exc.code, VGPU_EXC_BUDGET);
-	CHECK_STOPPED(&d, 0, VGPU_ERR_EXCEPTION, 0);
-	check_recovers(&d, 0);
+	ASSERT_TRUE(run_simple(&d, 0, k_spin, 1, 32, 100000, &c));
+	EXPECT_EQ(VGPU_ERR_EXCEPTION, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, c.exc.code);
+	EXPECT_STOPPED(&d, 0, VGPU_ERR_EXCEPTION, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_close(&d);
 }
 
 /* ---- reset ---- */
 
 /* Start a spinning launch on queue 0 and wait until it executes. */
-static void start_spin(struct dev *d, struct dev_kernel *kern, uint32_t *slot)
+static void start_spin(struct __test_metadata *_metadata, struct dev *d,
+		       struct dev_kernel *kern, uint32_t *slot)
 {
 	struct vgpu_cmd_launch cmd;
 
 	reg_write(d, VGPU_REG_WDOG_MS, 600000);
-	CHECK_EQ(reg_read(d, VGPU_REG_WDOG_MS), VGPU_MAX_WDOG_MS); /* clamped */
+	EXPECT_EQ(VGPU_MAX_WDOG_MS, reg_read(d, VGPU_REG_WDOG_MS)); /* clamped */
 	dev_queue_init(d, 0, 8);
 	if (dev_kernel_load(d, 0, k_spin, kern))
 		return;
@@ -916,20 +922,21 @@ static void start_spin(struct dev *d, struct dev_kernel *kern, uint32_t *slot)
 		;
 }
 
-static void check_power_on_state(struct dev *d)
+static void check_power_on_state(struct __test_metadata *_metadata,
+				 struct dev *d)
 {
-	CHECK_EQ(reg_read(d, VGPU_REG_STATUS), 0);
-	CHECK_EQ(reg_read(d, VGPU_REG_IRQ_MASK), 0);
-	CHECK_EQ(reg_read(d, VGPU_REG_IRQ_STATUS), 0);
-	CHECK_EQ(reg_read(d, VGPU_REG_AS_COUNT), 0);
-	CHECK_EQ(reg_read(d, VGPU_REG_AS_BASE_LO), 0);
-	CHECK_EQ(reg_read(d, VGPU_REG_WDOG_MS), 0);
-	CHECK_EQ(qreg_read(d, 0, VGPU_Q_STATUS), 0);
-	CHECK_EQ(qreg_read(d, 0, VGPU_Q_CONTROL), 0);
-	CHECK_EQ(qreg_read(d, 0, VGPU_Q_SIZE), 0);
-	CHECK_EQ(qreg_read(d, 0, VGPU_Q_RING_LO), 0);
-	CHECK_EQ(qreg_read(d, 0, VGPU_Q_HEAD), 0);
-	CHECK_EQ(qreg_read(d, 0, VGPU_Q_TAIL), 0);
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_STATUS));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_IRQ_MASK));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_AS_COUNT));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_AS_BASE_LO));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_WDOG_MS));
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_STATUS));
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_CONTROL));
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_SIZE));
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_RING_LO));
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_HEAD));
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_TAIL));
 }
 
 /* Program the registers dev_open sets, after a reset. */
@@ -948,16 +955,16 @@ TEST(register_reset_aborts_running_launch)
 	struct vgpu_completion c;
 	uint32_t slot = 0;
 
-	REQUIRE(!dev_open(&d, "threads=2,sms=2", 1));
-	start_spin(&d, &kern, &slot);
-	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
-	CHECK_EQ(reg_read(&d, VGPU_REG_STATUS), VGPU_STATUS_BUSY);
+	ASSERT_EQ(0, dev_open(&d, "threads=2,sms=2", 1));
+	start_spin(_metadata, &d, &kern, &slot);
+	EXPECT_NE(0u, qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
+	EXPECT_EQ(VGPU_STATUS_BUSY, reg_read(&d, VGPU_REG_STATUS));
 	reg_write(&d, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
-	check_power_on_state(&d);
+	check_power_on_state(_metadata, &d);
 	dev_read_cpl(&d, 0, slot, &c);
-	CHECK_EQ(c.seq, 0); /* an aborted command writes no completion */
+	EXPECT_EQ(0u, c.seq); /* an aborted command writes no completion */
 	reinit(&d);
-	check_recovers(&d, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_kernel_free(&kern);
 	dev_close(&d);
 }
@@ -970,23 +977,23 @@ TEST(function_level_reset_aborts_running_launch)
 	unsigned exp;
 	uint32_t slot = 0;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	exp = qts_cfg_find_cap(d.qts, DEV_DEVFN, 0x10);
-	REQUIRE(exp);
-	CHECK(qts_cfg_readl(d.qts, DEV_DEVFN, exp + 4) & (1u << 28)); /* FLR capable */
-	start_spin(&d, &kern, &slot);
-	CHECK(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
+	ASSERT_NE(0u, exp);
+	EXPECT_NE(0u, qts_cfg_readl(d.qts, DEV_DEVFN, exp + 4) & (1u << 28)); /* FLR capable */
+	start_spin(_metadata, &d, &kern, &slot);
+	EXPECT_NE(0u, qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
 	qts_cfg_writew(d.qts, DEV_DEVFN, exp + 8,
 		       qts_cfg_readw(d.qts, DEV_DEVFN, exp + 8) | 0x8000);
 	/* FLR cleared the BARs and the command register: set up again */
-	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 4) & 0x6, 0);
+	EXPECT_EQ(0, qts_cfg_readw(d.qts, DEV_DEVFN, 4) & 0x6);
 	qts_cfg_writel(d.qts, DEV_DEVFN, 0x10, (uint32_t)DEV_BAR0);
 	qts_cfg_writew(d.qts, DEV_DEVFN, 4, 0x6);
-	check_power_on_state(&d);
+	check_power_on_state(_metadata, &d);
 	dev_read_cpl(&d, 0, slot, &c);
-	CHECK_EQ(c.seq, 0);
+	EXPECT_EQ(0u, c.seq);
 	reinit(&d);
-	check_recovers(&d, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_kernel_free(&kern);
 	dev_close(&d);
 }
@@ -998,18 +1005,18 @@ TEST(queue_disable_aborts_launch_with_completion)
 	struct vgpu_completion c;
 	uint32_t slot = 0;
 
-	REQUIRE(!dev_open(&d, NULL, 1));
-	start_spin(&d, &kern, &slot);
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
+	start_spin(_metadata, &d, &kern, &slot);
 	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
-	REQUIRE(dev_wait(&d, 0, slot, &c));
-	CHECK_EQ(c.status, VGPU_ERR_ABORTED);
-	CHECK_EQ(c.exc.code, VGPU_EXC_ABORTED);
-	CHECK_CONTAINS(c.exc.msg, "queue disabled");
+	ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+	EXPECT_EQ(VGPU_ERR_ABORTED, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
+	EXPECT_CONTAINS(c.exc.msg, "queue disabled");
 	for (int i = 0; i < 100000 && qreg_read(&d, 0, VGPU_Q_STATUS); i++)
 		;
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_STATUS), 0);
+	EXPECT_EQ(0u, qreg_read(&d, 0, VGPU_Q_STATUS));
 	dev_queue_init(&d, 0, 8);
-	check_recovers(&d, 0);
+	check_recovers(_metadata, &d, 0);
 	dev_kernel_free(&kern);
 	dev_close(&d);
 }
@@ -1024,21 +1031,21 @@ TEST(msix_masked_vector_sets_pba_then_delivers)
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
 					       .flags = VGPU_CMD_F_IRQ } };
 
-	REQUIRE(!dev_open(&d, NULL, 1));
-	REQUIRE(d.msix_cap);
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
+	ASSERT_NE(0u, d.msix_cap);
 	table = qts_cfg_readl(d.qts, DEV_DEVFN, d.msix_cap + 4) & ~7u;
 	pba = qts_cfg_readl(d.qts, DEV_DEVFN, d.msix_cap + 8) & ~7u;
 	qts_writel(d.qts, DEV_BAR2 + table + 12, 1); /* mask vector 0 */
 	dev_queue_init(&d, 0, 4);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	for (int i = 0; i < 100000 && !(qts_readl(d.qts, DEV_BAR2 + pba) & 1); i++)
 		;
-	CHECK_EQ(qts_readl(d.qts, DEV_BAR2 + pba) & 1, 1);
-	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	EXPECT_EQ(1u, qts_readl(d.qts, DEV_BAR2 + pba) & 1);
+	EXPECT_EQ(0u, dev_msi_read(&d, 0));
 	qts_writel(d.qts, DEV_BAR2 + table + 12, 0); /* unmask: delivered */
-	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA);
-	CHECK_EQ(qts_readl(d.qts, DEV_BAR2 + pba) & 1, 0);
+	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(&d, 0));
+	EXPECT_EQ(0u, qts_readl(d.qts, DEV_BAR2 + pba) & 1);
 	dev_close(&d);
 }
 
@@ -1049,16 +1056,16 @@ TEST(irq_mask_holds_back_status)
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
 					       .flags = VGPU_CMD_F_IRQ } };
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	reg_write(&d, VGPU_REG_IRQ_MASK, 0);
 	dev_queue_init(&d, 0, 4);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
 	for (int i = 0; i < 100000 && !reg_read(&d, VGPU_REG_IRQ_STATUS); i++)
 		;
-	CHECK_EQ(reg_read(&d, VGPU_REG_IRQ_STATUS), VGPU_IRQ_COMPLETION);
-	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	EXPECT_EQ(VGPU_IRQ_COMPLETION, reg_read(&d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(0u, dev_msi_read(&d, 0));
 	reg_write(&d, VGPU_REG_IRQ_MASK, VGPU_IRQ_COMPLETION); /* delivers */
-	CHECK_EQ(dev_msi_read(&d, 0), DEV_MSI_DATA);
+	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(&d, 0));
 	dev_close(&d);
 }
 
@@ -1071,19 +1078,19 @@ TEST(empty_kernel_many_launches)
 	uint32_t slot = 0;
 
 	/* 200 launches, in batches that fit the 64-slot ring */
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	dev_queue_init(&d, 0, 64);
-	REQUIRE(!dev_kernel_load(&d, 0, k_empty, &kern));
+	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_empty, &kern));
 	cmd = dev_launch_cmd(&kern, 1, 32, 0, 0);
 	for (int batch = 0; batch < 4; batch++) {
 		for (int i = 0; i < 50; i++)
 			slot = dev_put(&d, 0, &cmd);
 		dev_doorbell(&d, 0);
-		REQUIRE(dev_wait(&d, 0, slot, &c));
-		CHECK_EQ(c.status, VGPU_ERR_NONE);
-		CHECK_EQ(c.seq, 50u * (batch + 1));
+		ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+		EXPECT_EQ(VGPU_ERR_NONE, c.status);
+		EXPECT_EQ(50u * (batch + 1), c.seq);
 	}
-	CHECK_EQ(qreg_read(&d, 0, VGPU_Q_COMPLETED_LO), 200);
+	EXPECT_EQ(200u, qreg_read(&d, 0, VGPU_Q_COMPLETED_LO));
 	dev_kernel_free(&kern);
 	dev_close(&d);
 }
@@ -1095,22 +1102,22 @@ TEST(intx_when_msix_is_off)
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
 					       .flags = VGPU_CMD_F_IRQ } };
 
-	REQUIRE(!dev_open(&d, NULL, 1));
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	qts_cfg_writew(d.qts, DEV_DEVFN, d.msix_cap + 2, 0); /* MSI-X off */
-	CHECK_EQ(qts_cfg_readw(d.qts, DEV_DEVFN, 0x3c) >> 8, 1); /* pin A */
+	EXPECT_EQ(1, qts_cfg_readw(d.qts, DEV_DEVFN, 0x3c) >> 8); /* pin A */
 	dev_queue_init(&d, 0, 4);
-	REQUIRE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
 	for (int i = 0; i < 100000 && !(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8); i++)
 		;
 	/* PCI status bit 3: the function asserts INTx */
-	CHECK(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
-	CHECK_EQ(dev_msi_read(&d, 0), 0);
+	EXPECT_TRUE(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
+	EXPECT_EQ(0u, dev_msi_read(&d, 0));
 	reg_write(&d, VGPU_REG_IRQ_MASK, 0); /* masked: deasserted */
-	CHECK(!(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
+	EXPECT_FALSE((qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
 	reg_write(&d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
-	CHECK(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
+	EXPECT_TRUE(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
 	reg_write(&d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION); /* acknowledged */
-	CHECK(!(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
+	EXPECT_FALSE((qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
 	dev_close(&d);
 }
 
@@ -1123,13 +1130,13 @@ TEST(migration_keeps_registers_and_queue_state)
 	char file[256], out[1024];
 	uint32_t v, slot;
 
-	REQUIRE(!dev_open(&a, "queues=2", 1));
+	ASSERT_EQ(0, dev_open(&a, "queues=2", 1));
 	dev_queue_init(&a, 1, 8);
 	reg_write(&a, VGPU_REG_WDOG_MS, 1234);
-	REQUIRE(!store_setup(&a, &st, 32, 5, RW));
+	ASSERT_EQ(0, store_setup(&a, &st, 32, 5, RW));
 	cmd = store_cmd(&st, 1, 32);
-	REQUIRE(dev_wait(&a, 1, dev_submit(&a, 1, &cmd), &c));
-	CHECK_EQ(c.seq, 1);
+	ASSERT_TRUE(dev_wait(&a, 1, dev_submit(&a, 1, &cmd), &c));
+	EXPECT_EQ(1u, c.seq);
 	/* a second command in the ring, not yet rung */
 	v = 500;
 	qts_memwrite(a.qts, st.par_pa + 8, &v, 4);
@@ -1137,24 +1144,24 @@ TEST(migration_keeps_registers_and_queue_state)
 
 	snprintf(file, sizeof(file), "%s/state", qts_dir(a.qts));
 	snprintf(out, sizeof(out), "migrate exec:cat>%s", file);
-	REQUIRE(!qts_hmp(a.qts, out, NULL, 0));
-	REQUIRE(!dev_open_incoming(&b, &a, "queues=2", file));
-	CHECK_EQ(reg_read(&b, VGPU_REG_WDOG_MS), 1234);
-	CHECK_EQ(reg_read(&b, VGPU_REG_AS_COUNT), 1);
-	CHECK_EQ(reg_read(&b, VGPU_REG_IRQ_MASK), VGPU_IRQ_ALL);
-	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_STATUS), VGPU_QSTAT_ENABLED | VGPU_QSTAT_IDLE);
-	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_HEAD), 1);
-	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_COMPLETED_LO), 1);
-	CHECK_EQ(qreg_read(&b, 1, VGPU_Q_SIZE), 8);
+	ASSERT_EQ(0, qts_hmp(a.qts, out, NULL, 0));
+	ASSERT_EQ(0, dev_open_incoming(&b, &a, "queues=2", file));
+	EXPECT_EQ(1234u, reg_read(&b, VGPU_REG_WDOG_MS));
+	EXPECT_EQ(1u, reg_read(&b, VGPU_REG_AS_COUNT));
+	EXPECT_EQ(VGPU_IRQ_ALL, reg_read(&b, VGPU_REG_IRQ_MASK));
+	EXPECT_EQ(VGPU_QSTAT_ENABLED | VGPU_QSTAT_IDLE, qreg_read(&b, 1, VGPU_Q_STATUS));
+	EXPECT_EQ(1u, qreg_read(&b, 1, VGPU_Q_HEAD));
+	EXPECT_EQ(1u, qreg_read(&b, 1, VGPU_Q_COMPLETED_LO));
+	EXPECT_EQ(8u, qreg_read(&b, 1, VGPU_Q_SIZE));
 	dev_doorbell(&b, 1);
-	REQUIRE(dev_wait(&b, 1, slot, &c));
-	CHECK_EQ(c.status, VGPU_ERR_NONE);
-	CHECK_EQ(c.seq, 2);
-	CHECK_EQ(qts_readl(b.qts, st.out_pa + 4 * 31), 62 + 500);
+	ASSERT_TRUE(dev_wait(&b, 1, slot, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(2u, c.seq);
+	EXPECT_EQ(62u + 500, qts_readl(b.qts, st.out_pa + 4 * 31));
 	dev_close(&b);
 	unlink(file);
 	dev_kernel_free(&st.kern);
 	dev_close(&a);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

@@ -65,7 +65,7 @@ TEST(cp_async_mbarrier_arrive_example1_pending_accounting)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, cp_example1));
+	ASSERT_EQ(0, kt_load(&k, cp_example1));
 	k.block[0] = 64;
 	fill_input(&k, 0x4000 / 4, 64);
 	fill_input(&k, 0x5000 / 4, 256);
@@ -73,11 +73,11 @@ TEST(cp_async_mbarrier_arrive_example1_pending_accounting)
 	KT_RUN_OK(&k);
 	/* pending = 64 (init) + 32 (warp 1's increment) - 32 (warp 1's
 	 * arrive) + 32 (warp 0's increment) when warp 0 looks */
-	CHECK_EQ(kt_word(&k, 0x3000 / 4) & 0xfffff, 96);
+	EXPECT_EQ(96u, kt_word(&k, 0x3000 / 4) & 0xfffff);
 	for (uint32_t t = 0; t < 64; t++) {
-		CHECK_EQ(kt_word(&k, t), 0x1000 + t * 3);
-		CHECK_EQ(kt_word(&k, 64 + t), 0x1000 + 4 * t * 3);
-		CHECK_EQ(kt_word(&k, 128 + t), 0x1000 + (4 * t + 3) * 3);
+		EXPECT_EQ(0x1000 + t * 3, kt_word(&k, t));
+		EXPECT_EQ(0x1000 + 4 * t * 3, kt_word(&k, 64 + t));
+		EXPECT_EQ(0x1000 + (4 * t + 3) * 3, kt_word(&k, 128 + t));
 	}
 	kt_free(&k);
 }
@@ -90,10 +90,10 @@ TEST(cp_async_example1_identical_under_100_seeds)
 	const char *p = strstr(cp_example1, raw);
 	struct kt k;
 
-	REQUIRE(p);
+	ASSERT_NE(NULL, p);
 	snprintf(src, sizeof(src), "%.*s%s", (int)(p - cp_example1), cp_example1,
 		 p + strlen(raw));
-	REQUIRE(!kt_load(&k, src));
+	ASSERT_EQ(0, kt_load(&k, src));
 	k.block[0] = 64;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
 		memset(k.mem.buf, 0, 0x4000);
@@ -103,8 +103,8 @@ TEST(cp_async_example1_identical_under_100_seeds)
 		k.seed = s;
 		KT_RUN_OK(&k);
 		for (uint32_t t = 0; t < 64; t++) {
-			CHECK_EQ(kt_word(&k, t), 0x1000 + t * 3);
-			CHECK_EQ(kt_word(&k, 128 + t), 0x1000 + (4 * t + 3) * 3);
+			EXPECT_EQ(0x1000 + t * 3, kt_word(&k, t));
+			EXPECT_EQ(0x1000 + (4 * t + 3) * 3, kt_word(&k, 128 + t));
 		}
 	}
 	kt_free(&k);
@@ -115,42 +115,42 @@ TEST(cp_async_noinc_example2_exact_counts)
 	/* init(threads + 3 * threads): three .noinc arrives per thread */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, AS_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x80 ;\n"   /* 32 + 3 * 32 */
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  SHL R5, R0, 0x2 ;\n"
-			     "  IADD R12, R8, R5 ;\n"
-			     "  IADD R12, R12, 0x4000 ;\n"
-			     "  MOV R13, R9 ;\n"
-			     "  IADD R10, R5, 0x10 ;\n"
-			     "  CP.ASYNC [R10], [R12], 0x4 ;\n"
-			     "  CP.ASYNC.MBARRIER.ARRIVE.NOINC [R4] ;\n"
-			     "  IADD R10, R10, 0x80 ;\n"
-			     "  IADD R12, R12, 0x80 ;\n"
-			     "  CP.ASYNC [R10], [R12], 0x4 ;\n"
-			     "  CP.ASYNC.MBARRIER.ARRIVE.NOINC [R4] ;\n"
-			     "  IADD R10, R10, 0x80 ;\n"
-			     "  IADD R12, R12, 0x80 ;\n"
-			     "  CP.ASYNC [R10], [R12], 0x4 ;\n"
-			     "  CP.ASYNC.MBARRIER.ARRIVE.NOINC [R4] ;\n"
-			     "  @P6 LDS.64 R20, [RZ] ;\n"        /* nothing arrived yet */
-			     "  MBAR.ARRIVE R22, [R4] ;\n"
-			     "wait:\n"
-			     "  MBAR.TEST_WAIT P1, [R4], R22 ;\n"
-			     "  @!P1 BRA wait ;\n"
-			     "  @P6 LDS.64 R24, [RZ] ;\n"        /* phase 1, pending 128 */
-			     "  IADD R10, R5, 0x10 ;\n"
-			     "  LDS.32 R26, [R10+0x100] ;\n"
-			     "  @P6 STG.64 [R8+0x3000], R20 ;\n"
-			     "  @P6 STG.64 [R8+0x3008], R24 ;\n" KT_STORE("R26", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, AS_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x80 ;\n"   /* 32 + 3 * 32 */
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  SHL R5, R0, 0x2 ;\n"
+			      "  IADD R12, R8, R5 ;\n"
+			      "  IADD R12, R12, 0x4000 ;\n"
+			      "  MOV R13, R9 ;\n"
+			      "  IADD R10, R5, 0x10 ;\n"
+			      "  CP.ASYNC [R10], [R12], 0x4 ;\n"
+			      "  CP.ASYNC.MBARRIER.ARRIVE.NOINC [R4] ;\n"
+			      "  IADD R10, R10, 0x80 ;\n"
+			      "  IADD R12, R12, 0x80 ;\n"
+			      "  CP.ASYNC [R10], [R12], 0x4 ;\n"
+			      "  CP.ASYNC.MBARRIER.ARRIVE.NOINC [R4] ;\n"
+			      "  IADD R10, R10, 0x80 ;\n"
+			      "  IADD R12, R12, 0x80 ;\n"
+			      "  CP.ASYNC [R10], [R12], 0x4 ;\n"
+			      "  CP.ASYNC.MBARRIER.ARRIVE.NOINC [R4] ;\n"
+			      "  @P6 LDS.64 R20, [RZ] ;\n"        /* nothing arrived yet */
+			      "  MBAR.ARRIVE R22, [R4] ;\n"
+			      "wait:\n"
+			      "  MBAR.TEST_WAIT P1, [R4], R22 ;\n"
+			      "  @!P1 BRA wait ;\n"
+			      "  @P6 LDS.64 R24, [RZ] ;\n"        /* phase 1, pending 128 */
+			      "  IADD R10, R5, 0x10 ;\n"
+			      "  LDS.32 R26, [R10+0x100] ;\n"
+			      "  @P6 STG.64 [R8+0x3000], R20 ;\n"
+			      "  @P6 STG.64 [R8+0x3008], R24 ;\n" KT_STORE("R26", "0x0")
+			      "  EXIT ;\n"));
 	fill_input(&k, 0x4000 / 4, 96);
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0x3000 / 4) & 0xfffff, 128);
-	CHECK_EQ(kt_dword(&k, 0x3008 / 4),
-		 128ull | 128ull << 20 | 1ull << 61 | 1ull << 63);
+	EXPECT_EQ(128u, kt_word(&k, 0x3000 / 4) & 0xfffff);
+	EXPECT_EQ(128ull | 128ull << 20 | 1ull << 61 | 1ull << 63, kt_dword(&k, 0x3008 / 4));
 	for (uint32_t t = 0; t < 32; t++)
-		CHECK_EQ(kt_word(&k, t), 0x1000 + (64 + t) * 3);
+		EXPECT_EQ(0x1000 + (64 + t) * 3, kt_word(&k, t));
 	kt_free(&k);
 }
 
@@ -158,22 +158,23 @@ TEST(cp_async_wait_all_and_sizes)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, AS_PROLOGUE
-			     "  SHL R5, R0, 0x3 ;\n"
-			     "  IADD R12, R8, R5 ;\n"
-			     "  IADD R12, R12, 0x4000 ;\n"
-			     "  MOV R13, R9 ;\n"
-			     "  IADD R10, R5, 0x10 ;\n"
-			     "  CP.ASYNC [R10], [R12], 0x8 ;\n"
-			     "  CP.ASYNC.WAIT_ALL ;\n"
-			     "  LDS.64 R20, [R10] ;\n" KT_STORE("R20", "0x0")
-			     KT_STORE("R21", "0x100") "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, AS_PROLOGUE
+			      "  SHL R5, R0, 0x3 ;\n"
+			      "  IADD R12, R8, R5 ;\n"
+			      "  IADD R12, R12, 0x4000 ;\n"
+			      "  MOV R13, R9 ;\n"
+			      "  IADD R10, R5, 0x10 ;\n"
+			      "  CP.ASYNC [R10], [R12], 0x8 ;\n"
+			      "  CP.ASYNC.WAIT_ALL ;\n"
+			      "  LDS.64 R20, [R10] ;\n" KT_STORE("R20", "0x0")
+			      KT_STORE("R21", "0x100") "  EXIT ;\n"));
 	fill_input(&k, 0x4000 / 4, 64);
 	k.flags = SAN;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 32; t++) {
-		CHECK_EQ(kt_word(&k, t), 0x1000 + 2 * t * 3);
-		CHECK_EQ(kt_word(&k, 64 + t), 0x1000 + (2 * t + 1) * 3);
+		EXPECT_EQ(0x1000 + 2 * t * 3, kt_word(&k, t));
+		EXPECT_EQ(0x1000 + (2 * t + 1) * 3, kt_word(&k, 64 + t));
 	}
 	kt_free(&k);
 }
@@ -183,31 +184,32 @@ TEST(bulk_load_two_buffers_with_token)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, AS_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x80 ;\n"     /* blockDim */
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MOV R6, 0x10 ;\n"                 /* smem1 */
-			     "  MOV R7, 0x410 ;\n"                /* smem2 */
-			     "  IADD R10, R8, 0x4000 ;\n"
-			     "  MOV R11, R9 ;\n"
-			     "  IADD R12, R8, 0x5000 ;\n"
-			     "  MOV R13, R9 ;\n"
-			     "  MOV R14, 0x400 ;\n"
-			     "  MOV R15, 0x800 ;\n"
-			     "  @P6 CP.ASYNC.BULK [R6], [R10], R14, [R4] ;\n"
-			     "  @P6 CP.ASYNC.BULK [R7], [R12], R15, [R4] ;\n"
-			     "  MOV R16, RZ ;\n"
-			     "  @P6 MOV R16, 0xc00 ;\n"           /* elected ? bytes : 0 */
-			     "  MBAR.ARRIVE.EXPECT_TX R18, [R4], R16 ;\n"
-			     "wait:\n"
-			     "  MBAR.TRY_WAIT P1, [R4], R18 ;\n"
-			     "  @!P1 BRA wait ;\n"
-			     "  SHL R5, R0, 0x2 ;\n"
-			     "  LDS.32 R20, [R5+0x10] ;\n"
-			     "  LDS.32 R21, [R5+0x410] ;\n"
-			     "  LDS.32 R22, [R5+0x610] ;\n" KT_STORE("R20", "0x0")
-			     KT_STORE("R21", "0x200") KT_STORE("R22", "0x400")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, AS_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x80 ;\n"     /* blockDim */
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MOV R6, 0x10 ;\n"                 /* smem1 */
+			      "  MOV R7, 0x410 ;\n"                /* smem2 */
+			      "  IADD R10, R8, 0x4000 ;\n"
+			      "  MOV R11, R9 ;\n"
+			      "  IADD R12, R8, 0x5000 ;\n"
+			      "  MOV R13, R9 ;\n"
+			      "  MOV R14, 0x400 ;\n"
+			      "  MOV R15, 0x800 ;\n"
+			      "  @P6 CP.ASYNC.BULK [R6], [R10], R14, [R4] ;\n"
+			      "  @P6 CP.ASYNC.BULK [R7], [R12], R15, [R4] ;\n"
+			      "  MOV R16, RZ ;\n"
+			      "  @P6 MOV R16, 0xc00 ;\n"           /* elected ? bytes : 0 */
+			      "  MBAR.ARRIVE.EXPECT_TX R18, [R4], R16 ;\n"
+			      "wait:\n"
+			      "  MBAR.TRY_WAIT P1, [R4], R18 ;\n"
+			      "  @!P1 BRA wait ;\n"
+			      "  SHL R5, R0, 0x2 ;\n"
+			      "  LDS.32 R20, [R5+0x10] ;\n"
+			      "  LDS.32 R21, [R5+0x410] ;\n"
+			      "  LDS.32 R22, [R5+0x610] ;\n" KT_STORE("R20", "0x0")
+			      KT_STORE("R21", "0x200") KT_STORE("R22", "0x400")
+			      "  EXIT ;\n"));
 	k.block[0] = 128;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
 		memset(k.mem.buf, 0, 0x4000);
@@ -217,9 +219,9 @@ TEST(bulk_load_two_buffers_with_token)
 		k.seed = s;
 		KT_RUN_OK(&k);
 		for (uint32_t t = 0; t < 128; t++) {
-			CHECK_EQ(kt_word(&k, t), 0x1000 + t * 3);
-			CHECK_EQ(kt_word(&k, 128 + t), 0x1000 + t * 3);
-			CHECK_EQ(kt_word(&k, 256 + t), 0x1000 + (128 + t) * 3);
+			EXPECT_EQ(0x1000 + t * 3, kt_word(&k, t));
+			EXPECT_EQ(0x1000 + t * 3, kt_word(&k, 128 + t));
+			EXPECT_EQ(0x1000 + (128 + t) * 3, kt_word(&k, 256 + t));
 		}
 	}
 	kt_free(&k);
@@ -240,24 +242,25 @@ TEST(bulk_copy_alignment_and_size_exceptions)
 			 AS_PROLOGUE "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x10 ;\n%s"
 			 "  @P6 CP.ASYNC.BULK [R6], [R8], R14, [R4] ;\n  EXIT ;\n",
 			 cases[i][0]);
-		REQUIRE(!kt_load(&k, src));
+		ASSERT_EQ(0, kt_load(&k, src));
 		k.flags = SAN;
-		CHECK_EQ(kt_run(&k), -1);
-		CHECK_EQ(k.exc.code, VGPU_EXC_ASYNC_COPY);
-		CHECK_CONTAINS(k.exc.msg, cases[i][1]);
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_ASYNC_COPY, k.exc.code);
+		EXPECT_CONTAINS(k.exc.msg, cases[i][1]);
 		kt_free(&k);
 	}
 	{
 		struct kt k;
 
-		REQUIRE(!kt_load(&k, AS_PROLOGUE
-				     "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x18 ;\n"
-				     "  MOV R14, 0x10 ;\n"
-				     "  @P6 CP.ASYNC.BULK [R6], [R8], R14, [R4] ;\n  EXIT ;\n"));
+		ASSERT_EQ(0,
+			  kt_load(&k, AS_PROLOGUE
+				      "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x18 ;\n"
+				      "  MOV R14, 0x10 ;\n"
+				      "  @P6 CP.ASYNC.BULK [R6], [R8], R14, [R4] ;\n  EXIT ;\n"));
 		k.flags = SAN;
-		CHECK_EQ(kt_run(&k), -1);
-		CHECK_EQ(k.exc.code, VGPU_EXC_ASYNC_COPY);
-		CHECK_EQ(k.exc.addr, 0x18);
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_ASYNC_COPY, k.exc.code);
+		EXPECT_EQ(0x18u, k.exc.addr);
 		kt_free(&k);
 	}
 }
@@ -268,35 +271,39 @@ TEST(bulk_store_groups_commit_and_wait)
 	 * stay in flight, WAIT_GROUP 0 waits for all */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, AS_PROLOGUE
-			     "  SHL R5, R0, 0x2 ;\n"
-			     "  IMUL R6, R0, 0x7 ;\n"
-			     "  STS.32 [R5+0x10], R6 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MOV R6, 0x10 ;\n"
-			     "  MOV R14, 0x40 ;\n"
-			     "  IADD R10, R8, 0x6000 ;\n"
-			     "  MOV R11, R9 ;\n"
-			     "  @P6 CP.ASYNC.BULK.GLOBAL [R10], [R6], R14 ;\n"
-			     "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
-			     "  IADD R10, R10, 0x40 ;\n"
-			     "  MOV R6, 0x50 ;\n"
-			     "  @P6 CP.ASYNC.BULK.GLOBAL [R10], [R6], 0x40 ;\n"
-			     "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
-			     "  @P6 CP.ASYNC.BULK.WAIT_GROUP.READ 0x0 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, AS_PROLOGUE
+			      "  SHL R5, R0, 0x2 ;\n"
+			      "  IMUL R6, R0, 0x7 ;\n"
+			      "  STS.32 [R5+0x10], R6 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MOV R6, 0x10 ;\n"
+			      "  MOV R14, 0x40 ;\n"
+			      "  IADD R10, R8, 0x6000 ;\n"
+			      "  MOV R11, R9 ;\n"
+			      "  @P6 CP.ASYNC.BULK.GLOBAL [R10], [R6], R14 ;\n"
+			      "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
+			      "  IADD R10, R10, 0x40 ;\n"
+			      "  MOV R6, 0x50 ;\n"
+			      "  @P6 CP.ASYNC.BULK.GLOBAL [R10], [R6], 0x40 ;\n"
+			      "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
+			      "  @P6 CP.ASYNC.BULK.WAIT_GROUP.READ 0x0 ;\n"
+			      "  EXIT ;\n"));
 	k.flags = SAN;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 32; t++)
-		CHECK_EQ(kt_word(&k, 0x6000 / 4 + t), 7 * t);
+		EXPECT_EQ(7 * t, kt_word(&k, 0x6000 / 4 + t));
 	kt_free(&k);
 }
 
 /* ---- tensors ---- */
 
-static void tensor_case(uint32_t rank, const uint32_t *dims, const uint32_t *box,
-			const uint32_t *estr, const int32_t *coord, uint64_t seed)
+static void tensor_case(struct __test_metadata *_metadata, uint32_t rank,
+			const uint32_t *dims, const uint32_t *box,
+			const uint32_t *estr, const int32_t *coord,
+			uint64_t seed)
 {
+	bool ok;
 	char src[4096], coords[256] = "";
 	struct kt k;
 	uint32_t n[5] = { 1, 1, 1, 1, 1 }, total = 1, esz = 4;
@@ -335,8 +342,9 @@ static void tensor_case(uint32_t rank, const uint32_t *dims, const uint32_t *box
 		 "  IADD R0, R0, 0x20 ;\n"
 		 "  BRA loop ;\n",
 		 coords, rank, total * esz, total);
-	if (kt_load(&k, src)) {
-		TH_FAIL("assembly");
+	ok = !kt_load(&k, src);
+	EXPECT_TRUE(ok) TH_LOG("assembly");
+	if (!ok) {
 		kt_free(&k);
 		return;
 	}
@@ -351,8 +359,11 @@ static void tensor_case(uint32_t rank, const uint32_t *dims, const uint32_t *box
 	kt_tensor_map(&k, 0x8000, 0x20000, rank, esz, dims, box, estr);
 	k.flags = SAN | (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0);
 	k.seed = seed;
-	if (kt_run(&k)) {
-		TH_FAIL("rank %u: %s: %s", rank, vgpu_exc_name(k.exc.code), k.exc.msg);
+	ok = !kt_run(&k);
+	EXPECT_TRUE(ok)
+		TH_LOG("rank %u: %s: %s", rank, vgpu_exc_name(k.exc.code),
+		       k.exc.msg);
+	if (!ok) {
 		kt_free(&k);
 		return;
 	}
@@ -369,11 +380,12 @@ static void tensor_case(uint32_t rank, const uint32_t *dims, const uint32_t *box
 			lin += (uint32_t)x * mul;
 			mul *= dims[d];
 		}
-		if (kt_word(&k, 0x10000 / 4 + e) != (inb ? 0x10000 + lin : 0)) {
-			TH_FAIL("rank %u element %u: got 0x%x want 0x%x", rank, e,
-				kt_word(&k, 0x10000 / 4 + e), inb ? 0x10000 + lin : 0);
+		ok = kt_word(&k, 0x10000 / 4 + e) == (inb ? 0x10000 + lin : 0);
+		EXPECT_TRUE(ok)
+			TH_LOG("rank %u element %u: got 0x%x want 0x%x", rank, e,
+			       kt_word(&k, 0x10000 / 4 + e), inb ? 0x10000 + lin : 0);
+		if (!ok)
 			break;
-		}
 	}
 	kt_free(&k);
 }
@@ -391,13 +403,13 @@ TEST(tensor_loads_1d_to_5d_with_out_of_bounds_fill)
 	static const uint32_t d5[] = { 4, 2, 2, 2, 3 }, b5[] = { 4, 2, 1, 2, 2 };
 	static const int32_t c5[] = { 0, 0, 1, 1, 2 };
 
-	tensor_case(1, d1, b1, NULL, c1, 0);
-	tensor_case(2, d2, b2, NULL, c2, 0);
-	tensor_case(3, d3, b3, NULL, c3, 0);
-	tensor_case(4, d4, b4, NULL, c4, 0);
-	tensor_case(5, d5, b5, NULL, c5, 0);
+	tensor_case(_metadata, 1, d1, b1, NULL, c1, 0);
+	tensor_case(_metadata, 2, d2, b2, NULL, c2, 0);
+	tensor_case(_metadata, 3, d3, b3, NULL, c3, 0);
+	tensor_case(_metadata, 4, d4, b4, NULL, c4, 0);
+	tensor_case(_metadata, 5, d5, b5, NULL, c5, 0);
 	for (uint64_t s = 1; s <= 20; s++)
-		tensor_case(2, d2, b2, NULL, c2, s);
+		tensor_case(_metadata, 2, d2, b2, NULL, c2, s);
 }
 
 TEST(tensor_load_element_strides)
@@ -405,7 +417,7 @@ TEST(tensor_load_element_strides)
 	static const uint32_t d[] = { 32, 8 }, b[] = { 16, 6 }, e[] = { 3, 2 };
 	static const int32_t c[] = { 20, 3 };
 
-	tensor_case(2, d, b, e, c, 0);
+	tensor_case(_metadata, 2, d, b, e, c, 0);
 }
 
 TEST(tensor_store_writes_only_in_bounds)
@@ -413,20 +425,21 @@ TEST(tensor_store_writes_only_in_bounds)
 	struct kt k;
 	static const uint32_t dims[] = { 12, 6 }, box[] = { 8, 4 };
 
-	REQUIRE(!kt_load(&k, AS_PROLOGUE
-			     "  SHL R5, R0, 0x2 ;\n"
-			     "  IADD R6, R0, 0x500 ;\n"
-			     "  STS.32 [R5+0x10], R6 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  IADD R10, R8, 0x8000 ;\n"
-			     "  MOV R11, R9 ;\n"
-			     "  MOV R20, 0x8 ;\n"
-			     "  MOV R21, 0x4 ;\n"
-			     "  MOV R6, 0x10 ;\n"
-			     "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL.2D [R10], R20, [R6] ;\n"
-			     "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
-			     "  @P6 CP.ASYNC.BULK.WAIT_GROUP 0x0 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, AS_PROLOGUE
+			      "  SHL R5, R0, 0x2 ;\n"
+			      "  IADD R6, R0, 0x500 ;\n"
+			      "  STS.32 [R5+0x10], R6 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  IADD R10, R8, 0x8000 ;\n"
+			      "  MOV R11, R9 ;\n"
+			      "  MOV R20, 0x8 ;\n"
+			      "  MOV R21, 0x4 ;\n"
+			      "  MOV R6, 0x10 ;\n"
+			      "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL.2D [R10], R20, [R6] ;\n"
+			      "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
+			      "  @P6 CP.ASYNC.BULK.WAIT_GROUP 0x0 ;\n"
+			      "  EXIT ;\n"));
 	for (uint32_t i = 0; i < 72; i++)
 		kt_set_word(&k, 0x20000 / 4 + i, 0xeeee);
 	kt_tensor_map(&k, 0x8000, 0x20000, 2, 4, dims, box, NULL);
@@ -437,7 +450,7 @@ TEST(tensor_store_writes_only_in_bounds)
 			bool in = x >= 8 && y >= 4; /* box at (8,4), clipped to 4x2 */
 			uint32_t want = in ? 0x500 + (y - 4) * 8 + (x - 8) : 0xeeee;
 
-			CHECK_EQ(kt_word(&k, 0x20000 / 4 + y * 12 + x), want);
+			EXPECT_EQ(want, kt_word(&k, 0x20000 / 4 + y * 12 + x));
 		}
 	kt_free(&k);
 }
@@ -455,12 +468,13 @@ TEST(tensor_map_checked)
 		struct kt k;
 		struct vgpu_tensor_map m;
 
-		REQUIRE(!kt_load(&k, AS_PROLOGUE
-				     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-				     "  IADD R10, R8, 0x8000 ;\n  MOV R11, R9 ;\n"
-				     "  MOV R6, 0x10 ;\n  MOV R20, RZ ;\n"
-				     "  @P6 CP.ASYNC.BULK.TENSOR.1D [R6], [R10], R20, [R4] ;\n"
-				     "  EXIT ;\n"));
+		ASSERT_EQ(0,
+			  kt_load(&k, AS_PROLOGUE
+				      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+				      "  IADD R10, R8, 0x8000 ;\n  MOV R11, R9 ;\n"
+				      "  MOV R6, 0x10 ;\n  MOV R20, RZ ;\n"
+				      "  @P6 CP.ASYNC.BULK.TENSOR.1D [R6], [R10], R20, [R4] ;\n"
+				      "  EXIT ;\n"));
 		kt_tensor_map(&k, 0x8000, 0x20000, 1, 4, dims, box, NULL);
 		memcpy(&m, k.mem.buf + 0x8000, sizeof(m));
 		if (bad[i].field == 0)
@@ -473,10 +487,10 @@ TEST(tensor_map_checked)
 			m.box[0] = 257;
 		memcpy(k.mem.buf + 0x8000, &m, sizeof(m));
 		k.flags = SAN;
-		CHECK_EQ(kt_run(&k), -1);
-		CHECK_EQ(k.exc.code, VGPU_EXC_TENSOR_MAP);
-		CHECK_CONTAINS(k.exc.msg, bad[i].msg);
-		CHECK_EQ(k.exc.addr, GMEM_BASE + 0x8000);
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_TENSOR_MAP, k.exc.code);
+		EXPECT_CONTAINS(k.exc.msg, bad[i].msg);
+		EXPECT_EQ(GMEM_BASE + 0x8000, k.exc.addr);
 		kt_free(&k);
 	}
 }
@@ -491,24 +505,25 @@ TEST(forgetting_to_wait_is_caught)
 	struct kt k;
 	unsigned stale = 0;
 
-	REQUIRE(!kt_load(&k, AS_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MOV R6, 0x10 ;\n  MOV R14, 0x40 ;\n"
-			     "  IADD R10, R8, 0x4000 ;\n  MOV R11, R9 ;\n"
-			     "  @P6 CP.ASYNC.BULK [R6], [R10], R14, [R4] ;\n"
-			     "  @P6 MBAR.ARRIVE.EXPECT_TX _, [R4], R14 ;\n"
-			     "  LDS.32 R20, [RZ+0x10] ;\n"        /* no wait: a race */
-			     KT_STORE("R20", "0x0")
-			     "wait:\n"
-			     "  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
-			     "  @!P1 BRA wait ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, AS_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MOV R6, 0x10 ;\n  MOV R14, 0x40 ;\n"
+			      "  IADD R10, R8, 0x4000 ;\n  MOV R11, R9 ;\n"
+			      "  @P6 CP.ASYNC.BULK [R6], [R10], R14, [R4] ;\n"
+			      "  @P6 MBAR.ARRIVE.EXPECT_TX _, [R4], R14 ;\n"
+			      "  LDS.32 R20, [RZ+0x10] ;\n"        /* no wait: a race */
+			      KT_STORE("R20", "0x0")
+			      "wait:\n"
+			      "  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
+			      "  @!P1 BRA wait ;\n"
+			      "  EXIT ;\n"));
 	fill_input(&k, 0x4000 / 4, 16);
 	k.block[0] = 128;
 	k.flags = SAN;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 0); /* stale */
+	EXPECT_EQ(0u, kt_word(&k, 0)); /* stale */
 	for (uint64_t s = 1; s <= 50; s++) {
 		struct vgpu_sm_config cfg = { .tma_latency = 8 };
 
@@ -518,8 +533,8 @@ TEST(forgetting_to_wait_is_caught)
 		KT_RUN_OK(&k);
 		stale += kt_word(&k, 96) == 0;
 	}
-	CHECK(stale > 0 && stale < 50); /* the outcome depends on timing */
+	EXPECT_TRUE(stale > 0 && stale < 50); /* the outcome depends on timing */
 	kt_free(&k);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

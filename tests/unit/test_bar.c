@@ -68,13 +68,13 @@ static const char *cnt0_src(int delay)
 	return buf;
 }
 
-static void check_cnt0(int delay, uint32_t flags, uint64_t seed)
+static void check_cnt0(struct __test_metadata *_metadata, int delay,
+		       uint32_t flags, uint64_t seed)
 {
 	struct kt k;
 	struct ev_count ev = { 0 };
 
-	if (kt_load(&k, cnt0_src(delay)))
-		TH_FAIL("load");
+	ASSERT_EQ(0, kt_load(&k, cnt0_src(delay)));
 	k.block[0] = 128;
 	k.flags = flags;
 	k.seed = seed;
@@ -82,16 +82,16 @@ static void check_cnt0(int delay, uint32_t flags, uint64_t seed)
 	k.event_opaque = &ev;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 64; t++)
-		CHECK_EQ(kt_word(&k, t), (t + 32) % 64);
-	CHECK_EQ(ev.complete, 1);
-	CHECK_EQ(ev.arrive, 2);
-	CHECK_EQ(ev.exits, 4);
+		EXPECT_EQ((t + 32) % 64, kt_word(&k, t));
+	EXPECT_EQ(1u, ev.complete);
+	EXPECT_EQ(2u, ev.arrive);
+	EXPECT_EQ(4u, ev.exits);
 	kt_free(&k);
 }
 
 TEST(cnt0_completes_with_warps_exited_before)
 {
-	check_cnt0(0, 0, 1);
+	check_cnt0(_metadata, 0, 0, 1);
 }
 
 TEST(cnt0_completed_by_warps_exiting_after)
@@ -100,19 +100,18 @@ TEST(cnt0_completed_by_warps_exiting_after)
 	struct kt k;
 	struct ev_count ev = { 0 };
 
-	if (kt_load(&k, cnt0_src(200)))
-		TH_FAIL("load");
+	ASSERT_EQ(0, kt_load(&k, cnt0_src(200)));
 	k.block[0] = 128;
 	k.event = count_events;
 	k.event_opaque = &ev;
 	KT_RUN_OK(&k);
-	CHECK_EQ(ev.block, 2);
-	CHECK_EQ(ev.unblock, 2);
-	CHECK_EQ(ev.complete, 1);
+	EXPECT_EQ(2u, ev.block);
+	EXPECT_EQ(2u, ev.unblock);
+	EXPECT_EQ(1u, ev.complete);
 	for (uint32_t t = 0; t < 64; t++)
-		CHECK_EQ(kt_word(&k, t), (t + 32) % 64);
+		EXPECT_EQ((t + 32) % 64, kt_word(&k, t));
 	kt_free(&k);
-	check_cnt0(200, VGPU_LAUNCH_RANDOM_SCHED, 7);
+	check_cnt0(_metadata, 200, VGPU_LAUNCH_RANDOM_SCHED, 7);
 }
 
 TEST(cnt0_partial_last_warp_rounds_up)
@@ -121,18 +120,19 @@ TEST(cnt0_partial_last_warp_rounds_up)
 	 * 64 (thread count rounded up to whole warps) */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared buf, 256\n" KT_PROLOGUE
-			     "  STS.32 [R1], R0 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MOV R7, 0x2f ;\n"
-			     "  ISUB R5, R7, R0 ;\n"
-			     "  SHL R5, R5, 0x2 ;\n"
-			     "  LDS.32 R6, [R5] ;\n" KT_STORE("R6", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared buf, 256\n" KT_PROLOGUE
+			      "  STS.32 [R1], R0 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MOV R7, 0x2f ;\n"
+			      "  ISUB R5, R7, R0 ;\n"
+			      "  SHL R5, R5, 0x2 ;\n"
+			      "  LDS.32 R6, [R5] ;\n" KT_STORE("R6", "0x0")
+			      "  EXIT ;\n"));
 	k.block[0] = 48;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 48; t++)
-		CHECK_EQ(kt_word(&k, t), 47 - t);
+		EXPECT_EQ(47 - t, kt_word(&k, t));
 	kt_free(&k);
 }
 
@@ -157,21 +157,21 @@ TEST(partially_active_warp_adds_32)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, partial_src));
+	ASSERT_EQ(0, kt_load(&k, partial_src));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
 	/* round-robin: warp 0 runs first, so its B2R sees its own arrival:
 	 * 32 (one warp) of 64, SYNC mode */
 	for (uint32_t t = 0; t < 32; t++)
-		CHECK_EQ(kt_word(&k, t), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+		EXPECT_EQ(kt_word(&k, t), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
 	for (uint32_t t = 32; t < 64; t++)
-		CHECK_EQ(kt_word(&k, t), 0x1234);
+		EXPECT_EQ(0x1234u, kt_word(&k, t));
 	/* if the partial warp added 16, warp 1 would deadlock: never does */
 	for (uint64_t s = 1; s <= NSEEDS; s++) {
 		k.flags = VGPU_LAUNCH_RANDOM_SCHED;
 		k.seed = s;
 		KT_RUN_OK(&k);
-		CHECK_EQ(kt_word(&k, 40), 0x1234);
+		EXPECT_EQ(0x1234u, kt_word(&k, 40));
 	}
 	kt_free(&k);
 }
@@ -209,7 +209,7 @@ TEST(arv_sync_producer_consumer_all_16_ids)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, pc16_src));
+	ASSERT_EQ(0, kt_load(&k, pc16_src));
 	k.block[0] = 64;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
 		memset(k.mem.buf, 0, 256);
@@ -217,7 +217,7 @@ TEST(arv_sync_producer_consumer_all_16_ids)
 		k.seed = s;
 		KT_RUN_OK(&k);
 		for (uint32_t t = 32; t < 64; t++)
-			CHECK_EQ(kt_word(&k, t), 7 * 120 + 16);
+			EXPECT_EQ(7u * 120 + 16, kt_word(&k, t));
 	}
 	kt_free(&k);
 }
@@ -227,45 +227,46 @@ TEST(arv_sync_all_operand_forms_use_low_bits)
 	/* BAR_I, BAR_RRI, BAR_RIR, BAR_RR with garbage above bit 4 / bit 12 */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared buf, 64\n" KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  MOV R5, 0xfff4 ;\n"   /* id 4 */
-			     "  MOV R6, 0xf040 ;\n"   /* cnt 0x40 */
-			     "  MOV R7, 0xabc6 ;\n"   /* id 6 */
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA consumer ;\n"
-			     "  MOV R9, 0x11 ;\n"
-			     "  STS.32 [0x0], R9 ;\n"
-			     "  BAR.ARV 0x3, 0x40 ;\n"
-			     "  MOV R9, 0x22 ;\n"
-			     "  STS.32 [0x4], R9 ;\n"
-			     "  BAR.ARV R5, 0x40 ;\n"
-			     "  MOV R9, 0x33 ;\n"
-			     "  STS.32 [0x8], R9 ;\n"
-			     "  BAR.ARV 0x5, R6 ;\n"
-			     "  MOV R9, 0x44 ;\n"
-			     "  STS.32 [0xc], R9 ;\n"
-			     "  BAR.ARV R7, R6 ;\n"
-			     "  EXIT ;\n"
-			     "consumer:\n"
-			     "  BAR.SYNC 0x3, 0x40 ;\n"
-			     "  LDS.32 R20, [0x0] ;\n"
-			     "  BAR.SYNC R5, 0x40 ;\n"
-			     "  LDS.32 R21, [0x4] ;\n"
-			     "  BAR.SYNC 0x5, R6 ;\n"
-			     "  LDS.32 R22, [0x8] ;\n"
-			     "  BAR.SYNC R7, R6 ;\n"
-			     "  LDS.32 R23, [0xc] ;\n"
-			     "  IADD R20, R20, R21 ;\n"
-			     "  IADD R20, R20, R22 ;\n"
-			     "  IADD R20, R20, R23 ;\n" KT_STORE("R20", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared buf, 64\n" KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  MOV R5, 0xfff4 ;\n"   /* id 4 */
+			      "  MOV R6, 0xf040 ;\n"   /* cnt 0x40 */
+			      "  MOV R7, 0xabc6 ;\n"   /* id 6 */
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA consumer ;\n"
+			      "  MOV R9, 0x11 ;\n"
+			      "  STS.32 [0x0], R9 ;\n"
+			      "  BAR.ARV 0x3, 0x40 ;\n"
+			      "  MOV R9, 0x22 ;\n"
+			      "  STS.32 [0x4], R9 ;\n"
+			      "  BAR.ARV R5, 0x40 ;\n"
+			      "  MOV R9, 0x33 ;\n"
+			      "  STS.32 [0x8], R9 ;\n"
+			      "  BAR.ARV 0x5, R6 ;\n"
+			      "  MOV R9, 0x44 ;\n"
+			      "  STS.32 [0xc], R9 ;\n"
+			      "  BAR.ARV R7, R6 ;\n"
+			      "  EXIT ;\n"
+			      "consumer:\n"
+			      "  BAR.SYNC 0x3, 0x40 ;\n"
+			      "  LDS.32 R20, [0x0] ;\n"
+			      "  BAR.SYNC R5, 0x40 ;\n"
+			      "  LDS.32 R21, [0x4] ;\n"
+			      "  BAR.SYNC 0x5, R6 ;\n"
+			      "  LDS.32 R22, [0x8] ;\n"
+			      "  BAR.SYNC R7, R6 ;\n"
+			      "  LDS.32 R23, [0xc] ;\n"
+			      "  IADD R20, R20, R21 ;\n"
+			      "  IADD R20, R20, R22 ;\n"
+			      "  IADD R20, R20, R23 ;\n" KT_STORE("R20", "0x0")
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
 		k.flags = s ? VGPU_LAUNCH_RANDOM_SCHED : 0;
 		k.seed = s;
 		KT_RUN_OK(&k);
-		CHECK_EQ(kt_word(&k, 33), 0x11 + 0x22 + 0x33 + 0x44);
+		EXPECT_EQ(0x11u + 0x22 + 0x33 + 0x44, kt_word(&k, 33));
 	}
 	kt_free(&k);
 }
@@ -277,23 +278,24 @@ TEST(bar_sync_blocks_whole_warp_arv_does_not)
 	struct kt k;
 	struct ev_count ev = { 0 };
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA consumer ;\n"
-			     "  BAR.ARV 0x2, 0x40 ;\n"
-			     "  B2R.BAR R6, 0x2 ;\n" KT_STORE("R6", "0x0")
-			     "  EXIT ;\n"
-			     "consumer:\n"
-			     "  BAR.SYNC 0x2, 0x40 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA consumer ;\n"
+			      "  BAR.ARV 0x2, 0x40 ;\n"
+			      "  B2R.BAR R6, 0x2 ;\n" KT_STORE("R6", "0x0")
+			      "  EXIT ;\n"
+			      "consumer:\n"
+			      "  BAR.SYNC 0x2, 0x40 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	k.event = count_events;
 	k.event_opaque = &ev;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
-	CHECK_EQ(ev.block, 0); /* warp 1 completed it by arriving */
-	CHECK_EQ(ev.complete, 1);
+	EXPECT_EQ(kt_word(&k, 0), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+	EXPECT_EQ(0u, ev.block); /* warp 1 completed it by arriving */
+	EXPECT_EQ(1u, ev.complete);
 	kt_free(&k);
 }
 
@@ -361,16 +363,19 @@ static void red_src(char *buf, size_t len, unsigned op, enum red_form f,
 		 active, npart, insn, (4 - npart) * 32);
 }
 
-static void red_case(unsigned op, enum red_form f, bool neg, unsigned npart,
-		     unsigned active, uint32_t mask, uint64_t seed)
+static void red_case(struct __test_metadata *_metadata, unsigned op,
+		     enum red_form f, bool neg, unsigned npart, unsigned active,
+		     uint32_t mask, uint64_t seed)
 {
+	bool ok;
 	char src[4096];
 	struct kt k;
 	uint32_t expect_acc, pop = 0, all = 1, any = 0;
 
 	red_src(src, sizeof(src), op, f, neg, npart, active);
-	if (kt_load(&k, src)) {
-		TH_FAIL("load op %u form %d", op, f);
+	ok = !kt_load(&k, src);
+	EXPECT_TRUE(ok) TH_LOG("load op %u form %d", op, f);
+	if (!ok) {
 		kt_free(&k);
 		return;
 	}
@@ -390,28 +395,31 @@ static void red_case(unsigned op, enum red_form f, bool neg, unsigned npart,
 		any |= p;
 	}
 	expect_acc = op == 0 ? all : op == 1 ? any : pop;
-	if (kt_run(&k)) {
-		TH_FAIL("op %s form %d neg %d npart %u: %s", red_ops[op], f, neg,
-			npart, k.exc.msg);
+	ok = !kt_run(&k);
+	EXPECT_TRUE(ok)
+		TH_LOG("op %s form %d neg %d npart %u: %s", red_ops[op], f, neg,
+		       npart, k.exc.msg);
+	if (!ok) {
 		kt_free(&k);
 		return;
 	}
 	for (uint32_t t = 0; t < npart * 32; t++) {
 		if (t % 32 >= active)
 			continue;
-		if (kt_word(&k, t) != expect_acc ||
-		    kt_word(&k, 128 + t) != (expect_acc != 0) ||
-		    kt_word(&k, 256 + t) !=
-			    barst(npart, f == RF_I_CNT0 ? 0 : npart, VGPU_BARMODE_RED,
-				  op, expect_acc)) {
-			TH_FAIL("op %s form %d neg %d npart %u active %u mask %u seed %llu: "
-				"thread %u got acc %u pred %u state 0x%x, want %u",
-				red_ops[op], f, neg, npart, active, mask,
-				(unsigned long long)seed, t, kt_word(&k, t),
-				kt_word(&k, 128 + t), kt_word(&k, 256 + t),
-				expect_acc);
+		ok = kt_word(&k, t) == expect_acc &&
+		     kt_word(&k, 128 + t) == (expect_acc != 0) &&
+		     kt_word(&k, 256 + t) ==
+			     barst(npart, f == RF_I_CNT0 ? 0 : npart,
+				   VGPU_BARMODE_RED, op, expect_acc);
+		EXPECT_TRUE(ok)
+			TH_LOG("op %s form %d neg %d npart %u active %u mask %u seed %llu: "
+			       "thread %u got acc %u pred %u state 0x%x, want %u",
+			       red_ops[op], f, neg, npart, active, mask,
+			       (unsigned long long)seed, t, kt_word(&k, t),
+			       kt_word(&k, 128 + t), kt_word(&k, 256 + t),
+			       expect_acc);
+		if (!ok)
 			break;
-		}
 	}
 	kt_free(&k);
 }
@@ -424,9 +432,9 @@ TEST(bar_red_every_op_form_negation_and_subset)
 		for (int f = RF_I; f <= RF_R; f++)
 			for (int neg = 0; neg < 2; neg++)
 				for (unsigned m = 0; m < 4; m++) {
-					red_case(op, (enum red_form)f, neg, 4, 32,
+					red_case(_metadata, op, (enum red_form)f, neg, 4, 32,
 						 masks[m], 0);
-					red_case(op, (enum red_form)f, neg, 2, 32,
+					red_case(_metadata, op, (enum red_form)f, neg, 2, 32,
 						 masks[m], 0);
 				}
 }
@@ -437,35 +445,36 @@ TEST(bar_red_cnt0_and_partial_warps)
 	 * active still complete a 4-warp round and only they contribute */
 	for (unsigned op = 0; op < 3; op++)
 		for (int neg = 0; neg < 2; neg++) {
-			red_case(op, RF_I_CNT0, neg, 4, 32, 1, 0);
-			red_case(op, RF_I, neg, 4, 16, 1, 0);
-			red_case(op, RF_R, neg, 2, 5, 0x20, 0);
+			red_case(_metadata, op, RF_I_CNT0, neg, 4, 32, 1, 0);
+			red_case(_metadata, op, RF_I, neg, 4, 16, 1, 0);
+			red_case(_metadata, op, RF_R, neg, 2, 5, 0x20, 0);
 		}
 }
 
 TEST(bar_red_same_result_under_100_seeds)
 {
 	for (uint64_t s = 1; s <= NSEEDS; s++)
-		red_case(2, (enum red_form)(s % 4), s & 1, 2 + (s & 2), 32, 3, s);
+		red_case(_metadata, 2, (enum red_form)(s % 4), s & 1, 2 + (s & 2), 32, 3, s);
 }
 
 TEST(bar_red_result_overwritten_by_next_reduction)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  ISETP.LT.U32 P0, R0, 0x5 ;\n"
-			     "  BAR.RED.POPC 0x1, 0x40, P0 ;\n"
-			     "  B2R.RESULT R6 ;\n"
-			     "  BAR.RED.POPC 0x1, 0x40, PT ;\n"
-			     "  B2R.RESULT R7 ;\n" KT_STORE("R6", "0x0")
-			     KT_STORE("R7", "0x100") "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  ISETP.LT.U32 P0, R0, 0x5 ;\n"
+			      "  BAR.RED.POPC 0x1, 0x40, P0 ;\n"
+			      "  B2R.RESULT R6 ;\n"
+			      "  BAR.RED.POPC 0x1, 0x40, PT ;\n"
+			      "  B2R.RESULT R7 ;\n" KT_STORE("R6", "0x0")
+			      KT_STORE("R7", "0x100") "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 5);
-	CHECK_EQ(kt_word(&k, 63), 5);
-	CHECK_EQ(kt_word(&k, 64), 64);
-	CHECK_EQ(kt_word(&k, 127), 64);
+	EXPECT_EQ(5u, kt_word(&k, 0));
+	EXPECT_EQ(5u, kt_word(&k, 63));
+	EXPECT_EQ(64u, kt_word(&k, 64));
+	EXPECT_EQ(64u, kt_word(&k, 127));
 	kt_free(&k);
 }
 
@@ -481,33 +490,34 @@ TEST(b2r_r2b_save_and_restore_mid_kernel)
 	 */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA w1 ;\n"
-			     "  BAR.ARV 0x3, 0x40 ;\n"
-			     "  B2R.BAR R6, 0x3 ;\n"
-			     "  R2B.BAR 0x3, RZ ;\n"
-			     "  B2R.BAR R7, 0x3 ;\n"
-			     "  R2B.BAR 0x3, R6 ;\n"
-			     "  B2R R10, 0x3 ;\n"
-			     "  BAR.ARV 0x5, 0x40 ;\n" KT_STORE("R6", "0x0")
-			     KT_STORE("R7", "0x100") KT_STORE("R10", "0x200")
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.SYNC 0x5, 0x40 ;\n"
-			     "  BAR.SYNC 0x3, 0x40 ;\n"
-			     "  B2R.BAR R6, 0x3 ;\n" KT_STORE("R6", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA w1 ;\n"
+			      "  BAR.ARV 0x3, 0x40 ;\n"
+			      "  B2R.BAR R6, 0x3 ;\n"
+			      "  R2B.BAR 0x3, RZ ;\n"
+			      "  B2R.BAR R7, 0x3 ;\n"
+			      "  R2B.BAR 0x3, R6 ;\n"
+			      "  B2R R10, 0x3 ;\n"
+			      "  BAR.ARV 0x5, 0x40 ;\n" KT_STORE("R6", "0x0")
+			      KT_STORE("R7", "0x100") KT_STORE("R10", "0x200")
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.SYNC 0x5, 0x40 ;\n"
+			      "  BAR.SYNC 0x3, 0x40 ;\n"
+			      "  B2R.BAR R6, 0x3 ;\n" KT_STORE("R6", "0x0")
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
 		k.flags = s ? VGPU_LAUNCH_RANDOM_SCHED : 0;
 		k.seed = s;
 		KT_RUN_OK(&k);
-		CHECK_EQ(kt_word(&k, 0), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
-		CHECK_EQ(kt_word(&k, 64), 0);
-		CHECK_EQ(kt_word(&k, 128), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
-		CHECK_EQ(kt_word(&k, 32), 0); /* idle after completion */
+		EXPECT_EQ(kt_word(&k, 0), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+		EXPECT_EQ(0u, kt_word(&k, 64));
+		EXPECT_EQ(kt_word(&k, 128), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+		EXPECT_EQ(0u, kt_word(&k, 32)); /* idle after completion */
 	}
 	kt_free(&k);
 }
@@ -518,25 +528,26 @@ TEST(b2r_reads_reduction_in_progress)
 	 * warp 1 then sees the partial reduction through B2R.BAR 4. */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  S2R R5, SR_LANEID ;\n"
-			     "  ISETP.LT.U32 P0, R5, 0x9 ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA w1 ;\n"
-			     "  BAR.ARV 0x5, 0x40 ;\n"
-			     "  BAR.RED.POPC 0x4, 0x40, P0 ;\n"
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.SYNC 0x5, 0x40 ;\n"
-			     "  B2R.BAR R6, 0x4 ;\n" KT_STORE("R6", "0x0")
-			     "  BAR.RED.POPC 0x4, 0x40, P0 ;\n"
-			     "  B2R.WARP R7 ;\n" KT_STORE("R7", "0x100")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  S2R R5, SR_LANEID ;\n"
+			      "  ISETP.LT.U32 P0, R5, 0x9 ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA w1 ;\n"
+			      "  BAR.ARV 0x5, 0x40 ;\n"
+			      "  BAR.RED.POPC 0x4, 0x40, P0 ;\n"
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.SYNC 0x5, 0x40 ;\n"
+			      "  B2R.BAR R6, 0x4 ;\n" KT_STORE("R6", "0x0")
+			      "  BAR.RED.POPC 0x4, 0x40, P0 ;\n"
+			      "  B2R.WARP R7 ;\n" KT_STORE("R7", "0x100")
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 32), barst(1, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 9));
-	CHECK_EQ(kt_word(&k, 64 + 32), barst(2, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 18));
+	EXPECT_EQ(kt_word(&k, 32), barst(1, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 9));
+	EXPECT_EQ(kt_word(&k, 64 + 32), barst(2, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 18));
 	kt_free(&k);
 }
 
@@ -546,31 +557,32 @@ TEST(r2b_warp_restores_result_copy)
 	 * it with R2B.WARP (first operand ignored), read it with B2R.RESULT */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  ISETP.LT.U32 P0, R0, 0x3 ;\n"
-			     "  BAR.RED.POPC 0x1, 0x0, P0 ;\n"
-			     "  B2R.WARP R6, 0x0 ;\n"
-			     "  BAR.RED.OR 0x1, 0x0, PT ;\n"
-			     "  B2R.RESULT R7, P4 ;\n"
-			     "  R2B.WARP 0x4, R6 ;\n"
-			     "  B2R.RESULT R16, P5 ;\n"
-			     "  B2R.WARP R10 ;\n"
-			     "  MOV R11, 0x1 ;\n"
-			     "  SEL R12, R11, 0x0, P5 ;\n"
-			     "  MOV R13, 0x0 ;\n"
-			     "  R2B.WARP R13 ;\n"
-			     "  B2R.RESULT R14, P5 ;\n"
-			     "  SEL R15, R11, 0x0, P5 ;\n" KT_STORE("R7", "0x0")
-			     KT_STORE("R16", "0x100") KT_STORE("R10", "0x200")
-			     KT_STORE("R12", "0x300") KT_STORE("R15", "0x400")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  ISETP.LT.U32 P0, R0, 0x3 ;\n"
+			      "  BAR.RED.POPC 0x1, 0x0, P0 ;\n"
+			      "  B2R.WARP R6, 0x0 ;\n"
+			      "  BAR.RED.OR 0x1, 0x0, PT ;\n"
+			      "  B2R.RESULT R7, P4 ;\n"
+			      "  R2B.WARP 0x4, R6 ;\n"
+			      "  B2R.RESULT R16, P5 ;\n"
+			      "  B2R.WARP R10 ;\n"
+			      "  MOV R11, 0x1 ;\n"
+			      "  SEL R12, R11, 0x0, P5 ;\n"
+			      "  MOV R13, 0x0 ;\n"
+			      "  R2B.WARP R13 ;\n"
+			      "  B2R.RESULT R14, P5 ;\n"
+			      "  SEL R15, R11, 0x0, P5 ;\n" KT_STORE("R7", "0x0")
+			      KT_STORE("R16", "0x100") KT_STORE("R10", "0x200")
+			      KT_STORE("R12", "0x300") KT_STORE("R15", "0x400")
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 1);  /* OR result */
-	CHECK_EQ(kt_word(&k, 64), 3); /* restored POPC result */
-	CHECK_EQ(kt_word(&k, 128), barst(2, 0, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 3));
-	CHECK_EQ(kt_word(&k, 192), 1); /* pu = acc != 0 */
-	CHECK_EQ(kt_word(&k, 256), 0); /* restored zero word */
+	EXPECT_EQ(1u, kt_word(&k, 0));  /* OR result */
+	EXPECT_EQ(3u, kt_word(&k, 64)); /* restored POPC result */
+	EXPECT_EQ(kt_word(&k, 128), barst(2, 0, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 3));
+	EXPECT_EQ(1u, kt_word(&k, 192)); /* pu = acc != 0 */
+	EXPECT_EQ(0u, kt_word(&k, 256)); /* restored zero word */
 	kt_free(&k);
 }
 
@@ -581,29 +593,30 @@ TEST(exception_count_mismatch_arv_vs_sync)
 	struct kt k;
 	char dis[128];
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA w1 ;\n"
-			     "  BAR.ARV 0x1, 0x40 ;\n"
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.SYNC 0x1, 0x60 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA w1 ;\n"
+			      "  BAR.ARV 0x1, 0x40 ;\n"
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.SYNC 0x1, 0x60 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 96;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAR_COUNT_MISMATCH);
-	CHECK_EQ(k.exc.warp, 1);
-	CHECK_EQ(k.exc.barid, 1);
-	CHECK_EQ(k.exc.info[0], 0x40);
-	CHECK_EQ(k.exc.info[1], 0x60);
-	CHECK_EQ(k.exc.lane_mask, 0xffffffffu);
-	CHECK_EQ(k.exc.pc, 8 * 16); /* prologue 3, 3 setup, ARV, EXIT */
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAR_COUNT_MISMATCH, k.exc.code);
+	EXPECT_EQ(1u, k.exc.warp);
+	EXPECT_EQ(1u, k.exc.barid);
+	EXPECT_EQ(0x40u, k.exc.info[0]);
+	EXPECT_EQ(0x60u, k.exc.info[1]);
+	EXPECT_EQ(0xffffffffu, k.exc.lane_mask);
+	EXPECT_EQ(8u * 16, k.exc.pc); /* prologue 3, 3 setup, ARV, EXIT */
 	vgpu_disasm_insn((const uint64_t[2]){ k.exc.insn[0], k.exc.insn[1] },
 			 k.exc.pc, dis, sizeof(dis));
-	CHECK_CONTAINS(dis, "BAR.SYNC 0x1, 0x60");
-	CHECK_CONTAINS(k.exc.msg, "count 96");
-	CHECK_CONTAINS(k.exc.msg, "expects 64");
+	EXPECT_CONTAINS(dis, "BAR.SYNC 0x1, 0x60");
+	EXPECT_CONTAINS(k.exc.msg, "count 96");
+	EXPECT_CONTAINS(k.exc.msg, "expects 64");
 	kt_free(&k);
 }
 
@@ -611,38 +624,40 @@ TEST(exception_red_on_sync_barrier_is_mode_conflict)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA w1 ;\n"
-			     "  BAR.ARV 0x2, 0x40 ;\n"
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.RED.POPC 0x2, 0x40, PT ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA w1 ;\n"
+			      "  BAR.ARV 0x2, 0x40 ;\n"
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.RED.POPC 0x2, 0x40, PT ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAR_MODE_CONFLICT);
-	CHECK_EQ(k.exc.warp, 1);
-	CHECK_EQ(k.exc.barid, 2);
-	CHECK_EQ(k.exc.info[2], barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
-	CHECK_CONTAINS(k.exc.msg, "BAR.RED on barrier 2 while a BAR.SYNC/BAR.ARV round");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAR_MODE_CONFLICT, k.exc.code);
+	EXPECT_EQ(1u, k.exc.warp);
+	EXPECT_EQ(2u, k.exc.barid);
+	EXPECT_EQ(k.exc.info[2], barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+	EXPECT_CONTAINS(k.exc.msg, "BAR.RED on barrier 2 while a BAR.SYNC/BAR.ARV round");
 	kt_free(&k);
 
 	/* and the other way round: SYNC on a barrier with a RED in progress */
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA w1 ;\n"
-			     "  BAR.RED.AND 0x2, 0x40, PT ;\n"
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.SYNC 0x2, 0x40 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA w1 ;\n"
+			      "  BAR.RED.AND 0x2, 0x40, PT ;\n"
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.SYNC 0x2, 0x40 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAR_MODE_CONFLICT);
-	CHECK_CONTAINS(k.exc.msg, "while a BAR.RED round");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAR_MODE_CONFLICT, k.exc.code);
+	EXPECT_CONTAINS(k.exc.msg, "while a BAR.RED round");
 	kt_free(&k);
 }
 
@@ -650,37 +665,40 @@ TEST(exception_red_op_mismatch_and_bad_register_count)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA w1 ;\n"
-			     "  BAR.RED.AND 0x2, 0x40, PT ;\n"
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.RED.OR 0x2, 0x40, PT ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA w1 ;\n"
+			      "  BAR.RED.AND 0x2, 0x40, PT ;\n"
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.RED.OR 0x2, 0x40, PT ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAR_MODE_CONFLICT);
-	CHECK_CONTAINS(k.exc.msg, "BAR.RED.OR on barrier 2 while a BAR.RED.AND");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAR_MODE_CONFLICT, k.exc.code);
+	EXPECT_CONTAINS(k.exc.msg, "BAR.RED.OR on barrier 2 while a BAR.RED.AND");
 	kt_free(&k);
 
 	/* register count 0x41: not a multiple of 32 */
-	REQUIRE(!kt_load(&k, KT_PROLOGUE "  MOV R5, 0x41 ;\n"
-					 "  BAR.SYNC 0x0, R5 ;\n"
-					 "  EXIT ;\n"));
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAR_BAD_COUNT);
-	CHECK_EQ(k.exc.info[1], 0x41);
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE "  MOV R5, 0x41 ;\n"
+					  "  BAR.SYNC 0x0, R5 ;\n"
+					  "  EXIT ;\n"));
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAR_BAD_COUNT, k.exc.code);
+	EXPECT_EQ(0x41u, k.exc.info[1]);
 	kt_free(&k);
 
 	/* BAR.ARV with a register count of 0 (low 12 bits of 0x1000) */
-	REQUIRE(!kt_load(&k, KT_PROLOGUE "  MOV R5, 0x1000 ;\n"
-					 "  BAR.ARV 0x0, R5 ;\n"
-					 "  EXIT ;\n"));
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAR_BAD_COUNT);
-	CHECK_CONTAINS(k.exc.msg, "count must be > 0");
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE "  MOV R5, 0x1000 ;\n"
+					  "  BAR.ARV 0x0, R5 ;\n"
+					  "  EXIT ;\n"));
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAR_BAD_COUNT, k.exc.code);
+	EXPECT_CONTAINS(k.exc.msg, "count must be > 0");
 	kt_free(&k);
 }
 
@@ -691,43 +709,44 @@ TEST(deadlock_divergent_warp_reaches_bar_sync_twice)
 	 * a partner that has exited. */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
-			     "  @P1 BRA w1 ;\n"
-			     "  S2R R5, SR_LANEID ;\n"
-			     "  ISETP.LT.U32 P0, R5, 0x10 ;\n"
-			     "  @P0 BRA lo ;\n"
-			     "  BAR.SYNC 0x0, 0x40 ;\n"
-			     "  BRA out ;\n"
-			     "lo:\n"
-			     "  BAR.SYNC 0x0, 0x40 ;\n"
-			     "out:\n"
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.SYNC 0x0, 0x40 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P1, R4, 0x0 ;\n"
+			      "  @P1 BRA w1 ;\n"
+			      "  S2R R5, SR_LANEID ;\n"
+			      "  ISETP.LT.U32 P0, R5, 0x10 ;\n"
+			      "  @P0 BRA lo ;\n"
+			      "  BAR.SYNC 0x0, 0x40 ;\n"
+			      "  BRA out ;\n"
+			      "lo:\n"
+			      "  BAR.SYNC 0x0, 0x40 ;\n"
+			      "out:\n"
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.SYNC 0x0, 0x40 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	for (uint64_t s = 0; s <= 20; s++) {
 		k.flags = s ? VGPU_LAUNCH_RANDOM_SCHED : 0;
 		k.seed = s;
-		CHECK_EQ(kt_run(&k), -1);
-		CHECK_EQ(k.exc.code, VGPU_EXC_DEADLOCK);
-		CHECK_EQ(k.exc.warp, 0);
-		CHECK_EQ(k.exc.barid, 0);
-		CHECK_EQ(k.exc.warp_wait[0], 0);
-		CHECK_EQ(k.exc.warp_wait[1], VGPU_WAIT_EXITED);
-		CHECK_EQ(k.exc.warp_wait[2], VGPU_WAIT_ABSENT);
-		CHECK_EQ(k.exc.info[0], 0x40);
-		CHECK_EQ(k.exc.info[1], 0x20);
-		CHECK_CONTAINS(k.exc.msg, "warp 0 waits on barrier 0 (32/64)");
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_DEADLOCK, k.exc.code);
+		EXPECT_EQ(0u, k.exc.warp);
+		EXPECT_EQ(0u, k.exc.barid);
+		EXPECT_EQ(0, k.exc.warp_wait[0]);
+		EXPECT_EQ(VGPU_WAIT_EXITED, k.exc.warp_wait[1]);
+		EXPECT_EQ(VGPU_WAIT_ABSENT, k.exc.warp_wait[2]);
+		EXPECT_EQ(0x40u, k.exc.info[0]);
+		EXPECT_EQ(0x20u, k.exc.info[1]);
+		EXPECT_CONTAINS(k.exc.msg, "warp 0 waits on barrier 0 (32/64)");
 	}
 	/* default schedule: the fall-through half (lanes >= 16, lower pc)
 	 * arrives first and pairs with warp 1; the "lo" half is left alone */
 	k.flags = 0;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.pc, 11 * 16);
-	CHECK_EQ(k.exc.lane_mask, 0x0000ffffu);
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ(11u * 16, k.exc.pc);
+	EXPECT_EQ(0x0000ffffu, k.exc.lane_mask);
 	kt_free(&k);
 }
 
@@ -735,14 +754,14 @@ TEST(deadlock_count_larger_than_cta)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, "  BAR.SYNC 0x7, 0x80 ;\n  EXIT ;\n"));
+	ASSERT_EQ(0, kt_load(&k, "  BAR.SYNC 0x7, 0x80 ;\n  EXIT ;\n"));
 	k.block[0] = 64;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_DEADLOCK);
-	CHECK_EQ(k.exc.barid, 7);
-	CHECK_EQ(k.exc.warp_wait[0], 7);
-	CHECK_EQ(k.exc.warp_wait[1], 7);
-	CHECK_CONTAINS(k.exc.msg, "warp 1 waits on barrier 7 (64/128)");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_DEADLOCK, k.exc.code);
+	EXPECT_EQ(7u, k.exc.barid);
+	EXPECT_EQ(7, k.exc.warp_wait[0]);
+	EXPECT_EQ(7, k.exc.warp_wait[1]);
+	EXPECT_CONTAINS(k.exc.msg, "warp 1 waits on barrier 7 (64/128)");
 	kt_free(&k);
 }
 
@@ -750,22 +769,23 @@ TEST(instruction_budget_stops_runaway_kernel)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, "loop:\n  IADD R1, R1, 0x1 ;\n  BRA loop ;\n"));
+	ASSERT_EQ(0, kt_load(&k, "loop:\n  IADD R1, R1, 0x1 ;\n  BRA loop ;\n"));
 	k.block[0] = 64;
 	k.budget = 1000;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BUDGET);
-	CHECK_EQ(k.exc.info[0], 1000);
-	CHECK_CONTAINS(k.exc.msg, "budget of 1000");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, k.exc.code);
+	EXPECT_EQ(1000u, k.exc.info[0]);
+	EXPECT_CONTAINS(k.exc.msg, "budget of 1000");
 	/* a kernel inside the budget runs */
 	kt_free(&k);
-	REQUIRE(!kt_load(&k, "  MOV R1, 0x3 ;\nloop:\n  ISUB R1, R1, 0x1 ;\n"
-			     "  ISETP.NE.U32 P0, R1, 0x0 ;\n  @P0 BRA loop ;\n  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, "  MOV R1, 0x3 ;\nloop:\n  ISUB R1, R1, 0x1 ;\n"
+			      "  ISETP.NE.U32 P0, R1, 0x0 ;\n  @P0 BRA loop ;\n  EXIT ;\n"));
 	k.budget = 11; /* 1 + 3 * 3 + 1 */
 	KT_RUN_OK(&k);
 	k.budget = 10;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BUDGET);
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, k.exc.code);
 	kt_free(&k);
 }
 
@@ -776,34 +796,35 @@ TEST(tree_reduction_identical_under_100_seeds)
 	/* 256 threads sum tid*3 through shared memory with BAR.SYNC */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared buf, 1024\n" KT_PROLOGUE
-			     "  IMUL R4, R0, 0x3 ;\n"
-			     "  STS.32 [R1], R4 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MOV R5, 0x80 ;\n"
-			     "step:\n"
-			     "  ISETP.LT.U32 P0, R0, R5 ;\n"
-			     "  @!P0 BRA skip ;\n"
-			     "  SHL R6, R5, 0x2 ;\n"
-			     "  IADD R6, R6, R1 ;\n"
-			     "  LDS.32 R7, [R6] ;\n"
-			     "  LDS.32 R4, [R1] ;\n"
-			     "  IADD R4, R4, R7 ;\n"
-			     "  STS.32 [R1], R4 ;\n"
-			     "skip:\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  SHR.U32 R5, R5, 0x1 ;\n"
-			     "  ISETP.NE.U32 P1, R5, 0x0 ;\n"
-			     "  @P1 BRA step ;\n"
-			     "  LDS.32 R4, [0x0] ;\n" KT_STORE("R4", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared buf, 1024\n" KT_PROLOGUE
+			      "  IMUL R4, R0, 0x3 ;\n"
+			      "  STS.32 [R1], R4 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MOV R5, 0x80 ;\n"
+			      "step:\n"
+			      "  ISETP.LT.U32 P0, R0, R5 ;\n"
+			      "  @!P0 BRA skip ;\n"
+			      "  SHL R6, R5, 0x2 ;\n"
+			      "  IADD R6, R6, R1 ;\n"
+			      "  LDS.32 R7, [R6] ;\n"
+			      "  LDS.32 R4, [R1] ;\n"
+			      "  IADD R4, R4, R7 ;\n"
+			      "  STS.32 [R1], R4 ;\n"
+			      "skip:\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  SHR.U32 R5, R5, 0x1 ;\n"
+			      "  ISETP.NE.U32 P1, R5, 0x0 ;\n"
+			      "  @P1 BRA step ;\n"
+			      "  LDS.32 R4, [0x0] ;\n" KT_STORE("R4", "0x0")
+			      "  EXIT ;\n"));
 	k.block[0] = 256;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
 		k.flags = s ? VGPU_LAUNCH_RANDOM_SCHED : 0;
 		k.seed = s;
 		KT_RUN_OK(&k);
-		CHECK_EQ(kt_word(&k, 0), 3 * 255 * 256 / 2);
-		CHECK_EQ(kt_word(&k, 255), 3 * 255 * 256 / 2);
+		EXPECT_EQ(3u * 255 * 256 / 2, kt_word(&k, 0));
+		EXPECT_EQ(3u * 255 * 256 / 2, kt_word(&k, 255));
 	}
 	kt_free(&k);
 }
@@ -814,10 +835,12 @@ TEST(random_schedule_is_reproducible_and_varies)
 	struct kt k;
 	struct vgpu_sm_stats a, b;
 	uint32_t order[2];
+	unsigned differ = 0;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  ATOMG.ADD.U32 R5, [R2+0x1000], R0 ;\n"
-			     KT_STORE("R5", "0x0") "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  ATOMG.ADD.U32 R5, [R2+0x1000], R0 ;\n"
+			      KT_STORE("R5", "0x0") "  EXIT ;\n"));
 	k.block[0] = 256;
 	k.flags = VGPU_LAUNCH_RANDOM_SCHED;
 	for (int i = 0; i < 2; i++) {
@@ -828,21 +851,17 @@ TEST(random_schedule_is_reproducible_and_varies)
 		vgpu_sm_get_stats(k.sm, i ? &b : &a);
 		order[i] = kt_word(&k, 200);
 	}
-	CHECK_EQ(order[0], order[1]);
-	CHECK_EQ(a.warp_insns, b.warp_insns);
-	CHECK_EQ(kt_word(&k, 0x1000 / 4), 255 * 256 / 2);
-	{
-		unsigned differ = 0;
-
-		for (uint64_t s = 1; s <= 10; s++) {
-			memset(k.mem.buf, 0, 0x2000);
-			k.seed = s;
-			KT_RUN_OK(&k);
-			differ += kt_word(&k, 200) != order[0];
-		}
-		CHECK(differ > 0);
+	EXPECT_EQ(order[1], order[0]);
+	EXPECT_EQ(b.warp_insns, a.warp_insns);
+	EXPECT_EQ(255u * 256 / 2, kt_word(&k, 0x1000 / 4));
+	for (uint64_t s = 1; s <= 10; s++) {
+		memset(k.mem.buf, 0, 0x2000);
+		k.seed = s;
+		KT_RUN_OK(&k);
+		differ += kt_word(&k, 200) != order[0];
 	}
+	EXPECT_GT(differ, 0u);
 	kt_free(&k);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

@@ -16,23 +16,24 @@ TEST(cluster_special_registers)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".param ptr out\n"
-			     "  LDP.64 R2, [out] ;\n"
-			     "  S2R R0, SR_TID ;\n"
-			     "  ISETP.NE.U32 P0, R0, 0x0 ;\n"
-			     "  @P0 EXIT ;\n"
-			     "  S2R R4, SR_CTAID.X ;\n"
-			     "  S2R R5, SR_CTAID.Y ;\n"
-			     "  IMAD R4, R5, 0x4, R4 ;\n"      /* linear CTA (grid 4x2) */
-			     "  SHL R4, R4, 0x4 ;\n"
-			     "  IADD R8, R2, R4 ;\n"
-			     "  MOV R9, R3 ;\n"
-			     "  S2R R12, SR_CLUSTER_CTARANK ;\n"
-			     "  S2R R13, SR_CLUSTER_NCTARANK ;\n"
-			     "  S2R R14, SR_CLUSTERID.X ;\n"
-			     "  S2R R15, SR_CLUSTERID.Y ;\n"
-			     "  STG.128 [R8], R12 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".param ptr out\n"
+			      "  LDP.64 R2, [out] ;\n"
+			      "  S2R R0, SR_TID ;\n"
+			      "  ISETP.NE.U32 P0, R0, 0x0 ;\n"
+			      "  @P0 EXIT ;\n"
+			      "  S2R R4, SR_CTAID.X ;\n"
+			      "  S2R R5, SR_CTAID.Y ;\n"
+			      "  IMAD R4, R5, 0x4, R4 ;\n"      /* linear CTA (grid 4x2) */
+			      "  SHL R4, R4, 0x4 ;\n"
+			      "  IADD R8, R2, R4 ;\n"
+			      "  MOV R9, R3 ;\n"
+			      "  S2R R12, SR_CLUSTER_CTARANK ;\n"
+			      "  S2R R13, SR_CLUSTER_NCTARANK ;\n"
+			      "  S2R R14, SR_CLUSTERID.X ;\n"
+			      "  S2R R15, SR_CLUSTERID.Y ;\n"
+			      "  STG.128 [R8], R12 ;\n"
+			      "  EXIT ;\n"));
 	k.grid[0] = 4;
 	k.grid[1] = 2;
 	k.cluster[0] = 2;
@@ -42,10 +43,10 @@ TEST(cluster_special_registers)
 		for (uint32_t x = 0; x < 4; x++) {
 			uint32_t i = (y * 4 + x) * 4;
 
-			CHECK_EQ(kt_word(&k, i), (x % 2) + 2 * (y % 2));
-			CHECK_EQ(kt_word(&k, i + 1), 4);
-			CHECK_EQ(kt_word(&k, i + 2), x / 2);
-			CHECK_EQ(kt_word(&k, i + 3), y / 2);
+			EXPECT_EQ((x % 2) + 2 * (y % 2), kt_word(&k, i));
+			EXPECT_EQ(4u, kt_word(&k, i + 1));
+			EXPECT_EQ(x / 2, kt_word(&k, i + 2));
+			EXPECT_EQ(y / 2, kt_word(&k, i + 3));
 		}
 	kt_free(&k);
 }
@@ -56,27 +57,28 @@ TEST(mapa_distributed_shared_memory_and_cluster_barrier)
 	 * the cluster barrier orders it, each reads what it received */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared buf, 256\n" KT_PROLOGUE
-			     "  S2R R4, SR_CLUSTER_CTARANK ;\n"
-			     "  S2R R5, SR_CLUSTER_NCTARANK ;\n"
-			     "  IADD R6, R4, 0x1 ;\n"
-			     "  ISETP.GE.U32 P0, R6, R5 ;\n"
-			     "  @P0 MOV R6, RZ ;\n"             /* next rank */
-			     "  MAPA R7, R1, R6 ;\n"
-			     "  IMAD R8, R4, 0x64, R0 ;\n"
-			     "  BAR.CLUSTER.ARRIVE ;\n"        /* everyone started */
-			     "  BAR.CLUSTER.WAIT ;\n"
-			     "  STS.32 [R7], R8 ;\n"
-			     "  BAR.CLUSTER.ARRIVE.RELEASE ;\n"
-			     "  BAR.CLUSTER.WAIT.ACQUIRE ;\n"
-			     "  LDS.32 R10, [R1] ;\n"
-			     "  S2R R11, SR_CTAID.X ;\n"
-			     "  SHL R11, R11, 0x8 ;\n"
-			     "  IADD R12, R1, R11 ;\n"
-			     "  IADD R12, R12, R2 ;\n"
-			     "  MOV R13, R3 ;\n"
-			     "  STG.32 [R12], R10 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared buf, 256\n" KT_PROLOGUE
+			      "  S2R R4, SR_CLUSTER_CTARANK ;\n"
+			      "  S2R R5, SR_CLUSTER_NCTARANK ;\n"
+			      "  IADD R6, R4, 0x1 ;\n"
+			      "  ISETP.GE.U32 P0, R6, R5 ;\n"
+			      "  @P0 MOV R6, RZ ;\n"             /* next rank */
+			      "  MAPA R7, R1, R6 ;\n"
+			      "  IMAD R8, R4, 0x64, R0 ;\n"
+			      "  BAR.CLUSTER.ARRIVE ;\n"        /* everyone started */
+			      "  BAR.CLUSTER.WAIT ;\n"
+			      "  STS.32 [R7], R8 ;\n"
+			      "  BAR.CLUSTER.ARRIVE.RELEASE ;\n"
+			      "  BAR.CLUSTER.WAIT.ACQUIRE ;\n"
+			      "  LDS.32 R10, [R1] ;\n"
+			      "  S2R R11, SR_CTAID.X ;\n"
+			      "  SHL R11, R11, 0x8 ;\n"
+			      "  IADD R12, R1, R11 ;\n"
+			      "  IADD R12, R12, R2 ;\n"
+			      "  MOV R13, R3 ;\n"
+			      "  STG.32 [R12], R10 ;\n"
+			      "  EXIT ;\n"));
 	k.grid[0] = 8;
 	k.cluster[0] = 4;
 	k.block[0] = 64;
@@ -87,7 +89,7 @@ TEST(mapa_distributed_shared_memory_and_cluster_barrier)
 		for (uint32_t c = 0; c < 8; c++) {
 			uint32_t rank = c % 4, from = (rank + 3) % 4;
 
-			CHECK_EQ(kt_word(&k, c * 64 + 5), from * 100 + 5);
+			EXPECT_EQ(from * 100 + 5, kt_word(&k, c * 64 + 5));
 		}
 	}
 	kt_free(&k);
@@ -125,7 +127,7 @@ TEST(cluster_wide_mbarrier_every_cta_arrives_on_cta0)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, example4));
+	ASSERT_EQ(0, kt_load(&k, example4));
 	k.grid[0] = 8;
 	k.cluster[0] = 4;
 	k.block[0] = 64;
@@ -134,8 +136,8 @@ TEST(cluster_wide_mbarrier_every_cta_arrives_on_cta0)
 		k.seed = s;
 		KT_RUN_OK(&k);
 		for (uint32_t c = 0; c < 2; c++) /* phase 1, pending reloaded */
-			CHECK_EQ(kt_dword(&k, 2 * c),
-				 256ull | 256ull << 20 | 1ull << 61 | 1ull << 63);
+			EXPECT_EQ(256ull | 256ull << 20 | 1ull << 61 | 1ull << 63,
+				  kt_dword(&k, 2 * c));
 	}
 	kt_free(&k);
 }
@@ -146,32 +148,33 @@ TEST(bulk_copy_into_another_cta_signals_its_mbarrier)
 	 * mbarrier; CTA 0 waits on it and publishes what arrived */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared bar, 16\n.shared buf, 256\n" KT_PROLOGUE
-			     "  S2R R4, SR_CLUSTER_CTARANK ;\n"
-			     "  ISETP.EQ.U32 P0, R0, 0x0 ;\n"
-			     "  ISETP.EQ.U32 P1, R4, 0x0 ;\n"
-			     "  MOV R5, 0x0 ;\n"
-			     "  @P1 BRA cta0 ;\n"
-			     "  BAR.CLUSTER.ARRIVE ;\n"
-			     "  BAR.CLUSTER.WAIT ;\n"          /* CTA 0's mbarrier is set up */
-			     "  MAPA R6, R5, 0x0 ;\n"
-			     "  MOV R7, 0x10 ;\n"
-			     "  MAPA R7, R7, 0x0 ;\n"
-			     "  IADD R8, R2, 0x4000 ;\n"
-			     "  MOV R9, R3 ;\n"
-			     "  MOV R10, 0x100 ;\n"
-			     "  @P0 CP.ASYNC.BULK [R7], [R8], R10, [R6] ;\n"
-			     "  EXIT ;\n"
-			     "cta0:\n"
-			     "  @P0 MBAR.INIT [R5], 0x1 ;\n"
-			     "  @P0 MBAR.ARRIVE.EXPECT_TX _, [R5], 0x100 ;\n"
-			     "  BAR.CLUSTER.ARRIVE ;\n"
-			     "  BAR.CLUSTER.WAIT ;\n"
-			     "wait:\n"
-			     "  MBAR.TRY_WAIT.PARITY P2, [R5], RZ ;\n"
-			     "  @!P2 BRA wait ;\n"
-			     "  LDS.32 R11, [R1+0x10] ;\n" KT_STORE("R11", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared bar, 16\n.shared buf, 256\n" KT_PROLOGUE
+			      "  S2R R4, SR_CLUSTER_CTARANK ;\n"
+			      "  ISETP.EQ.U32 P0, R0, 0x0 ;\n"
+			      "  ISETP.EQ.U32 P1, R4, 0x0 ;\n"
+			      "  MOV R5, 0x0 ;\n"
+			      "  @P1 BRA cta0 ;\n"
+			      "  BAR.CLUSTER.ARRIVE ;\n"
+			      "  BAR.CLUSTER.WAIT ;\n"          /* CTA 0's mbarrier is set up */
+			      "  MAPA R6, R5, 0x0 ;\n"
+			      "  MOV R7, 0x10 ;\n"
+			      "  MAPA R7, R7, 0x0 ;\n"
+			      "  IADD R8, R2, 0x4000 ;\n"
+			      "  MOV R9, R3 ;\n"
+			      "  MOV R10, 0x100 ;\n"
+			      "  @P0 CP.ASYNC.BULK [R7], [R8], R10, [R6] ;\n"
+			      "  EXIT ;\n"
+			      "cta0:\n"
+			      "  @P0 MBAR.INIT [R5], 0x1 ;\n"
+			      "  @P0 MBAR.ARRIVE.EXPECT_TX _, [R5], 0x100 ;\n"
+			      "  BAR.CLUSTER.ARRIVE ;\n"
+			      "  BAR.CLUSTER.WAIT ;\n"
+			      "wait:\n"
+			      "  MBAR.TRY_WAIT.PARITY P2, [R5], RZ ;\n"
+			      "  @!P2 BRA wait ;\n"
+			      "  LDS.32 R11, [R1+0x10] ;\n" KT_STORE("R11", "0x0")
+			      "  EXIT ;\n"));
 	for (uint32_t i = 0; i < 64; i++)
 		kt_set_word(&k, 0x1000 + i, 0xabc000 + i);
 	k.grid[0] = 2;
@@ -181,7 +184,7 @@ TEST(bulk_copy_into_another_cta_signals_its_mbarrier)
 		k.seed = s;
 		KT_RUN_OK(&k);
 		for (uint32_t t = 0; t < 32; t++)
-			CHECK_EQ(kt_word(&k, t), 0xabc000 + t);
+			EXPECT_EQ(0xabc000 + t, kt_word(&k, t));
 	}
 	kt_free(&k);
 }
@@ -192,38 +195,39 @@ TEST(remote_expect_tx_and_complete_tx)
 	 * (count 1, its own arrive) completes only after both */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared bar, 8\n" KT_PROLOGUE
-			     "  S2R R4, SR_CLUSTER_CTARANK ;\n"
-			     "  ISETP.EQ.U32 P1, R4, 0x0 ;\n"
-			     "  MOV R5, 0x0 ;\n"
-			     "  @P1 MBAR.INIT [R5], 0x1 ;\n"
-			     "  BAR.CLUSTER.ARRIVE ;\n"
-			     "  BAR.CLUSTER.WAIT ;\n"
-			     "  @P1 BRA cta0 ;\n"
-			     "  MAPA R6, R5, 0x0 ;\n"
-			     "  MBAR.EXPECT_TX.RELAXED.CLUSTER [R6], 0x30 ;\n"
-			     "  BAR.CLUSTER.ARRIVE ;\n"           /* CTA 0 may arrive now */
-			     "  NANOSLEEP 0x3e8 ;\n"
-			     "  MBAR.COMPLETE_TX [R6], 0x30 ;\n"
-			     "  EXIT ;\n"
-			     "cta0:\n"
-			     "  BAR.CLUSTER.ARRIVE ;\n"
-			     "  BAR.CLUSTER.WAIT ;\n"
-			     "  MBAR.ARRIVE _, [R5] ;\n"
-			     "  S2R R7, SR_CLOCKLO ;\n"
-			     "wait:\n"
-			     "  MBAR.TRY_WAIT.PARITY P2, [R5], RZ ;\n"
-			     "  @!P2 BRA wait ;\n"
-			     "  S2R R8, SR_CLOCKLO ;\n"
-			     "  ISUB R8, R8, R7 ;\n"
-			     "  STG.32 [R2], R8 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared bar, 8\n" KT_PROLOGUE
+			      "  S2R R4, SR_CLUSTER_CTARANK ;\n"
+			      "  ISETP.EQ.U32 P1, R4, 0x0 ;\n"
+			      "  MOV R5, 0x0 ;\n"
+			      "  @P1 MBAR.INIT [R5], 0x1 ;\n"
+			      "  BAR.CLUSTER.ARRIVE ;\n"
+			      "  BAR.CLUSTER.WAIT ;\n"
+			      "  @P1 BRA cta0 ;\n"
+			      "  MAPA R6, R5, 0x0 ;\n"
+			      "  MBAR.EXPECT_TX.RELAXED.CLUSTER [R6], 0x30 ;\n"
+			      "  BAR.CLUSTER.ARRIVE ;\n"           /* CTA 0 may arrive now */
+			      "  NANOSLEEP 0x3e8 ;\n"
+			      "  MBAR.COMPLETE_TX [R6], 0x30 ;\n"
+			      "  EXIT ;\n"
+			      "cta0:\n"
+			      "  BAR.CLUSTER.ARRIVE ;\n"
+			      "  BAR.CLUSTER.WAIT ;\n"
+			      "  MBAR.ARRIVE _, [R5] ;\n"
+			      "  S2R R7, SR_CLOCKLO ;\n"
+			      "wait:\n"
+			      "  MBAR.TRY_WAIT.PARITY P2, [R5], RZ ;\n"
+			      "  @!P2 BRA wait ;\n"
+			      "  S2R R8, SR_CLOCKLO ;\n"
+			      "  ISUB R8, R8, R7 ;\n"
+			      "  STG.32 [R2], R8 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	k.grid[0] = 2;
 	k.cluster[0] = 2;
 	k.flags = SAN;
 	KT_RUN_OK(&k);
-	CHECK(kt_word(&k, 0) >= 1000); /* waited for CTA 1's complete_tx */
+	EXPECT_GE(kt_word(&k, 0), 1000u); /* waited for CTA 1's complete_tx */
 	kt_free(&k);
 }
 
@@ -232,54 +236,56 @@ TEST(cluster_errors)
 	struct kt k;
 
 	/* waiting on another CTA's mbarrier */
-	REQUIRE(!kt_load(&k, ".shared bar, 8\n" KT_PROLOGUE
-			     "  MOV R5, 0x0 ;\n"
-			     "  MOV R6, 0x1 ;\n"
-			     "  MBAR.INIT [R5], R6 ;\n"
-			     "  BAR.CLUSTER.ARRIVE ;\n"
-			     "  BAR.CLUSTER.WAIT ;\n"
-			     "  MAPA R7, R5, 0x1 ;\n"
-			     "  S2R R4, SR_CLUSTER_CTARANK ;\n"
-			     "  ISETP.EQ.U32 P0, R4, 0x0 ;\n"
-			     "  @P0 MBAR.TEST_WAIT.PARITY P1, [R7], RZ ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared bar, 8\n" KT_PROLOGUE
+			      "  MOV R5, 0x0 ;\n"
+			      "  MOV R6, 0x1 ;\n"
+			      "  MBAR.INIT [R5], R6 ;\n"
+			      "  BAR.CLUSTER.ARRIVE ;\n"
+			      "  BAR.CLUSTER.WAIT ;\n"
+			      "  MAPA R7, R5, 0x1 ;\n"
+			      "  S2R R4, SR_CLUSTER_CTARANK ;\n"
+			      "  ISETP.EQ.U32 P0, R4, 0x0 ;\n"
+			      "  @P0 MBAR.TEST_WAIT.PARITY P1, [R7], RZ ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	k.grid[0] = 2;
 	k.cluster[0] = 2;
 	k.flags = SAN;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_MBAR_REMOTE_WAIT);
-	CHECK_CONTAINS(k.exc.msg, "only valid on the CTA's own mbarriers");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_MBAR_REMOTE_WAIT, k.exc.code);
+	EXPECT_CONTAINS(k.exc.msg, "only valid on the CTA's own mbarriers");
 	kt_free(&k);
 
 	/* MAPA past the cluster, and a cluster address past it */
-	REQUIRE(!kt_load(&k, "  MAPA R7, RZ, 0x2 ;\n  EXIT ;\n"));
+	ASSERT_EQ(0, kt_load(&k, "  MAPA R7, RZ, 0x2 ;\n  EXIT ;\n"));
 	k.grid[0] = 2;
 	k.cluster[0] = 2;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_CLUSTER_RANGE);
-	CHECK_CONTAINS(k.exc.msg, "rank 2 of a 2-CTA cluster");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_CLUSTER_RANGE, k.exc.code);
+	EXPECT_CONTAINS(k.exc.msg, "rank 2 of a 2-CTA cluster");
 	kt_free(&k);
-	REQUIRE(!kt_load(&k, ".shared b, 16\n  MOV R7, 0x83000000 ;\n  LDS.32 R8, [R7] ;\n  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared b, 16\n  MOV R7, 0x83000000 ;\n  LDS.32 R8, [R7] ;\n  EXIT ;\n"));
 	k.grid[0] = 2;
 	k.cluster[0] = 2;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_CLUSTER_RANGE);
-	CHECK_EQ(k.exc.addr, 0x83000000u);
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_CLUSTER_RANGE, k.exc.code);
+	EXPECT_EQ(0x83000000u, k.exc.addr);
 	kt_free(&k);
 
 	/* cluster dims must divide the grid and hold at most 16 CTAs */
-	REQUIRE(!kt_load(&k, "  EXIT ;\n"));
+	ASSERT_EQ(0, kt_load(&k, "  EXIT ;\n"));
 	k.grid[0] = 6;
 	k.cluster[0] = 4;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAD_LAUNCH);
-	CHECK_CONTAINS(k.exc.msg, "does not divide");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, k.exc.code);
+	EXPECT_CONTAINS(k.exc.msg, "does not divide");
 	k.grid[0] = 32;
 	k.cluster[0] = 32;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_CONTAINS(k.exc.msg, "more than 16 CTAs");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_CONTAINS(k.exc.msg, "more than 16 CTAs");
 	kt_free(&k);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

@@ -29,41 +29,43 @@ static uint32_t fbits(float f)
 
 TEST(every_table_row_has_behaviour)
 {
-	for (unsigned i = 0; i < VGPU_I__COUNT; i++)
-		if (!vgpu_exec_table[i])
-			TH_FAIL("%s (row %u) has no exec function",
-				vgpu_isa_table[i].mnemonic, i);
+	for (unsigned i = 0; i < VGPU_I__COUNT; i++) {
+		EXPECT_TRUE(vgpu_exec_table[i] != NULL)
+			TH_LOG("%s (row %u) has no exec function",
+			       vgpu_isa_table[i].mnemonic, i);
+	}
 }
 
 TEST(integer_alu)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  IMUL R4, R0, 0x9e3779b9 ;\n"   /* a */
-			     "  MOV R5, 0x7 ;\n"
-			     "  ISUB R5, R5, R0 ;\n"           /* b = 7 - tid */
-			     "  IADD R10, R4, R5 ;\n" KT_STORE("R10", "0x0")
-			     "  ISUB R10, R4, R5 ;\n" KT_STORE("R10", "0x100")
-			     "  IMUL R10, R4, R5 ;\n" KT_STORE("R10", "0x200")
-			     "  IMUL.HI.U32 R10, R4, R5 ;\n" KT_STORE("R10", "0x300")
-			     "  IMUL.HI.S32 R10, R4, R5 ;\n" KT_STORE("R10", "0x400")
-			     "  IMAD R10, R4, R5, R0 ;\n" KT_STORE("R10", "0x500")
-			     "  IMNMX.MIN.S32 R10, R4, R5 ;\n" KT_STORE("R10", "0x600")
-			     "  IMNMX.MAX.U32 R10, R4, R5 ;\n" KT_STORE("R10", "0x700")
-			     "  LOP.AND R10, R4, R5 ;\n" KT_STORE("R10", "0x800")
-			     "  LOP.OR R10, R4, 0xf0f0 ;\n" KT_STORE("R10", "0x900")
-			     "  LOP.XOR R10, R4, R5 ;\n" KT_STORE("R10", "0xa00")
-			     "  SHL R10, R4, R0 ;\n" KT_STORE("R10", "0xb00")
-			     "  SHR.U32 R10, R4, R0 ;\n" KT_STORE("R10", "0xc00")
-			     "  SHR.S32 R10, R4, R0 ;\n" KT_STORE("R10", "0xd00")
-			     "  ISETP.LT.S32 P1, R4, R5 ;\n"
-			     "  SEL R10, R4, R5, P1 ;\n" KT_STORE("R10", "0xe00")
-			     "  ISETP.GT.U32.OR P2, R0, 0x1d, !P1 ;\n"
-			     "  SEL R10, R4, 0x55, P2 ;\n" KT_STORE("R10", "0xf00")
-			     "  ISETP.EQ.U32.XOR P3, R0, 0x3, P1 ;\n"
-			     "  SEL R10, R4, RZ, !P3 ;\n" KT_STORE("R10", "0x1000")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  IMUL R4, R0, 0x9e3779b9 ;\n"   /* a */
+			      "  MOV R5, 0x7 ;\n"
+			      "  ISUB R5, R5, R0 ;\n"           /* b = 7 - tid */
+			      "  IADD R10, R4, R5 ;\n" KT_STORE("R10", "0x0")
+			      "  ISUB R10, R4, R5 ;\n" KT_STORE("R10", "0x100")
+			      "  IMUL R10, R4, R5 ;\n" KT_STORE("R10", "0x200")
+			      "  IMUL.HI.U32 R10, R4, R5 ;\n" KT_STORE("R10", "0x300")
+			      "  IMUL.HI.S32 R10, R4, R5 ;\n" KT_STORE("R10", "0x400")
+			      "  IMAD R10, R4, R5, R0 ;\n" KT_STORE("R10", "0x500")
+			      "  IMNMX.MIN.S32 R10, R4, R5 ;\n" KT_STORE("R10", "0x600")
+			      "  IMNMX.MAX.U32 R10, R4, R5 ;\n" KT_STORE("R10", "0x700")
+			      "  LOP.AND R10, R4, R5 ;\n" KT_STORE("R10", "0x800")
+			      "  LOP.OR R10, R4, 0xf0f0 ;\n" KT_STORE("R10", "0x900")
+			      "  LOP.XOR R10, R4, R5 ;\n" KT_STORE("R10", "0xa00")
+			      "  SHL R10, R4, R0 ;\n" KT_STORE("R10", "0xb00")
+			      "  SHR.U32 R10, R4, R0 ;\n" KT_STORE("R10", "0xc00")
+			      "  SHR.S32 R10, R4, R0 ;\n" KT_STORE("R10", "0xd00")
+			      "  ISETP.LT.S32 P1, R4, R5 ;\n"
+			      "  SEL R10, R4, R5, P1 ;\n" KT_STORE("R10", "0xe00")
+			      "  ISETP.GT.U32.OR P2, R0, 0x1d, !P1 ;\n"
+			      "  SEL R10, R4, 0x55, P2 ;\n" KT_STORE("R10", "0xf00")
+			      "  ISETP.EQ.U32.XOR P3, R0, 0x3, P1 ;\n"
+			      "  SEL R10, R4, RZ, !P3 ;\n" KT_STORE("R10", "0x1000")
+			      "  EXIT ;\n"));
 	k.block[0] = 32;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 32; t++) {
@@ -72,24 +74,24 @@ TEST(integer_alu)
 		bool p3 = (t == 3) != p1;
 		uint32_t sh = t > 31 ? 0 : t;
 
-		CHECK_EQ(kt_word(&k, t), a + b);
-		CHECK_EQ(kt_word(&k, 64 + t), a - b);
-		CHECK_EQ(kt_word(&k, 128 + t), a * b);
-		CHECK_EQ(kt_word(&k, 192 + t), (uint32_t)(((uint64_t)a * b) >> 32));
-		CHECK_EQ(kt_word(&k, 256 + t),
-			 (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32));
-		CHECK_EQ(kt_word(&k, 320 + t), a * b + t);
-		CHECK_EQ(kt_word(&k, 384 + t), (int32_t)a < (int32_t)b ? a : b);
-		CHECK_EQ(kt_word(&k, 448 + t), a > b ? a : b);
-		CHECK_EQ(kt_word(&k, 512 + t), a & b);
-		CHECK_EQ(kt_word(&k, 576 + t), a | 0xf0f0);
-		CHECK_EQ(kt_word(&k, 640 + t), a ^ b);
-		CHECK_EQ(kt_word(&k, 704 + t), a << sh);
-		CHECK_EQ(kt_word(&k, 768 + t), a >> sh);
-		CHECK_EQ(kt_word(&k, 832 + t), (uint32_t)((int32_t)a >> sh));
-		CHECK_EQ(kt_word(&k, 896 + t), p1 ? a : b);
-		CHECK_EQ(kt_word(&k, 960 + t), p2 ? a : 0x55);
-		CHECK_EQ(kt_word(&k, 1024 + t), !p3 ? a : 0);
+		EXPECT_EQ(a + b, kt_word(&k, t));
+		EXPECT_EQ(a - b, kt_word(&k, 64 + t));
+		EXPECT_EQ(a * b, kt_word(&k, 128 + t));
+		EXPECT_EQ((uint32_t)(((uint64_t)a * b) >> 32), kt_word(&k, 192 + t));
+		EXPECT_EQ((uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32),
+			  kt_word(&k, 256 + t));
+		EXPECT_EQ(a * b + t, kt_word(&k, 320 + t));
+		EXPECT_EQ((int32_t)a < (int32_t)b ? a : b, kt_word(&k, 384 + t));
+		EXPECT_EQ(a > b ? a : b, kt_word(&k, 448 + t));
+		EXPECT_EQ(a & b, kt_word(&k, 512 + t));
+		EXPECT_EQ(a | 0xf0f0, kt_word(&k, 576 + t));
+		EXPECT_EQ(a ^ b, kt_word(&k, 640 + t));
+		EXPECT_EQ(a << sh, kt_word(&k, 704 + t));
+		EXPECT_EQ(a >> sh, kt_word(&k, 768 + t));
+		EXPECT_EQ((uint32_t)((int32_t)a >> sh), kt_word(&k, 832 + t));
+		EXPECT_EQ(p1 ? a : b, kt_word(&k, 896 + t));
+		EXPECT_EQ(p2 ? a : 0x55, kt_word(&k, 960 + t));
+		EXPECT_EQ(!p3 ? a : 0, kt_word(&k, 1024 + t));
 	}
 	kt_free(&k);
 }
@@ -98,17 +100,18 @@ TEST(shifts_of_32_or_more)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  MOV R4, 0x80000001 ;\n"
-			     "  SHL R10, R4, 0x20 ;\n" KT_STORE("R10", "0x0")
-			     "  SHR.U32 R10, R4, 0x40 ;\n" KT_STORE("R10", "0x100")
-			     "  SHR.S32 R10, R4, 0x21 ;\n" KT_STORE("R10", "0x200")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  MOV R4, 0x80000001 ;\n"
+			      "  SHL R10, R4, 0x20 ;\n" KT_STORE("R10", "0x0")
+			      "  SHR.U32 R10, R4, 0x40 ;\n" KT_STORE("R10", "0x100")
+			      "  SHR.S32 R10, R4, 0x21 ;\n" KT_STORE("R10", "0x200")
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 0);
-	CHECK_EQ(kt_word(&k, 64), 0);
-	CHECK_EQ(kt_word(&k, 128), 0xffffffffu);
+	EXPECT_EQ(0u, kt_word(&k, 0));
+	EXPECT_EQ(0u, kt_word(&k, 64));
+	EXPECT_EQ(0xffffffffu, kt_word(&k, 128));
 	kt_free(&k);
 }
 
@@ -116,25 +119,26 @@ TEST(float_alu_and_conversions)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  ISUB R4, R0, 0x10 ;\n"
-			     "  I2F.S32 R4, R4 ;\n"             /* x = tid - 16 */
-			     "  FMUL R5, R4, 0.25 ;\n"          /* y = x / 4 */
-			     "  FADD R10, R4, R5 ;\n" KT_STORE("R10", "0x0")
-			     "  FFMA R10, R4, R5, R4 ;\n" KT_STORE("R10", "0x100")
-			     "  FMNMX.MIN R10, R4, R5 ;\n" KT_STORE("R10", "0x200")
-			     "  FSETP.GT P1, R4, R5 ;\n"
-			     "  SEL R10, R4, R5, P1 ;\n" KT_STORE("R10", "0x300")
-			     "  FMUL R6, R4, 1e9 ;\n"
-			     "  F2I.S32 R10, R6 ;\n" KT_STORE("R10", "0x400")
-			     "  F2I.U32 R10, R5 ;\n" KT_STORE("R10", "0x500")
-			     "  I2F.U32 R10, R0 ;\n" KT_STORE("R10", "0x600")
-			     "  MOV R7, 0x7fc00000 ;\n"         /* NaN */
-			     "  F2I.S32 R10, R7 ;\n" KT_STORE("R10", "0x700")
-			     "  FSETP.NE P2, R7, R7 ;\n"
-			     "  FSETP.EQ.OR P3, R7, R7, P2 ;\n"
-			     "  SEL R10, R0, RZ, P3 ;\n" KT_STORE("R10", "0x800")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  ISUB R4, R0, 0x10 ;\n"
+			      "  I2F.S32 R4, R4 ;\n"             /* x = tid - 16 */
+			      "  FMUL R5, R4, 0.25 ;\n"          /* y = x / 4 */
+			      "  FADD R10, R4, R5 ;\n" KT_STORE("R10", "0x0")
+			      "  FFMA R10, R4, R5, R4 ;\n" KT_STORE("R10", "0x100")
+			      "  FMNMX.MIN R10, R4, R5 ;\n" KT_STORE("R10", "0x200")
+			      "  FSETP.GT P1, R4, R5 ;\n"
+			      "  SEL R10, R4, R5, P1 ;\n" KT_STORE("R10", "0x300")
+			      "  FMUL R6, R4, 1e9 ;\n"
+			      "  F2I.S32 R10, R6 ;\n" KT_STORE("R10", "0x400")
+			      "  F2I.U32 R10, R5 ;\n" KT_STORE("R10", "0x500")
+			      "  I2F.U32 R10, R0 ;\n" KT_STORE("R10", "0x600")
+			      "  MOV R7, 0x7fc00000 ;\n"         /* NaN */
+			      "  F2I.S32 R10, R7 ;\n" KT_STORE("R10", "0x700")
+			      "  FSETP.NE P2, R7, R7 ;\n"
+			      "  FSETP.EQ.OR P3, R7, R7, P2 ;\n"
+			      "  SEL R10, R0, RZ, P3 ;\n" KT_STORE("R10", "0x800")
+			      "  EXIT ;\n"));
 	k.block[0] = 32;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 32; t++) {
@@ -143,15 +147,15 @@ TEST(float_alu_and_conversions)
 		int32_t sat = big >= 2147483647.0 ? INT32_MAX :
 			      big <= -2147483648.0 ? INT32_MIN : (int32_t)big;
 
-		CHECK(wf(&k, t) == x + y);
-		CHECK(wf(&k, 64 + t) == fmaf(x, y, x));
-		CHECK(wf(&k, 128 + t) == fminf(x, y));
-		CHECK(wf(&k, 192 + t) == (x > y ? x : y));
-		CHECK_EQ((int32_t)kt_word(&k, 256 + t), sat);
-		CHECK_EQ(kt_word(&k, 320 + t), y <= 0 ? 0 : (uint32_t)y);
-		CHECK_EQ(kt_word(&k, 384 + t), fbits((float)t));
-		CHECK_EQ(kt_word(&k, 448 + t), 0);
-		CHECK_EQ(kt_word(&k, 512 + t), t); /* NaN != NaN */
+		EXPECT_EQ(x + y, wf(&k, t));
+		EXPECT_EQ(wf(&k, 64 + t), fmaf(x, y, x));
+		EXPECT_EQ(wf(&k, 128 + t), fminf(x, y));
+		EXPECT_EQ((x > y ? x : y), wf(&k, 192 + t));
+		EXPECT_EQ(sat, (int32_t)kt_word(&k, 256 + t));
+		EXPECT_EQ(y <= 0 ? 0 : (uint32_t)y, kt_word(&k, 320 + t));
+		EXPECT_EQ(fbits((float)t), kt_word(&k, 384 + t));
+		EXPECT_EQ(0u, kt_word(&k, 448 + t));
+		EXPECT_EQ(t, kt_word(&k, 512 + t)); /* NaN != NaN */
 	}
 	kt_free(&k);
 }
@@ -160,38 +164,39 @@ TEST(special_registers_3d_grid_and_block)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".param ptr out\n"
-			     "  LDP.64 R2, [out] ;\n"
-			     /* linear CTA = x + gx * (y + gy * z) */
-			     "  S2R R4, SR_CTAID.Z ;\n"
-			     "  S2R R5, SR_NCTAID.Y ;\n"
-			     "  S2R R6, SR_CTAID.Y ;\n"
-			     "  IMAD R4, R4, R5, R6 ;\n"
-			     "  S2R R5, SR_NCTAID.X ;\n"
-			     "  S2R R6, SR_CTAID.X ;\n"
-			     "  IMAD R4, R4, R5, R6 ;\n"
-			     "  S2R R5, SR_NTID.X ;\n"
-			     "  S2R R6, SR_NTID.Y ;\n"
-			     "  IMUL R5, R5, R6 ;\n"
-			     "  S2R R6, SR_NTID.Z ;\n"
-			     "  IMUL R5, R5, R6 ;\n"           /* threads per CTA */
-			     "  S2R R0, SR_TID ;\n"
-			     "  IMAD R7, R4, R5, R0 ;\n"       /* global thread index */
-			     "  SHL R7, R7, 0x4 ;\n"           /* 16 bytes each */
-			     "  IADD R8, R2, R7 ;\n"
-			     "  MOV R9, R3 ;\n"
-			     "  S2R R12, SR_TID.X ;\n"
-			     "  S2R R13, SR_TID.Y ;\n"
-			     "  S2R R14, SR_TID.Z ;\n"
-			     "  S2R R15, SR_LANEID ;\n"
-			     "  S2R R16, SR_WARPID ;\n"
-			     "  SHL R16, R16, 0x8 ;\n"
-			     "  LOP.OR R15, R15, R16 ;\n"
-			     "  S2R R16, SR_NWARPS ;\n"
-			     "  SHL R16, R16, 0x10 ;\n"
-			     "  LOP.OR R15, R15, R16 ;\n"
-			     "  STG.128 [R8], R12 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".param ptr out\n"
+			      "  LDP.64 R2, [out] ;\n"
+			      /* linear CTA = x + gx * (y + gy * z) */
+			      "  S2R R4, SR_CTAID.Z ;\n"
+			      "  S2R R5, SR_NCTAID.Y ;\n"
+			      "  S2R R6, SR_CTAID.Y ;\n"
+			      "  IMAD R4, R4, R5, R6 ;\n"
+			      "  S2R R5, SR_NCTAID.X ;\n"
+			      "  S2R R6, SR_CTAID.X ;\n"
+			      "  IMAD R4, R4, R5, R6 ;\n"
+			      "  S2R R5, SR_NTID.X ;\n"
+			      "  S2R R6, SR_NTID.Y ;\n"
+			      "  IMUL R5, R5, R6 ;\n"
+			      "  S2R R6, SR_NTID.Z ;\n"
+			      "  IMUL R5, R5, R6 ;\n"           /* threads per CTA */
+			      "  S2R R0, SR_TID ;\n"
+			      "  IMAD R7, R4, R5, R0 ;\n"       /* global thread index */
+			      "  SHL R7, R7, 0x4 ;\n"           /* 16 bytes each */
+			      "  IADD R8, R2, R7 ;\n"
+			      "  MOV R9, R3 ;\n"
+			      "  S2R R12, SR_TID.X ;\n"
+			      "  S2R R13, SR_TID.Y ;\n"
+			      "  S2R R14, SR_TID.Z ;\n"
+			      "  S2R R15, SR_LANEID ;\n"
+			      "  S2R R16, SR_WARPID ;\n"
+			      "  SHL R16, R16, 0x8 ;\n"
+			      "  LOP.OR R15, R15, R16 ;\n"
+			      "  S2R R16, SR_NWARPS ;\n"
+			      "  SHL R16, R16, 0x10 ;\n"
+			      "  LOP.OR R15, R15, R16 ;\n"
+			      "  STG.128 [R8], R12 ;\n"
+			      "  EXIT ;\n"));
 	k.grid[0] = 2;
 	k.grid[1] = 3;
 	k.grid[2] = 2;
@@ -203,10 +208,10 @@ TEST(special_registers_3d_grid_and_block)
 		for (uint32_t t = 0; t < 60; t++) {
 			uint32_t g = (c * 60 + t) * 4;
 
-			CHECK_EQ(kt_word(&k, g + 0), t % 5);
-			CHECK_EQ(kt_word(&k, g + 1), (t / 5) % 4);
-			CHECK_EQ(kt_word(&k, g + 2), t / 20);
-			CHECK_EQ(kt_word(&k, g + 3), (t % 32) | (t / 32) << 8 | 2u << 16);
+			EXPECT_EQ(t % 5, kt_word(&k, g + 0));
+			EXPECT_EQ((t / 5) % 4, kt_word(&k, g + 1));
+			EXPECT_EQ(t / 20, kt_word(&k, g + 2));
+			EXPECT_EQ((t % 32) | (t / 32) << 8 | 2u << 16, kt_word(&k, g + 3));
 		}
 	kt_free(&k);
 }
@@ -217,33 +222,34 @@ TEST(simt_divergence_loops_and_reconvergence)
 	 * is back together (VOTE.BALLOT sees all 32) */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  LOP.AND R4, R0, 0x7 ;\n"       /* n = tid & 7 */
-			     "  MOV R5, 0x0 ;\n"
-			     "  MOV R6, 0x0 ;\n"
-			     "loop:\n"
-			     "  ISETP.GE.U32 P0, R6, R4 ;\n"
-			     "  @P0 BRA done ;\n"
-			     "  IADD R5, R5, R6 ;\n"
-			     "  IADD R6, R6, 0x1 ;\n"
-			     "  BRA loop ;\n"
-			     "done:\n"
-			     "  LOP.AND R7, R0, 0x1 ;\n"
-			     "  ISETP.EQ.U32 P1, R7, 0x0 ;\n"
-			     "  @P1 BRA even ;\n"
-			     "  LOP.AND R7, R0, 0x2 ;\n"
-			     "  ISETP.EQ.U32 P2, R7, 0x0 ;\n"
-			     "  @P2 BRA odd_a ;\n"
-			     "  IADD R5, R5, 0x3e8 ;\n"        /* odd, bit1 set: +1000 */
-			     "  BRA join ;\n"
-			     "odd_a:\n"
-			     "  IADD R5, R5, 0x7d0 ;\n"        /* odd, bit1 clear: +2000 */
-			     "  BRA join ;\n"
-			     "even:\n"
-			     "  IMUL R5, R5, 0x3 ;\n"
-			     "join:\n"
-			     "  VOTE.BALLOT R10, PT ;\n" KT_STORE("R5", "0x0")
-			     KT_STORE("R10", "0x100") "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  LOP.AND R4, R0, 0x7 ;\n"       /* n = tid & 7 */
+			      "  MOV R5, 0x0 ;\n"
+			      "  MOV R6, 0x0 ;\n"
+			      "loop:\n"
+			      "  ISETP.GE.U32 P0, R6, R4 ;\n"
+			      "  @P0 BRA done ;\n"
+			      "  IADD R5, R5, R6 ;\n"
+			      "  IADD R6, R6, 0x1 ;\n"
+			      "  BRA loop ;\n"
+			      "done:\n"
+			      "  LOP.AND R7, R0, 0x1 ;\n"
+			      "  ISETP.EQ.U32 P1, R7, 0x0 ;\n"
+			      "  @P1 BRA even ;\n"
+			      "  LOP.AND R7, R0, 0x2 ;\n"
+			      "  ISETP.EQ.U32 P2, R7, 0x0 ;\n"
+			      "  @P2 BRA odd_a ;\n"
+			      "  IADD R5, R5, 0x3e8 ;\n"        /* odd, bit1 set: +1000 */
+			      "  BRA join ;\n"
+			      "odd_a:\n"
+			      "  IADD R5, R5, 0x7d0 ;\n"        /* odd, bit1 clear: +2000 */
+			      "  BRA join ;\n"
+			      "even:\n"
+			      "  IMUL R5, R5, 0x3 ;\n"
+			      "join:\n"
+			      "  VOTE.BALLOT R10, PT ;\n" KT_STORE("R5", "0x0")
+			      KT_STORE("R10", "0x100") "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 64; t++) {
@@ -255,8 +261,8 @@ TEST(simt_divergence_loops_and_reconvergence)
 			s += (t & 2) ? 1000 : 2000;
 		else
 			s *= 3;
-		CHECK_EQ(kt_word(&k, t), s);
-		CHECK_EQ(kt_word(&k, 64 + t), 0xffffffffu);
+		EXPECT_EQ(s, kt_word(&k, t));
+		EXPECT_EQ(0xffffffffu, kt_word(&k, 64 + t));
 	}
 	kt_free(&k);
 }
@@ -266,16 +272,17 @@ TEST(guarded_exit_keeps_other_lanes)
 	/* lanes >= 10 exit early; the rest keep running and are never lost */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  ISETP.GE.U32 P0, R0, 0xa ;\n"
-			     "  @P0 EXIT ;\n"
-			     "  VOTE.BALLOT R10, PT ;\n"
-			     "  IADD R10, R10, 0x1 ;\n" KT_STORE("R10", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  ISETP.GE.U32 P0, R0, 0xa ;\n"
+			      "  @P0 EXIT ;\n"
+			      "  VOTE.BALLOT R10, PT ;\n"
+			      "  IADD R10, R10, 0x1 ;\n" KT_STORE("R10", "0x0")
+			      "  EXIT ;\n"));
 	k.block[0] = 32;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 32; t++)
-		CHECK_EQ(kt_word(&k, t), t < 10 ? 0x3ffu + 1 : 0);
+		EXPECT_EQ(t < 10 ? 0x3ffu + 1 : 0, kt_word(&k, t));
 	kt_free(&k);
 }
 
@@ -283,40 +290,41 @@ TEST(loads_and_stores_all_sizes)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared buf, 64\n" KT_PROLOGUE
-			     "  MOV R10, 0x8180ff7f ;\n"
-			     "  MOV R11, 0x11223344 ;\n"
-			     "  MOV R12, 0x55667788 ;\n"
-			     "  MOV R13, 0x99aabbcc ;\n"
-			     "  STS.128 [0x10], R10 ;\n"
-			     "  LDS.U8 R20, [0x10] ;\n"
-			     "  LDS.S8 R21, [0x13] ;\n"
-			     "  LDS.U16 R22, [0x12] ;\n"
-			     "  LDS.S16 R23, [0x12] ;\n"
-			     "  LDS.64 R24, [0x18] ;\n"
-			     "  LDS.128 R28, [0x10] ;\n"
-			     "  STG.128 [R2+0x40], R20 ;\n"
-			     "  STG.64 [R2+0x50], R24 ;\n"
-			     "  STG.128 [R2+0x60], R28 ;\n"
-			     "  STG.U8 [R2+0x71], R10 ;\n"
-			     "  STG.U16 [R2+0x76], R10 ;\n"
-			     "  LDG.64 R32, [R2+0x60] ;\n"
-			     "  STG.64 [R2+0x78], R32 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared buf, 64\n" KT_PROLOGUE
+			      "  MOV R10, 0x8180ff7f ;\n"
+			      "  MOV R11, 0x11223344 ;\n"
+			      "  MOV R12, 0x55667788 ;\n"
+			      "  MOV R13, 0x99aabbcc ;\n"
+			      "  STS.128 [0x10], R10 ;\n"
+			      "  LDS.U8 R20, [0x10] ;\n"
+			      "  LDS.S8 R21, [0x13] ;\n"
+			      "  LDS.U16 R22, [0x12] ;\n"
+			      "  LDS.S16 R23, [0x12] ;\n"
+			      "  LDS.64 R24, [0x18] ;\n"
+			      "  LDS.128 R28, [0x10] ;\n"
+			      "  STG.128 [R2+0x40], R20 ;\n"
+			      "  STG.64 [R2+0x50], R24 ;\n"
+			      "  STG.128 [R2+0x60], R28 ;\n"
+			      "  STG.U8 [R2+0x71], R10 ;\n"
+			      "  STG.U16 [R2+0x76], R10 ;\n"
+			      "  LDG.64 R32, [R2+0x60] ;\n"
+			      "  STG.64 [R2+0x78], R32 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 16), 0x7f);
-	CHECK_EQ(kt_word(&k, 17), 0xffffff81u);
-	CHECK_EQ(kt_word(&k, 18), 0x8180);
-	CHECK_EQ(kt_word(&k, 19), 0xffff8180u);
-	CHECK_EQ(kt_word(&k, 20), 0x55667788);
-	CHECK_EQ(kt_word(&k, 21), 0x99aabbcc);
-	CHECK_EQ(kt_word(&k, 24), 0x8180ff7f);
-	CHECK_EQ(kt_word(&k, 27), 0x99aabbcc);
-	CHECK_EQ(kt_word(&k, 28), 0x7f00);
-	CHECK_EQ(kt_word(&k, 29), 0xff7f0000u);
-	CHECK_EQ(kt_word(&k, 30), 0x8180ff7f);
-	CHECK_EQ(kt_word(&k, 31), 0x11223344);
+	EXPECT_EQ(0x7fu, kt_word(&k, 16));
+	EXPECT_EQ(0xffffff81u, kt_word(&k, 17));
+	EXPECT_EQ(0x8180u, kt_word(&k, 18));
+	EXPECT_EQ(0xffff8180u, kt_word(&k, 19));
+	EXPECT_EQ(0x55667788u, kt_word(&k, 20));
+	EXPECT_EQ(0x99aabbcc, kt_word(&k, 21));
+	EXPECT_EQ(0x8180ff7f, kt_word(&k, 24));
+	EXPECT_EQ(0x99aabbcc, kt_word(&k, 27));
+	EXPECT_EQ(0x7f00u, kt_word(&k, 28));
+	EXPECT_EQ(0xff7f0000u, kt_word(&k, 29));
+	EXPECT_EQ(0x8180ff7f, kt_word(&k, 30));
+	EXPECT_EQ(0x11223344u, kt_word(&k, 31));
 	kt_free(&k);
 }
 
@@ -324,17 +332,18 @@ TEST(parameters_and_rz)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".param ptr out\n.param u32 a\n.param u32 b\n"
-			     "  LDP.64 R2, [out] ;\n"
-			     "  LDP.32 R4, [a] ;\n"
-			     "  LDP.32 R5, [b] ;\n"
-			     "  IADD R6, R4, R5 ;\n"
-			     "  IADD RZ, R4, R5 ;\n"          /* discarded */
-			     "  IADD R7, RZ, 0x5 ;\n"
-			     "  STG.32 [R2], R6 ;\n"
-			     "  STG.32 [R2+0x4], R7 ;\n"
-			     "  STG.64 [R2+0x8], RZ ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".param ptr out\n.param u32 a\n.param u32 b\n"
+			      "  LDP.64 R2, [out] ;\n"
+			      "  LDP.32 R4, [a] ;\n"
+			      "  LDP.32 R5, [b] ;\n"
+			      "  IADD R6, R4, R5 ;\n"
+			      "  IADD RZ, R4, R5 ;\n"          /* discarded */
+			      "  IADD R7, RZ, 0x5 ;\n"
+			      "  STG.32 [R2], R6 ;\n"
+			      "  STG.32 [R2+0x4], R7 ;\n"
+			      "  STG.64 [R2+0x8], RZ ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	k.args[0] = 40;
 	k.args[1] = 2;
@@ -342,54 +351,52 @@ TEST(parameters_and_rz)
 	kt_set_word(&k, 2, 0xdead);
 	kt_set_word(&k, 3, 0xbeef);
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 42);
-	CHECK_EQ(kt_word(&k, 1), 5);
-	CHECK_EQ(kt_word(&k, 2), 0);
-	CHECK_EQ(kt_word(&k, 3), 0);
+	EXPECT_EQ(42u, kt_word(&k, 0));
+	EXPECT_EQ(5u, kt_word(&k, 1));
+	EXPECT_EQ(0u, kt_word(&k, 2));
+	EXPECT_EQ(0u, kt_word(&k, 3));
 	kt_free(&k);
 }
 
 TEST(atomics_global_and_shared_across_ctas)
 {
+	uint32_t x = 0;
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, ".shared cnt, 16\n" KT_PROLOGUE
-			     "  MOV R4, 0x1 ;\n"
-			     "  ATOMG.ADD.U32 RZ, [R2+0x0], R4 ;\n"
-			     "  ATOMG.MAX.S32 RZ, [R2+0x4], R0 ;\n"
-			     "  ISUB R5, RZ, R0 ;\n"
-			     "  ATOMG.MIN.S32 RZ, [R2+0x8], R5 ;\n"
-			     "  ATOMG.OR.U32 RZ, [R2+0xc], R0 ;\n"
-			     "  ATOMS.ADD.U32 R6, [0x0], R4 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  LDS.32 R7, [0x0] ;\n"
-			     "  ISETP.EQ.U32 P0, R0, 0x0 ;\n"
-			     "  @P0 ATOMG.ADD.U32 RZ, [R2+0x10], R7 ;\n"
-			     /* CAS: only the thread whose compare matches wins */
-			     "  ATOMG.CAS R9, [R2+0x14], R0, R4 ;\n"
-			     "  ATOMS.CAS R10, [0x4], RZ, R0 ;\n"
-			     "  ATOMS.EXCH.U32 R11, [0x8], R0 ;\n"
-			     "  ATOMS.XOR.U32 RZ, [0xc], R0 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  LDS.32 R12, [0xc] ;\n"
-			     "  @P0 STG.32 [R2+0x18], R12 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, ".shared cnt, 16\n" KT_PROLOGUE
+			      "  MOV R4, 0x1 ;\n"
+			      "  ATOMG.ADD.U32 RZ, [R2+0x0], R4 ;\n"
+			      "  ATOMG.MAX.S32 RZ, [R2+0x4], R0 ;\n"
+			      "  ISUB R5, RZ, R0 ;\n"
+			      "  ATOMG.MIN.S32 RZ, [R2+0x8], R5 ;\n"
+			      "  ATOMG.OR.U32 RZ, [R2+0xc], R0 ;\n"
+			      "  ATOMS.ADD.U32 R6, [0x0], R4 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  LDS.32 R7, [0x0] ;\n"
+			      "  ISETP.EQ.U32 P0, R0, 0x0 ;\n"
+			      "  @P0 ATOMG.ADD.U32 RZ, [R2+0x10], R7 ;\n"
+			      /* CAS: only the thread whose compare matches wins */
+			      "  ATOMG.CAS R9, [R2+0x14], R0, R4 ;\n"
+			      "  ATOMS.CAS R10, [0x4], RZ, R0 ;\n"
+			      "  ATOMS.EXCH.U32 R11, [0x8], R0 ;\n"
+			      "  ATOMS.XOR.U32 RZ, [0xc], R0 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  LDS.32 R12, [0xc] ;\n"
+			      "  @P0 STG.32 [R2+0x18], R12 ;\n"
+			      "  EXIT ;\n"));
 	k.grid[0] = 3;
 	k.block[0] = 100;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 300);
-	CHECK_EQ(kt_word(&k, 1), 99);
-	CHECK_EQ((int32_t)kt_word(&k, 2), -99);
-	CHECK_EQ(kt_word(&k, 3), 127);
-	CHECK_EQ(kt_word(&k, 4), 300); /* each CTA's shared counter saw 100 */
-	CHECK_EQ(kt_word(&k, 5), 1);   /* 0 -> 1 by tid 0, then 1 -> 1 by tid 1 */
-	{
-		uint32_t x = 0;
-
-		for (uint32_t t = 0; t < 100; t++)
-			x ^= t;
-		CHECK_EQ(kt_word(&k, 6), x);
-	}
+	EXPECT_EQ(300u, kt_word(&k, 0));
+	EXPECT_EQ(99u, kt_word(&k, 1));
+	EXPECT_EQ(-99, (int32_t)kt_word(&k, 2));
+	EXPECT_EQ(127u, kt_word(&k, 3));
+	EXPECT_EQ(300u, kt_word(&k, 4)); /* each CTA's shared counter saw 100 */
+	EXPECT_EQ(1u, kt_word(&k, 5));   /* 0 -> 1 by tid 0, then 1 -> 1 by tid 1 */
+	for (uint32_t t = 0; t < 100; t++)
+		x ^= t;
+	EXPECT_EQ(x, kt_word(&k, 6));
 	kt_free(&k);
 }
 
@@ -397,47 +404,48 @@ TEST(vote_and_shuffle)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  ISETP.LT.U32 P0, R0, 0x5 ;\n"
-			     "  VOTE.ANY P1, P0 ;\n"
-			     "  VOTE.ALL P2, P0 ;\n"
-			     "  VOTE.ALL P3, !P2 ;\n"
-			     "  VOTE.BALLOT R10, P0 ;\n"
-			     "  MOV R11, 0x1 ;\n"
-			     "  SEL R12, R11, RZ, P1 ;\n"
-			     "  SEL R13, R11, RZ, P2 ;\n"
-			     "  SEL R14, R11, RZ, P3 ;\n"
-			     "  SHL R12, R12, 0x1 ;\n"
-			     "  LOP.OR R12, R12, R13 ;\n"
-			     "  SHL R12, R12, 0x1 ;\n"
-			     "  LOP.OR R12, R12, R14 ;\n" KT_STORE("R10", "0x0")
-			     KT_STORE("R12", "0x100")
-			     /* butterfly sum of tid over the warp */
-			     "  MOV R15, R0 ;\n"
-			     "  SHFL.BFLY R16, R15, 0x10 ;\n"
-			     "  IADD R15, R15, R16 ;\n"
-			     "  SHFL.BFLY R16, R15, 0x8 ;\n"
-			     "  IADD R15, R15, R16 ;\n"
-			     "  SHFL.BFLY R16, R15, 0x4 ;\n"
-			     "  IADD R15, R15, R16 ;\n"
-			     "  SHFL.BFLY R16, R15, 0x2 ;\n"
-			     "  IADD R15, R15, R16 ;\n"
-			     "  SHFL.BFLY R16, R15, 0x1 ;\n"
-			     "  IADD R15, R15, R16 ;\n" KT_STORE("R15", "0x200")
-			     "  SHFL.UP R17, R0, 0x3 ;\n" KT_STORE("R17", "0x300")
-			     "  MOV R18, 0x7 ;\n"
-			     "  SHFL.DOWN R17, R0, R18 ;\n" KT_STORE("R17", "0x400")
-			     "  SHFL.IDX R17, R0, 0x1f ;\n" KT_STORE("R17", "0x500")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  ISETP.LT.U32 P0, R0, 0x5 ;\n"
+			      "  VOTE.ANY P1, P0 ;\n"
+			      "  VOTE.ALL P2, P0 ;\n"
+			      "  VOTE.ALL P3, !P2 ;\n"
+			      "  VOTE.BALLOT R10, P0 ;\n"
+			      "  MOV R11, 0x1 ;\n"
+			      "  SEL R12, R11, RZ, P1 ;\n"
+			      "  SEL R13, R11, RZ, P2 ;\n"
+			      "  SEL R14, R11, RZ, P3 ;\n"
+			      "  SHL R12, R12, 0x1 ;\n"
+			      "  LOP.OR R12, R12, R13 ;\n"
+			      "  SHL R12, R12, 0x1 ;\n"
+			      "  LOP.OR R12, R12, R14 ;\n" KT_STORE("R10", "0x0")
+			      KT_STORE("R12", "0x100")
+			      /* butterfly sum of tid over the warp */
+			      "  MOV R15, R0 ;\n"
+			      "  SHFL.BFLY R16, R15, 0x10 ;\n"
+			      "  IADD R15, R15, R16 ;\n"
+			      "  SHFL.BFLY R16, R15, 0x8 ;\n"
+			      "  IADD R15, R15, R16 ;\n"
+			      "  SHFL.BFLY R16, R15, 0x4 ;\n"
+			      "  IADD R15, R15, R16 ;\n"
+			      "  SHFL.BFLY R16, R15, 0x2 ;\n"
+			      "  IADD R15, R15, R16 ;\n"
+			      "  SHFL.BFLY R16, R15, 0x1 ;\n"
+			      "  IADD R15, R15, R16 ;\n" KT_STORE("R15", "0x200")
+			      "  SHFL.UP R17, R0, 0x3 ;\n" KT_STORE("R17", "0x300")
+			      "  MOV R18, 0x7 ;\n"
+			      "  SHFL.DOWN R17, R0, R18 ;\n" KT_STORE("R17", "0x400")
+			      "  SHFL.IDX R17, R0, 0x1f ;\n" KT_STORE("R17", "0x500")
+			      "  EXIT ;\n"));
 	k.block[0] = 32;
 	KT_RUN_OK(&k);
 	for (uint32_t t = 0; t < 32; t++) {
-		CHECK_EQ(kt_word(&k, t), 0x1f);
-		CHECK_EQ(kt_word(&k, 64 + t), 0x5); /* any=1, all=0, all(!all)=1 */
-		CHECK_EQ(kt_word(&k, 128 + t), 31 * 32 / 2);
-		CHECK_EQ(kt_word(&k, 192 + t), t >= 3 ? t - 3 : t);
-		CHECK_EQ(kt_word(&k, 256 + t), t + 7 < 32 ? t + 7 : t);
-		CHECK_EQ(kt_word(&k, 320 + t), 31);
+		EXPECT_EQ(0x1fu, kt_word(&k, t));
+		EXPECT_EQ(0x5u, kt_word(&k, 64 + t)); /* any=1, all=0, all(!all)=1 */
+		EXPECT_EQ(31u * 32 / 2, kt_word(&k, 128 + t));
+		EXPECT_EQ(t >= 3 ? t - 3 : t, kt_word(&k, 192 + t));
+		EXPECT_EQ(t + 7 < 32 ? t + 7 : t, kt_word(&k, 256 + t));
+		EXPECT_EQ(31u, kt_word(&k, 320 + t));
 	}
 	kt_free(&k);
 }
@@ -446,112 +454,157 @@ TEST(nanosleep_lets_other_warps_run_and_advances_clock)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_WARPID ;\n"
-			     "  ISETP.NE.U32 P0, R4, 0x0 ;\n"
-			     "  @P0 BRA other ;\n"
-			     "  S2R R5, SR_CLOCKLO ;\n"
-			     "  NANOSLEEP 0x2710 ;\n"
-			     "  S2R R6, SR_CLOCKLO ;\n"
-			     "  ISUB R6, R6, R5 ;\n"
-			     "  LDG.32 R7, [R2+0x400] ;\n" /* written by warp 1 */
-			     KT_STORE("R6", "0x0") KT_STORE("R7", "0x100")
-			     "  EXIT ;\n"
-			     "other:\n"
-			     "  MOV R7, 0x77 ;\n"
-			     "  STG.32 [R2+0x400], R7 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_WARPID ;\n"
+			      "  ISETP.NE.U32 P0, R4, 0x0 ;\n"
+			      "  @P0 BRA other ;\n"
+			      "  S2R R5, SR_CLOCKLO ;\n"
+			      "  NANOSLEEP 0x2710 ;\n"
+			      "  S2R R6, SR_CLOCKLO ;\n"
+			      "  ISUB R6, R6, R5 ;\n"
+			      "  LDG.32 R7, [R2+0x400] ;\n" /* written by warp 1 */
+			      KT_STORE("R6", "0x0") KT_STORE("R7", "0x100")
+			      "  EXIT ;\n"
+			      "other:\n"
+			      "  MOV R7, 0x77 ;\n"
+			      "  STG.32 [R2+0x400], R7 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
-	CHECK(kt_word(&k, 0) >= 10000);
-	CHECK_EQ(kt_word(&k, 64), 0x77);
+	EXPECT_GE(kt_word(&k, 0), 10000u);
+	EXPECT_EQ(0x77u, kt_word(&k, 64));
 	kt_free(&k);
 }
 
-/* ---- Exceptions ---- */
+/*
+ * ---- Exceptions ----
+ *
+ * One kernel per variant and the record it raises: code, pc, address and
+ * a piece of the message.
+ */
 
-static void expect_exc(const char *src, uint32_t block, uint32_t code,
-		       uint32_t pc, uint64_t addr, const char *msg)
-{
+FIXTURE(exception) {
 	struct kt k;
+};
 
-	if (kt_load(&k, src)) {
-		TH_FAIL("load failed");
-		kt_free(&k);
-		return;
-	}
-	k.block[0] = block;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, code);
-	CHECK_EQ(k.exc.pc, pc);
-	CHECK_EQ(k.exc.addr, addr);
-	CHECK_CONTAINS(k.exc.msg, msg);
-	kt_free(&k);
+FIXTURE_VARIANT(exception) {
+	const char *src;
+	uint32_t block, code, pc;
+	uint64_t addr;
+	const char *msg;
+};
+
+/* optype 0 is never valid; a reserved bit set on a NOP neither; both
+ * raise even under a false guard */
+FIXTURE_VARIANT_ADD(exception, illegal_instruction_optype_0) {
+	.src = "  NOP ;\n  .word 0x0, 0x0 ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_ILLEGAL_INSTR, .pc = 16, .addr = 0,
+	.msg = "illegal instruction",
+};
+
+FIXTURE_VARIANT_ADD(exception, illegal_instruction_reserved_bit) {
+	.src = "  .word 0x1, 0x8000000000000000 ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_ILLEGAL_INSTR, .pc = 0, .addr = 0,
+	.msg = "0x8000000000000000",
+};
+
+FIXTURE_VARIANT_ADD(exception, shared_memory_range) {
+	.src = ".shared b, 64\n  MOV R1, 0x40 ;\n  LDS.32 R2, [R1] ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_SMEM_RANGE, .pc = 16, .addr = 0x40,
+	.msg = "outside its 0x40 bytes",
+};
+
+FIXTURE_VARIANT_ADD(exception, shared_memory_alignment_4) {
+	.src = ".shared b, 64\n  STS.32 [0x3e], RZ ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_MISALIGNED, .pc = 0, .addr = 0x3e,
+	.msg = "not 4-byte aligned",
+};
+
+FIXTURE_VARIANT_ADD(exception, shared_memory_alignment_16) {
+	.src = ".shared b, 64\n  LDS.128 R4, [0x8] ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_MISALIGNED, .pc = 0, .addr = 0x8,
+	.msg = "16-byte",
+};
+
+FIXTURE_VARIANT_ADD(exception, global_fault_write) {
+	.src = KT_PROLOGUE "  STG.32 [R2+0x100000], R0 ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_GLOBAL_FAULT, .pc = 48,
+	.addr = GMEM_BASE + 0x100000, .msg = "write",
+};
+
+FIXTURE_VARIANT_ADD(exception, global_fault_read) {
+	.src = "  LDG.32 R4, [RZ+0x10] ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_GLOBAL_FAULT, .pc = 0, .addr = 0x10,
+	.msg = "read",
+};
+
+FIXTURE_VARIANT_ADD(exception, param_range) {
+	.src = "  LDP.32 R4, [0x8] ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_PARAM_RANGE, .pc = 0, .addr = 8,
+	.msg = "parameter",
+};
+
+/* falling off the end, and a branch outside the program */
+FIXTURE_VARIANT_ADD(exception, pc_range_past_the_end) {
+	.src = "  NOP ;\n",
+	.block = 32, .code = VGPU_EXC_PC_RANGE, .pc = 16, .addr = 0,
+	.msg = "past the end",
+};
+
+FIXTURE_VARIANT_ADD(exception, pc_range_branch_target) {
+	.src = "  .word 0x100000007130, 0x0 ;\n  EXIT ;\n",
+	.block = 32, .code = VGPU_EXC_PC_RANGE, .pc = 0, .addr = 0x1000,
+	.msg = "branch target 0x1000",
+};
+
+FIXTURE_SETUP(exception)
+{
+	ASSERT_EQ(0, kt_load(&self->k, variant->src));
+	self->k.block[0] = variant->block;
 }
 
-TEST(exception_illegal_instruction)
+FIXTURE_TEARDOWN(exception)
 {
-	/* optype 0 is never valid; a reserved bit set on a NOP neither; both
-	 * raise even under a false guard */
-	expect_exc("  NOP ;\n  .word 0x0, 0x0 ;\n  EXIT ;\n", 32,
-		   VGPU_EXC_ILLEGAL_INSTR, 16, 0, "illegal instruction");
-	expect_exc("  .word 0x1, 0x8000000000000000 ;\n  EXIT ;\n", 32,
-		   VGPU_EXC_ILLEGAL_INSTR, 0, 0, "0x8000000000000000");
+	kt_free(&self->k);
 }
 
-TEST(exception_shared_memory_range_and_alignment)
+TEST_F(exception, raised)
 {
-	expect_exc(".shared b, 64\n  MOV R1, 0x40 ;\n  LDS.32 R2, [R1] ;\n  EXIT ;\n",
-		   32, VGPU_EXC_SMEM_RANGE, 16, 0x40, "outside its 0x40 bytes");
-	expect_exc(".shared b, 64\n  STS.32 [0x3e], RZ ;\n  EXIT ;\n", 32,
-		   VGPU_EXC_MISALIGNED, 0, 0x3e, "not 4-byte aligned");
-	expect_exc(".shared b, 64\n  LDS.128 R4, [0x8] ;\n  EXIT ;\n", 32,
-		   VGPU_EXC_MISALIGNED, 0, 0x8, "16-byte");
-}
-
-TEST(exception_global_fault_and_param_range)
-{
-	expect_exc(KT_PROLOGUE "  STG.32 [R2+0x100000], R0 ;\n  EXIT ;\n", 32,
-		   VGPU_EXC_GLOBAL_FAULT, 48, GMEM_BASE + 0x100000, "write");
-	expect_exc("  LDG.32 R4, [RZ+0x10] ;\n  EXIT ;\n", 32,
-		   VGPU_EXC_GLOBAL_FAULT, 0, 0x10, "read");
-	expect_exc("  LDP.32 R4, [0x8] ;\n  EXIT ;\n", 32, VGPU_EXC_PARAM_RANGE,
-		   0, 8, "parameter");
-}
-
-TEST(exception_pc_range)
-{
-	/* falling off the end, and a branch outside the program */
-	expect_exc("  NOP ;\n", 32, VGPU_EXC_PC_RANGE, 16, 0, "past the end");
-	expect_exc("  .word 0x100000007130, 0x0 ;\n  EXIT ;\n", 32,
-		   VGPU_EXC_PC_RANGE, 0, 0x1000, "branch target 0x1000");
+	EXPECT_EQ(-1, kt_run(&self->k));
+	EXPECT_EQ(variant->code, self->k.exc.code);
+	EXPECT_EQ(variant->pc, self->k.exc.pc);
+	EXPECT_EQ(variant->addr, self->k.exc.addr);
+	EXPECT_CONTAINS(self->k.exc.msg, variant->msg);
 }
 
 TEST(exception_record_names_cta_warp_and_lanes)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, KT_PROLOGUE
-			     "  S2R R4, SR_CTAID.X ;\n"
-			     "  ISETP.EQ.U32 P0, R4, 0x2 ;\n"
-			     "  S2R R5, SR_LANEID ;\n"
-			     "  ISETP.EQ.U32.AND P0, R5, 0x5, P0 ;\n"
-			     "  S2R R6, SR_WARPID ;\n"
-			     "  ISETP.EQ.U32.AND P0, R6, 0x1, P0 ;\n"
-			     "  @P0 LDG.32 R7, [RZ] ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_CTAID.X ;\n"
+			      "  ISETP.EQ.U32 P0, R4, 0x2 ;\n"
+			      "  S2R R5, SR_LANEID ;\n"
+			      "  ISETP.EQ.U32.AND P0, R5, 0x5, P0 ;\n"
+			      "  S2R R6, SR_WARPID ;\n"
+			      "  ISETP.EQ.U32.AND P0, R6, 0x1, P0 ;\n"
+			      "  @P0 LDG.32 R7, [RZ] ;\n"
+			      "  EXIT ;\n"));
 	k.grid[0] = 4;
 	k.block[0] = 64;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_GLOBAL_FAULT);
-	CHECK_EQ(k.exc.cta[0], 2);
-	CHECK_EQ(k.exc.warp, 1);
-	CHECK_EQ(k.exc.lane_mask, 1u << 5);
-	CHECK_EQ(k.exc.pc, 9 * 16);
-	CHECK_EQ(vgpu_get(((const uint64_t[2]){ k.exc.insn[0], k.exc.insn[1] }),
-			  VGPU_F_OPTYPE), VGPU_OPT_LDG);
-	CHECK_EQ(k.exc.warp_wait[0], VGPU_WAIT_EXITED); /* ran its slice first */
-	CHECK_EQ(k.exc.warp_wait[2], VGPU_WAIT_ABSENT);
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_GLOBAL_FAULT, k.exc.code);
+	EXPECT_EQ(2u, k.exc.cta[0]);
+	EXPECT_EQ(1u, k.exc.warp);
+	EXPECT_EQ(1u << 5, k.exc.lane_mask);
+	EXPECT_EQ(9u * 16, k.exc.pc);
+	EXPECT_EQ((uint64_t)VGPU_OPT_LDG,
+		  vgpu_get(((const uint64_t[2]){ k.exc.insn[0], k.exc.insn[1] }),
+			   VGPU_F_OPTYPE));
+	EXPECT_EQ(VGPU_WAIT_EXITED, k.exc.warp_wait[0]); /* ran its slice first */
+	EXPECT_EQ(VGPU_WAIT_ABSENT, k.exc.warp_wait[2]);
 	kt_free(&k);
 }
 
@@ -559,24 +612,24 @@ TEST(launch_validation)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, "  EXIT ;\n"));
+	ASSERT_EQ(0, kt_load(&k, "  EXIT ;\n"));
 	k.block[0] = 1025;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAD_LAUNCH);
-	CHECK_CONTAINS(k.exc.msg, "1025 threads");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, k.exc.code);
+	EXPECT_CONTAINS(k.exc.msg, "1025 threads");
 	k.block[0] = 32;
 	k.block[1] = 0;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_EQ(k.exc.code, VGPU_EXC_BAD_LAUNCH);
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, k.exc.code);
 	k.block[1] = 1;
 	k.smem = VGPU_DEFAULT_SMEM_PER_SM + 1;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_CONTAINS(k.exc.msg, "shared memory");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_CONTAINS(k.exc.msg, "shared memory");
 	k.smem = VGPU_DEFAULT_SMEM_PER_SM;
 	KT_RUN_OK(&k);
 	k.flags = 0x80;
-	CHECK_EQ(kt_run(&k), -1);
-	CHECK_CONTAINS(k.exc.msg, "unknown launch flags");
+	EXPECT_EQ(-1, kt_run(&k));
+	EXPECT_CONTAINS(k.exc.msg, "unknown launch flags");
 	kt_free(&k);
 }
 
@@ -586,11 +639,11 @@ TEST(prog_load_rejects_bad_sizes_and_counts_registers)
 	uint8_t code[32] = { 0 };
 	struct kt k;
 
-	CHECK_EQ(vgpu_prog_load(code, 0, &p), -EINVAL);
-	CHECK_EQ(vgpu_prog_load(code, 17, &p), -EINVAL);
-	CHECK_EQ(vgpu_prog_load(NULL, 16, &p), -EINVAL);
-	REQUIRE(!kt_load(&k, "  LDS.128 R10, [RZ] ;\n  IADD R2, RZ, R3 ;\n  EXIT ;\n"));
-	CHECK_EQ(vgpu_prog_nregs(k.prog), 14);
+	EXPECT_EQ(-EINVAL, vgpu_prog_load(code, 0, &p));
+	EXPECT_EQ(-EINVAL, vgpu_prog_load(code, 17, &p));
+	EXPECT_EQ(-EINVAL, vgpu_prog_load(NULL, 16, &p));
+	ASSERT_EQ(0, kt_load(&k, "  LDS.128 R10, [RZ] ;\n  IADD R2, RZ, R3 ;\n  EXIT ;\n"));
+	EXPECT_EQ(14u, vgpu_prog_nregs(k.prog));
 	kt_free(&k);
 }
 
@@ -599,7 +652,7 @@ TEST(cta_state_bytes_scales_with_threads_and_smem)
 	struct kt k;
 	struct vgpu_launch l = { 0 };
 
-	REQUIRE(!kt_load(&k, "  IADD R15, R15, 0x1 ;\n  EXIT ;\n"));
+	ASSERT_EQ(0, kt_load(&k, "  IADD R15, R15, 0x1 ;\n  EXIT ;\n"));
 	l.prog = k.prog;
 	l.block[0] = 1024;
 	l.block[1] = l.block[2] = 1;
@@ -607,11 +660,10 @@ TEST(cta_state_bytes_scales_with_threads_and_smem)
 	l.block[0] = 32;
 	size_t small = vgpu_sm_cta_state_bytes(&l);
 	/* 31 more warps of (16 + zero + scratch) rows x 32 lanes x 4 bytes */
-	CHECK_EQ(big - small,
-		 31 * (16 + VGPU_ZERO_ROWS + VGPU_SCRATCH_ROWS) * 32 * 4);
+	EXPECT_EQ(31 * (16 + VGPU_ZERO_ROWS + VGPU_SCRATCH_ROWS) * 32 * 4, big - small);
 	l.smem_bytes = 1000;
-	CHECK_EQ(vgpu_sm_cta_state_bytes(&l) - small, 1000);
+	EXPECT_EQ(1000u, vgpu_sm_cta_state_bytes(&l) - small);
 	kt_free(&k);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

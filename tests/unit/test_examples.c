@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "kselftest_host.h"
 
 #define NSEEDS 100
 
@@ -78,25 +78,26 @@ static char *run(const char *flags, const char *extra, const char *file,
 	return out;
 }
 
-static void check_example(const char *name)
+static void check_example(struct __test_metadata *_metadata, const char *name)
 {
 	char path[PATH_MAX + 300], exp_path[PATH_MAX + 300], flags[512] = "";
 	char *src, *expected, *nl;
 	const char *tag = "// vgpu-run:";
+	bool ok;
 
 	snprintf(path, sizeof(path), "%s/examples/%s", root, name);
 	snprintf(exp_path, sizeof(exp_path), "%s", path);
 	strcpy(strrchr(exp_path, '.'), ".expected");
 	src = slurp(path);
 	expected = slurp(exp_path);
-	if (!src || !expected) {
-		TH_FAIL("%s: missing source or %s", name, exp_path);
+	ok = src && expected;
+	EXPECT_TRUE(ok) TH_LOG("%s: missing source or %s", name, exp_path);
+	if (!ok)
 		goto out;
-	}
-	if (strncmp(src, tag, strlen(tag))) {
-		TH_FAIL("%s: first line is not \"%s FLAGS\"", name, tag);
+	EXPECT_EQ(0, strncmp(src, tag, strlen(tag)))
+		TH_LOG("%s: first line is not \"%s FLAGS\"", name, tag);
+	if (strncmp(src, tag, strlen(tag)))
 		goto out;
-	}
 	nl = strchr(src, '\n');
 	snprintf(flags, sizeof(flags), "%.*s", (int)(nl - src - strlen(tag)),
 		 src + strlen(tag));
@@ -109,13 +110,13 @@ static void check_example(const char *name)
 			snprintf(extra, sizeof(extra), "--random-schedule --seed %d",
 				 seed);
 		out = run(flags, extra, path, &status);
-		if (!out || status || strcmp(out, expected)) {
-			TH_FAIL("%s %s: status %d, output:\n%s\nexpected:\n%s", name,
-				extra, status, out ? out : "", expected);
-			free(out);
-			break;
-		}
+		ok = out && !status && !strcmp(out, expected);
+		EXPECT_TRUE(ok)
+			TH_LOG("%s %s: status %d, output:\n%s\nexpected:\n%s", name,
+			       extra, status, out ? out : "", expected);
 		free(out);
+		if (!ok)
+			break;
 	}
 out:
 	free(src);
@@ -131,17 +132,17 @@ TEST(examples_match_expected_under_100_seeds)
 
 	snprintf(dir, sizeof(dir), "%s/examples", root);
 	d = opendir(dir);
-	REQUIRE(d);
+	ASSERT_NE(NULL, d);
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
 		if (len > 4 && !strcmp(de->d_name + len - 4, ".vgs")) {
-			check_example(de->d_name);
+			check_example(_metadata, de->d_name);
 			n++;
 		}
 	}
 	closedir(d);
-	CHECK(n >= 3);
+	EXPECT_GE(n, 3);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

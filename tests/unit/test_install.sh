@@ -21,7 +21,10 @@
 #   tools_installed  the installed vgpu-run runs a kernel, vgpu-info lists
 #   uninstall        `make uninstall` removes every installed file
 #
-# Prints "ok   NAME" or "FAIL NAME" per test, then "N passed, N failed".
+# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..8",
+# "ok N NAME" or "not ok N NAME" per test with diagnostics as "# " lines,
+# and last "# Totals: pass:N fail:N xfail:0 xpass:0 skip:0 error:0"
+# (scripts/run-tests.sh counts that line).  Exits non-zero on a failure.
 # No `producer | grep -q` below: grep exits at its first match and, under
 # pipefail, the producer's SIGPIPE would fail the pipeline (ldd did).
 set -u -o pipefail
@@ -48,93 +51,106 @@ prefix=$tmp/prefix
 unset MAKEFLAGS MFLAGS MAKELEVEL
 export VGPU_BACKEND=sim
 
+tests=(symbols soname install header_alone example_shared example_static
+	tools_installed uninstall)
 pass=0
 fail=0
+n=0
 result() { # NAME STATUS
+	n=$((n + 1))
 	if (($2 == 0)); then
-		echo "ok   $1"
+		echo "ok $n $1"
 		pass=$((pass + 1))
 	else
-		echo "FAIL $1"
+		echo "not ok $n $1"
 		fail=$((fail + 1))
 	fi
 }
+# diagnostics: "# " before each line of stdin
+diag() { sed 's/^/# /'; }
+
+echo "TAP version 13"
+echo "1..${#tests[@]}"
 
 # ---- the shared library ----
-scripts/check-symbols.sh "$build/libvgpu.so"
-result symbols $?
+st=0
+out=$(scripts/check-symbols.sh "$build/libvgpu.so" 2>&1) || st=1
+diag <<<"$out"
+result symbols $st
 
 st=0
 soname=$(readelf -d "$build/libvgpu.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[[ $soname == libvgpu.so.1 ]] || { echo "  SONAME '$soname'"; st=1; }
+[[ $soname == libvgpu.so.1 ]] || { echo "# SONAME '$soname'"; st=1; }
 grep -q <<<"$(readelf -d "$build/libvgpu.so.1")" 'NEEDED.*\[libdrm\.so' ||
-	{ echo "  libvgpu.so.1 does not need libdrm"; st=1; }
+	{ echo "# libvgpu.so.1 does not need libdrm"; st=1; }
 [[ $(readlink "$build/libvgpu.so") == libvgpu.so.1 ]] ||
-	{ echo "  $build/libvgpu.so is not a link to libvgpu.so.1"; st=1; }
+	{ echo "# $build/libvgpu.so is not a link to libvgpu.so.1"; st=1; }
 result soname $st
 
 # ---- make install ----
 st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
-	install-files >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; st=1; }
+	install-files >"$tmp/install.log" 2>&1 || { diag <"$tmp/install.log"; st=1; }
 for f in lib/libvgpu.a lib/libvgpu.so.1 lib/libvgpu.so \
 	lib/pkgconfig/vgpu.pc include/vgpu/vgpu.h include/vgpu/vgpu_hw.h \
 	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
 	include/vgpu/vgpu_drm.h bin/vgpu-run bin/vgpu-info bin/vgpu-as \
 	bin/vgpu-objdump; do
-	[[ -e $prefix/$f ]] || { echo "  not installed: $f"; st=1; }
+	[[ -e $prefix/$f ]] || { echo "# not installed: $f"; st=1; }
 done
 [[ -e $prefix/include/vgpu/vgpu_asm.h ]] &&
-	{ echo "  vgpu_asm.h is installed but not public"; st=1; }
+	{ echo "# vgpu_asm.h is installed but not public"; st=1; }
 result install $st
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 cflags=$(pkg-config --cflags vgpu) || cflags=MISSING
 libs=$(pkg-config --libs vgpu) || libs=MISSING
 static_libs=$(pkg-config --static --libs vgpu) || static_libs=MISSING
-echo "  pkg-config --cflags: $cflags"
-echo "  pkg-config --libs: $libs"
-echo "  pkg-config --static --libs: $static_libs"
+echo "# pkg-config --cflags: $cflags"
+echo "# pkg-config --libs: $libs"
+echo "# pkg-config --static --libs: $static_libs"
 
 # ---- compiling against the installed copy ----
 st=0
 printf '#include <vgpu.h>\nint main(void) { return vgpu_backend_name(VGPU_BACKEND_SIM) == 0; }\n' \
 	>"$tmp/alone.c"
 # shellcheck disable=SC2086 # flags lists
-$CC -std=c11 -Wall -Wextra -Werror -pedantic $SAN_FLAGS $cflags \
-	-o "$tmp/alone" "$tmp/alone.c" $libs || st=1
+out=$($CC -std=c11 -Wall -Wextra -Werror -pedantic $SAN_FLAGS $cflags \
+	-o "$tmp/alone" "$tmp/alone.c" $libs 2>&1) || { diag <<<"$out"; st=1; }
 if ((st == 0)); then
-	LD_LIBRARY_PATH=$prefix/lib "$tmp/alone" || { echo "  alone failed"; st=1; }
+	LD_LIBRARY_PATH=$prefix/lib "$tmp/alone" 2>&1 | diag
+	((PIPESTATUS[0] == 0)) || { echo "# alone failed"; st=1; }
 fi
 result header_alone $st
 
 st=0
 # shellcheck disable=SC2086
-$CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello" \
-	examples/hello.c $libs || st=1
+out=$($CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello" \
+	examples/hello.c $libs 2>&1) || { diag <<<"$out"; st=1; }
 if ((st == 0)); then
 	grep -q <<<"$(readelf -d "$tmp/hello")" 'NEEDED.*\[libvgpu\.so\.1\]' ||
-		{ echo "  hello does not need libvgpu.so.1"; st=1; }
+		{ echo "# hello does not need libvgpu.so.1"; st=1; }
 	LD_LIBRARY_PATH=$prefix/lib "$tmp/hello" sim >"$tmp/hello.out" 2>&1 || st=1
 	grep -q '^hello: PASS' "$tmp/hello.out" || st=1
-	((st == 0)) || cat "$tmp/hello.out"
+	((st == 0)) || diag <"$tmp/hello.out"
 	# it used the installed library, not another copy
 	grep -q <<<"$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/hello")" "$prefix/lib/libvgpu.so.1" ||
-		{ echo "  hello did not load $prefix/lib/libvgpu.so.1"; st=1; }
+		{ echo "# hello did not load $prefix/lib/libvgpu.so.1"; st=1; }
 fi
 result example_shared $st
 
 st=0
 # libvgpu.a rather than the .so that sits beside it
 # shellcheck disable=SC2086
-$CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello-static" \
-	examples/hello.c ${static_libs/-lvgpu/-l:libvgpu.a} || st=1
+out=$($CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello-static" \
+	examples/hello.c ${static_libs/-lvgpu/-l:libvgpu.a} 2>&1) ||
+	{ diag <<<"$out"; st=1; }
 if ((st == 0)); then
 	grep -q <<<"$(readelf -d "$tmp/hello-static")" 'NEEDED.*libvgpu' &&
-		{ echo "  hello-static needs libvgpu.so"; st=1; }
+		{ echo "# hello-static needs libvgpu.so"; st=1; }
 	"$tmp/hello-static" sim >"$tmp/hello.out" 2>&1 || st=1
 	grep -q '^hello: PASS' "$tmp/hello.out" || st=1
-	((st == 0)) || cat "$tmp/hello.out"
+	((st == 0)) || diag <"$tmp/hello.out"
 fi
 result example_static $st
 
@@ -143,16 +159,21 @@ printf '    S2R R0, SR_TID.X ;\n    LDP.64 R2, [0x0] ;\n    SHL R4, R0, 0x2 ;\n 
 out=$("$prefix/bin/vgpu-run" --backend sim --block 4 --buffer o:16 --dump o \
 	"$tmp/k.vgs" 2>&1)
 [[ $out == $'o:\n00000000 00000001 00000002 00000003' ]] ||
-	{ echo "  vgpu-run: $out"; st=1; }
-"$prefix/bin/vgpu-info" --backend sim >/dev/null || { echo "  vgpu-info failed"; st=1; }
+	{ diag <<<"vgpu-run: $out"; st=1; }
+"$prefix/bin/vgpu-info" --backend sim 2>&1 >/dev/null | diag
+((PIPESTATUS[0] == 0)) || { echo "# vgpu-info failed"; st=1; }
 result tools_installed $st
 
 st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
-	uninstall >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; st=1; }
+	uninstall >"$tmp/install.log" 2>&1 || { diag <"$tmp/install.log"; st=1; }
 left=$(find "$prefix" -type f -o -type l)
-[[ -z $left ]] || { echo "  left after uninstall:" $left; st=1; }
+[[ -z $left ]] || { echo "# left after uninstall:" $left; st=1; }
 result uninstall $st
 
-echo "$pass passed, $fail failed"
+if ((n != ${#tests[@]})); then
+	echo "# ran $n tests of ${#tests[@]}"
+	fail=$((fail + 1))
+fi
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 ((fail == 0))

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "harness.h"
+#include "kselftest_host.h"
 #include "vgpu_isa.h"
 
 #define NROWS ((int)VGPU_I__COUNT)
@@ -120,10 +120,10 @@ static unsigned first_value(unsigned g)
 
 TEST(table_has_rows)
 {
-	CHECK(NROWS >= 60);
-	CHECK_STR(vgpu_isa_table[VGPU_I_BAR_SYNC_I].mnemonic, "BAR.SYNC");
-	CHECK_EQ(vgpu_isa_table[VGPU_I_BAR_RED_RIR].stype, VGPU_ST_RIR);
-	CHECK_EQ(vgpu_isa_table[VGPU_I_R2B_WARP].optype, 0x44);
+	EXPECT_GE(NROWS, 60);
+	EXPECT_STREQ("BAR.SYNC", vgpu_isa_table[VGPU_I_BAR_SYNC_I].mnemonic);
+	EXPECT_EQ(VGPU_ST_RIR, vgpu_isa_table[VGPU_I_BAR_RED_RIR].stype);
+	EXPECT_EQ(0x44, vgpu_isa_table[VGPU_I_R2B_WARP].optype);
 }
 
 TEST(no_two_rows_accept_one_word)
@@ -137,17 +137,19 @@ TEST(no_two_rows_accept_one_word)
 		for (int j = i + 1; j < NROWS; j++) {
 			uint64_t mj[2], kj[2];
 
+			bool overlap;
+
 			vgpu_isa_match_mask(&vgpu_isa_table[j], mj, kj);
-			if (!((mi[0] ^ mj[0]) & ki[0] & kj[0]) &&
-			    !((mi[1] ^ mj[1]) & ki[1] & kj[1])) {
-				TH_FAIL("rows %d (%s) and %d (%s) overlap", i,
-					vgpu_isa_table[i].mnemonic, j,
-					vgpu_isa_table[j].mnemonic);
-				bad++;
-			}
+			overlap = !((mi[0] ^ mj[0]) & ki[0] & kj[0]) &&
+				  !((mi[1] ^ mj[1]) & ki[1] & kj[1]);
+			EXPECT_FALSE(overlap)
+				TH_LOG("rows %d (%s) and %d (%s) overlap", i,
+				       vgpu_isa_table[i].mnemonic, j,
+				       vgpu_isa_table[j].mnemonic);
+			bad += overlap;
 		}
 	}
-	CHECK_EQ(bad, 0);
+	EXPECT_EQ(0, bad);
 }
 
 TEST(optype_stype_unique_without_fixed_modifier)
@@ -160,11 +162,11 @@ TEST(optype_stype_unique_without_fixed_modifier)
 
 			if (i == j || a->optype != b->optype || a->stype != b->stype)
 				continue;
-			if (!a->fix_group)
-				TH_FAIL("%s shares optype 0x%x/stype %u with %s but has no fixed modifier",
-					a->mnemonic, a->optype, a->stype,
-					b->mnemonic);
-			CHECK_EQ(a->fix_group, b->fix_group);
+			EXPECT_NE(0, a->fix_group)
+				TH_LOG("%s shares optype 0x%x/stype %u with %s but has no fixed modifier",
+				       a->mnemonic, a->optype, a->stype,
+				       b->mnemonic);
+			EXPECT_EQ(b->fix_group, a->fix_group);
 		}
 	}
 }
@@ -192,7 +194,7 @@ TEST(every_row_decodes_to_itself)
 						continue;
 					memcpy(vals, v, sizeof(vals));
 					build(d, vals, w);
-					CHECK_EQ(vgpu_isa_decode(w), i);
+					EXPECT_EQ(vgpu_isa_decode(w), i);
 					/* with every operand/common bit set */
 					vgpu_isa_used_bits(d, used);
 					vgpu_isa_match_mask(d, match, mask);
@@ -202,12 +204,12 @@ TEST(every_row_decodes_to_itself)
 						vgpu_field_set(w, vgpu_isa_modgroups[d->mods[m]].pos,
 							       vgpu_isa_modgroups[d->mods[m]].width,
 							       v[m]);
-					CHECK_EQ(vgpu_isa_decode(w), i);
+					EXPECT_EQ(vgpu_isa_decode(w), i);
 					combos++;
 				}
 			}
 		}
-		CHECK(combos >= 1);
+		EXPECT_GE(combos, 1);
 	}
 }
 
@@ -218,16 +220,16 @@ TEST(row_fields_do_not_overlap)
 		struct range r[MAX_RANGES];
 		int n = row_fields(d, r);
 
-		REQUIRE(n > 0 && n <= MAX_RANGES);
+		ASSERT_TRUE(n > 0 && n <= MAX_RANGES);
 		for (int a = 0; a < n; a++) {
-			CHECK(r[a].width >= 1 && r[a].pos + r[a].width <= 128);
+			EXPECT_TRUE(r[a].width >= 1 && r[a].pos + r[a].width <= 128);
 			for (int b = a + 1; b < n; b++) {
-				if (r[a].pos < r[b].pos + r[b].width &&
-				    r[b].pos < r[a].pos + r[a].width)
-					TH_FAIL("row %s: %s [%u,+%u) overlaps %s [%u,+%u)",
-						d->mnemonic, r[a].name, r[a].pos,
-						r[a].width, r[b].name, r[b].pos,
-						r[b].width);
+				EXPECT_FALSE(r[a].pos < r[b].pos + r[b].width &&
+					     r[b].pos < r[a].pos + r[a].width)
+					TH_LOG("row %s: %s [%u,+%u) overlaps %s [%u,+%u)",
+					       d->mnemonic, r[a].name, r[a].pos,
+					       r[a].width, r[b].name, r[b].pos,
+					       r[b].width);
 			}
 		}
 	}
@@ -244,8 +246,8 @@ TEST(used_bits_match_row_fields)
 		for (int k = 0; k < n; k++)
 			vgpu_field_set(mine, r[k].pos, r[k].width, ~0ull);
 		vgpu_isa_used_bits(d, used);
-		CHECK_EQ(used[0], mine[0]);
-		CHECK_EQ(used[1], mine[1]);
+		EXPECT_EQ(mine[0], used[0]);
+		EXPECT_EQ(mine[1], used[1]);
 	}
 }
 
@@ -253,7 +255,7 @@ TEST(zero_and_reserved_bits_are_illegal)
 {
 	uint64_t zero[2] = { 0, 0 };
 
-	CHECK_EQ(vgpu_isa_decode(zero), -1);
+	EXPECT_EQ(-1, vgpu_isa_decode(zero));
 	for (int i = 0; i < NROWS; i++) {
 		const struct vgpu_isa_desc *d = &vgpu_isa_table[i];
 		unsigned vals[VGPU_ISA_MAX_MODS];
@@ -263,7 +265,7 @@ TEST(zero_and_reserved_bits_are_illegal)
 		for (int m = 0; m < VGPU_ISA_MAX_MODS; m++)
 			vals[m] = d->mods[m] ? first_value(d->mods[m]) : 0;
 		build(d, vals, w);
-		REQUIRE(vgpu_isa_decode(w) == i);
+		ASSERT_EQ(vgpu_isa_decode(w), i);
 		vgpu_isa_used_bits(d, used);
 		for (unsigned bit = 0; bit < 128; bit++) {
 			uint64_t x[2] = { w[0], w[1] };
@@ -274,8 +276,8 @@ TEST(zero_and_reserved_bits_are_illegal)
 			x[bit / 64] |= 1ull << (bit % 64);
 			rejected += vgpu_isa_decode(x) == -1;
 		}
-		CHECK(reserved > 0);
-		CHECK_EQ(rejected, reserved);
+		EXPECT_GT(reserved, 0);
+		EXPECT_EQ(reserved, rejected);
 	}
 }
 
@@ -287,16 +289,16 @@ TEST(undefined_modifier_values_are_illegal)
 	vgpu_isa_match_mask(&vgpu_isa_table[VGPU_I_BAR_RED_R], w, m);
 	vgpu_field_set(w, vgpu_isa_modgroups[VGPU_MG_REDOP].pos,
 		       vgpu_isa_modgroups[VGPU_MG_REDOP].width, 2);
-	CHECK_EQ(vgpu_isa_decode(w), VGPU_I_BAR_RED_R);
+	EXPECT_EQ(VGPU_I_BAR_RED_R, vgpu_isa_decode(w));
 	vgpu_field_set(w, vgpu_isa_modgroups[VGPU_MG_REDOP].pos,
 		       vgpu_isa_modgroups[VGPU_MG_REDOP].width, 3);
-	CHECK_EQ(vgpu_isa_decode(w), -1);
+	EXPECT_EQ(-1, vgpu_isa_decode(w));
 	/* unknown optype and stype */
 	w[0] = 0x4f;
 	w[1] = 0;
-	CHECK_EQ(vgpu_isa_decode(w), -1);
+	EXPECT_EQ(-1, vgpu_isa_decode(w));
 	w[0] = 0x0f40; /* BAR, stype 15 */
-	CHECK_EQ(vgpu_isa_decode(w), -1);
+	EXPECT_EQ(-1, vgpu_isa_decode(w));
 }
 
 TEST(modifier_groups_and_values)
@@ -304,24 +306,26 @@ TEST(modifier_groups_and_values)
 	for (unsigned g = 1; g < VGPU_MG__COUNT; g++) {
 		const struct vgpu_isa_modgroup *mg = &vgpu_isa_modgroups[g];
 
-		CHECK(mg->name != NULL);
-		CHECK(mg->pos >= 80 && mg->pos + mg->width <= 98);
-		if (mg->def >= 0 && !vgpu_isa_modval_name(g, (unsigned)mg->def))
-			TH_FAIL("group %s: default %d is not a defined value",
-				mg->name, mg->def);
+		EXPECT_NE(NULL, mg->name);
+		EXPECT_TRUE(mg->pos >= 80 && mg->pos + mg->width <= 98);
+		if (mg->def >= 0) {
+			EXPECT_NE(NULL, vgpu_isa_modval_name(g, (unsigned)mg->def))
+				TH_LOG("group %s: default %d is not a defined value",
+				       mg->name, mg->def);
+		}
 	}
 	for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++) {
 		const struct vgpu_isa_modval *v = &vgpu_isa_modvals[i];
 
-		CHECK(v->group > 0 && v->group < VGPU_MG__COUNT);
-		CHECK(v->value < (1u << vgpu_isa_modgroups[v->group].width));
+		EXPECT_TRUE(v->group > 0 && v->group < VGPU_MG__COUNT);
+		EXPECT_LT(v->value, (1u << vgpu_isa_modgroups[v->group].width));
 		for (unsigned j = i + 1; j < VGPU_ISA_NUM_MODVALS; j++) {
 			const struct vgpu_isa_modval *u = &vgpu_isa_modvals[j];
 
 			if (u->group != v->group)
 				continue;
-			CHECK(u->value != v->value);
-			CHECK(strcmp(u->name, v->name) != 0);
+			EXPECT_NE(v->value, u->value);
+			EXPECT_STRNE(v->name, u->name);
 		}
 	}
 }
@@ -334,17 +338,20 @@ TEST(row_modifier_names_are_distinct)
 
 		for (int a = 0; a < VGPU_ISA_MAX_MODS && d->mods[a]; a++)
 			for (int b = a + 1; b < VGPU_ISA_MAX_MODS && d->mods[b]; b++)
-				for (unsigned x = 0; x < VGPU_ISA_NUM_MODVALS; x++)
-					for (unsigned y = 0; y < VGPU_ISA_NUM_MODVALS; y++)
-						if (vgpu_isa_modvals[x].group == d->mods[a] &&
-						    vgpu_isa_modvals[y].group == d->mods[b] &&
-						    !strcmp(vgpu_isa_modvals[x].name,
-							    vgpu_isa_modvals[y].name))
-							TH_FAIL("%s: .%s in two groups",
-								d->mnemonic,
-								vgpu_isa_modvals[x].name);
+				for (unsigned x = 0; x < VGPU_ISA_NUM_MODVALS; x++) {
+					for (unsigned y = 0; y < VGPU_ISA_NUM_MODVALS; y++) {
+						if (vgpu_isa_modvals[x].group != d->mods[a] ||
+						    vgpu_isa_modvals[y].group != d->mods[b])
+							continue;
+						EXPECT_STRNE(vgpu_isa_modvals[x].name,
+							     vgpu_isa_modvals[y].name)
+							TH_LOG("%s: .%s in two groups",
+							       d->mnemonic,
+							       vgpu_isa_modvals[x].name);
+					}
+				}
 		if (d->fix_group)
-			CHECK(vgpu_isa_modval_name(d->fix_group, d->fix_value) != NULL);
+			EXPECT_NE(NULL, vgpu_isa_modval_name(d->fix_group, d->fix_value));
 	}
 }
 
@@ -357,15 +364,15 @@ TEST(at_most_one_optional_operand)
 		for (int k = 0; k < nops(d); k++) {
 			unsigned kind = VGPU_OPK_KIND(d->ops[k]);
 
-			CHECK(kind > VGPU_OPK_NONE && kind < VGPU_OPK__COUNT);
-			CHECK((d->ops[k] & ~(VGPU_OPK_OPTIONAL | 0x1fu)) == 0);
+			EXPECT_TRUE(kind > VGPU_OPK_NONE && kind < VGPU_OPK__COUNT);
+			EXPECT_EQ(0u, (d->ops[k] & ~(VGPU_OPK_OPTIONAL | 0x1fu)));
 			if (d->ops[k] & VGPU_OPK_OPTIONAL) {
 				opt++;
-				CHECK(kind == VGPU_OPK_CNT || kind == VGPU_OPK_BARID ||
-				      kind == VGPU_OPK_PU || kind == VGPU_OPK_PP);
+				EXPECT_TRUE(kind == VGPU_OPK_CNT || kind == VGPU_OPK_BARID ||
+					    kind == VGPU_OPK_PU || kind == VGPU_OPK_PP);
 			}
 		}
-		CHECK(opt <= 1);
+		EXPECT_LE(opt, 1);
 	}
 }
 
@@ -432,11 +439,13 @@ TEST(operand_forms_are_unambiguous)
 				continue;
 			na = row_class_forms(a, fa);
 			nb = row_class_forms(b, fb);
-			for (int x = 0; x < na; x++)
-				for (int y = 0; y < nb; y++)
-					if (!strcmp(fa[x], fb[y]))
-						TH_FAIL("%s: rows %d and %d both take \"%s\"",
-							a->mnemonic, i, j, fa[x]);
+			for (int x = 0; x < na; x++) {
+				for (int y = 0; y < nb; y++) {
+					EXPECT_STRNE(fa[x], fb[y])
+						TH_LOG("%s: rows %d and %d both take \"%s\"",
+						       a->mnemonic, i, j, fa[x]);
+				}
+			}
 		}
 	}
 }
@@ -453,17 +462,18 @@ TEST(every_operand_kind_is_known)
 			struct range r[MAX_RANGES];
 			unsigned kind = VGPU_OPK_KIND(d->ops[k]);
 
-			if (op_class(kind) == '?' || kind_fields(kind, r, 0) < 0)
-				TH_FAIL("%s: operand kind %u unknown to this test",
-					d->mnemonic, kind);
+			EXPECT_FALSE(op_class(kind) == '?' || kind_fields(kind, r, 0) < 0)
+				TH_LOG("%s: operand kind %u unknown to this test",
+				       d->mnemonic, kind);
 			if (kind < VGPU_OPK__COUNT)
 				used[kind] = true;
 		}
 	}
 	/* ... and every kind but NONE is used by some row */
-	for (unsigned k = 1; k < VGPU_OPK__COUNT; k++)
-		if (!used[k])
-			TH_FAIL("operand kind %u is used by no row", k);
+	for (unsigned k = 1; k < VGPU_OPK__COUNT; k++) {
+		EXPECT_TRUE(used[k])
+			TH_LOG("operand kind %u is used by no row", k);
+	}
 }
 
 /*
@@ -480,17 +490,17 @@ TEST(async_rows_in_their_groups)
 		bool async_kind = false, rcn = false, tdim = false;
 
 		if (!strncmp(d->mnemonic, "MBAR.", 5)) {
-			CHECK(d->optype >= 0x50 && d->optype <= 0x6f);
+			EXPECT_TRUE(d->optype >= 0x50 && d->optype <= 0x6f);
 			mbar++;
 		} else if (!strncmp(d->mnemonic, "CP.", 3)) {
-			CHECK(d->optype >= 0x70 && d->optype <= 0x7f);
+			EXPECT_TRUE(d->optype >= 0x70 && d->optype <= 0x7f);
 			cp++;
 		} else if (!strcmp(d->mnemonic, "MAPA") ||
 			   !strncmp(d->mnemonic, "BAR.CLUSTER.", 12)) {
-			CHECK(d->optype >= 0x80 && d->optype <= 0x8f);
+			EXPECT_TRUE(d->optype >= 0x80 && d->optype <= 0x8f);
 			cluster++;
 		} else {
-			CHECK(d->optype < 0x50);
+			EXPECT_LT(d->optype, 0x50);
 		}
 		for (int k = 0; k < nops(d); k++) {
 			unsigned kind = VGPU_OPK_KIND(d->ops[k]);
@@ -500,29 +510,30 @@ TEST(async_rows_in_their_groups)
 		}
 		for (int m = 0; m < VGPU_ISA_MAX_MODS && d->mods[m]; m++)
 			tdim |= d->mods[m] == VGPU_MG_TDIM;
-		if (async_kind && d->optype < 0x50)
-			TH_FAIL("%s uses an mbarrier/async operand kind", d->mnemonic);
-		if (rcn != tdim)
-			TH_FAIL("%s: tensor coordinates and TDIM go together", d->mnemonic);
+		EXPECT_FALSE(async_kind && d->optype < 0x50)
+			TH_LOG("%s uses an mbarrier/async operand kind", d->mnemonic);
+		EXPECT_EQ(tdim, rcn)
+			TH_LOG("%s: tensor coordinates and TDIM go together", d->mnemonic);
 	}
-	CHECK(mbar >= 32);
-	CHECK(cp >= 13);
-	CHECK(cluster >= 4);
+	EXPECT_GE(mbar, 32);
+	EXPECT_GE(cp, 13);
+	EXPECT_GE(cluster, 4);
 }
 
 TEST(aliases_name_table_mnemonics)
 {
-	CHECK_EQ(VGPU_ISA_NUM_ALIASES, 3);
+	EXPECT_EQ(3u, VGPU_ISA_NUM_ALIASES);
 	for (unsigned i = 0; i < VGPU_ISA_NUM_ALIASES; i++) {
 		int found = 0;
 
 		for (int r = 0; r < NROWS; r++) {
 			found += !strcmp(vgpu_isa_table[r].mnemonic,
 					 vgpu_isa_aliases[i].canonical);
-			CHECK(strcmp(vgpu_isa_table[r].mnemonic,
-				     vgpu_isa_aliases[i].alias) != 0);
+			EXPECT_NE(0,
+				  strcmp(vgpu_isa_table[r].mnemonic,
+					 vgpu_isa_aliases[i].alias));
 		}
-		CHECK(found > 0);
+		EXPECT_GT(found, 0);
 	}
 }
 
@@ -530,11 +541,11 @@ TEST(special_registers_unique)
 {
 	for (unsigned i = 0; i < VGPU_ISA_NUM_SREGS; i++)
 		for (unsigned j = i + 1; j < VGPU_ISA_NUM_SREGS; j++) {
-			CHECK(vgpu_isa_sregs[i].index != vgpu_isa_sregs[j].index);
-			CHECK(strcmp(vgpu_isa_sregs[i].name, vgpu_isa_sregs[j].name));
+			EXPECT_NE(vgpu_isa_sregs[j].index, vgpu_isa_sregs[i].index);
+			EXPECT_STRNE(vgpu_isa_sregs[i].name, vgpu_isa_sregs[j].name);
 		}
-	CHECK_EQ(VGPU_SR_TID_X, 0);
-	CHECK_EQ(VGPU_SR_SMID, 18);
+	EXPECT_EQ(0, VGPU_SR_TID_X);
+	EXPECT_EQ(18, VGPU_SR_SMID);
 }
 
 TEST(field_helpers)
@@ -542,15 +553,15 @@ TEST(field_helpers)
 	uint64_t w[2] = { 0, 0 };
 
 	vgpu_field_set(w, 60, 8, 0xab); /* straddles the two words */
-	CHECK_EQ(w[0], 0xb000000000000000ull);
-	CHECK_EQ(w[1], 0xa);
-	CHECK_EQ(vgpu_field_get(w, 60, 8), 0xab);
+	EXPECT_EQ(0xb000000000000000ull, w[0]);
+	EXPECT_EQ(0xau, w[1]);
+	EXPECT_EQ(0xabu, vgpu_field_get(w, 60, 8));
 	vgpu_set(w, VGPU_F_IMM32, 0xdeadbeef);
-	CHECK_EQ(vgpu_get(w, VGPU_F_RB), 0xef);
-	CHECK_EQ(vgpu_get(w, VGPU_F_CNT), 0xadb);
+	EXPECT_EQ(0xefu, vgpu_get(w, VGPU_F_RB));
+	EXPECT_EQ(0xadbu, vgpu_get(w, VGPU_F_CNT));
 	vgpu_set(w, VGPU_F_PU, 5);
-	CHECK_EQ(vgpu_get(w, VGPU_F_PU), 5);
-	CHECK_EQ(w[1] >> 42 & 7, 5);
+	EXPECT_EQ(5u, vgpu_get(w, VGPU_F_PU));
+	EXPECT_EQ(5u, w[1] >> 42 & 7);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

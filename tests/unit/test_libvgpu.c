@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "kselftest_host.h"
 #include "vgpu.h"
 
 #define SEC 1000000000ll
@@ -295,27 +295,28 @@ static unsigned int expected_devices(void)
 
 TEST(backend_names)
 {
-	CHECK_STR(vgpu_backend_name(VGPU_BACKEND_AUTO), "auto");
-	CHECK_STR(vgpu_backend_name(VGPU_BACKEND_DRM), "drm");
-	CHECK_STR(vgpu_backend_name(VGPU_BACKEND_SIM), "sim");
-	CHECK(vgpu_backend_name((enum vgpu_backend)7) == NULL);
+	EXPECT_STREQ("auto", vgpu_backend_name(VGPU_BACKEND_AUTO));
+	EXPECT_STREQ("drm", vgpu_backend_name(VGPU_BACKEND_DRM));
+	EXPECT_STREQ("sim", vgpu_backend_name(VGPU_BACKEND_SIM));
+	EXPECT_EQ(NULL, vgpu_backend_name((enum vgpu_backend)7));
 }
 
 TEST(device_open_default_backend)
 {
 	const char *env = getenv("VGPU_BACKEND");
 	struct vgpu_device *dev = dev_open();
+	enum vgpu_backend want;
 	unsigned int n = 99;
 
-	REQUIRE(dev);
-	CHECK_EQ(vgpu_device_list(NULL, 0, &n), 0);
+	ASSERT_NE(NULL, dev);
+	EXPECT_EQ(0, vgpu_device_list(NULL, 0, &n));
 	if (env && !strcmp(env, "sim"))
-		CHECK_EQ(vgpu_device_backend(dev), VGPU_BACKEND_SIM);
+		want = VGPU_BACKEND_SIM;
 	else if (env && !strcmp(env, "drm"))
-		CHECK_EQ(vgpu_device_backend(dev), VGPU_BACKEND_DRM);
+		want = VGPU_BACKEND_DRM;
 	else
-		CHECK_EQ(vgpu_device_backend(dev),
-			 n ? VGPU_BACKEND_DRM : VGPU_BACKEND_SIM);
+		want = n ? VGPU_BACKEND_DRM : VGPU_BACKEND_SIM;
+	EXPECT_EQ(want, vgpu_device_backend(dev));
 	printf("  backend %s, %u vgpu device(s)\n",
 	       vgpu_backend_name(vgpu_device_backend(dev)), n);
 	vgpu_device_close(dev);
@@ -324,26 +325,24 @@ TEST(device_open_default_backend)
 TEST(device_open_errors)
 {
 	struct vgpu_device *dev = (struct vgpu_device *)0x1;
+	int fd;
 
-	CHECK_EQ(vgpu_device_open(NULL, NULL), -EINVAL);
-	CHECK_EQ(vgpu_device_open("nosuch", &dev), -EINVAL);
-	CHECK_EQ(vgpu_device_open("0000:00:03", &dev), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_device_open(NULL, NULL));
+	EXPECT_EQ(-EINVAL, vgpu_device_open("nosuch", &dev));
+	EXPECT_EQ(-EINVAL, vgpu_device_open("0000:00:03", &dev));
 	/* not a vgpu device, no such node, no such slot */
-	CHECK_EQ(vgpu_device_open("/dev/null", &dev), -ENODEV);
-	CHECK_EQ(vgpu_device_open("/dev/dri/renderD255", &dev), -ENODEV);
-	CHECK_EQ(vgpu_device_open("00ff:ff:1f.7", &dev), -ENODEV);
+	EXPECT_EQ(-ENODEV, vgpu_device_open("/dev/null", &dev));
+	EXPECT_EQ(-ENODEV, vgpu_device_open("/dev/dri/renderD255", &dev));
+	EXPECT_EQ(-ENODEV, vgpu_device_open("00ff:ff:1f.7", &dev));
 	/* nothing written on failure */
-	CHECK(dev == (struct vgpu_device *)0x1);
-	CHECK_EQ(vgpu_device_open_fd(-1, &dev), -EINVAL);
-	{
-		int fd = open("/dev/null", O_RDWR);
-
-		CHECK_EQ(vgpu_device_open_fd(fd, NULL), -EINVAL);
-		CHECK_EQ(vgpu_device_open_fd(fd, &dev), -ENODEV);
-		/* the caller's fd stays open */
-		CHECK(fcntl(fd, F_GETFD) >= 0);
-		close(fd);
-	}
+	EXPECT_EQ((struct vgpu_device *)0x1, dev);
+	EXPECT_EQ(-EINVAL, vgpu_device_open_fd(-1, &dev));
+	fd = open("/dev/null", O_RDWR);
+	EXPECT_EQ(-EINVAL, vgpu_device_open_fd(fd, NULL));
+	EXPECT_EQ(-ENODEV, vgpu_device_open_fd(fd, &dev));
+	/* the caller's fd stays open */
+	EXPECT_GE(fcntl(fd, F_GETFD), 0);
+	close(fd);
 	vgpu_device_close(NULL); /* a no-op */
 }
 
@@ -355,34 +354,34 @@ TEST(device_open_env)
 	unsigned int n = 0;
 
 	setenv("VGPU_BACKEND", "bogus", 1);
-	CHECK_EQ(vgpu_device_open(NULL, &dev), -EINVAL);
-	CHECK_EQ(vgpu_device_open("", &dev), -EINVAL);
-	CHECK_EQ(vgpu_device_open("auto", &dev), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_device_open(NULL, &dev));
+	EXPECT_EQ(-EINVAL, vgpu_device_open("", &dev));
+	EXPECT_EQ(-EINVAL, vgpu_device_open("auto", &dev));
 	/* an explicit backend does not read the environment */
-	CHECK_EQ(vgpu_device_open("sim", &dev), 0);
+	EXPECT_EQ(0, vgpu_device_open("sim", &dev));
 	vgpu_device_close(dev);
 
 	setenv("VGPU_BACKEND", "sim", 1);
 	dev = NULL;
-	CHECK_EQ(vgpu_device_open(NULL, &dev), 0);
+	EXPECT_EQ(0, vgpu_device_open(NULL, &dev));
 	if (dev)
-		CHECK_EQ(vgpu_device_backend(dev), VGPU_BACKEND_SIM);
+		EXPECT_EQ(VGPU_BACKEND_SIM, (int)vgpu_device_backend(dev));
 	vgpu_device_close(dev);
 
-	CHECK_EQ(vgpu_device_list(NULL, 0, &n), 0);
+	EXPECT_EQ(0, vgpu_device_list(NULL, 0, &n));
 	setenv("VGPU_BACKEND", "drm", 1);
 	dev = NULL;
-	CHECK_EQ(vgpu_device_open(NULL, &dev), n ? 0 : -ENODEV);
+	EXPECT_EQ(vgpu_device_open(NULL, &dev), n ? 0 : -ENODEV);
 	if (dev)
-		CHECK_EQ(vgpu_device_backend(dev), VGPU_BACKEND_DRM);
+		EXPECT_EQ(VGPU_BACKEND_DRM, (int)vgpu_device_backend(dev));
 	vgpu_device_close(dev);
 
 	setenv("VGPU_BACKEND", "auto", 1);
 	dev = NULL;
-	CHECK_EQ(vgpu_device_open(NULL, &dev), 0);
+	EXPECT_EQ(0, vgpu_device_open(NULL, &dev));
 	if (dev)
-		CHECK_EQ(vgpu_device_backend(dev),
-			 n ? VGPU_BACKEND_DRM : VGPU_BACKEND_SIM);
+		EXPECT_EQ(n ? VGPU_BACKEND_DRM : VGPU_BACKEND_SIM,
+			  (int)vgpu_device_backend(dev));
 	vgpu_device_close(dev);
 
 	if (saved)
@@ -397,52 +396,52 @@ TEST(device_list)
 	struct vgpu_device_desc descs[8];
 	unsigned int n = 99, n1 = 0, want = expected_devices();
 
-	CHECK_EQ(vgpu_device_list(descs, 8, NULL), -EINVAL);
-	CHECK_EQ(vgpu_device_list(NULL, 1, &n), -EINVAL);
-	CHECK_EQ(vgpu_device_list(NULL, 0, &n), 0);
-	REQUIRE(vgpu_device_list(descs, 8, &n1) == 0);
-	CHECK_EQ(n1, n);
+	EXPECT_EQ(-EINVAL, vgpu_device_list(descs, 8, NULL));
+	EXPECT_EQ(-EINVAL, vgpu_device_list(NULL, 1, &n));
+	EXPECT_EQ(0, vgpu_device_list(NULL, 0, &n));
+	ASSERT_EQ(0, vgpu_device_list(descs, 8, &n1));
+	EXPECT_EQ(n, n1);
 	if (want)
-		CHECK_EQ(n, want);
+		EXPECT_EQ(want, n);
 	for (unsigned int i = 0; i < n && i < 8; i++) {
 		struct vgpu_device *dev = NULL;
 		struct vgpu_device_info info;
 
-		CHECK_EQ(descs[i].vendor_id, 0x7690);
-		CHECK_EQ(descs[i].device_id, 0x0001);
-		CHECK_EQ(descs[i].revision, 1);
-		CHECK(!strncmp(descs[i].node, "/dev/dri/renderD", 16));
-		CHECK_EQ(strlen(descs[i].pci_slot), 12);
+		EXPECT_EQ(0x7690u, descs[i].vendor_id);
+		EXPECT_EQ(0x0001u, descs[i].device_id);
+		EXPECT_EQ(1u, descs[i].revision);
+		EXPECT_EQ(0, strncmp(descs[i].node, "/dev/dri/renderD", 16));
+		EXPECT_EQ(12u, strlen(descs[i].pci_slot));
 		if (i)
-			CHECK(strcmp(descs[i - 1].pci_slot, descs[i].pci_slot) < 0);
+			EXPECT_LT(strcmp(descs[i - 1].pci_slot, descs[i].pci_slot), 0);
 		/* by slot and by node: the same device */
-		REQUIRE(vgpu_device_open(descs[i].pci_slot, &dev) == 0);
-		REQUIRE(vgpu_device_query(dev, &info) == 0);
-		CHECK_STR(info.pci_slot, descs[i].pci_slot);
-		CHECK_STR(info.node, descs[i].node);
+		ASSERT_EQ(0, vgpu_device_open(descs[i].pci_slot, &dev));
+		ASSERT_EQ(0, vgpu_device_query(dev, &info));
+		EXPECT_STREQ(descs[i].pci_slot, info.pci_slot);
+		EXPECT_STREQ(descs[i].node, info.node);
 		vgpu_device_close(dev);
-		REQUIRE(vgpu_device_open(descs[i].node, &dev) == 0);
-		REQUIRE(vgpu_device_query(dev, &info) == 0);
-		CHECK_STR(info.pci_slot, descs[i].pci_slot);
+		ASSERT_EQ(0, vgpu_device_open(descs[i].node, &dev));
+		ASSERT_EQ(0, vgpu_device_query(dev, &info));
+		EXPECT_STREQ(descs[i].pci_slot, info.pci_slot);
 		vgpu_device_close(dev);
 	}
 	/* fewer entries than devices: count says how many there are */
 	if (n > 1) {
-		CHECK_EQ(vgpu_device_list(descs, 1, &n1), 0);
-		CHECK_EQ(n1, n);
+		EXPECT_EQ(0, vgpu_device_list(descs, 1, &n1));
+		EXPECT_EQ(n, n1);
 	}
 	if (n) {
 		struct vgpu_device *dev = NULL;
 		struct vgpu_device_info info;
 
-		REQUIRE(vgpu_device_open("drm", &dev) == 0);
-		REQUIRE(vgpu_device_query(dev, &info) == 0);
-		CHECK_STR(info.pci_slot, descs[0].pci_slot);
+		ASSERT_EQ(0, vgpu_device_open("drm", &dev));
+		ASSERT_EQ(0, vgpu_device_query(dev, &info));
+		EXPECT_STREQ(descs[0].pci_slot, info.pci_slot);
 		vgpu_device_close(dev);
 	} else {
 		struct vgpu_device *dev = NULL;
 
-		CHECK_EQ(vgpu_device_open("drm", &dev), -ENODEV);
+		EXPECT_EQ(-ENODEV, vgpu_device_open("drm", &dev));
 	}
 }
 
@@ -451,25 +450,25 @@ TEST(device_fd_and_open_fd)
 	struct vgpu_device *dev = dev_open(), *d2 = NULL;
 	int fd;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	fd = vgpu_device_fd(dev);
 	if (is_sim(dev)) {
-		CHECK_EQ(fd, -EOPNOTSUPP);
+		EXPECT_EQ(-EOPNOTSUPP, fd);
 	} else {
 		struct vgpu_device_info a, b;
 
-		REQUIRE(fd >= 0);
-		CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-		REQUIRE(vgpu_device_open_fd(fd, &d2) == 0);
-		CHECK_EQ(vgpu_device_backend(d2), VGPU_BACKEND_DRM);
-		CHECK(vgpu_device_fd(d2) >= 0 && vgpu_device_fd(d2) != fd);
-		REQUIRE(vgpu_device_query(dev, &a) == 0);
-		REQUIRE(vgpu_device_query(d2, &b) == 0);
-		CHECK_STR(a.node, b.node);
-		CHECK_STR(a.pci_slot, b.pci_slot);
+		ASSERT_GE(fd, 0);
+		EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+		ASSERT_EQ(0, vgpu_device_open_fd(fd, &d2));
+		EXPECT_EQ(VGPU_BACKEND_DRM, (int)vgpu_device_backend(d2));
+		EXPECT_TRUE(vgpu_device_fd(d2) >= 0 && vgpu_device_fd(d2) != fd);
+		ASSERT_EQ(0, vgpu_device_query(dev, &a));
+		ASSERT_EQ(0, vgpu_device_query(d2, &b));
+		EXPECT_STREQ(b.node, a.node);
+		EXPECT_STREQ(b.pci_slot, a.pci_slot);
 		vgpu_device_close(d2);
 		/* the library dup'd: our fd is still open */
-		CHECK(fcntl(fd, F_GETFD) >= 0);
+		EXPECT_GE(fcntl(fd, F_GETFD), 0);
 	}
 	vgpu_device_close(dev);
 }
@@ -479,27 +478,27 @@ TEST(device_params)
 	struct vgpu_device *dev = dev_open();
 	uint64_t v = 0;
 
-	REQUIRE(dev);
-	CHECK_EQ(param(dev, VGPU_PARAM_DEVICE_ID), 0x76900001);
-	CHECK_EQ(param(dev, VGPU_PARAM_REVISION), 1);
-	CHECK_EQ(param(dev, VGPU_PARAM_WARP_SIZE), VGPU_WARP_SIZE);
-	CHECK_EQ(param(dev, VGPU_PARAM_MAX_THREADS), VGPU_MAX_THREADS_PER_CTA);
-	CHECK_EQ(param(dev, VGPU_PARAM_BARRIERS), VGPU_NUM_NAMED_BARRIERS);
-	CHECK_EQ(param(dev, VGPU_PARAM_MAX_PARAM), VGPU_MAX_PARAM_BYTES);
-	CHECK(param(dev, VGPU_PARAM_SMS) >= 1);
-	CHECK(param(dev, VGPU_PARAM_QUEUES) >= 1);
-	CHECK(param(dev, VGPU_PARAM_SMEM) >= 48 * 1024);
-	CHECK(param(dev, VGPU_PARAM_MAX_CODE) >= 4096);
-	CHECK(param(dev, VGPU_PARAM_VA_SIZE) >= VGPU_BO_MAX_SIZE);
-	CHECK_EQ(param(dev, VGPU_PARAM_VA_START) % 4096, 0);
-	CHECK(param(dev, VGPU_PARAM_VA_BITS) >= 32);
-	CHECK(param(dev, VGPU_PARAM_VA_START) + param(dev, VGPU_PARAM_VA_SIZE) <=
-	      1ull << param(dev, VGPU_PARAM_VA_BITS));
-	CHECK(param(dev, VGPU_PARAM_DRIVER_VERSION) >= 1u << 16);
-	CHECK(param(dev, VGPU_PARAM_HW_VERSION) >= 1u << 16);
-	CHECK_EQ(vgpu_device_get_param(dev, VGPU_PARAM_COUNT, &v), -EINVAL);
-	CHECK_EQ(vgpu_device_get_param(dev, 0xffffffffu, &v), -EINVAL);
-	CHECK_EQ(vgpu_device_get_param(dev, VGPU_PARAM_SMS, NULL), -EINVAL);
+	ASSERT_NE(NULL, dev);
+	EXPECT_EQ(0x76900001u, param(dev, VGPU_PARAM_DEVICE_ID));
+	EXPECT_EQ(1u, param(dev, VGPU_PARAM_REVISION));
+	EXPECT_EQ(VGPU_WARP_SIZE, param(dev, VGPU_PARAM_WARP_SIZE));
+	EXPECT_EQ(VGPU_MAX_THREADS_PER_CTA, param(dev, VGPU_PARAM_MAX_THREADS));
+	EXPECT_EQ(VGPU_NUM_NAMED_BARRIERS, param(dev, VGPU_PARAM_BARRIERS));
+	EXPECT_EQ(VGPU_MAX_PARAM_BYTES, param(dev, VGPU_PARAM_MAX_PARAM));
+	EXPECT_GE(param(dev, VGPU_PARAM_SMS), 1u);
+	EXPECT_GE(param(dev, VGPU_PARAM_QUEUES), 1u);
+	EXPECT_GE(param(dev, VGPU_PARAM_SMEM), 48u * 1024);
+	EXPECT_GE(param(dev, VGPU_PARAM_MAX_CODE), 4096u);
+	EXPECT_GE(param(dev, VGPU_PARAM_VA_SIZE), VGPU_BO_MAX_SIZE);
+	EXPECT_EQ(0u, param(dev, VGPU_PARAM_VA_START) % 4096);
+	EXPECT_GE(param(dev, VGPU_PARAM_VA_BITS), 32u);
+	EXPECT_LE(param(dev, VGPU_PARAM_VA_START) + param(dev, VGPU_PARAM_VA_SIZE),
+		  1ull << param(dev, VGPU_PARAM_VA_BITS));
+	EXPECT_GE(param(dev, VGPU_PARAM_DRIVER_VERSION), 1u << 16);
+	EXPECT_GE(param(dev, VGPU_PARAM_HW_VERSION), 1u << 16);
+	EXPECT_EQ(-EINVAL, vgpu_device_get_param(dev, VGPU_PARAM_COUNT, &v));
+	EXPECT_EQ(-EINVAL, vgpu_device_get_param(dev, 0xffffffffu, &v));
+	EXPECT_EQ(-EINVAL, vgpu_device_get_param(dev, VGPU_PARAM_SMS, NULL));
 	vgpu_device_close(dev);
 }
 
@@ -509,32 +508,32 @@ TEST(device_query)
 	struct vgpu_device_info info;
 	uint64_t ver;
 
-	REQUIRE(dev);
-	CHECK_EQ(vgpu_device_query(dev, NULL), -EINVAL);
-	REQUIRE(vgpu_device_query(dev, &info) == 0);
-	CHECK_EQ(info.backend, vgpu_device_backend(dev));
+	ASSERT_NE(NULL, dev);
+	EXPECT_EQ(-EINVAL, vgpu_device_query(dev, NULL));
+	ASSERT_EQ(0, vgpu_device_query(dev, &info));
+	EXPECT_EQ(info.backend, vgpu_device_backend(dev));
 	for (uint32_t p = 0; p < VGPU_PARAM_COUNT; p++) {
 		if (p == VGPU_PARAM_RESET_COUNT || p == VGPU_PARAM_FILE_RESET_COUNT)
 			continue; /* may move between the two reads */
-		CHECK_EQ(info.param[p], param(dev, p));
+		EXPECT_EQ(info.param[p], param(dev, p));
 	}
 	ver = info.param[VGPU_PARAM_DRIVER_VERSION];
 	if (is_sim(dev)) {
 		char want[64];
 
-		CHECK_STR(info.node, "");
-		CHECK_STR(info.pci_slot, "");
+		EXPECT_STREQ("", info.node);
+		EXPECT_STREQ("", info.pci_slot);
 		snprintf(want, sizeof(want), "vgpu-sim %u.%u",
 			 (unsigned int)(ver >> 16), (unsigned int)(ver & 0xffff));
-		CHECK(!strncmp(info.driver, want, strlen(want)));
+		EXPECT_EQ(0, strncmp(info.driver, want, strlen(want)));
 	} else {
 		char want[64];
 
-		CHECK(!strncmp(info.node, "/dev/dri/", 9));
-		CHECK_EQ(strlen(info.pci_slot), 12);
+		EXPECT_EQ(0, strncmp(info.node, "/dev/dri/", 9));
+		EXPECT_EQ(12u, strlen(info.pci_slot));
 		snprintf(want, sizeof(want), "vgpu %u.%u",
 			 (unsigned int)(ver >> 16), (unsigned int)(ver & 0xffff));
-		CHECK(!strncmp(info.driver, want, strlen(want)));
+		EXPECT_EQ(0, strncmp(info.driver, want, strlen(want)));
 	}
 	printf("  %s: %s %s, %llu SMs, %llu queues\n", info.driver, info.node,
 	       info.pci_slot, (unsigned long long)info.param[VGPU_PARAM_SMS],
@@ -546,21 +545,18 @@ TEST(device_sim_options)
 {
 	struct vgpu_device *dev = dev_open();
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	if (is_sim(dev)) {
-		CHECK_EQ(vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 10), 0);
-		CHECK_EQ(vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_BANDWIDTH, 256), 0);
-		CHECK_EQ(vgpu_device_set_sim_option(dev, VGPU_SIM_TRY_WAIT_LIMIT, 1000), 0);
-		CHECK_EQ(vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 0), 0);
-		CHECK_EQ(vgpu_device_set_sim_option(dev, (enum vgpu_sim_option)0, 1),
-			 -EINVAL);
-		CHECK_EQ(vgpu_device_set_sim_option(dev, (enum vgpu_sim_option)99, 1),
-			 -EINVAL);
+		EXPECT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 10));
+		EXPECT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_BANDWIDTH, 256));
+		EXPECT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_TRY_WAIT_LIMIT, 1000));
+		EXPECT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 0));
+		EXPECT_EQ(-EINVAL, vgpu_device_set_sim_option(dev, (enum vgpu_sim_option)0, 1));
+		EXPECT_EQ(-EINVAL, vgpu_device_set_sim_option(dev, (enum vgpu_sim_option)99, 1));
 	} else {
-		CHECK_EQ(vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 10),
-			 -EOPNOTSUPP);
-		CHECK_EQ(vgpu_device_set_trace(dev, stderr), -EOPNOTSUPP);
-		CHECK_EQ(vgpu_device_set_trace(dev, NULL), -EOPNOTSUPP);
+		EXPECT_EQ(-EOPNOTSUPP, vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 10));
+		EXPECT_EQ(-EOPNOTSUPP, vgpu_device_set_trace(dev, stderr));
+		EXPECT_EQ(-EOPNOTSUPP, vgpu_device_set_trace(dev, NULL));
 	}
 	vgpu_device_close(dev);
 }
@@ -576,38 +572,38 @@ TEST(device_sim_trace)
 	size_t len = 0, len1;
 	FILE *f;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	if (!is_sim(dev)) {
 		vgpu_device_close(dev);
 		return; /* device_sim_options checks drm's -EOPNOTSUPP */
 	}
 	prog = prog_new(dev, reduce_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
 	f = open_memstream(&text, &len);
-	REQUIRE(f);
-	CHECK_EQ(vgpu_device_set_trace(dev, f), 0);
-	CHECK_EQ(vgpu_kernel_launch(kern(prog), &cfg, args, NULL), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, vgpu_device_set_trace(dev, f));
+	EXPECT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
 	fflush(f);
 	len1 = len;
-	CHECK(len1 > 0);
+	EXPECT_GT(len1, 0u);
 	/* 8 warps arrive at barrier 0 nine times: arrivals are traced */
 	if (text) {
 		unsigned int lines = 0;
 
 		for (const char *p = text; *p; p++)
 			lines += *p == '\n';
-		CHECK(lines >= 9 * 8);
+		EXPECT_GE(lines, 9u * 8);
 	}
 	/* NULL stops tracing */
-	CHECK_EQ(vgpu_device_set_trace(dev, NULL), 0);
-	CHECK_EQ(vgpu_kernel_launch(kern(prog), &cfg, args, NULL), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
+	EXPECT_EQ(0, vgpu_device_set_trace(dev, NULL));
+	EXPECT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
 	fflush(f);
-	CHECK_EQ(len, len1);
+	EXPECT_EQ(len1, len);
 	fclose(f);
 	free(text);
 	vgpu_args_free(args);
@@ -630,53 +626,55 @@ TEST(device_closed_with_objects_alive)
 	char log[256];
 	int fd = -1;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, store_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &sync) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(args, 1, 3) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &sync));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, 3));
 	/* a job launched before the close completes and can be waited for */
-	REQUIRE(vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
-					   .block = { 64 } }, args, &job) == 0);
-	REQUIRE(vgpu_bo_export(bo, &fd) == 0);
+	ASSERT_EQ(0,
+		  vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
+					     .block = { 64 } }, args, &job));
+	ASSERT_EQ(0, vgpu_bo_export(bo, &fd));
 
 	vgpu_device_close(dev);
 
 	/* new objects, launches and queries: -ENODEV */
-	CHECK_EQ(vgpu_bo_new(dev, 4096, 0, &b2), -ENODEV);
-	CHECK_EQ(vgpu_bo_import(dev, fd, &b2), -ENODEV);
-	CHECK_EQ(vgpu_syncobj_new(dev, 0, &s2), -ENODEV);
-	CHECK_EQ(vgpu_program_assemble(dev, store_src, strlen(store_src), NULL,
-				       &p2, log, sizeof(log)), -ENODEV);
-	CHECK_EQ(vgpu_kernel_launch(kern(prog), NULL, args, NULL), -ENODEV);
-	CHECK_EQ(vgpu_device_get_param(dev, VGPU_PARAM_SMS, &v), -ENODEV);
-	CHECK_EQ(vgpu_device_query(dev, &info), -ENODEV);
-	CHECK_EQ(vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 1), -ENODEV);
-	CHECK_EQ(vgpu_device_set_trace(dev, NULL), -ENODEV);
-	CHECK(b2 == NULL && s2 == NULL && p2 == NULL);
+	EXPECT_EQ(-ENODEV, vgpu_bo_new(dev, 4096, 0, &b2));
+	EXPECT_EQ(-ENODEV, vgpu_bo_import(dev, fd, &b2));
+	EXPECT_EQ(-ENODEV, vgpu_syncobj_new(dev, 0, &s2));
+	EXPECT_EQ(-ENODEV,
+		  vgpu_program_assemble(dev, store_src, strlen(store_src), NULL,
+					&p2, log, sizeof(log)));
+	EXPECT_EQ(-ENODEV, vgpu_kernel_launch(kern(prog), NULL, args, NULL));
+	EXPECT_EQ(-ENODEV, vgpu_device_get_param(dev, VGPU_PARAM_SMS, &v));
+	EXPECT_EQ(-ENODEV, vgpu_device_query(dev, &info));
+	EXPECT_EQ(-ENODEV, vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 1));
+	EXPECT_EQ(-ENODEV, vgpu_device_set_trace(dev, NULL));
+	EXPECT_TRUE(b2 == NULL && s2 == NULL && p2 == NULL);
 
 	/* what exists keeps working */
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
+	EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
 	vgpu_job_free(job);
-	CHECK_EQ(vgpu_bo_map(bo, (void **)&map), 0);
+	EXPECT_EQ(0, vgpu_bo_map(bo, (void **)&map));
 	if (map)
-		CHECK_EQ(store_bad(map, 64, 3), 0);
-	CHECK_EQ(vgpu_bo_write(bo, 4092, &(uint32_t){ 0xfeed }, 4), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 4092, &word, 4), 0);
-	CHECK_EQ(word, 0xfeed);
-	CHECK_EQ(vgpu_bo_wait(bo, 0), 0);
-	CHECK_EQ(vgpu_syncobj_signal(sync, 0), 0);
-	CHECK_EQ(vgpu_syncobj_wait(sync, 0, 0), 0);
+		EXPECT_EQ(0u, store_bad(map, 64, 3));
+	EXPECT_EQ(0, vgpu_bo_write(bo, 4092, &(uint32_t){ 0xfeed }, 4));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 4092, &word, 4));
+	EXPECT_EQ(0xfeedu, word);
+	EXPECT_EQ(0, vgpu_bo_wait(bo, 0));
+	EXPECT_EQ(0, vgpu_syncobj_signal(sync, 0));
+	EXPECT_EQ(0, vgpu_syncobj_wait(sync, 0, 0));
 	/* the exported buffer lives on in another device */
-	REQUIRE((other = dev_open()) != NULL);
+	ASSERT_NE(NULL, (other = dev_open()));
 	if (vgpu_device_backend(other) == vgpu_device_backend(dev)) {
-		CHECK_EQ(vgpu_bo_import(other, fd, &b2), 0);
+		EXPECT_EQ(0, vgpu_bo_import(other, fd, &b2));
 		if (b2) {
-			CHECK_EQ(vgpu_bo_read(b2, 4092, &word, 4), 0);
-			CHECK_EQ(word, 0xfeed);
+			EXPECT_EQ(0, vgpu_bo_read(b2, 4092, &word, 4));
+			EXPECT_EQ(0xfeedu, word);
 		}
 	}
 	close(fd);
@@ -701,19 +699,19 @@ TEST(bo_sizes)
 	} ok[] = { { 1, 4096 }, { 4095, 4096 }, { 4096, 4096 }, { 4097, 8192 },
 		   { 1 << 20, 1 << 20 }, { (1 << 20) + 1, (1 << 20) + 4096 } };
 
-	REQUIRE(dev);
-	CHECK_EQ(vgpu_bo_new(dev, 0, 0, &bo), -EINVAL);
-	CHECK_EQ(vgpu_bo_new(dev, VGPU_BO_MAX_SIZE + 1, 0, &bo), -E2BIG);
-	CHECK_EQ(vgpu_bo_new(dev, VGPU_BO_MAX_SIZE + 4096, 0, &bo), -E2BIG);
-	CHECK_EQ(vgpu_bo_new(dev, UINT64_MAX, 0, &bo), -E2BIG);
-	CHECK_EQ(vgpu_bo_new(dev, 4096, 0, NULL), -EINVAL);
-	CHECK(bo == (struct vgpu_bo *)0x1);
+	ASSERT_NE(NULL, dev);
+	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 0, 0, &bo));
+	EXPECT_EQ(-E2BIG, vgpu_bo_new(dev, VGPU_BO_MAX_SIZE + 1, 0, &bo));
+	EXPECT_EQ(-E2BIG, vgpu_bo_new(dev, VGPU_BO_MAX_SIZE + 4096, 0, &bo));
+	EXPECT_EQ(-E2BIG, vgpu_bo_new(dev, UINT64_MAX, 0, &bo));
+	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 4096, 0, NULL));
+	EXPECT_EQ((struct vgpu_bo *)0x1, bo);
 	for (unsigned int i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		bo = NULL;
-		CHECK_EQ(vgpu_bo_new(dev, ok[i].size, 0, &bo), 0);
+		EXPECT_EQ(0, vgpu_bo_new(dev, ok[i].size, 0, &bo));
 		if (!bo)
 			continue;
-		CHECK_EQ(vgpu_bo_size(bo), ok[i].rounded);
+		EXPECT_EQ(vgpu_bo_size(bo), ok[i].rounded);
 		vgpu_bo_free(bo);
 	}
 	vgpu_bo_free(NULL); /* a no-op */
@@ -727,18 +725,18 @@ TEST(bo_flags)
 	static const uint32_t ok[] = { 0, VGPU_BO_READ_ONLY, VGPU_BO_NO_EXEC,
 				       VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC };
 
-	REQUIRE(dev);
-	CHECK_EQ(vgpu_bo_new(dev, 4096, 1u << 2, &bo), -EINVAL);
-	CHECK_EQ(vgpu_bo_new(dev, 4096, 1u << 31, &bo), -EINVAL);
-	CHECK_EQ(vgpu_bo_new(dev, 4096, ~0u, &bo), -EINVAL);
+	ASSERT_NE(NULL, dev);
+	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 4096, 1u << 2, &bo));
+	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 4096, 1u << 31, &bo));
+	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 4096, ~0u, &bo));
 	/* both checks fail: size first, as the driver */
-	CHECK_EQ(vgpu_bo_new(dev, 0, ~0u, &bo), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 0, ~0u, &bo));
 	for (unsigned int i = 0; i < 4; i++) {
 		bo = NULL;
-		CHECK_EQ(vgpu_bo_new(dev, 4096, ok[i], &bo), 0);
+		EXPECT_EQ(0, vgpu_bo_new(dev, 4096, ok[i], &bo));
 		if (!bo)
 			continue;
-		CHECK_EQ(vgpu_bo_flags(bo), ok[i]);
+		EXPECT_EQ(vgpu_bo_flags(bo), ok[i]);
 		vgpu_bo_free(bo);
 	}
 	vgpu_device_close(dev);
@@ -750,23 +748,23 @@ TEST(bo_addresses_and_handles)
 	struct vgpu_bo *bo[8] = { 0 };
 	uint64_t start, end;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	start = param(dev, VGPU_PARAM_VA_START);
 	end = start + param(dev, VGPU_PARAM_VA_SIZE);
 	for (int i = 0; i < 8; i++)
-		REQUIRE(vgpu_bo_new(dev, 4096u << i, 0, &bo[i]) == 0);
+		ASSERT_EQ(0, vgpu_bo_new(dev, 4096u << i, 0, &bo[i]));
 	for (int i = 0; i < 8; i++) {
 		uint64_t va = vgpu_bo_gpu_address(bo[i]);
 
-		CHECK(vgpu_bo_handle(bo[i]) != 0);
-		CHECK_EQ(va % 4096, 0);
-		CHECK(va >= start && va + vgpu_bo_size(bo[i]) <= end);
+		EXPECT_NE(0u, vgpu_bo_handle(bo[i]));
+		EXPECT_EQ(0u, va % 4096);
+		EXPECT_TRUE(va >= start && va + vgpu_bo_size(bo[i]) <= end);
 		for (int j = 0; j < i; j++) {
 			uint64_t vb = vgpu_bo_gpu_address(bo[j]);
 
-			CHECK(vgpu_bo_handle(bo[i]) != vgpu_bo_handle(bo[j]));
-			CHECK(va + vgpu_bo_size(bo[i]) <= vb ||
-			      vb + vgpu_bo_size(bo[j]) <= va);
+			EXPECT_NE(vgpu_bo_handle(bo[i]), vgpu_bo_handle(bo[j]));
+			EXPECT_TRUE(va + vgpu_bo_size(bo[i]) <= vb ||
+				    vb + vgpu_bo_size(bo[j]) <= va);
 		}
 	}
 	for (int i = 0; i < 8; i++)
@@ -781,28 +779,28 @@ TEST(bo_map)
 	uint8_t *p = NULL, *q = NULL;
 	bool zero = true;
 
-	REQUIRE(dev);
-	REQUIRE(vgpu_bo_new(dev, 3 * 4096, 0, &bo) == 0);
-	CHECK_EQ(vgpu_bo_map(bo, NULL), -EINVAL);
-	REQUIRE(vgpu_bo_map(bo, (void **)&p) == 0);
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 3 * 4096, 0, &bo));
+	EXPECT_EQ(-EINVAL, vgpu_bo_map(bo, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(bo, (void **)&p));
 	for (int i = 0; i < 3 * 4096; i++)
 		zero &= p[i] == 0;
-	CHECK(zero);
-	CHECK_EQ(vgpu_bo_map(bo, (void **)&q), 0);
-	CHECK(p == q);
+	EXPECT_TRUE(zero);
+	EXPECT_EQ(0, vgpu_bo_map(bo, (void **)&q));
+	EXPECT_EQ(q, p);
 	memset(p, 0xa5, 3 * 4096);
-	CHECK_EQ(vgpu_bo_unmap(bo), 0);
-	CHECK_EQ(vgpu_bo_unmap(bo), 0); /* not mapped: nothing to do */
+	EXPECT_EQ(0, vgpu_bo_unmap(bo));
+	EXPECT_EQ(0, vgpu_bo_unmap(bo)); /* not mapped: nothing to do */
 	q = NULL;
-	REQUIRE(vgpu_bo_map(bo, (void **)&q) == 0);
-	CHECK_EQ(q[0], 0xa5);
-	CHECK_EQ(q[3 * 4096 - 1], 0xa5);
+	ASSERT_EQ(0, vgpu_bo_map(bo, (void **)&q));
+	EXPECT_EQ(0xa5, q[0]);
+	EXPECT_EQ(0xa5, q[3 * 4096 - 1]);
 	/* read-only for the GPU only: the CPU may write it */
 	vgpu_bo_free(bo);
-	REQUIRE(vgpu_bo_new(dev, 4096, VGPU_BO_READ_ONLY, &bo) == 0);
-	REQUIRE(vgpu_bo_map(bo, (void **)&p) == 0);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, VGPU_BO_READ_ONLY, &bo));
+	ASSERT_EQ(0, vgpu_bo_map(bo, (void **)&p));
 	p[100] = 7;
-	CHECK_EQ(p[100], 7);
+	EXPECT_EQ(7, p[100]);
 	vgpu_bo_free(bo); /* frees the mapping too */
 	vgpu_device_close(dev);
 }
@@ -813,32 +811,32 @@ TEST(bo_read_write_ranges)
 	struct vgpu_bo *bo = NULL;
 	uint8_t buf[64], back[64];
 
-	REQUIRE(dev);
-	REQUIRE(vgpu_bo_new(dev, 5000, 0, &bo) == 0); /* 8192 bytes */
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 5000, 0, &bo)); /* 8192 bytes */
 	for (int i = 0; i < 64; i++)
 		buf[i] = (uint8_t)(i * 3 + 1);
-	CHECK_EQ(vgpu_bo_write(bo, 0, buf, 64), 0);
-	CHECK_EQ(vgpu_bo_write(bo, 8192 - 64, buf, 64), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 8192 - 64, back, 64), 0);
-	CHECK(!memcmp(buf, back, 64));
+	EXPECT_EQ(0, vgpu_bo_write(bo, 0, buf, 64));
+	EXPECT_EQ(0, vgpu_bo_write(bo, 8192 - 64, buf, 64));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 8192 - 64, back, 64));
+	EXPECT_EQ(0, memcmp(buf, back, 64));
 	memset(back, 0, 64);
-	CHECK_EQ(vgpu_bo_read(bo, 0, back, 64), 0);
-	CHECK(!memcmp(buf, back, 64));
-	CHECK_EQ(vgpu_bo_read(bo, 4096 + 7, back, 1), 0);
-	CHECK_EQ(back[0], 0);
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, back, 64));
+	EXPECT_EQ(0, memcmp(buf, back, 64));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 4096 + 7, back, 1));
+	EXPECT_EQ(0, back[0]);
 	/* empty accesses at the end are fine */
-	CHECK_EQ(vgpu_bo_write(bo, 8192, buf, 0), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 8192, back, 0), 0);
+	EXPECT_EQ(0, vgpu_bo_write(bo, 8192, buf, 0));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 8192, back, 0));
 	/* out of range */
-	CHECK_EQ(vgpu_bo_write(bo, 8192 - 63, buf, 64), -EINVAL);
-	CHECK_EQ(vgpu_bo_read(bo, 8192 - 63, back, 64), -EINVAL);
-	CHECK_EQ(vgpu_bo_write(bo, 8193, buf, 0), -EINVAL);
-	CHECK_EQ(vgpu_bo_read(bo, 8193, back, 0), -EINVAL);
-	CHECK_EQ(vgpu_bo_read(bo, UINT64_MAX, back, 1), -EINVAL);
-	CHECK_EQ(vgpu_bo_read(bo, 8, back, SIZE_MAX), -EINVAL);
-	CHECK_EQ(vgpu_bo_write(bo, 64, buf, SIZE_MAX - 32), -EINVAL);
-	CHECK_EQ(vgpu_bo_write(bo, 0, NULL, 4), -EINVAL);
-	CHECK_EQ(vgpu_bo_read(bo, 0, NULL, 4), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_bo_write(bo, 8192 - 63, buf, 64));
+	EXPECT_EQ(-EINVAL, vgpu_bo_read(bo, 8192 - 63, back, 64));
+	EXPECT_EQ(-EINVAL, vgpu_bo_write(bo, 8193, buf, 0));
+	EXPECT_EQ(-EINVAL, vgpu_bo_read(bo, 8193, back, 0));
+	EXPECT_EQ(-EINVAL, vgpu_bo_read(bo, UINT64_MAX, back, 1));
+	EXPECT_EQ(-EINVAL, vgpu_bo_read(bo, 8, back, SIZE_MAX));
+	EXPECT_EQ(-EINVAL, vgpu_bo_write(bo, 64, buf, SIZE_MAX - 32));
+	EXPECT_EQ(-EINVAL, vgpu_bo_write(bo, 0, NULL, 4));
+	EXPECT_EQ(-EINVAL, vgpu_bo_read(bo, 0, NULL, 4));
 	vgpu_bo_free(bo);
 	vgpu_device_close(dev);
 }
@@ -853,32 +851,30 @@ TEST(bo_wait)
 	uint32_t out[2];
 	int ret;
 
-	REQUIRE(dev);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
 	/* idle: 0 whatever the timeout, a poll included */
-	CHECK_EQ(vgpu_bo_wait(bo, 0), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, -1), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, MS), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, VGPU_TIMEOUT_INFINITE), 0);
+	EXPECT_EQ(0, vgpu_bo_wait(bo, 0));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, -1));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, MS));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, VGPU_TIMEOUT_INFINITE));
 
 	prog = prog_new(dev, spin_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(args, 1, SPIN_LONG) == 0);
-	REQUIRE(vgpu_args_set_u32(args, 2, 0x5a5a) == 0);
-	REQUIRE(vgpu_kernel_launch(kern(prog), NULL, args, &job) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, SPIN_LONG));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, 0x5a5a));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), NULL, args, &job));
 	ret = vgpu_bo_wait(bo, MS);
-	if (is_sim(dev))
-		CHECK_EQ(ret, 0); /* sim ran the job at submit */
-	else
-		CHECK_EQ(ret, -ETIME);
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, 0), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 0, out, 8), 0);
-	CHECK_EQ(out[0], SPIN_LONG);
-	CHECK_EQ(out[1], 0x5a5a);
-	CHECK_EQ(vgpu_job_wait(job, 0), 0);
+	/* sim ran the job at submit */
+	EXPECT_EQ(is_sim(dev) ? 0 : -ETIME, ret);
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, 0));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, out, 8));
+	EXPECT_EQ(SPIN_LONG, out[0]);
+	EXPECT_EQ(0x5a5au, out[1]);
+	EXPECT_EQ(0, vgpu_job_wait(job, 0));
 	vgpu_job_free(job);
 	vgpu_args_free(args);
 	vgpu_program_free(prog);
@@ -892,18 +888,18 @@ TEST(bo_export_import_errors)
 	struct vgpu_bo *bo = NULL, *imp = (struct vgpu_bo *)0x1;
 	int pipefd[2], fd = -1;
 
-	REQUIRE(dev);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	CHECK_EQ(vgpu_bo_export(bo, NULL), -EINVAL);
-	CHECK_EQ(vgpu_bo_import(dev, -1, &imp), -EBADF);
-	CHECK_EQ(vgpu_bo_import(dev, 1000, &imp), -EBADF); /* not open */
-	REQUIRE(pipe(pipefd) == 0);
-	CHECK_EQ(vgpu_bo_import(dev, pipefd[0], &imp), -EINVAL); /* not a dma-buf */
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	EXPECT_EQ(-EINVAL, vgpu_bo_export(bo, NULL));
+	EXPECT_EQ(-EBADF, vgpu_bo_import(dev, -1, &imp));
+	EXPECT_EQ(-EBADF, vgpu_bo_import(dev, 1000, &imp)); /* not open */
+	ASSERT_EQ(0, pipe(pipefd));
+	EXPECT_EQ(-EINVAL, vgpu_bo_import(dev, pipefd[0], &imp)); /* not a dma-buf */
 	close(pipefd[0]);
 	close(pipefd[1]);
-	REQUIRE(vgpu_bo_export(bo, &fd) == 0);
-	CHECK_EQ(vgpu_bo_import(dev, fd, NULL), -EINVAL);
-	CHECK(imp == (struct vgpu_bo *)0x1);
+	ASSERT_EQ(0, vgpu_bo_export(bo, &fd));
+	EXPECT_EQ(-EINVAL, vgpu_bo_import(dev, fd, NULL));
+	EXPECT_EQ((struct vgpu_bo *)0x1, imp);
 	close(fd);
 	vgpu_bo_free(bo);
 	vgpu_device_close(dev);
@@ -916,30 +912,30 @@ TEST(bo_export_import_same_device)
 	int fd = -1, fd2 = -1;
 	uint32_t v = 0;
 
-	REQUIRE(dev);
-	REQUIRE(vgpu_bo_new(dev, 8192, VGPU_BO_NO_EXEC, &bo) == 0);
-	REQUIRE(vgpu_bo_write(bo, 4096, &(uint32_t){ 0x1234 }, 4) == 0);
-	REQUIRE(vgpu_bo_export(bo, &fd) == 0);
-	CHECK(fd >= 0);
-	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	CHECK_EQ(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDWR);
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 8192, VGPU_BO_NO_EXEC, &bo));
+	ASSERT_EQ(0, vgpu_bo_write(bo, 4096, &(uint32_t){ 0x1234 }, 4));
+	ASSERT_EQ(0, vgpu_bo_export(bo, &fd));
+	EXPECT_GE(fd, 0);
+	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(O_RDWR, fcntl(fd, F_GETFL) & O_ACCMODE);
 	/* the device holds it: the same buffer, the same handle */
-	REQUIRE(vgpu_bo_import(dev, fd, &a) == 0);
-	CHECK(a == bo);
-	CHECK_EQ(vgpu_bo_handle(a), vgpu_bo_handle(bo));
+	ASSERT_EQ(0, vgpu_bo_import(dev, fd, &a));
+	EXPECT_EQ(bo, a);
+	EXPECT_EQ(vgpu_bo_handle(a), vgpu_bo_handle(bo));
 	/* a second export of it imports to the same again */
-	REQUIRE(vgpu_bo_export(bo, &fd2) == 0);
-	REQUIRE(vgpu_bo_import(dev, fd2, &b) == 0);
-	CHECK(b == bo);
+	ASSERT_EQ(0, vgpu_bo_export(bo, &fd2));
+	ASSERT_EQ(0, vgpu_bo_import(dev, fd2, &b));
+	EXPECT_EQ(bo, b);
 	close(fd);
 	close(fd2);
 	/* each import is a reference: the buffer survives two frees */
 	vgpu_bo_free(bo);
 	vgpu_bo_free(a);
-	CHECK_EQ(vgpu_bo_read(b, 4096, &v, 4), 0);
-	CHECK_EQ(v, 0x1234);
-	CHECK_EQ(vgpu_bo_size(b), 8192);
-	CHECK_EQ(vgpu_bo_flags(b), VGPU_BO_NO_EXEC);
+	EXPECT_EQ(0, vgpu_bo_read(b, 4096, &v, 4));
+	EXPECT_EQ(0x1234u, v);
+	EXPECT_EQ(8192u, vgpu_bo_size(b));
+	EXPECT_EQ(VGPU_BO_NO_EXEC, vgpu_bo_flags(b));
 	vgpu_bo_free(b);
 	vgpu_device_close(dev);
 }
@@ -948,48 +944,49 @@ TEST(bo_export_import_same_device)
  * Export from one device, import into another: the same memory, each with
  * its own GPU address; a kernel on either side writes what the other reads.
  */
-static void dmabuf_round_trip(struct vgpu_device *da, struct vgpu_device *db)
+static void dmabuf_round_trip(struct __test_metadata *_metadata,
+			      struct vgpu_device *da, struct vgpu_device *db)
 {
 	struct store sa, sb;
 	struct vgpu_bo *imp = NULL, *imp2 = NULL;
 	uint32_t *p = NULL;
 	int fd = -1;
 
-	REQUIRE(store_init(&sa, da, NULL, 4096) == 0);
-	REQUIRE(vgpu_bo_export(sa.bo, &fd) == 0);
-	REQUIRE(vgpu_bo_import(db, fd, &imp) == 0);
-	CHECK_EQ(vgpu_bo_size(imp), 4096);
-	CHECK_EQ(vgpu_bo_flags(imp), 0);
-	CHECK(vgpu_bo_gpu_address(imp) >= param(db, VGPU_PARAM_VA_START));
+	ASSERT_EQ(0, store_init(&sa, da, NULL, 4096));
+	ASSERT_EQ(0, vgpu_bo_export(sa.bo, &fd));
+	ASSERT_EQ(0, vgpu_bo_import(db, fd, &imp));
+	EXPECT_EQ(4096u, vgpu_bo_size(imp));
+	EXPECT_EQ(0u, vgpu_bo_flags(imp));
+	EXPECT_GE(vgpu_bo_gpu_address(imp), param(db, VGPU_PARAM_VA_START));
 	/* imported twice: the same struct, the same handle */
-	REQUIRE(vgpu_bo_import(db, fd, &imp2) == 0);
-	CHECK(imp2 == imp);
-	CHECK_EQ(vgpu_bo_handle(imp2), vgpu_bo_handle(imp));
+	ASSERT_EQ(0, vgpu_bo_import(db, fd, &imp2));
+	EXPECT_EQ(imp, imp2);
+	EXPECT_EQ(vgpu_bo_handle(imp2), vgpu_bo_handle(imp));
 	vgpu_bo_free(imp2);
 	close(fd); /* the import holds the memory */
 
 	/* a writes, b reads */
-	CHECK_EQ(store_run(&sa, 5, 4, 256), 0);
-	REQUIRE(vgpu_bo_map(imp, (void **)&p) == 0);
-	CHECK_EQ(store_bad(p, 1024, 5), 0);
+	EXPECT_EQ(0, store_run(&sa, 5, 4, 256));
+	ASSERT_EQ(0, vgpu_bo_map(imp, (void **)&p));
+	EXPECT_EQ(0u, store_bad(p, 1024, 5));
 
 	/* b writes through its own address of the buffer, a reads */
 	memset(&sb, 0, sizeof(sb));
 	sb.prog = prog_new(db, store_src);
-	REQUIRE(sb.prog);
+	ASSERT_NE(NULL, sb.prog);
 	sb.k = kern(sb.prog);
-	REQUIRE(vgpu_args_new(sb.k, &sb.args) == 0);
-	REQUIRE(vgpu_args_set_bo(sb.args, 0, imp, 0) == 0);
-	CHECK_EQ(store_run(&sb, 77, 2, 512), 0);
-	CHECK_EQ(store_bad(sa.out, 1024, 77), 0);
+	ASSERT_EQ(0, vgpu_args_new(sb.k, &sb.args));
+	ASSERT_EQ(0, vgpu_args_set_bo(sb.args, 0, imp, 0));
+	EXPECT_EQ(0, store_run(&sb, 77, 2, 512));
+	EXPECT_EQ(0u, store_bad(sa.out, 1024, 77));
 	/* CPU writes are seen on the other side too */
 	p[5] = 0xabcdef;
-	CHECK_EQ(sa.out[5], 0xabcdef);
+	EXPECT_EQ(0xabcdefu, sa.out[5]);
 
 	store_fini(&sb);
 	vgpu_bo_free(imp);
 	/* the exporter's buffer outlives the importer's */
-	CHECK_EQ(sa.out[5], 0xabcdef);
+	EXPECT_EQ(0xabcdefu, sa.out[5]);
 	store_fini(&sa);
 }
 
@@ -997,18 +994,18 @@ TEST(dmabuf_two_files)
 {
 	struct vgpu_device *da = dev_open(), *db = NULL;
 
-	REQUIRE(da);
+	ASSERT_NE(NULL, da);
 	/* drm: two files of one device; sim: two simulators */
 	if (is_sim(da)) {
-		REQUIRE(vgpu_device_open("sim", &db) == 0);
+		ASSERT_EQ(0, vgpu_device_open("sim", &db));
 	} else {
 		struct vgpu_device_info info;
 
-		REQUIRE(vgpu_device_query(da, &info) == 0);
-		REQUIRE(vgpu_device_open(info.node, &db) == 0);
+		ASSERT_EQ(0, vgpu_device_query(da, &info));
+		ASSERT_EQ(0, vgpu_device_open(info.node, &db));
 	}
-	dmabuf_round_trip(da, db);
-	dmabuf_round_trip(db, da);
+	dmabuf_round_trip(_metadata, da, db);
+	dmabuf_round_trip(_metadata, db, da);
 	vgpu_device_close(db);
 	vgpu_device_close(da);
 }
@@ -1018,17 +1015,17 @@ TEST(dmabuf_two_devices)
 	struct vgpu_device *da = dev_open(), *db;
 	bool other_pci;
 
-	REQUIRE(da);
+	ASSERT_NE(NULL, da);
 	db = second_device(da, &other_pci);
-	REQUIRE(db);
+	ASSERT_NE(NULL, db);
 	if (!is_sim(da)) {
 		if (expected_devices() >= 2)
-			CHECK(other_pci);
+			EXPECT_TRUE(other_pci);
 		if (!other_pci)
 			printf("  one vgpu device: two files of it\n");
 	}
-	dmabuf_round_trip(da, db);
-	dmabuf_round_trip(db, da);
+	dmabuf_round_trip(_metadata, da, db);
+	dmabuf_round_trip(_metadata, db, da);
 	vgpu_device_close(db);
 	vgpu_device_close(da);
 }
@@ -1049,38 +1046,38 @@ TEST(dmabuf_implicit_sync_across_devices)
 	bool other_pci;
 	int fd = -1, ret;
 
-	REQUIRE(da);
+	ASSERT_NE(NULL, da);
 	db = second_device(da, &other_pci);
-	REQUIRE(db);
+	ASSERT_NE(NULL, db);
 	pspin = prog_new(da, spin_src);
 	pcopy = prog_new(db, copy_src);
-	REQUIRE(pspin && pcopy);
-	REQUIRE(vgpu_bo_new(da, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_bo_export(bo, &fd) == 0);
-	REQUIRE(vgpu_bo_import(db, fd, &imp) == 0);
+	ASSERT_TRUE(pspin && pcopy);
+	ASSERT_EQ(0, vgpu_bo_new(da, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_bo_export(bo, &fd));
+	ASSERT_EQ(0, vgpu_bo_import(db, fd, &imp));
 	close(fd);
-	REQUIRE(vgpu_bo_new(db, 4096, 0, &outb) == 0);
-	REQUIRE(vgpu_args_new(kern(pspin), &aa) == 0);
-	REQUIRE(vgpu_args_set_bo(aa, 0, bo, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(aa, 1, SPIN_LONG) == 0);
-	REQUIRE(vgpu_args_set_u32(aa, 2, 0xd0d0) == 0);
-	REQUIRE(vgpu_args_new(kern(pcopy), &ab) == 0);
-	REQUIRE(vgpu_args_set_u64(ab, 0, vgpu_bo_gpu_address(imp) + 4) == 0);
-	REQUIRE(vgpu_args_use_bo(ab, imp) == 0); /* listed: implicit sync */
-	REQUIRE(vgpu_args_set_bo(ab, 1, outb, 0) == 0);
+	ASSERT_EQ(0, vgpu_bo_new(db, 4096, 0, &outb));
+	ASSERT_EQ(0, vgpu_args_new(kern(pspin), &aa));
+	ASSERT_EQ(0, vgpu_args_set_bo(aa, 0, bo, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(aa, 1, SPIN_LONG));
+	ASSERT_EQ(0, vgpu_args_set_u32(aa, 2, 0xd0d0));
+	ASSERT_EQ(0, vgpu_args_new(kern(pcopy), &ab));
+	ASSERT_EQ(0, vgpu_args_set_u64(ab, 0, vgpu_bo_gpu_address(imp) + 4));
+	ASSERT_EQ(0, vgpu_args_use_bo(ab, imp)); /* listed: implicit sync */
+	ASSERT_EQ(0, vgpu_args_set_bo(ab, 1, outb, 0));
 
-	REQUIRE(vgpu_kernel_launch(kern(pspin), NULL, aa, &ja) == 0);
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(pspin), NULL, aa, &ja));
 	ret = vgpu_bo_wait(imp, MS);
-	CHECK_EQ(ret, is_sim(da) ? 0 : -ETIME);
-	REQUIRE(vgpu_kernel_launch(kern(pcopy), NULL, ab, &jb) == 0);
-	CHECK_EQ(vgpu_job_wait(jb, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_read(outb, 0, v, 4), 0);
-	CHECK_EQ(v[0], 0xd0d0);
-	CHECK_EQ(vgpu_job_wait(ja, 0), 0);
-	CHECK_EQ(vgpu_bo_wait(imp, 0), 0);
-	CHECK_EQ(vgpu_bo_read(imp, 0, v, 8), 0);
-	CHECK_EQ(v[0], SPIN_LONG);
-	CHECK_EQ(v[1], 0xd0d0);
+	EXPECT_EQ(ret, is_sim(da) ? 0 : -ETIME);
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(pcopy), NULL, ab, &jb));
+	EXPECT_EQ(0, vgpu_job_wait(jb, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(outb, 0, v, 4));
+	EXPECT_EQ(0xd0d0u, v[0]);
+	EXPECT_EQ(0, vgpu_job_wait(ja, 0));
+	EXPECT_EQ(0, vgpu_bo_wait(imp, 0));
+	EXPECT_EQ(0, vgpu_bo_read(imp, 0, v, 8));
+	EXPECT_EQ(SPIN_LONG, v[0]);
+	EXPECT_EQ(0xd0d0u, v[1]);
 	vgpu_job_free(ja);
 	vgpu_job_free(jb);
 	vgpu_args_free(aa);
@@ -1122,84 +1119,81 @@ TEST(program_kernels_and_params)
 	const struct vgpu_kernel *k0 = NULL, *k1 = NULL, *k = NULL;
 	struct vgpu_kernel_info ki;
 	struct vgpu_arg_info ai;
+	struct vgpu_bo *bo = NULL;
+	struct vgpu_args *a0 = NULL, *a1 = NULL;
+	uint32_t out[2] = { 0 };
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, two_kernels_src);
-	REQUIRE(prog);
-	CHECK_EQ(vgpu_program_kernel_count(prog), 2);
-	REQUIRE(vgpu_program_kernel(prog, 0, &k0) == 0);
-	REQUIRE(vgpu_program_kernel(prog, 1, &k1) == 0);
-	CHECK_EQ(vgpu_program_kernel(prog, 2, &k), -ENOENT);
-	CHECK_EQ(vgpu_program_kernel(prog, UINT_MAX, &k), -ENOENT);
-	CHECK_EQ(vgpu_program_kernel(prog, 0, NULL), -EINVAL);
-	CHECK_EQ(vgpu_program_find_kernel(prog, "second", &k), 0);
-	CHECK(k == k1);
-	CHECK_EQ(vgpu_program_find_kernel(prog, "first", &k), 0);
-	CHECK(k == k0);
-	CHECK_EQ(vgpu_program_find_kernel(prog, "third", &k), -ENOENT);
-	CHECK_EQ(vgpu_program_find_kernel(prog, "firs", &k), -ENOENT);
-	CHECK_EQ(vgpu_program_find_kernel(prog, "", &k), -ENOENT);
-	CHECK_EQ(vgpu_program_find_kernel(prog, NULL, &k), -EINVAL);
-	CHECK_EQ(vgpu_program_find_kernel(prog, "first", NULL), -EINVAL);
+	ASSERT_NE(NULL, prog);
+	EXPECT_EQ(2u, vgpu_program_kernel_count(prog));
+	ASSERT_EQ(0, vgpu_program_kernel(prog, 0, &k0));
+	ASSERT_EQ(0, vgpu_program_kernel(prog, 1, &k1));
+	EXPECT_EQ(-ENOENT, vgpu_program_kernel(prog, 2, &k));
+	EXPECT_EQ(-ENOENT, vgpu_program_kernel(prog, UINT_MAX, &k));
+	EXPECT_EQ(-EINVAL, vgpu_program_kernel(prog, 0, NULL));
+	EXPECT_EQ(0, vgpu_program_find_kernel(prog, "second", &k));
+	EXPECT_EQ(k1, k);
+	EXPECT_EQ(0, vgpu_program_find_kernel(prog, "first", &k));
+	EXPECT_EQ(k0, k);
+	EXPECT_EQ(-ENOENT, vgpu_program_find_kernel(prog, "third", &k));
+	EXPECT_EQ(-ENOENT, vgpu_program_find_kernel(prog, "firs", &k));
+	EXPECT_EQ(-ENOENT, vgpu_program_find_kernel(prog, "", &k));
+	EXPECT_EQ(-EINVAL, vgpu_program_find_kernel(prog, NULL, &k));
+	EXPECT_EQ(-EINVAL, vgpu_program_find_kernel(prog, "first", NULL));
 
 	vgpu_kernel_info(k0, &ki);
-	CHECK_STR(ki.name, "first");
-	CHECK_EQ(ki.entry, 0);
-	CHECK_EQ(ki.smem_static, 64);
-	CHECK_EQ(ki.param_size, 24);
-	CHECK_EQ(ki.nparams, 3);
+	EXPECT_STREQ("first", ki.name);
+	EXPECT_EQ(0u, ki.entry);
+	EXPECT_EQ(64u, ki.smem_static);
+	EXPECT_EQ(24u, ki.param_size);
+	EXPECT_EQ(3u, ki.nparams);
 	vgpu_kernel_info(k1, &ki);
-	CHECK_STR(ki.name, "second");
-	CHECK_EQ(ki.entry, 4 * 16);
-	CHECK_EQ(ki.smem_static, 0);
-	CHECK_EQ(ki.param_size, 8);
-	CHECK_EQ(ki.nparams, 1);
+	EXPECT_STREQ("second", ki.name);
+	EXPECT_EQ(4u * 16, ki.entry);
+	EXPECT_EQ(0u, ki.smem_static);
+	EXPECT_EQ(8u, ki.param_size);
+	EXPECT_EQ(1u, ki.nparams);
 
-	REQUIRE(vgpu_kernel_arg(k0, 1, &ai) == 0);
-	CHECK_STR(ai.name, "a");
-	CHECK_EQ(ai.type, VGPU_ARG_U32);
-	CHECK_EQ(ai.offset, 8);
-	CHECK_EQ(ai.size, 4);
-	REQUIRE(vgpu_kernel_arg(k0, 2, &ai) == 0);
-	CHECK_STR(ai.name, "b");
-	CHECK_EQ(ai.type, VGPU_ARG_U64);
-	CHECK_EQ(ai.offset, 16);
-	CHECK_EQ(ai.size, 8);
-	REQUIRE(vgpu_kernel_arg(k0, 0, &ai) == 0);
-	CHECK_STR(ai.name, "out");
-	CHECK_EQ(ai.type, VGPU_ARG_PTR);
-	CHECK_EQ(vgpu_kernel_arg(k0, 3, &ai), -ENOENT);
-	CHECK_EQ(vgpu_kernel_arg(k1, 1, &ai), -ENOENT);
-	CHECK_EQ(vgpu_kernel_arg(k0, 0, NULL), -EINVAL);
-	CHECK_EQ(vgpu_kernel_arg_index(k0, "out"), 0);
-	CHECK_EQ(vgpu_kernel_arg_index(k0, "b"), 2);
-	CHECK_EQ(vgpu_kernel_arg_index(k1, "a"), -ENOENT);
-	CHECK_EQ(vgpu_kernel_arg_index(k0, NULL), -EINVAL);
+	ASSERT_EQ(0, vgpu_kernel_arg(k0, 1, &ai));
+	EXPECT_STREQ("a", ai.name);
+	EXPECT_EQ((uint32_t)VGPU_ARG_U32, ai.type);
+	EXPECT_EQ(8u, ai.offset);
+	EXPECT_EQ(4u, ai.size);
+	ASSERT_EQ(0, vgpu_kernel_arg(k0, 2, &ai));
+	EXPECT_STREQ("b", ai.name);
+	EXPECT_EQ((uint32_t)VGPU_ARG_U64, ai.type);
+	EXPECT_EQ(16u, ai.offset);
+	EXPECT_EQ(8u, ai.size);
+	ASSERT_EQ(0, vgpu_kernel_arg(k0, 0, &ai));
+	EXPECT_STREQ("out", ai.name);
+	EXPECT_EQ((uint32_t)VGPU_ARG_PTR, ai.type);
+	EXPECT_EQ(-ENOENT, vgpu_kernel_arg(k0, 3, &ai));
+	EXPECT_EQ(-ENOENT, vgpu_kernel_arg(k1, 1, &ai));
+	EXPECT_EQ(-EINVAL, vgpu_kernel_arg(k0, 0, NULL));
+	EXPECT_EQ(0, vgpu_kernel_arg_index(k0, "out"));
+	EXPECT_EQ(2, vgpu_kernel_arg_index(k0, "b"));
+	EXPECT_EQ(-ENOENT, vgpu_kernel_arg_index(k1, "a"));
+	EXPECT_EQ(-EINVAL, vgpu_kernel_arg_index(k0, NULL));
 
 	/* both kernels run, each at its entry */
-	{
-		struct vgpu_bo *bo = NULL;
-		struct vgpu_args *a0 = NULL, *a1 = NULL;
-		uint32_t out[2] = { 0 };
-
-		REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-		REQUIRE(vgpu_args_new(k0, &a0) == 0);
-		REQUIRE(vgpu_args_new(k1, &a1) == 0);
-		CHECK_EQ(vgpu_args_set_bo(a0, 0, bo, 0), 0);
-		CHECK_EQ(vgpu_args_set_u32(a0, 1, 0x1111), 0);
-		CHECK_EQ(vgpu_args_set_bo(a1, 0, bo, 0), 0);
-		CHECK_EQ(vgpu_kernel_launch(k0, NULL, a0, NULL), 0);
-		CHECK_EQ(vgpu_kernel_launch(k1, NULL, a1, NULL), 0);
-		/* args of another kernel */
-		CHECK_EQ(vgpu_kernel_launch(k1, NULL, a0, NULL), -EINVAL);
-		CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
-		CHECK_EQ(vgpu_bo_read(bo, 0, out, 8), 0);
-		CHECK_EQ(out[0], 0x1111);
-		CHECK_EQ(out[1], 0x2222);
-		vgpu_args_free(a0);
-		vgpu_args_free(a1);
-		vgpu_bo_free(bo);
-	}
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(k0, &a0));
+	ASSERT_EQ(0, vgpu_args_new(k1, &a1));
+	EXPECT_EQ(0, vgpu_args_set_bo(a0, 0, bo, 0));
+	EXPECT_EQ(0, vgpu_args_set_u32(a0, 1, 0x1111));
+	EXPECT_EQ(0, vgpu_args_set_bo(a1, 0, bo, 0));
+	EXPECT_EQ(0, vgpu_kernel_launch(k0, NULL, a0, NULL));
+	EXPECT_EQ(0, vgpu_kernel_launch(k1, NULL, a1, NULL));
+	/* args of another kernel */
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(k1, NULL, a0, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, out, 8));
+	EXPECT_EQ(0x1111u, out[0]);
+	EXPECT_EQ(0x2222u, out[1]);
+	vgpu_args_free(a0);
+	vgpu_args_free(a1);
+	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
 	vgpu_program_free(NULL); /* a no-op */
 	vgpu_device_close(dev);
@@ -1211,26 +1205,23 @@ TEST(program_unnamed_kernel_is_main)
 	struct vgpu_program *prog;
 	const struct vgpu_kernel *k = NULL;
 	struct vgpu_kernel_info ki;
+	struct vgpu_job *job = NULL;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, "  NOP ;\n  EXIT ;\n");
-	REQUIRE(prog);
-	CHECK_EQ(vgpu_program_kernel_count(prog), 1);
-	CHECK_EQ(vgpu_program_find_kernel(prog, "main", &k), 0);
-	REQUIRE(k);
+	ASSERT_NE(NULL, prog);
+	EXPECT_EQ(1u, vgpu_program_kernel_count(prog));
+	EXPECT_EQ(0, vgpu_program_find_kernel(prog, "main", &k));
+	ASSERT_NE(NULL, k);
 	vgpu_kernel_info(k, &ki);
-	CHECK_STR(ki.name, "main");
-	CHECK_EQ(ki.nparams, 0);
-	CHECK_EQ(ki.param_size, 0);
+	EXPECT_STREQ("main", ki.name);
+	EXPECT_EQ(0u, ki.nparams);
+	EXPECT_EQ(0u, ki.param_size);
 	/* no parameters: NULL args is allowed */
-	{
-		struct vgpu_job *job = NULL;
-
-		CHECK_EQ(vgpu_kernel_launch(k, NULL, NULL, &job), 0);
-		if (job)
-			CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
-		vgpu_job_free(job);
-	}
+	EXPECT_EQ(0, vgpu_kernel_launch(k, NULL, NULL, &job));
+	if (job)
+		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	vgpu_job_free(job);
 	vgpu_program_free(prog);
 	vgpu_device_close(dev);
 }
@@ -1242,39 +1233,46 @@ TEST(program_assembly_errors)
 	static const char bad[] = ".kernel k\n  FOO R1 ;\n  EXIT ;\n  MOV R1, 0x100000000 ;\n";
 	char log[512], small[16];
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	memset(log, 'x', sizeof(log));
-	CHECK_EQ(vgpu_program_assemble(dev, bad, strlen(bad), "bad.vgs", &prog,
-				       log, sizeof(log)), -EINVAL);
-	CHECK_CONTAINS(log, "bad.vgs:2:3: error: unknown mnemonic 'FOO'\n");
-	CHECK_CONTAINS(log, "bad.vgs:4:11: error: immediate 0x100000000 out of range");
-	CHECK(prog == (struct vgpu_program *)0x1);
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, bad, strlen(bad), "bad.vgs", &prog,
+					log, sizeof(log)));
+	EXPECT_CONTAINS(log, "bad.vgs:2:3: error: unknown mnemonic 'FOO'\n");
+	EXPECT_CONTAINS(log, "bad.vgs:4:11: error: immediate 0x100000000 out of range");
+	EXPECT_EQ((struct vgpu_program *)0x1, prog);
 	/* the log is truncated to its length and terminated */
 	memset(small, 'x', sizeof(small));
-	CHECK_EQ(vgpu_program_assemble(dev, bad, strlen(bad), "bad.vgs", &prog,
-				       small, sizeof(small)), -EINVAL);
-	CHECK_EQ(strnlen(small, sizeof(small)), sizeof(small) - 1);
-	CHECK(!strncmp(small, "bad.vgs:2:3: er", sizeof(small) - 1));
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, bad, strlen(bad), "bad.vgs", &prog,
+					small, sizeof(small)));
+	EXPECT_EQ(strnlen(small, sizeof(small)), sizeof(small) - 1);
+	EXPECT_EQ(0, strncmp(small, "bad.vgs:2:3: er", sizeof(small) - 1));
 	/* no log at all */
-	CHECK_EQ(vgpu_program_assemble(dev, bad, strlen(bad), NULL, &prog, NULL, 0),
-		 -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_program_assemble(dev, bad, strlen(bad), NULL, &prog, NULL, 0));
 	/* without a file name: "<source>" */
-	CHECK_EQ(vgpu_program_assemble(dev, bad, strlen(bad), NULL, &prog, log,
-				       sizeof(log)), -EINVAL);
-	CHECK_CONTAINS(log, "<source>:2:3: error: unknown mnemonic 'FOO'");
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, bad, strlen(bad), NULL, &prog, log,
+					sizeof(log)));
+	EXPECT_CONTAINS(log, "<source>:2:3: error: unknown mnemonic 'FOO'");
 	/* only the first len bytes count: the error line is cut off */
-	CHECK_EQ(vgpu_program_assemble(dev, bad, 10, "bad.vgs", &prog, log,
-				       sizeof(log)), -EINVAL); /* ".kernel k\n": no code */
-	CHECK_CONTAINS(log, "bad.vgs:1:9: error: kernel 'k' has no instructions");
-	CHECK_EQ(vgpu_program_assemble(dev, "", 0, "e.vgs", &prog, log,
-				       sizeof(log)), -EINVAL);
-	CHECK_EQ(vgpu_program_assemble(dev, NULL, 0, "e.vgs", &prog, log,
-				       sizeof(log)), -EINVAL);
-	CHECK_EQ(vgpu_program_assemble(dev, NULL, 5, "e.vgs", &prog, log,
-				       sizeof(log)), -EINVAL);
-	CHECK_EQ(vgpu_program_assemble(dev, bad, strlen(bad), "e.vgs", NULL, log,
-				       sizeof(log)), -EINVAL);
-	CHECK(prog == (struct vgpu_program *)0x1);
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, bad, 10, "bad.vgs", &prog, log,
+					sizeof(log))); /* ".kernel k\n": no code */
+	EXPECT_CONTAINS(log, "bad.vgs:1:9: error: kernel 'k' has no instructions");
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, "", 0, "e.vgs", &prog, log,
+					sizeof(log)));
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, NULL, 0, "e.vgs", &prog, log,
+					sizeof(log)));
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, NULL, 5, "e.vgs", &prog, log,
+					sizeof(log)));
+	EXPECT_EQ(-EINVAL,
+		  vgpu_program_assemble(dev, bad, strlen(bad), "e.vgs", NULL, log,
+					sizeof(log)));
+	EXPECT_EQ((struct vgpu_program *)0x1, prog);
 	vgpu_device_close(dev);
 }
 
@@ -1288,43 +1286,39 @@ TEST(program_binary_round_trip)
 	size_t len = 0, len2 = 0;
 	char log[512];
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, two_kernels_src);
-	REQUIRE(prog);
-	CHECK_EQ(vgpu_program_binary(prog, NULL, &len), -EINVAL);
-	CHECK_EQ(vgpu_program_binary(prog, &bin, NULL), -EINVAL);
-	REQUIRE(vgpu_program_binary(prog, &bin, &len) == 0);
-	CHECK(len > 4 * 16);
-	CHECK_EQ(((uint32_t *)bin)[0], VGPU_OBJ_MAGIC);
-	REQUIRE(vgpu_program_load_binary(dev, bin, len, &p2, log, sizeof(log)) == 0);
-	CHECK_EQ(vgpu_program_kernel_count(p2), 2);
-	REQUIRE(vgpu_program_find_kernel(p2, "first", &k) == 0);
+	ASSERT_NE(NULL, prog);
+	EXPECT_EQ(-EINVAL, vgpu_program_binary(prog, NULL, &len));
+	EXPECT_EQ(-EINVAL, vgpu_program_binary(prog, &bin, NULL));
+	ASSERT_EQ(0, vgpu_program_binary(prog, &bin, &len));
+	EXPECT_GT(len, 4u * 16);
+	EXPECT_EQ(VGPU_OBJ_MAGIC, ((uint32_t *)bin)[0]);
+	ASSERT_EQ(0, vgpu_program_load_binary(dev, bin, len, &p2, log, sizeof(log)));
+	EXPECT_EQ(2u, vgpu_program_kernel_count(p2));
+	ASSERT_EQ(0, vgpu_program_find_kernel(p2, "first", &k));
 	vgpu_kernel_info(k, &ki);
-	CHECK_EQ(ki.smem_static, 64);
-	CHECK_EQ(ki.nparams, 3);
-	CHECK_EQ(vgpu_kernel_arg_index(k, "b"), 2);
-	REQUIRE(vgpu_program_binary(p2, &bin2, &len2) == 0);
-	CHECK_EQ(len2, len);
-	CHECK(len2 == len && !memcmp(bin, bin2, len));
+	EXPECT_EQ(64u, ki.smem_static);
+	EXPECT_EQ(3u, ki.nparams);
+	EXPECT_EQ(2, vgpu_kernel_arg_index(k, "b"));
+	ASSERT_EQ(0, vgpu_program_binary(p2, &bin2, &len2));
+	EXPECT_EQ(len, len2);
+	EXPECT_TRUE(len2 == len && !memcmp(bin, bin2, len));
 
 	/* corrupt objects: -EINVAL and a log */
 	log[0] = 0;
-	CHECK_EQ(vgpu_program_load_binary(dev, bin, 3, &p3, log, sizeof(log)), -EINVAL);
-	CHECK(log[0] != 0);
+	EXPECT_EQ(-EINVAL, vgpu_program_load_binary(dev, bin, 3, &p3, log, sizeof(log)));
+	EXPECT_NE(0, log[0]);
 	log[0] = 0;
-	CHECK_EQ(vgpu_program_load_binary(dev, bin, len - 1, &p3, log, sizeof(log)),
-		 -EINVAL);
-	CHECK(log[0] != 0);
+	EXPECT_EQ(-EINVAL, vgpu_program_load_binary(dev, bin, len - 1, &p3, log, sizeof(log)));
+	EXPECT_NE(0, log[0]);
 	((uint8_t *)bin2)[0] ^= 0xff; /* magic */
 	log[0] = 0;
-	CHECK_EQ(vgpu_program_load_binary(dev, bin2, len, &p3, log, sizeof(log)),
-		 -EINVAL);
-	CHECK(log[0] != 0);
-	CHECK_EQ(vgpu_program_load_binary(dev, NULL, len, &p3, log, sizeof(log)),
-		 -EINVAL);
-	CHECK_EQ(vgpu_program_load_binary(dev, bin, len, NULL, log, sizeof(log)),
-		 -EINVAL);
-	CHECK(p3 == NULL);
+	EXPECT_EQ(-EINVAL, vgpu_program_load_binary(dev, bin2, len, &p3, log, sizeof(log)));
+	EXPECT_NE(0, log[0]);
+	EXPECT_EQ(-EINVAL, vgpu_program_load_binary(dev, NULL, len, &p3, log, sizeof(log)));
+	EXPECT_EQ(-EINVAL, vgpu_program_load_binary(dev, bin, len, NULL, log, sizeof(log)));
+	EXPECT_EQ(NULL, p3);
 	free(bin);
 	free(bin2);
 	vgpu_program_free(p2);
@@ -1340,46 +1334,43 @@ TEST(program_load_file)
 	void *bin = NULL;
 	size_t len = 0;
 	FILE *f;
+	struct store s;
 
-	REQUIRE(dev);
-	REQUIRE(mkdtemp(dir));
+	ASSERT_NE(NULL, dev);
+	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/store.vgs", dir);
 	snprintf(bpath, sizeof(bpath), "%s/store.vgo", dir);
 	f = fopen(path, "w");
-	REQUIRE(f);
+	ASSERT_NE(NULL, f);
 	fputs(store_src, f);
 	fclose(f);
-	REQUIRE(vgpu_program_load_file(dev, path, &prog, log, sizeof(log)) == 0);
-	CHECK_EQ(vgpu_program_kernel_count(prog), 1);
-	REQUIRE(vgpu_program_binary(prog, &bin, &len) == 0);
+	ASSERT_EQ(0, vgpu_program_load_file(dev, path, &prog, log, sizeof(log)));
+	EXPECT_EQ(1u, vgpu_program_kernel_count(prog));
+	ASSERT_EQ(0, vgpu_program_binary(prog, &bin, &len));
 	f = fopen(bpath, "wb");
-	REQUIRE(f);
-	CHECK_EQ(fwrite(bin, 1, len, f), len);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(fwrite(bin, 1, len, f), len);
 	fclose(f);
 	/* an object file: recognised by its magic */
-	REQUIRE(vgpu_program_load_file(dev, bpath, &p2, log, sizeof(log)) == 0);
-	{
-		struct store s;
-
-		REQUIRE(store_init(&s, dev, p2, 4096) == 0);
-		CHECK_EQ(store_run(&s, 11, 1, 128), 0);
-		CHECK_EQ(store_bad(s.out, 128, 11), 0);
-		store_fini(&s);
-	}
+	ASSERT_EQ(0, vgpu_program_load_file(dev, bpath, &p2, log, sizeof(log)));
+	ASSERT_EQ(0, store_init(&s, dev, p2, 4096));
+	EXPECT_EQ(0, store_run(&s, 11, 1, 128));
+	EXPECT_EQ(0u, store_bad(s.out, 128, 11));
+	store_fini(&s);
 	/* errors in a file are reported with its name */
 	f = fopen(path, "w");
-	REQUIRE(f);
+	ASSERT_NE(NULL, f);
 	fputs(".kernel k\n  EXIT ;\n  BRA nowhere ;\n", f);
 	fclose(f);
-	CHECK_EQ(vgpu_program_load_file(dev, path, &p3, log, sizeof(log)), -EINVAL);
-	CHECK_CONTAINS(log, "store.vgs:3:");
-	CHECK_CONTAINS(log, "nowhere");
+	EXPECT_EQ(-EINVAL, vgpu_program_load_file(dev, path, &p3, log, sizeof(log)));
+	EXPECT_CONTAINS(log, "store.vgs:3:");
+	EXPECT_CONTAINS(log, "nowhere");
 	snprintf(path, sizeof(path), "%s/missing.vgs", dir);
-	CHECK_EQ(vgpu_program_load_file(dev, path, &p3, log, sizeof(log)), -ENOENT);
-	CHECK_CONTAINS(log, "missing.vgs");
-	CHECK_EQ(vgpu_program_load_file(dev, NULL, &p3, log, sizeof(log)), -EINVAL);
-	CHECK_EQ(vgpu_program_load_file(dev, bpath, NULL, log, sizeof(log)), -EINVAL);
-	CHECK(p3 == NULL);
+	EXPECT_EQ(-ENOENT, vgpu_program_load_file(dev, path, &p3, log, sizeof(log)));
+	EXPECT_CONTAINS(log, "missing.vgs");
+	EXPECT_EQ(-EINVAL, vgpu_program_load_file(dev, NULL, &p3, log, sizeof(log)));
+	EXPECT_EQ(-EINVAL, vgpu_program_load_file(dev, bpath, NULL, log, sizeof(log)));
+	EXPECT_EQ(NULL, p3);
 	unlink(bpath);
 	snprintf(path, sizeof(path), "%s/store.vgs", dir);
 	unlink(path);
@@ -1399,32 +1390,33 @@ TEST(program_disassemble)
 	char *text = NULL, log[512];
 	FILE *f;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, two_kernels_src);
-	REQUIRE(prog);
-	CHECK_EQ(vgpu_program_disassemble(prog, NULL), -EINVAL);
+	ASSERT_NE(NULL, prog);
+	EXPECT_EQ(-EINVAL, vgpu_program_disassemble(prog, NULL));
 	f = open_memstream(&text, &len);
-	REQUIRE(f);
-	CHECK_EQ(vgpu_program_disassemble(prog, f), 0);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, vgpu_program_disassemble(prog, f));
 	fclose(f);
-	REQUIRE(text);
-	CHECK_CONTAINS(text, ".kernel first\n");
-	CHECK_CONTAINS(text, ".kernel second\n");
-	CHECK_CONTAINS(text, ".param ptr out\n");
-	CHECK_CONTAINS(text, ".param u64 b\n");
-	CHECK_CONTAINS(text, "STG [R2+0x4], R4 ;\n");
+	ASSERT_NE(NULL, text);
+	EXPECT_CONTAINS(text, ".kernel first\n");
+	EXPECT_CONTAINS(text, ".kernel second\n");
+	EXPECT_CONTAINS(text, ".param ptr out\n");
+	EXPECT_CONTAINS(text, ".param u64 b\n");
+	EXPECT_CONTAINS(text, "STG [R2+0x4], R4 ;\n");
 	/* re-assemblable: the same object */
-	REQUIRE(vgpu_program_assemble(dev, text, strlen(text), "dis.vgs", &p2, log,
-				      sizeof(log)) == 0);
-	REQUIRE(vgpu_program_binary(prog, &b1, &l1) == 0);
-	REQUIRE(vgpu_program_binary(p2, &b2, &l2) == 0);
-	CHECK_EQ(l1, l2);
-	CHECK(l1 == l2 && !memcmp(b1, b2, l1));
+	ASSERT_EQ(0,
+		  vgpu_program_assemble(dev, text, strlen(text), "dis.vgs", &p2, log,
+					sizeof(log)));
+	ASSERT_EQ(0, vgpu_program_binary(prog, &b1, &l1));
+	ASSERT_EQ(0, vgpu_program_binary(p2, &b2, &l2));
+	EXPECT_EQ(l2, l1);
+	EXPECT_TRUE(l1 == l2 && !memcmp(b1, b2, l1));
 	/* to a tmpfile too */
 	f = tmpfile();
-	REQUIRE(f);
-	CHECK_EQ(vgpu_program_disassemble(p2, f), 0);
-	CHECK_EQ((size_t)ftell(f), strlen(text));
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, vgpu_program_disassemble(p2, f));
+	EXPECT_EQ((size_t)ftell(f), strlen(text));
 	fclose(f);
 	free(b1);
 	free(b2);
@@ -1443,21 +1435,21 @@ TEST(program_freed_while_job_runs)
 	struct vgpu_job *job = NULL;
 	uint32_t out[2] = { 0 };
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, spin_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(args, 1, SPIN_LONG / 4) == 0);
-	REQUIRE(vgpu_args_set_u32(args, 2, 77) == 0);
-	REQUIRE(vgpu_kernel_launch(kern(prog), NULL, args, &job) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, SPIN_LONG / 4));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, 77));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), NULL, args, &job));
 	vgpu_args_free(args);
 	vgpu_program_free(prog); /* the job keeps its code */
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 0, out, 8), 0);
-	CHECK_EQ(out[0], SPIN_LONG / 4);
-	CHECK_EQ(out[1], 77);
+	EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, out, 8));
+	EXPECT_EQ(SPIN_LONG / 4, out[0]);
+	EXPECT_EQ(77u, out[1]);
 	vgpu_job_free(job);
 	vgpu_bo_free(bo);
 	vgpu_device_close(dev);
@@ -1498,73 +1490,73 @@ TEST(args_setters)
 	uint32_t out[8] = { 0 };
 	float f = 0;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, params_src);
-	REQUIRE(prog);
+	ASSERT_NE(NULL, prog);
 	k = kern(prog);
-	REQUIRE(vgpu_bo_new(dev, 8192, 0, &bo) == 0);
-	CHECK_EQ(vgpu_args_new(NULL, &args), -EINVAL);
-	CHECK_EQ(vgpu_args_new(k, NULL), -EINVAL);
-	REQUIRE(vgpu_args_new(k, &args) == 0);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 8192, 0, &bo));
+	EXPECT_EQ(-EINVAL, vgpu_args_new(NULL, &args));
+	EXPECT_EQ(-EINVAL, vgpu_args_new(k, NULL));
+	ASSERT_EQ(0, vgpu_args_new(k, &args));
 
 	/* type checks: -EINVAL */
-	CHECK_EQ(vgpu_args_set_bo(args, 1, bo, 0), -EINVAL);   /* u32 */
-	CHECK_EQ(vgpu_args_set_bo(args, 3, bo, 0), -EINVAL);   /* f32 */
-	CHECK_EQ(vgpu_args_set_u32(args, 0, 1), -EINVAL);      /* ptr */
-	CHECK_EQ(vgpu_args_set_u32(args, 3, 1), -EINVAL);      /* f32 */
-	CHECK_EQ(vgpu_args_set_u32(args, 4, 1), -EINVAL);      /* u64 */
-	CHECK_EQ(vgpu_args_set_s32(args, 0, 1), -EINVAL);
-	CHECK_EQ(vgpu_args_set_s32(args, 3, 1), -EINVAL);
-	CHECK_EQ(vgpu_args_set_f32(args, 1, 1.0f), -EINVAL);
-	CHECK_EQ(vgpu_args_set_f32(args, 4, 1.0f), -EINVAL);
-	CHECK_EQ(vgpu_args_set_u64(args, 1, 1), -EINVAL);
-	CHECK_EQ(vgpu_args_set_u64(args, 3, 1), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_args_set_bo(args, 1, bo, 0));   /* u32 */
+	EXPECT_EQ(-EINVAL, vgpu_args_set_bo(args, 3, bo, 0));   /* f32 */
+	EXPECT_EQ(-EINVAL, vgpu_args_set_u32(args, 0, 1));      /* ptr */
+	EXPECT_EQ(-EINVAL, vgpu_args_set_u32(args, 3, 1));      /* f32 */
+	EXPECT_EQ(-EINVAL, vgpu_args_set_u32(args, 4, 1));      /* u64 */
+	EXPECT_EQ(-EINVAL, vgpu_args_set_s32(args, 0, 1));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_s32(args, 3, 1));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_f32(args, 1, 1.0f));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_f32(args, 4, 1.0f));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_u64(args, 1, 1));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_u64(args, 3, 1));
 	/* no such parameter: -ENOENT */
-	CHECK_EQ(vgpu_args_set_u32(args, 5, 1), -EINVAL);      /* s64 */
-	CHECK_EQ(vgpu_args_set_s32(args, 5, 1), -EINVAL);
-	CHECK_EQ(vgpu_args_set_bo(args, 5, bo, 0), -EINVAL);
-	CHECK_EQ(vgpu_args_set_u32(args, 6, 1), -ENOENT);
-	CHECK_EQ(vgpu_args_set_bo(args, 6, bo, 0), -ENOENT);
-	CHECK_EQ(vgpu_args_set_u64(args, 99, 1), -ENOENT);
-	CHECK_EQ(vgpu_args_set_f32(args, 6, 1.0f), -ENOENT);
-	CHECK_EQ(vgpu_args_set_s32(args, UINT_MAX, 1), -ENOENT);
+	EXPECT_EQ(-EINVAL, vgpu_args_set_u32(args, 5, 1));      /* s64 */
+	EXPECT_EQ(-EINVAL, vgpu_args_set_s32(args, 5, 1));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_bo(args, 5, bo, 0));
+	EXPECT_EQ(-ENOENT, vgpu_args_set_u32(args, 6, 1));
+	EXPECT_EQ(-ENOENT, vgpu_args_set_bo(args, 6, bo, 0));
+	EXPECT_EQ(-ENOENT, vgpu_args_set_u64(args, 99, 1));
+	EXPECT_EQ(-ENOENT, vgpu_args_set_f32(args, 6, 1.0f));
+	EXPECT_EQ(-ENOENT, vgpu_args_set_s32(args, UINT_MAX, 1));
 	/* bad buffer or offset */
-	CHECK_EQ(vgpu_args_set_bo(args, 0, NULL, 0), -EINVAL);
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bo, 8193), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_args_set_bo(args, 0, NULL, 0));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_bo(args, 0, bo, 8193));
 	/* declared parameters: no pushing */
-	CHECK_EQ(vgpu_args_push_u64(args, 1), -EINVAL);
-	CHECK_EQ(vgpu_args_push_bo(args, bo, 0), -EINVAL);
-	CHECK_EQ(vgpu_args_use_bo(args, NULL), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_args_push_u64(args, 1));
+	EXPECT_EQ(-EINVAL, vgpu_args_push_bo(args, bo, 0));
+	EXPECT_EQ(-EINVAL, vgpu_args_use_bo(args, NULL));
 
 	/* accepted: s32 through set_u32, u32 through set_s32, u64 and s64 by set_u64 */
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bo, 4096), 0);
-	CHECK_EQ(vgpu_args_set_s32(args, 1, -5), 0);
-	CHECK_EQ(vgpu_args_set_u32(args, 2, 0x80000001u), 0);
-	CHECK_EQ(vgpu_args_set_f32(args, 3, 2.5f), 0);
-	CHECK_EQ(vgpu_args_set_u64(args, 4, 0x123456789abcdef0ull), 0);
-	CHECK_EQ(vgpu_args_set_u64(args, 5, (uint64_t)-3), 0);
-	CHECK_EQ(vgpu_kernel_launch(k, NULL, args, NULL), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 4096, out, sizeof(out)), 0);
-	CHECK_EQ(out[0], (uint32_t)-5);
-	CHECK_EQ(out[1], 0x80000001u);
+	EXPECT_EQ(0, vgpu_args_set_bo(args, 0, bo, 4096));
+	EXPECT_EQ(0, vgpu_args_set_s32(args, 1, -5));
+	EXPECT_EQ(0, vgpu_args_set_u32(args, 2, 0x80000001u));
+	EXPECT_EQ(0, vgpu_args_set_f32(args, 3, 2.5f));
+	EXPECT_EQ(0, vgpu_args_set_u64(args, 4, 0x123456789abcdef0ull));
+	EXPECT_EQ(0, vgpu_args_set_u64(args, 5, (uint64_t)-3));
+	EXPECT_EQ(0, vgpu_kernel_launch(k, NULL, args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 4096, out, sizeof(out)));
+	EXPECT_EQ((uint32_t)-5, out[0]);
+	EXPECT_EQ(0x80000001u, out[1]);
 	memcpy(&f, &out[2], 4);
-	CHECK(f == 2.5f);
-	CHECK_EQ(out[4], 0x9abcdef0u);
-	CHECK_EQ(out[5], 0x12345678u);
-	CHECK_EQ(out[6], 0xfffffffdu);
-	CHECK_EQ(out[7], 0xffffffffu);
+	EXPECT_EQ(2.5f, f);
+	EXPECT_EQ(0x9abcdef0u, out[4]);
+	EXPECT_EQ(0x12345678u, out[5]);
+	EXPECT_EQ(0xfffffffdu, out[6]);
+	EXPECT_EQ(0xffffffffu, out[7]);
 	/* a set may be changed and reused */
-	CHECK_EQ(vgpu_args_set_u32(args, 1, 42), 0);
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bo, 0), 0);
-	CHECK_EQ(vgpu_kernel_launch(k, NULL, args, NULL), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 0, out, 8), 0);
-	CHECK_EQ(out[0], 42);
-	CHECK_EQ(out[1], 0x80000001u);
+	EXPECT_EQ(0, vgpu_args_set_u32(args, 1, 42));
+	EXPECT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	EXPECT_EQ(0, vgpu_kernel_launch(k, NULL, args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, out, 8));
+	EXPECT_EQ(42u, out[0]);
+	EXPECT_EQ(0x80000001u, out[1]);
 	/* a kernel with parameters needs an argument set */
-	CHECK_EQ(vgpu_kernel_launch(k, NULL, NULL, NULL), -EINVAL);
-	CHECK_EQ(vgpu_kernel_launch(NULL, NULL, args, NULL), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(k, NULL, NULL, NULL));
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(NULL, NULL, args, NULL));
 	vgpu_args_free(args);
 	vgpu_args_free(NULL); /* a no-op */
 	vgpu_bo_free(bo);
@@ -1592,35 +1584,35 @@ TEST(args_raw_and_push)
 	uint32_t out[3] = { 0 }, tail = 0xc0ffee;
 	uint8_t big[VGPU_MAX_PARAM_BYTES + 1] = { 0 };
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, raw_src);
-	REQUIRE(prog);
+	ASSERT_NE(NULL, prog);
 	k = kern(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(k, &args) == 0);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(k, &args));
 	/* no declared parameter to set */
-	CHECK_EQ(vgpu_args_set_u32(args, 0, 1), -ENOENT);
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bo, 0), -ENOENT);
-	CHECK_EQ(vgpu_args_push_bo(args, bo, 256), 0);
-	CHECK_EQ(vgpu_args_push_u64(args, 0x1122334455667788ull), 0);
-	CHECK_EQ(vgpu_args_push_bo(args, NULL, 0), -EINVAL);
-	CHECK_EQ(vgpu_args_push_bo(args, bo, 4097), -EINVAL);
-	CHECK_EQ(vgpu_args_set_raw(args, VGPU_MAX_PARAM_BYTES - 4, &tail, 4), 0);
+	EXPECT_EQ(-ENOENT, vgpu_args_set_u32(args, 0, 1));
+	EXPECT_EQ(-ENOENT, vgpu_args_set_bo(args, 0, bo, 0));
+	EXPECT_EQ(0, vgpu_args_push_bo(args, bo, 256));
+	EXPECT_EQ(0, vgpu_args_push_u64(args, 0x1122334455667788ull));
+	EXPECT_EQ(-EINVAL, vgpu_args_push_bo(args, NULL, 0));
+	EXPECT_EQ(-EINVAL, vgpu_args_push_bo(args, bo, 4097));
+	EXPECT_EQ(0, vgpu_args_set_raw(args, VGPU_MAX_PARAM_BYTES - 4, &tail, 4));
 	/* limits: -E2BIG past VGPU_MAX_PARAM_BYTES */
-	CHECK_EQ(vgpu_args_set_raw(args, VGPU_MAX_PARAM_BYTES - 3, &tail, 4), -E2BIG);
-	CHECK_EQ(vgpu_args_set_raw(args, 0, big, sizeof(big)), -E2BIG);
-	CHECK_EQ(vgpu_args_set_raw(args, UINT32_MAX, &tail, 4), -E2BIG);
-	CHECK_EQ(vgpu_args_set_raw(args, VGPU_MAX_PARAM_BYTES, NULL, 0), 0);
-	CHECK_EQ(vgpu_args_set_raw(args, 0, NULL, 4), -EINVAL);
+	EXPECT_EQ(-E2BIG, vgpu_args_set_raw(args, VGPU_MAX_PARAM_BYTES - 3, &tail, 4));
+	EXPECT_EQ(-E2BIG, vgpu_args_set_raw(args, 0, big, sizeof(big)));
+	EXPECT_EQ(-E2BIG, vgpu_args_set_raw(args, UINT32_MAX, &tail, 4));
+	EXPECT_EQ(0, vgpu_args_set_raw(args, VGPU_MAX_PARAM_BYTES, NULL, 0));
+	EXPECT_EQ(-EINVAL, vgpu_args_set_raw(args, 0, NULL, 4));
 	/* the buffer is full: pushing more does not fit */
-	CHECK_EQ(vgpu_args_push_u64(args, 1), -E2BIG);
-	CHECK_EQ(vgpu_args_push_bo(args, bo, 0), -E2BIG);
-	CHECK_EQ(vgpu_kernel_launch(k, NULL, args, NULL), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 256, out, 12), 0);
-	CHECK_EQ(out[0], 0x55667788u);
-	CHECK_EQ(out[1], 0x11223344u);
-	CHECK_EQ(out[2], 0xc0ffee);
+	EXPECT_EQ(-E2BIG, vgpu_args_push_u64(args, 1));
+	EXPECT_EQ(-E2BIG, vgpu_args_push_bo(args, bo, 0));
+	EXPECT_EQ(0, vgpu_kernel_launch(k, NULL, args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 256, out, 12));
+	EXPECT_EQ(0x55667788u, out[0]);
+	EXPECT_EQ(0x11223344u, out[1]);
+	EXPECT_EQ(0xc0ffeeu, out[2]);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
@@ -1635,42 +1627,40 @@ TEST(args_too_many_buffers)
 	struct vgpu_bo **bos;
 	unsigned int n = VGPU_SUBMIT_MAX_BOS - 1, made = 0;
 	int ret = 0;
+	struct vgpu_job *job = NULL;
+	uint32_t *out = NULL;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, store_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
 	bos = calloc(n, sizeof(*bos));
-	REQUIRE(bos);
+	ASSERT_NE(NULL, bos);
 	for (made = 0; made < n; made++)
 		if (vgpu_bo_new(dev, 4096, 0, &bos[made]))
 			break;
-	CHECK_EQ(made, n);
+	EXPECT_EQ(n, made);
 	/* the launch adds its code and parameter pages: 4094 fit */
 	for (unsigned int i = 0; i < made && !ret; i++) {
 		ret = vgpu_args_use_bo(args, bos[i]);
 		if (ret)
-			CHECK_EQ(i, VGPU_SUBMIT_MAX_BOS - 2);
+			EXPECT_EQ(VGPU_SUBMIT_MAX_BOS - 2, i);
 	}
-	CHECK_EQ(ret, -E2BIG);
+	EXPECT_EQ(-E2BIG, ret);
 	/* a buffer already listed is no new entry */
-	CHECK_EQ(vgpu_args_use_bo(args, bos[0]), 0);
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bos[0], 0), 0);
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bos[made - 1], 0), -E2BIG);
-	CHECK_EQ(vgpu_args_set_u32(args, 1, 9), 0);
+	EXPECT_EQ(0, vgpu_args_use_bo(args, bos[0]));
+	EXPECT_EQ(0, vgpu_args_set_bo(args, 0, bos[0], 0));
+	EXPECT_EQ(-E2BIG, vgpu_args_set_bo(args, 0, bos[made - 1], 0));
+	EXPECT_EQ(0, vgpu_args_set_u32(args, 1, 9));
 	/* and the launch with 4096 buffers goes through */
-	{
-		struct vgpu_job *job = NULL;
-		uint32_t *out = NULL;
-
-		CHECK_EQ(vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
-					   .block = { 32 } }, args, &job), 0);
-		if (job)
-			CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
-		vgpu_job_free(job);
-		REQUIRE(vgpu_bo_map(bos[0], (void **)&out) == 0);
-		CHECK_EQ(store_bad(out, 32, 9), 0);
-	}
+	EXPECT_EQ(0,
+		  vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
+				    .block = { 32 } }, args, &job));
+	if (job)
+		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	vgpu_job_free(job);
+	ASSERT_EQ(0, vgpu_bo_map(bos[0], (void **)&out));
+	EXPECT_EQ(0u, store_bad(out, 32, 9));
 	for (unsigned int i = 0; i < made; i++)
 		vgpu_bo_free(bos[i]);
 	free(bos);
@@ -1687,31 +1677,29 @@ TEST(objects_of_another_device)
 	struct vgpu_bo *bob = NULL, *bsim = NULL;
 	struct vgpu_syncobj *sb = NULL;
 	bool other_pci;
+	struct vgpu_program *raw;
+	struct vgpu_args *ra = NULL;
 
-	REQUIRE(da);
+	ASSERT_NE(NULL, da);
 	db = second_device(da, &other_pci);
-	REQUIRE(db);
+	ASSERT_NE(NULL, db);
 	pa = prog_new(da, store_src);
-	REQUIRE(pa);
-	REQUIRE(vgpu_args_new(kern(pa), &args) == 0);
-	REQUIRE(vgpu_bo_new(db, 4096, 0, &bob) == 0);
-	REQUIRE(vgpu_syncobj_new(db, VGPU_SYNCOBJ_SIGNALED, &sb) == 0);
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bob, 0), -EXDEV);
-	CHECK_EQ(vgpu_args_use_bo(args, bob), -EXDEV);
+	ASSERT_NE(NULL, pa);
+	ASSERT_EQ(0, vgpu_args_new(kern(pa), &args));
+	ASSERT_EQ(0, vgpu_bo_new(db, 4096, 0, &bob));
+	ASSERT_EQ(0, vgpu_syncobj_new(db, VGPU_SYNCOBJ_SIGNALED, &sb));
+	EXPECT_EQ(-EXDEV, vgpu_args_set_bo(args, 0, bob, 0));
+	EXPECT_EQ(-EXDEV, vgpu_args_use_bo(args, bob));
 	/* a buffer of a sim device in a drm device's launch, or of another sim */
-	REQUIRE(vgpu_device_open("sim", &dsim) == 0);
-	REQUIRE(vgpu_bo_new(dsim, 4096, 0, &bsim) == 0);
-	CHECK_EQ(vgpu_args_set_bo(args, 0, bsim, 0), -EXDEV);
-	{
-		struct vgpu_program *raw = prog_new(da, raw_src);
-		struct vgpu_args *ra = NULL;
-
-		REQUIRE(raw);
-		REQUIRE(vgpu_args_new(kern(raw), &ra) == 0);
-		CHECK_EQ(vgpu_args_push_bo(ra, bob, 0), -EXDEV);
-		vgpu_args_free(ra);
-		vgpu_program_free(raw);
-	}
+	ASSERT_EQ(0, vgpu_device_open("sim", &dsim));
+	ASSERT_EQ(0, vgpu_bo_new(dsim, 4096, 0, &bsim));
+	EXPECT_EQ(-EXDEV, vgpu_args_set_bo(args, 0, bsim, 0));
+	raw = prog_new(da, raw_src);
+	ASSERT_NE(NULL, raw);
+	ASSERT_EQ(0, vgpu_args_new(kern(raw), &ra));
+	EXPECT_EQ(-EXDEV, vgpu_args_push_bo(ra, bob, 0));
+	vgpu_args_free(ra);
+	vgpu_program_free(raw);
 	/* syncobjs of another device, either direction */
 	{
 		struct vgpu_sync_point sp = { sb, 0 };
@@ -1719,10 +1707,10 @@ TEST(objects_of_another_device)
 		struct vgpu_launch_config s = { .signal = &sp, .nsignal = 1 };
 		struct vgpu_bo *boa = NULL;
 
-		REQUIRE(vgpu_bo_new(da, 4096, 0, &boa) == 0);
-		CHECK_EQ(vgpu_args_set_bo(args, 0, boa, 0), 0);
-		CHECK_EQ(vgpu_kernel_launch(kern(pa), &w, args, NULL), -EXDEV);
-		CHECK_EQ(vgpu_kernel_launch(kern(pa), &s, args, NULL), -EXDEV);
+		ASSERT_EQ(0, vgpu_bo_new(da, 4096, 0, &boa));
+		EXPECT_EQ(0, vgpu_args_set_bo(args, 0, boa, 0));
+		EXPECT_EQ(-EXDEV, vgpu_kernel_launch(kern(pa), &w, args, NULL));
+		EXPECT_EQ(-EXDEV, vgpu_kernel_launch(kern(pa), &s, args, NULL));
 		vgpu_bo_free(boa);
 	}
 	vgpu_syncobj_free(sb);
@@ -1745,29 +1733,26 @@ TEST(launch_store_results_and_status)
 	struct vgpu_job_status st;
 	struct vgpu_job *job = NULL;
 	struct store s;
+	struct vgpu_exception_record rec;
+	char buf[64];
 
-	REQUIRE(dev);
-	REQUIRE(store_init(&s, dev, NULL, 4 * 4096) == 0);
-	REQUIRE(store_launch(&s, 7, 8, 128, &job) == 0);
-	CHECK_EQ(vgpu_job_status(job, NULL), -EINVAL);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
-	CHECK_EQ(vgpu_job_wait(job, 0), 0); /* again: the same answer */
-	CHECK_EQ(store_bad(s.out, 1024, 7), 0);
-	REQUIRE(vgpu_job_status(job, &st) == 0);
-	CHECK_EQ(st.state, VGPU_JOB_DONE);
-	CHECK_EQ(st.error, 0);
-	CHECK_EQ(st.hw_status, VGPU_ERR_NONE);
-	CHECK_EQ(st.queue, 0);
-	CHECK_EQ(st.warp_insns, 8 * 4 * STORE_INSNS);
-	{
-		struct vgpu_exception_record rec;
-		char buf[64];
-
-		CHECK_EQ(vgpu_job_exception(job, &rec), -ENODATA);
-		CHECK_EQ(vgpu_job_exception(job, NULL), -EINVAL);
-		CHECK_EQ(vgpu_job_describe(job, buf, sizeof(buf)), -ENODATA);
-		CHECK_EQ(vgpu_job_describe(job, NULL, 5), -EINVAL);
-	}
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4 * 4096));
+	ASSERT_EQ(0, store_launch(&s, 7, 8, 128, &job));
+	EXPECT_EQ(-EINVAL, vgpu_job_status(job, NULL));
+	EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	EXPECT_EQ(0, vgpu_job_wait(job, 0)); /* again: the same answer */
+	EXPECT_EQ(0u, store_bad(s.out, 1024, 7));
+	ASSERT_EQ(0, vgpu_job_status(job, &st));
+	EXPECT_EQ(VGPU_JOB_DONE, st.state);
+	EXPECT_EQ(0u, st.error);
+	EXPECT_EQ(VGPU_ERR_NONE, st.hw_status);
+	EXPECT_EQ(0u, st.queue);
+	EXPECT_EQ((uint64_t)(8 * 4 * STORE_INSNS), st.warp_insns);
+	EXPECT_EQ(-ENODATA, vgpu_job_exception(job, &rec));
+	EXPECT_EQ(-EINVAL, vgpu_job_exception(job, NULL));
+	EXPECT_EQ(-ENODATA, vgpu_job_describe(job, buf, sizeof(buf)));
+	EXPECT_EQ(-EINVAL, vgpu_job_describe(job, NULL, 5));
 	vgpu_job_free(job);
 	vgpu_job_free(NULL); /* a no-op */
 	store_fini(&s);
@@ -1784,31 +1769,31 @@ TEST(launch_reduce_bar_sync)
 	struct vgpu_job *job = NULL;
 	uint32_t out[2] = { 0 };
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, reduce_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 16, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 16, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
 	for (uint64_t seed = 0; seed < 4; seed++) {
 		cfg.flags = seed ? VGPU_LAUNCH_RANDOM_SCHED : 0;
 		cfg.seed = seed;
-		REQUIRE(vgpu_bo_write(bo, 0, (uint32_t[2]){ 0, 0 }, 8) == 0);
-		REQUIRE(vgpu_kernel_launch(kern(prog), &cfg, args, &job) == 0);
-		CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
+		ASSERT_EQ(0, vgpu_bo_write(bo, 0, (uint32_t[2]){ 0, 0 }, 8));
+		ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &job));
+		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
 		vgpu_job_free(job);
-		CHECK_EQ(vgpu_bo_read(bo, 0, out, 8), 0);
-		CHECK_EQ(out[0], 5559680);
-		CHECK_EQ(out[1], 9);
+		EXPECT_EQ(0, vgpu_bo_read(bo, 0, out, 8));
+		EXPECT_EQ(5559680u, out[0]);
+		EXPECT_EQ(9u, out[1]);
 	}
 	/* dynamic shared memory on top of the static 1024 bytes */
 	cfg = (struct vgpu_launch_config){ .block = { 256 }, .smem_bytes = 4096,
 					   .flags = VGPU_LAUNCH_SANITIZE };
-	REQUIRE(vgpu_kernel_launch(kern(prog), &cfg, args, &job) == 0);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &job));
+	EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
 	vgpu_job_free(job);
-	CHECK_EQ(vgpu_bo_read(bo, 0, out, 8), 0);
-	CHECK_EQ(out[0], 5559680);
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, out, 8));
+	EXPECT_EQ(5559680u, out[0]);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
@@ -1839,20 +1824,20 @@ TEST(launch_grid_block_3d)
 	uint32_t *out = NULL;
 	unsigned int ones = 0;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4 * 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
-	CHECK_EQ(vgpu_kernel_launch(kern(prog), &cfg, args, NULL), 0);
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
-	REQUIRE(vgpu_bo_map(bo, (void **)&out) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4 * 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	EXPECT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	ASSERT_EQ(0, vgpu_bo_map(bo, (void **)&out));
 	for (int i = 0; i < 4096; i++)
 		ones += out[i];
-	CHECK_EQ(ones, 12 * 64);
-	CHECK_EQ(out[12 * 64 - 1], 1);
-	CHECK_EQ(out[12 * 64], 0);
+	EXPECT_EQ(12u * 64, ones);
+	EXPECT_EQ(1u, out[12 * 64 - 1]);
+	EXPECT_EQ(0u, out[12 * 64]);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
@@ -1868,26 +1853,26 @@ TEST(launch_queues)
 	struct store s;
 	uint32_t nq;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
-	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
 	for (uint32_t q = 0; q < nq; q++) {
 		cfg.queue = q;
-		REQUIRE(vgpu_args_set_u32(s.args, 1, 100 + q) == 0);
-		REQUIRE(vgpu_kernel_launch(s.k, &cfg, s.args, &job) == 0);
-		CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
-		REQUIRE(vgpu_job_status(job, &st) == 0);
-		CHECK_EQ(st.queue, q);
-		CHECK_EQ(st.state, VGPU_JOB_DONE);
-		CHECK_EQ(store_bad(s.out, 32, 100 + q), 0);
+		ASSERT_EQ(0, vgpu_args_set_u32(s.args, 1, 100 + q));
+		ASSERT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
+		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+		ASSERT_EQ(0, vgpu_job_status(job, &st));
+		EXPECT_EQ(q, st.queue);
+		EXPECT_EQ(VGPU_JOB_DONE, st.state);
+		EXPECT_EQ(0u, store_bad(s.out, 32, 100 + q));
 		vgpu_job_free(job);
 	}
 	job = (struct vgpu_job *)0x1;
 	cfg.queue = nq;
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, &job), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
 	cfg.queue = UINT32_MAX;
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, &job), -EINVAL);
-	CHECK(job == (struct vgpu_job *)0x1);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
+	EXPECT_EQ((struct vgpu_job *)0x1, job);
 	store_fini(&s);
 	vgpu_device_close(dev);
 }
@@ -1899,80 +1884,75 @@ TEST(launch_config_errors)
 	struct vgpu_sync_point *many;
 	struct vgpu_launch_config cfg;
 	struct store s;
+	struct vgpu_job *job = NULL;
+	struct vgpu_program *r;
+	struct vgpu_args *ra = NULL;
 
-	REQUIRE(dev);
-	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &fresh) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, VGPU_SYNCOBJ_SIGNALED, &done) == 0);
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &fresh));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, VGPU_SYNCOBJ_SIGNALED, &done));
 	many = calloc(VGPU_SUBMIT_MAX_SYNCS + 1, sizeof(*many));
-	REQUIRE(many);
+	ASSERT_NE(NULL, many);
 	for (unsigned int i = 0; i <= VGPU_SUBMIT_MAX_SYNCS; i++)
 		many[i] = (struct vgpu_sync_point){ done, 0 };
 
 	/* unknown launch flags */
 	cfg = (struct vgpu_launch_config){ .flags = 1u << 2 };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	cfg.flags = ~VGPU_LAUNCH_FLAGS_MASK;
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	/* shared memory that overflows 32 bits with the static part */
-	{
-		struct vgpu_program *r = prog_new(dev, reduce_src);
-		struct vgpu_args *ra = NULL;
-
-		REQUIRE(r);
-		REQUIRE(vgpu_args_new(kern(r), &ra) == 0);
-		REQUIRE(vgpu_args_set_bo(ra, 0, s.bo, 0) == 0);
-		cfg = (struct vgpu_launch_config){ .smem_bytes = UINT32_MAX };
-		CHECK_EQ(vgpu_kernel_launch(kern(r), &cfg, ra, NULL), -EINVAL);
-		vgpu_args_free(ra);
-		vgpu_program_free(r);
-	}
+	r = prog_new(dev, reduce_src);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, vgpu_args_new(kern(r), &ra));
+	ASSERT_EQ(0, vgpu_args_set_bo(ra, 0, s.bo, 0));
+	cfg = (struct vgpu_launch_config){ .smem_bytes = UINT32_MAX };
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(kern(r), &cfg, ra, NULL));
+	vgpu_args_free(ra);
+	vgpu_program_free(r);
 	/* too many sync points: -E2BIG (the job's own completion counts) */
 	cfg = (struct vgpu_launch_config){ .wait = many,
 					   .nwait = VGPU_SUBMIT_MAX_SYNCS + 1 };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -E2BIG);
+	EXPECT_EQ(-E2BIG, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	cfg = (struct vgpu_launch_config){ .signal = many,
 					   .nsignal = VGPU_SUBMIT_MAX_SYNCS };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -E2BIG);
+	EXPECT_EQ(-E2BIG, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	/* at the limit: fine */
-	{
-		struct vgpu_job *job = NULL;
-
-		cfg = (struct vgpu_launch_config){ .wait = many,
-						   .nwait = VGPU_SUBMIT_MAX_SYNCS };
-		CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, &job), 0);
-		if (job)
-			CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
-		vgpu_job_free(job);
-		job = NULL;
-		cfg = (struct vgpu_launch_config){ .signal = many,
-						   .nsignal = VGPU_SUBMIT_MAX_SYNCS - 1 };
-		CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, &job), 0);
-		if (job)
-			CHECK_EQ(vgpu_job_wait(job, WAIT_NS), 0);
-		vgpu_job_free(job);
-	}
+	cfg = (struct vgpu_launch_config){ .wait = many,
+					   .nwait = VGPU_SUBMIT_MAX_SYNCS };
+	EXPECT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
+	if (job)
+		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	vgpu_job_free(job);
+	job = NULL;
+	cfg = (struct vgpu_launch_config){ .signal = many,
+					   .nsignal = VGPU_SUBMIT_MAX_SYNCS - 1 };
+	EXPECT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
+	if (job)
+		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	vgpu_job_free(job);
 	/* sync point arrays: NULL array, NULL syncobj */
 	cfg = (struct vgpu_launch_config){ .wait = NULL, .nwait = 1 };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EFAULT);
+	EXPECT_EQ(-EFAULT, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	cfg = (struct vgpu_launch_config){ .signal = NULL, .nsignal = 1 };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EFAULT);
+	EXPECT_EQ(-EFAULT, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	many[0].syncobj = NULL;
 	cfg = (struct vgpu_launch_config){ .wait = many, .nwait = 1 };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	/* an in-sync without a fence yet: -EINVAL (no wait-before-submit) */
 	many[0] = (struct vgpu_sync_point){ fresh, 0 };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	many[0] = (struct vgpu_sync_point){ fresh, 5 };
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	/* point 5 of a timeline at 3: no fence either; at 3 and below: fine */
-	CHECK_EQ(vgpu_syncobj_signal(fresh, 3), 0);
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), -EINVAL);
+	EXPECT_EQ(0, vgpu_syncobj_signal(fresh, 3));
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	many[0].point = 3;
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), 0);
+	EXPECT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	many[0].point = 2;
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), 0);
-	CHECK_EQ(vgpu_bo_wait(s.bo, WAIT_NS), 0);
+	EXPECT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(s.bo, WAIT_NS));
 	free(many);
 	vgpu_syncobj_free(fresh);
 	vgpu_syncobj_free(done);
@@ -1981,27 +1961,29 @@ TEST(launch_config_errors)
 }
 
 /* A launch the driver accepts and the device refuses: VGPU_EXC_BAD_LAUNCH. */
-static void expect_bad_launch(struct vgpu_device *dev, const struct vgpu_kernel *k,
+static void expect_bad_launch(struct __test_metadata *_metadata,
+			      struct vgpu_device *dev,
+			      const struct vgpu_kernel *k,
 			      const struct vgpu_args *args,
-			      const struct vgpu_launch_config *cfg, const char *what)
+			      const struct vgpu_launch_config *cfg,
+			      const char *what)
 {
 	struct vgpu_exception_record rec;
 	struct vgpu_job_status st;
 	struct vgpu_job *job = NULL;
 	char text[1024];
 
-	REQUIRE(vgpu_kernel_launch(k, cfg, args, &job) == 0);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), -EIO);
-	REQUIRE(vgpu_job_status(job, &st) == 0);
-	CHECK_EQ(st.state, VGPU_JOB_FAILED);
-	CHECK_EQ(st.error, EIO);
-	CHECK_EQ(st.hw_status, VGPU_ERR_BAD_LAUNCH);
-	REQUIRE(vgpu_job_exception(job, &rec) == 0);
-	CHECK_EQ(rec.code, VGPU_EXC_BAD_LAUNCH);
-	CHECK(vgpu_job_describe(job, text, sizeof(text)) > 0);
-	CHECK_CONTAINS(text, "BAD_LAUNCH");
-	if (!strstr(rec.msg, what))
-		TH_FAIL("%s: message \"%s\"", what, rec.msg);
+	ASSERT_EQ(0, vgpu_kernel_launch(k, cfg, args, &job));
+	EXPECT_EQ(-EIO, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_status(job, &st));
+	EXPECT_EQ(VGPU_JOB_FAILED, st.state);
+	EXPECT_EQ((uint32_t)EIO, st.error);
+	EXPECT_EQ(VGPU_ERR_BAD_LAUNCH, st.hw_status);
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, rec.code);
+	EXPECT_GT(vgpu_job_describe(job, text, sizeof(text)), 0);
+	EXPECT_CONTAINS(text, "BAD_LAUNCH");
+	EXPECT_CONTAINS(rec.msg, what);
 	vgpu_job_free(job);
 }
 
@@ -2011,18 +1993,18 @@ TEST(launch_rejected_by_device)
 	struct vgpu_launch_config cfg;
 	struct store s;
 
-	REQUIRE(dev);
-	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
 	cfg = (struct vgpu_launch_config){ .block = { 1024, 2 } };
-	expect_bad_launch(dev, s.k, s.args, &cfg, "thread");
+	expect_bad_launch(_metadata, dev, s.k, s.args, &cfg, "thread");
 	cfg = (struct vgpu_launch_config){
 		.smem_bytes = (uint32_t)param(dev, VGPU_PARAM_SMEM) + 1 };
-	expect_bad_launch(dev, s.k, s.args, &cfg, "shared");
+	expect_bad_launch(_metadata, dev, s.k, s.args, &cfg, "shared");
 	cfg = (struct vgpu_launch_config){ .grid = { 3 }, .cluster = { 2 } };
-	expect_bad_launch(dev, s.k, s.args, &cfg, "cluster");
+	expect_bad_launch(_metadata, dev, s.k, s.args, &cfg, "cluster");
 	/* the device goes on */
-	CHECK_EQ(store_run(&s, 1, 1, 64), 0);
-	CHECK_EQ(store_bad(s.out, 64, 1), 0);
+	EXPECT_EQ(0, store_run(&s, 1, 1, 64));
+	EXPECT_EQ(0u, store_bad(s.out, 64, 1));
 	store_fini(&s);
 	vgpu_device_close(dev);
 }
@@ -2040,34 +2022,34 @@ TEST(job_wait_timeout_and_poll)
 	int64_t t0;
 	int ret;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, spin_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(args, 1, SPIN_LONG) == 0);
-	REQUIRE(vgpu_kernel_launch(kern(prog), NULL, args, &job) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, SPIN_LONG));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), NULL, args, &job));
 	t0 = now_ns();
 	ret = vgpu_job_wait(job, 0);
 	if (is_sim(dev)) {
 		/* sim ran it at submit */
-		CHECK_EQ(ret, 0);
+		EXPECT_EQ(0, ret);
 	} else {
-		CHECK_EQ(ret, -ETIME);
-		CHECK_EQ(vgpu_job_wait(job, 2 * MS), -ETIME);
-		CHECK(now_ns() - t0 >= 2 * MS);
-		REQUIRE(vgpu_job_status(job, &st) == 0);
-		CHECK(st.state == VGPU_JOB_QUEUED || st.state == VGPU_JOB_RUNNING);
-		CHECK_EQ(vgpu_job_exception(job, &rec), -EBUSY);
-		CHECK_EQ(vgpu_job_describe(job, buf, sizeof(buf)), -EBUSY);
-		CHECK_EQ(vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE), 0);
+		EXPECT_EQ(-ETIME, ret);
+		EXPECT_EQ(-ETIME, vgpu_job_wait(job, 2 * MS));
+		EXPECT_GE(now_ns() - t0, 2 * MS);
+		ASSERT_EQ(0, vgpu_job_status(job, &st));
+		EXPECT_TRUE(st.state == VGPU_JOB_QUEUED || st.state == VGPU_JOB_RUNNING);
+		EXPECT_EQ(-EBUSY, vgpu_job_exception(job, &rec));
+		EXPECT_EQ(-EBUSY, vgpu_job_describe(job, buf, sizeof(buf)));
+		EXPECT_EQ(0, vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE));
 	}
-	REQUIRE(vgpu_job_status(job, &st) == 0);
-	CHECK_EQ(st.state, VGPU_JOB_DONE);
-	CHECK_EQ(st.warp_insns, 3 + 3ull * SPIN_LONG + 4);
-	CHECK(st.elapsed_ns > 0);
-	CHECK_EQ(vgpu_job_exception(job, &rec), -ENODATA);
+	ASSERT_EQ(0, vgpu_job_status(job, &st));
+	EXPECT_EQ(VGPU_JOB_DONE, st.state);
+	EXPECT_EQ(3 + 3ull * SPIN_LONG + 4, st.warp_insns);
+	EXPECT_GT(st.elapsed_ns, 0u);
+	EXPECT_EQ(-ENODATA, vgpu_job_exception(job, &rec));
 	vgpu_job_free(job);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
@@ -2086,19 +2068,19 @@ TEST(job_budget_exceeded)
 	struct vgpu_launch_config cfg = { .budget = 1000 };
 	char text[1024];
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, spin_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(args, 1, SPIN_LONG) == 0);
-	REQUIRE(vgpu_kernel_launch(kern(prog), &cfg, args, &job) == 0);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), -EIO);
-	REQUIRE(vgpu_job_exception(job, &rec) == 0);
-	CHECK_EQ(rec.code, VGPU_EXC_BUDGET);
-	CHECK(vgpu_job_describe(job, text, sizeof(text)) > 0);
-	CHECK_CONTAINS(text, "device exception BUDGET: instruction budget exceeded");
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, SPIN_LONG));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &job));
+	EXPECT_EQ(-EIO, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, rec.code);
+	EXPECT_GT(vgpu_job_describe(job, text, sizeof(text)), 0);
+	EXPECT_CONTAINS(text, "device exception BUDGET: instruction budget exceeded");
 	vgpu_job_free(job);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
@@ -2143,51 +2125,45 @@ TEST(exception_global_fault)
 	uint64_t addr;
 	char text[2048], want[64];
 	int n;
+	char small[20];
+	char t2[2048];
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	addr = unmapped_address(dev);
 	prog = prog_new(dev, fault_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_u64(args, 0, addr) == 0);
-	REQUIRE(vgpu_kernel_launch(kern(prog), &cfg, args, &job) == 0);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), -EFAULT);
-	CHECK_EQ(vgpu_job_wait(job, 0), -EFAULT);
-	REQUIRE(vgpu_job_status(job, &st) == 0);
-	CHECK_EQ(st.state, VGPU_JOB_FAILED);
-	CHECK_EQ(st.error, EFAULT);
-	CHECK_EQ(st.hw_status, VGPU_ERR_EXCEPTION);
-	REQUIRE(vgpu_job_exception(job, &rec) == 0);
-	CHECK_EQ(rec.code, VGPU_EXC_GLOBAL_FAULT);
-	CHECK_EQ(rec.addr, addr + 0x10);
-	CHECK_EQ(rec.warp, 0);
-	CHECK_EQ(rec.lane_mask, 1u << 5);
-	CHECK_EQ(rec.pc, 5 * 16);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_u64(args, 0, addr));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &job));
+	EXPECT_EQ(-EFAULT, vgpu_job_wait(job, WAIT_NS));
+	EXPECT_EQ(-EFAULT, vgpu_job_wait(job, 0));
+	ASSERT_EQ(0, vgpu_job_status(job, &st));
+	EXPECT_EQ(VGPU_JOB_FAILED, st.state);
+	EXPECT_EQ((uint32_t)EFAULT, st.error);
+	EXPECT_EQ(VGPU_ERR_EXCEPTION, st.hw_status);
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_GLOBAL_FAULT, rec.code);
+	EXPECT_EQ(addr + 0x10, rec.addr);
+	EXPECT_EQ(0u, rec.warp);
+	EXPECT_EQ(1u << 5, rec.lane_mask);
+	EXPECT_EQ(5u * 16, rec.pc);
 	n = vgpu_job_describe(job, text, sizeof(text));
-	CHECK(n > 0 && (size_t)n == strlen(text));
-	CHECK_CONTAINS(text, "device exception GLOBAL_FAULT: global memory fault\n");
-	CHECK_CONTAINS(text, "cta (0,0,0) warp 0 lanes 0x00000020\n");
-	CHECK_CONTAINS(text, "pc 0x0050 (poke+0x50): STG [R2+0x10], R4 ;\n");
+	EXPECT_TRUE(n > 0 && (size_t)n == strlen(text));
+	EXPECT_CONTAINS(text, "device exception GLOBAL_FAULT: global memory fault\n");
+	EXPECT_CONTAINS(text, "cta (0,0,0) warp 0 lanes 0x00000020\n");
+	EXPECT_CONTAINS(text, "pc 0x0050 (poke+0x50): STG [R2+0x10], R4 ;\n");
 	snprintf(want, sizeof(want), "address 0x%llx\n",
 		 (unsigned long long)(addr + 0x10));
-	CHECK_CONTAINS(text, want);
+	EXPECT_CONTAINS(text, want);
 	/* the length it wants, like snprintf, and truncation */
-	CHECK_EQ(vgpu_job_describe(job, NULL, 0), n);
-	{
-		char small[20];
-
-		CHECK_EQ(vgpu_job_describe(job, small, sizeof(small)), n);
-		CHECK_EQ(strlen(small), sizeof(small) - 1);
-		CHECK(!strncmp(small, text, sizeof(small) - 1));
-	}
+	EXPECT_EQ(vgpu_job_describe(job, NULL, 0), n);
+	EXPECT_EQ(vgpu_job_describe(job, small, sizeof(small)), n);
+	EXPECT_EQ(sizeof(small) - 1, strlen(small));
+	EXPECT_EQ(0, strncmp(small, text, sizeof(small) - 1));
 	/* the same text for the record alone, without the kernel's name */
-	{
-		char t2[2048];
-
-		CHECK(vgpu_exception_describe(&rec, 2, t2, sizeof(t2)) > 0);
-		CHECK_CONTAINS(t2, "pc 0x0050: STG [R2+0x10], R4 ;\n");
-		CHECK_CONTAINS(t2, want);
-	}
+	EXPECT_GT(vgpu_exception_describe(&rec, 2, t2, sizeof(t2)), 0);
+	EXPECT_CONTAINS(t2, "pc 0x0050: STG [R2+0x10], R4 ;\n");
+	EXPECT_CONTAINS(t2, want);
 	vgpu_job_free(job);
 	vgpu_args_free(args);
 	vgpu_program_free(prog);
@@ -2204,21 +2180,22 @@ TEST(exception_write_to_read_only_buffer)
 	struct vgpu_job *job = NULL;
 	uint32_t v = 0;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, fault_src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, VGPU_BO_READ_ONLY, &ro) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_u64(args, 0, vgpu_bo_gpu_address(ro)) == 0);
-	REQUIRE(vgpu_args_use_bo(args, ro) == 0);
-	REQUIRE(vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
-					   .block = { 32 } }, args, &job) == 0);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), -EFAULT);
-	REQUIRE(vgpu_job_exception(job, &rec) == 0);
-	CHECK_EQ(rec.code, VGPU_EXC_GLOBAL_FAULT);
-	CHECK_EQ(rec.addr, vgpu_bo_gpu_address(ro) + 0x10);
-	CHECK_EQ(vgpu_bo_read(ro, 0x10, &v, 4), 0);
-	CHECK_EQ(v, 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, VGPU_BO_READ_ONLY, &ro));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_u64(args, 0, vgpu_bo_gpu_address(ro)));
+	ASSERT_EQ(0, vgpu_args_use_bo(args, ro));
+	ASSERT_EQ(0,
+		  vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
+					     .block = { 32 } }, args, &job));
+	EXPECT_EQ(-EFAULT, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_GLOBAL_FAULT, rec.code);
+	EXPECT_EQ(rec.addr, vgpu_bo_gpu_address(ro) + 0x10);
+	EXPECT_EQ(0, vgpu_bo_read(ro, 0x10, &v, 4));
+	EXPECT_EQ(0u, v);
 	vgpu_job_free(job);
 	vgpu_args_free(args);
 	vgpu_bo_free(ro);
@@ -2245,28 +2222,29 @@ TEST(exception_barrier_count_mismatch)
 	struct vgpu_job *job = NULL;
 	char text[2048];
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
-					   .block = { 96 } }, NULL, &job) == 0);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), -EIO);
-	REQUIRE(vgpu_job_status(job, &st) == 0);
-	CHECK_EQ(st.state, VGPU_JOB_FAILED);
-	CHECK_EQ(st.error, EIO);
-	CHECK_EQ(st.hw_status, VGPU_ERR_EXCEPTION);
-	REQUIRE(vgpu_job_exception(job, &rec) == 0);
-	CHECK_EQ(rec.code, VGPU_EXC_BAR_COUNT_MISMATCH);
-	CHECK_EQ(rec.barid, 1);
-	CHECK_EQ(rec.pc, 5 * 16);
-	CHECK_EQ(rec.warp, 1);
-	CHECK_EQ(rec.lane_mask, 0xffffffffu);
-	CHECK(vgpu_job_describe(job, text, sizeof(text)) > 0);
-	CHECK_CONTAINS(text, "device exception BAR_COUNT_MISMATCH: barrier count mismatch\n");
-	CHECK_CONTAINS(text, "pc 0x0050 (mismatch+0x50): BAR.SYNC 0x1, 0x60 ;\n");
-	CHECK_CONTAINS(text, "  barrier 1\n");
-	CHECK_CONTAINS(text, "count 96");
-	CHECK_CONTAINS(text, "expects 64");
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0,
+		  vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
+					     .block = { 96 } }, NULL, &job));
+	EXPECT_EQ(-EIO, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_status(job, &st));
+	EXPECT_EQ(VGPU_JOB_FAILED, st.state);
+	EXPECT_EQ((uint32_t)EIO, st.error);
+	EXPECT_EQ(VGPU_ERR_EXCEPTION, st.hw_status);
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAR_COUNT_MISMATCH, rec.code);
+	EXPECT_EQ(1u, rec.barid);
+	EXPECT_EQ(5u * 16, rec.pc);
+	EXPECT_EQ(1u, rec.warp);
+	EXPECT_EQ(0xffffffffu, rec.lane_mask);
+	EXPECT_GT(vgpu_job_describe(job, text, sizeof(text)), 0);
+	EXPECT_CONTAINS(text, "device exception BAR_COUNT_MISMATCH: barrier count mismatch\n");
+	EXPECT_CONTAINS(text, "pc 0x0050 (mismatch+0x50): BAR.SYNC 0x1, 0x60 ;\n");
+	EXPECT_CONTAINS(text, "  barrier 1\n");
+	EXPECT_CONTAINS(text, "count 96");
+	EXPECT_CONTAINS(text, "expects 64");
 	vgpu_job_free(job);
 	vgpu_program_free(prog);
 	vgpu_device_close(dev);
@@ -2281,29 +2259,30 @@ TEST(exception_deadlock)
 	struct store s;
 	char text[4096];
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, ".kernel stuck\n  BAR.SYNC 0x7, 0x80 ;\n  EXIT ;\n");
-	REQUIRE(prog);
-	REQUIRE(vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
-					   .block = { 64 } }, NULL, &job) == 0);
-	CHECK_EQ(vgpu_job_wait(job, WAIT_NS), -EIO);
-	REQUIRE(vgpu_job_exception(job, &rec) == 0);
-	CHECK_EQ(rec.code, VGPU_EXC_DEADLOCK);
-	CHECK_EQ(rec.barid, 7);
-	CHECK_EQ(rec.warp_wait[0], 7);
-	CHECK_EQ(rec.warp_wait[1], 7);
-	CHECK_EQ(rec.warp_wait[2], VGPU_WAIT_ABSENT);
-	CHECK(vgpu_job_describe(job, text, sizeof(text)) > 0);
-	CHECK_CONTAINS(text, "device exception DEADLOCK: deadlock\n");
-	CHECK_CONTAINS(text, "pc 0x0000 (stuck+0x0): BAR.SYNC 0x7, 0x80");
-	CHECK_CONTAINS(text, "  barrier 7\n");
-	CHECK_CONTAINS(text, "  warps:\n    warp  0: barrier 7\n    warp  1: barrier 7\n");
-	CHECK(!strstr(text, "warp  2:"));
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0,
+		  vgpu_kernel_launch(kern(prog), &(struct vgpu_launch_config){
+					     .block = { 64 } }, NULL, &job));
+	EXPECT_EQ(-EIO, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_DEADLOCK, rec.code);
+	EXPECT_EQ(7u, rec.barid);
+	EXPECT_EQ(7, rec.warp_wait[0]);
+	EXPECT_EQ(7, rec.warp_wait[1]);
+	EXPECT_EQ(VGPU_WAIT_ABSENT, rec.warp_wait[2]);
+	EXPECT_GT(vgpu_job_describe(job, text, sizeof(text)), 0);
+	EXPECT_CONTAINS(text, "device exception DEADLOCK: deadlock\n");
+	EXPECT_CONTAINS(text, "pc 0x0000 (stuck+0x0): BAR.SYNC 0x7, 0x80");
+	EXPECT_CONTAINS(text, "  barrier 7\n");
+	EXPECT_CONTAINS(text, "  warps:\n    warp  0: barrier 7\n    warp  1: barrier 7\n");
+	EXPECT_EQ(NULL, strstr(text, "warp  2:"));
 	vgpu_job_free(job);
 	/* the device and the queue go on */
-	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
-	CHECK_EQ(store_run(&s, 4, 2, 64), 0);
-	CHECK_EQ(store_bad(s.out, 128, 4), 0);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
+	EXPECT_EQ(0, store_run(&s, 4, 2, 64));
+	EXPECT_EQ(0u, store_bad(s.out, 128, 4));
 	store_fini(&s);
 	vgpu_program_free(prog);
 	vgpu_device_close(dev);
@@ -2315,13 +2294,13 @@ TEST(exception_names_and_describe)
 	char text[1024];
 	int n;
 
-	CHECK_STR(vgpu_exception_name(VGPU_EXC_NONE), "NONE");
-	CHECK_STR(vgpu_exception_name(VGPU_EXC_DEADLOCK), "DEADLOCK");
-	CHECK_STR(vgpu_exception_name(VGPU_EXC_GLOBAL_FAULT), "GLOBAL_FAULT");
-	CHECK_STR(vgpu_exception_name(VGPU_EXC_MBAR_PHASE_ORDER), "MBAR_PHASE_ORDER");
-	CHECK_STR(vgpu_exception_name(VGPU_EXC_CLUSTER_RANGE), "CLUSTER_RANGE");
-	CHECK_STR(vgpu_exception_name(14), "UNKNOWN");
-	CHECK_STR(vgpu_exception_name(0xffffffffu), "UNKNOWN");
+	EXPECT_STREQ("NONE", vgpu_exception_name(VGPU_EXC_NONE));
+	EXPECT_STREQ("DEADLOCK", vgpu_exception_name(VGPU_EXC_DEADLOCK));
+	EXPECT_STREQ("GLOBAL_FAULT", vgpu_exception_name(VGPU_EXC_GLOBAL_FAULT));
+	EXPECT_STREQ("MBAR_PHASE_ORDER", vgpu_exception_name(VGPU_EXC_MBAR_PHASE_ORDER));
+	EXPECT_STREQ("CLUSTER_RANGE", vgpu_exception_name(VGPU_EXC_CLUSTER_RANGE));
+	EXPECT_STREQ("UNKNOWN", vgpu_exception_name(14));
+	EXPECT_STREQ("UNKNOWN", vgpu_exception_name(0xffffffffu));
 
 	memset(&rec, 0, sizeof(rec));
 	rec.code = VGPU_EXC_DEADLOCK;
@@ -2337,22 +2316,22 @@ TEST(exception_names_and_describe)
 	rec.warp_wait[2] = 3;
 	rec.warp_wait[3] = VGPU_WAIT_SLEEP;
 	snprintf(rec.msg, sizeof(rec.msg), "hand-made");
-	CHECK_EQ(vgpu_exception_describe(NULL, 4, text, sizeof(text)), -EINVAL);
-	CHECK_EQ(vgpu_exception_describe(&rec, 4, NULL, 1), -EINVAL);
+	EXPECT_EQ(-EINVAL, vgpu_exception_describe(NULL, 4, text, sizeof(text)));
+	EXPECT_EQ(-EINVAL, vgpu_exception_describe(&rec, 4, NULL, 1));
 	n = vgpu_exception_describe(&rec, 4, text, sizeof(text));
-	CHECK_EQ(n, (int)strlen(text));
-	CHECK_EQ(vgpu_exception_describe(&rec, 4, NULL, 0), n);
-	CHECK_CONTAINS(text, "device exception DEADLOCK: deadlock\n"
-			     "  cta (1,0,3) warp 2 lanes 0x0000ffff\n"
-			     "  pc 0x0040: ");
-	CHECK_CONTAINS(text, "  hand-made\n");
-	CHECK_CONTAINS(text, "  warps:\n"
-			     "    warp  0: exited\n"
-			     "    warp  1: mbarrier (MBAR.TRY_WAIT)\n"
-			     "    warp  2: barrier 3\n"
-			     "    warp  3: sleeping\n");
-	CHECK(!strstr(text, "barrier 4294967295"));
-	CHECK(!strstr(text, "address"));
+	EXPECT_EQ((int)strlen(text), n);
+	EXPECT_EQ(vgpu_exception_describe(&rec, 4, NULL, 0), n);
+	EXPECT_CONTAINS(text, "device exception DEADLOCK: deadlock\n"
+			      "  cta (1,0,3) warp 2 lanes 0x0000ffff\n"
+			      "  pc 0x0040: ");
+	EXPECT_CONTAINS(text, "  hand-made\n");
+	EXPECT_CONTAINS(text, "  warps:\n"
+			      "    warp  0: exited\n"
+			      "    warp  1: mbarrier (MBAR.TRY_WAIT)\n"
+			      "    warp  2: barrier 3\n"
+			      "    warp  3: sleeping\n");
+	EXPECT_EQ(NULL, strstr(text, "barrier 4294967295"));
+	EXPECT_EQ(NULL, strstr(text, "address"));
 }
 
 /* ==================================================================== */
@@ -2366,38 +2345,38 @@ TEST(syncobj_basics)
 	uint64_t pt = 99;
 	int64_t t0;
 
-	REQUIRE(dev);
-	CHECK_EQ(vgpu_syncobj_new(dev, 2, &c), -EINVAL);
-	CHECK_EQ(vgpu_syncobj_new(dev, 0, NULL), -EINVAL);
-	CHECK(c == (struct vgpu_syncobj *)0x1);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &a) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, VGPU_SYNCOBJ_SIGNALED, &b) == 0);
-	CHECK(vgpu_syncobj_handle(a) != 0);
-	CHECK(vgpu_syncobj_handle(a) != vgpu_syncobj_handle(b));
+	ASSERT_NE(NULL, dev);
+	EXPECT_EQ(-EINVAL, vgpu_syncobj_new(dev, 2, &c));
+	EXPECT_EQ(-EINVAL, vgpu_syncobj_new(dev, 0, NULL));
+	EXPECT_EQ((struct vgpu_syncobj *)0x1, c);
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &a));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, VGPU_SYNCOBJ_SIGNALED, &b));
+	EXPECT_NE(0u, vgpu_syncobj_handle(a));
+	EXPECT_NE(vgpu_syncobj_handle(a), vgpu_syncobj_handle(b));
 	/* binary: b is signalled, a has no fence */
-	CHECK_EQ(vgpu_syncobj_wait(b, 0, 0), 0);
-	CHECK_EQ(vgpu_syncobj_wait(a, 0, 0), -ETIME);
+	EXPECT_EQ(0, vgpu_syncobj_wait(b, 0, 0));
+	EXPECT_EQ(-ETIME, vgpu_syncobj_wait(a, 0, 0));
 	t0 = now_ns();
-	CHECK_EQ(vgpu_syncobj_wait(a, 0, 20 * MS), -ETIME);
-	CHECK(now_ns() - t0 >= 20 * MS);
-	CHECK_EQ(vgpu_syncobj_signal(a, 0), 0);
-	CHECK_EQ(vgpu_syncobj_wait(a, 0, 0), 0);
+	EXPECT_EQ(-ETIME, vgpu_syncobj_wait(a, 0, 20 * MS));
+	EXPECT_GE(now_ns() - t0, 20 * MS);
+	EXPECT_EQ(0, vgpu_syncobj_signal(a, 0));
+	EXPECT_EQ(0, vgpu_syncobj_wait(a, 0, 0));
 	/* timeline */
-	CHECK_EQ(vgpu_syncobj_query(a, NULL), -EINVAL);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &c) == 0);
-	CHECK_EQ(vgpu_syncobj_query(c, &pt), 0);
-	CHECK_EQ(pt, 0);
-	CHECK_EQ(vgpu_syncobj_signal(c, 3), 0);
-	CHECK_EQ(vgpu_syncobj_query(c, &pt), 0);
-	CHECK_EQ(pt, 3);
-	CHECK_EQ(vgpu_syncobj_wait(c, 3, 0), 0);
-	CHECK_EQ(vgpu_syncobj_wait(c, 1, 0), 0);
-	CHECK_EQ(vgpu_syncobj_wait(c, 4, 0), -ETIME);
-	CHECK_EQ(vgpu_syncobj_wait(c, 4, 5 * MS), -ETIME);
-	CHECK_EQ(vgpu_syncobj_signal(c, 10), 0);
-	CHECK_EQ(vgpu_syncobj_query(c, &pt), 0);
-	CHECK_EQ(pt, 10);
-	CHECK_EQ(vgpu_syncobj_wait(c, 7, 0), 0);
+	EXPECT_EQ(-EINVAL, vgpu_syncobj_query(a, NULL));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &c));
+	EXPECT_EQ(0, vgpu_syncobj_query(c, &pt));
+	EXPECT_EQ(0u, pt);
+	EXPECT_EQ(0, vgpu_syncobj_signal(c, 3));
+	EXPECT_EQ(0, vgpu_syncobj_query(c, &pt));
+	EXPECT_EQ(3u, pt);
+	EXPECT_EQ(0, vgpu_syncobj_wait(c, 3, 0));
+	EXPECT_EQ(0, vgpu_syncobj_wait(c, 1, 0));
+	EXPECT_EQ(-ETIME, vgpu_syncobj_wait(c, 4, 0));
+	EXPECT_EQ(-ETIME, vgpu_syncobj_wait(c, 4, 5 * MS));
+	EXPECT_EQ(0, vgpu_syncobj_signal(c, 10));
+	EXPECT_EQ(0, vgpu_syncobj_query(c, &pt));
+	EXPECT_EQ(10u, pt);
+	EXPECT_EQ(0, vgpu_syncobj_wait(c, 7, 0));
 	vgpu_syncobj_free(a);
 	vgpu_syncobj_free(b);
 	vgpu_syncobj_free(c);
@@ -2434,30 +2413,30 @@ TEST(syncobj_wait_before_submit)
 	int64_t submit;
 	uint64_t pt = 0;
 
-	REQUIRE(dev);
-	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &tl) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &bin) == 0);
+	ASSERT_NE(NULL, dev);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &tl));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &bin));
 	w1 = (struct waiter){ .s = tl, .point = 5, .ret = 1 };
 	w2 = (struct waiter){ .s = bin, .point = 0, .ret = 1 };
-	REQUIRE(pthread_create(&t1, NULL, waiter_main, &w1) == 0);
-	REQUIRE(pthread_create(&t2, NULL, waiter_main, &w2) == 0);
+	ASSERT_EQ(0, pthread_create(&t1, NULL, waiter_main, &w1));
+	ASSERT_EQ(0, pthread_create(&t2, NULL, waiter_main, &w2));
 	usleep(50 * 1000);
-	CHECK_EQ(w1.ret, 1); /* still waiting */
-	CHECK_EQ(w2.ret, 1);
+	EXPECT_EQ(1, w1.ret); /* still waiting */
+	EXPECT_EQ(1, w2.ret);
 	sp[0] = (struct vgpu_sync_point){ tl, 5 };
 	sp[1] = (struct vgpu_sync_point){ bin, 0 };
-	REQUIRE(vgpu_args_set_u32(s.args, 1, 8) == 0);
+	ASSERT_EQ(0, vgpu_args_set_u32(s.args, 1, 8));
 	submit = now_ns();
-	CHECK_EQ(vgpu_kernel_launch(s.k, &cfg, s.args, NULL), 0);
+	EXPECT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
-	CHECK_EQ(w1.ret, 0);
-	CHECK_EQ(w2.ret, 0);
-	CHECK(w1.t >= submit);
-	CHECK_EQ(store_bad(s.out, 32, 8), 0);
-	CHECK_EQ(vgpu_syncobj_query(tl, &pt), 0);
-	CHECK_EQ(pt, 5);
+	EXPECT_EQ(0, w1.ret);
+	EXPECT_EQ(0, w2.ret);
+	EXPECT_GE(w1.t, submit);
+	EXPECT_EQ(0u, store_bad(s.out, 32, 8));
+	EXPECT_EQ(0, vgpu_syncobj_query(tl, &pt));
+	EXPECT_EQ(5u, pt);
 	vgpu_syncobj_free(tl);
 	vgpu_syncobj_free(bin);
 	store_fini(&s);
@@ -2482,61 +2461,59 @@ TEST(syncobj_timeline_dependencies)
 	uint64_t pt = 0;
 	uint32_t v[2] = { 0 };
 	uint32_t nq;
+	struct vgpu_sync_point in, out;
+	struct vgpu_launch_config cfg;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	pspin = prog_new(dev, spin_src);
 	pcopy = prog_new(dev, copy_src);
-	REQUIRE(pspin && pcopy);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &outa) == 0);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &outb) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &host) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &tl) == 0);
-	REQUIRE(vgpu_args_new(kern(pspin), &aa) == 0);
-	REQUIRE(vgpu_args_set_bo(aa, 0, outa, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(aa, 1, SPIN_LONG) == 0);
-	REQUIRE(vgpu_args_set_u32(aa, 2, 0xa11ce) == 0);
-	REQUIRE(vgpu_args_new(kern(pcopy), &ab) == 0);
-	REQUIRE(vgpu_args_set_u64(ab, 0, vgpu_bo_gpu_address(outa) + 4) == 0);
-	REQUIRE(vgpu_args_set_bo(ab, 1, outb, 0) == 0);
+	ASSERT_TRUE(pspin && pcopy);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &outa));
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &outb));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &host));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &tl));
+	ASSERT_EQ(0, vgpu_args_new(kern(pspin), &aa));
+	ASSERT_EQ(0, vgpu_args_set_bo(aa, 0, outa, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(aa, 1, SPIN_LONG));
+	ASSERT_EQ(0, vgpu_args_set_u32(aa, 2, 0xa11ce));
+	ASSERT_EQ(0, vgpu_args_new(kern(pcopy), &ab));
+	ASSERT_EQ(0, vgpu_args_set_u64(ab, 0, vgpu_bo_gpu_address(outa) + 4));
+	ASSERT_EQ(0, vgpu_args_set_bo(ab, 1, outb, 0));
 
 	/* nothing submitted for point 1 yet */
-	CHECK_EQ(vgpu_syncobj_wait(tl, 1, MS), -ETIME);
+	EXPECT_EQ(-ETIME, vgpu_syncobj_wait(tl, 1, MS));
 	/* the host's signal: A's in-sync has its fence at submit */
-	CHECK_EQ(vgpu_syncobj_signal(host, 1), 0);
-	CHECK_EQ(vgpu_syncobj_query(host, &pt), 0);
-	CHECK_EQ(pt, 1);
-	{
-		struct vgpu_sync_point in = { host, 1 }, out = { tl, 1 };
-		struct vgpu_launch_config cfg = { .wait = &in, .nwait = 1,
-						  .signal = &out, .nsignal = 1 };
-
-		REQUIRE(vgpu_kernel_launch(kern(pspin), &cfg, aa, &ja) == 0);
-	}
-	{
-		struct vgpu_sync_point in = { tl, 1 }, out = { tl, 2 };
-		struct vgpu_launch_config cfg = { .wait = &in, .nwait = 1,
-						  .signal = &out, .nsignal = 1,
-						  .queue = nq > 1 ? 1 : 0 };
-
-		REQUIRE(vgpu_kernel_launch(kern(pcopy), &cfg, ab, &jb) == 0);
-	}
-	CHECK_EQ(vgpu_syncobj_wait(tl, 2, WAIT_NS), 0);
-	CHECK_EQ(vgpu_syncobj_query(tl, &pt), 0);
-	CHECK_EQ(pt, 2);
-	CHECK_EQ(vgpu_syncobj_wait(tl, 1, 0), 0);
-	CHECK_EQ(vgpu_bo_read(outb, 0, v, 4), 0);
-	CHECK_EQ(v[0], 0xa11ce);
-	CHECK_EQ(vgpu_bo_read(outa, 0, v, 8), 0);
-	CHECK_EQ(v[0], SPIN_LONG);
+	EXPECT_EQ(0, vgpu_syncobj_signal(host, 1));
+	EXPECT_EQ(0, vgpu_syncobj_query(host, &pt));
+	EXPECT_EQ(1u, pt);
+	in = (struct vgpu_sync_point){ host, 1 };
+	out = (struct vgpu_sync_point){ tl, 1 };
+	cfg = (struct vgpu_launch_config){ .wait = &in, .nwait = 1,
+					   .signal = &out, .nsignal = 1 };
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(pspin), &cfg, aa, &ja));
+	in = (struct vgpu_sync_point){ tl, 1 };
+	out = (struct vgpu_sync_point){ tl, 2 };
+	cfg = (struct vgpu_launch_config){ .wait = &in, .nwait = 1,
+					   .signal = &out, .nsignal = 1,
+					   .queue = nq > 1 ? 1 : 0 };
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(pcopy), &cfg, ab, &jb));
+	EXPECT_EQ(0, vgpu_syncobj_wait(tl, 2, WAIT_NS));
+	EXPECT_EQ(0, vgpu_syncobj_query(tl, &pt));
+	EXPECT_EQ(2u, pt);
+	EXPECT_EQ(0, vgpu_syncobj_wait(tl, 1, 0));
+	EXPECT_EQ(0, vgpu_bo_read(outb, 0, v, 4));
+	EXPECT_EQ(0xa11ceu, v[0]);
+	EXPECT_EQ(0, vgpu_bo_read(outa, 0, v, 8));
+	EXPECT_EQ(SPIN_LONG, v[0]);
 	/* B completed, so A had: both done */
-	REQUIRE(vgpu_job_status(jb, &st) == 0);
-	CHECK_EQ(st.state, VGPU_JOB_DONE);
-	CHECK_EQ(st.queue, nq > 1 ? 1 : 0);
-	REQUIRE(vgpu_job_status(ja, &st) == 0);
-	CHECK_EQ(st.state, VGPU_JOB_DONE);
-	CHECK_EQ(vgpu_job_wait(ja, 0), 0);
-	CHECK_EQ(vgpu_job_wait(jb, 0), 0);
+	ASSERT_EQ(0, vgpu_job_status(jb, &st));
+	EXPECT_EQ(VGPU_JOB_DONE, st.state);
+	EXPECT_EQ(nq > 1 ? 1u : 0u, st.queue);
+	ASSERT_EQ(0, vgpu_job_status(ja, &st));
+	EXPECT_EQ(VGPU_JOB_DONE, st.state);
+	EXPECT_EQ(0, vgpu_job_wait(ja, 0));
+	EXPECT_EQ(0, vgpu_job_wait(jb, 0));
 	vgpu_job_free(ja);
 	vgpu_job_free(jb);
 	vgpu_args_free(aa);
@@ -2565,26 +2542,26 @@ TEST(syncobj_binary_chain)
 	uint32_t v = 0;
 	uint32_t nq;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	prog = prog_new(dev, src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, VGPU_SYNCOBJ_SIGNALED, &s) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, VGPU_SYNCOBJ_SIGNALED, &s));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
 	/* the address only: the buffer is not listed, the syncobj orders */
-	REQUIRE(vgpu_args_set_u64(args, 0, vgpu_bo_gpu_address(bo)) == 0);
+	ASSERT_EQ(0, vgpu_args_set_u64(args, 0, vgpu_bo_gpu_address(bo)));
 	for (uint32_t i = 0; i < 40; i++) {
 		struct vgpu_sync_point sp = { s, 0 };
 		struct vgpu_launch_config cfg = { .wait = &sp, .nwait = 1,
 						  .signal = &sp, .nsignal = 1,
 						  .queue = i % nq };
 
-		REQUIRE(vgpu_kernel_launch(kern(prog), &cfg, args, NULL) == 0);
+		ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, NULL));
 	}
-	CHECK_EQ(vgpu_syncobj_wait(s, 0, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 0, &v, 4), 0);
-	CHECK_EQ(v, 40);
+	EXPECT_EQ(0, vgpu_syncobj_wait(s, 0, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, &v, 4));
+	EXPECT_EQ(40u, v);
 	vgpu_args_free(args);
 	vgpu_syncobj_free(s);
 	vgpu_bo_free(bo);
@@ -2605,21 +2582,21 @@ TEST(implicit_sync_through_buffers)
 	struct vgpu_bo *bo = NULL;
 	uint32_t v = 0, nq;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	prog = prog_new(dev, src);
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &bo) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
-	REQUIRE(vgpu_args_set_bo(args, 0, bo, 0) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
 	for (uint32_t i = 0; i < 40; i++) {
 		struct vgpu_launch_config cfg = { .queue = i % nq };
 
-		REQUIRE(vgpu_kernel_launch(kern(prog), &cfg, args, NULL) == 0);
+		ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, NULL));
 	}
-	CHECK_EQ(vgpu_bo_wait(bo, WAIT_NS), 0);
-	CHECK_EQ(vgpu_bo_read(bo, 0, &v, 4), 0);
-	CHECK_EQ(v, 40);
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 0, &v, 4));
+	EXPECT_EQ(40u, v);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
@@ -2639,37 +2616,34 @@ TEST(dependency_on_failed_job)
 	struct vgpu_job *jf = NULL, *js = NULL;
 	struct store s;
 	uint64_t pt = 0;
+	struct vgpu_sync_point in, out;
+	struct vgpu_launch_config cfg;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	pf = prog_new(dev, fault_src);
-	REQUIRE(pf);
-	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
-	REQUIRE(vgpu_syncobj_new(dev, 0, &tl) == 0);
-	REQUIRE(vgpu_args_new(kern(pf), &af) == 0);
-	REQUIRE(vgpu_args_set_u64(af, 0, unmapped_address(dev)) == 0);
-	{
-		struct vgpu_sync_point out = { tl, 1 };
-		struct vgpu_launch_config cfg = { .block = { 32 }, .signal = &out,
-						  .nsignal = 1 };
-
-		REQUIRE(vgpu_kernel_launch(kern(pf), &cfg, af, &jf) == 0);
-	}
-	{
-		struct vgpu_sync_point in = { tl, 1 }, out = { tl, 2 };
-		struct vgpu_launch_config cfg = { .block = { 64 }, .wait = &in,
-						  .nwait = 1, .signal = &out,
-						  .nsignal = 1 };
-
-		REQUIRE(vgpu_args_set_u32(s.args, 1, 31) == 0);
-		REQUIRE(vgpu_kernel_launch(s.k, &cfg, s.args, &js) == 0);
-	}
-	CHECK_EQ(vgpu_job_wait(js, WAIT_NS), 0);
-	CHECK_EQ(vgpu_job_wait(jf, WAIT_NS), -EFAULT);
-	CHECK_EQ(store_bad(s.out, 64, 31), 0);
+	ASSERT_NE(NULL, pf);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
+	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &tl));
+	ASSERT_EQ(0, vgpu_args_new(kern(pf), &af));
+	ASSERT_EQ(0, vgpu_args_set_u64(af, 0, unmapped_address(dev)));
+	out = (struct vgpu_sync_point){ tl, 1 };
+	cfg = (struct vgpu_launch_config){ .block = { 32 }, .signal = &out,
+					   .nsignal = 1 };
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(pf), &cfg, af, &jf));
+	in = (struct vgpu_sync_point){ tl, 1 };
+	out = (struct vgpu_sync_point){ tl, 2 };
+	cfg = (struct vgpu_launch_config){ .block = { 64 }, .wait = &in,
+					   .nwait = 1, .signal = &out,
+					   .nsignal = 1 };
+	ASSERT_EQ(0, vgpu_args_set_u32(s.args, 1, 31));
+	ASSERT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, &js));
+	EXPECT_EQ(0, vgpu_job_wait(js, WAIT_NS));
+	EXPECT_EQ(-EFAULT, vgpu_job_wait(jf, WAIT_NS));
+	EXPECT_EQ(0u, store_bad(s.out, 64, 31));
 	/* a timeline point signalled with an error is still signalled */
-	CHECK_EQ(vgpu_syncobj_wait(tl, 1, 0), 0);
-	CHECK_EQ(vgpu_syncobj_query(tl, &pt), 0);
-	CHECK_EQ(pt, 2);
+	EXPECT_EQ(0, vgpu_syncobj_wait(tl, 1, 0));
+	EXPECT_EQ(0, vgpu_syncobj_query(tl, &pt));
+	EXPECT_EQ(2u, pt);
 	vgpu_job_free(jf);
 	vgpu_job_free(js);
 	vgpu_syncobj_free(tl);
@@ -2684,7 +2658,8 @@ TEST(dependency_on_failed_job)
  * a long one on queue 0 still runs (drm; sim runs each job at submit).
  * @same_prog: both kernels in one program (one code buffer).
  */
-static void queues_side_by_side(bool same_prog)
+static void queues_side_by_side(struct __test_metadata *_metadata,
+				bool same_prog)
 {
 	struct vgpu_device *dev = dev_open();
 	struct vgpu_program *p1, *p2;
@@ -2696,7 +2671,7 @@ static void queues_side_by_side(bool same_prog)
 	char src[2048];
 	uint32_t *out = NULL;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	if (param(dev, VGPU_PARAM_QUEUES) < 2) {
 		vgpu_device_close(dev);
 		return;
@@ -2705,37 +2680,36 @@ static void queues_side_by_side(bool same_prog)
 		snprintf(src, sizeof(src), "%s%s", spin_src, store_src);
 		p1 = prog_new(dev, src);
 		p2 = NULL;
-		REQUIRE(p1);
-		REQUIRE(vgpu_program_find_kernel(p1, "spin", &kspin) == 0);
-		REQUIRE(vgpu_program_find_kernel(p1, "store", &kstore) == 0);
+		ASSERT_NE(NULL, p1);
+		ASSERT_EQ(0, vgpu_program_find_kernel(p1, "spin", &kspin));
+		ASSERT_EQ(0, vgpu_program_find_kernel(p1, "store", &kstore));
 	} else {
 		p1 = prog_new(dev, spin_src);
 		p2 = prog_new(dev, store_src);
-		REQUIRE(p1 && p2);
+		ASSERT_TRUE(p1 && p2);
 		kspin = kern(p1);
 		kstore = kern(p2);
 	}
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &b1) == 0);
-	REQUIRE(vgpu_bo_new(dev, 4096, 0, &b2) == 0);
-	REQUIRE(vgpu_args_new(kspin, &aspin) == 0);
-	REQUIRE(vgpu_args_set_bo(aspin, 0, b1, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(aspin, 1, 16 * SPIN_LONG) == 0);
-	REQUIRE(vgpu_args_new(kstore, &astore) == 0);
-	REQUIRE(vgpu_args_set_bo(astore, 0, b2, 0) == 0);
-	REQUIRE(vgpu_args_set_u32(astore, 1, 12) == 0);
-	REQUIRE(vgpu_kernel_launch(kspin, &(struct vgpu_launch_config){ .queue = 0 },
-				   aspin, &jspin) == 0);
-	REQUIRE(vgpu_kernel_launch(kstore, &(struct vgpu_launch_config){
-					   .queue = 1, .block = { 64 } }, astore, &jstore) == 0);
-	CHECK_EQ(vgpu_job_wait(jstore, WAIT_NS), 0);
-	REQUIRE(vgpu_bo_map(b2, (void **)&out) == 0);
-	CHECK_EQ(store_bad(out, 64, 12), 0);
-	REQUIRE(vgpu_job_status(jspin, &st) == 0);
-	if (is_sim(dev))
-		CHECK_EQ(st.state, VGPU_JOB_DONE);
-	else
-		CHECK_EQ(st.state, VGPU_JOB_RUNNING);
-	CHECK_EQ(vgpu_job_wait(jspin, WAIT_NS), 0);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &b1));
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &b2));
+	ASSERT_EQ(0, vgpu_args_new(kspin, &aspin));
+	ASSERT_EQ(0, vgpu_args_set_bo(aspin, 0, b1, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(aspin, 1, 16 * SPIN_LONG));
+	ASSERT_EQ(0, vgpu_args_new(kstore, &astore));
+	ASSERT_EQ(0, vgpu_args_set_bo(astore, 0, b2, 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(astore, 1, 12));
+	ASSERT_EQ(0,
+		  vgpu_kernel_launch(kspin, &(struct vgpu_launch_config){ .queue = 0 },
+				     aspin, &jspin));
+	ASSERT_EQ(0,
+		  vgpu_kernel_launch(kstore, &(struct vgpu_launch_config){
+					     .queue = 1, .block = { 64 } }, astore, &jstore));
+	EXPECT_EQ(0, vgpu_job_wait(jstore, WAIT_NS));
+	ASSERT_EQ(0, vgpu_bo_map(b2, (void **)&out));
+	EXPECT_EQ(0u, store_bad(out, 64, 12));
+	ASSERT_EQ(0, vgpu_job_status(jspin, &st));
+	EXPECT_EQ(is_sim(dev) ? VGPU_JOB_DONE : VGPU_JOB_RUNNING, st.state);
+	EXPECT_EQ(0, vgpu_job_wait(jspin, WAIT_NS));
 	vgpu_job_free(jspin);
 	vgpu_job_free(jstore);
 	vgpu_args_free(aspin);
@@ -2749,7 +2723,7 @@ static void queues_side_by_side(bool same_prog)
 
 TEST(queues_side_by_side_two_programs)
 {
-	queues_side_by_side(false);
+	queues_side_by_side(_metadata, false);
 }
 
 /*
@@ -2759,7 +2733,7 @@ TEST(queues_side_by_side_two_programs)
  */
 TEST(queues_side_by_side_one_program)
 {
-	queues_side_by_side(true);
+	queues_side_by_side(_metadata, true);
 }
 
 /*
@@ -2783,28 +2757,28 @@ TEST(job_status_outlives_driver_history)
 	struct vgpu_args *af = NULL;
 	struct store s;
 
-	REQUIRE(dev);
-	REQUIRE(store_init(&s, dev, NULL, 4096) == 0);
+	ASSERT_TRUE(dev);
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
 	pf = prog_new(dev, fault_src);
-	REQUIRE(pf);
-	REQUIRE(vgpu_args_new(kern(pf), &af) == 0);
-	REQUIRE(vgpu_args_set_u64(af, 0, unmapped_address(dev)) == 0);
-	REQUIRE(store_launch(&s, 1, 1, 32, &first) == 0);
-	REQUIRE(vgpu_kernel_launch(kern(pf), NULL, af, &failed) == 0);
+	ASSERT_TRUE(pf);
+	ASSERT_EQ(0, vgpu_args_new(kern(pf), &af));
+	ASSERT_EQ(0, vgpu_args_set_u64(af, 0, unmapped_address(dev)));
+	ASSERT_EQ(0, store_launch(&s, 1, 1, 32, &first));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(pf), NULL, af, &failed));
 	for (unsigned int i = 0; i < VGPU_JOB_HISTORY + 44; i++)
-		REQUIRE(store_launch(&s, 2, 1, 32, NULL) == 0);
-	CHECK_EQ(vgpu_bo_wait(s.bo, WAIT_NS), 0);
-	CHECK_EQ(vgpu_job_wait(first, WAIT_NS), 0);
-	CHECK_EQ(vgpu_job_status(first, &st), 0);
-	CHECK_EQ(st.state, VGPU_JOB_DONE);
-	CHECK_EQ(vgpu_job_wait(failed, WAIT_NS), -EFAULT);
-	CHECK_EQ(vgpu_job_status(failed, &st), 0);
-	CHECK_EQ(st.state, VGPU_JOB_FAILED);
+		ASSERT_EQ(0, store_launch(&s, 2, 1, 32, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(s.bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_job_wait(first, WAIT_NS));
+	EXPECT_EQ(0, vgpu_job_status(first, &st));
+	EXPECT_EQ(VGPU_JOB_DONE, st.state);
+	EXPECT_EQ(-EFAULT, vgpu_job_wait(failed, WAIT_NS));
+	EXPECT_EQ(0, vgpu_job_status(failed, &st));
+	EXPECT_EQ(VGPU_JOB_FAILED, st.state);
 	{
 		struct vgpu_exception_record rec;
 
-		CHECK_EQ(vgpu_job_exception(failed, &rec), 0);
-		CHECK_EQ(rec.code, VGPU_EXC_GLOBAL_FAULT);
+		EXPECT_EQ(0, vgpu_job_exception(failed, &rec));
+		EXPECT_EQ(VGPU_EXC_GLOBAL_FAULT, rec.code);
 	}
 	vgpu_job_free(first);
 	vgpu_job_free(failed);
@@ -2864,18 +2838,19 @@ out:
 	return NULL;
 }
 
-static void run_workers(struct vgpu_device *dev, struct vgpu_program *prog)
+static void run_workers(struct __test_metadata *_metadata,
+			struct vgpu_device *dev, struct vgpu_program *prog)
 {
 	struct worker w[NTHREADS];
 	pthread_t t[NTHREADS];
 
 	for (uint32_t i = 0; i < NTHREADS; i++) {
 		w[i] = (struct worker){ .dev = dev, .prog = prog, .id = i + 1 };
-		REQUIRE(pthread_create(&t[i], NULL, worker_main, &w[i]) == 0);
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_main, &w[i]));
 	}
 	for (uint32_t i = 0; i < NTHREADS; i++) {
 		pthread_join(t[i], NULL);
-		CHECK_EQ(w[i].failures, 0);
+		EXPECT_EQ(0u, w[i].failures);
 	}
 }
 
@@ -2884,10 +2859,10 @@ TEST(threads_share_device_and_program)
 	struct vgpu_device *dev = dev_open();
 	struct vgpu_program *prog;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, store_src);
-	REQUIRE(prog);
-	run_workers(dev, prog);
+	ASSERT_NE(NULL, prog);
+	run_workers(_metadata, dev, prog);
 	vgpu_program_free(prog);
 	vgpu_device_close(dev);
 }
@@ -2896,14 +2871,14 @@ TEST(threads_share_device_own_programs)
 {
 	struct vgpu_device *dev = dev_open();
 
-	REQUIRE(dev);
-	run_workers(dev, NULL);
+	ASSERT_NE(NULL, dev);
+	run_workers(_metadata, dev, NULL);
 	vgpu_device_close(dev);
 }
 
 TEST(threads_own_devices)
 {
-	run_workers(NULL, NULL);
+	run_workers(_metadata, NULL, NULL);
 }
 
 /* Several devices at once: on drm every vgpu device, one thread each. */
@@ -2916,28 +2891,28 @@ TEST(threads_several_devices)
 	unsigned int n = 0, want = expected_devices();
 	struct vgpu_device *probe = dev_open();
 
-	REQUIRE(probe);
+	ASSERT_NE(NULL, probe);
 	if (is_sim(probe)) {
 		n = 3;
 		for (unsigned int i = 0; i < n; i++)
-			REQUIRE(vgpu_device_open("sim", &devs[i]) == 0);
+			ASSERT_EQ(0, vgpu_device_open("sim", &devs[i]));
 	} else {
-		REQUIRE(vgpu_device_list(descs, 8, &n) == 0);
+		ASSERT_EQ(0, vgpu_device_list(descs, 8, &n));
 		if (want)
-			CHECK_EQ(n, want);
+			EXPECT_EQ(want, n);
 		if (n > 8)
 			n = 8;
 		for (unsigned int i = 0; i < n; i++)
-			REQUIRE(vgpu_device_open(descs[i].pci_slot, &devs[i]) == 0);
+			ASSERT_EQ(0, vgpu_device_open(descs[i].pci_slot, &devs[i]));
 	}
 	vgpu_device_close(probe);
 	for (unsigned int i = 0; i < n; i++) {
 		w[i] = (struct worker){ .dev = devs[i], .id = i + 1 };
-		REQUIRE(pthread_create(&t[i], NULL, worker_main, &w[i]) == 0);
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_main, &w[i]));
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		pthread_join(t[i], NULL);
-		CHECK_EQ(w[i].failures, 0);
+		EXPECT_EQ(0u, w[i].failures);
 		vgpu_device_close(devs[i]);
 	}
 }
@@ -2975,14 +2950,14 @@ TEST(threads_buffer_churn)
 	struct bo_churn c[NTHREADS];
 	pthread_t t[NTHREADS];
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	for (int i = 0; i < NTHREADS; i++) {
 		c[i] = (struct bo_churn){ .dev = dev };
-		REQUIRE(pthread_create(&t[i], NULL, bo_churn_main, &c[i]) == 0);
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, bo_churn_main, &c[i]));
 	}
 	for (int i = 0; i < NTHREADS; i++) {
 		pthread_join(t[i], NULL);
-		CHECK_EQ(c[i].failures, 0);
+		EXPECT_EQ(0u, c[i].failures);
 	}
 	vgpu_device_close(dev);
 }
@@ -2998,32 +2973,32 @@ TEST(many_launches_in_flight)
 	uint32_t *out = NULL;
 	unsigned int bad = 0;
 
-	REQUIRE(dev);
+	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, ".kernel put\n.param u64 p\n.param u32 v\n"
 			     "  LDP.64 R2, [p] ;\n  LDP.32 R4, [v] ;\n"
 			     "  STG.32 [R2], R4 ;\n  EXIT ;\n");
-	REQUIRE(prog);
-	REQUIRE(vgpu_bo_new(dev, 200 * 4, 0, &bo) == 0);
-	REQUIRE(vgpu_bo_map(bo, (void **)&out) == 0);
-	REQUIRE(vgpu_args_new(kern(prog), &args) == 0);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 200 * 4, 0, &bo));
+	ASSERT_EQ(0, vgpu_bo_map(bo, (void **)&out));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
 	for (uint32_t i = 0; i < 200; i++) {
 		jobs[i] = NULL;
 		/* the address alone: no implicit sync, all may be in flight */
-		REQUIRE(vgpu_args_set_u64(args, 0, vgpu_bo_gpu_address(bo) + 4 * i) == 0);
-		REQUIRE(vgpu_args_set_u32(args, 1, 0x1000 + i) == 0);
-		REQUIRE(vgpu_kernel_launch(kern(prog), NULL, args, &jobs[i]) == 0);
+		ASSERT_EQ(0, vgpu_args_set_u64(args, 0, vgpu_bo_gpu_address(bo) + 4 * i));
+		ASSERT_EQ(0, vgpu_args_set_u32(args, 1, 0x1000 + i));
+		ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), NULL, args, &jobs[i]));
 	}
 	for (uint32_t i = 0; i < 200; i++) {
-		CHECK_EQ(vgpu_job_wait(jobs[i], WAIT_NS), 0);
+		EXPECT_EQ(0, vgpu_job_wait(jobs[i], WAIT_NS));
 		vgpu_job_free(jobs[i]);
 	}
 	for (uint32_t i = 0; i < 200; i++)
 		bad += out[i] != 0x1000 + i;
-	CHECK_EQ(bad, 0);
+	EXPECT_EQ(0u, bad);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
 	vgpu_device_close(dev);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

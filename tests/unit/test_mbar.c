@@ -41,39 +41,41 @@ static uint64_t token(uint32_t pending, uint32_t phase, bool nc)
 	"  MOV R4, 0x0 ;\n"                                                    \
 	"  ISETP.EQ.U32 P6, R0, 0x0 ;\n"
 
-static void expect_exc(struct kt *k, uint32_t code, const char *msg)
+static void expect_exc(struct __test_metadata *_metadata, struct kt *k,
+		       uint32_t code, const char *msg)
 {
-	CHECK_EQ(kt_run(k), -1);
-	CHECK_EQ(k->exc.code, code);
-	CHECK_CONTAINS(k->exc.msg, msg);
+	EXPECT_EQ(-1, kt_run(k));
+	EXPECT_EQ(code, k->exc.code);
+	EXPECT_CONTAINS(k->exc.msg, msg);
 }
 
 TEST(init_encoding_arrive_tokens_and_phase_completion)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x40 ;\n"
-			     "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x0")
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MBAR.ARRIVE R6, [R4] ;\n"
-			     "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x8")
-			     "  MBAR.TEST_WAIT P1, [R4], R6 ;\n"
-			     "  MOV R12, 0x1 ;\n"
-			     "  SEL R12, R12, RZ, P1 ;\n" KT_STORE("R6", "0x100")
-			     KT_STORE("R7", "0x200") KT_STORE("R12", "0x300")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x40 ;\n"
+			      "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x0")
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MBAR.ARRIVE R6, [R4] ;\n"
+			      "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x8")
+			      "  MBAR.TEST_WAIT P1, [R4], R6 ;\n"
+			      "  MOV R12, 0x1 ;\n"
+			      "  SEL R12, R12, RZ, P1 ;\n" KT_STORE("R6", "0x100")
+			      KT_STORE("R7", "0x200") KT_STORE("R12", "0x300")
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_dword(&k, 0), mword(64, 64, 0, 0, true));
+	EXPECT_EQ(kt_dword(&k, 0), mword(64, 64, 0, 0, true));
 	/* 64 arrivals: phase 0 complete, pending reloaded, phase 1 */
-	CHECK_EQ(kt_dword(&k, 2), mword(64, 64, 0, 1, true));
+	EXPECT_EQ(kt_dword(&k, 2), mword(64, 64, 0, 1, true));
 	/* round robin: warp 0's arrive saw 64 pending, warp 1's 32 */
-	CHECK_EQ((uint64_t)kt_word(&k, 128) << 32 | kt_word(&k, 64), token(64, 0, false));
-	CHECK_EQ((uint64_t)kt_word(&k, 128 + 32) << 32 | kt_word(&k, 64 + 32),
-		 token(32, 0, false));
+	EXPECT_EQ((uint64_t)kt_word(&k, 128) << 32 | kt_word(&k, 64), token(64, 0, false));
+	EXPECT_EQ((uint64_t)kt_word(&k, 128 + 32) << 32 | kt_word(&k, 64 + 32),
+		  token(32, 0, false));
 	for (uint32_t t = 0; t < 64; t++)
-		CHECK_EQ(kt_word(&k, 192 + t), 1); /* the token's phase completed */
+		EXPECT_EQ(1u, kt_word(&k, 192 + t)); /* the token's phase completed */
 	kt_free(&k);
 }
 
@@ -83,36 +85,37 @@ TEST(test_wait_false_in_current_phase_true_in_preceding)
 	 * on named barrier 1 that warp 0 releases after its test) */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  S2R R5, SR_WARPID ;\n"
-			     "  @P6 MBAR.INIT [R4], 0x40 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  ISETP.NE.U32 P2, R5, 0x0 ;\n"
-			     "  @P2 BRA w1 ;\n"
-			     "  MBAR.ARRIVE R6, [R4] ;\n"
-			     "  MBAR.TEST_WAIT P1, [R4], R6 ;\n"     /* current: false */
-			     "  MBAR.TEST_WAIT.PARITY P3, [R4], 0x0 ;\n" /* parity 0 = current */
-			     "  MBAR.TEST_WAIT.PARITY P4, [R4], 0x1 ;\n" /* parity 1 = preceding */
-			     "  BAR.ARV 0x1, 0x40 ;\n"
-			     "wait:\n"
-			     "  MBAR.TEST_WAIT P5, [R4], R6 ;\n"
-			     "  @!P5 BRA wait ;\n"
-			     "  MOV R12, 0x1 ;\n"
-			     "  SEL R13, R12, RZ, P1 ;\n"
-			     "  SEL R14, R12, RZ, P3 ;\n"
-			     "  SEL R15, R12, RZ, P4 ;\n"
-			     "  SHL R13, R13, 0x1 ;\n"
-			     "  LOP.OR R13, R13, R14 ;\n"
-			     "  SHL R13, R13, 0x1 ;\n"
-			     "  LOP.OR R13, R13, R15 ;\n" KT_STORE("R13", "0x0")
-			     "  EXIT ;\n"
-			     "w1:\n"
-			     "  BAR.SYNC 0x1, 0x40 ;\n"
-			     "  MBAR.ARRIVE _, [R4] ;\n"
-			     "  MBAR.TEST_WAIT.PARITY P3, [R4], 0x0 ;\n" /* now preceding */
-			     "  MOV R12, 0x1 ;\n"
-			     "  SEL R13, R12, RZ, P3 ;\n" KT_STORE("R13", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  S2R R5, SR_WARPID ;\n"
+			      "  @P6 MBAR.INIT [R4], 0x40 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  ISETP.NE.U32 P2, R5, 0x0 ;\n"
+			      "  @P2 BRA w1 ;\n"
+			      "  MBAR.ARRIVE R6, [R4] ;\n"
+			      "  MBAR.TEST_WAIT P1, [R4], R6 ;\n"     /* current: false */
+			      "  MBAR.TEST_WAIT.PARITY P3, [R4], 0x0 ;\n" /* parity 0 = current */
+			      "  MBAR.TEST_WAIT.PARITY P4, [R4], 0x1 ;\n" /* parity 1 = preceding */
+			      "  BAR.ARV 0x1, 0x40 ;\n"
+			      "wait:\n"
+			      "  MBAR.TEST_WAIT P5, [R4], R6 ;\n"
+			      "  @!P5 BRA wait ;\n"
+			      "  MOV R12, 0x1 ;\n"
+			      "  SEL R13, R12, RZ, P1 ;\n"
+			      "  SEL R14, R12, RZ, P3 ;\n"
+			      "  SEL R15, R12, RZ, P4 ;\n"
+			      "  SHL R13, R13, 0x1 ;\n"
+			      "  LOP.OR R13, R13, R14 ;\n"
+			      "  SHL R13, R13, 0x1 ;\n"
+			      "  LOP.OR R13, R13, R15 ;\n" KT_STORE("R13", "0x0")
+			      "  EXIT ;\n"
+			      "w1:\n"
+			      "  BAR.SYNC 0x1, 0x40 ;\n"
+			      "  MBAR.ARRIVE _, [R4] ;\n"
+			      "  MBAR.TEST_WAIT.PARITY P3, [R4], 0x0 ;\n" /* now preceding */
+			      "  MOV R12, 0x1 ;\n"
+			      "  SEL R13, R12, RZ, P3 ;\n" KT_STORE("R13", "0x0")
+			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	k.flags = SAN;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
@@ -120,8 +123,8 @@ TEST(test_wait_false_in_current_phase_true_in_preceding)
 		k.seed = s;
 		KT_RUN_OK(&k);
 		/* warp 0: test(token)=0, parity0=0, parity1=1 */
-		CHECK_EQ(kt_word(&k, 0), 0x1);
-		CHECK_EQ(kt_word(&k, 32), 0x1);
+		EXPECT_EQ(0x1u, kt_word(&k, 0));
+		EXPECT_EQ(0x1u, kt_word(&k, 32));
 	}
 	kt_free(&k);
 }
@@ -132,31 +135,32 @@ TEST(parity_loop_over_many_phases_identical_under_seeds)
 	 * each phase thread t adds its value to a slot, then all read it */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x80 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MOV R20, 0x0 ;\n"  /* i */
-			     "  MOV R21, 0x0 ;\n"  /* parity */
-			     "  MOV R22, 0x0 ;\n"  /* sum of what we read */
-			     "loop:\n"
-			     "  LOP.AND R23, R20, 0x1 ;\n"
-			     "  SHL R23, R23, 0x2 ;\n"
-			     "  IADD R23, R23, 0x10 ;\n"            /* slot i&1 at 0x10/0x14 */
-			     "  IADD R24, R0, R20 ;\n"
-			     "  ATOMS.ADD.U32 RZ, [R23], R24 ;\n"
-			     "  MBAR.ARRIVE _, [R4] ;\n"
-			     "wait:\n"
-			     "  MBAR.TRY_WAIT.PARITY P1, [R4], R21 ;\n"
-			     "  @!P1 BRA wait ;\n"
-			     "  LDS.32 R25, [R23] ;\n"
-			     "  IADD R22, R22, R25 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"                   /* all read before reset */
-			     "  @P6 STS.32 [R23], RZ ;\n"
-			     "  LOP.XOR R21, R21, 0x1 ;\n"
-			     "  IADD R20, R20, 0x1 ;\n"
-			     "  ISETP.LT.U32 P2, R20, 0x14 ;\n"
-			     "  @P2 BRA loop ;\n" KT_STORE("R22", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x80 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MOV R20, 0x0 ;\n"  /* i */
+			      "  MOV R21, 0x0 ;\n"  /* parity */
+			      "  MOV R22, 0x0 ;\n"  /* sum of what we read */
+			      "loop:\n"
+			      "  LOP.AND R23, R20, 0x1 ;\n"
+			      "  SHL R23, R23, 0x2 ;\n"
+			      "  IADD R23, R23, 0x10 ;\n"            /* slot i&1 at 0x10/0x14 */
+			      "  IADD R24, R0, R20 ;\n"
+			      "  ATOMS.ADD.U32 RZ, [R23], R24 ;\n"
+			      "  MBAR.ARRIVE _, [R4] ;\n"
+			      "wait:\n"
+			      "  MBAR.TRY_WAIT.PARITY P1, [R4], R21 ;\n"
+			      "  @!P1 BRA wait ;\n"
+			      "  LDS.32 R25, [R23] ;\n"
+			      "  IADD R22, R22, R25 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"                   /* all read before reset */
+			      "  @P6 STS.32 [R23], RZ ;\n"
+			      "  LOP.XOR R21, R21, 0x1 ;\n"
+			      "  IADD R20, R20, 0x1 ;\n"
+			      "  ISETP.LT.U32 P2, R20, 0x14 ;\n"
+			      "  @P2 BRA loop ;\n" KT_STORE("R22", "0x0")
+			      "  EXIT ;\n"));
 	k.block[0] = 128;
 	for (uint64_t s = 0; s <= NSEEDS; s++) {
 		uint32_t expect = 0;
@@ -166,8 +170,8 @@ TEST(parity_loop_over_many_phases_identical_under_seeds)
 		k.flags = SAN | (s ? VGPU_LAUNCH_RANDOM_SCHED : 0);
 		k.seed = s;
 		KT_RUN_OK(&k);
-		CHECK_EQ(kt_word(&k, 0), expect);
-		CHECK_EQ(kt_word(&k, 127), expect);
+		EXPECT_EQ(expect, kt_word(&k, 0));
+		EXPECT_EQ(expect, kt_word(&k, 127));
 	}
 	kt_free(&k);
 }
@@ -176,29 +180,30 @@ TEST(arrive_count_and_drop_lower_expected_for_later_phases)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x10 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     /* lanes 0..3 arrive with count 2: 8 of 16 */
-			     "  ISETP.LT.U32 P1, R0, 0x4 ;\n"
-			     "  @P1 MBAR.ARRIVE _, [R4], 0x2 ;\n"
-			     "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x0")
-			     "  BAR.SYNC 0x0 ;\n"
-			     /* lanes 4..7 drop: pending 8 -> 4, expected 16 -> 12 */
-			     "  ISETP.LT.U32 P2, R0, 0x8 ;\n"
-			     "  ISETP.GE.U32.AND P2, R0, 0x4, P2 ;\n"
-			     "  @P2 MBAR.ARRIVE_DROP _, [R4] ;\n"
-			     "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x8")
-			     "  BAR.SYNC 0x0 ;\n"
-			     /* 4 more arrivals complete phase 0; pending := 12 */
-			     "  @P1 MBAR.ARRIVE _, [R4] ;\n"
-			     "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x10")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x10 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      /* lanes 0..3 arrive with count 2: 8 of 16 */
+			      "  ISETP.LT.U32 P1, R0, 0x4 ;\n"
+			      "  @P1 MBAR.ARRIVE _, [R4], 0x2 ;\n"
+			      "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x0")
+			      "  BAR.SYNC 0x0 ;\n"
+			      /* lanes 4..7 drop: pending 8 -> 4, expected 16 -> 12 */
+			      "  ISETP.LT.U32 P2, R0, 0x8 ;\n"
+			      "  ISETP.GE.U32.AND P2, R0, 0x4, P2 ;\n"
+			      "  @P2 MBAR.ARRIVE_DROP _, [R4] ;\n"
+			      "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x8")
+			      "  BAR.SYNC 0x0 ;\n"
+			      /* 4 more arrivals complete phase 0; pending := 12 */
+			      "  @P1 MBAR.ARRIVE _, [R4] ;\n"
+			      "  BAR.SYNC 0x0 ;\n" DUMP_WORD("0x10")
+			      "  EXIT ;\n"));
 	k.block[0] = 32;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_dword(&k, 0), mword(8, 16, 0, 0, true));
-	CHECK_EQ(kt_dword(&k, 2), mword(4, 12, 0, 0, true));
-	CHECK_EQ(kt_dword(&k, 4), mword(12, 12, 0, 1, true));
+	EXPECT_EQ(kt_dword(&k, 0), mword(8, 16, 0, 0, true));
+	EXPECT_EQ(kt_dword(&k, 2), mword(4, 12, 0, 0, true));
+	EXPECT_EQ(kt_dword(&k, 4), mword(12, 12, 0, 1, true));
 	kt_free(&k);
 }
 
@@ -208,16 +213,17 @@ TEST(tx_count_goes_negative_before_expect_tx)
 	 * arrive.expect_tx 100 brings it to 0 and the arrive completes */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-			     "  @P6 MBAR.COMPLETE_TX [R4], 0x64 ;\n" DUMP_WORD("0x0")
-			     "  MOV R5, 0x64 ;\n"
-			     "  @P6 MBAR.ARRIVE.EXPECT_TX R6, [R4], R5 ;\n" DUMP_WORD("0x8")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+			      "  @P6 MBAR.COMPLETE_TX [R4], 0x64 ;\n" DUMP_WORD("0x0")
+			      "  MOV R5, 0x64 ;\n"
+			      "  @P6 MBAR.ARRIVE.EXPECT_TX R6, [R4], R5 ;\n" DUMP_WORD("0x8")
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_dword(&k, 0), mword(1, 1, -100, 0, true));
-	CHECK_EQ(kt_dword(&k, 2), mword(1, 1, 0, 1, true));
+	EXPECT_EQ(kt_dword(&k, 0), mword(1, 1, -100, 0, true));
+	EXPECT_EQ(kt_dword(&k, 2), mword(1, 1, 0, 1, true));
 	kt_free(&k);
 }
 
@@ -225,18 +231,19 @@ TEST(phase_needs_both_pending_and_tx_zero)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-			     "  @P6 MBAR.EXPECT_TX [R4], 0x20 ;\n"
-			     "  @P6 MBAR.ARRIVE _, [R4] ;\n" DUMP_WORD("0x0")  /* pending 0, tx 32 */
-			     "  @P6 MBAR.COMPLETE_TX [R4], 0x10 ;\n" DUMP_WORD("0x8")
-			     "  @P6 MBAR.COMPLETE_TX [R4], 0x10 ;\n" DUMP_WORD("0x10")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+			      "  @P6 MBAR.EXPECT_TX [R4], 0x20 ;\n"
+			      "  @P6 MBAR.ARRIVE _, [R4] ;\n" DUMP_WORD("0x0")  /* pending 0, tx 32 */
+			      "  @P6 MBAR.COMPLETE_TX [R4], 0x10 ;\n" DUMP_WORD("0x8")
+			      "  @P6 MBAR.COMPLETE_TX [R4], 0x10 ;\n" DUMP_WORD("0x10")
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_dword(&k, 0), mword(0, 1, 32, 0, true));
-	CHECK_EQ(kt_dword(&k, 2), mword(0, 1, 16, 0, true));
-	CHECK_EQ(kt_dword(&k, 4), mword(1, 1, 0, 1, true));
+	EXPECT_EQ(kt_dword(&k, 0), mword(0, 1, 32, 0, true));
+	EXPECT_EQ(kt_dword(&k, 2), mword(0, 1, 16, 0, true));
+	EXPECT_EQ(kt_dword(&k, 4), mword(1, 1, 0, 1, true));
 	kt_free(&k);
 }
 
@@ -244,22 +251,23 @@ TEST(nocomplete_and_pending_count)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x5 ;\n"
-			     "  @P6 MBAR.ARRIVE.NOCOMPLETE R6, [R4], 0x2 ;\n"
-			     "  @P6 MBAR.PENDING_COUNT R8, R6 ;\n"
-			     "  @P6 MBAR.ARRIVE.NOCOMPLETE R6, [R4], 0x2 ;\n"
-			     "  @P6 MBAR.PENDING_COUNT R9, R6 ;\n"
-			     "  @P6 STG.32 [R2], R8 ;\n"
-			     "  @P6 STG.32 [R2+0x4], R9 ;\n"
-			     "  @P6 STG.64 [R2+0x8], R6 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x5 ;\n"
+			      "  @P6 MBAR.ARRIVE.NOCOMPLETE R6, [R4], 0x2 ;\n"
+			      "  @P6 MBAR.PENDING_COUNT R8, R6 ;\n"
+			      "  @P6 MBAR.ARRIVE.NOCOMPLETE R6, [R4], 0x2 ;\n"
+			      "  @P6 MBAR.PENDING_COUNT R9, R6 ;\n"
+			      "  @P6 STG.32 [R2], R8 ;\n"
+			      "  @P6 STG.32 [R2+0x4], R9 ;\n"
+			      "  @P6 STG.64 [R2+0x8], R6 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	k.flags = SAN;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 5);
-	CHECK_EQ(kt_word(&k, 1), 3);
-	CHECK_EQ(kt_dword(&k, 2), token(3, 0, true));
+	EXPECT_EQ(5u, kt_word(&k, 0));
+	EXPECT_EQ(3u, kt_word(&k, 1));
+	EXPECT_EQ(kt_dword(&k, 2), token(3, 0, true));
 	kt_free(&k);
 }
 
@@ -290,19 +298,19 @@ TEST(try_wait_suspends_until_completion_or_hint)
 	struct kt k;
 
 	snprintf(src, sizeof(src), fmt, "MBAR.TRY_WAIT.PARITY P1, [R4], RZ, 0x64");
-	REQUIRE(!kt_load(&k, src));
+	ASSERT_EQ(0, kt_load(&k, src));
 	k.block[0] = 64;
 	k.flags = SAN;
 	KT_RUN_OK(&k);
-	CHECK(kt_word(&k, 0) > 100); /* 20000 cycles / 100-cycle hint */
+	EXPECT_GT(kt_word(&k, 0), 100u); /* 20000 cycles / 100-cycle hint */
 	kt_free(&k);
 
 	snprintf(src, sizeof(src), fmt, "MBAR.TRY_WAIT.PARITY P1, [R4], RZ");
-	REQUIRE(!kt_load(&k, src));
+	ASSERT_EQ(0, kt_load(&k, src));
 	k.block[0] = 64;
 	k.flags = SAN;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 1);
+	EXPECT_EQ(1u, kt_word(&k, 0));
 	kt_free(&k);
 }
 
@@ -310,27 +318,28 @@ TEST(inval_then_reuse_memory_and_reinit)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-			     "  @P6 MBAR.ARRIVE _, [R4] ;\n"
-			     "  @P6 MBAR.INVAL [R4] ;\n"
-			     "  MOV R10, 0x1234 ;\n"
-			     "  @P6 STS.32 [R4], R10 ;\n"   /* ordinary use again */
-			     "  @P6 LDS.32 R11, [R4] ;\n"
-			     "  @P6 STS.64 [R4], RZ ;\n"
-			     "  @P6 MBAR.INIT [R4], 0x2 ;\n" /* a new object */
-			     "  @P6 MBAR.ARRIVE R6, [R4], 0x2 ;\n"
-			     "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n"
-			     "  MOV R12, 0x1 ;\n"
-			     "  SEL R12, R12, RZ, P1 ;\n"
-			     "  @P6 STG.32 [R2], R11 ;\n"
-			     "  @P6 STG.32 [R2+0x4], R12 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+			      "  @P6 MBAR.ARRIVE _, [R4] ;\n"
+			      "  @P6 MBAR.INVAL [R4] ;\n"
+			      "  MOV R10, 0x1234 ;\n"
+			      "  @P6 STS.32 [R4], R10 ;\n"   /* ordinary use again */
+			      "  @P6 LDS.32 R11, [R4] ;\n"
+			      "  @P6 STS.64 [R4], RZ ;\n"
+			      "  @P6 MBAR.INIT [R4], 0x2 ;\n" /* a new object */
+			      "  @P6 MBAR.ARRIVE R6, [R4], 0x2 ;\n"
+			      "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n"
+			      "  MOV R12, 0x1 ;\n"
+			      "  SEL R12, R12, RZ, P1 ;\n"
+			      "  @P6 STG.32 [R2], R11 ;\n"
+			      "  @P6 STG.32 [R2+0x4], R12 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	k.flags = SAN;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 0), 0x1234);
-	CHECK_EQ(kt_word(&k, 1), 1);
+	EXPECT_EQ(0x1234u, kt_word(&k, 0));
+	EXPECT_EQ(1u, kt_word(&k, 1));
 	kt_free(&k);
 }
 
@@ -341,109 +350,112 @@ TEST(without_sanitizer_behaviour_follows_the_encoding)
 	 * than pending leaves 0; ordinary loads see the word */
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-			     "  @P6 MBAR.ARRIVE R6, [R4] ;\n"          /* token of phase 0 */
-			     "  @P6 MBAR.ARRIVE _, [R4] ;\n"           /* phase 2 now */
-			     "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n"
-			     "  @P6 MBAR.ARRIVE.NOCOMPLETE _, [R4], 0x1 ;\n" /* completes */
-			     "  @P6 MBAR.ARRIVE _, [R4], 0x5 ;\n"      /* 5 > 1 pending */
-			     DUMP_WORD("0x0")
-			     "  MOV R12, 0x1 ;\n"
-			     "  SEL R12, R12, RZ, P1 ;\n"
-			     "  @P6 STG.32 [R2+0x8], R12 ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+			      "  @P6 MBAR.ARRIVE R6, [R4] ;\n"          /* token of phase 0 */
+			      "  @P6 MBAR.ARRIVE _, [R4] ;\n"           /* phase 2 now */
+			      "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n"
+			      "  @P6 MBAR.ARRIVE.NOCOMPLETE _, [R4], 0x1 ;\n" /* completes */
+			      "  @P6 MBAR.ARRIVE _, [R4], 0x5 ;\n"      /* 5 > 1 pending */
+			      DUMP_WORD("0x0")
+			      "  MOV R12, 0x1 ;\n"
+			      "  SEL R12, R12, RZ, P1 ;\n"
+			      "  @P6 STG.32 [R2+0x8], R12 ;\n"
+			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_dword(&k, 0), mword(1, 1, 0, 4, true));
-	CHECK_EQ(kt_word(&k, 2), 1);
+	EXPECT_EQ(kt_dword(&k, 0), mword(1, 1, 0, 4, true));
+	EXPECT_EQ(1u, kt_word(&k, 2));
 	kt_free(&k);
 }
 
 /* ---- sanitizer: every undefined behaviour of the text ---- */
 
-static void san_case(const char *body, uint32_t code, const char *msg,
-		     uint64_t addr)
+static void san_case(struct __test_metadata *_metadata, const char *body,
+		     uint32_t code, const char *msg, uint64_t addr)
 {
+	bool ok;
 	char src[2048];
 	struct kt k;
 
 	snprintf(src, sizeof(src), "%s%s  EXIT ;\n", MB_PROLOGUE, body);
-	if (kt_load(&k, src)) {
-		TH_FAIL("assembly of: %s", body);
+	ok = !kt_load(&k, src);
+	EXPECT_TRUE(ok) TH_LOG("assembly of: %s", body);
+	if (!ok) {
 		kt_free(&k);
 		return;
 	}
 	k.block[0] = 32;
 	k.flags = SAN;
-	expect_exc(&k, code, msg);
-	CHECK_EQ(k.exc.addr, addr);
+	expect_exc(_metadata, &k, code, msg);
+	EXPECT_EQ(addr, k.exc.addr);
 	kt_free(&k);
 	/* the same program runs to the end without the sanitizer, except
 	 * where the hardware cannot go on at all */
 	if (code != VGPU_EXC_MISALIGNED && code != VGPU_EXC_SMEM_RANGE) {
-		REQUIRE(!kt_load(&k, src));
+		ASSERT_EQ(0, kt_load(&k, src));
 		k.block[0] = 32;
-		if (kt_run(&k) && k.exc.code != VGPU_EXC_DEADLOCK)
-			TH_FAIL("without sanitizer: %s: %s", vgpu_exc_name(k.exc.code),
-				k.exc.msg);
+		EXPECT_FALSE(kt_run(&k) && k.exc.code != VGPU_EXC_DEADLOCK)
+			TH_LOG("without sanitizer: %s: %s",
+			       vgpu_exc_name(k.exc.code), k.exc.msg);
 		kt_free(&k);
 	}
 }
 
 TEST(sanitizer_uninitialised_and_invalidated)
 {
-	san_case("  @P6 MBAR.ARRIVE _, [R4] ;\n", VGPU_EXC_MBAR_UNINIT,
+	san_case(_metadata, "  @P6 MBAR.ARRIVE _, [R4] ;\n", VGPU_EXC_MBAR_UNINIT,
 		 "MBAR.ARRIVE on an uninitialised", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INVAL [R4] ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INVAL [R4] ;\n"
 		 "  @P6 MBAR.EXPECT_TX [R4], 0x10 ;\n",
 		 VGPU_EXC_MBAR_UNINIT, "MBAR.EXPECT_TX on an uninitialised", 0);
-	san_case("  MOV R5, 0x8 ;\n  MBAR.TEST_WAIT.PARITY P1, [R5], 0x0 ;\n",
+	san_case(_metadata, "  MOV R5, 0x8 ;\n  MBAR.TEST_WAIT.PARITY P1, [R5], 0x0 ;\n",
 		 VGPU_EXC_MBAR_UNINIT, "MBAR.TEST_WAIT", 8);
 }
 
 TEST(sanitizer_ordinary_access_to_live_mbarrier)
 {
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  LDS.32 R5, [RZ+0x4] ;\n",
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  LDS.32 R5, [RZ+0x4] ;\n",
 		 VGPU_EXC_MBAR_ACCESS, "touches the live mbarrier at 0x0", 4);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 STS.64 [R4], RZ ;\n",
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 STS.64 [R4], RZ ;\n",
 		 VGPU_EXC_MBAR_ACCESS, "8-byte access at shared 0x0", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  ATOMS.ADD.U32 RZ, [R4], R0 ;\n",
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  ATOMS.ADD.U32 RZ, [R4], R0 ;\n",
 		 VGPU_EXC_MBAR_ACCESS, "live mbarrier", 0);
 }
 
 TEST(sanitizer_init_of_live_misaligned_and_ranges)
 {
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INIT [R4], 0x2 ;\n",
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INIT [R4], 0x2 ;\n",
 		 VGPU_EXC_MBAR_REINIT, "MBAR.INIT of a live mbarrier", 0);
-	san_case("  MOV R5, 0x4 ;\n  @P6 MBAR.INIT [R5], 0x1 ;\n",
+	san_case(_metadata, "  MOV R5, 0x4 ;\n  @P6 MBAR.INIT [R5], 0x1 ;\n",
 		 VGPU_EXC_MISALIGNED, "not 8-byte aligned", 4);
-	san_case("  @P6 MBAR.INIT [R4], RZ ;\n", VGPU_EXC_MBAR_RANGE,
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], RZ ;\n", VGPU_EXC_MBAR_RANGE,
 		 "count 0 is outside 1..1048575", 0);
-	san_case("  MOV R5, 0x100000 ;\n  @P6 MBAR.INIT [R4], R5 ;\n",
+	san_case(_metadata, "  MOV R5, 0x100000 ;\n  @P6 MBAR.INIT [R4], R5 ;\n",
 		 VGPU_EXC_MBAR_RANGE, "count 1048576", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4], RZ ;\n",
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4], RZ ;\n",
 		 VGPU_EXC_MBAR_RANGE, "arrive count 0", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
 		 "  @P6 MBAR.EXPECT_TX [R4], R5 ;\n  @P6 MBAR.EXPECT_TX [R4], 0x1 ;\n",
 		 VGPU_EXC_MBAR_RANGE, "tx-count 1048575 + 1", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
 		 "  @P6 MBAR.COMPLETE_TX [R4], R5 ;\n  @P6 MBAR.COMPLETE_TX [R4], 0x1 ;\n",
 		 VGPU_EXC_MBAR_RANGE, "tx-count -1048575 - 1", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x2 ;\n  MBAR.ARRIVE _, [R4] ;\n",
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x2 ;\n  MBAR.ARRIVE _, [R4] ;\n",
 		 VGPU_EXC_MBAR_RANGE, "32 arrivals exceed the 2 pending", 0);
 }
 
 TEST(sanitizer_pending_overflow_from_cp_async_arrive)
 {
-	san_case("  MOV R5, 0xfffff ;\n  @P6 MBAR.INIT [R4], R5 ;\n"
+	san_case(_metadata, "  MOV R5, 0xfffff ;\n  @P6 MBAR.INIT [R4], R5 ;\n"
 		 "  BAR.SYNC 0x0 ;\n  CP.ASYNC.MBARRIER.ARRIVE [R4] ;\n",
 		 VGPU_EXC_MBAR_OVERFLOW, "pending 1048575 + 32", 0);
 }
 
 TEST(sanitizer_arrive_before_the_previous_phase_was_waited_on)
 {
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4] ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4] ;\n"
 		 "  @P6 MBAR.ARRIVE _, [R4] ;\n",
 		 VGPU_EXC_MBAR_PHASE_ORDER,
 		 "arrive in phase 1 before any wait on phase 0 returned true", 0);
@@ -451,12 +463,13 @@ TEST(sanitizer_arrive_before_the_previous_phase_was_waited_on)
 	{
 		struct kt k;
 
-		REQUIRE(!kt_load(&k, MB_PROLOGUE
-				     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-				     "  @P6 MBAR.ARRIVE _, [R4] ;\n"
-				     "  @P6 MBAR.TEST_WAIT.PARITY P1, [R4], 0x0 ;\n"
-				     "  @P6 MBAR.ARRIVE _, [R4] ;\n"
-				     "  EXIT ;\n"));
+		ASSERT_EQ(0,
+			  kt_load(&k, MB_PROLOGUE
+				      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+				      "  @P6 MBAR.ARRIVE _, [R4] ;\n"
+				      "  @P6 MBAR.TEST_WAIT.PARITY P1, [R4], 0x0 ;\n"
+				      "  @P6 MBAR.ARRIVE _, [R4] ;\n"
+				      "  EXIT ;\n"));
 		k.flags = SAN;
 		KT_RUN_OK(&k);
 		kt_free(&k);
@@ -465,7 +478,7 @@ TEST(sanitizer_arrive_before_the_previous_phase_was_waited_on)
 
 TEST(sanitizer_nocomplete_that_would_complete)
 {
-	san_case("  @P6 MBAR.INIT [R4], 0x2 ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x2 ;\n"
 		 "  @P6 MBAR.ARRIVE.NOCOMPLETE _, [R4], 0x2 ;\n",
 		 VGPU_EXC_MBAR_NOCOMPLETE, ".NOCOMPLETE arrive of 2 would complete phase 0",
 		 0);
@@ -473,18 +486,18 @@ TEST(sanitizer_nocomplete_that_would_complete)
 
 TEST(sanitizer_tokens_and_parity_outside_the_two_phases)
 {
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
 		 "  @P6 MBAR.TEST_WAIT.PARITY P1, [R4], 0x0 ;\n"
 		 "  @P6 MBAR.ARRIVE _, [R4] ;\n"
 		 "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n",
 		 VGPU_EXC_MBAR_BAD_TOKEN, "names phase 0, not the current 2", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x1 ;\n  MOV R7, RZ ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x1 ;\n  MOV R7, RZ ;\n"
 		 "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n",
 		 VGPU_EXC_MBAR_BAD_TOKEN, "token 0x0000000000000001", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x2 ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x2 ;\n"
 		 "  @P6 MBAR.TRY_WAIT.PARITY P1, [R4], R6 ;\n",
 		 VGPU_EXC_MBAR_BAD_TOKEN, "parity 2 is not 0 or 1", 0);
-	san_case("  @P6 MBAR.INIT [R4], 0x2 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x2 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
 		 "  @P6 MBAR.PENDING_COUNT R8, R6 ;\n",
 		 VGPU_EXC_MBAR_BAD_TOKEN, "not a .NOCOMPLETE token", 0);
 }
@@ -492,7 +505,7 @@ TEST(sanitizer_tokens_and_parity_outside_the_two_phases)
 TEST(sanitizer_copy_outside_shared_window)
 {
 	/* a bulk copy whose destination runs past the CTA's 1040 bytes */
-	san_case("  @P6 MBAR.INIT [R4], 0x1 ;\n"
+	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n"
 		 "  MOV R6, 0x400 ;\n  MOV R8, R2 ;\n  MOV R9, R3 ;\n  MOV R10, 0x20 ;\n"
 		 "  @P6 CP.ASYNC.BULK [R6], [R8], R10, [R4] ;\n",
 		 VGPU_EXC_SMEM_RANGE, "outside its 0x410 bytes", 0x400);
@@ -502,20 +515,22 @@ TEST(deadlock_on_mbarrier_only_when_nothing_can_complete_it)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x40 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MBAR.ARRIVE _, [R4] ;\n"   /* 32 of 64: never done */
-			     "wait:\n"
-			     "  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
-			     "  @!P1 BRA wait ;\n"
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x40 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MBAR.ARRIVE _, [R4] ;\n"   /* 32 of 64: never done */
+			      "wait:\n"
+			      "  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
+			      "  @!P1 BRA wait ;\n"
+			      "  EXIT ;\n"));
 	k.flags = SAN;
-	expect_exc(&k, VGPU_EXC_DEADLOCK, "warp 0 waits on mbarrier 0x0 (phase 0, pending 32 of 64, tx 0)");
-	CHECK_EQ(k.exc.warp_wait[0], VGPU_WAIT_MBAR);
-	CHECK_EQ(k.exc.addr, 0);
-	CHECK_EQ(k.exc.info[0], (uint32_t)mword(32, 64, 0, 0, true));
-	CHECK_EQ(k.exc.info[1], (uint32_t)(mword(32, 64, 0, 0, true) >> 32));
+	expect_exc(_metadata, &k, VGPU_EXC_DEADLOCK,
+		   "warp 0 waits on mbarrier 0x0 (phase 0, pending 32 of 64, tx 0)");
+	EXPECT_EQ(VGPU_WAIT_MBAR, k.exc.warp_wait[0]);
+	EXPECT_EQ(0u, k.exc.addr);
+	EXPECT_EQ(k.exc.info[0], (uint32_t)mword(32, 64, 0, 0, true));
+	EXPECT_EQ(k.exc.info[1], (uint32_t)(mword(32, 64, 0, 0, true) >> 32));
 	kt_free(&k);
 
 	/* a bulk copy in flight completes the phase: no deadlock, even with
@@ -523,16 +538,17 @@ TEST(deadlock_on_mbarrier_only_when_nothing_can_complete_it)
 	{
 		struct vgpu_sm_config cfg = { .tma_latency = 50000 };
 
-		REQUIRE(!kt_load(&k, MB_PROLOGUE
-				     "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-				     "  MOV R6, 0x10 ;\n  MOV R8, R2 ;\n  MOV R9, R3 ;\n"
-				     "  MOV R10, 0x40 ;\n"
-				     "  @P6 CP.ASYNC.BULK [R6], [R8], R10, [R4] ;\n"
-				     "  @P6 MBAR.ARRIVE.EXPECT_TX _, [R4], R10 ;\n"
-				     "wait:\n"
-				     "  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
-				     "  @!P1 BRA wait ;\n"
-				     "  EXIT ;\n"));
+		ASSERT_EQ(0,
+			  kt_load(&k, MB_PROLOGUE
+				      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+				      "  MOV R6, 0x10 ;\n  MOV R8, R2 ;\n  MOV R9, R3 ;\n"
+				      "  MOV R10, 0x40 ;\n"
+				      "  @P6 CP.ASYNC.BULK [R6], [R8], R10, [R4] ;\n"
+				      "  @P6 MBAR.ARRIVE.EXPECT_TX _, [R4], R10 ;\n"
+				      "wait:\n"
+				      "  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
+				      "  @!P1 BRA wait ;\n"
+				      "  EXIT ;\n"));
 		kt_config(&k, &cfg);
 		k.flags = SAN;
 		KT_RUN_OK(&k);
@@ -544,21 +560,22 @@ TEST(sem_and_scope_qualifiers_are_accepted)
 {
 	struct kt k;
 
-	REQUIRE(!kt_load(&k, MB_PROLOGUE
-			     "  @P6 MBAR.INIT [R4], 0x20 ;\n"
-			     "  BAR.SYNC 0x0 ;\n"
-			     "  MBAR.ARRIVE.RELAXED.CLUSTER R6, [R4] ;\n"
-			     "wait:\n"
-			     "  MBAR.TRY_WAIT.ACQUIRE.CTA P1, [R4], R6 ;\n"
-			     "  @!P1 BRA wait ;\n"
-			     "  MBAR.TEST_WAIT.RELAXED.CLUSTER P2, [R4], R6 ;\n"
-			     "  MOV R12, 0x1 ;\n"
-			     "  SEL R12, R12, RZ, P2 ;\n" KT_STORE("R12", "0x0")
-			     "  EXIT ;\n"));
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x20 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  MBAR.ARRIVE.RELAXED.CLUSTER R6, [R4] ;\n"
+			      "wait:\n"
+			      "  MBAR.TRY_WAIT.ACQUIRE.CTA P1, [R4], R6 ;\n"
+			      "  @!P1 BRA wait ;\n"
+			      "  MBAR.TEST_WAIT.RELAXED.CLUSTER P2, [R4], R6 ;\n"
+			      "  MOV R12, 0x1 ;\n"
+			      "  SEL R12, R12, RZ, P2 ;\n" KT_STORE("R12", "0x0")
+			      "  EXIT ;\n"));
 	k.flags = SAN;
 	KT_RUN_OK(&k);
-	CHECK_EQ(kt_word(&k, 31), 1);
+	EXPECT_EQ(1u, kt_word(&k, 31));
 	kt_free(&k);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "kselftest_host.h"
 #include "vgpu.h"
 #include "vgpu_asm.h"
 #include "vgpu_hw.h"
@@ -212,19 +212,19 @@ TEST(help_exits_0)
 	struct result r;
 
 	run(&r, "--help");
-	CHECK_EQ(r.status, 0);
-	CHECK_CONTAINS(r.out, "usage: vgpu-run");
-	CHECK_CONTAINS(r.out, "--buffer NAME:BYTES[:FILE]");
-	CHECK_CONTAINS(r.out, "--cluster X[,Y[,Z]]");
-	CHECK_CONTAINS(r.out, "--no-sanitize");
-	CHECK_CONTAINS(r.out, "--tma-latency N");
-	CHECK_CONTAINS(r.out, "--tma-bandwidth N");
-	CHECK_CONTAINS(r.out, "--tensor-map NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]");
-	CHECK_CONTAINS(r.out, "in the order the --buffer and --tensor-map options are given");
-	CHECK_CONTAINS(r.out, "--backend drm|sim|auto");
-	CHECK_CONTAINS(r.out, "--device NAME");
-	CHECK_CONTAINS(r.out, "Exit status: 0 ok, 1 host error");
-	CHECK_STR(r.err, "");
+	EXPECT_EQ(0, r.status);
+	EXPECT_CONTAINS(r.out, "usage: vgpu-run");
+	EXPECT_CONTAINS(r.out, "--buffer NAME:BYTES[:FILE]");
+	EXPECT_CONTAINS(r.out, "--cluster X[,Y[,Z]]");
+	EXPECT_CONTAINS(r.out, "--no-sanitize");
+	EXPECT_CONTAINS(r.out, "--tma-latency N");
+	EXPECT_CONTAINS(r.out, "--tma-bandwidth N");
+	EXPECT_CONTAINS(r.out, "--tensor-map NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]");
+	EXPECT_CONTAINS(r.out, "in the order the --buffer and --tensor-map options are given");
+	EXPECT_CONTAINS(r.out, "--backend drm|sim|auto");
+	EXPECT_CONTAINS(r.out, "--device NAME");
+	EXPECT_CONTAINS(r.out, "Exit status: 0 ok, 1 host error");
+	EXPECT_STREQ("", r.err);
 }
 
 TEST(usage_errors_exit_2)
@@ -263,11 +263,10 @@ TEST(usage_errors_exit_2)
 		struct result r;
 
 		run(&r, "%s", bad[i]);
-		if (r.status != 2)
-			TH_FAIL("vgpu-run %s: status %d, want 2", bad[i],
-				r.status);
-		CHECK_CONTAINS(r.err, "vgpu-run");
-		CHECK_STR(r.out, "");
+		EXPECT_EQ(2, r.status)
+			TH_LOG("vgpu-run %s: status %d, want 2", bad[i], r.status);
+		EXPECT_CONTAINS(r.err, "vgpu-run");
+		EXPECT_STREQ("", r.out);
 	}
 }
 
@@ -363,14 +362,13 @@ TEST(new_option_usage_errors_exit_2)
 		struct result r;
 
 		run(&r, "%s", bad[i].args);
-		if (r.status != 2)
-			TH_FAIL("vgpu-run %s: status %d, want 2", bad[i].args,
-				r.status);
-		if (!strstr(r.err, bad[i].why))
-			TH_FAIL("vgpu-run %s: \"%s\" lacks \"%s\"", bad[i].args,
-				r.err, bad[i].why);
-		CHECK_CONTAINS(r.err, "Try 'vgpu-run --help'");
-		CHECK_STR(r.out, "");
+		EXPECT_EQ(2, r.status)
+			TH_LOG("vgpu-run %s: status %d, want 2", bad[i].args,
+			       r.status);
+		EXPECT_CONTAINS(r.err, bad[i].why)
+			TH_LOG("vgpu-run %s", bad[i].args);
+		EXPECT_CONTAINS(r.err, "Try 'vgpu-run --help'");
+		EXPECT_STREQ("", r.out);
 	}
 }
 
@@ -383,7 +381,8 @@ static const char just_exit[] = "    EXIT ;\n";
  * same as *@base when that is not 0 (else store it there), and replace the
  * words by "BASE____ BASE____" so that the rest compares exactly.
  */
-static void mask_base(char *out, const char *name, uint64_t *base)
+static void mask_base(struct __test_metadata *_metadata, char *out,
+		      const char *name, uint64_t *base)
 {
 	char head[64];
 	char *p;
@@ -392,14 +391,14 @@ static void mask_base(char *out, const char *name, uint64_t *base)
 
 	snprintf(head, sizeof(head), "%s:\n", name);
 	p = strstr(out, head);
-	REQUIRE(p);
+	ASSERT_NE(NULL, p);
 	p += strlen(head);
-	REQUIRE(sscanf(p, "%8llx %8llx", &lo, &hi) == 2);
+	ASSERT_EQ(2, sscanf(p, "%8llx %8llx", &lo, &hi));
 	addr = (uint64_t)lo | (uint64_t)hi << 32;
-	CHECK(addr != 0);
-	CHECK_EQ(addr % 4096, 0);
+	EXPECT_NE(0u, addr);
+	EXPECT_EQ(0u, addr % 4096);
 	if (*base)
-		CHECK_EQ(addr, *base);
+		EXPECT_EQ(*base, addr);
 	*base = addr;
 	memcpy(p, "BASE____ BASE____", 17);
 }
@@ -414,53 +413,53 @@ TEST(tensor_map_descriptor_words)
 	/* 3-D: 16 x 8 x 2 floats, box 8 x 4 x 1, element strides 1 x 2 x 1 */
 	run(&r, "--buffer data:4096 --tensor-map m:data:4:16x8x2:8x4x1:1x2x1 "
 		"--dump m exit.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.err, "");
-	mask_base(r.out, "m", &base);
-	CHECK_STR(r.out,
-		  "m:\n"
-		  /* base (data's address)   magic     rank 3, elem 4 */
-		  "BASE____ BASE____ 50414d54 00000403 "
-		  /* dims[5]                                    pad1 */
-		  "00000010 00000008 00000002 00000000\n"
-		  "00000000 00000000 "
-		  /* strides[4] (64-bit): 16*4, 16*8*4, 0, 0 */
-		  "00000040 00000000 00000200 00000000 00000000 00000000\n"
-		  "00000000 00000000 "
-		  /* box[5] */
-		  "00000008 00000004 00000001 00000000 00000000 "
-		  /* elem_strides[5] */
-		  "00000001\n00000002 00000001 00000000 00000000 "
-		  /* reserved[4] */
-		  "00000000 00000000 00000000 00000000\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	mask_base(_metadata, r.out, "m", &base);
+	EXPECT_STREQ(r.out,
+		     "m:\n"
+		     /* base (data's address)   magic     rank 3, elem 4 */
+		     "BASE____ BASE____ 50414d54 00000403 "
+		     /* dims[5]                                    pad1 */
+		     "00000010 00000008 00000002 00000000\n"
+		     "00000000 00000000 "
+		     /* strides[4] (64-bit): 16*4, 16*8*4, 0, 0 */
+		     "00000040 00000000 00000200 00000000 00000000 00000000\n"
+		     "00000000 00000000 "
+		     /* box[5] */
+		     "00000008 00000004 00000001 00000000 00000000 "
+		     /* elem_strides[5] */
+		     "00000001\n00000002 00000001 00000000 00000000 "
+		     /* reserved[4] */
+		     "00000000 00000000 00000000 00000000\n");
 
 	/* 1-D with hex lists (the x of 0x is no separator), and 5-D; the
 	 * buffer itself is not touched; both maps describe the same buffer */
 	run(&r, "--buffer data:0x1000 --tensor-map t:data:1:0x40:0x10 "
 		"--tensor-map f:data:2:8x2x2x2x2:8x2x2x2x2:8x1x1x1x2 "
 		"--dump t --dump f exit.vgs");
-	CHECK_EQ(r.status, 0);
+	EXPECT_EQ(0, r.status);
 	base = 0;
-	mask_base(r.out, "t", &base);
-	mask_base(r.out, "f", &base);
-	CHECK_STR(r.out,
-		  "t:\n"
-		  "BASE____ BASE____ 50414d54 00000101 00000040 00000000 00000000 00000000\n"
-		  "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
-		  "00000000 00000000 00000010 00000000 00000000 00000000 00000000 00000001\n"
-		  "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
-		  "f:\n"
-		  "BASE____ BASE____ 50414d54 00000205 00000008 00000002 00000002 00000002\n"
-		  "00000002 00000000 00000010 00000000 00000020 00000000 00000040 00000000\n"
-		  "00000080 00000000 00000008 00000002 00000002 00000002 00000002 00000008\n"
-		  "00000001 00000001 00000001 00000002 00000000 00000000 00000000 00000000\n");
+	mask_base(_metadata, r.out, "t", &base);
+	mask_base(_metadata, r.out, "f", &base);
+	EXPECT_STREQ(r.out,
+		     "t:\n"
+		     "BASE____ BASE____ 50414d54 00000101 00000040 00000000 00000000 00000000\n"
+		     "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+		     "00000000 00000000 00000010 00000000 00000000 00000000 00000000 00000001\n"
+		     "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+		     "f:\n"
+		     "BASE____ BASE____ 50414d54 00000205 00000008 00000002 00000002 00000002\n"
+		     "00000002 00000000 00000010 00000000 00000020 00000000 00000040 00000000\n"
+		     "00000080 00000000 00000008 00000002 00000002 00000002 00000002 00000008\n"
+		     "00000001 00000001 00000001 00000002 00000000 00000000 00000000 00000000\n");
 
 	/* a tensor that fills its buffer exactly is fine */
 	run(&r, "--buffer data:64 --tensor-map m:data:4:4x4:4x4 --dump data exit.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "data:\n00000000 00000000 00000000 00000000 00000000 00000000 "
-			 "00000000 00000000\n00000000 00000000 00000000 00000000 "
-			 "00000000 00000000 00000000 00000000\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(r.out, "data:\n00000000 00000000 00000000 00000000 00000000 00000000 "
+			    "00000000 00000000\n00000000 00000000 00000000 00000000 "
+			    "00000000 00000000 00000000 00000000\n");
 }
 
 /* Parse the hex words of a --dump printed as NAME:\n...; returns the count. */
@@ -520,20 +519,20 @@ TEST(params_are_buffers_and_tensor_maps_in_order)
 	write_text("params.vgs", store_params);
 	run(&r, "--block 1 --buffer out:64 --tensor-map m:out:4:16:16 --buffer x:16 "
 		"--tensor-map n:x:4:4:4 --dump out params.vgs");
-	CHECK_EQ(r.status, 0);
-	REQUIRE(dump_words(r.out, "out", w, 16) == 16);
+	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(16, dump_words(r.out, "out", w, 16));
 	for (int i = 0; i < 7; i++)
 		p[i] = w[2 * i] | (uint64_t)w[2 * i + 1] << 32;
-	CHECK(p[0] != 0);
+	EXPECT_NE(0u, p[0]);
 	/* four distinct buffer objects, page-aligned */
-	CHECK(p[0] != p[1] && p[0] != p[2] && p[0] != p[3] && p[1] != p[2] &&
-	      p[1] != p[3] && p[2] != p[3]);
+	EXPECT_TRUE(p[0] != p[1] && p[0] != p[2] && p[0] != p[3] && p[1] != p[2] &&
+		    p[1] != p[3] && p[2] != p[3]);
 	for (int i = 0; i < 4; i++)
-		CHECK_EQ(p[i] % 4096, 0);
-	CHECK_EQ(p[4], p[0]);		 /* m describes out */
-	CHECK_EQ(p[5], p[2]);		 /* n describes x */
-	CHECK_EQ(p[6], 0x50414d5450414d54ull); /* both magics */
-	CHECK_EQ(w[12], VGPU_TMAP_MAGIC);
+		EXPECT_EQ(0u, p[i] % 4096);
+	EXPECT_EQ(p[0], p[4]);		 /* m describes out */
+	EXPECT_EQ(p[2], p[5]);		 /* n describes x */
+	EXPECT_EQ(0x50414d5450414d54ull, p[6]); /* both magics */
+	EXPECT_EQ(VGPU_TMAP_MAGIC, w[12]);
 
 	/* declared parameters: each ptr/u64 takes the next region, in order */
 	write_text("decl.vgs", ".kernel decl\n"
@@ -551,18 +550,18 @@ TEST(params_are_buffers_and_tensor_maps_in_order)
 			       "    STG.64 [R2+0x10], R2 ;   // a itself\n"
 			       "    EXIT ;\n");
 	run(&r, "--block 1 --buffer a:24 --tensor-map m:a:2:8:8 --dump a decl.vgs");
-	CHECK_EQ(r.status, 0);
-	REQUIRE(dump_words(r.out, "a", w, 16) == 6);
-	CHECK(w[0] | w[1]);
-	CHECK_EQ(w[0], w[4]); /* m's base is a's address */
-	CHECK_EQ(w[1], w[5]);
-	CHECK_EQ(w[2], 0x201); /* rank 1, element size 2 */
-	CHECK_EQ(w[3], 0);     /* n: zero, nothing sets it */
+	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(6, dump_words(r.out, "a", w, 16));
+	EXPECT_NE(0u, w[0] | w[1]);
+	EXPECT_EQ(w[4], w[0]); /* m's base is a's address */
+	EXPECT_EQ(w[5], w[1]);
+	EXPECT_EQ(0x201u, w[2]); /* rank 1, element size 2 */
+	EXPECT_EQ(0u, w[3]);     /* n: zero, nothing sets it */
 	/* one region short: the usual count error */
 	run(&r, "--block 1 --buffer a:16 decl.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "kernel 'decl' takes 2 pointer parameters but 1 "
-			      "--buffer/--tensor-map was given");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "kernel 'decl' takes 2 pointer parameters but 1 "
+			       "--buffer/--tensor-map was given");
 }
 
 /*
@@ -583,11 +582,11 @@ TEST(launch_options_reach_the_core)
 			      "    STS [R2], RZ ;\n"
 			      "    EXIT ;\n");
 	run(&r, "--block 1 san.vgs");
-	CHECK_EQ(r.status, 3);
-	CHECK_CONTAINS(r.err, "ordinary access to a live mbarrier");
+	EXPECT_EQ(3, r.status);
+	EXPECT_CONTAINS(r.err, "ordinary access to a live mbarrier");
 	run(&r, "--block 1 --no-sanitize san.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.err, "");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
 
 	write_text("cl.vgs", ".param ptr out\n"
 			     "    S2R R0, SR_CTAID.X ;\n"
@@ -600,13 +599,13 @@ TEST(launch_options_reach_the_core)
 			     "    STG [R2+0x4], R5 ;\n"
 			     "    EXIT ;\n");
 	run(&r, "--block 1 --grid 4 --cluster 2 --buffer out:32 --dump out cl.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "out:\n00000002 00000000 00000002 00000001 "
-			 "00000002 00000000 00000002 00000001\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(r.out, "out:\n00000002 00000000 00000002 00000001 "
+			    "00000002 00000000 00000002 00000001\n");
 	run(&r, "--block 1 --grid 4 --buffer out:32 --dump out cl.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "out:\n00000001 00000000 00000001 00000000 "
-			 "00000001 00000000 00000001 00000000\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(r.out, "out:\n00000001 00000000 00000001 00000000 "
+			    "00000001 00000000 00000001 00000000\n");
 
 	/* cycles one 4 KiB bulk copy takes, from issue to the phase flip */
 	write_text("lat.vgs", ".param ptr out\n"
@@ -629,19 +628,19 @@ TEST(launch_options_reach_the_core)
 			      "    STG [R12], R11 ;\n"
 			      "    EXIT ;\n");
 	run(&r, "--block 1 --buffer out:4 --buffer src:4096 --dump out lat.vgs");
-	CHECK_EQ(r.status, 0);
-	REQUIRE(dump_words(r.out, "out", w, 1) == 1);
-	CHECK(w[0] < 100000);
+	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(1, dump_words(r.out, "out", w, 1));
+	EXPECT_LT(w[0], 100000u);
 	run(&r, "--block 1 --tma-latency 100000 --buffer out:4 --buffer src:4096 "
 		"--dump out lat.vgs");
-	CHECK_EQ(r.status, 0);
-	REQUIRE(dump_words(r.out, "out", w, 1) == 1);
-	CHECK(w[0] >= 100000 && w[0] < 200000);
+	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(1, dump_words(r.out, "out", w, 1));
+	EXPECT_TRUE(w[0] >= 100000 && w[0] < 200000);
 	run(&r, "--block 1 --tma-latency 1 --tma-bandwidth 1 --buffer out:4 "
 		"--buffer src:4096 --dump out lat.vgs");
-	CHECK_EQ(r.status, 0);
-	REQUIRE(dump_words(r.out, "out", w, 1) == 1);
-	CHECK(w[0] >= 4096 && w[0] < 100000);
+	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(1, dump_words(r.out, "out", w, 1));
+	EXPECT_TRUE(w[0] >= 4096 && w[0] < 100000);
 }
 
 TEST(block_over_limit_rejected_by_validation)
@@ -650,11 +649,11 @@ TEST(block_over_limit_rejected_by_validation)
 
 	write_text("k.vgs", store_tid);
 	run(&r, "--block 2048 --buffer out:8192 k.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "invalid launch");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "invalid launch");
 	run(&r, "--block 32,32,2 --buffer out:8192 k.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "invalid launch");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "invalid launch");
 }
 
 TEST(buffer_count_must_match_params)
@@ -663,10 +662,10 @@ TEST(buffer_count_must_match_params)
 
 	write_text("k.vgs", store_tid);
 	run(&r, "k.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "1 pointer parameter");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "1 pointer parameter");
 	run(&r, "--buffer a:128 --buffer b:128 k.vgs");
-	CHECK_EQ(r.status, 2);
+	EXPECT_EQ(2, r.status);
 }
 
 TEST(assembly_error_exits_2)
@@ -675,10 +674,10 @@ TEST(assembly_error_exits_2)
 
 	write_text("bad.vgs", "    FROB R0, R1 ;\n    EXIT ;\n");
 	run(&r, "bad.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "bad.vgs:1:");
-	CHECK_CONTAINS(r.err, "error");
-	CHECK_STR(r.out, "");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "bad.vgs:1:");
+	EXPECT_CONTAINS(r.err, "error");
+	EXPECT_STREQ("", r.out);
 }
 
 TEST(store_tid_dump_exact)
@@ -687,14 +686,14 @@ TEST(store_tid_dump_exact)
 
 	write_text("k.vgs", store_tid);
 	run(&r, "--buffer out:128 --dump out k.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, store_tid_dump);
-	CHECK_STR(r.err, "");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(store_tid_dump, r.out);
+	EXPECT_STREQ("", r.err);
 
 	/* same result with a decimal/hex mix and an explicit default block */
 	run(&r, "--block 0x20,1,1 --grid 1 --buffer out:0x80 --dump out k.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, store_tid_dump);
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(store_tid_dump, r.out);
 }
 
 TEST(dump_partial_line_and_trailing_bytes)
@@ -704,16 +703,16 @@ TEST(dump_partial_line_and_trailing_bytes)
 	write_text("k.vgs", store_tid);
 	/* 10 words: one full line and a partial one; 2 stray bytes ignored */
 	run(&r, "--block 10 --buffer out:42 --dump out k.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out,
-		  "out:\n"
-		  "00000000 00000002 00000004 00000006 00000008 0000000a "
-		  "0000000c 0000000e\n"
-		  "00000010 00000012\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(r.out,
+		     "out:\n"
+		     "00000000 00000002 00000004 00000006 00000008 0000000a "
+		     "0000000c 0000000e\n"
+		     "00000010 00000012\n");
 	/* a dump smaller than a word prints only its name */
 	run(&r, "--block 1 --buffer out:4 --dump out --dump out k.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "out:\n00000000\nout:\n00000000\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("out:\n00000000\nout:\n00000000\n", r.out);
 }
 
 TEST(random_schedule_same_result)
@@ -723,8 +722,8 @@ TEST(random_schedule_same_result)
 	write_text("k.vgs", store_tid);
 	run(&r, "--random-schedule --seed 12345 --buffer out:128 --dump out "
 		"k.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, store_tid_dump);
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(store_tid_dump, r.out);
 }
 
 TEST(object_file_input)
@@ -735,16 +734,17 @@ TEST(object_file_input)
 	char err[1024];
 	size_t len = 0;
 
-	REQUIRE(vgpu_assemble(store_tid, strlen(store_tid), "store_tid.vgs",
-			      &obj, err, sizeof(err)) == 0);
-	REQUIRE(vgpu_object_write(&obj, &bytes, &len) == 0);
+	ASSERT_EQ(0,
+		  vgpu_assemble(store_tid, strlen(store_tid), "store_tid.vgs",
+				&obj, err, sizeof(err)));
+	ASSERT_EQ(0, vgpu_object_write(&obj, &bytes, &len));
 	write_file("k.vgo", bytes, len);
 	free(bytes);
 	vgpu_object_fini(&obj);
 
 	run(&r, "--buffer out:128 --dump out k.vgo");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, store_tid_dump);
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(store_tid_dump, r.out);
 }
 
 /* in[tid] += tid, on a buffer initialised from a file */
@@ -766,13 +766,13 @@ TEST(buffer_from_file)
 			      "    EXIT ;\n");
 	write_file("init.bin", init, sizeof(init));
 	run(&r, "--block 4 --buffer data:16:init.bin --dump data add.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "data:\n11111111 22222223 00000002 00000003\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("data:\n11111111 22222223 00000002 00000003\n", r.out);
 
 	/* a file larger than the buffer is a usage error */
 	run(&r, "--block 1 --buffer data:4:init.bin --dump data add.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "larger than");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "larger than");
 }
 
 /* Two parameters: buffers bind in the order given. */
@@ -798,18 +798,18 @@ TEST(params_in_order_and_kernel_selection)
 			      "    EXIT ;\n");
 	run(&r, "--kernel second --block 4 --buffer a:16 --buffer b:16 "
 		"--dump b --dump a two.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "b:\n00000000 00000003 00000006 00000009\n"
-			 "a:\n00000000 00000001 00000002 00000003\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(r.out, "b:\n00000000 00000003 00000006 00000009\n"
+			    "a:\n00000000 00000001 00000002 00000003\n");
 
 	/* the first kernel is the default, and takes one buffer */
 	run(&r, "--buffer x:4 --dump x two.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "x:\n00000000\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("x:\n00000000\n", r.out);
 
 	run(&r, "--kernel third --buffer x:4 two.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "third");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "third");
 }
 
 /* Global index over a 2-CTA grid: out[ctaid * ntid + tid] = that index. */
@@ -829,9 +829,9 @@ TEST(grid_of_ctas)
 			      "    STG.32 [R2], R0 ;\n"
 			      "    EXIT ;\n");
 	run(&r, "--grid 2 --block 4 --buffer out:32 --dump out gid.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "out:\n00000000 00000001 00000002 00000003 "
-			 "00000004 00000005 00000006 00000007\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(r.out, "out:\n00000000 00000001 00000002 00000003 "
+			    "00000004 00000005 00000006 00000007\n");
 }
 
 TEST(store_past_end_faults)
@@ -853,11 +853,11 @@ TEST(store_past_end_faults)
 			      "    STG.32 [R2], R0 ;\n"
 			      "    EXIT ;\n");
 	run(&r, "--buffer out:128 --dump out oob.vgs");
-	CHECK_EQ(r.status, 3);
-	CHECK_CONTAINS(r.err, "global memory fault");
-	CHECK_CONTAINS(r.err, "STG");
-	CHECK_CONTAINS(r.err, "cta (0,0,0)");
-	CHECK_STR(r.out, ""); /* no dump after a failed run */
+	EXPECT_EQ(3, r.status);
+	EXPECT_CONTAINS(r.err, "global memory fault");
+	EXPECT_CONTAINS(r.err, "STG");
+	EXPECT_CONTAINS(r.err, "cta (0,0,0)");
+	EXPECT_STREQ("", r.out); /* no dump after a failed run */
 }
 
 TEST(budget_exceeded)
@@ -867,8 +867,8 @@ TEST(budget_exceeded)
 	write_text("loop.vgs", "loop:\n"
 			       "    BRA loop ;\n");
 	run(&r, "--budget 1000 loop.vgs");
-	CHECK_EQ(r.status, 3);
-	CHECK_CONTAINS(r.err, "budget");
+	EXPECT_EQ(3, r.status);
+	EXPECT_CONTAINS(r.err, "budget");
 }
 
 /* Warp 0 waits for 64 arrivals on barrier 1; warp 1 exits instead. */
@@ -882,11 +882,11 @@ TEST(deadlock_reports_warp_states)
 			     "    BAR.SYNC 0x1, 0x40 ;\n"
 			     "    EXIT ;\n");
 	run(&r, "--block 64 dl.vgs");
-	CHECK_EQ(r.status, 3);
-	CHECK_CONTAINS(r.err, "deadlock");
-	CHECK_CONTAINS(r.err, "warp  0: barrier 1");
-	CHECK_CONTAINS(r.err, "warp  1: exited");
-	CHECK_CONTAINS(r.err, "BAR.SYNC");
+	EXPECT_EQ(3, r.status);
+	EXPECT_CONTAINS(r.err, "deadlock");
+	EXPECT_CONTAINS(r.err, "warp  0: barrier 1");
+	EXPECT_CONTAINS(r.err, "warp  1: exited");
+	EXPECT_CONTAINS(r.err, "BAR.SYNC");
 }
 
 TEST(trace_prints_events)
@@ -896,12 +896,12 @@ TEST(trace_prints_events)
 	write_text("bar.vgs", "    BAR.SYNC 0x0 ;\n"
 			      "    EXIT ;\n");
 	run(&r, "--block 64 --trace bar.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_CONTAINS(r.err, "CTA_BEGIN");
-	CHECK_CONTAINS(r.err, "BAR_ARRIVE");
-	CHECK_CONTAINS(r.err, "BAR_COMPLETE");
-	CHECK_CONTAINS(r.err, "CTA_END");
-	CHECK_STR(r.out, "");
+	EXPECT_EQ(0, r.status);
+	EXPECT_CONTAINS(r.err, "CTA_BEGIN");
+	EXPECT_CONTAINS(r.err, "BAR_ARRIVE");
+	EXPECT_CONTAINS(r.err, "BAR_COMPLETE");
+	EXPECT_CONTAINS(r.err, "CTA_END");
+	EXPECT_STREQ("", r.out);
 }
 
 /*
@@ -921,48 +921,48 @@ TEST(backend_and_device_flags)
 	write_text("k.vgs", store_tid);
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		run(&r, "%s --buffer out:128 --dump out k.vgs", same[i]);
-		CHECK_EQ(r.status, 0);
-		CHECK_STR(r.out, store_tid_dump);
-		CHECK_STR(r.err, "");
+		EXPECT_EQ(0, r.status);
+		EXPECT_STREQ(store_tid_dump, r.out);
+		EXPECT_STREQ("", r.err);
 	}
 
 	/* VGPU_BACKEND: unset is auto, sim is sim, anything else an error */
 	run_tool(&r, "vgpu-run", "env -u VGPU_BACKEND",
 		 "--buffer out:128 --dump out k.vgs");
 	if (!have_drm_device()) {
-		CHECK_EQ(r.status, 0);
-		CHECK_STR(r.out, store_tid_dump);
+		EXPECT_EQ(0, r.status);
+		EXPECT_STREQ(store_tid_dump, r.out);
 	}
 	run_tool(&r, "vgpu-run", "VGPU_BACKEND=cuda",
 		 "--buffer out:128 --dump out k.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "VGPU_BACKEND='cuda' is not drm, sim or auto");
-	CHECK_STR(r.out, "");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "VGPU_BACKEND='cuda' is not drm, sim or auto");
+	EXPECT_STREQ("", r.out);
 	/* --backend sim wins over the environment */
 	run_tool(&r, "vgpu-run", "VGPU_BACKEND=cuda",
 		 "--backend sim --buffer out:128 --dump out k.vgs");
-	CHECK_EQ(r.status, 0);
+	EXPECT_EQ(0, r.status);
 
 	run(&r, "--device sim --backend drm --buffer out:128 k.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "--device sim is a sim device, not --backend drm");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "--device sim is a sim device, not --backend drm");
 	run(&r, "--device gpu0 --buffer out:128 k.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "--device: 'gpu0' names no device");
-	CHECK_CONTAINS(r.err, "Try 'vgpu-run --help'");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "--device: 'gpu0' names no device");
+	EXPECT_CONTAINS(r.err, "Try 'vgpu-run --help'");
 
 	if (have_drm_device())
 		return;
 	/* no vgpu device here: drm, a slot or a node cannot be opened */
 	run(&r, "--backend drm --buffer out:128 k.vgs");
-	CHECK_EQ(r.status, 1);
-	CHECK_CONTAINS(r.err, "vgpu-run: cannot open device 'drm'");
+	EXPECT_EQ(1, r.status);
+	EXPECT_CONTAINS(r.err, "vgpu-run: cannot open device 'drm'");
 	run(&r, "--device 0000:00:03.0 --buffer out:128 k.vgs");
-	CHECK_EQ(r.status, 1);
-	CHECK_CONTAINS(r.err, "0000:00:03.0");
+	EXPECT_EQ(1, r.status);
+	EXPECT_CONTAINS(r.err, "0000:00:03.0");
 	run(&r, "--device /dev/null --buffer out:128 k.vgs");
-	CHECK_EQ(r.status, 1);
-	CHECK_STR(r.out, "");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("", r.out);
 }
 
 /* A launch the device refuses is a launch error (2), not an exception. */
@@ -972,9 +972,9 @@ TEST(bad_launch_exits_2)
 
 	write_text("k.vgs", store_tid);
 	run(&r, "--smem 0xfffffff0 --buffer out:128 k.vgs");
-	CHECK_EQ(r.status, 2);
-	CHECK_CONTAINS(r.err, "vgpu-run: invalid launch");
-	CHECK_STR(r.out, "");
+	EXPECT_EQ(2, r.status);
+	EXPECT_CONTAINS(r.err, "vgpu-run: invalid launch");
+	EXPECT_STREQ("", r.out);
 }
 
 /* ---- the other tools ---- */
@@ -992,45 +992,45 @@ TEST(vgpu_info_sim)
 	char line[64];
 
 	run_tool(&r, "vgpu-info", NULL, "--backend sim");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.err, "");
-	CHECK_CONTAINS(r.out, "device sim\n");
-	CHECK_CONTAINS(r.out, "  backend: sim\n");
-	CHECK_CONTAINS(r.out, "  ids:     7690:0001 revision 1\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	EXPECT_CONTAINS(r.out, "device sim\n");
+	EXPECT_CONTAINS(r.out, "  backend: sim\n");
+	EXPECT_CONTAINS(r.out, "  ids:     7690:0001 revision 1\n");
 	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
 		snprintf(line, sizeof(line), "\n    %-18s ", params[i]);
-		CHECK_CONTAINS(r.out, line);
+		EXPECT_CONTAINS(r.out, line);
 	}
-	CHECK_CONTAINS(r.out, "    WARP_SIZE          32\n");
-	CHECK_CONTAINS(r.out, "  features: MMU");
-	CHECK_CONTAINS(r.out, " MBARRIER");
-	CHECK_CONTAINS(r.out, " TMA");
+	EXPECT_CONTAINS(r.out, "    WARP_SIZE          32\n");
+	EXPECT_CONTAINS(r.out, "  features: MMU");
+	EXPECT_CONTAINS(r.out, " MBARRIER");
+	EXPECT_CONTAINS(r.out, " TMA");
 
 	/* the same device through --device, and one parameter alone */
 	run_tool(&r, "vgpu-info", NULL, "--device sim");
-	CHECK_EQ(r.status, 0);
-	CHECK_CONTAINS(r.out, "  backend: sim\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_CONTAINS(r.out, "  backend: sim\n");
 	run_tool(&r, "vgpu-info", NULL, "--device sim --param warp_size");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "32\n");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("32\n", r.out);
 	run_tool(&r, "vgpu-info", NULL, "-b sim -p VGPU_PARAM_DEVICE_ID");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, "1989148673\n"); /* 0x76900001 */
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("1989148673\n", r.out); /* 0x76900001 */
 
 	/* no option: the drm devices (none on this host), then sim */
 	if (!have_drm_device()) {
 		run_tool(&r, "vgpu-info", "env -u VGPU_BACKEND", "%s", "");
-		CHECK_EQ(r.status, 0);
-		CHECK(!strncmp(r.out, "drm devices: 0\ndevice sim\n", 26));
+		EXPECT_EQ(0, r.status);
+		EXPECT_EQ(0, strncmp(r.out, "drm devices: 0\ndevice sim\n", 26));
 		run_tool(&r, "vgpu-info", NULL, "--list");
-		CHECK_EQ(r.status, 0);
-		CHECK_STR(r.out, "drm devices: 0\n");
+		EXPECT_EQ(0, r.status);
+		EXPECT_STREQ("drm devices: 0\n", r.out);
 		run_tool(&r, "vgpu-info", NULL, "--backend drm");
-		CHECK_EQ(r.status, 1);
-		CHECK_CONTAINS(r.err, "vgpu-info: no drm device");
+		EXPECT_EQ(1, r.status);
+		EXPECT_CONTAINS(r.err, "vgpu-info: no drm device");
 		run_tool(&r, "vgpu-info", NULL, "--device 0000:00:03.0");
-		CHECK_EQ(r.status, 1);
-		CHECK_CONTAINS(r.err, "vgpu-info: cannot open device '0000:00:03.0'");
+		EXPECT_EQ(1, r.status);
+		EXPECT_CONTAINS(r.err, "vgpu-info: cannot open device '0000:00:03.0'");
 	}
 }
 
@@ -1069,12 +1069,12 @@ TEST(tools_help_and_usage_errors)
 		struct result r;
 
 		run_tool(&r, cases[i].tool, NULL, "%s", cases[i].args);
-		if (r.status != cases[i].status)
-			TH_FAIL("%s %s: status %d, want %d", cases[i].tool,
-				cases[i].args, r.status, cases[i].status);
-		if (!strstr(cases[i].status ? r.err : r.out, cases[i].text))
-			TH_FAIL("%s %s: no \"%s\" in:\n%s%s", cases[i].tool,
-				cases[i].args, cases[i].text, r.out, r.err);
+		EXPECT_EQ(cases[i].status, r.status)
+			TH_LOG("%s %s: status %d, want %d", cases[i].tool,
+			       cases[i].args, r.status, cases[i].status);
+		EXPECT_CONTAINS(cases[i].status ? r.err : r.out, cases[i].text)
+			TH_LOG("%s %s: no \"%s\" in:\n%s%s", cases[i].tool,
+			       cases[i].args, cases[i].text, r.out, r.err);
 	}
 }
 
@@ -1085,17 +1085,17 @@ TEST(as_objdump_run_round_trip)
 
 	write_text("k.vgs", store_tid);
 	run_tool(&r, "vgpu-as", NULL, "-o k.vgo k.vgs");
-	CHECK_EQ(r.status, 0);
+	EXPECT_EQ(0, r.status);
 	run_tool(&r, "vgpu-objdump", NULL, "k.vgo");
-	CHECK_EQ(r.status, 0);
-	CHECK_CONTAINS(r.out, ".kernel store_tid");
+	EXPECT_EQ(0, r.status);
+	EXPECT_CONTAINS(r.out, ".kernel store_tid");
 	write_text("k2.vgs", r.out);
 	run(&r, "--buffer out:128 --dump out k2.vgs");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, store_tid_dump);
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(store_tid_dump, r.out);
 	run(&r, "--buffer out:128 --dump out k.vgo");
-	CHECK_EQ(r.status, 0);
-	CHECK_STR(r.out, store_tid_dump);
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ(store_tid_dump, r.out);
 }
 
-TEST_MAIN()
+TEST_HARNESS_MAIN
