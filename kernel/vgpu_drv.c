@@ -360,3 +360,7 @@ module_pci_driver(vgpu_pci_driver);
 MODULE_AUTHOR("the vGPU authors");
 MODULE_DESCRIPTION("DRM driver for the vGPU virtual PCIe device");
 MODULE_LICENSE("GPL");
+
+#if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)
+#include "tests/vgpu_ioctl_test.c"
+#endif

@@ -130,6 +130,15 @@ struct drm_gem_object *vgpu_gem_create_object(struct drm_device *dev,
 	return &bo->base.base;
 }
 
+static int vgpu_bo_create_check(const struct drm_vgpu_bo_create *args)
+{
+	if (args->flags & ~VGPU_BO_FLAGS || !args->size)
+		return -EINVAL;
+	if (args->size > VGPU_BO_MAX_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
 int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 			 struct drm_file *file)
 {
@@ -139,10 +148,9 @@ int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	struct vgpu_bo *bo;
 	int ret;
 
-	if (args->flags & ~VGPU_BO_FLAGS || !args->size)
-		return -EINVAL;
-	if (args->size > VGPU_BO_MAX_SIZE)
-		return -E2BIG;
+	ret = vgpu_bo_create_check(args);
+	if (ret)
+		return ret;
 
 	shmem = drm_gem_shmem_create(dev, PAGE_ALIGN(args->size));
 	if (IS_ERR(shmem))
@@ -197,6 +205,18 @@ int vgpu_ioctl_bo_info(struct drm_device *dev, void *data,
 	return 0;
 }
 
+/* vgpu_jiffies_until() for a deadline @left_ns from now. */
+static long vgpu_jiffies_left(s64 left_ns)
+{
+	const u64 tick_ns = NSEC_PER_SEC / HZ;
+	u64 j;
+
+	if (left_ns <= 0)
+		return 0;
+	j = div64_u64((u64)left_ns + tick_ns - 1, tick_ns) + 1;
+	return min_t(u64, j, MAX_SCHEDULE_TIMEOUT - 1);
+}
+
 /**
  * vgpu_jiffies_until - a wait's length in jiffies for an absolute timeout
  * @deadline_ns: CLOCK_MONOTONIC nanoseconds; 0 means poll
@@ -209,17 +229,9 @@ int vgpu_ioctl_bo_info(struct drm_device *dev, void *data,
  */
 long vgpu_jiffies_until(s64 deadline_ns)
 {
-	const u64 tick_ns = NSEC_PER_SEC / HZ;
-	s64 left;
-	u64 j;
-
 	if (deadline_ns <= 0)
 		return 0;
-	left = deadline_ns - ktime_get_ns();
-	if (left <= 0)
-		return 0;
-	j = div64_u64((u64)left + tick_ns - 1, tick_ns) + 1;
-	return min_t(u64, j, MAX_SCHEDULE_TIMEOUT - 1);
+	return vgpu_jiffies_left(deadline_ns - ktime_get_ns());
 }
 
 int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
@@ -241,3 +253,7 @@ int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
 		return -ETIME;
 	return ret < 0 ? ret : 0;
 }
+
+#if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)
+#include "tests/vgpu_gem_test.c"
+#endif

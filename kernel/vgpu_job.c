@@ -50,6 +50,13 @@ static_assert(sizeof(struct drm_vgpu_submit) == 152);
 static_assert(sizeof(struct drm_vgpu_sync) == 16);
 static_assert(sizeof(struct drm_vgpu_get_job) == 56);
 
+/*
+ * A job's share of the scheduler's credit_limit (VGPU_JOBS_IN_FLIGHT): a
+ * job takes at most two ring slots, so a full scheduler never laps the ring.
+ */
+#define VGPU_JOB_CREDITS 1u
+static_assert(2 * VGPU_JOBS_IN_FLIGHT / VGPU_JOB_CREDITS <= VGPU_RING_ENTRIES);
+
 struct vgpu_job {
 	struct drm_sched_job base;
 	struct vgpu_device *vdev;
@@ -718,8 +725,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	job->queue = args->queue;
 	job->launch = args->launch;
 	INIT_LIST_HEAD(&job->link);
-	ret = drm_sched_job_init(&job->base, &vf->entity[args->queue], 1, vf,
-				 file->client_id);
+	ret = drm_sched_job_init(&job->base, &vf->entity[args->queue],
+				 VGPU_JOB_CREDITS, vf, file->client_id);
 	if (ret) {
 		kfree(job);
 		return ret;
@@ -1036,3 +1043,7 @@ void vgpu_files_sched_fini(struct vgpu_device *vdev)
 			vgpu_file_sched_fini(vf, false);
 	mutex_unlock(&vdev->files_lock);
 }
+
+#if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)
+#include "tests/vgpu_job_test.c"
+#endif

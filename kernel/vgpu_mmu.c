@@ -35,7 +35,7 @@ static_assert(sizeof(struct vgpu_cmd_tlb_invalidate) == VGPU_CMD_BYTES);
 static int vgpu_pt_alloc(struct vgpu_device *vdev, struct vgpu_pt *pt,
 			 bool leaf)
 {
-	pt->cpu = dma_alloc_coherent(&vdev->pdev->dev, VGPU_PAGE_SIZE, &pt->dma,
+	pt->cpu = dma_alloc_coherent(vdev->drm.dev, VGPU_PAGE_SIZE, &pt->dma,
 				     GFP_KERNEL);
 	if (!pt->cpu)
 		return -ENOMEM;
@@ -44,7 +44,7 @@ static int vgpu_pt_alloc(struct vgpu_device *vdev, struct vgpu_pt *pt,
 		pt->child = kcalloc(VGPU_PT_ENTRIES, sizeof(*pt->child),
 				    GFP_KERNEL);
 		if (!pt->child) {
-			dma_free_coherent(&vdev->pdev->dev, VGPU_PAGE_SIZE,
+			dma_free_coherent(vdev->drm.dev, VGPU_PAGE_SIZE,
 					  pt->cpu, pt->dma);
 			return -ENOMEM;
 		}
@@ -65,7 +65,7 @@ static void vgpu_pt_free(struct vgpu_device *vdev, struct vgpu_pt *pt)
 		}
 		kfree(pt->child);
 	}
-	dma_free_coherent(&vdev->pdev->dev, VGPU_PAGE_SIZE, pt->cpu, pt->dma);
+	dma_free_coherent(vdev->drm.dev, VGPU_PAGE_SIZE, pt->cpu, pt->dma);
 }
 
 /* The leaf entry for @va, allocating the tables on the way when @alloc. */
@@ -236,7 +236,7 @@ out:
 int vgpu_mmu_init(struct vgpu_device *vdev)
 {
 	ida_init(&vdev->asid_ida);
-	vdev->as_table = dma_alloc_coherent(&vdev->pdev->dev,
+	vdev->as_table = dma_alloc_coherent(vdev->drm.dev,
 					    vdev->as_max * sizeof(u64),
 					    &vdev->as_table_dma, GFP_KERNEL);
 	return vdev->as_table ? 0 : -ENOMEM;
@@ -244,7 +244,7 @@ int vgpu_mmu_init(struct vgpu_device *vdev)
 
 void vgpu_mmu_fini(struct vgpu_device *vdev)
 {
-	dma_free_coherent(&vdev->pdev->dev, vdev->as_max * sizeof(u64),
+	dma_free_coherent(vdev->drm.dev, vdev->as_max * sizeof(u64),
 			  vdev->as_table, vdev->as_table_dma);
 	ida_destroy(&vdev->asid_ida);
 }
@@ -314,3 +314,7 @@ bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
 	spin_unlock(&as->deferred_lock);
 	return deferred;
 }
+
+#if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)
+#include "tests/vgpu_mmu_test.c"
+#endif

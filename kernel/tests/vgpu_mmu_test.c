@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: GPU address spaces (vgpu_mmu.c), included at the end of
+ * vgpu_mmu.c so that its static helpers are reachable, as xe does.
+ *
+ * A fake vgpu_device on a KUnit device gives the address-space code real
+ * coherent DMA memory.  The tests walk the tables the way the device does
+ * (uapi/vgpu_hw.h "GPU MMU": address-space table entry -> four levels of
+ * 512 entries, each VALID | next table's address), through the bus
+ * addresses written in the entries, not through the driver's shadow.
+ */
+#include <kunit/device.h>
+#include <kunit/test.h>
+
+struct vgpu_mmu_test {
+	struct vgpu_device *vdev;
+	u64 dma_mask;
+};
+
+static int vgpu_mmu_test_init(struct kunit *test)
+{
+	struct vgpu_mmu_test *t;
+	struct device *dev;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->vdev = kunit_kzalloc(test, sizeof(*t->vdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->vdev);
+	dev = kunit_device_register(test, "vgpu-mmu-test");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	t->dma_mask = DMA_BIT_MASK(52);
+	dev->dma_mask = &t->dma_mask;
+	dev->coherent_dma_mask = DMA_BIT_MASK(52);
+	t->vdev->drm.dev = dev;
+	t->vdev->as_max = 4;
+	KUNIT_ASSERT_EQ(test, vgpu_mmu_init(t->vdev), 0);
+	test->priv = t;
+	return 0;
+}
+
+static void vgpu_mmu_test_exit(struct kunit *test)
+{
+	struct vgpu_mmu_test *t = test->priv;
+
+	vgpu_mmu_fini(t->vdev);
+}
+
+/* The table an entry points to, as the device finds it (no IOMMU here). */
+static __le64 *vgpu_test_next(struct kunit *test, __le64 entry)
+{
+	u64 e = le64_to_cpu(entry);
+
+	KUNIT_ASSERT_TRUE(test, e & VGPU_PTE_VALID);
+	KUNIT_EXPECT_EQ(test, e & VGPU_PTE_RSVD_MASK, 0);
+	return phys_to_virt(e & VGPU_PTE_ADDR_MASK);
+}
+
+/* The device's walk of @va in @as: the leaf entry, 0 when not present. */
+static u64 vgpu_test_walk(struct kunit *test, struct vgpu_as *as, u64 va)
+{
+	__le64 *table = vgpu_test_next(test, as->vdev->as_table[as->asid]);
+	int level;
+
+	for (level = VGPU_PT_LEVELS - 1; level > 0; level--) {
+		__le64 e = table[VGPU_PT_INDEX(va, level)];
+
+		if (!(le64_to_cpu(e) & VGPU_PTE_VALID))
+			return 0;
+		table = vgpu_test_next(test, e);
+	}
+	return le64_to_cpu(table[VGPU_PT_INDEX(va, 0)]);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(vgpu_test_sg_free_table, sg_free_table, struct sg_table *);
+
+/* An sg_table of @pages pages at the fake bus address @dma (never touched). */
+static struct sg_table *vgpu_test_sgt(struct kunit *test, u64 dma, u32 pages)
+{
+	struct sg_table *sgt = kunit_kzalloc(test, sizeof(*sgt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sgt);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(sgt, 1, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vgpu_test_sg_free_table, sgt), 0);
+	sg_dma_address(sgt->sgl) = dma;
+	sg_dma_len(sgt->sgl) = pages * PAGE_SIZE;
+	sgt->nents = 1;
+	return sgt;
+}
+
+static struct vgpu_as *vgpu_test_as(struct kunit *test)
+{
+	struct vgpu_mmu_test *t = test->priv;
+	struct vgpu_as *as = vgpu_as_create(t->vdev);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, as);
+	return as;
+}
+
+static void vgpu_mmu_as_table_entry(struct kunit *test)
+{
+	struct vgpu_mmu_test *t = test->priv;
+	struct vgpu_as *as = vgpu_test_as(test);
+	u64 e = le64_to_cpu(t->vdev->as_table[as->asid]);
+	u32 asid = as->asid;
+
+	KUNIT_EXPECT_GE(test, as->asid, 1u);
+	KUNIT_EXPECT_EQ(test, e, VGPU_PTE_VALID | (as->root.dma & VGPU_PTE_ADDR_MASK));
+	KUNIT_EXPECT_EQ(test, as->root.dma % VGPU_PAGE_SIZE, 0);
+	/* nothing mapped: the walk stops at the root */
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START), 0);
+	vgpu_as_put(as);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(t->vdev->as_table[asid]), 0);
+}
+
+static void vgpu_mmu_asids_run_out(struct kunit *test)
+{
+	struct vgpu_as *a = vgpu_test_as(test), *b = vgpu_test_as(test),
+		       *c = vgpu_test_as(test);
+	struct vgpu_mmu_test *t = test->priv;
+	struct vgpu_as *d;
+
+	/* as_max 4: ASIDs 1..3 (0 is never handed out) */
+	KUNIT_EXPECT_EQ(test, a->asid, 1u);
+	KUNIT_EXPECT_EQ(test, b->asid, 2u);
+	KUNIT_EXPECT_EQ(test, c->asid, 3u);
+	d = vgpu_as_create(t->vdev);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(d), -EBUSY);
+	vgpu_as_put(b);
+	d = vgpu_as_create(t->vdev);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	KUNIT_EXPECT_EQ(test, d->asid, 2u);
+	vgpu_as_put(a);
+	vgpu_as_put(c);
+	vgpu_as_put(d);
+}
+
+static void vgpu_mmu_map_pte_bits(struct kunit *test)
+{
+	static const struct {
+		u32 flags;
+		u64 prot;
+	} cases[] = {
+		{ 0, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC },
+		{ VGPU_BO_READ_ONLY, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_EXEC },
+		{ VGPU_BO_NO_EXEC, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE },
+		{ VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC, VGPU_PTE_VALID | VGPU_PTE_READ },
+	};
+	struct vgpu_as *as = vgpu_test_as(test);
+	const u64 pa = 0x123450000ull;
+	unsigned int i, p;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct drm_mm_node node = {};
+		u64 va;
+
+		KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &node, vgpu_test_sgt(test, pa, 3),
+						  3 * PAGE_SIZE, cases[i].flags), 0);
+		va = node.start << PAGE_SHIFT;
+		KUNIT_EXPECT_EQ(test, va, VGPU_VA_START);
+		for (p = 0; p < 3; p++)
+			KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va + p * PAGE_SIZE),
+					cases[i].prot | (pa + p * PAGE_SIZE));
+		/* the guard page after the BO is not mapped */
+		KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va + 3 * PAGE_SIZE), 0);
+		KUNIT_EXPECT_EQ(test, as->mapped_bytes, 3 * PAGE_SIZE);
+		vgpu_as_unmap(as, &node);
+		KUNIT_EXPECT_EQ(test, as->mapped_bytes, 0);
+	}
+	vgpu_as_put(as);
+}
+
+static void vgpu_mmu_guard_page_between_bos(struct kunit *test)
+{
+	struct drm_mm_node a = {}, b = {};
+	struct vgpu_as *as = vgpu_test_as(test);
+
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &a, vgpu_test_sgt(test, 0x100000, 2),
+					  2 * PAGE_SIZE, 0), 0);
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &b, vgpu_test_sgt(test, 0x200000, 1),
+					  PAGE_SIZE, 0), 0);
+	KUNIT_EXPECT_EQ(test, a.start << PAGE_SHIFT, VGPU_VA_START);
+	KUNIT_EXPECT_EQ(test, b.start << PAGE_SHIFT, VGPU_VA_START + 3 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START + 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, b.start << PAGE_SHIFT) &
+			VGPU_PTE_ADDR_MASK, 0x200000);
+	KUNIT_EXPECT_EQ(test, as->mapped_bytes, 3 * PAGE_SIZE);
+	vgpu_as_unmap(as, &a);
+	vgpu_as_unmap(as, &b);
+	vgpu_as_put(as);
+}
+
+static void vgpu_mmu_unmap_clears_and_bumps_gen(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+	struct drm_mm_node node = {};
+	int gen;
+
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &node, vgpu_test_sgt(test, 0x400000, 4),
+					  4 * PAGE_SIZE, 0), 0);
+	gen = atomic_read(&as->vdev->mmu_gen);
+	vgpu_as_unmap(as, &node);
+	KUNIT_EXPECT_EQ(test, atomic_read(&as->vdev->mmu_gen), gen + 1);
+	KUNIT_EXPECT_FALSE(test, drm_mm_node_allocated(&node));
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START + 3 * PAGE_SIZE), 0);
+	/* a second unmap of the same node does nothing */
+	vgpu_as_unmap(as, &node);
+	KUNIT_EXPECT_EQ(test, atomic_read(&as->vdev->mmu_gen), gen + 1);
+	KUNIT_EXPECT_EQ(test, as->mapped_bytes, 0);
+	vgpu_as_put(as);
+}
+
+static void vgpu_mmu_va_reused_after_free(struct kunit *test)
+{
+	struct drm_mm_node a = {}, b = {}, c = {};
+	struct vgpu_as *as = vgpu_test_as(test);
+
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &a, vgpu_test_sgt(test, 0x10000, 4),
+					  4 * PAGE_SIZE, 0), 0);
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &b, vgpu_test_sgt(test, 0x20000, 1),
+					  PAGE_SIZE, 0), 0);
+	vgpu_as_unmap(as, &a);
+	/* the hole a left (5 pages with its guard) takes a BO of 4 again */
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &c, vgpu_test_sgt(test, 0x30000, 4),
+					  4 * PAGE_SIZE, 0), 0);
+	KUNIT_EXPECT_EQ(test, c.start << PAGE_SHIFT, VGPU_VA_START);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START) & VGPU_PTE_ADDR_MASK,
+			0x30000);
+	vgpu_as_unmap(as, &b);
+	vgpu_as_unmap(as, &c);
+	vgpu_as_put(as);
+}
+
+/* 600 pages from VA_START (1 MiB) cross the 2 MiB line: two leaf tables. */
+static void vgpu_mmu_map_across_leaf_tables(struct kunit *test)
+{
+	const u32 pages = 600;
+	struct vgpu_as *as = vgpu_test_as(test);
+	struct drm_mm_node node = {};
+	struct vgpu_pt *l2, *l1;
+	u32 p;
+
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &node, vgpu_test_sgt(test, 1ull << 32, pages),
+					  (u64)pages * PAGE_SIZE, 0), 0);
+	for (p = 0; p < pages; p++) {
+		u64 va = VGPU_VA_START + (u64)p * PAGE_SIZE;
+
+		KUNIT_ASSERT_EQ(test, vgpu_test_walk(test, as, va) & VGPU_PTE_ADDR_MASK,
+				(1ull << 32) + (u64)p * PAGE_SIZE);
+	}
+	l2 = as->root.child[0]->child[0];
+	KUNIT_ASSERT_NOT_NULL(test, l2);
+	l1 = l2->child[0];
+	KUNIT_EXPECT_NOT_NULL(test, l1);
+	KUNIT_EXPECT_NOT_NULL(test, l2->child[1]);
+	KUNIT_EXPECT_NULL(test, l2->child[2]);
+	/* the shadow and the device's view agree */
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(l2->cpu[1]) & VGPU_PTE_ADDR_MASK,
+			l2->child[1]->dma);
+	vgpu_as_unmap(as, &node);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START + 300 * PAGE_SIZE), 0);
+	vgpu_as_put(as);
+}
+
+/* Pages from several sg entries, each at its own bus address, in order. */
+static void vgpu_mmu_map_scattered(struct kunit *test)
+{
+	static const struct { u64 dma; u32 pages; } chunks[] = {
+		{ 0x7000000, 2 }, { 0x1000, 1 }, { 0xfffff000000ull, 3 },
+	};
+	struct vgpu_as *as = vgpu_test_as(test);
+	struct sg_table *sgt = kunit_kzalloc(test, sizeof(*sgt), GFP_KERNEL);
+	struct drm_mm_node node = {};
+	struct scatterlist *sg;
+	u64 va = VGPU_VA_START;
+	unsigned int i, p;
+
+	KUNIT_ASSERT_NOT_NULL(test, sgt);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(sgt, ARRAY_SIZE(chunks), GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vgpu_test_sg_free_table, sgt), 0);
+	for_each_sgtable_sg(sgt, sg, i) {
+		sg_dma_address(sg) = chunks[i].dma;
+		sg_dma_len(sg) = chunks[i].pages * PAGE_SIZE;
+	}
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &node, sgt, 6 * PAGE_SIZE,
+					  VGPU_BO_NO_EXEC), 0);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		for (p = 0; p < chunks[i].pages; p++, va += PAGE_SIZE)
+			KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va),
+					VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE |
+					(chunks[i].dma + p * PAGE_SIZE));
+	}
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va), 0);
+	vgpu_as_unmap(as, &node);
+	vgpu_as_put(as);
+}
+
+/* More pages in the sg_table than the BO's size: only the size is mapped. */
+static void vgpu_mmu_map_stops_at_size(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+	struct drm_mm_node node = {};
+
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &node, vgpu_test_sgt(test, 0x300000, 5),
+					  2 * PAGE_SIZE, 0), 0);
+	KUNIT_EXPECT_EQ(test, node.size, 3);	/* two pages and the guard */
+	KUNIT_EXPECT_NE(test, vgpu_test_walk(test, as, VGPU_VA_START + PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START + 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START + 3 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, as->mapped_bytes, 2 * PAGE_SIZE);
+	vgpu_as_unmap(as, &node);
+	KUNIT_EXPECT_EQ(test, as->mapped_bytes, 0);
+	vgpu_as_put(as);
+}
+
+/* Two address spaces: the same VA, each its own tables and pages. */
+static void vgpu_mmu_address_spaces_apart(struct kunit *test)
+{
+	struct vgpu_as *a = vgpu_test_as(test), *b = vgpu_test_as(test);
+	struct drm_mm_node na = {}, nb = {};
+
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(a, &na, vgpu_test_sgt(test, 0xa000, 1),
+					  PAGE_SIZE, 0), 0);
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(b, &nb, vgpu_test_sgt(test, 0xb000, 1),
+					  PAGE_SIZE, VGPU_BO_READ_ONLY), 0);
+	KUNIT_EXPECT_EQ(test, na.start, nb.start);
+	KUNIT_EXPECT_NE(test, a->root.dma, b->root.dma);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, a, VGPU_VA_START) & VGPU_PTE_ADDR_MASK, 0xa000);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, b, VGPU_VA_START) & VGPU_PTE_ADDR_MASK, 0xb000);
+	vgpu_as_unmap(a, &na);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, a, VGPU_VA_START), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, b, VGPU_VA_START),
+			VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_EXEC | 0xb000);
+	vgpu_as_unmap(b, &nb);
+	vgpu_as_put(a);
+	vgpu_as_put(b);
+}
+
+/*
+ * The top of the VA space: the leaf lookup builds the last table of each
+ * level, linked from the last entry of the one above.  (Through vgpu_pte()
+ * directly: a BO reaching that far would make the unmap walk 2^36 pages.)
+ */
+static void vgpu_mmu_walk_top_of_va(struct kunit *test)
+{
+	const u64 top = (1ull << VGPU_VA_BITS) - PAGE_SIZE;
+	struct vgpu_as *as = vgpu_test_as(test);
+	struct vgpu_pt *pt = &as->root;
+	__le64 *pte;
+	int level;
+
+	for (level = VGPU_PT_LEVELS - 1; level >= 0; level--)
+		KUNIT_EXPECT_EQ(test, VGPU_PT_INDEX(top, level), VGPU_PT_ENTRIES - 1);
+	pte = vgpu_pte(as, top, true);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	*pte = cpu_to_le64(VGPU_PTE_VALID | VGPU_PTE_READ | 0x5000);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, top),
+			VGPU_PTE_VALID | VGPU_PTE_READ | 0x5000);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, top - PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START), 0);
+	for (level = VGPU_PT_LEVELS - 1; level > 0; level--) {
+		KUNIT_ASSERT_NOT_NULL(test, pt->child[VGPU_PT_ENTRIES - 1]);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(pt->cpu[VGPU_PT_ENTRIES - 1]),
+				VGPU_PTE_VALID | pt->child[VGPU_PT_ENTRIES - 1]->dma);
+		KUNIT_EXPECT_NULL(test, pt->child[0]);
+		pt = pt->child[VGPU_PT_ENTRIES - 1];
+	}
+	KUNIT_EXPECT_PTR_EQ(test, pte, &pt->cpu[VGPU_PT_ENTRIES - 1]);
+	vgpu_as_put(as);
+}
+
+static void vgpu_mmu_va_space_full(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+	struct drm_mm_node node = {};
+	struct sg_table *sgt = vgpu_test_sgt(test, 0x1000, 1);
+
+	/* more pages than the VA space holds: -ENOSPC, nothing mapped */
+	KUNIT_EXPECT_EQ(test, vgpu_as_map(as, &node, sgt, VGPU_VA_SIZE, 0), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, drm_mm_node_allocated(&node));
+	KUNIT_EXPECT_EQ(test, as->mapped_bytes, 0);
+	/* a failed map leaves the space usable */
+	KUNIT_EXPECT_EQ(test, vgpu_as_map(as, &node, sgt, PAGE_SIZE, 0), 0);
+	KUNIT_EXPECT_EQ(test, node.start << PAGE_SHIFT, VGPU_VA_START);
+	vgpu_as_unmap(as, &node);
+	vgpu_as_put(as);
+}
+
+static void vgpu_mmu_pte_lookup_no_alloc(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+
+	KUNIT_EXPECT_NULL(test, vgpu_pte(as, VGPU_VA_START, false));
+	KUNIT_EXPECT_NULL(test, as->root.child[0]);
+	KUNIT_EXPECT_NOT_NULL(test, vgpu_pte(as, VGPU_VA_START, true));
+	KUNIT_EXPECT_NOT_NULL(test, as->root.child[0]);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(*vgpu_pte(as, VGPU_VA_START, false)), 0);
+	vgpu_as_put(as);
+}
+
+static struct kunit_case vgpu_mmu_cases[] = {
+	KUNIT_CASE(vgpu_mmu_as_table_entry),
+	KUNIT_CASE(vgpu_mmu_asids_run_out),
+	KUNIT_CASE(vgpu_mmu_map_pte_bits),
+	KUNIT_CASE(vgpu_mmu_guard_page_between_bos),
+	KUNIT_CASE(vgpu_mmu_unmap_clears_and_bumps_gen),
+	KUNIT_CASE(vgpu_mmu_va_reused_after_free),
+	KUNIT_CASE(vgpu_mmu_map_across_leaf_tables),
+	KUNIT_CASE(vgpu_mmu_map_scattered),
+	KUNIT_CASE(vgpu_mmu_map_stops_at_size),
+	KUNIT_CASE(vgpu_mmu_address_spaces_apart),
+	KUNIT_CASE(vgpu_mmu_walk_top_of_va),
+	KUNIT_CASE(vgpu_mmu_va_space_full),
+	KUNIT_CASE(vgpu_mmu_pte_lookup_no_alloc),
+	{}
+};
+
+static struct kunit_suite vgpu_mmu_suite = {
+	.name = "vgpu_mmu",
+	.init = vgpu_mmu_test_init,
+	.exit = vgpu_mmu_test_exit,
+	.test_cases = vgpu_mmu_cases,
+};
+
+kunit_test_suite(vgpu_mmu_suite);
