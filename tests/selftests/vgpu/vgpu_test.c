@@ -3,7 +3,7 @@
  * vgpu.ko selftests (kselftest_harness.h).  Run in the guest with the
  * module loaded: ./vgpu_test.  One error path per test.
  */
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "vgpu_lib.h"
 #include "vgpu_examples.h"
 #include <poll.h>
