@@ -78,7 +78,7 @@ int main(void)
 		ret = vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
 		a.handles = (uintptr_t)&c.handle;
 		ret = ret ?: vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_SIGNAL, &a);
-		ret = ret ?: _test_syncobj_wait(fd, c.handle, 0, 10000000000ll);
+		ret = ret ?: _test_syncobj_wait(fd, c.handle, 0, vgpu_wait_ns(10));
 		d.handle = c.handle;
 		ret = ret ?: vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 		t1 = now();
@@ -97,7 +97,7 @@ int main(void)
 	for (i = 0; i < ITERS; i++) {
 		t0 = now();
 		ret = _test_submit(fd, &s);
-		ret = ret ?: _test_syncobj_wait(fd, out.handle, 0, 10000000000ll);
+		ret = ret ?: _test_syncobj_wait(fd, out.handle, 0, vgpu_wait_ns(10));
 		t1 = now();
 		if (ret)
 			die("null job", ret);
@@ -126,12 +126,12 @@ int main(void)
 
 		t0 = now();
 		ret = _test_submit(fd, &s);
-		ret = ret ?: _test_syncobj_wait(fd, out.handle, 0, 10000000000ll);
+		ret = ret ?: _test_syncobj_wait(fd, out.handle, 0, vgpu_wait_ns(10));
 		t1 = now();
 		if (ret)
 			die("raw null job", ret);
 		ret = vgpu_kernel_launch(lk, &lcfg, NULL, &job);
-		ret = ret ?: vgpu_job_wait(job, 10000000000ll);
+		ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
 		vgpu_job_free(job);
 		t2 = now();
 		if (ret)
@@ -139,7 +139,7 @@ int main(void)
 		sb.bo_handles = (uintptr_t)h;
 		sb.bo_handle_count = 2;	/* code, parameters */
 		ret = _test_submit(fd, &sb);
-		ret = ret ?: _test_syncobj_wait(fd, out.handle, 0, 10000000000ll);
+		ret = ret ?: _test_syncobj_wait(fd, out.handle, 0, vgpu_wait_ns(10));
 		t3 = now();
 		if (ret)
 			die("raw null job with BOs", ret);
@@ -159,7 +159,7 @@ int main(void)
 	t0 = now();
 	for (i = 1; i <= DEPTH_JOBS; i++) {
 		if (i > 64) {
-			ret = _test_syncobj_wait(fd, tl, i - 64, 10000000000ll);
+			ret = _test_syncobj_wait(fd, tl, i - 64, vgpu_wait_ns(10));
 			if (ret)
 				die("wait", ret);
 		}
@@ -169,7 +169,7 @@ int main(void)
 		if (ret)
 			die("submit", ret);
 	}
-	ret = _test_syncobj_wait(fd, tl, DEPTH_JOBS, 10000000000ll);
+	ret = _test_syncobj_wait(fd, tl, DEPTH_JOBS, vgpu_wait_ns(10));
 	if (ret)
 		die("wait", ret);
 	t1 = now();

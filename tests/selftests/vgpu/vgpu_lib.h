@@ -118,9 +118,11 @@ static inline int _test_bo_map(int fd, uint32_t handle, size_t size, void **p)
 }
 
 /*
- * VGPU_TIMEOUT_SCALE (run-in-guest.sh): job timeouts the tests set are
- * multiplied by it on a slower kernel (the debug kernel), so that a slow
- * job is never taken for a hung one.
+ * VGPU_TIMEOUT_SCALE (run-in-guest.sh): on a slower kernel (the debug
+ * kernel) the job timeouts the tests set (the module's timeout_ms), the
+ * tests' waits for jobs (vgpu_wait_ns()) and the harness's per-test
+ * timeouts (vgpu_test's main()) are multiplied by it, so that a slow job
+ * is never taken for a hung one.
  */
 static inline unsigned int vgpu_timeout_scale(void)
 {
@@ -128,6 +130,12 @@ static inline unsigned int vgpu_timeout_scale(void)
 	int v = e ? atoi(e) : 1;
 
 	return v > 0 ? (unsigned int)v : 1;
+}
+
+/* @sec seconds times VGPU_TIMEOUT_SCALE, in ns: how long a test waits for a job */
+static inline int64_t vgpu_wait_ns(unsigned int sec)
+{
+	return (int64_t)sec * 1000000000ll * vgpu_timeout_scale();
 }
 
 static inline int _test_wait_bo(int fd, uint32_t handle, int64_t rel_ns)
@@ -188,7 +196,7 @@ static inline int _test_syncobj_wait(int fd, uint32_t h, uint64_t point,
 #define test_err_bo_create(e, sz, fl) ASSERT_EQ(-(e), _test_bo_create(self->fd, sz, fl, NULL, NULL))
 #define test_submit(s) ASSERT_EQ(0, _test_submit(self->fd, s))
 #define test_err_submit(e, s) ASSERT_EQ(-(e), _test_submit(self->fd, s))
-#define test_wait_bo(h) ASSERT_EQ(0, _test_wait_bo(self->fd, h, 30000000000ll))
+#define test_wait_bo(h) ASSERT_EQ(0, _test_wait_bo(self->fd, h, vgpu_wait_ns(30)))
 #define test_err_wait_bo(e, h, ns) ASSERT_EQ(-(e), _test_wait_bo(self->fd, h, ns))
 
 /*

@@ -417,7 +417,7 @@ TEST_F(job, syncobj_binary_chain)
 		self->s.out_sync_count = 1;
 		test_submit(&self->s);
 	}
-	ASSERT_EQ(0, _test_syncobj_wait(self->fd, s.handle, 0, 30000000000ll));
+	ASSERT_EQ(0, _test_syncobj_wait(self->fd, s.handle, 0, vgpu_wait_ns(30)));
 	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
 }
 
@@ -441,7 +441,7 @@ TEST_F(job, syncobj_timeline_chain)
 		self->s.out_sync_count = 1;
 		test_submit(&self->s);
 	}
-	ASSERT_EQ(0, _test_syncobj_wait(self->fd, c.handle, 8, 30000000000ll));
+	ASSERT_EQ(0, _test_syncobj_wait(self->fd, c.handle, 8, vgpu_wait_ns(30)));
 	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
 }
 
@@ -479,7 +479,7 @@ static int run_src(struct __test_metadata *_metadata, int fd, const char *src,
 	ret = _test_submit(fd, &s);
 	if (ret)
 		return ret;
-	ret = _test_wait_bo(fd, p.data_h, 60000000000ll);
+	ret = _test_wait_bo(fd, p.data_h, vgpu_wait_ns(60));
 	if (ret)
 		return ret;
 	return _test_get_job(fd, s.job_id, j, exc);
@@ -549,7 +549,7 @@ TEST_F(job, isolation_between_files)
 	*(uint32_t *)((char *)p2.param + 8) = 99;
 	vgpu_prog_submit_args(&p2, &s2, h2, 4, 64);
 	ASSERT_EQ(0, _test_submit(fd2, &s2));
-	ASSERT_EQ(0, _test_wait_bo(fd2, p2.data_h, 30000000000ll));
+	ASSERT_EQ(0, _test_wait_bo(fd2, p2.data_h, vgpu_wait_ns(30)));
 	ASSERT_EQ(0, _test_get_job(fd2, s2.job_id, &j, &exc));
 	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
 	ASSERT_EQ(VGPU_EXC_GLOBAL_FAULT, exc.code);
@@ -651,7 +651,7 @@ static void example_run(struct __test_metadata *_metadata, int fd,
 
 	vgpu_prog_submit_args(p, &s, h, 1, block);
 	ASSERT_EQ(0, _test_submit(fd, &s));
-	ASSERT_EQ(0, _test_wait_bo(fd, p->data_h, 60000000000ll));
+	ASSERT_EQ(0, _test_wait_bo(fd, p->data_h, vgpu_wait_ns(60)));
 	ASSERT_EQ(0, _test_get_job(fd, s.job_id, &j, &exc));
 	if (j.state != VGPU_JOB_DONE)
 		TH_LOG("job failed: error %u status %u exc %u pc 0x%x: %.*s",
@@ -1222,7 +1222,7 @@ static int expect_fault(int fd, struct drm_vgpu_submit *s, struct vgpu_prog *p,
 	struct vgpu_exception_record exc;
 	struct drm_vgpu_get_job j;
 
-	if (_test_submit(fd, s) || _test_wait_bo(fd, p->data_h, 60000000000ll) ||
+	if (_test_submit(fd, s) || _test_wait_bo(fd, p->data_h, vgpu_wait_ns(60)) ||
 	    _test_get_job(fd, s->job_id, &j, &exc))
 		return -1;
 	if (j.state != VGPU_JOB_FAILED || j.error != EFAULT ||
@@ -1274,7 +1274,7 @@ static void isolation_child(uint64_t secret_va, uint64_t secret_size)
 	vgpu_prog_submit_args(&st, &s, h, 4, 64);
 	for (i = 0; i < 50; i++)
 		CHILD_CHECK(!_test_submit(fd, &s), 30);
-	CHILD_CHECK(!_test_wait_bo(fd, st.data_h, 60000000000ll), 31);
+	CHILD_CHECK(!_test_wait_bo(fd, st.data_h, vgpu_wait_ns(60)), 31);
 	for (i = 0; i < 256; i++)
 		CHILD_CHECK(((uint32_t *)st.data)[i] == i * 2 + 1000, 32);
 	close(fd);
@@ -1454,7 +1454,7 @@ static void device_works(struct __test_metadata *_metadata, int fd)
 	*(uint32_t *)((char *)p.param + 8) = 11;
 	vgpu_prog_submit_args(&p, &s, h, 4, 64);
 	ASSERT_EQ(0, _test_submit(fd, &s));
-	ASSERT_EQ(0, _test_wait_bo(fd, p.data_h, 60000000000ll));
+	ASSERT_EQ(0, _test_wait_bo(fd, p.data_h, vgpu_wait_ns(60)));
 	ASSERT_EQ(0, check_store(p.data, 256, 11));
 	vgpu_prog_unmap(&p);
 }
@@ -1884,4 +1884,19 @@ TEST_F(unplug, module_reload_jobs_in_flight)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+/*
+ * TEST_HARNESS_MAIN, with every test's timeout (the harness's 30 s, or a
+ * TEST_F_TIMEOUT's) multiplied by VGPU_TIMEOUT_SCALE: the harness kills a
+ * test that runs longer, and on the debug kernel everything is slower.
+ */
+int main(int argc, char **argv)
+{
+	unsigned int scale = vgpu_timeout_scale();
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout *= scale;
+	return test_harness_run(argc, argv);
+}
