@@ -1,93 +1,230 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-in-guest.sh: boot the guest (kernel and modules from
-# scripts/build-guest.sh) with vgpu.ko and the selftests in an initramfs of
-# its own (build/selftests/initramfs.cpio.gz), load drm, drm_shmem_helper,
-# gpu-sched and vgpu, run ./vgpu_test (the kselftests, counted by their TAP
-# "ok N"/"not ok N" lines), then ./test_libvgpu (tests/unit/test_libvgpu.c:
-# the library on the drm backend, counted by its "N passed, N failed"
-# line), and print the sum as "N passed, N failed".
-# Fails on any test failure and on WARN/BUG/oops in the guest's log.
+# run-in-guest.sh [--bench]: boot the guest with vgpu.ko and the installed
+# kselftests (build/selftests/install: `make -C tests/selftests/vgpu`,
+# build.sh) in an initramfs of its own, load the driver and run the suite
+# with kselftest's own runner, run_kselftest.sh:
+#
+#   ./run_kselftest.sh -t vgpu:vgpu_test        the driver's kselftests
+#   (then every vgpu-pci device is bound)
+#   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N \
+#   ./run_kselftest.sh -t vgpu:test_libvgpu     the library on the device
+#
+# each program under the timeout of vgpu/settings (times
+# VGPU_TIMEOUT_SCALE, through run_kselftest.sh -o).  The results are the
+# runner's KTAP: per program, the tests it counts in its own
+# "# Totals: pass:N fail:N ..." line; a program that crashed or ran out
+# of time ("not ok N selftests: vgpu: P # TIMEOUT"/"# exit=N", no
+# Totals) counts the tests it finished plus, as failed, the rest of its
+# plan (at least one).  The last line is the sum, "N passed, N failed".
+#
+# kselftest's runner on busybox: the guest's init makes the /dev/fd,
+# /dev/stdin, /dev/stdout and /dev/stderr links devtmpfs lacks (the runner
+# logs to /dev/stdout), and /usr/bin/timeout (the runner calls it by that
+# path, with GNU's --foreground) is a shim that runs busybox timeout.
+#
+# Fails on any test failure and on any report in the guest's kernel log:
+# WARN/BUG/oops and every checker of the debug kernel (lockdep, KASAN,
+# KFENCE, DEBUG_OBJECTS, list corruption, refcount, sleeping in atomic
+# context); where kmemleak exists, it scans after the final rmmod and any
+# leak it reports (printed) fails the run, as does an rmmod that fails.
+# Where the kernel has KUnit (the debug kernel) and the module KUnit
+# suites, their KTAP results (debugfs) are counted with kunit.py parse
+# (scripts/kunit-count.sh).
 #
 # The guest has VGPU_GUEST_DEVICES vgpu-pci devices (default 2; 1 with
-# --bench).  With
-# VGPU_GUEST_ISOLATE=1 (the default) vgpu.ko drives only the first while the
-# kselftests run: the others carry driver_override "none", because the
-# suite assumes a single device (it unbinds "the" device and expects no
-# vgpu device left, reads "the" debugfs directory).  Then every device is
-# bound and test_libvgpu runs with VGPU_TEST_DEVICES set to their number,
-# so that its dma-buf and several-device tests use two real devices.
-# With --bench, runs ./vgpu_bench instead (make bench-guest) and fails
-# when it fails or on WARN/BUG/oops.
-# The device runs SMs on 2 host threads (threads=2), so that queues run
-# concurrently (reset.completed_job_not_rerun needs it).
-# Environment: VGPU_TIMEOUT_MS (module timeout_ms, default 30000),
-# VGPU_GUEST_TIMEOUT (s), VGPU_GUEST_DIR (the guest kernel: vmlinuz,
-# modules/, kernel-version; default build/guest, Debian's 6.12;
-# build/guest-debug is the debug kernel), VGPU_MODULE (default
-# build/module/vgpu.ko), VGPU_GUEST_MEM (default 1G), VGPU_TIMEOUT_SCALE
-# (default 1: multiplies the driver's and the tests' job timeouts, for a
-# slower kernel).
+# --bench).  With VGPU_GUEST_ISOLATE=1 (the default) vgpu.ko drives only
+# the first while the kselftests run: the others carry driver_override
+# "none", because the suite assumes a single device (it unbinds "the"
+# device and expects no vgpu device left, reads "the" debugfs directory).
+# Then every device is bound and test_libvgpu runs with VGPU_TEST_DEVICES
+# set to their number, so that its dma-buf and several-device tests use
+# two real devices.  The device runs SMs on 2 host threads (threads=2),
+# so that queues run concurrently (reset.completed_job_not_rerun needs it).
 #
-# Besides WARN/BUG/oops the guest's log is searched for every report of
-# the debug kernel's checkers (lockdep, KASAN, KFENCE, DEBUG_OBJECTS,
-# list corruption, refcount, sleeping in atomic context); where kmemleak
-# exists it scans after the unload and any leak it reports fails the run.
-# Where the module has KUnit suites, their KTAP results (debugfs) are
-# counted with Debian's kunit.py parse (scripts/kunit-count.sh).
+# With --bench, runs vgpu/vgpu_bench instead (make bench-guest: installed,
+# not a run_kselftest.sh test) and fails when it fails or on a kernel
+# report.
+#
+# Environment:
+#   VGPU_GUEST_DIR      the guest kernel: vmlinuz, modules/, kernel-version
+#                       (default build/guest, Debian's 6.12, made by
+#                       scripts/build-guest.sh; build/guest-debug is the
+#                       debug kernel)
+#   VGPU_MODULE         vgpu.ko (default build/module/vgpu.ko)
+#   VGPU_GUEST_MEM      guest memory (default 1G; the debug kernel: 2G)
+#   VGPU_TIMEOUT_SCALE  (default 1) multiplies the driver's job timeout
+#                       (timeout_ms), the tests' own timeouts (they read
+#                       it: vgpu_lib.h) and the runner's per-program
+#                       timeout, for a slower kernel
+#   VGPU_TIMEOUT_MS     timeout_ms before scaling (default 30000)
+#   VGPU_GUEST_TIMEOUT  seconds QEMU may run in all (default: both
+#                       programs' timeouts plus 300 s, scaled)
+# The work files are build/selftests/<guest dir's name>[-bench]/ and the
+# serial log build/selftests/<the same>.log; runs on one guest directory
+# wait for each other.
 set -euo pipefail
-prog=vgpu_test
-[[ ${1:-} == --bench ]] && prog=vgpu_bench
+mode=test
+[[ ${1:-} == --bench ]] && mode=bench
 cd "$(dirname "$0")/../../.."
 top=$PWD
 out=$top/build/selftests
-guest=$top/${VGPU_GUEST_DIR:-build/guest}
-ko=$top/${VGPU_MODULE:-build/module/vgpu.ko}
+inst=$out/install
+guest_rel=${VGPU_GUEST_DIR:-build/guest}
+guest=$(realpath -m "$guest_rel")
+ko=$(realpath -m "${VGPU_MODULE:-build/module/vgpu.ko}")
 mem=${VGPU_GUEST_MEM:-1G}
 scale=${VGPU_TIMEOUT_SCALE:-1}
-timeout_ms=$(( ${VGPU_TIMEOUT_MS:-30000} * scale ))
+[[ $scale =~ ^[1-9][0-9]*$ ]] || { echo "run-in-guest: VGPU_TIMEOUT_SCALE=$scale: not a positive integer" >&2; exit 2; }
+timeout_ms=$((${VGPU_TIMEOUT_MS:-30000} * scale))
 qemu=$top/build/qemu-build/qemu-system-x86_64
 
-[[ -f $guest/vmlinuz && -d $guest/modules ]] || scripts/build-guest.sh
-[[ -f $ko ]] || scripts/build-module.sh
-[[ -x $out/$prog && -x $out/test_libvgpu ]] || make -C tests/selftests/vgpu
-ndev=${VGPU_GUEST_DEVICES:-2}
-[[ $prog == vgpu_bench ]] && ndev=${VGPU_GUEST_DEVICES:-1}
-isolate=${VGPU_GUEST_ISOLATE:-1}
+if [[ ! -f $guest/vmlinuz || ! -f $guest/kernel-version || ! -d $guest/modules ]]; then
+	if [[ $guest == "$top/build/guest" ]]; then
+		scripts/build-guest.sh
+	else
+		echo "run-in-guest: no guest kernel in $guest_rel (vmlinuz, modules/, kernel-version)" >&2
+		exit 1
+	fi
+fi
+if [[ ! -f $ko ]]; then
+	if [[ $ko == "$top/build/module/vgpu.ko" ]]; then
+		scripts/build-module.sh
+	else
+		echo "run-in-guest: no $ko" >&2
+		exit 1
+	fi
+fi
+[[ -x $qemu ]] || scripts/build-qemu.sh
+make --no-print-directory -C tests/selftests/vgpu
 kver=$(cat "$guest/kernel-version")
 
-root=$out/initramfs
-rm -rf "$root"
-mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/modules/$kver/extra}
+tag=$(basename "$guest")
+[[ $mode == bench ]] && tag+=-bench
+work=$out/$tag
+log=$out/$tag.log
+mkdir -p "$out"
+exec 8>"$out/$tag.lock"
+if ! flock -n 8; then
+	echo "run-in-guest: waiting for another run on $guest_rel"
+	flock 8
+fi
+
+ndev=${VGPU_GUEST_DEVICES:-2}
+[[ $mode == bench ]] && ndev=${VGPU_GUEST_DEVICES:-1}
+isolate=${VGPU_GUEST_ISOLATE:-1}
+# the runner's timeout per program (vgpu/settings), scaled
+ksft_timeout=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$inst/vgpu/settings")
+ksft_timeout=${ksft_timeout:-45}
+override=
+((scale == 1)) || override="-o $((ksft_timeout * scale))"
+guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((2 * ksft_timeout + 300) * scale))}
+
+root=$work/initramfs
+rm -rf "$work"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,lib/modules/$kver/extra}
 cp /bin/busybox "$root/bin/busybox"
-# the DRM modules and their dependencies, from the guest kernel's tree
-mkdir -p "$out/modroot/lib/modules"
-ln -sfn "$guest/modules" "$out/modroot/lib/modules/$kver"
-[[ -f $guest/modules/modules.dep ]] || depmod -b "$out/modroot" "$kver"
-for m in drm drm_shmem_helper gpu-sched drm_exec drm_gpuvm; do
-	modprobe -d "$out/modroot" -S "$kver" --show-depends "$m" |
-		awk '$1 == "insmod" { print $2 }'
+
+# The DRM modules vgpu.ko needs, with their dependencies, from the guest
+# kernel's tree; those built into the kernel (the debug kernel)
+# modprobe --show-depends reports as "builtin NAME": nothing to copy.
+modroot=$work/modroot
+mkdir -p "$modroot/lib/modules"
+ln -sfn "$guest/modules" "$modroot/lib/modules/$kver"
+[[ -f $guest/modules/modules.dep ]] || depmod -b "$modroot" "$kver"
+mods=(drm drm_shmem_helper gpu-sched drm_exec drm_gpuvm)
+IFS=, read -r -a deps <<<"$(modinfo -F depends "$ko")"
+for m in "${mods[@]}" "${deps[@]+"${deps[@]}"}"; do
+	[[ -n $m ]] || continue
+	if ! modprobe -d "$modroot" -S "$kver" --show-depends "$m" >"$work/deps" 2>&1; then
+		echo "run-in-guest: $m is neither a module nor built in: $(cat "$work/deps")" >&2
+		continue
+	fi
+	awk '$1 == "insmod" { print $2 }' "$work/deps"
 done | sort -u | while read -r f; do
-	rel=${f#"$out/modroot/lib/modules/$kver/"}
+	rel=${f#"$modroot/lib/modules/$kver/"}
 	mkdir -p "$root/lib/modules/$kver/$(dirname "$rel")"
 	cp "$f" "$root/lib/modules/$kver/$rel"
+	# Debian's are .ko.xz: busybox would hand them to the kernel first
+	# ("Invalid ELF header magic"), then unpack them itself
+	case $rel in
+	*.xz) xz -d "$root/lib/modules/$kver/$rel" ;;
+	esac
 done
 cp "$guest/modules/modules.order" "$guest/modules/modules.builtin"* "$root/lib/modules/$kver/" 2>/dev/null || true
 cp "$ko" "$root/lib/modules/$kver/extra/vgpu.ko"
 depmod -b "$root" "$kver"
-cp "$out/$prog" "$root/bin/"
-if [[ $prog == vgpu_test ]]; then
-	cp "$out/test_libvgpu" "$root/bin/"
+
+# the installed kselftests: run_kselftest.sh, kselftest-list.txt,
+# kselftest/, vgpu/
+cp -a "$inst" "$root/kselftest"
+rm -f "$root/kselftest/.installed"
+
+# /usr/bin/timeout for kselftest's runner.sh, which runs
+# "/usr/bin/timeout --foreground T /usr/bin/timeout T ./PROG" when that
+# file exists.  Busybox timeout knows no --foreground, kills PROG alone
+# (GNU's, without --foreground, kills PROG's process group: children
+# that would keep the runner's pipe open go too) and, as it execs PROG in
+# its own process, ends with PROG's status, 143 for its SIGTERM.  The
+# shim takes --foreground, runs PROG in a session of its own and kills
+# that group on time out (or when the outer timeout ends the shim), and
+# reports 124 as GNU's does: the runner then
+# prints "not ok N selftests: vgpu: PROG # TIMEOUT T seconds".
+cat >"$root/usr/bin/timeout" <<'SHIM'
+#!/bin/sh
+fg=
+while :; do
+	case $1 in
+	--foreground) fg=1; shift ;;
+	--preserve-status|-v|--verbose) shift ;;
+	*) break ;;
+	esac
+done
+if [ -n "$fg" ]; then
+	busybox timeout "$@"
+	rc=$?
+else
+	busybox setsid busybox timeout "$@" &
+	pid=$!
+	# the outer timeout's SIGTERM, at the same time: the group goes too
+	trap 'kill -s KILL -- -$pid 2>/dev/null; exit 124' TERM
+	wait $pid
+	rc=$?
+	[ $rc -eq 143 ] && kill -s KILL -- -$pid 2>/dev/null
 fi
+[ $rc -eq 143 ] && rc=124
+exit $rc
+SHIM
+chmod 755 "$root/usr/bin/timeout"
+
 # every checker's report (the debug kernel's) and WARN/BUG/oops
-kernel_issues='WARNING|BUG|Oops|Call Trace|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|list_add corruption|list_del corruption|refcount_t:|KASAN|KFENCE|sleeping function called from invalid context|scheduling while atomic'
-cat > "$root/init" <<INIT
+kernel_issues='WARNING|BUG|Oops|Call Trace|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|list_add corruption|list_del corruption|refcount_t:|KASAN|KFENCE|sleeping function called from invalid context|scheduling while atomic|kmemleak: .*new suspected memory leaks'
+if [[ $mode == bench ]]; then
+	run="cd /kselftest/vgpu && ./vgpu_bench; echo \"VGPU-SELFTEST-RC: \$?\""
+else
+	run="cd /kselftest
+./run_kselftest.sh $override -t vgpu:vgpu_test; echo \"VGPU-SELFTEST-RC: \$?\"
+for d in \$others; do
+	echo > /sys/bus/pci/devices/\$d/driver_override
+	echo \$d > /sys/bus/pci/drivers_probe
+done
+echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound\"
+VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev ./run_kselftest.sh $override -t vgpu:test_libvgpu
+echo \"VGPU-LIBTEST-RC: \$?\"
+cd /"
+fi
+cat >"$root/init" <<INIT
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/bin:/sbin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
+# what kselftest's runner expects of /dev and devtmpfs has not
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
 # the vgpu-pci devices after the first: no driver during the kselftests
 others=
 for d in /sys/bus/pci/devices/*; do
@@ -114,15 +251,7 @@ if [ -d /sys/kernel/debug/kunit ]; then
 	for r in /sys/kernel/debug/kunit/vgpu*/results; do [ -f "\$r" ] && cat "\$r"; done
 	echo "VGPU-KUNIT-END"
 fi
-cd /tmp && /bin/$prog; echo "VGPU-SELFTEST-RC: \$?"
-if [ -x /bin/test_libvgpu ]; then
-	for d in \$others; do
-		echo > /sys/bus/pci/devices/\$d/driver_override
-		echo \$d > /sys/bus/pci/drivers_probe
-	done
-	echo "VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound"
-	VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev /bin/test_libvgpu; echo "VGPU-LIBTEST-RC: \$?"
-fi
+$run
 cat /sys/kernel/debug/dri/*/queues 2>/dev/null
 echo "VGPU-GUEST: unload"; rmmod vgpu && echo "VGPU-GUEST: unloaded"
 if [ -f /sys/kernel/debug/kmemleak ]; then
@@ -137,56 +266,122 @@ if [ -f /sys/kernel/debug/kmemleak ]; then
 		echo "VGPU-GUEST: kmemleak: no leak"
 	fi
 fi
-dmesg | grep -E "$kernel_issues" && echo "VGPU-GUEST: KERNEL-ISSUE"
-poweroff -f
+if dmesg | grep -q -E "$kernel_issues"; then
+	echo "VGPU-GUEST: kernel log reports:"
+	dmesg | grep -E -A 20 "$kernel_issues"
+	echo "VGPU-GUEST: KERNEL-ISSUE"
+fi
+echo "VGPU-GUEST: end"
+# -no-reboot: QEMU exits (also where poweroff only halts: no ACPI)
+reboot -f
 INIT
 chmod 755 "$root/init"
-(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out/initramfs.cpio.gz"
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$work/initramfs.cpio.gz"
 
-log=$out/guest${prog#vgpu_test}.log
 devices=()
 for ((i = 0; i < ndev; i++)); do
 	devices+=(-device vgpu-pci,threads=2)
 done
+echo "run-in-guest: kernel $kver ($guest_rel), $(basename "$ko") timeout_ms=$timeout_ms, -m $mem, $ndev device(s), QEMU timeout ${guest_timeout}s"
 rc=0
-timeout "${VGPU_GUEST_TIMEOUT:-900}" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp 2 \
+timeout "$guest_timeout" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp 2 \
 	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg \
-	-kernel "$guest/vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+	-kernel "$guest/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
 	"${devices[@]}" -serial stdio -append "console=ttyS0 panic=-1 quiet" \
 	</dev/null | tee "$log" || rc=$?
-if [[ $prog == vgpu_bench ]]; then
+tr -d '\r' <"$log" >"$log.txt"
+echo
+
+if [[ $mode == bench ]]; then
 	bad=0
-	grep -q 'VGPU-SELFTEST-RC: 0' "$log" || { echo "run-in-guest: vgpu_bench failed"; bad=1; }
-	grep -q 'VGPU-GUEST: KERNEL-ISSUE' "$log" &&
-		{ echo "run-in-guest: WARN/BUG/oops in the guest kernel log"; bad=1; }
+	grep -q '^VGPU-SELFTEST-RC: 0$' "$log.txt" || { echo "run-in-guest: vgpu_bench failed"; bad=1; }
+	grep -q '^VGPU-GUEST: KERNEL-ISSUE$' "$log.txt" &&
+		{ echo "run-in-guest: a report in the guest kernel log"; bad=1; }
 	exit $bad
 fi
-tr -d '\r' <"$log" >"$log.txt"
-pass=$(grep -c '^ok [0-9]' "$log.txt" || true)
-fail=$(grep -c '^not ok [0-9]' "$log.txt" || true)
-echo "run-in-guest: kselftests: $pass passed, $fail failed"
-# the library tests: the last "N passed, N failed" line they printed
-lib=$(sed -n '/^VGPU-LIBTEST: /,/^VGPU-LIBTEST-RC: /p' "$log.txt" |
-	grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1 || true)
-if [[ $lib =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-	echo "run-in-guest: test_libvgpu: $lib"
-	pass=$((pass + BASH_REMATCH[1]))
-	fail=$((fail + BASH_REMATCH[2]))
-	if ! grep -q '^VGPU-LIBTEST-RC: 0$' "$log.txt" && ((BASH_REMATCH[2] == 0)); then
-		echo "run-in-guest: test_libvgpu failed"
+
+# ktap_count PROG: one line "PASS FAIL SKIP NOTE" for PROG's part of the
+# runner's KTAP.  The runner prints "# selftests: vgpu: PROG", PROG's own
+# KTAP prefixed with "# ", then "ok N selftests: vgpu: PROG" or
+# "not ok N selftests: vgpu: PROG # TIMEOUT T seconds" / "# exit=N".
+ktap_count() {
+	awk -v prog="$1" '
+	BEGIN { plan = ok = nok = sk = 0; tot = "" }
+	function finish(res, pass, fail, skip, note) {
+		if (tot != "") {
+			split(tot, t, " ")
+			pass = t[1] + t[3] + t[4]; fail = t[2] + t[6]; skip = t[5]
+			if (res !~ /^ok/ && fail == 0) { fail = 1; note = "runner: " res }
+		} else {
+			pass = ok; fail = nok; skip = sk
+			left = plan > 0 ? plan - ok - nok - sk : 0
+			fail += left > 1 ? left : 1
+			note = "no Totals: " (res == "" ? "did not finish" : res)
+		}
+		if (pass == 0 && fail == 0) { fail = 1; note = "ran no test" }
+		print pass + 0, fail + 0, skip + 0, note
+		done = 1
+	}
+	done { next }
+	$0 == "# selftests: vgpu: " prog { inprog = 1; plan = 0; ok = nok = sk = 0; tot = ""; next }
+	!inprog { next }
+	/^# 1\.\.[0-9]+$/ { plan = substr($2, 4) + 0; next }
+	/^# ok [0-9]+ / { if ($0 ~ /# SKIP/) sk++; else ok++; next }
+	/^# not ok [0-9]+ / { nok++; next }
+	/^# # Totals: pass:[0-9]+ fail:[0-9]+ xfail:[0-9]+ xpass:[0-9]+ skip:[0-9]+ error:[0-9]+$/ {
+		s = $0; sub(/^# # Totals: /, "", s); gsub(/[a-z]+:/, "", s); tot = s; next
+	}
+	/^(not )?ok [0-9]+ selftests: vgpu: / {
+		r = $0; sub(/^(not )?ok [0-9]+ selftests: vgpu: [^ ]+ ?/, "", r)
+		finish(($0 ~ /^not / ? "not ok" : "ok") (r == "" ? "" : " " r))
+	}
+	END { if (!done) finish("") }
+	' "$log.txt"
+}
+
+pass=0
+fail=0
+for p in vgpu_test test_libvgpu; do
+	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
+	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
+	# the failed tests, by name
+	sed -n "/^# selftests: vgpu: $p\$/,/^\(not \)\?ok [0-9]* selftests: vgpu: $p/p" "$log.txt" |
+		grep -E '^# not ok [0-9]+ ' | sed 's/^# /run-in-guest:   /' || true
+	pass=$((pass + p_pass))
+	fail=$((fail + p_fail))
+done
+grep -E '^VGPU-LIBTEST: ' "$log.txt" | sed 's/^VGPU-LIBTEST: /run-in-guest: /' || true
+
+# the driver's KUnit suites, where the kernel has KUnit (the debug kernel)
+if grep -q '^VGPU-GUEST: kernel .*checkers:.* kunit' "$log.txt"; then
+	sed -n '/^VGPU-KUNIT-BEGIN$/,/^VGPU-KUNIT-END$/p' "$log.txt" >"$work/kunit.ktap"
+	kunit=$(scripts/kunit-count.sh "$work/kunit.ktap" | tee "$work/kunit.log" | tail -n 1) || true
+	if [[ $kunit =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		echo "run-in-guest: KUnit: $kunit"
+		pass=$((pass + BASH_REMATCH[1]))
+		fail=$((fail + BASH_REMATCH[2]))
+		grep -E '^\[|^ *# .*(FAILED|Expected)' "$work/kunit.log" | grep -v PASSED || true
+	else
+		echo "run-in-guest: KUnit: no result"
 		fail=$((fail + 1))
 	fi
-else
-	echo "run-in-guest: test_libvgpu did not finish"
+fi
+if grep -q '^VGPU-GUEST: modprobe failed$' "$log.txt"; then
+	echo "run-in-guest: modprobe vgpu failed"
 	fail=$((fail + 1))
 fi
-if grep -q 'VGPU-GUEST: KERNEL-ISSUE' "$log"; then
-	echo "run-in-guest: WARN/BUG/oops in the guest kernel log"
+if grep -q '^VGPU-GUEST: unload$' "$log.txt" && ! grep -q '^VGPU-GUEST: unloaded$' "$log.txt"; then
+	echo "run-in-guest: rmmod vgpu failed"
 	fail=$((fail + 1))
 fi
-if ! grep -q 'VGPU-SELFTEST-RC:' "$log"; then
-	echo "run-in-guest: the suite did not finish (QEMU status $rc)"
+if grep -q '^VGPU-GUEST: KERNEL-ISSUE$' "$log.txt"; then
+	echo "run-in-guest: reports in the guest kernel log (WARN/BUG/oops, lockdep, KASAN, KFENCE, ODEBUG, list, refcount, kmemleak): see above"
 	fail=$((fail + 1))
 fi
+if ! grep -q '^VGPU-GUEST: end$' "$log.txt"; then
+	echo "run-in-guest: the guest did not finish (QEMU status $rc; timeout ${guest_timeout}s)"
+	fail=$((fail + 1))
+fi
+echo "run-in-guest: log in ${log#"$top/"}"
 echo "$pass passed, $fail failed"
 ((fail == 0))
