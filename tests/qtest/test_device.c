@@ -145,6 +145,24 @@ static void check_recovers(struct __test_metadata *_metadata, struct dev *d,
 	dev_kernel_free(&st.kern);
 }
 
+/*
+ * Most tests drive one QEMU with the device's default properties and one
+ * address space (dev_open), quit after the test, also when it failed.
+ */
+FIXTURE(device) {
+	struct dev d;
+};
+
+FIXTURE_SETUP(device)
+{
+	ASSERT_EQ(0, dev_open(&self->d, NULL, 1));
+}
+
+FIXTURE_TEARDOWN(device)
+{
+	dev_close(&self->d);
+}
+
 /* ---- identification, reset values, registers ---- */
 
 TEST(pci_identity_and_reset_values)
@@ -206,61 +224,58 @@ TEST(bad_properties_refused)
 	}
 }
 
-TEST(bad_register_accesses_ignored_and_logged)
+TEST_F(device, bad_register_accesses_ignored_and_logged)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	/* wrong sizes, misaligned, unknown offsets, read-only registers */
-	EXPECT_EQ(0, qts_readb(d.qts, DEV_BAR0 + VGPU_REG_ID));
-	EXPECT_EQ(0, qts_readw(d.qts, DEV_BAR0 + VGPU_REG_ID));
-	EXPECT_EQ(0u, qts_readq(d.qts, DEV_BAR0 + VGPU_REG_ID));
-	EXPECT_EQ(0u, qts_readl(d.qts, DEV_BAR0 + 2));
-	EXPECT_EQ(0u, reg_read(&d, 0x3000));
-	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_QUEUE(4))); /* queue 4 of 4 */
-	qts_writeq(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
-	qts_writeb(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
-	qts_writel(d.qts, DEV_BAR0 + VGPU_REG_IRQ_MASK + 1, 0);
-	reg_write(&d, VGPU_REG_ID, 0x1234);
-	reg_write(&d, VGPU_REG_CAP_SMS, 99);
-	reg_write(&d, 0x3ffc, 1);
-	reg_write(&d, VGPU_REG_AS_COUNT, VGPU_AS_MAX + 1);
-	qreg_write(&d, 0, VGPU_Q_DOORBELL, 5); /* queue disabled */
+	EXPECT_EQ(0, qts_readb(d->qts, DEV_BAR0 + VGPU_REG_ID));
+	EXPECT_EQ(0, qts_readw(d->qts, DEV_BAR0 + VGPU_REG_ID));
+	EXPECT_EQ(0u, qts_readq(d->qts, DEV_BAR0 + VGPU_REG_ID));
+	EXPECT_EQ(0u, qts_readl(d->qts, DEV_BAR0 + 2));
+	EXPECT_EQ(0u, reg_read(d, 0x3000));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_QUEUE(4))); /* queue 4 of 4 */
+	qts_writeq(d->qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
+	qts_writeb(d->qts, DEV_BAR0 + VGPU_REG_IRQ_MASK, 0);
+	qts_writel(d->qts, DEV_BAR0 + VGPU_REG_IRQ_MASK + 1, 0);
+	reg_write(d, VGPU_REG_ID, 0x1234);
+	reg_write(d, VGPU_REG_CAP_SMS, 99);
+	reg_write(d, 0x3ffc, 1);
+	reg_write(d, VGPU_REG_AS_COUNT, VGPU_AS_MAX + 1);
+	qreg_write(d, 0, VGPU_Q_DOORBELL, 5); /* queue disabled */
 
-	EXPECT_TRUE(qts_alive(d.qts));
-	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(&d, VGPU_REG_ID));
-	EXPECT_EQ(4u, reg_read(&d, VGPU_REG_CAP_SMS));
-	EXPECT_EQ(VGPU_IRQ_ALL, reg_read(&d, VGPU_REG_IRQ_MASK));
-	EXPECT_EQ(1u, reg_read(&d, VGPU_REG_AS_COUNT));
-	EXPECT_EQ(0u, qreg_read(&d, 0, VGPU_Q_TAIL));
-	EXPECT_EQ(14u, reg_read(&d, VGPU_REG_ERR_COUNT));
-	EXPECT_EQ(VGPU_ERR_BAD_REGISTER, reg_read(&d, VGPU_REG_ERR_LAST));
-	EXPECT_CONTAINS(qts_log(d.qts), "vgpu: 1-byte read at 0x0");
-	EXPECT_CONTAINS(qts_log(d.qts), "vgpu: read of unknown register 0x3000");
-	EXPECT_CONTAINS(qts_log(d.qts), "not a writable register");
-	EXPECT_CONTAINS(qts_log(d.qts), "doorbell 5 ignored");
-	dev_close(&d);
+	EXPECT_TRUE(qts_alive(d->qts));
+	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(d, VGPU_REG_ID));
+	EXPECT_EQ(4u, reg_read(d, VGPU_REG_CAP_SMS));
+	EXPECT_EQ(VGPU_IRQ_ALL, reg_read(d, VGPU_REG_IRQ_MASK));
+	EXPECT_EQ(1u, reg_read(d, VGPU_REG_AS_COUNT));
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_TAIL));
+	EXPECT_EQ(14u, reg_read(d, VGPU_REG_ERR_COUNT));
+	EXPECT_EQ(VGPU_ERR_BAD_REGISTER, reg_read(d, VGPU_REG_ERR_LAST));
+	EXPECT_CONTAINS(qts_log(d->qts), "vgpu: 1-byte read at 0x0");
+	EXPECT_CONTAINS(qts_log(d->qts), "vgpu: read of unknown register 0x3000");
+	EXPECT_CONTAINS(qts_log(d->qts), "not a writable register");
+	EXPECT_CONTAINS(qts_log(d->qts), "doorbell 5 ignored");
 }
 
 /* ---- launches ---- */
 
-TEST(launch_results_completion_and_msix)
+TEST_F(device, launch_results_completion_and_msix)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct store_setup st;
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
 	uint32_t out[96];
 	uint32_t slot;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 8);
-	EXPECT_NE(0u, qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
-	ASSERT_EQ(0, store_setup(&d, &st, 96, 100, RW));
+	dev_queue_init(d, 0, 8);
+	EXPECT_NE(0u, qreg_read(d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
+	ASSERT_EQ(0, store_setup(d, &st, 96, 100, RW));
 	cmd = store_cmd(&st, 3, 32);
 	cmd.hdr.flags = VGPU_CMD_F_IRQ;
-	slot = dev_submit(&d, 0, &cmd);
-	ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+	slot = dev_submit(d, 0, &cmd);
+	ASSERT_TRUE(dev_wait(d, 0, slot, &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	EXPECT_EQ(VGPU_CMD_LAUNCH, c.opcode);
 	EXPECT_EQ(0u, c.index);
@@ -268,58 +283,55 @@ TEST(launch_results_completion_and_msix)
 	EXPECT_EQ(1u, c.seq);
 	EXPECT_EQ(3u * 11, c.warp_insns); /* 3 warps x 11 instructions */
 	EXPECT_EQ((uint32_t)VGPU_EXC_NONE, c.exc.code);
-	qts_memread(d.qts, st.out_pa, out, sizeof(out));
+	qts_memread(d->qts, st.out_pa, out, sizeof(out));
 	for (unsigned i = 0; i < 96; i++)
 		EXPECT_EQ(i * 2 + 100, out[i]);
 
-	wait_msi(&d, 0);
-	EXPECT_EQ(DEV_MSI_DATA + 0, dev_msi_read(&d, 0));
-	EXPECT_EQ(0u, dev_msi_read(&d, 1));
-	EXPECT_EQ(VGPU_IRQ_COMPLETION, reg_read(&d, VGPU_REG_IRQ_STATUS));
-	reg_write(&d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION);
-	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_IRQ_STATUS));
-	EXPECT_EQ(1u, qreg_read(&d, 0, VGPU_Q_HEAD));
-	EXPECT_EQ(1u, qreg_read(&d, 0, VGPU_Q_TAIL));
-	EXPECT_EQ(1u, qreg_read(&d, 0, VGPU_Q_COMPLETED_LO));
-	EXPECT_NE(0u, qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
+	wait_msi(d, 0);
+	EXPECT_EQ(DEV_MSI_DATA + 0, dev_msi_read(d, 0));
+	EXPECT_EQ(0u, dev_msi_read(d, 1));
+	EXPECT_EQ(VGPU_IRQ_COMPLETION, reg_read(d, VGPU_REG_IRQ_STATUS));
+	reg_write(d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION);
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(1u, qreg_read(d, 0, VGPU_Q_HEAD));
+	EXPECT_EQ(1u, qreg_read(d, 0, VGPU_Q_TAIL));
+	EXPECT_EQ(1u, qreg_read(d, 0, VGPU_Q_COMPLETED_LO));
+	EXPECT_NE(0u, qreg_read(d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE);
 
 	/* Without F_IRQ: no message, no status bit. */
-	dev_msi_clear(&d);
+	dev_msi_clear(d);
 	cmd.hdr.flags = 0;
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &cmd), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	EXPECT_EQ(2u, c.seq);
-	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_IRQ_STATUS));
-	EXPECT_EQ(0u, dev_msi_read(&d, 0));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(0u, dev_msi_read(d, 0));
 	dev_kernel_free(&st.kern);
-	dev_close(&d);
 }
 
-TEST(ring_wraps_around)
+TEST_F(device, ring_wraps_around)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct store_setup st;
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
 	uint32_t out[4];
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 1, 2);
-	ASSERT_EQ(0, store_setup(&d, &st, 4, 0, RW));
+	dev_queue_init(d, 1, 2);
+	ASSERT_EQ(0, store_setup(d, &st, 4, 0, RW));
 	for (uint32_t i = 0; i < 5; i++) {
 		uint32_t k = 1000 * i;
 
-		qts_memwrite(d.qts, st.par_pa + 8, &k, 4);
+		qts_memwrite(d->qts, st.par_pa + 8, &k, 4);
 		cmd = store_cmd(&st, 1, 4);
-		ASSERT_TRUE(dev_wait(&d, 1, dev_submit(&d, 1, &cmd), &c));
+		ASSERT_TRUE(dev_wait(d, 1, dev_submit(d, 1, &cmd), &c));
 		EXPECT_EQ(VGPU_ERR_NONE, c.status);
 		EXPECT_EQ(i % 2, c.index);
 		EXPECT_EQ(i + 1, c.seq);
-		qts_memread(d.qts, st.out_pa, out, sizeof(out));
+		qts_memread(d->qts, st.out_pa, out, sizeof(out));
 		EXPECT_EQ(4 + k, out[2]);
 	}
 	dev_kernel_free(&st.kern);
-	dev_close(&d);
 }
 
 TEST(parallel_ctas_on_four_threads)
@@ -389,9 +401,9 @@ TEST(queues_run_independently)
 	dev_close(&d);
 }
 
-TEST(fence_writes_value_and_interrupts)
+TEST_F(device, fence_writes_value_and_interrupts)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 	uint64_t pa, va;
 	struct vgpu_cmd_fence f = {
@@ -399,30 +411,28 @@ TEST(fence_writes_value_and_interrupts)
 		.value = 0x1122334455667788ull,
 	};
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 4);
-	va = dev_buf(&d, 0, 4096, RW, &pa);
+	dev_queue_init(d, 0, 4);
+	va = dev_buf(d, 0, 4096, RW, &pa);
 	f.addr = va + 8;
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &f), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	EXPECT_EQ(VGPU_CMD_FENCE, c.opcode);
-	EXPECT_EQ(0x1122334455667788ull, qts_readq(d.qts, pa + 8));
-	wait_msi(&d, 0);
-	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(&d, 0));
+	EXPECT_EQ(0x1122334455667788ull, qts_readq(d->qts, pa + 8));
+	wait_msi(d, 0);
+	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(d, 0));
 
 	/* guest-physical fence */
 	f.hdr.flags = VGPU_CMD_F_FENCE_PHYS;
 	f.addr = pa + 16;
 	f.value = 42;
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &f), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
-	EXPECT_EQ(42u, qts_readq(d.qts, pa + 16));
-	dev_close(&d);
+	EXPECT_EQ(42u, qts_readq(d->qts, pa + 16));
 }
 
-TEST(tlb_invalidate_makes_new_mapping_visible)
+TEST_F(device, tlb_invalidate_makes_new_mapping_visible)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct store_setup st;
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
@@ -433,28 +443,26 @@ TEST(tlb_invalidate_makes_new_mapping_visible)
 	uint64_t other = 0;
 	uint32_t v;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 8);
-	ASSERT_EQ(0, store_setup(&d, &st, 4, 1, RW));
+	dev_queue_init(d, 0, 8);
+	ASSERT_EQ(0, store_setup(d, &st, 4, 1, RW));
 	cmd = store_cmd(&st, 1, 4);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &cmd), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
-	EXPECT_EQ(3u, qts_readl(d.qts, st.out_pa + 4));
+	EXPECT_EQ(3u, qts_readl(d->qts, st.out_pa + 4));
 
 	/* move the output page, invalidate, run again */
-	other = dev_alloc_pa(&d, 4096);
-	dev_map(&d, 0, st.out_va, other, RW);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &inv), &c));
+	other = dev_alloc_pa(d, 4096);
+	dev_map(d, 0, st.out_va, other, RW);
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &inv), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	EXPECT_EQ(VGPU_CMD_TLB_INVALIDATE, c.opcode);
 	v = 9;
-	qts_memwrite(d.qts, st.par_pa + 8, &v, 4);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	qts_memwrite(d->qts, st.par_pa + 8, &v, 4);
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &cmd), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
-	EXPECT_EQ(11u, qts_readl(d.qts, other + 4));
-	EXPECT_EQ(3u, qts_readl(d.qts, st.out_pa + 4));
+	EXPECT_EQ(11u, qts_readl(d->qts, other + 4));
+	EXPECT_EQ(3u, qts_readl(d->qts, st.out_pa + 4));
 	dev_kernel_free(&st.kern);
-	dev_close(&d);
 }
 
 TEST(address_spaces_are_separate)
@@ -483,40 +491,38 @@ TEST(address_spaces_are_separate)
 
 /* ---- malformed input ---- */
 
-TEST(bad_ring_address_stops_queue)
+TEST_F(device, bad_ring_address_stops_queue)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	/* ring in unassigned space; completions in RAM */
-	qreg_write(&d, 0, VGPU_Q_RING_LO, 0xd0000000u);
-	qreg_write(&d, 0, VGPU_Q_CPL_LO, 0x02000000u);
-	qreg_write(&d, 0, VGPU_Q_SIZE, 4);
-	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
-	qreg_write(&d, 0, VGPU_Q_DOORBELL, 1);
-	ASSERT_TRUE(dev_wait(&d, 0, 0, &c));
+	qreg_write(d, 0, VGPU_Q_RING_LO, 0xd0000000u);
+	qreg_write(d, 0, VGPU_Q_CPL_LO, 0x02000000u);
+	qreg_write(d, 0, VGPU_Q_SIZE, 4);
+	qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+	qreg_write(d, 0, VGPU_Q_DOORBELL, 1);
+	ASSERT_TRUE(dev_wait(d, 0, 0, &c));
 	EXPECT_EQ(VGPU_ERR_BAD_RING, c.status);
-	EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
-	EXPECT_EQ(0u, qreg_read(&d, 0, VGPU_Q_HEAD));
-	wait_msi(&d, 1);
-	EXPECT_EQ(DEV_MSI_DATA + 1, dev_msi_read(&d, 1));
-	EXPECT_CONTAINS(qts_log(d.qts), "command ring at 0xd0000000 is not guest RAM");
+	EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_RING, 0);
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_HEAD));
+	wait_msi(d, 1);
+	EXPECT_EQ(DEV_MSI_DATA + 1, dev_msi_read(d, 1));
+	EXPECT_CONTAINS(qts_log(d->qts), "command ring at 0xd0000000 is not guest RAM");
 
 	/* a ring on the device's own registers: refused, no MMIO from DMA */
-	qreg_write(&d, 1, VGPU_Q_RING_LO, (uint32_t)DEV_BAR0);
-	qreg_write(&d, 1, VGPU_Q_CPL_LO, 0x02040000u);
-	qreg_write(&d, 1, VGPU_Q_SIZE, 4);
-	qreg_write(&d, 1, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
-	qreg_write(&d, 1, VGPU_Q_DOORBELL, 1);
-	ASSERT_TRUE(dev_wait(&d, 1, 0, &c));
+	qreg_write(d, 1, VGPU_Q_RING_LO, (uint32_t)DEV_BAR0);
+	qreg_write(d, 1, VGPU_Q_CPL_LO, 0x02040000u);
+	qreg_write(d, 1, VGPU_Q_SIZE, 4);
+	qreg_write(d, 1, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+	qreg_write(d, 1, VGPU_Q_DOORBELL, 1);
+	ASSERT_TRUE(dev_wait(d, 1, 0, &c));
 	EXPECT_EQ(VGPU_ERR_BAD_RING, c.status);
-	EXPECT_STOPPED(&d, 1, VGPU_ERR_BAD_RING, 0);
-	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(&d, VGPU_REG_ID));
-	dev_close(&d);
+	EXPECT_STOPPED(d, 1, VGPU_ERR_BAD_RING, 0);
+	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(d, VGPU_REG_ID));
 }
 
-TEST(bad_ring_configuration_refused_at_enable)
+TEST_F(device, bad_ring_configuration_refused_at_enable)
 {
 	static const struct {
 		uint32_t ring, cpl, size;
@@ -527,50 +533,46 @@ TEST(bad_ring_configuration_refused_at_enable)
 		{ 0x01000020, 0x02000000, 4 },	  /* ring misaligned */
 		{ 0x01000000, 0x02000004, 4 },	  /* completions misaligned */
 	};
-	struct dev d;
+	struct dev *d = &self->d;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
-		qreg_write(&d, 0, VGPU_Q_RING_LO, bad[i].ring);
-		qreg_write(&d, 0, VGPU_Q_CPL_LO, bad[i].cpl);
-		qreg_write(&d, 0, VGPU_Q_SIZE, bad[i].size);
-		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
-		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+		qreg_write(d, 0, VGPU_Q_CONTROL, 0);
+		qreg_write(d, 0, VGPU_Q_RING_LO, bad[i].ring);
+		qreg_write(d, 0, VGPU_Q_CPL_LO, bad[i].cpl);
+		qreg_write(d, 0, VGPU_Q_SIZE, bad[i].size);
+		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_RING, 0);
 		/* resuming a bad configuration stops again */
-		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
-		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_RING, 0);
+		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_RING, 0);
 	}
 	/* ring registers cannot change while enabled */
-	qreg_write(&d, 0, VGPU_Q_SIZE, 16);
-	EXPECT_EQ(4u, qreg_read(&d, 0, VGPU_Q_SIZE));
-	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
-	dev_queue_init(&d, 0, 4);
-	check_recovers(_metadata, &d, 0);
-	dev_close(&d);
+	qreg_write(d, 0, VGPU_Q_SIZE, 16);
+	EXPECT_EQ(4u, qreg_read(d, 0, VGPU_Q_SIZE));
+	qreg_write(d, 0, VGPU_Q_CONTROL, 0);
+	dev_queue_init(d, 0, 4);
+	check_recovers(_metadata, d, 0);
 }
 
-TEST(completion_ring_outside_ram_stops_queue)
+TEST_F(device, completion_ring_outside_ram_stops_queue)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP } };
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 4);
-	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
-	qreg_write(&d, 0, VGPU_Q_CPL_LO, 0xd0000000u);
-	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
-	qts_memwrite(d.qts, 0x01000000, &nop, sizeof(nop));
-	qreg_write(&d, 0, VGPU_Q_DOORBELL, 1);
-	for (int i = 0; i < 100000 && !(qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED); i++)
+	dev_queue_init(d, 0, 4);
+	qreg_write(d, 0, VGPU_Q_CONTROL, 0);
+	qreg_write(d, 0, VGPU_Q_CPL_LO, 0xd0000000u);
+	qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+	qts_memwrite(d->qts, 0x01000000, &nop, sizeof(nop));
+	qreg_write(d, 0, VGPU_Q_DOORBELL, 1);
+	for (int i = 0; i < 100000 && !(qreg_read(d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED); i++)
 		;
-	EXPECT_STOPPED(&d, 0, VGPU_ERR_CPL_WRITE, 0);
-	dev_close(&d);
+	EXPECT_STOPPED(d, 0, VGPU_ERR_CPL_WRITE, 0);
 }
 
-TEST(malformed_commands_complete_with_bad_command)
+TEST_F(device, malformed_commands_complete_with_bad_command)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 	struct store_setup st;
 	uint8_t raw[VGPU_CMD_BYTES];
@@ -579,9 +581,8 @@ TEST(malformed_commands_complete_with_bad_command)
 	struct vgpu_cmd_tlb_invalidate t;
 	uint32_t slot;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 16);
-	ASSERT_EQ(0, store_setup(&d, &st, 4, 0, RW));
+	dev_queue_init(d, 0, 16);
+	ASSERT_EQ(0, store_setup(d, &st, 4, 0, RW));
 
 	const void *cmds[8];
 	unsigned n = 0;
@@ -616,22 +617,21 @@ TEST(malformed_commands_complete_with_bad_command)
 	cmds[n] = bufs[n], n++;
 
 	for (unsigned i = 0; i < n; i++) {
-		slot = dev_submit(&d, 0, cmds[i]);
-		ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+		slot = dev_submit(d, 0, cmds[i]);
+		ASSERT_TRUE(dev_wait(d, 0, slot, &c));
 		EXPECT_EQ(VGPU_ERR_BAD_COMMAND, c.status);
 		EXPECT_EQ(slot, c.index);
-		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_COMMAND, slot);
-		EXPECT_EQ(slot + 1, qreg_read(&d, 0, VGPU_Q_HEAD));
-		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_COMMAND, slot);
+		EXPECT_EQ(slot + 1, qreg_read(d, 0, VGPU_Q_HEAD));
+		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	}
-	check_recovers(_metadata, &d, 0);
+	check_recovers(_metadata, d, 0);
 	dev_kernel_free(&st.kern);
-	dev_close(&d);
 }
 
-TEST(invalid_launch_parameters)
+TEST_F(device, invalid_launch_parameters)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct store_setup st;
 	struct vgpu_cmd_launch l;
 	struct vgpu_completion c;
@@ -639,9 +639,8 @@ TEST(invalid_launch_parameters)
 	struct vgpu_cmd_launch cmds[6];
 	unsigned n = 0;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 16);
-	ASSERT_EQ(0, store_setup(&d, &st, 4, 0, RW));
+	dev_queue_init(d, 0, 16);
+	ASSERT_EQ(0, store_setup(d, &st, 4, 0, RW));
 	l = store_cmd(&st, 1, 2048);
 	cmds[n] = l, why[n++] = "block of 2048 threads";
 	l = store_cmd(&st, 0, 32);
@@ -660,77 +659,36 @@ TEST(invalid_launch_parameters)
 	cmds[n] = l, why[n++] = "cluster";
 
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t slot = dev_submit(&d, 0, &cmds[i]);
+		uint32_t slot = dev_submit(d, 0, &cmds[i]);
 
-		ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+		ASSERT_TRUE(dev_wait(d, 0, slot, &c));
 		EXPECT_EQ(VGPU_ERR_BAD_LAUNCH, c.status);
 		EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, c.exc.code);
 		EXPECT_CONTAINS(c.exc.msg, why[i]);
-		EXPECT_STOPPED(&d, 0, VGPU_ERR_BAD_LAUNCH, slot);
-		qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_LAUNCH, slot);
+		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	}
-	check_recovers(_metadata, &d, 0);
+	check_recovers(_metadata, d, 0);
 	dev_kernel_free(&st.kern);
-	dev_close(&d);
 }
 
-/* Run k_store writing through a buffer mapped (or broken) by @prepare. */
-static void fault_case(struct __test_metadata *_metadata, uint64_t out_flags,
-		       void (*prepare)(struct dev *, struct store_setup *),
-		       uint32_t status, uint32_t acc, uint32_t reason,
-		       bool va_is_out)
-{
-	struct dev d;
-	struct store_setup st;
-	struct vgpu_cmd_launch cmd;
-	struct vgpu_completion c;
-
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 8);
-	ASSERT_EQ(0, store_setup(&d, &st, 32, 0, out_flags));
-	if (prepare)
-		prepare(&d, &st);
-	cmd = store_cmd(&st, 1, 32);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
-	EXPECT_EQ(status, c.status);
-	EXPECT_EQ((uint32_t)VGPU_EXC_GLOBAL_FAULT, c.exc.code);
-	EXPECT_EQ(acc, c.exc.info[0]);
-	EXPECT_EQ(reason, c.exc.info[1]);
-	if (va_is_out)
-		EXPECT_EQ(st.out_va, c.exc.addr);
-	EXPECT_CONTAINS(c.exc.msg, "GPU MMU");
-	EXPECT_STOPPED(&d, 0, status, 0);
-	check_recovers(_metadata, &d, 0);
-	dev_kernel_free(&st.kern);
-	dev_close(&d);
-}
-
-TEST(mmu_store_to_read_only_page)
-{
-	fault_case(_metadata, RO, NULL, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
-		   VGPU_MMU_F_PERMISSION, true);
-}
+/*
+ * ---- GPU MMU faults ----
+ *
+ * k_store writes through a buffer mapped (or broken after set-up) by the
+ * variant's prepare(): the launch completes with @status, a global fault
+ * of access @acc for @reason (at the output buffer's address when
+ * @va_is_out), the queue stops and recovers.
+ */
 
 static void unmap_out(struct dev *d, struct store_setup *st)
 {
 	dev_map(d, 0, st->out_va, 0, 0);
 }
 
-TEST(mmu_store_to_unmapped_page)
-{
-	fault_case(_metadata, RW, unmap_out, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
-		   VGPU_MMU_F_NOT_PRESENT, true);
-}
-
 static void reserved_bits(struct dev *d, struct store_setup *st)
 {
 	dev_map(d, 0, st->out_va, st->out_pa, RW | (1ull << 60));
-}
-
-TEST(mmu_reserved_bits_in_pte)
-{
-	fault_case(_metadata, RW, reserved_bits, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
-		   VGPU_MMU_F_RESERVED, true);
 }
 
 static void table_outside_ram(struct dev *d, struct store_setup *st)
@@ -744,22 +702,10 @@ static void table_outside_ram(struct dev *d, struct store_setup *st)
 	qts_memwrite(d->qts, st->par_pa, &st->out_va, 8);
 }
 
-TEST(mmu_page_table_outside_ram)
-{
-	fault_case(_metadata, RW, table_outside_ram, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
-		   VGPU_MMU_F_TABLE_ACCESS, true);
-}
-
 static void page_on_mmio(struct dev *d, struct store_setup *st)
 {
 	/* the output page is the device's own BAR0: DMA must refuse it */
 	dev_map(d, 0, st->out_va, DEV_BAR0, RW);
-}
-
-TEST(dma_outside_guest_ram_faults)
-{
-	fault_case(_metadata, RW, page_on_mmio, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
-		   VGPU_MMU_F_BUS, true);
 }
 
 static void code_not_executable(struct dev *d, struct store_setup *st)
@@ -774,21 +720,9 @@ static void code_not_executable(struct dev *d, struct store_setup *st)
 	qts_writeq(d->qts, ea, qts_readq(d->qts, ea) & ~VGPU_PTE_EXEC);
 }
 
-TEST(mmu_code_without_execute_permission)
-{
-	fault_case(_metadata, RW, code_not_executable, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_EXEC,
-		   VGPU_MMU_F_PERMISSION, false);
-}
-
 static void params_unmapped(struct dev *d, struct store_setup *st)
 {
 	dev_map(d, 0, st->par_va, 0, 0);
-}
-
-TEST(mmu_parameters_unmapped)
-{
-	fault_case(_metadata, RW, params_unmapped, VGPU_ERR_MMU_FAULT, VGPU_MMU_ACC_READ,
-		   VGPU_MMU_F_NOT_PRESENT, false);
 }
 
 static void out_noncanonical(struct dev *d, struct store_setup *st)
@@ -798,10 +732,99 @@ static void out_noncanonical(struct dev *d, struct store_setup *st)
 	qts_memwrite(d->qts, st->par_pa, &va, 8);
 }
 
-TEST(mmu_address_beyond_48_bits)
+FIXTURE(mmu_fault) {
+	struct dev d;
+	struct store_setup st;
+};
+
+FIXTURE_VARIANT(mmu_fault) {
+	uint64_t out_flags;
+	void (*prepare)(struct dev *d, struct store_setup *st);
+	uint32_t status, acc, reason;
+	bool va_is_out;
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, store_to_read_only_page) {
+	.out_flags = RO, .prepare = NULL,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_PERMISSION, .va_is_out = true,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, store_to_unmapped_page) {
+	.out_flags = RW, .prepare = unmap_out,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_NOT_PRESENT, .va_is_out = true,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, reserved_bits_in_pte) {
+	.out_flags = RW, .prepare = reserved_bits,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_RESERVED, .va_is_out = true,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, page_table_outside_ram) {
+	.out_flags = RW, .prepare = table_outside_ram,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_TABLE_ACCESS, .va_is_out = true,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, dma_outside_guest_ram) {
+	.out_flags = RW, .prepare = page_on_mmio,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_BUS, .va_is_out = true,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, code_without_execute_permission) {
+	.out_flags = RW, .prepare = code_not_executable,
+	.status = VGPU_ERR_MMU_FAULT, .acc = VGPU_MMU_ACC_EXEC,
+	.reason = VGPU_MMU_F_PERMISSION, .va_is_out = false,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, parameters_unmapped) {
+	.out_flags = RW, .prepare = params_unmapped,
+	.status = VGPU_ERR_MMU_FAULT, .acc = VGPU_MMU_ACC_READ,
+	.reason = VGPU_MMU_F_NOT_PRESENT, .va_is_out = false,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, address_beyond_48_bits) {
+	.out_flags = RW, .prepare = out_noncanonical,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_NONCANONICAL, .va_is_out = false,
+};
+
+FIXTURE_SETUP(mmu_fault)
 {
-	fault_case(_metadata, RW, out_noncanonical, VGPU_ERR_EXCEPTION, VGPU_MMU_ACC_WRITE,
-		   VGPU_MMU_F_NONCANONICAL, false);
+	ASSERT_EQ(0, dev_open(&self->d, NULL, 1));
+	dev_queue_init(&self->d, 0, 8);
+	ASSERT_EQ(0, store_setup(&self->d, &self->st, 32, 0, variant->out_flags));
+}
+
+FIXTURE_TEARDOWN(mmu_fault)
+{
+	dev_kernel_free(&self->st.kern);
+	dev_close(&self->d);
+}
+
+TEST_F(mmu_fault, faults_and_recovers)
+{
+	struct dev *d = &self->d;
+	struct store_setup *st = &self->st;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+
+	if (variant->prepare)
+		variant->prepare(d, st);
+	cmd = store_cmd(st, 1, 32);
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &cmd), &c));
+	EXPECT_EQ(variant->status, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_GLOBAL_FAULT, c.exc.code);
+	EXPECT_EQ(variant->acc, c.exc.info[0]);
+	EXPECT_EQ(variant->reason, c.exc.info[1]);
+	if (variant->va_is_out)
+		EXPECT_EQ(st->out_va, c.exc.addr);
+	EXPECT_CONTAINS(c.exc.msg, "GPU MMU");
+	EXPECT_STOPPED(d, 0, variant->status, 0);
+	check_recovers(_metadata, d, 0);
 }
 
 TEST(mmu_bad_address_space)
@@ -841,31 +864,29 @@ TEST(mmu_bad_address_space)
 	dev_close(&d);
 }
 
-TEST(fence_faults)
+TEST_F(device, fence_faults)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 	struct vgpu_cmd_fence f = {
 		.hdr = { .opcode = VGPU_CMD_FENCE, .flags = VGPU_CMD_F_FENCE_PHYS },
 		.addr = 0xd0000000,
 	};
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 8);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	dev_queue_init(d, 0, 8);
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &f), &c));
 	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
 	EXPECT_EQ(VGPU_MMU_F_BUS, c.exc.info[1]);
 	EXPECT_EQ(0xd0000000, c.exc.addr);
-	qreg_write(&d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
+	qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	f.hdr.flags = 0;
 	f.addr = DEV_VA_BASE + 0x100000; /* unmapped */
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &f), &c));
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &f), &c));
 	EXPECT_EQ(VGPU_ERR_MMU_FAULT, c.status);
 	EXPECT_EQ(VGPU_MMU_ACC_WRITE, c.exc.info[0]);
 	EXPECT_EQ(VGPU_MMU_F_NOT_PRESENT, c.exc.info[1]);
 	EXPECT_EQ(DEV_VA_BASE + 0x100000, c.exc.addr);
-	check_recovers(_metadata, &d, 0);
-	dev_close(&d);
+	check_recovers(_metadata, d, 0);
 }
 
 TEST(runaway_kernel_stopped_by_watchdog)
@@ -887,19 +908,17 @@ TEST(runaway_kernel_stopped_by_watchdog)
 	dev_close(&d);
 }
 
-TEST(runaway_kernel_stopped_by_budget)
+TEST_F(device, runaway_kernel_stopped_by_budget)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 8);
-	ASSERT_TRUE(run_simple(&d, 0, k_spin, 1, 32, 100000, &c));
+	dev_queue_init(d, 0, 8);
+	ASSERT_TRUE(run_simple(d, 0, k_spin, 1, 32, 100000, &c));
 	EXPECT_EQ(VGPU_ERR_EXCEPTION, c.status);
 	EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, c.exc.code);
-	EXPECT_STOPPED(&d, 0, VGPU_ERR_EXCEPTION, 0);
-	check_recovers(_metadata, &d, 0);
-	dev_close(&d);
+	EXPECT_STOPPED(d, 0, VGPU_ERR_EXCEPTION, 0);
+	check_recovers(_metadata, d, 0);
 }
 
 /* ---- reset ---- */
@@ -969,156 +988,144 @@ TEST(register_reset_aborts_running_launch)
 	dev_close(&d);
 }
 
-TEST(function_level_reset_aborts_running_launch)
+TEST_F(device, function_level_reset_aborts_running_launch)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct dev_kernel kern;
 	struct vgpu_completion c;
 	unsigned exp;
 	uint32_t slot = 0;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	exp = qts_cfg_find_cap(d.qts, DEV_DEVFN, 0x10);
+	exp = qts_cfg_find_cap(d->qts, DEV_DEVFN, 0x10);
 	ASSERT_NE(0u, exp);
-	EXPECT_NE(0u, qts_cfg_readl(d.qts, DEV_DEVFN, exp + 4) & (1u << 28)); /* FLR capable */
-	start_spin(_metadata, &d, &kern, &slot);
-	EXPECT_NE(0u, qreg_read(&d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
-	qts_cfg_writew(d.qts, DEV_DEVFN, exp + 8,
-		       qts_cfg_readw(d.qts, DEV_DEVFN, exp + 8) | 0x8000);
+	EXPECT_NE(0u, qts_cfg_readl(d->qts, DEV_DEVFN, exp + 4) & (1u << 28)); /* FLR capable */
+	start_spin(_metadata, d, &kern, &slot);
+	EXPECT_NE(0u, qreg_read(d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
+	qts_cfg_writew(d->qts, DEV_DEVFN, exp + 8,
+		       qts_cfg_readw(d->qts, DEV_DEVFN, exp + 8) | 0x8000);
 	/* FLR cleared the BARs and the command register: set up again */
-	EXPECT_EQ(0, qts_cfg_readw(d.qts, DEV_DEVFN, 4) & 0x6);
-	qts_cfg_writel(d.qts, DEV_DEVFN, 0x10, (uint32_t)DEV_BAR0);
-	qts_cfg_writew(d.qts, DEV_DEVFN, 4, 0x6);
-	check_power_on_state(_metadata, &d);
-	dev_read_cpl(&d, 0, slot, &c);
+	EXPECT_EQ(0, qts_cfg_readw(d->qts, DEV_DEVFN, 4) & 0x6);
+	qts_cfg_writel(d->qts, DEV_DEVFN, 0x10, (uint32_t)DEV_BAR0);
+	qts_cfg_writew(d->qts, DEV_DEVFN, 4, 0x6);
+	check_power_on_state(_metadata, d);
+	dev_read_cpl(d, 0, slot, &c);
 	EXPECT_EQ(0u, c.seq);
-	reinit(&d);
-	check_recovers(_metadata, &d, 0);
+	reinit(d);
+	check_recovers(_metadata, d, 0);
 	dev_kernel_free(&kern);
-	dev_close(&d);
 }
 
-TEST(queue_disable_aborts_launch_with_completion)
+TEST_F(device, queue_disable_aborts_launch_with_completion)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct dev_kernel kern;
 	struct vgpu_completion c;
 	uint32_t slot = 0;
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	start_spin(_metadata, &d, &kern, &slot);
-	qreg_write(&d, 0, VGPU_Q_CONTROL, 0);
-	ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+	start_spin(_metadata, d, &kern, &slot);
+	qreg_write(d, 0, VGPU_Q_CONTROL, 0);
+	ASSERT_TRUE(dev_wait(d, 0, slot, &c));
 	EXPECT_EQ(VGPU_ERR_ABORTED, c.status);
 	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
 	EXPECT_CONTAINS(c.exc.msg, "queue disabled");
-	for (int i = 0; i < 100000 && qreg_read(&d, 0, VGPU_Q_STATUS); i++)
+	for (int i = 0; i < 100000 && qreg_read(d, 0, VGPU_Q_STATUS); i++)
 		;
-	EXPECT_EQ(0u, qreg_read(&d, 0, VGPU_Q_STATUS));
-	dev_queue_init(&d, 0, 8);
-	check_recovers(_metadata, &d, 0);
+	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_STATUS));
+	dev_queue_init(d, 0, 8);
+	check_recovers(_metadata, d, 0);
 	dev_kernel_free(&kern);
-	dev_close(&d);
 }
 
 /* ---- interrupts ---- */
 
-TEST(msix_masked_vector_sets_pba_then_delivers)
+TEST_F(device, msix_masked_vector_sets_pba_then_delivers)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 	uint32_t table, pba;
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
 					       .flags = VGPU_CMD_F_IRQ } };
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	ASSERT_NE(0u, d.msix_cap);
-	table = qts_cfg_readl(d.qts, DEV_DEVFN, d.msix_cap + 4) & ~7u;
-	pba = qts_cfg_readl(d.qts, DEV_DEVFN, d.msix_cap + 8) & ~7u;
-	qts_writel(d.qts, DEV_BAR2 + table + 12, 1); /* mask vector 0 */
-	dev_queue_init(&d, 0, 4);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
+	ASSERT_NE(0u, d->msix_cap);
+	table = qts_cfg_readl(d->qts, DEV_DEVFN, d->msix_cap + 4) & ~7u;
+	pba = qts_cfg_readl(d->qts, DEV_DEVFN, d->msix_cap + 8) & ~7u;
+	qts_writel(d->qts, DEV_BAR2 + table + 12, 1); /* mask vector 0 */
+	dev_queue_init(d, 0, 4);
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &nop), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
-	for (int i = 0; i < 100000 && !(qts_readl(d.qts, DEV_BAR2 + pba) & 1); i++)
+	for (int i = 0; i < 100000 && !(qts_readl(d->qts, DEV_BAR2 + pba) & 1); i++)
 		;
-	EXPECT_EQ(1u, qts_readl(d.qts, DEV_BAR2 + pba) & 1);
-	EXPECT_EQ(0u, dev_msi_read(&d, 0));
-	qts_writel(d.qts, DEV_BAR2 + table + 12, 0); /* unmask: delivered */
-	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(&d, 0));
-	EXPECT_EQ(0u, qts_readl(d.qts, DEV_BAR2 + pba) & 1);
-	dev_close(&d);
+	EXPECT_EQ(1u, qts_readl(d->qts, DEV_BAR2 + pba) & 1);
+	EXPECT_EQ(0u, dev_msi_read(d, 0));
+	qts_writel(d->qts, DEV_BAR2 + table + 12, 0); /* unmask: delivered */
+	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(d, 0));
+	EXPECT_EQ(0u, qts_readl(d->qts, DEV_BAR2 + pba) & 1);
 }
 
-TEST(irq_mask_holds_back_status)
+TEST_F(device, irq_mask_holds_back_status)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
 					       .flags = VGPU_CMD_F_IRQ } };
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	reg_write(&d, VGPU_REG_IRQ_MASK, 0);
-	dev_queue_init(&d, 0, 4);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
-	for (int i = 0; i < 100000 && !reg_read(&d, VGPU_REG_IRQ_STATUS); i++)
+	reg_write(d, VGPU_REG_IRQ_MASK, 0);
+	dev_queue_init(d, 0, 4);
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &nop), &c));
+	for (int i = 0; i < 100000 && !reg_read(d, VGPU_REG_IRQ_STATUS); i++)
 		;
-	EXPECT_EQ(VGPU_IRQ_COMPLETION, reg_read(&d, VGPU_REG_IRQ_STATUS));
-	EXPECT_EQ(0u, dev_msi_read(&d, 0));
-	reg_write(&d, VGPU_REG_IRQ_MASK, VGPU_IRQ_COMPLETION); /* delivers */
-	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(&d, 0));
-	dev_close(&d);
+	EXPECT_EQ(VGPU_IRQ_COMPLETION, reg_read(d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(0u, dev_msi_read(d, 0));
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_COMPLETION); /* delivers */
+	EXPECT_EQ(DEV_MSI_DATA, dev_msi_read(d, 0));
 }
 
-TEST(empty_kernel_many_launches)
+TEST_F(device, empty_kernel_many_launches)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct dev_kernel kern;
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
 	uint32_t slot = 0;
 
 	/* 200 launches, in batches that fit the 64-slot ring */
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	dev_queue_init(&d, 0, 64);
-	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_empty, &kern));
+	dev_queue_init(d, 0, 64);
+	ASSERT_EQ(0, dev_kernel_load(d, 0, k_empty, &kern));
 	cmd = dev_launch_cmd(&kern, 1, 32, 0, 0);
 	for (int batch = 0; batch < 4; batch++) {
 		for (int i = 0; i < 50; i++)
-			slot = dev_put(&d, 0, &cmd);
-		dev_doorbell(&d, 0);
-		ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+			slot = dev_put(d, 0, &cmd);
+		dev_doorbell(d, 0);
+		ASSERT_TRUE(dev_wait(d, 0, slot, &c));
 		EXPECT_EQ(VGPU_ERR_NONE, c.status);
 		EXPECT_EQ(50u * (batch + 1), c.seq);
 	}
-	EXPECT_EQ(200u, qreg_read(&d, 0, VGPU_Q_COMPLETED_LO));
+	EXPECT_EQ(200u, qreg_read(d, 0, VGPU_Q_COMPLETED_LO));
 	dev_kernel_free(&kern);
-	dev_close(&d);
 }
 
-TEST(intx_when_msix_is_off)
+TEST_F(device, intx_when_msix_is_off)
 {
-	struct dev d;
+	struct dev *d = &self->d;
 	struct vgpu_completion c;
 	struct vgpu_cmd_fence nop = { .hdr = { .opcode = VGPU_CMD_NOP,
 					       .flags = VGPU_CMD_F_IRQ } };
 
-	ASSERT_EQ(0, dev_open(&d, NULL, 1));
-	qts_cfg_writew(d.qts, DEV_DEVFN, d.msix_cap + 2, 0); /* MSI-X off */
-	EXPECT_EQ(1, qts_cfg_readw(d.qts, DEV_DEVFN, 0x3c) >> 8); /* pin A */
-	dev_queue_init(&d, 0, 4);
-	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &nop), &c));
-	for (int i = 0; i < 100000 && !(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8); i++)
+	qts_cfg_writew(d->qts, DEV_DEVFN, d->msix_cap + 2, 0); /* MSI-X off */
+	EXPECT_EQ(1, qts_cfg_readw(d->qts, DEV_DEVFN, 0x3c) >> 8); /* pin A */
+	dev_queue_init(d, 0, 4);
+	ASSERT_TRUE(dev_wait(d, 0, dev_submit(d, 0, &nop), &c));
+	for (int i = 0; i < 100000 && !(qts_cfg_readw(d->qts, DEV_DEVFN, 6) & 0x8); i++)
 		;
 	/* PCI status bit 3: the function asserts INTx */
-	EXPECT_TRUE(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
-	EXPECT_EQ(0u, dev_msi_read(&d, 0));
-	reg_write(&d, VGPU_REG_IRQ_MASK, 0); /* masked: deasserted */
-	EXPECT_FALSE((qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
-	reg_write(&d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
-	EXPECT_TRUE(qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8);
-	reg_write(&d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION); /* acknowledged */
-	EXPECT_FALSE((qts_cfg_readw(d.qts, DEV_DEVFN, 6) & 0x8));
-	dev_close(&d);
+	EXPECT_TRUE(qts_cfg_readw(d->qts, DEV_DEVFN, 6) & 0x8);
+	EXPECT_EQ(0u, dev_msi_read(d, 0));
+	reg_write(d, VGPU_REG_IRQ_MASK, 0); /* masked: deasserted */
+	EXPECT_FALSE((qts_cfg_readw(d->qts, DEV_DEVFN, 6) & 0x8));
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
+	EXPECT_TRUE(qts_cfg_readw(d->qts, DEV_DEVFN, 6) & 0x8);
+	reg_write(d, VGPU_REG_IRQ_ACK, VGPU_IRQ_COMPLETION); /* acknowledged */
+	EXPECT_FALSE((qts_cfg_readw(d->qts, DEV_DEVFN, 6) & 0x8));
 }
 
 TEST(migration_keeps_registers_and_queue_state)

@@ -289,6 +289,25 @@ static unsigned int expected_devices(void)
 	return e ? (unsigned int)atoi(e) : 0;
 }
 
+/*
+ * Most tests run on a device of the default backend, opened for the test
+ * (vgpu_device_open(NULL): VGPU_BACKEND decides) and closed after it.
+ */
+FIXTURE(libvgpu) {
+	struct vgpu_device *dev;
+};
+
+FIXTURE_SETUP(libvgpu)
+{
+	self->dev = dev_open();
+	ASSERT_NE(NULL, self->dev);
+}
+
+FIXTURE_TEARDOWN(libvgpu)
+{
+	vgpu_device_close(self->dev);
+}
+
 /* ==================================================================== */
 /* Devices                                                              */
 /* ==================================================================== */
@@ -301,14 +320,13 @@ TEST(backend_names)
 	EXPECT_EQ(NULL, vgpu_backend_name((enum vgpu_backend)7));
 }
 
-TEST(device_open_default_backend)
+TEST_F(libvgpu, device_open_default_backend)
 {
 	const char *env = getenv("VGPU_BACKEND");
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	enum vgpu_backend want;
 	unsigned int n = 99;
 
-	ASSERT_NE(NULL, dev);
 	EXPECT_EQ(0, vgpu_device_list(NULL, 0, &n));
 	if (env && !strcmp(env, "sim"))
 		want = VGPU_BACKEND_SIM;
@@ -319,7 +337,6 @@ TEST(device_open_default_backend)
 	EXPECT_EQ(want, vgpu_device_backend(dev));
 	printf("  backend %s, %u vgpu device(s)\n",
 	       vgpu_backend_name(vgpu_device_backend(dev)), n);
-	vgpu_device_close(dev);
 }
 
 TEST(device_open_errors)
@@ -445,12 +462,11 @@ TEST(device_list)
 	}
 }
 
-TEST(device_fd_and_open_fd)
+TEST_F(libvgpu, device_fd_and_open_fd)
 {
-	struct vgpu_device *dev = dev_open(), *d2 = NULL;
+	struct vgpu_device *dev = self->dev, *d2 = NULL;
 	int fd;
 
-	ASSERT_NE(NULL, dev);
 	fd = vgpu_device_fd(dev);
 	if (is_sim(dev)) {
 		EXPECT_EQ(-EOPNOTSUPP, fd);
@@ -470,15 +486,13 @@ TEST(device_fd_and_open_fd)
 		/* the library dup'd: our fd is still open */
 		EXPECT_GE(fcntl(fd, F_GETFD), 0);
 	}
-	vgpu_device_close(dev);
 }
 
-TEST(device_params)
+TEST_F(libvgpu, device_params)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	uint64_t v = 0;
 
-	ASSERT_NE(NULL, dev);
 	EXPECT_EQ(0x76900001u, param(dev, VGPU_PARAM_DEVICE_ID));
 	EXPECT_EQ(1u, param(dev, VGPU_PARAM_REVISION));
 	EXPECT_EQ(VGPU_WARP_SIZE, param(dev, VGPU_PARAM_WARP_SIZE));
@@ -499,16 +513,14 @@ TEST(device_params)
 	EXPECT_EQ(-EINVAL, vgpu_device_get_param(dev, VGPU_PARAM_COUNT, &v));
 	EXPECT_EQ(-EINVAL, vgpu_device_get_param(dev, 0xffffffffu, &v));
 	EXPECT_EQ(-EINVAL, vgpu_device_get_param(dev, VGPU_PARAM_SMS, NULL));
-	vgpu_device_close(dev);
 }
 
-TEST(device_query)
+TEST_F(libvgpu, device_query)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_device_info info;
 	uint64_t ver;
 
-	ASSERT_NE(NULL, dev);
 	EXPECT_EQ(-EINVAL, vgpu_device_query(dev, NULL));
 	ASSERT_EQ(0, vgpu_device_query(dev, &info));
 	EXPECT_EQ(info.backend, vgpu_device_backend(dev));
@@ -538,14 +550,12 @@ TEST(device_query)
 	printf("  %s: %s %s, %llu SMs, %llu queues\n", info.driver, info.node,
 	       info.pci_slot, (unsigned long long)info.param[VGPU_PARAM_SMS],
 	       (unsigned long long)info.param[VGPU_PARAM_QUEUES]);
-	vgpu_device_close(dev);
 }
 
-TEST(device_sim_options)
+TEST_F(libvgpu, device_sim_options)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 
-	ASSERT_NE(NULL, dev);
 	if (is_sim(dev)) {
 		EXPECT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_LATENCY, 10));
 		EXPECT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_TMA_BANDWIDTH, 256));
@@ -558,12 +568,11 @@ TEST(device_sim_options)
 		EXPECT_EQ(-EOPNOTSUPP, vgpu_device_set_trace(dev, stderr));
 		EXPECT_EQ(-EOPNOTSUPP, vgpu_device_set_trace(dev, NULL));
 	}
-	vgpu_device_close(dev);
 }
 
-TEST(device_sim_trace)
+TEST_F(libvgpu, device_sim_trace)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
@@ -572,11 +581,8 @@ TEST(device_sim_trace)
 	size_t len = 0, len1;
 	FILE *f;
 
-	ASSERT_NE(NULL, dev);
-	if (!is_sim(dev)) {
-		vgpu_device_close(dev);
+	if (!is_sim(dev))
 		return; /* device_sim_options checks drm's -EOPNOTSUPP */
-	}
 	prog = prog_new(dev, reduce_src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
@@ -609,7 +615,6 @@ TEST(device_sim_trace)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 TEST(device_closed_with_objects_alive)
@@ -690,16 +695,15 @@ TEST(device_closed_with_objects_alive)
 /* Buffer objects                                                       */
 /* ==================================================================== */
 
-TEST(bo_sizes)
+TEST_F(libvgpu, bo_sizes)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_bo *bo = (struct vgpu_bo *)0x1;
 	static const struct {
 		uint64_t size, rounded;
 	} ok[] = { { 1, 4096 }, { 4095, 4096 }, { 4096, 4096 }, { 4097, 8192 },
 		   { 1 << 20, 1 << 20 }, { (1 << 20) + 1, (1 << 20) + 4096 } };
 
-	ASSERT_NE(NULL, dev);
 	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 0, 0, &bo));
 	EXPECT_EQ(-E2BIG, vgpu_bo_new(dev, VGPU_BO_MAX_SIZE + 1, 0, &bo));
 	EXPECT_EQ(-E2BIG, vgpu_bo_new(dev, VGPU_BO_MAX_SIZE + 4096, 0, &bo));
@@ -715,17 +719,15 @@ TEST(bo_sizes)
 		vgpu_bo_free(bo);
 	}
 	vgpu_bo_free(NULL); /* a no-op */
-	vgpu_device_close(dev);
 }
 
-TEST(bo_flags)
+TEST_F(libvgpu, bo_flags)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_bo *bo = NULL;
 	static const uint32_t ok[] = { 0, VGPU_BO_READ_ONLY, VGPU_BO_NO_EXEC,
 				       VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC };
 
-	ASSERT_NE(NULL, dev);
 	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 4096, 1u << 2, &bo));
 	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 4096, 1u << 31, &bo));
 	EXPECT_EQ(-EINVAL, vgpu_bo_new(dev, 4096, ~0u, &bo));
@@ -739,16 +741,14 @@ TEST(bo_flags)
 		EXPECT_EQ(vgpu_bo_flags(bo), ok[i]);
 		vgpu_bo_free(bo);
 	}
-	vgpu_device_close(dev);
 }
 
-TEST(bo_addresses_and_handles)
+TEST_F(libvgpu, bo_addresses_and_handles)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_bo *bo[8] = { 0 };
 	uint64_t start, end;
 
-	ASSERT_NE(NULL, dev);
 	start = param(dev, VGPU_PARAM_VA_START);
 	end = start + param(dev, VGPU_PARAM_VA_SIZE);
 	for (int i = 0; i < 8; i++)
@@ -769,17 +769,15 @@ TEST(bo_addresses_and_handles)
 	}
 	for (int i = 0; i < 8; i++)
 		vgpu_bo_free(bo[i]);
-	vgpu_device_close(dev);
 }
 
-TEST(bo_map)
+TEST_F(libvgpu, bo_map)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_bo *bo = NULL;
 	uint8_t *p = NULL, *q = NULL;
 	bool zero = true;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 3 * 4096, 0, &bo));
 	EXPECT_EQ(-EINVAL, vgpu_bo_map(bo, NULL));
 	ASSERT_EQ(0, vgpu_bo_map(bo, (void **)&p));
@@ -802,16 +800,14 @@ TEST(bo_map)
 	p[100] = 7;
 	EXPECT_EQ(7, p[100]);
 	vgpu_bo_free(bo); /* frees the mapping too */
-	vgpu_device_close(dev);
 }
 
-TEST(bo_read_write_ranges)
+TEST_F(libvgpu, bo_read_write_ranges)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_bo *bo = NULL;
 	uint8_t buf[64], back[64];
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 5000, 0, &bo)); /* 8192 bytes */
 	for (int i = 0; i < 64; i++)
 		buf[i] = (uint8_t)(i * 3 + 1);
@@ -838,12 +834,11 @@ TEST(bo_read_write_ranges)
 	EXPECT_EQ(-EINVAL, vgpu_bo_write(bo, 0, NULL, 4));
 	EXPECT_EQ(-EINVAL, vgpu_bo_read(bo, 0, NULL, 4));
 	vgpu_bo_free(bo);
-	vgpu_device_close(dev);
 }
 
-TEST(bo_wait)
+TEST_F(libvgpu, bo_wait)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
@@ -851,7 +846,6 @@ TEST(bo_wait)
 	uint32_t out[2];
 	int ret;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
 	/* idle: 0 whatever the timeout, a poll included */
 	EXPECT_EQ(0, vgpu_bo_wait(bo, 0));
@@ -879,16 +873,14 @@ TEST(bo_wait)
 	vgpu_args_free(args);
 	vgpu_program_free(prog);
 	vgpu_bo_free(bo);
-	vgpu_device_close(dev);
 }
 
-TEST(bo_export_import_errors)
+TEST_F(libvgpu, bo_export_import_errors)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_bo *bo = NULL, *imp = (struct vgpu_bo *)0x1;
 	int pipefd[2], fd = -1;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
 	EXPECT_EQ(-EINVAL, vgpu_bo_export(bo, NULL));
 	EXPECT_EQ(-EBADF, vgpu_bo_import(dev, -1, &imp));
@@ -902,17 +894,15 @@ TEST(bo_export_import_errors)
 	EXPECT_EQ((struct vgpu_bo *)0x1, imp);
 	close(fd);
 	vgpu_bo_free(bo);
-	vgpu_device_close(dev);
 }
 
-TEST(bo_export_import_same_device)
+TEST_F(libvgpu, bo_export_import_same_device)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_bo *bo = NULL, *a = NULL, *b = NULL;
 	int fd = -1, fd2 = -1;
 	uint32_t v = 0;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 8192, VGPU_BO_NO_EXEC, &bo));
 	ASSERT_EQ(0, vgpu_bo_write(bo, 4096, &(uint32_t){ 0x1234 }, 4));
 	ASSERT_EQ(0, vgpu_bo_export(bo, &fd));
@@ -937,7 +927,6 @@ TEST(bo_export_import_same_device)
 	EXPECT_EQ(8192u, vgpu_bo_size(b));
 	EXPECT_EQ(VGPU_BO_NO_EXEC, vgpu_bo_flags(b));
 	vgpu_bo_free(b);
-	vgpu_device_close(dev);
 }
 
 /*
@@ -1112,9 +1101,9 @@ static const char two_kernels_src[] =
 	"  STG.32 [R2+0x4], R4 ;\n"
 	"  EXIT ;\n";
 
-TEST(program_kernels_and_params)
+TEST_F(libvgpu, program_kernels_and_params)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	const struct vgpu_kernel *k0 = NULL, *k1 = NULL, *k = NULL;
 	struct vgpu_kernel_info ki;
@@ -1123,7 +1112,6 @@ TEST(program_kernels_and_params)
 	struct vgpu_args *a0 = NULL, *a1 = NULL;
 	uint32_t out[2] = { 0 };
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, two_kernels_src);
 	ASSERT_NE(NULL, prog);
 	EXPECT_EQ(2u, vgpu_program_kernel_count(prog));
@@ -1196,18 +1184,16 @@ TEST(program_kernels_and_params)
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
 	vgpu_program_free(NULL); /* a no-op */
-	vgpu_device_close(dev);
 }
 
-TEST(program_unnamed_kernel_is_main)
+TEST_F(libvgpu, program_unnamed_kernel_is_main)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	const struct vgpu_kernel *k = NULL;
 	struct vgpu_kernel_info ki;
 	struct vgpu_job *job = NULL;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, "  NOP ;\n  EXIT ;\n");
 	ASSERT_NE(NULL, prog);
 	EXPECT_EQ(1u, vgpu_program_kernel_count(prog));
@@ -1223,17 +1209,15 @@ TEST(program_unnamed_kernel_is_main)
 		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
 	vgpu_job_free(job);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(program_assembly_errors)
+TEST_F(libvgpu, program_assembly_errors)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog = (struct vgpu_program *)0x1;
 	static const char bad[] = ".kernel k\n  FOO R1 ;\n  EXIT ;\n  MOV R1, 0x100000000 ;\n";
 	char log[512], small[16];
 
-	ASSERT_NE(NULL, dev);
 	memset(log, 'x', sizeof(log));
 	EXPECT_EQ(-EINVAL,
 		  vgpu_program_assemble(dev, bad, strlen(bad), "bad.vgs", &prog,
@@ -1273,12 +1257,11 @@ TEST(program_assembly_errors)
 		  vgpu_program_assemble(dev, bad, strlen(bad), "e.vgs", NULL, log,
 					sizeof(log)));
 	EXPECT_EQ((struct vgpu_program *)0x1, prog);
-	vgpu_device_close(dev);
 }
 
-TEST(program_binary_round_trip)
+TEST_F(libvgpu, program_binary_round_trip)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog, *p2 = NULL, *p3 = NULL;
 	const struct vgpu_kernel *k = NULL;
 	struct vgpu_kernel_info ki;
@@ -1286,7 +1269,6 @@ TEST(program_binary_round_trip)
 	size_t len = 0, len2 = 0;
 	char log[512];
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, two_kernels_src);
 	ASSERT_NE(NULL, prog);
 	EXPECT_EQ(-EINVAL, vgpu_program_binary(prog, NULL, &len));
@@ -1323,12 +1305,11 @@ TEST(program_binary_round_trip)
 	free(bin2);
 	vgpu_program_free(p2);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(program_load_file)
+TEST_F(libvgpu, program_load_file)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog = NULL, *p2 = NULL, *p3 = NULL;
 	char dir[] = "/tmp/test_libvgpu.XXXXXX", path[96], bpath[96], log[512];
 	void *bin = NULL;
@@ -1336,7 +1317,6 @@ TEST(program_load_file)
 	FILE *f;
 	struct store s;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/store.vgs", dir);
 	snprintf(bpath, sizeof(bpath), "%s/store.vgo", dir);
@@ -1378,19 +1358,17 @@ TEST(program_load_file)
 	free(bin);
 	vgpu_program_free(p2);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(program_disassemble)
+TEST_F(libvgpu, program_disassemble)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog, *p2 = NULL;
 	void *b1 = NULL, *b2 = NULL;
 	size_t l1 = 0, l2 = 0, len = 0;
 	char *text = NULL, log[512];
 	FILE *f;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, two_kernels_src);
 	ASSERT_NE(NULL, prog);
 	EXPECT_EQ(-EINVAL, vgpu_program_disassemble(prog, NULL));
@@ -1423,19 +1401,17 @@ TEST(program_disassemble)
 	free(text);
 	vgpu_program_free(p2);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(program_freed_while_job_runs)
+TEST_F(libvgpu, program_freed_while_job_runs)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
 	struct vgpu_job *job = NULL;
 	uint32_t out[2] = { 0 };
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, spin_src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
@@ -1452,7 +1428,6 @@ TEST(program_freed_while_job_runs)
 	EXPECT_EQ(77u, out[1]);
 	vgpu_job_free(job);
 	vgpu_bo_free(bo);
-	vgpu_device_close(dev);
 }
 
 /* ==================================================================== */
@@ -1480,9 +1455,9 @@ static const char params_src[] =
 	"  STG.64 [R2+0x18], R4 ;\n"
 	"  EXIT ;\n";
 
-TEST(args_setters)
+TEST_F(libvgpu, args_setters)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	const struct vgpu_kernel *k;
 	struct vgpu_args *args = NULL;
@@ -1490,7 +1465,6 @@ TEST(args_setters)
 	uint32_t out[8] = { 0 };
 	float f = 0;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, params_src);
 	ASSERT_NE(NULL, prog);
 	k = kern(prog);
@@ -1561,7 +1535,6 @@ TEST(args_setters)
 	vgpu_args_free(NULL); /* a no-op */
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 /* A kernel without declared parameters reads its buffer raw. */
@@ -1574,9 +1547,9 @@ static const char raw_src[] =
 	"  STG.32 [R2+0x8], R6 ;\n"
 	"  EXIT ;\n";
 
-TEST(args_raw_and_push)
+TEST_F(libvgpu, args_raw_and_push)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	const struct vgpu_kernel *k;
 	struct vgpu_args *args = NULL;
@@ -1584,7 +1557,6 @@ TEST(args_raw_and_push)
 	uint32_t out[3] = { 0 }, tail = 0xc0ffee;
 	uint8_t big[VGPU_MAX_PARAM_BYTES + 1] = { 0 };
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, raw_src);
 	ASSERT_NE(NULL, prog);
 	k = kern(prog);
@@ -1616,12 +1588,11 @@ TEST(args_raw_and_push)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(args_too_many_buffers)
+TEST_F(libvgpu, args_too_many_buffers)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo **bos;
@@ -1630,7 +1601,6 @@ TEST(args_too_many_buffers)
 	struct vgpu_job *job = NULL;
 	uint32_t *out = NULL;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, store_src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
@@ -1666,7 +1636,6 @@ TEST(args_too_many_buffers)
 	free(bos);
 	vgpu_args_free(args);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 TEST(objects_of_another_device)
@@ -1727,16 +1696,15 @@ TEST(objects_of_another_device)
 /* Launches, jobs                                                       */
 /* ==================================================================== */
 
-TEST(launch_store_results_and_status)
+TEST_F(libvgpu, launch_store_results_and_status)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_job_status st;
 	struct vgpu_job *job = NULL;
 	struct store s;
 	struct vgpu_exception_record rec;
 	char buf[64];
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, store_init(&s, dev, NULL, 4 * 4096));
 	ASSERT_EQ(0, store_launch(&s, 7, 8, 128, &job));
 	EXPECT_EQ(-EINVAL, vgpu_job_status(job, NULL));
@@ -1756,12 +1724,11 @@ TEST(launch_store_results_and_status)
 	vgpu_job_free(job);
 	vgpu_job_free(NULL); /* a no-op */
 	store_fini(&s);
-	vgpu_device_close(dev);
 }
 
-TEST(launch_reduce_bar_sync)
+TEST_F(libvgpu, launch_reduce_bar_sync)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_launch_config cfg = { .block = { 256 } };
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
@@ -1769,7 +1736,6 @@ TEST(launch_reduce_bar_sync)
 	struct vgpu_job *job = NULL;
 	uint32_t out[2] = { 0 };
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, reduce_src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 16, 0, &bo));
@@ -1797,10 +1763,9 @@ TEST(launch_reduce_bar_sync)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(launch_grid_block_3d)
+TEST_F(libvgpu, launch_grid_block_3d)
 {
 	/* out[linear cta * 64 + linear tid] = 1 for a 2x3x2 grid of 4x4x4 */
 	static const char src[] =
@@ -1816,7 +1781,7 @@ TEST(launch_grid_block_3d)
 		"  MOV R6, 0x1 ;\n"
 		"  STG.32 [R4], R6 ;\n"
 		"  EXIT ;\n";
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_launch_config cfg = { .grid = { 2, 3, 2 }, .block = { 4, 4, 4 } };
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
@@ -1824,7 +1789,6 @@ TEST(launch_grid_block_3d)
 	uint32_t *out = NULL;
 	unsigned int ones = 0;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4 * 4096, 0, &bo));
@@ -1841,19 +1805,17 @@ TEST(launch_grid_block_3d)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(launch_queues)
+TEST_F(libvgpu, launch_queues)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_launch_config cfg = { .block = { 32 } };
 	struct vgpu_job_status st;
 	struct vgpu_job *job = NULL;
 	struct store s;
 	uint32_t nq;
 
-	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
 	for (uint32_t q = 0; q < nq; q++) {
@@ -1874,12 +1836,11 @@ TEST(launch_queues)
 	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
 	EXPECT_EQ((struct vgpu_job *)0x1, job);
 	store_fini(&s);
-	vgpu_device_close(dev);
 }
 
-TEST(launch_config_errors)
+TEST_F(libvgpu, launch_config_errors)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_syncobj *fresh = NULL, *done = NULL;
 	struct vgpu_sync_point *many;
 	struct vgpu_launch_config cfg;
@@ -1888,7 +1849,6 @@ TEST(launch_config_errors)
 	struct vgpu_program *r;
 	struct vgpu_args *ra = NULL;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
 	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &fresh));
 	ASSERT_EQ(0, vgpu_syncobj_new(dev, VGPU_SYNCOBJ_SIGNALED, &done));
@@ -1957,7 +1917,6 @@ TEST(launch_config_errors)
 	vgpu_syncobj_free(fresh);
 	vgpu_syncobj_free(done);
 	store_fini(&s);
-	vgpu_device_close(dev);
 }
 
 /* A launch the driver accepts and the device refuses: VGPU_EXC_BAD_LAUNCH. */
@@ -1987,13 +1946,12 @@ static void expect_bad_launch(struct __test_metadata *_metadata,
 	vgpu_job_free(job);
 }
 
-TEST(launch_rejected_by_device)
+TEST_F(libvgpu, launch_rejected_by_device)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_launch_config cfg;
 	struct store s;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
 	cfg = (struct vgpu_launch_config){ .block = { 1024, 2 } };
 	expect_bad_launch(_metadata, dev, s.k, s.args, &cfg, "thread");
@@ -2006,12 +1964,11 @@ TEST(launch_rejected_by_device)
 	EXPECT_EQ(0, store_run(&s, 1, 1, 64));
 	EXPECT_EQ(0u, store_bad(s.out, 64, 1));
 	store_fini(&s);
-	vgpu_device_close(dev);
 }
 
-TEST(job_wait_timeout_and_poll)
+TEST_F(libvgpu, job_wait_timeout_and_poll)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
@@ -2022,7 +1979,6 @@ TEST(job_wait_timeout_and_poll)
 	int64_t t0;
 	int ret;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, spin_src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
@@ -2054,12 +2010,11 @@ TEST(job_wait_timeout_and_poll)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(job_budget_exceeded)
+TEST_F(libvgpu, job_budget_exceeded)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
@@ -2068,7 +2023,6 @@ TEST(job_budget_exceeded)
 	struct vgpu_launch_config cfg = { .budget = 1000 };
 	char text[1024];
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, spin_src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
@@ -2085,7 +2039,6 @@ TEST(job_budget_exceeded)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 /* ==================================================================== */
@@ -2113,9 +2066,9 @@ static const char fault_src[] =
 	"  STG.32 [R2+0x10], R4 ;\n"
 	"  EXIT ;\n";
 
-TEST(exception_global_fault)
+TEST_F(libvgpu, exception_global_fault)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_exception_record rec;
 	struct vgpu_job_status st;
 	struct vgpu_program *prog;
@@ -2128,7 +2081,6 @@ TEST(exception_global_fault)
 	char small[20];
 	char t2[2048];
 
-	ASSERT_NE(NULL, dev);
 	addr = unmapped_address(dev);
 	prog = prog_new(dev, fault_src);
 	ASSERT_NE(NULL, prog);
@@ -2167,12 +2119,11 @@ TEST(exception_global_fault)
 	vgpu_job_free(job);
 	vgpu_args_free(args);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(exception_write_to_read_only_buffer)
+TEST_F(libvgpu, exception_write_to_read_only_buffer)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_exception_record rec;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
@@ -2180,7 +2131,6 @@ TEST(exception_write_to_read_only_buffer)
 	struct vgpu_job *job = NULL;
 	uint32_t v = 0;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, fault_src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, VGPU_BO_READ_ONLY, &ro));
@@ -2200,10 +2150,9 @@ TEST(exception_write_to_read_only_buffer)
 	vgpu_args_free(args);
 	vgpu_bo_free(ro);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(exception_barrier_count_mismatch)
+TEST_F(libvgpu, exception_barrier_count_mismatch)
 {
 	static const char src[] =
 		".kernel mismatch\n"
@@ -2215,14 +2164,13 @@ TEST(exception_barrier_count_mismatch)
 		"w1:\n"
 		"  BAR.SYNC 0x1, 0x60 ;\n"
 		"  EXIT ;\n";
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_exception_record rec;
 	struct vgpu_job_status st;
 	struct vgpu_program *prog;
 	struct vgpu_job *job = NULL;
 	char text[2048];
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0,
@@ -2247,19 +2195,17 @@ TEST(exception_barrier_count_mismatch)
 	EXPECT_CONTAINS(text, "expects 64");
 	vgpu_job_free(job);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(exception_deadlock)
+TEST_F(libvgpu, exception_deadlock)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_exception_record rec;
 	struct vgpu_program *prog;
 	struct vgpu_job *job = NULL;
 	struct store s;
 	char text[4096];
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, ".kernel stuck\n  BAR.SYNC 0x7, 0x80 ;\n  EXIT ;\n");
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0,
@@ -2285,7 +2231,6 @@ TEST(exception_deadlock)
 	EXPECT_EQ(0u, store_bad(s.out, 128, 4));
 	store_fini(&s);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 TEST(exception_names_and_describe)
@@ -2338,14 +2283,13 @@ TEST(exception_names_and_describe)
 /* Syncobjs and dependencies                                            */
 /* ==================================================================== */
 
-TEST(syncobj_basics)
+TEST_F(libvgpu, syncobj_basics)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_syncobj *a = NULL, *b = NULL, *c = (struct vgpu_syncobj *)0x1;
 	uint64_t pt = 99;
 	int64_t t0;
 
-	ASSERT_NE(NULL, dev);
 	EXPECT_EQ(-EINVAL, vgpu_syncobj_new(dev, 2, &c));
 	EXPECT_EQ(-EINVAL, vgpu_syncobj_new(dev, 0, NULL));
 	EXPECT_EQ((struct vgpu_syncobj *)0x1, c);
@@ -2381,7 +2325,6 @@ TEST(syncobj_basics)
 	vgpu_syncobj_free(b);
 	vgpu_syncobj_free(c);
 	vgpu_syncobj_free(NULL); /* a no-op */
-	vgpu_device_close(dev);
 }
 
 struct waiter {
@@ -2401,9 +2344,9 @@ static void *waiter_main(void *arg)
 }
 
 /* The host waits for a point that no job has been submitted for yet. */
-TEST(syncobj_wait_before_submit)
+TEST_F(libvgpu, syncobj_wait_before_submit)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_syncobj *tl = NULL, *bin = NULL;
 	struct waiter w1 = { 0 }, w2 = { 0 };
 	pthread_t t1, t2;
@@ -2413,7 +2356,6 @@ TEST(syncobj_wait_before_submit)
 	int64_t submit;
 	uint64_t pt = 0;
 
-	ASSERT_NE(NULL, dev);
 	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
 	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &tl));
 	ASSERT_EQ(0, vgpu_syncobj_new(dev, 0, &bin));
@@ -2440,7 +2382,6 @@ TEST(syncobj_wait_before_submit)
 	vgpu_syncobj_free(tl);
 	vgpu_syncobj_free(bin);
 	store_fini(&s);
-	vgpu_device_close(dev);
 }
 
 /*
@@ -2449,9 +2390,9 @@ TEST(syncobj_wait_before_submit)
  * list (no implicit synchronisation: only the syncobj orders them) ->
  * point 2 -> the host.
  */
-TEST(syncobj_timeline_dependencies)
+TEST_F(libvgpu, syncobj_timeline_dependencies)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *pspin, *pcopy;
 	struct vgpu_args *aa = NULL, *ab = NULL;
 	struct vgpu_bo *outa = NULL, *outb = NULL;
@@ -2464,7 +2405,6 @@ TEST(syncobj_timeline_dependencies)
 	struct vgpu_sync_point in, out;
 	struct vgpu_launch_config cfg;
 
-	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	pspin = prog_new(dev, spin_src);
 	pcopy = prog_new(dev, copy_src);
@@ -2524,17 +2464,16 @@ TEST(syncobj_timeline_dependencies)
 	vgpu_bo_free(outb);
 	vgpu_program_free(pspin);
 	vgpu_program_free(pcopy);
-	vgpu_device_close(dev);
 }
 
 /* A chain of jobs through one binary syncobj, each adding to a counter. */
-TEST(syncobj_binary_chain)
+TEST_F(libvgpu, syncobj_binary_chain)
 {
 	static const char src[] =
 		".kernel inc\n.param u64 p\n"
 		"  LDP.64 R2, [p] ;\n  LDG.32 R4, [R2] ;\n"
 		"  IADD R4, R4, 0x1 ;\n  STG.32 [R2], R4 ;\n  EXIT ;\n";
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
@@ -2542,7 +2481,6 @@ TEST(syncobj_binary_chain)
 	uint32_t v = 0;
 	uint32_t nq;
 
-	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	prog = prog_new(dev, src);
 	ASSERT_NE(NULL, prog);
@@ -2566,23 +2504,21 @@ TEST(syncobj_binary_chain)
 	vgpu_syncobj_free(s);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 /* Implicit synchronisation: jobs on one listed buffer run in order. */
-TEST(implicit_sync_through_buffers)
+TEST_F(libvgpu, implicit_sync_through_buffers)
 {
 	static const char src[] =
 		".kernel inc\n.param ptr p\n"
 		"  LDP.64 R2, [p] ;\n  LDG.32 R4, [R2] ;\n"
 		"  IADD R4, R4, 0x1 ;\n  STG.32 [R2], R4 ;\n  EXIT ;\n";
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
 	uint32_t v = 0, nq;
 
-	ASSERT_NE(NULL, dev);
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	prog = prog_new(dev, src);
 	ASSERT_NE(NULL, prog);
@@ -2600,16 +2536,15 @@ TEST(implicit_sync_through_buffers)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 /*
  * A job that depends on a failed one still runs (the scheduler does not
  * pass a dependency's error on), and its own status is its own.
  */
-TEST(dependency_on_failed_job)
+TEST_F(libvgpu, dependency_on_failed_job)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *pf;
 	struct vgpu_args *af = NULL;
 	struct vgpu_syncobj *tl = NULL;
@@ -2619,7 +2554,6 @@ TEST(dependency_on_failed_job)
 	struct vgpu_sync_point in, out;
 	struct vgpu_launch_config cfg;
 
-	ASSERT_NE(NULL, dev);
 	pf = prog_new(dev, fault_src);
 	ASSERT_NE(NULL, pf);
 	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
@@ -2650,18 +2584,45 @@ TEST(dependency_on_failed_job)
 	vgpu_args_free(af);
 	store_fini(&s);
 	vgpu_program_free(pf);
-	vgpu_device_close(dev);
 }
 
 /*
  * Hardware queues run side by side: a short job on queue 1 completes while
  * a long one on queue 0 still runs (drm; sim runs each job at submit).
- * @same_prog: both kernels in one program (one code buffer).
+ * Variants: the two kernels in two programs, or in one (one code buffer:
+ * the code BO is read-only, so vgpu.ko fences it as read by each job and
+ * a job waits only for its writers).
  */
-static void queues_side_by_side(struct __test_metadata *_metadata,
-				bool same_prog)
+FIXTURE(queues) {
+	struct vgpu_device *dev;
+};
+
+FIXTURE_VARIANT(queues) {
+	bool same_prog;
+};
+
+FIXTURE_VARIANT_ADD(queues, two_programs) {
+	.same_prog = false,
+};
+
+FIXTURE_VARIANT_ADD(queues, one_program) {
+	.same_prog = true,
+};
+
+FIXTURE_SETUP(queues)
 {
-	struct vgpu_device *dev = dev_open();
+	self->dev = dev_open();
+	ASSERT_NE(NULL, self->dev);
+}
+
+FIXTURE_TEARDOWN(queues)
+{
+	vgpu_device_close(self->dev);
+}
+
+TEST_F(queues, side_by_side)
+{
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *p1, *p2;
 	const struct vgpu_kernel *kspin = NULL, *kstore = NULL;
 	struct vgpu_args *aspin = NULL, *astore = NULL;
@@ -2671,12 +2632,9 @@ static void queues_side_by_side(struct __test_metadata *_metadata,
 	char src[2048];
 	uint32_t *out = NULL;
 
-	ASSERT_NE(NULL, dev);
-	if (param(dev, VGPU_PARAM_QUEUES) < 2) {
-		vgpu_device_close(dev);
+	if (param(dev, VGPU_PARAM_QUEUES) < 2)
 		return;
-	}
-	if (same_prog) {
+	if (variant->same_prog) {
 		snprintf(src, sizeof(src), "%s%s", spin_src, store_src);
 		p1 = prog_new(dev, src);
 		p2 = NULL;
@@ -2718,22 +2676,6 @@ static void queues_side_by_side(struct __test_metadata *_metadata,
 	vgpu_bo_free(b2);
 	vgpu_program_free(p1);
 	vgpu_program_free(p2);
-	vgpu_device_close(dev);
-}
-
-TEST(queues_side_by_side_two_programs)
-{
-	queues_side_by_side(_metadata, false);
-}
-
-/*
- * One program's launches on two queues run side by side: the code BO is
- * read-only, so vgpu.ko fences it as read by each job and a job waits
- * only for its writers.
- */
-TEST(queues_side_by_side_one_program)
-{
-	queues_side_by_side(_metadata, true);
 }
 
 /*
@@ -2748,9 +2690,9 @@ TEST(queues_side_by_side_one_program)
  * driver remembers the last 256 of a file): its wait and status still
  * tell how it ended.
  */
-TEST(job_status_outlives_driver_history)
+TEST_F(libvgpu, job_status_outlives_driver_history)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_job *first = NULL, *failed = NULL;
 	struct vgpu_job_status st;
 	struct vgpu_program *pf;
@@ -2785,7 +2727,6 @@ TEST(job_status_outlives_driver_history)
 	vgpu_args_free(af);
 	vgpu_program_free(pf);
 	store_fini(&s);
-	vgpu_device_close(dev);
 }
 #endif
 
@@ -2854,26 +2795,22 @@ static void run_workers(struct __test_metadata *_metadata,
 	}
 }
 
-TEST(threads_share_device_and_program)
+TEST_F(libvgpu, threads_share_device_and_program)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, store_src);
 	ASSERT_NE(NULL, prog);
 	run_workers(_metadata, dev, prog);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
-TEST(threads_share_device_own_programs)
+TEST_F(libvgpu, threads_share_device_own_programs)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 
-	ASSERT_NE(NULL, dev);
 	run_workers(_metadata, dev, NULL);
-	vgpu_device_close(dev);
 }
 
 TEST(threads_own_devices)
@@ -2944,13 +2881,12 @@ static void *bo_churn_main(void *arg)
 	return NULL;
 }
 
-TEST(threads_buffer_churn)
+TEST_F(libvgpu, threads_buffer_churn)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct bo_churn c[NTHREADS];
 	pthread_t t[NTHREADS];
 
-	ASSERT_NE(NULL, dev);
 	for (int i = 0; i < NTHREADS; i++) {
 		c[i] = (struct bo_churn){ .dev = dev };
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, bo_churn_main, &c[i]));
@@ -2959,13 +2895,12 @@ TEST(threads_buffer_churn)
 		pthread_join(t[i], NULL);
 		EXPECT_EQ(0u, c[i].failures);
 	}
-	vgpu_device_close(dev);
 }
 
 /* Many launches in flight at once reuse parameter pages correctly. */
-TEST(many_launches_in_flight)
+TEST_F(libvgpu, many_launches_in_flight)
 {
-	struct vgpu_device *dev = dev_open();
+	struct vgpu_device *dev = self->dev;
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
@@ -2973,7 +2908,6 @@ TEST(many_launches_in_flight)
 	uint32_t *out = NULL;
 	unsigned int bad = 0;
 
-	ASSERT_NE(NULL, dev);
 	prog = prog_new(dev, ".kernel put\n.param u64 p\n.param u32 v\n"
 			     "  LDP.64 R2, [p] ;\n  LDP.32 R4, [v] ;\n"
 			     "  STG.32 [R2], R4 ;\n  EXIT ;\n");
@@ -2998,7 +2932,6 @@ TEST(many_launches_in_flight)
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
-	vgpu_device_close(dev);
 }
 
 TEST_HARNESS_MAIN

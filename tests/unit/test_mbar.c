@@ -370,145 +370,221 @@ TEST(without_sanitizer_behaviour_follows_the_encoding)
 	kt_free(&k);
 }
 
-/* ---- sanitizer: every undefined behaviour of the text ---- */
+/*
+ * ---- sanitizer: every undefined behaviour of the text ----
+ *
+ * Each variant's code after MB_PROLOGUE, under the sanitizer, raises
+ * @code with @msg in the message at address @addr; the same program runs
+ * to the end without the sanitizer, except where the hardware cannot go
+ * on at all (misaligned and out-of-range shared accesses).
+ */
 
-static void san_case(struct __test_metadata *_metadata, const char *body,
-		     uint32_t code, const char *msg, uint64_t addr)
-{
-	bool ok;
+FIXTURE(sanitizer) {
 	char src[2048];
 	struct kt k;
+};
 
-	snprintf(src, sizeof(src), "%s%s  EXIT ;\n", MB_PROLOGUE, body);
-	ok = !kt_load(&k, src);
-	EXPECT_TRUE(ok) TH_LOG("assembly of: %s", body);
-	if (!ok) {
-		kt_free(&k);
+FIXTURE_VARIANT(sanitizer) {
+	const char *body;
+	uint32_t code;
+	uint64_t addr;
+	const char *msg;
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, uninitialised_arrive) {
+	.body = "  @P6 MBAR.ARRIVE _, [R4] ;\n",
+	.code = VGPU_EXC_MBAR_UNINIT, .addr = 0,
+	.msg = "MBAR.ARRIVE on an uninitialised",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, uninitialised_after_inval) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INVAL [R4] ;\n"
+		"  @P6 MBAR.EXPECT_TX [R4], 0x10 ;\n",
+	.code = VGPU_EXC_MBAR_UNINIT, .addr = 0,
+	.msg = "MBAR.EXPECT_TX on an uninitialised",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, uninitialised_test_wait) {
+	.body = "  MOV R5, 0x8 ;\n  MBAR.TEST_WAIT.PARITY P1, [R5], 0x0 ;\n",
+	.code = VGPU_EXC_MBAR_UNINIT, .addr = 8,
+	.msg = "MBAR.TEST_WAIT",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, ordinary_load_of_live_mbarrier) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  LDS.32 R5, [RZ+0x4] ;\n",
+	.code = VGPU_EXC_MBAR_ACCESS, .addr = 4,
+	.msg = "touches the live mbarrier at 0x0",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, ordinary_store_over_live_mbarrier) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 STS.64 [R4], RZ ;\n",
+	.code = VGPU_EXC_MBAR_ACCESS, .addr = 0,
+	.msg = "8-byte access at shared 0x0",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, atomic_on_live_mbarrier) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  ATOMS.ADD.U32 RZ, [R4], R0 ;\n",
+	.code = VGPU_EXC_MBAR_ACCESS, .addr = 0,
+	.msg = "live mbarrier",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, init_of_live) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INIT [R4], 0x2 ;\n",
+	.code = VGPU_EXC_MBAR_REINIT, .addr = 0,
+	.msg = "MBAR.INIT of a live mbarrier",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, init_misaligned) {
+	.body = "  MOV R5, 0x4 ;\n  @P6 MBAR.INIT [R5], 0x1 ;\n",
+	.code = VGPU_EXC_MISALIGNED, .addr = 4,
+	.msg = "not 8-byte aligned",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, init_count_0) {
+	.body = "  @P6 MBAR.INIT [R4], RZ ;\n",
+	.code = VGPU_EXC_MBAR_RANGE, .addr = 0,
+	.msg = "count 0 is outside 1..1048575",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, init_count_beyond_range) {
+	.body = "  MOV R5, 0x100000 ;\n  @P6 MBAR.INIT [R4], R5 ;\n",
+	.code = VGPU_EXC_MBAR_RANGE, .addr = 0,
+	.msg = "count 1048576",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, arrive_count_0) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4], RZ ;\n",
+	.code = VGPU_EXC_MBAR_RANGE, .addr = 0,
+	.msg = "arrive count 0",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, expect_tx_beyond_range) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
+		"  @P6 MBAR.EXPECT_TX [R4], R5 ;\n  @P6 MBAR.EXPECT_TX [R4], 0x1 ;\n",
+	.code = VGPU_EXC_MBAR_RANGE, .addr = 0,
+	.msg = "tx-count 1048575 + 1",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, complete_tx_beyond_range) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
+		"  @P6 MBAR.COMPLETE_TX [R4], R5 ;\n  @P6 MBAR.COMPLETE_TX [R4], 0x1 ;\n",
+	.code = VGPU_EXC_MBAR_RANGE, .addr = 0,
+	.msg = "tx-count -1048575 - 1",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, arrivals_beyond_pending) {
+	.body = "  @P6 MBAR.INIT [R4], 0x2 ;\n  MBAR.ARRIVE _, [R4] ;\n",
+	.code = VGPU_EXC_MBAR_RANGE, .addr = 0,
+	.msg = "32 arrivals exceed the 2 pending",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, pending_overflow_from_cp_async_arrive) {
+	.body = "  MOV R5, 0xfffff ;\n  @P6 MBAR.INIT [R4], R5 ;\n"
+		"  BAR.SYNC 0x0 ;\n  CP.ASYNC.MBARRIER.ARRIVE [R4] ;\n",
+	.code = VGPU_EXC_MBAR_OVERFLOW, .addr = 0,
+	.msg = "pending 1048575 + 32",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, arrive_before_the_previous_phase_was_waited_on) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4] ;\n"
+		"  @P6 MBAR.ARRIVE _, [R4] ;\n",
+	.code = VGPU_EXC_MBAR_PHASE_ORDER, .addr = 0,
+	.msg = "arrive in phase 1 before any wait on phase 0 returned true",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, nocomplete_that_would_complete) {
+	.body = "  @P6 MBAR.INIT [R4], 0x2 ;\n"
+		"  @P6 MBAR.ARRIVE.NOCOMPLETE _, [R4], 0x2 ;\n",
+	.code = VGPU_EXC_MBAR_NOCOMPLETE, .addr = 0,
+	.msg = ".NOCOMPLETE arrive of 2 would complete phase 0",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, token_of_an_old_phase) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
+		"  @P6 MBAR.TEST_WAIT.PARITY P1, [R4], 0x0 ;\n"
+		"  @P6 MBAR.ARRIVE _, [R4] ;\n"
+		"  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n",
+	.code = VGPU_EXC_MBAR_BAD_TOKEN, .addr = 0,
+	.msg = "names phase 0, not the current 2",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, token_not_from_this_mbarrier) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x1 ;\n  MOV R7, RZ ;\n"
+		"  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n",
+	.code = VGPU_EXC_MBAR_BAD_TOKEN, .addr = 0,
+	.msg = "token 0x0000000000000001",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, parity_outside_the_two_phases) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x2 ;\n"
+		"  @P6 MBAR.TRY_WAIT.PARITY P1, [R4], R6 ;\n",
+	.code = VGPU_EXC_MBAR_BAD_TOKEN, .addr = 0,
+	.msg = "parity 2 is not 0 or 1",
+};
+
+FIXTURE_VARIANT_ADD(sanitizer, pending_count_of_a_completing_token) {
+	.body = "  @P6 MBAR.INIT [R4], 0x2 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
+		"  @P6 MBAR.PENDING_COUNT R8, R6 ;\n",
+	.code = VGPU_EXC_MBAR_BAD_TOKEN, .addr = 0,
+	.msg = "not a .NOCOMPLETE token",
+};
+
+/* a bulk copy whose destination runs past the CTA's 1040 bytes */
+FIXTURE_VARIANT_ADD(sanitizer, copy_outside_shared_window) {
+	.body = "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+		"  MOV R6, 0x400 ;\n  MOV R8, R2 ;\n  MOV R9, R3 ;\n  MOV R10, 0x20 ;\n"
+		"  @P6 CP.ASYNC.BULK [R6], [R8], R10, [R4] ;\n",
+	.code = VGPU_EXC_SMEM_RANGE, .addr = 0x400,
+	.msg = "outside its 0x410 bytes",
+};
+
+FIXTURE_SETUP(sanitizer)
+{
+	snprintf(self->src, sizeof(self->src), "%s%s  EXIT ;\n", MB_PROLOGUE,
+		 variant->body);
+	ASSERT_EQ(0, kt_load(&self->k, self->src))
+		TH_LOG("assembly of: %s", variant->body);
+}
+
+FIXTURE_TEARDOWN(sanitizer)
+{
+	kt_free(&self->k);
+}
+
+TEST_F(sanitizer, detected)
+{
+	struct kt *k = &self->k;
+
+	k->block[0] = 32;
+	k->flags = SAN;
+	expect_exc(_metadata, k, variant->code, variant->msg);
+	EXPECT_EQ(variant->addr, k->exc.addr);
+	if (variant->code == VGPU_EXC_MISALIGNED ||
+	    variant->code == VGPU_EXC_SMEM_RANGE)
 		return;
-	}
-	k.block[0] = 32;
+	kt_free(k);
+	ASSERT_EQ(0, kt_load(k, self->src));
+	k->block[0] = 32;
+	EXPECT_FALSE(kt_run(k) && k->exc.code != VGPU_EXC_DEADLOCK)
+		TH_LOG("without sanitizer: %s: %s", vgpu_exc_name(k->exc.code),
+		       k->exc.msg);
+}
+
+/* arrive in phase 1 with the wait on phase 0 in between: fine */
+TEST(sanitizer_arrive_after_the_previous_phase_was_waited_on)
+{
+	struct kt k;
+
+	ASSERT_EQ(0,
+		  kt_load(&k, MB_PROLOGUE
+			      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+			      "  @P6 MBAR.ARRIVE _, [R4] ;\n"
+			      "  @P6 MBAR.TEST_WAIT.PARITY P1, [R4], 0x0 ;\n"
+			      "  @P6 MBAR.ARRIVE _, [R4] ;\n"
+			      "  EXIT ;\n"));
 	k.flags = SAN;
-	expect_exc(_metadata, &k, code, msg);
-	EXPECT_EQ(addr, k.exc.addr);
+	KT_RUN_OK(&k);
 	kt_free(&k);
-	/* the same program runs to the end without the sanitizer, except
-	 * where the hardware cannot go on at all */
-	if (code != VGPU_EXC_MISALIGNED && code != VGPU_EXC_SMEM_RANGE) {
-		ASSERT_EQ(0, kt_load(&k, src));
-		k.block[0] = 32;
-		EXPECT_FALSE(kt_run(&k) && k.exc.code != VGPU_EXC_DEADLOCK)
-			TH_LOG("without sanitizer: %s: %s",
-			       vgpu_exc_name(k.exc.code), k.exc.msg);
-		kt_free(&k);
-	}
-}
-
-TEST(sanitizer_uninitialised_and_invalidated)
-{
-	san_case(_metadata, "  @P6 MBAR.ARRIVE _, [R4] ;\n", VGPU_EXC_MBAR_UNINIT,
-		 "MBAR.ARRIVE on an uninitialised", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INVAL [R4] ;\n"
-		 "  @P6 MBAR.EXPECT_TX [R4], 0x10 ;\n",
-		 VGPU_EXC_MBAR_UNINIT, "MBAR.EXPECT_TX on an uninitialised", 0);
-	san_case(_metadata, "  MOV R5, 0x8 ;\n  MBAR.TEST_WAIT.PARITY P1, [R5], 0x0 ;\n",
-		 VGPU_EXC_MBAR_UNINIT, "MBAR.TEST_WAIT", 8);
-}
-
-TEST(sanitizer_ordinary_access_to_live_mbarrier)
-{
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  LDS.32 R5, [RZ+0x4] ;\n",
-		 VGPU_EXC_MBAR_ACCESS, "touches the live mbarrier at 0x0", 4);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 STS.64 [R4], RZ ;\n",
-		 VGPU_EXC_MBAR_ACCESS, "8-byte access at shared 0x0", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  ATOMS.ADD.U32 RZ, [R4], R0 ;\n",
-		 VGPU_EXC_MBAR_ACCESS, "live mbarrier", 0);
-}
-
-TEST(sanitizer_init_of_live_misaligned_and_ranges)
-{
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.INIT [R4], 0x2 ;\n",
-		 VGPU_EXC_MBAR_REINIT, "MBAR.INIT of a live mbarrier", 0);
-	san_case(_metadata, "  MOV R5, 0x4 ;\n  @P6 MBAR.INIT [R5], 0x1 ;\n",
-		 VGPU_EXC_MISALIGNED, "not 8-byte aligned", 4);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], RZ ;\n", VGPU_EXC_MBAR_RANGE,
-		 "count 0 is outside 1..1048575", 0);
-	san_case(_metadata, "  MOV R5, 0x100000 ;\n  @P6 MBAR.INIT [R4], R5 ;\n",
-		 VGPU_EXC_MBAR_RANGE, "count 1048576", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4], RZ ;\n",
-		 VGPU_EXC_MBAR_RANGE, "arrive count 0", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
-		 "  @P6 MBAR.EXPECT_TX [R4], R5 ;\n  @P6 MBAR.EXPECT_TX [R4], 0x1 ;\n",
-		 VGPU_EXC_MBAR_RANGE, "tx-count 1048575 + 1", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R5, 0xfffff ;\n"
-		 "  @P6 MBAR.COMPLETE_TX [R4], R5 ;\n  @P6 MBAR.COMPLETE_TX [R4], 0x1 ;\n",
-		 VGPU_EXC_MBAR_RANGE, "tx-count -1048575 - 1", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x2 ;\n  MBAR.ARRIVE _, [R4] ;\n",
-		 VGPU_EXC_MBAR_RANGE, "32 arrivals exceed the 2 pending", 0);
-}
-
-TEST(sanitizer_pending_overflow_from_cp_async_arrive)
-{
-	san_case(_metadata, "  MOV R5, 0xfffff ;\n  @P6 MBAR.INIT [R4], R5 ;\n"
-		 "  BAR.SYNC 0x0 ;\n  CP.ASYNC.MBARRIER.ARRIVE [R4] ;\n",
-		 VGPU_EXC_MBAR_OVERFLOW, "pending 1048575 + 32", 0);
-}
-
-TEST(sanitizer_arrive_before_the_previous_phase_was_waited_on)
-{
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE _, [R4] ;\n"
-		 "  @P6 MBAR.ARRIVE _, [R4] ;\n",
-		 VGPU_EXC_MBAR_PHASE_ORDER,
-		 "arrive in phase 1 before any wait on phase 0 returned true", 0);
-	/* with the wait in between it is fine */
-	{
-		struct kt k;
-
-		ASSERT_EQ(0,
-			  kt_load(&k, MB_PROLOGUE
-				      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-				      "  @P6 MBAR.ARRIVE _, [R4] ;\n"
-				      "  @P6 MBAR.TEST_WAIT.PARITY P1, [R4], 0x0 ;\n"
-				      "  @P6 MBAR.ARRIVE _, [R4] ;\n"
-				      "  EXIT ;\n"));
-		k.flags = SAN;
-		KT_RUN_OK(&k);
-		kt_free(&k);
-	}
-}
-
-TEST(sanitizer_nocomplete_that_would_complete)
-{
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x2 ;\n"
-		 "  @P6 MBAR.ARRIVE.NOCOMPLETE _, [R4], 0x2 ;\n",
-		 VGPU_EXC_MBAR_NOCOMPLETE, ".NOCOMPLETE arrive of 2 would complete phase 0",
-		 0);
-}
-
-TEST(sanitizer_tokens_and_parity_outside_the_two_phases)
-{
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
-		 "  @P6 MBAR.TEST_WAIT.PARITY P1, [R4], 0x0 ;\n"
-		 "  @P6 MBAR.ARRIVE _, [R4] ;\n"
-		 "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n",
-		 VGPU_EXC_MBAR_BAD_TOKEN, "names phase 0, not the current 2", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x1 ;\n  MOV R7, RZ ;\n"
-		 "  @P6 MBAR.TEST_WAIT P1, [R4], R6 ;\n",
-		 VGPU_EXC_MBAR_BAD_TOKEN, "token 0x0000000000000001", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n  MOV R6, 0x2 ;\n"
-		 "  @P6 MBAR.TRY_WAIT.PARITY P1, [R4], R6 ;\n",
-		 VGPU_EXC_MBAR_BAD_TOKEN, "parity 2 is not 0 or 1", 0);
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x2 ;\n  @P6 MBAR.ARRIVE R6, [R4] ;\n"
-		 "  @P6 MBAR.PENDING_COUNT R8, R6 ;\n",
-		 VGPU_EXC_MBAR_BAD_TOKEN, "not a .NOCOMPLETE token", 0);
-}
-
-TEST(sanitizer_copy_outside_shared_window)
-{
-	/* a bulk copy whose destination runs past the CTA's 1040 bytes */
-	san_case(_metadata, "  @P6 MBAR.INIT [R4], 0x1 ;\n"
-		 "  MOV R6, 0x400 ;\n  MOV R8, R2 ;\n  MOV R9, R3 ;\n  MOV R10, 0x20 ;\n"
-		 "  @P6 CP.ASYNC.BULK [R6], [R8], R10, [R4] ;\n",
-		 VGPU_EXC_SMEM_RANGE, "outside its 0x410 bytes", 0x400);
 }
 
 TEST(deadlock_on_mbarrier_only_when_nothing_can_complete_it)

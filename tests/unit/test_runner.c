@@ -54,18 +54,8 @@ static void xfmt(char *buf, size_t len, const char *fmt, ...)
 	}
 }
 
-static void cleanup(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	if (tmpdir[0]) {
-		xfmt(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			fprintf(stderr, "could not remove %s\n", tmpdir);
-	}
-}
-
-__attribute__((constructor)) static void setup(void)
+/* The tools' directory, next to this binary: once, before the tests. */
+__attribute__((constructor)) static void find_tools(void)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -90,13 +80,31 @@ __attribute__((constructor)) static void setup(void)
 	/* the sim backend, unless a test asks for another (its flags and
 	 * timing are the simulator's) */
 	setenv("VGPU_BACKEND", "sim", 1);
+}
+
+/*
+ * Every test runs the tools in a temporary directory of its own (tmpdir:
+ * each test is a process of its own), removed after the test.
+ */
+FIXTURE(tool) {
+	const char *dir;
+};
+
+FIXTURE_SETUP(tool)
+{
 	xfmt(tmpdir, sizeof(tmpdir), "%s/vgpu-runner-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		exit(1);
-	}
-	atexit(cleanup);
+	     getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT_NE(NULL, mkdtemp(tmpdir));
+	self->dir = tmpdir;
+}
+
+FIXTURE_TEARDOWN(tool)
+{
+	char cmd[PATH_MAX + 16];
+
+	xfmt(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
 }
 
 /* Path of @name inside the temporary directory, written to @buf. */
@@ -207,7 +215,7 @@ static const char store_tid_dump[] =
 	"00000020 00000022 00000024 00000026 00000028 0000002a 0000002c 0000002e\n"
 	"00000030 00000032 00000034 00000036 00000038 0000003a 0000003c 0000003e\n";
 
-TEST(help_exits_0)
+TEST_F(tool, help_exits_0)
 {
 	struct result r;
 
@@ -227,7 +235,7 @@ TEST(help_exits_0)
 	EXPECT_STREQ("", r.err);
 }
 
-TEST(usage_errors_exit_2)
+TEST_F(tool, usage_errors_exit_2)
 {
 	static const char *const bad[] = {
 		"",				     /* no kernel */
@@ -271,7 +279,7 @@ TEST(usage_errors_exit_2)
 }
 
 /* Malformed --cluster, --tma-* and --tensor-map values: exit 2, the why. */
-TEST(new_option_usage_errors_exit_2)
+TEST_F(tool, new_option_usage_errors_exit_2)
 {
 	static const struct {
 		const char *args, *why;
@@ -404,7 +412,7 @@ static void mask_base(struct __test_metadata *_metadata, char *out,
 }
 
 /* Every word of the descriptor a --tensor-map writes (uapi/vgpu_hw.h). */
-TEST(tensor_map_descriptor_words)
+TEST_F(tool, tensor_map_descriptor_words)
 {
 	struct result r;
 	uint64_t base = 0;
@@ -493,7 +501,7 @@ static int dump_words(const char *out, const char *name, uint32_t *w, int max)
  * order: p0 = out, p1 = map of out, p2 = x, p3 = map of x.  The kernel
  * stores its parameters, the bases of both maps and their magics in out.
  */
-TEST(params_are_buffers_and_tensor_maps_in_order)
+TEST_F(tool, params_are_buffers_and_tensor_maps_in_order)
 {
 	static const char store_params[] =
 		"    LDP.64 R2, [0x0] ;\n"
@@ -571,7 +579,7 @@ TEST(params_are_buffers_and_tensor_maps_in_order)
  * --tma-bandwidth set the copy engine's timing (a copy cannot complete
  * before its latency, nor faster than its bandwidth).
  */
-TEST(launch_options_reach_the_core)
+TEST_F(tool, launch_options_reach_the_core)
 {
 	struct result r;
 	uint32_t w[8];
@@ -643,7 +651,7 @@ TEST(launch_options_reach_the_core)
 	EXPECT_TRUE(w[0] >= 4096 && w[0] < 100000);
 }
 
-TEST(block_over_limit_rejected_by_validation)
+TEST_F(tool, block_over_limit_rejected_by_validation)
 {
 	struct result r;
 
@@ -656,7 +664,7 @@ TEST(block_over_limit_rejected_by_validation)
 	EXPECT_CONTAINS(r.err, "invalid launch");
 }
 
-TEST(buffer_count_must_match_params)
+TEST_F(tool, buffer_count_must_match_params)
 {
 	struct result r;
 
@@ -668,7 +676,7 @@ TEST(buffer_count_must_match_params)
 	EXPECT_EQ(2, r.status);
 }
 
-TEST(assembly_error_exits_2)
+TEST_F(tool, assembly_error_exits_2)
 {
 	struct result r;
 
@@ -680,7 +688,7 @@ TEST(assembly_error_exits_2)
 	EXPECT_STREQ("", r.out);
 }
 
-TEST(store_tid_dump_exact)
+TEST_F(tool, store_tid_dump_exact)
 {
 	struct result r;
 
@@ -696,7 +704,7 @@ TEST(store_tid_dump_exact)
 	EXPECT_STREQ(store_tid_dump, r.out);
 }
 
-TEST(dump_partial_line_and_trailing_bytes)
+TEST_F(tool, dump_partial_line_and_trailing_bytes)
 {
 	struct result r;
 
@@ -715,7 +723,7 @@ TEST(dump_partial_line_and_trailing_bytes)
 	EXPECT_STREQ("out:\n00000000\nout:\n00000000\n", r.out);
 }
 
-TEST(random_schedule_same_result)
+TEST_F(tool, random_schedule_same_result)
 {
 	struct result r;
 
@@ -726,7 +734,7 @@ TEST(random_schedule_same_result)
 	EXPECT_STREQ(store_tid_dump, r.out);
 }
 
-TEST(object_file_input)
+TEST_F(tool, object_file_input)
 {
 	struct vgpu_object obj = { 0 };
 	uint8_t *bytes = NULL;
@@ -748,7 +756,7 @@ TEST(object_file_input)
 }
 
 /* in[tid] += tid, on a buffer initialised from a file */
-TEST(buffer_from_file)
+TEST_F(tool, buffer_from_file)
 {
 	static const uint8_t init[8] = { 0x11, 0x11, 0x11, 0x11,
 					 0x22, 0x22, 0x22, 0x22 };
@@ -776,7 +784,7 @@ TEST(buffer_from_file)
 }
 
 /* Two parameters: buffers bind in the order given. */
-TEST(params_in_order_and_kernel_selection)
+TEST_F(tool, params_in_order_and_kernel_selection)
 {
 	struct result r;
 
@@ -813,7 +821,7 @@ TEST(params_in_order_and_kernel_selection)
 }
 
 /* Global index over a 2-CTA grid: out[ctaid * ntid + tid] = that index. */
-TEST(grid_of_ctas)
+TEST_F(tool, grid_of_ctas)
 {
 	struct result r;
 
@@ -834,7 +842,7 @@ TEST(grid_of_ctas)
 			    "00000004 00000005 00000006 00000007\n");
 }
 
-TEST(store_past_end_faults)
+TEST_F(tool, store_past_end_faults)
 {
 	struct result r;
 
@@ -860,7 +868,7 @@ TEST(store_past_end_faults)
 	EXPECT_STREQ("", r.out); /* no dump after a failed run */
 }
 
-TEST(budget_exceeded)
+TEST_F(tool, budget_exceeded)
 {
 	struct result r;
 
@@ -872,7 +880,7 @@ TEST(budget_exceeded)
 }
 
 /* Warp 0 waits for 64 arrivals on barrier 1; warp 1 exits instead. */
-TEST(deadlock_reports_warp_states)
+TEST_F(tool, deadlock_reports_warp_states)
 {
 	struct result r;
 
@@ -889,7 +897,7 @@ TEST(deadlock_reports_warp_states)
 	EXPECT_CONTAINS(r.err, "BAR.SYNC");
 }
 
-TEST(trace_prints_events)
+TEST_F(tool, trace_prints_events)
 {
 	struct result r;
 
@@ -910,7 +918,7 @@ TEST(trace_prints_events)
  * device.  Conflicts and unknown names are usage errors (2); a drm device
  * that is not there is a host error (1).
  */
-TEST(backend_and_device_flags)
+TEST_F(tool, backend_and_device_flags)
 {
 	static const char *const same[] = {
 		"--backend sim", "--backend auto", "--device sim",
@@ -966,7 +974,7 @@ TEST(backend_and_device_flags)
 }
 
 /* A launch the device refuses is a launch error (2), not an exception. */
-TEST(bad_launch_exits_2)
+TEST_F(tool, bad_launch_exits_2)
 {
 	struct result r;
 
@@ -979,7 +987,7 @@ TEST(bad_launch_exits_2)
 
 /* ---- the other tools ---- */
 
-TEST(vgpu_info_sim)
+TEST_F(tool, vgpu_info_sim)
 {
 	static const char *const params[] = {
 		"DEVICE_ID", "REVISION", "HW_VERSION", "SMS", "SMEM",
@@ -1034,7 +1042,7 @@ TEST(vgpu_info_sim)
 	}
 }
 
-TEST(tools_help_and_usage_errors)
+TEST_F(tool, tools_help_and_usage_errors)
 {
 	static const struct {
 		const char *tool, *args;
@@ -1079,7 +1087,7 @@ TEST(tools_help_and_usage_errors)
 }
 
 /* vgpu-as, vgpu-objdump and vgpu-run agree on an object file. */
-TEST(as_objdump_run_round_trip)
+TEST_F(tool, as_objdump_run_round_trip)
 {
 	struct result r;
 
