@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: GET_PARAM (uapi/vgpu_drm.h) on a fake device, included at the
- * end of vgpu_drv.c so that the static handler is reachable.  The BO
- * ioctls' rules are in vgpu_gem_test.c, SUBMIT's and GET_JOB's in
+ * KUnit: GET_PARAM (uapi/vgpu_drm.h) on a fake device, and buffer objects
+ * on the real DRM driver without hardware (BO_CREATE, BO_INFO, mappings
+ * in every file's GPU address space, ASIDs), included at the end of
+ * vgpu_drv.c so that its static functions are reachable.  The BO ioctls'
+ * argument rules are in vgpu_gem_test.c, SUBMIT's and GET_JOB's in
  * vgpu_job_test.c.
  */
+#include <kunit/device.h>
 #include <kunit/test.h>
 
 struct vgpu_ioctl_test {
@@ -152,6 +155,331 @@ static void vgpu_ioctl_get_param_bad(struct kunit *test)
 	}
 }
 
+/* ---- buffer objects on a DRM device without hardware ---- */
+
+/*
+ * The real vgpu_drm_driver on a KUnit device (devm_drm_dev_alloc, as probe
+ * does, without registering it), files opened with vgpu_open(): BO_CREATE,
+ * BO_INFO, BO_MMAP_OFFSET and WAIT_BO through their handlers, the GPU
+ * mappings they make checked entry by entry.  No queues.
+ */
+#define VGPU_BO_TEST_FILES 4
+
+struct vgpu_bo_test {
+	struct vgpu_device *vdev;
+	struct drm_file *files[VGPU_BO_TEST_FILES];
+	u64 dma_mask;
+};
+
+/* A drm_file as drm_file_alloc() would set up what GEM handles use. */
+static struct drm_file *vgpu_bo_test_file(struct kunit *test)
+{
+	struct drm_file *file = kunit_kzalloc(test, sizeof(*file), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	idr_init_base(&file->object_idr, 1);
+	spin_lock_init(&file->table_lock);
+	mutex_init(&file->prime.lock);
+	return file;
+}
+
+/* Open file @i of the device: vgpu_open() as for open(2). */
+static int vgpu_bo_test_open(struct kunit *test, unsigned int i)
+{
+	struct vgpu_bo_test *t = test->priv;
+	struct drm_file *file = vgpu_bo_test_file(test);
+	int ret;
+
+	file->client_id = 100 + i;
+	ret = vgpu_open(&t->vdev->drm, file);
+	if (!ret)
+		t->files[i] = file;
+	return ret;
+}
+
+static int vgpu_bo_test_init(struct kunit *test)
+{
+	struct vgpu_bo_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct vgpu_device *vdev;
+	struct device *dev;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	test->priv = t;
+	dev = kunit_device_register(test, "vgpu-bo-test");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	t->dma_mask = DMA_BIT_MASK(52);
+	dev->dma_mask = &t->dma_mask;
+	dev->coherent_dma_mask = DMA_BIT_MASK(52);
+	vdev = devm_drm_dev_alloc(dev, &vgpu_drm_driver, struct vgpu_device, drm);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vdev);
+	mutex_init(&vdev->reset_lock);
+	mutex_init(&vdev->files_lock);
+	spin_lock_init(&vdev->exc_lock);
+	INIT_LIST_HEAD(&vdev->files);
+	vdev->as_max = VGPU_BO_TEST_FILES;	/* ASIDs 1..3 */
+	KUNIT_ASSERT_EQ(test, vgpu_mmu_init(vdev), 0);
+	KUNIT_ASSERT_EQ(test, drmm_add_action_or_reset(&vdev->drm, vgpu_drm_release, NULL), 0);
+	t->vdev = vdev;
+	KUNIT_ASSERT_EQ(test, vgpu_bo_test_open(test, 0), 0);
+	return 0;
+}
+
+/* close(2): every handle, then vgpu_postclose(). */
+static void vgpu_bo_test_close(struct vgpu_bo_test *t, unsigned int i)
+{
+	struct drm_file *file = t->files[i];
+	struct drm_gem_object *obj;
+	int id;
+
+	if (!file)
+		return;
+	for (;;) {
+		id = 0;
+		spin_lock(&file->table_lock);
+		obj = idr_get_next(&file->object_idr, &id);
+		spin_unlock(&file->table_lock);
+		if (!obj)
+			break;
+		drm_gem_handle_delete(file, id);
+	}
+	vgpu_postclose(&t->vdev->drm, file);
+	idr_destroy(&file->object_idr);
+	t->files[i] = NULL;
+}
+
+static void vgpu_bo_test_exit(struct kunit *test)
+{
+	struct vgpu_bo_test *t = test->priv;
+	unsigned int i;
+
+	if (!t || !t->vdev)
+		return;
+	for (i = 0; i < VGPU_BO_TEST_FILES; i++)
+		vgpu_bo_test_close(t, i);
+}
+
+static struct vgpu_file *vgpu_bo_test_vf(struct vgpu_bo_test *t, unsigned int i)
+{
+	return t->files[i]->driver_priv;
+}
+
+/* The leaf entry for @va in @as, through the tables' shadow; 0 if none. */
+static u64 vgpu_bo_test_pte(struct vgpu_as *as, u64 va)
+{
+	struct vgpu_pt *pt = &as->root;
+	int level;
+
+	for (level = VGPU_PT_LEVELS - 1; level > 0; level--) {
+		pt = pt->child[VGPU_PT_INDEX(va, level)];
+		if (!pt)
+			return 0;
+	}
+	return le64_to_cpu(pt->cpu[VGPU_PT_INDEX(va, 0)]);
+}
+
+static struct drm_vgpu_bo_create vgpu_bo_test_create(struct kunit *test, unsigned int f,
+						     u64 size, u32 flags)
+{
+	struct vgpu_bo_test *t = test->priv;
+	struct drm_vgpu_bo_create c = { .size = size, .flags = flags };
+
+	KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_create(&t->vdev->drm, &c, t->files[f]), 0);
+	KUNIT_EXPECT_NE(test, c.handle, 0);
+	return c;
+}
+
+/* Each page of the BO at its VA, with @prot; the guard page after it not. */
+static void vgpu_bo_test_expect_mapped(struct kunit *test, unsigned int f, u32 handle,
+				       u64 va, u64 prot)
+{
+	struct vgpu_bo_test *t = test->priv;
+	struct vgpu_as *as = vgpu_bo_test_vf(t, f)->as;
+	struct drm_gem_object *obj = drm_gem_object_lookup(t->files[f], handle);
+	struct sg_dma_page_iter iter;
+	u64 v = va;
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_ASSERT_NOT_NULL(test, to_vgpu_bo(obj)->base.sgt);
+	for_each_sgtable_dma_page(to_vgpu_bo(obj)->base.sgt, &iter, 0) {
+		KUNIT_EXPECT_EQ(test, vgpu_bo_test_pte(as, v),
+				prot | sg_page_iter_dma_address(&iter));
+		v += PAGE_SIZE;
+	}
+	KUNIT_EXPECT_EQ(test, v - va, obj->size);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_pte(as, v), 0);
+	drm_gem_object_put(obj);
+}
+
+static void vgpu_bo_create_maps_every_page(struct kunit *test)
+{
+	const u64 rwx = VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC;
+	struct vgpu_bo_test *t = test->priv;
+	struct drm_vgpu_bo_create a, b;
+	struct drm_vgpu_bo_info info = {};
+
+	/* 3 pages and a byte: four pages */
+	a = vgpu_bo_test_create(test, 0, 3 * PAGE_SIZE + 1, 0);
+	KUNIT_EXPECT_EQ(test, a.va, VGPU_VA_START);
+	info.handle = a.handle;
+	KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[0]), 0);
+	KUNIT_EXPECT_EQ(test, info.size, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, info.flags, 0);
+	KUNIT_EXPECT_EQ(test, info.va, a.va);
+	vgpu_bo_test_expect_mapped(test, 0, a.handle, a.va, rwx);
+	/* the next BO after the guard page */
+	b = vgpu_bo_test_create(test, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, b.va, VGPU_VA_START + 5 * PAGE_SIZE);
+	KUNIT_EXPECT_NE(test, b.handle, a.handle);
+	vgpu_bo_test_expect_mapped(test, 0, b.handle, b.va, rwx);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_vf(t, 0)->as->mapped_bytes, 5 * PAGE_SIZE);
+}
+
+static void vgpu_bo_create_flags_to_pte(struct kunit *test)
+{
+	static const struct { u32 flags; u64 prot; } cases[] = {
+		{ 0, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC },
+		{ VGPU_BO_READ_ONLY, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_EXEC },
+		{ VGPU_BO_NO_EXEC, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE },
+		{ VGPU_BO_FLAGS, VGPU_PTE_VALID | VGPU_PTE_READ },
+	};
+	struct vgpu_bo_test *t = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct drm_vgpu_bo_create c = vgpu_bo_test_create(test, 0, 2 * PAGE_SIZE,
+								  cases[i].flags);
+		struct drm_vgpu_bo_info info = { .handle = c.handle };
+
+		vgpu_bo_test_expect_mapped(test, 0, c.handle, c.va, cases[i].prot);
+		KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[0]), 0);
+		KUNIT_EXPECT_EQ(test, info.flags, cases[i].flags);
+	}
+}
+
+/* Closing the handle unmaps the BO and frees its VA for the next one. */
+static void vgpu_bo_close_unmaps_and_reuses(struct kunit *test)
+{
+	struct vgpu_bo_test *t = test->priv;
+	struct vgpu_as *as = vgpu_bo_test_vf(t, 0)->as;
+	struct drm_vgpu_bo_create a, b, c;
+	struct drm_vgpu_bo_info info = {};
+	int gen;
+
+	a = vgpu_bo_test_create(test, 0, 2 * PAGE_SIZE, 0);
+	b = vgpu_bo_test_create(test, 0, PAGE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, b.va, VGPU_VA_START + 3 * PAGE_SIZE);
+	gen = atomic_read(&t->vdev->mmu_gen);
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_delete(t->files[0], a.handle), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->vdev->mmu_gen), gen + 1);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_pte(as, a.va), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_pte(as, a.va + PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, as->mapped_bytes, PAGE_SIZE);
+	info.handle = a.handle;
+	KUNIT_EXPECT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[0]), -ENOENT);
+	/* the hole takes a BO of its size again; b is untouched */
+	c = vgpu_bo_test_create(test, 0, 2 * PAGE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, c.va, VGPU_VA_START);
+	vgpu_bo_test_expect_mapped(test, 0, c.handle, c.va,
+				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC);
+	vgpu_bo_test_expect_mapped(test, 0, b.handle, b.va,
+				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC);
+}
+
+/* A BO is mapped in every file that holds a handle, each at its own VA. */
+static void vgpu_bo_shared_between_files(struct kunit *test)
+{
+	const u64 rwx = VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC;
+	struct vgpu_bo_test *t = test->priv;
+	struct drm_vgpu_bo_create pad, a;
+	struct drm_vgpu_bo_info info = {};
+	struct drm_gem_object *obj;
+	u32 h1;
+
+	KUNIT_ASSERT_EQ(test, vgpu_bo_test_open(test, 1), 0);
+	pad = vgpu_bo_test_create(test, 0, PAGE_SIZE, 0);
+	a = vgpu_bo_test_create(test, 0, PAGE_SIZE, VGPU_BO_NO_EXEC);
+	KUNIT_EXPECT_EQ(test, a.va, VGPU_VA_START + 2 * PAGE_SIZE);
+	/* file 1 gets a handle (as a PRIME import does) */
+	obj = drm_gem_object_lookup(t->files[0], a.handle);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_create(t->files[1], obj, &h1), 0);
+	drm_gem_object_put(obj);
+	info.handle = h1;
+	KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[1]), 0);
+	KUNIT_EXPECT_EQ(test, info.va, VGPU_VA_START);
+	KUNIT_EXPECT_EQ(test, info.flags, VGPU_BO_NO_EXEC);
+	vgpu_bo_test_expect_mapped(test, 1, h1, VGPU_VA_START,
+				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE);
+	/* the creator closes it: the other file's mapping stays */
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_delete(t->files[0], a.handle), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_pte(vgpu_bo_test_vf(t, 0)->as, a.va), 0);
+	vgpu_bo_test_expect_mapped(test, 1, h1, VGPU_VA_START,
+				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE);
+	vgpu_bo_test_expect_mapped(test, 0, pad.handle, pad.va, rwx);
+	/* ...until the file closes */
+	vgpu_bo_test_close(t, 1);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_vf(t, 0)->as->mapped_bytes, PAGE_SIZE);
+}
+
+/* Each open file takes an ASID; with none left, open() fails -EBUSY. */
+static void vgpu_bo_open_runs_out_of_asids(struct kunit *test)
+{
+	struct vgpu_bo_test *t = test->priv;
+
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_vf(t, 0)->as->asid, 1);
+	KUNIT_ASSERT_EQ(test, vgpu_bo_test_open(test, 1), 0);
+	KUNIT_ASSERT_EQ(test, vgpu_bo_test_open(test, 2), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_vf(t, 2)->as->asid, 3);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_open(test, 3), -EBUSY);
+	KUNIT_EXPECT_NULL(test, t->files[3]);
+	/* a closed file gives its ASID back, and its entry in the table */
+	vgpu_bo_test_close(t, 1);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(t->vdev->as_table[2]), 0);
+	KUNIT_ASSERT_EQ(test, vgpu_bo_test_open(test, 3), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_vf(t, 3)->as->asid, 2);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(t->vdev->as_table[2]),
+			VGPU_PTE_VALID | vgpu_bo_test_vf(t, 3)->as->root.dma);
+}
+
+static void vgpu_bo_mmap_offset_and_wait(struct kunit *test)
+{
+	struct vgpu_bo_test *t = test->priv;
+	struct drm_vgpu_bo_create c = vgpu_bo_test_create(test, 0, PAGE_SIZE, 0);
+	struct drm_vgpu_bo_mmap_offset m = { .handle = c.handle };
+	struct drm_vgpu_wait_bo w = { .handle = c.handle };
+	u64 offset;
+
+	KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_mmap_offset(&t->vdev->drm, &m, t->files[0]), 0);
+	KUNIT_EXPECT_NE(test, m.offset, 0);
+	KUNIT_EXPECT_EQ(test, m.offset % PAGE_SIZE, 0);
+	offset = m.offset;
+	m.offset = 0;
+	KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_mmap_offset(&t->vdev->drm, &m, t->files[0]), 0);
+	KUNIT_EXPECT_EQ(test, m.offset, offset);
+	/* idle: a poll and a wait both return 0 at once */
+	KUNIT_EXPECT_EQ(test, vgpu_ioctl_wait_bo(&t->vdev->drm, &w, t->files[0]), 0);
+	w.timeout_ns = ktime_get_ns() + NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, vgpu_ioctl_wait_bo(&t->vdev->drm, &w, t->files[0]), 0);
+	KUNIT_EXPECT_LT(test, ktime_get_ns(), w.timeout_ns);
+}
+
+static struct kunit_case vgpu_bo_cases[] = {
+	KUNIT_CASE(vgpu_bo_create_maps_every_page),
+	KUNIT_CASE(vgpu_bo_create_flags_to_pte),
+	KUNIT_CASE(vgpu_bo_close_unmaps_and_reuses),
+	KUNIT_CASE(vgpu_bo_shared_between_files),
+	KUNIT_CASE(vgpu_bo_open_runs_out_of_asids),
+	KUNIT_CASE(vgpu_bo_mmap_offset_and_wait),
+	{}
+};
+
+static struct kunit_suite vgpu_bo_suite = {
+	.name = "vgpu_bo",
+	.init = vgpu_bo_test_init,
+	.exit = vgpu_bo_test_exit,
+	.test_cases = vgpu_bo_cases,
+};
+
 static struct kunit_case vgpu_ioctl_cases[] = {
 	KUNIT_CASE_PARAM(vgpu_ioctl_get_param_value, vgpu_param_gen_params),
 	KUNIT_CASE(vgpu_ioctl_va_range),
@@ -166,4 +494,4 @@ static struct kunit_suite vgpu_ioctl_suite = {
 	.test_cases = vgpu_ioctl_cases,
 };
 
-kunit_test_suite(vgpu_ioctl_suite);
+kunit_test_suites(&vgpu_ioctl_suite, &vgpu_bo_suite);
