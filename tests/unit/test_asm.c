@@ -293,7 +293,7 @@ TEST(round_trip_every_row)
 			uint64_t w[2];
 
 			sample_word(id, dflt, w);
-			ASSERT_EQ(vgpu_isa_decode(w), id);
+			ASSERT_EQ(id, vgpu_isa_decode(w));
 			EXPECT_TRUE(round_trip(_metadata, w, dflt ? 0x30 : 0, text, sizeof(text)));
 			EXPECT_NE(0, strncmp(text, ".word", 5));
 			EXPECT_TRUE(strncmp(text, vgpu_isa_table[id].mnemonic,
@@ -487,7 +487,7 @@ TEST(disasm_word_forms)
 	EXPECT_STREQ(".word 0x0000000000000000, 0x0000000000000000 ; // illegal", text);
 	EXPECT_EQ((int)strlen(text), n);
 	/* truncation keeps snprintf semantics */
-	EXPECT_EQ(vgpu_disasm_insn(w, 0, text, 8), n);
+	EXPECT_EQ(n, vgpu_disasm_insn(w, 0, text, 8));
 	EXPECT_STREQ(".word 0", text);
 	/* decodable, but the assembler would refuse it: still a .word */
 	ASSERT_EQ(0, asm_one("BAR.ARV 0x1, 0x20", w));
@@ -817,7 +817,7 @@ TEST(seed_rows_chosen)
 		uint64_t w[2];
 
 		ASSERT_EQ(0, asm_one(rows[i].line, w));
-		EXPECT_EQ(vgpu_isa_decode(w), rows[i].id);
+		EXPECT_EQ(rows[i].id, vgpu_isa_decode(w));
 	}
 }
 

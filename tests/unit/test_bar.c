@@ -163,7 +163,7 @@ TEST(partially_active_warp_adds_32)
 	/* round-robin: warp 0 runs first, so its B2R sees its own arrival:
 	 * 32 (one warp) of 64, SYNC mode */
 	for (uint32_t t = 0; t < 32; t++)
-		EXPECT_EQ(kt_word(&k, t), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+		EXPECT_EQ(barst(1, 2, VGPU_BARMODE_SYNC, 0, 0), kt_word(&k, t));
 	for (uint32_t t = 32; t < 64; t++)
 		EXPECT_EQ(0x1234u, kt_word(&k, t));
 	/* if the partial warp added 16, warp 1 would deadlock: never does */
@@ -293,7 +293,7 @@ TEST(bar_sync_blocks_whole_warp_arv_does_not)
 	k.event = count_events;
 	k.event_opaque = &ev;
 	KT_RUN_OK(&k);
-	EXPECT_EQ(kt_word(&k, 0), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+	EXPECT_EQ(barst(1, 2, VGPU_BARMODE_SYNC, 0, 0), kt_word(&k, 0));
 	EXPECT_EQ(0u, ev.block); /* warp 1 completed it by arriving */
 	EXPECT_EQ(1u, ev.complete);
 	kt_free(&k);
@@ -514,9 +514,9 @@ TEST(b2r_r2b_save_and_restore_mid_kernel)
 		k.flags = s ? VGPU_LAUNCH_RANDOM_SCHED : 0;
 		k.seed = s;
 		KT_RUN_OK(&k);
-		EXPECT_EQ(kt_word(&k, 0), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+		EXPECT_EQ(barst(1, 2, VGPU_BARMODE_SYNC, 0, 0), kt_word(&k, 0));
 		EXPECT_EQ(0u, kt_word(&k, 64));
-		EXPECT_EQ(kt_word(&k, 128), barst(1, 2, VGPU_BARMODE_SYNC, 0, 0));
+		EXPECT_EQ(barst(1, 2, VGPU_BARMODE_SYNC, 0, 0), kt_word(&k, 128));
 		EXPECT_EQ(0u, kt_word(&k, 32)); /* idle after completion */
 	}
 	kt_free(&k);
@@ -546,8 +546,8 @@ TEST(b2r_reads_reduction_in_progress)
 			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
-	EXPECT_EQ(kt_word(&k, 32), barst(1, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 9));
-	EXPECT_EQ(kt_word(&k, 64 + 32), barst(2, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 18));
+	EXPECT_EQ(barst(1, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 9), kt_word(&k, 32));
+	EXPECT_EQ(barst(2, 2, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 18), kt_word(&k, 64 + 32));
 	kt_free(&k);
 }
 
@@ -580,7 +580,7 @@ TEST(r2b_warp_restores_result_copy)
 	KT_RUN_OK(&k);
 	EXPECT_EQ(1u, kt_word(&k, 0));  /* OR result */
 	EXPECT_EQ(3u, kt_word(&k, 64)); /* restored POPC result */
-	EXPECT_EQ(kt_word(&k, 128), barst(2, 0, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 3));
+	EXPECT_EQ(barst(2, 0, VGPU_BARMODE_RED, VGPU_MOD_REDOP_POPC, 3), kt_word(&k, 128));
 	EXPECT_EQ(1u, kt_word(&k, 192)); /* pu = acc != 0 */
 	EXPECT_EQ(0u, kt_word(&k, 256)); /* restored zero word */
 	kt_free(&k);

@@ -148,8 +148,8 @@ TEST(float_alu_and_conversions)
 			      big <= -2147483648.0 ? INT32_MIN : (int32_t)big;
 
 		EXPECT_EQ(x + y, wf(&k, t));
-		EXPECT_EQ(wf(&k, 64 + t), fmaf(x, y, x));
-		EXPECT_EQ(wf(&k, 128 + t), fminf(x, y));
+		EXPECT_EQ(fmaf(x, y, x), wf(&k, 64 + t));
+		EXPECT_EQ(fminf(x, y), wf(&k, 128 + t));
 		EXPECT_EQ((x > y ? x : y), wf(&k, 192 + t));
 		EXPECT_EQ(sat, (int32_t)kt_word(&k, 256 + t));
 		EXPECT_EQ(y <= 0 ? 0 : (uint32_t)y, kt_word(&k, 320 + t));

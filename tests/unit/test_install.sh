@@ -42,7 +42,7 @@ for a in "$@"; do
 	*) echo "test_install: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 top=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -168,7 +168,7 @@ st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
 	uninstall >"$tmp/install.log" 2>&1 || { diag <"$tmp/install.log"; st=1; }
 left=$(find "$prefix" -type f -o -type l)
-[[ -z $left ]] || { echo "# left after uninstall:" $left; st=1; }
+[[ -z $left ]] || { diag <<<"left after uninstall: $left"; st=1; }
 result uninstall $st
 
 if ((n != ${#tests[@]})); then

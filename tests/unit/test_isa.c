@@ -194,7 +194,7 @@ TEST(every_row_decodes_to_itself)
 						continue;
 					memcpy(vals, v, sizeof(vals));
 					build(d, vals, w);
-					EXPECT_EQ(vgpu_isa_decode(w), i);
+					EXPECT_EQ(i, vgpu_isa_decode(w));
 					/* with every operand/common bit set */
 					vgpu_isa_used_bits(d, used);
 					vgpu_isa_match_mask(d, match, mask);
@@ -204,7 +204,7 @@ TEST(every_row_decodes_to_itself)
 						vgpu_field_set(w, vgpu_isa_modgroups[d->mods[m]].pos,
 							       vgpu_isa_modgroups[d->mods[m]].width,
 							       v[m]);
-					EXPECT_EQ(vgpu_isa_decode(w), i);
+					EXPECT_EQ(i, vgpu_isa_decode(w));
 					combos++;
 				}
 			}
@@ -265,7 +265,7 @@ TEST(zero_and_reserved_bits_are_illegal)
 		for (int m = 0; m < VGPU_ISA_MAX_MODS; m++)
 			vals[m] = d->mods[m] ? first_value(d->mods[m]) : 0;
 		build(d, vals, w);
-		ASSERT_EQ(vgpu_isa_decode(w), i);
+		ASSERT_EQ(i, vgpu_isa_decode(w));
 		vgpu_isa_used_bits(d, used);
 		for (unsigned bit = 0; bit < 128; bit++) {
 			uint64_t x[2] = { w[0], w[1] };

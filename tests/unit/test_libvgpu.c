@@ -388,7 +388,7 @@ TEST(device_open_env)
 	EXPECT_EQ(0, vgpu_device_list(NULL, 0, &n));
 	setenv("VGPU_BACKEND", "drm", 1);
 	dev = NULL;
-	EXPECT_EQ(vgpu_device_open(NULL, &dev), n ? 0 : -ENODEV);
+	EXPECT_EQ(n ? 0 : -ENODEV, vgpu_device_open(NULL, &dev));
 	if (dev)
 		EXPECT_EQ(VGPU_BACKEND_DRM, (int)vgpu_device_backend(dev));
 	vgpu_device_close(dev);
@@ -715,7 +715,7 @@ TEST_F(libvgpu, bo_sizes)
 		EXPECT_EQ(0, vgpu_bo_new(dev, ok[i].size, 0, &bo));
 		if (!bo)
 			continue;
-		EXPECT_EQ(vgpu_bo_size(bo), ok[i].rounded);
+		EXPECT_EQ(ok[i].rounded, vgpu_bo_size(bo));
 		vgpu_bo_free(bo);
 	}
 	vgpu_bo_free(NULL); /* a no-op */
@@ -738,7 +738,7 @@ TEST_F(libvgpu, bo_flags)
 		EXPECT_EQ(0, vgpu_bo_new(dev, 4096, ok[i], &bo));
 		if (!bo)
 			continue;
-		EXPECT_EQ(vgpu_bo_flags(bo), ok[i]);
+		EXPECT_EQ(ok[i], vgpu_bo_flags(bo));
 		vgpu_bo_free(bo);
 	}
 }
@@ -1230,7 +1230,7 @@ TEST_F(libvgpu, program_assembly_errors)
 	EXPECT_EQ(-EINVAL,
 		  vgpu_program_assemble(dev, bad, strlen(bad), "bad.vgs", &prog,
 					small, sizeof(small)));
-	EXPECT_EQ(strnlen(small, sizeof(small)), sizeof(small) - 1);
+	EXPECT_EQ(sizeof(small) - 1, strnlen(small, sizeof(small)));
 	EXPECT_EQ(0, strncmp(small, "bad.vgs:2:3: er", sizeof(small) - 1));
 	/* no log at all */
 	EXPECT_EQ(-EINVAL, vgpu_program_assemble(dev, bad, strlen(bad), NULL, &prog, NULL, 0));
@@ -2108,8 +2108,8 @@ TEST_F(libvgpu, exception_global_fault)
 		 (unsigned long long)(addr + 0x10));
 	EXPECT_CONTAINS(text, want);
 	/* the length it wants, like snprintf, and truncation */
-	EXPECT_EQ(vgpu_job_describe(job, NULL, 0), n);
-	EXPECT_EQ(vgpu_job_describe(job, small, sizeof(small)), n);
+	EXPECT_EQ(n, vgpu_job_describe(job, NULL, 0));
+	EXPECT_EQ(n, vgpu_job_describe(job, small, sizeof(small)));
 	EXPECT_EQ(sizeof(small) - 1, strlen(small));
 	EXPECT_EQ(0, strncmp(small, text, sizeof(small) - 1));
 	/* the same text for the record alone, without the kernel's name */
@@ -2265,7 +2265,7 @@ TEST(exception_names_and_describe)
 	EXPECT_EQ(-EINVAL, vgpu_exception_describe(&rec, 4, NULL, 1));
 	n = vgpu_exception_describe(&rec, 4, text, sizeof(text));
 	EXPECT_EQ((int)strlen(text), n);
-	EXPECT_EQ(vgpu_exception_describe(&rec, 4, NULL, 0), n);
+	EXPECT_EQ(n, vgpu_exception_describe(&rec, 4, NULL, 0));
 	EXPECT_CONTAINS(text, "device exception DEADLOCK: deadlock\n"
 			      "  cta (1,0,3) warp 2 lanes 0x0000ffff\n"
 			      "  pc 0x0040: ");

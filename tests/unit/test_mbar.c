@@ -67,9 +67,9 @@ TEST(init_encoding_arrive_tokens_and_phase_completion)
 			      "  EXIT ;\n"));
 	k.block[0] = 64;
 	KT_RUN_OK(&k);
-	EXPECT_EQ(kt_dword(&k, 0), mword(64, 64, 0, 0, true));
+	EXPECT_EQ(mword(64, 64, 0, 0, true), kt_dword(&k, 0));
 	/* 64 arrivals: phase 0 complete, pending reloaded, phase 1 */
-	EXPECT_EQ(kt_dword(&k, 2), mword(64, 64, 0, 1, true));
+	EXPECT_EQ(mword(64, 64, 0, 1, true), kt_dword(&k, 2));
 	/* round robin: warp 0's arrive saw 64 pending, warp 1's 32 */
 	EXPECT_EQ((uint64_t)kt_word(&k, 128) << 32 | kt_word(&k, 64), token(64, 0, false));
 	EXPECT_EQ((uint64_t)kt_word(&k, 128 + 32) << 32 | kt_word(&k, 64 + 32),
@@ -201,9 +201,9 @@ TEST(arrive_count_and_drop_lower_expected_for_later_phases)
 			      "  EXIT ;\n"));
 	k.block[0] = 32;
 	KT_RUN_OK(&k);
-	EXPECT_EQ(kt_dword(&k, 0), mword(8, 16, 0, 0, true));
-	EXPECT_EQ(kt_dword(&k, 2), mword(4, 12, 0, 0, true));
-	EXPECT_EQ(kt_dword(&k, 4), mword(12, 12, 0, 1, true));
+	EXPECT_EQ(mword(8, 16, 0, 0, true), kt_dword(&k, 0));
+	EXPECT_EQ(mword(4, 12, 0, 0, true), kt_dword(&k, 2));
+	EXPECT_EQ(mword(12, 12, 0, 1, true), kt_dword(&k, 4));
 	kt_free(&k);
 }
 
@@ -222,8 +222,8 @@ TEST(tx_count_goes_negative_before_expect_tx)
 			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	EXPECT_EQ(kt_dword(&k, 0), mword(1, 1, -100, 0, true));
-	EXPECT_EQ(kt_dword(&k, 2), mword(1, 1, 0, 1, true));
+	EXPECT_EQ(mword(1, 1, -100, 0, true), kt_dword(&k, 0));
+	EXPECT_EQ(mword(1, 1, 0, 1, true), kt_dword(&k, 2));
 	kt_free(&k);
 }
 
@@ -241,9 +241,9 @@ TEST(phase_needs_both_pending_and_tx_zero)
 			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	EXPECT_EQ(kt_dword(&k, 0), mword(0, 1, 32, 0, true));
-	EXPECT_EQ(kt_dword(&k, 2), mword(0, 1, 16, 0, true));
-	EXPECT_EQ(kt_dword(&k, 4), mword(1, 1, 0, 1, true));
+	EXPECT_EQ(mword(0, 1, 32, 0, true), kt_dword(&k, 0));
+	EXPECT_EQ(mword(0, 1, 16, 0, true), kt_dword(&k, 2));
+	EXPECT_EQ(mword(1, 1, 0, 1, true), kt_dword(&k, 4));
 	kt_free(&k);
 }
 
@@ -365,7 +365,7 @@ TEST(without_sanitizer_behaviour_follows_the_encoding)
 			      "  EXIT ;\n"));
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
-	EXPECT_EQ(kt_dword(&k, 0), mword(1, 1, 0, 4, true));
+	EXPECT_EQ(mword(1, 1, 0, 4, true), kt_dword(&k, 0));
 	EXPECT_EQ(1u, kt_word(&k, 2));
 	kt_free(&k);
 }
