@@ -2659,6 +2659,20 @@ TEST_F(queues, side_by_side)
 	ASSERT_EQ(0,
 		  vgpu_kernel_launch(kspin, &(struct vgpu_launch_config){ .queue = 0 },
 				     aspin, &jspin));
+	/*
+	 * On the device, the spinner is on the hardware before the store is
+	 * launched: queue 0's scheduler may hand it over later than queue
+	 * 1's hands over the store (a loaded host), and the test is about a
+	 * job that runs, not one that waits in its queue.
+	 */
+	for (int64_t t0 = now_ns(); !is_sim(dev);) {
+		ASSERT_EQ(0, vgpu_job_status(jspin, &st));
+		ASSERT_NE(VGPU_JOB_DONE, st.state);
+		if (st.state == VGPU_JOB_RUNNING)
+			break;
+		ASSERT_LT(now_ns() - t0, WAIT_NS);
+		usleep(100);
+	}
 	ASSERT_EQ(0,
 		  vgpu_kernel_launch(kstore, &(struct vgpu_launch_config){
 					     .queue = 1, .block = { 64 } }, astore, &jstore));
