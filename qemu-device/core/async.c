@@ -407,6 +407,7 @@ static bool do_cp_arrive(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 
 static bool op_complete(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
+	sm->epoch++;
 	switch (op->kind) {
 	case VGPU_AOP_CP: return do_cp(sm, op);
 	case VGPU_AOP_CP_ARRIVE: return do_cp_arrive(sm, op);

@@ -41,6 +41,7 @@ struct vgpu_dinsn {
 	uint16_t id;	   /* enum vgpu_insn_id; VGPU_I__COUNT if illegal */
 	uint8_t stype;	   /* enum vgpu_stype of the row */
 	bool unguarded;	   /* guard is PT, not negated */
+	bool effect;	   /* may change what other warps observe (sm->epoch) */
 	uint8_t pg, pg_not;
 	uint16_t rd, ra, rb, rc, re; /* register-file rows */
 	uint8_t rd_num, ra_num, rb_num, rc_num, re_num; /* architectural */
@@ -95,6 +96,20 @@ struct vgpu_warp {
 	bool try_timed_out; /* woken by the time limit: TRY_WAIT says false */
 	uint32_t parked;    /* lanes suspended in MBAR.TRY_WAIT */
 	bool park_any;	    /* parked lanes wait on more than one mbarrier */
+	/*
+	 * Spin detection.  fail_pc/fail_epoch: the last MBAR wait that said
+	 * false for some lane, and sm->epoch + 1 at that time.  A warp that
+	 * runs the same wait again with nothing observable changed since
+	 * (same epoch) and no lane elsewhere is spinning: spin_epoch holds
+	 * sm->epoch + 1 then, spin_* the object and the wait.
+	 */
+	uint32_t fail_pc;
+	uint64_t fail_epoch;
+	uint64_t spin_epoch;
+	uint8_t spin_cta;
+	uint32_t spin_off;
+	uint32_t spin_pc;
+	uint32_t spin_mask;
 	/* ASYNC_WAIT: groups allowed to stay pending (~0u: WAIT_ALL) */
 	uint32_t wait_groups;
 	uint32_t red_state; /* BAR.RED result copy (B2R.WARP format) */
@@ -192,6 +207,12 @@ struct vgpu_sm {
 	struct vgpu_exception_record *exc;
 	bool exc_raised;
 	bool sanitize;
+	/*
+	 * Observable changes so far: stores, atomics, barrier and mbarrier
+	 * updates, copies issued and completed, warp exits.  A failed wait
+	 * repeated under the same epoch is a spin (see struct vgpu_warp).
+	 */
+	uint64_t epoch;
 	const struct vgpu_launch *l;
 	/* the cluster being run */
 	uint32_t nctas;
@@ -260,7 +281,8 @@ static inline void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
 }
 
 /* mbarrier unit (mbar.c) */
-int vgpu_mbar_describe_wait(const struct vgpu_cta *c, const struct vgpu_warp *w,
+int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,
+			    const char *verb, uint8_t cta, uint32_t off,
 			    char *buf, size_t len);
 void vgpu_mbar_record(const struct vgpu_cta *c, uint32_t off,
 		      struct vgpu_exception_record *e);
@@ -307,6 +329,8 @@ void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w);
 void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 		    uint32_t off, uint64_t wake);
 void vgpu_warp_sleep(struct vgpu_cta *c, struct vgpu_warp *w, uint64_t ns);
+void vgpu_warp_wait_failed(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
+			   uint32_t off, uint32_t lanes);
 
 /* Named-barrier instructions (bar.c) */
 #define VGPU_EXEC_PROTO(name)                                                  \

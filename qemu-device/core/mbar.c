@@ -162,15 +162,16 @@ void vgpu_mbar_record(const struct vgpu_cta *t, uint32_t off,
 	e->info[2] = m ? m->phase : decode(v).phase;
 }
 
-int vgpu_mbar_describe_wait(const struct vgpu_cta *c, const struct vgpu_warp *w,
+int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,
+			    const char *verb, uint8_t cta, uint32_t off,
 			    char *buf, size_t len)
 {
-	const struct vgpu_cta *t = c->sm->ctas[w->wait_cta];
-	struct mbar m = decode(word_get(t, w->wait_off));
+	const struct vgpu_cta *t = c->sm->ctas[cta];
+	struct mbar m = decode(word_get(t, off));
 
 	return snprintf(buf, len,
-			" warp %u waits on mbarrier 0x%x (phase %u, pending %u of %u, tx %d);",
-			w->id, w->wait_off, m.phase, m.pending, m.expected, m.tx);
+			" warp %u %s on mbarrier 0x%x (phase %u, pending %u of %u, tx %d);",
+			warp, verb, off, m.phase, m.pending, m.expected, m.tx);
 }
 
 /* Raise @code about the object at (@t, @off). */
@@ -513,7 +514,9 @@ static int phase_done(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t lane_mas
 			       -1;
 		return tp != cur;
 	}
-	return ((tok >> VGPU_TOKEN_PHASE_SHIFT) & VGPU_MBAR_PHASE_MASK) != m.phase;
+	/* as the hardware: by the parity of the phase the token names, so a
+	 * token two phases old reads as incomplete */
+	return ((tok >> VGPU_TOKEN_PHASE_SHIFT) & 1) != (m.phase & 1);
 }
 
 /*
@@ -571,6 +574,8 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 		return VGPU_X_PARKED;
 	}
 	w->try_timed_out = false;
+	if (result != em)
+		vgpu_warp_wait_failed(c, w, (uint8_t)wait_t->rank, wait_off, em);
 	if (d->pu != VGPU_PT)
 		w->pred[d->pu] = (w->pred[d->pu] & ~em) | result;
 	return VGPU_X_NEXT;

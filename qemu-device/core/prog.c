@@ -155,6 +155,34 @@ static void fix_rz_rows(struct vgpu_dinsn *d, uint32_t nregs)
 			*rows[f] = (uint16_t)(f == F_RD ? nregs + VGPU_ZERO_ROWS : nregs);
 	}
 }
+/*
+ * Does instruction @id change anything another warp can observe (memory,
+ * a barrier, an mbarrier, the copy engine, the set of live threads)?  A
+ * failed mbarrier wait repeated with none of these in between is a spin.
+ */
+static bool insn_has_effect(uint16_t id)
+{
+	if (id >= VGPU_I__COUNT)
+		return true;
+	switch (vgpu_isa_table[id].optype) {
+	case VGPU_OPT_STG: case VGPU_OPT_STS:
+	case VGPU_OPT_ATOMG: case VGPU_OPT_ATOMS:
+	case VGPU_OPT_ATOMG_CAS: case VGPU_OPT_ATOMS_CAS:
+	case VGPU_OPT_EXIT:
+	case VGPU_OPT_BAR: case VGPU_OPT_BAR_RED: case VGPU_OPT_R2B:
+	case VGPU_OPT_MBAR_INIT: case VGPU_OPT_MBAR_INVAL:
+	case VGPU_OPT_MBAR_ARRIVE: case VGPU_OPT_MBAR_ARRIVE_DROP:
+	case VGPU_OPT_MBAR_EXPECT_TX: case VGPU_OPT_MBAR_COMPLETE_TX:
+	case VGPU_OPT_CP_ASYNC: case VGPU_OPT_CP_ASYNC_MBAR_ARRIVE:
+	case VGPU_OPT_CP_BULK: case VGPU_OPT_CP_BULK_STORE:
+	case VGPU_OPT_CP_TENSOR: case VGPU_OPT_CP_TENSOR_STORE:
+	case VGPU_OPT_BAR_CLUSTER:
+		return true;
+	default:
+		return false;
+	}
+}
+
 
 int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
 {
@@ -190,9 +218,11 @@ int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
 	for (uint32_t i = 0; i < prog->n; i++)
 		if (prog->insns[i].id != VGPU_I__COUNT)
 			fix_rz_rows(&prog->insns[i], nregs);
-	for (uint32_t i = 0; i < prog->n; i++)
+	for (uint32_t i = 0; i < prog->n; i++) {
 		prog->insns[i].unguarded = prog->insns[i].pg == VGPU_PT &&
 					   !prog->insns[i].pg_not;
+		prog->insns[i].effect = insn_has_effect(prog->insns[i].id);
+	}
 	prog->insns[prog->n].id = VGPU_I__COUNT;
 	prog->insns[prog->n].pg = VGPU_PT;
 	prog->insns[prog->n].fn = vgpu_exec_fell_off;

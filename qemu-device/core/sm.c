@@ -68,12 +68,23 @@ void vgpu_emit_event(struct vgpu_cta *c, enum vgpu_event_type type,
 	l->event(l->event_opaque, &ev);
 }
 
+/*
+ * Is @w spinning: re-running an mbarrier wait that failed, with nothing
+ * observable changed since (struct vgpu_warp)?
+ */
+static bool warp_spinning(const struct vgpu_sm *sm, const struct vgpu_warp *w)
+{
+	return w->spin_epoch == sm->epoch + 1 && w->state != VGPU_WS_EXITED;
+}
+
 static uint8_t warp_wait_code(const struct vgpu_cta *c, uint32_t i)
 {
 	const struct vgpu_warp *w = &c->warps[i];
 
 	if (i >= c->nwarps)
 		return VGPU_WAIT_ABSENT;
+	if (w->state == VGPU_WS_RUNNABLE && warp_spinning(c->sm, w))
+		return VGPU_WAIT_MBAR;
 	switch (w->state) {
 	case VGPU_WS_BLOCKED: return w->wait_bar;
 	case VGPU_WS_SLEEPING: return VGPU_WAIT_SLEEP;
@@ -105,7 +116,9 @@ void vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
 	memcpy(e->cta, c->id, sizeof(e->cta));
 	e->barid = 0xffffffffu;
 	if (w) {
-		uint32_t pc = warp_waiting(w) ? w->wait_pc : w->cur_pc;
+		uint32_t pc = warp_waiting(w)		? w->wait_pc :
+			      warp_spinning(sm, w) ? w->spin_pc :
+						     w->cur_pc;
 
 		e->warp = w->id;
 		e->lane_mask = lane_mask;
@@ -262,9 +275,40 @@ void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target)
  * can run, go on (independent thread scheduling), otherwise the warp is
  * suspended by run_warp.
  */
+/*
+ * The current group of @w runs an mbarrier wait on (@cta, @off) again:
+ * if the same wait failed last time and nothing observable has changed
+ * since, with every other live lane parked, the warp spins.
+ */
+static void note_spin(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
+		      uint32_t off)
+{
+	uint64_t now = c->sm->epoch + 1;
+
+	if (w->fail_epoch != now || w->fail_pc != w->cur_pc ||
+	    (w->cur_mask | w->parked) != w->live)
+		return;
+	w->spin_epoch = now;
+	w->spin_cta = cta;
+	w->spin_off = off;
+	w->spin_pc = w->cur_pc;
+	w->spin_mask = w->cur_mask;
+}
+
+/* An mbarrier wait of @w's current group said false for some of @lanes. */
+void vgpu_warp_wait_failed(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
+			   uint32_t off, uint32_t lanes)
+{
+	(void)lanes;
+	note_spin(c, w, cta, off);
+	w->fail_epoch = c->sm->epoch + 1;
+	w->fail_pc = w->cur_pc;
+}
+
 void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 		    uint32_t off, uint64_t wake)
 {
+	note_spin(c, w, cta, off);
 	if (w->parked && (w->wait_cta != cta || w->wait_off != off))
 		w->park_any = true;
 	if (!w->parked || wake < w->wake)
@@ -364,6 +408,7 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 		sm->budget_left--;
 		threads += vgpu_popcount(w->cur_mask);
 		r = em ? d->fn(c, w, d, em) : VGPU_X_NEXT;
+		sm->epoch += em && d->effect;
 		if (r == VGPU_X_NEXT) {
 			if (!w->live) {
 				warp_exit(c, w);
@@ -554,7 +599,13 @@ static int describe_wait(const struct vgpu_cta *c, const struct vgpu_warp *w,
 					      (c->nwarps - c->exited_warps) * 32,
 				w->converged ? "" : " diverged");
 	case VGPU_WS_MBAR_WAIT:
-		return vgpu_mbar_describe_wait(c, w, buf, len);
+		return vgpu_mbar_describe_wait(c, w->id, "waits", w->wait_cta,
+					       w->wait_off, buf, len);
+	case VGPU_WS_RUNNABLE:
+		if (!warp_spinning(c->sm, w))
+			return 0;
+		return vgpu_mbar_describe_wait(c, w->id, "spins", w->spin_cta,
+					       w->spin_off, buf, len);
 	case VGPU_WS_CLUSTER_WAIT:
 		return snprintf(buf, len, " warp %u waits on the cluster barrier;",
 				w->id);
@@ -576,7 +627,7 @@ static void raise_deadlock(struct vgpu_cta *c)
 	for (uint32_t i = 0; i < c->nwarps && off < sizeof(buf); i++) {
 		const struct vgpu_warp *w = &c->warps[i];
 
-		if (!warp_waiting(w))
+		if (!warp_waiting(w) && !warp_spinning(c->sm, w))
 			continue;
 		if (!first)
 			first = w;
@@ -585,7 +636,10 @@ static void raise_deadlock(struct vgpu_cta *c)
 	if (off < sizeof(buf))
 		snprintf(buf + off, sizeof(buf) - off, " %u warp(s) exited",
 			 c->exited_warps);
-	vgpu_raise(c, first, VGPU_EXC_DEADLOCK, first ? first->wait_mask : 0,
+	vgpu_raise(c, first, VGPU_EXC_DEADLOCK,
+		   !first		       ? 0 :
+		   first->state == VGPU_WS_RUNNABLE ? first->spin_mask :
+						      first->wait_mask,
 		   "%s", buf);
 	if (first && first->state == VGPU_WS_BLOCKED) {
 		const struct vgpu_nbar *b = &c->bar[first->wait_bar];
@@ -596,6 +650,9 @@ static void raise_deadlock(struct vgpu_cta *c)
 		c->sm->exc->info[2] = vgpu_bar_state(b);
 	} else if (first && first->state == VGPU_WS_MBAR_WAIT) {
 		vgpu_mbar_record(c->sm->ctas[first->wait_cta], first->wait_off,
+				 c->sm->exc);
+	} else if (first && first->state == VGPU_WS_RUNNABLE) {
+		vgpu_mbar_record(c->sm->ctas[first->spin_cta], first->spin_off,
 				 c->sm->exc);
 	}
 }
@@ -616,28 +673,77 @@ static bool cta_stuck_on_named(const struct vgpu_cta *c)
 }
 
 /*
- * No warp can run.  Let time pass to the next event that can change that
- * (a copy completing, a sleeper waking); if there is none, the cluster is
- * deadlocked.  A warp suspended in MBAR.TRY_WAIT is waiting on its
- * mbarrier: its time limit is a hint and does not count as progress.
+ * Parked lanes of warps that do not spin give up their MBAR.TRY_WAIT now
+ * (it says false): nothing else can change the phases they wait for.
+ * False if there were none.
+ */
+static bool time_out_parked(struct vgpu_sm *sm)
+{
+	bool any = false;
+
+	for (uint32_t s = 0; s < sm->nctas; s++) {
+		struct vgpu_cta *c = sm->ctas[s];
+
+		VGPU_FOR_LANES(c->timed, i) {
+			struct vgpu_warp *w = &c->warps[i];
+
+			if (!w->parked || warp_spinning(sm, w))
+				continue;
+			w->try_timed_out = true;
+			vgpu_warp_wake(c, w);
+			any = true;
+		}
+	}
+	return any;
+}
+
+/*
+ * No warp can run, or every one that can spins on an mbarrier wait.  Let
+ * time pass to the next event that can change that: a copy completing, a
+ * sleeper waking, or, while either is pending, a MBAR.TRY_WAIT reaching
+ * its time limit.  With neither, no other warp can complete the phase a
+ * try_wait waits for, so it says false at once; and when every live warp
+ * is blocked or spins, the cluster is deadlocked.
  */
 static bool idle_step(struct vgpu_sm *sm)
 {
 	uint64_t t_op = vgpu_async_next_done(sm), t_sleep = next_timed(sm, true);
 
-	if (t_op == UINT64_MAX && t_sleep == UINT64_MAX) {
-		for (uint32_t s = 0; s < sm->nctas; s++)
-			if (sm->ctas[s]->exited_warps < sm->ctas[s]->nwarps) {
-				raise_deadlock(sm->ctas[s]);
-				return false;
-			}
+	if (t_op != UINT64_MAX || t_sleep != UINT64_MAX) {
+		uint64_t t = next_timed(sm, false);
+
+		if (t_op < t)
+			t = t_op;
+		if (sm->clock < t)
+			sm->clock = t;
+		wake_timed(sm, false);
 		return true;
 	}
-	if (t_op <= t_sleep) {
-		if (sm->clock < t_op)
-			sm->clock = t_op;
-	} else {
-		wake_timed(sm, true);
+	if (time_out_parked(sm))
+		return true;
+	for (uint32_t s = 0; s < sm->nctas; s++)
+		if (sm->ctas[s]->exited_warps < sm->ctas[s]->nwarps) {
+			raise_deadlock(sm->ctas[s]);
+			return false;
+		}
+	return true;
+}
+
+/*
+ * Nothing is in flight, nothing sleeps and every runnable warp spins: time
+ * alone changes nothing (while a copy or a sleeper is pending, spinners
+ * keep running as on the hardware).
+ */
+static bool quiescent(const struct vgpu_sm *sm)
+{
+	if (sm->nops || next_timed(sm, true) != UINT64_MAX)
+		return false;
+	for (uint32_t s = 0; s < sm->nctas; s++) {
+		const struct vgpu_cta *c = sm->ctas[s];
+
+		VGPU_FOR_LANES(c->runnable, i)
+			if (!warp_spinning(sm, &c->warps[i]))
+				return false;
 	}
 	return true;
 }
@@ -720,7 +826,8 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 			if (next_wake <= sm->clock)
 				wake_timed(sm, false);
 		}
-		if (!(random ? pick_random(sm, &c, &w) : pick_rr(sm, &c, &w))) {
+		if (!(random ? pick_random(sm, &c, &w) : pick_rr(sm, &c, &w)) ||
+		    (warp_spinning(sm, w) && quiescent(sm))) {
 			for (uint32_t s = 0; s < sm->nctas; s++)
 				if (!sm->ctas[s]->timed && cta_stuck_on_named(sm->ctas[s])) {
 					raise_deadlock(sm->ctas[s]);

@@ -2233,6 +2233,105 @@ TEST_F(libvgpu, exception_deadlock)
 	vgpu_program_free(prog);
 }
 
+/*
+ * MBAR.TRY_WAIT's time limit on this backend: CUTLASS's speculative
+ * try_wait before the thread's own arrive says false and the program goes
+ * on; a spin loop over a lost arrive is still a deadlock, and the record
+ * says which warp spins on which object.
+ */
+static const char try_wait_src[] =
+	".kernel spec\n"
+	".param ptr out\n"
+	".shared bar, 8\n"
+	"        LDP.64 R2, [out] ;\n"
+	"        S2R R0, SR_TID ;\n"
+	"        SHL R1, R0, 0x2 ;\n"
+	"        IADD R2, R2, R1 ;\n"
+	"        MOV R4, 0x0 ;\n"
+	"        ISETP.EQ.U32 P6, R0, 0x0 ;\n"
+	"        @P6 MBAR.INIT [R4], 0x40 ;\n"
+	"        BAR.SYNC 0x0 ;\n"
+	"        MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
+	"        MOV R5, 0x10 ;\n"
+	"        @P1 MOV R5, 0x20 ;\n"
+	"        MBAR.ARRIVE _, [R4] ;\n"
+	"retry:\n"
+	"        MBAR.TRY_WAIT.PARITY P2, [R4], RZ ;\n"
+	"        @!P2 BRA retry ;\n"
+	"        IADD R5, R5, R0 ;\n"
+	"        STG.32 [R2], R5 ;\n"
+	"        EXIT ;\n"
+	".kernel lost\n"
+	".param ptr out\n"
+	".shared bar, 8\n"
+	"        S2R R0, SR_TID ;\n"
+	"        MOV R4, 0x0 ;\n"
+	"        ISETP.EQ.U32 P6, R0, 0x0 ;\n"
+	"        @P6 MBAR.INIT [R4], 0x60 ;\n"
+	"        BAR.SYNC 0x0 ;\n"
+	"        MBAR.ARRIVE _, [R4] ;\n"
+	"spin:\n"
+	"        MBAR.TEST_WAIT.PARITY P1, [R4], RZ ;\n"
+	"        @!P1 BRA spin ;\n"
+	"        EXIT ;\n";
+
+TEST_F(libvgpu, mbar_try_wait_time_limit)
+{
+	struct vgpu_device *dev = self->dev;
+	struct vgpu_launch_config cfg = { .block = { 64 } };
+	const struct vgpu_kernel *lost = NULL;
+	struct vgpu_exception_record rec;
+	struct vgpu_program *prog;
+	struct vgpu_args *args = NULL;
+	struct vgpu_bo *bo = NULL;
+	struct vgpu_job *job = NULL;
+	uint32_t out[64];
+	char text[4096];
+
+	prog = prog_new(dev, try_wait_src);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_program_kernel(prog, 1, &lost));
+	ASSERT_EQ(0, vgpu_bo_new(dev, sizeof(out), 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	for (uint64_t seed = 0; seed < 8; seed++) {
+		cfg.flags = (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+			    (seed & 1 ? VGPU_LAUNCH_SANITIZE : 0);
+		cfg.seed = seed;
+		ASSERT_EQ(0, vgpu_bo_write(bo, 0, (uint32_t[64]){ 0 }, sizeof(out)));
+		ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &job));
+		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+		vgpu_job_free(job);
+		ASSERT_EQ(0, vgpu_bo_read(bo, 0, out, sizeof(out)));
+		for (uint32_t t = 0; t < 64; t++) {
+			EXPECT_EQ(0x10 + t, out[t])
+				TH_LOG("seed %llu thread %u", (unsigned long long)seed, t);
+		}
+	}
+	vgpu_args_free(args);
+
+	for (uint64_t seed = 0; seed < 4; seed++) {
+		cfg.flags = seed ? VGPU_LAUNCH_RANDOM_SCHED : 0;
+		cfg.seed = seed;
+		ASSERT_EQ(0, vgpu_args_new(lost, &args));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+		ASSERT_EQ(0, vgpu_kernel_launch(lost, &cfg, args, &job));
+		vgpu_args_free(args);
+		EXPECT_EQ(-EIO, vgpu_job_wait(job, WAIT_NS));
+		ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+		EXPECT_EQ((uint32_t)VGPU_EXC_DEADLOCK, rec.code);
+		EXPECT_EQ(VGPU_WAIT_MBAR, rec.warp_wait[0]);
+		EXPECT_EQ(VGPU_WAIT_MBAR, rec.warp_wait[1]);
+		EXPECT_EQ(VGPU_WAIT_ABSENT, rec.warp_wait[2]);
+		EXPECT_GT(vgpu_job_describe(job, text, sizeof(text)), 0);
+		EXPECT_CONTAINS(text, "spins on mbarrier 0x0 (phase 0, pending 32 of 96, tx 0)");
+		EXPECT_CONTAINS(text, "MBAR.TEST_WAIT.PARITY P1, [R4], RZ");
+		vgpu_job_free(job);
+	}
+	vgpu_bo_free(bo);
+	vgpu_program_free(prog);
+}
+
 TEST(exception_names_and_describe)
 {
 	struct vgpu_exception_record rec;

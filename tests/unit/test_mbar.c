@@ -345,7 +345,8 @@ TEST(inval_then_reuse_memory_and_reinit)
 
 TEST(without_sanitizer_behaviour_follows_the_encoding)
 {
-	/* an old token (two phases back) compares by phase mod 4: true; a
+	/* an old token (two phases back) compares by phase parity, as on the
+	 * hardware: incomplete (false); a
 	 * .NOCOMPLETE arrive that reaches zero completes; an arrive larger
 	 * than pending leaves 0; ordinary loads see the word */
 	struct kt k;
@@ -366,7 +367,7 @@ TEST(without_sanitizer_behaviour_follows_the_encoding)
 	k.block[0] = 1;
 	KT_RUN_OK(&k);
 	EXPECT_EQ(mword(1, 1, 0, 4, true), kt_dword(&k, 0));
-	EXPECT_EQ(1u, kt_word(&k, 2));
+	EXPECT_EQ(0u, kt_word(&k, 2));
 	kt_free(&k);
 }
 
@@ -629,6 +630,240 @@ TEST(deadlock_on_mbarrier_only_when_nothing_can_complete_it)
 		k.flags = SAN;
 		KT_RUN_OK(&k);
 		kt_free(&k);
+	}
+}
+
+/*
+ * ---- try_wait's time limit: legal programs that only go on because a
+ * try_wait says false ----
+ *
+ * Each variant runs 64 threads (2 warps) under the default schedule and
+ * 100 random ones, with and without the sanitizer; out[tid] and
+ * out[64 + tid] must hold @first(tid) and @second(tid).
+ */
+FIXTURE(try_wait_limit) {
+	struct kt k;
+};
+
+FIXTURE_VARIANT(try_wait_limit) {
+	const char *body;
+	uint32_t first[2], second[2]; /* per warp */
+};
+
+#define TW_RESULT(pred, byteoff)                                               \
+	"  MOV R12, 0x1 ;\n"                                                   \
+	"  SEL R12, R12, RZ, " pred " ;\n" KT_STORE("R12", byteoff)
+
+/* (a) one try_wait with a hint on a phase that never completes (65
+ * expected, 64 arrive), then other work */
+FIXTURE_VARIANT_ADD(try_wait_limit, hint_then_other_work) {
+	.body = "  @P6 MBAR.INIT [R4], 0x41 ;\n"
+		"  BAR.SYNC 0x0 ;\n"
+		"  MBAR.ARRIVE _, [R4] ;\n"
+		"  MBAR.TRY_WAIT.PARITY P1, [R4], RZ, 0x3e8 ;\n" TW_RESULT("P1", "0x0")
+		"  SHR.U32 R13, R0, 0x5 ;\n"
+		"  IADD R13, R13, 0x7 ;\n" KT_STORE("R13", "0x100"),
+	.first = { 0, 0 }, .second = { 7, 8 },
+};
+
+/* the same with the device's default limit (100000 cycles): nothing else
+ * can complete the phase, so it says false at once */
+FIXTURE_VARIANT_ADD(try_wait_limit, default_limit_then_other_work) {
+	.body = "  @P6 MBAR.INIT [R4], 0x41 ;\n"
+		"  BAR.SYNC 0x0 ;\n"
+		"  MBAR.ARRIVE R6, [R4] ;\n"
+		"  MBAR.TRY_WAIT P1, [R4], R6 ;\n" TW_RESULT("P1", "0x0")
+		"  S2R R13, SR_WARPID ;\n"
+		"  IADD R13, R13, 0x2 ;\n" KT_STORE("R13", "0x100"),
+	.first = { 0, 0 }, .second = { 2, 3 },
+};
+
+/* (b) CUTLASS's pattern: a speculative try_wait before the thread's own
+ * arrive (false), then the arrive and a retry loop */
+FIXTURE_VARIANT_ADD(try_wait_limit, speculative_before_own_arrive) {
+	.body = "  @P6 MBAR.INIT [R4], 0x40 ;\n"
+		"  BAR.SYNC 0x0 ;\n"
+		"  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n" TW_RESULT("P1", "0x0")
+		"  MBAR.ARRIVE _, [R4] ;\n"
+		"retry:\n"
+		"  MBAR.TRY_WAIT.PARITY P2, [R4], RZ ;\n"
+		"  @!P2 BRA retry ;\n" TW_RESULT("P2", "0x100"),
+	.first = { 0, 0 }, .second = { 1, 1 },
+};
+
+/* a test_wait spin loop that a sleeping warp ends: time passes, no
+ * deadlock */
+FIXTURE_VARIANT_ADD(try_wait_limit, spin_until_a_sleeper_arrives) {
+	.body = "  @P6 MBAR.INIT [R4], 0x20 ;\n"
+		"  BAR.SYNC 0x0 ;\n"
+		"  S2R R5, SR_WARPID ;\n"
+		"  ISETP.NE.U32 P2, R5, 0x0 ;\n"
+		"  @P2 BRA w1 ;\n"
+		"spin:\n"
+		"  MBAR.TEST_WAIT.PARITY P1, [R4], RZ ;\n"
+		"  @!P1 BRA spin ;\n"
+		"  BRA done ;\n"
+		"w1:\n"
+		"  NANOSLEEP 0x2710 ;\n"
+		"  MBAR.ARRIVE _, [R4] ;\n"
+		"  MOV R12, 0x2 ;\n" KT_STORE("R12", "0x0") KT_STORE("RZ", "0x100")
+		"  EXIT ;\n"
+		"done:\n" TW_RESULT("P1", "0x0") KT_STORE("RZ", "0x100"),
+	.first = { 1, 2 }, .second = { 0, 0 },
+};
+
+/* try_wait with a short hint in a loop while the other warp computes (no
+ * store for a while) and then arrives */
+FIXTURE_VARIANT_ADD(try_wait_limit, short_hint_loop_while_other_warp_computes) {
+	.body = "  @P6 MBAR.INIT [R4], 0x20 ;\n"
+		"  BAR.SYNC 0x0 ;\n"
+		"  S2R R5, SR_WARPID ;\n"
+		"  ISETP.NE.U32 P2, R5, 0x0 ;\n"
+		"  @P2 BRA w1 ;\n"
+		"  MOV R20, 0x0 ;\n"
+		"poll:\n"
+		"  IADD R20, R20, 0x1 ;\n"
+		"  MBAR.TRY_WAIT.PARITY P1, [R4], RZ, 0x10 ;\n"
+		"  @!P1 BRA poll ;\n"
+		"  ISETP.GT.U32 P3, R20, 0x1 ;\n" TW_RESULT("P3", "0x0")
+		KT_STORE("RZ", "0x100")
+		"  EXIT ;\n"
+		"w1:\n"
+		"  MOV R21, 0x800 ;\n"
+		"work:\n"
+		"  IADD R21, R21, -0x1 ;\n"
+		"  ISETP.NE.U32 P4, R21, 0x0 ;\n"
+		"  @P4 BRA work ;\n"
+		"  MBAR.ARRIVE _, [R4] ;\n"
+		"  MOV R12, 0x2 ;\n" KT_STORE("R12", "0x0") KT_STORE("RZ", "0x100"),
+	.first = { 1, 2 }, .second = { 0, 0 },
+};
+
+FIXTURE_SETUP(try_wait_limit)
+{
+	char src[4096];
+
+	snprintf(src, sizeof(src), "%s%s  EXIT ;\n", MB_PROLOGUE, variant->body);
+	ASSERT_EQ(0, kt_load(&self->k, src)) TH_LOG("%s", self->k.err);
+}
+
+FIXTURE_TEARDOWN(try_wait_limit)
+{
+	kt_free(&self->k);
+}
+
+TEST_F(try_wait_limit, completes_under_every_schedule)
+{
+	struct kt *k = &self->k;
+
+	for (uint32_t s = 0; s <= 100; s++) {
+		for (int san = 0; san < 2; san++) {
+			memset(k->mem.buf, 0xee, 4 * 128);
+			k->block[0] = 64;
+			k->seed = s + 1;
+			k->flags = (san ? SAN : 0) |
+				   (s ? VGPU_LAUNCH_RANDOM_SCHED : 0);
+			ASSERT_EQ(0, kt_run(k))
+				TH_LOG("seed %u%s: %s: %s", s, san ? " (sanitizer)" : "",
+				       vgpu_exc_name(k->exc.code), k->exc.msg);
+			for (uint32_t t = 0; t < 64; t++) {
+				ASSERT_EQ(variant->first[t / 32], kt_word(k, t))
+					TH_LOG("seed %u thread %u", s, t);
+				ASSERT_EQ(variant->second[t / 32], kt_word(k, 64 + t))
+					TH_LOG("seed %u thread %u", s, t);
+			}
+		}
+	}
+}
+
+/*
+ * A lost arrive under a spin loop is still a deadlock, under every
+ * schedule: with TEST_WAIT (the warps never block: they spin), with
+ * TRY_WAIT (each try times out at once and is tried again), and with one
+ * warp spinning while the other waits on a named barrier.
+ */
+FIXTURE(lost_arrive) {
+	struct kt k;
+};
+
+FIXTURE_VARIANT(lost_arrive) {
+	const char *wait;
+	const char *msg;
+	bool both_spin; /* else warp 1 waits on named barrier 1 */
+};
+
+FIXTURE_VARIANT_ADD(lost_arrive, test_wait_spin) {
+	.wait = "MBAR.TEST_WAIT.PARITY P1, [R4], RZ",
+	.msg = "warp 0 spins on mbarrier 0x0 (phase 0, pending 32 of 96, tx 0)",
+	.both_spin = true,
+};
+
+FIXTURE_VARIANT_ADD(lost_arrive, try_wait_spin) {
+	.wait = "MBAR.TRY_WAIT.PARITY P1, [R4], RZ",
+	.msg = "mbarrier 0x0 (phase 0, pending 32 of 96, tx 0)",
+	.both_spin = true,
+};
+
+FIXTURE_VARIANT_ADD(lost_arrive, try_wait_hint_spin) {
+	.wait = "MBAR.TRY_WAIT.PARITY P1, [R4], RZ, 0x20",
+	.msg = "mbarrier 0x0 (phase 0, pending 32 of 96, tx 0)",
+	.both_spin = true,
+};
+
+FIXTURE_VARIANT_ADD(lost_arrive, spin_beside_named_barrier) {
+	.wait = "MBAR.TEST_WAIT.PARITY P1, [R4], RZ",
+	.msg = "warp 0 spins on mbarrier 0x0 (phase 0, pending 64 of 96, tx 0); warp 1 waits on barrier 1",
+	.both_spin = false,
+};
+
+FIXTURE_SETUP(lost_arrive)
+{
+	char src[2048];
+
+	snprintf(src, sizeof(src),
+		 MB_PROLOGUE
+		 "  @P6 MBAR.INIT [R4], 0x60 ;\n"
+		 "  BAR.SYNC 0x0 ;\n"
+		 "  S2R R5, SR_WARPID ;\n"
+		 "  ISETP.NE.U32 P2, R5, 0x0 ;\n"
+		 "  %s"
+		 "  MBAR.ARRIVE _, [R4] ;\n" /* 64 or 32 of 96: never done */
+		 "spin:\n"
+		 "  %s ;\n"
+		 "  @!P1 BRA spin ;\n"
+		 "  EXIT ;\n",
+		 variant->both_spin ? "" : "@P2 BAR.SYNC 0x1, 0x40 ;\n  @P2 EXIT ;\n",
+		 variant->wait);
+	ASSERT_EQ(0, kt_load(&self->k, src)) TH_LOG("%s", self->k.err);
+}
+
+FIXTURE_TEARDOWN(lost_arrive)
+{
+	kt_free(&self->k);
+}
+
+TEST_F(lost_arrive, is_a_deadlock_under_every_schedule)
+{
+	struct kt *k = &self->k;
+
+	for (uint32_t s = 0; s <= 100; s++) {
+		for (int san = 0; san < 2; san++) {
+			k->block[0] = 64;
+			k->seed = s + 1;
+			k->flags = (san ? SAN : 0) |
+				   (s ? VGPU_LAUNCH_RANDOM_SCHED : 0);
+			ASSERT_EQ(-1, kt_run(k)) TH_LOG("seed %u", s);
+			ASSERT_EQ((uint32_t)VGPU_EXC_DEADLOCK, k->exc.code)
+				TH_LOG("seed %u: %s: %s", s,
+				       vgpu_exc_name(k->exc.code), k->exc.msg);
+			EXPECT_CONTAINS(k->exc.msg, variant->msg);
+			EXPECT_EQ(VGPU_WAIT_MBAR, k->exc.warp_wait[0]);
+			EXPECT_EQ(variant->both_spin ? VGPU_WAIT_MBAR : 1,
+				  k->exc.warp_wait[1]);
+			EXPECT_EQ(0u, k->exc.addr);
+			EXPECT_EQ(k->exc.info[0],
+				  (uint32_t)mword(variant->both_spin ? 32 : 64, 96, 0, 0, true));
+		}
 	}
 }
 
