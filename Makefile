@@ -68,7 +68,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
-LIB_SRCS := $(wildcard libvgpu/*.c)
+LIB_SRCS := $(wildcard libvgpu/*.c libvgpu/ptx/*.c)
 TOOL_SRCS := $(wildcard libvgpu/tools/*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)

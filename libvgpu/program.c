@@ -4,10 +4,12 @@
  * code lives in a read-only buffer object of the device, and its kernels.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vgpu_priv.h"
+#include "ptx/ptx.h"
 
 static void log_msg(char *log, size_t loglen, const char *msg)
 {
@@ -89,6 +91,81 @@ int vgpu_program_assemble(struct vgpu_device *dev, const char *src, size_t len,
 	return program_create(dev, &obj, out, log, loglen);
 }
 
+int vgpu_ptx_to_asm(const char *src, size_t len, const char *filename,
+		    char **asm_out, char *log, size_t loglen)
+{
+	if (!asm_out || (!src && len))
+		return -EINVAL;
+	return ptx_to_vgs(src ? src : "", len, filename ? filename : "<ptx>", asm_out,
+			  log, loglen);
+}
+
+int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src, size_t len,
+			  const char *filename, struct vgpu_program **out,
+			  char *log, size_t loglen)
+{
+	char *text = NULL;
+	int ret;
+
+	if (!out || (!src && len))
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	ret = ptx_to_vgs(src ? src : "", len, filename ? filename : "<ptx>", &text, log,
+			 loglen);
+	if (ret)
+		return ret;
+	ret = vgpu_program_assemble(dev, text, strlen(text), filename, out, log, loglen);
+	if (ret == -EINVAL && log && loglen) {
+		/* the generated text should always assemble: say whose bug it is */
+		size_t n = strlen(log);
+
+		snprintf(log + n, loglen - n,
+			 "internal error: the PTX front end generated assembly that does not assemble\n");
+	}
+	free(text);
+	return ret;
+}
+
+static bool is_ptx_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && !strcmp(path + n - 4, ".ptx");
+}
+
+/* A .ptx file goes through the PTX front end. */
+static int load_ptx_file(struct vgpu_device *dev, const char *path,
+			 struct vgpu_program **out, char *log, size_t loglen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long size;
+	int ret;
+
+	if (!f)
+		return -errno;
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return -EIO;
+	}
+	buf = malloc((size_t)size + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		free(buf);
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	ret = vgpu_program_from_ptx(dev, buf, (size_t)size, path, out, log, loglen);
+	free(buf);
+	return ret;
+}
+
 int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
 			   struct vgpu_program **out, char *log, size_t loglen)
 {
@@ -102,6 +179,8 @@ int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
 		return ret;
 	if (log && loglen)
 		log[0] = '\0';
+	if (is_ptx_path(path))
+		return load_ptx_file(dev, path, out, log, loglen);
 	ret = vgpu_object_load_file(path, &obj, log, loglen);
 	if (ret)
 		return ret;

@@ -239,6 +239,23 @@ VGPU_API int vgpu_program_assemble(struct vgpu_device *dev, const char *src,
 				   size_t len, const char *filename,
 				   struct vgpu_program **out, char *log,
 				   size_t loglen);
+/*
+ * The same from PTX text (what nvcc and clang's NVPTX back end emit): each
+ * .entry becomes a kernel of the program, its parameters at PTX's offsets.
+ * Anything the front end does not support yet is an error naming
+ * FILE:LINE:COL and the construct (-EINVAL, in @log).
+ */
+VGPU_API int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src,
+				   size_t len, const char *filename,
+				   struct vgpu_program **out, char *log,
+				   size_t loglen);
+/*
+ * PTX text -> the vGPU assembly the front end generates for it (a
+ * malloc'd string in *@asm_out, the caller frees it), as vgpu-ptxas -S
+ * prints it.
+ */
+VGPU_API int vgpu_ptx_to_asm(const char *src, size_t len, const char *filename,
+			     char **asm_out, char *log, size_t loglen);
 VGPU_API int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
 				    struct vgpu_program **out, char *log,
 				    size_t loglen);

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PTX front end's driver: parse, lower and allocate each .entry, then
+ * print vGPU assembly (one .kernel per entry, its parameters at PTX's
+ * offsets, its .shared variables) that asm.c turns into an object.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+struct sbuf {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb,
+							    const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	for (;;) {
+		size_t room = sb->cap - sb->n;
+
+		va_start(ap, fmt);
+		k = vsnprintf(sb->p ? sb->p + sb->n : NULL, sb->p ? room : 0, fmt, ap);
+		va_end(ap);
+		if (k < 0) {
+			sb->oom = true;
+			return;
+		}
+		if (sb->p && (size_t)k < room) {
+			sb->n += (size_t)k;
+			return;
+		}
+		{
+			size_t ncap = (sb->cap ? 2 * sb->cap : 4096) + (size_t)k;
+			char *np = realloc(sb->p, ncap);
+
+			if (!np) {
+				sb->oom = true;
+				return;
+			}
+			sb->p = np;
+			sb->cap = ncap;
+		}
+	}
+}
+
+static void print_op(struct sbuf *sb, const struct ptx_code *c, const struct ptx_vop *o)
+{
+	switch (o->kind) {
+	case PTX_V_REG:
+		sb_printf(sb, "R%d", c->vregs[o->v].phys + o->part);
+		break;
+	case PTX_V_PRED:
+		sb_printf(sb, "%sP%d", o->neg ? "!" : "", c->vregs[o->v].phys);
+		break;
+	case PTX_V_MEM:
+		if (o->v < 0)
+			sb_printf(sb, "[RZ%s%s]", o->text[0] && o->text[0] != '-' ? "+" : "",
+				  o->text);
+		else
+			sb_printf(sb, "[R%d%s%s]", c->vregs[o->v].phys,
+				  o->text[0] && o->text[0] != '-' ? "+" : "", o->text);
+		break;
+	default:
+		sb_printf(sb, "%s", o->text);
+		break;
+	}
+}
+
+/* .param lines at PTX's offsets (vGPU lays parameters out the same way,
+ * naturally aligned in order; padding where PTX aligns further). */
+static int print_params(struct sbuf *sb, const struct ptx_func *f, struct ptx_diag *dg)
+{
+	uint32_t off = 0;
+
+	for (int i = 0; i < f->nparams; i++) {
+		const struct ptx_param *p = &f->params[i];
+		uint32_t align = p->align < 4 ? 4 : p->align;
+		bool array = p->size > 8 || !strcmp(p->type, "b8");
+
+		if (p->size < 4 && !array) {
+			ptx_error(dg, p->line, 1,
+				  "unsupported construct: parameter '%s' of %u bytes", p->name,
+				  p->size);
+			return -EINVAL;
+		}
+		while (off % align) {
+			sb_printf(sb, ".param u32 pad%d_%u\n", i, off);
+			off += 4;
+		}
+		if (!array) {
+			const char *t = p->size == 8 ? "u64" : !strcmp(p->type, "f32") ? "f32" :
+				       p->type[0] == 's' ? "s32" : "u32";
+
+			sb_printf(sb, ".param %s arg%d\n", t, i);
+			off += p->size;
+			continue;
+		}
+		if (p->size % 4) {
+			ptx_error(dg, p->line, 1,
+				  "unsupported construct: parameter '%s' of %u bytes", p->name,
+				  p->size);
+			return -EINVAL;
+		}
+		sb_printf(sb, ".param u32 arg%d\n", i);
+		for (uint32_t k = 4; k < p->size; k += 4)
+			sb_printf(sb, ".param u32 arg%d_%u\n", i, k);
+		off += p->size;
+	}
+	return 0;
+}
+
+static void print_shared(struct sbuf *sb, const struct ptx_var *v, int index)
+{
+	uint32_t align = v->align < 1 ? 1 : v->align;
+
+	/* vGPU's .shared alignment is a power of two */
+	while (align & (align - 1))
+		align &= align - 1;
+	sb_printf(sb, ".shared sh%d, %u, %u\n", index, v->size, align);
+}
+
+static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
+		       const struct ptx_func *f, struct ptx_diag *dg)
+{
+	struct ptx_code code;
+	int ret;
+
+	if (strlen(f->name) > 31) {
+		ptx_error(dg, f->line, 1, "kernel name '%s' is longer than 31 characters",
+			  f->name);
+		return -EINVAL;
+	}
+	ret = ptx_lower(m, f, dg, &code);
+	if (!ret)
+		ret = ptx_regalloc(f, dg, &code);
+	if (ret) {
+		ptx_code_free(&code);
+		return ret;
+	}
+	sb_printf(sb, ".kernel %s\n", f->name);
+	ret = print_params(sb, f, dg);
+	if (ret) {
+		ptx_code_free(&code);
+		return ret;
+	}
+	for (int i = 0; i < m->nshared; i++)
+		print_shared(sb, &m->shared[i], i);
+	for (int i = 0; i < f->nshared; i++)
+		print_shared(sb, &f->shared[i], m->nshared + i);
+	for (int i = 0; i < code.n; i++) {
+		const struct ptx_vinsn *v = &code.insns[i];
+
+		if (v->label[0]) {
+			sb_printf(sb, "%s:\n", v->label);
+			continue;
+		}
+		sb_printf(sb, "        ");
+		if (v->guard >= 0)
+			sb_printf(sb, "@%sP%d ", v->guard_not ? "!" : "",
+				  code.vregs[v->guard].phys);
+		sb_printf(sb, "%s", v->mnem);
+		for (int o = 0; o < v->nops; o++) {
+			sb_printf(sb, o ? ", " : " ");
+			print_op(sb, &code, &v->ops[o]);
+		}
+		sb_printf(sb, " ; // line %d\n", v->line);
+	}
+	/* a kernel that falls off its end returns */
+	sb_printf(sb, "        EXIT ;\n");
+	ptx_code_free(&code);
+	return 0;
+}
+
+int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
+	       char *log, size_t loglen)
+{
+	struct ptx_diag dg = { .file = file ? file : "<ptx>", .log = log, .loglen = loglen };
+	struct ptx_module m;
+	struct sbuf sb = { 0 };
+	int ret, kernels = 0;
+
+	*out = NULL;
+	if (log && loglen)
+		log[0] = '\0';
+	ret = ptx_parse(src, len, &dg, &m);
+	if (!ret && !m.target[0])
+		ptx_error(&dg, 1, 1, "missing .target"), ret = -EINVAL;
+	else if (!ret && strncmp(m.target, "sm_", 3))
+		ptx_error(&dg, 1, 1, "unsupported .target %s", m.target), ret = -EINVAL;
+	for (int i = 0; !ret && i < m.nfuncs; i++) {
+		if (!m.funcs[i].entry)
+			continue;
+		ret = emit_kernel(&sb, &m, &m.funcs[i], &dg);
+		kernels++;
+	}
+	if (!ret && !kernels)
+		ptx_error(&dg, 1, 1, "no .entry in the module"), ret = -EINVAL;
+	ptx_module_free(&m);
+	if (!ret && sb.oom)
+		ret = -ENOMEM;
+	if (ret) {
+		free(sb.p);
+		return ret;
+	}
+	*out = sb.p;
+	return 0;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The PTX front end: a compiler from PTX text to vGPU assembly, in stages.
+ *
+ *   ptx_lex.c     characters -> tokens (PTX's identifiers, %regs, 0f floats)
+ *   ptx_parse.c   tokens -> module: entries, params, .reg/.shared, insns
+ *   ptx_lower.c   PTX instructions -> vGPU instructions on virtual registers
+ *   ptx_regalloc.c liveness over the control-flow graph, linear scan onto
+ *                 R0..R253 (pairs and ranges consecutive) and P0..P5
+ *   ptx.c         the driver: emit assembly text, assemble it (asm.c), the
+ *                 public API (vgpu_program_from_ptx, vgpu_ptx_to_asm)
+ *
+ * Every diagnostic names the PTX file, line and column and the construct.
+ */
+#ifndef VGPU_PTX_H
+#define VGPU_PTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PTX_NAME_MAX 96
+#define PTX_MAX_OPS 8
+#define PTX_MAX_MODS 12
+
+struct ptx_diag {
+	const char *file;
+	char *log;
+	size_t loglen, used;
+	int errors;
+};
+
+__attribute__((format(printf, 4, 5))) void
+ptx_error(struct ptx_diag *dg, int line, int col, const char *fmt, ...);
+
+/* ---- the parsed module ---- */
+
+enum ptx_rclass { PTX_R32, PTX_R64, PTX_PRED };
+
+struct ptx_reg {
+	char name[PTX_NAME_MAX];
+	uint8_t cls;
+	uint8_t bits; /* declared width: 8, 16, 32, 64 (1 for .pred) */
+	bool is_float;
+};
+
+enum ptx_okind {
+	PTX_O_REG,  /* %r1 */
+	PTX_O_IMM,  /* 42, -1, 0f3F800000 */
+	PTX_O_SYM,  /* a name: label, variable, parameter, special register */
+	PTX_O_MEM,  /* [base+off] */
+	PTX_O_VEC,  /* {%r1, %r2} */
+	PTX_O_SINK, /* _ */
+};
+
+struct ptx_operand {
+	uint8_t kind;
+	bool neg;     /* !%p */
+	bool fimm;    /* 0f / 0d literal: imm holds the raw bits */
+	int reg;      /* REG; MEM base register or -1 */
+	int64_t imm;  /* IMM; MEM offset */
+	char sym[PTX_NAME_MAX]; /* SYM; MEM base symbol ("" if none) */
+	int nvec;
+	int vec[5];   /* VEC registers, -1 for _ */
+	int col;
+};
+
+struct ptx_insn {
+	int line, col;
+	char label[PTX_NAME_MAX]; /* a label definition: op is empty */
+	int guard;		  /* predicate register or -1 */
+	bool guard_not;
+	char op[32];
+	char mods[PTX_MAX_MODS][40];
+	int nmods;
+	struct ptx_operand ops[PTX_MAX_OPS];
+	int nops;
+};
+
+struct ptx_var {
+	char name[PTX_NAME_MAX];
+	uint32_t size, align;
+	int line;
+};
+
+struct ptx_param {
+	char name[PTX_NAME_MAX];
+	uint32_t size, align;
+	char type[8]; /* u32, s32, f32, u64, s64, b8 (array) ... */
+	int line;
+};
+
+struct ptx_func {
+	char name[PTX_NAME_MAX];
+	int line;
+	bool entry;
+	struct ptx_param *params;
+	int nparams;
+	struct ptx_reg *regs;
+	int nregs, regs_cap;
+	struct ptx_var *shared;
+	int nshared;
+	struct ptx_insn *insns;
+	int ninsns, insns_cap;
+};
+
+struct ptx_module {
+	struct ptx_func *funcs;
+	int nfuncs;
+	struct ptx_var *shared; /* module-scope .shared */
+	int nshared;
+	char target[32];
+	int addr_size;
+};
+
+/* ---- lexer ---- */
+
+enum ptx_tok {
+	PTX_T_EOF,
+	PTX_T_IDENT, /* names, directives (.entry), %regs, $labels */
+	PTX_T_INT,
+	PTX_T_FLOAT, /* 0fXXXXXXXX / 0dXXXXXXXXXXXXXXXX: value holds the bits */
+	PTX_T_STRING,
+	PTX_T_PUNCT, /* one character: , ; : [ ] { } ( ) < > + - @ ! = | */
+};
+
+struct ptx_lexer {
+	const char *p, *end;
+	int line, col;
+	/* the current token */
+	enum ptx_tok tok;
+	char text[PTX_NAME_MAX * 2];
+	int64_t value;
+	bool is_double;
+	int tline, tcol;
+};
+
+void ptx_lex_init(struct ptx_lexer *lx, const char *src, size_t len);
+void ptx_lex_next(struct ptx_lexer *lx);
+
+/* ---- stages ---- */
+
+int ptx_parse(const char *src, size_t len, struct ptx_diag *dg,
+	      struct ptx_module *m);
+void ptx_module_free(struct ptx_module *m);
+int ptx_find_reg(const struct ptx_func *f, const char *name);
+
+/* Lowered code: vGPU instructions over virtual registers. */
+enum ptx_vkind {
+	PTX_V_REG,  /* a virtual register (or a part of one: @part) */
+	PTX_V_PRED, /* a virtual predicate */
+	PTX_V_TEXT, /* verbatim: immediates, labels, RZ, PT, P6, SR_*, _ */
+	PTX_V_MEM,  /* [vreg-or-RZ + text] */
+};
+
+struct ptx_vop {
+	uint8_t kind;
+	bool def;     /* written by the instruction */
+	bool partial; /* writes only part of the register: not a kill */
+	bool neg;     /* !P */
+	uint8_t part; /* 32-bit word of a wide register */
+	int v;	      /* REG, PRED, MEM base (-1: RZ) */
+	char text[PTX_NAME_MAX + 24];
+};
+
+struct ptx_vinsn {
+	int line;
+	char label[PTX_NAME_MAX + 8]; /* a label: no mnemonic */
+	char mnem[64];
+	int guard; /* virtual predicate or -1 */
+	bool guard_not;
+	bool branch, exit; /* control flow: BRA (target in ops[0]), EXIT */
+	struct ptx_vop ops[6];
+	int nops;
+};
+
+struct ptx_vreg {
+	uint8_t width; /* 32-bit words (1, 2, 4, 5) or 0 for a predicate */
+	int phys;      /* assigned register, -1 before allocation */
+};
+
+struct ptx_code {
+	struct ptx_vinsn *insns;
+	int n, cap;
+	struct ptx_vreg *vregs;
+	int nv, vcap;
+};
+
+int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
+	      struct ptx_diag *dg, struct ptx_code *code);
+int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg,
+		 struct ptx_code *code);
+void ptx_code_free(struct ptx_code *code);
+
+/* The whole translation: PTX text -> vGPU assembly text (malloc'd). */
+int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
+	       char *log, size_t loglen);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PTX lexer.  Identifiers keep their dots and "::" (ld.global.u32,
+ * %tid.x, mbarrier.arrive.shared::cta.b64 are one token each; the parser
+ * splits the modifiers); comments are skipped; 0fXXXXXXXX and
+ * 0dXXXXXXXXXXXXXXXX are floats given by their bits.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+void ptx_lex_init(struct ptx_lexer *lx, const char *src, size_t len)
+{
+	memset(lx, 0, sizeof(*lx));
+	lx->p = src;
+	lx->end = src + len;
+	lx->line = 1;
+	lx->col = 1;
+	ptx_lex_next(lx);
+}
+
+static int peek(const struct ptx_lexer *lx, size_t k)
+{
+	return lx->p + k < lx->end ? (unsigned char)lx->p[k] : -1;
+}
+
+static void adv(struct ptx_lexer *lx)
+{
+	if (lx->p >= lx->end)
+		return;
+	if (*lx->p == '\n') {
+		lx->line++;
+		lx->col = 1;
+	} else {
+		lx->col++;
+	}
+	lx->p++;
+}
+
+static bool ident_start(int c)
+{
+	return c >= 0 && (isalpha(c) || c == '_' || c == '$' || c == '%' || c == '.');
+}
+
+static bool ident_char(int c)
+{
+	return c >= 0 && (isalnum(c) || c == '_' || c == '$' || c == '.');
+}
+
+static void skip_space(struct ptx_lexer *lx)
+{
+	for (;;) {
+		int c = peek(lx, 0);
+
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f') {
+			adv(lx);
+		} else if (c == '/' && peek(lx, 1) == '/') {
+			while (lx->p < lx->end && *lx->p != '\n')
+				adv(lx);
+		} else if (c == '/' && peek(lx, 1) == '*') {
+			adv(lx);
+			adv(lx);
+			while (lx->p < lx->end && !(peek(lx, 0) == '*' && peek(lx, 1) == '/'))
+				adv(lx);
+			adv(lx);
+			adv(lx);
+		} else {
+			return;
+		}
+	}
+}
+
+static void put(struct ptx_lexer *lx, size_t *n, int c)
+{
+	if (*n + 1 < sizeof(lx->text))
+		lx->text[(*n)++] = (char)c;
+}
+
+void ptx_lex_next(struct ptx_lexer *lx)
+{
+	size_t n = 0;
+	int c;
+
+	skip_space(lx);
+	lx->tline = lx->line;
+	lx->tcol = lx->col;
+	lx->value = 0;
+	lx->is_double = false;
+	lx->text[0] = '\0';
+	c = peek(lx, 0);
+	if (c < 0) {
+		lx->tok = PTX_T_EOF;
+		return;
+	}
+	if (c == '0' && (peek(lx, 1) == 'f' || peek(lx, 1) == 'F' ||
+			 peek(lx, 1) == 'd' || peek(lx, 1) == 'D') &&
+	    isxdigit(peek(lx, 2))) {
+		lx->is_double = peek(lx, 1) == 'd' || peek(lx, 1) == 'D';
+		put(lx, &n, c);
+		adv(lx);
+		put(lx, &n, peek(lx, 0));
+		adv(lx);
+		while (isxdigit(peek(lx, 0))) {
+			put(lx, &n, peek(lx, 0));
+			adv(lx);
+		}
+		lx->text[n] = '\0';
+		lx->value = (int64_t)strtoull(lx->text + 2, NULL, 16);
+		lx->tok = PTX_T_FLOAT;
+		return;
+	}
+	if (isdigit(c)) {
+		bool is_float = false;
+
+		while (isalnum(peek(lx, 0)) || peek(lx, 0) == '.' ||
+		       ((peek(lx, 0) == '-' || peek(lx, 0) == '+') &&
+			(lx->text[n - 1] == 'e' || lx->text[n - 1] == 'E') &&
+			!(lx->text[0] == '0' && (lx->text[1] == 'x' || lx->text[1] == 'X')))) {
+			if (peek(lx, 0) == '.')
+				is_float = true;
+			put(lx, &n, peek(lx, 0));
+			lx->text[n] = '\0';
+			adv(lx);
+		}
+		lx->text[n] = '\0';
+		if (is_float || (!strchr(lx->text, 'x') && !strchr(lx->text, 'X') &&
+				 (strchr(lx->text, 'e') || strchr(lx->text, 'E')))) {
+			double d = strtod(lx->text, NULL);
+
+			memcpy(&lx->value, &d, sizeof(d));
+			lx->is_double = true;
+			lx->tok = PTX_T_FLOAT;
+			return;
+		}
+		{
+			size_t k = n;
+
+			/* a U suffix (PTX allows 1U) */
+			if (k && (lx->text[k - 1] == 'U' || lx->text[k - 1] == 'u'))
+				lx->text[--k] = '\0';
+			lx->value = (int64_t)strtoull(lx->text, NULL, 0);
+		}
+		lx->tok = PTX_T_INT;
+		return;
+	}
+	if (ident_start(c)) {
+		put(lx, &n, c);
+		adv(lx);
+		for (;;) {
+			c = peek(lx, 0);
+			if (ident_char(c)) {
+				put(lx, &n, c);
+				adv(lx);
+			} else if (c == ':' && peek(lx, 1) == ':') {
+				put(lx, &n, ':');
+				put(lx, &n, ':');
+				adv(lx);
+				adv(lx);
+			} else {
+				break;
+			}
+		}
+		lx->text[n] = '\0';
+		lx->tok = PTX_T_IDENT;
+		return;
+	}
+	if (c == '"') {
+		adv(lx);
+		while (lx->p < lx->end && peek(lx, 0) != '"' && peek(lx, 0) != '\n') {
+			put(lx, &n, peek(lx, 0));
+			adv(lx);
+		}
+		adv(lx);
+		lx->text[n] = '\0';
+		lx->tok = PTX_T_STRING;
+		return;
+	}
+	put(lx, &n, c);
+	lx->text[n] = '\0';
+	adv(lx);
+	lx->tok = PTX_T_PUNCT;
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Register allocation for lowered PTX: basic blocks and their successors,
+ * liveness by the usual backward dataflow over bit sets, one interval per
+ * virtual register (the hull of every point where it is live or named:
+ * conservative, no holes), then linear scan: R0..R254 for values (a pair
+ * or a range takes consecutive registers, pairs start even), P0..P5 for
+ * predicates (P6 is the lowering's scratch).  No spilling yet: a kernel
+ * that needs more registers at once gets an error naming the line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+#define NGPR 255 /* R0..R254 */
+#define NPRED 6	 /* P0..P5 */
+
+typedef uint64_t word_t;
+#define WBITS 64
+
+struct block {
+	int first, last; /* instruction range */
+	int succ[2], nsucc;
+};
+
+static bool bit(const word_t *s, int i)
+{
+	return (s[i / WBITS] >> (i % WBITS)) & 1;
+}
+
+static void set_bit(word_t *s, int i)
+{
+	s[i / WBITS] |= (word_t)1 << (i % WBITS);
+}
+
+/* Does operand @o kill its register (a full, unconditional write)? */
+static bool kills(const struct ptx_vinsn *in, const struct ptx_vop *o)
+{
+	return o->def && !o->partial && in->guard < 0 &&
+	       (o->kind == PTX_V_REG || o->kind == PTX_V_PRED) && o->v >= 0;
+}
+
+/* Registers an operand reads (none for a pure write). */
+static int reads(const struct ptx_vop *o)
+{
+	if ((o->kind == PTX_V_REG || o->kind == PTX_V_PRED || o->kind == PTX_V_MEM) &&
+	    o->v >= 0 && !o->def)
+		return o->v;
+	return -1;
+}
+
+static int label_at(const struct ptx_code *c, const char *name)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->insns[i].label[0] && !strcmp(c->insns[i].label, name))
+			return i;
+	return -1;
+}
+
+struct interval {
+	int v, start, end;
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct interval *x = a, *y = b;
+
+	return x->start != y->start ? x->start - y->start : x->v - y->v;
+}
+
+int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code *c)
+{
+	int n = c->n, nv = c->nv, nw = (nv + WBITS - 1) / WBITS, nb = 0, ret = 0;
+	int *block_of = calloc((size_t)n + 1, sizeof(int));
+	struct block *b = calloc((size_t)n + 1, sizeof(*b));
+	word_t *use = calloc((size_t)(n + 1) * (size_t)nw, sizeof(word_t));
+	word_t *def = calloc((size_t)(n + 1) * (size_t)nw, sizeof(word_t));
+	word_t *in = calloc((size_t)(n + 1) * (size_t)nw, sizeof(word_t));
+	word_t *out = calloc((size_t)(n + 1) * (size_t)nw, sizeof(word_t));
+	struct interval *iv = calloc((size_t)nv + 1, sizeof(*iv));
+	int *start = malloc(((size_t)nv + 1) * sizeof(int));
+	int *end = malloc(((size_t)nv + 1) * sizeof(int));
+	bool changed;
+
+	(void)f;
+	if (!block_of || !b || !use || !def || !in || !out || !iv || !start || !end) {
+		ret = -ENOMEM;
+		goto done;
+	}
+	/* blocks */
+	for (int i = 0; i < n; i++) {
+		bool leader = i == 0 || c->insns[i].label[0] ||
+			      c->insns[i - 1].branch || c->insns[i - 1].exit;
+
+		if (leader) {
+			if (nb)
+				b[nb - 1].last = i - 1;
+			b[nb].first = i;
+			nb++;
+		}
+		block_of[i] = nb - 1;
+	}
+	if (nb)
+		b[nb - 1].last = n - 1;
+	for (int k = 0; k < nb; k++) {
+		const struct ptx_vinsn *t = &c->insns[b[k].last];
+		bool falls = !(t->branch || t->exit) || t->guard >= 0;
+
+		if (t->branch) {
+			int at = label_at(c, t->ops[0].text);
+
+			if (at >= 0)
+				b[k].succ[b[k].nsucc++] = block_of[at];
+		}
+		if (falls && k + 1 < nb)
+			b[k].succ[b[k].nsucc++] = k + 1;
+	}
+	/* use (read before any kill in the block) and def (killed) sets */
+	for (int k = 0; k < nb; k++) {
+		word_t *u = use + (size_t)k * nw, *d = def + (size_t)k * nw;
+
+		for (int i = b[k].first; i <= b[k].last; i++) {
+			const struct ptx_vinsn *t = &c->insns[i];
+
+			if (t->guard >= 0 && !bit(d, t->guard))
+				set_bit(u, t->guard);
+			for (int o = 0; o < t->nops; o++) {
+				int r = reads(&t->ops[o]);
+
+				if (r >= 0 && !bit(d, r))
+					set_bit(u, r);
+			}
+			for (int o = 0; o < t->nops; o++)
+				if (kills(t, &t->ops[o]))
+					set_bit(d, t->ops[o].v);
+		}
+	}
+	/* liveness */
+	do {
+		changed = false;
+		for (int k = nb - 1; k >= 0; k--) {
+			word_t *o = out + (size_t)k * nw, *i = in + (size_t)k * nw;
+			const word_t *u = use + (size_t)k * nw, *d = def + (size_t)k * nw;
+
+			for (int s = 0; s < b[k].nsucc; s++) {
+				const word_t *si = in + (size_t)b[k].succ[s] * nw;
+
+				for (int w = 0; w < nw; w++)
+					o[w] |= si[w];
+			}
+			for (int w = 0; w < nw; w++) {
+				word_t ni = u[w] | (o[w] & ~d[w]);
+
+				if (ni != i[w]) {
+					i[w] = ni;
+					changed = true;
+				}
+			}
+		}
+	} while (changed);
+	/* intervals: the hull of live-in/out block ends and every mention */
+	for (int v = 0; v < nv; v++) {
+		start[v] = -1;
+		end[v] = -1;
+	}
+#define EXTEND(v, pos)                                                         \
+	do {                                                                   \
+		if (start[v] < 0 || (pos) < start[v])                          \
+			start[v] = (pos);                                      \
+		if ((pos) > end[v])                                            \
+			end[v] = (pos);                                        \
+	} while (0)
+	for (int k = 0; k < nb; k++) {
+		const word_t *i = in + (size_t)k * nw, *o = out + (size_t)k * nw;
+
+		for (int v = 0; v < nv; v++) {
+			if (bit(i, v))
+				EXTEND(v, b[k].first);
+			if (bit(o, v))
+				EXTEND(v, b[k].last);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		const struct ptx_vinsn *t = &c->insns[i];
+
+		if (t->guard >= 0)
+			EXTEND(t->guard, i);
+		for (int o = 0; o < t->nops; o++) {
+			const struct ptx_vop *op = &t->ops[o];
+
+			if ((op->kind == PTX_V_REG || op->kind == PTX_V_PRED ||
+			     op->kind == PTX_V_MEM) && op->v >= 0)
+				EXTEND(op->v, i);
+		}
+	}
+#undef EXTEND
+	/* linear scan */
+	{
+		int niv = 0;
+		int gpr_end[NGPR], pred_end[NPRED];
+
+		for (int r = 0; r < NGPR; r++)
+			gpr_end[r] = -1;
+		for (int r = 0; r < NPRED; r++)
+			pred_end[r] = -1;
+		for (int v = 0; v < nv; v++)
+			if (start[v] >= 0)
+				iv[niv++] = (struct interval){ v, start[v], end[v] };
+		qsort(iv, (size_t)niv, sizeof(*iv), by_start);
+		for (int k = 0; k < niv; k++) {
+			struct ptx_vreg *vr = &c->vregs[iv[k].v];
+			int w = vr->width, s = iv[k].start;
+
+			if (!w) {
+				for (int r = 0; r < NPRED; r++)
+					if (pred_end[r] < s) {
+						vr->phys = r;
+						pred_end[r] = iv[k].end;
+						break;
+					}
+				if (vr->phys < 0) {
+					ptx_error(dg, c->insns[s].line, 1,
+						  "more than %d predicates live at once: not supported yet",
+						  NPRED);
+					ret = -EINVAL;
+					goto done;
+				}
+				continue;
+			}
+			for (int r = 0; r + w <= NGPR; r += w == 2 ? 2 : 1) {
+				int j;
+
+				for (j = 0; j < w && gpr_end[r + j] < s; j++)
+					;
+				if (j == w) {
+					vr->phys = r;
+					for (j = 0; j < w; j++)
+						gpr_end[r + j] = iv[k].end;
+					break;
+				}
+			}
+			if (vr->phys < 0) {
+				ptx_error(dg, c->insns[s].line, 1,
+					  "more than %d 32-bit registers live at once: register spilling is not supported yet",
+					  NGPR);
+				ret = -EINVAL;
+				goto done;
+			}
+		}
+	}
+done:
+	free(block_of);
+	free(b);
+	free(use);
+	free(def);
+	free(in);
+	free(out);
+	free(iv);
+	free(start);
+	free(end);
+	return ret;
+}
