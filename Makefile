@@ -180,6 +180,23 @@ $(KSFT_TEST_OBJS): | $(KSFT_DIR)/kselftest_harness.h
 $(KSFT_DIR)/kselftest_harness.h: $(wildcard /usr/src/linux-source-6.12.tar.*)
 	@scripts/kselftest-headers.sh $(KSFT_DIR)
 
+# The PTX corpus: tests/ptx/*.cu compiled for sm_90a by Debian's clang
+# (no CUDA installation: -nocudainc -nocudalib) and embedded in a header
+# by scripts/ptx-corpus.sh, so that test_ptx carries its kernels wherever
+# it runs.
+PTX_CLANG ?= clang-19
+PTX_CFLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
+	--cuda-gpu-arch=sm_90a -O2 -Wno-unknown-cuda-version
+PTX_CU := $(wildcard tests/ptx/*.cu)
+PTX_GEN := $(PTX_CU:tests/ptx/%.cu=$(BUILD)/ptx/%.ptx)
+$(BUILD)/ptx/%.ptx: tests/ptx/%.cu tests/ptx/cuda_min.h
+	@mkdir -p $(dir $@)
+	$(PTX_CLANG) $(PTX_CFLAGS) -S -o $@ $<
+$(BUILD)/ptx/ptx_corpus.h: $(PTX_GEN) scripts/ptx-corpus.sh
+	scripts/ptx-corpus.sh $@ $(PTX_GEN)
+$(BUILD)/tests/unit/test_ptx.o: $(BUILD)/ptx/ptx_corpus.h
+$(BUILD)/tests/unit/test_ptx.o: CPPFLAGS += -I$(BUILD)/ptx
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)

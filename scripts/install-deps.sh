@@ -5,13 +5,15 @@
 # the host: gcc and make (build-essential), clang for the clang variant of
 # `make check`, pkg-config and libdrm-dev for libvgpu's drm backend.  The ASan/UBSan variant builds with gcc, whose runtimes
 # (libasan8, libubsan1) come with build-essential; clang's own sanitizer
-# runtime (libclang-rt-14-dev) is therefore not needed.  No python.
+# runtime (libclang-rt-14-dev) is therefore not needed.  clang-19 (bookworm
+# has it; 14 is too old for sm_90a) compiles tests/ptx/*.cu to the PTX
+# corpus the front end's tests run.  No python.
 #
 # Idempotent: installs only what is missing, runs `apt-get update` only
 # then, and takes a fraction of a second when everything is present.
 set -euo pipefail
 
-packages=(build-essential clang pkg-config libdrm-dev)
+packages=(build-essential clang clang-19 pkg-config libdrm-dev)
 missing=()
 for p in "${packages[@]}"; do
 	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then

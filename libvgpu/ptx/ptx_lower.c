@@ -698,6 +698,40 @@ static void mul_wide(struct lower *L, int d, const struct ptx_operand *a,
 	use_src_or_imm(L, v, b, 0);
 }
 
+/* d = a * b mod 2^64 (mul.lo.u64/s64) through a temporary */
+static void mul64(struct lower *L, int d, const struct ptx_operand *a,
+		  const struct ptx_operand *b)
+{
+	int t = new_vreg(L, 2), x = new_vreg(L, 1);
+	struct ptx_vinsn *v;
+
+	if (a->kind == PTX_O_IMM) {
+		const struct ptx_operand *s = a;
+
+		a = b;
+		b = s;
+	}
+	v = emit(L, "IMUL");
+	o_def(v, t, 0, true);
+	use_src(L, v, a, 0);
+	use_src_or_imm(L, v, b, 0);
+	v = emit(L, "IMUL.HI.U32");
+	o_def(v, t, 1, false);
+	use_src(L, v, a, 0);
+	use_src_or_imm(L, v, b, 0);
+	v = emit(L, "IMAD"); /* x = a.lo * b.hi + t.hi */
+	o_def(v, x, 0, false);
+	use_src(L, v, a, 0);
+	use_src_or_imm(L, v, b, 1);
+	o_use(v, t, 1);
+	v = emit(L, "IMAD"); /* d.hi = a.hi * b.lo + x */
+	o_def(v, d, 1, true);
+	use_src(L, v, a, 1);
+	use_src_or_imm(L, v, b, 0);
+	o_use(v, x, 0);
+	mov_reg(L, d, 0, false, t, 0);
+}
+
 static void l_arith(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -741,8 +775,14 @@ static void l_arith(struct lower *L)
 			unsupported(L, "mul.wide of 64-bit operands");
 		return;
 	}
-	if (t.bits == 64)
-		return (void)unsupported(L, "64-bit multiplication");
+	if (t.bits == 64) {
+		if (has_mod(in, ".hi"))
+			return (void)unsupported(L, "mul.hi of 64-bit operands");
+		d = dst_reg(L, &in->ops[0], PTX_R64);
+		if (d >= 0)
+			mul64(L, d, &in->ops[1], &in->ops[2]);
+		return;
+	}
 	d = dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;
@@ -842,21 +882,44 @@ static void l_logic(struct lower *L)
 	if (!want_ops(L, 3))
 		return;
 	if (t.pred) {
+		const struct ptx_operand *a = &in->ops[1], *b = &in->ops[2];
 		int tmp = new_vreg(L, 1);
 
 		d = dst_reg(L, &in->ops[0], PTX_PRED);
 		if (d < 0)
 			return;
-		v = emit(L, "SEL");
+		if (a->kind == PTX_O_IMM) {
+			a = &in->ops[2];
+			b = &in->ops[1];
+		}
+		if (a->kind == PTX_O_IMM)
+			return (void)unsupported(L, "two constant predicates");
+		v = emit(L, "SEL"); /* tmp = a ? 1 : 0 */
 		o_def(v, tmp, 0, false);
 		o_text(v, "RZ");
 		o_text(v, "0x1");
-		o_puse(v, pred_of(L, &in->ops[1]), !in->ops[1].neg);
+		o_puse(v, pred_of(L, a), !a->neg);
+		if (b->kind == PTX_O_IMM) {
+			bool k = b->imm != 0;
+			/* a AND k, a OR k, a XOR k */
+			bool is_and = !strcmp(lop, "AND"), is_or = !strcmp(lop, "OR");
+			bool konst = (is_and && !k) || (is_or && k);
+
+			v = emit(L, "ISETP.%s.U32",
+				 konst ? (k ? "EQ" : "NE") : (!is_and && !is_or && k) ? "EQ" : "NE");
+			o_pdef(v, d);
+			if (konst)
+				o_text(v, "RZ");
+			else
+				o_use(v, tmp, 0);
+			o_text(v, "0x0");
+			return;
+		}
 		v = emit(L, "ISETP.NE.U32.%s", lop);
 		o_pdef(v, d);
 		o_use(v, tmp, 0);
 		o_text(v, "0x0");
-		o_puse(v, pred_of(L, &in->ops[2]), in->ops[2].neg);
+		o_puse(v, pred_of(L, b), b->neg);
 		return;
 	}
 	d = dst_reg(L, &in->ops[0], t.bits == 64 ? PTX_R64 : PTX_R32);
@@ -868,6 +931,77 @@ static void l_logic(struct lower *L)
 		snprintf(mn, sizeof(mn), "LOP.%s", lop);
 		alu32(L, mn, d, p, t.bits == 64 && p == 0, &in->ops[1], &in->ops[2], p, true);
 	}
+}
+
+/*
+ * not/neg/abs on 64 bits: x = a ^ m, d = x - m with m = all ones (not:
+ * then no subtraction), -1 (neg: x = a ^ 0 ... computed as 0 - a) or the
+ * sign (abs).
+ */
+static void unary64(struct lower *L, int d, const struct ptx_operand *a)
+{
+	const char *op = L->in->op;
+	int t = new_vreg(L, 2), m = new_vreg(L, 1), c = new_vreg(L, 1);
+	struct ptx_vinsn *v;
+
+	if (!strcmp(op, "not")) {
+		for (int p = 0; p < 2; p++) {
+			v = emit(L, "LOP.XOR");
+			o_def(v, d, p, p == 0);
+			use_src(L, v, a, p);
+			o_text(v, "0xffffffff");
+		}
+		return;
+	}
+	if (!strcmp(op, "neg")) { /* 0 - a */
+		mov_reg(L, m, 0, false, -1, 0);
+		for (int p = 0; p < 2; p++) {
+			v = emit(L, "MOV");
+			o_def(v, t, p, p == 0);
+			use_src(L, v, a, p);
+		}
+	} else { /* abs: m = sign, t = a ^ m */
+		v = emit(L, "SHR.S32");
+		o_def(v, m, 0, false);
+		use_src(L, v, a, 1);
+		o_text(v, "0x1f");
+		for (int p = 0; p < 2; p++) {
+			v = emit(L, "LOP.XOR");
+			o_def(v, t, p, p == 0);
+			use_src(L, v, a, p);
+			o_use(v, m, 0);
+		}
+	}
+	/* neg: d = 0 - t; abs: d = t - m:m */
+	v = emit(L, "ISETP.LT.U32"); /* borrow */
+	o_text(v, "P6");
+	if (!strcmp(op, "neg")) {
+		o_text(v, "RZ");
+		o_use(v, t, 0);
+	} else {
+		o_use(v, t, 0);
+		o_use(v, m, 0);
+	}
+	v = emit(L, "SEL");
+	o_def(v, c, 0, false);
+	o_text(v, "RZ");
+	o_text(v, "0x1");
+	o_text(v, "!P6");
+	for (int p = 0; p < 2; p++) {
+		v = emit(L, "ISUB");
+		o_def(v, d, p, p == 0);
+		if (!strcmp(op, "neg")) {
+			o_text(v, "RZ");
+			o_use(v, t, p);
+		} else {
+			o_use(v, t, p);
+			o_use(v, m, 0);
+		}
+	}
+	v = emit(L, "ISUB");
+	o_def(v, d, 1, false);
+	o_use(v, d, 1);
+	o_use(v, c, 0);
 }
 
 static void l_not_neg_abs(struct lower *L)
@@ -890,7 +1024,13 @@ static void l_not_neg_abs(struct lower *L)
 		o_puse(v, pred_of(L, &in->ops[1]), !in->ops[1].neg);
 		return;
 	}
-	if (t.bits == 64 || (t.flt && t.bits != 32))
+	if (t.bits == 64 && !t.flt) {
+		d = dst_reg(L, &in->ops[0], PTX_R64);
+		if (d >= 0)
+			unary64(L, d, &in->ops[1]);
+		return;
+	}
+	if (t.flt && t.bits != 32)
 		return (void)unsupported(L, NULL);
 	d = dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)

@@ -433,6 +433,10 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 			bool minus = is_punct(ps, '-');
 
 			next(ps);
+			if (is_punct(ps, '-')) { /* [%rd+-8] */
+				minus = !minus;
+				next(ps);
+			}
 			if (TOK(ps) != PTX_T_INT) {
 				perr(ps, "expected an offset, not '%s'", TEXT(ps));
 				return false;

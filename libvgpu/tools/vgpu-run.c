@@ -55,6 +55,17 @@ struct gmem {
 	unsigned int nbufs;
 };
 
+/* A --arg TYPE:VALUE: the kernel's parameters, in order, laid out as PTX
+ * lays them out (natural alignment; a tensor map by value at 64). */
+enum karg_type { KA_U32, KA_S32, KA_F32, KA_U64, KA_S64, KA_F64, KA_PTR, KA_TMAP };
+
+struct karg {
+	enum karg_type type;
+	uint64_t bits;	  /* the value (a float's bits) */
+	unsigned int ref; /* ptr, tmap: index of the buffer or tensor map */
+	const char *spec; /* as given, for messages */
+};
+
 struct options {
 	uint32_t grid[3];
 	uint32_t block[3];
@@ -67,6 +78,8 @@ struct options {
 	bool random_sched;
 	bool no_sanitize;
 	bool trace;
+	struct karg *kargs;
+	unsigned int nkargs;
 	const char *kernel_name;
 	const char *device;
 	const char *backend;
@@ -110,6 +123,14 @@ static const char usage_text[] =
 	"                            BOX 1..256 and ESTRIDES 1..8 (default 1) per\n"
 	"                            dimension; each row stride must be a multiple\n"
 	"                            of 16 bytes\n"
+	"  --arg TYPE:VALUE          the next kernel parameter (with any --arg the\n"
+	"                            parameters are exactly the --arg values, in\n"
+	"                            order, at PTX's offsets): u32:, s32:, u64:,\n"
+	"                            s64:, f32:, f64: a number; ptr:BUFFER the GPU\n"
+	"                            address of an earlier --buffer; tmap:MAP an\n"
+	"                            earlier --tensor-map, by value for a 128-byte\n"
+	"                            parameter (const __grid_constant__ CUtensorMap),\n"
+	"                            else its address\n"
 	"  --dump NAME               after the run, print buffer or tensor map NAME\n"
 	"                            as 32-bit little-endian words in hex, eight\n"
 	"                            per line\n"
@@ -573,8 +594,80 @@ static int check_params(const struct vgpu_kernel *k, const struct gmem *gm)
  * them, each ptr/u64 parameter in turn gets the next one's address.
  * Returns 0, EXIT_USAGE or EXIT_HOST (message printed).
  */
+/* The declared parameter that starts at @off, or NULL. */
+static bool param_at(const struct vgpu_kernel *k, uint32_t off, struct vgpu_arg_info *a)
+{
+	for (uint32_t i = 0; !vgpu_kernel_arg(k, i, a); i++)
+		if (a->offset == off)
+			return true;
+	return false;
+}
+
+/*
+ * --arg values at PTX's offsets.  With declared parameters each value
+ * must start where one does, with its size, and none may be left over
+ * (but the front end's padding).  Returns 0 or EXIT_USAGE.
+ */
+static int set_kargs(const struct vgpu_kernel *k, const struct gmem *gm,
+		     const struct options *o, struct vgpu_args *args)
+{
+	struct vgpu_kernel_info ki;
+	struct vgpu_arg_info a;
+	uint32_t off = 0;
+
+	vgpu_kernel_info(k, &ki);
+	for (unsigned int i = 0; i < o->nkargs; i++) {
+		const struct karg *ka = &o->kargs[i];
+		const struct buffer *b = &gm->bufs[ka->ref];
+		uint32_t size = ka->type <= KA_F32 ? 4 : 8, align = size;
+		uint8_t data[128];
+		uint64_t v = ka->bits;
+
+		if (ka->type == KA_PTR || ka->type == KA_TMAP)
+			v = vgpu_bo_gpu_address(b->bo);
+		memcpy(data, &v, 8);
+		if (ka->type == KA_TMAP) {
+			uint32_t at8 = (off + 7) & ~7u;
+
+			/* by value unless the parameter there is a u64/ptr */
+			if (!ki.nparams || !param_at(k, at8, &a) || a.size != 8) {
+				size = sizeof(b->tm);
+				align = 64;
+				memcpy(data, &b->tm, sizeof(b->tm));
+			}
+		}
+		off = (off + align - 1) & ~(align - 1);
+		if (ki.nparams && (!param_at(k, off, &a) ||
+				   (a.size != size && size != sizeof(b->tm)))) {
+			usage_error("--arg %s (argument %u): kernel '%s' has no %u-byte "
+				    "parameter at offset %u", ka->spec, i + 1, ki.name, size, off);
+			return EXIT_USAGE;
+		}
+		if (off + size > VGPU_MAX_PARAM_BYTES) {
+			usage_error("--arg %s: the parameters exceed %u bytes", ka->spec,
+				    VGPU_MAX_PARAM_BYTES);
+			return EXIT_USAGE;
+		}
+		if (vgpu_args_set_raw(args, off, data, size))
+			return EXIT_USAGE;
+		off += size;
+	}
+	for (uint32_t i = 0; !vgpu_kernel_arg(k, i, &a); i++)
+		if (a.offset >= off && strncmp(a.name, "pad", 3)) {
+			usage_error("kernel '%s' takes more parameters than the %u --arg "
+				    "value%s given (next: '%s' at offset %u)", ki.name,
+				    o->nkargs, o->nkargs == 1 ? "" : "s", a.name, a.offset);
+			return EXIT_USAGE;
+		}
+	/* every buffer is reachable by the kernel (tensor maps' data too) */
+	for (unsigned int i = 0; i < gm->nbufs; i++)
+		if (vgpu_args_use_bo(args, gm->bufs[i].bo))
+			return EXIT_HOST;
+	return 0;
+}
+
 static int build_args(const struct vgpu_kernel *k, const struct gmem *gm,
-		      struct vgpu_args **out)
+		      const struct options *o, struct vgpu_args **out)
 {
 	struct vgpu_kernel_info ki;
 	struct vgpu_args *args;
@@ -585,6 +678,15 @@ static int build_args(const struct vgpu_kernel *k, const struct gmem *gm,
 	if (err) {
 		lib_error("arguments", err);
 		return EXIT_HOST;
+	}
+	if (o->nkargs) {
+		err = set_kargs(k, gm, o, args);
+		if (err) {
+			vgpu_args_free(args);
+			return err;
+		}
+		*out = args;
+		return 0;
 	}
 	vgpu_kernel_info(k, &ki);
 	if (!ki.nparams) {
@@ -632,6 +734,7 @@ enum {
 	OPT_TENSOR_MAP,
 	OPT_DEVICE,
 	OPT_BACKEND,
+	OPT_ARG,
 };
 
 static const struct option long_opts[] = {
@@ -652,6 +755,7 @@ static const struct option long_opts[] = {
 	{ "tensor-map", required_argument, NULL, OPT_TENSOR_MAP },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "arg", required_argument, NULL, OPT_ARG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -679,6 +783,90 @@ static int check_cluster(const struct options *o)
 		return EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* --arg TYPE:VALUE (a ptr or tmap names an earlier buffer or tensor map) */
+static int add_karg(struct options *o, const struct gmem *gm, const char *arg)
+{
+	static const struct {
+		const char *name;
+		enum karg_type type;
+	} types[] = {
+		{ "u32", KA_U32 }, { "s32", KA_S32 }, { "f32", KA_F32 }, { "u64", KA_U64 },
+		{ "s64", KA_S64 }, { "f64", KA_F64 }, { "ptr", KA_PTR }, { "tmap", KA_TMAP },
+	};
+	const char *colon = strchr(arg, ':'), *v;
+	struct karg ka = { .spec = arg };
+	size_t i;
+
+	for (i = 0; colon && i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i].name) == (size_t)(colon - arg) &&
+		    !strncmp(arg, types[i].name, (size_t)(colon - arg)))
+			break;
+	if (!colon || i == sizeof(types) / sizeof(types[0])) {
+		usage_error("--arg: expected TYPE:VALUE with TYPE u32, s32, u64, s64, f32, "
+			    "f64, ptr or tmap, got '%s'", arg);
+		return EXIT_USAGE;
+	}
+	ka.type = types[i].type;
+	v = colon + 1;
+	switch (ka.type) {
+	case KA_PTR:
+	case KA_TMAP: {
+		unsigned int b;
+
+		for (b = 0; b < gm->nbufs; b++)
+			if (!strcmp(gm->bufs[b].name, v))
+				break;
+		if (b == gm->nbufs || gm->bufs[b].is_tmap != (ka.type == KA_TMAP)) {
+			usage_error("--arg %s: no %s '%s' before it", arg,
+				    ka.type == KA_PTR ? "--buffer" : "--tensor-map", v);
+			return EXIT_USAGE;
+		}
+		ka.ref = b;
+		break;
+	}
+	case KA_F32:
+	case KA_F64: {
+		char *end;
+		double d;
+		float f;
+
+		errno = 0;
+		d = strtod(v, &end);
+		if (!*v || *end || errno) {
+			usage_error("--arg %s: '%s' is not a number", arg, v);
+			return EXIT_USAGE;
+		}
+		f = (float)d;
+		if (ka.type == KA_F32)
+			memcpy(&ka.bits, &f, 4);
+		else
+			memcpy(&ka.bits, &d, 8);
+		break;
+	}
+	case KA_S32:
+	case KA_S64: {
+		bool neg = *v == '-';
+		uint64_t mag, lim = ka.type == KA_S32 ? (neg ? 1ull << 31 : (1ull << 31) - 1) :
+							  (neg ? 1ull << 63 : (1ull << 63) - 1);
+
+		if (parse_number("--arg", v + neg, lim, &mag))
+			return EXIT_USAGE;
+		ka.bits = neg ? (uint64_t)0 - mag : mag;
+		if (ka.type == KA_S32)
+			ka.bits &= 0xffffffffull;
+		break;
+	}
+	default:
+		if (parse_number("--arg", v, ka.type == KA_U32 ? UINT32_MAX : UINT64_MAX,
+				 &ka.bits))
+			return EXIT_USAGE;
+		break;
+	}
+	o->kargs = xrealloc(o->kargs, (o->nkargs + 1) * sizeof(*o->kargs));
+	o->kargs[o->nkargs++] = ka;
+	return 0;
 }
 
 /* Returns -1 to go on, or the exit status. */
@@ -743,6 +931,10 @@ static int parse_args(int argc, char **argv, struct options *o,
 			break;
 		case OPT_BUFFER:
 			if (add_buffer(gm, optarg))
+				return EXIT_USAGE;
+			break;
+		case OPT_ARG:
+			if (add_karg(o, gm, optarg))
 				return EXIT_USAGE;
 			break;
 		case OPT_DUMP:
@@ -980,13 +1172,13 @@ static int run(const struct options *o, struct gmem *gm)
 		usage_error("--smem: too much shared memory");
 		goto out;
 	}
-	status = check_params(k, gm);
+	status = o->nkargs ? -1 : check_params(k, gm);
 	if (status >= 0)
 		goto out;
 	status = gmem_map(dev, gm);
 	if (status)
 		goto out;
-	status = build_args(k, gm, &args);
+	status = build_args(k, gm, o, &args);
 	if (status)
 		goto out;
 
@@ -1048,5 +1240,6 @@ int main(int argc, char **argv)
 		status = run(&o, &gm);
 	gmem_fini(&gm);
 	free(o.dumps);
+	free(o.kargs);
 	return status;
 }

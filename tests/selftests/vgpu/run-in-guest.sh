@@ -212,6 +212,7 @@ done
 echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound\"
 VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev ./run_kselftest.sh $override -t vgpu:test_libvgpu
 echo \"VGPU-LIBTEST-RC: \$?\"
+VGPU_BACKEND=drm ./run_kselftest.sh $override -t vgpu:test_ptx
 cd /"
 fi
 cat >"$root/init" <<INIT
@@ -341,7 +342,7 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test test_libvgpu; do
+for p in vgpu_test test_libvgpu test_ptx; do
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
 	# the failed tests, by name

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PTX front end on real compiler output: each kernel of tests/ptx/
+ * (CUDA compiled to PTX by Debian's clang at build time, embedded by
+ * scripts/ptx-corpus.sh) is loaded with vgpu_program_from_ptx() and run
+ * on the device's backend (sim on the host, drm in the guest) under the
+ * default and random schedules, with the sanitizer on and off; every
+ * result is checked against the same computation done here on the host.
+ * Then malformed and unsupported PTX: an error naming file, line and
+ * construct, never a crash.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_host.h"
+#include "vgpu.h"
+#include "vgpu_hw.h"
+#include "ptx_corpus.h"
+
+#define WAIT_NS (60ull * 1000000000ull)
+#define NBUF 3
+
+static const char *corpus(const char *name)
+{
+	for (size_t i = 0; i < sizeof(ptx_corpus) / sizeof(ptx_corpus[0]); i++)
+		if (!strcmp(ptx_corpus[i].name, name))
+			return ptx_corpus[i].text;
+	return NULL;
+}
+
+FIXTURE(ptx) {
+	struct vgpu_device *dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_bo *bo[NBUF];
+	char log[8192];
+};
+
+FIXTURE_SETUP(ptx)
+{
+	memset(self, 0, sizeof(*self));
+	ASSERT_EQ(0, vgpu_device_open(NULL, &self->dev));
+}
+
+FIXTURE_TEARDOWN(ptx)
+{
+	for (int i = 0; i < NBUF; i++)
+		vgpu_bo_free(self->bo[i]);
+	vgpu_program_free(self->prog);
+	vgpu_device_close(self->dev);
+}
+
+/* Compile corpus kernel @name (its .entry has the same name). */
+static int load(struct __test_metadata *_metadata, FIXTURE_DATA(ptx) *self,
+		const char *name)
+{
+	const char *text = corpus(name);
+	char file[64];
+	int ret;
+
+	if (!text) {
+		TH_LOG("no kernel %s in the corpus", name);
+		return -ENOENT;
+	}
+	snprintf(file, sizeof(file), "tests/ptx/%s.ptx", name);
+	ret = vgpu_program_from_ptx(self->dev, text, strlen(text), file, &self->prog,
+				    self->log, sizeof(self->log));
+	if (ret) {
+		TH_LOG("%s: %s\n%s", name, strerror(-ret), self->log);
+		return ret;
+	}
+	ret = vgpu_program_find_kernel(self->prog, name, &self->k);
+	if (ret)
+		TH_LOG("no kernel %s in the program", name);
+	return ret;
+}
+
+static int buf(FIXTURE_DATA(ptx) *self, int i, const void *data, size_t len)
+{
+	int ret = vgpu_bo_new(self->dev, len, 0, &self->bo[i]);
+
+	if (!ret && data)
+		ret = vgpu_bo_write(self->bo[i], 0, data, len);
+	return ret;
+}
+
+/*
+ * Launch with @args under schedule @seed (0: default) and the sanitizer
+ * when @san; 0 on success, else the job's error after logging the record.
+ */
+static int run(struct __test_metadata *_metadata, FIXTURE_DATA(ptx) *self,
+	       struct vgpu_args *args, uint32_t grid, uint32_t block, uint64_t seed,
+	       bool san)
+{
+	struct vgpu_launch_config cfg = {
+		.grid = { grid },
+		.block = { block },
+		.seed = seed,
+		.flags = (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+			 (san ? VGPU_LAUNCH_SANITIZE : 0),
+	};
+	struct vgpu_job *job = NULL;
+	int ret = vgpu_kernel_launch(self->k, &cfg, args, &job);
+
+	if (ret)
+		return ret;
+	ret = vgpu_job_wait(job, WAIT_NS);
+	if (ret) {
+		char text[4096];
+
+		if (vgpu_job_describe(job, text, sizeof(text)) > 0)
+			TH_LOG("seed %llu%s:\n%s", (unsigned long long)seed,
+			       san ? " (sanitizer)" : "", text);
+	}
+	vgpu_job_free(job);
+	return ret;
+}
+
+/* The schedules every kernel runs under: default, then random seeds. */
+#define SCHEDULES 6
+
+TEST_F(ptx, reduce)
+{
+	uint32_t in[4 * 256], out[4];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < 4 * 256; i++)
+		in[i] = i * 7 + 3;
+	ASSERT_EQ(0, load(_metadata, self, "reduce"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, (uint32_t[4]){ 0 }, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 4, 256, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t c = 0; c < 4; c++) {
+			uint32_t want = 0;
+
+			for (uint32_t t = 0; t < 256; t++)
+				want += in[c * 256 + t];
+			EXPECT_EQ(want, out[c])
+				TH_LOG("cta %u seed %llu", c, (unsigned long long)s);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+TEST_F(ptx, int_arith)
+{
+	const uint32_t n = 150, total = 3 * 64;
+	const int32_t a = -12345;
+	uint64_t out64[3 * 64];
+	uint32_t out32[3 * 64];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "int_arith"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out64)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out32)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_s32(args, 2, a));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 3, n));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		memset(out64, 0xab, sizeof(out64));
+		memset(out32, 0xab, sizeof(out32));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out64, sizeof(out64)));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[1], 0, out32, sizeof(out32)));
+		ASSERT_EQ(0, run(_metadata, self, args, 3, 64, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out64, sizeof(out64)));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out32, sizeof(out32)));
+		for (uint32_t i = 0; i < total; i++) {
+			uint64_t x = (uint64_t)i * 0x100000001ull + ((uint64_t)i << 40);
+			int64_t y = (int64_t)(int32_t)(i * 2654435761u) * a;
+			uint64_t w64 = 0xababababababababull;
+			uint32_t w32 = 0xabababab;
+
+			if (i < n) {
+				x ^= x >> 7;
+				x += (uint64_t)(y < 0 ? -y : y);
+				w64 = x - ((uint64_t)i << 33);
+				w32 = (uint32_t)(x >> 29) + (i % 3 == 0 ? 7u : i / 5) +
+				      (uint32_t)((int32_t)i - 100 > 0) -
+				      (uint32_t)((int32_t)(i * 77) >> 3) +
+				      (uint32_t)(i < 10 ? i * i : i ^ 0x55);
+			}
+			ASSERT_EQ(w64, out64[i]) TH_LOG("thread %u seed %llu", i,
+							(unsigned long long)s);
+			ASSERT_EQ(w32, out32[i]) TH_LOG("thread %u seed %llu", i,
+							(unsigned long long)s);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+TEST_F(ptx, collatz)
+{
+	uint32_t out[2 * 128];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "collatz"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		memset(out, 0, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 2, 64, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t i = 1; i <= 128; i++) {
+			uint32_t x = i, steps = 0, peak = i;
+
+			while (x != 1) {
+				x = x & 1 ? 3 * x + 1 : x >> 1;
+				if (x > peak)
+					peak = x;
+				steps++;
+			}
+			ASSERT_EQ(steps, out[2 * (i - 1)]) TH_LOG("i %u", i);
+			ASSERT_EQ(peak, out[2 * (i - 1) + 1]) TH_LOG("i %u", i);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+TEST_F(ptx, mbar_pipeline)
+{
+	uint32_t in[4 * 64], out[4 * 64];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < 4 * 64; i++)
+		in[i] = i * i + 1;
+	ASSERT_EQ(0, load(_metadata, self, "mbar_pipeline"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	for (uint64_t s = 0; s < 2 * SCHEDULES; s++) {
+		memset(out, 0, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 96, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t r = 0; r < 4; r++)
+			for (uint32_t c = 0; c < 64; c++) {
+				uint32_t want = 0;
+
+				for (uint32_t k = 0; k <= c; k++)
+					want += in[r * 64 + k];
+				ASSERT_EQ(want, out[r * 64 + c])
+					TH_LOG("round %u consumer %u seed %llu", r, c,
+					       (unsigned long long)s);
+			}
+	}
+	vgpu_args_free(args);
+}
+
+static uint32_t fbits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+TEST_F(ptx, float_ops)
+{
+	const float k = 1.5f;
+	float in[64];
+	uint32_t out[8 * 64];
+	struct vgpu_args *args = NULL;
+
+	for (int i = 0; i < 64; i++)
+		in[i] = (float)(i - 20) * 0.37f;
+	ASSERT_EQ(0, load(_metadata, self, "float_ops"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_f32(args, 2, k));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 64, 0, true));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (int i = 0; i < 64; i++) {
+		float x = in[i], y = in[63 - i], p = x * k;
+		uint32_t want[8] = {
+			fbits(x + y),	     fbits(x - y),
+			fbits(p),	     fbits(fmaf(x, y, k)),
+			fbits(x < y ? x : y), fbits((float)(int32_t)(p * 3.0f)),
+			fbits((float)i * 0.25f), fbits(-x),
+		};
+
+		for (int j = 0; j < 8; j++) {
+			EXPECT_EQ(want[j], out[8 * i + j])
+				TH_LOG("thread %d result %d", i, j);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+/* ---- bad input: a clear error with the location, never a crash ---- */
+
+struct bad_ptx {
+	const char *name, *src, *msg;
+};
+
+static const struct bad_ptx bad[] = {
+	{ "no_target", ".version 8.5\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n",
+	  "t.ptx:1:1: error: missing .target" },
+	{ "unknown_insn",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " .reg .b32 %r<2>;\n frobnicate.b32 %r0, %r1;\n ret;\n}\n",
+	  "t.ptx:7:2: error: unsupported PTX instruction 'frobnicate.b32'" },
+	{ "tensor_core",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " .reg .b32 %r<8>;\n"
+	  " mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r6}, {%r0,%r1,%r2,%r3};\n"
+	  " ret;\n}\n",
+	  "t.ptx:7:2: error: unsupported PTX instruction 'mma.sync.aligned.m16n8k8" },
+	{ "undeclared_register",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " .reg .b32 %r<2>;\n add.s32 %r0, %r1, %q9;\n ret;\n}\n",
+	  "t.ptx:7:2: error: unknown name '%q9'" },
+	{ "unknown_label",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " bra NOWHERE;\n}\n",
+	  "t.ptx:6:2: error: unknown branch target" },
+	{ "missing_brace",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n ret;\n",
+	  "error: missing '}' at the end of 'k'" },
+	{ "generic_load",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.u32 %r0, [%rd0];\n ret;\n}\n",
+	  "t.ptx:9:2: error: unsupported PTX construct 'ld.u32': generic addressing" },
+	{ "no_entry", ".version 8.5\n.target sm_90a\n.address_size 64\n",
+	  "error: no .entry in the module" },
+	{ "bad_operand",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " .reg .b32 %r<2>;\n add.s32 %r0, , %r1;\n ret;\n}\n",
+	  "t.ptx:7:15: error: unexpected ',' in an operand" },
+};
+
+TEST_F(ptx, bad_input_is_a_located_error)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct vgpu_program *prog = NULL;
+		char *text = NULL;
+
+		self->log[0] = '\0';
+		EXPECT_EQ(-EINVAL, vgpu_program_from_ptx(self->dev, bad[i].src,
+							 strlen(bad[i].src), "t.ptx", &prog,
+							 self->log, sizeof(self->log)))
+			TH_LOG("%s", bad[i].name);
+		EXPECT_EQ(NULL, prog);
+		EXPECT_NE(NULL, strstr(self->log, bad[i].msg))
+			TH_LOG("%s: wanted '%s' in:\n%s", bad[i].name, bad[i].msg, self->log);
+		EXPECT_EQ(-EINVAL, vgpu_ptx_to_asm(bad[i].src, strlen(bad[i].src), "t.ptx",
+						   &text, NULL, 0));
+		EXPECT_EQ(NULL, text);
+	}
+}
+
+/* -S output: every corpus kernel compiles, names its PTX lines */
+TEST_F(ptx, every_corpus_kernel_compiles)
+{
+	for (size_t i = 0; i < sizeof(ptx_corpus) / sizeof(ptx_corpus[0]); i++) {
+		char *text = NULL;
+
+		self->log[0] = '\0';
+		ASSERT_EQ(0, vgpu_ptx_to_asm(ptx_corpus[i].text, strlen(ptx_corpus[i].text),
+					     ptx_corpus[i].name, &text, self->log,
+					     sizeof(self->log)))
+			TH_LOG("%s:\n%s", ptx_corpus[i].name, self->log);
+		EXPECT_NE(NULL, strstr(text, ".kernel "));
+		EXPECT_NE(NULL, strstr(text, " ; // line "));
+		free(text);
+	}
+}
+
+TEST_HARNESS_MAIN
