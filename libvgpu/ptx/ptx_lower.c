@@ -1678,7 +1678,7 @@ static void l_bra(struct lower *L)
 		return (void)lerr(L, "unknown branch target");
 	v = emit(L, "BRA");
 	v->branch = true;
-	o_text(v, "L%d", k);
+	o_text(v, "K%dL%d", (int)(L->f - L->m->funcs), k);
 }
 
 static void l_exit(struct lower *L)
@@ -2123,7 +2123,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			struct ptx_vinsn *v = emit(&L, "%s", "");
 
 			v->guard = -1;
-			snprintf(v->label, sizeof(v->label), "L%d", labels++);
+			snprintf(v->label, sizeof(v->label), "K%dL%d", (int)(f - m->funcs), labels++);
 			finish(&L);
 			continue;
 		}

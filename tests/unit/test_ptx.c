@@ -26,7 +26,7 @@
 
 static const char *corpus(const char *name)
 {
-	for (size_t i = 0; i < sizeof(ptx_corpus) / sizeof(ptx_corpus[0]); i++)
+	for (size_t i = 0; ptx_corpus[i].name; i++)
 		if (!strcmp(ptx_corpus[i].name, name))
 			return ptx_corpus[i].text;
 	return NULL;
@@ -305,6 +305,121 @@ TEST_F(ptx, float_ops)
 	vgpu_args_free(args);
 }
 
+/* ---- nvcc's PTX against what an H100 computed ---- */
+
+/*
+ * The words the GPU wrote for kernel @name (tests/ptx/nvcc/kernels.
+ * expected: "NAME COUNT" then COUNT hex words); the count, or -1.
+ */
+static int gpu_words(const char *name, uint32_t *out, size_t max)
+{
+	const char *t = NULL, *p;
+	size_t n, len = strlen(name);
+
+	for (size_t i = 0; ptx_expected[i].name; i++)
+		if (!strcmp(ptx_expected[i].name, "kernels"))
+			t = ptx_expected[i].text;
+	for (p = t; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == ' ')
+			break;
+	if (!p || !*p || sscanf(p + len, "%zu", &n) != 1 || n > max)
+		return -1;
+	p = strchr(p, '\n');
+	for (size_t i = 0; i < n; i++) {
+		char *end;
+
+		if (!p)
+			return -1;
+		out[i] = (uint32_t)strtoul(p, &end, 16);
+		if (end == p)
+			return -1;
+		p = end;
+	}
+	return (int)n;
+}
+
+/* Run nvcc's kernel @name over @nbuf buffers (inputs given, outputs zero)
+ * and compare buffer 0 with the GPU's words. */
+static void nvcc_case(struct __test_metadata *_metadata, FIXTURE_DATA(ptx) *self,
+		      const char *name, uint32_t grid, uint32_t block,
+		      const void *in1, size_t len1, const void *in2, size_t len2,
+		      const uint32_t *scalars, int nscalars, size_t out_words)
+{
+	uint32_t want[1024], got[1024];
+	struct vgpu_args *args = NULL;
+	int n = gpu_words(name, want, 1024);
+
+	ASSERT_EQ((int)out_words, n) TH_LOG("%s: no GPU result", name);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, name, &self->k));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	if (in1) {
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[1], 0, in1, len1));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	}
+	if (in2) {
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[2], 0, in2, len2));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 2, self->bo[2], 0));
+	}
+	for (int i = 0; i < nscalars; i++) {
+		struct vgpu_arg_info a;
+
+		/* by offset: the parameter may be an int or a float */
+		ASSERT_EQ(0, vgpu_kernel_arg(self->k, 1 + !!in1 + !!in2 + i, &a));
+		ASSERT_EQ(4u, a.size);
+		ASSERT_EQ(0, vgpu_args_set_raw(args, a.offset, &scalars[i], 4));
+	}
+	for (uint64_t s = 0; s < 4; s++) {
+		memset(got, 0, sizeof(got));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, got, out_words * 4));
+		ASSERT_EQ(0, run(_metadata, self, args, grid, block, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, got, out_words * 4));
+		for (size_t i = 0; i < out_words; i++) {
+			ASSERT_EQ(want[i], got[i])
+				TH_LOG("%s word %zu seed %llu", name, i, (unsigned long long)s);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+TEST_F(ptx, nvcc_kernels_match_the_gpu)
+{
+	int32_t x[512], y[512];
+	uint32_t in[4 * 256];
+	float fin[64];
+	const char *text = corpus("kernels");
+
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, text, strlen(text),
+					   "tests/ptx/nvcc/kernels.ptx", &self->prog, self->log,
+					   sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	for (int i = 0; i < NBUF; i++)
+		ASSERT_EQ(0, vgpu_bo_new(self->dev, 4096, 0, &self->bo[i]));
+	/* the inputs kernels.cu's main() gives them */
+	for (int i = 0; i < 512; i++) {
+		x[i] = i * 3 - 700;
+		y[i] = 1000 - i * i;
+	}
+	for (uint32_t i = 0; i < 4 * 256; i++)
+		in[i] = i * 2654435761u;
+	for (int i = 0; i < 64; i++)
+		fin[i] = (float)(i - 20) * 0.37f;
+	nvcc_case(_metadata, self, "nv_saxpy", 4, 128, x, sizeof(x), y, sizeof(y),
+		  (uint32_t[]){ (uint32_t)-37, 500 }, 2, 512);
+	nvcc_case(_metadata, self, "nv_reduce", 4, 256, in, sizeof(in), NULL, 0, NULL, 0, 4);
+	nvcc_case(_metadata, self, "nv_branches", 2, 64, NULL, 0, NULL, 0, NULL, 0, 3 * 128);
+	nvcc_case(_metadata, self, "nv_mbarrier", 1, 128, NULL, 0, NULL, 0, NULL, 0, 3 * 128);
+	{
+		float k = 1.5f;
+		uint32_t kb;
+
+		memcpy(&kb, &k, 4);
+		nvcc_case(_metadata, self, "nv_float", 1, 64, fin, sizeof(fin), NULL, 0,
+			  (uint32_t[]){ kb }, 1, 6 * 64);
+	}
+}
+
 /* ---- bad input: a clear error with the location, never a crash ---- */
 
 struct bad_ptx {
@@ -370,7 +485,7 @@ TEST_F(ptx, bad_input_is_a_located_error)
 /* -S output: every corpus kernel compiles, names its PTX lines */
 TEST_F(ptx, every_corpus_kernel_compiles)
 {
-	for (size_t i = 0; i < sizeof(ptx_corpus) / sizeof(ptx_corpus[0]); i++) {
+	for (size_t i = 0; ptx_corpus[i].name; i++) {
 		char *text = NULL;
 
 		self->log[0] = '\0';
