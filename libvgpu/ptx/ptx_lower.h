@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The lowering stage's shared parts (ptx_lower.c): the state, emitting
+ * vGPU instructions on virtual registers, operand access.  The lowerers
+ * of each family of PTX instructions live in ptx_lower_alu.c (moves,
+ * integer and float arithmetic, compares, conversions), ptx_lower_mem.c
+ * (cvta, ld/st, atomics) and ptx_lower_sync.c (control flow, barriers,
+ * mbarriers, asynchronous copies, clusters, votes).
+ */
+#ifndef VGPU_PTX_LOWER_H
+#define VGPU_PTX_LOWER_H
+
+#include "ptx.h"
+
+/* the high word of a generic address of shared memory (cvta.shared) */
+#define GENERIC_SHARED_HI 0xffffff00u
+
+struct lower {
+	const struct ptx_module *m;
+	const struct ptx_func *f;
+	struct ptx_diag *dg;
+	struct ptx_code *c;
+	const struct ptx_insn *in;
+	bool failed;
+	/*
+	 * The instruction being built (-1: none) and the moves its sources
+	 * need first (an immediate or a special register in a register):
+	 * they are put before it when the next one starts.
+	 */
+	int building;
+	struct ptx_vinsn pending[8];
+	int npending;
+};
+
+struct ptype {
+	int bits;     /* 0 if none */
+	bool sign, flt, pred;
+};
+
+__attribute__((format(printf, 2, 3))) bool pl_lerr(struct lower *L,
+						      const char *fmt, ...);
+const char *pl_spelled(const struct ptx_insn *in, char *buf, size_t len);
+bool pl_unsupported(struct lower *L, const char *why);
+int pl_new_vreg(struct lower *L, int width);
+bool pl_room(struct lower *L, int more);
+void pl_finish(struct lower *L);
+__attribute__((format(printf, 2, 3))) struct ptx_vinsn *pl_emit(struct lower *L,
+								 const char *fmt, ...);
+struct ptx_vop *pl_add_op(struct ptx_vinsn *v);
+void pl_o_def(struct ptx_vinsn *vi, int v, int part, bool partial);
+void pl_o_use(struct ptx_vinsn *vi, int v, int part);
+void pl_o_pdef(struct ptx_vinsn *vi, int v);
+void pl_o_puse(struct ptx_vinsn *vi, int v, bool neg);
+__attribute__((format(printf, 2, 3))) void pl_o_text(struct ptx_vinsn *vi,
+							 const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void pl_o_mem(struct ptx_vinsn *vi, int base,
+							const char *fmt, ...);
+int pl_param_index(const struct ptx_func *f, const char *name);
+int pl_shared_index(const struct lower *L, const char *name);
+int pl_label_index(const struct ptx_func *f, const char *name);
+const char *pl_sreg_name(const char *ptx);
+bool pl_has_mod(const struct ptx_insn *in, const char *mod);
+struct ptype pl_type_of(const struct ptx_insn *in, int nth);
+const struct ptx_reg *pl_preg(const struct lower *L, int r);
+struct ptx_vinsn *pl_pre_move(struct lower *L, const char *mn);
+bool pl_is_reg(const struct lower *L, const struct ptx_operand *o, int cls);
+void pl_imm_text(char *buf, size_t len, int64_t v, int part);
+int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp);
+void pl_use_src(struct lower *L, struct ptx_vinsn *v, const struct ptx_operand *o,
+		    int part);
+void pl_use_src_or_imm(struct lower *L, struct ptx_vinsn *v,
+			   const struct ptx_operand *o, int part);
+int pl_dst_reg(struct lower *L, const struct ptx_operand *o, int cls);
+int pl_pred_of(struct lower *L, const struct ptx_operand *o);
+bool pl_want_ops(struct lower *L, int n);
+void pl_alu32(struct lower *L, const char *mn, int d, int dpart, bool dpartial,
+		  const struct ptx_operand *a, const struct ptx_operand *b, int part,
+		  bool commutative);
+void pl_mov_reg(struct lower *L, int d, int dpart, bool partial, int s, int spart);
+const char *pl_int_mod(struct ptype t);
+
+/* the lowerers */
+void pl_activemask(struct lower *L);
+void pl_arith(struct lower *L);
+void pl_atom(struct lower *L);
+void pl_bar(struct lower *L);
+void pl_bra(struct lower *L);
+void pl_cp(struct lower *L);
+void pl_cvt(struct lower *L);
+void pl_cvta(struct lower *L);
+void pl_exit(struct lower *L);
+void pl_fence(struct lower *L);
+void pl_ldst(struct lower *L);
+void pl_logic(struct lower *L);
+void pl_mad(struct lower *L);
+void pl_mapa(struct lower *L);
+void pl_mbarrier(struct lower *L);
+void pl_minmax(struct lower *L);
+void pl_mov(struct lower *L);
+void pl_nanosleep(struct lower *L);
+void pl_not_neg_abs(struct lower *L);
+void pl_selp(struct lower *L);
+void pl_setp(struct lower *L);
+void pl_shift(struct lower *L);
+void pl_vote(struct lower *L);
+void pl_barrier_cluster(struct lower *L);
+
+#endif

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PTX lowering: address conversions (cvta), loads and stores in the
+ * .param, .global and .shared state spaces, atomics and reductions.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_lower.h"
+
+void pl_cvta(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool to = pl_has_mod(in, ".to");
+	bool shared = pl_has_mod(in, ".shared") || pl_has_mod(in, ".shared::cta");
+	struct ptype t = pl_type_of(in, 0);
+	int d;
+
+	if (!pl_want_ops(L, 2))
+		return;
+	if (!shared && !pl_has_mod(in, ".global"))
+		return (void)pl_unsupported(L, "state spaces other than .global and .shared");
+	d = pl_dst_reg(L, &in->ops[0], t.bits == 64 ? PTX_R64 : PTX_R32);
+	if (d < 0)
+		return;
+	if (t.bits != 64) { /* cvta.to.shared.u32: the offset */
+		struct ptx_vinsn *v = pl_emit(L, "MOV");
+
+		pl_o_def(v, d, 0, false);
+		pl_use_src_or_imm(L, v, &in->ops[1], 0);
+		return;
+	}
+	if (shared && !to) { /* a generic address of shared memory */
+		struct ptx_vinsn *v = pl_emit(L, "MOV");
+
+		pl_o_def(v, d, 0, true);
+		pl_use_src(L, v, &in->ops[1], 0);
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, d, 1, false);
+		pl_o_text(v, "0x%x", GENERIC_SHARED_HI);
+		return;
+	}
+	if (shared) { /* to.shared: the offset, high word zero */
+		struct ptx_vinsn *v = pl_emit(L, "MOV");
+
+		pl_o_def(v, d, 0, true);
+		pl_use_src(L, v, &in->ops[1], 0);
+		pl_mov_reg(L, d, 1, false, -1, 0);
+		return;
+	}
+	/* global and generic addresses are the same */
+	if (pl_is_reg(L, &in->ops[1], PTX_R64) && in->ops[1].reg == d)
+		return;
+	{
+		int t2 = pl_new_vreg(L, 2);
+
+		for (int i = 0; i < 2; i++) {
+			struct ptx_vinsn *v = pl_emit(L, "MOV");
+
+			pl_o_def(v, t2, i, i == 0);
+			pl_use_src(L, v, &in->ops[1], i);
+		}
+		pl_mov_reg(L, d, 0, true, t2, 0);
+		pl_mov_reg(L, d, 1, false, t2, 1);
+	}
+}
+
+/* ---- memory ---- */
+
+enum space { SP_NONE, SP_PARAM, SP_GLOBAL, SP_SHARED, SP_OTHER };
+
+static enum space space_of(const struct ptx_insn *in)
+{
+	for (int i = 0; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+
+		if (!strcmp(m, ".param"))
+			return SP_PARAM;
+		if (!strcmp(m, ".global"))
+			return SP_GLOBAL;
+		if (!strncmp(m, ".shared", 7))
+			return SP_SHARED;
+		if (!strcmp(m, ".local") || !strcmp(m, ".const"))
+			return SP_OTHER;
+	}
+	return SP_NONE;
+}
+
+static const char *msize(struct ptype t)
+{
+	switch (t.bits) {
+	case 8: return t.sign ? "S8" : "U8";
+	case 16: return t.sign ? "S16" : "U16";
+	case 64: return "64";
+	default: return "32";
+	}
+}
+
+/*
+ * The address of a memory operand in @sp: sets *base (vreg or -1) and the
+ * offset text.  Global addresses are pairs; shared ones the low word.
+ */
+static bool address(struct lower *L, const struct ptx_operand *o, enum space sp,
+		    int *base, char *off, size_t len)
+{
+	*base = -1;
+	if (o->kind != PTX_O_MEM)
+		return pl_lerr(L, "expected a memory operand [address]");
+	if (sp == SP_PARAM) {
+		int p = o->sym[0] ? pl_param_index(L->f, o->sym) : -1;
+
+		if (p < 0 || o->reg >= 0)
+			return pl_unsupported(L, "a parameter address other than [name+offset]");
+		snprintf(off, len, "arg%d+%" PRId64, p, o->imm);
+		return true;
+	}
+	if (o->reg >= 0) {
+		if (sp == SP_GLOBAL && pl_preg(L, o->reg)->cls != PTX_R64)
+			return pl_lerr(L, "a global address must be a 64-bit register");
+		*base = o->reg;
+		snprintf(off, len, "%" PRId64, o->imm);
+		return true;
+	}
+	if (o->sym[0]) {
+		int sh = pl_shared_index(L, o->sym);
+
+		if (sp != SP_SHARED || sh < 0)
+			return pl_unsupported(L, "addressing a variable other than .shared");
+		snprintf(off, len, "sh%d+%" PRId64, sh, o->imm);
+		return true;
+	}
+	if (sp == SP_GLOBAL)
+		return pl_unsupported(L, "an absolute global address");
+	snprintf(off, len, "%" PRId64, o->imm);
+	return true;
+}
+
+static int vec_count(const struct ptx_insn *in)
+{
+	if (pl_has_mod(in, ".v2"))
+		return 2;
+	if (pl_has_mod(in, ".v4"))
+		return 4;
+	return 1;
+}
+
+void pl_ldst(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool load = !strcmp(in->op, "ld");
+	enum space sp = space_of(in);
+	struct ptype t = pl_type_of(in, 0);
+	const struct ptx_operand *mem = &in->ops[load ? 1 : 0], *val = &in->ops[load ? 0 : 1];
+	int nvec = vec_count(in), base, step;
+	char off[PTX_NAME_MAX + 24];
+	const char *mn;
+
+	if (!pl_want_ops(L, 2))
+		return;
+	if (sp == SP_NONE)
+		return (void)pl_unsupported(L, "generic addressing (name the state space)");
+	if (sp == SP_OTHER)
+		return (void)pl_unsupported(L, "the .local and .const state spaces");
+	if (!load && sp == SP_PARAM)
+		return (void)pl_unsupported(L, "st.param");
+	if (!t.bits || t.pred)
+		return (void)pl_lerr(L, "missing type");
+	if (!address(L, mem, sp, &base, off, sizeof(off)))
+		return;
+	mn = sp == SP_PARAM ? "LDP" : sp == SP_GLOBAL ? (load ? "LDG" : "STG") :
+			    (load ? "LDS" : "STS");
+	step = t.bits / 8;
+	for (int e = 0; e < nvec; e++) {
+		const struct ptx_operand *x = val;
+		struct ptx_operand one;
+		struct ptx_vinsn *v;
+		char eoff[PTX_NAME_MAX + 40];
+
+		if (nvec > 1) {
+			if (val->kind != PTX_O_VEC || val->nvec != nvec)
+				return (void)pl_lerr(L, "expected a vector of %d registers", nvec);
+			memset(&one, 0, sizeof(one));
+			one.kind = val->vec[e] < 0 ? PTX_O_SINK : PTX_O_REG;
+			one.reg = val->vec[e];
+			x = &one;
+			if (x->kind == PTX_O_SINK)
+				continue;
+		}
+		snprintf(eoff, sizeof(eoff), "%s+%d", off, e * step);
+		v = pl_emit(L, "%s.%s", mn, msize(t));
+		if (load) {
+			int d = pl_dst_reg(L, x, t.bits == 64 ? PTX_R64 : PTX_R32);
+
+			if (d < 0)
+				return;
+			pl_o_def(v, d, 0, false);
+			pl_o_mem(v, base, "%s", eoff);
+		} else {
+			pl_o_mem(v, base, "%s", eoff);
+			if (t.bits == 64 && x->kind == PTX_O_IMM && x->imm) {
+				int tmp = pl_new_vreg(L, 2);
+				struct ptx_vinsn *m;
+
+				/* the pair in registers before the store */
+				m = pl_pre_move(L, "MOV");
+				pl_o_def(m, tmp, 0, true);
+				pl_o_text(m, "0x%" PRIx32, (uint32_t)x->imm);
+				m = pl_pre_move(L, "MOV");
+				pl_o_def(m, tmp, 1, false);
+				pl_o_text(m, "0x%" PRIx32, (uint32_t)((uint64_t)x->imm >> 32));
+				pl_o_use(v, tmp, 0);
+			} else if (t.bits == 64 && x->kind == PTX_O_IMM) {
+				pl_o_text(v, "RZ");
+			} else if (t.bits == 64) {
+				if (!pl_is_reg(L, x, PTX_R64))
+					return (void)pl_lerr(L, "a 64-bit store needs a 64-bit register");
+				pl_o_use(v, x->reg, 0);
+			} else {
+				pl_use_src(L, v, x, 0);
+			}
+		}
+	}
+}
+
+void pl_atom(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool red = !strcmp(in->op, "red");
+	enum space sp = space_of(in);
+	struct ptype t = pl_type_of(in, 0);
+	const struct ptx_operand *mem = &in->ops[red ? 0 : 1];
+	static const char *const ops[] = { ".add", ".min", ".max", ".exch", ".and",
+					   ".or", ".xor", ".cas" };
+	const char *op = NULL;
+	char off[PTX_NAME_MAX + 24], mn[40];
+	struct ptx_vinsn *v;
+	int base, d = -1;
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (pl_has_mod(in, ops[i]))
+			op = ops[i];
+	if (!op)
+		return (void)pl_unsupported(L, "atomic operation");
+	if (sp != SP_GLOBAL && sp != SP_SHARED)
+		return (void)pl_unsupported(L, "atomics other than .global and .shared");
+	if (t.bits != 32 || t.flt)
+		return (void)pl_unsupported(L, "atomics on other than 32-bit integers");
+	if (in->nops != (red ? 2 : !strcmp(op, ".cas") ? 4 : 3))
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (!address(L, mem, sp, &base, off, sizeof(off)))
+		return;
+	if (!red && (d = pl_dst_reg(L, &in->ops[0], PTX_R32)) < 0 &&
+	    in->ops[0].kind != PTX_O_SINK)
+		return;
+	if (!strcmp(op, ".cas")) {
+		snprintf(mn, sizeof(mn), "%s.CAS", sp == SP_GLOBAL ? "ATOMG" : "ATOMS");
+	} else {
+		char up[8];
+		int i;
+
+		for (i = 0; op[i + 1] && i < 7; i++)
+			up[i] = (char)(op[i + 1] - 'a' + 'A');
+		up[i] = '\0';
+		snprintf(mn, sizeof(mn), "%s.%s.%s", sp == SP_GLOBAL ? "ATOMG" : "ATOMS", up,
+			 t.sign ? "S32" : "U32");
+	}
+	{
+		int b, bp, c = -1, cp = 0;
+
+		b = pl_src_reg(L, &in->ops[red ? 1 : 2], 0, &bp);
+		if (!strcmp(op, ".cas"))
+			c = pl_src_reg(L, &in->ops[3], 0, &cp);
+		v = pl_emit(L, "%s", mn);
+		if (d < 0)
+			pl_o_text(v, "RZ");
+		else
+			pl_o_def(v, d, 0, false);
+		pl_o_mem(v, base, "%s", off);
+		if (b < 0)
+			pl_o_text(v, "RZ");
+		else
+			pl_o_use(v, b, bp);
+		if (!strcmp(op, ".cas")) {
+			if (c < 0)
+				pl_o_text(v, "RZ");
+			else
+				pl_o_use(v, c, cp);
+		}
+	}
+}
+
+/* ---- control and barriers ---- */

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PTX lowering: control flow, named barriers, fences, every mbarrier
+ * instruction, asynchronous and bulk copies, clusters, votes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_lower.h"
+
+void pl_bra(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptx_vinsn *v;
+	int k;
+
+	if (!pl_want_ops(L, 1))
+		return;
+	if (in->ops[0].kind != PTX_O_SYM || (k = pl_label_index(L->f, in->ops[0].sym)) < 0)
+		return (void)pl_lerr(L, "unknown branch target");
+	v = pl_emit(L, "BRA");
+	v->branch = true;
+	pl_o_text(v, "K%dL%d", (int)(L->f - L->m->funcs), k);
+}
+
+void pl_exit(struct lower *L)
+{
+	struct ptx_vinsn *v = pl_emit(L, "EXIT");
+
+	v->exit = true;
+}
+
+/* bar.sync / barrier.sync / bar.arrive / bar.red */
+void pl_bar(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool arrive = pl_has_mod(in, ".arrive"), red = pl_has_mod(in, ".red");
+	struct ptx_vinsn *v;
+	int first = 0, n = in->nops;
+
+	if (pl_has_mod(in, ".warp")) /* bar.warp.sync: lanes always reconverge here */
+		return;
+	if (!arrive && !red && !pl_has_mod(in, ".sync") && strcmp(in->op, "barrier"))
+		return (void)pl_unsupported(L, NULL);
+	if (red) {
+		/* bar.red.popc.u32 d, a{, b}, {!}p / bar.red.and|or.pred p, a{, b}, {!}q */
+		const char *rop = pl_has_mod(in, ".popc") ? "POPC" : pl_has_mod(in, ".and") ? "AND" :
+				  pl_has_mod(in, ".or") ? "OR" : NULL;
+		int p;
+
+		if (!rop || n < 3 || n > 4)
+			return (void)pl_unsupported(L, NULL);
+		p = pl_pred_of(L, &in->ops[n - 1]);
+		if (p < 0)
+			return;
+		v = pl_emit(L, "BAR.RED.%s", rop);
+		pl_use_src_or_imm(L, v, &in->ops[1], 0);
+		if (n == 4)
+			pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		pl_o_puse(v, p, in->ops[n - 1].neg);
+		v = pl_emit(L, "B2R.RESULT");
+		if (!strcmp(rop, "POPC")) {
+			int d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+
+			if (d < 0)
+				return;
+			pl_o_def(v, d, 0, false);
+		} else {
+			int d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+
+			if (d < 0)
+				return;
+			pl_o_text(v, "RZ");
+			pl_o_pdef(v, d);
+		}
+		return;
+	}
+	if (n < 1 || n > 2)
+		return (void)pl_lerr(L, "%s takes 1 or 2 operands", in->op);
+	v = pl_emit(L, "BAR.%s", arrive ? "ARV" : "SYNC");
+	for (int i = first; i < n; i++)
+		pl_use_src_or_imm(L, v, &in->ops[i], 0);
+}
+
+void pl_fence(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	const char *scope = pl_has_mod(in, ".sys") ? "SYS" :
+			    (pl_has_mod(in, ".gl") || pl_has_mod(in, ".gpu")) ? "GPU" : "CTA";
+
+	pl_emit(L, "MEMBAR.%s", scope);
+}
+
+/* an mbarrier (or other shared) address operand as one register */
+static int shared_addr_reg(struct lower *L, const struct ptx_operand *o)
+{
+	struct ptx_vinsn *v;
+	int t;
+
+	if (o->kind != PTX_O_MEM)
+		return pl_lerr(L, "expected [address]"), -2;
+	if (o->reg >= 0 && !o->imm)
+		return o->reg; /* part 0 of a pair is the shared address */
+	t = pl_new_vreg(L, 1);
+	if (o->reg >= 0) {
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, t, 0, false);
+		pl_o_use(v, o->reg, 0);
+		pl_o_text(v, "0x%" PRIx32, (uint32_t)o->imm);
+		return t;
+	}
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, t, 0, false);
+	if (o->sym[0]) {
+		int sh = pl_shared_index(L, o->sym);
+
+		if (sh < 0)
+			return pl_lerr(L, "'%s' is not a .shared variable", o->sym), -2;
+		pl_o_text(v, "sh%d+%" PRId64, sh, o->imm);
+	} else {
+		pl_o_text(v, "0x%" PRIx32, (uint32_t)o->imm);
+	}
+	return t;
+}
+
+static void use_addr(struct ptx_vinsn *v, int r)
+{
+	struct ptx_vop *o = pl_add_op(v);
+
+	o->kind = PTX_V_MEM;
+	o->v = r;
+	o->text[0] = '\0';
+}
+
+/* .release/.relaxed/.acquire and .cta/.cluster, as vGPU spells them */
+static void sem_scope(const struct ptx_insn *in, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", pl_has_mod(in, ".relaxed") ? ".RELAXED" : "",
+		 pl_has_mod(in, ".cluster") ? ".CLUSTER" : "", "");
+}
+
+void pl_mbarrier(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptx_vinsn *v;
+	char ss[32];
+	int a;
+
+	sem_scope(in, ss, sizeof(ss));
+	if (pl_has_mod(in, ".init") || pl_has_mod(in, ".inval") || pl_has_mod(in, ".expect_tx") ||
+	    pl_has_mod(in, ".complete_tx")) {
+		bool arrive = pl_has_mod(in, ".arrive") || pl_has_mod(in, ".arrive_drop");
+
+		if (!arrive) {
+			const char *what = pl_has_mod(in, ".init") ? "INIT" :
+					   pl_has_mod(in, ".inval") ? "INVAL" :
+					   pl_has_mod(in, ".expect_tx") ? "EXPECT_TX" : "COMPLETE_TX";
+
+			if (in->nops != (!strcmp(what, "INVAL") ? 1 : 2))
+				return (void)pl_lerr(L, "wrong number of operands");
+			a = shared_addr_reg(L, &in->ops[0]);
+			if (a < -1)
+				return;
+			v = pl_emit(L, "MBAR.%s%s", what,
+				 !strcmp(what, "INIT") || !strcmp(what, "INVAL") ? "" : ss);
+			use_addr(v, a);
+			if (in->nops == 2)
+				pl_use_src_or_imm(L, v, &in->ops[1], 0);
+			return;
+		}
+	}
+	if (pl_has_mod(in, ".arrive") || pl_has_mod(in, ".arrive_drop")) {
+		bool drop = pl_has_mod(in, ".arrive_drop");
+		const char *kind = pl_has_mod(in, ".expect_tx") ? ".EXPECT_TX" :
+				   pl_has_mod(in, ".noComplete") ? ".NOCOMPLETE" : "";
+		int d;
+
+		if (in->nops < 2 || in->nops > 3)
+			return (void)pl_lerr(L, "wrong number of operands");
+		if (in->ops[0].kind == PTX_O_SINK)
+			d = -1;
+		else if ((d = pl_dst_reg(L, &in->ops[0], PTX_R64)) < 0)
+			return;
+		a = shared_addr_reg(L, &in->ops[1]);
+		if (a < -1)
+			return;
+		v = pl_emit(L, "MBAR.%s%s%s%s", drop ? "ARRIVE_DROP" : "ARRIVE", kind,
+			 pl_has_mod(in, ".relaxed") ? ".RELAXED" : "",
+			 pl_has_mod(in, ".cluster") ? ".CLUSTER" : "");
+		if (d < 0)
+			pl_o_text(v, "_");
+		else
+			pl_o_def(v, d, 0, false);
+		use_addr(v, a);
+		if (in->nops == 3)
+			pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		return;
+	}
+	if (pl_has_mod(in, ".test_wait") || pl_has_mod(in, ".try_wait")) {
+		bool parity = pl_has_mod(in, ".parity"), try = pl_has_mod(in, ".try_wait");
+		const struct ptx_operand *st = &in->ops[2];
+		int p, r = -1, rp = 0;
+
+		if (in->nops < 3 || in->nops > (try ? 4 : 3))
+			return (void)pl_lerr(L, "wrong number of operands");
+		p = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+		a = shared_addr_reg(L, &in->ops[1]);
+		if (p < 0 || a < -1)
+			return;
+		if (!parity && !pl_is_reg(L, st, PTX_R64))
+			return (void)pl_lerr(L, "the state operand must be a 64-bit register");
+		/* an immediate parity with an immediate hint: parity in a register */
+		if (parity && st->kind == PTX_O_IMM && in->nops == 4 &&
+		    in->ops[3].kind == PTX_O_IMM)
+			r = pl_src_reg(L, st, 0, &rp);
+		v = pl_emit(L, "MBAR.%s%s%s%s", try ? "TRY_WAIT" : "TEST_WAIT",
+			 parity ? ".PARITY" : "", pl_has_mod(in, ".relaxed") ? ".RELAXED" : "",
+			 pl_has_mod(in, ".cluster") ? ".CLUSTER" : "");
+		pl_o_pdef(v, p);
+		use_addr(v, a);
+		if (r >= 0)
+			pl_o_use(v, r, rp);
+		else if (parity && st->kind == PTX_O_IMM && in->nops == 4)
+			pl_o_text(v, "RZ");
+		else if (parity)
+			pl_use_src_or_imm(L, v, st, 0);
+		else
+			pl_o_use(v, st->reg, 0);
+		if (in->nops == 4)
+			pl_use_src_or_imm(L, v, &in->ops[3], 0);
+		return;
+	}
+	if (pl_has_mod(in, ".pending_count")) {
+		int d;
+
+		if (!pl_want_ops(L, 2))
+			return;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+		if (d < 0 || !pl_is_reg(L, &in->ops[1], PTX_R64))
+			return (void)(d >= 0 && pl_lerr(L, "the state must be a 64-bit register"));
+		v = pl_emit(L, "MBAR.PENDING_COUNT");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, in->ops[1].reg, 0);
+		return;
+	}
+	pl_unsupported(L, NULL);
+}
+
+/* The vGPU mnemonic of an immediate-parity try_wait needs RZ as parity 0. */
+
+void pl_cp(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptx_vinsn *v;
+
+	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".tensor"))
+		return (void)pl_unsupported(L, "tensor copies are not lowered yet");
+	if (pl_has_mod(in, ".bulk") && (pl_has_mod(in, ".commit_group") || pl_has_mod(in, ".wait_group"))) {
+		if (pl_has_mod(in, ".commit_group")) {
+			pl_emit(L, "CP.ASYNC.BULK.COMMIT_GROUP");
+			return;
+		}
+		if (!pl_want_ops(L, 1) || in->ops[0].kind != PTX_O_IMM)
+			return (void)pl_lerr(L, "wait_group takes an immediate count");
+		v = pl_emit(L, "CP.ASYNC.BULK.WAIT_GROUP%s", pl_has_mod(in, ".read") ? ".READ" : "");
+		pl_o_text(v, "%" PRId64, in->ops[0].imm);
+		return;
+	}
+	if (pl_has_mod(in, ".bulk")) {
+		bool to_global = in->nmods > 1 && !strcmp(in->mods[1], ".global");
+		int dst, src, mb = -1;
+
+		if (in->nops != (to_global ? 3 : 4))
+			return (void)pl_lerr(L, "wrong number of operands");
+		if (to_global) {
+			src = shared_addr_reg(L, &in->ops[1]);
+			if (src < -1)
+				return;
+			if (in->ops[0].reg < 0 || in->ops[0].imm ||
+			    pl_preg(L, in->ops[0].reg)->cls != PTX_R64)
+				return (void)pl_unsupported(L, "a global address other than [%rd]");
+			v = pl_emit(L, "CP.ASYNC.BULK.GLOBAL");
+			use_addr(v, in->ops[0].reg);
+			use_addr(v, src);
+			pl_use_src_or_imm(L, v, &in->ops[2], 0);
+			return;
+		}
+		dst = shared_addr_reg(L, &in->ops[0]);
+		mb = shared_addr_reg(L, &in->ops[3]);
+		if (dst < -1 || mb < -1)
+			return;
+		src = in->ops[1].reg;
+		if (in->ops[1].kind != PTX_O_MEM || src < 0 || in->ops[1].imm ||
+		    pl_preg(L, src)->cls != PTX_R64)
+			return (void)pl_unsupported(L, "a global address other than [%rd]");
+		v = pl_emit(L, "CP.ASYNC.BULK");
+		use_addr(v, dst);
+		use_addr(v, src);
+		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		use_addr(v, mb);
+		return;
+	}
+	if (pl_has_mod(in, ".mbarrier")) { /* cp.async.mbarrier.arrive{.noinc} */
+		int a;
+
+		if (!pl_want_ops(L, 1))
+			return;
+		a = shared_addr_reg(L, &in->ops[0]);
+		if (a < -1)
+			return;
+		v = pl_emit(L, "CP.ASYNC.MBARRIER.ARRIVE%s", pl_has_mod(in, ".noinc") ? ".NOINC" : "");
+		use_addr(v, a);
+		return;
+	}
+	if (pl_has_mod(in, ".commit_group"))
+		return; /* every cp.async is waited for by WAIT_ALL */
+	if (pl_has_mod(in, ".wait_group") || pl_has_mod(in, ".wait_all")) {
+		pl_emit(L, "CP.ASYNC.WAIT_ALL");
+		return;
+	}
+	{
+		int dst, src;
+
+		if (in->nops != 3)
+			return (void)pl_unsupported(L, "cp.async with a source size");
+		dst = shared_addr_reg(L, &in->ops[0]);
+		src = in->ops[1].reg;
+		if (dst < -1)
+			return;
+		if (in->ops[1].kind != PTX_O_MEM || src < 0 || in->ops[1].imm ||
+		    pl_preg(L, src)->cls != PTX_R64)
+			return (void)pl_unsupported(L, "a global address other than [%rd]");
+		v = pl_emit(L, "CP.ASYNC%s", pl_has_mod(in, ".cg") ? ".CG" : "");
+		use_addr(v, dst);
+		use_addr(v, src);
+		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	}
+}
+
+void pl_mapa(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	struct ptx_vinsn *v;
+	int d;
+
+	if (!pl_want_ops(L, 3))
+		return;
+	d = pl_dst_reg(L, &in->ops[0], t.bits == 64 ? PTX_R64 : PTX_R32);
+	if (d < 0)
+		return;
+	v = pl_emit(L, "MAPA");
+	pl_o_def(v, d, 0, t.bits == 64);
+	pl_use_src(L, v, &in->ops[1], 0);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	if (t.bits == 64)
+		pl_mov_reg(L, d, 1, false, -1, 0);
+}
+
+void pl_barrier_cluster(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+
+	if (pl_has_mod(in, ".arrive"))
+		pl_emit(L, "BAR.CLUSTER.ARRIVE%s", pl_has_mod(in, ".relaxed") ? ".RELAXED" : "");
+	else if (pl_has_mod(in, ".wait"))
+		pl_emit(L, "BAR.CLUSTER.WAIT");
+	else
+		pl_unsupported(L, NULL);
+}
+
+void pl_nanosleep(struct lower *L)
+{
+	struct ptx_vinsn *v;
+
+	if (!pl_want_ops(L, 1))
+		return;
+	v = pl_emit(L, "NANOSLEEP");
+	pl_use_src_or_imm(L, v, &L->in->ops[0], 0);
+}
+
+void pl_vote(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptx_vinsn *v;
+	int p;
+
+	if (in->nops < 2)
+		return (void)pl_lerr(L, "vote takes a destination and a predicate");
+	p = pl_pred_of(L, &in->ops[1]);
+	if (p < 0)
+		return;
+	if (pl_has_mod(in, ".ballot")) {
+		int d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+
+		if (d < 0)
+			return;
+		v = pl_emit(L, "VOTE.BALLOT");
+		pl_o_def(v, d, 0, false);
+		pl_o_puse(v, p, in->ops[1].neg);
+		return;
+	}
+	if (pl_has_mod(in, ".all") || pl_has_mod(in, ".any")) {
+		int d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+
+		if (d < 0)
+			return;
+		v = pl_emit(L, "VOTE.%s", pl_has_mod(in, ".all") ? "ALL" : "ANY");
+		pl_o_pdef(v, d);
+		pl_o_puse(v, p, in->ops[1].neg);
+		return;
+	}
+	pl_unsupported(L, NULL);
+}
+
+void pl_activemask(struct lower *L)
+{
+	struct ptx_vinsn *v;
+	int d;
+
+	if (!pl_want_ops(L, 1))
+		return;
+	d = pl_dst_reg(L, &L->in->ops[0], PTX_R32);
+	if (d < 0)
+		return;
+	v = pl_emit(L, "VOTE.BALLOT");
+	pl_o_def(v, d, 0, false);
+	pl_o_text(v, "PT");
+}
