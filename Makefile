@@ -198,7 +198,26 @@ PTX_NVCC := $(wildcard tests/ptx/nvcc/*.ptx) $(wildcard tests/ptx/nvcc/*.expecte
 $(BUILD)/ptx/ptx_corpus.h: $(PTX_GEN) $(PTX_NVCC) scripts/ptx-corpus.sh
 	scripts/ptx-corpus.sh $@ $(PTX_GEN) $(PTX_NVCC)
 $(BUILD)/tests/unit/test_ptx.o: $(BUILD)/ptx/ptx_corpus.h
-$(BUILD)/tests/unit/test_ptx.o: CPPFLAGS += -I$(BUILD)/ptx
+$(BUILD)/tests/unit/test_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
+
+# make fuzz: libFuzzer targets (Debian's clang-19 with its runtime,
+# libclang-rt-19-dev), seeded from the corpora; FUZZ_TIME seconds each,
+# FUZZ_SEED.  Crashers land in build-fuzz/ (keep them in
+# tests/fuzz/regressions/).
+FUZZ_CC ?= clang-19
+FUZZ_TIME ?= 60
+FUZZ_SEED ?= 1
+FUZZ_DIR := build-fuzz
+$(FUZZ_DIR)/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/ptx_oracle.h $(LIB_SRCS) $(CORE_SRCS) \
+		$(wildcard libvgpu/*.h libvgpu/ptx/*.h qemu-device/core/*.h uapi/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $< $(LIB_SRCS) $(CORE_SRCS) $(DRM_LIBS) -lm -lpthread
+fuzz: $(FUZZ_DIR)/fuzz_ptx $(PTX_GEN)
+	@mkdir -p $(FUZZ_DIR)/corpus-ptx
+	cp $(PTX_GEN) $(wildcard tests/ptx/nvcc/*.ptx) $(FUZZ_DIR)/corpus-ptx/
+	$(FUZZ_DIR)/fuzz_ptx -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) \
+		-artifact_prefix=$(FUZZ_DIR)/ptx- $(FUZZ_DIR)/corpus-ptx
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -330,7 +349,7 @@ clean:
 
 # vgpu.ko against the guest kernel's headers (scripts/build-module.sh) and
 # the guest selftests (tests/selftests/vgpu/); not part of `all`.
-.PHONY: module selftests check-guest check-guest-debug debug-kernel bench-guest
+.PHONY: module selftests check-guest check-guest-debug debug-kernel bench-guest fuzz
 module:
 	@scripts/build-module.sh
 selftests:

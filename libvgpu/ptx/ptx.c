@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ptx.h"
+#include "vgpu_asm.h"
 
 struct sbuf {
 	char *p;
@@ -181,6 +182,53 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 	return 0;
 }
 
+/*
+ * The generated text must assemble; where it does not (an immediate out
+ * of the instruction's range: bar.sync 80, a bulk size not a multiple of
+ * 16), say so at the PTX line the instruction came from ("// line N").
+ */
+static int check_assembles(const char *text, struct ptx_diag *dg)
+{
+	static const char marker[] = " ; // line ";
+	struct vgpu_object obj;
+	char *alog = malloc(16384);
+	const char *p;
+	int ret;
+
+	if (!alog)
+		return -ENOMEM;
+	alog[0] = '\0';
+	ret = vgpu_assemble(text, strlen(text), "generated", &obj, alog, 16384);
+	if (!ret) {
+		vgpu_object_fini(&obj);
+		free(alog);
+		return 0;
+	}
+	for (p = alog; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		const char *msg = strstr(p, ": error: "), *eol = strchr(p, '\n'), *at = text;
+		int gline = 0, pline = 1;
+		size_t mlen;
+
+		if (!msg || (eol && msg > eol) || sscanf(p, "generated:%d:", &gline) != 1)
+			continue;
+		msg += 9;
+		mlen = eol ? (size_t)(eol - msg) : strlen(msg);
+		for (int l = 1; l < gline && at; l++)
+			at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
+		if (at) {
+			const char *m = strstr(at, marker), *e = strchr(at, '\n');
+
+			if (m && (!e || m < e))
+				pline = atoi(m + sizeof(marker) - 1);
+		}
+		ptx_error(dg, pline, 1, "%.*s", (int)mlen, msg);
+	}
+	if (!dg->errors)
+		ptx_error(dg, 1, 1, "the generated assembly does not assemble");
+	free(alog);
+	return ret;
+}
+
 int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	       char *log, size_t loglen)
 {
@@ -208,6 +256,8 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	ptx_module_free(&m);
 	if (!ret && sb.oom)
 		ret = -ENOMEM;
+	if (!ret)
+		ret = check_assembles(sb.p, &dg);
 	if (ret) {
 		free(sb.p);
 		return ret;

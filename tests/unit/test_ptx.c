@@ -20,6 +20,7 @@
 #include "vgpu.h"
 #include "vgpu_hw.h"
 #include "ptx_corpus.h"
+#include "ptx_oracle.h"
 
 #define WAIT_NS (60ull * 1000000000ull)
 #define NBUF 3
@@ -456,6 +457,10 @@ static const struct bad_ptx bad[] = {
 	  "t.ptx:9:2: error: unsupported PTX construct 'ld.u32': generic addressing" },
 	{ "no_entry", ".version 8.5\n.target sm_90a\n.address_size 64\n",
 	  "error: no .entry in the module" },
+	{ "barrier_id_out_of_range",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " bar.sync 80;\n ret;\n}\n",
+	  "t.ptx:6:1: error: barrier id 80 out of range (0..15)" },
 	{ "bad_operand",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " .reg .b32 %r<2>;\n add.s32 %r0, , %r1;\n ret;\n}\n",
@@ -497,6 +502,95 @@ TEST_F(ptx, every_corpus_kernel_compiles)
 		EXPECT_NE(NULL, strstr(text, " ; // line "));
 		free(text);
 	}
+}
+
+/*
+ * A short mutation fuzz of the front end (the libFuzzer target is
+ * tests/fuzz/fuzz_ptx.c, `make fuzz`): the corpus with bytes changed,
+ * ranges deleted or repeated, lines swapped and ends cut, through the
+ * same oracle: an error or a program that assembles, never a crash (the
+ * ASan+UBSan variant of make check watches memory).
+ */
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static size_t mutate(uint64_t *rng, char *buf, size_t len, size_t cap)
+{
+	static const char alphabet[] = "%.;,[]{}()<>+-@!_:0123456789abcdefxrpdsu \n\t\"/*|";
+	size_t a = len ? rng_next(rng) % len : 0, b = len ? rng_next(rng) % len : 0, n;
+
+	if (a > b) {
+		size_t t = a;
+
+		a = b;
+		b = t;
+	}
+	switch (rng_next(rng) % 6) {
+	case 0: /* change a byte */
+		if (len)
+			buf[a] = alphabet[rng_next(rng) % (sizeof(alphabet) - 1)];
+		return len;
+	case 1: /* delete a short range */
+		n = b - a > 40 ? 40 : b - a;
+		memmove(buf + a, buf + a + n, len - a - n);
+		return len - n;
+	case 2: /* repeat a short range */
+		n = b - a > 40 ? 40 : b - a;
+		if (len + n > cap)
+			return len;
+		memmove(buf + b + n, buf + b, len - b);
+		memcpy(buf + b, buf + a, n);
+		return len + n;
+	case 3: /* cut the end */
+		return b;
+	case 4: /* a random byte, any value */
+		if (len)
+			buf[a] = (char)(rng_next(rng) & 0xff);
+		return len;
+	default: /* swap two bytes */
+		if (len) {
+			char t = buf[a];
+
+			buf[a] = buf[b];
+			buf[b] = t;
+		}
+		return len;
+	}
+}
+
+TEST(mutated_corpus_gives_errors_or_programs)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	size_t nk = 0, errors = 0, programs = 0;
+
+	while (ptx_corpus[nk].name)
+		nk++;
+	for (int i = 0; i < 3000; i++) {
+		const char *src = ptx_corpus[rng_next(&rng) % nk].text;
+		size_t len = strlen(src), cap = len + 4096;
+		char *buf = malloc(cap);
+		char *text = NULL;
+
+		ASSERT_NE(NULL, buf);
+		memcpy(buf, src, len);
+		for (int m = 1 + (int)(rng_next(&rng) % 4); m > 0; m--)
+			len = mutate(&rng, buf, len, cap);
+		ASSERT_EQ(0, ptx_oracle((const uint8_t *)buf, len)) TH_LOG("mutation %d", i);
+		if (vgpu_ptx_to_asm(buf, len, "m.ptx", &text, NULL, 0))
+			errors++;
+		else
+			programs++;
+		free(text);
+		free(buf);
+	}
+	/* both outcomes occur: the mutations are neither all fatal nor all harmless */
+	EXPECT_GT(errors, 100u);
+	EXPECT_GT(programs, 40u);
 }
 
 TEST_HARNESS_MAIN
