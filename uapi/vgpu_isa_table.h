@@ -27,6 +27,7 @@
 	E(ATOMOP, 80, 3, -1)  /* atomic operation (CAS has its own optype) */  \
 	E(SHFL, 80, 2, -1)    /* shuffle mode */                               \
 	E(MEMBAR, 80, 2, -1)  /* fence scope */                                \
+	E(MUFU, 80, 3, -1)    /* MUFU function */                              \
 	E(VOTE, 80, 2, -1)    /* vote mode (fixed per row) */                  \
 	E(ITYPE, 83, 2, -1)   /* integer type */                               \
 	E(COMB, 85, 2, 0)     /* predicate combine, default .AND */             \
@@ -86,6 +87,13 @@
 	E(MEMBAR, CTA, 0)                                                      \
 	E(MEMBAR, GPU, 1)                                                      \
 	E(MEMBAR, SYS, 2)                                                      \
+	E(MUFU, RCP, 0)                                                        \
+	E(MUFU, SQRT, 1)                                                       \
+	E(MUFU, RSQ, 2)                                                        \
+	E(MUFU, EX2, 3)                                                        \
+	E(MUFU, LG2, 4)                                                        \
+	E(MUFU, SIN, 5)                                                        \
+	E(MUFU, COS, 6)                                                        \
 	E(VOTE, ALL, 0)                                                        \
 	E(VOTE, ANY, 1)                                                        \
 	E(VOTE, BALLOT, 2)                                                     \
@@ -147,6 +155,7 @@
 	E(SHR, 0x0c)                                                           \
 	E(SEL, 0x0d)                                                           \
 	E(IMULHI, 0x0e)                                                        \
+	E(IDIV, 0x0f)                                                          \
 	E(FADD, 0x10)                                                          \
 	E(FMUL, 0x11)                                                          \
 	E(FFMA, 0x12)                                                          \
@@ -154,6 +163,9 @@
 	E(FMNMX, 0x14)                                                         \
 	E(F2I, 0x15)                                                           \
 	E(I2F, 0x16)                                                           \
+	E(IREM, 0x17)                                                          \
+	E(FDIV, 0x18)                                                          \
+	E(MUFU, 0x19)                                                          \
 	E(LDG, 0x20)                                                           \
 	E(STG, 0x21)                                                           \
 	E(LDS, 0x22)                                                           \
@@ -254,6 +266,13 @@
 	E(FMNMX_I, "FMNMX", FMNMX, I, NOFIX, MODS1(MNMX), OPS3(RD, RA, FIMM))       \
 	E(F2I, "F2I", F2I, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
 	E(I2F, "I2F", I2F, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(IDIV_R, "IDIV", IDIV, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))           \
+	E(IDIV_I, "IDIV", IDIV, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))          \
+	E(IREM_R, "IREM", IREM, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))           \
+	E(IREM_I, "IREM", IREM, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))          \
+	E(FDIV_R, "FDIV", FDIV, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                \
+	E(FDIV_I, "FDIV", FDIV, I, NOFIX, MODS0(), OPS3(RD, RA, FIMM))              \
+	E(MUFU, "MUFU", MUFU, X, NOFIX, MODS1(MUFU), OPS2(RD, RA))                  \
 	E(LDG, "LDG", LDG, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
 	E(STG, "STG", STG, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
 	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \

@@ -543,7 +543,10 @@ static const struct {
 	{ "bar", pl_bar },	  { "barrier", pl_bar },	  { "membar", pl_fence },
 	{ "fence", pl_fence },	  { "mbarrier", pl_mbarrier }, { "cp", pl_cp },
 	{ "mapa", pl_mapa },	  { "nanosleep", pl_nanosleep }, { "vote", pl_vote },
-	{ "activemask", pl_activemask },
+	{ "activemask", pl_activemask }, { "div", pl_divrem },	  { "rem", pl_divrem },
+	{ "rcp", pl_mufu },	  { "sqrt", pl_mufu },	  { "rsqrt", pl_mufu },
+	{ "ex2", pl_mufu },	  { "lg2", pl_mufu },	  { "sin", pl_mufu },
+	{ "cos", pl_mufu },	  { "shfl", pl_shfl },
 };
 
 int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,

@@ -104,5 +104,8 @@ void pl_setp(struct lower *L);
 void pl_shift(struct lower *L);
 void pl_vote(struct lower *L);
 void pl_barrier_cluster(struct lower *L);
+void pl_divrem(struct lower *L);
+void pl_mufu(struct lower *L);
+void pl_shfl(struct lower *L);
 
 #endif

@@ -846,3 +846,55 @@ void pl_cvt(struct lower *L)
 	else
 		pl_mov_reg(L, d, 0, false, lo, 0);
 }
+
+/* div and rem: integers (32-bit) on IDIV/IREM, f32 div on FDIV */
+void pl_divrem(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	bool rem = !strcmp(in->op, "rem");
+	int d;
+
+	if (!pl_want_ops(L, 3))
+		return;
+	if (t.bits == 64 || (t.flt && (t.bits != 32 || rem)))
+		return (void)pl_unsupported(L, "division of 64-bit or non-f32 values");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0)
+		return;
+	if (t.flt) /* .rn, .full and .approx alike: IEEE division */
+		pl_alu32(L, "FDIV", d, 0, false, &in->ops[1], &in->ops[2], 0, false);
+	else
+		pl_alu32(L, rem ? (t.sign ? "IREM.S32" : "IREM.U32") :
+				  (t.sign ? "IDIV.S32" : "IDIV.U32"),
+			 d, 0, false, &in->ops[1], &in->ops[2], 0, false);
+}
+
+/* rcp sqrt rsqrt ex2 lg2 sin cos (f32) on MUFU */
+void pl_mufu(struct lower *L)
+{
+	static const struct {
+		const char *op, *fn;
+	} fns[] = {
+		{ "rcp", "RCP" }, { "sqrt", "SQRT" }, { "rsqrt", "RSQ" }, { "ex2", "EX2" },
+		{ "lg2", "LG2" }, { "sin", "SIN" },   { "cos", "COS" },
+	};
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	struct ptx_vinsn *v;
+	size_t i;
+	int d;
+
+	if (!pl_want_ops(L, 2))
+		return;
+	if (!t.flt || t.bits != 32)
+		return (void)pl_unsupported(L, "other than f32");
+	for (i = 0; strcmp(fns[i].op, in->op); i++)
+		;
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0)
+		return;
+	v = pl_emit(L, "MUFU.%s", fns[i].fn);
+	pl_o_def(v, d, 0, false);
+	pl_use_src(L, v, &in->ops[1], 0);
+}

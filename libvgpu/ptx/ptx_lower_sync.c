@@ -430,3 +430,29 @@ void pl_activemask(struct lower *L)
 	pl_o_def(v, d, 0, false);
 	pl_o_text(v, "PT");
 }
+
+/*
+ * shfl.sync.MODE.b32 d, a, b, c, membermask: the whole-warp forms (c =
+ * 0x1f, or 0 for .up) on SHFL; the member mask is not checked.
+ */
+void pl_shfl(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	const char *mode = pl_has_mod(in, ".up") ? "UP" : pl_has_mod(in, ".down") ? "DOWN" :
+			   pl_has_mod(in, ".bfly") ? "BFLY" : pl_has_mod(in, ".idx") ? "IDX" : NULL;
+	struct ptx_vinsn *v;
+	int d;
+
+	if (!mode || in->nops < 4 || in->nops > 5)
+		return (void)pl_unsupported(L, NULL);
+	if (in->ops[3].kind != PTX_O_IMM ||
+	    in->ops[3].imm != (!strcmp(mode, "UP") ? 0 : 0x1f))
+		return (void)pl_unsupported(L, "segmented shuffles (c other than 0x1f, 0 for .up)");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0)
+		return;
+	v = pl_emit(L, "SHFL.%s", mode);
+	pl_o_def(v, d, 0, false);
+	pl_use_src(L, v, &in->ops[1], 0);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+}

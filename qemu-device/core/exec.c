@@ -142,6 +142,42 @@ static inline uint32_t fmnmx(uint32_t a, uint32_t b, unsigned op)
 					     fmaxf(f32(a), f32(b)));
 }
 
+/*
+ * Integer division as PTX leaves it to the machine: x / 0 is all ones,
+ * x % 0 is x; INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0.
+ */
+static inline uint32_t idiv(uint32_t a, uint32_t b, unsigned type, bool rem)
+{
+	if (!b)
+		return rem ? a : 0xffffffffu;
+	if (type == VGPU_MOD_ITYPE_S32) {
+		int32_t x = (int32_t)a, y = (int32_t)b;
+
+		if (x == INT32_MIN && y == -1)
+			return rem ? 0 : a;
+		return (uint32_t)(rem ? x % y : x / y);
+	}
+	return rem ? a % b : a / b;
+}
+
+/* MUFU: correctly rounded where PTX asks for it (rcp.rn, sqrt.rn), the
+ * C library's float functions for the .approx ones (not the hardware's
+ * approximations: the last bits may differ from a GPU's). */
+static inline uint32_t mufu(uint32_t a, unsigned fn)
+{
+	float x = f32(a);
+
+	switch (fn) {
+	case VGPU_MOD_MUFU_RCP: return u32(1.0f / x);
+	case VGPU_MOD_MUFU_SQRT: return u32(sqrtf(x));
+	case VGPU_MOD_MUFU_RSQ: return u32((float)(1.0 / sqrt((double)x)));
+	case VGPU_MOD_MUFU_EX2: return u32(exp2f(x));
+	case VGPU_MOD_MUFU_LG2: return u32(log2f(x));
+	case VGPU_MOD_MUFU_SIN: return u32(sinf(x));
+	default: return u32(cosf(x));
+	}
+}
+
 ALU2(iadd, a + b)
 ALU2(isub, a - b)
 ALU2(imul, a * b)
@@ -155,6 +191,18 @@ ALU2(fadd, u32(f32(a) + f32(b)))
 ALU2(fmul, u32(f32(a) * f32(b)))
 ALU3(ffma, u32(fmaf(f32(a), f32(b), f32(cc))))
 ALU2(fmnmx, fmnmx(a, b, d->mod[0]))
+ALU2(idiv, idiv(a, b, d->mod[0], false))
+ALU2(irem, idiv(a, b, d->mod[0], true))
+ALU2(fdiv, u32(f32(a) / f32(b)))
+
+EXEC(exec_mufu)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+	const uint32_t *ra = vgpu_reg(w, d->ra);
+
+	LANES(em, l, { rd[l] = mufu(ra[l], d->mod[0]); });
+	return VGPU_X_NEXT;
+}
 
 EXEC(exec_mov_i)
 {
@@ -785,6 +833,13 @@ const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_FSETP_I] = exec_fsetp_i,
 	[VGPU_I_FMNMX_R] = exec_fmnmx_r,
 	[VGPU_I_FMNMX_I] = exec_fmnmx_i,
+	[VGPU_I_IDIV_R] = exec_idiv_r,
+	[VGPU_I_IDIV_I] = exec_idiv_i,
+	[VGPU_I_IREM_R] = exec_irem_r,
+	[VGPU_I_IREM_I] = exec_irem_i,
+	[VGPU_I_FDIV_R] = exec_fdiv_r,
+	[VGPU_I_FDIV_I] = exec_fdiv_i,
+	[VGPU_I_MUFU] = exec_mufu,
 	[VGPU_I_F2I] = exec_f2i,
 	[VGPU_I_I2F] = exec_i2f,
 	[VGPU_I_LDG] = exec_ldg,

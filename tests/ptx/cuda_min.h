@@ -23,6 +23,7 @@ typedef long long s64;
 #define ctaid_x() __nvvm_read_ptx_sreg_ctaid_x()
 #define nctaid_x() __nvvm_read_ptx_sreg_nctaid_x()
 #define __syncthreads() __nvvm_bar_sync(0)
+#define __float_as_uint(f) __builtin_bit_cast(u32, (float)(f))
 
 /* __cvta_generic_to_shared */
 DEV u32 smem_addr(const void *p)

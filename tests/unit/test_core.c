@@ -160,6 +160,71 @@ TEST(float_alu_and_conversions)
 	kt_free(&k);
 }
 
+/*
+ * IDIV/IREM (x / 0 all ones, x % 0 = x, INT_MIN / -1 wraps), FDIV
+ * (IEEE, round to nearest) and MUFU (rcp and sqrt correctly rounded).
+ */
+TEST(division_and_multi_function_unit)
+{
+	static const uint32_t a[8] = { 100, 0xfffffff9u, 0x80000000u, 7, 0, 12345678, 5, 0xffffffffu };
+	static const uint32_t b[8] = { 7, 3, 0xffffffffu, 0, 9, 1000, 0xfffffffdu, 1 };
+	struct kt k;
+
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  SHL R6, R0, 0x2 ;\n"
+			      "  LDP.64 R2, [out] ;\n"
+			      "  IADD R8, R2, R6 ;\n"
+			      "  MOV R9, R3 ;\n"
+			      "  LDG.32 R4, [R8+0x2000] ;\n"  /* a[tid] */
+			      "  LDG.32 R5, [R8+0x2020] ;\n"  /* b[tid] */
+			      "  IDIV.U32 R10, R4, R5 ;\n" KT_STORE("R10", "0x0")
+			      "  IDIV.S32 R10, R4, R5 ;\n" KT_STORE("R10", "0x100")
+			      "  IREM.U32 R10, R4, R5 ;\n" KT_STORE("R10", "0x200")
+			      "  IREM.S32 R10, R4, R5 ;\n" KT_STORE("R10", "0x300")
+			      "  IDIV.S32 R10, R4, -0x3 ;\n" KT_STORE("R10", "0x400")
+			      "  I2F.S32 R6, R4 ;\n"
+			      "  I2F.S32 R7, R5 ;\n"
+			      "  FDIV R10, R6, R7 ;\n" KT_STORE("R10", "0x500")
+			      "  FDIV R10, R6, 3.0 ;\n" KT_STORE("R10", "0x600")
+			      "  MUFU.RCP R10, R7 ;\n" KT_STORE("R10", "0x700")
+			      "  MUFU.SQRT R10, R6 ;\n" KT_STORE("R10", "0x800")
+			      "  MUFU.EX2 R10, R7 ;\n" KT_STORE("R10", "0x900")
+			      "  EXIT ;\n"));
+	memcpy(k.mem.buf + 0x2000, a, sizeof(a));
+	memcpy(k.mem.buf + 0x2020, b, sizeof(b));
+	k.block[0] = 8;
+	KT_RUN_OK(&k);
+	for (uint32_t t = 0; t < 8; t++) {
+		int32_t sa = (int32_t)a[t], sb = (int32_t)b[t];
+		float fa = (float)sa, fb = (float)sb;
+		uint32_t udiv = b[t] ? a[t] / b[t] : 0xffffffffu;
+		uint32_t urem = b[t] ? a[t] % b[t] : a[t];
+		uint32_t sdiv = !sb ? 0xffffffffu : (sa == INT32_MIN && sb == -1) ? a[t] :
+						      (uint32_t)(sa / sb);
+		uint32_t srem = !sb ? a[t] : (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb);
+
+		EXPECT_EQ(udiv, kt_word(&k, t)) TH_LOG("lane %u", t);
+		EXPECT_EQ(sdiv, kt_word(&k, 64 + t)) TH_LOG("lane %u", t);
+		EXPECT_EQ(urem, kt_word(&k, 128 + t)) TH_LOG("lane %u", t);
+		EXPECT_EQ(srem, kt_word(&k, 192 + t)) TH_LOG("lane %u", t);
+		EXPECT_EQ((uint32_t)(sa == INT32_MIN ? sa / -3 : sa / -3), kt_word(&k, 256 + t));
+		EXPECT_EQ(fbits(fa / fb), kt_word(&k, 320 + t)) TH_LOG("lane %u", t);
+		EXPECT_EQ(fbits(fa / 3.0f), kt_word(&k, 384 + t)) TH_LOG("lane %u", t);
+		EXPECT_EQ(fbits(1.0f / fb), kt_word(&k, 448 + t)) TH_LOG("lane %u", t);
+		EXPECT_EQ(fbits(sqrtf(fa)), kt_word(&k, 512 + t)) TH_LOG("lane %u", t);
+		EXPECT_EQ(fbits(exp2f(fb)), kt_word(&k, 576 + t)) TH_LOG("lane %u", t);
+	}
+	/* the edges, spelled out */
+	EXPECT_EQ(0xffffffffu, kt_word(&k, 3));       /* 7 / 0 */
+	EXPECT_EQ(7u, kt_word(&k, 128 + 3));          /* 7 % 0 */
+	EXPECT_EQ(0x80000000u, kt_word(&k, 64 + 2));  /* INT_MIN / -1 */
+	EXPECT_EQ(0u, kt_word(&k, 192 + 2));          /* INT_MIN % -1 */
+	EXPECT_EQ(0xfffffffeu, kt_word(&k, 64 + 1));  /* -7 / 3 = -2 */
+	EXPECT_EQ(0xffffffffu, kt_word(&k, 192 + 1)); /* -7 % 3 = -1 */
+	kt_free(&k);
+}
+
 TEST(special_registers_3d_grid_and_block)
 {
 	struct kt k;

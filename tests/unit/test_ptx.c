@@ -271,6 +271,69 @@ static uint32_t fbits(float f)
 	return u;
 }
 
+TEST_F(ptx, math)
+{
+	uint32_t in[64], out[8 * 64];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < 64; i++)
+		in[i] = (i * 2654435761u) ^ (i << 3);
+	in[5] = 0x80000000u; /* INT_MIN / -8 and friends */
+	ASSERT_EQ(0, load(_metadata, self, "math"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		memset(out, 0, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 64, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t w = 0; w < 2; w++) {
+			uint32_t sum[32], x[32], nxt[32];
+
+			for (uint32_t l = 0; l < 32; l++)
+				sum[l] = x[l] = in[32 * w + l];
+			for (uint32_t o = 16; o > 0; o >>= 1) {
+				for (uint32_t l = 0; l < 32; l++)
+					nxt[l] = sum[l] + sum[l + o < 32 ? l + o : l];
+				memcpy(sum, nxt, sizeof(sum));
+			}
+			for (uint32_t o = 1; o < 32; o <<= 1) {
+				for (uint32_t l = 0; l < 32; l++)
+					nxt[l] = x[l] ^ x[l ^ o];
+				memcpy(x, nxt, sizeof(x));
+			}
+			for (uint32_t l = 0; l < 32; l++) {
+				uint32_t t = 32 * w + l, a = in[t], b = in[63 - t] % 17;
+				int32_t sa = (int32_t)a, sb = (int32_t)b - 8;
+				float fa = (float)sa, fb = (float)(sb == 0 ? 3 : sb);
+				uint32_t y = in[32 * w + ((t + 5) & 31)];
+				uint32_t z = l >= 3 ? in[t - 3] : a;
+				uint32_t want[8] = {
+					b ? a / b : 0,
+					b ? a % b : 0,
+					!sb ? 0 : (sa == INT32_MIN && sb == -1) ? a : (uint32_t)(sa / sb),
+					!sb ? 0 : (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb),
+					fbits(fa / fb),
+					fbits(sqrtf(fa < 0 ? -fa : fa)),
+					sum[l] + x[l],
+					y ^ z,
+				};
+
+				for (int j = 0; j < 8; j++) {
+					ASSERT_EQ(want[j], out[8 * t + j])
+						TH_LOG("thread %u result %d seed %llu", t, j,
+						       (unsigned long long)s);
+				}
+			}
+		}
+	}
+	vgpu_args_free(args);
+}
+
+
 TEST_F(ptx, float_ops)
 {
 	const float k = 1.5f;
