@@ -197,6 +197,14 @@ $(BUILD)/ptx/%.ptx: tests/ptx/%.cu tests/ptx/cuda_min.h
 PTX_NVCC := $(wildcard tests/ptx/nvcc/*.ptx) $(wildcard tests/ptx/nvcc/*.expected)
 $(BUILD)/ptx/ptx_corpus.h: $(PTX_GEN) $(PTX_NVCC) scripts/ptx-corpus.sh
 	scripts/ptx-corpus.sh $@ $(PTX_GEN) $(PTX_NVCC)
+# examples/cuda/NAME.cu: CUDA ports of examples/NAME.vgs; test_examples
+# runs their PTX with the same flags and wants the same NAME.expected
+EXAMPLE_CU := $(wildcard examples/cuda/*.cu)
+EXAMPLE_PTX := $(EXAMPLE_CU:examples/cuda/%.cu=$(BUILD)/ptx/examples/%.ptx)
+$(BUILD)/ptx/examples/%.ptx: examples/cuda/%.cu tests/ptx/cuda_min.h
+	@mkdir -p $(dir $@)
+	$(PTX_CLANG) $(PTX_CFLAGS) -S -o $@ $<
+$(BUILD)/tests/test_examples: $(EXAMPLE_PTX)
 $(BUILD)/tests/unit/test_ptx.o: $(BUILD)/ptx/ptx_corpus.h
 $(BUILD)/tests/unit/test_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
 

@@ -546,7 +546,8 @@ static const struct {
 	{ "activemask", pl_activemask }, { "div", pl_divrem },	  { "rem", pl_divrem },
 	{ "rcp", pl_mufu },	  { "sqrt", pl_mufu },	  { "rsqrt", pl_mufu },
 	{ "ex2", pl_mufu },	  { "lg2", pl_mufu },	  { "sin", pl_mufu },
-	{ "cos", pl_mufu },	  { "shfl", pl_shfl },
+	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
+	{ "bfi", pl_bitfield },
 };
 
 int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,

@@ -107,5 +107,6 @@ void pl_barrier_cluster(struct lower *L);
 void pl_divrem(struct lower *L);
 void pl_mufu(struct lower *L);
 void pl_shfl(struct lower *L);
+void pl_bitfield(struct lower *L);
 
 #endif

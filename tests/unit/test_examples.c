@@ -2,7 +2,9 @@
 /*
  * Every kernel in examples/ runs with the flags of its first line
  * ("// vgpu-run: FLAGS") and prints exactly examples/NAME.expected, under
- * the default schedule and under 100 random-schedule seeds.
+ * the default schedule and under 100 random-schedule seeds.  So does the
+ * PTX that clang-19 made of each CUDA port examples/cuda/NAME.cu
+ * (BUILD/ptx/examples/NAME.ptx): the same flags, the same NAME.expected.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -15,7 +17,7 @@
 
 #define NSEEDS 100
 
-static char root[PATH_MAX], runner[PATH_MAX + 32];
+static char root[PATH_MAX], build[PATH_MAX], runner[PATH_MAX + 32];
 
 __attribute__((constructor)) static void find_paths(void)
 {
@@ -29,6 +31,7 @@ __attribute__((constructor)) static void find_paths(void)
 	for (int i = 0; i < 2 && (s = strrchr(exe, '/')); i++)
 		*s = '\0'; /* BUILD/tests/test_examples -> BUILD */
 	snprintf(runner, sizeof(runner), "%s/bin/vgpu-run", exe);
+	snprintf(build, sizeof(build), "%s", exe);
 	s = strrchr(exe, '/');
 	if (s)
 		*s = '\0'; /* BUILD -> repository root */
@@ -78,16 +81,27 @@ static char *run(const char *flags, const char *extra, const char *file,
 	return out;
 }
 
-static void check_example(struct __test_metadata *_metadata, const char *name)
+/*
+ * Example @name of examples/@sub ("" or "cuda/"); a CUDA port runs as the
+ * PTX the build made of it and must print the .vgs version's output.
+ */
+static void check_example(struct __test_metadata *_metadata, const char *sub,
+			  const char *name)
 {
-	char path[PATH_MAX + 300], exp_path[PATH_MAX + 300], flags[512] = "";
+	char path[PATH_MAX + 300], exp_path[PATH_MAX + 300], run_path[PATH_MAX + 300];
+	char flags[512] = "", stem[256];
 	char *src, *expected, *nl;
 	const char *tag = "// vgpu-run:";
 	bool ok;
 
-	snprintf(path, sizeof(path), "%s/examples/%s", root, name);
-	snprintf(exp_path, sizeof(exp_path), "%s", path);
-	strcpy(strrchr(exp_path, '.'), ".expected");
+	snprintf(stem, sizeof(stem), "%s", name);
+	*strrchr(stem, '.') = '\0';
+	snprintf(path, sizeof(path), "%s/examples/%s%s", root, sub, name);
+	snprintf(exp_path, sizeof(exp_path), "%s/examples/%s.expected", root, stem);
+	if (*sub)
+		snprintf(run_path, sizeof(run_path), "%s/ptx/examples/%s.ptx", build, stem);
+	else
+		snprintf(run_path, sizeof(run_path), "%s", path);
 	src = slurp(path);
 	expected = slurp(exp_path);
 	ok = src && expected;
@@ -109,7 +123,7 @@ static void check_example(struct __test_metadata *_metadata, const char *name)
 		if (seed)
 			snprintf(extra, sizeof(extra), "--random-schedule --seed %d",
 				 seed);
-		out = run(flags, extra, path, &status);
+		out = run(flags, extra, run_path, &status);
 		ok = out && !status && !strcmp(out, expected);
 		EXPECT_TRUE(ok)
 			TH_LOG("%s %s: status %d, output:\n%s\nexpected:\n%s", name,
@@ -123,26 +137,38 @@ out:
 	free(expected);
 }
 
-TEST(examples_match_expected_under_100_seeds)
+/* Check every examples/@sub*@ext; returns how many. */
+static int check_all(struct __test_metadata *_metadata, const char *sub, const char *ext)
 {
 	char dir[PATH_MAX + 16];
 	struct dirent *de;
 	DIR *d;
 	int n = 0;
 
-	snprintf(dir, sizeof(dir), "%s/examples", root);
+	snprintf(dir, sizeof(dir), "%s/examples/%s", root, sub);
 	d = opendir(dir);
-	ASSERT_NE(NULL, d);
+	if (!d)
+		return -1;
 	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
+		size_t len = strlen(de->d_name), el = strlen(ext);
 
-		if (len > 4 && !strcmp(de->d_name + len - 4, ".vgs")) {
-			check_example(_metadata, de->d_name);
+		if (len > el && !strcmp(de->d_name + len - el, ext)) {
+			check_example(_metadata, sub, de->d_name);
 			n++;
 		}
 	}
 	closedir(d);
-	EXPECT_GE(n, 3);
+	return n;
+}
+
+TEST(examples_match_expected_under_100_seeds)
+{
+	EXPECT_GE(check_all(_metadata, "", ".vgs"), 3);
+}
+
+TEST(cuda_ports_match_the_vgs_expected_under_100_seeds)
+{
+	EXPECT_GE(check_all(_metadata, "cuda/", ".cu"), 6);
 }
 
 TEST_HARNESS_MAIN

@@ -201,6 +201,61 @@ TEST_F(ptx, int_arith)
 	vgpu_args_free(args);
 }
 
+/* bfe and bfi as the PTX ISA defines them, bit by bit */
+static uint32_t ref_bfe(uint32_t a, uint32_t pos, uint32_t len, bool sign)
+{
+	uint32_t d = 0, sbit = 0, top;
+
+	pos &= 0xff;
+	len &= 0xff;
+	top = pos + len - 1 < 31 ? pos + len - 1 : 31;
+	if (sign && len)
+		sbit = a >> top & 1;
+	for (uint32_t i = 0; i < 32; i++)
+		d |= (i < len && pos + i <= 31 ? a >> (pos + i) & 1 : sbit) << i;
+	return d;
+}
+
+static uint32_t ref_bfi(uint32_t a, uint32_t b, uint32_t pos, uint32_t len)
+{
+	pos &= 0xff;
+	len &= 0xff;
+	for (uint32_t i = 0; i < len && pos + i <= 31; i++)
+		b = (b & ~(1u << (pos + i))) | (a >> i & 1) << (pos + i);
+	return b;
+}
+
+TEST_F(ptx, bitfield)
+{
+	static const uint32_t f[10][2] = { { 0, 0 },  { 0, 8 },	 { 4, 12 },  { 28, 8 },
+					   { 31, 1 }, { 0, 32 }, { 32, 4 },  { 40, 0 },
+					   { 17, 300 }, { 260, 5 } };
+	const uint32_t seed = 99, threads = 64;
+	uint32_t out[64 * 30];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "bitfield"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, seed));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, threads / 2, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < threads; i++) {
+		uint32_t a = (i + seed) * 2654435761u, b = ~a * 40503u + i;
+
+		for (int k = 0; k < 10; k++) {
+			EXPECT_EQ(ref_bfe(a, f[k][0], f[k][1], false), out[i * 30 + k])
+			TH_LOG("bfe.u32 %u,%u thread %u", f[k][0], f[k][1], i);
+			EXPECT_EQ(ref_bfe(a, f[k][0], f[k][1], true), out[i * 30 + 10 + k])
+			TH_LOG("bfe.s32 %u,%u thread %u", f[k][0], f[k][1], i);
+			EXPECT_EQ(ref_bfi(a, b, f[k][0], f[k][1]), out[i * 30 + 20 + k])
+			TH_LOG("bfi %u,%u thread %u", f[k][0], f[k][1], i);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
