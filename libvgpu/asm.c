@@ -221,6 +221,8 @@ struct kern {
 	struct vgpu_obj_kernel k;
 	int line, col;
 	uint32_t param_end; /* end of the last parameter, before rounding */
+	uint32_t nlocal;    /* .param local lines */
+	int local_line, local_col; /* its .local line (0: none) */
 };
 
 struct word {
@@ -1716,6 +1718,7 @@ static const struct ptype {
 	{ "u32", VGPU_PARAM_U32, 4 }, { "s32", VGPU_PARAM_S32, 4 },
 	{ "f32", VGPU_PARAM_F32, 4 }, { "u64", VGPU_PARAM_U64, 8 },
 	{ "s64", VGPU_PARAM_S64, 8 }, { "ptr", VGPU_PARAM_PTR, 8 },
+	{ "local", VGPU_PARAM_LOCAL, 8 },
 };
 #define NUM_PTYPES (sizeof(ptypes) / sizeof(ptypes[0]))
 
@@ -1734,7 +1737,7 @@ static void dir_param(struct asm_ctx *c, struct line *l, int col)
 		if (ty->kind == TK_END)
 			err_unexpected(c, ty, "a parameter type");
 		else
-			err_at(c, ty->col, "bad .param type '" TOKF "' (expected u32, s32, f32, u64, s64 or ptr)",
+			err_at(c, ty->col, "bad .param type '" TOKF "' (expected u32, s32, f32, u64, s64, ptr or local)",
 			       TOKA(ty));
 		return;
 	}
@@ -1759,6 +1762,7 @@ static void dir_param(struct asm_ctx *c, struct line *l, int col)
 	p->size = pt->size;
 	p->type = pt->type;
 	k = kern_at(c, c->cur);
+	k->nlocal += pt->type == VGPU_PARAM_LOCAL;
 	k->param_end = off + pt->size;
 	k->k.param_size = (k->param_end + 7) & ~7u;
 	k->k.nparams++;
@@ -1839,6 +1843,31 @@ static void dir_shared(struct asm_ctx *c, struct line *l, int col)
 	expect_end(c, l);
 }
 
+/* .local BYTES: local memory per thread (rounded up to 16) */
+static void dir_local(struct asm_ctx *c, struct line *l, int col)
+{
+	const struct tok *t = cur(l);
+	struct kern *k = current_kernel(c, col);
+	int64_t bytes;
+
+	if (!k || dir_value(c, l, "a size in bytes", &bytes) < 0)
+		return;
+	if (k->local_line) {
+		err_at(c, col, "a second .local for kernel '%s' (first at line %d)", k->k.name,
+		       k->local_line);
+		return;
+	}
+	if (bytes < 1 || bytes > VGPU_MAX_LOCAL_BYTES) {
+		err_at(c, t->col, ".local size %" PRId64 " out of range (1..%u)", bytes,
+		       VGPU_MAX_LOCAL_BYTES);
+		return;
+	}
+	k->k.local_bytes = ((uint32_t)bytes + 15) & ~15u;
+	k->local_line = c->line;
+	k->local_col = col;
+	expect_end(c, l);
+}
+
 static void dir_equ(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *name = cur(l);
@@ -1891,7 +1920,7 @@ static const struct directive {
 	void (*fn)(struct asm_ctx *c, struct line *l, int col);
 } directives[] = {
 	{ "kernel", dir_kernel }, { "param", dir_param }, { "shared", dir_shared },
-	{ "equ", dir_equ },	  { "word", dir_word },
+	{ "equ", dir_equ },	  { "word", dir_word },	    { "local", dir_local },
 };
 
 static void directive(struct asm_ctx *c, struct line *l)
@@ -1986,6 +2015,15 @@ static void check_kernels(struct asm_ctx *c)
 		if (k->k.entry >= end)
 			err_line(c, k->line, k->col,
 				 "kernel '%s' has no instructions", k->k.name);
+		if (k->nlocal > 1 || (k->nlocal && !k->local_line))
+			err_line(c, k->line, k->col,
+				 "kernel '%s' has %s '.param local' but %s",
+				 k->k.name, k->nlocal > 1 ? "more than one" : "a",
+				 k->nlocal > 1 ? "takes at most one" : "no .local size");
+		else if (!k->nlocal && k->local_line)
+			err_line(c, k->local_line, k->local_col,
+				 "kernel '%s' has .local memory but no '.param local NAME' "
+				 "for its address", k->k.name);
 	}
 }
 

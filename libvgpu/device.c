@@ -33,6 +33,10 @@ static void dev_free(struct vgpu_device *dev)
 
 		dev->ops->munmap(dev, p->map, VGPU_MAX_PARAM_BYTES);
 		vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &gc);
+		if (p->local_handle) {
+			gc.handle = p->local_handle;
+			vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &gc);
+		}
 	}
 	for (unsigned int i = 0; i < dev->njob_syncs; i++) {
 		struct drm_syncobj_destroy d = { .handle = dev->job_syncs[i] };

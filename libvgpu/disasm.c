@@ -46,6 +46,7 @@ static const char *const ptype_names[] = {
 	[VGPU_PARAM_U32] = "u32", [VGPU_PARAM_S32] = "s32",
 	[VGPU_PARAM_F32] = "f32", [VGPU_PARAM_U64] = "u64",
 	[VGPU_PARAM_S64] = "s64", [VGPU_PARAM_PTR] = "ptr",
+	[VGPU_PARAM_LOCAL] = "local",
 };
 
 static void put_reg(struct sbuf *b, unsigned r)
@@ -316,6 +317,8 @@ static void print_kernel(const struct vgpu_object *obj,
 	}
 	if (k->smem_static)
 		fprintf(out, ".shared %" PRIu32 "\n", k->smem_static);
+	if (k->local_bytes)
+		fprintf(out, ".local %" PRIu32 "\n", k->local_bytes);
 }
 
 /* Kernel indices in entry order (stable), for printing at their entries. */

@@ -8,7 +8,9 @@
  * pooled per device and reused once WAIT_BO says its job has completed);
  * its completion is a binary syncobj from a per-device pool, which
  * vgpu_job_wait() waits on before asking DRM_IOCTL_VGPU_GET_JOB how the job
- * ended.
+ * ended.  A kernel with local memory (VGPU_PARAM_LOCAL) gets it from a
+ * buffer object that belongs to the parameter page, grown when a launch
+ * needs more, so it is idle whenever the page is.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -55,8 +57,9 @@ int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo)
 	for (unsigned int i = 0; i < args->nhandles; i++)
 		if (args->handles[i] == bo->handle)
 			return 0;
-	if (args->nhandles + 1 + 2 > VGPU_SUBMIT_MAX_BOS)
-		return -E2BIG; /* the launch adds the code and parameter pages */
+	if (args->nhandles + 1 + 2 + !!args->kernel->obj->local_bytes > VGPU_SUBMIT_MAX_BOS)
+		return -E2BIG; /* the launch adds the code and parameter pages
+				  (and local memory) */
 	if (args->nhandles == args->cap) {
 		unsigned int cap = args->cap ? 2 * args->cap : 8;
 		uint32_t *n = realloc(args->handles, cap * sizeof(*n));
@@ -482,6 +485,51 @@ static uint32_t dim(uint32_t v)
 	return v ? v : 1;
 }
 
+/*
+ * Page @p's local memory, at least @size bytes (its job has completed or
+ * it never ran one: the old buffer is idle and can go).
+ */
+static int local_mem(struct vgpu_device *dev, struct vgpu_param_bo *p, uint64_t size)
+{
+	struct drm_vgpu_bo_create c = { .flags = VGPU_BO_NO_EXEC };
+	int ret;
+
+	if (p->local_size >= size)
+		return 0;
+	if (p->local_handle) {
+		vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE,
+			       &(struct drm_gem_close){ .handle = p->local_handle });
+		p->local_handle = 0;
+		p->local_size = 0;
+	}
+	c.size = (size + 0xffff) & ~(uint64_t)0xffff;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_CREATE, &c);
+	if (ret)
+		return ret;
+	p->local_handle = c.handle;
+	p->local_va = c.va;
+	p->local_size = c.size;
+	return 0;
+}
+
+/* The bytes of local memory a launch of @k with @l needs (0: none). */
+static int local_bytes(const struct vgpu_obj_kernel *k, const struct drm_vgpu_launch *l,
+		       uint64_t *size)
+{
+	uint64_t n = k->local_bytes;
+
+	*size = 0;
+	if (!n)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		if (n > (UINT64_C(1) << 40) / ((uint64_t)l->grid[i] * l->block[i]))
+			return -E2BIG;
+		n *= (uint64_t)l->grid[i] * l->block[i];
+	}
+	*size = n;
+	return 0;
+}
+
 /* struct drm_vgpu_sync[] for @n sync points of @dev, or an error. */
 static int sync_points(struct vgpu_device *dev, const struct vgpu_sync_point *sp,
 		       unsigned int n, struct drm_vgpu_sync *out)
@@ -527,7 +575,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	cfg = cfg ? cfg : &defaults;
 	if (args && args->kernel != kernel)
 		return -EINVAL;
-	if (!args && k->nparams)
+	if (!args && k->nparams > !!k->local_bytes)
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
@@ -539,7 +587,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
 
-	nbos = (args ? args->nhandles : 0) + 2;
+	nbos = (args ? args->nhandles : 0) + 2 + !!k->local_bytes;
 	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit ? 1 : 0);
 	if (cfg->nwait > 8)
 		in = malloc(cfg->nwait * sizeof(*in));
@@ -584,7 +632,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		.cluster = { dim(cfg->cluster[0]), dim(cfg->cluster[1]),
 			     dim(cfg->cluster[2]) },
 		.smem_bytes = (uint32_t)smem,
-		.param_size = args ? args->size : 0,
+		.param_size = args ? args->size : k->local_bytes ? k->param_size : 0,
 		.launch_flags = cfg->flags,
 		.seed = cfg->seed,
 		.budget = cfg->budget,
@@ -597,14 +645,37 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	s.out_syncs = (uintptr_t)outs;
 	s.out_sync_count = nout;
 
-	ret = param_page_get(dev, &page);
-	if (ret)
-		goto out;
-	if (args && args->size)
-		memcpy(dev->param_bos[page].map, args->data, args->size);
+	{
+		uint64_t lsize;
+
+		ret = local_bytes(k, &s.launch, &lsize);
+		if (ret)
+			goto out;
+		ret = param_page_get(dev, &page);
+		if (ret)
+			goto out;
+		if (args && args->size)
+			memcpy(dev->param_bos[page].map, args->data, args->size);
+		else if (k->local_bytes)
+			memset(dev->param_bos[page].map, 0, k->param_size);
+		if (lsize)
+			ret = local_mem(dev, &dev->param_bos[page], lsize);
+	}
+	if (!ret && k->local_bytes) {
+		struct vgpu_param_bo *p = &dev->param_bos[page];
+
+		for (uint32_t i = 0; i < k->nparams; i++) {
+			const struct vgpu_obj_param *pa = &prog->obj.params[k->first_param + i];
+
+			if (pa->type == VGPU_PARAM_LOCAL)
+				put_le(p->map + pa->offset, p->local_va, 8);
+		}
+		handles[nbos - 1] = p->local_handle;
+	}
 	handles[1] = dev->param_bos[page].handle;
 	s.launch.param_va = dev->param_bos[page].va;
-	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
+	if (!ret)
+		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
 	param_page_put(dev, page, !ret, job);
 	if (ret)
 		goto out;

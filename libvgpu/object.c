@@ -78,7 +78,7 @@ static void put_kernel(uint8_t *p, const struct vgpu_obj_kernel *k)
 	put32(p + 8, k->param_size);
 	put32(p + 12, k->first_param);
 	put32(p + 16, k->nparams);
-	put32(p + 20, 0);
+	put32(p + 20, k->local_bytes);
 }
 
 static void put_param(uint8_t *p, const struct vgpu_obj_param *pa)
@@ -210,6 +210,7 @@ static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 	static const uint32_t sizes[] = {
 		[VGPU_PARAM_U32] = 4, [VGPU_PARAM_S32] = 4, [VGPU_PARAM_F32] = 4,
 		[VGPU_PARAM_U64] = 8, [VGPU_PARAM_S64] = 8, [VGPU_PARAM_PTR] = 8,
+		[VGPU_PARAM_LOCAL] = 8,
 	};
 	const uint8_t *b = r->b + r->h.params_offset + (size_t)i * PARAM_SIZE;
 	const uint8_t *f = b + VGPU_OBJ_NAME_MAX;
@@ -232,10 +233,15 @@ static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 	return 0;
 }
 
-/* The parameters of kernel @k lie inside its parameter buffer. */
+/*
+ * The parameters of kernel @k lie inside its parameter buffer; it has one
+ * local-memory parameter if it has local memory, else none.
+ */
 static int check_params(struct reader *r, const struct vgpu_object *o,
 			const struct vgpu_obj_kernel *k)
 {
+	uint32_t nlocal = 0;
+
 	for (uint32_t j = 0; j < k->nparams; j++) {
 		const struct vgpu_obj_param *p = &o->params[k->first_param + j];
 
@@ -243,7 +249,13 @@ static int check_params(struct reader *r, const struct vgpu_object *o,
 			return bad(r->err, r->errlen,
 				   "parameter '%s' at offset %" PRIu32 " outside kernel '%s' (%" PRIu32 " bytes)",
 				   p->name, p->offset, k->name, k->param_size);
+		nlocal += p->type == VGPU_PARAM_LOCAL;
 	}
+	if (nlocal != (k->local_bytes ? 1u : 0u))
+		return bad(r->err, r->errlen,
+			   "kernel '%s': %" PRIu32 " bytes of local memory and %" PRIu32
+			   " local parameters (want %s)",
+			   k->name, k->local_bytes, nlocal, k->local_bytes ? "one" : "none");
 	return 0;
 }
 
@@ -259,7 +271,7 @@ static int read_kernel(struct reader *r, uint32_t i, struct vgpu_obj_kernel *k)
 	k->param_size = get32(f + 8);
 	k->first_param = get32(f + 12);
 	k->nparams = get32(f + 16);
-	k->pad = get32(f + 20);
+	k->local_bytes = get32(f + 20);
 	if (k->entry % VGPU_INSN_BYTES || k->entry >= r->h.code_size)
 		return bad(r->err, r->errlen,
 			   "kernel '%s': entry 0x%" PRIx32 " outside the code",
@@ -267,10 +279,14 @@ static int read_kernel(struct reader *r, uint32_t i, struct vgpu_obj_kernel *k)
 	if ((uint64_t)k->first_param + k->nparams > r->h.nparams)
 		return bad(r->err, r->errlen, "kernel '%s': parameters out of range",
 			   k->name);
-	if (k->param_size > VGPU_MAX_PARAM_BYTES || k->pad)
+	if (k->param_size > VGPU_MAX_PARAM_BYTES)
 		return bad(r->err, r->errlen,
 			   "kernel '%s': parameter size %" PRIu32 " too large",
 			   k->name, k->param_size);
+	if (k->local_bytes % 16 || k->local_bytes > VGPU_MAX_LOCAL_BYTES)
+		return bad(r->err, r->errlen,
+			   "kernel '%s': %" PRIu32 " bytes of local memory (a multiple of 16, at most %u)",
+			   k->name, k->local_bytes, VGPU_MAX_LOCAL_BYTES);
 	return 0;
 }
 

@@ -293,6 +293,9 @@ enum vgpu_arg_type {
 	VGPU_ARG_U64 = VGPU_PARAM_U64,
 	VGPU_ARG_S64 = VGPU_PARAM_S64,
 	VGPU_ARG_PTR = VGPU_PARAM_PTR,
+	/* the kernel's local memory (.local): every launch fills it in,
+	 * no setter writes it, vgpu-run's --arg skips it */
+	VGPU_ARG_LOCAL = VGPU_PARAM_LOCAL,
 };
 
 /**

@@ -98,6 +98,10 @@ struct vgpu_param_bo {
 	uint64_t seq;  /* when it was last submitted */
 	uint64_t va;
 	uint8_t *map;
+	/* the local memory of the page's launch (0: none yet), grown on
+	 * demand, idle when the page is */
+	uint32_t local_handle;
+	uint64_t local_va, local_size;
 };
 
 /* @refs: imports of a buffer the device holds return the same struct. */

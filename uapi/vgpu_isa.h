@@ -465,7 +465,19 @@ enum vgpu_param_type {
 	VGPU_PARAM_U64 = 4,
 	VGPU_PARAM_S64 = 5,
 	VGPU_PARAM_PTR = 6, /* a global-memory address, 64 bits */
+	/*
+	 * The address of the launch's local memory, 64 bits: filled in by
+	 * the launcher (libvgpu), never by the caller.  The launch gives each
+	 * thread local_bytes at lmem + (global linear thread index) *
+	 * local_bytes, the linear index counting CTAs x-fastest, then the
+	 * threads of a CTA (SR_TID).  A kernel with local_bytes has exactly
+	 * one such parameter, and one only with local_bytes.
+	 */
+	VGPU_PARAM_LOCAL = 7,
 };
+
+/* At most this much local memory per thread (a multiple of 16). */
+#define VGPU_MAX_LOCAL_BYTES 65536u
 
 struct vgpu_obj_kernel {
 	char name[VGPU_OBJ_NAME_MAX]; /* NUL-terminated */
@@ -474,7 +486,8 @@ struct vgpu_obj_kernel {
 	uint32_t param_size;	      /* bytes of the parameter buffer */
 	uint32_t first_param;	      /* index into params[] */
 	uint32_t nparams;
-	uint32_t pad;
+	uint32_t local_bytes;	      /* local memory per thread (a multiple
+					 of 16; 0: none; was padding) */
 };
 
 struct vgpu_obj_param {

@@ -154,6 +154,8 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		ptx_code_free(&code);
 		return ret;
 	}
+	if (code.frame) /* local memory: the launch fills in lmem */
+		sb_printf(sb, ".param local lmem\n.local %u\n", code.frame);
 	for (int i = 0; i < m->nshared; i++)
 		print_shared(sb, &m->shared[i], i);
 	for (int i = 0; i < f->nshared; i++)

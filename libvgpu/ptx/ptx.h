@@ -100,6 +100,8 @@ struct ptx_func {
 	int nregs, regs_cap;
 	struct ptx_var *shared;
 	int nshared;
+	struct ptx_var *local; /* .local: the thread's frame */
+	int nlocal;
 	struct ptx_insn *insns;
 	int ninsns, insns_cap;
 };
@@ -182,6 +184,7 @@ struct ptx_vreg {
 struct ptx_code {
 	struct ptx_vinsn *insns;
 	int n, cap;
+	uint32_t frame; /* bytes of .local per thread (0: none) */
 	struct ptx_vreg *vregs;
 	int nv, vcap;
 };

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ptx_lower.h"
+#include "vgpu_isa.h"
 
 /* ---- errors ---- */
 
@@ -238,6 +239,14 @@ int pl_shared_index(const struct lower *L, const char *name)
 	return -1;
 }
 
+int pl_local_index(const struct lower *L, const char *name)
+{
+	for (int i = 0; i < L->f->nlocal; i++)
+		if (!strcmp(L->f->local[i].name, name))
+			return i;
+	return -1;
+}
+
 int pl_label_index(const struct ptx_func *f, const char *name)
 {
 	for (int i = 0, k = 0; i < f->ninsns; i++) {
@@ -414,8 +423,14 @@ int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp)
 	}
 	if (o->kind == PTX_O_SYM) {
 		const char *sr = pl_sreg_name(o->sym);
-		int sh = pl_shared_index(L, o->sym);
+		int sh = pl_shared_index(L, o->sym), lo = pl_local_index(L, o->sym);
 
+		if (lo >= 0 && !o->imm) { /* a .local variable's address */
+			*pp = part;
+			return L->local_va[lo];
+		}
+		if (lo >= 0)
+			return pl_unsupported(L, "an offset .local address outside [ ]"), 0;
 		if (part && (sr || sh >= 0))
 			return -1; /* high word of a 32-bit value */
 		if (sr) {
@@ -550,6 +565,163 @@ static const struct {
 	{ "bfi", pl_bitfield },
 };
 
+/*
+ * d = a + b + @imm on register pairs (b may be -1: none), carries through
+ * P6; d may not alias a or b.
+ */
+void pl_add64(struct lower *L, int d, int a, int b, uint32_t imm)
+{
+	int c = pl_new_vreg(L, 1);
+	struct ptx_vinsn *v;
+
+	if (b >= 0) {
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, d, 0, true);
+		pl_o_use(v, a, 0);
+		pl_o_use(v, b, 0);
+		v = pl_emit(L, "ISETP.GT.U32"); /* carry: a.lo > d.lo */
+		pl_o_text(v, "P6");
+		pl_o_use(v, a, 0);
+		pl_o_use(v, d, 0);
+		v = pl_emit(L, "SEL");
+		pl_o_def(v, c, 0, false);
+		pl_o_text(v, "RZ");
+		pl_o_text(v, "0x1");
+		pl_o_text(v, "!P6");
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, d, 1, true);
+		pl_o_use(v, a, 1);
+		pl_o_use(v, c, 0);
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, d, 1, false);
+		pl_o_use(v, d, 1);
+		pl_o_use(v, b, 1);
+	} else {
+		pl_mov_reg(L, d, 0, true, a, 0);
+		pl_mov_reg(L, d, 1, false, a, 1);
+	}
+	if (imm) {
+		int t = pl_new_vreg(L, 1);
+
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, t, 0, false);
+		pl_o_use(v, d, 0);
+		pl_o_text(v, "0x%x", imm);
+		v = pl_emit(L, "ISETP.GT.U32");
+		pl_o_text(v, "P6");
+		pl_o_use(v, d, 0);
+		pl_o_use(v, t, 0);
+		v = pl_emit(L, "SEL");
+		pl_o_def(v, c, 0, false);
+		pl_o_text(v, "RZ");
+		pl_o_text(v, "0x1");
+		pl_o_text(v, "!P6");
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, d, 1, true);
+		pl_o_use(v, d, 1);
+		pl_o_use(v, c, 0);
+		pl_mov_reg(L, d, 0, true, t, 0);
+	}
+}
+
+/*
+ * The frame of .local variables: offsets in the thread's slice of the
+ * launch's local memory, which starts at lmem + (global linear thread
+ * index) * frame.  The prologue puts each variable's address in a pair.
+ */
+static void local_prologue(struct lower *L)
+{
+	static const char *const cta[3] = { "SR_CTAID.X", "SR_CTAID.Y", "SR_CTAID.Z" };
+	static const char *const ncta[3] = { "SR_NCTAID.X", "SR_NCTAID.Y", "SR_NCTAID.Z" };
+	static const char *const ntid[3] = { "SR_NTID.X", "SR_NTID.Y", "SR_NTID.Z" };
+	const struct ptx_func *f = L->f;
+	int a = pl_new_vreg(L, 1), n = pl_new_vreg(L, 1), b = pl_new_vreg(L, 1);
+	int base = pl_new_vreg(L, 2), fr = pl_new_vreg(L, 2);
+	uint32_t off = 0, frame;
+	struct ptx_vinsn *v;
+
+	if (f->nlocal > PTX_MAX_LOCALS) {
+		ptx_error(L->dg, f->line, 1, "unsupported construct: more than %d .local variables",
+			  PTX_MAX_LOCALS);
+		L->failed = true;
+		return;
+	}
+	for (int i = 0; i < f->nlocal; i++) {
+		uint32_t al = f->local[i].align ? f->local[i].align : 1;
+
+		off = (off + al - 1) / al * al;
+		off += f->local[i].size;
+	}
+	frame = (off + 15) & ~15u;
+	if (!frame || frame > VGPU_MAX_LOCAL_BYTES) {
+		ptx_error(L->dg, f->line, 1,
+			  "unsupported construct: %u bytes of .local (at most %u per thread)",
+			  off, VGPU_MAX_LOCAL_BYTES);
+		L->failed = true;
+		return;
+	}
+	L->c->frame = frame;
+	/* a = linear CTA index, n = threads per CTA, a = a * n + linear tid */
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, a, 0, false);
+	pl_o_text(v, "%s", cta[2]);
+	for (int d = 1; d >= 0; d--) {
+		v = pl_emit(L, "S2R");
+		pl_o_def(v, n, 0, false);
+		pl_o_text(v, "%s", ncta[d]);
+		v = pl_emit(L, "S2R");
+		pl_o_def(v, b, 0, false);
+		pl_o_text(v, "%s", cta[d]);
+		v = pl_emit(L, "IMAD");
+		pl_o_def(v, a, 0, false);
+		pl_o_use(v, a, 0);
+		pl_o_use(v, n, 0);
+		pl_o_use(v, b, 0);
+	}
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, n, 0, false);
+	pl_o_text(v, "%s", ntid[0]);
+	for (int d = 1; d < 3; d++) {
+		v = pl_emit(L, "S2R");
+		pl_o_def(v, b, 0, false);
+		pl_o_text(v, "%s", ntid[d]);
+		v = pl_emit(L, "IMUL");
+		pl_o_def(v, n, 0, false);
+		pl_o_use(v, n, 0);
+		pl_o_use(v, b, 0);
+	}
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, b, 0, false);
+	pl_o_text(v, "SR_TID");
+	v = pl_emit(L, "IMAD");
+	pl_o_def(v, a, 0, false);
+	pl_o_use(v, a, 0);
+	pl_o_use(v, n, 0);
+	pl_o_use(v, b, 0);
+	/* fr = a * frame (64 bits), base = lmem */
+	v = pl_emit(L, "IMUL");
+	pl_o_def(v, fr, 0, true);
+	pl_o_use(v, a, 0);
+	pl_o_text(v, "0x%x", frame);
+	v = pl_emit(L, "IMUL.HI.U32");
+	pl_o_def(v, fr, 1, false);
+	pl_o_use(v, a, 0);
+	pl_o_text(v, "0x%x", frame);
+	v = pl_emit(L, "LDP.64");
+	pl_o_def(v, base, 0, false);
+	pl_o_mem(v, -1, "lmem");
+	off = 0;
+	for (int i = 0; i < f->nlocal; i++) {
+		uint32_t al = f->local[i].align ? f->local[i].align : 1;
+		int va = pl_new_vreg(L, 2);
+
+		off = (off + al - 1) / al * al;
+		L->local_va[i] = va;
+		pl_add64(L, va, base, fr, off);
+		off += f->local[i].size;
+	}
+}
+
 int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	      struct ptx_diag *dg, struct ptx_code *code)
 {
@@ -559,6 +731,16 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	memset(code, 0, sizeof(*code));
 	for (int r = 0; r < f->nregs; r++)
 		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 : 1);
+	if (f->nlocal) {
+		static const struct ptx_insn entry = { .guard = -1 };
+		struct ptx_insn at = entry;
+
+		at.line = f->line;
+		L.in = &at;
+		local_prologue(&L);
+		pl_finish(&L);
+		L.in = &entry;
+	}
 	for (int i = 0; i < f->ninsns && dg->errors < 50; i++) {
 		const struct ptx_insn *in = &f->insns[i];
 		size_t k;

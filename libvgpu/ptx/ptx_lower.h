@@ -14,6 +14,8 @@
 
 /* the high word of a generic address of shared memory (cvta.shared) */
 #define GENERIC_SHARED_HI 0xffffff00u
+/* .local variables a function may declare */
+#define PTX_MAX_LOCALS 16
 
 struct lower {
 	const struct ptx_module *m;
@@ -30,6 +32,13 @@ struct lower {
 	int building;
 	struct ptx_vinsn pending[8];
 	int npending;
+	/*
+	 * .local: the thread's frame is a slice of the launch's local memory
+	 * (a global-memory buffer; the parameter `lmem` is its address).
+	 * local_va[i]: a register pair with the address of .local variable
+	 * i, set by the prologue.
+	 */
+	int local_va[PTX_MAX_LOCALS];
 };
 
 struct ptype {
@@ -57,6 +66,7 @@ __attribute__((format(printf, 3, 4))) void pl_o_mem(struct ptx_vinsn *vi, int ba
 							const char *fmt, ...);
 int pl_param_index(const struct ptx_func *f, const char *name);
 int pl_shared_index(const struct lower *L, const char *name);
+int pl_local_index(const struct lower *L, const char *name);
 int pl_label_index(const struct ptx_func *f, const char *name);
 const char *pl_sreg_name(const char *ptx);
 bool pl_has_mod(const struct ptx_insn *in, const char *mod);
@@ -77,6 +87,7 @@ void pl_alu32(struct lower *L, const char *mn, int d, int dpart, bool dpartial,
 		  const struct ptx_operand *a, const struct ptx_operand *b, int part,
 		  bool commutative);
 void pl_mov_reg(struct lower *L, int d, int dpart, bool partial, int s, int spart);
+void pl_add64(struct lower *L, int d, int a, int b, uint32_t imm);
 const char *pl_int_mod(struct ptype t);
 
 /* the lowerers */

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * PTX lowering: address conversions (cvta), loads and stores in the
- * .param, .global and .shared state spaces, atomics and reductions.
+ * .param, .global, .shared and .local state spaces and through generic
+ * addresses, atomics and reductions.
+ *
+ * Local memory is a slice of global memory per thread (the launch's
+ * lmem buffer, see local_prologue()), so a .local address is a global
+ * address and cvta to and from .local is a copy.  A generic address is
+ * either shared (GENERIC_SHARED_HI in its high word, the offset in the
+ * low word) or global; a generic access picks LDS/STS or LDG/STG at run
+ * time on the high word.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,11 +29,13 @@ void pl_cvta(struct lower *L)
 
 	if (!pl_want_ops(L, 2))
 		return;
-	if (!shared && !pl_has_mod(in, ".global"))
-		return (void)pl_unsupported(L, "state spaces other than .global and .shared");
+	if (!shared && !pl_has_mod(in, ".global") && !pl_has_mod(in, ".local"))
+		return (void)pl_unsupported(L, "state spaces other than .global, .shared and .local");
 	d = pl_dst_reg(L, &in->ops[0], t.bits == 64 ? PTX_R64 : PTX_R32);
 	if (d < 0)
 		return;
+	if (t.bits != 64 && !shared)
+		return (void)pl_unsupported(L, "32-bit global or local addresses");
 	if (t.bits != 64) { /* cvta.to.shared.u32: the offset */
 		struct ptx_vinsn *v = pl_emit(L, "MOV");
 
@@ -51,7 +61,7 @@ void pl_cvta(struct lower *L)
 		pl_mov_reg(L, d, 1, false, -1, 0);
 		return;
 	}
-	/* global and generic addresses are the same */
+	/* global (and local) and generic addresses are the same */
 	if (pl_is_reg(L, &in->ops[1], PTX_R64) && in->ops[1].reg == d)
 		return;
 	{
@@ -70,7 +80,7 @@ void pl_cvta(struct lower *L)
 
 /* ---- memory ---- */
 
-enum space { SP_NONE, SP_PARAM, SP_GLOBAL, SP_SHARED, SP_OTHER };
+enum space { SP_NONE, SP_PARAM, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_OTHER };
 
 static enum space space_of(const struct ptx_insn *in)
 {
@@ -83,7 +93,9 @@ static enum space space_of(const struct ptx_insn *in)
 			return SP_GLOBAL;
 		if (!strncmp(m, ".shared", 7))
 			return SP_SHARED;
-		if (!strcmp(m, ".local") || !strcmp(m, ".const"))
+		if (!strcmp(m, ".local"))
+			return SP_LOCAL;
+		if (!strcmp(m, ".const"))
 			return SP_OTHER;
 	}
 	return SP_NONE;
@@ -100,16 +112,18 @@ static const char *msize(struct ptype t)
 }
 
 /*
- * The address of a memory operand in @sp: sets *base (vreg or -1) and the
- * offset text.  Global addresses are pairs; shared ones the low word.
+ * The address of a memory operand in *@sp: sets *base (vreg or -1) and the
+ * offset text.  Global (and local) addresses are pairs; shared ones the
+ * low word.  A generic operand naming a variable takes the variable's
+ * space; one in a register stays SP_NONE (decided at run time).
  */
-static bool address(struct lower *L, const struct ptx_operand *o, enum space sp,
+static bool address(struct lower *L, const struct ptx_operand *o, enum space *sp,
 		    int *base, char *off, size_t len)
 {
 	*base = -1;
 	if (o->kind != PTX_O_MEM)
 		return pl_lerr(L, "expected a memory operand [address]");
-	if (sp == SP_PARAM) {
+	if (*sp == SP_PARAM) {
 		int p = o->sym[0] ? pl_param_index(L->f, o->sym) : -1;
 
 		if (p < 0 || o->reg >= 0)
@@ -118,24 +132,59 @@ static bool address(struct lower *L, const struct ptx_operand *o, enum space sp,
 		return true;
 	}
 	if (o->reg >= 0) {
-		if (sp == SP_GLOBAL && pl_preg(L, o->reg)->cls != PTX_R64)
-			return pl_lerr(L, "a global address must be a 64-bit register");
+		if (*sp != SP_SHARED && pl_preg(L, o->reg)->cls != PTX_R64)
+			return pl_lerr(L, "a %s address must be a 64-bit register",
+				       *sp == SP_NONE ? "generic" : *sp == SP_LOCAL ? "local" : "global");
 		*base = o->reg;
 		snprintf(off, len, "%" PRId64, o->imm);
 		return true;
 	}
 	if (o->sym[0]) {
-		int sh = pl_shared_index(L, o->sym);
+		int sh = pl_shared_index(L, o->sym), lo = pl_local_index(L, o->sym);
 
-		if (sp != SP_SHARED || sh < 0)
-			return pl_unsupported(L, "addressing a variable other than .shared");
-		snprintf(off, len, "sh%d+%" PRId64, sh, o->imm);
+		if (sh >= 0 && (*sp == SP_SHARED || *sp == SP_NONE)) {
+			*sp = SP_SHARED;
+			snprintf(off, len, "sh%d+%" PRId64, sh, o->imm);
+			return true;
+		}
+		if (lo >= 0 && (*sp == SP_LOCAL || *sp == SP_NONE)) {
+			*sp = SP_LOCAL;
+			*base = L->local_va[lo];
+			snprintf(off, len, "%" PRId64, o->imm);
+			return true;
+		}
+		return pl_unsupported(L, "addressing a variable other than .shared and .local "
+					 "in its state space");
+	}
+	if (*sp == SP_SHARED) {
+		snprintf(off, len, "%" PRId64, o->imm);
 		return true;
 	}
-	if (sp == SP_GLOBAL)
-		return pl_unsupported(L, "an absolute global address");
-	snprintf(off, len, "%" PRId64, o->imm);
-	return true;
+	return pl_unsupported(L, "an absolute global, local or generic address");
+}
+
+/*
+ * A generic access through register pair @base: sets *@sh and *@gl to
+ * predicates that select the shared and the global form (each also
+ * under the instruction's own guard).
+ */
+static void generic_split(struct lower *L, int base, int *sh, int *gl)
+{
+	const struct ptx_insn *in = L->in;
+
+	for (int k = 0; k < 2; k++) {
+		int p = pl_new_vreg(L, 0);
+		struct ptx_vinsn *v;
+
+		v = pl_emit(L, "ISETP.%s.U32%s", k ? "NE" : "EQ", in->guard >= 0 ? ".AND" : "");
+		v->guard = -1;
+		pl_o_pdef(v, p);
+		pl_o_use(v, base, 1);
+		pl_o_text(v, "0x%x", GENERIC_SHARED_HI);
+		if (in->guard >= 0)
+			pl_o_puse(v, in->guard, in->guard_not);
+		*(k ? gl : sh) = p;
+	}
 }
 
 static int vec_count(const struct ptx_insn *in)
@@ -147,6 +196,49 @@ static int vec_count(const struct ptx_insn *in)
 	return 1;
 }
 
+/* One element of a load or store: @mn at [@base+@eoff], under @guard. */
+static void ldst_one(struct lower *L, const char *mn, struct ptype t, bool load,
+		     const struct ptx_operand *x, int base, const char *eoff, int guard)
+{
+	struct ptx_vinsn *v = pl_emit(L, "%s.%s", mn, msize(t));
+
+	if (guard >= 0) {
+		v->guard = guard;
+		v->guard_not = false;
+	}
+	if (load) {
+		int d = pl_dst_reg(L, x, t.bits == 64 ? PTX_R64 : PTX_R32);
+
+		if (d < 0)
+			return;
+		pl_o_def(v, d, 0, false);
+		pl_o_mem(v, base, "%s", eoff);
+		return;
+	}
+	pl_o_mem(v, base, "%s", eoff);
+	if (t.bits == 64 && x->kind == PTX_O_IMM && x->imm) {
+		int tmp = pl_new_vreg(L, 2);
+		struct ptx_vinsn *m;
+
+		/* the pair in registers before the store */
+		m = pl_pre_move(L, "MOV");
+		pl_o_def(m, tmp, 0, true);
+		pl_o_text(m, "0x%" PRIx32, (uint32_t)x->imm);
+		m = pl_pre_move(L, "MOV");
+		pl_o_def(m, tmp, 1, false);
+		pl_o_text(m, "0x%" PRIx32, (uint32_t)((uint64_t)x->imm >> 32));
+		pl_o_use(v, tmp, 0);
+	} else if (t.bits == 64 && x->kind == PTX_O_IMM) {
+		pl_o_text(v, "RZ");
+	} else if (t.bits == 64) {
+		if (!pl_is_reg(L, x, PTX_R64))
+			return (void)pl_lerr(L, "a 64-bit store needs a 64-bit register");
+		pl_o_use(v, x->reg, 0);
+	} else {
+		pl_use_src(L, v, x, 0);
+	}
+}
+
 void pl_ldst(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -154,34 +246,33 @@ void pl_ldst(struct lower *L)
 	enum space sp = space_of(in);
 	struct ptype t = pl_type_of(in, 0);
 	const struct ptx_operand *mem = &in->ops[load ? 1 : 0], *val = &in->ops[load ? 0 : 1];
-	int nvec = vec_count(in), base, step;
+	int nvec = vec_count(in), base, step, sh = -1, gl = -1;
 	char off[PTX_NAME_MAX + 24];
 	const char *mn;
 
 	if (!pl_want_ops(L, 2))
 		return;
-	if (sp == SP_NONE)
-		return (void)pl_unsupported(L, "generic addressing (name the state space)");
 	if (sp == SP_OTHER)
-		return (void)pl_unsupported(L, "the .local and .const state spaces");
+		return (void)pl_unsupported(L, "the .const state space");
 	if (!load && sp == SP_PARAM)
 		return (void)pl_unsupported(L, "st.param");
 	if (!t.bits || t.pred)
 		return (void)pl_lerr(L, "missing type");
-	if (!address(L, mem, sp, &base, off, sizeof(off)))
+	if (!address(L, mem, &sp, &base, off, sizeof(off)))
 		return;
-	mn = sp == SP_PARAM ? "LDP" : sp == SP_GLOBAL ? (load ? "LDG" : "STG") :
-			    (load ? "LDS" : "STS");
+	if (nvec > 1 && (val->kind != PTX_O_VEC || val->nvec != nvec))
+		return (void)pl_lerr(L, "expected a vector of %d registers", nvec);
+	if (sp == SP_NONE)
+		generic_split(L, base, &sh, &gl);
+	mn = sp == SP_PARAM ? "LDP" : sp == SP_SHARED ? (load ? "LDS" : "STS") :
+			    (load ? "LDG" : "STG");
 	step = t.bits / 8;
 	for (int e = 0; e < nvec; e++) {
 		const struct ptx_operand *x = val;
 		struct ptx_operand one;
-		struct ptx_vinsn *v;
 		char eoff[PTX_NAME_MAX + 40];
 
 		if (nvec > 1) {
-			if (val->kind != PTX_O_VEC || val->nvec != nvec)
-				return (void)pl_lerr(L, "expected a vector of %d registers", nvec);
 			memset(&one, 0, sizeof(one));
 			one.kind = val->vec[e] < 0 ? PTX_O_SINK : PTX_O_REG;
 			one.reg = val->vec[e];
@@ -190,38 +281,12 @@ void pl_ldst(struct lower *L)
 				continue;
 		}
 		snprintf(eoff, sizeof(eoff), "%s+%d", off, e * step);
-		v = pl_emit(L, "%s.%s", mn, msize(t));
-		if (load) {
-			int d = pl_dst_reg(L, x, t.bits == 64 ? PTX_R64 : PTX_R32);
-
-			if (d < 0)
-				return;
-			pl_o_def(v, d, 0, false);
-			pl_o_mem(v, base, "%s", eoff);
-		} else {
-			pl_o_mem(v, base, "%s", eoff);
-			if (t.bits == 64 && x->kind == PTX_O_IMM && x->imm) {
-				int tmp = pl_new_vreg(L, 2);
-				struct ptx_vinsn *m;
-
-				/* the pair in registers before the store */
-				m = pl_pre_move(L, "MOV");
-				pl_o_def(m, tmp, 0, true);
-				pl_o_text(m, "0x%" PRIx32, (uint32_t)x->imm);
-				m = pl_pre_move(L, "MOV");
-				pl_o_def(m, tmp, 1, false);
-				pl_o_text(m, "0x%" PRIx32, (uint32_t)((uint64_t)x->imm >> 32));
-				pl_o_use(v, tmp, 0);
-			} else if (t.bits == 64 && x->kind == PTX_O_IMM) {
-				pl_o_text(v, "RZ");
-			} else if (t.bits == 64) {
-				if (!pl_is_reg(L, x, PTX_R64))
-					return (void)pl_lerr(L, "a 64-bit store needs a 64-bit register");
-				pl_o_use(v, x->reg, 0);
-			} else {
-				pl_use_src(L, v, x, 0);
-			}
+		if (sp != SP_NONE) {
+			ldst_one(L, mn, t, load, x, base, eoff, -1);
+			continue;
 		}
+		ldst_one(L, load ? "LDS" : "STS", t, load, x, base, eoff, sh);
+		ldst_one(L, load ? "LDG" : "STG", t, load, x, base, eoff, gl);
 	}
 }
 
@@ -235,28 +300,29 @@ void pl_atom(struct lower *L)
 	static const char *const ops[] = { ".add", ".min", ".max", ".exch", ".and",
 					   ".or", ".xor", ".cas" };
 	const char *op = NULL;
-	char off[PTX_NAME_MAX + 24], mn[40];
-	struct ptx_vinsn *v;
-	int base, d = -1;
+	char off[PTX_NAME_MAX + 24], tail[40];
+	int base, d = -1, sh = -1, gl = -1, b, bp, c = -1, cp = 0;
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (pl_has_mod(in, ops[i]))
 			op = ops[i];
 	if (!op)
 		return (void)pl_unsupported(L, "atomic operation");
-	if (sp != SP_GLOBAL && sp != SP_SHARED)
-		return (void)pl_unsupported(L, "atomics other than .global and .shared");
+	if (sp != SP_GLOBAL && sp != SP_SHARED && sp != SP_NONE)
+		return (void)pl_unsupported(L, "atomics other than .global, .shared and generic");
 	if (t.bits != 32 || t.flt)
 		return (void)pl_unsupported(L, "atomics on other than 32-bit integers");
 	if (in->nops != (red ? 2 : !strcmp(op, ".cas") ? 4 : 3))
 		return (void)pl_lerr(L, "wrong number of operands");
-	if (!address(L, mem, sp, &base, off, sizeof(off)))
+	if (!address(L, mem, &sp, &base, off, sizeof(off)))
 		return;
+	if (sp == SP_LOCAL)
+		return (void)pl_lerr(L, "atomics on .local memory are not defined");
 	if (!red && (d = pl_dst_reg(L, &in->ops[0], PTX_R32)) < 0 &&
 	    in->ops[0].kind != PTX_O_SINK)
 		return;
 	if (!strcmp(op, ".cas")) {
-		snprintf(mn, sizeof(mn), "%s.CAS", sp == SP_GLOBAL ? "ATOMG" : "ATOMS");
+		snprintf(tail, sizeof(tail), ".CAS");
 	} else {
 		char up[8];
 		int i;
@@ -264,16 +330,24 @@ void pl_atom(struct lower *L)
 		for (i = 0; op[i + 1] && i < 7; i++)
 			up[i] = (char)(op[i + 1] - 'a' + 'A');
 		up[i] = '\0';
-		snprintf(mn, sizeof(mn), "%s.%s.%s", sp == SP_GLOBAL ? "ATOMG" : "ATOMS", up,
-			 t.sign ? "S32" : "U32");
+		snprintf(tail, sizeof(tail), ".%s.%s", up, t.sign ? "S32" : "U32");
 	}
-	{
-		int b, bp, c = -1, cp = 0;
+	b = pl_src_reg(L, &in->ops[red ? 1 : 2], 0, &bp);
+	if (!strcmp(op, ".cas"))
+		c = pl_src_reg(L, &in->ops[3], 0, &cp);
+	if (sp == SP_NONE)
+		generic_split(L, base, &sh, &gl);
+	for (int k = 0; k < 2; k++) {
+		bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
+		struct ptx_vinsn *v;
 
-		b = pl_src_reg(L, &in->ops[red ? 1 : 2], 0, &bp);
-		if (!strcmp(op, ".cas"))
-			c = pl_src_reg(L, &in->ops[3], 0, &cp);
-		v = pl_emit(L, "%s", mn);
+		if (sp != SP_NONE && k)
+			break;
+		v = pl_emit(L, "%s%s", shared ? "ATOMS" : "ATOMG", tail);
+		if (sp == SP_NONE) {
+			v->guard = shared ? sh : gl;
+			v->guard_not = false;
+		}
 		if (d < 0)
 			pl_o_text(v, "RZ");
 		else

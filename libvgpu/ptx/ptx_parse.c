@@ -319,12 +319,15 @@ static bool parse_var(struct parser *ps, char *name, uint32_t *size,
 	return true;
 }
 
-static void parse_shared(struct parser *ps, bool module_scope, bool is_extern)
+/* A .shared variable, or with @local a .local one of the function. */
+static void parse_shared(struct parser *ps, bool module_scope, bool is_extern,
+			 bool local)
 {
 	struct ptx_var v;
 	char type[8];
-	struct ptx_var **arr = module_scope ? &ps->m->shared : &ps->f->shared;
-	int *n = module_scope ? &ps->m->nshared : &ps->f->nshared;
+	struct ptx_var **arr = local ? &ps->f->local :
+			       module_scope ? &ps->m->shared : &ps->f->shared;
+	int *n = local ? &ps->f->nlocal : module_scope ? &ps->m->nshared : &ps->f->nshared;
 	struct ptx_var *p;
 
 	memset(&v, 0, sizeof(v));
@@ -336,7 +339,8 @@ static void parse_shared(struct parser *ps, bool module_scope, bool is_extern)
 	}
 	if (is_extern || !v.size) {
 		ptx_error(ps->dg, v.line, 1,
-			  "unsupported construct: dynamic (extern) .shared '%s'", v.name);
+			  "unsupported construct: dynamic (extern) %s '%s'",
+			  local ? ".local" : ".shared", v.name);
 		ps->failed = true;
 		skip_stmt(ps);
 		return;
@@ -642,7 +646,9 @@ static void parse_body(struct parser *ps)
 		if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".reg")) {
 			parse_reg(ps);
 		} else if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".shared")) {
-			parse_shared(ps, false, false);
+			parse_shared(ps, false, false, false);
+		} else if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".local")) {
+			parse_shared(ps, false, false, true);
 		} else if (TOK(ps) == PTX_T_IDENT &&
 			   (!strcmp(t, ".loc") || !strcmp(t, ".pragma") ||
 			    !strcmp(t, ".file"))) {
@@ -782,13 +788,13 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 		} else if (!strcmp(t, ".extern")) {
 			next(&ps);
 			if (TOK(&ps) == PTX_T_IDENT && !strcmp(TEXT(&ps), ".shared"))
-				parse_shared(&ps, true, true);
+				parse_shared(&ps, true, true, false);
 			else if (TOK(&ps) == PTX_T_IDENT && !strcmp(TEXT(&ps), ".func"))
 				perr(&ps, "unsupported construct: .extern .func (calls such as vprintf)");
 		} else if (!strcmp(t, ".entry") || !strcmp(t, ".func")) {
 			parse_entry(&ps, t[1] == 'e');
 		} else if (!strcmp(t, ".shared")) {
-			parse_shared(&ps, true, false);
+			parse_shared(&ps, true, false, false);
 		} else if (!strcmp(t, ".global") || !strcmp(t, ".const")) {
 			perr(&ps, "unsupported construct: module-scope %s variable", t);
 		} else if (!strcmp(t, ".section")) {
@@ -806,6 +812,7 @@ void ptx_module_free(struct ptx_module *m)
 		free(m->funcs[i].params);
 		free(m->funcs[i].regs);
 		free(m->funcs[i].shared);
+		free(m->funcs[i].local);
 		free(m->funcs[i].insns);
 	}
 	free(m->funcs);

@@ -1448,7 +1448,17 @@ TEST(error_directives)
 {
 	expect_errors(_metadata, ".foo 1\nNOP", "t.s:1:1: error: unknown directive '.foo'\n");
 	expect_errors(_metadata, ".param u16 x\nNOP",
-		      "t.s:1:8: error: bad .param type 'u16' (expected u32, s32, f32, u64, s64 or ptr)\n");
+		      "t.s:1:8: error: bad .param type 'u16' (expected u32, s32, f32, u64, s64, ptr or local)\n");
+	expect_errors(_metadata, ".local 0\nNOP",
+		      "t.s:1:8: error: .local size 0 out of range (1..65536)\n");
+	expect_errors(_metadata, ".param local l\nNOP",
+		      "t.s:1:1: error: kernel 'main' has a '.param local' but no .local size\n");
+	expect_errors(_metadata, ".local 16\nNOP",
+		      "t.s:1:1: error: kernel 'main' has .local memory but no '.param local NAME' for its address\n");
+	expect_errors(_metadata, ".param local l\n.local 16\n.local 32\nNOP",
+		      "t.s:3:1: error: a second .local for kernel 'main' (first at line 2)\n");
+	expect_errors(_metadata, ".param local l\n.param local m\n.local 16\nNOP",
+		      "t.s:1:1: error: kernel 'main' has more than one '.param local' but takes at most one\n");
 	expect_errors(_metadata, ".param u32 a\n.param u64 a\nNOP",
 		      "t.s:2:12: error: duplicate symbol 'a' (first defined at line 1)\n");
 	expect_errors(_metadata, ".kernel a\nNOP\n.kernel a\nNOP",
@@ -1719,7 +1729,10 @@ TEST(object_read_rejects_corruption)
 	expect_reject(_metadata, buf, len, k0 + 40, 20, "outside kernel 'k1'");
 	expect_reject(_metadata, buf, len, k0 + 48, 7, "parameters out of range");
 	expect_reject(_metadata, buf, len, k0 + 44, 3, "parameters out of range");
-	expect_reject(_metadata, buf, len, k0 + 52, 1, "too large"); /* pad */
+	expect_reject(_metadata, buf, len, k0 + 52, 1,
+		      "kernel 'k1': 1 bytes of local memory (a multiple of 16, at most 65536)");
+	expect_reject(_metadata, buf, len, k0 + 52, 16,
+		      "kernel 'k1': 16 bytes of local memory and 0 local parameters (want one)");
 	expect_reject(_metadata, buf, len, k0, 0, "kernel 0: bad name");
 	expect_reject(_metadata, buf, len, k0 + 56, 0x00316b, "duplicate kernel 'k1'");
 	expect_reject(_metadata, buf, len, p0 + 36, 8, "type 1 with size 8");

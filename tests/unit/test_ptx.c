@@ -256,6 +256,95 @@ TEST_F(ptx, bitfield)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/local_generic.cu on the host */
+static void ref_local_generic(uint32_t *out, const uint32_t *idx, uint32_t n,
+			      uint32_t grid, uint32_t block)
+{
+	uint32_t total = grid * block, *sh = calloc(total, sizeof(*sh));
+
+	for (uint32_t i = 0; i < total; i++) {
+		uint32_t arr[20], s = 0;
+
+		for (uint32_t k = 0; k < 20; k++)
+			arr[k] = i * 31 + k * k;
+		for (uint32_t k = 0; k < 8; k++) {
+			uint32_t j = idx[(i + k) % n] % 20;
+
+			arr[j] += s;
+			s += arr[(j * 7 + k) % 20];
+		}
+		sh[i] = s;
+		out[2 * i + 1] = s ^ 0x5555;
+	}
+	for (uint32_t i = 0; i < total; i++) {
+		uint32_t t = i % block;
+		uint32_t *p = (t & 1) ? &sh[i ^ 1] : &out[2 * i + 1];
+
+		*p += 5 + i;
+	}
+	for (uint32_t i = 0; i < total; i++)
+		out[2 * i] = sh[i];
+	free(sh);
+}
+
+TEST_F(ptx, local_generic)
+{
+	const uint32_t grid = 3, block = 96, n = 37;
+	uint32_t out[2 * 3 * 96], want[2 * 3 * 96], idx[37];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t k = 0; k < n; k++)
+		idx[k] = k * 2654435761u >> 7;
+	ref_local_generic(want, idx, n, grid, block);
+	ASSERT_EQ(0, load(_metadata, self, "local_generic"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, idx, sizeof(idx)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, n));
+	/* the hidden local-memory parameter is no setter's business */
+	EXPECT_EQ(-EINVAL, vgpu_args_set_u64(args, 3, 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		memset(out, 0xab, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, grid, block, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t i = 0; i < 2 * grid * block; i++) {
+			ASSERT_EQ(want[i], out[i]) TH_LOG("word %u seed %llu", i,
+							  (unsigned long long)s);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+/* A kernel whose only parameter is its local memory launches without args. */
+TEST_F(ptx, local_only_kernel_needs_no_args)
+{
+	static const char src[] =
+		".version 8.5\n.target sm_90a\n.address_size 64\n"
+		".visible .entry k()\n{\n .local .align 8 .b8 d[24];\n .reg .b32 %r<3>;\n"
+		" mov.u32 %r0, %tid.x;\n st.local.u32 [d+20], %r0;\n"
+		" ld.local.u32 %r1, [d+20];\n ret;\n}\n";
+	struct vgpu_kernel_info ki;
+	struct vgpu_arg_info a;
+	struct vgpu_launch_config cfg = { .grid = { 2 }, .block = { 64 } };
+	struct vgpu_job *job = NULL;
+
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, strlen(src), "l.ptx", &self->prog,
+					   self->log, sizeof(self->log)))
+	TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	vgpu_kernel_info(self->k, &ki);
+	ASSERT_EQ(1u, ki.nparams);
+	ASSERT_EQ(0, vgpu_kernel_arg(self->k, 0, &a));
+	EXPECT_EQ((uint32_t)VGPU_ARG_LOCAL, a.type);
+	EXPECT_EQ(8u, a.size);
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, NULL, &job));
+	EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	vgpu_job_free(job);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
@@ -569,10 +658,18 @@ static const struct bad_ptx bad[] = {
 	{ "missing_brace",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n ret;\n",
 	  "error: missing '}' at the end of 'k'" },
-	{ "generic_load",
+	{ "const_load",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
-	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.u32 %r0, [%rd0];\n ret;\n}\n",
-	  "t.ptx:9:2: error: unsupported PTX construct 'ld.u32': generic addressing" },
+	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.const.u32 %r0, [%rd0];\n ret;\n}\n",
+	  "t.ptx:9:2: error: unsupported PTX construct 'ld.const.u32': the .const state space" },
+	{ "atom_local",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " .local .align 4 .b8 d[16];\n .reg .b32 %r<2>;\n atom.add.u32 %r0, [d], 1;\n ret;\n}\n",
+	  "t.ptx:8:2: error: atomics on .local memory are not defined" },
+	{ "local_too_big",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " .local .align 4 .b8 d[70000];\n .reg .b32 %r<2>;\n st.local.u32 [d], 1;\n ret;\n}\n",
+	  "t.ptx:4:1: error: unsupported construct: 70000 bytes of .local (at most 65536 per thread)" },
 	{ "no_entry", ".version 8.5\n.target sm_90a\n.address_size 64\n",
 	  "error: no .entry in the module" },
 	{ "barrier_id_out_of_range",

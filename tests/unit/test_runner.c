@@ -1195,10 +1195,10 @@ TEST_F(tool, ptx_kernels_and_args)
 	/* unsupported PTX: the file, line and construct; exit status 2 */
 	write_text("bad.ptx", ".version 8.5\n.target sm_90a\n.address_size 64\n"
 			      ".visible .entry k()\n{\n .reg .f64 %fd<2>;\n"
-			      " sqrt.rn.f64 %fd0, %fd1;\n ret;\n}\n");
+			      " wgmma.fence.sync.aligned;\n ret;\n}\n");
 	run(&r, "bad.ptx");
 	EXPECT_EQ(2, r.status);
-	EXPECT_CONTAINS(r.err, "bad.ptx:7:2: error: unsupported PTX instruction 'sqrt.rn.f64'");
+	EXPECT_CONTAINS(r.err, "bad.ptx:7:2: error: unsupported PTX instruction 'wgmma.fence.sync.aligned'");
 
 	/* vgpu-ptxas: -S prints the assembly, else an object vgpu-run runs */
 	run_tool(&r, "vgpu-ptxas", NULL, "-S -o - k.ptx");
