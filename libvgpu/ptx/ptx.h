@@ -58,6 +58,8 @@ struct ptx_operand {
 	bool neg;     /* !%p */
 	bool fimm;    /* 0f / 0d literal: imm holds the raw bits */
 	int reg;      /* REG; MEM base register or -1 */
+	bool has_p;   /* d|p: a second, predicate destination */
+	int preg;     /* its register, -1 for _ */
 	int64_t imm;  /* IMM; MEM offset */
 	char sym[PTX_NAME_MAX]; /* SYM; MEM base symbol ("" if none) */
 	int nvec;

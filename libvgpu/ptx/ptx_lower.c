@@ -247,6 +247,37 @@ int pl_local_index(const struct lower *L, const char *name)
 	return -1;
 }
 
+/*
+ * Is @o a known constant: an immediate, or a register written exactly
+ * once in the function, by a mov of an immediate (clang and nvcc keep
+ * member masks so)?  The value in *@v.
+ */
+bool pl_const_of(const struct lower *L, const struct ptx_operand *o, int64_t *v)
+{
+	const struct ptx_insn *def = NULL;
+
+	if (o->kind == PTX_O_IMM) {
+		*v = o->imm;
+		return true;
+	}
+	if (o->kind != PTX_O_REG)
+		return false;
+	for (int i = 0; i < L->f->ninsns; i++) {
+		const struct ptx_insn *in = &L->f->insns[i];
+
+		if (in->nops && in->ops[0].kind == PTX_O_REG && in->ops[0].reg == o->reg) {
+			if (def)
+				return false;
+			def = in;
+		}
+	}
+	if (!def || strcmp(def->op, "mov") || def->guard >= 0 || def->nops != 2 ||
+	    def->ops[1].kind != PTX_O_IMM)
+		return false;
+	*v = def->ops[1].imm;
+	return true;
+}
+
 int pl_label_index(const struct ptx_func *f, const char *name)
 {
 	for (int i = 0, k = 0; i < f->ninsns; i++) {
@@ -385,6 +416,20 @@ bool pl_is_reg(const struct lower *L, const struct ptx_operand *o, int cls)
 }
 
 /* A 32-bit immediate's text for an operand (low word of 64-bit ones). */
+/* An immediate as an 8/16-bit instruction sees it (see narrow_bits). */
+int64_t pl_narrow_imm(const struct lower *L, int64_t v)
+{
+	uint32_t m;
+
+	if (!L->narrow_bits)
+		return v;
+	m = (1u << L->narrow_bits) - 1;
+	v &= m;
+	if (L->narrow_sign && v >> (L->narrow_bits - 1))
+		v -= (int64_t)m + 1;
+	return v;
+}
+
 void pl_imm_text(char *buf, size_t len, int64_t v, int part)
 {
 	uint32_t w = part ? (uint32_t)((uint64_t)v >> 32) : (uint32_t)v;
@@ -407,13 +452,34 @@ int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp)
 		if (pl_preg(L, o->reg)->cls == PTX_PRED)
 			return pl_lerr(L, "a predicate where a value is expected"), 0;
 		*pp = pl_preg(L, o->reg)->cls == PTX_R64 ? part : 0;
+		if (L->narrow_bits && pl_preg(L, o->reg)->cls == PTX_R32) {
+			int sh = 32 - L->narrow_bits;
+
+			t = pl_new_vreg(L, 1);
+			if (!L->narrow_sign) {
+				v = pl_pre_move(L, "LOP.AND");
+				pl_o_def(v, t, 0, false);
+				pl_o_use(v, o->reg, 0);
+				pl_o_text(v, "0x%x", (1u << L->narrow_bits) - 1);
+				return t;
+			}
+			v = pl_pre_move(L, "SHL");
+			pl_o_def(v, t, 0, false);
+			pl_o_use(v, o->reg, 0);
+			pl_o_text(v, "0x%x", sh);
+			v = pl_pre_move(L, "SHR.S32");
+			pl_o_def(v, t, 0, false);
+			pl_o_use(v, t, 0);
+			pl_o_text(v, "0x%x", sh);
+			return t;
+		}
 		return o->reg;
 	}
 	t = pl_new_vreg(L, 1);
 	if (o->kind == PTX_O_IMM) {
 		char b[32];
 
-		pl_imm_text(b, sizeof(b), o->imm, part);
+		pl_imm_text(b, sizeof(b), pl_narrow_imm(L, o->imm), part);
 		if (!strcmp(b, "0x0"))
 			return -1; /* RZ */
 		v = pl_pre_move(L, "MOV");
@@ -469,7 +535,7 @@ void pl_use_src_or_imm(struct lower *L, struct ptx_vinsn *v,
 	char b[32];
 
 	if (o->kind == PTX_O_IMM) {
-		pl_imm_text(b, sizeof(b), o->imm, part);
+		pl_imm_text(b, sizeof(b), pl_narrow_imm(L, o->imm), part);
 		pl_o_text(v, "%s", b);
 		return;
 	}
@@ -562,7 +628,7 @@ static const struct {
 	{ "rcp", pl_mufu },	  { "sqrt", pl_mufu },	  { "rsqrt", pl_mufu },
 	{ "ex2", pl_mufu },	  { "lg2", pl_mufu },	  { "sin", pl_mufu },
 	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
-	{ "bfi", pl_bitfield },
+	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
 };
 
 /*
@@ -768,13 +834,33 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			pl_lerr(&L, "unsupported PTX instruction '%s'", pl_spelled(in, b, sizeof(b)));
 			continue;
 		}
+		if (in->nops && in->ops[0].has_p && strcmp(in->op, "elect") &&
+		    strcmp(in->op, "shfl")) {
+			pl_unsupported(&L, "a second predicate destination ('|')");
+			continue;
+		}
 		if (!strcmp(in->op, "barrier") && pl_has_mod(in, ".cta") == false &&
 		    !pl_has_mod(in, ".sync") && !pl_has_mod(in, ".arrive") && !pl_has_mod(in, ".red")) {
 			pl_unsupported(&L, NULL);
 			continue;
 		}
+		{
+			static const char *const narrow_ops[] = { "setp", "shr", "min", "max",
+								  "div", "rem", "mul", "mad" };
+			struct ptype t = pl_type_of(in, 0);
+
+			L.narrow_bits = 0;
+			for (size_t j = 0; j < sizeof(narrow_ops) / sizeof(narrow_ops[0]); j++)
+				if (!strcmp(in->op, narrow_ops[j]) && t.bits && t.bits < 32 &&
+				    !t.flt && !t.pred &&
+				    (j < 6 || pl_has_mod(in, ".wide") || pl_has_mod(in, ".hi"))) {
+					L.narrow_bits = t.bits;
+					L.narrow_sign = t.sign;
+				}
+		}
 		lowerers[k].fn(&L);
 		pl_finish(&L);
+		L.narrow_bits = 0;
 	}
 	pl_finish(&L);
 	return L.failed || dg->errors ? -EINVAL : 0;

@@ -39,6 +39,15 @@ struct lower {
 	 * i, set by the prologue.
 	 */
 	int local_va[PTX_MAX_LOCALS];
+	/*
+	 * An 8- or 16-bit instruction whose result depends on the bits above
+	 * its width (compares, right shifts, min/max, division, widening
+	 * multiplies): every 32-bit register source is first zero- or
+	 * sign-extended from narrow_bits (registers hold narrow values with
+	 * any upper bits, as add/mul/shl leave them), immediates likewise.
+	 */
+	int narrow_bits;
+	bool narrow_sign;
 };
 
 struct ptype {
@@ -67,6 +76,7 @@ __attribute__((format(printf, 3, 4))) void pl_o_mem(struct ptx_vinsn *vi, int ba
 int pl_param_index(const struct ptx_func *f, const char *name);
 int pl_shared_index(const struct lower *L, const char *name);
 int pl_local_index(const struct lower *L, const char *name);
+bool pl_const_of(const struct lower *L, const struct ptx_operand *o, int64_t *v);
 int pl_label_index(const struct ptx_func *f, const char *name);
 const char *pl_sreg_name(const char *ptx);
 bool pl_has_mod(const struct ptx_insn *in, const char *mod);
@@ -75,6 +85,7 @@ const struct ptx_reg *pl_preg(const struct lower *L, int r);
 struct ptx_vinsn *pl_pre_move(struct lower *L, const char *mn);
 bool pl_is_reg(const struct lower *L, const struct ptx_operand *o, int cls);
 void pl_imm_text(char *buf, size_t len, int64_t v, int part);
+int64_t pl_narrow_imm(const struct lower *L, int64_t v);
 int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp);
 void pl_use_src(struct lower *L, struct ptx_vinsn *v, const struct ptx_operand *o,
 		    int part);
@@ -119,5 +130,7 @@ void pl_divrem(struct lower *L);
 void pl_mufu(struct lower *L);
 void pl_shfl(struct lower *L);
 void pl_bitfield(struct lower *L);
+void pl_elect(struct lower *L);
+void pl_redux(struct lower *L);
 
 #endif

@@ -231,6 +231,15 @@ void pl_arith(struct lower *L)
 			add64(L, d, &in->ops[1], &in->ops[2], sub);
 		return;
 	}
+	if (!strcmp(op, "mul") && t.bits < 32 && pl_has_mod(in, ".hi"))
+		return (void)pl_unsupported(L, "mul.hi of 8- or 16-bit operands");
+	if (!strcmp(op, "mul") && t.bits < 32 && pl_has_mod(in, ".wide")) {
+		/* 32-bit product of the extended operands */
+		d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+		if (d >= 0)
+			pl_alu32(L, "IMUL", d, 0, false, &in->ops[1], &in->ops[2], 0, true);
+		return;
+	}
 	if (!strcmp(op, "mul") && pl_has_mod(in, ".wide")) {
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
 		if (d >= 0 && t.bits <= 32)
@@ -278,6 +287,20 @@ void pl_mad(struct lower *L)
 		pl_o_def(v, d, 0, false);
 		pl_use_src(L, v, &in->ops[1], 0);
 		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		pl_use_src(L, v, &in->ops[3], 0);
+		return;
+	}
+	if (t.bits < 32 && (pl_has_mod(in, ".wide") || pl_has_mod(in, ".hi"))) {
+		if (pl_has_mod(in, ".hi"))
+			return (void)pl_unsupported(L, "mad.hi of 8- or 16-bit operands");
+		d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+		if (d < 0)
+			return;
+		v = pl_emit(L, "IMAD");
+		pl_o_def(v, d, 0, false);
+		pl_use_src(L, v, &in->ops[1], 0);
+		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		L->narrow_bits = 0; /* the addend is 32 bits wide */
 		pl_use_src(L, v, &in->ops[3], 0);
 		return;
 	}

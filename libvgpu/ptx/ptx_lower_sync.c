@@ -449,10 +449,197 @@ void pl_shfl(struct lower *L)
 	    in->ops[3].imm != (!strcmp(mode, "UP") ? 0 : 0x1f))
 		return (void)pl_unsupported(L, "segmented shuffles (c other than 0x1f, 0 for .up)");
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
+		return;
+	if (in->ops[0].has_p && in->ops[0].preg >= 0) {
+		/* p: the source lane is in the warp (always for .idx and .bfly
+		 * with c = 0x1f); computed first, d may be an operand */
+		int p = in->ops[0].preg, l = pl_new_vreg(L, 1);
+
+		if (!strcmp(mode, "UP") || !strcmp(mode, "DOWN")) {
+			v = pl_emit(L, "S2R");
+			pl_o_def(v, l, 0, false);
+			pl_o_text(v, "SR_LANEID");
+		}
+		if (!strcmp(mode, "UP")) { /* lane - b >= 0 */
+			v = pl_emit(L, "ISETP.GE.U32");
+			pl_o_pdef(v, p);
+			pl_o_use(v, l, 0);
+			pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		} else if (!strcmp(mode, "DOWN")) { /* lane + b <= 31 */
+			v = pl_emit(L, "IADD");
+			pl_o_def(v, l, 0, false);
+			pl_o_use(v, l, 0);
+			pl_use_src_or_imm(L, v, &in->ops[2], 0);
+			v = pl_emit(L, "ISETP.LE.U32");
+			pl_o_pdef(v, p);
+			pl_o_use(v, l, 0);
+			pl_o_text(v, "0x1f");
+		} else {
+			v = pl_emit(L, "ISETP.EQ.U32");
+			pl_o_pdef(v, p);
+			pl_o_text(v, "RZ");
+			pl_o_text(v, "0x0");
+		}
+	}
 	if (d < 0)
 		return;
 	v = pl_emit(L, "SHFL.%s", mode);
 	pl_o_def(v, d, 0, false);
 	pl_use_src(L, v, &in->ops[1], 0);
 	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+}
+
+/*
+ * elect.sync d|p, membermask: the leader is the lowest active lane of
+ * membermask; p is true in it, d is its lane number in every lane.
+ */
+void pl_elect(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	const struct ptx_operand *o = &in->ops[0];
+	int b = pl_new_vreg(L, 1), n = pl_new_vreg(L, 1), d;
+	struct ptx_vinsn *v;
+
+	if (!pl_want_ops(L, 2))
+		return;
+	if (!o->has_p)
+		return (void)pl_lerr(L, "elect.sync takes d|p");
+	d = pl_dst_reg(L, o, PTX_R32);
+	if (d < 0 && o->kind != PTX_O_SINK)
+		return;
+	v = pl_emit(L, "VOTE.BALLOT");
+	pl_o_def(v, b, 0, false);
+	pl_o_text(v, "PT");
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, b, 0, false);
+	pl_o_use(v, b, 0);
+	pl_use_src_or_imm(L, v, &in->ops[1], 0);
+	v = pl_emit(L, "ISUB"); /* the lowest set bit: b & -b */
+	pl_o_def(v, n, 0, false);
+	pl_o_text(v, "RZ");
+	pl_o_use(v, b, 0);
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, b, 0, false);
+	pl_o_use(v, b, 0);
+	pl_o_use(v, n, 0);
+	if (o->preg >= 0) { /* p: that bit is this lane's */
+		v = pl_emit(L, "S2R");
+		pl_o_def(v, n, 0, false);
+		pl_o_text(v, "SR_LANEID");
+		v = pl_emit(L, "SHR.U32");
+		pl_o_def(v, n, 0, false);
+		pl_o_use(v, b, 0);
+		pl_o_use(v, n, 0);
+		v = pl_emit(L, "ISETP.EQ.U32");
+		pl_o_pdef(v, o->preg);
+		pl_o_use(v, n, 0);
+		pl_o_text(v, "0x1");
+	}
+	if (d >= 0) { /* the bit's index: the exponent of its exact float */
+		v = pl_emit(L, "I2F.U32");
+		pl_o_def(v, n, 0, false);
+		pl_o_use(v, b, 0);
+		v = pl_emit(L, "SHR.U32");
+		pl_o_def(v, n, 0, false);
+		pl_o_use(v, n, 0);
+		pl_o_text(v, "0x17");
+		v = pl_emit(L, "ISUB");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, n, 0);
+		pl_o_text(v, "0x7f");
+	}
+}
+
+/*
+ * redux.sync.OP.TYPE d, a, membermask (add min max on .u32/.s32, and or
+ * xor on .b32).  With every lane a member (a constant 0xffffffff: then
+ * PTX requires all 32 to execute it) a butterfly of SHFL.BFLY; with any
+ * other mask each lane folds the members' values in lane order (SHFL.IDX
+ * from each lane, kept where its mask bit is set).
+ */
+void pl_redux(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	static const struct {
+		const char *ptx, *mn;
+		uint32_t ident_u, ident_s;
+	} ops[] = { { ".add", "IADD", 0, 0 },
+		    { ".min", "IMNMX.MIN", 0xffffffffu, 0x7fffffffu },
+		    { ".max", "IMNMX.MAX", 0, 0x80000000u },
+		    { ".and", "LOP.AND", 0xffffffffu, 0xffffffffu },
+		    { ".or", "LOP.OR", 0, 0 },
+		    { ".xor", "LOP.XOR", 0, 0 } };
+	char mn[24] = "";
+	uint32_t ident = 0;
+	struct ptx_vinsn *v;
+	int64_t mask;
+	int d, x = pl_new_vreg(L, 1), y = pl_new_vreg(L, 1);
+
+	if (!pl_want_ops(L, 3))
+		return;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (pl_has_mod(in, ops[i].ptx)) {
+			snprintf(mn, sizeof(mn), "%s%s", ops[i].mn,
+				 strncmp(ops[i].mn, "IMNMX", 5) ? "" : t.sign ? ".S32" : ".U32");
+			ident = t.sign ? ops[i].ident_s : ops[i].ident_u;
+		}
+	if (!mn[0] || t.bits != 32 || t.flt)
+		return (void)pl_unsupported(L, "redux other than add/min/max/and/or/xor on 32 bits");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0)
+		return;
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, x, 0, false);
+	pl_use_src_or_imm(L, v, &in->ops[1], 0);
+	if (pl_const_of(L, &in->ops[2], &mask) && (uint32_t)mask == 0xffffffffu) {
+		for (int k = 16; k; k /= 2) {
+			v = pl_emit(L, "SHFL.BFLY");
+			pl_o_def(v, y, 0, false);
+			pl_o_use(v, x, 0);
+			pl_o_text(v, "0x%x", k);
+			v = pl_emit(L, "%s", mn);
+			pl_o_def(v, x, 0, false);
+			pl_o_use(v, x, 0);
+			pl_o_use(v, y, 0);
+		}
+		pl_mov_reg(L, d, 0, false, x, 0);
+		return;
+	}
+	{
+		int acc = pl_new_vreg(L, 1), m = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0);
+		int bit = pl_new_vreg(L, 1);
+
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, m, 0, false);
+		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, acc, 0, false);
+		pl_o_text(v, "0x%x", ident);
+		for (int j = 0; j < 32; j++) {
+			v = pl_emit(L, "SHFL.IDX");
+			pl_o_def(v, y, 0, false);
+			pl_o_use(v, x, 0);
+			pl_o_text(v, "0x%x", j);
+			v = pl_emit(L, "LOP.AND");
+			pl_o_def(v, bit, 0, false);
+			pl_o_use(v, m, 0);
+			pl_o_text(v, "0x%x", 1u << j);
+			v = pl_emit(L, "ISETP.NE.U32");
+			pl_o_pdef(v, p);
+			pl_o_use(v, bit, 0);
+			pl_o_text(v, "0x0");
+			v = pl_emit(L, "SEL");
+			pl_o_def(v, y, 0, false);
+			pl_o_use(v, y, 0);
+			pl_o_text(v, "0x%x", ident);
+			pl_o_puse(v, p, false);
+			v = pl_emit(L, "%s", mn);
+			pl_o_def(v, acc, 0, false);
+			pl_o_use(v, acc, 0);
+			pl_o_use(v, y, 0);
+		}
+		pl_mov_reg(L, d, 0, false, acc, 0);
+	}
 }

@@ -483,9 +483,19 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 			o->imm = ps->lx.value;
 			next(ps);
 		}
-		if (o->kind == PTX_O_REG && is_punct(ps, '|')) {
-			perr(ps, "unsupported construct: a second predicate destination ('|')");
-			return false;
+		if ((o->kind == PTX_O_REG || o->kind == PTX_O_SINK) && is_punct(ps, '|')) {
+			next(ps); /* d|p */
+			o->has_p = true;
+			o->preg = -1;
+			if (TOK(ps) == PTX_T_IDENT && strcmp(TEXT(ps), "_"))
+				o->preg = ptx_find_reg(ps->f, TEXT(ps));
+			if (TOK(ps) != PTX_T_IDENT || (strcmp(TEXT(ps), "_") && o->preg < 0) ||
+			    (o->preg >= 0 && ps->f->regs[o->preg].cls != PTX_PRED)) {
+				perr(ps, "expected a predicate register or _ after '|', not '%s'",
+				     TEXT(ps));
+				return false;
+			}
+			next(ps);
 		}
 		return true;
 	}

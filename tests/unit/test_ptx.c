@@ -345,6 +345,131 @@ TEST_F(ptx, local_only_kernel_needs_no_args)
 	vgpu_job_free(job);
 }
 
+/* tests/ptx/warp_ops.cu on the host: one warp of @in at a time */
+static void ref_warp_ops(const uint32_t *in, uint32_t *o, uint32_t w)
+{
+	const uint32_t *a = in + 32 * w;
+	uint32_t add = 0, umin = ~0u, umax = 0, and = ~0u, or = 0, xor = 0;
+	int32_t smin = INT32_MAX, smax = INT32_MIN;
+	uint32_t lead_all = 0, lead_div = 32, lead_part = 32;
+
+	for (uint32_t l = 0; l < 32; l++) {
+		add += a[l];
+		umin = a[l] < umin ? a[l] : umin;
+		umax = a[l] > umax ? a[l] : umax;
+		smin = (int32_t)a[l] < smin ? (int32_t)a[l] : smin;
+		smax = (int32_t)a[l] > smax ? (int32_t)a[l] : smax;
+		and &= a[l] | 0x10;
+		or |= a[l] & 0xf0f;
+		xor ^= a[l];
+		if (lead_div == 32 && ((32 * w + l) % 96) % 3)
+			lead_div = l;
+		if (lead_part == 32 && (0x0f0f0f00u >> l & 1))
+			lead_part = l;
+	}
+	for (uint32_t l = 0; l < 32; l++, o += 14) {
+		uint32_t t = (32 * w + l) % 96;
+
+		o[0] = add;
+		o[1] = umin;
+		o[2] = umax;
+		o[3] = (uint32_t)smin;
+		o[4] = (uint32_t)smax;
+		o[5] = and;
+		o[6] = or;
+		o[7] = xor;
+		o[8] = lead_all << 8 | (l == lead_all);
+		o[9] = t % 3 ? lead_div << 8 | (l == lead_div) : 0xdead;
+		o[10] = lead_part << 8 | (l == lead_part);
+		o[11] = l >= 3 ? a[l - 3] : 0xffff;
+		o[12] = l + 5 <= 31 ? a[l + 5] : 0xffff;
+		o[13] = a[l ^ 6];
+	}
+}
+
+TEST_F(ptx, warp_ops)
+{
+	const uint32_t grid = 2, block = 96, total = 2 * 96;
+	uint32_t in[2 * 96], out[2 * 96 * 14], want[2 * 96 * 14];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < total; i++)
+		in[i] = (i * 2654435761u) ^ (i & 8 ? 0x80000000u : 0);
+	for (uint32_t w = 0; w < total / 32; w++)
+		ref_warp_ops(in, want + w * 32 * 14, w);
+	ASSERT_EQ(0, load(_metadata, self, "warp_ops"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		memset(out, 0xab, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, grid, block, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t i = 0; i < total * 14; i++) {
+			ASSERT_EQ(want[i], out[i]) TH_LOG("thread %u word %u seed %llu", i / 14,
+							  i % 14, (unsigned long long)s);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+/* tests/ptx/narrow.cu on the host, with C's 16-bit types */
+static void ref_narrow(uint32_t x, uint32_t y, uint32_t *o)
+{
+	uint16_t a = (uint16_t)x, b = (uint16_t)y, c = (uint16_t)(a + b);
+	uint16_t b1 = (uint16_t)(b | 1);
+
+	o[0] = c < a;
+	o[1] = (int16_t)c < 0;
+	o[2] = (uint32_t)(c >> 3);
+	o[3] = (uint32_t)(int32_t)(int16_t)((int16_t)c >> 3);
+	o[4] = (uint32_t)(int32_t)((int16_t)c < (int16_t)b ? (int16_t)c : (int16_t)b);
+	o[5] = c > b ? c : b;
+	o[6] = (uint32_t)(int32_t)(int16_t)((int16_t)c / (int16_t)(b1 & 0x7fff));
+	o[7] = (uint32_t)(c % b1);
+	o[8] = (uint32_t)((int32_t)(int16_t)c * (int32_t)(int16_t)b);
+	o[9] = (uint32_t)c * b;
+	o[10] = (uint32_t)c * b + y;
+	o[11] = c == (uint16_t)(x + y);
+	o[12] = (uint16_t)(c * 0xaaabu) < 21846;
+	o[13] = (int16_t)c > -3;
+}
+
+TEST_F(ptx, narrow)
+{
+	const uint32_t n = 128;
+	uint32_t in[2 * 128], out[128 * 14], want[14];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < 2 * n; i++)
+		in[i] = i * 2654435761u ^ (i * 40503u << 13);
+	in[0] = 0xffff; /* c wraps to 0xfffe + ... edge cases */
+	in[1] = 0xffff;
+	in[2] = 0x7fff;
+	in[3] = 1;
+	in[4] = 3;
+	in[5] = 0;
+	ASSERT_EQ(0, load(_metadata, self, "narrow"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, n / 2, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < n; i++) {
+		ref_narrow(in[2 * i], in[2 * i + 1], want);
+		for (int k = 0; k < 14; k++) {
+			EXPECT_EQ(want[k], out[i * 14 + k])
+			TH_LOG("thread %u op %d (x 0x%x y 0x%x)", i, k, in[2 * i], in[2 * i + 1]);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
