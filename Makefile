@@ -68,7 +68,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
-LIB_SRCS := $(wildcard libvgpu/*.c libvgpu/ptx/*.c)
+LIB_SRCS := $(wildcard libvgpu/*.c libvgpu/asm/*.c libvgpu/ptx/*.c)
 TOOL_SRCS := $(wildcard libvgpu/tools/*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
@@ -217,7 +217,7 @@ FUZZ_TIME ?= 60
 FUZZ_SEED ?= 1
 FUZZ_DIR := build-fuzz
 $(FUZZ_DIR)/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/ptx_oracle.h $(LIB_SRCS) $(CORE_SRCS) \
-		$(wildcard libvgpu/*.h libvgpu/ptx/*.h qemu-device/core/*.h uapi/*.h)
+		$(wildcard libvgpu/*.h libvgpu/asm/*.h libvgpu/ptx/*.h qemu-device/core/*.h uapi/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ $< $(LIB_SRCS) $(CORE_SRCS) $(DRM_LIBS) -lm -lpthread

@@ -14,7 +14,7 @@
  * the mbarrier, async-copy and cluster immediates) for a word of table
  * row @id.
  * Returns the index of the first offending operand with a message in @msg,
- * or -1.  Defined in asm.c.
+ * or -1.  Defined in asm/asm_check.c.
  */
 int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libvgpu programs: an assembled object (libvgpu/asm.c, object.c) whose
+ * libvgpu programs: an assembled object (libvgpu/asm/, object.c) whose
  * code lives in a read-only buffer object of the device, and its kernels.
  */
 #include <errno.h>

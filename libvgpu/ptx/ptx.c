@@ -2,7 +2,8 @@
 /*
  * The PTX front end's driver: parse, lower and allocate each .entry, then
  * print vGPU assembly (one .kernel per entry, its parameters at PTX's
- * offsets, its .shared variables) that asm.c turns into an object.
+ * offsets, its .shared variables) that the assembler (libvgpu/asm/) turns
+ * into an object.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  *   ptx_lower.c   PTX instructions -> vGPU instructions on virtual registers
  *   ptx_regalloc.c liveness over the control-flow graph, linear scan onto
  *                 R0..R253 (pairs and ranges consecutive) and P0..P5
- *   ptx.c         the driver: emit assembly text, assemble it (asm.c), the
+ *   ptx.c         the driver: emit assembly text, assemble it (../asm/), the
  *                 public API (vgpu_program_from_ptx, vgpu_ptx_to_asm)
  *
  * Every diagnostic names the PTX file, line and column and the construct.

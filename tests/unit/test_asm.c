@@ -1260,6 +1260,10 @@ TEST(error_registers)
 		      "t.s:1:5: error: register R255 out of range (R0..R254, RZ)\n");
 	expect_errors(_metadata, "@P7 NOP",
 		      "t.s:1:2: error: predicate P7 out of range (P0..P6, PT)\n");
+	/* a name as guard after a valid guard: parse_guard() once read an
+	 * uninitialised operand and sometimes accepted it */
+	expect_errors(_metadata, "@P1 EXIT ;\n@foo EXIT ;",
+		      "t.s:2:2: error: guard must be a predicate (P0..P6, PT), not 'foo'\n");
 	expect_errors(_metadata, "@R1 NOP",
 		      "t.s:1:2: error: guard must be a predicate (P0..P6, PT), not 'R1'\n");
 	expect_errors(_metadata, "LDG.64 R254, [R2]",
