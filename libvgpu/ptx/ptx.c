@@ -251,7 +251,15 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	for (int i = 0; !ret && i < m.nfuncs; i++) {
 		if (!m.funcs[i].entry)
 			continue;
-		ret = emit_kernel(&sb, &m, &m.funcs[i], &dg);
+		{
+			struct ptx_func flat;
+
+			ret = ptx_inline(&m, &m.funcs[i], &dg, &flat);
+			if (!ret) {
+				ret = emit_kernel(&sb, &m, &flat, &dg);
+				ptx_func_free(&flat);
+			}
+		}
 		kernels++;
 	}
 	if (!ret && !kernels)

@@ -4,6 +4,7 @@
  *
  *   ptx_lex.c     characters -> tokens (PTX's identifiers, %regs, 0f floats)
  *   ptx_parse.c   tokens -> module: entries, params, .reg/.shared, insns
+ *   ptx_inline.c  calls of .func inlined into each entry
  *   ptx_lower.c   PTX instructions -> vGPU instructions on virtual registers
  *   ptx_regalloc.c liveness over the control-flow graph, linear scan onto
  *                 R0..R253 (pairs and ranges consecutive) and P0..P5
@@ -20,7 +21,7 @@
 #include <stdint.h>
 
 #define PTX_NAME_MAX 96
-#define PTX_MAX_OPS 8
+#define PTX_MAX_OPS 12
 #define PTX_MAX_MODS 12
 
 struct ptx_diag {
@@ -73,6 +74,7 @@ struct ptx_insn {
 	int guard;		  /* predicate register or -1 */
 	bool guard_not;
 	char op[32];
+	bool call_ret; /* call (ret), f, (args): ops[0] is ret, then f, then args */
 	char mods[PTX_MAX_MODS][40];
 	int nmods;
 	struct ptx_operand ops[PTX_MAX_OPS];
@@ -96,6 +98,9 @@ struct ptx_func {
 	char name[PTX_NAME_MAX];
 	int line;
 	bool entry;
+	bool decl;	       /* a declaration (.extern .func, prototypes): no body */
+	bool has_ret;	       /* .func (.param ... ret) name(...) */
+	struct ptx_param ret;
 	struct ptx_param *params;
 	int nparams;
 	struct ptx_reg *regs;
@@ -191,6 +196,10 @@ struct ptx_code {
 	int nv, vcap;
 };
 
+/* A copy of entry @e with every call inlined (ptx_inline.c). */
+int ptx_inline(const struct ptx_module *m, const struct ptx_func *e, struct ptx_diag *dg,
+	       struct ptx_func *out);
+void ptx_func_free(struct ptx_func *f);
 int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	      struct ptx_diag *dg, struct ptx_code *code);
 int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg,

@@ -794,6 +794,11 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	struct lower L = { .m = m, .f = f, .dg = dg, .c = code, .building = -1 };
 	int labels = 0;
 
+	/* labels are K<index of the entry in the module>L<n> */
+	for (int i = 0; i < m->nfuncs; i++)
+		if (m->funcs[i].entry && !strcmp(m->funcs[i].name, f->name))
+			L.kernel = i;
+
 	memset(code, 0, sizeof(*code));
 	for (int r = 0; r < f->nregs; r++)
 		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 : 1);
@@ -816,7 +821,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			struct ptx_vinsn *v = pl_emit(&L, "%s", "");
 
 			v->guard = -1;
-			snprintf(v->label, sizeof(v->label), "K%dL%d", (int)(f - m->funcs), labels++);
+			snprintf(v->label, sizeof(v->label), "K%dL%d", L.kernel, labels++);
 			pl_finish(&L);
 			continue;
 		}

@@ -48,6 +48,7 @@ struct lower {
 	 */
 	int narrow_bits;
 	bool narrow_sign;
+	int kernel; /* the entry's index in the module, for label names */
 };
 
 struct ptype {

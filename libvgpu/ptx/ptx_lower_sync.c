@@ -23,7 +23,7 @@ void pl_bra(struct lower *L)
 		return (void)pl_lerr(L, "unknown branch target");
 	v = pl_emit(L, "BRA");
 	v->branch = true;
-	pl_o_text(v, "K%dL%d", (int)(L->f - L->m->funcs), k);
+	pl_o_text(v, "K%dL%d", L->kernel, k);
 }
 
 void pl_exit(struct lower *L)

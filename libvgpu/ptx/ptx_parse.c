@@ -547,6 +547,8 @@ static bool split_mnemonic(struct parser *ps, struct ptx_insn *in, const char *t
 	return true;
 }
 
+static void parse_call(struct parser *ps, struct ptx_insn *in);
+
 static void parse_insn(struct parser *ps)
 {
 	struct ptx_insn *in = new_insn(ps);
@@ -579,6 +581,10 @@ static void parse_insn(struct parser *ps)
 		return;
 	}
 	next(ps);
+	if (!strcmp(in->op, "call")) {
+		parse_call(ps, in);
+		return;
+	}
 	while (!is_punct(ps, ';')) {
 		if (in->nops == PTX_MAX_OPS) {
 			perr(ps, "too many operands");
@@ -626,6 +632,101 @@ static void close_scope(struct parser *ps, int id, int first, int first_reg)
 		f->regs[r].name[0] = '\0'; /* hidden: lookups never match "" */
 }
 
+/*
+ * .param .b32 param0; in a call sequence: the front end keeps call
+ * arguments and results in registers (see ptx_inline.c).
+ */
+static void parse_call_param(struct parser *ps)
+{
+	char name[PTX_NAME_MAX], type[8];
+	uint32_t size, align;
+	int line = ps->lx.tline;
+
+	next(ps);
+	if (!parse_var(ps, name, &size, &align, type)) {
+		skip_stmt(ps);
+		return;
+	}
+	if (size != 4 && size != 8) {
+		ptx_error(ps->dg, line, 1,
+			  "unsupported construct: a call parameter of %u bytes ('%s'; "
+			  "structures by value)", size, name);
+		ps->failed = true;
+		skip_stmt(ps);
+		return;
+	}
+	add_reg(ps, name, (int)size * 8, type[0] == 'f', false);
+	expect(ps, ';');
+}
+
+/* call[.uni] [(ret),] func[, (arg, ...)]; */
+static void parse_call(struct parser *ps, struct ptx_insn *in)
+{
+	struct ptx_operand *o;
+
+	if (is_punct(ps, '(')) {
+		next(ps);
+		o = &in->ops[in->nops++];
+		if (!parse_operand(ps, o) || o->kind != PTX_O_REG) {
+			perr(ps, "expected a return parameter in ( )");
+			skip_stmt(ps);
+			return;
+		}
+		in->call_ret = true;
+		if (!expect(ps, ')') || !expect(ps, ',')) {
+			skip_stmt(ps);
+			return;
+		}
+	}
+	o = &in->ops[in->nops++];
+	if (TOK(ps) != PTX_T_IDENT || ptx_find_reg(ps->f, TEXT(ps)) >= 0) {
+		perr(ps, "unsupported construct: an indirect call (through '%s')", TEXT(ps));
+		skip_stmt(ps);
+		return;
+	}
+	memset(o, 0, sizeof(*o));
+	o->kind = PTX_O_SYM;
+	o->reg = -1;
+	o->col = ps->lx.tcol;
+	copy_name(o->sym, TEXT(ps));
+	next(ps);
+	if (is_punct(ps, ',')) {
+		next(ps);
+		if (!expect(ps, '(')) {
+			skip_stmt(ps);
+			return;
+		}
+		while (!is_punct(ps, ')')) {
+			if (in->nops == PTX_MAX_OPS) {
+				perr(ps, "unsupported construct: a call with more than %d arguments",
+				     PTX_MAX_OPS - 2);
+				skip_stmt(ps);
+				return;
+			}
+			o = &in->ops[in->nops++];
+			if (!parse_operand(ps, o) || o->kind != PTX_O_REG) {
+				perr(ps, "expected a call parameter");
+				skip_stmt(ps);
+				return;
+			}
+			if (is_punct(ps, ','))
+				next(ps);
+			else if (!is_punct(ps, ')')) {
+				perr(ps, "expected ',' or ')' in call arguments, not '%s'", TEXT(ps));
+				skip_stmt(ps);
+				return;
+			}
+		}
+		next(ps);
+	}
+	if (is_punct(ps, ',')) {
+		perr(ps, "unsupported construct: a call through a prototype");
+		skip_stmt(ps);
+		return;
+	}
+	expect(ps, ';');
+}
+
 static void parse_body(struct parser *ps)
 {
 	int depth = 0, first[64], first_reg[64], id[64];
@@ -659,6 +760,8 @@ static void parse_body(struct parser *ps)
 			parse_shared(ps, false, false, false);
 		} else if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".local")) {
 			parse_shared(ps, false, false, true);
+		} else if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".param")) {
+			parse_call_param(ps);
 		} else if (TOK(ps) == PTX_T_IDENT &&
 			   (!strcmp(t, ".loc") || !strcmp(t, ".pragma") ||
 			    !strcmp(t, ".file"))) {
@@ -699,9 +802,19 @@ static void parse_entry(struct parser *ps, bool entry)
 	ps->f->entry = entry;
 	ps->f->line = ps->lx.tline;
 	next(ps);
-	if (is_punct(ps, '(')) { /* .func (.param ...) name: a return value */
-		perr(ps, "unsupported construct: .func with a return value");
-		return;
+	if (is_punct(ps, '(') && !entry) { /* .func (.param .b32 ret) name */
+		struct ptx_param *r = &ps->f->ret;
+
+		next(ps);
+		r->line = ps->lx.tline;
+		if (TOK(ps) != PTX_T_IDENT || strcmp(TEXT(ps), ".param")) {
+			perr(ps, "expected .param in a return value, not '%s'", TEXT(ps));
+			return;
+		}
+		next(ps);
+		if (!parse_var(ps, r->name, &r->size, &r->align, r->type) || !expect(ps, ')'))
+			return;
+		ps->f->has_ret = true;
 	}
 	if (TOK(ps) != PTX_T_IDENT) {
 		perr(ps, "expected a kernel name, not '%s'", TEXT(ps));
@@ -745,13 +858,9 @@ static void parse_entry(struct parser *ps, bool entry)
 				next(ps);
 		}
 	}
-	if (is_punct(ps, ';')) { /* a declaration */
+	if (is_punct(ps, ';')) { /* a declaration: calls name it */
 		next(ps);
-		ps->m->nfuncs--;
-		return;
-	}
-	if (!entry) {
-		perr(ps, "unsupported construct: .func '%s' (device functions)", ps->f->name);
+		ps->f->decl = true;
 		return;
 	}
 	parse_body(ps);
@@ -778,7 +887,7 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 			skip_line(&ps);
 		} else if (!strcmp(t, ".target")) {
 			next(&ps);
-			snprintf(m->target, sizeof(m->target), "%s", TEXT(&ps));
+			snprintf(m->target, sizeof(m->target), "%.31s", TEXT(&ps));
 			while (TOK(&ps) == PTX_T_IDENT || is_punct(&ps, ',')) {
 				int line = ps.lx.tline;
 
@@ -800,7 +909,7 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 			if (TOK(&ps) == PTX_T_IDENT && !strcmp(TEXT(&ps), ".shared"))
 				parse_shared(&ps, true, true, false);
 			else if (TOK(&ps) == PTX_T_IDENT && !strcmp(TEXT(&ps), ".func"))
-				perr(&ps, "unsupported construct: .extern .func (calls such as vprintf)");
+				parse_entry(&ps, false);
 		} else if (!strcmp(t, ".entry") || !strcmp(t, ".func")) {
 			parse_entry(&ps, t[1] == 'e');
 		} else if (!strcmp(t, ".shared")) {

@@ -470,6 +470,50 @@ TEST_F(ptx, narrow)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/calls.cu on the host */
+static uint32_t ref_mix(uint32_t x, uint64_t y)
+{
+	return x * 3 + (uint32_t)(y >> 3);
+}
+
+static uint64_t ref_twice(uint64_t y)
+{
+	return y & 1 ? y * 2 : ref_mix((uint32_t)y, y) + y;
+}
+
+TEST_F(ptx, calls)
+{
+	const uint32_t grid = 2, block = 64, n = 1000003;
+	uint32_t out[3 * 128], idx[16];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t k = 0; k < 16; k++)
+		idx[k] = k * 2654435761u >> 5;
+	ASSERT_EQ(0, load(_metadata, self, "calls"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, idx, sizeof(idx)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, n));
+	for (uint64_t s = 0; s < 3; s++) {
+		memset(out, 0xab, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, grid, block, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t i = 0; i < grid * block; i++) {
+			uint32_t sum = 0;
+
+			for (uint32_t k = 0; k < 6; k++)
+				sum += i * (idx[i % 8 + k] % 16) + 7;
+			EXPECT_EQ(ref_mix(i, n) + (uint32_t)ref_twice(i + n), out[3 * i]);
+			EXPECT_EQ((uint32_t)(ref_twice((uint64_t)i << 32 | n) >> 32), out[3 * i + 1]);
+			EXPECT_EQ(sum, out[3 * i + 2]) TH_LOG("thread %u", i);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
@@ -797,6 +841,27 @@ static const struct bad_ptx bad[] = {
 	  "t.ptx:4:1: error: unsupported construct: 70000 bytes of .local (at most 65536 per thread)" },
 	{ "no_entry", ".version 8.5\n.target sm_90a\n.address_size 64\n",
 	  "error: no .entry in the module" },
+	{ "recursive_call",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.func f()\n{\n call.uni f;\n ret;\n}\n"
+	  ".visible .entry k()\n{\n call.uni f;\n ret;\n}\n",
+	  "t.ptx:6:11: error: unsupported construct: a recursive call of 'f'" },
+	{ "extern_call",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
+	  ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 a, .param .b64 b);\n"
+	  ".visible .entry k()\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n"
+	  " { .param .b64 p0;\n st.param.b64 [p0+0], %rd0;\n .param .b64 p1;\n"
+	  " st.param.b64 [p1+0], %rd0;\n .param .b32 r;\n call.uni (r), vprintf, (p0, p1);\n"
+	  " ld.param.b32 %r0, [r+0];\n }\n ret;\n}\n",
+	  "t.ptx:14:16: error: unsupported construct: a call of the external function 'vprintf'" },
+	{ "unknown_function",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " call.uni nothere;\n ret;\n}\n",
+	  "t.ptx:6:11: error: call of an unknown function 'nothere'" },
+	{ "struct_by_value",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.func g(.param .align 8 .b8 s[16])\n"
+	  "{\n ret;\n}\n.visible .entry k()\n{\n { .param .align 8 .b8 p[16];\n"
+	  " call.uni g, (p);\n }\n ret;\n}\n",
+	  "t.ptx:10:1: error: unsupported construct: a call parameter of 16 bytes ('p'; structures by value)" },
 	{ "barrier_id_out_of_range",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " bar.sync 80;\n ret;\n}\n",
