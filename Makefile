@@ -241,6 +241,9 @@ $(BUILD)/tests/test_install: tests/unit/test_install.sh $(LIB_SO_LINK) $(LIB_A) 
 	} > $@.tmp
 	chmod 755 $@.tmp && mv $@.tmp $@
 
+$(BUILD)/tests/bench/bench_ptx.o: $(BUILD)/ptx/ptx_corpus.h
+$(BUILD)/tests/bench/bench_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -DVGPU_BUILD_DIR='"$(BUILD)"'
+$(BUILD)/bench/bench_ptx: $(EXAMPLE_PTX)
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
