@@ -46,7 +46,7 @@ static const char *const ptype_names[] = {
 	[VGPU_PARAM_U32] = "u32", [VGPU_PARAM_S32] = "s32",
 	[VGPU_PARAM_F32] = "f32", [VGPU_PARAM_U64] = "u64",
 	[VGPU_PARAM_S64] = "s64", [VGPU_PARAM_PTR] = "ptr",
-	[VGPU_PARAM_LOCAL] = "local",
+	[VGPU_PARAM_LOCAL] = "local", [VGPU_PARAM_DATA] = "data",
 };
 
 static void put_reg(struct sbuf *b, unsigned r)
@@ -383,6 +383,22 @@ int vgpu_disasm_object(const struct vgpu_object *obj, FILE *out)
 	}
 	mark_targets(obj, mark);
 	lb = (struct labels){ mark, obj->code_size };
+	if (obj->data_size && obj->data) { /* module data first: its name is its offset */
+		fprintf(out, ".global __data, %" PRIu32 ", 16\n", obj->data_size);
+		for (uint32_t i = 0; i < obj->data_size; i += 16) {
+			uint32_t n = obj->data_size - i < 16 ? obj->data_size - i : 16;
+			bool zero = true;
+
+			for (uint32_t j = 0; j < n; j++)
+				zero &= !obj->data[i + j];
+			if (zero)
+				continue;
+			fprintf(out, ".bytes __data+%" PRIu32, i);
+			for (uint32_t j = 0; j < n; j++)
+				fprintf(out, ", %u", obj->data[i + j]);
+			fputc('\n', out);
+		}
+	}
 	print_code(obj, ord, &lb, out);
 	free(mark);
 	free(ord);

@@ -57,9 +57,10 @@ int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo)
 	for (unsigned int i = 0; i < args->nhandles; i++)
 		if (args->handles[i] == bo->handle)
 			return 0;
-	if (args->nhandles + 1 + 2 + !!args->kernel->obj->local_bytes > VGPU_SUBMIT_MAX_BOS)
+	if (args->nhandles + 1 + 2 + !!args->kernel->obj->local_bytes +
+	    !!args->kernel->prog->data > VGPU_SUBMIT_MAX_BOS)
 		return -E2BIG; /* the launch adds the code and parameter pages
-				  (and local memory) */
+				  (and local memory, module data) */
 	if (args->nhandles == args->cap) {
 		unsigned int cap = args->cap ? 2 * args->cap : 8;
 		uint32_t *n = realloc(args->handles, cap * sizeof(*n));
@@ -512,6 +513,15 @@ static int local_mem(struct vgpu_device *dev, struct vgpu_param_bo *p, uint64_t 
 	return 0;
 }
 
+/* Is @k's parameter list only what the launch fills in (0 or 1 data)? */
+static unsigned hidden_data(const struct vgpu_program *prog, const struct vgpu_obj_kernel *k)
+{
+	for (uint32_t i = 0; i < k->nparams; i++)
+		if (prog->obj.params[k->first_param + i].type == VGPU_PARAM_DATA)
+			return 1;
+	return 0;
+}
+
 /* The bytes of local memory a launch of @k with @l needs (0: none). */
 static int local_bytes(const struct vgpu_obj_kernel *k, const struct drm_vgpu_launch *l,
 		       uint64_t *size)
@@ -575,7 +585,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	cfg = cfg ? cfg : &defaults;
 	if (args && args->kernel != kernel)
 		return -EINVAL;
-	if (!args && k->nparams > !!k->local_bytes)
+	if (!args && k->nparams > !!k->local_bytes + hidden_data(prog, k))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
@@ -587,7 +597,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
 
-	nbos = (args ? args->nhandles : 0) + 2 + !!k->local_bytes;
+	nbos = (args ? args->nhandles : 0) + 2 + !!k->local_bytes + !!prog->data;
 	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit ? 1 : 0);
 	if (cfg->nwait > 8)
 		in = malloc(cfg->nwait * sizeof(*in));
@@ -632,7 +642,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		.cluster = { dim(cfg->cluster[0]), dim(cfg->cluster[1]),
 			     dim(cfg->cluster[2]) },
 		.smem_bytes = (uint32_t)smem,
-		.param_size = args ? args->size : k->local_bytes ? k->param_size : 0,
+		.param_size = args ? args->size : k->nparams ? k->param_size : 0,
 		.launch_flags = cfg->flags,
 		.seed = cfg->seed,
 		.budget = cfg->budget,
@@ -656,12 +666,12 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			goto out;
 		if (args && args->size)
 			memcpy(dev->param_bos[page].map, args->data, args->size);
-		else if (k->local_bytes)
+		else if (k->nparams)
 			memset(dev->param_bos[page].map, 0, k->param_size);
 		if (lsize)
 			ret = local_mem(dev, &dev->param_bos[page], lsize);
 	}
-	if (!ret && k->local_bytes) {
+	if (!ret && (k->local_bytes || prog->data)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
 
 		for (uint32_t i = 0; i < k->nparams; i++) {
@@ -669,8 +679,13 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 
 			if (pa->type == VGPU_PARAM_LOCAL)
 				put_le(p->map + pa->offset, p->local_va, 8);
+			if (pa->type == VGPU_PARAM_DATA)
+				put_le(p->map + pa->offset, prog->data->va, 8);
 		}
-		handles[nbos - 1] = p->local_handle;
+		if (k->local_bytes)
+			handles[nbos - 1 - !!prog->data] = p->local_handle;
+		if (prog->data)
+			handles[nbos - 1] = prog->data->handle;
 	}
 	handles[1] = dev->param_bos[page].handle;
 	s.launch.param_va = dev->param_bos[page].va;

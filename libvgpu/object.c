@@ -29,6 +29,7 @@ void vgpu_object_fini(struct vgpu_object *obj)
 	free(obj->code);
 	free(obj->kernels);
 	free(obj->params);
+	free(obj->data);
 	memset(obj, 0, sizeof(*obj));
 }
 
@@ -91,25 +92,39 @@ static void put_param(uint8_t *p, const struct vgpu_obj_param *pa)
 	put32(p + 12, 0);
 }
 
+static const uint32_t param_sizes[] = {
+	[VGPU_PARAM_U32] = 4, [VGPU_PARAM_S32] = 4, [VGPU_PARAM_F32] = 4,
+	[VGPU_PARAM_U64] = 8, [VGPU_PARAM_S64] = 8, [VGPU_PARAM_PTR] = 8,
+	[VGPU_PARAM_LOCAL] = 8, [VGPU_PARAM_DATA] = 8,
+};
+
 int vgpu_object_write(const struct vgpu_object *obj, uint8_t **buf, size_t *len)
 {
-	size_t koff = HDR_SIZE, poff, coff, total;
+	size_t koff = HDR_SIZE, poff, coff, doff, total;
 	uint8_t *b;
 
 	if (!obj || !buf || !len || obj->code_size % VGPU_INSN_BYTES ||
 	    (obj->code_size && !obj->code) || (obj->nkernels && !obj->kernels) ||
-	    (obj->nparams && !obj->params))
+	    (obj->nparams && !obj->params) || (obj->data_size && !obj->data))
 		return -EINVAL;
+	if (obj->data_size)
+		koff += sizeof(struct vgpu_obj_data);
 	poff = koff + (size_t)obj->nkernels * KERNEL_SIZE;
 	coff = (poff + (size_t)obj->nparams * PARAM_SIZE + 15) & ~(size_t)15;
-	total = coff + obj->code_size;
+	doff = coff + obj->code_size;
+	total = doff + obj->data_size;
 	if (total > UINT32_MAX)
 		return -EFBIG;
 	b = calloc(1, total);
 	if (!b)
 		return -ENOMEM;
 	put32(b + 0, VGPU_OBJ_MAGIC);
-	put32(b + 4, VGPU_OBJ_VERSION);
+	put32(b + 4, obj->data_size ? VGPU_OBJ_VERSION_DATA : VGPU_OBJ_VERSION);
+	if (obj->data_size) {
+		put32(b + HDR_SIZE, (uint32_t)doff);
+		put32(b + HDR_SIZE + 4, obj->data_size);
+		memcpy(b + doff, obj->data, obj->data_size);
+	}
 	put32(b + 8, obj->nkernels);
 	put32(b + 12, obj->nparams);
 	put32(b + 16, (uint32_t)koff);
@@ -165,6 +180,7 @@ struct reader {
 	const uint8_t *b;
 	size_t len;
 	struct vgpu_obj_header h;
+	uint32_t data_offset, data_size;
 	char *err;
 	size_t errlen;
 };
@@ -187,9 +203,20 @@ static int read_header(struct reader *r)
 	h->code_size = get32(b + 28);
 	if (h->magic != VGPU_OBJ_MAGIC)
 		return bad(r->err, r->errlen, "bad magic 0x%08" PRIx32, h->magic);
-	if (h->version != VGPU_OBJ_VERSION)
+	if (h->version != VGPU_OBJ_VERSION && h->version != VGPU_OBJ_VERSION_DATA)
 		return bad(r->err, r->errlen, "unsupported version %" PRIu32,
 			   h->version);
+	if (h->version == VGPU_OBJ_VERSION_DATA) {
+		if (r->len < HDR_SIZE + sizeof(struct vgpu_obj_data))
+			return bad(r->err, r->errlen, "%zu bytes, shorter than the header",
+				   r->len);
+		r->data_offset = get32(b + HDR_SIZE);
+		r->data_size = get32(b + HDR_SIZE + 4);
+		if (!r->data_size || r->data_size > VGPU_MAX_DATA_BYTES ||
+		    !in_file(r->data_offset, r->data_size, r->len))
+			return bad(r->err, r->errlen, "data of %" PRIu32 " bytes at %" PRIu32
+				   " outside the file or too large", r->data_size, r->data_offset);
+	}
 	if (!h->nkernels)
 		return bad(r->err, r->errlen, "no kernels");
 	if (!in_file(h->kernels_offset, (uint64_t)h->nkernels * KERNEL_SIZE, r->len))
@@ -207,11 +234,7 @@ static int read_header(struct reader *r)
 
 static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 {
-	static const uint32_t sizes[] = {
-		[VGPU_PARAM_U32] = 4, [VGPU_PARAM_S32] = 4, [VGPU_PARAM_F32] = 4,
-		[VGPU_PARAM_U64] = 8, [VGPU_PARAM_S64] = 8, [VGPU_PARAM_PTR] = 8,
-		[VGPU_PARAM_LOCAL] = 8,
-	};
+	const uint32_t *sizes = param_sizes;
 	const uint8_t *b = r->b + r->h.params_offset + (size_t)i * PARAM_SIZE;
 	const uint8_t *f = b + VGPU_OBJ_NAME_MAX;
 
@@ -221,7 +244,7 @@ static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 	p->size = get32(f + 4);
 	p->type = get32(f + 8);
 	p->pad = get32(f + 12);
-	if (!p->type || p->type >= sizeof(sizes) / sizeof(sizes[0]) ||
+	if (!p->type || p->type >= sizeof(param_sizes) / sizeof(param_sizes[0]) ||
 	    p->size != sizes[p->type] || p->pad)
 		return bad(r->err, r->errlen,
 			   "parameter '%s': type %" PRIu32 " with size %" PRIu32,
@@ -240,7 +263,7 @@ static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 static int check_params(struct reader *r, const struct vgpu_object *o,
 			const struct vgpu_obj_kernel *k)
 {
-	uint32_t nlocal = 0;
+	uint32_t nlocal = 0, ndata = 0;
 
 	for (uint32_t j = 0; j < k->nparams; j++) {
 		const struct vgpu_obj_param *p = &o->params[k->first_param + j];
@@ -250,7 +273,12 @@ static int check_params(struct reader *r, const struct vgpu_object *o,
 				   "parameter '%s' at offset %" PRIu32 " outside kernel '%s' (%" PRIu32 " bytes)",
 				   p->name, p->offset, k->name, k->param_size);
 		nlocal += p->type == VGPU_PARAM_LOCAL;
+		ndata += p->type == VGPU_PARAM_DATA;
 	}
+	if (ndata > 1 || (ndata && !r->data_size))
+		return bad(r->err, r->errlen, "kernel '%s': %" PRIu32 " data parameters and %"
+			   PRIu32 " bytes of data (want at most one, and data)",
+			   k->name, ndata, r->data_size);
 	if (nlocal != (k->local_bytes ? 1u : 0u))
 		return bad(r->err, r->errlen,
 			   "kernel '%s': %" PRIu32 " bytes of local memory and %" PRIu32
@@ -311,7 +339,7 @@ static int read_tables(struct reader *r, struct vgpu_object *o)
 int vgpu_object_read(const void *buf, size_t len, struct vgpu_object *out,
 		     char *err, size_t errlen)
 {
-	struct reader r = { buf, len, { 0 }, err, errlen };
+	struct reader r = { .b = buf, .len = len, .err = err, .errlen = errlen };
 	struct vgpu_object o = { 0 };
 	int ret;
 
@@ -334,6 +362,15 @@ int vgpu_object_read(const void *buf, size_t len, struct vgpu_object *out,
 		return -ENOMEM;
 	}
 	memcpy(o.code, r.b + r.h.code_offset, o.code_size);
+	if (r.data_size) {
+		o.data = malloc(r.data_size);
+		if (!o.data) {
+			vgpu_object_fini(&o);
+			return -ENOMEM;
+		}
+		o.data_size = r.data_size;
+		memcpy(o.data, r.b + r.data_offset, r.data_size);
+	}
 	ret = read_tables(&r, &o);
 	if (ret) {
 		vgpu_object_fini(&o);

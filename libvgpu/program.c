@@ -59,7 +59,13 @@ static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
 		if (!ret)
 			ret = vgpu_bo_unmap(prog->code);
 	}
+	if (!ret && obj->data_size) { /* module data, initialised from the object */
+		ret = vgpu_bo_new(dev, obj->data_size, VGPU_BO_NO_EXEC, &prog->data);
+		if (!ret)
+			ret = vgpu_bo_write(prog->data, 0, obj->data, obj->data_size);
+	}
 	if (ret) {
+		vgpu_bo_free(prog->data);
 		vgpu_bo_free(prog->code);
 		vgpu_object_fini(&prog->obj);
 		free(prog->kernels);
@@ -212,6 +218,7 @@ void vgpu_program_free(struct vgpu_program *prog)
 	if (!prog)
 		return;
 	dev = prog->dev;
+	vgpu_bo_free(prog->data);
 	vgpu_bo_free(prog->code);
 	vgpu_object_fini(&prog->obj);
 	free(prog->kernels);

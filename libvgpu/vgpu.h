@@ -296,6 +296,8 @@ enum vgpu_arg_type {
 	/* the kernel's local memory (.local): every launch fills it in,
 	 * no setter writes it, vgpu-run's --arg skips it */
 	VGPU_ARG_LOCAL = VGPU_PARAM_LOCAL,
+	/* the program's module data (.global): filled in like LOCAL */
+	VGPU_ARG_DATA = VGPU_PARAM_DATA,
 };
 
 /**

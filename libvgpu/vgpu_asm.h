@@ -36,6 +36,8 @@ struct vgpu_object {
 	uint32_t nkernels;
 	struct vgpu_obj_param *params;
 	uint32_t nparams;
+	uint8_t *data; /* module data (.global), @data_size bytes, may be NULL */
+	uint32_t data_size;
 };
 
 /*

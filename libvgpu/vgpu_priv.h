@@ -126,6 +126,7 @@ struct vgpu_program {
 	struct vgpu_object obj;
 	struct vgpu_kernel *kernels; /* obj.nkernels */
 	struct vgpu_bo *code;	     /* the code, read-only */
+	struct vgpu_bo *data;	     /* module data (VGPU_PARAM_DATA), or NULL */
 };
 
 struct vgpu_args {

@@ -438,14 +438,21 @@ static inline unsigned vgpu_isa_mod(const uint64_t w[2], unsigned g)
  * Object file written by vgpu-as and read by vgpu-objdump, vgpu-run and
  * libvgpu.  Little-endian.  Layout:
  *
- *   struct vgpu_obj_header
+ *   struct vgpu_obj_header                      (version 2 with data: then
+ *                                                struct vgpu_obj_data follows)
  *   struct vgpu_obj_kernel  kernels[nkernels]
  *   struct vgpu_obj_param   params[nparams]     (all kernels' params)
  *   code                    code_size bytes at code_offset, 16-aligned
+ *   data                    data_size bytes at data_offset (version 2)
+ *
+ * An object without data is written as version 1; readers take both.
  */
 #define VGPU_OBJ_MAGIC 0x55504756u /* "VGPU" */
 #define VGPU_OBJ_VERSION 1u
+#define VGPU_OBJ_VERSION_DATA 2u
 #define VGPU_OBJ_NAME_MAX 32
+/* At most this much module data (.global) per program. */
+#define VGPU_MAX_DATA_BYTES (16u << 20)
 
 struct vgpu_obj_header {
 	uint32_t magic;
@@ -456,6 +463,12 @@ struct vgpu_obj_header {
 	uint32_t params_offset;
 	uint32_t code_offset;
 	uint32_t code_size;
+};
+
+/* Version 2: the program's initialised module data, after the header. */
+struct vgpu_obj_data {
+	uint32_t data_offset;
+	uint32_t data_size;
 };
 
 enum vgpu_param_type {
@@ -474,6 +487,13 @@ enum vgpu_param_type {
 	 * one such parameter, and one only with local_bytes.
 	 */
 	VGPU_PARAM_LOCAL = 7,
+	/*
+	 * The address of the program's module data (.global in assembly),
+	 * 64 bits, filled in by the launcher: one buffer per program, shared
+	 * by its launches, initialised from the object when the program is
+	 * created.
+	 */
+	VGPU_PARAM_DATA = 8,
 };
 
 /* At most this much local memory per thread (a multiple of 16). */
@@ -499,6 +519,7 @@ struct vgpu_obj_param {
 };
 
 _Static_assert(sizeof(struct vgpu_obj_header) == 32, "obj header layout");
+_Static_assert(sizeof(struct vgpu_obj_data) == 8, "obj data layout");
 _Static_assert(sizeof(struct vgpu_obj_kernel) == 56, "obj kernel layout");
 _Static_assert(sizeof(struct vgpu_obj_param) == 48, "obj param layout");
 

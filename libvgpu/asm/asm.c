@@ -197,7 +197,7 @@ static const struct ptype {
 	{ "u32", VGPU_PARAM_U32, 4 }, { "s32", VGPU_PARAM_S32, 4 },
 	{ "f32", VGPU_PARAM_F32, 4 }, { "u64", VGPU_PARAM_U64, 8 },
 	{ "s64", VGPU_PARAM_S64, 8 }, { "ptr", VGPU_PARAM_PTR, 8 },
-	{ "local", VGPU_PARAM_LOCAL, 8 },
+	{ "local", VGPU_PARAM_LOCAL, 8 }, { "data", VGPU_PARAM_DATA, 8 },
 };
 #define NUM_PTYPES (sizeof(ptypes) / sizeof(ptypes[0]))
 
@@ -216,7 +216,7 @@ static void dir_param(struct asm_ctx *c, struct line *l, int col)
 		if (ty->kind == TK_END)
 			asm_err_unexpected(c, ty, "a parameter type");
 		else
-			asm_err_at(c, ty->col, "bad .param type '" TOKF "' (expected u32, s32, f32, u64, s64, ptr or local)",
+			asm_err_at(c, ty->col, "bad .param type '" TOKF "' (expected u32, s32, f32, u64, s64, ptr, local or data)",
 				   TOKA(ty));
 		return;
 	}
@@ -242,6 +242,7 @@ static void dir_param(struct asm_ctx *c, struct line *l, int col)
 	p->type = pt->type;
 	k = kern_at(c, c->cur);
 	k->nlocal += pt->type == VGPU_PARAM_LOCAL;
+	k->ndata += pt->type == VGPU_PARAM_DATA;
 	k->param_end = off + pt->size;
 	k->k.param_size = (k->param_end + 7) & ~7u;
 	k->k.nparams++;
@@ -347,6 +348,90 @@ static void dir_local(struct asm_ctx *c, struct line *l, int col)
 	asm_expect_end(c, l);
 }
 
+/* .global NAME, BYTES[, ALIGN]: zero-filled module data; NAME is its offset */
+static void dir_global(struct asm_ctx *c, struct line *l, int col)
+{
+	const struct tok *name = asm_cur(l), *t;
+	int64_t bytes, align = 16;
+	uint64_t off, end;
+
+	if (!asm_check_name(c, name, "data name", 0))
+		return;
+	l->pos++;
+	if (!accept_comma(l)) {
+		asm_err_unexpected(c, asm_cur(l), "','");
+		return;
+	}
+	t = asm_cur(l);
+	if (dir_value(c, l, "a size in bytes", &bytes) < 0)
+		return;
+	if (bytes <= 0 || bytes > VGPU_MAX_DATA_BYTES) {
+		asm_err_at(c, t->col, "data size %" PRId64 " out of range (1..%u)", bytes,
+			   VGPU_MAX_DATA_BYTES);
+		return;
+	}
+	t = asm_peek(l, 1);
+	if (accept_comma(l) && dir_value(c, l, "an alignment", &align) < 0)
+		return;
+	if (align <= 0 || align > 4096 || (align & (align - 1))) {
+		asm_err_at(c, t->col, "data alignment %" PRId64 " is not a power of two up to 4096",
+			   align);
+		return;
+	}
+	off = (c->data_size + (uint64_t)align - 1) & ~((uint64_t)align - 1);
+	end = off + (uint64_t)bytes;
+	if (end > VGPU_MAX_DATA_BYTES) {
+		asm_err_at(c, col, "module data exceeds %u bytes", VGPU_MAX_DATA_BYTES);
+		return;
+	}
+	if (end > c->data_cap) {
+		uint32_t cap = c->data_cap ? c->data_cap : 256;
+		uint8_t *d;
+
+		while (cap < end)
+			cap *= 2;
+		d = realloc(c->data, cap);
+		if (!d) {
+			c->nomem = true;
+			return;
+		}
+		memset(d + c->data_cap, 0, cap - c->data_cap);
+		c->data = d;
+		c->data_cap = cap;
+	}
+	if (!define_sym(c, name, SYM_EQU, -1, (int64_t)off))
+		return;
+	c->data_size = (uint32_t)end;
+	asm_expect_end(c, l);
+}
+
+/* .bytes OFFSET, B0, B1, ...: initial bytes of module data at OFFSET */
+static void dir_bytes(struct asm_ctx *c, struct line *l, int col)
+{
+	const struct tok *t = asm_cur(l);
+	int64_t off, b;
+
+	if (dir_value(c, l, "a data offset", &off) < 0)
+		return;
+	while (accept_comma(l)) {
+		const struct tok *bt = asm_cur(l);
+
+		if (dir_value(c, l, "a byte", &b) < 0)
+			return;
+		if (b < -128 || b > 255) {
+			asm_err_at(c, bt->col, "byte %" PRId64 " out of range (-128..255)", b);
+			return;
+		}
+		if (off < 0 || off >= c->data_size) {
+			asm_err_at(c, t->col, "data offset %" PRId64 " outside the %u bytes of "
+				   ".global data", off, c->data_size);
+			return;
+		}
+		c->data[off++] = (uint8_t)b;
+	}
+	asm_expect_end(c, l);
+}
+
 static void dir_equ(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *name = asm_cur(l);
@@ -400,6 +485,7 @@ static const struct directive {
 } directives[] = {
 	{ "kernel", dir_kernel }, { "param", dir_param }, { "shared", dir_shared },
 	{ "equ", dir_equ },	  { "word", dir_word },	    { "local", dir_local },
+	{ "global", dir_global }, { "bytes", dir_bytes },
 };
 
 static void directive(struct asm_ctx *c, struct line *l)
@@ -499,6 +585,11 @@ static void check_kernels(struct asm_ctx *c)
 				     "kernel '%s' has %s '.param local' but %s", k->k.name,
 				     k->nlocal > 1 ? "more than one" : "a",
 				     k->nlocal > 1 ? "takes at most one" : "no .local size");
+		else if (k->ndata > 1 || (k->ndata && !c->data_size))
+			asm_err_line(c, k->line, k->col,
+				     "kernel '%s' has %s '.param data' but %s", k->k.name,
+				     k->ndata > 1 ? "more than one" : "a",
+				     k->ndata > 1 ? "takes at most one" : "the program has no .global data");
 		else if (!k->nlocal && k->local_line)
 			asm_err_line(c, k->local_line, k->local_col,
 				     "kernel '%s' has .local memory but no '.param local NAME' "
@@ -537,6 +628,14 @@ static int build_object(struct asm_ctx *c, struct vgpu_object *out)
 	out->code_size = (uint32_t)(nw * VGPU_INSN_BYTES);
 	out->nkernels = (uint32_t)c->kerns.n;
 	out->nparams = (uint32_t)c->params.n;
+	if (c->data_size) {
+		out->data = dup_array(c, c->data, c->data_size, 1);
+		if (!out->data) {
+			vgpu_object_fini(out);
+			return -ENOMEM;
+		}
+		out->data_size = c->data_size;
+	}
 	return 0;
 }
 
@@ -551,6 +650,7 @@ static void ctx_free(struct asm_ctx *c)
 	free(c->buckets);
 	free(c->fixups.p);
 	free(c->diags.p);
+	free(c->data);
 }
 
 int vgpu_assemble(const char *src, size_t len, const char *filename,

@@ -150,6 +150,7 @@ struct kern {
 	int line, col;
 	uint32_t param_end; /* end of the last parameter, before rounding */
 	uint32_t nlocal;    /* .param local lines */
+	uint32_t ndata;	    /* .param data lines */
 	int local_line, local_col; /* its .local line (0: none) */
 };
 
@@ -165,6 +166,8 @@ struct asm_ctx {
 	size_t nbuckets; /* a power of two */
 	int cur; /* current kernel, -1 before the first */
 	bool nomem;
+	uint8_t *data; /* module data (.global, .bytes) */
+	uint32_t data_size, data_cap;
 };
 
 /* ---- asm_lex.c: arrays, diagnostics, tokens, numbers ---- */

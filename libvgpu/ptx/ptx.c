@@ -155,6 +155,8 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		ptx_code_free(&code);
 		return ret;
 	}
+	if (m->nglobals) /* module data: the launch fills in gdata */
+		sb_printf(sb, ".param data gdata\n");
 	if (code.frame) /* local memory: the launch fills in lmem */
 		sb_printf(sb, ".param local lmem\n.local %u\n", code.frame);
 	for (int i = 0; i < m->nshared; i++)
@@ -232,6 +234,35 @@ static int check_assembles(const char *text, struct ptx_diag *dg)
 	return ret;
 }
 
+/* Module variables: .global gI at the parser's offsets, .bytes for their values. */
+static int print_globals(struct sbuf *sb, const struct ptx_module *m, struct ptx_diag *dg)
+{
+	for (int i = 0; i < m->nglobals; i++) {
+		const struct ptx_gvar *g = &m->globals[i];
+
+		if (g->align > 4096 || (g->align & (g->align - 1))) {
+			ptx_error(dg, g->line, 1,
+				  "unsupported construct: alignment %u of '%s'", g->align, g->name);
+			return -EINVAL;
+		}
+		sb_printf(sb, ".global g%d, %u, %u ; // %s\n", i, g->size, g->align, g->name);
+		for (uint32_t o = 0; g->init && o < g->size; o += 16) {
+			uint32_t n = g->size - o < 16 ? g->size - o : 16;
+			bool zero = true;
+
+			for (uint32_t j = 0; j < n; j++)
+				zero &= !g->init[o + j];
+			if (zero)
+				continue;
+			sb_printf(sb, ".bytes g%d+%u", i, o);
+			for (uint32_t j = 0; j < n; j++)
+				sb_printf(sb, ", %u", g->init[o + j]);
+			sb_printf(sb, "\n");
+		}
+	}
+	return 0;
+}
+
 int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	       char *log, size_t loglen)
 {
@@ -248,6 +279,8 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 		ptx_error(&dg, 1, 1, "missing .target"), ret = -EINVAL;
 	else if (!ret && strncmp(m.target, "sm_", 3))
 		ptx_error(&dg, 1, 1, "unsupported .target %s", m.target), ret = -EINVAL;
+	if (!ret)
+		ret = print_globals(&sb, &m, &dg);
 	for (int i = 0; !ret && i < m.nfuncs; i++) {
 		if (!m.funcs[i].entry)
 			continue;

@@ -43,6 +43,7 @@ struct ptx_reg {
 	uint8_t cls;
 	uint8_t bits; /* declared width: 8, 16, 32, 64 (1 for .pred) */
 	bool is_float;
+	bool is_param; /* a call sequence's .param (ptx_inline.c) */
 };
 
 enum ptx_okind {
@@ -113,9 +114,20 @@ struct ptx_func {
 	int ninsns, insns_cap;
 };
 
+/* A module-scope .global or .const variable: module data at @offset. */
+struct ptx_gvar {
+	char name[PTX_NAME_MAX];
+	uint32_t size, align, offset;
+	uint8_t *init; /* @size bytes, NULL: zero */
+	int line;
+};
+
 struct ptx_module {
 	struct ptx_func *funcs;
 	int nfuncs;
+	struct ptx_gvar *globals;
+	int nglobals;
+	uint32_t data_size;
 	struct ptx_var *shared; /* module-scope .shared */
 	int nshared;
 	char target[32];

@@ -221,9 +221,12 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 		I->failed = true;
 		return false;
 	}
-	for (int r = 0; r < callee->nregs; r++)
+	for (int r = 0; r < callee->nregs; r++) {
 		regmap[r] = new_reg(I, callee->regs[r].name, cf.suffix, callee->regs[r].bits,
 				    callee->regs[r].is_float, callee->regs[r].cls);
+		if (regmap[r] >= 0)
+			I->out->regs[regmap[r]].is_param = callee->regs[r].is_param;
+	}
 	for (int p = 0; p < callee->nparams && !I->failed; p++) {
 		const struct ptx_param *pp = &callee->params[p];
 		int a = map_reg(fr, in->ops[first_arg + p].reg);
@@ -309,7 +312,8 @@ static bool param_move(struct inl *I, const struct frame *fr, const struct ptx_i
 	val = &x->ops[load ? 0 : 1];
 	if (mem->kind != PTX_O_MEM)
 		return false;
-	if (mem->reg >= 0) { /* a call sequence's .param (a register) */
+	if (mem->reg >= 0 && I->out->regs[mem->reg].is_param) {
+		/* a call sequence's .param (a register) */
 		reg = mem->reg;
 	} else if (fr->params && param_index(fr->f, mem->sym) >= 0 && load) {
 		reg = fr->params[param_index(fr->f, mem->sym)];
@@ -317,7 +321,7 @@ static bool param_move(struct inl *I, const struct frame *fr, const struct ptx_i
 		   store) {
 		reg = fr->ret;
 	} else {
-		return false; /* a kernel parameter: the lowering reads it */
+		return false; /* a kernel parameter (or an address): the lowering's */
 	}
 	if (mem->imm)
 		return !ierr(I, x->line, x->col,

@@ -278,6 +278,14 @@ bool pl_const_of(const struct lower *L, const struct ptx_operand *o, int64_t *v)
 	return true;
 }
 
+int pl_global_index(const struct lower *L, const char *name)
+{
+	for (int i = 0; i < L->m->nglobals; i++)
+		if (!strcmp(L->m->globals[i].name, name))
+			return L->global_va && L->global_va[i] >= 0 ? i : -1;
+	return -1;
+}
+
 int pl_label_index(const struct ptx_func *f, const char *name)
 {
 	for (int i = 0, k = 0; i < f->ninsns; i++) {
@@ -491,10 +499,18 @@ int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp)
 		const char *sr = pl_sreg_name(o->sym);
 		int sh = pl_shared_index(L, o->sym), lo = pl_local_index(L, o->sym);
 
+		int gl = pl_global_index(L, o->sym);
+
 		if (lo >= 0 && !o->imm) { /* a .local variable's address */
 			*pp = part;
 			return L->local_va[lo];
 		}
+		if (gl >= 0 && !o->imm) { /* a module variable's address */
+			*pp = part;
+			return L->global_va[gl];
+		}
+		if (gl >= 0)
+			return pl_unsupported(L, "an offset module-variable address outside [ ]"), 0;
 		if (lo >= 0)
 			return pl_unsupported(L, "an offset .local address outside [ ]"), 0;
 		if (part && (sr || sh >= 0))
@@ -788,6 +804,36 @@ static void local_prologue(struct lower *L)
 	}
 }
 
+/* Does @f name module variable @g (an operand or an address)? */
+static bool names_global(const struct ptx_func *f, const struct ptx_gvar *g)
+{
+	for (int i = 0; i < f->ninsns; i++)
+		for (int k = 0; k < f->insns[i].nops; k++)
+			if (!strcmp(f->insns[i].ops[k].sym, g->name))
+				return true;
+	return false;
+}
+
+/* The addresses of the module variables the function names. */
+static void globals_prologue(struct lower *L)
+{
+	int base = -1;
+
+	for (int g = 0; g < L->m->nglobals; g++) {
+		if (!names_global(L->f, &L->m->globals[g]))
+			continue;
+		if (base < 0) {
+			struct ptx_vinsn *v = pl_emit(L, "LDP.64");
+
+			base = pl_new_vreg(L, 2);
+			pl_o_def(v, base, 0, false);
+			pl_o_mem(v, -1, "gdata");
+		}
+		L->global_va[g] = pl_new_vreg(L, 2);
+		pl_add64(L, L->global_va[g], base, -1, L->m->globals[g].offset);
+	}
+}
+
 int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	      struct ptx_diag *dg, struct ptx_code *code)
 {
@@ -802,13 +848,23 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	memset(code, 0, sizeof(*code));
 	for (int r = 0; r < f->nregs; r++)
 		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 : 1);
-	if (f->nlocal) {
+	if (m->nglobals) {
+		L.global_va = malloc((size_t)m->nglobals * sizeof(*L.global_va));
+		if (!L.global_va)
+			return -ENOMEM;
+		for (int g = 0; g < m->nglobals; g++)
+			L.global_va[g] = -1;
+	}
+	if (f->nlocal || m->nglobals) {
 		static const struct ptx_insn entry = { .guard = -1 };
 		struct ptx_insn at = entry;
 
 		at.line = f->line;
 		L.in = &at;
-		local_prologue(&L);
+		if (f->nlocal)
+			local_prologue(&L);
+		if (m->nglobals)
+			globals_prologue(&L);
 		pl_finish(&L);
 		L.in = &entry;
 	}
@@ -868,6 +924,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 		L.narrow_bits = 0;
 	}
 	pl_finish(&L);
+	free(L.global_va);
 	return L.failed || dg->errors ? -EINVAL : 0;
 }
 

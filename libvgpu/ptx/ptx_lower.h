@@ -15,7 +15,7 @@
 /* the high word of a generic address of shared memory (cvta.shared) */
 #define GENERIC_SHARED_HI 0xffffff00u
 /* .local variables a function may declare */
-#define PTX_MAX_LOCALS 16
+#define PTX_MAX_LOCALS 64
 
 struct lower {
 	const struct ptx_module *m;
@@ -39,6 +39,12 @@ struct lower {
 	 * i, set by the prologue.
 	 */
 	int local_va[PTX_MAX_LOCALS];
+	/*
+	 * Module variables (.global/.const): the launch fills in `gdata`, the
+	 * address of the program's data; global_va[i] is a pair with the
+	 * address of variable i, -1 when the function does not name it.
+	 */
+	int *global_va;
 	/*
 	 * An 8- or 16-bit instruction whose result depends on the bits above
 	 * its width (compares, right shifts, min/max, division, widening
@@ -77,6 +83,7 @@ __attribute__((format(printf, 3, 4))) void pl_o_mem(struct ptx_vinsn *vi, int ba
 int pl_param_index(const struct ptx_func *f, const char *name);
 int pl_shared_index(const struct lower *L, const char *name);
 int pl_local_index(const struct lower *L, const char *name);
+int pl_global_index(const struct lower *L, const char *name);
 bool pl_const_of(const struct lower *L, const struct ptx_operand *o, int64_t *v);
 int pl_label_index(const struct ptx_func *f, const char *name);
 const char *pl_sreg_name(const char *ptx);

@@ -29,8 +29,10 @@ void pl_cvta(struct lower *L)
 
 	if (!pl_want_ops(L, 2))
 		return;
-	if (!shared && !pl_has_mod(in, ".global") && !pl_has_mod(in, ".local"))
-		return (void)pl_unsupported(L, "state spaces other than .global, .shared and .local");
+	if (!shared && !pl_has_mod(in, ".global") && !pl_has_mod(in, ".local") &&
+	    !pl_has_mod(in, ".const"))
+		return (void)pl_unsupported(L, "state spaces other than .global, .shared, .local "
+					       "and .const");
 	d = pl_dst_reg(L, &in->ops[0], t.bits == 64 ? PTX_R64 : PTX_R32);
 	if (d < 0)
 		return;
@@ -95,8 +97,8 @@ static enum space space_of(const struct ptx_insn *in)
 			return SP_SHARED;
 		if (!strcmp(m, ".local"))
 			return SP_LOCAL;
-		if (!strcmp(m, ".const"))
-			return SP_OTHER;
+		if (!strcmp(m, ".const")) /* module data, read-only by PTX's rules */
+			return SP_GLOBAL;
 	}
 	return SP_NONE;
 }
@@ -153,8 +155,13 @@ static bool address(struct lower *L, const struct ptx_operand *o, enum space *sp
 			snprintf(off, len, "%" PRId64, o->imm);
 			return true;
 		}
-		return pl_unsupported(L, "addressing a variable other than .shared and .local "
-					 "in its state space");
+		if (pl_global_index(L, o->sym) >= 0 && (*sp == SP_GLOBAL || *sp == SP_NONE)) {
+			*sp = SP_GLOBAL;
+			*base = L->global_va[pl_global_index(L, o->sym)];
+			snprintf(off, len, "%" PRId64, o->imm);
+			return true;
+		}
+		return pl_unsupported(L, "addressing a variable outside its state space");
 	}
 	if (*sp == SP_SHARED) {
 		snprintf(off, len, "%" PRId64, o->imm);

@@ -50,6 +50,7 @@ struct parser {
 	struct ptx_func *f;
 	int scope, nscopes;
 	bool failed;
+	bool allow_init; /* parse_var may stop at "=" (module variables) */
 };
 
 #define TOK(ps) ((ps)->lx.tok)
@@ -312,7 +313,7 @@ static bool parse_var(struct parser *ps, char *name, uint32_t *size,
 		if (!expect(ps, ']'))
 			return false;
 	}
-	if (is_punct(ps, '=')) {
+	if (is_punct(ps, '=') && !ps->allow_init) {
 		perr(ps, "initialisers are not supported");
 		return false;
 	}
@@ -320,6 +321,128 @@ static bool parse_var(struct parser *ps, char *name, uint32_t *size,
 }
 
 /* A .shared variable, or with @local a .local one of the function. */
+/* One initial value of @bits at @p (integers and 0f/0d floats). */
+static bool parse_init_value(struct parser *ps, uint8_t *p, int bits)
+{
+	bool minus = false;
+	uint64_t v;
+
+	if (is_punct(ps, '-')) {
+		minus = true;
+		next(ps);
+	}
+	if (TOK(ps) != PTX_T_INT && TOK(ps) != PTX_T_FLOAT) {
+		perr(ps, "unsupported construct: the initial value '%s' (numbers only)",
+		     TEXT(ps));
+		return false;
+	}
+	v = (uint64_t)ps->lx.value;
+	if (TOK(ps) == PTX_T_FLOAT && minus)
+		v ^= ps->lx.is_double ? (uint64_t)INT64_MIN : 0x80000000u;
+	else if (minus)
+		v = (uint64_t)-(int64_t)v;
+	if (TOK(ps) == PTX_T_FLOAT && bits == 64 && !ps->lx.is_double) {
+		perr(ps, "unsupported construct: an f32 literal for a 64-bit value");
+		return false;
+	}
+	for (int i = 0; i < bits / 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+	next(ps);
+	return true;
+}
+
+/*
+ * .global / .const [.align N] .TYPE name[N] [= value | = { values }];
+ * at module scope: module data (ptx_gvar), laid out in order.
+ */
+static void parse_global(struct parser *ps)
+{
+	struct ptx_gvar v, *arr;
+	char type[8];
+	int bits;
+	bool is_float, is_pred;
+
+	memset(&v, 0, sizeof(v));
+	v.line = ps->lx.tline;
+	next(ps);
+	ps->allow_init = true;
+	if (!parse_var(ps, v.name, &v.size, &v.align, type)) {
+		ps->allow_init = false;
+		skip_stmt(ps);
+		return;
+	}
+	ps->allow_init = false;
+	if (!v.size) {
+		perr(ps, "unsupported construct: an unsized module variable '%s'", v.name);
+		skip_stmt(ps);
+		return;
+	}
+	{
+		char t[16];
+
+		snprintf(t, sizeof(t), ".%.8s", type);
+		bits = type_bits(t, &is_float, &is_pred);
+	}
+	if (bits < 8) {
+		perr(ps, "unsupported construct: a module variable of type .%s", type);
+		skip_stmt(ps);
+		return;
+	}
+	if (is_punct(ps, '=')) {
+		uint32_t n = 0, esz = (uint32_t)bits / 8;
+
+		next(ps);
+		v.init = calloc(1, v.size);
+		if (!v.init) {
+			perr(ps, "out of memory");
+			return;
+		}
+		if (is_punct(ps, '{')) {
+			next(ps);
+			while (!is_punct(ps, '}')) {
+				if ((n + 1) * esz > v.size) {
+					perr(ps, "too many initial values for '%s'", v.name);
+					free(v.init);
+					skip_stmt(ps);
+					return;
+				}
+				if (!parse_init_value(ps, v.init + n * esz, bits)) {
+					free(v.init);
+					skip_stmt(ps);
+					return;
+				}
+				n++;
+				if (is_punct(ps, ','))
+					next(ps);
+			}
+			next(ps);
+		} else if (!parse_init_value(ps, v.init, bits)) {
+			free(v.init);
+			skip_stmt(ps);
+			return;
+		}
+	}
+	if (!v.align)
+		v.align = 1;
+	v.offset = (ps->m->data_size + v.align - 1) / v.align * v.align;
+	if ((uint64_t)v.offset + v.size > (16u << 20)) {
+		perr(ps, "unsupported construct: more than 16 MiB of module data at '%s'", v.name);
+		free(v.init);
+		skip_stmt(ps);
+		return;
+	}
+	arr = realloc(ps->m->globals, (size_t)(ps->m->nglobals + 1) * sizeof(*arr));
+	if (!arr) {
+		free(v.init);
+		perr(ps, "out of memory");
+		return;
+	}
+	ps->m->globals = arr;
+	arr[ps->m->nglobals++] = v;
+	ps->m->data_size = v.offset + v.size;
+	expect(ps, ';');
+}
+
 static void parse_shared(struct parser *ps, bool module_scope, bool is_extern,
 			 bool local)
 {
@@ -656,6 +779,8 @@ static void parse_call_param(struct parser *ps)
 		return;
 	}
 	add_reg(ps, name, (int)size * 8, type[0] == 'f', false);
+	if (ps->f->nregs)
+		ps->f->regs[ps->f->nregs - 1].is_param = true;
 	expect(ps, ';');
 }
 
@@ -915,7 +1040,7 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 		} else if (!strcmp(t, ".shared")) {
 			parse_shared(&ps, true, false, false);
 		} else if (!strcmp(t, ".global") || !strcmp(t, ".const")) {
-			perr(&ps, "unsupported construct: module-scope %s variable", t);
+			parse_global(&ps);
 		} else if (!strcmp(t, ".section")) {
 			perr(&ps, "unsupported construct: .section (debug information)");
 		} else {
@@ -936,5 +1061,8 @@ void ptx_module_free(struct ptx_module *m)
 	}
 	free(m->funcs);
 	free(m->shared);
+	for (int i = 0; i < m->nglobals; i++)
+		free(m->globals[i].init);
+	free(m->globals);
 	memset(m, 0, sizeof(*m));
 }

@@ -1686,6 +1686,64 @@ TEST(object_write_read_round_trip)
 	EXPECT_TRUE(o.code == NULL && o.nkernels == 0);
 }
 
+static void expect_reject(struct __test_metadata *_metadata, const uint8_t *good,
+			  size_t len, size_t off, uint32_t v, const char *msg);
+
+/* Module data: .global/.bytes/.param data, object version 2, disassembly. */
+TEST(module_data)
+{
+	static const char src[] = ".global tab, 20, 4\n.global cnt, 8\n"
+				  ".bytes tab+1, 7, 255, -1\n.bytes cnt, 9\n"
+				  ".kernel k\n.param ptr out\n.param data d\n"
+				  "LDP.64 R0, [d] ;\nLDG R2, [R0+tab] ;\nEXIT ;\n";
+	static const uint8_t want[40] = { [1] = 7, [2] = 255, [3] = 255, [32] = 9 };
+	struct vgpu_object o, r, o2;
+	uint8_t *buf, *buf2;
+	size_t len, len2;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f;
+
+	ASSERT_EQ(0, assemble(src, &o)) TH_LOG("%s", errbuf);
+	ASSERT_EQ(40u, o.data_size);
+	EXPECT_EQ(0, memcmp(want, o.data, 40));
+	EXPECT_EQ((uint32_t)VGPU_PARAM_DATA, o.params[1].type);
+	ASSERT_EQ(0, vgpu_object_write(&o, &buf, &len));
+	EXPECT_EQ(2u, buf[4]); /* version 2: it has data */
+	ASSERT_EQ(0, vgpu_object_read(buf, len, &r, errbuf, sizeof(errbuf))) TH_LOG("%s", errbuf);
+	ASSERT_EQ(40u, r.data_size);
+	EXPECT_EQ(0, memcmp(want, r.data, 40));
+	/* the disassembly assembles to the same object */
+	f = open_memstream(&text, &tlen);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, vgpu_disasm_object(&r, f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, ".global __data, 40, 16\n.bytes __data+0, 0, 7, 255, 255,"));
+	ASSERT_EQ(0, assemble(text, &o2)) TH_LOG("%s\n%s", errbuf, text);
+	ASSERT_EQ(0, vgpu_object_write(&o2, &buf2, &len2));
+	EXPECT_EQ(len, len2);
+	EXPECT_EQ(0, memcmp(buf, buf2, len));
+	/* a corrupt data section is rejected */
+	expect_reject(_metadata, buf, len, 36, 1u << 30, "data of 1073741824 bytes");
+	free(text);
+	free(buf);
+	free(buf2);
+	vgpu_object_fini(&o);
+	vgpu_object_fini(&o2);
+	vgpu_object_fini(&r);
+
+	expect_errors(_metadata, ".bytes 0, 1\nNOP",
+		      "t.s:1:8: error: data offset 0 outside the 0 bytes of .global data\n");
+	expect_errors(_metadata, ".global x, 0\nNOP",
+		      "t.s:1:12: error: data size 0 out of range (1..16777216)\n");
+	expect_errors(_metadata, ".global x, 4, 3\nNOP",
+		      "t.s:1:15: error: data alignment 3 is not a power of two up to 4096\n");
+	expect_errors(_metadata, ".global x, 4\n.bytes x, 300\nNOP",
+		      "t.s:2:11: error: byte 300 out of range (-128..255)\n");
+	expect_errors(_metadata, ".param data d\nNOP",
+		      "t.s:1:1: error: kernel 'main' has a '.param data' but the program has no .global data\n");
+}
+
 static void put32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)

@@ -514,6 +514,42 @@ TEST_F(ptx, calls)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/globals.cu: module data, initialised and kept across launches */
+TEST_F(ptx, globals)
+{
+	static const uint32_t table[8] = { 3, 1, 4, 1, 5, 9, 2, 6 };
+	static const uint32_t ctab[5] = { 100, 200, 300, 400, 500 };
+	static const float ftab[3] = { 1.5f, -2.25f, 1e3f };
+	static const uint8_t bytes[5] = { 0xff, 1, 2, 3, 0x80 };
+	const uint32_t grid = 2, block = 32, n = 64, k = 5;
+	uint32_t out[2 * 64];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "globals"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, k));
+	for (uint32_t launch = 0; launch < 2; launch++) {
+		uint32_t seen[128] = { 0 };
+
+		ASSERT_EQ(0, run(_metadata, self, args, grid, block, launch, false));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t c = out[2 * i + 1];
+
+			EXPECT_EQ(table[(i + k) % 8] + ctab[i % 5] +
+					  (uint32_t)(int32_t)(ftab[i % 3] * 2.0f) + bytes[i % 5],
+				  out[2 * i]) TH_LOG("thread %u", i);
+			/* the counter goes on where the last launch left it */
+			ASSERT_GE(c, launch * n);
+			ASSERT_LT(c, (launch + 1) * n);
+			EXPECT_EQ(0u, seen[c - launch * n]++) TH_LOG("count %u twice", c);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
@@ -827,10 +863,14 @@ static const struct bad_ptx bad[] = {
 	{ "missing_brace",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n ret;\n",
 	  "error: missing '}' at the end of 'k'" },
-	{ "const_load",
+	{ "param_through_register",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
-	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.const.u32 %r0, [%rd0];\n ret;\n}\n",
-	  "t.ptx:9:2: error: unsupported PTX construct 'ld.const.u32': the .const state space" },
+	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.param.u32 %r0, [%rd0];\n ret;\n}\n",
+	  "t.ptx:9:2: error: unsupported PTX construct 'ld.param.u32': a parameter address other than [name+offset]" },
+	{ "global_symbol_initialiser",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.global .u64 p = generic(q);\n"
+	  ".visible .entry k()\n{\n ret;\n}\n",
+	  "t.ptx:4:" },
 	{ "atom_local",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " .local .align 4 .b8 d[16];\n .reg .b32 %r<2>;\n atom.add.u32 %r0, [d], 1;\n ret;\n}\n",
