@@ -37,6 +37,11 @@ static void dev_free(struct vgpu_device *dev)
 			gc.handle = p->local_handle;
 			vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &gc);
 		}
+		if (p->printf_handle) {
+			dev->ops->munmap(dev, p->printf_map, VGPU_PRINTF_BYTES);
+			gc.handle = p->printf_handle;
+			vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &gc);
+		}
 	}
 	for (unsigned int i = 0; i < dev->njob_syncs; i++) {
 		struct drm_syncobj_destroy d = { .handle = dev->job_syncs[i] };

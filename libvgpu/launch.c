@@ -25,6 +25,23 @@
 
 /* ---- argument sets ---- */
 
+/* Does kernel @k have a parameter of @type (one the launch fills in)? */
+static unsigned has_param(const struct vgpu_program *prog, const struct vgpu_obj_kernel *k,
+			  uint32_t type)
+{
+	for (uint32_t i = 0; i < k->nparams; i++)
+		if (prog->obj.params[k->first_param + i].type == type)
+			return 1;
+	return 0;
+}
+
+/* The buffers the launch adds for @k beyond code and parameters. */
+static unsigned extra_bos(const struct vgpu_program *prog, const struct vgpu_obj_kernel *k)
+{
+	return !!k->local_bytes + !!prog->data + has_param(prog, k, VGPU_PARAM_PRINTF);
+}
+
+
 int vgpu_args_new(const struct vgpu_kernel *kernel, struct vgpu_args **out)
 {
 	struct vgpu_args *args;
@@ -57,8 +74,8 @@ int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo)
 	for (unsigned int i = 0; i < args->nhandles; i++)
 		if (args->handles[i] == bo->handle)
 			return 0;
-	if (args->nhandles + 1 + 2 + !!args->kernel->obj->local_bytes +
-	    !!args->kernel->prog->data > VGPU_SUBMIT_MAX_BOS)
+	if (args->nhandles + 1 + 2 + extra_bos(args->kernel->prog, args->kernel->obj) >
+	    VGPU_SUBMIT_MAX_BOS)
 		return -E2BIG; /* the launch adds the code and parameter pages
 				  (and local memory, module data) */
 	if (args->nhandles == args->cap) {
@@ -476,6 +493,9 @@ static void param_page_release(struct vgpu_job *job, bool completed)
 	if (job->param_idx < 0)
 		return;
 	pthread_mutex_lock(&dev->param_lock);
+	if (completed && job->printf_prog && !job->printf_text)
+		job->printf_text = vgpu_printf_collect(job->printf_prog,
+						       dev->param_bos[job->param_idx].printf_map);
 	dev->param_bos[job->param_idx].state = completed ? PARAM_IDLE : PARAM_BUSY;
 	pthread_mutex_unlock(&dev->param_lock);
 	job->param_idx = -1;
@@ -513,12 +533,30 @@ static int local_mem(struct vgpu_device *dev, struct vgpu_param_bo *p, uint64_t 
 	return 0;
 }
 
-/* Is @k's parameter list only what the launch fills in (0 or 1 data)? */
-static unsigned hidden_data(const struct vgpu_program *prog, const struct vgpu_obj_kernel *k)
+/* @k's printf buffer (on its page, like local memory): made once, mapped. */
+static int printf_mem(struct vgpu_device *dev, struct vgpu_param_bo *p)
 {
-	for (uint32_t i = 0; i < k->nparams; i++)
-		if (prog->obj.params[k->first_param + i].type == VGPU_PARAM_DATA)
-			return 1;
+	struct drm_vgpu_bo_create c = { .size = VGPU_PRINTF_BYTES, .flags = VGPU_BO_NO_EXEC };
+	struct drm_vgpu_bo_mmap_offset mo = { 0 };
+	void *map;
+	int ret;
+
+	if (p->printf_handle)
+		return 0;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_CREATE, &c);
+	if (ret)
+		return ret;
+	mo.handle = c.handle;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
+	if (!ret)
+		ret = dev->ops->mmap(dev, mo.offset, VGPU_PRINTF_BYTES, &map);
+	if (ret) {
+		vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &(struct drm_gem_close){ .handle = c.handle });
+		return ret;
+	}
+	p->printf_handle = c.handle;
+	p->printf_va = c.va;
+	p->printf_map = map;
 	return 0;
 }
 
@@ -585,7 +623,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	cfg = cfg ? cfg : &defaults;
 	if (args && args->kernel != kernel)
 		return -EINVAL;
-	if (!args && k->nparams > !!k->local_bytes + hidden_data(prog, k))
+	if (!args && k->nparams > !!k->local_bytes + has_param(prog, k, VGPU_PARAM_DATA) +
+				   has_param(prog, k, VGPU_PARAM_PRINTF))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
@@ -597,7 +636,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
 
-	nbos = (args ? args->nhandles : 0) + 2 + !!k->local_bytes + !!prog->data;
+	nbos = (args ? args->nhandles : 0) + 2 + extra_bos(prog, k);
 	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit ? 1 : 0);
 	if (cfg->nwait > 8)
 		in = malloc(cfg->nwait * sizeof(*in));
@@ -671,8 +710,18 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		if (lsize)
 			ret = local_mem(dev, &dev->param_bos[page], lsize);
 	}
-	if (!ret && (k->local_bytes || prog->data)) {
+	if (!ret && has_param(prog, k, VGPU_PARAM_PRINTF)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
+
+		ret = printf_mem(dev, p);
+		if (!ret)
+			*(struct vgpu_printf_header *)p->printf_map = (struct vgpu_printf_header){
+				.capacity = VGPU_PRINTF_BYTES - sizeof(struct vgpu_printf_header),
+			};
+	}
+	if (!ret && extra_bos(prog, k)) {
+		struct vgpu_param_bo *p = &dev->param_bos[page];
+		unsigned int h = nbos - extra_bos(prog, k);
 
 		for (uint32_t i = 0; i < k->nparams; i++) {
 			const struct vgpu_obj_param *pa = &prog->obj.params[k->first_param + i];
@@ -681,16 +730,28 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 				put_le(p->map + pa->offset, p->local_va, 8);
 			if (pa->type == VGPU_PARAM_DATA)
 				put_le(p->map + pa->offset, prog->data->va, 8);
+			if (pa->type == VGPU_PARAM_PRINTF)
+				put_le(p->map + pa->offset, p->printf_va, 8);
 		}
 		if (k->local_bytes)
-			handles[nbos - 1 - !!prog->data] = p->local_handle;
+			handles[h++] = p->local_handle;
 		if (prog->data)
-			handles[nbos - 1] = prog->data->handle;
+			handles[h++] = prog->data->handle;
+		if (has_param(prog, k, VGPU_PARAM_PRINTF))
+			handles[h++] = p->printf_handle;
 	}
 	handles[1] = dev->param_bos[page].handle;
 	s.launch.param_va = dev->param_bos[page].va;
 	if (!ret)
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
+	if (!ret && job && has_param(prog, k, VGPU_PARAM_PRINTF)) {
+		/* with synchronous submission the job has run: collect now,
+		 * before the next launch takes the page */
+		if (dev->ops->sync_submit)
+			job->printf_text = vgpu_printf_collect(prog, dev->param_bos[page].printf_map);
+		else
+			job->printf_prog = prog;
+	}
 	param_page_put(dev, page, !ret, job);
 	if (ret)
 		goto out;
@@ -713,6 +774,7 @@ out:
 	if (job) {
 		if (job->sync)
 			job_sync_put(dev, job->sync);
+		free(job->printf_text);
 		free(job);
 	}
 	if (in != in_small)
@@ -820,7 +882,13 @@ void vgpu_job_free(struct vgpu_job *job)
 	if (job->sync)
 		job_sync_put(job->dev, job->sync);
 	vgpu_dev_put(job->dev);
+	free(job->printf_text);
 	free(job);
+}
+
+const char *vgpu_job_printf(struct vgpu_job *job)
+{
+	return job ? job->printf_text : NULL;
 }
 
 /* ---- describing exceptions ---- */

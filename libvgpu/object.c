@@ -95,7 +95,7 @@ static void put_param(uint8_t *p, const struct vgpu_obj_param *pa)
 static const uint32_t param_sizes[] = {
 	[VGPU_PARAM_U32] = 4, [VGPU_PARAM_S32] = 4, [VGPU_PARAM_F32] = 4,
 	[VGPU_PARAM_U64] = 8, [VGPU_PARAM_S64] = 8, [VGPU_PARAM_PTR] = 8,
-	[VGPU_PARAM_LOCAL] = 8, [VGPU_PARAM_DATA] = 8,
+	[VGPU_PARAM_LOCAL] = 8, [VGPU_PARAM_DATA] = 8, [VGPU_PARAM_PRINTF] = 8,
 };
 
 int vgpu_object_write(const struct vgpu_object *obj, uint8_t **buf, size_t *len)
@@ -263,7 +263,7 @@ static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 static int check_params(struct reader *r, const struct vgpu_object *o,
 			const struct vgpu_obj_kernel *k)
 {
-	uint32_t nlocal = 0, ndata = 0;
+	uint32_t nlocal = 0, ndata = 0, nprintf = 0;
 
 	for (uint32_t j = 0; j < k->nparams; j++) {
 		const struct vgpu_obj_param *p = &o->params[k->first_param + j];
@@ -274,7 +274,11 @@ static int check_params(struct reader *r, const struct vgpu_object *o,
 				   p->name, p->offset, k->name, k->param_size);
 		nlocal += p->type == VGPU_PARAM_LOCAL;
 		ndata += p->type == VGPU_PARAM_DATA;
+		nprintf += p->type == VGPU_PARAM_PRINTF;
 	}
+	if (nprintf > 1)
+		return bad(r->err, r->errlen, "kernel '%s': %" PRIu32 " printf parameters",
+			   k->name, nprintf);
 	if (ndata > 1 || (ndata && !r->data_size))
 		return bad(r->err, r->errlen, "kernel '%s': %" PRIu32 " data parameters and %"
 			   PRIu32 " bytes of data (want at most one, and data)",

@@ -298,6 +298,8 @@ enum vgpu_arg_type {
 	VGPU_ARG_LOCAL = VGPU_PARAM_LOCAL,
 	/* the program's module data (.global): filled in like LOCAL */
 	VGPU_ARG_DATA = VGPU_PARAM_DATA,
+	/* the launch's printf buffer: filled in like LOCAL */
+	VGPU_ARG_PRINTF = VGPU_PARAM_PRINTF,
 };
 
 /**
@@ -502,6 +504,16 @@ struct vgpu_job_status {
 };
 
 VGPU_API int vgpu_job_status(struct vgpu_job *job, struct vgpu_job_status *st);
+
+/*
+ * What the job's kernel printed (device-side printf, a kernel with a
+ * VGPU_ARG_PRINTF parameter: PTX's vprintf), formatted once the job has
+ * completed (vgpu_job_wait()); NULL if it printed nothing or has not
+ * completed.  Valid until vgpu_job_free().  Records that did not fit the
+ * launch's 1 MiB buffer are counted in a closing line.  A launch without
+ * a job handle prints nowhere.
+ */
+VGPU_API const char *vgpu_job_printf(struct vgpu_job *job);
 
 /*
  * The job's exception record (-ENODATA when it raised none, -EBUSY while

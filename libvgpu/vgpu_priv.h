@@ -102,7 +102,14 @@ struct vgpu_param_bo {
 	 * demand, idle when the page is */
 	uint32_t local_handle;
 	uint64_t local_va, local_size;
+	/* the printf buffer of the page's launch (0: none yet) */
+	uint32_t printf_handle;
+	uint64_t printf_va;
+	uint8_t *printf_map;
 };
+
+/* Bytes of a launch's printf buffer (header included), as CUDA's default. */
+#define VGPU_PRINTF_BYTES (1u << 20)
 
 /* @refs: imports of a buffer the device holds return the same struct. */
 struct vgpu_bo {
@@ -154,9 +161,18 @@ struct vgpu_job {
 	int param_idx;			 /* its parameter page, -1 once given
 					    back (dev->param_lock) */
 	bool done;			 /* status fetched after the end */
+	const struct vgpu_program *printf_prog; /* its kernel prints */
+	char *printf_text;		 /* what it printed, once collected */
 	struct drm_vgpu_get_job status;
 	struct vgpu_exception_record exc;
 };
+
+/* ---- device-side printf (printf.c) ---- */
+/* Argument bytes and count of format @fmt; -1 for a conversion C cannot pass (%n). */
+VGPU_HIDDEN int vgpu_printf_layout(const char *fmt, size_t len, uint32_t *nbytes,
+				   int *nargs);
+/* The records of printf buffer @buf formatted (malloc'd), NULL if none. */
+VGPU_HIDDEN char *vgpu_printf_collect(const struct vgpu_program *prog, const uint8_t *buf);
 
 /* ---- front end helpers (device.c) ---- */
 VGPU_HIDDEN int vgpu_dev_ioctl(struct vgpu_device *dev, unsigned long request,

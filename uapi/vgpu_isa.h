@@ -494,6 +494,21 @@ enum vgpu_param_type {
 	 * created.
 	 */
 	VGPU_PARAM_DATA = 8,
+	/*
+	 * The address of the launch's printf buffer, 64 bits, filled in by
+	 * the launcher: struct vgpu_printf_header, then records of { u32
+	 * offset of the format string in the module data, u32 argument
+	 * bytes, the arguments } padded to 8 bytes.  A kernel adds a record
+	 * with an atomic add of its size to @used, and writes it only if it
+	 * ends within @capacity (libvgpu/printf.c formats them).
+	 */
+	VGPU_PARAM_PRINTF = 9,
+};
+
+struct vgpu_printf_header {
+	uint32_t used;	   /* bytes of records wanted (may pass @capacity) */
+	uint32_t capacity; /* bytes of record space after the header */
+	uint32_t pad[2];
 };
 
 /* At most this much local memory per thread (a multiple of 16). */
@@ -520,6 +535,7 @@ struct vgpu_obj_param {
 
 _Static_assert(sizeof(struct vgpu_obj_header) == 32, "obj header layout");
 _Static_assert(sizeof(struct vgpu_obj_data) == 8, "obj data layout");
+_Static_assert(sizeof(struct vgpu_printf_header) == 16, "printf header layout");
 _Static_assert(sizeof(struct vgpu_obj_kernel) == 56, "obj kernel layout");
 _Static_assert(sizeof(struct vgpu_obj_param) == 48, "obj param layout");
 

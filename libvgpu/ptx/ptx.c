@@ -157,6 +157,11 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 	}
 	if (m->nglobals) /* module data: the launch fills in gdata */
 		sb_printf(sb, ".param data gdata\n");
+	for (int i = 0; i < f->ninsns; i++)
+		if (!strcmp(f->insns[i].op, "vprintf")) { /* and the printf buffer */
+			sb_printf(sb, ".param printf pbuf\n");
+			break;
+		}
 	if (code.frame) /* local memory: the launch fills in lmem */
 		sb_printf(sb, ".param local lmem\n.local %u\n", code.frame);
 	for (int i = 0; i < m->nshared; i++)

@@ -12,8 +12,10 @@
  * st.param / ld.param on them, and the callee's ld.param of its
  * parameters and st.param of its result, become moves.
  *
- * Recursion (direct or not), calls of functions without a body (vprintf)
- * and parameters passed by address are located errors.
+ * vprintf(fmt, args) becomes the pseudo-instruction `vprintf ret, fmt,
+ * args` (ptx_lower_mem.c writes the printf record).  Recursion (direct or
+ * not), calls of other functions without a body and parameters passed by
+ * address are located errors.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -191,6 +193,21 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 			else
 				callee = &I->m->funcs[i];
 		}
+	if (!callee && decl && !strcmp(fo->sym, "vprintf") && in->call_ret && nargs == 2) {
+		/* device printf: the lowering writes a record (pl_vprintf) */
+		struct ptx_insn x = *in;
+
+		snprintf(x.op, sizeof(x.op), "vprintf");
+		x.nmods = 0;
+		x.call_ret = false;
+		x.nops = 3;
+		x.ops[1] = in->ops[2];
+		x.ops[2] = in->ops[3];
+		x.ops[0].reg = map_reg(fr, in->ops[0].reg);
+		x.ops[1].reg = map_reg(fr, x.ops[1].reg);
+		x.ops[2].reg = map_reg(fr, x.ops[2].reg);
+		return push(I, &x) != NULL;
+	}
 	if (!callee && decl)
 		return ierr(I, in->line, fo->col,
 			    "unsupported construct: a call of the external function '%s'", fo->sym);

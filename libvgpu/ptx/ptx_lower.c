@@ -645,6 +645,7 @@ static const struct {
 	{ "ex2", pl_mufu },	  { "lg2", pl_mufu },	  { "sin", pl_mufu },
 	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
 	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
+	{ "vprintf", pl_vprintf },
 };
 
 /*

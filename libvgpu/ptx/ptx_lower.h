@@ -140,5 +140,6 @@ void pl_shfl(struct lower *L);
 void pl_bitfield(struct lower *L);
 void pl_elect(struct lower *L);
 void pl_redux(struct lower *L);
+void pl_vprintf(struct lower *L);
 
 #endif

@@ -807,6 +807,127 @@ static void extend(struct lower *L, int d, int s, int spart, int bits, bool sign
 	pl_o_text(v, "0x%x", 32 - bits);
 }
 
+/*
+ * cvt.f64.f32 (exact) in integer instructions: the sign, the exponent
+ * rebiased (+896; 2047 for inf/NaN, 0 for zero), the mantissa shifted
+ * into place.  A subnormal is first scaled by 2^64 with an exact FMUL,
+ * which makes it normal, and its exponent lowered by 64 again.
+ */
+static void f32_to_f64(struct lower *L, int d, const struct ptx_operand *s)
+{
+	int x = pl_new_vreg(L, 1), y = pl_new_vreg(L, 1), e = pl_new_vreg(L, 1);
+	int adj = pl_new_vreg(L, 1), sub = pl_new_vreg(L, 0), spec = pl_new_vreg(L, 0);
+	struct ptx_vinsn *v;
+
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, x, 0, false);
+	pl_use_src_or_imm(L, v, s, 0);
+	v = pl_emit(L, "LOP.AND"); /* subnormal or zero: exponent field 0 */
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x7f800000");
+	v = pl_emit(L, "ISETP.EQ.U32");
+	pl_o_pdef(v, sub);
+	pl_o_use(v, e, 0);
+	pl_o_text(v, "0x0");
+	v = pl_emit(L, "FMUL");
+	pl_o_def(v, y, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x5f800000");
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, x, 0, false);
+	pl_o_use(v, y, 0);
+	pl_o_use(v, x, 0);
+	pl_o_puse(v, sub, false);
+	v = pl_emit(L, "LOP.AND"); /* a signalling NaN becomes quiet, as IEEE says */
+	pl_o_def(v, y, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x7fffffff");
+	v = pl_emit(L, "ISETP.GT.U32");
+	pl_o_pdef(v, spec);
+	pl_o_use(v, y, 0);
+	pl_o_text(v, "0x7f800000");
+	v = pl_emit(L, "LOP.OR");
+	v->guard = spec;
+	v->guard_not = false;
+	pl_o_def(v, x, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x400000");
+	v = pl_emit(L, "MOV"); /* 896, or 896 - 64 for a scaled subnormal */
+	pl_o_def(v, adj, 0, false);
+	pl_o_text(v, "0x%x", 896);
+	v = pl_emit(L, "IADD");
+	v->guard = sub;
+	v->guard_not = false;
+	pl_o_def(v, adj, 0, false);
+	pl_o_use(v, adj, 0);
+	pl_o_text(v, "0x%x", (uint32_t)-64);
+	/* e = exponent field + adj; 2047 for inf/NaN; 0 for +-0 */
+	v = pl_emit(L, "SHR.U32");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x17");
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, e, 0);
+	pl_o_text(v, "0xff");
+	v = pl_emit(L, "ISETP.EQ.U32");
+	pl_o_pdef(v, spec);
+	pl_o_use(v, e, 0);
+	pl_o_text(v, "0xff");
+	v = pl_emit(L, "IADD");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, e, 0);
+	pl_o_use(v, adj, 0);
+	v = pl_emit(L, "MOV");
+	v->guard = spec;
+	v->guard_not = false;
+	pl_o_def(v, e, 0, false);
+	pl_o_text(v, "0x7ff");
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, y, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x7fffffff");
+	v = pl_emit(L, "ISETP.EQ.U32");
+	pl_o_pdef(v, spec);
+	pl_o_use(v, y, 0);
+	pl_o_text(v, "0x0");
+	v = pl_emit(L, "MOV");
+	v->guard = spec;
+	v->guard_not = false;
+	pl_o_def(v, e, 0, false);
+	pl_o_text(v, "RZ");
+	/* lo = m << 29; hi = sign | e << 20 | m >> 3 */
+	v = pl_emit(L, "SHL");
+	pl_o_def(v, d, 0, true);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x1d");
+	v = pl_emit(L, "SHL");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, e, 0);
+	pl_o_text(v, "0x14");
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, y, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x7fffff");
+	v = pl_emit(L, "SHR.U32");
+	pl_o_def(v, y, 0, false);
+	pl_o_use(v, y, 0);
+	pl_o_text(v, "0x3");
+	v = pl_emit(L, "LOP.OR");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, e, 0);
+	pl_o_use(v, y, 0);
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, y, 0, false);
+	pl_o_use(v, x, 0);
+	pl_o_text(v, "0x80000000");
+	v = pl_emit(L, "LOP.OR");
+	pl_o_def(v, d, 1, false);
+	pl_o_use(v, e, 0);
+	pl_o_use(v, y, 0);
+}
+
 void pl_cvt(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -819,6 +940,12 @@ void pl_cvt(struct lower *L)
 		return;
 	if (!dt.bits || !st.bits)
 		return (void)pl_lerr(L, "cvt needs a destination and a source type");
+	if (dt.flt && dt.bits == 64 && st.flt && st.bits == 32) {
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		if (d >= 0)
+			f32_to_f64(L, d, s);
+		return;
+	}
 	if ((dt.flt && dt.bits != 32) || (st.flt && st.bits != 32))
 		return (void)pl_unsupported(L, "conversions of types other than f32");
 	d = pl_dst_reg(L, &in->ops[0], dt.bits == 64 ? PTX_R64 : PTX_R32);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ptx_lower.h"
+#include "vgpu_priv.h"
 
 void pl_cvta(struct lower *L)
 {
@@ -214,12 +215,27 @@ static void ldst_one(struct lower *L, const char *mn, struct ptype t, bool load,
 		v->guard_not = false;
 	}
 	if (load) {
-		int d = pl_dst_reg(L, x, t.bits == 64 ? PTX_R64 : PTX_R32);
+		bool wide = t.bits < 64 && pl_is_reg(L, x, PTX_R64);
+		int d = pl_dst_reg(L, x, t.bits == 64 || wide ? PTX_R64 : PTX_R32);
 
 		if (d < 0)
 			return;
-		pl_o_def(v, d, 0, false);
+		pl_o_def(v, d, 0, wide);
 		pl_o_mem(v, base, "%s", eoff);
+		if (wide) { /* a wider destination: extended as the type says */
+			v = pl_emit(L, t.sign ? "SHR.S32" : "MOV");
+			if (guard >= 0) {
+				v->guard = guard;
+				v->guard_not = false;
+			}
+			pl_o_def(v, d, 1, false);
+			if (t.sign) {
+				pl_o_use(v, d, 0);
+				pl_o_text(v, "0x1f");
+			} else {
+				pl_o_text(v, "RZ");
+			}
+		}
 		return;
 	}
 	pl_o_mem(v, base, "%s", eoff);
@@ -373,4 +389,127 @@ void pl_atom(struct lower *L)
 	}
 }
 
-/* ---- control and barriers ---- */
+
+
+/* ---- device printf ---- */
+
+/* The instruction that is @f's only write of register @r, or NULL. */
+static const struct ptx_insn *only_def(const struct ptx_func *f, int r)
+{
+	const struct ptx_insn *def = NULL;
+
+	for (int i = 0; i < f->ninsns; i++) {
+		const struct ptx_insn *in = &f->insns[i];
+
+		if (in->label[0] || !in->nops || in->ops[0].kind != PTX_O_REG || in->ops[0].reg != r)
+			continue;
+		if (def)
+			return NULL;
+		def = in;
+	}
+	return def;
+}
+
+/* The module variable whose address register @r holds (through movs and cvta), or -1. */
+static int traced_global(const struct lower *L, int r)
+{
+	for (int step = 0; step < 16; step++) {
+		const struct ptx_insn *d = only_def(L->f, r);
+
+		if (!d || d->guard >= 0 || d->nops != 2 ||
+		    (strcmp(d->op, "mov") && strcmp(d->op, "cvta")))
+			return -1;
+		if (d->ops[1].kind == PTX_O_REG) {
+			r = d->ops[1].reg;
+			continue;
+		}
+		if (d->ops[1].kind != PTX_O_SYM || d->ops[1].imm)
+			return -1;
+		for (int g = 0; g < L->m->nglobals; g++)
+			if (!strcmp(L->m->globals[g].name, d->ops[1].sym))
+				return g;
+		return -1;
+	}
+	return -1;
+}
+
+/*
+ * vprintf d, fmt, args (ptx_inline.c): append a record to the launch's
+ * printf buffer (struct vgpu_printf_header): the format's offset in the
+ * module data, the argument bytes its conversions take, and a copy of
+ * them from @args.  The format must be a string constant of the module.
+ */
+void pl_vprintf(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	int g = in->ops[1].kind == PTX_O_REG ? traced_global(L, in->ops[1].reg) : -1;
+	const struct ptx_gvar *gv;
+	uint32_t nbytes, total;
+	int nargs, pb, t, old, cap, p, q, rec;
+	struct ptx_vinsn *v;
+
+	if (g < 0 || !L->m->globals[g].init)
+		return (void)pl_unsupported(L, "printf with a format that is not a string constant");
+	gv = &L->m->globals[g];
+	if (vgpu_printf_layout((const char *)gv->init, gv->size, &nbytes, &nargs))
+		return (void)pl_unsupported(L, "a printf conversion C cannot pass (%n)");
+	if (nbytes && in->ops[2].kind != PTX_O_REG)
+		return (void)pl_lerr(L, "printf arguments without an argument buffer");
+	total = 8 + ((nbytes + 7) & ~7u);
+	pb = pl_new_vreg(L, 2);
+	t = pl_new_vreg(L, 1);
+	old = pl_new_vreg(L, 1);
+	cap = pl_new_vreg(L, 1);
+	p = pl_new_vreg(L, 0);
+	q = pl_new_vreg(L, 2);
+	rec = pl_new_vreg(L, 2);
+	v = pl_emit(L, "LDP.64");
+	pl_o_def(v, pb, 0, false);
+	pl_o_mem(v, -1, "pbuf");
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, t, 0, false);
+	pl_o_text(v, "0x%x", total);
+	v = pl_emit(L, "ATOMG.ADD.U32");
+	pl_o_def(v, old, 0, false);
+	pl_o_mem(v, pb, "0");
+	pl_o_use(v, t, 0);
+	v = pl_emit(L, "LDG.32");
+	pl_o_def(v, cap, 0, false);
+	pl_o_mem(v, pb, "4");
+	v = pl_emit(L, "IADD"); /* the record fits if old + total <= capacity */
+	pl_o_def(v, t, 0, false);
+	pl_o_use(v, old, 0);
+	pl_o_text(v, "0x%x", total);
+	v = pl_emit(L, "ISETP.LE.U32");
+	pl_o_pdef(v, p);
+	pl_o_use(v, t, 0);
+	pl_o_use(v, cap, 0);
+	pl_mov_reg(L, q, 0, true, old, 0);
+	pl_mov_reg(L, q, 1, false, -1, 0);
+	pl_add64(L, rec, pb, q, sizeof(struct vgpu_printf_header));
+	for (uint32_t w = 0; w < 2 + nbytes / 4; w++) {
+		if (w == 0 || w == 1) {
+			v = pl_emit(L, "MOV");
+			pl_o_def(v, t, 0, false);
+			pl_o_text(v, "0x%x", w ? nbytes : gv->offset);
+		} else {
+			v = pl_emit(L, "LDG.32");
+			pl_o_def(v, t, 0, false);
+			pl_o_mem(v, in->ops[2].reg, "%u", 4 * (w - 2));
+		}
+		v = pl_emit(L, "STG.32");
+		v->guard = p;
+		v->guard_not = false;
+		pl_o_mem(v, rec, "%u", 4 * w);
+		pl_o_use(v, t, 0);
+	}
+	if (in->ops[0].kind == PTX_O_REG) {
+		int d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+
+		if (d >= 0) {
+			v = pl_emit(L, "MOV");
+			pl_o_def(v, d, 0, false);
+			pl_o_text(v, "0x%x", nargs);
+		}
+	}
+}

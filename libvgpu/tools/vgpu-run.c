@@ -654,7 +654,7 @@ static int set_kargs(const struct vgpu_kernel *k, const struct gmem *gm,
 	}
 	for (uint32_t i = 0; !vgpu_kernel_arg(k, i, &a); i++)
 		if (a.offset >= off && strncmp(a.name, "pad", 3) && a.type != VGPU_ARG_LOCAL &&
-		    a.type != VGPU_ARG_DATA) {
+		    a.type != VGPU_ARG_DATA && a.type != VGPU_ARG_PRINTF) {
 			usage_error("kernel '%s' takes more parameters than the %u --arg "
 				    "value%s given (next: '%s' at offset %u)", ki.name,
 				    o->nkargs, o->nkargs == 1 ? "" : "s", a.name, a.offset);
@@ -1203,7 +1203,10 @@ static int run(const struct options *o, struct gmem *gm)
 		goto out;
 	}
 	err = vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE);
+	if (vgpu_job_printf(job)) /* what the kernel printed, as CUDA shows it */
+		fputs(vgpu_job_printf(job), stdout);
 	if (err) {
+		fflush(stdout);
 		status = report_failure(job, err);
 		goto out;
 	}

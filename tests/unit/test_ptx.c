@@ -550,6 +550,97 @@ TEST_F(ptx, globals)
 	vgpu_args_free(args);
 }
 
+TEST_F(ptx, cvt_f64)
+{
+	float in[256];
+	uint64_t out[256];
+	struct vgpu_args *args = NULL;
+	uint32_t bits;
+
+	for (uint32_t i = 0; i < 256; i++) {
+		bits = i * 0x9e3779b9u; /* all exponents, both signs */
+		if (i % 8 == 1)
+			bits &= 0x807fffffu; /* subnormals */
+		memcpy(&in[i], &bits, 4);
+	}
+	in[0] = 0.0f;
+	in[2] = -0.0f;
+	in[3] = INFINITY;
+	in[4] = -INFINITY;
+	in[5] = 1e-45f; /* the smallest subnormal */
+	in[6] = 3.4028235e38f;
+	bits = 0x7fc00001u; /* a NaN with payload */
+	memcpy(&in[7], &bits, 4);
+	ASSERT_EQ(0, load(_metadata, self, "cvt_f64"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, 128, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < 256; i++) {
+		double d = in[i];
+		uint64_t want;
+
+		memcpy(&want, &d, 8);
+		EXPECT_EQ(want, out[i]) TH_LOG("%u: %a (0x%08x)", i, (double)in[i],
+					       (unsigned)(i * 0x9e3779b9u));
+	}
+	vgpu_args_free(args);
+}
+
+/* tests/ptx/printf.cu: device printf, formatted when the job completes */
+TEST_F(ptx, printf)
+{
+	const uint32_t n = 40;
+	struct vgpu_args *args = NULL;
+	char want[64][128], *text, *line;
+	int nwant = 0, got = 0;
+
+	for (uint32_t i = 0; i < n; i += 2) {
+		int64_t big = -((int64_t)n << 33) - (int64_t)i;
+
+		snprintf(want[nwant++], sizeof(want[0]), "thread %u: %d %lld %.3f %x %c|", i,
+			 -(int32_t)i, (long long)big, 0.5 * i, n + i, 'a' + (int)(i % 26));
+	}
+	snprintf(want[nwant++], sizeof(want[0]), "last of them [%*u] %%", 6, n - 1);
+	ASSERT_EQ(0, load(_metadata, self, "printk"));
+	ASSERT_EQ(0, buf(self, 0, NULL, 4 * n));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, n));
+	for (uint64_t s = 0; s < 3; s++) {
+		struct vgpu_launch_config cfg = { .grid = { 2 }, .block = { n / 2 }, .seed = s,
+						  .flags = s ? VGPU_LAUNCH_RANDOM_SCHED : 0 };
+		struct vgpu_job *job = NULL;
+		bool seen[64] = { false };
+
+		ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+		ASSERT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+		ASSERT_NE(NULL, vgpu_job_printf(job));
+		text = strdup(vgpu_job_printf(job));
+		ASSERT_NE(NULL, text);
+		got = 0;
+		/* one line per printf, in whatever order the threads ran */
+		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), got++) {
+			int k;
+
+			for (k = 0; k < nwant; k++)
+				if (!seen[k] && !strcmp(want[k], line))
+					break;
+			EXPECT_LT(k, nwant) TH_LOG("unexpected line '%s' (seed %llu)", line,
+						   (unsigned long long)s);
+			if (k < nwant)
+				seen[k] = true;
+		}
+		EXPECT_EQ(nwant, got);
+		free(text);
+		vgpu_job_free(job);
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
@@ -887,12 +978,20 @@ static const struct bad_ptx bad[] = {
 	  "t.ptx:6:11: error: unsupported construct: a recursive call of 'f'" },
 	{ "extern_call",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
-	  ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 a, .param .b64 b);\n"
+	  ".extern .func (.param .b32 func_retval0) malloc (.param .b64 a, .param .b64 b);\n"
 	  ".visible .entry k()\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n"
 	  " { .param .b64 p0;\n st.param.b64 [p0+0], %rd0;\n .param .b64 p1;\n"
+	  " st.param.b64 [p1+0], %rd0;\n .param .b32 r;\n call.uni (r), malloc, (p0, p1);\n"
+	  " ld.param.b32 %r0, [r+0];\n }\n ret;\n}\n",
+	  "t.ptx:14:16: error: unsupported construct: a call of the external function 'malloc'" },
+	{ "printf_format_not_constant",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
+	  ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 a, .param .b64 b);\n"
+	  ".visible .entry k(.param .u64 f)\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n"
+	  " ld.param.u64 %rd0, [f];\n { .param .b64 p0;\n st.param.b64 [p0+0], %rd0;\n .param .b64 p1;\n"
 	  " st.param.b64 [p1+0], %rd0;\n .param .b32 r;\n call.uni (r), vprintf, (p0, p1);\n"
 	  " ld.param.b32 %r0, [r+0];\n }\n ret;\n}\n",
-	  "t.ptx:14:16: error: unsupported construct: a call of the external function 'vprintf'" },
+	  "t.ptx:15:2: error: unsupported PTX construct 'vprintf': printf with a format that is not a string constant" },
 	{ "unknown_function",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " call.uni nothere;\n ret;\n}\n",
