@@ -49,9 +49,13 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 # ---- 1. dependencies ----
+# seabios and qemu-system-data: the firmware and option ROMs the built
+# QEMU loads (-L /usr/share/seabios -L /usr/share/qemu) in the device
+# qtests, which run before anything builds the guest; a fresh machine
+# without them fails every qtest with "could not load PC BIOS".
 packages=(build-essential dpkg-dev ninja-build meson python3-venv
 	libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev pkg-config
-	flex bison ccache)
+	flex bison ccache seabios qemu-system-data)
 missing=()
 for p in "${packages[@]}"; do
 	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
