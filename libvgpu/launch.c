@@ -404,7 +404,7 @@ static int param_bo_new(struct vgpu_device *dev, struct vgpu_param_bo *p)
  */
 static int param_page_get(struct vgpu_device *dev, unsigned int *idx)
 {
-	struct vgpu_param_bo *oldest = NULL, p;
+	struct vgpu_param_bo *oldest = NULL, p = { 0 };
 	int ret;
 
 	pthread_mutex_lock(&dev->param_lock);

@@ -1078,8 +1078,14 @@ void pl_bitfield(struct lower *L)
 		pos = 32;
 	if (len > 32 - pos)
 		len = 32 - pos;
-	mask = len >= 32 ? 0xffffffffu : ((1u << len) - 1) << pos;
+	mask = !len ? 0 : len >= 32 ? 0xffffffffu : ((1u << len) - 1) << pos;
 	x = pl_new_vreg(L, 1);
+	if (bfi && !mask) { /* an empty field: b */
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, d, 0, false);
+		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		return;
+	}
 	if (bfi) { /* d = ((a << pos) & mask) | (b & ~mask) */
 		int y = pl_new_vreg(L, 1);
 
