@@ -441,12 +441,12 @@ void pl_shfl(struct lower *L)
 	const char *mode = pl_has_mod(in, ".up") ? "UP" : pl_has_mod(in, ".down") ? "DOWN" :
 			   pl_has_mod(in, ".bfly") ? "BFLY" : pl_has_mod(in, ".idx") ? "IDX" : NULL;
 	struct ptx_vinsn *v;
+	int64_t cval;
 	int d;
 
 	if (!mode || in->nops < 4 || in->nops > 5)
 		return (void)pl_unsupported(L, NULL);
-	if (in->ops[3].kind != PTX_O_IMM ||
-	    in->ops[3].imm != (!strcmp(mode, "UP") ? 0 : 0x1f))
+	if (!pl_const_of(L, &in->ops[3], &cval) || cval != (!strcmp(mode, "UP") ? 0 : 0x1f))
 		return (void)pl_unsupported(L, "segmented shuffles (c other than 0x1f, 0 for .up)");
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0 && in->ops[0].kind != PTX_O_SINK)

@@ -815,14 +815,22 @@ TEST_F(ptx, float_ops)
  * The words the GPU wrote for kernel @name (tests/ptx/nvcc/kernels.
  * expected: "NAME COUNT" then COUNT hex words); the count, or -1.
  */
+/* The nvcc set the GPU's results come from (tests/ptx/nvcc/SET.expected). */
+static const char *nvcc_set = "kernels";
+
+static const char *gpu_text(void)
+{
+	for (size_t i = 0; ptx_expected[i].name; i++)
+		if (!strcmp(ptx_expected[i].name, nvcc_set))
+			return ptx_expected[i].text;
+	return NULL;
+}
+
 static int gpu_words(const char *name, uint32_t *out, size_t max)
 {
-	const char *t = NULL, *p;
+	const char *t = gpu_text(), *p;
 	size_t n, len = strlen(name);
 
-	for (size_t i = 0; ptx_expected[i].name; i++)
-		if (!strcmp(ptx_expected[i].name, "kernels"))
-			t = ptx_expected[i].text;
 	for (p = t; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (!strncmp(p, name, len) && p[len] == ' ')
 			break;
@@ -922,6 +930,90 @@ TEST_F(ptx, nvcc_kernels_match_the_gpu)
 		nvcc_case(_metadata, self, "nv_float", 1, 64, fin, sizeof(fin), NULL, 0,
 			  (uint32_t[]){ kb }, 1, 6 * 64);
 	}
+}
+
+TEST_F(ptx, nvcc_kernels2_match_the_gpu)
+{
+	uint32_t idx[64], in[256];
+	float fin[128];
+	const char *text = corpus("kernels2"), *g, *end;
+	char want[32][160];
+	int nwant = 0;
+
+	nvcc_set = "kernels2";
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, text, strlen(text),
+					   "tests/ptx/nvcc/kernels2.ptx", &self->prog, self->log,
+					   sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	for (int i = 0; i < NBUF; i++)
+		ASSERT_EQ(0, vgpu_bo_new(self->dev, 4096, 0, &self->bo[i]));
+	/* the inputs kernels2.cu's main() gives them */
+	for (uint32_t k = 0; k < 64; k++)
+		idx[k] = k * 2654435761u >> 3;
+	for (uint32_t k = 0; k < 256; k++)
+		in[k] = k * 2246822519u ^ (k & 4 ? 0x80008000u : 0);
+	for (uint32_t k = 0; k < 128; k++) {
+		uint32_t b = k * 0x9e3779b9u;
+
+		if (k % 8 == 1)
+			b &= 0x807fffffu;
+		memcpy(&fin[k], &b, 4);
+	}
+	nvcc_case(_metadata, self, "nv2_local", 2, 64, idx, sizeof(idx), NULL, 0, NULL, 0, 128);
+	nvcc_case(_metadata, self, "nv2_calls", 2, 64, NULL, 0, NULL, 0,
+		  (uint32_t[]){ 1000003u }, 1, 256);
+	nvcc_case(_metadata, self, "nv2_globals", 1, 96, NULL, 0, NULL, 0, (uint32_t[]){ 5 }, 1,
+		  192);
+	nvcc_case(_metadata, self, "nv2_narrow", 1, 128, in, sizeof(in), NULL, 0, NULL, 0, 768);
+	nvcc_case(_metadata, self, "nv2_warp", 1, 96, in, sizeof(in), NULL, 0, NULL, 0, 768);
+	nvcc_case(_metadata, self, "nv2_cvt64", 1, 128, fin, sizeof(fin), NULL, 0, NULL, 0, 256);
+
+	/* printf: the same lines as the GPU printed, in any order */
+	g = strstr(gpu_text(), "printf-begin\n");
+	ASSERT_NE(NULL, g);
+	g += strlen("printf-begin\n");
+	end = strstr(g, "printf-end\n");
+	ASSERT_NE(NULL, end);
+	while (g < end && nwant < 32) {
+		const char *nl = strchr(g, '\n');
+
+		snprintf(want[nwant++], sizeof(want[0]), "%.*s", (int)(nl - g), g);
+		g = nl + 1;
+	}
+	ASSERT_EQ(14, nwant);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "nv2_printf", &self->k));
+	for (uint64_t s = 0; s < 2; s++) {
+		struct vgpu_launch_config cfg = { .grid = { 2 }, .block = { 32 }, .seed = s,
+						  .flags = s ? VGPU_LAUNCH_RANDOM_SCHED : 0 };
+		struct vgpu_args *args = NULL;
+		struct vgpu_job *job = NULL;
+		bool seen[32] = { false };
+		char *out, *line;
+		int got = 0;
+
+		ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+		ASSERT_EQ(0, vgpu_args_set_u32(args, 0, 50));
+		ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+		ASSERT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+		ASSERT_NE(NULL, vgpu_job_printf(job));
+		out = strdup(vgpu_job_printf(job));
+		for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n"), got++) {
+			int k;
+
+			for (k = 0; k < nwant; k++)
+				if (!seen[k] && !strcmp(want[k], line))
+					break;
+			EXPECT_LT(k, nwant) TH_LOG("the GPU printed no line '%s'", line);
+			if (k < nwant)
+				seen[k] = true;
+		}
+		EXPECT_EQ(nwant, got);
+		free(out);
+		vgpu_job_free(job);
+		vgpu_args_free(args);
+	}
+	nvcc_set = "kernels";
 }
 
 /* ---- bad input: a clear error with the location, never a crash ---- */
