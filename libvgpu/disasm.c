@@ -47,7 +47,7 @@ static const char *const ptype_names[] = {
 	[VGPU_PARAM_F32] = "f32", [VGPU_PARAM_U64] = "u64",
 	[VGPU_PARAM_S64] = "s64", [VGPU_PARAM_PTR] = "ptr",
 	[VGPU_PARAM_LOCAL] = "local", [VGPU_PARAM_DATA] = "data",
-	[VGPU_PARAM_PRINTF] = "printf",
+	[VGPU_PARAM_PRINTF] = "printf", [VGPU_PARAM_PARAMS] = "params",
 };
 
 static void put_reg(struct sbuf *b, unsigned r)

@@ -624,7 +624,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	if (args && args->kernel != kernel)
 		return -EINVAL;
 	if (!args && k->nparams > !!k->local_bytes + has_param(prog, k, VGPU_PARAM_DATA) +
-				   has_param(prog, k, VGPU_PARAM_PRINTF))
+				   has_param(prog, k, VGPU_PARAM_PRINTF) +
+				   has_param(prog, k, VGPU_PARAM_PARAMS))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
@@ -718,6 +719,13 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			*(struct vgpu_printf_header *)p->printf_map = (struct vgpu_printf_header){
 				.capacity = VGPU_PRINTF_BYTES - sizeof(struct vgpu_printf_header),
 			};
+	}
+	if (!ret && has_param(prog, k, VGPU_PARAM_PARAMS)) {
+		struct vgpu_param_bo *p = &dev->param_bos[page];
+
+		for (uint32_t i = 0; i < k->nparams; i++)
+			if (prog->obj.params[k->first_param + i].type == VGPU_PARAM_PARAMS)
+				put_le(p->map + prog->obj.params[k->first_param + i].offset, p->va, 8);
 	}
 	if (!ret && extra_bos(prog, k)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];

@@ -300,6 +300,8 @@ enum vgpu_arg_type {
 	VGPU_ARG_DATA = VGPU_PARAM_DATA,
 	/* the launch's printf buffer: filled in like LOCAL */
 	VGPU_ARG_PRINTF = VGPU_PARAM_PRINTF,
+	/* the address of the parameter buffer itself: filled in like LOCAL */
+	VGPU_ARG_PARAMS = VGPU_PARAM_PARAMS,
 };
 
 /**

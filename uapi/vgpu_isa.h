@@ -503,6 +503,12 @@ enum vgpu_param_type {
 	 * ends within @capacity (libvgpu/printf.c formats them).
 	 */
 	VGPU_PARAM_PRINTF = 9,
+	/*
+	 * The address of the launch's parameter buffer itself, 64 bits,
+	 * filled in by the launcher: for taking the address of a parameter
+	 * (a tensor map passed by value, PTX's mov of a parameter's name).
+	 */
+	VGPU_PARAM_PARAMS = 10,
 };
 
 struct vgpu_printf_header {

@@ -155,6 +155,8 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		ptx_code_free(&code);
 		return ret;
 	}
+	if (code.uses_params) /* a parameter's address: the launch fills in pself */
+		sb_printf(sb, ".param params pself\n");
 	if (m->nglobals) /* module data: the launch fills in gdata */
 		sb_printf(sb, ".param data gdata\n");
 	for (int i = 0; i < f->ninsns; i++)

@@ -204,6 +204,7 @@ struct ptx_code {
 	struct ptx_vinsn *insns;
 	int n, cap;
 	uint32_t frame; /* bytes of .local per thread (0: none) */
+	bool uses_params; /* takes a parameter's address (.param params pself) */
 	struct ptx_vreg *vregs;
 	int nv, vcap;
 };

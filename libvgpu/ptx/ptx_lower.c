@@ -286,6 +286,36 @@ int pl_global_index(const struct lower *L, const char *name)
 	return -1;
 }
 
+/* Parameter @i's byte offset in the buffer (PTX's layout, as ptx.c prints it). */
+static uint32_t param_offset(const struct ptx_func *f, int i)
+{
+	uint32_t off = 0;
+
+	for (int k = 0; k <= i; k++) {
+		uint32_t align = f->params[k].align < 4 ? 4 : f->params[k].align;
+
+		off = (off + align - 1) / align * align;
+		if (k < i)
+			off += f->params[k].size;
+	}
+	return off;
+}
+
+/*
+ * Pair @d = the address of parameter @i (+@add): the parameter buffer's
+ * address (pself, filled in by the launch) plus its offset.
+ */
+void pl_param_addr(struct lower *L, int d, int i, uint32_t add)
+{
+	int t = pl_new_vreg(L, 2);
+	struct ptx_vinsn *v = pl_emit(L, "LDP.64");
+
+	pl_o_def(v, t, 0, false);
+	pl_o_mem(v, -1, "pself");
+	pl_add64(L, d, t, -1, param_offset(L->f, i) + add);
+	L->c->uses_params = true;
+}
+
 int pl_label_index(const struct ptx_func *f, const char *name)
 {
 	for (int i = 0, k = 0; i < f->ninsns; i++) {

@@ -107,6 +107,7 @@ void pl_alu32(struct lower *L, const char *mn, int d, int dpart, bool dpartial,
 		  bool commutative);
 void pl_mov_reg(struct lower *L, int d, int dpart, bool partial, int s, int spart);
 void pl_add64(struct lower *L, int d, int a, int b, uint32_t imm);
+void pl_param_addr(struct lower *L, int d, int i, uint32_t add);
 const char *pl_int_mod(struct ptype t);
 
 /* the lowerers */

@@ -90,7 +90,12 @@ clock64:
 		return;
 	}
 	if (s->kind == PTX_O_SYM && pl_param_index(L->f, s->sym) >= 0) {
-		pl_unsupported(L, "the address of a kernel parameter");
+		/* the address of a kernel parameter (a tensor map by value) */
+		int t = pl_new_vreg(L, 2);
+
+		pl_param_addr(L, t, pl_param_index(L->f, s->sym), (uint32_t)s->imm);
+		pl_mov_reg(L, d->reg, 0, true, t, 0);
+		pl_mov_reg(L, d->reg, 1, false, t, 1);
 		return;
 	}
 	if (pl_is_reg(L, s, PTX_R64) && s->reg == d->reg)

@@ -31,7 +31,7 @@ void pl_cvta(struct lower *L)
 	if (!pl_want_ops(L, 2))
 		return;
 	if (!shared && !pl_has_mod(in, ".global") && !pl_has_mod(in, ".local") &&
-	    !pl_has_mod(in, ".const"))
+	    !pl_has_mod(in, ".const") && !pl_has_mod(in, ".param"))
 		return (void)pl_unsupported(L, "state spaces other than .global, .shared, .local "
 					       "and .const");
 	d = pl_dst_reg(L, &in->ops[0], t.bits == 64 ? PTX_R64 : PTX_R32);

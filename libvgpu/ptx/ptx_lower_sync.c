@@ -251,13 +251,94 @@ void pl_mbarrier(struct lower *L)
 
 /* The vGPU mnemonic of an immediate-parity try_wait needs RZ as parity 0. */
 
+/*
+ * The tensor map operand [tmap, {c0, ..}]: a pair with the map's address
+ * (a 64-bit register, or a parameter by value: its address in the
+ * parameter buffer) and a register range with the N coordinates.
+ */
+static bool tensor_operand(struct lower *L, const struct ptx_operand *o, int n, int *map,
+			   int *coords)
+{
+	int p;
+
+	if (o->kind != PTX_O_MEM || o->nvec != n)
+		return pl_lerr(L, "expected [tensor-map, {%d coordinates}]", n);
+	if (o->reg >= 0 && pl_preg(L, o->reg)->cls == PTX_R64 && !o->imm) {
+		*map = o->reg;
+	} else if (o->reg < 0 && (p = pl_param_index(L->f, o->sym)) >= 0) {
+		*map = pl_new_vreg(L, 2);
+		pl_param_addr(L, *map, p, (uint32_t)o->imm);
+	} else {
+		return pl_unsupported(L, "a tensor map other than a 64-bit register or a parameter");
+	}
+	*coords = pl_new_vreg(L, n == 3 ? 4 : n);
+	for (int i = 0; i < n; i++) {
+		struct ptx_vinsn *v = pl_emit(L, "MOV");
+
+		pl_o_def(v, *coords, i, i + 1 < n);
+		if (o->vec[i] < 0)
+			pl_o_text(v, "RZ");
+		else
+			pl_o_use(v, o->vec[i], 0);
+	}
+	return true;
+}
+
+/*
+ * cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes
+ *	[dst], [tmap, {c..}], [mbar]
+ * cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [tmap, {c..}], [src]
+ * on CP.ASYNC.BULK.TENSOR[.GLOBAL].ND (tile mode only).
+ */
+static void tensor_copy(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool store = false;
+	int n = 0, map = -1, coords = -1, a, mb = -1;
+	struct ptx_vinsn *v;
+
+	/* .Nd, then the destination's state space */
+	for (int i = 0; i < in->nmods; i++)
+		if (strlen(in->mods[i]) == 3 && in->mods[i][2] == 'd' && in->mods[i][1] >= '1' &&
+		    in->mods[i][1] <= '5') {
+			n = in->mods[i][1] - '0';
+			store = i + 1 < in->nmods && !strcmp(in->mods[i + 1], ".global");
+		}
+	if (!n)
+		return (void)pl_lerr(L, "a tensor copy needs .1d .. .5d");
+	if (pl_has_mod(in, ".im2col") || pl_has_mod(in, ".multicast::cluster") ||
+	    pl_has_mod(in, ".tile::gather4") || pl_has_mod(in, ".L2::cache_hint"))
+		return (void)pl_unsupported(L, "tensor copies other than tile mode to one CTA");
+	if (in->nops != (store ? 2 : 3))
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (!tensor_operand(L, &in->ops[store ? 0 : 1], n, &map, &coords))
+		return;
+	a = shared_addr_reg(L, &in->ops[store ? 1 : 0]);
+	if (!store)
+		mb = shared_addr_reg(L, &in->ops[2]);
+	if (a < -1 || mb < -1)
+		return;
+	if (store) {
+		v = pl_emit(L, "CP.ASYNC.BULK.TENSOR.GLOBAL.%dD", n);
+		use_addr(v, map);
+		pl_o_use(v, coords, 0);
+		use_addr(v, a);
+		return;
+	}
+	v = pl_emit(L, "CP.ASYNC.BULK.TENSOR.%dD", n);
+	use_addr(v, a);
+	use_addr(v, map);
+	pl_o_use(v, coords, 0);
+	use_addr(v, mb);
+}
+
 void pl_cp(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	struct ptx_vinsn *v;
 
 	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".tensor"))
-		return (void)pl_unsupported(L, "tensor copies are not lowered yet");
+		return tensor_copy(L);
 	if (pl_has_mod(in, ".bulk") && (pl_has_mod(in, ".commit_group") || pl_has_mod(in, ".wait_group"))) {
 		if (pl_has_mod(in, ".commit_group")) {
 			pl_emit(L, "CP.ASYNC.BULK.COMMIT_GROUP");

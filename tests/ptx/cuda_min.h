@@ -101,4 +101,27 @@ DEV void atomic_add_shared(u32 addr, u32 v)
 	asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
+/* CUDA's CUtensorMap: 128 opaque bytes (vGPU's struct vgpu_tensor_map),
+ * passed as a const __grid_constant__ parameter.  Debian's clang-19 does
+ * not know the attribute: it copies the map into local memory and passes
+ * the copy's address, which the tensor copy reads as well. */
+struct __attribute__((aligned(64))) CUtensorMap {
+	u64 opaque[16];
+};
+#define __grid_constant__
+
+/* cuda::ptx::cp_async_bulk_tensor, 2-D tile, shared <- global */
+DEV void tensor_load_2d(u32 dst, const CUtensorMap *map, s32 x, s32 y, u32 bar)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+		     ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+		     ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar) : "memory");
+}
+
+/* and global <- shared, in a bulk group */
+DEV void tensor_store_2d(const CUtensorMap *map, s32 x, s32 y, u32 src)
+{
+	asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
+		     " [%0, {%1, %2}], [%3];" ::"l"(map), "r"(x), "r"(y), "r"(src) : "memory");
+}
 #endif

@@ -641,6 +641,98 @@ TEST_F(ptx, printf)
 	vgpu_args_free(args);
 }
 
+/*
+ * tests/ptx/tensor2d.cu: a 2-D tile of a 20 x 12 u32 tensor at (15, 6),
+ * out of bounds on both axes, then stored back at (7, 6).  Also the same
+ * kernel as nvcc writes a __grid_constant__ map: the map's address taken
+ * with mov of the parameter's name and cvta.param.
+ */
+static const char tensor_nvcc_style[] =
+	".version 8.5\n.target sm_90a\n.address_size 64\n"
+	".visible .entry tmapk(.param .u64 out, .param .align 64 .b8 map[128], .param .u32 x, .param .u32 y)\n{\n"
+	" .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n .reg .pred %p<2>;\n"
+	" .shared .align 128 .b8 tile[256];\n .shared .align 8 .u64 bar;\n"
+	" ld.param.u64 %rd0, [out];\n ld.param.u32 %r0, [x];\n ld.param.u32 %r1, [y];\n"
+	" mov.u64 %rd1, map;\n cvta.param.u64 %rd2, %rd1;\n"
+	" mov.u32 %r2, %tid.x;\n setp.ne.u32 %p0, %r2, 0;\n @%p0 bra WAIT;\n"
+	" mbarrier.init.shared::cta.b64 [bar], 1;\n"
+	" mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 256;\n"
+	" cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [tile], [%rd2, {%r0, %r1}], [bar];\n"
+	"WAIT:\n bar.sync 0;\n"
+	"LOOP:\n mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;\n @!%p1 bra LOOP;\n"
+	" shl.b32 %r3, %r2, 2;\n mov.u32 %r4, tile;\n add.s32 %r4, %r4, %r3;\n ld.shared.u32 %r5, [%r4];\n"
+	" mul.wide.u32 %rd3, %r3, 1;\n add.s64 %rd4, %rd0, %rd3;\n st.global.u32 [%rd4], %r5;\n ret;\n}\n";
+
+static void tensor_run(struct __test_metadata *_metadata, FIXTURE_DATA(ptx) *self,
+		       bool store)
+{
+	enum { W = 20, H = 12, X0 = 15, Y0 = 6 };
+	uint32_t tensor[H][W], out[64], back[H][W];
+	struct vgpu_tensor_map map = { 0 };
+	struct vgpu_args *args = NULL;
+
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			tensor[y][x] = 1000u * y + x;
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, tensor, sizeof(tensor)));
+	map.base = vgpu_bo_gpu_address(self->bo[1]);
+	map.magic = VGPU_TMAP_MAGIC;
+	map.rank = 2;
+	map.elem_size = 4;
+	map.dims[0] = W;
+	map.dims[1] = H;
+	map.strides[0] = W * 4;
+	map.box[0] = map.box[1] = 8;
+	map.elem_strides[0] = map.elem_strides[1] = 1;
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_use_bo(args, self->bo[1]));
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 64, &map, sizeof(map))); /* by value, at 64 */
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 192, (int32_t[]){ X0, Y0 }, 8));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 64, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, back, sizeof(back)));
+	for (int r = 0; r < 8; r++)
+		for (int c = 0; c < 8; c++) {
+			int x = X0 + c, y = Y0 + r;
+
+			EXPECT_EQ(x < W && y < H ? tensor[y][x] : 0u, out[r * 8 + c])
+			TH_LOG("tile (%d, %d)", c, r);
+		}
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			uint32_t want = tensor[y][x];
+			int c = x - (X0 - 8), r = y - Y0;
+
+			/* the stored tile: rows past H are not written */
+			if (store && c >= 0 && c < 8 && r >= 0 && r < 8) {
+				int sx = X0 + c;
+
+				want = (sx < W ? tensor[y][sx] : 0u) * 2 + 1;
+			}
+			EXPECT_EQ(want, back[y][x]) TH_LOG("tensor (%d, %d)", x, y);
+		}
+	vgpu_args_free(args);
+}
+
+TEST_F(ptx, tensor2d)
+{
+	ASSERT_EQ(0, load(_metadata, self, "tensor2d"));
+	tensor_run(_metadata, self, true);
+	vgpu_program_free(self->prog);
+	self->prog = NULL;
+	for (int i = 0; i < NBUF; i++) {
+		vgpu_bo_free(self->bo[i]);
+		self->bo[i] = NULL;
+	}
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, tensor_nvcc_style, strlen(tensor_nvcc_style),
+					   "tmapk.ptx", &self->prog, self->log, sizeof(self->log)))
+	TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "tmapk", &self->k));
+	tensor_run(_metadata, self, false);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
