@@ -177,6 +177,11 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 			sb_printf(sb, "%s:\n", v->label);
 			continue;
 		}
+		if (!strcmp(v->mnem, "MOV") && v->nops == 2 && v->ops[0].kind == PTX_V_REG &&
+		    v->ops[1].kind == PTX_V_REG && v->ops[1].v >= 0 &&
+		    code.vregs[v->ops[0].v].phys + v->ops[0].part ==
+			    code.vregs[v->ops[1].v].phys + v->ops[1].part)
+			continue; /* a self-move (regalloc coalesced the copy) */
 		sb_printf(sb, "        ");
 		if (v->guard >= 0)
 			sb_printf(sb, "@%sP%d ", v->guard_not ? "!" : "",

@@ -51,6 +51,39 @@ static int reads(const struct ptx_vop *o)
 	return -1;
 }
 
+/* Is insn @i "MOV v.part, s.part" (unguarded, whole registers)?  s, or -1. */
+static int mov_from(const struct ptx_code *c, int i, int v, int part)
+{
+	const struct ptx_vinsn *t;
+
+	if (i >= c->n)
+		return -1;
+	t = &c->insns[i];
+	if (strcmp(t->mnem, "MOV") || t->guard >= 0 || t->nops != 2 ||
+	    t->ops[0].kind != PTX_V_REG || !t->ops[0].def || t->ops[0].v != v ||
+	    t->ops[0].part != part || t->ops[1].kind != PTX_V_REG || t->ops[1].def ||
+	    t->ops[1].v < 0 || t->ops[1].v == v || t->ops[1].part != part)
+		return -1;
+	return t->ops[1].v;
+}
+
+/*
+ * Copy coalescing: vreg @v starts at @at with a copy of a whole vreg of
+ * its width (one MOV, or two for a pair); that vreg, or -1.  The caller
+ * gives @v its registers when the source's interval ends at the copy:
+ * the MOVs become self-moves, which ptx.c leaves out.
+ */
+static int coalesce_src(const struct ptx_code *c, int v, int at)
+{
+	int w = c->vregs[v].width, s = mov_from(c, at, v, 0);
+
+	if (s < 0 || c->vregs[s].width != w || (w != 1 && w != 2))
+		return -1;
+	if (w == 2 && mov_from(c, at + 1, v, 1) != s)
+		return -1;
+	return s;
+}
+
 static int label_at(const struct ptx_code *c, const char *name)
 {
 	for (int i = 0; i < c->n; i++)
@@ -228,6 +261,22 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 					goto done;
 				}
 				continue;
+			}
+			{
+				/* a copy of a value that dies there: the same registers */
+				int h = coalesce_src(c, iv[k].v, s);
+				int hp = h >= 0 ? c->vregs[h].phys : -1, j;
+
+				if (hp >= 0 && end[h] == s + (w == 2 ? 1 : 0)) {
+					for (j = 0; j < w && gpr_end[hp + j] == end[h]; j++)
+						;
+					if (j == w) {
+						vr->phys = hp;
+						for (j = 0; j < w; j++)
+							gpr_end[hp + j] = iv[k].end;
+						continue;
+					}
+				}
 			}
 			for (int r = 0; r + w <= NGPR; r += w == 2 ? 2 : 1) {
 				int j;
