@@ -675,7 +675,7 @@ static const struct {
 	{ "ex2", pl_mufu },	  { "lg2", pl_mufu },	  { "sin", pl_mufu },
 	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
 	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
-	{ "vprintf", pl_vprintf },
+	{ "vprintf", pl_vprintf },  { "match", pl_match },
 };
 
 /*
@@ -927,7 +927,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			continue;
 		}
 		if (in->nops && in->ops[0].has_p && strcmp(in->op, "elect") &&
-		    strcmp(in->op, "shfl")) {
+		    strcmp(in->op, "shfl") && strcmp(in->op, "match")) {
 			pl_unsupported(&L, "a second predicate destination ('|')");
 			continue;
 		}

@@ -142,5 +142,6 @@ void pl_bitfield(struct lower *L);
 void pl_elect(struct lower *L);
 void pl_redux(struct lower *L);
 void pl_vprintf(struct lower *L);
+void pl_match(struct lower *L);
 
 #endif

@@ -724,3 +724,84 @@ void pl_redux(struct lower *L)
 		pl_mov_reg(L, d, 0, false, acc, 0);
 	}
 }
+
+/*
+ * match.any.sync.b32|b64 d, a, membermask: the members whose a equals
+ * this lane's; match.all.sync d{|p}, a, membermask: membermask if every
+ * member's a is equal, else 0 (p: whether they are).  Each lane compares
+ * with every member lane in turn (SHFL.IDX), 32 steps.
+ */
+void pl_match(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	bool all = pl_has_mod(in, ".all");
+	int m = pl_new_vreg(L, 1), acc = pl_new_vreg(L, 1), x = pl_new_vreg(L, 1);
+	int y = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0), d;
+	struct ptx_vinsn *v;
+
+	if (!pl_want_ops(L, 3))
+		return;
+	if ((!all && !pl_has_mod(in, ".any")) || (t.bits != 32 && t.bits != 64))
+		return (void)pl_unsupported(L, NULL);
+	if (in->ops[0].has_p && !all)
+		return (void)pl_lerr(L, "only match.all has a predicate destination");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
+		return;
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, m, 0, false);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, acc, 0, false);
+	pl_o_text(v, "RZ");
+	for (int j = 0; j < 32; j++) {
+		for (int part = 0; part < (t.bits == 64 ? 2 : 1); part++) {
+			v = pl_emit(L, "MOV");
+			pl_o_def(v, x, 0, false);
+			pl_use_src(L, v, &in->ops[1], part);
+			v = pl_emit(L, "SHFL.IDX");
+			pl_o_def(v, y, 0, false);
+			pl_o_use(v, x, 0);
+			pl_o_text(v, "0x%x", j);
+			v = pl_emit(L, part ? "ISETP.EQ.U32.AND" : "ISETP.EQ.U32");
+			pl_o_pdef(v, p);
+			pl_o_use(v, y, 0);
+			pl_o_use(v, x, 0);
+			if (part)
+				pl_o_puse(v, p, false);
+		}
+		v = pl_emit(L, "LOP.OR");
+		v->guard = p;
+		v->guard_not = false;
+		pl_o_def(v, acc, 0, false);
+		pl_o_use(v, acc, 0);
+		pl_o_text(v, "0x%x", 1u << j);
+	}
+	v = pl_emit(L, "LOP.AND"); /* members only */
+	pl_o_def(v, acc, 0, false);
+	pl_o_use(v, acc, 0);
+	pl_o_use(v, m, 0);
+	if (!all) {
+		if (d >= 0)
+			pl_mov_reg(L, d, 0, false, acc, 0);
+		return;
+	}
+	v = pl_emit(L, "ISETP.EQ.U32"); /* all equal: every member matched */
+	pl_o_pdef(v, p);
+	pl_o_use(v, acc, 0);
+	pl_o_use(v, m, 0);
+	if (d >= 0) {
+		v = pl_emit(L, "SEL");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, m, 0);
+		pl_o_text(v, "RZ");
+		pl_o_puse(v, p, false);
+	}
+	if (in->ops[0].has_p && in->ops[0].preg >= 0) {
+		v = pl_emit(L, "ISETP.EQ.U32");
+		pl_o_pdef(v, in->ops[0].preg);
+		pl_o_use(v, acc, 0);
+		pl_o_use(v, m, 0);
+	}
+}

@@ -733,6 +733,42 @@ TEST_F(ptx, tensor2d)
 	tensor_run(_metadata, self, false);
 }
 
+/* tests/ptx/match.cu on the host */
+TEST_F(ptx, match)
+{
+	uint32_t in[128], out[5 * 128];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < 128; i++)
+		in[i] = i * 2654435761u >> 7;
+	in[70] = in[71] = 0; /* warp 2 ... */
+	ASSERT_EQ(0, load(_metadata, self, "match"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, 64, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < 128; i++) {
+		uint32_t w = i & ~31u, any5 = 0, any64 = 0, odd = 0, t = i % 64;
+
+		for (uint32_t l = 0; l < 32; l++) {
+			uint32_t b = in[w + l];
+
+			any5 |= (b % 5 == in[i] % 5) << l;
+			any64 |= (b % 3 == in[i] % 3 && (b & 1) == (in[i] & 1)) << l;
+			odd += b % 2;
+		}
+		EXPECT_EQ(any5, out[5 * i]) TH_LOG("thread %u", i);
+		EXPECT_EQ(any64, out[5 * i + 1]) TH_LOG("thread %u", i);
+		EXPECT_EQ(odd == 0 || odd == 32 ? 0xffffffffu : 0u, out[5 * i + 2]);
+		EXPECT_EQ(odd == 0 || odd == 32 ? 1u : 0u, out[5 * i + 3]);
+		EXPECT_EQ(t % 4 != 1 ? 0xddddddddu : 7u, out[5 * i + 4]) TH_LOG("thread %u", i);
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
