@@ -427,6 +427,38 @@ static inline int vgpu_isa_decode(const uint64_t w[2])
 	return -1;
 }
 
+/*
+ * The f64 instructions keep each double in a register pair (low word
+ * first, like 64-bit addresses): which of their rd, ra, rb, rc fields
+ * name a pair (bits 0..3).
+ */
+#define VGPU_PAIR_RD 1u
+#define VGPU_PAIR_RA 2u
+#define VGPU_PAIR_RB 4u
+#define VGPU_PAIR_RC 8u
+static inline unsigned vgpu_isa_pairs(unsigned optype)
+{
+	switch (optype) {
+	case VGPU_OPT_DADD:
+	case VGPU_OPT_DMUL:
+	case VGPU_OPT_DDIV:
+	case VGPU_OPT_DMNMX:
+		return VGPU_PAIR_RD | VGPU_PAIR_RA | VGPU_PAIR_RB;
+	case VGPU_OPT_DFMA:
+		return VGPU_PAIR_RD | VGPU_PAIR_RA | VGPU_PAIR_RB | VGPU_PAIR_RC;
+	case VGPU_OPT_DSETP:
+		return VGPU_PAIR_RA | VGPU_PAIR_RB;
+	case VGPU_OPT_F2D:
+	case VGPU_OPT_I2D:
+		return VGPU_PAIR_RD;
+	case VGPU_OPT_D2F:
+	case VGPU_OPT_D2I:
+		return VGPU_PAIR_RA;
+	default:
+		return 0;
+	}
+}
+
 /* Variable-modifier value of group @g in word @w. */
 static inline unsigned vgpu_isa_mod(const uint64_t w[2], unsigned g)
 {

@@ -166,6 +166,12 @@
 	E(IREM, 0x17)                                                          \
 	E(FDIV, 0x18)                                                          \
 	E(MUFU, 0x19)                                                          \
+	E(DADD, 0x1a)                                                          \
+	E(DMUL, 0x1b)                                                          \
+	E(DFMA, 0x1c)                                                          \
+	E(DSETP, 0x1d)                                                         \
+	E(DMNMX, 0x1e)                                                         \
+	E(DDIV, 0x1f)                                                          \
 	E(LDG, 0x20)                                                           \
 	E(STG, 0x21)                                                           \
 	E(LDS, 0x22)                                                           \
@@ -181,6 +187,10 @@
 	E(MEMBAR, 0x33)                                                        \
 	E(VOTE, 0x34)                                                          \
 	E(SHFL, 0x35)                                                          \
+	E(F2D, 0x36)                                                           \
+	E(D2F, 0x37)                                                           \
+	E(I2D, 0x38)                                                           \
+	E(D2I, 0x39)                                                           \
 	E(BAR, 0x40)                                                           \
 	E(BAR_RED, 0x41)                                                       \
 	E(B2R, 0x42)                                                           \
@@ -273,6 +283,17 @@
 	E(FDIV_R, "FDIV", FDIV, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                \
 	E(FDIV_I, "FDIV", FDIV, I, NOFIX, MODS0(), OPS3(RD, RA, FIMM))              \
 	E(MUFU, "MUFU", MUFU, X, NOFIX, MODS1(MUFU), OPS2(RD, RA))                  \
+	E(DADD, "DADD", DADD, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
+	E(DMUL, "DMUL", DMUL, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
+	E(DFMA, "DFMA", DFMA, X, NOFIX, MODS0(), OPS4(RD, RA, RB, RC))              \
+	E(DDIV, "DDIV", DDIV, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
+	E(DSETP, "DSETP", DSETP, X, NOFIX, MODS2(CMP, COMB),                        \
+	  OPS4(PU, RA, RB, OPT(PP)))                                                \
+	E(DMNMX, "DMNMX", DMNMX, X, NOFIX, MODS1(MNMX), OPS3(RD, RA, RB))           \
+	E(F2D, "F2D", F2D, X, NOFIX, MODS0(), OPS2(RD, RA))                         \
+	E(D2F, "D2F", D2F, X, NOFIX, MODS0(), OPS2(RD, RA))                         \
+	E(I2D, "I2D", I2D, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(D2I, "D2I", D2I, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
 	E(LDG, "LDG", LDG, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
 	E(STG, "STG", STG, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
 	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \

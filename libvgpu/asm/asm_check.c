@@ -30,14 +30,23 @@ static unsigned data_regs(const uint64_t w[2], const struct vgpu_isa_desc *d)
 static bool check_wide(const uint64_t w[2], const struct vgpu_isa_desc *d,
 		       unsigned kind, char *msg, size_t len)
 {
+	static const unsigned pair_bit[] = {
+		[VGPU_OPK_RD] = VGPU_PAIR_RD, [VGPU_OPK_RA] = VGPU_PAIR_RA,
+		[VGPU_OPK_RB] = VGPU_PAIR_RB, [VGPU_OPK_RC] = VGPU_PAIR_RC,
+	};
 	const struct kind_info *k = &asm_kinds[kind];
-	unsigned n = data_regs(w, d);
+	bool pair = vgpu_isa_pairs(d->optype) & pair_bit[kind];
+	unsigned n = pair ? 2 : data_regs(w, d);
 	unsigned r = (unsigned)vgpu_field_get(w, k->pos, k->width);
 	const char *bits;
 
 	/* RZ as a whole is fine: wide zeros, or a discarded load */
 	if (n == 1 || r == VGPU_RZ || r + n - 1 < VGPU_NUM_GPRS)
 		return false;
+	if (pair) {
+		snprintf(msg, len, "an f64 pair needs R%u..R%u, past R254", r, r + 1);
+		return true;
+	}
 	bits = vgpu_isa_modval_name(VGPU_MG_MSIZE, vgpu_isa_mod(w, VGPU_MG_MSIZE));
 	snprintf(msg, len, "%s-bit data needs R%u..R%u, past R254", bits, r,
 		 r + n - 1);
@@ -245,7 +254,9 @@ int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len)
 			bad = check_sr(w, msg, len);
 			break;
 		case VGPU_OPK_RD:
+		case VGPU_OPK_RA:
 		case VGPU_OPK_RB:
+		case VGPU_OPK_RC:
 			bad = check_wide(w, d, kind, msg, len);
 			break;
 		case VGPU_OPK_RD2:

@@ -950,7 +950,8 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 					L.narrow_sign = t.sign;
 				}
 		}
-		lowerers[k].fn(&L);
+		if (!pl_f64(&L))
+			lowerers[k].fn(&L);
 		pl_finish(&L);
 		L.narrow_bits = 0;
 	}

@@ -143,5 +143,7 @@ void pl_elect(struct lower *L);
 void pl_redux(struct lower *L);
 void pl_vprintf(struct lower *L);
 void pl_match(struct lower *L);
+/* f64 arithmetic and conversions (ptx_lower_f64.c); false if not one */
+bool pl_f64(struct lower *L);
 
 #endif

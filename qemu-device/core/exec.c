@@ -379,6 +379,130 @@ EXEC(exec_i2f)
 	return VGPU_X_NEXT;
 }
 
+/* ---- f64: each double in a register pair, low word first ---- */
+
+static inline double pair_get(struct vgpu_warp *w, uint16_t row, uint32_t l)
+{
+	uint64_t v = (uint64_t)vgpu_reg(w, row + 1u)[l] << 32 | vgpu_reg(w, row)[l];
+	double x;
+
+	memcpy(&x, &v, sizeof(x));
+	return x;
+}
+
+static inline void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
+{
+	uint64_t v;
+
+	memcpy(&v, &x, sizeof(v));
+	vgpu_reg(w, row)[l] = (uint32_t)v;
+	vgpu_reg(w, row + 1u)[l] = (uint32_t)(v >> 32);
+}
+
+#define DALU(name, expr)                                                       \
+	EXEC(name)                                                             \
+	{                                                                      \
+		LANES(em, l, {                                                 \
+			double a = pair_get(w, d->ra, l), b = pair_get(w, d->rb, l); \
+			pair_set(w, d->rd, l, (expr));                         \
+		});                                                            \
+		return VGPU_X_NEXT;                                            \
+	}
+DALU(exec_dadd, a + b)
+DALU(exec_dmul, a * b)
+DALU(exec_ddiv, a / b)
+DALU(exec_dmnmx, d->mod[0] == VGPU_MOD_MNMX_MIN ? fmin(a, b) : fmax(a, b))
+
+EXEC(exec_dfma)
+{
+	LANES(em, l, {
+		pair_set(w, d->rd, l,
+			 fma(pair_get(w, d->ra, l), pair_get(w, d->rb, l), pair_get(w, d->rc, l)));
+	});
+	return VGPU_X_NEXT;
+}
+
+/* DSETP: ordered comparisons of doubles (false with a NaN, but NE), as FSETP */
+EXEC(exec_dsetp)
+{
+	uint8_t t[VGPU_WARP_SIZE] = { 0 };
+	uint32_t m;
+
+	for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {
+		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l);
+
+		switch (d->mod[0]) {
+		case VGPU_MOD_CMP_LT: t[l] = x < y; break;
+		case VGPU_MOD_CMP_EQ: t[l] = x == y; break;
+		case VGPU_MOD_CMP_LE: t[l] = x <= y; break;
+		case VGPU_MOD_CMP_GT: t[l] = x > y; break;
+		case VGPU_MOD_CMP_NE: t[l] = x != y; break;
+		default: t[l] = x >= y; break;
+		}
+	}
+	m = pack_lanes(t) & em;
+	m = combine(m, vgpu_pred_mask(w, d->pp, d->pp_not), d->mod[1]);
+	set_pred(w, d->pu, em, m);
+	return VGPU_X_NEXT;
+}
+
+/* F2D: f32 -> f64, exact (a signalling NaN comes out quiet) */
+EXEC(exec_f2d)
+{
+	const uint32_t *ra = vgpu_reg(w, d->ra);
+
+	LANES(em, l, { pair_set(w, d->rd, l, (double)f32(ra[l])); });
+	return VGPU_X_NEXT;
+}
+
+/* D2F: f64 -> f32, rounded to nearest even */
+EXEC(exec_d2f)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+
+	LANES(em, l, { rd[l] = u32((float)pair_get(w, d->ra, l)); });
+	return VGPU_X_NEXT;
+}
+
+/* I2D.S32|U32: a 32-bit integer to f64 (exact) */
+EXEC(exec_i2d)
+{
+	const uint32_t *ra = vgpu_reg(w, d->ra);
+
+	LANES(em, l, {
+		pair_set(w, d->rd, l, d->mod[0] == VGPU_MOD_ITYPE_S32 ? (double)(int32_t)ra[l] :
+									(double)ra[l]);
+	});
+	return VGPU_X_NEXT;
+}
+
+/* D2I.S32|U32: f64 to a 32-bit integer, toward zero, saturating; NaN is 0 */
+static inline uint32_t d2i(double x, unsigned type)
+{
+	if (isnan(x))
+		return 0;
+	if (type == VGPU_MOD_ITYPE_S32) {
+		if (x <= -2147483648.0)
+			return 0x80000000u;
+		if (x >= 2147483647.0)
+			return 0x7fffffffu;
+		return (uint32_t)(int32_t)x;
+	}
+	if (x <= 0.0)
+		return 0;
+	if (x >= 4294967295.0)
+		return 0xffffffffu;
+	return (uint32_t)x;
+}
+
+EXEC(exec_d2i)
+{
+	uint32_t *rd = vgpu_reg(w, d->rd);
+
+	LANES(em, l, { rd[l] = d2i(pair_get(w, d->ra, l), d->mod[0]); });
+	return VGPU_X_NEXT;
+}
+
 static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 		     uint32_t sr, uint32_t lane)
 {
@@ -840,6 +964,16 @@ const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_FDIV_R] = exec_fdiv_r,
 	[VGPU_I_FDIV_I] = exec_fdiv_i,
 	[VGPU_I_MUFU] = exec_mufu,
+	[VGPU_I_DADD] = exec_dadd,
+	[VGPU_I_DMUL] = exec_dmul,
+	[VGPU_I_DFMA] = exec_dfma,
+	[VGPU_I_DDIV] = exec_ddiv,
+	[VGPU_I_DSETP] = exec_dsetp,
+	[VGPU_I_DMNMX] = exec_dmnmx,
+	[VGPU_I_F2D] = exec_f2d,
+	[VGPU_I_D2F] = exec_d2f,
+	[VGPU_I_I2D] = exec_i2d,
+	[VGPU_I_D2I] = exec_d2i,
 	[VGPU_I_F2I] = exec_f2i,
 	[VGPU_I_I2F] = exec_i2f,
 	[VGPU_I_LDG] = exec_ldg,

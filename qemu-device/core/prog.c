@@ -38,17 +38,23 @@ static enum reg_field operand_regs(const struct vgpu_isa_desc *desc,
 				   const uint64_t w[2], unsigned kind,
 				   unsigned *span)
 {
+	unsigned pairs = vgpu_isa_pairs(desc->optype);
+
 	*span = 1;
 	switch (kind) {
-	case VGPU_OPK_RD: *span = data_span(desc, w); return F_RD;
+	case VGPU_OPK_RD:
+		*span = pairs & VGPU_PAIR_RD ? 2 : data_span(desc, w);
+		return F_RD;
 	case VGPU_OPK_RD2: *span = 2; return F_RD;
-	case VGPU_OPK_RA:
+	case VGPU_OPK_RA: *span = pairs & VGPU_PAIR_RA ? 2 : 1; return F_RA;
 	case VGPU_OPK_SA: return F_RA;
 	case VGPU_OPK_GA: *span = 2; return F_RA;
 	case VGPU_OPK_MEM: *span = is_global(desc->optype) ? 2 : 1; return F_RA;
-	case VGPU_OPK_RB: *span = data_span(desc, w); return F_RB;
+	case VGPU_OPK_RB:
+		*span = pairs & VGPU_PAIR_RB ? 2 : data_span(desc, w);
+		return F_RB;
 	case VGPU_OPK_GB: *span = 2; return F_RB;
-	case VGPU_OPK_RC:
+	case VGPU_OPK_RC: *span = pairs & VGPU_PAIR_RC ? 2 : 1; return F_RC;
 	case VGPU_OPK_SC: return F_RC;
 	case VGPU_OPK_RC2:
 	case VGPU_OPK_GC: *span = 2; return F_RC;

@@ -394,6 +394,14 @@ static void fix_semantics(int id, uint64_t w[2])
 			if (vgpu_get(w, VGPU_F_RB) != VGPU_RZ)
 				vgpu_set(w, VGPU_F_RB, vgpu_get(w, VGPU_F_RB) % 250);
 			break;
+		case VGPU_OPK_RA: /* f64 pairs too */
+			if (vgpu_get(w, VGPU_F_RA) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RA, vgpu_get(w, VGPU_F_RA) % 250);
+			break;
+		case VGPU_OPK_RC:
+			if (vgpu_get(w, VGPU_F_RC) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RC, vgpu_get(w, VGPU_F_RC) % 250);
+			break;
 		case VGPU_OPK_RD2: /* 64-bit pairs end at R254, or are RZ */
 			if (vgpu_get(w, VGPU_F_RD) != VGPU_RZ)
 				vgpu_set(w, VGPU_F_RD, vgpu_get(w, VGPU_F_RD) % 254);
@@ -1264,6 +1272,8 @@ TEST(error_registers)
 	 * uninitialised operand and sometimes accepted it */
 	expect_errors(_metadata, "@P1 EXIT ;\n@foo EXIT ;",
 		      "t.s:2:2: error: guard must be a predicate (P0..P6, PT), not 'foo'\n");
+	expect_errors(_metadata, "DADD R2, R254, R4 ;",
+		      "t.s:1:10: error: an f64 pair needs R254..R255, past R254\n");
 	expect_errors(_metadata, "@R1 NOP",
 		      "t.s:1:2: error: guard must be a predicate (P0..P6, PT), not 'R1'\n");
 	expect_errors(_metadata, "LDG.64 R254, [R2]",

@@ -769,6 +769,64 @@ TEST_F(ptx, match)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/f64.cu on the host, bit for bit */
+TEST_F(ptx, f64)
+{
+	const uint32_t n = 96;
+	double in[96];
+	uint64_t out[96 * 12];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < n; i++)
+		in[i] = ((double)(int32_t)(i * 2654435761u) / 7.0) * (i % 5 ? 1e-3 : 1e5);
+	in[1] = 0.0;
+	in[2] = -0.0;
+	in[3] = INFINITY;
+	in[4] = 1e-310; /* subnormal */
+	in[5] = -3.5;
+	ASSERT_EQ(0, load(_metadata, self, "f64"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, n));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, n / 2, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < n; i++) {
+		double a = in[i], b = in[(i * 7 + 3) % n], w[9];
+		int32_t k = (int32_t)i - 40;
+		uint64_t want[12];
+		float f = (float)(a * b);
+		uint32_t fb;
+
+		w[0] = a + b;
+		w[1] = a - b;
+		w[2] = a * b;
+		w[3] = a / b;
+		w[4] = fma(a, b, 0.1);
+		w[5] = fmin(a, b);
+		w[6] = a < b ? -a : fabs(b);
+		w[7] = (double)(float)a;
+		w[8] = (double)k * 0.5 + (double)i;
+		memcpy(want, w, sizeof(w));
+		{
+			double x = a * 3.0, y = b >= 0.0 ? b : 0.0;
+
+			want[9] = (uint64_t)(int64_t)(isnan(x) ? 0 : x <= -2147483648.0 ? INT32_MIN :
+						      x >= 2147483647.0 ? INT32_MAX : (int32_t)x);
+			want[10] = y >= 4294967295.0 ? 0xffffffffu : (uint32_t)y;
+		}
+		memcpy(&fb, &f, 4);
+		want[11] = fb;
+		for (int j = 0; j < 12; j++) {
+			/* out[12i + 11] is a u64 holding the f32 bits */
+			EXPECT_EQ(want[j], out[12 * i + j]) TH_LOG("thread %u result %d: %a %a", i, j, a, b);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];

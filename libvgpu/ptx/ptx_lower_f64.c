@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PTX lowering: f64 arithmetic on the DADD/DMUL/DFMA/DDIV/DSETP/DMNMX
+ * instructions (a double in a register pair, low word first) and the
+ * conversions F2D, D2F, I2D, D2I.  Round-to-nearest only; neg and abs
+ * work on the sign bit of the high word.  ptx_lower_alu.c hands every f64
+ * form here (pl_f64()).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ptx_lower.h"
+
+/* @o as a register pair: a register as it is, an immediate in a new pair. */
+static int pair_src(struct lower *L, const struct ptx_operand *o)
+{
+	struct ptx_vinsn *v;
+	int p;
+
+	if (o->kind == PTX_O_REG) {
+		if (pl_preg(L, o->reg)->cls != PTX_R64)
+			return pl_lerr(L, "an f64 operand must be a 64-bit register"), -1;
+		return o->reg;
+	}
+	if (o->kind != PTX_O_IMM)
+		return pl_lerr(L, "expected an f64 register or value"), -1;
+	p = pl_new_vreg(L, 2);
+	for (int part = 0; part < 2; part++) {
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, p, part, part == 0);
+		pl_o_text(v, "0x%" PRIx32, (uint32_t)((uint64_t)o->imm >> (32 * part)));
+	}
+	return p;
+}
+
+/* @s with its sign flipped (@abs: cleared) into a new pair. */
+static int sign_op(struct lower *L, int s, bool abs)
+{
+	int p = pl_new_vreg(L, 2);
+	struct ptx_vinsn *v;
+
+	pl_mov_reg(L, p, 0, true, s, 0);
+	v = pl_emit(L, abs ? "LOP.AND" : "LOP.XOR");
+	pl_o_def(v, p, 1, false);
+	pl_o_use(v, s, 1);
+	pl_o_text(v, abs ? "0x7fffffff" : "0x80000000");
+	return p;
+}
+
+static bool rounding_ok(struct lower *L, const struct ptx_insn *in)
+{
+	if (pl_has_mod(in, ".rz") || pl_has_mod(in, ".rm") || pl_has_mod(in, ".rp"))
+		return pl_unsupported(L, "f64 rounding modes other than .rn");
+	return true;
+}
+
+/* Conversions with an f64 side (cvt); true if @in was one. */
+static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptx_vinsn *v;
+	int d, s;
+
+	if (dt.flt && dt.bits == 64 && st.flt && st.bits == 64)
+		return pl_unsupported(L, "rounding f64 to an integral f64");
+	if (dt.flt && dt.bits == 64) { /* F2D, I2D */
+		if (!st.flt && st.bits != 32)
+			return pl_unsupported(L, "conversions of 8-, 16- or 64-bit integers to f64");
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		if (d < 0)
+			return true;
+		v = pl_emit(L, st.flt ? "F2D" : st.sign ? "I2D.S32" : "I2D.U32");
+		pl_o_def(v, d, 0, false);
+		pl_use_src(L, v, &in->ops[1], 0);
+		return true;
+	}
+	/* from f64: D2F (.rn), D2I (.rzi) */
+	if (!dt.flt && dt.bits != 32)
+		return pl_unsupported(L, "conversions of f64 to 8-, 16- or 64-bit integers");
+	if (dt.flt && !pl_has_mod(in, ".rn"))
+		return pl_unsupported(L, "f64 to f32 other than .rn");
+	if (!dt.flt && !pl_has_mod(in, ".rzi"))
+		return pl_unsupported(L, "f64 to an integer other than .rzi");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	s = pair_src(L, &in->ops[1]);
+	if (d < 0 || s < 0)
+		return true;
+	v = pl_emit(L, dt.flt ? "D2F" : dt.sign ? "D2I.S32" : "D2I.U32");
+	pl_o_def(v, d, 0, false);
+	pl_o_use(v, s, 0);
+	return true;
+}
+
+bool pl_f64(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	const char *op = in->op;
+	struct ptype t = pl_type_of(in, 0), t2 = pl_type_of(in, 1);
+	struct ptx_vinsn *v;
+	int d, a, b, c;
+
+	static const char *const arith[] = { "add", "sub", "mul", "div", "fma", "mad", "min",
+					     "max", "setp", "neg", "abs", "cvt" };
+	bool mine = false;
+
+	for (size_t i = 0; i < sizeof(arith) / sizeof(arith[0]); i++)
+		mine |= !strcmp(op, arith[i]);
+	if (!mine) /* moves, loads, stores, selp: bits, the usual lowerers */
+		return false;
+	if (!strcmp(op, "cvt")) {
+		if (!((t.flt && t.bits == 64) || (t2.flt && t2.bits == 64)))
+			return false;
+		return f64_cvt(L, t, t2) || true;
+	}
+	if (!t.flt || t.bits != 64)
+		return false;
+	if (!rounding_ok(L, in))
+		return true;
+	if (!strcmp(op, "setp")) {
+		bool boolop = pl_has_mod(in, ".and") || pl_has_mod(in, ".or") || pl_has_mod(in, ".xor");
+		static const char *const cmps[][2] = { { ".eq", "EQ" }, { ".ne", "NE" },
+						       { ".lt", "LT" }, { ".le", "LE" },
+						       { ".gt", "GT" }, { ".ge", "GE" } };
+		const char *cmp = NULL;
+
+		for (size_t i = 0; i < sizeof(cmps) / sizeof(cmps[0]); i++)
+			if (pl_has_mod(in, cmps[i][0]))
+				cmp = cmps[i][1];
+		if (!cmp)
+			return pl_unsupported(L, "unordered f64 comparisons"), true;
+		if (in->nops != (boolop ? 4 : 3))
+			return pl_lerr(L, "setp takes %d operands here", boolop ? 4 : 3), true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+		a = pair_src(L, &in->ops[1]);
+		b = pair_src(L, &in->ops[2]);
+		if (d < 0 || a < 0 || b < 0)
+			return true;
+		v = pl_emit(L, "DSETP.%s%s", cmp,
+			    !boolop ? "" : pl_has_mod(in, ".and") ? ".AND" :
+			    pl_has_mod(in, ".or") ? ".OR" : ".XOR");
+		pl_o_pdef(v, d);
+		pl_o_use(v, a, 0);
+		pl_o_use(v, b, 0);
+		if (boolop)
+			pl_o_puse(v, pl_pred_of(L, &in->ops[3]), in->ops[3].neg);
+		return true;
+	}
+	if (!strcmp(op, "neg") || !strcmp(op, "abs")) {
+		if (!pl_want_ops(L, 2))
+			return true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		a = pair_src(L, &in->ops[1]);
+		if (d < 0 || a < 0)
+			return true;
+		b = sign_op(L, a, !strcmp(op, "abs"));
+		pl_mov_reg(L, d, 0, true, b, 0);
+		pl_mov_reg(L, d, 1, false, b, 1);
+		return true;
+	}
+	if (!strcmp(op, "fma") || !strcmp(op, "mad")) {
+		if (!pl_want_ops(L, 4))
+			return true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		a = pair_src(L, &in->ops[1]);
+		b = pair_src(L, &in->ops[2]);
+		c = pair_src(L, &in->ops[3]);
+		if (d < 0 || a < 0 || b < 0 || c < 0)
+			return true;
+		v = pl_emit(L, "DFMA");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, a, 0);
+		pl_o_use(v, b, 0);
+		pl_o_use(v, c, 0);
+		return true;
+	}
+	{
+		static const char *const ops[][2] = { { "add", "DADD" }, { "sub", "DADD" },
+						      { "mul", "DMUL" }, { "div", "DDIV" },
+						      { "min", "DMNMX.MIN" },
+						      { "max", "DMNMX.MAX" } };
+		const char *mn = NULL;
+
+		for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+			if (!strcmp(op, ops[i][0]))
+				mn = ops[i][1];
+		if (!mn)
+			return pl_unsupported(L, "this f64 instruction"), true;
+		if (!pl_want_ops(L, 3))
+			return true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		a = pair_src(L, &in->ops[1]);
+		b = pair_src(L, &in->ops[2]);
+		if (d < 0 || a < 0 || b < 0)
+			return true;
+		if (!strcmp(op, "sub")) /* a - b = a + (-b), exactly */
+			b = sign_op(L, b, false);
+		v = pl_emit(L, "%s", mn);
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, a, 0);
+		pl_o_use(v, b, 0);
+		return true;
+	}
+}
