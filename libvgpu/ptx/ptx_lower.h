@@ -3,9 +3,11 @@
  * The lowering stage's shared parts (ptx_lower.c): the state, emitting
  * vGPU instructions on virtual registers, operand access.  The lowerers
  * of each family of PTX instructions live in ptx_lower_alu.c (moves,
- * integer and float arithmetic, compares, conversions), ptx_lower_mem.c
- * (cvta, ld/st, atomics) and ptx_lower_sync.c (control flow, barriers,
- * mbarriers, asynchronous copies, clusters, votes).
+ * integer and float arithmetic, compares, conversions), ptx_lower_math.c
+ * (division, MUFU functions, bit fields), ptx_lower_f64.c (f64),
+ * ptx_lower_mem.c (cvta, ld/st, atomics, printf) and ptx_lower_sync.c
+ * (control flow, barriers, mbarriers, asynchronous and tensor copies,
+ * clusters, votes, warp functions).
  */
 #ifndef VGPU_PTX_LOWER_H
 #define VGPU_PTX_LOWER_H
