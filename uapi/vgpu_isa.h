@@ -429,8 +429,8 @@ static inline int vgpu_isa_decode(const uint64_t w[2])
 
 /*
  * The f64 instructions keep each double in a register pair (low word
- * first, like 64-bit addresses): which of their rd, ra, rb, rc fields
- * name a pair (bits 0..3).
+ * first, like 64-bit addresses), IDIV64/IREM64 each 64-bit integer:
+ * which of their rd, ra, rb, rc fields name a pair (bits 0..3).
  */
 #define VGPU_PAIR_RD 1u
 #define VGPU_PAIR_RA 2u
@@ -443,6 +443,8 @@ static inline unsigned vgpu_isa_pairs(unsigned optype)
 	case VGPU_OPT_DMUL:
 	case VGPU_OPT_DDIV:
 	case VGPU_OPT_DMNMX:
+	case VGPU_OPT_IDIV64:
+	case VGPU_OPT_IREM64:
 		return VGPU_PAIR_RD | VGPU_PAIR_RA | VGPU_PAIR_RB;
 	case VGPU_OPT_DFMA:
 		return VGPU_PAIR_RD | VGPU_PAIR_RA | VGPU_PAIR_RB | VGPU_PAIR_RC;

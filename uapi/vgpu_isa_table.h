@@ -191,6 +191,8 @@
 	E(D2F, 0x37)                                                           \
 	E(I2D, 0x38)                                                           \
 	E(D2I, 0x39)                                                           \
+	E(IDIV64, 0x3a)                                                        \
+	E(IREM64, 0x3b)                                                        \
 	E(BAR, 0x40)                                                           \
 	E(BAR_RED, 0x41)                                                       \
 	E(B2R, 0x42)                                                           \
@@ -294,6 +296,8 @@
 	E(D2F, "D2F", D2F, X, NOFIX, MODS0(), OPS2(RD, RA))                         \
 	E(I2D, "I2D", I2D, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
 	E(D2I, "D2I", D2I, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(IDIV64, "IDIV64", IDIV64, X, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))       \
+	E(IREM64, "IREM64", IREM64, X, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))       \
 	E(LDG, "LDG", LDG, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
 	E(STG, "STG", STG, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
 	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \

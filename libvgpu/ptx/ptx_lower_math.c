@@ -22,8 +22,37 @@ void pl_divrem(struct lower *L)
 
 	if (!pl_want_ops(L, 3))
 		return;
-	if (t.bits == 64 || (t.flt && (t.bits != 32 || rem)))
-		return (void)pl_unsupported(L, "division of 64-bit or non-f32 values");
+	if (t.bits == 64 && !t.flt) { /* IDIV64/IREM64 on pairs */
+		struct ptx_vinsn *v;
+		int s[2];
+
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		if (d < 0)
+			return;
+		for (int k = 0; k < 2; k++) {
+			const struct ptx_operand *o = &in->ops[1 + k];
+
+			if (pl_is_reg(L, o, PTX_R64)) {
+				s[k] = o->reg;
+				continue;
+			}
+			if (o->kind != PTX_O_IMM)
+				return (void)pl_lerr(L, "expected a 64-bit register or value");
+			s[k] = pl_new_vreg(L, 2);
+			for (int part = 0; part < 2; part++) {
+				v = pl_emit(L, "MOV");
+				pl_o_def(v, s[k], part, part == 0);
+				pl_o_text(v, "0x%" PRIx32, (uint32_t)((uint64_t)o->imm >> (32 * part)));
+			}
+		}
+		v = pl_emit(L, "%s.%s", rem ? "IREM64" : "IDIV64", t.sign ? "S32" : "U32");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, s[0], 0);
+		pl_o_use(v, s[1], 0);
+		return;
+	}
+	if (t.flt && (t.bits != 32 || rem))
+		return (void)pl_unsupported(L, "division of non-f32 floating-point values");
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;

@@ -495,6 +495,39 @@ static inline uint32_t d2i(double x, unsigned type)
 	return (uint32_t)x;
 }
 
+/*
+ * IDIV64/IREM64 (.U32: unsigned, .S32: signed 64-bit integers in pairs),
+ * with IDIV's rules: x / 0 is all ones, x % 0 is x, INT64_MIN / -1 wraps.
+ */
+static inline uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
+{
+	if (!b)
+		return rem ? a : ~0ull;
+	if (type == VGPU_MOD_ITYPE_S32) {
+		int64_t x = (int64_t)a, y = (int64_t)b;
+
+		if (x == INT64_MIN && y == -1)
+			return rem ? 0 : a;
+		return (uint64_t)(rem ? x % y : x / y);
+	}
+	return rem ? a % b : a / b;
+}
+
+#define IDIV64(name, rem)                                                      \
+	EXEC(name)                                                             \
+	{                                                                      \
+		LANES(em, l, {                                                 \
+			uint64_t a = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l]; \
+			uint64_t b = (uint64_t)vgpu_reg(w, d->rb + 1u)[l] << 32 | vgpu_reg(w, d->rb)[l]; \
+			uint64_t r = idiv64(a, b, d->mod[0], rem);             \
+			vgpu_reg(w, d->rd)[l] = (uint32_t)r;                   \
+			vgpu_reg(w, d->rd + 1u)[l] = (uint32_t)(r >> 32);      \
+		});                                                            \
+		return VGPU_X_NEXT;                                            \
+	}
+IDIV64(exec_idiv64, false)
+IDIV64(exec_irem64, true)
+
 EXEC(exec_d2i)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
@@ -974,6 +1007,8 @@ const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_D2F] = exec_d2f,
 	[VGPU_I_I2D] = exec_i2d,
 	[VGPU_I_D2I] = exec_d2i,
+	[VGPU_I_IDIV64] = exec_idiv64,
+	[VGPU_I_IREM64] = exec_irem64,
 	[VGPU_I_F2I] = exec_f2i,
 	[VGPU_I_I2F] = exec_i2f,
 	[VGPU_I_LDG] = exec_ldg,

@@ -827,6 +827,38 @@ TEST_F(ptx, f64)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/div64.cu on the host (no zero divisors: C leaves them undefined) */
+TEST_F(ptx, div64)
+{
+	uint64_t a[64], b[64], out[4 * 64];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < 64; i++) {
+		a[i] = (uint64_t)i * 0x9e3779b97f4a7c15ull ^ ((uint64_t)i << 61);
+		b[i] = (i % 4 == 0 ? (uint64_t)i * 0x1234567ull : (uint64_t)i * 977 + 1) |
+		       (i % 8 == 3 ? 0x8000000000000000ull : 0);
+	}
+	b[0] = 1;
+	a[5] = 0x8000000000000000ull; /* INT64_MIN / 3 */
+	ASSERT_EQ(0, load(_metadata, self, "div64"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, a, sizeof(a)));
+	ASSERT_EQ(0, buf(self, 2, b, sizeof(b)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 2, self->bo[2], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, 32, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < 64; i++) {
+		EXPECT_EQ(a[i] / b[i], out[4 * i]) TH_LOG("%u", i);
+		EXPECT_EQ(a[i] % b[i], out[4 * i + 1]) TH_LOG("%u", i);
+		EXPECT_EQ((uint64_t)((int64_t)a[i] / (int64_t)b[i]), out[4 * i + 2]) TH_LOG("%u", i);
+		EXPECT_EQ((uint64_t)((int64_t)a[i] % (int64_t)b[i]), out[4 * i + 3]) TH_LOG("%u", i);
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
