@@ -118,6 +118,14 @@ DEV void tensor_load_2d(u32 dst, const CUtensorMap *map, s32 x, s32 y, u32 bar)
 		     ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar) : "memory");
 }
 
+/* 1-D tile */
+DEV void tensor_load_1d(u32 dst, const CUtensorMap *map, s32 x, u32 bar)
+{
+	asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile"
+		     ".mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];"
+		     ::"r"(dst), "l"(map), "r"(x), "r"(bar) : "memory");
+}
+
 /* and global <- shared, in a bulk group */
 DEV void tensor_store_2d(const CUtensorMap *map, s32 x, s32 y, u32 src)
 {

@@ -168,7 +168,7 @@ TEST(examples_match_expected_under_100_seeds)
 
 TEST(cuda_ports_match_the_vgs_expected_under_100_seeds)
 {
-	EXPECT_GE(check_all(_metadata, "cuda/", ".cu"), 11);
+	EXPECT_GE(check_all(_metadata, "cuda/", ".cu"), 12);
 }
 
 TEST_HARNESS_MAIN
