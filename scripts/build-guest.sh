@@ -125,7 +125,8 @@ fi
 # ---- initramfs ----
 kver=$(cat "$out/kernel-version")
 inputs=("$out/vgpu-smoke" "$out/store.vgo" tests/guest/init "$0"
-	scripts/run-examples.sh examples/* build/guest-bin/*)
+	scripts/run-examples.sh examples/*.vgs examples/*.expected examples/*.c
+	build/guest-bin/*)
 [[ -f build/module/vgpu.ko ]] && inputs+=(build/module/vgpu.ko)
 selftests=()
 for f in build/selftests/vgpu_test build/selftests/vgpu_bench \
@@ -152,7 +153,8 @@ if ((stale)); then
 	cp "$out/vgpu-smoke" "$root/bin/vgpu-smoke"
 	cp build/guest-bin/* "$root/bin/"
 	cp scripts/run-examples.sh "$root/bin/run-examples"
-	cp examples/* "$root/examples/"
+	# the files only: examples/cuda/ (CUDA ports) is for the host's tests
+	cp examples/*.vgs examples/*.expected examples/*.c "$root/examples/"
 	if ((${#selftests[@]})); then
 		cp "${selftests[@]}" "$root/bin/"
 	fi
