@@ -3,7 +3,10 @@
  * The PTX front end: a compiler from PTX text to vGPU assembly, in stages.
  *
  *   ptx_lex.c     characters -> tokens (PTX's identifiers, %regs, 0f floats)
- *   ptx_parse.c   tokens -> module: entries, params, .reg/.shared, insns
+ *   ptx_parse.c   tokens -> module: directives, .global/.const/.shared
+ *                 variables, .entry/.func headers with their params
+ *   ptx_parse_body.c function bodies: .reg/.local/.shared, labels, insns,
+ *                 calls; nested { } scopes flattened
  *   ptx_inline.c  calls of .func inlined into each entry
  *   ptx_lower.c   PTX instructions -> vGPU instructions on virtual registers
  *   ptx_regalloc.c liveness over the control-flow graph, linear scan onto

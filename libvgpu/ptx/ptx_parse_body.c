@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PTX parser, function bodies: register declarations (.reg), .local and
+ * .shared variables, the .param of call sequences, labels, instructions
+ * with their operands, and calls.  Nested { } scopes (inline asm blocks
+ * in nvcc and clang output) are flattened: their registers and labels are
+ * renamed so they cannot clash with the enclosing ones.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_parse.h"
+
+static void *grow(void *arr, int n, int *cap, size_t size)
+{
+	void *p;
+	int ncap;
+
+	if (n < *cap)
+		return arr;
+	ncap = *cap ? 2 * *cap : 16;
+	p = realloc(arr, (size_t)ncap * size);
+	if (!p)
+		return NULL;
+	*cap = ncap;
+	return p;
+}
+
+static void add_reg(struct parser *ps, const char *name, int bits, bool is_float,
+		    bool is_pred)
+{
+	struct ptx_func *f = ps->f;
+	struct ptx_reg *r;
+	struct ptx_reg *regs = grow(f->regs, f->nregs, &f->regs_cap, sizeof(*f->regs));
+
+	if (!regs) {
+		pp_perr(ps, "out of memory");
+		return;
+	}
+	f->regs = regs;
+	r = &f->regs[f->nregs++];
+	memset(r, 0, sizeof(*r));
+	pp_copy_name(r->name, name);
+	r->bits = (uint8_t)bits;
+	r->is_float = is_float;
+	r->cls = is_pred ? PTX_PRED : bits > 32 ? PTX_R64 : PTX_R32;
+}
+
+/* .reg .TYPE %a, %b<N>, ...; */
+static void parse_reg(struct parser *ps)
+{
+	bool is_float, is_pred;
+	int bits;
+
+	pp_next(ps);
+	while (TOK(ps) == PTX_T_IDENT && TEXT(ps)[0] == '.' &&
+	       !pp_type_bits(TEXT(ps), &is_float, &is_pred) &&
+	       (!strncmp(TEXT(ps), ".v", 2) || !strcmp(TEXT(ps), ".align")))
+		pp_next(ps);
+	if (TOK(ps) != PTX_T_IDENT || !(bits = pp_type_bits(TEXT(ps), &is_float, &is_pred))) {
+		pp_perr(ps, "unsupported .reg type '%s'", TEXT(ps));
+		pp_skip_stmt(ps);
+		return;
+	}
+	pp_next(ps);
+	for (;;) {
+		char name[PTX_NAME_MAX];
+
+		if (TOK(ps) != PTX_T_IDENT) {
+			pp_perr(ps, "expected a register name in .reg, not '%s'", TEXT(ps));
+			pp_skip_stmt(ps);
+			return;
+		}
+		pp_copy_name(name, TEXT(ps));
+		pp_next(ps);
+		if (pp_is_punct(ps, '<')) {
+			int64_t count;
+
+			pp_next(ps);
+			count = ps->lx.value;
+			if (TOK(ps) != PTX_T_INT || count < 0 || count > 65536) {
+				pp_perr(ps, "bad register count '%s'", TEXT(ps));
+				pp_skip_stmt(ps);
+				return;
+			}
+			pp_next(ps);
+			if (!pp_expect(ps, '>')) {
+				pp_skip_stmt(ps);
+				return;
+			}
+			for (int64_t i = 0; i < count; i++) {
+				char rn[PTX_NAME_MAX + 16];
+
+				snprintf(rn, sizeof(rn), "%s%lld", name, (long long)i);
+				add_reg(ps, rn, bits, is_float, is_pred);
+			}
+		} else {
+			add_reg(ps, name, bits, is_float, is_pred);
+		}
+		if (pp_is_punct(ps, ',')) {
+			pp_next(ps);
+			continue;
+		}
+		break;
+	}
+	pp_expect(ps, ';');
+}
+
+/* One operand; @ins gives the register table. */
+static bool parse_operand(struct parser *ps, struct ptx_operand *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->reg = -1;
+	o->col = ps->lx.tcol;
+	if (pp_is_punct(ps, '!')) {
+		o->neg = true;
+		pp_next(ps);
+	}
+	if (pp_is_punct(ps, '-') || TOK(ps) == PTX_T_INT || TOK(ps) == PTX_T_FLOAT) {
+		bool minus = pp_is_punct(ps, '-');
+
+		if (minus)
+			pp_next(ps);
+		if (TOK(ps) != PTX_T_INT && TOK(ps) != PTX_T_FLOAT) {
+			pp_perr(ps, "expected a number after '-'");
+			return false;
+		}
+		o->kind = PTX_O_IMM;
+		o->fimm = TOK(ps) == PTX_T_FLOAT;
+		o->imm = ps->lx.value;
+		if (minus && !o->fimm) {
+			o->imm = -o->imm;
+		} else if (minus) {
+			if (ps->lx.is_double)
+				o->imm ^= INT64_MIN;
+			else
+				o->imm ^= 0x80000000;
+		}
+		if (o->fimm && ps->lx.is_double)
+			o->sym[0] = 'd'; /* a double literal */
+		pp_next(ps);
+		return true;
+	}
+	if (pp_is_punct(ps, '{')) {
+		pp_next(ps);
+		o->kind = PTX_O_VEC;
+		while (!pp_is_punct(ps, '}')) {
+			if (o->nvec == 5) {
+				pp_perr(ps, "too many elements in a vector operand");
+				return false;
+			}
+			if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), "_")) {
+				o->vec[o->nvec++] = -1;
+			} else if (TOK(ps) == PTX_T_IDENT &&
+				   (o->vec[o->nvec] = ptx_find_reg(ps->f, TEXT(ps))) >= 0) {
+				o->nvec++;
+			} else {
+				pp_perr(ps, "expected a register in a vector operand, not '%s'",
+					TEXT(ps));
+				return false;
+			}
+			pp_next(ps);
+			if (pp_is_punct(ps, ','))
+				pp_next(ps);
+		}
+		pp_next(ps);
+		return true;
+	}
+	if (pp_is_punct(ps, '[')) {
+		pp_next(ps);
+		o->kind = PTX_O_MEM;
+		if (TOK(ps) == PTX_T_IDENT) {
+			int r = ptx_find_reg(ps->f, TEXT(ps));
+
+			if (r >= 0)
+				o->reg = r;
+			else
+				pp_copy_name(o->sym, TEXT(ps));
+			pp_next(ps);
+		} else if (TOK(ps) == PTX_T_INT) {
+			o->imm = ps->lx.value;
+			pp_next(ps);
+		} else {
+			pp_perr(ps, "expected an address, not '%s'", TEXT(ps));
+			return false;
+		}
+		while (pp_is_punct(ps, '+') || pp_is_punct(ps, '-')) {
+			bool minus = pp_is_punct(ps, '-');
+
+			pp_next(ps);
+			if (pp_is_punct(ps, '-')) { /* [%rd+-8] */
+				minus = !minus;
+				pp_next(ps);
+			}
+			if (TOK(ps) != PTX_T_INT) {
+				pp_perr(ps, "expected an offset, not '%s'", TEXT(ps));
+				return false;
+			}
+			o->imm += minus ? -ps->lx.value : ps->lx.value;
+			pp_next(ps);
+		}
+		if (pp_is_punct(ps, ',')) { /* [tensor-map, {coordinates}] */
+			struct ptx_operand v;
+
+			pp_next(ps);
+			if (!parse_operand(ps, &v) || v.kind != PTX_O_VEC) {
+				pp_perr(ps, "expected {coordinates} in a tensor address");
+				return false;
+			}
+			o->nvec = v.nvec;
+			memcpy(o->vec, v.vec, sizeof(o->vec));
+		}
+		return pp_expect(ps, ']');
+	}
+	if (TOK(ps) == PTX_T_IDENT) {
+		int r = ptx_find_reg(ps->f, TEXT(ps));
+
+		if (!strcmp(TEXT(ps), "_")) {
+			o->kind = PTX_O_SINK;
+		} else if (r >= 0) {
+			o->kind = PTX_O_REG;
+			o->reg = r;
+		} else {
+			o->kind = PTX_O_SYM;
+			pp_copy_name(o->sym, TEXT(ps));
+		}
+		pp_next(ps);
+		if (o->kind == PTX_O_SYM && pp_is_punct(ps, '+')) { /* sym+4 */
+			pp_next(ps);
+			if (TOK(ps) != PTX_T_INT) {
+				pp_perr(ps, "expected an offset after '+'");
+				return false;
+			}
+			o->imm = ps->lx.value;
+			pp_next(ps);
+		}
+		if ((o->kind == PTX_O_REG || o->kind == PTX_O_SINK) && pp_is_punct(ps, '|')) {
+			pp_next(ps); /* d|p */
+			o->has_p = true;
+			o->preg = -1;
+			if (TOK(ps) == PTX_T_IDENT && strcmp(TEXT(ps), "_"))
+				o->preg = ptx_find_reg(ps->f, TEXT(ps));
+			if (TOK(ps) != PTX_T_IDENT || (strcmp(TEXT(ps), "_") && o->preg < 0) ||
+			    (o->preg >= 0 && ps->f->regs[o->preg].cls != PTX_PRED)) {
+				pp_perr(ps, "expected a predicate register or _ after '|', not '%s'",
+					TEXT(ps));
+				return false;
+			}
+			pp_next(ps);
+		}
+		return true;
+	}
+	pp_perr(ps, "unexpected '%s' in an operand", TEXT(ps));
+	return false;
+}
+
+static struct ptx_insn *new_insn(struct parser *ps)
+{
+	struct ptx_func *f = ps->f;
+	struct ptx_insn *arr = grow(f->insns, f->ninsns, &f->insns_cap, sizeof(*arr));
+
+	if (!arr) {
+		pp_perr(ps, "out of memory");
+		return NULL;
+	}
+	f->insns = arr;
+	memset(&arr[f->ninsns], 0, sizeof(arr[0]));
+	arr[f->ninsns].guard = -1;
+	arr[f->ninsns].line = ps->lx.tline;
+	arr[f->ninsns].col = ps->lx.tcol;
+	return &arr[f->ninsns++];
+}
+
+/* mnemonic.mod.mod... -> op and modifiers */
+static bool split_mnemonic(struct parser *ps, struct ptx_insn *in, const char *text)
+{
+	const char *dot = strchr(text, '.');
+	size_t n = dot ? (size_t)(dot - text) : strlen(text);
+
+	if (n >= sizeof(in->op)) {
+		pp_perr(ps, "unknown instruction '%s'", text);
+		return false;
+	}
+	memcpy(in->op, text, n);
+	in->op[n] = '\0';
+	while (dot) {
+		const char *e = strchr(dot + 1, '.');
+		size_t k = e ? (size_t)(e - dot) : strlen(dot);
+
+		if (in->nmods == PTX_MAX_MODS || k >= sizeof(in->mods[0])) {
+			pp_perr(ps, "too many modifiers in '%s'", text);
+			return false;
+		}
+		memcpy(in->mods[in->nmods], dot, k);
+		in->mods[in->nmods++][k] = '\0';
+		dot = e;
+	}
+	return true;
+}
+
+static void parse_call(struct parser *ps, struct ptx_insn *in);
+
+static void parse_insn(struct parser *ps)
+{
+	struct ptx_insn *in = new_insn(ps);
+
+	if (!in)
+		return;
+	if (pp_is_punct(ps, '@')) {
+		pp_next(ps);
+		if (pp_is_punct(ps, '!')) {
+			in->guard_not = true;
+			pp_next(ps);
+		}
+		if (TOK(ps) != PTX_T_IDENT || (in->guard = ptx_find_reg(ps->f, TEXT(ps))) < 0 ||
+		    ps->f->regs[in->guard].cls != PTX_PRED) {
+			pp_perr(ps, "expected a predicate register after '@', not '%s'",
+				TEXT(ps));
+			pp_skip_stmt(ps);
+			return;
+		}
+		pp_next(ps);
+	}
+	if (TOK(ps) != PTX_T_IDENT) {
+		pp_perr(ps, "expected an instruction, not '%s'", TEXT(ps));
+		pp_skip_stmt(ps);
+		return;
+	}
+	in->line = ps->lx.tline;
+	in->col = ps->lx.tcol;
+	if (!split_mnemonic(ps, in, TEXT(ps))) {
+		pp_skip_stmt(ps);
+		return;
+	}
+	pp_next(ps);
+	if (!strcmp(in->op, "call")) {
+		parse_call(ps, in);
+		return;
+	}
+	while (!pp_is_punct(ps, ';')) {
+		if (in->nops == PTX_MAX_OPS) {
+			pp_perr(ps, "too many operands");
+			pp_skip_stmt(ps);
+			return;
+		}
+		if (!parse_operand(ps, &in->ops[in->nops++])) {
+			pp_skip_stmt(ps);
+			return;
+		}
+		if (pp_is_punct(ps, ','))
+			pp_next(ps);
+		else if (!pp_is_punct(ps, ';')) {
+			pp_perr(ps, "expected ',' or ';' after an operand, not '%s'", TEXT(ps));
+			pp_skip_stmt(ps);
+			return;
+		}
+	}
+	pp_next(ps);
+}
+
+/*
+ * Close nested scope @id whose statements start at instruction @first:
+ * its labels get a suffix (in their definitions and uses inside it) and
+ * its registers are hidden from later lookups.
+ */
+static void close_scope(struct parser *ps, int id, int first, int first_reg)
+{
+	struct ptx_func *f = ps->f;
+
+	for (int i = first; i < f->ninsns; i++) {
+		char old[PTX_NAME_MAX];
+
+		if (!f->insns[i].label[0])
+			continue;
+		pp_copy_name(old, f->insns[i].label);
+		snprintf(f->insns[i].label, PTX_NAME_MAX, "%.70s__s%d", old, id);
+		for (int j = first; j < f->ninsns; j++)
+			for (int k = 0; k < f->insns[j].nops; k++)
+				if (f->insns[j].ops[k].kind == PTX_O_SYM &&
+				    !strcmp(f->insns[j].ops[k].sym, old))
+					pp_copy_name(f->insns[j].ops[k].sym, f->insns[i].label);
+	}
+	for (int r = first_reg; r < f->nregs; r++)
+		f->regs[r].name[0] = '\0'; /* hidden: lookups never match "" */
+}
+
+/*
+ * .param .b32 param0; in a call sequence: the front end keeps call
+ * arguments and results in registers (see ptx_inline.c).
+ */
+static void parse_call_param(struct parser *ps)
+{
+	char name[PTX_NAME_MAX], type[8];
+	uint32_t size, align;
+	int line = ps->lx.tline;
+
+	pp_next(ps);
+	if (!pp_parse_var(ps, name, &size, &align, type)) {
+		pp_skip_stmt(ps);
+		return;
+	}
+	if (size != 4 && size != 8) {
+		ptx_error(ps->dg, line, 1,
+			  "unsupported construct: a call parameter of %u bytes ('%s'; "
+			  "structures by value)", size, name);
+		ps->failed = true;
+		pp_skip_stmt(ps);
+		return;
+	}
+	add_reg(ps, name, (int)size * 8, type[0] == 'f', false);
+	if (ps->f->nregs)
+		ps->f->regs[ps->f->nregs - 1].is_param = true;
+	pp_expect(ps, ';');
+}
+
+/* call[.uni] [(ret),] func[, (arg, ...)]; */
+static void parse_call(struct parser *ps, struct ptx_insn *in)
+{
+	struct ptx_operand *o;
+
+	if (pp_is_punct(ps, '(')) {
+		pp_next(ps);
+		o = &in->ops[in->nops++];
+		if (!parse_operand(ps, o) || o->kind != PTX_O_REG) {
+			pp_perr(ps, "expected a return parameter in ( )");
+			pp_skip_stmt(ps);
+			return;
+		}
+		in->call_ret = true;
+		if (!pp_expect(ps, ')') || !pp_expect(ps, ',')) {
+			pp_skip_stmt(ps);
+			return;
+		}
+	}
+	o = &in->ops[in->nops++];
+	if (TOK(ps) != PTX_T_IDENT || ptx_find_reg(ps->f, TEXT(ps)) >= 0) {
+		pp_perr(ps, "unsupported construct: an indirect call (through '%s')", TEXT(ps));
+		pp_skip_stmt(ps);
+		return;
+	}
+	memset(o, 0, sizeof(*o));
+	o->kind = PTX_O_SYM;
+	o->reg = -1;
+	o->col = ps->lx.tcol;
+	pp_copy_name(o->sym, TEXT(ps));
+	pp_next(ps);
+	if (pp_is_punct(ps, ',')) {
+		pp_next(ps);
+		if (!pp_expect(ps, '(')) {
+			pp_skip_stmt(ps);
+			return;
+		}
+		while (!pp_is_punct(ps, ')')) {
+			if (in->nops == PTX_MAX_OPS) {
+				pp_perr(ps, "unsupported construct: a call with more than %d arguments",
+					PTX_MAX_OPS - 2);
+				pp_skip_stmt(ps);
+				return;
+			}
+			o = &in->ops[in->nops++];
+			if (!parse_operand(ps, o) || o->kind != PTX_O_REG) {
+				pp_perr(ps, "expected a call parameter");
+				pp_skip_stmt(ps);
+				return;
+			}
+			if (pp_is_punct(ps, ','))
+				pp_next(ps);
+			else if (!pp_is_punct(ps, ')')) {
+				pp_perr(ps, "expected ',' or ')' in call arguments, not '%s'",
+					TEXT(ps));
+				pp_skip_stmt(ps);
+				return;
+			}
+		}
+		pp_next(ps);
+	}
+	if (pp_is_punct(ps, ',')) {
+		pp_perr(ps, "unsupported construct: a call through a prototype");
+		pp_skip_stmt(ps);
+		return;
+	}
+	pp_expect(ps, ';');
+}
+
+void pp_parse_body(struct parser *ps)
+{
+	int depth = 0, first[64], first_reg[64], id[64];
+
+	pp_expect(ps, '{');
+	while (TOK(ps) != PTX_T_EOF) {
+		const char *t = TEXT(ps);
+
+		if (pp_is_punct(ps, '}')) {
+			pp_next(ps);
+			if (!depth)
+				return;
+			depth--;
+			close_scope(ps, id[depth], first[depth], first_reg[depth]);
+			continue;
+		}
+		if (pp_is_punct(ps, '{')) {
+			if (depth == 64) {
+				pp_perr(ps, "scopes nested too deep");
+				return;
+			}
+			first[depth] = ps->f->ninsns;
+			first_reg[depth] = ps->f->nregs;
+			id[depth++] = ++ps->nscopes;
+			pp_next(ps);
+			continue;
+		}
+		if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".reg")) {
+			parse_reg(ps);
+		} else if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".shared")) {
+			pp_parse_shared(ps, false, false, false);
+		} else if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".local")) {
+			pp_parse_shared(ps, false, false, true);
+		} else if (TOK(ps) == PTX_T_IDENT && !strcmp(t, ".param")) {
+			parse_call_param(ps);
+		} else if (TOK(ps) == PTX_T_IDENT &&
+			   (!strcmp(t, ".loc") || !strcmp(t, ".pragma") ||
+			    !strcmp(t, ".file"))) {
+			pp_skip_line(ps);
+		} else if (TOK(ps) == PTX_T_IDENT && t[0] == '.') {
+			pp_perr(ps, "unsupported construct: '%s' in a function body", t);
+			pp_skip_stmt(ps);
+		} else if (TOK(ps) == PTX_T_IDENT && ps->lx.p < ps->lx.end &&
+			   *ps->lx.p == ':' && (ps->lx.p + 1 >= ps->lx.end || ps->lx.p[1] != ':')) {
+			struct ptx_insn *in = new_insn(ps);
+
+			if (!in)
+				return;
+			pp_copy_name(in->label, t);
+			pp_next(ps);
+			pp_next(ps); /* ':' */
+		} else {
+			parse_insn(ps);
+		}
+		if (ps->dg->errors > 50)
+			return;
+	}
+	pp_perr(ps, "missing '}' at the end of '%s'", ps->f->name);
+}
