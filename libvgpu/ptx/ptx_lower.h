@@ -147,5 +147,7 @@ void pl_vprintf(struct lower *L);
 void pl_match(struct lower *L);
 /* f64 arithmetic and conversions (ptx_lower_f64.c); false if not one */
 bool pl_f64(struct lower *L);
+bool pl_fcmp(struct lower *L, const char *mn, const char *cmp, int a, int b, int p);
+void pl_fsetp(struct lower *L, bool f64, int a, int b);
 
 #endif

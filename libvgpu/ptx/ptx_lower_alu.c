@@ -715,9 +715,27 @@ void pl_setp(struct lower *L)
 
 	if (in->nops != (boolop ? 4 : 3))
 		return (void)pl_lerr(L, "setp takes %d operands here", boolop ? 4 : 3);
+	if (t.flt && t.bits == 32) { /* ordered and unordered forms: pl_fsetp */
+		int r[2];
+
+		for (int k = 0; k < 2; k++) {
+			const struct ptx_operand *o = &in->ops[1 + k];
+
+			if (o->kind == PTX_O_REG && pl_preg(L, o->reg)->cls == PTX_R32) {
+				r[k] = o->reg;
+				continue;
+			}
+			r[k] = pl_new_vreg(L, 1);
+			v = pl_emit(L, "MOV");
+			pl_o_def(v, r[k], 0, false);
+			pl_use_src_or_imm(L, v, o, 0);
+		}
+		pl_fsetp(L, false, r[0], r[1]);
+		return;
+	}
 	if (!cmp)
 		return (void)pl_unsupported(L, "comparison");
-	if (unordered || (t.flt && t.bits != 32))
+	if (unordered || t.flt)
 		return (void)pl_unsupported(L, "unordered or non-f32 floating-point comparison");
 	d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
 	if (d < 0)

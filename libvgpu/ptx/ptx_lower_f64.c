@@ -117,33 +117,15 @@ bool pl_f64(struct lower *L)
 		return false;
 	if (!rounding_ok(L, in))
 		return true;
-	if (!strcmp(op, "setp")) {
+	if (!strcmp(op, "setp")) { /* ordered and unordered forms: pl_fsetp */
 		bool boolop = pl_has_mod(in, ".and") || pl_has_mod(in, ".or") || pl_has_mod(in, ".xor");
-		static const char *const cmps[][2] = { { ".eq", "EQ" }, { ".ne", "NE" },
-						       { ".lt", "LT" }, { ".le", "LE" },
-						       { ".gt", "GT" }, { ".ge", "GE" } };
-		const char *cmp = NULL;
 
-		for (size_t i = 0; i < sizeof(cmps) / sizeof(cmps[0]); i++)
-			if (pl_has_mod(in, cmps[i][0]))
-				cmp = cmps[i][1];
-		if (!cmp)
-			return pl_unsupported(L, "unordered f64 comparisons"), true;
 		if (in->nops != (boolop ? 4 : 3))
 			return pl_lerr(L, "setp takes %d operands here", boolop ? 4 : 3), true;
-		d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
 		a = pair_src(L, &in->ops[1]);
 		b = pair_src(L, &in->ops[2]);
-		if (d < 0 || a < 0 || b < 0)
-			return true;
-		v = pl_emit(L, "DSETP.%s%s", cmp,
-			    !boolop ? "" : pl_has_mod(in, ".and") ? ".AND" :
-			    pl_has_mod(in, ".or") ? ".OR" : ".XOR");
-		pl_o_pdef(v, d);
-		pl_o_use(v, a, 0);
-		pl_o_use(v, b, 0);
-		if (boolop)
-			pl_o_puse(v, pl_pred_of(L, &in->ops[3]), in->ops[3].neg);
+		if (a >= 0 && b >= 0)
+			pl_fsetp(L, true, a, b);
 		return true;
 	}
 	if (!strcmp(op, "neg") || !strcmp(op, "abs")) {

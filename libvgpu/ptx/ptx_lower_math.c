@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * PTX lowering: division and remainder (IDIV, IREM, FDIV), the
- * multi-function unit's functions (MUFU: rcp sqrt rsqrt ex2 lg2 sin cos)
- * and bit fields (bfe, bfi).
+ * multi-function unit's functions (MUFU: rcp sqrt rsqrt ex2 lg2 sin cos),
+ * bit fields (bfe, bfi) and floating-point comparisons with PTX's ordered
+ * and unordered forms (pl_fcmp, for f32 and f64).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -173,4 +174,97 @@ void pl_bitfield(struct lower *L)
 	pl_o_def(v, d, 0, false);
 	pl_o_use(v, x, 0);
 	pl_o_text(v, "0x%x", 32 - len);
+}
+
+/*
+ * Predicate @p = (a CMP b) for floats, CMP a PTX comparison (".lt",
+ * ".ltu", ".num", ...), on FSETP or DSETP (@mn), whose comparisons are
+ * C's: ordered (false with a NaN) except NE, which is C's != (true with a
+ * NaN: PTX's .neu).  The others are built from them:
+ * ne = lt or gt; equ = not ne; ltu = not ge, leu = not gt, gtu = not le,
+ * geu = not lt; num = (a == a) and (b == b); nan = not num.
+ * Returns false (after the error) for an unknown comparison.
+ */
+bool pl_fcmp(struct lower *L, const char *mn, const char *cmp, int a, int b, int p)
+{
+	static const struct {
+		const char *ptx, *first, *second; /* second: OR-ed in */
+		bool negate, self;
+	} rules[] = {
+		{ ".eq", "EQ", NULL, false, false },   { ".lt", "LT", NULL, false, false },
+		{ ".le", "LE", NULL, false, false },   { ".gt", "GT", NULL, false, false },
+		{ ".ge", "GE", NULL, false, false },   { ".neu", "NE", NULL, false, false },
+		{ ".ne", "LT", "GT", false, false },   { ".equ", "LT", "GT", true, false },
+		{ ".ltu", "GE", NULL, true, false },   { ".leu", "GT", NULL, true, false },
+		{ ".gtu", "LE", NULL, true, false },   { ".geu", "LT", NULL, true, false },
+		{ ".num", "EQ", NULL, false, true },   { ".nan", "EQ", NULL, true, true },
+	};
+	struct ptx_vinsn *v;
+	size_t k;
+
+	for (k = 0; k < sizeof(rules) / sizeof(rules[0]); k++)
+		if (!strcmp(rules[k].ptx, cmp))
+			break;
+	if (k == sizeof(rules) / sizeof(rules[0]))
+		return pl_unsupported(L, "comparison");
+	v = pl_emit(L, "%s.%s", mn, rules[k].first);
+	pl_o_pdef(v, p);
+	pl_o_use(v, a, 0);
+	pl_o_use(v, rules[k].self ? a : b, 0);
+	if (rules[k].second || rules[k].self) {
+		v = pl_emit(L, "%s.%s.%s", mn, rules[k].self ? "EQ" : rules[k].second,
+			    rules[k].self ? "AND" : "OR");
+		pl_o_pdef(v, p);
+		pl_o_use(v, rules[k].self ? b : a, 0);
+		pl_o_use(v, b, 0);
+		pl_o_puse(v, p, false);
+	}
+	if (rules[k].negate) {
+		v = pl_emit(L, "ISETP.EQ.U32.AND");
+		pl_o_pdef(v, p);
+		pl_o_text(v, "RZ");
+		pl_o_text(v, "0x0");
+		pl_o_puse(v, p, true);
+	}
+	return true;
+}
+
+/*
+ * setp.CMP[.BOOL].f32|f64 d, a, b[, c]: the comparison into d, or into a
+ * temporary combined with c.  @a and @b are register vregs (pairs for f64).
+ */
+void pl_fsetp(struct lower *L, bool f64, int a, int b)
+{
+	const struct ptx_insn *in = L->in;
+	const char *boolop = pl_has_mod(in, ".and") ? "AND" : pl_has_mod(in, ".or") ? "OR" :
+			     pl_has_mod(in, ".xor") ? "XOR" : NULL;
+	const char *cmp = NULL;
+	struct ptx_vinsn *v;
+	int d, p, r;
+
+	for (int i = 0; i < in->nmods; i++)
+		if (in->mods[i][0] == '.' && strlen(in->mods[i]) <= 4 &&
+		    strcmp(in->mods[i], ".and") && strcmp(in->mods[i], ".or") &&
+		    strcmp(in->mods[i], ".xor") && strcmp(in->mods[i], ".ftz") &&
+		    in->mods[i][1] != 'f' && in->mods[i][1] != 'b')
+			cmp = in->mods[i];
+	if (!cmp)
+		return (void)pl_unsupported(L, "comparison");
+	d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+	if (d < 0)
+		return;
+	p = boolop ? pl_new_vreg(L, 0) : d;
+	if (!pl_fcmp(L, f64 ? "DSETP" : "FSETP", cmp, a, b, p) || !boolop)
+		return;
+	r = pl_new_vreg(L, 1); /* d = p BOOL c, through a register */
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, r, 0, false);
+	pl_o_text(v, "RZ");
+	pl_o_text(v, "0x1");
+	pl_o_puse(v, p, true);
+	v = pl_emit(L, "ISETP.NE.U32.%s", boolop);
+	pl_o_pdef(v, d);
+	pl_o_use(v, r, 0);
+	pl_o_text(v, "0x0");
+	pl_o_puse(v, pl_pred_of(L, &in->ops[3]), in->ops[3].neg);
 }

@@ -859,6 +859,46 @@ TEST_F(ptx, div64)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/fcmp.cu: PTX's 14 comparisons by their definitions */
+static uint32_t ref_cmps(double a, double b)
+{
+	bool un = isnan(a) || isnan(b);
+	bool r[14] = { !un && a == b, !un && a != b, a < b, a <= b, a > b, a >= b,
+		       un || a == b, un || a != b, un || a < b, un || a <= b,
+		       un || a > b, un || a >= b, !un, un };
+	uint32_t m = 0;
+
+	for (int k = 0; k < 14; k++)
+		m |= (uint32_t)r[k] << k;
+	return m;
+}
+
+TEST_F(ptx, fcmp)
+{
+	float in[8] = { 1.0f, -2.5f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f };
+	const uint32_t n = 8;
+	uint32_t out[64];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "fcmp"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, n));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, 32, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < 64; i++) {
+		float a = in[i % n], b = in[i / n];
+		uint32_t want = ref_cmps(a, b) | ref_cmps(a, b) << 14 |
+				(uint32_t)(a > 0 && (isnan(a) || isnan(b) || a < b)) << 28;
+
+		EXPECT_EQ(want, out[i]) TH_LOG("%g vs %g", a, b);
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
