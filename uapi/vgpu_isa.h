@@ -450,6 +450,11 @@ static inline unsigned vgpu_isa_pairs(unsigned optype)
 		return VGPU_PAIR_RD | VGPU_PAIR_RA | VGPU_PAIR_RB | VGPU_PAIR_RC;
 	case VGPU_OPT_DSETP:
 		return VGPU_PAIR_RA | VGPU_PAIR_RB;
+	case VGPU_OPT_DSQRT:
+	case VGPU_OPT_DRCP:
+	case VGPU_OPT_L2D:
+	case VGPU_OPT_D2L:
+		return VGPU_PAIR_RD | VGPU_PAIR_RA;
 	case VGPU_OPT_F2D:
 	case VGPU_OPT_I2D:
 		return VGPU_PAIR_RD;

@@ -193,6 +193,10 @@
 	E(D2I, 0x39)                                                           \
 	E(IDIV64, 0x3a)                                                        \
 	E(IREM64, 0x3b)                                                        \
+	E(DSQRT, 0x3c)                                                         \
+	E(DRCP, 0x3d)                                                          \
+	E(L2D, 0x3e)                                                           \
+	E(D2L, 0x3f)                                                           \
 	E(BAR, 0x40)                                                           \
 	E(BAR_RED, 0x41)                                                       \
 	E(B2R, 0x42)                                                           \
@@ -298,6 +302,10 @@
 	E(D2I, "D2I", D2I, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
 	E(IDIV64, "IDIV64", IDIV64, X, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))       \
 	E(IREM64, "IREM64", IREM64, X, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))       \
+	E(DSQRT, "DSQRT", DSQRT, X, NOFIX, MODS0(), OPS2(RD, RA))                   \
+	E(DRCP, "DRCP", DRCP, X, NOFIX, MODS0(), OPS2(RD, RA))                      \
+	E(L2D, "L2D", L2D, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(D2L, "D2L", D2L, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
 	E(LDG, "LDG", LDG, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
 	E(STG, "STG", STG, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
 	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \

@@ -64,20 +64,43 @@ static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
 
 	if (dt.flt && dt.bits == 64 && st.flt && st.bits == 64)
 		return pl_unsupported(L, "rounding f64 to an integral f64");
-	if (dt.flt && dt.bits == 64) { /* F2D, I2D */
-		if (!st.flt && st.bits != 32)
-			return pl_unsupported(L, "conversions of 8-, 16- or 64-bit integers to f64");
+	if (dt.flt && dt.bits == 64) { /* F2D, I2D, L2D */
+		if (!st.flt && st.bits != 32 && st.bits != 64)
+			return pl_unsupported(L, "conversions of 8- or 16-bit integers to f64");
+		if (!st.flt && st.bits == 64 && !pl_has_mod(in, ".rn"))
+			return pl_unsupported(L, "64-bit integers to f64 other than .rn");
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
 		if (d < 0)
 			return true;
+		if (!st.flt && st.bits == 64) {
+			s = pair_src(L, &in->ops[1]);
+			if (s < 0)
+				return true;
+			v = pl_emit(L, st.sign ? "L2D.S32" : "L2D.U32");
+			pl_o_def(v, d, 0, false);
+			pl_o_use(v, s, 0);
+			return true;
+		}
 		v = pl_emit(L, st.flt ? "F2D" : st.sign ? "I2D.S32" : "I2D.U32");
 		pl_o_def(v, d, 0, false);
 		pl_use_src(L, v, &in->ops[1], 0);
 		return true;
 	}
-	/* from f64: D2F (.rn), D2I (.rzi) */
-	if (!dt.flt && dt.bits != 32)
-		return pl_unsupported(L, "conversions of f64 to 8-, 16- or 64-bit integers");
+	/* from f64: D2F (.rn), D2I and D2L (.rzi) */
+	if (!dt.flt && dt.bits != 32 && dt.bits != 64)
+		return pl_unsupported(L, "conversions of f64 to 8- or 16-bit integers");
+	if (!dt.flt && dt.bits == 64) {
+		if (!pl_has_mod(in, ".rzi"))
+			return pl_unsupported(L, "f64 to an integer other than .rzi");
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		s = pair_src(L, &in->ops[1]);
+		if (d < 0 || s < 0)
+			return true;
+		v = pl_emit(L, dt.sign ? "D2L.S32" : "D2L.U32");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, s, 0);
+		return true;
+	}
 	if (dt.flt && !pl_has_mod(in, ".rn"))
 		return pl_unsupported(L, "f64 to f32 other than .rn");
 	if (!dt.flt && !pl_has_mod(in, ".rzi"))
@@ -101,7 +124,7 @@ bool pl_f64(struct lower *L)
 	int d, a, b, c;
 
 	static const char *const arith[] = { "add", "sub", "mul", "div", "fma", "mad", "min",
-					     "max", "setp", "neg", "abs", "cvt" };
+					     "max", "setp", "neg", "abs", "cvt", "sqrt", "rcp" };
 	bool mine = false;
 
 	for (size_t i = 0; i < sizeof(arith) / sizeof(arith[0]); i++)
@@ -126,6 +149,18 @@ bool pl_f64(struct lower *L)
 		b = pair_src(L, &in->ops[2]);
 		if (a >= 0 && b >= 0)
 			pl_fsetp(L, true, a, b);
+		return true;
+	}
+	if (!strcmp(op, "sqrt") || !strcmp(op, "rcp")) { /* .rn, and .approx as .rn */
+		if (!pl_want_ops(L, 2))
+			return true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		a = pair_src(L, &in->ops[1]);
+		if (d < 0 || a < 0)
+			return true;
+		v = pl_emit(L, "%s", !strcmp(op, "sqrt") ? "DSQRT" : "DRCP");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, a, 0);
 		return true;
 	}
 	if (!strcmp(op, "neg") || !strcmp(op, "abs")) {

@@ -528,6 +528,61 @@ static inline uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
 IDIV64(exec_idiv64, false)
 IDIV64(exec_irem64, true)
 
+/* DSQRT, DRCP: correctly rounded (sqrt.rn.f64, rcp.rn.f64) */
+EXEC(exec_dsqrt)
+{
+	LANES(em, l, { pair_set(w, d->rd, l, sqrt(pair_get(w, d->ra, l))); });
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_drcp)
+{
+	LANES(em, l, { pair_set(w, d->rd, l, 1.0 / pair_get(w, d->ra, l)); });
+	return VGPU_X_NEXT;
+}
+
+/* L2D.U32|S32: a 64-bit integer (pair) to f64, rounded to nearest even */
+EXEC(exec_l2d)
+{
+	LANES(em, l, {
+		uint64_t v = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l];
+
+		pair_set(w, d->rd, l, d->mod[0] == VGPU_MOD_ITYPE_S32 ? (double)(int64_t)v :
+									(double)v);
+	});
+	return VGPU_X_NEXT;
+}
+
+/* D2L.U32|S32: f64 to a 64-bit integer toward zero, saturating, NaN 0 */
+static inline uint64_t d2l(double x, unsigned type)
+{
+	if (isnan(x))
+		return 0;
+	if (type == VGPU_MOD_ITYPE_S32) {
+		if (x <= -9223372036854775808.0)
+			return 0x8000000000000000ull;
+		if (x >= 9223372036854775808.0)
+			return 0x7fffffffffffffffull;
+		return (uint64_t)(int64_t)x;
+	}
+	if (x <= 0.0)
+		return 0;
+	if (x >= 18446744073709551616.0)
+		return ~0ull;
+	return (uint64_t)x;
+}
+
+EXEC(exec_d2l)
+{
+	LANES(em, l, {
+		uint64_t v = d2l(pair_get(w, d->ra, l), d->mod[0]);
+
+		vgpu_reg(w, d->rd)[l] = (uint32_t)v;
+		vgpu_reg(w, d->rd + 1u)[l] = (uint32_t)(v >> 32);
+	});
+	return VGPU_X_NEXT;
+}
+
 EXEC(exec_d2i)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
@@ -1009,6 +1064,10 @@ const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_D2I] = exec_d2i,
 	[VGPU_I_IDIV64] = exec_idiv64,
 	[VGPU_I_IREM64] = exec_irem64,
+	[VGPU_I_DSQRT] = exec_dsqrt,
+	[VGPU_I_DRCP] = exec_drcp,
+	[VGPU_I_L2D] = exec_l2d,
+	[VGPU_I_D2L] = exec_d2l,
 	[VGPU_I_F2I] = exec_f2i,
 	[VGPU_I_I2F] = exec_i2f,
 	[VGPU_I_LDG] = exec_ldg,

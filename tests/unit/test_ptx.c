@@ -774,7 +774,7 @@ TEST_F(ptx, f64)
 {
 	const uint32_t n = 96;
 	double in[96];
-	uint64_t out[96 * 12];
+	uint64_t out[96 * 16];
 	struct vgpu_args *args = NULL;
 
 	for (uint32_t i = 0; i < n; i++)
@@ -796,7 +796,7 @@ TEST_F(ptx, f64)
 	for (uint32_t i = 0; i < n; i++) {
 		double a = in[i], b = in[(i * 7 + 3) % n], w[9];
 		int32_t k = (int32_t)i - 40;
-		uint64_t want[12];
+		uint64_t want[16];
 		float f = (float)(a * b);
 		uint32_t fb;
 
@@ -819,9 +819,20 @@ TEST_F(ptx, f64)
 		}
 		memcpy(&fb, &f, 4);
 		want[11] = fb;
-		for (int j = 0; j < 12; j++) {
-			/* out[12i + 11] is a u64 holding the f32 bits */
-			EXPECT_EQ(want[j], out[12 * i + j]) TH_LOG("thread %u result %d: %a %a", i, j, a, b);
+		{
+			double x[3] = { sqrt(fabs(a)), 1.0 / b,
+					(double)((int64_t)i * -123456789012345ll) +
+						(double)(uint64_t)(i * 0x123456789abcull) };
+			double y = a * 1e6, z = b > 0.0 && b < 1e19 ? b : 1.0;
+
+			memcpy(&want[12], x, sizeof(x));
+			want[15] = (uint64_t)(isnan(y) ? 0 : y <= -9223372036854775808.0 ? INT64_MIN :
+					      y >= 9223372036854775808.0 ? INT64_MAX : (int64_t)y) ^
+				   (uint64_t)z;
+		}
+		for (int j = 0; j < 16; j++) {
+			/* out[16i + 11] is a u64 holding the f32 bits */
+			EXPECT_EQ(want[j], out[16 * i + j]) TH_LOG("thread %u result %d: %a %a", i, j, a, b);
 		}
 	}
 	vgpu_args_free(args);
