@@ -756,8 +756,8 @@ TEST_F(ptx, match)
 		for (uint32_t l = 0; l < 32; l++) {
 			uint32_t b = in[w + l];
 
-			any5 |= (b % 5 == in[i] % 5) << l;
-			any64 |= (b % 3 == in[i] % 3 && (b & 1) == (in[i] & 1)) << l;
+			any5 |= (uint32_t)(b % 5 == in[i] % 5) << l;
+			any64 |= (uint32_t)(b % 3 == in[i] % 3 && (b & 1) == (in[i] & 1)) << l;
 			odd += b % 2;
 		}
 		EXPECT_EQ(any5, out[5 * i]) TH_LOG("thread %u", i);
