@@ -236,8 +236,20 @@ void pl_arith(struct lower *L)
 			add64(L, d, &in->ops[1], &in->ops[2], sub);
 		return;
 	}
-	if (!strcmp(op, "mul") && t.bits < 32 && pl_has_mod(in, ".hi"))
-		return (void)pl_unsupported(L, "mul.hi of 8- or 16-bit operands");
+	if (!strcmp(op, "mul") && t.bits < 32 && pl_has_mod(in, ".hi")) {
+		/* the product of the extended operands, shifted down */
+		int p = pl_new_vreg(L, 1);
+
+		d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+		if (d < 0)
+			return;
+		pl_alu32(L, "IMUL", p, 0, false, &in->ops[1], &in->ops[2], 0, true);
+		v = pl_emit(L, "SHR.%s", t.sign ? "S32" : "U32");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, p, 0);
+		pl_o_text(v, "0x%x", t.bits);
+		return;
+	}
 	if (!strcmp(op, "mul") && t.bits < 32 && pl_has_mod(in, ".wide")) {
 		/* 32-bit product of the extended operands */
 		d = pl_dst_reg(L, &in->ops[0], PTX_R32);

@@ -516,6 +516,74 @@ void pl_activemask(struct lower *L)
  * shfl.sync.MODE.b32 d, a, b, c, membermask: the whole-warp forms (c =
  * 0x1f, or 0 for .up) on SHFL; the member mask is not checked.
  */
+/*
+ * shfl.sync with sub-warp segments (c = segmask << 8 | clamp, as
+ * __shfl_*_sync(..., width) compiles): the source lane j and whether it
+ * is valid computed as PTX's definition does, then SHFL.IDX from j (the
+ * lane itself when it is not valid).
+ */
+static void segmented_shfl(struct lower *L, const char *mode, uint32_t c)
+{
+	const struct ptx_insn *in = L->in;
+	uint32_t segmask = c >> 8 & 0x1f, k = c & 0x1f & ~segmask;
+	int l = pl_new_vreg(L, 1), mn = pl_new_vreg(L, 1), mx = pl_new_vreg(L, 1);
+	int b = pl_new_vreg(L, 1), j = pl_new_vreg(L, 1), d;
+	int p = in->ops[0].has_p && in->ops[0].preg >= 0 ? in->ops[0].preg : pl_new_vreg(L, 0);
+	struct ptx_vinsn *v;
+
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
+		return;
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, l, 0, false);
+	pl_o_text(v, "SR_LANEID");
+	v = pl_emit(L, "LOP.AND"); /* minLane = lane & segmask */
+	pl_o_def(v, mn, 0, false);
+	pl_o_use(v, l, 0);
+	pl_o_text(v, "0x%x", segmask);
+	v = pl_emit(L, "LOP.OR"); /* maxLane = minLane | (clamp & ~segmask) */
+	pl_o_def(v, mx, 0, false);
+	pl_o_use(v, mn, 0);
+	pl_o_text(v, "0x%x", k);
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, b, 0, false);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, b, 0, false);
+	pl_o_use(v, b, 0);
+	pl_o_text(v, "0x1f");
+	if (!strcmp(mode, "IDX")) { /* j = minLane | (b & ~segmask) */
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, j, 0, false);
+		pl_o_use(v, b, 0);
+		pl_o_text(v, "0x%x", ~segmask & 0x1f);
+		v = pl_emit(L, "LOP.OR");
+		pl_o_def(v, j, 0, false);
+		pl_o_use(v, j, 0);
+		pl_o_use(v, mn, 0);
+	} else {
+		v = pl_emit(L, !strcmp(mode, "UP") ? "ISUB" : !strcmp(mode, "DOWN") ? "IADD" : "LOP.XOR");
+		pl_o_def(v, j, 0, false);
+		pl_o_use(v, l, 0);
+		pl_o_use(v, b, 0);
+	}
+	v = pl_emit(L, "ISETP.%s.S32", !strcmp(mode, "UP") ? "GE" : "LE");
+	pl_o_pdef(v, p);
+	pl_o_use(v, j, 0);
+	pl_o_use(v, mx, 0);
+	v = pl_emit(L, "MOV");
+	v->guard = p;
+	v->guard_not = true;
+	pl_o_def(v, j, 0, false);
+	pl_o_use(v, l, 0);
+	if (d < 0)
+		return;
+	v = pl_emit(L, "SHFL.IDX");
+	pl_o_def(v, d, 0, false);
+	pl_use_src(L, v, &in->ops[1], 0);
+	pl_o_use(v, j, 0);
+}
+
 void pl_shfl(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -527,8 +595,10 @@ void pl_shfl(struct lower *L)
 
 	if (!mode || in->nops < 4 || in->nops > 5)
 		return (void)pl_unsupported(L, NULL);
-	if (!pl_const_of(L, &in->ops[3], &cval) || cval != (!strcmp(mode, "UP") ? 0 : 0x1f))
-		return (void)pl_unsupported(L, "segmented shuffles (c other than 0x1f, 0 for .up)");
+	if (!pl_const_of(L, &in->ops[3], &cval))
+		return (void)pl_unsupported(L, "a shuffle whose c operand is not a constant");
+	if (cval != (!strcmp(mode, "UP") ? 0 : 0x1f))
+		return segmented_shfl(L, mode, (uint32_t)cval);
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
 		return;

@@ -12,7 +12,7 @@
 extern "C" __global__ void narrow(u32 *out, const u32 *in)
 {
 	u32 i = ctaid_x() * ntid_x() + tid_x();
-	u32 x = in[2 * i], y = in[2 * i + 1], *o = out + i * 14;
+	u32 x = in[2 * i], y = in[2 * i + 1], *o = out + i * 16;
 
 	OP16(o[0], " setp.lt.u16 p, c, a; selp.u32 %0, 1, 0, p;\n");
 	OP16(o[1], " setp.lt.s16 p, c, 0; selp.u32 %0, 1, 0, p;\n");
@@ -30,4 +30,6 @@ extern "C" __global__ void narrow(u32 *out, const u32 *in)
 	OP16(o[12], " mul.lo.s16 c, c, -21845; setp.lt.u16 p, c, 21846;"
 		    " selp.u32 %0, 1, 0, p;\n");
 	OP16(o[13], " setp.gt.s16 p, c, -3; selp.u32 %0, 1, 0, p;\n");
+	OP16(o[14], " mul.hi.s16 c, c, b; cvt.s32.s16 %0, c;\n");
+	OP16(o[15], " mul.hi.u16 c, c, b; cvt.u32.u16 %0, c;\n");
 }

@@ -436,12 +436,14 @@ static void ref_narrow(uint32_t x, uint32_t y, uint32_t *o)
 	o[11] = c == (uint16_t)(x + y);
 	o[12] = (uint16_t)(c * 0xaaabu) < 21846;
 	o[13] = (int16_t)c > -3;
+	o[14] = (uint32_t)(int32_t)(int16_t)(((int32_t)(int16_t)c * (int16_t)b) >> 16);
+	o[15] = (uint32_t)(uint16_t)(((uint32_t)c * b) >> 16);
 }
 
 TEST_F(ptx, narrow)
 {
 	const uint32_t n = 128;
-	uint32_t in[2 * 128], out[128 * 14], want[14];
+	uint32_t in[2 * 128], out[128 * 16], want[16];
 	struct vgpu_args *args = NULL;
 
 	for (uint32_t i = 0; i < 2 * n; i++)
@@ -462,8 +464,8 @@ TEST_F(ptx, narrow)
 	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
 	for (uint32_t i = 0; i < n; i++) {
 		ref_narrow(in[2 * i], in[2 * i + 1], want);
-		for (int k = 0; k < 14; k++) {
-			EXPECT_EQ(want[k], out[i * 14 + k])
+		for (int k = 0; k < 16; k++) {
+			EXPECT_EQ(want[k], out[i * 16 + k])
 			TH_LOG("thread %u op %d (x 0x%x y 0x%x)", i, k, in[2 * i], in[2 * i + 1]);
 		}
 	}
@@ -906,6 +908,68 @@ TEST_F(ptx, fcmp)
 				(uint32_t)(a > 0 && (isnan(a) || isnan(b) || a < b)) << 28;
 
 		EXPECT_EQ(want, out[i]) TH_LOG("%g vs %g", a, b);
+	}
+	vgpu_args_free(args);
+}
+
+/* shfl.sync as the PTX ISA defines it, for one lane of a full warp */
+static uint32_t ref_shfl(const uint32_t *a, uint32_t lane, char mode, uint32_t b, uint32_t c,
+			 uint32_t *pval)
+{
+	uint32_t segmask = c >> 8 & 0x1f, maxl = (lane & segmask) | (c & 0x1f & ~segmask);
+	uint32_t minl = lane & segmask;
+	int32_t j;
+	bool p;
+
+	b &= 0x1f;
+	switch (mode) {
+	case 'u': j = (int32_t)lane - (int32_t)b; p = j >= (int32_t)maxl; break;
+	case 'd': j = (int32_t)(lane + b); p = j <= (int32_t)maxl; break;
+	case 'b': j = (int32_t)(lane ^ b); p = j <= (int32_t)maxl; break;
+	default: j = (int32_t)(minl | (b & ~segmask)); p = j <= (int32_t)maxl; break;
+	}
+	if (!p)
+		j = (int32_t)lane;
+	if (pval)
+		*pval = p;
+	return a[j];
+}
+
+TEST_F(ptx, shfl_seg)
+{
+	uint32_t in[64], out[13 * 64];
+	struct vgpu_args *args = NULL;
+
+	for (uint32_t i = 0; i < 64; i++)
+		in[i] = i * 2654435761u;
+	ASSERT_EQ(0, load(_metadata, self, "shfl_seg"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 2, 32, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t i = 0; i < 64; i++) {
+		const uint32_t *a = in + (i & ~31u), l = i % 32;
+		uint32_t want[13], p;
+
+		want[0] = ref_shfl(a, l, 'u', 1, 28 << 8, NULL);
+		want[1] = ref_shfl(a, l, 'u', 3, 24 << 8, NULL);
+		want[2] = ref_shfl(a, l, 'd', 2, 28 << 8 | 0x1f, NULL);
+		want[3] = ref_shfl(a, l, 'd', 5, 16 << 8 | 0x1f, NULL);
+		want[4] = ref_shfl(a, l, 'b', 1, 24 << 8 | 0x1f, NULL);
+		want[5] = ref_shfl(a, l, 'b', 6, 16 << 8 | 0x1f, NULL);
+		want[6] = ref_shfl(a, l, 'i', 2, 28 << 8 | 0x1f, NULL);
+		want[7] = ref_shfl(a, l, 'i', 13, 24 << 8 | 0x1f, NULL);
+		want[8] = ref_shfl(a, l, 'i', i % 7, 16 << 8 | 0x1f, NULL);
+		want[9] = ref_shfl(a, l, 'd', 3, 0x181f, &p);
+		want[10] = p;
+		want[11] = ref_shfl(a, l, 'u', 2, 0x1c00, &p);
+		want[12] = p;
+		for (int k = 0; k < 13; k++) {
+			EXPECT_EQ(want[k], out[13 * i + k]) TH_LOG("lane %u case %d", i, k);
+		}
 	}
 	vgpu_args_free(args);
 }
