@@ -105,7 +105,7 @@ ASM_LIB := $(BUILD)/libvgpu-asm.a
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
-.PHONY: all check check-host bench run clean qemu qtests check-device \
+.PHONY: all check check-host bench run clean qemu qtests check-device fuzz fuzz-deps fuzz-run \
 	bench-device guest guest-bins shell install install-files uninstall \
 	examples deps
 all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(TOOLS) $(EXAMPLES)
@@ -221,7 +221,13 @@ $(FUZZ_DIR)/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/ptx_oracle.h $(LIB_SRCS) 
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ $< $(LIB_SRCS) $(CORE_SRCS) $(DRM_LIBS) -lm -lpthread
-fuzz: $(FUZZ_DIR)/fuzz_ptx $(PTX_GEN)
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-deps:
+	@scripts/install-deps.sh --fuzz
+
+fuzz-run: $(FUZZ_DIR)/fuzz_ptx $(PTX_GEN)
 	@mkdir -p $(FUZZ_DIR)/corpus-ptx
 	cp $(PTX_GEN) $(wildcard tests/ptx/nvcc/*.ptx) $(FUZZ_DIR)/corpus-ptx/
 	$(FUZZ_DIR)/fuzz_ptx -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) \

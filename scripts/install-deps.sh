@@ -14,6 +14,11 @@
 set -euo pipefail
 
 packages=(build-essential clang clang-19 pkg-config libdrm-dev)
+# `make fuzz` (scripts/install-deps.sh --fuzz): clang-19's libFuzzer and
+# sanitizer runtimes, which nothing else needs
+if [[ ${1-} == --fuzz ]]; then
+	packages+=(libclang-rt-19-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
 	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
