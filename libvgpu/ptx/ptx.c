@@ -170,6 +170,16 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		print_shared(sb, &m->shared[i], i);
 	for (int i = 0; i < f->nshared; i++)
 		print_shared(sb, &f->shared[i], m->nshared + i);
+	if (m->ndyn) {
+		/* extern .shared: the dynamic shared memory (launch smem_bytes)
+		 * starts here, after every static variable; 16 bytes mark it */
+		struct ptx_var dyn = { .size = 16, .align = 16 };
+
+		for (int i = 0; i < m->ndyn; i++)
+			if (m->dyn[i].align > dyn.align)
+				dyn.align = m->dyn[i].align;
+		print_shared(sb, &dyn, m->nshared + f->nshared);
+	}
 	for (int i = 0; i < code.n; i++) {
 		const struct ptx_vinsn *v = &code.insns[i];
 

@@ -133,6 +133,8 @@ struct ptx_module {
 	uint32_t data_size;
 	struct ptx_var *shared; /* module-scope .shared */
 	int nshared;
+	struct ptx_var *dyn; /* extern .shared: all name the dynamic region */
+	int ndyn;
 	char target[32];
 	int addr_size;
 };

@@ -236,6 +236,10 @@ int pl_shared_index(const struct lower *L, const char *name)
 	for (int i = 0; i < L->f->nshared; i++)
 		if (!strcmp(L->f->shared[i].name, name))
 			return L->m->nshared + i;
+	/* extern .shared: the dynamic region, after every static variable */
+	for (int i = 0; i < L->m->ndyn; i++)
+		if (!strcmp(L->m->dyn[i].name, name))
+			return L->m->nshared + L->f->nshared;
 	return -1;
 }
 

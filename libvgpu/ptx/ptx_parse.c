@@ -352,13 +352,16 @@ void pp_parse_shared(struct parser *ps, bool module_scope, bool is_extern, bool 
 		pp_skip_stmt(ps);
 		return;
 	}
-	if (is_extern || !v.size) {
-		ptx_error(ps->dg, v.line, 1,
-			  "unsupported construct: dynamic (extern) %s '%s'",
-			  local ? ".local" : ".shared", v.name);
+	if ((is_extern || !v.size) && local) {
+		ptx_error(ps->dg, v.line, 1, "unsupported construct: dynamic (extern) .local '%s'",
+			  v.name);
 		ps->failed = true;
 		pp_skip_stmt(ps);
 		return;
+	}
+	if (is_extern || !v.size) { /* the launch's dynamic shared memory */
+		arr = &ps->m->dyn;
+		n = &ps->m->ndyn;
 	}
 	p = realloc(*arr, (size_t)(*n + 1) * sizeof(**arr));
 	if (!p) {
@@ -519,6 +522,7 @@ void ptx_module_free(struct ptx_module *m)
 	}
 	free(m->funcs);
 	free(m->shared);
+	free(m->dyn);
 	for (int i = 0; i < m->nglobals; i++)
 		free(m->globals[i].init);
 	free(m->globals);

@@ -974,6 +974,37 @@ TEST_F(ptx, shfl_seg)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/dyn_shared.cu: extern __shared__ sized by the launch */
+TEST_F(ptx, dyn_shared)
+{
+	const uint32_t n = 96;
+	uint32_t out[96];
+	struct vgpu_args *args = NULL;
+	struct vgpu_launch_config cfg = { .grid = { 1 }, .block = { n }, .smem_bytes = 4 * n };
+	struct vgpu_exception_record rec;
+	struct vgpu_job *job = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "dyn_shared"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+	ASSERT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	vgpu_job_free(job);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (uint32_t t = 0; t < n; t++) {
+		EXPECT_EQ(3 * ((t + 1) % n) + 100 * (t % 4) + 3 * t, out[t]) TH_LOG("thread %u", t);
+	}
+	/* without the dynamic bytes the accesses leave shared memory */
+	cfg.smem_bytes = 0;
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+	EXPECT_NE(0, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_SMEM_RANGE, rec.code);
+	vgpu_job_free(job);
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
