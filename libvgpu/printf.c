@@ -244,17 +244,20 @@ static void format_record(struct text *t, const struct vgpu_program *prog, const
 char *vgpu_printf_collect(const struct vgpu_program *prog, const uint8_t *buf)
 {
 	const struct vgpu_printf_header *h = (const void *)buf;
-	uint32_t used = h->used, cap = h->capacity;
+	/* the kernel can write anything here: trust only our own capacity */
+	uint32_t used = h->used, cap = VGPU_PRINTF_BYTES - (uint32_t)sizeof(*h);
 	struct text t = { 0 };
 
 	if (!used)
 		return NULL;
 	for (uint32_t at = 0; at + 8 <= used && at + 8 <= cap;) {
 		const uint8_t *r = buf + sizeof(*h) + at;
-		uint32_t fo = (uint32_t)get(r, 0, 4), n = (uint32_t)get(r, 4, 4);
-		uint32_t size = 8 + ((n + 7) & ~7u);
+		uint32_t fo = (uint32_t)get(r, 0, 4), n = (uint32_t)get(r, 4, 4), size;
 
-		if (at + size > cap)
+		if (n > cap - at - 8)
+			break; /* a record past the buffer: garbage, stop */
+		size = 8 + ((n + 7) & ~7u);
+		if (size > cap - at)
 			break;
 		if (fo < prog->obj.data_size)
 			format_record(&t, prog, (const char *)prog->obj.data + fo,

@@ -1005,6 +1005,35 @@ TEST_F(ptx, dyn_shared)
 	vgpu_args_free(args);
 }
 
+/* A kernel that scribbles over its printf buffer cannot make the host read past it. */
+TEST_F(ptx, printf_buffer_garbage)
+{
+	static const char src[] =
+		".global fmt, 16\n.bytes fmt, 37, 100, 10, 0\n" /* "%d\n" */
+		".kernel scribble\n.param data d\n.param printf pb\n"
+		"        LDP.64 R0, [pb] ;\n"
+		"        MOV R2, 0xffffffff ;\n"
+		"        STG.32 [R0+4], R2 ;\n"   /* capacity: huge */
+		"        MOV R2, 0x40 ;\n"
+		"        STG.32 [R0], R2 ;\n"     /* used: 64 */
+		"        STG.32 [R0+16], RZ ;\n"  /* record 0: format at 0 */
+		"        MOV R2, 0xfffffff9 ;\n"
+		"        STG.32 [R0+20], R2 ;\n"  /* with 4 GiB of arguments */
+		"        EXIT ;\n";
+	struct vgpu_launch_config cfg = { .grid = { 1 }, .block = { 1 } };
+	struct vgpu_job *job = NULL;
+
+	ASSERT_EQ(0, vgpu_program_assemble(self->dev, src, strlen(src), "scribble.s", &self->prog,
+					   self->log, sizeof(self->log)))
+	TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "scribble", &self->k));
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, NULL, &job));
+	ASSERT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	/* the garbage record is dropped; nothing is read past the buffer */
+	EXPECT_EQ(NULL, vgpu_job_printf(job));
+	vgpu_job_free(job);
+}
+
 TEST_F(ptx, collatz)
 {
 	uint32_t out[2 * 128];
