@@ -41,7 +41,7 @@ for f in "$qemu" "$guest/vmlinuz" "$guest/initramfs.cpio.gz"; do
 	fi
 done
 
-accel=(-accel tcg)
+accel=(-accel tcg,thread=single)
 if [[ ${VGPU_KVM:-0} == 1 ]]; then
 	accel=(-accel kvm -cpu host)
 fi

@@ -285,8 +285,13 @@ for ((i = 0; i < ndev; i++)); do
 done
 echo "run-in-guest: kernel $kver ($guest_rel), $(basename "$ko") timeout_ms=$timeout_ms, -m $mem, $ndev device(s), QEMU timeout ${guest_timeout}s"
 rc=0
+# thread=single: with one TCG thread per vCPU the guest kernel's boot-time
+# text patching (int3-based, text_poke_bp) raced another vCPU once in a
+# fresh-clone CI run ("Oops: int3" in sched_clock_cpu inside a
+# call-function IPI, panic at 1.4 s); one TCG thread for both vCPUs
+# removes the race and costs nothing measurable here.
 timeout "$guest_timeout" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp 2 \
-	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg \
+	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg,thread=single \
 	-kernel "$guest/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
 	"${devices[@]}" -serial stdio -append "console=ttyS0 panic=-1 quiet" \
 	</dev/null | tee "$log" || rc=$?
