@@ -65,6 +65,8 @@ struct vgpu_job {
 	u32 queue;
 	u64 id;
 	struct drm_vgpu_launch launch;
+	u64 trace_va;	/* VGPU_SUBMIT_EXT_TIMELINE, else 0 */
+	u32 trace_size;
 	struct drm_gem_object **bos;
 	u32 bo_count;
 
@@ -222,6 +224,8 @@ static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
 	c->launch_flags = cpu_to_le32(l->launch_flags);
 	c->seed = cpu_to_le64(l->seed);
 	c->budget = cpu_to_le64(l->budget);
+	c->trace_va = cpu_to_le64(job->trace_va);
+	c->trace_size = cpu_to_le32(job->trace_size);
 	job->seq = q->emitted;
 }
 
@@ -594,16 +598,38 @@ static int vgpu_submit_check(struct vgpu_device *vdev,
 	return 0;
 }
 
-static int vgpu_submit_extensions(u64 ext)
+/*
+ * Walk the chain of SUBMIT extensions at user pointer @ext: each name at
+ * most once, at most VGPU_SUBMIT_MAX_EXTENSIONS of them.  The timeline
+ * extension goes with VGPU_LAUNCH_TIMELINE, both or neither.
+ */
+static int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,
+				  struct drm_vgpu_ext_timeline *tl)
 {
 	struct drm_vgpu_extension e;
+	u32 seen = 0, n = 0;
 
-	/* No extension is defined yet: any one is unknown. */
-	if (!ext)
-		return 0;
-	if (copy_from_user(&e, u64_to_user_ptr(ext), sizeof(e)))
-		return -EFAULT;
-	return -EINVAL;
+	memset(tl, 0, sizeof(*tl));
+	for (; ext; ext = e.next) {
+		if (++n > VGPU_SUBMIT_MAX_EXTENSIONS)
+			return -E2BIG;
+		if (copy_from_user(&e, u64_to_user_ptr(ext), sizeof(e)))
+			return -EFAULT;
+		if (e.pad || e.name != VGPU_SUBMIT_EXT_TIMELINE ||
+		    seen & BIT(e.name))
+			return -EINVAL;
+		seen |= BIT(e.name);
+		if (copy_from_user(tl, u64_to_user_ptr(ext), sizeof(*tl)))
+			return -EFAULT;
+		if (tl->va % 8 || tl->size % 8 ||
+		    tl->size < sizeof(struct vgpu_trace_header) ||
+		    tl->size > VGPU_TRACE_MAX_BYTES)
+			return -EINVAL;
+	}
+	if (!!(l->launch_flags & VGPU_LAUNCH_TIMELINE) !=
+	    !!(seen & BIT(VGPU_SUBMIT_EXT_TIMELINE)))
+		return -EINVAL;
+	return 0;
 }
 
 static int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
@@ -675,7 +701,8 @@ static int vgpu_submit_out_syncs(struct drm_file *file,
 }
 
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
-		       struct drm_file *file, struct drm_vgpu_submit *args);
+		       struct drm_file *file, struct drm_vgpu_submit *args,
+		       const struct drm_vgpu_ext_timeline *tl);
 
 int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 		      struct drm_file *file)
@@ -683,18 +710,19 @@ int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 	struct vgpu_device *vdev = to_vgpu(dev);
 	struct vgpu_file *vf = file->driver_priv;
 	struct drm_vgpu_submit *args = data;
+	struct drm_vgpu_ext_timeline tl;
 	int idx, ret;
 
 	ret = vgpu_submit_check(vdev, args);
 	if (ret)
 		return ret;
-	ret = vgpu_submit_extensions(args->extensions);
+	ret = vgpu_submit_extensions(args->extensions, &args->launch, &tl);
 	if (ret)
 		return ret;
 	/* vgpu_remove() waits for submits in progress (drm_dev_unplug). */
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
-	ret = vgpu_submit(vdev, vf, file, args);
+	ret = vgpu_submit(vdev, vf, file, args, &tl);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -705,7 +733,8 @@ static bool vgpu_bo_job_writes(struct drm_gem_object *obj)
 }
 
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
-		       struct drm_file *file, struct drm_vgpu_submit *args)
+		       struct drm_file *file, struct drm_vgpu_submit *args,
+		       const struct drm_vgpu_ext_timeline *tl)
 {
 	struct vgpu_out_sync *out = NULL;
 	struct drm_gem_object *obj;
@@ -724,6 +753,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	job->vdev = vdev;
 	job->queue = args->queue;
 	job->launch = args->launch;
+	job->trace_va = tl->va;
+	job->trace_size = (u32)tl->size;
 	INIT_LIST_HEAD(&job->link);
 	ret = drm_sched_job_init(&job->base, &vf->entity[args->queue],
 				 VGPU_JOB_CREDITS, vf, file->client_id);

@@ -37,6 +37,11 @@ static void dev_free(struct vgpu_device *dev)
 			gc.handle = p->local_handle;
 			vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &gc);
 		}
+		if (p->tl_handle) {
+			dev->ops->munmap(dev, p->tl_map, p->tl_size);
+			gc.handle = p->tl_handle;
+			vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &gc);
+		}
 		if (p->printf_handle) {
 			dev->ops->munmap(dev, p->printf_map, VGPU_PRINTF_BYTES);
 			gc.handle = p->printf_handle;

@@ -19,6 +19,7 @@
 
 #include "asm_priv.h"
 #include "vgpu_priv.h"
+#include "timeline.h"
 
 /* Parameter pages kept per device; beyond this a launch waits for one. */
 #define PARAM_BOS_MAX 64u
@@ -482,6 +483,16 @@ static void param_page_put(struct vgpu_device *dev, unsigned int idx,
 	pthread_mutex_unlock(&dev->param_lock);
 }
 
+/* Copy the job's timeline out of its page's buffer (it has completed). */
+static void timeline_collect(struct vgpu_job *job, const struct vgpu_param_bo *p)
+{
+	if (!job->tl_wanted || job->tl_collected)
+		return;
+	job->tl_collected = true;
+	job->tl_status = vgpu_trace_read(p->tl_map, p->tl_size, &job->tl_ev,
+					 &job->tl_n, &job->tl_dropped);
+}
+
 /*
  * The job gives its parameter page back: idle when it has completed, else
  * busy (the next launch that wants it asks WAIT_BO).
@@ -496,6 +507,8 @@ static void param_page_release(struct vgpu_job *job, bool completed)
 	if (completed && job->printf_prog && !job->printf_text)
 		job->printf_text = vgpu_printf_collect(job->printf_prog,
 						       dev->param_bos[job->param_idx].printf_map);
+	if (completed)
+		timeline_collect(job, &dev->param_bos[job->param_idx]);
 	dev->param_bos[job->param_idx].state = completed ? PARAM_IDLE : PARAM_BUSY;
 	pthread_mutex_unlock(&dev->param_lock);
 	job->param_idx = -1;
@@ -560,6 +573,47 @@ static int printf_mem(struct vgpu_device *dev, struct vgpu_param_bo *p)
 	return 0;
 }
 
+/*
+ * Page @p's timeline buffer of @size bytes (its job has completed: the
+ * old one can go), mapped, its header cleared: a launch that never starts
+ * leaves no timeline.
+ */
+static int timeline_mem(struct vgpu_device *dev, struct vgpu_param_bo *p,
+			uint64_t size)
+{
+	struct drm_vgpu_bo_create c = { .size = size, .flags = VGPU_BO_NO_EXEC };
+	struct drm_vgpu_bo_mmap_offset mo = { 0 };
+	void *map;
+	int ret;
+
+	if (p->tl_handle && p->tl_size != size) {
+		dev->ops->munmap(dev, p->tl_map, p->tl_size);
+		vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE,
+			       &(struct drm_gem_close){ .handle = p->tl_handle });
+		p->tl_handle = 0;
+	}
+	if (!p->tl_handle) {
+		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_CREATE, &c);
+		if (ret)
+			return ret;
+		mo.handle = c.handle;
+		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
+		if (!ret)
+			ret = dev->ops->mmap(dev, mo.offset, size, &map);
+		if (ret) {
+			vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE,
+				       &(struct drm_gem_close){ .handle = c.handle });
+			return ret;
+		}
+		p->tl_handle = c.handle;
+		p->tl_va = c.va;
+		p->tl_size = size;
+		p->tl_map = map;
+	}
+	memset(p->tl_map, 0, sizeof(struct vgpu_trace_header));
+	return 0;
+}
+
 /* The bytes of local memory a launch of @k with @l needs (0: none). */
 static int local_bytes(const struct vgpu_obj_kernel *k, const struct drm_vgpu_launch *l,
 		       uint64_t *size)
@@ -607,6 +661,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	struct drm_vgpu_sync in_small[8], out_small[9];
 	struct drm_vgpu_sync *in = in_small, *outs = out_small;
 	uint32_t handles_small[32], *handles = handles_small;
+	struct drm_vgpu_ext_timeline tl;
 	struct drm_vgpu_submit s = { 0 };
 	unsigned int page;
 	struct vgpu_device *dev;
@@ -637,7 +692,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
 
-	nbos = (args ? args->nhandles : 0) + 2 + extra_bos(prog, k);
+	nbos = (args ? args->nhandles : 0) + 2 + extra_bos(prog, k) +
+	       !!(cfg->flags & VGPU_LAUNCH_TIMELINE);
 	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit ? 1 : 0);
 	if (cfg->nwait > 8)
 		in = malloc(cfg->nwait * sizeof(*in));
@@ -748,10 +804,30 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		if (has_param(prog, k, VGPU_PARAM_PRINTF))
 			handles[h++] = p->printf_handle;
 	}
+	if (!ret && (cfg->flags & VGPU_LAUNCH_TIMELINE)) {
+		struct vgpu_param_bo *p = &dev->param_bos[page];
+
+		ret = timeline_mem(dev, p, dev->timeline_bytes ? dev->timeline_bytes :
+								VGPU_TIMELINE_DEFAULT_BYTES);
+		if (!ret) {
+			tl = (struct drm_vgpu_ext_timeline){
+				.base.name = VGPU_SUBMIT_EXT_TIMELINE,
+				.va = p->tl_va,
+				.size = p->tl_size,
+			};
+			s.extensions = (uintptr_t)&tl;
+			handles[nbos - 1] = p->tl_handle;
+		}
+	}
 	handles[1] = dev->param_bos[page].handle;
 	s.launch.param_va = dev->param_bos[page].va;
 	if (!ret)
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
+	if (!ret && job && (cfg->flags & VGPU_LAUNCH_TIMELINE)) {
+		job->tl_wanted = true;
+		if (dev->ops->sync_submit)
+			timeline_collect(job, &dev->param_bos[page]);
+	}
 	if (!ret && job && has_param(prog, k, VGPU_PARAM_PRINTF)) {
 		/* with synchronous submission the job has run: collect now,
 		 * before the next launch takes the page */
@@ -775,6 +851,9 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		job->id = s.job_id;
 		job->nwarps = (uint32_t)((threads + VGPU_WARP_SIZE - 1) /
 					 VGPU_WARP_SIZE);
+		memcpy(job->grid, s.launch.grid, sizeof(job->grid));
+		memcpy(job->block, s.launch.block, sizeof(job->block));
+		memcpy(job->cluster, s.launch.cluster, sizeof(job->cluster));
 		*jobp = job;
 		job = NULL;
 	}
@@ -891,12 +970,101 @@ void vgpu_job_free(struct vgpu_job *job)
 		job_sync_put(job->dev, job->sync);
 	vgpu_dev_put(job->dev);
 	free(job->printf_text);
+	free(job->tl_ev);
 	free(job);
 }
 
 const char *vgpu_job_printf(struct vgpu_job *job)
 {
 	return job ? job->printf_text : NULL;
+}
+
+/* ---- timelines ---- */
+
+int vgpu_device_set_timeline_bytes(struct vgpu_device *dev, uint64_t bytes)
+{
+	if (!dev || bytes < sizeof(struct vgpu_trace_header) || bytes % 8 ||
+	    bytes > VGPU_TRACE_MAX_BYTES)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->param_lock);
+	dev->timeline_bytes = bytes;
+	pthread_mutex_unlock(&dev->param_lock);
+	return 0;
+}
+
+/* The job's timeline, once it has completed. */
+static int job_timeline(struct vgpu_job *job)
+{
+	if (!job->tl_wanted)
+		return -ENODATA;
+	if (!job->done) {
+		int ret = vgpu_job_wait(job, 0);
+
+		if (ret == -ETIME)
+			return -EBUSY;
+	}
+	if (!job->tl_collected)
+		return -EBUSY;
+	return job->tl_status;
+}
+
+int vgpu_job_timeline(struct vgpu_job *job, const struct vgpu_trace_event **events,
+		      uint32_t *count, uint64_t *dropped)
+{
+	int ret;
+
+	if (!job || !events || !count)
+		return -EINVAL;
+	ret = job_timeline(job);
+	if (ret)
+		return ret;
+	*events = job->tl_ev;
+	*count = job->tl_n;
+	if (dropped)
+		*dropped = job->tl_dropped;
+	return 0;
+}
+
+static void timeline_info(struct vgpu_job *job, struct vgpu_timeline_info *in)
+{
+	*in = (struct vgpu_timeline_info){
+		.kernel = job->kernel,
+		.nwarps = job->nwarps,
+		.exc = job->exc.code != VGPU_EXC_NONE ? &job->exc : NULL,
+	};
+	memcpy(in->grid, job->grid, sizeof(in->grid));
+	memcpy(in->block, job->block, sizeof(in->block));
+	memcpy(in->cluster, job->cluster, sizeof(in->cluster));
+}
+
+int vgpu_job_write_timeline(struct vgpu_job *job, FILE *f)
+{
+	struct vgpu_timeline_info in;
+	int ret;
+
+	if (!job || !f)
+		return -EINVAL;
+	ret = job_timeline(job);
+	if (ret)
+		return ret;
+	timeline_info(job, &in);
+	return vgpu_trace_write_json(f, job->tl_ev, job->tl_n, job->tl_dropped, &in);
+}
+
+int vgpu_job_write_deadlock_graph(struct vgpu_job *job, FILE *f)
+{
+	struct vgpu_timeline_info in;
+	int ret;
+
+	if (!job || !f)
+		return -EINVAL;
+	ret = job_timeline(job);
+	if (ret && ret != -ENODATA)
+		return ret;
+	if (job->exc.code == VGPU_EXC_NONE)
+		return -ENOENT;
+	timeline_info(job, &in);
+	return vgpu_trace_write_dot(f, ret ? NULL : job->tl_ev, ret ? 0 : job->tl_n, &in);
 }
 
 /* ---- describing exceptions ---- */

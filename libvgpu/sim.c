@@ -64,6 +64,7 @@
 #include <time.h>
 
 #include "sim_priv.h"
+#include "timeline.h"
 
 /* ---- GET_PARAM ---- */
 
@@ -392,56 +393,7 @@ int vgpu_sim_set_trace(struct vgpu_device *dev, FILE *f)
 
 /* ---- the core's events, one line each (opaque: the FILE) ---- */
 
-static const char *const sim_event_names[] = {
-	[VGPU_EV_CTA_BEGIN] = "CTA_BEGIN",
-	[VGPU_EV_CTA_END] = "CTA_END",
-	[VGPU_EV_WARP_BLOCK] = "WARP_BLOCK",
-	[VGPU_EV_WARP_UNBLOCK] = "WARP_UNBLOCK",
-	[VGPU_EV_WARP_EXIT] = "WARP_EXIT",
-	[VGPU_EV_BAR_ARRIVE] = "BAR_ARRIVE",
-	[VGPU_EV_BAR_COMPLETE] = "BAR_COMPLETE",
-	[VGPU_EV_EXCEPTION] = "EXCEPTION",
-};
-
-static const char *const sim_reason_names[] = {
-	[VGPU_WR_NONE] = "none",
-	[VGPU_WR_BARRIER] = "barrier",
-	[VGPU_WR_SLEEP] = "sleep",
-};
-
-void vgpu_sim_trace_event(void *opaque, const struct vgpu_event *ev)
+void vgpu_sim_trace_event(void *opaque, const struct vgpu_trace_event *ev)
 {
-	FILE *f = opaque;
-	const char *type = (unsigned int)ev->type < SIM_ARRAY_SIZE(sim_event_names)
-				   ? sim_event_names[ev->type]
-				   : NULL;
-
-	flockfile(f); /* one whole line, whoever else writes to @f */
-	fprintf(f, "[%10" PRIu64 "] %-12s cta (%u,%u,%u) warp %2u pc 0x%04x",
-		ev->cycle, type ? type : "?", ev->cta[0], ev->cta[1],
-		ev->cta[2], ev->warp, ev->pc);
-	switch (ev->type) {
-	case VGPU_EV_WARP_BLOCK:
-	case VGPU_EV_WARP_UNBLOCK:
-		fprintf(f, " %s",
-			(unsigned int)ev->reason < SIM_ARRAY_SIZE(sim_reason_names)
-				? sim_reason_names[ev->reason]
-				: "?");
-		if (ev->reason == VGPU_WR_BARRIER)
-			fprintf(f, " barid %u", ev->barid);
-		break;
-	case VGPU_EV_BAR_ARRIVE:
-	case VGPU_EV_BAR_COMPLETE:
-		fprintf(f, " barid %u count %u expected %u", ev->barid,
-			ev->count, ev->expected);
-		break;
-	case VGPU_EV_EXCEPTION:
-		if (ev->exc)
-			fprintf(f, " %s", vgpu_exc_name(ev->exc->code));
-		break;
-	default:
-		break;
-	}
-	fputc('\n', f);
-	funlockfile(f);
+	vgpu_trace_print(opaque, ev);
 }

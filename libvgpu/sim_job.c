@@ -76,10 +76,35 @@ void vgpu_sim_jobs_fini(struct vgpu_sim *sim)
  * (VGPU_ERR_*) with @exc filled unless VGPU_ERR_NONE (then zeroed), the
  * warp-instructions executed and the SM cycles they took.
  */
+/*
+ * Write the timeline of @sink to [@va, @va + @size) as the device does
+ * when the launch has ended: the records that fit, then the header.
+ * False on a fault.
+ */
+static bool sim_timeline_write(struct sim_mem *mem, struct vgpu_trace_sink *sink,
+			       uint64_t va, uint64_t size)
+{
+	struct vgpu_trace_header h;
+	uint32_t kept = vgpu_trace_sink_header(sink, &h);
+	uint64_t len = sizeof(h) + (uint64_t)kept * sizeof(*sink->rec);
+	uint8_t *p;
+
+	(void)size; /* kept <= capacity, which fits @size */
+	p = vgpu_sim_xlate(mem, va, len, VGPU_MMU_ACC_WRITE);
+	if (!p)
+		return false;
+	memcpy(p + sizeof(h), sink->rec, len - sizeof(h));
+	memcpy(p, &h, sizeof(h));
+	return true;
+}
+
 static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
+			const struct drm_vgpu_ext_timeline *tl,
 			struct vgpu_exception_record *exc, uint64_t *warp_insns,
 			uint64_t *cycles)
 {
+	struct vgpu_trace_sink sink = { 0 };
+	uint32_t status;
 	struct vgpu_sm_stats st;
 	struct sim_mem mem = { .sim = sim };
 	struct vgpu_launch_ctl ctl = { 0 };
@@ -134,6 +159,20 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		.event_opaque = sim->trace,
 		.ctl = &ctl,
 	};
+	if (c->launch_flags & VGPU_LAUNCH_TIMELINE) {
+		sink.capacity = vgpu_trace_capacity(tl->size);
+		sink.rec = calloc(sink.capacity ? sink.capacity : 1, sizeof(*sink.rec));
+		if (!sink.rec) {
+			vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH,
+				     "no host memory for a timeline of %llu bytes",
+				     (unsigned long long)tl->size);
+			return VGPU_ERR_BAD_LAUNCH;
+		}
+		sink.chain = l.event;
+		sink.chain_opaque = l.event_opaque;
+		l.event = vgpu_trace_sink_event;
+		l.event_opaque = &sink;
+	}
 	for (int i = 0; i < 3; i++)
 		nclusters *= c->grid[i] / (c->cluster[i] ? c->cluster[i] : 1);
 	/*
@@ -149,12 +188,21 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 	if (sim->trace)
 		fflush(sim->trace);
 	if (!ret)
-		return VGPU_ERR_NONE;
-	if (exc->code == VGPU_EXC_BAD_LAUNCH)
-		return VGPU_ERR_BAD_LAUNCH;
-	if (exc->code == VGPU_EXC_GLOBAL_FAULT)
+		status = VGPU_ERR_NONE;
+	else if (exc->code == VGPU_EXC_BAD_LAUNCH)
+		status = VGPU_ERR_BAD_LAUNCH;
+	else
+		status = VGPU_ERR_EXCEPTION;
+	if (ret && exc->code == VGPU_EXC_GLOBAL_FAULT)
 		vgpu_sim_fault_record(&mem, exc);
-	return VGPU_ERR_EXCEPTION;
+	if (sink.rec && !sim_timeline_write(&mem, &sink, tl->va, tl->size) &&
+	    status == VGPU_ERR_NONE) {
+		vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "launch: timeline write");
+		vgpu_sim_fault_record(&mem, exc);
+		status = VGPU_ERR_MMU_FAULT;
+	}
+	free(sink.rec);
+	return status;
 }
 
 /* vgpu_hw_status_errno() */
@@ -204,6 +252,34 @@ static int sim_submit_check(const struct drm_vgpu_submit *args)
 	return 0;
 }
 
+/* vgpu_submit_extensions() */
+static int sim_submit_extensions(uint64_t ext, const struct drm_vgpu_launch *l,
+				 struct drm_vgpu_ext_timeline *tl)
+{
+	const struct drm_vgpu_extension *e;
+	uint32_t seen = 0, n = 0;
+
+	memset(tl, 0, sizeof(*tl));
+	for (; ext; ext = e->next) {
+		if (++n > VGPU_SUBMIT_MAX_EXTENSIONS)
+			return -E2BIG;
+		e = sim_uptr(ext);
+		if (e->pad || e->name != VGPU_SUBMIT_EXT_TIMELINE ||
+		    seen & (1u << e->name))
+			return -EINVAL;
+		seen |= 1u << e->name;
+		memcpy(tl, e, sizeof(*tl));
+		if (tl->va % 8 || tl->size % 8 ||
+		    tl->size < sizeof(struct vgpu_trace_header) ||
+		    tl->size > VGPU_TRACE_MAX_BYTES)
+			return -EINVAL;
+	}
+	if (!!(l->launch_flags & VGPU_LAUNCH_TIMELINE) !=
+	    !!(seen & (1u << VGPU_SUBMIT_EXT_TIMELINE)))
+		return -EINVAL;
+	return 0;
+}
+
 int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 {
 	struct drm_vgpu_submit *args = data;
@@ -211,15 +287,16 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	const struct drm_vgpu_sync *out = sim_uptr(args->out_syncs);
 	const uint32_t *handles = sim_uptr(args->bo_handles);
 	struct sim_syncobj *outs[VGPU_SUBMIT_MAX_SYNCS];
+	struct drm_vgpu_ext_timeline tl;
 	struct sim_job_result *r;
 	int ret, err;
 
 	ret = sim_submit_check(args);
 	if (ret)
 		return ret;
-	/* No extension is defined yet: any one is unknown. */
-	if (args->extensions)
-		return -EINVAL;
+	ret = sim_submit_extensions(args->extensions, &args->launch, &tl);
+	if (ret)
+		return ret;
 
 	/* drm_gem_objects_lookup(): the jobs's BOs (kept busy: trivially). */
 	if (args->bo_handle_count && !handles)
@@ -252,7 +329,7 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	r = &sim->hist[args->job_id % VGPU_JOB_HISTORY];
 	r->id = args->job_id;
 	r->queue = args->queue;
-	r->hw_status = sim_run(sim, &args->launch, &r->exc, &r->warp_insns,
+	r->hw_status = sim_run(sim, &args->launch, &tl, &r->exc, &r->warp_insns,
 			       &r->elapsed_ns);
 	err = sim_status_errno(r->hw_status, &r->exc);
 	r->state = err ? VGPU_JOB_FAILED : VGPU_JOB_DONE;

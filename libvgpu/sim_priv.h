@@ -184,7 +184,8 @@ static inline void *sim_uptr(uint64_t p)
 
 /* ---- sim.c ---- */
 /* The core's event hook: one line per event to the FILE @opaque. */
-VGPU_HIDDEN void vgpu_sim_trace_event(void *opaque, const struct vgpu_event *ev);
+VGPU_HIDDEN void vgpu_sim_trace_event(void *opaque,
+				      const struct vgpu_trace_event *ev);
 
 /* ---- sim_bo.c ---- */
 VGPU_HIDDEN struct sim_bo *vgpu_sim_bo_lookup(struct vgpu_sim *sim,

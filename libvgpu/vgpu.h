@@ -518,6 +518,37 @@ VGPU_API int vgpu_job_status(struct vgpu_job *job, struct vgpu_job_status *st);
 VGPU_API const char *vgpu_job_printf(struct vgpu_job *job);
 
 /*
+ * Timelines.  A launch with VGPU_LAUNCH_TIMELINE in its config's flags
+ * records what its warps, barriers, mbarriers and copies did (struct
+ * vgpu_trace_event, uapi/vgpu_hw.h "Timeline") into a buffer of
+ * vgpu_device_set_timeline_bytes() bytes (VGPU_TIMELINE_DEFAULT_BYTES
+ * unless set; a multiple of 8 from 32 to VGPU_TRACE_MAX_BYTES, -EINVAL
+ * otherwise), on sim and drm alike.  Events that do not fit are counted
+ * as dropped.  Once the job has completed (also with an exception):
+ *
+ * vgpu_job_timeline(): its records, valid until vgpu_job_free(), and the
+ *   number dropped.  -ENODATA: the launch had no VGPU_LAUNCH_TIMELINE or
+ *   never started; -EBUSY: not completed yet; -EIO: the buffer does not
+ *   hold a timeline the device wrote (a kernel overwrote it).
+ * vgpu_job_write_timeline(): the Chrome trace-event JSON that
+ *   ui.perfetto.dev and chrome://tracing open (docs/tools.md).
+ * vgpu_job_write_deadlock_graph(): for a job that raised an exception,
+ *   the wait-for graph as Graphviz DOT (warps, barriers and mbarriers;
+ *   who waits on what, who would arrive, the cycle or the missing
+ *   arrival highlighted); from the exception record alone when there is
+ *   no timeline.  -ENOENT when the job raised none.
+ */
+#define VGPU_TIMELINE_DEFAULT_BYTES (8u << 20)
+
+VGPU_API int vgpu_device_set_timeline_bytes(struct vgpu_device *dev,
+					    uint64_t bytes);
+VGPU_API int vgpu_job_timeline(struct vgpu_job *job,
+			       const struct vgpu_trace_event **events,
+			       uint32_t *count, uint64_t *dropped);
+VGPU_API int vgpu_job_write_timeline(struct vgpu_job *job, FILE *f);
+VGPU_API int vgpu_job_write_deadlock_graph(struct vgpu_job *job, FILE *f);
+
+/*
  * The job's exception record (-ENODATA when it raised none, -EBUSY while
  * it has not completed).
  */

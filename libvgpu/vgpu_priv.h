@@ -80,6 +80,7 @@ struct vgpu_device {
 	uint32_t *job_syncs;
 	unsigned int njob_syncs, job_syncs_cap;
 	pthread_mutex_t param_lock;
+	uint64_t timeline_bytes; /* 0: VGPU_TIMELINE_DEFAULT_BYTES */
 	struct vgpu_param_bo *param_bos;
 	unsigned int nparam_bos, param_bos_cap;
 	uint64_t param_seq;
@@ -106,6 +107,10 @@ struct vgpu_param_bo {
 	uint32_t printf_handle;
 	uint64_t printf_va;
 	uint8_t *printf_map;
+	/* the timeline buffer of the page's launch (0: none yet) */
+	uint32_t tl_handle;
+	uint64_t tl_va, tl_size;
+	uint8_t *tl_map;
 };
 
 /* Bytes of a launch's printf buffer (header included), as CUDA's default. */
@@ -163,6 +168,13 @@ struct vgpu_job {
 	bool done;			 /* status fetched after the end */
 	const struct vgpu_program *printf_prog; /* its kernel prints */
 	char *printf_text;		 /* what it printed, once collected */
+	uint32_t grid[3], block[3], cluster[3];
+	bool tl_wanted;			 /* VGPU_LAUNCH_TIMELINE */
+	bool tl_collected;
+	int tl_status;			 /* of reading it, once collected */
+	struct vgpu_trace_event *tl_ev;
+	uint32_t tl_n;
+	uint64_t tl_dropped;
 	struct drm_vgpu_get_job status;
 	struct vgpu_exception_record exc;
 };

@@ -97,6 +97,8 @@ struct VGPUJob {
     uint32_t fail_cta;      /* first CTA of the chunk that raised it (L) */
     uint32_t abort_status;  /* VGPU_ERR_TIMEOUT / _ABORTED once aborted (L) */
     struct vgpu_exception_record exc;
+    struct vgpu_trace_sink sink; /* VGPU_LAUNCH_TIMELINE: records, shared
+                                  * by the workers (lock-free) */
     QTAILQ_ENTRY(VGPUJob) link; /* on s->jobs while CTAs are unclaimed (L) */
 };
 

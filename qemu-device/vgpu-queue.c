@@ -78,6 +78,39 @@ static void vgpu_launch_from_le(struct vgpu_cmd_launch *c)
     c->pad = le32_to_cpu(c->pad);
     c->seed = le64_to_cpu(c->seed);
     c->budget = le64_to_cpu(c->budget);
+    c->trace_va = le64_to_cpu(c->trace_va);
+    c->trace_size = le32_to_cpu(c->trace_size);
+    c->pad2 = le32_to_cpu(c->pad2);
+}
+
+/* Timeline records and their header are little-endian in guest memory. */
+static void vgpu_trace_to_le(struct vgpu_trace_event *e)
+{
+    int i;
+
+    e->cycle = cpu_to_le64(e->cycle);
+    e->type = cpu_to_le16(e->type);
+    e->warp = cpu_to_le32(e->warp);
+    for (i = 0; i < 3; i++) {
+        e->cta[i] = cpu_to_le32(e->cta[i]);
+    }
+    e->pc = cpu_to_le32(e->pc);
+    e->id = cpu_to_le32(e->id);
+    e->count = cpu_to_le32(e->count);
+    e->expected = cpu_to_le32(e->expected);
+    e->flow = cpu_to_le32(e->flow);
+    e->addr = cpu_to_le64(e->addr);
+    e->addr2 = cpu_to_le64(e->addr2);
+}
+
+static void vgpu_trace_header_to_le(struct vgpu_trace_header *h)
+{
+    h->magic = cpu_to_le32(h->magic);
+    h->version = cpu_to_le32(h->version);
+    h->record_bytes = cpu_to_le32(h->record_bytes);
+    h->capacity = cpu_to_le32(h->capacity);
+    h->count = cpu_to_le64(h->count);
+    h->dropped = cpu_to_le64(h->dropped);
 }
 
 static bool vgpu_all_zero(const void *p, size_t n)
@@ -94,7 +127,37 @@ static uint32_t vgpu_mmu_error(const VGPUMMUCtx *ctx,
     return VGPU_ERR_MMU_FAULT;
 }
 
-/* ---- jobs and the worker pool ---- */
+/*
+ * The launch of @job has ended with @status: write its timeline (records
+ * first, header last) at @va through the launch's address space, on the
+ * queue thread once no worker runs.  A fault fails a launch that had
+ * succeeded; one that had already failed keeps its status and record.
+ */
+static uint32_t vgpu_trace_write(VGPUQueue *q, VGPUJob *job, uint64_t va,
+                                 uint32_t status,
+                                 struct vgpu_exception_record *exc)
+{
+    VGPUMMUCtx *ctx = &q->mmu;
+    struct vgpu_trace_header h;
+    uint32_t kept = vgpu_trace_sink_header(&job->sink, &h), i;
+    uint64_t dropped = h.dropped;
+    bool fault;
+
+    for (i = 0; i < kept; i++) {
+        vgpu_trace_to_le(&job->sink.rec[i]);
+    }
+    vgpu_trace_header_to_le(&h);
+    fault = (kept && vgpu_mmu_copy(ctx, va + sizeof(h), job->sink.rec,
+                                   (uint64_t)kept * sizeof(*job->sink.rec),
+                                   VGPU_MMU_ACC_WRITE)) ||
+            vgpu_mmu_copy(ctx, va, &h, sizeof(h), VGPU_MMU_ACC_WRITE);
+    trace_vgpu_timeline(q->idx, va, kept, dropped);
+    if (fault && status == VGPU_ERR_NONE) {
+        return vgpu_mmu_error(ctx, exc, "launch: timeline write");
+    }
+    return status;
+}
+ and the worker pool ---- */
 
 /* Stop handing out CTAs of @job; mark it done once no worker runs it. */
 static void vgpu_job_stop_claims_locked(VGPUState *s, VGPUJob *job)
@@ -278,12 +341,16 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     g_autofree uint8_t *params = NULL;
     g_autofree VGPUJob *job = NULL;
     struct vgpu_prog *prog = NULL;
+    g_autofree struct vgpu_trace_event *trace_rec = NULL;
+    bool timeline;
     uint64_t root;
     uint32_t status;
     int i;
 
     vgpu_launch_from_le(c);
-    if (c->hdr.flags & ~VGPU_CMD_F_IRQ || c->pad ||
+    timeline = c->launch_flags & VGPU_LAUNCH_TIMELINE;
+    if (c->hdr.flags & ~VGPU_CMD_F_IRQ || c->pad || c->pad2 ||
+        (!timeline && (c->trace_va || c->trace_size)) ||
         !vgpu_all_zero(c->reserved, sizeof(c->reserved))) {
         return VGPU_ERR_BAD_COMMAND;
     }
@@ -301,6 +368,15 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     if (c->param_size > VGPU_MAX_PARAM_BYTES) {
         vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "parameter buffer of %u "
                      "bytes exceeds %u", c->param_size, VGPU_MAX_PARAM_BYTES);
+        return VGPU_ERR_BAD_LAUNCH;
+    }
+    if (timeline && (c->trace_va % 8 || c->trace_size % 8 ||
+                     c->trace_size < sizeof(struct vgpu_trace_header) ||
+                     c->trace_size > VGPU_TRACE_MAX_BYTES)) {
+        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "timeline of %u bytes at VA "
+                     "0x%" PRIx64 ": not 8-aligned, or not %zu..%u bytes",
+                     c->trace_size, (uint64_t)c->trace_va,
+                     sizeof(struct vgpu_trace_header), VGPU_TRACE_MAX_BYTES);
         return VGPU_ERR_BAD_LAUNCH;
     }
 
@@ -353,6 +429,14 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     }
     job->chunk = s->nthreads == 1 ? job->total :
                  MAX(1, job->total / (s->nthreads * 4));
+    if (timeline) {
+        /* Every worker's copy of the launch feeds this one sink. */
+        job->sink.capacity = vgpu_trace_capacity(c->trace_size);
+        trace_rec = g_new(struct vgpu_trace_event, job->sink.capacity);
+        job->sink.rec = trace_rec;
+        job->launch.event = vgpu_trace_sink_event;
+        job->launch.event_opaque = &job->sink;
+    }
 
     qemu_mutex_lock(&s->lock);
     status = vgpu_job_run_locked(q, job, exc);
@@ -360,6 +444,9 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
 
     cpl->warp_insns = qatomic_read(&job->ctl.executed);
     vgpu_prog_free(prog);
+    if (timeline) {
+        status = vgpu_trace_write(q, job, c->trace_va, status, exc);
+    }
     trace_vgpu_launch_done(q->idx, status, exc->code, cpl->warp_insns);
     return status;
 }

@@ -238,13 +238,37 @@ struct drm_vgpu_sync {
 /**
  * struct drm_vgpu_extension - header of a SUBMIT extension
  * @next: user pointer to the next extension, 0 ends the chain
- * @name: which extension; none is defined yet, so any gives -EINVAL
+ * @name: which extension: VGPU_SUBMIT_EXT_*; another name, or a name
+ *        given twice, gives -EINVAL; a chain longer than
+ *        VGPU_SUBMIT_MAX_EXTENSIONS gives -E2BIG
  * @pad:  must be 0
  */
 struct drm_vgpu_extension {
 	__u64 next;
 	__u32 name;
 	__u32 pad;
+};
+
+#define VGPU_SUBMIT_EXT_TIMELINE 1u
+#define VGPU_SUBMIT_MAX_EXTENSIONS 8u
+
+/**
+ * struct drm_vgpu_ext_timeline - SUBMIT extension: where the device writes
+ *                                the launch's timeline
+ * @base: @name VGPU_SUBMIT_EXT_TIMELINE
+ * @va:   GPU VA of the buffer: 8-aligned, in a writable BO of this file
+ *        that the job lists in @bo_handles (else the job faults)
+ * @size: bytes: a multiple of 8, from sizeof(struct vgpu_trace_header)
+ *        to VGPU_TRACE_MAX_BYTES (uapi/vgpu_hw.h)
+ *
+ * Required when the launch has VGPU_LAUNCH_TIMELINE, refused (-EINVAL)
+ * without it.  When the job has ended the buffer holds a struct
+ * vgpu_trace_header and its records (uapi/vgpu_hw.h, "Timeline").
+ */
+struct drm_vgpu_ext_timeline {
+	struct drm_vgpu_extension base;
+	__u64 va;
+	__u64 size;
 };
 
 /*

@@ -926,24 +926,80 @@ static void vgpu_job_submit_check(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vgpu_submit_check(vdev, &s), 0);
 }
 
-/* Extensions: none is defined, so any is -EINVAL; unreadable is -EFAULT. */
+/*
+ * Extensions: the timeline extension goes with VGPU_LAUNCH_TIMELINE (both
+ * or neither) and is checked as the uAPI says; an unknown name, a name
+ * given twice or a non-zero pad is -EINVAL; unreadable is -EFAULT.
+ */
 static void vgpu_job_submit_extensions(struct kunit *test)
 {
 	struct vgpu_job_test *t = test->priv;
 	struct drm_vgpu_extension e = { .name = 0 };
+	struct drm_vgpu_ext_timeline tl = {
+		.base.name = VGPU_SUBMIT_EXT_TIMELINE, .va = 0x200000, .size = 4096,
+	}, got;
 	struct drm_vgpu_submit s = vgpu_test_submit_ok();
+	struct drm_vgpu_launch l = s.launch, lt = s.launch;
 	void __user *u = vgpu_test_umem(test, PAGE_SIZE);
 	void __user *edge = vgpu_test_umem_edge(test);
+	u64 uu = (u64)(uintptr_t)u;
 
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0), 0);
+	lt.launch_flags = VGPU_LAUNCH_TIMELINE;
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0, &l, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.size, 0);
+	/* the flag without the extension */
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0, &lt, &got), -EINVAL);
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &e, sizeof(e)), 0);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)u), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(16), -EFAULT);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(16, &l, &got), -EFAULT);
 	/* the header's last 8 bytes past the mapping */
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 8), -EFAULT);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 8, &l, &got), -EFAULT);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16, &l, &got), -EINVAL);
+
+	/* the timeline: accepted with the flag, refused without */
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.va, 0x200000);
+	KUNIT_EXPECT_EQ(test, got.size, 4096);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, &got), -EINVAL);
+	/* its body past the mapping */
+	KUNIT_ASSERT_EQ(test, copy_to_user(edge - 16, &tl, 16), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16, &lt, &got), -EFAULT);
+	/* sizes and alignment */
+	{
+		static const struct { u64 va, size; } bad[] = {
+			{ 0x200004, 4096 }, { 0x200000, 4092 }, { 0x200000, 24 },
+			{ 0x200000, 0 }, { 0x200000, VGPU_TRACE_MAX_BYTES + 8ull },
+		};
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+			struct drm_vgpu_ext_timeline b = tl;
+
+			b.va = bad[i].va;
+			b.size = bad[i].size;
+			KUNIT_ASSERT_EQ(test, copy_to_user(u, &b, sizeof(b)), 0);
+			KUNIT_EXPECT_EQ_MSG(test, vgpu_submit_extensions(uu, &lt, &got),
+					    -EINVAL, "case %u", i);
+		}
+		tl.size = 32; /* just the header: allowed */
+		KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
+		KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), 0);
+		tl.size = VGPU_TRACE_MAX_BYTES;
+		KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
+		KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), 0);
+	}
+	/* pad, and the same name twice (the chain points at itself) */
+	tl.base.pad = 1;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), -EINVAL);
+	tl.base.pad = 0;
+	tl.base.next = uu;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), -EINVAL);
+
 	/* in the handler: checked after the arguments, before the device */
-	s.extensions = (u64)(uintptr_t)u;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &e, sizeof(e)), 0);
+	s.extensions = uu;
 	KUNIT_EXPECT_EQ(test, vgpu_ioctl_submit(&t->vdev->drm, &s, t->file), -EINVAL);
 	s.extensions = 16;
 	KUNIT_EXPECT_EQ(test, vgpu_ioctl_submit(&t->vdev->drm, &s, t->file), -EFAULT);

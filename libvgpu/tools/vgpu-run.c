@@ -78,6 +78,9 @@ struct options {
 	bool random_sched;
 	bool no_sanitize;
 	bool trace;
+	const char *timeline;	    /* --timeline FILE */
+	const char *deadlock_graph; /* --deadlock-graph FILE */
+	uint64_t timeline_bytes;
 	struct karg *kargs;
 	unsigned int nkargs;
 	const char *kernel_name;
@@ -135,6 +138,15 @@ static const char usage_text[] =
 	"                            as 32-bit little-endian words in hex, eight\n"
 	"                            per line\n"
 	"  --trace                   print core events to stderr (sim only)\n"
+	"  --timeline FILE           record the launch's timeline (warps, barriers,\n"
+	"                            mbarriers, copies) and write it to FILE as\n"
+	"                            Chrome trace-event JSON, for ui.perfetto.dev\n"
+	"                            or chrome://tracing; also when it fails\n"
+	"  --timeline-bytes N        the timeline buffer's size (default 8 MiB);\n"
+	"                            events past it are counted as dropped\n"
+	"  --deadlock-graph FILE     when the launch raises an exception, write the\n"
+	"                            stopped CTA's wait-for graph to FILE as\n"
+	"                            Graphviz DOT (records a timeline for it)\n"
 	"  --backend drm|sim|auto    the backend (default auto: $VGPU_BACKEND, else\n"
 	"                            drm when a vgpu device exists, else sim)\n"
 	"  --device NAME             the device, as vgpu_device_open() names it:\n"
@@ -737,6 +749,9 @@ enum {
 	OPT_DEVICE,
 	OPT_BACKEND,
 	OPT_ARG,
+	OPT_TIMELINE,
+	OPT_TIMELINE_BYTES,
+	OPT_DEADLOCK_GRAPH,
 };
 
 static const struct option long_opts[] = {
@@ -758,6 +773,9 @@ static const struct option long_opts[] = {
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "arg", required_argument, NULL, OPT_ARG },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "timeline-bytes", required_argument, NULL, OPT_TIMELINE_BYTES },
+	{ "deadlock-graph", required_argument, NULL, OPT_DEADLOCK_GRAPH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -927,6 +945,17 @@ static int parse_args(int argc, char **argv, struct options *o,
 			break;
 		case OPT_TRACE:
 			o->trace = true;
+			break;
+		case OPT_TIMELINE:
+			o->timeline = optarg;
+			break;
+		case OPT_TIMELINE_BYTES:
+			if (parse_number("--timeline-bytes", optarg, UINT64_MAX,
+					 &o->timeline_bytes))
+				return EXIT_USAGE;
+			break;
+		case OPT_DEADLOCK_GRAPH:
+			o->deadlock_graph = optarg;
 			break;
 		case OPT_KERNEL:
 			o->kernel_name = optarg;
@@ -1145,6 +1174,36 @@ static int report_failure(struct vgpu_job *job, int err)
 }
 
 /* Open, load, launch, report.  Returns the exit status. */
+/* Write @what of @job to @path; non-zero (said on stderr) on failure. */
+static int write_file(const char *path, struct vgpu_job *job,
+		      int (*what)(struct vgpu_job *, FILE *))
+{
+	FILE *f = fopen(path, "w");
+	uint32_t n = 0;
+	uint64_t dropped = 0;
+	const struct vgpu_trace_event *ev;
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "vgpu-run: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	err = what(job, f);
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (err) {
+		fprintf(stderr, "vgpu-run: %s: %s\n", path,
+			err == -ENODATA ? "the launch recorded no timeline" :
+			err == -EIO ? "the timeline buffer is corrupt, or writing failed" :
+				      strerror(-err));
+		return -1;
+	}
+	if (!vgpu_job_timeline(job, &ev, &n, &dropped) && dropped)
+		fprintf(stderr, "vgpu-run: %s: %llu events did not fit the timeline buffer and were dropped (--timeline-bytes)\n",
+			path, (unsigned long long)dropped);
+	return 0;
+}
+
 static int run(const struct options *o, struct gmem *gm)
 {
 	struct vgpu_launch_config cfg = { 0 };
@@ -1189,7 +1248,18 @@ static int run(const struct options *o, struct gmem *gm)
 	memcpy(cfg.cluster, o->cluster, sizeof(cfg.cluster));
 	cfg.smem_bytes = (uint32_t)o->smem_dyn;
 	cfg.flags = (o->random_sched ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
-		    (o->no_sanitize ? 0 : VGPU_LAUNCH_SANITIZE);
+		    (o->no_sanitize ? 0 : VGPU_LAUNCH_SANITIZE) |
+		    (o->timeline || o->deadlock_graph ? VGPU_LAUNCH_TIMELINE : 0);
+	if (o->timeline_bytes) {
+		err = vgpu_device_set_timeline_bytes(dev, o->timeline_bytes);
+		if (err) {
+			usage_error("--timeline-bytes %llu: a multiple of 8 from 32 to %u",
+				    (unsigned long long)o->timeline_bytes,
+				    VGPU_TRACE_MAX_BYTES);
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
 	cfg.seed = o->seed;
 	cfg.budget = o->budget;
 	err = vgpu_kernel_launch(k, &cfg, args, &job);
@@ -1206,11 +1276,21 @@ static int run(const struct options *o, struct gmem *gm)
 	err = vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE);
 	if (vgpu_job_printf(job)) /* what the kernel printed, as CUDA shows it */
 		fputs(vgpu_job_printf(job), stdout);
+	if (o->timeline && write_file(o->timeline, job, vgpu_job_write_timeline))
+		status = EXIT_HOST;
+	if (err && o->deadlock_graph &&
+	    write_file(o->deadlock_graph, job, vgpu_job_write_deadlock_graph))
+		status = EXIT_HOST;
 	if (err) {
 		fflush(stdout);
-		status = report_failure(job, err);
+		if (!status)
+			status = report_failure(job, err);
+		else
+			report_failure(job, err);
 		goto out;
 	}
+	if (status)
+		goto out;
 	status = 0;
 	for (unsigned int i = 0; i < o->ndumps && !status; i++)
 		status = dump_buffer(gmem_find_name(gm, o->dumps[i]));

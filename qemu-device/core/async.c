@@ -71,6 +71,7 @@ static struct vgpu_async_op *op_new(struct vgpu_sm *sm, struct vgpu_cta *c,
 	op->pc = w->cur_pc;
 	op->seq = sm->op_seq++;
 	op->mbar = ~0u;
+	op->flow = ++sm->flow_seq;
 	return op;
 }
 
@@ -92,9 +93,44 @@ static void op_swap(struct vgpu_async_op *a, struct vgpu_async_op *b)
 	*b = t;
 }
 
+static const uint8_t trace_kind[] = {
+	[VGPU_AOP_CP] = VGPU_TRACE_COPY_CP,
+	[VGPU_AOP_BULK_LOAD] = VGPU_TRACE_COPY_BULK_LOAD,
+	[VGPU_AOP_BULK_STORE] = VGPU_TRACE_COPY_BULK_STORE,
+	[VGPU_AOP_TENSOR_LOAD] = VGPU_TRACE_COPY_TENSOR_LOAD,
+	[VGPU_AOP_TENSOR_STORE] = VGPU_TRACE_COPY_TENSOR_STORE,
+};
+
+/* Timeline: copy @op has been issued (a deferred arrive is no copy). */
+static void trace_issue(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	struct vgpu_cta *c = sm->ctas[op->cta];
+	struct vgpu_trace_event ev = {
+		.type = VGPU_TR_COPY_ISSUE,
+		.id = trace_kind[op->kind],
+		.flow = op->flow,
+		.pc = vgpu_byte_pc(op->pc),
+		.addr = op->kind == VGPU_AOP_CP ?
+				op->lane_src[__builtin_ctz(op->lanes)] : op->gaddr,
+		.addr2 = op->kind == VGPU_AOP_CP ?
+				 op->lane_dst[__builtin_ctz(op->lanes)] : op->smem,
+		.count = op->kind == VGPU_AOP_CP ?
+				 op->size * vgpu_popcount(op->lanes) : op->size,
+		.expected = op->mbar,
+	};
+
+	if (op->kind == VGPU_AOP_TENSOR_LOAD || op->kind == VGPU_AOP_TENSOR_STORE)
+		ev.addr = op->map.base;
+	vgpu_trace_emit(c, &c->warps[op->warp], &ev);
+}
+
 static void op_queue(struct vgpu_sm *sm)
 {
 	uint32_t i = sm->nops - 1;
+
+	if (vgpu_tracing(sm->ctas[sm->ops[i].cta]) &&
+	    sm->ops[i].kind != VGPU_AOP_CP_ARRIVE)
+		trace_issue(sm, &sm->ops[i]);
 
 	while (i && op_before(&sm->ops[i], &sm->ops[(i - 1) / 2])) {
 		op_swap(&sm->ops[i], &sm->ops[(i - 1) / 2]);
@@ -405,9 +441,8 @@ static bool do_cp_arrive(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 	return true;
 }
 
-static bool op_complete(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+static bool op_run(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
-	sm->epoch++;
 	switch (op->kind) {
 	case VGPU_AOP_CP: return do_cp(sm, op);
 	case VGPU_AOP_CP_ARRIVE: return do_cp_arrive(sm, op);
@@ -416,6 +451,27 @@ static bool op_complete(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 	case VGPU_AOP_TENSOR_LOAD: return do_tensor_load(sm, op);
 	default: return do_tensor_store(sm, op);
 	}
+}
+
+/*
+ * Complete @op.  On the timeline its COPY_DONE comes first; what it
+ * completes (an mbarrier phase, a waiting warp) names it as the cause.
+ */
+static bool op_complete(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	struct vgpu_cta *c = sm->ctas[op->cta];
+	bool ok;
+
+	sm->epoch++;
+	if (op->kind != VGPU_AOP_CP_ARRIVE)
+		VGPU_TRACE(c, NULL, .type = VGPU_TR_COPY_DONE, .flow = op->flow,
+			   .id = trace_kind[op->kind]);
+	sm->copy_flow = op->flow;
+	sm->wake_flow = op->flow;
+	ok = op_run(sm, op);
+	sm->copy_flow = 0;
+	sm->wake_flow = 0;
+	return ok;
 }
 
 /* Complete every operation whose time has come, in time (then issue) order. */

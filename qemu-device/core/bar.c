@@ -71,9 +71,9 @@ static void bar_complete(struct vgpu_cta *c, uint32_t id, struct vgpu_warp *extr
 {
 	struct vgpu_nbar *b = &c->bar[id];
 	uint32_t waiters = b->waiters;
+	uint32_t flow = vgpu_trace_complete(c, VGPU_TR_BAR_COMPLETE, id, 0,
+					    b->count, b->expected);
 
-	vgpu_emit(c, VGPU_EV_BAR_COMPLETE, extra, VGPU_WR_BARRIER, id, b->count,
-		  b->expected);
 	if (b->mode == VGPU_BARMODE_RED) {
 		uint32_t copy = vgpu_bar_state(b);
 		uint32_t part = waiters | (extra ? 1u << extra->id : 0);
@@ -87,8 +87,10 @@ static void bar_complete(struct vgpu_cta *c, uint32_t id, struct vgpu_warp *extr
 	b->redop = 0;
 	b->acc = 0;
 	b->waiters = 0;
+	c->sm->wake_flow = flow;
 	VGPU_FOR_LANES(waiters, i)
 		vgpu_warp_wake(c, &c->warps[i]);
+	c->sm->wake_flow = 0;
 }
 
 void vgpu_bar_warp_exited(struct vgpu_cta *c)
@@ -217,8 +219,9 @@ static enum vgpu_xres bar_arrive(struct vgpu_cta *c, struct vgpu_warp *w,
 	}
 	if (b->count < BAR_CNT_MASK + 1 - 32)
 		b->count += 32;
-	vgpu_emit(c, VGPU_EV_BAR_ARRIVE, w, VGPU_WR_BARRIER, id, b->count,
-		  b->expected);
+	VGPU_TRACE(c, w, .type = VGPU_TR_BAR_ARRIVE, .id = id, .count = b->count,
+		   .expected = b->expected ? b->expected :
+					     (c->nwarps - c->exited_warps) * 32);
 	if (bar_done(c, b)) {
 		bar_complete(c, id, mode == VGPU_BARMODE_RED ? w : NULL);
 		return VGPU_X_NEXT;

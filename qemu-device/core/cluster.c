@@ -85,6 +85,9 @@ void vgpu_cluster_bar_check(struct vgpu_sm *sm)
 	if (!any)
 		return;
 	sm->clbar_phase++;
+	sm->wake_flow = vgpu_trace_complete(sm->run_cta ? sm->run_cta : sm->ctas[0],
+					    VGPU_TR_CLUSTER_COMPLETE,
+					    sm->clbar_phase - 1, 0, 0, 0);
 	for (uint32_t s = 0; s < sm->nctas; s++) {
 		struct vgpu_cta *c = sm->ctas[s];
 
@@ -97,6 +100,7 @@ void vgpu_cluster_bar_check(struct vgpu_sm *sm)
 				vgpu_warp_wake(c, w);
 		}
 	}
+	sm->wake_flow = 0;
 }
 
 /*
@@ -111,8 +115,6 @@ VGPU_EXEC_PROTO(vgpu_exec_bar_cluster)
 	if (d->mod[0] == VGPU_MOD_CLBAR_ARRIVE) {
 		w->clbar_arrived |= em;
 		w->clbar_phase = sm->clbar_phase + 1;
-		vgpu_emit(c, VGPU_EV_BAR_ARRIVE, w, VGPU_WR_BARRIER, 0,
-			  vgpu_popcount(em), 0);
 		vgpu_cluster_bar_check(sm);
 		return VGPU_X_NEXT;
 	}

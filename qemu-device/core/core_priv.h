@@ -190,6 +190,7 @@ struct vgpu_async_op {
 	uint32_t size;	      /* bytes (CP: per lane) */
 	uint32_t group;	      /* bulk group sequence number */
 	uint64_t gaddr;	      /* global address */
+	uint32_t flow;	      /* timeline flow number */
 	int32_t coord[VGPU_TMAP_MAX_RANK];
 	struct vgpu_tensor_map map;
 	uint64_t lane_src[VGPU_WARP_SIZE]; /* CP: per lane */
@@ -229,6 +230,13 @@ struct vgpu_sm {
 	uint32_t nops, ops_cap;
 	uint64_t op_seq;
 	uint64_t engine_free; /* cycle the engine finishes its queue */
+	/* timeline (only with an event hook) */
+	uint64_t cluster_t0;	  /* clock when the cluster began */
+	uint32_t flow_seq;	  /* flow numbers handed out in the cluster */
+	uint32_t wake_flow;	  /* the completion whose wake-ups run now */
+	uint32_t copy_flow;	  /* the copy whose effects run now, 0: none */
+	struct vgpu_cta *run_cta; /* the warp running now, if any */
+	struct vgpu_warp *run_w;
 };
 /*
  * Make room for one more element in the array *@arr of *@n used out of
@@ -266,19 +274,37 @@ static inline uint64_t vgpu_rng(struct vgpu_sm *sm)
 __attribute__((format(printf, 5, 6))) void
 vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
 	   uint32_t lane_mask, const char *fmt, ...);
-void vgpu_emit_event(struct vgpu_cta *c, enum vgpu_event_type type,
-		     const struct vgpu_warp *w, enum vgpu_wait_reason reason,
-		     uint32_t barid, uint32_t count, uint32_t expected);
+/*
+ * Timeline events.  vgpu_trace_emit() completes @ev (cycle now, CTA, warp
+ * @w or none, @w's pc unless set) and hands it to the launch's hook.
+ */
+void vgpu_trace_emit(struct vgpu_cta *c, const struct vgpu_warp *w,
+		     struct vgpu_trace_event *ev);
+/* ... at SM cycle @clock instead of now */
+void vgpu_trace_emit_at(struct vgpu_cta *c, const struct vgpu_warp *w,
+			struct vgpu_trace_event *ev, uint64_t clock);
 
-/* Report an event to the launch's hook; free when there is none. */
-static inline void vgpu_emit(struct vgpu_cta *c, enum vgpu_event_type type,
-			     const struct vgpu_warp *w,
-			     enum vgpu_wait_reason reason, uint32_t barid,
-			     uint32_t count, uint32_t expected)
+static inline bool vgpu_tracing(const struct vgpu_cta *c)
 {
-	if (__builtin_expect(c->l->event != NULL, 0))
-		vgpu_emit_event(c, type, w, reason, barid, count, expected);
+	return __builtin_expect(c->l->event != NULL, 0);
 }
+
+/* VGPU_TRACE(c, w, .type = VGPU_TR_..., fields): free without a hook. */
+#define VGPU_TRACE(c, w, ...)                                                  \
+	do {                                                                   \
+		if (vgpu_tracing(c)) {                                         \
+			struct vgpu_trace_event ev_ = { __VA_ARGS__ };         \
+			vgpu_trace_emit((c), (w), &ev_);                       \
+		}                                                              \
+	} while (0)
+
+/*
+ * A barrier phase completed in CTA @t: report it (@type, @id, @addr) on
+ * the track of whoever completed it (the running warp, else @t's copy
+ * engine) and return the flow number its wake-ups carry (0 untraced).
+ */
+uint32_t vgpu_trace_complete(struct vgpu_cta *t, uint16_t type, uint32_t id,
+			     uint64_t addr, uint32_t count, uint32_t expected);
 
 /* mbarrier unit (mbar.c) */
 int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,
@@ -286,6 +312,8 @@ int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,
 			    char *buf, size_t len);
 void vgpu_mbar_record(const struct vgpu_cta *c, uint32_t off,
 		      struct vgpu_exception_record *e);
+/* Current phase number of the mbarrier at @off of @t. */
+uint32_t vgpu_mbar_phase(const struct vgpu_cta *t, uint32_t off);
 /* Shared-memory ordinary access check (sanitizer): false if raised. */
 bool vgpu_mbar_check_access(struct vgpu_cta *c, struct vgpu_warp *w,
 			    uint32_t em, const struct vgpu_cta *target,

@@ -162,6 +162,13 @@ void vgpu_mbar_record(const struct vgpu_cta *t, uint32_t off,
 	e->info[2] = m ? m->phase : decode(v).phase;
 }
 
+uint32_t vgpu_mbar_phase(const struct vgpu_cta *t, uint32_t off)
+{
+	const struct vgpu_mbar_meta *m = meta_find(t, off);
+
+	return m ? m->phase : decode(word_get(t, off)).phase;
+}
+
 int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,
 			    const char *verb, uint8_t cta, uint32_t off,
 			    char *buf, size_t len)
@@ -228,9 +235,14 @@ static void mbar_update(struct vgpu_cta *t, uint32_t off, struct mbar *m,
 	}
 	word_put(t, off, m);
 	if (done) {
-		vgpu_emit(t, VGPU_EV_BAR_COMPLETE, NULL, VGPU_WR_BARRIER, off,
-			  meta ? meta->phase : m->phase, m->expected);
+		struct vgpu_sm *sm = t->sm;
+
+		sm->wake_flow = vgpu_trace_complete(t, VGPU_TR_MBAR_COMPLETE,
+						    meta ? meta->phase - 1 :
+						    ((m->phase - 1) & VGPU_MBAR_PHASE_MASK),
+						    off, m->expected, t->rank);
 		wake_waiters(t, off);
+		sm->wake_flow = 0;
 	}
 }
 
@@ -437,8 +449,9 @@ static enum vgpu_xres exec_arrive(struct vgpu_cta *c, struct vgpu_warp *w,
 					 ".NOCOMPLETE arrive of %llu would complete phase %u",
 					 (unsigned long long)arrivals, phase),
 			       VGPU_X_EXC;
-		vgpu_emit(c, VGPU_EV_BAR_ARRIVE, w, VGPU_WR_BARRIER, off,
-			  (uint32_t)arrivals, m.pending);
+		VGPU_TRACE(c, w, .type = VGPU_TR_MBAR_ARRIVE, .addr = off,
+			   .count = (uint32_t)arrivals, .expected = m.pending,
+			   .id = phase);
 		mbar_update(t, off, &m, meta);
 		if (t == c) { /* a remote arrive returns no state */
 			uint64_t tok = make_token(before, phase,
@@ -574,6 +587,15 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 		return VGPU_X_PARKED;
 	}
 	w->try_timed_out = false;
+	if (vgpu_tracing(c)) {
+		uint32_t a = ra[__builtin_ctz(em)], poff;
+		struct vgpu_cta *pt = vgpu_smem_resolve(c, w, em, a, 8, &poff);
+
+		VGPU_TRACE(c, w, .type = VGPU_TR_MBAR_POLL, .addr = poff,
+			   .id = pt ? vgpu_mbar_phase(pt, poff) : 0,
+			   .count = vgpu_popcount(result),
+			   .expected = vgpu_popcount(em));
+	}
 	if (result != em)
 		vgpu_warp_wait_failed(c, w, (uint8_t)wait_t->rank, wait_off, em);
 	if (d->pu != VGPU_PT)
@@ -608,6 +630,9 @@ bool vgpu_mbar_async_arrive(struct vgpu_cta *t, uint32_t off, uint32_t count)
 	if (t->sm->sanitize && (!m.valid || count > m.pending))
 		return false;
 	m.pending = count >= m.pending ? 0 : m.pending - count;
+	VGPU_TRACE(t, NULL, .type = VGPU_TR_MBAR_ARRIVE, .addr = off,
+		   .count = count, .expected = m.pending,
+		   .addr2 = t->sm->copy_flow, .id = vgpu_mbar_phase(t, off));
 	mbar_update(t, off, &m, meta_find(t, off));
 	return true;
 }

@@ -46,26 +46,81 @@ const char *vgpu_exc_name(uint32_t code)
 
 /* ---- Events and exceptions ---- */
 
-void vgpu_emit_event(struct vgpu_cta *c, enum vgpu_event_type type,
-		     const struct vgpu_warp *w, enum vgpu_wait_reason reason,
-		     uint32_t barid, uint32_t count, uint32_t expected)
+void vgpu_trace_emit_at(struct vgpu_cta *c, const struct vgpu_warp *w,
+			struct vgpu_trace_event *ev, uint64_t clock)
 {
 	const struct vgpu_launch *l = c->l;
-	struct vgpu_event ev;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.type = type;
-	ev.reason = reason;
-	ev.cycle = c->sm->clock;
-	memcpy(ev.cta, c->id, sizeof(ev.cta));
-	ev.warp = w ? w->id : 0;
-	ev.pc = w ? vgpu_byte_pc(w->cur_pc) : 0;
-	ev.barid = barid;
-	ev.count = count;
-	ev.expected = expected;
-	if (type == VGPU_EV_EXCEPTION)
-		ev.exc = c->sm->exc;
-	l->event(l->event_opaque, &ev);
+	ev->cycle = clock - c->sm->cluster_t0;
+	memcpy(ev->cta, c->id, sizeof(ev->cta));
+	ev->warp = w ? w->id : VGPU_TRACE_NO_WARP;
+	if (w && !ev->pc)
+		ev->pc = vgpu_byte_pc(w->cur_pc);
+	l->event(l->event_opaque, ev);
+}
+
+void vgpu_trace_emit(struct vgpu_cta *c, const struct vgpu_warp *w,
+		     struct vgpu_trace_event *ev)
+{
+	vgpu_trace_emit_at(c, w, ev, c->sm->clock);
+}
+
+uint32_t vgpu_trace_complete(struct vgpu_cta *t, uint16_t type, uint32_t id,
+			     uint64_t addr, uint32_t count, uint32_t expected)
+{
+	struct vgpu_sm *sm = t->sm;
+	struct vgpu_trace_event ev = {
+		.type = type, .id = id, .addr = addr,
+		.count = count, .expected = expected,
+		.addr2 = sm->run_w ? 0 : sm->copy_flow,
+	};
+
+	if (!vgpu_tracing(t))
+		return 0;
+	ev.flow = ++sm->flow_seq;
+	if (sm->run_w)
+		vgpu_trace_emit(sm->run_cta, sm->run_w, &ev);
+	else
+		vgpu_trace_emit(t, NULL, &ev);
+	return ev.flow;
+}
+
+void vgpu_trace_sink_event(void *sink, const struct vgpu_trace_event *ev)
+{
+	struct vgpu_trace_sink *s = sink;
+	uint64_t i = atomic_fetch_add(&s->offered, 1);
+
+	if (i < s->capacity)
+		s->rec[i] = *ev;
+	if (s->chain)
+		s->chain(s->chain_opaque, ev);
+}
+
+uint32_t vgpu_trace_sink_header(struct vgpu_trace_sink *s,
+				struct vgpu_trace_header *h)
+{
+	uint64_t n = atomic_load(&s->offered);
+	uint32_t kept = n < s->capacity ? (uint32_t)n : s->capacity;
+
+	*h = (struct vgpu_trace_header){
+		.magic = VGPU_TRACE_MAGIC,
+		.version = VGPU_TRACE_VERSION,
+		.record_bytes = sizeof(struct vgpu_trace_event),
+		.capacity = s->capacity,
+		.count = kept,
+		.dropped = n - kept,
+	};
+	return kept;
+}
+
+uint32_t vgpu_trace_capacity(uint64_t bytes)
+{
+	if (bytes > VGPU_TRACE_MAX_BYTES)
+		bytes = VGPU_TRACE_MAX_BYTES;
+	if (bytes < sizeof(struct vgpu_trace_header))
+		return 0;
+	return (uint32_t)((bytes - sizeof(struct vgpu_trace_header)) /
+			  sizeof(struct vgpu_trace_event));
 }
 
 /*
@@ -133,10 +188,49 @@ void vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	vgpu_emit(c, VGPU_EV_EXCEPTION, w, VGPU_WR_NONE, e->barid, 0, 0);
+	VGPU_TRACE(c, w, .type = VGPU_TR_EXCEPTION, .id = code,
+		   .count = lane_mask, .pc = e->pc, .addr = e->addr);
 }
 
 /* ---- Warp state transitions ---- */
+
+static uint8_t trace_reason(uint8_t state)
+{
+	switch (state) {
+	case VGPU_WS_BLOCKED: return VGPU_TRACE_WAIT_BAR;
+	case VGPU_WS_SLEEPING: return VGPU_TRACE_WAIT_SLEEP;
+	case VGPU_WS_MBAR_WAIT: return VGPU_TRACE_WAIT_MBAR;
+	case VGPU_WS_CLUSTER_WAIT: return VGPU_TRACE_WAIT_CLUSTER;
+	default: return VGPU_TRACE_WAIT_ASYNC;
+	}
+}
+
+/* @w has just stopped running: say where and on what. */
+static void trace_block(struct vgpu_cta *c, const struct vgpu_warp *w)
+{
+	struct vgpu_trace_event ev = {
+		.type = VGPU_TR_BLOCK,
+		.reason = trace_reason(w->state),
+		.pc = vgpu_byte_pc(w->wait_pc),
+	};
+
+	if (w->state == VGPU_WS_BLOCKED) {
+		const struct vgpu_nbar *b = &c->bar[w->wait_bar];
+
+		ev.id = w->wait_bar;
+		ev.count = b->count;
+		ev.expected = b->expected ? b->expected :
+					    (c->nwarps - c->exited_warps) * 32;
+	} else if (w->state == VGPU_WS_MBAR_WAIT) {
+		const struct vgpu_cta *t = c->sm->ctas[w->wait_cta];
+
+		ev.addr = w->wait_off;
+		ev.id = vgpu_mbar_phase(t, w->wait_off);
+		ev.count = ev.id & 1;
+		ev.expected = t->rank;
+	}
+	vgpu_trace_emit(c, w, &ev);
+}
 
 /*
  * Take warp @w off the runnable set in @state, remembering the instruction
@@ -153,9 +247,8 @@ void vgpu_warp_suspend(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t state,
 		w->wake = wake;
 		c->timed |= 1u << w->id;
 	}
-	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w,
-		  state == VGPU_WS_SLEEPING ? VGPU_WR_SLEEP : VGPU_WR_BARRIER,
-		  state == VGPU_WS_BLOCKED ? w->wait_bar : 0, 0, 0);
+	if (vgpu_tracing(c))
+		trace_block(c, w);
 }
 
 void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid)
@@ -173,10 +266,11 @@ static void warp_select(struct vgpu_warp *w);
  */
 void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w)
 {
-	enum vgpu_wait_reason why = w->state == VGPU_WS_SLEEPING ?
-					    VGPU_WR_SLEEP : VGPU_WR_BARRIER;
-
-	vgpu_emit(c, VGPU_EV_WARP_UNBLOCK, w, why, w->wait_bar, 0, 0);
+	if (w->state != VGPU_WS_RUNNABLE)
+		VGPU_TRACE(c, w, .type = VGPU_TR_UNBLOCK,
+			   .reason = trace_reason(w->state),
+			   .pc = vgpu_byte_pc(w->wait_pc),
+			   .flow = c->sm->wake_flow, .id = w->wait_bar);
 	w->parked = 0;
 	w->park_any = false;
 	if (!w->cur_mask)
@@ -196,7 +290,7 @@ static void warp_exit(struct vgpu_cta *c, struct vgpu_warp *w)
 	w->state = VGPU_WS_EXITED;
 	c->runnable &= ~(1u << w->id);
 	c->exited_warps++;
-	vgpu_emit(c, VGPU_EV_WARP_EXIT, w, VGPU_WR_NONE, 0, 0, 0);
+	VGPU_TRACE(c, w, .type = VGPU_TR_EXIT);
 	vgpu_bar_warp_exited(c);
 	vgpu_cluster_bar_check(c->sm);
 }
@@ -369,7 +463,8 @@ static void park_out(struct vgpu_cta *c, struct vgpu_warp *w)
 {
 	w->state = VGPU_WS_MBAR_WAIT;
 	c->runnable &= ~(1u << w->id);
-	vgpu_emit(c, VGPU_EV_WARP_BLOCK, w, VGPU_WR_BARRIER, 0, 0, 0);
+	if (vgpu_tracing(c))
+		trace_block(c, w);
 }
 
 /*
@@ -380,9 +475,12 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 {
 	struct vgpu_sm *sm = c->sm;
 	const struct vgpu_prog *prog = c->prog;
-	uint64_t n = 0, threads = 0;
+	uint64_t n = 0, threads = 0, start = sm->clock;
+	uint32_t start_pc = vgpu_byte_pc(w->cur_pc);
 	bool ok = true;
 
+	sm->run_cta = c;
+	sm->run_w = w;
 	while (n < quantum) {
 		const struct vgpu_dinsn *d;
 		enum vgpu_xres r;
@@ -444,6 +542,16 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 	sm->executed += n;
 	sm->stats.warp_insns += n;
 	sm->stats.thread_insns += threads;
+	sm->run_cta = NULL;
+	sm->run_w = NULL;
+	if (vgpu_tracing(c) && sm->clock > start) {
+		struct vgpu_trace_event ev = {
+			.type = VGPU_TR_RUN, .pc = start_pc,
+			.count = (uint32_t)(sm->clock - start),
+		};
+
+		vgpu_trace_emit_at(c, w, &ev, start);
+	}
 	return ok;
 }
 
@@ -812,8 +920,12 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 	uint64_t next_wake;
 
 	cluster_init(sm, l, linear);
+	sm->cluster_t0 = sm->clock;
+	sm->flow_seq = 0;
+	sm->wake_flow = 0;
+	sm->copy_flow = 0;
 	for (uint32_t s = 0; s < sm->nctas; s++)
-		vgpu_emit(sm->ctas[s], VGPU_EV_CTA_BEGIN, NULL, VGPU_WR_NONE, 0, 0, 0);
+		VGPU_TRACE(sm->ctas[s], NULL, .type = VGPU_TR_CTA_BEGIN);
 	while (!cluster_done(sm) || sm->nops) {
 		struct vgpu_cta *c;
 		struct vgpu_warp *w;
@@ -851,7 +963,7 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 	}
 	for (uint32_t s = 0; s < sm->nctas; s++) {
 		sm->stats.ctas++;
-		vgpu_emit(sm->ctas[s], VGPU_EV_CTA_END, NULL, VGPU_WR_NONE, 0, 0, 0);
+		VGPU_TRACE(sm->ctas[s], NULL, .type = VGPU_TR_CTA_END);
 	}
 	return true;
 }

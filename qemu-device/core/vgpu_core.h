@@ -83,38 +83,45 @@ struct vgpu_mem_ops {
 			   uint32_t len);
 };
 
-/* ---- Events (timeline hook) ---- */
-enum vgpu_event_type {
-	VGPU_EV_CTA_BEGIN,
-	VGPU_EV_CTA_END,
-	VGPU_EV_WARP_BLOCK,   /* @reason, @barid */
-	VGPU_EV_WARP_UNBLOCK, /* @reason, @barid */
-	VGPU_EV_WARP_EXIT,
-	VGPU_EV_BAR_ARRIVE,   /* @barid, @count after arrival, @expected */
-	VGPU_EV_BAR_COMPLETE, /* @barid, @count at completion, @expected */
-	VGPU_EV_EXCEPTION,    /* @exc */
+/*
+ * ---- Events (timeline hook) ----
+ * With an event hook the core reports what happens as it happens: struct
+ * vgpu_trace_event of uapi/vgpu_hw.h (VGPU_TR_*), the same records the
+ * device writes for VGPU_LAUNCH_TIMELINE.  The hook runs on the SM's
+ * thread; without one, events cost nothing.
+ */
+typedef void (*vgpu_event_fn)(void *opaque, const struct vgpu_trace_event *ev);
+
+/**
+ * struct vgpu_trace_sink - a timeline buffer in host memory
+ * @rec:      room for @capacity records
+ * @capacity: records that fit
+ * @offered:  events offered so far (zero it before the launch)
+ * @chain:    optional hook that also sees every event, with @chain_opaque
+ *
+ * Pass vgpu_trace_sink_event as a launch's event hook and the sink as its
+ * opaque: SMs on several threads may share one sink.  Events past
+ * @capacity are counted, never written.  The device and libvgpu's sim
+ * backend both record VGPU_LAUNCH_TIMELINE this way.
+ */
+struct vgpu_trace_sink {
+	struct vgpu_trace_event *rec;
+	uint32_t capacity;
+	_Atomic uint64_t offered;
+	vgpu_event_fn chain;
+	void *chain_opaque;
 };
 
-enum vgpu_wait_reason {
-	VGPU_WR_NONE,
-	VGPU_WR_BARRIER, /* BAR.SYNC / BAR.RED */
-	VGPU_WR_SLEEP,	 /* NANOSLEEP */
-};
-
-struct vgpu_event {
-	enum vgpu_event_type type;
-	enum vgpu_wait_reason reason;
-	uint64_t cycle; /* SM clock */
-	uint32_t cta[3];
-	uint32_t warp;
-	uint32_t pc;
-	uint32_t barid;
-	uint32_t count;
-	uint32_t expected;
-	const struct vgpu_exception_record *exc;
-};
-
-typedef void (*vgpu_event_fn)(void *opaque, const struct vgpu_event *ev);
+VGPU_CORE_API void vgpu_trace_sink_event(void *sink,
+					 const struct vgpu_trace_event *ev);
+/*
+ * The header for the records in @s (host byte order) and the count of
+ * records to copy after it.  Records of a buffer of @bytes bytes fit
+ * vgpu_trace_capacity(@bytes).
+ */
+VGPU_CORE_API uint32_t vgpu_trace_sink_header(struct vgpu_trace_sink *s,
+					      struct vgpu_trace_header *h);
+VGPU_CORE_API uint32_t vgpu_trace_capacity(uint64_t bytes);
 
 /* ---- Programs ---- */
 struct vgpu_prog;

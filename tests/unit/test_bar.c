@@ -24,16 +24,16 @@ struct ev_count {
 	unsigned arrive, complete, block, unblock, exits;
 };
 
-static void count_events(void *opaque, const struct vgpu_event *ev)
+static void count_events(void *opaque, const struct vgpu_trace_event *ev)
 {
 	struct ev_count *c = opaque;
 
 	switch (ev->type) {
-	case VGPU_EV_BAR_ARRIVE: c->arrive++; break;
-	case VGPU_EV_BAR_COMPLETE: c->complete++; break;
-	case VGPU_EV_WARP_BLOCK: c->block++; break;
-	case VGPU_EV_WARP_UNBLOCK: c->unblock++; break;
-	case VGPU_EV_WARP_EXIT: c->exits++; break;
+	case VGPU_TR_BAR_ARRIVE: c->arrive++; break;
+	case VGPU_TR_BAR_COMPLETE: c->complete++; break;
+	case VGPU_TR_BLOCK: c->block++; break;
+	case VGPU_TR_UNBLOCK: c->unblock++; break;
+	case VGPU_TR_EXIT: c->exits++; break;
 	default: break;
 	}
 }
