@@ -205,6 +205,8 @@ $(BUILD)/ptx/examples/%.ptx: examples/cuda/%.cu tests/ptx/cuda_min.h
 	@mkdir -p $(dir $@)
 	$(PTX_CLANG) $(PTX_CFLAGS) -S -o $@ $<
 $(BUILD)/tests/test_examples: $(EXAMPLE_PTX)
+# test_timeline parses the JSON it checks with jansson (libjansson-dev)
+$(BUILD)/tests/test_timeline: LDLIBS += -ljansson
 $(BUILD)/tests/unit/test_ptx.o: $(BUILD)/ptx/ptx_corpus.h
 $(BUILD)/tests/unit/test_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
 

@@ -305,8 +305,9 @@ static int by_source(const void *a, const void *b, void *ctx)
 }
 
 /*
- * Index the events: each BLOCK's UNBLOCK (the next event of the warp that
- * changes its state, if an UNBLOCK), each CTA's last cycle, and the
+ * Index the events: each BLOCK's UNBLOCK (the warp's next BLOCK, UNBLOCK
+ * or EXIT, if an UNBLOCK; a RUN is reported when it ends, after the
+ * events inside it, so it says nothing here), each CTA's last cycle, and the
  * completions that wake-ups name.  O(n log n).
  */
 static int index_events(struct conv *cv)
@@ -350,7 +351,6 @@ static int index_events(struct conv *cv)
 			case VGPU_TR_BLOCK:
 				open = idx[k];
 				break;
-			case VGPU_TR_RUN:
 			case VGPU_TR_EXIT:
 				open = -1;
 				break;

@@ -7,13 +7,14 @@
 # (libasan8, libubsan1) come with build-essential; clang's own sanitizer
 # runtime (libclang-rt-14-dev) is therefore not needed.  clang-19 (bookworm
 # has it; 14 is too old for sm_90a) compiles tests/ptx/*.cu to the PTX
-# corpus the front end's tests run.  No python.
+# corpus the front end's tests run.  libjansson-dev: test_timeline parses
+# the timelines' JSON with it.  No python.
 #
 # Idempotent: installs only what is missing, runs `apt-get update` only
 # then, and takes a fraction of a second when everything is present.
 set -euo pipefail
 
-packages=(build-essential clang clang-19 pkg-config libdrm-dev)
+packages=(build-essential clang clang-19 pkg-config libdrm-dev libjansson-dev)
 # `make fuzz` (scripts/install-deps.sh --fuzz): clang-19's libFuzzer and
 # sanitizer runtimes, which nothing else needs
 if [[ ${1-} == --fuzz ]]; then

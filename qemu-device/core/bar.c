@@ -71,8 +71,9 @@ static void bar_complete(struct vgpu_cta *c, uint32_t id, struct vgpu_warp *extr
 {
 	struct vgpu_nbar *b = &c->bar[id];
 	uint32_t waiters = b->waiters;
-	uint32_t flow = vgpu_trace_complete(c, VGPU_TR_BAR_COMPLETE, id, 0,
-					    b->count, b->expected);
+	uint32_t flow = vgpu_trace_complete(c, VGPU_TR_BAR_COMPLETE, id, 0, b->count,
+					    b->expected ? b->expected :
+					    (c->nwarps - c->exited_warps) * 32);
 
 	if (b->mode == VGPU_BARMODE_RED) {
 		uint32_t copy = vgpu_bar_state(b);

@@ -617,6 +617,91 @@ TEST_F(libvgpu, device_sim_trace)
 	vgpu_program_free(prog);
 }
 
+/*
+ * Timelines on either backend (the device records on drm, the core on
+ * sim): the records agree with the job's own counters and the program's
+ * barrier rounds; a small buffer keeps the first records whole and counts
+ * the rest as dropped; a launch without the flag has none.
+ */
+TEST_F(libvgpu, job_timeline)
+{
+	struct vgpu_device *dev = self->dev;
+	struct vgpu_program *prog;
+	struct vgpu_args *args = NULL;
+	struct vgpu_bo *bo = NULL;
+	struct vgpu_launch_config cfg = { .block = { 256 }, .flags = VGPU_LAUNCH_TIMELINE };
+	struct vgpu_job *job = NULL, *small = NULL, *none = NULL;
+	const struct vgpu_trace_event *ev, *ev2;
+	struct vgpu_job_status st;
+	uint32_t n = 0, n2 = 0, begin = 0, end = 0, complete = 0, exits = 0;
+	uint64_t dropped = 1, dropped2 = 0, insns = 0;
+	uint32_t out[2] = { 0, 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	prog = prog_new(dev, reduce_src);
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &job));
+	ASSERT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_bo_read(bo, 0, out, sizeof(out)));
+	EXPECT_EQ(5559680u, out[0]); /* the sum of 0..255 squared */
+	EXPECT_EQ(9u, out[1]);
+	ASSERT_EQ(0, vgpu_job_timeline(job, &ev, &n, &dropped));
+	ASSERT_EQ(0, vgpu_job_status(job, &st));
+	EXPECT_EQ(0u, dropped);
+	for (uint32_t i = 0; i < n; i++) {
+		switch (ev[i].type) {
+		case VGPU_TR_RUN: insns += ev[i].count; break;
+		case VGPU_TR_CTA_BEGIN: begin++; break;
+		case VGPU_TR_CTA_END: end++; break;
+		case VGPU_TR_EXIT: exits++; break;
+		case VGPU_TR_BAR_COMPLETE:
+			complete++;
+			EXPECT_EQ(0u, ev[i].id);
+			EXPECT_EQ(256u, ev[i].expected);
+			break;
+		default: break;
+		}
+	}
+	EXPECT_EQ(st.warp_insns, insns);
+	EXPECT_EQ(1u, begin);
+	EXPECT_EQ(1u, end);
+	EXPECT_EQ(8u, exits);
+	EXPECT_EQ(9u, complete); /* the BAR.SYNCs the kernel runs */
+	f = open_memstream(&text, &len);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, vgpu_job_write_timeline(job, f));
+	fclose(f);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(0, strncmp(text, "{\"displayTimeUnit\"", 18));
+	EXPECT_NE(NULL, strstr(text, "\"name\":\"barrier 0\""));
+	free(text);
+
+	/* room for 2 records */
+	ASSERT_EQ(0, vgpu_device_set_timeline_bytes(dev, 32 + 2 * 64));
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &small));
+	ASSERT_EQ(0, vgpu_job_wait(small, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_timeline(small, &ev2, &n2, &dropped2));
+	EXPECT_EQ(2u, n2);
+	EXPECT_EQ((uint64_t)n - 2, dropped2);
+	EXPECT_EQ(0, memcmp(ev, ev2, 2 * sizeof(*ev)));
+
+	cfg.flags = 0;
+	ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, &none));
+	ASSERT_EQ(0, vgpu_job_wait(none, WAIT_NS));
+	EXPECT_EQ(-ENODATA, vgpu_job_timeline(none, &ev2, &n2, NULL));
+	vgpu_job_free(none);
+	vgpu_job_free(small);
+	vgpu_job_free(job);
+	vgpu_args_free(args);
+	vgpu_bo_free(bo);
+	vgpu_program_free(prog);
+}
+
 TEST(device_closed_with_objects_alive)
 {
 	struct vgpu_device *dev = dev_open(), *other;
