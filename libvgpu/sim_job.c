@@ -161,7 +161,8 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 	};
 	if (c->launch_flags & VGPU_LAUNCH_TIMELINE) {
 		sink.capacity = vgpu_trace_capacity(tl->size);
-		sink.rec = calloc(sink.capacity ? sink.capacity : 1, sizeof(*sink.rec));
+		/* not zeroed: only the records written are copied out */
+		sink.rec = malloc((sink.capacity ? sink.capacity : 1) * sizeof(*sink.rec));
 		if (!sink.rec) {
 			vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH,
 				     "no host memory for a timeline of %llu bytes",

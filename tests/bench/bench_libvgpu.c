@@ -20,6 +20,7 @@
  * section splits the library's launch into its calls (clock_gettime).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,19 @@ struct bench {
 	uint32_t check_words; /* out[i] = 2i + k of the last launch */
 };
 
+/* 20 barrier rounds of 8 warps: many events per launch */
+static const char rounds_src[] =
+	".kernel rounds\n"
+	".param ptr out\n"
+	".param u32 k\n"
+	"  MOV R1, 0x14 ;\n"
+	"loop:\n"
+	"  BAR.SYNC 0x0 ;\n"
+	"  ISUB R1, R1, 0x1 ;\n"
+	"  ISETP.GT.S32 P0, R1, 0x0 ;\n"
+	"  @P0 BRA loop ;\n"
+	"  EXIT ;\n";
+
 static const struct bench benches[] = {
 	{ "small (1 CTA x 128 threads, 11 insns/warp)", store_src, 128, 20000, 128 },
 	{ "small (1 CTA x 32 threads, 11 insns/warp)", store_src, 32, 20000, 32 },
@@ -95,9 +109,14 @@ static void check_out(const uint32_t *out, uint32_t n, uint32_t k, const char *w
 }
 
 /* ns per launch through libvgpu (best of REPS). */
-static double lib_time(const struct bench *b, struct vgpu_device *dev)
+/*
+ * ns per launch through the library (best of REPS); with @flags, and with
+ * @json the job's timeline converted to JSON (into a memory stream).
+ */
+static double lib_time_flags(const struct bench *b, struct vgpu_device *dev,
+			     uint32_t flags, bool json, uint32_t *events)
 {
-	struct vgpu_launch_config cfg = { .block = { b->threads } };
+	struct vgpu_launch_config cfg = { .block = { b->threads }, .flags = flags };
 	struct vgpu_program *prog;
 	const struct vgpu_kernel *k;
 	struct vgpu_args *args;
@@ -133,6 +152,24 @@ static double lib_time(const struct bench *b, struct vgpu_device *dev)
 			ret = vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE);
 			if (ret)
 				die("wait", ret);
+			if (events) {
+				const struct vgpu_trace_event *ev;
+				uint64_t dropped;
+
+				ret = vgpu_job_timeline(job, &ev, events, &dropped);
+				if (ret || dropped)
+					die("timeline", ret ? ret : -ENOSPC);
+			}
+			if (json) {
+				char *text = NULL;
+				size_t len = 0;
+				FILE *f = open_memstream(&text, &len);
+
+				if (!f || vgpu_job_write_timeline(job, f))
+					die("timeline JSON", -EIO);
+				fclose(f);
+				free(text);
+			}
 			vgpu_job_free(job);
 		}
 		double t = (double)(now_ns() - t0) / b->iters;
@@ -145,6 +182,31 @@ static double lib_time(const struct bench *b, struct vgpu_device *dev)
 	vgpu_bo_free(bo);
 	vgpu_program_free(prog);
 	return best;
+}
+
+static double lib_time(const struct bench *b, struct vgpu_device *dev)
+{
+	return lib_time_flags(b, dev, 0, false, NULL);
+}
+
+/*
+ * What recording a timeline costs (VGPU_LAUNCH_TIMELINE), beside the same
+ * launches without it, and converting it to JSON.
+ */
+static void timeline_cost(struct vgpu_device *dev)
+{
+	static const struct bench b = { "rounds", rounds_src, 256, 2000, 0 };
+	uint32_t events = 0;
+	double off = lib_time_flags(&b, dev, 0, false, NULL);
+	double on = lib_time_flags(&b, dev, VGPU_LAUNCH_TIMELINE, false, &events);
+	double json = lib_time_flags(&b, dev, VGPU_LAUNCH_TIMELINE, true, NULL);
+
+	printf("  timeline (1 CTA x 256 threads, 20 BAR.SYNC rounds, %u events per launch):\n",
+	       events);
+	printf("    off %8.0f ns   on %8.0f ns   ratio %.2fx   (%.1f ns per event)\n",
+	       off, on, on / off, (on - off) / (events ? events : 1));
+	printf("    on + JSON %8.0f ns   (JSON %.0f ns per event)\n", json,
+	       (json - on) / (events ? events : 1));
 }
 
 /* ns per launch calling the core directly (best of REPS). */
@@ -312,6 +374,7 @@ int main(void)
 		       ratio <= TARGET ? "met" : "not met");
 	}
 	breakdown(dev);
+	timeline_cost(dev);
 	vgpu_device_close(dev);
 	return 0;
 }
