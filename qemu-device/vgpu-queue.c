@@ -157,7 +157,8 @@ static uint32_t vgpu_trace_write(VGPUQueue *q, VGPUJob *job, uint64_t va,
     }
     return status;
 }
- and the worker pool ---- */
+
+/* ---- jobs and the worker pool ---- */
 
 /* Stop handing out CTAs of @job; mark it done once no worker runs it. */
 static void vgpu_job_stop_claims_locked(VGPUState *s, VGPUJob *job)
