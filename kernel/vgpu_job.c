@@ -565,7 +565,18 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 	kfree(job);
 }
 
+/* Called once every dependency has signalled (drm_sched_job_dependency). */
+static struct dma_fence *vgpu_job_prepare(struct drm_sched_job *sched_job,
+					  struct drm_sched_entity *entity)
+{
+	struct vgpu_job *job = to_vgpu_job(sched_job);
+
+	trace_vgpu_job_ready(job->queue, job->vf->client_id, job->id);
+	return NULL;
+}
+
 static const struct drm_sched_backend_ops vgpu_sched_ops = {
+	.prepare_job = vgpu_job_prepare,
 	.run_job = vgpu_job_run,
 	.timedout_job = vgpu_job_timedout,
 	.free_job = vgpu_job_free,
@@ -819,7 +830,16 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	drm_exec_for_each_locked_object(&exec, obj)
 		dma_resv_add_fence(obj->resv, done, vgpu_bo_job_writes(obj) ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
-	trace_vgpu_job_submit(job->queue, vf->client_id, job->id);
+	trace_vgpu_job_submit(job->queue, vf->client_id, job->id, done->context,
+			      done->seqno);
+	if (trace_vgpu_job_dep_enabled()) {
+		struct dma_fence *dep;
+		unsigned long index;
+
+		xa_for_each(&job->base.dependencies, index, dep)
+			trace_vgpu_job_dep(vf->client_id, job->id, dep->context,
+					   dep->seqno);
+	}
 	/*
 	 * Once pushed, the job may run, complete and be freed (with its BO
 	 * array) before push_job returns: nothing of it is touched after.

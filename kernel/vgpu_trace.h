@@ -8,7 +8,33 @@
 
 #include <linux/tracepoint.h>
 
+/* @fence: the job's finished fence (context:seqno), what dependants wait on */
 TRACE_EVENT(vgpu_job_submit,
+	TP_PROTO(u32 queue, u64 client, u64 job, u64 ctx, u64 seqno),
+	TP_ARGS(queue, client, job, ctx, seqno),
+	TP_STRUCT__entry(__field(u32, queue) __field(u64, client) __field(u64, job)
+			 __field(u64, ctx) __field(u64, seqno)),
+	TP_fast_assign(__entry->queue = queue; __entry->client = client;
+		       __entry->job = job; __entry->ctx = ctx;
+		       __entry->seqno = seqno;),
+	TP_printk("queue=%u client=%llu job=%llu fence=%llu:%llu", __entry->queue,
+		  __entry->client, __entry->job, __entry->ctx, __entry->seqno)
+);
+
+/* One per fence the job waits for (in-syncs and implicit), at submit. */
+TRACE_EVENT(vgpu_job_dep,
+	TP_PROTO(u64 client, u64 job, u64 ctx, u64 seqno),
+	TP_ARGS(client, job, ctx, seqno),
+	TP_STRUCT__entry(__field(u64, client) __field(u64, job) __field(u64, ctx)
+			 __field(u64, seqno)),
+	TP_fast_assign(__entry->client = client; __entry->job = job;
+		       __entry->ctx = ctx; __entry->seqno = seqno;),
+	TP_printk("client=%llu job=%llu fence=%llu:%llu", __entry->client,
+		  __entry->job, __entry->ctx, __entry->seqno)
+);
+
+/* Every dependency has signalled: the scheduler may run the job. */
+TRACE_EVENT(vgpu_job_ready,
 	TP_PROTO(u32 queue, u64 client, u64 job),
 	TP_ARGS(queue, client, job),
 	TP_STRUCT__entry(__field(u32, queue) __field(u64, client) __field(u64, job)),
