@@ -483,6 +483,65 @@ static void param_page_put(struct vgpu_device *dev, unsigned int idx,
 	pthread_mutex_unlock(&dev->param_lock);
 }
 
+/* $VGPU_TIMELINE_DIR: record every launch with a job handle, save each. */
+static const char *timeline_dir(void)
+{
+	const char *d = getenv("VGPU_TIMELINE_DIR");
+
+	return d && d[0] ? d : NULL;
+}
+
+/* The file's drm-client-id (what the driver's tracepoints name); 0 on sim. */
+static uint64_t client_id(struct vgpu_device *dev)
+{
+	char path[64], line[128];
+	unsigned long long id = 0;
+	FILE *f;
+
+	if (dev->backend != VGPU_BACKEND_DRM)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", dev->fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "drm-client-id: %llu", &id) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return id;
+}
+
+/* Save the job's timeline as DIR/job-CLIENT-ID.vgtl for vgpu-trace. */
+static void timeline_save(struct vgpu_job *job, const char *dir)
+{
+	struct vgpu_jobtl_file h = {
+		.magic = VGPU_JOBTL_MAGIC,
+		.client = client_id(job->dev),
+		.job = job->id,
+		.nwarps = job->nwarps,
+		.dropped = job->tl_dropped,
+		.count = job->tl_n,
+	};
+	char path[4096];
+	FILE *f;
+
+	memcpy(h.grid, job->grid, sizeof(h.grid));
+	memcpy(h.block, job->block, sizeof(h.block));
+	memcpy(h.cluster, job->cluster, sizeof(h.cluster));
+	snprintf(h.kernel, sizeof(h.kernel), "%s", job->kernel);
+	snprintf(path, sizeof(path), "%s/job-%llu-%llu.vgtl", dir,
+		 (unsigned long long)h.client, (unsigned long long)h.job);
+	f = fopen(path, "wb");
+	if (!f)
+		return; /* a debugging aid: the job itself is fine */
+	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    fwrite(job->tl_ev, sizeof(*job->tl_ev), job->tl_n, f) != job->tl_n) {
+		fclose(f);
+		remove(path);
+		return;
+	}
+	fclose(f);
+}
+
 /* Copy the job's timeline out of its page's buffer (it has completed). */
 static void timeline_collect(struct vgpu_job *job, const struct vgpu_param_bo *p)
 {
@@ -491,6 +550,8 @@ static void timeline_collect(struct vgpu_job *job, const struct vgpu_param_bo *p
 	job->tl_collected = true;
 	job->tl_status = vgpu_trace_read(p->tl_map, p->tl_size, &job->tl_ev,
 					 &job->tl_n, &job->tl_dropped);
+	if (!job->tl_status && timeline_dir())
+		timeline_save(job, timeline_dir());
 }
 
 /*
@@ -668,6 +729,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	struct vgpu_job *job = NULL;
 	unsigned int nbos, nout;
 	uint64_t smem;
+	uint32_t flags;
 	int ret;
 
 	if (!kernel)
@@ -676,6 +738,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	dev = prog->dev;
 	k = kernel->obj;
 	cfg = cfg ? cfg : &defaults;
+	flags = cfg->flags | (jobp && timeline_dir() ? VGPU_LAUNCH_TIMELINE : 0);
 	if (args && args->kernel != kernel)
 		return -EINVAL;
 	if (!args && k->nparams > !!k->local_bytes + has_param(prog, k, VGPU_PARAM_DATA) +
@@ -693,7 +756,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		return -E2BIG;
 
 	nbos = (args ? args->nhandles : 0) + 2 + extra_bos(prog, k) +
-	       !!(cfg->flags & VGPU_LAUNCH_TIMELINE);
+	       !!(flags & VGPU_LAUNCH_TIMELINE);
 	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit ? 1 : 0);
 	if (cfg->nwait > 8)
 		in = malloc(cfg->nwait * sizeof(*in));
@@ -739,7 +802,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			     dim(cfg->cluster[2]) },
 		.smem_bytes = (uint32_t)smem,
 		.param_size = args ? args->size : k->nparams ? k->param_size : 0,
-		.launch_flags = cfg->flags,
+		.launch_flags = flags,
 		.seed = cfg->seed,
 		.budget = cfg->budget,
 	};
@@ -804,7 +867,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		if (has_param(prog, k, VGPU_PARAM_PRINTF))
 			handles[h++] = p->printf_handle;
 	}
-	if (!ret && (cfg->flags & VGPU_LAUNCH_TIMELINE)) {
+	if (!ret && (flags & VGPU_LAUNCH_TIMELINE)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
 
 		ret = timeline_mem(dev, p, dev->timeline_bytes ? dev->timeline_bytes :
@@ -823,23 +886,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	s.launch.param_va = dev->param_bos[page].va;
 	if (!ret)
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
-	if (!ret && job && (cfg->flags & VGPU_LAUNCH_TIMELINE)) {
-		job->tl_wanted = true;
-		if (dev->ops->sync_submit)
-			timeline_collect(job, &dev->param_bos[page]);
-	}
-	if (!ret && job && has_param(prog, k, VGPU_PARAM_PRINTF)) {
-		/* with synchronous submission the job has run: collect now,
-		 * before the next launch takes the page */
-		if (dev->ops->sync_submit)
-			job->printf_text = vgpu_printf_collect(prog, dev->param_bos[page].printf_map);
-		else
-			job->printf_prog = prog;
-	}
-	param_page_put(dev, page, !ret, job);
-	if (ret)
-		goto out;
-	if (job) {
+	if (!ret && job) {
 		uint64_t threads = (uint64_t)s.launch.block[0] * s.launch.block[1] *
 				   s.launch.block[2];
 
@@ -854,6 +901,23 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		memcpy(job->grid, s.launch.grid, sizeof(job->grid));
 		memcpy(job->block, s.launch.block, sizeof(job->block));
 		memcpy(job->cluster, s.launch.cluster, sizeof(job->cluster));
+		job->tl_wanted = flags & VGPU_LAUNCH_TIMELINE;
+		/* with synchronous submission the job has run: collect now,
+		 * before the next launch takes the page */
+		if (job->tl_wanted && dev->ops->sync_submit)
+			timeline_collect(job, &dev->param_bos[page]);
+		if (has_param(prog, k, VGPU_PARAM_PRINTF)) {
+			if (dev->ops->sync_submit)
+				job->printf_text = vgpu_printf_collect(prog,
+								       dev->param_bos[page].printf_map);
+			else
+				job->printf_prog = prog;
+		}
+	}
+	param_page_put(dev, page, !ret, job);
+	if (ret)
+		goto out;
+	if (job) {
 		*jobp = job;
 		job = NULL;
 	}

@@ -208,7 +208,37 @@ static uint32_t cta_linear(const struct vgpu_timeline_info *in, const uint32_t *
 
 static uint32_t pid_of(const struct conv *cv, const struct vgpu_trace_event *e)
 {
-	return cta_linear(cv->info, e->cta) + 1;
+	return cta_linear(cv->info, e->cta) + 1 +
+	       (cv->info->map ? cv->info->map->pid_base : 0);
+}
+
+/*
+ * With a map, the first "ts" and "dur" of @s (the event's own: both come
+ * before its args) in us; a new string, or NULL without memory.
+ */
+static char *map_times(const struct vgpu_timeline_map *m, char *s)
+{
+	static const char *const keys[] = { "\"ts\":", "\"dur\":" };
+	char *cur = s;
+
+	for (int k = 0; k < 2; k++) {
+		char *p = strstr(cur, keys[k]), *end, *n;
+		unsigned long long v;
+		double us;
+
+		if (!p)
+			continue;
+		p += strlen(keys[k]);
+		v = strtoull(p, &end, 10);
+		us = k ? (double)v * m->us_per_cycle : m->t0_us + (double)v * m->us_per_cycle;
+		if (asprintf(&n, "%.*s%.3f%s", (int)(p - cur), cur, us, end) < 0) {
+			free(cur);
+			return NULL;
+		}
+		free(cur);
+		cur = n;
+	}
+	return cur;
 }
 
 static uint32_t tid_of(const struct vgpu_trace_event *e)
@@ -257,6 +287,10 @@ emit(struct conv *cv, uint32_t pid, uint32_t tid, uint64_t ts, const char *fmt, 
 		return;
 	}
 	va_end(ap);
+	if (cv->info->map && !(s = map_times(cv->info->map, s))) {
+		cv->oom = true;
+		return;
+	}
 	cv->outs[cv->nouts++] = (struct out){ pid, tid, ts, cv->seq++, s };
 }
 
@@ -425,7 +459,8 @@ static void wait_slice(struct conv *cv, const struct vgpu_trace_event *b,
 static void flow(struct conv *cv, const struct vgpu_trace_event *src,
 		 const struct vgpu_trace_event *u)
 {
-	unsigned long long id = ++cv->next_flow;
+	unsigned long long id = ++cv->next_flow +
+				(cv->info->map ? cv->info->map->id_base : 0);
 	uint32_t spid = pid_of(cv, src), stid = tid_of(src);
 
 	emit(cv, spid, stid, src->cycle,
@@ -434,6 +469,11 @@ static void flow(struct conv *cv, const struct vgpu_trace_event *src,
 	emit(cv, pid_of(cv, u), tid_of(u), u->cycle,
 	     "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"release\",\"name\":\"release\",\"id\":%llu"
 	     "," HDR "}", id, pid_of(cv, u), tid_of(u), u->cycle);
+}
+
+static unsigned long long id_base(const struct conv *cv)
+{
+	return cv->info->map ? cv->info->map->id_base : 0;
 }
 
 static void convert_event(struct conv *cv, uint32_t i)
@@ -446,8 +486,10 @@ static void convert_event(struct conv *cv, uint32_t i)
 	case VGPU_TR_CTA_BEGIN:
 		emit(cv, pid, 0, 0,
 		     "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,"
-		     "\"args\":{\"name\":\"CTA (%u,%u,%u)\"}}",
-		     pid, e->cta[0], e->cta[1], e->cta[2]);
+		     "\"args\":{\"name\":\"%s%sCTA (%u,%u,%u)\"}}", pid,
+		     cv->info->map && cv->info->map->label ? cv->info->map->label : "",
+		     cv->info->map && cv->info->map->label ? " " : "",
+		     e->cta[0], e->cta[1], e->cta[2]);
 		emit(cv, pid, 0, 0,
 		     "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,"
 		     "\"args\":{\"sort_index\":%u}}", pid, pid);
@@ -522,19 +564,19 @@ static void convert_event(struct conv *cv, uint32_t i)
 		break;
 	case VGPU_TR_COPY_ISSUE:
 		emit(cv, pid, ENGINE_TID, e->cycle,
-		     "{\"ph\":\"b\",\"cat\":\"copy\",\"name\":\"%s\",\"id\":\"%u.%u\","
+		     "{\"ph\":\"b\",\"cat\":\"copy\",\"name\":\"%s\",\"id\":\"%llu.%u.%u\","
 		     "\"pid\":%u,\"tid\":%u,\"ts\":%llu,\"args\":{\"bytes\":%u,"
 		     "\"global\":\"0x%llx\",\"shared\":\"0x%llx\","
 		     "\"mbarrier\":\"0x%x\",\"warp\":%u,\"pc\":\"0x%x\"}}",
-		     vgpu_trace_copy_name(e->id), cluster_of(cv, e->cta), e->flow,
-		     pid, ENGINE_TID, e->cycle, e->count, e->addr, e->addr2,
+		     vgpu_trace_copy_name(e->id), id_base(cv), cluster_of(cv, e->cta),
+		     e->flow, pid, ENGINE_TID, e->cycle, e->count, e->addr, e->addr2,
 		     e->expected, e->warp, e->pc);
 		break;
 	case VGPU_TR_COPY_DONE:
 		emit(cv, pid, ENGINE_TID, e->cycle,
-		     "{\"ph\":\"e\",\"cat\":\"copy\",\"name\":\"%s\",\"id\":\"%u.%u\","
+		     "{\"ph\":\"e\",\"cat\":\"copy\",\"name\":\"%s\",\"id\":\"%llu.%u.%u\","
 		     "\"pid\":%u,\"tid\":%u,\"ts\":%llu}",
-		     vgpu_trace_copy_name(e->id), cluster_of(cv, e->cta), e->flow,
+		     vgpu_trace_copy_name(e->id), id_base(cv), cluster_of(cv, e->cta), e->flow,
 		     pid, ENGINE_TID, e->cycle);
 		emit(cv, pid, ENGINE_TID, e->cycle,
 		     "{\"ph\":\"X\",\"cat\":\"copy\",\"name\":\"%s done\"," HDR
@@ -599,40 +641,61 @@ static int out_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Convert @ev into cv->outs, sorted by track and time. */
+static int convert(struct conv *cv)
+{
+	int ret = index_events(cv);
+
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < cv->n && !cv->oom; i++)
+		convert_event(cv, i);
+	if (cv->oom)
+		return -ENOMEM;
+	qsort(cv->outs, cv->nouts, sizeof(*cv->outs), out_cmp);
+	return 0;
+}
+
+static void conv_free(struct conv *cv)
+{
+	for (size_t i = 0; i < cv->nouts; i++)
+		free(cv->outs[i].json);
+	free(cv->outs);
+	free(cv->unblock);
+	free(cv->end);
+	free(cv->sources);
+}
+
+int vgpu_trace_write_events(FILE *f, const struct vgpu_trace_event *ev, uint32_t n,
+			    const struct vgpu_timeline_info *info, int *first)
+{
+	struct conv cv = { .info = info, .ev = ev, .n = n };
+	int ret = convert(&cv);
+
+	for (size_t i = 0; !ret && i < cv.nouts; i++) {
+		fprintf(f, "%s%s", *first ? "" : ",\n", cv.outs[i].json);
+		*first = 0;
+	}
+	conv_free(&cv);
+	return ret;
+}
+
 int vgpu_trace_write_json(FILE *f, const struct vgpu_trace_event *ev, uint32_t n,
 			  uint64_t dropped, const struct vgpu_timeline_info *info)
 {
-	struct conv cv = { .info = info, .ev = ev, .n = n };
-	int ret = index_events(&cv);
+	int first = 1, ret;
 
-	if (ret)
-		goto out;
-	for (uint32_t i = 0; i < n && !cv.oom; i++)
-		convert_event(&cv, i);
-	if (cv.oom) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	qsort(cv.outs, cv.nouts, sizeof(*cv.outs), out_cmp);
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"vgpu\","
 		"\"kernel\":\"%s\",\"time_unit\":\"1 us = 1 SM cycle\","
 		"\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"cluster\":[%u,%u,%u],"
-		"\"events\":%u,\"dropped_events\":%llu},\n\"traceEvents\":[",
+		"\"events\":%u,\"dropped_events\":%llu},\n\"traceEvents\":[\n",
 		info->kernel ? info->kernel : "", info->grid[0], info->grid[1],
 		info->grid[2], info->block[0], info->block[1], info->block[2],
 		info->cluster[0], info->cluster[1], info->cluster[2], n,
 		(unsigned long long)dropped);
-	for (size_t i = 0; i < cv.nouts; i++)
-		fprintf(f, "%s\n%s", i ? "," : "", cv.outs[i].json);
+	ret = vgpu_trace_write_events(f, ev, n, info, &first);
 	fprintf(f, "\n]}\n");
-	if (fflush(f) || ferror(f))
+	if (!ret && (fflush(f) || ferror(f)))
 		ret = -EIO;
-out:
-	for (size_t i = 0; i < cv.nouts; i++)
-		free(cv.outs[i].json);
-	free(cv.outs);
-	free(cv.unblock);
-	free(cv.end);
-	free(cv.sources);
 	return ret;
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest_host.h"
@@ -60,6 +61,19 @@ __attribute__((destructor)) static void remove_tmp(void)
 		fprintf(stderr, "could not remove %s\n", tmpdir);
 }
 
+/* The directory of @path (a static copy). */
+static const char *dirname_of(const char *path)
+{
+	static char buf[PATH_MAX + 32];
+	char *s;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	s = strrchr(buf, '/');
+	if (s)
+		*s = '\0';
+	return buf;
+}
+
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
@@ -95,7 +109,8 @@ static int run_tool(const char *flags, const char *out, const char *file)
 /* ---- the trace-event format ---- */
 
 struct slice {
-	long long pid, tid, ts, end;
+	long long pid, tid;
+	double ts, end;
 };
 
 static int slice_cmp(const void *a, const void *b)
@@ -129,7 +144,8 @@ static const char *check_trace(const char *text, struct stats *st)
 	json_t *open_async = NULL, *flows = NULL;
 	struct slice *sl = NULL;
 	size_t nsl = 0, i;
-	long long last_pid = -1, last_tid = -1, last_ts = -1;
+	long long last_pid = -1, last_tid = -1;
+	double last_ts = -1;
 	const char *res = NULL;
 
 	memset(st, 0, sizeof(*st));
@@ -152,7 +168,7 @@ static const char *check_trace(const char *text, struct stats *st)
 		const char *name = json_string_value(json_object_get(e, "name"));
 		json_t *pid = json_object_get(e, "pid"), *tid = json_object_get(e, "tid");
 		json_t *ts = json_object_get(e, "ts");
-		long long t;
+		double t;
 
 		snprintf(why, sizeof(why), "event %zu: ", i);
 		if (!ph || !name || !json_is_integer(pid) || !json_is_integer(tid)) {
@@ -162,12 +178,12 @@ static const char *check_trace(const char *text, struct stats *st)
 		}
 		if (!strcmp(ph, "M"))
 			continue;
-		if (!json_is_integer(ts) || json_integer_value(ts) < 0) {
+		if (!json_is_number(ts) || json_number_value(ts) < 0) {
 			strcat(why, "no ts");
 			res = why;
 			goto out;
 		}
-		t = json_integer_value(ts);
+		t = json_number_value(ts);
 		/* per track, in time order */
 		if (json_integer_value(pid) == last_pid && json_integer_value(tid) == last_tid &&
 		    t < last_ts) {
@@ -181,13 +197,13 @@ static const char *check_trace(const char *text, struct stats *st)
 		if (!strcmp(ph, "X")) {
 			json_t *dur = json_object_get(e, "dur"), *args = json_object_get(e, "args");
 
-			if (!json_is_integer(dur) || json_integer_value(dur) < 0) {
+			if (!json_is_number(dur) || json_number_value(dur) < 0) {
 				strcat(why, "X without dur");
 				res = why;
 				goto out;
 			}
 			sl[nsl++] = (struct slice){ last_pid, last_tid, t,
-						     t + json_integer_value(dur) };
+						     t + json_number_value(dur) };
 			if (!strcmp(name, "run")) {
 				st->runs++;
 				st->run_insns += json_integer_value(json_object_get(args, "instructions"));
@@ -211,12 +227,12 @@ static const char *check_trace(const char *text, struct stats *st)
 					res = why;
 					goto out;
 				}
-				json_object_set_new(open_async, id, json_integer(t));
+				json_object_set_new(open_async, id, json_real(t));
 				st->copies++;
 				st->copy_bytes += json_integer_value(json_object_get(
 					json_object_get(e, "args"), "bytes"));
 			} else {
-				if (!json_is_integer(b) || json_integer_value(b) > t) {
+				if (!json_is_number(b) || json_number_value(b) > t) {
 					strcat(why, "copy ends without a begin, or before it");
 					res = why;
 					goto out;
@@ -247,7 +263,7 @@ static const char *check_trace(const char *text, struct stats *st)
 				res = why;
 				goto out;
 			}
-			json_array_set_new(f, ph[0] == 'f', json_integer(t));
+			json_array_set_new(f, ph[0] == 'f', json_real(t));
 		} else if (!strcmp(ph, "i")) {
 			const char *s = json_string_value(json_object_get(e, "s"));
 
@@ -277,8 +293,8 @@ static const char *check_trace(const char *text, struct stats *st)
 		json_object_foreach(flows, k, v) {
 			json_t *s = json_array_get(v, 0), *f = json_array_get(v, 1);
 
-			if (!json_is_integer(s) || !json_is_integer(f) ||
-			    json_integer_value(f) < json_integer_value(s)) {
+			if (!json_is_number(s) || !json_is_number(f) ||
+			    json_number_value(f) < json_number_value(s)) {
 				snprintf(why, sizeof(why),
 					 "flow %s lacks its start or finish, or ends before it starts", k);
 				res = why;
@@ -291,12 +307,13 @@ static const char *check_trace(const char *text, struct stats *st)
 	qsort(sl, nsl, sizeof(*sl), slice_cmp);
 	for (size_t a = 0; a < nsl && !res; a++) {
 		for (size_t b = a + 1; b < nsl; b++) {
+			/* times in us with 3 decimals: allow for rounding */
 			if (sl[b].pid != sl[a].pid || sl[b].tid != sl[a].tid ||
-			    sl[b].ts >= sl[a].end)
+			    sl[b].ts >= sl[a].end - 1e-6)
 				break;
-			if (sl[b].end > sl[a].end) {
+			if (sl[b].end > sl[a].end + 1e-6) {
 				snprintf(why, sizeof(why),
-					 "slices [%lld,%lld) and [%lld,%lld) of pid %lld tid %lld overlap",
+					 "slices [%g,%g) and [%g,%g) of pid %lld tid %lld overlap",
 					 sl[a].ts, sl[a].end, sl[b].ts, sl[b].end, sl[a].pid,
 					 sl[a].tid);
 				res = why;
@@ -647,6 +664,163 @@ TEST(deadlock_graph_missing_arrival)
 	EXPECT_NE(NULL, strstr(dot, "1 pending"));
 	free(dot);
 	vgpu_device_close(dev);
+}
+
+/* ---- the system timeline (vgpu-trace --merge) ---- */
+
+static bool near(double want, double got)
+{
+	return got > want - 0.01 && got < want + 0.01;
+}
+
+/*
+ * Two jobs on the sim backend with $VGPU_TIMELINE_DIR set (libvgpu saves
+ * their timelines), a tracefs text as the driver would print it for them
+ * (job 2 waits for job 1's fence), merged by vgpu-trace: valid, with both
+ * jobs, the dependency, the drm_sched and reset events, and each kernel's
+ * CTA events inside its job's slice.
+ */
+TEST(system_timeline_merge)
+{
+	char dir[PATH_MAX], ftrace[PATH_MAX], out[PATH_MAX], cmd[6 * PATH_MAX];
+	struct vgpu_launch_config cfg = { .grid = { 2, 1, 1 }, .block = { 64, 1, 1 } };
+	struct vgpu_device *dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_job *j1 = NULL, *j2 = NULL;
+	unsigned long long id1, id2;
+	json_t *jr, *evs, *e;
+	struct stats st;
+	double lo[3] = { 0 }, hi[3] = { 0 };
+	int deps = 0, sched = 0, resets = 0, kernels = 0, outside = 0;
+	const char *why;
+	size_t i;
+	char *text;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/jobs", tmpdir);
+	ASSERT_EQ(0, mkdir(dir, 0700));
+	ASSERT_EQ(0, setenv("VGPU_TIMELINE_DIR", dir, 1));
+	ASSERT_EQ(0, vgpu_device_open("sim", &dev));
+	ASSERT_EQ(0, vgpu_program_assemble(dev, rounds_src, strlen(rounds_src),
+					   "rounds.vgs", &prog, NULL, 0));
+	ASSERT_EQ(0, vgpu_program_kernel(prog, 0, &k));
+	/* no VGPU_LAUNCH_TIMELINE: the environment asks for it */
+	ASSERT_EQ(0, vgpu_kernel_launch(k, &cfg, NULL, &j1));
+	ASSERT_EQ(0, vgpu_kernel_launch(k, &cfg, NULL, &j2));
+	EXPECT_EQ(0, vgpu_job_wait(j1, -1));
+	EXPECT_EQ(0, vgpu_job_wait(j2, -1));
+	unsetenv("VGPU_TIMELINE_DIR");
+	{
+		const struct vgpu_trace_event *ev;
+		uint32_t n;
+		struct vgpu_job_status s1, s2;
+
+		EXPECT_EQ(0, vgpu_job_timeline(j1, &ev, &n, NULL));
+		ASSERT_EQ(0, vgpu_job_status(j1, &s1));
+		ASSERT_EQ(0, vgpu_job_status(j2, &s2));
+		(void)s1;
+		(void)s2;
+	}
+	/* the jobs' driver ids: the saved files say them */
+	{
+		struct dirent *de;
+		DIR *d = opendir(dir);
+		unsigned long long c, idv[2];
+		int nf = 0;
+
+		ASSERT_NE(NULL, d);
+		while ((de = readdir(d)))
+			if (sscanf(de->d_name, "job-%llu-%llu.vgtl", &c, &idv[nf < 2 ? nf : 1]) == 2) {
+				EXPECT_EQ(0ull, c);
+				nf++;
+			}
+		closedir(d);
+		ASSERT_EQ(2, nf);
+		id1 = idv[0] < idv[1] ? idv[0] : idv[1];
+		id2 = idv[0] < idv[1] ? idv[1] : idv[0];
+	}
+	vgpu_job_free(j1);
+	vgpu_job_free(j2);
+	vgpu_program_free(prog);
+	vgpu_device_close(dev);
+
+	snprintf(ftrace, sizeof(ftrace), "%s/trace.txt", tmpdir);
+	f = fopen(ftrace, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f,
+		"# tracer: nop\n#\n"
+		"        test-95      [000] .....   100.000000: vgpu_job_submit: queue=0 client=0 job=%llu fence=5:1\n"
+		"        test-95      [000] .....   100.000010: vgpu_job_submit: queue=1 client=0 job=%llu fence=6:1\n"
+		"        test-95      [000] .....   100.000011: vgpu_job_dep: client=0 job=%llu fence=5:1\n"
+		"        test-95      [000] .....   100.000012: drm_sched_job: entity=00000000a1b2c3d4, id=1, fence=00000000deadbeef, ring=vgpu-q0, job count:0, hw job count:0\n"
+		"     kworker/0:1-12  [000] .....   100.000020: vgpu_job_ready: queue=0 client=0 job=%llu\n"
+		"     kworker/0:1-12  [000] .....   100.000021: drm_run_job: entity=00000000a1b2c3d4, id=1, fence=00000000deadbeef, ring=vgpu-q0, job count:0, hw job count:1\n"
+		"     kworker/0:1-12  [000] .....   100.000022: vgpu_job_run: queue=0 client=0 job=%llu seq=1\n"
+		"          <idle>-0     [001] d.h1.   100.000500: vgpu_job_complete: queue=0 client=0 job=%llu error=0\n"
+		"     kworker/1:1-13  [001] .....   100.000510: vgpu_job_ready: queue=1 client=0 job=%llu\n"
+		"     kworker/1:1-13  [001] .....   100.000520: vgpu_job_run: queue=1 client=0 job=%llu seq=1\n"
+		"          <idle>-0     [001] d.h1.   100.000900: vgpu_job_complete: queue=1 client=0 job=%llu error=0\n"
+		"     kworker/1:1-13  [001] .....   100.000950: vgpu_reset: guilty queue=1 job=%llu\n",
+		id1, id2, id2, id1, id1, id1, id2, id2, id2, id2);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s/system.json", tmpdir);
+	snprintf(cmd, sizeof(cmd), "'%s/vgpu-trace' --merge '%s' --timelines '%s' -o '%s'",
+		 dirname_of(runner), ftrace, dir, out);
+	ASSERT_EQ(0, system(cmd));
+	text = slurp(out, NULL);
+	ASSERT_NE(NULL, text);
+	why = check_trace(text, &st);
+	EXPECT_EQ(NULL, why) TH_LOG("%s", why);
+	EXPECT_GT(st.runs, 0);
+	EXPECT_EQ(0, st.unresolved);
+
+	jr = json_loads(text, 0, NULL);
+	ASSERT_NE(NULL, jr);
+	evs = json_object_get(jr, "traceEvents");
+	/* the jobs' slices, then everything of their kernels inside them */
+	json_array_foreach(evs, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		char want[64];
+
+		for (int jn = 1; jn <= 2; jn++) {
+			snprintf(want, sizeof(want), "job 0:%llu", jn == 1 ? id1 : id2);
+			if (!strcmp(ph, "X") && !strcmp(name, want)) {
+				lo[jn] = json_number_value(json_object_get(e, "ts"));
+				hi[jn] = lo[jn] + json_number_value(json_object_get(e, "dur"));
+			}
+		}
+		if (!cat)
+			continue;
+		deps += !strcmp(cat, "dependency");
+		sched += !strcmp(cat, "drm_sched");
+		resets += !strcmp(cat, "reset");
+		kernels += !strcmp(cat, "kernel");
+	}
+	/* us since the first event */
+	EXPECT_TRUE(near(22.0, lo[1])) TH_LOG("job 1 runs at %f", lo[1]);
+	EXPECT_TRUE(near(500.0, hi[1])) TH_LOG("job 1 ends at %f", hi[1]);
+	EXPECT_TRUE(near(520.0, lo[2])) TH_LOG("job 2 runs at %f", lo[2]);
+	EXPECT_EQ(2, deps); /* one flow: its start and its finish */
+	EXPECT_EQ(2, sched);
+	EXPECT_EQ(1, resets);
+	EXPECT_EQ(2, kernels);
+	json_array_foreach(evs, i, e) {
+		json_int_t pid = json_integer_value(json_object_get(e, "pid"));
+		double ts = json_number_value(json_object_get(e, "ts"));
+		int jn = (int)(pid / 1000);
+
+		if (pid < 1000 || !strcmp(json_string_value(json_object_get(e, "ph")), "M"))
+			continue;
+		if (jn < 1 || jn > 2 || ts < lo[jn] - 1e-6 || ts > hi[jn] + 1e-6)
+			outside++;
+	}
+	EXPECT_EQ(0, outside);
+	EXPECT_NE(NULL, strstr(text, "CTA (1,0,0)"));
+	json_decref(jr);
+	free(text);
 }
 
 TEST_HARNESS_MAIN
