@@ -702,6 +702,128 @@ TEST_F(libvgpu, job_timeline)
 	vgpu_program_free(prog);
 }
 
+/*
+ * vgpu-trace's workload (this program run again with
+ * VGPU_TEST_TRACE_WORKLOAD set): job A signals a syncobj that job B
+ * waits for; job C writes the buffer B wrote (an implicit dependency).
+ */
+static int trace_workload(void)
+{
+	struct vgpu_device *dev = dev_open();
+	struct vgpu_program *prog;
+	struct vgpu_args *args = NULL;
+	struct vgpu_bo *bo = NULL, *bo2 = NULL;
+	struct vgpu_syncobj *sync = NULL;
+	struct vgpu_job *job[3] = { NULL };
+	struct vgpu_sync_point sp;
+	struct vgpu_launch_config cfg = { .block = { 256 } };
+	int ret = 1;
+
+	if (!dev)
+		return 1;
+	prog = prog_new(dev, reduce_src);
+	if (!prog || vgpu_bo_new(dev, 4096, 0, &bo) || vgpu_bo_new(dev, 4096, 0, &bo2) ||
+	    vgpu_syncobj_new(dev, 0, &sync) || vgpu_args_new(kern(prog), &args))
+		goto out;
+	sp = (struct vgpu_sync_point){ sync, 0 };
+	cfg.signal = &sp;
+	cfg.nsignal = 1;
+	if (vgpu_args_set_bo(args, 0, bo2, 0) ||
+	    vgpu_kernel_launch(kern(prog), &cfg, args, &job[0]))
+		goto out;
+	cfg = (struct vgpu_launch_config){ .block = { 256 }, .wait = &sp, .nwait = 1 };
+	if (vgpu_args_set_bo(args, 0, bo, 0) ||
+	    vgpu_kernel_launch(kern(prog), &cfg, args, &job[1]))
+		goto out;
+	cfg = (struct vgpu_launch_config){ .block = { 256 }, .queue = 1 };
+	if (vgpu_kernel_launch(kern(prog), &cfg, args, &job[2]))
+		goto out;
+	ret = 0;
+	for (int i = 0; i < 3; i++)
+		ret |= vgpu_job_wait(job[i], WAIT_NS) != 0;
+out:
+	for (int i = 0; i < 3; i++)
+		vgpu_job_free(job[i]);
+	vgpu_args_free(args);
+	vgpu_syncobj_free(sync);
+	vgpu_bo_free(bo);
+	vgpu_bo_free(bo2);
+	vgpu_program_free(prog);
+	vgpu_device_close(dev);
+	return ret;
+}
+
+__attribute__((constructor)) static void maybe_trace_workload(void)
+{
+	if (getenv("VGPU_TEST_TRACE_WORKLOAD"))
+		_exit(trace_workload());
+}
+
+/* "key":NUMBER of a line of the trace (-1 if absent) */
+static double line_num(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtod(p + strlen(key), NULL) : -1;
+}
+
+/*
+ * vgpu-trace records the driver's tracepoints and each job's timeline
+ * (drm only: tracefs, root): three jobs as slices on their queues, each
+ * with its kernel and its CTAs, A -> B (syncobj) and B -> C (the buffer)
+ * as dependency flows, the scheduler's events; one event per line, in
+ * time order on each track.
+ */
+TEST_F(libvgpu, system_timeline)
+{
+	char exe[PATH_MAX], cmd[2 * PATH_MAX + 128], line[4096];
+	const char *out = "/tmp/vgpu-system-timeline.json";
+	int jobs = 0, kernels = 0, deps = 0, sched = 0, ctas = 0, bad_order = 0;
+	double last_pid = -1, last_tid = -1, last_ts = -1;
+	ssize_t n;
+	FILE *f;
+
+	if (is_sim(self->dev) || geteuid())
+		SKIP(return, "needs the drm backend, tracefs and root");
+	if (system("command -v vgpu-trace >/dev/null"))
+		SKIP(return, "vgpu-trace is not installed");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_GT(n, 0);
+	exe[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "VGPU_TEST_TRACE_WORKLOAD=1 vgpu-trace -o %s -- '%s'",
+		 out, exe);
+	ASSERT_EQ(0, system(cmd));
+	f = fopen(out, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		double pid = line_num(line, "\"pid\":"), tid = line_num(line, "\"tid\":");
+		double ts = line_num(line, "\"ts\":");
+
+		jobs += !!strstr(line, "\"cat\":\"job\"");
+		kernels += !!strstr(line, "\"cat\":\"kernel\"");
+		deps += !!strstr(line, "\"cat\":\"dependency\"");
+		sched += !!strstr(line, "\"cat\":\"drm_sched\"");
+		ctas += strstr(line, "\"process_name\"") && strstr(line, " CTA (0,0,0)");
+		if (ts < 0)
+			continue;
+		if (pid == last_pid && tid == last_tid && ts < last_ts)
+			bad_order++;
+		last_pid = pid;
+		last_tid = tid;
+		last_ts = ts;
+	}
+	fclose(f);
+	EXPECT_EQ(3, jobs);
+	EXPECT_EQ(3, kernels);
+	EXPECT_EQ(3, ctas);
+	/* A -> B and B -> C: a start and a finish each (C may also wait for
+	 * A through the buffer B and A share: at least the two) */
+	EXPECT_GE(deps, 4);
+	EXPECT_GE(sched, 3);
+	EXPECT_EQ(0, bad_order);
+	remove(out);
+}
+
 TEST(device_closed_with_objects_alive)
 {
 	struct vgpu_device *dev = dev_open(), *other;
