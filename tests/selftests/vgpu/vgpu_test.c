@@ -1169,10 +1169,13 @@ TEST_F(job, tracepoints_exist)
 	}
 }
 
-/* submit, run and complete of one job appear in the trace, in order. */
+/*
+ * submit (with its finished fence), ready (no dependencies), run and
+ * complete of one job appear in the trace, in order.
+ */
 TEST_F(job, tracepoints_job)
 {
-	char want[3][96], client[32], *buf, *p;
+	char want[4][96], client[32], *buf, *p;
 	unsigned int i;
 
 	if (tracefs_ready())
@@ -1186,13 +1189,15 @@ TEST_F(job, tracepoints_job)
 	test_wait_bo(self->p.data_h);
 	ASSERT_EQ(0, sysfs_write(TRACEFS "/events/vgpu/enable", "0"));
 	ASSERT_LT(0, read_file(TRACEFS "/trace", buf, 1 << 20));
-	snprintf(want[0], 96, "vgpu_job_submit: queue=0 client=%s job=%llu\n", client,
+	snprintf(want[0], 96, "vgpu_job_submit: queue=0 client=%s job=%llu fence=", client,
 		 (unsigned long long)self->s.job_id);
-	snprintf(want[1], 96, "vgpu_job_run: queue=0 client=%s job=%llu seq=", client,
+	snprintf(want[1], 96, "vgpu_job_ready: queue=0 client=%s job=%llu\n", client,
 		 (unsigned long long)self->s.job_id);
-	snprintf(want[2], 96, "vgpu_job_complete: queue=0 client=%s job=%llu error=0\n",
+	snprintf(want[2], 96, "vgpu_job_run: queue=0 client=%s job=%llu seq=", client,
+		 (unsigned long long)self->s.job_id);
+	snprintf(want[3], 96, "vgpu_job_complete: queue=0 client=%s job=%llu error=0\n",
 		 client, (unsigned long long)self->s.job_id);
-	for (p = buf, i = 0; i < 3; i++) {
+	for (p = buf, i = 0; i < 4; i++) {
 		p = strstr(p, want[i]);
 		ASSERT_NE(NULL, p);
 	}
