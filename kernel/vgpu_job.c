@@ -34,6 +34,7 @@
  * devcoredump describes the hung job and the queues.
  */
 #include <linux/dma-fence-chain.h>
+#include <linux/delay.h>
 #include <linux/devcoredump.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -42,6 +43,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_syncobj.h>
 #include "vgpu_drv.h"
+#include "vgpu_waitgraph.h"
 #include "vgpu_trace.h"
 
 static_assert(sizeof(struct vgpu_cmd_launch) == VGPU_CMD_BYTES);
@@ -431,45 +433,116 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
 	vgpu_qwrite(q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
 }
 
-static void vgpu_coredump(struct vgpu_job *job)
+/*
+ * Stop @job's queue so that the device ends the hung launch and writes its
+ * completion record: an ABORTED exception whose warp states say where the
+ * CTA it was running stood.  The record goes to @rec (CPU byte order for
+ * the fields the wait-for graph reads) and the slot is cleared, so that the
+ * reset still treats the job as timed out.  False when none came in 100 ms.
+ */
+static bool vgpu_stop_hung(struct vgpu_device *vdev, struct vgpu_job *job,
+			   struct vgpu_exception_record *rec)
+{
+	struct vgpu_queue *q = &vdev->queues[job->queue];
+	struct vgpu_completion *cpl = &q->cpl[job->slot];
+	unsigned int i;
+
+	vgpu_qwrite(q, VGPU_Q_CONTROL, 0);
+	for (i = 0; i < 100; i++) {
+		if (le64_to_cpu(READ_ONCE(cpl->seq)) == job->seq) {
+			dma_rmb();
+			memcpy(rec, &cpl->exc, sizeof(*rec));
+			rec->code = le32_to_cpu(rec->code);
+			for (i = 0; i < 3; i++)
+				rec->cta[i] = le32_to_cpu(rec->cta[i]);
+			rec->warp = le32_to_cpu(rec->warp);
+			rec->pc = le32_to_cpu(rec->pc);
+			rec->barid = le32_to_cpu(rec->barid);
+			rec->addr = le64_to_cpu(rec->addr);
+			for (i = 0; i < 4; i++)
+				rec->info[i] = le32_to_cpu(rec->info[i]);
+			rec->msg[sizeof(rec->msg) - 1] = '\0';
+			WRITE_ONCE(cpl->seq, 0);
+			return true;
+		}
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+struct vgpu_dump {
+	char *buf;
+	size_t size, n;
+};
+
+static __printf(2, 3) void vgpu_dump_print(void *ctx, const char *fmt, ...)
+{
+	struct vgpu_dump *d = ctx;
+	va_list ap;
+
+	va_start(ap, fmt);
+	d->n += vscnprintf(d->buf + d->n, d->size - d->n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The devcoredump of a job that timed out: the job, the device and its
+ * queues, and when the device stopped the launch (@rec), where its CTA
+ * stood as a wait-for graph in Graphviz DOT (uapi/vgpu_waitgraph.h, the
+ * code vgpu-run --deadlock-graph uses).
+ */
+static void vgpu_coredump(struct vgpu_job *job, const struct vgpu_exception_record *rec)
 {
 	struct vgpu_device *vdev = job->vdev;
 	const struct drm_vgpu_launch *l = &job->launch;
-	size_t size = 4096, n = 0;
+	struct vgpu_dump d = { .size = 32768 };
+	struct vgpu_waitgraph *g;
 	unsigned int i;
-	char *buf;
 
-	buf = vmalloc(size);	/* dev_coredumpv() vfree()s it */
-	if (!buf)
+	d.buf = vmalloc(d.size);	/* dev_coredumpv() vfree()s it */
+	if (!d.buf)
 		return;
-	n += scnprintf(buf + n, size - n,
-		       "vgpu devcoredump: job timeout\nclient %llu job %llu queue %u asid %u\n"
-		       "code_va 0x%llx code_size %u entry %u grid %ux%ux%u block %ux%ux%u\n"
-		       "smem %u param_va 0x%llx param_size %u flags 0x%x budget %llu\n",
-		       job->vf->client_id, job->id, job->queue, job->as->asid,
-		       l->code_va, l->code_size, l->entry, l->grid[0], l->grid[1],
-		       l->grid[2], l->block[0], l->block[1], l->block[2],
-		       l->smem_bytes, l->param_va, l->param_size, l->launch_flags,
-		       l->budget);
-	n += scnprintf(buf + n, size - n, "device status 0x%x irq_status 0x%x err_count %u err_last %u\n",
-		       vgpu_read(vdev, VGPU_REG_STATUS), vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
-		       vgpu_read(vdev, VGPU_REG_ERR_COUNT), vgpu_read(vdev, VGPU_REG_ERR_LAST));
+	vgpu_dump_print(&d,
+			"vgpu devcoredump: job timeout\nclient %llu job %llu queue %u asid %u\n"
+			"code_va 0x%llx code_size %u entry %u grid %ux%ux%u block %ux%ux%u\n"
+			"smem %u param_va 0x%llx param_size %u flags 0x%x budget %llu\n",
+			job->vf->client_id, job->id, job->queue, job->as->asid,
+			l->code_va, l->code_size, l->entry, l->grid[0], l->grid[1],
+			l->grid[2], l->block[0], l->block[1], l->block[2],
+			l->smem_bytes, l->param_va, l->param_size, l->launch_flags,
+			l->budget);
+	vgpu_dump_print(&d, "device status 0x%x irq_status 0x%x err_count %u err_last %u\n",
+			vgpu_read(vdev, VGPU_REG_STATUS), vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
+			vgpu_read(vdev, VGPU_REG_ERR_COUNT), vgpu_read(vdev, VGPU_REG_ERR_LAST));
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 
-		n += scnprintf(buf + n, size - n,
-			       "queue %u: status 0x%x head %u tail %u error %u completed %u\n",
-			       i, vgpu_qread(q, VGPU_Q_STATUS), vgpu_qread(q, VGPU_Q_HEAD),
-			       vgpu_qread(q, VGPU_Q_TAIL), vgpu_qread(q, VGPU_Q_ERROR),
-			       vgpu_qread(q, VGPU_Q_COMPLETED_LO));
+		vgpu_dump_print(&d,
+				"queue %u: status 0x%x head %u tail %u error %u completed %u\n",
+				i, vgpu_qread(q, VGPU_Q_STATUS), vgpu_qread(q, VGPU_Q_HEAD),
+				vgpu_qread(q, VGPU_Q_TAIL), vgpu_qread(q, VGPU_Q_ERROR),
+				vgpu_qread(q, VGPU_Q_COMPLETED_LO));
 	}
-	dev_coredumpv(vdev->drm.dev, buf, n, GFP_KERNEL);
+	g = rec ? kzalloc(sizeof(*g), GFP_KERNEL) : NULL;
+	if (g) {
+		u64 threads = (u64)l->block[0] * l->block[1] * l->block[2];
+
+		vgpu_dump_print(&d, "stopped: exception %u cta (%u,%u,%u) warp %u pc 0x%x: %s\n"
+				"wait-for graph (Graphviz DOT):\n",
+				rec->code, rec->cta[0], rec->cta[1], rec->cta[2], rec->warp,
+				rec->pc, rec->msg);
+		vgpu_wg_init(g, rec, (u32)DIV_ROUND_UP(threads, VGPU_WARP_SIZE));
+		vgpu_wg_print(g, "the job that timed out", vgpu_dump_print, &d);
+		kfree(g);
+	}
+	dev_coredumpv(vdev->drm.dev, d.buf, d.n, GFP_KERNEL);
 }
 
 static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
 {
 	struct vgpu_job *job = to_vgpu_job(sched_job);
 	struct vgpu_device *vdev = job->vdev;
+	struct vgpu_exception_record *rec;
 	unsigned int i;
 
 	mutex_lock(&vdev->reset_lock);
@@ -485,7 +558,9 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 
 	vgpu_err(vdev, "queue %u: job %llu of client %llu timed out after %u ms: device reset\n",
 		 job->queue, job->id, job->vf->client_id, vgpu_timeout_ms);
-	vgpu_coredump(job);
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	vgpu_coredump(job, rec && vgpu_stop_hung(vdev, job, rec) ? rec : NULL);
+	kfree(rec);
 
 	for (i = 0; i < vdev->nqueues; i++)
 		drm_sched_stop(&vdev->queues[i].sched,

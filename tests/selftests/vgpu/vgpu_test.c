@@ -1710,6 +1710,65 @@ TEST_F(reset, devcoredump_on_timeout)
 }
 
 /*
+ * A hang the device cannot call a deadlock (warp 0 waits at barrier 1,
+ * warp 1 loops and never arrives): the driver's timeout stops the queue,
+ * the device ends the launch with its warps' states, and the devcoredump
+ * draws them as a wait-for graph: warp 0 waits on barrier 1, which warp 1
+ * would arrive on.  The job still ends timed out.
+ */
+TEST_F(reset, devcoredump_wait_graph)
+{
+	static const char hang_src[] =
+		"  S2R R0, SR_WARPID ;\n"
+		"  ISETP.EQ.U32 P0, R0, 0x0 ;\n"
+		"  @P0 BAR.SYNC 0x1 ;\n"
+		"l:\n"
+		"  @!P0 BRA l ;\n"
+		"  EXIT ;\n";
+	char buf[16384], want[96], client[32];
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit hs;
+	struct vgpu_prog *hp = &self->hp;
+	uint32_t hh[3];
+
+	if (access("/sys/class/devcoredump", F_OK))
+		SKIP(return, "no devcoredump class");
+	devcd_dismiss_all();
+	while (devcd_find("vgpu devcoredump", buf, sizeof(buf)) != -ENOENT)
+		usleep(1000);
+	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-client-id", client, sizeof(client)));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, hang_src, 4096));
+	vgpu_prog_submit_args(hp, &hs, hh, 1, 64);
+	hs.launch.budget = ~0ull;
+	test_submit(&hs);
+	test_wait_bo(hp->data_h);
+	snprintf(want, sizeof(want), "client %s job %llu queue 0 ", client,
+		 (unsigned long long)hs.job_id);
+	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "\nwait-for graph (Graphviz DOT):\ndigraph deadlock {\n"));
+	EXPECT_NE(NULL, strstr(buf, "w0 -> b1 [label=\"waits\"];"));
+	/* the record has no barrier counts for an abort: none are drawn */
+	EXPECT_NE(NULL, strstr(buf, "b1 [shape=ellipse, label=\"barrier 1\"];"))
+		TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "b1 -> w1 [label=\"would arrive\", style=dashed];"));
+	EXPECT_NE(NULL, strstr(buf, "w1 [shape=box, label=\"warp 1\\nrunnable"));
+	EXPECT_EQ('}', buf[strlen(buf) - 2]);
+	/* the job still ended as timed out, not as aborted */
+	j = (struct drm_vgpu_get_job){ .job_id = hs.job_id };
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_VGPU_GET_JOB, &j));
+	EXPECT_EQ(VGPU_JOB_FAILED, j.state);
+	EXPECT_EQ(ETIMEDOUT, j.error);
+	devcd_dismiss_all();
+	while (devcd_find("vgpu devcoredump", buf, sizeof(buf)) != -ENOENT)
+		usleep(1000);
+	/* and the next job succeeds */
+	memset(self->p.data, 0, 1024);
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
+/*
  * A job that completed on the device before a reset, its completion not
  * yet processed (irq_hold stands in for an interrupt that comes late), is
  * not run again when a hang on another queue resets the device: the reset
