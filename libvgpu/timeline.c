@@ -666,17 +666,53 @@ static void conv_free(struct conv *cv)
 	free(cv->sources);
 }
 
+/* CTA order, then the order the SM produced them (the index). */
+static int by_cta(const void *a, const void *b, void *ctx)
+{
+	const struct vgpu_timeline_info *in = ctx;
+	const struct vgpu_trace_event *x = *(const struct vgpu_trace_event *const *)a;
+	const struct vgpu_trace_event *y = *(const struct vgpu_trace_event *const *)b;
+	uint32_t cx = cta_linear(in, x->cta), cy = cta_linear(in, y->cta);
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 int vgpu_trace_write_events(FILE *f, const struct vgpu_trace_event *ev, uint32_t n,
 			    const struct vgpu_timeline_info *info, int *first)
 {
-	struct conv cv = { .info = info, .ev = ev, .n = n };
-	int ret = convert(&cv);
+	/*
+	 * Records of different clusters interleave as the device's SMs ran
+	 * them; each cluster's own are in order.  Put them in CTA order
+	 * first, so that the file (flow numbers included) does not depend on
+	 * how the clusters were spread over SMs: the drm backend's file is
+	 * then the sim backend's.
+	 */
+	const struct vgpu_trace_event **ptr = malloc((n ? n : 1) * sizeof(*ptr));
+	struct vgpu_trace_event *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	struct conv cv = { .info = info, .ev = sorted, .n = n };
+	int ret;
+
+	if (!ptr || !sorted) {
+		free(ptr);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ptr[i] = &ev[i];
+	qsort_r(ptr, n, sizeof(*ptr), by_cta, (void *)info);
+	for (uint32_t i = 0; i < n; i++)
+		sorted[i] = *ptr[i];
+	free(ptr);
+	ret = convert(&cv);
 
 	for (size_t i = 0; !ret && i < cv.nouts; i++) {
 		fprintf(f, "%s%s", *first ? "" : ",\n", cv.outs[i].json);
 		*first = 0;
 	}
 	conv_free(&cv);
+	free(sorted);
 	return ret;
 }
 
