@@ -73,6 +73,7 @@ typedef struct VGPUQueue {
     uint64_t completed;
     bool busy;              /* a command is executing */
     uint32_t gen;           /* bumped by reset: the command in flight is void */
+    uint32_t exec_gen;      /* @gen when the command in flight was taken */
     VGPUJob *job;           /* launch in flight, NULL otherwise */
     uint32_t abort_pending; /* VGPU_ERR_* aborting the command in flight */
 } VGPUQueue;

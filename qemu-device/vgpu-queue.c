@@ -441,6 +441,8 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
 
     qemu_mutex_lock(&s->lock);
     status = vgpu_job_run_locked(q, job, exc);
+    /* a reset voids the command: nothing more is written to the guest */
+    timeline = timeline && q->exec_gen == q->gen;
     qemu_mutex_unlock(&s->lock);
 
     cpl->warp_insns = qatomic_read(&job->ctl.executed);
@@ -569,6 +571,7 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
 
     q->busy = true;
     q->abort_pending = 0;
+    q->exec_gen = gen;
     qemu_mutex_unlock(&s->lock);
 
     memset(&cpl, 0, sizeof(cpl));

@@ -546,8 +546,10 @@ struct vgpu_cmd_header {
  * @pad2:        must be 0
  * @reserved:    must be 0
  *
- * The timeline is written when the launch ends, whether it completed or
- * raised an exception; a fault writing it fails the command with
+ * The timeline is written when the launch ends, whether it completed, raised
+ * an exception or was aborted by disabling the queue (not after a device
+ * reset: that voids the command); a launch refused before it started
+ * writes none.  A fault writing it fails the command with
  * VGPU_ERR_MMU_FAULT unless the launch had already failed.
  */
 struct vgpu_cmd_launch {
