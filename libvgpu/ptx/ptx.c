@@ -142,9 +142,18 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 			  f->name);
 		return -EINVAL;
 	}
+	code.spill_mode = false;
 	ret = ptx_lower(m, f, dg, &code);
 	if (!ret)
 		ret = ptx_regalloc(f, dg, &code);
+	if (ret == -ENOSPC) {
+		/* out of registers: again, with a frame to spill to */
+		ptx_code_free(&code);
+		code.spill_mode = true;
+		ret = ptx_lower(m, f, dg, &code);
+		if (!ret)
+			ret = ptx_regalloc(f, dg, &code);
+	}
 	if (ret) {
 		ptx_code_free(&code);
 		return ret;

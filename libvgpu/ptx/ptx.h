@@ -185,6 +185,7 @@ struct ptx_vop {
 	bool partial; /* writes only part of the register: not a kill */
 	bool neg;     /* !P */
 	uint8_t part; /* 32-bit word of a wide register */
+	bool frame;   /* TEXT: the frame size (regalloc sets it after spilling) */
 	int v;	      /* REG, PRED, MEM base (-1: RZ) */
 	char text[PTX_NAME_MAX + 24];
 };
@@ -210,6 +211,18 @@ struct ptx_code {
 	int n, cap;
 	uint32_t frame; /* bytes of .local per thread (0: none) */
 	bool uses_params; /* takes a parameter's address (.param params pself) */
+	/*
+	 * Register spilling.  Set spill_mode before ptx_lower() (it survives
+	 * the reset there) when a first allocation ran out of registers
+	 * (ptx_regalloc() returned -ENOSPC): the lowering then always sets up
+	 * the thread's frame and keeps its address in the pair spill_base;
+	 * the allocator keeps R239..R254 for reloads, spills what does not
+	 * fit to slots after the .local variables (frame_locals bytes) and
+	 * grows frame.
+	 */
+	bool spill_mode;
+	int spill_base;
+	uint32_t frame_locals;
 	struct ptx_vreg *vregs;
 	int nv, vcap;
 };

@@ -770,6 +770,8 @@ static void local_prologue(struct lower *L)
 		off += f->local[i].size;
 	}
 	frame = (off + 15) & ~15u;
+	if (L->c->spill_mode && !frame)
+		frame = 16; /* the spill slots come after: regalloc sets the size */
 	if (!frame || frame > VGPU_MAX_LOCAL_BYTES) {
 		ptx_error(L->dg, f->line, 1,
 			  "unsupported construct: %u bytes of .local (at most %u per thread)",
@@ -778,6 +780,7 @@ static void local_prologue(struct lower *L)
 		return;
 	}
 	L->c->frame = frame;
+	L->c->frame_locals = off;
 	/* a = linear CTA index, n = threads per CTA, a = a * n + linear tid */
 	v = pl_emit(L, "S2R");
 	pl_o_def(v, a, 0, false);
@@ -820,10 +823,12 @@ static void local_prologue(struct lower *L)
 	pl_o_def(v, fr, 0, true);
 	pl_o_use(v, a, 0);
 	pl_o_text(v, "0x%x", frame);
+	v->ops[v->nops - 1].frame = true;
 	v = pl_emit(L, "IMUL.HI.U32");
 	pl_o_def(v, fr, 1, false);
 	pl_o_use(v, a, 0);
 	pl_o_text(v, "0x%x", frame);
+	v->ops[v->nops - 1].frame = true;
 	v = pl_emit(L, "LDP.64");
 	pl_o_def(v, base, 0, false);
 	pl_o_mem(v, -1, "lmem");
@@ -836,6 +841,10 @@ static void local_prologue(struct lower *L)
 		L->local_va[i] = va;
 		pl_add64(L, va, base, fr, off);
 		off += f->local[i].size;
+	}
+	if (L->c->spill_mode) {
+		L->c->spill_base = pl_new_vreg(L, 2);
+		pl_add64(L, L->c->spill_base, base, fr, 0);
 	}
 }
 
@@ -880,7 +889,13 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 		if (m->funcs[i].entry && !strcmp(m->funcs[i].name, f->name))
 			L.kernel = i;
 
-	memset(code, 0, sizeof(*code));
+	{
+		bool spill = code->spill_mode;
+
+		memset(code, 0, sizeof(*code));
+		code->spill_mode = spill;
+		code->spill_base = -1;
+	}
 	for (int r = 0; r < f->nregs; r++)
 		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 : 1);
 	if (m->nglobals) {
@@ -890,13 +905,13 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 		for (int g = 0; g < m->nglobals; g++)
 			L.global_va[g] = -1;
 	}
-	if (f->nlocal || m->nglobals) {
+	if (f->nlocal || m->nglobals || code->spill_mode) {
 		static const struct ptx_insn entry = { .guard = -1 };
 		struct ptx_insn at = entry;
 
 		at.line = f->line;
 		L.in = &at;
-		if (f->nlocal)
+		if (f->nlocal || code->spill_mode)
 			local_prologue(&L);
 		if (m->nglobals)
 			globals_prologue(&L);

@@ -5,17 +5,28 @@
  * virtual register (the hull of every point where it is live or named:
  * conservative, no holes), then linear scan: R0..R254 for values (a pair
  * or a range takes consecutive registers, pairs start even), P0..P5 for
- * predicates (P6 is the lowering's scratch).  No spilling yet: a kernel
- * that needs more registers at once gets an error naming the line.
+ * predicates (P6 is the lowering's scratch).
+ *
+ * Spilling: when values do not fit, the first allocation fails with
+ * -ENOSPC and ptx.c lowers the kernel again in spill mode (struct
+ * ptx_code): R239..R254 are kept back, and when no register is free the
+ * interval that ends last (the one at hand, or an allocated one of its
+ * width) lives in a slot of the thread's .local frame for its whole life.
+ * Each instruction that names a spilled value then works on scratch
+ * registers: loaded from the slot before it (when it reads the value,
+ * writes part of it or is guarded), stored after it (when it writes).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx.h"
+#include "vgpu_isa.h"
 
 #define NGPR 255 /* R0..R254 */
 #define NPRED 6	 /* P0..P5 */
+#define SCRATCH0 239 /* spill mode: R239..R254 for reloads */
 
 typedef uint64_t word_t;
 #define WBITS 64
@@ -103,6 +114,125 @@ static int by_start(const void *a, const void *b)
 	return x->start != y->start ? x->start - y->start : x->v - y->v;
 }
 
+/* A new vreg of @w words that is registers @phys.. (scratch). */
+static int fixed_vreg(struct ptx_code *c, int w, int phys)
+{
+	if (c->nv == c->vcap) {
+		int ncap = c->vcap ? 2 * c->vcap : 64;
+		struct ptx_vreg *p = realloc(c->vregs, (size_t)ncap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		c->vregs = p;
+		c->vcap = ncap;
+	}
+	c->vregs[c->nv].width = (uint8_t)w;
+	c->vregs[c->nv].phys = phys;
+	return c->nv++;
+}
+
+/* LDG.32 / STG.32 of word @part of scratch vreg @sv at frame offset @off. */
+static void spill_move(struct ptx_code *c, struct ptx_vinsn *t, bool load, int sv,
+		       int part, uint32_t off, int line)
+{
+	struct ptx_vop *r, *m;
+
+	memset(t, 0, sizeof(*t));
+	t->line = line;
+	t->guard = -1;
+	snprintf(t->mnem, sizeof(t->mnem), load ? "LDG.32" : "STG.32");
+	t->nops = 2;
+	r = &t->ops[load ? 0 : 1];
+	m = &t->ops[load ? 1 : 0];
+	r->kind = PTX_V_REG;
+	r->v = sv;
+	r->part = (uint8_t)part;
+	r->def = load;
+	m->kind = PTX_V_MEM;
+	m->v = c->spill_base;
+	snprintf(m->text, sizeof(m->text), "0x%x", off);
+}
+
+/*
+ * Rewrite every instruction that names a spilled vreg (@slot[v] >= 0) to
+ * work on scratch registers, with reloads before and stores after.
+ */
+static int spill_rewrite(struct ptx_code *c, const int *slot, int nv0,
+			 struct ptx_diag *dg)
+{
+	int cap = c->n * 3 + 16, n = 0;
+	struct ptx_vinsn *out = malloc((size_t)cap * sizeof(*out));
+
+	if (!out)
+		return -ENOMEM;
+	for (int i = 0; i < c->n; i++) {
+		struct ptx_vinsn t = c->insns[i];
+		int sp[6], sv[6], ns = 0, cursor = SCRATCH0;
+		bool ld[6] = { false }, st[6] = { false };
+
+		for (int o = 0; o < t.nops; o++) {
+			struct ptx_vop *op = &t.ops[o];
+			int k;
+
+			if ((op->kind != PTX_V_REG && op->kind != PTX_V_MEM) || op->v < 0 ||
+			    op->v >= nv0 || slot[op->v] < 0)
+				continue;
+			for (k = 0; k < ns && sp[k] != op->v; k++)
+				;
+			if (k == ns) {
+				int w = c->vregs[op->v].width;
+
+				if (w >= 2 && cursor % 2)
+					cursor++; /* pairs start even */
+				if (cursor + w > NGPR) {
+					ptx_error(dg, t.line, 1,
+						  "too many spilled values in one instruction");
+					free(out);
+					return -EINVAL;
+				}
+				sp[k] = op->v;
+				sv[k] = fixed_vreg(c, w, cursor);
+				if (sv[k] < 0) {
+					free(out);
+					return -ENOMEM;
+				}
+				cursor += w;
+				ns++;
+			}
+			if (!op->def || op->partial || t.guard >= 0)
+				ld[k] = true;
+			if (op->def)
+				st[k] = true;
+			op->v = sv[k];
+		}
+		if (n + 2 * 5 * ns + 1 > cap) {
+			struct ptx_vinsn *p;
+
+			cap = 2 * cap + 2 * 5 * ns + 1;
+			p = realloc(out, (size_t)cap * sizeof(*out));
+			if (!p) {
+				free(out);
+				return -ENOMEM;
+			}
+			out = p;
+		}
+		for (int k = 0; k < ns; k++)
+			for (int j = 0; ld[k] && j < c->vregs[sp[k]].width; j++)
+				spill_move(c, &out[n++], true, sv[k], j,
+					   (uint32_t)slot[sp[k]] + 4u * (uint32_t)j, t.line);
+		out[n++] = t;
+		for (int k = 0; k < ns; k++)
+			for (int j = 0; st[k] && j < c->vregs[sp[k]].width; j++)
+				spill_move(c, &out[n++], false, sv[k], j,
+					   (uint32_t)slot[sp[k]] + 4u * (uint32_t)j, t.line);
+	}
+	free(c->insns);
+	c->insns = out;
+	c->n = n;
+	c->cap = cap;
+	return 0;
+}
+
 int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code *c)
 {
 	int n = c->n, nv = c->nv, nw = (nv + WBITS - 1) / WBITS, nb = 0, ret = 0;
@@ -115,10 +245,12 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 	struct interval *iv = calloc((size_t)nv + 1, sizeof(*iv));
 	int *start = malloc(((size_t)nv + 1) * sizeof(int));
 	int *end = malloc(((size_t)nv + 1) * sizeof(int));
+	bool *slotted = calloc((size_t)nv + 1, sizeof(bool));
 	bool changed;
 
 	(void)f;
-	if (!block_of || !b || !use || !def || !in || !out || !iv || !start || !end) {
+	if (!block_of || !b || !use || !def || !in || !out || !iv || !start || !end ||
+	    !slotted) {
 		ret = -ENOMEM;
 		goto done;
 	}
@@ -228,10 +360,13 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 				EXTEND(op->v, i);
 		}
 	}
+	/* the spill slots' address is needed everywhere, reloads included */
+	if (c->spill_mode && c->spill_base >= 0 && start[c->spill_base] >= 0)
+		EXTEND(c->spill_base, n - 1);
 #undef EXTEND
 	/* linear scan */
 	{
-		int niv = 0;
+		int niv = 0, ngpr = c->spill_mode ? SCRATCH0 : NGPR;
 		int gpr_end[NGPR], pred_end[NPRED];
 
 		for (int r = 0; r < NGPR; r++)
@@ -278,7 +413,7 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 					}
 				}
 			}
-			for (int r = 0; r + w <= NGPR; r += w == 2 ? 2 : 1) {
+			for (int r = 0; r + w <= ngpr; r += w == 2 ? 2 : 1) {
 				int j;
 
 				for (j = 0; j < w && gpr_end[r + j] < s; j++)
@@ -290,16 +425,72 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 					break;
 				}
 			}
-			if (vr->phys < 0) {
-				ptx_error(dg, c->insns[s].line, 1,
-					  "more than %d 32-bit registers live at once: register spilling is not supported yet",
-					  NGPR);
-				ret = -EINVAL;
+			if (vr->phys < 0 && !c->spill_mode) {
+				ret = -ENOSPC; /* ptx.c tries again, in spill mode */
 				goto done;
+			}
+			if (vr->phys < 0) {
+				/* spill what ends last: an allocated interval of
+				 * this width (giving its registers), or this one */
+				int victim = -1;
+
+				for (int u = 0; u < nv; u++)
+					if (c->vregs[u].phys >= 0 && c->vregs[u].width == w &&
+					    end[u] >= s && end[u] > iv[k].end && u != c->spill_base &&
+					    !slotted[u] && (victim < 0 || end[u] > end[victim]))
+						victim = u;
+				if (victim >= 0) {
+					vr->phys = c->vregs[victim].phys;
+					for (int j = 0; j < w; j++)
+						gpr_end[vr->phys + j] = iv[k].end;
+					c->vregs[victim].phys = -1;
+					slotted[victim] = true;
+				} else {
+					slotted[iv[k].v] = true;
+				}
 			}
 		}
 	}
+	if (c->spill_mode) {
+		uint32_t off = (c->frame_locals + 15) & ~15u;
+		int *slot = malloc(((size_t)nv + 1) * sizeof(int));
+		bool any = false;
+
+		if (!slot) {
+			ret = -ENOMEM;
+			goto done;
+		}
+		for (int v = 0; v < nv; v++) {
+			slot[v] = -1;
+			if (!slotted[v])
+				continue;
+			any = true;
+			off = (off + 7) & ~7u;
+			slot[v] = (int)off;
+			off += 4u * c->vregs[v].width;
+		}
+		off = (off + 15) & ~15u;
+		if (off > VGPU_MAX_LOCAL_BYTES) {
+			ptx_error(dg, n ? c->insns[0].line : 0, 1,
+				  "the spilled registers need %u bytes of .local per thread (at most %u)",
+				  off, VGPU_MAX_LOCAL_BYTES);
+			ret = -EINVAL;
+		} else {
+			if (off < 16)
+				off = 16;
+			c->frame = off;
+			for (int i = 0; i < n; i++)
+				for (int o = 0; o < c->insns[i].nops; o++)
+					if (c->insns[i].ops[o].frame)
+						snprintf(c->insns[i].ops[o].text,
+							 sizeof(c->insns[i].ops[o].text), "0x%x", off);
+			if (any)
+				ret = spill_rewrite(c, slot, nv, dg);
+		}
+		free(slot);
+	}
 done:
+	free(slotted);
 	free(block_of);
 	free(b);
 	free(use);

@@ -1496,6 +1496,130 @@ static const struct bad_ptx bad[] = {
 	  "t.ptx:7:15: error: unexpected ',' in an operand" },
 };
 
+/*
+ * More values live at once than there are registers: 300 32-bit and 100
+ * 64-bit loads, all used only at the end (in reverse order), one of them
+ * updated under a guard.  The front end spills (the code names the
+ * scratch registers R239..) and every thread of two CTAs computes the
+ * same result as C.
+ */
+#define SPILL_N32 300
+#define SPILL_N64 100
+#define SPILL_THREADS 64
+
+static char *spill_ptx(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *p = malloc(cap);
+
+#define OUT(...)                                                               \
+	do {                                                                   \
+		int k_ = snprintf(p + len, cap - len, __VA_ARGS__);            \
+		if (k_ < 0 || (size_t)k_ >= cap - len) {                       \
+			char *q_ = realloc(p, cap *= 2);                       \
+			if (!q_) {                                             \
+				free(p);                                       \
+				return NULL;                                   \
+			}                                                      \
+			p = q_;                                                \
+			continue;                                              \
+		}                                                              \
+		len += (size_t)k_;                                             \
+		break;                                                         \
+	} while (1)
+	if (!p)
+		return NULL;
+	OUT(".version 8.0\n.target sm_90\n.address_size 64\n"
+	    ".visible .entry spill(.param .u64 in, .param .u64 in64, .param .u64 out)\n{\n"
+	    "\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<%d>;\n\t.reg .b64 %%rd<%d>;\n",
+	    SPILL_N32 + 8, SPILL_N64 + 16);
+	OUT("\tld.param.u64 %%rd1, [in];\n\tld.param.u64 %%rd2, [in64];\n"
+	    "\tld.param.u64 %%rd3, [out];\n"
+	    "\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r2, %%ctaid.x;\n"
+	    "\tmov.u32 %%r3, %%ntid.x;\n\tmad.lo.u32 %%r1, %%r2, %%r3, %%r1;\n"
+	    "\tmul.wide.u32 %%rd4, %%r1, %d;\n\tadd.s64 %%rd5, %%rd1, %%rd4;\n"
+	    "\tmul.wide.u32 %%rd6, %%r1, %d;\n\tadd.s64 %%rd7, %%rd2, %%rd6;\n"
+	    "\tmul.wide.u32 %%rd8, %%r1, 16;\n\tadd.s64 %%rd9, %%rd3, %%rd8;\n"
+	    "\tsetp.eq.u32 %%p1, %%r1, 3;\n",
+	    4 * SPILL_N32, 8 * SPILL_N64);
+	for (int i = 0; i < SPILL_N32; i++)
+		OUT("\tld.global.u32 %%r%d, [%%rd5+%d];\n", i + 8, 4 * i);
+	for (int i = 0; i < SPILL_N64; i++)
+		OUT("\tld.global.u64 %%rd%d, [%%rd7+%d];\n", i + 16, 8 * i);
+	/* a guarded update of a value that lives long */
+	OUT("\t@%%p1 add.u32 %%r8, %%r8, 1000;\n");
+	OUT("\tmov.u32 %%r4, 0;\n\tmov.u64 %%rd10, 0;\n");
+	for (int i = SPILL_N32 - 1; i >= 0; i--)
+		OUT("\tmad.lo.u32 %%r4, %%r%d, %d, %%r4;\n", i + 8, i + 1);
+	for (int i = SPILL_N64 - 1; i >= 0; i--)
+		OUT("\txor.b64 %%rd10, %%rd10, %%rd%d;\n\tshl.b64 %%rd11, %%rd10, 1;\n"
+		    "\tshr.u64 %%rd12, %%rd10, 63;\n\tor.b64 %%rd10, %%rd11, %%rd12;\n", i + 16);
+	OUT("\tst.global.u32 [%%rd9], %%r4;\n\tst.global.u64 [%%rd9+8], %%rd10;\n\tret;\n}\n");
+#undef OUT
+	return p;
+}
+
+TEST_F(ptx, spill)
+{
+	enum { T = 2 * SPILL_THREADS };
+	uint32_t *in = malloc(sizeof(uint32_t) * T * SPILL_N32);
+	uint64_t *in64 = malloc(sizeof(uint64_t) * T * SPILL_N64), out[2 * T];
+	struct vgpu_args *args = NULL;
+	char *text = spill_ptx(), *dis = NULL;
+	size_t dlen = 0;
+	FILE *f;
+	int ret;
+
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, in64);
+	ASSERT_NE(NULL, text);
+	for (int i = 0; i < T * SPILL_N32; i++)
+		in[i] = (uint32_t)i * 2654435761u;
+	for (int i = 0; i < T * SPILL_N64; i++)
+		in64[i] = (uint64_t)i * 0x9e3779b97f4a7c15ull;
+	ret = vgpu_program_from_ptx(self->dev, text, strlen(text), "spill.ptx", &self->prog,
+				    self->log, sizeof(self->log));
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "spill", &self->k));
+	/* it did spill: reloads into the scratch registers */
+	f = open_memstream(&dis, &dlen);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, vgpu_program_disassemble(self->prog, f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(dis, "R239"));
+	free(dis);
+	ASSERT_EQ(0, buf(self, 0, in, sizeof(uint32_t) * T * SPILL_N32));
+	ASSERT_EQ(0, buf(self, 1, in64, sizeof(uint64_t) * T * SPILL_N64));
+	ASSERT_EQ(0, buf(self, 2, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, vgpu_args_set_bo(args, (unsigned)i, self->bo[i], 0));
+	for (uint64_t seed = 0; seed < 3; seed++) {
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[2], 0, (uint64_t[2 * T]){ 0 }, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 2, SPILL_THREADS, seed, seed == 2));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[2], 0, out, sizeof(out)));
+		for (int t = 0; t < T; t++) {
+			uint32_t sum = 0;
+			uint64_t x = 0;
+
+			for (int i = SPILL_N32 - 1; i >= 0; i--)
+				sum += (in[t * SPILL_N32 + i] + (i == 0 && t == 3 ? 1000u : 0u)) *
+				       (uint32_t)(i + 1);
+			for (int i = SPILL_N64 - 1; i >= 0; i--) {
+				x ^= in64[t * SPILL_N64 + i];
+				x = x << 1 | x >> 63;
+			}
+			EXPECT_EQ(sum, (uint32_t)out[2 * t]) TH_LOG("thread %d seed %llu", t,
+								    (unsigned long long)seed);
+			EXPECT_EQ(x, out[2 * t + 1]);
+		}
+	}
+	vgpu_args_free(args);
+	free(text);
+	free(in);
+	free(in64);
+}
+
 TEST_F(ptx, bad_input_is_a_located_error)
 {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
