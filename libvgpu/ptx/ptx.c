@@ -145,12 +145,16 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 	code.spill_mode = false;
 	ret = ptx_lower(m, f, dg, &code);
 	if (!ret)
+		ret = ptx_optimize(&code);
+	if (!ret)
 		ret = ptx_regalloc(f, dg, &code);
 	if (ret == -ENOSPC) {
 		/* out of registers: again, with a frame to spill to */
 		ptx_code_free(&code);
 		code.spill_mode = true;
 		ret = ptx_lower(m, f, dg, &code);
+		if (!ret)
+			ret = ptx_optimize(&code);
 		if (!ret)
 			ret = ptx_regalloc(f, dg, &code);
 	}

@@ -233,6 +233,8 @@ int ptx_inline(const struct ptx_module *m, const struct ptx_func *e, struct ptx_
 void ptx_func_free(struct ptx_func *f);
 int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	      struct ptx_diag *dg, struct ptx_code *code);
+/* Dead-code elimination on the lowered code (ptx_opt.c). */
+int ptx_optimize(struct ptx_code *code);
 int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg,
 		 struct ptx_code *code);
 void ptx_code_free(struct ptx_code *code);

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Clean-up of lowered PTX before register allocation: dead-code
+ * elimination at the granularity of 32-bit words.
+ *
+ * The lowering works on PTX's 64-bit registers word by word, and much of
+ * what clang emits is 64-bit address arithmetic whose high word nobody
+ * reads (a shared-memory address is one word; a generic one keeps its
+ * window tag in the high word only until cvta).  An instruction without
+ * side effects whose results (each written word, each predicate) are dead
+ * afterwards goes; repeated until nothing more goes.
+ *
+ * Which words an operand names: a one-word register, its word; a word of a
+ * wide register named by a one-word ALU instruction (the "pure32" list:
+ * none of them takes a register pair), that word; anything else, every
+ * word (a pair for LDG, a token for MBAR, a 64-bit load from the
+ * parameters), conservatively.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+typedef uint64_t word_t;
+#define WBITS 64
+
+/* Instructions without side effects that read and write single words. */
+static const char *const pure32[] = {
+	"MOV", "IADD", "ISUB", "IMUL", "IMAD", "SHL", "SHR", "LOP", "SEL",
+	"ISETP", "S2R", "FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "IMNMX",
+	"I2F", "F2I", "POPC", "FLO", "BREV", "PRMT", "BFE", "BFI", "MUFU",
+};
+
+static bool base_is(const char *mnem, const char *base)
+{
+	size_t n = strlen(base);
+
+	return !strncmp(mnem, base, n) && (mnem[n] == '\0' || mnem[n] == '.');
+}
+
+/* 1: pure, one word per operand; 2: pure, operands may be wide; 0: not pure */
+static int purity(const struct ptx_vinsn *t)
+{
+	if (t->label[0] || t->branch || t->exit || !t->mnem[0])
+		return 0;
+	for (size_t i = 0; i < sizeof(pure32) / sizeof(pure32[0]); i++)
+		if (base_is(t->mnem, pure32[i]))
+			return 1;
+	if (base_is(t->mnem, "LDP"))
+		return 2; /* a parameter load: LDP.64 writes a pair */
+	return 0;
+}
+
+struct units {
+	int *first; /* per vreg: its first unit */
+	int n;
+	int p6;	    /* P6, the lowering's scratch predicate (a TEXT operand) */
+};
+
+static int width_units(const struct ptx_vreg *r)
+{
+	return r->width ? r->width : 1;
+}
+
+/* Does @t write operand @o?  (The lowering writes P6 as text.) */
+static bool is_def(const struct ptx_vinsn *t, const struct ptx_vop *o)
+{
+	return o->def || (o == &t->ops[0] && o->kind == PTX_V_TEXT && !strcmp(o->text, "P6") &&
+			  (base_is(t->mnem, "ISETP") || base_is(t->mnem, "FSETP")));
+}
+
+/* An instruction whose memory operand is a shared address (one word). */
+static bool shared_mem(const struct ptx_vinsn *t)
+{
+	return base_is(t->mnem, "LDS") || base_is(t->mnem, "STS") ||
+	       base_is(t->mnem, "ATOMS") || !strncmp(t->mnem, "MBAR.", 5);
+}
+
+/* Call @fn for each unit operand @o of insn @t names. */
+static void op_units(const struct ptx_code *c, const struct units *u,
+		     const struct ptx_vinsn *t, const struct ptx_vop *o,
+		     void (*fn)(void *, int), void *ctx)
+{
+	int w;
+
+	if (o->kind == PTX_V_TEXT && (!strcmp(o->text, "P6") || !strcmp(o->text, "!P6"))) {
+		fn(ctx, u->p6);
+		return;
+	}
+	if ((o->kind != PTX_V_REG && o->kind != PTX_V_PRED && o->kind != PTX_V_MEM) ||
+	    o->v < 0)
+		return;
+	w = width_units(&c->vregs[o->v]);
+	if (w == 1) {
+		fn(ctx, u->first[o->v]);
+	} else if (o->kind == PTX_V_REG && purity(t) == 1) {
+		fn(ctx, u->first[o->v] + o->part);
+	} else if (o->kind == PTX_V_MEM && shared_mem(t)) {
+		fn(ctx, u->first[o->v] + o->part); /* a shared address: one word */
+	} else {
+		for (int k = 0; k < w; k++)
+			fn(ctx, u->first[o->v] + k);
+	}
+}
+
+static void set_fn(void *ctx, int i)
+{
+	((word_t *)ctx)[i / WBITS] |= (word_t)1 << (i % WBITS);
+}
+
+static void clr_fn(void *ctx, int i)
+{
+	((word_t *)ctx)[i / WBITS] &= ~((word_t)1 << (i % WBITS));
+}
+
+struct any_ctx {
+	const word_t *live;
+	bool any;
+};
+
+static void any_fn(void *ctx, int i)
+{
+	struct any_ctx *a = ctx;
+
+	if ((a->live[i / WBITS] >> (i % WBITS)) & 1)
+		a->any = true;
+}
+
+static int label_index(const struct ptx_code *c, const char *name)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->insns[i].label[0] && !strcmp(c->insns[i].label, name))
+			return i;
+	return -1;
+}
+
+/*
+ * Does @op of @t certainly write all the words op_units() names?  Only
+ * then does the write kill them (a wide register named by anything but a
+ * one-word ALU instruction may be written in part: kill nothing).
+ */
+static bool kills(const struct ptx_code *c, const struct ptx_vinsn *t,
+		  const struct ptx_vop *op)
+{
+	if (!is_def(t, op) || t->guard >= 0 || op->kind == PTX_V_MEM)
+		return false;
+	if (op->kind == PTX_V_TEXT)
+		return true; /* P6 */
+	if (op->v < 0)
+		return false;
+	/* a one-word instruction writes its word whole; "partial" says
+	 * that the register's other words stay */
+	if (op->kind == PTX_V_REG && purity(t) == 1)
+		return true;
+	return !op->partial && width_units(&c->vregs[op->v]) == 1;
+}
+
+/* Step @live back over @t: the words it kills go, the words it reads come. */
+static void step_back(const struct ptx_code *c, const struct units *u,
+		      const struct ptx_vinsn *t, word_t *live)
+{
+	for (int o = 0; o < t->nops; o++) {
+		const struct ptx_vop *op = &t->ops[o];
+
+		if (kills(c, t, op))
+			op_units(c, u, t, op, clr_fn, live);
+	}
+	if (t->guard >= 0)
+		set_fn(live, u->first[t->guard]);
+	for (int o = 0; o < t->nops; o++) {
+		const struct ptx_vop *op = &t->ops[o];
+
+		if (!is_def(t, op) || op->kind == PTX_V_MEM)
+			op_units(c, u, t, op, set_fn, live);
+	}
+}
+
+/* One round: remove what is dead; how many went (-ENOMEM). */
+static int dce_round(struct ptx_code *c, const struct units *u)
+{
+	int n = c->n, nw = (u->n + WBITS - 1) / WBITS, nb = 0, removed = 0;
+	int *bfirst = malloc(((size_t)n + 1) * sizeof(int));
+	int *blast = malloc(((size_t)n + 1) * sizeof(int));
+	int *bof = malloc(((size_t)n + 1) * sizeof(int));
+	int (*succ)[2] = malloc(((size_t)n + 1) * sizeof(*succ));
+	word_t *in = calloc(((size_t)n + 1) * (size_t)nw, sizeof(word_t));
+	word_t *live = calloc((size_t)nw + 1, sizeof(word_t));
+	bool *dead = calloc((size_t)n + 1, sizeof(bool));
+	bool changed;
+
+	if (!bfirst || !blast || !bof || !succ || !in || !live || !dead) {
+		removed = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i == 0 || c->insns[i].label[0] || c->insns[i - 1].branch ||
+		    c->insns[i - 1].exit) {
+			if (nb)
+				blast[nb - 1] = i - 1;
+			bfirst[nb++] = i;
+		}
+		bof[i] = nb - 1;
+	}
+	if (nb)
+		blast[nb - 1] = n - 1;
+	for (int k = 0; k < nb; k++) {
+		const struct ptx_vinsn *t = &c->insns[blast[k]];
+		bool falls = !(t->branch || t->exit) || t->guard >= 0;
+
+		succ[k][0] = succ[k][1] = -1;
+		if (t->branch) {
+			int at = label_index(c, t->ops[0].text);
+
+			/* a branch out of the code (none today): keep everything */
+			succ[k][0] = at >= 0 ? bof[at] : -2;
+		}
+		if (falls && k + 1 < nb)
+			succ[k][1] = k + 1;
+	}
+	/* live-in of each block, to a fixed point */
+	do {
+		changed = false;
+		for (int k = nb - 1; k >= 0; k--) {
+			word_t *bi = in + (size_t)k * nw;
+
+			memset(live, 0, (size_t)nw * sizeof(word_t));
+			for (int s = 0; s < 2; s++) {
+				if (succ[k][s] == -2)
+					memset(live, 0xff, (size_t)nw * sizeof(word_t));
+				else if (succ[k][s] >= 0)
+					for (int w = 0; w < nw; w++)
+						live[w] |= in[(size_t)succ[k][s] * nw + w];
+			}
+			for (int i = blast[k]; i >= bfirst[k]; i--)
+				step_back(c, u, &c->insns[i], live);
+			if (memcmp(bi, live, (size_t)nw * sizeof(word_t))) {
+				memcpy(bi, live, (size_t)nw * sizeof(word_t));
+				changed = true;
+			}
+		}
+	} while (changed);
+	/* walk each block back from its live-out, dropping dead pure code */
+	for (int k = 0; k < nb; k++) {
+		memset(live, 0, (size_t)nw * sizeof(word_t));
+		for (int s = 0; s < 2; s++) {
+			if (succ[k][s] == -2)
+				memset(live, 0xff, (size_t)nw * sizeof(word_t));
+			else if (succ[k][s] >= 0)
+				for (int w = 0; w < nw; w++)
+					live[w] |= in[(size_t)succ[k][s] * nw + w];
+		}
+		for (int i = blast[k]; i >= bfirst[k]; i--) {
+			const struct ptx_vinsn *t = &c->insns[i];
+
+			if (purity(t)) {
+				struct any_ctx a = { live, false };
+				bool defs = false;
+
+				for (int o = 0; o < t->nops; o++)
+					/* spill mode: the reloads regalloc adds use it */
+					if (c->spill_mode && t->ops[o].def && t->ops[o].v >= 0 &&
+					    t->ops[o].kind == PTX_V_REG && t->ops[o].v == c->spill_base)
+						a.any = true;
+				for (int o = 0; o < t->nops; o++)
+					if (is_def(t, &t->ops[o]) && t->ops[o].kind != PTX_V_MEM) {
+						/* a def of RZ (TEXT) names no word:
+						 * only then is it dead at once */
+						op_units(c, u, t, &t->ops[o], any_fn, &a);
+						defs = true;
+					}
+				if (defs && !a.any) {
+					dead[i] = true;
+					removed++;
+					continue;
+				}
+			}
+			step_back(c, u, t, live);
+		}
+	}
+	if (removed) {
+		int j = 0;
+
+		for (int i = 0; i < n; i++)
+			if (!dead[i])
+				c->insns[j++] = c->insns[i];
+		c->n = j;
+	}
+out:
+	free(bfirst);
+	free(blast);
+	free(bof);
+	free(succ);
+	free(in);
+	free(live);
+	free(dead);
+	return removed;
+}
+
+/* The word operand @o names: (v, part), or v = -1. */
+static void word_of(const struct ptx_code *c, const struct ptx_vop *o, int *v, int *part)
+{
+	*v = -1;
+	*part = 0;
+	if (o->kind != PTX_V_REG || o->v < 0)
+		return;
+	*v = o->v;
+	*part = o->part;
+	(void)c;
+}
+
+/*
+ * Copy propagation inside each block: after "MOV d, s" (one word, no
+ * guard), a one-word ALU instruction that reads d reads s instead, until
+ * d or s is written again.  The MOV then often dies (dce_round).
+ */
+static void copy_prop(struct ptx_code *c)
+{
+	enum { MAXC = 64 };
+	struct { int dv, dp, sv, sp; } cp[MAXC];
+	int ncp = 0;
+
+	for (int i = 0; i < c->n; i++) {
+		struct ptx_vinsn *t = &c->insns[i];
+		bool leader = t->label[0] || (i && (c->insns[i - 1].branch || c->insns[i - 1].exit));
+
+		if (leader)
+			ncp = 0;
+		if (t->label[0])
+			continue;
+		/* substitute reads */
+		if (purity(t) == 1)
+			for (int o = 0; o < t->nops; o++) {
+				struct ptx_vop *op = &t->ops[o];
+				int v, p;
+
+				if (is_def(t, op))
+					continue;
+				word_of(c, op, &v, &p);
+				for (int k = 0; v >= 0 && k < ncp; k++)
+					if (cp[k].dv == v && cp[k].dp == p) {
+						op->v = cp[k].sv;
+						op->part = (uint8_t)cp[k].sp;
+						break;
+					}
+			}
+		/* writes end the copies that name what they write */
+		for (int o = 0; o < t->nops; o++) {
+			const struct ptx_vop *op = &t->ops[o];
+
+			if (!is_def(t, op) || op->kind != PTX_V_REG || op->v < 0)
+				continue;
+			for (int k = 0; k < ncp; k++)
+				if (cp[k].dv == op->v || cp[k].sv == op->v)
+					cp[k--] = cp[--ncp];
+		}
+		/* a new copy */
+		if (!strcmp(t->mnem, "MOV") && t->guard < 0 && t->nops == 2 &&
+		    t->ops[0].kind == PTX_V_REG && t->ops[0].def &&
+		    t->ops[1].kind == PTX_V_REG && t->ops[1].v >= 0 &&
+		    t->ops[1].v != t->ops[0].v && ncp < MAXC) {
+			cp[ncp].dv = t->ops[0].v;
+			cp[ncp].dp = t->ops[0].part;
+			cp[ncp].sv = t->ops[1].v;
+			cp[ncp].sp = t->ops[1].part;
+			ncp++;
+		}
+	}
+}
+
+int ptx_optimize(struct ptx_code *c)
+{
+	struct units u = { .first = malloc(((size_t)c->nv + 1) * sizeof(int)) };
+	int r;
+
+	if (!u.first)
+		return -ENOMEM;
+	for (int v = 0; v < c->nv; v++) {
+		u.first[v] = u.n;
+		u.n += width_units(&c->vregs[v]);
+	}
+	u.p6 = u.n++;
+	copy_prop(c);
+	do
+		r = dce_round(c, &u);
+	while (r > 0);
+	free(u.first);
+	return r < 0 ? r : 0;
+}
