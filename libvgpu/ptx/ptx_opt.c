@@ -329,7 +329,22 @@ static void copy_prop(struct ptx_code *c)
 			ncp = 0;
 		if (t->label[0])
 			continue;
-		/* substitute reads */
+		/* substitute reads; a shared address (one word) too, when the
+		 * copy's source is a register's first word (a memory operand
+		 * names a register, not a word) */
+		for (int o = 0; o < t->nops; o++) {
+			struct ptx_vop *op = &t->ops[o];
+
+			if (op->kind != PTX_V_MEM || op->v < 0 || !shared_mem(t) ||
+			    c->vregs[op->v].width != 1)
+				continue;
+			for (int k = 0; k < ncp; k++)
+				if (cp[k].dv == op->v && cp[k].dp == 0 && cp[k].sp == 0 &&
+				    c->vregs[cp[k].sv].width >= 1) {
+					op->v = cp[k].sv;
+					break;
+				}
+		}
 		if (purity(t) == 1)
 			for (int o = 0; o < t->nops; o++) {
 				struct ptx_vop *op = &t->ops[o];
@@ -349,10 +364,13 @@ static void copy_prop(struct ptx_code *c)
 		for (int o = 0; o < t->nops; o++) {
 			const struct ptx_vop *op = &t->ops[o];
 
+			bool word = purity(t) == 1; /* writes just (v, part) */
+
 			if (!is_def(t, op) || op->kind != PTX_V_REG || op->v < 0)
 				continue;
 			for (int k = 0; k < ncp; k++)
-				if (cp[k].dv == op->v || cp[k].sv == op->v)
+				if ((cp[k].dv == op->v && (!word || cp[k].dp == op->part)) ||
+				    (cp[k].sv == op->v && (!word || cp[k].sp == op->part)))
 					cp[k--] = cp[--ncp];
 		}
 		/* a new copy */
@@ -365,6 +383,133 @@ static void copy_prop(struct ptx_code *c)
 			cp[ncp].sv = t->ops[1].v;
 			cp[ncp].sp = t->ops[1].part;
 			ncp++;
+		}
+	}
+}
+
+/* The value of a one-word source: an immediate, RZ, or a known constant. */
+static bool const_of(const struct ptx_vop *o, const int *cv, const uint32_t *cval,
+		     int ncv, uint32_t *val)
+{
+	char *end;
+
+	if (o->kind == PTX_V_TEXT) {
+		if (!strcmp(o->text, "RZ")) {
+			*val = 0;
+			return true;
+		}
+		*val = (uint32_t)strtoul(o->text, &end, 0);
+		return end != o->text && !*end && (o->text[0] >= '0' && o->text[0] <= '9');
+	}
+	if (o->kind != PTX_V_REG || o->v < 0)
+		return false;
+	for (int k = 0; k < ncv; k++)
+		if (cv[2 * k] == o->v && cv[2 * k + 1] == o->part) {
+			*val = cval[k];
+			return true;
+		}
+	return false;
+}
+
+/* How many instructions read predicate @p (operands and guards). */
+static int pred_reads(const struct ptx_code *c, int p)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->n; i++) {
+		const struct ptx_vinsn *t = &c->insns[i];
+
+		n += t->guard == p;
+		for (int o = 0; o < t->nops; o++)
+			n += t->ops[o].kind == PTX_V_PRED && t->ops[o].v == p && !t->ops[o].def;
+	}
+	return n;
+}
+
+/*
+ * The "bool to int and back" of a loop on a predicate: PTX's
+ *     selp.u32 %r, 1, 0, %p;  setp.eq.s32 %q, %r, 0;  @%q bra L;
+ * lowered, is MOV c, 1; SEL r, c, 0, P; ISETP.EQ Q, r, 0; @Q BRA.  When
+ * the branch is Q's only reader it branches on !P instead, and the rest
+ * dies (dce_round).
+ */
+static void fold_branch_preds(struct ptx_code *c)
+{
+	enum { MAXK = 32 };
+	int cv[2 * MAXK], ncv = 0;
+	uint32_t cval[MAXK];
+	struct { int v, part, p; bool pneg; uint32_t a, b; } sel[MAXK];
+	int nsel = 0;
+
+	for (int i = 0; i < c->n; i++) {
+		struct ptx_vinsn *t = &c->insns[i];
+		uint32_t a, b;
+
+		if (t->label[0] || (i && (c->insns[i - 1].branch || c->insns[i - 1].exit)))
+			ncv = nsel = 0;
+		if (t->label[0])
+			continue;
+		if (t->guard < 0 && !strncmp(t->mnem, "ISETP.", 6) && t->nops == 3 &&
+		    t->ops[0].kind == PTX_V_PRED && t->ops[0].def &&
+		    (!strcmp(t->mnem, "ISETP.EQ.S32") || !strcmp(t->mnem, "ISETP.EQ.U32") ||
+		     !strcmp(t->mnem, "ISETP.NE.S32") || !strcmp(t->mnem, "ISETP.NE.U32")) &&
+		    t->ops[1].kind == PTX_V_REG && const_of(&t->ops[2], cv, cval, 0, &b) &&
+		    i + 1 < c->n && c->insns[i + 1].branch &&
+		    c->insns[i + 1].guard == t->ops[0].v &&
+		    pred_reads(c, t->ops[0].v) == 1) {
+			bool ne = t->mnem[6] == 'N';
+
+			for (int k = 0; k < nsel; k++) {
+				bool ra, rb;
+
+				if (sel[k].v != t->ops[1].v || sel[k].part != t->ops[1].part)
+					continue;
+				ra = (sel[k].a == b) != ne; /* Q when P holds */
+				rb = (sel[k].b == b) != ne; /* Q when it does not */
+				if (ra == rb)
+					break;
+				c->insns[i + 1].guard = sel[k].p;
+				/* Q = P (ra) or !P (rb); the branch wanted Q or !Q */
+				c->insns[i + 1].guard_not ^= sel[k].pneg ^ !ra;
+				break;
+			}
+		}
+		/* SEL r, x, y, P with constant x and y */
+		if (t->guard < 0 && !strcmp(t->mnem, "SEL") && t->nops == 4 &&
+		    t->ops[0].kind == PTX_V_REG && t->ops[3].kind == PTX_V_PRED &&
+		    const_of(&t->ops[1], cv, cval, ncv, &a) &&
+		    const_of(&t->ops[2], cv, cval, ncv, &b) && nsel < MAXK) {
+			sel[nsel].v = t->ops[0].v;
+			sel[nsel].part = t->ops[0].part;
+			sel[nsel].p = t->ops[3].v;
+			sel[nsel].pneg = t->ops[3].neg;
+			sel[nsel].a = a;
+			sel[nsel].b = b;
+			nsel++;
+			continue;
+		}
+		/* writes end what they overwrite */
+		for (int o = 0; o < t->nops; o++) {
+			const struct ptx_vop *op = &t->ops[o];
+
+			if (!is_def(t, op) || op->v < 0)
+				continue;
+			for (int k = 0; k < ncv; k++)
+				if (cv[2 * k] == op->v) {
+					cv[2 * k] = cv[2 * (ncv - 1)];
+					cv[2 * k + 1] = cv[2 * (ncv - 1) + 1];
+					cval[k--] = cval[--ncv];
+				}
+			for (int k = 0; k < nsel; k++)
+				if (sel[k].v == op->v || sel[k].p == op->v)
+					sel[k--] = sel[--nsel];
+		}
+		if (!strcmp(t->mnem, "MOV") && t->guard < 0 && t->nops == 2 &&
+		    t->ops[0].kind == PTX_V_REG && const_of(&t->ops[1], cv, cval, 0, &a) &&
+		    ncv < MAXK) {
+			cv[2 * ncv] = t->ops[0].v;
+			cv[2 * ncv + 1] = t->ops[0].part;
+			cval[ncv++] = a;
 		}
 	}
 }
@@ -382,6 +527,7 @@ int ptx_optimize(struct ptx_code *c)
 	}
 	u.p6 = u.n++;
 	copy_prop(c);
+	fold_branch_preds(c);
 	do
 		r = dce_round(c, &u);
 	while (r > 0);
