@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -514,6 +515,107 @@ static void fold_branch_preds(struct ptx_code *c)
 	}
 }
 
+/*
+ * "@P BRA X; BRA Y; X:" (a loop's exit test, then its back edge) is
+ * "@!P BRA Y; X:".  When X does not follow and Y is a backward target (a
+ * loop's head), "@!P BRA Y; BRA X": the loop then runs one branch per
+ * iteration, not two.
+ */
+static void fold_branches(struct ptx_code *c)
+{
+	int j = 0;
+
+	for (int i = 0; i + 1 < c->n; i++) {
+		struct ptx_vinsn *t = &c->insns[i], *u = &c->insns[i + 1];
+		int y;
+
+		if (!(t->branch && t->guard >= 0 && !strcmp(t->mnem, "BRA") && u->branch &&
+		      u->guard < 0 && !strcmp(u->mnem, "BRA")))
+			continue;
+		if (i + 2 < c->n && c->insns[i + 2].label[0] &&
+		    !strcmp(c->insns[i + 2].label, t->ops[0].text))
+			continue; /* the case below */
+		y = label_index(c, u->ops[0].text);
+		if (y < 0 || y > i)
+			continue;
+		{
+			struct ptx_vinsn x = *t;
+
+			t->ops[0] = u->ops[0];
+			t->guard_not = !t->guard_not;
+			u->ops[0] = x.ops[0];
+		}
+	}
+	for (int i = 0; i < c->n; i++) {
+		struct ptx_vinsn *t = &c->insns[i];
+
+		if (i + 2 < c->n && t->branch && t->guard >= 0 && !strcmp(t->mnem, "BRA") &&
+		    c->insns[i + 1].branch && c->insns[i + 1].guard < 0 &&
+		    !strcmp(c->insns[i + 1].mnem, "BRA") && c->insns[i + 2].label[0] &&
+		    !strcmp(c->insns[i + 2].label, t->ops[0].text)) {
+			struct ptx_vinsn b = c->insns[i + 1];
+
+			b.guard = t->guard;
+			b.guard_not = !t->guard_not;
+			c->insns[j++] = b;
+			i++;
+			continue;
+		}
+		c->insns[j++] = *t;
+	}
+	c->n = j;
+}
+
+/* IADD with a constant operand: the constant as the immediate. */
+static void fold_iadd_consts(struct ptx_code *c)
+{
+	enum { MAXK = 32 };
+	int cv[2 * MAXK], ncv = 0;
+	uint32_t cval[MAXK], val;
+
+	for (int i = 0; i < c->n; i++) {
+		struct ptx_vinsn *t = &c->insns[i];
+
+		if (t->label[0] || (i && (c->insns[i - 1].branch || c->insns[i - 1].exit)))
+			ncv = 0;
+		if (t->label[0])
+			continue;
+		if (!strcmp(t->mnem, "IADD") && t->nops == 3 && t->ops[1].kind == PTX_V_REG &&
+		    t->ops[2].kind == PTX_V_REG) {
+			int k = const_of(&t->ops[1], cv, cval, ncv, &val) ? 1 :
+				const_of(&t->ops[2], cv, cval, ncv, &val) ? 2 : 0;
+
+			if (k) {
+				if (k == 1)
+					t->ops[1] = t->ops[2]; /* IADD commutes */
+				memset(&t->ops[2], 0, sizeof(t->ops[2]));
+				t->ops[2].kind = PTX_V_TEXT;
+				t->ops[2].v = -1;
+				snprintf(t->ops[2].text, sizeof(t->ops[2].text), "0x%x", val);
+			}
+		}
+		for (int o = 0; o < t->nops; o++) {
+			const struct ptx_vop *op = &t->ops[o];
+
+			if (!is_def(t, op) || op->v < 0)
+				continue;
+			for (int k = 0; k < ncv; k++)
+				if (cv[2 * k] == op->v) {
+					cv[2 * k] = cv[2 * (ncv - 1)];
+					cv[2 * k + 1] = cv[2 * (ncv - 1) + 1];
+					cval[k--] = cval[--ncv];
+				}
+		}
+		if (!strcmp(t->mnem, "MOV") && t->guard < 0 && t->nops == 2 &&
+		    t->ops[0].kind == PTX_V_REG && const_of(&t->ops[1], cv, cval, 0, &val) &&
+		    ncv < MAXK) {
+			cv[2 * ncv] = t->ops[0].v;
+			cv[2 * ncv + 1] = t->ops[0].part;
+			cval[ncv++] = val;
+		}
+	}
+}
+
 int ptx_optimize(struct ptx_code *c)
 {
 	struct units u = { .first = malloc(((size_t)c->nv + 1) * sizeof(int)) };
@@ -528,6 +630,8 @@ int ptx_optimize(struct ptx_code *c)
 	u.p6 = u.n++;
 	copy_prop(c);
 	fold_branch_preds(c);
+	fold_iadd_consts(c);
+	fold_branches(c);
 	do
 		r = dce_round(c, &u);
 	while (r > 0);
