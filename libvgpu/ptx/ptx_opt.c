@@ -616,6 +616,266 @@ static void fold_iadd_consts(struct ptx_code *c)
 	}
 }
 
+/* ---- loop-invariant code motion ---- */
+
+struct cfg {
+	int nb;
+	int *first, *last, *bof;
+	int (*succ)[2];
+	word_t *dom; /* dom[b]: blocks dominating b (bit set of nb) */
+	int nbw;
+};
+
+static void cfg_free(struct cfg *g)
+{
+	free(g->first);
+	free(g->last);
+	free(g->bof);
+	free(g->succ);
+	free(g->dom);
+}
+
+static bool bset(const word_t *s, int i)
+{
+	return (s[i / WBITS] >> (i % WBITS)) & 1;
+}
+
+/* Blocks, successors and dominators of @c; false without memory. */
+static bool cfg_build(const struct ptx_code *c, struct cfg *g)
+{
+	int n = c->n;
+	bool changed;
+
+	memset(g, 0, sizeof(*g));
+	g->first = malloc(((size_t)n + 1) * sizeof(int));
+	g->last = malloc(((size_t)n + 1) * sizeof(int));
+	g->bof = malloc(((size_t)n + 1) * sizeof(int));
+	g->succ = malloc(((size_t)n + 1) * sizeof(*g->succ));
+	if (!g->first || !g->last || !g->bof || !g->succ)
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (i == 0 || c->insns[i].label[0] || c->insns[i - 1].branch ||
+		    c->insns[i - 1].exit) {
+			if (g->nb)
+				g->last[g->nb - 1] = i - 1;
+			g->first[g->nb++] = i;
+		}
+		g->bof[i] = g->nb - 1;
+	}
+	if (g->nb)
+		g->last[g->nb - 1] = n - 1;
+	for (int k = 0; k < g->nb; k++) {
+		const struct ptx_vinsn *t = &c->insns[g->last[k]];
+		bool falls = !(t->branch || t->exit) || t->guard >= 0;
+
+		g->succ[k][0] = g->succ[k][1] = -1;
+		if (t->branch) {
+			int at = label_index(c, t->ops[0].text);
+
+			if (at < 0)
+				return false; /* a branch out of the code: no LICM */
+			g->succ[k][0] = g->bof[at];
+		}
+		if (falls && k + 1 < g->nb)
+			g->succ[k][1] = k + 1;
+	}
+	g->nbw = (g->nb + WBITS - 1) / WBITS;
+	g->dom = malloc(((size_t)g->nb + 1) * (size_t)g->nbw * sizeof(word_t));
+	if (!g->dom)
+		return false;
+	for (int k = 0; k < g->nb; k++)
+		for (int w = 0; w < g->nbw; w++)
+			g->dom[(size_t)k * g->nbw + w] = k ? ~(word_t)0 : 0;
+	if (g->nb)
+		g->dom[0] |= 1;
+	do {
+		changed = false;
+		for (int k = 1; k < g->nb; k++) {
+			word_t nd[64];
+			bool any = false;
+
+			if (g->nbw > 64)
+				return false;
+			for (int w = 0; w < g->nbw; w++)
+				nd[w] = ~(word_t)0;
+			for (int p = 0; p < g->nb; p++)
+				if (g->succ[p][0] == k || g->succ[p][1] == k) {
+					any = true;
+					for (int w = 0; w < g->nbw; w++)
+						nd[w] &= g->dom[(size_t)p * g->nbw + w];
+				}
+			if (!any)
+				for (int w = 0; w < g->nbw; w++)
+					nd[w] = 0; /* unreachable */
+			nd[k / WBITS] |= (word_t)1 << (k % WBITS);
+			if (memcmp(nd, &g->dom[(size_t)k * g->nbw], (size_t)g->nbw * sizeof(word_t))) {
+				memcpy(&g->dom[(size_t)k * g->nbw], nd, (size_t)g->nbw * sizeof(word_t));
+				changed = true;
+			}
+		}
+	} while (changed);
+	return true;
+}
+
+static bool dominates(const struct cfg *g, int a, int b)
+{
+	return bset(&g->dom[(size_t)b * g->nbw], a);
+}
+
+struct unit_ctx {
+	const word_t *set;
+	bool hit;
+};
+
+static void hit_fn(void *ctx, int i)
+{
+	struct unit_ctx *u = ctx;
+
+	if (bset(u->set, i))
+		u->hit = true;
+}
+
+/*
+ * Hoist what one loop computes the same way every iteration: the natural
+ * loop of back edge tail -> head (blocks from head to tail, entered only
+ * by falling into head), an unguarded one-word ALU instruction whose
+ * sources no instruction of the loop writes, which alone writes its
+ * results in the loop, whose block dominates every block leaving the
+ * loop, and whose results the loop reads only after it (dominated).  It
+ * moves in front of head's label.  True when something moved.
+ */
+static bool hoist_loop(struct ptx_code *c, const struct units *u, const struct cfg *g,
+		       int head, int tail)
+{
+	int lo = g->first[head], hi = g->last[tail], nw = (u->n + WBITS - 1) / WBITS;
+	word_t *written = calloc((size_t)nw + 1, sizeof(word_t));
+	word_t *mine = calloc((size_t)nw + 1, sizeof(word_t));
+	bool moved = false;
+	int at = -1;
+
+	if (!written || !mine)
+		goto out;
+	/* the loop is the blocks head..tail; nothing outside jumps into it
+	 * (but to head from the block before it, by falling through) */
+	for (int k = 0; k < g->nb; k++)
+		for (int s = 0; s < 2; s++) {
+			int t = g->succ[k][s];
+
+			if (t < 0 || t < head || t > tail || (k >= head && k <= tail))
+				continue;
+			if (!(t == head && k == head - 1 && s == 1))
+				goto out;
+		}
+	/* the block before head falls into it: what is hoisted runs there */
+	if (head == 0 || g->succ[head - 1][1] != head)
+		goto out;
+	for (int i = lo; i <= hi; i++) {
+		const struct ptx_vinsn *t = &c->insns[i];
+
+		for (int o = 0; o < t->nops; o++)
+			if (is_def(t, &t->ops[o]) && t->ops[o].kind != PTX_V_MEM)
+				op_units(c, u, t, &t->ops[o], set_fn, written);
+	}
+	for (int i = lo; i <= hi && at < 0; i++) {
+		const struct ptx_vinsn *t = &c->insns[i];
+		struct unit_ctx srcs = { written, false };
+		bool ok = purity(t) == 1 && t->guard < 0;
+		int b = g->bof[i];
+
+		for (int o = 0; ok && o < t->nops; o++) {
+			const struct ptx_vop *op = &t->ops[o];
+
+			if (is_def(t, op)) {
+				if (op->kind != PTX_V_REG)
+					ok = false; /* P6 and friends stay */
+				continue;
+			}
+			op_units(c, u, t, op, hit_fn, &srcs);
+		}
+		if (!ok || srcs.hit)
+			continue;
+		/* its block dominates every exit of the loop */
+		for (int k = head; ok && k <= tail; k++)
+			for (int s = 0; s < 2; s++) {
+				int x = g->succ[k][s];
+
+				if ((x >= 0 && (x < head || x > tail)) ||
+				    (x < 0 && s == 1 && c->insns[g->last[k]].exit))
+					if (!dominates(g, b, k))
+						ok = false;
+			}
+		if (!ok)
+			continue;
+		/* it alone writes its words in the loop; they are read only
+		 * where it dominates */
+		memset(mine, 0, (size_t)nw * sizeof(word_t));
+		for (int o = 0; o < t->nops; o++)
+			if (is_def(t, &t->ops[o]))
+				op_units(c, u, t, &t->ops[o], set_fn, mine);
+		for (int j = lo; ok && j <= hi; j++) {
+			const struct ptx_vinsn *x = &c->insns[j];
+
+			for (int o = 0; ok && o < x->nops; o++) {
+				struct unit_ctx h = { mine, false };
+
+				op_units(c, u, x, &x->ops[o], hit_fn, &h);
+				if (!h.hit || j == i)
+					continue;
+				if (is_def(x, &x->ops[o]))
+					ok = false;
+				else if (g->bof[j] == b ? j < i : !dominates(g, b, g->bof[j]))
+					ok = false;
+			}
+			if (x->guard >= 0) {
+				struct unit_ctx h = { mine, false };
+
+				hit_fn(&h, u->first[x->guard]);
+				if (h.hit)
+					ok = false;
+			}
+		}
+		if (ok)
+			at = i;
+	}
+	if (at >= 0) {
+		/* move insn @at in front of the label at @lo */
+		struct ptx_vinsn t = c->insns[at];
+
+		memmove(&c->insns[lo + 1], &c->insns[lo], (size_t)(at - lo) * sizeof(t));
+		c->insns[lo] = t;
+		moved = true;
+	}
+out:
+	free(written);
+	free(mine);
+	return moved;
+}
+
+/* Hoist loop invariants, one at a time, until none is left. */
+static int licm(struct ptx_code *c, const struct units *u)
+{
+	for (int round = 0; round < 10000; round++) {
+		struct cfg g;
+		bool moved = false;
+
+		if (!cfg_build(c, &g)) {
+			cfg_free(&g);
+			return 0; /* leave the code as it is */
+		}
+		for (int k = 0; k < g.nb && !moved; k++)
+			for (int s = 0; s < 2 && !moved; s++) {
+				int h = g.succ[k][s];
+
+				if (h >= 0 && h <= k && dominates(&g, h, k))
+					moved = hoist_loop(c, u, &g, h, k);
+			}
+		cfg_free(&g);
+		if (!moved)
+			break;
+	}
+	return 0;
+}
+
 int ptx_optimize(struct ptx_code *c)
 {
 	struct units u = { .first = malloc(((size_t)c->nv + 1) * sizeof(int)) };
@@ -632,6 +892,7 @@ int ptx_optimize(struct ptx_code *c)
 	fold_branch_preds(c);
 	fold_iadd_consts(c);
 	fold_branches(c);
+	licm(c, &u);
 	do
 		r = dce_round(c, &u);
 	while (r > 0);
