@@ -124,7 +124,8 @@ bool pl_f64(struct lower *L)
 	int d, a, b, c;
 
 	static const char *const arith[] = { "add", "sub", "mul", "div", "fma", "mad", "min",
-					     "max", "setp", "neg", "abs", "cvt", "sqrt", "rcp" };
+					     "max", "setp", "neg", "abs", "cvt", "sqrt", "rcp",
+					     "rsqrt" };
 	bool mine = false;
 
 	for (size_t i = 0; i < sizeof(arith) / sizeof(arith[0]); i++)
@@ -161,6 +162,24 @@ bool pl_f64(struct lower *L)
 		v = pl_emit(L, "%s", !strcmp(op, "sqrt") ? "DSQRT" : "DRCP");
 		pl_o_def(v, d, 0, false);
 		pl_o_use(v, a, 0);
+		return true;
+	}
+	if (!strcmp(op, "rsqrt")) { /* rsqrt.approx.f64: 1 / sqrt, each rounded */
+		int s;
+
+		if (!pl_want_ops(L, 2))
+			return true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		a = pair_src(L, &in->ops[1]);
+		if (d < 0 || a < 0)
+			return true;
+		s = pl_new_vreg(L, 2);
+		v = pl_emit(L, "DSQRT");
+		pl_o_def(v, s, 0, false);
+		pl_o_use(v, a, 0);
+		v = pl_emit(L, "DRCP");
+		pl_o_def(v, d, 0, false);
+		pl_o_use(v, s, 0);
 		return true;
 	}
 	if (!strcmp(op, "neg") || !strcmp(op, "abs")) {

@@ -1620,6 +1620,43 @@ TEST_F(ptx, spill)
 	free(in64);
 }
 
+/* rsqrt.approx.f64 and rcp.approx.ftz.f64: within PTX's error, here 1/sqrt and 1/x each rounded */
+TEST_F(ptx, f64_approx)
+{
+	static const char src[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 p)\n{\n"
+		"\t.reg .f64 %fd<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .b32 %r<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
+		"\tmul.wide.u32 %rd2, %r1, 24;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tld.global.f64 %fd1, [%rd3];\n"
+		"\trsqrt.approx.f64 %fd2, %fd1;\n\trcp.approx.ftz.f64 %fd3, %fd1;\n"
+		"\tst.global.f64 [%rd3+8], %fd2;\n\tst.global.f64 [%rd3+16], %fd3;\n\tret;\n}\n";
+	double io[32 * 3];
+	struct vgpu_args *args = NULL;
+
+	for (int t = 0; t < 32; t++) {
+		io[3 * t] = 0.1 + t * 7.25;
+		io[3 * t + 1] = io[3 * t + 2] = 0;
+	}
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, strlen(src), "f64_approx.ptx",
+					   &self->prog, self->log, sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	ASSERT_EQ(0, buf(self, 0, io, sizeof(io)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 32, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, io, sizeof(io)));
+	for (int t = 0; t < 32; t++) {
+		double x = 0.1 + t * 7.25;
+
+		EXPECT_EQ(1.0 / sqrt(x), io[3 * t + 1]) TH_LOG("rsqrt(%g)", x);
+		EXPECT_EQ(1.0 / x, io[3 * t + 2]) TH_LOG("rcp(%g)", x);
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, bad_input_is_a_located_error)
 {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
