@@ -41,7 +41,8 @@
 	E(MSEMA, 87, 2, 0)    /* arrive semantics, default .RELEASE */          \
 	E(MSEMW, 87, 2, 0)    /* wait semantics, default .ACQUIRE */            \
 	E(MSEMX, 87, 2, 0)    /* expect/complete_tx semantics: .RELAXED */      \
-	E(MSCOPE, 89, 1, 0)   /* scope, default .CTA */
+	E(MSCOPE, 89, 1, 0)   /* scope, default .CTA */                          \
+	E(RND, 92, 2, 0)      /* f32 rounding, default .RN (IEEE directions) */
 
 /*
  * Modifier values.  E(GROUP, NAME, value); NAME is the spelling after the dot.
@@ -94,6 +95,10 @@
 	E(MUFU, LG2, 4)                                                        \
 	E(MUFU, SIN, 5)                                                        \
 	E(MUFU, COS, 6)                                                        \
+	E(RND, RN, 0)                                                          \
+	E(RND, RZ, 1)                                                          \
+	E(RND, RM, 2)                                                          \
+	E(RND, RP, 3)                                                          \
 	E(VOTE, ALL, 0)                                                        \
 	E(VOTE, ANY, 1)                                                        \
 	E(VOTE, BALLOT, 2)                                                     \
@@ -268,12 +273,12 @@
 	E(SHR_I, "SHR", SHR, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))             \
 	E(SEL_R, "SEL", SEL, R, NOFIX, MODS0(), OPS4(RD, RA, RB, PP))               \
 	E(SEL_I, "SEL", SEL, I, NOFIX, MODS0(), OPS4(RD, RA, IMM, PP))              \
-	E(FADD_R, "FADD", FADD, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                \
-	E(FADD_I, "FADD", FADD, I, NOFIX, MODS0(), OPS3(RD, RA, FIMM))              \
-	E(FMUL_R, "FMUL", FMUL, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                \
-	E(FMUL_I, "FMUL", FMUL, I, NOFIX, MODS0(), OPS3(RD, RA, FIMM))              \
-	E(FFMA_R, "FFMA", FFMA, R, NOFIX, MODS0(), OPS4(RD, RA, RB, RC))            \
-	E(FFMA_I, "FFMA", FFMA, I, NOFIX, MODS0(), OPS4(RD, RA, FIMM, RC))          \
+	E(FADD_R, "FADD", FADD, R, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                \
+	E(FADD_I, "FADD", FADD, I, NOFIX, MODS1(RND), OPS3(RD, RA, FIMM))              \
+	E(FMUL_R, "FMUL", FMUL, R, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                \
+	E(FMUL_I, "FMUL", FMUL, I, NOFIX, MODS1(RND), OPS3(RD, RA, FIMM))              \
+	E(FFMA_R, "FFMA", FFMA, R, NOFIX, MODS1(RND), OPS4(RD, RA, RB, RC))            \
+	E(FFMA_I, "FFMA", FFMA, I, NOFIX, MODS1(RND), OPS4(RD, RA, FIMM, RC))          \
 	E(FSETP_R, "FSETP", FSETP, R, NOFIX, MODS2(CMP, COMB),                      \
 	  OPS4(PU, RA, RB, OPT(PP)))                                                \
 	E(FSETP_I, "FSETP", FSETP, I, NOFIX, MODS2(CMP, COMB),                      \
@@ -286,9 +291,9 @@
 	E(IDIV_I, "IDIV", IDIV, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))          \
 	E(IREM_R, "IREM", IREM, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))           \
 	E(IREM_I, "IREM", IREM, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))          \
-	E(FDIV_R, "FDIV", FDIV, R, NOFIX, MODS0(), OPS3(RD, RA, RB))                \
-	E(FDIV_I, "FDIV", FDIV, I, NOFIX, MODS0(), OPS3(RD, RA, FIMM))              \
-	E(MUFU, "MUFU", MUFU, X, NOFIX, MODS1(MUFU), OPS2(RD, RA))                  \
+	E(FDIV_R, "FDIV", FDIV, R, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                \
+	E(FDIV_I, "FDIV", FDIV, I, NOFIX, MODS1(RND), OPS3(RD, RA, FIMM))              \
+	E(MUFU, "MUFU", MUFU, X, NOFIX, MODS2(MUFU, RND), OPS2(RD, RA))                  \
 	E(DADD, "DADD", DADD, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
 	E(DMUL, "DMUL", DMUL, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
 	E(DFMA, "DFMA", DFMA, X, NOFIX, MODS0(), OPS4(RD, RA, RB, RC))              \

@@ -201,6 +201,20 @@ static void mul64(struct lower *L, int d, const struct ptx_operand *a,
 	pl_mov_reg(L, d, 0, false, t, 0);
 }
 
+/* An f32 instruction's IEEE rounding direction as a vGPU modifier. */
+const char *pl_f32_rnd(const struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+
+	if (pl_has_mod(in, ".rz"))
+		return ".RZ";
+	if (pl_has_mod(in, ".rm"))
+		return ".RM";
+	if (pl_has_mod(in, ".rp"))
+		return ".RP";
+	return "";
+}
+
 void pl_arith(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -219,15 +233,17 @@ void pl_arith(struct lower *L)
 		if (d < 0)
 			return;
 		if (sub) { /* a - b = fma(b, -1, a), one rounding */
-			v = pl_emit(L, "FFMA");
+			v = pl_emit(L, "FFMA%s", pl_f32_rnd(L));
 			pl_o_def(v, d, 0, false);
 			pl_use_src(L, v, &in->ops[2], 0);
 			pl_o_text(v, "0xbf800000");
 			pl_use_src(L, v, &in->ops[1], 0);
 			return;
 		}
-		pl_alu32(L, add ? "FADD" : "FMUL", d, 0, false, &in->ops[1], &in->ops[2], 0,
-		      true);
+		char mnem[16];
+
+		snprintf(mnem, sizeof(mnem), "%s%s", add ? "FADD" : "FMUL", pl_f32_rnd(L));
+		pl_alu32(L, mnem, d, 0, false, &in->ops[1], &in->ops[2], 0, true);
 		return;
 	}
 	if (t.bits == 64 && (add || sub)) {
@@ -300,7 +316,7 @@ void pl_mad(struct lower *L)
 		d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 		if (d < 0)
 			return;
-		v = pl_emit(L, "FFMA");
+		v = pl_emit(L, "FFMA%s", pl_f32_rnd(L));
 		pl_o_def(v, d, 0, false);
 		pl_use_src(L, v, &in->ops[1], 0);
 		pl_use_src_or_imm(L, v, &in->ops[2], 0);

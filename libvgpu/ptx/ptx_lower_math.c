@@ -57,8 +57,12 @@ void pl_divrem(struct lower *L)
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;
-	if (t.flt) /* .rn, .full and .approx alike: IEEE division */
-		pl_alu32(L, "FDIV", d, 0, false, &in->ops[1], &in->ops[2], 0, false);
+	if (t.flt) { /* .rn, .full and .approx alike: IEEE division; .rz .rm .rp */
+		char mnem[16];
+
+		snprintf(mnem, sizeof(mnem), "FDIV%s", pl_f32_rnd(L));
+		pl_alu32(L, mnem, d, 0, false, &in->ops[1], &in->ops[2], 0, false);
+	}
 	else
 		pl_alu32(L, rem ? (t.sign ? "IREM.S32" : "IREM.U32") :
 				  (t.sign ? "IDIV.S32" : "IDIV.U32"),
@@ -89,7 +93,8 @@ void pl_mufu(struct lower *L)
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;
-	v = pl_emit(L, "MUFU.%s", fns[i].fn);
+	/* rcp and sqrt: IEEE with .rn .rz .rm .rp; the .approx ones round as they do */
+	v = pl_emit(L, "MUFU.%s%s", fns[i].fn, i < 2 ? pl_f32_rnd(L) : "");
 	pl_o_def(v, d, 0, false);
 	pl_use_src(L, v, &in->ops[1], 0);
 }

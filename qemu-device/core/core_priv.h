@@ -306,6 +306,14 @@ static inline bool vgpu_tracing(const struct vgpu_cta *c)
 uint32_t vgpu_trace_complete(struct vgpu_cta *t, uint16_t type, uint32_t id,
 			     uint64_t addr, uint32_t count, uint32_t expected);
 
+/* f32 with directed rounding, rnd VGPU_MOD_RND_RZ/RM/RP (fround.c) */
+uint32_t vgpu_fround_add(uint32_t a, uint32_t b, unsigned rnd);
+uint32_t vgpu_fround_mul(uint32_t a, uint32_t b, unsigned rnd);
+uint32_t vgpu_fround_fma(uint32_t a, uint32_t b, uint32_t c, unsigned rnd);
+uint32_t vgpu_fround_div(uint32_t a, uint32_t b, unsigned rnd);
+uint32_t vgpu_fround_sqrt(uint32_t a, unsigned rnd);
+uint32_t vgpu_fround_rcp(uint32_t a, unsigned rnd);
+
 /* mbarrier unit (mbar.c) */
 int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,
 			    const char *verb, uint8_t cta, uint32_t off,

@@ -187,20 +187,28 @@ ALU2(imnmx, imnmx(a, b, d->mod[0], d->mod[1]))
 ALU2(lop, lop(a, b, d->mod[0]))
 ALU2(shl, b > 31 ? 0 : a << b)
 ALU2(shr, shr(a, b, d->mod[0]))
-ALU2(fadd, u32(f32(a) + f32(b)))
-ALU2(fmul, u32(f32(a) * f32(b)))
-ALU3(ffma, u32(fmaf(f32(a), f32(b), f32(cc))))
+ALU2(fadd, d->mod[0] ? vgpu_fround_add(a, b, d->mod[0]) : u32(f32(a) + f32(b)))
+ALU2(fmul, d->mod[0] ? vgpu_fround_mul(a, b, d->mod[0]) : u32(f32(a) * f32(b)))
+ALU3(ffma, d->mod[0] ? vgpu_fround_fma(a, b, cc, d->mod[0]) :
+		   u32(fmaf(f32(a), f32(b), f32(cc))))
 ALU2(fmnmx, fmnmx(a, b, d->mod[0]))
 ALU2(idiv, idiv(a, b, d->mod[0], false))
 ALU2(irem, idiv(a, b, d->mod[0], true))
-ALU2(fdiv, u32(f32(a) / f32(b)))
+ALU2(fdiv, d->mod[0] ? vgpu_fround_div(a, b, d->mod[0]) : u32(f32(a) / f32(b)))
 
 EXEC(exec_mufu)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	LANES(em, l, { rd[l] = mufu(ra[l], d->mod[0]); });
+	/* .RZ/.RM/.RP: for RCP and SQRT (PTX's rcp/sqrt .rz .rm .rp); the
+	 * approximations ignore it */
+	if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_RCP)
+		LANES(em, l, { rd[l] = vgpu_fround_rcp(ra[l], d->mod[1]); });
+	else if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_SQRT)
+		LANES(em, l, { rd[l] = vgpu_fround_sqrt(ra[l], d->mod[1]); });
+	else
+		LANES(em, l, { rd[l] = mufu(ra[l], d->mod[0]); });
 	return VGPU_X_NEXT;
 }
 

@@ -10,6 +10,7 @@
  * construct, never a crash.
  */
 #include <errno.h>
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1655,6 +1656,124 @@ TEST_F(ptx, f64_approx)
 		EXPECT_EQ(1.0 / x, io[3 * t + 2]) TH_LOG("rcp(%g)", x);
 	}
 	vgpu_args_free(args);
+}
+
+/*
+ * f32 add sub mul fma div sqrt rcp in each IEEE direction (.rn .rz .rm
+ * .rp): the device's results equal the host's under fesetround, bit for
+ * bit, over random values and the awkward ones (ties, subnormals,
+ * overflow, exact cancellation to zero, infinities, NaN).
+ */
+#define RND_N 1024
+static const char *const rnd_ops[] = { "add", "sub", "mul", "fma", "div", "sqrt", "rcp" };
+static const char *const rnd_modes[] = { "rn", "rz", "rm", "rp" };
+static const int rnd_fe[] = { FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD };
+
+static float rnd_ref(int op, float a, float b, float c)
+{
+	volatile float x = a, y = b, z = c;
+
+	switch (op) {
+	case 0: return x + y;
+	case 1: return x - y;
+	case 2: return x * y;
+	case 3: return fmaf(x, y, z);
+	case 4: return x / y;
+	case 5: return sqrtf(x);
+	default: return 1.0f / x;
+	}
+}
+
+TEST_F(ptx, f32_rounding)
+{
+	char src[16384];
+	size_t n = 0;
+	float *in = malloc(3 * RND_N * sizeof(float));
+	uint32_t *out = malloc(7 * 4 * RND_N * sizeof(uint32_t));
+	struct vgpu_args *args = NULL;
+	uint64_t rng = 12345;
+	static const uint32_t odd[] = {
+		0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x7f7fffff, 0xff7fffff,
+		0x7f800000, 0xff800000, 0x7fc00000, 0x3f800000, 0xbf800000, 0x33800000,
+		0x00000000, 0x80000000, 0x4b800001, 0x34000000,
+	};
+
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (int i = 0; i < 3 * RND_N; i++) {
+		uint32_t r;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		r = (uint32_t)rng;
+		if (i % 7 == 0)
+			r = odd[(rng >> 40) % (sizeof(odd) / sizeof(odd[0]))];
+		else if (i % 3 == 0) /* near in magnitude to its neighbour: cancellation */
+			r = (i ? ((uint32_t *)in)[i - 1] : r) ^ (r & 0x8000000f);
+		memcpy(&in[i], &r, 4);
+	}
+	n += (size_t)snprintf(src + n, sizeof(src) - n,
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+		"\t.reg .f32 %%f<8>;\n\t.reg .b64 %%rd<8>;\n\t.reg .b32 %%r<4>;\n"
+		"\tld.param.u64 %%rd1, [pin];\n\tld.param.u64 %%rd2, [pout];\n"
+		"\tmov.u32 %%r1, %%ctaid.x;\n\tmov.u32 %%r2, %%ntid.x;\n\tmov.u32 %%r3, %%tid.x;\n"
+		"\tmad.lo.u32 %%r1, %%r1, %%r2, %%r3;\n"
+		"\tmul.wide.u32 %%rd3, %%r1, 12;\n\tadd.s64 %%rd4, %%rd1, %%rd3;\n"
+		"\tmul.wide.u32 %%rd5, %%r1, 112;\n\tadd.s64 %%rd6, %%rd2, %%rd5;\n"
+		"\tld.global.f32 %%f1, [%%rd4];\n\tld.global.f32 %%f2, [%%rd4+4];\n"
+		"\tld.global.f32 %%f3, [%%rd4+8];\n");
+	for (int o = 0; o < 7; o++)
+		for (int m = 0; m < 4; m++) {
+			const char *mode = rnd_modes[m];
+
+			switch (o) {
+			case 3: n += (size_t)snprintf(src + n, sizeof(src) - n,
+					"\tfma.%s.f32 %%f4, %%f1, %%f2, %%f3;\n", mode); break;
+			case 5: case 6: n += (size_t)snprintf(src + n, sizeof(src) - n,
+					"\t%s.%s.f32 %%f4, %%f1;\n", rnd_ops[o], mode); break;
+			default: n += (size_t)snprintf(src + n, sizeof(src) - n,
+					"\t%s.%s.f32 %%f4, %%f1, %%f2;\n", rnd_ops[o], mode); break;
+			}
+			n += (size_t)snprintf(src + n, sizeof(src) - n,
+				"\tst.global.f32 [%%rd6+%d], %%f4;\n", 4 * (4 * o + m));
+		}
+	n += (size_t)snprintf(src + n, sizeof(src) - n, "\tret;\n}\n");
+	ASSERT_LT(n, sizeof(src));
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, n, "f32_rounding.ptx", &self->prog,
+					   self->log, sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	ASSERT_EQ(0, buf(self, 0, in, 3 * RND_N * sizeof(float)));
+	ASSERT_EQ(0, buf(self, 1, NULL, 7 * 4 * RND_N * sizeof(uint32_t)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, RND_N / 128, 128, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, 7 * 4 * RND_N * sizeof(uint32_t)));
+	for (int t = 0, nbad = 0; t < RND_N && nbad < 10; t++)
+		for (int o = 0; o < 7; o++)
+			for (int m = 0; m < 4; m++) {
+				float want;
+				uint32_t w, got = out[28 * t + 4 * o + m];
+
+				fesetround(rnd_fe[m]);
+				want = rnd_ref(o, in[3 * t], in[3 * t + 1], in[3 * t + 2]);
+				fesetround(FE_TONEAREST);
+				memcpy(&w, &want, 4);
+				if (isnan(want) && ((got & 0x7f800000) == 0x7f800000) && (got & 0x7fffff))
+					continue; /* any NaN */
+				if (w != got) {
+					nbad++;
+					EXPECT_EQ(w, got) TH_LOG("%s.%s(%a, %a, %a) = 0x%08x, want 0x%08x",
+							    rnd_ops[o], rnd_modes[m], in[3 * t],
+							    in[3 * t + 1], in[3 * t + 2], got, w);
+				}
+			}
+	vgpu_args_free(args);
+	free(in);
+	free(out);
 }
 
 TEST_F(ptx, bad_input_is_a_located_error)
