@@ -42,7 +42,8 @@
 	E(MSEMW, 87, 2, 0)    /* wait semantics, default .ACQUIRE */            \
 	E(MSEMX, 87, 2, 0)    /* expect/complete_tx semantics: .RELAXED */      \
 	E(MSCOPE, 89, 1, 0)   /* scope, default .CTA */                          \
-	E(RND, 92, 2, 0)      /* f32 rounding, default .RN (IEEE directions) */
+	E(RND, 92, 2, 0)      /* f32 rounding, default .RN (IEEE directions) */ \
+	E(IRND, 92, 2, 0)     /* F2I rounding to an integer, default .RZ */
 
 /*
  * Modifier values.  E(GROUP, NAME, value); NAME is the spelling after the dot.
@@ -99,6 +100,11 @@
 	E(RND, RZ, 1)                                                          \
 	E(RND, RM, 2)                                                          \
 	E(RND, RP, 3)                                                          \
+	E(IRND, RZ, 0)                                                         \
+	E(IRND, RN, 1)                                                         \
+	E(IRND, RM, 2)                                                         \
+	E(IRND, RP, 3)                                                         \
+	E(MUFU, RINT, 7)                                                       \
 	E(VOTE, ALL, 0)                                                        \
 	E(VOTE, ANY, 1)                                                        \
 	E(VOTE, BALLOT, 2)                                                     \
@@ -285,8 +291,8 @@
 	  OPS4(PU, RA, FIMM, OPT(PP)))                                              \
 	E(FMNMX_R, "FMNMX", FMNMX, R, NOFIX, MODS1(MNMX), OPS3(RD, RA, RB))         \
 	E(FMNMX_I, "FMNMX", FMNMX, I, NOFIX, MODS1(MNMX), OPS3(RD, RA, FIMM))       \
-	E(F2I, "F2I", F2I, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
-	E(I2F, "I2F", I2F, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(F2I, "F2I", F2I, X, NOFIX, MODS2(ITYPE, IRND), OPS2(RD, RA))                    \
+	E(I2F, "I2F", I2F, X, NOFIX, MODS2(ITYPE, RND), OPS2(RD, RA))                    \
 	E(IDIV_R, "IDIV", IDIV, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))           \
 	E(IDIV_I, "IDIV", IDIV, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))          \
 	E(IREM_R, "IREM", IREM, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))           \

@@ -313,6 +313,10 @@ uint32_t vgpu_fround_fma(uint32_t a, uint32_t b, uint32_t c, unsigned rnd);
 uint32_t vgpu_fround_div(uint32_t a, uint32_t b, unsigned rnd);
 uint32_t vgpu_fround_sqrt(uint32_t a, unsigned rnd);
 uint32_t vgpu_fround_rcp(uint32_t a, unsigned rnd);
+/* a 32-bit integer (@sign: signed) to f32, rounded in direction @rnd */
+uint32_t vgpu_fround_i2f(uint32_t a, bool sign, unsigned rnd);
+/* f32 to an integral f32: .RZ trunc, .RM floor, .RP ceil */
+uint32_t vgpu_fround_rint(uint32_t a, unsigned rnd);
 
 /* mbarrier unit (mbar.c) */
 int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,

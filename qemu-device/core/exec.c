@@ -174,6 +174,7 @@ static inline uint32_t mufu(uint32_t a, unsigned fn)
 	case VGPU_MOD_MUFU_EX2: return u32(exp2f(x));
 	case VGPU_MOD_MUFU_LG2: return u32(log2f(x));
 	case VGPU_MOD_MUFU_SIN: return u32(sinf(x));
+	case VGPU_MOD_MUFU_RINT: return u32(nearbyintf(x)); /* .RN: to nearest even */
 	default: return u32(cosf(x));
 	}
 }
@@ -207,6 +208,8 @@ EXEC(exec_mufu)
 		LANES(em, l, { rd[l] = vgpu_fround_rcp(ra[l], d->mod[1]); });
 	else if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_SQRT)
 		LANES(em, l, { rd[l] = vgpu_fround_sqrt(ra[l], d->mod[1]); });
+	else if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_RINT)
+		LANES(em, l, { rd[l] = vgpu_fround_rint(ra[l], d->mod[1]); });
 	else
 		LANES(em, l, { rd[l] = mufu(ra[l], d->mod[0]); });
 	return VGPU_X_NEXT;
@@ -345,13 +348,22 @@ EXEC(exec_fsetp_i)
 SEL(exec_sel_r, 0)
 SEL(exec_sel_i, 1)
 
-/* F2I truncates toward zero and saturates; NaN gives 0. */
-static inline uint32_t f2i(uint32_t a, unsigned type)
+/*
+ * F2I rounds to an integer (toward zero by default; .RN to nearest even,
+ * .RM down, .RP up) and saturates; NaN gives 0.
+ */
+static inline uint32_t f2i(uint32_t a, unsigned type, unsigned rnd)
 {
 	float f = f32(a);
 
 	if (isnan(f))
 		return 0;
+	switch (rnd) {
+	case VGPU_MOD_IRND_RN: f = nearbyintf(f); break; /* the host rounds to nearest */
+	case VGPU_MOD_IRND_RM: f = floorf(f); break;
+	case VGPU_MOD_IRND_RP: f = ceilf(f); break;
+	default: break;
+	}
 	if (type == VGPU_MOD_ITYPE_S32) {
 		if (f <= -2147483648.0f)
 			return 0x80000000u;
@@ -371,7 +383,7 @@ EXEC(exec_f2i)
 	uint32_t *rd = vgpu_reg(w, d->rd);
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	LANES(em, l, { rd[l] = f2i(ra[l], d->mod[0]); });
+	LANES(em, l, { rd[l] = f2i(ra[l], d->mod[0], d->mod[1]); });
 	return VGPU_X_NEXT;
 }
 
@@ -381,7 +393,9 @@ EXEC(exec_i2f)
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
 	LANES(em, l, {
-		rd[l] = u32(d->mod[0] == VGPU_MOD_ITYPE_S32 ? (float)(int32_t)ra[l] :
+		rd[l] = d->mod[1] ? vgpu_fround_i2f(ra[l], d->mod[0] == VGPU_MOD_ITYPE_S32,
+						    d->mod[1]) :
+			u32(d->mod[0] == VGPU_MOD_ITYPE_S32 ? (float)(int32_t)ra[l] :
 							      (float)ra[l]);
 	});
 	return VGPU_X_NEXT;

@@ -155,3 +155,23 @@ uint32_t vgpu_fround_rcp(uint32_t a, unsigned rnd)
 {
 	return vgpu_fround_div(u32v(1.0f), a, rnd);
 }
+
+uint32_t vgpu_fround_i2f(uint32_t a, bool sign, unsigned rnd)
+{
+	double v = sign ? (double)(int32_t)a : (double)a; /* exact */
+	float f = (float)v;
+
+	return directed(f, sgn(v - (double)f), rnd);
+}
+
+uint32_t vgpu_fround_rint(uint32_t a, unsigned rnd)
+{
+	float x = f32v(a);
+
+	switch (rnd) {
+	case VGPU_MOD_RND_RZ: return u32v(truncf(x));
+	case VGPU_MOD_RND_RM: return u32v(floorf(x));
+	case VGPU_MOD_RND_RP: return u32v(ceilf(x));
+	default: return u32v(nearbyintf(x));
+	}
+}

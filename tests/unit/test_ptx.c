@@ -1669,7 +1669,8 @@ static const char *const rnd_ops[] = { "add", "sub", "mul", "fma", "div", "sqrt"
 static const char *const rnd_modes[] = { "rn", "rz", "rm", "rp" };
 static const int rnd_fe[] = { FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD };
 
-static float rnd_ref(int op, float a, float b, float c)
+/* noinline: the compiler must not move the arithmetic across fesetround */
+__attribute__((noinline)) static float rnd_ref(int op, float a, float b, float c)
 {
 	volatile float x = a, y = b, z = c;
 
@@ -1774,6 +1775,116 @@ TEST_F(ptx, f32_rounding)
 	vgpu_args_free(args);
 	free(in);
 	free(out);
+}
+
+/*
+ * cvt in every rounding: f32 to s32/u32 (.rni .rzi .rmi .rpi, saturating,
+ * NaN to 0), s32/u32 to f32 (.rn .rz .rm .rp) and f32 to an integral f32
+ * (rintf truncf floorf ceilf), against the host.
+ */
+__attribute__((noinline)) static float i2f_ref(uint32_t i, bool sign)
+{
+	volatile int32_t si = (int32_t)i;
+	volatile uint32_t ui = i;
+
+	return sign ? (float)si : (float)ui;
+}
+
+static uint32_t cvt_sat(float f, bool sign)
+{
+	if (isnan(f))
+		return 0;
+	if (sign)
+		return f <= -2147483648.0f ? 0x80000000u :
+		       f >= 2147483648.0f  ? 0x7fffffffu : (uint32_t)(int32_t)f;
+	return f <= 0 ? 0 : f >= 4294967296.0f ? 0xffffffffu : (uint32_t)f;
+}
+
+TEST_F(ptx, cvt_rounding)
+{
+	static const char *const ir[] = { "rni", "rzi", "rmi", "rpi" };
+	static const char *const fr[] = { "rn", "rz", "rm", "rp" };
+	enum { N = 512, W = 20 };
+	char src[8192];
+	size_t n = 0;
+	uint32_t in[2 * N], out[W * N];
+	struct vgpu_args *args = NULL;
+	uint64_t rng = 99;
+
+	for (int i = 0; i < 2 * N; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		in[i] = (uint32_t)rng;
+		if (i % 2 == 0 && i % 6 != 0) { /* floats around the integers */
+			float f = (float)((int32_t)(rng >> 40) % 4000) / 4.0f;
+
+			memcpy(&in[i], &f, 4);
+		}
+	}
+	n += (size_t)snprintf(src + n, sizeof(src) - n,
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+		"\t.reg .f32 %%f<4>;\n\t.reg .b64 %%rd<8>;\n\t.reg .b32 %%r<8>;\n"
+		"\tld.param.u64 %%rd1, [pin];\n\tld.param.u64 %%rd2, [pout];\n"
+		"\tmov.u32 %%r1, %%ctaid.x;\n\tmov.u32 %%r2, %%ntid.x;\n\tmov.u32 %%r3, %%tid.x;\n"
+		"\tmad.lo.u32 %%r1, %%r1, %%r2, %%r3;\n"
+		"\tmul.wide.u32 %%rd3, %%r1, 8;\n\tadd.s64 %%rd4, %%rd1, %%rd3;\n"
+		"\tmul.wide.u32 %%rd5, %%r1, %d;\n\tadd.s64 %%rd6, %%rd2, %%rd5;\n"
+		"\tld.global.f32 %%f1, [%%rd4];\n\tld.global.u32 %%r4, [%%rd4+4];\n", 4 * W);
+	for (int m = 0; m < 4; m++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n,
+			"\tcvt.%s.s32.f32 %%r5, %%f1;\n\tst.global.u32 [%%rd6+%d], %%r5;\n"
+			"\tcvt.%s.u32.f32 %%r5, %%f1;\n\tst.global.u32 [%%rd6+%d], %%r5;\n"
+			"\tcvt.%s.f32.s32 %%f2, %%r4;\n\tst.global.f32 [%%rd6+%d], %%f2;\n"
+			"\tcvt.%s.f32.u32 %%f2, %%r4;\n\tst.global.f32 [%%rd6+%d], %%f2;\n"
+			"\tcvt.%s.f32.f32 %%f2, %%f1;\n\tst.global.f32 [%%rd6+%d], %%f2;\n",
+			ir[m], 4 * (5 * m), ir[m], 4 * (5 * m + 1), fr[m], 4 * (5 * m + 2),
+			fr[m], 4 * (5 * m + 3), ir[m], 4 * (5 * m + 4));
+	n += (size_t)snprintf(src + n, sizeof(src) - n, "\tret;\n}\n");
+	ASSERT_LT(n, sizeof(src));
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, n, "cvt_rounding.ptx", &self->prog,
+					   self->log, sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	ASSERT_EQ(0, buf(self, 0, in, sizeof(in)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, N / 128, 128, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
+	for (int t = 0, nbad = 0; t < N && nbad < 10; t++) {
+		float f, r;
+		uint32_t i = in[2 * t + 1], want[W];
+
+		memcpy(&f, &in[2 * t], 4);
+		for (int m = 0; m < 4; m++) {
+			float a, b;
+
+			r = m == 0 ? nearbyintf(f) : m == 1 ? truncf(f) : m == 2 ? floorf(f) : ceilf(f);
+			want[5 * m] = cvt_sat(r, true);
+			want[5 * m + 1] = cvt_sat(r, false);
+			fesetround(rnd_fe[m]);
+			a = i2f_ref(i, true);
+			b = i2f_ref(i, false);
+			fesetround(FE_TONEAREST);
+			memcpy(&want[5 * m + 2], &a, 4);
+			memcpy(&want[5 * m + 3], &b, 4);
+			memcpy(&want[5 * m + 4], &r, 4);
+		}
+		for (int k = 0; k < W; k++) {
+			uint32_t got = out[W * t + k];
+
+			if (isnan(f) && k % 5 == 4 && (got & 0x7f800000) == 0x7f800000)
+				continue;
+			if (got != want[k]) {
+				nbad++;
+				EXPECT_EQ(want[k], got) TH_LOG("case %d of %a / 0x%08x", k, f, i);
+			}
+		}
+	}
+	vgpu_args_free(args);
 }
 
 TEST_F(ptx, bad_input_is_a_located_error)
