@@ -300,23 +300,23 @@
 	E(FDIV_R, "FDIV", FDIV, R, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                \
 	E(FDIV_I, "FDIV", FDIV, I, NOFIX, MODS1(RND), OPS3(RD, RA, FIMM))              \
 	E(MUFU, "MUFU", MUFU, X, NOFIX, MODS2(MUFU, RND), OPS2(RD, RA))                  \
-	E(DADD, "DADD", DADD, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
-	E(DMUL, "DMUL", DMUL, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
-	E(DFMA, "DFMA", DFMA, X, NOFIX, MODS0(), OPS4(RD, RA, RB, RC))              \
-	E(DDIV, "DDIV", DDIV, X, NOFIX, MODS0(), OPS3(RD, RA, RB))                  \
+	E(DADD, "DADD", DADD, X, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                  \
+	E(DMUL, "DMUL", DMUL, X, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                  \
+	E(DFMA, "DFMA", DFMA, X, NOFIX, MODS1(RND), OPS4(RD, RA, RB, RC))              \
+	E(DDIV, "DDIV", DDIV, X, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                  \
 	E(DSETP, "DSETP", DSETP, X, NOFIX, MODS2(CMP, COMB),                        \
 	  OPS4(PU, RA, RB, OPT(PP)))                                                \
 	E(DMNMX, "DMNMX", DMNMX, X, NOFIX, MODS1(MNMX), OPS3(RD, RA, RB))           \
 	E(F2D, "F2D", F2D, X, NOFIX, MODS0(), OPS2(RD, RA))                         \
-	E(D2F, "D2F", D2F, X, NOFIX, MODS0(), OPS2(RD, RA))                         \
+	E(D2F, "D2F", D2F, X, NOFIX, MODS1(RND), OPS2(RD, RA))                         \
 	E(I2D, "I2D", I2D, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
-	E(D2I, "D2I", D2I, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(D2I, "D2I", D2I, X, NOFIX, MODS2(ITYPE, IRND), OPS2(RD, RA))                    \
 	E(IDIV64, "IDIV64", IDIV64, X, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))       \
 	E(IREM64, "IREM64", IREM64, X, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))       \
-	E(DSQRT, "DSQRT", DSQRT, X, NOFIX, MODS0(), OPS2(RD, RA))                   \
-	E(DRCP, "DRCP", DRCP, X, NOFIX, MODS0(), OPS2(RD, RA))                      \
-	E(L2D, "L2D", L2D, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
-	E(D2L, "D2L", D2L, X, NOFIX, MODS1(ITYPE), OPS2(RD, RA))                    \
+	E(DSQRT, "DSQRT", DSQRT, X, NOFIX, MODS1(RND), OPS2(RD, RA))                   \
+	E(DRCP, "DRCP", DRCP, X, NOFIX, MODS1(RND), OPS2(RD, RA))                      \
+	E(L2D, "L2D", L2D, X, NOFIX, MODS2(ITYPE, RND), OPS2(RD, RA))                    \
+	E(D2L, "D2L", D2L, X, NOFIX, MODS2(ITYPE, IRND), OPS2(RD, RA))                    \
 	E(LDG, "LDG", LDG, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
 	E(STG, "STG", STG, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
 	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \

@@ -50,9 +50,28 @@ static int sign_op(struct lower *L, int s, bool abs)
 
 static bool rounding_ok(struct lower *L, const struct ptx_insn *in)
 {
-	if (pl_has_mod(in, ".rz") || pl_has_mod(in, ".rm") || pl_has_mod(in, ".rp"))
-		return pl_unsupported(L, "f64 rounding modes other than .rn");
-	return true;
+	(void)L;
+	(void)in;
+	return true; /* .rn .rz .rm .rp: the RND modifier (pl_f32_rnd) */
+}
+
+/* The IRND modifier of a conversion to an integer: .rzi is the default. */
+static const char *int_rnd(const struct ptx_insn *in)
+{
+	return pl_has_mod(in, ".rni") ? ".RN" : pl_has_mod(in, ".rmi") ? ".RM" :
+	       pl_has_mod(in, ".rpi") ? ".RP" : "";
+}
+
+static bool int_rnd_given(const struct ptx_insn *in)
+{
+	return pl_has_mod(in, ".rni") || pl_has_mod(in, ".rzi") || pl_has_mod(in, ".rmi") ||
+	       pl_has_mod(in, ".rpi");
+}
+
+static bool flt_rnd_given(const struct ptx_insn *in)
+{
+	return pl_has_mod(in, ".rn") || pl_has_mod(in, ".rz") || pl_has_mod(in, ".rm") ||
+	       pl_has_mod(in, ".rp");
 }
 
 /* Conversions with an f64 side (cvt); true if @in was one. */
@@ -67,8 +86,8 @@ static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
 	if (dt.flt && dt.bits == 64) { /* F2D, I2D, L2D */
 		if (!st.flt && st.bits != 32 && st.bits != 64)
 			return pl_unsupported(L, "conversions of 8- or 16-bit integers to f64");
-		if (!st.flt && st.bits == 64 && !pl_has_mod(in, ".rn"))
-			return pl_unsupported(L, "64-bit integers to f64 other than .rn");
+		if (!st.flt && st.bits == 64 && !flt_rnd_given(in))
+			return pl_lerr(L, "a 64-bit integer to f64 conversion needs .rn, .rz, .rm or .rp"), true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
 		if (d < 0)
 			return true;
@@ -76,7 +95,7 @@ static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
 			s = pair_src(L, &in->ops[1]);
 			if (s < 0)
 				return true;
-			v = pl_emit(L, st.sign ? "L2D.S32" : "L2D.U32");
+			v = pl_emit(L, "L2D.%s%s", st.sign ? "S32" : "U32", pl_f32_rnd(L));
 			pl_o_def(v, d, 0, false);
 			pl_o_use(v, s, 0);
 			return true;
@@ -90,26 +109,29 @@ static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
 	if (!dt.flt && dt.bits != 32 && dt.bits != 64)
 		return pl_unsupported(L, "conversions of f64 to 8- or 16-bit integers");
 	if (!dt.flt && dt.bits == 64) {
-		if (!pl_has_mod(in, ".rzi"))
-			return pl_unsupported(L, "f64 to an integer other than .rzi");
+		if (!int_rnd_given(in))
+			return pl_lerr(L, "an f64 to integer conversion needs .rni, .rzi, .rmi or .rpi"), true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
 		s = pair_src(L, &in->ops[1]);
 		if (d < 0 || s < 0)
 			return true;
-		v = pl_emit(L, dt.sign ? "D2L.S32" : "D2L.U32");
+		v = pl_emit(L, "D2L.%s%s", dt.sign ? "S32" : "U32", int_rnd(in));
 		pl_o_def(v, d, 0, false);
 		pl_o_use(v, s, 0);
 		return true;
 	}
-	if (dt.flt && !pl_has_mod(in, ".rn"))
-		return pl_unsupported(L, "f64 to f32 other than .rn");
-	if (!dt.flt && !pl_has_mod(in, ".rzi"))
-		return pl_unsupported(L, "f64 to an integer other than .rzi");
+	if (dt.flt && !flt_rnd_given(in))
+		return pl_lerr(L, "an f64 to f32 conversion needs .rn, .rz, .rm or .rp"), true;
+	if (!dt.flt && !int_rnd_given(in))
+		return pl_lerr(L, "an f64 to integer conversion needs .rni, .rzi, .rmi or .rpi"), true;
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	s = pair_src(L, &in->ops[1]);
 	if (d < 0 || s < 0)
 		return true;
-	v = pl_emit(L, dt.flt ? "D2F" : dt.sign ? "D2I.S32" : "D2I.U32");
+	if (dt.flt)
+		v = pl_emit(L, "D2F%s", pl_f32_rnd(L));
+	else
+		v = pl_emit(L, "D2I.%s%s", dt.sign ? "S32" : "U32", int_rnd(in));
 	pl_o_def(v, d, 0, false);
 	pl_o_use(v, s, 0);
 	return true;
@@ -159,7 +181,7 @@ bool pl_f64(struct lower *L)
 		a = pair_src(L, &in->ops[1]);
 		if (d < 0 || a < 0)
 			return true;
-		v = pl_emit(L, "%s", !strcmp(op, "sqrt") ? "DSQRT" : "DRCP");
+		v = pl_emit(L, "%s%s", !strcmp(op, "sqrt") ? "DSQRT" : "DRCP", pl_f32_rnd(L));
 		pl_o_def(v, d, 0, false);
 		pl_o_use(v, a, 0);
 		return true;
@@ -203,7 +225,7 @@ bool pl_f64(struct lower *L)
 		c = pair_src(L, &in->ops[3]);
 		if (d < 0 || a < 0 || b < 0 || c < 0)
 			return true;
-		v = pl_emit(L, "DFMA");
+		v = pl_emit(L, "DFMA%s", pl_f32_rnd(L));
 		pl_o_def(v, d, 0, false);
 		pl_o_use(v, a, 0);
 		pl_o_use(v, b, 0);
@@ -231,7 +253,7 @@ bool pl_f64(struct lower *L)
 			return true;
 		if (!strcmp(op, "sub")) /* a - b = a + (-b), exactly */
 			b = sign_op(L, b, false);
-		v = pl_emit(L, "%s", mn);
+		v = pl_emit(L, "%s%s", mn, strncmp(mn, "DMNMX", 5) ? pl_f32_rnd(L) : "");
 		pl_o_def(v, d, 0, false);
 		pl_o_use(v, a, 0);
 		pl_o_use(v, b, 0);

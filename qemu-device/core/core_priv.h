@@ -317,6 +317,15 @@ uint32_t vgpu_fround_rcp(uint32_t a, unsigned rnd);
 uint32_t vgpu_fround_i2f(uint32_t a, bool sign, unsigned rnd);
 /* f32 to an integral f32: .RZ trunc, .RM floor, .RP ceil */
 uint32_t vgpu_fround_rint(uint32_t a, unsigned rnd);
+/* f64 alike (DADD DMUL DFMA DDIV DSQRT DRCP, D2F, L2D; D2I/D2L's IRND) */
+double vgpu_dround_add(double x, double y, unsigned rnd);
+double vgpu_dround_mul(double x, double y, unsigned rnd);
+double vgpu_dround_fma(double x, double y, double z, unsigned rnd);
+double vgpu_dround_div(double x, double y, unsigned rnd);
+double vgpu_dround_sqrt(double x, unsigned rnd);
+uint32_t vgpu_dround_d2f(double x, unsigned rnd);
+double vgpu_dround_l2d(uint64_t v, bool sign, unsigned rnd);
+double vgpu_dround_int(double x, unsigned irnd);
 
 /* mbarrier unit (mbar.c) */
 int vgpu_mbar_describe_wait(const struct vgpu_cta *c, uint32_t warp,

@@ -430,16 +430,17 @@ static inline void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, doubl
 		});                                                            \
 		return VGPU_X_NEXT;                                            \
 	}
-DALU(exec_dadd, a + b)
-DALU(exec_dmul, a * b)
-DALU(exec_ddiv, a / b)
+DALU(exec_dadd, d->mod[0] ? vgpu_dround_add(a, b, d->mod[0]) : a + b)
+DALU(exec_dmul, d->mod[0] ? vgpu_dround_mul(a, b, d->mod[0]) : a * b)
+DALU(exec_ddiv, d->mod[0] ? vgpu_dround_div(a, b, d->mod[0]) : a / b)
 DALU(exec_dmnmx, d->mod[0] == VGPU_MOD_MNMX_MIN ? fmin(a, b) : fmax(a, b))
 
 EXEC(exec_dfma)
 {
 	LANES(em, l, {
-		pair_set(w, d->rd, l,
-			 fma(pair_get(w, d->ra, l), pair_get(w, d->rb, l), pair_get(w, d->rc, l)));
+		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l), z = pair_get(w, d->rc, l);
+
+		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_fma(x, y, z, d->mod[0]) : fma(x, y, z));
 	});
 	return VGPU_X_NEXT;
 }
@@ -482,7 +483,11 @@ EXEC(exec_d2f)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 
-	LANES(em, l, { rd[l] = u32((float)pair_get(w, d->ra, l)); });
+	LANES(em, l, {
+		double x = pair_get(w, d->ra, l);
+
+		rd[l] = d->mod[0] ? vgpu_dround_d2f(x, d->mod[0]) : u32((float)x);
+	});
 	return VGPU_X_NEXT;
 }
 
@@ -553,13 +558,21 @@ IDIV64(exec_irem64, true)
 /* DSQRT, DRCP: correctly rounded (sqrt.rn.f64, rcp.rn.f64) */
 EXEC(exec_dsqrt)
 {
-	LANES(em, l, { pair_set(w, d->rd, l, sqrt(pair_get(w, d->ra, l))); });
+	LANES(em, l, {
+		double x = pair_get(w, d->ra, l);
+
+		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_sqrt(x, d->mod[0]) : sqrt(x));
+	});
 	return VGPU_X_NEXT;
 }
 
 EXEC(exec_drcp)
 {
-	LANES(em, l, { pair_set(w, d->rd, l, 1.0 / pair_get(w, d->ra, l)); });
+	LANES(em, l, {
+		double x = pair_get(w, d->ra, l);
+
+		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_div(1.0, x, d->mod[0]) : 1.0 / x);
+	});
 	return VGPU_X_NEXT;
 }
 
@@ -569,8 +582,9 @@ EXEC(exec_l2d)
 	LANES(em, l, {
 		uint64_t v = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l];
 
-		pair_set(w, d->rd, l, d->mod[0] == VGPU_MOD_ITYPE_S32 ? (double)(int64_t)v :
-									(double)v);
+		pair_set(w, d->rd, l,
+			 d->mod[1] ? vgpu_dround_l2d(v, d->mod[0] == VGPU_MOD_ITYPE_S32, d->mod[1]) :
+			 d->mod[0] == VGPU_MOD_ITYPE_S32 ? (double)(int64_t)v : (double)v);
 	});
 	return VGPU_X_NEXT;
 }
@@ -597,7 +611,7 @@ static inline uint64_t d2l(double x, unsigned type)
 EXEC(exec_d2l)
 {
 	LANES(em, l, {
-		uint64_t v = d2l(pair_get(w, d->ra, l), d->mod[0]);
+		uint64_t v = d2l(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]);
 
 		vgpu_reg(w, d->rd)[l] = (uint32_t)v;
 		vgpu_reg(w, d->rd + 1u)[l] = (uint32_t)(v >> 32);
@@ -609,7 +623,7 @@ EXEC(exec_d2i)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 
-	LANES(em, l, { rd[l] = d2i(pair_get(w, d->ra, l), d->mod[0]); });
+	LANES(em, l, { rd[l] = d2i(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]); });
 	return VGPU_X_NEXT;
 }
 

@@ -175,3 +175,140 @@ uint32_t vgpu_fround_rint(uint32_t a, unsigned rnd)
 	default: return u32v(nearbyintf(x));
 	}
 }
+
+/* ---- f64 ---- */
+
+typedef __float128 quad;
+
+static int qsgn(quad x)
+{
+	return x > 0 ? 1 : x < 0 ? -1 : 0;
+}
+
+static double dround(double f, int dir, unsigned rnd)
+{
+	if (isnan(f) || !dir)
+		return f;
+	switch (rnd) {
+	case VGPU_MOD_RND_RZ:
+		if ((dir < 0 && f > 0) || (dir > 0 && f < 0))
+			f = nextafter(f, 0.0);
+		break;
+	case VGPU_MOD_RND_RM:
+		if (dir < 0)
+			f = nextafter(f, -INFINITY);
+		break;
+	default:
+		if (dir > 0)
+			f = nextafter(f, INFINITY);
+		break;
+	}
+	return f;
+}
+
+/* an exact zero sum: -0 under RM unless both addends are zeros of one sign */
+static double dzero(double f, double x, double y, unsigned rnd)
+{
+	if (rnd == VGPU_MOD_RND_RM && !(x == 0 && y == 0 && signbit(x) == signbit(y)))
+		return -0.0;
+	return f;
+}
+
+double vgpu_dround_add(double x, double y, unsigned rnd)
+{
+	double s, e;
+
+	if (!isfinite(x) || !isfinite(y))
+		return x + y;
+	two_sum(x, y, &s, &e);
+	if (isinf(s))
+		return dround(s, s > 0 ? -1 : 1, rnd);
+	if (s == 0 && e == 0)
+		return dzero(s, x, y, rnd);
+	return dround(s, sgn(e), rnd);
+}
+
+double vgpu_dround_mul(double x, double y, unsigned rnd)
+{
+	double f = x * y;
+
+	if (!isfinite(x) || !isfinite(y) || x == 0 || y == 0)
+		return f; /* exact */
+	if (isinf(f))
+		return dround(f, f > 0 ? -1 : 1, rnd);
+	return dround(f, qsgn((quad)x * (quad)y - (quad)f), rnd);
+}
+
+double vgpu_dround_fma(double x, double y, double z, unsigned rnd)
+{
+	double f = fma(x, y, z);
+	quad p, q, s, bb, e;
+
+	if (!isfinite(x) || !isfinite(y) || !isfinite(z))
+		return f;
+	if (isinf(f))
+		return dround(f, f > 0 ? -1 : 1, rnd);
+	p = (quad)x * (quad)y; /* exact */
+	q = (quad)z;
+	s = p + q; /* TwoSum in binary128: s + e is x * y + z exactly */
+	bb = s - p;
+	e = (p - (s - bb)) + (q - bb);
+	if (s == 0 && e == 0) {
+		double sp = signbit(x) != signbit(y) ? -0.0 : 0.0;
+
+		return dzero(f, p == 0 ? sp : 1.0, z, rnd);
+	}
+	return dround(f, qsgn((s - (quad)f) + e), rnd);
+}
+
+double vgpu_dround_div(double x, double y, unsigned rnd)
+{
+	double f = x / y;
+
+	if (!isfinite(x) || !isfinite(y) || y == 0 || x == 0 || isnan(f))
+		return f;
+	if (isinf(f))
+		return dround(f, f > 0 ? -1 : 1, rnd);
+	/* x - f * y: the product is exact, the difference keeps its sign */
+	return dround(f, qsgn((quad)x - (quad)f * (quad)y) * (y > 0 ? 1 : -1), rnd);
+}
+
+double vgpu_dround_sqrt(double x, unsigned rnd)
+{
+	double f = sqrt(x);
+
+	if (!(x > 0) || isinf(x))
+		return f;
+	return dround(f, qsgn((quad)x - (quad)f * (quad)f), rnd);
+}
+
+uint32_t vgpu_dround_d2f(double x, unsigned rnd)
+{
+	float f = (float)x;
+
+	if (isnan(x) || isinf(x))
+		return u32v(f);
+	if (isinf(f))
+		return directed(f, f > 0 ? -1 : 1, rnd);
+	return directed(f, sgn(x - (double)f), rnd);
+}
+
+double vgpu_dround_l2d(uint64_t v, bool sign, unsigned rnd)
+{
+	long double x = sign ? (long double)(int64_t)v : (long double)v; /* exact: 64 bits */
+	double f = sign ? (double)(int64_t)v : (double)v;
+	long double dd = x - (long double)f;
+
+	return dround(f, dd > 0 ? 1 : dd < 0 ? -1 : 0, rnd);
+}
+
+/* f64 to an integral value as F2I's IRND says (before the conversion) */
+double vgpu_dround_int(double x, unsigned irnd)
+{
+	switch (irnd) {
+	case VGPU_MOD_IRND_RN: return nearbyint(x);
+	case VGPU_MOD_IRND_RM: return floor(x);
+	case VGPU_MOD_IRND_RP: return ceil(x);
+	default: return x;
+	}
+}

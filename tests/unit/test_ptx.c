@@ -1887,6 +1887,195 @@ TEST_F(ptx, cvt_rounding)
 	vgpu_args_free(args);
 }
 
+/* f64 the same: arithmetic and conversions, each in every rounding */
+__attribute__((noinline)) static double d_ref(int op, double a, double b, double c)
+{
+	volatile double x = a, y = b, z = c;
+
+	switch (op) {
+	case 0: return x + y;
+	case 1: return x - y;
+	case 2: return x * y;
+	case 3: return fma(x, y, z);
+	case 4: return x / y;
+	case 5: return sqrt(x);
+	default: return 1.0 / x;
+	}
+}
+
+__attribute__((noinline)) static float d2f_ref(double a)
+{
+	volatile double x = a;
+
+	return (float)x;
+}
+
+__attribute__((noinline)) static double l2d_ref(uint64_t v, bool sign)
+{
+	volatile int64_t s = (int64_t)v;
+	volatile uint64_t u = v;
+
+	return sign ? (double)s : (double)u;
+}
+
+static uint64_t d2l_sat(double r, bool sign, int bits)
+{
+	if (isnan(r))
+		return 0;
+	if (bits == 32)
+		return sign ? (r <= -2147483648.0 ? 0x80000000u : r >= 2147483647.0 ? 0x7fffffffu :
+			       (uint32_t)(int32_t)r) :
+			      (r <= 0 ? 0 : r >= 4294967295.0 ? 0xffffffffu : (uint32_t)r);
+	return sign ? (r <= -9223372036854775808.0 ? 0x8000000000000000ull :
+		       r >= 9223372036854775808.0 ? 0x7fffffffffffffffull : (uint64_t)(int64_t)r) :
+		      (r <= 0 ? 0 : r >= 18446744073709551616.0 ? ~0ull : (uint64_t)r);
+}
+
+TEST_F(ptx, f64_rounding)
+{
+	static const char *const ir[] = { "rni", "rzi", "rmi", "rpi" };
+	enum { N = 512, W = 7 * 4 + 7 * 4 }; /* 64-bit words per thread */
+	char *src = malloc(32768);
+	size_t n = 0;
+	uint64_t *in = malloc(4 * N * 8), *out = malloc((size_t)W * N * 8);
+	struct vgpu_args *args = NULL;
+	uint64_t rng = 4242;
+	static const uint64_t odd[] = {
+		0x0000000000000001ull, 0x8000000000000001ull, 0x000fffffffffffffull,
+		0x7fefffffffffffffull, 0xffefffffffffffffull, 0x7ff0000000000000ull,
+		0x3ff0000000000000ull, 0xbff0000000000000ull, 0x3ca0000000000000ull,
+		0x0000000000000000ull, 0x8000000000000000ull, 0x4330000000000001ull,
+		0x43e0000000000000ull, 0xc3e0000000000000ull, 0x41dfffffffc00000ull,
+	};
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (int i = 0; i < 4 * N; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		in[i] = rng;
+		if (i % 7 == 0)
+			in[i] = odd[(rng >> 40) % (sizeof(odd) / sizeof(odd[0]))];
+		else if (i % 4 == 3 && i % 8 != 7) { /* an integer-ish double for the conversions */
+			double dv = (double)(int64_t)(rng >> 20) / 8.0;
+
+			memcpy(&in[i], &dv, 8);
+		} else if (i % 5 == 1 && i) {
+			in[i] = in[i - 1] ^ (rng & 0x800000000000000full);
+		}
+	}
+	n += (size_t)snprintf(src + n, 32768 - n,
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+		"\t.reg .f64 %%fd<8>;\n\t.reg .f32 %%f<2>;\n\t.reg .b64 %%rd<12>;\n\t.reg .b32 %%r<6>;\n"
+		"\tld.param.u64 %%rd1, [pin];\n\tld.param.u64 %%rd2, [pout];\n"
+		"\tmov.u32 %%r1, %%ctaid.x;\n\tmov.u32 %%r2, %%ntid.x;\n\tmov.u32 %%r3, %%tid.x;\n"
+		"\tmad.lo.u32 %%r1, %%r1, %%r2, %%r3;\n"
+		"\tmul.wide.u32 %%rd3, %%r1, 32;\n\tadd.s64 %%rd4, %%rd1, %%rd3;\n"
+		"\tmul.wide.u32 %%rd5, %%r1, %d;\n\tadd.s64 %%rd6, %%rd2, %%rd5;\n"
+		"\tld.global.f64 %%fd1, [%%rd4];\n\tld.global.f64 %%fd2, [%%rd4+8];\n"
+		"\tld.global.f64 %%fd3, [%%rd4+16];\n\tld.global.u64 %%rd7, [%%rd4+24];\n", 8 * W);
+	for (int o = 0; o < 7; o++)
+		for (int m = 0; m < 4; m++) {
+			const char *mode = rnd_modes[m];
+
+			switch (o) {
+			case 3: n += (size_t)snprintf(src + n, 32768 - n,
+					"\tfma.%s.f64 %%fd4, %%fd1, %%fd2, %%fd3;\n", mode); break;
+			case 5: case 6: n += (size_t)snprintf(src + n, 32768 - n,
+					"\t%s.%s.f64 %%fd4, %%fd1;\n", rnd_ops[o], mode); break;
+			default: n += (size_t)snprintf(src + n, 32768 - n,
+					"\t%s.%s.f64 %%fd4, %%fd1, %%fd2;\n", rnd_ops[o], mode); break;
+			}
+			n += (size_t)snprintf(src + n, 32768 - n, "\tst.global.f64 [%%rd6+%d], %%fd4;\n",
+					      8 * (4 * o + m));
+		}
+	for (int m = 0; m < 4; m++)
+		n += (size_t)snprintf(src + n, 32768 - n,
+			"\tcvt.%s.f32.f64 %%f1, %%fd1;\n\tst.global.f32 [%%rd6+%d], %%f1;\n"
+			"\tcvt.%s.s32.f64 %%r4, %%fd3;\n\tst.global.u32 [%%rd6+%d], %%r4;\n"
+			"\tcvt.%s.u32.f64 %%r4, %%fd3;\n\tst.global.u32 [%%rd6+%d], %%r4;\n"
+			"\tcvt.%s.s64.f64 %%rd8, %%fd3;\n\tst.global.u64 [%%rd6+%d], %%rd8;\n"
+			"\tcvt.%s.u64.f64 %%rd8, %%fd3;\n\tst.global.u64 [%%rd6+%d], %%rd8;\n"
+			"\tcvt.%s.f64.s64 %%fd5, %%rd7;\n\tst.global.f64 [%%rd6+%d], %%fd5;\n"
+			"\tcvt.%s.f64.u64 %%fd5, %%rd7;\n\tst.global.f64 [%%rd6+%d], %%fd5;\n",
+			rnd_modes[m], 8 * (28 + 7 * m), ir[m], 8 * (28 + 7 * m + 1),
+			ir[m], 8 * (28 + 7 * m + 2), ir[m], 8 * (28 + 7 * m + 3),
+			ir[m], 8 * (28 + 7 * m + 4), rnd_modes[m], 8 * (28 + 7 * m + 5),
+			rnd_modes[m], 8 * (28 + 7 * m + 6));
+	n += (size_t)snprintf(src + n, 32768 - n, "\tret;\n}\n");
+	ASSERT_LT(n, (size_t)32768);
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, n, "f64_rounding.ptx", &self->prog,
+					   self->log, sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	ASSERT_EQ(0, buf(self, 0, in, 4 * N * 8));
+	ASSERT_EQ(0, buf(self, 1, NULL, (size_t)W * N * 8));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, N / 128, 128, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, (size_t)W * N * 8));
+	for (int t = 0, nbad = 0; t < N && nbad < 10; t++) {
+		double a, b, c, r;
+		uint64_t want[W];
+
+		memcpy(&a, &in[4 * t], 8);
+		memcpy(&b, &in[4 * t + 1], 8);
+		memcpy(&c, &in[4 * t + 2], 8);
+		for (int o = 0; o < 7; o++)
+			for (int m = 0; m < 4; m++) {
+				fesetround(rnd_fe[m]);
+				r = d_ref(o, a, b, c);
+				fesetround(FE_TONEAREST);
+				memcpy(&want[4 * o + m], &r, 8);
+			}
+		for (int m = 0; m < 4; m++) {
+			float f;
+			double ri = m == 0 ? nearbyint(c) : m == 1 ? trunc(c) : m == 2 ? floor(c) : ceil(c);
+
+			fesetround(rnd_fe[m]);
+			f = d2f_ref(a);
+			want[28 + 7 * m + 5] = 0;
+			r = l2d_ref(in[4 * t + 3], true);
+			memcpy(&want[28 + 7 * m + 5], &r, 8);
+			r = l2d_ref(in[4 * t + 3], false);
+			memcpy(&want[28 + 7 * m + 6], &r, 8);
+			fesetround(FE_TONEAREST);
+			want[28 + 7 * m] = 0;
+			memcpy(&want[28 + 7 * m], &f, 4);
+			want[28 + 7 * m + 1] = d2l_sat(ri, true, 32);
+			want[28 + 7 * m + 2] = d2l_sat(ri, false, 32);
+			want[28 + 7 * m + 3] = d2l_sat(ri, true, 64);
+			want[28 + 7 * m + 4] = d2l_sat(ri, false, 64);
+		}
+		for (int k = 0; k < W; k++) {
+			uint64_t got = out[W * t + k], w = want[k];
+
+			if (k >= 28 && ((k - 28) % 7 == 0 || (k - 28) % 7 == 1 || (k - 28) % 7 == 2))
+				got &= 0xffffffffull; /* 32-bit results: the word written */
+			if (k < 28 && (w & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
+			    (w & 0xfffffffffffffull) && (got & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
+			    (got & 0xfffffffffffffull))
+				continue; /* any NaN */
+			if (k >= 28 && (k - 28) % 7 == 0 && (w & 0x7f800000) == 0x7f800000 && (w & 0x7fffff) &&
+			    (got & 0x7f800000) == 0x7f800000 && (got & 0x7fffff))
+				continue;
+			if (got != w) {
+				nbad++;
+				EXPECT_EQ(w, got) TH_LOG("case %d of %a, %a, %a, 0x%016llx", k, a, b, c,
+							 (unsigned long long)in[4 * t + 3]);
+			}
+		}
+	}
+	vgpu_args_free(args);
+	free(src);
+	free(in);
+	free(out);
+}
+
 TEST_F(ptx, bad_input_is_a_located_error)
 {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
