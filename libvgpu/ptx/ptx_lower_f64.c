@@ -74,6 +74,65 @@ static bool flt_rnd_given(const struct ptx_insn *in)
 	       pl_has_mod(in, ".rp");
 }
 
+/*
+ * cvt.rni|rzi|rmi|rpi.f64.f64: below 2^52 in magnitude through a 64-bit
+ * integer (D2L in that rounding, L2D back: exact), with the source's sign
+ * (rint keeps it: -0.3 gives -0); from 2^52 up, infinities and NaN the
+ * value is its own.
+ */
+static bool f64_rint(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	int d, a, t, y, s, c, ab, p;
+	struct ptx_vinsn *v;
+
+	if (!int_rnd_given(in))
+		return pl_lerr(L, "cvt.f64.f64 needs .rni, .rzi, .rmi or .rpi");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+	a = pair_src(L, &in->ops[1]);
+	if (d < 0 || a < 0)
+		return true;
+	t = pl_new_vreg(L, 2);
+	y = pl_new_vreg(L, 2);
+	s = pl_new_vreg(L, 1);
+	c = pl_new_vreg(L, 2);
+	ab = sign_op(L, a, true);
+	p = pl_new_vreg(L, 0);
+	v = pl_emit(L, "D2L.S32%s", int_rnd(in));
+	pl_o_def(v, t, 0, false);
+	pl_o_use(v, a, 0);
+	v = pl_emit(L, "L2D.S32");
+	pl_o_def(v, y, 0, false);
+	pl_o_use(v, t, 0);
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, s, 0, false);
+	pl_o_use(v, a, 1);
+	pl_o_text(v, "0x80000000");
+	v = pl_emit(L, "LOP.OR");
+	pl_o_def(v, y, 1, true);
+	pl_o_use(v, y, 1);
+	pl_o_use(v, s, 0);
+	/* p: |a| < 2^52 (false for NaN) */
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, c, 0, true);
+	pl_o_text(v, "0x0");
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, c, 1, false);
+	pl_o_text(v, "0x43300000");
+	v = pl_emit(L, "DSETP.LT");
+	pl_o_pdef(v, p);
+	pl_o_use(v, ab, 0);
+	pl_o_use(v, c, 0);
+	for (int w = 0; w < 2; w++) {
+		v = pl_emit(L, "SEL");
+		pl_o_def(v, d, w, w == 0);
+		pl_o_use(v, y, w);
+		pl_o_use(v, a, w);
+		pl_o_puse(v, p, false);
+	}
+	return true;
+}
+
 /* Conversions with an f64 side (cvt); true if @in was one. */
 static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
 {
@@ -82,7 +141,7 @@ static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
 	int d, s;
 
 	if (dt.flt && dt.bits == 64 && st.flt && st.bits == 64)
-		return pl_unsupported(L, "rounding f64 to an integral f64");
+		return f64_rint(L) || true;
 	if (dt.flt && dt.bits == 64) { /* F2D, I2D, L2D */
 		if (!st.flt && st.bits != 32 && st.bits != 64)
 			return pl_unsupported(L, "conversions of 8- or 16-bit integers to f64");

@@ -1934,7 +1934,7 @@ static uint64_t d2l_sat(double r, bool sign, int bits)
 TEST_F(ptx, f64_rounding)
 {
 	static const char *const ir[] = { "rni", "rzi", "rmi", "rpi" };
-	enum { N = 512, W = 7 * 4 + 7 * 4 }; /* 64-bit words per thread */
+	enum { N = 512, W = 7 * 4 + 7 * 4 + 4 }; /* 64-bit words per thread */
 	char *src = malloc(32768);
 	size_t n = 0;
 	uint64_t *in = malloc(4 * N * 8), *out = malloc((size_t)W * N * 8);
@@ -2005,6 +2005,10 @@ TEST_F(ptx, f64_rounding)
 			ir[m], 8 * (28 + 7 * m + 2), ir[m], 8 * (28 + 7 * m + 3),
 			ir[m], 8 * (28 + 7 * m + 4), rnd_modes[m], 8 * (28 + 7 * m + 5),
 			rnd_modes[m], 8 * (28 + 7 * m + 6));
+	for (int m = 0; m < 4; m++) /* to an integral f64 */
+		n += (size_t)snprintf(src + n, 32768 - n,
+			"\tcvt.%s.f64.f64 %%fd6, %%fd3;\n\tst.global.f64 [%%rd6+%d], %%fd6;\n",
+			ir[m], 8 * (56 + m));
 	n += (size_t)snprintf(src + n, 32768 - n, "\tret;\n}\n");
 	ASSERT_LT(n, (size_t)32768);
 	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, n, "f64_rounding.ptx", &self->prog,
@@ -2050,17 +2054,18 @@ TEST_F(ptx, f64_rounding)
 			want[28 + 7 * m + 2] = d2l_sat(ri, false, 32);
 			want[28 + 7 * m + 3] = d2l_sat(ri, true, 64);
 			want[28 + 7 * m + 4] = d2l_sat(ri, false, 64);
+			memcpy(&want[56 + m], &ri, 8);
 		}
 		for (int k = 0; k < W; k++) {
 			uint64_t got = out[W * t + k], w = want[k];
 
-			if (k >= 28 && ((k - 28) % 7 == 0 || (k - 28) % 7 == 1 || (k - 28) % 7 == 2))
+			if (k >= 28 && k < 56 && ((k - 28) % 7 == 0 || (k - 28) % 7 == 1 || (k - 28) % 7 == 2))
 				got &= 0xffffffffull; /* 32-bit results: the word written */
-			if (k < 28 && (w & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
+			if ((k < 28 || k >= 56) && (w & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
 			    (w & 0xfffffffffffffull) && (got & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
 			    (got & 0xfffffffffffffull))
 				continue; /* any NaN */
-			if (k >= 28 && (k - 28) % 7 == 0 && (w & 0x7f800000) == 0x7f800000 && (w & 0x7fffff) &&
+			if (k >= 28 && k < 56 && (k - 28) % 7 == 0 && (w & 0x7f800000) == 0x7f800000 && (w & 0x7fffff) &&
 			    (got & 0x7f800000) == 0x7f800000 && (got & 0x7fffff))
 				continue;
 			if (got != w) {
