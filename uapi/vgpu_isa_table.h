@@ -43,7 +43,8 @@
 	E(MSEMX, 87, 2, 0)    /* expect/complete_tx semantics: .RELAXED */      \
 	E(MSCOPE, 89, 1, 0)   /* scope, default .CTA */                          \
 	E(RND, 92, 2, 0)      /* f32 rounding, default .RN (IEEE directions) */ \
-	E(IRND, 92, 2, 0)     /* F2I rounding to an integer, default .RZ */
+	E(IRND, 92, 2, 0)     /* F2I rounding to an integer, default .RZ */   \
+	E(FTZ, 94, 1, 0)      /* f32 subnormals flushed to zero: .FTZ */
 
 /*
  * Modifier values.  E(GROUP, NAME, value); NAME is the spelling after the dot.
@@ -105,6 +106,8 @@
 	E(IRND, RM, 2)                                                         \
 	E(IRND, RP, 3)                                                         \
 	E(MUFU, RINT, 7)                                                       \
+	E(FTZ, IEEE, 0)                                                        \
+	E(FTZ, FTZ, 1)                                                         \
 	E(VOTE, ALL, 0)                                                        \
 	E(VOTE, ANY, 1)                                                        \
 	E(VOTE, BALLOT, 2)                                                     \
@@ -279,27 +282,27 @@
 	E(SHR_I, "SHR", SHR, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))             \
 	E(SEL_R, "SEL", SEL, R, NOFIX, MODS0(), OPS4(RD, RA, RB, PP))               \
 	E(SEL_I, "SEL", SEL, I, NOFIX, MODS0(), OPS4(RD, RA, IMM, PP))              \
-	E(FADD_R, "FADD", FADD, R, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                \
-	E(FADD_I, "FADD", FADD, I, NOFIX, MODS1(RND), OPS3(RD, RA, FIMM))              \
-	E(FMUL_R, "FMUL", FMUL, R, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                \
-	E(FMUL_I, "FMUL", FMUL, I, NOFIX, MODS1(RND), OPS3(RD, RA, FIMM))              \
-	E(FFMA_R, "FFMA", FFMA, R, NOFIX, MODS1(RND), OPS4(RD, RA, RB, RC))            \
-	E(FFMA_I, "FFMA", FFMA, I, NOFIX, MODS1(RND), OPS4(RD, RA, FIMM, RC))          \
-	E(FSETP_R, "FSETP", FSETP, R, NOFIX, MODS2(CMP, COMB),                      \
+	E(FADD_R, "FADD", FADD, R, NOFIX, MODS2(RND, FTZ), OPS3(RD, RA, RB))                \
+	E(FADD_I, "FADD", FADD, I, NOFIX, MODS2(RND, FTZ), OPS3(RD, RA, FIMM))              \
+	E(FMUL_R, "FMUL", FMUL, R, NOFIX, MODS2(RND, FTZ), OPS3(RD, RA, RB))                \
+	E(FMUL_I, "FMUL", FMUL, I, NOFIX, MODS2(RND, FTZ), OPS3(RD, RA, FIMM))              \
+	E(FFMA_R, "FFMA", FFMA, R, NOFIX, MODS2(RND, FTZ), OPS4(RD, RA, RB, RC))            \
+	E(FFMA_I, "FFMA", FFMA, I, NOFIX, MODS2(RND, FTZ), OPS4(RD, RA, FIMM, RC))          \
+	E(FSETP_R, "FSETP", FSETP, R, NOFIX, MODS3(CMP, COMB, FTZ),                      \
 	  OPS4(PU, RA, RB, OPT(PP)))                                                \
-	E(FSETP_I, "FSETP", FSETP, I, NOFIX, MODS2(CMP, COMB),                      \
+	E(FSETP_I, "FSETP", FSETP, I, NOFIX, MODS3(CMP, COMB, FTZ),                      \
 	  OPS4(PU, RA, FIMM, OPT(PP)))                                              \
-	E(FMNMX_R, "FMNMX", FMNMX, R, NOFIX, MODS1(MNMX), OPS3(RD, RA, RB))         \
-	E(FMNMX_I, "FMNMX", FMNMX, I, NOFIX, MODS1(MNMX), OPS3(RD, RA, FIMM))       \
+	E(FMNMX_R, "FMNMX", FMNMX, R, NOFIX, MODS2(MNMX, FTZ), OPS3(RD, RA, RB))         \
+	E(FMNMX_I, "FMNMX", FMNMX, I, NOFIX, MODS2(MNMX, FTZ), OPS3(RD, RA, FIMM))       \
 	E(F2I, "F2I", F2I, X, NOFIX, MODS2(ITYPE, IRND), OPS2(RD, RA))                    \
 	E(I2F, "I2F", I2F, X, NOFIX, MODS2(ITYPE, RND), OPS2(RD, RA))                    \
 	E(IDIV_R, "IDIV", IDIV, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))           \
 	E(IDIV_I, "IDIV", IDIV, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))          \
 	E(IREM_R, "IREM", IREM, R, NOFIX, MODS1(ITYPE), OPS3(RD, RA, RB))           \
 	E(IREM_I, "IREM", IREM, I, NOFIX, MODS1(ITYPE), OPS3(RD, RA, IMM))          \
-	E(FDIV_R, "FDIV", FDIV, R, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                \
-	E(FDIV_I, "FDIV", FDIV, I, NOFIX, MODS1(RND), OPS3(RD, RA, FIMM))              \
-	E(MUFU, "MUFU", MUFU, X, NOFIX, MODS2(MUFU, RND), OPS2(RD, RA))                  \
+	E(FDIV_R, "FDIV", FDIV, R, NOFIX, MODS2(RND, FTZ), OPS3(RD, RA, RB))                \
+	E(FDIV_I, "FDIV", FDIV, I, NOFIX, MODS2(RND, FTZ), OPS3(RD, RA, FIMM))              \
+	E(MUFU, "MUFU", MUFU, X, NOFIX, MODS3(MUFU, RND, FTZ), OPS2(RD, RA))                  \
 	E(DADD, "DADD", DADD, X, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                  \
 	E(DMUL, "DMUL", DMUL, X, NOFIX, MODS1(RND), OPS3(RD, RA, RB))                  \
 	E(DFMA, "DFMA", DFMA, X, NOFIX, MODS1(RND), OPS4(RD, RA, RB, RC))              \

@@ -70,6 +70,8 @@ const char *pl_spelled(const struct ptx_insn *in, char *buf, size_t len);
 bool pl_unsupported(struct lower *L, const char *why);
 /* "", ".RZ", ".RM" or ".RP": the f32 instruction's rounding modifier */
 const char *pl_f32_rnd(const struct lower *L);
+/* ".FTZ" or "": the f32 instruction's .ftz */
+const char *pl_f32_ftz(const struct lower *L);
 int pl_new_vreg(struct lower *L, int width);
 bool pl_room(struct lower *L, int more);
 void pl_finish(struct lower *L);

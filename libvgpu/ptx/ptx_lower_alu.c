@@ -215,6 +215,12 @@ const char *pl_f32_rnd(const struct lower *L)
 	return "";
 }
 
+/* ".FTZ" for an f32 instruction with .ftz, else "" (the modifier goes last) */
+const char *pl_f32_ftz(const struct lower *L)
+{
+	return pl_has_mod(L->in, ".ftz") ? ".FTZ" : "";
+}
+
 void pl_arith(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -233,7 +239,7 @@ void pl_arith(struct lower *L)
 		if (d < 0)
 			return;
 		if (sub) { /* a - b = fma(b, -1, a), one rounding */
-			v = pl_emit(L, "FFMA%s", pl_f32_rnd(L));
+			v = pl_emit(L, "FFMA%s%s", pl_f32_rnd(L), pl_f32_ftz(L));
 			pl_o_def(v, d, 0, false);
 			pl_use_src(L, v, &in->ops[2], 0);
 			pl_o_text(v, "0xbf800000");
@@ -242,7 +248,8 @@ void pl_arith(struct lower *L)
 		}
 		char mnem[16];
 
-		snprintf(mnem, sizeof(mnem), "%s%s", add ? "FADD" : "FMUL", pl_f32_rnd(L));
+		snprintf(mnem, sizeof(mnem), "%s%s%s", add ? "FADD" : "FMUL", pl_f32_rnd(L),
+			 pl_f32_ftz(L));
 		pl_alu32(L, mnem, d, 0, false, &in->ops[1], &in->ops[2], 0, true);
 		return;
 	}
@@ -316,7 +323,7 @@ void pl_mad(struct lower *L)
 		d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 		if (d < 0)
 			return;
-		v = pl_emit(L, "FFMA%s", pl_f32_rnd(L));
+		v = pl_emit(L, "FFMA%s%s", pl_f32_rnd(L), pl_f32_ftz(L));
 		pl_o_def(v, d, 0, false);
 		pl_use_src(L, v, &in->ops[1], 0);
 		pl_use_src_or_imm(L, v, &in->ops[2], 0);
@@ -605,7 +612,7 @@ void pl_minmax(struct lower *L)
 	if (d < 0)
 		return;
 	if (t.flt)
-		snprintf(m, sizeof(m), "FMNMX.%s", mn ? "MIN" : "MAX");
+		snprintf(m, sizeof(m), "FMNMX.%s%s", mn ? "MIN" : "MAX", pl_f32_ftz(L));
 	else
 		snprintf(m, sizeof(m), "IMNMX.%s.%s", mn ? "MIN" : "MAX", pl_int_mod(t));
 	pl_alu32(L, m, d, 0, false, &in->ops[1], &in->ops[2], 0, true);

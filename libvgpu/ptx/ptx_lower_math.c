@@ -60,7 +60,7 @@ void pl_divrem(struct lower *L)
 	if (t.flt) { /* .rn, .full and .approx alike: IEEE division; .rz .rm .rp */
 		char mnem[16];
 
-		snprintf(mnem, sizeof(mnem), "FDIV%s", pl_f32_rnd(L));
+		snprintf(mnem, sizeof(mnem), "FDIV%s%s", pl_f32_rnd(L), pl_f32_ftz(L));
 		pl_alu32(L, mnem, d, 0, false, &in->ops[1], &in->ops[2], 0, false);
 	}
 	else
@@ -94,7 +94,7 @@ void pl_mufu(struct lower *L)
 	if (d < 0)
 		return;
 	/* rcp and sqrt: IEEE with .rn .rz .rm .rp; the .approx ones round as they do */
-	v = pl_emit(L, "MUFU.%s%s", fns[i].fn, i < 2 ? pl_f32_rnd(L) : "");
+	v = pl_emit(L, "MUFU.%s%s%s", fns[i].fn, i < 2 ? pl_f32_rnd(L) : "", pl_f32_ftz(L));
 	pl_o_def(v, d, 0, false);
 	pl_use_src(L, v, &in->ops[1], 0);
 }
@@ -212,13 +212,16 @@ bool pl_fcmp(struct lower *L, const char *mn, const char *cmp, int a, int b, int
 			break;
 	if (k == sizeof(rules) / sizeof(rules[0]))
 		return pl_unsupported(L, "comparison");
-	v = pl_emit(L, "%s.%s", mn, rules[k].first);
+	/* f32 .ftz: FSETP...FTZ, after the combine */
+	const char *z = !strcmp(mn, "FSETP") ? pl_f32_ftz(L) : "";
+
+	v = pl_emit(L, "%s.%s%s", mn, rules[k].first, z);
 	pl_o_pdef(v, p);
 	pl_o_use(v, a, 0);
 	pl_o_use(v, rules[k].self ? a : b, 0);
 	if (rules[k].second || rules[k].self) {
-		v = pl_emit(L, "%s.%s.%s", mn, rules[k].self ? "EQ" : rules[k].second,
-			    rules[k].self ? "AND" : "OR");
+		v = pl_emit(L, "%s.%s.%s%s", mn, rules[k].self ? "EQ" : rules[k].second,
+			    rules[k].self ? "AND" : "OR", z);
 		pl_o_pdef(v, p);
 		pl_o_use(v, rules[k].self ? b : a, 0);
 		pl_o_use(v, b, 0);

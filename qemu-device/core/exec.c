@@ -188,30 +188,65 @@ ALU2(imnmx, imnmx(a, b, d->mod[0], d->mod[1]))
 ALU2(lop, lop(a, b, d->mod[0]))
 ALU2(shl, b > 31 ? 0 : a << b)
 ALU2(shr, shr(a, b, d->mod[0]))
-ALU2(fadd, d->mod[0] ? vgpu_fround_add(a, b, d->mod[0]) : u32(f32(a) + f32(b)))
-ALU2(fmul, d->mod[0] ? vgpu_fround_mul(a, b, d->mod[0]) : u32(f32(a) * f32(b)))
-ALU3(ffma, d->mod[0] ? vgpu_fround_fma(a, b, cc, d->mod[0]) :
-		   u32(fmaf(f32(a), f32(b), f32(cc))))
-ALU2(fmnmx, fmnmx(a, b, d->mod[0]))
+/*
+ * .FTZ: a subnormal operand counts as a zero of its sign, and so does a
+ * subnormal result (PTX's .ftz).
+ */
+static inline uint32_t ftz(uint32_t a)
+{
+	return (a & 0x7f800000u) ? a : a & 0x80000000u;
+}
+
+static inline uint32_t fadd_(uint32_t a, uint32_t b, unsigned rnd)
+{
+	return rnd ? vgpu_fround_add(a, b, rnd) : u32(f32(a) + f32(b));
+}
+
+static inline uint32_t fmul_(uint32_t a, uint32_t b, unsigned rnd)
+{
+	return rnd ? vgpu_fround_mul(a, b, rnd) : u32(f32(a) * f32(b));
+}
+
+static inline uint32_t ffma_(uint32_t a, uint32_t b, uint32_t c, unsigned rnd)
+{
+	return rnd ? vgpu_fround_fma(a, b, c, rnd) : u32(fmaf(f32(a), f32(b), f32(c)));
+}
+
+static inline uint32_t fdiv_(uint32_t a, uint32_t b, unsigned rnd)
+{
+	return rnd ? vgpu_fround_div(a, b, rnd) : u32(f32(a) / f32(b));
+}
+
+ALU2(fadd, d->mod[1] ? ftz(fadd_(ftz(a), ftz(b), d->mod[0])) : fadd_(a, b, d->mod[0]))
+ALU2(fmul, d->mod[1] ? ftz(fmul_(ftz(a), ftz(b), d->mod[0])) : fmul_(a, b, d->mod[0]))
+ALU3(ffma, d->mod[1] ? ftz(ffma_(ftz(a), ftz(b), ftz(cc), d->mod[0])) :
+		   ffma_(a, b, cc, d->mod[0]))
+ALU2(fmnmx, d->mod[1] ? fmnmx(ftz(a), ftz(b), d->mod[0]) : fmnmx(a, b, d->mod[0]))
 ALU2(idiv, idiv(a, b, d->mod[0], false))
 ALU2(irem, idiv(a, b, d->mod[0], true))
-ALU2(fdiv, d->mod[0] ? vgpu_fround_div(a, b, d->mod[0]) : u32(f32(a) / f32(b)))
+ALU2(fdiv, d->mod[1] ? ftz(fdiv_(ftz(a), ftz(b), d->mod[0])) : fdiv_(a, b, d->mod[0]))
 
 EXEC(exec_mufu)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	/* .RZ/.RM/.RP: for RCP and SQRT (PTX's rcp/sqrt .rz .rm .rp); the
-	 * approximations ignore it */
-	if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_RCP)
-		LANES(em, l, { rd[l] = vgpu_fround_rcp(ra[l], d->mod[1]); });
-	else if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_SQRT)
-		LANES(em, l, { rd[l] = vgpu_fround_sqrt(ra[l], d->mod[1]); });
-	else if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_RINT)
-		LANES(em, l, { rd[l] = vgpu_fround_rint(ra[l], d->mod[1]); });
-	else
-		LANES(em, l, { rd[l] = mufu(ra[l], d->mod[0]); });
+	/* .RZ/.RM/.RP: for RCP, SQRT and RINT (PTX's rcp/sqrt .rz .rm .rp,
+	 * cvt.r*i.f32.f32); the approximations ignore it.  .FTZ flushes a
+	 * subnormal operand and result. */
+	LANES(em, l, {
+		uint32_t a = d->mod[2] ? ftz(ra[l]) : ra[l], r;
+
+		if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_RCP)
+			r = vgpu_fround_rcp(a, d->mod[1]);
+		else if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_SQRT)
+			r = vgpu_fround_sqrt(a, d->mod[1]);
+		else if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_RINT)
+			r = vgpu_fround_rint(a, d->mod[1]);
+		else
+			r = mufu(a, d->mod[0]);
+		rd[l] = d->mod[2] ? ftz(r) : r;
+	});
 	return VGPU_X_NEXT;
 }
 
@@ -284,6 +319,7 @@ static inline uint32_t pack_lanes(const uint8_t t[VGPU_WARP_SIZE])
 #define AS_U32(v) (v)
 #define AS_S32(v) ((int32_t)(v))
 #define AS_F32(v) f32(v)
+#define AS_F32Z(v) f32(ftz(v))
 
 /*
  * ISETP/FSETP: Pu = (a CMP b) COMB {!}Pp.  Float comparisons are ordered
@@ -297,7 +333,9 @@ static inline void setp_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 	unsigned comb = fp ? d->mod[1] : d->mod[2];
 	uint32_t m = 0;
 
-	if (fp)
+	if (fp && d->mod[2])
+		CMP_SWITCH(d->mod[0], float, AS_F32Z);
+	else if (fp)
 		CMP_SWITCH(d->mod[0], float, AS_F32);
 	else if (d->mod[1] == VGPU_MOD_ITYPE_S32)
 		CMP_SWITCH(d->mod[0], int32_t, AS_S32);

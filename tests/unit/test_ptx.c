@@ -2081,6 +2081,91 @@ TEST_F(ptx, f64_rounding)
 	free(out);
 }
 
+/* .ftz: subnormal operands and results are zeros of their sign */
+static float flush(float x)
+{
+	return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
+}
+
+TEST_F(ptx, f32_ftz)
+{
+	static const char src[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+		"\t.reg .f32 %f<12>;\n\t.reg .b64 %rd<8>;\n\t.reg .b32 %r<4>;\n\t.reg .pred %p1;\n"
+		"\tld.param.u64 %rd1, [pin];\n\tld.param.u64 %rd2, [pout];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tmul.wide.u32 %rd3, %r1, 12;\n\tadd.s64 %rd4, %rd1, %rd3;\n"
+		"\tmul.wide.u32 %rd5, %r1, 32;\n\tadd.s64 %rd6, %rd2, %rd5;\n"
+		"\tld.global.f32 %f1, [%rd4];\n\tld.global.f32 %f2, [%rd4+4];\n"
+		"\tld.global.f32 %f3, [%rd4+8];\n"
+		"\tadd.ftz.f32 %f4, %f1, %f2;\n\tst.global.f32 [%rd6], %f4;\n"
+		"\tmul.rn.ftz.f32 %f5, %f1, %f2;\n\tst.global.f32 [%rd6+4], %f5;\n"
+		"\tfma.rn.ftz.f32 %f6, %f1, %f2, %f3;\n\tst.global.f32 [%rd6+8], %f6;\n"
+		"\tdiv.rn.ftz.f32 %f7, %f1, %f2;\n\tst.global.f32 [%rd6+12], %f7;\n"
+		"\tsqrt.rn.ftz.f32 %f8, %f3;\n\tst.global.f32 [%rd6+16], %f8;\n"
+		"\tmin.ftz.f32 %f9, %f1, %f2;\n\tst.global.f32 [%rd6+20], %f9;\n"
+		"\tsetp.gt.ftz.f32 %p1, %f1, 0f00000000;\n\tselp.u32 %r2, 1, 0, %p1;\n"
+		"\tst.global.u32 [%rd6+24], %r2;\n"
+		"\tsub.rz.ftz.f32 %f10, %f1, %f2;\n\tst.global.f32 [%rd6+28], %f10;\n"
+		"\tret;\n}\n";
+	enum { T = 128 };
+	float in[3 * T], out[8 * T];
+	struct vgpu_args *args = NULL;
+	uint64_t rng = 7;
+
+	for (int i = 0; i < 3 * T; i++) {
+		uint32_t r;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		/* mostly subnormal or near the bottom of the normals */
+		r = (uint32_t)rng & (i % 3 == 2 ? 0x00ffffffu : 0x80ffffffu);
+		if (i % 5 == 0)
+			r |= 0x3f000000u;
+		memcpy(&in[i], &r, 4);
+	}
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, strlen(src), "ftz.ptx", &self->prog,
+					   self->log, sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	ASSERT_EQ(0, buf(self, 0, in, sizeof(in)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, T, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
+	for (int t = 0; t < T; t++) {
+		float a = flush(in[3 * t]), b = flush(in[3 * t + 1]), c = flush(in[3 * t + 2]);
+		float want[8], rz;
+		uint32_t g, w1;
+
+		want[0] = flush(a + b);
+		want[1] = flush(a * b);
+		want[2] = flush(fmaf(a, b, c));
+		want[3] = flush(a / b);
+		want[4] = flush(sqrtf(c));
+		want[5] = flush(fminf(a, b));
+		g = a > 0;
+		memcpy(&want[6], &g, 4);
+		fesetround(FE_TOWARDZERO);
+		rz = rnd_ref(1, a, b, 0);
+		fesetround(FE_TONEAREST);
+		want[7] = flush(rz);
+		for (int k = 0; k < 8; k++) {
+			memcpy(&g, &out[8 * t + k], 4);
+			memcpy(&w1, &want[k], 4);
+			if (isnan(want[k]) && isnan(out[8 * t + k]))
+				continue;
+			EXPECT_EQ(w1, g) TH_LOG("thread %d result %d: %a, %a, %a", t, k,
+						in[3 * t], in[3 * t + 1], in[3 * t + 2]);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 TEST_F(ptx, bad_input_is_a_located_error)
 {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
