@@ -169,6 +169,17 @@ static int record(const char *tfs, const char *out, char **argv)
 		fprintf(stderr, "vgpu-trace: %s: %s\n", tracefile, strerror(errno));
 		goto out;
 	}
+	if (getenv("VGPU_TRACE_KEEP")) { /* debugging: the raw text beside the output */
+		char keep[4200];
+		FILE *k;
+
+		snprintf(keep, sizeof(keep), "%s.txt", out);
+		k = fopen(keep, "w");
+		if (k) {
+			fputs(text, k);
+			fclose(k);
+		}
+	}
 	if (!write_trace(out, text, dir))
 		status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 	free(text);

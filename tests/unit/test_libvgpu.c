@@ -770,13 +770,15 @@ static double line_num(const char *line, const char *key)
 /*
  * vgpu-trace records the driver's tracepoints and each job's timeline
  * (drm only: tracefs, root): three jobs as slices on their queues, each
- * with its kernel and its CTAs, A -> B (syncobj) and B -> C (the buffer)
- * as dependency flows, the scheduler's events; one event per line, in
- * time order on each track.
+ * with its kernel and its CTAs, a dependency flow for each dependency the
+ * driver recorded (A -> B through the syncobj at least), the scheduler's
+ * events; one event per line, in time order on each track.
  */
 TEST_F(libvgpu, system_timeline)
 {
 	char exe[PATH_MAX], tool[PATH_MAX + 16], cmd[3 * PATH_MAX + 128], line[4096];
+	char fences[16][40];
+	int nf, want;
 	const char *out = "/tmp/vgpu-system-timeline.json";
 	int jobs = 0, kernels = 0, deps = 0, sched = 0, ctas = 0, bad_order = 0;
 	double last_pid = -1, last_tid = -1, last_ts = -1;
@@ -793,7 +795,7 @@ TEST_F(libvgpu, system_timeline)
 		 (int)(strrchr(exe, '/') - exe), exe);
 	if (access(tool, X_OK))
 		snprintf(tool, sizeof(tool), "vgpu-trace");
-	snprintf(cmd, sizeof(cmd), "VGPU_TEST_TRACE_WORKLOAD=1 '%s' -o %s -- '%s'",
+	snprintf(cmd, sizeof(cmd), "VGPU_TRACE_KEEP=1 VGPU_TEST_TRACE_WORKLOAD=1 '%s' -o %s -- '%s'",
 		 tool, out, exe);
 	ASSERT_EQ(0, system(cmd));
 	f = fopen(out, "r");
@@ -821,10 +823,61 @@ TEST_F(libvgpu, system_timeline)
 	EXPECT_EQ(3, ctas);
 	/* A -> B and B -> C: a start and a finish each (C may also wait for
 	 * A through the buffer B and A share: at least the two) */
-	EXPECT_GE(deps, 4);
+	/*
+	 * A dependency is a flow when the driver recorded it: every
+	 * vgpu_job_dep naming a traced job's finished fence.  A -> B (the
+	 * syncobj) always is; C's on B's buffer only while B has not
+	 * completed when C is submitted (a slow kernel may finish B first).
+	 */
+	f = fopen("/tmp/vgpu-system-timeline.json.txt", "r");
+	ASSERT_NE(NULL, f);
+	nf = 0;
+	want = 0;
+	{
+		while (fgets(line, sizeof(line), f)) {
+			const char *p = strstr(line, "fence=");
+
+			if (!p || nf == 16)
+				continue;
+			if (strstr(line, "vgpu_job_submit:"))
+				sscanf(p + 6, "%39s", fences[nf++]);
+		}
+		rewind(f);
+		while (fgets(line, sizeof(line), f)) {
+			const char *p = strstr(line, "fence=");
+			char fe[40];
+
+			if (!p || !strstr(line, "vgpu_job_dep:") || sscanf(p + 6, "%39s", fe) != 1)
+				continue;
+			for (int k = 0; k < nf; k++)
+				if (!strcmp(fe, fences[k])) {
+					want++;
+					break;
+				}
+		}
+		fclose(f);
+		EXPECT_GE(want, 1); /* A -> B */
+		EXPECT_EQ(2 * want, deps);
+	}
 	EXPECT_GE(sched, 3);
 	EXPECT_EQ(0, bad_order);
+	if (deps < 2) { /* what the trace says of the jobs */
+		f = fopen(out, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (strstr(line, "\"cat\":\"job\"") || strstr(line, "dependency") ||
+			    strstr(line, "waits for"))
+				TH_LOG("%s", line);
+		if (f)
+			fclose(f);
+		f = fopen("/tmp/vgpu-system-timeline.json.txt", "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (strstr(line, "vgpu_job"))
+				TH_LOG("%s", line);
+		if (f)
+			fclose(f);
+	}
 	remove(out);
+	remove("/tmp/vgpu-system-timeline.json.txt");
 }
 
 TEST(device_closed_with_objects_alive)
