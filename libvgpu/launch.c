@@ -607,31 +607,42 @@ static int local_mem(struct vgpu_device *dev, struct vgpu_param_bo *p, uint64_t 
 	return 0;
 }
 
-/* @k's printf buffer (on its page, like local memory): made once, mapped. */
-static int printf_mem(struct vgpu_device *dev, struct vgpu_param_bo *p)
+/*
+ * A buffer of @size bytes for what the device writes and the library
+ * reads back (printf records, timelines): created, mapped.
+ */
+static int mapped_bo(struct vgpu_device *dev, uint64_t size, uint32_t *handle,
+		     uint64_t *va, uint8_t **map)
 {
-	struct drm_vgpu_bo_create c = { .size = VGPU_PRINTF_BYTES, .flags = VGPU_BO_NO_EXEC };
+	struct drm_vgpu_bo_create c = { .size = size, .flags = VGPU_BO_NO_EXEC };
 	struct drm_vgpu_bo_mmap_offset mo = { 0 };
-	void *map;
+	void *m;
 	int ret;
 
-	if (p->printf_handle)
-		return 0;
 	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_CREATE, &c);
 	if (ret)
 		return ret;
 	mo.handle = c.handle;
 	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
 	if (!ret)
-		ret = dev->ops->mmap(dev, mo.offset, VGPU_PRINTF_BYTES, &map);
+		ret = dev->ops->mmap(dev, mo.offset, size, &m);
 	if (ret) {
 		vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &(struct drm_gem_close){ .handle = c.handle });
 		return ret;
 	}
-	p->printf_handle = c.handle;
-	p->printf_va = c.va;
-	p->printf_map = map;
+	*handle = c.handle;
+	*va = c.va;
+	*map = m;
 	return 0;
+}
+
+/* @k's printf buffer (on its page, like local memory): made once, mapped. */
+static int printf_mem(struct vgpu_device *dev, struct vgpu_param_bo *p)
+{
+	if (p->printf_handle)
+		return 0;
+	return mapped_bo(dev, VGPU_PRINTF_BYTES, &p->printf_handle, &p->printf_va,
+			 &p->printf_map);
 }
 
 /*
@@ -642,11 +653,6 @@ static int printf_mem(struct vgpu_device *dev, struct vgpu_param_bo *p)
 static int timeline_mem(struct vgpu_device *dev, struct vgpu_param_bo *p,
 			uint64_t size)
 {
-	struct drm_vgpu_bo_create c = { .size = size, .flags = VGPU_BO_NO_EXEC };
-	struct drm_vgpu_bo_mmap_offset mo = { 0 };
-	void *map;
-	int ret;
-
 	if (p->tl_handle && p->tl_size != size) {
 		dev->ops->munmap(dev, p->tl_map, p->tl_size);
 		vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE,
@@ -654,22 +660,11 @@ static int timeline_mem(struct vgpu_device *dev, struct vgpu_param_bo *p,
 		p->tl_handle = 0;
 	}
 	if (!p->tl_handle) {
-		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_CREATE, &c);
+		int ret = mapped_bo(dev, size, &p->tl_handle, &p->tl_va, &p->tl_map);
+
 		if (ret)
 			return ret;
-		mo.handle = c.handle;
-		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
-		if (!ret)
-			ret = dev->ops->mmap(dev, mo.offset, size, &map);
-		if (ret) {
-			vgpu_dev_ioctl(dev, DRM_IOCTL_GEM_CLOSE,
-				       &(struct drm_gem_close){ .handle = c.handle });
-			return ret;
-		}
-		p->tl_handle = c.handle;
-		p->tl_va = c.va;
 		p->tl_size = size;
-		p->tl_map = map;
 	}
 	memset(p->tl_map, 0, sizeof(struct vgpu_trace_header));
 	return 0;

@@ -388,9 +388,16 @@ static void copy_prop(struct ptx_code *c)
 	}
 }
 
+/* Words known to hold a constant (MOV d, imm) in the block so far. */
+enum { MAXK = 32 };
+struct consts {
+	int v[MAXK], part[MAXK];
+	uint32_t val[MAXK];
+	int n;
+};
+
 /* The value of a one-word source: an immediate, RZ, or a known constant. */
-static bool const_of(const struct ptx_vop *o, const int *cv, const uint32_t *cval,
-		     int ncv, uint32_t *val)
+static bool const_of(const struct ptx_vop *o, const struct consts *k, uint32_t *val)
 {
 	char *end;
 
@@ -402,14 +409,40 @@ static bool const_of(const struct ptx_vop *o, const int *cv, const uint32_t *cva
 		*val = (uint32_t)strtoul(o->text, &end, 0);
 		return end != o->text && !*end && (o->text[0] >= '0' && o->text[0] <= '9');
 	}
-	if (o->kind != PTX_V_REG || o->v < 0)
+	if (!k || o->kind != PTX_V_REG || o->v < 0)
 		return false;
-	for (int k = 0; k < ncv; k++)
-		if (cv[2 * k] == o->v && cv[2 * k + 1] == o->part) {
-			*val = cval[k];
+	for (int i = 0; i < k->n; i++)
+		if (k->v[i] == o->v && k->part[i] == o->part) {
+			*val = k->val[i];
 			return true;
 		}
 	return false;
+}
+
+/* After @t: what it writes is no longer known; a MOV of a constant is. */
+static void consts_step(struct consts *k, const struct ptx_vinsn *t)
+{
+	uint32_t val;
+
+	for (int o = 0; o < t->nops; o++) {
+		const struct ptx_vop *op = &t->ops[o];
+
+		if (!is_def(t, op) || op->v < 0)
+			continue;
+		for (int i = 0; i < k->n; i++)
+			if (k->v[i] == op->v) {
+				k->n--;
+				k->v[i] = k->v[k->n];
+				k->part[i] = k->part[k->n];
+				k->val[i--] = k->val[k->n];
+			}
+	}
+	if (!strcmp(t->mnem, "MOV") && t->guard < 0 && t->nops == 2 &&
+	    t->ops[0].kind == PTX_V_REG && const_of(&t->ops[1], NULL, &val) && k->n < MAXK) {
+		k->v[k->n] = t->ops[0].v;
+		k->part[k->n] = t->ops[0].part;
+		k->val[k->n++] = val;
+	}
 }
 
 /* How many instructions read predicate @p (operands and guards). */
@@ -436,50 +469,60 @@ static int pred_reads(const struct ptx_code *c, int p)
  */
 static void fold_branch_preds(struct ptx_code *c)
 {
-	enum { MAXK = 32 };
-	int cv[2 * MAXK], ncv = 0;
-	uint32_t cval[MAXK];
+	struct consts k = { .n = 0 };
 	struct { int v, part, p; bool pneg; uint32_t a, b; } sel[MAXK];
 	int nsel = 0;
 
 	for (int i = 0; i < c->n; i++) {
 		struct ptx_vinsn *t = &c->insns[i];
 		uint32_t a, b;
+		bool is_sel;
 
 		if (t->label[0] || (i && (c->insns[i - 1].branch || c->insns[i - 1].exit)))
-			ncv = nsel = 0;
+			k.n = nsel = 0;
 		if (t->label[0])
 			continue;
 		if (t->guard < 0 && !strncmp(t->mnem, "ISETP.", 6) && t->nops == 3 &&
 		    t->ops[0].kind == PTX_V_PRED && t->ops[0].def &&
 		    (!strcmp(t->mnem, "ISETP.EQ.S32") || !strcmp(t->mnem, "ISETP.EQ.U32") ||
 		     !strcmp(t->mnem, "ISETP.NE.S32") || !strcmp(t->mnem, "ISETP.NE.U32")) &&
-		    t->ops[1].kind == PTX_V_REG && const_of(&t->ops[2], cv, cval, 0, &b) &&
+		    t->ops[1].kind == PTX_V_REG && const_of(&t->ops[2], NULL, &b) &&
 		    i + 1 < c->n && c->insns[i + 1].branch &&
 		    c->insns[i + 1].guard == t->ops[0].v &&
 		    pred_reads(c, t->ops[0].v) == 1) {
 			bool ne = t->mnem[6] == 'N';
 
-			for (int k = 0; k < nsel; k++) {
+			for (int j = 0; j < nsel; j++) {
 				bool ra, rb;
 
-				if (sel[k].v != t->ops[1].v || sel[k].part != t->ops[1].part)
+				if (sel[j].v != t->ops[1].v || sel[j].part != t->ops[1].part)
 					continue;
-				ra = (sel[k].a == b) != ne; /* Q when P holds */
-				rb = (sel[k].b == b) != ne; /* Q when it does not */
+				ra = (sel[j].a == b) != ne; /* Q when P holds */
+				rb = (sel[j].b == b) != ne; /* Q when it does not */
 				if (ra == rb)
 					break;
-				c->insns[i + 1].guard = sel[k].p;
+				c->insns[i + 1].guard = sel[j].p;
 				/* Q = P (ra) or !P (rb); the branch wanted Q or !Q */
-				c->insns[i + 1].guard_not ^= sel[k].pneg ^ !ra;
+				c->insns[i + 1].guard_not ^= sel[j].pneg ^ !ra;
 				break;
 			}
 		}
-		/* SEL r, x, y, P with constant x and y */
-		if (t->guard < 0 && !strcmp(t->mnem, "SEL") && t->nops == 4 &&
-		    t->ops[0].kind == PTX_V_REG && t->ops[3].kind == PTX_V_PRED &&
-		    const_of(&t->ops[1], cv, cval, ncv, &a) &&
-		    const_of(&t->ops[2], cv, cval, ncv, &b) && nsel < MAXK) {
+		/* SEL r, x, y, P with constant x and y (read before the write) */
+		is_sel = t->guard < 0 && !strcmp(t->mnem, "SEL") && t->nops == 4 &&
+			 t->ops[0].kind == PTX_V_REG && t->ops[3].kind == PTX_V_PRED &&
+			 const_of(&t->ops[1], &k, &a) && const_of(&t->ops[2], &k, &b);
+		/* writes end what they overwrite */
+		for (int o = 0; o < t->nops; o++) {
+			const struct ptx_vop *op = &t->ops[o];
+
+			if (!is_def(t, op) || op->v < 0)
+				continue;
+			for (int j = 0; j < nsel; j++)
+				if (sel[j].v == op->v || sel[j].p == op->v)
+					sel[j--] = sel[--nsel];
+		}
+		consts_step(&k, t);
+		if (is_sel && nsel < MAXK) {
 			sel[nsel].v = t->ops[0].v;
 			sel[nsel].part = t->ops[0].part;
 			sel[nsel].p = t->ops[3].v;
@@ -487,30 +530,6 @@ static void fold_branch_preds(struct ptx_code *c)
 			sel[nsel].a = a;
 			sel[nsel].b = b;
 			nsel++;
-			continue;
-		}
-		/* writes end what they overwrite */
-		for (int o = 0; o < t->nops; o++) {
-			const struct ptx_vop *op = &t->ops[o];
-
-			if (!is_def(t, op) || op->v < 0)
-				continue;
-			for (int k = 0; k < ncv; k++)
-				if (cv[2 * k] == op->v) {
-					cv[2 * k] = cv[2 * (ncv - 1)];
-					cv[2 * k + 1] = cv[2 * (ncv - 1) + 1];
-					cval[k--] = cval[--ncv];
-				}
-			for (int k = 0; k < nsel; k++)
-				if (sel[k].v == op->v || sel[k].p == op->v)
-					sel[k--] = sel[--nsel];
-		}
-		if (!strcmp(t->mnem, "MOV") && t->guard < 0 && t->nops == 2 &&
-		    t->ops[0].kind == PTX_V_REG && const_of(&t->ops[1], cv, cval, 0, &a) &&
-		    ncv < MAXK) {
-			cv[2 * ncv] = t->ops[0].v;
-			cv[2 * ncv + 1] = t->ops[0].part;
-			cval[ncv++] = a;
 		}
 	}
 }
@@ -569,24 +588,23 @@ static void fold_branches(struct ptx_code *c)
 /* IADD with a constant operand: the constant as the immediate. */
 static void fold_iadd_consts(struct ptx_code *c)
 {
-	enum { MAXK = 32 };
-	int cv[2 * MAXK], ncv = 0;
-	uint32_t cval[MAXK], val;
+	struct consts k = { .n = 0 };
+	uint32_t val;
 
 	for (int i = 0; i < c->n; i++) {
 		struct ptx_vinsn *t = &c->insns[i];
 
 		if (t->label[0] || (i && (c->insns[i - 1].branch || c->insns[i - 1].exit)))
-			ncv = 0;
+			k.n = 0;
 		if (t->label[0])
 			continue;
 		if (!strcmp(t->mnem, "IADD") && t->nops == 3 && t->ops[1].kind == PTX_V_REG &&
 		    t->ops[2].kind == PTX_V_REG) {
-			int k = const_of(&t->ops[1], cv, cval, ncv, &val) ? 1 :
-				const_of(&t->ops[2], cv, cval, ncv, &val) ? 2 : 0;
+			int w = const_of(&t->ops[1], &k, &val) ? 1 :
+				const_of(&t->ops[2], &k, &val) ? 2 : 0;
 
-			if (k) {
-				if (k == 1)
+			if (w) {
+				if (w == 1)
 					t->ops[1] = t->ops[2]; /* IADD commutes */
 				memset(&t->ops[2], 0, sizeof(t->ops[2]));
 				t->ops[2].kind = PTX_V_TEXT;
@@ -594,25 +612,7 @@ static void fold_iadd_consts(struct ptx_code *c)
 				snprintf(t->ops[2].text, sizeof(t->ops[2].text), "0x%x", val);
 			}
 		}
-		for (int o = 0; o < t->nops; o++) {
-			const struct ptx_vop *op = &t->ops[o];
-
-			if (!is_def(t, op) || op->v < 0)
-				continue;
-			for (int k = 0; k < ncv; k++)
-				if (cv[2 * k] == op->v) {
-					cv[2 * k] = cv[2 * (ncv - 1)];
-					cv[2 * k + 1] = cv[2 * (ncv - 1) + 1];
-					cval[k--] = cval[--ncv];
-				}
-		}
-		if (!strcmp(t->mnem, "MOV") && t->guard < 0 && t->nops == 2 &&
-		    t->ops[0].kind == PTX_V_REG && const_of(&t->ops[1], cv, cval, 0, &val) &&
-		    ncv < MAXK) {
-			cv[2 * ncv] = t->ops[0].v;
-			cv[2 * ncv + 1] = t->ops[0].part;
-			cval[ncv++] = val;
-		}
+		consts_step(&k, t);
 	}
 }
 
