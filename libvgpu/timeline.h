@@ -85,4 +85,9 @@ struct vgpu_jobtl_file {
 VGPU_HIDDEN int vgpu_systrace_write(FILE *f, const char *ftrace_text,
 				    const char *timeline_dir);
 
+/* job_timeline.c: $VGPU_TIMELINE_DIR (NULL when unset), and the job's
+ * timeline copied out of its page's buffer (the job has completed) */
+VGPU_HIDDEN const char *vgpu_timeline_dir(void);
+VGPU_HIDDEN void vgpu_timeline_collect(struct vgpu_job *job, const struct vgpu_param_bo *p);
+
 #endif /* VGPU_TIMELINE_H */
