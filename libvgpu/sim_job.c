@@ -77,19 +77,19 @@ void vgpu_sim_jobs_fini(struct vgpu_sim *sim)
  * warp-instructions executed and the SM cycles they took.
  */
 /*
- * Write the timeline of @sink to [@va, @va + @size) as the device does
+ * Write the timeline of @sink at @va (the records fit: the sink holds no more
+ * than the buffer does) as the device does
  * when the launch has ended: the records that fit, then the header.
  * False on a fault.
  */
 static bool sim_timeline_write(struct sim_mem *mem, struct vgpu_trace_sink *sink,
-			       uint64_t va, uint64_t size)
+			       uint64_t va)
 {
 	struct vgpu_trace_header h;
 	uint32_t kept = vgpu_trace_sink_header(sink, &h);
 	uint64_t len = sizeof(h) + (uint64_t)kept * sizeof(*sink->rec);
 	uint8_t *p;
 
-	(void)size; /* kept <= capacity, which fits @size */
 	p = vgpu_sim_xlate(mem, va, len, VGPU_MMU_ACC_WRITE);
 	if (!p)
 		return false;
@@ -196,7 +196,7 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		status = VGPU_ERR_EXCEPTION;
 	if (ret && exc->code == VGPU_EXC_GLOBAL_FAULT)
 		vgpu_sim_fault_record(&mem, exc);
-	if (sink.rec && !sim_timeline_write(&mem, &sink, tl->va, tl->size) &&
+	if (sink.rec && !sim_timeline_write(&mem, &sink, tl->va) &&
 	    status == VGPU_ERR_NONE) {
 		vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "launch: timeline write");
 		vgpu_sim_fault_record(&mem, exc);

@@ -190,26 +190,45 @@ static double rel(const struct strace *st, double ts_s)
 	return (ts_s - st->t0) * 1e6;
 }
 
+/*
+ * The next event line of tracefs text at *@pos (advanced past it): its
+ * time, name and arguments (in @buf); false at the end.
+ */
+struct tline {
+	char buf[1024], event[64];
+	const char *args;
+	double ts;
+};
+
+static bool next_event(const char **pos, struct tline *t)
+{
+	while (*pos && **pos) {
+		const char *line = *pos, *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (len >= sizeof(t->buf))
+			len = sizeof(t->buf) - 1;
+		memcpy(t->buf, line, len);
+		t->buf[len] = '\0';
+		*pos = nl ? nl + 1 : NULL;
+		if (parse_line(t->buf, &t->ts, t->event, sizeof(t->event), &t->args))
+			return true;
+	}
+	return false;
+}
+
 /* First pass: the jobs and their dependencies. */
 static int collect(struct strace *st, const char *text)
 {
-	const char *line = text;
+	const char *pos = text;
+	struct tline tl;
 
-	while (line && *line) {
-		const char *nl = strchr(line, '\n'), *args;
-		char buf[1024], event[64];
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+	while (next_event(&pos, &tl)) {
+		const char *args = tl.args, *event = tl.event;
 		uint64_t client = 0, id = 0, q = 0;
+		double ts = tl.ts;
 		struct sjob *j;
-		double ts;
 
-		if (len >= sizeof(buf))
-			len = sizeof(buf) - 1;
-		memcpy(buf, line, len);
-		buf[len] = '\0';
-		line = nl ? nl + 1 : NULL;
-		if (!parse_line(buf, &ts, event, sizeof(event), &args))
-			continue;
 		if (!st->have_t0) {
 			st->t0 = ts;
 			st->have_t0 = true;
@@ -254,21 +273,13 @@ static int collect(struct strace *st, const char *text)
 /* Second pass: resets and the scheduler's own events, as instants. */
 static void instants(struct strace *st, const char *text)
 {
-	const char *line = text;
+	const char *pos = text;
+	struct tline tl;
 
-	while (line && *line) {
-		const char *nl = strchr(line, '\n'), *args;
-		char buf[1024], event[64];
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		double ts;
+	while (next_event(&pos, &tl)) {
+		const char *args = tl.args, *event = tl.event;
+		double ts = tl.ts;
 
-		if (len >= sizeof(buf))
-			len = sizeof(buf) - 1;
-		memcpy(buf, line, len);
-		buf[len] = '\0';
-		line = nl ? nl + 1 : NULL;
-		if (!parse_line(buf, &ts, event, sizeof(event), &args))
-			continue;
 		if (!strcmp(event, "vgpu_reset")) {
 			out(st, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"reset\",\"name\":\"reset\","
 				"\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"args\":{\"text\":\"",

@@ -48,13 +48,6 @@ static int sign_op(struct lower *L, int s, bool abs)
 	return p;
 }
 
-static bool rounding_ok(struct lower *L, const struct ptx_insn *in)
-{
-	(void)L;
-	(void)in;
-	return true; /* .rn .rz .rm .rp: the RND modifier (pl_f32_rnd) */
-}
-
 /* The IRND modifier of a conversion to an integer: .rzi is the default. */
 static const char *int_rnd(const struct ptx_insn *in)
 {
@@ -220,8 +213,6 @@ bool pl_f64(struct lower *L)
 	}
 	if (!t.flt || t.bits != 64)
 		return false;
-	if (!rounding_ok(L, in))
-		return true;
 	if (!strcmp(op, "setp")) { /* ordered and unordered forms: pl_fsetp */
 		bool boolop = pl_has_mod(in, ".and") || pl_has_mod(in, ".or") || pl_has_mod(in, ".xor");
 
