@@ -86,6 +86,12 @@ static int hostmem_write(void *opaque, uint64_t addr, const void *buf,
 	return 0;
 }
 
+static void *hostmem_span(void *opaque, uint64_t addr, uint64_t len, bool write)
+{
+	(void)write;
+	return vgpu_hostmem_ptr(opaque, addr, len);
+}
+
 /* Every operation as a compare-and-swap loop over the core's own rule. */
 static int hostmem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
 			  uint32_t val, uint32_t cmp, uint32_t *old)
@@ -104,4 +110,5 @@ const struct vgpu_mem_ops vgpu_hostmem_ops = {
 	.atomic = hostmem_atomic,
 	.read_block = hostmem_read,
 	.write_block = hostmem_write,
+	.span = hostmem_span,
 };

@@ -320,6 +320,18 @@ static int sim_mem_read_block(void *opaque, uint64_t addr, void *buf,
 	return 0;
 }
 
+/* The BO holding all of [addr, addr + len) with the access, no fault recorded. */
+static void *sim_mem_span(void *opaque, uint64_t addr, uint64_t len, bool write)
+{
+	struct sim_mem *m = opaque;
+	const struct sim_bo *bo = sim_bo_at(m->sim, addr);
+	uint32_t acc = write ? VGPU_MMU_ACC_WRITE : VGPU_MMU_ACC_READ;
+
+	if (!bo || !(bo->access & acc) || len > bo->size - (addr - bo->va))
+		return NULL;
+	return bo->ptr + (addr - bo->va);
+}
+
 /* Every operation as a compare-and-swap loop over the core's own rule. */
 static int sim_mem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
 			  uint32_t val, uint32_t cmp, uint32_t *old)
@@ -339,6 +351,7 @@ const struct vgpu_mem_ops vgpu_sim_mem_ops = {
 	.atomic = sim_mem_atomic,
 	.read_block = sim_mem_read_block,
 	.write_block = sim_mem_write,
+	.span = sim_mem_span,
 };
 
 /* ---- creating and freeing ---- */

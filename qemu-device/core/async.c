@@ -349,6 +349,73 @@ static uint64_t box_bytes(const struct vgpu_tensor_map *m)
 }
 
 /*
+ * The whole tensor of @m as host memory, when the memory offers it
+ * (vgpu_mem_ops.span): every in-bounds element lies in the
+ * dims[0] * elem_size + sum (dims[d] - 1) * strides[d - 1] bytes at base.
+ */
+static uint8_t *tensor_span(const struct vgpu_launch *l,
+			    const struct vgpu_tensor_map *m, bool write)
+{
+	uint64_t extent = (uint64_t)m->dims[0] * m->elem_size, t;
+
+	if (!l->mem->span)
+		return NULL;
+	for (uint32_t d = 1; d < m->rank; d++)
+		if (__builtin_mul_overflow((uint64_t)(m->dims[d] - 1), m->strides[d - 1], &t) ||
+		    __builtin_add_overflow(extent, t, &extent))
+			return NULL;
+	return l->mem->span(l->mem_opaque, m->base, extent, write);
+}
+
+/* Does the box at @coord (@n0, @n elements per dimension) lie inside the
+ * tensor in every dimension? */
+static bool box_inside(const struct vgpu_tensor_map *m, const int32_t *coord,
+		       uint32_t n0, const uint32_t *n)
+{
+	for (uint32_t d = 0; d < m->rank; d++) {
+		int64_t last = (int64_t)coord[d] +
+			       (int64_t)((d ? n[d] : n0) - 1) * m->elem_strides[d];
+
+		if (coord[d] < 0 || last >= m->dims[d])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The common case of tensor_move: a box inside the tensor, element stride
+ * 1 in dimension 0, the tensor in host memory (@host): one memcpy a row,
+ * the row address stepped like an odometer.
+ */
+static void tensor_move_dense(const struct vgpu_tensor_map *m,
+			      const int32_t *coord, uint8_t *host,
+			      uint8_t *sbase, uint32_t n0, const uint32_t *n,
+			      uint64_t rows, bool store)
+{
+	uint32_t i[VGPU_TMAP_MAX_RANK] = { 0 };
+	size_t rowbytes = (size_t)n0 * m->elem_size;
+	uint64_t step[VGPU_TMAP_MAX_RANK] = { 0 }, off = (uint64_t)coord[0] * m->elem_size;
+
+	for (uint32_t d = 1; d < m->rank; d++) {
+		off += (uint64_t)coord[d] * m->strides[d - 1];
+		step[d] = (uint64_t)m->elem_strides[d] * m->strides[d - 1];
+	}
+	for (uint64_t r = 0; r < rows; r++, sbase += rowbytes) {
+		if (store)
+			memcpy(host + off, sbase, rowbytes);
+		else
+			memcpy(sbase, host + off, rowbytes);
+		for (uint32_t d = 1; d < m->rank; d++) {
+			off += step[d];
+			if (++i[d] < n[d])
+				break;
+			off -= step[d] * n[d];
+			i[d] = 0;
+		}
+	}
+}
+
+/*
  * Move the box of @op between global memory and its dense copy in shared
  * memory (@store: shared -> global), a row (dimension 0) at a time.  A row
  * that lies outside the tensor in a higher dimension is all out of
@@ -363,11 +430,16 @@ static bool tensor_move(struct vgpu_sm *sm, const struct vgpu_async_op *op,
 	uint32_t es = m->elem_size, n0 = box_elems(m, 0), st0 = m->elem_strides[0];
 	uint32_t n[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 }, i[VGPU_TMAP_MAX_RANK] = { 0 };
 	uint8_t *sbase = sm->ctas[store ? op->cta : op->dst_cta]->smem + op->smem;
+	uint8_t *host = tensor_span(sm->l, m, store);
 	uint64_t rows = 1, fault;
 
 	for (uint32_t d = 1; d < m->rank; d++) {
 		n[d] = box_elems(m, d);
 		rows *= n[d];
+	}
+	if (host && st0 == 1 && box_inside(m, op->coord, n0, n)) {
+		tensor_move_dense(m, op->coord, host, sbase, n0, n, rows, store);
+		return true;
 	}
 	for (uint64_t r = 0; r < rows; r++) {
 		uint8_t *srow = sbase + r * n0 * es;
@@ -386,23 +458,42 @@ static bool tensor_move(struct vgpu_sm *sm, const struct vgpu_async_op *op,
 			int64_t x = (int64_t)op->coord[0] + (int64_t)e * st0;
 			uint32_t run = 1;
 
-			if (!inb || x < 0 || x >= m->dims[0]) {
-				if (!store)
-					memset(srow + e * es, 0, es);
-				e++;
+			if (!inb || x >= m->dims[0]) {
+				/* the rest of the row: x only grows */
+				run = n0 - e;
+			} else if (x < 0) {
+				/* the elements before the tensor's start */
+				uint64_t k = ((uint64_t)-x + st0 - 1) / st0;
+
+				run = k < n0 - e ? (uint32_t)k : n0 - e;
+			} else {
+				/* in bounds: with element stride 1 one contiguous
+				 * transfer up to the row's or the tensor's end */
+				if (st0 == 1) {
+					int64_t k = m->dims[0] - x;
+
+					run = k < (int64_t)(n0 - e) ? (uint32_t)k : n0 - e;
+				}
+				if (host) {
+					uint8_t *g = host + (rowaddr - m->base) + (uint64_t)x * es;
+
+					if (store)
+						memcpy(g, srow + e * es, (size_t)run * es);
+					else
+						memcpy(srow + e * es, g, (size_t)run * es);
+				} else if (gmem_xfer(sm->l, rowaddr + (uint64_t)x * es,
+						     srow + e * es, run * es, store, &fault)) {
+					op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+						"global memory fault: tensor element at 0x%llx",
+						(unsigned long long)fault);
+					sm->exc->addr = fault;
+					return false;
+				}
+				e += run;
 				continue;
 			}
-			if (st0 == 1) /* contiguous in-bounds run */
-				while (e + run < n0 && x + run < m->dims[0])
-					run++;
-			if (gmem_xfer(sm->l, rowaddr + (uint64_t)x * es, srow + e * es,
-				      run * es, store, &fault)) {
-				op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
-					"global memory fault: tensor element at 0x%llx",
-					(unsigned long long)fault);
-				sm->exc->addr = fault;
-				return false;
-			}
+			if (!store)
+				memset(srow + e * es, 0, (size_t)run * es);
 			e += run;
 		}
 		for (uint32_t d = 1; d < VGPU_TMAP_MAX_RANK; d++) {

@@ -162,7 +162,7 @@ struct vgpu_cta {
 	struct vgpu_mbar_meta *mbars; /* live mbarriers */
 	uint32_t nmbars, mbars_cap;
 	struct vgpu_nbar bar[VGPU_NUM_NAMED_BARRIERS];
-	struct vgpu_warp warps[VGPU_MAX_WARPS_PER_CTA];
+	struct vgpu_warp *warps; /* nwarps, in the SM's per-slot buffer */
 };
 
 enum vgpu_async_kind {
@@ -222,9 +222,10 @@ struct vgpu_sm {
 	uint32_t clbar_phase; /* cluster barrier phase number */
 	struct vgpu_cta *ctas[VGPU_MAX_CLUSTER_CTAS];
 	uint32_t *regfile[VGPU_MAX_CLUSTER_CTAS];
+	struct vgpu_warp *warpbuf[VGPU_MAX_CLUSTER_CTAS];
 	uint8_t *smem[VGPU_MAX_CLUSTER_CTAS];
 	uint8_t *shadow[VGPU_MAX_CLUSTER_CTAS];
-	size_t regfile_bytes, smem_alloc;
+	size_t regfile_bytes, warpbuf_bytes, smem_alloc;
 	/* copy engine */
 	struct vgpu_async_op *ops;
 	uint32_t nops, ops_cap;

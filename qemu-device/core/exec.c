@@ -30,13 +30,18 @@
 
 /*
  * The lane loops vectorise; on x86-64 each instruction function is also
- * built for AVX2 and the loader picks the variant the CPU runs.
+ * built for x86-64-v3 (AVX2 and FMA: fmaf becomes one vfmadd instead of a
+ * libm call per lane) and the loader picks the variant the CPU runs.  The
+ * helpers the bodies share are always inlined, so that they are compiled
+ * for the clone's target too.
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define VGPU_SIMD __attribute__((target_clones("avx2", "default")))
+#define VGPU_SIMD __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define VGPU_SIMD
 #endif
+
+#define INL static inline __attribute__((always_inline))
 
 #define EXEC(name)                                                             \
 	VGPU_SIMD static enum vgpu_xres name(struct vgpu_cta *c,               \
@@ -44,7 +49,7 @@
 					     const struct vgpu_dinsn *d,       \
 					     uint32_t em)
 
-static inline float f32(uint32_t v)
+INL float f32(uint32_t v)
 {
 	float f;
 
@@ -52,7 +57,7 @@ static inline float f32(uint32_t v)
 	return f;
 }
 
-static inline uint32_t u32(float f)
+INL uint32_t u32(float f)
 {
 	uint32_t v;
 
@@ -60,7 +65,7 @@ static inline uint32_t u32(float f)
 	return v;
 }
 
-static inline void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
+INL void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
 			    uint32_t val)
 {
 	if (pu != VGPU_PT)
@@ -72,7 +77,7 @@ static inline void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
  * flavour from one expression over a, b (uint32_t) and d (the instruction).
  */
 #define ALU_BODY(name, load_c, expr)                                           \
-	static inline void name##_body(struct vgpu_warp *w,                    \
+	INL void name##_body(struct vgpu_warp *w,                    \
 				       const struct vgpu_dinsn *d, uint32_t em, \
 				       const int imm)                          \
 	{                                                                      \
@@ -106,21 +111,21 @@ static inline void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
 #define ALU2(name, expr) ALU_BODY(name, 0, expr)
 #define ALU3(name, expr) ALU_BODY(name, 1, expr)
 
-static inline uint32_t imulhi(uint32_t a, uint32_t b, unsigned type)
+INL uint32_t imulhi(uint32_t a, uint32_t b, unsigned type)
 {
 	if (type == VGPU_MOD_ITYPE_S32)
 		return (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32);
 	return (uint32_t)(((uint64_t)a * b) >> 32);
 }
 
-static inline uint32_t imnmx(uint32_t a, uint32_t b, unsigned op, unsigned type)
+INL uint32_t imnmx(uint32_t a, uint32_t b, unsigned op, unsigned type)
 {
 	bool lt = type == VGPU_MOD_ITYPE_S32 ? (int32_t)a < (int32_t)b : a < b;
 
 	return (op == VGPU_MOD_MNMX_MIN) == lt ? a : b;
 }
 
-static inline uint32_t lop(uint32_t a, uint32_t b, unsigned op)
+INL uint32_t lop(uint32_t a, uint32_t b, unsigned op)
 {
 	switch (op) {
 	case VGPU_MOD_LOP_AND: return a & b;
@@ -129,14 +134,14 @@ static inline uint32_t lop(uint32_t a, uint32_t b, unsigned op)
 	}
 }
 
-static inline uint32_t shr(uint32_t a, uint32_t b, unsigned type)
+INL uint32_t shr(uint32_t a, uint32_t b, unsigned type)
 {
 	if (type == VGPU_MOD_ITYPE_S32)
 		return (uint32_t)((int32_t)a >> (b > 31 ? 31 : b));
 	return b > 31 ? 0 : a >> b;
 }
 
-static inline uint32_t fmnmx(uint32_t a, uint32_t b, unsigned op)
+INL uint32_t fmnmx(uint32_t a, uint32_t b, unsigned op)
 {
 	return u32(op == VGPU_MOD_MNMX_MIN ? fminf(f32(a), f32(b)) :
 					     fmaxf(f32(a), f32(b)));
@@ -146,7 +151,7 @@ static inline uint32_t fmnmx(uint32_t a, uint32_t b, unsigned op)
  * Integer division as PTX leaves it to the machine: x / 0 is all ones,
  * x % 0 is x; INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0.
  */
-static inline uint32_t idiv(uint32_t a, uint32_t b, unsigned type, bool rem)
+INL uint32_t idiv(uint32_t a, uint32_t b, unsigned type, bool rem)
 {
 	if (!b)
 		return rem ? a : 0xffffffffu;
@@ -163,7 +168,7 @@ static inline uint32_t idiv(uint32_t a, uint32_t b, unsigned type, bool rem)
 /* MUFU: correctly rounded where PTX asks for it (rcp.rn, sqrt.rn), the
  * C library's float functions for the .approx ones (not the hardware's
  * approximations: the last bits may differ from a GPU's). */
-static inline uint32_t mufu(uint32_t a, unsigned fn)
+INL uint32_t mufu(uint32_t a, unsigned fn)
 {
 	float x = f32(a);
 
@@ -192,27 +197,27 @@ ALU2(shr, shr(a, b, d->mod[0]))
  * .FTZ: a subnormal operand counts as a zero of its sign, and so does a
  * subnormal result (PTX's .ftz).
  */
-static inline uint32_t ftz(uint32_t a)
+INL uint32_t ftz(uint32_t a)
 {
 	return (a & 0x7f800000u) ? a : a & 0x80000000u;
 }
 
-static inline uint32_t fadd_(uint32_t a, uint32_t b, unsigned rnd)
+INL uint32_t fadd_(uint32_t a, uint32_t b, unsigned rnd)
 {
 	return rnd ? vgpu_fround_add(a, b, rnd) : u32(f32(a) + f32(b));
 }
 
-static inline uint32_t fmul_(uint32_t a, uint32_t b, unsigned rnd)
+INL uint32_t fmul_(uint32_t a, uint32_t b, unsigned rnd)
 {
 	return rnd ? vgpu_fround_mul(a, b, rnd) : u32(f32(a) * f32(b));
 }
 
-static inline uint32_t ffma_(uint32_t a, uint32_t b, uint32_t c, unsigned rnd)
+INL uint32_t ffma_(uint32_t a, uint32_t b, uint32_t c, unsigned rnd)
 {
 	return rnd ? vgpu_fround_fma(a, b, c, rnd) : u32(fmaf(f32(a), f32(b), f32(c)));
 }
 
-static inline uint32_t fdiv_(uint32_t a, uint32_t b, unsigned rnd)
+INL uint32_t fdiv_(uint32_t a, uint32_t b, unsigned rnd)
 {
 	return rnd ? vgpu_fround_div(a, b, rnd) : u32(f32(a) / f32(b));
 }
@@ -267,7 +272,7 @@ EXEC(exec_mov_ra)
 	return VGPU_X_NEXT;
 }
 
-static inline uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
+INL uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
 {
 	switch (comb) {
 	case VGPU_MOD_COMB_AND: return m & p;
@@ -280,7 +285,7 @@ static inline uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
  * Pack 32 bytes of 0/1 into a lane mask, eight at a time: the multiply
  * gathers byte i's low bit into bit 56 + i.
  */
-static inline uint32_t pack_lanes(const uint8_t t[VGPU_WARP_SIZE])
+INL uint32_t pack_lanes(const uint8_t t[VGPU_WARP_SIZE])
 {
 	uint32_t m = 0;
 
@@ -325,7 +330,7 @@ static inline uint32_t pack_lanes(const uint8_t t[VGPU_WARP_SIZE])
  * ISETP/FSETP: Pu = (a CMP b) COMB {!}Pp.  Float comparisons are ordered
  * (false when either side is NaN) except NE, as in C.
  */
-static inline void setp_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+INL void setp_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 			     uint32_t em, const int imm, const int fp)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra);
@@ -390,7 +395,7 @@ SEL(exec_sel_i, 1)
  * F2I rounds to an integer (toward zero by default; .RN to nearest even,
  * .RM down, .RP up) and saturates; NaN gives 0.
  */
-static inline uint32_t f2i(uint32_t a, unsigned type, unsigned rnd)
+INL uint32_t f2i(uint32_t a, unsigned type, unsigned rnd)
 {
 	float f = f32(a);
 
@@ -441,7 +446,7 @@ EXEC(exec_i2f)
 
 /* ---- f64: each double in a register pair, low word first ---- */
 
-static inline double pair_get(struct vgpu_warp *w, uint16_t row, uint32_t l)
+INL double pair_get(struct vgpu_warp *w, uint16_t row, uint32_t l)
 {
 	uint64_t v = (uint64_t)vgpu_reg(w, row + 1u)[l] << 32 | vgpu_reg(w, row)[l];
 	double x;
@@ -450,7 +455,7 @@ static inline double pair_get(struct vgpu_warp *w, uint16_t row, uint32_t l)
 	return x;
 }
 
-static inline void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
+INL void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
 {
 	uint64_t v;
 
@@ -542,7 +547,7 @@ EXEC(exec_i2d)
 }
 
 /* D2I.S32|U32: f64 to a 32-bit integer, toward zero, saturating; NaN is 0 */
-static inline uint32_t d2i(double x, unsigned type)
+INL uint32_t d2i(double x, unsigned type)
 {
 	if (isnan(x))
 		return 0;
@@ -564,7 +569,7 @@ static inline uint32_t d2i(double x, unsigned type)
  * IDIV64/IREM64 (.U32: unsigned, .S32: signed 64-bit integers in pairs),
  * with IDIV's rules: x / 0 is all ones, x % 0 is x, INT64_MIN / -1 wraps.
  */
-static inline uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
+INL uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
 {
 	if (!b)
 		return rem ? a : ~0ull;
@@ -628,7 +633,7 @@ EXEC(exec_l2d)
 }
 
 /* D2L.U32|S32: f64 to a 64-bit integer toward zero, saturating, NaN 0 */
-static inline uint64_t d2l(double x, unsigned type)
+INL uint64_t d2l(double x, unsigned type)
 {
 	if (isnan(x))
 		return 0;
@@ -1029,7 +1034,7 @@ EXEC(exec_vote)
  * SHFL: each active lane reads Ra of a source lane.  A source lane outside
  * the warp or not active returns the lane's own Ra.
  */
-static inline void shfl_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+INL void shfl_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 			     uint32_t em, const int imm)
 {
 	uint32_t src[VGPU_WARP_SIZE], *rd = vgpu_reg(w, d->rd);

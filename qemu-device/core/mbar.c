@@ -547,31 +547,44 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 	/* the parity is an immediate in TEST_WAIT.PARITY's I form and in
 	 * TRY_WAIT.PARITY's RI form, else in rc; imm32 is TRY_WAIT's hint */
 	bool parity_imm = try ? d->stype == VGPU_ST_RI : d->stype == VGPU_ST_I;
-	uint32_t result = 0, wait_off = 0;
-	struct vgpu_cta *wait_t = NULL;
+	uint32_t result = 0, wait_off = 0, off = 0;
+	struct vgpu_cta *wait_t = NULL, *t = NULL;
+	/* the lanes of a warp mostly name one object and one token: the
+	 * checks and the answer are those of the previous lane when its
+	 * address (and token) is the same, since nothing changes in between */
+	uint32_t last_addr = 0;
+	uint64_t last_tok = 0;
+	int done = -1;
 
 	VGPU_FOR_LANES(em, l) {
-		uint32_t off;
-		struct vgpu_cta *t = mbar_at(c, w, 1u << l, ra[l], true, &off);
 		uint64_t tok;
-		int done;
 
-		if (!t || !check_valid(c, w, 1u << l, t, off,
-				       try ? "MBAR.TRY_WAIT" : "MBAR.TEST_WAIT"))
-			return VGPU_X_EXC;
+		if (!t || ra[l] != last_addr) {
+			t = mbar_at(c, w, 1u << l, ra[l], true, &off);
+			if (!t || !check_valid(c, w, 1u << l, t, off,
+					       try ? "MBAR.TRY_WAIT" : "MBAR.TEST_WAIT"))
+				return VGPU_X_EXC;
+			last_addr = ra[l];
+			done = -1;
+		}
 		if (parity)
 			tok = parity_imm ? d->imm : tlo[l];
 		else
 			tok = (uint64_t)thi[l] << 32 | tlo[l];
-		done = phase_done(c, w, 1u << l, t, off, parity, tok);
-		if (done < 0)
-			return VGPU_X_EXC;
-		if (done) {
-			struct vgpu_mbar_meta *meta = meta_find(t, off);
+		if (done < 0 || tok != last_tok) {
+			done = phase_done(c, w, 1u << l, t, off, parity, tok);
+			if (done < 0)
+				return VGPU_X_EXC;
+			last_tok = tok;
+			if (done) {
+				struct vgpu_mbar_meta *meta = meta_find(t, off);
 
+				if (meta)
+					meta->need_wait = false;
+			}
+		}
+		if (done) {
 			result |= 1u << l;
-			if (meta)
-				meta->need_wait = false;
 		} else if (!wait_t) {
 			wait_t = t;
 			wait_off = off;

@@ -578,6 +578,7 @@ static void cta_init(struct vgpu_sm *sm, uint32_t slot, const struct vgpu_launch
 	c->smem = sm->smem[slot];
 	c->smem_size = l->smem_bytes;
 	c->shadow = sm->shadow[slot];
+	c->warps = sm->warpbuf[slot];
 	c->nmbars = 0;
 	memset(c->smem, 0, l->smem_bytes);
 	memset(c->shadow, 0, (l->smem_bytes + 63) / 64);
@@ -1002,6 +1003,7 @@ void vgpu_sm_free(struct vgpu_sm *sm)
 		return;
 	for (uint32_t i = 0; i < VGPU_MAX_CLUSTER_CTAS; i++) {
 		free(sm->regfile[i]);
+		free(sm->warpbuf[i]);
 		free(sm->smem[i]);
 		free(sm->shadow[i]);
 		if (sm->ctas[i])
@@ -1105,18 +1107,28 @@ static int grow(void **p, size_t *have, size_t want, uint32_t n)
 	return 0;
 }
 
-/* Buffers for @n co-resident CTAs of launch @l. */
+/* Buffers for @n co-resident CTAs of launch @l, sized for the warps its
+ * CTAs have (they grow with later launches, never shrink). */
 static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t n)
 {
-	size_t rb = (size_t)l->prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t) *
-		    VGPU_MAX_WARPS_PER_CTA;
+	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
+	uint32_t nwarps = (threads + VGPU_WARP_SIZE - 1) / VGPU_WARP_SIZE;
+	size_t rb = (size_t)l->prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t) * nwarps;
+	size_t wb = (size_t)nwarps * sizeof(struct vgpu_warp);
 	size_t sb = l->smem_bytes ? l->smem_bytes : 1;
-	size_t have_rb = sm->regfile_bytes, have_sb = sm->smem_alloc;
+	size_t have_rb = sm->regfile_bytes, have_wb = sm->warpbuf_bytes;
+	size_t have_sb = sm->smem_alloc;
 
+	if (!rb)
+		rb = 1;
 	/* every slot up to n grows to the larger size; later slots stay */
 	if (rb > have_rb || !sm->regfile[n - 1])
 		if (grow((void **)sm->regfile, &sm->regfile_bytes,
 			 rb > have_rb ? rb : have_rb, n))
+			return -ENOMEM;
+	if (wb > have_wb || !sm->warpbuf[n - 1])
+		if (grow((void **)sm->warpbuf, &sm->warpbuf_bytes,
+			 wb > have_wb ? wb : have_wb, n))
 			return -ENOMEM;
 	if (sb > have_sb || !sm->smem[n - 1]) {
 		size_t want = sb > have_sb ? sb : have_sb;
@@ -1199,6 +1211,7 @@ size_t vgpu_sm_cta_state_bytes(const struct vgpu_launch *l)
 	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
 	uint32_t nwarps = (threads + VGPU_WARP_SIZE - 1) / VGPU_WARP_SIZE;
 
-	return sizeof(struct vgpu_cta) + l->smem_bytes +
+	return sizeof(struct vgpu_cta) + l->smem_bytes + (l->smem_bytes + 63) / 64 +
+	       (size_t)nwarps * sizeof(struct vgpu_warp) +
 	       (size_t)l->prog->rows * VGPU_WARP_SIZE * sizeof(uint32_t) * nwarps;
 }

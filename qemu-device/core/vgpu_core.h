@@ -24,6 +24,7 @@
 #define VGPU_CORE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,13 @@ VGPU_CORE_API uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old,
  *
  * Each returns 0, or non-zero if the access faults; the core then stops
  * the launch with VGPU_EXC_GLOBAL_FAULT naming the address.
+ *
+ * @span:   optional; a host pointer to the @len bytes at @addr when all of
+ *          them are plain host memory the core may read (and, with
+ *          @write, write) directly, else NULL.  No side effects: a NULL
+ *          answer records no fault, and the core falls back to the
+ *          calls above.  A tensor copy asks once for the tensor's extent
+ *          and then moves its rows with memcpy.
  */
 struct vgpu_mem_ops {
 	int (*read)(void *opaque, uint64_t addr, void *buf, uint32_t len);
@@ -81,6 +89,7 @@ struct vgpu_mem_ops {
 	int (*read_block)(void *opaque, uint64_t addr, void *buf, uint32_t len);
 	int (*write_block)(void *opaque, uint64_t addr, const void *buf,
 			   uint32_t len);
+	void *(*span)(void *opaque, uint64_t addr, uint64_t len, bool write);
 };
 
 /*

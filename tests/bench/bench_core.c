@@ -13,6 +13,7 @@
  * Times are the best of REPS runs (CLOCK_MONOTONIC).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -612,19 +613,37 @@ static void bench_tensor(struct vgpu_sm *sm)
 	vgpu_hostmem_fini(&gm.hm);
 }
 
-int main(void)
+/* Section @s (a letter) runs when no section is named or it is named. */
+static bool want(int argc, char **argv, const char *s)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], s))
+			return true;
+	return false;
+}
+
+/* bench_core [a|b|c|d|e|f ...]: every section, or the ones named (perf). */
+int main(int argc, char **argv)
 {
 	struct vgpu_sm *sm = vgpu_sm_new(&(struct vgpu_sm_config){ 0 });
 
 	if (!sm)
 		die("vgpu_sm_new failed");
 	printf("bench_core: best of %d runs each\n", REPS);
-	bench_alu(sm);
-	bench_bar(sm);
-	bench_mem();
-	bench_mbar(sm);
-	bench_bulk(sm);
-	bench_tensor(sm);
+	if (want(argc, argv, "a"))
+		bench_alu(sm);
+	if (want(argc, argv, "b"))
+		bench_bar(sm);
+	if (want(argc, argv, "c"))
+		bench_mem();
+	if (want(argc, argv, "d"))
+		bench_mbar(sm);
+	if (want(argc, argv, "e"))
+		bench_bulk(sm);
+	if (want(argc, argv, "f"))
+		bench_tensor(sm);
 	vgpu_sm_free(sm);
 	return 0;
 }

@@ -412,12 +412,32 @@ TEST(tensor_loads_1d_to_5d_with_out_of_bounds_fill)
 		tensor_case(_metadata, 2, d2, b2, NULL, c2, s);
 }
 
+/* Boxes wholly inside the tensor take the copy engine's row-at-a-time path. */
+TEST(tensor_loads_inside_the_tensor)
+{
+	static const uint32_t d2[] = { 20, 10 }, b2[] = { 8, 4 };
+	static const int32_t c2[] = { 12, 6 };
+	static const uint32_t d3[] = { 8, 5, 4 }, b3[] = { 4, 2, 3 };
+	static const int32_t c3[] = { 2, 1, 1 };
+	static const uint32_t d5[] = { 4, 2, 2, 2, 3 }, b5[] = { 4, 2, 1, 2, 2 };
+	static const int32_t c5[] = { 0, 0, 1, 0, 1 };
+	static const uint32_t ds[] = { 32, 8 }, bs[] = { 16, 6 }, es[] = { 1, 2 };
+	static const int32_t cs[] = { 4, 1 };
+
+	tensor_case(_metadata, 2, d2, b2, NULL, c2, 0);
+	tensor_case(_metadata, 3, d3, b3, NULL, c3, 0);
+	tensor_case(_metadata, 5, d5, b5, NULL, c5, 0);
+	tensor_case(_metadata, 2, ds, bs, es, cs, 0);
+}
+
 TEST(tensor_load_element_strides)
 {
 	static const uint32_t d[] = { 32, 8 }, b[] = { 16, 6 }, e[] = { 3, 2 };
-	static const int32_t c[] = { 20, 3 };
+	static const int32_t c[] = { 20, 3 }, before[] = { -7, -3 };
 
 	tensor_case(_metadata, 2, d, b, e, c, 0);
+	/* strided elements before the start: x = -7, -4, -1 read as zero */
+	tensor_case(_metadata, 2, d, b, e, before, 0);
 }
 
 TEST(tensor_store_writes_only_in_bounds)
