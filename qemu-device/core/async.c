@@ -56,15 +56,45 @@ static int gmem_xfer(const struct vgpu_launch *l, uint64_t addr, void *buf,
 
 /* ---- the queue ---- */
 
+/*
+ * Operations live in a pool of slots (sm->ops, free slots on sm->op_free);
+ * the queue is a binary min-heap of small keys (done, seq, slot), so that
+ * ordering moves 24 bytes, never a whole operation.  op_new() takes a
+ * blank slot; once its fields (done above all) are set, op_queue() puts it
+ * in the heap.  A caller that gives up before that hands it back with
+ * op_drop().
+ */
 static struct vgpu_async_op *op_new(struct vgpu_sm *sm, struct vgpu_cta *c,
 				    struct vgpu_warp *w, uint8_t kind)
 {
 	struct vgpu_async_op *op;
+	uint32_t slot;
 
-	if (!vgpu_grow((void **)&sm->ops, sm->nops, &sm->ops_cap, sizeof(*op)))
-		return NULL;
-	op = &sm->ops[sm->nops++];
+	if (sm->nfree) {
+		slot = sm->op_free[--sm->nfree];
+	} else {
+		uint32_t cap = sm->ops_cap;
+
+		if (!vgpu_grow((void **)&sm->ops, sm->nslots, &sm->ops_cap, sizeof(*op)))
+			return NULL;
+		if (sm->ops_cap != cap) {
+			uint32_t *f = realloc(sm->op_free, sm->ops_cap * sizeof(*f));
+			struct vgpu_async_key *k = f ? realloc(sm->op_heap,
+							       sm->ops_cap * sizeof(*k)) : NULL;
+
+			if (f)
+				sm->op_free = f;
+			if (!k) {
+				sm->ops_cap = cap; /* the larger pool stays unused */
+				return NULL;
+			}
+			sm->op_heap = k;
+		}
+		slot = sm->nslots++;
+	}
+	op = &sm->ops[slot];
 	memset(op, 0, offsetof(struct vgpu_async_op, map));
+	op->slot = slot;
 	op->kind = kind;
 	op->cta = (uint8_t)c->rank;
 	op->warp = (uint8_t)w->id;
@@ -75,19 +105,19 @@ static struct vgpu_async_op *op_new(struct vgpu_sm *sm, struct vgpu_cta *c,
 	return op;
 }
 
-/*
- * The queue is a binary min-heap on (done, seq).  op_new() appends a blank
- * operation; once its fields (done above all) are set, op_queue() moves it
- * to its place.  A caller that gives up before that just drops the last one.
- */
-static bool op_before(const struct vgpu_async_op *a, const struct vgpu_async_op *b)
+static void op_drop(struct vgpu_sm *sm, const struct vgpu_async_op *op)
+{
+	sm->op_free[sm->nfree++] = op->slot;
+}
+
+static bool key_before(const struct vgpu_async_key *a, const struct vgpu_async_key *b)
 {
 	return a->done < b->done || (a->done == b->done && a->seq < b->seq);
 }
 
-static void op_swap(struct vgpu_async_op *a, struct vgpu_async_op *b)
+static void key_swap(struct vgpu_async_key *a, struct vgpu_async_key *b)
 {
-	struct vgpu_async_op t = *a;
+	struct vgpu_async_key t = *a;
 
 	*a = *b;
 	*b = t;
@@ -124,39 +154,41 @@ static void trace_issue(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 	vgpu_trace_emit(c, &c->warps[op->warp], &ev);
 }
 
-static void op_queue(struct vgpu_sm *sm)
+static void op_queue(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
-	uint32_t i = sm->nops - 1;
+	struct vgpu_async_key *h = sm->op_heap;
+	uint32_t i = sm->nops++;
 
-	if (vgpu_tracing(sm->ctas[sm->ops[i].cta]) &&
-	    sm->ops[i].kind != VGPU_AOP_CP_ARRIVE)
-		trace_issue(sm, &sm->ops[i]);
-
-	while (i && op_before(&sm->ops[i], &sm->ops[(i - 1) / 2])) {
-		op_swap(&sm->ops[i], &sm->ops[(i - 1) / 2]);
+	if (vgpu_tracing(sm->ctas[op->cta]) && op->kind != VGPU_AOP_CP_ARRIVE)
+		trace_issue(sm, op);
+	h[i] = (struct vgpu_async_key){ .done = op->done, .seq = op->seq,
+					.slot = op->slot };
+	while (i && key_before(&h[i], &h[(i - 1) / 2])) {
+		key_swap(&h[i], &h[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
 }
 
-/* Remove the earliest operation into *@out. */
-static void op_pop(struct vgpu_sm *sm, struct vgpu_async_op *out)
+/* Take the earliest operation off the heap; its slot stays taken. */
+static struct vgpu_async_op *op_pop(struct vgpu_sm *sm)
 {
-	uint32_t i = 0;
+	struct vgpu_async_key *h = sm->op_heap;
+	uint32_t i = 0, slot = h[0].slot;
 
-	*out = sm->ops[0];
-	sm->ops[0] = sm->ops[--sm->nops];
+	h[0] = h[--sm->nops];
 	for (;;) {
 		uint32_t l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < sm->nops && op_before(&sm->ops[l], &sm->ops[m]))
+		if (l < sm->nops && key_before(&h[l], &h[m]))
 			m = l;
-		if (r < sm->nops && op_before(&sm->ops[r], &sm->ops[m]))
+		if (r < sm->nops && key_before(&h[r], &h[m]))
 			m = r;
 		if (m == i)
-			return;
-		op_swap(&sm->ops[i], &sm->ops[m]);
+			break;
+		key_swap(&h[i], &h[m]);
 		i = m;
 	}
+	return &sm->ops[slot];
 }
 
 static enum vgpu_xres no_memory(struct vgpu_cta *c, struct vgpu_warp *w,
@@ -185,7 +217,7 @@ static uint64_t op_done(struct vgpu_sm *sm, uint64_t bytes)
 
 uint64_t vgpu_async_next_done(const struct vgpu_sm *sm)
 {
-	return sm->nops ? sm->ops[0].done : UINT64_MAX;
+	return sm->nops ? sm->op_heap[0].done : UINT64_MAX;
 }
 
 /* Raise @code for operation @op, naming the instruction that issued it. */
@@ -568,11 +600,13 @@ static bool op_complete(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 /* Complete every operation whose time has come, in time (then issue) order. */
 bool vgpu_async_progress(struct vgpu_sm *sm)
 {
-	while (sm->nops && sm->ops[0].done <= sm->clock) {
-		struct vgpu_async_op op;
+	while (sm->nops && sm->op_heap[0].done <= sm->clock) {
+		/* completing issues nothing: the slot stays put until freed */
+		struct vgpu_async_op *op = op_pop(sm);
+		bool ok = op_complete(sm, op);
 
-		op_pop(sm, &op);
-		if (!op_complete(sm, &op))
+		op_drop(sm, op);
+		if (!ok)
 			return false;
 	}
 	return true;
@@ -614,7 +648,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_async)
 		struct vgpu_cta *t;
 
 		if (dst % size || src % size) {
-			c->sm->nops--;
+			op_drop(c->sm, op);
 			vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
 				   "cp.async of %u bytes: shared 0x%x / global 0x%llx not aligned",
 				   size, dst, (unsigned long long)src);
@@ -623,7 +657,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_async)
 		}
 		t = vgpu_smem_resolve(c, w, em, dst, size, &off);
 		if (!t || t != c) {
-			c->sm->nops--;
+			op_drop(c->sm, op);
 			if (t)
 				copy_fail(c, w, em,
 					  "cp.async writes the CTA's own shared memory only", dst);
@@ -635,7 +669,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_async)
 	op->done = op_done(c->sm, (uint64_t)size * vgpu_popcount(em));
 	if (op->done > w->cp_last_done)
 		w->cp_last_done = op->done;
-	op_queue(c->sm);
+	op_queue(c->sm, op);
 	w->cp_pending++;
 	return VGPU_X_NEXT;
 }
@@ -663,7 +697,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_async_arrive)
 	op->mbar_cta = (uint8_t)t->rank;
 	op->mbar = off;
 	op->done = done;
-	op_queue(c->sm);
+	op_queue(c->sm, op);
 	return VGPU_X_NEXT;
 }
 
@@ -749,7 +783,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk)
 		op->mbar_cta = (uint8_t)mt->rank;
 		op->mbar = moff;
 		op->done = op_done(c->sm, size);
-		op_queue(c->sm);
+		op_queue(c->sm, op);
 	}
 	return VGPU_X_NEXT;
 }
@@ -782,7 +816,7 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_store)
 		op->size = size;
 		op->group = w->bulk_committed;
 		op->done = op_done(c->sm, size);
-		op_queue(c->sm);
+		op_queue(c->sm, op);
 		w->bulk_pending[op->group % VGPU_BULK_GROUPS]++;
 	}
 	return VGPU_X_NEXT;
@@ -891,7 +925,7 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 			op->mbar = moff;
 		}
 		op->done = op_done(c->sm, bytes);
-		op_queue(c->sm);
+		op_queue(c->sm, op);
 	}
 	return VGPU_X_NEXT;
 }

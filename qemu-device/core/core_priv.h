@@ -176,6 +176,7 @@ enum vgpu_async_kind {
 
 /* One operation of the copy engine. */
 struct vgpu_async_op {
+	uint32_t slot;	      /* in sm->ops */
 	uint8_t kind;
 	uint8_t cta;	      /* issuing CTA slot */
 	uint8_t warp;	      /* issuing warp */
@@ -195,6 +196,13 @@ struct vgpu_async_op {
 	struct vgpu_tensor_map map;
 	uint64_t lane_src[VGPU_WARP_SIZE]; /* CP: per lane */
 	uint32_t lane_dst[VGPU_WARP_SIZE];
+};
+
+/* A queued operation: the copy engine's heap orders these. */
+struct vgpu_async_key {
+	uint64_t done; /* SM cycle of completion */
+	uint64_t seq;  /* issue order */
+	uint32_t slot; /* in sm->ops */
 };
 
 struct vgpu_sm {
@@ -227,8 +235,12 @@ struct vgpu_sm {
 	uint8_t *shadow[VGPU_MAX_CLUSTER_CTAS];
 	size_t regfile_bytes, warpbuf_bytes, smem_alloc;
 	/* copy engine */
-	struct vgpu_async_op *ops;
-	uint32_t nops, ops_cap;
+	struct vgpu_async_op *ops;	 /* pool: nslots used of ops_cap */
+	uint32_t nslots, ops_cap;
+	uint32_t *op_free;		 /* free slots */
+	uint32_t nfree;
+	struct vgpu_async_key *op_heap; /* queued operations (nops) */
+	uint32_t nops;
 	uint64_t op_seq;
 	uint64_t engine_free; /* cycle the engine finishes its queue */
 	/* timeline (only with an event hook) */

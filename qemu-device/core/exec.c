@@ -76,22 +76,32 @@ INL void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
  * Two-operand ALU instructions in a register (_r) and an immediate (_i)
  * flavour from one expression over a, b (uint32_t) and d (the instruction).
  */
-#define ALU_BODY(name, load_c, expr)                                           \
-	INL void name##_body(struct vgpu_warp *w,                    \
-				       const struct vgpu_dinsn *d, uint32_t em, \
-				       const int imm)                          \
+#define ALU_LANES(load_c, imm, expr)                                            \
+	LANES(em, l, {                                                         \
+		uint32_t a = ra[l], b = imm ? d->imm : rb[l];                  \
+		uint32_t cc = load_c ? rc[l] : 0;                              \
+		(void)a; (void)b; (void)cc;                                    \
+		rd[l] = (expr);                                                \
+	})
+
+/*
+ * @plain: a condition on d under which @pexpr computes @expr (float
+ * instructions without rounding or flush modifiers), tested once per
+ * instruction so that the lane loop is a plain vector loop.
+ */
+#define ALU_BODY(name, load_c, plain, pexpr, expr)                             \
+	INL void name##_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,  \
+			     uint32_t em, const int imm)                       \
 	{                                                                      \
 		uint32_t *rd = vgpu_reg(w, d->rd);                             \
 		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
 		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
 		const uint32_t *rc = vgpu_reg(w, d->rc);                       \
 		(void)rc;                                                      \
-		LANES(em, l, {                                                 \
-			uint32_t a = ra[l], b = imm ? d->imm : rb[l];          \
-			uint32_t cc = load_c ? rc[l] : 0;                      \
-			(void)cc;                                              \
-			rd[l] = (expr);                                        \
-		});                                                            \
+		if (plain)                                                     \
+			ALU_LANES(load_c, imm, pexpr);                         \
+		else                                                           \
+			ALU_LANES(load_c, imm, expr);                          \
 	}                                                                      \
 	EXEC(exec_##name##_r)                                                  \
 	{                                                                      \
@@ -106,10 +116,13 @@ INL void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
 
 /*
  * ALU instructions in a register (_r) and an immediate (_i) flavour from
- * one expression over a, b (and cc, the third source, for ALU3).
+ * one expression over a, b (and cc, the third source, for ALU3); FALU2/3
+ * for float instructions, with the expression for no modifiers.
  */
-#define ALU2(name, expr) ALU_BODY(name, 0, expr)
-#define ALU3(name, expr) ALU_BODY(name, 1, expr)
+#define ALU2(name, expr) ALU_BODY(name, 0, 0, 0, expr)
+#define ALU3(name, expr) ALU_BODY(name, 1, 0, 0, expr)
+#define FALU2(name, pexpr, expr) ALU_BODY(name, 0, !d->mod[0] && !d->mod[1], pexpr, expr)
+#define FALU3(name, pexpr, expr) ALU_BODY(name, 1, !d->mod[0] && !d->mod[1], pexpr, expr)
 
 INL uint32_t imulhi(uint32_t a, uint32_t b, unsigned type)
 {
@@ -222,10 +235,13 @@ INL uint32_t fdiv_(uint32_t a, uint32_t b, unsigned rnd)
 	return rnd ? vgpu_fround_div(a, b, rnd) : u32(f32(a) / f32(b));
 }
 
-ALU2(fadd, d->mod[1] ? ftz(fadd_(ftz(a), ftz(b), d->mod[0])) : fadd_(a, b, d->mod[0]))
-ALU2(fmul, d->mod[1] ? ftz(fmul_(ftz(a), ftz(b), d->mod[0])) : fmul_(a, b, d->mod[0]))
-ALU3(ffma, d->mod[1] ? ftz(ffma_(ftz(a), ftz(b), ftz(cc), d->mod[0])) :
-		   ffma_(a, b, cc, d->mod[0]))
+FALU2(fadd, u32(f32(a) + f32(b)),
+      d->mod[1] ? ftz(fadd_(ftz(a), ftz(b), d->mod[0])) : fadd_(a, b, d->mod[0]))
+FALU2(fmul, u32(f32(a) * f32(b)),
+      d->mod[1] ? ftz(fmul_(ftz(a), ftz(b), d->mod[0])) : fmul_(a, b, d->mod[0]))
+FALU3(ffma, u32(fmaf(f32(a), f32(b), f32(cc))),
+      d->mod[1] ? ftz(ffma_(ftz(a), ftz(b), ftz(cc), d->mod[0])) :
+		  ffma_(a, b, cc, d->mod[0]))
 ALU2(fmnmx, d->mod[1] ? fmnmx(ftz(a), ftz(b), d->mod[0]) : fmnmx(a, b, d->mod[0]))
 ALU2(idiv, idiv(a, b, d->mod[0], false))
 ALU2(irem, idiv(a, b, d->mod[0], true))

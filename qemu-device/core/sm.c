@@ -1011,6 +1011,8 @@ void vgpu_sm_free(struct vgpu_sm *sm)
 		free(sm->ctas[i]);
 	}
 	free(sm->ops);
+	free(sm->op_free);
+	free(sm->op_heap);
 	free(sm);
 }
 
@@ -1163,7 +1165,9 @@ int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t first,
 	sm->executed = 0;
 	sm->budget_left = 0;
 	sm->slice_given = 0;
-	sm->nops = 0;
+	sm->nops = 0; /* an exception may have left operations queued */
+	sm->nslots = 0;
+	sm->nfree = 0;
 	sm->engine_free = 0;
 	sm->rng = l->seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
 	if (!sm->rng)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_summary.h"
 #include "bench/kernels.h"
 #include "hostmem.h"
 #include "vgpu_asm.h"
@@ -229,8 +230,12 @@ static void bench_alu(struct vgpu_sm *sm)
 	       (double)st.warp_insns / (double)t_core * 1e3,
 	       (double)st.thread_insns / (double)t_core * 1e3);
 	printf("    plain C  %10.3f ms   (same arithmetic, -O2)\n", ms(t_c));
-	printf("    ratio core/C = %.1fx   (target: within 10x)   "
+	printf("    ratio core/C = %.2fx   (target: <= 1.5x)   "
 	       "results identical\n", (double)t_core / (double)t_c);
+	bench_row("ALU-bound kernel, 1024 threads", bench_fmt("%.3f ms", ms(t_core)),
+		  bench_fmt("plain C %.3f ms", ms(t_c)),
+		  bench_fmt("%.2fx", (double)t_core / (double)t_c), "<= 1.5x",
+		  (double)t_core <= 1.5 * (double)t_c);
 
 	vgpu_hostmem_fini(&gm.hm);
 	kernel_fini(&kn);
@@ -354,11 +359,15 @@ static void bench_bar(struct vgpu_sm *sm)
 	       per_alu, per_bar / per_alu);
 	printf("    plain C bookkeeping %9.1f ns/round   (32 warp arrivals + "
 	       "reset)\n", per_book);
-	printf("    target: < 1000 ns per 1024-thread BAR.SYNC round: barrier "
-	       "itself %.0f ns: %s; whole round with its 4 ALU "
-	       "warp-instructions per warp %.0f ns: %s\n",
-	       per_bar - per_nop, per_bar - per_nop < 1000.0 ? "met" : "not met",
-	       per_bar, per_bar < 1000.0 ? "met" : "not met");
+	printf("    target: whole 1024-thread round (4 ALU warp-instructions "
+	       "per warp + BAR.SYNC) < 400 ns: %.0f ns: %s\n",
+	       per_bar, per_bar < 400.0 ? "met" : "not met");
+	bench_row("BAR.SYNC round, 1024 threads", bench_fmt("%.0f ns", per_bar),
+		  bench_fmt("plain C work %.0f ns", per_alu),
+		  bench_fmt("%.1fx", per_bar / per_alu), "< 400 ns", per_bar < 400.0);
+	bench_row("  of which the barrier", bench_fmt("%.0f ns", per_bar - per_nop),
+		  bench_fmt("plain C counting %.0f ns", per_book),
+		  bench_fmt("%.1fx", (per_bar - per_nop) / per_book), "", -1);
 
 	vgpu_hostmem_fini(&gm.hm);
 }
@@ -384,6 +393,11 @@ static void bench_mem(void)
 		printf("    %4u threads: core %8zu bytes   plain registers "
 		       "%8zu bytes   ratio %.2fx\n", threads, core, plain,
 		       plain ? (double)core / (double)plain : 0.0);
+		bench_row(bench_fmt("CTA state, %u threads", threads),
+			  bench_fmt("%zu B", core), bench_fmt("registers %zu B", plain),
+			  bench_fmt("%.2fx", (double)core / (double)plain),
+			  threads == 32 ? "<= 3x" : "", threads == 32 ?
+			  (double)core <= 3.0 * (double)plain : -1);
 	}
 	kernel_fini(&kn);
 }
@@ -456,8 +470,14 @@ static void bench_mbar(struct vgpu_sm *sm)
 	printf("(d) mbarrier round trip, 128 threads: arrive + parity wait per phase\n");
 	printf("    core        %9.1f ns/phase   (sanitizer on)\n",
 	       (double)t_core / MBAR_PHASES);
-	printf("    plain C     %9.1f ns/phase   (128 atomic decrements + flip)   ratio %.1fx\n",
+	printf("    plain C     %9.1f ns/phase   (128 atomic decrements + flip)   ratio %.2fx"
+	       "   (target <= 1.5x)\n",
 	       (double)t_c / MBAR_PHASES, (double)t_core / (double)t_c);
+	bench_row("mbarrier round trip, 128 threads",
+		  bench_fmt("%.0f ns", (double)t_core / MBAR_PHASES),
+		  bench_fmt("C model %.0f ns", (double)t_c / MBAR_PHASES),
+		  bench_fmt("%.2fx", (double)t_core / (double)t_c), "<= 1.5x",
+		  (double)t_core <= 1.5 * (double)t_c);
 	kernel_fini(&kn);
 	vgpu_hostmem_fini(&gm.hm);
 }
@@ -513,6 +533,8 @@ static double gbs(uint64_t bytes, uint64_t ns)
 static void bench_bulk(struct vgpu_sm *sm)
 {
 	static const uint32_t sizes[] = { 1024, 4096, 16384, 65536 };
+	/* issue 15's targets (0: none given) */
+	static const double targets[] = { 30, 60, 0, 90 };
 	struct gmem gm;
 
 	gmem_init(&gm, 65536);
@@ -524,6 +546,7 @@ static void bench_bulk(struct vgpu_sm *sm)
 		uint64_t t_core, t_c = UINT64_MAX;
 		struct kernel kn;
 		struct vgpu_launch l;
+		double pct;
 
 		snprintf(src, sizeof(src), bulk_src_fmt, size,
 			 "CP.ASYNC.BULK [R6], [R2], R7, [R4]", iters);
@@ -541,10 +564,17 @@ static void bench_bulk(struct vgpu_sm *sm)
 			if (t < t_c)
 				t_c = t;
 		}
-		printf("    %5u B   core %6.2f GB/s   memcpy %6.2f GB/s   %3.0f%% of memcpy%s\n",
-		       size, gbs((uint64_t)size * iters, t_core),
-		       gbs((uint64_t)size * iters, t_c), 100.0 * (double)t_c / (double)t_core,
-		       size == 65536 ? "   (target: >= 50%)" : "");
+		pct = 100.0 * (double)t_c / (double)t_core;
+		printf("    %5u B   core %6.2f GB/s   memcpy %6.2f GB/s   %3.0f%% of memcpy"
+		       "%s\n", size, gbs((uint64_t)size * iters, t_core),
+		       gbs((uint64_t)size * iters, t_c), pct,
+		       targets[i] ? bench_fmt("   (target: >= %.0f%%)", targets[i]) : "");
+		bench_row(bench_fmt("bulk copy %u B", size),
+			  bench_fmt("%.2f GB/s", gbs((uint64_t)size * iters, t_core)),
+			  bench_fmt("memcpy %.2f GB/s", gbs((uint64_t)size * iters, t_c)),
+			  bench_fmt("%.0f%%", pct),
+			  targets[i] ? bench_fmt(">= %.0f%%", targets[i]) : "",
+			  targets[i] ? pct >= targets[i] : -1);
 		kernel_fini(&kn);
 	}
 	vgpu_hostmem_fini(&gm.hm);
@@ -607,8 +637,12 @@ static void bench_tensor(struct vgpu_sm *sm)
 			t_c = t;
 	}
 	printf("(f) 2-D tensor tile load, 64 x 64 floats from a 256 x 256 tensor\n");
-	printf("    core %6.2f GB/s   C row-by-row memcpy %6.2f GB/s   %3.0f%%\n",
+	printf("    core %6.2f GB/s   C row-by-row memcpy %6.2f GB/s   %3.0f%%   (target >= 50%%)\n",
 	       gbs(bytes, t_core), gbs(bytes, t_c), 100.0 * (double)t_c / (double)t_core);
+	bench_row("2-D tensor tile 64x64 floats", bench_fmt("%.2f GB/s", gbs(bytes, t_core)),
+		  bench_fmt("row memcpy %.2f GB/s", gbs(bytes, t_c)),
+		  bench_fmt("%.0f%%", 100.0 * (double)t_c / (double)t_core), ">= 50%",
+		  2 * t_c >= t_core);
 	kernel_fini(&kn);
 	vgpu_hostmem_fini(&gm.hm);
 }
