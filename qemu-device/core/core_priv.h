@@ -471,4 +471,23 @@ static inline uint32_t vgpu_byte_pc(uint32_t idx)
 	for (uint32_t l##_m = (mask), l = 0; l##_m && ((l = (uint32_t)__builtin_ctz(l##_m)), 1); \
 	     l##_m &= l##_m - 1)
 
+/* Do all lanes of @em hold the same value in @row?  (A branch-free,
+ * vectorisable loop for a full warp.) */
+static inline bool vgpu_row_uniform(struct vgpu_warp *w, uint32_t row,
+				    uint32_t em)
+{
+	const uint32_t *r = vgpu_reg(w, row);
+	uint32_t v = r[__builtin_ctz(em)], diff = 0;
+
+	if (em == ~0u) {
+		for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)
+			diff |= r[l] ^ v;
+		return !diff;
+	}
+	VGPU_FOR_LANES(em, l)
+		if (r[l] != v)
+			return false;
+	return true;
+}
+
 #endif /* VGPU_CORE_PRIV_H */

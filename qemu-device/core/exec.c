@@ -317,12 +317,11 @@ INL uint32_t pack_lanes(const uint8_t t[VGPU_WARP_SIZE])
 /* Lane mask of (a OP b) over @em, a and b converted to T. */
 #define CMP_MASK(T, conv, OP)                                                  \
 	do {                                                                   \
-		uint8_t t_[VGPU_WARP_SIZE] = { 0 };                            \
 		for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {                \
 			T x = conv(ra[l]), y = conv(imm ? d->imm : rb[l]);     \
-			t_[l] = x OP y;                                        \
+			m |= (uint32_t)(x OP y) << l;                          \
 		}                                                              \
-		m = pack_lanes(t_) & em;                                       \
+		m &= em;                                                       \
 	} while (0)
 
 #define CMP_SWITCH(cmp, T, conv)                                               \

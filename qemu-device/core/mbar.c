@@ -305,6 +305,11 @@ static uint32_t same_addr(struct vgpu_warp *w, uint16_t row, uint32_t *rest,
 	uint32_t group = 0;
 
 	*addr = r[__builtin_ctz(*rest)];
+	if (vgpu_row_uniform(w, row, *rest)) {
+		group = *rest;
+		*rest = 0;
+		return group;
+	}
 	VGPU_FOR_LANES(*rest, l)
 		if (r[l] == *addr)
 			group |= 1u << l;
@@ -551,12 +556,18 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 	struct vgpu_cta *wait_t = NULL, *t = NULL;
 	/* the lanes of a warp mostly name one object and one token: the
 	 * checks and the answer are those of the previous lane when its
-	 * address (and token) is the same, since nothing changes in between */
-	uint32_t last_addr = 0;
+	 * address (and token) is the same, since nothing changes in between;
+	 * when every lane's are the same, the first lane answers for all */
+	uint32_t last_addr = 0, lanes = em;
 	uint64_t last_tok = 0;
 	int done = -1;
 
-	VGPU_FOR_LANES(em, l) {
+	if (vgpu_row_uniform(w, d->ra, em) &&
+	    (parity ? parity_imm || vgpu_row_uniform(w, d->rc, em) :
+		      vgpu_row_uniform(w, d->rc, em) &&
+			      vgpu_row_uniform(w, d->rc + 1, em)))
+		lanes = em & -em;
+	VGPU_FOR_LANES(lanes, l) {
 		uint64_t tok;
 
 		if (!t || ra[l] != last_addr) {
@@ -590,6 +601,8 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 			wait_off = off;
 		}
 	}
+	if (lanes != em && result)
+		result = em;
 	if (try && result != em && !w->try_timed_out) {
 		uint32_t hint = d->stype == VGPU_ST_I ? d->imm :
 				d->stype == VGPU_ST_R ? vgpu_uniform(w, d->rb, em) :
