@@ -109,6 +109,7 @@ typedef struct VGPUWorker {
     QemuThread thread;
     struct vgpu_sm *sm;
     VGPUMMUCtx mmu;
+    bool busy;              /* its SM runs CTAs, here or lent to a queue (L) */
 } VGPUWorker;
 
 struct VGPUState {

@@ -8,8 +8,10 @@
  * A launch is handed to the pool of SM worker threads (threads= of them,
  * each with its own struct vgpu_sm): they claim chunks of the grid's CTAs
  * and run them with vgpu_sm_run(), sharing the launch's vgpu_launch_ctl
- * (instruction budget, abort flag).  The queue thread meanwhile waits on
- * the wall-clock watchdog.  None of these threads takes the BQL; the MMIO
+ * (instruction budget, abort flag, watchdog deadline).  The queue thread
+ * meanwhile waits on the wall-clock watchdog.  A launch of one chunk (one
+ * CTA, or any grid with threads=1) runs on the queue thread itself, on an
+ * idle worker's SM that it borrows for the time.  None of these threads takes the BQL; the MMIO
  * side only latches register state under s->lock and signals them.
  *
  * A command that fails stops its queue (VGPU_QSTAT_STOPPED, VGPU_Q_ERROR)
@@ -205,21 +207,64 @@ void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status)
     }
 }
 
+/*
+ * Run clusters [@first, @first + @count) of @job on @w's SM, which the
+ * caller has marked busy and counted in job->running.  Called without
+ * s->lock; returns with it held.
+ */
+static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, uint32_t first,
+                               uint32_t count)
+{
+    VGPUState *s = w->s;
+    struct vgpu_exception_record exc;
+    struct vgpu_launch l;
+    int rc;
+
+    vgpu_mmu_ctx_bind(&w->mmu, s, job->asid, job->root);
+    l = job->launch;
+    l.mem_opaque = &w->mmu;
+    trace_vgpu_worker_run(w->idx, job->q->idx, first, count);
+    rc = vgpu_sm_run(w->sm, &l, first, count, &exc);
+    if (rc && exc.code == VGPU_EXC_GLOBAL_FAULT) {
+        vgpu_mmu_fault_record(&w->mmu, &exc);
+    }
+
+    qemu_mutex_lock(&s->lock);
+    job->running--;
+    w->busy = false;
+    if (rc) {
+        bool real = exc.code != VGPU_EXC_ABORTED;
+        bool have_real = job->failed && job->exc.code != VGPU_EXC_ABORTED;
+
+        /*
+         * A real exception wins over the aborts it caused; else the
+         * lowest CTA's.
+         */
+        if (!job->failed || (real && !have_real) ||
+            (real == have_real && first < job->fail_cta)) {
+            job->exc = exc;
+            job->fail_cta = first;
+            job->failed = true;
+        }
+        qatomic_set(&job->ctl.abort, 1);
+        vgpu_job_stop_claims_locked(s, job);
+    }
+    vgpu_job_check_done_locked(job);
+}
+
 static void *vgpu_worker_thread(void *opaque)
 {
     VGPUWorker *w = opaque;
     VGPUState *s = w->s;
-    struct vgpu_exception_record exc;
 
     rcu_register_thread();
     qemu_mutex_lock(&s->lock);
     while (!s->exiting) {
         VGPUJob *job = QTAILQ_FIRST(&s->jobs);
-        struct vgpu_launch l;
         uint32_t first, count;
-        int rc;
 
-        if (!job) {
+        /* busy here: a queue thread has borrowed this SM */
+        if (!job || w->busy) {
             qemu_cond_wait(&s->pool_cond, &s->lock);
             continue;
         }
@@ -230,41 +275,29 @@ static void *vgpu_worker_thread(void *opaque)
             QTAILQ_REMOVE(&s->jobs, job, link);
         }
         job->running++;
+        w->busy = true;
         qemu_mutex_unlock(&s->lock);
-
-        vgpu_mmu_ctx_bind(&w->mmu, s, job->asid, job->root);
-        l = job->launch;
-        l.mem_opaque = &w->mmu;
-        trace_vgpu_worker_run(w->idx, job->q->idx, first, count);
-        rc = vgpu_sm_run(w->sm, &l, first, count, &exc);
-        if (rc && exc.code == VGPU_EXC_GLOBAL_FAULT) {
-            vgpu_mmu_fault_record(&w->mmu, &exc);
-        }
-
-        qemu_mutex_lock(&s->lock);
-        job->running--;
-        if (rc) {
-            bool real = exc.code != VGPU_EXC_ABORTED;
-            bool have_real = job->failed && job->exc.code != VGPU_EXC_ABORTED;
-
-            /*
-             * A real exception wins over the aborts it caused; else the
-             * lowest CTA's.
-             */
-            if (!job->failed || (real && !have_real) ||
-                (real == have_real && first < job->fail_cta)) {
-                job->exc = exc;
-                job->fail_cta = first;
-                job->failed = true;
-            }
-            qatomic_set(&job->ctl.abort, 1);
-            vgpu_job_stop_claims_locked(s, job);
-        }
-        vgpu_job_check_done_locked(job);
+        vgpu_job_run_chunk(w, job, first, count);
     }
     qemu_mutex_unlock(&s->lock);
     rcu_unregister_thread();
     return NULL;
+}
+
+/* An SM no worker is running, or NULL. */
+static VGPUWorker *vgpu_idle_worker_locked(VGPUState *s)
+{
+    for (uint32_t i = 0; i < s->nthreads; i++) {
+        if (!s->workers[i].busy) {
+            return &s->workers[i];
+        }
+    }
+    return NULL;
+}
+
+static int64_t vgpu_clock_ns(void)
+{
+    return get_clock();
 }
 
 /*
@@ -279,12 +312,34 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
     int64_t deadline = get_clock() + (int64_t)wdog_ms * SCALE_MS;
     uint32_t status = VGPU_ERR_NONE;
 
+    VGPUWorker *w;
+
     job->q = q;
     q->job = job;
-    QTAILQ_INSERT_TAIL(&s->jobs, job, link);
-    qemu_cond_broadcast(&s->pool_cond);
-    if (q->abort_pending) {
-        vgpu_job_abort_locked(s, job, q->abort_pending);
+    /* the watchdog also reaches CTAs this thread runs itself */
+    job->ctl.clock = vgpu_clock_ns;
+    job->ctl.deadline = deadline;
+    w = job->total <= job->chunk && !q->abort_pending ?
+        vgpu_idle_worker_locked(s) : NULL;
+    if (w) {
+        /*
+         * One chunk and an idle SM: run it on this thread with that SM,
+         * sparing two thread hand-offs (the pool's wake-up and the
+         * completion's); the SM stays one of threads= SMs.
+         */
+        job->next = job->total;
+        job->running++;
+        w->busy = true;
+        qemu_mutex_unlock(&s->lock);
+        vgpu_job_run_chunk(w, job, 0, job->total);
+        /* its worker may have work waiting */
+        qemu_cond_broadcast(&s->pool_cond);
+    } else {
+        QTAILQ_INSERT_TAIL(&s->jobs, job, link);
+        qemu_cond_broadcast(&s->pool_cond);
+        if (q->abort_pending) {
+            vgpu_job_abort_locked(s, job, q->abort_pending);
+        }
     }
     while (!job->done) {
         int64_t left = deadline - get_clock();
@@ -301,6 +356,12 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
     }
     q->job = NULL;
 
+    /* CTAs stopped by the deadline (vgpu_launch_ctl.clock) */
+    if (!job->abort_status && job->failed &&
+        job->exc.code == VGPU_EXC_ABORTED && get_clock() >= deadline) {
+        trace_vgpu_watchdog(q->idx, wdog_ms);
+        job->abort_status = VGPU_ERR_TIMEOUT;
+    }
     if (job->failed) {
         *exc = job->exc;
         status = VGPU_ERR_EXCEPTION;

@@ -732,7 +732,27 @@ static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 EXEC(exec_s2r)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
+	uint32_t base = w->id * VGPU_WARP_SIZE, v;
 
+	switch (d->imm) {
+	case VGPU_SR_TID_X:
+		if (c->l->block[0] % VGPU_WARP_SIZE)
+			break;
+		base %= c->l->block[0];
+		/* the warp's lanes are consecutive in x */
+		__attribute__((fallthrough));
+	case VGPU_SR_TID:
+		LANES(em, l, { rd[l] = base + l; });
+		return VGPU_X_NEXT;
+	case VGPU_SR_TID_Y:
+	case VGPU_SR_TID_Z:
+	case VGPU_SR_LANEID:
+		break;
+	default: /* the same for every lane */
+		v = sreg(c, w, d->imm, 0);
+		LANES(em, l, { rd[l] = v; });
+		return VGPU_X_NEXT;
+	}
 	LANES(em, l, { rd[l] = sreg(c, w, d->imm, l); });
 	return VGPU_X_NEXT;
 }
@@ -777,14 +797,31 @@ static void put_loaded(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 	vgpu_reg(w, d->rd)[lane] = v;
 }
 
-static void get_store(struct vgpu_warp *w, const struct vgpu_dinsn *d,
-		      uint32_t lane, uint8_t *buf, unsigned size)
+/* The same value for lanes @em (a broadcast of one load). */
+static void put_uniform(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			uint32_t em, const uint8_t *buf, unsigned size)
 {
-	for (unsigned k = 0; k < (size + 3) / 4; k++) {
-		uint32_t v = vgpu_reg(w, d->rb + k)[lane];
+	uint32_t lane = __builtin_ctz(em);
 
-		memcpy(buf + 4 * k, &v, size < 4 ? size : 4);
+	put_loaded(w, d, lane, buf, size);
+	for (unsigned k = 0; k < (size > 4 ? size / 4 : 1); k++) {
+		uint32_t *row = vgpu_reg(w, d->rd + k), v = row[lane];
+
+		LANES(em, l, { row[l] = v; });
 	}
+}
+
+static inline void get_store(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			     uint32_t lane, uint8_t *buf, unsigned size)
+{
+	if (size < 4) {
+		uint32_t v = vgpu_reg(w, d->rb)[lane];
+
+		memcpy(buf, &v, size < 2 ? 1 : 2);
+		return;
+	}
+	for (unsigned k = 0; k < size / 4; k++)
+		memcpy(buf + 4 * k, &vgpu_reg(w, d->rb + k)[lane], 4);
 }
 
 static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
@@ -854,6 +891,34 @@ static enum vgpu_xres global_fault(struct vgpu_cta *c, struct vgpu_warp *w,
 	return VGPU_X_EXC;
 }
 
+/*
+ * Fast path for global accesses: when every lane's address is aligned and
+ * all of them lie in one range the memory offers as host memory
+ * (vgpu_mem_ops.span), that range's pointer, with *@lo its first address.
+ * Else NULL: the per-lane path then raises what it must.
+ */
+static uint8_t *global_span(struct vgpu_cta *c, struct vgpu_warp *w,
+			    const struct vgpu_dinsn *d, uint32_t em,
+			    unsigned size, bool write, uint64_t *lo)
+{
+	const struct vgpu_launch *l = c->l;
+	uint64_t mn = UINT64_MAX, mx = 0, bits = 0;
+
+	if (!l->mem->span)
+		return NULL;
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, SP_GLOBAL, lane);
+
+		mn = a < mn ? a : mn;
+		mx = a > mx ? a : mx;
+		bits |= a;
+	}
+	if ((bits & (size - 1)) || mx - mn > UINT32_MAX)
+		return NULL;
+	*lo = mn;
+	return l->mem->span(l->mem_opaque, mn, mx - mn + size, write);
+}
+
 static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 			      const struct vgpu_dinsn *d, uint32_t em,
 			      enum space sp)
@@ -861,7 +926,25 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 	const struct vgpu_launch *l = c->l;
 	unsigned size = msize_bytes[d->mod[0]];
 	uint8_t buf[16];
+	uint64_t lo;
+	uint8_t *h;
 
+	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, false, &lo))) {
+		VGPU_FOR_LANES(em, lane)
+			put_loaded(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
+		return VGPU_X_NEXT;
+	}
+	if (sp != SP_GLOBAL && vgpu_row_uniform(w, d->ra, em)) {
+		/* one address (a parameter, a shared variable): read it once */
+		const uint8_t *p = local_ptr(c, w, em, sp,
+					     lane_addr(w, d, sp, __builtin_ctz(em)), size);
+
+		if (!p)
+			return VGPU_X_EXC;
+		memcpy(buf, p, size);
+		put_uniform(w, d, em, buf, size);
+		return VGPU_X_NEXT;
+	}
 	VGPU_FOR_LANES(em, lane) {
 		uint64_t a = lane_addr(w, d, sp, lane);
 
@@ -889,7 +972,15 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 	const struct vgpu_launch *l = c->l;
 	unsigned size = msize_bytes[d->mod[0]];
 	uint8_t buf[16];
+	uint64_t lo;
+	uint8_t *h;
 
+	/* lanes in ascending order, as below: the last one to a byte wins */
+	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, true, &lo))) {
+		VGPU_FOR_LANES(em, lane)
+			get_store(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
+		return VGPU_X_NEXT;
+	}
 	VGPU_FOR_LANES(em, lane) {
 		uint64_t a = lane_addr(w, d, sp, lane);
 

@@ -432,7 +432,8 @@ static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
 
 	if (l->ctl) {
 		total = atomic_fetch_add(&l->ctl->executed, used) + used;
-		if (atomic_load(&l->ctl->abort)) {
+		if (atomic_load(&l->ctl->abort) ||
+		    (l->ctl->clock && l->ctl->clock() >= l->ctl->deadline)) {
 			vgpu_raise(c, w, VGPU_EXC_ABORTED, w ? w->cur_mask : 0,
 				   "launch aborted after %llu warp-instructions",
 				   (unsigned long long)total);

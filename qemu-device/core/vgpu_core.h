@@ -152,6 +152,10 @@ VGPU_CORE_API uint32_t vgpu_prog_nregs(const struct vgpu_prog *prog);
 struct vgpu_launch_ctl {
 	_Atomic uint64_t executed; /* warp-instructions, all SMs together */
 	_Atomic int abort;	   /* set non-zero to stop: VGPU_EXC_ABORTED */
+	/* optional wall clock: once clock() >= deadline the launch stops as
+	 * by abort (checked every few thousand warp-instructions) */
+	int64_t (*clock)(void);
+	int64_t deadline;
 };
 
 /**

@@ -9,6 +9,10 @@
  *       beside the same loop with NOP in place of BAR.SYNC, the plain C
  *       cost of the ALU work, and the plain C bookkeeping a barrier needs.
  *   (c) Core state per resident CTA beside plain per-thread register files.
+ *   (d) mbarrier arrive + wait round trip beside a C model of the protocol.
+ *   (e) bulk copies and (f) a 2-D tensor tile beside memcpy.
+ *   (g) the cost of a launch as the grid (1..4096 CTAs) and the CTA
+ *       (32..1024 threads) grow, beside the smallest.
  *
  * Times are the best of REPS runs (CLOCK_MONOTONIC).
  */
@@ -647,6 +651,85 @@ static void bench_tensor(struct vgpu_sm *sm)
 	vgpu_hostmem_fini(&gm.hm);
 }
 
+/* ---- (g) scale: the cost of a launch as the grid and the CTAs grow ---- */
+
+/* Each thread stores its global index: out[ctaid * ntid + tid] = that. */
+static const char scale_src[] =
+	".kernel scale\n"
+	".param ptr out\n"
+	"    S2R R0, SR_TID.X ;\n"
+	"    S2R R1, SR_CTAID.X ;\n"
+	"    S2R R2, SR_NTID.X ;\n"
+	"    IMAD R3, R1, R2, R0 ;\n"
+	"    LDP.64 R4, [out] ;\n"
+	"    SHL R6, R3, 0x2 ;\n"
+	"    IADD R4, R4, R6 ;\n"
+	"    STG.32 [R4], R3 ;\n"
+	"    EXIT ;\n";
+
+static uint64_t scale_launch(struct vgpu_sm *sm, struct kernel *kn, struct gmem *gm,
+			     uint32_t ctas, uint32_t threads)
+{
+	struct vgpu_launch l = launch_of(kn, threads, gm);
+	struct vgpu_sm_stats st;
+	uint64_t t;
+
+	l.grid[0] = ctas;
+	t = time_launch(sm, &l, gm, &st);
+	for (uint32_t i = 0; i < ctas * threads; i++) {
+		uint32_t got;
+
+		memcpy(&got, gm->data + 4 * i, 4);
+		if (got != i)
+			die("scale kernel: thread %u stored %u", i, got);
+	}
+	return t;
+}
+
+static void bench_scale(struct vgpu_sm *sm)
+{
+	static const uint32_t grids[] = { 1, 16, 256, 4096 };
+	static const uint32_t blocks[] = { 32, 64, 128, 256, 512, 1024 };
+	struct kernel kn;
+	struct gmem gm;
+	uint64_t t1 = 0;
+
+	kernel_build(&kn, scale_src);
+	gmem_init(&gm, 4096 * 32 * 4);
+	printf("(g) launch cost as the grid grows (32-thread CTAs, 9 insns a thread)\n");
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t t = scale_launch(sm, &kn, &gm, grids[i], 32);
+
+		if (!i)
+			t1 = t;
+		printf("    %4u CTAs   %10.1f us   %7.1f ns per CTA   %6.2fx the 1-CTA launch\n",
+		       grids[i], (double)t / 1e3, (double)t / grids[i],
+		       (double)t / (double)t1);
+		bench_row(bench_fmt("launch, %u x 32-thread CTAs", grids[i]),
+			  bench_fmt("%.1f us", (double)t / 1e3),
+			  bench_fmt("1 CTA %.1f us", (double)t1 / 1e3),
+			  bench_fmt("%.1fx (%.0f ns/CTA)", (double)t / (double)t1,
+				    (double)t / grids[i]), "", -1);
+	}
+	printf("    launch cost as the CTA grows (1 CTA)\n");
+	for (unsigned i = 0; i < 6; i++) {
+		uint64_t t = scale_launch(sm, &kn, &gm, 1, blocks[i]);
+
+		if (!i)
+			t1 = t;
+		printf("    %4u threads %9.1f us   %7.1f ns per warp   %6.2fx the 32-thread launch\n",
+		       blocks[i], (double)t / 1e3, (double)t * 32 / blocks[i],
+		       (double)t / (double)t1);
+		bench_row(bench_fmt("launch, 1 CTA of %u threads", blocks[i]),
+			  bench_fmt("%.1f us", (double)t / 1e3),
+			  bench_fmt("32 threads %.1f us", (double)t1 / 1e3),
+			  bench_fmt("%.1fx (%.0f ns/warp)", (double)t / (double)t1,
+				    (double)t * 32 / blocks[i]), "", -1);
+	}
+	kernel_fini(&kn);
+	vgpu_hostmem_fini(&gm.hm);
+}
+
 /* Section @s (a letter) runs when no section is named or it is named. */
 static bool want(int argc, char **argv, const char *s)
 {
@@ -658,7 +741,7 @@ static bool want(int argc, char **argv, const char *s)
 	return false;
 }
 
-/* bench_core [a|b|c|d|e|f ...]: every section, or the ones named (perf). */
+/* bench_core [a|b|c|d|e|f|g ...]: every section, or the ones named (perf). */
 int main(int argc, char **argv)
 {
 	struct vgpu_sm *sm = vgpu_sm_new(&(struct vgpu_sm_config){ 0 });
@@ -678,6 +761,8 @@ int main(int argc, char **argv)
 		bench_bulk(sm);
 	if (want(argc, argv, "f"))
 		bench_tensor(sm);
+	if (want(argc, argv, "g"))
+		bench_scale(sm);
 	vgpu_sm_free(sm);
 	return 0;
 }
