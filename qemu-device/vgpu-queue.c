@@ -332,8 +332,10 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         w->busy = true;
         qemu_mutex_unlock(&s->lock);
         vgpu_job_run_chunk(w, job, 0, job->total);
-        /* its worker may have work waiting */
-        qemu_cond_broadcast(&s->pool_cond);
+        /* its worker may have skipped work meanwhile */
+        if (!QTAILQ_EMPTY(&s->jobs)) {
+            qemu_cond_broadcast(&s->pool_cond);
+        }
     } else {
         QTAILQ_INSERT_TAIL(&s->jobs, job, link);
         qemu_cond_broadcast(&s->pool_cond);

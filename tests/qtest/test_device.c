@@ -55,6 +55,18 @@ static const char k_spin[] =
 
 static const char k_empty[] = ".kernel empty\n    EXIT ;\n";
 
+/* out[ctaid] = the SM that ran the CTA */
+static const char k_smid[] =
+	".kernel smid\n"
+	".param ptr out\n"
+	"    S2R R0, SR_CTAID.X ;\n"
+	"    S2R R1, SR_SMID ;\n"
+	"    LDP.64 R2, [out] ;\n"
+	"    SHL R4, R0, 0x2 ;\n"
+	"    IADD R2, R2, R4 ;\n"
+	"    STG.32 [R2], R1 ;\n"
+	"    EXIT ;\n";
+
 /* ---- helpers ---- */
 
 struct store_setup {
@@ -899,6 +911,64 @@ TEST(runaway_kernel_stopped_by_watchdog)
 	reg_write(&d, VGPU_REG_WDOG_MS, 200);
 	EXPECT_EQ(200u, reg_read(&d, VGPU_REG_WDOG_MS));
 	ASSERT_TRUE(run_simple(&d, 0, k_spin, 4, 64, UINT64_MAX, &c));
+	EXPECT_EQ(VGPU_ERR_TIMEOUT, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
+	EXPECT_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
+	EXPECT_GT(c.warp_insns, 0u);
+	EXPECT_STOPPED(&d, 0, VGPU_ERR_TIMEOUT, 0);
+	check_recovers(_metadata, &d, 0);
+	dev_close(&d);
+}
+
+/*
+ * A one-CTA launch runs on its queue's thread, on an SM it borrows from
+ * the pool; a larger one on the pool's threads.  Either way a CTA runs on
+ * one of the threads= SMs, which SR_SMID names.
+ */
+TEST(every_cta_runs_on_one_of_the_sms)
+{
+	static const uint32_t grids[] = { 1, 16, 1 };
+	struct dev d;
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint64_t out_va, out_pa, par_va, par_pa;
+	uint32_t out[16];
+
+	ASSERT_EQ(0, dev_open(&d, "threads=2", 1));
+	dev_queue_init(&d, 0, 8);
+	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_smid, &kern));
+	out_va = dev_buf(&d, 0, sizeof(out), RW, &out_pa);
+	par_va = dev_buf(&d, 0, 8, RO, &par_pa);
+	qts_memwrite(d.qts, par_pa, &out_va, 8);
+	for (unsigned i = 0; i < 3; i++) {
+		memset(out, 0xff, sizeof(out));
+		qts_memwrite(d.qts, out_pa, out, sizeof(out));
+		cmd = dev_launch_cmd(&kern, grids[i], 32, par_va, 8);
+		ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+		EXPECT_EQ(VGPU_ERR_NONE, c.status);
+		qts_memread(d.qts, out_pa, out, sizeof(out));
+		for (uint32_t k = 0; k < grids[i]; k++) {
+			EXPECT_GT(2u, out[k]) {
+				TH_LOG("grid %u, CTA %u: SMID %u", grids[i], k, out[k]);
+			}
+		}
+	}
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+/* One chunk (threads=1): the queue thread runs it on the SM it borrows,
+ * and the watchdog reaches it through the launch's deadline. */
+TEST(runaway_kernel_run_by_its_queue_stopped_by_watchdog)
+{
+	struct dev d;
+	struct vgpu_completion c;
+
+	ASSERT_EQ(0, dev_open(&d, "threads=1", 1));
+	dev_queue_init(&d, 0, 8);
+	reg_write(&d, VGPU_REG_WDOG_MS, 200);
+	ASSERT_TRUE(run_simple(&d, 0, k_spin, 1, 32, UINT64_MAX, &c));
 	EXPECT_EQ(VGPU_ERR_TIMEOUT, c.status);
 	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
 	EXPECT_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
