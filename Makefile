@@ -331,10 +331,10 @@ check:
 check-host: all $(TESTS)
 	@scripts/run-tests.sh $(BUILD) $(TESTS)
 
+# Every benchmark, then one table of every figure beside its baseline
+# (scripts/bench.sh; the whole output in $(BUILD)/bench.log).
 bench: all $(BENCHES) $(QTESTS) qemu
-	@for b in $(BENCHES); do $$b || exit 1; done
-	@$(BUILD)/qtest/bench_device
-	@$(MAKE) --no-print-directory bench-guest
+	@scripts/bench.sh $(BUILD) $(BENCHES)
 
 # Host packages first, in a make of its own: the rest of the build reads
 # pkg-config when it starts.

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_summary.h"
 #include "vgpu.h"
 #include "vgpu_asm.h"
 #include "ptx_corpus.h"
@@ -110,6 +111,9 @@ static void compile_time(void)
 	       "   (of which the assembler %.2f ms, %.0f%%)\n",
 	       nlines, nprog, best_ptx / nlines * 1000 / 1e6,
 	       best_asm / nlines * 1000 / 1e6, 100 * best_asm / best_ptx);
+	bench_row("PTX compile, per 1000 lines", bench_fmt("%.2f ms", best_ptx / nlines * 1000 / 1e6),
+		  bench_fmt("assembler %.2f ms", best_asm / nlines * 1000 / 1e6),
+		  bench_fmt("%.1fx", best_ptx / best_asm), "", -1);
 }
 
 /* Instructions of the first kernel of @path (to the next entry or the end). */
@@ -227,6 +231,10 @@ static void versus(struct vgpu_device *dev, const char *name, uint32_t block, ui
 	       (double)p.warp_insns / (double)h.warp_insns, p.ns / h.ns,
 	       p.ns / h.ns <= 1.3 && (double)p.warp_insns / (double)h.warp_insns <= 1.3
 		       ? "met" : "NOT MET");
+	bench_row(bench_fmt("PTX port of %s", name), bench_fmt("%.0f ns", p.ns),
+		  bench_fmt("hand-written %.0f ns", h.ns), bench_fmt("%.2fx", p.ns / h.ns),
+		  "<= 1.3x", p.ns / h.ns <= 1.3 &&
+		  (double)p.warp_insns / (double)h.warp_insns <= 1.3);
 	free(a);
 	free(b);
 }

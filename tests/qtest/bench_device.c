@@ -16,6 +16,10 @@
  *       200 us: polling flat out would keep this process and QEMU's main
  *       thread on the CPUs the SM thread needs (on 2 cores that halves
  *       the device's rate).
+ *   (e) the device with 1, 2 and 4 SM worker threads (threads=) on a grid
+ *       of 64 independent CTAs of the compute-bound kernel: the completion
+ *       record's elapsed time and the speed-up over threads=1 (bounded by
+ *       the machine's cores).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/bench_summary.h"
 #include "bench/kernels.h"
 #include "hostmem.h"
 #include "vgpu_core.h"
@@ -91,7 +96,14 @@ static void bench_latency(struct dev *d, const struct dev_kernel *kern,
 	printf("    through qtest        %10.1f us   (%.1f register reads)\n",
 	       us(lat[LAT_REPS / 2]), (double)lat[LAT_REPS / 2] / reg_ns);
 	printf("    inside the device    %10.1f us   (completion record's elapsed_ns:"
-	       " fetch, MMU, predecode, run)\n", us(dev_ns[LAT_REPS / 2]));
+	       " fetch, MMU, predecode, run; target <= 5 us)\n", us(dev_ns[LAT_REPS / 2]));
+	bench_row("device, empty kernel inside", bench_fmt("%.1f us", us(dev_ns[LAT_REPS / 2])),
+		  bench_fmt("qtest read %.1f us", reg_ns / 1e3),
+		  bench_fmt("%.2fx", (double)dev_ns[LAT_REPS / 2] / reg_ns), "<= 5 us",
+		  dev_ns[LAT_REPS / 2] <= 5000);
+	bench_row("device, empty kernel via qtest", bench_fmt("%.1f us", us(lat[LAT_REPS / 2])),
+		  bench_fmt("qtest read %.1f us", reg_ns / 1e3),
+		  bench_fmt("%.1fx", (double)lat[LAT_REPS / 2] / reg_ns), "", -1);
 }
 
 /* (c) */
@@ -127,6 +139,9 @@ static void bench_throughput(struct dev *d, const struct dev_kernel *kern,
 	printf("    %10.0f launches/s   %8.1f us per launch   (%.1f register reads)\n",
 	       FULL_LAUNCHES / ((double)t / 1e9), us(t) / FULL_LAUNCHES,
 	       (double)t / FULL_LAUNCHES / reg_ns);
+	bench_row("device, launches with a full ring", bench_fmt("%.1f us each", us(t) / FULL_LAUNCHES),
+		  bench_fmt("qtest read %.1f us", reg_ns / 1e3),
+		  bench_fmt("%.2fx", (double)t / FULL_LAUNCHES / reg_ns), "", -1);
 }
 
 /* (d) the host runner's rate: best of ALU_REPS */
@@ -226,7 +241,77 @@ static void bench_alu(struct dev *d)
 	       "   (target >= 80%%)\n", dev_rate / 1e6, 100.0 * dev_rate / host);
 	printf("    device, doorbell to completion  %8.1f M warp-insn/s   %5.1f%% of host\n",
 	       wall_rate / 1e6, 100.0 * wall_rate / host);
+	bench_row("device, compute-bound kernel", bench_fmt("%.1f M warp-insn/s", dev_rate / 1e6),
+		  bench_fmt("host runner %.1f M", host / 1e6),
+		  bench_fmt("%.0f%%", 100.0 * dev_rate / host), ">= 80%",
+		  dev_rate >= 0.8 * host);
 	dev_kernel_free(&kern);
+}
+
+/* (e): 64 CTAs of the compute-bound kernel on threads=N; elapsed_ns, best of 3 */
+static uint64_t scale_run(const char *props)
+{
+	char src[sizeof(alu_src_fmt) + 16];
+	struct dev d;
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint64_t out_va, par_va, par_pa, best = UINT64_MAX;
+
+	if (dev_open(&d, props, 1))
+		die("cannot start QEMU");
+	dev_queue_init(&d, 0, RING);
+	snprintf(src, sizeof(src), alu_src_fmt, 500u);
+	if (dev_kernel_load(&d, 0, src, &kern))
+		die("assembly failed");
+	/* every CTA stores the same values to the same words: the CTAs are
+	 * independent, the output is one CTA's */
+	out_va = dev_buf(&d, 0, 16 * 256, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE,
+			 NULL);
+	par_va = dev_buf(&d, 0, 8, VGPU_PTE_VALID | VGPU_PTE_READ, &par_pa);
+	qts_memwrite(d.qts, par_pa, &out_va, 8);
+	cmd = dev_launch_cmd(&kern, 64, 256, par_va, 8);
+	for (int r = 0; r < ALU_REPS; r++) {
+		uint32_t slot = dev_put(&d, 0, &cmd);
+
+		dev_doorbell(&d, 0);
+		do
+			usleep(500);
+		while (!qts_readq(d.qts, DEV_CPL_PA(0, slot) +
+					  offsetof(struct vgpu_completion, seq)));
+		dev_read_cpl(&d, 0, slot, &c);
+		if (c.status != VGPU_ERR_NONE)
+			die("scaling launch failed");
+		if (c.elapsed_ns < best)
+			best = c.elapsed_ns;
+	}
+	dev_kernel_free(&kern);
+	dev_close(&d);
+	return best;
+}
+
+static void bench_workers(void)
+{
+	static const unsigned n[] = { 1, 2, 4 };
+	uint64_t t1 = 0;
+
+	printf("(e) 64 independent CTAs x 256 threads x 500 iterations, by SM worker threads"
+	       " (%ld CPUs online)\n", sysconf(_SC_NPROCESSORS_ONLN));
+	for (unsigned i = 0; i < 3; i++) {
+		char props[32];
+		uint64_t t;
+
+		snprintf(props, sizeof(props), "threads=%u", n[i]);
+		t = scale_run(props);
+		if (!i)
+			t1 = t;
+		printf("    threads=%u   %8.2f ms   speed-up %.2fx over threads=1\n", n[i],
+		       (double)t / 1e6, (double)t1 / (double)t);
+		bench_row(bench_fmt("device, 64 CTAs, threads=%u", n[i]),
+			  bench_fmt("%.2f ms", (double)t / 1e6),
+			  bench_fmt("threads=1 %.2f ms", (double)t1 / 1e6),
+			  bench_fmt("%.2fx speed-up", (double)t1 / (double)t), "", -1);
+	}
 }
 
 int main(void)
@@ -249,5 +334,6 @@ int main(void)
 	bench_alu(&d);
 	dev_kernel_free(&empty);
 	dev_close(&d);
+	bench_workers();
 	return 0;
 }
