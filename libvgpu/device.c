@@ -14,6 +14,7 @@
 #include <xf86drm.h>
 
 #include "vgpu_priv.h"
+#include "timeline.h"
 
 int vgpu_dev_ioctl(struct vgpu_device *dev, unsigned long request, void *arg)
 {
@@ -60,6 +61,7 @@ static void dev_free(struct vgpu_device *dev)
 	free(dev->param_bos);
 	free(dev->job_syncs);
 	free(dev->bos);
+	free(dev->timeline_dir);
 	free(dev);
 }
 
@@ -218,6 +220,14 @@ static struct vgpu_device *dev_alloc(void)
 	dev->fd = -1;
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->param_lock, NULL);
+	/* read once: a launch does not look at the environment */
+	if (vgpu_timeline_dir()) {
+		dev->timeline_dir = strdup(vgpu_timeline_dir());
+		if (!dev->timeline_dir) {
+			dev_free(dev);
+			return NULL;
+		}
+	}
 	return dev;
 }
 

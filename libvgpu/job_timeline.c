@@ -80,8 +80,8 @@ void vgpu_timeline_collect(struct vgpu_job *job, const struct vgpu_param_bo *p)
 	job->tl_collected = true;
 	job->tl_status = vgpu_trace_read(p->tl_map, p->tl_size, &job->tl_ev,
 					 &job->tl_n, &job->tl_dropped);
-	if (!job->tl_status && vgpu_timeline_dir())
-		timeline_save(job, vgpu_timeline_dir());
+	if (!job->tl_status && job->dev->timeline_dir)
+		timeline_save(job, job->dev->timeline_dir);
 }
 
 int vgpu_device_set_timeline_bytes(struct vgpu_device *dev, uint64_t bytes)

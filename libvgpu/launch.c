@@ -662,7 +662,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	dev = prog->dev;
 	k = kernel->obj;
 	cfg = cfg ? cfg : &defaults;
-	flags = cfg->flags | (jobp && vgpu_timeline_dir() ? VGPU_LAUNCH_TIMELINE : 0);
+	flags = cfg->flags | (jobp && dev->timeline_dir ? VGPU_LAUNCH_TIMELINE : 0);
 	if (args && args->kernel != kernel)
 		return -EINVAL;
 	if (!args && k->nparams > !!k->local_bytes + has_param(prog, k, VGPU_PARAM_DATA) +

@@ -81,6 +81,7 @@ struct vgpu_device {
 	unsigned int njob_syncs, job_syncs_cap;
 	pthread_mutex_t param_lock;
 	uint64_t timeline_bytes; /* 0: VGPU_TIMELINE_DEFAULT_BYTES */
+	char *timeline_dir;	 /* $VGPU_TIMELINE_DIR when opened, or NULL */
 	struct vgpu_param_bo *param_bos;
 	unsigned int nparam_bos, param_bos_cap;
 	uint64_t param_seq;
