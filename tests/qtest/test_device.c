@@ -901,16 +901,18 @@ TEST_F(device, fence_faults)
 	check_recovers(_metadata, d, 0);
 }
 
-TEST(runaway_kernel_stopped_by_watchdog)
+/* A kernel that never ends, on a device with @props: the watchdog stops it. */
+static void watchdog_case(struct __test_metadata *_metadata, const char *props,
+			  uint32_t grid, uint32_t block)
 {
 	struct dev d;
 	struct vgpu_completion c;
 
-	ASSERT_EQ(0, dev_open(&d, "threads=2,sms=2", 1));
+	ASSERT_EQ(0, dev_open(&d, props, 1));
 	dev_queue_init(&d, 0, 8);
 	reg_write(&d, VGPU_REG_WDOG_MS, 200);
 	EXPECT_EQ(200u, reg_read(&d, VGPU_REG_WDOG_MS));
-	ASSERT_TRUE(run_simple(&d, 0, k_spin, 4, 64, UINT64_MAX, &c));
+	ASSERT_TRUE(run_simple(&d, 0, k_spin, grid, block, UINT64_MAX, &c));
 	EXPECT_EQ(VGPU_ERR_TIMEOUT, c.status);
 	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
 	EXPECT_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
@@ -918,6 +920,19 @@ TEST(runaway_kernel_stopped_by_watchdog)
 	EXPECT_STOPPED(&d, 0, VGPU_ERR_TIMEOUT, 0);
 	check_recovers(_metadata, &d, 0);
 	dev_close(&d);
+}
+
+/* Several chunks: the pool's SM threads run them. */
+TEST(runaway_kernel_stopped_by_watchdog)
+{
+	watchdog_case(_metadata, "threads=2,sms=2", 4, 64);
+}
+
+/* One chunk (threads=1): the queue thread runs it on the SM it borrows,
+ * and the watchdog reaches it through the launch's deadline. */
+TEST(runaway_kernel_run_by_its_queue_stopped_by_watchdog)
+{
+	watchdog_case(_metadata, "threads=1", 1, 32);
 }
 
 /*
@@ -955,26 +970,6 @@ TEST(every_cta_runs_on_one_of_the_sms)
 		}
 	}
 	dev_kernel_free(&kern);
-	dev_close(&d);
-}
-
-/* One chunk (threads=1): the queue thread runs it on the SM it borrows,
- * and the watchdog reaches it through the launch's deadline. */
-TEST(runaway_kernel_run_by_its_queue_stopped_by_watchdog)
-{
-	struct dev d;
-	struct vgpu_completion c;
-
-	ASSERT_EQ(0, dev_open(&d, "threads=1", 1));
-	dev_queue_init(&d, 0, 8);
-	reg_write(&d, VGPU_REG_WDOG_MS, 200);
-	ASSERT_TRUE(run_simple(&d, 0, k_spin, 1, 32, UINT64_MAX, &c));
-	EXPECT_EQ(VGPU_ERR_TIMEOUT, c.status);
-	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
-	EXPECT_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
-	EXPECT_GT(c.warp_insns, 0u);
-	EXPECT_STOPPED(&d, 0, VGPU_ERR_TIMEOUT, 0);
-	check_recovers(_metadata, &d, 0);
 	dev_close(&d);
 }
 
