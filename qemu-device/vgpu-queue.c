@@ -11,8 +11,9 @@
  * (instruction budget, abort flag, watchdog deadline).  The queue thread
  * meanwhile waits on the wall-clock watchdog.  A launch of one chunk (one
  * CTA, or any grid with threads=1) runs on the queue thread itself, on an
- * idle worker's SM that it borrows for the time.  None of these threads takes the BQL; the MMIO
- * side only latches register state under s->lock and signals them.
+ * idle worker's SM that it borrows for the time.  None of these threads
+ * takes the BQL; the MMIO side only latches register state under s->lock
+ * and signals them.
  *
  * A command that fails stops its queue (VGPU_QSTAT_STOPPED, VGPU_Q_ERROR)
  * and raises VGPU_IRQ_ERROR; the guest resumes it with VGPU_QCTRL_RESUME.

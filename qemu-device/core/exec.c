@@ -297,23 +297,6 @@ INL uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
 	}
 }
 
-/*
- * Pack 32 bytes of 0/1 into a lane mask, eight at a time: the multiply
- * gathers byte i's low bit into bit 56 + i.
- */
-INL uint32_t pack_lanes(const uint8_t t[VGPU_WARP_SIZE])
-{
-	uint32_t m = 0;
-
-	for (unsigned i = 0; i < VGPU_WARP_SIZE; i += 8) {
-		uint64_t x;
-
-		memcpy(&x, t + i, 8);
-		m |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << i;
-	}
-	return m;
-}
-
 /* Lane mask of (a OP b) over @em, a and b converted to T. */
 #define CMP_MASK(T, conv, OP)                                                  \
 	do {                                                                   \
@@ -506,22 +489,23 @@ EXEC(exec_dfma)
 /* DSETP: ordered comparisons of doubles (false with a NaN, but NE), as FSETP */
 EXEC(exec_dsetp)
 {
-	uint8_t t[VGPU_WARP_SIZE] = { 0 };
-	uint32_t m;
+	uint32_t m = 0;
 
 	for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {
 		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l);
+		bool t;
 
 		switch (d->mod[0]) {
-		case VGPU_MOD_CMP_LT: t[l] = x < y; break;
-		case VGPU_MOD_CMP_EQ: t[l] = x == y; break;
-		case VGPU_MOD_CMP_LE: t[l] = x <= y; break;
-		case VGPU_MOD_CMP_GT: t[l] = x > y; break;
-		case VGPU_MOD_CMP_NE: t[l] = x != y; break;
-		default: t[l] = x >= y; break;
+		case VGPU_MOD_CMP_LT: t = x < y; break;
+		case VGPU_MOD_CMP_EQ: t = x == y; break;
+		case VGPU_MOD_CMP_LE: t = x <= y; break;
+		case VGPU_MOD_CMP_GT: t = x > y; break;
+		case VGPU_MOD_CMP_NE: t = x != y; break;
+		default: t = x >= y; break;
 		}
+		m |= (uint32_t)t << l;
 	}
-	m = pack_lanes(t) & em;
+	m &= em;
 	m = combine(m, vgpu_pred_mask(w, d->pp, d->pp_not), d->mod[1]);
 	set_pred(w, d->pu, em, m);
 	return VGPU_X_NEXT;

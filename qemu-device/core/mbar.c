@@ -552,50 +552,38 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 	/* the parity is an immediate in TEST_WAIT.PARITY's I form and in
 	 * TRY_WAIT.PARITY's RI form, else in rc; imm32 is TRY_WAIT's hint */
 	bool parity_imm = try ? d->stype == VGPU_ST_RI : d->stype == VGPU_ST_I;
-	uint32_t result = 0, wait_off = 0, off = 0;
-	struct vgpu_cta *wait_t = NULL, *t = NULL;
-	/* the lanes of a warp mostly name one object and one token: the
-	 * checks and the answer are those of the previous lane when its
-	 * address (and token) is the same, since nothing changes in between;
-	 * when every lane's are the same, the first lane answers for all */
-	uint32_t last_addr = 0, lanes = em;
-	uint64_t last_tok = 0;
-	int done = -1;
+	uint32_t result = 0, wait_off = 0, lanes = em;
+	struct vgpu_cta *wait_t = NULL;
 
+	/* every lane names the same object and token (the common case): the
+	 * first lane answers for all */
 	if (vgpu_row_uniform(w, d->ra, em) &&
 	    (parity ? parity_imm || vgpu_row_uniform(w, d->rc, em) :
 		      vgpu_row_uniform(w, d->rc, em) &&
 			      vgpu_row_uniform(w, d->rc + 1, em)))
 		lanes = em & -em;
 	VGPU_FOR_LANES(lanes, l) {
+		uint32_t off;
+		struct vgpu_cta *t = mbar_at(c, w, 1u << l, ra[l], true, &off);
 		uint64_t tok;
+		int done;
 
-		if (!t || ra[l] != last_addr) {
-			t = mbar_at(c, w, 1u << l, ra[l], true, &off);
-			if (!t || !check_valid(c, w, 1u << l, t, off,
-					       try ? "MBAR.TRY_WAIT" : "MBAR.TEST_WAIT"))
-				return VGPU_X_EXC;
-			last_addr = ra[l];
-			done = -1;
-		}
+		if (!t || !check_valid(c, w, 1u << l, t, off,
+				       try ? "MBAR.TRY_WAIT" : "MBAR.TEST_WAIT"))
+			return VGPU_X_EXC;
 		if (parity)
 			tok = parity_imm ? d->imm : tlo[l];
 		else
 			tok = (uint64_t)thi[l] << 32 | tlo[l];
-		if (done < 0 || tok != last_tok) {
-			done = phase_done(c, w, 1u << l, t, off, parity, tok);
-			if (done < 0)
-				return VGPU_X_EXC;
-			last_tok = tok;
-			if (done) {
-				struct vgpu_mbar_meta *meta = meta_find(t, off);
-
-				if (meta)
-					meta->need_wait = false;
-			}
-		}
+		done = phase_done(c, w, 1u << l, t, off, parity, tok);
+		if (done < 0)
+			return VGPU_X_EXC;
 		if (done) {
+			struct vgpu_mbar_meta *meta = meta_find(t, off);
+
 			result |= 1u << l;
+			if (meta)
+				meta->need_wait = false;
 		} else if (!wait_t) {
 			wait_t = t;
 			wait_off = off;
