@@ -22,7 +22,7 @@
 # Outputs (in $(BUILD)/):
 #   libvgpu.a          libvgpu: front end, both backends, assembler,
 #                      disassembler and the execution core (qemu-device/core)
-#   libvgpu.so.1       the same as a shared library, -fPIC objects in pic/;
+#   libvgpu.so.2       the same as a shared library, -fPIC objects in pic/;
 #   libvgpu.so         exports exactly libvgpu/libvgpu.sym (vgpu.h's API)
 #   libvgpucore.a      the execution core alone (tests and benchmarks)
 #   bin/               vgpu-as, vgpu-objdump, vgpu-run, vgpu-info
@@ -47,7 +47,7 @@ DESTDIR ?=
 
 # libvgpu's version (vgpu.pc) and the shared library's ABI version.
 VERSION := 1.0.0
-SOVERSION := 1
+SOVERSION := 2
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter

@@ -48,8 +48,8 @@ static int vgpu_debugfs_exceptions(struct seq_file *m, void *data)
 	for (i = head > VGPU_EXC_LOG ? head - VGPU_EXC_LOG : 0; i < head; i++) {
 		struct vgpu_exc_log *l = &vdev->exc_log[i % VGPU_EXC_LOG];
 
-		seq_printf(m, "client %llu job %llu queue %u status %u code %u cta %u,%u,%u warp %u pc 0x%x barid %d addr 0x%llx insn %016llx%016llx: %.*s\n",
-			   l->client_id, l->job_id, l->queue, l->hw_status,
+		seq_printf(m, "client %llu job %llu queue %u hw_queue %u status %u code %u cta %u,%u,%u warp %u pc 0x%x barid %d addr 0x%llx insn %016llx%016llx: %.*s\n",
+			   l->client_id, l->job_id, l->queue, l->hw_queue, l->hw_status,
 			   l->exc.code, l->exc.cta[0], l->exc.cta[1], l->exc.cta[2],
 			   l->exc.warp, l->exc.pc, (int)l->exc.barid, l->exc.addr,
 			   l->exc.insn[1], l->exc.insn[0], VGPU_EXC_MSG_LEN,

@@ -99,6 +99,12 @@ static int vgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case VGPU_PARAM_DRIVER_VERSION:
 		args->value = VGPU_DRIVER_MAJOR << 16 | VGPU_DRIVER_MINOR;
 		break;
+	case VGPU_PARAM_MAX_QUEUES:
+		args->value = VGPU_MAX_QUEUES_PER_FILE;
+		break;
+	case VGPU_PARAM_BAN_AFTER:
+		args->value = vgpu_ban_after;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -128,7 +134,6 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 		goto err_as;
 	file->driver_priv = vf;
 	mutex_lock(&vdev->files_lock);
-	vf->entities_live = true;
 	list_add_tail(&vf->link, &vdev->files);
 	mutex_unlock(&vdev->files_lock);
 	return 0;
@@ -162,9 +167,9 @@ static void vgpu_postclose(struct drm_device *dev, struct drm_file *file)
 	 */
 	mutex_lock(&vdev->files_lock);
 	list_del(&vf->link);
-	if (vf->entities_live)
-		vgpu_file_sched_fini(vf, true);
+	vgpu_file_sched_fini(vf, true);
 	mutex_unlock(&vdev->files_lock);
+	vgpu_file_queues_free(vf);
 	vgpu_as_put(vf->as);
 	vgpu_file_put(vf);
 }
@@ -197,6 +202,9 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
 	VGPU_IOCTL(SUBMIT, vgpu_ioctl_submit),
 	VGPU_IOCTL(WAIT_BO, vgpu_ioctl_wait_bo),
 	VGPU_IOCTL(GET_JOB, vgpu_ioctl_get_job),
+	VGPU_IOCTL(QUEUE_CREATE, vgpu_ioctl_queue_create),
+	VGPU_IOCTL(QUEUE_DESTROY, vgpu_ioctl_queue_destroy),
+	VGPU_IOCTL(QUEUE_GET_STATE, vgpu_ioctl_queue_get_state),
 #undef VGPU_IOCTL
 };
 

@@ -4,6 +4,7 @@
  *   vgpu_drv.c      PCI probe/remove, DRM driver, GET_PARAM, fdinfo
  *   vgpu_gem.c      shmem GEM objects, per-file mappings, BO ioctls, PRIME
  *   vgpu_mmu.c      per-file GPU address spaces in the device's format
+ *   vgpu_queue.c    queue objects: QUEUE_CREATE/DESTROY/GET_STATE, priorities
  *   vgpu_job.c      SUBMIT, drm_sched backend, timeout and reset, GET_JOB
  *   vgpu_irq.c      MSI-X/INTx, completion records -> fences
  *   vgpu_debugfs.c  debugfs files
@@ -26,11 +27,11 @@
 #include "vgpu_drm.h"
 
 #define VGPU_DRIVER_MAJOR 1
-#define VGPU_DRIVER_MINOR 0
+#define VGPU_DRIVER_MINOR 1
 
 #define VGPU_MAX_QUEUES 16
 #define VGPU_RING_ENTRIES 256u	/* command slots per queue */
-#define VGPU_JOBS_IN_FLIGHT 64u	/* per queue; each job takes <= 2 slots */
+#define VGPU_JOBS_IN_FLIGHT 64u	/* per queue, of jobs without semaphore waits */
 #define VGPU_VA_START (1ull << 20)
 #define VGPU_VA_SIZE ((1ull << VGPU_VA_BITS) - VGPU_VA_START)
 #define VGPU_EXC_LOG 16
@@ -43,6 +44,7 @@
 
 extern unsigned int vgpu_debug;
 extern unsigned int vgpu_timeout_ms;
+extern unsigned int vgpu_ban_after;
 
 /* Logging helpers: prefix the function, gated by the debug mask. */
 #define vgpu_dbg(vdev, cat, fmt, ...)                                          \
@@ -101,33 +103,66 @@ struct vgpu_job_result {
 	u32 state;
 	u32 error;
 	u32 hw_status;
-	u32 queue;
+	u32 queue;	/* queue id */
+	u32 hw_queue;
 	u64 warp_insns;
 	u64 elapsed_ns;
 	struct vgpu_exception_record exc;
 };
 
 /**
+ * struct vgpu_xqueue - a queue object (QUEUE_CREATE; id 0 is the file's
+ * default queue)
+ * @refcount: the file's table and every job of the queue hold one
+ * @vf:       the file (not counted: jobs hold the file themselves)
+ * @entity:   its drm_sched entity, at the priority's drm_sched priority,
+ *            over the hardware queues of its priority
+ * @banned:   1 once banned; the entity's guilty flag (drm_sched cancels
+ *            the jobs it pops afterwards)
+ * @entity_live: @entity is still on the schedulers' run queues (under
+ *            vdev->files_lock: queue destroy, file close and device
+ *            removal each tear it down, whichever comes first)
+ */
+struct vgpu_xqueue {
+	struct kref refcount;
+	struct vgpu_file *vf;
+	u32 id;
+	u32 priority;
+	struct drm_sched_entity entity;
+	atomic_t banned;
+	atomic_t guilty_resets;
+	atomic_t innocent_resets;
+	u32 ban_reason;
+	u32 hw_queue;
+	u32 last_reset;		/* vdev->queue_resets seen by innocent counting */
+	atomic64_t submitted;
+	atomic64_t completed;
+	bool entity_live;
+	struct list_head link;	/* on vf->xqueues, under vdev->files_lock */
+	struct mutex lock;	/* SUBMIT's entity use against destroy */
+	bool dead;		/* destroyed (under @lock) */
+};
+
+/**
  * struct vgpu_file - per open file
  * @hist_lock: protects @hist
+ * @queues:    queue objects by id (its lock guards lookups against
+ *             destroy); @nqueues counts them
  */
 struct vgpu_file {
 	struct vgpu_device *vdev;
 	struct kref refcount;
 	struct vgpu_as *as;
-	struct drm_sched_entity entity[VGPU_MAX_QUEUES];
+	struct xarray queues;
+	u32 next_queue_id;
+	atomic_t nqueues;
+	struct list_head xqueues;	/* under vdev->files_lock */
 	atomic64_t next_job_id;
 	atomic_t reset_count;
 	atomic64_t engine_ns;
 	u64 client_id;		/* drm_file.client_id: fdinfo's drm-client-id */
-	/*
-	 * On vdev->files, under vdev->files_lock.  @entities_live (under
-	 * vdev->files_lock too): @entity still points into the schedulers'
-	 * run queues, which drm_sched_fini() frees; whichever of file close
-	 * and device removal comes first tears the entities down.
-	 */
+	/* On vdev->files, under vdev->files_lock. */
 	struct list_head link;
-	bool entities_live;
 	spinlock_t hist_lock;
 	struct vgpu_job_result hist[VGPU_JOB_HISTORY];
 };
@@ -143,6 +178,14 @@ struct vgpu_queue {
 	struct drm_gpu_scheduler sched;
 	spinlock_t lock;
 	spinlock_t fence_lock;
+	u32 priority;		/* VGPU_QPRIO_* it serves */
+	/*
+	 * Its semaphore (vdev->sems[idx]): SEM_RELEASE writes each job's
+	 * @fence seqno there after the job's launch, in ring order; jobs of
+	 * other queues SEM_ACQUIRE it.  @sem_done (under @lock): the largest
+	 * seqno of a job that ended, for resets to write.
+	 */
+	u64 sem_done;
 	u8 *ring;
 	dma_addr_t ring_dma;
 	struct vgpu_completion *cpl;
@@ -158,7 +201,8 @@ struct vgpu_queue {
 };
 
 struct vgpu_exc_log {
-	u32 queue;
+	u32 queue;	/* queue id */
+	u32 hw_queue;
 	u32 hw_status;
 	u64 client_id;
 	u64 job_id;
@@ -186,6 +230,12 @@ struct vgpu_device {
 	atomic_t mmu_gen;	/* bumped when a mapping goes away */
 
 	struct vgpu_queue queues[VGPU_MAX_QUEUES];
+	__le64 *sems;		/* one semaphore per queue (coherent) */
+	dma_addr_t sems_dma;
+	/* hardware queues serving each priority (drm_sched_entity sched_list) */
+	struct drm_gpu_scheduler *band[VGPU_QPRIO_COUNT][VGPU_MAX_QUEUES];
+	u32 band_n[VGPU_QPRIO_COUNT];
+	atomic_t queue_resets;	/* per-queue resets so far */
 	bool sched_live;	/* the queues' schedulers are initialised */
 	struct workqueue_struct *reset_wq;
 	struct mutex reset_lock;
@@ -282,12 +332,25 @@ bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
 void vgpu_as_job_begin(struct vgpu_as *as);
 void vgpu_as_job_end(struct vgpu_as *as);
 
+/* vgpu_queue.c */
+void vgpu_bands_init(struct vgpu_device *vdev);
+int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id);
+struct vgpu_xqueue *vgpu_xqueue_lookup(struct vgpu_file *vf, u32 id);
+void vgpu_xqueue_put(struct vgpu_xqueue *xq);
+int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf);
+void vgpu_file_sched_fini(struct vgpu_file *vf, bool flush);
+void vgpu_file_queues_free(struct vgpu_file *vf);
+void vgpu_files_sched_fini(struct vgpu_device *vdev);
+int vgpu_ioctl_queue_create(struct drm_device *dev, void *data,
+			    struct drm_file *file);
+int vgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
+			     struct drm_file *file);
+int vgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
+			       struct drm_file *file);
+
 /* vgpu_job.c */
 int vgpu_sched_init(struct vgpu_device *vdev);
 void vgpu_sched_fini(struct vgpu_device *vdev);
-int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf);
-void vgpu_file_sched_fini(struct vgpu_file *vf, bool flush);
-void vgpu_files_sched_fini(struct vgpu_device *vdev);
 void vgpu_queue_hw_init(struct vgpu_queue *q);
 void vgpu_queue_process(struct vgpu_queue *q);
 void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error);

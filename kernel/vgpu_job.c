@@ -34,6 +34,7 @@
  * devcoredump describes the hung job and the queues.
  */
 #include <linux/dma-fence-chain.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/delay.h>
 #include <linux/devcoredump.h>
 #include <linux/slab.h>
@@ -50,24 +51,50 @@ static_assert(sizeof(struct vgpu_cmd_launch) == VGPU_CMD_BYTES);
 static_assert(sizeof(struct vgpu_completion) == 336);
 static_assert(sizeof(struct drm_vgpu_submit) == 152);
 static_assert(sizeof(struct drm_vgpu_sync) == 16);
-static_assert(sizeof(struct drm_vgpu_get_job) == 56);
+static_assert(sizeof(struct drm_vgpu_get_job) == 64);
 
 /*
- * A job's share of the scheduler's credit_limit (VGPU_JOBS_IN_FLIGHT): a
- * job takes at most two ring slots, so a full scheduler never laps the ring.
+ * Credits are ring slots.  A job takes at most a TLB_INVALIDATE, one
+ * SEM_ACQUIRE per other hardware queue it waits for (those come on top),
+ * its LAUNCH and a SEM_RELEASE.  Its credits come back when its launch
+ * completes, when at most the SEM_RELEASE of the last job is still to
+ * execute: a scheduler within its credit_limit never laps the ring.
  */
-#define VGPU_JOB_CREDITS 1u
-static_assert(2 * VGPU_JOBS_IN_FLIGHT / VGPU_JOB_CREDITS <= VGPU_RING_ENTRIES);
+#define VGPU_JOB_CREDITS 3u
+static_assert(VGPU_JOBS_IN_FLIGHT * VGPU_JOB_CREDITS + VGPU_MAX_QUEUES <
+	      VGPU_RING_ENTRIES);
+
+static bool vgpu_sem_deps = true;
+module_param_named(sem_deps, vgpu_sem_deps, bool, 0644);
+MODULE_PARM_DESC(sem_deps, "wait for jobs of other queues of the device with SEM_ACQUIRE, not on the CPU (default true)");
+
+unsigned int vgpu_ban_after = 3;
+module_param_named(ban_after, vgpu_ban_after, uint, 0644);
+MODULE_PARM_DESC(ban_after, "guilty resets after which a queue is banned (default 3, 0: never)");
+
+static bool vgpu_queue_reset = true;
+module_param_named(queue_reset, vgpu_queue_reset, bool, 0644);
+MODULE_PARM_DESC(queue_reset, "reset only the hung hardware queue (default true; false: the whole device)");
 
 struct vgpu_job {
 	struct drm_sched_job base;
 	struct vgpu_device *vdev;
 	struct vgpu_file *vf;	/* holds a reference */
 	struct vgpu_as *as;	/* holds a reference */
-	u32 queue;
+	struct vgpu_xqueue *xq;	/* holds a reference */
+	struct dma_fence_cb done_cb;	/* counts xq->completed */
+	u32 queue;		/* hardware queue (once armed) */
 	u64 id;
 	struct drm_vgpu_launch launch;
 	u64 trace_va;	/* VGPU_SUBMIT_EXT_TIMELINE, else 0 */
+	/*
+	 * Finished fences of jobs of other hardware queues of this device
+	 * that it waits for on the device (SEM_ACQUIRE), each referenced;
+	 * drm_sched waits only for their scheduled fences.
+	 */
+	struct dma_fence **sem_deps;
+	u32 nsem_deps;
+	u64 sem_seq;	/* its hardware fences' seqno, kept across resubmits */
 	u32 trace_size;
 	struct drm_gem_object **bos;
 	u32 bo_count;
@@ -170,7 +197,8 @@ static void vgpu_job_record(struct vgpu_job *job, int error, u32 hw_status,
 
 		spin_lock_irqsave(&vdev->exc_lock, flags);
 		l = &vdev->exc_log[vdev->exc_head++ % VGPU_EXC_LOG];
-		l->queue = job->queue;
+		l->queue = job->xq ? job->xq->id : 0;
+		l->hw_queue = job->queue;
 		l->hw_status = hw_status;
 		l->client_id = vf->client_id;
 		l->job_id = job->id;
@@ -200,6 +228,80 @@ static void vgpu_emit_tlbi(struct vgpu_queue *q)
 	c = vgpu_ring_slot(q, &slot);
 	c->hdr.opcode = cpu_to_le32(VGPU_CMD_TLB_INVALIDATE);
 	c->asid = cpu_to_le32(VGPU_TLBI_ALL_AS);
+}
+
+static bool vgpu_has_sems(struct vgpu_device *vdev)
+{
+	return vdev->features & VGPU_FEAT_SEMAPHORES;
+}
+
+static void vgpu_emit_sem(struct vgpu_queue *q, u32 opcode, u32 sem_queue,
+			  u64 payload)
+{
+	struct vgpu_cmd_sem *c;
+	u32 slot;
+
+	c = vgpu_ring_slot(q, &slot);
+	c->hdr.opcode = cpu_to_le32(opcode);
+	c->hdr.flags = cpu_to_le32(VGPU_CMD_F_FENCE_PHYS);
+	c->addr = cpu_to_le64(q->vdev->sems_dma + sem_queue * sizeof(u64));
+	c->payload = cpu_to_le64(payload);
+	c->op = cpu_to_le32(VGPU_SEM_OP_GEQ);
+}
+
+/*
+ * The hardware queue and seqno @f (a finished fence of a job of this
+ * device) must reach for its job to be complete, or false when there is
+ * nothing to wait for on the device: it has signalled, or its job never
+ * got a hardware fence.  The hardware fence (drm_sched_fence.parent) is
+ * ours and freed by RCU: drm_sched set it before signalling the scheduled
+ * fence the job waited for; vgpu_job_free() drops it only after @f has
+ * signalled.
+ */
+static bool vgpu_sem_target(struct vgpu_device *vdev, struct dma_fence *f,
+			    u32 *queue, u64 *seq)
+{
+	struct dma_fence *parent;
+	bool ret = false;
+	u32 i;
+
+	if (dma_fence_is_signaled(f))
+		return false;
+	rcu_read_lock();
+	parent = READ_ONCE(to_drm_sched_fence(f)->parent);
+	if (parent)
+		parent = dma_fence_get_rcu(parent);
+	rcu_read_unlock();
+	if (!parent)
+		return false;
+	if (parent->ops == &vgpu_fence_ops && !dma_fence_is_signaled(parent)) {
+		for (i = 0; i < vdev->nqueues; i++) {
+			if (vdev->queues[i].fence_context == parent->context) {
+				*queue = i;
+				*seq = parent->seqno;
+				ret = true;
+				break;
+			}
+		}
+	}
+	dma_fence_put(parent);
+	return ret;
+}
+
+/* One SEM_ACQUIRE per hardware queue @job waits for, at the largest seqno. */
+static void vgpu_emit_acquires(struct vgpu_queue *q, struct vgpu_job *job)
+{
+	struct vgpu_device *vdev = q->vdev;
+	u64 want[VGPU_MAX_QUEUES] = { 0 }, seq;
+	u32 i, other;
+
+	for (i = 0; i < job->nsem_deps; i++)
+		if (vgpu_sem_target(vdev, job->sem_deps[i], &other, &seq) &&
+		    other != q->idx)
+			want[other] = max(want[other], seq);
+	for (i = 0; i < vdev->nqueues; i++)
+		if (want[i])
+			vgpu_emit_sem(q, VGPU_CMD_SEM_ACQUIRE, i, want[i]);
 }
 
 static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
@@ -242,9 +344,13 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	unsigned long flags;
 	u32 gen;
 
-	/* Guilty of a timeout, or cancelled: not run (again). */
-	if (unlikely(sched_job->s_fence->finished.error))
+	/* Guilty of a timeout, or cancelled (a banned queue): not run (again). */
+	if (unlikely(sched_job->s_fence->finished.error)) {
+		if (!job->guilty)
+			vgpu_job_record(job, sched_job->s_fence->finished.error,
+					VGPU_ERR_ABORTED, NULL);
 		return NULL;
+	}
 	/*
 	 * Resubmitted after a reset although it had completed (its record
 	 * was harvested after drm_sched_stop() had detached its hardware
@@ -268,8 +374,11 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 		kfree(fence);
 		return ERR_PTR(-ENODEV);
 	}
+	/* A resubmitted job keeps its seqno: SEM_ACQUIREs may name it. */
+	if (!job->sem_seq)
+		job->sem_seq = ++q->fence_seqno;
 	dma_fence_init(fence, &vgpu_fence_ops, &q->fence_lock,
-		       q->fence_context, ++q->fence_seqno);
+		       q->fence_context, job->sem_seq);
 	/* Counted before mmu_gen is read: see vgpu_mmu.c on stale TLBs. */
 	if (!job->on_device) {
 		vgpu_as_job_begin(job->as);
@@ -280,7 +389,11 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 		vgpu_emit_tlbi(q);
 		q->flushed_gen = gen;
 	}
+	if (vgpu_has_sems(vdev))
+		vgpu_emit_acquires(q, job);
 	vgpu_emit_launch(q, job);
+	if (vgpu_has_sems(vdev))
+		vgpu_emit_sem(q, VGPU_CMD_SEM_RELEASE, q->idx, job->sem_seq);
 	dma_fence_put(job->hw_fence);
 	job->hw_fence = dma_fence_get(fence);
 	job->start_ns = ktime_get_ns();
@@ -320,6 +433,7 @@ static void vgpu_job_complete_locked(struct vgpu_queue *q, struct vgpu_job *job,
 	}
 	list_del_init(&job->link);
 	job->completed = true;
+	q->sem_done = max(q->sem_done, job->sem_seq);
 	vgpu_job_record(job, err, status, cpl);
 	atomic64_add(ktime_get_ns() - job->start_ns, &job->vf->engine_ns);
 	if (err) {
@@ -430,6 +544,19 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
 	vgpu_qwrite(q, VGPU_Q_CPL_LO, lower_32_bits(q->cpl_dma));
 	vgpu_qwrite(q, VGPU_Q_CPL_HI, upper_32_bits(q->cpl_dma));
 	vgpu_qwrite(q, VGPU_Q_SIZE, VGPU_RING_ENTRIES);
+	vgpu_qwrite(q, VGPU_Q_PRIORITY, q->priority);
+	/*
+	 * A job that ended in a reset may not have released its seqno (its
+	 * SEM_RELEASE never ran): release every job that ended, so that no
+	 * SEM_ACQUIRE of another queue waits for it forever.  Later jobs have
+	 * larger seqnos and release them when they run (again).
+	 */
+	if (q->vdev->sems) {
+		__le64 *sem = &q->vdev->sems[q->idx];
+
+		WRITE_ONCE(*sem, cpu_to_le64(max(le64_to_cpu(READ_ONCE(*sem)),
+						 q->sem_done)));
+	}
 	vgpu_qwrite(q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
 }
 
@@ -503,10 +630,11 @@ static void vgpu_coredump(struct vgpu_job *job, const struct vgpu_exception_reco
 	if (!d.buf)
 		return;
 	vgpu_dump_print(&d,
-			"vgpu devcoredump: job timeout\nclient %llu job %llu queue %u asid %u\n"
+			"vgpu devcoredump: job timeout\nclient %llu job %llu queue %u hw_queue %u asid %u\n"
 			"code_va 0x%llx code_size %u entry %u grid %ux%ux%u block %ux%ux%u\n"
 			"smem %u param_va 0x%llx param_size %u flags 0x%x budget %llu\n",
-			job->vf->client_id, job->id, job->queue, job->as->asid,
+			job->vf->client_id, job->id, job->xq->id, job->queue,
+			job->as->asid,
 			l->code_va, l->code_size, l->entry, l->grid[0], l->grid[1],
 			l->grid[2], l->block[0], l->block[1], l->block[2],
 			l->smem_bytes, l->param_va, l->param_size, l->launch_flags,
@@ -538,58 +666,124 @@ static void vgpu_coredump(struct vgpu_job *job, const struct vgpu_exception_reco
 	dev_coredumpv(vdev->drm.dev, d.buf, d.n, GFP_KERNEL);
 }
 
-static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
+/*
+ * @job hung or brought a reset upon itself: its queue counts a guilty
+ * reset and is banned at vgpu_ban_after of them.
+ */
+static void vgpu_job_guilty(struct vgpu_job *job, int error)
 {
-	struct vgpu_job *job = to_vgpu_job(sched_job);
-	struct vgpu_device *vdev = job->vdev;
-	struct vgpu_exception_record *rec;
-	unsigned int i;
+	struct vgpu_xqueue *xq = job->xq;
+	int n = atomic_inc_return(&xq->guilty_resets);
 
-	mutex_lock(&vdev->reset_lock);
-	vgpu_queue_process(&vdev->queues[job->queue]);
-	if (vdev->gone || !job->hw_fence || dma_fence_is_signaled(job->hw_fence)) {
-		/* Spurious: put it back where drm_sched_job_timedout took it. */
-		spin_lock(&sched_job->sched->job_list_lock);
-		list_add(&sched_job->list, &sched_job->sched->pending_list);
-		spin_unlock(&sched_job->sched->job_list_lock);
-		mutex_unlock(&vdev->reset_lock);
-		return DRM_GPU_SCHED_STAT_NOMINAL;
+	if (vgpu_ban_after && n >= vgpu_ban_after && !atomic_read(&xq->banned)) {
+		WRITE_ONCE(xq->ban_reason, -error);
+		/* the entity's guilty flag: drm_sched cancels what it pops */
+		atomic_set(&xq->banned, 1);
+		vgpu_warn(job->vdev, "client %llu queue %u banned after %d faults\n",
+			  job->vf->client_id, xq->id, n);
 	}
+}
 
-	vgpu_err(vdev, "queue %u: job %llu of client %llu timed out after %u ms: device reset\n",
-		 job->queue, job->id, job->vf->client_id, vgpu_timeout_ms);
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	vgpu_coredump(job, rec && vgpu_stop_hung(vdev, job, rec) ? rec : NULL);
-	kfree(rec);
+/*
+ * After drm_sched_stop(): the jobs left on @sched's pending list were
+ * caught in its reset without causing it; each queue counts it once.
+ * Those of a banned queue are cancelled instead of run again.
+ */
+static void vgpu_count_innocent(struct drm_gpu_scheduler *sched,
+				struct vgpu_job *guilty, u32 reset)
+{
+	struct drm_sched_job *sj;
+
+	list_for_each_entry(sj, &sched->pending_list, list) {
+		struct vgpu_xqueue *xq = to_vgpu_job(sj)->xq;
+
+		if (to_vgpu_job(sj) == guilty)
+			continue;
+		/* a banned queue's jobs are not run again: cancelled */
+		if (atomic_read(&xq->banned)) {
+			if (!dma_fence_is_signaled(&sj->s_fence->finished))
+				dma_fence_set_error(&sj->s_fence->finished, -ECANCELED);
+			continue;
+		}
+		if (xq->last_reset == reset)
+			continue;
+		xq->last_reset = reset;
+		atomic_inc(&xq->innocent_resets);
+	}
+}
+
+/* The hung job's own outcome, once the device can no longer complete it. */
+static void vgpu_job_timed_out(struct vgpu_job *job)
+{
+	struct vgpu_queue *q = &job->vdev->queues[job->queue];
+	unsigned long flags;
+
+	if (job->completed) {
+		/* It finished as the reset began: its own status stands. */
+		vgpu_warn(job->vdev, "queue %u: job %llu completed during the reset\n",
+			  job->queue, job->id);
+		return;
+	}
+	job->guilty = true;
+	/* its seqno is released too (vgpu_queue_hw_init): dependents go on */
+	spin_lock_irqsave(&q->lock, flags);
+	q->sem_done = max(q->sem_done, job->sem_seq);
+	spin_unlock_irqrestore(&q->lock, flags);
+	dma_fence_set_error(&job->base.s_fence->finished, -ETIMEDOUT);
+	vgpu_job_record(job, -ETIMEDOUT, VGPU_ERR_TIMEOUT, NULL);
+	vgpu_job_guilty(job, -ETIMEDOUT);
+}
+
+/*
+ * Per-queue reset: the device stopped @job's hardware queue (it wrote
+ * the hung launch's ABORTED record, vgpu_stop_hung()), the other queues
+ * never noticed.  Only this queue's scheduler stops; its completed jobs
+ * keep their status, the others run again from the start.
+ */
+static void vgpu_reset_queue(struct vgpu_device *vdev, struct vgpu_job *job)
+{
+	struct vgpu_queue *q = &vdev->queues[job->queue];
+
+	drm_sched_stop(&q->sched, &job->base);
+	vgpu_queue_harvest(q);
+	vgpu_queue_cancel_inflight(q, -ECANCELED, false);
+	vgpu_job_timed_out(job);
+	vgpu_count_innocent(&q->sched, job, atomic_inc_return(&vdev->queue_resets));
+	atomic_inc(&vdev->reset_count);
+	atomic_inc(&job->vf->reset_count);
+	trace_vgpu_reset(job->queue, job->id);
+	vgpu_queue_hw_init(q);
+	drm_sched_resubmit_jobs(&q->sched);
+	drm_sched_start(&q->sched);
+}
+
+/*
+ * Whole-device reset, when the hung queue did not stop: every scheduler
+ * stops; the device is reset (nothing runs or completes after that).
+ * drm_sched_stop() has detached the hardware fences, so every job the
+ * device finished but nobody had processed yet would be resubmitted and
+ * run a second time: harvest the records (real status; vgpu_job_run()
+ * does not run a completed job again) and only then cancel what did not
+ * complete.
+ */
+static void vgpu_reset_device(struct vgpu_device *vdev, struct vgpu_job *job)
+{
+	u32 reset = atomic_inc_return(&vdev->queue_resets);
+	unsigned int i;
 
 	for (i = 0; i < vdev->nqueues; i++)
 		drm_sched_stop(&vdev->queues[i].sched,
-			       i == job->queue ? sched_job : NULL);
+			       i == job->queue ? &job->base : NULL);
 	vgpu_irq_disable(vdev);
-	/*
-	 * Quiesce first, then look: after the reset nothing runs and no
-	 * record is written any more.  drm_sched_stop() has detached the
-	 * hardware fences, so every job the device finished but nobody had
-	 * processed yet would be resubmitted and run a second time: harvest
-	 * the records (real status; vgpu_job_run() does not run a completed
-	 * job again) and only then cancel what did not complete.
-	 */
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
 	WRITE_ONCE(vdev->irq_hold, false);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_harvest(&vdev->queues[i]);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_cancel_inflight(&vdev->queues[i], -ECANCELED, false);
-
-	if (job->completed) {
-		/* It finished as the reset began: its own status stands. */
-		vgpu_warn(vdev, "queue %u: job %llu completed during the reset\n",
-			  job->queue, job->id);
-	} else {
-		job->guilty = true;
-		dma_fence_set_error(&sched_job->s_fence->finished, -ETIMEDOUT);
-		vgpu_job_record(job, -ETIMEDOUT, VGPU_ERR_TIMEOUT, NULL);
-	}
+	vgpu_job_timed_out(job);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_count_innocent(&vdev->queues[i].sched, job, reset);
 	atomic_inc(&vdev->reset_count);
 	atomic_inc(&job->vf->reset_count);
 	trace_vgpu_reset(job->queue, job->id);
@@ -604,6 +798,60 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 		drm_sched_resubmit_jobs(&vdev->queues[i].sched);
 	for (i = 0; i < vdev->nqueues; i++)
 		drm_sched_start(&vdev->queues[i].sched);
+}
+
+/*
+ * @job sits at a SEM_ACQUIRE for a job of another queue that has not
+ * completed, or did so less than a timeout ago: it is not hung itself
+ * (that job has its own timeout), and its own time counts from then.
+ */
+static bool vgpu_job_waits_for_queue(struct vgpu_job *job)
+{
+	ktime_t since = ktime_sub_ms(ktime_get(), vgpu_timeout_ms);
+	u32 i;
+
+	for (i = 0; i < job->nsem_deps; i++) {
+		struct dma_fence *f = job->sem_deps[i];
+
+		if (!dma_fence_is_signaled(f))
+			return true;
+		if (test_bit(DMA_FENCE_FLAG_TIMESTAMP_BIT, &f->flags) &&
+		    ktime_after(f->timestamp, since))
+			return true;
+	}
+	return false;
+}
+
+static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
+{
+	struct vgpu_job *job = to_vgpu_job(sched_job);
+	struct vgpu_device *vdev = job->vdev;
+	struct vgpu_exception_record *rec;
+	bool stopped;
+
+	mutex_lock(&vdev->reset_lock);
+	vgpu_queue_process(&vdev->queues[job->queue]);
+	if (vdev->gone || !job->hw_fence || dma_fence_is_signaled(job->hw_fence) ||
+	    vgpu_job_waits_for_queue(job)) {
+		/* Spurious: put it back where drm_sched_job_timedout took it. */
+		spin_lock(&sched_job->sched->job_list_lock);
+		list_add(&sched_job->list, &sched_job->sched->pending_list);
+		spin_unlock(&sched_job->sched->job_list_lock);
+		mutex_unlock(&vdev->reset_lock);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	stopped = rec && vgpu_stop_hung(vdev, job, rec) && READ_ONCE(vgpu_queue_reset);
+	vgpu_err(vdev, "queue %u: job %llu of client %llu timed out after %u ms: %s reset\n",
+		 job->queue, job->id, job->vf->client_id, vgpu_timeout_ms,
+		 stopped ? "queue" : "device");
+	vgpu_coredump(job, stopped ? rec : NULL);
+	kfree(rec);
+	if (stopped)
+		vgpu_reset_queue(vdev, job);
+	else
+		vgpu_reset_device(vdev, job);
 	mutex_unlock(&vdev->reset_lock);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
@@ -633,9 +881,14 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 		if (job->bos[i])
 			drm_gem_object_put(job->bos[i]);
 	kvfree(job->bos);
+	for (i = 0; i < job->nsem_deps; i++)
+		dma_fence_put(job->sem_deps[i]);
+	kfree(job->sem_deps);
 	if (job->on_device)
 		vgpu_as_job_end(job->as);
 	vgpu_as_put(job->as);
+	if (job->xq)
+		vgpu_xqueue_put(job->xq);
 	vgpu_file_put(job->vf);
 	kfree(job);
 }
@@ -666,8 +919,6 @@ static int vgpu_submit_check(struct vgpu_device *vdev,
 	int i;
 
 	if (args->flags & ~VGPU_SUBMIT_FLAGS || args->pad)
-		return -EINVAL;
-	if (args->queue >= vdev->nqueues)
 		return -EINVAL;
 	if (args->bo_handle_count > VGPU_SUBMIT_MAX_BOS ||
 	    args->in_sync_count > VGPU_SUBMIT_MAX_SYNCS ||
@@ -729,6 +980,21 @@ static int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
 				      job->bo_count, &job->bos);
 }
 
+/* @fence's components (a timeline point's chain, a sync_file's array). */
+static int vgpu_job_add_unwrapped(struct vgpu_job *job, struct dma_fence *fence)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *f;
+	int ret;
+
+	dma_fence_unwrap_for_each(f, &iter, fence) {
+		ret = drm_sched_job_add_dependency(&job->base, dma_fence_get(f));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 struct vgpu_out_sync {
 	struct drm_syncobj *syncobj;
 	struct dma_fence_chain *chain;
@@ -753,11 +1019,74 @@ static int vgpu_submit_in_syncs(struct vgpu_job *job, struct drm_file *file,
 		ret = drm_syncobj_find_fence(file, s.handle, s.point, 0, &fence);
 		if (ret)
 			return ret;
-		ret = drm_sched_job_add_dependency(&job->base, fence);
+		ret = vgpu_job_add_unwrapped(job, fence);
+		dma_fence_put(fence);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * After arming (the job's hardware queue is chosen): each dependency that
+ * is the finished fence of a job on another hardware queue of this device
+ * is waited for by a SEM_ACQUIRE on the device instead (run_job emits it,
+ * vgpu_emit_acquires()): drm_sched only waits until that job is on its
+ * ring (its scheduled fence), as it does by itself for jobs of the same
+ * scheduler.  Other fences (other drivers, sw_sync, a failed job's) stay
+ * CPU waits.  Without memory for the list every wait stays on the CPU:
+ * slower, not wrong.
+ */
+static bool vgpu_sem_dep(struct vgpu_job *job, struct dma_fence *f, u32 *queue)
+{
+	struct vgpu_device *vdev = job->vdev;
+	struct drm_sched_fence *sf = to_drm_sched_fence(f);
+	u32 i;
+
+	if (!sf || f != &sf->finished || f->error || sf->sched == job->base.sched ||
+	    test_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &f->flags) ||
+	    dma_fence_is_signaled(f))
+		return false;
+	for (i = 0; i < vdev->nqueues; i++) {
+		if (sf->sched == &vdev->queues[i].sched) {
+			*queue = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void vgpu_job_sem_deps(struct vgpu_job *job)
+{
+	struct dma_fence *f, *old;
+	unsigned long index, queues = 0;
+	u32 n = 0, q;
+
+	if (!vgpu_has_sems(job->vdev) || !READ_ONCE(vgpu_sem_deps))
+		return;
+	xa_for_each(&job->base.dependencies, index, f)
+		n += vgpu_sem_dep(job, f, &q);
+	if (!n)
+		return;
+	job->sem_deps = kcalloc(n, sizeof(*job->sem_deps), GFP_KERNEL);
+	if (!job->sem_deps)
+		return;
+	xa_for_each(&job->base.dependencies, index, f) {
+		if (job->nsem_deps == n || !vgpu_sem_dep(job, f, &q))
+			continue;
+		/* the entry's reference moves to sem_deps */
+		old = xa_store(&job->base.dependencies, index,
+			       dma_fence_get(&to_drm_sched_fence(f)->scheduled),
+			       GFP_KERNEL);
+		if (xa_is_err(old)) {
+			dma_fence_put(&to_drm_sched_fence(f)->scheduled);
+			continue;
+		}
+		job->sem_deps[job->nsem_deps++] = f;
+		queues |= BIT(q);
+	}
+	/* one ring slot per SEM_ACQUIRE */
+	job->base.credits = VGPU_JOB_CREDITS + hweight_long(queues);
 }
 
 static int vgpu_submit_out_syncs(struct drm_file *file,
@@ -789,6 +1118,10 @@ static int vgpu_submit_out_syncs(struct drm_file *file,
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 		       struct drm_file *file, struct drm_vgpu_submit *args,
 		       const struct drm_vgpu_ext_timeline *tl);
+static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
+			      struct vgpu_xqueue *xq, struct drm_file *file,
+			      struct drm_vgpu_submit *args,
+			      const struct drm_vgpu_ext_timeline *tl);
 
 int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 		      struct drm_file *file)
@@ -818,9 +1151,40 @@ static bool vgpu_bo_job_writes(struct drm_gem_object *obj)
 	return !(to_vgpu_bo(obj)->flags & VGPU_BO_READ_ONLY);
 }
 
+static void vgpu_job_done_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct vgpu_job *job = container_of(cb, struct vgpu_job, done_cb);
+
+	atomic64_inc(&job->xq->completed);
+}
+
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 		       struct drm_file *file, struct drm_vgpu_submit *args,
 		       const struct drm_vgpu_ext_timeline *tl)
+{
+	struct vgpu_xqueue *xq;
+	int ret;
+
+	xq = vgpu_xqueue_lookup(vf, args->queue);
+	if (!xq)
+		return -ENOENT;
+	/* Held until the job is pushed: QUEUE_DESTROY waits for it. */
+	mutex_lock(&xq->lock);
+	if (xq->dead)
+		ret = -ENOENT;
+	else if (atomic_read(&xq->banned))
+		ret = -ECANCELED;
+	else
+		ret = vgpu_submit_locked(vdev, vf, xq, file, args, tl);
+	mutex_unlock(&xq->lock);
+	vgpu_xqueue_put(xq);
+	return ret;
+}
+
+static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
+			      struct vgpu_xqueue *xq, struct drm_file *file,
+			      struct drm_vgpu_submit *args,
+			      const struct drm_vgpu_ext_timeline *tl)
 {
 	struct vgpu_out_sync *out = NULL;
 	struct drm_gem_object *obj;
@@ -837,12 +1201,11 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	if (!job)
 		return -ENOMEM;
 	job->vdev = vdev;
-	job->queue = args->queue;
 	job->launch = args->launch;
 	job->trace_va = tl->va;
 	job->trace_size = (u32)tl->size;
 	INIT_LIST_HEAD(&job->link);
-	ret = drm_sched_job_init(&job->base, &vf->entity[args->queue],
+	ret = drm_sched_job_init(&job->base, &xq->entity,
 				 VGPU_JOB_CREDITS, vf, file->client_id);
 	if (ret) {
 		kfree(job);
@@ -851,6 +1214,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	kref_get(&vf->refcount);
 	job->vf = vf;
 	job->as = vgpu_as_get(vf->as);
+	kref_get(&xq->refcount);
+	job->xq = xq;
 
 	ret = vgpu_submit_bos(job, file, args);
 	if (ret)
@@ -891,17 +1256,25 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 			goto err_unlock;
 	}
 
+	/* Arming picks the hardware queue (drm_sched_entity_select_rq). */
+	drm_sched_job_arm(&job->base);
+	job->queue = container_of(job->base.sched, struct vgpu_queue, sched)->idx;
+	WRITE_ONCE(xq->hw_queue, job->queue);
+	vgpu_job_sem_deps(job);
 	job->id = atomic64_inc_return(&vf->next_job_id);
 	spin_lock_irqsave(&vf->hist_lock, flags);
 	r = vgpu_hist(vf, job->id);
 	memset(r, 0, sizeof(*r));
 	r->id = job->id;
 	r->state = VGPU_JOB_QUEUED;
-	r->queue = job->queue;
+	r->queue = xq->id;
+	r->hw_queue = job->queue;
 	spin_unlock_irqrestore(&vf->hist_lock, flags);
 
-	drm_sched_job_arm(&job->base);
 	done = dma_fence_get(&job->base.s_fence->finished);
+	atomic64_inc(&xq->submitted);
+	if (dma_fence_add_callback(done, &job->done_cb, vgpu_job_done_cb))
+		atomic64_inc(&xq->completed);
 	drm_exec_for_each_locked_object(&exec, obj)
 		dma_resv_add_fence(obj->resv, done, vgpu_bo_job_writes(obj) ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
@@ -955,6 +1328,7 @@ err_job:
 			drm_gem_object_put(job->bos[i]);
 	kvfree(job->bos);
 	vgpu_as_put(job->as);
+	vgpu_xqueue_put(xq);
 	vgpu_file_put(vf);
 	kfree(job);
 	return ret;
@@ -971,7 +1345,7 @@ int vgpu_ioctl_get_job(struct drm_device *dev, void *data,
 	u32 n;
 	int ret = 0;
 
-	if (args->pad)
+	if (args->pad || args->pad2)
 		return -EINVAL;
 	exc = kmalloc(sizeof(*exc), GFP_KERNEL);
 	if (!exc)
@@ -985,6 +1359,7 @@ int vgpu_ioctl_get_job(struct drm_device *dev, void *data,
 		args->error = r->error;
 		args->hw_status = r->hw_status;
 		args->queue = r->queue;
+		args->hw_queue = r->hw_queue;
 		args->warp_insns = r->warp_insns;
 		args->elapsed_ns = r->elapsed_ns;
 		memcpy(exc, &r->exc, sizeof(*exc));
@@ -1006,7 +1381,7 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 	struct drm_sched_init_args args = {
 		.ops = &vgpu_sched_ops,
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
-		.credit_limit = VGPU_JOBS_IN_FLIGHT,
+		.credit_limit = VGPU_JOBS_IN_FLIGHT * VGPU_JOB_CREDITS,
 		.timeout = msecs_to_jiffies(vgpu_timeout_ms),
 		.name = "vgpu",
 		.dev = vdev->drm.dev,
@@ -1018,6 +1393,13 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 	if (!vdev->reset_wq)
 		return -ENOMEM;
 	args.timeout_wq = vdev->reset_wq;
+	vdev->sems = dma_alloc_coherent(vdev->drm.dev, PAGE_SIZE,
+					&vdev->sems_dma, GFP_KERNEL);
+	if (!vdev->sems) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	static_assert(VGPU_MAX_QUEUES * sizeof(u64) <= PAGE_SIZE);
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 
@@ -1037,8 +1419,10 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 			ret = -ENOMEM;
 			goto err;
 		}
-		vgpu_queue_hw_init(q);
-	}
+		}
+	vgpu_bands_init(vdev);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_queue_hw_init(&vdev->queues[i]);
 	for (i = 0; i < vdev->nqueues; i++) {
 		ret = drm_sched_init(&vdev->queues[i].sched, &args);
 		if (ret) {
@@ -1088,6 +1472,10 @@ void vgpu_sched_fini(struct vgpu_device *vdev)
 		q->cpl = NULL;
 	}
 	vdev->sched_live = false;
+	if (vdev->sems)
+		dma_free_coherent(vdev->drm.dev, PAGE_SIZE, vdev->sems,
+				  vdev->sems_dma);
+	vdev->sems = NULL;
 	if (vdev->reset_wq)
 		destroy_workqueue(vdev->reset_wq);
 	vdev->reset_wq = NULL;
@@ -1113,61 +1501,6 @@ void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error)
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_cancel_inflight(&vdev->queues[i], error, true);
 	mutex_unlock(&vdev->reset_lock);
-}
-
-int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < vdev->nqueues; i++) {
-		struct drm_gpu_scheduler *sched = &vdev->queues[i].sched;
-
-		ret = drm_sched_entity_init(&vf->entity[i],
-					    DRM_SCHED_PRIORITY_NORMAL, &sched, 1,
-					    NULL);
-		if (ret) {
-			while (i--)
-				drm_sched_entity_destroy(&vf->entity[i]);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/**
- * vgpu_file_sched_fini - tear down the entities of @vf
- * @vf:    the file
- * @flush: wait for the entities' queued jobs to be handed to the hardware
- *         first (file close); false kills them (device removal)
- *
- * Before the schedulers' drm_sched_fini(), which frees the run queues the
- * entities point to.  Under vdev->files_lock; once per file (entities_live).
- */
-void vgpu_file_sched_fini(struct vgpu_file *vf, bool flush)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&vf->vdev->files_lock);
-	for (i = 0; i < vf->vdev->nqueues; i++) {
-		if (flush)
-			drm_sched_entity_destroy(&vf->entity[i]);
-		else
-			drm_sched_entity_fini(&vf->entity[i]);
-	}
-	vf->entities_live = false;
-}
-
-/* Device removal: every open file's entities, before vgpu_sched_fini(). */
-void vgpu_files_sched_fini(struct vgpu_device *vdev)
-{
-	struct vgpu_file *vf;
-
-	mutex_lock(&vdev->files_lock);
-	list_for_each_entry(vf, &vdev->files, link)
-		if (vf->entities_live)
-			vgpu_file_sched_fini(vf, false);
-	mutex_unlock(&vdev->files_lock);
 }
 
 #if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)

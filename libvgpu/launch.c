@@ -244,6 +244,77 @@ int vgpu_syncobj_new(struct vgpu_device *dev, uint32_t flags,
 	return 0;
 }
 
+int vgpu_queue_new(struct vgpu_device *dev, uint32_t priority,
+		   struct vgpu_queue **out)
+{
+	struct drm_vgpu_queue_create c = { .priority = priority };
+	struct vgpu_queue *q;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_QUEUE_CREATE, &c);
+	if (ret) {
+		free(q);
+		return ret;
+	}
+	vgpu_dev_get(dev);
+	q->dev = dev;
+	q->id = c.queue_id;
+	*out = q;
+	return 0;
+}
+
+void vgpu_queue_free(struct vgpu_queue *q)
+{
+	struct drm_vgpu_queue_destroy d;
+
+	if (!q)
+		return;
+	d = (struct drm_vgpu_queue_destroy){ .queue_id = q->id };
+	vgpu_dev_ioctl(q->dev, DRM_IOCTL_VGPU_QUEUE_DESTROY, &d);
+	vgpu_dev_put(q->dev);
+	free(q);
+}
+
+uint32_t vgpu_queue_id(const struct vgpu_queue *q)
+{
+	return q ? q->id : VGPU_QUEUE_DEFAULT;
+}
+
+int vgpu_queue_state(struct vgpu_device *dev, const struct vgpu_queue *q,
+		     struct vgpu_queue_state *st)
+{
+	struct drm_vgpu_queue_get_state g = { .queue_id = vgpu_queue_id(q) };
+	int ret;
+
+	if (!st || (q && q->dev != dev))
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &g);
+	if (ret)
+		return ret;
+	*st = (struct vgpu_queue_state){
+		.state = g.state,
+		.priority = g.priority,
+		.guilty_resets = g.guilty_resets,
+		.innocent_resets = g.innocent_resets,
+		.ban_reason = g.ban_reason,
+		.hw_queue = g.hw_queue,
+		.submitted = g.submitted,
+		.completed = g.completed,
+	};
+	return 0;
+}
+
 void vgpu_syncobj_free(struct vgpu_syncobj *s)
 {
 	struct drm_syncobj_destroy d;
@@ -732,7 +803,11 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	};
 	s.bo_handles = (uintptr_t)handles;
 	s.bo_handle_count = nbos;
-	s.queue = cfg->queue;
+	if (cfg->queue && cfg->queue->dev != dev) {
+		ret = -EINVAL;
+		goto out;
+	}
+	s.queue = vgpu_queue_id(cfg->queue);
 	s.in_syncs = (uintptr_t)in;
 	s.in_sync_count = cfg->nwait;
 	s.out_syncs = (uintptr_t)outs;
@@ -920,6 +995,7 @@ int vgpu_job_status(struct vgpu_job *job, struct vgpu_job_status *st)
 		.error = g.error,
 		.hw_status = g.hw_status,
 		.queue = g.queue,
+		.hw_queue = g.hw_queue,
 		.warp_insns = g.warp_insns,
 		.elapsed_ns = g.elapsed_ns,
 	};

@@ -132,6 +132,12 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 	case VGPU_PARAM_DRIVER_VERSION:
 		args->value = SIM_DRIVER_MAJOR << 16 | SIM_DRIVER_MINOR;
 		break;
+	case VGPU_PARAM_MAX_QUEUES:
+		args->value = VGPU_MAX_QUEUES_PER_FILE;
+		break;
+	case VGPU_PARAM_BAN_AFTER:
+		args->value = 0; /* nothing hangs on the sim: never banned */
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -154,6 +160,12 @@ static const struct sim_ioctl sim_driver_ioctls[] = {
 	[DRM_VGPU_SUBMIT] = { DRM_IOCTL_VGPU_SUBMIT, vgpu_sim_submit },
 	[DRM_VGPU_WAIT_BO] = { DRM_IOCTL_VGPU_WAIT_BO, vgpu_sim_wait_bo },
 	[DRM_VGPU_GET_JOB] = { DRM_IOCTL_VGPU_GET_JOB, vgpu_sim_get_job },
+	[DRM_VGPU_QUEUE_CREATE] = { DRM_IOCTL_VGPU_QUEUE_CREATE,
+				    vgpu_sim_queue_create },
+	[DRM_VGPU_QUEUE_DESTROY] = { DRM_IOCTL_VGPU_QUEUE_DESTROY,
+				     vgpu_sim_queue_destroy },
+	[DRM_VGPU_QUEUE_GET_STATE] = { DRM_IOCTL_VGPU_QUEUE_GET_STATE,
+				       vgpu_sim_queue_get_state },
 };
 
 #define SIM_CORE(ioctl, fn) [_IOC_NR(ioctl)] = { ioctl, fn }
@@ -174,7 +186,6 @@ static const struct sim_ioctl sim_core_ioctls[1u << _IOC_NRBITS] = {
 };
 #undef SIM_CORE
 
-#define SIM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct sim_ioctl *sim_find_ioctl(unsigned int nr, int *err)
 {
@@ -303,6 +314,7 @@ int vgpu_sim_init(struct vgpu_device *dev)
 	if (!sim)
 		return -ENOMEM;
 	sim->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
+	vgpu_sim_queues_init(sim);
 	sim->sm = vgpu_sm_new(&sim->cfg);
 	if (!sim->sm) {
 		free(sim);

@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "sim_priv.h"
 
 /* ---- predecoded programs ---- */
@@ -226,6 +230,114 @@ static int sim_status_errno(uint32_t status,
 	}
 }
 
+/* ---- queues (kernel/vgpu_queue.c) ---- */
+
+/*
+ * The hardware queue vgpu.ko gives a queue of @priority first on the
+ * sim's SIM_QUEUES (vgpu_bands_init(): with 4, one per priority).
+ */
+static uint32_t sim_band_first(uint32_t priority)
+{
+	_Static_assert(SIM_QUEUES == VGPU_QPRIO_COUNT, "one queue per priority");
+	return priority;
+}
+
+void vgpu_sim_queues_init(struct vgpu_sim *sim)
+{
+	sim->queues[0] = (struct sim_queue){
+		.live = true,
+		.id = VGPU_QUEUE_DEFAULT,
+		.priority = VGPU_QUEUE_PRIORITY_NORMAL,
+		.hw_queue = sim_band_first(VGPU_QUEUE_PRIORITY_NORMAL),
+	};
+}
+
+static struct sim_queue *sim_queue_lookup(struct vgpu_sim *sim, uint32_t id)
+{
+	for (uint32_t i = 0; i < SIM_ARRAY_SIZE(sim->queues); i++)
+		if (sim->queues[i].live && sim->queues[i].id == id)
+			return &sim->queues[i];
+	return NULL;
+}
+
+/* capable(CAP_SYS_NICE), asked of the calling thread's effective set */
+static bool sim_capable_sys_nice(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32));
+}
+
+int vgpu_sim_queue_create(struct vgpu_sim *sim, void *data)
+{
+	struct drm_vgpu_queue_create *args = data;
+	struct sim_queue *q = NULL;
+
+	if (args->flags & ~VGPU_QUEUE_CREATE_FLAGS || args->pad ||
+	    args->priority > VGPU_QUEUE_PRIORITY_REALTIME)
+		return -EINVAL;
+	if (args->priority > VGPU_QUEUE_PRIORITY_NORMAL && !sim_capable_sys_nice())
+		return -EPERM;
+	for (uint32_t i = 1; i < SIM_ARRAY_SIZE(sim->queues) && !q; i++)
+		if (!sim->queues[i].live)
+			q = &sim->queues[i];
+	if (!q)
+		return -EMFILE;
+	/* xa_alloc_cyclic() from 1: a destroyed id is not reused at once */
+	do {
+		if (++sim->next_queue_id == 0)
+			sim->next_queue_id = 1;
+	} while (sim_queue_lookup(sim, sim->next_queue_id));
+	*q = (struct sim_queue){
+		.live = true,
+		.id = sim->next_queue_id,
+		.priority = args->priority,
+		.hw_queue = sim_band_first(args->priority),
+	};
+	args->queue_id = q->id;
+	return 0;
+}
+
+int vgpu_sim_queue_destroy(struct vgpu_sim *sim, void *data)
+{
+	struct drm_vgpu_queue_destroy *args = data;
+	struct sim_queue *q;
+
+	if (args->pad || args->queue_id == VGPU_QUEUE_DEFAULT)
+		return -EINVAL;
+	q = sim_queue_lookup(sim, args->queue_id);
+	if (!q)
+		return -ENOENT;
+	q->live = false;
+	return 0;
+}
+
+int vgpu_sim_queue_get_state(struct vgpu_sim *sim, void *data)
+{
+	struct drm_vgpu_queue_get_state *args = data;
+	const struct sim_queue *q;
+
+	if (args->pad)
+		return -EINVAL;
+	q = sim_queue_lookup(sim, args->queue_id);
+	if (!q)
+		return -ENOENT;
+	args->state = VGPU_QUEUE_STATE_ACTIVE;
+	args->priority = q->priority;
+	args->guilty_resets = 0;
+	args->innocent_resets = 0;
+	args->ban_reason = 0;
+	args->hw_queue = q->hw_queue;
+	args->submitted = q->submitted;
+	args->completed = q->submitted; /* every job completes inside SUBMIT */
+	return 0;
+}
+
 /* ---- SUBMIT ---- */
 
 /* vgpu_submit_check() */
@@ -234,8 +346,6 @@ static int sim_submit_check(const struct drm_vgpu_submit *args)
 	const struct drm_vgpu_launch *l = &args->launch;
 
 	if (args->flags & ~VGPU_SUBMIT_FLAGS || args->pad)
-		return -EINVAL;
-	if (args->queue >= SIM_QUEUES)
 		return -EINVAL;
 	if (args->bo_handle_count > VGPU_SUBMIT_MAX_BOS ||
 	    args->in_sync_count > VGPU_SUBMIT_MAX_SYNCS ||
@@ -290,6 +400,7 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	struct sim_syncobj *outs[VGPU_SUBMIT_MAX_SYNCS];
 	struct drm_vgpu_ext_timeline tl;
 	struct sim_job_result *r;
+	struct sim_queue *q;
 	int ret, err;
 
 	ret = sim_submit_check(args);
@@ -298,6 +409,9 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	ret = sim_submit_extensions(args->extensions, &args->launch, &tl);
 	if (ret)
 		return ret;
+	q = sim_queue_lookup(sim, args->queue);
+	if (!q)
+		return -ENOENT;
 
 	/* drm_gem_objects_lookup(): the jobs's BOs (kept busy: trivially). */
 	if (args->bo_handle_count && !handles)
@@ -330,6 +444,8 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	r = &sim->hist[args->job_id % VGPU_JOB_HISTORY];
 	r->id = args->job_id;
 	r->queue = args->queue;
+	r->hw_queue = q->hw_queue;
+	q->submitted++;
 	r->hw_status = sim_run(sim, &args->launch, &tl, &r->exc, &r->warp_insns,
 			       &r->elapsed_ns);
 	err = sim_status_errno(r->hw_status, &r->exc);
@@ -353,7 +469,7 @@ int vgpu_sim_get_job(struct vgpu_sim *sim, void *data)
 	const struct sim_job_result *r;
 	uint32_t n;
 
-	if (args->pad)
+	if (args->pad || args->pad2)
 		return -EINVAL;
 	r = &sim->hist[args->job_id % VGPU_JOB_HISTORY];
 	if (!args->job_id || r->id != args->job_id)
@@ -362,6 +478,7 @@ int vgpu_sim_get_job(struct vgpu_sim *sim, void *data)
 	args->error = r->error;
 	args->hw_status = r->hw_status;
 	args->queue = r->queue;
+	args->hw_queue = r->hw_queue;
 	args->warp_insns = r->warp_insns;
 	args->elapsed_ns = r->elapsed_ns;
 	if (args->exception) {

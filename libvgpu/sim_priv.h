@@ -25,7 +25,7 @@
 #define SIM_QUEUES 4u
 #define SIM_ASID 1u /* the first file's address space in the guest */
 #define SIM_DRIVER_MAJOR 1u
-#define SIM_DRIVER_MINOR 0u
+#define SIM_DRIVER_MINOR 1u
 
 /* kmalloc()'s limit on x86-64 (KMALLOC_MAX_SIZE): larger arrays -ENOMEM. */
 #define SIM_KMALLOC_MAX (4ull << 20)
@@ -96,9 +96,23 @@ struct sim_job_result {
 	uint32_t error;
 	uint32_t hw_status;
 	uint32_t queue;
+	uint32_t hw_queue;
 	uint64_t warp_insns;
 	uint64_t elapsed_ns;
 	struct vgpu_exception_record exc;
+};
+
+/*
+ * A queue object (kernel/vgpu_queue.c): slot 0 is the default queue.
+ * Jobs complete inside SUBMIT, so none is ever queued or hung: a queue is
+ * never reset or banned here.
+ */
+struct sim_queue {
+	bool live;
+	uint32_t id;
+	uint32_t priority;
+	uint32_t hw_queue;
+	uint64_t submitted;
 };
 
 /* A predecoded program and the code it was decoded from. */
@@ -148,6 +162,8 @@ struct vgpu_sim {
 
 	uint64_t next_job_id;
 	struct sim_job_result hist[VGPU_JOB_HISTORY];
+	struct sim_queue queues[VGPU_MAX_QUEUES_PER_FILE + 1];
+	uint32_t next_queue_id;
 
 	struct vgpu_sm *sm;
 	struct vgpu_sm_config cfg;
@@ -171,6 +187,8 @@ struct sim_mem {
 	uint32_t fault_level;
 };
 
+#define SIM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Whether an array of @n elements of @size bytes is more than kmalloc gives. */
 static inline bool sim_too_big(uint64_t n, uint64_t size)
 {
@@ -181,6 +199,12 @@ static inline void *sim_uptr(uint64_t p)
 {
 	return (void *)(uintptr_t)p;
 }
+
+/* ---- sim_job.c: queues ---- */
+VGPU_HIDDEN void vgpu_sim_queues_init(struct vgpu_sim *sim);
+VGPU_HIDDEN int vgpu_sim_queue_create(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_queue_destroy(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_queue_get_state(struct vgpu_sim *sim, void *data);
 
 /* ---- sim.c ---- */
 /* The core's event hook: one line per event to the FILE @opaque. */

@@ -60,6 +60,7 @@ struct vgpu_program;
 struct vgpu_kernel;
 struct vgpu_args;
 struct vgpu_syncobj;
+struct vgpu_queue;
 struct vgpu_job;
 
 enum vgpu_backend {
@@ -416,6 +417,52 @@ VGPU_API int vgpu_syncobj_wait(struct vgpu_syncobj *s, uint64_t point,
 VGPU_API int vgpu_syncobj_query(struct vgpu_syncobj *s, uint64_t *point);
 
 /* ------------------------------------------------------------------ */
+/* Queues                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Queue objects (DRM_IOCTL_VGPU_QUEUE_*, uapi/vgpu_drm.h "Queues"): an
+ * ordered stream of launches with a priority, VGPU_QUEUE_PRIORITY_LOW ..
+ * _REALTIME (HIGH and REALTIME need CAP_SYS_NICE: -EPERM).  A launch
+ * without a queue goes to the device's default queue (normal priority).
+ * vgpu_queue_destroy(): launches already on the device complete, those
+ * still waiting for dependencies end with -ESRCH (drm_sched's killed
+ * entity).
+ */
+VGPU_API int vgpu_queue_new(struct vgpu_device *dev, uint32_t priority,
+			    struct vgpu_queue **out);
+VGPU_API void vgpu_queue_free(struct vgpu_queue *queue);
+/* The queue id SUBMIT names (0 for the default queue: @queue NULL). */
+VGPU_API uint32_t vgpu_queue_id(const struct vgpu_queue *queue);
+
+/**
+ * struct vgpu_queue_state - DRM_IOCTL_VGPU_QUEUE_GET_STATE's answer
+ * @state:           VGPU_QUEUE_STATE_ACTIVE or _BANNED
+ * @priority:        VGPU_QUEUE_PRIORITY_*
+ * @guilty_resets:   resets its jobs caused
+ * @innocent_resets: resets its jobs were caught in (and run again)
+ * @ban_reason:      positive errno that banned it, 0 if not banned
+ * @hw_queue:        hardware queue of its latest job
+ * @submitted:       jobs submitted to it
+ * @completed:       of those, jobs whose fence has signalled
+ */
+struct vgpu_queue_state {
+	uint32_t state;
+	uint32_t priority;
+	uint32_t guilty_resets;
+	uint32_t innocent_resets;
+	uint32_t ban_reason;
+	uint32_t hw_queue;
+	uint64_t submitted;
+	uint64_t completed;
+};
+
+/* The state of @queue of @dev (NULL: the default queue). */
+VGPU_API int vgpu_queue_state(struct vgpu_device *dev,
+			      const struct vgpu_queue *queue,
+			      struct vgpu_queue_state *st);
+
+/* ------------------------------------------------------------------ */
 /* Launches and jobs                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -434,7 +481,8 @@ struct vgpu_sync_point {
  * @cluster:    CTAs per cluster in x, y, z; 0 counts as 1
  * @smem_bytes: dynamic shared memory per CTA, added to the kernel's
  *              .shared bytes
- * @queue:      hardware queue (VGPU_PARAM_QUEUES of them)
+ * @queue:      the queue (vgpu_queue_new(), same device), NULL for the
+ *              default queue
  * @flags:      VGPU_LAUNCH_RANDOM_SCHED, VGPU_LAUNCH_SANITIZE (uapi/vgpu_hw.h)
  * @seed:       scheduler seed for VGPU_LAUNCH_RANDOM_SCHED
  * @budget:     warp-instruction limit, 0 = the device's default
@@ -444,15 +492,16 @@ struct vgpu_sync_point {
  * @signal:     each gets the job's completion fence
  * @nsignal:    entries in @signal
  *
- * A zero-initialised config launches one CTA of one thread on queue 0.
+ * A zero-initialised config launches one CTA of one thread on the
+ * default queue.
  */
 struct vgpu_launch_config {
 	uint32_t grid[3];
 	uint32_t block[3];
 	uint32_t cluster[3];
 	uint32_t smem_bytes;
-	uint32_t queue;
 	uint32_t flags;
+	struct vgpu_queue *queue;
 	uint64_t seed;
 	uint64_t budget;
 	const struct vgpu_sync_point *wait;
@@ -492,7 +541,8 @@ VGPU_API int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns);
  * @state:      VGPU_JOB_QUEUED, _RUNNING, _DONE or _FAILED (uapi/vgpu_drm.h)
  * @error:      positive errno of its failure, 0 if none
  * @hw_status:  the device's completion status (VGPU_ERR_*)
- * @queue:      hardware queue it ran on
+ * @queue:      queue id it was submitted to (vgpu_queue_id())
+ * @hw_queue:   hardware queue it ran on
  * @warp_insns: warp-instructions it executed
  * @elapsed_ns: device time it took
  */
@@ -501,6 +551,7 @@ struct vgpu_job_status {
 	uint32_t error;
 	uint32_t hw_status;
 	uint32_t queue;
+	uint32_t hw_queue;
 	uint64_t warp_insns;
 	uint64_t elapsed_ns;
 };

@@ -156,6 +156,11 @@ struct vgpu_syncobj {
 	uint32_t handle;
 };
 
+struct vgpu_queue {
+	struct vgpu_device *dev;
+	uint32_t id;
+};
+
 struct vgpu_job {
 	struct vgpu_device *dev;
 	char kernel[VGPU_OBJ_NAME_MAX];	 /* what it ran, for describing */

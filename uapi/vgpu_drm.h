@@ -48,6 +48,9 @@ extern "C" {
 #define DRM_VGPU_SUBMIT 0x04
 #define DRM_VGPU_WAIT_BO 0x05
 #define DRM_VGPU_GET_JOB 0x06
+#define DRM_VGPU_QUEUE_CREATE 0x07
+#define DRM_VGPU_QUEUE_DESTROY 0x08
+#define DRM_VGPU_QUEUE_GET_STATE 0x09
 
 #define DRM_IOCTL_VGPU_GET_PARAM                                               \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_PARAM, struct drm_vgpu_get_param)
@@ -64,6 +67,15 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_WAIT_BO, struct drm_vgpu_wait_bo)
 #define DRM_IOCTL_VGPU_GET_JOB                                                 \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_JOB, struct drm_vgpu_get_job)
+#define DRM_IOCTL_VGPU_QUEUE_CREATE                                            \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_QUEUE_CREATE,                     \
+		 struct drm_vgpu_queue_create)
+#define DRM_IOCTL_VGPU_QUEUE_DESTROY                                           \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_QUEUE_DESTROY,                     \
+		struct drm_vgpu_queue_destroy)
+#define DRM_IOCTL_VGPU_QUEUE_GET_STATE                                         \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_QUEUE_GET_STATE,                  \
+		 struct drm_vgpu_queue_get_state)
 
 /* ---- GET_PARAM ---- */
 
@@ -77,8 +89,8 @@ extern "C" {
  * @VGPU_PARAM_MAX_THREADS: max threads per CTA
  * @VGPU_PARAM_BARRIERS:    named barriers per CTA
  * @VGPU_PARAM_FEATURES:    VGPU_FEAT_* of uapi/vgpu_hw.h
- * @VGPU_PARAM_QUEUES:      hardware queues (valid drm_vgpu_submit.queue
- *                          values are 0 .. this - 1)
+ * @VGPU_PARAM_QUEUES:      hardware queues (device contexts) the driver
+ *                          spreads queue objects over (QUEUE_CREATE)
  * @VGPU_PARAM_WARP_SIZE:   threads per warp
  * @VGPU_PARAM_MAX_PARAM:   max parameter-buffer bytes of a launch
  * @VGPU_PARAM_MAX_CODE:    max program bytes of a launch
@@ -91,6 +103,9 @@ extern "C" {
  * @VGPU_PARAM_JOB_TIMEOUT_MS: the driver's job timeout (module parameter)
  * @VGPU_PARAM_DRIVER_VERSION: major << 16 | minor of the driver (the DRM
  *                          driver version)
+ * @VGPU_PARAM_MAX_QUEUES:  queue objects one file may hold at once
+ * @VGPU_PARAM_BAN_AFTER:   faults (guilty resets) after which a queue is
+ *                          banned (module parameter ban_after)
  */
 enum drm_vgpu_param {
 	VGPU_PARAM_DEVICE_ID = 0,
@@ -112,6 +127,8 @@ enum drm_vgpu_param {
 	VGPU_PARAM_FILE_RESET_COUNT = 16,
 	VGPU_PARAM_JOB_TIMEOUT_MS = 17,
 	VGPU_PARAM_DRIVER_VERSION = 18,
+	VGPU_PARAM_MAX_QUEUES = 19,
+	VGPU_PARAM_BAN_AFTER = 20,
 	VGPU_PARAM_COUNT /* not a parameter: -EINVAL */
 };
 
@@ -299,7 +316,10 @@ struct drm_vgpu_ext_timeline {
  *                  address space is reachable too, unsynchronised.
  * @bo_handle_count: entries in @bo_handles (0 .. VGPU_SUBMIT_MAX_BOS); a
  *                  handle listed twice counts once
- * @queue:          hardware queue, 0 .. VGPU_PARAM_QUEUES - 1
+ * @queue:          queue id of the calling file: 0 (the file's default
+ *                  queue, normal priority, always there) or an id that
+ *                  QUEUE_CREATE returned (-ENOENT otherwise; -ECANCELED
+ *                  when that queue is banned)
  * @in_syncs:       user pointer to struct drm_vgpu_sync[]: the job starts
  *                  once each fence has signalled.  Fences are looked up at
  *                  submit time: a syncobj (or timeline point) that has no
@@ -374,10 +394,13 @@ struct drm_vgpu_wait_bo {
  * @state:          (out) VGPU_JOB_*
  * @error:          (out) positive errno the job's fence carries, 0 if none
  * @hw_status:      (out) VGPU_ERR_* of its completion record
- * @queue:          (out) hardware queue it ran on
+ * @queue:          (out) the queue id it was submitted to
  * @pad:            must be 0
  * @warp_insns:     (out) warp-instructions it executed
  * @elapsed_ns:     (out) device time it took
+ * @hw_queue:       (out) the hardware queue (device context) it ran on,
+ *                  or the one it was assigned to if it did not run
+ * @pad2:           must be 0
  */
 struct drm_vgpu_get_job {
 	__u64 job_id;
@@ -390,9 +413,110 @@ struct drm_vgpu_get_job {
 	__u32 pad;
 	__u64 warp_insns;
 	__u64 elapsed_ns;
+	__u32 hw_queue;
+	__u32 pad2;
 };
 
 #define VGPU_JOB_HISTORY 256u
+
+/* ---- Queues ---- */
+
+/*
+ * A queue is an ordered stream of jobs with a priority.  Jobs of one queue
+ * start in submission order (each after its own dependencies); jobs of
+ * different queues are independent unless their syncs or BOs order them.
+ * Each priority has its own hardware queues (device contexts, whose
+ * VGPU_Q_PRIORITY the driver sets): a queue's jobs go to the least busy
+ * hardware queue of its priority whenever the queue is idle, and the
+ * device hands SMs to higher-priority launches first (uapi/vgpu_hw.h,
+ * "Queue priority").  When a job depends on a job of another hardware
+ * queue of this device, the driver puts it on the device at once behind a
+ * SEM_ACQUIRE instead of waiting on the CPU (docs/driver.md).
+ *
+ * A hang or fatal fault resets only the hardware queue it happened on
+ * (docs/driver.md, "Per-queue reset"): jobs of other hardware queues go
+ * on untouched.  The queue of the guilty job counts a fault; after
+ * VGPU_PARAM_BAN_AFTER of them it is banned: its jobs that had not
+ * started end with -ECANCELED, SUBMIT to it fails with -ECANCELED, and
+ * QUEUE_GET_STATE says so.  A banned queue stays until destroyed; the file
+ * can create new ones.
+ */
+#define VGPU_QUEUE_PRIORITY_LOW 0u
+#define VGPU_QUEUE_PRIORITY_NORMAL 1u
+#define VGPU_QUEUE_PRIORITY_HIGH 2u	/* needs CAP_SYS_NICE */
+#define VGPU_QUEUE_PRIORITY_REALTIME 3u	/* needs CAP_SYS_NICE */
+
+#define VGPU_QUEUE_CREATE_FLAGS 0u	/* no flag defined yet */
+#define VGPU_QUEUE_DEFAULT 0u		/* the default queue's id */
+#define VGPU_MAX_QUEUES_PER_FILE 64u
+
+/**
+ * struct drm_vgpu_queue_create - DRM_IOCTL_VGPU_QUEUE_CREATE
+ * @flags:    (in) must be 0
+ * @priority: (in) VGPU_QUEUE_PRIORITY_*: a larger value -EINVAL; HIGH and
+ *            REALTIME without CAP_SYS_NICE -EPERM (as xe and panthor)
+ * @queue_id: (out) id for SUBMIT, 1 and up, unique in the file while the
+ *            queue exists
+ * @pad:      must be 0
+ *
+ * -EMFILE when the file already holds VGPU_MAX_QUEUES_PER_FILE queues.
+ */
+struct drm_vgpu_queue_create {
+	__u32 flags;
+	__u32 priority;
+	__u32 queue_id;
+	__u32 pad;
+};
+
+/**
+ * struct drm_vgpu_queue_destroy - DRM_IOCTL_VGPU_QUEUE_DESTROY
+ * @queue_id: (in) a queue QUEUE_CREATE returned (the default queue: -EINVAL;
+ *            any other id the file does not hold: -ENOENT)
+ * @pad:      must be 0
+ *
+ * The id is free at once.  Jobs of the queue already on the device run to
+ * completion; jobs still waiting for their dependencies never run: their
+ * fences signal with -ECANCELED (GET_JOB: VGPU_JOB_FAILED, error
+ * ECANCELED).
+ */
+struct drm_vgpu_queue_destroy {
+	__u32 queue_id;
+	__u32 pad;
+};
+
+#define VGPU_QUEUE_STATE_ACTIVE 0u
+#define VGPU_QUEUE_STATE_BANNED 1u
+
+/**
+ * struct drm_vgpu_queue_get_state - DRM_IOCTL_VGPU_QUEUE_GET_STATE
+ * @queue_id:       (in) queue id (0: the default queue)
+ * @pad:            must be 0
+ * @state:          (out) VGPU_QUEUE_STATE_*
+ * @priority:       (out) VGPU_QUEUE_PRIORITY_*
+ * @guilty_resets:  (out) resets this queue's jobs caused (timeouts and
+ *                  faults that stopped a hardware queue)
+ * @innocent_resets: (out) resets of a hardware queue this queue's jobs
+ *                  were caught in without causing them (they were run
+ *                  again)
+ * @ban_reason:     (out) positive errno of the fault that banned it
+ *                  (ETIMEDOUT for a hang), 0 while not banned
+ * @hw_queue:       (out) hardware queue of its latest job (its priority's
+ *                  first before any)
+ * @submitted:      (out) jobs submitted to it
+ * @completed:      (out) of those, jobs whose fence has signalled
+ */
+struct drm_vgpu_queue_get_state {
+	__u32 queue_id;
+	__u32 pad;
+	__u32 state;
+	__u32 priority;
+	__u32 guilty_resets;
+	__u32 innocent_resets;
+	__u32 ban_reason;
+	__u32 hw_queue;
+	__u64 submitted;
+	__u64 completed;
+};
 
 #ifdef __KERNEL__
 #define VGPU_DRM_ASSERT(c, m) static_assert(c, m)
@@ -408,7 +532,11 @@ VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_sync) == 16, "sync layout");
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_extension) == 16, "extension layout");
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_wait_bo) == 16, "wait_bo layout");
-VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_get_job) == 56, "get_job layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_get_job) == 64, "get_job layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_queue_create) == 16, "queue_create layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_queue_destroy) == 8, "queue_destroy layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_queue_get_state) == 48,
+		"queue_get_state layout");
 
 #if defined(__cplusplus)
 }

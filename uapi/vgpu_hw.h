@@ -299,7 +299,8 @@ _Static_assert(sizeof(struct vgpu_tensor_map) == 128, "tensor map layout");
 	E(MBAR_REMOTE_WAIT, 24, "wait on another CTA's mbarrier")              \
 	E(ASYNC_COPY, 25, "invalid asynchronous copy")                         \
 	E(TENSOR_MAP, 26, "invalid tensor map")                                \
-	E(CLUSTER_RANGE, 27, "cluster rank out of range")
+	E(CLUSTER_RANGE, 27, "cluster rank out of range")                      \
+	E(SEM_TIMEOUT, 28, "semaphore acquire timed out")
 
 enum vgpu_exc_code {
 #define VGPU_X_EXC(name, val, str) VGPU_EXC_##name = (val),
@@ -433,6 +434,7 @@ _Static_assert(sizeof(struct vgpu_exception_record) == 296,
 #define VGPU_FEAT_MBARRIER (1u << 2)	 /* mbarrier unit */
 #define VGPU_FEAT_TMA (1u << 3)		 /* TMA engine */
 #define VGPU_FEAT_CLUSTERS (1u << 4)	 /* launches with cluster dims > 1 */
+#define VGPU_FEAT_SEMAPHORES (1u << 5)	 /* SEM_ACQUIRE/SEM_RELEASE, VGPU_Q_PRIORITY */
 
 #define VGPU_DEFAULT_WDOG_MS 10000u
 #define VGPU_MAX_WDOG_MS 60000u /* WDOG_MS writes above it store this */
@@ -461,6 +463,23 @@ _Static_assert(sizeof(struct vgpu_exception_record) == 296,
 #define VGPU_Q_ERROR_INDEX 0x2c	/* (RO) ring index of the command that stopped it */
 #define VGPU_Q_COMPLETED_LO 0x30 /* (RO) commands completed since enable, low word */
 #define VGPU_Q_COMPLETED_HI 0x34 /* (RO) high word */
+#define VGPU_Q_PRIORITY 0x38	/* (RW) VGPU_QPRIO_* (values above REALTIME store
+				 * REALTIME); NORMAL after reset; any time */
+
+/*
+ * ---- Queue priority: which launches the SMs serve first ----
+ * The SMs take CTAs from the launches in progress on every queue.  A free
+ * SM takes its next CTAs from a launch of the highest priority that has
+ * CTAs left; among launches of that priority it goes round robin, one
+ * claim (a chunk of CTAs) each.  A CTA, once started, runs to its end:
+ * a higher-priority launch gets SMs as CTAs of lower ones finish.  A
+ * priority change applies to the queue's next claim.
+ */
+#define VGPU_QPRIO_LOW 0u
+#define VGPU_QPRIO_NORMAL 1u
+#define VGPU_QPRIO_HIGH 2u
+#define VGPU_QPRIO_REALTIME 3u
+#define VGPU_QPRIO_COUNT 4u
 
 /*
  * Writing ENABLE 0 -> 1 starts the queue at head = tail = 0 (the ring's
@@ -504,6 +523,8 @@ _Static_assert(sizeof(struct vgpu_exception_record) == 296,
 #define VGPU_CMD_LAUNCH 1u
 #define VGPU_CMD_FENCE 2u
 #define VGPU_CMD_TLB_INVALIDATE 3u
+#define VGPU_CMD_SEM_ACQUIRE 4u
+#define VGPU_CMD_SEM_RELEASE 5u
 
 #define VGPU_CMD_F_IRQ (1u << 0)	/* raise VGPU_IRQ_COMPLETION when complete */
 #define VGPU_CMD_F_FENCE_PHYS (1u << 1) /* fence: address is guest physical */
@@ -618,7 +639,56 @@ struct vgpu_cmd_tlb_invalidate {
 	__u64 reserved[12];
 };
 
+/*
+ * ---- Semaphores: queues waiting on memory, without the CPU ----
+ * A semaphore is a 64-bit little-endian word, 8-aligned, at a GPU VA of
+ * address space @asid (read permission for an acquire, write for a
+ * release) or, with VGPU_CMD_F_FENCE_PHYS, at a guest physical address.
+ */
+#define VGPU_SEM_OP_GEQ 0u /* acquire once value >= payload (unsigned) */
+#define VGPU_SEM_OP_EQ 1u  /* acquire once value == payload */
+#define VGPU_SEM_OP_MAX VGPU_SEM_OP_EQ
+
+/**
+ * struct vgpu_cmd_sem - SEM_ACQUIRE or SEM_RELEASE
+ * @hdr:        opcode VGPU_CMD_SEM_ACQUIRE or VGPU_CMD_SEM_RELEASE;
+ *              VGPU_CMD_F_IRQ raises VGPU_IRQ_COMPLETION when the command
+ *              completes, VGPU_CMD_F_FENCE_PHYS makes @addr guest physical
+ * @addr:       the semaphore (8-aligned)
+ * @payload:    acquire: the value compared; release: the value written
+ * @asid:       address space of @addr (ignored with VGPU_CMD_F_FENCE_PHYS)
+ * @op:         acquire: VGPU_SEM_OP_*; release: must be 0
+ * @timeout_ns: acquire: host nanoseconds after which a wait that is still
+ *              unsatisfied fails the command (status VGPU_ERR_EXCEPTION,
+ *              exc.code VGPU_EXC_SEM_TIMEOUT, exc.addr = @addr, exc.info =
+ *              the value last read (low, high) and @payload (low, high));
+ *              0 waits until satisfied, the queue is disabled (status
+ *              VGPU_ERR_ABORTED) or the device is reset.  Release: must be 0
+ * @reserved:   must be 0
+ *
+ * SEM_ACQUIRE completes when the semaphore satisfies @op against
+ * @payload; the queue takes nothing after it until then.  The device
+ * reads the semaphore again whenever a command of any queue completes
+ * and at least every VGPU_SEM_POLL_US while it waits (it does not see CPU
+ * writes).  SEM_RELEASE writes @payload once every earlier command of the
+ * queue has completed (commands complete in order) and their writes are
+ * visible, then wakes every waiting acquire.  An access that faults
+ * fails the command with VGPU_ERR_MMU_FAULT and the fault in exc.
+ */
+#define VGPU_SEM_POLL_US 100u
+
+struct vgpu_cmd_sem {
+	struct vgpu_cmd_header hdr;
+	__u64 addr;
+	__u64 payload;
+	__u32 asid;
+	__u32 op;
+	__u64 timeout_ns;
+	__u64 reserved[11];
+};
+
 _Static_assert(sizeof(struct vgpu_cmd_header) == 8, "command header layout");
+_Static_assert(sizeof(struct vgpu_cmd_sem) == VGPU_CMD_BYTES, "semaphore layout");
 _Static_assert(sizeof(struct vgpu_trace_header) == 32, "trace header layout");
 _Static_assert(sizeof(struct vgpu_trace_event) == 64, "trace record layout");
 _Static_assert(sizeof(struct vgpu_cmd_launch) == VGPU_CMD_BYTES, "launch layout");

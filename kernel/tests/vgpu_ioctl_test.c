@@ -53,6 +53,7 @@ static int vgpu_ioctl_test_init(struct kunit *test)
 }
 
 #define VGPU_TEST_TIMEOUT_PARAM ~0ull	/* the module parameter's value */
+#define VGPU_TEST_BAN_PARAM (~0ull - 1)	/* the module parameter's value */
 
 struct vgpu_param_case {
 	const char *name;
@@ -81,6 +82,8 @@ static const struct vgpu_param_case vgpu_param_cases[] = {
 	{ "JOB_TIMEOUT_MS", VGPU_PARAM_JOB_TIMEOUT_MS, VGPU_TEST_TIMEOUT_PARAM },
 	{ "DRIVER_VERSION", VGPU_PARAM_DRIVER_VERSION,
 	  VGPU_DRIVER_MAJOR << 16 | VGPU_DRIVER_MINOR },
+	{ "MAX_QUEUES", VGPU_PARAM_MAX_QUEUES, 64 },
+	{ "BAN_AFTER", VGPU_PARAM_BAN_AFTER, VGPU_TEST_BAN_PARAM },
 };
 
 static_assert(ARRAY_SIZE(vgpu_param_cases) == VGPU_PARAM_COUNT);
@@ -102,6 +105,8 @@ static void vgpu_ioctl_get_param_value(struct kunit *test)
 
 	if (want == VGPU_TEST_TIMEOUT_PARAM)
 		want = vgpu_timeout_ms;
+	if (want == VGPU_TEST_BAN_PARAM)
+		want = vgpu_ban_after;
 	KUNIT_EXPECT_EQ(test, c->param, (u32)(c - vgpu_param_cases));
 	KUNIT_ASSERT_EQ(test, vgpu_ioctl_get_param(&t->vdev->drm, &a, &t->file), 0);
 	KUNIT_EXPECT_EQ(test, a.value, want);

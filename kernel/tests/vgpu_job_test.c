@@ -126,6 +126,7 @@ static struct vgpu_job *vgpu_test_job(struct kunit *test, u64 id)
 	r->id = id;
 	r->state = VGPU_JOB_QUEUED;
 	r->queue = t->q->idx;
+	r->hw_queue = t->q->idx;
 	return job;
 }
 
@@ -419,6 +420,7 @@ static const struct vgpu_status_case vgpu_status_cases[] = {
 	ST(EXCEPTION, ASYNC_COPY, -EIO),
 	ST(EXCEPTION, TENSOR_MAP, -EIO),
 	ST(EXCEPTION, CLUSTER_RANGE, -EIO),
+	ST(EXCEPTION, SEM_TIMEOUT, -EIO),
 	ST(BAD_COMMAND, NONE, -EIO),
 	ST(BAD_LAUNCH, BAD_LAUNCH, -EIO),
 	ST(MMU_FAULT, GLOBAL_FAULT, -EFAULT),
@@ -435,7 +437,7 @@ static const struct vgpu_status_case vgpu_status_cases[] = {
 
 /* Every exception code of uapi/vgpu_hw.h has its EXCEPTION case above. */
 #define VGPU_X_COUNT(name, val, str) + 1
-static_assert(0 VGPU_EXC_CODES(VGPU_X_COUNT) == 26);
+static_assert(0 VGPU_EXC_CODES(VGPU_X_COUNT) == 27);
 #undef VGPU_X_COUNT
 
 static void vgpu_status_case_desc(const struct vgpu_status_case *c, char *desc)
@@ -495,6 +497,7 @@ static void vgpu_job_completion_to_get_job(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, g->error, (u32)-c->err);
 	KUNIT_EXPECT_EQ(test, g->hw_status, c->status);
 	KUNIT_EXPECT_EQ(test, g->queue, VGPU_TEST_QUEUE);
+	KUNIT_EXPECT_EQ(test, g->hw_queue, VGPU_TEST_QUEUE);
 	KUNIT_EXPECT_EQ(test, g->warp_insns, 123456);
 	KUNIT_EXPECT_EQ(test, g->elapsed_ns, 5000);
 	/* the record is kept for any status but success */
@@ -687,7 +690,8 @@ static void vgpu_job_record_exception(struct kunit *test)
 	l = &t->vdev->exc_log[0];
 	KUNIT_EXPECT_EQ(test, l->client_id, 42);
 	KUNIT_EXPECT_EQ(test, l->job_id, 7);
-	KUNIT_EXPECT_EQ(test, l->queue, VGPU_TEST_QUEUE);
+	KUNIT_EXPECT_EQ(test, l->queue, 0);
+	KUNIT_EXPECT_EQ(test, l->hw_queue, VGPU_TEST_QUEUE);
 	KUNIT_EXPECT_EQ(test, l->hw_status, VGPU_ERR_EXCEPTION);
 	KUNIT_EXPECT_EQ(test, l->exc.pc, 0x1d0);
 	KUNIT_EXPECT_STREQ(test, l->exc.msg, "global memory fault");
@@ -887,8 +891,6 @@ static void vgpu_job_submit_check(struct kunit *test)
 	BAD(-EINVAL, flags, 1u << 31);
 	BAD(-EINVAL, pad, 1);
 	BAD(-EINVAL, pad, 1u << 31);
-	BAD(-EINVAL, queue, 4);
-	BAD(-EINVAL, queue, ~0u);
 	BAD(-E2BIG, bo_handle_count, VGPU_SUBMIT_MAX_BOS + 1);
 	BAD(-E2BIG, bo_handle_count, ~0u);
 	BAD(-E2BIG, in_sync_count, VGPU_SUBMIT_MAX_SYNCS + 1);
@@ -1143,7 +1145,6 @@ static int vgpu_sched_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->vf->as);
 	KUNIT_ASSERT_EQ(test, vgpu_file_sched_init(vdev, t->vf), 0);
 	mutex_lock(&vdev->files_lock);
-	t->vf->entities_live = true;
 	list_add_tail(&t->vf->link, &vdev->files);
 	mutex_unlock(&vdev->files_lock);
 	return 0;
@@ -1177,6 +1178,7 @@ static void vgpu_sched_test_exit(struct kunit *test)
 		freed = vgpu_sched_test_jobs_freed(t);
 		if (!IS_ERR_OR_NULL(t->vf->as))
 			vgpu_as_put(t->vf->as);
+		vgpu_file_queues_free(t->vf);
 		vgpu_file_put(t->vf);
 	}
 	/* a job still alive would put its AS into a freed table: leak instead */
@@ -1203,7 +1205,9 @@ static struct dma_fence *vgpu_sched_test_push(struct kunit *test,
 		.grid = { 1, 1, 1 }, .block = { 32, 1, 1 },
 	};
 	INIT_LIST_HEAD(&job->link);
-	KUNIT_ASSERT_EQ(test, drm_sched_job_init(&job->base, &vf->entity[0],
+	job->xq = vgpu_xqueue_lookup(vf, VGPU_QUEUE_DEFAULT);
+	KUNIT_ASSERT_NOT_NULL(test, job->xq);
+	KUNIT_ASSERT_EQ(test, drm_sched_job_init(&job->base, &job->xq->entity,
 						 VGPU_JOB_CREDITS, vf, vf->client_id), 0);
 	kref_get(&vf->refcount);
 	job->vf = vf;
@@ -1323,7 +1327,8 @@ static void vgpu_sched_credits(struct kunit *test)
 	u32 i, n, left;
 
 	KUNIT_ASSERT_NOT_NULL(test, done);
-	KUNIT_EXPECT_EQ(test, q->sched.credit_limit, VGPU_JOBS_IN_FLIGHT);
+	KUNIT_EXPECT_EQ(test, q->sched.credit_limit,
+			VGPU_JOBS_IN_FLIGHT * VGPU_JOB_CREDITS);
 	for (i = 0; i < jobs; i++)
 		done[i] = vgpu_sched_test_push(test, t);
 

@@ -71,6 +71,8 @@ static const struct {
 	[VGPU_PARAM_FILE_RESET_COUNT] = { "FILE_RESET_COUNT", DEC },
 	[VGPU_PARAM_JOB_TIMEOUT_MS] = { "JOB_TIMEOUT_MS", DEC },
 	[VGPU_PARAM_DRIVER_VERSION] = { "DRIVER_VERSION", VERSION },
+	[VGPU_PARAM_MAX_QUEUES] = { "MAX_QUEUES", DEC },
+	[VGPU_PARAM_BAN_AFTER] = { "BAN_AFTER", DEC },
 };
 
 _Static_assert(sizeof(params) / sizeof(params[0]) == VGPU_PARAM_COUNT,

@@ -8,7 +8,7 @@
 #
 #   symbols          libvgpu.so exports exactly libvgpu/libvgpu.sym, which
 #                    is vgpu.h's API (scripts/check-symbols.sh)
-#   soname           its SONAME is libvgpu.so.1; it needs libdrm
+#   soname           its SONAME is libvgpu.so.2; it needs libdrm
 #   install          `make install PREFIX=TMP` puts the libraries, the
 #                    headers, vgpu.pc and the tools where they belong (its
 #                    second half, install-files: a test builds nothing, so
@@ -79,19 +79,19 @@ diag <<<"$out"
 result symbols $st
 
 st=0
-soname=$(readelf -d "$build/libvgpu.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[[ $soname == libvgpu.so.1 ]] || { echo "# SONAME '$soname'"; st=1; }
-grep -q <<<"$(readelf -d "$build/libvgpu.so.1")" 'NEEDED.*\[libdrm\.so' ||
-	{ echo "# libvgpu.so.1 does not need libdrm"; st=1; }
-[[ $(readlink "$build/libvgpu.so") == libvgpu.so.1 ]] ||
-	{ echo "# $build/libvgpu.so is not a link to libvgpu.so.1"; st=1; }
+soname=$(readelf -d "$build/libvgpu.so.2" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ $soname == libvgpu.so.2 ]] || { echo "# SONAME '$soname'"; st=1; }
+grep -q <<<"$(readelf -d "$build/libvgpu.so.2")" 'NEEDED.*\[libdrm\.so' ||
+	{ echo "# libvgpu.so.2 does not need libdrm"; st=1; }
+[[ $(readlink "$build/libvgpu.so") == libvgpu.so.2 ]] ||
+	{ echo "# $build/libvgpu.so is not a link to libvgpu.so.2"; st=1; }
 result soname $st
 
 # ---- make install ----
 st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
 	install-files >"$tmp/install.log" 2>&1 || { diag <"$tmp/install.log"; st=1; }
-for f in lib/libvgpu.a lib/libvgpu.so.1 lib/libvgpu.so \
+for f in lib/libvgpu.a lib/libvgpu.so.2 lib/libvgpu.so \
 	lib/pkgconfig/vgpu.pc include/vgpu/vgpu.h include/vgpu/vgpu_hw.h \
 	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
 	include/vgpu/vgpu_drm.h bin/vgpu-run bin/vgpu-info bin/vgpu-as \
@@ -128,14 +128,14 @@ st=0
 out=$($CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cflags -o "$tmp/hello" \
 	examples/hello.c $libs 2>&1) || { diag <<<"$out"; st=1; }
 if ((st == 0)); then
-	grep -q <<<"$(readelf -d "$tmp/hello")" 'NEEDED.*\[libvgpu\.so\.1\]' ||
-		{ echo "# hello does not need libvgpu.so.1"; st=1; }
+	grep -q <<<"$(readelf -d "$tmp/hello")" 'NEEDED.*\[libvgpu\.so\.2\]' ||
+		{ echo "# hello does not need libvgpu.so.2"; st=1; }
 	LD_LIBRARY_PATH=$prefix/lib "$tmp/hello" sim >"$tmp/hello.out" 2>&1 || st=1
 	grep -q '^hello: PASS' "$tmp/hello.out" || st=1
 	((st == 0)) || diag <"$tmp/hello.out"
 	# it used the installed library, not another copy
-	grep -q <<<"$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/hello")" "$prefix/lib/libvgpu.so.1" ||
-		{ echo "# hello did not load $prefix/lib/libvgpu.so.1"; st=1; }
+	grep -q <<<"$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/hello")" "$prefix/lib/libvgpu.so.2" ||
+		{ echo "# hello did not load $prefix/lib/libvgpu.so.2"; st=1; }
 fi
 result example_shared $st
 

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 
 #include "kselftest_host.h"
 #include "vgpu.h"
@@ -712,6 +714,7 @@ static int trace_workload(void)
 	struct vgpu_device *dev = dev_open();
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
+	struct vgpu_queue *q = NULL;
 	struct vgpu_bo *bo = NULL, *bo2 = NULL;
 	struct vgpu_syncobj *sync = NULL;
 	struct vgpu_job *job[3] = { NULL };
@@ -735,7 +738,9 @@ static int trace_workload(void)
 	if (vgpu_args_set_bo(args, 0, bo, 0) ||
 	    vgpu_kernel_launch(kern(prog), &cfg, args, &job[1]))
 		goto out;
-	cfg = (struct vgpu_launch_config){ .block = { 256 }, .queue = 1 };
+	if (vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, &q))
+		goto out;
+	cfg = (struct vgpu_launch_config){ .block = { 256 }, .queue = q };
 	if (vgpu_kernel_launch(kern(prog), &cfg, args, &job[2]))
 		goto out;
 	ret = 0;
@@ -744,6 +749,7 @@ static int trace_workload(void)
 out:
 	for (int i = 0; i < 3; i++)
 		vgpu_job_free(job[i]);
+	vgpu_queue_free(q);
 	vgpu_args_free(args);
 	vgpu_syncobj_free(sync);
 	vgpu_bo_free(bo);
@@ -2070,35 +2076,140 @@ TEST_F(libvgpu, launch_grid_block_3d)
 	vgpu_program_free(prog);
 }
 
+/* capable(CAP_SYS_NICE) as the driver asks it: the effective set */
+static bool cap_sys_nice(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32));
+}
+
+/*
+ * A queue of each priority: its launches run and report its id; each
+ * priority has its own hardware queues when there are at least four; the
+ * queue's state counts them.  HIGH and REALTIME need CAP_SYS_NICE.
+ */
 TEST_F(libvgpu, launch_queues)
 {
 	struct vgpu_device *dev = self->dev;
 	struct vgpu_launch_config cfg = { .block = { 32 } };
+	struct vgpu_queue_state qs;
 	struct vgpu_job_status st;
 	struct vgpu_job *job = NULL;
+	struct vgpu_queue *q;
+	uint32_t nq, hw[4] = { 0 }, ids[4] = { 0 }, np = 0;
 	struct store s;
-	uint32_t nq;
 
 	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
 	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
-	for (uint32_t q = 0; q < nq; q++) {
+	for (uint32_t p = 0; p <= VGPU_QUEUE_PRIORITY_REALTIME; p++) {
+		int ret = vgpu_queue_new(dev, p, &q);
+
+		if (p > VGPU_QUEUE_PRIORITY_NORMAL && !cap_sys_nice()) {
+			EXPECT_EQ(-EPERM, ret);
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		ids[p] = vgpu_queue_id(q);
+		EXPECT_NE(0u, ids[p]);
+		for (uint32_t i = 0; i < p; i++)
+			EXPECT_NE(ids[i], ids[p]);
 		cfg.queue = q;
-		ASSERT_EQ(0, vgpu_args_set_u32(s.args, 1, 100 + q));
-		ASSERT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
-		EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
-		ASSERT_EQ(0, vgpu_job_status(job, &st));
-		EXPECT_EQ(q, st.queue);
-		EXPECT_EQ(VGPU_JOB_DONE, st.state);
-		EXPECT_EQ(0u, store_bad(s.out, 32, 100 + q));
-		vgpu_job_free(job);
+		for (uint32_t n = 0; n < 2; n++) {
+			ASSERT_EQ(0, vgpu_args_set_u32(s.args, 1, 100 + p + n));
+			ASSERT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
+			EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+			ASSERT_EQ(0, vgpu_job_status(job, &st));
+			EXPECT_EQ(ids[p], st.queue);
+			EXPECT_LT(st.hw_queue, nq);
+			EXPECT_EQ(VGPU_JOB_DONE, st.state);
+			EXPECT_EQ(0u, store_bad(s.out, 32, 100 + p + n));
+			vgpu_job_free(job);
+		}
+		hw[p] = st.hw_queue;
+		ASSERT_EQ(0, vgpu_queue_state(dev, q, &qs));
+		EXPECT_EQ(VGPU_QUEUE_STATE_ACTIVE, qs.state);
+		EXPECT_EQ(p, qs.priority);
+		EXPECT_EQ(2u, qs.submitted);
+		EXPECT_EQ(2u, qs.completed);
+		EXPECT_EQ(0u, qs.guilty_resets);
+		EXPECT_EQ(0u, qs.innocent_resets);
+		EXPECT_EQ(0u, qs.ban_reason);
+		EXPECT_EQ(hw[p], qs.hw_queue);
+		vgpu_queue_free(q);
+		np++;
 	}
-	job = (struct vgpu_job *)0x1;
-	cfg.queue = nq;
-	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
-	cfg.queue = UINT32_MAX;
-	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
-	EXPECT_EQ((struct vgpu_job *)0x1, job);
+	EXPECT_EQ(cap_sys_nice() ? 4u : 2u, np);
+	if (nq >= 4 && np == 4) {
+		for (uint32_t p = 1; p < 4; p++)
+			EXPECT_NE(hw[p - 1], hw[p]);
+	}
+	/* the default queue: id 0, normal priority, this test's jobs not in it */
+	ASSERT_EQ(0, vgpu_queue_state(dev, NULL, &qs));
+	EXPECT_EQ(VGPU_QUEUE_PRIORITY_NORMAL, qs.priority);
+	EXPECT_EQ(0u, vgpu_queue_id(NULL));
+	cfg.queue = NULL;
+	ASSERT_EQ(0, vgpu_kernel_launch(s.k, &cfg, s.args, &job));
+	EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_status(job, &st));
+	EXPECT_EQ(0u, st.queue);
+	EXPECT_EQ(qs.hw_queue, st.hw_queue);
+	vgpu_job_free(job);
+	EXPECT_EQ(-EINVAL, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_REALTIME + 1, &q));
+	EXPECT_EQ(-EINVAL, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, NULL));
+	EXPECT_EQ(-EINVAL, vgpu_queue_state(dev, NULL, NULL));
 	store_fini(&s);
+}
+
+/* A destroyed queue's id is not given out again at once; the limit is the driver's. */
+TEST_F(libvgpu, queue_ids_and_limit)
+{
+	struct vgpu_device *dev = self->dev;
+	struct vgpu_queue *q[64] = { NULL }, *more = NULL;
+	uint32_t max = (uint32_t)param(dev, VGPU_PARAM_MAX_QUEUES), first;
+
+	ASSERT_EQ(64u, max);
+	for (uint32_t i = 0; i < max; i++)
+		ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, &q[i]));
+	EXPECT_EQ(-EMFILE, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, &more));
+	EXPECT_EQ(NULL, more);
+	first = vgpu_queue_id(q[0]);
+	vgpu_queue_free(q[0]);
+	ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_NORMAL, &q[0]));
+	EXPECT_NE(first, vgpu_queue_id(q[0]));
+	for (uint32_t i = 0; i < max; i++)
+		vgpu_queue_free(q[i]);
+}
+
+/* A queue of one device given to a launch on another: -EINVAL, nothing runs. */
+TEST_F(libvgpu, queue_of_another_device)
+{
+	struct vgpu_device *dev = self->dev, *other = NULL;
+	struct vgpu_queue *q = NULL;
+	struct vgpu_queue_state qs;
+	struct vgpu_job *job = (struct vgpu_job *)0x1;
+	struct store s;
+
+	bool other_pci;
+
+	other = second_device(dev, &other_pci);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, vgpu_queue_new(other, VGPU_QUEUE_PRIORITY_LOW, &q));
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4096));
+	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &(struct vgpu_launch_config){
+						      .queue = q }, s.args, &job));
+	EXPECT_EQ((struct vgpu_job *)0x1, job);
+	EXPECT_EQ(-EINVAL, vgpu_queue_state(dev, q, &qs));
+	ASSERT_EQ(0, vgpu_queue_state(other, q, &qs));
+	EXPECT_EQ(0u, qs.submitted);
+	store_fini(&s);
+	vgpu_queue_free(q);
+	vgpu_device_close(other);
 }
 
 TEST_F(libvgpu, launch_config_errors)
@@ -2763,11 +2874,11 @@ TEST_F(libvgpu, syncobj_timeline_dependencies)
 	struct vgpu_job_status st;
 	uint64_t pt = 0;
 	uint32_t v[2] = { 0 };
-	uint32_t nq;
+	struct vgpu_queue *qlow = NULL;
 	struct vgpu_sync_point in, out;
 	struct vgpu_launch_config cfg;
 
-	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
+	ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, &qlow));
 	pspin = prog_new(dev, spin_src);
 	pcopy = prog_new(dev, copy_src);
 	ASSERT_TRUE(pspin && pcopy);
@@ -2798,7 +2909,7 @@ TEST_F(libvgpu, syncobj_timeline_dependencies)
 	out = (struct vgpu_sync_point){ tl, 2 };
 	cfg = (struct vgpu_launch_config){ .wait = &in, .nwait = 1,
 					   .signal = &out, .nsignal = 1,
-					   .queue = nq > 1 ? 1 : 0 };
+					   .queue = qlow };
 	ASSERT_EQ(0, vgpu_kernel_launch(kern(pcopy), &cfg, ab, &jb));
 	EXPECT_EQ(0, vgpu_syncobj_wait(tl, 2, WAIT_NS));
 	EXPECT_EQ(0, vgpu_syncobj_query(tl, &pt));
@@ -2811,7 +2922,7 @@ TEST_F(libvgpu, syncobj_timeline_dependencies)
 	/* B completed, so A had: both done */
 	ASSERT_EQ(0, vgpu_job_status(jb, &st));
 	EXPECT_EQ(VGPU_JOB_DONE, st.state);
-	EXPECT_EQ(nq > 1 ? 1u : 0u, st.queue);
+	EXPECT_EQ(vgpu_queue_id(qlow), st.queue);
 	ASSERT_EQ(0, vgpu_job_status(ja, &st));
 	EXPECT_EQ(VGPU_JOB_DONE, st.state);
 	EXPECT_EQ(0, vgpu_job_wait(ja, 0));
@@ -2826,6 +2937,7 @@ TEST_F(libvgpu, syncobj_timeline_dependencies)
 	vgpu_bo_free(outb);
 	vgpu_program_free(pspin);
 	vgpu_program_free(pcopy);
+	vgpu_queue_free(qlow);
 }
 
 /* A chain of jobs through one binary syncobj, each adding to a counter. */
@@ -2841,9 +2953,11 @@ TEST_F(libvgpu, syncobj_binary_chain)
 	struct vgpu_bo *bo = NULL;
 	struct vgpu_syncobj *s = NULL;
 	uint32_t v = 0;
-	uint32_t nq;
+	struct vgpu_queue *qs[3] = { NULL };
 
-	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
+	/* the default queue, a low one and a second normal one */
+	ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, &qs[1]));
+	ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_NORMAL, &qs[2]));
 	prog = prog_new(dev, src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
@@ -2855,7 +2969,7 @@ TEST_F(libvgpu, syncobj_binary_chain)
 		struct vgpu_sync_point sp = { s, 0 };
 		struct vgpu_launch_config cfg = { .wait = &sp, .nwait = 1,
 						  .signal = &sp, .nsignal = 1,
-						  .queue = i % nq };
+						  .queue = qs[i % 3] };
 
 		ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, NULL));
 	}
@@ -2865,7 +2979,8 @@ TEST_F(libvgpu, syncobj_binary_chain)
 	vgpu_args_free(args);
 	vgpu_syncobj_free(s);
 	vgpu_bo_free(bo);
-	vgpu_program_free(prog);
+	vgpu_program_free(prog);	vgpu_queue_free(qs[1]);
+	vgpu_queue_free(qs[2]);
 }
 
 /* Implicit synchronisation: jobs on one listed buffer run in order. */
@@ -2879,16 +2994,19 @@ TEST_F(libvgpu, implicit_sync_through_buffers)
 	struct vgpu_program *prog;
 	struct vgpu_args *args = NULL;
 	struct vgpu_bo *bo = NULL;
-	uint32_t v = 0, nq;
+	uint32_t v = 0;
+	struct vgpu_queue *qs[3] = { NULL };
 
-	nq = (uint32_t)param(dev, VGPU_PARAM_QUEUES);
+	/* the default queue, a low one and a second normal one */
+	ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, &qs[1]));
+	ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_NORMAL, &qs[2]));
 	prog = prog_new(dev, src);
 	ASSERT_NE(NULL, prog);
 	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
 	ASSERT_EQ(0, vgpu_args_new(kern(prog), &args));
 	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, bo, 0));
 	for (uint32_t i = 0; i < 40; i++) {
-		struct vgpu_launch_config cfg = { .queue = i % nq };
+		struct vgpu_launch_config cfg = { .queue = qs[i % 3] };
 
 		ASSERT_EQ(0, vgpu_kernel_launch(kern(prog), &cfg, args, NULL));
 	}
@@ -2897,7 +3015,8 @@ TEST_F(libvgpu, implicit_sync_through_buffers)
 	EXPECT_EQ(40u, v);
 	vgpu_args_free(args);
 	vgpu_bo_free(bo);
-	vgpu_program_free(prog);
+	vgpu_program_free(prog);	vgpu_queue_free(qs[1]);
+	vgpu_queue_free(qs[2]);
 }
 
 /*
@@ -2949,8 +3068,8 @@ TEST_F(libvgpu, dependency_on_failed_job)
 }
 
 /*
- * Hardware queues run side by side: a short job on queue 1 completes while
- * a long one on queue 0 still runs (drm; sim runs each job at submit).
+ * Hardware queues run side by side: a short job on a low-priority queue
+ * completes while a long one on the default queue still runs (drm; sim runs each job at submit).
  * Variants: the two kernels in two programs, or in one (one code buffer:
  * the code BO is read-only, so vgpu.ko fences it as read by each job and
  * a job waits only for its writers).
@@ -2993,9 +3112,12 @@ TEST_F(queues, side_by_side)
 	struct vgpu_job_status st;
 	char src[2048];
 	uint32_t *out = NULL;
+	struct vgpu_queue *qlow = NULL;
 
+	/* a low queue: another hardware queue than the default's (normal) */
 	if (param(dev, VGPU_PARAM_QUEUES) < 2)
 		return;
+	ASSERT_EQ(0, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_LOW, &qlow));
 	if (variant->same_prog) {
 		snprintf(src, sizeof(src), "%s%s", spin_src, store_src);
 		p1 = prog_new(dev, src);
@@ -3019,7 +3141,7 @@ TEST_F(queues, side_by_side)
 	ASSERT_EQ(0, vgpu_args_set_bo(astore, 0, b2, 0));
 	ASSERT_EQ(0, vgpu_args_set_u32(astore, 1, 12));
 	ASSERT_EQ(0,
-		  vgpu_kernel_launch(kspin, &(struct vgpu_launch_config){ .queue = 0 },
+		  vgpu_kernel_launch(kspin, &(struct vgpu_launch_config){ .queue = NULL },
 				     aspin, &jspin));
 	/*
 	 * On the device, the spinner is on the hardware before the store is
@@ -3037,7 +3159,7 @@ TEST_F(queues, side_by_side)
 	}
 	ASSERT_EQ(0,
 		  vgpu_kernel_launch(kstore, &(struct vgpu_launch_config){
-					     .queue = 1, .block = { 64 } }, astore, &jstore));
+					     .queue = qlow, .block = { 64 } }, astore, &jstore));
 	EXPECT_EQ(0, vgpu_job_wait(jstore, WAIT_NS));
 	ASSERT_EQ(0, vgpu_bo_map(b2, (void **)&out));
 	EXPECT_EQ(0u, store_bad(out, 64, 12));
@@ -3052,6 +3174,7 @@ TEST_F(queues, side_by_side)
 	vgpu_bo_free(b2);
 	vgpu_program_free(p1);
 	vgpu_program_free(p2);
+	vgpu_queue_free(qlow);
 }
 
 /*

@@ -40,7 +40,7 @@
 # device and expects no vgpu device left, reads "the" debugfs directory).
 # Then every device is bound and test_libvgpu runs with VGPU_TEST_DEVICES
 # set to their number, so that its dma-buf and several-device tests use
-# two real devices.  The device runs SMs on 2 host threads (threads=2),
+# two real devices.  The device runs SMs on 2 host threads (threads=2) and has 8 queues (two of normal priority),
 # so that queues run concurrently (reset.completed_job_not_rerun needs it).
 #
 # With --bench, runs vgpu/vgpu_bench instead (make bench-guest: installed,
@@ -281,7 +281,7 @@ chmod 755 "$root/init"
 
 devices=()
 for ((i = 0; i < ndev; i++)); do
-	devices+=(-device vgpu-pci,threads=2)
+	devices+=(-device vgpu-pci,threads=2,queues=8)
 done
 echo "run-in-guest: kernel $kver ($guest_rel), $(basename "$ko") timeout_ms=$timeout_ms, -m $mem, $ndev device(s), QEMU timeout ${guest_timeout}s"
 rc=0

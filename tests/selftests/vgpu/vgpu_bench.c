@@ -14,6 +14,13 @@
  * printed with the target (<= 1.2x), not asserted.  A raw variant that
  * lists the code and parameter BOs as the library does shows the part of
  * the difference that is the driver's implicit synchronisation.
+ *
+ * Device-side waits: a chain of CHAIN_JOBS dependent null jobs, each
+ * waiting for the one before through a timeline syncobj point and
+ * alternating between two queues on different hardware queues, all
+ * submitted at once; jobs/s and time per link with the driver's
+ * SEM_ACQUIRE path (module parameter sem_deps=1) beside the same chain
+ * waited for on the CPU (sem_deps=0), the ratio printed.
  * Run in the guest: `make bench-guest`.
  */
 #include "bench_summary.h"
@@ -24,6 +31,9 @@
 
 #define ITERS 300
 #define DEPTH_JOBS 2000
+#define CHAIN_JOBS 400
+
+static const char sem_deps_param[] = "/sys/module/vgpu/parameters/sem_deps";
 
 static int64_t now(void)
 {
@@ -43,6 +53,51 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void set_sem_deps(const char *v)
+{
+	int fd = open(sem_deps_param, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+		die(sem_deps_param, -errno);
+	close(fd);
+}
+
+/*
+ * The chain: job i (1..CHAIN_JOBS) on queue q[i % 2] waits for point i - 1
+ * of a fresh timeline syncobj and signals point i.  Nanoseconds from the
+ * first submit to the last point signalled.
+ */
+static int64_t chain_run(int fd, const struct drm_vgpu_submit *tmpl,
+			 const uint32_t q[2])
+{
+	struct drm_vgpu_submit s = *tmpl;
+	struct drm_vgpu_sync in, out;
+	uint32_t tl;
+	int64_t t0;
+	int i, ret;
+
+	ret = _test_syncobj_create(fd, &tl);
+	if (ret)
+		die("syncobj", ret);
+	t0 = now();
+	for (i = 1; i <= CHAIN_JOBS; i++) {
+		in = (struct drm_vgpu_sync){ .handle = tl, .point = i - 1 };
+		out = (struct drm_vgpu_sync){ .handle = tl, .point = i };
+		s.queue = q[i % 2];
+		s.in_syncs = (uintptr_t)&in;
+		s.in_sync_count = i > 1;
+		s.out_syncs = (uintptr_t)&out;
+		s.out_sync_count = 1;
+		ret = _test_submit(fd, &s);
+		if (ret)
+			die("chain submit", ret);
+	}
+	ret = _test_syncobj_wait(fd, tl, CHAIN_JOBS, vgpu_wait_ns(60));
+	if (ret)
+		die("chain wait", ret);
+	return now() - t0;
+}
+
 int main(void)
 {
 	static int64_t lat[ITERS], base[ITERS], raw[ITERS], lib[ITERS], rawbo[ITERS];
@@ -57,7 +112,9 @@ int main(void)
 	struct vgpu_prog p;
 	uint32_t h[3], tl;
 	int64_t t0, t1, sum_lat = 0, sum_base = 0;
-	double one_jps, deep_jps;
+	double one_jps, deep_jps, chain_ratio;
+	int64_t chain_dev, chain_cpu;
+	uint32_t chain_q[2];
 	int fd, i, ret;
 
 	fd = vgpu_open_render();
@@ -176,6 +233,21 @@ int main(void)
 	t1 = now();
 	deep_jps = 1e9 * DEPTH_JOBS / (t1 - t0);
 
+	/* the chain across two queues (normal and low: two hardware queues) */
+	s.out_syncs = 0;
+	s.out_sync_count = 0;
+	chain_q[0] = VGPU_QUEUE_DEFAULT;
+	ret = _test_queue_create(fd, VGPU_QUEUE_PRIORITY_LOW, &chain_q[1]);
+	if (ret)
+		die("queue", ret);
+	set_sem_deps("1");
+	chain_run(fd, &s, chain_q);	/* warm-up */
+	chain_dev = chain_run(fd, &s, chain_q);
+	set_sem_deps("0");
+	chain_cpu = chain_run(fd, &s, chain_q);
+	set_sem_deps("1");
+	chain_ratio = (double)chain_cpu / chain_dev;
+
 	qsort(lat, ITERS, sizeof(lat[0]), cmp64);
 	qsort(base, ITERS, sizeof(base[0]), cmp64);
 	qsort(raw, ITERS, sizeof(raw[0]), cmp64);
@@ -200,6 +272,18 @@ int main(void)
 	       lib_ratio <= LIB_TARGET ? "met" : "not met");
 	printf("  raw, code + parameter BOs listed      median %8.1f us   ratio %.2fx   (the BO list's share)\n",
 	       rawbo[ITERS / 2] / 1e3, (double)rawbo[ITERS / 2] / raw[ITERS / 2]);
+	printf("vgpu_bench: chain of %d dependent null jobs alternating between two queues\n",
+	       CHAIN_JOBS);
+	printf("  device-side waits (SEM_ACQUIRE)       %8.0f jobs/s  %8.1f us per link\n",
+	       1e9 * CHAIN_JOBS / chain_dev, chain_dev / 1e3 / CHAIN_JOBS);
+	printf("  CPU waits (sem_deps=0)                %8.0f jobs/s  %8.1f us per link   (baseline)\n",
+	       1e9 * CHAIN_JOBS / chain_cpu, chain_cpu / 1e3 / CHAIN_JOBS);
+	printf("  ratio                                 %8.2fx faster with device-side waits\n",
+	       chain_ratio);
+	bench_row("guest, dependent chain across 2 queues",
+		  bench_fmt("%.1f us/link", chain_dev / 1e3 / CHAIN_JOBS),
+		  bench_fmt("CPU waits %.1f us/link", chain_cpu / 1e3 / CHAIN_JOBS),
+		  bench_fmt("%.2fx", chain_ratio), "", -1);
 	bench_row("guest, null job submit -> fence", bench_fmt("%.1f us", lat[ITERS / 2] / 1e3),
 		  bench_fmt("syncobj round trip %.1f us", base[ITERS / 2] / 1e3),
 		  bench_fmt("%.1fx", (double)lat[ITERS / 2] / base[ITERS / 2]), "<= 3x",

@@ -26,7 +26,8 @@
 #include "vgpu_asm.h"
 
 _Static_assert(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
-_Static_assert(sizeof(struct drm_vgpu_get_job) == 56, "get_job layout");
+_Static_assert(sizeof(struct drm_vgpu_get_job) == 64, "get_job layout");
+_Static_assert(sizeof(struct drm_vgpu_queue_get_state) == 48, "queue state layout");
 
 /* Open the vgpu render node; *@minor (if not NULL) gets its number. */
 static inline int vgpu_open_render_minor(int *minor)
@@ -161,6 +162,32 @@ static inline int _test_get_job(int fd, uint64_t id, struct drm_vgpu_get_job *j,
 		j->exception_size = sizeof(*exc);
 	}
 	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_GET_JOB, j);
+}
+
+/* QUEUE_CREATE: 0 and *@id, or -errno */
+static inline int _test_queue_create(int fd, uint32_t priority, uint32_t *id)
+{
+	struct drm_vgpu_queue_create a = { .priority = priority };
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &a);
+
+	if (!ret && id)
+		*id = a.queue_id;
+	return ret;
+}
+
+static inline int _test_queue_destroy(int fd, uint32_t id)
+{
+	struct drm_vgpu_queue_destroy a = { .queue_id = id };
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_DESTROY, &a);
+}
+
+static inline int _test_queue_state(int fd, uint32_t id,
+				    struct drm_vgpu_queue_get_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->queue_id = id;
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_GET_STATE, st);
 }
 
 static inline int _test_syncobj_create(int fd, uint32_t *h)

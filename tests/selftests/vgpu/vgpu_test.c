@@ -12,6 +12,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <linux/sync_file.h>
+#include <linux/capability.h>
 
 FIXTURE(vgpu) {
 	int fd;
@@ -280,25 +281,58 @@ TEST_F(job, submit_store)
 	ASSERT_NE(0, j.warp_insns);
 }
 
+/*
+ * A queue of every priority (the suite runs as root: CAP_SYS_NICE): each
+ * runs its job, GET_JOB names the queue and the hardware queue, and with
+ * at least four hardware queues each priority has its own.
+ */
 TEST_F(job, submit_every_queue)
 {
-	uint64_t nq, q;
+	uint32_t id[4], hw[4], p;
+	struct drm_vgpu_queue_get_state st;
+	struct drm_vgpu_get_job j;
+	uint64_t nq;
 
 	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
-	for (q = 0; q < nq; q++) {
+	for (p = 0; p < 4; p++) {
+		ASSERT_EQ(0, _test_queue_create(self->fd, p, &id[p]));
+		ASSERT_NE(0, id[p]);
 		memset(self->p.data, 0, 1024);
-		*(uint32_t *)((char *)self->p.param + 8) = q;
-		self->s.queue = q;
+		*(uint32_t *)((char *)self->p.param + 8) = p;
+		self->s.queue = id[p];
 		test_submit(&self->s);
 		test_wait_bo(self->p.data_h);
-		ASSERT_EQ(0, check_store(self->p.data, 256, q));
+		ASSERT_EQ(0, check_store(self->p.data, 256, p));
+		ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+		EXPECT_EQ(id[p], j.queue);
+		EXPECT_LT(j.hw_queue, nq);
+		hw[p] = j.hw_queue;
+		ASSERT_EQ(0, _test_queue_state(self->fd, id[p], &st));
+		EXPECT_EQ(p, st.priority);
+		EXPECT_EQ(hw[p], st.hw_queue);
+		EXPECT_EQ(1, st.submitted);
+		EXPECT_EQ(1, st.completed);
+		EXPECT_EQ(VGPU_QUEUE_STATE_ACTIVE, st.state);
 	}
+	for (p = 1; p < 4 && nq >= 4; p++)
+		EXPECT_NE(hw[p - 1], hw[p]);
+	for (p = 0; p < 4; p++)
+		EXPECT_EQ(0, _test_queue_destroy(self->fd, id[p]));
 }
 
 TEST_F(job, submit_bad_queue)
 {
+	uint32_t id;
+
 	self->s.queue = 1000;
-	test_err_submit(EINVAL, &self->s);
+	test_err_submit(ENOENT, &self->s);
+	self->s.queue = ~0u;
+	test_err_submit(ENOENT, &self->s);
+	/* a destroyed queue's id */
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &id));
+	ASSERT_EQ(0, _test_queue_destroy(self->fd, id));
+	self->s.queue = id;
+	test_err_submit(ENOENT, &self->s);
 }
 
 TEST_F(job, submit_pad)
@@ -401,16 +435,18 @@ TEST_F(job, get_job_unknown)
 TEST_F(job, syncobj_binary_chain)
 {
 	struct drm_vgpu_sync s;
-	uint64_t nq;
+	uint32_t ids[3] = { VGPU_QUEUE_DEFAULT };
 	int i;
 
-	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	/* the default queue, a low one and a second normal one */
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &ids[1]));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &ids[2]));
 	memset(&s, 0, sizeof(s));
 	ASSERT_EQ(0, _test_syncobj_create(self->fd, &s.handle));
 	/* No implicit sync: only the syncobj orders the jobs, across queues. */
 	self->s.bo_handle_count = 0;
 	for (i = 0; i < 8; i++) {
-		self->s.queue = i % nq;
+		self->s.queue = ids[i % 3];
 		self->s.in_syncs = i ? (uintptr_t)&s : 0;
 		self->s.in_sync_count = i ? 1 : 0;
 		self->s.out_syncs = (uintptr_t)&s;
@@ -425,16 +461,18 @@ TEST_F(job, syncobj_timeline_chain)
 {
 	struct drm_syncobj_create c = { .flags = 0 };
 	struct drm_vgpu_sync in, out;
-	uint64_t nq;
+	uint32_t ids[3] = { VGPU_QUEUE_DEFAULT };
 	int i;
 
-	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	/* the default queue, a low one and a second normal one */
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &ids[1]));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &ids[2]));
 	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_CREATE, &c));
 	self->s.bo_handle_count = 0;
 	for (i = 1; i <= 8; i++) {
 		in = (struct drm_vgpu_sync){ .handle = c.handle, .point = i - 1 };
 		out = (struct drm_vgpu_sync){ .handle = c.handle, .point = i };
-		self->s.queue = i % nq;
+		self->s.queue = ids[i % 3];
 		self->s.in_syncs = i > 1 ? (uintptr_t)&in : 0;
 		self->s.in_sync_count = i > 1;
 		self->s.out_syncs = (uintptr_t)&out;
@@ -870,8 +908,8 @@ TEST_F(job, unmap_while_running_defers_free)
 	struct drm_vgpu_submit s;
 	volatile uint32_t *x;
 	struct vgpu_prog p;
-	uint64_t x_va, nq;
-	uint32_t h[3];
+	uint64_t x_va;
+	uint32_t h[3], qid;
 	int asid;
 
 	asid = fd_asid(self->fd);
@@ -881,14 +919,14 @@ TEST_F(job, unmap_while_running_defers_free)
 	ASSERT_EQ(0, active);
 	ASSERT_EQ(0, deferred);
 
-	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_QUEUES, &nq));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qid));
 	ASSERT_EQ(0, vgpu_prog_load(self->fd, &p, spin_src, 4096));
 	test_bo_create(4096, 0, &gc.handle, &x_va);
 	ASSERT_EQ(0, _test_bo_map(self->fd, gc.handle, 4096, (void **)&x));
 	((uint64_t *)p.param)[0] = x_va;
 	((uint64_t *)p.param)[1] = p.data_va;
 	vgpu_prog_submit_args(&p, &s, h, 1, 32);
-	s.queue = nq - 1;
+	s.queue = qid;
 	test_submit(&s);
 	while (!x[0])	/* the job runs and writes X */
 		usleep(1000);
@@ -1060,8 +1098,9 @@ TEST_F(job, debugfs_exceptions)
 	ASSERT_EQ(VGPU_EXC_DEADLOCK, exc.code);
 	snprintf(path, sizeof(path), "%s/exceptions", dir);
 	ASSERT_LT(0, read_file(path, buf, sizeof(buf)));
-	snprintf(want, sizeof(want), "client %s job %llu queue 0 status %u code %u ",
-		 client, (unsigned long long)s.job_id, VGPU_ERR_EXCEPTION, VGPU_EXC_DEADLOCK);
+	snprintf(want, sizeof(want), "client %s job %llu queue 0 hw_queue %u status %u code %u ",
+		 client, (unsigned long long)s.job_id, j.hw_queue, VGPU_ERR_EXCEPTION,
+		 VGPU_EXC_DEADLOCK);
 	ASSERT_NE(NULL, strstr(buf, want));
 }
 
@@ -1176,7 +1215,8 @@ TEST_F(job, tracepoints_exist)
 TEST_F(job, tracepoints_job)
 {
 	char want[4][96], client[32], *buf, *p;
-	unsigned int i;
+	struct drm_vgpu_get_job j;
+	unsigned int i, q;
 
 	if (tracefs_ready())
 		SKIP(return, "no tracefs");
@@ -1189,14 +1229,17 @@ TEST_F(job, tracepoints_job)
 	test_wait_bo(self->p.data_h);
 	ASSERT_EQ(0, sysfs_write(TRACEFS "/events/vgpu/enable", "0"));
 	ASSERT_LT(0, read_file(TRACEFS "/trace", buf, 1 << 20));
-	snprintf(want[0], 96, "vgpu_job_submit: queue=0 client=%s job=%llu fence=", client,
-		 (unsigned long long)self->s.job_id);
-	snprintf(want[1], 96, "vgpu_job_ready: queue=0 client=%s job=%llu\n", client,
-		 (unsigned long long)self->s.job_id);
-	snprintf(want[2], 96, "vgpu_job_run: queue=0 client=%s job=%llu seq=", client,
-		 (unsigned long long)self->s.job_id);
-	snprintf(want[3], 96, "vgpu_job_complete: queue=0 client=%s job=%llu error=0\n",
+	/* the events name the hardware queue */
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+	q = j.hw_queue;
+	snprintf(want[0], 96, "vgpu_job_submit: queue=%u client=%s job=%llu fence=", q,
 		 client, (unsigned long long)self->s.job_id);
+	snprintf(want[1], 96, "vgpu_job_ready: queue=%u client=%s job=%llu\n", q, client,
+		 (unsigned long long)self->s.job_id);
+	snprintf(want[2], 96, "vgpu_job_run: queue=%u client=%s job=%llu seq=", q, client,
+		 (unsigned long long)self->s.job_id);
+	snprintf(want[3], 96, "vgpu_job_complete: queue=%u client=%s job=%llu error=0\n",
+		 q, client, (unsigned long long)self->s.job_id);
 	for (p = buf, i = 0; i < 4; i++) {
 		p = strstr(p, want[i]);
 		ASSERT_NE(NULL, p);
@@ -1408,7 +1451,7 @@ static void wait_running(struct __test_metadata *_metadata, int fd, uint64_t id)
 }
 
 /*
- * On a fresh file: a kernel that never ends on queue 0 and the store job
+ * On a fresh file: a kernel that never ends on the default queue and the store job
  * behind it, both on the device (RUNNING); sf[] get sync_files of their
  * fences.  The store's data BO stays mapped at *@data.
  */
@@ -1695,7 +1738,7 @@ TEST_F(reset, devcoredump_on_timeout)
 	hs.launch.budget = ~0ull;
 	test_submit(&hs);
 	test_wait_bo(hp->data_h);
-	snprintf(want, sizeof(want), "client %s job %llu queue 0 ", client,
+	snprintf(want, sizeof(want), "client %s job %llu queue 0 hw_queue ", client,
 		 (unsigned long long)hs.job_id);
 	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
 	ASSERT_EQ(0, strncmp(buf, "vgpu devcoredump: job timeout\n", 30));
@@ -1742,7 +1785,7 @@ TEST_F(reset, devcoredump_wait_graph)
 	hs.launch.budget = ~0ull;
 	test_submit(&hs);
 	test_wait_bo(hp->data_h);
-	snprintf(want, sizeof(want), "client %s job %llu queue 0 ", client,
+	snprintf(want, sizeof(want), "client %s job %llu queue 0 hw_queue ", client,
 		 (unsigned long long)hs.job_id);
 	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "\nwait-for graph (Graphviz DOT):\ndigraph deadlock {\n"));
@@ -1781,6 +1824,7 @@ TEST_F(reset, completed_job_not_rerun)
 	struct vgpu_prog *hp = &self->hp, *p = &self->p;
 	struct drm_vgpu_get_job j;
 	uint64_t nq, before, after;
+	uint32_t qlow;
 	char path[128], val[16];
 	uint32_t hh[3], h[3];
 	bool idle = false;
@@ -1794,16 +1838,19 @@ TEST_F(reset, completed_job_not_rerun)
 	ASSERT_LT(0, sm_threads(self->dir));
 	if (sm_threads(self->dir) < 2)
 		SKIP(return, "one SM thread (vgpu-pci threads=1)");
+	/* the whole-device reset: a per-queue one leaves queue 0 alone */
+	ASSERT_EQ(0, sysfs_write("/sys/module/vgpu/parameters/queue_reset", "0"));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qlow));
 	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &before));
 	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
 	vgpu_prog_unmap(p);
 	ASSERT_EQ(0, vgpu_prog_load(self->fd, p, inc_src, 4096));
 	*(uint64_t *)p->param = p->data_va;
 
-	/* the hang, on queue 1 */
+	/* the hang, on a low-priority queue (another hardware queue) */
 	vgpu_prog_submit_args(hp, &hs, hh, 1, 32);
 	hs.launch.budget = ~0ull;
-	hs.queue = 1;
+	hs.queue = qlow;
 	test_submit(&hs);
 	wait_running(_metadata, self->fd, hs.job_id);
 	/*
@@ -1814,13 +1861,14 @@ TEST_F(reset, completed_job_not_rerun)
 	 */
 	usleep(200000);
 
-	/* the innocent job on queue 0 completes; nobody processes it */
+	/* the innocent job on the default queue completes; nobody processes it */
 	ASSERT_EQ(0, irq_hold_set(self->dir, "1"));
 	vgpu_prog_submit_args(p, &s, h, 1, 1);
 	test_submit(&s);
 	wait_running(_metadata, self->fd, s.job_id);
+	ASSERT_EQ(0, _test_get_job(self->fd, s.job_id, &j, NULL));
 	while (!idle) {
-		ASSERT_EQ(0, queue_idle(self->dir, 0, &idle));
+		ASSERT_EQ(0, queue_idle(self->dir, j.hw_queue, &idle));
 		usleep(1000);
 	}
 	ASSERT_EQ(1, *(volatile uint32_t *)p->data);
@@ -1847,6 +1895,694 @@ TEST_F(reset, completed_job_not_rerun)
 	test_submit(&s);
 	test_wait_bo(p->data_h);
 	ASSERT_EQ(2, *(volatile uint32_t *)p->data);
+}
+
+/*
+ * Each of its threads adds 1 to d[0], spins until d[1] is not zero (the
+ * test sets it), then writes 0x600d to d[2]: run twice, d[0] would say so.
+ */
+static const char once_src[] =
+	".kernel once\n.param ptr d\n"
+	"  LDP.64 R2, [d] ;\n  MOV R4, 0x1 ;\n"
+	"  ATOMG.ADD.U32 RZ, [R2+0x0], R4 ;\n"
+	"l:\n  LDG.32 R7, [R2+0x4] ;\n  ISETP.EQ.U32 P0, R7, 0x0 ;\n  @P0 BRA l ;\n"
+	"  MOV R5, 0x600d ;\n  STG.32 [R2+0x8], R5 ;\n  EXIT ;\n";
+
+/* Until job @id has ended: its GET_JOB answer in *@j. */
+static void wait_ended(struct __test_metadata *_metadata, int fd, uint64_t id,
+		       struct drm_vgpu_get_job *j)
+{
+	int64_t end = vgpu_wait_ns(60);
+
+	for (;;) {
+		ASSERT_EQ(0, _test_get_job(fd, id, j, NULL));
+		if (j->state == VGPU_JOB_DONE || j->state == VGPU_JOB_FAILED)
+			return;
+		ASSERT_LT(vgpu_now_ns(), end);
+		usleep(1000);
+	}
+}
+
+/*
+ * Per-queue reset: a hang on queue A (low priority) while queue B (the
+ * default queue) runs a kernel across the reset.  Only A's hardware queue
+ * is reset: A's job ends -ETIMEDOUT and A counts a guilty reset; B's job
+ * is never stopped or run again (it ran once, its threads counted once)
+ * and ends DONE with its result; B counts no innocent reset.
+ */
+TEST_F(reset, hang_resets_only_its_queue)
+{
+	struct drm_vgpu_queue_get_state sa, sb;
+	struct vgpu_prog *hp = &self->hp, bp;
+	struct drm_vgpu_submit hs, bs;
+	struct drm_vgpu_get_job j;
+	uint32_t hh[3], bh[3], qa;
+	uint64_t before, after;
+	volatile uint32_t *d;
+
+	if (!self->dir[0])
+		SKIP(return, "no debugfs");
+	ASSERT_LT(0, sm_threads(self->dir));
+	if (sm_threads(self->dir) < 2)
+		SKIP(return, "one SM thread (vgpu-pci threads=1)");
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &before));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qa));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &bp, once_src, 4096));
+	d = bp.data;
+	*(uint64_t *)bp.param = bp.data_va;
+
+	vgpu_prog_submit_args(hp, &hs, hh, 1, 32);
+	hs.launch.budget = ~0ull;
+	hs.queue = qa;
+	test_submit(&hs);
+	wait_running(_metadata, self->fd, hs.job_id);
+	/* B starts half a timeout later: its own timeout is far off */
+	usleep(reset_timeout_ms() * 500);
+	vgpu_prog_submit_args(&bp, &bs, bh, 1, 32);
+	bs.launch.budget = ~0ull;
+	test_submit(&bs);
+	while (d[0] != 32)	/* on an SM */
+		usleep(1000);
+
+	wait_ended(_metadata, self->fd, hs.job_id, &j);
+	EXPECT_EQ(VGPU_JOB_FAILED, j.state);
+	EXPECT_EQ(ETIMEDOUT, j.error);
+	/* B still runs: the reset did not touch it */
+	ASSERT_EQ(0, _test_get_job(self->fd, bs.job_id, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_RUNNING, j.state);
+	EXPECT_EQ(32, d[0]);
+	d[1] = 1;
+	test_wait_bo(bp.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, bs.job_id, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	EXPECT_EQ(32, d[0]);
+	EXPECT_EQ(0x600d, d[2]);
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &after));
+	EXPECT_EQ(before + 1, after);
+	ASSERT_EQ(0, _test_queue_state(self->fd, qa, &sa));
+	ASSERT_EQ(0, _test_queue_state(self->fd, VGPU_QUEUE_DEFAULT, &sb));
+	EXPECT_EQ(1, sa.guilty_resets);
+	EXPECT_EQ(0, sa.innocent_resets);
+	EXPECT_EQ(VGPU_QUEUE_STATE_ACTIVE, sa.state);
+	EXPECT_EQ(0, sb.guilty_resets);
+	EXPECT_EQ(0, sb.innocent_resets);
+	/* A goes on */
+	memset(self->p.data, 0, 1024);
+	self->s.queue = qa;
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	vgpu_prog_unmap(&bp);
+}
+
+/*
+ * Banning: with ban_after=2 the second hang bans the queue.  Its job that
+ * waited behind the hang on the queue is run again after the first reset
+ * (innocent), the one behind the second never runs (-ECANCELED), SUBMIT
+ * to it then fails -ECANCELED and QUEUE_GET_STATE says BANNED (ETIMEDOUT).
+ * The file's other queues and a new queue work.
+ */
+TEST_F(reset, ban_after_faults)
+{
+	struct vgpu_prog *hp = &self->hp;
+	struct drm_vgpu_queue_get_state st;
+	struct drm_vgpu_submit hs;
+	struct drm_vgpu_get_job j;
+	uint32_t hh[3], qa, qn;
+	uint64_t ban, innocent_job;
+	int round;
+
+	ASSERT_EQ(0, sysfs_write("/sys/module/vgpu/parameters/ban_after", "2"));
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_BAN_AFTER, &ban));
+	ASSERT_EQ(2, ban);
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qa));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	for (round = 1; round <= 2; round++) {
+		vgpu_prog_submit_args(hp, &hs, hh, 1, 32);
+		hs.launch.budget = ~0ull;
+		hs.queue = qa;
+		test_submit(&hs);
+		/* an innocent job behind it on the same queue */
+		memset(self->p.data, 0, 1024);
+		self->s.queue = qa;
+		test_submit(&self->s);
+		innocent_job = self->s.job_id;
+		wait_ended(_metadata, self->fd, hs.job_id, &j);
+		EXPECT_EQ(ETIMEDOUT, j.error);
+		wait_ended(_metadata, self->fd, innocent_job, &j);
+		ASSERT_EQ(0, _test_queue_state(self->fd, qa, &st));
+		EXPECT_EQ(round, st.guilty_resets);
+		if (round == 1) {
+			EXPECT_EQ(VGPU_JOB_DONE, j.state);
+			EXPECT_EQ(0, check_store(self->p.data, 256, 7));
+			EXPECT_EQ(VGPU_QUEUE_STATE_ACTIVE, st.state);
+			EXPECT_EQ(0, st.ban_reason);
+		} else {
+			EXPECT_EQ(VGPU_JOB_FAILED, j.state);
+			EXPECT_EQ(ECANCELED, j.error);
+			EXPECT_EQ(VGPU_QUEUE_STATE_BANNED, st.state);
+			EXPECT_EQ(ETIMEDOUT, st.ban_reason);
+		}
+	}
+	test_err_submit(ECANCELED, &self->s);
+	/* the default queue and a new queue of the same file work */
+	self->s.queue = VGPU_QUEUE_DEFAULT;
+	memset(self->p.data, 0, 1024);
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qn));
+	self->s.queue = qn;
+	memset(self->p.data, 0, 1024);
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	ASSERT_EQ(0, _test_queue_destroy(self->fd, qa));
+}
+
+/*
+ * A job that waits on the device (SEM_ACQUIRE) for a job of another queue
+ * that hangs: the hang's queue is reset, the waiter is released and runs
+ * (as a CPU wait would let it: drm_sched does not cancel dependents of a
+ * failed job), its own queue is never reset and its own timeout does not
+ * fire while it waits.
+ */
+TEST_F(reset, device_wait_on_hung_job)
+{
+	struct drm_vgpu_queue_get_state st;
+	struct vgpu_prog *hp = &self->hp;
+	struct drm_vgpu_sync sync = { 0 };
+	struct drm_vgpu_submit hs;
+	struct drm_vgpu_get_job j;
+	uint64_t before, after, feat;
+	uint32_t hh[3], qa;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_FEATURES, &feat));
+	if (!(feat & VGPU_FEAT_SEMAPHORES))
+		SKIP(return, "no device semaphores");
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &before));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qa));
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &sync.handle));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, hp, "l:\n  BRA l ;\n  EXIT ;\n", 4096));
+	vgpu_prog_submit_args(hp, &hs, hh, 1, 32);
+	hs.launch.budget = ~0ull;
+	hs.queue = qa;
+	hs.out_syncs = (uintptr_t)&sync;
+	hs.out_sync_count = 1;
+	test_submit(&hs);
+
+	self->s.in_syncs = (uintptr_t)&sync;
+	self->s.in_sync_count = 1;
+	test_submit(&self->s);
+	/* on the device, at its SEM_ACQUIRE */
+	wait_running(_metadata, self->fd, self->s.job_id);
+
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	ASSERT_EQ(0, _test_get_job(self->fd, hs.job_id, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_FAILED, j.state);
+	EXPECT_EQ(ETIMEDOUT, j.error);
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_RESET_COUNT, &after));
+	EXPECT_EQ(before + 1, after);
+	ASSERT_EQ(0, _test_queue_state(self->fd, VGPU_QUEUE_DEFAULT, &st));
+	EXPECT_EQ(0, st.guilty_resets);
+	EXPECT_EQ(0, st.innocent_resets);
+	ASSERT_EQ(0, _test_queue_state(self->fd, qa, &st));
+	EXPECT_EQ(1, st.guilty_resets);
+}
+
+/* ---- queue objects (uapi/vgpu_drm.h "Queues") ---- */
+
+FIXTURE(queue) {
+	int fd;
+};
+
+FIXTURE_SETUP(queue)
+{
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(queue)
+{
+	close(self->fd);
+}
+
+/* Every argument rule of QUEUE_CREATE, QUEUE_DESTROY and QUEUE_GET_STATE. */
+TEST_F(queue, argument_errors)
+{
+	struct drm_vgpu_queue_create c;
+	struct drm_vgpu_queue_destroy d;
+	struct drm_vgpu_queue_get_state st;
+	uint32_t id, ids[64];
+	uint64_t max;
+	int i, fd2;
+
+	c = (struct drm_vgpu_queue_create){ .priority = 4 };
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
+	c = (struct drm_vgpu_queue_create){ .priority = ~0u };
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
+	c = (struct drm_vgpu_queue_create){ .flags = 1 };
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
+	c = (struct drm_vgpu_queue_create){ .pad = 1 };
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
+
+	/* the default queue is always there and cannot be destroyed */
+	ASSERT_EQ(0, _test_queue_state(self->fd, VGPU_QUEUE_DEFAULT, &st));
+	EXPECT_EQ(VGPU_QUEUE_PRIORITY_NORMAL, st.priority);
+	EXPECT_EQ(VGPU_QUEUE_STATE_ACTIVE, st.state);
+	ASSERT_EQ(-EINVAL, _test_queue_destroy(self->fd, VGPU_QUEUE_DEFAULT));
+	ASSERT_EQ(-ENOENT, _test_queue_destroy(self->fd, 12345));
+	ASSERT_EQ(-ENOENT, _test_queue_state(self->fd, 12345, &st));
+	d = (struct drm_vgpu_queue_destroy){ .queue_id = 1, .pad = 1 };
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_DESTROY, &d));
+	memset(&st, 0, sizeof(st));
+	st.pad = 1;
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &st));
+
+	/* a destroyed id is gone, and not handed out again at once */
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &id));
+	ASSERT_NE(0, id);
+	ASSERT_EQ(0, _test_queue_destroy(self->fd, id));
+	ASSERT_EQ(-ENOENT, _test_queue_destroy(self->fd, id));
+	ASSERT_EQ(-ENOENT, _test_queue_state(self->fd, id, &st));
+
+	/* the per-file limit */
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_MAX_QUEUES, &max));
+	ASSERT_EQ(64, max);
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &ids[i])) {
+			TH_LOG("queue %d", i);
+		}
+		ASSERT_NE(id, ids[i]) {
+			TH_LOG("queue %d", i);
+		}
+	}
+	ASSERT_EQ(-EMFILE, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &id));
+	ASSERT_EQ(0, _test_queue_destroy(self->fd, ids[5]));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &ids[5]));
+	/* another file has its own queues and its own limit */
+	fd2 = vgpu_open_render();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(-ENOENT, _test_queue_state(fd2, ids[0], &st));
+	ASSERT_EQ(0, _test_queue_create(fd2, VGPU_QUEUE_PRIORITY_LOW, &id));
+	close(fd2);
+}
+
+/* capable(CAP_SYS_NICE) drops from the effective and permitted sets. */
+static int drop_cap_sys_nice(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	uint32_t bit = 1u << (CAP_SYS_NICE % 32);
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[CAP_SYS_NICE / 32].effective &= ~bit;
+	d[CAP_SYS_NICE / 32].permitted &= ~bit;
+	d[CAP_SYS_NICE / 32].inheritable &= ~bit;
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/*
+ * HIGH and REALTIME need CAP_SYS_NICE (as xe and panthor): a child that
+ * dropped it gets -EPERM for them, and its LOW and NORMAL queues work.
+ */
+TEST_F(queue, priority_needs_cap_sys_nice)
+{
+	uint32_t id;
+	int status;
+	pid_t pid;
+
+	/* root has it */
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_REALTIME, &id));
+	ASSERT_EQ(0, _test_queue_destroy(self->fd, id));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		if (drop_cap_sys_nice())
+			_exit(10);
+		fd = vgpu_open_render();
+		if (fd < 0)
+			_exit(11);
+		if (_test_queue_create(fd, VGPU_QUEUE_PRIORITY_HIGH, &id) != -EPERM)
+			_exit(12);
+		if (_test_queue_create(fd, VGPU_QUEUE_PRIORITY_REALTIME, &id) != -EPERM)
+			_exit(13);
+		/* the file opened with the capability does not carry it */
+		if (_test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_HIGH, &id) != -EPERM)
+			_exit(14);
+		if (_test_queue_create(fd, VGPU_QUEUE_PRIORITY_LOW, &id))
+			_exit(15);
+		if (_test_queue_create(fd, VGPU_QUEUE_PRIORITY_NORMAL, &id))
+			_exit(16);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * Each CTA spins @n iterations, then takes a ticket from the counter at
+ * @ctr (a BO no job lists: unsynchronised) and stores it at out[ctaid].
+ */
+static const char ticket_src[] =
+	".kernel ticket\n.param ptr out\n.param ptr ctr\n.param u32 n\n"
+	"  LDP.64 R2, [out] ;\n  LDP.64 R10, [ctr] ;\n  LDP.32 R8, [n] ;\n"
+	"  MOV R6, 0x0 ;\n"
+	"l:\n  IADD R6, R6, 0x1 ;\n  ISETP.LT.U32 P0, R6, R8 ;\n  @P0 BRA l ;\n"
+	"  MOV R4, 0x1 ;\n  ATOMG.ADD.U32 R5, [R10+0x0], R4 ;\n"
+	"  S2R R1, SR_CTAID.X ;\n  SHL R1, R1, 0x2 ;\n  IADD R2, R2, R1 ;\n"
+	"  STG.32 [R2], R5 ;\n  EXIT ;\n";
+
+#define TICKET_CTAS 64u
+#define TICKET_SPIN 1000000u
+
+/* A ticket job of @grid one-thread CTAs on queue @qid, counter at @ctr_va. */
+static void ticket_submit(struct __test_metadata *_metadata, int fd,
+			  struct vgpu_prog *p, uint32_t *h, uint32_t qid,
+			  uint64_t ctr_va, uint32_t grid, uint64_t *job)
+{
+	struct drm_vgpu_submit s;
+
+	((uint64_t *)p->param)[0] = p->data_va;
+	((uint64_t *)p->param)[1] = ctr_va;
+	((uint32_t *)p->param)[4] = TICKET_SPIN;
+	vgpu_prog_submit_args(p, &s, h, grid, 1);
+	s.queue = qid;
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	*job = s.job_id;
+}
+
+/*
+ * A high-priority job submitted behind a long low-priority kernel (many
+ * CTAs, every SM busy) starts, and ends, before that kernel ends: the
+ * device hands the next free SM to the higher priority.
+ */
+TEST_F(queue, high_priority_overtakes_low)
+{
+	struct vgpu_prog lp, hp;
+	uint32_t lh[3], hh[3], qlow, qhigh, gc_h;
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	volatile uint32_t *ctr;
+	uint64_t ljob, ctr_va;
+
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qlow));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_HIGH, &qhigh));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &gc_h, &ctr_va));
+	ASSERT_EQ(0, _test_bo_map(self->fd, gc_h, 4096, (void **)&ctr));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &lp, ticket_src, 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &hp, vgpu_store_src, 4096));
+	ticket_submit(_metadata, self->fd, &lp, lh, qlow, ctr_va, TICKET_CTAS, &ljob);
+	wait_running(_metadata, self->fd, ljob);
+	while (ctr[0] == 0)	/* its CTAs are on the SMs */
+		usleep(100);
+
+	*(uint64_t *)hp.param = hp.data_va;
+	*(uint32_t *)((char *)hp.param + 8) = 5;
+	vgpu_prog_submit_args(&hp, &s, hh, 1, 32);
+	s.queue = qhigh;
+	test_submit(&s);
+	test_wait_bo(hp.data_h);
+	ASSERT_EQ(0, check_store(hp.data, 32, 5));
+	/*
+	 * The low kernel is still at it, not even half done: the high job
+	 * took the first SM that came free, where a first-come device would
+	 * have handed out all the low kernel's CTAs first (3/4 of them done).
+	 */
+	EXPECT_LT(ctr[0], TICKET_CTAS / 2);
+	ASSERT_EQ(0, _test_get_job(self->fd, ljob, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_RUNNING, j.state);
+	test_wait_bo(lp.data_h);
+	EXPECT_EQ(TICKET_CTAS, ctr[0]);
+	ASSERT_EQ(0, _test_get_job(self->fd, ljob, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	vgpu_prog_unmap(&lp);
+	vgpu_prog_unmap(&hp);
+}
+
+/*
+ * Two queues of equal priority with a long kernel each share the device:
+ * their CTAs' tickets interleave (round robin between the launches),
+ * where serving one launch after the other would give the first all of
+ * the early tickets.
+ */
+TEST_F(queue, equal_priorities_share)
+{
+	struct vgpu_prog a, b;
+	uint32_t ah[3], bh[3], qa, qb, gc_h, i, early_b = 0, early_a = 0;
+	struct drm_vgpu_get_job ja, jb;
+	volatile uint32_t *ctr;
+	uint64_t joba, jobb, ctr_va;
+	const uint32_t *ta, *tb;
+
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &qa));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &qb));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &gc_h, &ctr_va));
+	ASSERT_EQ(0, _test_bo_map(self->fd, gc_h, 4096, (void **)&ctr));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &a, ticket_src, 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &b, ticket_src, 4096));
+	ticket_submit(_metadata, self->fd, &a, ah, qa, ctr_va, TICKET_CTAS, &joba);
+	ticket_submit(_metadata, self->fd, &b, bh, qb, ctr_va, TICKET_CTAS, &jobb);
+	test_wait_bo(a.data_h);
+	test_wait_bo(b.data_h);
+	ASSERT_EQ(2 * TICKET_CTAS, ctr[0]);
+	ASSERT_EQ(0, _test_get_job(self->fd, joba, &ja, NULL));
+	ASSERT_EQ(0, _test_get_job(self->fd, jobb, &jb, NULL));
+	ASSERT_EQ(VGPU_JOB_DONE, ja.state);
+	ASSERT_EQ(VGPU_JOB_DONE, jb.state);
+	/* two hardware queues of the normal priority, one each */
+	EXPECT_NE(ja.hw_queue, jb.hw_queue);
+	ta = a.data;
+	tb = b.data;
+	for (i = 0; i < TICKET_CTAS; i++) {
+		early_a += ta[i] < TICKET_CTAS;
+		early_b += tb[i] < TICKET_CTAS;
+	}
+	/* of the first 64 tickets each got a fair share (~32) */
+	EXPECT_LE(16, early_a);
+	EXPECT_LE(16, early_b) {
+		TH_LOG("b got %u of the first %u tickets", early_b, TICKET_CTAS);
+	}
+	vgpu_prog_unmap(&a);
+	vgpu_prog_unmap(&b);
+}
+
+/* Until job @id has left QUEUED (it is on the device, or done). */
+static void wait_started(struct __test_metadata *_metadata, int fd, uint64_t id)
+{
+	struct drm_vgpu_get_job j;
+
+	for (;;) {
+		ASSERT_EQ(0, _test_get_job(fd, id, &j, NULL));
+		if (j.state != VGPU_JOB_QUEUED)
+			return;
+		usleep(1000);
+	}
+}
+
+static const char sem_deps_param[] = "/sys/module/vgpu/parameters/sem_deps";
+
+/*
+ * Destroying a queue: its id is gone at once (SUBMIT, GET_STATE: -ENOENT);
+ * its job on the device runs to completion; its job still waiting for a
+ * dependency (a fence of another queue, waited on by the CPU: sem_deps=0)
+ * never runs: -ESRCH, drm_sched's killed entity.
+ */
+TEST_F(queue, destroy_with_jobs)
+{
+	struct vgpu_prog lp, rp, dp;
+	uint32_t lh[3], rh[3], dh[3], qid, gc_h;
+	struct drm_vgpu_sync sync = { 0 };
+	struct drm_vgpu_queue_get_state st;
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	uint64_t ctr_va, rjob, djob;
+	char old[8] = "";
+	void *ctr;
+
+	if (read_file(sem_deps_param, old, sizeof(old)) <= 0)
+		SKIP(return, "no sem_deps parameter");
+	ASSERT_EQ(0, sysfs_write(sem_deps_param, "0"));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qid));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &gc_h, &ctr_va));
+	ASSERT_EQ(0, _test_bo_map(self->fd, gc_h, 4096, &ctr));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &lp, ticket_src, 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &rp, vgpu_store_src, 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &dp, vgpu_store_src, 4096));
+
+	/* L: a long job on the default queue, signalling the syncobj */
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &sync.handle));
+	((uint64_t *)lp.param)[0] = lp.data_va;
+	((uint64_t *)lp.param)[1] = ctr_va;
+	((uint32_t *)lp.param)[4] = TICKET_SPIN;
+	vgpu_prog_submit_args(&lp, &s, lh, TICKET_CTAS, 1);
+	s.out_syncs = (uintptr_t)&sync;
+	s.out_sync_count = 1;
+	test_submit(&s);
+
+	/* R: on the queue, no dependency: it reaches the device */
+	*(uint64_t *)rp.param = rp.data_va;
+	*(uint32_t *)((char *)rp.param + 8) = 3;
+	vgpu_prog_submit_args(&rp, &s, rh, 1, 32);
+	s.queue = qid;
+	test_submit(&s);
+	rjob = s.job_id;
+	wait_started(_metadata, self->fd, rjob);
+
+	/* D: on the queue, waiting for L */
+	*(uint64_t *)dp.param = dp.data_va;
+	*(uint32_t *)((char *)dp.param + 8) = 4;
+	vgpu_prog_submit_args(&dp, &s, dh, 1, 32);
+	s.queue = qid;
+	s.in_syncs = (uintptr_t)&sync;
+	s.in_sync_count = 1;
+	test_submit(&s);
+	djob = s.job_id;
+	ASSERT_EQ(0, _test_get_job(self->fd, djob, &j, NULL));
+	ASSERT_EQ(VGPU_JOB_QUEUED, j.state);
+
+	ASSERT_EQ(0, _test_queue_destroy(self->fd, qid));
+	ASSERT_EQ(-ENOENT, _test_queue_state(self->fd, qid, &st));
+	s.in_sync_count = 0;
+	test_err_submit(ENOENT, &s);
+
+	test_wait_bo(rp.data_h);
+	ASSERT_EQ(0, check_store(rp.data, 32, 3));
+	ASSERT_EQ(0, _test_get_job(self->fd, rjob, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	test_wait_bo(dp.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, djob, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_FAILED, j.state);
+	EXPECT_EQ(ESRCH, j.error);
+	EXPECT_EQ(0, ((uint32_t *)dp.data)[1]);	/* it never ran */
+	test_wait_bo(lp.data_h);
+	sysfs_write(sem_deps_param, old);
+	vgpu_prog_unmap(&lp);
+	vgpu_prog_unmap(&rp);
+	vgpu_prog_unmap(&dp);
+}
+
+/*
+ * Same-device dependencies (uapi/vgpu_drm.h "Queues"): job B on the
+ * default queue waits (through a syncobj only) for a long job A on a
+ * low-priority queue and copies what A wrote.  With device-side waits
+ * (sem_deps=1) B goes onto the device at once, behind a SEM_ACQUIRE, and
+ * is RUNNING while A still runs; with CPU waits (sem_deps=0) B stays
+ * QUEUED until A is done.  Either way B sees all of A's results.
+ */
+FIXTURE(semdep) {
+	int fd;
+	char old[8];
+};
+
+FIXTURE_VARIANT(semdep) {
+	bool device;
+};
+
+FIXTURE_VARIANT_ADD(semdep, device_waits) {
+	.device = true,
+};
+
+FIXTURE_VARIANT_ADD(semdep, cpu_waits) {
+	.device = false,
+};
+
+FIXTURE_SETUP(semdep)
+{
+	uint64_t feat;
+
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_FEATURES, &feat));
+	ASSERT_NE(0, feat & VGPU_FEAT_SEMAPHORES);
+	ASSERT_LT(0, read_file(sem_deps_param, self->old, sizeof(self->old)));
+	ASSERT_EQ(0, sysfs_write(sem_deps_param, variant->device ? "1" : "0"));
+}
+
+FIXTURE_TEARDOWN(semdep)
+{
+	if (self->old[0])
+		sysfs_write(sem_deps_param, self->old);
+	close(self->fd);
+}
+
+TEST_F(semdep, waits_for_other_queue)
+{
+	struct vgpu_prog ap, bp;
+	uint32_t ah[3], bh[3], qa, gc_h, i, seen = 0;
+	struct drm_vgpu_sync sync = { 0 };
+	struct drm_vgpu_get_job ja, jb;
+	struct drm_vgpu_submit s;
+	const uint32_t *a, *b;
+	uint64_t ajob, ctr_va;
+	void *ctr;
+
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qa));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &gc_h, &ctr_va));
+	ASSERT_EQ(0, _test_bo_map(self->fd, gc_h, 4096, &ctr));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &ap, ticket_src, 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &bp, copy_src, 4096));
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &sync.handle));
+
+	/* A: 16 CTAs, each writes its ticket; signals the syncobj */
+	((uint64_t *)ap.param)[0] = ap.data_va;
+	((uint64_t *)ap.param)[1] = ctr_va;
+	((uint32_t *)ap.param)[4] = TICKET_SPIN;
+	vgpu_prog_submit_args(&ap, &s, ah, 16, 1);
+	s.queue = qa;
+	s.out_syncs = (uintptr_t)&sync;
+	s.out_sync_count = 1;
+	test_submit(&s);
+	ajob = s.job_id;
+	wait_running(_metadata, self->fd, ajob);
+
+	/* B: copies A's 16 words; only the syncobj orders it after A */
+	((uint64_t *)bp.param)[0] = ap.data_va;
+	((uint64_t *)bp.param)[1] = bp.data_va;
+	memset(bp.data, 0xff, 64);
+	vgpu_prog_submit_args(&bp, &s, bh, 1, 16);
+	s.bo_handle_count = 2;	/* code and parameters: not A's data */
+	s.in_syncs = (uintptr_t)&sync;
+	s.in_sync_count = 1;
+	test_submit(&s);
+
+	if (variant->device) {
+		wait_running(_metadata, self->fd, s.job_id);
+	} else {
+		usleep(20000);
+		ASSERT_EQ(0, _test_get_job(self->fd, s.job_id, &jb, NULL));
+		EXPECT_EQ(VGPU_JOB_QUEUED, jb.state);
+	}
+	ASSERT_EQ(0, _test_get_job(self->fd, ajob, &ja, NULL));
+	EXPECT_EQ(VGPU_JOB_RUNNING, ja.state) {
+		TH_LOG("A ended before B's state was seen: make A longer");
+	}
+
+	ASSERT_EQ(0, _test_syncobj_wait(self->fd, sync.handle, 0, vgpu_wait_ns(30)));
+	test_wait_bo(bp.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, s.job_id, &jb, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, jb.state);
+	a = ap.data;
+	b = bp.data;
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(a[i], b[i]);
+		if (a[i] < 16)
+			seen |= 1u << a[i];
+	}
+	EXPECT_EQ(0xffffu, seen);	/* A's tickets: 0..15, all of them */
+	vgpu_prog_unmap(&ap);
+	vgpu_prog_unmap(&bp);
 }
 
 /* Last in the suite: these take the device away and bring it back. */

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/**
+ * DOC: vgpu queue objects
+ *
+ * A queue object (&struct vgpu_xqueue) is one &drm_sched_entity of its
+ * file at the drm_sched priority of its queue priority.  The entity's
+ * scheduler list is the hardware queues of that priority (a "band": each
+ * hardware queue serves one priority, which the driver writes into its
+ * VGPU_Q_PRIORITY register), and drm_sched moves an idle entity to the
+ * least busy of them, as amdgpu does with its per-priority rings.  The
+ * device hands SMs to launches of higher-priority hardware queues first.
+ *
+ * Id 0 is the file's default queue (normal priority), created at open so
+ * that a plain SUBMIT needs nothing else.  Others come from QUEUE_CREATE,
+ * with ids handed out cyclically (a destroyed id is not reused at once).
+ *
+ * Lifetimes: the file's table holds a reference, and so does every job.
+ * The entity is torn down by QUEUE_DESTROY (queued jobs are killed), file
+ * close (queued jobs still run) or device removal, whichever comes first
+ * (@entity_live, under vdev->files_lock).  @lock orders SUBMIT's use of
+ * the entity against QUEUE_DESTROY: nothing is pushed to a dead entity.
+ */
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include "vgpu_drv.h"
+
+static_assert(sizeof(struct drm_vgpu_queue_create) == 16);
+static_assert(sizeof(struct drm_vgpu_queue_destroy) == 8);
+static_assert(sizeof(struct drm_vgpu_queue_get_state) == 48);
+static_assert(VGPU_QUEUE_PRIORITY_REALTIME == VGPU_QPRIO_REALTIME &&
+	      VGPU_QUEUE_PRIORITY_LOW == VGPU_QPRIO_LOW);
+
+static const enum drm_sched_priority vgpu_sched_prio[VGPU_QPRIO_COUNT] = {
+	[VGPU_QPRIO_LOW] = DRM_SCHED_PRIORITY_LOW,
+	[VGPU_QPRIO_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
+	[VGPU_QPRIO_HIGH] = DRM_SCHED_PRIORITY_HIGH,
+	[VGPU_QPRIO_REALTIME] = DRM_SCHED_PRIORITY_KERNEL,
+};
+
+/*
+ * Split the hardware queues into one band per priority: with n >= 4,
+ * realtime and low get n/8 (at least one), high n/4 (at least one) and
+ * normal the rest; with fewer, neighbouring priorities share a queue.
+ * Each hardware queue serves the highest priority that uses it.
+ */
+void vgpu_bands_init(struct vgpu_device *vdev)
+{
+	u32 n = vdev->nqueues, size[VGPU_QPRIO_COUNT], first = 0, p, i;
+
+	memset(vdev->band_n, 0, sizeof(vdev->band_n));
+	if (n >= VGPU_QPRIO_COUNT) {
+		size[VGPU_QPRIO_LOW] = max(1u, n / 8);
+		size[VGPU_QPRIO_HIGH] = max(1u, n / 4);
+		size[VGPU_QPRIO_REALTIME] = max(1u, n / 8);
+		size[VGPU_QPRIO_NORMAL] = n - size[VGPU_QPRIO_LOW] -
+			size[VGPU_QPRIO_HIGH] - size[VGPU_QPRIO_REALTIME];
+		for (p = 0; p < VGPU_QPRIO_COUNT; p++) {
+			for (i = 0; i < size[p]; i++) {
+				vdev->queues[first + i].priority = p;
+				vdev->band[p][i] = &vdev->queues[first + i].sched;
+			}
+			vdev->band_n[p] = size[p];
+			first += size[p];
+		}
+		return;
+	}
+	for (p = 0; p < VGPU_QPRIO_COUNT; p++) {
+		/* n = 1: all on 0; 2: low, normal | high, rt; 3: low | normal | high, rt */
+		u32 q = n == 1 ? 0 : n == 2 ? p / 2 : min(p, n - 1);
+
+		vdev->band[p][0] = &vdev->queues[q].sched;
+		vdev->band_n[p] = 1;
+		vdev->queues[q].priority = p;
+	}
+}
+
+static void vgpu_xqueue_release(struct kref *kref)
+{
+	kfree(container_of(kref, struct vgpu_xqueue, refcount));
+}
+
+void vgpu_xqueue_put(struct vgpu_xqueue *xq)
+{
+	kref_put(&xq->refcount, vgpu_xqueue_release);
+}
+
+/* A reference to queue @id of @vf, or NULL. */
+struct vgpu_xqueue *vgpu_xqueue_lookup(struct vgpu_file *vf, u32 id)
+{
+	struct vgpu_xqueue *xq;
+
+	xa_lock(&vf->queues);
+	xq = xa_load(&vf->queues, id);
+	if (xq)
+		kref_get(&xq->refcount);
+	xa_unlock(&vf->queues);
+	return xq;
+}
+
+/*
+ * Tear down @xq's entity if nobody has: @flush lets its queued jobs reach
+ * the hardware first (file close), else they are killed.  Under
+ * vdev->files_lock.
+ */
+static void vgpu_xqueue_entity_fini(struct vgpu_xqueue *xq, bool flush)
+{
+	lockdep_assert_held(&xq->vf->vdev->files_lock);
+	if (!xq->entity_live)
+		return;
+	if (flush)
+		drm_sched_entity_destroy(&xq->entity);
+	else
+		drm_sched_entity_fini(&xq->entity);
+	xq->entity_live = false;
+	list_del_init(&xq->link);
+}
+
+/*
+ * A new queue of @priority in @vf: the default queue (id 0) when @id is
+ * NULL, else one with a fresh id returned in *@id.
+ */
+int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
+{
+	struct vgpu_device *vdev = vf->vdev;
+	struct vgpu_xqueue *xq;
+	int ret;
+
+	if (id && atomic_inc_return(&vf->nqueues) > VGPU_MAX_QUEUES_PER_FILE) {
+		atomic_dec(&vf->nqueues);
+		return -EMFILE;
+	}
+	ret = -ENOMEM;
+	xq = kzalloc(sizeof(*xq), GFP_KERNEL);
+	if (!xq)
+		goto err_count;
+	kref_init(&xq->refcount);
+	xq->vf = vf;
+	xq->priority = priority;
+	xq->hw_queue = container_of(vdev->band[priority][0], struct vgpu_queue,
+				    sched)->idx;
+	mutex_init(&xq->lock);
+	INIT_LIST_HEAD(&xq->link);
+	ret = drm_sched_entity_init(&xq->entity, vgpu_sched_prio[priority],
+				    vdev->band[priority], vdev->band_n[priority],
+				    &xq->banned);
+	if (ret)
+		goto err_free;
+
+	if (id)
+		ret = xa_alloc_cyclic(&vf->queues, &xq->id, xq,
+				      XA_LIMIT(1, U32_MAX), &vf->next_queue_id,
+				      GFP_KERNEL);
+	else
+		ret = xa_insert(&vf->queues, VGPU_QUEUE_DEFAULT, xq, GFP_KERNEL);
+	if (ret < 0)
+		goto err_entity;
+	mutex_lock(&vdev->files_lock);
+	xq->entity_live = true;
+	list_add_tail(&xq->link, &vf->xqueues);
+	mutex_unlock(&vdev->files_lock);
+	if (id)
+		*id = xq->id;
+	return 0;
+
+err_entity:
+	drm_sched_entity_destroy(&xq->entity);
+err_free:
+	mutex_destroy(&xq->lock);
+	kfree(xq);
+err_count:
+	if (id)
+		atomic_dec(&vf->nqueues);
+	return ret;
+}
+
+/* vgpu_open(): the table and the default queue. */
+int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf)
+{
+	xa_init_flags(&vf->queues, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&vf->xqueues);
+	return vgpu_xqueue_new(vf, VGPU_QPRIO_NORMAL, NULL);
+}
+
+/**
+ * vgpu_file_sched_fini - tear down the entities of @vf's queues
+ * @vf:    the file
+ * @flush: wait for the entities' queued jobs to be handed to the hardware
+ *         first (file close); false kills them (device removal)
+ *
+ * Before the schedulers' drm_sched_fini(), which frees the run queues the
+ * entities point to.  Under vdev->files_lock.
+ */
+void vgpu_file_sched_fini(struct vgpu_file *vf, bool flush)
+{
+	struct vgpu_xqueue *xq, *tmp;
+
+	lockdep_assert_held(&vf->vdev->files_lock);
+	list_for_each_entry_safe(xq, tmp, &vf->xqueues, link)
+		vgpu_xqueue_entity_fini(xq, flush);
+}
+
+/* vgpu_postclose(), after vgpu_file_sched_fini(): drop the table. */
+void vgpu_file_queues_free(struct vgpu_file *vf)
+{
+	struct vgpu_xqueue *xq;
+	unsigned long id;
+
+	xa_for_each(&vf->queues, id, xq) {
+		xa_erase(&vf->queues, id);
+		vgpu_xqueue_put(xq);
+	}
+	xa_destroy(&vf->queues);
+}
+
+/* Device removal: every open file's entities, before vgpu_sched_fini(). */
+void vgpu_files_sched_fini(struct vgpu_device *vdev)
+{
+	struct vgpu_file *vf;
+
+	mutex_lock(&vdev->files_lock);
+	list_for_each_entry(vf, &vdev->files, link)
+		vgpu_file_sched_fini(vf, false);
+	mutex_unlock(&vdev->files_lock);
+}
+
+/* ---- ioctls ---- */
+
+int vgpu_ioctl_queue_create(struct drm_device *dev, void *data,
+			    struct drm_file *file)
+{
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_queue_create *args = data;
+	int idx, ret;
+
+	if (args->flags & ~VGPU_QUEUE_CREATE_FLAGS || args->pad ||
+	    args->priority > VGPU_QUEUE_PRIORITY_REALTIME)
+		return -EINVAL;
+	/* as xe and panthor: above normal takes CAP_SYS_NICE */
+	if (args->priority > VGPU_QUEUE_PRIORITY_NORMAL && !capable(CAP_SYS_NICE))
+		return -EPERM;
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	ret = vgpu_xqueue_new(vf, args->priority, &args->queue_id);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+int vgpu_ioctl_queue_destroy(struct drm_device *dev, void *data,
+			     struct drm_file *file)
+{
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_queue_destroy *args = data;
+	struct vgpu_xqueue *xq;
+
+	if (args->pad || args->queue_id == VGPU_QUEUE_DEFAULT)
+		return -EINVAL;
+	xq = xa_erase(&vf->queues, args->queue_id);
+	if (!xq)
+		return -ENOENT;
+	atomic_dec(&vf->nqueues);
+	/* No SUBMIT is between its entity use and push any more, none starts. */
+	mutex_lock(&xq->lock);
+	xq->dead = true;
+	mutex_lock(&vf->vdev->files_lock);
+	vgpu_xqueue_entity_fini(xq, false);
+	mutex_unlock(&vf->vdev->files_lock);
+	mutex_unlock(&xq->lock);
+	vgpu_xqueue_put(xq);
+	return 0;
+}
+
+int vgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
+			       struct drm_file *file)
+{
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_queue_get_state *args = data;
+	struct vgpu_xqueue *xq;
+
+	if (args->pad)
+		return -EINVAL;
+	xq = vgpu_xqueue_lookup(vf, args->queue_id);
+	if (!xq)
+		return -ENOENT;
+	args->state = atomic_read(&xq->banned) ? VGPU_QUEUE_STATE_BANNED :
+		VGPU_QUEUE_STATE_ACTIVE;
+	args->priority = xq->priority;
+	args->guilty_resets = atomic_read(&xq->guilty_resets);
+	args->innocent_resets = atomic_read(&xq->innocent_resets);
+	args->ban_reason = READ_ONCE(xq->ban_reason);
+	args->hw_queue = READ_ONCE(xq->hw_queue);
+	args->submitted = atomic64_read(&xq->submitted);
+	args->completed = atomic64_read(&xq->completed);
+	vgpu_xqueue_put(xq);
+	return 0;
+}
