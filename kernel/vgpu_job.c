@@ -2,8 +2,8 @@
 /**
  * DOC: vgpu job submission and recovery
  *
- * One &drm_gpu_scheduler per hardware queue; each open file has one
- * &drm_sched_entity per queue.  SUBMIT builds a &struct vgpu_job: it looks
+ * One &drm_gpu_scheduler per hardware queue; each queue object of a file
+ * (vgpu_queue.c) is one &drm_sched_entity.  SUBMIT builds a &struct vgpu_job: it looks
  * up the BOs (kept referenced until the job is freed), turns in-syncobjs
  * and the BOs' reservation fences (implicit sync) into scheduler
  * dependencies, arms the job and installs its finished fence in the BOs'
@@ -20,18 +20,28 @@
  * the queue: the job's fence gets an error, its exception record is kept
  * for DRM_IOCTL_VGPU_GET_JOB and debugfs, and the queue is resumed.
  *
- * Timeout (module parameter timeout_ms): the device only has a global
- * reset, so timeout handlers of all queues run on one ordered workqueue
- * and under vdev->reset_lock.  The handler stops every scheduler, resets
- * the device (nothing runs or completes after that), harvests every
- * completion record the device wrote (those jobs complete with their own
- * status and are never run again: a job runs at most once to completion),
- * re-initialises the device, marks the guilty job -ETIMEDOUT (it is not
- * run again), resubmits the jobs that did not complete in their original
- * order and restarts the schedulers.  A job the reset interrupted while
- * it executed did not complete: it is run again from the start.  The
- * global reset counter and the guilty file's counter advance; a
- * devcoredump describes the hung job and the queues.
+ * Queues (vgpu_queue.c): each queue object is one entity over the
+ * schedulers of its priority's hardware queues.  With the device's
+ * semaphores (VGPU_FEAT_SEMAPHORES) every job's launch is followed by a
+ * SEM_RELEASE of its hardware fence seqno into its hardware queue's
+ * semaphore, and a dependency on a job of another hardware queue of this
+ * device waits only until that job is on its ring (its scheduled fence),
+ * then a SEM_ACQUIRE before the launch waits for its seqno on the device
+ * (vgpu_job_sem_deps(), vgpu_emit_acquires(); module parameter sem_deps).
+ *
+ * Timeout (module parameter timeout_ms): the handler stops the hung
+ * hardware queue (VGPU_Q_CONTROL 0: the device aborts the launch and
+ * writes its record) and resets that queue alone: its scheduler stops,
+ * records the device wrote are harvested (those jobs complete with their
+ * own status and never run again), the guilty job is marked -ETIMEDOUT,
+ * the others are resubmitted in order and the scheduler restarts; other
+ * hardware queues never notice.  When the queue does not stop (or with
+ * queue_reset=0) the whole device is reset the same way, every queue at
+ * once.  A job that ran when the reset came did not complete: it runs
+ * again from the start.  The guilty job's queue counts a fault and is
+ * banned after ban_after of them.  The global reset counter and the
+ * guilty file's counter advance; a devcoredump describes the hung job
+ * and the queues.
  */
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-fence-unwrap.h>
