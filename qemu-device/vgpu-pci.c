@@ -27,11 +27,12 @@
  * the commands in flight without writing their completions and returns
  * every register to its power-on value.
  *
- * Migration: registers and queue state are in the VMState.  The device
- * quiesces when the VM stops (a command in flight finishes first; the
- * watchdog, at most VGPU_MAX_WDOG_MS, bounds how long that takes; at
- * shutdown it is aborted), so no command is ever in flight in a saved
- * state; queues carry on from their heads after loading.
+ * Migration: registers and queue state are in the VMState (a queue's
+ * priority in a subsection, when not NORMAL).  The device quiesces when
+ * the VM stops (a command in flight finishes first; the watchdog, at most
+ * VGPU_MAX_WDOG_MS, bounds how long that takes; at shutdown it is
+ * aborted), so no command is ever in flight in a saved state; queues
+ * carry on from their heads after loading.
  */
 
 #include "qemu/osdep.h"
@@ -154,6 +155,7 @@ static void vgpu_reset_state(VGPUState *s)
         q->enabled = q->stopped = false;
         q->error = q->error_index = 0;
         q->completed = 0;
+        q->priority = VGPU_QPRIO_NORMAL;
     }
     vgpu_wait_idle_locked(s);
     s->irq_status = s->irq_mask = s->irq_pending = 0;
@@ -290,6 +292,8 @@ static uint64_t vgpu_queue_read_locked(VGPUQueue *q, hwaddr reg, bool *ok)
         return (uint32_t)q->completed;
     case VGPU_Q_COMPLETED_HI:
         return q->completed >> 32;
+    case VGPU_Q_PRIORITY:
+        return q->priority;
     default:
         *ok = false;
         return 0;
@@ -358,6 +362,15 @@ static bool vgpu_queue_write_locked(VGPUState *s, VGPUQueue *q, hwaddr reg,
         trace_vgpu_doorbell(q->idx, val);
         q->tail = val;
         vgpu_queue_kick_locked(q);
+        return true;
+    case VGPU_Q_PRIORITY:
+        /* SMs read it at their next claim: nothing to wake */
+        if (val > VGPU_QPRIO_REALTIME) {
+            trace_vgpu_guest_ub("PRIORITY above REALTIME", reg, val);
+            val = VGPU_QPRIO_REALTIME;
+        }
+        trace_vgpu_queue_priority(q->idx, val);
+        q->priority = val;
         return true;
     default:
         return false;
@@ -648,8 +661,8 @@ static int vgpu_post_load(void *opaque, int version_id)
     for (i = 0; i < s->nqueues; i++) {
         VGPUQueue *q = &s->queues[i];
 
-        if (q->size > VGPU_RING_MAX || (q->size && (q->head >= q->size ||
-                                                   q->tail >= q->size))) {
+        if (q->size > VGPU_RING_MAX || q->priority > VGPU_QPRIO_REALTIME ||
+            (q->size && (q->head >= q->size || q->tail >= q->size))) {
             qemu_mutex_unlock(&s->lock);
             return -EINVAL;
         }
@@ -660,10 +673,41 @@ static int vgpu_post_load(void *opaque, int version_id)
     return 0;
 }
 
+/*
+ * The priority travels in a subsection, sent only when it is not the
+ * reset value: a stream without it loads into NORMAL.
+ */
+static bool vgpu_queue_priority_needed(void *opaque)
+{
+    VGPUQueue *q = opaque;
+
+    return q->priority != VGPU_QPRIO_NORMAL;
+}
+
+static int vgpu_queue_pre_load(void *opaque)
+{
+    VGPUQueue *q = opaque;
+
+    q->priority = VGPU_QPRIO_NORMAL;
+    return 0;
+}
+
+static const VMStateDescription vmstate_vgpu_queue_priority = {
+    .name = "vgpu-pci/queue/priority",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_queue_priority_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(priority, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_vgpu_queue = {
     .name = "vgpu-pci/queue",
     .version_id = 1,
     .minimum_version_id = 1,
+    .pre_load = vgpu_queue_pre_load,
     .fields = (VMStateField[]) {
         VMSTATE_UINT64(ring_base, VGPUQueue),
         VMSTATE_UINT64(cpl_base, VGPUQueue),
@@ -676,6 +720,10 @@ static const VMStateDescription vmstate_vgpu_queue = {
         VMSTATE_UINT32(error_index, VGPUQueue),
         VMSTATE_UINT64(completed, VGPUQueue),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_vgpu_queue_priority,
+        NULL
     },
 };
 

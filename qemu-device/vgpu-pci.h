@@ -76,6 +76,7 @@ typedef struct VGPUQueue {
     uint32_t exec_gen;      /* @gen when the command in flight was taken */
     VGPUJob *job;           /* launch in flight, NULL otherwise */
     uint32_t abort_pending; /* VGPU_ERR_* aborting the command in flight */
+    uint32_t priority;      /* VGPU_QPRIO_*: its launches' claims (L) */
 } VGPUQueue;
 
 /**
@@ -100,7 +101,8 @@ struct VGPUJob {
     struct vgpu_exception_record exc;
     struct vgpu_trace_sink sink; /* VGPU_LAUNCH_TIMELINE: records, shared
                                   * by the workers (lock-free) */
-    QTAILQ_ENTRY(VGPUJob) link; /* on s->jobs while CTAs are unclaimed (L) */
+    QTAILQ_ENTRY(VGPUJob) link; /* on s->jobs while CTAs are unclaimed;
+                                 * a claim moves it to the tail (L) */
 };
 
 typedef struct VGPUWorker {

@@ -9,11 +9,12 @@
  * each with its own struct vgpu_sm): they claim chunks of the grid's CTAs
  * and run them with vgpu_sm_run(), sharing the launch's vgpu_launch_ctl
  * (instruction budget, abort flag, watchdog deadline).  The queue thread
- * meanwhile waits on the wall-clock watchdog.  A launch of one chunk (one
- * CTA, or any grid with threads=1) runs on the queue thread itself, on an
- * idle worker's SM that it borrows for the time.  None of these threads
- * takes the BQL; the MMIO side only latches register state under s->lock
- * and signals them.
+ * meanwhile waits on the wall-clock watchdog.  A free worker takes its next
+ * chunk from a launch of the highest queue priority with CTAs left, round
+ * robin among launches of that priority.  A launch of one chunk runs on the
+ * queue thread itself, on an idle worker's SM that it borrows for the time.
+ * None of these threads takes the BQL; the MMIO side only latches register
+ * state under s->lock and signals them.
  *
  * A command that fails stops its queue (VGPU_QSTAT_STOPPED, VGPU_Q_ERROR)
  * and raises VGPU_IRQ_ERROR; the guest resumes it with VGPU_QCTRL_RESUME.
@@ -31,6 +32,7 @@
 #include "trace.h"
 
 #define VGPU_CODE_ALIGN 16u /* bytes per instruction (uapi/vgpu_isa.h) */
+#define VGPU_CLAIM_MAX 16u  /* clusters an SM claims at a time, at most */
 
 /* Completion records and commands are little-endian in guest memory. */
 static void vgpu_cpl_to_le(struct vgpu_completion *c)
@@ -253,6 +255,24 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, uint32_t first,
     vgpu_job_check_done_locked(job);
 }
 
+/*
+ * The launch a free SM serves next: the first on s->jobs of those whose
+ * queue has the highest priority now.  A claim moves its launch to the
+ * tail, so launches of one priority take turns, one claim each.  Few
+ * launches are ever in progress: a scan is cheap.
+ */
+static VGPUJob *vgpu_job_pick_locked(VGPUState *s)
+{
+    VGPUJob *job, *best = NULL;
+
+    QTAILQ_FOREACH(job, &s->jobs, link) {
+        if (!best || job->q->priority > best->q->priority) {
+            best = job;
+        }
+    }
+    return best;
+}
+
 static void *vgpu_worker_thread(void *opaque)
 {
     VGPUWorker *w = opaque;
@@ -261,19 +281,21 @@ static void *vgpu_worker_thread(void *opaque)
     rcu_register_thread();
     qemu_mutex_lock(&s->lock);
     while (!s->exiting) {
-        VGPUJob *job = QTAILQ_FIRST(&s->jobs);
+        VGPUJob *job;
         uint32_t first, count;
 
         /* busy here: a queue thread has borrowed this SM */
-        if (!job || w->busy) {
+        job = w->busy ? NULL : vgpu_job_pick_locked(s);
+        if (!job) {
             qemu_cond_wait(&s->pool_cond, &s->lock);
             continue;
         }
         first = job->next;
         count = MIN(job->chunk, job->total - first);
         job->next += count;
-        if (job->next >= job->total) {
-            QTAILQ_REMOVE(&s->jobs, job, link);
+        QTAILQ_REMOVE(&s->jobs, job, link);
+        if (job->next < job->total) {
+            QTAILQ_INSERT_TAIL(&s->jobs, job, link);
         }
         job->running++;
         w->busy = true;
@@ -312,16 +334,20 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
     uint32_t wdog_ms = s->wdog_ms ? s->wdog_ms : VGPU_DEFAULT_WDOG_MS;
     int64_t deadline = get_clock() + (int64_t)wdog_ms * SCALE_MS;
     uint32_t status = VGPU_ERR_NONE;
-
-    VGPUWorker *w;
+    VGPUJob *waiting;
+    VGPUWorker *w = NULL;
 
     job->q = q;
     q->job = job;
     /* the watchdog also reaches CTAs this thread runs itself */
     job->ctl.clock = vgpu_clock_ns;
     job->ctl.deadline = deadline;
-    w = job->total <= job->chunk && !q->abort_pending ?
-        vgpu_idle_worker_locked(s) : NULL;
+    /* a launch waiting for SMs comes first unless its priority is lower */
+    waiting = vgpu_job_pick_locked(s);
+    if (job->total <= job->chunk && !q->abort_pending &&
+        (!waiting || waiting->q->priority < q->priority)) {
+        w = vgpu_idle_worker_locked(s);
+    }
     if (w) {
         /*
          * One chunk and an idle SM: run it on this thread with that SM,
@@ -492,8 +518,12 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     for (i = 0; i < 3; i++) {
         job->total *= c->grid[i] / MAX(c->cluster[i], 1);
     }
-    job->chunk = s->nthreads == 1 ? job->total :
-                 MAX(1, job->total / (s->nthreads * 4));
+    /*
+     * A few claims per SM thread, and at most VGPU_CLAIM_MAX clusters a
+     * claim, so that launches of higher priority get SMs soon.
+     */
+    job->chunk = s->nthreads == 1 ? job->total : job->total / (s->nthreads * 4);
+    job->chunk = MAX(1, MIN(job->chunk, VGPU_CLAIM_MAX));
     if (timeline) {
         /* Every worker's copy of the launch feeds this one sink. */
         job->sink.capacity = vgpu_trace_capacity(c->trace_size);
@@ -761,6 +791,7 @@ void vgpu_queues_init(VGPUState *s)
 
         q->s = s;
         q->idx = i;
+        q->priority = VGPU_QPRIO_NORMAL;
         q->check_sm = vgpu_sm_new(&cfg);
         qemu_cond_init(&q->cond);
         snprintf(name, sizeof(name), "vgpu-q%u", i);
