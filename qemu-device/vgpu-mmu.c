@@ -11,7 +11,8 @@
  * reset that waits for them under it).  Reads copy from RAM under RCU;
  * writes use address_space_write() after the same check, so dirty
  * tracking and TCG code invalidation happen as for any DMA; atomics use
- * host atomics on the RAM and mark the word dirty.
+ * host atomics on the RAM and mark the word dirty, and so do the 64-bit
+ * semaphore reads and writes (one access each, never torn).
  *
  * Page tables (format in uapi/vgpu_hw.h): a four-level walk from the root
  * that the address-space table names.  Each thread has its own small
@@ -105,6 +106,34 @@ bool vgpu_dma_write(VGPUState *s, uint64_t pa, const void *buf, uint64_t len)
         p += l;
         pa += l;
         len -= l;
+    }
+    return true;
+}
+
+/*
+ * One 8-aligned 64-bit little-endian access at guest physical @pa, atomic
+ * with respect to the vCPUs and the other device threads (a semaphore):
+ * reads *@val, or writes it and marks the word dirty as the 32-bit
+ * atomics do.  Returns false if @pa is not guest RAM.
+ */
+bool vgpu_dma_rw64(VGPUState *s, uint64_t pa, uint64_t *val, bool is_write)
+{
+    MemoryRegion *mr;
+    hwaddr xlat, l = sizeof(*val);
+    uint64_t *p;
+
+    assert(!(pa % sizeof(*val)));
+    RCU_READ_LOCK_GUARD();
+    p = vgpu_ram_ptr(s, pa, &l, is_write, &mr, &xlat);
+    if (!p || l < sizeof(*val)) {
+        trace_vgpu_dma_error(is_write ? "write" : "read", pa, sizeof(*val));
+        return false;
+    }
+    if (is_write) {
+        qatomic_set_u64(p, cpu_to_le64(*val));
+        memory_region_set_dirty(mr, xlat, sizeof(*val));
+    } else {
+        *val = le64_to_cpu(qatomic_read_u64(p));
     }
     return true;
 }
@@ -285,6 +314,23 @@ int vgpu_mmu_copy(VGPUMMUCtx *ctx, uint64_t va, void *buf, uint64_t len,
         p += l;
         va += l;
         len -= l;
+    }
+    return 0;
+}
+
+/*
+ * vgpu_dma_rw64() at GPU VA @va (8-aligned) for access @acc
+ * (VGPU_MMU_ACC_READ or _WRITE).  Returns 0 or -1 with the fault in @ctx.
+ */
+int vgpu_mmu_rw64(VGPUMMUCtx *ctx, uint64_t va, uint64_t *val, uint32_t acc)
+{
+    uint64_t pa;
+
+    if (vgpu_mmu_translate(ctx, va, acc, &pa)) {
+        return -1;
+    }
+    if (!vgpu_dma_rw64(ctx->s, pa, val, acc == VGPU_MMU_ACC_WRITE)) {
+        return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_BUS, 0);
     }
     return 0;
 }

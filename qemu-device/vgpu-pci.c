@@ -30,9 +30,10 @@
  * Migration: registers and queue state are in the VMState (a queue's
  * priority in a subsection, when not NORMAL).  The device quiesces when
  * the VM stops (a command in flight finishes first; the watchdog, at most
- * VGPU_MAX_WDOG_MS, bounds how long that takes; at shutdown it is
- * aborted), so no command is ever in flight in a saved state; queues
- * carry on from their heads after loading.
+ * VGPU_MAX_WDOG_MS, bounds how long that takes; at shutdown it is aborted;
+ * a waiting semaphore acquire gives way and stays at HEAD), so no command
+ * is ever in flight in a saved state; queues carry on from their heads
+ * after loading.
  */
 
 #include "qemu/osdep.h"
@@ -156,6 +157,7 @@ static void vgpu_reset_state(VGPUState *s)
         q->error = q->error_index = 0;
         q->completed = 0;
         q->priority = VGPU_QPRIO_NORMAL;
+        q->yielded_ns = 0;
     }
     vgpu_wait_idle_locked(s);
     s->irq_status = s->irq_mask = s->irq_pending = 0;
@@ -237,6 +239,7 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
         q->head = q->tail = 0;
         q->error = q->error_index = 0;
         q->completed = 0;
+        q->yielded_ns = 0;
         trace_vgpu_queue_enable(q->idx, q->ring_base, q->cpl_base, q->size);
         if (!vgpu_ring_config_ok(q)) {
             qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: bad ring "
@@ -632,6 +635,8 @@ static void vgpu_vm_state_change(void *opaque, bool running, RunState state)
                 vgpu_queue_abort_locked(&s->queues[i], VGPU_ERR_ABORTED);
             }
         }
+        /* a waiting semaphore acquire gives way: HEAD stays on it */
+        vgpu_sem_wake_locked(s);
         vgpu_wait_idle_locked(s);
     }
     qemu_mutex_unlock(&s->lock);
@@ -666,6 +671,8 @@ static int vgpu_post_load(void *opaque, int version_id)
             qemu_mutex_unlock(&s->lock);
             return -EINVAL;
         }
+        /* an acquire at HEAD waits afresh (its timeout starts again) */
+        q->yielded_ns = 0;
         vgpu_queue_kick_locked(q);
     }
     qemu_mutex_unlock(&s->lock);

@@ -11,7 +11,8 @@
  *            bottom halves.  Device threads never take it.
  *   s->lock  protects every field marked (L) below.  Taken after the BQL,
  *            held only briefly: never across DMA or a core run.
- * Order: BQL -> s->lock.
+ *   s->sem_lock  the semaphore wake-up generation; innermost.
+ * Order: BQL -> s->lock -> s->sem_lock.
  */
 #ifndef HW_MISC_VGPU_PCI_H
 #define HW_MISC_VGPU_PCI_H
@@ -77,6 +78,10 @@ typedef struct VGPUQueue {
     VGPUJob *job;           /* launch in flight, NULL otherwise */
     uint32_t abort_pending; /* VGPU_ERR_* aborting the command in flight */
     uint32_t priority;      /* VGPU_QPRIO_*: its launches' claims (L) */
+    int64_t yielded_ns;     /* time the command at HEAD spent waiting before
+                             * it gave way to a VM stop (L) */
+    int64_t cmd_start;      /* get_clock() when the command in flight began,
+                             * less @yielded_ns (queue thread only) */
 } VGPUQueue;
 
 /**
@@ -132,6 +137,18 @@ struct VGPUState {
     bool exiting;           /* (L) unrealize: threads leave */
     bool paused;            /* (L) VM stopped: start no new command */
     QTAILQ_HEAD(, VGPUJob) jobs; /* (L) */
+    uint32_t sem_waiters;   /* (L) semaphore acquires waiting */
+
+    /*
+     * Semaphore wake-ups: @sem_gen is bumped (under @sem_lock, with
+     * s->lock held: order s->lock -> sem_lock) whenever an acquire may
+     * have to look again: a command completed, a release wrote, a queue
+     * was aborted, the VM stopped.  A GCond, because an acquire also
+     * polls every VGPU_SEM_POLL_US and QemuCond waits in milliseconds.
+     */
+    GMutex sem_lock;
+    GCond sem_cond;
+    uint64_t sem_gen;       /* (sem_lock) */
 
     /* registers (L) */
     uint32_t irq_status;
@@ -160,6 +177,7 @@ void vgpu_queues_init(VGPUState *s);
 void vgpu_queues_exit(VGPUState *s);
 void vgpu_queue_kick_locked(VGPUQueue *q);
 void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status);
+void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);
 
@@ -172,6 +190,8 @@ int vgpu_mmu_lookup_as(VGPUState *s, uint32_t asid, uint64_t *root,
                        VGPUMMUCtx *fault);
 int vgpu_mmu_copy(VGPUMMUCtx *ctx, uint64_t va, void *buf, uint64_t len,
                   uint32_t acc);
+int vgpu_mmu_rw64(VGPUMMUCtx *ctx, uint64_t va, uint64_t *val, uint32_t acc);
+bool vgpu_dma_rw64(VGPUState *s, uint64_t pa, uint64_t *val, bool is_write);
 void vgpu_mmu_fault_record(const VGPUMMUCtx *ctx,
                            struct vgpu_exception_record *exc);
 void vgpu_tlb_flush_all(VGPUState *s);

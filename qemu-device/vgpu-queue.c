@@ -13,8 +13,10 @@
  * chunk from a launch of the highest queue priority with CTAs left, round
  * robin among launches of that priority.  A launch of one chunk runs on the
  * queue thread itself, on an idle worker's SM that it borrows for the time.
- * None of these threads takes the BQL; the MMIO side only latches register
- * state under s->lock and signals them.
+ * A semaphore acquire waits on its queue thread, polling the semaphore and
+ * woken whenever a command completes anywhere.  None of these threads
+ * takes the BQL; the MMIO side only latches register state under s->lock
+ * and signals them.
  *
  * A command that fails stops its queue (VGPU_QSTAT_STOPPED, VGPU_Q_ERROR)
  * and raises VGPU_IRQ_ERROR; the guest resumes it with VGPU_QCTRL_RESUME.
@@ -33,6 +35,12 @@
 
 #define VGPU_CODE_ALIGN 16u /* bytes per instruction (uapi/vgpu_isa.h) */
 #define VGPU_CLAIM_MAX 16u  /* clusters an SM claims at a time, at most */
+
+/*
+ * Internal status of a semaphore acquire that gave way to a VM stop: it
+ * is not complete, HEAD stays on it and it runs again when the VM runs.
+ */
+#define VGPU_STATUS_YIELD 0xffffffffu
 
 /* Completion records and commands are little-endian in guest memory. */
 static void vgpu_cpl_to_le(struct vgpu_completion *c)
@@ -208,6 +216,7 @@ void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status)
     if (q->job) {
         vgpu_job_abort_locked(q->s, q->job, status);
     }
+    vgpu_sem_wake_locked(q->s); /* a semaphore acquire may be waiting */
 }
 
 /*
@@ -601,6 +610,229 @@ static uint32_t vgpu_cmd_tlbi(VGPUQueue *q, struct vgpu_cmd_tlb_invalidate *c)
     return VGPU_ERR_NONE;
 }
 
+/* ---- semaphores ---- */
+
+/*
+ * Every semaphore acquire that waits looks at its semaphore again, and at
+ * its queue's abort and the VM's run state.  s->lock held.
+ */
+void vgpu_sem_wake_locked(VGPUState *s)
+{
+    if (!s->sem_waiters) {
+        return;
+    }
+    g_mutex_lock(&s->sem_lock);
+    s->sem_gen++;
+    g_cond_broadcast(&s->sem_cond);
+    g_mutex_unlock(&s->sem_lock);
+}
+
+static uint64_t vgpu_sem_gen_locked(VGPUState *s)
+{
+    uint64_t gen;
+
+    g_mutex_lock(&s->sem_lock);
+    gen = s->sem_gen;
+    g_mutex_unlock(&s->sem_lock);
+    return gen;
+}
+
+/*
+ * Sleep until vgpu_sem_wake_locked() moves s->sem_gen past @gen or @us
+ * microseconds have passed.  Called without s->lock.
+ */
+static void vgpu_sem_sleep(VGPUState *s, uint64_t gen, int64_t us)
+{
+    gint64 end = g_get_monotonic_time() + us;
+
+    g_mutex_lock(&s->sem_lock);
+    while (s->sem_gen == gen &&
+           g_cond_wait_until(&s->sem_cond, &s->sem_lock, end)) {
+        /* woken, or spuriously: look at the generation again */
+    }
+    g_mutex_unlock(&s->sem_lock);
+}
+
+static void vgpu_sem_from_le(struct vgpu_cmd_sem *c)
+{
+    c->addr = le64_to_cpu(c->addr);
+    c->payload = le64_to_cpu(c->payload);
+    c->asid = le32_to_cpu(c->asid);
+    c->op = le32_to_cpu(c->op);
+    c->timeout_ns = le64_to_cpu(c->timeout_ns);
+}
+
+/*
+ * Read (acquire) or write (release) the semaphore of @c as a fence writes
+ * its value: through the queue's MMU context in address space @c->asid,
+ * or at a guest physical address with VGPU_CMD_F_FENCE_PHYS.  Returns
+ * VGPU_ERR_NONE, or VGPU_ERR_MMU_FAULT with the fault in @exc.  Called
+ * without s->lock.
+ */
+static uint32_t vgpu_sem_access(VGPUQueue *q, const struct vgpu_cmd_sem *c,
+                                uint64_t *val, bool write,
+                                struct vgpu_exception_record *exc)
+{
+    VGPUState *s = q->s;
+    VGPUMMUCtx *ctx = &q->mmu;
+    uint32_t acc = write ? VGPU_MMU_ACC_WRITE : VGPU_MMU_ACC_READ;
+    const char *what = write ? "semaphore release" : "semaphore acquire";
+    uint64_t root;
+
+    if (c->hdr.flags & VGPU_CMD_F_FENCE_PHYS) {
+        if (!vgpu_dma_rw64(s, c->addr, val, write)) {
+            vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "%s: guest physical 0x%"
+                         PRIx64 " is not guest RAM", what, (uint64_t)c->addr);
+            exc->addr = c->addr;
+            exc->info[0] = acc;
+            exc->info[1] = VGPU_MMU_F_BUS;
+            return VGPU_ERR_MMU_FAULT;
+        }
+        return VGPU_ERR_NONE;
+    }
+    if (vgpu_mmu_lookup_as(s, c->asid, &root, ctx)) {
+        return vgpu_mmu_error(ctx, exc, write ?
+                              "semaphore release: address space" :
+                              "semaphore acquire: address space");
+    }
+    vgpu_mmu_ctx_bind(ctx, s, c->asid, root);
+    if (vgpu_mmu_rw64(ctx, c->addr, val, acc)) {
+        return vgpu_mmu_error(ctx, exc, write ? "semaphore release: write" :
+                                                "semaphore acquire: read");
+    }
+    return VGPU_ERR_NONE;
+}
+
+static bool vgpu_sem_satisfied(const struct vgpu_cmd_sem *c, uint64_t val)
+{
+    return c->op == VGPU_SEM_OP_EQ ? val == c->payload : val >= c->payload;
+}
+
+static const char *const vgpu_sem_op_names[] = {
+    [VGPU_SEM_OP_GEQ] = ">=",
+    [VGPU_SEM_OP_EQ] = "==",
+};
+
+/*
+ * The record of an acquire that stopped waiting (@code VGPU_EXC_SEM_TIMEOUT
+ * or VGPU_EXC_ABORTED): the semaphore, the value last read, the payload.
+ */
+static void vgpu_sem_exc(struct vgpu_exception_record *exc, uint32_t code,
+                         const struct vgpu_cmd_sem *c, uint64_t val,
+                         uint64_t waited_ns, const char *why)
+{
+    vgpu_exc_set(exc, code, "semaphore acquire %s after %" PRIu64 " ns: "
+                 "value 0x%" PRIx64 " at 0x%" PRIx64 ", waiting for %s 0x%"
+                 PRIx64, why, waited_ns, val, (uint64_t)c->addr,
+                 vgpu_sem_op_names[c->op], (uint64_t)c->payload);
+    exc->addr = c->addr;
+    exc->info[0] = (uint32_t)val;
+    exc->info[1] = val >> 32;
+    exc->info[2] = (uint32_t)c->payload;
+    exc->info[3] = c->payload >> 32;
+}
+
+/*
+ * Wait until the semaphore satisfies @c->op against @c->payload.  The
+ * semaphore is read again whenever vgpu_sem_wake_locked() is called (a
+ * command completed on any queue, the queue was aborted, the VM stopped)
+ * and at least every VGPU_SEM_POLL_US, since the device does not see CPU
+ * writes.  A VM stop makes it give way (VGPU_STATUS_YIELD); it runs again,
+ * its time so far counted, when the VM runs.
+ */
+static uint32_t vgpu_cmd_sem_acquire(VGPUQueue *q, struct vgpu_cmd_sem *c,
+                                     struct vgpu_completion *cpl)
+{
+    VGPUState *s = q->s;
+    uint64_t val = 0, waited, gen;
+    uint32_t status;
+
+    trace_vgpu_sem_acquire(q->idx, c->addr, c->op, c->payload, c->timeout_ns,
+                           c->hdr.flags);
+    qemu_mutex_lock(&s->lock);
+    s->sem_waiters++;
+    for (;;) {
+        /* the generation first: a wake-up after the checks is not lost */
+        gen = vgpu_sem_gen_locked(s);
+        if (q->abort_pending) {
+            status = q->abort_pending;
+            vgpu_sem_exc(&cpl->exc, VGPU_EXC_ABORTED, c, val,
+                         get_clock() - q->cmd_start, "aborted: queue disabled");
+            break;
+        }
+        if (s->paused) {
+            status = VGPU_STATUS_YIELD;
+            break;
+        }
+        qemu_mutex_unlock(&s->lock);
+
+        status = vgpu_sem_access(q, c, &val, false, &cpl->exc);
+        waited = get_clock() - q->cmd_start;
+        if (status != VGPU_ERR_NONE) {
+            /* the fault is in cpl->exc */
+        } else if (vgpu_sem_satisfied(c, val)) {
+            trace_vgpu_sem_acquired(q->idx, c->addr, val, waited);
+        } else if (c->timeout_ns && waited >= c->timeout_ns) {
+            trace_vgpu_sem_timeout(q->idx, c->addr, val, c->payload, waited);
+            vgpu_sem_exc(&cpl->exc, VGPU_EXC_SEM_TIMEOUT, c, val, waited,
+                         "timed out");
+            status = VGPU_ERR_EXCEPTION;
+        } else {
+            int64_t us = VGPU_SEM_POLL_US;
+
+            if (c->timeout_ns) {
+                us = MIN(us, (int64_t)DIV_ROUND_UP(c->timeout_ns - waited,
+                                                   SCALE_US));
+            }
+            vgpu_sem_sleep(s, gen, us);
+            qemu_mutex_lock(&s->lock);
+            continue;
+        }
+        qemu_mutex_lock(&s->lock);
+        break;
+    }
+    s->sem_waiters--;
+    qemu_mutex_unlock(&s->lock);
+    return status;
+}
+
+/*
+ * Commands of a queue complete in order, so everything before the release
+ * has completed and written what it writes: write the payload and wake
+ * the acquires.
+ */
+static uint32_t vgpu_cmd_sem_release(VGPUQueue *q, struct vgpu_cmd_sem *c,
+                                     struct vgpu_completion *cpl)
+{
+    VGPUState *s = q->s;
+    uint64_t val = c->payload;
+    uint32_t status;
+
+    trace_vgpu_sem_release(q->idx, c->addr, c->payload, c->hdr.flags);
+    status = vgpu_sem_access(q, c, &val, true, &cpl->exc);
+    if (status == VGPU_ERR_NONE) {
+        qemu_mutex_lock(&s->lock);
+        vgpu_sem_wake_locked(s);
+        qemu_mutex_unlock(&s->lock);
+    }
+    return status;
+}
+
+static uint32_t vgpu_cmd_sem(VGPUQueue *q, struct vgpu_cmd_sem *c,
+                             struct vgpu_completion *cpl)
+{
+    bool acquire = c->hdr.opcode == VGPU_CMD_SEM_ACQUIRE;
+
+    vgpu_sem_from_le(c);
+    if (c->hdr.flags & ~VGPU_CMD_F_MASK || c->addr % 8 ||
+        (acquire ? c->op > VGPU_SEM_OP_MAX : c->op || c->timeout_ns) ||
+        !vgpu_all_zero(c->reserved, sizeof(c->reserved))) {
+        return VGPU_ERR_BAD_COMMAND;
+    }
+    return acquire ? vgpu_cmd_sem_acquire(q, c, cpl) :
+                     vgpu_cmd_sem_release(q, c, cpl);
+}
+
 static uint32_t vgpu_cmd_execute(VGPUQueue *q, uint8_t *cmd,
                                  struct vgpu_completion *cpl)
 {
@@ -622,6 +854,9 @@ static uint32_t vgpu_cmd_execute(VGPUQueue *q, uint8_t *cmd,
         return vgpu_cmd_fence(q, (struct vgpu_cmd_fence *)cmd, cpl);
     case VGPU_CMD_TLB_INVALIDATE:
         return vgpu_cmd_tlbi(q, (struct vgpu_cmd_tlb_invalidate *)cmd);
+    case VGPU_CMD_SEM_ACQUIRE:
+    case VGPU_CMD_SEM_RELEASE:
+        return vgpu_cmd_sem(q, (struct vgpu_cmd_sem *)cmd, cpl);
     default:
         return VGPU_ERR_BAD_COMMAND;
     }
@@ -660,16 +895,17 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
     uint8_t cmd[VGPU_CMD_BYTES];
     struct vgpu_completion cpl;
     uint32_t status;
-    int64_t t0;
     bool cpl_ok;
 
     q->busy = true;
     q->abort_pending = 0;
     q->exec_gen = gen;
+    /* an acquire that gave way to a VM stop goes on with its time so far */
+    q->cmd_start = get_clock() - q->yielded_ns;
+    q->yielded_ns = 0;
     qemu_mutex_unlock(&s->lock);
 
     memset(&cpl, 0, sizeof(cpl));
-    t0 = get_clock();
     if (!vgpu_dma_read(s, ring + (uint64_t)idx * VGPU_CMD_BYTES, cmd,
                        sizeof(cmd))) {
         qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: command ring at 0x%"
@@ -680,11 +916,16 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
         status = vgpu_cmd_execute(q, cmd, &cpl);
         flags = ((struct vgpu_cmd_header *)cmd)->flags;
     }
-    cpl.elapsed_ns = get_clock() - t0;
+    cpl.elapsed_ns = get_clock() - q->cmd_start;
 
     qemu_mutex_lock(&s->lock);
     if (gen != q->gen) {
         /* Reset while executing: the command is void, nothing is written. */
+        goto out;
+    }
+    if (status == VGPU_STATUS_YIELD) {
+        /* not complete: HEAD stays, the VM's next run takes it again */
+        q->yielded_ns = cpl.elapsed_ns;
         goto out;
     }
     cpl.status = status;
@@ -726,6 +967,8 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
 out:
     q->busy = false;
     qemu_cond_broadcast(&s->idle_cond);
+    /* a command completed (or was voided): acquires look again */
+    vgpu_sem_wake_locked(s);
 }
 
 static void *vgpu_queue_thread(void *opaque)
@@ -773,6 +1016,8 @@ void vgpu_queues_init(VGPUState *s)
     uint32_t i;
 
     QTAILQ_INIT(&s->jobs);
+    g_mutex_init(&s->sem_lock);
+    g_cond_init(&s->sem_cond);
     s->queues = g_new0(VGPUQueue, s->nqueues);
     s->workers = g_new0(VGPUWorker, s->nthreads);
     for (i = 0; i < s->nthreads; i++) {
@@ -824,4 +1069,6 @@ void vgpu_queues_exit(VGPUState *s)
     }
     g_free(s->queues);
     g_free(s->workers);
+    g_cond_clear(&s->sem_cond);
+    g_mutex_clear(&s->sem_lock);
 }
