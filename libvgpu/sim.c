@@ -99,7 +99,7 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 	case VGPU_PARAM_FEATURES:
 		args->value = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED |
 			      VGPU_FEAT_MBARRIER | VGPU_FEAT_TMA |
-			      VGPU_FEAT_CLUSTERS;
+			      VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES;
 		break;
 	case VGPU_PARAM_QUEUES:
 		args->value = SIM_QUEUES;
@@ -288,6 +288,8 @@ static void sim_close(struct vgpu_device *dev)
 	vgpu_sim_syncobjs_fini(sim);
 	vgpu_sim_bos_fini(sim);
 	vgpu_sm_free(sim->sm);
+	vgpu_sm_free(sim->sm2);
+	free(sim->ctx);
 	pthread_cond_destroy(&sim->cond);
 	pthread_mutex_destroy(&sim->lock);
 	free(sim);
@@ -315,6 +317,11 @@ int vgpu_sim_init(struct vgpu_device *dev)
 		return -ENOMEM;
 	sim->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
 	vgpu_sim_queues_init(sim);
+	{
+		const char *e = getenv("VGPU_SIM_PREEMPT_EVERY");
+
+		sim->preempt_every = e ? strtoull(e, NULL, 0) : 0;
+	}
 	sim->sm = vgpu_sm_new(&sim->cfg);
 	if (!sim->sm) {
 		free(sim);
@@ -347,6 +354,8 @@ err_lock:
 	pthread_mutex_destroy(&sim->lock);
 err_sm:
 	vgpu_sm_free(sim->sm);
+	vgpu_sm_free(sim->sm2);
+	free(sim->ctx);
 	free(sim);
 	return -ret;
 }
@@ -374,6 +383,10 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 	case VGPU_SIM_TRY_WAIT_LIMIT:
 		cfg.try_wait_limit = (uint32_t)value;
 		break;
+	case VGPU_SIM_PREEMPT_EVERY:
+		sim->preempt_every = value;
+		pthread_mutex_unlock(&sim->lock);
+		return 0;
 	default:
 		pthread_mutex_unlock(&sim->lock);
 		return -EINVAL;
@@ -387,6 +400,8 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 	vgpu_sm_free(sim->sm);
 	sim->sm = sm;
 	sim->cfg = cfg;
+	vgpu_sm_free(sim->sm2);	/* made again, alike, when needed */
+	sim->sm2 = NULL;
 	pthread_mutex_unlock(&sim->lock);
 	return 0;
 }

@@ -102,6 +102,60 @@ static bool sim_timeline_write(struct sim_mem *mem, struct vgpu_trace_sink *sink
 	return true;
 }
 
+/*
+ * VGPU_SIM_PREEMPT_EVERY: the launch was preempted on one SM.  As the
+ * device does with its SMs: save the cluster it stopped (uapi "Context
+ * save"), resume it from that state on the other SM, then go on with the
+ * clusters not yet started there, until the launch ends.  Returns as
+ * vgpu_sm_run().
+ */
+static int sim_preempted(struct vgpu_sim *sim, const struct vgpu_launch *l,
+			 uint32_t nclusters, struct vgpu_exception_record *exc)
+{
+	struct vgpu_sm *sm = sim->sm, *other;
+	int ret = VGPU_RUN_PREEMPTED;
+
+	if (!sim->sm2) {
+		sim->sm2 = vgpu_sm_new(&sim->cfg);
+		if (!sim->sm2) {
+			vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "out of host memory");
+			return -1;
+		}
+	}
+	while (ret == VGPU_RUN_PREEMPTED) {
+		uint32_t cluster;
+		size_t need;
+
+		sim->preemptions++;
+		other = sm == sim->sm ? sim->sm2 : sim->sm;
+		if (!vgpu_sm_preempted(sm, &cluster)) {
+			ret = vgpu_sm_run(other, l, cluster, nclusters - cluster, exc);
+			sm = other;
+			continue;
+		}
+		need = vgpu_sm_save_bytes(sm);
+		if (need > sim->ctx_size) {
+			void *p = realloc(sim->ctx, need);
+
+			if (!p) {
+				vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "out of host memory");
+				return -1;
+			}
+			sim->ctx = p;
+			sim->ctx_size = need;
+		}
+		if (vgpu_sm_save(sm, sim->ctx, sim->ctx_size) != need) {
+			vgpu_exc_set(exc, VGPU_EXC_BAD_CONTEXT, "context save failed");
+			return -1;
+		}
+		ret = vgpu_sm_resume(other, l, sim->ctx, need, exc);
+		sm = other;
+		if (!ret && cluster + 1 < nclusters)
+			ret = vgpu_sm_run(sm, l, cluster + 1, nclusters - cluster - 1, exc);
+	}
+	return ret;
+}
+
 static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 			const struct drm_vgpu_ext_timeline *tl,
 			struct vgpu_exception_record *exc, uint64_t *warp_insns,
@@ -185,9 +239,12 @@ static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 	 * it hands the launch to its SMs): a BAD_LAUNCH from it is that.
 	 */
 	vgpu_sm_get_stats(sim->sm, &st);
-	ret = vgpu_sm_run(sim->sm, &l, 0, nclusters, exc);
-	*warp_insns = atomic_load(&ctl.executed);
 	*cycles = st.cycles;
+	ctl.preempt_every = sim->preempt_every;
+	ret = vgpu_sm_run(sim->sm, &l, 0, nclusters, exc);
+	if (ret == VGPU_RUN_PREEMPTED)
+		ret = sim_preempted(sim, &l, nclusters, exc);
+	*warp_insns = atomic_load(&ctl.executed);
 	vgpu_sm_get_stats(sim->sm, &st);
 	*cycles = st.cycles - *cycles;
 	if (sim->trace)

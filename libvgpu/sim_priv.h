@@ -167,6 +167,12 @@ struct vgpu_sim {
 
 	struct vgpu_sm *sm;
 	struct vgpu_sm_config cfg;
+	/* VGPU_SIM_PREEMPT_EVERY: the second SM, the saved state's buffer */
+	uint64_t preempt_every;
+	struct vgpu_sm *sm2;
+	void *ctx;
+	size_t ctx_size;
+	uint64_t preemptions;
 	FILE *trace;
 	struct sim_prog progs[SIM_PROG_CACHE];
 	uint64_t prog_clock;

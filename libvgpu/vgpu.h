@@ -156,7 +156,14 @@ VGPU_API int vgpu_device_query(struct vgpu_device *dev,
 enum vgpu_sim_option {
 	VGPU_SIM_TMA_LATENCY = 1,   /* cycles to the first byte of a copy */
 	VGPU_SIM_TMA_BANDWIDTH = 2, /* bytes the copy engine moves per cycle */
-	VGPU_SIM_TRY_WAIT_LIMIT = 3 /* cycles MBAR.TRY_WAIT suspends */
+	VGPU_SIM_TRY_WAIT_LIMIT = 3, /* cycles MBAR.TRY_WAIT suspends */
+	/*
+	 * Preempt every running cluster after this many warp-instructions,
+	 * save it (uapi/vgpu_hw.h "Context save"), and resume it from the
+	 * saved state on the other of two SMs, as the device does; 0 never.
+	 * $VGPU_SIM_PREEMPT_EVERY sets it when a sim device opens.
+	 */
+	VGPU_SIM_PREEMPT_EVERY = 4
 };
 
 VGPU_API int vgpu_device_set_sim_option(struct vgpu_device *dev,

@@ -415,7 +415,7 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case VGPU_REG_CAP_FEATURES:
         val = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED | VGPU_FEAT_MBARRIER |
-              VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS;
+              VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES;
         break;
     case VGPU_REG_CAP_QUEUES:
         val = s->nqueues;

@@ -41,7 +41,7 @@ uint32_t vgpu_bar_state(const struct vgpu_nbar *b)
 	       ((uint32_t)b->acc & VGPU_BARST_ACC_MASK) << VGPU_BARST_ACC_SHIFT;
 }
 
-static void bar_set_state(struct vgpu_nbar *b, uint32_t v)
+void vgpu_bar_set_state(struct vgpu_nbar *b, uint32_t v)
 {
 	b->count = (uint16_t)(((v >> VGPU_BARST_ARRIVED_SHIFT) & VGPU_BARST_ARRIVED_MASK) * 32);
 	b->expected = (uint16_t)(((v >> VGPU_BARST_EXPECTED_SHIFT) & VGPU_BARST_EXPECTED_MASK) * 32);
@@ -284,7 +284,7 @@ enum vgpu_xres vgpu_exec_r2b(struct vgpu_cta *c, struct vgpu_warp *w,
 	uint32_t v = vgpu_uniform(w, d->ra, em);
 
 	if (d->mod[0] == VGPU_MOD_B2RMODE_BAR)
-		bar_set_state(&c->bar[d->barid], v);
+		vgpu_bar_set_state(&c->bar[d->barid], v);
 	else
 		w->red_state = v & ~(7u << 29);
 	return VGPU_X_NEXT;

@@ -250,6 +250,21 @@ struct vgpu_sm {
 	uint32_t copy_flow;	  /* the copy whose effects run now, 0: none */
 	struct vgpu_cta *run_cta; /* the warp running now, if any */
 	struct vgpu_warp *run_w;
+	/*
+	 * Preemption (vgpu_launch_ctl.preempt, .preempt_every): @preempting
+	 * while the run unwinds; then @preempt_cluster is the first cluster
+	 * of the run that did not complete and @preempt_mid says it started
+	 * (its state is on the SM for vgpu_sm_save).  @resume_w: the warp
+	 * stopped inside its time slice (CTA slot @resume_cta), which runs
+	 * first, for @resume_quantum, when the cluster resumes.
+	 */
+	bool preempting;
+	bool preempt_mid;
+	uint32_t preempt_cluster;
+	uint64_t cluster_executed; /* warp-instructions of the cluster */
+	uint32_t resume_cta;
+	struct vgpu_warp *resume_w;
+	uint32_t resume_quantum;
 };
 /*
  * Make room for one more element in the array *@arr of *@n used out of
@@ -382,6 +397,17 @@ struct vgpu_cta *vgpu_smem_resolve(struct vgpu_cta *c, struct vgpu_warp *w,
 void vgpu_bar_reset(struct vgpu_cta *c);
 void vgpu_bar_warp_exited(struct vgpu_cta *c);
 uint32_t vgpu_bar_state(const struct vgpu_nbar *b);
+/* R2B: the barrier from a state word (waiters are the caller's) */
+void vgpu_bar_set_state(struct vgpu_nbar *b, uint32_t v);
+
+/* Context save/restore (ctx.c, sm.c) */
+/* Set up cluster @linear of @l on @sm as it starts (no warp has run). */
+void vgpu_cluster_setup(struct vgpu_sm *sm, const struct vgpu_launch *l,
+			uint32_t linear);
+/* Put the saved cluster @state on @sm (after vgpu_cluster_setup's buffers
+ * are reserved): 0, or -1 with VGPU_EXC_BAD_CONTEXT in @exc. */
+int vgpu_ctx_load(struct vgpu_sm *sm, const struct vgpu_launch *l,
+		  const void *state, size_t size, struct vgpu_exception_record *exc);
 
 /* Scheduler services used by instructions. */
 void vgpu_warp_suspend(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t state,

@@ -439,6 +439,13 @@ static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
 				   (unsigned long long)total);
 			return false;
 		}
+		/* a stop between two warp-instructions: no exception */
+		if (atomic_load(&l->ctl->preempt) ||
+		    (l->ctl->preempt_every && sm->executed >= l->ctl->preempt_every)) {
+			sm->budget_left = sm->slice_given = 0;
+			sm->preempting = true;
+			return false;
+		}
 	} else {
 		total = sm->executed;
 	}
@@ -453,6 +460,9 @@ static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
 	sm->budget_left = budget - total;
 	if (sm->budget_left > VGPU_BUDGET_SLICE)
 		sm->budget_left = VGPU_BUDGET_SLICE;
+	if (l->ctl && l->ctl->preempt_every &&
+	    sm->budget_left > l->ctl->preempt_every - sm->executed)
+		sm->budget_left = l->ctl->preempt_every - sm->executed;
 	sm->slice_given = sm->budget_left;
 	return true;
 }
@@ -477,22 +487,29 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 	struct vgpu_sm *sm = c->sm;
 	const struct vgpu_prog *prog = c->prog;
 	uint64_t n = 0, threads = 0, start = sm->clock;
-	uint32_t start_pc = vgpu_byte_pc(w->cur_pc);
+	uint32_t start_pc = vgpu_byte_pc(w->cur_pc), ran = 0;
 	bool ok = true;
 
 	sm->run_cta = c;
 	sm->run_w = w;
-	while (n < quantum) {
+	while (ran < quantum) {
 		const struct vgpu_dinsn *d;
 		enum vgpu_xres r;
 		uint32_t em;
 
 		if (!sm->budget_left) {
 			sm->executed += n;
+			sm->cluster_executed += n;
 			sm->stats.warp_insns += n;
 			sm->stats.thread_insns += threads;
 			n = threads = 0;
 			if (!budget_refill(sm, c, w, c->l)) {
+				if (sm->preempting) {
+					/* it resumes here, with what is left */
+					sm->resume_cta = c->rank;
+					sm->resume_w = w;
+					sm->resume_quantum = quantum - ran;
+				}
 				ok = false;
 				break;
 			}
@@ -503,6 +520,7 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 		em = d->unguarded ? w->cur_mask :
 			w->cur_mask & vgpu_pred_mask(w, d->pg, d->pg_not);
 		n++;
+		ran++;
 		sm->clock++;
 		sm->budget_left--;
 		threads += vgpu_popcount(w->cur_mask);
@@ -541,6 +559,7 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 		break;
 	}
 	sm->executed += n;
+	sm->cluster_executed += n;
 	sm->stats.warp_insns += n;
 	sm->stats.thread_insns += threads;
 	sm->run_cta = NULL;
@@ -609,8 +628,8 @@ static uint32_t cluster_dim(const struct vgpu_launch *l, int i)
 }
 
 /* Set up cluster @linear: its CTAs, in rank order (x fastest). */
-static void cluster_init(struct vgpu_sm *sm, const struct vgpu_launch *l,
-			 uint32_t linear)
+void vgpu_cluster_setup(struct vgpu_sm *sm, const struct vgpu_launch *l,
+			uint32_t linear)
 {
 	uint32_t cd[3] = { cluster_dim(l, 0), cluster_dim(l, 1), cluster_dim(l, 2) };
 	uint32_t nx = l->grid[0] / cd[0], ny = l->grid[1] / cd[1];
@@ -915,23 +934,17 @@ static bool cluster_done(const struct vgpu_sm *sm)
 	return true;
 }
 
-static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
-			uint32_t linear)
+/* Run the cluster set up on @sm (new or restored) until it completes. */
+static bool cluster_loop(struct vgpu_sm *sm, const struct vgpu_launch *l)
 {
 	bool random = l->flags & VGPU_LAUNCH_RANDOM_SCHED;
 	uint64_t next_wake;
 
-	cluster_init(sm, l, linear);
-	sm->cluster_t0 = sm->clock;
-	sm->flow_seq = 0;
-	sm->wake_flow = 0;
-	sm->copy_flow = 0;
-	for (uint32_t s = 0; s < sm->nctas; s++)
-		VGPU_TRACE(sm->ctas[s], NULL, .type = VGPU_TR_CTA_BEGIN);
 	while (!cluster_done(sm) || sm->nops) {
 		struct vgpu_cta *c;
 		struct vgpu_warp *w;
 		uint32_t quantum = VGPU_QUANTUM;
+		bool resumed;
 
 		if (sm->nops && !vgpu_async_progress(sm))
 			return false;
@@ -940,8 +953,18 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 			if (next_wake <= sm->clock)
 				wake_timed(sm, false);
 		}
-		if (!(random ? pick_random(sm, &c, &w) : pick_rr(sm, &c, &w)) ||
-		    (warp_spinning(sm, w) && quiescent(sm))) {
+		resumed = sm->resume_w;
+		if (resumed) {
+			/* a restored cluster: the interrupted slice goes on */
+			c = sm->ctas[sm->resume_cta];
+			w = sm->resume_w;
+			quantum = sm->resume_quantum;
+			sm->resume_w = NULL;
+		} else if (!(random ? pick_random(sm, &c, &w) : pick_rr(sm, &c, &w))) {
+			c = NULL;
+			w = NULL;
+		}
+		if (!w || (warp_spinning(sm, w) && quiescent(sm))) {
 			for (uint32_t s = 0; s < sm->nctas; s++)
 				if (!sm->ctas[s]->timed && cta_stuck_on_named(sm->ctas[s])) {
 					raise_deadlock(sm->ctas[s]);
@@ -953,7 +976,7 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 				return false;
 			continue;
 		}
-		if (random)
+		if (random && !resumed)
 			quantum = 1 + (uint32_t)(vgpu_rng(sm) % VGPU_RAND_QUANTUM);
 		if (!run_warp(c, w, quantum))
 			return false;
@@ -966,6 +989,39 @@ static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
 	for (uint32_t s = 0; s < sm->nctas; s++) {
 		sm->stats.ctas++;
 		VGPU_TRACE(sm->ctas[s], NULL, .type = VGPU_TR_CTA_END);
+	}
+	return true;
+}
+
+static bool run_cluster(struct vgpu_sm *sm, const struct vgpu_launch *l,
+			uint32_t linear)
+{
+	vgpu_cluster_setup(sm, l, linear);
+	sm->cluster_t0 = sm->clock;
+	sm->cluster_executed = 0;
+	sm->flow_seq = 0;
+	sm->wake_flow = 0;
+	sm->copy_flow = 0;
+	sm->resume_w = NULL;
+	for (uint32_t s = 0; s < sm->nctas; s++)
+		VGPU_TRACE(sm->ctas[s], NULL, .type = VGPU_TR_CTA_BEGIN);
+	return cluster_loop(sm, l);
+}
+
+/*
+ * A preemption stopped the cluster between two warp-instructions: let the
+ * copy engine finish what is in flight (the saved state holds no copy),
+ * as if the warps paused meanwhile.  False if a copy raised an exception.
+ */
+static bool drain_copies(struct vgpu_sm *sm)
+{
+	while (sm->nops) {
+		uint64_t t = vgpu_async_next_done(sm);
+
+		if (sm->clock < t)
+			sm->clock = t;
+		if (!vgpu_async_progress(sm))
+			return false;
 	}
 	return true;
 }
@@ -1143,20 +1199,12 @@ static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t 
 	return 0;
 }
 
-int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t first,
-		uint32_t count, struct vgpu_exception_record *exc)
+/* What every run and resume starts with; -1 if @l is not runnable. */
+static int run_begin(struct vgpu_sm *sm, const struct vgpu_launch *l,
+		     struct vgpu_exception_record *exc)
 {
-	uint64_t nclusters;
-	uint32_t csize;
+	uint32_t csize = cluster_dim(l, 0) * cluster_dim(l, 1) * cluster_dim(l, 2);
 
-	if (vgpu_launch_validate(sm, l, exc))
-		return -1;
-	nclusters = launch_clusters(l);
-	csize = cluster_dim(l, 0) * cluster_dim(l, 1) * cluster_dim(l, 2);
-	if ((uint64_t)first + count > nclusters)
-		return bad_launch(exc, "clusters %u..%u are outside the grid's %llu",
-				  first, first + count - 1,
-				  (unsigned long long)nclusters);
 	if (sm_reserve(sm, l, csize))
 		return bad_launch(exc, "out of host memory");
 	sm->l = l;
@@ -1170,6 +1218,9 @@ int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t first,
 	sm->nslots = 0;
 	sm->nfree = 0;
 	sm->engine_free = 0;
+	sm->preempting = false;
+	sm->preempt_mid = false;
+	sm->resume_w = NULL;
 	sm->rng = l->seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
 	if (!sm->rng)
 		sm->rng = 1;
@@ -1180,16 +1231,90 @@ int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t first,
 	sm->ctas[0]->sm = sm;
 	sm->ctas[0]->l = l;
 	sm->ctas[0]->prog = l->prog;
-	if (!budget_refill(sm, sm->ctas[0], NULL, l))
+	return 0;
+}
+
+/*
+ * The last cluster run (@linear) stopped: a preemption (return
+ * VGPU_RUN_PREEMPTED, its copies drained) or an exception (-1).
+ */
+static int run_stopped(struct vgpu_sm *sm, const struct vgpu_launch *l,
+		       uint32_t linear, bool started)
+{
+	if (!sm->preempting)
 		return -1;
-	for (uint32_t i = 0; i < count; i++)
-		if (!run_cluster(sm, l, first + i))
-			return -1;
+	sm->preempting = false;
+	if (started && !drain_copies(sm))
+		return -1;
+	sm->preempt_mid = started;
+	sm->preempt_cluster = linear;
+	if (l->ctl)
+		atomic_fetch_add(&l->ctl->executed, sm->slice_given - sm->budget_left);
+	return VGPU_RUN_PREEMPTED;
+}
+
+static int run_done(struct vgpu_sm *sm, const struct vgpu_launch *l,
+		    struct vgpu_exception_record *exc)
+{
 	if (l->ctl)
 		atomic_fetch_add(&l->ctl->executed,
 				 sm->slice_given - sm->budget_left);
 	memset(exc, 0, sizeof(*exc));
 	return 0;
+}
+
+int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t first,
+		uint32_t count, struct vgpu_exception_record *exc)
+{
+	uint64_t nclusters;
+
+	if (vgpu_launch_validate(sm, l, exc))
+		return -1;
+	nclusters = launch_clusters(l);
+	if ((uint64_t)first + count > nclusters)
+		return bad_launch(exc, "clusters %u..%u are outside the grid's %llu",
+				  first, first + count - 1,
+				  (unsigned long long)nclusters);
+	if (run_begin(sm, l, exc))
+		return -1;
+	if (!budget_refill(sm, sm->ctas[0], NULL, l))
+		return run_stopped(sm, l, first, false);
+	for (uint32_t i = 0; i < count; i++) {
+		if (i && l->ctl && atomic_load(&l->ctl->preempt)) {
+			sm->preempting = true;
+			return run_stopped(sm, l, first + i, false);
+		}
+		if (!run_cluster(sm, l, first + i))
+			return run_stopped(sm, l, first + i, true);
+	}
+	return run_done(sm, l, exc);
+}
+
+int vgpu_sm_resume(struct vgpu_sm *sm, const struct vgpu_launch *l,
+		   const void *state, size_t size, struct vgpu_exception_record *exc)
+{
+	const struct vgpu_ctx_header *h = state;
+
+	if (vgpu_launch_validate(sm, l, exc) || run_begin(sm, l, exc))
+		return -1;
+	if (vgpu_ctx_load(sm, l, state, size, exc)) {
+		sm->nctas = 0;
+		return -1;
+	}
+	sm->wake_flow = 0;
+	sm->copy_flow = 0;
+	if (!budget_refill(sm, sm->ctas[sm->resume_w ? sm->resume_cta : 0],
+			   sm->resume_w, l))
+		return run_stopped(sm, l, h->cluster, true);
+	if (!cluster_loop(sm, l))
+		return run_stopped(sm, l, h->cluster, true);
+	return run_done(sm, l, exc);
+}
+
+bool vgpu_sm_preempted(const struct vgpu_sm *sm, uint32_t *cluster)
+{
+	*cluster = sm->preempt_cluster;
+	return sm->preempt_mid;
 }
 
 int vgpu_sm_launch(struct vgpu_sm *sm, const struct vgpu_launch *l,

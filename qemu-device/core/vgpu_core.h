@@ -156,6 +156,15 @@ struct vgpu_launch_ctl {
 	 * by abort (checked every few thousand warp-instructions) */
 	int64_t (*clock)(void);
 	int64_t deadline;
+	/*
+	 * Preemption: once @preempt is non-zero each SM running the launch
+	 * stops at its next check (every few thousand warp-instructions, and
+	 * before each cluster it has not started) and returns
+	 * VGPU_RUN_PREEMPTED.  @preempt_every (testing) also stops an SM once
+	 * it has run that many warp-instructions since it (re)started.
+	 */
+	_Atomic int preempt;
+	uint64_t preempt_every;
 };
 
 /**
@@ -241,6 +250,35 @@ VGPU_CORE_API int vgpu_launch_validate(const struct vgpu_sm *sm,
 VGPU_CORE_API int vgpu_sm_run(struct vgpu_sm *sm, const struct vgpu_launch *l,
 			      uint32_t first, uint32_t count,
 			      struct vgpu_exception_record *exc);
+
+/*
+ * ---- Preemption (struct vgpu_launch_ctl.preempt) ----
+ * vgpu_sm_run() and vgpu_sm_resume() return VGPU_RUN_PREEMPTED when a
+ * preemption stopped them.  vgpu_sm_preempted() then gives the first
+ * cluster of the run that did not complete, and says whether it had
+ * started: if so, its state is on the SM (asynchronous copies drained)
+ * until the next run, for vgpu_sm_save(); if not, it and the rest of the
+ * range are still to run with vgpu_sm_run().  A saved state (uapi/
+ * vgpu_hw.h "Context save") resumes with vgpu_sm_resume() on any SM, as
+ * often as it is preempted again; it returns 0 when that cluster has
+ * completed, or -1 with VGPU_EXC_BAD_CONTEXT for a state that does not
+ * belong to @l or is malformed.  Preemption needs a struct
+ * vgpu_launch_ctl: the budget counts across runs there.
+ */
+#define VGPU_RUN_PREEMPTED 1
+
+VGPU_CORE_API bool vgpu_sm_preempted(const struct vgpu_sm *sm, uint32_t *cluster);
+/* Bytes vgpu_sm_save() needs for the preempted cluster. */
+VGPU_CORE_API size_t vgpu_sm_save_bytes(const struct vgpu_sm *sm);
+/* Write it to @buf: the bytes written, 0 when @size is too small or no
+ * started cluster was preempted. */
+VGPU_CORE_API size_t vgpu_sm_save(const struct vgpu_sm *sm, void *buf,
+				  size_t size);
+/* The most a saved cluster of @l can take (every 8 bytes an mbarrier). */
+VGPU_CORE_API size_t vgpu_ctx_max_bytes(const struct vgpu_launch *l);
+VGPU_CORE_API int vgpu_sm_resume(struct vgpu_sm *sm, const struct vgpu_launch *l,
+				 const void *state, size_t size,
+				 struct vgpu_exception_record *exc);
 
 /* Validate, then run the whole grid on @sm. */
 VGPU_CORE_API int vgpu_sm_launch(struct vgpu_sm *sm, const struct vgpu_launch *l,

@@ -206,6 +206,7 @@ TEST(pci_identity_and_reset_values)
 	EXPECT_EQ(VGPU_AS_MAX, reg_read(&d, VGPU_REG_CAP_AS_MAX));
 	EXPECT_EQ(VGPU_RING_MAX, reg_read(&d, VGPU_REG_CAP_RING_MAX));
 	EXPECT_NE(0u, reg_read(&d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_MMU);
+	EXPECT_NE(0u, reg_read(&d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_SEMAPHORES);
 	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_STATUS));
 	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_IRQ_STATUS));
 	EXPECT_EQ(0u, reg_read(&d, VGPU_REG_WDOG_MS));

@@ -5,6 +5,10 @@
  * the default schedule and under 100 random-schedule seeds.  So does the
  * PTX that clang-19 made of each CUDA port examples/cuda/NAME.cu
  * (BUILD/ptx/examples/NAME.ptx): the same flags, the same NAME.expected.
+ * And each .vgs example again with every running cluster preempted,
+ * saved and resumed on the other SM every N warp-instructions
+ * (VGPU_SIM_PREEMPT_EVERY, several N, default and random schedules): the
+ * same output.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -18,6 +22,8 @@
 #define NSEEDS 100
 
 static char root[PATH_MAX], build[PATH_MAX], runner[PATH_MAX + 32];
+static char env[64]; /* prefix of the vgpu-run command line */
+static const char *seed_list; /* NULL: 0..NSEEDS */
 
 __attribute__((constructor)) static void find_paths(void)
 {
@@ -67,8 +73,8 @@ static char *run(const char *flags, const char *extra, const char *file,
 	char *out = calloc(1, cap);
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "'%s' %s %s '%s' 2>&1", runner, flags, extra,
-		 file);
+	snprintf(cmd, sizeof(cmd), "%s '%s' %s %s '%s' 2>&1", env, runner, flags,
+		 extra, file);
 	p = popen(cmd, "r");
 	if (!p || !out) {
 		free(out);
@@ -120,14 +126,16 @@ static void check_example(struct __test_metadata *_metadata, const char *sub,
 		int status;
 		char *out;
 
+		if (seed_list && !strchr(seed_list, '0' + seed))
+			continue;
 		if (seed)
 			snprintf(extra, sizeof(extra), "--random-schedule --seed %d",
 				 seed);
 		out = run(flags, extra, run_path, &status);
 		ok = out && !status && !strcmp(out, expected);
 		EXPECT_TRUE(ok)
-			TH_LOG("%s %s: status %d, output:\n%s\nexpected:\n%s", name,
-			       extra, status, out ? out : "", expected);
+			TH_LOG("%s %s %s: status %d, output:\n%s\nexpected:\n%s", env,
+			       name, extra, status, out ? out : "", expected);
 		free(out);
 		if (!ok)
 			break;
@@ -169,6 +177,19 @@ TEST(examples_match_expected_under_100_seeds)
 TEST(cuda_ports_match_the_vgs_expected_under_100_seeds)
 {
 	EXPECT_GE(check_all(_metadata, "cuda/", ".cu"), 12);
+}
+
+TEST(examples_match_expected_when_preempted)
+{
+	static const unsigned every[] = { 1, 7, 61, 400 };
+
+	seed_list = "0123";	/* the default schedule and 3 random seeds */
+	for (unsigned i = 0; i < sizeof(every) / sizeof(every[0]); i++) {
+		snprintf(env, sizeof(env), "VGPU_SIM_PREEMPT_EVERY=%u", every[i]);
+		EXPECT_GE(check_all(_metadata, "", ".vgs"), 3);
+	}
+	env[0] = '\0';
+	seed_list = NULL;
 }
 
 TEST_HARNESS_MAIN
