@@ -260,6 +260,7 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 	vdev->max_code = vgpu_read(vdev, VGPU_REG_CAP_MAX_CODE);
 	vdev->as_max = min_t(u32, vgpu_read(vdev, VGPU_REG_CAP_AS_MAX), VGPU_AS_MAX);
 	vdev->ring_max = vgpu_read(vdev, VGPU_REG_CAP_RING_MAX);
+	vdev->nthreads = clamp(vgpu_read(vdev, VGPU_REG_CAP_THREADS), 1u, 64u);
 	if (!vdev->nqueues || vdev->as_max < 2 || vdev->ring_max < VGPU_RING_ENTRIES ||
 	    vdev->va_bits != VGPU_VA_BITS) {
 		vgpu_err(vdev, "unusable capabilities\n");

@@ -186,6 +186,9 @@ struct vgpu_queue {
 	 * seqno of a job that ended, for resets to write.
 	 */
 	u64 sem_done;
+	/* context-save buffer: vdev->nthreads slots of vdev->csb_slot bytes */
+	void *csb;
+	dma_addr_t csb_dma;
 	u8 *ring;
 	dma_addr_t ring_dma;
 	struct vgpu_completion *cpl;
@@ -223,6 +226,8 @@ struct vgpu_device {
 
 	u32 hw_version, sms, smem, max_threads, barriers, features;
 	u32 nqueues, warp_size, max_param, va_bits, max_code, as_max, ring_max;
+	u32 nthreads;		/* SM threads: context-save slots per queue */
+	u32 csb_slot;		/* bytes per slot, 0: no preemption */
 
 	__le64 *as_table;
 	dma_addr_t as_table_dma;

@@ -74,6 +74,10 @@ static_assert(sizeof(struct drm_vgpu_get_job) == 64);
 static_assert(VGPU_JOBS_IN_FLIGHT * VGPU_JOB_CREDITS + VGPU_MAX_QUEUES <
 	      VGPU_RING_ENTRIES);
 
+static unsigned int vgpu_csb_kib = 256;
+module_param_named(csb_kib, vgpu_csb_kib, uint, 0444);
+MODULE_PARM_DESC(csb_kib, "context-save slot per SM thread and queue, KiB (default 256, 0: no preemption)");
+
 static bool vgpu_sem_deps = true;
 module_param_named(sem_deps, vgpu_sem_deps, bool, 0644);
 MODULE_PARM_DESC(sem_deps, "wait for jobs of other queues of the device with SEM_ACQUIRE, not on the CPU (default true)");
@@ -555,6 +559,8 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
 	vgpu_qwrite(q, VGPU_Q_CPL_HI, upper_32_bits(q->cpl_dma));
 	vgpu_qwrite(q, VGPU_Q_SIZE, VGPU_RING_ENTRIES);
 	vgpu_qwrite(q, VGPU_Q_PRIORITY, q->priority);
+	vgpu_write(q->vdev, VGPU_REG_CSB_SLOT, q->vdev->csb_slot);
+	vgpu_qwrite(q, VGPU_Q_CSB, q->csb ? (u32)(q->csb_dma >> PAGE_SHIFT) : 0);
 	/*
 	 * A job that ended in a reset may not have released its seqno (its
 	 * SEM_RELEASE never ran): release every job that ended, so that no
@@ -1403,6 +1409,8 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 	if (!vdev->reset_wq)
 		return -ENOMEM;
 	args.timeout_wq = vdev->reset_wq;
+	vdev->csb_slot = (vdev->features & VGPU_FEAT_PREEMPT) ?
+		ALIGN(vgpu_csb_kib, 4) * 1024 : 0;
 	vdev->sems = dma_alloc_coherent(vdev->drm.dev, PAGE_SIZE,
 					&vdev->sems_dma, GFP_KERNEL);
 	if (!vdev->sems) {
@@ -1425,6 +1433,14 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 		q->cpl = dma_alloc_coherent(vdev->drm.dev,
 					    VGPU_RING_ENTRIES * sizeof(*q->cpl),
 					    &q->cpl_dma, GFP_KERNEL);
+		/*
+		 * Preemption saves running clusters here (uapi "Preemption");
+		 * without it the queue's launches run to their end.
+		 */
+		if (vdev->csb_slot && (vdev->features & VGPU_FEAT_PREEMPT))
+			q->csb = dma_alloc_coherent(vdev->drm.dev,
+						    (size_t)vdev->nthreads * vdev->csb_slot,
+						    &q->csb_dma, GFP_KERNEL | __GFP_NOWARN);
 		if (!q->ring || !q->cpl) {
 			ret = -ENOMEM;
 			goto err;
@@ -1478,6 +1494,11 @@ void vgpu_sched_fini(struct vgpu_device *vdev)
 			dma_free_coherent(vdev->drm.dev,
 					  VGPU_RING_ENTRIES * sizeof(*q->cpl),
 					  q->cpl, q->cpl_dma);
+		if (q->csb)
+			dma_free_coherent(vdev->drm.dev,
+					  (size_t)vdev->nthreads * vdev->csb_slot,
+					  q->csb, q->csb_dma);
+		q->csb = NULL;
 		q->ring = NULL;
 		q->cpl = NULL;
 	}

@@ -137,8 +137,9 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
 	kref_init(&xq->refcount);
 	xq->vf = vf;
 	xq->priority = priority;
-	xq->hw_queue = container_of(vdev->band[priority][0], struct vgpu_queue,
-				    sched)->idx;
+	/* (no band before the schedulers exist: KUnit's mock device) */
+	xq->hw_queue = vdev->band_n[priority] ?
+		container_of(vdev->band[priority][0], struct vgpu_queue, sched)->idx : 0;
 	mutex_init(&xq->lock);
 	INIT_LIST_HEAD(&xq->link);
 	ret = drm_sched_entity_init(&xq->entity, vgpu_sched_prio[priority],

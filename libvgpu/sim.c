@@ -99,7 +99,8 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 	case VGPU_PARAM_FEATURES:
 		args->value = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED |
 			      VGPU_FEAT_MBARRIER | VGPU_FEAT_TMA |
-			      VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES;
+			      VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
+			      VGPU_FEAT_PREEMPT;
 		break;
 	case VGPU_PARAM_QUEUES:
 		args->value = SIM_QUEUES;

@@ -158,8 +158,11 @@ static void vgpu_reset_state(VGPUState *s)
         q->completed = 0;
         q->priority = VGPU_QPRIO_NORMAL;
         q->yielded_ns = 0;
+        q->csb = 0;
     }
     vgpu_wait_idle_locked(s);
+    s->csb_slot = 0;
+    s->preemptions = 0;
     s->irq_status = s->irq_mask = s->irq_pending = 0;
     s->as_base = 0;
     s->as_count = 0;
@@ -297,6 +300,8 @@ static uint64_t vgpu_queue_read_locked(VGPUQueue *q, hwaddr reg, bool *ok)
         return q->completed >> 32;
     case VGPU_Q_PRIORITY:
         return q->priority;
+    case VGPU_Q_CSB:
+        return (uint32_t)(q->csb >> VGPU_PAGE_SHIFT);
     default:
         *ok = false;
         return 0;
@@ -366,6 +371,14 @@ static bool vgpu_queue_write_locked(VGPUState *s, VGPUQueue *q, hwaddr reg,
         q->tail = val;
         vgpu_queue_kick_locked(q);
         return true;
+    case VGPU_Q_CSB:
+        if (q->enabled) {
+            trace_vgpu_guest_ub("CSB written while enabled", reg, val);
+            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, q->idx, 0xffff);
+            return true;
+        }
+        q->csb = (uint64_t)val << VGPU_PAGE_SHIFT;
+        return true;
     case VGPU_Q_PRIORITY:
         /* SMs read it at their next claim: nothing to wake */
         if (val > VGPU_QPRIO_REALTIME) {
@@ -415,7 +428,8 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case VGPU_REG_CAP_FEATURES:
         val = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED | VGPU_FEAT_MBARRIER |
-              VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES;
+              VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
+              VGPU_FEAT_PREEMPT;
         break;
     case VGPU_REG_CAP_QUEUES:
         val = s->nqueues;
@@ -449,6 +463,12 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case VGPU_REG_WDOG_MS:
         val = s->wdog_ms;
+        break;
+    case VGPU_REG_CSB_SLOT:
+        val = s->csb_slot;
+        break;
+    case VGPU_REG_PREEMPTIONS:
+        val = s->preemptions;
         break;
     case VGPU_REG_IRQ_STATUS:
         val = s->irq_status;
@@ -530,6 +550,14 @@ static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
 
     qemu_mutex_lock(&s->lock);
     switch (addr) {
+    case VGPU_REG_CSB_SLOT:
+        if (val % VGPU_PAGE_SIZE) {
+            trace_vgpu_guest_ub("CSB_SLOT not a page multiple", addr, val);
+            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, 0xffff, 0xffff);
+            break;
+        }
+        s->csb_slot = val;
+        break;
     case VGPU_REG_WDOG_MS:
         if (val > VGPU_MAX_WDOG_MS) {
             trace_vgpu_guest_ub("WDOG_MS above the maximum", addr, val);
@@ -663,10 +691,15 @@ static int vgpu_post_load(void *opaque, int version_id)
     uint32_t i;
 
     qemu_mutex_lock(&s->lock);
+    if (s->csb_slot % VGPU_PAGE_SIZE) {
+        qemu_mutex_unlock(&s->lock);
+        return -EINVAL;
+    }
     for (i = 0; i < s->nqueues; i++) {
         VGPUQueue *q = &s->queues[i];
 
         if (q->size > VGPU_RING_MAX || q->priority > VGPU_QPRIO_REALTIME ||
+            q->csb % VGPU_PAGE_SIZE ||
             (q->size && (q->head >= q->size || q->tail >= q->size))) {
             qemu_mutex_unlock(&s->lock);
             return -EINVAL;
@@ -696,8 +729,47 @@ static int vgpu_queue_pre_load(void *opaque)
     VGPUQueue *q = opaque;
 
     q->priority = VGPU_QPRIO_NORMAL;
+    q->csb = 0;
     return 0;
 }
+
+/* The context-save buffer, likewise, when there is one. */
+static bool vgpu_queue_csb_needed(void *opaque)
+{
+    VGPUQueue *q = opaque;
+
+    return q->csb != 0;
+}
+
+static const VMStateDescription vmstate_vgpu_queue_csb = {
+    .name = "vgpu-pci/queue/csb",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_queue_csb_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(csb, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool vgpu_csb_slot_needed(void *opaque)
+{
+    VGPUState *s = opaque;
+
+    return s->csb_slot || s->preemptions;
+}
+
+static const VMStateDescription vmstate_vgpu_preempt = {
+    .name = "vgpu-pci/preempt",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_csb_slot_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(csb_slot, VGPUState),
+        VMSTATE_UINT32(preemptions, VGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+};
 
 static const VMStateDescription vmstate_vgpu_queue_priority = {
     .name = "vgpu-pci/queue/priority",
@@ -730,6 +802,7 @@ static const VMStateDescription vmstate_vgpu_queue = {
     },
     .subsections = (const VMStateDescription * []) {
         &vmstate_vgpu_queue_priority,
+        &vmstate_vgpu_queue_csb,
         NULL
     },
 };
@@ -754,6 +827,10 @@ static const VMStateDescription vmstate_vgpu = {
         VMSTATE_STRUCT_VARRAY_POINTER_UINT32(queues, VGPUState, nqueues,
                                              vmstate_vgpu_queue, VGPUQueue),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_vgpu_preempt,
+        NULL
     },
 };
 
@@ -837,6 +914,7 @@ static Property vgpu_properties[] = {
     DEFINE_PROP_UINT32("smem", VGPUState, smem, VGPU_DEFAULT_SMEM_PER_SM),
     DEFINE_PROP_UINT32("queues", VGPUState, nqueues, 4),
     DEFINE_PROP_UINT32("threads", VGPUState, nthreads, 1),
+    DEFINE_PROP_UINT64("preempt-every", VGPUState, preempt_every, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -78,6 +78,7 @@ typedef struct VGPUQueue {
     VGPUJob *job;           /* launch in flight, NULL otherwise */
     uint32_t abort_pending; /* VGPU_ERR_* aborting the command in flight */
     uint32_t priority;      /* VGPU_QPRIO_*: its launches' claims (L) */
+    uint64_t csb;           /* context-save buffer, guest physical (L) */
     int64_t yielded_ns;     /* time the command at HEAD spent waiting before
                              * it gave way to a VM stop (L) */
     int64_t cmd_start;      /* get_clock() when the command in flight began,
@@ -108,6 +109,23 @@ struct VGPUJob {
                                   * by the workers (lock-free) */
     QTAILQ_ENTRY(VGPUJob) link; /* on s->jobs while CTAs are unclaimed;
                                  * a claim moves it to the tail (L) */
+    /*
+     * Preemption (uapi "Preemption"): @csb and @slot_bytes are the queue's
+     * buffer when the launch began (0: never preempted); @back holds what
+     * preempted SMs gave back, served before new claims: a saved cluster
+     * (@slot >= 0, in that slot of the buffer) or a range of clusters not
+     * started (@slot -1).  @slots_used: a bit per slot holding a state.
+     */
+    uint64_t csb;
+    uint32_t slot_bytes;
+    struct {
+        uint32_t first, count;
+        int32_t slot;
+    } back[2 * VGPU_MAX_SMS];
+    uint32_t nback;         /* (L) */
+    uint64_t slots_used;    /* (L) */
+    bool preempting;        /* (L) ctl.preempt is set for a waiting launch */
+    bool no_preempt;        /* (L) a state did not fit: never again */
 };
 
 typedef struct VGPUWorker {
@@ -117,6 +135,9 @@ typedef struct VGPUWorker {
     struct vgpu_sm *sm;
     VGPUMMUCtx mmu;
     bool busy;              /* its SM runs CTAs, here or lent to a queue (L) */
+    VGPUJob *job;           /* the launch it runs (L) */
+    void *ctx;              /* a saved cluster on its way to or from a slot */
+    size_t ctx_size;
 } VGPUWorker;
 
 struct VGPUState {
@@ -130,6 +151,7 @@ struct VGPUState {
     uint32_t smem;
     uint32_t nqueues;
     uint32_t nthreads;
+    uint64_t preempt_every; /* testing: preempt after N warp-insns per SM */
 
     QemuMutex lock;
     QemuCond pool_cond;     /* a job has CTAs to claim, or exiting */
@@ -160,6 +182,8 @@ struct VGPUState {
     uint32_t err_count;
     uint32_t err_last;
     uint32_t err_info;
+    uint32_t csb_slot;      /* bytes per context-save slot, 0: off */
+    uint32_t preemptions;   /* clusters saved since reset */
 
     uint32_t tlb_gen;       /* atomic: bumped to flush every TLB */
 

@@ -174,17 +174,25 @@ static uint32_t vgpu_trace_write(VGPUQueue *q, VGPUJob *job, uint64_t va,
 /* ---- jobs and the worker pool ---- */
 
 /* Stop handing out CTAs of @job; mark it done once no worker runs it. */
+/* @job has something to claim: it is on s->jobs. */
+static bool vgpu_job_claimable(const VGPUJob *job)
+{
+    return job->next < job->total || job->nback;
+}
+
 static void vgpu_job_stop_claims_locked(VGPUState *s, VGPUJob *job)
 {
-    if (job->next < job->total) {
-        job->next = job->total;
+    if (vgpu_job_claimable(job)) {
         QTAILQ_REMOVE(&s->jobs, job, link);
     }
+    job->next = job->total;
+    job->nback = 0;
+    job->slots_used = 0;
 }
 
 static void vgpu_job_check_done_locked(VGPUJob *job)
 {
-    if (job->next >= job->total && !job->running && !job->done) {
+    if (!vgpu_job_claimable(job) && !job->running && !job->done) {
         job->done = true;
         qemu_cond_broadcast(&job->q->cond);
     }
@@ -219,32 +227,172 @@ void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status)
     vgpu_sem_wake_locked(q->s); /* a semaphore acquire may be waiting */
 }
 
+/* What a claim runs: clusters [first, first + count), or the saved
+ * cluster in @slot (>= 0) of the launch's context-save buffer. */
+typedef struct VGPUClaim {
+    uint32_t first, count;
+    int32_t slot;
+} VGPUClaim;
+
+/* The next claim of @job (which is claimable); under s->lock. */
+static VGPUClaim vgpu_job_claim_locked(VGPUState *s, VGPUJob *job)
+{
+    VGPUClaim c;
+
+    if (job->nback) {
+        /* what preempted SMs gave back goes first, oldest first */
+        c.first = job->back[0].first;
+        c.count = job->back[0].count;
+        c.slot = job->back[0].slot;
+        memmove(&job->back[0], &job->back[1], --job->nback * sizeof(job->back[0]));
+    } else {
+        c.first = job->next;
+        c.count = MIN(job->chunk, job->total - c.first);
+        c.slot = -1;
+        job->next += c.count;
+    }
+    QTAILQ_REMOVE(&s->jobs, job, link);
+    if (vgpu_job_claimable(job)) {
+        QTAILQ_INSERT_TAIL(&s->jobs, job, link);
+    }
+    return c;
+}
+
+/* Room for @n bytes of saved state at w->ctx. */
+static bool vgpu_worker_ctx(VGPUWorker *w, size_t n)
+{
+    if (n > w->ctx_size) {
+        g_free(w->ctx);
+        w->ctx = g_try_malloc(n);
+        w->ctx_size = w->ctx ? n : 0;
+    }
+    return w->ctx != NULL;
+}
+
 /*
- * Run clusters [@first, @first + @count) of @job on @w's SM, which the
- * caller has marked busy and counted in job->running.  Called without
- * s->lock; returns with it held.
+ * @w's SM stopped for a preemption: save the cluster it was running into a
+ * free slot of the launch's buffer.  Returns the slot, or -1 when there is
+ * nothing to save; -2 when it cannot be saved (too large for a slot, no
+ * memory, the buffer outside RAM): then the SM must go on with it.
  */
-static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, uint32_t first,
-                               uint32_t count)
+static int vgpu_job_save(VGPUWorker *w, VGPUJob *job, uint32_t *cluster)
+{
+    VGPUState *s = w->s;
+    size_t need;
+    int slot = -1;
+
+    if (!vgpu_sm_preempted(w->sm, cluster)) {
+        return -1;
+    }
+    need = vgpu_sm_save_bytes(w->sm);
+    if (need > job->slot_bytes || !vgpu_worker_ctx(w, need) ||
+        vgpu_sm_save(w->sm, w->ctx, need) != need) {
+        return -2;
+    }
+    qemu_mutex_lock(&s->lock);
+    for (uint32_t i = 0; i < s->nthreads; i++) {
+        if (!(job->slots_used & (1ull << i))) {
+            job->slots_used |= 1ull << i;
+            slot = (int)i;
+            break;
+        }
+    }
+    qemu_mutex_unlock(&s->lock);
+    if (slot < 0) {
+        return -2;
+    }
+    if (!vgpu_dma_write(s, job->csb + (uint64_t)slot * job->slot_bytes,
+                        w->ctx, need)) {
+        qemu_mutex_lock(&s->lock);
+        job->slots_used &= ~(1ull << slot);
+        qemu_mutex_unlock(&s->lock);
+        return -2;
+    }
+    trace_vgpu_preempt_save(job->q->idx, w->idx, *cluster, slot, need);
+    return slot;
+}
+
+/*
+ * Run claim @c of @job on @w's SM, which the caller has marked busy and
+ * counted in job->running.  Called without s->lock; returns with it held.
+ */
+static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
 {
     VGPUState *s = w->s;
     struct vgpu_exception_record exc;
     struct vgpu_launch l;
-    int rc;
+    uint32_t end = c.first + c.count, cluster = 0;
+    int rc, slot = -1;
 
     vgpu_mmu_ctx_bind(&w->mmu, s, job->asid, job->root);
     l = job->launch;
     l.mem_opaque = &w->mmu;
-    trace_vgpu_worker_run(w->idx, job->q->idx, first, count);
-    rc = vgpu_sm_run(w->sm, &l, first, count, &exc);
-    if (rc && exc.code == VGPU_EXC_GLOBAL_FAULT) {
+    if (c.slot >= 0) {
+        /* a saved cluster: from its slot, checked by the core */
+        trace_vgpu_preempt_restore(job->q->idx, w->idx, c.first, c.slot);
+        if (!vgpu_worker_ctx(w, job->slot_bytes) ||
+            !vgpu_dma_read(s, job->csb + (uint64_t)c.slot * job->slot_bytes,
+                           w->ctx, job->slot_bytes)) {
+            vgpu_exc_set(&exc, VGPU_EXC_BAD_CONTEXT,
+                         "saved context: slot %d cannot be read", c.slot);
+            rc = -1;
+        } else {
+            rc = vgpu_sm_resume(w->sm, &l, w->ctx, job->slot_bytes, &exc);
+        }
+        qemu_mutex_lock(&s->lock);
+        job->slots_used &= ~(1ull << c.slot);
+        qemu_mutex_unlock(&s->lock);
+    } else {
+        trace_vgpu_worker_run(w->idx, job->q->idx, c.first, c.count);
+        rc = vgpu_sm_run(w->sm, &l, c.first, c.count, &exc);
+    }
+    while (rc == VGPU_RUN_PREEMPTED) {
+        slot = vgpu_job_save(w, job, &cluster);
+        if (slot != -2) {
+            break;
+        }
+        /* it cannot be saved: this launch is not preempted any more */
+        qemu_mutex_lock(&s->lock);
+        job->no_preempt = true;
+        job->ctl.preempt_every = 0;
+        qatomic_set(&job->ctl.preempt, 0);
+        qemu_mutex_unlock(&s->lock);
+        if (!vgpu_worker_ctx(w, vgpu_sm_save_bytes(w->sm))) {
+            vgpu_exc_set(&exc, VGPU_EXC_BAD_LAUNCH, "out of host memory");
+            rc = -1;
+            break;
+        }
+        vgpu_sm_save(w->sm, w->ctx, w->ctx_size);
+        rc = vgpu_sm_resume(w->sm, &l, w->ctx, w->ctx_size, &exc);
+        if (!rc && cluster + 1 < end) {
+            rc = vgpu_sm_run(w->sm, &l, cluster + 1, end - cluster - 1, &exc);
+        }
+    }
+    if (rc == -1 && exc.code == VGPU_EXC_GLOBAL_FAULT) {
         vgpu_mmu_fault_record(&w->mmu, &exc);
     }
 
     qemu_mutex_lock(&s->lock);
     job->running--;
     w->busy = false;
-    if (rc) {
+    w->job = NULL;
+    if (rc == VGPU_RUN_PREEMPTED) {
+        bool was_listed = vgpu_job_claimable(job);
+        uint32_t rest = cluster + (slot >= 0);
+
+        if (slot >= 0) {
+            job->back[job->nback++] = (typeof(job->back[0])){ cluster, 1, slot };
+            s->preemptions++;
+        }
+        if (rest < end) {
+            job->back[job->nback++] =
+                (typeof(job->back[0])){ rest, end - rest, -1 };
+        }
+        if (!was_listed && vgpu_job_claimable(job)) {
+            QTAILQ_INSERT_TAIL(&s->jobs, job, link);
+        }
+        qemu_cond_broadcast(&s->pool_cond);
+    } else if (rc) {
         bool real = exc.code != VGPU_EXC_ABORTED;
         bool have_real = job->failed && job->exc.code != VGPU_EXC_ABORTED;
 
@@ -253,15 +401,42 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, uint32_t first,
          * lowest CTA's.
          */
         if (!job->failed || (real && !have_real) ||
-            (real == have_real && first < job->fail_cta)) {
+            (real == have_real && c.first < job->fail_cta)) {
             job->exc = exc;
-            job->fail_cta = first;
+            job->fail_cta = c.first;
             job->failed = true;
         }
         qatomic_set(&job->ctl.abort, 1);
         vgpu_job_stop_claims_locked(s, job);
     }
+    /*
+     * The request is served once every SM that ran the launch has stopped
+     * (preempted, or done): its claims may start again.
+     */
+    if (!job->running && job->preempting) {
+        job->preempting = false;
+        qatomic_set(&job->ctl.preempt, 0);
+        qemu_cond_broadcast(&s->pool_cond);
+    }
     vgpu_job_check_done_locked(job);
+}
+
+/*
+ * A launch of @q waits for SMs and none is free: preempt the running
+ * launches of lower priority that can be (uapi "Preemption").
+ */
+static void vgpu_preempt_lower_locked(VGPUState *s, VGPUQueue *q)
+{
+    for (uint32_t i = 0; i < s->nthreads; i++) {
+        VGPUJob *j = s->workers[i].job;
+
+        if (j && j->csb && !j->no_preempt && j->q->priority < q->priority &&
+            !j->preempting) {
+            trace_vgpu_preempt_request(j->q->idx, q->idx);
+            j->preempting = true;
+            qatomic_set(&j->ctl.preempt, 1);
+        }
+    }
 }
 
 /*
@@ -275,6 +450,10 @@ static VGPUJob *vgpu_job_pick_locked(VGPUState *s)
     VGPUJob *job, *best = NULL;
 
     QTAILQ_FOREACH(job, &s->jobs, link) {
+        /* a launch being preempted waits until all its SMs have stopped */
+        if (job->preempting) {
+            continue;
+        }
         if (!best || job->q->priority > best->q->priority) {
             best = job;
         }
@@ -291,7 +470,7 @@ static void *vgpu_worker_thread(void *opaque)
     qemu_mutex_lock(&s->lock);
     while (!s->exiting) {
         VGPUJob *job;
-        uint32_t first, count;
+        VGPUClaim claim;
 
         /* busy here: a queue thread has borrowed this SM */
         job = w->busy ? NULL : vgpu_job_pick_locked(s);
@@ -299,17 +478,12 @@ static void *vgpu_worker_thread(void *opaque)
             qemu_cond_wait(&s->pool_cond, &s->lock);
             continue;
         }
-        first = job->next;
-        count = MIN(job->chunk, job->total - first);
-        job->next += count;
-        QTAILQ_REMOVE(&s->jobs, job, link);
-        if (job->next < job->total) {
-            QTAILQ_INSERT_TAIL(&s->jobs, job, link);
-        }
+        claim = vgpu_job_claim_locked(s, job);
         job->running++;
         w->busy = true;
+        w->job = job;
         qemu_mutex_unlock(&s->lock);
-        vgpu_job_run_chunk(w, job, first, count);
+        vgpu_job_run_chunk(w, job, claim);
     }
     qemu_mutex_unlock(&s->lock);
     rcu_unregister_thread();
@@ -348,6 +522,12 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
 
     job->q = q;
     q->job = job;
+    /* preemption needs the queue's buffer (uapi "Preemption") */
+    if (q->csb && s->csb_slot) {
+        job->csb = q->csb;
+        job->slot_bytes = s->csb_slot;
+        job->ctl.preempt_every = s->preempt_every;
+    }
     /* the watchdog also reaches CTAs this thread runs itself */
     job->ctl.clock = vgpu_clock_ns;
     job->ctl.deadline = deadline;
@@ -366,8 +546,9 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         job->next = job->total;
         job->running++;
         w->busy = true;
+        w->job = job;
         qemu_mutex_unlock(&s->lock);
-        vgpu_job_run_chunk(w, job, 0, job->total);
+        vgpu_job_run_chunk(w, job, (VGPUClaim){ 0, job->total, -1 });
         /* its worker may have skipped work meanwhile */
         if (!QTAILQ_EMPTY(&s->jobs)) {
             qemu_cond_broadcast(&s->pool_cond);
@@ -377,6 +558,8 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         qemu_cond_broadcast(&s->pool_cond);
         if (q->abort_pending) {
             vgpu_job_abort_locked(s, job, q->abort_pending);
+        } else if (!vgpu_idle_worker_locked(s)) {
+            vgpu_preempt_lower_locked(s, q);
         }
     }
     while (!job->done) {
@@ -1066,6 +1249,7 @@ void vgpu_queues_exit(VGPUState *s)
     for (i = 0; i < s->nthreads; i++) {
         qemu_thread_join(&s->workers[i].thread);
         vgpu_sm_free(s->workers[i].sm);
+        g_free(s->workers[i].ctx);
     }
     g_free(s->queues);
     g_free(s->workers);

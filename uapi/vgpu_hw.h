@@ -599,6 +599,9 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_REG_ERR_COUNT 0x070	/* (RO) guest errors seen since reset (all kinds) */
 #define VGPU_REG_ERR_LAST 0x074		/* (RO) VGPU_ERR_* of the latest */
 #define VGPU_REG_ERR_INFO 0x078		/* (RO) queue << 16 | ring index of the latest */
+#define VGPU_REG_CSB_SLOT 0x07c		/* (RW) bytes of one context-save slot: a multiple of
+					 * 4096, 0 = no preemption; see "Preemption" */
+#define VGPU_REG_PREEMPTIONS 0x080	/* (RO) clusters saved by preemption since reset */
 
 #define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
 
@@ -614,6 +617,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_FEAT_TMA (1u << 3)		 /* TMA engine */
 #define VGPU_FEAT_CLUSTERS (1u << 4)	 /* launches with cluster dims > 1 */
 #define VGPU_FEAT_SEMAPHORES (1u << 5)	 /* SEM_ACQUIRE/SEM_RELEASE, VGPU_Q_PRIORITY */
+#define VGPU_FEAT_PREEMPT (1u << 6)	 /* mid-kernel preemption (VGPU_Q_CSB) */
 
 #define VGPU_DEFAULT_WDOG_MS 10000u
 #define VGPU_MAX_WDOG_MS 60000u /* WDOG_MS writes above it store this */
@@ -644,6 +648,9 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_Q_COMPLETED_HI 0x34 /* (RO) high word */
 #define VGPU_Q_PRIORITY 0x38	/* (RW) VGPU_QPRIO_* (values above REALTIME store
 				 * REALTIME); NORMAL after reset; any time */
+#define VGPU_Q_CSB 0x3c		/* (RW) context-save buffer: guest physical page
+				 * number (address >> 12), 0 = none; while the
+				 * queue is disabled */
 
 /*
  * ---- Queue priority: which launches the SMs serve first ----
@@ -654,6 +661,26 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  * a higher-priority launch gets SMs as CTAs of lower ones finish.  A
  * priority change applies to the queue's next claim.
  */
+/*
+ * ---- Preemption: stopping a running launch mid-kernel ----
+ * With VGPU_FEAT_PREEMPT, a launch of a queue that has a context-save
+ * buffer (VGPU_Q_CSB) can be stopped between two warp-instructions when a
+ * launch of a higher-priority queue waits for SMs and none is free.  Each
+ * SM running it stops (within 4096 warp-instructions), drains its copies
+ * and saves the cluster it was running into a free slot of the queue's
+ * buffer: CAP_THREADS slots of CSB_SLOT bytes each, slot i at
+ * CSB + i * CSB_SLOT, holding a state in the "Context save" format; the
+ * clusters it had not started go back to the launch.  A freed SM serves
+ * the higher priority; the launch goes on later, saved clusters first,
+ * each restored from its slot on whichever SM claims it.  A state that
+ * does not fit its slot is not saved: that SM goes on with the cluster.
+ * A restore that finds its slot damaged (by the guest) fails the launch
+ * with VGPU_EXC_BAD_CONTEXT, never anything else; the device reads only
+ * the launch's own queue's buffer.  The device property preempt-every=N
+ * (testing) also preempts every launch with a buffer after every N
+ * warp-instructions of each SM.
+ */
+
 #define VGPU_QPRIO_LOW 0u
 #define VGPU_QPRIO_NORMAL 1u
 #define VGPU_QPRIO_HIGH 2u

@@ -730,6 +730,88 @@ static void bench_scale(struct vgpu_sm *sm)
 	vgpu_hostmem_fini(&gm.hm);
 }
 
+/* ---- (h) preemption: save and restore of a 1024-thread CTA ---- */
+
+static const char preempt_src[] =
+	".kernel p\n.param ptr g\n.shared s, 49152\n"
+	"  S2R R0, SR_TID ;\n  SHL R1, R0, 0x2 ;\n  MOV R5, 0x0 ;\n"
+	"l:\n  STS.32 [R1], R5 ;\n  BAR.SYNC 0x0 ;\n  IADD R5, R5, 0x1 ;\n"
+	"  ISETP.LT.U32 P0, R5, 0x100 ;\n  @P0 BRA l ;\n  EXIT ;\n";
+
+static void bench_preempt(struct vgpu_sm *sm)
+{
+	struct vgpu_sm *sm2 = vgpu_sm_new(NULL);
+	struct vgpu_exception_record exc;
+	uint64_t best_save = UINT64_MAX, best_load = UINT64_MAX, best_copy = UINT64_MAX;
+	struct vgpu_launch_ctl ctl = { 0 };
+	struct vgpu_launch l;
+	struct kernel kn;
+	struct gmem gm;
+	uint8_t *buf, *copy;
+	size_t bytes = 0;
+	uint64_t t0, per_insn;
+	struct vgpu_sm_stats st;
+
+	kernel_build(&kn, preempt_src);
+	gmem_init(&gm, 4096);
+	l = launch_of(&kn, 1024, &gm);
+	per_insn = time_launch(sm, &l, &gm, &st);
+	per_insn = st.warp_insns ? per_insn * 1000 / st.warp_insns : 0; /* ps */
+	l.ctl = &ctl;
+	buf = malloc(vgpu_ctx_max_bytes(&l));
+	copy = malloc(vgpu_ctx_max_bytes(&l));
+	if (!sm2 || !buf || !copy)
+		die("out of memory");
+	for (int r = 0; r < REPS; r++) {
+		ctl.preempt_every = 2000;	/* mid-kernel, warps at BAR.SYNC */
+		atomic_store(&ctl.preempt, 0);
+		if (vgpu_sm_run(sm, &l, 0, 1, &exc) != VGPU_RUN_PREEMPTED)
+			die("not preempted");
+		t0 = now_ns();
+		bytes = vgpu_sm_save(sm, buf, vgpu_ctx_max_bytes(&l));
+		t0 = now_ns() - t0;
+		if (!bytes)
+			die("save failed");
+		if (t0 < best_save)
+			best_save = t0;
+		t0 = now_ns();
+		memcpy(copy, buf, bytes);
+		t0 = now_ns() - t0;
+		if (t0 < best_copy)
+			best_copy = t0;
+		/* restore, stopping at once: the load and its checks alone */
+		atomic_store(&ctl.preempt, 1);
+		t0 = now_ns();
+		if (vgpu_sm_resume(sm2, &l, buf, bytes, &exc) != VGPU_RUN_PREEMPTED)
+			die("resume: %s", exc.msg);
+		t0 = now_ns() - t0;
+		if (t0 < best_load)
+			best_load = t0;
+	}
+	printf("(h) preemption of one 1024-thread CTA with 48 KiB shared memory (warps at BAR.SYNC)\n");
+	printf("    saved state %zu bytes; save %.1f us, restore %.1f us, memcpy of it %.1f us\n",
+	       bytes, (double)best_save / 1e3, (double)best_load / 1e3,
+	       (double)best_copy / 1e3);
+	printf("    request -> stop: at most 4096 warp-instructions, %.1f us at %.2f ns each\n",
+	       4096.0 * (double)per_insn / 1e6, (double)per_insn / 1e3);
+	bench_row("preemption: save of a 1024-thread CTA, 48 KiB smem",
+		  bench_fmt("%.1f us (%zu B)", (double)best_save / 1e3, bytes),
+		  bench_fmt("memcpy %.1f us", (double)best_copy / 1e3),
+		  bench_fmt("%.1fx", (double)best_save / (double)best_copy), "", -1);
+	bench_row("preemption: restore of it (checked)",
+		  bench_fmt("%.1f us", (double)best_load / 1e3),
+		  bench_fmt("memcpy %.1f us", (double)best_copy / 1e3),
+		  bench_fmt("%.1fx", (double)best_load / (double)best_copy), "", -1);
+	bench_row("preemption: request -> stop, worst case",
+		  bench_fmt("%.1f us", 4096.0 * (double)per_insn / 1e6),
+		  "4096 warp-instructions", "", "", -1);
+	free(buf);
+	free(copy);
+	vgpu_sm_free(sm2);
+	kernel_fini(&kn);
+	vgpu_hostmem_fini(&gm.hm);
+}
+
 /* Section @s (a letter) runs when no section is named or it is named. */
 static bool want(int argc, char **argv, const char *s)
 {
@@ -741,7 +823,7 @@ static bool want(int argc, char **argv, const char *s)
 	return false;
 }
 
-/* bench_core [a|b|c|d|e|f|g ...]: every section, or the ones named (perf). */
+/* bench_core [a|b|c|d|e|f|g|h ...]: every section, or the ones named (perf). */
 int main(int argc, char **argv)
 {
 	struct vgpu_sm *sm = vgpu_sm_new(&(struct vgpu_sm_config){ 0 });
@@ -763,6 +845,8 @@ int main(int argc, char **argv)
 		bench_tensor(sm);
 	if (want(argc, argv, "g"))
 		bench_scale(sm);
+	if (want(argc, argv, "h"))
+		bench_preempt(sm);
 	vgpu_sm_free(sm);
 	return 0;
 }

@@ -1242,7 +1242,17 @@ TEST_F(job, tracepoints_job)
 		 q, client, (unsigned long long)self->s.job_id);
 	for (p = buf, i = 0; i < 4; i++) {
 		p = strstr(p, want[i]);
-		ASSERT_NE(NULL, p);
+		ASSERT_NE(NULL, p) {
+			char *l = buf;
+
+			TH_LOG("no \"%s\" in order; the vgpu events:", want[i]);
+			while ((l = strstr(l, "vgpu_job"))) {
+				char *e = strchr(l, '\n');
+
+				TH_LOG("%.*s", e ? (int)(e - l) : 80, l);
+				l = e ? e : l + 8;
+			}
+		}
 	}
 	free(buf);
 }
@@ -1912,7 +1922,7 @@ static const char once_src[] =
 static void wait_ended(struct __test_metadata *_metadata, int fd, uint64_t id,
 		       struct drm_vgpu_get_job *j)
 {
-	int64_t end = vgpu_wait_ns(60);
+	int64_t end = vgpu_now_ns() + vgpu_wait_ns(60);
 
 	for (;;) {
 		ASSERT_EQ(0, _test_get_job(fd, id, j, NULL));
@@ -2327,6 +2337,89 @@ TEST_F(queue, high_priority_overtakes_low)
 	EXPECT_EQ(TICKET_CTAS, ctr[0]);
 	ASSERT_EQ(0, _test_get_job(self->fd, ljob, &j, NULL));
 	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	vgpu_prog_unmap(&lp);
+	vgpu_prog_unmap(&hp);
+}
+
+/*
+ * Each CTA writes 0x1234 to out[ctaid * 4], waits until *flag != 0, then
+ * writes out[ctaid * 4 + 1] = 0x1234 + *flag.
+ */
+static const char hold_src[] =
+	".kernel hold\n.param ptr out\n.param ptr flag\n.shared pad, 256\n"
+	"  LDP.64 R2, [out] ;\n  LDP.64 R4, [flag] ;\n"
+	"  S2R R0, SR_CTAID.X ;\n  SHL R1, R0, 0x4 ;\n  IADD R2, R2, R1 ;\n"
+	"  MOV R6, 0x1234 ;\n  STG.32 [R2], R6 ;\n"
+	"wait:\n  LDG.32 R7, [R4] ;\n  ISETP.EQ.U32 P0, R7, 0x0 ;\n  @P0 BRA wait ;\n"
+	"  IADD R8, R6, R7 ;\n  STG.32 [R2+0x4], R8 ;\n  EXIT ;\n";
+
+/*
+ * Mid-kernel preemption (uapi "Preemption"): a LOW launch whose CTAs hold
+ * every SM (one per SM thread, each waiting for a flag) would keep a HIGH
+ * job off the device for good; the device saves the LOW CTAs into the
+ * queue's context-save buffer, the HIGH job completes while the LOW one is
+ * still RUNNING, and the LOW CTAs resume from their saved state and
+ * finish with what they computed before and after.
+ */
+TEST_F(queue, high_priority_preempts_running_ctas)
+{
+	uint32_t lh[3], hh[3], qlow, qhigh, gc_h, n, i;
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	struct vgpu_prog lp, hp;
+	volatile uint32_t *flag, *out;
+	uint64_t ljob, flag_va, feat;
+
+	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_FEATURES, &feat));
+	if (!(feat & VGPU_FEAT_PREEMPT))
+		SKIP(return, "no preemption");
+	n = 0;
+	{
+		char dir[64];
+
+		if (vgpu_debugfs_dir(dir, sizeof(dir)) == 0)
+			n = sm_threads(dir);
+	}
+	if (n < 1)
+		SKIP(return, "no debugfs queues");
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qlow));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_HIGH, &qhigh));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &gc_h, &flag_va));
+	ASSERT_EQ(0, _test_bo_map(self->fd, gc_h, 4096, (void **)&flag));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &lp, hold_src, 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &hp, vgpu_store_src, 4096));
+	out = lp.data;
+	((uint64_t *)lp.param)[0] = lp.data_va;
+	((uint64_t *)lp.param)[1] = flag_va;
+	vgpu_prog_submit_args(&lp, &s, lh, n, 32);
+	s.launch.budget = ~0ull;
+	s.queue = qlow;
+	test_submit(&s);
+	ljob = s.job_id;
+	for (i = 0; i < n; i++)	/* every SM holds one of its CTAs */
+		while (out[4 * i] != 0x1234)
+			usleep(1000);
+
+	*(uint64_t *)hp.param = hp.data_va;
+	*(uint32_t *)((char *)hp.param + 8) = 9;
+	vgpu_prog_submit_args(&hp, &s, hh, 2, 64);
+	s.queue = qhigh;
+	test_submit(&s);
+	test_wait_bo(hp.data_h);
+	ASSERT_EQ(0, check_store(hp.data, 128, 9));
+	ASSERT_EQ(0, _test_get_job(self->fd, ljob, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_RUNNING, j.state);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, out[4 * i + 1]);
+
+	*flag = 5;
+	test_wait_bo(lp.data_h);
+	ASSERT_EQ(0, _test_get_job(self->fd, ljob, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0x1234, out[4 * i]);
+		EXPECT_EQ(0x1234 + 5, out[4 * i + 1]);
+	}
 	vgpu_prog_unmap(&lp);
 	vgpu_prog_unmap(&hp);
 }
