@@ -470,6 +470,9 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VGPU_REG_PREEMPTIONS:
         val = s->preemptions;
         break;
+    case VGPU_REG_PREEMPT:
+        val = 0;    /* write-only */
+        break;
     case VGPU_REG_IRQ_STATUS:
         val = s->irq_status;
         break;
@@ -550,6 +553,14 @@ static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
 
     qemu_mutex_lock(&s->lock);
     switch (addr) {
+    case VGPU_REG_PREEMPT:
+        if (val >= s->nqueues) {
+            trace_vgpu_guest_ub("PREEMPT of no queue", addr, val);
+            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, 0xffff, 0xffff);
+            break;
+        }
+        vgpu_queue_preempt_locked(&s->queues[val]);
+        break;
     case VGPU_REG_CSB_SLOT:
         if (val % VGPU_PAGE_SIZE) {
             trace_vgpu_guest_ub("CSB_SLOT not a page multiple", addr, val);

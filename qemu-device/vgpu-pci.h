@@ -201,6 +201,7 @@ void vgpu_queues_init(VGPUState *s);
 void vgpu_queues_exit(VGPUState *s);
 void vgpu_queue_kick_locked(VGPUQueue *q);
 void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status);
+void vgpu_queue_preempt_locked(VGPUQueue *q);
 void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);

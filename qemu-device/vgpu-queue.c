@@ -421,6 +421,18 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
     vgpu_job_check_done_locked(job);
 }
 
+/* VGPU_REG_PREEMPT: preempt the launch @q runs, if it can be. */
+void vgpu_queue_preempt_locked(VGPUQueue *q)
+{
+    VGPUJob *j = q->job;
+
+    if (j && j->running && j->csb && !j->no_preempt && !j->preempting) {
+        trace_vgpu_preempt_request(q->idx, q->idx);
+        j->preempting = true;
+        qatomic_set(&j->ctl.preempt, 1);
+    }
+}
+
 /*
  * A launch of @q waits for SMs and none is free: preempt the running
  * launches of lower priority that can be (uapi "Preemption").

@@ -602,6 +602,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_REG_CSB_SLOT 0x07c		/* (RW) bytes of one context-save slot: a multiple of
 					 * 4096, 0 = no preemption; see "Preemption" */
 #define VGPU_REG_PREEMPTIONS 0x080	/* (RO) clusters saved by preemption since reset */
+#define VGPU_REG_PREEMPT 0x084		/* (WO) queue index: preempt its launch now */
 
 #define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
 
@@ -676,9 +677,12 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  * does not fit its slot is not saved: that SM goes on with the cluster.
  * A restore that finds its slot damaged (by the guest) fails the launch
  * with VGPU_EXC_BAD_CONTEXT, never anything else; the device reads only
- * the launch's own queue's buffer.  The device property preempt-every=N
- * (testing) also preempts every launch with a buffer after every N
- * warp-instructions of each SM.
+ * the launch's own queue's buffer.  Writing a queue's index to
+ * VGPU_REG_PREEMPT preempts its launch the same way (the driver's
+ * request; it goes on as soon as an SM takes it again; a queue with no
+ * launch running or no buffer: nothing happens).  The device property
+ * preempt-every=N (testing) also preempts every launch with a buffer
+ * after every N warp-instructions of each SM.
  */
 
 #define VGPU_QPRIO_LOW 0u

@@ -9,7 +9,8 @@
  * in it fails that launch with VGPU_EXC_BAD_CONTEXT and nothing else.  A
  * state too large for a slot is not saved: the LOW CTA keeps its SM.  And
  * kernels preempted every N warp-instructions (property preempt-every)
- * give the results they give unpreempted.
+ * give the results they give unpreempted; the driver's request
+ * (VGPU_REG_PREEMPT) preempts a launch that then goes on.
  */
 #include <string.h>
 #include <unistd.h>
@@ -208,6 +209,51 @@ TEST_F(preempt, high_priority_preempts_a_running_cta)
 	EXPECT_EQ(0x600du, qts_readl(d->qts, low.out_pa + 8));
 	dev_kernel_free(&low.kern);
 	dev_kernel_free(&store);
+}
+
+/*
+ * The driver's request (VGPU_REG_PREEMPT): the held CTA of queue 1 is
+ * saved (PREEMPTIONS counts it, slot 0 holds its state) and, with nothing
+ * else to run, resumes at once and finishes; a request for a queue with
+ * no launch or no buffer changes nothing, one for no queue is an error.
+ */
+TEST_F(preempt, driver_request_preempts_and_resumes)
+{
+	struct dev *d = &self->d;
+	struct vgpu_ctx_header h;
+	struct vgpu_completion c;
+	uint32_t slot, errs;
+	struct hold low;
+
+	ASSERT_EQ(0, hold_setup(d, &low, K_HOLD("64")));
+	reg_write(d, VGPU_REG_PREEMPT, 1);	/* nothing runs: nothing */
+	reg_write(d, VGPU_REG_PREEMPT, 0);	/* no buffer: nothing */
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_PREEMPTIONS));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_PREEMPT));
+	slot = hold_submit(d, &low, 1);
+	ASSERT_TRUE(wait_word(d, low.out_pa, 0x1234));
+	/* three times: each request finds it running again (a request while
+	 * it is between its save and its restore finds nothing to stop) */
+	for (uint32_t n = 1; n <= 3; n++) {
+		for (int i = 0; i < 2000 && reg_read(d, VGPU_REG_PREEMPTIONS) < n; i++) {
+			reg_write(d, VGPU_REG_PREEMPT, 1);
+			usleep(5000);
+		}
+		EXPECT_EQ(n, reg_read(d, VGPU_REG_PREEMPTIONS));
+	}
+	qts_memread(d->qts, self->csb_pa[1], &h, sizeof(h));
+	EXPECT_EQ(VGPU_CTX_MAGIC, h.magic);
+	EXPECT_EQ(VGPU_QSTAT_ENABLED | VGPU_QSTAT_BUSY, qreg_read(d, 1, VGPU_Q_STATUS));
+	errs = reg_read(d, VGPU_REG_ERR_COUNT);
+	reg_write(d, VGPU_REG_PREEMPT, 3);	/* no such queue */
+	EXPECT_EQ(errs + 1, reg_read(d, VGPU_REG_ERR_COUNT));
+	EXPECT_EQ(VGPU_ERR_BAD_REGISTER, reg_read(d, VGPU_REG_ERR_LAST));
+	qts_writel(d->qts, low.flag_pa, 4);
+	ASSERT_TRUE(dev_wait(d, 1, slot, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(0x1234u + 4, qts_readl(d->qts, low.out_pa + 4));
+	EXPECT_EQ(0x600du, qts_readl(d->qts, low.out_pa + 8));
+	dev_kernel_free(&low.kern);
 }
 
 /*
