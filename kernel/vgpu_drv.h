@@ -119,9 +119,10 @@ struct vgpu_job_result {
  *            over the hardware queues of its priority
  * @banned:   1 once banned; the entity's guilty flag (drm_sched cancels
  *            the jobs it pops afterwards)
- * @entity_live: @entity is still on the schedulers' run queues (under
- *            vdev->files_lock: queue destroy, file close and device
- *            removal each tear it down, whichever comes first)
+ * @link:     on vf->xqueues while @entity is still on the schedulers'
+ *            run queues (under vdev->files_lock: queue destroy, file
+ *            close and device removal each tear it down, whichever comes
+ *            first)
  */
 struct vgpu_xqueue {
 	struct kref refcount;
@@ -137,8 +138,7 @@ struct vgpu_xqueue {
 	u32 last_reset;		/* vdev->queue_resets seen by innocent counting */
 	atomic64_t submitted;
 	atomic64_t completed;
-	bool entity_live;
-	struct list_head link;	/* on vf->xqueues, under vdev->files_lock */
+	struct list_head link;
 	struct mutex lock;	/* SUBMIT's entity use against destroy */
 	bool dead;		/* destroyed (under @lock) */
 };

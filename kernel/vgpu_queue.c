@@ -17,7 +17,8 @@
  * Lifetimes: the file's table holds a reference, and so does every job.
  * The entity is torn down by QUEUE_DESTROY (queued jobs are killed), file
  * close (queued jobs still run) or device removal, whichever comes first
- * (@entity_live, under vdev->files_lock).  @lock orders SUBMIT's use of
+ * (the entity is live while @link is on vf->xqueues, under
+ * vdev->files_lock).  @lock orders SUBMIT's use of
  * the entity against QUEUE_DESTROY: nothing is pushed to a dead entity.
  */
 #include <linux/capability.h>
@@ -106,13 +107,12 @@ struct vgpu_xqueue *vgpu_xqueue_lookup(struct vgpu_file *vf, u32 id)
 static void vgpu_xqueue_entity_fini(struct vgpu_xqueue *xq, bool flush)
 {
 	lockdep_assert_held(&xq->vf->vdev->files_lock);
-	if (!xq->entity_live)
+	if (list_empty(&xq->link))
 		return;
 	if (flush)
 		drm_sched_entity_destroy(&xq->entity);
 	else
 		drm_sched_entity_fini(&xq->entity);
-	xq->entity_live = false;
 	list_del_init(&xq->link);
 }
 
@@ -148,6 +148,10 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
 	if (ret)
 		goto err_free;
 
+	/* live before its id exists: a DESTROY of the id finds it live */
+	mutex_lock(&vdev->files_lock);
+	list_add_tail(&xq->link, &vf->xqueues);
+	mutex_unlock(&vdev->files_lock);
 	if (id)
 		ret = xa_alloc_cyclic(&vf->queues, &xq->id, xq,
 				      XA_LIMIT(1, U32_MAX), &vf->next_queue_id,
@@ -156,15 +160,14 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
 		ret = xa_insert(&vf->queues, VGPU_QUEUE_DEFAULT, xq, GFP_KERNEL);
 	if (ret < 0)
 		goto err_entity;
-	mutex_lock(&vdev->files_lock);
-	xq->entity_live = true;
-	list_add_tail(&xq->link, &vf->xqueues);
-	mutex_unlock(&vdev->files_lock);
 	if (id)
 		*id = xq->id;
 	return 0;
 
 err_entity:
+	mutex_lock(&vdev->files_lock);
+	list_del_init(&xq->link);
+	mutex_unlock(&vdev->files_lock);
 	drm_sched_entity_destroy(&xq->entity);
 err_free:
 	mutex_destroy(&xq->lock);

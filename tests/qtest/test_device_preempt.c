@@ -331,6 +331,27 @@ TEST_F(preempt, state_larger_than_a_slot_is_not_preempted)
 }
 
 /*
+ * Two SM threads; queue 0 LOW with a context-save buffer of two slots,
+ * queue 1 HIGH without.
+ */
+static int two_sm_dev(struct dev *d)
+{
+	uint64_t csb_pa;
+
+	if (dev_open(d, "threads=2,queues=2", 1))
+		return -1;
+	reg_write(d, VGPU_REG_WDOG_MS, VGPU_MAX_WDOG_MS);
+	reg_write(d, VGPU_REG_CSB_SLOT, CSB_SLOT);
+	csb_pa = dev_alloc_pa(d, 2 * CSB_SLOT);
+	qreg_write(d, 0, VGPU_Q_CSB, (uint32_t)(csb_pa >> VGPU_PAGE_SHIFT));
+	dev_queue_init(d, 0, 8);
+	dev_queue_init(d, 1, 8);
+	qreg_write(d, 0, VGPU_Q_PRIORITY, VGPU_QPRIO_LOW);
+	qreg_write(d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_HIGH);
+	return 0;
+}
+
+/*
  * Two SMs, both held by CTAs of one LOW launch; a HIGH launch of two CTAs
  * preempts both (two saved states, two slots), completes, and the LOW
  * CTAs resume and finish.
@@ -340,22 +361,14 @@ TEST(two_sms_both_preempted)
 	struct dev_kernel store;
 	struct vgpu_completion c;
 	struct vgpu_cmd_launch cmd;
-	uint64_t out_va, out_pa, par_va, par_pa, csb_pa, lout_va, lout_pa;
+	uint64_t out_va, out_pa, par_va, par_pa, lout_va, lout_pa;
 	uint64_t flag_va, flag_pa, lpar_va, lpar_pa;
 	uint32_t low_slot, high_slot;
 	struct dev_kernel hold;
 	uint8_t params[16];
 	struct dev d;
 
-	ASSERT_EQ(0, dev_open(&d, "threads=2,queues=2", 1));
-	reg_write(&d, VGPU_REG_WDOG_MS, VGPU_MAX_WDOG_MS);
-	reg_write(&d, VGPU_REG_CSB_SLOT, CSB_SLOT);
-	csb_pa = dev_alloc_pa(&d, 2 * CSB_SLOT);
-	qreg_write(&d, 0, VGPU_Q_CSB, (uint32_t)(csb_pa >> VGPU_PAGE_SHIFT));
-	dev_queue_init(&d, 0, 8);
-	dev_queue_init(&d, 1, 8);
-	qreg_write(&d, 0, VGPU_Q_PRIORITY, VGPU_QPRIO_LOW);
-	qreg_write(&d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_HIGH);
+	ASSERT_EQ(0, two_sm_dev(&d));
 	ASSERT_EQ(0, dev_kernel_load(&d, 0, K_HOLD("64"), &hold));
 	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_store, &store));
 	lout_va = dev_buf(&d, 0, 64, RW, &lout_pa);
@@ -408,7 +421,7 @@ TEST(many_ctas_preempted_by_a_small_launch)
 	struct dev_kernel spin, store;
 	struct vgpu_completion c;
 	struct vgpu_cmd_launch cmd;
-	uint64_t out_va, out_pa, par_va, par_pa, csb_pa, lout_va, lout_pa;
+	uint64_t out_va, out_pa, par_va, par_pa, lout_va, lout_pa;
 	uint64_t ctr_va, ctr_pa, lpar_va, lpar_pa;
 	uint32_t low_slot, high_slot, n = 1000000;
 	uint64_t seen = 0;
@@ -416,15 +429,7 @@ TEST(many_ctas_preempted_by_a_small_launch)
 	uint32_t t[64];
 	struct dev d;
 
-	ASSERT_EQ(0, dev_open(&d, "threads=2,queues=2", 1));
-	reg_write(&d, VGPU_REG_WDOG_MS, VGPU_MAX_WDOG_MS);
-	reg_write(&d, VGPU_REG_CSB_SLOT, CSB_SLOT);
-	csb_pa = dev_alloc_pa(&d, 2 * CSB_SLOT);
-	qreg_write(&d, 0, VGPU_Q_CSB, (uint32_t)(csb_pa >> VGPU_PAGE_SHIFT));
-	dev_queue_init(&d, 0, 8);
-	dev_queue_init(&d, 1, 8);
-	qreg_write(&d, 0, VGPU_Q_PRIORITY, VGPU_QPRIO_LOW);
-	qreg_write(&d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_HIGH);
+	ASSERT_EQ(0, two_sm_dev(&d));
 	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_spin_ticket, &spin));
 	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_store, &store));
 	lout_va = dev_buf(&d, 0, 256, RW, &lout_pa);
