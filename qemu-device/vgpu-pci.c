@@ -167,6 +167,7 @@ static void vgpu_reset_state(VGPUState *s)
     s->as_base = 0;
     s->as_count = 0;
     s->wdog_ms = 0;
+    s->timeslice_us = s->timeslice_prop;
     s->err_count = s->err_last = s->err_info = 0;
     qemu_mutex_unlock(&s->lock);
     vgpu_tlb_flush_all(s);
@@ -473,6 +474,9 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VGPU_REG_PREEMPT:
         val = 0;    /* write-only */
         break;
+    case VGPU_REG_TIMESLICE_US:
+        val = s->timeslice_us;
+        break;
     case VGPU_REG_IRQ_STATUS:
         val = s->irq_status;
         break;
@@ -568,6 +572,15 @@ static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
             break;
         }
         s->csb_slot = val;
+        break;
+    case VGPU_REG_TIMESLICE_US:
+        if (val > VGPU_MAX_TIMESLICE_US) {
+            trace_vgpu_guest_ub("TIMESLICE_US above the maximum", addr, val);
+            val = VGPU_MAX_TIMESLICE_US;
+        }
+        s->timeslice_us = val;
+        /* the launches waiting for SMs look at their timeslices again */
+        vgpu_queues_wake_locked(s);
         break;
     case VGPU_REG_WDOG_MS:
         if (val > VGPU_MAX_WDOG_MS) {
@@ -702,7 +715,8 @@ static int vgpu_post_load(void *opaque, int version_id)
     uint32_t i;
 
     qemu_mutex_lock(&s->lock);
-    if (s->csb_slot % VGPU_PAGE_SIZE) {
+    if (s->csb_slot % VGPU_PAGE_SIZE ||
+        s->timeslice_us > VGPU_MAX_TIMESLICE_US) {
         qemu_mutex_unlock(&s->lock);
         return -EINVAL;
     }
@@ -782,6 +796,33 @@ static const VMStateDescription vmstate_vgpu_preempt = {
     },
 };
 
+/* TIMESLICE_US, likewise, when the guest changed it */
+static bool vgpu_timeslice_needed(void *opaque)
+{
+    VGPUState *s = opaque;
+
+    return s->timeslice_us != s->timeslice_prop;
+}
+
+static const VMStateDescription vmstate_vgpu_timeslice = {
+    .name = "vgpu-pci/timeslice",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_timeslice_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(timeslice_us, VGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static int vgpu_pre_load(void *opaque)
+{
+    VGPUState *s = opaque;
+
+    s->timeslice_us = s->timeslice_prop;
+    return 0;
+}
+
 static const VMStateDescription vmstate_vgpu_queue_priority = {
     .name = "vgpu-pci/queue/priority",
     .version_id = 1,
@@ -823,6 +864,7 @@ static const VMStateDescription vmstate_vgpu = {
     .version_id = 1,
     .minimum_version_id = 1,
     .pre_save = vgpu_pre_save,
+    .pre_load = vgpu_pre_load,
     .post_load = vgpu_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, VGPUState),
@@ -841,6 +883,7 @@ static const VMStateDescription vmstate_vgpu = {
     },
     .subsections = (const VMStateDescription * []) {
         &vmstate_vgpu_preempt,
+        &vmstate_vgpu_timeslice,
         NULL
     },
 };
@@ -878,6 +921,12 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
                    s->nthreads, s->sms);
         return;
     }
+    if (s->timeslice_prop > VGPU_MAX_TIMESLICE_US) {
+        error_setg(errp, "vgpu-pci: timeslice-us=%u: must be 0..%u",
+                   s->timeslice_prop, VGPU_MAX_TIMESLICE_US);
+        return;
+    }
+    s->timeslice_us = s->timeslice_prop;
 
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init_io(&s->mmio, OBJECT(s), &vgpu_mmio_ops, s, "vgpu-mmio",
@@ -926,6 +975,8 @@ static Property vgpu_properties[] = {
     DEFINE_PROP_UINT32("queues", VGPUState, nqueues, 4),
     DEFINE_PROP_UINT32("threads", VGPUState, nthreads, 1),
     DEFINE_PROP_UINT64("preempt-every", VGPUState, preempt_every, 0),
+    DEFINE_PROP_UINT32("timeslice-us", VGPUState, timeslice_prop,
+                       VGPU_DEFAULT_TIMESLICE_US),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -136,6 +136,7 @@ typedef struct VGPUWorker {
     VGPUMMUCtx mmu;
     bool busy;              /* its SM runs CTAs, here or lent to a queue (L) */
     VGPUJob *job;           /* the launch it runs (L) */
+    int64_t claim_ns;       /* get_clock() when its claim began (L) */
     void *ctx;              /* a saved cluster on its way to or from a slot */
     size_t ctx_size;
 } VGPUWorker;
@@ -152,6 +153,7 @@ struct VGPUState {
     uint32_t nqueues;
     uint32_t nthreads;
     uint64_t preempt_every; /* testing: preempt after N warp-insns per SM */
+    uint32_t timeslice_prop; /* timeslice-us: TIMESLICE_US after reset */
 
     QemuMutex lock;
     QemuCond pool_cond;     /* a job has CTAs to claim, or exiting */
@@ -184,6 +186,7 @@ struct VGPUState {
     uint32_t err_info;
     uint32_t csb_slot;      /* bytes per context-save slot, 0: off */
     uint32_t preemptions;   /* clusters saved since reset */
+    uint32_t timeslice_us;  /* uapi "Timeslices", 0: none */
 
     uint32_t tlb_gen;       /* atomic: bumped to flush every TLB */
 
@@ -202,6 +205,7 @@ void vgpu_queues_exit(VGPUState *s);
 void vgpu_queue_kick_locked(VGPUQueue *q);
 void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status);
 void vgpu_queue_preempt_locked(VGPUQueue *q);
+void vgpu_queues_wake_locked(VGPUState *s);
 void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);

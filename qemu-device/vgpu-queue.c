@@ -377,9 +377,15 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
     w->busy = false;
     w->job = NULL;
     if (rc == VGPU_RUN_PREEMPTED) {
-        bool was_listed = vgpu_job_claimable(job);
         uint32_t rest = cluster + (slot >= 0);
 
+        /*
+         * To the back of the round robin: a launch of its priority that
+         * waits goes first (uapi "Timeslices").
+         */
+        if (vgpu_job_claimable(job)) {
+            QTAILQ_REMOVE(&s->jobs, job, link);
+        }
         if (slot >= 0) {
             job->back[job->nback++] = (typeof(job->back[0])){ cluster, 1, slot };
             s->preemptions++;
@@ -388,7 +394,7 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
             job->back[job->nback++] =
                 (typeof(job->back[0])){ rest, end - rest, -1 };
         }
-        if (!was_listed && vgpu_job_claimable(job)) {
+        if (vgpu_job_claimable(job)) {
             QTAILQ_INSERT_TAIL(&s->jobs, job, link);
         }
         qemu_cond_broadcast(&s->pool_cond);
@@ -421,15 +427,81 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
     vgpu_job_check_done_locked(job);
 }
 
+/* An SM no worker is running, or NULL. */
+static VGPUWorker *vgpu_idle_worker_locked(VGPUState *s)
+{
+    for (uint32_t i = 0; i < s->nthreads; i++) {
+        if (!s->workers[i].busy) {
+            return &s->workers[i];
+        }
+    }
+    return NULL;
+}
+
+/*
+ * @j runs on some SM: start preempting it (for a launch of queue @by) if
+ * it can be preempted and is not already.
+ */
+static bool vgpu_job_preempt_locked(VGPUJob *j, VGPUQueue *by)
+{
+    if (!j->running || !j->csb || j->no_preempt || j->preempting) {
+        return false;
+    }
+    trace_vgpu_preempt_request(j->q->idx, by->idx);
+    j->preempting = true;
+    qatomic_set(&j->ctl.preempt, 1);
+    return true;
+}
+
 /* VGPU_REG_PREEMPT: preempt the launch @q runs, if it can be. */
 void vgpu_queue_preempt_locked(VGPUQueue *q)
 {
-    VGPUJob *j = q->job;
+    if (q->job) {
+        vgpu_job_preempt_locked(q->job, q);
+    }
+}
 
-    if (j && j->running && j->csb && !j->no_preempt && !j->preempting) {
-        trace_vgpu_preempt_request(q->idx, q->idx);
-        j->preempting = true;
-        qatomic_set(&j->ctl.preempt, 1);
+/*
+ * @job waits for SMs (uapi "Timeslices"): preempt the launches of its
+ * priority whose claim on an SM has run for a timeslice.  Returns the
+ * time until it should look again, in ns (INT64_MAX: only when woken).
+ */
+static int64_t vgpu_timeslice_locked(VGPUState *s, VGPUJob *job)
+{
+    int64_t slice = (int64_t)s->timeslice_us * SCALE_US;
+    int64_t now, next = slice;
+
+    if (!slice || !vgpu_job_claimable(job) || job->preempting) {
+        return INT64_MAX;
+    }
+    if (vgpu_idle_worker_locked(s)) {
+        return slice;   /* a worker is on its way */
+    }
+    now = get_clock();
+    for (uint32_t i = 0; i < s->nthreads; i++) {
+        VGPUWorker *w = &s->workers[i];
+        VGPUJob *j = w->job;
+        int64_t left;
+
+        if (!j || j == job || j->q->priority != job->q->priority ||
+            !j->csb || j->no_preempt || j->preempting) {
+            continue;
+        }
+        left = w->claim_ns + slice - now;
+        if (left > 0) {
+            next = MIN(next, left);
+        } else {
+            vgpu_job_preempt_locked(j, job->q);
+        }
+    }
+    return next;
+}
+
+/* TIMESLICE_US changed: the launches waiting for SMs look again. */
+void vgpu_queues_wake_locked(VGPUState *s)
+{
+    for (uint32_t i = 0; i < s->nqueues; i++) {
+        qemu_cond_broadcast(&s->queues[i].cond);
     }
 }
 
@@ -442,11 +514,8 @@ static void vgpu_preempt_lower_locked(VGPUState *s, VGPUQueue *q)
     for (uint32_t i = 0; i < s->nthreads; i++) {
         VGPUJob *j = s->workers[i].job;
 
-        if (j && j->csb && !j->no_preempt && j->q->priority < q->priority &&
-            !j->preempting) {
-            trace_vgpu_preempt_request(j->q->idx, q->idx);
-            j->preempting = true;
-            qatomic_set(&j->ctl.preempt, 1);
+        if (j && j->q->priority < q->priority) {
+            vgpu_job_preempt_locked(j, q);
         }
     }
 }
@@ -494,22 +563,12 @@ static void *vgpu_worker_thread(void *opaque)
         job->running++;
         w->busy = true;
         w->job = job;
+        w->claim_ns = get_clock();
         qemu_mutex_unlock(&s->lock);
         vgpu_job_run_chunk(w, job, claim);
     }
     qemu_mutex_unlock(&s->lock);
     rcu_unregister_thread();
-    return NULL;
-}
-
-/* An SM no worker is running, or NULL. */
-static VGPUWorker *vgpu_idle_worker_locked(VGPUState *s)
-{
-    for (uint32_t i = 0; i < s->nthreads; i++) {
-        if (!s->workers[i].busy) {
-            return &s->workers[i];
-        }
-    }
     return NULL;
 }
 
@@ -559,6 +618,7 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         job->running++;
         w->busy = true;
         w->job = job;
+        w->claim_ns = get_clock();
         qemu_mutex_unlock(&s->lock);
         vgpu_job_run_chunk(w, job, (VGPUClaim){ 0, job->total, -1 });
         /* its worker may have skipped work meanwhile */
@@ -583,6 +643,8 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
             trace_vgpu_watchdog(q->idx, wdog_ms);
             vgpu_job_abort_locked(s, job, VGPU_ERR_TIMEOUT);
         } else {
+            /* waiting for SMs: the timeslices of its priority */
+            left = MIN(left, vgpu_timeslice_locked(s, job));
             qemu_cond_timedwait(&q->cond, &s->lock,
                                 (int)MIN(DIV_ROUND_UP(left, SCALE_MS), 1000));
         }

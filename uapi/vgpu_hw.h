@@ -603,6 +603,9 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 					 * 4096, 0 = no preemption; see "Preemption" */
 #define VGPU_REG_PREEMPTIONS 0x080	/* (RO) clusters saved by preemption since reset */
 #define VGPU_REG_PREEMPT 0x084		/* (WO) queue index: preempt its launch now */
+#define VGPU_REG_TIMESLICE_US 0x088	/* (RW) timeslice, microseconds of device time,
+					 * at most VGPU_MAX_TIMESLICE_US; 0 = none;
+					 * reset: property timeslice-us; see "Timeslices" */
 
 #define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
 
@@ -622,6 +625,8 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 
 #define VGPU_DEFAULT_WDOG_MS 10000u
 #define VGPU_MAX_WDOG_MS 60000u /* WDOG_MS writes above it store this */
+#define VGPU_DEFAULT_TIMESLICE_US 2000u /* property timeslice-us */
+#define VGPU_MAX_TIMESLICE_US 1000000u /* TIMESLICE_US writes above it store this */
 #define VGPU_MAX_CODE_BYTES (1u << 20)
 #define VGPU_AS_MAX 256u
 #define VGPU_RING_MAX 4096u
@@ -658,15 +663,29 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  * The SMs take CTAs from the launches in progress on every queue.  A free
  * SM takes its next CTAs from a launch of the highest priority that has
  * CTAs left; among launches of that priority it goes round robin, one
- * claim (a chunk of CTAs) each.  A CTA, once started, runs to its end:
- * a higher-priority launch gets SMs as CTAs of lower ones finish.  A
- * priority change applies to the queue's next claim.
+ * claim (a chunk of CTAs) each.  Without preemption (below) a CTA, once
+ * started, runs to its end: a higher-priority launch gets SMs as CTAs of
+ * lower ones finish.  A priority change applies to the queue's next claim.
+ *
+ * ---- Timeslices: launches of one priority share the SMs ----
+ * When a launch waits for SMs, none is free and no lower-priority launch
+ * can be preempted, the device preempts (as below) every running launch
+ * of the waiting one's priority that can be preempted and whose claim on
+ * an SM has run for TIMESLICE_US or more; a claim that has not yet run
+ * that long is preempted when it has.  The preempted launch goes to the
+ * back of the round robin, so the waiting one takes the freed SMs, and
+ * two launches that never end alternate on the SMs, one timeslice each.
+ * Device time is the host's monotonic clock while the VM runs.  A launch
+ * of a queue without a context-save buffer cannot be preempted and keeps
+ * its SMs; TIMESLICE_US 0 turns timeslicing off (priorities still
+ * preempt).
  */
 /*
  * ---- Preemption: stopping a running launch mid-kernel ----
  * With VGPU_FEAT_PREEMPT, a launch of a queue that has a context-save
  * buffer (VGPU_Q_CSB) can be stopped between two warp-instructions when a
- * launch of a higher-priority queue waits for SMs and none is free.  Each
+ * launch of a higher-priority queue waits for SMs and none is free, or
+ * when its timeslice ends while another launch of its priority waits.  Each
  * SM running it stops (within 4096 warp-instructions), drains its copies
  * and saves the cluster it was running into a free slot of the queue's
  * buffer: CAP_THREADS slots of CSB_SLOT bytes each, slot i at
@@ -680,7 +699,8 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  * the launch's own queue's buffer.  Writing a queue's index to
  * VGPU_REG_PREEMPT preempts its launch the same way (the driver's
  * request; it goes on as soon as an SM takes it again; a queue with no
- * launch running or no buffer: nothing happens).  The device property
+ * launch running or no buffer: nothing happens).  A timeslice's expiry
+ * preempts the same way ("Timeslices").  The device property
  * preempt-every=N (testing) also preempts every launch with a buffer
  * after every N warp-instructions of each SM.
  */

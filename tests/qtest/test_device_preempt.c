@@ -471,6 +471,147 @@ TEST(many_ctas_preempted_by_a_small_launch)
 }
 
 /*
+ * Timeslices (uapi "Timeslices").  Each one-thread CTA takes tickets from
+ * ctr[0] until its flag is set; a ticket that does not follow its own
+ * last one starts a new run (the other launch took tickets in between):
+ * it counts it in ctr[1] and in mine[1].  mine[0] counts its tickets.
+ */
+static const char k_slice[] =
+	".kernel slice\n.param ptr ctr\n.param ptr flag\n.param ptr mine\n"
+	"  LDP.64 R2, [ctr] ;\n  LDP.64 R4, [flag] ;\n  LDP.64 R10, [mine] ;\n"
+	"  MOV R6, 0xfffffff0 ;\n  MOV R12, 0x1 ;\n  MOV R14, 0x0 ;\n"
+	"l:\n  ATOMG.ADD.U32 R7, [R2+0x0], R12 ;\n"
+	"  IADD R8, R6, 0x1 ;\n  ISETP.EQ.U32 P0, R7, R8 ;\n  @P0 BRA same ;\n"
+	"  ATOMG.ADD.U32 R9, [R2+0x4], R12 ;\n"
+	"  ATOMG.ADD.U32 R9, [R10+0x4], R12 ;\n"
+	"same:\n  MOV R6, R7 ;\n  IADD R14, R14, 0x1 ;\n  STG.32 [R10], R14 ;\n"
+	"  LDG.32 R13, [R4] ;\n  ISETP.EQ.U32 P1, R13, 0x0 ;\n  @P1 BRA l ;\n"
+	"  EXIT ;\n";
+
+struct slice {
+	struct dev_kernel kern;
+	uint64_t ctr_pa, flag_pa, mine_pa[3], par_va[3];
+};
+
+/* Both launches share ctr and flag; each has its own mine. */
+static int slice_setup(struct dev *d, struct slice *sl)
+{
+	uint64_t ctr_va, flag_va, mine_va, par_pa;
+	uint8_t params[24];
+
+	if (dev_kernel_load(d, 0, k_slice, &sl->kern))
+		return -1;
+	ctr_va = dev_buf(d, 0, 8, RW, &sl->ctr_pa);
+	flag_va = dev_buf(d, 0, 4, RO, &sl->flag_pa);
+	for (unsigned q = 1; q < 3; q++) {
+		mine_va = dev_buf(d, 0, 8, RW, &sl->mine_pa[q]);
+		sl->par_va[q] = dev_buf(d, 0, sizeof(params), RO, &par_pa);
+		memcpy(params, &ctr_va, 8);
+		memcpy(params + 8, &flag_va, 8);
+		memcpy(params + 16, &mine_va, 8);
+		qts_memwrite(d->qts, par_pa, params, sizeof(params));
+	}
+	return 0;
+}
+
+static uint32_t slice_submit(struct dev *d, struct slice *sl, unsigned q)
+{
+	struct vgpu_cmd_launch cmd = dev_launch_cmd(&sl->kern, 1, 1, sl->par_va[q],
+						    sl->kern.k->param_size);
+
+	cmd.budget = UINT64_MAX;
+	return dev_submit(d, q, &cmd);
+}
+
+/*
+ * Two NORMAL launches that never end by themselves, one SM, 1 ms
+ * timeslices: they alternate.  Each gets at least three runs; every
+ * change of launch but the first start of the second and the last one
+ * (when the flag ends the first) is a preemption; both finish.
+ */
+TEST_F(preempt, equal_priorities_share_the_sm_by_timeslices)
+{
+	struct dev *d = &self->d;
+	struct vgpu_completion c;
+	uint32_t slot[3], runs[3], total, pre;
+	struct slice sl;
+
+	EXPECT_EQ(VGPU_DEFAULT_TIMESLICE_US, reg_read(d, VGPU_REG_TIMESLICE_US));
+	reg_write(d, VGPU_REG_TIMESLICE_US, 1000);
+	EXPECT_EQ(1000u, reg_read(d, VGPU_REG_TIMESLICE_US));
+	qreg_write(d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
+	qreg_write(d, 2, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
+	ASSERT_EQ(0, slice_setup(d, &sl));
+	slot[1] = slice_submit(d, &sl, 1);
+	for (int i = 0; i < 20000 && !qts_readl(d->qts, sl.mine_pa[1]); i++)
+		usleep(500);
+	slot[2] = slice_submit(d, &sl, 2);
+	for (int i = 0; i < 40000; i++) {
+		if (qts_readl(d->qts, sl.mine_pa[1] + 4) >= 3 &&
+		    qts_readl(d->qts, sl.mine_pa[2] + 4) >= 3)
+			break;
+		usleep(500);
+	}
+	qts_writel(d->qts, sl.flag_pa, 1);
+	for (unsigned q = 1; q < 3; q++) {
+		ASSERT_TRUE(dev_wait(d, q, slot[q], &c));
+		EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+			TH_LOG("queue %u: %s", q, c.exc.msg);
+		}
+		runs[q] = qts_readl(d->qts, sl.mine_pa[q] + 4);
+		EXPECT_LE(3u, runs[q]) {
+			TH_LOG("queue %u ran %u times", q, runs[q]);
+		}
+	}
+	total = qts_readl(d->qts, sl.ctr_pa + 4);
+	pre = reg_read(d, VGPU_REG_PREEMPTIONS);
+	EXPECT_EQ(runs[1] + runs[2], total);
+	EXPECT_LE(total - 2, pre);
+	EXPECT_GE(total + 1, pre);
+	dev_kernel_free(&sl.kern);
+}
+
+/*
+ * TIMESLICE_US 0: the first launch keeps the only SM however long it
+ * runs (a million tickets); the second starts when the first ends.
+ * Writes above the maximum store the maximum.
+ */
+TEST_F(preempt, no_timeslice_keeps_the_sm)
+{
+	struct dev *d = &self->d;
+	struct vgpu_completion c;
+	uint32_t slot[3];
+	struct slice sl;
+
+	reg_write(d, VGPU_REG_TIMESLICE_US, 0xffffffff);
+	EXPECT_EQ(VGPU_MAX_TIMESLICE_US, reg_read(d, VGPU_REG_TIMESLICE_US));
+	reg_write(d, VGPU_REG_TIMESLICE_US, 0);
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_TIMESLICE_US));
+	qreg_write(d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
+	qreg_write(d, 2, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
+	ASSERT_EQ(0, slice_setup(d, &sl));
+	slot[1] = slice_submit(d, &sl, 1);
+	for (int i = 0; i < 20000 && !qts_readl(d->qts, sl.mine_pa[1]); i++)
+		usleep(500);
+	slot[2] = slice_submit(d, &sl, 2);
+	for (int i = 0; i < 120000 && qts_readl(d->qts, sl.mine_pa[1]) < 1000000; i++)
+		usleep(500);
+	EXPECT_LE(1000000u, qts_readl(d->qts, sl.mine_pa[1]));
+	EXPECT_EQ(0u, qts_readl(d->qts, sl.mine_pa[2]));
+	EXPECT_EQ(1u, qts_readl(d->qts, sl.ctr_pa + 4));
+	qts_writel(d->qts, sl.flag_pa, 1);
+	ASSERT_TRUE(dev_wait(d, 1, slot[1], &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	ASSERT_TRUE(dev_wait(d, 2, slot[2], &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	/* it found the flag set: one ticket, one run */
+	EXPECT_EQ(1u, qts_readl(d->qts, sl.mine_pa[2]));
+	EXPECT_EQ(2u, qts_readl(d->qts, sl.ctr_pa + 4));
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_PREEMPTIONS));
+	dev_kernel_free(&sl.kern);
+}
+
+/*
  * preempt-every=N: every SM stops and saves after N warp-instructions,
  * and the launch resumes on whichever of the two SMs is free; 12 CTAs of
  * the barrier reduction give the unpreempted sums, for several N.

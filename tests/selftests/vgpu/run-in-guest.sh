@@ -281,7 +281,7 @@ chmod 755 "$root/init"
 
 devices=()
 for ((i = 0; i < ndev; i++)); do
-	devices+=(-device vgpu-pci,threads=2,queues=8)
+	devices+=(-device "vgpu-pci,threads=2,queues=8${VGPU_DEVICE_PROPS:+,$VGPU_DEVICE_PROPS}")
 done
 echo "run-in-guest: kernel $kver ($guest_rel), $(basename "$ko") timeout_ms=$timeout_ms, -m $mem, $ndev device(s), QEMU timeout ${guest_timeout}s"
 rc=0

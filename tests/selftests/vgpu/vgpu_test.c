@@ -2353,6 +2353,20 @@ static const char hold_src[] =
 	"wait:\n  LDG.32 R7, [R4] ;\n  ISETP.EQ.U32 P0, R7, 0x0 ;\n  @P0 BRA wait ;\n"
 	"  IADD R8, R6, R7 ;\n  STG.32 [R2+0x4], R8 ;\n  EXIT ;\n";
 
+/* The device's SMs, when it can preempt and debugfs says; else 0. */
+static uint32_t preempt_sms(int fd)
+{
+	uint64_t feat;
+	char dir[64];
+	int n;
+
+	if (_test_get_param(fd, VGPU_PARAM_FEATURES, &feat) ||
+	    !(feat & VGPU_FEAT_PREEMPT) || vgpu_debugfs_dir(dir, sizeof(dir)))
+		return 0;
+	n = sm_threads(dir);
+	return n > 0 ? n : 0;
+}
+
 /*
  * Mid-kernel preemption (uapi "Preemption"): a LOW launch whose CTAs hold
  * every SM (one per SM thread, each waiting for a flag) would keep a HIGH
@@ -2368,20 +2382,11 @@ TEST_F(queue, high_priority_preempts_running_ctas)
 	struct drm_vgpu_submit s;
 	struct vgpu_prog lp, hp;
 	volatile uint32_t *flag, *out;
-	uint64_t ljob, flag_va, feat;
+	uint64_t ljob, flag_va;
 
-	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_FEATURES, &feat));
-	if (!(feat & VGPU_FEAT_PREEMPT))
-		SKIP(return, "no preemption");
-	n = 0;
-	{
-		char dir[64];
-
-		if (vgpu_debugfs_dir(dir, sizeof(dir)) == 0)
-			n = sm_threads(dir);
-	}
+	n = preempt_sms(self->fd);
 	if (n < 1)
-		SKIP(return, "no debugfs queues");
+		SKIP(return, "no preemption, or no debugfs queues");
 	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_LOW, &qlow));
 	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_HIGH, &qhigh));
 	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &gc_h, &flag_va));
@@ -2422,6 +2427,69 @@ TEST_F(queue, high_priority_preempts_running_ctas)
 	}
 	vgpu_prog_unmap(&lp);
 	vgpu_prog_unmap(&hp);
+}
+
+/*
+ * Timeslices (uapi "Timeslices"): a NORMAL launch whose CTAs hold every
+ * SM until a flag is set would keep a second NORMAL launch off the device
+ * for good; after a timeslice the device preempts it, so every CTA of the
+ * second launch starts while the first one is still RUNNING, and both end
+ * with the right values once the flag is set.
+ */
+TEST_F(queue, equal_priorities_timeslice)
+{
+	uint32_t ah[3], bh[3], qa, qb, gc_h, n, i;
+	struct drm_vgpu_get_job ja, jb;
+	struct drm_vgpu_submit s;
+	struct vgpu_prog a, b;
+	volatile uint32_t *flag, *aout, *bout;
+	uint64_t joba, jobb, flag_va;
+
+	n = preempt_sms(self->fd);
+	if (n < 1)
+		SKIP(return, "no preemption, or no debugfs queues");
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &qa));
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &qb));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, 0, &gc_h, &flag_va));
+	ASSERT_EQ(0, _test_bo_map(self->fd, gc_h, 4096, (void **)&flag));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &a, hold_src, 4096));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &b, hold_src, 4096));
+	aout = a.data;
+	bout = b.data;
+	((uint64_t *)a.param)[0] = a.data_va;
+	((uint64_t *)a.param)[1] = flag_va;
+	((uint64_t *)b.param)[0] = b.data_va;
+	((uint64_t *)b.param)[1] = flag_va;
+	vgpu_prog_submit_args(&a, &s, ah, n, 32);
+	s.launch.budget = ~0ull;
+	s.queue = qa;
+	test_submit(&s);
+	joba = s.job_id;
+	for (i = 0; i < n; i++)	/* every SM holds one of its CTAs */
+		while (aout[4 * i] != 0x1234)
+			usleep(1000);
+	vgpu_prog_submit_args(&b, &s, bh, n, 32);
+	s.launch.budget = ~0ull;
+	s.queue = qb;
+	test_submit(&s);
+	jobb = s.job_id;
+	for (i = 0; i < n; i++)
+		while (bout[4 * i] != 0x1234)
+			usleep(1000);
+	ASSERT_EQ(0, _test_get_job(self->fd, joba, &ja, NULL));
+	ASSERT_EQ(0, _test_get_job(self->fd, jobb, &jb, NULL));
+	EXPECT_EQ(VGPU_JOB_RUNNING, ja.state);
+	EXPECT_EQ(VGPU_JOB_RUNNING, jb.state);
+	EXPECT_NE(ja.hw_queue, jb.hw_queue);
+	*flag = 3;
+	test_wait_bo(a.data_h);
+	test_wait_bo(b.data_h);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0x1234 + 3, aout[4 * i + 1]);
+		EXPECT_EQ(0x1234 + 3, bout[4 * i + 1]);
+	}
+	vgpu_prog_unmap(&a);
+	vgpu_prog_unmap(&b);
 }
 
 /*
