@@ -368,7 +368,7 @@ clean:
 
 # vgpu.ko against the guest kernel's headers (scripts/build-module.sh) and
 # the guest selftests (tests/selftests/vgpu/); not part of `all`.
-.PHONY: module selftests check-guest check-guest-debug debug-kernel bench-guest fuzz
+.PHONY: module selftests check-guest check-guest-debug check-guest-preempt debug-kernel bench-guest fuzz
 module:
 	@scripts/build-module.sh
 selftests:
@@ -386,6 +386,16 @@ check-guest-debug: debug-kernel selftests qemu
 	@VGPU_GUEST_DIR=build/guest-debug VGPU_MODULE=build/module-debug/vgpu.ko \
 		VGPU_GUEST_MEM=2G VGPU_TIMEOUT_SCALE=$${VGPU_TIMEOUT_SCALE:-4} \
 		tests/selftests/vgpu/run-in-guest.sh
+# The kselftests, test_libvgpu and test_ptx again with every launch preempted
+# (saved and restored) every N warp-instructions of an SM, for two N: the
+# results must not change, and the device must have preempted.
+PREEMPT_EVERY ?= 997 4099
+check-guest-preempt: module selftests qemu
+	@rc=0; for n in $(PREEMPT_EVERY); do \
+		echo "check-guest-preempt: preempt-every=$$n"; \
+		VGPU_DEVICE_PROPS=preempt-every=$$n VGPU_EXPECT_PREEMPTIONS=1 \
+			tests/selftests/vgpu/run-in-guest.sh || rc=1; \
+	done; exit $$rc
 # null-job latency and jobs/s through vgpu.ko beside a syncobj loop, in the guest
 bench-guest: module selftests qemu
 	@tests/selftests/vgpu/run-in-guest.sh --bench

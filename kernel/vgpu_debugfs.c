@@ -17,12 +17,14 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
 	unsigned int i;
 
-	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u\n",
+	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u  preemptions %u  timeslice_us %u\n",
 		   atomic_read(&vdev->reset_count),
 		   vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
 		   vgpu_read(vdev, VGPU_REG_ERR_COUNT),
 		   vdev->msix ? "msix" : "intx",
-		   vgpu_read(vdev, VGPU_REG_CAP_THREADS));
+		   vgpu_read(vdev, VGPU_REG_CAP_THREADS),
+		   vgpu_read(vdev, VGPU_REG_PREEMPTIONS),
+		   vgpu_read(vdev, VGPU_REG_TIMESLICE_US));
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 

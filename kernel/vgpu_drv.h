@@ -228,6 +228,7 @@ struct vgpu_device {
 	u32 nqueues, warp_size, max_param, va_bits, max_code, as_max, ring_max;
 	u32 nthreads;		/* SM threads: context-save slots per queue */
 	u32 csb_slot;		/* bytes per slot, 0: no preemption */
+	u32 csb_slot_hw;	/* CSB_SLOT as last written (param preempt) */
 
 	__le64 *as_table;
 	dma_addr_t as_table_dma;

@@ -78,6 +78,23 @@ static unsigned int vgpu_csb_kib = 256;
 module_param_named(csb_kib, vgpu_csb_kib, uint, 0444);
 MODULE_PARM_DESC(csb_kib, "context-save slot per SM thread and queue, KiB (default 256, 0: no preemption)");
 
+static bool vgpu_preempt = true;
+module_param_named(preempt, vgpu_preempt, bool, 0644);
+MODULE_PARM_DESC(preempt, "let the device preempt launches mid-kernel (default true; a change applies to launches rung after it)");
+
+/*
+ * CSB_SLOT as the parameter preempt says: the slot size, or 0 (the device
+ * then preempts no launch that begins).  Written before a doorbell when
+ * it changed; a race of two queues writes the same value twice.
+ */
+static void vgpu_sync_preempt(struct vgpu_device *vdev, bool force)
+{
+	u32 slot = READ_ONCE(vgpu_preempt) ? vdev->csb_slot : 0;
+
+	if (xchg(&vdev->csb_slot_hw, slot) != slot || force)
+		vgpu_write(vdev, VGPU_REG_CSB_SLOT, slot);
+}
+
 static bool vgpu_sem_deps = true;
 module_param_named(sem_deps, vgpu_sem_deps, bool, 0644);
 MODULE_PARM_DESC(sem_deps, "wait for jobs of other queues of the device with SEM_ACQUIRE, not on the CPU (default true)");
@@ -418,6 +435,7 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	 */
 	vgpu_job_set_running(job);
 	trace_vgpu_job_run(job->queue, job->vf->client_id, job->id, job->seq);
+	vgpu_sync_preempt(vdev, false);
 	/* Commands are in coherent memory; writel orders them before it. */
 	vgpu_qwrite(q, VGPU_Q_DOORBELL, q->tail);
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -559,7 +577,7 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
 	vgpu_qwrite(q, VGPU_Q_CPL_HI, upper_32_bits(q->cpl_dma));
 	vgpu_qwrite(q, VGPU_Q_SIZE, VGPU_RING_ENTRIES);
 	vgpu_qwrite(q, VGPU_Q_PRIORITY, q->priority);
-	vgpu_write(q->vdev, VGPU_REG_CSB_SLOT, q->vdev->csb_slot);
+	vgpu_sync_preempt(q->vdev, true);
 	vgpu_qwrite(q, VGPU_Q_CSB, q->csb ? (u32)(q->csb_dma >> PAGE_SHIFT) : 0);
 	/*
 	 * A job that ended in a reset may not have released its seqno (its

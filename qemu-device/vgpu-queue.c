@@ -386,8 +386,24 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
         if (vgpu_job_claimable(job)) {
             QTAILQ_REMOVE(&s->jobs, job, link);
         }
+        /* at most a saved cluster and a range per SM (see below) */
+        g_assert(job->nback + 2 <= ARRAY_SIZE(job->back));
         if (slot >= 0) {
-            job->back[job->nback++] = (typeof(job->back[0])){ cluster, 1, slot };
+            /*
+             * After the saved clusters given back before it, ahead of
+             * every range not started: saved clusters resume before a new
+             * cluster starts, so no more are saved at once than there are
+             * SMs (slots).
+             */
+            uint32_t at = 0;
+
+            while (at < job->nback && job->back[at].slot >= 0) {
+                at++;
+            }
+            memmove(&job->back[at + 1], &job->back[at],
+                    (job->nback - at) * sizeof(job->back[0]));
+            job->back[at] = (typeof(job->back[0])){ cluster, 1, slot };
+            job->nback++;
             s->preemptions++;
         }
         if (rest < end) {

@@ -12,9 +12,11 @@
 # scripts/build-qemu.sh into build/qemu-build), the qtest device tests
 # (tests/qtest) and one boot of the guest smoke test.  VGPU_CHECK_DEVICE=0
 # leaves the device suite out.  Last, vgpu.ko's kselftests in the guest,
-# on Debian's 6.12 kernel (make check-guest) and on the debug kernel with
+# on Debian's 6.12 kernel (make check-guest), there again with every launch
+# preempted every N warp-instructions (make check-guest-preempt, two N;
+# VGPU_CHECK_GUEST_PREEMPT=0 leaves it out) and on the debug kernel with
 # the KUnit suites (make check-guest-debug; VGPU_CHECK_GUEST_DEBUG=0 leaves
-# that out, VGPU_CHECK_GUEST=0 both).
+# that out, VGPU_CHECK_GUEST=0 all three).
 #
 # Each variant builds everything (tools, tests and benchmarks, so that
 # every file is compiled warning-free by both compilers) and then runs
@@ -132,6 +134,20 @@ guest_suite() {
 	tally "$title" "${PIPESTATUS[0]}"
 }
 
+# guest with forced preemption: the same suites on Debian's kernel, each
+# launch preempted every N warp-instructions (make check-guest-preempt's
+# two N, one tally each).  VGPU_CHECK_GUEST_PREEMPT=0 skips it.
+guest_preempt_suite() {
+	local n
+
+	for n in 997 4099; do
+		echo
+		echo "==== guest (preempt-every=$n) ===="
+		make --no-print-directory check-guest-preempt PREEMPT_EVERY=$n 2>&1 | tee "$log"
+		tally "guest preempt-every=$n" "${PIPESTATUS[0]}"
+	done
+}
+
 # guest on the debug kernel: the same suites and the driver's KUnit suites
 # on a kernel built from linux-source-6.12 with lockdep, KASAN, kmemleak
 # and the other checkers (kernel/debug.config; scripts/build-debug-kernel.sh
@@ -157,6 +173,9 @@ if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
 fi
 if [[ ${VGPU_CHECK_GUEST:-1} != 0 ]]; then
 	guest_suite
+	if [[ ${VGPU_CHECK_GUEST_PREEMPT:-1} != 0 ]]; then
+		guest_preempt_suite
+	fi
 	if [[ ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
 		guest_debug_suite
 	fi

@@ -17,6 +17,7 @@
  * Times are the best of REPS runs (CLOCK_MONOTONIC).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -738,6 +739,65 @@ static const char preempt_src[] =
 	"l:\n  STS.32 [R1], R5 ;\n  BAR.SYNC 0x0 ;\n  IADD R5, R5, 0x1 ;\n"
 	"  ISETP.LT.U32 P0, R5, 0x100 ;\n  @P0 BRA l ;\n  EXIT ;\n";
 
+/*
+ * Request -> state saved: another thread sets ctl.preempt @delay_ns after
+ * @t0 (CLOCK_MONOTONIC) while the SM runs the CTA.
+ */
+struct preempt_req {
+	struct vgpu_launch_ctl *ctl;
+	uint64_t t0, delay_ns, at;
+};
+
+static void *preempt_requester(void *arg)
+{
+	struct preempt_req *r = arg;
+
+	while (now_ns() < r->t0 + r->delay_ns)
+		;
+	r->at = now_ns();
+	atomic_store(&r->ctl->preempt, 1);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median ns from the request to the end of the save; 0: none landed. */
+static uint64_t preempt_latency(struct vgpu_sm *sm, struct vgpu_launch *l,
+				struct vgpu_launch_ctl *ctl, uint8_t *buf)
+{
+	uint64_t lat[REPS * 4];
+	int n = 0;
+
+	for (int r = 0; r < REPS * 4; r++) {
+		struct preempt_req req = { .ctl = ctl, .delay_ns = 50000 + 7919 * r };
+		struct vgpu_exception_record exc;
+		pthread_t th;
+		int rc;
+
+		ctl->preempt_every = 0;
+		atomic_store(&ctl->preempt, 0);
+		req.t0 = now_ns();
+		if (pthread_create(&th, NULL, preempt_requester, &req))
+			die("pthread_create");
+		rc = vgpu_sm_run(sm, l, 0, 1, &exc);
+		if (rc == VGPU_RUN_PREEMPTED) {
+			if (!vgpu_sm_save(sm, buf, vgpu_ctx_max_bytes(l)))
+				die("save failed");
+			lat[n++] = now_ns() - req.at;
+		}
+		pthread_join(th, NULL);
+	}
+	if (!n)
+		return 0;
+	qsort(lat, n, sizeof(lat[0]), cmp_u64);
+	return lat[n / 2];
+}
+
 static void bench_preempt(struct vgpu_sm *sm)
 {
 	struct vgpu_sm *sm2 = vgpu_sm_new(NULL);
@@ -749,7 +809,7 @@ static void bench_preempt(struct vgpu_sm *sm)
 	struct gmem gm;
 	uint8_t *buf, *copy;
 	size_t bytes = 0;
-	uint64_t t0, per_insn;
+	uint64_t t0, per_insn, lat;
 	struct vgpu_sm_stats st;
 
 	kernel_build(&kn, preempt_src);
@@ -788,6 +848,7 @@ static void bench_preempt(struct vgpu_sm *sm)
 		if (t0 < best_load)
 			best_load = t0;
 	}
+	lat = preempt_latency(sm, &l, &ctl, buf);
 	printf("(h) preemption of one 1024-thread CTA with 48 KiB shared memory (warps at BAR.SYNC)\n");
 	printf("    saved state %zu bytes; save %.1f us, restore %.1f us, memcpy of it %.1f us\n",
 	       bytes, (double)best_save / 1e3, (double)best_load / 1e3,
@@ -802,9 +863,15 @@ static void bench_preempt(struct vgpu_sm *sm)
 		  bench_fmt("%.1f us", (double)best_load / 1e3),
 		  bench_fmt("memcpy %.1f us", (double)best_copy / 1e3),
 		  bench_fmt("%.1fx", (double)best_load / (double)best_copy), "", -1);
+	printf("    request (another thread) -> state saved: median %.1f us\n",
+	       (double)lat / 1e3);
 	bench_row("preemption: request -> stop, worst case",
 		  bench_fmt("%.1f us", 4096.0 * (double)per_insn / 1e6),
 		  "4096 warp-instructions", "", "", -1);
+	bench_row("preemption: request -> state saved, median",
+		  bench_fmt("%.1f us", (double)lat / 1e3),
+		  bench_fmt("save alone %.1f us", (double)best_save / 1e3),
+		  bench_fmt("%.1fx", (double)lat / (double)best_save), "", -1);
 	free(buf);
 	free(copy);
 	vgpu_sm_free(sm2);

@@ -59,9 +59,13 @@
 #                       it: vgpu_lib.h) and the runner's per-program
 #                       timeout, for a slower kernel
 #   VGPU_TIMEOUT_MS     timeout_ms before scaling (default 30000)
+#   VGPU_DEVICE_PROPS   more vgpu-pci properties for every device (e.g.
+#                       "preempt-every=997": make check-guest-preempt)
+#   VGPU_EXPECT_PREEMPTIONS  1: fail when the devices' PREEMPTIONS (debugfs
+#                       queues, at the end) are all 0
 #   VGPU_GUEST_TIMEOUT  seconds QEMU may run in all (default: both
 #                       programs' timeouts plus 300 s, scaled)
-# The work files are build/selftests/<guest dir's name>[-bench]/ and the
+# The work files are build/selftests/<guest dir's name>[-bench][-props]/ and the
 # serial log build/selftests/<the same>.log; runs on one guest directory
 # wait for each other.
 set -euo pipefail
@@ -102,6 +106,7 @@ kver=$(cat "$guest/kernel-version")
 
 tag=$(basename "$guest")
 [[ $mode == bench ]] && tag+=-bench
+[[ -n ${VGPU_DEVICE_PROPS:-} ]] && tag+=-props
 work=$out/$tag
 log=$out/$tag.log
 mkdir -p "$out"
@@ -382,6 +387,13 @@ if grep -q '^VGPU-GUEST: unload$' "$log.txt" && ! grep -q '^VGPU-GUEST: unloaded
 fi
 if grep -q '^VGPU-GUEST: KERNEL-ISSUE$' "$log.txt"; then
 	echo "run-in-guest: reports in the guest kernel log (WARN/BUG/oops, lockdep, KASAN, KFENCE, ODEBUG, list, refcount, kmemleak): see above"
+	fail=$((fail + 1))
+fi
+# the device's PREEMPTIONS at the end (debugfs queues), of every device
+preempts=$(grep -Eo ' preemptions [0-9]+ ' "$log.txt" | awk '{ n += $2 } END { print n + 0 }')
+echo "run-in-guest: clusters preempted at the end: $preempts"
+if [[ ${VGPU_EXPECT_PREEMPTIONS:-0} == 1 ]] && ((preempts == 0)); then
+	echo "run-in-guest: VGPU_EXPECT_PREEMPTIONS=1 and the device preempted nothing"
 	fail=$((fail + 1))
 fi
 if ! grep -q '^VGPU-GUEST: end$' "$log.txt"; then

@@ -22,6 +22,13 @@
  * the time per link from the first job's end to the last's, with the
  * driver's SEM_ACQUIRE path (module parameter sem_deps=1) beside the same
  * chain waited for on the CPU (sem_deps=0), the ratio printed.
+ * Preemption: a HIGH null job submitted while a LOW launch of PRE_CTAS
+ * long one-thread CTAs (ended by a flag after the last HIGH job) holds
+ * every SM, submit to fence, PRE_ITERS times
+ * at irregular moments; with mid-kernel preemption (module parameter
+ * preempt=1: the device saves LOW CTAs to make room) beside the same
+ * without it (preempt=0: the HIGH job waits for a LOW CTA to end), the
+ * ratio of the medians printed.
  * Run in the guest: `make bench-guest`.
  */
 #include "bench_summary.h"
@@ -34,7 +41,11 @@
 #define DEPTH_JOBS 2000
 #define CHAIN_JOBS 400
 
+#define PRE_ITERS 25
+#define PRE_CTAS 4096
+
 static const char sem_deps_param[] = "/sys/module/vgpu/parameters/sem_deps";
+static const char preempt_param[] = "/sys/module/vgpu/parameters/preempt";
 
 static int64_t now(void)
 {
@@ -54,13 +65,70 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void set_sem_deps(const char *v)
+static void set_param(const char *path, const char *v)
 {
-	int fd = open(sem_deps_param, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
-		die(sem_deps_param, -errno);
+		die(path, -errno);
 	close(fd);
+}
+
+static void set_sem_deps(const char *v)
+{
+	set_param(sem_deps_param, v);
+}
+
+/*
+ * The median of PRE_ITERS HIGH null jobs (@null on queue @qhigh), submit
+ * to fence, each submitted while the LOW launch @low (on its own queue)
+ * holds the SMs; the LOW launch must outlast them, and then ends: its
+ * CTAs leave once @stop is set.
+ */
+static int64_t preempt_run(int fd, const struct drm_vgpu_submit *null,
+			   uint32_t qhigh, const struct drm_vgpu_submit *low,
+			   volatile uint32_t *stop)
+{
+	struct drm_vgpu_submit s = *low;
+	struct drm_vgpu_sync lo = { 0 }, hi = { 0 };
+	int64_t t[PRE_ITERS], t0;
+	int i, ret;
+
+	ret = _test_syncobj_create(fd, &lo.handle);
+	ret = ret ?: _test_syncobj_create(fd, &hi.handle);
+	if (ret)
+		die("syncobj", ret);
+	s.out_syncs = (uintptr_t)&lo;
+	s.out_sync_count = 1;
+	ret = _test_submit(fd, &s);
+	if (ret)
+		die("LOW submit", ret);
+	usleep(20000);	/* the LOW CTAs are on every SM */
+	for (i = 0; i < PRE_ITERS; i++) {
+		s = *null;
+		s.queue = qhigh;
+		s.out_syncs = (uintptr_t)&hi;
+		s.out_sync_count = 1;
+		t0 = now();
+		ret = _test_submit(fd, &s);
+		ret = ret ?: _test_syncobj_wait(fd, hi.handle, 0, vgpu_wait_ns(10));
+		t[i] = now() - t0;
+		if (ret)
+			die("HIGH null job", ret);
+		usleep(1000 + 997 * (i % 7));	/* a different moment of a LOW CTA */
+	}
+	if (_test_syncobj_wait(fd, lo.handle, 0, 0) != -ETIME)
+		die("preemption: the LOW launch ended before the last HIGH job; spin longer",
+		    -EAGAIN);
+	*stop = 1;	/* the LOW CTAs left end at once */
+	ret = _test_syncobj_wait(fd, lo.handle, 0, vgpu_wait_ns(120));
+	if (ret)
+		die("LOW wait", ret);
+	*stop = 0;
+	_test_syncobj_destroy(fd, lo.handle);
+	_test_syncobj_destroy(fd, hi.handle);
+	qsort(t, PRE_ITERS, sizeof(t[0]), cmp64);
+	return t[PRE_ITERS / 2];
 }
 
 /*
@@ -125,9 +193,10 @@ int main(void)
 	int64_t t0, t1, sum_lat = 0, sum_base = 0;
 	double one_jps, deep_jps, chain_ratio;
 	int64_t chain_dev, chain_cpu;
-	struct drm_vgpu_submit ss;
-	struct vgpu_prog sp;
-	uint32_t sh[3];
+	struct drm_vgpu_submit ss, ls;
+	struct vgpu_prog sp, lowp;
+	uint32_t sh[3], lh[3], pre_q[2];
+	int64_t pre_on, pre_off;
 	uint32_t chain_q[2];
 	int fd, i, ret;
 
@@ -270,6 +339,31 @@ int main(void)
 	set_sem_deps("1");
 	chain_ratio = (double)chain_cpu / chain_dev;
 
+	/* a HIGH null job while LOW CTAs hold the SMs */
+	ret = _test_queue_create(fd, VGPU_QUEUE_PRIORITY_HIGH, &pre_q[0]);
+	ret = ret ?: _test_queue_create(fd, VGPU_QUEUE_PRIORITY_LOW, &pre_q[1]);
+	if (ret)
+		die("queue", ret);
+	ret = vgpu_prog_load(fd, &lowp, ".kernel low\n.param ptr stop\n  LDP.64 R2, [stop] ;\n"
+			     "  MOV R1, 0x0 ;\nl:\n  IADD R1, R1, 0x1 ;\n"
+			     "  LDG.32 R4, [R2] ;\n  ISETP.NE.U32 P1, R4, 0x0 ;\n  @P1 EXIT ;\n"
+			     "  ISETP.LT.U32 P0, R1, 0x40000 ;\n  @P0 BRA l ;\n  EXIT ;\n",
+			     4096);
+	if (ret)
+		die("load", ret);
+	*(uint64_t *)lowp.param = lowp.data_va;
+	*(volatile uint32_t *)lowp.data = 0;
+	vgpu_prog_submit_args(&lowp, &ls, lh, PRE_CTAS, 1);
+	ls.bo_handle_count = 0;
+	ls.launch.budget = ~0ull;
+	ls.queue = pre_q[1];
+	s.out_syncs = 0;
+	s.out_sync_count = 0;
+	pre_on = preempt_run(fd, &s, pre_q[0], &ls, lowp.data);
+	set_param(preempt_param, "0");
+	pre_off = preempt_run(fd, &s, pre_q[0], &ls, lowp.data);
+	set_param(preempt_param, "1");
+
 	qsort(lat, ITERS, sizeof(lat[0]), cmp64);
 	qsort(base, ITERS, sizeof(base[0]), cmp64);
 	qsort(raw, ITERS, sizeof(raw[0]), cmp64);
@@ -303,6 +397,17 @@ int main(void)
 	       1e9 / chain_cpu, chain_cpu / 1e3);
 	printf("  ratio                                 %8.2fx faster with device-side waits\n",
 	       chain_ratio);
+	printf("vgpu_bench: HIGH null job submit -> fence while %d long LOW CTAs hold the SMs,\n"
+	       "  median of %d\n", PRE_CTAS, PRE_ITERS);
+	printf("  with preemption (preempt=1)           median %8.1f us\n", pre_on / 1e3);
+	printf("  without (preempt=0: waits for claims) median %8.1f us   (baseline)\n",
+	       pre_off / 1e3);
+	printf("  ratio                                 %8.1fx faster with preemption\n",
+	       (double)pre_off / pre_on);
+	bench_row("guest, HIGH null job behind LOW CTAs",
+		  bench_fmt("%.1f us", pre_on / 1e3),
+		  bench_fmt("no preemption %.1f us", pre_off / 1e3),
+		  bench_fmt("%.1fx", (double)pre_off / pre_on), "", -1);
 	bench_row("guest, dependent chain across 2 queues",
 		  bench_fmt("%.1f us/link", chain_dev / 1e3),
 		  bench_fmt("CPU waits %.1f us/link", chain_cpu / 1e3),

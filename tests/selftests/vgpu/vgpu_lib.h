@@ -199,6 +199,13 @@ static inline int _test_syncobj_create(int fd, uint32_t *h)
 	return ret;
 }
 
+static inline int _test_syncobj_destroy(int fd, uint32_t h)
+{
+	struct drm_syncobj_destroy a = { .handle = h };
+
+	return vgpu_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &a);
+}
+
 static inline int _test_syncobj_wait(int fd, uint32_t h, uint64_t point,
 				     int64_t rel_ns)
 {
