@@ -138,7 +138,7 @@ vgpu_bad_register(VGPUState *s, const char *fmt, ...)
  * every register to its power-on value.  BQL held.  Device threads never
  * take the BQL, so waiting for them here cannot deadlock; the wait is as
  * long as an aborted launch takes to notice (at most one budget slice of
- * the core, 4096 warp-instructions).
+ * the core, 1024 warp-instructions).
  */
 static void vgpu_reset_state(VGPUState *s)
 {

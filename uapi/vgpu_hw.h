@@ -686,7 +686,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  * buffer (VGPU_Q_CSB) can be stopped between two warp-instructions when a
  * launch of a higher-priority queue waits for SMs and none is free, or
  * when its timeslice ends while another launch of its priority waits.  Each
- * SM running it stops (within 4096 warp-instructions), drains its copies
+ * SM running it stops (within 1024 warp-instructions), drains its copies
  * and saves the cluster it was running into a free slot of the queue's
  * buffer: CAP_THREADS slots of CSB_SLOT bytes each, slot i at
  * CSB + i * CSB_SLOT, holding a state in the "Context save" format; the

@@ -28,7 +28,7 @@
 
 #define VGPU_QUANTUM 64u
 #define VGPU_RAND_QUANTUM 8u
-#define VGPU_BUDGET_SLICE 4096u
+#define VGPU_BUDGET_SLICE VGPU_CTL_CHECK_EVERY
 
 static const char *const exc_names[] = {
 #define VGPU_X_EXC(name, val, str) [val] = str,

@@ -148,18 +148,25 @@ VGPU_CORE_API uint32_t vgpu_prog_nregs(const struct vgpu_prog *prog);
 
 /* ---- Launches ---- */
 
+/*
+ * Warp-instructions an SM runs between two looks at a launch's @abort,
+ * @clock and @preempt (its budget slice): the bound on how late a stop
+ * request takes effect.
+ */
+#define VGPU_CTL_CHECK_EVERY 1024u
+
 /* Shared by the SMs that run parts of one launch; zero-initialise. */
 struct vgpu_launch_ctl {
 	_Atomic uint64_t executed; /* warp-instructions, all SMs together */
 	_Atomic int abort;	   /* set non-zero to stop: VGPU_EXC_ABORTED */
 	/* optional wall clock: once clock() >= deadline the launch stops as
-	 * by abort (checked every few thousand warp-instructions) */
+	 * by abort (checked every VGPU_CTL_CHECK_EVERY warp-instructions) */
 	int64_t (*clock)(void);
 	int64_t deadline;
 	/*
 	 * Preemption: once @preempt is non-zero each SM running the launch
-	 * stops at its next check (every few thousand warp-instructions, and
-	 * before each cluster it has not started) and returns
+	 * stops at its next check (every VGPU_CTL_CHECK_EVERY
+	 * warp-instructions, and before each cluster it has not started) and returns
 	 * VGPU_RUN_PREEMPTED.  @preempt_every (testing) also stops an SM once
 	 * it has run that many warp-instructions since it (re)started.
 	 */

@@ -853,8 +853,9 @@ static void bench_preempt(struct vgpu_sm *sm)
 	printf("    saved state %zu bytes; save %.1f us, restore %.1f us, memcpy of it %.1f us\n",
 	       bytes, (double)best_save / 1e3, (double)best_load / 1e3,
 	       (double)best_copy / 1e3);
-	printf("    request -> stop: at most 4096 warp-instructions, %.1f us at %.2f ns each\n",
-	       4096.0 * (double)per_insn / 1e6, (double)per_insn / 1e3);
+	printf("    request -> stop: at most %u warp-instructions, %.1f us at %.2f ns each\n",
+	       VGPU_CTL_CHECK_EVERY, VGPU_CTL_CHECK_EVERY * (double)per_insn / 1e6,
+	       (double)per_insn / 1e3);
 	bench_row("preemption: save of a 1024-thread CTA, 48 KiB smem",
 		  bench_fmt("%.1f us (%zu B)", (double)best_save / 1e3, bytes),
 		  bench_fmt("memcpy %.1f us", (double)best_copy / 1e3),
@@ -866,8 +867,8 @@ static void bench_preempt(struct vgpu_sm *sm)
 	printf("    request (another thread) -> state saved: median %.1f us\n",
 	       (double)lat / 1e3);
 	bench_row("preemption: request -> stop, worst case",
-		  bench_fmt("%.1f us", 4096.0 * (double)per_insn / 1e6),
-		  "4096 warp-instructions", "", "", -1);
+		  bench_fmt("%.1f us", VGPU_CTL_CHECK_EVERY * (double)per_insn / 1e6),
+		  bench_fmt("%u warp-instructions", VGPU_CTL_CHECK_EVERY), "", "", -1);
 	bench_row("preemption: request -> state saved, median",
 		  bench_fmt("%.1f us", (double)lat / 1e3),
 		  bench_fmt("save alone %.1f us", (double)best_save / 1e3),
