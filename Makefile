@@ -210,18 +210,26 @@ $(BUILD)/tests/test_timeline: LDLIBS += -ljansson
 $(BUILD)/tests/unit/test_ptx.o: $(BUILD)/ptx/ptx_corpus.h
 $(BUILD)/tests/unit/test_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
 
-# make fuzz: libFuzzer targets (Debian's clang-19 with its runtime,
-# libclang-rt-19-dev), seeded from the corpora; FUZZ_TIME seconds each,
-# FUZZ_SEED.  Crashers land in build-fuzz/ (keep them in
-# tests/fuzz/regressions/).
+# make fuzz: the libFuzzer targets (Debian's clang-19 with its runtime,
+# libclang-rt-19-dev), one per oracle of tests/fuzz/ (tests/fuzz/
+# fuzz_target.c), each FUZZ_SECONDS with libFuzzer's -seed=FUZZ_SEED from
+# the seeds test_fuzz writes (and the PTX corpus); scripts/fuzz.sh prints
+# executions, coverage and crashes.  Crashers land in build-fuzz/; keep
+# them in tests/fuzz/regressions/TARGET/ (make check replays them).
 FUZZ_CC ?= clang-19
-FUZZ_TIME ?= 60
+FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 1
 FUZZ_DIR := build-fuzz
-$(FUZZ_DIR)/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/ptx_oracle.h $(LIB_SRCS) $(CORE_SRCS) \
+FUZZERS := asm obj exec ptx
+FUZZ_BINS := $(FUZZERS:%=$(FUZZ_DIR)/fuzz_%)
+oracle_header = $(if $(filter obj,$(1)),asm,$(1))_oracle.h
+$(FUZZ_BINS): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_target.c $(wildcard tests/fuzz/*.h) \
+		$(LIB_SRCS) $(CORE_SRCS) \
 		$(wildcard libvgpu/*.h libvgpu/asm/*.h libvgpu/ptx/*.h qemu-device/core/*.h uapi/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -DORACLE=$*_oracle \
+		-DORACLE_HEADER='"$(call oracle_header,$*)"' \
+		-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ $< $(LIB_SRCS) $(CORE_SRCS) $(DRM_LIBS) -lm -lpthread
 fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory fuzz-run
@@ -229,11 +237,11 @@ fuzz: fuzz-deps
 fuzz-deps:
 	@scripts/install-deps.sh --fuzz
 
-fuzz-run: $(FUZZ_DIR)/fuzz_ptx $(PTX_GEN)
-	@mkdir -p $(FUZZ_DIR)/corpus-ptx
-	cp $(PTX_GEN) $(wildcard tests/ptx/nvcc/*.ptx) $(FUZZ_DIR)/corpus-ptx/
-	$(FUZZ_DIR)/fuzz_ptx -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) \
-		-artifact_prefix=$(FUZZ_DIR)/ptx- $(FUZZ_DIR)/corpus-ptx
+fuzz-run: $(FUZZ_BINS) $(PTX_GEN) $(BUILD)/tests/test_fuzz
+	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/ptx
+	@$(BUILD)/tests/test_fuzz --write-seeds $(FUZZ_DIR)/seeds >/dev/null
+	@cp $(PTX_GEN) $(wildcard tests/ptx/nvcc/*.ptx) $(FUZZ_DIR)/seeds/ptx/
+	@scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_SEED) $(FUZZERS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -19,6 +19,14 @@
 int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len);
 
 /*
+ * Can @name (NUL-terminated) name a kernel, parameter or shared
+ * allocation in assembly text: an identifier that is no register,
+ * predicate, special register or sink?  Defined in asm/asm_parse.c; the
+ * object reader holds names to it.
+ */
+int vgpu_asm_name_ok(const char *name);
+
+/*
  * Text built into a caller's buffer of @cap bytes at @p, snprintf-style:
  * @n counts what the whole text needs, even past @cap (which truncates).
  */

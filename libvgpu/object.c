@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm_priv.h"
 #include "vgpu_asm.h"
 #include "vgpu_hw.h"
 
@@ -163,12 +164,20 @@ __attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
 }
 
 /* A NUL-terminated, non-empty name field. */
+/*
+ * A name is one the assembler takes (vgpu_asm_name_ok: an identifier and
+ * no register name, so that the disassembly of the object assembles),
+ * NUL-terminated inside its field; the bytes after the NUL are not kept.
+ */
 static bool get_name(char *dst, const uint8_t *p)
 {
-	if (!p[0] || !memchr(p, 0, VGPU_OBJ_NAME_MAX))
+	const uint8_t *nul = memchr(p, 0, VGPU_OBJ_NAME_MAX);
+
+	if (!nul)
 		return false;
-	memcpy(dst, p, VGPU_OBJ_NAME_MAX);
-	return true;
+	memset(dst, 0, VGPU_OBJ_NAME_MAX);
+	memcpy(dst, p, (size_t)(nul - p));
+	return vgpu_asm_name_ok(dst);
 }
 
 /* Is [off, off + size) inside the file and clear of the header? */
@@ -264,19 +273,29 @@ static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 static int check_params(struct reader *r, const struct vgpu_object *o,
 			const struct vgpu_obj_kernel *k)
 {
-	uint32_t nlocal = 0, ndata = 0, nprintf = 0;
+	uint32_t nlocal = 0, ndata = 0, nprintf = 0, end = 0;
 
 	for (uint32_t j = 0; j < k->nparams; j++) {
 		const struct vgpu_obj_param *p = &o->params[k->first_param + j];
 
-		if ((uint64_t)p->offset + p->size > k->param_size)
+		/* as the assembler lays them out: in order, naturally aligned */
+		if (p->offset != ((end + p->size - 1) & ~(p->size - 1)))
 			return bad(r->err, r->errlen,
-				   "parameter '%s' at offset %" PRIu32 " outside kernel '%s' (%" PRIu32 " bytes)",
-				   p->name, p->offset, k->name, k->param_size);
+				   "parameter '%s' of kernel '%s' at offset %" PRIu32 " (the layout puts it at %" PRIu32 ")",
+				   p->name, k->name, p->offset, (end + p->size - 1) & ~(p->size - 1));
+		end = p->offset + p->size;
+		for (uint32_t i = 0; i < j; i++)
+			if (!strcmp(o->params[k->first_param + i].name, p->name))
+				return bad(r->err, r->errlen,
+					   "kernel '%s': two parameters '%s'", k->name, p->name);
 		nlocal += p->type == VGPU_PARAM_LOCAL;
 		ndata += p->type == VGPU_PARAM_DATA;
 		nprintf += p->type == VGPU_PARAM_PRINTF;
 	}
+	if (k->param_size != ((end + 7) & ~7u))
+		return bad(r->err, r->errlen,
+			   "kernel '%s': %" PRIu32 " parameter bytes for parameters ending at %" PRIu32,
+			   k->name, k->param_size, end);
 	if (nprintf > 1)
 		return bad(r->err, r->errlen, "kernel '%s': %" PRIu32 " printf parameters",
 			   k->name, nprintf);

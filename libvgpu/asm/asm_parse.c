@@ -198,6 +198,18 @@ static bool is_reserved(const struct tok *t)
 	       looks_like_sreg(t);
 }
 
+int vgpu_asm_name_ok(const char *name)
+{
+	struct tok t = { .kind = TK_WORD, .p = name, .len = (int)strlen(name) };
+
+	if (!t.len || !(isalpha((unsigned char)name[0]) || name[0] == '_'))
+		return 0;
+	for (int i = 0; i < t.len; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			return 0;
+	return !is_reserved(&t);
+}
+
 /* Check a name about to be defined; @max is its length limit or 0. */
 bool asm_check_name(struct asm_ctx *c, const struct tok *t,
 		    const char *what, int max)

@@ -1800,7 +1800,16 @@ TEST(object_read_rejects_corruption)
 	expect_reject(_metadata, buf, len, k0 + 32, 0x1000, "entry 0x1000 outside the code");
 	expect_reject(_metadata, buf, len, k0 + 32, 0x8, "entry 0x8 outside the code");
 	expect_reject(_metadata, buf, len, k0 + 40, 8192, "parameter size 8192 too large");
-	expect_reject(_metadata, buf, len, k0 + 40, 20, "outside kernel 'k1'");
+	expect_reject(_metadata, buf, len, k0 + 40, 20,
+		      "kernel 'k1': 20 parameter bytes for parameters ending at 24");
+	/* more than the parameters take: the assembler cannot write it */
+	expect_reject(_metadata, buf, len, k0 + 40, 32,
+		      "kernel 'k1': 32 parameter bytes for parameters ending at 24");
+	/* names the assembler would not take: a register, a space */
+	expect_reject(_metadata, buf, len, k0, 0x003152, "kernel 0: bad name");
+	expect_reject(_metadata, buf, len, p0, 0x00207870, "parameter 0: bad name");
+	/* a parameter off the layout (in order, naturally aligned) */
+	expect_reject(_metadata, buf, len, p0 + 32, 8, "(the layout puts it at 0)");
 	expect_reject(_metadata, buf, len, k0 + 48, 7, "parameters out of range");
 	expect_reject(_metadata, buf, len, k0 + 44, 3, "parameters out of range");
 	expect_reject(_metadata, buf, len, k0 + 52, 1,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kselftest_host.h"
+#include "test_paths.h"
 
 #define NSEEDS 100
 
@@ -25,23 +26,11 @@ static char root[PATH_MAX], build[PATH_MAX], runner[PATH_MAX + 32];
 static char env[64]; /* prefix of the vgpu-run command line */
 static const char *seed_list; /* NULL: 0..NSEEDS */
 
-__attribute__((constructor)) static void find_paths(void)
+__attribute__((constructor(102))) static void find_paths(void)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *s;
-
-	if (n <= 0)
-		exit(1);
-	exe[n] = '\0';
-	for (int i = 0; i < 2 && (s = strrchr(exe, '/')); i++)
-		*s = '\0'; /* BUILD/tests/test_examples -> BUILD */
-	snprintf(runner, sizeof(runner), "%s/bin/vgpu-run", exe);
-	snprintf(build, sizeof(build), "%s", exe);
-	s = strrchr(exe, '/');
-	if (s)
-		*s = '\0'; /* BUILD -> repository root */
-	snprintf(root, sizeof(root), "%s", exe);
+	snprintf(root, sizeof(root), "%s", test_root);
+	snprintf(build, sizeof(build), "%s", test_build);
+	snprintf(runner, sizeof(runner), "%s/bin/vgpu-run", test_build);
 }
 
 static char *slurp(const char *path)

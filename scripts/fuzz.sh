@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# scripts/fuzz.sh FUZZ_DIR SECONDS SEED TARGET...: run each libFuzzer target
+# FUZZ_DIR/fuzz_TARGET (make fuzz builds them) for SECONDS with libFuzzer's
+# -seed=SEED, from the corpus FUZZ_DIR/corpus-TARGET (kept between runs)
+# seeded with FUZZ_DIR/seeds/TARGET (test_fuzz --write-seeds; for ptx the
+# PTX corpus).  A crash (an oracle failure aborts) stops that target: its
+# input is FUZZ_DIR/TARGET-crash-*; once fixed, keep it in
+# tests/fuzz/regressions/TARGET/, which make check replays (test_fuzz).
+#
+# Prints per target the executions, the coverage (libFuzzer's sancov
+# edges, "cov"), the corpus size, the crashes and the time, then
+# "N passed, N failed" (a target that crashed or did not run fails).
+set -u -o pipefail
+
+dir=$1 secs=$2 seed=$3
+shift 3
+pass=0
+fail=0
+rows=()
+for t in "$@"; do
+	bin=$dir/fuzz_$t corpus=$dir/corpus-$t log=$dir/$t.log
+	mkdir -p "$corpus"
+	[[ -d $dir/seeds/$t ]] && cp -n "$dir/seeds/$t"/* "$corpus"/ 2>/dev/null
+	rm -f "$dir/$t"-crash-* "$dir/$t"-leak-* "$dir/$t"-timeout-* "$dir/$t"-oom-*
+	echo "fuzz: $t: ${secs}s, seed $seed, corpus $(ls "$corpus" | wc -l) inputs"
+	start=$SECONDS
+	"$bin" -max_total_time="$secs" -seed="$seed" -timeout=20 -rss_limit_mb=3072 \
+		-max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/$t-" \
+		"$corpus" >"$log" 2>&1
+	rc=$?
+	took=$((SECONDS - start))
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	cov=$(grep -Eo ' cov: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+')
+	crashes=$(ls "$dir/$t"-crash-* "$dir/$t"-leak-* "$dir/$t"-timeout-* "$dir/$t"-oom-* 2>/dev/null | wc -l)
+	if ((rc != 0 || crashes != 0)) || [[ -z $execs ]]; then
+		fail=$((fail + 1))
+		echo "fuzz: $t: FAILED (status $rc); the end of $log:"
+		grep -E 'oracle:|ERROR|SUMMARY|artifact|==[0-9]+==' "$log" | head -n 20
+		ls "$dir/$t"-crash-* "$dir/$t"-leak-* "$dir/$t"-timeout-* "$dir/$t"-oom-* 2>/dev/null
+	else
+		pass=$((pass + 1))
+	fi
+	rows+=("$(printf '%-6s %12s %8s %8s %8s %6ss' "$t" "${execs:-?}" "${cov:-?}" \
+		"$(ls "$corpus" | wc -l)" "$crashes" "$took")")
+done
+echo
+printf '%-6s %12s %8s %8s %8s %7s\n' target execs cov corpus crashes time
+for r in "${rows[@]}"; do
+	echo "$r"
+done
+echo "$pass passed, $fail failed"
+((fail == 0))

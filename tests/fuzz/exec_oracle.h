@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzzing oracle for the core executing programs (fuzz_exec.c, `make
+ * fuzz`; test_fuzz replays the seeds and tests/fuzz/regressions/exec/).
+ *
+ * Input: a 16-byte header, then instruction words, then the initial
+ * contents of global memory:
+ *
+ *   byte 0      grid.x - 1 (mod 8)       byte 1   grid.y - 1 (mod 2)
+ *   byte 2      cluster.x (mod 3: 0 none, 1, 2; must divide grid.x)
+ *   bytes 3-4   block.x - 1 (mod 1024, little-endian)
+ *   byte 5      dynamic shared memory, 256-byte units
+ *   byte 6      launch flags (raw: unknown bits must be refused)
+ *   byte 7      scheduler seed
+ *   byte 8      budget: 2000 + 1000 * (byte mod 32) warp-instructions
+ *   byte 9      parameters: bit 0 clear: PARAMS pointers to 4 KiB apart
+ *               in global memory; set: the 64 bytes after the code, raw;
+ *               bits 1-7: preemption every 1 + 37 * (bits) warp-insns
+ *               (0: none) for the preempted run below
+ *   byte 10     instruction words - 1 (at most what the input holds)
+ *   bytes 11-15 entry word index (byte 11), padding
+ *
+ * Global memory is GMEM_SPAN bytes at GMEM_BASE (outside it: a fault),
+ * zero but for the input's tail.  The launch runs to completion or to an
+ * exception under the budget.  Oracle:
+ *   - it ends with 0, or -1 and an exception code the core names;
+ *   - the same launch on a fresh SM with fresh memory gives the same end
+ *     (code, pc, CTA, warp), the same warp-instruction count and the same
+ *     memory; so does the first SM used again (no state left over);
+ *   - with preemption (byte 9), when the first run completed: the launch
+ *     stopped every N warp-instructions, each stopped cluster saved,
+ *     restored on the other SM, completes with the same memory.
+ * Returns 0, or 1 after a message on stderr.
+ */
+#ifndef VGPU_EXEC_ORACLE_H
+#define VGPU_EXEC_ORACLE_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostmem.h"
+#include "oracle.h"
+#include "vgpu_core.h"
+#include "vgpu_hw.h"
+
+#define EXEC_GMEM_BASE 0x100000000ull
+#define EXEC_GMEM_SPAN (64u * 1024u)
+#define EXEC_PARAMS 8
+#define EXEC_HDR 16
+
+struct exec_result {
+	int rc;
+	struct vgpu_exception_record exc;
+	uint64_t warp_insns;
+	uint8_t *mem;
+};
+
+struct exec_case {
+	struct vgpu_launch l;
+	uint8_t params[64];
+	const uint8_t *init;
+	size_t init_len;
+	uint64_t preempt_every;
+};
+
+/* Decode the input; 0: not a case (too short). */
+static inline int exec_parse(const uint8_t *d, size_t n, struct exec_case *c,
+			     const uint8_t **code, uint32_t *code_size)
+{
+	size_t words, avail;
+
+	if (n < EXEC_HDR + 16)
+		return 0;
+	memset(c, 0, sizeof(*c));
+	c->l.grid[0] = 1 + d[0] % 8;
+	c->l.grid[1] = 1 + d[1] % 2;
+	c->l.grid[2] = 1;
+	c->l.cluster[0] = d[2] % 3;
+	c->l.block[0] = 1 + ((d[3] | d[4] << 8) % 1024);
+	c->l.block[1] = c->l.block[2] = 1;
+	c->l.smem_bytes = d[5] * 256u;
+	c->l.flags = d[6];
+	c->l.seed = d[7];
+	c->l.budget = 2000 + 1000u * (d[8] % 32);
+	c->preempt_every = (d[9] >> 1) ? 1 + 37u * (d[9] >> 1) : 0;
+	avail = (n - EXEC_HDR) / 16;
+	words = (size_t)d[10] + 1;
+	if (words > avail)
+		words = avail;
+	*code = d + EXEC_HDR;
+	*code_size = (uint32_t)(words * 16);
+	c->l.entry = (d[11] % words) * 16;
+	c->init = d + EXEC_HDR + words * 16;
+	c->init_len = n - EXEC_HDR - words * 16;
+	if (d[9] & 1) {
+		size_t k = c->init_len < sizeof(c->params) ? c->init_len : sizeof(c->params);
+
+		memcpy(c->params, c->init, k);
+	} else {
+		for (int i = 0; i < EXEC_PARAMS; i++) {
+			uint64_t p = EXEC_GMEM_BASE + 4096u * i;
+
+			memcpy(c->params + 8 * i, &p, 8);
+		}
+	}
+	c->l.params = c->params;
+	c->l.param_size = sizeof(c->params);
+	return 1;
+}
+
+/* A fresh memory with the case's initial contents. */
+static inline int exec_mem(struct vgpu_hostmem *hm, const struct exec_case *c,
+			   uint8_t **buf)
+{
+	uint64_t base;
+
+	vgpu_hostmem_init(hm, EXEC_GMEM_BASE, EXEC_GMEM_BASE + EXEC_GMEM_SPAN);
+	if (vgpu_hostmem_alloc(hm, EXEC_GMEM_SPAN, &base, buf) ||
+	    base != EXEC_GMEM_BASE)
+		return -1;
+	memcpy(*buf, c->init,
+	       c->init_len < EXEC_GMEM_SPAN ? c->init_len : EXEC_GMEM_SPAN);
+	return 0;
+}
+
+/* Run @c on @sm (the whole grid), memory fresh; @r->mem is malloc'd. */
+static inline int exec_run(struct vgpu_sm *sm, const struct exec_case *c,
+			   struct exec_result *r)
+{
+	struct vgpu_launch_ctl ctl = { 0 };
+	struct vgpu_launch l = c->l;
+	struct vgpu_sm_stats s0, s1;
+	struct vgpu_hostmem hm;
+	uint8_t *buf;
+
+	memset(r, 0, sizeof(*r));
+	if (exec_mem(&hm, c, &buf))
+		return -1;
+	l.mem = &vgpu_hostmem_ops;
+	l.mem_opaque = &hm;
+	l.ctl = &ctl;
+	vgpu_sm_get_stats(sm, &s0);
+	r->rc = vgpu_sm_launch(sm, &l, &r->exc);
+	vgpu_sm_get_stats(sm, &s1);
+	r->warp_insns = s1.warp_insns - s0.warp_insns;
+	r->mem = malloc(EXEC_GMEM_SPAN);
+	if (r->mem)
+		memcpy(r->mem, buf, EXEC_GMEM_SPAN);
+	vgpu_hostmem_fini(&hm);
+	return r->mem ? 0 : -1;
+}
+
+/*
+ * Run @c preempted every c->preempt_every warp-instructions, each stopped
+ * cluster saved and resumed on the other SM (as libvgpu's sim does).
+ */
+static inline int exec_run_preempted(struct vgpu_sm *sm[2],
+				     const struct exec_case *c,
+				     struct exec_result *r)
+{
+	struct vgpu_launch_ctl ctl = { 0 };
+	struct vgpu_launch l = c->l;
+	struct vgpu_hostmem hm;
+	uint32_t nclusters, cl = c->l.cluster[0] ? c->l.cluster[0] : 1;
+	int cur = 0, ret;
+	uint8_t *buf, *state = NULL;
+	size_t cap = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (exec_mem(&hm, c, &buf))
+		return -1;
+	l.mem = &vgpu_hostmem_ops;
+	l.mem_opaque = &hm;
+	l.ctl = &ctl;
+	ctl.preempt_every = c->preempt_every;
+	nclusters = l.grid[0] / cl * l.grid[1];
+	ret = vgpu_sm_run(sm[cur], &l, 0, nclusters, &r->exc);
+	while (ret == VGPU_RUN_PREEMPTED) {
+		struct vgpu_sm *from = sm[cur];
+		uint32_t cluster;
+		size_t need;
+
+		cur ^= 1;
+		if (!vgpu_sm_preempted(from, &cluster)) {
+			ret = vgpu_sm_run(sm[cur], &l, cluster, nclusters - cluster, &r->exc);
+			continue;
+		}
+		need = vgpu_sm_save_bytes(from);
+		if (need > cap) {
+			uint8_t *p = realloc(state, need);
+
+			if (!p) {
+				ret = -2;
+				break;
+			}
+			state = p;
+			cap = need;
+		}
+		if (vgpu_sm_save(from, state, cap) != need) {
+			fprintf(stderr, "oracle: vgpu_sm_save wrote other than vgpu_sm_save_bytes\n");
+			ret = -3;
+			break;
+		}
+		ret = vgpu_sm_resume(sm[cur], &l, state, need, &r->exc);
+		if (!ret && cluster + 1 < nclusters)
+			ret = vgpu_sm_run(sm[cur], &l, cluster + 1,
+					  nclusters - cluster - 1, &r->exc);
+	}
+	free(state);
+	r->rc = ret;
+	r->mem = malloc(EXEC_GMEM_SPAN);
+	if (r->mem)
+		memcpy(r->mem, buf, EXEC_GMEM_SPAN);
+	vgpu_hostmem_fini(&hm);
+	return r->mem ? 0 : -1;
+}
+
+static inline int exec_same(const struct exec_result *a,
+			    const struct exec_result *b, const char *what)
+{
+	if (a->rc != b->rc)
+		return ORACLE_FAIL("%s: ended %d, then %d (%s)\n", what, a->rc, b->rc,
+				   b->rc ? b->exc.msg : a->exc.msg);
+	if (a->rc && (a->exc.code != b->exc.code || a->exc.pc != b->exc.pc ||
+		      memcmp(a->exc.cta, b->exc.cta, sizeof(a->exc.cta)) ||
+		      a->exc.warp != b->exc.warp))
+		return ORACLE_FAIL("%s: exception \"%s\", then \"%s\"\n", what,
+				   a->exc.msg, b->exc.msg);
+	if (a->warp_insns != b->warp_insns)
+		return ORACLE_FAIL("%s: %llu warp-instructions, then %llu\n", what,
+				   (unsigned long long)a->warp_insns,
+				   (unsigned long long)b->warp_insns);
+	if (memcmp(a->mem, b->mem, EXEC_GMEM_SPAN)) {
+		size_t i = 0;
+
+		while (a->mem[i] == b->mem[i])
+			i++;
+		return ORACLE_FAIL("%s: memory differs at +0x%zx\n", what, i);
+	}
+	return 0;
+}
+
+static inline int exec_oracle(const uint8_t *data, size_t size)
+{
+	struct exec_result r1, r2, r3, rp;
+	struct vgpu_sm *sm[2];
+	struct vgpu_prog *prog = NULL;
+	const uint8_t *code;
+	struct exec_case c;
+	uint32_t code_size;
+	uint8_t *copy;
+	int bad = 0;
+
+	if (!exec_parse(data, size, &c, &code, &code_size))
+		return 0;
+	copy = malloc(code_size);
+	if (!copy)
+		return 0;
+	memcpy(copy, code, code_size);
+	if (vgpu_prog_load(copy, code_size, &prog)) {
+		free(copy);
+		return 0; /* the decoder's oracle is obj_oracle's */
+	}
+	c.l.prog = prog;
+	sm[0] = vgpu_sm_new(NULL);
+	sm[1] = vgpu_sm_new(NULL);
+	if (!sm[0] || !sm[1] || exec_run(sm[0], &c, &r1)) {
+		vgpu_sm_free(sm[0]);
+		vgpu_sm_free(sm[1]);
+		vgpu_prog_free(prog);
+		free(copy);
+		return 0;
+	}
+	if (r1.rc != 0 && r1.rc != -1)
+		bad = ORACLE_FAIL("vgpu_sm_launch returned %d\n", r1.rc);
+	else if (r1.rc && !strcmp(vgpu_exc_name(r1.exc.code), "unknown exception"))
+		bad = ORACLE_FAIL("exception code %u has no name (%s)\n", r1.exc.code,
+				  r1.exc.msg);
+	else if (r1.rc && !memchr(r1.exc.msg, 0, sizeof(r1.exc.msg)))
+		bad = ORACLE_FAIL("exception message not NUL-terminated\n");
+	if (!bad && !exec_run(sm[1], &c, &r2)) {
+		bad = exec_same(&r1, &r2, "a fresh SM");
+		free(r2.mem);
+	}
+	if (!bad && !exec_run(sm[0], &c, &r3)) {
+		bad = exec_same(&r1, &r3, "the first SM again");
+		free(r3.mem);
+	}
+	if (!bad && c.preempt_every && r1.rc == 0 &&
+	    !exec_run_preempted(sm, &c, &rp)) {
+		if (rp.rc)
+			bad = ORACLE_FAIL("preempted every %llu: ended %d (%s), unpreempted 0\n",
+					  (unsigned long long)c.preempt_every, rp.rc,
+					  rp.exc.msg);
+		else if (memcmp(r1.mem, rp.mem, EXEC_GMEM_SPAN))
+			bad = ORACLE_FAIL("preempted every %llu: memory differs\n",
+					  (unsigned long long)c.preempt_every);
+		free(rp.mem);
+	}
+	free(r1.mem);
+	vgpu_sm_free(sm[0]);
+	vgpu_sm_free(sm[1]);
+	vgpu_prog_free(prog);
+	free(copy);
+	return bad;
+}
+
+#endif
