@@ -414,6 +414,8 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
             QTAILQ_INSERT_TAIL(&s->jobs, job, link);
         }
         qemu_cond_broadcast(&s->pool_cond);
+        /* its queue thread watches the timeslices again */
+        qemu_cond_broadcast(&job->q->cond);
     } else if (rc) {
         bool real = exc.code != VGPU_EXC_ABORTED;
         bool have_real = job->failed && job->exc.code != VGPU_EXC_ABORTED;
@@ -439,6 +441,7 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
         job->preempting = false;
         qatomic_set(&job->ctl.preempt, 0);
         qemu_cond_broadcast(&s->pool_cond);
+        qemu_cond_broadcast(&job->q->cond);
     }
     vgpu_job_check_done_locked(job);
 }
@@ -487,6 +490,7 @@ static int64_t vgpu_timeslice_locked(VGPUState *s, VGPUJob *job)
     int64_t slice = (int64_t)s->timeslice_us * SCALE_US;
     int64_t now, next = slice;
 
+    /* woken when that changes (vgpu_job_run_chunk) */
     if (!slice || !vgpu_job_claimable(job) || job->preempting) {
         return INT64_MAX;
     }

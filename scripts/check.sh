@@ -8,7 +8,8 @@
 #   2. clang (-Werror)       into build-clang/
 #   3. gcc, ASan + UBSan     into build-asan/
 #
-# and then the device suite: QEMU with the vgpu-pci device (built by
+# then each libFuzzer target for a minute (make fuzz; VGPU_CHECK_FUZZ=0
+# leaves it out), and then the device suite: QEMU with the vgpu-pci device (built by
 # scripts/build-qemu.sh into build/qemu-build), the qtest device tests
 # (tests/qtest) and one boot of the guest smoke test.  VGPU_CHECK_DEVICE=0
 # leaves the device suite out.  Last, vgpu.ko's kselftests in the guest,
@@ -96,6 +97,18 @@ variant() {
 	tally "$title" "${PIPESTATUS[0]}"
 }
 
+# fuzz: each libFuzzer target of make fuzz for VGPU_FUZZ_SECONDS (default
+# 60) with a fixed seed, from the seeds and the corpus kept in build-fuzz/;
+# any crash or oracle failure fails it.  VGPU_CHECK_FUZZ=0 skips it.
+fuzz_suite() {
+	local title="fuzz (libFuzzer)"
+
+	echo
+	echo "==== $title ===="
+	make --no-print-directory fuzz FUZZ_SECONDS="${VGPU_FUZZ_SECONDS:-60}" 2>&1 | tee "$log"
+	tally "$title" "${PIPESTATUS[0]}"
+}
+
 # device: the QEMU device, after the host variants so that their results
 # come first.  Builds QEMU with the device (scripts/build-qemu.sh, which
 # installs what it needs), then runs the qtest device tests and one boot
@@ -168,6 +181,9 @@ variant "gcc ASan+UBSan" build-asan \
 	ASAN_OPTIONS=detect_leaks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	-- CC=gcc SAN=1
+if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
+	fuzz_suite
+fi
 if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
 	device_suite
 fi

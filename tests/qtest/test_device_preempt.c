@@ -525,10 +525,14 @@ static uint32_t slice_submit(struct dev *d, struct slice *sl, unsigned q)
 
 /*
  * Two NORMAL launches that never end by themselves, one SM, 1 ms
- * timeslices: they alternate.  Each gets at least three runs; every
- * change of launch but the first start of the second and the last one
- * (when the flag ends the first) is a preemption; both finish.
+ * timeslices: they alternate.  Each gets SLICE_RUNS runs within the
+ * test's patience of 20 s, 250 times the 80 ms they take (a launch whose
+ * turn came only when its queue thread's 1 s poll ended, as it once did,
+ * needs 40 s); every change of launch but the first start of the second
+ * and the last one (when the flag ends the first) is a preemption; both
+ * finish.
  */
+#define SLICE_RUNS 40u
 TEST_F(preempt, equal_priorities_share_the_sm_by_timeslices)
 {
 	struct dev *d = &self->d;
@@ -547,8 +551,8 @@ TEST_F(preempt, equal_priorities_share_the_sm_by_timeslices)
 		usleep(500);
 	slot[2] = slice_submit(d, &sl, 2);
 	for (int i = 0; i < 40000; i++) {
-		if (qts_readl(d->qts, sl.mine_pa[1] + 4) >= 3 &&
-		    qts_readl(d->qts, sl.mine_pa[2] + 4) >= 3)
+		if (qts_readl(d->qts, sl.mine_pa[1] + 4) >= SLICE_RUNS &&
+		    qts_readl(d->qts, sl.mine_pa[2] + 4) >= SLICE_RUNS)
 			break;
 		usleep(500);
 	}
@@ -559,7 +563,7 @@ TEST_F(preempt, equal_priorities_share_the_sm_by_timeslices)
 			TH_LOG("queue %u: %s", q, c.exc.msg);
 		}
 		runs[q] = qts_readl(d->qts, sl.mine_pa[q] + 4);
-		EXPECT_LE(3u, runs[q]) {
+		EXPECT_LE(SLICE_RUNS, runs[q]) {
 			TH_LOG("queue %u ran %u times", q, runs[q]);
 		}
 	}
