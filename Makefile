@@ -74,7 +74,7 @@ EXAMPLE_SRCS := $(wildcard examples/*.c)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
 QTEST_SRCS := $(wildcard tests/qtest/test_*.c tests/qtest/bench_*.c)
-QTEST_LIB_SRCS := tests/qtest/qtest_client.c tests/qtest/vgpu_dev.c
+QTEST_LIB_SRCS := tests/qtest/qtest_client.c tests/qtest/qtest_pci.c tests/qtest/vgpu_dev.c
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -105,7 +105,7 @@ ASM_LIB := $(BUILD)/libvgpu-asm.a
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
-.PHONY: all check check-host bench run clean qemu qtests check-device fuzz fuzz-deps fuzz-run \
+.PHONY: all check check-host bench run clean qemu qtests check-device fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins shell install install-files uninstall \
 	examples deps
 all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(TOOLS) $(EXAMPLES)
@@ -236,6 +236,15 @@ fuzz: fuzz-deps
 
 fuzz-deps:
 	@scripts/install-deps.sh --fuzz
+
+# make fuzz-device: QEMU built with libFuzzer, ASan and UBSan
+# (build/qemu-fuzz, scripts/build-qemu.sh VGPU_QEMU_FLAVOUR=fuzz) and its
+# vgpu-fuzz target (qemu-device/fuzz/vgpu-fuzz.c), as long.
+fuzz-device: fuzz-deps all $(BUILD)/tests/test_fuzz
+	@VGPU_QEMU_FLAVOUR=fuzz scripts/build-qemu.sh
+	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds
+	@$(BUILD)/tests/test_fuzz --write-seeds $(FUZZ_DIR)/seeds >/dev/null
+	@scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_SEED) device
 
 fuzz-run: $(FUZZ_BINS) $(PTX_GEN) $(BUILD)/tests/test_fuzz
 	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/ptx

@@ -203,7 +203,7 @@ static void vgpu_job_abort_locked(VGPUState *s, VGPUJob *job, uint32_t status)
     if (!job->abort_status) {
         job->abort_status = status;
     }
-    qatomic_set(&job->ctl.abort, 1);
+    atomic_store(&job->ctl.abort, 1);
     vgpu_job_stop_claims_locked(s, job);
     vgpu_job_check_done_locked(job);
 }
@@ -355,7 +355,7 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
         qemu_mutex_lock(&s->lock);
         job->no_preempt = true;
         job->ctl.preempt_every = 0;
-        qatomic_set(&job->ctl.preempt, 0);
+        atomic_store(&job->ctl.preempt, 0);
         qemu_mutex_unlock(&s->lock);
         if (!vgpu_worker_ctx(w, vgpu_sm_save_bytes(w->sm))) {
             vgpu_exc_set(&exc, VGPU_EXC_BAD_LAUNCH, "out of host memory");
@@ -430,7 +430,7 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
             job->fail_cta = c.first;
             job->failed = true;
         }
-        qatomic_set(&job->ctl.abort, 1);
+        atomic_store(&job->ctl.abort, 1);
         vgpu_job_stop_claims_locked(s, job);
     }
     /*
@@ -439,7 +439,7 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
      */
     if (!job->running && job->preempting) {
         job->preempting = false;
-        qatomic_set(&job->ctl.preempt, 0);
+        atomic_store(&job->ctl.preempt, 0);
         qemu_cond_broadcast(&s->pool_cond);
         qemu_cond_broadcast(&job->q->cond);
     }
@@ -468,7 +468,7 @@ static bool vgpu_job_preempt_locked(VGPUJob *j, VGPUQueue *by)
     }
     trace_vgpu_preempt_request(j->q->idx, by->idx);
     j->preempting = true;
-    qatomic_set(&j->ctl.preempt, 1);
+    atomic_store(&j->ctl.preempt, 1);
     return true;
 }
 
@@ -682,7 +682,7 @@ static uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         status = VGPU_ERR_EXCEPTION;
     }
     if (job->abort_status) {
-        uint64_t n = qatomic_read(&job->ctl.executed);
+        uint64_t n = atomic_load(&job->ctl.executed);
 
         status = job->abort_status;
         if (!job->failed || job->exc.code == VGPU_EXC_ABORTED) {
@@ -825,7 +825,7 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     timeline = timeline && q->exec_gen == q->gen;
     qemu_mutex_unlock(&s->lock);
 
-    cpl->warp_insns = qatomic_read(&job->ctl.executed);
+    cpl->warp_insns = atomic_load(&job->ctl.executed);
     vgpu_prog_free(prog);
     if (timeline) {
         status = vgpu_trace_write(q, job, c->trace_va, status, exc);

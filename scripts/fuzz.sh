@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 #
 # scripts/fuzz.sh FUZZ_DIR SECONDS SEED TARGET...: run each libFuzzer target
-# FUZZ_DIR/fuzz_TARGET (make fuzz builds them) for SECONDS with libFuzzer's
+# FUZZ_DIR/fuzz_TARGET (make fuzz builds them; the target "device" is QEMU's
+# qemu-fuzz-x86_64 --fuzz-target=vgpu-fuzz, make fuzz-device) for SECONDS with libFuzzer's
 # -seed=SEED, from the corpus FUZZ_DIR/corpus-TARGET (kept between runs)
 # seeded with FUZZ_DIR/seeds/TARGET (test_fuzz --write-seeds; for ptx the
 # PTX corpus).  A crash (an oracle failure aborts) stops that target: its
 # input is FUZZ_DIR/TARGET-crash-*; once fixed, keep it in
-# tests/fuzz/regressions/TARGET/, which make check replays (test_fuzz).
+# tests/fuzz/regressions/TARGET/: each run replays those first, and make
+# check replays the host targets' (test_fuzz).
 #
 # Prints per target the executions, the coverage (libFuzzer's sancov
 # edges, "cov"), the corpus size, the crashes and the time, then
@@ -21,12 +23,29 @@ fail=0
 rows=()
 for t in "$@"; do
 	bin=$dir/fuzz_$t corpus=$dir/corpus-$t log=$dir/$t.log
+	args=()
+	if [[ $t == device ]]; then
+		# QEMU's own harness with the vgpu-fuzz target (make fuzz-device)
+		bin=${VGPU_QEMU_FUZZ:-build/qemu-fuzz/qemu-fuzz-x86_64}
+		args=(--fuzz-target=vgpu-fuzz)
+	fi
 	mkdir -p "$corpus"
 	[[ -d $dir/seeds/$t ]] && cp -n "$dir/seeds/$t"/* "$corpus"/ 2>/dev/null
 	rm -f "$dir/$t"-crash-* "$dir/$t"-leak-* "$dir/$t"-timeout-* "$dir/$t"-oom-*
+	# the crashers kept once fixed, run once each first
+	reg=tests/fuzz/regressions/$t
+	if [[ -d $reg ]] && ls "$reg"/* >/dev/null 2>&1; then
+		if ! "$bin" "${args[@]+"${args[@]}"}" "$reg"/* >"$dir/$t-regressions.log" 2>&1; then
+			echo "fuzz: $t: a regression input fails again: see $dir/$t-regressions.log"
+			grep -E 'oracle:|ERROR|SUMMARY|Running' "$dir/$t-regressions.log" | head -n 20
+			fail=$((fail + 1))
+			rows+=("$(printf '%-6s %12s' "$t" "regression")")
+			continue
+		fi
+	fi
 	echo "fuzz: $t: ${secs}s, seed $seed, corpus $(ls "$corpus" | wc -l) inputs"
 	start=$SECONDS
-	"$bin" -max_total_time="$secs" -seed="$seed" -timeout=20 -rss_limit_mb=3072 \
+	"$bin" "${args[@]+"${args[@]}"}" -max_total_time="$secs" -seed="$seed" -timeout=20 -rss_limit_mb=3072 \
 		-max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/$t-" \
 		"$corpus" >"$log" 2>&1
 	rc=$?

@@ -234,6 +234,7 @@ struct vgpu_sm {
 	uint8_t *smem[VGPU_MAX_CLUSTER_CTAS];
 	uint8_t *shadow[VGPU_MAX_CLUSTER_CTAS];
 	size_t regfile_bytes, warpbuf_bytes, smem_alloc;
+	uint32_t slots_alloc;	/* slots [0, slots_alloc) hold buffers of those sizes */
 	/* copy engine */
 	struct vgpu_async_op *ops;	 /* pool: nslots used of ops_cap */
 	uint32_t nslots, ops_cap;

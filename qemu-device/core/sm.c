@@ -1166,8 +1166,14 @@ static int grow(void **p, size_t *have, size_t want, uint32_t n)
 	return 0;
 }
 
-/* Buffers for @n co-resident CTAs of launch @l, sized for the warps its
- * CTAs have (they grow with later launches, never shrink). */
+/*
+ * Buffers for @n co-resident CTAs of launch @l, sized for the warps its
+ * CTAs have (they grow with later launches, never shrink).  Every slot
+ * allocated so far has the recorded sizes: a growth reaches all of them,
+ * not only the first @n (a launch of one CTA per cluster that grew slot 0
+ * alone once left slot 1 smaller than the sizes said, and a later cluster
+ * of two overran it: found by the device fuzzer).
+ */
 static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t n)
 {
 	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
@@ -1178,24 +1184,27 @@ static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t 
 	size_t have_rb = sm->regfile_bytes, have_wb = sm->warpbuf_bytes;
 	size_t have_sb = sm->smem_alloc;
 
+	bool more = n > sm->slots_alloc;
+	uint32_t m = more ? n : sm->slots_alloc;
+
 	if (!rb)
 		rb = 1;
-	/* every slot up to n grows to the larger size; later slots stay */
-	if (rb > have_rb || !sm->regfile[n - 1])
+	if (rb > have_rb || more)
 		if (grow((void **)sm->regfile, &sm->regfile_bytes,
-			 rb > have_rb ? rb : have_rb, n))
+			 rb > have_rb ? rb : have_rb, m))
 			return -ENOMEM;
-	if (wb > have_wb || !sm->warpbuf[n - 1])
+	if (wb > have_wb || more)
 		if (grow((void **)sm->warpbuf, &sm->warpbuf_bytes,
-			 wb > have_wb ? wb : have_wb, n))
+			 wb > have_wb ? wb : have_wb, m))
 			return -ENOMEM;
-	if (sb > have_sb || !sm->smem[n - 1]) {
+	if (sb > have_sb || more) {
 		size_t want = sb > have_sb ? sb : have_sb;
 
-		if (grow((void **)sm->smem, &sm->smem_alloc, want, n) ||
-		    grow((void **)sm->shadow, &have_sb, (want + 63) / 64 + 1, n))
+		if (grow((void **)sm->smem, &sm->smem_alloc, want, m) ||
+		    grow((void **)sm->shadow, &have_sb, (want + 63) / 64 + 1, m))
 			return -ENOMEM;
 	}
+	sm->slots_alloc = m;
 	return 0;
 }
 

@@ -26,7 +26,8 @@
  *   - it ends with 0, or -1 and an exception code the core names;
  *   - the same launch on a fresh SM with fresh memory gives the same end
  *     (code, pc, CTA, warp), the same warp-instruction count and the same
- *     memory; so does the first SM used again (no state left over);
+ *     memory; so does the first SM used again after a launch of another
+ *     shape (no state left over, buffers grown right);
  *   - with preemption (byte 9), when the first run completed: the launch
  *     stopped every N warp-instructions, each stopped cluster saved,
  *     restored on the other SM, completes with the same memory.
@@ -285,8 +286,19 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 		bad = exec_same(&r1, &r2, "a fresh SM");
 		free(r2.mem);
 	}
+	if (!bad) {
+		/* another shape on the first SM first: its buffers grow */
+		struct exec_case shake = c;
+		struct exec_result rs;
+
+		shake.l.block[0] = 1024;
+		shake.l.cluster[0] = 0;
+		shake.l.smem_bytes = 16384;
+		if (!exec_run(sm[0], &shake, &rs))
+			free(rs.mem);
+	}
 	if (!bad && !exec_run(sm[0], &c, &r3)) {
-		bad = exec_same(&r1, &r3, "the first SM again");
+		bad = exec_same(&r1, &r3, "the first SM again, after another launch");
 		free(r3.mem);
 	}
 	if (!bad && c.preempt_every && r1.rc == 0 &&

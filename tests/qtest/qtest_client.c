@@ -421,44 +421,7 @@ void qts_outl(struct qts *s, uint16_t port, uint32_t v)
 	qts_cmd(s, "outl 0x%x 0x%x\n", port, v);
 }
 
-static uint32_t cfg_addr(unsigned devfn, unsigned off)
+void qts_outw(struct qts *s, uint16_t port, uint16_t v)
 {
-	return 0x80000000u | devfn << 8 | (off & 0xfc);
-}
-
-uint32_t qts_cfg_readl(struct qts *s, unsigned devfn, unsigned off)
-{
-	qts_outl(s, 0xcf8, cfg_addr(devfn, off));
-	return qts_inl(s, 0xcfc);
-}
-
-uint16_t qts_cfg_readw(struct qts *s, unsigned devfn, unsigned off)
-{
-	return (uint16_t)(qts_cfg_readl(s, devfn, off) >> (8 * (off & 2)));
-}
-
-void qts_cfg_writel(struct qts *s, unsigned devfn, unsigned off, uint32_t v)
-{
-	qts_outl(s, 0xcf8, cfg_addr(devfn, off));
-	qts_outl(s, 0xcfc, v);
-}
-
-void qts_cfg_writew(struct qts *s, unsigned devfn, unsigned off, uint16_t v)
-{
-	qts_outl(s, 0xcf8, cfg_addr(devfn, off));
-	qts_cmd(s, "outw 0x%x 0x%x\n", 0xcfc + (off & 2), v);
-}
-
-unsigned qts_cfg_find_cap(struct qts *s, unsigned devfn, uint8_t id)
-{
-	unsigned off = qts_cfg_readl(s, devfn, 0x34) & 0xfc;
-
-	for (int n = 0; off && n < 48; n++) {
-		uint32_t w = qts_cfg_readl(s, devfn, off);
-
-		if ((w & 0xff) == id)
-			return off;
-		off = (w >> 8) & 0xfc;
-	}
-	return 0;
+	qts_cmd(s, "outw 0x%x 0x%x\n", port, v);
 }

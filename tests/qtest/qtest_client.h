@@ -49,8 +49,12 @@ void qts_memset(struct qts *s, uint64_t addr, uint8_t v, size_t len);
 
 uint32_t qts_inl(struct qts *s, uint16_t port);
 void qts_outl(struct qts *s, uint16_t port, uint32_t v);
+void qts_outw(struct qts *s, uint16_t port, uint16_t v);
 
-/* PCI configuration space of bus 0, @devfn = slot << 3 | function. */
+/*
+ * PCI configuration space of bus 0, @devfn = slot << 3 | function
+ * (qtest_pci.c, on the port primitives above).
+ */
 uint32_t qts_cfg_readl(struct qts *s, unsigned devfn, unsigned off);
 uint16_t qts_cfg_readw(struct qts *s, unsigned devfn, unsigned off);
 void qts_cfg_writel(struct qts *s, unsigned devfn, unsigned off, uint32_t v);

@@ -21,7 +21,7 @@
 #define PCI_BAR2 0x18
 #define PCI_CAP_ID_MSIX 0x11
 
-static uint64_t ring_pa(unsigned q) { return RING_AREA + q * RING_AREA_STRIDE; }
+uint64_t dev_ring_pa(unsigned q) { return RING_AREA + q * RING_AREA_STRIDE; }
 static uint64_t cpl_pa(unsigned q) { return DEV_CPL_PA(q, 0); }
 
 uint32_t reg_read(struct dev *d, uint32_t off)
@@ -122,7 +122,6 @@ uint64_t dev_buf(struct dev *d, unsigned asid, uint64_t size, uint64_t flags,
 int dev_open(struct dev *d, const char *props, unsigned nas)
 {
 	char args[256];
-	unsigned cap;
 
 	memset(d, 0, sizeof(*d));
 	snprintf(args, sizeof(args), "-device vgpu-pci,addr=04.0%s%s",
@@ -130,6 +129,14 @@ int dev_open(struct dev *d, const char *props, unsigned nas)
 	d->qts = qts_start(args);
 	if (!d->qts)
 		return -1;
+	dev_setup(d, nas);
+	return 0;
+}
+
+void dev_setup(struct dev *d, unsigned nas)
+{
+	unsigned cap;
+
 	d->pt_next = PT_POOL;
 	d->data_next = DATA_POOL;
 	d->va_next = DEV_VA_BASE;
@@ -165,7 +172,6 @@ int dev_open(struct dev *d, const char *props, unsigned nas)
 	reg_write(d, VGPU_REG_AS_BASE_HI, 0);
 	reg_write(d, VGPU_REG_AS_COUNT, nas);
 	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
-	return 0;
 }
 
 int dev_open_incoming(struct dev *to, const struct dev *from, const char *props,
@@ -199,7 +205,7 @@ void dev_close(struct dev *d)
 void dev_queue_init(struct dev *d, unsigned q, uint32_t size)
 {
 	qts_memset(d->qts, cpl_pa(q), 0, (size_t)size * sizeof(struct vgpu_completion));
-	qreg_write(d, q, VGPU_Q_RING_LO, (uint32_t)ring_pa(q));
+	qreg_write(d, q, VGPU_Q_RING_LO, (uint32_t)dev_ring_pa(q));
 	qreg_write(d, q, VGPU_Q_RING_HI, 0);
 	qreg_write(d, q, VGPU_Q_CPL_LO, (uint32_t)cpl_pa(q));
 	qreg_write(d, q, VGPU_Q_CPL_HI, 0);
@@ -216,7 +222,7 @@ uint32_t dev_put(struct dev *d, unsigned q, const void *cmd)
 	/* A fresh record has seq 0 until the device completes the slot. */
 	qts_memset(d->qts, cpl_pa(q) + (uint64_t)slot * sizeof(struct vgpu_completion),
 		   0, sizeof(struct vgpu_completion));
-	qts_memwrite(d->qts, ring_pa(q) + (uint64_t)slot * VGPU_CMD_BYTES, cmd,
+	qts_memwrite(d->qts, dev_ring_pa(q) + (uint64_t)slot * VGPU_CMD_BYTES, cmd,
 		     VGPU_CMD_BYTES);
 	d->tail[q] = (slot + 1) % d->ring_size[q];
 	return slot;
@@ -258,6 +264,7 @@ bool dev_wait(struct dev *d, unsigned q, uint32_t slot, struct vgpu_completion *
 	return true;
 }
 
+#ifndef VGPU_DEV_NO_ASM
 int dev_kernel_load(struct dev *d, unsigned asid, const char *src,
 		    struct dev_kernel *kern)
 {
@@ -281,6 +288,7 @@ void dev_kernel_free(struct dev_kernel *kern)
 {
 	vgpu_object_fini(&kern->obj);
 }
+#endif
 
 struct vgpu_cmd_launch dev_launch_cmd(const struct dev_kernel *kern,
 				      uint32_t grid, uint32_t block,

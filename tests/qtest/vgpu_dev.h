@@ -48,6 +48,12 @@ struct dev {
  * (empty page tables).  Returns 0 or -1.
  */
 int dev_open(struct dev *d, const char *props, unsigned nas);
+/*
+ * The same on a QEMU already running with the device at DEV_DEVFN (after
+ * a reset too): BARs, MSI-X, fresh page-table and data pools, @nas
+ * address spaces, IRQ_MASK.
+ */
+void dev_setup(struct dev *d, unsigned nas);
 void dev_close(struct dev *d);
 /*
  * Start a second QEMU that takes its state from @from's migration stream
@@ -75,6 +81,8 @@ uint64_t dev_buf(struct dev *d, unsigned asid, uint64_t size, uint64_t flags,
 		 uint64_t *pa);
 
 /* Configure queue @q with @size slots and enable it. */
+/* Guest-physical address of queue @q's command ring. */
+uint64_t dev_ring_pa(unsigned q);
 void dev_queue_init(struct dev *d, unsigned q, uint32_t size);
 /* Put @cmd (128 bytes) in the next slot and ring the doorbell; the slot. */
 uint32_t dev_submit(struct dev *d, unsigned q, const void *cmd);
@@ -99,7 +107,10 @@ struct dev_kernel {
 	uint64_t code_va;
 };
 
-/* Assemble @src and upload it into address space @asid.  0 or -1. */
+/*
+ * Assemble @src and upload it into address space @asid.  0 or -1.  (Not
+ * with VGPU_DEV_NO_ASM: the device fuzzer, inside QEMU, has no assembler.)
+ */
 int dev_kernel_load(struct dev *d, unsigned asid, const char *src,
 		    struct dev_kernel *kern);
 void dev_kernel_free(struct dev_kernel *kern);

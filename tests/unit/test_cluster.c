@@ -51,6 +51,54 @@ TEST(cluster_special_registers)
 	kt_free(&k);
 }
 
+/*
+ * One SM, three launches: a cluster of two small CTAs, then one CTA per
+ * cluster with 1024 threads and 16 KiB of shared memory (which grew only
+ * the first CTA slot's buffers, once), then clusters of two 512-thread
+ * CTAs with 8 KiB: the second slot must have grown too (the ASan build
+ * caught the overrun; found by the device fuzzer).  Each launch writes
+ * out[gtid] = gtid + 7 from a value it staged in shared memory.
+ */
+TEST(cta_slots_grow_together)
+{
+	static const struct { uint32_t grid, block, cluster, smem; } runs[] = {
+		{ 2, 32, 2, 128 }, { 1, 1024, 0, 16384 }, { 4, 512, 2, 8192 },
+	};
+	struct kt k;
+
+	ASSERT_EQ(0,
+		  kt_load(&k, KT_PROLOGUE
+			      "  S2R R4, SR_CTAID.X ;\n"
+			      "  S2R R5, SR_NTID.X ;\n"
+			      "  IMAD R6, R4, R5, R0 ;\n"	/* gtid */
+			      "  IADD R7, R6, 0x7 ;\n"
+			      "  STS.32 [R1], R7 ;\n"
+			      "  BAR.SYNC 0x0 ;\n"
+			      "  LDS.32 R10, [R1] ;\n"
+			      "  SHL R11, R4, 0x2 ;\n"
+			      "  IMAD R11, R11, R5, R1 ;\n"	/* 4 * gtid */
+			      "  IADD R8, R11, R2 ;\n"
+			      "  MOV R9, R3 ;\n"
+			      "  STG.32 [R8], R10 ;\n"
+			      "  EXIT ;\n"));
+	for (unsigned r = 0; r < 3; r++) {
+		uint32_t n = runs[r].grid * runs[r].block;
+
+		memset(k.mem.buf, 0, 4 * n);
+		k.grid[0] = runs[r].grid;
+		k.block[0] = runs[r].block;
+		k.cluster[0] = runs[r].cluster;
+		k.smem = runs[r].smem;
+		KT_RUN_OK(&k);
+		for (uint32_t t = 0; t < n; t++) {
+			ASSERT_EQ(t + 7, kt_word(&k, t)) {
+				TH_LOG("launch %u thread %u", r, t);
+			}
+		}
+	}
+	kt_free(&k);
+}
+
 TEST(mapa_distributed_shared_memory_and_cluster_barrier)
 {
 	/* each CTA writes rank*100 + tid into the next rank's shared memory,

@@ -272,6 +272,36 @@ TEST(exec_examples_under_launch_shapes_and_regressions)
 	replay(_metadata, "exec", exec_oracle);
 }
 
+/*
+ * Seeds for the device fuzzer (qemu-device/fuzz/vgpu-fuzz.c, make
+ * fuzz-device), which runs inside QEMU: only written (--write-seeds).
+ * Operations: 3 QUEUE q size, 5 LAUNCH q as shape[8] nwords, 7 WAIT ms,
+ * 9 CSB q slot raw page32, 6 PTE as va32 level pte64, 4 CMD q fix cmd[128].
+ */
+static const uint8_t dev_seed_launch[] = {
+	3, 0, 3,  5, 0, 0, 0, 0, 0, 63, 0, 0, 0, 10, 0,  7, 10,
+};
+static const uint8_t dev_seed_preempt[] = {
+	9, 1, 1, 2, 0, 0, 0, 0,  3, 1, 3,  5, 1, 0, 3, 0, 0, 255, 3, 0, 1, 63, 0,
+	9, 1, 1, 2, 0, 0, 0, 0,  7, 5,
+};
+static const uint8_t dev_seed_pte_loop[] = {
+	6, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0,  3, 0, 3,
+	5, 0, 0, 0, 0, 0, 31, 0, 0, 0, 10, 0,  7, 10,
+};
+static const uint8_t dev_seed_fence[] = {
+	3, 2, 2,  4, 2, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0,
+	7, 5,
+};
+
+static int write_device_seeds(void)
+{
+	return feed("device", "launch", NULL, dev_seed_launch, sizeof(dev_seed_launch)) |
+	       feed("device", "preempt", NULL, dev_seed_preempt, sizeof(dev_seed_preempt)) |
+	       feed("device", "pte_loop", NULL, dev_seed_pte_loop, sizeof(dev_seed_pte_loop)) |
+	       feed("device", "fence", NULL, dev_seed_fence, sizeof(dev_seed_fence));
+}
+
 TEST(ptx_regressions)
 {
 	replay(_metadata, "ptx", ptx_oracle);
@@ -282,6 +312,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--write-seeds")) {
 		seed_dir = argv[2];
 		mkdir(seed_dir, 0755);
+		if (write_device_seeds())
+			return 1;
 		argc = 1;
 	}
 	return test_harness_run(argc, argv);
