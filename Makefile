@@ -385,7 +385,7 @@ clean:
 
 # vgpu.ko against the guest kernel's headers (scripts/build-module.sh) and
 # the guest selftests (tests/selftests/vgpu/); not part of `all`.
-.PHONY: module selftests check-guest check-guest-debug check-guest-preempt debug-kernel bench-guest fuzz
+.PHONY: module selftests check-guest check-guest-debug check-guest-preempt debug-kernel bench-guest fuzz fuzz-guest
 module:
 	@scripts/build-module.sh
 selftests:
@@ -413,6 +413,14 @@ check-guest-preempt: module selftests qemu
 		VGPU_DEVICE_PROPS=preempt-every=$$n VGPU_EXPECT_PREEMPTIONS=1 \
 			tests/selftests/vgpu/run-in-guest.sh || rc=1; \
 	done; exit $$rc
+# The guest's ioctl fuzzer (tests/selftests/vgpu/vgpu_fuzz.c) on the debug
+# kernel for FUZZ_SECONDS, then an unload, a reload and a job; any kernel
+# report fails it.
+fuzz-guest: debug-kernel selftests qemu
+	@VGPU_GUEST_DIR=build/guest-debug VGPU_MODULE=build/module-debug/vgpu.ko \
+		VGPU_GUEST_MEM=2G VGPU_TIMEOUT_SCALE=$${VGPU_TIMEOUT_SCALE:-4} \
+		VGPU_FUZZ_SECONDS=$(FUZZ_SECONDS) VGPU_FUZZ_SEED=$(FUZZ_SEED) \
+		tests/selftests/vgpu/run-in-guest.sh --fuzz
 # null-job latency and jobs/s through vgpu.ko beside a syncobj loop, in the guest
 bench-guest: module selftests qemu
 	@tests/selftests/vgpu/run-in-guest.sh --bench

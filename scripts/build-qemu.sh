@@ -275,7 +275,8 @@ if [[ ! -f $bld/build.ninja || $(cat "$bld/.vgpu-configure" 2>/dev/null) != "${c
 	}
 	echo "${conf[*]}" >"$bld/.vgpu-configure"
 fi
-export CCACHE_DIR=${CCACHE_DIR:-$top/build/ccache}
+# outside the clone, so that a fresh clone (CI) compiles only what changed
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vgpu/ccache}
 log "building $target"
 if ! ninja -C "$bld" -j "${VGPU_QEMU_JOBS:-$(nproc)}" "$target" 2>&1 |
 	{ grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Linking|Generating)' || true; }; then

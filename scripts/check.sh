@@ -97,15 +97,36 @@ variant() {
 	tally "$title" "${PIPESTATUS[0]}"
 }
 
-# fuzz: each libFuzzer target of make fuzz for VGPU_FUZZ_SECONDS (default
-# 60) with a fixed seed, from the seeds and the corpus kept in build-fuzz/;
-# any crash or oracle failure fails it.  VGPU_CHECK_FUZZ=0 skips it.
+# fuzz: each libFuzzer target of make fuzz, then the device fuzzer (make
+# fuzz-device), for VGPU_FUZZ_SECONDS (default 60) each with a fixed seed,
+# from the seeds and the corpus kept in build-fuzz/; any crash or oracle
+# failure fails it.  VGPU_CHECK_FUZZ=0 skips both.
 fuzz_suite() {
 	local title="fuzz (libFuzzer)"
 
 	echo
 	echo "==== $title ===="
 	make --no-print-directory fuzz FUZZ_SECONDS="${VGPU_FUZZ_SECONDS:-60}" 2>&1 | tee "$log"
+	tally "$title" "${PIPESTATUS[0]}"
+
+	# the device: QEMU built for fuzzing (its first build is long), then
+	# vgpu-fuzz as long as each target above
+	title="fuzz (device)"
+	echo
+	echo "==== $title ===="
+	make --no-print-directory fuzz-device FUZZ_SECONDS="${VGPU_FUZZ_SECONDS:-60}" 2>&1 |
+		grep -v 'multiple common of\|overridden by definition' | tee "$log"
+	tally "$title" "${PIPESTATUS[0]}"
+}
+
+# the guest's ioctl fuzzer on the debug kernel (make fuzz-guest), after the
+# guest suites: any kernel report, a failed reload or a leak fails it
+fuzz_guest_suite() {
+	local title="fuzz (guest ioctls)"
+
+	echo
+	echo "==== $title ===="
+	make --no-print-directory fuzz-guest FUZZ_SECONDS="${VGPU_FUZZ_SECONDS:-60}" 2>&1 | tee "$log"
 	tally "$title" "${PIPESTATUS[0]}"
 }
 
@@ -194,6 +215,9 @@ if [[ ${VGPU_CHECK_GUEST:-1} != 0 ]]; then
 	fi
 	if [[ ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
 		guest_debug_suite
+		if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
+			fuzz_guest_suite
+		fi
 	fi
 fi
 

@@ -45,7 +45,10 @@
 #
 # With --bench, runs vgpu/vgpu_bench instead (make bench-guest: installed,
 # not a run_kselftest.sh test) and fails when it fails or on a kernel
-# report.
+# report.  With --fuzz, runs vgpu/vgpu_fuzz (make fuzz-guest, on the debug
+# kernel) for VGPU_FUZZ_SECONDS (default 60) with VGPU_FUZZ_SEED, then
+# unloads and reloads vgpu.ko and runs job.submit_store; it fails when
+# either fails, on any kernel report or a kmemleak report.
 #
 # Environment:
 #   VGPU_GUEST_DIR      the guest kernel: vmlinuz, modules/, kernel-version
@@ -71,6 +74,7 @@
 set -euo pipefail
 mode=test
 [[ ${1:-} == --bench ]] && mode=bench
+[[ ${1:-} == --fuzz ]] && mode=fuzz
 cd "$(dirname "$0")/../../.."
 top=$PWD
 out=$top/build/selftests
@@ -106,6 +110,7 @@ kver=$(cat "$guest/kernel-version")
 
 tag=$(basename "$guest")
 [[ $mode == bench ]] && tag+=-bench
+[[ $mode == fuzz ]] && tag+=-fuzz
 [[ -n ${VGPU_DEVICE_PROPS:-} ]] && tag+=-props
 work=$out/$tag
 log=$out/$tag.log
@@ -117,14 +122,20 @@ if ! flock -n 8; then
 fi
 
 ndev=${VGPU_GUEST_DEVICES:-2}
-[[ $mode == bench ]] && ndev=${VGPU_GUEST_DEVICES:-1}
+[[ $mode != test ]] && ndev=${VGPU_GUEST_DEVICES:-1}
 isolate=${VGPU_GUEST_ISOLATE:-1}
 # the runner's timeout per program (vgpu/settings), scaled
 ksft_timeout=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$inst/vgpu/settings")
 ksft_timeout=${ksft_timeout:-45}
 override=
 ((scale == 1)) || override="-o $((ksft_timeout * scale))"
-guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((2 * ksft_timeout + 300) * scale))}
+fuzz_secs=${VGPU_FUZZ_SECONDS:-60}
+fuzz_seed=${VGPU_FUZZ_SEED:-1}
+if [[ $mode == fuzz ]]; then
+	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs + 300) * scale))}
+else
+	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((2 * ksft_timeout + 300) * scale))}
+fi
 
 root=$work/initramfs
 rm -rf "$work"
@@ -204,9 +215,22 @@ SHIM
 chmod 755 "$root/usr/bin/timeout"
 
 # every checker's report (the debug kernel's) and WARN/BUG/oops
-kernel_issues='WARNING|BUG|Oops|Call Trace|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|list_add corruption|list_del corruption|refcount_t:|KASAN|KFENCE|sleeping function called from invalid context|scheduling while atomic|kmemleak: .*new suspected memory leaks'
+kernel_issues='WARNING|BUG|Oops|Call Trace|blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|list_add corruption|list_del corruption|refcount_t:|KASAN|KFENCE|sleeping function called from invalid context|scheduling while atomic|kmemleak: .*new suspected memory leaks'
 if [[ $mode == bench ]]; then
 	run="cd /kselftest/vgpu && ./vgpu_bench; echo \"VGPU-SELFTEST-RC: \$?\""
+elif [[ $mode == fuzz ]]; then
+	# the ioctl fuzzer, then the module unloaded, loaded again and a job
+	# run to the right result (vgpu_test's job.submit_store)
+	run="cd /kselftest/vgpu && ./vgpu_fuzz -t $fuzz_secs -s $fuzz_seed -p 3
+echo \"VGPU-FUZZ-RC: \$?\"
+sleep 2
+if rmmod vgpu && modprobe vgpu timeout_ms=$timeout_ms; then
+	./vgpu_test -f job -t submit_store >/tmp/reload.log 2>&1
+	echo \"VGPU-RELOAD-RC: \$?\"; tail -n 3 /tmp/reload.log
+else
+	echo \"VGPU-RELOAD-RC: reload failed\"
+fi
+cd /"
 else
 	run="cd /kselftest
 ./run_kselftest.sh $override -t vgpu:vgpu_test; echo \"VGPU-SELFTEST-RC: \$?\"
@@ -302,6 +326,33 @@ timeout "$guest_timeout" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp
 	</dev/null | tee "$log" || rc=$?
 tr -d '\r' <"$log" >"$log.txt"
 echo
+
+if [[ $mode == fuzz ]]; then
+	pass=0 fail=0
+	grep -E '^vgpu_fuzz: ' "$log.txt" | sed 's/^/run-in-guest: /' || true
+	if grep -q '^VGPU-FUZZ-RC: 0$' "$log.txt"; then
+		pass=$((pass + 1))
+	else
+		echo "run-in-guest: vgpu_fuzz did not run to its end"; fail=$((fail + 1))
+	fi
+	if grep -q '^VGPU-RELOAD-RC: 0$' "$log.txt"; then
+		pass=$((pass + 1))
+	else
+		echo "run-in-guest: after the fuzzer, the module did not reload and run a job"
+		fail=$((fail + 1))
+	fi
+	if grep -q '^VGPU-GUEST: KERNEL-ISSUE$' "$log.txt"; then
+		echo "run-in-guest: reports in the guest kernel log: see $log"
+		fail=$((fail + 1))
+	fi
+	if ! grep -q '^VGPU-GUEST: end$' "$log.txt"; then
+		echo "run-in-guest: the guest did not finish (QEMU status $rc)"
+		fail=$((fail + 1))
+	fi
+	echo "$pass passed, $fail failed"
+	((fail == 0))
+	exit
+fi
 
 if [[ $mode == bench ]]; then
 	bad=0

@@ -385,6 +385,24 @@ TEST_F(job, submit_bad_bo_handle)
 	test_err_submit(ENOENT, &self->s);
 }
 
+/*
+ * A handle listed twice counts once (uapi/vgpu_drm.h; drm_exec takes the
+ * second lock as held): the job runs, and its implicit fence is on the
+ * BO (a WAIT_BO waits for it), with every handle of the list repeated.
+ */
+TEST_F(job, submit_same_bo_twice)
+{
+	uint32_t twice[6];
+
+	for (int i = 0; i < 3; i++)
+		twice[i] = twice[i + 3] = self->handles[i];
+	self->s.bo_handles = (uintptr_t)twice;
+	self->s.bo_handle_count = 6;
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
+	ASSERT_EQ(0, check_store(self->p.data, 256, 7));
+}
+
 TEST_F(job, submit_bad_bo_ptr)
 {
 	self->s.bo_handles = 8;
