@@ -222,16 +222,22 @@ FUZZ_SEED ?= 1
 FUZZ_DIR := build-fuzz
 FUZZERS := asm obj exec ptx
 FUZZ_BINS := $(FUZZERS:%=$(FUZZ_DIR)/fuzz_%)
+FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+# the library and the core compiled once, instrumented for every target
+FUZZ_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRCS) $(CORE_SRCS))
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+-include $(FUZZ_OBJS:.o=.d)
 oracle_header = $(if $(filter obj,$(1)),asm,$(1))_oracle.h
 $(FUZZ_BINS): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_target.c $(wildcard tests/fuzz/*.h) \
-		$(LIB_SRCS) $(CORE_SRCS) \
-		$(wildcard libvgpu/*.h libvgpu/asm/*.h libvgpu/ptx/*.h qemu-device/core/*.h uapi/*.h)
+		$(FUZZ_OBJS) $(wildcard libvgpu/*.h libvgpu/asm/*.h qemu-device/core/*.h uapi/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -DORACLE=$*_oracle \
-		-DORACLE_HEADER='"$(call oracle_header,$*)"' \
-		-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ $< $(LIB_SRCS) $(CORE_SRCS) $(DRM_LIBS) -lm -lpthread
+		-DORACLE_HEADER='"$(call oracle_header,$*)"' $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+		-o $@ $< $(FUZZ_OBJS) $(DRM_LIBS) -lm -lpthread
 fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory -j$(shell nproc) $(FUZZ_BINS) $(PTX_GEN) $(BUILD)/tests/test_fuzz
 	@$(MAKE) --no-print-directory fuzz-run
 
 fuzz-deps:
