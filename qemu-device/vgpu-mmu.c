@@ -9,8 +9,13 @@
  * a fault.  That keeps device threads, which run without the BQL, from
  * dispatching MMIO (which would take the BQL, and could deadlock against a
  * reset that waits for them under it).  Reads copy from RAM under RCU;
- * writes use address_space_write() after the same check, so dirty
- * tracking and TCG code invalidation happen as for any DMA; atomics use
+ * writes map the range (address_space_map) and take it only if the map is
+ * the very RAM the check found, then unmap it, so that dirty tracking and
+ * TCG code invalidation happen as for any DMA: a second translation (as
+ * address_space_write makes) could find MMIO when the guest turns bus
+ * mastering off or moves a BAR in between, and take the BQL (the device
+ * fuzzer found that deadlock: a worker waiting for the BQL, the main loop
+ * holding it in a device reset that waits for the worker); atomics use
  * host atomics on the RAM and mark the word dirty, and so do the 64-bit
  * semaphore reads and writes (one access each, never torn).
  *
@@ -92,17 +97,26 @@ bool vgpu_dma_write(VGPUState *s, uint64_t pa, const void *buf, uint64_t len)
     }
     RCU_READ_LOCK_GUARD();
     while (len) {
-        hwaddr l = len;
+        hwaddr l = len, ml;
+        void *ram = vgpu_ram_ptr(s, pa, &l, true, NULL, NULL), *m;
 
-        if (!vgpu_ram_ptr(s, pa, &l, true, NULL, NULL) || !l) {
+        if (!ram || !l) {
             trace_vgpu_dma_error("write", pa, len);
             return false;
         }
-        if (address_space_write(vgpu_as(s), pa, MEMTXATTRS_UNSPECIFIED,
-                                p, l) != MEMTX_OK) {
+        ml = l;
+        m = address_space_map(vgpu_as(s), pa, &ml, true,
+                              MEMTXATTRS_UNSPECIFIED);
+        if (m != ram || ml != l) {
+            /* the map changed: no write back (a bounce buffer's is MMIO) */
+            if (m) {
+                address_space_unmap(vgpu_as(s), m, ml, true, 0);
+            }
             trace_vgpu_dma_error("write", pa, len);
             return false;
         }
+        memcpy(m, p, l);
+        address_space_unmap(vgpu_as(s), m, ml, true, l);
         p += l;
         pa += l;
         len -= l;
