@@ -35,7 +35,7 @@ for t in "$@"; do
 	# the crashers kept once fixed, run once each first
 	reg=tests/fuzz/regressions/$t
 	if [[ -d $reg ]] && ls "$reg"/* >/dev/null 2>&1; then
-		if ! "$bin" "${args[@]+"${args[@]}"}" "$reg"/* >"$dir/$t-regressions.log" 2>&1; then
+		if ! timeout -s KILL 300 "$bin" "${args[@]+"${args[@]}"}" "$reg"/* >"$dir/$t-regressions.log" 2>&1; then
 			echo "fuzz: $t: a regression input fails again: see $dir/$t-regressions.log"
 			grep -E 'oracle:|ERROR|SUMMARY|Running' "$dir/$t-regressions.log" | head -n 20
 			fail=$((fail + 1))
@@ -45,10 +45,14 @@ for t in "$@"; do
 	fi
 	echo "fuzz: $t: ${secs}s, seed $seed, corpus $(ls "$corpus" | wc -l) inputs"
 	start=$SECONDS
-	"$bin" "${args[@]+"${args[@]}"}" -max_total_time="$secs" -seed="$seed" -timeout=20 -rss_limit_mb=3072 \
+	# libFuzzer's own -timeout is a SIGALRM, which QEMU's threads block:
+	# a hang inside the device fuzzer is caught by this outer limit
+	timeout -s KILL $((2 * secs + 300)) \
+		"$bin" "${args[@]+"${args[@]}"}" -max_total_time="$secs" -seed="$seed" -timeout=20 -rss_limit_mb=3072 \
 		-max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/$t-" \
 		"$corpus" >"$log" 2>&1
 	rc=$?
+	((rc == 137)) && echo "fuzz: $t: HUNG: killed after $((2 * secs + 300)) s; the last input ran is in the corpus or the log"
 	took=$((SECONDS - start))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -Eo ' cov: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+')
