@@ -524,6 +524,23 @@ static uint32_t slice_submit(struct dev *d, struct slice *sl, unsigned q)
 }
 
 /*
+ * Queues 1 and 2 NORMAL; the launch of queue 1 started (it took a ticket),
+ * then the one of queue 2 submitted; their ring slots in @slot[1..2].
+ */
+static int slice_start(struct dev *d, struct slice *sl, uint32_t slot[3])
+{
+	qreg_write(d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
+	qreg_write(d, 2, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
+	if (slice_setup(d, sl))
+		return -1;
+	slot[1] = slice_submit(d, sl, 1);
+	for (int i = 0; i < 20000 && !qts_readl(d->qts, sl->mine_pa[1]); i++)
+		usleep(500);
+	slot[2] = slice_submit(d, sl, 2);
+	return 0;
+}
+
+/*
  * Two NORMAL launches that never end by themselves, one SM, 1 ms
  * timeslices: they alternate.  Each gets SLICE_RUNS runs within the
  * test's patience of 20 s, 250 times the 80 ms they take (a launch whose
@@ -543,13 +560,7 @@ TEST_F(preempt, equal_priorities_share_the_sm_by_timeslices)
 	EXPECT_EQ(VGPU_DEFAULT_TIMESLICE_US, reg_read(d, VGPU_REG_TIMESLICE_US));
 	reg_write(d, VGPU_REG_TIMESLICE_US, 1000);
 	EXPECT_EQ(1000u, reg_read(d, VGPU_REG_TIMESLICE_US));
-	qreg_write(d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
-	qreg_write(d, 2, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
-	ASSERT_EQ(0, slice_setup(d, &sl));
-	slot[1] = slice_submit(d, &sl, 1);
-	for (int i = 0; i < 20000 && !qts_readl(d->qts, sl.mine_pa[1]); i++)
-		usleep(500);
-	slot[2] = slice_submit(d, &sl, 2);
+	ASSERT_EQ(0, slice_start(d, &sl, slot));
 	for (int i = 0; i < 40000; i++) {
 		if (qts_readl(d->qts, sl.mine_pa[1] + 4) >= SLICE_RUNS &&
 		    qts_readl(d->qts, sl.mine_pa[2] + 4) >= SLICE_RUNS)
@@ -591,13 +602,7 @@ TEST_F(preempt, no_timeslice_keeps_the_sm)
 	EXPECT_EQ(VGPU_MAX_TIMESLICE_US, reg_read(d, VGPU_REG_TIMESLICE_US));
 	reg_write(d, VGPU_REG_TIMESLICE_US, 0);
 	EXPECT_EQ(0u, reg_read(d, VGPU_REG_TIMESLICE_US));
-	qreg_write(d, 1, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
-	qreg_write(d, 2, VGPU_Q_PRIORITY, VGPU_QPRIO_NORMAL);
-	ASSERT_EQ(0, slice_setup(d, &sl));
-	slot[1] = slice_submit(d, &sl, 1);
-	for (int i = 0; i < 20000 && !qts_readl(d->qts, sl.mine_pa[1]); i++)
-		usleep(500);
-	slot[2] = slice_submit(d, &sl, 2);
+	ASSERT_EQ(0, slice_start(d, &sl, slot));
 	for (int i = 0; i < 120000 && qts_readl(d->qts, sl.mine_pa[1]) < 1000000; i++)
 		usleep(500);
 	EXPECT_LE(1000000u, qts_readl(d->qts, sl.mine_pa[1]));

@@ -27,26 +27,15 @@
 #include <unistd.h>
 
 #include "kselftest_host.h"
+#include "test_paths.h"
 #include "vgpu.h"
 
 static char root[PATH_MAX], runner[PATH_MAX + 32], tmpdir[64];
 
-__attribute__((constructor)) static void find_paths(void)
+__attribute__((constructor(102))) static void find_paths(void)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *s;
-
-	if (n <= 0)
-		exit(1);
-	exe[n] = '\0';
-	for (int i = 0; i < 2 && (s = strrchr(exe, '/')); i++)
-		*s = '\0'; /* BUILD/tests/test_timeline -> BUILD */
-	snprintf(runner, sizeof(runner), "%s/bin/vgpu-run", exe);
-	s = strrchr(exe, '/');
-	if (s)
-		*s = '\0';
-	snprintf(root, sizeof(root), "%s", exe);
+	snprintf(root, sizeof(root), "%s", test_root);
+	snprintf(runner, sizeof(runner), "%s/bin/vgpu-run", test_build);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/vgpu-timeline-XXXXXX");
 	if (!mkdtemp(tmpdir))
 		exit(1);
