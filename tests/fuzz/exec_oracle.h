@@ -127,66 +127,28 @@ static inline int exec_mem(struct vgpu_hostmem *hm, const struct exec_case *c,
 	return 0;
 }
 
-/* Run @c on @sm (the whole grid), memory fresh; @r->mem is malloc'd. */
-static inline int exec_run(struct vgpu_sm *sm, const struct exec_case *c,
-			   struct exec_result *r)
-{
-	struct vgpu_launch_ctl ctl = { 0 };
-	struct vgpu_launch l = c->l;
-	struct vgpu_sm_stats s0, s1;
-	struct vgpu_hostmem hm;
-	uint8_t *buf;
-
-	memset(r, 0, sizeof(*r));
-	if (exec_mem(&hm, c, &buf))
-		return -1;
-	l.mem = &vgpu_hostmem_ops;
-	l.mem_opaque = &hm;
-	l.ctl = &ctl;
-	vgpu_sm_get_stats(sm, &s0);
-	r->rc = vgpu_sm_launch(sm, &l, &r->exc);
-	vgpu_sm_get_stats(sm, &s1);
-	r->warp_insns = s1.warp_insns - s0.warp_insns;
-	r->mem = malloc(EXEC_GMEM_SPAN);
-	if (r->mem)
-		memcpy(r->mem, buf, EXEC_GMEM_SPAN);
-	vgpu_hostmem_fini(&hm);
-	return r->mem ? 0 : -1;
-}
-
 /*
- * Run @c preempted every c->preempt_every warp-instructions, each stopped
- * cluster saved and resumed on the other SM (as libvgpu's sim does).
+ * Clusters [0, n) of @l from @sm, each cluster stopped every
+ * ctl.preempt_every warp-instructions saved and resumed on the other SM
+ * (as libvgpu's sim does).  Returns as vgpu_sm_run().
  */
-static inline int exec_run_preempted(struct vgpu_sm *sm[2],
-				     const struct exec_case *c,
-				     struct exec_result *r)
+static inline int exec_preempted(struct vgpu_sm *sm, struct vgpu_sm *other,
+				 const struct vgpu_launch *l, uint32_t n,
+				 struct vgpu_exception_record *exc)
 {
-	struct vgpu_launch_ctl ctl = { 0 };
-	struct vgpu_launch l = c->l;
-	struct vgpu_hostmem hm;
-	uint32_t nclusters, cl = c->l.cluster[0] ? c->l.cluster[0] : 1;
-	int cur = 0, ret;
-	uint8_t *buf, *state = NULL;
+	uint8_t *state = NULL;
 	size_t cap = 0;
+	int ret = vgpu_sm_run(sm, l, 0, n, exc);
 
-	memset(r, 0, sizeof(*r));
-	if (exec_mem(&hm, c, &buf))
-		return -1;
-	l.mem = &vgpu_hostmem_ops;
-	l.mem_opaque = &hm;
-	l.ctl = &ctl;
-	ctl.preempt_every = c->preempt_every;
-	nclusters = l.grid[0] / cl * l.grid[1];
-	ret = vgpu_sm_run(sm[cur], &l, 0, nclusters, &r->exc);
 	while (ret == VGPU_RUN_PREEMPTED) {
-		struct vgpu_sm *from = sm[cur];
+		struct vgpu_sm *from = sm;
 		uint32_t cluster;
 		size_t need;
 
-		cur ^= 1;
+		sm = other;
+		other = from;
 		if (!vgpu_sm_preempted(from, &cluster)) {
-			ret = vgpu_sm_run(sm[cur], &l, cluster, nclusters - cluster, &r->exc);
+			ret = vgpu_sm_run(sm, l, cluster, n - cluster, exc);
 			continue;
 		}
 		need = vgpu_sm_save_bytes(from);
@@ -205,13 +167,44 @@ static inline int exec_run_preempted(struct vgpu_sm *sm[2],
 			ret = -3;
 			break;
 		}
-		ret = vgpu_sm_resume(sm[cur], &l, state, need, &r->exc);
-		if (!ret && cluster + 1 < nclusters)
-			ret = vgpu_sm_run(sm[cur], &l, cluster + 1,
-					  nclusters - cluster - 1, &r->exc);
+		ret = vgpu_sm_resume(sm, l, state, need, exc);
+		if (!ret && cluster + 1 < n)
+			ret = vgpu_sm_run(sm, l, cluster + 1, n - cluster - 1, exc);
 	}
 	free(state);
-	r->rc = ret;
+	return ret;
+}
+
+/*
+ * Run @c on @sm (the whole grid, validated first), memory fresh; with
+ * @other, preempted every c->preempt_every warp-instructions and resumed
+ * on the other SM each time.  @r->mem is malloc'd.
+ */
+static inline int exec_run(struct vgpu_sm *sm, struct vgpu_sm *other,
+			   const struct exec_case *c, struct exec_result *r)
+{
+	struct vgpu_launch_ctl ctl = { 0 };
+	struct vgpu_launch l = c->l;
+	uint32_t cl = c->l.cluster[0] ? c->l.cluster[0] : 1;
+	struct vgpu_sm_stats s0, s1;
+	struct vgpu_hostmem hm;
+	uint8_t *buf;
+
+	memset(r, 0, sizeof(*r));
+	if (exec_mem(&hm, c, &buf))
+		return -1;
+	l.mem = &vgpu_hostmem_ops;
+	l.mem_opaque = &hm;
+	l.ctl = &ctl;
+	vgpu_sm_get_stats(sm, &s0);
+	if (other) {
+		ctl.preempt_every = c->preempt_every;
+		r->rc = exec_preempted(sm, other, &l, l.grid[0] / cl * l.grid[1], &r->exc);
+	} else {
+		r->rc = vgpu_sm_launch(sm, &l, &r->exc);
+	}
+	vgpu_sm_get_stats(sm, &s1);
+	r->warp_insns = s1.warp_insns - s0.warp_insns;
 	r->mem = malloc(EXEC_GMEM_SPAN);
 	if (r->mem)
 		memcpy(r->mem, buf, EXEC_GMEM_SPAN);
@@ -268,7 +261,7 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 	c.l.prog = prog;
 	sm[0] = vgpu_sm_new(NULL);
 	sm[1] = vgpu_sm_new(NULL);
-	if (!sm[0] || !sm[1] || exec_run(sm[0], &c, &r1)) {
+	if (!sm[0] || !sm[1] || exec_run(sm[0], NULL, &c, &r1)) {
 		vgpu_sm_free(sm[0]);
 		vgpu_sm_free(sm[1]);
 		vgpu_prog_free(prog);
@@ -282,7 +275,7 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 				  r1.exc.msg);
 	else if (r1.rc && !memchr(r1.exc.msg, 0, sizeof(r1.exc.msg)))
 		bad = ORACLE_FAIL("exception message not NUL-terminated\n");
-	if (!bad && !exec_run(sm[1], &c, &r2)) {
+	if (!bad && !exec_run(sm[1], NULL, &c, &r2)) {
 		bad = exec_same(&r1, &r2, "a fresh SM");
 		free(r2.mem);
 	}
@@ -294,15 +287,15 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 		shake.l.block[0] = 1024;
 		shake.l.cluster[0] = 0;
 		shake.l.smem_bytes = 16384;
-		if (!exec_run(sm[0], &shake, &rs))
+		if (!exec_run(sm[0], NULL, &shake, &rs))
 			free(rs.mem);
 	}
-	if (!bad && !exec_run(sm[0], &c, &r3)) {
+	if (!bad && !exec_run(sm[0], NULL, &c, &r3)) {
 		bad = exec_same(&r1, &r3, "the first SM again, after another launch");
 		free(r3.mem);
 	}
 	if (!bad && c.preempt_every && r1.rc == 0 &&
-	    !exec_run_preempted(sm, &c, &rp)) {
+	    !exec_run(sm[0], sm[1], &c, &rp)) {
 		if (rp.rc)
 			bad = ORACLE_FAIL("preempted every %llu: ended %d (%s), unpreempted 0\n",
 					  (unsigned long long)c.preempt_every, rp.rc,

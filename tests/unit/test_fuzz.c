@@ -249,6 +249,7 @@ TEST(exec_examples_under_launch_shapes_and_regressions)
 					   err, sizeof(err)));
 		for (size_t s = 0; s < sizeof(exec_shapes) / sizeof(exec_shapes[0]); s++) {
 			size_t words = obj.code_size / 16, len;
+			uint32_t smem;
 			uint8_t *in;
 
 			if (words > 256)
@@ -259,6 +260,10 @@ TEST(exec_examples_under_launch_shapes_and_regressions)
 			memcpy(in, exec_shapes[s], EXEC_HDR);
 			in[10] = (uint8_t)(words - 1);
 			in[11] = (uint8_t)(obj.kernels[0].entry / 16);
+			/* at least the kernel's .shared (else every seed faults) */
+			smem = (obj.kernels[0].smem_static + 255) / 256;
+			if (in[5] < smem)
+				in[5] = (uint8_t)(smem < 255 ? smem : 255);
 			memcpy(in + EXEC_HDR, obj.code, words * 16);
 			for (size_t b = EXEC_HDR + words * 16; b < len; b++)
 				in[b] = (uint8_t)(b * 131 + s);
