@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs (dri/N/): queues (ring and scheduler state), exceptions (the last
- * VGPU_EXC_LOG exception records), address_spaces (per-file VA use), and
- * irq_hold (fault injection for recovery tests: while 1, the interrupt
+ * VGPU_EXC_LOG exception records), address_spaces (per-file VA use),
+ * memory (bytes of resident BOs and the limit, vgpu_gem.c), inject (the
+ * device's fault injection, where it has it: write "VALUE [ARG]", VALUE
+ * for VGPU_REG_INJECT and ARG for INJECT_ARG; read: INJECT), and irq_hold (fault injection for recovery tests: while 1, the interrupt
  * handler leaves completions unprocessed, as a delayed interrupt would;
  * writing 0 processes them; a device reset clears it).
  */
@@ -17,14 +19,16 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
 	unsigned int i;
 
-	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u  preemptions %u  timeslice_us %u\n",
+	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u  preemptions %u  timeslice_us %u  lost_irqs %d  device_resets %d\n",
 		   atomic_read(&vdev->reset_count),
 		   vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
 		   vgpu_read(vdev, VGPU_REG_ERR_COUNT),
 		   vdev->msix ? "msix" : "intx",
 		   vgpu_read(vdev, VGPU_REG_CAP_THREADS),
 		   vgpu_read(vdev, VGPU_REG_PREEMPTIONS),
-		   vgpu_read(vdev, VGPU_REG_TIMESLICE_US));
+		   vgpu_read(vdev, VGPU_REG_TIMESLICE_US),
+		   atomic_read(&vdev->lost_irqs),
+		   atomic_read(&vdev->device_resets));
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 
@@ -86,6 +90,16 @@ static int vgpu_debugfs_as(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int vgpu_debugfs_memory(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
+
+	seq_printf(m, "resident %lld limit %llu\n",
+		   (long long)atomic64_read(&vdev->resident), vgpu_mem_limit());
+	return 0;
+}
+
 static int vgpu_irq_hold_get(void *data, u64 *val)
 {
 	struct vgpu_device *vdev = data;
@@ -113,10 +127,63 @@ static int vgpu_irq_hold_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(vgpu_irq_hold_fops, vgpu_irq_hold_get,
 			 vgpu_irq_hold_set, "%llu\n");
 
+/* The device's fault injection (uapi/vgpu_hw.h "Fault injection"). */
+static ssize_t vgpu_inject_write(struct file *f, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct vgpu_device *vdev = file_inode(f)->i_private;
+	unsigned long long arg = 0;
+	char buf[64];
+	u32 val;
+	int n;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	n = sscanf(buf, "%i %lli", &val, &arg);
+	if (n < 1)
+		return -EINVAL;
+	mutex_lock(&vdev->reset_lock);
+	if (vdev->gone) {
+		mutex_unlock(&vdev->reset_lock);
+		return -ENODEV;
+	}
+	vgpu_write(vdev, VGPU_REG_INJECT_ARG_LO, lower_32_bits(arg));
+	vgpu_write(vdev, VGPU_REG_INJECT_ARG_HI, upper_32_bits(arg));
+	vgpu_write(vdev, VGPU_REG_INJECT, val);
+	mutex_unlock(&vdev->reset_lock);
+	return len;
+}
+
+static int vgpu_inject_show(struct seq_file *m, void *data)
+{
+	struct vgpu_device *vdev = m->private;
+
+	seq_printf(m, "0x%x\n", vgpu_read(vdev, VGPU_REG_INJECT));
+	return 0;
+}
+
+static int vgpu_inject_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, vgpu_inject_show, inode->i_private);
+}
+
+static const struct file_operations vgpu_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = vgpu_inject_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = vgpu_inject_write,
+};
+
 static const struct drm_info_list vgpu_debugfs_list[] = {
 	{ "queues", vgpu_debugfs_queues, 0 },
 	{ "exceptions", vgpu_debugfs_exceptions, 0 },
 	{ "address_spaces", vgpu_debugfs_as, 0 },
+	{ "memory", vgpu_debugfs_memory, 0 },
 };
 
 void vgpu_debugfs_init(struct drm_minor *minor)
@@ -125,4 +192,7 @@ void vgpu_debugfs_init(struct drm_minor *minor)
 				 minor->debugfs_root, minor);
 	debugfs_create_file_unsafe("irq_hold", 0600, minor->debugfs_root,
 				   to_vgpu(minor->dev), &vgpu_irq_hold_fops);
+	if (to_vgpu(minor->dev)->features & VGPU_FEAT_INJECT)
+		debugfs_create_file("inject", 0600, minor->debugfs_root,
+				    to_vgpu(minor->dev), &vgpu_inject_fops);
 }

@@ -117,7 +117,7 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 	struct vgpu_file *vf;
 	int ret;
 
-	vf = kvzalloc(sizeof(*vf), GFP_KERNEL);
+	vf = kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
 	if (!vf)
 		return -ENOMEM;
 	vf->vdev = vdev;
@@ -141,13 +141,16 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 err_as:
 	vgpu_as_put(vf->as);
 err_free:
-	kvfree(vf);
+	kfree(vf);
 	return ret;
 }
 
 static void vgpu_file_release(struct kref *kref)
 {
-	kvfree(container_of(kref, struct vgpu_file, refcount));
+	struct vgpu_file *vf = container_of(kref, struct vgpu_file, refcount);
+
+	kvfree(vf->hist);
+	kfree(vf);
 }
 
 void vgpu_file_put(struct vgpu_file *vf)
@@ -181,8 +184,8 @@ static void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 	drm_printf(p, "drm-engine-compute:\t%llu ns\n",
 		   (unsigned long long)atomic64_read(&vf->engine_ns));
-	drm_printf(p, "drm-memory-vram:\t0 KiB\n");
-	drm_printf(p, "drm-memory-gtt:\t%llu KiB\n", vf->as->mapped_bytes >> 10);
+	/* drm-total-, -shared-, -active-, -resident-, -purgeable-memory */
+	drm_show_memory_stats(p, file);
 	drm_printf(p, "vgpu-asid:\t%u\n", vf->as->asid);
 	drm_printf(p, "vgpu-resets:\t%d\n", atomic_read(&vf->reset_count));
 }

@@ -164,7 +164,8 @@ struct vgpu_file {
 	/* On vdev->files, under vdev->files_lock. */
 	struct list_head link;
 	spinlock_t hist_lock;
-	struct vgpu_job_result hist[VGPU_JOB_HISTORY];
+	/* VGPU_JOB_HISTORY entries, from the first submit (vgpu_hist_alloc) */
+	struct vgpu_job_result *hist;
 };
 
 /**
@@ -252,6 +253,8 @@ struct vgpu_device {
 	 * completions unprocessed until cleared or the next device reset.
 	 */
 	bool irq_hold;
+	atomic_t lost_irqs;	/* jobs a timeout found completed */
+	atomic_t device_resets;	/* whole-device resets (reset_count: all) */
 
 	int nvec;
 	bool msix;
@@ -262,6 +265,9 @@ struct vgpu_device {
 
 	struct mutex files_lock;
 	struct list_head files;
+
+	/* bytes of resident BOs (vgpu_gem.c), at most vgpu_mem_limit() */
+	atomic64_t resident;
 };
 
 #define to_vgpu(d) container_of(d, struct vgpu_device, drm)
@@ -290,12 +296,26 @@ static inline void vgpu_qwrite(struct vgpu_queue *q, u32 reg, u32 val)
 void vgpu_file_put(struct vgpu_file *vf);
 
 /* vgpu_gem.c */
+/**
+ * struct vgpu_bo - a buffer object (vgpu_gem.c)
+ * @flags:    VGPU_BO_*
+ * @lock:     protects @mappings and each one's @filled
+ * @mappings: one per address space that holds a handle
+ * @memcg:    the creator's memory cgroup: the pages are charged there,
+ *            whoever makes them resident (NULL for an import)
+ * @state:    VGPU_BO_RESIDENT once the pages exist (counted in
+ *            vgpu_device.resident until the BO is freed)
+ */
 struct vgpu_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
-	struct mutex lock;	/* protects @mappings */
+	struct mutex lock;
 	struct list_head mappings;
+	struct mem_cgroup *memcg;
+	unsigned long state;
 };
+
+#define VGPU_BO_RESIDENT 0
 
 struct vgpu_mapping {
 	struct list_head link;
@@ -303,12 +323,16 @@ struct vgpu_mapping {
 	struct drm_gem_object *obj;	/* the reference it holds there */
 	struct vgpu_as *as;
 	struct drm_mm_node node;
+	bool filled;			/* the PTEs point at the pages */
 };
 
 #define to_vgpu_bo(o) container_of(to_drm_gem_shmem_obj(o), struct vgpu_bo, base)
 struct drm_gem_object *vgpu_gem_create_object(struct drm_device *dev,
 					      size_t size);
 u64 vgpu_bo_va(struct vgpu_bo *bo, struct vgpu_as *as);
+int vgpu_bo_make_resident(struct vgpu_bo *bo);
+extern unsigned int vgpu_mem_limit_mb;
+u64 vgpu_mem_limit(void);
 int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 			 struct drm_file *file);
 int vgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,
@@ -330,6 +354,9 @@ static inline struct vgpu_as *vgpu_as_get(struct vgpu_as *as)
 	kref_get(&as->refcount);
 	return as;
 }
+int vgpu_as_reserve(struct vgpu_as *as, struct drm_mm_node *node, u64 size);
+int vgpu_as_fill(struct vgpu_as *as, struct drm_mm_node *node,
+		 struct sg_table *sgt, u32 bo_flags);
 int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
 		struct sg_table *sgt, u64 size, u32 bo_flags);
 void vgpu_as_unmap(struct vgpu_as *as, struct drm_mm_node *node);

@@ -2,15 +2,49 @@
 /*
  * Buffer objects: shmem-backed GEM objects (drm_gem_shmem_helper), mapped
  * into the GPU address space of every file that holds a handle to them.
- * The mapping is made in the GEM open callback (handle creation, PRIME
- * import included) and removed in the close callback; the backing pages
- * are pinned from the first mapping until the object is freed.
+ *
+ * A BO has no pages until something needs them (uapi/vgpu_drm.h, "BO
+ * memory"): a SUBMIT that lists it, a CPU mmap, a dma-buf importer
+ * (pin, vmap).  Creating it, or a handle to it, only reserves its VA in
+ * the file's address space (vgpu_gem_open); the PTEs are written when the
+ * pages come (vgpu_bo_make_resident), or at once for a BO that has them.
+ * From then on the pages stay until the BO is freed.
+ *
+ * The pages are charged to the memory cgroup of the process that created
+ * the BO, whichever process makes them resident, so that a cgroup's limit
+ * holds and its OOM killer finds the holder; and the device counts the
+ * bytes of every resident BO against vgpu_mem_limit() (module parameter
+ * mem_limit_mb, default half of RAM), so that clients of the GPU cannot
+ * take memory the rest of the system needs: the global OOM killer cannot
+ * see pinned GPU memory (it is in no process's RSS) and would kill
+ * bystanders instead.
+ *
+ * Locking: bo->lock (the mappings) is never held while the reservation
+ * lock is taken or the other way round: the pages are obtained first, the
+ * mappings filled after.
  */
 #include <linux/dma-resv.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_utils.h>
 #include "vgpu_drv.h"
+
+unsigned int vgpu_mem_limit_mb;
+module_param_named(mem_limit_mb, vgpu_mem_limit_mb, uint, 0644);
+MODULE_PARM_DESC(mem_limit_mb,
+		 "MiB of resident BO memory per device (0: half of RAM)");
+
+/* Bytes of BO memory a device may hold resident. */
+u64 vgpu_mem_limit(void)
+{
+	unsigned int mb = READ_ONCE(vgpu_mem_limit_mb);
+
+	if (mb)
+		return (u64)mb << 20;
+	return ((u64)totalram_pages() << PAGE_SHIFT) / 2;
+}
 
 static struct vgpu_mapping *vgpu_bo_find_mapping(struct vgpu_bo *bo,
 						 struct vgpu_as *as)
@@ -37,28 +71,130 @@ u64 vgpu_bo_va(struct vgpu_bo *bo, struct vgpu_as *as)
 	return va;
 }
 
+static bool vgpu_bo_has_pages(struct vgpu_bo *bo)
+{
+	return bo->base.base.import_attach ||
+	       test_bit(VGPU_BO_RESIDENT, &bo->state);
+}
+
+/*
+ * Run @get, which acquires @bo's pages, charging them to the creator's
+ * memcg and, the first time, counting them against the device's limit.
+ * Returns @get's result, or -ENOMEM past the limit.
+ */
+static int vgpu_bo_populate(struct vgpu_bo *bo,
+			    int (*get)(struct drm_gem_object *obj, void *arg),
+			    void *arg)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	struct vgpu_device *vdev = to_vgpu(obj->dev);
+	struct mem_cgroup *old;
+	bool counted = false;
+	int ret;
+
+	if (obj->import_attach)
+		return get(obj, arg);
+	if (!test_bit(VGPU_BO_RESIDENT, &bo->state)) {
+		if (atomic64_add_return(obj->size, &vdev->resident) >
+		    vgpu_mem_limit()) {
+			atomic64_sub(obj->size, &vdev->resident);
+			return -ENOMEM;
+		}
+		counted = true;
+	}
+	old = set_active_memcg(bo->memcg);
+	ret = get(obj, arg);
+	set_active_memcg(old);
+	/* Counted once: by whoever set the bit. */
+	if (counted && (ret || test_and_set_bit(VGPU_BO_RESIDENT, &bo->state)))
+		atomic64_sub(obj->size, &vdev->resident);
+	return ret;
+}
+
+static int vgpu_bo_get_sgt(struct drm_gem_object *obj, void *arg)
+{
+	struct sg_table *sgt;
+
+	if (obj->import_attach)
+		sgt = to_drm_gem_shmem_obj(obj)->sgt;
+	else
+		sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	*(struct sg_table **)arg = sgt;
+	return 0;
+}
+
+/* Point every mapping of @bo that does not yet at its pages @sgt. */
+static int vgpu_bo_fill_locked(struct vgpu_bo *bo, struct sg_table *sgt)
+{
+	struct vgpu_mapping *m;
+	int ret;
+
+	list_for_each_entry(m, &bo->mappings, link) {
+		if (m->filled)
+			continue;
+		ret = vgpu_as_fill(m->as, &m->node, sgt, bo->flags);
+		if (ret)
+			return ret;
+		m->filled = true;
+	}
+	return 0;
+}
+
+/**
+ * vgpu_bo_make_resident - give @bo its pages and map them in every
+ *                         address space that has a handle to it
+ * @bo: the BO (a reference held)
+ *
+ * Process context, no reservation lock held.  Cheap once done.
+ *
+ * Return: 0, or -ENOMEM (the device's limit, the memcg's, or no memory;
+ * nothing changed then, or -ERESTARTSYS/-EINTR from a signal.
+ */
+int vgpu_bo_make_resident(struct vgpu_bo *bo)
+{
+	struct sg_table *sgt = NULL;
+	int ret;
+
+	ret = vgpu_bo_populate(bo, vgpu_bo_get_sgt, &sgt);
+	if (ret)
+		return ret;
+	mutex_lock(&bo->lock);
+	ret = vgpu_bo_fill_locked(bo, sgt);
+	mutex_unlock(&bo->lock);
+	return ret;
+}
+
 static int vgpu_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct vgpu_file *vf = file->driver_priv;
 	struct vgpu_bo *bo = to_vgpu_bo(obj);
+	struct sg_table *sgt = NULL;
 	struct vgpu_mapping *m;
-	struct sg_table *sgt;
 	int ret = 0;
 
+	/* A BO with pages is mapped in full at once (its sgt exists). */
+	if (vgpu_bo_has_pages(bo)) {
+		ret = vgpu_bo_populate(bo, vgpu_bo_get_sgt, &sgt);
+		if (ret)
+			return ret;
+	}
 	mutex_lock(&bo->lock);
 	if (vgpu_bo_find_mapping(bo, vf->as))
 		goto out;	/* a second handle in the same file */
-	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
-	if (IS_ERR(sgt)) {
-		ret = PTR_ERR(sgt);
-		goto out;
-	}
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = vgpu_as_map(vf->as, &m->node, sgt, obj->size, bo->flags);
+	ret = vgpu_as_reserve(vf->as, &m->node, obj->size);
+	if (!ret && sgt) {
+		ret = vgpu_as_fill(vf->as, &m->node, sgt, bo->flags);
+		if (ret)
+			vgpu_as_unmap(vf->as, &m->node);
+		m->filled = !ret;
+	}
 	if (ret) {
 		kfree(m);
 		goto out;
@@ -84,7 +220,7 @@ static void vgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 		list_del(&m->link);
 		vgpu_as_unmap(as, &m->node);
 		/* A job of @as may still cache the old translations. */
-		if (!vgpu_as_defer(as, obj, m))
+		if (!m->filled || !vgpu_as_defer(as, obj, m))
 			kfree(m);
 		vgpu_as_put(as);
 	}
@@ -96,8 +232,66 @@ static void vgpu_gem_free(struct drm_gem_object *obj)
 	struct vgpu_bo *bo = to_vgpu_bo(obj);
 
 	WARN_ON(!list_empty(&bo->mappings));
+	if (test_bit(VGPU_BO_RESIDENT, &bo->state))
+		atomic64_sub(obj->size, &to_vgpu(obj->dev)->resident);
+	mem_cgroup_put(bo->memcg);
 	mutex_destroy(&bo->lock);
 	drm_gem_shmem_free(&bo->base);
+}
+
+/*
+ * The other ways to the pages (a CPU mapping, a dma-buf importer's pin or
+ * vmap) populate through vgpu_bo_populate() too.  pin and vmap run under
+ * the reservation lock, so they leave the GPU mappings to the next
+ * vgpu_bo_make_resident(); mmap fills them.
+ */
+static int vgpu_gem_mmap_get(struct drm_gem_object *obj, void *arg)
+{
+	return drm_gem_shmem_object_mmap(obj, arg);
+}
+
+static int vgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	struct vgpu_bo *bo = to_vgpu_bo(obj);
+	int ret;
+
+	if (obj->import_attach)
+		return drm_gem_shmem_object_mmap(obj, vma);
+	ret = vgpu_bo_make_resident(bo);
+	if (ret)
+		return ret;
+	return vgpu_bo_populate(bo, vgpu_gem_mmap_get, vma);
+}
+
+static int vgpu_gem_pin_get(struct drm_gem_object *obj, void *arg)
+{
+	return drm_gem_shmem_object_pin(obj);
+}
+
+static int vgpu_gem_pin(struct drm_gem_object *obj)
+{
+	return vgpu_bo_populate(to_vgpu_bo(obj), vgpu_gem_pin_get, NULL);
+}
+
+static int vgpu_gem_vmap_get(struct drm_gem_object *obj, void *arg)
+{
+	return drm_gem_shmem_object_vmap(obj, arg);
+}
+
+static int vgpu_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	return vgpu_bo_populate(to_vgpu_bo(obj), vgpu_gem_vmap_get, map);
+}
+
+/* fdinfo (drm_show_memory_stats): under the file's table spinlock. */
+static enum drm_gem_object_status vgpu_gem_status(struct drm_gem_object *obj)
+{
+	return vgpu_bo_has_pages(to_vgpu_bo(obj)) ? DRM_GEM_OBJECT_RESIDENT : 0;
+}
+
+static size_t vgpu_gem_rss(struct drm_gem_object *obj)
+{
+	return vgpu_bo_has_pages(to_vgpu_bo(obj)) ? obj->size : 0;
 }
 
 static const struct drm_gem_object_funcs vgpu_gem_funcs = {
@@ -105,12 +299,14 @@ static const struct drm_gem_object_funcs vgpu_gem_funcs = {
 	.open = vgpu_gem_open,
 	.close = vgpu_gem_close,
 	.print_info = drm_gem_shmem_object_print_info,
-	.pin = drm_gem_shmem_object_pin,
+	.pin = vgpu_gem_pin,
 	.unpin = drm_gem_shmem_object_unpin,
 	.get_sg_table = drm_gem_shmem_object_get_sg_table,
-	.vmap = drm_gem_shmem_object_vmap,
+	.vmap = vgpu_gem_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
-	.mmap = drm_gem_shmem_object_mmap,
+	.mmap = vgpu_gem_mmap,
+	.status = vgpu_gem_status,
+	.rss = vgpu_gem_rss,
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
 
@@ -119,7 +315,7 @@ struct drm_gem_object *vgpu_gem_create_object(struct drm_device *dev,
 {
 	struct vgpu_bo *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	/* Cached CPU mappings: the device is cache-coherent (x86, QEMU DMA). */
@@ -156,10 +352,18 @@ int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	if (IS_ERR(shmem))
 		return PTR_ERR(shmem);
 	bo = container_of(shmem, struct vgpu_bo, base);
-	bo->flags = args->flags;
+	bo->flags = args->flags & ~VGPU_BO_POPULATE;
+#ifdef CONFIG_MEMCG
+	bo->memcg = get_mem_cgroup_from_mm(current->mm);
+#endif
 
-	/* Creating the handle maps the BO (vgpu_gem_open). */
+	/* Creating the handle reserves the BO's VA (vgpu_gem_open). */
 	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
+	if (!ret && (args->flags & VGPU_BO_POPULATE)) {
+		ret = vgpu_bo_make_resident(bo);
+		if (ret)
+			drm_gem_handle_delete(file, args->handle);
+	}
 	drm_gem_object_put(&shmem->base);
 	if (ret)
 		return ret;

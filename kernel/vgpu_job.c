@@ -158,9 +158,27 @@ static const struct dma_fence_ops vgpu_fence_ops = {
 	.get_timeline_name = vgpu_fence_timeline_name,
 };
 
+/* @id's entry in @vf's history; NULL before the file's first submit. */
 static struct vgpu_job_result *vgpu_hist(struct vgpu_file *vf, u64 id)
 {
-	return &vf->hist[id % VGPU_JOB_HISTORY];
+	struct vgpu_job_result *hist = smp_load_acquire(&vf->hist);
+
+	return hist ? &hist[id % VGPU_JOB_HISTORY] : NULL;
+}
+
+/* The history, allocated by the file's first submit (not by open). */
+static int vgpu_hist_alloc(struct vgpu_file *vf)
+{
+	struct vgpu_job_result *hist;
+
+	if (smp_load_acquire(&vf->hist))
+		return 0;
+	hist = kvcalloc(VGPU_JOB_HISTORY, sizeof(*hist), GFP_KERNEL_ACCOUNT);
+	if (!hist)
+		return -ENOMEM;
+	if (cmpxchg_release(&vf->hist, NULL, hist))
+		kvfree(hist);
+	return 0;
 }
 
 /*
@@ -176,7 +194,7 @@ static void vgpu_job_set_running(struct vgpu_job *job)
 
 	spin_lock_irqsave(&vf->hist_lock, flags);
 	r = vgpu_hist(vf, job->id);
-	if (r->id == job->id && r->state == VGPU_JOB_QUEUED)
+	if (r && r->id == job->id && r->state == VGPU_JOB_QUEUED)
 		r->state = VGPU_JOB_RUNNING;
 	spin_unlock_irqrestore(&vf->hist_lock, flags);
 }
@@ -210,7 +228,7 @@ static void vgpu_job_record(struct vgpu_job *job, int error, u32 hw_status,
 
 	spin_lock_irqsave(&vf->hist_lock, flags);
 	r = vgpu_hist(vf, job->id);
-	if (r->id == job->id) {
+	if (r && r->id == job->id) {
 		r->state = error ? VGPU_JOB_FAILED : VGPU_JOB_DONE;
 		r->error = -error;
 		r->hw_status = hw_status;
@@ -601,8 +619,15 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
  * the fields the wait-for graph reads) and the slot is cleared, so that the
  * reset still treats the job as timed out.  False when none came in 100 ms.
  */
-static bool vgpu_stop_hung(struct vgpu_device *vdev, struct vgpu_job *job,
-			   struct vgpu_exception_record *rec)
+enum vgpu_stop {
+	VGPU_STOP_FAILED,	/* the queue still executes: reset the device */
+	VGPU_STOP_RECORD,	/* stopped, the launch's state in @rec */
+	VGPU_STOP_IDLE,		/* stopped, it was executing nothing */
+};
+
+static enum vgpu_stop vgpu_stop_hung(struct vgpu_device *vdev,
+				     struct vgpu_job *job,
+				     struct vgpu_exception_record *rec)
 {
 	struct vgpu_queue *q = &vdev->queues[job->queue];
 	struct vgpu_completion *cpl = &q->cpl[job->slot];
@@ -624,11 +649,19 @@ static bool vgpu_stop_hung(struct vgpu_device *vdev, struct vgpu_job *job,
 				rec->info[i] = le32_to_cpu(rec->info[i]);
 			rec->msg[sizeof(rec->msg) - 1] = '\0';
 			WRITE_ONCE(cpl->seq, 0);
-			return true;
+			return VGPU_STOP_RECORD;
 		}
 		usleep_range(1000, 2000);
 	}
-	return false;
+	/*
+	 * No record, but nothing executing either: the queue had taken no
+	 * command of the job or hung before running it (a front end that
+	 * stopped answering, VGPU_INJ_HANG).  Disabled, it is stopped: a
+	 * queue reset suffices.
+	 */
+	if (!(vgpu_qread(q, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY))
+		return VGPU_STOP_IDLE;
+	return VGPU_STOP_FAILED;
 }
 
 struct vgpu_dump {
@@ -819,6 +852,7 @@ static void vgpu_reset_device(struct vgpu_device *vdev, struct vgpu_job *job)
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_count_innocent(&vdev->queues[i].sched, job, reset);
 	atomic_inc(&vdev->reset_count);
+	atomic_inc(&vdev->device_resets);
 	atomic_inc(&job->vf->reset_count);
 	trace_vgpu_reset(job->queue, job->id);
 
@@ -861,10 +895,18 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 	struct vgpu_job *job = to_vgpu_job(sched_job);
 	struct vgpu_device *vdev = job->vdev;
 	struct vgpu_exception_record *rec;
-	bool stopped;
+	enum vgpu_stop stop = VGPU_STOP_FAILED;
+	bool stopped, done;
 
 	mutex_lock(&vdev->reset_lock);
+	done = job->hw_fence && dma_fence_is_signaled(job->hw_fence);
 	vgpu_queue_process(&vdev->queues[job->queue]);
+	if (!done && job->hw_fence && dma_fence_is_signaled(job->hw_fence)) {
+		/* It had completed: its interrupt was lost (or is late). */
+		atomic_inc(&vdev->lost_irqs);
+		vgpu_warn(vdev, "queue %u: job %llu had completed, its interrupt did not come\n",
+			  job->queue, job->id);
+	}
 	if (vdev->gone || !job->hw_fence || dma_fence_is_signaled(job->hw_fence) ||
 	    vgpu_job_waits_for_queue(job)) {
 		/* Spurious: put it back where drm_sched_job_timedout took it. */
@@ -876,11 +918,13 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 	}
 
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	stopped = rec && vgpu_stop_hung(vdev, job, rec) && READ_ONCE(vgpu_queue_reset);
+	if (rec)
+		stop = vgpu_stop_hung(vdev, job, rec);
+	stopped = stop != VGPU_STOP_FAILED && READ_ONCE(vgpu_queue_reset);
 	vgpu_err(vdev, "queue %u: job %llu of client %llu timed out after %u ms: %s reset\n",
 		 job->queue, job->id, job->vf->client_id, vgpu_timeout_ms,
 		 stopped ? "queue" : "device");
-	vgpu_coredump(job, stopped ? rec : NULL);
+	vgpu_coredump(job, stopped && stop == VGPU_STOP_RECORD ? rec : NULL);
 	kfree(rec);
 	if (stopped)
 		vgpu_reset_queue(vdev, job);
@@ -1006,12 +1050,24 @@ static int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,
 static int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
 			   const struct drm_vgpu_submit *args)
 {
+	u32 i;
+	int ret;
+
 	job->bo_count = args->bo_handle_count;
 	if (!job->bo_count)
 		return 0;
 	/* -ENOENT for an unknown handle, -EFAULT for a bad pointer. */
-	return drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles),
-				      job->bo_count, &job->bos);
+	ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles),
+				     job->bo_count, &job->bos);
+	if (ret)
+		return ret;
+	/* A BO gets its pages when a job first needs them (vgpu_gem.c). */
+	for (i = 0; i < job->bo_count; i++) {
+		ret = vgpu_bo_make_resident(to_vgpu_bo(job->bos[i]));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* @fence's components (a timeline point's chain, a sync_file's array). */
@@ -1231,7 +1287,10 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	u32 i;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	ret = vgpu_hist_alloc(vf);
+	if (ret)
+		return ret;
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
 	job->vdev = vdev;
@@ -1386,7 +1445,7 @@ int vgpu_ioctl_get_job(struct drm_device *dev, void *data,
 		return -ENOMEM;
 	spin_lock_irqsave(&vf->hist_lock, flags);
 	r = vgpu_hist(vf, args->job_id);
-	if (!args->job_id || r->id != args->job_id) {
+	if (!args->job_id || !r || r->id != args->job_id) {
 		ret = -ENOENT;
 	} else {
 		args->state = r->state;

@@ -153,23 +153,66 @@ void vgpu_as_put(struct vgpu_as *as)
 		kref_put(&as->refcount, vgpu_as_release);
 }
 
+/* Clear the PTEs of @node (under @as->lock); the VA stays reserved. */
+static void vgpu_as_clear_locked(struct vgpu_as *as, struct drm_mm_node *node)
+{
+	u64 va = node->start << PAGE_SHIFT;
+	u64 end = (node->start + node->size) << PAGE_SHIFT;
+
+	for (; va < end; va += PAGE_SIZE) {
+		__le64 *pte = vgpu_pte(as, va, false);
+
+		if (pte)
+			*pte = 0;
+	}
+	/* Before the pages can be reused, the next launch flushes the TLB. */
+	atomic_inc(&as->vdev->mmu_gen);
+}
+
 /**
- * vgpu_as_map - allocate VA for @size bytes and map @sgt there
- * @as:       the address space
- * @node:     filled with the allocation; the caller keeps it until
- *            vgpu_as_unmap()
- * @sgt:      the pages (DMA-mapped)
- * @size:     bytes to map (page multiple)
- * @bo_flags: VGPU_BO_* (permissions)
+ * vgpu_as_reserve - allocate VA for @size bytes, with no page behind it
+ * @as:   the address space
+ * @node: filled with the allocation; the caller keeps it until
+ *        vgpu_as_unmap()
+ * @size: bytes (page multiple); one guard page follows, so that overruns
+ *        fault instead of aliasing the next BO
+ *
+ * Until vgpu_as_fill(), every access to the range faults.
  *
  * Return: 0 or -errno (-ENOSPC when the VA space is full).
  */
-int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
-		struct sg_table *sgt, u64 size, u32 bo_flags)
+int vgpu_as_reserve(struct vgpu_as *as, struct drm_mm_node *node, u64 size)
 {
-	u64 prot = VGPU_PTE_VALID | VGPU_PTE_READ, va;
-	struct sg_dma_page_iter iter;
 	int ret;
+
+	mutex_lock(&as->lock);
+	ret = drm_mm_insert_node_generic(&as->mm, node,
+					 (size >> PAGE_SHIFT) + 1, 1, 0, 0);
+	if (!ret) {
+		as->mapped_bytes += size;
+		vgpu_dbg(as->vdev, VGPU_DBG_MMU, "asid %u va 0x%llx size 0x%llx\n",
+			 as->asid, node->start << PAGE_SHIFT, size);
+	}
+	mutex_unlock(&as->lock);
+	return ret;
+}
+
+/**
+ * vgpu_as_fill - point a reserved range at its pages
+ * @as:       the address space
+ * @node:     from vgpu_as_reserve()
+ * @sgt:      the pages (DMA-mapped), at least the range's size
+ * @bo_flags: VGPU_BO_* (permissions)
+ *
+ * Return: 0, or -ENOMEM when a page table could not be allocated: then
+ * the range is left as it was, reserved with no page behind it.
+ */
+int vgpu_as_fill(struct vgpu_as *as, struct drm_mm_node *node,
+		 struct sg_table *sgt, u32 bo_flags)
+{
+	u64 prot = VGPU_PTE_VALID | VGPU_PTE_READ, va, end;
+	struct sg_dma_page_iter iter;
+	int ret = 0;
 
 	if (!(bo_flags & VGPU_BO_READ_ONLY))
 		prot |= VGPU_PTE_WRITE;
@@ -177,17 +220,13 @@ int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
 		prot |= VGPU_PTE_EXEC;
 
 	mutex_lock(&as->lock);
-	/* One guard page after each BO: overruns fault instead of aliasing. */
-	ret = drm_mm_insert_node_generic(&as->mm, node,
-					 (size >> PAGE_SHIFT) + 1, 1, 0, 0);
-	if (ret)
-		goto out;
 	va = node->start << PAGE_SHIFT;
+	end = (node->start + node->size - 1) << PAGE_SHIFT;	/* the guard */
 	for_each_sgtable_dma_page(sgt, &iter, 0) {
 		dma_addr_t pa = sg_page_iter_dma_address(&iter);
 		__le64 *pte;
 
-		if (va >= ((node->start + node->size - 1) << PAGE_SHIFT))
+		if (va >= end)
 			break;
 		pte = vgpu_pte(as, va, true);
 		if (!pte) {
@@ -197,39 +236,34 @@ int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
 		*pte = cpu_to_le64(prot | (pa & VGPU_PTE_ADDR_MASK));
 		va += PAGE_SIZE;
 	}
-	if (ret) {
-		mutex_unlock(&as->lock);
-		vgpu_as_unmap(as, node);
-		return ret;
-	}
-	as->mapped_bytes += size;
-	vgpu_dbg(as->vdev, VGPU_DBG_MMU, "asid %u va 0x%llx size 0x%llx\n",
-		 as->asid, node->start << PAGE_SHIFT, size);
-out:
+	if (ret)
+		vgpu_as_clear_locked(as, node);
 	mutex_unlock(&as->lock);
+	return ret;
+}
+
+/* vgpu_as_reserve() and vgpu_as_fill() in one (the pages exist already). */
+int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
+		struct sg_table *sgt, u64 size, u32 bo_flags)
+{
+	int ret = vgpu_as_reserve(as, node, size);
+
+	if (ret)
+		return ret;
+	ret = vgpu_as_fill(as, node, sgt, bo_flags);
+	if (ret)
+		vgpu_as_unmap(as, node);
 	return ret;
 }
 
 void vgpu_as_unmap(struct vgpu_as *as, struct drm_mm_node *node)
 {
-	u64 va, end;
-
 	mutex_lock(&as->lock);
-	if (!drm_mm_node_allocated(node))
-		goto out;
-	va = node->start << PAGE_SHIFT;
-	end = (node->start + node->size) << PAGE_SHIFT;
-	for (; va < end; va += PAGE_SIZE) {
-		__le64 *pte = vgpu_pte(as, va, false);
-
-		if (pte)
-			*pte = 0;
+	if (drm_mm_node_allocated(node)) {
+		vgpu_as_clear_locked(as, node);
+		as->mapped_bytes -= (node->size - 1) << PAGE_SHIFT;
+		drm_mm_remove_node(node);
 	}
-	as->mapped_bytes -= (node->size - 1) << PAGE_SHIFT;
-	drm_mm_remove_node(node);
-	/* Before the pages can be reused, the next launch flushes the TLB. */
-	atomic_inc(&as->vdev->mmu_gen);
-out:
 	mutex_unlock(&as->lock);
 }
 

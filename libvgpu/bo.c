@@ -74,10 +74,15 @@ static int bo_wrap_locked(struct vgpu_device *dev, uint32_t handle, uint64_t siz
 int vgpu_bo_new(struct vgpu_device *dev, uint64_t size, uint32_t flags,
 		struct vgpu_bo **out)
 {
-	struct drm_vgpu_bo_create c = { .size = size, .flags = flags };
+	/*
+	 * With its pages from the start: the library hands out GPU addresses
+	 * that kernels may use without listing the buffer (vgpu.h).
+	 */
+	struct drm_vgpu_bo_create c = { .size = size,
+					.flags = flags | VGPU_BO_POPULATE };
 	int ret;
 
-	if (!out)
+	if (!out || (flags & VGPU_BO_POPULATE))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)

@@ -459,6 +459,7 @@ int vgpu_sim_bo_create(struct vgpu_sim *sim, void *data)
 	uint64_t size;
 	struct sim_bo *bo;
 	struct stat st;
+	uint32_t flags;
 	int fd, ret;
 
 	if (args->flags & ~VGPU_BO_FLAGS || !args->size)
@@ -466,9 +467,14 @@ int vgpu_sim_bo_create(struct vgpu_sim *sim, void *data)
 	if (args->size > VGPU_BO_MAX_SIZE)
 		return -E2BIG;
 	size = sim_page_align(args->size);
+	/*
+	 * The model's BOs have their memory from the start (a memfd), as
+	 * VGPU_BO_POPULATE asks: it does not model vgpu.ko's lazy pages.
+	 */
+	flags = args->flags & ~VGPU_BO_POPULATE;
 
 	/* The flags travel with the memory, for imports into other devices. */
-	snprintf(name, sizeof(name), SIM_MEMFD_NAME "%u", args->flags);
+	snprintf(name, sizeof(name), SIM_MEMFD_NAME "%u", flags);
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
@@ -479,7 +485,7 @@ int vgpu_sim_bo_create(struct vgpu_sim *sim, void *data)
 		close(fd);
 		return ret;
 	}
-	ret = sim_bo_add(sim, fd, size, args->flags, &st, &bo);
+	ret = sim_bo_add(sim, fd, size, flags, &st, &bo);
 	if (ret)
 		return ret;
 	args->handle = bo->handle;
@@ -591,7 +597,7 @@ static uint32_t sim_fd_flags(int fd)
 	link[n] = '\0';
 	if (sscanf(link, "/memfd:" SIM_MEMFD_NAME "%u", &flags) != 1)
 		return 0;
-	return flags & VGPU_BO_FLAGS;
+	return flags & (VGPU_BO_FLAGS & ~VGPU_BO_POPULATE);
 }
 
 int vgpu_sim_prime_fd_to_handle(struct vgpu_sim *sim, void *data)

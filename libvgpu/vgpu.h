@@ -183,9 +183,12 @@ VGPU_API int vgpu_device_set_trace(struct vgpu_device *dev, FILE *f);
 
 /*
  * A zero-filled buffer of @size bytes (rounded up to 4 KiB pages) mapped
- * in the device's GPU address space.  @flags: VGPU_BO_READ_ONLY,
+ * in the device's GPU address space, with its memory from the start
+ * (VGPU_BO_POPULATE): a kernel may use its address without the buffer
+ * being listed in the launch.  @flags: VGPU_BO_READ_ONLY,
  * VGPU_BO_NO_EXEC.  -EINVAL for size 0 or unknown flags, -E2BIG above
- * VGPU_BO_MAX_SIZE.
+ * VGPU_BO_MAX_SIZE, -ENOMEM past the device's limit of resident memory or
+ * the memory cgroup's (uapi/vgpu_drm.h, "BO memory").
  */
 VGPU_API int vgpu_bo_new(struct vgpu_device *dev, uint64_t size, uint32_t flags,
 			 struct vgpu_bo **out);

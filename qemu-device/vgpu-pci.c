@@ -47,6 +47,7 @@
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "migration/blocker.h"
 #include "migration/vmstate.h"
 #include "sysemu/runstate.h"
 #include "vgpu-pci.h"
@@ -159,8 +160,11 @@ static void vgpu_reset_state(VGPUState *s)
         q->priority = VGPU_QPRIO_NORMAL;
         q->yielded_ns = 0;
         q->csb = 0;
+        vgpu_inject_disarm_locked(q);
     }
     vgpu_wait_idle_locked(s);
+    s->inj_arg = 0;
+    s->inj_sel = 0;
     s->csb_slot = 0;
     s->preemptions = 0;
     s->irq_status = s->irq_mask = s->irq_pending = 0;
@@ -256,6 +260,7 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
         trace_vgpu_queue_disable(q->idx);
         q->enabled = false;
         q->stopped = false;
+        vgpu_inject_disarm_locked(q);
         vgpu_queue_abort_locked(q, VGPU_ERR_ABORTED);
     } else if (enable && (val & VGPU_QCTRL_RESUME) && q->stopped) {
         q->stopped = false;
@@ -430,7 +435,7 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VGPU_REG_CAP_FEATURES:
         val = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED | VGPU_FEAT_MBARRIER |
               VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
-              VGPU_FEAT_PREEMPT;
+              VGPU_FEAT_PREEMPT | (s->inject ? VGPU_FEAT_INJECT : 0);
         break;
     case VGPU_REG_CAP_QUEUES:
         val = s->nqueues;
@@ -476,6 +481,11 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case VGPU_REG_TIMESLICE_US:
         val = s->timeslice_us;
+        break;
+    case VGPU_REG_INJECT:
+    case VGPU_REG_INJECT_ARG_LO:
+    case VGPU_REG_INJECT_ARG_HI:
+        val = vgpu_inject_read_locked(s, addr);
         break;
     case VGPU_REG_IRQ_STATUS:
         val = s->irq_status;
@@ -581,6 +591,11 @@ static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         s->timeslice_us = val;
         /* the launches waiting for SMs look at their timeslices again */
         vgpu_queues_wake_locked(s);
+        break;
+    case VGPU_REG_INJECT:
+    case VGPU_REG_INJECT_ARG_LO:
+    case VGPU_REG_INJECT_ARG_HI:
+        vgpu_inject_write_locked(s, addr, val);
         break;
     case VGPU_REG_WDOG_MS:
         if (val > VGPU_MAX_WDOG_MS) {
@@ -927,6 +942,16 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     s->timeslice_us = s->timeslice_prop;
+    if (s->inject) {
+        /* the armed faults are test state, not device state: not migrated */
+        error_setg(&s->migration_blocker,
+                   "vgpu-pci: x-inject (fault injection) is on");
+        if (migrate_add_blocker(s->migration_blocker, errp) < 0) {
+            error_free(s->migration_blocker);
+            s->migration_blocker = NULL;
+            return;
+        }
+    }
 
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init_io(&s->mmio, OBJECT(s), &vgpu_mmio_ops, s, "vgpu-mmio",
@@ -949,6 +974,7 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
     qemu_cond_init(&s->idle_cond);
     s->irq_bh = qemu_bh_new(vgpu_irq_bh, s);
     vgpu_queues_init(s);
+    vgpu_inject_init(s);
     s->vmstate_change = qemu_add_vm_change_state_handler(vgpu_vm_state_change,
                                                          s);
 }
@@ -959,6 +985,12 @@ static void vgpu_exit(PCIDevice *pdev)
 
     qemu_del_vm_change_state_handler(s->vmstate_change);
     vgpu_queues_exit(s);
+    vgpu_inject_exit(s);
+    if (s->migration_blocker) {
+        migrate_del_blocker(s->migration_blocker);
+        error_free(s->migration_blocker);
+        s->migration_blocker = NULL;
+    }
     qemu_bh_delete(s->irq_bh);
     qemu_cond_destroy(&s->idle_cond);
     qemu_cond_destroy(&s->pool_cond);
@@ -977,6 +1009,7 @@ static Property vgpu_properties[] = {
     DEFINE_PROP_UINT64("preempt-every", VGPUState, preempt_every, 0),
     DEFINE_PROP_UINT32("timeslice-us", VGPUState, timeslice_prop,
                        VGPU_DEFAULT_TIMESLICE_US),
+    DEFINE_PROP_BOOL("x-inject", VGPUState, inject, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -83,6 +83,12 @@ typedef struct VGPUQueue {
                              * it gave way to a VM stop (L) */
     int64_t cmd_start;      /* get_clock() when the command in flight began,
                              * less @yielded_ns (queue thread only) */
+    /* fault injection (vgpu-inject.c) (L) */
+    uint32_t inj_kind;      /* VGPU_INJ_* armed */
+    uint32_t inj_left;      /* strikes left */
+    uint64_t inj_arg;
+    bool hung;              /* VGPU_INJ_HANG struck: runs nothing */
+    QEMUTimer *irq_timer;   /* VGPU_INJ_DELAY_IRQ */
 } VGPUQueue;
 
 /**
@@ -154,6 +160,8 @@ struct VGPUState {
     uint32_t nthreads;
     uint64_t preempt_every; /* testing: preempt after N warp-insns per SM */
     uint32_t timeslice_prop; /* timeslice-us: TIMESLICE_US after reset */
+    bool inject;            /* x-inject: fault injection (vgpu-inject.c) */
+    Error *migration_blocker; /* while @inject */
 
     QemuMutex lock;
     QemuCond pool_cond;     /* a job has CTAs to claim, or exiting */
@@ -187,6 +195,8 @@ struct VGPUState {
     uint32_t csb_slot;      /* bytes per context-save slot, 0: off */
     uint32_t preemptions;   /* clusters saved since reset */
     uint32_t timeslice_us;  /* uapi "Timeslices", 0: none */
+    uint64_t inj_arg;       /* INJECT_ARG */
+    uint32_t inj_sel;       /* queue INJECT was last written for */
 
     uint32_t tlb_gen;       /* atomic: bumped to flush every TLB */
 
@@ -209,6 +219,17 @@ void vgpu_queues_wake_locked(VGPUState *s);
 void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);
+
+/* vgpu-inject.c */
+void vgpu_inject_write_locked(VGPUState *s, hwaddr addr, uint32_t val);
+uint32_t vgpu_inject_read_locked(VGPUState *s, hwaddr addr);
+bool vgpu_inject_take_locked(VGPUQueue *q, uint32_t kind);
+void vgpu_inject_disarm_locked(VGPUQueue *q);
+void vgpu_inject_completion_irq_locked(VGPUQueue *q);
+uint32_t vgpu_inject_mmu_fault(struct vgpu_completion *cpl, uint64_t va,
+                               uint32_t asid);
+void vgpu_inject_init(VGPUState *s);
+void vgpu_inject_exit(VGPUState *s);
 
 /* vgpu-mmu.c */
 bool vgpu_dma_read(VGPUState *s, uint64_t pa, void *buf, uint64_t len);

@@ -1155,7 +1155,8 @@ static const char *const vgpu_err_names[] = {
 
 static bool vgpu_queue_runnable_locked(VGPUQueue *q)
 {
-    return q->enabled && !q->stopped && q->head != q->tail && !q->s->paused;
+    return q->enabled && !q->stopped && !q->hung && q->head != q->tail &&
+           !q->s->paused;
 }
 
 void vgpu_queue_kick_locked(VGPUQueue *q)
@@ -1172,8 +1173,14 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
     uint8_t cmd[VGPU_CMD_BYTES];
     struct vgpu_completion cpl;
     uint32_t status;
-    bool cpl_ok;
+    bool cpl_ok, fault = false;
+    uint64_t fault_va = 0;
 
+    if (vgpu_inject_take_locked(q, VGPU_INJ_HANG)) {
+        /* takes the command and never ends it, until disabled or reset */
+        q->hung = true;
+        return;
+    }
     q->busy = true;
     q->abort_pending = 0;
     q->exec_gen = gen;
@@ -1190,7 +1197,18 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
         status = VGPU_ERR_BAD_RING;
     } else {
         trace_vgpu_cmd(q->idx, idx, le32_to_cpu(*(uint32_t *)cmd));
-        status = vgpu_cmd_execute(q, cmd, &cpl);
+        if (le32_to_cpu(*(uint32_t *)cmd) == VGPU_CMD_LAUNCH) {
+            qemu_mutex_lock(&s->lock);
+            fault = vgpu_inject_take_locked(q, VGPU_INJ_MMU_FAULT);
+            fault_va = q->inj_arg;
+            qemu_mutex_unlock(&s->lock);
+        }
+        if (fault) {
+            status = vgpu_inject_mmu_fault(&cpl, fault_va,
+                le32_to_cpu(((struct vgpu_cmd_launch *)cmd)->asid));
+        } else {
+            status = vgpu_cmd_execute(q, cmd, &cpl);
+        }
         flags = ((struct vgpu_cmd_header *)cmd)->flags;
     }
     cpl.elapsed_ns = get_clock() - q->cmd_start;
@@ -1209,6 +1227,10 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
     cpl.index = idx;
     cpl.queue = q->idx;
     cpl.seq = q->completed + 1;
+    if ((flags & VGPU_CMD_F_IRQ) &&
+        vgpu_inject_take_locked(q, VGPU_INJ_CORRUPT_CPL)) {
+        cpl.seq ^= 1ull << 63;
+    }
     qemu_mutex_unlock(&s->lock);
 
     trace_vgpu_complete(q->idx, idx, status, vgpu_err_names[status]);
@@ -1239,7 +1261,7 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
         trace_vgpu_queue_stopped(q->idx, idx, status, vgpu_err_names[status]);
         vgpu_raise_irq_locked(s, VGPU_IRQ_ERROR);
     } else if (flags & VGPU_CMD_F_IRQ) {
-        vgpu_raise_irq_locked(s, VGPU_IRQ_COMPLETION);
+        vgpu_inject_completion_irq_locked(q);
     }
 out:
     q->busy = false;

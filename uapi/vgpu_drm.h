@@ -150,7 +150,14 @@ struct drm_vgpu_get_param {
 #define VGPU_BO_READ_ONLY (1u << 0)
 /* GPU mappings of the BO lack execute permission: no program fetch. */
 #define VGPU_BO_NO_EXEC (1u << 1)
-#define VGPU_BO_FLAGS (VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC)
+/*
+ * BO_CREATE only: allocate the pages now ("BO memory" below), so that the
+ * BO is mapped at its VA from the start, listed in a SUBMIT or not (-ENOMEM
+ * from BO_CREATE past a limit).  Not a property of the BO: BO_INFO does
+ * not report it.
+ */
+#define VGPU_BO_POPULATE (1u << 2)
+#define VGPU_BO_FLAGS (VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC | VGPU_BO_POPULATE)
 
 /* Largest BO: 1 GiB (larger sizes give -E2BIG). */
 #define VGPU_BO_MAX_SIZE (1ull << 30)
@@ -164,10 +171,25 @@ struct drm_vgpu_get_param {
  * @va:     (out) GPU virtual address of the BO in the calling file's
  *          address space (page aligned)
  *
- * The BO is backed by shmem pages, zero-filled, and pinned while any file
- * holds a GPU mapping of it.  CPU access: BO_MMAP_OFFSET then mmap() on
- * the DRM fd (cached, coherent with device writes once the job's fence has
- * signalled), or PRIME export.
+ * BO memory.  The BO is backed by shmem pages, zero-filled, which it gets
+ * only when something first needs them: a SUBMIT that lists it in
+ * @bo_handles, a CPU mmap(), a dma-buf importer, or VGPU_BO_POPULATE.  Until then it costs
+ * no memory and its VA range is reserved but unmapped: a job that touches
+ * it without listing it takes an MMU fault (-EFAULT, the VA in its
+ * exception record).  From then on the pages stay, pinned and mapped at
+ * @va in every file that has a handle, until the BO is freed.
+ *
+ * The pages are charged to the memory cgroup of the process that created
+ * the BO, whichever process makes them resident: past the cgroup's
+ * memory.max, the SUBMIT or mmap() that needed them fails with -ENOMEM
+ * (BO_CREATE itself allocates no pages).  The resident BOs of a device
+ * together may hold at most the module parameter mem_limit_mb (default:
+ * half of RAM); past it, -ENOMEM too.  fdinfo reports each file's BOs as
+ * drm-total-memory, drm-shared-memory, drm-active-memory and
+ * drm-resident-memory (Documentation/gpu/drm-usage-stats.rst).
+ *
+ * CPU access: BO_MMAP_OFFSET then mmap() on the DRM fd (cached, coherent
+ * with device writes once the job's fence has signalled), or PRIME export.
  */
 struct drm_vgpu_bo_create {
 	__u64 size;
@@ -312,8 +334,11 @@ struct drm_vgpu_ext_timeline {
  *                  write, it waits only for writers and adds its fence as
  *                  a reader, so jobs sharing read-only code run
  *                  concurrently (WAIT_BO waits for readers too).
- *                  Memory outside these BOs but mapped in the file's
- *                  address space is reachable too, unsynchronised.
+ *                  Each gets its pages here if it has none yet ("BO
+ *                  memory" above; -ENOMEM past a limit).  Other BOs of
+ *                  the file that have pages (listed by an earlier job,
+ *                  mmapped) are reachable too, unsynchronised; one that
+ *                  never had pages faults.
  * @bo_handle_count: entries in @bo_handles (0 .. VGPU_SUBMIT_MAX_BOS); a
  *                  handle listed twice counts once
  * @queue:          queue id of the calling file: 0 (the file's default

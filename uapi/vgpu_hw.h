@@ -606,6 +606,10 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_REG_TIMESLICE_US 0x088	/* (RW) timeslice, microseconds of device time,
 					 * at most VGPU_MAX_TIMESLICE_US; 0 = none;
 					 * reset: property timeslice-us; see "Timeslices" */
+#define VGPU_REG_INJECT 0x090		/* (RW) arm a fault (VGPU_FEAT_INJECT); see
+					 * "Fault injection" */
+#define VGPU_REG_INJECT_ARG_LO 0x094	/* (RW) the next armed fault's argument */
+#define VGPU_REG_INJECT_ARG_HI 0x098	/* (RW) */
 
 #define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
 
@@ -622,6 +626,46 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_FEAT_CLUSTERS (1u << 4)	 /* launches with cluster dims > 1 */
 #define VGPU_FEAT_SEMAPHORES (1u << 5)	 /* SEM_ACQUIRE/SEM_RELEASE, VGPU_Q_PRIORITY */
 #define VGPU_FEAT_PREEMPT (1u << 6)	 /* mid-kernel preemption (VGPU_Q_CSB) */
+#define VGPU_FEAT_INJECT (1u << 7)	 /* fault injection (property x-inject) */
+
+/*
+ * ---- Fault injection: a device that misbehaves on purpose ----
+ * With the property x-inject=on (CAP_FEATURES has VGPU_FEAT_INJECT) the
+ * device can be told to fail the way real hardware does, so that a
+ * driver's timeout, recovery and reset paths run in tests.  Without it,
+ * INJECT reads 0 and writes to it are ignored (a guest error).
+ *
+ * Writing INJECT arms a fault on one queue, replacing the one armed there:
+ *   bits 7..0   VGPU_INJ_* (VGPU_INJ_NONE disarms the queue)
+ *   bits 15..8  queue index (others: ignored, a guest error)
+ *   bits 31..16 how many times it strikes (0 means once)
+ * with INJECT_ARG_LO/HI, written before, as its argument.  Reading INJECT
+ * gives the fault armed on the queue last written, with the strikes left
+ * (0 once spent).  Disabling the queue and a device reset disarm it.
+ *
+ *   DROP_IRQ     a command with VGPU_CMD_F_IRQ completes (record written,
+ *                COMPLETED counted) but raises no interrupt: a lost MSI
+ *   DELAY_IRQ    its interrupt comes ARG milliseconds late (VM time)
+ *   MMU_FAULT    a LAUNCH does not run: it completes with VGPU_ERR_EXCEPTION,
+ *                exception VGPU_EXC_GLOBAL_FAULT at address ARG
+ *                (info[1] VGPU_MMU_F_NOT_PRESENT), and the queue stops,
+ *                as for a fault of the kernel's own
+ *   HANG         the queue takes its next command and never ends it: no
+ *                record, no interrupt, HEAD stays, until the queue is
+ *                disabled or the device reset (the device watchdog does
+ *                not see it: a hung front end, not a long kernel)
+ *   CORRUPT_CPL  the record of a command with VGPU_CMD_F_IRQ is written
+ *                with bit 63 of its seq flipped (a corrupt record)
+ */
+#define VGPU_INJ_NONE 0u
+#define VGPU_INJ_DROP_IRQ 1u
+#define VGPU_INJ_DELAY_IRQ 2u
+#define VGPU_INJ_MMU_FAULT 3u
+#define VGPU_INJ_HANG 4u
+#define VGPU_INJ_CORRUPT_CPL 5u
+#define VGPU_INJ_KINDS 6u
+#define VGPU_INJECT(kind, queue, count) \
+	((kind) | (queue) << 8 | (count) << 16)
 
 #define VGPU_DEFAULT_WDOG_MS 10000u
 #define VGPU_MAX_WDOG_MS 60000u /* WDOG_MS writes above it store this */

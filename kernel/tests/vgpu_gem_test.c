@@ -31,6 +31,7 @@ static const struct vgpu_bo_create_case vgpu_bo_create_cases[] = {
 	{ "largest", VGPU_BO_MAX_SIZE, 0, 0 },
 	{ "read-only", 4096, VGPU_BO_READ_ONLY, 0 },
 	{ "no-exec", 4096, VGPU_BO_NO_EXEC, 0 },
+	{ "populate", 4096, VGPU_BO_POPULATE, 0 },
 	{ "every flag", 4096, VGPU_BO_FLAGS, 0 },
 	{ "size 0", 0, 0, -EINVAL },
 	{ "size 0 read-only", 0, VGPU_BO_READ_ONLY, -EINVAL },
@@ -38,7 +39,7 @@ static const struct vgpu_bo_create_case vgpu_bo_create_cases[] = {
 	{ "largest + 1 page", VGPU_BO_MAX_SIZE + PAGE_SIZE, 0, -E2BIG },
 	{ "size ~0", ~0ull, VGPU_BO_READ_ONLY, -E2BIG },
 	{ "size 2^63", 1ull << 63, 0, -E2BIG },
-	{ "flag bit 2", 4096, 1u << 2, -EINVAL },
+	{ "flag bit 3", 4096, 1u << 3, -EINVAL },
 	{ "flag bit 31", 4096, 1u << 31, -EINVAL },
 	{ "unknown flags with known", 4096, ~0u, -EINVAL },
 	/* an unknown flag is -EINVAL whatever the size */

@@ -293,6 +293,29 @@ static struct drm_vgpu_bo_create vgpu_bo_test_create(struct kunit *test, unsigne
 	return c;
 }
 
+/* Its pages, as the first SUBMIT that lists it or an mmap gives them. */
+static void vgpu_bo_test_populate(struct kunit *test, unsigned int f, u32 handle)
+{
+	struct vgpu_bo_test *t = test->priv;
+	struct drm_gem_object *obj = drm_gem_object_lookup(t->files[f], handle);
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_make_resident(to_vgpu_bo(obj)), 0);
+	drm_gem_object_put(obj);
+}
+
+/* No page of the BO mapped at its VA, nor the guard page. */
+static void vgpu_bo_test_expect_unmapped(struct kunit *test, unsigned int f,
+					 u64 va, u64 size)
+{
+	struct vgpu_bo_test *t = test->priv;
+	struct vgpu_as *as = vgpu_bo_test_vf(t, f)->as;
+	u64 v;
+
+	for (v = va; v <= va + size; v += PAGE_SIZE)
+		KUNIT_EXPECT_EQ(test, vgpu_bo_test_pte(as, v), 0);
+}
+
 /* Each page of the BO at its VA, with @prot; the guard page after it not. */
 static void vgpu_bo_test_expect_mapped(struct kunit *test, unsigned int f, u32 handle,
 				       u64 va, u64 prot)
@@ -330,13 +353,58 @@ static void vgpu_bo_create_maps_every_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.size, 4 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, info.flags, 0);
 	KUNIT_EXPECT_EQ(test, info.va, a.va);
+	/* VA only, until something needs the pages */
+	vgpu_bo_test_expect_unmapped(test, 0, a.va, info.size);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->vdev->resident), 0);
+	vgpu_bo_test_populate(test, 0, a.handle);
 	vgpu_bo_test_expect_mapped(test, 0, a.handle, a.va, rwx);
-	/* the next BO after the guard page */
-	b = vgpu_bo_test_create(test, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->vdev->resident), 4 * PAGE_SIZE);
+	/* the next BO after the guard page; VGPU_BO_POPULATE maps it at once */
+	b = vgpu_bo_test_create(test, 0, 1, VGPU_BO_POPULATE);
 	KUNIT_EXPECT_EQ(test, b.va, VGPU_VA_START + 5 * PAGE_SIZE);
 	KUNIT_EXPECT_NE(test, b.handle, a.handle);
 	vgpu_bo_test_expect_mapped(test, 0, b.handle, b.va, rwx);
+	info.handle = b.handle;
+	KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[0]), 0);
+	KUNIT_EXPECT_EQ(test, info.flags, 0);	/* an action, not a property */
 	KUNIT_EXPECT_EQ(test, vgpu_bo_test_vf(t, 0)->as->mapped_bytes, 5 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->vdev->resident), 5 * PAGE_SIZE);
+	/* freed: the device's count goes back */
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_delete(t->files[0], a.handle), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->vdev->resident), PAGE_SIZE);
+}
+
+/* Past the device's limit, a BO does not get its pages: -ENOMEM. */
+static void vgpu_bo_resident_limit(struct kunit *test)
+{
+	struct vgpu_bo_test *t = test->priv;
+	unsigned int limit = vgpu_mem_limit_mb;
+	struct drm_vgpu_bo_create a, b, c = { .size = SZ_1M, .flags = VGPU_BO_POPULATE };
+
+	vgpu_mem_limit_mb = 2;
+	KUNIT_EXPECT_EQ(test, vgpu_mem_limit(), 2 * SZ_1M);
+	a = vgpu_bo_test_create(test, 0, SZ_1M + PAGE_SIZE, 0);
+	b = vgpu_bo_test_create(test, 0, SZ_1M, 0);
+	vgpu_bo_test_populate(test, 0, a.handle);
+	{
+		struct drm_gem_object *obj = drm_gem_object_lookup(t->files[0], b.handle);
+
+		KUNIT_ASSERT_NOT_NULL(test, obj);
+		KUNIT_EXPECT_EQ(test, vgpu_bo_make_resident(to_vgpu_bo(obj)), -ENOMEM);
+		KUNIT_EXPECT_FALSE(test, test_bit(VGPU_BO_RESIDENT, &to_vgpu_bo(obj)->state));
+		drm_gem_object_put(obj);
+	}
+	vgpu_bo_test_expect_unmapped(test, 0, b.va, SZ_1M);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&t->vdev->resident), SZ_1M + PAGE_SIZE);
+	/* BO_CREATE with VGPU_BO_POPULATE fails whole: no handle left behind */
+	KUNIT_EXPECT_EQ(test, vgpu_ioctl_bo_create(&t->vdev->drm, &c, t->files[0]), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vgpu_bo_test_vf(t, 0)->as->mapped_bytes, 2 * SZ_1M + PAGE_SIZE);
+	/* room again once a BO is freed */
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_delete(t->files[0], a.handle), 0);
+	vgpu_bo_test_populate(test, 0, b.handle);
+	vgpu_bo_test_expect_mapped(test, 0, b.handle, b.va,
+				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC);
+	vgpu_mem_limit_mb = limit;
 }
 
 static void vgpu_bo_create_flags_to_pte(struct kunit *test)
@@ -355,9 +423,10 @@ static void vgpu_bo_create_flags_to_pte(struct kunit *test)
 								  cases[i].flags);
 		struct drm_vgpu_bo_info info = { .handle = c.handle };
 
+		vgpu_bo_test_populate(test, 0, c.handle);
 		vgpu_bo_test_expect_mapped(test, 0, c.handle, c.va, cases[i].prot);
 		KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[0]), 0);
-		KUNIT_EXPECT_EQ(test, info.flags, cases[i].flags);
+		KUNIT_EXPECT_EQ(test, info.flags, cases[i].flags & ~VGPU_BO_POPULATE);
 	}
 }
 
@@ -370,8 +439,8 @@ static void vgpu_bo_close_unmaps_and_reuses(struct kunit *test)
 	struct drm_vgpu_bo_info info = {};
 	int gen;
 
-	a = vgpu_bo_test_create(test, 0, 2 * PAGE_SIZE, 0);
-	b = vgpu_bo_test_create(test, 0, PAGE_SIZE, 0);
+	a = vgpu_bo_test_create(test, 0, 2 * PAGE_SIZE, VGPU_BO_POPULATE);
+	b = vgpu_bo_test_create(test, 0, PAGE_SIZE, VGPU_BO_POPULATE);
 	KUNIT_EXPECT_EQ(test, b.va, VGPU_VA_START + 3 * PAGE_SIZE);
 	gen = atomic_read(&t->vdev->mmu_gen);
 	KUNIT_ASSERT_EQ(test, drm_gem_handle_delete(t->files[0], a.handle), 0);
@@ -382,7 +451,7 @@ static void vgpu_bo_close_unmaps_and_reuses(struct kunit *test)
 	info.handle = a.handle;
 	KUNIT_EXPECT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[0]), -ENOENT);
 	/* the hole takes a BO of its size again; b is untouched */
-	c = vgpu_bo_test_create(test, 0, 2 * PAGE_SIZE, 0);
+	c = vgpu_bo_test_create(test, 0, 2 * PAGE_SIZE, VGPU_BO_POPULATE);
 	KUNIT_EXPECT_EQ(test, c.va, VGPU_VA_START);
 	vgpu_bo_test_expect_mapped(test, 0, c.handle, c.va,
 				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC);
@@ -401,7 +470,7 @@ static void vgpu_bo_shared_between_files(struct kunit *test)
 	u32 h1;
 
 	KUNIT_ASSERT_EQ(test, vgpu_bo_test_open(test, 1), 0);
-	pad = vgpu_bo_test_create(test, 0, PAGE_SIZE, 0);
+	pad = vgpu_bo_test_create(test, 0, PAGE_SIZE, VGPU_BO_POPULATE);
 	a = vgpu_bo_test_create(test, 0, PAGE_SIZE, VGPU_BO_NO_EXEC);
 	KUNIT_EXPECT_EQ(test, a.va, VGPU_VA_START + 2 * PAGE_SIZE);
 	/* file 1 gets a handle (as a PRIME import does) */
@@ -413,6 +482,12 @@ static void vgpu_bo_shared_between_files(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vgpu_ioctl_bo_info(&t->vdev->drm, &info, t->files[1]), 0);
 	KUNIT_EXPECT_EQ(test, info.va, VGPU_VA_START);
 	KUNIT_EXPECT_EQ(test, info.flags, VGPU_BO_NO_EXEC);
+	/* no pages yet: reserved in both files; the pages map in both */
+	vgpu_bo_test_expect_unmapped(test, 0, a.va, PAGE_SIZE);
+	vgpu_bo_test_expect_unmapped(test, 1, VGPU_VA_START, PAGE_SIZE);
+	vgpu_bo_test_populate(test, 1, h1);
+	vgpu_bo_test_expect_mapped(test, 0, a.handle, a.va,
+				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE);
 	vgpu_bo_test_expect_mapped(test, 1, h1, VGPU_VA_START,
 				   VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE);
 	/* the creator closes it: the other file's mapping stays */
@@ -470,6 +545,7 @@ static void vgpu_bo_mmap_offset_and_wait(struct kunit *test)
 
 static struct kunit_case vgpu_bo_cases[] = {
 	KUNIT_CASE(vgpu_bo_create_maps_every_page),
+	KUNIT_CASE(vgpu_bo_resident_limit),
 	KUNIT_CASE(vgpu_bo_create_flags_to_pte),
 	KUNIT_CASE(vgpu_bo_close_unmaps_and_reuses),
 	KUNIT_CASE(vgpu_bo_shared_between_files),

@@ -61,6 +61,9 @@ static int vgpu_job_test_init(struct kunit *test)
 	t->vf->client_id = 42;
 	kref_init(&t->vf->refcount);
 	spin_lock_init(&t->vf->hist_lock);
+	t->vf->hist = kunit_kcalloc(test, VGPU_JOB_HISTORY,
+				    sizeof(*t->vf->hist), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->vf->hist);
 
 	t->file->driver_priv = t->vf;
 	idr_init_base(&t->file->object_idr, 1);
@@ -1136,12 +1139,13 @@ static int vgpu_sched_test_init(struct kunit *test)
 	t->sched_up = true;
 
 	/* as vgpu_open() */
-	t->vf = kvzalloc(sizeof(*t->vf), GFP_KERNEL);
+	t->vf = kzalloc(sizeof(*t->vf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->vf);
 	t->vf->vdev = vdev;
 	kref_init(&t->vf->refcount);
 	spin_lock_init(&t->vf->hist_lock);
 	t->vf->client_id = 7;
+	KUNIT_ASSERT_EQ(test, vgpu_hist_alloc(t->vf), 0);
 	t->vf->as = vgpu_as_create(vdev);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->vf->as);
 	KUNIT_ASSERT_EQ(test, vgpu_file_sched_init(vdev, t->vf), 0);

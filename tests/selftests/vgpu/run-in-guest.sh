@@ -6,7 +6,8 @@
 # build.sh) in an initramfs of its own, load the driver and run the suite
 # with kselftest's own runner, run_kselftest.sh:
 #
-#   ./run_kselftest.sh -t vgpu:vgpu_test        the driver's kselftests
+#   ./run_kselftest.sh -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults
+#                                               the driver's kselftests
 #   (then every vgpu-pci device is bound)
 #   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N \
 #   ./run_kselftest.sh -t vgpu:test_libvgpu     the library on the device
@@ -40,7 +41,8 @@
 # device and expects no vgpu device left, reads "the" debugfs directory).
 # Then every device is bound and test_libvgpu runs with VGPU_TEST_DEVICES
 # set to their number, so that its dma-buf and several-device tests use
-# two real devices.  The device runs SMs on 2 host threads (threads=2) and has 8 queues (two of normal priority),
+# two real devices.  Each device has fault injection on (x-inject=on:
+# vgpu_faults drives the driver's recovery paths with it).  The device runs SMs on 2 host threads (threads=2) and has 8 queues (two of normal priority),
 # so that queues run concurrently (reset.completed_job_not_rerun needs it).
 #
 # With --bench, runs vgpu/vgpu_bench instead (make bench-guest: installed,
@@ -233,7 +235,7 @@ fi
 cd /"
 else
 	run="cd /kselftest
-./run_kselftest.sh $override -t vgpu:vgpu_test; echo \"VGPU-SELFTEST-RC: \$?\"
+./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults; echo \"VGPU-SELFTEST-RC: \$?\"
 for d in \$others; do
 	echo > /sys/bus/pci/devices/\$d/driver_override
 	echo \$d > /sys/bus/pci/drivers_probe
@@ -296,9 +298,16 @@ if [ -f /sys/kernel/debug/kmemleak ]; then
 		echo "VGPU-GUEST: kmemleak: no leak"
 	fi
 fi
-if dmesg | grep -q -E "$kernel_issues"; then
+# A memory cgroup's OOM kill (vgpu_mem: a cgroup's limit at work) is no
+# report: its block, from "invoked oom-killer" to "Memory cgroup out of
+# memory: Killed process", leaves the log that is scanned.  A global OOM
+# kill stays (its Call Trace is a report).
+dmesg | awk '/invoked oom-killer:/ { b = 1; s = "" }
+	b { s = s \$0 "\n"; if (/Killed process/) { if (!/Memory cgroup out of memory/) printf "%s", s; b = 0 }; next }
+	{ print } END { if (b) printf "%s", s }' >/tmp/klog
+if grep -q -E "$kernel_issues" /tmp/klog; then
 	echo "VGPU-GUEST: kernel log reports:"
-	dmesg | grep -E -A 20 "$kernel_issues"
+	grep -E -A 20 "$kernel_issues" /tmp/klog
 	echo "VGPU-GUEST: KERNEL-ISSUE"
 fi
 echo "VGPU-GUEST: end"
@@ -310,7 +319,7 @@ chmod 755 "$root/init"
 
 devices=()
 for ((i = 0; i < ndev; i++)); do
-	devices+=(-device "vgpu-pci,threads=2,queues=8${VGPU_DEVICE_PROPS:+,$VGPU_DEVICE_PROPS}")
+	devices+=(-device "vgpu-pci,threads=2,queues=8,x-inject=on${VGPU_DEVICE_PROPS:+,$VGPU_DEVICE_PROPS}")
 done
 echo "run-in-guest: kernel $kver ($guest_rel), $(basename "$ko") timeout_ms=$timeout_ms, -m $mem, $ndev device(s), QEMU timeout ${guest_timeout}s"
 rc=0
@@ -403,7 +412,7 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test test_libvgpu test_ptx; do
+for p in vgpu_test vgpu_mem vgpu_faults test_libvgpu test_ptx; do
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
 	# the failed tests, by name

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "drm.h"
@@ -315,5 +317,149 @@ static const char vgpu_store_src[] =
 	"  IMAD R0, R1, R7, R0 ;\n  LDP.64 R2, [out] ;\n  LDP.32 R8, [k] ;\n"
 	"  SHL R4, R0, 0x2 ;\n  IADD R2, R2, R4 ;\n  IMAD R5, R0, 0x2, R8 ;\n"
 	"  STG.32 [R2], R5 ;\n  EXIT ;\n";
+
+/* ---- files: sysfs, debugfs, fdinfo ---- */
+
+/* Read a whole (small) file into @buf, NUL-terminated; bytes or -errno. */
+static inline ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	while (n < len - 1 && (r = read(fd, buf + n, len - 1 - n)) > 0)
+		n += r;
+	buf[n] = 0;
+	close(fd);
+	return n;
+}
+
+/* The debugfs dri/N directory of the vgpu device, or -ENOENT. */
+static inline int vgpu_debugfs_dir(char *dir, size_t len)
+{
+	char path[96], buf[128];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/name", i);
+		if (read_file(path, buf, sizeof(buf)) > 0 && !strncmp(buf, "vgpu ", 5)) {
+			snprintf(dir, len, "/sys/kernel/debug/dri/%d", i);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The value of fdinfo key @key of @fd (the text after the tab). */
+static inline int fdinfo_get(int fd, const char *key, char *val, size_t len)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			char *v = line + kl + 1;
+
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = 0;
+			snprintf(val, len, "%s", v);
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+static inline int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* ---- the module: reload with other parameters ---- */
+
+static inline int module_path(char *path, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(path, len, "/lib/modules/%s/extra/vgpu.ko", u.release);
+	return access(path, R_OK) ? -errno : 0;
+}
+
+static inline int module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(__NR_finit_module, fd, params, 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static inline int module_unload(void)
+{
+	return syscall(__NR_delete_module, "vgpu", O_NONBLOCK) ? -errno : 0;
+}
+
+/* The module parameters to load it again with, as it runs now. */
+static inline void module_params(char *buf, size_t len)
+{
+	char v[32] = "2000";
+	FILE *f = fopen("/sys/module/vgpu/parameters/timeout_ms", "r");
+
+	if (f) {
+		if (!fgets(v, sizeof(v), f))
+			strcpy(v, "2000");
+		v[strcspn(v, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(buf, len, "timeout_ms=%s", v);
+}
+
+/*
+ * Tests that need a job timeout.  The suite runs with a long timeout
+ * (run-in-guest.sh: VGPU_TIMEOUT_MS, 30 s) so that no job that is merely
+ * slow on a loaded host is ever timed out; these reload the module with
+ * reset_timeout_ms() and put the suite's parameters back afterwards.
+ */
+static inline unsigned int reset_timeout_ms(void)
+{
+	return 2000 * vgpu_timeout_scale();
+}
+
+#ifdef __KSELFTEST_HARNESS_H
+/* fdinfo_get() of a number with the unit @unit after it ("" for none). */
+static inline unsigned long long fdinfo_num(struct __test_metadata *_metadata,
+					    int fd, const char *key,
+					    const char *unit)
+{
+	char val[128], *end;
+	unsigned long long n;
+
+	ASSERT_EQ(0, fdinfo_get(fd, key, val, sizeof(val)));
+	n = strtoull(val, &end, 10);
+	ASSERT_TRUE(end != val);
+	ASSERT_STREQ(unit, end);
+	return n;
+}
+#endif
 
 #endif

@@ -1002,79 +1002,6 @@ TEST_F(job, unmap_idle_frees_at_once)
 
 /* ---- debugging surfaces: debugfs, fdinfo, devcoredump, tracepoints ---- */
 
-static int sysfs_write(const char *path, const char *val);
-
-/* Read a whole (small) file into @buf, NUL-terminated; bytes or -errno. */
-static ssize_t read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0;
-	ssize_t r;
-
-	if (fd < 0)
-		return -errno;
-	while (n < len - 1 && (r = read(fd, buf + n, len - 1 - n)) > 0)
-		n += r;
-	buf[n] = 0;
-	close(fd);
-	return n;
-}
-
-/* The debugfs dri/N directory of the vgpu device, or -ENOENT. */
-static int vgpu_debugfs_dir(char *dir, size_t len)
-{
-	char path[96], buf[128];
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/name", i);
-		if (read_file(path, buf, sizeof(buf)) > 0 && !strncmp(buf, "vgpu ", 5)) {
-			snprintf(dir, len, "/sys/kernel/debug/dri/%d", i);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* The value of fdinfo key @key of @fd (the text after the tab). */
-static int fdinfo_get(int fd, const char *key, char *val, size_t len)
-{
-	char path[64], line[256];
-	size_t kl = strlen(key);
-	int ret = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':') {
-			char *v = line + kl + 1;
-
-			v += strspn(v, " \t");
-			v[strcspn(v, "\n")] = 0;
-			snprintf(val, len, "%s", v);
-			ret = 0;
-			break;
-		}
-	fclose(f);
-	return ret;
-}
-
-static unsigned long long fdinfo_num(struct __test_metadata *_metadata, int fd,
-				     const char *key, const char *unit)
-{
-	char val[128], *end;
-	unsigned long long n;
-
-	ASSERT_EQ(0, fdinfo_get(fd, key, val, sizeof(val)));
-	n = strtoull(val, &end, 10);
-	ASSERT_TRUE(end != val);
-	ASSERT_STREQ(unit, end);
-	return n;
-}
-
 TEST_F(job, debugfs_queues)
 {
 	char dir[64], path[128], buf[8192], want[64];
@@ -1148,11 +1075,16 @@ TEST_F(job, fdinfo_keys)
 	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-pdev", val, sizeof(val)));
 	ASSERT_NE(NULL, strchr(val, ':'));
 	fdinfo_num(_metadata, self->fd, "drm-client-id", "");
-	/* code, param, data: 12 KiB mapped; no VRAM */
-	ASSERT_EQ(12, fdinfo_num(_metadata, self->fd, "drm-memory-gtt", " KiB"));
-	ASSERT_EQ(0, fdinfo_num(_metadata, self->fd, "drm-memory-vram", " KiB"));
+	/* code, param, data: 12 KiB, all written through mmap: resident */
+	ASSERT_EQ(12, fdinfo_num(_metadata, self->fd, "drm-total-memory", " KiB"));
+	ASSERT_EQ(12, fdinfo_num(_metadata, self->fd, "drm-resident-memory", " KiB"));
+	ASSERT_EQ(0, fdinfo_num(_metadata, self->fd, "drm-shared-memory", ""));
+	ASSERT_EQ(0, fdinfo_num(_metadata, self->fd, "drm-active-memory", ""));
+	ASSERT_EQ(0, fdinfo_num(_metadata, self->fd, "drm-purgeable-memory", ""));
+	/* a new BO has no pages until something needs them */
 	test_bo_create(65536, 0, &h, NULL);
-	ASSERT_EQ(76, fdinfo_num(_metadata, self->fd, "drm-memory-gtt", " KiB"));
+	ASSERT_EQ(76, fdinfo_num(_metadata, self->fd, "drm-total-memory", " KiB"));
+	ASSERT_EQ(12, fdinfo_num(_metadata, self->fd, "drm-resident-memory", " KiB"));
 
 	ns0 = fdinfo_num(_metadata, self->fd, "drm-engine-compute", " ns");
 	ASSERT_EQ(0, ns0);
@@ -1396,18 +1328,6 @@ TEST_F(job, isolation_between_processes)
 
 #define VGPU_PCI_DRIVER "/sys/bus/pci/drivers/vgpu"
 
-static int sysfs_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* The PCI address of the device vgpu.ko is bound to. */
 static int vgpu_pci_addr(char *addr, size_t len)
 {
@@ -1535,48 +1455,6 @@ static void device_works(struct __test_metadata *_metadata, int fd)
 	vgpu_prog_unmap(&p);
 }
 
-static int module_path(char *path, size_t len)
-{
-	struct utsname u;
-
-	if (uname(&u))
-		return -errno;
-	snprintf(path, len, "/lib/modules/%s/extra/vgpu.ko", u.release);
-	return access(path, R_OK) ? -errno : 0;
-}
-
-static int module_load(const char *path, const char *params)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (syscall(__NR_finit_module, fd, params, 0))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int module_unload(void)
-{
-	return syscall(__NR_delete_module, "vgpu", O_NONBLOCK) ? -errno : 0;
-}
-
-/* The module parameters to load it again with, as it runs now. */
-static void module_params(char *buf, size_t len)
-{
-	char v[32] = "2000";
-	FILE *f = fopen("/sys/module/vgpu/parameters/timeout_ms", "r");
-
-	if (f) {
-		if (!fgets(v, sizeof(v), f))
-			strcpy(v, "2000");
-		v[strcspn(v, "\n")] = 0;
-		fclose(f);
-	}
-	snprintf(buf, len, "timeout_ms=%s", v);
-}
-
 /* The out-syncobj's fence of a job that raised an exception carries -EIO. */
 TEST_F(job, exception_fence_error)
 {
@@ -1650,17 +1528,6 @@ static int queue_idle(const char *dir, unsigned int q, bool *idle)
 		return -EINVAL;
 	*idle = completed == emitted;
 	return 0;
-}
-
-/*
- * Tests that need a job timeout.  The suite runs with a long timeout
- * (run-in-guest.sh: VGPU_TIMEOUT_MS, 30 s) so that no job that is merely
- * slow on a loaded host is ever timed out; these reload the module with
- * reset_timeout_ms() and put the suite's parameters back afterwards.
- */
-static unsigned int reset_timeout_ms(void)
-{
-	return 2000 * vgpu_timeout_scale();
 }
 
 FIXTURE(reset) {
