@@ -303,6 +303,11 @@ static int hmp_read_prompt(int fd, char *buf, size_t len)
 	}
 }
 
+void qts_clock_step(struct qts *s, uint64_t ns)
+{
+	qts_cmd(s, "clock_step %" PRIu64 "\n", ns);
+}
+
 int qts_hmp(struct qts *s, const char *cmd, char *out, size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

@@ -68,6 +68,12 @@ unsigned qts_cfg_find_cap(struct qts *s, unsigned devfn, uint8_t id);
  * Returns 0 or -1.
  */
 int qts_hmp(struct qts *s, const char *cmd, char *out, size_t len);
+/*
+ * Advance the virtual clock by @ns (under -accel qtest it moves only so)
+ * and run the timers that came due.  The device's own threads keep the
+ * host's clock: only QEMU_CLOCK_VIRTUAL timers (DELAY_IRQ) follow this.
+ */
+void qts_clock_step(struct qts *s, uint64_t ns);
 /* Directory of this QEMU's sockets and log, for files a test creates. */
 const char *qts_dir(struct qts *s);
 
