@@ -13,6 +13,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
+#include <linux/debugfs.h>
 #include "vgpu_drv.h"
 
 #define CREATE_TRACE_POINTS
@@ -117,7 +118,7 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 	struct vgpu_file *vf;
 	int ret;
 
-	vf = kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
+	vf = vgpu_should_fail() ? NULL : kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
 	if (!vf)
 		return -ENOMEM;
 	vf->vdev = vdev;
@@ -367,7 +368,40 @@ static struct pci_driver vgpu_pci_driver = {
 	.probe = vgpu_probe,
 	.remove = vgpu_remove,
 };
-module_pci_driver(vgpu_pci_driver);
+/*
+ * Fault injection at the driver's own allocation points (kernels with
+ * CONFIG_FAULT_INJECTION: the debug kernel): /sys/kernel/debug/fail_vgpu,
+ * Documentation/fault-injection/fault-injection.rst.  Every point fails
+ * with the errno a real allocation failure would give (-ENOMEM).
+ */
+#ifdef CONFIG_FAULT_INJECTION
+DECLARE_FAULT_ATTR(vgpu_fail);
+#endif
+static struct dentry *vgpu_fail_dir;
+
+static int __init vgpu_init(void)
+{
+	int ret;
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	vgpu_fail_dir = fault_create_debugfs_attr("fail_vgpu", NULL, &vgpu_fail);
+	if (IS_ERR(vgpu_fail_dir))
+		vgpu_fail_dir = NULL;
+#endif
+	ret = pci_register_driver(&vgpu_pci_driver);
+	if (ret)
+		debugfs_remove_recursive(vgpu_fail_dir);
+	return ret;
+}
+
+static void __exit vgpu_exit(void)
+{
+	pci_unregister_driver(&vgpu_pci_driver);
+	debugfs_remove_recursive(vgpu_fail_dir);
+}
+
+module_init(vgpu_init);
+module_exit(vgpu_exit);
 
 MODULE_AUTHOR("the vGPU authors");
 MODULE_DESCRIPTION("DRM driver for the vGPU virtual PCIe device");

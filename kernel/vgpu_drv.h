@@ -17,6 +17,7 @@
 #include <linux/kref.h>
 #include <linux/idr.h>
 #include <linux/mutex.h>
+#include <linux/fault-inject.h>
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem_shmem_helper.h>
@@ -44,6 +45,20 @@
 
 extern unsigned int vgpu_debug;
 extern unsigned int vgpu_timeout_ms;
+
+/* debugfs fail_vgpu (vgpu_drv.c): fail one of the driver's allocations */
+#ifdef CONFIG_FAULT_INJECTION
+extern struct fault_attr vgpu_fail;
+static inline bool vgpu_should_fail(void)
+{
+	return should_fail(&vgpu_fail, 1);
+}
+#else
+static inline bool vgpu_should_fail(void)
+{
+	return false;
+}
+#endif
 extern unsigned int vgpu_ban_after;
 
 /* Logging helpers: prefix the function, gated by the debug mask. */

@@ -95,6 +95,8 @@ static int vgpu_bo_populate(struct vgpu_bo *bo,
 	if (obj->import_attach)
 		return get(obj, arg);
 	if (!test_bit(VGPU_BO_RESIDENT, &bo->state)) {
+		if (vgpu_should_fail())
+			return -ENOMEM;
 		if (atomic64_add_return(obj->size, &vdev->resident) >
 		    vgpu_mem_limit()) {
 			atomic64_sub(obj->size, &vdev->resident);
@@ -183,7 +185,7 @@ static int vgpu_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 	mutex_lock(&bo->lock);
 	if (vgpu_bo_find_mapping(bo, vf->as))
 		goto out;	/* a second handle in the same file */
-	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	m = vgpu_should_fail() ? NULL : kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m) {
 		ret = -ENOMEM;
 		goto out;
@@ -315,7 +317,7 @@ struct drm_gem_object *vgpu_gem_create_object(struct drm_device *dev,
 {
 	struct vgpu_bo *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
+	bo = vgpu_should_fail() ? NULL : kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	/* Cached CPU mappings: the device is cache-coherent (x86, QEMU DMA). */

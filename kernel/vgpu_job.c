@@ -173,7 +173,8 @@ static int vgpu_hist_alloc(struct vgpu_file *vf)
 
 	if (smp_load_acquire(&vf->hist))
 		return 0;
-	hist = kvcalloc(VGPU_JOB_HISTORY, sizeof(*hist), GFP_KERNEL_ACCOUNT);
+	hist = vgpu_should_fail() ? NULL :
+	       kvcalloc(VGPU_JOB_HISTORY, sizeof(*hist), GFP_KERNEL_ACCOUNT);
 	if (!hist)
 		return -ENOMEM;
 	if (cmpxchg_release(&vf->hist, NULL, hist))
@@ -1290,7 +1291,7 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	ret = vgpu_hist_alloc(vf);
 	if (ret)
 		return ret;
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = vgpu_should_fail() ? NULL : kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
 	job->vdev = vdev;

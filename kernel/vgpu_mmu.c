@@ -35,7 +35,8 @@ static_assert(sizeof(struct vgpu_cmd_tlb_invalidate) == VGPU_CMD_BYTES);
 static int vgpu_pt_alloc(struct vgpu_device *vdev, struct vgpu_pt *pt,
 			 bool leaf)
 {
-	pt->cpu = dma_alloc_coherent(vdev->drm.dev, VGPU_PAGE_SIZE, &pt->dma,
+	pt->cpu = vgpu_should_fail() ? NULL :
+		  dma_alloc_coherent(vdev->drm.dev, VGPU_PAGE_SIZE, &pt->dma,
 				     GFP_KERNEL);
 	if (!pt->cpu)
 		return -ENOMEM;

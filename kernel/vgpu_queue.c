@@ -131,7 +131,7 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
 		return -EMFILE;
 	}
 	ret = -ENOMEM;
-	xq = kzalloc(sizeof(*xq), GFP_KERNEL);
+	xq = vgpu_should_fail() ? NULL : kzalloc(sizeof(*xq), GFP_KERNEL_ACCOUNT);
 	if (!xq)
 		goto err_count;
 	kref_init(&xq->refcount);

@@ -134,7 +134,7 @@ override=
 fuzz_secs=${VGPU_FUZZ_SECONDS:-60}
 fuzz_seed=${VGPU_FUZZ_SEED:-1}
 if [[ $mode == fuzz ]]; then
-	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs + 300) * scale))}
+	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 3 / 2 + 300) * scale))}
 else
 	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((2 * ksft_timeout + 300) * scale))}
 fi
@@ -223,8 +223,27 @@ if [[ $mode == bench ]]; then
 elif [[ $mode == fuzz ]]; then
 	# the ioctl fuzzer, then the module unloaded, loaded again and a job
 	# run to the right result (vgpu_test's job.submit_store)
+	# Then, where the kernel has fault injection (the debug kernel), half
+	# as long again with the driver's allocations (fail_vgpu, 5%) and the
+	# slab's (failslab, 1%) failing in the fuzzer's threads (-F).
 	run="cd /kselftest/vgpu && ./vgpu_fuzz -t $fuzz_secs -s $fuzz_seed -p 3
 echo \"VGPU-FUZZ-RC: \$?\"
+if [ -d /sys/kernel/debug/fail_vgpu ] && [ -d /sys/kernel/debug/failslab ]; then
+	for a in fail_vgpu failslab; do
+		d=/sys/kernel/debug/\$a
+		echo Y >\$d/task-filter; echo 0 >\$d/verbose; echo 1 >\$d/interval
+		echo -1 >\$d/times; echo 0 >\$d/space
+	done
+	echo N >/sys/kernel/debug/failslab/ignore-gfp-wait
+	echo 5 >/sys/kernel/debug/fail_vgpu/probability
+	echo 1 >/sys/kernel/debug/failslab/probability
+	./vgpu_fuzz -F -t $((fuzz_secs / 2 + 1)) -s $((fuzz_seed + 1)) -p 3
+	echo \"VGPU-FUZZ-FAIL-RC: \$?\"
+	echo 0 >/sys/kernel/debug/fail_vgpu/probability
+	echo 0 >/sys/kernel/debug/failslab/probability
+else
+	echo \"VGPU-FUZZ-FAIL-RC: no fault injection\"
+fi
 sleep 2
 if rmmod vgpu && modprobe vgpu timeout_ms=$timeout_ms; then
 	./vgpu_test -f job -t submit_store >/tmp/reload.log 2>&1
@@ -343,6 +362,14 @@ if [[ $mode == fuzz ]]; then
 		pass=$((pass + 1))
 	else
 		echo "run-in-guest: vgpu_fuzz did not run to its end"; fail=$((fail + 1))
+	fi
+	if grep -q '^VGPU-FUZZ-FAIL-RC: 0$' "$log.txt"; then
+		pass=$((pass + 1))
+	elif grep -q '^VGPU-FUZZ-FAIL-RC: no fault injection$' "$log.txt"; then
+		echo "run-in-guest: no fault injection in this kernel: vgpu_fuzz -F not run"
+	else
+		echo "run-in-guest: vgpu_fuzz -F (allocations failing) did not run to its end"
+		fail=$((fail + 1))
 	fi
 	if grep -q '^VGPU-RELOAD-RC: 0$' "$log.txt"; then
 		pass=$((pass + 1))

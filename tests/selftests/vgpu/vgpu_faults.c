@@ -7,12 +7,19 @@
  * record: each ends the job with the documented outcome, resets no more
  * than it must, and leaves the device running the next job correctly.
  *
- * The fixture reloads vgpu.ko with a short job timeout (reset_timeout_ms(),
+ * Fixture alloc (kernels with CONFIG_FAULT_INJECTION_DEBUG_FS: the debug
+ * kernel) fails the driver's own allocations one at a time through
+ * debugfs fail_vgpu, this process only: each ioctl gives -ENOMEM, leaves
+ * nothing behind, and works when tried again.
+ *
+ * Fixture faults reloads vgpu.ko with a short job timeout (reset_timeout_ms(),
  * as vgpu_test's reset fixture does) and puts the suite's parameters back
  * afterwards; it skips where the device has no fault injection.
  */
 #include "../kselftest_harness.h"
 #include "vgpu_lib.h"
+#include <signal.h>
+#include <sys/wait.h>
 
 /* a number after @key in the first line of debugfs queues */
 static long long queues_num(const char *dir, const char *key)
@@ -274,6 +281,328 @@ TEST_F(faults, inject_register_reads_back)
 	ASSERT_EQ(0, inject(self->dir, VGPU_INJECT(VGPU_INJ_HANG, 200, 1), 0));
 	ASSERT_LT(0, read_file(path, buf, sizeof(buf)));
 	ASSERT_EQ(VGPU_INJECT(VGPU_INJ_NONE, q, 0), strtoul(buf, NULL, 0));
+}
+
+/* ---- the driver's own allocations failing (debugfs fail_vgpu) ---- */
+
+#define FAIL_DIR "/sys/kernel/debug/fail_vgpu"
+
+static int fail_write(const char *file, const char *val)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), FAIL_DIR "/%s", file);
+	return sysfs_write(path, val);
+}
+
+/*
+ * The @nth of the driver's allocation points this process reaches next
+ * fails, once (fail_vgpu: interval @nth, times 1, this task only).
+ */
+static int fail_nth(unsigned int nth)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", nth);
+	if (fail_write("task-filter", "Y") || fail_write("verbose", "0") ||
+	    fail_write("space", "0") || fail_write("probability", "100") ||
+	    fail_write("interval", v) || fail_write("times", "1"))
+		return -1;
+	return sysfs_write("/proc/self/make-it-fail", "1");
+}
+
+static void fail_off(void)
+{
+	fail_write("probability", "0");
+	fail_write("times", "0");
+	sysfs_write("/proc/self/make-it-fail", "0");
+}
+
+/* "times" left: 0 once the armed failure happened */
+static long fail_times_left(void)
+{
+	char buf[32];
+
+	if (read_file(FAIL_DIR "/times", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atol(buf);
+}
+
+FIXTURE(alloc) {
+	int fd;
+};
+
+FIXTURE_SETUP(alloc)
+{
+	if (access(FAIL_DIR "/probability", W_OK))
+		SKIP(return, "no %s (a kernel without CONFIG_FAULT_INJECTION_DEBUG_FS)",
+		     FAIL_DIR);
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(alloc)
+{
+	fail_off();
+	if (self->fd > 0)
+		close(self->fd);
+}
+
+/*
+ * BO_CREATE failing at each of its allocations (the BO, its mapping in the
+ * file, with VGPU_BO_POPULATE its pages): -ENOMEM, no handle, no memory
+ * left behind, and the next BO_CREATE works.
+ */
+TEST_F(alloc, bo_create)
+{
+	unsigned long long total = fdinfo_num(_metadata, self->fd, "drm-total-memory", "");
+	uint32_t h;
+	unsigned int nth;
+
+	ASSERT_EQ(0, total);
+	for (nth = 1; nth <= 3; nth++) {
+		ASSERT_EQ(0, fail_nth(nth));
+		ASSERT_EQ(-ENOMEM, _test_bo_create(self->fd, 8192, VGPU_BO_POPULATE,
+						   &h, NULL));
+		ASSERT_EQ(0, fail_times_left());
+		ASSERT_EQ(0, fdinfo_num(_metadata, self->fd, "drm-total-memory", ""));
+	}
+	fail_off();
+	test_bo_create(8192, VGPU_BO_POPULATE, &h, NULL);
+	ASSERT_EQ(8, fdinfo_num(_metadata, self->fd, "drm-resident-memory", " KiB"));
+}
+
+/*
+ * SUBMIT failing at each allocation of a file's first job (its history,
+ * the job, a listed BO's pages, a page table for them): -ENOMEM, nothing
+ * queued, no job id used; the same SUBMIT then runs to the right result.
+ */
+TEST_F(alloc, submit)
+{
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t handles[4], h;
+	uint64_t va;
+	unsigned int nth;
+	uint32_t *out;
+	int fd;
+
+	for (nth = 1; nth <= 4; nth++) {
+		/* a fresh file each time: its first SUBMIT, a BO without pages */
+		fd = vgpu_open_render();
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, vgpu_prog_load(fd, &p, vgpu_store_src, 4096));
+		/* 4 MiB: its pages need page tables of their own */
+		ASSERT_EQ(0, _test_bo_create(fd, 4 << 20, VGPU_BO_NO_EXEC, &h, &va));
+		*(uint64_t *)p.param = va + 32768;
+		*(uint32_t *)((char *)p.param + 8) = nth;
+		vgpu_prog_submit_args(&p, &s, handles, 1, 32);
+		handles[3] = h;
+		s.bo_handle_count = 4;
+		ASSERT_EQ(0, fail_nth(nth));
+		ASSERT_EQ(-ENOMEM, _test_submit(fd, &s)) {
+			TH_LOG("allocation %u", nth);
+		}
+		ASSERT_EQ(0, fail_times_left());
+		fail_off();
+		ASSERT_EQ(-ENOENT, _test_get_job(fd, 1, &j, NULL));
+		ASSERT_EQ(0, _test_submit(fd, &s));
+		ASSERT_EQ(1, s.job_id);
+		ASSERT_EQ(0, _test_wait_bo(fd, h, vgpu_wait_ns(30)));
+		ASSERT_EQ(0, _test_get_job(fd, 1, &j, NULL));
+		ASSERT_EQ(VGPU_JOB_DONE, j.state);
+		ASSERT_EQ(0, _test_bo_map(fd, h, 4 << 20, (void **)&out));
+		ASSERT_EQ(31 * 2 + nth, out[32768 / 4 + 31]);
+		munmap(out, 4 << 20);
+		vgpu_prog_unmap(&p);
+		close(fd);
+	}
+}
+
+/* open(2), QUEUE_CREATE and mmap(2) failing: -ENOMEM, then they work. */
+TEST_F(alloc, open_queue_mmap)
+{
+	char node[32];
+	uint32_t id, h;
+	unsigned int nth;
+	int fd, minor;
+	void *m;
+
+	fd = vgpu_open_render_minor(&minor);
+	ASSERT_LE(0, fd);
+	close(fd);
+	snprintf(node, sizeof(node), "/dev/dri/renderD%d", minor);
+	/* the file, then its address space's root table */
+	for (nth = 1; nth <= 2; nth++) {
+		ASSERT_EQ(0, fail_nth(nth));
+		ASSERT_EQ(-1, open(node, O_RDWR | O_CLOEXEC));
+		ASSERT_EQ(ENOMEM, errno);
+		ASSERT_EQ(0, fail_times_left());
+	}
+	fail_off();
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	close(fd);
+
+	ASSERT_EQ(0, fail_nth(1));
+	ASSERT_EQ(-ENOMEM, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &id));
+	fail_off();
+	ASSERT_EQ(0, _test_queue_create(self->fd, VGPU_QUEUE_PRIORITY_NORMAL, &id));
+
+	test_bo_create(4096, 0, &h, NULL);
+	ASSERT_EQ(0, fail_nth(1));
+	ASSERT_EQ(-ENOMEM, _test_bo_map(self->fd, h, 4096, &m));
+	fail_off();
+	ASSERT_EQ(0, fdinfo_num(_metadata, self->fd, "drm-resident-memory", ""));
+	ASSERT_EQ(0, _test_bo_map(self->fd, h, 4096, &m));
+	ASSERT_EQ(4, fdinfo_num(_metadata, self->fd, "drm-resident-memory", " KiB"));
+	munmap(m, 4096);
+}
+
+/* ---- lifecycle: load, work, unbind with jobs in flight, rebind, unload ---- */
+
+static long long meminfo_kib(const char *key)
+{
+	char line[256];
+	size_t kl = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			v = atoll(line + kl + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* A long job: every thread counts to 2^20 (a budget ends it if need be). */
+static const char spin_src[] =
+	".kernel spin\n.param ptr out\n"
+	"  LDP.64 R2, [out] ;\n  S2R R0, SR_TID.X ;\n  MOV R5, 0x0 ;\n"
+	"l:\n  IADD R5, R5, 0x1 ;\n  ISETP.LT.U32 P0, R5, 0x100000 ;\n  @P0 BRA l ;\n"
+	"  SHL R1, R0, 0x2 ;\n  IADD R2, R2, R1 ;\n  STG.32 [R2], R5 ;\n  EXIT ;\n";
+
+/*
+ * A client: a store job and a long one, a BO mapped, then it tells the
+ * parent and waits to be killed.  Exit status 0 when it got that far.
+ */
+static int lifecycle_client(int ready_fd)
+{
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p, sp;
+	uint32_t h[3], sh[3];
+	int fd = vgpu_open_render();
+
+	if (fd < 0 || vgpu_prog_load(fd, &p, vgpu_store_src, 4096) ||
+	    vgpu_prog_load(fd, &sp, spin_src, 4096))
+		return 1;
+	*(uint64_t *)p.param = p.data_va;
+	vgpu_prog_submit_args(&p, &s, h, 4, 64);
+	if (_test_submit(fd, &s) || _test_wait_bo(fd, p.data_h, vgpu_wait_ns(30)))
+		return 2;
+	*(uint64_t *)sp.param = sp.data_va;
+	vgpu_prog_submit_args(&sp, &s, sh, 2, 64);
+	if (_test_submit(fd, &s))
+		return 3;
+	if (write(ready_fd, "r", 1) != 1)
+		return 4;
+	for (;;)
+		pause();
+}
+
+FIXTURE(lifecycle) {
+	char params[64];
+	char ko[256];
+	bool reloaded;
+};
+
+FIXTURE_SETUP(lifecycle)
+{
+	if (module_path(self->ko, sizeof(self->ko)))
+		SKIP(return, "no %s to load", self->ko);
+	module_params(self->params, sizeof(self->params));
+}
+
+FIXTURE_TEARDOWN(lifecycle)
+{
+	if (access("/sys/module/vgpu", F_OK))
+		EXPECT_EQ(0, module_load(self->ko, self->params));
+}
+
+/* rmmod, retried while the last files of killed clients close. */
+static int module_unload_settled(void)
+{
+	int ret = -EBUSY, i;
+
+	for (i = 0; i < 500 && ret; i++) {
+		ret = module_unload();
+		if (ret)
+			usleep(10000);
+	}
+	return ret;
+}
+
+/*
+ * VGPU_LIFECYCLE times (default 100, divided by VGPU_TIMEOUT_SCALE): load
+ * vgpu.ko, 4 clients each run a job and leave a long one on the device,
+ * the device is unbound under them and bound again, the clients are
+ * killed, the module unloaded.  Nothing oopses (run-in-guest.sh scans the
+ * log; kmemleak on the debug kernel checks every object), every step
+ * succeeds, and the kernel's unreclaimable slab grows by less than a page
+ * per round (a leaked job history, page table or BO per round would not).
+ */
+TEST_F_TIMEOUT(lifecycle, load_work_unbind_unload, 300)
+{
+	const char *e = getenv("VGPU_LIFECYCLE");
+	unsigned int rounds = e ? strtoul(e, NULL, 0) : 100 / vgpu_timeout_scale();
+	long long slab0, slab1;
+	char addr[256];
+	unsigned int r, i;
+
+	ASSERT_EQ(0, vgpu_pci_addr(addr, sizeof(addr)));
+	ASSERT_EQ(0, module_unload_settled());
+	ASSERT_EQ(0, sysfs_write("/proc/sys/vm/drop_caches", "3"));
+	slab0 = meminfo_kib("SUnreclaim");
+	for (r = 0; r < rounds; r++) {
+		int ready[2], status;
+		pid_t pid[4];
+		char c;
+
+		ASSERT_EQ(0, module_load(self->ko, self->params));
+		ASSERT_EQ(0, pipe(ready));
+		for (i = 0; i < 4; i++) {
+			pid[i] = fork();
+			ASSERT_LE(0, pid[i]);
+			if (!pid[i])
+				_exit(lifecycle_client(ready[1]));
+		}
+		close(ready[1]);
+		for (i = 0; i < 4; i++)
+			ASSERT_EQ(1, read(ready[0], &c, 1)) {
+				TH_LOG("round %u: a client did not get ready", r);
+			}
+		close(ready[0]);
+		ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/unbind", addr));
+		ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/bind", addr));
+		for (i = 0; i < 4; i++) {
+			kill(pid[i], SIGKILL);
+			ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+			ASSERT_TRUE(WIFSIGNALED(status));
+		}
+		ASSERT_EQ(0, module_unload_settled()) {
+			TH_LOG("round %u: rmmod", r);
+		}
+	}
+	ASSERT_EQ(0, sysfs_write("/proc/sys/vm/drop_caches", "3"));
+	slab1 = meminfo_kib("SUnreclaim");
+	TH_LOG("%u rounds: SUnreclaim %lld -> %lld KiB", rounds, slab0, slab1);
+	EXPECT_GT(slab0 + 4 * (long long)rounds, slab1);
+	ASSERT_EQ(0, module_load(self->ko, self->params));
 }
 
 int main(int argc, char **argv)

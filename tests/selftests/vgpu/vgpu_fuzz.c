@@ -6,7 +6,7 @@
  * --fuzz), where lockdep, KASAN, KFENCE, DEBUG_OBJECTS, kmemleak and the
  * rest watch.
  *
- *   vgpu_fuzz [-t SECONDS] [-s SEED] [-p PROCS]
+ *   vgpu_fuzz [-t SECONDS] [-s SEED] [-p PROCS] [-F]
  *
  * PROCS processes (default 3), each with two threads, call random
  * operations for SECONDS: every vGPU ioctl (GET_PARAM, BO_CREATE,
@@ -34,6 +34,11 @@
  * kmemleak report after the last rmmod fails the run), then the module
  * reloaded running a kernel correctly.  With KCOV (the debug kernel) it
  * prints the distinct vgpu.ko PCs the calls reached.
+ * With -F each calling thread, once set up, marks itself for the kernel's
+ * fault injection (/proc/thread-self/make-it-fail): with debugfs
+ * fail_vgpu and failslab configured for such tasks (run-in-guest.sh
+ * --fuzz does), the driver's and the slab's allocations fail at random
+ * under the calls, and the error paths run.
  * Exit status: 0 when it ran; 1 on a setup error.
  */
 #include <errno.h>
@@ -88,6 +93,7 @@ struct fz {
 };
 
 static atomic_bool stop;
+static bool make_it_fail;	/* -F */
 static uint64_t mod_lo, mod_hi;	/* vgpu.ko's text, for KCOV */
 /* distinct vgpu.ko PCs seen by every process: a hash set in shared memory */
 #define PCS_CAP (1 << 16)
@@ -587,6 +593,14 @@ static void *worker(void *arg)
 	struct fz *f = arg;
 
 	kcov_start(f);
+	if (make_it_fail) {
+		int fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			fprintf(stderr, "vgpu_fuzz: -F: no make-it-fail (%s)\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
 	while (!atomic_load(&stop)) {
 		if (!pick(f, 400))
 			op_kill_child(f);
@@ -665,13 +679,15 @@ int main(int argc, char **argv)
 	uint64_t seed = 1, tot[3] = { 0 };
 	int opt, pfd[2], bad = 0;
 
-	while ((opt = getopt(argc, argv, "t:s:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:p:F")) != -1) {
 		if (opt == 't')
 			secs = strtoul(optarg, NULL, 0);
 		else if (opt == 's')
 			seed = strtoull(optarg, NULL, 0);
 		else if (opt == 'p')
 			procs = strtoul(optarg, NULL, 0);
+		else if (opt == 'F')
+			make_it_fail = true;
 		else
 			return 1;
 	}

@@ -445,6 +445,27 @@ static inline unsigned int reset_timeout_ms(void)
 	return 2000 * vgpu_timeout_scale();
 }
 
+#define VGPU_PCI_DRIVER "/sys/bus/pci/drivers/vgpu"
+
+/* The PCI address of the device vgpu.ko is bound to. */
+static inline int vgpu_pci_addr(char *addr, size_t len)
+{
+	DIR *d = opendir(VGPU_PCI_DRIVER);
+	struct dirent *e;
+	int ret = -ENODEV;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (strchr(e->d_name, ':')) {
+			snprintf(addr, len, "%s", e->d_name);
+			ret = 0;
+			break;
+		}
+	closedir(d);
+	return ret;
+}
+
 #ifdef __KSELFTEST_HARNESS_H
 /* fdinfo_get() of a number with the unit @unit after it ("" for none). */
 static inline unsigned long long fdinfo_num(struct __test_metadata *_metadata,

@@ -1326,27 +1326,6 @@ TEST_F(job, isolation_between_processes)
 
 /* ---- the device going away with jobs in flight ---- */
 
-#define VGPU_PCI_DRIVER "/sys/bus/pci/drivers/vgpu"
-
-/* The PCI address of the device vgpu.ko is bound to. */
-static int vgpu_pci_addr(char *addr, size_t len)
-{
-	DIR *d = opendir(VGPU_PCI_DRIVER);
-	struct dirent *e;
-	int ret = -ENODEV;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (strchr(e->d_name, ':')) {
-			snprintf(addr, len, "%s", e->d_name);
-			ret = 0;
-			break;
-		}
-	closedir(d);
-	return ret;
-}
-
 /* Export the fence of binary syncobj @h as a sync_file. */
 static int syncobj_sync_file(int fd, uint32_t h)
 {
