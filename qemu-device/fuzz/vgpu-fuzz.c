@@ -28,6 +28,11 @@
  *              buffer (allocated, or a raw page number), a PREEMPT request
  *   PCI_CFG    off8 val32    PCI configuration space
  *
+ * The device has fault injection on (x-inject=on): REG_WRITE reaches
+ * INJECT too, so dropped, delayed and corrupt completions, injected
+ * faults and hung queues are part of what the input can do (a device
+ * reset disarms them).
+ *
  * The machine is not restarted between inputs: each input ends with a
  * device reset.  Oracle, besides ASan/UBSan and QEMU's own assertions:
  * after the reset the device answers its ID register and runs a
@@ -365,7 +370,8 @@ static GString *vgpu_argv(FuzzTarget *t)
     return g_string_new(TARGET_NAME " -machine q35,accel=qtest -m 256M "
                         "-display none -nodefaults -L /usr/share/qemu "
                         "-L /usr/share/seabios "
-                        "-device vgpu-pci,addr=04.0,threads=2,queues=4");
+                        "-device vgpu-pci,addr=04.0,threads=2,queues=4,"
+                        "x-inject=on");
 }
 
 static void register_vgpu_fuzz_targets(void)

@@ -6,7 +6,8 @@
 # build.sh) in an initramfs of its own, load the driver and run the suite
 # with kselftest's own runner, run_kselftest.sh:
 #
-#   ./run_kselftest.sh -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults
+#   ./run_kselftest.sh -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults \
+#                      -t vgpu:vgpu_isolation
 #                                               the driver's kselftests
 #   (then every vgpu-pci device is bound)
 #   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N \
@@ -254,7 +255,7 @@ fi
 cd /"
 else
 	run="cd /kselftest
-./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults; echo \"VGPU-SELFTEST-RC: \$?\"
+./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults -t vgpu:vgpu_isolation; echo \"VGPU-SELFTEST-RC: \$?\"
 for d in \$others; do
 	echo > /sys/bus/pci/devices/\$d/driver_override
 	echo \$d > /sys/bus/pci/drivers_probe
@@ -301,6 +302,10 @@ if [ -d /sys/kernel/debug/kunit ]; then
 	echo "VGPU-KUNIT-BEGIN"
 	for r in /sys/kernel/debug/kunit/vgpu*/results; do [ -f "\$r" ] && cat "\$r"; done
 	echo "VGPU-KUNIT-END"
+	# counted once: the tests that load vgpu.ko again (reset, faults,
+	# lifecycle) load it without running its suites (a glob none matches)
+	[ -w /sys/module/kunit/parameters/filter_glob ] &&
+		echo vgpu-kunit-ran-at-boot >/sys/module/kunit/parameters/filter_glob
 fi
 $run
 cat /sys/kernel/debug/dri/*/queues 2>/dev/null
@@ -439,7 +444,7 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test vgpu_mem vgpu_faults test_libvgpu test_ptx; do
+for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation test_libvgpu test_ptx; do
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
 	# the failed tests, by name

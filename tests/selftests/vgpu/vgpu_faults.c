@@ -554,7 +554,8 @@ static int module_unload_settled(void)
  * killed, the module unloaded.  Nothing oopses (run-in-guest.sh scans the
  * log; kmemleak on the debug kernel checks every object), every step
  * succeeds, and the kernel's unreclaimable slab grows by less than a page
- * per round (a leaked job history, page table or BO per round would not).
+ * per round (a leaked job history, page table or BO per round would not;
+ * on a kernel with kmemleak, kmemleak judges instead).
  */
 TEST_F_TIMEOUT(lifecycle, load_work_unbind_unload, 300)
 {
@@ -601,7 +602,13 @@ TEST_F_TIMEOUT(lifecycle, load_work_unbind_unload, 300)
 	ASSERT_EQ(0, sysfs_write("/proc/sys/vm/drop_caches", "3"));
 	slab1 = meminfo_kib("SUnreclaim");
 	TH_LOG("%u rounds: SUnreclaim %lld -> %lld KiB", rounds, slab0, slab1);
-	EXPECT_GT(slab0 + 4 * (long long)rounds, slab1);
+	/*
+	 * Where kmemleak runs (the debug kernel) it checks every object
+	 * after the last unload (run-in-guest.sh), and KASAN's quarantine
+	 * keeps freed objects in the slab: no bound there.
+	 */
+	if (access("/sys/kernel/debug/kmemleak", F_OK))
+		EXPECT_GT(slab0 + 4 * (long long)rounds, slab1);
 	ASSERT_EQ(0, module_load(self->ko, self->params));
 }
 

@@ -1167,13 +1167,17 @@ TEST_F(job, tracepoints_job)
 	char want[4][96], client[32], *buf, *p;
 	struct drm_vgpu_get_job j;
 	unsigned int i, q;
+	int tfd;
 
 	if (tracefs_ready())
 		SKIP(return, "no tracefs");
 	buf = malloc(1 << 20);
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, fdinfo_get(self->fd, "drm-client-id", client, sizeof(client)));
-	ASSERT_EQ(0, sysfs_write(TRACEFS "/trace", ""));
+	/* an empty trace: opened for writing with O_TRUNC, as "> trace" does */
+	tfd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ASSERT_LE(0, tfd);
+	close(tfd);
 	ASSERT_EQ(0, sysfs_write(TRACEFS "/events/vgpu/enable", "1"));
 	test_submit(&self->s);
 	test_wait_bo(self->p.data_h);
