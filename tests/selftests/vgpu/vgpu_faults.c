@@ -462,24 +462,6 @@ TEST_F(alloc, open_queue_mmap)
 
 /* ---- lifecycle: load, work, unbind with jobs in flight, rebind, unload ---- */
 
-static long long meminfo_kib(const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	long long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':') {
-			v = atoll(line + kl + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /* A long job: every thread counts to 2^20 (a budget ends it if need be). */
 static const char spin_src[] =
 	".kernel spin\n.param ptr out\n"
@@ -612,14 +594,4 @@ TEST_F_TIMEOUT(lifecycle, load_work_unbind_unload, 300)
 	ASSERT_EQ(0, module_load(self->ko, self->params));
 }
 
-int main(int argc, char **argv)
-{
-	unsigned int scale = vgpu_timeout_scale();
-	struct __fixture_metadata *f;
-	struct __test_metadata *t;
-
-	for (f = __fixture_list; f; f = f->next)
-		for (t = f->tests; t; t = t->next)
-			t->timeout *= scale;
-	return test_harness_run(argc, argv);
-}
+VGPU_TEST_HARNESS_MAIN

@@ -398,4 +398,4 @@ TEST_F(iso, leftover_shared_memory_under_preemption)
 	close(vfd);
 }
 
-TEST_HARNESS_MAIN
+VGPU_TEST_HARNESS_MAIN

@@ -466,6 +466,25 @@ static inline int vgpu_pci_addr(char *addr, size_t len)
 	return ret;
 }
 
+/* A number of kB from /proc/meminfo ("MemTotal", ...), or -1. */
+static inline long long meminfo_kib(const char *key)
+{
+	char line[256];
+	size_t kl = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			v = atoll(line + kl + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 #ifdef __KSELFTEST_HARNESS_H
 /* fdinfo_get() of a number with the unit @unit after it ("" for none). */
 static inline unsigned long long fdinfo_num(struct __test_metadata *_metadata,
@@ -481,6 +500,23 @@ static inline unsigned long long fdinfo_num(struct __test_metadata *_metadata,
 	ASSERT_STREQ(unit, end);
 	return n;
 }
+
+/*
+ * The harness's main, with every test's timeout multiplied by
+ * VGPU_TIMEOUT_SCALE (a slower kernel: vgpu_timeout_scale()).
+ */
+#define VGPU_TEST_HARNESS_MAIN						\
+	int main(int argc, char **argv)					\
+	{								\
+		unsigned int scale = vgpu_timeout_scale();		\
+		struct __fixture_metadata *f;				\
+		struct __test_metadata *t;				\
+									\
+		for (f = __fixture_list; f; f = f->next)		\
+			for (t = f->tests; t; t = t->next)		\
+				t->timeout *= scale;			\
+		return test_harness_run(argc, argv);			\
+	}
 #endif
 
 #endif

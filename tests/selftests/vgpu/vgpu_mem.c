@@ -90,24 +90,6 @@ static long long keyed_value(const char *path, const char *key)
 	return v;
 }
 
-static long long meminfo_kib(const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	long long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':') {
-			v = atoll(line + kl + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /* Wait up to 5 s until the device's resident bytes are @want. */
 static long long resident_settles(long long want)
 {
@@ -630,14 +612,4 @@ TEST_F(mem, memcg_bounds_kernel_objects)
 	close(to_parent[0]);
 }
 
-int main(int argc, char **argv)
-{
-	unsigned int scale = vgpu_timeout_scale();
-	struct __fixture_metadata *f;
-	struct __test_metadata *t;
-
-	for (f = __fixture_list; f; f = f->next)
-		for (t = f->tests; t; t = t->next)
-			t->timeout *= scale;
-	return test_harness_run(argc, argv);
-}
+VGPU_TEST_HARNESS_MAIN

@@ -2718,14 +2718,4 @@ TEST_F(unplug, module_reload_jobs_in_flight)
  * TEST_F_TIMEOUT's) multiplied by VGPU_TIMEOUT_SCALE: the harness kills a
  * test that runs longer, and on the debug kernel everything is slower.
  */
-int main(int argc, char **argv)
-{
-	unsigned int scale = vgpu_timeout_scale();
-	struct __fixture_metadata *f;
-	struct __test_metadata *t;
-
-	for (f = __fixture_list; f; f = f->next)
-		for (t = f->tests; t; t = t->next)
-			t->timeout *= scale;
-	return test_harness_run(argc, argv);
-}
+VGPU_TEST_HARNESS_MAIN
