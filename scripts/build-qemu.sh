@@ -32,6 +32,11 @@
 # tests/qtest/fuzz/vgpu (qemu-device/fuzz/vgpu-fuzz.c and what it uses of
 # tests/qtest/; its known-good kernel assembled by build/bin/vgpu-as, so
 # `make` first).  `make fuzz-device` runs it.
+#
+# VGPU_QEMU_FLAVOUR=asan builds build/qemu-asan/qemu-system-x86_64: the
+# plain configuration plus --enable-sanitizers (gcc's ASan and UBSan).
+# `make check-device-asan` runs the device qtests against it (not part of
+# make check: a cold build of it is long).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -61,7 +66,8 @@ flavour=${VGPU_QEMU_FLAVOUR:-}
 case $flavour in
 '') ;;
 fuzz) bld=$top/build/qemu-fuzz ;;
-*) log "VGPU_QEMU_FLAVOUR=$flavour: unknown (fuzz or nothing)"; exit 2 ;;
+asan) bld=$top/build/qemu-asan ;;
+*) log "VGPU_QEMU_FLAVOUR=$flavour: unknown (fuzz, asan or nothing)"; exit 2 ;;
 esac
 
 # ---- 1. dependencies ----
@@ -264,6 +270,10 @@ if [[ $flavour == fuzz ]]; then
 		--cc="ccache clang-19" --cxx="ccache clang++-19" --host-cc=clang-19
 		--extra-cflags=-fno-sanitize=function)
 	target=qemu-fuzz-x86_64
+elif [[ $flavour == asan ]]; then
+	# qemu-system-x86_64 with ASan and UBSan (gcc), for the device
+	# qtests: make check-device-asan
+	conf+=(--enable-sanitizers)
 fi
 if [[ ! -f $bld/build.ninja || $(cat "$bld/.vgpu-configure" 2>/dev/null) != "${conf[*]}" ]]; then
 	log "configuring"
