@@ -245,24 +245,14 @@ static void vgpu_gem_free(struct drm_gem_object *obj)
  * The other ways to the pages (a CPU mapping, a dma-buf importer's pin or
  * vmap) populate through vgpu_bo_populate() too.  pin and vmap run under
  * the reservation lock, so they leave the GPU mappings to the next
- * vgpu_bo_make_resident(); mmap fills them.
+ * vgpu_bo_make_resident(); mmap makes the BO resident (GPU mappings
+ * included), after which the shmem helper's mmap allocates nothing.
  */
-static int vgpu_gem_mmap_get(struct drm_gem_object *obj, void *arg)
-{
-	return drm_gem_shmem_object_mmap(obj, arg);
-}
-
 static int vgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
-	struct vgpu_bo *bo = to_vgpu_bo(obj);
-	int ret;
+	int ret = obj->import_attach ? 0 : vgpu_bo_make_resident(to_vgpu_bo(obj));
 
-	if (obj->import_attach)
-		return drm_gem_shmem_object_mmap(obj, vma);
-	ret = vgpu_bo_make_resident(bo);
-	if (ret)
-		return ret;
-	return vgpu_bo_populate(bo, vgpu_gem_mmap_get, vma);
+	return ret ?: drm_gem_shmem_object_mmap(obj, vma);
 }
 
 static int vgpu_gem_pin_get(struct drm_gem_object *obj, void *arg)

@@ -21,21 +21,6 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-/* a number after @key in the first line of debugfs queues */
-static long long queues_num(const char *dir, const char *key)
-{
-	char path[128], buf[4096], *p;
-
-	snprintf(path, sizeof(path), "%s/queues", dir);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	p = strstr(buf, key);
-	if (!p || p[strlen(key)] != ' ')
-		return -1;
-	return atoll(p + strlen(key) + 1);
-}
-
 static int inject(const char *dir, uint32_t val, uint64_t arg)
 {
 	char path[128], cmd[64];
@@ -80,15 +65,15 @@ static void disarm_all(FIXTURE_DATA(faults) *self)
 
 FIXTURE_SETUP(faults)
 {
-	char ko[256], param[32], path[128];
+	char ko[256], path[128];
+	int ret;
 
-	snprintf(param, sizeof(param), "timeout_ms=%u", reset_timeout_ms());
-	if (module_path(ko, sizeof(ko)))
-		SKIP(return, "no %s to load with %s", ko, param);
-	module_params(self->params, sizeof(self->params));
-	ASSERT_EQ(0, module_unload());
+	ret = module_reload_short_timeout(self->params, sizeof(self->params),
+					  ko, sizeof(ko));
+	if (ret == -ENOENT)
+		SKIP(return, "no %s to load", ko);
 	self->reloaded = true;
-	ASSERT_EQ(0, module_load(ko, param));
+	ASSERT_EQ(0, ret);
 	self->fd = vgpu_open_render();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, vgpu_debugfs_dir(self->dir, sizeof(self->dir)));
@@ -153,8 +138,8 @@ static int run_store(FIXTURE_DATA(faults) *self, uint32_t k,
  */
 TEST_F(faults, lost_interrupt_found_by_timeout)
 {
-	long long lost = queues_num(self->dir, "lost_irqs");
-	long long resets = queues_num(self->dir, "resets");
+	long long lost = vgpu_queues_num(self->dir, "lost_irqs");
+	long long resets = vgpu_queues_num(self->dir, "resets");
 	struct drm_vgpu_get_job j;
 
 	ASSERT_LE(0, lost);
@@ -163,21 +148,21 @@ TEST_F(faults, lost_interrupt_found_by_timeout)
 	ASSERT_EQ(VGPU_JOB_DONE, j.state);
 	ASSERT_EQ(0, j.error);
 	ASSERT_EQ(0, store_ok(self->p.data, 7));
-	ASSERT_EQ(lost + 1, queues_num(self->dir, "lost_irqs"));
-	ASSERT_EQ(resets, queues_num(self->dir, "resets"));
+	ASSERT_EQ(lost + 1, vgpu_queues_num(self->dir, "lost_irqs"));
+	ASSERT_EQ(resets, vgpu_queues_num(self->dir, "resets"));
 
 	disarm_all(self);
 	ASSERT_EQ(0, run_store(self, 8, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_DONE, j.state);
 	ASSERT_EQ(0, store_ok(self->p.data, 8));
-	ASSERT_EQ(lost + 1, queues_num(self->dir, "lost_irqs"));
+	ASSERT_EQ(lost + 1, vgpu_queues_num(self->dir, "lost_irqs"));
 }
 
 /* An interrupt that comes late, inside the timeout: nothing to recover. */
 TEST_F(faults, late_interrupt_within_timeout)
 {
-	long long lost = queues_num(self->dir, "lost_irqs");
-	long long resets = queues_num(self->dir, "resets");
+	long long lost = vgpu_queues_num(self->dir, "lost_irqs");
+	long long resets = vgpu_queues_num(self->dir, "resets");
 	uint64_t delay_ms = reset_timeout_ms() / 4;
 	struct drm_vgpu_get_job j;
 	int64_t t0;
@@ -189,8 +174,8 @@ TEST_F(faults, late_interrupt_within_timeout)
 	ASSERT_LE((int64_t)delay_ms * 1000000 / 2, vgpu_now_ns() - t0);
 	ASSERT_EQ(VGPU_JOB_DONE, j.state);
 	ASSERT_EQ(0, store_ok(self->p.data, 9));
-	ASSERT_EQ(lost, queues_num(self->dir, "lost_irqs"));
-	ASSERT_EQ(resets, queues_num(self->dir, "resets"));
+	ASSERT_EQ(lost, vgpu_queues_num(self->dir, "lost_irqs"));
+	ASSERT_EQ(resets, vgpu_queues_num(self->dir, "resets"));
 }
 
 /* An MMU fault the device reports: -EFAULT with its address; the queue goes on. */
@@ -198,7 +183,7 @@ TEST_F(faults, mmu_fault_reported)
 {
 	const uint64_t va = 0xdead0000ull;
 	struct vgpu_exception_record exc;
-	long long resets = queues_num(self->dir, "resets");
+	long long resets = vgpu_queues_num(self->dir, "resets");
 	struct drm_vgpu_get_job j;
 	int i;
 
@@ -213,7 +198,7 @@ TEST_F(faults, mmu_fault_reported)
 	/* the launch never ran */
 	for (i = 0; i < 256; i++)
 		ASSERT_EQ(0, ((uint32_t *)self->p.data)[i]);
-	ASSERT_EQ(resets, queues_num(self->dir, "resets"));
+	ASSERT_EQ(resets, vgpu_queues_num(self->dir, "resets"));
 
 	disarm_all(self);
 	ASSERT_EQ(0, run_store(self, 4, &j, NULL));
@@ -228,8 +213,8 @@ TEST_F(faults, mmu_fault_reported)
  */
 TEST_F(faults, hung_queue_reset_alone)
 {
-	long long resets = queues_num(self->dir, "resets");
-	long long dev_resets = queues_num(self->dir, "device_resets");
+	long long resets = vgpu_queues_num(self->dir, "resets");
+	long long dev_resets = vgpu_queues_num(self->dir, "device_resets");
 	struct drm_vgpu_get_job j;
 
 	ASSERT_LE(0, dev_resets);
@@ -237,8 +222,8 @@ TEST_F(faults, hung_queue_reset_alone)
 	ASSERT_EQ(0, run_store(self, 5, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
 	ASSERT_EQ(ETIMEDOUT, j.error);
-	ASSERT_EQ(resets + 1, queues_num(self->dir, "resets"));
-	ASSERT_EQ(dev_resets, queues_num(self->dir, "device_resets"));
+	ASSERT_EQ(resets + 1, vgpu_queues_num(self->dir, "resets"));
+	ASSERT_EQ(dev_resets, vgpu_queues_num(self->dir, "device_resets"));
 
 	disarm_all(self);
 	ASSERT_EQ(0, run_store(self, 6, &j, NULL));
@@ -249,14 +234,14 @@ TEST_F(faults, hung_queue_reset_alone)
 /* A corrupt completion record (wrong sequence number): the job fails -EIO. */
 TEST_F(faults, corrupt_record_fails_job)
 {
-	long long resets = queues_num(self->dir, "resets");
+	long long resets = vgpu_queues_num(self->dir, "resets");
 	struct drm_vgpu_get_job j;
 
 	ASSERT_EQ(0, inject_all(self, VGPU_INJ_CORRUPT_CPL, 0));
 	ASSERT_EQ(0, run_store(self, 1, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_FAILED, j.state);
 	ASSERT_EQ(EIO, j.error);
-	ASSERT_EQ(resets, queues_num(self->dir, "resets"));
+	ASSERT_EQ(resets, vgpu_queues_num(self->dir, "resets"));
 
 	disarm_all(self);
 	ASSERT_EQ(0, run_store(self, 2, &j, NULL));

@@ -306,16 +306,12 @@ static void peek(struct __test_metadata *_metadata, int fd, uint32_t queue,
 /* The SM threads of the device (debugfs queues), at least 1. */
 static uint32_t sm_threads(void)
 {
-	char dir[64], path[96], buf[4096], *l;
-	unsigned int n = 1;
+	char dir[64];
+	long long n = 1;
 
-	if (!vgpu_debugfs_dir(dir, sizeof(dir))) {
-		snprintf(path, sizeof(path), "%s/queues", dir);
-		if (read_file(path, buf, sizeof(buf)) > 0 &&
-		    (l = strstr(buf, " sm_threads ")))
-			sscanf(l, " sm_threads %u", &n);
-	}
-	return n ? n : 1;
+	if (!vgpu_debugfs_dir(dir, sizeof(dir)))
+		n = vgpu_queues_num(dir, "sm_threads");
+	return n > 0 ? (uint32_t)n : 1;
 }
 
 /*

@@ -466,23 +466,71 @@ static inline int vgpu_pci_addr(char *addr, size_t len)
 	return ret;
 }
 
-/* A number of kB from /proc/meminfo ("MemTotal", ...), or -1. */
-static inline long long meminfo_kib(const char *key)
+/*
+ * The number after "KEY" and @sep on a line of @path (/proc/meminfo: ':';
+ * /proc/vmstat, a cgroup's memory.events: ' '), or -1.
+ */
+static inline long long file_key_num(const char *path, const char *key, char sep)
 {
 	char line[256];
 	size_t kl = strlen(key);
 	long long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':') {
+		if (!strncmp(line, key, kl) && line[kl] == sep) {
 			v = atoll(line + kl + 1);
 			break;
 		}
 	fclose(f);
 	return v;
+}
+
+/* A number of kB from /proc/meminfo ("MemTotal", ...), or -1. */
+static inline long long meminfo_kib(const char *key)
+{
+	return file_key_num("/proc/meminfo", key, ':');
+}
+
+/*
+ * The number after the word @key in the first line of debugfs dri/N/queues
+ * in @dir ("resets", "sm_threads", "lost_irqs", ...), or -1.
+ */
+static inline long long vgpu_queues_num(const char *dir, const char *key)
+{
+	char path[128], buf[4096], *p;
+	size_t kl = strlen(key);
+
+	snprintf(path, sizeof(path), "%s/queues", dir);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	for (p = buf; (p = strstr(p, key)); p += kl)
+		if ((p == buf || p[-1] == ' ') && p[kl] == ' ')
+			return atoll(p + kl + 1);
+	return -1;
+}
+
+/*
+ * Load vgpu.ko again with timeout_ms=reset_timeout_ms(), for the tests
+ * that need a job timeout; @saved gets the parameters to put back
+ * (module_params()), @ko the module's path.  0, -ENOENT when there is no
+ * module file to load, or another -errno.
+ */
+static inline int module_reload_short_timeout(char *saved, size_t slen,
+					      char *ko, size_t klen)
+{
+	char param[32];
+	int ret;
+
+	snprintf(param, sizeof(param), "timeout_ms=%u", reset_timeout_ms());
+	if (module_path(ko, klen))
+		return -ENOENT;
+	module_params(saved, slen);
+	ret = module_unload();
+	return ret ?: module_load(ko, param);
 }
 
 #ifdef __KSELFTEST_HARNESS_H

@@ -71,25 +71,6 @@ static int gem_close(int fd, uint32_t h)
 	return vgpu_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
 }
 
-/* A number from a "key value" file (/proc/vmstat, memory.events). */
-static long long keyed_value(const char *path, const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ' ') {
-			v = atoll(line + kl + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /* Wait up to 5 s until the device's resident bytes are @want. */
 static long long resident_settles(long long want)
 {
@@ -311,7 +292,7 @@ TEST_F(mem, oom_spares_bystanders)
 	pid_t holder, bystander;
 
 	ASSERT_EQ(0, mem_state(&r0, &limit));
-	k0 = keyed_value("/proc/vmstat", "oom_kill");
+	k0 = file_key_num("/proc/vmstat", "oom_kill", ' ');
 	ASSERT_LE(0, k0);
 	ASSERT_EQ(0, pipe(to_parent));
 
@@ -354,7 +335,7 @@ TEST_F(mem, oom_spares_bystanders)
 	}
 	ASSERT_EQ(bystander, waitpid(bystander, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(k0, keyed_value("/proc/vmstat", "oom_kill"));
+	EXPECT_EQ(k0, file_key_num("/proc/vmstat", "oom_kill", ' '));
 
 	/* the holder was not killed either; its memory comes back at exit */
 	EXPECT_EQ(0, waitpid(holder, &status, WNOHANG));
@@ -426,7 +407,7 @@ static long long cg_event(const char *dir, const char *key)
 	char path[600];
 
 	snprintf(path, sizeof(path), "%s/memory.events", dir);
-	return keyed_value(path, key);
+	return file_key_num(path, key, ' ');
 }
 
 /*

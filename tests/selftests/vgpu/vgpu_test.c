@@ -1478,16 +1478,7 @@ static int irq_hold_set(const char *dir, const char *val)
 /* The device's SM threads (debugfs queues), or -errno. */
 static int sm_threads(const char *dir)
 {
-	char path[128], buf[8192], *l;
-	unsigned int n;
-
-	snprintf(path, sizeof(path), "%s/queues", dir);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -EIO;
-	l = strstr(buf, " sm_threads ");
-	if (!l || sscanf(l, " sm_threads %u", &n) != 1)
-		return -EINVAL;
-	return n;
+	return (int)vgpu_queues_num(dir, "sm_threads");
 }
 
 /*
@@ -1525,16 +1516,16 @@ FIXTURE(reset) {
 
 FIXTURE_SETUP(reset)
 {
-	char ko[256], param[32];
+	char ko[256];
 	uint64_t t;
+	int ret;
 
-	snprintf(param, sizeof(param), "timeout_ms=%u", reset_timeout_ms());
-	if (module_path(ko, sizeof(ko)))
-		SKIP(return, "no %s to load with %s", ko, param);
-	module_params(self->params, sizeof(self->params));
-	ASSERT_EQ(0, module_unload());
+	ret = module_reload_short_timeout(self->params, sizeof(self->params),
+					  ko, sizeof(ko));
+	if (ret == -ENOENT)
+		SKIP(return, "no %s to load", ko);
 	self->reloaded = true;
-	ASSERT_EQ(0, module_load(ko, param));
+	ASSERT_EQ(0, ret);
 	self->fd = vgpu_open_render();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, _test_get_param(self->fd, VGPU_PARAM_JOB_TIMEOUT_MS, &t));
