@@ -320,6 +320,11 @@ void vgpu_file_put(struct vgpu_file *vf);
  *            whoever makes them resident (NULL for an import)
  * @state:    VGPU_BO_RESIDENT once the pages exist (counted in
  *            vgpu_device.resident until the BO is freed)
+ * @mapped:   every mapping points at the pages: set (release, under
+ *            @lock) once vgpu_bo_make_resident() has filled them all;
+ *            cleared only when a handle opens in the window before the
+ *            pages came (a BO with pages is filled when a handle opens), so
+ *            that SUBMIT's check of each listed BO is one load (acquire)
  */
 struct vgpu_bo {
 	struct drm_gem_shmem_object base;
@@ -328,6 +333,7 @@ struct vgpu_bo {
 	struct list_head mappings;
 	struct mem_cgroup *memcg;
 	unsigned long state;
+	bool mapped;
 };
 
 #define VGPU_BO_RESIDENT 0

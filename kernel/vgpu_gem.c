@@ -159,11 +159,16 @@ int vgpu_bo_make_resident(struct vgpu_bo *bo)
 	struct sg_table *sgt = NULL;
 	int ret;
 
+	/* the PTEs written before it was set are the device's to read */
+	if (smp_load_acquire(&bo->mapped))
+		return 0;
 	ret = vgpu_bo_populate(bo, vgpu_bo_get_sgt, &sgt);
 	if (ret)
 		return ret;
 	mutex_lock(&bo->lock);
 	ret = vgpu_bo_fill_locked(bo, sgt);
+	if (!ret)
+		smp_store_release(&bo->mapped, true);
 	mutex_unlock(&bo->lock);
 	return ret;
 }
@@ -203,6 +208,9 @@ static int vgpu_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 	}
 	m->as = vgpu_as_get(vf->as);
 	list_add_tail(&m->link, &bo->mappings);
+	/* the pages may have come since has_pages() said no: fill it later */
+	if (!m->filled)
+		WRITE_ONCE(bo->mapped, false);
 out:
 	mutex_unlock(&bo->lock);
 	return ret;
