@@ -219,8 +219,8 @@ int vgpu_mmu_lookup_as(VGPUState *s, uint32_t asid, uint64_t *root,
         return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ, VGPU_MMU_F_BAD_AS,
                               VGPU_PT_LEVELS);
     }
-    if (entry & (VGPU_PTE_RSVD_MASK | VGPU_PTE_READ | VGPU_PTE_WRITE |
-                 VGPU_PTE_EXEC)) {
+    if (entry & (VGPU_PTE_RSVD_MASK | VGPU_PTE_NULL | VGPU_PTE_READ |
+                 VGPU_PTE_WRITE | VGPU_PTE_EXEC)) {
         fault->asid = asid;
         return vgpu_mmu_fault(fault, 0, VGPU_MMU_ACC_READ,
                               VGPU_MMU_F_RESERVED, VGPU_PT_LEVELS);
@@ -243,8 +243,12 @@ static uint64_t vgpu_acc_perm(uint32_t acc)
     }
 }
 
+/* What vgpu_mmu_translate() gives for a VGPU_PTE_NULL page: no memory. */
+#define VGPU_PA_NULL UINT64_MAX
+
 /*
- * Translate @va for access @acc; the page's physical address in *@pa.
+ * Translate @va for access @acc; the page's physical address in *@pa
+ * (VGPU_PA_NULL for a NULL leaf: reads see zeros, writes go nowhere).
  * Returns 0, or -1 with the fault recorded in @ctx.
  */
 static int vgpu_mmu_translate(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
@@ -282,8 +286,8 @@ static int vgpu_mmu_translate(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
                                       level);
             }
             if ((pte & VGPU_PTE_RSVD_MASK) ||
-                (level && (pte & (VGPU_PTE_READ | VGPU_PTE_WRITE |
-                                  VGPU_PTE_EXEC)))) {
+                (level && (pte & (VGPU_PTE_NULL | VGPU_PTE_READ |
+                                  VGPU_PTE_WRITE | VGPU_PTE_EXEC)))) {
                 return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_RESERVED,
                                       level);
             }
@@ -297,6 +301,10 @@ static int vgpu_mmu_translate(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
     }
     if ((pte & vgpu_acc_perm(acc)) != vgpu_acc_perm(acc)) {
         return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_PERMISSION, 0);
+    }
+    if (pte & VGPU_PTE_NULL) {
+        *pa = VGPU_PA_NULL;
+        return 0;
     }
     *pa = (pte & VGPU_PTE_ADDR_MASK) | (va & (VGPU_PAGE_SIZE - 1));
     return 0;
@@ -320,8 +328,15 @@ int vgpu_mmu_copy(VGPUMMUCtx *ctx, uint64_t va, void *buf, uint64_t len,
         if (vgpu_mmu_translate(ctx, va, acc, &pa)) {
             return -1;
         }
-        ok = acc == VGPU_MMU_ACC_WRITE ? vgpu_dma_write(ctx->s, pa, p, l)
-                                       : vgpu_dma_read(ctx->s, pa, p, l);
+        if (pa == VGPU_PA_NULL) {
+            ok = true;
+            if (acc != VGPU_MMU_ACC_WRITE) {
+                memset(p, 0, l);
+            }
+        } else {
+            ok = acc == VGPU_MMU_ACC_WRITE ? vgpu_dma_write(ctx->s, pa, p, l)
+                                           : vgpu_dma_read(ctx->s, pa, p, l);
+        }
         if (!ok) {
             return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_BUS, 0);
         }
@@ -342,6 +357,12 @@ int vgpu_mmu_rw64(VGPUMMUCtx *ctx, uint64_t va, uint64_t *val, uint32_t acc)
 
     if (vgpu_mmu_translate(ctx, va, acc, &pa)) {
         return -1;
+    }
+    if (pa == VGPU_PA_NULL) {
+        if (acc != VGPU_MMU_ACC_WRITE) {
+            *val = 0;
+        }
+        return 0;
     }
     if (!vgpu_dma_rw64(ctx->s, pa, val, acc == VGPU_MMU_ACC_WRITE)) {
         return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_BUS, 0);
@@ -388,6 +409,10 @@ static int vgpu_mem_atomic(void *opaque, uint64_t va, enum vgpu_atomic_op op,
 
     if (vgpu_mmu_translate(ctx, va, VGPU_MMU_ACC_ATOMIC, &pa)) {
         return -1;
+    }
+    if (pa == VGPU_PA_NULL) {
+        *old = 0;
+        return 0;
     }
     RCU_READ_LOCK_GUARD();
     p = vgpu_ram_ptr(ctx->s, pa, &l, true, &mr, &xlat);

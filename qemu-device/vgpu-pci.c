@@ -435,7 +435,8 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VGPU_REG_CAP_FEATURES:
         val = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED | VGPU_FEAT_MBARRIER |
               VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
-              VGPU_FEAT_PREEMPT | (s->inject ? VGPU_FEAT_INJECT : 0);
+              VGPU_FEAT_PREEMPT | VGPU_FEAT_NULL_PTE |
+              (s->inject ? VGPU_FEAT_INJECT : 0);
         break;
     case VGPU_REG_CAP_QUEUES:
         val = s->nqueues;

@@ -627,6 +627,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_FEAT_SEMAPHORES (1u << 5)	 /* SEM_ACQUIRE/SEM_RELEASE, VGPU_Q_PRIORITY */
 #define VGPU_FEAT_PREEMPT (1u << 6)	 /* mid-kernel preemption (VGPU_Q_CSB) */
 #define VGPU_FEAT_INJECT (1u << 7)	 /* fault injection (property x-inject) */
+#define VGPU_FEAT_NULL_PTE (1u << 8)	 /* VGPU_PTE_NULL leaves (sparse mappings) */
 
 /*
  * ---- Fault injection: a device that misbehaves on purpose ----
@@ -1035,9 +1036,16 @@ _Static_assert(sizeof(struct vgpu_completion) == 336, "completion layout");
  *
  * Entry: bit 0 VALID, bit 1 READ, bit 2 WRITE, bit 3 EXEC (leaf only; 0
  * in table entries), bits 11..4 ignored (free for software), bits 51..12
- * the physical address of the next table or of the page, bits 63..52
- * reserved (must be 0).  No large pages.  Physical addresses are guest
- * physical; pages must be guest RAM.
+ * the physical address of the next table or of the page, bit 52 NULL
+ * (leaf only), bits 63..53 reserved (must be 0).  No large pages.
+ * Physical addresses are guest physical; pages must be guest RAM.
+ *
+ * A NULL leaf (VGPU_PTE_VALID | VGPU_PTE_NULL | permissions, the address
+ * bits ignored) maps no memory and faults nothing the permissions allow:
+ * reads (and instruction fetches) return zeros, writes are dropped, an
+ * atomic returns 0 and stores nothing.  Drivers back sparse ranges with
+ * them (VGPU_FEAT_NULL_PTE).  NULL in a table entry, or in the
+ * address-space table, is a reserved-bit fault.
  */
 #define VGPU_VA_BITS 48u
 #define VGPU_PAGE_SHIFT 12u
@@ -1053,7 +1061,8 @@ _Static_assert(sizeof(struct vgpu_completion) == 336, "completion layout");
 #define VGPU_PTE_EXEC (1ull << 3)
 #define VGPU_PTE_SW_MASK 0xff0ull
 #define VGPU_PTE_ADDR_MASK 0x000ffffffffff000ull
-#define VGPU_PTE_RSVD_MASK 0xfff0000000000000ull
+#define VGPU_PTE_NULL (1ull << 52)
+#define VGPU_PTE_RSVD_MASK 0xffe0000000000000ull
 
 
 #endif /* VGPU_HW_H */

@@ -733,6 +733,24 @@ static void code_not_executable(struct dev *d, struct store_setup *st)
 	qts_writeq(d->qts, ea, qts_readq(d->qts, ea) & ~VGPU_PTE_EXEC);
 }
 
+static void null_in_table_entry(struct dev *d, struct store_setup *st)
+{
+	/*
+	 * The output moves to a 1 GiB region of its own; its level-1 entry
+	 * gains the leaf-only NULL bit.
+	 */
+	uint64_t table = d->root[0];
+
+	st->out_va = DEV_VA_BASE + (1ull << 30);
+	dev_map(d, 0, st->out_va, st->out_pa, RW);
+	qts_memwrite(d->qts, st->par_pa, &st->out_va, 8);
+	for (unsigned l = VGPU_PT_LEVELS - 1; l > 1; l--)
+		table = qts_readq(d->qts, table + 8 * VGPU_PT_INDEX(st->out_va, (uint64_t)l)) &
+			VGPU_PTE_ADDR_MASK;
+	table += 8 * VGPU_PT_INDEX(st->out_va, 1ull);
+	qts_writeq(d->qts, table, qts_readq(d->qts, table) | VGPU_PTE_NULL);
+}
+
 static void params_unmapped(struct dev *d, struct store_setup *st)
 {
 	dev_map(d, 0, st->par_va, 0, 0);
@@ -773,6 +791,18 @@ FIXTURE_VARIANT_ADD(mmu_fault, reserved_bits_in_pte) {
 	.out_flags = RW, .prepare = reserved_bits,
 	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
 	.reason = VGPU_MMU_F_RESERVED, .va_is_out = true,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, null_bit_in_table_entry) {
+	.out_flags = RW, .prepare = null_in_table_entry,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_RESERVED, .va_is_out = true,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, store_to_read_only_null_page) {
+	.out_flags = RO | VGPU_PTE_NULL, .prepare = NULL,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_PERMISSION, .va_is_out = true,
 };
 
 FIXTURE_VARIANT_ADD(mmu_fault, page_table_outside_ram) {
@@ -838,6 +868,84 @@ TEST_F(mmu_fault, faults_and_recovers)
 	EXPECT_CONTAINS(c.exc.msg, "GPU MMU");
 	EXPECT_STOPPED(d, 0, variant->status, 0);
 	check_recovers(_metadata, d, 0);
+}
+
+/* in[i] + 1 -> out[i]; then atomically counter += 1 */
+static const char k_read_add[] =
+	".kernel read_add\n"
+	".param ptr in\n"
+	".param ptr out\n"
+	".param ptr counter\n"
+	"    S2R R0, SR_TID.X ;\n"
+	"    SHL R0, R0, 0x2 ;\n"
+	"    LDP.64 R2, [in] ;\n"
+	"    LDP.64 R4, [out] ;\n"
+	"    LDP.64 R10, [counter] ;\n"
+	"    IADD R2, R2, R0 ;\n"
+	"    IADD R4, R4, R0 ;\n"
+	"    LDG.32 R6, [R2] ;\n"
+	"    IADD R6, R6, 0x1 ;\n"
+	"    STG.32 [R4], R6 ;\n"
+	"    MOV R7, 0x1 ;\n"
+	"    ATOMG.ADD.U32 R9, [R10], R7 ;\n"
+	"    EXIT ;\n";
+
+/*
+ * NULL leaves (VGPU_FEAT_NULL_PTE): reads see zeros, writes and atomics go
+ * nowhere, with no fault.  Each NULL entry keeps the address of a page full
+ * of 0x55: a device that ignored the bit would read or write it.
+ */
+TEST(mmu_null_pages_read_zero_and_drop_writes)
+{
+	uint32_t fill[64], got[64], params[6];
+	uint64_t in_va, in_pa, out_va, out_pa, cnt_va, cnt_pa, par_va, par_pa;
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	struct dev d;
+
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
+	EXPECT_NE(0u, reg_read(&d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_NULL_PTE);
+	dev_queue_init(&d, 0, 8);
+	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_read_add, &kern));
+	memset(fill, 0x55, sizeof(fill));
+	in_va = dev_buf(&d, 0, 4096, RO | VGPU_PTE_NULL, &in_pa);
+	qts_memwrite(d.qts, in_pa, fill, sizeof(fill));
+	out_va = dev_buf(&d, 0, 4096, RW, &out_pa);
+	cnt_va = dev_buf(&d, 0, 4096, RW | VGPU_PTE_NULL, &cnt_pa);
+	qts_memwrite(d.qts, cnt_pa, fill, sizeof(fill));
+	par_va = dev_buf(&d, 0, 4096, RO, &par_pa);
+	memcpy(&params[0], &in_va, 8);
+	memcpy(&params[2], &out_va, 8);
+	memcpy(&params[4], &cnt_va, 8);
+	qts_memwrite(d.qts, par_pa, params, sizeof(params));
+
+	cmd = dev_launch_cmd(&kern, 1, 64, par_va, sizeof(params));
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	qts_memread(d.qts, out_pa, got, sizeof(got));
+	for (unsigned i = 0; i < 64; i++) {
+		EXPECT_EQ(1u, got[i]) {
+			TH_LOG("out[%u]: the NULL page did not read as zero", i);
+		}
+	}
+	/* the pages behind the NULL entries are untouched */
+	qts_memread(d.qts, cnt_pa, got, sizeof(got));
+	EXPECT_EQ(0, memcmp(got, fill, sizeof(got)));
+	qts_memread(d.qts, in_pa, got, sizeof(got));
+	EXPECT_EQ(0, memcmp(got, fill, sizeof(got)));
+
+	/* writes to a NULL output go nowhere either */
+	out_va = dev_buf(&d, 0, 4096, RW | VGPU_PTE_NULL, &out_pa);
+	qts_memwrite(d.qts, out_pa, fill, sizeof(fill));
+	memcpy(&params[2], &out_va, 8);
+	qts_memwrite(d.qts, par_pa, params, sizeof(params));
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	qts_memread(d.qts, out_pa, got, sizeof(got));
+	EXPECT_EQ(0, memcmp(got, fill, sizeof(got)));
+	dev_kernel_free(&kern);
+	dev_close(&d);
 }
 
 TEST(mmu_bad_address_space)
