@@ -179,11 +179,19 @@ static const struct file_operations vgpu_inject_fops = {
 	.write = vgpu_inject_write,
 };
 
+static int vgpu_debugfs_vms(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+
+	return vgpu_debugfs_vms_show(m, to_vgpu(node->minor->dev));
+}
+
 static const struct drm_info_list vgpu_debugfs_list[] = {
 	{ "queues", vgpu_debugfs_queues, 0 },
 	{ "exceptions", vgpu_debugfs_exceptions, 0 },
 	{ "address_spaces", vgpu_debugfs_as, 0 },
 	{ "memory", vgpu_debugfs_memory, 0 },
+	{ "vms", vgpu_debugfs_vms, 0 },
 };
 
 void vgpu_debugfs_init(struct drm_minor *minor)

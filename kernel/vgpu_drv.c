@@ -125,6 +125,7 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 	kref_init(&vf->refcount);
 	spin_lock_init(&vf->hist_lock);
 	vf->client_id = file->client_id;
+	vgpu_file_vms_init(vf);
 	vf->as = vgpu_as_create(vdev);
 	if (IS_ERR(vf->as)) {
 		ret = PTR_ERR(vf->as);
@@ -172,8 +173,10 @@ static void vgpu_postclose(struct drm_device *dev, struct drm_file *file)
 	mutex_lock(&vdev->files_lock);
 	list_del(&vf->link);
 	vgpu_file_sched_fini(vf, true);
+	vgpu_file_vms_fini(vf, true);
 	mutex_unlock(&vdev->files_lock);
 	vgpu_file_queues_free(vf);
+	vgpu_file_vms_free(vf);
 	vgpu_as_put(vf->as);
 	vgpu_file_put(vf);
 }
@@ -209,6 +212,9 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
 	VGPU_IOCTL(QUEUE_CREATE, vgpu_ioctl_queue_create),
 	VGPU_IOCTL(QUEUE_DESTROY, vgpu_ioctl_queue_destroy),
 	VGPU_IOCTL(QUEUE_GET_STATE, vgpu_ioctl_queue_get_state),
+	VGPU_IOCTL(VM_CREATE, vgpu_ioctl_vm_create),
+	VGPU_IOCTL(VM_DESTROY, vgpu_ioctl_vm_destroy),
+	VGPU_IOCTL(VM_BIND, vgpu_ioctl_vm_bind),
 #undef VGPU_IOCTL
 };
 
@@ -216,10 +222,12 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
  * Driver version:
  *  1.0 - GET_PARAM, BO_CREATE, BO_MMAP_OFFSET, BO_INFO, SUBMIT, WAIT_BO,
  *        GET_JOB
+ *  1.1 - QUEUE_CREATE, QUEUE_DESTROY, QUEUE_GET_STATE
+ *  1.2 - VM_CREATE, VM_DESTROY, VM_BIND; QUEUE_CREATE's vm_id
  */
 static const struct drm_driver vgpu_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE,
+	.driver_features = DRIVER_GEM | DRIVER_GEM_GPUVA | DRIVER_RENDER |
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = vgpu_open,
 	.postclose = vgpu_postclose,
 	.ioctls = vgpu_ioctls,

@@ -3,7 +3,9 @@
  * vgpu.ko: shared driver state.  One file per concern:
  *   vgpu_drv.c      PCI probe/remove, DRM driver, GET_PARAM, fdinfo
  *   vgpu_gem.c      shmem GEM objects, per-file mappings, BO ioctls, PRIME
- *   vgpu_mmu.c      per-file GPU address spaces in the device's format
+ *   vgpu_mmu.c      GPU address spaces in the device's format
+ *   vgpu_vm.c       VMs managed by userspace: VM_CREATE/DESTROY/BIND on
+ *                   drm_gpuvm, the bind queues
  *   vgpu_queue.c    queue objects: QUEUE_CREATE/DESTROY/GET_STATE, priorities
  *   vgpu_job.c      SUBMIT, drm_sched backend, timeout and reset, GET_JOB
  *   vgpu_irq.c      MSI-X/INTx, completion records -> fences
@@ -28,7 +30,7 @@
 #include "vgpu_drm.h"
 
 #define VGPU_DRIVER_MAJOR 1
-#define VGPU_DRIVER_MINOR 1
+#define VGPU_DRIVER_MINOR 2
 
 #define VGPU_MAX_QUEUES 16
 #define VGPU_RING_ENTRIES 256u	/* command slots per queue */
@@ -74,6 +76,7 @@ extern unsigned int vgpu_ban_after;
 	drm_warn(&(vdev)->drm, "%s: " fmt, __func__, ##__VA_ARGS__)
 
 struct vgpu_device;
+struct vgpu_vm;
 
 /**
  * struct vgpu_pt - one 4 KiB page-table page and its software shadow
@@ -142,6 +145,7 @@ struct vgpu_job_result {
 struct vgpu_xqueue {
 	struct kref refcount;
 	struct vgpu_file *vf;
+	struct vgpu_vm *vm;	/* its VM (a reference), NULL: the file's VM 0 */
 	u32 id;
 	u32 priority;
 	struct drm_sched_entity entity;
@@ -181,6 +185,11 @@ struct vgpu_file {
 	spinlock_t hist_lock;
 	/* VGPU_JOB_HISTORY entries, from the first submit (vgpu_hist_alloc) */
 	struct vgpu_job_result *hist;
+	/* VMs of VM_CREATE by id; each on @vm_list under vdev->files_lock */
+	struct xarray vms;
+	u32 next_vm_id;
+	atomic_t nvms;
+	struct list_head vm_list;
 };
 
 /**
@@ -283,6 +292,10 @@ struct vgpu_device {
 
 	/* bytes of resident BOs (vgpu_gem.c), at most vgpu_mem_limit() */
 	atomic64_t resident;
+
+	/* runs every VM's binds (vgpu_vm.c), one entity per VM */
+	struct drm_gpu_scheduler bind_sched;
+	bool bind_live;
 };
 
 #define to_vgpu(d) container_of(d, struct vgpu_device, drm)
@@ -325,11 +338,14 @@ void vgpu_file_put(struct vgpu_file *vf);
  *            cleared only when a handle opens in the window before the
  *            pages came (a BO with pages is filled when a handle opens), so
  *            that SUBMIT's check of each listed BO is one load (acquire)
+ * @gpuva_lock: protects the GEM object's list of drm_gpuvm_bo (its
+ *            VM_BIND mappings, vgpu_vm.c; drm_gem_gpuva_set_lock())
  */
 struct vgpu_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
 	struct mutex lock;
+	struct mutex gpuva_lock;
 	struct list_head mappings;
 	struct mem_cgroup *memcg;
 	unsigned long state;
@@ -338,10 +354,19 @@ struct vgpu_bo {
 
 #define VGPU_BO_RESIDENT 0
 
+/*
+ * A BO reference that waits on vgpu_as.deferred until no job of the
+ * address space runs (vgpu_as_defer()); then @free frees its container.
+ */
+struct vgpu_deferred {
+	struct list_head link;
+	struct drm_gem_object *obj;
+	void (*free)(struct vgpu_deferred *d);
+};
+
 struct vgpu_mapping {
 	struct list_head link;
-	struct list_head deferred;	/* on vgpu_as.deferred */
-	struct drm_gem_object *obj;	/* the reference it holds there */
+	struct vgpu_deferred dfr;
 	struct vgpu_as *as;
 	struct drm_mm_node node;
 	bool filled;			/* the PTEs point at the pages */
@@ -352,6 +377,7 @@ struct drm_gem_object *vgpu_gem_create_object(struct drm_device *dev,
 					      size_t size);
 u64 vgpu_bo_va(struct vgpu_bo *bo, struct vgpu_as *as);
 int vgpu_bo_make_resident(struct vgpu_bo *bo);
+int vgpu_bo_pages(struct vgpu_bo *bo, struct sg_table **sgt);
 extern unsigned int vgpu_mem_limit_mb;
 u64 vgpu_mem_limit(void);
 int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
@@ -382,13 +408,36 @@ int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
 		struct sg_table *sgt, u64 size, u32 bo_flags);
 void vgpu_as_unmap(struct vgpu_as *as, struct drm_mm_node *node);
 bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
-		   struct vgpu_mapping *m);
+		   struct vgpu_deferred *d);
+int vgpu_as_prealloc(struct vgpu_as *as, u64 va, u64 size);
+void vgpu_as_write_range(struct vgpu_as *as, u64 va, u64 size,
+			 struct sg_table *sgt, u64 offset, u32 flags);
+void vgpu_as_clear_range(struct vgpu_as *as, u64 va, u64 size);
 void vgpu_as_job_begin(struct vgpu_as *as);
 void vgpu_as_job_end(struct vgpu_as *as);
 
+/* vgpu_vm.c */
+int vgpu_bind_sched_init(struct vgpu_device *vdev);
+void vgpu_bind_sched_fini(struct vgpu_device *vdev);
+void vgpu_file_vms_init(struct vgpu_file *vf);
+void vgpu_file_vms_fini(struct vgpu_file *vf, bool flush);
+void vgpu_file_vms_free(struct vgpu_file *vf);
+struct vgpu_vm *vgpu_vm_lookup(struct vgpu_file *vf, u32 id);
+void vgpu_vm_put(struct vgpu_vm *vm);
+struct vgpu_as *vgpu_vm_as(struct vgpu_vm *vm);
+struct drm_gem_object *vgpu_vm_resv_obj(struct vgpu_vm *vm);
+int vgpu_debugfs_vms_show(struct seq_file *m, struct vgpu_device *vdev);
+int vgpu_ioctl_vm_create(struct drm_device *dev, void *data,
+			 struct drm_file *file);
+int vgpu_ioctl_vm_destroy(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int vgpu_ioctl_vm_bind(struct drm_device *dev, void *data,
+		       struct drm_file *file);
+
 /* vgpu_queue.c */
 void vgpu_bands_init(struct vgpu_device *vdev);
-int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id);
+int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, struct vgpu_vm *vm,
+		    u32 *id);
 struct vgpu_xqueue *vgpu_xqueue_lookup(struct vgpu_file *vf, u32 id);
 void vgpu_xqueue_put(struct vgpu_xqueue *xq);
 int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf);
@@ -410,6 +459,19 @@ void vgpu_queue_process(struct vgpu_queue *q);
 void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error);
 int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 		      struct drm_file *file);
+/* a syncobj (or timeline point) that is to get a job's or a bind's fence */
+struct vgpu_out_sync {
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	u64 point;
+};
+int vgpu_in_syncs(struct drm_sched_job *sj, struct drm_file *file, u64 ptr,
+		  u32 count);
+int vgpu_out_syncs_get(struct drm_file *file, u64 ptr, u32 count,
+		       struct vgpu_out_sync **out);
+void vgpu_out_syncs_signal(struct vgpu_out_sync *out, u32 count,
+			   struct dma_fence *fence);
+void vgpu_out_syncs_put(struct vgpu_out_sync *out, u32 count);
 int vgpu_ioctl_get_job(struct drm_device *dev, void *data,
 		       struct drm_file *file);
 

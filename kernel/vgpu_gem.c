@@ -216,6 +216,24 @@ out:
 	return ret;
 }
 
+/**
+ * vgpu_bo_pages - @bo's pages, allocated if it has none (VM_BIND)
+ * @bo:  the BO
+ * @sgt: its pages, DMA-mapped, valid until the BO is freed
+ *
+ * Return: 0, -ENOMEM past a limit (as vgpu_bo_make_resident()), or
+ * -ERESTARTSYS/-EINTR.
+ */
+int vgpu_bo_pages(struct vgpu_bo *bo, struct sg_table **sgt)
+{
+	return vgpu_bo_populate(bo, vgpu_bo_get_sgt, sgt);
+}
+
+static void vgpu_mapping_free(struct vgpu_deferred *d)
+{
+	kfree(container_of(d, struct vgpu_mapping, dfr));
+}
+
 static void vgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct vgpu_file *vf = file->driver_priv;
@@ -230,7 +248,8 @@ static void vgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 		list_del(&m->link);
 		vgpu_as_unmap(as, &m->node);
 		/* A job of @as may still cache the old translations. */
-		if (!m->filled || !vgpu_as_defer(as, obj, m))
+		m->dfr.free = vgpu_mapping_free;
+		if (!m->filled || !vgpu_as_defer(as, obj, &m->dfr))
 			kfree(m);
 		vgpu_as_put(as);
 	}
@@ -245,6 +264,7 @@ static void vgpu_gem_free(struct drm_gem_object *obj)
 	if (test_bit(VGPU_BO_RESIDENT, &bo->state))
 		atomic64_sub(obj->size, &to_vgpu(obj->dev)->resident);
 	mem_cgroup_put(bo->memcg);
+	mutex_destroy(&bo->gpuva_lock);
 	mutex_destroy(&bo->lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -323,6 +343,9 @@ struct drm_gem_object *vgpu_gem_create_object(struct drm_device *dev,
 	bo->base.base.funcs = &vgpu_gem_funcs;
 	mutex_init(&bo->lock);
 	INIT_LIST_HEAD(&bo->mappings);
+	/* the list of its VM_BIND mappings (drm_gpuvm_bo) */
+	mutex_init(&bo->gpuva_lock);
+	drm_gem_gpuva_set_lock(&bo->base.base, &bo->gpuva_lock);
 	return &bo->base.base;
 }
 

@@ -1072,50 +1072,129 @@ static int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
 }
 
 /* @fence's components (a timeline point's chain, a sync_file's array). */
-static int vgpu_job_add_unwrapped(struct vgpu_job *job, struct dma_fence *fence)
+static int vgpu_job_add_unwrapped(struct drm_sched_job *sj,
+				  struct dma_fence *fence)
 {
 	struct dma_fence_unwrap iter;
 	struct dma_fence *f;
 	int ret;
 
 	dma_fence_unwrap_for_each(f, &iter, fence) {
-		ret = drm_sched_job_add_dependency(&job->base, dma_fence_get(f));
+		ret = drm_sched_job_add_dependency(sj, dma_fence_get(f));
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-struct vgpu_out_sync {
-	struct drm_syncobj *syncobj;
-	struct dma_fence_chain *chain;
-	u64 point;
-};
-
-static int vgpu_submit_in_syncs(struct vgpu_job *job, struct drm_file *file,
-				const struct drm_vgpu_submit *args)
+/**
+ * vgpu_in_syncs - make a job wait for the fences of syncobjs (SUBMIT,
+ *                 VM_BIND)
+ * @sj:    the job
+ * @file:  the caller's file
+ * @ptr:   user pointer to struct drm_vgpu_sync[]
+ * @count: entries
+ *
+ * Return: 0, -EFAULT, -EINVAL (a pad; a syncobj or point without a
+ * fence), -ENOENT (no such syncobj) or -ENOMEM.
+ */
+int vgpu_in_syncs(struct drm_sched_job *sj, struct drm_file *file, u64 ptr,
+		  u32 count)
 {
 	struct drm_vgpu_sync s;
 	u32 i;
 	int ret;
 
-	for (i = 0; i < args->in_sync_count; i++) {
+	for (i = 0; i < count; i++) {
 		struct dma_fence *fence;
 
-		if (copy_from_user(&s, u64_to_user_ptr(args->in_syncs) +
-				   i * sizeof(s), sizeof(s)))
+		if (copy_from_user(&s, u64_to_user_ptr(ptr) + i * sizeof(s),
+				   sizeof(s)))
 			return -EFAULT;
 		if (s.pad)
 			return -EINVAL;
 		ret = drm_syncobj_find_fence(file, s.handle, s.point, 0, &fence);
 		if (ret)
 			return ret;
-		ret = vgpu_job_add_unwrapped(job, fence);
+		ret = vgpu_job_add_unwrapped(sj, fence);
 		dma_fence_put(fence);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/**
+ * vgpu_out_syncs_get - look up @count struct drm_vgpu_sync at user pointer
+ *                      @ptr that are to get a fence (SUBMIT, VM_BIND)
+ * @file:  the caller's file
+ * @ptr:   user pointer
+ * @count: entries (0: *@out is NULL)
+ * @out:   the syncobjs and a chain node for each timeline point; free
+ *         with vgpu_out_syncs_put() (also after vgpu_out_syncs_signal())
+ *
+ * Return: 0, -EFAULT, -EINVAL, -ENOENT or -ENOMEM.
+ */
+int vgpu_out_syncs_get(struct drm_file *file, u64 ptr, u32 count,
+		       struct vgpu_out_sync **out)
+{
+	struct drm_vgpu_sync s;
+	struct vgpu_out_sync *o;
+	u32 i;
+
+	*out = NULL;
+	if (!count)
+		return 0;
+	o = kvcalloc(count, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	*out = o;
+	for (i = 0; i < count; i++) {
+		if (copy_from_user(&s, u64_to_user_ptr(ptr) + i * sizeof(s),
+				   sizeof(s)))
+			return -EFAULT;
+		if (s.pad)
+			return -EINVAL;
+		o[i].syncobj = drm_syncobj_find(file, s.handle);
+		if (!o[i].syncobj)
+			return -ENOENT;
+		o[i].point = s.point;
+		if (s.point) {
+			o[i].chain = dma_fence_chain_alloc();
+			if (!o[i].chain)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Give each of @out @fence: binary syncobjs replace theirs, timelines add a point. */
+void vgpu_out_syncs_signal(struct vgpu_out_sync *out, u32 count,
+			   struct dma_fence *fence)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		if (out[i].chain) {
+			drm_syncobj_add_point(out[i].syncobj, out[i].chain,
+					      fence, out[i].point);
+			out[i].chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(out[i].syncobj, fence);
+		}
+	}
+}
+
+void vgpu_out_syncs_put(struct vgpu_out_sync *out, u32 count)
+{
+	u32 i;
+
+	for (i = 0; out && i < count; i++) {
+		if (out[i].syncobj)
+			drm_syncobj_put(out[i].syncobj);
+		dma_fence_chain_free(out[i].chain);
+	}
+	kvfree(out);
 }
 
 /*
@@ -1178,32 +1257,6 @@ static void vgpu_job_sem_deps(struct vgpu_job *job)
 	}
 	/* one ring slot per SEM_ACQUIRE */
 	job->base.credits = VGPU_JOB_CREDITS + hweight_long(queues);
-}
-
-static int vgpu_submit_out_syncs(struct drm_file *file,
-				 const struct drm_vgpu_submit *args,
-				 struct vgpu_out_sync *out)
-{
-	struct drm_vgpu_sync s;
-	u32 i;
-
-	for (i = 0; i < args->out_sync_count; i++) {
-		if (copy_from_user(&s, u64_to_user_ptr(args->out_syncs) +
-				   i * sizeof(s), sizeof(s)))
-			return -EFAULT;
-		if (s.pad)
-			return -EINVAL;
-		out[i].syncobj = drm_syncobj_find(file, s.handle);
-		if (!out[i].syncobj)
-			return -ENOENT;
-		out[i].point = s.point;
-		if (s.point) {
-			out[i].chain = dma_fence_chain_alloc();
-			if (!out[i].chain)
-				return -ENOMEM;
-		}
-	}
-	return 0;
 }
 
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
@@ -1278,7 +1331,7 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 			      const struct drm_vgpu_ext_timeline *tl)
 {
 	struct vgpu_out_sync *out = NULL;
-	struct drm_gem_object *obj;
+	struct drm_gem_object *obj, *vm_obj;
 	struct drm_exec exec;
 	struct vgpu_job_result *r;
 	struct dma_fence *done;
@@ -1307,26 +1360,21 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	}
 	kref_get(&vf->refcount);
 	job->vf = vf;
-	job->as = vgpu_as_get(vf->as);
+	job->as = vgpu_as_get(xq->vm ? vgpu_vm_as(xq->vm) : vf->as);
 	kref_get(&xq->refcount);
 	job->xq = xq;
 
 	ret = vgpu_submit_bos(job, file, args);
 	if (ret)
 		goto err_job;
-	ret = vgpu_submit_in_syncs(job, file, args);
+	ret = vgpu_in_syncs(&job->base, file, args->in_syncs,
+			    args->in_sync_count);
 	if (ret)
 		goto err_job;
-	if (args->out_sync_count) {
-		out = kvcalloc(args->out_sync_count, sizeof(*out), GFP_KERNEL);
-		if (!out) {
-			ret = -ENOMEM;
-			goto err_job;
-		}
-		ret = vgpu_submit_out_syncs(file, args, out);
-		if (ret)
-			goto err_out;
-	}
+	ret = vgpu_out_syncs_get(file, args->out_syncs, args->out_sync_count,
+				 &out);
+	if (ret)
+		goto err_out;
 
 	/*
 	 * Every BO locked with one fence slot reserved; a BO listed twice is
@@ -1335,15 +1383,22 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	 * only for their writers and jobs that merely read them (a program's
 	 * code) run concurrently.
 	 */
+	vm_obj = xq->vm ? vgpu_vm_resv_obj(xq->vm) : NULL;
 	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
-		      DRM_EXEC_IGNORE_DUPLICATES, job->bo_count);
+		      DRM_EXEC_IGNORE_DUPLICATES, job->bo_count + 1);
 	drm_exec_until_all_locked(&exec) {
 		ret = drm_exec_prepare_array(&exec, job->bos, job->bo_count, 1);
 		drm_exec_retry_on_contention(&exec);
+		if (!ret && vm_obj) {
+			ret = drm_exec_prepare_obj(&exec, vm_obj, 1);
+			drm_exec_retry_on_contention(&exec);
+		}
 		if (ret)
 			goto err_unlock;
 	}
 	drm_exec_for_each_locked_object(&exec, obj) {
+		if (obj == vm_obj)
+			continue;
 		ret = drm_sched_job_add_implicit_dependencies(&job->base, obj,
 							      vgpu_bo_job_writes(obj));
 		if (ret)
@@ -1369,9 +1424,14 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	atomic64_inc(&xq->submitted);
 	if (dma_fence_add_callback(done, &job->done_cb, vgpu_job_done_cb))
 		atomic64_inc(&xq->completed);
-	drm_exec_for_each_locked_object(&exec, obj)
-		dma_resv_add_fence(obj->resv, done, vgpu_bo_job_writes(obj) ?
-				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	drm_exec_for_each_locked_object(&exec, obj) {
+		/* a VM's: synchronous binds wait for every job of the VM */
+		if (obj == vm_obj)
+			dma_resv_add_fence(obj->resv, done, DMA_RESV_USAGE_BOOKKEEP);
+		else
+			dma_resv_add_fence(obj->resv, done, vgpu_bo_job_writes(obj) ?
+					   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	}
 	trace_vgpu_job_submit(job->queue, vf->client_id, job->id, done->context,
 			      done->seqno);
 	if (trace_vgpu_job_dep_enabled()) {
@@ -1391,30 +1451,16 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	drm_exec_fini(&exec);
 	drm_sched_entity_push_job(&job->base);
 
-	for (i = 0; i < args->out_sync_count; i++) {
-		if (out[i].chain) {
-			drm_syncobj_add_point(out[i].syncobj, out[i].chain,
-					      done, out[i].point);
-			out[i].chain = NULL;
-		} else {
-			drm_syncobj_replace_fence(out[i].syncobj, done);
-		}
-		drm_syncobj_put(out[i].syncobj);
-	}
+	vgpu_out_syncs_signal(out, args->out_sync_count, done);
+	vgpu_out_syncs_put(out, args->out_sync_count);
 	dma_fence_put(done);
-	kvfree(out);
 	args->job_id = job_id;
 	return 0;
 
 err_unlock:
 	drm_exec_fini(&exec);
 err_out:
-	for (i = 0; out && i < args->out_sync_count; i++) {
-		if (out[i].syncobj)
-			drm_syncobj_put(out[i].syncobj);
-		dma_fence_chain_free(out[i].chain);
-	}
-	kvfree(out);
+	vgpu_out_syncs_put(out, args->out_sync_count);
 err_job:
 	drm_sched_job_cleanup(&job->base);
 	for (i = 0; i < job->bo_count; i++)
@@ -1536,6 +1582,9 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 		}
 	}
 	vdev->sched_live = true;
+	ret = vgpu_bind_sched_init(vdev);
+	if (ret)
+		goto err;
 	return 0;
 
 err:
@@ -1547,6 +1596,7 @@ void vgpu_sched_fini(struct vgpu_device *vdev)
 {
 	unsigned int i;
 
+	vgpu_bind_sched_fini(vdev);
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 		struct drm_sched_job *sj, *tmp;

@@ -154,11 +154,10 @@ void vgpu_as_put(struct vgpu_as *as)
 		kref_put(&as->refcount, vgpu_as_release);
 }
 
-/* Clear the PTEs of @node (under @as->lock); the VA stays reserved. */
-static void vgpu_as_clear_locked(struct vgpu_as *as, struct drm_mm_node *node)
+/* Clear the PTEs of [@va, @va + @size) (under @as->lock). */
+static void vgpu_as_clear_range_locked(struct vgpu_as *as, u64 va, u64 size)
 {
-	u64 va = node->start << PAGE_SHIFT;
-	u64 end = (node->start + node->size) << PAGE_SHIFT;
+	u64 end = va + size;
 
 	for (; va < end; va += PAGE_SIZE) {
 		__le64 *pte = vgpu_pte(as, va, false);
@@ -168,6 +167,101 @@ static void vgpu_as_clear_locked(struct vgpu_as *as, struct drm_mm_node *node)
 	}
 	/* Before the pages can be reused, the next launch flushes the TLB. */
 	atomic_inc(&as->vdev->mmu_gen);
+}
+
+/* Clear the PTEs of @node (under @as->lock); the VA stays reserved. */
+static void vgpu_as_clear_locked(struct vgpu_as *as, struct drm_mm_node *node)
+{
+	vgpu_as_clear_range_locked(as, node->start << PAGE_SHIFT,
+				   node->size << PAGE_SHIFT);
+}
+
+/* The PTE permission bits of VGPU_BO_* flags. */
+static u64 vgpu_pte_prot(u32 bo_flags)
+{
+	u64 prot = VGPU_PTE_VALID | VGPU_PTE_READ;
+
+	if (!(bo_flags & VGPU_BO_READ_ONLY))
+		prot |= VGPU_PTE_WRITE;
+	if (!(bo_flags & VGPU_BO_NO_EXEC))
+		prot |= VGPU_PTE_EXEC;
+	return prot;
+}
+
+/**
+ * vgpu_as_prealloc - allocate the page tables [@va, @va + @size) needs
+ * @as:   the address space
+ * @va:   page aligned
+ * @size: bytes, page aligned
+ *
+ * So that vgpu_as_write_range() cannot fail.  Tables stay until the
+ * address space goes.
+ *
+ * Return: 0 or -ENOMEM (tables allocated so far stay, empty).
+ */
+int vgpu_as_prealloc(struct vgpu_as *as, u64 va, u64 size)
+{
+	u64 end = va + size, leaf = 1ull << (VGPU_PAGE_SHIFT + 9);
+	int ret = 0;
+
+	mutex_lock(&as->lock);
+	for (; va < end; va = (va & ~(leaf - 1)) + leaf) {
+		if (!vgpu_pte(as, va, true)) {
+			ret = -ENOMEM;
+			break;
+		}
+		cond_resched();
+	}
+	mutex_unlock(&as->lock);
+	return ret;
+}
+
+/**
+ * vgpu_as_write_range - point [@va, @va + @size) at pages
+ * @as:     the address space, its tables allocated (vgpu_as_prealloc())
+ * @va:     page aligned
+ * @size:   bytes, page aligned
+ * @sgt:    the pages (DMA-mapped), or NULL for NULL leaves (VGPU_PTE_NULL:
+ *          reads see zeros, writes are dropped)
+ * @offset: byte offset into @sgt of the page mapped at @va (page aligned)
+ * @flags:  VGPU_BO_READ_ONLY, VGPU_BO_NO_EXEC
+ */
+void vgpu_as_write_range(struct vgpu_as *as, u64 va, u64 size,
+			 struct sg_table *sgt, u64 offset, u32 flags)
+{
+	u64 prot = vgpu_pte_prot(flags), end = va + size;
+	struct sg_dma_page_iter iter;
+	__le64 *pte;
+
+	mutex_lock(&as->lock);
+	if (!sgt) {
+		for (; va < end; va += PAGE_SIZE) {
+			pte = vgpu_pte(as, va, false);
+			if (WARN_ON(!pte))
+				break;
+			*pte = cpu_to_le64(prot | VGPU_PTE_NULL);
+		}
+	} else {
+		for_each_sgtable_dma_page(sgt, &iter, offset >> PAGE_SHIFT) {
+			if (va >= end)
+				break;
+			pte = vgpu_pte(as, va, false);
+			if (WARN_ON(!pte))
+				break;
+			*pte = cpu_to_le64(prot | (sg_page_iter_dma_address(&iter) &
+						   VGPU_PTE_ADDR_MASK));
+			va += PAGE_SIZE;
+		}
+	}
+	mutex_unlock(&as->lock);
+}
+
+/* Unmap [@va, @va + @size); the next launch of the device flushes its TLB. */
+void vgpu_as_clear_range(struct vgpu_as *as, u64 va, u64 size)
+{
+	mutex_lock(&as->lock);
+	vgpu_as_clear_range_locked(as, va, size);
+	mutex_unlock(&as->lock);
 }
 
 /**
@@ -211,14 +305,9 @@ int vgpu_as_reserve(struct vgpu_as *as, struct drm_mm_node *node, u64 size)
 int vgpu_as_fill(struct vgpu_as *as, struct drm_mm_node *node,
 		 struct sg_table *sgt, u32 bo_flags)
 {
-	u64 prot = VGPU_PTE_VALID | VGPU_PTE_READ, va, end;
+	u64 prot = vgpu_pte_prot(bo_flags), va, end;
 	struct sg_dma_page_iter iter;
 	int ret = 0;
-
-	if (!(bo_flags & VGPU_BO_READ_ONLY))
-		prot |= VGPU_PTE_WRITE;
-	if (!(bo_flags & VGPU_BO_NO_EXEC))
-		prot |= VGPU_PTE_EXEC;
 
 	mutex_lock(&as->lock);
 	va = node->start << PAGE_SHIFT;
@@ -302,7 +391,7 @@ void vgpu_as_job_begin(struct vgpu_as *as)
 /* A job of @as has left the device.  Process context (may free BOs). */
 void vgpu_as_job_end(struct vgpu_as *as)
 {
-	struct vgpu_mapping *m, *tmp;
+	struct vgpu_deferred *d, *tmp;
 	LIST_HEAD(list);
 
 	spin_lock(&as->deferred_lock);
@@ -311,11 +400,11 @@ void vgpu_as_job_end(struct vgpu_as *as)
 		as->ndeferred = 0;
 	}
 	spin_unlock(&as->deferred_lock);
-	list_for_each_entry_safe(m, tmp, &list, deferred) {
+	list_for_each_entry_safe(d, tmp, &list, link) {
 		vgpu_dbg(as->vdev, VGPU_DBG_MMU, "asid %u: release deferred BO\n",
 			 as->asid);
-		drm_gem_object_put(m->obj);
-		kfree(m);
+		drm_gem_object_put(d->obj);
+		d->free(d);
 	}
 }
 
@@ -324,14 +413,15 @@ void vgpu_as_job_end(struct vgpu_as *as)
  *                 runs any more, if one does
  * @as:  the address space it was unmapped from
  * @obj: the BO
- * @m:   the mapping that went away; on true it sits on @as->deferred with
- *       a reference to @obj, and vgpu_as_job_end() frees both
+ * @d:   in the mapping that went away; on true it sits on @as->deferred
+ *       with a reference to @obj, and vgpu_as_job_end() drops that and
+ *       calls @d->free
  *
  * Return: true when deferred, false when no job of @as runs: the caller
- * frees @m and may let the BO go.
+ * frees the mapping and may let the BO go.
  */
 bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
-		   struct vgpu_mapping *m)
+		   struct vgpu_deferred *d)
 {
 	bool deferred = false;
 
@@ -340,8 +430,8 @@ bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
 	spin_lock(&as->deferred_lock);
 	if (atomic_read(&as->active)) {
 		drm_gem_object_get(obj);
-		m->obj = obj;
-		list_add_tail(&m->deferred, &as->deferred);
+		d->obj = obj;
+		list_add_tail(&d->link, &as->deferred);
 		as->ndeferred++;
 		as->deferred_total++;
 		deferred = true;

@@ -78,7 +78,11 @@ void vgpu_bands_init(struct vgpu_device *vdev)
 
 static void vgpu_xqueue_release(struct kref *kref)
 {
-	kfree(container_of(kref, struct vgpu_xqueue, refcount));
+	struct vgpu_xqueue *xq = container_of(kref, struct vgpu_xqueue, refcount);
+
+	if (xq->vm)
+		vgpu_vm_put(xq->vm);
+	kfree(xq);
 }
 
 void vgpu_xqueue_put(struct vgpu_xqueue *xq)
@@ -118,9 +122,12 @@ static void vgpu_xqueue_entity_fini(struct vgpu_xqueue *xq, bool flush)
 
 /*
  * A new queue of @priority in @vf: the default queue (id 0) when @id is
- * NULL, else one with a fresh id returned in *@id.
+ * NULL, else one with a fresh id returned in *@id.  Its jobs run in @vm
+ * (NULL: the file's VM 0); the queue takes over the caller's reference,
+ * also when it fails.
  */
-int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
+int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, struct vgpu_vm *vm,
+		    u32 *id)
 {
 	struct vgpu_device *vdev = vf->vdev;
 	struct vgpu_xqueue *xq;
@@ -128,7 +135,8 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
 
 	if (id && atomic_inc_return(&vf->nqueues) > VGPU_MAX_QUEUES_PER_FILE) {
 		atomic_dec(&vf->nqueues);
-		return -EMFILE;
+		ret = -EMFILE;
+		goto err_vm;
 	}
 	ret = -ENOMEM;
 	xq = vgpu_should_fail() ? NULL : kzalloc(sizeof(*xq), GFP_KERNEL_ACCOUNT);
@@ -136,6 +144,7 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, u32 *id)
 		goto err_count;
 	kref_init(&xq->refcount);
 	xq->vf = vf;
+	xq->vm = vm;
 	xq->priority = priority;
 	/* (no band before the schedulers exist: KUnit's mock device) */
 	xq->hw_queue = vdev->band_n[priority] ?
@@ -175,6 +184,9 @@ err_free:
 err_count:
 	if (id)
 		atomic_dec(&vf->nqueues);
+err_vm:
+	if (vm)
+		vgpu_vm_put(vm);
 	return ret;
 }
 
@@ -183,7 +195,7 @@ int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf)
 {
 	xa_init_flags(&vf->queues, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&vf->xqueues);
-	return vgpu_xqueue_new(vf, VGPU_QPRIO_NORMAL, NULL);
+	return vgpu_xqueue_new(vf, VGPU_QPRIO_NORMAL, NULL, NULL);
 }
 
 /**
@@ -223,8 +235,10 @@ void vgpu_files_sched_fini(struct vgpu_device *vdev)
 	struct vgpu_file *vf;
 
 	mutex_lock(&vdev->files_lock);
-	list_for_each_entry(vf, &vdev->files, link)
+	list_for_each_entry(vf, &vdev->files, link) {
 		vgpu_file_sched_fini(vf, false);
+		vgpu_file_vms_fini(vf, false);
+	}
 	mutex_unlock(&vdev->files_lock);
 }
 
@@ -235,17 +249,26 @@ int vgpu_ioctl_queue_create(struct drm_device *dev, void *data,
 {
 	struct vgpu_file *vf = file->driver_priv;
 	struct drm_vgpu_queue_create *args = data;
+	struct vgpu_vm *vm = NULL;
 	int idx, ret;
 
-	if (args->flags & ~VGPU_QUEUE_CREATE_FLAGS || args->pad ||
+	if (args->flags & ~VGPU_QUEUE_CREATE_FLAGS ||
 	    args->priority > VGPU_QUEUE_PRIORITY_REALTIME)
 		return -EINVAL;
 	/* as xe and panthor: above normal takes CAP_SYS_NICE */
 	if (args->priority > VGPU_QUEUE_PRIORITY_NORMAL && !capable(CAP_SYS_NICE))
 		return -EPERM;
-	if (!drm_dev_enter(dev, &idx))
+	if (args->vm_id != VGPU_VM_DEFAULT) {
+		vm = vgpu_vm_lookup(vf, args->vm_id);
+		if (!vm)
+			return -ENOENT;
+	}
+	if (!drm_dev_enter(dev, &idx)) {
+		if (vm)
+			vgpu_vm_put(vm);
 		return -ENODEV;
-	ret = vgpu_xqueue_new(vf, args->priority, &args->queue_id);
+	}
+	ret = vgpu_xqueue_new(vf, args->priority, vm, &args->queue_id);
 	drm_dev_exit(idx);
 	return ret;
 }

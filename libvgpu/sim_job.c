@@ -335,11 +335,14 @@ int vgpu_sim_queue_create(struct vgpu_sim *sim, void *data)
 	struct drm_vgpu_queue_create *args = data;
 	struct sim_queue *q = NULL;
 
-	if (args->flags & ~VGPU_QUEUE_CREATE_FLAGS || args->pad ||
+	if (args->flags & ~VGPU_QUEUE_CREATE_FLAGS ||
 	    args->priority > VGPU_QUEUE_PRIORITY_REALTIME)
 		return -EINVAL;
 	if (args->priority > VGPU_QUEUE_PRIORITY_NORMAL && !sim_capable_sys_nice())
 		return -EPERM;
+	/* the sim has no VM but each file's VM 0 (no VM_CREATE) */
+	if (args->vm_id != VGPU_VM_DEFAULT)
+		return -ENOENT;
 	for (uint32_t i = 1; i < SIM_ARRAY_SIZE(sim->queues) && !q; i++)
 		if (!sim->queues[i].live)
 			q = &sim->queues[i];

@@ -23,10 +23,13 @@
  * -ENODEV once the device is gone (unbound or unplugged).
  *
  * Addresses: each open file of the device has its own GPU virtual address
- * space (VGPU_PARAM_VA_START .. + VGPU_PARAM_VA_SIZE).  A buffer object is
- * mapped in the address space of every file that holds a handle to it,
- * from the moment the handle exists until it is closed; its GPU virtual
- * address in the calling file is returned by BO_CREATE and BO_INFO.
+ * space (VGPU_PARAM_VA_START .. + VGPU_PARAM_VA_SIZE), VM 0.  A buffer
+ * object is mapped in VM 0 of every file that holds a handle to it, from
+ * the moment the handle exists until it is closed, at an address the
+ * driver picks; BO_CREATE and BO_INFO return it.  A file may also create
+ * VMs of its own (VM_CREATE, below) whose addresses userspace manages
+ * with VM_BIND, as with xe, panthor and nouveau; a queue created in such
+ * a VM runs its jobs there.
  */
 #ifndef VGPU_DRM_H
 #define VGPU_DRM_H
@@ -51,6 +54,9 @@ extern "C" {
 #define DRM_VGPU_QUEUE_CREATE 0x07
 #define DRM_VGPU_QUEUE_DESTROY 0x08
 #define DRM_VGPU_QUEUE_GET_STATE 0x09
+#define DRM_VGPU_VM_CREATE 0x0a
+#define DRM_VGPU_VM_DESTROY 0x0b
+#define DRM_VGPU_VM_BIND 0x0c
 
 #define DRM_IOCTL_VGPU_GET_PARAM                                               \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_PARAM, struct drm_vgpu_get_param)
@@ -76,6 +82,12 @@ extern "C" {
 #define DRM_IOCTL_VGPU_QUEUE_GET_STATE                                         \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_QUEUE_GET_STATE,                  \
 		 struct drm_vgpu_queue_get_state)
+#define DRM_IOCTL_VGPU_VM_CREATE                                               \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_VM_CREATE, struct drm_vgpu_vm_create)
+#define DRM_IOCTL_VGPU_VM_DESTROY                                              \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_DESTROY, struct drm_vgpu_vm_destroy)
+#define DRM_IOCTL_VGPU_VM_BIND                                                 \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_BIND, struct drm_vgpu_vm_bind)
 
 /* ---- GET_PARAM ---- */
 
@@ -472,6 +484,7 @@ struct drm_vgpu_get_job {
 #define VGPU_QUEUE_PRIORITY_REALTIME 3u	/* needs CAP_SYS_NICE */
 
 #define VGPU_QUEUE_CREATE_FLAGS 0u	/* no flag defined yet */
+#define VGPU_VM_DEFAULT 0u		/* the file's VM 0: implicit mappings */
 #define VGPU_QUEUE_DEFAULT 0u		/* the default queue's id */
 #define VGPU_MAX_QUEUES_PER_FILE 64u
 
@@ -482,7 +495,10 @@ struct drm_vgpu_get_job {
  *            REALTIME without CAP_SYS_NICE -EPERM (as xe and panthor)
  * @queue_id: (out) id for SUBMIT, 1 and up, unique in the file while the
  *            queue exists
- * @pad:      must be 0
+ * @vm_id:    (in) the VM its jobs run in: VGPU_VM_DEFAULT (0, the file's
+ *            implicit address space) or a VM of the file (VM_CREATE;
+ *            -ENOENT otherwise).  The queue keeps the VM alive after
+ *            VM_DESTROY.
  *
  * -EMFILE when the file already holds VGPU_MAX_QUEUES_PER_FILE queues.
  */
@@ -490,7 +506,7 @@ struct drm_vgpu_queue_create {
 	__u32 flags;
 	__u32 priority;
 	__u32 queue_id;
-	__u32 pad;
+	__u32 vm_id;
 };
 
 /**
@@ -543,6 +559,141 @@ struct drm_vgpu_queue_get_state {
 	__u64 completed;
 };
 
+/* ---- GPU virtual address spaces managed by userspace (VM_BIND) ---- */
+
+#define VGPU_MAX_VMS_PER_FILE 16u
+#define VGPU_VM_CREATE_FLAGS 0u		/* no flag defined yet */
+
+/**
+ * struct drm_vgpu_vm_create - DRM_IOCTL_VGPU_VM_CREATE: a new, empty GPU
+ *                             virtual address space
+ * @flags:    (in) must be 0
+ * @vm_id:    (out) its id in the calling file, 1 and up
+ * @va_start: (out) its first usable address (VGPU_PARAM_VA_START)
+ * @va_size:  (out) bytes from @va_start that VM_BIND may map
+ *
+ * Nothing is mapped in it until VM_BIND says so: BO_CREATE maps only in
+ * VM 0.  It takes one of the device's address spaces (CAP_AS_MAX of
+ * uapi/vgpu_hw.h, shared with every open file's VM 0): -EBUSY when none
+ * is left, -EMFILE when the file holds VGPU_MAX_VMS_PER_FILE VMs.
+ */
+struct drm_vgpu_vm_create {
+	__u32 flags;
+	__u32 vm_id;
+	__u64 va_start;
+	__u64 va_size;
+};
+
+/**
+ * struct drm_vgpu_vm_destroy - DRM_IOCTL_VGPU_VM_DESTROY
+ * @vm_id: (in) a VM of the calling file (0: -EINVAL, unknown: -ENOENT)
+ * @pad:   must be 0
+ *
+ * The id is free at once.  Queues created in the VM keep it, and every BO
+ * mapped in it, until they are destroyed and their jobs have ended.
+ */
+struct drm_vgpu_vm_destroy {
+	__u32 vm_id;
+	__u32 pad;
+};
+
+#define VGPU_VM_BIND_OP_MAP 0u		/* map BO pages */
+#define VGPU_VM_BIND_OP_UNMAP 1u	/* unmap whatever lies in the range */
+#define VGPU_VM_BIND_OP_MAP_SPARSE 2u	/* map no memory: reads see 0 */
+
+/* MAP and MAP_SPARSE: the GPU may not write (writes MMU-fault). */
+#define VGPU_VM_BIND_READ_ONLY (1u << 0)
+/* MAP and MAP_SPARSE: the GPU may not fetch instructions there. */
+#define VGPU_VM_BIND_NO_EXEC (1u << 1)
+#define VGPU_VM_BIND_OP_FLAGS (VGPU_VM_BIND_READ_ONLY | VGPU_VM_BIND_NO_EXEC)
+
+#define VGPU_VM_BIND_MAX_OPS 1024u	/* per VM_BIND; more: -E2BIG */
+/* The largest MAP_SPARSE range: each of its pages takes an entry. */
+#define VGPU_VM_BIND_MAX_SPARSE (1ull << 30)
+
+/**
+ * struct drm_vgpu_vm_bind_op - one operation of a VM_BIND
+ * @op:        VGPU_VM_BIND_OP_*
+ * @flags:     VGPU_VM_BIND_* (MAP, MAP_SPARSE; UNMAP: must be 0)
+ * @handle:    MAP: the GEM handle of the BO (-ENOENT if none); else 0
+ * @pad:       must be 0
+ * @bo_offset: MAP: byte offset in the BO of the page mapped at @va; else 0
+ * @va:        first GPU virtual address
+ * @range:     bytes
+ *
+ * @va, @range and @bo_offset are multiples of 4 KiB, @range is not 0,
+ * [@va, @va + @range) lies in [va_start, va_start + va_size) of the VM
+ * and, for MAP, [@bo_offset, @bo_offset + @range) in the BO: -EINVAL
+ * otherwise.  MAP_SPARSE ranges are at most VGPU_VM_BIND_MAX_SPARSE
+ * bytes (-E2BIG).
+ *
+ * MAP and MAP_SPARSE replace whatever was mapped in the range (existing
+ * mappings are split, as drm_gpuvm does: the parts outside the range stay
+ * as they were).  UNMAP unmaps every page of the range that is mapped, and
+ * may split mappings too; an unmapped range is no error.  A BO mapped
+ * with MAP is writable only if it was not created VGPU_BO_READ_ONLY and
+ * the op has no VGPU_VM_BIND_READ_ONLY; it gets its pages here if it had
+ * none (-ENOMEM past a limit, "BO memory") and keeps them, referenced by
+ * the VM, until its last mapping goes, even after its handles are closed.
+ * A MAP_SPARSE range maps no memory (device NULL pages,
+ * uapi/vgpu_hw.h): the GPU reads zeros there, its writes are dropped, and
+ * nothing faults.  A job that touches an address the VM does not map
+ * takes an MMU fault with that address in its exception record (-EFAULT).
+ */
+struct drm_vgpu_vm_bind_op {
+	__u32 op;
+	__u32 flags;
+	__u32 handle;
+	__u32 pad;
+	__u64 bo_offset;
+	__u64 va;
+	__u64 range;
+};
+
+#define VGPU_VM_BIND_FLAGS 0u	/* no flag defined yet */
+
+/**
+ * struct drm_vgpu_vm_bind - DRM_IOCTL_VGPU_VM_BIND: change a VM's mappings
+ * @vm_id:          a VM of the calling file (0, the implicit VM: -EINVAL;
+ *                  unknown: -ENOENT)
+ * @flags:          VGPU_VM_BIND_FLAGS (none yet: must be 0)
+ * @ops:            user pointer to struct drm_vgpu_vm_bind_op[]
+ * @op_count:       entries in @ops (1 .. VGPU_VM_BIND_MAX_OPS)
+ * @in_sync_count:  entries in @in_syncs (0 .. VGPU_SUBMIT_MAX_SYNCS)
+ * @in_syncs:       user pointer to struct drm_vgpu_sync[] (as SUBMIT's)
+ * @out_syncs:      user pointer to struct drm_vgpu_sync[]
+ * @out_sync_count: entries in @out_syncs (0 .. VGPU_SUBMIT_MAX_SYNCS)
+ * @pad:            must be 0
+ *
+ * The ops apply in array order, all of them or none: every op is checked,
+ * and every BO's pages and every page table obtained, before the first
+ * changes anything.
+ *
+ * Without syncs the bind is synchronous: it returns once the mappings are
+ * in place.  An op that removes or replaces a mapping first waits for
+ * every job already submitted to a queue of the VM (an interrupted wait
+ * changes nothing: -EINTR or -ERESTARTSYS), so no job sees a mapping
+ * change under it.
+ *
+ * With syncs the bind is asynchronous, on the VM's bind queue: it runs in
+ * order after the VM's earlier binds, once each in-sync's fence has
+ * signalled, and signals the out-syncs when done.  It does not wait for
+ * jobs: order it after them with their out-syncs.  Either way a BO
+ * unmapped while a job of the VM runs stays allocated until that job
+ * ends, so a job never reaches freed memory.
+ */
+struct drm_vgpu_vm_bind {
+	__u32 vm_id;
+	__u32 flags;
+	__u64 ops;
+	__u32 op_count;
+	__u32 in_sync_count;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 out_sync_count;
+	__u32 pad;
+};
+
 #ifdef __KERNEL__
 #define VGPU_DRM_ASSERT(c, m) static_assert(c, m)
 #else
@@ -562,6 +713,10 @@ VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_queue_create) == 16, "queue_create layout
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_queue_destroy) == 8, "queue_destroy layout");
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_queue_get_state) == 48,
 		"queue_get_state layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_create) == 24, "vm_create layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_destroy) == 8, "vm_destroy layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_bind_op) == 40, "vm_bind_op layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_bind) == 48, "vm_bind layout");
 
 #if defined(__cplusplus)
 }

@@ -255,7 +255,7 @@ fi
 cd /"
 else
 	run="cd /kselftest
-./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults -t vgpu:vgpu_isolation; echo \"VGPU-SELFTEST-RC: \$?\"
+./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults -t vgpu:vgpu_isolation -t vgpu:vgpu_vm; echo \"VGPU-SELFTEST-RC: \$?\"
 for d in \$others; do
 	echo > /sys/bus/pci/devices/\$d/driver_override
 	echo \$d > /sys/bus/pci/drivers_probe
@@ -444,7 +444,7 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation test_libvgpu test_ptx; do
+for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm test_libvgpu test_ptx; do
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
 	# the failed tests, by name

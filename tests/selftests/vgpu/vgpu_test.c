@@ -2017,8 +2017,9 @@ TEST_F(queue, argument_errors)
 	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
 	c = (struct drm_vgpu_queue_create){ .flags = 1 };
 	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
-	c = (struct drm_vgpu_queue_create){ .pad = 1 };
-	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
+	/* the former pad is the VM: a VM the file does not have */
+	c = (struct drm_vgpu_queue_create){ .vm_id = 1 };
+	ASSERT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &c));
 
 	/* the default queue is always there and cannot be destroyed */
 	ASSERT_EQ(0, _test_queue_state(self->fd, VGPU_QUEUE_DEFAULT, &st));

@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu_vm: GPU address spaces that userspace manages (VM_CREATE,
+ * VM_DESTROY, VM_BIND; uapi/vgpu_drm.h).  Kernels on a queue of the VM
+ * read through the mappings the test made, so every check is what the
+ * device translated:
+ *
+ *   map, partial unmap, remap   a gather kernel reads one word of each
+ *                               page: each BO page carries its own tag,
+ *                               an unmapped page faults at its exact VA
+ *   sparse                      reads zeros, writes vanish, no fault
+ *   read-only                   a store faults (permission)
+ *   unmap with a job running    a synchronous unmap returns only after
+ *                               the job; an asynchronous one waits for its
+ *                               in-sync, and the job saw its memory
+ *   10k random binds            the VM's mappings (debugfs vms) and what
+ *                               the GPU reads agree with a model
+ *   bad input                   the documented errno, nothing changed
+ */
+#include "../kselftest_harness.h"
+#include "vgpu_lib.h"
+#include <pthread.h>
+
+#define PAGE 4096ull
+#define CODE_VA 0x40000000ull
+#define PARAM_VA 0x40100000ull
+#define OUT_VA 0x40200000ull
+#define LIST_VA 0x40300000ull
+#define WIN_VA 0x41000000ull	/* the window the tests map BOs into */
+#define WIN_PAGES 64u
+
+/* out[tid] = *(u32 *)addrs[tid]: one word of each listed address */
+static const char gather_src[] =
+	".kernel gather\n.param ptr addrs\n.param ptr out\n"
+	"  S2R R0, SR_TID.X ;\n  LDP.64 R2, [addrs] ;\n  LDP.64 R4, [out] ;\n"
+	"  SHL R6, R0, 0x3 ;\n  IADD R2, R2, R6 ;\n  LDG.64 R8, [R2] ;\n"
+	"  LDG.32 R10, [R8] ;\n  SHL R6, R0, 0x2 ;\n  IADD R4, R4, R6 ;\n"
+	"  STG.32 [R4], R10 ;\n  EXIT ;\n";
+
+/* *(u32 *)addrs[tid] = tid + 1 */
+static const char scatter_src[] =
+	".kernel scatter\n.param ptr addrs\n.param ptr out\n"
+	"  S2R R0, SR_TID.X ;\n  LDP.64 R2, [addrs] ;\n"
+	"  SHL R6, R0, 0x3 ;\n  IADD R2, R2, R6 ;\n  LDG.64 R8, [R2] ;\n"
+	"  IADD R10, R0, 0x1 ;\n  STG.32 [R8], R10 ;\n  EXIT ;\n";
+
+/*
+ * Waits until *addrs[0] is not zero (the CPU opens the gate), then
+ * out[i] = *(u32 *)addrs[1 + i] for 4 threads' worth of addresses.
+ */
+static const char gate_src[] =
+	".kernel gate\n.param ptr addrs\n.param ptr out\n"
+	"  S2R R0, SR_TID.X ;\n  LDP.64 R2, [addrs] ;\n  LDP.64 R4, [out] ;\n"
+	"  LDG.64 R12, [R2] ;\n"
+	"w:\n  LDG.32 R11, [R12] ;\n  ISETP.EQ.U32 P0, R11, 0x0 ;\n  @P0 BRA w ;\n"
+	"  IADD R6, R0, 0x1 ;\n  SHL R6, R6, 0x3 ;\n  IADD R2, R2, R6 ;\n"
+	"  LDG.64 R8, [R2] ;\n  LDG.32 R10, [R8] ;\n  SHL R6, R0, 0x2 ;\n"
+	"  IADD R4, R4, R6 ;\n  STG.32 [R4], R10 ;\n  EXIT ;\n";
+
+static int vm_create(int fd, uint32_t *id)
+{
+	struct drm_vgpu_vm_create a = { 0 };
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_CREATE, &a);
+
+	if (!ret && id)
+		*id = a.vm_id;
+	return ret;
+}
+
+static int vm_destroy(int fd, uint32_t id)
+{
+	struct drm_vgpu_vm_destroy a = { .vm_id = id };
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_DESTROY, &a);
+}
+
+static int vm_bind_syncs(int fd, uint32_t vm, struct drm_vgpu_vm_bind_op *ops,
+			 uint32_t n, struct drm_vgpu_sync *in, uint32_t nin,
+			 struct drm_vgpu_sync *out, uint32_t nout)
+{
+	struct drm_vgpu_vm_bind a = {
+		.vm_id = vm, .ops = (uintptr_t)ops, .op_count = n,
+		.in_syncs = (uintptr_t)in, .in_sync_count = nin,
+		.out_syncs = (uintptr_t)out, .out_sync_count = nout,
+	};
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_BIND, &a);
+}
+
+static int vm_op(int fd, uint32_t vm, uint32_t op, uint32_t handle,
+		 uint64_t off, uint64_t va, uint64_t range, uint32_t flags)
+{
+	struct drm_vgpu_vm_bind_op o = {
+		.op = op, .flags = flags, .handle = handle, .bo_offset = off,
+		.va = va, .range = range,
+	};
+
+	return vm_bind_syncs(fd, vm, &o, 1, NULL, 0, NULL, 0);
+}
+
+static int vm_map(int fd, uint32_t vm, uint32_t h, uint64_t off, uint64_t va,
+		  uint64_t range)
+{
+	return vm_op(fd, vm, VGPU_VM_BIND_OP_MAP, h, off, va, range, 0);
+}
+
+static int vm_unmap(int fd, uint32_t vm, uint64_t va, uint64_t range)
+{
+	return vm_op(fd, vm, VGPU_VM_BIND_OP_UNMAP, 0, 0, va, range, 0);
+}
+
+static int queue_create_vm(int fd, uint32_t vm, uint32_t *id)
+{
+	struct drm_vgpu_queue_create a = {
+		.priority = VGPU_QUEUE_PRIORITY_NORMAL, .vm_id = vm,
+	};
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &a);
+
+	if (!ret && id)
+		*id = a.queue_id;
+	return ret;
+}
+
+/* A BO of @pages pages whose page p starts with @tag | p. */
+static int tagged_bo(int fd, uint32_t pages, uint32_t tag, uint32_t *h)
+{
+	uint8_t *p;
+	uint64_t va;
+	int ret = _test_bo_create(fd, pages * PAGE, VGPU_BO_NO_EXEC, h, &va);
+
+	ret = ret ?: _test_bo_map(fd, *h, pages * PAGE, (void **)&p);
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < pages; i++)
+		*(uint32_t *)(p + i * PAGE) = tag | i;
+	munmap(p, pages * PAGE);
+	return 0;
+}
+
+FIXTURE(vm) {
+	int fd;
+	uint32_t vm, q, list_h, syncobj;
+	struct vgpu_prog p;
+	uint64_t *list;		/* the address list the kernels read */
+	uint32_t *out;		/* p.data: what they wrote */
+};
+
+FIXTURE_SETUP(vm)
+{
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, vm_create(self->fd, &self->vm));
+	ASSERT_EQ(0, queue_create_vm(self->fd, self->vm, &self->q));
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &self->syncobj));
+	ASSERT_EQ(0, _test_bo_create(self->fd, PAGE, VGPU_BO_NO_EXEC,
+				     &self->list_h, NULL));
+	ASSERT_EQ(0, _test_bo_map(self->fd, self->list_h, PAGE,
+				  (void **)&self->list));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, self->list_h, 0, LIST_VA, PAGE));
+}
+
+FIXTURE_TEARDOWN(vm)
+{
+	if (self->list)
+		munmap(self->list, PAGE);
+	if (self->p.data)
+		vgpu_prog_unmap(&self->p);
+	close(self->fd);
+}
+
+/* Load @src; map its code, parameters (addrs, out) and output in the VM. */
+static void load(struct __test_metadata *_metadata,
+		 FIXTURE_DATA(vm) *self, const char *src)
+{
+	uint64_t params[2] = { LIST_VA, OUT_VA };
+
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p, src, PAGE));
+	memcpy(self->p.param, params, sizeof(params));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, self->p.code_h, 0, CODE_VA,
+			    (self->p.code_size + PAGE - 1) & ~(PAGE - 1)));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, self->p.param_h, 0, PARAM_VA, PAGE));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, self->p.data_h, 0, OUT_VA, PAGE));
+	self->out = self->p.data;
+	/* none of them where VM 0 has them: the kernels use the VM's VAs */
+	ASSERT_NE(CODE_VA, self->p.code_va);
+}
+
+/*
+ * Run the loaded kernel with @threads threads on the VM's queue and wait;
+ * the job's fence error (0, or the positive errno) and its record.
+ */
+static int run(struct __test_metadata *_metadata, FIXTURE_DATA(vm) *self,
+	       uint32_t threads, struct vgpu_exception_record *exc,
+	       uint64_t *job_id, bool wait)
+{
+	struct drm_vgpu_sync out = { .handle = self->syncobj };
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	uint32_t handles[3];
+
+	vgpu_prog_submit_args(&self->p, &s, handles, 1, threads);
+	s.launch.code_va = CODE_VA;
+	s.launch.param_va = PARAM_VA;
+	s.queue = self->q;
+	s.out_syncs = (uintptr_t)&out;
+	s.out_sync_count = 1;
+	memset(self->out, 0xff, PAGE);	/* what the kernel did not write */
+	EXPECT_EQ(0, _test_submit(self->fd, &s));
+	if (job_id)
+		*job_id = s.job_id;
+	if (!wait)
+		return 0;
+	EXPECT_EQ(0, _test_syncobj_wait(self->fd, self->syncobj, 0, vgpu_wait_ns(60)));
+	EXPECT_EQ(0, _test_get_job(self->fd, s.job_id, &j, exc));
+	return j.error;
+}
+
+/* The VM's mappings as debugfs vms lists them (this file's VM @vm). */
+static int vms_listing(int fd, uint32_t vm, char *buf, size_t len)
+{
+	char dir[256], path[300], *all, *p, head[64];
+	unsigned long long client;
+	char val[64];
+	size_t n = 0;
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)) ||
+	    fdinfo_get(fd, "drm-client-id", val, sizeof(val)))
+		return -1;
+	client = strtoull(val, NULL, 10);
+	snprintf(path, sizeof(path), "%s/vms", dir);
+	all = malloc(1 << 20);
+	if (!all || read_file(path, all, 1 << 20) < 0) {
+		free(all);
+		return -1;
+	}
+	snprintf(head, sizeof(head), "client %llu vm %u asid", client, vm);
+	buf[0] = 0;
+	p = strstr(all, head);
+	if (p) {
+		p = strchr(p, '\n');
+		while (p && p[1] == ' ' && p[2] == ' ') {
+			char *e = strchr(p + 1, '\n');
+			size_t l = e ? (size_t)(e - p) : strlen(p);
+
+			if (n + l + 1 >= len)
+				break;
+			memcpy(buf + n, p + 1, l);
+			n += l;
+			buf[n] = 0;
+			p = e;
+		}
+	}
+	free(all);
+	return 0;
+}
+
+static uint64_t mmap_key(int fd, uint32_t h)
+{
+	struct drm_vgpu_bo_mmap_offset a = { .handle = h };
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &a) ? 0 : a.offset;
+}
+
+TEST_F(vm, create_destroy_and_their_errors)
+{
+	struct drm_vgpu_vm_create c = { .flags = 1 };
+	struct drm_vgpu_vm_destroy d = { .vm_id = self->vm, .pad = 1 };
+	struct drm_vgpu_queue_create q = { .vm_id = 12345 };
+	uint32_t ids[VGPU_MAX_VMS_PER_FILE], n = 0, id;
+	int ret;
+
+	ASSERT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_CREATE, &c));
+	c.flags = 0;
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_CREATE, &c));
+	EXPECT_NE(self->vm, c.vm_id);
+	EXPECT_EQ(1ull << 20, c.va_start);
+	EXPECT_EQ((1ull << 48) - (1ull << 20), c.va_size);
+	ASSERT_EQ(0, vm_destroy(self->fd, c.vm_id));
+	EXPECT_EQ(-ENOENT, vm_destroy(self->fd, c.vm_id));
+	EXPECT_EQ(-EINVAL, vm_destroy(self->fd, VGPU_VM_DEFAULT));
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_DESTROY, &d));
+	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &q));
+	/* the fixture's VM is one of VGPU_MAX_VMS_PER_FILE */
+	while ((ret = vm_create(self->fd, &id)) == 0)
+		ids[n++] = id;
+	EXPECT_EQ(-EMFILE, ret);
+	EXPECT_EQ(VGPU_MAX_VMS_PER_FILE - 1, n);
+	for (uint32_t i = 0; i < n; i++)
+		EXPECT_EQ(0, vm_destroy(self->fd, ids[i]));
+	EXPECT_EQ(0, vm_create(self->fd, &id));
+}
+
+TEST_F(vm, bad_binds_get_their_errno_and_change_nothing)
+{
+	struct drm_vgpu_vm_bind_op ops[2];
+	struct drm_vgpu_vm_bind b = { .vm_id = self->vm, .op_count = 1 };
+	uint32_t h;
+	char listing[4096];
+
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0x10000, &h));
+#define BAD(e, op, hh, off, va, range, fl)                                     \
+	EXPECT_EQ(-(e), vm_op(self->fd, self->vm, op, hh, off, va, range, fl))
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 0, WIN_VA + 1, PAGE, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 0, WIN_VA, PAGE + 8, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 100, WIN_VA, PAGE, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 0, WIN_VA, 0, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, PAGE, WIN_VA, 4 * PAGE, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 0, 0, PAGE, 0);	/* below va_start */
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 0, (1ull << 48) - PAGE, 2 * PAGE, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 0, ~0ull & ~(PAGE - 1), 2 * PAGE, 0);
+	BAD(ENOENT, VGPU_VM_BIND_OP_MAP, h + 1000, 0, WIN_VA, PAGE, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP, h, 0, WIN_VA, PAGE, 4);
+	BAD(EINVAL, 3, h, 0, WIN_VA, PAGE, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_UNMAP, h, 0, WIN_VA, PAGE, 0);
+	BAD(EINVAL, VGPU_VM_BIND_OP_UNMAP, 0, 0, WIN_VA, PAGE, VGPU_VM_BIND_READ_ONLY);
+	BAD(EINVAL, VGPU_VM_BIND_OP_MAP_SPARSE, h, 0, WIN_VA, PAGE, 0);
+	BAD(E2BIG, VGPU_VM_BIND_OP_MAP_SPARSE, 0, 0, WIN_VA,
+	    VGPU_VM_BIND_MAX_SPARSE + PAGE, 0);
+#undef BAD
+	memset(ops, 0, sizeof(ops));
+	ops[0].handle = h, ops[0].va = WIN_VA, ops[0].range = PAGE;
+	ops[0].pad = 1;
+	EXPECT_EQ(-EINVAL, vm_bind_syncs(self->fd, self->vm, ops, 1, NULL, 0, NULL, 0));
+	EXPECT_EQ(-EINVAL, vm_bind_syncs(self->fd, VGPU_VM_DEFAULT, ops, 1, NULL, 0, NULL, 0));
+	EXPECT_EQ(-ENOENT, vm_bind_syncs(self->fd, 999, ops, 1, NULL, 0, NULL, 0));
+	EXPECT_EQ(-EINVAL, vm_bind_syncs(self->fd, self->vm, ops, 0, NULL, 0, NULL, 0));
+	EXPECT_EQ(-E2BIG, vm_bind_syncs(self->fd, self->vm, ops,
+					VGPU_VM_BIND_MAX_OPS + 1, NULL, 0, NULL, 0));
+	b.ops = 8;	/* an unmapped user address */
+	EXPECT_EQ(-EFAULT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_BIND, &b));
+	b.ops = (uintptr_t)ops, b.flags = 1;
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_BIND, &b));
+	b.flags = 0, b.pad = 1;
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_BIND, &b));
+
+	/* all or nothing: a good op before a bad one is not applied */
+	ops[0].pad = 0;
+	ops[1] = ops[0];
+	ops[1].va = WIN_VA + 1;
+	EXPECT_EQ(-EINVAL, vm_bind_syncs(self->fd, self->vm, ops, 2, NULL, 0, NULL, 0));
+	ops[1].va = WIN_VA + PAGE, ops[1].handle = 777;
+	EXPECT_EQ(-ENOENT, vm_bind_syncs(self->fd, self->vm, ops, 2, NULL, 0, NULL, 0));
+	ASSERT_EQ(0, vms_listing(self->fd, self->vm, listing, sizeof(listing)));
+	/* only the fixture's list page */
+	EXPECT_EQ(NULL, strstr(listing, "0x41000000 ")) {
+		TH_LOG("%s", listing);
+	}
+	/* unmapping what is not mapped is no error */
+	EXPECT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA, 16 * PAGE));
+}
+
+TEST_F(vm, mapped_pages_read_through_and_unmapped_ones_fault)
+{
+	struct vgpu_exception_record exc;
+	uint32_t a, n = 4;
+
+	load(_metadata, self, gather_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 4 * PAGE));
+	for (uint32_t i = 0; i < n; i++)
+		self->list[i] = WIN_VA + i * PAGE + 0;
+	ASSERT_EQ(0, run(_metadata, self, n, NULL, NULL, true));
+	for (uint32_t i = 0; i < n; i++)
+		EXPECT_EQ(0xa0000u | i, self->out[i]);
+
+	/* unmap page 2 only: the mapping splits around it */
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA + 2 * PAGE, PAGE));
+	ASSERT_EQ(EFAULT, run(_metadata, self, n, &exc, NULL, true));
+	EXPECT_EQ(WIN_VA + 2 * PAGE, exc.addr);
+	EXPECT_EQ(VGPU_MMU_ACC_READ, exc.info[0]);
+	EXPECT_EQ(VGPU_MMU_F_NOT_PRESENT, exc.info[1]);
+	/* its neighbours are still there, with their own pages */
+	self->list[2] = WIN_VA + 3 * PAGE;
+	ASSERT_EQ(0, run(_metadata, self, 3, NULL, NULL, true));
+	EXPECT_EQ(0xa0000u, self->out[0]);
+	EXPECT_EQ(0xa0001u, self->out[1]);
+	EXPECT_EQ(0xa0003u, self->out[2]);
+}
+
+TEST_F(vm, remap_replaces_part_of_a_mapping)
+{
+	uint32_t a, b, n = 4;
+	char listing[4096], want[1024];
+	uint64_t ka, kb;
+
+	load(_metadata, self, gather_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xb0000, &b));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 4 * PAGE));
+	/* B's pages 1 and 2 over A's pages 1 and 2 */
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, b, PAGE, WIN_VA + PAGE, 2 * PAGE));
+	for (uint32_t i = 0; i < n; i++)
+		self->list[i] = WIN_VA + i * PAGE;
+	ASSERT_EQ(0, run(_metadata, self, n, NULL, NULL, true));
+	EXPECT_EQ(0xa0000u, self->out[0]);
+	EXPECT_EQ(0xb0001u, self->out[1]);
+	EXPECT_EQ(0xb0002u, self->out[2]);
+	EXPECT_EQ(0xa0003u, self->out[3]);
+
+	/* the VM holds A in two pieces and B between them */
+	ka = mmap_key(self->fd, a);
+	kb = mmap_key(self->fd, b);
+	ASSERT_EQ(0, vms_listing(self->fd, self->vm, listing, sizeof(listing)));
+	snprintf(want, sizeof(want),
+		 "  0x%llx 0x1000 bo 0x%llx 0x0 rw-\n"
+		 "  0x%llx 0x2000 bo 0x%llx 0x1000 rw-\n"
+		 "  0x%llx 0x1000 bo 0x%llx 0x3000 rw-\n",
+		 WIN_VA, (unsigned long long)ka, WIN_VA + PAGE,
+		 (unsigned long long)kb, WIN_VA + 3 * PAGE, (unsigned long long)ka);
+	EXPECT_NE(NULL, strstr(listing, want)) {
+		TH_LOG("listing:\n%s\nwanted:\n%s", listing, want);
+	}
+	/* the BOs' handles can go: the VM keeps what it maps */
+	struct drm_gem_close cl = { .handle = a };
+
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &cl));
+	ASSERT_EQ(0, run(_metadata, self, n, NULL, NULL, true));
+	EXPECT_EQ(0xa0000u, self->out[0]);
+	EXPECT_EQ(0xa0003u, self->out[3]);
+}
+
+TEST_F(vm, sparse_reads_zero_and_drops_writes)
+{
+	struct vgpu_exception_record exc;
+	uint32_t n = 4;
+
+	load(_metadata, self, scatter_src);
+	ASSERT_EQ(0, vm_op(self->fd, self->vm, VGPU_VM_BIND_OP_MAP_SPARSE, 0, 0,
+			   WIN_VA, 4 * PAGE, 0));
+	for (uint32_t i = 0; i < n; i++)
+		self->list[i] = WIN_VA + i * PAGE + 8;
+	/* writes: no fault */
+	ASSERT_EQ(0, run(_metadata, self, n, NULL, NULL, true));
+	/* reads: zeros (the writes went nowhere) */
+	vgpu_prog_unmap(&self->p);
+	self->p.data = NULL;
+	load(_metadata, self, gather_src);
+	ASSERT_EQ(0, run(_metadata, self, n, NULL, NULL, true));
+	for (uint32_t i = 0; i < n; i++)
+		EXPECT_EQ(0u, self->out[i]);
+	/* a read-only sparse range: a write is a permission fault */
+	vgpu_prog_unmap(&self->p);
+	self->p.data = NULL;
+	load(_metadata, self, scatter_src);
+	ASSERT_EQ(0, vm_op(self->fd, self->vm, VGPU_VM_BIND_OP_MAP_SPARSE, 0, 0,
+			   WIN_VA + PAGE, PAGE, VGPU_VM_BIND_READ_ONLY));
+	ASSERT_EQ(EFAULT, run(_metadata, self, n, &exc, NULL, true));
+	EXPECT_EQ(WIN_VA + PAGE + 8, exc.addr);
+	EXPECT_EQ(VGPU_MMU_F_PERMISSION, exc.info[1]);
+}
+
+TEST_F(vm, read_only_mappings_fault_on_write)
+{
+	struct vgpu_exception_record exc;
+	uint32_t a;
+
+	load(_metadata, self, scatter_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 2, 0xa0000, &a));
+	ASSERT_EQ(0, vm_op(self->fd, self->vm, VGPU_VM_BIND_OP_MAP, a, 0, WIN_VA,
+			   2 * PAGE, VGPU_VM_BIND_READ_ONLY));
+	self->list[0] = WIN_VA + PAGE;
+	ASSERT_EQ(EFAULT, run(_metadata, self, 1, &exc, NULL, true));
+	EXPECT_EQ(WIN_VA + PAGE, exc.addr);
+	EXPECT_EQ(VGPU_MMU_ACC_WRITE, exc.info[0]);
+	EXPECT_EQ(VGPU_MMU_F_PERMISSION, exc.info[1]);
+	/* mapped again writable, the same store lands */
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 2 * PAGE));
+	ASSERT_EQ(0, run(_metadata, self, 1, NULL, NULL, true));
+}
+
+struct opener {
+	uint32_t *gate;
+	volatile int started;
+};
+
+static void *open_gate_later(void *arg)
+{
+	struct opener *o = arg;
+
+	o->started = 1;
+	usleep(200 * 1000);
+	__atomic_store_n(o->gate, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A job spins until the CPU opens its gate, then reads the window.  A
+ * synchronous UNMAP of the window, made while it spins, returns only once
+ * the job is done, and the job read the pages, not a fault.
+ */
+TEST_F(vm, synchronous_unmap_waits_for_the_running_job)
+{
+	struct drm_vgpu_get_job j;
+	struct opener o = { 0 };
+	pthread_t t;
+	uint64_t id;
+	uint32_t a, g, *gate;
+
+	load(_metadata, self, gate_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 4 * PAGE));
+	ASSERT_EQ(0, _test_bo_create(self->fd, PAGE, VGPU_BO_NO_EXEC, &g, NULL));
+	ASSERT_EQ(0, _test_bo_map(self->fd, g, PAGE, (void **)&gate));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, g, 0, WIN_VA + 16 * PAGE, PAGE));
+	self->list[0] = WIN_VA + 16 * PAGE;
+	for (uint32_t i = 0; i < 4; i++)
+		self->list[1 + i] = WIN_VA + i * PAGE;
+	ASSERT_EQ(0, run(_metadata, self, 4, NULL, &id, false));
+	o.gate = gate;
+	ASSERT_EQ(0, pthread_create(&t, NULL, open_gate_later, &o));
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA, 4 * PAGE));
+	/* returned: the job has ended, with the pages it read */
+	ASSERT_EQ(0, _test_get_job(self->fd, id, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	EXPECT_EQ(0u, j.error);
+	for (uint32_t i = 0; i < 4; i++)
+		EXPECT_EQ(0xa0000u | i, self->out[i]);
+	pthread_join(t, NULL);
+	munmap(gate, PAGE);
+}
+
+/*
+ * An asynchronous UNMAP ordered after the job by the job's out-sync:
+ * VM_BIND returns at once, its out-sync stays unsignalled while the job
+ * is held at its gate, and signals after the job, which read the pages.
+ */
+TEST_F(vm, asynchronous_unmap_runs_after_its_in_sync)
+{
+	struct drm_vgpu_sync in = { 0 }, out = { 0 };
+	struct drm_vgpu_vm_bind_op op = {
+		.op = VGPU_VM_BIND_OP_UNMAP, .va = WIN_VA, .range = 4 * PAGE,
+	};
+	struct vgpu_exception_record exc;
+	struct drm_vgpu_get_job j;
+	uint32_t a, g, *gate, done;
+	uint64_t id;
+
+	load(_metadata, self, gate_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 4 * PAGE));
+	ASSERT_EQ(0, _test_bo_create(self->fd, PAGE, VGPU_BO_NO_EXEC, &g, NULL));
+	ASSERT_EQ(0, _test_bo_map(self->fd, g, PAGE, (void **)&gate));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, g, 0, WIN_VA + 16 * PAGE, PAGE));
+	self->list[0] = WIN_VA + 16 * PAGE;
+	for (uint32_t i = 0; i < 4; i++)
+		self->list[1 + i] = WIN_VA + i * PAGE;
+	ASSERT_EQ(0, run(_metadata, self, 4, NULL, &id, false));
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &done));
+	in.handle = self->syncobj;	/* the job's out-sync */
+	out.handle = done;
+	ASSERT_EQ(0, vm_bind_syncs(self->fd, self->vm, &op, 1, &in, 1, &out, 1));
+	/* the job is at its gate: the unmap cannot have run */
+	EXPECT_EQ(-ETIME, _test_syncobj_wait(self->fd, done, 0, 0));
+	__atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, _test_syncobj_wait(self->fd, done, 0, vgpu_wait_ns(60)));
+	ASSERT_EQ(0, _test_get_job(self->fd, id, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	EXPECT_EQ(0u, j.error);
+	for (uint32_t i = 0; i < 4; i++)
+		EXPECT_EQ(0xa0000u | i, self->out[i]);
+	/* and now the window is unmapped */
+	*gate = 1;
+	ASSERT_EQ(EFAULT, run(_metadata, self, 4, &exc, NULL, true));
+	EXPECT_EQ(WIN_VA, exc.addr);
+	munmap(gate, PAGE);
+}
+
+TEST_F(vm, destroyed_vm_lives_on_in_its_queue)
+{
+	uint32_t a;
+
+	load(_metadata, self, gather_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 1, 0xa0000, &a));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, PAGE));
+	self->list[0] = WIN_VA;
+	ASSERT_EQ(0, vm_destroy(self->fd, self->vm));
+	EXPECT_EQ(-ENOENT, vm_map(self->fd, self->vm, a, 0, WIN_VA, PAGE));
+	ASSERT_EQ(0, run(_metadata, self, 1, NULL, NULL, true));
+	EXPECT_EQ(0xa0000u, self->out[0]);
+	EXPECT_EQ(0, _test_queue_destroy(self->fd, self->q));
+}
+
+/* ---- 10k random binds against a model ---- */
+
+#define NBO 3
+#define BO_PAGES 16u
+
+/* what each page of the window maps: 0 nothing, 1 sparse, 2+k BO k */
+struct page_model {
+	uint8_t kind;
+	uint8_t page;	/* in the BO */
+	uint8_t ro;
+};
+
+/* drm_gpuvm's mappings: intervals, split but never merged */
+struct ival {
+	uint32_t start, n;	/* pages of the window */
+	uint8_t kind, page, ro;
+};
+
+struct model {
+	struct ival iv[4 * WIN_PAGES];
+	uint32_t niv;
+};
+
+static void model_remove(struct model *m, uint32_t s, uint32_t n)
+{
+	struct ival out[4 * WIN_PAGES];
+	uint32_t k = 0, e = s + n;
+
+	for (uint32_t i = 0; i < m->niv; i++) {
+		struct ival v = m->iv[i];
+		uint32_t ve = v.start + v.n;
+
+		if (ve <= s || v.start >= e) {
+			out[k++] = v;
+			continue;
+		}
+		if (v.start < s) {
+			struct ival p = v;
+
+			p.n = s - v.start;
+			out[k++] = p;
+		}
+		if (ve > e) {
+			struct ival q = v;
+
+			q.start = e;
+			q.n = ve - e;
+			if (v.kind >= 2)
+				q.page = v.page + (e - v.start);
+			out[k++] = q;
+		}
+	}
+	memcpy(m->iv, out, k * sizeof(out[0]));
+	m->niv = k;
+}
+
+static void model_insert(struct model *m, struct ival v)
+{
+	uint32_t i = 0;
+
+	while (i < m->niv && m->iv[i].start < v.start)
+		i++;
+	memmove(&m->iv[i + 1], &m->iv[i], (m->niv - i) * sizeof(v));
+	m->iv[i] = v;
+	m->niv++;
+}
+
+static void model_listing(const struct model *m, const uint64_t *keys,
+			  char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < m->niv; i++) {
+		const struct ival *v = &m->iv[i];
+
+		n += snprintf(buf + n, len - n, "  0x%llx 0x%llx %s 0x%llx 0x%llx r%c%c\n",
+			      WIN_VA + v->start * PAGE, (unsigned long long)v->n * PAGE,
+			      v->kind == 1 ? "sparse" : "bo",
+			      v->kind == 1 ? 0ull : (unsigned long long)keys[v->kind - 2],
+			      v->kind == 1 ? 0ull : (unsigned long long)v->page * PAGE,
+			      v->ro ? '-' : 'w', v->kind == 1 ? 'x' : '-');
+	}
+}
+
+static uint32_t lines(const char *s)
+{
+	uint32_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+TEST_F(vm, random_binds_agree_with_a_model)
+{
+	static char got[1 << 16], want[1 << 16];
+	uint32_t h[NBO], seed = 12345;
+	uint64_t keys[NBO];
+	struct model m = { .niv = 0 };
+	unsigned int nops = 10000, checks = 0;
+
+	load(_metadata, self, gather_src);
+	for (int k = 0; k < NBO; k++) {
+		ASSERT_EQ(0, tagged_bo(self->fd, BO_PAGES, (uint32_t)(k + 1) << 16, &h[k]));
+		keys[k] = mmap_key(self->fd, h[k]);
+	}
+	for (unsigned int i = 0; i < nops; i++) {
+		uint32_t r, s, n, k, off;
+		struct ival v = { 0 };
+
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		s = r % WIN_PAGES;
+		n = 1 + (r >> 8) % 8;
+		if (s + n > WIN_PAGES)
+			n = WIN_PAGES - s;
+		k = (r >> 12) % NBO;
+		off = (r >> 16) % (BO_PAGES - n + 1);
+		switch ((r >> 20) % 4) {
+		case 0:
+		case 1:
+			v = (struct ival){ s, n, (uint8_t)(2 + k), (uint8_t)off, (r >> 23) & 1 };
+			ASSERT_EQ(0, vm_op(self->fd, self->vm, VGPU_VM_BIND_OP_MAP, h[k],
+					   off * PAGE, WIN_VA + s * PAGE, n * PAGE,
+					   v.ro ? VGPU_VM_BIND_READ_ONLY : 0));
+			model_remove(&m, s, n);
+			model_insert(&m, v);
+			break;
+		case 2:
+			ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA + s * PAGE, n * PAGE));
+			model_remove(&m, s, n);
+			break;
+		default:
+			v = (struct ival){ s, n, 1, 0, 0 };
+			ASSERT_EQ(0, vm_op(self->fd, self->vm, VGPU_VM_BIND_OP_MAP_SPARSE, 0,
+					   0, WIN_VA + s * PAGE, n * PAGE, 0));
+			model_remove(&m, s, n);
+			model_insert(&m, v);
+			break;
+		}
+		if (i % 500 != 499)
+			continue;
+		/*
+		 * The VM's mappings, exactly: the fixed four (list, code,
+		 * parameters, output, all below the window), then the window's.
+		 */
+		ASSERT_EQ(0, vms_listing(self->fd, self->vm, got, sizeof(got)));
+		model_listing(&m, keys, want, sizeof(want));
+		ASSERT_TRUE(strlen(got) >= strlen(want) &&
+			    !strcmp(got + strlen(got) - strlen(want), want) &&
+			    lines(got) == 4 + m.niv) {
+			TH_LOG("after %u ops:\nVM:\n%s\nmodel:\n%s", i + 1, got, want);
+		}
+		/* what the GPU reads at each page that is mapped */
+		uint32_t np = 0, expect[WIN_PAGES];
+
+		for (uint32_t j = 0; j < m.niv; j++) {
+			for (uint32_t p = 0; p < m.iv[j].n; p++) {
+				self->list[np] = WIN_VA + (m.iv[j].start + p) * PAGE;
+				expect[np++] = m.iv[j].kind == 1 ? 0 :
+					((uint32_t)(m.iv[j].kind - 1) << 16) |
+					(m.iv[j].page + p);
+			}
+		}
+		if (!np)
+			continue;
+		ASSERT_EQ(0, run(_metadata, self, np, NULL, NULL, true));
+		for (uint32_t j = 0; j < np; j++) {
+			EXPECT_EQ(expect[j], self->out[j]) {
+				TH_LOG("after %u ops: page at 0x%llx", i + 1,
+				       (unsigned long long)self->list[j]);
+			}
+		}
+		checks++;
+	}
+	EXPECT_EQ(nops / 500, checks);
+}
+
+VGPU_TEST_HARNESS_MAIN
