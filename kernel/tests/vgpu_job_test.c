@@ -1047,7 +1047,6 @@ static void vgpu_job_submit_bo_handles(struct kunit *test)
 static void vgpu_job_submit_syncs(struct kunit *test)
 {
 	struct vgpu_job_test *t = test->priv;
-	struct vgpu_out_sync *out = kunit_kcalloc(test, 2, sizeof(*out), GFP_KERNEL);
 	struct vgpu_job *job = vgpu_test_job(test, 1);
 	struct drm_vgpu_sync pad[2] = { { .handle = 1, .pad = 1 } };
 	struct drm_vgpu_sync unknown[2] = { { .handle = 1 }, { .handle = 2 } };
@@ -1055,33 +1054,37 @@ static void vgpu_job_submit_syncs(struct kunit *test)
 	void __user *upad = vgpu_test_umem(test, PAGE_SIZE);
 	void __user *uunknown = vgpu_test_umem(test, PAGE_SIZE);
 	void __user *utimeline = vgpu_test_umem(test, PAGE_SIZE);
-	struct drm_vgpu_submit s = {};
+	struct vgpu_out_sync *out;
+	u64 p;
 
-	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_ASSERT_EQ(test, copy_to_user(upad, pad, sizeof(pad)), 0);
 	KUNIT_ASSERT_EQ(test, copy_to_user(uunknown, unknown, sizeof(unknown)), 0);
 	KUNIT_ASSERT_EQ(test, copy_to_user(utimeline, timeline, sizeof(timeline)), 0);
 
 	/* none */
-	KUNIT_EXPECT_EQ(test, vgpu_submit_in_syncs(job, t->file, &s), 0);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_out_syncs(t->file, &s, out), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_in_syncs(&job->base, t->file, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_out_syncs_get(t->file, 0, 0, &out), 0);
+	KUNIT_EXPECT_NULL(test, out);
 
-	s.in_sync_count = s.out_sync_count = 2;
-	s.in_syncs = s.out_syncs = (u64)(uintptr_t)upad;
-	KUNIT_EXPECT_EQ(test, vgpu_submit_in_syncs(job, t->file, &s), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_out_syncs(t->file, &s, out), -EINVAL);
-	s.in_syncs = s.out_syncs = (u64)(uintptr_t)uunknown;
-	KUNIT_EXPECT_EQ(test, vgpu_submit_in_syncs(job, t->file, &s), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_out_syncs(t->file, &s, out), -ENOENT);
+	p = (u64)(uintptr_t)upad;
+	KUNIT_EXPECT_EQ(test, vgpu_in_syncs(&job->base, t->file, p, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_out_syncs_get(t->file, p, 2, &out), -EINVAL);
+	vgpu_out_syncs_put(out, 2);
+	p = (u64)(uintptr_t)uunknown;
+	KUNIT_EXPECT_EQ(test, vgpu_in_syncs(&job->base, t->file, p, 2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vgpu_out_syncs_get(t->file, p, 2, &out), -ENOENT);
+	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_EXPECT_NULL(test, out[0].syncobj);
-	s.in_sync_count = s.out_sync_count = 1;
-	s.in_syncs = s.out_syncs = (u64)(uintptr_t)utimeline;
-	KUNIT_EXPECT_EQ(test, vgpu_submit_in_syncs(job, t->file, &s), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_out_syncs(t->file, &s, out), -ENOENT);
+	vgpu_out_syncs_put(out, 2);
+	p = (u64)(uintptr_t)utimeline;
+	KUNIT_EXPECT_EQ(test, vgpu_in_syncs(&job->base, t->file, p, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vgpu_out_syncs_get(t->file, p, 1, &out), -ENOENT);
+	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_EXPECT_NULL(test, out[0].chain);
-	s.in_syncs = s.out_syncs = 16;
-	KUNIT_EXPECT_EQ(test, vgpu_submit_in_syncs(job, t->file, &s), -EFAULT);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_out_syncs(t->file, &s, out), -EFAULT);
+	vgpu_out_syncs_put(out, 1);
+	KUNIT_EXPECT_EQ(test, vgpu_in_syncs(&job->base, t->file, 16, 1), -EFAULT);
+	KUNIT_EXPECT_EQ(test, vgpu_out_syncs_get(t->file, 16, 1, &out), -EFAULT);
+	vgpu_out_syncs_put(out, 1);
 }
 
 /* ---- the real scheduler: credits and the ring under load ---- */

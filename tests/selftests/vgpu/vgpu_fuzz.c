@@ -11,8 +11,10 @@
  * PROCS processes (default 3), each with two threads, call random
  * operations for SECONDS: every vGPU ioctl (GET_PARAM, BO_CREATE,
  * BO_MMAP_OFFSET, BO_INFO, SUBMIT with random launches, BO lists, syncs,
- * queues, extensions, flags and pads; WAIT_BO, GET_JOB, QUEUE_CREATE,
- * QUEUE_DESTROY, QUEUE_GET_STATE), DRM syncobjs (create, destroy, wait
+ * queues, extensions, flags and pads; WAIT_BO, GET_JOB, QUEUE_CREATE
+ * (in VM 0 or a VM), QUEUE_DESTROY, QUEUE_GET_STATE, VM_CREATE,
+ * VM_DESTROY, VM_BIND with arrays of random, mostly well-formed ops,
+ * synchronous and with syncs), DRM syncobjs (create, destroy, wait
  * with every flag, timeline wait, signal, timeline signal, reset, query,
  * transfer, eventfd, export and import as fd and as sync_file), PRIME
  * export and import, GEM close, flink and open, mmap and munmap of BO
@@ -83,7 +85,7 @@ struct drm_syncobj_eventfd {
 struct fz {
 	uint64_t rng;
 	int fd[NFD];
-	uint32_t bo[NH], syncobj[NH], queue[NH], stale[NH];
+	uint32_t bo[NH], syncobj[NH], queue[NH], vm[NH], stale[NH];
 	uint64_t job[NH];
 	struct vgpu_prog prog;	/* a spinning kernel, loaded on fd[0] */
 	bool prog_ok;
@@ -447,6 +449,7 @@ static void op_queue(struct fz *f)
 	case 0: {
 		struct drm_vgpu_queue_create a = {
 			.priority = pick(f, 6), .flags = pick(f, 8) ? 0 : (uint32_t)rnd(f),
+			.vm_id = pick(f, 2) ? 0 : handle(f, f->vm),
 		};
 
 		if (!call(f, fd_of(f), DRM_IOCTL_VGPU_QUEUE_CREATE, &a))
@@ -463,6 +466,79 @@ static void op_queue(struct fz *f)
 		struct drm_vgpu_queue_get_state a = { .queue_id = handle(f, f->queue) };
 
 		call(f, fd_of(f), DRM_IOCTL_VGPU_QUEUE_GET_STATE, &a);
+		break;
+	}
+	}
+}
+
+/* A VM address: near the window the well-formed binds use, or anywhere. */
+static uint64_t vm_va(struct fz *f)
+{
+	switch (pick(f, 8)) {
+	case 0:
+		return rnd(f);
+	case 1:
+		return (1ull << 48) - 4096 * pick(f, 4);
+	default:
+		return 0x40000000ull + 4096ull * pick(f, 64) + (pick(f, 16) ? 0 : 8);
+	}
+}
+
+static void op_vm(struct fz *f)
+{
+	switch (pick(f, 4)) {
+	case 0: {
+		struct drm_vgpu_vm_create a = { .flags = pick(f, 16) ? 0 : 1 };
+
+		if (!call(f, fd_of(f), DRM_IOCTL_VGPU_VM_CREATE, &a))
+			keep(f, f->vm, a.vm_id);
+		break;
+	}
+	case 1: {
+		struct drm_vgpu_vm_destroy a = { .vm_id = handle(f, f->vm),
+						 .pad = pick(f, 16) ? 0 : 1 };
+
+		call(f, fd_of(f), DRM_IOCTL_VGPU_VM_DESTROY, &a);
+		break;
+	}
+	default: {
+		struct drm_vgpu_vm_bind_op o[8];
+		struct drm_vgpu_sync in[4], out[4];
+		uint32_t n = 1 + pick(f, 8);
+		struct drm_vgpu_vm_bind a = {
+			.vm_id = handle(f, f->vm), .ops = uptr(f, o),
+			.op_count = pick(f, 16) ? n : (uint32_t)rnd(f),
+			.flags = pick(f, 16) ? 0 : 1, .pad = pick(f, 16) ? 0 : 1,
+		};
+
+		for (uint32_t i = 0; i < 8; i++) {
+			o[i] = (struct drm_vgpu_vm_bind_op){
+				.op = pick(f, 8) ? pick(f, 3) : (uint32_t)rnd(f),
+				.flags = pick(f, 4) ? pick(f, 4) : (uint32_t)rnd(f),
+				.handle = handle(f, f->bo),
+				.bo_offset = 4096ull * pick(f, 4) + (pick(f, 16) ? 0 : 1),
+				.va = vm_va(f),
+				.range = pick(f, 8) ? 4096ull * (1 + pick(f, 16)) : rnd(f),
+				.pad = pick(f, 32) ? 0 : 1,
+			};
+			if (o[i].op != VGPU_VM_BIND_OP_MAP && pick(f, 4)) {
+				o[i].handle = 0;
+				o[i].bo_offset = 0;
+			}
+		}
+		if (!pick(f, 3)) {	/* asynchronous */
+			for (int i = 0; i < 4; i++) {
+				in[i] = (struct drm_vgpu_sync){ .handle = handle(f, f->syncobj),
+								.point = pick(f, 4) ? 0 : pick(f, 8) };
+				out[i] = (struct drm_vgpu_sync){ .handle = handle(f, f->syncobj),
+								 .point = pick(f, 4) ? 0 : pick(f, 8) };
+			}
+			a.in_syncs = uptr(f, in);
+			a.in_sync_count = pick(f, 3);
+			a.out_syncs = uptr(f, out);
+			a.out_sync_count = 1 + pick(f, 3);
+		}
+		call(f, fd_of(f), DRM_IOCTL_VGPU_VM_BIND, &a);
 		break;
 	}
 	}
@@ -532,7 +608,7 @@ static const op_fn ops[] = {
 	op_bo_create, op_bo_create, op_mmap, op_bo_info, op_gem_close,
 	op_flink_open, op_prime, op_syncobj, op_syncobj, op_syncobj,
 	op_submit, op_submit, op_submit, op_job, op_job, op_queue, op_param,
-	op_raw, op_reopen,
+	op_raw, op_reopen, op_vm, op_vm,
 };
 
 static void kcov_start(struct fz *f)
