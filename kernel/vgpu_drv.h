@@ -355,8 +355,9 @@ struct vgpu_bo {
 #define VGPU_BO_RESIDENT 0
 
 /*
- * A BO reference that waits on vgpu_as.deferred until no job of the
- * address space runs (vgpu_as_defer()); then @free frees its container.
+ * A BO reference (or, @obj NULL, memory of @free's) that waits on
+ * vgpu_as.deferred until no job of the address space runs
+ * (vgpu_as_defer()); then @free frees its container.
  */
 struct vgpu_deferred {
 	struct list_head link;

@@ -403,7 +403,8 @@ void vgpu_as_job_end(struct vgpu_as *as)
 	list_for_each_entry_safe(d, tmp, &list, link) {
 		vgpu_dbg(as->vdev, VGPU_DBG_MMU, "asid %u: release deferred BO\n",
 			 as->asid);
-		drm_gem_object_put(d->obj);
+		if (d->obj)
+			drm_gem_object_put(d->obj);
 		d->free(d);
 	}
 }
@@ -412,7 +413,7 @@ void vgpu_as_job_end(struct vgpu_as *as)
  * vgpu_as_defer - after vgpu_as_unmap(): keep @obj until no job of @as
  *                 runs any more, if one does
  * @as:  the address space it was unmapped from
- * @obj: the BO
+ * @obj: the BO, or NULL (memory that @d->free releases)
  * @d:   in the mapping that went away; on true it sits on @as->deferred
  *       with a reference to @obj, and vgpu_as_job_end() drops that and
  *       calls @d->free
@@ -429,7 +430,8 @@ bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
 	smp_mb__before_atomic();
 	spin_lock(&as->deferred_lock);
 	if (atomic_read(&as->active)) {
-		drm_gem_object_get(obj);
+		if (obj)
+			drm_gem_object_get(obj);
 		d->obj = obj;
 		list_add_tail(&d->link, &as->deferred);
 		as->ndeferred++;

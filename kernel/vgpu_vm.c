@@ -8,7 +8,11 @@
  * of &drm_gpuva, one &drm_gpuvm_bo per BO mapped, and split/merge of
  * mappings by drm_gpuvm_sm_map()/drm_gpuvm_sm_unmap(), whose steps write
  * the page tables (vgpu_vm_step_*).  A sparse mapping is a &drm_gpuva
- * without a BO (DRM_GPUVA_SPARSE) backed by the device's NULL leaves.
+ * without a BO (DRM_GPUVA_SPARSE) backed by the device's NULL leaves.  A
+ * userptr mapping (MAP_USERPTR) is a &drm_gpuva without a BO whose
+ * &vgpu_vma holds pinned pages of the process (&struct vgpu_userptr,
+ * shared by the remnants of a split; the gpuva's offset is the offset
+ * into them).
  *
  * Binds are jobs (&struct vgpu_bind) on the VM's bind queue: a
  * &drm_sched_entity of the device's bind scheduler, so that binds run in
@@ -39,7 +43,10 @@
  * across every put of a &drm_gpuvm_bo, which may drop the BO's last
  * other one.
  */
+#include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
@@ -74,15 +81,40 @@ struct vgpu_vm {
 };
 
 /**
+ * struct vgpu_userptr - pinned pages of a process (MAP_USERPTR)
+ * @refcount: each mapping of them and the bind that pins them
+ * @dev:      the device they are DMA-mapped for
+ * @mm:       the process's mm (mmgrab: its locked_vm is unaccounted)
+ * @uaddr:    their address in the process
+ * @npages:   pages
+ * @pages:    the pinned pages
+ * @sgt:      the pages, DMA-mapped
+ * @write:    pinned for writing (dirtied when unpinned)
+ */
+struct vgpu_userptr {
+	struct kref refcount;
+	struct device *dev;
+	struct mm_struct *mm;
+	u64 uaddr;
+	unsigned long npages;
+	struct page **pages;
+	struct sg_table sgt;
+	bool write;
+};
+
+/**
  * struct vgpu_vma - a mapping of a VM
- * @base:  the drm_gpuva (no BO: sparse)
+ * @base:  the drm_gpuva (no BO: sparse, or userptr when @up)
  * @flags: VGPU_VM_BIND_READ_ONLY, _NO_EXEC (with the BO's own)
+ * @up:    userptr pages (a reference), or NULL
  * @link:  on a bind's list of spare or of removed mappings
- * @dfr:   a removed mapping's BO reference, while a job may still use it
+ * @dfr:   a removed mapping's BO reference (or its @up), while a job may
+ *         still use it
  */
 struct vgpu_vma {
 	struct drm_gpuva base;
 	u32 flags;
+	struct vgpu_userptr *up;
 	struct list_head link;
 	struct vgpu_deferred dfr;
 };
@@ -97,6 +129,7 @@ struct vgpu_bind_op {
 	struct drm_gem_object *obj;	/* a reference */
 	struct drm_gpuvm_bo *vm_bo;	/* a reference */
 	struct sg_table *sgt;		/* the BO's pages */
+	struct vgpu_userptr *up;	/* MAP_USERPTR: a reference */
 };
 
 /**
@@ -131,9 +164,95 @@ static struct vgpu_vma *vgpu_vma_alloc(void)
 	return v;
 }
 
+static void vgpu_userptr_release(struct kref *kref)
+{
+	struct vgpu_userptr *up = container_of(kref, struct vgpu_userptr,
+					       refcount);
+
+	dma_unmap_sgtable(up->dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
+	sg_free_table(&up->sgt);
+	unpin_user_pages_dirty_lock(up->pages, up->npages, up->write);
+	account_locked_vm(up->mm, up->npages, false);
+	mmdrop(up->mm);
+	kvfree(up->pages);
+	kfree(up);
+}
+
+static void vgpu_userptr_put(struct vgpu_userptr *up)
+{
+	if (up)
+		kref_put(&up->refcount, vgpu_userptr_release);
+}
+
+/*
+ * Pin @size bytes of the calling process at @uaddr (page aligned) and map
+ * them for @dev's DMA.  -EFAULT when a page cannot be pinned for the
+ * access, -ENOMEM past RLIMIT_MEMLOCK or without memory.
+ */
+static struct vgpu_userptr *vgpu_userptr_pin(struct device *dev, u64 uaddr,
+					     u64 size, bool write)
+{
+	unsigned long n = size >> PAGE_SHIFT, pinned = 0;
+	struct vgpu_userptr *up;
+	int ret;
+
+	up = vgpu_should_fail() ? NULL : kzalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
+	if (!up)
+		return ERR_PTR(-ENOMEM);
+	up->pages = kvmalloc_array(n, sizeof(*up->pages), GFP_KERNEL_ACCOUNT);
+	if (!up->pages) {
+		kfree(up);
+		return ERR_PTR(-ENOMEM);
+	}
+	ret = account_locked_vm(current->mm, n, true);
+	if (ret)
+		goto err_free;
+	up->mm = current->mm;
+	mmgrab(up->mm);
+	while (pinned < n) {
+		ret = pin_user_pages_fast(uaddr + (pinned << PAGE_SHIFT),
+					  min(n - pinned, 512ul),
+					  FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
+					  up->pages + pinned);
+		if (ret <= 0) {
+			ret = ret ?: -EFAULT;
+			goto err_unpin;
+		}
+		pinned += ret;
+	}
+	ret = sg_alloc_table_from_pages(&up->sgt, up->pages, n, 0, size,
+					GFP_KERNEL);
+	if (ret)
+		goto err_unpin;
+	ret = dma_map_sgtable(dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret) {
+		sg_free_table(&up->sgt);
+		goto err_unpin;
+	}
+	kref_init(&up->refcount);
+	up->dev = dev;
+	up->uaddr = uaddr;
+	up->npages = n;
+	up->write = write;
+	return up;
+
+err_unpin:
+	unpin_user_pages(up->pages, pinned);
+	account_locked_vm(up->mm, n, false);
+	mmdrop(up->mm);
+err_free:
+	kvfree(up->pages);
+	kfree(up);
+	/* a page that is not there, or not writable: the caller's fault */
+	return ERR_PTR(ret == -ENOMEM ? -ENOMEM : -EFAULT);
+}
+
 static void vgpu_vma_free_deferred(struct vgpu_deferred *d)
 {
-	kfree(container_of(d, struct vgpu_vma, dfr));
+	struct vgpu_vma *v = container_of(d, struct vgpu_vma, dfr);
+
+	vgpu_userptr_put(v->up);
+	kfree(v);
 }
 
 /* ---- the VM ---- */
@@ -204,14 +323,15 @@ static void vgpu_vm_release_dead(struct vgpu_as *as, struct list_head *dead)
 		struct drm_gem_object *obj = v->base.gem.obj;
 
 		list_del(&v->link);
-		if (!obj) {
+		if (!obj && !v->up) {
 			kfree(v);
 			continue;
 		}
 		v->dfr.free = vgpu_vma_free_deferred;
 		if (!vgpu_as_defer(as, obj, &v->dfr))
-			kfree(v);
-		drm_gem_object_put(obj);
+			vgpu_vma_free_deferred(&v->dfr);
+		if (obj)
+			drm_gem_object_put(obj);
 	}
 }
 
@@ -372,11 +492,15 @@ static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
 		mutex_lock(&to_vgpu_bo(o->obj)->gpuva_lock);
 		drm_gpuva_link(&v->base, o->vm_bo);
 		mutex_unlock(&to_vgpu_bo(o->obj)->gpuva_lock);
+	} else if (o->up) {
+		kref_get(&o->up->refcount);
+		v->up = o->up;
 	} else {
 		v->base.flags |= DRM_GPUVA_SPARSE;
 	}
 	vgpu_as_write_range(b->vm->as, op->map.va.addr, op->map.va.range,
-			    o->sgt, op->map.gem.offset, v->flags);
+			    o->up ? &o->up->sgt : o->sgt, op->map.gem.offset,
+			    v->flags);
 	return 0;
 }
 
@@ -403,10 +527,16 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 	if (prev) {
 		prev->flags = ov->flags;
 		prev->base.flags = orig->flags;
+		prev->up = ov->up;
+		if (ov->up)
+			kref_get(&ov->up->refcount);
 	}
 	if (next) {
 		next->flags = ov->flags;
 		next->base.flags = orig->flags;
+		next->up = ov->up;
+		if (ov->up)
+			kref_get(&ov->up->refcount);
 	}
 	if (obj) {
 		/* before the original's unlink, which may drop the vm_bo */
@@ -476,6 +606,7 @@ static void vgpu_bind_free(struct vgpu_bind *b)
 			vgpu_vm_bo_put(o->obj, o->vm_bo);
 		if (o->obj)
 			drm_gem_object_put(o->obj);
+		vgpu_userptr_put(o->up);
 	}
 	kvfree(b->ops);
 	list_for_each_entry_safe(v, tmp, &b->spare, link)
@@ -607,7 +738,7 @@ static int vgpu_bind_op_prepare(struct vgpu_bind *b, struct drm_file *file,
 	u64 end;
 	int i, ret;
 
-	if (u->pad || u->op > VGPU_VM_BIND_OP_MAP_SPARSE ||
+	if (u->pad || u->op > VGPU_VM_BIND_OP_MAP_USERPTR ||
 	    u->flags & ~VGPU_VM_BIND_OP_FLAGS)
 		return -EINVAL;
 	if (!u->range || !PAGE_ALIGNED(u->va) || !PAGE_ALIGNED(u->range) ||
@@ -641,6 +772,20 @@ static int vgpu_bind_op_prepare(struct vgpu_bind *b, struct drm_file *file,
 			return -EINVAL;
 		if (u->range > VGPU_VM_BIND_MAX_SPARSE)
 			return -E2BIG;
+		break;
+	case VGPU_VM_BIND_OP_MAP_USERPTR:
+		if (u->handle || check_add_overflow(u->bo_offset, u->range, &end))
+			return -EINVAL;
+		if (u->range > VGPU_VM_BIND_MAX_USERPTR)
+			return -E2BIG;
+		o->up = vgpu_userptr_pin(vm->vdev->drm.dev, u->bo_offset, u->range,
+					 !(u->flags & VGPU_VM_BIND_READ_ONLY));
+		if (IS_ERR(o->up)) {
+			ret = PTR_ERR(o->up);
+			o->up = NULL;
+			return ret;
+		}
+		o->offset = 0;	/* the gpuva's offset: into the pinned pages */
 		break;
 	default:
 		o->obj = drm_gem_object_lookup(file, u->handle);
@@ -805,8 +950,9 @@ int vgpu_ioctl_vm_bind(struct drm_device *dev, void *data,
 
 /*
  * debugfs vms: per VM of each open file, its mappings: start, size, the
- * BO (its mmap offset, BO_MMAP_OFFSET's, 0 before one was made; "sparse"
- * without a BO), the offset in it and the permissions.
+ * BO (its mmap offset, BO_MMAP_OFFSET's, 0 before one was made), the
+ * userptr (its address in the process) or "sparse", the offset in it and
+ * the permissions.
  */
 int vgpu_debugfs_vms_show(struct seq_file *m, struct vgpu_device *vdev)
 {
@@ -823,13 +969,15 @@ int vgpu_debugfs_vms_show(struct seq_file *m, struct vgpu_device *vdev)
 			drm_gpuvm_for_each_va(va, &vm->base) {
 				struct vgpu_vma *v = to_vgpu_vma(va);
 				u64 key = va->gem.obj ?
-					drm_vma_node_offset_addr(&va->gem.obj->vma_node) : 0;
+					drm_vma_node_offset_addr(&va->gem.obj->vma_node) :
+					v->up ? v->up->uaddr : 0;
 
 				seq_printf(m, "  0x%llx 0x%llx %s 0x%llx 0x%llx r%c%c\n",
 					   va->va.addr, va->va.range,
-					   va->gem.obj ? "bo" : "sparse", key,
+					   va->gem.obj ? "bo" : v->up ? "userptr" : "sparse",
+					   key,
 					   /* (drm_gpuvm offsets sparse remnants too) */
-					   va->gem.obj ? va->gem.offset : 0,
+					   va->gem.obj || v->up ? va->gem.offset : 0,
 					   v->flags & VGPU_VM_BIND_READ_ONLY ? '-' : 'w',
 					   v->flags & VGPU_VM_BIND_NO_EXEC ? '-' : 'x');
 			}

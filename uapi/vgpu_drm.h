@@ -600,6 +600,7 @@ struct drm_vgpu_vm_destroy {
 #define VGPU_VM_BIND_OP_MAP 0u		/* map BO pages */
 #define VGPU_VM_BIND_OP_UNMAP 1u	/* unmap whatever lies in the range */
 #define VGPU_VM_BIND_OP_MAP_SPARSE 2u	/* map no memory: reads see 0 */
+#define VGPU_VM_BIND_OP_MAP_USERPTR 3u	/* map the caller's own memory */
 
 /* MAP and MAP_SPARSE: the GPU may not write (writes MMU-fault). */
 #define VGPU_VM_BIND_READ_ONLY (1u << 0)
@@ -610,14 +611,18 @@ struct drm_vgpu_vm_destroy {
 #define VGPU_VM_BIND_MAX_OPS 1024u	/* per VM_BIND; more: -E2BIG */
 /* The largest MAP_SPARSE range: each of its pages takes an entry. */
 #define VGPU_VM_BIND_MAX_SPARSE (1ull << 30)
+/* The largest MAP_USERPTR range (its pages are pinned). */
+#define VGPU_VM_BIND_MAX_USERPTR (1ull << 30)
 
 /**
  * struct drm_vgpu_vm_bind_op - one operation of a VM_BIND
  * @op:        VGPU_VM_BIND_OP_*
- * @flags:     VGPU_VM_BIND_* (MAP, MAP_SPARSE; UNMAP: must be 0)
+ * @flags:     VGPU_VM_BIND_* (the MAP ops; UNMAP: must be 0)
  * @handle:    MAP: the GEM handle of the BO (-ENOENT if none); else 0
  * @pad:       must be 0
- * @bo_offset: MAP: byte offset in the BO of the page mapped at @va; else 0
+ * @bo_offset: MAP: byte offset in the BO of the page mapped at @va;
+ *             MAP_USERPTR: the address, in the calling process, of the
+ *             memory mapped at @va; else 0
  * @va:        first GPU virtual address
  * @range:     bytes
  *
@@ -639,6 +644,19 @@ struct drm_vgpu_vm_destroy {
  * uapi/vgpu_hw.h): the GPU reads zeros there, its writes are dropped, and
  * nothing faults.  A job that touches an address the VM does not map
  * takes an MMU fault with that address in its exception record (-EFAULT).
+ *
+ * MAP_USERPTR maps the calling process's own memory (anonymous or
+ * shared memory it can write, or only read with VGPU_VM_BIND_READ_ONLY),
+ * as xe's and amdgpu's userptr: the pages are pinned (FOLL_LONGTERM) and
+ * counted in the process's locked memory (RLIMIT_MEMLOCK, unless
+ * CAP_IPC_LOCK: -ENOMEM past it) until their last mapping goes.  The GPU
+ * sees the pages that were there at the bind: CPU and GPU stay coherent
+ * while the process keeps the memory mapped (fork copies pinned pages for
+ * the child, so the parent keeps them); after an munmap the GPU still
+ * reaches the old pages, never other memory.  -EFAULT when a page of the
+ * range cannot be pinned (not mapped, or read-only without
+ * VGPU_VM_BIND_READ_ONLY); ranges of at most VGPU_VM_BIND_MAX_USERPTR
+ * bytes (-E2BIG).
  */
 struct drm_vgpu_vm_bind_op {
 	__u32 op;

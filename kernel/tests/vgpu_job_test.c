@@ -1148,6 +1148,7 @@ static int vgpu_sched_test_init(struct kunit *test)
 	kref_init(&t->vf->refcount);
 	spin_lock_init(&t->vf->hist_lock);
 	t->vf->client_id = 7;
+	vgpu_file_vms_init(t->vf);
 	KUNIT_ASSERT_EQ(test, vgpu_hist_alloc(t->vf), 0);
 	t->vf->as = vgpu_as_create(vdev);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->vf->as);

@@ -1178,6 +1178,8 @@ TEST_F(job, tracepoints_job)
 	tfd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
 	ASSERT_LE(0, tfd);
 	close(tfd);
+	/* (an oops anywhere earlier turns tracing off: oops_enter()) */
+	ASSERT_EQ(0, sysfs_write(TRACEFS "/tracing_on", "1"));
 	ASSERT_EQ(0, sysfs_write(TRACEFS "/events/vgpu/enable", "1"));
 	test_submit(&self->s);
 	test_wait_bo(self->p.data_h);

@@ -9,6 +9,7 @@
  *                               page: each BO page carries its own tag,
  *                               an unmapped page faults at its exact VA
  *   sparse                      reads zeros, writes vanish, no fault
+ *   userptr                     the process's own pages, both ways
  *   read-only                   a store faults (permission)
  *   unmap with a job running    a synchronous unmap returns only after
  *                               the job; an asynchronous one waits for its
@@ -578,6 +579,102 @@ TEST_F(vm, destroyed_vm_lives_on_in_its_queue)
 	ASSERT_EQ(0, run(_metadata, self, 1, NULL, NULL, true));
 	EXPECT_EQ(0xa0000u, self->out[0]);
 	EXPECT_EQ(0, _test_queue_destroy(self->fd, self->q));
+}
+
+/* ---- userptr ---- */
+
+/* Anonymous memory of @pages pages whose page p starts with @tag | p. */
+static uint32_t *tagged_anon(uint32_t pages, uint32_t tag)
+{
+	uint8_t *p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	for (uint32_t i = 0; i < pages; i++)
+		*(uint32_t *)(p + i * PAGE) = tag | i;
+	return (uint32_t *)p;
+}
+
+static int vm_userptr(int fd, uint32_t vm, void *p, uint64_t va, uint64_t range,
+		      uint32_t flags)
+{
+	return vm_op(fd, vm, VGPU_VM_BIND_OP_MAP_USERPTR, 0, (uintptr_t)p, va,
+		     range, flags);
+}
+
+TEST_F(vm, userptr_is_the_process_memory)
+{
+	uint32_t *mem = tagged_anon(4, 0xc0000);
+
+	ASSERT_NE(NULL, mem);
+	load(_metadata, self, gather_src);
+	ASSERT_EQ(0, vm_userptr(self->fd, self->vm, mem, WIN_VA, 4 * PAGE, 0));
+	for (uint32_t i = 0; i < 4; i++)
+		self->list[i] = WIN_VA + i * PAGE;
+	ASSERT_EQ(0, run(_metadata, self, 4, NULL, NULL, true));
+	for (uint32_t i = 0; i < 4; i++)
+		EXPECT_EQ(0xc0000u | i, self->out[i]);
+	/* a CPU store after the bind is what the GPU reads next */
+	mem[PAGE / 4] = 0x12345;
+	ASSERT_EQ(0, run(_metadata, self, 4, NULL, NULL, true));
+	EXPECT_EQ(0x12345u, self->out[1]);
+
+	/* and the GPU's stores are in the process's memory */
+	vgpu_prog_unmap(&self->p);
+	self->p.data = NULL;
+	load(_metadata, self, scatter_src);
+	for (uint32_t i = 0; i < 4; i++)
+		self->list[i] = WIN_VA + i * PAGE + 4;
+	ASSERT_EQ(0, run(_metadata, self, 4, NULL, NULL, true));
+	for (uint32_t i = 0; i < 4; i++)
+		EXPECT_EQ(i + 1, mem[i * PAGE / 4 + 1]);
+
+	/* split: page 1 unmapped, the others still the process's */
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA + PAGE, PAGE));
+	vgpu_prog_unmap(&self->p);
+	self->p.data = NULL;
+	load(_metadata, self, gather_src);
+	self->list[0] = WIN_VA, self->list[1] = WIN_VA + 3 * PAGE;
+	ASSERT_EQ(0, run(_metadata, self, 2, NULL, NULL, true));
+	EXPECT_EQ(0xc0000u, self->out[0]);
+	EXPECT_EQ(0xc0003u, self->out[1]);
+
+	/* munmap: the GPU keeps the pages it had, and reads their last value */
+	mem[3 * PAGE / 4] = 0x777;
+	ASSERT_EQ(0, munmap(mem, 4 * PAGE));
+	ASSERT_EQ(0, run(_metadata, self, 2, NULL, NULL, true));
+	EXPECT_EQ(0x777u, self->out[1]);
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA, 4 * PAGE));
+}
+
+TEST_F(vm, userptr_errors)
+{
+	uint32_t *mem = tagged_anon(2, 0), *ro;
+	struct vgpu_exception_record exc;
+
+	ASSERT_NE(NULL, mem);
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	/* misaligned, handle set, too large, not mapped, read-only memory */
+	EXPECT_EQ(-EINVAL, vm_userptr(self->fd, self->vm, (char *)mem + 8, WIN_VA, PAGE, 0));
+	EXPECT_EQ(-EINVAL, vm_op(self->fd, self->vm, VGPU_VM_BIND_OP_MAP_USERPTR, 1,
+				 (uintptr_t)mem, WIN_VA, PAGE, 0));
+	EXPECT_EQ(-E2BIG, vm_userptr(self->fd, self->vm, mem, WIN_VA,
+				     VGPU_VM_BIND_MAX_USERPTR + PAGE, 0));
+	EXPECT_EQ(-EFAULT, vm_userptr(self->fd, self->vm, mem, WIN_VA, 64 * PAGE, 0));
+	EXPECT_EQ(-EFAULT, vm_userptr(self->fd, self->vm, (void *)PAGE, WIN_VA, PAGE, 0));
+	EXPECT_EQ(-EFAULT, vm_userptr(self->fd, self->vm, ro, WIN_VA, PAGE, 0));
+	/* read-only memory maps read-only, and a GPU store there faults */
+	ASSERT_EQ(0, vm_userptr(self->fd, self->vm, ro, WIN_VA, PAGE,
+				VGPU_VM_BIND_READ_ONLY));
+	load(_metadata, self, scatter_src);
+	self->list[0] = WIN_VA;
+	ASSERT_EQ(EFAULT, run(_metadata, self, 1, &exc, NULL, true));
+	EXPECT_EQ(WIN_VA, exc.addr);
+	EXPECT_EQ(VGPU_MMU_F_PERMISSION, exc.info[1]);
+	munmap(ro, PAGE);
+	munmap(mem, 2 * PAGE);
 }
 
 /* ---- 10k random binds against a model ---- */
