@@ -344,6 +344,7 @@ static int read_kernel(struct reader *r, uint32_t i, struct vgpu_obj_kernel *k)
 
 static int read_tables(struct reader *r, struct vgpu_object *o)
 {
+	uint32_t next = 0;	/* where the assembler puts the next kernel's */
 	int ret = 0;
 
 	for (uint32_t i = 0; i < o->nparams && !ret; i++)
@@ -352,11 +353,25 @@ static int read_tables(struct reader *r, struct vgpu_object *o)
 		ret = read_kernel(r, i, &o->kernels[i]);
 		if (!ret)
 			ret = check_params(r, o, &o->kernels[i]);
+		/*
+		 * Each kernel's parameters follow the previous kernel's, as
+		 * the assembler writes them: none shared, none left over.
+		 */
+		if (!ret && o->kernels[i].first_param != next)
+			ret = bad(r->err, r->errlen,
+				  "kernel '%s': parameters from %" PRIu32
+				  " (the layout puts them at %" PRIu32 ")",
+				  o->kernels[i].name, o->kernels[i].first_param, next);
+		next += o->kernels[i].nparams;
 		for (uint32_t j = 0; j < i && !ret; j++)
 			if (!strcmp(o->kernels[j].name, o->kernels[i].name))
 				ret = bad(r->err, r->errlen, "duplicate kernel '%s'",
 					  o->kernels[i].name);
 	}
+	if (!ret && next != o->nparams)
+		ret = bad(r->err, r->errlen,
+			  "%" PRIu32 " parameters belong to no kernel",
+			  o->nparams - next);
 	return ret;
 }
 

@@ -1818,6 +1818,8 @@ TEST(object_read_rejects_corruption)
 		      "kernel 'k1': 16 bytes of local memory and 0 local parameters (want one)");
 	expect_reject(_metadata, buf, len, k0, 0, "kernel 0: bad name");
 	expect_reject(_metadata, buf, len, k0 + 56, 0x00316b, "duplicate kernel 'k1'");
+	/* the second kernel's parameters where the first's are */
+	expect_reject(_metadata, buf, len, k0 + 56 + 44, 0, "(the layout puts them at ");
 	expect_reject(_metadata, buf, len, p0 + 36, 8, "type 1 with size 8");
 	expect_reject(_metadata, buf, len, p0 + 40, 4, "type 4 with size 4");
 	expect_reject(_metadata, buf, len, p0 + 40, 9, "type 9 with size 4");
