@@ -11,7 +11,9 @@
 #                                               the driver's kselftests
 #   (then every vgpu-pci device is bound)
 #   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N \
-#   ./run_kselftest.sh -t vgpu:test_libvgpu     the library on the device
+#   ./run_kselftest.sh -t vgpu:test_libvgpu -t vgpu:vgpu_multi
+#                                               the library on the devices,
+#                                               and the two-device tests
 #
 # each program under the timeout of vgpu/settings (times
 # VGPU_TIMEOUT_SCALE, through run_kselftest.sh -o).  The results are the
@@ -261,7 +263,7 @@ for d in \$others; do
 	echo \$d > /sys/bus/pci/drivers_probe
 done
 echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound\"
-VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev ./run_kselftest.sh $override -t vgpu:test_libvgpu
+VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev ./run_kselftest.sh $override -t vgpu:test_libvgpu -t vgpu:vgpu_multi
 echo \"VGPU-LIBTEST-RC: \$?\"
 VGPU_BACKEND=drm ./run_kselftest.sh $override -t vgpu:test_ptx
 cd /"
@@ -444,7 +446,7 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm test_libvgpu test_ptx; do
+for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_multi test_libvgpu test_ptx; do
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
 	# the failed tests, by name
