@@ -78,16 +78,39 @@ extern unsigned int vgpu_ban_after;
 struct vgpu_device;
 struct vgpu_vm;
 
+/*
+ * A BO reference (or, @obj NULL, memory of @free's) that waits on
+ * vgpu_as.deferred until no job of the address space runs
+ * (vgpu_as_defer()); then @free frees its container.
+ */
+struct vgpu_deferred {
+	struct list_head link;
+	struct drm_gem_object *obj;
+	void (*free)(struct vgpu_deferred *d);
+};
+
 /**
  * struct vgpu_pt - one 4 KiB page-table page and its software shadow
  * @cpu:   the table as the device reads it (coherent DMA memory)
  * @dma:   its bus address (guest physical: no IOMMU in front of the device)
  * @child: next-level tables (NULL for leaves), allocated on demand
+ * @used:  valid entries: a table (not the root) that has none is freed
+ * @vdev:  the device of its DMA memory
+ * @dfr:   a freed table while a job may still walk it; its link also
+ *         holds it in a &vgpu_pt_pool
  */
 struct vgpu_pt {
 	__le64 *cpu;
 	dma_addr_t dma;
 	struct vgpu_pt **child;
+	u32 used;
+	struct vgpu_device *vdev;
+	struct vgpu_deferred dfr;
+};
+
+/* Tables reserved for a bind (vgpu_pt_pool_fill()), by level (0: leaves). */
+struct vgpu_pt_pool {
+	struct list_head free[VGPU_PT_LEVELS - 1];
 };
 
 /**
@@ -114,6 +137,7 @@ struct vgpu_as {
 	struct list_head deferred;
 	u32 ndeferred;
 	u64 deferred_total;
+	u64 tables_freed;	/* page tables freed since it was created */
 };
 
 struct vgpu_job_result {
@@ -354,17 +378,6 @@ struct vgpu_bo {
 
 #define VGPU_BO_RESIDENT 0
 
-/*
- * A BO reference (or, @obj NULL, memory of @free's) that waits on
- * vgpu_as.deferred until no job of the address space runs
- * (vgpu_as_defer()); then @free frees its container.
- */
-struct vgpu_deferred {
-	struct list_head link;
-	struct drm_gem_object *obj;
-	void (*free)(struct vgpu_deferred *d);
-};
-
 struct vgpu_mapping {
 	struct list_head link;
 	struct vgpu_deferred dfr;
@@ -410,9 +423,13 @@ int vgpu_as_map(struct vgpu_as *as, struct drm_mm_node *node,
 void vgpu_as_unmap(struct vgpu_as *as, struct drm_mm_node *node);
 bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
 		   struct vgpu_deferred *d);
-int vgpu_as_prealloc(struct vgpu_as *as, u64 va, u64 size);
+void vgpu_pt_pool_init(struct vgpu_pt_pool *pool);
+int vgpu_pt_pool_fill(struct vgpu_as *as, struct vgpu_pt_pool *pool, u64 va,
+		      u64 size);
+void vgpu_pt_pool_fini(struct vgpu_pt_pool *pool);
 void vgpu_as_write_range(struct vgpu_as *as, u64 va, u64 size,
-			 struct sg_table *sgt, u64 offset, u32 flags);
+			 struct sg_table *sgt, u64 offset, u32 flags,
+			 struct vgpu_pt_pool *pool);
 void vgpu_as_clear_range(struct vgpu_as *as, u64 va, u64 size);
 void vgpu_as_job_begin(struct vgpu_as *as);
 void vgpu_as_job_end(struct vgpu_as *as);

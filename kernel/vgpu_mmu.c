@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GPU address spaces: one per open file, each an entry of the device's
- * address-space table pointing at a four-level page table in the format of
- * uapi/vgpu_hw.h ("GPU MMU").  Tables live in coherent DMA memory and are
- * allocated on demand; they are freed with the address space, which jobs
- * keep alive while they run.
+ * GPU address spaces: each open file's VM 0 and each VM of VM_CREATE
+ * (vgpu_vm.c), an entry of the device's address-space table pointing at a
+ * four-level page table in the format of uapi/vgpu_hw.h ("GPU MMU").
+ * Tables live in coherent DMA memory charged to the caller's memory
+ * cgroup, allocated on demand (or, for a bind, reserved beforehand:
+ * vgpu_pt_pool_fill()); each counts its valid entries, and one left with
+ * none is unlinked and freed (the root stays) once no job can walk it:
+ * it waits on @deferred like an unmapped BO (below).
  *
  * TLB: the device caches translations.  Unmapping clears the PTEs and bumps
  * vdev->mmu_gen; a queue emits a TLB_INVALIDATE before the next launch it
@@ -32,18 +35,24 @@
 
 static_assert(sizeof(struct vgpu_cmd_tlb_invalidate) == VGPU_CMD_BYTES);
 
+/*
+ * Page-table memory is charged to the caller's memory cgroup: a client
+ * that maps at scattered addresses pays for the tables it makes.
+ */
 static int vgpu_pt_alloc(struct vgpu_device *vdev, struct vgpu_pt *pt,
 			 bool leaf)
 {
+	pt->vdev = vdev;
+	pt->used = 0;
 	pt->cpu = vgpu_should_fail() ? NULL :
 		  dma_alloc_coherent(vdev->drm.dev, VGPU_PAGE_SIZE, &pt->dma,
-				     GFP_KERNEL);
+				     GFP_KERNEL_ACCOUNT);
 	if (!pt->cpu)
 		return -ENOMEM;
 	pt->child = NULL;
 	if (!leaf) {
 		pt->child = kcalloc(VGPU_PT_ENTRIES, sizeof(*pt->child),
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT);
 		if (!pt->child) {
 			dma_free_coherent(vdev->drm.dev, VGPU_PAGE_SIZE,
 					  pt->cpu, pt->dma);
@@ -69,8 +78,92 @@ static void vgpu_pt_free(struct vgpu_device *vdev, struct vgpu_pt *pt)
 	dma_free_coherent(vdev->drm.dev, VGPU_PAGE_SIZE, pt->cpu, pt->dma);
 }
 
-/* The leaf entry for @va, allocating the tables on the way when @alloc. */
-static __le64 *vgpu_pte(struct vgpu_as *as, u64 va, bool alloc)
+/* A new, empty table that holds entries of @level (0: a leaf table). */
+static struct vgpu_pt *vgpu_pt_new(struct vgpu_device *vdev, int level)
+{
+	struct vgpu_pt *n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
+
+	if (n && vgpu_pt_alloc(vdev, n, level == 0)) {
+		kfree(n);
+		n = NULL;
+	}
+	return n;
+}
+
+/* A table freed with nothing in it (its children went before it). */
+static void vgpu_pt_free_deferred(struct vgpu_deferred *d)
+{
+	struct vgpu_pt *pt = container_of(d, struct vgpu_pt, dfr);
+
+	vgpu_pt_free(pt->vdev, pt);
+	kfree(pt);
+}
+
+/**
+ * vgpu_pt_pool_fill - reserve the page tables [@va, @va + @size) may need
+ * @as:   the address space (for its device)
+ * @pool: gets the tables, by level, for vgpu_as_write_range()
+ * @va:   page aligned
+ * @size: bytes, page aligned, not 0
+ *
+ * A bind applies its ops later, where it may allocate nothing: every
+ * table a range could lack, whatever the ops before it free, is reserved
+ * here.  vgpu_pt_pool_fini() frees what was not used.
+ *
+ * Return: 0 or -ENOMEM (what was reserved stays in @pool).
+ */
+int vgpu_pt_pool_fill(struct vgpu_as *as, struct vgpu_pt_pool *pool, u64 va,
+		      u64 size)
+{
+	int level;
+
+	for (level = 0; level < VGPU_PT_LEVELS - 1; level++) {
+		/* a table of @level covers 2^shift bytes */
+		unsigned int shift = VGPU_PAGE_SHIFT + 9 * (level + 1);
+		u64 n = ((va + size - 1) >> shift) - (va >> shift) + 1;
+
+		while (n--) {
+			struct vgpu_pt *pt = vgpu_pt_new(as->vdev, level);
+
+			if (!pt)
+				return -ENOMEM;
+			list_add(&pt->dfr.link, &pool->free[level]);
+			cond_resched();
+		}
+	}
+	return 0;
+}
+
+void vgpu_pt_pool_init(struct vgpu_pt_pool *pool)
+{
+	int level;
+
+	for (level = 0; level < VGPU_PT_LEVELS - 1; level++)
+		INIT_LIST_HEAD(&pool->free[level]);
+}
+
+void vgpu_pt_pool_fini(struct vgpu_pt_pool *pool)
+{
+	struct vgpu_pt *pt, *tmp;
+	int level;
+
+	for (level = 0; level < VGPU_PT_LEVELS - 1; level++) {
+		list_for_each_entry_safe(pt, tmp, &pool->free[level], dfr.link) {
+			list_del(&pt->dfr.link);
+			vgpu_pt_free(pt->vdev, pt);
+			kfree(pt);
+		}
+	}
+}
+
+/*
+ * The leaf table for @va, with the tables above it in @path[1..3] (@path
+ * may be NULL); a missing table comes from @pool, or is allocated when
+ * @alloc, else NULL.  Under @as->lock.
+ */
+static struct vgpu_pt *vgpu_walk(struct vgpu_as *as, u64 va, bool alloc,
+				 struct vgpu_pt_pool *pool,
+				 struct vgpu_pt **path)
 {
 	struct vgpu_pt *pt = &as->root;
 	int level;
@@ -78,23 +171,87 @@ static __le64 *vgpu_pte(struct vgpu_as *as, u64 va, bool alloc)
 	for (level = VGPU_PT_LEVELS - 1; level > 0; level--) {
 		unsigned int idx = VGPU_PT_INDEX(va, level);
 
+		if (path)
+			path[level] = pt;
 		if (!pt->child[idx]) {
-			struct vgpu_pt *n;
+			struct vgpu_pt *n = NULL;
 
-			if (!alloc)
-				return NULL;
-			n = kzalloc(sizeof(*n), GFP_KERNEL);
-			if (!n || vgpu_pt_alloc(as->vdev, n, level == 1)) {
-				kfree(n);
-				return NULL;
+			if (pool) {
+				n = list_first_entry_or_null(&pool->free[level - 1],
+							     struct vgpu_pt, dfr.link);
+				if (n)
+					list_del(&n->dfr.link);
+			} else if (alloc) {
+				n = vgpu_pt_new(as->vdev, level - 1);
 			}
+			if (!n)
+				return NULL;
 			pt->child[idx] = n;
 			pt->cpu[idx] = cpu_to_le64(VGPU_PTE_VALID |
 						   (n->dma & VGPU_PTE_ADDR_MASK));
+			pt->used++;
 		}
 		pt = pt->child[idx];
 	}
-	return &pt->cpu[VGPU_PT_INDEX(va, 0)];
+	if (path)
+		path[0] = pt;
+	return pt;
+}
+
+/* The leaf entry for @va, allocating the tables on the way when @alloc (KUnit). */
+static __maybe_unused __le64 *vgpu_pte(struct vgpu_as *as, u64 va, bool alloc)
+{
+	struct vgpu_pt *leaf = vgpu_walk(as, va, alloc, NULL, NULL);
+
+	return leaf ? &leaf->cpu[VGPU_PT_INDEX(va, 0)] : NULL;
+}
+
+/* Set @va's entry in its leaf table @leaf (counting the valid ones). */
+static void vgpu_pte_set(struct vgpu_pt *leaf, u64 va, u64 val)
+{
+	__le64 *e = &leaf->cpu[VGPU_PT_INDEX(va, 0)];
+
+	if (!*e)
+		leaf->used++;
+	*e = cpu_to_le64(val);
+}
+
+/*
+ * Clear @va's entry.  A table left empty is unlinked and freed, and so is
+ * each table above it that this leaves empty (never the root): at once
+ * when no job of @as runs, else once none does (a job may still walk it,
+ * TLB or not).  Under @as->lock.
+ */
+static void vgpu_pte_clear(struct vgpu_as *as, u64 va)
+{
+	struct vgpu_pt *path[VGPU_PT_LEVELS], *child;
+	__le64 *e;
+	int level;
+
+	child = vgpu_walk(as, va, false, NULL, path);
+	if (!child)
+		return;
+	e = &child->cpu[VGPU_PT_INDEX(va, 0)];
+	if (!*e)
+		return;
+	*e = 0;
+	if (--child->used)
+		return;
+	for (level = 1; level < VGPU_PT_LEVELS; level++) {
+		struct vgpu_pt *parent = path[level];
+		unsigned int idx = VGPU_PT_INDEX(va, level);
+
+		parent->cpu[idx] = 0;
+		parent->child[idx] = NULL;
+		parent->used--;
+		child->dfr.free = vgpu_pt_free_deferred;
+		if (!vgpu_as_defer(as, NULL, &child->dfr))
+			vgpu_pt_free_deferred(&child->dfr);
+		as->tables_freed++;
+		if (level == VGPU_PT_LEVELS - 1 || parent->used)
+			break;
+		child = parent;
+	}
 }
 
 struct vgpu_as *vgpu_as_create(struct vgpu_device *vdev)
@@ -159,12 +316,8 @@ static void vgpu_as_clear_range_locked(struct vgpu_as *as, u64 va, u64 size)
 {
 	u64 end = va + size;
 
-	for (; va < end; va += PAGE_SIZE) {
-		__le64 *pte = vgpu_pte(as, va, false);
-
-		if (pte)
-			*pte = 0;
-	}
+	for (; va < end; va += PAGE_SIZE)
+		vgpu_pte_clear(as, va);
 	/* Before the pages can be reused, the next launch flushes the TLB. */
 	atomic_inc(&as->vdev->mmu_gen);
 }
@@ -189,67 +342,42 @@ static u64 vgpu_pte_prot(u32 bo_flags)
 }
 
 /**
- * vgpu_as_prealloc - allocate the page tables [@va, @va + @size) needs
- * @as:   the address space
- * @va:   page aligned
- * @size: bytes, page aligned
- *
- * So that vgpu_as_write_range() cannot fail.  Tables stay until the
- * address space goes.
- *
- * Return: 0 or -ENOMEM (tables allocated so far stay, empty).
- */
-int vgpu_as_prealloc(struct vgpu_as *as, u64 va, u64 size)
-{
-	u64 end = va + size, leaf = 1ull << (VGPU_PAGE_SHIFT + 9);
-	int ret = 0;
-
-	mutex_lock(&as->lock);
-	for (; va < end; va = (va & ~(leaf - 1)) + leaf) {
-		if (!vgpu_pte(as, va, true)) {
-			ret = -ENOMEM;
-			break;
-		}
-		cond_resched();
-	}
-	mutex_unlock(&as->lock);
-	return ret;
-}
-
-/**
  * vgpu_as_write_range - point [@va, @va + @size) at pages
- * @as:     the address space, its tables allocated (vgpu_as_prealloc())
+ * @as:     the address space
  * @va:     page aligned
  * @size:   bytes, page aligned
  * @sgt:    the pages (DMA-mapped), or NULL for NULL leaves (VGPU_PTE_NULL:
  *          reads see zeros, writes are dropped)
  * @offset: byte offset into @sgt of the page mapped at @va (page aligned)
  * @flags:  VGPU_BO_READ_ONLY, VGPU_BO_NO_EXEC
+ * @pool:   the tables the range may lack (vgpu_pt_pool_fill()): this
+ *          allocates nothing (a bind's run_job)
  */
 void vgpu_as_write_range(struct vgpu_as *as, u64 va, u64 size,
-			 struct sg_table *sgt, u64 offset, u32 flags)
+			 struct sg_table *sgt, u64 offset, u32 flags,
+			 struct vgpu_pt_pool *pool)
 {
 	u64 prot = vgpu_pte_prot(flags), end = va + size;
 	struct sg_dma_page_iter iter;
-	__le64 *pte;
+	struct vgpu_pt *leaf;
 
 	mutex_lock(&as->lock);
 	if (!sgt) {
 		for (; va < end; va += PAGE_SIZE) {
-			pte = vgpu_pte(as, va, false);
-			if (WARN_ON(!pte))
+			leaf = vgpu_walk(as, va, false, pool, NULL);
+			if (WARN_ON(!leaf))
 				break;
-			*pte = cpu_to_le64(prot | VGPU_PTE_NULL);
+			vgpu_pte_set(leaf, va, prot | VGPU_PTE_NULL);
 		}
 	} else {
 		for_each_sgtable_dma_page(sgt, &iter, offset >> PAGE_SHIFT) {
 			if (va >= end)
 				break;
-			pte = vgpu_pte(as, va, false);
-			if (WARN_ON(!pte))
+			leaf = vgpu_walk(as, va, false, pool, NULL);
+			if (WARN_ON(!leaf))
 				break;
-			*pte = cpu_to_le64(prot | (sg_page_iter_dma_address(&iter) &
-						   VGPU_PTE_ADDR_MASK));
+			vgpu_pte_set(leaf, va, prot | (sg_page_iter_dma_address(&iter) &
+						       VGPU_PTE_ADDR_MASK));
 			va += PAGE_SIZE;
 		}
 	}
@@ -314,16 +442,16 @@ int vgpu_as_fill(struct vgpu_as *as, struct drm_mm_node *node,
 	end = (node->start + node->size - 1) << PAGE_SHIFT;	/* the guard */
 	for_each_sgtable_dma_page(sgt, &iter, 0) {
 		dma_addr_t pa = sg_page_iter_dma_address(&iter);
-		__le64 *pte;
+		struct vgpu_pt *leaf;
 
 		if (va >= end)
 			break;
-		pte = vgpu_pte(as, va, true);
-		if (!pte) {
+		leaf = vgpu_walk(as, va, true, NULL, NULL);
+		if (!leaf) {
 			ret = -ENOMEM;
 			break;
 		}
-		*pte = cpu_to_le64(prot | (pa & VGPU_PTE_ADDR_MASK));
+		vgpu_pte_set(leaf, va, prot | (pa & VGPU_PTE_ADDR_MASK));
 		va += PAGE_SIZE;
 	}
 	if (ret)

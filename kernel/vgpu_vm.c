@@ -23,12 +23,14 @@
  * every BO, gets its pages and its &drm_gpuvm_bo, allocates the page
  * tables of every range and three &vgpu_vma per op (the most one op can
  * use: a new mapping and the two remnants of a split) before the job is
- * pushed.  A bind that fails these checks changes nothing.
+ * pushed, and reserves every page table its ranges could lack (the ops
+ * before may free tables: a table left empty is freed, vgpu_mmu.c).  A
+ * bind that fails these checks changes nothing.
  *
  * Memory safety: a mapping removed while a job of the VM runs may still
  * sit in that job's TLB (vgpu_mmu.c): its BO reference goes on the
- * address space's deferred list (vgpu_as_defer()) until no job runs.
- * Page tables stay until the VM goes.
+ * address space's deferred list (vgpu_as_defer()) until no job runs, as
+ * does a page table left empty.
  *
  * Lifetimes: the file's table, every queue created in the VM and every
  * bind job hold a reference (&vgpu_vm.refcount; a job holds its queue).
@@ -141,6 +143,7 @@ struct vgpu_bind_op {
  * @cur:   the op run_job applies
  * @spare: preallocated &vgpu_vma, three per op
  * @dead:  mappings run_job removed, released by free_job
+ * @pool:  page tables reserved for the ranges it maps
  */
 struct vgpu_bind {
 	struct drm_sched_job base;
@@ -150,6 +153,7 @@ struct vgpu_bind {
 	struct vgpu_bind_op *cur;
 	struct list_head spare;
 	struct list_head dead;
+	struct vgpu_pt_pool pool;
 };
 
 #define to_vgpu_bind(j) container_of(j, struct vgpu_bind, base)
@@ -500,7 +504,7 @@ static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
 	}
 	vgpu_as_write_range(b->vm->as, op->map.va.addr, op->map.va.range,
 			    o->up ? &o->up->sgt : o->sgt, op->map.gem.offset,
-			    v->flags);
+			    v->flags, &b->pool);
 	return 0;
 }
 
@@ -611,6 +615,7 @@ static void vgpu_bind_free(struct vgpu_bind *b)
 	kvfree(b->ops);
 	list_for_each_entry_safe(v, tmp, &b->spare, link)
 		kfree(v);
+	vgpu_pt_pool_fini(&b->pool);
 	vgpu_vm_release_dead(b->vm->as, &b->dead);
 	vgpu_vm_put(b->vm);
 	kfree(b);
@@ -810,7 +815,7 @@ static int vgpu_bind_op_prepare(struct vgpu_bind *b, struct drm_file *file,
 		}
 		break;
 	}
-	return vgpu_as_prealloc(vm->as, u->va, u->range);
+	return vgpu_pt_pool_fill(vm->as, &b->pool, u->va, u->range);
 }
 
 static int vgpu_bind_prepare(struct vgpu_bind *b, struct drm_file *file,
@@ -871,6 +876,7 @@ static int vgpu_vm_bind(struct vgpu_vm *vm, struct drm_file *file,
 	b->vm = vm;		/* the caller's reference */
 	INIT_LIST_HEAD(&b->spare);
 	INIT_LIST_HEAD(&b->dead);
+	vgpu_pt_pool_init(&b->pool);
 	ret = drm_sched_job_init(&b->base, &vm->entity, 1, vm, file->client_id);
 	if (ret) {
 		vgpu_bind_free(b);

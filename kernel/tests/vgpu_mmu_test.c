@@ -398,6 +398,75 @@ static void vgpu_mmu_pte_lookup_no_alloc(struct kunit *test)
 	vgpu_as_put(as);
 }
 
+/*
+ * Unmapping the last page of a table frees it, and the tables above it
+ * that it leaves empty, never the root; while a job of the address space
+ * runs they wait on the deferred list (the device may still walk them).
+ */
+static void vgpu_mmu_empty_tables_freed(struct kunit *test)
+{
+	const u32 pages = 600;	/* from 1 MiB: two leaf tables */
+	struct vgpu_as *as = vgpu_test_as(test);
+	struct drm_mm_node a = {}, b = {};
+
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &a, vgpu_test_sgt(test, 1ull << 32, pages),
+					  (u64)pages * PAGE_SIZE, 0), 0);
+	KUNIT_ASSERT_NOT_NULL(test, as->root.child[0]);
+	KUNIT_EXPECT_EQ(test, as->root.used, 1);
+	KUNIT_EXPECT_EQ(test, as->root.child[0]->child[0]->used, 2);
+	KUNIT_EXPECT_EQ(test, as->root.child[0]->child[0]->child[0]->used, 256);
+	vgpu_as_unmap(as, &a);
+	/* two leaf tables, the level-1 and the level-2 table above them */
+	KUNIT_EXPECT_EQ(test, as->tables_freed, 4);
+	KUNIT_EXPECT_NULL(test, as->root.child[0]);
+	KUNIT_EXPECT_EQ(test, as->root.used, 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(as->root.cpu[0]), 0);
+
+	/* a job runs: the tables wait for its end */
+	KUNIT_ASSERT_EQ(test, vgpu_as_map(as, &b, vgpu_test_sgt(test, 1ull << 32, 1),
+					  PAGE_SIZE, 0), 0);
+	vgpu_as_job_begin(as);
+	vgpu_as_unmap(as, &b);
+	KUNIT_EXPECT_EQ(test, as->tables_freed, 7);
+	KUNIT_EXPECT_EQ(test, as->ndeferred, 3);
+	KUNIT_EXPECT_NULL(test, as->root.child[0]);
+	vgpu_as_job_end(as);
+	KUNIT_EXPECT_EQ(test, as->ndeferred, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&as->deferred));
+	vgpu_as_put(as);
+}
+
+/* A pool holds every table a range could need; writing takes from it. */
+static void vgpu_mmu_pool_covers_range(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+	u64 va = (1ull << 30) - PAGE_SIZE;	/* one page each side of 1 GiB */
+	struct vgpu_pt_pool pool;
+	struct vgpu_pt *pt;
+	u32 n[3] = {};
+	int level;
+
+	vgpu_pt_pool_init(&pool);
+	KUNIT_ASSERT_EQ(test, vgpu_pt_pool_fill(as, &pool, va, 2 * PAGE_SIZE), 0);
+	for (level = 0; level < 3; level++)
+		list_for_each_entry(pt, &pool.free[level], dfr.link)
+			n[level]++;
+	KUNIT_EXPECT_EQ(test, n[0], 2);	/* two 2 MiB regions */
+	KUNIT_EXPECT_EQ(test, n[1], 2);	/* two 1 GiB regions */
+	KUNIT_EXPECT_EQ(test, n[2], 1);	/* one 512 GiB region */
+	vgpu_as_write_range(as, va, 2 * PAGE_SIZE, NULL, 0, 0, &pool);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va) & VGPU_PTE_NULL, VGPU_PTE_NULL);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va + PAGE_SIZE) & VGPU_PTE_NULL,
+			VGPU_PTE_NULL);
+	/* all five used: the level-2 table was missing too */
+	for (level = 0; level < 3; level++)
+		KUNIT_EXPECT_TRUE(test, list_empty(&pool.free[level]));
+	vgpu_as_clear_range(as, va, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, as->tables_freed, 5);
+	vgpu_pt_pool_fini(&pool);
+	vgpu_as_put(as);
+}
+
 static struct kunit_case vgpu_mmu_cases[] = {
 	KUNIT_CASE(vgpu_mmu_as_table_entry),
 	KUNIT_CASE(vgpu_mmu_asids_run_out),
@@ -412,6 +481,8 @@ static struct kunit_case vgpu_mmu_cases[] = {
 	KUNIT_CASE(vgpu_mmu_walk_top_of_va),
 	KUNIT_CASE(vgpu_mmu_va_space_full),
 	KUNIT_CASE(vgpu_mmu_pte_lookup_no_alloc),
+	KUNIT_CASE(vgpu_mmu_empty_tables_freed),
+	KUNIT_CASE(vgpu_mmu_pool_covers_range),
 	{}
 };
 

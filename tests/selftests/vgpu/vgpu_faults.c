@@ -99,7 +99,7 @@ FIXTURE_TEARDOWN(faults)
 		close(self->fd);
 	if (!self->reloaded || module_path(ko, sizeof(ko)))
 		return;
-	EXPECT_EQ(0, module_unload());
+	EXPECT_EQ(0, module_unload_settled());
 	EXPECT_EQ(0, module_load(ko, self->params));
 }
 
@@ -501,18 +501,6 @@ FIXTURE_TEARDOWN(lifecycle)
 		EXPECT_EQ(0, module_load(self->ko, self->params));
 }
 
-/* rmmod, retried while the last files of killed clients close. */
-static int module_unload_settled(void)
-{
-	int ret = -EBUSY, i;
-
-	for (i = 0; i < 500 && ret; i++) {
-		ret = module_unload();
-		if (ret)
-			usleep(10000);
-	}
-	return ret;
-}
 
 /*
  * VGPU_LIFECYCLE times (default 100, divided by VGPU_TIMEOUT_SCALE): load

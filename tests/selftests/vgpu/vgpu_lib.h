@@ -419,6 +419,23 @@ static inline int module_unload(void)
 	return syscall(__NR_delete_module, "vgpu", O_NONBLOCK) ? -errno : 0;
 }
 
+/*
+ * rmmod, retried for up to 5 s while the last references go: files of
+ * clients that just exited, and what their teardown finishes on
+ * workqueues (a VM's last bind, a dma-buf an import still held).
+ */
+static inline int module_unload_settled(void)
+{
+	int ret = -EBUSY, i;
+
+	for (i = 0; i < 500 && ret; i++) {
+		ret = module_unload();
+		if (ret)
+			usleep(10000);
+	}
+	return ret;
+}
+
 /* The module parameters to load it again with, as it runs now. */
 static inline void module_params(char *buf, size_t len)
 {
@@ -529,7 +546,7 @@ static inline int module_reload_short_timeout(char *saved, size_t slen,
 	if (module_path(ko, klen))
 		return -ENOENT;
 	module_params(saved, slen);
-	ret = module_unload();
+	ret = module_unload_settled();
 	return ret ?: module_load(ko, param);
 }
 

@@ -118,16 +118,22 @@ static bool pair_setup(struct __test_metadata *_metadata, struct pair *self,
 
 		if (ret == -ENOENT)
 			SKIP(return false, "no vgpu.ko to reload");
-		if (ret)
+		if (ret) {
+			TH_LOG("reloading vgpu.ko: %s", strerror(-ret));
 			return false;
+		}
 		self->reloaded = true;
 		if (reload == 2 &&
-		    sysfs_write("/sys/module/vgpu/parameters/queue_reset", "0"))
+		    sysfs_write("/sys/module/vgpu/parameters/queue_reset", "0")) {
+			TH_LOG("queue_reset=0: %s", strerror(errno));
 			return false;
+		}
 	}
 	self->fa = open_vgpu_after(-1, &ma);
-	if (self->fa < 0)
+	if (self->fa < 0) {
+		TH_LOG("no vgpu render node");
 		return false;
+	}
 	self->fb = open_vgpu_after(ma, &mb);
 	if (self->fb < 0)
 		SKIP(return false, "one vgpu device");
@@ -174,8 +180,7 @@ static void pair_teardown(struct pair *self)
 	if (self->fb >= 0)
 		close(self->fb);
 	if (self->reloaded) {
-		usleep(100 * 1000);
-		if (module_unload() || module_load(self->ko, self->saved))
+		if (module_unload_settled() || module_load(self->ko, self->saved))
 			fprintf(stderr, "vgpu_multi: could not restore vgpu.ko (%s)\n",
 				self->saved);
 	}

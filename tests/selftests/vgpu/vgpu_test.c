@@ -1556,7 +1556,7 @@ FIXTURE_TEARDOWN(reset)
 	if (!self->reloaded || module_path(ko, sizeof(ko)))
 		return;
 	/* the suite's parameters back (no file or mapping holds it now) */
-	EXPECT_EQ(0, module_unload());
+	EXPECT_EQ(0, module_unload_settled());
 	EXPECT_EQ(0, module_load(ko, self->params));
 }
 
