@@ -659,8 +659,17 @@ int vgpu_bind_sched_init(struct vgpu_device *vdev)
 
 void vgpu_bind_sched_fini(struct vgpu_device *vdev)
 {
-	if (vdev->bind_live)
+	struct drm_sched_job *sj, *tmp;
+
+	if (vdev->bind_live) {
 		drm_sched_fini(&vdev->bind_sched);
+		/* the binds whose free work had not run yet (all signalled) */
+		list_for_each_entry_safe(sj, tmp, &vdev->bind_sched.pending_list,
+					 list) {
+			list_del_init(&sj->list);
+			vgpu_bind_free_job(sj);
+		}
+	}
 	vdev->bind_live = false;
 }
 

@@ -455,11 +455,19 @@ static const char spin_src[] =
 	"  SHL R1, R0, 0x2 ;\n  IADD R2, R2, R1 ;\n  STG.32 [R2], R5 ;\n  EXIT ;\n";
 
 /*
- * A client: a store job and a long one, a BO mapped, then it tells the
- * parent and waits to be killed.  Exit status 0 when it got that far.
+ * A client: a store job and a long one, a BO mapped, a VM with a queue, a
+ * BO bound and an unmap waiting on its bind queue for the long job, then
+ * it tells the parent and waits to be killed.  Exit status 0 when it got
+ * that far.
  */
 static int lifecycle_client(int ready_fd)
 {
+	struct drm_vgpu_vm_create vc = { 0 };
+	struct drm_vgpu_queue_create qc = { .priority = VGPU_QUEUE_PRIORITY_NORMAL };
+	struct drm_vgpu_vm_bind_op op = { .op = VGPU_VM_BIND_OP_MAP, .va = 0x40000000,
+					  .range = 4096 };
+	struct drm_vgpu_vm_bind bind = { .ops = (uintptr_t)&op, .op_count = 1 };
+	struct drm_vgpu_sync sync = { 0 };
 	struct drm_vgpu_submit s;
 	struct vgpu_prog p, sp;
 	uint32_t h[3], sh[3];
@@ -474,8 +482,30 @@ static int lifecycle_client(int ready_fd)
 		return 2;
 	*(uint64_t *)sp.param = sp.data_va;
 	vgpu_prog_submit_args(&sp, &s, sh, 2, 64);
+	if (_test_syncobj_create(fd, &sync.handle))
+		return 3;
+	s.out_syncs = (uintptr_t)&sync;
+	s.out_sync_count = 1;
 	if (_test_submit(fd, &s))
 		return 3;
+	/*
+	 * A VM with a queue, a BO mapped, and an unmap queued on its bind
+	 * queue behind the spinning job: the unbind finds a bind pending.
+	 */
+	if (vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_CREATE, &vc))
+		return 5;
+	qc.vm_id = vc.vm_id;
+	op.handle = p.data_h;
+	bind.vm_id = vc.vm_id;
+	if (vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &qc) ||
+	    vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_BIND, &bind))
+		return 6;
+	op = (struct drm_vgpu_vm_bind_op){ .op = VGPU_VM_BIND_OP_UNMAP,
+					   .va = 0x40000000, .range = 4096 };
+	bind.in_syncs = (uintptr_t)&sync;
+	bind.in_sync_count = 1;
+	if (vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_BIND, &bind))
+		return 7;
 	if (write(ready_fd, "r", 1) != 1)
 		return 4;
 	for (;;)

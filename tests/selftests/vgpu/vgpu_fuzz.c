@@ -14,7 +14,8 @@
  * queues, extensions, flags and pads; WAIT_BO, GET_JOB, QUEUE_CREATE
  * (in VM 0 or a VM), QUEUE_DESTROY, QUEUE_GET_STATE, VM_CREATE,
  * VM_DESTROY, VM_BIND with arrays of random, mostly well-formed ops,
- * synchronous and with syncs), DRM syncobjs (create, destroy, wait
+ * userptr ones on its own memory, synchronous and with syncs), DRM
+ * syncobjs (create, destroy, wait
  * with every flag, timeline wait, signal, timeline signal, reset, query,
  * transfer, eventfd, export and import as fd and as sync_file), PRIME
  * export and import, GEM close, flink and open, mmap and munmap of BO
@@ -88,6 +89,7 @@ struct fz {
 	uint32_t bo[NH], syncobj[NH], queue[NH], vm[NH], stale[NH];
 	uint64_t job[NH];
 	struct vgpu_prog prog;	/* a spinning kernel, loaded on fd[0] */
+	uint8_t *anon;		/* 16 pages of its own memory, for userptr binds */
 	bool prog_ok;
 	uint64_t ops, ok, errs;
 	unsigned long *kcov;	/* this thread's PC buffer, or NULL */
@@ -513,7 +515,7 @@ static void op_vm(struct fz *f)
 
 		for (uint32_t i = 0; i < 8; i++) {
 			o[i] = (struct drm_vgpu_vm_bind_op){
-				.op = pick(f, 8) ? pick(f, 3) : (uint32_t)rnd(f),
+				.op = pick(f, 8) ? pick(f, 4) : (uint32_t)rnd(f),
 				.flags = pick(f, 4) ? pick(f, 4) : (uint32_t)rnd(f),
 				.handle = handle(f, f->bo),
 				.bo_offset = 4096ull * pick(f, 4) + (pick(f, 16) ? 0 : 1),
@@ -524,6 +526,12 @@ static void op_vm(struct fz *f)
 			if (o[i].op != VGPU_VM_BIND_OP_MAP && pick(f, 4)) {
 				o[i].handle = 0;
 				o[i].bo_offset = 0;
+			}
+			/* userptr: its own memory, mostly, or any address */
+			if (o[i].op == VGPU_VM_BIND_OP_MAP_USERPTR && pick(f, 4)) {
+				o[i].bo_offset = pick(f, 8) ? (uintptr_t)f->anon + 4096ull * pick(f, 16)
+							    : rnd(f) & ~4095ull;
+				o[i].range = 4096ull * (1 + pick(f, 16));
 			}
 		}
 		if (!pick(f, 3)) {	/* asynchronous */
@@ -705,6 +713,10 @@ static int fz_init(struct fz *f, uint64_t seed)
 		if (f->fd[i] < 0)
 			return -1;
 	}
+	f->anon = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (f->anon == MAP_FAILED)
+		return -1;
 	f->prog_ok = !vgpu_prog_load(f->fd[0], &f->prog, spin_src, 4096);
 	if (f->prog_ok)
 		*(uint64_t *)f->prog.param = f->prog.data_va;

@@ -31,13 +31,16 @@ _Static_assert(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
 _Static_assert(sizeof(struct drm_vgpu_get_job) == 64, "get_job layout");
 _Static_assert(sizeof(struct drm_vgpu_queue_get_state) == 48, "queue state layout");
 
-/* Open the vgpu render node; *@minor (if not NULL) gets its number. */
-static inline int vgpu_open_render_minor(int *minor)
+/*
+ * Open the first vgpu render node after minor @after (-1: the first of
+ * all); *@minor (if not NULL) gets its number.
+ */
+static inline int vgpu_open_render_after(int after, int *minor)
 {
 	char path[64];
 	int i, fd;
 
-	for (i = 128; i < 192; i++) {
+	for (i = after < 128 ? 128 : after + 1; i < 192; i++) {
 		struct drm_version v = { 0 };
 		char name[16] = { 0 };
 
@@ -55,6 +58,12 @@ static inline int vgpu_open_render_minor(int *minor)
 		close(fd);
 	}
 	return -1;
+}
+
+/* Open the vgpu render node; *@minor (if not NULL) gets its number. */
+static inline int vgpu_open_render_minor(int *minor)
+{
+	return vgpu_open_render_after(-1, minor);
 }
 
 static inline int vgpu_open_render(void)

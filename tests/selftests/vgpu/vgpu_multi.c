@@ -39,31 +39,6 @@ static const char copy_src[] =
 	"  LDP.64 R2, [src] ;\n  LDP.64 R4, [dst] ;\n  LDG.32 R6, [R2] ;\n"
 	"  STG.32 [R4], R6 ;\n  EXIT ;\n";
 
-/* The first vgpu render node after minor @after (-1: the first). */
-static int open_vgpu_after(int after, int *minor)
-{
-	char path[64];
-
-	for (int i = after < 128 ? 128 : after + 1; i < 192; i++) {
-		struct drm_version v = { 0 };
-		char name[16] = { 0 };
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgpu")) {
-			*minor = i;
-			return fd;
-		}
-		close(fd);
-	}
-	return -1;
-}
-
 static int syncobj_to_sync_file(int fd, uint32_t h, int *out)
 {
 	struct drm_syncobj_handle a = {
@@ -129,12 +104,12 @@ static bool pair_setup(struct __test_metadata *_metadata, struct pair *self,
 			return false;
 		}
 	}
-	self->fa = open_vgpu_after(-1, &ma);
+	self->fa = vgpu_open_render_after(-1, &ma);
 	if (self->fa < 0) {
 		TH_LOG("no vgpu render node");
 		return false;
 	}
-	self->fb = open_vgpu_after(ma, &mb);
+	self->fb = vgpu_open_render_after(ma, &mb);
 	if (self->fb < 0)
 		SKIP(return false, "one vgpu device");
 

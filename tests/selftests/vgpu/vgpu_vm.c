@@ -485,6 +485,29 @@ static void *open_gate_later(void *arg)
 }
 
 /*
+ * The gate kernel's job on the VM's queue, not waited for: held until the
+ * CPU writes the page returned (mapped at WIN_VA + 16 pages), then it
+ * reads the tagged BO mapped at WIN_VA, one word per page of four.
+ */
+static uint32_t *gated_job(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(vm) *self, uint64_t *id)
+{
+	uint32_t a, g, *gate = NULL;
+
+	load(_metadata, self, gate_src);
+	EXPECT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
+	EXPECT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 4 * PAGE));
+	EXPECT_EQ(0, _test_bo_create(self->fd, PAGE, VGPU_BO_NO_EXEC, &g, NULL));
+	EXPECT_EQ(0, _test_bo_map(self->fd, g, PAGE, (void **)&gate));
+	EXPECT_EQ(0, vm_map(self->fd, self->vm, g, 0, WIN_VA + 16 * PAGE, PAGE));
+	self->list[0] = WIN_VA + 16 * PAGE;
+	for (uint32_t i = 0; i < 4; i++)
+		self->list[1 + i] = WIN_VA + i * PAGE;
+	EXPECT_EQ(0, run(_metadata, self, 4, NULL, id, false));
+	return gate;
+}
+
+/*
  * A job spins until the CPU opens its gate, then reads the window.  A
  * synchronous UNMAP of the window, made while it spins, returns only once
  * the job is done, and the job read the pages, not a fault.
@@ -495,18 +518,10 @@ TEST_F(vm, synchronous_unmap_waits_for_the_running_job)
 	struct opener o = { 0 };
 	pthread_t t;
 	uint64_t id;
-	uint32_t a, g, *gate;
+	uint32_t *gate;
 
-	load(_metadata, self, gate_src);
-	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
-	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 4 * PAGE));
-	ASSERT_EQ(0, _test_bo_create(self->fd, PAGE, VGPU_BO_NO_EXEC, &g, NULL));
-	ASSERT_EQ(0, _test_bo_map(self->fd, g, PAGE, (void **)&gate));
-	ASSERT_EQ(0, vm_map(self->fd, self->vm, g, 0, WIN_VA + 16 * PAGE, PAGE));
-	self->list[0] = WIN_VA + 16 * PAGE;
-	for (uint32_t i = 0; i < 4; i++)
-		self->list[1 + i] = WIN_VA + i * PAGE;
-	ASSERT_EQ(0, run(_metadata, self, 4, NULL, &id, false));
+	gate = gated_job(_metadata, self, &id);
+	ASSERT_NE(NULL, gate);
 	o.gate = gate;
 	ASSERT_EQ(0, pthread_create(&t, NULL, open_gate_later, &o));
 	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA, 4 * PAGE));
@@ -533,19 +548,11 @@ TEST_F(vm, asynchronous_unmap_runs_after_its_in_sync)
 	};
 	struct vgpu_exception_record exc;
 	struct drm_vgpu_get_job j;
-	uint32_t a, g, *gate, done;
+	uint32_t *gate, done;
 	uint64_t id;
 
-	load(_metadata, self, gate_src);
-	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
-	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 4 * PAGE));
-	ASSERT_EQ(0, _test_bo_create(self->fd, PAGE, VGPU_BO_NO_EXEC, &g, NULL));
-	ASSERT_EQ(0, _test_bo_map(self->fd, g, PAGE, (void **)&gate));
-	ASSERT_EQ(0, vm_map(self->fd, self->vm, g, 0, WIN_VA + 16 * PAGE, PAGE));
-	self->list[0] = WIN_VA + 16 * PAGE;
-	for (uint32_t i = 0; i < 4; i++)
-		self->list[1 + i] = WIN_VA + i * PAGE;
-	ASSERT_EQ(0, run(_metadata, self, 4, NULL, &id, false));
+	gate = gated_job(_metadata, self, &id);
+	ASSERT_NE(NULL, gate);
 	ASSERT_EQ(0, _test_syncobj_create(self->fd, &done));
 	in.handle = self->syncobj;	/* the job's out-sync */
 	out.handle = done;
