@@ -6,6 +6,7 @@
  *   vgpu_mmu.c      GPU address spaces in the device's format
  *   vgpu_vm.c       VMs managed by userspace: VM_CREATE/DESTROY/BIND on
  *                   drm_gpuvm, the bind queues
+ *   vgpu_userptr.c  pinned process memory for VM_BIND's MAP_USERPTR
  *   vgpu_queue.c    queue objects: QUEUE_CREATE/DESTROY/GET_STATE, priorities
  *   vgpu_job.c      SUBMIT, drm_sched backend, timeout and reset, GET_JOB
  *   vgpu_irq.c      MSI-X/INTx, completion records -> fences
@@ -433,6 +434,32 @@ void vgpu_as_write_range(struct vgpu_as *as, u64 va, u64 size,
 void vgpu_as_clear_range(struct vgpu_as *as, u64 va, u64 size);
 void vgpu_as_job_begin(struct vgpu_as *as);
 void vgpu_as_job_end(struct vgpu_as *as);
+
+/**
+ * struct vgpu_userptr - pinned pages of a process (MAP_USERPTR)
+ * @refcount: each mapping of them and the bind that pins them
+ * @dev:      the device they are DMA-mapped for
+ * @mm:       the process's mm (mmgrab: its locked_vm is unaccounted)
+ * @uaddr:    their address in the process
+ * @npages:   pages
+ * @pages:    the pinned pages
+ * @sgt:      the pages, DMA-mapped
+ * @write:    pinned for writing (dirtied when unpinned)
+ */
+struct vgpu_userptr {
+	struct kref refcount;
+	struct device *dev;
+	struct mm_struct *mm;
+	u64 uaddr;
+	unsigned long npages;
+	struct page **pages;
+	struct sg_table sgt;
+	bool write;
+};
+
+struct vgpu_userptr *vgpu_userptr_pin(struct device *dev, u64 uaddr,
+				     u64 size, bool write);
+void vgpu_userptr_put(struct vgpu_userptr *up);
 
 /* vgpu_vm.c */
 int vgpu_bind_sched_init(struct vgpu_device *vdev);

@@ -83,28 +83,6 @@ struct vgpu_vm {
 };
 
 /**
- * struct vgpu_userptr - pinned pages of a process (MAP_USERPTR)
- * @refcount: each mapping of them and the bind that pins them
- * @dev:      the device they are DMA-mapped for
- * @mm:       the process's mm (mmgrab: its locked_vm is unaccounted)
- * @uaddr:    their address in the process
- * @npages:   pages
- * @pages:    the pinned pages
- * @sgt:      the pages, DMA-mapped
- * @write:    pinned for writing (dirtied when unpinned)
- */
-struct vgpu_userptr {
-	struct kref refcount;
-	struct device *dev;
-	struct mm_struct *mm;
-	u64 uaddr;
-	unsigned long npages;
-	struct page **pages;
-	struct sg_table sgt;
-	bool write;
-};
-
-/**
  * struct vgpu_vma - a mapping of a VM
  * @base:  the drm_gpuva (no BO: sparse, or userptr when @up)
  * @flags: VGPU_VM_BIND_READ_ONLY, _NO_EXEC (with the BO's own)
@@ -166,89 +144,6 @@ static struct vgpu_vma *vgpu_vma_alloc(void)
 	if (v)
 		INIT_LIST_HEAD(&v->link);
 	return v;
-}
-
-static void vgpu_userptr_release(struct kref *kref)
-{
-	struct vgpu_userptr *up = container_of(kref, struct vgpu_userptr,
-					       refcount);
-
-	dma_unmap_sgtable(up->dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
-	sg_free_table(&up->sgt);
-	unpin_user_pages_dirty_lock(up->pages, up->npages, up->write);
-	account_locked_vm(up->mm, up->npages, false);
-	mmdrop(up->mm);
-	kvfree(up->pages);
-	kfree(up);
-}
-
-static void vgpu_userptr_put(struct vgpu_userptr *up)
-{
-	if (up)
-		kref_put(&up->refcount, vgpu_userptr_release);
-}
-
-/*
- * Pin @size bytes of the calling process at @uaddr (page aligned) and map
- * them for @dev's DMA.  -EFAULT when a page cannot be pinned for the
- * access, -ENOMEM past RLIMIT_MEMLOCK or without memory.
- */
-static struct vgpu_userptr *vgpu_userptr_pin(struct device *dev, u64 uaddr,
-					     u64 size, bool write)
-{
-	unsigned long n = size >> PAGE_SHIFT, pinned = 0;
-	struct vgpu_userptr *up;
-	int ret;
-
-	up = vgpu_should_fail() ? NULL : kzalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
-	if (!up)
-		return ERR_PTR(-ENOMEM);
-	up->pages = kvmalloc_array(n, sizeof(*up->pages), GFP_KERNEL_ACCOUNT);
-	if (!up->pages) {
-		kfree(up);
-		return ERR_PTR(-ENOMEM);
-	}
-	ret = account_locked_vm(current->mm, n, true);
-	if (ret)
-		goto err_free;
-	up->mm = current->mm;
-	mmgrab(up->mm);
-	while (pinned < n) {
-		ret = pin_user_pages_fast(uaddr + (pinned << PAGE_SHIFT),
-					  min(n - pinned, 512ul),
-					  FOLL_LONGTERM | (write ? FOLL_WRITE : 0),
-					  up->pages + pinned);
-		if (ret <= 0) {
-			ret = ret ?: -EFAULT;
-			goto err_unpin;
-		}
-		pinned += ret;
-	}
-	ret = sg_alloc_table_from_pages(&up->sgt, up->pages, n, 0, size,
-					GFP_KERNEL);
-	if (ret)
-		goto err_unpin;
-	ret = dma_map_sgtable(dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
-	if (ret) {
-		sg_free_table(&up->sgt);
-		goto err_unpin;
-	}
-	kref_init(&up->refcount);
-	up->dev = dev;
-	up->uaddr = uaddr;
-	up->npages = n;
-	up->write = write;
-	return up;
-
-err_unpin:
-	unpin_user_pages(up->pages, pinned);
-	account_locked_vm(up->mm, n, false);
-	mmdrop(up->mm);
-err_free:
-	kvfree(up->pages);
-	kfree(up);
-	/* a page that is not there, or not writable: the caller's fault */
-	return ERR_PTR(ret == -ENOMEM ? -ENOMEM : -EFAULT);
 }
 
 static void vgpu_vma_free_deferred(struct vgpu_deferred *d)
