@@ -45,10 +45,7 @@
  * across every put of a &drm_gpuvm_bo, which may drop the BO's last
  * other one.
  */
-#include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
-#include <linux/mm.h>
-#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
