@@ -28,9 +28,14 @@
  *     (code, pc, CTA, warp), the same warp-instruction count and the same
  *     memory; so does the first SM used again after a launch of another
  *     shape (no state left over, buffers grown right);
- *   - with preemption (byte 9), when the first run completed: the launch
- *     stopped every N warp-instructions, each stopped cluster saved,
- *     restored on the other SM, completes with the same memory.
+ *   - with preemption (byte 9), when the first run completed and the
+ *     program is defined (the same launch with VGPU_LAUNCH_SANITIZE
+ *     completes too): the launch stopped every N warp-instructions, each
+ *     stopped cluster saved, restored on the other SM, completes with the
+ *     same memory.  A program the sanitizer stops (a stale mbarrier
+ *     token, say) is undefined per PTX and may end differently under
+ *     another timing of its asynchronous copies, which a preemption's
+ *     drain changes.
  * Returns 0, or 1 after a message on stderr.
  */
 #ifndef VGPU_EXEC_ORACLE_H
@@ -237,6 +242,19 @@ static inline int exec_same(const struct exec_result *a,
 	return 0;
 }
 
+/* @c completes under the sanitizer: no undefined mbarrier or copy use. */
+static inline bool exec_defined(struct vgpu_sm *sm, const struct exec_case *c)
+{
+	struct exec_case cs = *c;
+	struct exec_result rs;
+
+	cs.l.flags |= VGPU_LAUNCH_SANITIZE;
+	if (exec_run(sm, NULL, &cs, &rs))
+		return false;
+	free(rs.mem);
+	return rs.rc == 0;
+}
+
 static inline int exec_oracle(const uint8_t *data, size_t size)
 {
 	struct exec_result r1, r2, r3, rp;
@@ -294,7 +312,7 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 		bad = exec_same(&r1, &r3, "the first SM again, after another launch");
 		free(r3.mem);
 	}
-	if (!bad && c.preempt_every && r1.rc == 0 &&
+	if (!bad && c.preempt_every && r1.rc == 0 && exec_defined(sm[0], &c) &&
 	    !exec_run(sm[0], sm[1], &c, &rp)) {
 		if (rp.rc)
 			bad = ORACLE_FAIL("preempted every %llu: ended %d (%s), unpreempted 0\n",
