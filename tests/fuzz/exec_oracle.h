@@ -29,10 +29,11 @@
  *     memory; so does the first SM used again after a launch of another
  *     shape (no state left over, buffers grown right);
  *   - with preemption (byte 9), when the first run completed and the
- *     program is defined (the same launch with VGPU_LAUNCH_SANITIZE
- *     completes too): the launch stopped every N warp-instructions, each
- *     stopped cluster saved, restored on the other SM, completes with the
- *     same memory.  A program the sanitizer stops (a stale mbarrier
+ *     program is defined and race-free as far as a test can tell (the
+ *     same launch with VGPU_LAUNCH_SANITIZE completes too, and two other
+ *     random interleavings give the same memory): the launch stopped
+ *     every N warp-instructions, each stopped cluster saved, restored on
+ *     the other SM, completes with the same memory.  A program the sanitizer stops (a stale mbarrier
  *     token, say) is undefined per PTX and may end differently under
  *     another timing of its asynchronous copies, which a preemption's
  *     drain changes.
@@ -242,17 +243,35 @@ static inline int exec_same(const struct exec_result *a,
 	return 0;
 }
 
-/* @c completes under the sanitizer: no undefined mbarrier or copy use. */
-static inline bool exec_defined(struct vgpu_sm *sm, const struct exec_case *c)
+/*
+ * @c completes under the sanitizer (no undefined mbarrier or copy use),
+ * and under two other random interleavings it completes with the memory
+ * @mem of the first run: its result does not depend on the schedule (a
+ * race between warps or CTAs would make a preempted run differ too).
+ */
+static inline bool exec_defined(struct vgpu_sm *sm, const struct exec_case *c,
+				const uint8_t *mem)
 {
 	struct exec_case cs = *c;
 	struct exec_result rs;
+	bool same = true;
 
 	cs.l.flags |= VGPU_LAUNCH_SANITIZE;
 	if (exec_run(sm, NULL, &cs, &rs))
 		return false;
 	free(rs.mem);
-	return rs.rc == 0;
+	if (rs.rc)
+		return false;
+	for (int i = 1; i <= 2 && same; i++) {
+		cs = *c;
+		cs.l.flags |= VGPU_LAUNCH_RANDOM_SCHED;
+		cs.l.seed = c->l.seed + 0x9e3779b9u * (uint32_t)i;
+		if (exec_run(sm, NULL, &cs, &rs))
+			return false;
+		same = rs.rc == 0 && !memcmp(rs.mem, mem, EXEC_GMEM_SPAN);
+		free(rs.mem);
+	}
+	return same;
 }
 
 static inline int exec_oracle(const uint8_t *data, size_t size)
@@ -312,7 +331,7 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 		bad = exec_same(&r1, &r3, "the first SM again, after another launch");
 		free(r3.mem);
 	}
-	if (!bad && c.preempt_every && r1.rc == 0 && exec_defined(sm[0], &c) &&
+	if (!bad && c.preempt_every && r1.rc == 0 && exec_defined(sm[0], &c, r1.mem) &&
 	    !exec_run(sm[0], sm[1], &c, &rp)) {
 		if (rp.rc)
 			bad = ORACLE_FAIL("preempted every %llu: ended %d (%s), unpreempted 0\n",
