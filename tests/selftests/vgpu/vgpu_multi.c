@@ -252,25 +252,36 @@ static uint64_t submit_b(struct __test_metadata *_metadata,
 	return s.job_id;
 }
 
-TEST_F(two, explicit_dependency_across_devices)
+/*
+ * Open A's gate: A's job (@ida) stores, then B's (@idb), after it, copies;
+ * both end DONE and B read what A wrote.
+ */
+static void open_gate_and_check(struct __test_metadata *_metadata,
+				struct pair *d, uint64_t ida, uint64_t idb)
 {
-	struct pair *d = &self->d;
 	struct drm_vgpu_get_job ja, jb;
-	uint64_t ida, idb;
-	ida = submit_a(_metadata, d, true);
-	idb = submit_b(_metadata, d, d->xb_va, VGPU_QUEUE_DEFAULT,
-		       d->pb.code_va, d->pb.param_va, d->pb.data_va);
-	/* A's job is held at its gate: B's cannot have run */
-	EXPECT_EQ(-ETIME, _test_syncobj_wait(d->fb, d->sb_out, 0, 0));
-	EXPECT_EQ(0xdeadu, ((uint32_t *)d->pb.data)[0]);
+
 	__atomic_store_n(d->flag, 1, __ATOMIC_SEQ_CST);
 	ASSERT_EQ(0, _test_syncobj_wait(d->fb, d->sb_out, 0, vgpu_wait_ns(60)));
 	ASSERT_EQ(0, _test_get_job(d->fa, ida, &ja, NULL));
 	ASSERT_EQ(0, _test_get_job(d->fb, idb, &jb, NULL));
 	EXPECT_EQ(VGPU_JOB_DONE, ja.state);
 	EXPECT_EQ(VGPU_JOB_DONE, jb.state);
-	/* B read what A wrote */
 	EXPECT_EQ(0xa11ceu, ((uint32_t *)d->pb.data)[0]);
+}
+
+TEST_F(two, explicit_dependency_across_devices)
+{
+	struct pair *d = &self->d;
+	uint64_t ida, idb;
+
+	ida = submit_a(_metadata, d, true);
+	idb = submit_b(_metadata, d, d->xb_va, VGPU_QUEUE_DEFAULT,
+		       d->pb.code_va, d->pb.param_va, d->pb.data_va);
+	/* A's job is held at its gate: B's cannot have run */
+	EXPECT_EQ(-ETIME, _test_syncobj_wait(d->fb, d->sb_out, 0, 0));
+	EXPECT_EQ(0xdeadu, ((uint32_t *)d->pb.data)[0]);
+	open_gate_and_check(_metadata, d, ida, idb);
 }
 
 TEST_F(reset, of_a_while_b_waits)
@@ -280,6 +291,7 @@ TEST_F(reset, of_a_while_b_waits)
 	uint64_t ida, idb;
 	long long resets_b, resets_a;
 	uint64_t v;
+
 	ASSERT_EQ(0, _test_get_param(d->fb, VGPU_PARAM_RESET_COUNT, &v));
 	resets_b = (long long)v;
 	ASSERT_EQ(0, _test_get_param(d->fa, VGPU_PARAM_RESET_COUNT, &v));
@@ -329,8 +341,8 @@ TEST_F(two, vm_bind_of_an_import_while_a_writes)
 		  .range = PAGE },
 	};
 	struct drm_vgpu_vm_bind b = { .ops = (uintptr_t)ops, .op_count = 4 };
-	struct drm_vgpu_get_job ja, jb;
 	uint64_t ida, idb;
+
 	ASSERT_EQ(0, vgpu_ioctl(d->fb, DRM_IOCTL_VGPU_VM_CREATE, &vc));
 	qc.vm_id = vc.vm_id;
 	ASSERT_EQ(0, vgpu_ioctl(d->fb, DRM_IOCTL_VGPU_QUEUE_CREATE, &qc));
@@ -341,13 +353,7 @@ TEST_F(two, vm_bind_of_an_import_while_a_writes)
 	EXPECT_EQ(-ETIME, _test_syncobj_wait(d->fa, d->sa, 0, 0));
 	idb = submit_b(_metadata, d, VM_X_VA, qc.queue_id, 0x60000000, 0x60100000,
 		       0x60200000);
-	__atomic_store_n(d->flag, 1, __ATOMIC_SEQ_CST);
-	ASSERT_EQ(0, _test_syncobj_wait(d->fb, d->sb_out, 0, vgpu_wait_ns(60)));
-	ASSERT_EQ(0, _test_get_job(d->fa, ida, &ja, NULL));
-	ASSERT_EQ(0, _test_get_job(d->fb, idb, &jb, NULL));
-	EXPECT_EQ(VGPU_JOB_DONE, ja.state);
-	EXPECT_EQ(VGPU_JOB_DONE, jb.state);
-	EXPECT_EQ(0xa11ceu, ((uint32_t *)d->pb.data)[0]);
+	open_gate_and_check(_metadata, d, ida, idb);
 }
 
 VGPU_TEST_HARNESS_MAIN
