@@ -198,14 +198,6 @@ static struct vgpu_pt *vgpu_walk(struct vgpu_as *as, u64 va, bool alloc,
 	return pt;
 }
 
-/* The leaf entry for @va, allocating the tables on the way when @alloc (KUnit). */
-static __maybe_unused __le64 *vgpu_pte(struct vgpu_as *as, u64 va, bool alloc)
-{
-	struct vgpu_pt *leaf = vgpu_walk(as, va, alloc, NULL, NULL);
-
-	return leaf ? &leaf->cpu[VGPU_PT_INDEX(va, 0)] : NULL;
-}
-
 /* Set @va's entry in its leaf table @leaf (counting the valid ones). */
 static void vgpu_pte_set(struct vgpu_pt *leaf, u64 va, u64 val)
 {

@@ -12,6 +12,14 @@
 #include <kunit/device.h>
 #include <kunit/test.h>
 
+/* The leaf entry for @va, allocating the tables on the way when @alloc. */
+static __le64 *vgpu_pte(struct vgpu_as *as, u64 va, bool alloc)
+{
+	struct vgpu_pt *leaf = vgpu_walk(as, va, alloc, NULL, NULL);
+
+	return leaf ? &leaf->cpu[VGPU_PT_INDEX(va, 0)] : NULL;
+}
+
 struct vgpu_mmu_test {
 	struct vgpu_device *vdev;
 	u64 dma_mask;
