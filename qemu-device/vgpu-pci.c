@@ -155,6 +155,8 @@ static void vgpu_reset_state(VGPUState *s)
         q->ring_base = q->cpl_base = 0;
         q->size = q->head = q->tail = 0;
         q->enabled = q->stopped = false;
+        q->user = false;
+        q->user_asid = 0;
         q->error = q->error_index = 0;
         q->completed = 0;
         q->priority = VGPU_QPRIO_NORMAL;
@@ -193,7 +195,7 @@ static bool vgpu_ring_config_ok(const VGPUQueue *q)
            !(q->ring_base % 64) && !(q->cpl_base % 8);
 }
 
-static uint32_t vgpu_queue_status(const VGPUQueue *q)
+uint32_t vgpu_queue_status(const VGPUQueue *q)
 {
     uint32_t st = 0;
 
@@ -212,14 +214,15 @@ static uint32_t vgpu_queue_status(const VGPUQueue *q)
     return st;
 }
 
-/* s->lock held */
-static void vgpu_queue_stop_locked(VGPUState *s, VGPUQueue *q, uint32_t err)
+/* Stop @q at its head with @err.  s->lock held. */
+void vgpu_queue_stop_locked(VGPUState *s, VGPUQueue *q, uint32_t err,
+                            const char *why)
 {
     q->stopped = true;
     q->error = err;
     q->error_index = q->head;
     vgpu_note_error_locked(s, err, q->idx, q->head);
-    trace_vgpu_queue_stopped(q->idx, q->head, err, "bad ring configuration");
+    trace_vgpu_queue_stopped(q->idx, q->head, err, why);
     vgpu_raise_irq_locked(s, VGPU_IRQ_ERROR);
 }
 
@@ -227,12 +230,13 @@ static void vgpu_queue_stop_locked(VGPUState *s, VGPUQueue *q, uint32_t err)
 static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
                                       uint32_t val)
 {
+    const uint32_t known = VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME |
+        VGPU_QCTRL_USER | VGPU_QCTRL_ASID_MASK << VGPU_QCTRL_ASID_SHIFT;
     bool enable = val & VGPU_QCTRL_ENABLE;
 
-    if (val & ~(VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME)) {
+    if (val & ~known) {
         qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: reserved control "
-                      "bits 0x%x ignored\n", q->idx,
-                      val & ~(VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME));
+                      "bits 0x%x ignored\n", q->idx, val & ~known);
     }
     if (enable && !q->enabled) {
         if (q->busy) {
@@ -244,6 +248,9 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
         }
         q->enabled = true;
         q->stopped = false;
+        q->user = val & VGPU_QCTRL_USER;
+        q->user_asid = q->user ? (val >> VGPU_QCTRL_ASID_SHIFT) &
+                                 VGPU_QCTRL_ASID_MASK : 0;
         q->head = q->tail = 0;
         q->error = q->error_index = 0;
         q->completed = 0;
@@ -254,7 +261,8 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
                           "configuration (ring 0x%" PRIx64 ", completions 0x%"
                           PRIx64 ", %u entries)\n", q->idx, q->ring_base,
                           q->cpl_base, q->size);
-            vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING);
+            vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING,
+                                   "bad ring configuration");
         }
     } else if (!enable && q->enabled) {
         trace_vgpu_queue_disable(q->idx);
@@ -267,7 +275,8 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
         q->error = 0;
         trace_vgpu_queue_resume(q->idx, q->head);
         if (!vgpu_ring_config_ok(q)) {
-            vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING);
+            vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING,
+                                   "bad ring configuration");
         }
     }
     vgpu_queue_kick_locked(q);
@@ -287,7 +296,11 @@ static uint64_t vgpu_queue_read_locked(VGPUQueue *q, hwaddr reg, bool *ok)
     case VGPU_Q_SIZE:
         return q->size;
     case VGPU_Q_CONTROL:
-        return q->enabled ? VGPU_QCTRL_ENABLE : 0;
+        if (!q->enabled) {
+            return 0;
+        }
+        return VGPU_QCTRL_ENABLE | (q->user ? VGPU_QCTRL_USER |
+                q->user_asid << VGPU_QCTRL_ASID_SHIFT : 0);
     case VGPU_Q_STATUS:
         return vgpu_queue_status(q);
     case VGPU_Q_HEAD:
@@ -365,17 +378,7 @@ static bool vgpu_queue_write_locked(VGPUState *s, VGPUQueue *q, hwaddr reg,
         vgpu_queue_control_locked(s, q, val);
         return true;
     case VGPU_Q_DOORBELL:
-        if (!q->enabled || val >= q->size) {
-            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: doorbell %u "
-                          "ignored (%s)\n", q->idx, val,
-                          q->enabled ? "beyond the ring" : "queue disabled");
-            trace_vgpu_guest_ub("doorbell ignored", reg, val);
-            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, q->idx, val);
-            return true;
-        }
-        trace_vgpu_doorbell(q->idx, val);
-        q->tail = val;
-        vgpu_queue_kick_locked(q);
+        vgpu_queue_doorbell_locked(s, q, val);
         return true;
     case VGPU_Q_CSB:
         if (q->enabled) {
@@ -435,7 +438,7 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VGPU_REG_CAP_FEATURES:
         val = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED | VGPU_FEAT_MBARRIER |
               VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
-              VGPU_FEAT_PREEMPT | VGPU_FEAT_NULL_PTE |
+              VGPU_FEAT_PREEMPT | VGPU_FEAT_NULL_PTE | VGPU_FEAT_USER_QUEUES |
               (s->inject ? VGPU_FEAT_INJECT : 0);
         break;
     case VGPU_REG_CAP_QUEUES:
@@ -740,6 +743,7 @@ static int vgpu_post_load(void *opaque, int version_id)
         VGPUQueue *q = &s->queues[i];
 
         if (q->size > VGPU_RING_MAX || q->priority > VGPU_QPRIO_REALTIME ||
+            q->user_asid > VGPU_QCTRL_ASID_MASK ||
             q->csb % VGPU_PAGE_SIZE ||
             (q->size && (q->head >= q->size || q->tail >= q->size))) {
             qemu_mutex_unlock(&s->lock);
@@ -789,6 +793,25 @@ static const VMStateDescription vmstate_vgpu_queue_csb = {
     .needed = vgpu_queue_csb_needed,
     .fields = (VMStateField[]) {
         VMSTATE_UINT64(csb, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool vgpu_queue_user_needed(void *opaque)
+{
+    VGPUQueue *q = opaque;
+
+    return q->user;
+}
+
+static const VMStateDescription vmstate_vgpu_queue_user = {
+    .name = "vgpu-pci/queue/user",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_queue_user_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_BOOL(user, VGPUQueue),
+        VMSTATE_UINT32(user_asid, VGPUQueue),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -871,6 +894,7 @@ static const VMStateDescription vmstate_vgpu_queue = {
     .subsections = (const VMStateDescription * []) {
         &vmstate_vgpu_queue_priority,
         &vmstate_vgpu_queue_csb,
+        &vmstate_vgpu_queue_user,
         NULL
     },
 };
@@ -974,6 +998,7 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
     qemu_cond_init(&s->pool_cond);
     qemu_cond_init(&s->idle_cond);
     s->irq_bh = qemu_bh_new(vgpu_irq_bh, s);
+    vgpu_userq_init(s);
     vgpu_queues_init(s);
     vgpu_inject_init(s);
     s->vmstate_change = qemu_add_vm_change_state_handler(vgpu_vm_state_change,

@@ -5,6 +5,7 @@
  *   vgpu-pci.c    PCI function, BAR0 registers, interrupts, reset, VMState
  *   vgpu-queue.c  command rings: queue threads, commands, the SM worker pool
  *   vgpu-mmu.c    DMA to guest RAM, the GPU MMU walk and TLB, memory ops
+ *   vgpu-userq.c  user-mode queues: doorbell BAR, command restrictions
  *
  * Locking (docs/device.md "Locking and threads"):
  *   BQL      taken by QEMU around MMIO, config, reset, VM state changes and
@@ -69,6 +70,9 @@ typedef struct VGPUQueue {
     uint32_t tail;
     bool enabled;
     bool stopped;
+    bool user;              /* user mode, taken at enable (uapi "User-mode
+                             * queues") */
+    uint32_t user_asid;     /* its address space when @user */
     uint32_t error;
     uint32_t error_index;
     uint64_t completed;
@@ -150,6 +154,7 @@ typedef struct VGPUWorker {
 struct VGPUState {
     PCIDevice parent_obj;
     MemoryRegion mmio;
+    MemoryRegion doorbells; /* BAR4 */
     QEMUBH *irq_bh;
     VMChangeStateEntry *vmstate_change;
 
@@ -208,6 +213,14 @@ struct VGPUState {
 void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits);
 void vgpu_note_error_locked(VGPUState *s, uint32_t err, uint32_t queue,
                             uint32_t index);
+uint32_t vgpu_queue_status(const VGPUQueue *q);
+void vgpu_queue_stop_locked(VGPUState *s, VGPUQueue *q, uint32_t err,
+                            const char *why);
+
+/* vgpu-userq.c */
+void vgpu_queue_doorbell_locked(VGPUState *s, VGPUQueue *q, uint32_t tail);
+uint32_t vgpu_user_cmd_filter(uint8_t *cmd, uint32_t asid);
+void vgpu_userq_init(VGPUState *s);
 
 /* vgpu-queue.c */
 void vgpu_queues_init(VGPUState *s);

@@ -1149,6 +1149,8 @@ static const char *const vgpu_err_names[] = {
     [VGPU_ERR_ABORTED] = "aborted",
     [VGPU_ERR_BAD_RING] = "bad ring",
     [VGPU_ERR_CPL_WRITE] = "completion write failed",
+    [VGPU_ERR_BAD_REGISTER] = "bad register",
+    [VGPU_ERR_BAD_DOORBELL] = "bad doorbell",
 };
 
 /* ---- queue threads ---- */
@@ -1169,6 +1171,7 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
 {
     VGPUState *s = q->s;
     uint32_t idx = q->head, gen = q->gen, size = q->size, flags = 0;
+    uint32_t user_asid = q->user ? q->user_asid : UINT32_MAX;
     uint64_t ring = q->ring_base, cplb = q->cpl_base;
     uint8_t cmd[VGPU_CMD_BYTES];
     struct vgpu_completion cpl;
@@ -1197,13 +1200,23 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
         status = VGPU_ERR_BAD_RING;
     } else {
         trace_vgpu_cmd(q->idx, idx, le32_to_cpu(*(uint32_t *)cmd));
-        if (le32_to_cpu(*(uint32_t *)cmd) == VGPU_CMD_LAUNCH) {
+        /* a user-mode queue's command runs in its address space only */
+        status = user_asid == UINT32_MAX ? VGPU_ERR_NONE :
+                 vgpu_user_cmd_filter(cmd, user_asid);
+        if (status == VGPU_ERR_NONE &&
+            le32_to_cpu(*(uint32_t *)cmd) == VGPU_CMD_LAUNCH) {
             qemu_mutex_lock(&s->lock);
             fault = vgpu_inject_take_locked(q, VGPU_INJ_MMU_FAULT);
             fault_va = q->inj_arg;
             qemu_mutex_unlock(&s->lock);
         }
-        if (fault) {
+        if (status != VGPU_ERR_NONE) {
+            struct vgpu_cmd_header *hdr = (struct vgpu_cmd_header *)cmd;
+
+            hdr->opcode = le32_to_cpu(hdr->opcode);
+            hdr->flags = le32_to_cpu(hdr->flags);
+            cpl.opcode = hdr->opcode;
+        } else if (fault) {
             status = vgpu_inject_mmu_fault(&cpl, fault_va,
                 le32_to_cpu(((struct vgpu_cmd_launch *)cmd)->asid));
         } else {

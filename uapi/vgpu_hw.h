@@ -547,7 +547,8 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  * hardware.
  *
  * BARs: BAR0 = the registers below (16 KiB, 32-bit accesses only, aligned);
- * BAR2 = the MSI-X table and PBA (2 vectors).  Interrupts: MSI-X vector 0
+ * BAR2 = the MSI-X table and PBA (2 vectors); BAR4 = the doorbell pages,
+ * one 4 KiB page per queue ("User-mode queues").  Interrupts: MSI-X vector 0
  * for VGPU_IRQ_COMPLETION, vector 1 for VGPU_IRQ_ERROR; without MSI-X,
  * INTx (pin A) is asserted while (IRQ_STATUS & IRQ_MASK) != 0.
  */
@@ -628,6 +629,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_FEAT_PREEMPT (1u << 6)	 /* mid-kernel preemption (VGPU_Q_CSB) */
 #define VGPU_FEAT_INJECT (1u << 7)	 /* fault injection (property x-inject) */
 #define VGPU_FEAT_NULL_PTE (1u << 8)	 /* VGPU_PTE_NULL leaves (sparse mappings) */
+#define VGPU_FEAT_USER_QUEUES (1u << 9)	 /* user-mode queues, doorbell BAR */
 
 /*
  * ---- Fault injection: a device that misbehaves on purpose ----
@@ -766,6 +768,39 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  */
 #define VGPU_QCTRL_ENABLE (1u << 0)
 #define VGPU_QCTRL_RESUME (1u << 1) /* (WO) */
+#define VGPU_QCTRL_USER (1u << 2)   /* user mode: see "User-mode queues" */
+#define VGPU_QCTRL_ASID_SHIFT 16    /* bits 23..16: a user-mode queue's AS */
+#define VGPU_QCTRL_ASID_MASK 0xffu
+
+/*
+ * ---- User-mode queues: rings that an unprivileged process feeds ----
+ * A queue enabled with VGPU_QCTRL_USER (written together with ENABLE, in
+ * the same write as the queue's address space in bits 23..16; both are
+ * taken at the 0 -> 1 transition and read back while enabled) runs
+ * commands that its owner wrote without the kernel looking at them, so
+ * the device enforces what the kernel would otherwise check:
+ *   - every command runs in the queue's address space: the @asid fields
+ *     of LAUNCH, FENCE, SEM_ACQUIRE and SEM_RELEASE are ignored;
+ *   - VGPU_CMD_F_FENCE_PHYS and TLB_INVALIDATE are privileged: such a
+ *     command fails with VGPU_ERR_BAD_COMMAND;
+ *   - a doorbell write beyond the ring stops the queue with
+ *     VGPU_ERR_BAD_DOORBELL (a kernel-mode queue ignores it).
+ * Any failure stops that queue only (VGPU_IRQ_ERROR), as for every queue.
+ * The command and completion rings stay guest physical, set by the kernel.
+ *
+ * BAR4 holds one 4 KiB page per queue, queue q at q * VGPU_DOORBELL_PAGE,
+ * made to be mapped into the owning process (each page is its own queue's
+ * only): 32-bit accesses at the offsets below; others read 0 and ignore
+ * writes.  Writing VGPU_DB_TAIL is the same as writing VGPU_Q_DOORBELL.
+ */
+#define VGPU_DOORBELL_BAR 4
+#define VGPU_DOORBELL_PAGE 0x1000u
+#define VGPU_DB_TAIL 0x00	/* (RW) write: doorbell (new tail); read: tail */
+#define VGPU_DB_HEAD 0x04	/* (RO) VGPU_Q_HEAD */
+#define VGPU_DB_COMPLETED_LO 0x08 /* (RO) VGPU_Q_COMPLETED_LO */
+#define VGPU_DB_COMPLETED_HI 0x0c /* (RO) */
+#define VGPU_DB_STATUS 0x10	/* (RO) VGPU_Q_STATUS */
+#define VGPU_DB_ERROR 0x14	/* (RO) VGPU_Q_ERROR */
 
 #define VGPU_QSTAT_ENABLED (1u << 0)
 #define VGPU_QSTAT_BUSY (1u << 1)    /* a command of this queue is executing */
@@ -786,6 +821,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_ERR_BAD_RING 7u	   /* ring configuration invalid or ring not in RAM */
 #define VGPU_ERR_CPL_WRITE 8u	   /* the completion record could not be written */
 #define VGPU_ERR_BAD_REGISTER 9u   /* bad register offset or access size (ERR_LAST only) */
+#define VGPU_ERR_BAD_DOORBELL 10u  /* user-mode queue: doorbell beyond the ring */
 
 /*
  * ---- Commands: 128-byte slots in the command ring ----

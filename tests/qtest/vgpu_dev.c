@@ -19,6 +19,7 @@
 #define PCI_COMMAND 0x04
 #define PCI_BAR0 0x10
 #define PCI_BAR2 0x18
+#define PCI_BAR4 0x20
 #define PCI_CAP_ID_MSIX 0x11
 
 uint64_t dev_ring_pa(unsigned q) { return RING_AREA + q * RING_AREA_STRIDE; }
@@ -144,6 +145,7 @@ void dev_setup(struct dev *d, unsigned nas)
 	qts_cfg_writel(d->qts, DEV_DEVFN, PCI_BAR0, (uint32_t)DEV_BAR0);
 	qts_cfg_writel(d->qts, DEV_DEVFN, PCI_BAR2, (uint32_t)DEV_BAR2);
 	qts_cfg_writel(d->qts, DEV_DEVFN, PCI_BAR2 + 4, 0);
+	qts_cfg_writel(d->qts, DEV_DEVFN, PCI_BAR4, (uint32_t)DEV_BAR4);
 	qts_cfg_writew(d->qts, DEV_DEVFN, PCI_COMMAND, 0x6); /* memory, master */
 
 	cap = qts_cfg_find_cap(d->qts, DEV_DEVFN, PCI_CAP_ID_MSIX);
@@ -202,7 +204,7 @@ void dev_close(struct dev *d)
 	d->qts = NULL;
 }
 
-void dev_queue_init(struct dev *d, unsigned q, uint32_t size)
+static void queue_init(struct dev *d, unsigned q, uint32_t size, uint32_t ctrl)
 {
 	qts_memset(d->qts, cpl_pa(q), 0, (size_t)size * sizeof(struct vgpu_completion));
 	qreg_write(d, q, VGPU_Q_RING_LO, (uint32_t)dev_ring_pa(q));
@@ -210,9 +212,35 @@ void dev_queue_init(struct dev *d, unsigned q, uint32_t size)
 	qreg_write(d, q, VGPU_Q_CPL_LO, (uint32_t)cpl_pa(q));
 	qreg_write(d, q, VGPU_Q_CPL_HI, 0);
 	qreg_write(d, q, VGPU_Q_SIZE, size);
-	qreg_write(d, q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
+	qreg_write(d, q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | ctrl);
 	d->ring_size[q] = size;
 	d->tail[q] = 0;
+}
+
+void dev_queue_init(struct dev *d, unsigned q, uint32_t size)
+{
+	queue_init(d, q, size, 0);
+}
+
+void dev_user_queue_init(struct dev *d, unsigned q, uint32_t size,
+			 uint32_t asid)
+{
+	queue_init(d, q, size, VGPU_QCTRL_USER | asid << VGPU_QCTRL_ASID_SHIFT);
+}
+
+uint32_t db_read(struct dev *d, unsigned q, uint32_t off)
+{
+	return qts_readl(d->qts, DEV_BAR4 + q * VGPU_DOORBELL_PAGE + off);
+}
+
+void db_write(struct dev *d, unsigned q, uint32_t off, uint32_t v)
+{
+	qts_writel(d->qts, DEV_BAR4 + q * VGPU_DOORBELL_PAGE + off, v);
+}
+
+void dev_doorbell_page(struct dev *d, unsigned q)
+{
+	db_write(d, q, VGPU_DB_TAIL, d->tail[q]);
 }
 
 uint32_t dev_put(struct dev *d, unsigned q, const void *cmd)

@@ -25,6 +25,7 @@
 #define DEV_DEVFN (4u << 3)
 #define DEV_BAR0 0xe0000000ull
 #define DEV_BAR2 0xe0100000ull
+#define DEV_BAR4 0xe0200000ull /* doorbell pages */
 #define DEV_MSI_ADDR 0x00100000ull
 #define DEV_MSI_DATA 0x5a00u /* vector v sends DEV_MSI_DATA + v */
 #define DEV_AS_TABLE 0x00200000ull
@@ -84,11 +85,19 @@ uint64_t dev_buf(struct dev *d, unsigned asid, uint64_t size, uint64_t flags,
 /* Guest-physical address of queue @q's command ring. */
 uint64_t dev_ring_pa(unsigned q);
 void dev_queue_init(struct dev *d, unsigned q, uint32_t size);
+/* The same in user mode, running in address space @asid. */
+void dev_user_queue_init(struct dev *d, unsigned q, uint32_t size,
+			 uint32_t asid);
+/* Queue @q's doorbell page (BAR4) at @off. */
+uint32_t db_read(struct dev *d, unsigned q, uint32_t off);
+void db_write(struct dev *d, unsigned q, uint32_t off, uint32_t v);
 /* Put @cmd (128 bytes) in the next slot and ring the doorbell; the slot. */
 uint32_t dev_submit(struct dev *d, unsigned q, const void *cmd);
 /* Write commands without ringing; dev_doorbell() rings for all of them. */
 uint32_t dev_put(struct dev *d, unsigned q, const void *cmd);
 void dev_doorbell(struct dev *d, unsigned q);
+/* The same through the doorbell page (BAR4), as a user-mode process would. */
+void dev_doorbell_page(struct dev *d, unsigned q);
 /* Wait (up to 60 s) for slot @slot's completion record; false on timeout. */
 bool dev_wait(struct dev *d, unsigned q, uint32_t slot,
 	      struct vgpu_completion *c);
