@@ -106,6 +106,9 @@ static int vgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case VGPU_PARAM_BAN_AFTER:
 		args->value = vgpu_ban_after;
 		break;
+	case VGPU_PARAM_USER_QUEUES:
+		args->value = vdev->uqs.n;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -125,6 +128,7 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 	kref_init(&vf->refcount);
 	spin_lock_init(&vf->hist_lock);
 	vf->client_id = file->client_id;
+	xa_init_flags(&vf->userqs, XA_FLAGS_ALLOC1);
 	vgpu_file_vms_init(vf);
 	vf->as = vgpu_as_create(vdev);
 	if (IS_ERR(vf->as)) {
@@ -165,6 +169,8 @@ static void vgpu_postclose(struct drm_device *dev, struct drm_file *file)
 	struct vgpu_device *vdev = to_vgpu(dev);
 	struct vgpu_file *vf = file->driver_priv;
 
+	/* user-mode queues first: they stop before their VMs can go */
+	vgpu_file_userqs_fini(vf);
 	/*
 	 * Queued jobs run (or are killed, for a killed process); jobs on the
 	 * device hold vf and vf->as.  Under files_lock, so that vgpu_remove()
@@ -194,9 +200,26 @@ static void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	drm_printf(p, "vgpu-resets:\t%d\n", atomic_read(&vf->reset_count));
 }
 
+/* GEM objects' offsets, or below them a user-mode queue's (vgpu_userq.c) */
+static int vgpu_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff >= DRM_FILE_PAGE_OFFSET_START)
+		return drm_gem_mmap(filp, vma);
+	return vgpu_userq_mmap(filp, vma);
+}
+
+/* DRM_GEM_FOPS, with vgpu_mmap() */
 static const struct file_operations vgpu_fops = {
 	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = vgpu_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
 	.show_fdinfo = drm_show_fdinfo,
 };
 
@@ -215,6 +238,10 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
 	VGPU_IOCTL(VM_CREATE, vgpu_ioctl_vm_create),
 	VGPU_IOCTL(VM_DESTROY, vgpu_ioctl_vm_destroy),
 	VGPU_IOCTL(VM_BIND, vgpu_ioctl_vm_bind),
+	VGPU_IOCTL(USERQ_CREATE, vgpu_ioctl_userq_create),
+	VGPU_IOCTL(USERQ_DESTROY, vgpu_ioctl_userq_destroy),
+	VGPU_IOCTL(USERQ_GET_STATE, vgpu_ioctl_userq_get_state),
+	VGPU_IOCTL(WAIT_USER_FENCE, vgpu_ioctl_wait_user_fence),
 #undef VGPU_IOCTL
 };
 
@@ -224,6 +251,8 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
  *        GET_JOB
  *  1.1 - QUEUE_CREATE, QUEUE_DESTROY, QUEUE_GET_STATE
  *  1.2 - VM_CREATE, VM_DESTROY, VM_BIND; QUEUE_CREATE's vm_id
+ *  1.3 - USERQ_CREATE, USERQ_DESTROY, USERQ_GET_STATE, WAIT_USER_FENCE;
+ *        mmap() of user-mode queues
  */
 static const struct drm_driver vgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_GEM_GPUVA | DRIVER_RENDER |
@@ -266,6 +295,9 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 	vdev->features = vgpu_read(vdev, VGPU_REG_CAP_FEATURES);
 	vdev->nqueues = min_t(u32, vgpu_read(vdev, VGPU_REG_CAP_QUEUES),
 			      VGPU_MAX_QUEUES);
+	/* the last ones are kept for user-mode queues (vgpu_userq.c) */
+	vdev->uqs.n = vgpu_userq_split(vdev, vdev->nqueues);
+	vdev->nqueues -= vdev->uqs.n;
 	vdev->warp_size = vgpu_read(vdev, VGPU_REG_CAP_WARP_SIZE);
 	vdev->max_param = vgpu_read(vdev, VGPU_REG_CAP_MAX_PARAM);
 	vdev->va_bits = vgpu_read(vdev, VGPU_REG_CAP_VA_BITS);
@@ -278,9 +310,9 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 		vgpu_err(vdev, "unusable capabilities\n");
 		return -ENODEV;
 	}
-	drm_info(&vdev->drm, "vGPU %u.%u: %u SMs, %u KiB smem, %u queues, features 0x%x\n",
+	drm_info(&vdev->drm, "vGPU %u.%u: %u SMs, %u KiB smem, %u queues (+%u user-mode), features 0x%x\n",
 		 vdev->hw_version >> 16, vdev->hw_version & 0xffff, vdev->sms,
-		 vdev->smem >> 10, vdev->nqueues, vdev->features);
+		 vdev->smem >> 10, vdev->nqueues, vdev->uqs.n, vdev->features);
 	return 0;
 }
 
@@ -323,6 +355,9 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	ret = vgpu_userq_init(vdev);
+	if (ret)
+		return ret;
 	ret = vgpu_mmu_init(vdev);
 	if (ret)
 		return ret;
@@ -357,6 +392,7 @@ static void vgpu_remove(struct pci_dev *pdev)
 	struct vgpu_device *vdev = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&vdev->drm);
+	vgpu_userq_fini(vdev);
 	/* Jobs on the device fail with -ENODEV; queued ones are cancelled. */
 	vgpu_jobs_fail_all(vdev, -ENODEV);
 	vgpu_files_sched_fini(vdev);

@@ -8,6 +8,7 @@
  *                   drm_gpuvm, the bind queues
  *   vgpu_userptr.c  pinned process memory for VM_BIND's MAP_USERPTR
  *   vgpu_queue.c    queue objects: QUEUE_CREATE/DESTROY/GET_STATE, priorities
+ *   vgpu_userq.c    user-mode queues (USERQ_*), their mmap(), WAIT_USER_FENCE
  *   vgpu_job.c      SUBMIT, drm_sched backend, timeout and reset, GET_JOB
  *   vgpu_irq.c      MSI-X/INTx, completion records -> fences
  *   vgpu_debugfs.c  debugfs files
@@ -31,7 +32,7 @@
 #include "vgpu_drm.h"
 
 #define VGPU_DRIVER_MAJOR 1
-#define VGPU_DRIVER_MINOR 2
+#define VGPU_DRIVER_MINOR 3
 
 #define VGPU_MAX_QUEUES 16
 #define VGPU_RING_ENTRIES 256u	/* command slots per queue */
@@ -139,6 +140,8 @@ struct vgpu_as {
 	u32 ndeferred;
 	u64 deferred_total;
 	u64 tables_freed;	/* page tables freed since it was created */
+	atomic_t userqs;	/* user-mode queues running in it: unmaps
+				 * flush the TLBs at once (vgpu_userq.c) */
 };
 
 struct vgpu_job_result {
@@ -210,6 +213,10 @@ struct vgpu_file {
 	spinlock_t hist_lock;
 	/* VGPU_JOB_HISTORY entries, from the first submit (vgpu_hist_alloc) */
 	struct vgpu_job_result *hist;
+	/* user-mode queues by id, and their count (under vdev->uqs.lock) */
+	struct xarray userqs;
+	u32 next_userq_id;
+	u32 nuserqs;
 	/* VMs of VM_CREATE by id; each on @vm_list under vdev->files_lock */
 	struct xarray vms;
 	u32 next_vm_id;
@@ -251,6 +258,60 @@ struct vgpu_queue {
 	u64 fence_seqno;
 	u64 jobs_done;
 	u64 jobs_failed;
+};
+
+/**
+ * struct vgpu_userq - a user-mode queue (vgpu_userq.c)
+ * @slot:  its &vgpu_uq_slot, -1 once detached (destroyed or device gone)
+ * @state: VGPU_USERQ_STATE_*; @hw_error, @error_index: why it stopped
+ * @completed, @head, @tail: as last read (kept once detached)
+ * @wd_completed, @wd_progress: the watchdog's view of its progress
+ * All under vdev->uqs.lock.
+ */
+struct vgpu_userq {
+	struct vgpu_file *vf;
+	struct vgpu_vm *vm;	/* a reference, NULL: the file's VM 0 */
+	struct vgpu_as *as;	/* a reference */
+	u32 id;
+	int slot;
+	u32 hwq;
+	u32 priority;
+	u32 state;
+	u32 hw_error;
+	u32 error_index;
+	u64 completed;
+	u32 head, tail;
+	u64 wd_completed;
+	unsigned long wd_progress;
+};
+
+/* A hardware queue kept for user mode, its rings, and who owns it. */
+struct vgpu_uq_slot {
+	u32 hwq;
+	void *ring;
+	dma_addr_t ring_dma;
+	struct vgpu_completion *cpl;
+	dma_addr_t cpl_dma;
+	struct vgpu_userq *owner;	/* under &vgpu_userqs.lock */
+	unsigned long gen;		/* detaches so far: a mapping's queue */
+};
+
+/**
+ * struct vgpu_userqs - the device's user-mode queues
+ * @n:     hardware queues kept for them, after vdev->nqueues
+ * @lock:  guards the slots and every user queue's state
+ * @wq:    WAIT_USER_FENCE sleeps here; @seq counts the wake-ups
+ * @live:  user queues attached to a slot (the watchdog runs while > 0)
+ */
+struct vgpu_userqs {
+	u32 n;
+	struct vgpu_uq_slot slot[VGPU_MAX_QUEUES];
+	struct mutex lock;
+	wait_queue_head_t wq;
+	atomic_t seq;
+	atomic_t live;
+	struct delayed_work wdog;
+	resource_size_t db_phys;
 };
 
 struct vgpu_exc_log {
@@ -317,6 +378,8 @@ struct vgpu_device {
 
 	/* bytes of resident BOs (vgpu_gem.c), at most vgpu_mem_limit() */
 	atomic64_t resident;
+
+	struct vgpu_userqs uqs;
 
 	/* runs every VM's binds (vgpu_vm.c), one entity per VM */
 	struct drm_gpu_scheduler bind_sched;
@@ -409,6 +472,7 @@ long vgpu_jiffies_until(s64 deadline_ns);
 int vgpu_mmu_init(struct vgpu_device *vdev);
 void vgpu_mmu_fini(struct vgpu_device *vdev);
 void vgpu_mmu_hw_init(struct vgpu_device *vdev);
+void vgpu_tlb_flush_now(struct vgpu_device *vdev);
 struct vgpu_as *vgpu_as_create(struct vgpu_device *vdev);
 void vgpu_as_put(struct vgpu_as *as);
 static inline struct vgpu_as *vgpu_as_get(struct vgpu_as *as)
@@ -478,6 +542,24 @@ int vgpu_ioctl_vm_destroy(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int vgpu_ioctl_vm_bind(struct drm_device *dev, void *data,
 		       struct drm_file *file);
+
+/* vgpu_userq.c */
+u32 vgpu_userq_split(struct vgpu_device *vdev, u32 total);
+int vgpu_userq_init(struct vgpu_device *vdev);
+void vgpu_userq_fini(struct vgpu_device *vdev);
+void vgpu_userq_irq(struct vgpu_device *vdev);
+void vgpu_userq_device_reset(struct vgpu_device *vdev);
+void vgpu_userq_watchdog(struct work_struct *work);
+void vgpu_file_userqs_fini(struct vgpu_file *vf);
+int vgpu_userq_mmap(struct file *filp, struct vm_area_struct *vma);
+int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
+			    struct drm_file *file);
+int vgpu_ioctl_userq_destroy(struct drm_device *dev, void *data,
+			     struct drm_file *file);
+int vgpu_ioctl_userq_get_state(struct drm_device *dev, void *data,
+			       struct drm_file *file);
+int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
+			       struct drm_file *file);
 
 /* vgpu_queue.c */
 void vgpu_bands_init(struct vgpu_device *vdev);

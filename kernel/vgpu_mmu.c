@@ -30,6 +30,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include "vgpu_drv.h"
 
@@ -312,6 +313,9 @@ static void vgpu_as_clear_range_locked(struct vgpu_as *as, u64 va, u64 size)
 		vgpu_pte_clear(as, va);
 	/* Before the pages can be reused, the next launch flushes the TLB. */
 	atomic_inc(&as->vdev->mmu_gen);
+	/* a user-mode queue has no "next launch" the kernel sees: now */
+	if (atomic_read(&as->userqs))
+		vgpu_tlb_flush_now(as->vdev);
 }
 
 /* Clear the PTEs of @node (under @as->lock); the VA stays reserved. */
@@ -499,6 +503,17 @@ void vgpu_mmu_hw_init(struct vgpu_device *vdev)
 	vgpu_write(vdev, VGPU_REG_AS_BASE_LO, lower_32_bits(vdev->as_table_dma));
 	vgpu_write(vdev, VGPU_REG_AS_BASE_HI, upper_32_bits(vdev->as_table_dma));
 	vgpu_write(vdev, VGPU_REG_AS_COUNT, vdev->as_max);
+}
+
+/* Every TLB of the device drops its entries (VGPU_REG_TLB_FLUSH). */
+void vgpu_tlb_flush_now(struct vgpu_device *vdev)
+{
+	int idx;
+
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		vgpu_write(vdev, VGPU_REG_TLB_FLUSH, 1);
+		drm_dev_exit(idx);
+	}
 }
 
 /* A job of @as is about to be handed to the device (before mmu_gen is read). */

@@ -33,6 +33,25 @@ static int drm_mmap(struct vgpu_device *dev, uint64_t offset, uint64_t size,
 	return 0;
 }
 
+static int drm_mmap_ro(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		       void **ptr)
+{
+	void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, dev->fd, (off_t)offset);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	*ptr = p;
+	return 0;
+}
+
+/* The commands are in the ring: make them visible, then one store. */
+static void drm_doorbell(struct vgpu_device *dev, uint32_t id,
+			 volatile uint32_t *db, uint32_t tail)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	db[VGPU_DB_TAIL / 4] = tail;
+}
+
 static int drm_munmap(struct vgpu_device *dev, void *ptr, uint64_t size)
 {
 	return munmap(ptr, size) ? -errno : 0;
@@ -47,7 +66,9 @@ static void drm_close(struct vgpu_device *dev)
 static const struct vgpu_backend_ops drm_ops = {
 	.ioctl = drm_ioctl,
 	.mmap = drm_mmap,
+	.mmap_ro = drm_mmap_ro,
 	.munmap = drm_munmap,
+	.doorbell = drm_doorbell,
 	.close = drm_close,
 };
 

@@ -277,8 +277,13 @@ void vgpu_queue_free(struct vgpu_queue *q)
 
 	if (!q)
 		return;
-	d = (struct drm_vgpu_queue_destroy){ .queue_id = q->id };
-	vgpu_dev_ioctl(q->dev, DRM_IOCTL_VGPU_QUEUE_DESTROY, &d);
+	if (q->uq) {
+		/* destroyed once its jobs and pages let go of it too */
+		vgpu_userq_put(q->uq);
+	} else {
+		d = (struct drm_vgpu_queue_destroy){ .queue_id = q->id };
+		vgpu_dev_ioctl(q->dev, DRM_IOCTL_VGPU_QUEUE_DESTROY, &d);
+	}
 	vgpu_dev_put(q->dev);
 	free(q);
 }
@@ -286,6 +291,37 @@ void vgpu_queue_free(struct vgpu_queue *q)
 uint32_t vgpu_queue_id(const struct vgpu_queue *q)
 {
 	return q ? q->id : VGPU_QUEUE_DEFAULT;
+}
+
+/*
+ * A user queue's state in queue-object terms: stopped is BANNED, with the
+ * errno its jobs got (EIO for an error, ETIMEDOUT for a hang the driver
+ * stopped, ENODEV for a device reset).
+ */
+static int user_queue_state(struct vgpu_userq *uq, struct vgpu_queue_state *st)
+{
+	static const uint32_t reason[] = {
+		[VGPU_USERQ_STATE_ACTIVE] = 0,
+		[VGPU_USERQ_STATE_ERROR] = EIO,
+		[VGPU_USERQ_STATE_HUNG] = ETIMEDOUT,
+		[VGPU_USERQ_STATE_LOST] = ENODEV,
+	};
+	struct drm_vgpu_userq_get_state g = { .queue_id = uq->id };
+	int ret = vgpu_dev_ioctl(uq->dev, DRM_IOCTL_VGPU_USERQ_GET_STATE, &g);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&uq->lock);
+	*st = (struct vgpu_queue_state){
+		.state = g.state == VGPU_USERQ_STATE_ACTIVE ? VGPU_QUEUE_STATE_ACTIVE :
+							       VGPU_QUEUE_STATE_BANNED,
+		.ban_reason = g.state < 4 ? reason[g.state] : EIO,
+		.hw_queue = uq->hw_queue,
+		.submitted = uq->seq,
+		.completed = *uq->fence_map,
+	};
+	pthread_mutex_unlock(&uq->lock);
+	return 0;
 }
 
 int vgpu_queue_state(struct vgpu_device *dev, const struct vgpu_queue *q,
@@ -299,6 +335,8 @@ int vgpu_queue_state(struct vgpu_device *dev, const struct vgpu_queue *q,
 	ret = vgpu_dev_check(dev);
 	if (ret)
 		return ret;
+	if (q && q->uq)
+		return user_queue_state(q->uq, st);
 	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &g);
 	if (ret)
 		return ret;
@@ -474,9 +512,15 @@ static int param_bo_new(struct vgpu_device *dev, struct vgpu_param_bo *p)
  * completes.  Pages held by job handles are not candidates: their job
  * gives them back (vgpu_job_wait() knows they are idle then).
  */
+static void param_userq_idle(struct vgpu_param_bo *p)
+{
+	p->uq = NULL;
+	p->state = PARAM_IDLE;
+}
+
 static int param_page_get(struct vgpu_device *dev, unsigned int *idx)
 {
-	struct vgpu_param_bo *oldest = NULL, p = { 0 };
+	struct vgpu_param_bo *oldest = NULL, *ouq = NULL, p = { 0 };
 	int ret;
 
 	pthread_mutex_lock(&dev->param_lock);
@@ -487,6 +531,10 @@ static int param_page_get(struct vgpu_device *dev, unsigned int *idx)
 	for (unsigned int i = 0; i < dev->nparam_bos; i++) {
 		struct vgpu_param_bo *q = &dev->param_bos[i];
 
+		if (q->state == PARAM_USERQ && vgpu_userq_seq_done(q->uq, q->useq))
+			param_userq_idle(q);
+		if (q->state == PARAM_USERQ && !ouq)
+			ouq = q;
 		if (q->state == PARAM_IDLE) {
 			*idx = i;
 			return 0;
@@ -509,6 +557,15 @@ static int param_page_get(struct vgpu_device *dev, unsigned int *idx)
 		}
 		if (ret != -ETIME)
 			goto fail;
+	}
+	if (!oldest && ouq && dev->nparam_bos >= PARAM_BOS_MAX) {
+		/* a stopped queue (-EIO) runs nothing more: idle too */
+		ret = vgpu_userq_wait_seq(ouq->uq, ouq->useq, INT64_MAX);
+		if (ret && ret != -EIO)
+			goto fail;
+		param_userq_idle(ouq);
+		*idx = (unsigned int)(ouq - dev->param_bos);
+		return 0;
 	}
 	if (dev->nparam_bos == dev->param_bos_cap) {
 		unsigned int cap = dev->param_bos_cap ? 2 * dev->param_bos_cap : 4;
@@ -539,12 +596,18 @@ fail:
  * WAIT_BO to find idle; after a failed SUBMIT it is idle.
  */
 static void param_page_put(struct vgpu_device *dev, unsigned int idx,
-			   bool submitted, struct vgpu_job *job)
+			   bool submitted, struct vgpu_job *job,
+			   struct vgpu_userq *uq, uint64_t useq)
 {
 	struct vgpu_param_bo *p = &dev->param_bos[idx];
 
 	if (!submitted || dev->ops->sync_submit) {
 		p->state = PARAM_IDLE;
+	} else if (uq && !job) {
+		/* idle once the queue's fence reaches its launch */
+		p->uq = uq;
+		p->useq = useq;
+		p->state = PARAM_USERQ;
 	} else {
 		p->seq = ++dev->param_seq;
 		p->state = job ? PARAM_HELD : PARAM_BUSY;
@@ -570,7 +633,15 @@ static void param_page_release(struct vgpu_job *job, bool completed)
 						       dev->param_bos[job->param_idx].printf_map);
 	if (completed)
 		vgpu_timeline_collect(job, &dev->param_bos[job->param_idx]);
-	dev->param_bos[job->param_idx].state = completed ? PARAM_IDLE : PARAM_BUSY;
+	if (!completed && job->uq) {
+		struct vgpu_param_bo *p = &dev->param_bos[job->param_idx];
+
+		p->uq = job->uq;
+		p->useq = job->useq;
+		p->state = PARAM_USERQ;
+	} else {
+		dev->param_bos[job->param_idx].state = completed ? PARAM_IDLE : PARAM_BUSY;
+	}
 	pthread_mutex_unlock(&dev->param_lock);
 	job->param_idx = -1;
 }
@@ -586,7 +657,8 @@ static uint32_t dim(uint32_t v)
  */
 static int local_mem(struct vgpu_device *dev, struct vgpu_param_bo *p, uint64_t size)
 {
-	struct drm_vgpu_bo_create c = { .flags = VGPU_BO_NO_EXEC };
+	/* resident from the start: a user queue's launch lists no BO */
+	struct drm_vgpu_bo_create c = { .flags = VGPU_BO_NO_EXEC | VGPU_BO_POPULATE };
 	int ret;
 
 	if (p->local_size >= size)
@@ -722,6 +794,9 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	unsigned int page;
 	struct vgpu_device *dev;
 	struct vgpu_job *job = NULL;
+	struct vgpu_userq *uq = cfg && cfg->queue ? cfg->queue->uq : NULL;
+	uint64_t useq = 0;
+	uint32_t uslot = 0;
 	unsigned int nbos, nout;
 	uint64_t smem;
 	uint32_t flags;
@@ -746,13 +821,16 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	smem = (uint64_t)k->smem_static + cfg->smem_bytes;
 	if (smem > UINT32_MAX)
 		return -EINVAL;
+	/* a user queue makes no dma_fence: nothing to wait for or signal */
+	if (uq && (cfg->nwait || cfg->nsignal))
+		return -EINVAL;
 	if (cfg->nwait > VGPU_SUBMIT_MAX_SYNCS ||
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
 
 	nbos = (args ? args->nhandles : 0) + 2 + extra_bos(prog, k) +
 	       !!(flags & VGPU_LAUNCH_TIMELINE);
-	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit ? 1 : 0);
+	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit && !uq ? 1 : 0);
 	if (cfg->nwait > 8)
 		in = malloc(cfg->nwait * sizeof(*in));
 	if (nout > 9)
@@ -773,7 +851,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		if (!job)
 			goto out;
 		job->param_idx = -1;
-		if (!dev->ops->sync_submit) {
+		if (!dev->ops->sync_submit && !uq) {
 			ret = job_sync_get(dev, &job->sync);
 			if (ret)
 				goto out;
@@ -883,7 +961,12 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	}
 	handles[1] = dev->param_bos[page].handle;
 	s.launch.param_va = dev->param_bos[page].va;
-	if (!ret)
+	if (!ret && uq)
+		ret = vgpu_userq_launch(uq, &s.launch,
+					(flags & VGPU_LAUNCH_TIMELINE) ? tl.va : 0,
+					(flags & VGPU_LAUNCH_TIMELINE) ? tl.size : 0,
+					&useq, &uslot);
+	else if (!ret)
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
 	if (!ret && job) {
 		uint64_t threads = (uint64_t)s.launch.block[0] * s.launch.block[1] *
@@ -894,7 +977,13 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		memcpy(job->kernel, k->name, sizeof(job->kernel));
 		job->kernel[sizeof(job->kernel) - 1] = '\0';
 		job->entry = k->entry;
-		job->id = s.job_id;
+		job->id = uq ? useq : s.job_id;
+		if (uq) {
+			vgpu_userq_get(uq);
+			job->uq = uq;
+			job->useq = useq;
+			job->uslot = uslot;
+		}
 		job->nwarps = (uint32_t)((threads + VGPU_WARP_SIZE - 1) /
 					 VGPU_WARP_SIZE);
 		memcpy(job->grid, s.launch.grid, sizeof(job->grid));
@@ -913,7 +1002,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 				job->printf_prog = prog;
 		}
 	}
-	param_page_put(dev, page, !ret, job);
+	param_page_put(dev, page, !ret, job, uq, useq);
 	if (ret)
 		goto out;
 	if (job) {
@@ -963,7 +1052,10 @@ int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns)
 	int ret;
 
 	if (!job->done) {
-		ret = job->sync ? sync_wait(job->dev, job->sync, 0, timeout_ns) : 0;
+		if (job->uq)
+			ret = vgpu_userq_job_fetch(job, timeout_ns);
+		else
+			ret = job->sync ? sync_wait(job->dev, job->sync, 0, timeout_ns) : 0;
 		if (ret)
 			return ret;
 		ret = job_fetch(job);
@@ -983,7 +1075,13 @@ int vgpu_job_status(struct vgpu_job *job, struct vgpu_job_status *st)
 
 	if (!st)
 		return -EINVAL;
-	if (job->done) {
+	if (job->uq && !job->done && !vgpu_userq_job_fetch(job, 0))
+		param_page_release(job, true);
+	if (job->uq && !job->done) {
+		g.state = VGPU_JOB_RUNNING; /* on the device, as far as we know */
+		g.queue = job->uq->id;
+		g.hw_queue = job->uq->hw_queue;
+	} else if (job->done) {
 		g = job->status;
 	} else {
 		ret = vgpu_dev_ioctl(job->dev, DRM_IOCTL_VGPU_GET_JOB, &g);
@@ -1009,7 +1107,10 @@ int vgpu_job_exception(struct vgpu_job *job, struct vgpu_exception_record *rec)
 	if (!rec)
 		return -EINVAL;
 	if (!job->done) {
-		ret = job->sync ? sync_wait(job->dev, job->sync, 0, 0) : 0;
+		if (job->uq)
+			ret = vgpu_userq_job_fetch(job, 0);
+		else
+			ret = job->sync ? sync_wait(job->dev, job->sync, 0, 0) : 0;
 		if (ret == -ETIME)
 			return -EBUSY;
 		if (!ret)
@@ -1032,6 +1133,7 @@ void vgpu_job_free(struct vgpu_job *job)
 	param_page_release(job, job->done);
 	if (job->sync)
 		job_sync_put(job->dev, job->sync);
+	vgpu_userq_put(job->uq);
 	vgpu_dev_put(job->dev);
 	free(job->printf_text);
 	free(job->tl_ev);

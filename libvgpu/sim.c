@@ -100,7 +100,7 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 		args->value = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED |
 			      VGPU_FEAT_MBARRIER | VGPU_FEAT_TMA |
 			      VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
-			      VGPU_FEAT_PREEMPT;
+			      VGPU_FEAT_PREEMPT | VGPU_FEAT_USER_QUEUES;
 		break;
 	case VGPU_PARAM_QUEUES:
 		args->value = SIM_QUEUES;
@@ -139,6 +139,9 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 	case VGPU_PARAM_BAN_AFTER:
 		args->value = 0; /* nothing hangs on the sim: never banned */
 		break;
+	case VGPU_PARAM_USER_QUEUES:
+		args->value = SIM_USER_QUEUES;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -167,6 +170,15 @@ static const struct sim_ioctl sim_driver_ioctls[] = {
 				     vgpu_sim_queue_destroy },
 	[DRM_VGPU_QUEUE_GET_STATE] = { DRM_IOCTL_VGPU_QUEUE_GET_STATE,
 				       vgpu_sim_queue_get_state },
+	/* no VM_CREATE/DESTROY/BIND: -EINVAL, as past the table */
+	[DRM_VGPU_USERQ_CREATE] = { DRM_IOCTL_VGPU_USERQ_CREATE,
+				    vgpu_sim_userq_create },
+	[DRM_VGPU_USERQ_DESTROY] = { DRM_IOCTL_VGPU_USERQ_DESTROY,
+				     vgpu_sim_userq_destroy },
+	[DRM_VGPU_USERQ_GET_STATE] = { DRM_IOCTL_VGPU_USERQ_GET_STATE,
+				       vgpu_sim_userq_get_state },
+	[DRM_VGPU_WAIT_USER_FENCE] = { DRM_IOCTL_VGPU_WAIT_USER_FENCE,
+				       vgpu_sim_wait_user_fence },
 };
 
 #define SIM_CORE(ioctl, fn) [_IOC_NR(ioctl)] = { ioctl, fn }
@@ -193,7 +205,8 @@ static const struct sim_ioctl *sim_find_ioctl(unsigned int nr, int *err)
 	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END) {
 		unsigned int idx = nr - DRM_COMMAND_BASE;
 
-		if (idx < SIM_ARRAY_SIZE(sim_driver_ioctls))
+		if (idx < SIM_ARRAY_SIZE(sim_driver_ioctls) &&
+		    sim_driver_ioctls[idx].fn)
 			return &sim_driver_ioctls[idx];
 		*err = -EINVAL; /* drm_ioctl(): past the driver's table */
 		return NULL;
@@ -269,9 +282,30 @@ static int sim_mmap(struct vgpu_device *dev, uint64_t offset, uint64_t size,
 	int ret;
 
 	pthread_mutex_lock(&sim->lock);
-	ret = vgpu_sim_bo_mmap(sim, offset, size, ptr);
+	/* below 4 GiB: a user queue's (the BOs' start there) */
+	ret = offset < (1ull << 32) ?
+		vgpu_sim_userq_mmap(sim, offset, size, true, ptr) :
+		vgpu_sim_bo_mmap(sim, offset, size, ptr);
 	pthread_mutex_unlock(&sim->lock);
 	return ret;
+}
+
+static int sim_mmap_ro(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		       void **ptr)
+{
+	struct vgpu_sim *sim = dev->sim;
+	int ret;
+
+	pthread_mutex_lock(&sim->lock);
+	ret = vgpu_sim_userq_mmap(sim, offset, size, false, ptr);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+static void sim_doorbell(struct vgpu_device *dev, uint32_t id,
+			 volatile uint32_t *db, uint32_t tail)
+{
+	vgpu_sim_doorbell(dev->sim, id, tail);
 }
 
 static int sim_munmap(struct vgpu_device *dev, void *ptr, uint64_t size)
@@ -285,6 +319,7 @@ static void sim_close(struct vgpu_device *dev)
 
 	if (!sim)
 		return;
+	vgpu_sim_userqs_fini(sim);
 	vgpu_sim_jobs_fini(sim);
 	vgpu_sim_syncobjs_fini(sim);
 	vgpu_sim_bos_fini(sim);
@@ -300,7 +335,9 @@ static void sim_close(struct vgpu_device *dev)
 static const struct vgpu_backend_ops sim_ops = {
 	.ioctl = sim_ioctl,
 	.mmap = sim_mmap,
+	.mmap_ro = sim_mmap_ro,
 	.munmap = sim_munmap,
+	.doorbell = sim_doorbell,
 	.close = sim_close,
 	.sync_submit = true,
 };

@@ -156,10 +156,10 @@ static int sim_preempted(struct vgpu_sim *sim, const struct vgpu_launch *l,
 	return ret;
 }
 
-static uint32_t sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
-			const struct drm_vgpu_ext_timeline *tl,
-			struct vgpu_exception_record *exc, uint64_t *warp_insns,
-			uint64_t *cycles)
+uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
+		      const struct drm_vgpu_ext_timeline *tl,
+		      struct vgpu_exception_record *exc, uint64_t *warp_insns,
+		      uint64_t *cycles)
 {
 	struct vgpu_trace_sink sink = { 0 };
 	uint32_t status;
@@ -318,7 +318,7 @@ static struct sim_queue *sim_queue_lookup(struct vgpu_sim *sim, uint32_t id)
 }
 
 /* capable(CAP_SYS_NICE), asked of the calling thread's effective set */
-static bool sim_capable_sys_nice(void)
+bool vgpu_sim_capable_sys_nice(void)
 {
 	struct __user_cap_header_struct h = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -338,7 +338,7 @@ int vgpu_sim_queue_create(struct vgpu_sim *sim, void *data)
 	if (args->flags & ~VGPU_QUEUE_CREATE_FLAGS ||
 	    args->priority > VGPU_QUEUE_PRIORITY_REALTIME)
 		return -EINVAL;
-	if (args->priority > VGPU_QUEUE_PRIORITY_NORMAL && !sim_capable_sys_nice())
+	if (args->priority > VGPU_QUEUE_PRIORITY_NORMAL && !vgpu_sim_capable_sys_nice())
 		return -EPERM;
 	/* the sim has no VM but each file's VM 0 (no VM_CREATE) */
 	if (args->vm_id != VGPU_VM_DEFAULT)
@@ -506,7 +506,7 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	r->queue = args->queue;
 	r->hw_queue = q->hw_queue;
 	q->submitted++;
-	r->hw_status = sim_run(sim, &args->launch, &tl, &r->exc, &r->warp_insns,
+	r->hw_status = vgpu_sim_run(sim, &args->launch, &tl, &r->exc, &r->warp_insns,
 			       &r->elapsed_ns);
 	err = sim_status_errno(r->hw_status, &r->exc);
 	r->state = err ? VGPU_JOB_FAILED : VGPU_JOB_DONE;

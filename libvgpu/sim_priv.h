@@ -23,6 +23,7 @@
 #define SIM_VA_END (1ull << VGPU_VA_BITS)
 #define SIM_SMS 4u
 #define SIM_QUEUES 4u
+#define SIM_USER_QUEUES 2u /* hardware queues for user mode, after those */
 #define SIM_ASID 1u /* the first file's address space in the guest */
 #define SIM_DRIVER_MAJOR 1u
 #define SIM_DRIVER_MINOR 1u
@@ -115,6 +116,26 @@ struct sim_queue {
 	uint64_t submitted;
 };
 
+/*
+ * A user-mode queue (sim_userq.c): its rings and doorbell page in shared
+ * memory (@fd: ring, completions, doorbell), mapped here and, by mmap(),
+ * in the front end.
+ */
+struct sim_userq {
+	bool live;
+	uint32_t id;
+	uint32_t hw_queue;
+	uint32_t state;
+	uint32_t hw_error;
+	uint32_t error_index;
+	uint32_t head, tail;
+	uint64_t completed;
+	int fd[3];
+	uint8_t *ring;
+	struct vgpu_completion *cpl;
+	volatile uint32_t *db;
+};
+
 /* A predecoded program and the code it was decoded from. */
 struct sim_prog {
 	uint64_t va;
@@ -164,6 +185,8 @@ struct vgpu_sim {
 	struct sim_job_result hist[VGPU_JOB_HISTORY];
 	struct sim_queue queues[VGPU_MAX_QUEUES_PER_FILE + 1];
 	uint32_t next_queue_id;
+	struct sim_userq userqs[SIM_USER_QUEUES];
+	uint32_t next_userq_id;
 
 	struct vgpu_sm *sm;
 	struct vgpu_sm_config cfg;
@@ -241,6 +264,13 @@ VGPU_HIDDEN void vgpu_sim_fault_record(const struct sim_mem *m,
 VGPU_HIDDEN extern const struct vgpu_mem_ops vgpu_sim_mem_ops;
 
 /* ---- sim_job.c ---- */
+/* What the device does with one launch: VGPU_ERR_*, @exc, counts. */
+VGPU_HIDDEN uint32_t vgpu_sim_run(struct vgpu_sim *sim,
+				  const struct drm_vgpu_launch *c,
+				  const struct drm_vgpu_ext_timeline *tl,
+				  struct vgpu_exception_record *exc,
+				  uint64_t *warp_insns, uint64_t *cycles);
+VGPU_HIDDEN bool vgpu_sim_capable_sys_nice(void);
 VGPU_HIDDEN int vgpu_sim_submit(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN int vgpu_sim_get_job(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN void vgpu_sim_jobs_fini(struct vgpu_sim *sim);
@@ -269,5 +299,17 @@ VGPU_HIDDEN int vgpu_sim_syncobj_timeline_signal(struct vgpu_sim *sim,
 VGPU_HIDDEN int vgpu_sim_syncobj_query(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN int vgpu_sim_syncobj_transfer(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN void vgpu_sim_syncobjs_fini(struct vgpu_sim *sim);
+
+/* ---- sim_userq.c ---- */
+VGPU_HIDDEN int vgpu_sim_userq_create(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_userq_destroy(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_userq_get_state(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_wait_user_fence(struct vgpu_sim *sim, void *data);
+VGPU_HIDDEN int vgpu_sim_userq_mmap(struct vgpu_sim *sim, uint64_t offset,
+				    uint64_t size, bool writable, void **ptr);
+/* Takes sim->lock itself. */
+VGPU_HIDDEN int vgpu_sim_doorbell(struct vgpu_sim *sim, uint32_t id,
+				  uint32_t tail);
+VGPU_HIDDEN void vgpu_sim_userqs_fini(struct vgpu_sim *sim);
 
 #endif /* VGPU_SIM_PRIV_H */

@@ -442,6 +442,22 @@ VGPU_API int vgpu_syncobj_query(struct vgpu_syncobj *s, uint64_t *point);
 VGPU_API int vgpu_queue_new(struct vgpu_device *dev, uint32_t priority,
 			    struct vgpu_queue **out);
 VGPU_API void vgpu_queue_free(struct vgpu_queue *queue);
+/*
+ * A user-mode queue (DRM_IOCTL_VGPU_USERQ_*, uapi/vgpu_drm.h "User-mode
+ * queues"), in the device's VM 0 like every libvgpu buffer: launches on it
+ * (vgpu_launch_config.queue) write the ring and ring the doorbell with no
+ * ioctl; vgpu_job_wait() reads the job's user fence and sleeps in
+ * WAIT_USER_FENCE only when it has to.  Such launches take no sync points
+ * (a user queue makes no dma_fence: @wait or @signal set is -EINVAL) and
+ * do not appear in GET_JOB's history.  The first failed launch stops the
+ * queue: its job reports the failure, jobs behind it -ECANCELED, later
+ * launches -EIO (vgpu_queue_state(): BANNED with ban_reason).  -ENODEV
+ * where the device keeps no hardware queue for user mode
+ * (VGPU_PARAM_USER_QUEUES), -EBUSY while all are taken.  The sim backend
+ * models them: the doorbell runs the commands at once.
+ */
+VGPU_API int vgpu_queue_new_user(struct vgpu_device *dev, uint32_t priority,
+				 struct vgpu_queue **out);
 /* The queue id SUBMIT names (0 for the default queue: @queue NULL). */
 VGPU_API uint32_t vgpu_queue_id(const struct vgpu_queue *queue);
 

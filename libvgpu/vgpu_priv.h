@@ -31,6 +31,9 @@ struct vgpu_sim;
  * @ioctl:  one ioctl; 0 or -errno (restarted on EINTR/EAGAIN by drm)
  * @mmap:   map @size bytes at fake offset @offset read-write, shared
  * @munmap: undo @mmap
+ * @mmap_ro: the same read-only (a user queue's completion ring)
+ * @doorbell: ring user queue @id's doorbell, mapped at @db, with @tail:
+ *          a store on drm; the sim runs the commands
  * @close:  release the backend's state (the DRM fd, the simulator)
  * @sync_submit: jobs have completed when SUBMIT returns (sim): the front
  *          end then needs no completion syncobj per job and no idle check
@@ -40,7 +43,11 @@ struct vgpu_backend_ops {
 	int (*ioctl)(struct vgpu_device *dev, unsigned long request, void *arg);
 	int (*mmap)(struct vgpu_device *dev, uint64_t offset, uint64_t size,
 		    void **ptr);
+	int (*mmap_ro)(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		       void **ptr);
 	int (*munmap)(struct vgpu_device *dev, void *ptr, uint64_t size);
+	void (*doorbell)(struct vgpu_device *dev, uint32_t id,
+			 volatile uint32_t *db, uint32_t tail);
 	void (*close)(struct vgpu_device *dev);
 	bool sync_submit;
 };
@@ -92,12 +99,16 @@ enum vgpu_param_state {
 	PARAM_IDLE, /* its last job is known to have completed */
 	PARAM_BUSY, /* submitted; WAIT_BO tells when it is idle */
 	PARAM_HELD, /* submitted; its job handle gives it back */
+	PARAM_USERQ, /* launched on user queue @uq as job @useq */
 };
 
 struct vgpu_param_bo {
 	uint32_t handle;
 	uint8_t state; /* enum vgpu_param_state */
 	uint64_t seq;  /* when it was last submitted */
+	struct vgpu_userq *uq; /* PARAM_USERQ (no reference: a queue that
+				* goes makes its pages idle) */
+	uint64_t useq;
 	uint64_t va;
 	uint8_t *map;
 	/* the local memory of the page's launch (0: none yet), grown on
@@ -159,6 +170,30 @@ struct vgpu_syncobj {
 struct vgpu_queue {
 	struct vgpu_device *dev;
 	uint32_t id;
+	struct vgpu_userq *uq; /* a user-mode queue (userq.c), or NULL */
+};
+
+/*
+ * A user-mode queue's mappings and launch state (userq.c).  @refs: the
+ * queue and each of its jobs; the last one destroys it (and makes the
+ * parameter pages of its launches idle).  @lock protects @tail and @seq.
+ */
+struct vgpu_userq {
+	atomic_uint refs;
+	struct vgpu_device *dev;
+	uint32_t id;
+	uint32_t hw_queue;
+	uint32_t entries;
+	uint64_t cpl_bytes;
+	uint8_t *ring;
+	const volatile struct vgpu_completion *cpl;
+	volatile uint32_t *db;
+	struct vgpu_bo *fence;
+	volatile uint64_t *fence_map;
+	uint64_t fence_va;
+	pthread_mutex_t lock;
+	uint32_t tail;
+	uint64_t seq;
 };
 
 struct vgpu_job {
@@ -183,6 +218,11 @@ struct vgpu_job {
 	uint64_t tl_dropped;
 	struct drm_vgpu_get_job status;
 	struct vgpu_exception_record exc;
+	struct vgpu_userq *uq;		 /* launched on a user queue (a
+					    reference), its sequence number
+					    and the ring slot of its LAUNCH */
+	uint64_t useq;
+	uint32_t uslot;
 };
 
 /* ---- device-side printf (printf.c) ---- */
@@ -208,6 +248,22 @@ VGPU_HIDDEN int64_t vgpu_abs_timeout(int64_t timeout_ns);
  * deadline.  True while the deadline is still ahead: wait again.
  */
 VGPU_HIDDEN bool vgpu_deadline_ahead(int64_t deadline);
+
+/* ---- user-mode queues (userq.c) ---- */
+VGPU_HIDDEN void vgpu_userq_get(struct vgpu_userq *uq);
+VGPU_HIDDEN void vgpu_userq_put(struct vgpu_userq *uq);
+VGPU_HIDDEN bool vgpu_userq_seq_done(const struct vgpu_userq *uq, uint64_t seq);
+VGPU_HIDDEN int vgpu_userq_wait_seq(struct vgpu_userq *uq, uint64_t seq,
+				    int64_t deadline);
+/* Write @l (and its timeline buffer) and a release of the next sequence
+ * number, ring the doorbell: the job's *@seq and LAUNCH slot *@slot. */
+VGPU_HIDDEN int vgpu_userq_launch(struct vgpu_userq *uq,
+				  const struct drm_vgpu_launch *l,
+				  uint64_t trace_va, uint64_t trace_size,
+				  uint64_t *seq, uint32_t *slot);
+/* Wait up to @timeout_ns (relative) for @job, then fill its status: 0,
+ * -ETIME. */
+VGPU_HIDDEN int vgpu_userq_job_fetch(struct vgpu_job *job, int64_t timeout_ns);
 
 /* ---- backends ---- */
 /* drm.c: adopt @fd (owned from now on); -ENODEV when it is not vgpu. */

@@ -621,6 +621,9 @@ static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         s->irq_status &= ~val;
         update = true;
         break;
+    case VGPU_REG_TLB_FLUSH:
+        vgpu_tlb_flush_all(s);
+        break;
     case VGPU_REG_AS_BASE_LO:
         vgpu_set_lo(&s->as_base, val);
         break;

@@ -129,8 +129,8 @@ inputs=("$out/vgpu-smoke" "$out/store.vgo" tests/guest/init "$0"
 	build/guest-bin/*)
 [[ -f build/module/vgpu.ko ]] && inputs+=(build/module/vgpu.ko)
 selftests=()
-for f in build/selftests/vgpu_test build/selftests/vgpu_mem build/selftests/vgpu_faults build/selftests/vgpu_isolation build/selftests/vgpu_vm build/selftests/vgpu_multi build/selftests/vgpu_bench \
-	build/selftests/test_libvgpu build/selftests/test_ptx; do
+for f in build/selftests/vgpu_test build/selftests/vgpu_mem build/selftests/vgpu_faults build/selftests/vgpu_isolation build/selftests/vgpu_vm build/selftests/vgpu_multi build/selftests/vgpu_userq build/selftests/vgpu_bench \
+	build/selftests/test_libvgpu build/selftests/test_userq build/selftests/test_ptx; do
 	[[ -x $f ]] && selftests+=("$f")
 done
 inputs+=("${selftests[@]+"${selftests[@]}"}")

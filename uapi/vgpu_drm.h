@@ -57,6 +57,10 @@ extern "C" {
 #define DRM_VGPU_VM_CREATE 0x0a
 #define DRM_VGPU_VM_DESTROY 0x0b
 #define DRM_VGPU_VM_BIND 0x0c
+#define DRM_VGPU_USERQ_CREATE 0x0d
+#define DRM_VGPU_USERQ_DESTROY 0x0e
+#define DRM_VGPU_USERQ_GET_STATE 0x0f
+#define DRM_VGPU_WAIT_USER_FENCE 0x10
 
 #define DRM_IOCTL_VGPU_GET_PARAM                                               \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_PARAM, struct drm_vgpu_get_param)
@@ -88,6 +92,18 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_DESTROY, struct drm_vgpu_vm_destroy)
 #define DRM_IOCTL_VGPU_VM_BIND                                                 \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_BIND, struct drm_vgpu_vm_bind)
+#define DRM_IOCTL_VGPU_USERQ_CREATE                                            \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_USERQ_CREATE,                     \
+		 struct drm_vgpu_userq_create)
+#define DRM_IOCTL_VGPU_USERQ_DESTROY                                           \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_USERQ_DESTROY,                     \
+		struct drm_vgpu_userq_destroy)
+#define DRM_IOCTL_VGPU_USERQ_GET_STATE                                         \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_USERQ_GET_STATE,                  \
+		 struct drm_vgpu_userq_get_state)
+#define DRM_IOCTL_VGPU_WAIT_USER_FENCE                                         \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_WAIT_USER_FENCE,                   \
+		struct drm_vgpu_wait_user_fence)
 
 /* ---- GET_PARAM ---- */
 
@@ -118,6 +134,8 @@ extern "C" {
  * @VGPU_PARAM_MAX_QUEUES:  queue objects one file may hold at once
  * @VGPU_PARAM_BAN_AFTER:   faults (guilty resets) after which a queue is
  *                          banned (module parameter ban_after)
+ * @VGPU_PARAM_USER_QUEUES: hardware queues kept for user-mode queues
+ *                          (USERQ_CREATE), device-wide; 0: none
  */
 enum drm_vgpu_param {
 	VGPU_PARAM_DEVICE_ID = 0,
@@ -141,6 +159,7 @@ enum drm_vgpu_param {
 	VGPU_PARAM_DRIVER_VERSION = 18,
 	VGPU_PARAM_MAX_QUEUES = 19,
 	VGPU_PARAM_BAN_AFTER = 20,
+	VGPU_PARAM_USER_QUEUES = 21,
 	VGPU_PARAM_COUNT /* not a parameter: -EINVAL */
 };
 
@@ -712,6 +731,164 @@ struct drm_vgpu_vm_bind {
 	__u32 pad;
 };
 
+/*
+ * ---- User-mode queues (USERQ_*) and user fences (WAIT_USER_FENCE) ----
+ *
+ * A user-mode queue is a hardware queue of its own, run in user mode
+ * (uapi/vgpu_hw.h "User-mode queues") in one VM of the file: the process
+ * maps its command ring (read/write), its completion ring (read-only) and
+ * its doorbell page with mmap() at the offsets USERQ_CREATE returns,
+ * writes commands (struct vgpu_cmd_*) into the ring and rings the
+ * doorbell with a 32-bit store of the new tail at VGPU_DB_TAIL: no ioctl
+ * per launch.  The kernel reads none of it; the device runs every command
+ * in the queue's VM only and refuses privileged ones, and a bad command,
+ * fault or garbage doorbell stops that queue alone (USERQ_GET_STATE).
+ *
+ * Completion is a user fence: a SEM_RELEASE (or FENCE) that writes a
+ * 64-bit value at a VA of the VM, usually memory the process also maps
+ * (a BO's mmap, or its own memory bound with MAP_USERPTR), with
+ * VGPU_CMD_F_IRQ when a WAIT_USER_FENCE should wake at once.  Such a
+ * queue is long-running: it makes no dma_fence, so no other driver and
+ * no kernel path ever waits on it (docs/driver.md "User-mode queues").
+ *
+ * Hangs: a queue that has work (head != tail, or a command executing) and
+ * completes nothing for the module parameter userq_timeout_ms (0, the
+ * default: the job timeout timeout_ms) is stopped by the driver
+ * (VGPU_USERQ_STATE_HUNG); a device reset stops
+ * every user-mode queue (VGPU_USERQ_STATE_LOST).  A stopped queue stays
+ * stopped: destroy it and create another.
+ *
+ * Memory unmapped from the queue's VM (VM_BIND UNMAP, BO close) while the
+ * queue exists stays allocated until the queue is destroyed, as the
+ * device may still hold translations of it (the TLBs are flushed at once,
+ * so later commands see the new mappings).
+ */
+#define VGPU_USERQ_CREATE_FLAGS 0u	/* no flag defined yet */
+#define VGPU_USERQ_ENTRIES 256u		/* command slots of a user-mode ring */
+#define VGPU_MAX_USERQ_PER_FILE 4u
+
+/**
+ * struct drm_vgpu_userq_create - DRM_IOCTL_VGPU_USERQ_CREATE
+ * @flags:       (in) must be 0
+ * @vm_id:       (in) VGPU_VM_DEFAULT (the file's VM 0, implicit BO
+ *               mappings) or a VM of VM_CREATE (-ENOENT otherwise); the
+ *               queue keeps it alive
+ * @priority:    (in) VGPU_QUEUE_PRIORITY_*, as QUEUE_CREATE (above NORMAL
+ *               without CAP_SYS_NICE: -EPERM)
+ * @queue_id:    (out) id, 1 and up, in the file's user-queue ids
+ * @entries:     (out) ring slots (VGPU_USERQ_ENTRIES), each
+ *               VGPU_CMD_BYTES; completion record i (struct
+ *               vgpu_completion) belongs to slot i
+ * @hw_queue:    (out) the hardware queue it owns (completion records
+ *               name it)
+ * @ring_offset: (out) mmap() offset of the ring, entries * VGPU_CMD_BYTES
+ *               bytes, PROT_READ | PROT_WRITE
+ * @cpl_offset:  (out) mmap() offset of the completion ring, entries *
+ *               sizeof(struct vgpu_completion) bytes rounded up to a page,
+ *               PROT_READ only (PROT_WRITE: -EACCES)
+ * @doorbell_offset: (out) mmap() offset of the doorbell page (4096 bytes,
+ *               uncached), PROT_READ | PROT_WRITE
+ *
+ * -EBUSY when every hardware queue kept for user mode is taken
+ * (VGPU_PARAM_USER_QUEUES; -ENODEV when there are none), -EMFILE past
+ * VGPU_MAX_USERQ_PER_FILE.  The mappings belong to the file that created
+ * the queue: another file's mmap() of them gets -EACCES, a fork()ed child
+ * does not inherit them, and they stop working (SIGBUS) once the queue is
+ * destroyed or the device is gone.
+ */
+struct drm_vgpu_userq_create {
+	__u32 flags;
+	__u32 vm_id;
+	__u32 priority;
+	__u32 queue_id;
+	__u32 entries;
+	__u32 hw_queue;
+	__u64 ring_offset;
+	__u64 cpl_offset;
+	__u64 doorbell_offset;
+};
+
+/**
+ * struct drm_vgpu_userq_destroy - DRM_IOCTL_VGPU_USERQ_DESTROY
+ * @queue_id: (in) a user queue of the file (-ENOENT otherwise)
+ * @pad:      must be 0
+ *
+ * Stops the queue (a command executing is aborted) and returns only once
+ * the device has let go of it; its mappings are gone.  Closing the file
+ * does the same for every user queue it holds.
+ */
+struct drm_vgpu_userq_destroy {
+	__u32 queue_id;
+	__u32 pad;
+};
+
+#define VGPU_USERQ_STATE_ACTIVE 0u /* running or idle */
+#define VGPU_USERQ_STATE_ERROR 1u  /* the device stopped it: @hw_error */
+#define VGPU_USERQ_STATE_HUNG 2u   /* no progress for the timeout: stopped */
+#define VGPU_USERQ_STATE_LOST 3u   /* a device reset stopped it */
+
+/**
+ * struct drm_vgpu_userq_get_state - DRM_IOCTL_VGPU_USERQ_GET_STATE
+ * @queue_id:    (in) a user queue of the file
+ * @state:       (out) VGPU_USERQ_STATE_*
+ * @hw_error:    (out) VGPU_ERR_* that stopped it (STATE_ERROR; ABORTED for
+ *               HUNG), 0 while active
+ * @error_index: (out) ring slot of the command that stopped it
+ * @completed:   (out) commands the device completed on it
+ * @head:        (out) next slot the device takes
+ * @tail:        (out) tail of the last doorbell
+ */
+struct drm_vgpu_userq_get_state {
+	__u32 queue_id;
+	__u32 state;
+	__u32 hw_error;
+	__u32 error_index;
+	__u64 completed;
+	__u32 head;
+	__u32 tail;
+};
+
+#define VGPU_UFENCE_OP_EQ 0u	/* (*addr & mask) == (value & mask) */
+#define VGPU_UFENCE_OP_NEQ 1u
+#define VGPU_UFENCE_OP_GT 2u	/* unsigned */
+#define VGPU_UFENCE_OP_GTE 3u
+#define VGPU_UFENCE_OP_LT 4u
+#define VGPU_UFENCE_OP_LTE 5u
+#define VGPU_UFENCE_OP_MAX VGPU_UFENCE_OP_LTE
+#define VGPU_UFENCE_FLAGS 0u	/* no flag defined yet */
+
+/**
+ * struct drm_vgpu_wait_user_fence - DRM_IOCTL_VGPU_WAIT_USER_FENCE
+ * @addr:       (in) the calling process's address of a 64-bit value,
+ *              8-aligned (-EINVAL), readable (-EFAULT)
+ * @value:      (in) compared with it under @mask by @op
+ * @mask:       (in) bits that take part (~0: all)
+ * @timeout_ns: (in) absolute CLOCK_MONOTONIC deadline; one in the past
+ *              tests once; INT64_MAX waits forever
+ * @op:         (in) VGPU_UFENCE_OP_*
+ * @flags:      (in) must be 0
+ * @queue_id:   (in) a user queue of the file whose stop ends the wait
+ *              with -EIO (-ENOENT if it is none), or 0
+ * @pad:        must be 0
+ *
+ * Returns 0 once the condition holds (it is checked first), -ETIME at the
+ * deadline, -EIO when @queue_id stopped (any state but ACTIVE),
+ * -ERESTARTSYS on a signal (restarted with the same deadline).  The
+ * value is read again at every user-queue interrupt and at least every
+ * millisecond (a scheduler tick), so a release without VGPU_CMD_F_IRQ,
+ * or a CPU write, is seen too, only later.
+ */
+struct drm_vgpu_wait_user_fence {
+	__u64 addr;
+	__u64 value;
+	__u64 mask;
+	__s64 timeout_ns;
+	__u32 op;
+	__u32 flags;
+	__u32 queue_id;
+	__u32 pad;
+};
+
 #ifdef __KERNEL__
 #define VGPU_DRM_ASSERT(c, m) static_assert(c, m)
 #else
@@ -735,6 +912,12 @@ VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_create) == 24, "vm_create layout");
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_destroy) == 8, "vm_destroy layout");
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_bind_op) == 40, "vm_bind_op layout");
 VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_vm_bind) == 48, "vm_bind layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_userq_create) == 48, "userq_create layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_userq_destroy) == 8, "userq_destroy layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_userq_get_state) == 32,
+		"userq_get_state layout");
+VGPU_DRM_ASSERT(sizeof(struct drm_vgpu_wait_user_fence) == 48,
+		"wait_user_fence layout");
 
 #if defined(__cplusplus)
 }

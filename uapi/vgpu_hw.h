@@ -611,6 +611,9 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 					 * "Fault injection" */
 #define VGPU_REG_INJECT_ARG_LO 0x094	/* (RW) the next armed fault's argument */
 #define VGPU_REG_INJECT_ARG_HI 0x098	/* (RW) */
+#define VGPU_REG_TLB_FLUSH 0x09c	/* (WO) any value: every TLB drops every entry;
+					 * translations after the write walk the
+					 * tables (VGPU_FEAT_USER_QUEUES) */
 
 #define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
 

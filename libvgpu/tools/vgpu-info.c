@@ -73,6 +73,7 @@ static const struct {
 	[VGPU_PARAM_DRIVER_VERSION] = { "DRIVER_VERSION", VERSION },
 	[VGPU_PARAM_MAX_QUEUES] = { "MAX_QUEUES", DEC },
 	[VGPU_PARAM_BAN_AFTER] = { "BAN_AFTER", DEC },
+	[VGPU_PARAM_USER_QUEUES] = { "USER_QUEUES", DEC },
 };
 
 _Static_assert(sizeof(params) / sizeof(params[0]) == VGPU_PARAM_COUNT,

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0
+/**
+ * DOC: vgpu user-mode queues and user fences
+ *
+ * A user-mode queue (uapi "User-mode queues") is one of the hardware
+ * queues the driver keeps out of its schedulers (the last
+ * VGPU_PARAM_USER_QUEUES of them), enabled in the device's user mode in
+ * the address space of one VM.  Its command ring, completion ring and
+ * doorbell page are mapped into the creating process, which feeds the
+ * ring with no ioctl.  The kernel validates none of it: the device runs
+ * each command in the queue's address space only, refuses privileged
+ * commands and stops the queue alone on any error.
+ *
+ * Such a queue is long-running: it makes no dma_fence.  A dma_fence must
+ * signal in bounded time, and whoever waits on one (another driver, the
+ * memory manager, a page fault) may hold locks the signalling path needs;
+ * work that userspace feeds and may never finish would break both rules.
+ * Completion is instead a user fence, a value the device writes into the
+ * VM, which only userspace waits on (WAIT_USER_FENCE, interruptible,
+ * with a deadline).  Nothing in the kernel waits on a user queue except
+ * its own teardown, which first stops it.
+ *
+ * The driver still owns the hardware:
+ *   - a watchdog (every 100 ms while user queues exist) stops a queue
+ *     that has work and completes nothing for the job timeout (HUNG);
+ *   - a device reset stops them all (LOST); an error stops one (ERROR);
+ *     a stopped queue stays stopped until destroyed;
+ *   - memory unmapped from the VM while a user queue may use it waits on
+ *     the address space's deferred list (vgpu_mmu.c) until the queue is
+ *     destroyed, and every unmap flushes the device's TLBs at once
+ *     (VGPU_REG_TLB_FLUSH) so that later commands see the new mappings.
+ *
+ * Mappings: mmap() offsets below DRM's GEM range, one window per hardware
+ * queue.  Pages are inserted at fault time under @lock, and only while
+ * the faulting file owns the queue the mapping was made for (the slot's
+ * generation, bumped at every detach); destroy clears the owner under
+ * @lock and then zaps every mapping of the window, so a stale mapping
+ * (after destroy, or of a later queue in the same slot) gets SIGBUS,
+ * never another queue's doorbell, and a fork()ed child has none
+ * (VM_DONTCOPY).
+ *
+ * Locking: vdev->uqs.lock (a mutex) guards the slots, each file's user
+ * queues and every queue's state; the hardware queue registers are only
+ * written under it.  Taken inside mmap_lock (fault, mmap), never around
+ * it.
+ */
+#include <linux/capability.h>
+#include <linux/delay.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_vma_manager.h>
+#include "vgpu_drv.h"
+
+static_assert(sizeof(struct drm_vgpu_userq_create) == 48);
+static_assert(sizeof(struct drm_vgpu_userq_destroy) == 8);
+static_assert(sizeof(struct drm_vgpu_userq_get_state) == 32);
+static_assert(sizeof(struct drm_vgpu_wait_user_fence) == 48);
+
+static int vgpu_user_queues = -1;
+module_param_named(user_queues, vgpu_user_queues, int, 0444);
+MODULE_PARM_DESC(user_queues,
+		 "hardware queues kept for user-mode queues (default -1: a quarter)");
+
+/* mmap() windows, in pages: one per slot, below DRM_FILE_PAGE_OFFSET_START */
+#define VGPU_UQ_PGOFF_BASE 0x10000ul
+#define VGPU_UQ_SLOT_PAGES 0x100ul
+#define VGPU_UQ_RING_PGOFF 0x00ul
+#define VGPU_UQ_CPL_PGOFF 0x40ul
+#define VGPU_UQ_DB_PGOFF 0x80ul
+#define VGPU_UQ_RING_BYTES (VGPU_USERQ_ENTRIES * VGPU_CMD_BYTES)
+#define VGPU_UQ_CPL_BYTES \
+	PAGE_ALIGN(VGPU_USERQ_ENTRIES * sizeof(struct vgpu_completion))
+static_assert(VGPU_UQ_CPL_PGOFF >= VGPU_UQ_RING_BYTES / PAGE_SIZE);
+static_assert(VGPU_UQ_DB_PGOFF - VGPU_UQ_CPL_PGOFF >= VGPU_UQ_CPL_BYTES / PAGE_SIZE);
+static_assert((VGPU_UQ_PGOFF_BASE + VGPU_MAX_QUEUES * VGPU_UQ_SLOT_PAGES) <
+	      DRM_FILE_PAGE_OFFSET_START);
+
+static unsigned int vgpu_userq_timeout_ms;
+module_param_named(userq_timeout_ms, vgpu_userq_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(userq_timeout_ms,
+		 "a user-mode queue with work that completes nothing this long is stopped (0: timeout_ms)");
+
+#define VGPU_UQ_WDOG_PERIOD (HZ / 10)
+
+static unsigned int vgpu_userq_timeout(void)
+{
+	unsigned int ms = READ_ONCE(vgpu_userq_timeout_ms);
+
+	return ms ? ms : vgpu_timeout_ms;
+}
+
+enum vgpu_uq_area { VGPU_UQ_RING, VGPU_UQ_CPL, VGPU_UQ_DB };
+
+static u32 vgpu_uq_read(struct vgpu_device *vdev, u32 hwq, u32 reg)
+{
+	return vgpu_read(vdev, VGPU_REG_QUEUE(hwq) + reg);
+}
+
+static void vgpu_uq_write(struct vgpu_device *vdev, u32 hwq, u32 reg, u32 val)
+{
+	vgpu_write(vdev, VGPU_REG_QUEUE(hwq) + reg, val);
+}
+
+static loff_t vgpu_uq_offset(u32 slot, unsigned long area)
+{
+	return (loff_t)(VGPU_UQ_PGOFF_BASE + slot * VGPU_UQ_SLOT_PAGES + area)
+		<< PAGE_SHIFT;
+}
+
+/* The slot and area of mmap() page offset @pgoff; false for none. */
+static bool vgpu_uq_decode(struct vgpu_device *vdev, unsigned long pgoff,
+			   u32 *slot, enum vgpu_uq_area *area,
+			   unsigned long *page, unsigned long *npages)
+{
+	unsigned long rel;
+
+	if (pgoff < VGPU_UQ_PGOFF_BASE)
+		return false;
+	pgoff -= VGPU_UQ_PGOFF_BASE;
+	*slot = pgoff / VGPU_UQ_SLOT_PAGES;
+	if (*slot >= vdev->uqs.n)
+		return false;
+	rel = pgoff % VGPU_UQ_SLOT_PAGES;
+	if (rel >= VGPU_UQ_DB_PGOFF) {
+		*area = VGPU_UQ_DB;
+		*page = rel - VGPU_UQ_DB_PGOFF;
+		*npages = 1;
+	} else if (rel >= VGPU_UQ_CPL_PGOFF) {
+		*area = VGPU_UQ_CPL;
+		*page = rel - VGPU_UQ_CPL_PGOFF;
+		*npages = VGPU_UQ_CPL_BYTES >> PAGE_SHIFT;
+	} else {
+		*area = VGPU_UQ_RING;
+		*page = rel - VGPU_UQ_RING_PGOFF;
+		*npages = VGPU_UQ_RING_BYTES >> PAGE_SHIFT;
+	}
+	return *page < *npages;
+}
+
+/* ---- device-wide set-up ---- */
+
+/*
+ * Probe: how many of the @total hardware queues to keep for user mode
+ * (at least one stays with the schedulers); the rest are vdev->nqueues.
+ */
+u32 vgpu_userq_split(struct vgpu_device *vdev, u32 total)
+{
+	int n = vgpu_user_queues < 0 ? total / 4 : vgpu_user_queues;
+
+	if (!(vdev->features & VGPU_FEAT_USER_QUEUES) || total < 2)
+		return 0;
+	return clamp_t(int, n, 0, total - 1);
+}
+
+int vgpu_userq_init(struct vgpu_device *vdev)
+{
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	struct device *dev = vdev->drm.dev;
+	u32 i;
+
+	mutex_init(&uqs->lock);
+	init_waitqueue_head(&uqs->wq);
+	INIT_DELAYED_WORK(&uqs->wdog, vgpu_userq_watchdog);
+	if (!uqs->n)
+		return 0;
+	uqs->db_phys = pci_resource_start(vdev->pdev, VGPU_DOORBELL_BAR);
+	if (pci_resource_len(vdev->pdev, VGPU_DOORBELL_BAR) <
+	    (vdev->nqueues + uqs->n) * VGPU_DOORBELL_PAGE) {
+		vgpu_warn(vdev, "no doorbell BAR: no user-mode queues\n");
+		uqs->n = 0;
+		return 0;
+	}
+	for (i = 0; i < uqs->n; i++) {
+		struct vgpu_uq_slot *s = &uqs->slot[i];
+
+		/* page-backed (dma-direct, no IOMMU): mmap inserts its pfns */
+		s->ring = dmam_alloc_coherent(dev, VGPU_UQ_RING_BYTES,
+					      &s->ring_dma, GFP_KERNEL);
+		s->cpl = dmam_alloc_coherent(dev, VGPU_UQ_CPL_BYTES,
+					     &s->cpl_dma, GFP_KERNEL);
+		if (!s->ring || !s->cpl)
+			return -ENOMEM;
+		s->hwq = vdev->nqueues + i;
+	}
+	return 0;
+}
+
+/* ---- one queue ---- */
+
+/* Its state, with an error the device stopped it on.  uqs->lock held. */
+static void vgpu_userq_refresh(struct vgpu_device *vdev, struct vgpu_userq *uq)
+{
+	u32 st;
+
+	lockdep_assert_held(&vdev->uqs.lock);
+	if (uq->state != VGPU_USERQ_STATE_ACTIVE || uq->slot < 0)
+		return;
+	st = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS);
+	if (st & VGPU_QSTAT_STOPPED) {
+		uq->state = VGPU_USERQ_STATE_ERROR;
+		uq->hw_error = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_ERROR);
+		uq->error_index = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_ERROR_INDEX);
+	}
+}
+
+/*
+ * Disable @uq's hardware queue and wait until the device has let go of
+ * it: the command executing is aborted (within 1024 warp-instructions of
+ * each SM).  uqs->lock held, the device present.
+ */
+static void vgpu_userq_hw_stop(struct vgpu_device *vdev, struct vgpu_userq *uq)
+{
+	unsigned long until = jiffies + HZ;
+
+	uq->completed = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
+		(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
+	uq->head = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
+	uq->tail = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_TAIL);
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL, 0);
+	while (vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY) {
+		if (time_after(jiffies, until)) {
+			vgpu_warn(vdev, "user queue %u (hw %u) still busy\n",
+				  uq->id, uq->hwq);
+			break;
+		}
+		usleep_range(50, 200);
+	}
+}
+
+/*
+ * Take @uq off its hardware queue for good: stopped, mappings zapped, its
+ * address space no longer used by the device.  Once, from destroy or
+ * device removal.  uqs->lock held.
+ */
+static void vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
+			      bool hw)
+{
+	lockdep_assert_held(&vdev->uqs.lock);
+	if (uq->slot < 0)
+		return;
+	vdev->uqs.slot[uq->slot].owner = NULL;
+	vdev->uqs.slot[uq->slot].gen++;	/* its mappings are dead for good */
+	if (hw)
+		vgpu_userq_hw_stop(vdev, uq);
+	unmap_mapping_range(vdev->drm.anon_inode->i_mapping,
+			    vgpu_uq_offset(uq->slot, 0),
+			    VGPU_UQ_SLOT_PAGES << PAGE_SHIFT, 1);
+	uq->slot = -1;
+	atomic_dec(&uq->as->userqs);
+	atomic_dec(&vdev->uqs.live);
+	/* what was unmapped while it could run may go now */
+	vgpu_as_job_end(uq->as);
+	wake_up_all(&vdev->uqs.wq);
+}
+
+static void vgpu_userq_free(struct vgpu_userq *uq)
+{
+	vgpu_as_put(uq->as);
+	if (uq->vm)
+		vgpu_vm_put(uq->vm);
+	kfree(uq);
+}
+
+/* Stop @uq and free it; it is already out of its file's table. */
+static void vgpu_userq_destroy(struct vgpu_device *vdev, struct vgpu_userq *uq)
+{
+	int idx;
+
+	mutex_lock(&vdev->uqs.lock);
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		vgpu_userq_detach(vdev, uq, true);
+		drm_dev_exit(idx);
+	} else {
+		vgpu_userq_detach(vdev, uq, false);
+	}
+	mutex_unlock(&vdev->uqs.lock);
+	vgpu_userq_free(uq);
+}
+
+/* ---- watchdog ---- */
+
+void vgpu_userq_watchdog(struct work_struct *work)
+{
+	struct vgpu_device *vdev = container_of(to_delayed_work(work),
+						struct vgpu_device, uqs.wdog);
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	bool woke = false;
+	int idx;
+	u32 i;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return;
+	mutex_lock(&uqs->lock);
+	for (i = 0; i < uqs->n; i++) {
+		struct vgpu_userq *uq = uqs->slot[i].owner;
+		u64 done;
+		u32 st;
+
+		if (!uq)
+			continue;
+		vgpu_userq_refresh(vdev, uq);
+		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
+			continue;
+		st = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS);
+		done = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
+			(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
+		if ((st & VGPU_QSTAT_IDLE) || done != uq->wd_completed) {
+			uq->wd_completed = done;
+			uq->wd_progress = jiffies;
+			continue;
+		}
+		if (time_before(jiffies, uq->wd_progress +
+					 msecs_to_jiffies(vgpu_userq_timeout())))
+			continue;
+		/* hung: stop it where it stands, the others never notice */
+		uq->error_index = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
+		vgpu_userq_hw_stop(vdev, uq);
+		uq->state = VGPU_USERQ_STATE_HUNG;
+		uq->hw_error = VGPU_ERR_ABORTED;
+		atomic_inc(&vdev->reset_count);
+		atomic_inc(&uq->vf->reset_count);
+		vgpu_warn(vdev, "client %llu user queue %u (hw %u): no progress for %u ms, stopped\n",
+			  uq->vf->client_id, uq->id, uq->hwq, vgpu_userq_timeout());
+		woke = true;
+	}
+	if (atomic_read(&uqs->live))
+		schedule_delayed_work(&uqs->wdog, VGPU_UQ_WDOG_PERIOD);
+	mutex_unlock(&uqs->lock);
+	drm_dev_exit(idx);
+	if (woke)
+		wake_up_all(&uqs->wq);
+}
+
+/* ---- device events ---- */
+
+/* Interrupt: a user fence may have been written. */
+void vgpu_userq_irq(struct vgpu_device *vdev)
+{
+	if (vdev->uqs.n) {
+		atomic_inc(&vdev->uqs.seq);
+		wake_up_all(&vdev->uqs.wq);
+	}
+}
+
+/* After a whole-device reset: every user queue was stopped by it. */
+void vgpu_userq_device_reset(struct vgpu_device *vdev)
+{
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	u32 i;
+
+	mutex_lock(&uqs->lock);
+	for (i = 0; i < uqs->n; i++) {
+		struct vgpu_userq *uq = uqs->slot[i].owner;
+
+		if (uq && uq->state == VGPU_USERQ_STATE_ACTIVE) {
+			uq->state = VGPU_USERQ_STATE_LOST;
+			uq->hw_error = VGPU_ERR_ABORTED;
+		}
+	}
+	mutex_unlock(&uqs->lock);
+	wake_up_all(&uqs->wq);
+}
+
+/* Device removal: stop every user queue; the files free them later. */
+void vgpu_userq_fini(struct vgpu_device *vdev)
+{
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	u32 i;
+
+	mutex_lock(&uqs->lock);
+	for (i = 0; i < uqs->n; i++) {
+		struct vgpu_userq *uq = uqs->slot[i].owner;
+
+		if (!uq)
+			continue;
+		if (uq->state == VGPU_USERQ_STATE_ACTIVE) {
+			uq->state = VGPU_USERQ_STATE_LOST;
+			uq->hw_error = VGPU_ERR_ABORTED;
+		}
+		vgpu_userq_detach(vdev, uq, true);
+	}
+	mutex_unlock(&uqs->lock);
+	cancel_delayed_work_sync(&uqs->wdog);
+}
+
+/* File close: destroy its user queues (a killed process's too). */
+void vgpu_file_userqs_fini(struct vgpu_file *vf)
+{
+	struct vgpu_device *vdev = vf->vdev;
+	struct vgpu_userq *uq;
+	unsigned long id;
+
+	xa_for_each(&vf->userqs, id, uq) {
+		mutex_lock(&vdev->uqs.lock);
+		xa_erase(&vf->userqs, id);
+		mutex_unlock(&vdev->uqs.lock);
+		vgpu_userq_destroy(vdev, uq);
+	}
+	xa_destroy(&vf->userqs);
+}
+
+/* ---- mmap ---- */
+
+static vm_fault_t vgpu_userq_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_file *file = vma->vm_file->private_data;
+	struct vgpu_file *vf = file->driver_priv;
+	struct vgpu_device *vdev = vf->vdev;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	unsigned long page, npages, pfn;
+	enum vgpu_uq_area area;
+	struct vgpu_uq_slot *s;
+	u32 slot;
+	int idx;
+
+	if (!vgpu_uq_decode(vdev, vmf->pgoff, &slot, &area, &page, &npages) ||
+	    !drm_dev_enter(&vdev->drm, &idx))
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&vdev->uqs.lock);
+	s = &vdev->uqs.slot[slot];
+	if (!s->owner || s->owner->vf != vf ||
+	    (uintptr_t)vma->vm_private_data != s->gen)
+		goto out;
+	switch (area) {
+	case VGPU_UQ_RING:
+		pfn = page_to_pfn(virt_to_page(s->ring)) + page;
+		break;
+	case VGPU_UQ_CPL:
+		pfn = page_to_pfn(virt_to_page(s->cpl)) + page;
+		break;
+	default:
+		pfn = PHYS_PFN(vdev->uqs.db_phys +
+			       (resource_size_t)s->hwq * VGPU_DOORBELL_PAGE);
+		break;
+	}
+	ret = vmf_insert_pfn(vma, vmf->address, pfn);
+out:
+	mutex_unlock(&vdev->uqs.lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct vgpu_userq_vm_ops = {
+	.fault = vgpu_userq_fault,
+};
+
+int vgpu_userq_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct drm_file *file = filp->private_data;
+	struct vgpu_file *vf = file->driver_priv;
+	struct vgpu_device *vdev = vf->vdev;
+	unsigned long page, npages;
+	enum vgpu_uq_area area;
+	struct vgpu_uq_slot *s;
+	int ret = 0, idx;
+	u32 slot;
+
+	if (!vgpu_uq_decode(vdev, vma->vm_pgoff, &slot, &area, &page, &npages) ||
+	    page || vma_pages(vma) > npages)
+		return -EINVAL;
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&vdev->uqs.lock);
+	s = &vdev->uqs.slot[slot];
+	if (!s->owner || s->owner->vf != vf) {
+		ret = -EACCES;
+		goto out;
+	}
+	if (area == VGPU_UQ_CPL) {
+		if (vma->vm_flags & VM_WRITE) {
+			ret = -EACCES;
+			goto out;
+		}
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	if (area == VGPU_UQ_DB) {
+		vm_flags_set(vma, VM_IO);
+		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
+	}
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	vma->vm_ops = &vgpu_userq_vm_ops;
+	/* this queue's, not a later one's in the same slot */
+	vma->vm_private_data = (void *)(uintptr_t)s->gen;
+out:
+	mutex_unlock(&vdev->uqs.lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/* ---- ioctls ---- */
+
+int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
+			    struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_userq_create *args = data;
+	struct vgpu_uq_slot *s = NULL;
+	struct vgpu_userq *uq;
+	struct vgpu_vm *vm = NULL;
+	int ret, idx;
+	u32 i;
+
+	if (args->flags & ~VGPU_USERQ_CREATE_FLAGS ||
+	    args->priority > VGPU_QUEUE_PRIORITY_REALTIME)
+		return -EINVAL;
+	if (args->priority > VGPU_QUEUE_PRIORITY_NORMAL && !capable(CAP_SYS_NICE))
+		return -EPERM;
+	if (!uqs->n)
+		return -ENODEV;
+	if (args->vm_id != VGPU_VM_DEFAULT) {
+		vm = vgpu_vm_lookup(vf, args->vm_id);
+		if (!vm)
+			return -ENOENT;
+	}
+	uq = vgpu_should_fail() ? NULL : kzalloc(sizeof(*uq), GFP_KERNEL_ACCOUNT);
+	if (!uq) {
+		if (vm)
+			vgpu_vm_put(vm);
+		return -ENOMEM;
+	}
+	uq->vf = vf;
+	uq->vm = vm;
+	uq->as = vgpu_as_get(vm ? vgpu_vm_as(vm) : vf->as);
+	uq->priority = args->priority;
+	uq->slot = -1;
+	if (!drm_dev_enter(dev, &idx)) {
+		vgpu_userq_free(uq);
+		return -ENODEV;
+	}
+	mutex_lock(&uqs->lock);
+	ret = -EMFILE;
+	if (vf->nuserqs >= VGPU_MAX_USERQ_PER_FILE)
+		goto err_unlock;
+	for (i = 0; i < uqs->n; i++) {
+		if (!uqs->slot[i].owner) {
+			s = &uqs->slot[i];
+			break;
+		}
+	}
+	ret = -EBUSY;
+	if (!s)
+		goto err_unlock;
+	ret = xa_alloc_cyclic(&vf->userqs, &uq->id, uq, XA_LIMIT(1, U32_MAX),
+			      &vf->next_userq_id, GFP_KERNEL);
+	if (ret < 0)
+		goto err_unlock;
+	vf->nuserqs++;
+	uq->slot = s - uqs->slot;
+	uq->hwq = s->hwq;
+	uq->state = VGPU_USERQ_STATE_ACTIVE;
+	uq->wd_progress = jiffies;
+	s->owner = uq;
+	/* the device may use the AS from now on: unmaps defer, TLBs flush */
+	vgpu_as_job_begin(uq->as);
+	atomic_inc(&uq->as->userqs);
+
+	memset(s->ring, 0, VGPU_UQ_RING_BYTES);
+	memset(s->cpl, 0, VGPU_UQ_CPL_BYTES);
+	wmb();
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL, 0);
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_RING_LO, lower_32_bits(s->ring_dma));
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_RING_HI, upper_32_bits(s->ring_dma));
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CPL_LO, lower_32_bits(s->cpl_dma));
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CPL_HI, upper_32_bits(s->cpl_dma));
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_SIZE, VGPU_USERQ_ENTRIES);
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_PRIORITY, uq->priority);
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CSB, 0);
+	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL,
+		      VGPU_QCTRL_ENABLE | VGPU_QCTRL_USER |
+		      uq->as->asid << VGPU_QCTRL_ASID_SHIFT);
+	if (atomic_inc_return(&uqs->live) == 1)
+		schedule_delayed_work(&uqs->wdog, VGPU_UQ_WDOG_PERIOD);
+	mutex_unlock(&uqs->lock);
+	drm_dev_exit(idx);
+
+	args->queue_id = uq->id;
+	args->entries = VGPU_USERQ_ENTRIES;
+	args->hw_queue = uq->hwq;
+	args->ring_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_RING_PGOFF);
+	args->cpl_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_CPL_PGOFF);
+	args->doorbell_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_DB_PGOFF);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&uqs->lock);
+	drm_dev_exit(idx);
+	vgpu_userq_free(uq);
+	return ret;
+}
+
+int vgpu_ioctl_userq_destroy(struct drm_device *dev, void *data,
+			     struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_userq_destroy *args = data;
+	struct vgpu_userq *uq;
+
+	if (args->pad)
+		return -EINVAL;
+	mutex_lock(&vdev->uqs.lock);
+	uq = xa_erase(&vf->userqs, args->queue_id);
+	if (uq)
+		vf->nuserqs--;
+	mutex_unlock(&vdev->uqs.lock);
+	if (!uq)
+		return -ENOENT;
+	vgpu_userq_destroy(vdev, uq);
+	return 0;
+}
+
+int vgpu_ioctl_userq_get_state(struct drm_device *dev, void *data,
+			       struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_userq_get_state *args = data;
+	struct vgpu_userq *uq;
+	int ret = 0, idx;
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	mutex_lock(&vdev->uqs.lock);
+	uq = xa_load(&vf->userqs, args->queue_id);
+	if (!uq) {
+		ret = -ENOENT;
+		goto out;
+	}
+	vgpu_userq_refresh(vdev, uq);
+	if (uq->slot >= 0 && uq->state == VGPU_USERQ_STATE_ACTIVE) {
+		uq->completed = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
+			(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
+		uq->head = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
+		uq->tail = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_TAIL);
+	}
+	args->state = uq->state;
+	args->hw_error = uq->hw_error;
+	args->error_index = uq->error_index;
+	args->completed = uq->completed;
+	args->head = uq->head;
+	args->tail = uq->tail;
+out:
+	mutex_unlock(&vdev->uqs.lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static bool vgpu_ufence_holds(u64 v, const struct drm_vgpu_wait_user_fence *a)
+{
+	u64 x = v & a->mask, y = a->value & a->mask;
+
+	switch (a->op) {
+	case VGPU_UFENCE_OP_EQ:
+		return x == y;
+	case VGPU_UFENCE_OP_NEQ:
+		return x != y;
+	case VGPU_UFENCE_OP_GT:
+		return x > y;
+	case VGPU_UFENCE_OP_GTE:
+		return x >= y;
+	case VGPU_UFENCE_OP_LT:
+		return x < y;
+	default:
+		return x <= y;
+	}
+}
+
+/* The queue @id of @vf stopped: -EIO; gone: -ENOENT; else 0. */
+static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
+			    u32 id)
+{
+	struct vgpu_userq *uq;
+	int ret = 0, idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&vdev->uqs.lock);
+	uq = xa_load(&vf->userqs, id);
+	if (!uq) {
+		ret = -ENOENT;
+	} else {
+		vgpu_userq_refresh(vdev, uq);
+		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
+			ret = -EIO;
+	}
+	mutex_unlock(&vdev->uqs.lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
+			       struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(dev);
+	struct vgpu_file *vf = file->driver_priv;
+	struct drm_vgpu_wait_user_fence *args = data;
+	u64 __user *uaddr = u64_to_user_ptr(args->addr);
+	long left;
+	int ret;
+	u64 v;
+
+	if (args->flags & ~VGPU_UFENCE_FLAGS || args->pad ||
+	    args->op > VGPU_UFENCE_OP_MAX || args->addr % 8)
+		return -EINVAL;
+	for (;;) {
+		int seq = atomic_read(&vdev->uqs.seq);
+
+		if (get_user(v, uaddr))
+			return -EFAULT;
+		if (vgpu_ufence_holds(v, args))
+			return 0;
+		if (args->queue_id) {
+			ret = vgpu_userq_check(vdev, vf, args->queue_id);
+			if (ret)
+				return ret;
+		}
+		left = vgpu_jiffies_until(args->timeout_ns);
+		if (!left)
+			return -ETIME;
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+		/* woken by a user-queue interrupt or a stop; else a tick */
+		ret = wait_event_interruptible_timeout(vdev->uqs.wq,
+				atomic_read(&vdev->uqs.seq) != seq,
+				min_t(long, left, msecs_to_jiffies(1)));
+		if (ret < 0)
+			return ret;
+	}
+}

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu_userq: user-mode queues and user fences (USERQ_*, WAIT_USER_FENCE;
+ * uapi/vgpu_drm.h "User-mode queues").  The test plays the process that
+ * owns a queue: it writes commands into the mapped ring, rings the mapped
+ * doorbell with a store and waits on a 64-bit fence in a BO it maps,
+ * without SUBMIT.  Every check is what the device did: values kernels
+ * wrote, completion records, the queue's state.
+ *
+ *   launch + release       a kernel's output, the fence value, the records
+ *   WAIT_USER_FENCE        each operator and mask, deadlines, errnos
+ *   bad commands           the exact error, that queue stopped, others run
+ *   garbage doorbell       VGPU_ERR_BAD_DOORBELL on that queue only
+ *   another file's memory  the asid field names it in vain: a fault
+ *   mmap rules             read-only completions, owner only, SIGBUS after
+ *                          destroy, not inherited by fork()
+ *   hang                   stopped by the watchdog (HUNG), others run
+ *   killed owner           its slot comes back, nothing leaks
+ *   VM_BIND                a queue in a VM sees binds and unmaps at once
+ */
+#include "../kselftest_harness.h"
+#include "vgpu_lib.h"
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#define FENCE_OFF 2048u	/* the fence's offset in the data BO */
+#define USERQ_TIMEOUT "/sys/module/vgpu/parameters/userq_timeout_ms"
+
+struct uq {
+	struct drm_vgpu_userq_create c;
+	uint8_t *ring;
+	const struct vgpu_completion *cpl;
+	volatile uint32_t *db;
+	uint32_t tail;
+};
+
+static size_t cpl_bytes(const struct uq *q)
+{
+	return (q->c.entries * sizeof(struct vgpu_completion) + 4095) & ~4095ul;
+}
+
+static int uq_create_vm(int fd, uint32_t vm, struct uq *q)
+{
+	void *p;
+	int ret;
+
+	memset(q, 0, sizeof(*q));
+	q->c.vm_id = vm;
+	ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &q->c);
+	if (ret)
+		return ret;
+	p = mmap(NULL, q->c.entries * VGPU_CMD_BYTES, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, q->c.ring_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	q->ring = p;
+	p = mmap(NULL, cpl_bytes(q), PROT_READ, MAP_SHARED, fd, q->c.cpl_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	q->cpl = p;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 q->c.doorbell_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	q->db = p;
+	return 0;
+}
+
+static int uq_create(int fd, struct uq *q)
+{
+	return uq_create_vm(fd, VGPU_VM_DEFAULT, q);
+}
+
+static void uq_unmap(struct uq *q)
+{
+	munmap(q->ring, q->c.entries * VGPU_CMD_BYTES);
+	munmap((void *)q->cpl, cpl_bytes(q));
+	munmap((void *)q->db, 4096);
+}
+
+static int uq_destroy(int fd, struct uq *q)
+{
+	struct drm_vgpu_userq_destroy d = { .queue_id = q->c.queue_id };
+
+	uq_unmap(q);
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d);
+}
+
+/* Write @cmd at the tail (no doorbell); its slot. */
+static uint32_t uq_put(struct uq *q, const void *cmd)
+{
+	uint32_t slot = q->tail;
+
+	memcpy(q->ring + slot * VGPU_CMD_BYTES, cmd, VGPU_CMD_BYTES);
+	q->tail = (slot + 1) % q->c.entries;
+	return slot;
+}
+
+static void uq_ring(struct uq *q)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	q->db[VGPU_DB_TAIL / 4] = q->tail;
+}
+
+static int uq_state(int fd, struct uq *q, struct drm_vgpu_userq_get_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->queue_id = q->c.queue_id;
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_GET_STATE, st);
+}
+
+static int ufence_wait(int fd, const volatile uint64_t *addr, uint32_t op,
+		       uint64_t value, uint64_t mask, int64_t deadline,
+		       uint32_t queue)
+{
+	struct drm_vgpu_wait_user_fence w = {
+		.addr = (uintptr_t)addr, .value = value, .mask = mask,
+		.timeout_ns = deadline, .op = op, .queue_id = queue,
+	};
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w);
+}
+
+static struct vgpu_cmd_launch launch_cmd(const struct vgpu_prog *p, uint32_t block)
+{
+	return (struct vgpu_cmd_launch){
+		.hdr = { .opcode = VGPU_CMD_LAUNCH },
+		.code_va = p->code_va,
+		.code_size = p->code_size,
+		.entry = p->entry,
+		.grid = { 1, 1, 1 },
+		.block = { block, 1, 1 },
+		.smem_bytes = p->smem,
+		.param_va = p->param_va,
+		.param_size = p->param_size,
+	};
+}
+
+static struct vgpu_cmd_sem release_cmd(uint64_t va, uint64_t value)
+{
+	return (struct vgpu_cmd_sem){
+		.hdr = { .opcode = VGPU_CMD_SEM_RELEASE, .flags = VGPU_CMD_F_IRQ },
+		.addr = va,
+		.payload = value,
+	};
+}
+
+FIXTURE(userq) {
+	int fd;
+	uint64_t nuq;
+	struct vgpu_prog p;	/* the store kernel: out = data BO */
+	volatile uint64_t *fence;
+	uint64_t fence_va;
+};
+
+FIXTURE_SETUP(userq)
+{
+	self->fd = vgpu_open_render();
+	ASSERT_LE(0, self->fd);
+	test_get_param(VGPU_PARAM_USER_QUEUES, &self->nuq);
+	if (!self->nuq)
+		SKIP(return, "the device keeps no hardware queue for user mode");
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p, vgpu_store_src, 4096));
+	*(uint64_t *)self->p.param = self->p.data_va;
+	*(uint32_t *)((char *)self->p.param + 8) = 7;
+	self->fence = (volatile uint64_t *)((char *)self->p.data + FENCE_OFF);
+	self->fence_va = self->p.data_va + FENCE_OFF;
+}
+
+FIXTURE_TEARDOWN(userq)
+{
+	if (self->nuq)
+		vgpu_prog_unmap(&self->p);
+	close(self->fd);
+}
+
+/* Launch the store kernel (4 threads) and release @v; wait for it. */
+static void store_and_release(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(userq) *self, struct uq *q,
+			      uint64_t v)
+{
+	struct vgpu_cmd_launch l = launch_cmd(&self->p, 4);
+	struct vgpu_cmd_sem r = release_cmd(self->fence_va, v);
+
+	uq_put(q, &l);
+	uq_put(q, &r);
+	uq_ring(q);
+	ASSERT_EQ(0, ufence_wait(self->fd, self->fence, VGPU_UFENCE_OP_GTE, v,
+				 ~0ull, vgpu_now_ns() + vgpu_wait_ns(30),
+				 q->c.queue_id));
+}
+
+TEST_F(userq, launch_and_release_without_an_ioctl)
+{
+	struct drm_vgpu_userq_get_state st;
+	uint32_t *out = self->p.data;
+	struct uq q;
+
+	ASSERT_EQ(0, uq_create(self->fd, &q));
+	EXPECT_EQ(VGPU_USERQ_ENTRIES, q.c.entries);
+	EXPECT_NE(0, q.c.queue_id);
+	store_and_release(_metadata, self, &q, 1);
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(i * 2 + 7, out[i]);
+	EXPECT_EQ(1u, *self->fence);
+	/* both records, in ring order, naming the queue's hardware queue */
+	EXPECT_EQ(VGPU_ERR_NONE, q.cpl[0].status);
+	EXPECT_EQ(VGPU_CMD_LAUNCH, q.cpl[0].opcode);
+	EXPECT_EQ(1u, q.cpl[0].seq);
+	EXPECT_EQ(q.c.hw_queue, q.cpl[0].queue);
+	EXPECT_LT(0u, q.cpl[0].warp_insns);
+	EXPECT_EQ(VGPU_CMD_SEM_RELEASE, q.cpl[1].opcode);
+	EXPECT_EQ(2u, q.cpl[1].seq);
+	/* the doorbell page shows the progress */
+	EXPECT_EQ(2u, q.db[VGPU_DB_HEAD / 4]);
+	EXPECT_EQ(2u, q.db[VGPU_DB_COMPLETED_LO / 4]);
+	ASSERT_EQ(0, uq_state(self->fd, &q, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_ACTIVE, st.state);
+	EXPECT_EQ(2u, st.completed);
+	EXPECT_EQ(2u, st.head);
+	EXPECT_EQ(2u, st.tail);
+	/* around the ring twice: the queue keeps going */
+	for (uint64_t v = 2; v < 2 + q.c.entries; v++) {
+		*(uint32_t *)((char *)self->p.param + 8) = (uint32_t)v;
+		store_and_release(_metadata, self, &q, v);
+		ASSERT_EQ(3 * 2 + v, out[3]);
+	}
+	ASSERT_EQ(0, uq_destroy(self->fd, &q));
+	EXPECT_EQ(-ENOENT, uq_destroy(self->fd, &q));
+}
+
+TEST_F(userq, wait_user_fence_operators_deadlines_and_errors)
+{
+	static const struct {
+		uint32_t op;
+		uint64_t value, mask;
+		bool holds;
+	} c[] = {
+		{ VGPU_UFENCE_OP_EQ, 0x1234, ~0ull, true },
+		{ VGPU_UFENCE_OP_EQ, 0x1235, ~0ull, false },
+		{ VGPU_UFENCE_OP_EQ, 0xff34, 0xff, true },
+		{ VGPU_UFENCE_OP_NEQ, 0x1234, ~0ull, false },
+		{ VGPU_UFENCE_OP_NEQ, 0x1235, ~0ull, true },
+		{ VGPU_UFENCE_OP_GT, 0x1233, ~0ull, true },
+		{ VGPU_UFENCE_OP_GT, 0x1234, ~0ull, false },
+		{ VGPU_UFENCE_OP_GTE, 0x1234, ~0ull, true },
+		{ VGPU_UFENCE_OP_GTE, 0x1235, ~0ull, false },
+		{ VGPU_UFENCE_OP_LT, 0x1235, ~0ull, true },
+		{ VGPU_UFENCE_OP_LT, 0x1234, ~0ull, false },
+		{ VGPU_UFENCE_OP_LTE, 0x1234, ~0ull, true },
+		{ VGPU_UFENCE_OP_LTE, 0x1233, ~0ull, false },
+		{ VGPU_UFENCE_OP_LT, 0x35, 0xff, false },
+	};
+	struct drm_vgpu_wait_user_fence w = { 0 };
+	volatile uint64_t *shared = self->fence;
+	static uint64_t word = 0x1234;
+	int64_t t0;
+	pid_t pid;
+	int status;
+
+	for (unsigned int i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int ret = ufence_wait(self->fd, &word, c[i].op, c[i].value,
+				      c[i].mask, 0, 0);
+
+		if (ret != (c[i].holds ? 0 : -ETIME))
+			TH_LOG("case %u: %d", i, ret);
+		EXPECT_EQ(c[i].holds ? 0 : -ETIME, ret);
+	}
+	/* a deadline ahead: waits until then, not less */
+	t0 = vgpu_now_ns();
+	EXPECT_EQ(-ETIME, ufence_wait(self->fd, &word, VGPU_UFENCE_OP_EQ, 1,
+				      ~0ull, t0 + 50000000, 0));
+	EXPECT_LE(t0 + 50000000, vgpu_now_ns());
+	/* a CPU write from another process (shared memory) ends the wait */
+	*shared = 0;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		usleep(100000);
+		*shared = 5;
+		_exit(0);
+	}
+	EXPECT_EQ(0, ufence_wait(self->fd, shared, VGPU_UFENCE_OP_EQ, 5, ~0ull,
+				 vgpu_now_ns() + vgpu_wait_ns(30), 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* bad input */
+	w = (struct drm_vgpu_wait_user_fence){ .addr = (uintptr_t)&word, .op = 6 };
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+	w.op = 0;
+	w.flags = 1;
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+	w.flags = 0;
+	w.pad = 1;
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+	w.pad = 0;
+	w.addr = (uintptr_t)&word + 4;
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+	w.addr = 8;
+	EXPECT_EQ(-EFAULT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+	w.addr = (uintptr_t)&word;
+	w.value = 1;
+	w.queue_id = 999;
+	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+}
+
+/* One bad command: the exact error, the queue stopped, -EIO for waiters. */
+static void expect_stops(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(userq) *self, const void *cmd,
+			 uint32_t hw_error, uint64_t fault_va)
+{
+	struct drm_vgpu_userq_get_state st;
+	struct vgpu_cmd_sem r = release_cmd(self->fence_va, 1);
+	struct uq q;
+	uint32_t slot;
+
+	*self->fence = 0;
+	ASSERT_EQ(0, uq_create(self->fd, &q));
+	slot = uq_put(&q, cmd);
+	uq_put(&q, &r);
+	uq_ring(&q);
+	EXPECT_EQ(-EIO, ufence_wait(self->fd, self->fence, VGPU_UFENCE_OP_GTE, 1,
+				    ~0ull, vgpu_now_ns() + vgpu_wait_ns(30),
+				    q.c.queue_id));
+	ASSERT_EQ(0, uq_state(self->fd, &q, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_ERROR, st.state);
+	EXPECT_EQ(hw_error, st.hw_error);
+	EXPECT_EQ(slot, st.error_index);
+	EXPECT_EQ(hw_error, q.cpl[slot].status);
+	EXPECT_EQ(1u, st.completed); /* nothing after it ran */
+	EXPECT_EQ(0u, *self->fence);
+	if (fault_va)
+		EXPECT_EQ(fault_va, q.cpl[slot].exc.addr);
+	ASSERT_EQ(0, uq_destroy(self->fd, &q));
+}
+
+TEST_F(userq, bad_commands_stop_their_queue_with_the_exact_error)
+{
+	struct vgpu_cmd_header garbage[16] = { { .opcode = 0x77 } };
+	struct vgpu_cmd_fence phys = {
+		.hdr = { .opcode = VGPU_CMD_FENCE, .flags = VGPU_CMD_F_FENCE_PHYS },
+		.addr = 0x1000, .value = 1,
+	};
+	struct vgpu_cmd_tlb_invalidate tlbi = {
+		.hdr = { .opcode = VGPU_CMD_TLB_INVALIDATE },
+		.asid = VGPU_TLBI_ALL_AS,
+	};
+	struct vgpu_cmd_sem misaligned = release_cmd(self->fence_va + 4, 1);
+	struct vgpu_cmd_sem unmapped = release_cmd(0x7f0000000000ull, 1);
+	struct vgpu_cmd_launch l = launch_cmd(&self->p, 4);
+
+	expect_stops(_metadata, self, garbage, VGPU_ERR_BAD_COMMAND, 0);
+	expect_stops(_metadata, self, &phys, VGPU_ERR_BAD_COMMAND, 0);
+	expect_stops(_metadata, self, &tlbi, VGPU_ERR_BAD_COMMAND, 0);
+	expect_stops(_metadata, self, &misaligned, VGPU_ERR_BAD_COMMAND, 0);
+	expect_stops(_metadata, self, &unmapped, VGPU_ERR_MMU_FAULT,
+		     0x7f0000000000ull);
+	l.block[0] = 2048; /* more threads than a CTA may have */
+	expect_stops(_metadata, self, &l, VGPU_ERR_BAD_LAUNCH, 0);
+	l = launch_cmd(&self->p, 4);
+	l.code_va = 0x7f0000000000ull;
+	expect_stops(_metadata, self, &l, VGPU_ERR_MMU_FAULT, 0x7f0000000000ull);
+}
+
+TEST_F(userq, garbage_doorbell_stops_that_queue_only)
+{
+	struct drm_vgpu_userq_get_state st;
+	struct drm_vgpu_submit s;
+	uint32_t handles[3], *out = self->p.data;
+	struct uq a, b;
+
+	if (self->nuq < 2)
+		SKIP(return, "one user-mode hardware queue");
+	ASSERT_EQ(0, uq_create(self->fd, &a));
+	ASSERT_EQ(0, uq_create(self->fd, &b));
+	EXPECT_NE(a.c.hw_queue, b.c.hw_queue);
+	a.db[VGPU_DB_TAIL / 4] = 0xdeadbeef;
+	ASSERT_EQ(0, uq_state(self->fd, &a, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_ERROR, st.state);
+	EXPECT_EQ(VGPU_ERR_BAD_DOORBELL, st.hw_error);
+	EXPECT_EQ(VGPU_ERR_BAD_DOORBELL, a.db[VGPU_DB_ERROR / 4]);
+	EXPECT_EQ(-EIO, ufence_wait(self->fd, self->fence, VGPU_UFENCE_OP_EQ, 99,
+				    ~0ull, vgpu_now_ns() + vgpu_wait_ns(30),
+				    a.c.queue_id));
+	/* the other user queue and the kernel's queues go on */
+	store_and_release(_metadata, self, &b, 1);
+	ASSERT_EQ(0, uq_state(self->fd, &b, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_ACTIVE, st.state);
+	memset(out, 0, 16);
+	*(uint32_t *)((char *)self->p.param + 8) = 11;
+	vgpu_prog_submit_args(&self->p, &s, handles, 1, 4);
+	test_submit(&s);
+	test_wait_bo(self->p.data_h);
+	EXPECT_EQ(3 * 2 + 11, out[3]);
+	ASSERT_EQ(0, uq_destroy(self->fd, &a));
+	ASSERT_EQ(0, uq_destroy(self->fd, &b));
+}
+
+TEST_F(userq, another_files_memory_is_out_of_reach)
+{
+	struct vgpu_cmd_fence f = { .hdr = { .opcode = VGPU_CMD_FENCE }, .value = 0xbad };
+	struct drm_vgpu_userq_get_state st;
+	uint64_t va, other_asid;
+	uint32_t h, slot;
+	char val[32];
+	int fd2 = vgpu_open_render();
+	uint64_t *p;
+	struct uq q;
+
+	ASSERT_LE(0, fd2);
+	/* far beyond this file's BOs: the other file's VM 0 maps it */
+	for (int i = 0; i < 64; i++)
+		ASSERT_EQ(0, _test_bo_create(fd2, 1 << 20, VGPU_BO_NO_EXEC, &h, &va));
+	ASSERT_EQ(0, _test_bo_map(fd2, h, 4096, (void **)&p));
+	*p = 0x600d;
+	ASSERT_EQ(0, fdinfo_get(fd2, "vgpu-asid", val, sizeof(val)));
+	other_asid = strtoull(val, NULL, 10);
+	ASSERT_EQ(0, uq_create(self->fd, &q));
+	f.addr = va;
+	f.asid = (uint32_t)other_asid; /* ignored: the queue's own runs it */
+	slot = uq_put(&q, &f);
+	uq_ring(&q);
+	ASSERT_EQ(0, ufence_wait(self->fd, (const volatile uint64_t *)&q.cpl[slot].seq,
+				 VGPU_UFENCE_OP_NEQ,
+				 0, ~0ull, vgpu_now_ns() + vgpu_wait_ns(30), 0));
+	EXPECT_EQ(VGPU_ERR_MMU_FAULT, q.cpl[slot].status);
+	EXPECT_EQ(va, q.cpl[slot].exc.addr);
+	EXPECT_EQ(VGPU_MMU_F_NOT_PRESENT, q.cpl[slot].exc.info[1]);
+	EXPECT_NE(other_asid, q.cpl[slot].exc.info[3]);
+	EXPECT_EQ(0x600du, *p);
+	ASSERT_EQ(0, uq_state(self->fd, &q, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_ERROR, st.state);
+	/* and it cannot map another file's queue */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				   fd2, q.c.doorbell_offset));
+	EXPECT_EQ(EACCES, errno);
+	ASSERT_EQ(0, uq_destroy(self->fd, &q));
+	munmap(p, 4096);
+	close(fd2);
+}
+
+static sigjmp_buf probe_env;
+
+static void probe_handler(int sig)
+{
+	siglongjmp(probe_env, sig);
+}
+
+/* The signal a write to @p raises, 0 for none. */
+static int probe_write(volatile uint32_t *p)
+{
+	struct sigaction sa = { .sa_handler = probe_handler }, o1, o2;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &o1);
+	sigaction(SIGSEGV, &sa, &o2);
+	sig = sigsetjmp(probe_env, 1);
+	if (!sig)
+		*p = 0;
+	sigaction(SIGBUS, &o1, NULL);
+	sigaction(SIGSEGV, &o2, NULL);
+	return sig;
+}
+
+TEST_F(userq, mappings_belong_to_the_queue_and_its_file)
+{
+	struct drm_vgpu_userq_destroy d = { 0 };
+	volatile uint32_t *db;
+	struct uq q;
+	pid_t pid;
+	int status;
+	void *m;
+
+	ASSERT_EQ(0, uq_create(self->fd, &q));
+	/* completions are read-only; nothing past an area; unknown offsets */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, self->fd, q.c.cpl_offset));
+	EXPECT_EQ(EACCES, errno);
+	m = mmap(NULL, cpl_bytes(&q), PROT_READ, MAP_SHARED, self->fd, q.c.cpl_offset);
+	ASSERT_NE(MAP_FAILED, m);
+	EXPECT_NE(0, mprotect(m, 4096, PROT_READ | PROT_WRITE));
+	munmap(m, cpl_bytes(&q));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED,
+				   self->fd, q.c.doorbell_offset));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				   self->fd, q.c.doorbell_offset + 4096));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 4096));
+	/* a fork()ed child does not inherit the doorbell */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(probe_write(&q.db[VGPU_DB_TAIL / 4]) == SIGSEGV ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* after destroy, the old mappings are dead, never another queue's */
+	db = q.db;
+	EXPECT_EQ(0, probe_write(&db[VGPU_DB_HEAD / 4]));
+	d.queue_id = q.c.queue_id;
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d));
+	EXPECT_EQ(SIGBUS, probe_write(&db[VGPU_DB_TAIL / 4]));
+	EXPECT_EQ(SIGBUS, probe_write((volatile uint32_t *)q.ring));
+	ASSERT_EQ(0, uq_create(self->fd, &q)); /* maybe the same slot */
+	EXPECT_EQ(SIGBUS, probe_write(&db[VGPU_DB_TAIL / 4]));
+	munmap((void *)db, 4096);
+	ASSERT_EQ(0, uq_destroy(self->fd, &q));
+}
+
+TEST_F(userq, create_errors_and_limits)
+{
+	struct drm_vgpu_userq_create c = { 0 };
+	struct drm_vgpu_userq_destroy d = { .pad = 1 };
+	struct uq q[VGPU_MAX_USERQ_PER_FILE];
+	uint64_t n;
+
+	c.flags = 1;
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c));
+	c.flags = 0;
+	c.priority = 4;
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c));
+	c.priority = 0;
+	c.vm_id = 77;
+	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c));
+	EXPECT_EQ(-EINVAL, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d));
+	d.pad = 0;
+	d.queue_id = 12345;
+	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d));
+	/* every slot, then -EBUSY (or -EMFILE past the per-file limit) */
+	n = self->nuq < VGPU_MAX_USERQ_PER_FILE ? self->nuq : VGPU_MAX_USERQ_PER_FILE;
+	for (uint64_t i = 0; i < n; i++)
+		ASSERT_EQ(0, uq_create(self->fd, &q[i]));
+	EXPECT_EQ(self->nuq > n ? -EMFILE : -EBUSY,
+		  vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c));
+	ASSERT_EQ(0, uq_destroy(self->fd, &q[0]));
+	ASSERT_EQ(0, uq_create(self->fd, &q[0]));
+	store_and_release(_metadata, self, &q[0], 1);
+	for (uint64_t i = 0; i < n; i++)
+		ASSERT_EQ(0, uq_destroy(self->fd, &q[i]));
+}
+
+/* An acquire of a value nobody writes: the queue hangs. */
+static struct vgpu_cmd_sem stuck_acquire(uint64_t va)
+{
+	return (struct vgpu_cmd_sem){
+		.hdr = { .opcode = VGPU_CMD_SEM_ACQUIRE },
+		.addr = va,
+		.payload = 1ull << 62,
+		.op = VGPU_SEM_OP_GEQ,
+	};
+}
+
+TEST_F(userq, a_hang_is_stopped_by_the_watchdog_and_only_it)
+{
+	struct drm_vgpu_userq_get_state st;
+	struct vgpu_cmd_sem acq = stuck_acquire(self->fence_va);
+	char saved[32] = "0", ms[32];
+	int64_t t0;
+	struct uq a, b;
+
+	if (self->nuq < 2)
+		SKIP(return, "one user-mode hardware queue");
+	ASSERT_LT(0, read_file(USERQ_TIMEOUT, saved, sizeof(saved)));
+	snprintf(ms, sizeof(ms), "%u", 300 * vgpu_timeout_scale());
+	ASSERT_EQ(0, sysfs_write(USERQ_TIMEOUT, ms));
+	ASSERT_EQ(0, uq_create(self->fd, &a));
+	ASSERT_EQ(0, uq_create(self->fd, &b));
+	t0 = vgpu_now_ns();
+	uq_put(&a, &acq);
+	uq_ring(&a);
+	EXPECT_EQ(-EIO, ufence_wait(self->fd, self->fence, VGPU_UFENCE_OP_EQ,
+				    1ull << 62, ~0ull,
+				    vgpu_now_ns() + vgpu_wait_ns(60), a.c.queue_id));
+	EXPECT_LE(t0 + 300000000ll * vgpu_timeout_scale(), vgpu_now_ns());
+	ASSERT_EQ(0, uq_state(self->fd, &a, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_HUNG, st.state);
+	EXPECT_EQ(VGPU_ERR_ABORTED, st.hw_error);
+	EXPECT_EQ(0u, st.error_index);
+	EXPECT_EQ(0u, st.completed);
+	/* the other queue is untouched */
+	store_and_release(_metadata, self, &b, 3);
+	ASSERT_EQ(0, uq_state(self->fd, &b, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_ACTIVE, st.state);
+	sysfs_write(USERQ_TIMEOUT, saved);
+	ASSERT_EQ(0, uq_destroy(self->fd, &a));
+	ASSERT_EQ(0, uq_destroy(self->fd, &b));
+}
+
+TEST_F(userq, a_killed_owner_gives_its_queues_back)
+{
+	struct uq q[VGPU_MAX_USERQ_PER_FILE];
+	uint64_t n = self->nuq < VGPU_MAX_USERQ_PER_FILE ? self->nuq :
+							   VGPU_MAX_USERQ_PER_FILE;
+	int pfd[2], status;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = vgpu_open_render();
+		struct vgpu_cmd_sem acq = stuck_acquire(0);
+		struct uq cq;
+		uint64_t va;
+		uint32_t h;
+
+		if (fd < 0 || _test_bo_create(fd, 4096, VGPU_BO_POPULATE, &h, &va))
+			_exit(1);
+		/* every slot it can get, each stuck in an acquire */
+		for (uint64_t i = 0; i < n; i++) {
+			if (uq_create(fd, &cq))
+				_exit(2);
+			acq.addr = va;
+			uq_put(&cq, &acq);
+			uq_ring(&cq);
+		}
+		if (write(pfd[1], "x", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	ASSERT_EQ(1, read(pfd[0], &c, 1));
+	close(pfd[0]);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	/* its file is closed: every slot is free again and works */
+	for (uint64_t i = 0; i < n; i++)
+		ASSERT_EQ(0, uq_create(self->fd, &q[i]));
+	for (uint64_t i = 0; i < n; i++) {
+		*(uint32_t *)((char *)self->p.param + 8) = (uint32_t)i;
+		store_and_release(_metadata, self, &q[i], i + 1);
+	}
+	for (uint64_t i = 0; i < n; i++)
+		ASSERT_EQ(0, uq_destroy(self->fd, &q[i]));
+}
+
+TEST_F(userq, a_queue_in_a_vm_sees_binds_and_unmaps_at_once)
+{
+	const uint64_t base = 0x50000000ull, code = base, param = base + 0x100000,
+		       out = base + 0x200000, fence = base + 0x300000;
+	struct drm_vgpu_vm_create vc = { 0 };
+	struct drm_vgpu_vm_bind_op ops[4];
+	struct drm_vgpu_vm_bind b = { 0 };
+	struct vgpu_cmd_launch l = launch_cmd(&self->p, 4);
+	struct vgpu_cmd_sem r = release_cmd(fence, 1);
+	uint32_t fh, oh, slot, *o;
+	uint64_t *fmap;
+	uint8_t *pm;
+	struct uq q;
+
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_CREATE, &vc));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, VGPU_BO_NO_EXEC, &fh, NULL));
+	ASSERT_EQ(0, _test_bo_map(self->fd, fh, 4096, (void **)&fmap));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, VGPU_BO_NO_EXEC, &oh, NULL));
+	ASSERT_EQ(0, _test_bo_map(self->fd, oh, 4096, (void **)&o));
+	ops[0] = (struct drm_vgpu_vm_bind_op){ .op = VGPU_VM_BIND_OP_MAP,
+		.handle = self->p.code_h, .va = code, .range = 4096 };
+	ops[1] = (struct drm_vgpu_vm_bind_op){ .op = VGPU_VM_BIND_OP_MAP,
+		.handle = self->p.param_h, .va = param, .range = 4096 };
+	ops[2] = (struct drm_vgpu_vm_bind_op){ .op = VGPU_VM_BIND_OP_MAP,
+		.handle = oh, .va = out, .range = 4096 };
+	ops[3] = (struct drm_vgpu_vm_bind_op){ .op = VGPU_VM_BIND_OP_MAP,
+		.handle = fh, .va = fence, .range = 4096 };
+	b.vm_id = vc.vm_id;
+	b.ops = (uintptr_t)ops;
+	b.op_count = 4;
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_BIND, &b));
+	pm = self->p.param;
+	*(uint64_t *)pm = out;
+	ASSERT_EQ(0, uq_create_vm(self->fd, vc.vm_id, &q));
+	l.code_va = code;
+	l.param_va = param;
+	uq_put(&q, &l);
+	uq_put(&q, &r);
+	uq_ring(&q);
+	ASSERT_EQ(0, ufence_wait(self->fd, fmap, VGPU_UFENCE_OP_EQ, 1, ~0ull,
+				 vgpu_now_ns() + vgpu_wait_ns(30), q.c.queue_id));
+	EXPECT_EQ(3 * 2 + 7, o[3]);
+	/* unmap the output: the next launch faults there at once */
+	ops[0] = (struct drm_vgpu_vm_bind_op){ .op = VGPU_VM_BIND_OP_UNMAP,
+		.va = out, .range = 4096 };
+	b.op_count = 1;
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_VM_BIND, &b));
+	r.payload = 2;
+	slot = uq_put(&q, &l);
+	uq_put(&q, &r);
+	uq_ring(&q);
+	EXPECT_EQ(-EIO, ufence_wait(self->fd, fmap, VGPU_UFENCE_OP_EQ, 2, ~0ull,
+				    vgpu_now_ns() + vgpu_wait_ns(30), q.c.queue_id));
+	EXPECT_EQ(VGPU_ERR_EXCEPTION, q.cpl[slot].status);
+	EXPECT_EQ(VGPU_EXC_GLOBAL_FAULT, q.cpl[slot].exc.code);
+	EXPECT_EQ(out, q.cpl[slot].exc.addr & ~0xfffull);
+	ASSERT_EQ(0, uq_destroy(self->fd, &q));
+	munmap(fmap, 4096);
+	munmap(o, 4096);
+	*(uint64_t *)pm = self->p.data_va;
+}
+
+VGPU_TEST_HARNESS_MAIN
