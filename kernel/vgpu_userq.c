@@ -632,7 +632,7 @@ int vgpu_ioctl_userq_get_state(struct drm_device *dev, void *data,
 		goto out;
 	}
 	vgpu_userq_refresh(vdev, uq);
-	if (uq->slot >= 0 && uq->state == VGPU_USERQ_STATE_ACTIVE) {
+	if (uq->slot >= 0) {	/* else: as it was when it was detached */
 		uq->completed = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
 			(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
 		uq->head = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);

@@ -27,6 +27,10 @@
  *   CSB        q8 slot8 raw8 page32   context-save slot size, a queue's
  *              buffer (allocated, or a raw page number), a PREEMPT request
  *   PCI_CFG    off8 val32    PCI configuration space
+ *   USERQ      q8 size8 as8  set up a queue in user mode, in address space
+ *              as8 (any value: one past the table too)
+ *   DOORBELL   q8 off16 val32   a 32-bit write into BAR4's doorbell pages
+ *              (any queue's page, any offset, garbage tails)
  *
  * The device has fault injection on (x-inject=on): REG_WRITE reaches
  * INJECT too, so dropped, delayed and corrupt completions, injected
@@ -51,7 +55,7 @@ struct qts *qts_inproc(QTestState *s);
 
 enum {
     OP_REG_WRITE, OP_REG_READ, OP_MEM, OP_QUEUE, OP_CMD, OP_LAUNCH, OP_PTE,
-    OP_WAIT, OP_RESET, OP_CSB, OP_PCI_CFG, OP_COUNT
+    OP_WAIT, OP_RESET, OP_CSB, OP_PCI_CFG, OP_USERQ, OP_DOORBELL, OP_COUNT
 };
 
 #define FUZZ_QUEUES 4
@@ -348,6 +352,20 @@ static void vgpu_fuzz(QTestState *s, const unsigned char *data, size_t size)
             unsigned off = take(&c, 1) & 0xfc;
 
             qts_cfg_writel(d.qts, DEV_DEVFN, off, take(&c, 4));
+            break;
+        }
+        case OP_USERQ: {
+            unsigned q = take(&c, 1) % FUZZ_QUEUES;
+            uint32_t size = 1u << (take(&c, 1) % 7);
+
+            dev_user_queue_init(&d, q, size, take(&c, 1) % (FUZZ_AS + 2));
+            break;
+        }
+        case OP_DOORBELL: {
+            unsigned q = take(&c, 1) % (FUZZ_QUEUES + 1);
+            uint32_t off = (take(&c, 2) & ~3u) % VGPU_DOORBELL_PAGE;
+
+            db_write(&d, q, off, take(&c, 4));
             break;
         }
         }

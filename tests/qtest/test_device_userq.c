@@ -311,4 +311,31 @@ TEST_F(userq, garbage_doorbell_stops_that_queue_only)
 	dev_kernel_free(&st.kern);
 }
 
+TEST_F(userq, tlb_flush_register_makes_remaps_visible)
+{
+	struct dev *d = &self->d;
+	struct vgpu_completion c;
+	struct vgpu_cmd_fence f;
+	uint64_t va, pa_a, pa_b;
+	uint32_t slot;
+
+	va = dev_buf(d, UAS, 4096, RW, &pa_a);
+	pa_b = dev_alloc_pa(d, 4096);
+	f = fence_cmd(va, 0xa, 0, 0);
+	slot = dev_put(d, UQ, &f);
+	dev_doorbell_page(d, UQ);
+	ASSERT_TRUE(dev_wait(d, UQ, slot, &c));
+	EXPECT_EQ(0xau, qts_readq(d->qts, pa_a));
+	/* the kernel remaps the page and flushes: the queue writes the new one */
+	dev_map(d, UAS, va, pa_b, RW);
+	reg_write(d, VGPU_REG_TLB_FLUSH, 1);
+	f = fence_cmd(va, 0xb, 0, 0);
+	slot = dev_put(d, UQ, &f);
+	dev_doorbell_page(d, UQ);
+	ASSERT_TRUE(dev_wait(d, UQ, slot, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(0xbu, qts_readq(d->qts, pa_b));
+	EXPECT_EQ(0xau, qts_readq(d->qts, pa_a));
+}
+
 TEST_HARNESS_MAIN

@@ -29,6 +29,14 @@
  * preempt=1: the device saves LOW CTAs to make room) beside the same
  * without it (preempt=0: the HIGH job waits for a LOW CTA to end), the
  * ratio of the medians printed.
+ * User-mode queues: the same null job written into a user queue's mapped
+ * ring and started by a store to its doorbell, completion a SEM_RELEASE
+ * of a 64-bit fence with an interrupt: waited for with WAIT_USER_FENCE,
+ * and, the path without any system call, by reading the fence until it
+ * moves.  Each alternates launch by launch with the SUBMIT + SYNCOBJ_WAIT
+ * path (the baseline); medians, jobs/s and ratios printed, target: the
+ * user queue at least 3x faster.  And libvgpu's launch + wait on a user
+ * queue beside the same on its default queue.
  * Run in the guest: `make bench-guest`.
  */
 #include "bench_summary.h"
@@ -36,6 +44,7 @@
 #include "vgpu.h"
 
 #define LIB_TARGET 1.2
+#define UQ_TARGET 3.0
 
 #define ITERS 300
 #define DEPTH_JOBS 2000
@@ -177,9 +186,154 @@ static int64_t chain_run(int fd, const struct drm_vgpu_submit *tmpl,
 	return (now() - t1) / (CHAIN_JOBS - 1);
 }
 
+struct uq_bench {
+	struct drm_vgpu_userq_create c;
+	uint8_t *ring;
+	volatile uint32_t *db;
+	uint32_t tail;
+	uint64_t seq;
+};
+
+/* A null job and a release of the next sequence number, rung. */
+static void uq_null_job(struct uq_bench *u, const struct drm_vgpu_submit *s,
+			uint64_t fence_va)
+{
+	struct vgpu_cmd_launch l = {
+		.hdr = { .opcode = VGPU_CMD_LAUNCH },
+		.code_va = s->launch.code_va,
+		.code_size = s->launch.code_size,
+		.entry = s->launch.entry,
+		.grid = { 1, 1, 1 },
+		.block = { 1, 1, 1 },
+		.param_va = s->launch.param_va,
+		.param_size = s->launch.param_size,
+	};
+	struct vgpu_cmd_sem r = {
+		.hdr = { .opcode = VGPU_CMD_SEM_RELEASE, .flags = VGPU_CMD_F_IRQ },
+		.addr = fence_va,
+		.payload = ++u->seq,
+	};
+
+	memcpy(u->ring + u->tail * VGPU_CMD_BYTES, &l, sizeof(l));
+	u->tail = (u->tail + 1) % u->c.entries;
+	memcpy(u->ring + u->tail * VGPU_CMD_BYTES, &r, sizeof(r));
+	u->tail = (u->tail + 1) % u->c.entries;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	u->db[VGPU_DB_TAIL / 4] = u->tail;
+}
+
+/*
+ * Null jobs on a user queue against SUBMIT (@s, completion @sync): @ufw
+ * waited with WAIT_USER_FENCE, @poll by reading the fence, @sub the
+ * SUBMIT path, alternating; libvgpu on a user queue (@luq) against its
+ * default queue (@ldef).  False when the device has no user queues.
+ */
+static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
+			struct vgpu_prog *p, int64_t *ufw, int64_t *poll,
+			int64_t *sub, int64_t *luq, int64_t *ldef)
+{
+	struct drm_vgpu_submit s1 = *s;
+	struct drm_vgpu_sync out = { .handle = sync };
+	volatile uint64_t *fence = (volatile uint64_t *)((char *)p->data + 2048);
+	uint64_t fence_va = p->data_va + 2048, n = 0;
+	struct vgpu_launch_config cfg = { .block = { 1 } };
+	struct vgpu_device *dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_queue *q;
+	struct uq_bench u = { 0 };
+	char log[256];
+	int64_t t0, t1, t2, t3;
+	int i, ret;
+
+	if (_test_get_param(fd, VGPU_PARAM_USER_QUEUES, &n) || !n)
+		return false;
+	ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &u.c);
+	if (ret)
+		die("USERQ_CREATE", ret);
+	u.ring = mmap(NULL, u.c.entries * VGPU_CMD_BYTES, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, fd, u.c.ring_offset);
+	u.db = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    u.c.doorbell_offset);
+	if (u.ring == MAP_FAILED || u.db == MAP_FAILED)
+		die("mmap", -errno);
+	*fence = 0;
+	s1.out_syncs = (uintptr_t)&out;
+	s1.out_sync_count = 1;
+	for (i = -10; i < ITERS; i++) {	/* 10 rounds of warm-up */
+		struct drm_vgpu_wait_user_fence w = {
+			.addr = (uintptr_t)fence, .mask = ~0ull, .op = VGPU_UFENCE_OP_GTE,
+			.queue_id = u.c.queue_id,
+		};
+
+		t0 = now();
+		uq_null_job(&u, s, fence_va);
+		w.value = u.seq;
+		w.timeout_ns = vgpu_now_ns() + vgpu_wait_ns(10);
+		ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w);
+		t1 = now();
+		if (ret)
+			die("user queue null job", ret);
+		uq_null_job(&u, s, fence_va);
+		while (*fence < u.seq)
+			if (now() - t1 > vgpu_wait_ns(10))
+				die("user queue null job (polled)", -ETIME);
+		t2 = now();
+		ret = _test_submit(fd, &s1);
+		ret = ret ?: _test_syncobj_wait(fd, sync, 0, vgpu_wait_ns(10));
+		t3 = now();
+		if (ret)
+			die("null job", ret);
+		if (i >= 0) {
+			ufw[i] = t1 - t0;
+			poll[i] = t2 - t1;
+			sub[i] = t3 - t2;
+		}
+	}
+	munmap(u.ring, u.c.entries * VGPU_CMD_BYTES);
+	munmap((void *)u.db, 4096);
+	vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_DESTROY,
+		   &(struct drm_vgpu_userq_destroy){ .queue_id = u.c.queue_id });
+
+	ret = vgpu_device_open("drm", &dev);
+	ret = ret ?: vgpu_program_assemble(dev, "  EXIT ;\n", 9, "null.vgs", &prog,
+					   log, sizeof(log));
+	ret = ret ?: vgpu_program_kernel(prog, 0, &k);
+	ret = ret ?: vgpu_queue_new_user(dev, VGPU_QUEUE_PRIORITY_NORMAL, &q);
+	if (ret)
+		die("libvgpu user queue", ret);
+	for (i = -10; i < ITERS; i++) {
+		struct vgpu_job *job;
+
+		t0 = now();
+		cfg.queue = q;
+		ret = vgpu_kernel_launch(k, &cfg, NULL, &job);
+		ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
+		vgpu_job_free(job);
+		t1 = now();
+		cfg.queue = NULL;
+		ret = ret ?: vgpu_kernel_launch(k, &cfg, NULL, &job);
+		ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
+		vgpu_job_free(job);
+		t2 = now();
+		if (ret)
+			die("libvgpu null jobs", ret);
+		if (i >= 0) {
+			luq[i] = t1 - t0;
+			ldef[i] = t2 - t1;
+		}
+	}
+	vgpu_queue_free(q);
+	vgpu_program_free(prog);
+	vgpu_device_close(dev);
+	return true;
+}
+
 int main(void)
 {
 	static int64_t lat[ITERS], base[ITERS], raw[ITERS], lib[ITERS], rawbo[ITERS];
+	static int64_t ufw[ITERS], upoll[ITERS], usub[ITERS], luq[ITERS], ldef[ITERS];
+	bool have_uq;
 	struct vgpu_device *dev;
 	struct vgpu_program *lprog;
 	const struct vgpu_kernel *lk;
@@ -293,6 +447,8 @@ int main(void)
 	vgpu_program_free(lprog);
 	vgpu_device_close(dev);
 
+	have_uq = userq_bench(fd, &s, out.handle, &p, ufw, upoll, usub, luq, ldef);
+
 	/* 64 in flight: job n signals timeline point n; wait point n - 64 */
 	ret = _test_syncobj_create(fd, &tl);
 	if (ret)
@@ -370,6 +526,44 @@ int main(void)
 	qsort(lib, ITERS, sizeof(lib[0]), cmp64);
 	qsort(rawbo, ITERS, sizeof(rawbo[0]), cmp64);
 	lib_ratio = (double)lib[ITERS / 2] / raw[ITERS / 2];
+	if (have_uq) {
+		double rw, rp;
+
+		qsort(ufw, ITERS, sizeof(ufw[0]), cmp64);
+		qsort(upoll, ITERS, sizeof(upoll[0]), cmp64);
+		qsort(usub, ITERS, sizeof(usub[0]), cmp64);
+		qsort(luq, ITERS, sizeof(luq[0]), cmp64);
+		qsort(ldef, ITERS, sizeof(ldef[0]), cmp64);
+		rw = (double)usub[ITERS / 2] / ufw[ITERS / 2];
+		rp = (double)usub[ITERS / 2] / upoll[ITERS / 2];
+		printf("vgpu_bench: null job on a user-mode queue (ring + doorbell store, fence\n"
+		       "  release with IRQ) vs SUBMIT + SYNCOBJ_WAIT, alternating, %d each\n", ITERS);
+		printf("  SUBMIT + SYNCOBJ_WAIT                 median %8.1f us  %8.0f jobs/s   (baseline)\n",
+		       usub[ITERS / 2] / 1e3, 1e9 / usub[ITERS / 2]);
+		printf("  user queue, WAIT_USER_FENCE           median %8.1f us  %8.0f jobs/s   %.1fx faster   target >= %.0fx: %s\n",
+		       ufw[ITERS / 2] / 1e3, 1e9 / ufw[ITERS / 2], rw, UQ_TARGET,
+		       rw >= UQ_TARGET ? "met" : "not met");
+		printf("  user queue, fence polled (no syscall) median %8.1f us  %8.0f jobs/s   %.1fx faster\n",
+		       upoll[ITERS / 2] / 1e3, 1e9 / upoll[ITERS / 2], rp);
+		printf("  libvgpu launch + wait, user queue     median %8.1f us   default queue %.1f us   %.2fx\n",
+		       luq[ITERS / 2] / 1e3, ldef[ITERS / 2] / 1e3,
+		       (double)ldef[ITERS / 2] / luq[ITERS / 2]);
+		bench_row("guest, user queue null job (WAIT_USER_FENCE)",
+			  bench_fmt("%.1f us", ufw[ITERS / 2] / 1e3),
+			  bench_fmt("SUBMIT %.1f us", usub[ITERS / 2] / 1e3),
+			  bench_fmt("%.1fx faster", rw), bench_fmt(">= %.0fx", UQ_TARGET),
+			  rw >= UQ_TARGET);
+		bench_row("guest, user queue null job (fence polled)",
+			  bench_fmt("%.1f us", upoll[ITERS / 2] / 1e3),
+			  bench_fmt("SUBMIT %.1f us", usub[ITERS / 2] / 1e3),
+			  bench_fmt("%.1fx faster", rp), bench_fmt(">= %.0fx", UQ_TARGET),
+			  rp >= UQ_TARGET);
+		bench_row("guest, libvgpu launch + wait on a user queue",
+			  bench_fmt("%.1f us", luq[ITERS / 2] / 1e3),
+			  bench_fmt("default queue %.1f us", ldef[ITERS / 2] / 1e3),
+			  bench_fmt("%.2fx faster", (double)ldef[ITERS / 2] / luq[ITERS / 2]),
+			  "", -1);
+	}
 	printf("vgpu_bench: null job (1 thread, EXIT), %d iterations, guest CLOCK_MONOTONIC\n", ITERS);
 	printf("  syncobj create/signal/wait/destroy  median %8.1f us  mean %8.1f us   (baseline)\n",
 	       base[ITERS / 2] / 1e3, sum_base / 1e3 / ITERS);

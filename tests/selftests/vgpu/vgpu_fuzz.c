@@ -14,7 +14,10 @@
  * queues, extensions, flags and pads; WAIT_BO, GET_JOB, QUEUE_CREATE
  * (in VM 0 or a VM), QUEUE_DESTROY, QUEUE_GET_STATE, VM_CREATE,
  * VM_DESTROY, VM_BIND with arrays of random, mostly well-formed ops,
- * userptr ones on its own memory, synchronous and with syncs), DRM
+ * userptr ones on its own memory, synchronous and with syncs,
+ * USERQ_CREATE/DESTROY/GET_STATE with the queue's ring filled with random
+ * commands and its doorbell rung with random tails through the mapped
+ * page, WAIT_USER_FENCE with every operator and bad addresses), DRM
  * syncobjs (create, destroy, wait
  * with every flag, timeline wait, signal, timeline signal, reset, query,
  * transfer, eventfd, export and import as fd and as sync_file), PRIME
@@ -86,7 +89,9 @@ struct drm_syncobj_eventfd {
 struct fz {
 	uint64_t rng;
 	int fd[NFD];
-	uint32_t bo[NH], syncobj[NH], queue[NH], vm[NH], stale[NH];
+	uint32_t bo[NH], syncobj[NH], queue[NH], vm[NH], userq[NH], stale[NH];
+	uint64_t userq_db[NH];	/* doorbell offset of userq[i] */
+	int userq_fd[NH];	/* and the fd it was made on */
 	uint64_t job[NH];
 	struct vgpu_prog prog;	/* a spinning kernel, loaded on fd[0] */
 	uint8_t *anon;		/* 16 pages of its own memory, for userptr binds */
@@ -610,13 +615,103 @@ static void op_kill_child(struct fz *f)
 	f->ops++;
 }
 
+/*
+ * User-mode queues: create one (mostly in VM 0), map its ring and
+ * doorbell, write random commands (some well-formed NOPs and releases)
+ * and ring random tails; destroy, query, wait on user fences.
+ */
+static void op_userq(struct fz *f)
+{
+	static __thread uint64_t word;
+	int fd = fd_of(f);
+
+	switch (pick(f, 5)) {
+	case 0: {
+		struct drm_vgpu_userq_create a = {
+			.priority = pick(f, 6), .flags = pick(f, 8) ? 0 : (uint32_t)rnd(f),
+			.vm_id = pick(f, 3) ? 0 : handle(f, f->vm),
+		};
+		uint32_t i;
+
+		if (call(f, fd, DRM_IOCTL_VGPU_USERQ_CREATE, &a))
+			return;
+		i = pick(f, NH);
+		f->stale[pick(f, NH)] = f->userq[i];
+		f->userq[i] = a.queue_id;
+		f->userq_db[i] = a.doorbell_offset;
+		f->userq_fd[i] = fd;
+		break;
+	}
+	case 1: {
+		struct drm_vgpu_userq_destroy a = { .queue_id = handle(f, f->userq),
+						    .pad = pick(f, 8) ? 0 : 1 };
+
+		call(f, fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &a);
+		break;
+	}
+	case 2: {
+		struct drm_vgpu_userq_get_state a = { .queue_id = handle(f, f->userq) };
+
+		call(f, fd, DRM_IOCTL_VGPU_USERQ_GET_STATE, &a);
+		break;
+	}
+	case 3: {
+		struct drm_vgpu_wait_user_fence a = {
+			.addr = uptr(f, &word), .value = pick(f, 3), .mask = rnd(f),
+			.timeout_ns = pick(f, 2) ? 0 : vgpu_now_ns() + 1000000 * pick(f, 3),
+			.op = pick(f, 8), .flags = pick(f, 8) ? 0 : (uint32_t)rnd(f),
+			.queue_id = pick(f, 2) ? 0 : handle(f, f->userq),
+		};
+
+		word = pick(f, 3);
+		call(f, fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &a);
+		break;
+	}
+	default: {
+		uint32_t i = pick(f, NH);
+		uint64_t db = f->userq_db[i], ring_off;
+		uint8_t *ring;
+		volatile uint32_t *page;
+
+		if (!db)
+			return;
+		ring_off = db - 0x80 * 4096ull;
+		ring = mmap(NULL, VGPU_USERQ_ENTRIES * VGPU_CMD_BYTES,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, f->userq_fd[i], ring_off);
+		page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    f->userq_fd[i], db);
+		if (ring != MAP_FAILED && page != MAP_FAILED) {
+			uint32_t n = 1 + pick(f, 8), tail = page[VGPU_DB_TAIL / 4];
+
+			for (uint32_t k = 0; k < n; k++) {
+				uint64_t *cmd = (uint64_t *)(ring + ((tail + k) % VGPU_USERQ_ENTRIES) *
+							     VGPU_CMD_BYTES);
+
+				for (int w = 0; w < 16; w++)
+					cmd[w] = pick(f, 2) ? 0 : rnd(f);
+				cmd[0] = pick(f, 2) ? (uint32_t)pick(f, 7) : cmd[0];
+			}
+			page[VGPU_DB_TAIL / 4] = pick(f, 8) ? (tail + n) % VGPU_USERQ_ENTRIES :
+							      (uint32_t)rnd(f);
+			(void)page[VGPU_DB_STATUS / 4];
+		}
+		if (ring != MAP_FAILED)
+			munmap(ring, VGPU_USERQ_ENTRIES * VGPU_CMD_BYTES);
+		if (page != MAP_FAILED)
+			munmap((void *)page, 4096);
+		f->ops++;
+		break;
+	}
+	}
+}
+
 typedef void (*op_fn)(struct fz *f);
 
 static const op_fn ops[] = {
 	op_bo_create, op_bo_create, op_mmap, op_bo_info, op_gem_close,
 	op_flink_open, op_prime, op_syncobj, op_syncobj, op_syncobj,
 	op_submit, op_submit, op_submit, op_job, op_job, op_queue, op_param,
-	op_raw, op_reopen, op_vm, op_vm,
+	op_raw, op_reopen, op_vm, op_vm, op_userq, op_userq,
 };
 
 static void kcov_start(struct fz *f)

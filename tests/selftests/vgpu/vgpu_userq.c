@@ -250,7 +250,8 @@ TEST_F(userq, wait_user_fence_operators_deadlines_and_errors)
 		{ VGPU_UFENCE_OP_LT, 0x1234, ~0ull, false },
 		{ VGPU_UFENCE_OP_LTE, 0x1234, ~0ull, true },
 		{ VGPU_UFENCE_OP_LTE, 0x1233, ~0ull, false },
-		{ VGPU_UFENCE_OP_LT, 0x35, 0xff, false },
+		{ VGPU_UFENCE_OP_LT, 0x1234, 0xff, false },
+		{ VGPU_UFENCE_OP_GT, 0x1233, 0xf0, false },
 	};
 	struct drm_vgpu_wait_user_fence w = { 0 };
 	volatile uint64_t *shared = self->fence;
@@ -300,6 +301,7 @@ TEST_F(userq, wait_user_fence_operators_deadlines_and_errors)
 	EXPECT_EQ(-EFAULT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
 	w.addr = (uintptr_t)&word;
 	w.value = 1;
+	w.mask = ~0ull;
 	w.queue_id = 999;
 	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
 }
@@ -526,6 +528,7 @@ TEST_F(userq, create_errors_and_limits)
 	d.pad = 0;
 	d.queue_id = 12345;
 	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d));
+	c.vm_id = 0;
 	/* every slot, then -EBUSY (or -EMFILE past the per-file limit) */
 	n = self->nuq < VGPU_MAX_USERQ_PER_FILE ? self->nuq : VGPU_MAX_USERQ_PER_FILE;
 	for (uint64_t i = 0; i < n; i++)
