@@ -39,6 +39,8 @@
  * queue beside the same on its default queue.
  * Run in the guest: `make bench-guest`.
  */
+#include <stdbool.h>
+
 #include "bench_summary.h"
 #include "vgpu_lib.h"
 #include "vgpu.h"
