@@ -232,14 +232,16 @@ static void vgpu_userq_hw_stop(struct vgpu_device *vdev, struct vgpu_userq *uq)
 /*
  * Take @uq off its hardware queue for good: stopped, mappings zapped, its
  * address space no longer used by the device.  Once, from destroy or
- * device removal.  uqs->lock held.
+ * device removal.  uqs->lock held; returns whether the caller must end
+ * the address space's use (vgpu_as_job_end(), which may free BOs: after
+ * unlocking).
  */
-static void vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
+static bool vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
 			      bool hw)
 {
 	lockdep_assert_held(&vdev->uqs.lock);
 	if (uq->slot < 0)
-		return;
+		return false;
 	vdev->uqs.slot[uq->slot].owner = NULL;
 	vdev->uqs.slot[uq->slot].gen++;	/* its mappings are dead for good */
 	if (hw)
@@ -250,9 +252,8 @@ static void vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
 	uq->slot = -1;
 	atomic_dec(&uq->as->userqs);
 	atomic_dec(&vdev->uqs.live);
-	/* what was unmapped while it could run may go now */
-	vgpu_as_job_end(uq->as);
 	wake_up_all(&vdev->uqs.wq);
+	return true;
 }
 
 static void vgpu_userq_free(struct vgpu_userq *uq)
@@ -266,16 +267,20 @@ static void vgpu_userq_free(struct vgpu_userq *uq)
 /* Stop @uq and free it; it is already out of its file's table. */
 static void vgpu_userq_destroy(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
+	bool end;
 	int idx;
 
 	mutex_lock(&vdev->uqs.lock);
 	if (drm_dev_enter(&vdev->drm, &idx)) {
-		vgpu_userq_detach(vdev, uq, true);
+		end = vgpu_userq_detach(vdev, uq, true);
 		drm_dev_exit(idx);
 	} else {
-		vgpu_userq_detach(vdev, uq, false);
+		end = vgpu_userq_detach(vdev, uq, false);
 	}
 	mutex_unlock(&vdev->uqs.lock);
+	/* what was unmapped while it could run may go now */
+	if (end)
+		vgpu_as_job_end(uq->as);
 	vgpu_userq_free(uq);
 }
 
@@ -367,7 +372,8 @@ void vgpu_userq_device_reset(struct vgpu_device *vdev)
 void vgpu_userq_fini(struct vgpu_device *vdev)
 {
 	struct vgpu_userqs *uqs = &vdev->uqs;
-	u32 i;
+	struct vgpu_as *end[VGPU_MAX_QUEUES];
+	u32 i, n = 0;
 
 	mutex_lock(&uqs->lock);
 	for (i = 0; i < uqs->n; i++) {
@@ -379,10 +385,16 @@ void vgpu_userq_fini(struct vgpu_device *vdev)
 			uq->state = VGPU_USERQ_STATE_LOST;
 			uq->hw_error = VGPU_ERR_ABORTED;
 		}
-		vgpu_userq_detach(vdev, uq, true);
+		/* the file may free @uq once unlocked: a reference of our own */
+		if (vgpu_userq_detach(vdev, uq, true))
+			end[n++] = vgpu_as_get(uq->as);
 	}
 	mutex_unlock(&uqs->lock);
 	cancel_delayed_work_sync(&uqs->wdog);
+	for (i = 0; i < n; i++) {
+		vgpu_as_job_end(end[i]);
+		vgpu_as_put(end[i]);
+	}
 }
 
 /* File close: destroy its user queues (a killed process's too). */
@@ -719,6 +731,8 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 			if (ret)
 				return ret;
 		}
+		if (drm_dev_is_unplugged(dev))
+			return -ENODEV;
 		left = vgpu_jiffies_until(args->timeout_ns);
 		if (!left)
 			return -ETIME;
@@ -732,3 +746,7 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 			return ret;
 	}
 }
+
+#if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)
+#include "tests/vgpu_userq_test.c"
+#endif
