@@ -40,6 +40,7 @@ static int vgpu_ioctl_test_init(struct kunit *test)
 	t->vdev->barriers = 16;
 	t->vdev->features = 0x1d;
 	t->vdev->nqueues = 5;
+	t->vdev->uqs.n = 2;
 	t->vdev->warp_size = 32;
 	t->vdev->max_param = 4096;
 	t->vdev->max_code = 1 << 20;
@@ -84,6 +85,7 @@ static const struct vgpu_param_case vgpu_param_cases[] = {
 	  VGPU_DRIVER_MAJOR << 16 | VGPU_DRIVER_MINOR },
 	{ "MAX_QUEUES", VGPU_PARAM_MAX_QUEUES, 64 },
 	{ "BAN_AFTER", VGPU_PARAM_BAN_AFTER, VGPU_TEST_BAN_PARAM },
+	{ "USER_QUEUES", VGPU_PARAM_USER_QUEUES, 2 },
 };
 
 static_assert(ARRAY_SIZE(vgpu_param_cases) == VGPU_PARAM_COUNT);
