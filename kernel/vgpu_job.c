@@ -845,6 +845,7 @@ static void vgpu_reset_device(struct vgpu_device *vdev, struct vgpu_job *job)
 	vgpu_irq_disable(vdev);
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
 	WRITE_ONCE(vdev->irq_hold, false);
+	/* the reset stopped every user-mode queue too */
 	vgpu_userq_device_reset(vdev);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_harvest(&vdev->queues[i]);
@@ -1656,7 +1657,6 @@ void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error)
 		vgpu_queue_process(&vdev->queues[i]);
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
 	WRITE_ONCE(vdev->irq_hold, false);
-	vgpu_userq_device_reset(vdev);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_harvest(&vdev->queues[i]);
 	for (i = 0; i < vdev->nqueues; i++)

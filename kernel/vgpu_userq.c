@@ -355,6 +355,8 @@ void vgpu_userq_device_reset(struct vgpu_device *vdev)
 	struct vgpu_userqs *uqs = &vdev->uqs;
 	u32 i;
 
+	if (!uqs->n)	/* (nor its lock: KUnit's mock devices) */
+		return;
 	mutex_lock(&uqs->lock);
 	for (i = 0; i < uqs->n; i++) {
 		struct vgpu_userq *uq = uqs->slot[i].owner;
@@ -375,6 +377,8 @@ void vgpu_userq_fini(struct vgpu_device *vdev)
 	struct vgpu_as *end[VGPU_MAX_QUEUES];
 	u32 i, n = 0;
 
+	if (!uqs->n)
+		return;
 	mutex_lock(&uqs->lock);
 	for (i = 0; i < uqs->n; i++) {
 		struct vgpu_userq *uq = uqs->slot[i].owner;
@@ -662,26 +666,6 @@ out:
 	return ret;
 }
 
-static bool vgpu_ufence_holds(u64 v, const struct drm_vgpu_wait_user_fence *a)
-{
-	u64 x = v & a->mask, y = a->value & a->mask;
-
-	switch (a->op) {
-	case VGPU_UFENCE_OP_EQ:
-		return x == y;
-	case VGPU_UFENCE_OP_NEQ:
-		return x != y;
-	case VGPU_UFENCE_OP_GT:
-		return x > y;
-	case VGPU_UFENCE_OP_GTE:
-		return x >= y;
-	case VGPU_UFENCE_OP_LT:
-		return x < y;
-	default:
-		return x <= y;
-	}
-}
-
 /* The queue @id of @vf stopped: -EIO; gone: -ENOENT; else 0. */
 static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
 			    u32 id)
@@ -724,7 +708,7 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 
 		if (get_user(v, uaddr))
 			return -EFAULT;
-		if (vgpu_ufence_holds(v, args))
+		if (vgpu_ufence_satisfied(v, args->op, args->value, args->mask))
 			return 0;
 		if (args->queue_id) {
 			ret = vgpu_userq_check(vdev, vf, args->queue_id);

@@ -395,26 +395,6 @@ static int64_t sim_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static bool sim_ufence_holds(uint64_t v, const struct drm_vgpu_wait_user_fence *a)
-{
-	uint64_t x = v & a->mask, y = a->value & a->mask;
-
-	switch (a->op) {
-	case VGPU_UFENCE_OP_EQ:
-		return x == y;
-	case VGPU_UFENCE_OP_NEQ:
-		return x != y;
-	case VGPU_UFENCE_OP_GT:
-		return x > y;
-	case VGPU_UFENCE_OP_GTE:
-		return x >= y;
-	case VGPU_UFENCE_OP_LT:
-		return x < y;
-	default:
-		return x <= y;
-	}
-}
-
 /*
  * As vgpu.ko's: the process's own memory read as get_user() would (a bad
  * address is -EFAULT, not a crash), checked at every doorbell of another
@@ -440,7 +420,7 @@ int vgpu_sim_wait_user_fence(struct vgpu_sim *sim, void *data)
 					 .iov_len = 8 };
 		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 8)
 			return -EFAULT;
-		if (sim_ufence_holds(v, args))
+		if (vgpu_ufence_satisfied(v, args->op, args->value, args->mask))
 			return 0;
 		if (args->queue_id) {
 			uq = sim_uq_lookup(sim, args->queue_id);

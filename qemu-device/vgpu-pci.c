@@ -672,17 +672,7 @@ static const MemoryRegionOps vgpu_mmio_ops = {
     .read = vgpu_mmio_read,
     .write = vgpu_mmio_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
-    /* Every size reaches the handlers, which log and ignore bad ones. */
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
+    VGPU_MR_ANY_ACCESS,
 };
 
 /* ---- VM state changes and migration ---- */

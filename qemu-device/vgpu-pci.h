@@ -209,6 +209,12 @@ struct VGPUState {
     VGPUWorker *workers;
 };
 
+/* MemoryRegionOps: every size and alignment reaches the handlers, which
+ * log and ignore the bad ones (BAR0 and BAR4). */
+#define VGPU_MR_ANY_ACCESS                                                     \
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true }, \
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true }
+
 /* vgpu-pci.c */
 void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits);
 void vgpu_note_error_locked(VGPUState *s, uint32_t err, uint32_t queue,

@@ -140,17 +140,7 @@ static const MemoryRegionOps vgpu_db_ops = {
     .read = vgpu_db_read,
     .write = vgpu_db_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
-    /* Every size reaches the handlers, which ignore bad ones. */
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
+    VGPU_MR_ANY_ACCESS,
 };
 
 void vgpu_userq_init(VGPUState *s)

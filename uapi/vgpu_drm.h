@@ -857,6 +857,28 @@ struct drm_vgpu_userq_get_state {
 #define VGPU_UFENCE_OP_MAX VGPU_UFENCE_OP_LTE
 #define VGPU_UFENCE_FLAGS 0u	/* no flag defined yet */
 
+/* Whether @v satisfies @op against @value under @mask (op <= OP_MAX). */
+static inline int vgpu_ufence_satisfied(__u64 v, __u32 op, __u64 value,
+					__u64 mask)
+{
+	__u64 x = v & mask, y = value & mask;
+
+	switch (op) {
+	case VGPU_UFENCE_OP_EQ:
+		return x == y;
+	case VGPU_UFENCE_OP_NEQ:
+		return x != y;
+	case VGPU_UFENCE_OP_GT:
+		return x > y;
+	case VGPU_UFENCE_OP_GTE:
+		return x >= y;
+	case VGPU_UFENCE_OP_LT:
+		return x < y;
+	default:
+		return x <= y;
+	}
+}
+
 /**
  * struct drm_vgpu_wait_user_fence - DRM_IOCTL_VGPU_WAIT_USER_FENCE
  * @addr:       (in) the calling process's address of a 64-bit value,
