@@ -456,10 +456,48 @@ static const char spin_src[] =
 
 /*
  * A client: a store job and a long one, a BO mapped, a VM with a queue, a
- * BO bound and an unmap waiting on its bind queue for the long job, then
- * it tells the parent and waits to be killed.  Exit status 0 when it got
- * that far.
+ * BO bound and an unmap waiting on its bind queue for the long job, and
+ * (while a hardware queue for user mode is free) a user-mode queue running
+ * the long kernel with a stuck acquire behind it, its ring and doorbell
+ * mapped; then it tells the parent and waits to be killed.  Exit status 0
+ * when it got that far.
  */
+/* The client's user-mode queue, if one is free: 0, or -errno. */
+static int lifecycle_userq(int fd, const struct vgpu_prog *sp)
+{
+	struct drm_vgpu_userq_create c = { 0 };
+	struct vgpu_cmd_launch l = {
+		.hdr = { .opcode = VGPU_CMD_LAUNCH },
+		.code_va = sp->code_va, .code_size = sp->code_size,
+		.entry = sp->entry, .grid = { 2, 1, 1 }, .block = { 64, 1, 1 },
+		.param_va = sp->param_va, .param_size = sp->param_size,
+		.budget = ~0ull,
+	};
+	struct vgpu_cmd_sem acq = {
+		.hdr = { .opcode = VGPU_CMD_SEM_ACQUIRE },
+		.addr = sp->data_va + 2048, .payload = 1ull << 62,
+	};
+	volatile uint32_t *db;
+	uint8_t *ring;
+	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c);
+
+	if (ret == -EBUSY || ret == -ENODEV)
+		return 0;	/* none free: the other clients have them */
+	if (ret)
+		return ret;
+	ring = mmap(NULL, c.entries * VGPU_CMD_BYTES, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, fd, c.ring_offset);
+	db = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  c.doorbell_offset);
+	if (ring == MAP_FAILED || db == MAP_FAILED)
+		return -errno;
+	memcpy(ring, &l, sizeof(l));
+	memcpy(ring + VGPU_CMD_BYTES, &acq, sizeof(acq));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	db[VGPU_DB_TAIL / 4] = 2;
+	return 0;	/* the mappings stay until the process dies */
+}
+
 static int lifecycle_client(int ready_fd)
 {
 	struct drm_vgpu_vm_create vc = { 0 };
@@ -506,6 +544,8 @@ static int lifecycle_client(int ready_fd)
 	bind.in_sync_count = 1;
 	if (vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_BIND, &bind))
 		return 7;
+	if (lifecycle_userq(fd, &sp))
+		return 8;
 	if (write(ready_fd, "r", 1) != 1)
 		return 4;
 	for (;;)
