@@ -294,6 +294,7 @@ struct vgpu_uq_slot {
 	dma_addr_t cpl_dma;
 	struct vgpu_userq *owner;	/* under &vgpu_userqs.lock */
 	unsigned long gen;		/* detaches so far: a mapping's queue */
+	atomic_t stopped;		/* the interrupt handler saw it stopped */
 };
 
 /**
@@ -547,7 +548,7 @@ int vgpu_ioctl_vm_bind(struct drm_device *dev, void *data,
 u32 vgpu_userq_split(struct vgpu_device *vdev, u32 total);
 int vgpu_userq_init(struct vgpu_device *vdev);
 void vgpu_userq_fini(struct vgpu_device *vdev);
-void vgpu_userq_irq(struct vgpu_device *vdev);
+void vgpu_userq_irq(struct vgpu_device *vdev, u32 status);
 void vgpu_userq_device_reset(struct vgpu_device *vdev);
 void vgpu_userq_watchdog(struct work_struct *work);
 void vgpu_file_userqs_fini(struct vgpu_file *vf);

@@ -27,7 +27,7 @@ static irqreturn_t vgpu_irq_handler(int irq, void *arg)
 		return IRQ_HANDLED;
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_process(&vdev->queues[i]);
-	vgpu_userq_irq(vdev);
+	vgpu_userq_irq(vdev, status);
 	return IRQ_HANDLED;
 }
 

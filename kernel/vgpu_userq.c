@@ -340,13 +340,24 @@ void vgpu_userq_watchdog(struct work_struct *work)
 
 /* ---- device events ---- */
 
-/* Interrupt: a user fence may have been written. */
-void vgpu_userq_irq(struct vgpu_device *vdev)
+/*
+ * Interrupt: a user fence may have been written; with VGPU_IRQ_ERROR a
+ * user queue may have stopped, which its slot notes for WAIT_USER_FENCE
+ * (no register read on its path).
+ */
+void vgpu_userq_irq(struct vgpu_device *vdev, u32 status)
 {
-	if (vdev->uqs.n) {
-		atomic_inc(&vdev->uqs.seq);
-		wake_up_all(&vdev->uqs.wq);
-	}
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	u32 i;
+
+	if (!uqs->n)
+		return;
+	for (i = 0; (status & VGPU_IRQ_ERROR) && i < uqs->n; i++)
+		if (vgpu_uq_read(vdev, uqs->slot[i].hwq, VGPU_Q_STATUS) &
+		    VGPU_QSTAT_STOPPED)
+			atomic_set(&uqs->slot[i].stopped, 1);
+	atomic_inc(&uqs->seq);
+	wake_up_all(&uqs->wq);
 }
 
 /* After a whole-device reset: every user queue was stopped by it. */
@@ -571,6 +582,7 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	uq->state = VGPU_USERQ_STATE_ACTIVE;
 	uq->wd_progress = jiffies;
 	s->owner = uq;
+	atomic_set(&s->stopped, 0);
 	/* the device may use the AS from now on: unmaps defer, TLBs flush */
 	vgpu_as_job_begin(uq->as);
 	atomic_inc(&uq->as->userqs);
@@ -666,9 +678,13 @@ out:
 	return ret;
 }
 
-/* The queue @id of @vf stopped: -EIO; gone: -ENOENT; else 0. */
+/*
+ * The queue @id of @vf stopped: -EIO; gone: -ENOENT; else 0.  Reads no
+ * register unless the interrupt handler saw it stop or @full (a wait that
+ * no interrupt ended: one may have been lost or held back).
+ */
 static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
-			    u32 id)
+			    u32 id, bool full)
 {
 	struct vgpu_userq *uq;
 	int ret = 0, idx;
@@ -680,7 +696,9 @@ static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
 	if (!uq) {
 		ret = -ENOENT;
 	} else {
-		vgpu_userq_refresh(vdev, uq);
+		if (uq->slot >= 0 &&
+		    (full || atomic_read(&vdev->uqs.slot[uq->slot].stopped)))
+			vgpu_userq_refresh(vdev, uq);
 		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
 			ret = -EIO;
 	}
@@ -696,6 +714,7 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 	struct vgpu_file *vf = file->driver_priv;
 	struct drm_vgpu_wait_user_fence *args = data;
 	u64 __user *uaddr = u64_to_user_ptr(args->addr);
+	bool quiet = false;	/* the last wait ended with no interrupt */
 	long left;
 	int ret;
 	u64 v;
@@ -711,7 +730,7 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 		if (vgpu_ufence_satisfied(v, args->op, args->value, args->mask))
 			return 0;
 		if (args->queue_id) {
-			ret = vgpu_userq_check(vdev, vf, args->queue_id);
+			ret = vgpu_userq_check(vdev, vf, args->queue_id, quiet);
 			if (ret)
 				return ret;
 		}
@@ -728,6 +747,7 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 				min_t(long, left, msecs_to_jiffies(1)));
 		if (ret < 0)
 			return ret;
+		quiet = !ret;
 	}
 }
 

@@ -169,6 +169,8 @@ int vgpu_userq_wait_seq(struct vgpu_userq *uq, uint64_t seq, int64_t deadline)
 	/* a stop after the fence got there: the job had completed */
 	if (ret == -EIO && vgpu_userq_seq_done(uq, seq))
 		ret = 0;
+	if (ret == -EIO)
+		atomic_store(&uq->stopped, true);
 	return ret;
 }
 
@@ -209,9 +211,12 @@ int vgpu_userq_launch(struct vgpu_userq *uq, const struct drm_vgpu_launch *l,
 		if (ret)
 			goto out;
 	}
-	/* a stopped queue runs nothing more: fail now, not at the wait */
-	if (uq->db[VGPU_DB_STATUS / 4] & VGPU_QSTAT_STOPPED ||
-	    !(uq->db[VGPU_DB_STATUS / 4] & VGPU_QSTAT_ENABLED)) {
+	/*
+	 * A queue known to have stopped runs nothing more: fail now.  (Not
+	 * known until a wait has seen it: reading the doorbell page's status
+	 * here would cost a register read, a VM exit, per launch.)
+	 */
+	if (atomic_load(&uq->stopped)) {
 		ret = -EIO;
 		goto out;
 	}

@@ -450,8 +450,9 @@ VGPU_API void vgpu_queue_free(struct vgpu_queue *queue);
  * WAIT_USER_FENCE only when it has to.  Such launches take no sync points
  * (a user queue makes no dma_fence: @wait or @signal set is -EINVAL) and
  * do not appear in GET_JOB's history.  The first failed launch stops the
- * queue: its job reports the failure, jobs behind it -ECANCELED, later
- * launches -EIO (vgpu_queue_state(): BANNED with ban_reason).  -ENODEV
+ * queue: its job reports the failure, jobs behind it -ECANCELED, and once
+ * a wait has seen the stop, later launches -EIO (vgpu_queue_state():
+ * BANNED with ban_reason).  -ENODEV
  * where the device keeps no hardware queue for user mode
  * (VGPU_PARAM_USER_QUEUES), -EBUSY while all are taken.  The sim backend
  * models them: the doorbell runs the commands at once.

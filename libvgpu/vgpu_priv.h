@@ -194,6 +194,7 @@ struct vgpu_userq {
 	pthread_mutex_t lock;
 	uint32_t tail;
 	uint64_t seq;
+	atomic_bool stopped;	/* a wait saw it stop: launches -EIO */
 };
 
 struct vgpu_job {
