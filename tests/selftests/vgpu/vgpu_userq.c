@@ -17,6 +17,8 @@
  *   hang                   stopped by the watchdog (HUNG), others run
  *   killed owner           its slot comes back, nothing leaks
  *   VM_BIND                a queue in a VM sees binds and unmaps at once
+ *   device reset           a hung kernel job's whole-device reset stops
+ *                          every user queue (LOST), a new one works
  */
 #include "../kselftest_harness.h"
 #include "vgpu_lib.h"
@@ -700,6 +702,86 @@ TEST_F(userq, a_queue_in_a_vm_sees_binds_and_unmaps_at_once)
 	munmap(fmap, 4096);
 	munmap(o, 4096);
 	*(uint64_t *)pm = self->p.data_va;
+}
+
+/* spins for ever: only a reset ends it */
+static const char hang_src[] = "l:\n  BRA l ;\n  EXIT ;\n";
+
+TEST(a_device_reset_stops_every_user_queue)
+{
+	char saved[256], ko[256];
+	struct drm_vgpu_userq_get_state st;
+	struct drm_vgpu_submit s;
+	struct drm_vgpu_sync out = { 0 };
+	struct vgpu_prog p, hp;
+	uint32_t hh[3];
+	struct vgpu_cmd_launch l;
+	struct vgpu_cmd_sem acq, r;
+	struct uq idle, busy;
+	uint64_t n = 0;
+	int fd, ret;
+
+	ret = module_reload_short_timeout(saved, sizeof(saved), ko, sizeof(ko));
+	if (ret == -ENOENT)
+		SKIP(return, "no vgpu.ko to reload");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, sysfs_write("/sys/module/vgpu/parameters/queue_reset", "0"));
+	/* the reset, not the user-queue watchdog, must stop the busy queue */
+	ASSERT_EQ(0, sysfs_write(USERQ_TIMEOUT, "600000"));
+	fd = vgpu_open_render();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, _test_get_param(fd, VGPU_PARAM_USER_QUEUES, &n));
+	if (n < 2) {
+		close(fd);
+		module_unload_settled();
+		module_load(ko, saved);
+		SKIP(return, "fewer than two user-mode hardware queues");
+	}
+	ASSERT_EQ(0, vgpu_prog_load(fd, &p, vgpu_store_src, 4096));
+	*(uint64_t *)p.param = p.data_va;
+	ASSERT_EQ(0, uq_create(fd, &idle));
+	ASSERT_EQ(0, uq_create(fd, &busy));
+	acq = stuck_acquire(p.data_va + FENCE_OFF);
+	uq_put(&busy, &acq);
+	uq_ring(&busy);
+	/* a kernel job that hangs: the driver resets the whole device */
+	ASSERT_EQ(0, vgpu_prog_load(fd, &hp, hang_src, 4096));
+	vgpu_prog_submit_args(&hp, &s, hh, 1, 1);
+	s.launch.budget = ~0ull;
+	ASSERT_EQ(0, _test_syncobj_create(fd, &out.handle));
+	s.out_syncs = (uintptr_t)&out;
+	s.out_sync_count = 1;
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	ASSERT_EQ(0, _test_syncobj_wait(fd, out.handle, 0, vgpu_wait_ns(120)));
+	/* both user queues were stopped by it, busy or idle */
+	EXPECT_EQ(-EIO, ufence_wait(fd, (volatile uint64_t *)((char *)p.data + FENCE_OFF),
+				    VGPU_UFENCE_OP_EQ, 1ull << 62, ~0ull,
+				    vgpu_now_ns() + vgpu_wait_ns(30), busy.c.queue_id));
+	ASSERT_EQ(0, uq_state(fd, &busy, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_LOST, st.state);
+	EXPECT_EQ(VGPU_ERR_ABORTED, st.hw_error);
+	ASSERT_EQ(0, uq_state(fd, &idle, &st));
+	EXPECT_EQ(VGPU_USERQ_STATE_LOST, st.state);
+	/* a new one in a freed slot works */
+	ASSERT_EQ(0, uq_destroy(fd, &idle));
+	ASSERT_EQ(0, uq_create(fd, &idle));
+	l = launch_cmd(&p, 4);
+	r = release_cmd(p.data_va + FENCE_OFF, 9);
+	*(uint32_t *)((char *)p.param + 8) = 3;
+	uq_put(&idle, &l);
+	uq_put(&idle, &r);
+	uq_ring(&idle);
+	EXPECT_EQ(0, ufence_wait(fd, (volatile uint64_t *)((char *)p.data + FENCE_OFF),
+				 VGPU_UFENCE_OP_EQ, 9, ~0ull,
+				 vgpu_now_ns() + vgpu_wait_ns(30), idle.c.queue_id));
+	EXPECT_EQ(3u * 2 + 3, ((uint32_t *)p.data)[3]);
+	ASSERT_EQ(0, uq_destroy(fd, &idle));
+	ASSERT_EQ(0, uq_destroy(fd, &busy));
+	vgpu_prog_unmap(&p);
+	vgpu_prog_unmap(&hp);
+	close(fd);
+	EXPECT_EQ(0, module_unload_settled());
+	EXPECT_EQ(0, module_load(ko, saved));
 }
 
 VGPU_TEST_HARNESS_MAIN
