@@ -39,6 +39,7 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 			   vgpu_qread(q, VGPU_Q_ERROR), q->jobs_done,
 			   q->jobs_failed, atomic_read(&q->sched.credit_count));
 	}
+	vgpu_userq_debugfs(vdev, m);
 	return 0;
 }
 

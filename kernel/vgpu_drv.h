@@ -552,6 +552,7 @@ void vgpu_userq_irq(struct vgpu_device *vdev, u32 status);
 void vgpu_userq_device_reset(struct vgpu_device *vdev);
 void vgpu_userq_watchdog(struct work_struct *work);
 void vgpu_file_userqs_fini(struct vgpu_file *vf);
+void vgpu_userq_debugfs(struct vgpu_device *vdev, struct seq_file *m);
 int vgpu_userq_mmap(struct file *filp, struct vm_area_struct *vma);
 int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 			    struct drm_file *file);

@@ -48,6 +48,7 @@
 #include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
@@ -426,6 +427,35 @@ void vgpu_file_userqs_fini(struct vgpu_file *vf)
 		vgpu_userq_destroy(vdev, uq);
 	}
 	xa_destroy(&vf->userqs);
+}
+
+/* debugfs `queues`: one line per hardware queue kept for user mode. */
+void vgpu_userq_debugfs(struct vgpu_device *vdev, struct seq_file *m)
+{
+	static const char *const states[] = { "active", "error", "hung", "lost" };
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	u32 i;
+
+	if (!uqs->n)
+		return;
+	mutex_lock(&uqs->lock);
+	for (i = 0; i < uqs->n; i++) {
+		struct vgpu_uq_slot *s = &uqs->slot[i];
+		struct vgpu_userq *uq = s->owner;
+
+		seq_printf(m, "user queue slot %u (hw %u): status 0x%x head %u tail %u completed %u",
+			   i, s->hwq, vgpu_uq_read(vdev, s->hwq, VGPU_Q_STATUS),
+			   vgpu_uq_read(vdev, s->hwq, VGPU_Q_HEAD),
+			   vgpu_uq_read(vdev, s->hwq, VGPU_Q_TAIL),
+			   vgpu_uq_read(vdev, s->hwq, VGPU_Q_COMPLETED_LO));
+		if (uq)
+			seq_printf(m, " client %llu id %u asid %u %s error %u at %u\n",
+				   uq->vf->client_id, uq->id, uq->as->asid,
+				   states[uq->state], uq->hw_error, uq->error_index);
+		else
+			seq_puts(m, " free\n");
+	}
+	mutex_unlock(&uqs->lock);
 }
 
 /* ---- mmap ---- */

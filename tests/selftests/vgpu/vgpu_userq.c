@@ -196,6 +196,7 @@ static void store_and_release(struct __test_metadata *_metadata,
 TEST_F(userq, launch_and_release_without_an_ioctl)
 {
 	struct drm_vgpu_userq_get_state st;
+	char dir[256], buf[8192];
 	uint32_t *out = self->p.data;
 	struct uq q;
 
@@ -222,6 +223,20 @@ TEST_F(userq, launch_and_release_without_an_ioctl)
 	EXPECT_EQ(2u, st.completed);
 	EXPECT_EQ(2u, st.head);
 	EXPECT_EQ(2u, st.tail);
+	/* debugfs `queues` lists it with its hardware queue */
+	if (!vgpu_debugfs_dir(dir, sizeof(dir))) {
+		char want[96];
+
+		strncat(dir, "/queues", sizeof(dir) - strlen(dir) - 1);
+		ASSERT_LT(0, read_file(dir, buf, sizeof(buf)));
+		snprintf(want, sizeof(want), "(hw %u): status 0x%x head 2 tail 2 completed 2 client ",
+			 q.c.hw_queue, VGPU_QSTAT_ENABLED | VGPU_QSTAT_IDLE);
+		if (!strstr(buf, want))
+			TH_LOG("%s", buf);
+		EXPECT_NE(NULL, strstr(buf, want));
+		snprintf(want, sizeof(want), " id %u asid ", q.c.queue_id);
+		EXPECT_NE(NULL, strstr(buf, want));
+	}
 	/* around the ring twice: the queue keeps going */
 	for (uint64_t v = 2; v < 2 + q.c.entries; v++) {
 		*(uint32_t *)((char *)self->p.param + 8) = (uint32_t)v;
