@@ -535,6 +535,8 @@ void vgpu_file_vms_free(struct vgpu_file *vf);
 struct vgpu_vm *vgpu_vm_lookup(struct vgpu_file *vf, u32 id);
 void vgpu_vm_put(struct vgpu_vm *vm);
 struct vgpu_as *vgpu_vm_as(struct vgpu_vm *vm);
+struct drm_exec;
+int vgpu_vm_lock_objects(struct vgpu_vm *vm, struct drm_exec *exec);
 struct drm_gem_object *vgpu_vm_resv_obj(struct vgpu_vm *vm);
 int vgpu_debugfs_vms_show(struct seq_file *m, struct vgpu_device *vdev);
 int vgpu_ioctl_vm_create(struct drm_device *dev, void *data,

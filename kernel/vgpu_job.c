@@ -1050,6 +1050,18 @@ static int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,
 	return 0;
 }
 
+/* Whether @obj is in @job's BO list. */
+static bool vgpu_job_lists(const struct vgpu_job *job,
+			   const struct drm_gem_object *obj)
+{
+	u32 i;
+
+	for (i = 0; i < job->bo_count; i++)
+		if (job->bos[i] == obj)
+			return true;
+	return false;
+}
+
 static int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
 			   const struct drm_vgpu_submit *args)
 {
@@ -1392,14 +1404,15 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 		ret = drm_exec_prepare_array(&exec, job->bos, job->bo_count, 1);
 		drm_exec_retry_on_contention(&exec);
 		if (!ret && vm_obj) {
-			ret = drm_exec_prepare_obj(&exec, vm_obj, 1);
+			ret = vgpu_vm_lock_objects(xq->vm, &exec);
 			drm_exec_retry_on_contention(&exec);
 		}
 		if (ret)
 			goto err_unlock;
 	}
 	drm_exec_for_each_locked_object(&exec, obj) {
-		if (obj == vm_obj)
+		/* implicit sync for the listed BOs only, as xe and panthor */
+		if (!vgpu_job_lists(job, obj))
 			continue;
 		ret = drm_sched_job_add_implicit_dependencies(&job->base, obj,
 							      vgpu_bo_job_writes(obj));
@@ -1427,8 +1440,12 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	if (dma_fence_add_callback(done, &job->done_cb, vgpu_job_done_cb))
 		atomic64_inc(&xq->completed);
 	drm_exec_for_each_locked_object(&exec, obj) {
-		/* a VM's: synchronous binds wait for every job of the VM */
-		if (obj == vm_obj)
+		/*
+		 * The VM's (synchronous binds wait for every job of the VM)
+		 * and its external objects not listed: bookkeeping only, no
+		 * implicit sync (drm_gpuvm_resv_add_fence()'s usage)
+		 */
+		if (!vgpu_job_lists(job, obj))
 			dma_resv_add_fence(obj->resv, done, DMA_RESV_USAGE_BOOKKEEP);
 		else
 			dma_resv_add_fence(obj->resv, done, vgpu_bo_job_writes(obj) ?

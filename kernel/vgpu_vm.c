@@ -179,6 +179,30 @@ struct drm_gem_object *vgpu_vm_resv_obj(struct vgpu_vm *vm)
 	return drm_gpuvm_resv_obj(&vm->base);
 }
 
+/*
+ * SUBMIT on a queue of @vm: lock the VM's reservation object and its
+ * external objects (every BO mapped in it) in @exec, one fence slot each.
+ * Inside drm_exec_until_all_locked().
+ */
+int vgpu_vm_lock_objects(struct vgpu_vm *vm, struct drm_exec *exec)
+{
+	return drm_gpuvm_prepare_vm(&vm->base, exec, 1) ?:
+	       drm_gpuvm_prepare_objects(&vm->base, exec, 1);
+}
+
+/* Number of external objects of @vm (debugfs). */
+static u32 vgpu_vm_extobjs(struct vgpu_vm *vm)
+{
+	struct drm_gpuvm_bo *vm_bo;
+	u32 n = 0;
+
+	spin_lock(&vm->base.extobj.lock);
+	list_for_each_entry(vm_bo, &vm->base.extobj.list, list.entry.extobj)
+		n++;
+	spin_unlock(&vm->base.extobj.lock);
+	return n;
+}
+
 /* Drop the reference to @vm_bo of @obj (a reference to @obj held). */
 static void vgpu_vm_bo_put(struct drm_gem_object *obj,
 			   struct drm_gpuvm_bo *vm_bo)
@@ -388,6 +412,13 @@ static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
 		mutex_lock(&to_vgpu_bo(o->obj)->gpuva_lock);
 		drm_gpuva_link(&v->base, o->vm_bo);
 		mutex_unlock(&to_vgpu_bo(o->obj)->gpuva_lock);
+		/*
+		 * Every BO has its own reservation object, so every mapped BO
+		 * is an external object of the VM: SUBMIT locks them with the
+		 * VM's and adds its fence (vgpu_vm_lock_objects()); leaves
+		 * the list when its last mapping goes (drm_gpuvm_bo_destroy).
+		 */
+		drm_gpuvm_bo_extobj_add(o->vm_bo);
 	} else if (o->up) {
 		kref_get(&o->up->refcount);
 		v->up = o->up;
@@ -870,8 +901,9 @@ int vgpu_debugfs_vms_show(struct seq_file *m, struct vgpu_device *vdev)
 	mutex_lock(&vdev->files_lock);
 	list_for_each_entry(vf, &vdev->files, link) {
 		list_for_each_entry(vm, &vf->vm_list, link) {
-			seq_printf(m, "client %llu vm %u asid %u\n",
-				   vf->client_id, vm->id, vm->as->asid);
+			seq_printf(m, "client %llu vm %u asid %u extobjs %u\n",
+				   vf->client_id, vm->id, vm->as->asid,
+				   vgpu_vm_extobjs(vm));
 			mutex_lock(&vm->lock);
 			drm_gpuvm_for_each_va(va, &vm->base) {
 				struct vgpu_vma *v = to_vgpu_vma(va);

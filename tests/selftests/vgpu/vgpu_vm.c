@@ -14,6 +14,8 @@
  *   unmap with a job running    a synchronous unmap returns only after
  *                               the job; an asynchronous one waits for its
  *                               in-sync, and the job saw its memory
+ *   external objects            each mapped BO on the VM's extobj list while
+ *                               a mapping of it exists
  *   10k random binds            the VM's mappings (debugfs vms) and what
  *                               the GPU reads agree with a model
  *   bad input                   the documented errno, nothing changed
@@ -255,6 +257,29 @@ static int vms_listing(int fd, uint32_t vm, char *buf, size_t len)
 	return 0;
 }
 
+/* The "extobjs N" of this file's VM @vm in debugfs vms; -1 if unknown. */
+static long vm_extobjs(int fd, uint32_t vm)
+{
+	char dir[256], path[300], val[64], head[96], *all, *p;
+	long n = -1;
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)) ||
+	    fdinfo_get(fd, "drm-client-id", val, sizeof(val)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/vms", dir);
+	all = malloc(1 << 20);
+	if (all && read_file(path, all, 1 << 20) >= 0) {
+		snprintf(head, sizeof(head), "client %llu vm %u asid ",
+			 strtoull(val, NULL, 10), vm);
+		p = strstr(all, head);
+		p = p ? strstr(p, " extobjs ") : NULL;
+		if (p)
+			n = strtol(p + 9, NULL, 10);
+	}
+	free(all);
+	return n;
+}
+
 static uint64_t mmap_key(int fd, uint32_t h)
 {
 	struct drm_vgpu_bo_mmap_offset a = { .handle = h };
@@ -376,6 +401,43 @@ TEST_F(vm, mapped_pages_read_through_and_unmapped_ones_fault)
 	EXPECT_EQ(0xa0000u, self->out[0]);
 	EXPECT_EQ(0xa0001u, self->out[1]);
 	EXPECT_EQ(0xa0003u, self->out[2]);
+}
+
+/*
+ * Every mapped BO is one of the VM's external objects (drm_gpuvm's extobj
+ * list: SUBMIT locks them and adds its fence) for as long as a mapping of
+ * it exists, however many; jobs run with them locked.
+ */
+TEST_F(vm, external_objects_follow_the_mappings)
+{
+	uint32_t a, b;
+	long n0;
+
+	load(_metadata, self, gather_src);
+	n0 = vm_extobjs(self->fd, self->vm);
+	if (n0 < 0)
+		SKIP(return, "no debugfs");
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
+	ASSERT_EQ(0, tagged_bo(self->fd, 1, 0xb0000, &b));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, WIN_VA, 2 * PAGE));
+	EXPECT_EQ(n0 + 1, vm_extobjs(self->fd, self->vm));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 2 * PAGE, WIN_VA + 8 * PAGE, 2 * PAGE));
+	EXPECT_EQ(n0 + 1, vm_extobjs(self->fd, self->vm));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, b, 0, WIN_VA + 16 * PAGE, PAGE));
+	EXPECT_EQ(n0 + 2, vm_extobjs(self->fd, self->vm));
+	self->list[0] = WIN_VA + PAGE;
+	self->list[1] = WIN_VA + 9 * PAGE;
+	self->list[2] = WIN_VA + 16 * PAGE;
+	ASSERT_EQ(0, run(_metadata, self, 3, NULL, NULL, true));
+	EXPECT_EQ(0xa0001u, self->out[0]);
+	EXPECT_EQ(0xa0003u, self->out[1]);
+	EXPECT_EQ(0xb0000u, self->out[2]);
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA + 16 * PAGE, PAGE));
+	EXPECT_EQ(n0 + 1, vm_extobjs(self->fd, self->vm));
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA, 2 * PAGE));
+	EXPECT_EQ(n0 + 1, vm_extobjs(self->fd, self->vm));
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, WIN_VA + 8 * PAGE, 2 * PAGE));
+	EXPECT_EQ(n0, vm_extobjs(self->fd, self->vm));
 }
 
 TEST_F(vm, remap_replaces_part_of_a_mapping)
