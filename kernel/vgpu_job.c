@@ -815,10 +815,11 @@ static void vgpu_reset_queue(struct vgpu_device *vdev, struct vgpu_job *job)
 	drm_sched_stop(&q->sched, &job->base);
 	vgpu_queue_harvest(q);
 	vgpu_queue_cancel_inflight(q, -ECANCELED, false);
-	vgpu_job_timed_out(job);
-	vgpu_count_innocent(&q->sched, job, atomic_inc_return(&vdev->queue_resets));
+	/* counted before the job's outcome shows: whoever sees it, sees this */
 	atomic_inc(&vdev->reset_count);
 	atomic_inc(&job->vf->reset_count);
+	vgpu_job_timed_out(job);
+	vgpu_count_innocent(&q->sched, job, atomic_inc_return(&vdev->queue_resets));
 	trace_vgpu_reset(job->queue, job->id);
 	vgpu_queue_hw_init(q);
 	drm_sched_resubmit_jobs(&q->sched);
@@ -851,12 +852,12 @@ static void vgpu_reset_device(struct vgpu_device *vdev, struct vgpu_job *job)
 		vgpu_queue_harvest(&vdev->queues[i]);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_cancel_inflight(&vdev->queues[i], -ECANCELED, false);
-	vgpu_job_timed_out(job);
-	for (i = 0; i < vdev->nqueues; i++)
-		vgpu_count_innocent(&vdev->queues[i].sched, job, reset);
 	atomic_inc(&vdev->reset_count);
 	atomic_inc(&vdev->device_resets);
 	atomic_inc(&job->vf->reset_count);
+	vgpu_job_timed_out(job);
+	for (i = 0; i < vdev->nqueues; i++)
+		vgpu_count_innocent(&vdev->queues[i].sched, job, reset);
 	trace_vgpu_reset(job->queue, job->id);
 
 	vgpu_mmu_hw_init(vdev);
