@@ -19,6 +19,7 @@
 
 #include "kselftest_host.h"
 #include "vgpu_dev.h"
+#include "qtest_expect.h"
 
 #define RW (VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE)
 #define RO (VGPU_PTE_VALID | VGPU_PTE_READ)
@@ -157,18 +158,6 @@ static void sleep_ms(unsigned ms)
 {
 	usleep(ms * 1000u);
 }
-
-/* The queue stopped on @err at @slot, and QEMU still answers. */
-#define EXPECT_STOPPED(d, q, err, slot)                                        \
-	do {                                                                   \
-		EXPECT_TRUE(qts_alive((d)->qts));                              \
-		EXPECT_NE(0u, qreg_read(d, q, VGPU_Q_STATUS) &                 \
-				      VGPU_QSTAT_STOPPED);                     \
-		EXPECT_EQ((uint32_t)(err), qreg_read(d, q, VGPU_Q_ERROR));     \
-		EXPECT_EQ((uint32_t)(slot),                                    \
-			  qreg_read(d, q, VGPU_Q_ERROR_INDEX));                \
-		EXPECT_EQ((uint32_t)(err), reg_read(d, VGPU_REG_ERR_LAST));    \
-	} while (0)
 
 /* The queue waits in a command: busy, nothing completed. */
 #define EXPECT_WAITING(d, q)                                                   \
