@@ -20,6 +20,7 @@
 #                         /bin/run-examples (scripts/run-examples.sh)
 #                         /examples: examples/*.vgs, .expected, .c
 #                         /lib/modules: drm, drm_shmem_helper, gpu-sched,
+#                         drm_gpuvm,
 #                         drm_exec with their dependencies, and vgpu.ko
 #                         (build/module/vgpu.ko, when built)
 #                         the guest selftests of build/selftests, when built
@@ -167,7 +168,7 @@ if ((stale)); then
 		mkdir -p "$modroot/lib/modules" "$root/lib/modules/$kver/extra"
 		ln -sfn "$out/modules" "$modroot/lib/modules/$kver"
 		[[ -f $out/modules/modules.dep ]] || depmod -b "$modroot" "$kver"
-		for m in drm drm_shmem_helper gpu-sched drm_exec; do
+		for m in drm drm_shmem_helper gpu-sched drm_exec drm_gpuvm; do
 			modprobe -d "$modroot" -S "$kver" --show-depends "$m" |
 				awk '$1 == "insmod" { print $2 }'
 		done | sort -u | while read -r f; do
