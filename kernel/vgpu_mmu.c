@@ -313,7 +313,9 @@ static void vgpu_as_clear_range_locked(struct vgpu_as *as, u64 va, u64 size)
 		vgpu_pte_clear(as, va);
 	/* Before the pages can be reused, the next launch flushes the TLB. */
 	atomic_inc(&as->vdev->mmu_gen);
-	/* a user-mode queue has no "next launch" the kernel sees: now */
+	/* a user-mode queue has no "next launch" the kernel sees: now
+	 * (ordered with USERQ_CREATE's count and flush) */
+	smp_mb();
 	if (atomic_read(&as->userqs))
 		vgpu_tlb_flush_now(as->vdev);
 }

@@ -616,6 +616,15 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	/* the device may use the AS from now on: unmaps defer, TLBs flush */
 	vgpu_as_job_begin(uq->as);
 	atomic_inc(&uq->as->userqs);
+	/*
+	 * And nothing cached before may serve it: not this hardware queue's
+	 * translations from its previous owner (of a VA since reused), nor
+	 * the SMs' from an unmap no kernel launch has flushed yet (an unmap
+	 * flushes at once only while the AS has a user queue: it either saw
+	 * the count above, or its PTEs were clear before this flush).
+	 */
+	smp_mb__after_atomic();
+	vgpu_write(vdev, VGPU_REG_TLB_FLUSH, 1);
 
 	memset(s->ring, 0, VGPU_UQ_RING_BYTES);
 	memset(s->cpl, 0, VGPU_UQ_CPL_BYTES);

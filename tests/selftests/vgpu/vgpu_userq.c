@@ -719,6 +719,61 @@ TEST_F(userq, a_queue_in_a_vm_sees_binds_and_unmaps_at_once)
 	*(uint64_t *)pm = self->p.data_va;
 }
 
+/*
+ * A queue made after another on the same hardware queue, with a fence BO
+ * at the VA a freed BO had: its release lands in the new BO, never in the
+ * freed one's page through a translation the device kept (the driver
+ * flushes the TLBs when it creates a user queue).
+ */
+TEST_F(userq, a_new_queue_never_uses_a_stale_translation)
+{
+	uint64_t va_x, va_y, *x, *y, *z;
+	uint32_t hx, hy, hz, slot, stray = 0;
+	struct vgpu_cmd_sem r;
+	struct uq a, b;
+
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, VGPU_BO_NO_EXEC, &hx, &va_x));
+	ASSERT_EQ(0, _test_bo_map(self->fd, hx, 4096, (void **)&x));
+	ASSERT_EQ(0, uq_create(self->fd, &a));
+	r = release_cmd(va_x, 1);
+	slot = uq_put(&a, &r);
+	uq_ring(&a);
+	ASSERT_EQ(0, ufence_wait(self->fd, x, VGPU_UFENCE_OP_EQ, 1, ~0ull,
+				 vgpu_now_ns() + vgpu_wait_ns(30), a.c.queue_id));
+	EXPECT_EQ(1u, a.cpl[slot].seq);
+	ASSERT_EQ(0, uq_destroy(self->fd, &a));
+	munmap(x, 4096);
+	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_GEM_CLOSE,
+				&(struct drm_gem_close){ .handle = hx }));
+	/*
+	 * The allocator hands the freed VA out again (BO_CREATE, no pages
+	 * yet); another BO, made resident first, likely takes the freed page
+	 * (the page allocator's lists are last in, first out), so a stale
+	 * translation would land there, not in Y.
+	 */
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, VGPU_BO_NO_EXEC, &hy, &va_y));
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4 << 20, VGPU_BO_NO_EXEC, &hz, NULL));
+	ASSERT_EQ(0, _test_bo_map(self->fd, hz, 4 << 20, (void **)&z));
+	ASSERT_EQ(0, _test_bo_map(self->fd, hy, 4096, (void **)&y));
+	if (va_y != va_x)
+		TH_LOG("VA not reused (0x%llx, 0x%llx): the check is weaker",
+		       (unsigned long long)va_x, (unsigned long long)va_y);
+	ASSERT_EQ(0, uq_create(self->fd, &b));
+	EXPECT_EQ(a.c.hw_queue, b.c.hw_queue);
+	r = release_cmd(va_y, 0x5eed);
+	uq_put(&b, &r);
+	uq_ring(&b);
+	EXPECT_EQ(0, ufence_wait(self->fd, y, VGPU_UFENCE_OP_EQ, 0x5eed, ~0ull,
+				 vgpu_now_ns() + vgpu_wait_ns(10), b.c.queue_id));
+	EXPECT_EQ(0x5eedu, *y);
+	for (size_t i = 0; i < (4 << 20) / 8; i++)
+		stray += z[i] == 0x5eed;
+	EXPECT_EQ(0u, stray);	/* nothing went to the freed page */
+	ASSERT_EQ(0, uq_destroy(self->fd, &b));
+	munmap(y, 4096);
+	munmap(z, 4 << 20);
+}
+
 /* spins for ever: only a reset ends it */
 static const char hang_src[] = "l:\n  BRA l ;\n  EXIT ;\n";
 
