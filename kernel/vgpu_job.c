@@ -904,13 +904,19 @@ static enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job
 
 	mutex_lock(&vdev->reset_lock);
 	done = job->hw_fence && dma_fence_is_signaled(job->hw_fence);
-	vgpu_queue_process(&vdev->queues[job->queue]);
-	if (!done && job->hw_fence && dma_fence_is_signaled(job->hw_fence)) {
-		/* It had completed: its interrupt was lost (or is late). */
+	if (!done && job->hw_fence && !vdev->gone &&
+	    (s32)(vgpu_qread(&vdev->queues[job->queue], VGPU_Q_COMPLETED_LO) -
+		  (u32)job->seq) >= 0) {
+		/*
+		 * It had completed: its interrupt was lost (or is late).
+		 * Counted before processing signals its fence, so that whoever
+		 * sees the job done sees the count too.
+		 */
 		atomic_inc(&vdev->lost_irqs);
 		vgpu_warn(vdev, "queue %u: job %llu had completed, its interrupt did not come\n",
 			  job->queue, job->id);
 	}
+	vgpu_queue_process(&vdev->queues[job->queue]);
 	if (vdev->gone || !job->hw_fence || dma_fence_is_signaled(job->hw_fence) ||
 	    vgpu_job_waits_for_queue(job)) {
 		/* Spurious: put it back where drm_sched_job_timedout took it. */
