@@ -17,6 +17,7 @@
 
 #include "kselftest_host.h"
 #include "vgpu_dev.h"
+#include "qtest_expect.h"
 
 #define RW (VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE)
 #define RO (VGPU_PTE_VALID | VGPU_PTE_READ)
@@ -121,18 +122,12 @@ static void wait_msi(struct dev *d, unsigned v)
 		;
 }
 
-/* The queue stopped on @err at @slot, and QEMU still answers. */
-#define EXPECT_STOPPED(d, q, err, slot)                                        \
+/* As EXPECT_STOPPED, and the error interrupt is raised. */
+#define EXPECT_STOPPED_IRQ(d, q, err, slot)                                    \
 	do {                                                                   \
-		EXPECT_TRUE(qts_alive((d)->qts));                              \
-		EXPECT_NE(0u, qreg_read(d, q, VGPU_Q_STATUS) &                 \
-				      VGPU_QSTAT_STOPPED);                     \
-		EXPECT_EQ((uint32_t)(err), qreg_read(d, q, VGPU_Q_ERROR));     \
-		EXPECT_EQ((uint32_t)(slot),                                    \
-			  qreg_read(d, q, VGPU_Q_ERROR_INDEX));                \
+		EXPECT_STOPPED(d, q, err, slot);                               \
 		EXPECT_NE(0u, reg_read(d, VGPU_REG_IRQ_STATUS) &               \
 				      VGPU_IRQ_ERROR);                         \
-		EXPECT_EQ((uint32_t)(err), reg_read(d, VGPU_REG_ERR_LAST));    \
 	} while (0)
 
 /* After an error: resume the queue and check that a launch works again. */
@@ -517,7 +512,7 @@ TEST_F(device, bad_ring_address_stops_queue)
 	qreg_write(d, 0, VGPU_Q_DOORBELL, 1);
 	ASSERT_TRUE(dev_wait(d, 0, 0, &c));
 	EXPECT_EQ(VGPU_ERR_BAD_RING, c.status);
-	EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_RING, 0);
+	EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_BAD_RING, 0);
 	EXPECT_EQ(0u, qreg_read(d, 0, VGPU_Q_HEAD));
 	wait_msi(d, 1);
 	EXPECT_EQ(DEV_MSI_DATA + 1, dev_msi_read(d, 1));
@@ -531,7 +526,7 @@ TEST_F(device, bad_ring_address_stops_queue)
 	qreg_write(d, 1, VGPU_Q_DOORBELL, 1);
 	ASSERT_TRUE(dev_wait(d, 1, 0, &c));
 	EXPECT_EQ(VGPU_ERR_BAD_RING, c.status);
-	EXPECT_STOPPED(d, 1, VGPU_ERR_BAD_RING, 0);
+	EXPECT_STOPPED_IRQ(d, 1, VGPU_ERR_BAD_RING, 0);
 	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(d, VGPU_REG_ID));
 }
 
@@ -554,10 +549,10 @@ TEST_F(device, bad_ring_configuration_refused_at_enable)
 		qreg_write(d, 0, VGPU_Q_CPL_LO, bad[i].cpl);
 		qreg_write(d, 0, VGPU_Q_SIZE, bad[i].size);
 		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE);
-		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_RING, 0);
+		EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_BAD_RING, 0);
 		/* resuming a bad configuration stops again */
 		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
-		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_RING, 0);
+		EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_BAD_RING, 0);
 	}
 	/* ring registers cannot change while enabled */
 	qreg_write(d, 0, VGPU_Q_SIZE, 16);
@@ -580,7 +575,7 @@ TEST_F(device, completion_ring_outside_ram_stops_queue)
 	qreg_write(d, 0, VGPU_Q_DOORBELL, 1);
 	for (int i = 0; i < 100000 && !(qreg_read(d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED); i++)
 		;
-	EXPECT_STOPPED(d, 0, VGPU_ERR_CPL_WRITE, 0);
+	EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_CPL_WRITE, 0);
 }
 
 TEST_F(device, malformed_commands_complete_with_bad_command)
@@ -634,7 +629,7 @@ TEST_F(device, malformed_commands_complete_with_bad_command)
 		ASSERT_TRUE(dev_wait(d, 0, slot, &c));
 		EXPECT_EQ(VGPU_ERR_BAD_COMMAND, c.status);
 		EXPECT_EQ(slot, c.index);
-		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_COMMAND, slot);
+		EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_BAD_COMMAND, slot);
 		EXPECT_EQ(slot + 1, qreg_read(d, 0, VGPU_Q_HEAD));
 		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	}
@@ -678,7 +673,7 @@ TEST_F(device, invalid_launch_parameters)
 		EXPECT_EQ(VGPU_ERR_BAD_LAUNCH, c.status);
 		EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, c.exc.code);
 		EXPECT_CONTAINS(c.exc.msg, why[i]);
-		EXPECT_STOPPED(d, 0, VGPU_ERR_BAD_LAUNCH, slot);
+		EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_BAD_LAUNCH, slot);
 		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	}
 	check_recovers(_metadata, d, 0);
@@ -866,7 +861,7 @@ TEST_F(mmu_fault, faults_and_recovers)
 	if (variant->va_is_out)
 		EXPECT_EQ(st->out_va, c.exc.addr);
 	EXPECT_CONTAINS(c.exc.msg, "GPU MMU");
-	EXPECT_STOPPED(d, 0, variant->status, 0);
+	EXPECT_STOPPED_IRQ(d, 0, variant->status, 0);
 	check_recovers(_metadata, d, 0);
 }
 
@@ -1026,7 +1021,7 @@ static void watchdog_case(struct __test_metadata *_metadata, const char *props,
 	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
 	EXPECT_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
 	EXPECT_GT(c.warp_insns, 0u);
-	EXPECT_STOPPED(&d, 0, VGPU_ERR_TIMEOUT, 0);
+	EXPECT_STOPPED_IRQ(&d, 0, VGPU_ERR_TIMEOUT, 0);
 	check_recovers(_metadata, &d, 0);
 	dev_close(&d);
 }
@@ -1091,7 +1086,7 @@ TEST_F(device, runaway_kernel_stopped_by_budget)
 	ASSERT_TRUE(run_simple(d, 0, k_spin, 1, 32, 100000, &c));
 	EXPECT_EQ(VGPU_ERR_EXCEPTION, c.status);
 	EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, c.exc.code);
-	EXPECT_STOPPED(d, 0, VGPU_ERR_EXCEPTION, 0);
+	EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_EXCEPTION, 0);
 	check_recovers(_metadata, d, 0);
 }
 
@@ -1359,7 +1354,7 @@ TEST_F(device, timeline_bad_buffers)
 			EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, c.exc.code);
 			EXPECT_CONTAINS(c.exc.msg, why[i]);
 		}
-		EXPECT_STOPPED(d, 0, want[i], slot);
+		EXPECT_STOPPED_IRQ(d, 0, want[i], slot);
 		qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 	}
 	/* nothing was written for a refused launch */
@@ -1391,7 +1386,7 @@ TEST_F(device, timeline_write_faults)
 	EXPECT_EQ(unmapped + TL_HDR, c.exc.addr); /* records first */
 	EXPECT_GT(c.warp_insns, 0u);
 	EXPECT_CONTAINS(c.exc.msg, "launch: timeline write");
-	EXPECT_STOPPED(d, 0, VGPU_ERR_MMU_FAULT, 0);
+	EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_MMU_FAULT, 0);
 	qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 
 	/* read-only: no record and no header written */
@@ -1407,7 +1402,7 @@ TEST_F(device, timeline_write_faults)
 	ASSERT_TRUE(run_timeline(d, &spin, 1, 32, 100000, unmapped, 4096, &c));
 	EXPECT_EQ(VGPU_ERR_EXCEPTION, c.status);
 	EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, c.exc.code);
-	EXPECT_STOPPED(d, 0, VGPU_ERR_EXCEPTION, 2);
+	EXPECT_STOPPED_IRQ(d, 0, VGPU_ERR_EXCEPTION, 2);
 	qreg_write(d, 0, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
 
 	/* ... and its timeline is written when it can be */
