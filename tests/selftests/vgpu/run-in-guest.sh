@@ -221,29 +221,50 @@ chmod 755 "$root/usr/bin/timeout"
 
 # every checker's report (the debug kernel's) and WARN/BUG/oops
 kernel_issues='WARNING|BUG|Oops|Call Trace|blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|list_add corruption|list_del corruption|refcount_t:|KASAN|KFENCE|sleeping function called from invalid context|scheduling while atomic|kmemleak: .*new suspected memory leaks'
+# the same, less the stack that every report prints: a report's own line
+report_headers=${kernel_issues/Call Trace|/}
 if [[ $mode == bench ]]; then
 	run="cd /kselftest/vgpu && ./vgpu_bench; echo \"VGPU-SELFTEST-RC: \$?\""
 elif [[ $mode == fuzz ]]; then
 	# the ioctl fuzzer, then the module unloaded, loaded again and a job
 	# run to the right result (vgpu_test's job.submit_store)
 	# Then, where the kernel has fault injection (the debug kernel), half
-	# as long again with the driver's allocations (fail_vgpu, 5%) and the
-	# slab's (failslab, 1%) failing in the fuzzer's threads (-F).
+	# as long again in three slices with the driver's allocations
+	# (fail_vgpu), the slab's (failslab) and the page allocator's
+	# (fail_page_alloc) failing in the fuzzer's threads (-F) at rising
+	# probabilities (sleeping allocations too).
 	run="cd /kselftest/vgpu && ./vgpu_fuzz -t $fuzz_secs -s $fuzz_seed -p 3
 echo \"VGPU-FUZZ-RC: \$?\"
-if [ -d /sys/kernel/debug/fail_vgpu ] && [ -d /sys/kernel/debug/failslab ]; then
-	for a in fail_vgpu failslab; do
+fi_all='fail_vgpu failslab fail_page_alloc'
+fi_ok=1
+for a in \$fi_all; do [ -d /sys/kernel/debug/\$a ] || fi_ok=0; done
+if [ \$fi_ok = 1 ]; then
+	for a in \$fi_all; do
 		d=/sys/kernel/debug/\$a
-		echo Y >\$d/task-filter; echo 0 >\$d/verbose; echo 1 >\$d/interval
-		echo -1 >\$d/times; echo 0 >\$d/space
+		echo Y >\$d/task-filter; echo 1 >\$d/verbose
+		echo 2500 >\$d/verbose_ratelimit_interval_ms; echo 5 >\$d/verbose_ratelimit_burst
+		echo 1 >\$d/interval; echo -1 >\$d/times; echo 0 >\$d/space
 	done
 	echo N >/sys/kernel/debug/failslab/ignore-gfp-wait
-	echo 5 >/sys/kernel/debug/fail_vgpu/probability
-	echo 1 >/sys/kernel/debug/failslab/probability
-	./vgpu_fuzz -F -t $((fuzz_secs / 2 + 1)) -s $((fuzz_seed + 1)) -p 3
-	echo \"VGPU-FUZZ-FAIL-RC: \$?\"
-	echo 0 >/sys/kernel/debug/fail_vgpu/probability
-	echo 0 >/sys/kernel/debug/failslab/probability
+	echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait
+	echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >/sys/kernel/debug/fail_page_alloc/min-order
+	frc=0 i=1
+	for p in '5 1 1' '20 5 5' '50 20 10'; do
+		set -- \$p
+		echo \$1 >/sys/kernel/debug/fail_vgpu/probability
+		echo \$2 >/sys/kernel/debug/failslab/probability
+		echo \$3 >/sys/kernel/debug/fail_page_alloc/probability
+		echo \"VGPU-FUZZ-FAIL: fail_vgpu \$1% failslab \$2% fail_page_alloc \$3%\"
+		./vgpu_fuzz -F -t $((fuzz_secs / 6 + 1)) -s \$(($fuzz_seed + i)) -p 3 || frc=\$?
+		i=\$((i + 1))
+	done
+	echo \"VGPU-FUZZ-FAIL-RC: \$frc\"
+	# verbose 1: a line per injected failure, at most 5 per 2500 jiffies
+	for a in \$fi_all; do
+		echo \"VGPU-FUZZ-FAIL: \$a failures logged (rate-limited): \$(dmesg | grep -c \"^.*name \$a, interval\")\"
+	done
+	for a in \$fi_all; do echo 0 >/sys/kernel/debug/\$a/probability; done
 else
 	echo \"VGPU-FUZZ-FAIL-RC: no fault injection\"
 fi
@@ -328,9 +349,26 @@ fi
 # report: its block, from "invoked oom-killer" to "Memory cgroup out of
 # memory: Killed process", leaves the log that is scanned.  A global OOM
 # kill stays (its Call Trace is a report).
+# An allocation the fault injection failed (vgpu_fuzz -F) is no report
+# either: the page allocator's warning of a failure whose caller did not
+# ask for __GFP_NOWARN ("page allocation failure" or "vmalloc error",
+# warn_alloc) prints a stack; its block, from that line to the stack's
+# end, leaves the log too.  Anything else in the block stays reported: a
+# WARNING, BUG or any other checker's header line inside it ends the
+# exemption and is kept.
 dmesg | awk '/invoked oom-killer:/ { b = 1; s = "" }
 	b { s = s \$0 "\n"; if (/Killed process/) { if (!/Memory cgroup out of memory/) printf "%s", s; b = 0 }; next }
+	/: page allocation failure: order:|: vmalloc error: size / { w = 1; next }
+	w && /$report_headers/ { w = 0 }
+	w { if (/<\/TASK>/) w = 0; next }
 	{ print } END { if (b) printf "%s", s }' >/tmp/klog
+echo "VGPU-GUEST: kernel log: \$(dmesg | wc -l) lines"
+echo "VGPU-GUEST: allocation-failure warnings left out of the scan: \$(dmesg | grep -c -E ': page allocation failure: order:|: vmalloc error: size ')"
+# the scan must see the whole log: a ring that wrapped lost its start
+if ! dmesg | head -n 1 | grep -q 'Linux version'; then
+	echo "VGPU-GUEST: the kernel log wrapped (log_buf_len): the scan missed its start"
+	echo "VGPU-GUEST: KERNEL-ISSUE"
+fi
 if grep -q -E "$kernel_issues" /tmp/klog; then
 	echo "VGPU-GUEST: kernel log reports:"
 	grep -E -A 20 "$kernel_issues" /tmp/klog
@@ -354,17 +392,20 @@ rc=0
 # fresh-clone CI run ("Oops: int3" in sched_clock_cpu inside a
 # call-function IPI, panic at 1.4 s); one TCG thread for both vCPUs
 # removes the race and costs nothing measurable here.
+# log_buf_len: the kernel log is scanned once, at the end, and must hold
+# a long fuzzer run's (the debug kernel's default is 128 KiB).
 timeout "$guest_timeout" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp 2 \
 	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg,thread=single \
 	-kernel "$guest/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-	"${devices[@]}" -serial stdio -append "console=ttyS0 panic=-1 quiet" \
+	"${devices[@]}" -serial stdio -append "console=ttyS0 panic=-1 quiet log_buf_len=8M" \
 	</dev/null | tee "$log" || rc=$?
 tr -d '\r' <"$log" >"$log.txt"
 echo
 
 if [[ $mode == fuzz ]]; then
 	pass=0 fail=0
-	grep -E '^vgpu_fuzz: ' "$log.txt" | sed 's/^/run-in-guest: /' || true
+	grep -E '^vgpu_fuzz: |^VGPU-FUZZ-FAIL: |^VGPU-GUEST: (allocation-failure|kernel log)' "$log.txt" |
+		sed 's/^/run-in-guest: /' || true
 	if grep -q '^VGPU-FUZZ-RC: 0$' "$log.txt"; then
 		pass=$((pass + 1))
 	else
