@@ -360,7 +360,19 @@ static void breakdown(struct vgpu_device *dev)
 	vgpu_program_free(prog);
 }
 
-int main(void)
+/* Sections, as bench_core's: (a) launch overhead, (b) its breakdown, (c)
+ * the timeline; none named: all (perf record of one thing at a time). */
+static bool section(int argc, char **argv, char c)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (strchr(argv[i], c))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
 {
 	struct vgpu_device *dev;
 	int ret = vgpu_device_open("sim", &dev);
@@ -369,7 +381,8 @@ int main(void)
 		die("vgpu_device_open(\"sim\")", ret);
 	printf("bench_libvgpu: library overhead per launch, sim backend, best of %d runs\n",
 	       REPS);
-	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+	for (size_t i = 0; section(argc, argv, 'a') &&
+			   i < sizeof(benches) / sizeof(benches[0]); i++) {
 		const struct bench *b = &benches[i];
 		double core = core_time(b), lib = lib_time(b, dev);
 		double ratio = lib / core;
@@ -381,8 +394,10 @@ int main(void)
 			  bench_fmt("core %.0f ns", core), bench_fmt("%.2fx", ratio),
 			  bench_fmt("<= %.1fx", TARGET), ratio <= TARGET);
 	}
-	breakdown(dev);
-	timeline_cost(dev);
+	if (section(argc, argv, 'b'))
+		breakdown(dev);
+	if (section(argc, argv, 'c'))
+		timeline_cost(dev);
 	vgpu_device_close(dev);
 	return 0;
 }
