@@ -137,7 +137,9 @@ override=
 fuzz_secs=${VGPU_FUZZ_SECONDS:-60}
 fuzz_seed=${VGPU_FUZZ_SEED:-1}
 if [[ $mode == fuzz ]]; then
-	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 3 / 2 + 300) * scale))}
+	# the kselftests with allocations failing: 6 runs of at most this
+	ksft_fail_secs=$((fuzz_secs / 12 > 10 ? fuzz_secs / 12 : 10))
+	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 2 + 360) * scale))}
 else
 	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((2 * ksft_timeout + 300) * scale))}
 fi
@@ -260,6 +262,23 @@ if [ \$fi_ok = 1 ]; then
 		i=\$((i + 1))
 	done
 	echo \"VGPU-FUZZ-FAIL-RC: \$frc\"
+	# The kselftests themselves with allocations failing (VGPU_MAKE_IT_FAIL:
+	# vgpu_lib.h), at two probabilities, each program for at
+	# most $ksft_fail_secs s (its process group killed then): their
+	# verdicts are expected to fail; the oracle is the kernel's (the log,
+	# the reload, kmemleak).
+	for p in '5 1 1' '20 5 5'; do
+		set -- \$p
+		echo \$1 >/sys/kernel/debug/fail_vgpu/probability
+		echo \$2 >/sys/kernel/debug/failslab/probability
+		echo \$3 >/sys/kernel/debug/fail_page_alloc/probability
+		for t in vgpu_test vgpu_vm vgpu_userq; do
+			VGPU_MAKE_IT_FAIL=1 /usr/bin/timeout $ksft_fail_secs ./\$t >/tmp/ksft-fail.log 2>&1
+			echo \"VGPU-KSFT-FAIL: fail_vgpu \$1% failslab \$2% fail_page_alloc \$3%: \$t: \$(grep -c '^ok ' /tmp/ksft-fail.log) ok, \$(grep -c '^not ok ' /tmp/ksft-fail.log) not ok\"
+			grep -q '^1\\.\\.' /tmp/ksft-fail.log ||
+				echo \"VGPU-KSFT-FAIL: \$t did not start: \$(head -c 300 /tmp/ksft-fail.log | tr '\\n' ' ')\"
+		done
+	done
 	# verbose 1: a line per injected failure, at most 5 per 2500 jiffies
 	for a in \$fi_all; do
 		echo \"VGPU-FUZZ-FAIL: \$a failures logged (rate-limited): \$(dmesg | grep -c \"^.*name \$a, interval\")\"
@@ -269,7 +288,9 @@ else
 	echo \"VGPU-FUZZ-FAIL-RC: no fault injection\"
 fi
 sleep 2
-if rmmod vgpu && modprobe vgpu timeout_ms=$timeout_ms; then
+# (a kselftest's own reload that failed under fault injection leaves no
+# vgpu.ko behind: nothing to unload then)
+if { [ ! -d /sys/module/vgpu ] || rmmod vgpu; } && modprobe vgpu timeout_ms=$timeout_ms; then
 	./vgpu_test -f job -t submit_store >/tmp/reload.log 2>&1
 	echo \"VGPU-RELOAD-RC: \$?\"; tail -n 3 /tmp/reload.log
 else
@@ -404,7 +425,7 @@ echo
 
 if [[ $mode == fuzz ]]; then
 	pass=0 fail=0
-	grep -E '^vgpu_fuzz: |^VGPU-FUZZ-FAIL: |^VGPU-GUEST: (allocation-failure|kernel log)' "$log.txt" |
+	grep -E '^vgpu_fuzz: |^VGPU-(FUZZ|KSFT)-FAIL: |^VGPU-GUEST: (allocation-failure|kernel log)' "$log.txt" |
 		sed 's/^/run-in-guest: /' || true
 	if grep -q '^VGPU-FUZZ-RC: 0$' "$log.txt"; then
 		pass=$((pass + 1))

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,37 @@
 _Static_assert(sizeof(struct drm_vgpu_submit) == 152, "submit layout");
 _Static_assert(sizeof(struct drm_vgpu_get_job) == 64, "get_job layout");
 _Static_assert(sizeof(struct drm_vgpu_queue_get_state) == 48, "queue state layout");
+
+/*
+ * With VGPU_MAKE_IT_FAIL in the environment (run-in-guest.sh --fuzz runs
+ * the kselftests so, with debugfs fail_vgpu, failslab and fail_page_alloc
+ * set for such tasks), each process the program forks (the harness's
+ * test processes) marks itself for the kernel's fault injection as it
+ * starts, so that a test's own calls meet failing allocations.  The
+ * program itself stays unmarked: its loader's allocations and the
+ * harness's forks would fail before any test ran.  So do the processes a
+ * test forks in turn (another client, a modprobe that reloads vgpu.ko):
+ * under the mark, the reload's PCI probe evaluated ACPI's _PRT with
+ * ACPICA's allocations failing, which ran into a use-after-free of
+ * ACPICA's (KASAN, acpi_ex_resolve_to_value), not vgpu.ko's code.
+ */
+static void vgpu_make_it_fail_child(void)
+{
+	static int depth;
+	int fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, depth++ ? "0" : "1", 1) != 1)
+		fprintf(stderr, "vgpu: VGPU_MAKE_IT_FAIL: no make-it-fail (%s)\n",
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+__attribute__((constructor, unused)) static void vgpu_make_it_fail(void)
+{
+	if (getenv("VGPU_MAKE_IT_FAIL"))
+		pthread_atfork(NULL, NULL, vgpu_make_it_fail_child);
+}
 
 /*
  * Open the first vgpu render node after minor @after (-1: the first of
