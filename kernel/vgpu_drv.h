@@ -9,7 +9,10 @@
  *   vgpu_userptr.c  pinned process memory for VM_BIND's MAP_USERPTR
  *   vgpu_queue.c    queue objects: QUEUE_CREATE/DESTROY/GET_STATE, priorities
  *   vgpu_userq.c    user-mode queues (USERQ_*), their mmap(), WAIT_USER_FENCE
- *   vgpu_job.c      SUBMIT, drm_sched backend, timeout and reset, GET_JOB
+ *   vgpu_job.c      drm_sched backend: the ring, run/free, completions
+ *   vgpu_submit.c   SUBMIT (BO list, syncs, device-side waits), GET_JOB
+ *   vgpu_reset.c    job timeout: per-queue and device reset, devcoredump
+ *   vgpu_job.h      struct vgpu_job, shared by those three
  *   vgpu_irq.c      MSI-X/INTx, completion records -> fences
  *   vgpu_debugfs.c  debugfs files
  */
@@ -588,6 +591,8 @@ void vgpu_sched_fini(struct vgpu_device *vdev);
 void vgpu_queue_hw_init(struct vgpu_queue *q);
 void vgpu_queue_process(struct vgpu_queue *q);
 void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error);
+
+/* vgpu_submit.c */
 int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 		      struct drm_file *file);
 /* a syncobj (or timeline point) that is to get a job's or a bind's fence */

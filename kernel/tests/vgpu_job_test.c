@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the job path (vgpu_job.c, which includes this file at its end so
- * that its static functions are reachable, as xe does), on a fake device
+ * that its static functions are reachable, as xe does; SUBMIT's checks
+ * from vgpu_submit.c through vgpu_job.h), on a fake device
  * whose register BAR is plain memory: ring slots and wrap-around, the
  * commands run_job writes and the doorbell it rings, completion records
  * -> fence errors and job history (every status and exception code), the
