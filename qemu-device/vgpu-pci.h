@@ -3,7 +3,8 @@
  * vGPU PCIe device: state shared by the device's files.
  *
  *   vgpu-pci.c    PCI function, BAR0 registers, interrupts, reset, VMState
- *   vgpu-queue.c  command rings: queue threads, commands, the SM worker pool
+ *   vgpu-queue.c  command rings: queue threads, commands, semaphores
+ *   vgpu-pool.c   the SM worker pool: jobs, claims, priorities, preemption
  *   vgpu-mmu.c    DMA to guest RAM, the GPU MMU walk and TLB, memory ops
  *   vgpu-userq.c  user-mode queues: doorbell BAR, command restrictions
  *
@@ -232,12 +233,17 @@ void vgpu_userq_init(VGPUState *s);
 void vgpu_queues_init(VGPUState *s);
 void vgpu_queues_exit(VGPUState *s);
 void vgpu_queue_kick_locked(VGPUQueue *q);
-void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status);
-void vgpu_queue_preempt_locked(VGPUQueue *q);
-void vgpu_queues_wake_locked(VGPUState *s);
 void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);
+
+/* vgpu-pool.c */
+void vgpu_queues_wake_locked(VGPUState *s);
+void vgpu_queue_preempt_locked(VGPUQueue *q);
+void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status);
+void *vgpu_worker_thread(void *opaque);
+uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
+                             struct vgpu_exception_record *exc);
 
 /* vgpu-inject.c */
 void vgpu_inject_write_locked(VGPUState *s, hwaddr addr, uint32_t val);
