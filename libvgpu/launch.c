@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * libvgpu launches: argument sets, syncobjs, SUBMIT, and jobs (waiting for
- * them and explaining their exceptions).
+ * libvgpu launches: SUBMIT, and jobs (waiting for them and explaining
+ * their exceptions).  Argument sets are args.c's, syncobjs and queues
+ * syncobj.c's.
  *
  * A launch is one DRM_IOCTL_VGPU_SUBMIT.  Its parameter buffer is copied
  * into a parameter page (one 4 KiB buffer object per launch in flight,
@@ -23,415 +24,6 @@
 
 /* Parameter pages kept per device; beyond this a launch waits for one. */
 #define PARAM_BOS_MAX 64u
-
-/* ---- argument sets ---- */
-
-/* Does kernel @k have a parameter of @type (one the launch fills in)? */
-static unsigned has_param(const struct vgpu_program *prog, const struct vgpu_obj_kernel *k,
-			  uint32_t type)
-{
-	for (uint32_t i = 0; i < k->nparams; i++)
-		if (prog->obj.params[k->first_param + i].type == type)
-			return 1;
-	return 0;
-}
-
-/* The buffers the launch adds for @k beyond code and parameters. */
-static unsigned extra_bos(const struct vgpu_program *prog, const struct vgpu_obj_kernel *k)
-{
-	return !!k->local_bytes + !!prog->data + has_param(prog, k, VGPU_PARAM_PRINTF);
-}
-
-
-int vgpu_args_new(const struct vgpu_kernel *kernel, struct vgpu_args **out)
-{
-	struct vgpu_args *args;
-
-	if (!kernel || !out)
-		return -EINVAL;
-	args = calloc(1, sizeof(*args));
-	if (!args)
-		return -ENOMEM;
-	args->kernel = kernel;
-	args->size = kernel->obj->nparams ? kernel->obj->param_size : 0;
-	*out = args;
-	return 0;
-}
-
-void vgpu_args_free(struct vgpu_args *args)
-{
-	if (!args)
-		return;
-	free(args->handles);
-	free(args);
-}
-
-int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo)
-{
-	if (!bo)
-		return -EINVAL;
-	if (bo->dev != args->kernel->prog->dev)
-		return -EXDEV;
-	for (unsigned int i = 0; i < args->nhandles; i++)
-		if (args->handles[i] == bo->handle)
-			return 0;
-	if (args->nhandles + 1 + 2 + extra_bos(args->kernel->prog, args->kernel->obj) >
-	    VGPU_SUBMIT_MAX_BOS)
-		return -E2BIG; /* the launch adds the code and parameter pages
-				  (and local memory, module data) */
-	if (args->nhandles == args->cap) {
-		unsigned int cap = args->cap ? 2 * args->cap : 8;
-		uint32_t *n = realloc(args->handles, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		args->handles = n;
-		args->cap = cap;
-	}
-	args->handles[args->nhandles++] = bo->handle;
-	return 0;
-}
-
-static void put_le(uint8_t *p, uint64_t v, uint32_t size)
-{
-	for (uint32_t i = 0; i < size; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/*
- * Write @value as declared parameter @index if its type is one of
- * @types (a bit per enum vgpu_arg_type).
- */
-static int set_arg(struct vgpu_args *args, unsigned int index, uint32_t types,
-		   uint64_t value)
-{
-	struct vgpu_arg_info a;
-	int ret = vgpu_kernel_arg(args->kernel, index, &a);
-
-	if (ret)
-		return ret;
-	if (!(types & (1u << a.type)))
-		return -EINVAL;
-	if ((a.size != 4 && a.size != 8) || a.offset + a.size > args->size)
-		return -EINVAL; /* a corrupt object */
-	put_le(args->data + a.offset, value, a.size);
-	return 0;
-}
-
-#define PTR_TYPES ((1u << VGPU_ARG_PTR) | (1u << VGPU_ARG_U64))
-#define INT_TYPES ((1u << VGPU_ARG_U32) | (1u << VGPU_ARG_S32))
-
-int vgpu_args_set_bo(struct vgpu_args *args, unsigned int index,
-		     struct vgpu_bo *bo, uint64_t offset)
-{
-	struct vgpu_arg_info a;
-	int ret;
-
-	if (!bo || offset > bo->size)
-		return -EINVAL;
-	ret = vgpu_kernel_arg(args->kernel, index, &a);
-	if (ret)
-		return ret;
-	if (!(PTR_TYPES & (1u << a.type)))
-		return -EINVAL;
-	ret = vgpu_args_use_bo(args, bo);
-	if (ret)
-		return ret;
-	return set_arg(args, index, PTR_TYPES, bo->va + offset);
-}
-
-int vgpu_args_set_u64(struct vgpu_args *args, unsigned int index,
-		      uint64_t value)
-{
-	/* .param s64 too: no other setter writes 8 bytes to it */
-	return set_arg(args, index, PTR_TYPES | (1u << VGPU_PARAM_S64), value);
-}
-
-int vgpu_args_set_u32(struct vgpu_args *args, unsigned int index,
-		      uint32_t value)
-{
-	return set_arg(args, index, INT_TYPES, value);
-}
-
-int vgpu_args_set_s32(struct vgpu_args *args, unsigned int index,
-		      int32_t value)
-{
-	return set_arg(args, index, INT_TYPES, (uint32_t)value);
-}
-
-int vgpu_args_set_f32(struct vgpu_args *args, unsigned int index, float value)
-{
-	uint32_t bits;
-
-	memcpy(&bits, &value, sizeof(bits));
-	return set_arg(args, index, 1u << VGPU_ARG_F32, bits);
-}
-
-int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
-		      const void *data, uint32_t len)
-{
-	if (!data && len)
-		return -EINVAL;
-	if (offset > VGPU_MAX_PARAM_BYTES || len > VGPU_MAX_PARAM_BYTES - offset)
-		return -E2BIG;
-	if (len)
-		memcpy(args->data + offset, data, len);
-	if (offset + len > args->size)
-		args->size = offset + len;
-	return 0;
-}
-
-static int push_u64(struct vgpu_args *args, uint64_t value)
-{
-	uint8_t b[8];
-
-	if (args->kernel->obj->nparams)
-		return -EINVAL; /* declared parameters: use the setters */
-	put_le(b, value, 8);
-	return vgpu_args_set_raw(args, args->size, b, 8);
-}
-
-int vgpu_args_push_u64(struct vgpu_args *args, uint64_t value)
-{
-	return push_u64(args, value);
-}
-
-int vgpu_args_push_bo(struct vgpu_args *args, struct vgpu_bo *bo,
-		      uint64_t offset)
-{
-	int ret;
-
-	if (!bo || offset > bo->size)
-		return -EINVAL;
-	if (args->kernel->obj->nparams)
-		return -EINVAL;
-	if (args->size + 8 > VGPU_MAX_PARAM_BYTES)
-		return -E2BIG;
-	ret = vgpu_args_use_bo(args, bo);
-	if (ret)
-		return ret;
-	return push_u64(args, bo->va + offset);
-}
-
-/* ---- syncobjs ---- */
-
-int vgpu_syncobj_new(struct vgpu_device *dev, uint32_t flags,
-		     struct vgpu_syncobj **out)
-{
-	struct drm_syncobj_create c = { 0 };
-	struct vgpu_syncobj *s;
-	int ret;
-
-	if (!out || flags & ~VGPU_SYNCOBJ_SIGNALED)
-		return -EINVAL;
-	ret = vgpu_dev_check(dev);
-	if (ret)
-		return ret;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	if (flags & VGPU_SYNCOBJ_SIGNALED)
-		c.flags = DRM_SYNCOBJ_CREATE_SIGNALED;
-	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_CREATE, &c);
-	if (ret) {
-		free(s);
-		return ret;
-	}
-	vgpu_dev_get(dev);
-	s->dev = dev;
-	s->handle = c.handle;
-	*out = s;
-	return 0;
-}
-
-int vgpu_queue_new(struct vgpu_device *dev, uint32_t priority,
-		   struct vgpu_queue **out)
-{
-	struct drm_vgpu_queue_create c = { .priority = priority };
-	struct vgpu_queue *q;
-	int ret;
-
-	if (!out)
-		return -EINVAL;
-	ret = vgpu_dev_check(dev);
-	if (ret)
-		return ret;
-	q = calloc(1, sizeof(*q));
-	if (!q)
-		return -ENOMEM;
-	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_QUEUE_CREATE, &c);
-	if (ret) {
-		free(q);
-		return ret;
-	}
-	vgpu_dev_get(dev);
-	q->dev = dev;
-	q->id = c.queue_id;
-	*out = q;
-	return 0;
-}
-
-void vgpu_queue_free(struct vgpu_queue *q)
-{
-	struct drm_vgpu_queue_destroy d;
-
-	if (!q)
-		return;
-	if (q->uq) {
-		/* destroyed once its jobs and pages let go of it too */
-		vgpu_userq_put(q->uq);
-	} else {
-		d = (struct drm_vgpu_queue_destroy){ .queue_id = q->id };
-		vgpu_dev_ioctl(q->dev, DRM_IOCTL_VGPU_QUEUE_DESTROY, &d);
-	}
-	vgpu_dev_put(q->dev);
-	free(q);
-}
-
-uint32_t vgpu_queue_id(const struct vgpu_queue *q)
-{
-	return q ? q->id : VGPU_QUEUE_DEFAULT;
-}
-
-/*
- * A user queue's state in queue-object terms: stopped is BANNED, with the
- * errno its jobs got (EIO for an error, ETIMEDOUT for a hang the driver
- * stopped, ENODEV for a device reset).
- */
-static int user_queue_state(struct vgpu_userq *uq, struct vgpu_queue_state *st)
-{
-	static const uint32_t reason[] = {
-		[VGPU_USERQ_STATE_ACTIVE] = 0,
-		[VGPU_USERQ_STATE_ERROR] = EIO,
-		[VGPU_USERQ_STATE_HUNG] = ETIMEDOUT,
-		[VGPU_USERQ_STATE_LOST] = ENODEV,
-	};
-	struct drm_vgpu_userq_get_state g = { .queue_id = uq->id };
-	int ret = vgpu_dev_ioctl(uq->dev, DRM_IOCTL_VGPU_USERQ_GET_STATE, &g);
-
-	if (ret)
-		return ret;
-	pthread_mutex_lock(&uq->lock);
-	*st = (struct vgpu_queue_state){
-		.state = g.state == VGPU_USERQ_STATE_ACTIVE ? VGPU_QUEUE_STATE_ACTIVE :
-							       VGPU_QUEUE_STATE_BANNED,
-		.ban_reason = g.state < 4 ? reason[g.state] : EIO,
-		.hw_queue = uq->hw_queue,
-		.submitted = uq->seq,
-		.completed = *uq->fence_map,
-	};
-	pthread_mutex_unlock(&uq->lock);
-	return 0;
-}
-
-int vgpu_queue_state(struct vgpu_device *dev, const struct vgpu_queue *q,
-		     struct vgpu_queue_state *st)
-{
-	struct drm_vgpu_queue_get_state g = { .queue_id = vgpu_queue_id(q) };
-	int ret;
-
-	if (!st || (q && q->dev != dev))
-		return -EINVAL;
-	ret = vgpu_dev_check(dev);
-	if (ret)
-		return ret;
-	if (q && q->uq)
-		return user_queue_state(q->uq, st);
-	ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &g);
-	if (ret)
-		return ret;
-	*st = (struct vgpu_queue_state){
-		.state = g.state,
-		.priority = g.priority,
-		.guilty_resets = g.guilty_resets,
-		.innocent_resets = g.innocent_resets,
-		.ban_reason = g.ban_reason,
-		.hw_queue = g.hw_queue,
-		.submitted = g.submitted,
-		.completed = g.completed,
-	};
-	return 0;
-}
-
-void vgpu_syncobj_free(struct vgpu_syncobj *s)
-{
-	struct drm_syncobj_destroy d;
-
-	if (!s)
-		return;
-	d = (struct drm_syncobj_destroy){ .handle = s->handle };
-	vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
-	vgpu_dev_put(s->dev);
-	free(s);
-}
-
-uint32_t vgpu_syncobj_handle(const struct vgpu_syncobj *s)
-{
-	return s->handle;
-}
-
-int vgpu_syncobj_signal(struct vgpu_syncobj *s, uint64_t point)
-{
-	struct drm_syncobj_timeline_array a = {
-		.handles = (uintptr_t)&s->handle,
-		.points = (uintptr_t)&point,
-		.count_handles = 1,
-	};
-
-	if (!point)
-		return vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_SIGNAL,
-				      &(struct drm_syncobj_array){
-					      .handles = (uintptr_t)&s->handle,
-					      .count_handles = 1,
-				      });
-	return vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a);
-}
-
-static int sync_wait(struct vgpu_device *dev, uint32_t handle, uint64_t point,
-		     int64_t timeout_ns)
-{
-	struct drm_syncobj_timeline_wait w = {
-		.handles = (uintptr_t)&handle,
-		.points = (uintptr_t)&point,
-		.timeout_nsec = vgpu_abs_timeout(timeout_ns),
-		.count_handles = 1,
-		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
-	};
-	int ret;
-
-	do {
-		if (!point)
-			ret = vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_WAIT,
-					     &(struct drm_syncobj_wait){
-						     .handles = (uintptr_t)&handle,
-						     .timeout_nsec = w.timeout_nsec,
-						     .count_handles = 1,
-						     .flags = w.flags,
-					     });
-		else
-			ret = vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
-	} while (ret == -ETIME && vgpu_deadline_ahead(w.timeout_nsec));
-	return ret;
-}
-
-int vgpu_syncobj_wait(struct vgpu_syncobj *s, uint64_t point,
-		      int64_t timeout_ns)
-{
-	return sync_wait(s->dev, s->handle, point, timeout_ns);
-}
-
-int vgpu_syncobj_query(struct vgpu_syncobj *s, uint64_t *point)
-{
-	struct drm_syncobj_timeline_array a = {
-		.handles = (uintptr_t)&s->handle,
-		.points = (uintptr_t)point,
-		.count_handles = 1,
-	};
-
-	if (!point)
-		return -EINVAL;
-	return vgpu_dev_ioctl(s->dev, DRM_IOCTL_SYNCOBJ_QUERY, &a);
-}
 
 /* ---- launches ---- */
 
@@ -811,9 +403,9 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	flags = cfg->flags | (jobp && dev->timeline_dir ? VGPU_LAUNCH_TIMELINE : 0);
 	if (args && args->kernel != kernel)
 		return -EINVAL;
-	if (!args && k->nparams > !!k->local_bytes + has_param(prog, k, VGPU_PARAM_DATA) +
-				   has_param(prog, k, VGPU_PARAM_PRINTF) +
-				   has_param(prog, k, VGPU_PARAM_PARAMS))
+	if (!args && k->nparams > !!k->local_bytes + vgpu_kernel_has_param(prog, k, VGPU_PARAM_DATA) +
+				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF) +
+				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_PARAMS))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
@@ -828,7 +420,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
 
-	nbos = (args ? args->nhandles : 0) + 2 + extra_bos(prog, k) +
+	nbos = (args ? args->nhandles : 0) + 2 + vgpu_kernel_extra_bos(prog, k) +
 	       !!(flags & VGPU_LAUNCH_TIMELINE);
 	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit && !uq ? 1 : 0);
 	if (cfg->nwait > 8)
@@ -907,7 +499,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		if (lsize)
 			ret = local_mem(dev, &dev->param_bos[page], lsize);
 	}
-	if (!ret && has_param(prog, k, VGPU_PARAM_PRINTF)) {
+	if (!ret && vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
 
 		ret = printf_mem(dev, p);
@@ -916,32 +508,32 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 				.capacity = VGPU_PRINTF_BYTES - sizeof(struct vgpu_printf_header),
 			};
 	}
-	if (!ret && has_param(prog, k, VGPU_PARAM_PARAMS)) {
+	if (!ret && vgpu_kernel_has_param(prog, k, VGPU_PARAM_PARAMS)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
 
 		for (uint32_t i = 0; i < k->nparams; i++)
 			if (prog->obj.params[k->first_param + i].type == VGPU_PARAM_PARAMS)
-				put_le(p->map + prog->obj.params[k->first_param + i].offset, p->va, 8);
+				vgpu_put_le(p->map + prog->obj.params[k->first_param + i].offset, p->va, 8);
 	}
-	if (!ret && extra_bos(prog, k)) {
+	if (!ret && vgpu_kernel_extra_bos(prog, k)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
-		unsigned int h = nbos - extra_bos(prog, k);
+		unsigned int h = nbos - vgpu_kernel_extra_bos(prog, k);
 
 		for (uint32_t i = 0; i < k->nparams; i++) {
 			const struct vgpu_obj_param *pa = &prog->obj.params[k->first_param + i];
 
 			if (pa->type == VGPU_PARAM_LOCAL)
-				put_le(p->map + pa->offset, p->local_va, 8);
+				vgpu_put_le(p->map + pa->offset, p->local_va, 8);
 			if (pa->type == VGPU_PARAM_DATA)
-				put_le(p->map + pa->offset, prog->data->va, 8);
+				vgpu_put_le(p->map + pa->offset, prog->data->va, 8);
 			if (pa->type == VGPU_PARAM_PRINTF)
-				put_le(p->map + pa->offset, p->printf_va, 8);
+				vgpu_put_le(p->map + pa->offset, p->printf_va, 8);
 		}
 		if (k->local_bytes)
 			handles[h++] = p->local_handle;
 		if (prog->data)
 			handles[h++] = prog->data->handle;
-		if (has_param(prog, k, VGPU_PARAM_PRINTF))
+		if (vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF))
 			handles[h++] = p->printf_handle;
 	}
 	if (!ret && (flags & VGPU_LAUNCH_TIMELINE)) {
@@ -994,7 +586,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		 * before the next launch takes the page */
 		if (job->tl_wanted && dev->ops->sync_submit)
 			vgpu_timeline_collect(job, &dev->param_bos[page]);
-		if (has_param(prog, k, VGPU_PARAM_PRINTF)) {
+		if (vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF)) {
 			if (dev->ops->sync_submit)
 				job->printf_text = vgpu_printf_collect(prog,
 								       dev->param_bos[page].printf_map);
@@ -1055,7 +647,7 @@ int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns)
 		if (job->uq)
 			ret = vgpu_userq_job_fetch(job, timeout_ns);
 		else
-			ret = job->sync ? sync_wait(job->dev, job->sync, 0, timeout_ns) : 0;
+			ret = job->sync ? vgpu_sync_wait(job->dev, job->sync, 0, timeout_ns) : 0;
 		if (ret)
 			return ret;
 		ret = job_fetch(job);
@@ -1110,7 +702,7 @@ int vgpu_job_exception(struct vgpu_job *job, struct vgpu_exception_record *rec)
 		if (job->uq)
 			ret = vgpu_userq_job_fetch(job, 0);
 		else
-			ret = job->sync ? sync_wait(job->dev, job->sync, 0, 0) : 0;
+			ret = job->sync ? vgpu_sync_wait(job->dev, job->sync, 0, 0) : 0;
 		if (ret == -ETIME)
 			return -EBUSY;
 		if (!ret)

@@ -250,6 +250,22 @@ VGPU_HIDDEN int64_t vgpu_abs_timeout(int64_t timeout_ns);
  */
 VGPU_HIDDEN bool vgpu_deadline_ahead(int64_t deadline);
 
+/* ---- argument sets (args.c) ---- */
+/* Does kernel @k have a parameter of @type (one the launch fills in)? */
+VGPU_HIDDEN unsigned vgpu_kernel_has_param(const struct vgpu_program *prog,
+					   const struct vgpu_obj_kernel *k,
+					   uint32_t type);
+/* The buffers the launch adds for @k beyond code and parameters. */
+VGPU_HIDDEN unsigned vgpu_kernel_extra_bos(const struct vgpu_program *prog,
+					   const struct vgpu_obj_kernel *k);
+/* @v's low @size bytes, little-endian, at @p. */
+VGPU_HIDDEN void vgpu_put_le(uint8_t *p, uint64_t v, uint32_t size);
+
+/* ---- syncobjs (syncobj.c) ---- */
+/* Wait for @handle's @point (0: a binary syncobj), @timeout_ns relative. */
+VGPU_HIDDEN int vgpu_sync_wait(struct vgpu_device *dev, uint32_t handle,
+			       uint64_t point, int64_t timeout_ns);
+
 /* ---- user-mode queues (userq.c) ---- */
 VGPU_HIDDEN void vgpu_userq_get(struct vgpu_userq *uq);
 VGPU_HIDDEN void vgpu_userq_put(struct vgpu_userq *uq);
