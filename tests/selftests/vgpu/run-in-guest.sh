@@ -240,7 +240,12 @@ echo \"VGPU-FUZZ-RC: \$?\"
 fi_all='fail_vgpu failslab fail_page_alloc'
 fi_ok=1
 for a in \$fi_all; do [ -d /sys/kernel/debug/\$a ] || fi_ok=0; done
-if [ \$fi_ok = 1 ]; then
+# fi_set V S P: fail_vgpu V%, failslab S%, fail_page_alloc P%, in marked
+# tasks only, every order, sleeping allocations too, a log line per
+# failure (verbose 1, rate-limited).  All of it each time: a kselftest
+# that reloads vgpu.ko makes a new fail_vgpu with the defaults (verbose
+# 2: a stack per failure).
+fi_set() {
 	for a in \$fi_all; do
 		d=/sys/kernel/debug/\$a
 		echo Y >\$d/task-filter; echo 1 >\$d/verbose
@@ -251,12 +256,15 @@ if [ \$fi_ok = 1 ]; then
 	echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait
 	echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
 	echo 0 >/sys/kernel/debug/fail_page_alloc/min-order
+	echo \$1 >/sys/kernel/debug/fail_vgpu/probability
+	echo \$2 >/sys/kernel/debug/failslab/probability
+	echo \$3 >/sys/kernel/debug/fail_page_alloc/probability
+}
+if [ \$fi_ok = 1 ]; then
 	frc=0 i=1
 	for p in '5 1 1' '20 5 5' '50 20 10'; do
 		set -- \$p
-		echo \$1 >/sys/kernel/debug/fail_vgpu/probability
-		echo \$2 >/sys/kernel/debug/failslab/probability
-		echo \$3 >/sys/kernel/debug/fail_page_alloc/probability
+		fi_set \$1 \$2 \$3
 		echo \"VGPU-FUZZ-FAIL: fail_vgpu \$1% failslab \$2% fail_page_alloc \$3%\"
 		./vgpu_fuzz -F -t $((fuzz_secs / 6 + 1)) -s \$(($fuzz_seed + i)) -p 3 || frc=\$?
 		i=\$((i + 1))
@@ -269,11 +277,16 @@ if [ \$fi_ok = 1 ]; then
 	# the reload, kmemleak).
 	for p in '5 1 1' '20 5 5'; do
 		set -- \$p
-		echo \$1 >/sys/kernel/debug/fail_vgpu/probability
-		echo \$2 >/sys/kernel/debug/failslab/probability
-		echo \$3 >/sys/kernel/debug/fail_page_alloc/probability
 		for t in vgpu_test vgpu_vm vgpu_userq; do
+			fi_set \$1 \$2 \$3
 			VGPU_MAKE_IT_FAIL=1 /usr/bin/timeout $ksft_fail_secs ./\$t >/tmp/ksft-fail.log 2>&1
+			# the harness's test processes have process groups of
+			# their own (setpgrp): the timeout's group kill misses a
+			# test still running; they must all end, files closed
+			killall -q -9 \$t
+			w=0
+			while pidof \$t >/dev/null && [ \$w -lt 30 ]; do sleep 1; w=\$((w + 1)); done
+			pidof \$t >/dev/null && echo \"VGPU-KSFT-FAIL: \$t: processes \$(pidof \$t) survive SIGKILL\"
 			echo \"VGPU-KSFT-FAIL: fail_vgpu \$1% failslab \$2% fail_page_alloc \$3%: \$t: \$(grep -c '^ok ' /tmp/ksft-fail.log) ok, \$(grep -c '^not ok ' /tmp/ksft-fail.log) not ok\"
 			grep -q '^1\\.\\.' /tmp/ksft-fail.log ||
 				echo \"VGPU-KSFT-FAIL: \$t did not start: \$(head -c 300 /tmp/ksft-fail.log | tr '\\n' ' ')\"
@@ -283,11 +296,12 @@ if [ \$fi_ok = 1 ]; then
 	for a in \$fi_all; do
 		echo \"VGPU-FUZZ-FAIL: \$a failures logged (rate-limited): \$(dmesg | grep -c \"^.*name \$a, interval\")\"
 	done
-	for a in \$fi_all; do echo 0 >/sys/kernel/debug/\$a/probability; done
+	fi_set 0 0 0
 else
 	echo \"VGPU-FUZZ-FAIL-RC: no fault injection\"
 fi
 sleep 2
+dismiss_devcoredumps
 # (a kselftest's own reload that failed under fault injection leaves no
 # vgpu.ko behind: nothing to unload then)
 if { [ ! -d /sys/module/vgpu ] || rmmod vgpu; } && modprobe vgpu timeout_ms=$timeout_ms; then
@@ -295,6 +309,13 @@ if { [ ! -d /sys/module/vgpu ] || rmmod vgpu; } && modprobe vgpu timeout_ms=$tim
 	echo \"VGPU-RELOAD-RC: \$?\"; tail -n 3 /tmp/reload.log
 else
 	echo \"VGPU-RELOAD-RC: reload failed\"
+	# who still holds vgpu.ko
+	echo \"VGPU-GUEST: vgpu refcnt \$(cat /sys/module/vgpu/refcnt 2>/dev/null)\"
+	for p in /proc/[0-9]*; do
+		ls -l \$p/fd 2>/dev/null | grep -q /dev/dri &&
+			echo \"VGPU-GUEST: \${p#/proc/} \$(cat \$p/comm) \$(cat \$p/wchan 2>/dev/null) holds a DRM fd\"
+	done
+	cat /sys/kernel/debug/dri/*/clients 2>/dev/null
 fi
 cd /"
 else
@@ -331,6 +352,18 @@ if [ $isolate = 1 ]; then
 	for d in \$others; do echo none > /sys/bus/pci/devices/\$d/driver_override; done
 fi
 export VGPU_TIMEOUT_SCALE=$scale
+# A devcoredump holds its driver's module until it is read and dismissed,
+# or for 5 minutes (DEVCD_TIMEOUT): a test that failed before dismissing
+# the dump of a job it let time out (the kselftests with allocations
+# failing do) would keep vgpu.ko from unloading.  Dismiss them, as the
+# tests do, before an unload.
+dismiss_devcoredumps() {
+	n=0
+	for d in /sys/class/devcoredump/devcd*; do
+		[ -e \$d/data ] && echo 1 >\$d/data && n=\$((n + 1))
+	done
+	[ \$n = 0 ] || echo "VGPU-GUEST: \$n devcoredump(s) dismissed"
+}
 # which checkers this kernel has (the debug kernel: all of them)
 c=
 [ -e /proc/lockdep ] && c="\$c lockdep"
@@ -353,6 +386,7 @@ if [ -d /sys/kernel/debug/kunit ]; then
 fi
 $run
 cat /sys/kernel/debug/dri/*/queues 2>/dev/null
+dismiss_devcoredumps
 echo "VGPU-GUEST: unload"; rmmod vgpu && echo "VGPU-GUEST: unloaded"
 if [ -f /sys/kernel/debug/kmemleak ]; then
 	echo scan > /sys/kernel/debug/kmemleak

@@ -40,21 +40,34 @@ _Static_assert(sizeof(struct drm_vgpu_queue_get_state) == 48, "queue state layou
  * starts, so that a test's own calls meet failing allocations.  The
  * program itself stays unmarked: its loader's allocations and the
  * harness's forks would fail before any test ran.  So do the processes a
- * test forks in turn (another client, a modprobe that reloads vgpu.ko):
- * under the mark, the reload's PCI probe evaluated ACPI's _PRT with
- * ACPICA's allocations failing, which ran into a use-after-free of
- * ACPICA's (KASAN, acpi_ex_resolve_to_value), not vgpu.ko's code.
+ * test forks in turn (another client), and a test's module_load() and
+ * module_unload() drop the mark for the call: a reload under the mark
+ * ran the whole module load and PCI probe with allocations failing, and
+ * code that is not vgpu.ko's reported (KASAN: a use-after-free in
+ * ACPICA's _PRT evaluation, acpi_ex_resolve_to_value; WARNs in the trace
+ * events' set-up, event_define_fields).
  */
+/* Set this task's make-it-fail to @on; its previous value (false if unknown). */
+static inline bool vgpu_fail_mark(bool on)
+{
+	int fd = open("/proc/self/make-it-fail", O_RDWR | O_CLOEXEC);
+	char old[4] = "0";
+
+	if (fd < 0)
+		return false;
+	if (read(fd, old, sizeof(old) - 1) < 0)
+		old[0] = '0';
+	if (pwrite(fd, on ? "1" : "0", 1, 0) != 1)
+		fprintf(stderr, "vgpu: VGPU_MAKE_IT_FAIL: make-it-fail: %s\n", strerror(errno));
+	close(fd);
+	return old[0] == '1';
+}
+
 static void vgpu_make_it_fail_child(void)
 {
 	static int depth;
-	int fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
 
-	if (fd < 0 || write(fd, depth++ ? "0" : "1", 1) != 1)
-		fprintf(stderr, "vgpu: VGPU_MAKE_IT_FAIL: no make-it-fail (%s)\n",
-			strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	vgpu_fail_mark(!depth++);
 }
 
 __attribute__((constructor, unused)) static void vgpu_make_it_fail(void)
@@ -443,21 +456,36 @@ static inline int module_path(char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
+/*
+ * Loading and unloading run unmarked under VGPU_MAKE_IT_FAIL: module
+ * loading itself (its trace events, sysfs, ACPI in the PCI probe) WARNs
+ * on failed allocations in code that is not vgpu.ko's (event_define_fields
+ * in kernel/trace did, when a test reloaded vgpu.ko under the mark).
+ */
 static inline int module_load(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	bool marked;
 
 	if (fd < 0)
 		return -errno;
+	marked = getenv("VGPU_MAKE_IT_FAIL") && vgpu_fail_mark(false);
 	if (syscall(__NR_finit_module, fd, params, 0))
 		ret = -errno;
+	if (marked)
+		vgpu_fail_mark(true);
 	close(fd);
 	return ret;
 }
 
 static inline int module_unload(void)
 {
-	return syscall(__NR_delete_module, "vgpu", O_NONBLOCK) ? -errno : 0;
+	bool marked = getenv("VGPU_MAKE_IT_FAIL") && vgpu_fail_mark(false);
+	int ret = syscall(__NR_delete_module, "vgpu", O_NONBLOCK) ? -errno : 0;
+
+	if (marked)
+		vgpu_fail_mark(true);
+	return ret;
 }
 
 /*
