@@ -46,8 +46,10 @@ _Static_assert(sizeof(struct drm_vgpu_queue_get_state) == 48, "queue state layou
  * code that is not vgpu.ko's reported (KASAN: a use-after-free in
  * ACPICA's _PRT evaluation, acpi_ex_resolve_to_value; WARNs in the trace
  * events' set-up, event_define_fields).
+ *
+ * vgpu_fail_mark(): set this task's make-it-fail to @on; its previous
+ * value (false if unknown).
  */
-/* Set this task's make-it-fail to @on; its previous value (false if unknown). */
 static inline bool vgpu_fail_mark(bool on)
 {
 	int fd = open("/proc/self/make-it-fail", O_RDWR | O_CLOEXEC);
@@ -456,12 +458,7 @@ static inline int module_path(char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-/*
- * Loading and unloading run unmarked under VGPU_MAKE_IT_FAIL: module
- * loading itself (its trace events, sysfs, ACPI in the PCI probe) WARNs
- * on failed allocations in code that is not vgpu.ko's (event_define_fields
- * in kernel/trace did, when a test reloaded vgpu.ko under the mark).
- */
+/* Both run unmarked under VGPU_MAKE_IT_FAIL (see vgpu_make_it_fail). */
 static inline int module_load(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
