@@ -310,21 +310,12 @@ static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
 	c = vgpu_ring_slot(q, &job->slot);
 	c->hdr.opcode = cpu_to_le32(VGPU_CMD_LAUNCH);
 	c->hdr.flags = cpu_to_le32(VGPU_CMD_F_IRQ);
-	c->code_va = cpu_to_le64(l->code_va);
-	c->code_size = cpu_to_le32(l->code_size);
-	c->entry = cpu_to_le32(l->entry);
-	for (i = 0; i < 3; i++) {
-		c->grid[i] = cpu_to_le32(l->grid[i]);
-		c->block[i] = cpu_to_le32(l->block[i]);
-		c->cluster[i] = cpu_to_le32(l->cluster[i]);
-	}
-	c->smem_bytes = cpu_to_le32(l->smem_bytes);
-	c->param_va = cpu_to_le64(l->param_va);
-	c->param_size = cpu_to_le32(l->param_size);
+#define X(f, b)		c->f = cpu_to_le##b(l->f);
+#define XA(f, b, n)	for (i = 0; i < (n); i++) c->f[i] = cpu_to_le##b(l->f[i]);
+	VGPU_CMD_LAUNCH_SHARED(X, XA)
+#undef X
+#undef XA
 	c->asid = cpu_to_le32(job->as->asid);
-	c->launch_flags = cpu_to_le32(l->launch_flags);
-	c->seed = cpu_to_le64(l->seed);
-	c->budget = cpu_to_le64(l->budget);
 	c->trace_va = cpu_to_le64(job->trace_va);
 	c->trace_size = cpu_to_le32(job->trace_size);
 	job->seq = q->emitted;

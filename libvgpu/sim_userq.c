@@ -153,20 +153,11 @@ static uint32_t sim_uq_exec(struct vgpu_sim *sim, const uint8_t *raw,
 		    (!(c.launch_flags & VGPU_LAUNCH_TIMELINE) &&
 		     (c.trace_va || c.trace_size)))
 			return VGPU_ERR_BAD_COMMAND;
-		l = (struct drm_vgpu_launch){
-			.code_va = c.code_va,
-			.code_size = c.code_size,
-			.entry = c.entry,
-			.grid = { c.grid[0], c.grid[1], c.grid[2] },
-			.block = { c.block[0], c.block[1], c.block[2] },
-			.cluster = { c.cluster[0], c.cluster[1], c.cluster[2] },
-			.smem_bytes = c.smem_bytes,
-			.param_va = c.param_va,
-			.param_size = c.param_size,
-			.launch_flags = c.launch_flags,
-			.seed = c.seed,
-			.budget = c.budget,
-		};
+#define X(f, b)		l.f = c.f;
+#define XA(f, b, n)	memcpy(l.f, c.f, sizeof(l.f));
+		VGPU_CMD_LAUNCH_SHARED(X, XA)
+#undef X
+#undef XA
 		tl.va = c.trace_va;
 		tl.size = c.trace_size;
 		st = vgpu_sim_run(sim, &l, &tl, &cpl->exc, &insns, &cycles);

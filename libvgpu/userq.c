@@ -180,18 +180,6 @@ int vgpu_userq_launch(struct vgpu_userq *uq, const struct drm_vgpu_launch *l,
 {
 	struct vgpu_cmd_launch cl = {
 		.hdr = { .opcode = VGPU_CMD_LAUNCH },
-		.code_va = l->code_va,
-		.code_size = l->code_size,
-		.entry = l->entry,
-		.grid = { l->grid[0], l->grid[1], l->grid[2] },
-		.block = { l->block[0], l->block[1], l->block[2] },
-		.cluster = { l->cluster[0], l->cluster[1], l->cluster[2] },
-		.smem_bytes = l->smem_bytes,
-		.param_va = l->param_va,
-		.param_size = l->param_size,
-		.launch_flags = l->launch_flags,
-		.seed = l->seed,
-		.budget = l->budget,
 		.trace_va = trace_va,
 		.trace_size = (uint32_t)trace_size,
 	};
@@ -202,6 +190,12 @@ int vgpu_userq_launch(struct vgpu_userq *uq, const struct drm_vgpu_launch *l,
 	uint64_t max_jobs = (uq->entries - 1) / 2;
 	uint32_t t;
 	int ret;
+
+#define X(f, b)		cl.f = l->f;
+#define XA(f, b, n)	memcpy(cl.f, l->f, sizeof(cl.f));
+	VGPU_CMD_LAUNCH_SHARED(X, XA)
+#undef X
+#undef XA
 
 	pthread_mutex_lock(&uq->lock);
 	rel.payload = uq->seq + 1;

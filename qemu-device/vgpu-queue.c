@@ -76,22 +76,13 @@ static void vgpu_launch_from_le(struct vgpu_cmd_launch *c)
 {
     int i;
 
-    c->code_va = le64_to_cpu(c->code_va);
-    c->code_size = le32_to_cpu(c->code_size);
-    c->entry = le32_to_cpu(c->entry);
-    for (i = 0; i < 3; i++) {
-        c->grid[i] = le32_to_cpu(c->grid[i]);
-        c->block[i] = le32_to_cpu(c->block[i]);
-        c->cluster[i] = le32_to_cpu(c->cluster[i]);
-    }
-    c->smem_bytes = le32_to_cpu(c->smem_bytes);
-    c->param_va = le64_to_cpu(c->param_va);
-    c->param_size = le32_to_cpu(c->param_size);
+#define X(f, b)     c->f = le##b##_to_cpu(c->f);
+#define XA(f, b, n) for (i = 0; i < (n); i++) { c->f[i] = le##b##_to_cpu(c->f[i]); }
+    VGPU_CMD_LAUNCH_SHARED(X, XA)
+#undef X
+#undef XA
     c->asid = le32_to_cpu(c->asid);
-    c->launch_flags = le32_to_cpu(c->launch_flags);
     c->pad = le32_to_cpu(c->pad);
-    c->seed = le64_to_cpu(c->seed);
-    c->budget = le64_to_cpu(c->budget);
     c->trace_va = le64_to_cpu(c->trace_va);
     c->trace_size = le32_to_cpu(c->trace_size);
     c->pad2 = le32_to_cpu(c->pad2);
