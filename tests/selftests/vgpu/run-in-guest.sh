@@ -137,9 +137,11 @@ override=
 fuzz_secs=${VGPU_FUZZ_SECONDS:-60}
 fuzz_seed=${VGPU_FUZZ_SEED:-1}
 if [[ $mode == fuzz ]]; then
-	# the kselftests with allocations failing: 6 runs of at most this
+	# the kselftests with allocations failing: 6 runs of at most this, in
+	# each of VGPU_KSFT_FAIL_ROUNDS rounds (default 1)
 	ksft_fail_secs=$((fuzz_secs / 12 > 10 ? fuzz_secs / 12 : 10))
-	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 2 + 360) * scale))}
+	ksft_fail_rounds=${VGPU_KSFT_FAIL_ROUNDS:-1}
+	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 2 + 360 + (ksft_fail_rounds - 1) * 6 * (ksft_fail_secs + 5)) * scale))}
 else
 	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((2 * ksft_timeout + 300) * scale))}
 fi
@@ -275,6 +277,9 @@ if [ \$fi_ok = 1 ]; then
 	# most $ksft_fail_secs s (its process group killed then): their
 	# verdicts are expected to fail; the oracle is the kernel's (the log,
 	# the reload, kmemleak).
+	r=0
+	while [ \$r -lt $ksft_fail_rounds ]; do
+	r=\$((r + 1))
 	for p in '5 1 1' '20 5 5'; do
 		set -- \$p
 		for t in vgpu_test vgpu_vm vgpu_userq; do
@@ -291,6 +296,7 @@ if [ \$fi_ok = 1 ]; then
 			grep -q '^1\\.\\.' /tmp/ksft-fail.log ||
 				echo \"VGPU-KSFT-FAIL: \$t did not start: \$(head -c 300 /tmp/ksft-fail.log | tr '\\n' ' ')\"
 		done
+	done
 	done
 	# verbose 1: a line per injected failure, at most 5 per 2500 jiffies
 	for a in \$fi_all; do
@@ -457,6 +463,13 @@ timeout "$guest_timeout" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp
 tr -d '\r' <"$log" >"$log.txt"
 echo
 
+# show_reports: the kernel log's reports again, next to the verdict (the
+# end of a long run's output is what a CI summary keeps), at most 80 lines
+show_reports() {
+	sed -n '/^VGPU-GUEST: kernel log reports:$/,/^VGPU-GUEST: KERNEL-ISSUE$/p;/^VGPU-GUEST: kmemleak report:$/,/^VGPU-GUEST: KERNEL-ISSUE$/p' "$log.txt" |
+		head -n 80 | sed 's/^/run-in-guest: | /'
+}
+
 if [[ $mode == fuzz ]]; then
 	pass=0 fail=0
 	grep -E '^vgpu_fuzz: |^VGPU-(FUZZ|KSFT)-FAIL: |^VGPU-GUEST: (allocation-failure|kernel log)' "$log.txt" |
@@ -481,6 +494,7 @@ if [[ $mode == fuzz ]]; then
 		fail=$((fail + 1))
 	fi
 	if grep -q '^VGPU-GUEST: KERNEL-ISSUE$' "$log.txt"; then
+		show_reports
 		echo "run-in-guest: reports in the guest kernel log: see $log"
 		fail=$((fail + 1))
 	fi
@@ -576,6 +590,7 @@ if grep -q '^VGPU-GUEST: unload$' "$log.txt" && ! grep -q '^VGPU-GUEST: unloaded
 	fail=$((fail + 1))
 fi
 if grep -q '^VGPU-GUEST: KERNEL-ISSUE$' "$log.txt"; then
+	show_reports
 	echo "run-in-guest: reports in the guest kernel log (WARN/BUG/oops, lockdep, KASAN, KFENCE, ODEBUG, list, refcount, kmemleak): see above"
 	fail=$((fail + 1))
 fi
