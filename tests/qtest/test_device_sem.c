@@ -20,31 +20,13 @@
 #include "kselftest_host.h"
 #include "vgpu_dev.h"
 #include "qtest_expect.h"
+#include "test_device.h"
 
-#define RW (VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE)
-#define RO (VGPU_PTE_VALID | VGPU_PTE_READ)
 #define WO (VGPU_PTE_VALID | VGPU_PTE_WRITE)
 
 #define SETTLE_MS 200
 #define NO_GATE 0xffffffffu
 #define UNMAPPED_VA (DEV_VA_BASE + (1ull << 36))
-
-/* out[gtid] = gtid * 2 + k */
-static const char k_store[] =
-	".kernel store\n"
-	".param ptr out\n"
-	".param u32 k\n"
-	"    S2R R0, SR_TID.X ;\n"
-	"    S2R R1, SR_CTAID.X ;\n"
-	"    S2R R7, SR_NTID.X ;\n"
-	"    IMAD R0, R1, R7, R0 ;\n"
-	"    LDP.64 R2, [out] ;\n"
-	"    LDP.32 R8, [k] ;\n"
-	"    SHL R4, R0, 0x2 ;\n"
-	"    IADD R2, R2, R4 ;\n"
-	"    IMAD R5, R0, 0x2, R8 ;\n"
-	"    STG.32 [R2], R5 ;\n"
-	"    EXIT ;\n";
 
 /* *dst = *src */
 static const char k_copy[] =
@@ -166,47 +148,6 @@ static void sleep_ms(unsigned ms)
 			  qreg_read(d, q, VGPU_Q_STATUS));                     \
 		EXPECT_EQ(0u, qreg_read(d, q, VGPU_Q_COMPLETED_LO));           \
 	} while (0)
-
-struct store_setup {
-	struct dev_kernel kern;
-	uint64_t out_va, out_pa, par_va, par_pa;
-};
-
-/* Kernel k_store with an output buffer of @n words and k = @k. */
-static int store_setup(struct dev *d, struct store_setup *st, uint32_t n,
-		       uint32_t k)
-{
-	uint8_t params[16] = { 0 };
-
-	if (dev_kernel_load(d, 0, k_store, &st->kern))
-		return -1;
-	st->out_va = dev_buf(d, 0, 4ull * n, RW, &st->out_pa);
-	st->par_va = dev_buf(d, 0, 16, RO, &st->par_pa);
-	memcpy(params, &st->out_va, 8);
-	memcpy(params + 8, &k, 4);
-	qts_memwrite(d->qts, st->par_pa, params, sizeof(params));
-	return 0;
-}
-
-/* After an error: resume the queue and check that a launch works again. */
-static void check_recovers(struct __test_metadata *_metadata, struct dev *d,
-			   unsigned q)
-{
-	struct store_setup st;
-	struct vgpu_cmd_launch cmd;
-	struct vgpu_completion c;
-
-	qreg_write(d, q, VGPU_Q_CONTROL, VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME);
-	reg_write(d, VGPU_REG_IRQ_ACK, VGPU_IRQ_ALL);
-	EXPECT_EQ(0u, (qreg_read(d, q, VGPU_Q_STATUS) & VGPU_QSTAT_STOPPED));
-	if (store_setup(d, &st, 4, 7))
-		return;
-	cmd = dev_launch_cmd(&st.kern, 1, 4, st.par_va, st.kern.k->param_size);
-	EXPECT_TRUE(dev_wait(d, q, dev_submit(d, q, &cmd), &c));
-	EXPECT_EQ(VGPU_ERR_NONE, c.status);
-	EXPECT_EQ(3u * 2 + 7, qts_readl(d->qts, st.out_pa + 12));
-	dev_kernel_free(&st.kern);
-}
 
 /*
  * A launch of k_ticket: its output and flags, and a counter of its own or
@@ -566,7 +507,7 @@ TEST_F(sem, acquire_waits_for_a_release_on_another_queue)
 	uint64_t pv[2];
 	uint32_t a0, a1, a2, b0, b1;
 
-	ASSERT_EQ(0, store_setup(d, &st, 32, 1000));
+	ASSERT_EQ(0, store_setup(d, &st, 32, 1000, RW));
 	ASSERT_EQ(0, dev_kernel_load(d, 0, k_copy, &copy));
 	pv[0] = st.out_va + 4 * 5; /* B's out[5] = 1010 */
 	pv[1] = dst_va;
