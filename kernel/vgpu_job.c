@@ -756,4 +756,6 @@ void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error)
 
 #if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)
 #include "tests/vgpu_job_test.c"
+#include "tests/vgpu_submit_test.c"
+#include "tests/vgpu_sched_test.c"
 #endif
