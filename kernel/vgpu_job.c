@@ -305,16 +305,13 @@ static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
 {
 	const struct drm_vgpu_launch *l = &job->launch;
 	struct vgpu_cmd_launch *c;
-	int i;
 
 	c = vgpu_ring_slot(q, &job->slot);
 	c->hdr.opcode = cpu_to_le32(VGPU_CMD_LAUNCH);
 	c->hdr.flags = cpu_to_le32(VGPU_CMD_F_IRQ);
-#define X(f, b)		c->f = cpu_to_le##b(l->f);
-#define XA(f, b, n)	for (i = 0; i < (n); i++) c->f[i] = cpu_to_le##b(l->f[i]);
-	VGPU_CMD_LAUNCH_SHARED(X, XA)
+#define X(f, b)	(c->f = cpu_to_le##b(l->f))
+	VGPU_CMD_LAUNCH_SHARED(X);
 #undef X
-#undef XA
 	c->asid = cpu_to_le32(job->as->asid);
 	c->trace_va = cpu_to_le64(job->trace_va);
 	c->trace_size = cpu_to_le32(job->trace_size);
@@ -661,7 +658,7 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 			ret = -ENOMEM;
 			goto err;
 		}
-		}
+	}
 	vgpu_bands_init(vdev);
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_hw_init(&vdev->queues[i]);

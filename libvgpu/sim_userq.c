@@ -153,11 +153,9 @@ static uint32_t sim_uq_exec(struct vgpu_sim *sim, const uint8_t *raw,
 		    (!(c.launch_flags & VGPU_LAUNCH_TIMELINE) &&
 		     (c.trace_va || c.trace_size)))
 			return VGPU_ERR_BAD_COMMAND;
-#define X(f, b)		l.f = c.f;
-#define XA(f, b, n)	memcpy(l.f, c.f, sizeof(l.f));
-		VGPU_CMD_LAUNCH_SHARED(X, XA)
+#define X(f, b)	(l.f = c.f)
+		VGPU_CMD_LAUNCH_SHARED(X);
 #undef X
-#undef XA
 		tl.va = c.trace_va;
 		tl.size = c.trace_size;
 		st = vgpu_sim_run(sim, &l, &tl, &cpl->exc, &insns, &cycles);

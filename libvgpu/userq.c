@@ -191,11 +191,9 @@ int vgpu_userq_launch(struct vgpu_userq *uq, const struct drm_vgpu_launch *l,
 	uint32_t t;
 	int ret;
 
-#define X(f, b)		cl.f = l->f;
-#define XA(f, b, n)	memcpy(cl.f, l->f, sizeof(cl.f));
-	VGPU_CMD_LAUNCH_SHARED(X, XA)
+#define X(f, b)	(cl.f = l->f)
+	VGPU_CMD_LAUNCH_SHARED(X);
 #undef X
-#undef XA
 
 	pthread_mutex_lock(&uq->lock);
 	rel.payload = uq->seq + 1;

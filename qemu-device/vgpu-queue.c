@@ -74,13 +74,9 @@ static void vgpu_cpl_to_le(struct vgpu_completion *c)
 
 static void vgpu_launch_from_le(struct vgpu_cmd_launch *c)
 {
-    int i;
-
-#define X(f, b)     c->f = le##b##_to_cpu(c->f);
-#define XA(f, b, n) for (i = 0; i < (n); i++) { c->f[i] = le##b##_to_cpu(c->f[i]); }
-    VGPU_CMD_LAUNCH_SHARED(X, XA)
+#define X(f, b) (c->f = le##b##_to_cpu(c->f))
+    VGPU_CMD_LAUNCH_SHARED(X);
 #undef X
-#undef XA
     c->asid = le32_to_cpu(c->asid);
     c->pad = le32_to_cpu(c->pad);
     c->trace_va = le64_to_cpu(c->trace_va);

@@ -910,19 +910,24 @@ struct vgpu_cmd_launch {
 };
 
 /*
- * VGPU_CMD_LAUNCH_SHARED(X, XA): the fields struct vgpu_cmd_launch takes
- * over from a launch as the uAPI states it (struct drm_vgpu_launch in
+ * VGPU_CMD_LAUNCH_SHARED(X): the fields struct vgpu_cmd_launch takes over
+ * from a launch as the uAPI states it (struct drm_vgpu_launch in
  * vgpu_drm.h, the same names), listed once for each place that converts
- * between the two or from little-endian: X(field, bits) for a scalar,
- * XA(field, bits, n) for an array of n.  Expanded by the driver's ring
- * (kernel/vgpu_job.c), libvgpu's user queues and the sim's decoder of them
- * (libvgpu/userq.c, sim_userq.c) and the device (qemu-device/vgpu-queue.c).
+ * between the two or from little-endian: X(field, bits), an array element
+ * at a time.  Expanded by the driver's ring (kernel/vgpu_job.c), libvgpu's
+ * user queues and the sim's decoder of them (libvgpu/userq.c,
+ * sim_userq.c) and the device (qemu-device/vgpu-queue.c).
  */
-#define VGPU_CMD_LAUNCH_SHARED(X, XA)					\
-	X(code_va, 64) X(code_size, 32) X(entry, 32)			\
-	XA(grid, 32, 3) XA(block, 32, 3) XA(cluster, 32, 3)		\
-	X(smem_bytes, 32) X(param_va, 64) X(param_size, 32)		\
-	X(launch_flags, 32) X(seed, 64) X(budget, 64)
+#define VGPU_CMD_LAUNCH_SHARED(X)					\
+	do {								\
+		X(code_va, 64); X(code_size, 32); X(entry, 32);		\
+		X(grid[0], 32); X(grid[1], 32); X(grid[2], 32);		\
+		X(block[0], 32); X(block[1], 32); X(block[2], 32);	\
+		X(cluster[0], 32); X(cluster[1], 32);			\
+		X(cluster[2], 32);					\
+		X(smem_bytes, 32); X(param_va, 64); X(param_size, 32);	\
+		X(launch_flags, 32); X(seed, 64); X(budget, 64);	\
+	} while (0)
 
 /**
  * struct vgpu_cmd_fence - write a 64-bit value once everything before it
