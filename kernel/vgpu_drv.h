@@ -143,8 +143,8 @@ struct vgpu_as {
 	u32 ndeferred;
 	u64 deferred_total;
 	u64 tables_freed;	/* page tables freed since it was created */
-	atomic_t userqs;	/* user-mode queues running in it: unmaps
-				 * flush the TLBs at once (vgpu_userq.c) */
+	/* user-mode queues running in it: unmaps flush the TLBs at once */
+	atomic_t userqs;
 };
 
 struct vgpu_job_result {

@@ -167,7 +167,7 @@ int vgpu_bo_make_resident(struct vgpu_bo *bo)
 		return ret;
 	mutex_lock(&bo->lock);
 	ret = vgpu_bo_fill_locked(bo, sgt);
-	if (!ret)
+	if (!ret) /* pairs with the smp_load_acquire() above: mapped means filled */
 		smp_store_release(&bo->mapped, true);
 	mutex_unlock(&bo->lock);
 	return ret;

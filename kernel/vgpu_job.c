@@ -108,6 +108,7 @@ const struct dma_fence_ops vgpu_fence_ops = {
 /* @id's entry in @vf's history; NULL before the file's first submit. */
 struct vgpu_job_result *vgpu_hist(struct vgpu_file *vf, u64 id)
 {
+	/* pairs with the cmpxchg_release() in vgpu_hist_alloc() */
 	struct vgpu_job_result *hist = smp_load_acquire(&vf->hist);
 
 	return hist ? &hist[id % VGPU_JOB_HISTORY] : NULL;
@@ -118,6 +119,7 @@ int vgpu_hist_alloc(struct vgpu_file *vf)
 {
 	struct vgpu_job_result *hist;
 
+	/* pairs with the cmpxchg_release() below: a history seen is zeroed */
 	if (smp_load_acquire(&vf->hist))
 		return 0;
 	hist = vgpu_should_fail() ? NULL :
@@ -523,6 +525,7 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
 	vgpu_qwrite(q, VGPU_Q_CONTROL, 0);
 	/* No record of an earlier run may match a new job (vgpu_queue_harvest). */
 	memset(q->cpl, 0, VGPU_RING_ENTRIES * sizeof(*q->cpl));
+	/* the zeroed records reach memory before the device may write them */
 	wmb();
 	vgpu_qwrite(q, VGPU_Q_RING_LO, lower_32_bits(q->ring_dma));
 	vgpu_qwrite(q, VGPU_Q_RING_HI, upper_32_bits(q->ring_dma));

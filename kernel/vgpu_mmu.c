@@ -313,8 +313,10 @@ static void vgpu_as_clear_range_locked(struct vgpu_as *as, u64 va, u64 size)
 		vgpu_pte_clear(as, va);
 	/* Before the pages can be reused, the next launch flushes the TLB. */
 	atomic_inc(&as->vdev->mmu_gen);
-	/* a user-mode queue has no "next launch" the kernel sees: now
-	 * (ordered with USERQ_CREATE's count and flush) */
+	/*
+	 * A user-mode queue has no "next launch" the kernel sees: flush now.
+	 * Pairs with USERQ_CREATE's count and flush (vgpu_userq.c).
+	 */
 	smp_mb();
 	if (atomic_read(&as->userqs))
 		vgpu_tlb_flush_now(as->vdev);
@@ -522,6 +524,7 @@ void vgpu_tlb_flush_now(struct vgpu_device *vdev)
 void vgpu_as_job_begin(struct vgpu_as *as)
 {
 	atomic_inc(&as->active);
+	/* pairs with vgpu_as_defer(): the count is seen before mmu_gen is read */
 	smp_mb__after_atomic();
 }
 

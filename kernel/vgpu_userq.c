@@ -628,6 +628,7 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 
 	memset(s->ring, 0, VGPU_UQ_RING_BYTES);
 	memset(s->cpl, 0, VGPU_UQ_CPL_BYTES);
+	/* the zeroed ring and records reach memory before the queue is set up */
 	wmb();
 	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL, 0);
 	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_RING_LO, lower_32_bits(s->ring_dma));

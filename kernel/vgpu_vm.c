@@ -439,12 +439,18 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 	struct drm_gem_object *obj = orig->gem.obj;
 	u64 start, range;
 
-	if (op->remap.prev && !(prev = vgpu_bind_spare(b)))
-		return -ENOMEM;
-	if (op->remap.next && !(next = vgpu_bind_spare(b))) {
-		if (prev)
-			list_add(&prev->link, &b->spare);
-		return -ENOMEM;
+	if (op->remap.prev) {
+		prev = vgpu_bind_spare(b);
+		if (!prev)
+			return -ENOMEM;
+	}
+	if (op->remap.next) {
+		next = vgpu_bind_spare(b);
+		if (!next) {
+			if (prev)
+				list_add(&prev->link, &b->spare);
+			return -ENOMEM;
+		}
 	}
 	drm_gpuva_op_remap_to_unmap_range(&op->remap, &start, &range);
 	vgpu_as_clear_range(b->vm->as, start, range);
