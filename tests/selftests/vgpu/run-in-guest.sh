@@ -283,6 +283,20 @@ if [ \$fi_ok = 1 ]; then
 	for p in '5 1 1' '20 5 5'; do
 		set -- \$p
 		for t in vgpu_test vgpu_vm vgpu_userq; do
+			# A test's own reload of vgpu.ko that failed under
+			# injection, or was killed at the time bound (kthread
+			# creation then fails: -EINTR), leaves no vgpu.ko or one
+			# bound to no device: every later program would test
+			# nothing.  Load it again, unmarked, and say so.
+			if [ ! -d /sys/module/vgpu ] || ! ls /sys/bus/pci/drivers/vgpu 2>/dev/null | grep -q :; then
+				dismiss_devcoredumps
+				[ -d /sys/module/vgpu ] && rmmod vgpu
+				if modprobe vgpu timeout_ms=$timeout_ms && ls /sys/bus/pci/drivers/vgpu | grep -q :; then
+					echo \"VGPU-KSFT-FAIL: vgpu.ko loaded again before \$t\"
+				else
+					echo \"VGPU-KSFT-FAIL: vgpu.ko did not load again before \$t\"
+				fi
+			fi
 			fi_set \$1 \$2 \$3
 			VGPU_MAKE_IT_FAIL=1 /usr/bin/timeout $ksft_fail_secs ./\$t >/tmp/ksft-fail.log 2>&1
 			# the harness's test processes have process groups of
@@ -306,6 +320,23 @@ if [ \$fi_ok = 1 ]; then
 else
 	echo \"VGPU-FUZZ-FAIL-RC: no fault injection\"
 fi
+# vgpu.ko loaded by a modprobe killed (SIGKILL) at a random moment,
+# 20 times: a kill during the probe fails the next step that can be
+# interrupted (a kernel thread's creation: -EINTR), and the probe unwinds
+# from there.  Afterwards the module must unload, load and run a job as
+# usual (below), with nothing in the log.
+p0=\$(dmesg | grep -c 'probe with driver vgpu failed')
+lk=0
+while [ \$lk -lt 20 ]; do
+	lk=\$((lk + 1))
+	dismiss_devcoredumps >/dev/null
+	[ -d /sys/module/vgpu ] && rmmod vgpu
+	modprobe vgpu timeout_ms=$timeout_ms 2>/dev/null &
+	usleep \$((RANDOM * 30))
+	kill -9 \$! 2>/dev/null
+	wait \$! 2>/dev/null
+done
+echo \"VGPU-LOADKILL: 20 modprobes killed at random moments: \$((\$(dmesg | grep -c 'probe with driver vgpu failed') - p0)) failed probes\"
 sleep 2
 dismiss_devcoredumps
 # (a kselftest's own reload that failed under fault injection leaves no
@@ -364,7 +395,7 @@ export VGPU_TIMEOUT_SCALE=$scale
 # failing do) would keep vgpu.ko from unloading.  Dismiss them, as the
 # tests do, before an unload.
 dismiss_devcoredumps() {
-	n=0
+	local d n=0
 	for d in /sys/class/devcoredump/devcd*; do
 		[ -e \$d/data ] && echo 1 >\$d/data && n=\$((n + 1))
 	done
@@ -405,6 +436,11 @@ if [ -f /sys/kernel/debug/kmemleak ]; then
 	else
 		echo "VGPU-GUEST: kmemleak: no leak"
 	fi
+fi
+# how full lockdep's fixed tables are (each reload of vgpu.ko adds stack
+# traces that stay: a full table turns lockdep off with a report)
+if [ -f /proc/lockdep_stats ]; then
+	echo "VGPU-GUEST: lockdep: \$(grep -E '^ *(lock-classes|direct dependencies|dependency chains|dependency chain hlocks used|stack-trace entries):' /proc/lockdep_stats | sed 's/^ *//; s/:  */ /' | tr '\n' ';')"
 fi
 # A memory cgroup's OOM kill (vgpu_mem: a cgroup's limit at work) is no
 # report: its block, from "invoked oom-killer" to "Memory cgroup out of
@@ -472,7 +508,7 @@ show_reports() {
 
 if [[ $mode == fuzz ]]; then
 	pass=0 fail=0
-	grep -E '^vgpu_fuzz: |^VGPU-(FUZZ|KSFT)-FAIL: |^VGPU-GUEST: (allocation-failure|kernel log)' "$log.txt" |
+	grep -E '^vgpu_fuzz: |^VGPU-(FUZZ|KSFT)-FAIL: |^VGPU-LOADKILL: |^VGPU-GUEST: (allocation-failure|kernel log|lockdep)' "$log.txt" |
 		sed 's/^/run-in-guest: /' || true
 	if grep -q '^VGPU-FUZZ-RC: 0$' "$log.txt"; then
 		pass=$((pass + 1))
@@ -485,6 +521,10 @@ if [[ $mode == fuzz ]]; then
 		echo "run-in-guest: no fault injection in this kernel: vgpu_fuzz -F not run"
 	else
 		echo "run-in-guest: vgpu_fuzz -F (allocations failing) did not run to its end"
+		fail=$((fail + 1))
+	fi
+	if grep -q '^VGPU-KSFT-FAIL: vgpu.ko did not load again' "$log.txt"; then
+		echo "run-in-guest: vgpu.ko did not load again, unmarked, between the kselftests under fault injection"
 		fail=$((fail + 1))
 	fi
 	if grep -q '^VGPU-RELOAD-RC: 0$' "$log.txt"; then
