@@ -192,10 +192,13 @@ rm -f "$root/kselftest/.installed"
 # (GNU's, without --foreground, kills PROG's process group: children
 # that would keep the runner's pipe open go too) and, as it execs PROG in
 # its own process, ends with PROG's status, 143 for its SIGTERM.  The
-# shim takes --foreground, runs PROG in a session of its own and kills
-# that group on time out (or when the outer timeout ends the shim), and
-# reports 124 as GNU's does: the runner then
-# prints "not ok N selftests: vgpu: PROG # TIMEOUT T seconds".
+# shim takes --foreground, runs PROG in a session of its own and, on time
+# out (or when the outer timeout ends the shim), kills every process of
+# that session: a group kill would miss the harness's test processes,
+# each in a process group of its own (setpgrp), and one left holding a
+# DRM file keeps vgpu.ko from unloading.  It reports 124 as GNU's does:
+# the runner then prints "not ok N selftests: vgpu: PROG # TIMEOUT T
+# seconds".
 cat >"$root/usr/bin/timeout" <<'SHIM'
 #!/bin/sh
 fg=
@@ -206,17 +209,27 @@ while :; do
 	*) break ;;
 	esac
 done
+# kill_session SID: every process of session SID, whatever its group
+kill_session() {
+	local sid=$1 f p
+	for f in /proc/[0-9]*/stat; do
+		set -- $(sed 's/^.*) //' "$f" 2>/dev/null)
+		[ "$4" = "$sid" ] || continue
+		p=${f%/stat}
+		kill -s KILL "${p#/proc/}" 2>/dev/null
+	done
+}
 if [ -n "$fg" ]; then
 	busybox timeout "$@"
 	rc=$?
 else
 	busybox setsid busybox timeout "$@" &
 	pid=$!
-	# the outer timeout's SIGTERM, at the same time: the group goes too
-	trap 'kill -s KILL -- -$pid 2>/dev/null; exit 124' TERM
+	# the outer timeout's SIGTERM, at the same time: the session goes too
+	trap 'kill_session $pid; exit 124' TERM
 	wait $pid
 	rc=$?
-	[ $rc -eq 143 ] && kill -s KILL -- -$pid 2>/dev/null
+	[ $rc -eq 143 ] && kill_session $pid
 fi
 [ $rc -eq 143 ] && rc=124
 exit $rc
@@ -299,9 +312,11 @@ if [ \$fi_ok = 1 ]; then
 			fi
 			fi_set \$1 \$2 \$3
 			VGPU_MAKE_IT_FAIL=1 /usr/bin/timeout $ksft_fail_secs ./\$t >/tmp/ksft-fail.log 2>&1
-			# the harness's test processes have process groups of
-			# their own (setpgrp): the timeout's group kill misses a
-			# test still running; they must all end, files closed
+			# the shim killed the program's session (the harness's
+			# test processes, in groups of their own, included);
+			# they must all have ended, files closed
+			pidof \$t >/dev/null &&
+				echo \"VGPU-KSFT-FAIL: \$t: processes \$(pidof \$t) outlived the timeout: killed by name\"
 			killall -q -9 \$t
 			w=0
 			while pidof \$t >/dev/null && [ \$w -lt 30 ]; do sleep 1; w=\$((w + 1)); done
