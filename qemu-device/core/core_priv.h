@@ -42,6 +42,7 @@ struct vgpu_dinsn {
 	uint8_t stype;	   /* enum vgpu_stype of the row */
 	bool unguarded;	   /* guard is PT, not negated */
 	bool effect;	   /* may change what other warps observe (sm->epoch) */
+	uint8_t plain_run; /* plain instructions from here on (vgpu_exec_table), <= 255 */
 	uint8_t pg, pg_not;
 	uint16_t rd, ra, rb, rc, re; /* register-file rows */
 	uint8_t rd_num, ra_num, rb_num, rc_num, re_num; /* architectural */
@@ -454,8 +455,12 @@ VGPU_EXEC_PROTO(vgpu_exec_bar_cluster);
 /* Branch helper for control-flow instructions (sm.c) */
 void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target);
 
-/* Per-instruction functions, indexed by enum vgpu_insn_id. */
-extern const vgpu_exec_fn vgpu_exec_table[VGPU_I__COUNT];
+/* Per-instruction functions, indexed by enum vgpu_insn_id (exec.c). */
+struct vgpu_exec_row {
+	vgpu_exec_fn fn;
+	bool plain;
+};
+extern const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT];
 enum vgpu_xres vgpu_exec_fell_off(struct vgpu_cta *c, struct vgpu_warp *w,
 				  const struct vgpu_dinsn *d, uint32_t em);
 enum vgpu_xres vgpu_exec_illegal(struct vgpu_cta *c, struct vgpu_warp *w,

@@ -214,8 +214,8 @@ int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
 
 		memcpy(&w[0], p + i * VGPU_INSN_BYTES, 8);
 		memcpy(&w[1], p + i * VGPU_INSN_BYTES + 8, 8);
-		if (decode_one(d, w, &nregs) && vgpu_exec_table[d->id]) {
-			d->fn = vgpu_exec_table[d->id];
+		if (decode_one(d, w, &nregs) && vgpu_exec_table[d->id].fn) {
+			d->fn = vgpu_exec_table[d->id].fn;
 		} else {
 			d->id = VGPU_I__COUNT;
 			d->fn = vgpu_exec_illegal;
@@ -228,6 +228,14 @@ int vgpu_prog_load(const void *code, uint32_t size, struct vgpu_prog **out)
 		prog->insns[i].unguarded = prog->insns[i].pg == VGPU_PT &&
 					   !prog->insns[i].pg_not;
 		prog->insns[i].effect = insn_has_effect(prog->insns[i].id);
+	}
+	/* the sentinel below is not plain: a run ends by the program's end */
+	for (uint32_t i = prog->n; i-- > 0;) {
+		struct vgpu_dinsn *d = &prog->insns[i];
+
+		if (d->id != VGPU_I__COUNT && vgpu_exec_table[d->id].plain)
+			d->plain_run = i + 1 < prog->n && d[1].plain_run < UINT8_MAX ?
+				       d[1].plain_run + 1 : 1;
 	}
 	prog->insns[prog->n].id = VGPU_I__COUNT;
 	prog->insns[prog->n].pg = VGPU_PT;

@@ -517,6 +517,35 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 		}
 		/* insns[n] is a sentinel that raises PC_RANGE: no bounds check */
 		d = &prog->insns[w->cur_pc];
+		if (d->plain_run > 1 && w->converged && w->cur_mask == w->live) {
+			/*
+			 * A row of plain instructions (exec.c) on a converged
+			 * warp: each returns VGPU_X_NEXT and leaves the warp's
+			 * lanes as they are, so the bookkeeping below is the
+			 * same for all of them and done once.  The row stops
+			 * where the quantum or the budget would have.
+			 */
+			uint32_t k = d->plain_run, mask = w->cur_mask;
+
+			if (k > quantum - ran)
+				k = quantum - ran;
+			if (k > sm->budget_left)
+				k = (uint32_t)sm->budget_left;
+			n += k;
+			ran += k;
+			sm->budget_left -= k;
+			threads += (uint64_t)k * vgpu_popcount(mask);
+			for (uint32_t j = 0; j < k; j++, d++) {
+				em = d->unguarded ? mask :
+				     mask & vgpu_pred_mask(w, d->pg, d->pg_not);
+				sm->clock++;
+				if (em)
+					d->fn(c, w, d, em);
+			}
+			w->upc += k;
+			w->cur_pc = w->upc;
+			continue;
+		}
 		em = d->unguarded ? w->cur_mask :
 			w->cur_mask & vgpu_pred_mask(w, d->pg, d->pg_not);
 		n++;

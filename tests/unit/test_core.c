@@ -30,7 +30,7 @@ static uint32_t fbits(float f)
 TEST(every_table_row_has_behaviour)
 {
 	for (unsigned i = 0; i < VGPU_I__COUNT; i++) {
-		EXPECT_TRUE(vgpu_exec_table[i] != NULL)
+		EXPECT_TRUE(vgpu_exec_table[i].fn != NULL)
 			TH_LOG("%s (row %u) has no exec function",
 			       vgpu_isa_table[i].mnemonic, i);
 	}
@@ -511,6 +511,64 @@ TEST(vote_and_shuffle)
 		EXPECT_EQ(t >= 3 ? t - 3 : t, kt_word(&k, 192 + t));
 		EXPECT_EQ(t + 7 < 32 ? t + 7 : t, kt_word(&k, 256 + t));
 		EXPECT_EQ(31u, kt_word(&k, 320 + t));
+	}
+	kt_free(&k);
+}
+
+/*
+ * A row of plain instructions (ALU, S2R, MOV, NOP: exec.c's table) runs on
+ * a converged warp without the scheduler's bookkeeping between them
+ * (run_warp()): what it computes, the predicate guards inside it, the clock
+ * each S2R reads, the budget and random schedules must all be as one
+ * instruction at a time.
+ */
+#define PLAIN_ROW_SRC                                                          \
+	KT_PROLOGUE                                                            \
+	"  S2R R5, SR_CLOCKLO ;\n"                                              \
+	"  MOV R6, 0x5 ;\n"                                                     \
+	"  IADD R6, R6, 0x3 ;\n"                                                \
+	"  ISETP.EQ.U32 P0, R6, 0x8 ;\n"                                        \
+	"  @P0 IADD R6, R6, 0x10 ;\n"                                           \
+	"  @!P0 IADD R6, R6, 0x100 ;\n"                                         \
+	"  NOP ;\n"                                                             \
+	"  S2R R7, SR_CLOCKLO ;\n"                                              \
+	"  ISUB R7, R7, R5 ;\n"                                                 \
+	KT_STORE("R6", "0x0") KT_STORE("R7", "0x200")                          \
+	"  EXIT ;\n"
+#define PLAIN_ROW_INSNS 21u /* 3 + 9 + 2 * 4 + 1 */
+
+TEST(plain_row_same_as_one_instruction_at_a_time)
+{
+	struct kt k;
+
+	ASSERT_EQ(0, kt_load(&k, PLAIN_ROW_SRC));
+	/* one warp: nothing runs between the two S2Rs, 7 instructions apart */
+	KT_RUN_OK(&k);
+	for (uint32_t t = 0; t < 32; t++) {
+		EXPECT_EQ(0x18u, kt_word(&k, t));
+		EXPECT_EQ(7u, kt_word(&k, 128 + t));
+	}
+	/* the budget stops it at each instruction, the row's included */
+	for (uint64_t b = 1; b < PLAIN_ROW_INSNS; b++) {
+		k.budget = b;
+		EXPECT_EQ(-1, kt_run(&k)) TH_LOG("budget %llu", (unsigned long long)b);
+		EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, k.exc.code);
+	}
+	k.budget = PLAIN_ROW_INSNS;
+	KT_RUN_OK(&k);
+	/* 4 warps under random schedules (quanta of a few instructions cut
+	 * the row): the same results, the clock only later */
+	k.budget = 0;
+	k.block[0] = 128;
+	k.flags = VGPU_LAUNCH_RANDOM_SCHED;
+	for (uint64_t seed = 1; seed <= 100; seed++) {
+		k.seed = seed;
+		memset(k.mem.buf, 0, 1024);
+		KT_RUN_OK(&k);
+		for (uint32_t t = 0; t < 128; t++) {
+			EXPECT_EQ(0x18u, kt_word(&k, t));
+			EXPECT_LE(7u, kt_word(&k, 128 + t));
+		}
 	}
 	kt_free(&k);
 }
