@@ -432,12 +432,17 @@ static void tensor_move_dense(const struct vgpu_tensor_map *m,
 		off += (uint64_t)coord[d] * m->strides[d - 1];
 		step[d] = (uint64_t)m->elem_strides[d] * m->strides[d - 1];
 	}
-	for (uint64_t r = 0; r < rows; r++, sbase += rowbytes) {
+	/* dimension 1 in a tight loop, the odometer above it */
+	for (uint64_t r = 0; r < rows; r += n[1]) {
+		uint8_t *g = host + off;
+
 		if (store)
-			memcpy(host + off, sbase, rowbytes);
+			for (uint32_t k = 0; k < n[1]; k++, sbase += rowbytes, g += step[1])
+				memcpy(g, sbase, rowbytes);
 		else
-			memcpy(sbase, host + off, rowbytes);
-		for (uint32_t d = 1; d < m->rank; d++) {
+			for (uint32_t k = 0; k < n[1]; k++, sbase += rowbytes, g += step[1])
+				memcpy(sbase, g, rowbytes);
+		for (uint32_t d = 2; d < m->rank; d++) {
 			off += step[d];
 			if (++i[d] < n[d])
 				break;

@@ -488,6 +488,9 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 	const struct vgpu_prog *prog = c->prog;
 	uint64_t n = 0, threads = 0, start = sm->clock;
 	uint32_t start_pc = vgpu_byte_pc(w->cur_pc), ran = 0;
+	/* the active-lane count of the last mask seen (vgpu_popcount is a
+	 * dozen instructions on baseline x86-64; masks rarely change) */
+	uint32_t cnt_mask = 0, cnt = 0;
 	bool ok = true;
 
 	sm->run_cta = c;
@@ -552,7 +555,11 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 		ran++;
 		sm->clock++;
 		sm->budget_left--;
-		threads += vgpu_popcount(w->cur_mask);
+		if (w->cur_mask != cnt_mask) {
+			cnt_mask = w->cur_mask;
+			cnt = vgpu_popcount(cnt_mask);
+		}
+		threads += cnt;
 		r = em ? d->fn(c, w, d, em) : VGPU_X_NEXT;
 		sm->epoch += em && d->effect;
 		if (r == VGPU_X_NEXT) {

@@ -493,11 +493,11 @@ static const char bulk_src_fmt[] =
 	".kernel bulk\n"
 	".param ptr in\n"
 	".shared bar, 16\n"
-	".shared buf, 0x10000\n"
+	".shared buf, 0x10000, 128\n"	/* a cache-line-aligned buffer, as CUTLASS places them */
 	"    LDP.64 R2, [in] ;\n"
 	"    MOV R4, 0x0 ;\n"
 	"    MBAR.INIT [R4], 0x1 ;\n"
-	"    MOV R6, 0x10 ;\n"
+	"    MOV R6, buf ;\n"
 	"    MOV R7, 0x%x ;\n"		/* bytes */
 	"    MOV R10, 0x0 ;\n"
 	"    MOV R11, 0x0 ;\n"
