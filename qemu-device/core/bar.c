@@ -92,6 +92,7 @@ static void bar_complete(struct vgpu_cta *c, uint32_t id, struct vgpu_warp *extr
 	VGPU_FOR_LANES(waiters, i)
 		vgpu_warp_wake(c, &c->warps[i]);
 	c->sm->wake_flow = 0;
+	c->lockstep = vgpu_lockstep_allowed(c); /* the warps may be in step again */
 }
 
 void vgpu_bar_warp_exited(struct vgpu_cta *c)

@@ -120,6 +120,7 @@ struct vgpu_warp {
 	uint16_t bulk_pending[VGPU_BULK_GROUPS]; /* ops in flight per group */
 	uint32_t clbar_arrived;	 /* lanes arrived in this cluster-barrier phase */
 	uint32_t clbar_phase;	 /* cluster-barrier phase of the last arrive + 1 */
+	uint32_t ahead;	    /* instructions run in lock-step before its turn (lockstep.c) */
 	uint32_t pred[8];   /* predicate lane masks; pred[7] (PT) all ones */
 	uint32_t *regs;	    /* rows x 32 lanes */
 	uint32_t pc[VGPU_WARP_SIZE]; /* per-lane pc, valid when !converged */
@@ -145,6 +146,9 @@ struct vgpu_mbar_meta {
 	bool need_wait;
 };
 
+/* Lock-step pcs a CTA remembers: more than a warp can run ahead (lockstep.c) */
+#define VGPU_LOCKSTEP_HISTORY 256u
+
 struct vgpu_cta {
 	struct vgpu_sm *sm;
 	const struct vgpu_launch *l;
@@ -157,6 +161,9 @@ struct vgpu_cta {
 	uint32_t runnable; /* bit per warp */
 	uint32_t timed;	   /* warps with a wake time (SLEEPING, MBAR_WAIT) */
 	uint32_t next;	   /* round-robin position */
+	bool lockstep;	   /* its warps may be in lock-step (lockstep.c) */
+	uint64_t lockstep_steps; /* lock-step instructions so far ... */
+	uint32_t lockstep_pc[VGPU_LOCKSTEP_HISTORY]; /* ... the pcs of the last ones */
 	uint8_t *smem;
 	uint32_t smem_size;
 	uint8_t *shadow;   /* bit per 8 bytes of smem: a live mbarrier */
@@ -411,6 +418,32 @@ void vgpu_cluster_setup(struct vgpu_sm *sm, const struct vgpu_launch *l,
 int vgpu_ctx_load(struct vgpu_sm *sm, const struct vgpu_launch *l,
 		  const void *state, size_t size, struct vgpu_exception_record *exc);
 
+/* The round robin's time slice, in warp-instructions (sm.c, lockstep.c) */
+#define VGPU_QUANTUM 64u
+
+/*
+ * Account what ran since the last refill and hand out the next budget
+ * slice (sm.c).  False: an exception was raised on (@c, @w), or a
+ * preemption stops the launch here.  @quiet leaves abort, deadline and
+ * preemption requests to the next refill.
+ */
+bool vgpu_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
+		 const struct vgpu_launch *l, bool quiet);
+
+/*
+ * Lock-step (lockstep.c): run CTA @c's warps together from @w's turn,
+ * @quantum left of its slice; 0: not applicable, nothing changed; 1: it
+ * ran (the round robin goes on from sm->resume_w, or its next warp); -1:
+ * an exception or a preemption stopped the launch.
+ */
+int vgpu_lockstep_run(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
+		      uint32_t quantum);
+/* Can CTA @c go on in lock-step at @pc? */
+bool vgpu_lockstep_can_start(const struct vgpu_sm *sm, const struct vgpu_cta *c,
+			     uint32_t pc);
+/* The pc of warp @w at its round-robin position (behind what it ran ahead). */
+uint32_t vgpu_lockstep_turn_pc(const struct vgpu_cta *c, const struct vgpu_warp *w);
+
 /* Scheduler services used by instructions. */
 void vgpu_warp_suspend(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t state,
 		       uint64_t wake);
@@ -482,6 +515,15 @@ static inline uint32_t vgpu_uniform(struct vgpu_warp *w, uint32_t row,
 				    uint32_t em)
 {
 	return vgpu_reg(w, row)[__builtin_ctz(em)];
+}
+
+/*
+ * May CTA @c's warps run in lock-step (lockstep.c)?  Not under a random
+ * schedule or with a timeline: both observe the order of warps.
+ */
+static inline bool vgpu_lockstep_allowed(const struct vgpu_cta *c)
+{
+	return !(c->l->flags & VGPU_LAUNCH_RANDOM_SCHED) && !vgpu_tracing(c);
 }
 
 /* popcount without a libgcc call on baseline x86-64 */

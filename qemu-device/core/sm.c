@@ -18,6 +18,8 @@
  * VGPU_LAUNCH_RANDOM_SCHED a seeded xorshift generator picks the next warp
  * among the runnable ones and the length of its slice (1..VGPU_RAND_QUANTUM),
  * so different seeds give different interleavings, each reproducible.
+ * In the default mode a CTA whose warps are all at one pc may run them in
+ * lock-step (lockstep.c), with the same outcome as the round robin.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +28,6 @@
 
 #include "core_priv.h"
 
-#define VGPU_QUANTUM 64u
 #define VGPU_RAND_QUANTUM 8u
 #define VGPU_BUDGET_SLICE VGPU_CTL_CHECK_EVERY
 
@@ -422,9 +423,11 @@ void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 /*
  * Account the warp-instructions run since the last refill (to the shared
  * counter when several SMs run one launch) and hand out the next slice.
+ * @quiet: leave abort, deadline and preemption requests to the next
+ * refill (lockstep.c, inside a barrier it cannot stop half-way).
  */
-static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
-			  struct vgpu_warp *w, const struct vgpu_launch *l)
+bool vgpu_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
+		 const struct vgpu_launch *l, bool quiet)
 {
 	uint64_t budget = l->budget ? l->budget : VGPU_DEFAULT_BUDGET;
 	uint64_t used = sm->slice_given - sm->budget_left;
@@ -432,16 +435,17 @@ static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
 
 	if (l->ctl) {
 		total = atomic_fetch_add(&l->ctl->executed, used) + used;
-		if (atomic_load(&l->ctl->abort) ||
-		    (l->ctl->clock && l->ctl->clock() >= l->ctl->deadline)) {
+		if (!quiet && (atomic_load(&l->ctl->abort) ||
+			       (l->ctl->clock && l->ctl->clock() >= l->ctl->deadline))) {
 			vgpu_raise(c, w, VGPU_EXC_ABORTED, w ? w->cur_mask : 0,
 				   "launch aborted after %llu warp-instructions",
 				   (unsigned long long)total);
 			return false;
 		}
 		/* a stop between two warp-instructions: no exception */
-		if (atomic_load(&l->ctl->preempt) ||
-		    (l->ctl->preempt_every && sm->executed >= l->ctl->preempt_every)) {
+		if (!quiet && (atomic_load(&l->ctl->preempt) ||
+			       (l->ctl->preempt_every &&
+				sm->executed >= l->ctl->preempt_every))) {
 			sm->budget_left = sm->slice_given = 0;
 			sm->preempting = true;
 			return false;
@@ -465,6 +469,27 @@ static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
 		sm->budget_left = l->ctl->preempt_every - sm->executed;
 	sm->slice_given = sm->budget_left;
 	return true;
+}
+
+static bool budget_refill(struct vgpu_sm *sm, struct vgpu_cta *c,
+			  struct vgpu_warp *w, const struct vgpu_launch *l)
+{
+	return vgpu_refill(sm, c, w, l, false);
+}
+
+/*
+ * A refill before @w's next instruction; one inside what @w ran ahead in
+ * lock-step names the pc the round robin has it at.
+ */
+static bool warp_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w)
+{
+	uint32_t real = w->cur_pc;
+	bool ok;
+
+	w->cur_pc = vgpu_lockstep_turn_pc(c, w);
+	ok = budget_refill(sm, c, w, c->l);
+	w->cur_pc = real;
+	return ok;
 }
 
 /* ---- Running a warp ---- */
@@ -506,7 +531,7 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 			sm->stats.warp_insns += n;
 			sm->stats.thread_insns += threads;
 			n = threads = 0;
-			if (!budget_refill(sm, c, w, c->l)) {
+			if (!warp_refill(sm, c, w)) {
 				if (sm->preempting) {
 					/* it resumes here, with what is left */
 					sm->resume_cta = c->rank;
@@ -516,6 +541,22 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 				ok = false;
 				break;
 			}
+			continue;
+		}
+		if (__builtin_expect(w->ahead, 0)) {
+			/* what it ran in lock-step before its turn (lockstep.c) */
+			uint32_t k = w->ahead;
+
+			if (k > quantum - ran)
+				k = quantum - ran;
+			if (k > sm->budget_left)
+				k = (uint32_t)sm->budget_left;
+			w->ahead -= k;
+			n += k;
+			ran += k;
+			sm->clock += k;
+			sm->budget_left -= k;
+			threads += (uint64_t)k * vgpu_popcount(w->cur_mask);
 			continue;
 		}
 		/* insns[n] is a sentinel that raises PC_RANGE: no bounds check */
@@ -571,6 +612,17 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 			if (__builtin_expect(!w->cur_mask, 0)) {
 				park_out(c, w);
 				break;
+			}
+			if (__builtin_expect(c->lockstep, 0)) {
+				/* @w completed a BAR.SYNC: the CTA may go on in step */
+				if (ran < quantum &&
+				    vgpu_lockstep_can_start(sm, c, w->cur_pc)) {
+					sm->resume_cta = c->rank;
+					sm->resume_w = w;
+					sm->resume_quantum = quantum - ran;
+					break;
+				}
+				c->lockstep = false;
 			}
 			continue;
 		}
@@ -636,6 +688,8 @@ static void cta_init(struct vgpu_sm *sm, uint32_t slot, const struct vgpu_launch
 	c->shadow = sm->shadow[slot];
 	c->warps = sm->warpbuf[slot];
 	c->nmbars = 0;
+	c->lockstep = vgpu_lockstep_allowed(c);
+	c->lockstep_steps = 0;
 	memset(c->smem, 0, l->smem_bytes);
 	memset(c->shadow, 0, (l->smem_bytes + 63) / 64);
 	memset(sm->regfile[slot], 0, rowbytes * c->nwarps);
@@ -1014,6 +1068,14 @@ static bool cluster_loop(struct vgpu_sm *sm, const struct vgpu_launch *l)
 		}
 		if (random && !resumed)
 			quantum = 1 + (uint32_t)(vgpu_rng(sm) % VGPU_RAND_QUANTUM);
+		if (c->lockstep) {
+			int g = vgpu_lockstep_run(sm, c, w, quantum);
+
+			if (g < 0)
+				return false;
+			if (g > 0)
+				continue;
+		}
 		if (!run_warp(c, w, quantum))
 			return false;
 		/* the moment a CTA's last warp waits on its named barriers */
@@ -1286,11 +1348,29 @@ static int run_begin(struct vgpu_sm *sm, const struct vgpu_launch *l,
 static int run_stopped(struct vgpu_sm *sm, const struct vgpu_launch *l,
 		       uint32_t linear, bool started)
 {
+	uint64_t owed = 0;
+
 	if (!sm->preempting)
 		return -1;
 	sm->preempting = false;
 	if (started && !drain_copies(sm))
 		return -1;
+	/*
+	 * What warps ran in lock-step ahead of their turns (lockstep.c) counts
+	 * now: a saved context has no place for it.
+	 */
+	for (uint32_t s = 0; started && s < sm->nctas; s++)
+		for (uint32_t i = 0; i < sm->ctas[s]->nwarps; i++) {
+			owed += sm->ctas[s]->warps[i].ahead;
+			sm->ctas[s]->warps[i].ahead = 0;
+		}
+	sm->clock += owed;
+	sm->executed += owed;
+	sm->cluster_executed += owed;
+	sm->stats.warp_insns += owed;
+	sm->stats.thread_insns += owed * VGPU_WARP_SIZE;
+	if (l->ctl)
+		atomic_fetch_add(&l->ctl->executed, owed);
 	sm->preempt_mid = started;
 	sm->preempt_cluster = linear;
 	if (l->ctl)

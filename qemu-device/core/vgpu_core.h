@@ -233,6 +233,8 @@ struct vgpu_sm_stats {
 	uint64_t thread_insns; /* sum of active threads over those */
 	uint64_t cycles;       /* SM clock */
 	uint64_t ctas;	       /* CTAs completed */
+	uint64_t lockstep_insns; /* of warp_insns, those run with all the CTA's
+				  * warps in lock-step (lockstep.c) */
 };
 
 struct vgpu_sm;

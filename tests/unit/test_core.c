@@ -573,6 +573,109 @@ TEST(plain_row_same_as_one_instruction_at_a_time)
 	kt_free(&k);
 }
 
+/*
+ * Full warps at one pc run in lock-step (lockstep.c) while the round
+ * robin's order stays exact: a timeline turns the lock-step off, so the
+ * same launch with and without one must end the same to the bit: memory
+ * (the clock each warp read after the lock-step, the last writer of one
+ * word), the statistics, and, under every budget, the exception record.
+ */
+#define R10(x) x x x x x x x x x x
+#define LOCKSTEP_SRC                                                           \
+	KT_PROLOGUE                                                            \
+	"  MOV R4, 0x0 ;\n"                                                     \
+	"  MOV R5, 0x0 ;\n"                                                     \
+	"  BAR.SYNC 0x0 ;\n"                                                    \
+	"loop:\n"                                                               \
+	"  IADD R4, R4, R0 ;\n"                                                 \
+	"  IADD R5, R5, 0x1 ;\n"                                                \
+	"  ISETP.LT.U32 P0, R5, 0x6 ;\n"                                        \
+	"  BAR.SYNC 0x0 ;\n"                                                    \
+	"  @P0 BRA loop ;\n"                                                    \
+	R10(R10("  IADD R4, R4, 0x1 ;\n")) /* longer than a slice */           \
+	"  S2R R6, SR_CLOCKLO ;\n"                                              \
+	"  S2R R7, SR_WARPID ;\n"                                               \
+	"  ISETP.EQ.U32 P1, R7, 0x1 ;\n"                                        \
+	"  @P1 BRA odd ;\n"                                                     \
+	"  IADD R4, R4, 0x2 ;\n"                                                \
+	"odd:\n"                                                                \
+	"  BAR.SYNC 0x0 ;\n"                                                    \
+	R10("  IADD R4, R4, 0x3 ;\n")                                          \
+	"  S2R R7, SR_CLOCKLO ;\n"                                              \
+	KT_STORE("R4", "0x0") KT_STORE("R6", "0x1000") KT_STORE("R7", "0x2000") \
+	"  IADD R8, R2, 0x3000 ;\n"                                             \
+	"  MOV R9, R3 ;\n"                                                      \
+	"  STG.32 [R8], R0 ;\n"                                                 \
+	"  EXIT ;\n"
+
+static void count_event(void *opaque, const struct vgpu_trace_event *ev)
+{
+	(void)ev;
+	++*(uint64_t *)opaque;
+}
+
+struct lockstep_run {
+	int rc;
+	struct vgpu_exception_record exc;
+	struct vgpu_sm_stats st;
+	uint8_t mem[0x3004];
+};
+
+static void lockstep_run(struct kt *k, bool timeline, struct lockstep_run *r)
+{
+	uint64_t events = 0;
+
+	memset(k->mem.buf, 0, sizeof(r->mem));
+	k->event = timeline ? count_event : NULL;
+	k->event_opaque = &events;
+	kt_config(k, NULL); /* a new SM: its clock starts at 0 */
+	r->rc = kt_run(k);
+	r->exc = k->exc;
+	vgpu_sm_get_stats(k->sm, &r->st);
+	memcpy(r->mem, k->mem.buf, sizeof(r->mem));
+}
+
+TEST(lockstep_same_as_round_robin)
+{
+	static const uint32_t blocks[] = { 64, 96, 256, 1024 };
+	static struct lockstep_run a, b;
+	struct kt k;
+
+	ASSERT_EQ(0, kt_load(&k, LOCKSTEP_SRC));
+	for (uint32_t i = 0; i < 4; i++) {
+		k.block[0] = blocks[i];
+		k.budget = 0;
+		lockstep_run(&k, false, &a);
+		lockstep_run(&k, true, &b);
+		ASSERT_EQ(0, a.rc) TH_LOG("%s", a.exc.msg);
+		ASSERT_EQ(0, b.rc) TH_LOG("%s", b.exc.msg);
+		EXPECT_EQ(0, memcmp(a.mem, b.mem, sizeof(a.mem))) TH_LOG("block %u", blocks[i]);
+		EXPECT_EQ(b.st.warp_insns, a.st.warp_insns);
+		EXPECT_EQ(b.st.thread_insns, a.st.thread_insns);
+		EXPECT_EQ(b.st.cycles, a.st.cycles);
+		EXPECT_EQ(0u, b.st.lockstep_insns);
+		/* the lock-step ran: the loop, the stretch and the end */
+		EXPECT_GT(a.st.lockstep_insns, a.st.warp_insns / 2) TH_LOG("block %u", blocks[i]);
+		/* thread 1: 6 x its tid + 100 + 2 + 30 */
+		EXPECT_EQ(6u + 100 + 2 + 30, kt_word(&k, 1));
+		/* under every budget: the same exception, the same counts */
+		for (uint64_t budget = 1, all = a.st.warp_insns; budget < all;
+		     budget += all < 2000 ? 1 : 1 + budget / 64) {
+			k.budget = budget;
+			lockstep_run(&k, false, &a);
+			lockstep_run(&k, true, &b);
+			EXPECT_EQ(-1, a.rc);
+			EXPECT_EQ(0, memcmp(&a.exc, &b.exc, sizeof(a.exc)))
+				TH_LOG("block %u budget %llu: pc 0x%x warp %u vs pc 0x%x warp %u",
+				       blocks[i], (unsigned long long)budget, a.exc.pc,
+				       a.exc.warp, b.exc.pc, b.exc.warp);
+			EXPECT_EQ(b.st.warp_insns, a.st.warp_insns);
+			EXPECT_EQ(b.st.cycles, a.st.cycles);
+		}
+	}
+	kt_free(&k);
+}
+
 TEST(nanosleep_lets_other_warps_run_and_advances_clock)
 {
 	struct kt k;
