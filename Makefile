@@ -70,6 +70,9 @@ endif
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
 LIB_SRCS := $(wildcard libvgpu/*.c libvgpu/asm/*.c libvgpu/ptx/*.c)
 TOOL_SRCS := $(wildcard libvgpu/tools/*.c)
+# A tool of several files: libvgpu/tools/NAME.c, the rest in
+# libvgpu/tools/NAME/ (its objects are made prerequisites of NAME below)
+VGPU_RUN_SRCS := $(wildcard libvgpu/tools/vgpu-run/*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS := $(wildcard tests/bench/bench_*.c)
@@ -152,10 +155,12 @@ $(LIB_SO): $(PIC_OBJS) $(LIB_VER)
 $(LIB_SO_LINK): $(LIB_SO)
 	ln -sf $(notdir $<) $@
 
-# Tools, tests and benchmarks link the static archive.
+# Tools, tests and benchmarks link the static archive.  A tool links its
+# own object and those of its directory, when it has one.
 $(BUILD)/bin/%: $(BUILD)/libvgpu/tools/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(LDLIBS)
+$(BUILD)/bin/vgpu-run $(BUILD)/guest-bin/vgpu-run: $(VGPU_RUN_SRCS:%.c=$(BUILD)/%.o)
 
 # Example programs: objects in examples/obj/ (not to be taken for programs).
 $(BUILD)/examples/obj/%.o: examples/%.c
@@ -290,7 +295,7 @@ qtests: $(QTESTS)
 # only from a build without sanitizers (make run and make shell use build/).
 $(TOOL_NAMES:%=$(BUILD)/guest-bin/%): $(BUILD)/guest-bin/%: $(BUILD)/libvgpu/tools/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) -static -o $@ $< $(LIB_A) $(DRM_STATIC_LIBS) -lm -lpthread
+	$(CC) -static -o $@ $(filter %.o,$^) $(LIB_A) $(DRM_STATIC_LIBS) -lm -lpthread
 $(EXAMPLE_NAMES:%=$(BUILD)/guest-bin/%): $(BUILD)/guest-bin/%: $(BUILD)/examples/obj/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $< $(LIB_A) $(DRM_STATIC_LIBS) -lm -lpthread

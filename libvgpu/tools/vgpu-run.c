@@ -15,451 +15,22 @@
  * Exit status: 0 success, 1 host failure (out of memory, I/O, no device),
  * 2 usage, assembly or launch-parameter error (also a sim-only option on
  * the drm backend), 3 device exception (the record is printed to stderr).
+ *
+ * The command line is parsed in vgpu-run/options.c.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vgpu.h"
-
-#define EXIT_HOST 1
-#define EXIT_USAGE 2
-#define EXIT_DEVICE 3
+#include "vgpu-run/run_priv.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "vgpu-run writes tensor maps in host byte order"
 #endif
-
-#define BUFFER_MAX VGPU_BO_MAX_SIZE
-
-/* A --buffer, or a --tensor-map (@is_tmap): one buffer object. */
-struct buffer {
-	char *name;	  /* points into argv */
-	const char *file; /* NULL: zero-filled */
-	uint64_t size;	  /* bytes asked for (the BO rounds up to pages) */
-	struct vgpu_bo *bo;
-	bool is_tmap;
-	unsigned int target;	  /* tensor map: index of its buffer */
-	struct vgpu_tensor_map tm; /* tensor map: the descriptor, less base */
-};
-
-struct gmem {
-	struct buffer *bufs;
-	unsigned int nbufs;
-};
-
-/* A --arg TYPE:VALUE: the kernel's parameters, in order, laid out as PTX
- * lays them out (natural alignment; a tensor map by value at 64). */
-enum karg_type { KA_U32, KA_S32, KA_F32, KA_U64, KA_S64, KA_F64, KA_PTR, KA_TMAP };
-
-struct karg {
-	enum karg_type type;
-	uint64_t bits;	  /* the value (a float's bits) */
-	unsigned int ref; /* ptr, tmap: index of the buffer or tensor map */
-	const char *spec; /* as given, for messages */
-};
-
-struct options {
-	uint32_t grid[3];
-	uint32_t block[3];
-	uint32_t cluster[3];
-	uint64_t smem_dyn;
-	uint64_t seed;
-	uint64_t budget;
-	uint64_t tma_latency;
-	uint64_t tma_bandwidth;
-	bool random_sched;
-	bool no_sanitize;
-	bool trace;
-	const char *timeline;	    /* --timeline FILE */
-	const char *deadlock_graph; /* --deadlock-graph FILE */
-	uint64_t timeline_bytes;
-	struct karg *kargs;
-	unsigned int nkargs;
-	const char *kernel_name;
-	const char *device;
-	const char *backend;
-	const char *path;
-	const char **dumps;
-	unsigned int ndumps;
-};
-
-static const char usage_text[] =
-	"usage: vgpu-run [OPTION]... KERNEL\n"
-	"Run a kernel (assembly source or object file) through libvgpu, on the\n"
-	"vgpu DRM driver (drm backend) or the in-process vGPU core (sim backend).\n"
-	"\n"
-	"  --grid X[,Y[,Z]]          CTAs per dimension (default 1)\n"
-	"  --block X[,Y[,Z]]         threads per CTA per dimension (default 32)\n"
-	"  --cluster X[,Y[,Z]]       CTAs per cluster per dimension (default 1);\n"
-	"                            each divides the grid's, at most 16 CTAs\n"
-	"  --smem BYTES              dynamic shared memory per CTA, added to the\n"
-	"                            kernel's .shared allocations (default 0)\n"
-	"  --seed N                  scheduler seed (default 1)\n"
-	"  --random-schedule         seeded random interleaving of warps\n"
-	"  --budget N                maximum warp-instructions (default: device's)\n"
-	"  --no-sanitize             do not turn mbarrier and async-copy undefined\n"
-	"                            behaviour into exceptions (on by default)\n"
-	"  --tma-latency N           cycles from issue to the first byte of an\n"
-	"                            asynchronous copy (default: core's, 500; sim\n"
-	"                            only: on drm it is a QEMU device property)\n"
-	"  --tma-bandwidth N         bytes the copy engine moves per cycle\n"
-	"                            (default: core's, 64; sim only)\n"
-	"  --kernel NAME             kernel to run (default: the first)\n"
-	"  --buffer NAME:BYTES[:FILE]\n"
-	"                            a global-memory buffer, zero-filled or loaded\n"
-	"                            from the raw bytes of FILE (at most BYTES)\n"
-	"  --tensor-map NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]\n"
-	"                            a 128-byte tensor map (struct vgpu_tensor_map)\n"
-	"                            for CP.ASYNC.BULK.TENSOR, describing a tensor\n"
-	"                            stored densely in the earlier --buffer BUFFER;\n"
-	"                            ELEMSIZE 1, 2, 4 or 8 bytes; DIMS, BOX and\n"
-	"                            ESTRIDES are lists like 64x32, innermost\n"
-	"                            dimension first, rank = entries of DIMS (1..5);\n"
-	"                            BOX 1..256 and ESTRIDES 1..8 (default 1) per\n"
-	"                            dimension; each row stride must be a multiple\n"
-	"                            of 16 bytes\n"
-	"  --arg TYPE:VALUE          the next kernel parameter (with any --arg the\n"
-	"                            parameters are exactly the --arg values, in\n"
-	"                            order, at PTX's offsets): u32:, s32:, u64:,\n"
-	"                            s64:, f32:, f64: a number; ptr:BUFFER the GPU\n"
-	"                            address of an earlier --buffer; tmap:MAP an\n"
-	"                            earlier --tensor-map, by value for a 128-byte\n"
-	"                            parameter (const __grid_constant__ CUtensorMap),\n"
-	"                            else its address\n"
-	"  --dump NAME               after the run, print buffer or tensor map NAME\n"
-	"                            as 32-bit little-endian words in hex, eight\n"
-	"                            per line\n"
-	"  --trace                   print core events to stderr (sim only)\n"
-	"  --timeline FILE           record the launch's timeline (warps, barriers,\n"
-	"                            mbarriers, copies) and write it to FILE as\n"
-	"                            Chrome trace-event JSON, for ui.perfetto.dev\n"
-	"                            or chrome://tracing; also when it fails\n"
-	"  --timeline-bytes N        the timeline buffer's size (default 8 MiB);\n"
-	"                            events past it are counted as dropped\n"
-	"  --deadlock-graph FILE     when the launch raises an exception, write the\n"
-	"                            stopped CTA's wait-for graph to FILE as\n"
-	"                            Graphviz DOT (records a timeline for it)\n"
-	"  --backend drm|sim|auto    the backend (default auto: $VGPU_BACKEND, else\n"
-	"                            drm when a vgpu device exists, else sim)\n"
-	"  --device NAME             the device, as vgpu_device_open() names it:\n"
-	"                            sim, drm, a PCI slot (0000:00:03.0) or a DRM\n"
-	"                            node (/dev/dri/renderD128); see vgpu-info\n"
-	"  -h, --help                show this help\n"
-	"\n"
-	"Kernel parameters: the 64-bit GPU addresses of the buffers and tensor\n"
-	"maps, in the order the --buffer and --tensor-map options are given; with\n"
-	".param declarations, each ptr/u64 parameter in turn takes the next one.\n"
-	"Numbers are decimal or 0x-prefixed hex.\n"
-	"Exit status: 0 ok, 1 host error (no device, out of memory, I/O),\n"
-	"2 usage/assembly/launch error (also a sim-only option on drm),\n"
-	"3 device exception (the record is printed to stderr).\n";
-
-static void usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("vgpu-run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'vgpu-run --help' for more information.\n", stderr);
-}
-
-/* Decimal or 0x-hex, no sign, no trailing garbage.  Returns 0 or -1. */
-static int parse_u64(const char *s, size_t len, uint64_t *out)
-{
-	char tmp[32], *digits = tmp, *end;
-	int base = 10;
-
-	if (len == 0 || len >= sizeof(tmp))
-		return -1;
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	if (tmp[0] == '0' && (tmp[1] == 'x' || tmp[1] == 'X')) {
-		base = 16;
-		digits += 2;
-	}
-	/* strtoull would accept leading blanks and signs: demand a digit */
-	if (!(base == 16 ? isxdigit((unsigned char)*digits)
-			 : isdigit((unsigned char)*digits)))
-		return -1;
-	errno = 0;
-	*out = strtoull(digits, &end, base);
-	if (errno || *end)
-		return -1;
-	return 0;
-}
-
-static int parse_number(const char *opt, const char *s, uint64_t max,
-			uint64_t *out)
-{
-	if (parse_u64(s, strlen(s), out) || *out > max) {
-		usage_error("%s: invalid number '%s'", opt, s);
-		return -1;
-	}
-	return 0;
-}
-
-/* 1..UINT32_MAX (0 would select the core's default). */
-static int parse_positive(const char *opt, const char *s, uint64_t *out)
-{
-	if (parse_u64(s, strlen(s), out) || !*out || *out > UINT32_MAX) {
-		usage_error("%s: invalid number '%s' (1..%u)", opt, s, UINT32_MAX);
-		return -1;
-	}
-	return 0;
-}
-
-/* "X[,Y[,Z]]", each 1..UINT32_MAX; missing dimensions are 1. */
-static int parse_dim3(const char *opt, const char *s, uint32_t out[3])
-{
-	const char *p = s;
-
-	for (int i = 0; i < 3; i++) {
-		size_t len = strcspn(p, ",");
-		uint64_t v;
-
-		if (parse_u64(p, len, &v) || v == 0 || v > UINT32_MAX) {
-			usage_error("%s: invalid dimensions '%s' (want X[,Y[,Z]], "
-				    "each >= 1)", opt, s);
-			return -1;
-		}
-		out[i] = (uint32_t)v;
-		p += len;
-		if (!*p) {
-			for (i++; i < 3; i++)
-				out[i] = 1;
-			return 0;
-		}
-		p++; /* the comma */
-	}
-	usage_error("%s: too many dimensions in '%s'", opt, s);
-	return -1;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p) {
-		fputs("vgpu-run: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-static struct buffer *gmem_find_name(struct gmem *gm, const char *name)
-{
-	for (unsigned int i = 0; i < gm->nbufs; i++)
-		if (!strcmp(gm->bufs[i].name, name))
-			return &gm->bufs[i];
-	return NULL;
-}
-
-/* NAME:BYTES[:FILE]; @arg is modified (NAME is NUL-terminated in place). */
-static int add_buffer(struct gmem *gm, char *arg)
-{
-	char *colon = strchr(arg, ':'), *bytes, *file;
-	struct buffer *b;
-	uint64_t size;
-	size_t len;
-
-	if (!colon || colon == arg) {
-		usage_error("--buffer: expected NAME:BYTES[:FILE], got '%s'", arg);
-		return -1;
-	}
-	*colon = '\0';
-	bytes = colon + 1;
-	file = strchr(bytes, ':');
-	len = file ? (size_t)(file - bytes) : strlen(bytes);
-	if (parse_u64(bytes, len, &size) || size == 0 || size > BUFFER_MAX) {
-		usage_error("--buffer %s: invalid size '%.*s' (1..%llu bytes)",
-			    arg, (int)len, bytes, (unsigned long long)BUFFER_MAX);
-		return -1;
-	}
-	if (file && !file[1]) {
-		usage_error("--buffer %s: empty file name", arg);
-		return -1;
-	}
-	if (gmem_find_name(gm, arg)) {
-		usage_error("--buffer: duplicate buffer name '%s'", arg);
-		return -1;
-	}
-	gm->bufs = xrealloc(gm->bufs, (gm->nbufs + 1) * sizeof(*b));
-	b = &gm->bufs[gm->nbufs++];
-	*b = (struct buffer){ .name = arg, .file = file ? file + 1 : NULL,
-			      .size = size };
-	return 0;
-}
-
-/*
- * "64x32x0x10": 1..@max numbers separated by 'x', each @lo..@hi (a number
- * is decimal or 0x-hex, so the 'x' of "0x" is not a separator).  Returns
- * the count, or -1 after a usage message naming @what.
- */
-static int parse_xlist(const char *name, const char *what, const char *s,
-		       size_t len, uint32_t lo, uint32_t hi, uint32_t *out,
-		       int max)
-{
-	size_t i = 0;
-	int n = 0;
-
-	while (i < len && n < max) {
-		size_t start = i;
-		uint64_t v;
-
-		if (len - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-		    isxdigit((unsigned char)s[i + 2]))
-			for (i += 2; i < len && isxdigit((unsigned char)s[i]); i++)
-				;
-		else
-			while (i < len && isdigit((unsigned char)s[i]))
-				i++;
-		if (parse_u64(s + start, i - start, &v) || v < lo || v > hi ||
-		    (i < len && s[i] != 'x') || (i + 1 == len)) {
-			usage_error("--tensor-map %s: invalid %s '%.*s' (want "
-				    "N[xN]..., each %u..%u)", name, what,
-				    (int)len, s, lo, hi);
-			return -1;
-		}
-		out[n++] = (uint32_t)v;
-		i += i < len; /* the 'x' */
-	}
-	if (i < len || !n) {
-		usage_error("--tensor-map %s: invalid %s '%.*s' (%s, at most %d "
-			    "dimensions)", name, what, (int)len, s,
-			    n ? "too many entries" : "empty", max);
-		return -1;
-	}
-	return n;
-}
-
-/*
- * NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES]; @arg is modified (NAME is
- * NUL-terminated in place).  The tensor lies densely in BUFFER, which
- * must be given earlier: strides[d-1] = ELEMSIZE * dims[0] * .. *
- * dims[d-1].
- */
-static int add_tensor_map(struct gmem *gm, char *arg)
-{
-	const char *f[6];
-	size_t flen[6];
-	char *p = arg, *colon;
-	struct vgpu_tensor_map tm = { .magic = VGPU_TMAP_MAGIC };
-	uint32_t dims[VGPU_TMAP_MAX_RANK], box[VGPU_TMAP_MAX_RANK];
-	uint32_t est[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 };
-	const struct buffer *target;
-	uint64_t elem, bytes;
-	int nf = 0, rank, n;
-	unsigned int ti = 0;
-	struct buffer *b;
-
-	do {
-		colon = strchr(p, ':');
-		f[nf] = p;
-		flen[nf] = colon ? (size_t)(colon - p) : strlen(p);
-		nf++;
-		if (colon)
-			p = colon + 1;
-	} while (colon && nf < 6);
-	for (int i = 0; i < nf; i++)
-		if (!flen[i])
-			nf = -1;
-	if (nf < 5 || colon) {
-		usage_error("--tensor-map: expected "
-			    "NAME:BUFFER:ELEMSIZE:DIMS:BOX[:ESTRIDES], got '%s'",
-			    arg);
-		return -1;
-	}
-	arg[flen[0]] = '\0';
-	if (gmem_find_name(gm, arg)) {
-		usage_error("--tensor-map: duplicate name '%s'", arg);
-		return -1;
-	}
-	target = NULL;
-	for (unsigned int i = 0; i < gm->nbufs; i++) {
-		if (!gm->bufs[i].is_tmap && strlen(gm->bufs[i].name) == flen[1] &&
-		    !strncmp(gm->bufs[i].name, f[1], flen[1])) {
-			target = &gm->bufs[i];
-			ti = i;
-		}
-	}
-	if (!target) {
-		usage_error("--tensor-map %s: no --buffer '%.*s' before it", arg,
-			    (int)flen[1], f[1]);
-		return -1;
-	}
-	if (parse_u64(f[2], flen[2], &elem) ||
-	    (elem != 1 && elem != 2 && elem != 4 && elem != 8)) {
-		usage_error("--tensor-map %s: invalid element size '%.*s' (1, 2, "
-			    "4 or 8)", arg, (int)flen[2], f[2]);
-		return -1;
-	}
-	rank = parse_xlist(arg, "dimensions", f[3], flen[3], 1, UINT32_MAX,
-			   dims, VGPU_TMAP_MAX_RANK);
-	if (rank < 0)
-		return -1;
-	n = parse_xlist(arg, "box", f[4], flen[4], 1, VGPU_TMAP_MAX_BOX, box,
-			VGPU_TMAP_MAX_RANK);
-	if (n >= 0 && n != rank) {
-		usage_error("--tensor-map %s: %d box sizes for %d dimensions", arg,
-			    n, rank);
-		return -1;
-	}
-	if (n < 0)
-		return -1;
-	n = nf < 6 ? rank
-		   : parse_xlist(arg, "element strides", f[5], flen[5], 1,
-				 VGPU_TMAP_MAX_ELEM_STRIDE, est, VGPU_TMAP_MAX_RANK);
-	if (n >= 0 && n != rank) {
-		usage_error("--tensor-map %s: %d element strides for %d "
-			    "dimensions", arg, n, rank);
-		return -1;
-	}
-	if (n < 0)
-		return -1;
-	tm.rank = (uint8_t)rank;
-	tm.elem_size = (uint8_t)elem;
-	bytes = elem;
-	for (int d = 0; d < rank; d++) {
-		tm.dims[d] = dims[d];
-		tm.box[d] = box[d];
-		tm.elem_strides[d] = est[d];
-		if (d) {
-			tm.strides[d - 1] = bytes;
-			if (bytes % 16) {
-				usage_error("--tensor-map %s: the stride of dimension "
-					    "%d is %" PRIu64 " bytes, not a multiple "
-					    "of 16", arg, d, bytes);
-				return -1;
-			}
-		}
-		if (__builtin_mul_overflow(bytes, (uint64_t)dims[d], &bytes))
-			bytes = UINT64_MAX;
-	}
-	if (bytes > target->size) {
-		usage_error("--tensor-map %s: the tensor needs %" PRIu64 " bytes, "
-			    "buffer '%s' has %" PRIu64, arg, bytes, target->name,
-			    target->size);
-		return -1;
-	}
-	gm->bufs = xrealloc(gm->bufs, (gm->nbufs + 1) * sizeof(*b));
-	b = &gm->bufs[gm->nbufs];
-	*b = (struct buffer){ .name = arg, .size = sizeof(tm), .is_tmap = true,
-			      .target = ti, .tm = tm };
-	gm->nbufs++;
-	return 0;
-}
 
 /* "vgpu-run: " and a libvgpu error. */
 static void lib_error(const char *what, int err)
@@ -500,8 +71,8 @@ static int gmem_map(struct vgpu_device *dev, struct gmem *gm)
 			size_t got;
 
 			if (!f) {
-				usage_error("--buffer %s: cannot open '%s': %s",
-					    b->name, b->file, strerror(errno));
+				run_usage_error("--buffer %s: cannot open '%s': %s",
+						b->name, b->file, strerror(errno));
 				return EXIT_USAGE;
 			}
 			err = vgpu_bo_map(b->bo, &map);
@@ -518,9 +89,9 @@ static int gmem_map(struct vgpu_device *dev, struct gmem *gm)
 				return EXIT_HOST;
 			}
 			if (got == b->size && fgetc(f) != EOF) {
-				usage_error("--buffer %s: '%s' is larger than "
-					    "%" PRIu64 " bytes", b->name,
-					    b->file, b->size);
+				run_usage_error("--buffer %s: '%s' is larger than "
+						"%" PRIu64 " bytes", b->name,
+						b->file, b->size);
 				fclose(f);
 				return EXIT_USAGE;
 			}
@@ -581,8 +152,8 @@ static int check_params(const struct vgpu_kernel *k, const struct gmem *gm)
 	vgpu_kernel_info(k, &ki);
 	if (!ki.nparams) {
 		if (gm->nbufs * 8ull > VGPU_MAX_PARAM_BYTES) {
-			usage_error("too many buffers and tensor maps (at most %u)",
-				    VGPU_MAX_PARAM_BYTES / 8);
+			run_usage_error("too many buffers and tensor maps (at most %u)",
+					VGPU_MAX_PARAM_BYTES / 8);
 			return EXIT_USAGE;
 		}
 		return -1;
@@ -591,10 +162,10 @@ static int check_params(const struct vgpu_kernel *k, const struct gmem *gm)
 		if (!vgpu_kernel_arg(k, i, &a))
 			want += param_is_pointer(a.type);
 	if (want != gm->nbufs) {
-		usage_error("kernel '%s' takes %u pointer parameter%s but %u "
-			    "--buffer/--tensor-map %s given", ki.name, want,
-			    want == 1 ? "" : "s", gm->nbufs,
-			    gm->nbufs == 1 ? "was" : "were");
+		run_usage_error("kernel '%s' takes %u pointer parameter%s but %u "
+				"--buffer/--tensor-map %s given", ki.name, want,
+				want == 1 ? "" : "s", gm->nbufs,
+				gm->nbufs == 1 ? "was" : "were");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -651,13 +222,14 @@ static int set_kargs(const struct vgpu_kernel *k, const struct gmem *gm,
 		off = (off + align - 1) & ~(align - 1);
 		if (ki.nparams && (!param_at(k, off, &a) ||
 				   (a.size != size && size != sizeof(b->tm)))) {
-			usage_error("--arg %s (argument %u): kernel '%s' has no %u-byte "
-				    "parameter at offset %u", ka->spec, i + 1, ki.name, size, off);
+			run_usage_error("--arg %s (argument %u): kernel '%s' has no %u-byte "
+					"parameter at offset %u", ka->spec, i + 1, ki.name,
+					size, off);
 			return EXIT_USAGE;
 		}
 		if (off + size > VGPU_MAX_PARAM_BYTES) {
-			usage_error("--arg %s: the parameters exceed %u bytes", ka->spec,
-				    VGPU_MAX_PARAM_BYTES);
+			run_usage_error("--arg %s: the parameters exceed %u bytes", ka->spec,
+					VGPU_MAX_PARAM_BYTES);
 			return EXIT_USAGE;
 		}
 		if (vgpu_args_set_raw(args, off, data, size))
@@ -668,9 +240,9 @@ static int set_kargs(const struct vgpu_kernel *k, const struct gmem *gm,
 		if (a.offset >= off && strncmp(a.name, "pad", 3) && a.type != VGPU_ARG_LOCAL &&
 		    a.type != VGPU_ARG_DATA && a.type != VGPU_ARG_PRINTF &&
 		    a.type != VGPU_ARG_PARAMS) {
-			usage_error("kernel '%s' takes more parameters than the %u --arg "
-				    "value%s given (next: '%s' at offset %u)", ki.name,
-				    o->nkargs, o->nkargs == 1 ? "" : "s", a.name, a.offset);
+			run_usage_error("kernel '%s' takes more parameters than the %u --arg "
+					"value%s given (next: '%s' at offset %u)", ki.name,
+					o->nkargs, o->nkargs == 1 ? "" : "s", a.name, a.offset);
 			return EXIT_USAGE;
 		}
 	/* every buffer is reachable by the kernel (tensor maps' data too) */
@@ -719,8 +291,8 @@ static int build_args(const struct vgpu_kernel *k, const struct gmem *gm,
 	if (err) {
 		vgpu_args_free(args);
 		if (err == -E2BIG) {
-			usage_error("too many buffers and tensor maps for one "
-				    "launch (at most %u)", VGPU_SUBMIT_MAX_BOS - 2);
+			run_usage_error("too many buffers and tensor maps for one "
+					"launch (at most %u)", VGPU_SUBMIT_MAX_BOS - 2);
 			return EXIT_USAGE;
 		}
 		lib_error("arguments", err);
@@ -728,287 +300,6 @@ static int build_args(const struct vgpu_kernel *k, const struct gmem *gm,
 	}
 	*out = args;
 	return 0;
-}
-
-enum {
-	OPT_GRID = 256,
-	OPT_BLOCK,
-	OPT_SMEM,
-	OPT_SEED,
-	OPT_RANDOM,
-	OPT_BUDGET,
-	OPT_KERNEL,
-	OPT_BUFFER,
-	OPT_DUMP,
-	OPT_TRACE,
-	OPT_CLUSTER,
-	OPT_NO_SANITIZE,
-	OPT_TMA_LATENCY,
-	OPT_TMA_BANDWIDTH,
-	OPT_TENSOR_MAP,
-	OPT_DEVICE,
-	OPT_BACKEND,
-	OPT_ARG,
-	OPT_TIMELINE,
-	OPT_TIMELINE_BYTES,
-	OPT_DEADLOCK_GRAPH,
-};
-
-static const struct option long_opts[] = {
-	{ "grid", required_argument, NULL, OPT_GRID },
-	{ "block", required_argument, NULL, OPT_BLOCK },
-	{ "smem", required_argument, NULL, OPT_SMEM },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "random-schedule", no_argument, NULL, OPT_RANDOM },
-	{ "budget", required_argument, NULL, OPT_BUDGET },
-	{ "kernel", required_argument, NULL, OPT_KERNEL },
-	{ "buffer", required_argument, NULL, OPT_BUFFER },
-	{ "dump", required_argument, NULL, OPT_DUMP },
-	{ "trace", no_argument, NULL, OPT_TRACE },
-	{ "cluster", required_argument, NULL, OPT_CLUSTER },
-	{ "no-sanitize", no_argument, NULL, OPT_NO_SANITIZE },
-	{ "tma-latency", required_argument, NULL, OPT_TMA_LATENCY },
-	{ "tma-bandwidth", required_argument, NULL, OPT_TMA_BANDWIDTH },
-	{ "tensor-map", required_argument, NULL, OPT_TENSOR_MAP },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "arg", required_argument, NULL, OPT_ARG },
-	{ "timeline", required_argument, NULL, OPT_TIMELINE },
-	{ "timeline-bytes", required_argument, NULL, OPT_TIMELINE_BYTES },
-	{ "deadlock-graph", required_argument, NULL, OPT_DEADLOCK_GRAPH },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/*
- * The cluster must tile the grid and hold at most VGPU_MAX_CLUSTER_CTAS
- * CTAs (the device checks the same; this names the option).  Returns -1
- * to go on, or EXIT_USAGE.
- */
-static int check_cluster(const struct options *o)
-{
-	uint64_t ctas = (uint64_t)o->cluster[0] * o->cluster[1] * o->cluster[2];
-
-	for (int i = 0; i < 3; i++) {
-		if (o->grid[i] % o->cluster[i]) {
-			usage_error("--cluster: dimension %c (%u) does not divide "
-				    "the grid's (%u)", "xyz"[i], o->cluster[i],
-				    o->grid[i]);
-			return EXIT_USAGE;
-		}
-	}
-	if (ctas > VGPU_MAX_CLUSTER_CTAS) {
-		usage_error("--cluster: %" PRIu64 " CTAs per cluster, at most %u",
-			    ctas, VGPU_MAX_CLUSTER_CTAS);
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
-/* --arg TYPE:VALUE (a ptr or tmap names an earlier buffer or tensor map) */
-static int add_karg(struct options *o, const struct gmem *gm, const char *arg)
-{
-	static const struct {
-		const char *name;
-		enum karg_type type;
-	} types[] = {
-		{ "u32", KA_U32 }, { "s32", KA_S32 }, { "f32", KA_F32 }, { "u64", KA_U64 },
-		{ "s64", KA_S64 }, { "f64", KA_F64 }, { "ptr", KA_PTR }, { "tmap", KA_TMAP },
-	};
-	const char *colon = strchr(arg, ':'), *v;
-	struct karg ka = { .spec = arg };
-	size_t i;
-
-	for (i = 0; colon && i < sizeof(types) / sizeof(types[0]); i++)
-		if (strlen(types[i].name) == (size_t)(colon - arg) &&
-		    !strncmp(arg, types[i].name, (size_t)(colon - arg)))
-			break;
-	if (!colon || i == sizeof(types) / sizeof(types[0])) {
-		usage_error("--arg: expected TYPE:VALUE with TYPE u32, s32, u64, s64, f32, "
-			    "f64, ptr or tmap, got '%s'", arg);
-		return EXIT_USAGE;
-	}
-	ka.type = types[i].type;
-	v = colon + 1;
-	switch (ka.type) {
-	case KA_PTR:
-	case KA_TMAP: {
-		unsigned int b;
-
-		for (b = 0; b < gm->nbufs; b++)
-			if (!strcmp(gm->bufs[b].name, v))
-				break;
-		if (b == gm->nbufs || gm->bufs[b].is_tmap != (ka.type == KA_TMAP)) {
-			usage_error("--arg %s: no %s '%s' before it", arg,
-				    ka.type == KA_PTR ? "--buffer" : "--tensor-map", v);
-			return EXIT_USAGE;
-		}
-		ka.ref = b;
-		break;
-	}
-	case KA_F32:
-	case KA_F64: {
-		char *end;
-		double d;
-		float f;
-
-		errno = 0;
-		d = strtod(v, &end);
-		if (!*v || *end || errno) {
-			usage_error("--arg %s: '%s' is not a number", arg, v);
-			return EXIT_USAGE;
-		}
-		f = (float)d;
-		if (ka.type == KA_F32)
-			memcpy(&ka.bits, &f, 4);
-		else
-			memcpy(&ka.bits, &d, 8);
-		break;
-	}
-	case KA_S32:
-	case KA_S64: {
-		bool neg = *v == '-';
-		uint64_t mag, lim = ka.type == KA_S32 ? (neg ? 1ull << 31 : (1ull << 31) - 1) :
-							  (neg ? 1ull << 63 : (1ull << 63) - 1);
-
-		if (parse_number("--arg", v + neg, lim, &mag))
-			return EXIT_USAGE;
-		ka.bits = neg ? (uint64_t)0 - mag : mag;
-		if (ka.type == KA_S32)
-			ka.bits &= 0xffffffffull;
-		break;
-	}
-	default:
-		if (parse_number("--arg", v, ka.type == KA_U32 ? UINT32_MAX : UINT64_MAX,
-				 &ka.bits))
-			return EXIT_USAGE;
-		break;
-	}
-	o->kargs = xrealloc(o->kargs, (o->nkargs + 1) * sizeof(*o->kargs));
-	o->kargs[o->nkargs++] = ka;
-	return 0;
-}
-
-/* Returns -1 to go on, or the exit status. */
-static int parse_args(int argc, char **argv, struct options *o,
-		      struct gmem *gm)
-{
-	int c;
-
-	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case OPT_GRID:
-			if (parse_dim3("--grid", optarg, o->grid))
-				return EXIT_USAGE;
-			break;
-		case OPT_BLOCK:
-			if (parse_dim3("--block", optarg, o->block))
-				return EXIT_USAGE;
-			break;
-		case OPT_CLUSTER:
-			if (parse_dim3("--cluster", optarg, o->cluster))
-				return EXIT_USAGE;
-			break;
-		case OPT_NO_SANITIZE:
-			o->no_sanitize = true;
-			break;
-		case OPT_TMA_LATENCY:
-			if (parse_positive("--tma-latency", optarg, &o->tma_latency))
-				return EXIT_USAGE;
-			break;
-		case OPT_TMA_BANDWIDTH:
-			if (parse_positive("--tma-bandwidth", optarg,
-					   &o->tma_bandwidth))
-				return EXIT_USAGE;
-			break;
-		case OPT_TENSOR_MAP:
-			if (add_tensor_map(gm, optarg))
-				return EXIT_USAGE;
-			break;
-		case OPT_SMEM:
-			if (parse_number("--smem", optarg, UINT32_MAX, &o->smem_dyn))
-				return EXIT_USAGE;
-			break;
-		case OPT_SEED:
-			if (parse_number("--seed", optarg, UINT64_MAX, &o->seed))
-				return EXIT_USAGE;
-			break;
-		case OPT_BUDGET:
-			if (parse_number("--budget", optarg, UINT64_MAX, &o->budget))
-				return EXIT_USAGE;
-			break;
-		case OPT_RANDOM:
-			o->random_sched = true;
-			break;
-		case OPT_TRACE:
-			o->trace = true;
-			break;
-		case OPT_TIMELINE:
-			o->timeline = optarg;
-			break;
-		case OPT_TIMELINE_BYTES:
-			if (parse_number("--timeline-bytes", optarg, UINT64_MAX,
-					 &o->timeline_bytes))
-				return EXIT_USAGE;
-			break;
-		case OPT_DEADLOCK_GRAPH:
-			o->deadlock_graph = optarg;
-			break;
-		case OPT_KERNEL:
-			o->kernel_name = optarg;
-			break;
-		case OPT_BUFFER:
-			if (add_buffer(gm, optarg))
-				return EXIT_USAGE;
-			break;
-		case OPT_ARG:
-			if (add_karg(o, gm, optarg))
-				return EXIT_USAGE;
-			break;
-		case OPT_DUMP:
-			o->dumps = xrealloc(o->dumps,
-					    (o->ndumps + 1) * sizeof(*o->dumps));
-			o->dumps[o->ndumps++] = optarg;
-			break;
-		case OPT_DEVICE:
-			if (!optarg[0]) {
-				usage_error("--device: empty name");
-				return EXIT_USAGE;
-			}
-			o->device = optarg;
-			break;
-		case OPT_BACKEND:
-			if (strcmp(optarg, "drm") && strcmp(optarg, "sim") &&
-			    strcmp(optarg, "auto")) {
-				usage_error("--backend: '%s' is not drm, sim or auto",
-					    optarg);
-				return EXIT_USAGE;
-			}
-			o->backend = optarg;
-			break;
-		default: /* getopt_long printed the complaint */
-			fputs("Try 'vgpu-run --help' for more information.\n",
-			      stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		usage_error(optind == argc ? "no KERNEL file given"
-					   : "more than one KERNEL file given");
-		return EXIT_USAGE;
-	}
-	o->path = argv[optind];
-	for (unsigned int i = 0; i < o->ndumps; i++) {
-		if (!gmem_find_name(gm, o->dumps[i])) {
-			usage_error("--dump %s: no such buffer or tensor map",
-				    o->dumps[i]);
-			return EXIT_USAGE;
-		}
-	}
-	return check_cluster(o);
 }
 
 /*
@@ -1022,12 +313,12 @@ static int open_device(const struct options *o, struct vgpu_device **dev)
 
 	if (err == -EINVAL) {
 		if (o->device)
-			usage_error("--device: '%s' names no device (sim, drm, "
-				    "a PCI slot or a /dev/dri node)", o->device);
+			run_usage_error("--device: '%s' names no device (sim, drm, "
+					"a PCI slot or a /dev/dri node)", o->device);
 		else
-			usage_error("VGPU_BACKEND='%s' is not drm, sim or auto",
-				    getenv("VGPU_BACKEND") ? getenv("VGPU_BACKEND")
-							   : "");
+			run_usage_error("VGPU_BACKEND='%s' is not drm, sim or auto",
+					getenv("VGPU_BACKEND") ? getenv("VGPU_BACKEND")
+							       : "");
 		return EXIT_USAGE;
 	}
 	if (err) {
@@ -1039,10 +330,10 @@ static int open_device(const struct options *o, struct vgpu_device **dev)
 	}
 	if (o->device && o->backend && strcmp(o->backend, "auto") &&
 	    strcmp(o->backend, vgpu_backend_name(vgpu_device_backend(*dev)))) {
-		usage_error("--device %s is a %s device, not --backend %s",
-			    o->device,
-			    vgpu_backend_name(vgpu_device_backend(*dev)),
-			    o->backend);
+		run_usage_error("--device %s is a %s device, not --backend %s",
+				o->device,
+				vgpu_backend_name(vgpu_device_backend(*dev)),
+				o->backend);
 		vgpu_device_close(*dev);
 		*dev = NULL;
 		return EXIT_USAGE;
@@ -1056,9 +347,9 @@ static int sim_setting(struct vgpu_device *dev, const char *opt, int err)
 	if (!err)
 		return 0;
 	if (err == -EOPNOTSUPP) {
-		usage_error("%s: only the sim backend has this setting (the %s "
-			    "backend's device is QEMU's: set it there)", opt,
-			    vgpu_backend_name(vgpu_device_backend(dev)));
+		run_usage_error("%s: only the sim backend has this setting (the %s "
+				"backend's device is QEMU's: set it there)", opt,
+				vgpu_backend_name(vgpu_device_backend(dev)));
 		return EXIT_USAGE;
 	}
 	fprintf(stderr, "vgpu-run: %s: %s\n", opt, strerror(-err));
@@ -1094,7 +385,7 @@ static int load_program(struct vgpu_device *dev, const char *path,
 	int err;
 
 	if (!f) {
-		usage_error("cannot open '%s': %s", path, strerror(errno));
+		run_usage_error("cannot open '%s': %s", path, strerror(errno));
 		return EXIT_USAGE;
 	}
 	fclose(f);
@@ -1145,10 +436,10 @@ static int report_failure(struct vgpu_job *job, int err)
 	fflush(stdout);
 	if (!vgpu_job_exception(job, &rec)) {
 		if (rec.code == VGPU_EXC_BAD_LAUNCH) {
-			usage_error("invalid launch: %.*s",
-				    (int)strnlen(rec.msg, sizeof(rec.msg)),
-				    rec.msg[0] ? rec.msg
-					       : vgpu_exception_name(rec.code));
+			run_usage_error("invalid launch: %.*s",
+					(int)strnlen(rec.msg, sizeof(rec.msg)),
+					rec.msg[0] ? rec.msg
+						   : vgpu_exception_name(rec.code));
 			return EXIT_USAGE;
 		}
 		n = vgpu_job_describe(job, text, sizeof(text));
@@ -1230,7 +521,7 @@ static int run(const struct options *o, struct gmem *gm)
 		goto out;
 	vgpu_kernel_info(k, &ki);
 	if (o->smem_dyn + ki.smem_static > UINT32_MAX) {
-		usage_error("--smem: too much shared memory");
+		run_usage_error("--smem: too much shared memory");
 		goto out;
 	}
 	status = o->nkargs ? -1 : check_params(k, gm);
@@ -1253,9 +544,9 @@ static int run(const struct options *o, struct gmem *gm)
 	if (o->timeline_bytes) {
 		err = vgpu_device_set_timeline_bytes(dev, o->timeline_bytes);
 		if (err) {
-			usage_error("--timeline-bytes %llu: a multiple of 8 from 32 to %u",
-				    (unsigned long long)o->timeline_bytes,
-				    VGPU_TRACE_MAX_BYTES);
+			run_usage_error("--timeline-bytes %llu: a multiple of 8 from 32 to %u",
+					(unsigned long long)o->timeline_bytes,
+					VGPU_TRACE_MAX_BYTES);
 			status = EXIT_USAGE;
 			goto out;
 		}
@@ -1265,7 +556,7 @@ static int run(const struct options *o, struct gmem *gm)
 	err = vgpu_kernel_launch(k, &cfg, args, &job);
 	if (err) {
 		if (err == -EINVAL || err == -E2BIG) {
-			usage_error("invalid launch: %s", strerror(-err));
+			run_usage_error("invalid launch: %s", strerror(-err));
 			status = EXIT_USAGE;
 		} else {
 			lib_error("launch", err);
@@ -1320,7 +611,7 @@ int main(int argc, char **argv)
 	struct gmem gm = { 0 };
 	int status;
 
-	status = parse_args(argc, argv, &o, &gm);
+	status = run_parse_args(argc, argv, &o, &gm);
 	if (status < 0)
 		status = run(&o, &gm);
 	gmem_fini(&gm);
