@@ -2,11 +2,12 @@
 /*
  * vGPU PCIe device: state shared by the device's files.
  *
- *   vgpu-pci.c    PCI function, BAR0 registers, interrupts, reset, VMState
- *   vgpu-queue.c  command rings: queue threads, commands, semaphores
- *   vgpu-pool.c   the SM worker pool: jobs, claims, priorities, preemption
- *   vgpu-mmu.c    DMA to guest RAM, the GPU MMU walk and TLB, memory ops
- *   vgpu-userq.c  user-mode queues: doorbell BAR, command restrictions
+ *   vgpu-pci.c        PCI function, BAR0 registers, interrupts, reset
+ *   vgpu-migration.c  VM state changes (quiescing), VMState
+ *   vgpu-queue.c      command rings: queue threads, commands, semaphores
+ *   vgpu-pool.c       the SM worker pool: jobs, claims, priorities, preemption
+ *   vgpu-mmu.c        DMA to guest RAM, the GPU MMU walk and TLB, memory ops
+ *   vgpu-userq.c      user-mode queues: doorbell BAR, command restrictions
  *
  * Locking (docs/device.md "Locking and threads"):
  *   BQL      taken by QEMU around MMIO, config, reset, VM state changes and
@@ -23,6 +24,7 @@
 #include "qemu/thread.h"
 #include "qemu/queue.h"
 #include "qom/object.h"
+#include "sysemu/runstate.h"
 
 #include "vgpu_core.h"
 
@@ -223,6 +225,10 @@ void vgpu_note_error_locked(VGPUState *s, uint32_t err, uint32_t queue,
 uint32_t vgpu_queue_status(const VGPUQueue *q);
 void vgpu_queue_stop_locked(VGPUState *s, VGPUQueue *q, uint32_t err,
                             const char *why);
+
+/* vgpu-migration.c */
+void vgpu_vm_state_change(void *opaque, bool running, RunState state);
+extern const VMStateDescription vmstate_vgpu;
 
 /* vgpu-userq.c */
 void vgpu_queue_doorbell_locked(VGPUState *s, VGPUQueue *q, uint32_t tail);
