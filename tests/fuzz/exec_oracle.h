@@ -24,6 +24,8 @@
  * zero but for the input's tail.  The launch runs to completion or to an
  * exception under the budget.  Oracle:
  *   - it ends with 0, or -1 and an exception code the core names;
+ *   - the same launch with a timeline (which turns the lock-step of
+ *     lockstep.c off) on a fresh SM gives the same end, count and memory;
  *   - the same launch on a fresh SM with fresh memory gives the same end
  *     (code, pc, CTA, warp), the same warp-instruction count and the same
  *     memory; so does the first SM used again after a launch of another
@@ -77,6 +79,12 @@ struct exec_case {
 	size_t init_len;
 	uint64_t preempt_every;
 };
+
+static inline void exec_no_event(void *opaque, const struct vgpu_trace_event *ev)
+{
+	(void)opaque;
+	(void)ev;
+}
 
 /* Whether the program reads the SM clock (S2R SR_CLOCKLO or SR_CLOCKHI). */
 static inline int exec_reads_clock(const uint8_t *code, uint32_t code_size)
@@ -337,6 +345,22 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 	if (!bad && !exec_run(sm[1], NULL, &c, &r2)) {
 		bad = exec_same(&r1, &r2, "a fresh SM");
 		free(r2.mem);
+	}
+	if (!bad) {
+		/*
+		 * A timeline turns the lock-step off (lockstep.c): the round
+		 * robin alone ends the same, to the clock, on a fresh SM.
+		 */
+		struct exec_case traced = c;
+		struct vgpu_sm *fresh = vgpu_sm_new(NULL);
+		struct exec_result rt;
+
+		traced.l.event = exec_no_event;
+		if (fresh && !exec_run(fresh, NULL, &traced, &rt)) {
+			bad = exec_same(&r1, &rt, "with a timeline (no lock-step)");
+			free(rt.mem);
+		}
+		vgpu_sm_free(fresh);
 	}
 	if (!bad) {
 		/* another shape on the first SM first: its buffers grow */
