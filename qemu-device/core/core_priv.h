@@ -418,6 +418,16 @@ void vgpu_cluster_setup(struct vgpu_sm *sm, const struct vgpu_launch *l,
 int vgpu_ctx_load(struct vgpu_sm *sm, const struct vgpu_launch *l,
 		  const void *state, size_t size, struct vgpu_exception_record *exc);
 
+/* A launch's cluster size in dimension @i (0 in the launch: 1). */
+static inline uint32_t vgpu_cluster_dim(const struct vgpu_launch *l, int i)
+{
+	return l->cluster[i] ? l->cluster[i] : 1;
+}
+
+/* Run the cluster set up on @sm (new or restored) until it completes or
+ * stops (sm.c); false: an exception or a preemption. */
+bool vgpu_cluster_loop(struct vgpu_sm *sm, const struct vgpu_launch *l);
+
 /* The round robin's time slice, in warp-instructions (sm.c, lockstep.c) */
 #define VGPU_QUANTUM 64u
 
