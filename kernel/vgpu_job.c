@@ -556,6 +556,16 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 	struct vgpu_job *job = to_vgpu_job(sched_job);
 	u32 i;
 
+	/*
+	 * drm_sched frees a job once its finished fence reads signalled, and
+	 * dma_fence_signal() marks the fence so before it runs the callbacks
+	 * (under the fence's lock): another CPU may still be walking them,
+	 * @done_cb, in this job, among them (KASAN saw that walk read the
+	 * freed job).  Removing the callback takes the lock: the walk is
+	 * over when it returns.
+	 */
+	if (sched_job->s_fence)
+		dma_fence_remove_callback(&sched_job->s_fence->finished, &job->done_cb);
 	/* Killed before running (file closed, device gone): record it. */
 	if (!job->hw_fence && !job->guilty)
 		vgpu_job_record(job, sched_job->s_fence->finished.error ?: -ECANCELED,

@@ -28,7 +28,7 @@ struct vgpu_job {
 	struct vgpu_file *vf;	/* holds a reference */
 	struct vgpu_as *as;	/* holds a reference */
 	struct vgpu_xqueue *xq;	/* holds a reference */
-	struct dma_fence_cb done_cb;	/* counts xq->completed */
+	struct dma_fence_cb done_cb;	/* on its finished fence: counts xq->completed */
 	u32 queue;		/* hardware queue (once armed) */
 	u64 id;
 	struct drm_vgpu_launch launch;

@@ -12,6 +12,9 @@
  * debugfs fail_vgpu, this process only: each ioctl gives -ENOMEM, leaves
  * nothing behind, and works when tried again.
  *
+ * job_storm_frees_as_fences_signal: short jobs from several processes,
+ * freed as their fences signal (a race KASAN caught once).
+ *
  * Fixture faults reloads vgpu.ko with a short job timeout (reset_timeout_ms(),
  * as vgpu_test's reset fixture does) and puts the suite's parameters back
  * afterwards; it skips where the device has no fault injection.
@@ -550,6 +553,63 @@ static int lifecycle_client(int ready_fd)
 		return 4;
 	for (;;)
 		pause();
+}
+
+/*
+ * A storm of short jobs: STORM_CLIENTS processes, each STORM_JOBS null jobs
+ * on one queue, every job listing the same BOs (so each waits for the one
+ * before through its finished fence), waited for STORM_BATCH at a time.
+ * drm_sched frees a job as soon as its finished fence reads signalled,
+ * while the interrupt that signalled it may still be running the fence's
+ * callbacks on another CPU: the job's own callback among them once
+ * KASAN caught reading the freed job there (vgpu_job_free now waits for
+ * that walk).  Every job ends DONE; on the debug kernel KASAN watches
+ * every free (run-in-guest.sh fails on a report).  A race: a run without
+ * a report proves nothing, one with a report proves the bug.
+ */
+#define STORM_CLIENTS 4
+#define STORM_JOBS 400
+#define STORM_BATCH 8
+
+static int storm_client(void)
+{
+	struct drm_vgpu_get_job j;
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t handles[3];
+	int fd = vgpu_open_render();
+
+	if (fd < 0 || vgpu_prog_load(fd, &p, ".kernel null\n  EXIT ;\n", 4096))
+		return 1;
+	vgpu_prog_submit_args(&p, &s, handles, 1, 32);
+	for (unsigned int i = 1; i <= STORM_JOBS; i++) {
+		if (_test_submit(fd, &s))
+			return 2;
+		if ((i % STORM_BATCH == 0 || i == STORM_JOBS) &&
+		    _test_wait_bo(fd, p.data_h, vgpu_wait_ns(30)))
+			return 3;
+	}
+	if (_test_get_job(fd, s.job_id, &j, NULL) || j.state != VGPU_JOB_DONE)
+		return 4;
+	return 0;
+}
+
+TEST(job_storm_frees_as_fences_signal)
+{
+	pid_t pid[STORM_CLIENTS];
+	int status;
+
+	for (int i = 0; i < STORM_CLIENTS; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i])
+			_exit(storm_client());
+	}
+	for (int i = 0; i < STORM_CLIENTS; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("client %d", i);
+	}
 }
 
 FIXTURE(lifecycle) {
