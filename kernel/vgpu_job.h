@@ -76,6 +76,7 @@ bool vgpu_sem_target(struct vgpu_device *vdev, struct dma_fence *f,
 		     u32 *queue, u64 *seq);
 
 /* vgpu_submit.c (KUnit tests them from vgpu_job.c) */
+void vgpu_job_count(struct vgpu_job *job, struct dma_fence *done);
 int vgpu_submit_check(struct vgpu_device *vdev,
 		      const struct drm_vgpu_submit *args);
 int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,

@@ -339,6 +339,18 @@ static void vgpu_job_done_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	atomic64_inc(&job->xq->completed);
 }
 
+/*
+ * Count armed @job among its queue's submitted jobs, and among the
+ * completed ones once @done, its finished fence, signals (@done_cb;
+ * vgpu_job_free() waits for that callback).
+ */
+void vgpu_job_count(struct vgpu_job *job, struct dma_fence *done)
+{
+	atomic64_inc(&job->xq->submitted);
+	if (dma_fence_add_callback(done, &job->done_cb, vgpu_job_done_cb))
+		atomic64_inc(&job->xq->completed);
+}
+
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 		       struct drm_file *file, struct drm_vgpu_submit *args,
 		       const struct drm_vgpu_ext_timeline *tl)
@@ -459,9 +471,7 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	spin_unlock_irqrestore(&vf->hist_lock, flags);
 
 	done = dma_fence_get(&job->base.s_fence->finished);
-	atomic64_inc(&xq->submitted);
-	if (dma_fence_add_callback(done, &job->done_cb, vgpu_job_done_cb))
-		atomic64_inc(&xq->completed);
+	vgpu_job_count(job, done);
 	drm_exec_for_each_locked_object(&exec, obj) {
 		/*
 		 * The VM's (synchronous binds wait for every job of the VM)

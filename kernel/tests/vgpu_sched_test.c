@@ -145,6 +145,7 @@ static struct dma_fence *vgpu_sched_test_push(struct kunit *test,
 	spin_unlock_irqrestore(&vf->hist_lock, flags);
 	drm_sched_job_arm(&job->base);
 	done = dma_fence_get(&job->base.s_fence->finished);
+	vgpu_job_count(job, done);
 	drm_sched_entity_push_job(&job->base);
 	return done;
 }
