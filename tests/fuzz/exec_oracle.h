@@ -36,8 +36,9 @@
  *     time, so the comparison above still holds for it);
  *   - with preemption (byte 9), when the first run completed and the
  *     program is defined and race-free as far as a test can tell (the
- *     same launch with VGPU_LAUNCH_SANITIZE completes too, and two other
- *     random interleavings give the same memory): the launch stopped
+ *     same launch with VGPU_LAUNCH_SANITIZE completes too, two other
+ *     random interleavings give the same memory, and so does an SM whose
+ *     copies land at once): the launch stopped
  *     every N warp-instructions, each stopped cluster saved, restored on
  *     the other SM, completes with the same memory.  A program the sanitizer stops (a stale mbarrier
  *     token, say) is undefined per PTX and may end differently under
@@ -275,9 +276,11 @@ static inline int exec_same(const struct exec_result *a,
 
 /*
  * @c completes under the sanitizer (no undefined mbarrier or copy use),
- * and under two other random interleavings it completes with the memory
- * @mem of the first run: its result does not depend on the schedule (a
- * race between warps or CTAs would make a preempted run differ too).
+ * and under two other random interleavings, and with copies that land at
+ * once, it completes with the memory @mem of the first run: its result
+ * depends neither on the schedule nor on the copies' timing (a race
+ * between warps or CTAs, or with a copy, would make a preempted run
+ * differ too).
  */
 static inline bool exec_defined(struct vgpu_sm *sm, const struct exec_case *c,
 				const uint8_t *mem)
@@ -300,6 +303,23 @@ static inline bool exec_defined(struct vgpu_sm *sm, const struct exec_case *c,
 			return false;
 		same = rs.rc == 0 && !memcmp(rs.mem, mem, EXEC_GMEM_SPAN);
 		free(rs.mem);
+	}
+	if (same) {
+		/*
+		 * nor on how long copies take: with copies that land at once
+		 * (a preemption's drain lands them early too), the same
+		 */
+		struct vgpu_sm_config fast = { .tma_latency = 1, .tma_bandwidth = 1u << 20 };
+		struct vgpu_sm *f = vgpu_sm_new(&fast);
+
+		cs = *c;
+		if (!f || exec_run(f, NULL, &cs, &rs)) {
+			vgpu_sm_free(f);
+			return false;
+		}
+		same = rs.rc == 0 && !memcmp(rs.mem, mem, EXEC_GMEM_SPAN);
+		free(rs.mem);
+		vgpu_sm_free(f);
 	}
 	return same;
 }
