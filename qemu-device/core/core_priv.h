@@ -146,8 +146,6 @@ struct vgpu_mbar_meta {
 	bool need_wait;
 };
 
-/* Lock-step pcs a CTA remembers: more than a warp can run ahead (lockstep.c) */
-#define VGPU_LOCKSTEP_HISTORY 256u
 
 struct vgpu_cta {
 	struct vgpu_sm *sm;
@@ -162,8 +160,6 @@ struct vgpu_cta {
 	uint32_t timed;	   /* warps with a wake time (SLEEPING, MBAR_WAIT) */
 	uint32_t next;	   /* round-robin position */
 	bool lockstep;	   /* its warps may be in lock-step (lockstep.c) */
-	uint64_t lockstep_steps; /* lock-step instructions so far ... */
-	uint32_t lockstep_pc[VGPU_LOCKSTEP_HISTORY]; /* ... the pcs of the last ones */
 	uint8_t *smem;
 	uint32_t smem_size;
 	uint8_t *shadow;   /* bit per 8 bytes of smem: a live mbarrier */
@@ -212,6 +208,8 @@ struct vgpu_async_key {
 	uint64_t seq;  /* issue order */
 	uint32_t slot; /* in sm->ops */
 };
+
+#define VGPU_LOCKSTEP_HISTORY 256u
 
 struct vgpu_sm {
 	struct vgpu_sm_config cfg;
@@ -274,6 +272,13 @@ struct vgpu_sm {
 	uint32_t resume_cta;
 	struct vgpu_warp *resume_w;
 	uint32_t resume_quantum;
+	/*
+	 * Lock-step (lockstep.c; one CTA per SM): instructions run so far and
+	 * the pcs of the last VGPU_LOCKSTEP_HISTORY (more than a warp can run
+	 * ahead of its turn).
+	 */
+	uint64_t lockstep_steps;
+	uint32_t lockstep_pc[VGPU_LOCKSTEP_HISTORY];
 };
 /*
  * Make room for one more element in the array *@arr of *@n used out of

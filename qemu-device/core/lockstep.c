@@ -84,14 +84,14 @@ struct lockstep {
 	uint64_t g;	    /* instructions each warp has run in lock-step */
 	uint64_t pos[32];   /* ... of which the round robin has counted */
 	uint64_t counted;   /* warp-instructions counted */
-	uint64_t base;	    /* c->lockstep_steps when the lock-step began */
+	uint64_t base;	    /* c->sm->lockstep_steps when the lock-step began */
 };
 
 /* Lock-step instruction @g (of @gs) is at @pc. */
 static void ls_note_pc(struct vgpu_cta *c, const struct lockstep *gs, uint64_t g,
 			 uint32_t pc)
 {
-	c->lockstep_pc[(gs->base + g) % VGPU_LOCKSTEP_HISTORY] = pc;
+	c->sm->lockstep_pc[(gs->base + g) % VGPU_LOCKSTEP_HISTORY] = pc;
 }
 
 /*
@@ -102,7 +102,7 @@ uint32_t vgpu_lockstep_turn_pc(const struct vgpu_cta *c, const struct vgpu_warp 
 {
 	if (!w->ahead || w->ahead > VGPU_LOCKSTEP_HISTORY)
 		return w->cur_pc;
-	return c->lockstep_pc[(c->lockstep_steps - w->ahead) % VGPU_LOCKSTEP_HISTORY];
+	return c->sm->lockstep_pc[(c->sm->lockstep_steps - w->ahead) % VGPU_LOCKSTEP_HISTORY];
 }
 
 /* Count @k warp-instructions as the round robin runs them. */
@@ -135,7 +135,7 @@ static bool ls_refill(struct vgpu_sm *sm, struct vgpu_cta *c, const struct locks
 	uint32_t real = w->cur_pc;
 	bool ok;
 
-	w->cur_pc = c->lockstep_pc[(gs->base + gs->pos[i]) % VGPU_LOCKSTEP_HISTORY];
+	w->cur_pc = c->sm->lockstep_pc[(gs->base + gs->pos[i]) % VGPU_LOCKSTEP_HISTORY];
 	ok = vgpu_refill(sm, c, w, c->l, quiet);
 	w->cur_pc = real;
 	return ok;
@@ -263,7 +263,7 @@ int vgpu_lockstep_run(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *
 	const struct vgpu_prog *prog = c->prog;
 	uint32_t pc = w->cur_pc;
 	struct lockstep gs = { .n = c->nwarps, .cw = w->id, .rq = quantum,
-			   .base = c->lockstep_steps };
+			   .base = c->sm->lockstep_steps };
 	int r = 1;
 
 	c->lockstep = false;
@@ -359,7 +359,7 @@ int vgpu_lockstep_run(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *
 	}
 	if (r > 0 && !gs.counted)
 		return 0;
-	c->lockstep_steps = gs.base + gs.g;
+	c->sm->lockstep_steps = gs.base + gs.g;
 	for (uint32_t i = 0; i < gs.n; i++) {
 		c->warps[i].upc = pc;
 		c->warps[i].cur_pc = pc;

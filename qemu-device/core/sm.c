@@ -683,7 +683,6 @@ static void cta_init(struct vgpu_sm *sm, uint32_t slot, const struct vgpu_launch
 	c->warps = sm->warpbuf[slot];
 	c->nmbars = 0;
 	c->lockstep = vgpu_lockstep_allowed(c);
-	c->lockstep_steps = 0;
 	memset(c->smem, 0, l->smem_bytes);
 	memset(c->shadow, 0, (l->smem_bytes + 63) / 64);
 	memset(sm->regfile[slot], 0, rowbytes * c->nwarps);
