@@ -171,13 +171,7 @@ static int check_params(const struct vgpu_kernel *k, const struct gmem *gm)
 	return -1;
 }
 
-/*
- * The launch's arguments: without declared parameters, the addresses of
- * the buffers and tensor maps back to back, in command-line order; with
- * them, each ptr/u64 parameter in turn gets the next one's address.
- * Returns 0, EXIT_USAGE or EXIT_HOST (message printed).
- */
-/* The declared parameter that starts at @off, or NULL. */
+/* Is there a declared parameter that starts at @off?  (Then @a is it.) */
 static bool param_at(const struct vgpu_kernel *k, uint32_t off, struct vgpu_arg_info *a)
 {
 	for (uint32_t i = 0; !vgpu_kernel_arg(k, i, a); i++)
@@ -252,6 +246,12 @@ static int set_kargs(const struct vgpu_kernel *k, const struct gmem *gm,
 	return 0;
 }
 
+/*
+ * The launch's arguments: without declared parameters, the addresses of
+ * the buffers and tensor maps back to back, in command-line order; with
+ * them, each ptr/u64 parameter in turn gets the next one's address.
+ * Returns 0, EXIT_USAGE or EXIT_HOST (message printed).
+ */
 static int build_args(const struct vgpu_kernel *k, const struct gmem *gm,
 		      const struct options *o, struct vgpu_args **out)
 {
@@ -464,7 +464,6 @@ static int report_failure(struct vgpu_job *job, int err)
 	}
 }
 
-/* Open, load, launch, report.  Returns the exit status. */
 /* Write @what of @job to @path; non-zero (said on stderr) on failure. */
 static int write_file(const char *path, struct vgpu_job *job,
 		      int (*what)(struct vgpu_job *, FILE *))
@@ -495,6 +494,7 @@ static int write_file(const char *path, struct vgpu_job *job,
 	return 0;
 }
 
+/* Open, load, launch, report.  Returns the exit status. */
 static int run(const struct options *o, struct gmem *gm)
 {
 	struct vgpu_launch_config cfg = { 0 };
