@@ -444,6 +444,9 @@ bool vgpu_cluster_loop(struct vgpu_sm *sm, const struct vgpu_launch *l);
  */
 bool vgpu_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
 		 const struct vgpu_launch *l, bool quiet);
+/* The same, with @w at @pc for an exception it raises (sm.c). */
+bool vgpu_refill_at(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
+		    uint32_t pc, bool quiet);
 
 /*
  * Lock-step (lockstep.c): run CTA @c's warps together from @w's turn,

@@ -131,14 +131,9 @@ static void ls_count(struct vgpu_sm *sm, struct lockstep *gs, uint32_t i, uint64
 static bool ls_refill(struct vgpu_sm *sm, struct vgpu_cta *c, const struct lockstep *gs,
 			uint32_t i, bool quiet)
 {
-	struct vgpu_warp *w = &c->warps[i];
-	uint32_t real = w->cur_pc;
-	bool ok;
-
-	w->cur_pc = c->sm->lockstep_pc[(gs->base + gs->pos[i]) % VGPU_LOCKSTEP_HISTORY];
-	ok = vgpu_refill(sm, c, w, c->l, quiet);
-	w->cur_pc = real;
-	return ok;
+	return vgpu_refill_at(sm, c, &c->warps[i],
+			      sm->lockstep_pc[(gs->base + gs->pos[i]) % VGPU_LOCKSTEP_HISTORY],
+			      quiet);
 }
 
 /*

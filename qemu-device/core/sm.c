@@ -477,11 +477,18 @@ bool vgpu_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
  */
 static bool warp_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w)
 {
+	return vgpu_refill_at(sm, c, w, vgpu_lockstep_turn_pc(c, w), false);
+}
+
+/* vgpu_refill() with @w at @pc for an exception it raises. */
+bool vgpu_refill_at(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
+		    uint32_t pc, bool quiet)
+{
 	uint32_t real = w->cur_pc;
 	bool ok;
 
-	w->cur_pc = vgpu_lockstep_turn_pc(c, w);
-	ok = vgpu_refill(sm, c, w, c->l, false);
+	w->cur_pc = pc;
+	ok = vgpu_refill(sm, c, w, c->l, quiet);
 	w->cur_pc = real;
 	return ok;
 }
