@@ -120,7 +120,7 @@ static int vgpu_irq_hold_set(void *data, u64 val)
 	WRITE_ONCE(vdev->irq_hold, val);
 	if (!val && !vdev->gone)
 		for (i = 0; i < vdev->nqueues; i++)
-			vgpu_queue_process(&vdev->queues[i]);
+			vgpu_queue_process(&vdev->queues[i], true);
 	mutex_unlock(&vdev->reset_lock);
 	return 0;
 }

@@ -343,6 +343,7 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&vdev->reset_lock);
 	mutex_init(&vdev->files_lock);
 	spin_lock_init(&vdev->exc_lock);
+	spin_lock_init(&vdev->irq_lock);
 	INIT_LIST_HEAD(&vdev->files);
 
 	vdev->mmio = pcim_iomap(pdev, 0, VGPU_BAR0_SIZE);

@@ -268,7 +268,7 @@ struct vgpu_queue {
  * @slot:  its &vgpu_uq_slot, -1 once detached (destroyed or device gone)
  * @state: VGPU_USERQ_STATE_*; @hw_error, @error_index: why it stopped
  * @completed, @head, @tail: as last read (kept once detached)
- * @wd_completed, @wd_progress: the watchdog's view of its progress
+ * @wd_completed, @wd_progress, @wd_busy: the watchdog's view of its progress
  * All under vdev->uqs.lock.
  */
 struct vgpu_userq {
@@ -285,7 +285,8 @@ struct vgpu_userq {
 	u64 completed;
 	u32 head, tail;
 	u64 wd_completed;
-	unsigned long wd_progress;
+	u64 wd_progress;	/* ktime_get_ns() */
+	bool wd_busy;
 };
 
 /* A hardware queue kept for user mode, its rings, and who owns it. */
@@ -372,6 +373,14 @@ struct vgpu_device {
 
 	int nvec;
 	bool msix;
+	/*
+	 * IRQ_MASK: COMPLETION and ERROR while @irq_on, and VGPU_IRQ_USER
+	 * while @irq_user_waiters (WAIT_USER_FENCE callers about to sleep)
+	 * is non-zero; under @irq_lock.
+	 */
+	spinlock_t irq_lock;
+	bool irq_on;
+	u32 irq_user_waiters;
 
 	spinlock_t exc_lock;
 	struct vgpu_exc_log exc_log[VGPU_EXC_LOG];
@@ -589,7 +598,7 @@ int vgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
 int vgpu_sched_init(struct vgpu_device *vdev);
 void vgpu_sched_fini(struct vgpu_device *vdev);
 void vgpu_queue_hw_init(struct vgpu_queue *q);
-void vgpu_queue_process(struct vgpu_queue *q);
+void vgpu_queue_process(struct vgpu_queue *q, bool stops);
 void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error);
 
 /* vgpu_submit.c */
@@ -616,6 +625,8 @@ int vgpu_irq_init(struct vgpu_device *vdev);
 void vgpu_irq_fini(struct vgpu_device *vdev);
 void vgpu_irq_disable(struct vgpu_device *vdev);
 void vgpu_irq_enable(struct vgpu_device *vdev);
+bool vgpu_irq_user_arm(struct vgpu_device *vdev);
+void vgpu_irq_user_disarm(struct vgpu_device *vdev);
 
 /* vgpu_debugfs.c */
 void vgpu_debugfs_init(struct drm_minor *minor);

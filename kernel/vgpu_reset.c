@@ -318,7 +318,7 @@ enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
 		vgpu_warn(vdev, "queue %u: job %llu had completed, its interrupt did not come\n",
 			  job->queue, job->id);
 	}
-	vgpu_queue_process(&vdev->queues[job->queue]);
+	vgpu_queue_process(&vdev->queues[job->queue], true);
 	if (vdev->gone || !job->hw_fence || dma_fence_is_signaled(job->hw_fence) ||
 	    vgpu_job_waits_for_queue(job)) {
 		/* Spurious: put it back where drm_sched_job_timedout took it. */

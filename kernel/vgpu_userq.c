@@ -64,6 +64,11 @@ module_param_named(user_queues, vgpu_user_queues, int, 0444);
 MODULE_PARM_DESC(user_queues,
 		 "hardware queues kept for user-mode queues (default -1: a quarter)");
 
+static unsigned int vgpu_ufence_spin_us = 50;
+module_param_named(ufence_spin_us, vgpu_ufence_spin_us, uint, 0644);
+MODULE_PARM_DESC(ufence_spin_us,
+		 "WAIT_USER_FENCE polls the value this long before it sleeps (default 50, 0: never)");
+
 /* mmap() windows, in pages: one per slot, below DRM_FILE_PAGE_OFFSET_START */
 #define VGPU_UQ_PGOFF_BASE 0x10000ul
 #define VGPU_UQ_SLOT_PAGES 0x100ul
@@ -312,13 +317,25 @@ void vgpu_userq_watchdog(struct work_struct *work)
 		st = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS);
 		done = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
 			(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
-		if ((st & VGPU_QSTAT_IDLE) || done != uq->wd_completed) {
-			uq->wd_completed = done;
-			uq->wd_progress = jiffies;
+		/*
+		 * Time runs from the first pass that sees it busy, not from
+		 * the last that saw it idle: its owner rings the doorbell
+		 * without the kernel, up to a period after that pass, and a
+		 * queue must have had its whole userq_timeout_ms (in ns: a
+		 * jiffy-rounded start stopped one 0.3 ms early).
+		 */
+		if (st & VGPU_QSTAT_IDLE) {
+			uq->wd_busy = false;
 			continue;
 		}
-		if (time_before(jiffies, uq->wd_progress +
-					 msecs_to_jiffies(vgpu_userq_timeout())))
+		if (!uq->wd_busy || done != uq->wd_completed) {
+			uq->wd_busy = true;
+			uq->wd_completed = done;
+			uq->wd_progress = ktime_get_ns();
+			continue;
+		}
+		if (ktime_get_ns() - uq->wd_progress <
+		    (u64)vgpu_userq_timeout() * NSEC_PER_MSEC)
 			continue;
 		/* hung: stop it where it stands, the others never notice */
 		uq->error_index = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
@@ -610,7 +627,7 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	uq->slot = s - uqs->slot;
 	uq->hwq = s->hwq;
 	uq->state = VGPU_USERQ_STATE_ACTIVE;
-	uq->wd_progress = jiffies;
+	uq->wd_busy = false;
 	s->owner = uq;
 	atomic_set(&s->stopped, 0);
 	/* the device may use the AS from now on: unmaps defer, TLBs flush */
@@ -747,6 +764,36 @@ static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
 	return ret;
 }
 
+/*
+ * Poll the value for up to ufence_spin_us before the first sleep, as
+ * i915's __i915_spin_request() does for a request about to complete: a
+ * short job ends within that, and the waiter then returns without the
+ * interrupt's wake-up and two context switches.  The poll ends at once on
+ * a signal, when another task wants this CPU, at the deadline, and when a
+ * user-queue interrupt or stop came (the caller's loop then looks at the
+ * queue).  True once the condition holds.
+ */
+static bool vgpu_ufence_spin(struct vgpu_device *vdev,
+			     const struct drm_vgpu_wait_user_fence *args,
+			     u64 __user *uaddr, int seq)
+{
+	u64 now = ktime_get_ns(), v;
+	u64 end = now + READ_ONCE(vgpu_ufence_spin_us) * NSEC_PER_USEC;
+
+	if (args->timeout_ns > 0 && end > (u64)args->timeout_ns)
+		end = args->timeout_ns;
+	while (now < end && !need_resched() && !signal_pending(current) &&
+	       atomic_read(&vdev->uqs.seq) == seq) {
+		cpu_relax();
+		if (get_user(v, uaddr))
+			return false;	/* the caller's next read says -EFAULT */
+		if (vgpu_ufence_satisfied(v, args->op, args->value, args->mask))
+			return true;
+		now = ktime_get_ns();
+	}
+	return false;
+}
+
 int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 			       struct drm_file *file)
 {
@@ -755,6 +802,7 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 	struct drm_vgpu_wait_user_fence *args = data;
 	u64 __user *uaddr = u64_to_user_ptr(args->addr);
 	bool quiet = false;	/* the last wait ended with no interrupt */
+	bool spun = false, armed = false, tried_arm = false;
 	long left;
 	int ret;
 	u64 v;
@@ -765,30 +813,51 @@ int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 	for (;;) {
 		int seq = atomic_read(&vdev->uqs.seq);
 
-		if (get_user(v, uaddr))
-			return -EFAULT;
+		if (get_user(v, uaddr)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = 0;
 		if (vgpu_ufence_satisfied(v, args->op, args->value, args->mask))
-			return 0;
+			break;
 		if (args->queue_id) {
 			ret = vgpu_userq_check(vdev, vf, args->queue_id, quiet);
 			if (ret)
-				return ret;
+				break;
 		}
+		ret = -ENODEV;
 		if (drm_dev_is_unplugged(dev))
-			return -ENODEV;
+			break;
+		ret = -ETIME;
 		left = vgpu_jiffies_until(args->timeout_ns);
 		if (!left)
-			return -ETIME;
+			break;
+		ret = -ERESTARTSYS;
 		if (signal_pending(current))
-			return -ERESTARTSYS;
+			break;
+		if (!spun) {
+			spun = true;
+			ret = 0;
+			if (vgpu_ufence_spin(vdev, args, uaddr, seq))
+				break;
+			continue;
+		}
+		if (!tried_arm) {	/* then look at the value once more */
+			tried_arm = true;
+			armed = vgpu_irq_user_arm(vdev);
+			continue;
+		}
 		/* woken by a user-queue interrupt or a stop; else a tick */
 		ret = wait_event_interruptible_timeout(vdev->uqs.wq,
 				atomic_read(&vdev->uqs.seq) != seq,
 				min_t(long, left, msecs_to_jiffies(1)));
 		if (ret < 0)
-			return ret;
+			break;
 		quiet = !ret;
 	}
+	if (armed)
+		vgpu_irq_user_disarm(vdev);
+	return ret;
 }
 
 #if IS_ENABLED(CONFIG_DRM_VGPU_KUNIT_TEST)

@@ -107,7 +107,7 @@ static void vgpu_inject_irq_timer(void *opaque)
     VGPUQueue *q = opaque;
 
     qemu_mutex_lock(&q->s->lock);
-    vgpu_raise_irq_locked(q->s, VGPU_IRQ_COMPLETION);
+    vgpu_raise_irq_locked(q->s, q->user ? VGPU_IRQ_USER : VGPU_IRQ_COMPLETION);
     qemu_mutex_unlock(&q->s->lock);
 }
 
@@ -122,7 +122,7 @@ void vgpu_inject_completion_irq_locked(VGPUQueue *q)
                   (int64_t)MIN(q->inj_arg, (uint64_t)INT32_MAX));
         return;
     }
-    vgpu_raise_irq_locked(q->s, VGPU_IRQ_COMPLETION);
+    vgpu_raise_irq_locked(q->s, q->user ? VGPU_IRQ_USER : VGPU_IRQ_COMPLETION);
 }
 
 /*

@@ -549,7 +549,8 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  * BARs: BAR0 = the registers below (16 KiB, 32-bit accesses only, aligned);
  * BAR2 = the MSI-X table and PBA (2 vectors); BAR4 = the doorbell pages,
  * one 4 KiB page per queue ("User-mode queues").  Interrupts: MSI-X vector 0
- * for VGPU_IRQ_COMPLETION, vector 1 for VGPU_IRQ_ERROR; without MSI-X,
+ * for VGPU_IRQ_COMPLETION and VGPU_IRQ_USER, vector 1 for VGPU_IRQ_ERROR;
+ * without MSI-X,
  * INTx (pin A) is asserted while (IRQ_STATUS & IRQ_MASK) != 0.
  */
 #define VGPU_PCI_VENDOR_ID 0x7690u
@@ -621,7 +622,9 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 
 #define VGPU_IRQ_COMPLETION (1u << 0)	/* a command with VGPU_CMD_F_IRQ completed */
 #define VGPU_IRQ_ERROR (1u << 1)	/* a queue stopped on an error */
-#define VGPU_IRQ_ALL (VGPU_IRQ_COMPLETION | VGPU_IRQ_ERROR)
+#define VGPU_IRQ_USER (1u << 2)		/* the same as COMPLETION, on a user-mode queue
+					 * (VGPU_FEAT_USER_IRQ; else COMPLETION) */
+#define VGPU_IRQ_ALL (VGPU_IRQ_COMPLETION | VGPU_IRQ_ERROR | VGPU_IRQ_USER)
 
 #define VGPU_FEAT_MMU (1u << 0)		 /* GPU MMU, always set */
 #define VGPU_FEAT_RANDOM_SCHED (1u << 1) /* VGPU_LAUNCH_RANDOM_SCHED */
@@ -633,6 +636,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_FEAT_INJECT (1u << 7)	 /* fault injection (property x-inject) */
 #define VGPU_FEAT_NULL_PTE (1u << 8)	 /* VGPU_PTE_NULL leaves (sparse mappings) */
 #define VGPU_FEAT_USER_QUEUES (1u << 9)	 /* user-mode queues, doorbell BAR */
+#define VGPU_FEAT_USER_IRQ (1u << 10)	 /* user queues raise VGPU_IRQ_USER */
 
 /*
  * ---- Fault injection: a device that misbehaves on purpose ----
@@ -790,6 +794,13 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
  *     VGPU_ERR_BAD_DOORBELL (a kernel-mode queue ignores it).
  * Any failure stops that queue only (VGPU_IRQ_ERROR), as for every queue.
  * The command and completion rings stay guest physical, set by the kernel.
+ * A command with VGPU_CMD_F_IRQ raises VGPU_IRQ_USER, not COMPLETION
+ * (VGPU_FEAT_USER_IRQ), so that a driver can mask it while no one sleeps
+ * on a user fence (i915 arms its user interrupt only for waiters): a
+ * process that polls its fence, or a wait that the fence ends before it
+ * sleeps, then costs no interrupt.  Unmasking it delivers one already
+ * raised, as for every IRQ_MASK bit; acknowledge it first to drop a
+ * stale one.
  *
  * BAR4 holds one 4 KiB page per queue, queue q at q * VGPU_DOORBELL_PAGE,
  * made to be mapped into the owning process (each page is its own queue's

@@ -544,7 +544,7 @@ static void vgpu_job_process_counter_wraps(struct kunit *test)
 	/* the counter read 0: it wrapped past s + 2 (0x1_0000_0000) */
 	vgpu_test_set_qreg(t, VGPU_Q_COMPLETED_LO, (u32)(s + 2));
 	vgpu_test_set_qreg(t, VGPU_Q_STATUS, VGPU_QSTAT_ENABLED | VGPU_QSTAT_STOPPED);
-	vgpu_queue_process(q);
+	vgpu_queue_process(q, true);
 
 	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(a->hw_fence));
 	KUNIT_EXPECT_EQ(test, a->hw_fence->error, 0);
@@ -567,14 +567,14 @@ static void vgpu_job_process_counter_wraps(struct kunit *test)
 	/* nothing new: nothing happens, a running queue is left alone */
 	vgpu_test_set_qreg(t, VGPU_Q_CONTROL, 0);
 	vgpu_test_set_qreg(t, VGPU_Q_STATUS, VGPU_QSTAT_ENABLED);
-	vgpu_queue_process(q);
+	vgpu_queue_process(q, true);
 	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(c->hw_fence));
 	KUNIT_EXPECT_EQ(test, vgpu_test_qreg(t, VGPU_Q_CONTROL), 0);
 
 	/* c's slot holds a record of an earlier lap: stale, -EIO */
 	vgpu_test_cpl(t, 0, VGPU_ERR_NONE, s + 3 - VGPU_RING_ENTRIES);
 	vgpu_test_set_qreg(t, VGPU_Q_COMPLETED_LO, (u32)(s + 3));
-	vgpu_queue_process(q);
+	vgpu_queue_process(q, true);
 	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(c->hw_fence));
 	KUNIT_EXPECT_EQ(test, c->hw_fence->error, -EIO);
 	KUNIT_EXPECT_EQ(test, vgpu_hist(t->vf, 3)->state, VGPU_JOB_FAILED);

@@ -226,7 +226,7 @@ static u32 vgpu_sched_test_complete(struct kunit *test, struct vgpu_sched_test *
 		KUNIT_EXPECT_LT(test, emitted - (seqs[0] - 1), VGPU_RING_ENTRIES);
 		writel(lower_32_bits(seqs[n - 1]),
 		       t->vdev->mmio + VGPU_REG_QUEUE(0) + VGPU_Q_COMPLETED_LO);
-		vgpu_queue_process(q);
+		vgpu_queue_process(q, true);
 	}
 	return n;
 }

@@ -4,7 +4,8 @@
  * BAR (uapi/vgpu_hw.h, "User-mode queues").  A user-mode queue's commands
  * were written by a process the kernel does not trust: they run in the
  * queue's address space whatever they name, privileged commands fail, a
- * garbage doorbell stops that queue and no other.
+ * garbage doorbell stops that queue and no other; its releases raise
+ * VGPU_IRQ_USER, which the driver masks while no one waits.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -199,6 +200,58 @@ TEST_F(userq, commands_run_in_the_queues_address_space_only)
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	EXPECT_EQ(0xbadu, qts_readq(d->qts, pa0));
 	dev_kernel_free(&st.kern);
+}
+
+/* IRQ_STATUS once the bottom half raised @bit (up to 60 s). */
+static uint32_t irq_status_with(struct dev *d, uint32_t bit)
+{
+	for (int i = 0; i < 60000 && !(reg_read(d, VGPU_REG_IRQ_STATUS) & bit); i++)
+		usleep(1000);
+	return reg_read(d, VGPU_REG_IRQ_STATUS);
+}
+
+TEST_F(userq, a_release_raises_the_user_interrupt_masked_apart)
+{
+	struct dev *d = &self->d;
+	struct vgpu_completion c;
+	struct vgpu_cmd_fence f, nop = { .hdr = { .opcode = VGPU_CMD_NOP,
+						  .flags = VGPU_CMD_F_IRQ } };
+	uint64_t pa, va;
+	uint32_t slot;
+
+	EXPECT_NE(0u, reg_read(d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_USER_IRQ);
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_COMPLETION | VGPU_IRQ_ERROR);
+	reg_write(d, VGPU_REG_IRQ_ACK, VGPU_IRQ_ALL);
+	dev_msi_clear(d);
+	/* the user queue's release: VGPU_IRQ_USER, held back by its mask */
+	va = dev_buf(d, UAS, 8, RW, &pa);
+	f = fence_cmd(va, 41, VGPU_CMD_F_IRQ, 0);
+	slot = dev_put(d, UQ, &f);
+	dev_doorbell_page(d, UQ);
+	ASSERT_TRUE(dev_wait(d, UQ, slot, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(41u, qts_readq(d->qts, pa));
+	EXPECT_EQ(VGPU_IRQ_USER, irq_status_with(d, VGPU_IRQ_USER));
+	EXPECT_EQ(0u, dev_msi_read(d, VGPU_MSIX_VEC_COMPLETION));
+	/* unmasked: delivered on the completion vector */
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
+	EXPECT_EQ(DEV_MSI_DATA + VGPU_MSIX_VEC_COMPLETION,
+		  dev_msi_read(d, VGPU_MSIX_VEC_COMPLETION));
+	EXPECT_EQ(0u, dev_msi_read(d, VGPU_MSIX_VEC_ERROR));
+	/* acknowledged, then unmasked again: nothing more comes */
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_COMPLETION | VGPU_IRQ_ERROR);
+	reg_write(d, VGPU_REG_IRQ_ACK, VGPU_IRQ_USER);
+	dev_msi_clear(d);
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
+	EXPECT_EQ(0u, reg_read(d, VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(0u, dev_msi_read(d, VGPU_MSIX_VEC_COMPLETION));
+	/* a kernel-mode queue's: VGPU_IRQ_COMPLETION, as before */
+	reg_write(d, VGPU_REG_IRQ_MASK, VGPU_IRQ_COMPLETION | VGPU_IRQ_ERROR);
+	slot = dev_submit(d, KQ, &nop);
+	ASSERT_TRUE(dev_wait(d, KQ, slot, &c));
+	EXPECT_EQ(VGPU_IRQ_COMPLETION, irq_status_with(d, VGPU_IRQ_COMPLETION));
+	EXPECT_EQ(DEV_MSI_DATA + VGPU_MSIX_VEC_COMPLETION,
+		  dev_msi_read(d, VGPU_MSIX_VEC_COMPLETION));
 }
 
 TEST_F(userq, privileged_commands_fail)

@@ -31,10 +31,13 @@
  * ratio of the medians printed.
  * User-mode queues: the same null job written into a user queue's mapped
  * ring and started by a store to its doorbell, completion a SEM_RELEASE
- * of a 64-bit fence with an interrupt: waited for with WAIT_USER_FENCE,
- * and, the path without any system call, by reading the fence until it
- * moves.  Each alternates launch by launch with the SUBMIT + SYNCOBJ_WAIT
- * path (the baseline); medians, jobs/s and ratios printed, target: the
+ * of a 64-bit fence with an interrupt: waited for with WAIT_USER_FENCE
+ * (which polls for up to ufence_spin_us before it sleeps), the same with
+ * ufence_spin_us=0 (asleep at once, woken by the interrupt), and, the
+ * path without any system call, by reading the fence until it moves.
+ * The kinds take turns with the SUBMIT + SYNCOBJ_WAIT path (the
+ * baseline), two jobs a turn, the second timed (uq_job() says why);
+ * medians, jobs/s and ratios printed, target: the
  * user queue at least 3x faster.  And libvgpu's launch + wait on a user
  * queue beside the same on its default queue.
  * Run in the guest: `make bench-guest`.
@@ -57,6 +60,7 @@
 
 static const char sem_deps_param[] = "/sys/module/vgpu/parameters/sem_deps";
 static const char preempt_param[] = "/sys/module/vgpu/parameters/preempt";
+static const char spin_param[] = "/sys/module/vgpu/parameters/ufence_spin_us";
 
 static int64_t now(void)
 {
@@ -196,9 +200,9 @@ struct uq_bench {
 	uint64_t seq;
 };
 
-/* A null job and a release of the next sequence number, rung. */
+/* A null job and a release of the next sequence number (@flags), rung. */
 static void uq_null_job(struct uq_bench *u, const struct drm_vgpu_submit *s,
-			uint64_t fence_va)
+			uint64_t fence_va, uint32_t flags)
 {
 	struct vgpu_cmd_launch l = {
 		.hdr = { .opcode = VGPU_CMD_LAUNCH },
@@ -211,7 +215,7 @@ static void uq_null_job(struct uq_bench *u, const struct drm_vgpu_submit *s,
 		.param_size = s->launch.param_size,
 	};
 	struct vgpu_cmd_sem r = {
-		.hdr = { .opcode = VGPU_CMD_SEM_RELEASE, .flags = VGPU_CMD_F_IRQ },
+		.hdr = { .opcode = VGPU_CMD_SEM_RELEASE, .flags = flags },
 		.addr = fence_va,
 		.payload = ++u->seq,
 	};
@@ -224,15 +228,57 @@ static void uq_null_job(struct uq_bench *u, const struct drm_vgpu_submit *s,
 	u->db[VGPU_DB_TAIL / 4] = u->tail;
 }
 
+/* The kinds of null job userq_bench() alternates. */
+enum uq_kind { UQ_WAIT, UQ_WAIT_NO_POLL, UQ_POLL, UQ_POLL_NO_IRQ, UQ_SUBMIT, UQ_KINDS };
+
 /*
- * Null jobs on a user queue against SUBMIT (@s, completion @sync): @ufw
- * waited with WAIT_USER_FENCE, @poll by reading the fence, @sub the
- * SUBMIT path, alternating; libvgpu on a user queue (@luq) against its
- * default queue (@ldef).  False when the device has no user queues.
+ * One null job of @kind from start to the caller learning of its end, in
+ * ns.  A user-queue release raises an interrupt, which may reach the
+ * guest after the waiter has returned (a poll saw the value first) and
+ * then costs the job after it: userq_bench() times the second of two
+ * jobs of a kind, so that each kind pays for its own interrupts.
+ */
+static int64_t uq_job(int fd, struct uq_bench *u, enum uq_kind kind,
+		      const struct drm_vgpu_submit *s, struct drm_vgpu_submit *s1,
+		      uint32_t sync, volatile uint64_t *fence, uint64_t fence_va)
+{
+	struct drm_vgpu_wait_user_fence w = {
+		.addr = (uintptr_t)fence, .mask = ~0ull, .op = VGPU_UFENCE_OP_GTE,
+		.queue_id = u->c.queue_id,
+	};
+	int64_t t0 = now();
+	int ret = 0;
+
+	if (kind == UQ_SUBMIT) {
+		ret = _test_submit(fd, s1);
+		ret = ret ?: _test_syncobj_wait(fd, sync, 0, vgpu_wait_ns(10));
+	} else {
+		uq_null_job(u, s, fence_va, kind == UQ_POLL_NO_IRQ ? 0 : VGPU_CMD_F_IRQ);
+		if (kind == UQ_POLL || kind == UQ_POLL_NO_IRQ) {
+			while (*fence < u->seq)
+				if (now() - t0 > vgpu_wait_ns(10))
+					die("user queue null job (polled)", -ETIME);
+		} else {
+			w.value = u->seq;
+			w.timeout_ns = vgpu_now_ns() + vgpu_wait_ns(10);
+			ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w);
+		}
+	}
+	if (ret)
+		die("null job", ret);
+	return now() - t0;
+}
+
+/*
+ * Null jobs on a user queue against SUBMIT (@s, completion @sync), kind
+ * by kind in turn (uq_kind: @t[kind][i]): waited with WAIT_USER_FENCE,
+ * the same with ufence_spin_us=0, by reading the fence, the SUBMIT path;
+ * libvgpu on a user queue (@luq) against its default queue (@ldef).  False
+ * when the device has no user queues.
  */
 static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
-			struct vgpu_prog *p, int64_t *ufw, int64_t *poll,
-			int64_t *sub, int64_t *luq, int64_t *ldef)
+			struct vgpu_prog *p, int64_t (*t)[ITERS],
+			int64_t *luq, int64_t *ldef)
 {
 	struct drm_vgpu_submit s1 = *s;
 	struct drm_vgpu_sync out = { .handle = sync };
@@ -244,12 +290,14 @@ static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
 	const struct vgpu_kernel *k;
 	struct vgpu_queue *q;
 	struct uq_bench u = { 0 };
-	char log[256];
-	int64_t t0, t1, t2, t3;
+	char log[256], spin[32];
+	int64_t t0, t1, t2;
 	int i, ret;
 
 	if (_test_get_param(fd, VGPU_PARAM_USER_QUEUES, &n) || !n)
 		return false;
+	if (read_file(spin_param, spin, sizeof(spin)) <= 0)
+		die(spin_param, -ENOENT);
 	ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &u.c);
 	if (ret)
 		die("USERQ_CREATE", ret);
@@ -263,33 +311,17 @@ static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
 	s1.out_syncs = (uintptr_t)&out;
 	s1.out_sync_count = 1;
 	for (i = -10; i < ITERS; i++) {	/* 10 rounds of warm-up */
-		struct drm_vgpu_wait_user_fence w = {
-			.addr = (uintptr_t)fence, .mask = ~0ull, .op = VGPU_UFENCE_OP_GTE,
-			.queue_id = u.c.queue_id,
-		};
+		for (int kind = 0; kind < UQ_KINDS; kind++) {
+			int64_t d;
 
-		t0 = now();
-		uq_null_job(&u, s, fence_va);
-		w.value = u.seq;
-		w.timeout_ns = vgpu_now_ns() + vgpu_wait_ns(10);
-		ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w);
-		t1 = now();
-		if (ret)
-			die("user queue null job", ret);
-		uq_null_job(&u, s, fence_va);
-		while (*fence < u.seq)
-			if (now() - t1 > vgpu_wait_ns(10))
-				die("user queue null job (polled)", -ETIME);
-		t2 = now();
-		ret = _test_submit(fd, &s1);
-		ret = ret ?: _test_syncobj_wait(fd, sync, 0, vgpu_wait_ns(10));
-		t3 = now();
-		if (ret)
-			die("null job", ret);
-		if (i >= 0) {
-			ufw[i] = t1 - t0;
-			poll[i] = t2 - t1;
-			sub[i] = t3 - t2;
+			if (kind == UQ_WAIT_NO_POLL)
+				set_param(spin_param, "0");
+			uq_job(fd, &u, kind, s, &s1, sync, fence, fence_va);
+			d = uq_job(fd, &u, kind, s, &s1, sync, fence, fence_va);
+			if (kind == UQ_WAIT_NO_POLL)
+				set_param(spin_param, spin);
+			if (i >= 0)
+				t[kind][i] = d;
 		}
 	}
 	munmap(u.ring, u.c.entries * VGPU_CMD_BYTES);
@@ -334,7 +366,9 @@ static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
 int main(void)
 {
 	static int64_t lat[ITERS], base[ITERS], raw[ITERS], lib[ITERS], rawbo[ITERS];
-	static int64_t ufw[ITERS], upoll[ITERS], usub[ITERS], luq[ITERS], ldef[ITERS];
+	static int64_t ut[UQ_KINDS][ITERS], luq[ITERS], ldef[ITERS];
+	int64_t *ufw = ut[UQ_WAIT], *ufs = ut[UQ_WAIT_NO_POLL];
+	int64_t *upoll = ut[UQ_POLL], *upni = ut[UQ_POLL_NO_IRQ], *usub = ut[UQ_SUBMIT];
 	bool have_uq;
 	struct vgpu_device *dev;
 	struct vgpu_program *lprog;
@@ -449,7 +483,7 @@ int main(void)
 	vgpu_program_free(lprog);
 	vgpu_device_close(dev);
 
-	have_uq = userq_bench(fd, &s, out.handle, &p, ufw, upoll, usub, luq, ldef);
+	have_uq = userq_bench(fd, &s, out.handle, &p, ut, luq, ldef);
 
 	/* 64 in flight: job n signals timeline point n; wait point n - 64 */
 	ret = _test_syncobj_create(fd, &tl);
@@ -529,24 +563,32 @@ int main(void)
 	qsort(rawbo, ITERS, sizeof(rawbo[0]), cmp64);
 	lib_ratio = (double)lib[ITERS / 2] / raw[ITERS / 2];
 	if (have_uq) {
-		double rw, rp;
+		double rw, rs, rp, rn;
 
 		qsort(ufw, ITERS, sizeof(ufw[0]), cmp64);
+		qsort(ufs, ITERS, sizeof(ufs[0]), cmp64);
 		qsort(upoll, ITERS, sizeof(upoll[0]), cmp64);
+		qsort(upni, ITERS, sizeof(upni[0]), cmp64);
 		qsort(usub, ITERS, sizeof(usub[0]), cmp64);
 		qsort(luq, ITERS, sizeof(luq[0]), cmp64);
 		qsort(ldef, ITERS, sizeof(ldef[0]), cmp64);
 		rw = (double)usub[ITERS / 2] / ufw[ITERS / 2];
+		rs = (double)usub[ITERS / 2] / ufs[ITERS / 2];
 		rp = (double)usub[ITERS / 2] / upoll[ITERS / 2];
+		rn = (double)usub[ITERS / 2] / upni[ITERS / 2];
 		printf("vgpu_bench: null job on a user-mode queue (ring + doorbell store, fence\n"
-		       "  release with IRQ) vs SUBMIT + SYNCOBJ_WAIT, alternating, %d each\n", ITERS);
+		       "  release with IRQ) vs SUBMIT + SYNCOBJ_WAIT, in turns, %d each\n", ITERS);
 		printf("  SUBMIT + SYNCOBJ_WAIT                 median %8.1f us  %8.0f jobs/s   (baseline)\n",
 		       usub[ITERS / 2] / 1e3, 1e9 / usub[ITERS / 2]);
 		printf("  user queue, WAIT_USER_FENCE           median %8.1f us  %8.0f jobs/s   %.1fx faster   target >= %.0fx: %s\n",
 		       ufw[ITERS / 2] / 1e3, 1e9 / ufw[ITERS / 2], rw, UQ_TARGET,
 		       rw >= UQ_TARGET ? "met" : "not met");
+		printf("  ... with ufence_spin_us=0 (no poll)   median %8.1f us  %8.0f jobs/s   %.1fx faster\n",
+		       ufs[ITERS / 2] / 1e3, 1e9 / ufs[ITERS / 2], rs);
 		printf("  user queue, fence polled (no syscall) median %8.1f us  %8.0f jobs/s   %.1fx faster\n",
 		       upoll[ITERS / 2] / 1e3, 1e9 / upoll[ITERS / 2], rp);
+		printf("  ... released without VGPU_CMD_F_IRQ   median %8.1f us  %8.0f jobs/s   %.1fx faster\n",
+		       upni[ITERS / 2] / 1e3, 1e9 / upni[ITERS / 2], rn);
 		printf("  libvgpu launch + wait, user queue     median %8.1f us   default queue %.1f us   %.2fx\n",
 		       luq[ITERS / 2] / 1e3, ldef[ITERS / 2] / 1e3,
 		       (double)ldef[ITERS / 2] / luq[ITERS / 2]);
@@ -555,11 +597,19 @@ int main(void)
 			  bench_fmt("SUBMIT %.1f us", usub[ITERS / 2] / 1e3),
 			  bench_fmt("%.1fx faster", rw), bench_fmt(">= %.0fx", UQ_TARGET),
 			  rw >= UQ_TARGET);
+		bench_row("guest, user queue null job (WAIT_USER_FENCE, no poll)",
+			  bench_fmt("%.1f us", ufs[ITERS / 2] / 1e3),
+			  bench_fmt("SUBMIT %.1f us", usub[ITERS / 2] / 1e3),
+			  bench_fmt("%.1fx faster", rs), "", -1);
 		bench_row("guest, user queue null job (fence polled)",
 			  bench_fmt("%.1f us", upoll[ITERS / 2] / 1e3),
 			  bench_fmt("SUBMIT %.1f us", usub[ITERS / 2] / 1e3),
 			  bench_fmt("%.1fx faster", rp), bench_fmt(">= %.0fx", UQ_TARGET),
 			  rp >= UQ_TARGET);
+		bench_row("guest, user queue null job (fence polled, no interrupt)",
+			  bench_fmt("%.1f us", upni[ITERS / 2] / 1e3),
+			  bench_fmt("SUBMIT %.1f us", usub[ITERS / 2] / 1e3),
+			  bench_fmt("%.1fx faster", rn), "", -1);
 		bench_row("guest, libvgpu launch + wait on a user queue",
 			  bench_fmt("%.1f us", luq[ITERS / 2] / 1e3),
 			  bench_fmt("default queue %.1f us", ldef[ITERS / 2] / 1e3),

@@ -9,6 +9,7 @@
  *
  *   launch + release       a kernel's output, the fence value, the records
  *   WAIT_USER_FENCE        each operator and mask, deadlines, errnos
+ *   its poll               ends at the deadline, a signal, a stop, the value
  *   bad commands           the exact error, that queue stopped, others run
  *   garbage doorbell       VGPU_ERR_BAD_DOORBELL on that queue only
  *   another file's memory  the asid field names it in vain: a fault
@@ -321,6 +322,90 @@ TEST_F(userq, wait_user_fence_operators_deadlines_and_errors)
 	w.mask = ~0ull;
 	w.queue_id = 999;
 	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * WAIT_USER_FENCE polls before it sleeps (ufence_spin_us).  With a poll of
+ * 10 s, each thing that must end it early does, long before the 10 s: the
+ * deadline, a signal, a queue's stop, and the value itself.  (The bounds
+ * are the poll's length, not a speed: a poll that ignored one of them
+ * would take 10 s.)
+ */
+TEST_F(userq, wait_user_fence_polls_no_longer_than_its_deadline_a_signal_or_a_stop)
+{
+	static const char param[] = "/sys/module/vgpu/parameters/ufence_spin_us";
+	const int64_t spin = 10000000000ll, bound = spin / 2;
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct drm_vgpu_wait_user_fence w;
+	struct vgpu_cmd_header garbage[16] = { { .opcode = 0x77 } };
+	struct vgpu_cmd_sem r = release_cmd(self->fence_va, 1);
+	volatile uint64_t *shared = self->fence;
+	static uint64_t word = 0x1234;
+	char saved[32] = "";
+	int64_t t0, t;
+	struct uq q;
+	pid_t pid;
+	int status;
+
+	ASSERT_LT(0, read_file(param, saved, sizeof(saved)));
+	ASSERT_EQ(0, sysfs_write(param, "10000000"));
+	/* the deadline */
+	t0 = vgpu_now_ns();
+	EXPECT_EQ(-ETIME, ufence_wait(self->fd, &word, VGPU_UFENCE_OP_EQ, 1, ~0ull,
+				      t0 + 50000000, 0));
+	t = vgpu_now_ns() - t0;
+	EXPECT_LE(50000000, t);
+	EXPECT_GT(bound, t);
+	/*
+	 * a signal (no SA_RESTART: the ioctl's -ERESTARTSYS reaches us as
+	 * EINTR; ioctl() itself, vgpu_ioctl() would retry)
+	 */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
+	t0 = vgpu_now_ns();
+	w = (struct drm_vgpu_wait_user_fence){
+		.addr = (uintptr_t)&word, .value = 1, .mask = ~0ull,
+		.timeout_ns = t0 + 3 * spin, .op = VGPU_UFENCE_OP_EQ,
+	};
+	ualarm(50000, 0);
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w));
+	EXPECT_EQ(EINTR, errno);
+	t = vgpu_now_ns() - t0;
+	EXPECT_GT(bound, t);
+	sigaction(SIGALRM, &old, NULL);
+	/* the queue's stop (its error interrupt) */
+	*self->fence = 0;
+	ASSERT_EQ(0, uq_create(self->fd, &q));
+	uq_put(&q, garbage);
+	uq_put(&q, &r);
+	uq_ring(&q);
+	t0 = vgpu_now_ns();
+	EXPECT_EQ(-EIO, ufence_wait(self->fd, self->fence, VGPU_UFENCE_OP_GTE, 1,
+				    ~0ull, t0 + 3 * spin, q.c.queue_id));
+	t = vgpu_now_ns() - t0;
+	EXPECT_GT(bound, t);
+	EXPECT_EQ(0u, *self->fence);
+	ASSERT_EQ(0, uq_destroy(self->fd, &q));
+	/* a CPU write from another process, which no interrupt announces */
+	*shared = 0;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		usleep(50000);
+		*shared = 7;
+		_exit(0);
+	}
+	t0 = vgpu_now_ns();
+	EXPECT_EQ(0, ufence_wait(self->fd, shared, VGPU_UFENCE_OP_EQ, 7, ~0ull,
+				 t0 + 3 * spin, 0));
+	t = vgpu_now_ns() - t0;
+	EXPECT_GT(bound, t);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, sysfs_write(param, saved));
 }
 
 /* One bad command: the exact error, the queue stopped, -EIO for waiters. */
