@@ -222,6 +222,7 @@ static int vgpu_bo_test_init(struct kunit *test)
 	mutex_init(&vdev->reset_lock);
 	mutex_init(&vdev->files_lock);
 	spin_lock_init(&vdev->exc_lock);
+	spin_lock_init(&vdev->irq_lock);
 	INIT_LIST_HEAD(&vdev->files);
 	vdev->as_max = VGPU_BO_TEST_FILES;	/* ASIDs 1..3 */
 	KUNIT_ASSERT_EQ(test, vgpu_mmu_init(vdev), 0);

@@ -48,6 +48,7 @@ static int vgpu_job_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t->bar);
 	t->vdev->mmio = (void __force __iomem *)t->bar;
 	spin_lock_init(&t->vdev->exc_lock);
+	spin_lock_init(&t->vdev->irq_lock);
 	t->vdev->nqueues = 4;
 	t->vdev->max_code = 1 << 16;
 	t->vdev->max_param = 4096;

@@ -44,6 +44,7 @@ static int vgpu_sched_test_init(struct kunit *test)
 	mutex_init(&vdev->reset_lock);
 	mutex_init(&vdev->files_lock);
 	spin_lock_init(&vdev->exc_lock);
+	spin_lock_init(&vdev->irq_lock);
 	INIT_LIST_HEAD(&vdev->files);
 	t->q = &vdev->queues[0];
 

@@ -2,7 +2,10 @@
 /*
  * vgpu_bench: null-job submit-to-fence latency and jobs/s through vgpu.ko
  * (one job in flight, and 64), beside a DRM syncobj create/signal/wait/
- * destroy loop measured in the same run as the baseline (ratio).
+ * destroy loop measured in the same run as the baseline (ratio).  Where
+ * that time goes: the same job PHASE_JOBS more times with the driver's
+ * tracepoints, the vgpu interrupt's irq_handler_entry and a trace_marker
+ * write before SUBMIT and after the wait, the median of each phase.
  *
  * libvgpu's overhead on the drm backend: the same null job launched
  * through the library (vgpu_kernel_launch + vgpu_job_wait + vgpu_job_free:
@@ -80,9 +83,16 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void set_param(const char *path, const char *v)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);	/* (O_TRUNC clears a trace) */
 
 	if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
 		die(path, -errno);
@@ -336,30 +346,161 @@ static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
 	ret = ret ?: vgpu_queue_new_user(dev, VGPU_QUEUE_PRIORITY_NORMAL, &q);
 	if (ret)
 		die("libvgpu user queue", ret);
-	for (i = -10; i < ITERS; i++) {
-		struct vgpu_job *job;
+	for (i = -10; i < ITERS; i++) {	/* two a turn, the second timed */
+		for (int n = 0; n < 2; n++) {
+			struct vgpu_job *job;
 
-		t0 = now();
-		cfg.queue = q;
-		ret = vgpu_kernel_launch(k, &cfg, NULL, &job);
-		ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
-		vgpu_job_free(job);
-		t1 = now();
-		cfg.queue = NULL;
-		ret = ret ?: vgpu_kernel_launch(k, &cfg, NULL, &job);
-		ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
-		vgpu_job_free(job);
-		t2 = now();
-		if (ret)
-			die("libvgpu null jobs", ret);
-		if (i >= 0) {
-			luq[i] = t1 - t0;
-			ldef[i] = t2 - t1;
+			t0 = now();
+			cfg.queue = q;
+			ret = vgpu_kernel_launch(k, &cfg, NULL, &job);
+			ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
+			vgpu_job_free(job);
+			t1 = now();
+			if (ret)
+				die("libvgpu null jobs", ret);
+			if (n && i >= 0)
+				luq[i] = t1 - t0;
+		}
+		for (int n = 0; n < 2; n++) {
+			struct vgpu_job *job;
+
+			t1 = now();
+			cfg.queue = NULL;
+			ret = vgpu_kernel_launch(k, &cfg, NULL, &job);
+			ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
+			vgpu_job_free(job);
+			t2 = now();
+			if (ret)
+				die("libvgpu null jobs", ret);
+			if (n && i >= 0)
+				ldef[i] = t2 - t1;
 		}
 	}
 	vgpu_queue_free(q);
 	vgpu_program_free(prog);
 	vgpu_device_close(dev);
+	return true;
+}
+
+/* ---- where a null job's time goes: tracepoints ---- */
+
+#define TRACING "/sys/kernel/debug/tracing/"
+#define PHASE_JOBS 200
+
+enum phase_mark { PM_BEGIN, PM_SUBMIT, PM_RUN, PM_IRQ, PM_COMPLETE, PM_END, PM_N };
+
+static const char *const phase_names[PM_N - 1] = {
+	"ioctl entry -> vgpu_job_submit",
+	"vgpu_job_submit -> vgpu_job_run (drm_sched)",
+	"vgpu_job_run -> interrupt (device)",
+	"interrupt -> vgpu_job_complete",
+	"vgpu_job_complete -> wait returns",
+};
+
+static void tracing_write(const char *file, const char *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TRACING "%s", file);
+	set_param(path, v);
+}
+
+/* The timestamp (us) before event @ev in trace line @line, or -1. */
+static double trace_stamp(const char *line, const char *ev)
+{
+	const char *p = strstr(line, ev);
+
+	if (!p || p - line < 3)
+		return -1;
+	p -= 2;			/* back over ": " to the timestamp's end */
+	while (p > line && p[-1] != ' ')
+		p--;
+	return strtod(p, NULL) * 1e6;
+}
+
+/*
+ * PHASE_JOBS null jobs (@s, completion @sync) with the driver's
+ * tracepoints, the vgpu interrupt's irq_handler_entry and a trace_marker
+ * write before SUBMIT and after SYNCOBJ_WAIT: the median of each phase in
+ * @med (us, PM_N - 1 of them).  False without tracefs.
+ */
+static bool submit_phases(int fd, struct drm_vgpu_submit *s, uint32_t sync,
+			  double *med)
+{
+	static double ph[PM_N - 1][PHASE_JOBS];
+	double t[PM_N];
+	int marker, n = 0, i, ret;
+	char line[512];
+	FILE *f;
+
+	if (access(TRACING "trace_marker", W_OK))
+		return false;
+	tracing_write("tracing_on", "0");
+	tracing_write("trace", "");
+	tracing_write("events/irq/irq_handler_entry/filter", "name == \"vgpu\"");
+	tracing_write("events/irq/irq_handler_entry/enable", "1");
+	tracing_write("events/vgpu/enable", "1");
+	marker = open(TRACING "trace_marker", O_WRONLY | O_CLOEXEC);
+	if (marker < 0)
+		die("trace_marker", -errno);
+	tracing_write("tracing_on", "1");
+	for (i = 0; i < PHASE_JOBS; i++) {
+		if (write(marker, "vgpu_bench B", 12) != 12)
+			die("trace_marker", -errno);
+		ret = _test_submit(fd, s);
+		ret = ret ?: _test_syncobj_wait(fd, sync, 0, vgpu_wait_ns(10));
+		if (ret)
+			die("null job (traced)", ret);
+		if (write(marker, "vgpu_bench E", 12) != 12)
+			die("trace_marker", -errno);
+	}
+	tracing_write("tracing_on", "0");
+	close(marker);
+	tracing_write("events/vgpu/enable", "0");
+	tracing_write("events/irq/irq_handler_entry/enable", "0");
+	tracing_write("events/irq/irq_handler_entry/filter", "0");
+	f = fopen(TRACING "trace", "r");
+	if (!f)
+		die("trace", -errno);
+	for (i = 0; i < PM_N; i++)
+		t[i] = -1;
+	while (fgets(line, sizeof(line), f)) {
+		double v;
+
+		if ((v = trace_stamp(line, "tracing_mark_write: vgpu_bench B")) >= 0) {
+			for (i = 0; i < PM_N; i++)
+				t[i] = -1;
+			t[PM_BEGIN] = v;
+		} else if ((v = trace_stamp(line, "vgpu_job_submit:")) >= 0) {
+			t[PM_SUBMIT] = v;
+		} else if ((v = trace_stamp(line, "vgpu_job_run:")) >= 0) {
+			t[PM_RUN] = v;
+		} else if ((v = trace_stamp(line, "irq_handler_entry:")) >= 0) {
+			if (t[PM_RUN] >= 0 && t[PM_IRQ] < 0)
+				t[PM_IRQ] = v;
+		} else if ((v = trace_stamp(line, "vgpu_job_complete:")) >= 0) {
+			t[PM_COMPLETE] = v;
+		} else if ((v = trace_stamp(line, "tracing_mark_write: vgpu_bench E")) >= 0) {
+			bool whole = n < PHASE_JOBS;
+
+			t[PM_END] = v;
+			for (i = 0; i + 1 < PM_N; i++)
+				whole = whole && t[i] >= 0 && t[i + 1] >= t[i];
+			if (whole) {
+				for (i = 0; i + 1 < PM_N; i++)
+					ph[i][n] = t[i + 1] - t[i];
+				n++;
+			}
+		}
+	}
+	fclose(f);
+	tracing_write("trace", "");
+	if (n < PHASE_JOBS / 2)
+		die("too few whole traces of a null job", -EPROTO);
+	for (i = 0; i + 1 < PM_N; i++) {
+		qsort(ph[i], n, sizeof(ph[i][0]), cmpd);
+		med[i] = ph[i][n / 2];
+	}
 	return true;
 }
 
@@ -369,7 +510,8 @@ int main(void)
 	static int64_t ut[UQ_KINDS][ITERS], luq[ITERS], ldef[ITERS];
 	int64_t *ufw = ut[UQ_WAIT], *ufs = ut[UQ_WAIT_NO_POLL];
 	int64_t *upoll = ut[UQ_POLL], *upni = ut[UQ_POLL_NO_IRQ], *usub = ut[UQ_SUBMIT];
-	bool have_uq;
+	bool have_uq, have_phases;
+	double phase[PM_N - 1];
 	struct vgpu_device *dev;
 	struct vgpu_program *lprog;
 	const struct vgpu_kernel *lk;
@@ -436,6 +578,7 @@ int main(void)
 		sum_lat += lat[i];
 	}
 	one_jps = 1e9 * ITERS / sum_lat;
+	have_phases = submit_phases(fd, &s, out.handle, phase);
 
 	/*
 	 * The same null job through libvgpu, alternating with the raw path;
@@ -625,6 +768,20 @@ int main(void)
 	printf("  jobs/s, 1 in flight                 %8.0f\n", one_jps);
 	printf("  jobs/s, 64 in flight (%d jobs)    %8.0f   (%.1fx the 1-in-flight rate)\n",
 	       DEPTH_JOBS, deep_jps, deep_jps / one_jps);
+	if (have_phases) {
+		double sum = 0;
+
+		printf("vgpu_bench: where a null job's time goes (%d traced jobs, medians;\n"
+		       "  tracepoints vgpu_job_*, irq_handler_entry, trace_marker)\n", PHASE_JOBS);
+		for (i = 0; i < PM_N - 1; i++) {
+			printf("  %-44s %8.1f us\n", phase_names[i], phase[i]);
+			bench_row(bench_fmt("guest, null job: %s", phase_names[i]),
+				  bench_fmt("%.1f us", phase[i]), "", "", "", -1);
+			sum += phase[i];
+		}
+		printf("  %-44s %8.1f us   (traced; untraced median %.1f us)\n", "sum",
+		       sum, lat[ITERS / 2] / 1e3);
+	}
 	printf("vgpu_bench: libvgpu overhead per launch, drm backend (null job, alternating, %d each)\n",
 	       ITERS);
 	printf("  raw SUBMIT + SYNCOBJ_WAIT             median %8.1f us   (baseline)\n",
