@@ -473,10 +473,34 @@ void vgpu_warp_sleep(struct vgpu_cta *c, struct vgpu_warp *w, uint64_t ns);
 void vgpu_warp_wait_failed(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 			   uint32_t off, uint32_t lanes);
 
-/* Named-barrier instructions (bar.c) */
 #define VGPU_EXEC_PROTO(name)                                                  \
 	enum vgpu_xres name(struct vgpu_cta *c, struct vgpu_warp *w,           \
 			    const struct vgpu_dinsn *d, uint32_t em)
+/* Loop over the lanes of @em; a straight loop when all 32 are active. */
+#define VGPU_LANES(em, l, ...)                                                  \
+	do {                                                                   \
+		if ((em) == ~0u) {                                             \
+			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {        \
+				__VA_ARGS__                                    \
+			}                                                      \
+		} else {                                                       \
+			VGPU_FOR_LANES(em, l) {                                \
+				__VA_ARGS__                                    \
+			}                                                      \
+		}                                                              \
+	} while (0)
+
+/* Memory and atomics (exec_mem.c) */
+VGPU_EXEC_PROTO(vgpu_exec_ldg);
+VGPU_EXEC_PROTO(vgpu_exec_lds);
+VGPU_EXEC_PROTO(vgpu_exec_ldp);
+VGPU_EXEC_PROTO(vgpu_exec_stg);
+VGPU_EXEC_PROTO(vgpu_exec_sts);
+VGPU_EXEC_PROTO(vgpu_exec_atomg);
+VGPU_EXEC_PROTO(vgpu_exec_atoms);
+VGPU_EXEC_PROTO(vgpu_exec_atomg_cas);
+VGPU_EXEC_PROTO(vgpu_exec_atoms_cas);
+/* Named-barrier instructions (bar.c) */
 VGPU_EXEC_PROTO(vgpu_exec_bar);
 VGPU_EXEC_PROTO(vgpu_exec_bar_red);
 VGPU_EXEC_PROTO(vgpu_exec_b2r);

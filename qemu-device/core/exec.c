@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Per-instruction behaviour of the general-purpose groups: integer and
- * float ALU, predicates, special registers, memory, atomics, control flow,
- * vote and shuffle.  The named-barrier unit lives in bar.c.
+ * float ALU, predicates, special registers, control flow, vote and
+ * shuffle, and the table of every instruction's function.  Memory and
+ * atomics live in exec_mem.c, the named-barrier unit in bar.c.
  *
  * Every function gets the warp and @em, the lanes of the current SIMT group
  * whose guard predicate holds (never 0).  Register rows come predecoded
@@ -14,26 +15,13 @@
 
 #include "core_priv.h"
 
-/* Loop over the lanes of @em; a straight loop when all 32 are active. */
-#define LANES(em, l, ...)                                                      \
-	do {                                                                   \
-		if ((em) == ~0u) {                                             \
-			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {        \
-				__VA_ARGS__                                    \
-			}                                                      \
-		} else {                                                       \
-			VGPU_FOR_LANES(em, l) {                                \
-				__VA_ARGS__                                    \
-			}                                                      \
-		}                                                              \
-	} while (0)
-
 /*
- * The lane loops vectorise; on x86-64 each instruction function is also
- * built for x86-64-v3 (AVX2 and FMA: fmaf becomes one vfmadd instead of a
- * libm call per lane) and the loader picks the variant the CPU runs.  The
- * helpers the bodies share are always inlined, so that they are compiled
- * for the clone's target too.
+ * The lane loops vectorise; on x86-64 each instruction function here is
+ * also built for x86-64-v3 (AVX2 and FMA: fmaf becomes one vfmadd instead
+ * of a libm call per lane) and the loader picks the variant the CPU runs.
+ * The helpers the bodies share are always inlined, so that they are
+ * compiled for the clone's target too.  (Not exec_mem.c's: a clone's
+ * symbols stay in its file, and memory lanes go through calls anyway.)
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
 #define VGPU_SIMD __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -77,7 +65,7 @@ INL void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
  * flavour from one expression over a, b (uint32_t) and d (the instruction).
  */
 #define ALU_LANES(load_c, imm, expr)                                            \
-	LANES(em, l, {                                                         \
+	VGPU_LANES(em, l, {                                                         \
 		uint32_t a = ra[l], b = imm ? d->imm : rb[l];                  \
 		uint32_t cc = load_c ? rc[l] : 0;                              \
 		(void)a; (void)b; (void)cc;                                    \
@@ -255,7 +243,7 @@ EXEC(exec_mufu)
 	/* .RZ/.RM/.RP: for RCP, SQRT and RINT (PTX's rcp/sqrt .rz .rm .rp,
 	 * cvt.r*i.f32.f32); the approximations ignore it.  .FTZ flushes a
 	 * subnormal operand and result. */
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		uint32_t a = d->mod[2] ? ftz(ra[l]) : ra[l], r;
 
 		if (d->mod[1] && d->mod[0] == VGPU_MOD_MUFU_RCP)
@@ -275,7 +263,7 @@ EXEC(exec_mov_i)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 
-	LANES(em, l, { rd[l] = d->imm; });
+	VGPU_LANES(em, l, { rd[l] = d->imm; });
 	return VGPU_X_NEXT;
 }
 
@@ -284,7 +272,7 @@ EXEC(exec_mov_ra)
 	uint32_t *rd = vgpu_reg(w, d->rd);
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	LANES(em, l, { rd[l] = ra[l]; });
+	VGPU_LANES(em, l, { rd[l] = ra[l]; });
 	return VGPU_X_NEXT;
 }
 
@@ -381,7 +369,7 @@ EXEC(exec_fsetp_i)
 		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
 		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
 		uint32_t p = vgpu_pred_mask(w, d->pp, d->pp_not);              \
-		LANES(em, l, {                                                 \
+		VGPU_LANES(em, l, {                                                 \
 			rd[l] = (p >> l) & 1 ? ra[l] : (use_imm ? d->imm : rb[l]); \
 		});                                                            \
 		return VGPU_X_NEXT;                                            \
@@ -424,7 +412,7 @@ EXEC(exec_f2i)
 	uint32_t *rd = vgpu_reg(w, d->rd);
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	LANES(em, l, { rd[l] = f2i(ra[l], d->mod[0], d->mod[1]); });
+	VGPU_LANES(em, l, { rd[l] = f2i(ra[l], d->mod[0], d->mod[1]); });
 	return VGPU_X_NEXT;
 }
 
@@ -433,7 +421,7 @@ EXEC(exec_i2f)
 	uint32_t *rd = vgpu_reg(w, d->rd);
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		rd[l] = d->mod[1] ? vgpu_fround_i2f(ra[l], d->mod[0] == VGPU_MOD_ITYPE_S32,
 						    d->mod[1]) :
 			u32(d->mod[0] == VGPU_MOD_ITYPE_S32 ? (float)(int32_t)ra[l] :
@@ -465,7 +453,7 @@ INL void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
 #define DALU(name, expr)                                                       \
 	EXEC(name)                                                             \
 	{                                                                      \
-		LANES(em, l, {                                                 \
+		VGPU_LANES(em, l, {                                                 \
 			double a = pair_get(w, d->ra, l), b = pair_get(w, d->rb, l); \
 			pair_set(w, d->rd, l, (expr));                         \
 		});                                                            \
@@ -478,7 +466,7 @@ DALU(exec_dmnmx, d->mod[0] == VGPU_MOD_MNMX_MIN ? fmin(a, b) : fmax(a, b))
 
 EXEC(exec_dfma)
 {
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l), z = pair_get(w, d->rc, l);
 
 		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_fma(x, y, z, d->mod[0]) : fma(x, y, z));
@@ -516,7 +504,7 @@ EXEC(exec_f2d)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	LANES(em, l, { pair_set(w, d->rd, l, (double)f32(ra[l])); });
+	VGPU_LANES(em, l, { pair_set(w, d->rd, l, (double)f32(ra[l])); });
 	return VGPU_X_NEXT;
 }
 
@@ -525,7 +513,7 @@ EXEC(exec_d2f)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l);
 
 		rd[l] = d->mod[0] ? vgpu_dround_d2f(x, d->mod[0]) : u32((float)x);
@@ -538,7 +526,7 @@ EXEC(exec_i2d)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		pair_set(w, d->rd, l, d->mod[0] == VGPU_MOD_ITYPE_S32 ? (double)(int32_t)ra[l] :
 									(double)ra[l]);
 	});
@@ -585,7 +573,7 @@ INL uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
 #define IDIV64(name, rem)                                                      \
 	EXEC(name)                                                             \
 	{                                                                      \
-		LANES(em, l, {                                                 \
+		VGPU_LANES(em, l, {                                                 \
 			uint64_t a = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l]; \
 			uint64_t b = (uint64_t)vgpu_reg(w, d->rb + 1u)[l] << 32 | vgpu_reg(w, d->rb)[l]; \
 			uint64_t r = idiv64(a, b, d->mod[0], rem);             \
@@ -600,7 +588,7 @@ IDIV64(exec_irem64, true)
 /* DSQRT, DRCP: correctly rounded (sqrt.rn.f64, rcp.rn.f64) */
 EXEC(exec_dsqrt)
 {
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l);
 
 		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_sqrt(x, d->mod[0]) : sqrt(x));
@@ -610,7 +598,7 @@ EXEC(exec_dsqrt)
 
 EXEC(exec_drcp)
 {
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l);
 
 		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_div(1.0, x, d->mod[0]) : 1.0 / x);
@@ -621,7 +609,7 @@ EXEC(exec_drcp)
 /* L2D.U32|S32: a 64-bit integer (pair) to f64, rounded to nearest even */
 EXEC(exec_l2d)
 {
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		uint64_t v = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l];
 
 		pair_set(w, d->rd, l,
@@ -652,7 +640,7 @@ INL uint64_t d2l(double x, unsigned type)
 
 EXEC(exec_d2l)
 {
-	LANES(em, l, {
+	VGPU_LANES(em, l, {
 		uint64_t v = d2l(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]);
 
 		vgpu_reg(w, d->rd)[l] = (uint32_t)v;
@@ -665,7 +653,7 @@ EXEC(exec_d2i)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 
-	LANES(em, l, { rd[l] = d2i(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]); });
+	VGPU_LANES(em, l, { rd[l] = d2i(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]); });
 	return VGPU_X_NEXT;
 }
 
@@ -726,7 +714,7 @@ EXEC(exec_s2r)
 		/* the warp's lanes are consecutive in x */
 		__attribute__((fallthrough));
 	case VGPU_SR_TID:
-		LANES(em, l, { rd[l] = base + l; });
+		VGPU_LANES(em, l, { rd[l] = base + l; });
 		return VGPU_X_NEXT;
 	case VGPU_SR_TID_Y:
 	case VGPU_SR_TID_Z:
@@ -734,10 +722,10 @@ EXEC(exec_s2r)
 		break;
 	default: /* the same for every lane */
 		v = sreg(c, w, d->imm, 0);
-		LANES(em, l, { rd[l] = v; });
+		VGPU_LANES(em, l, { rd[l] = v; });
 		return VGPU_X_NEXT;
 	}
-	LANES(em, l, { rd[l] = sreg(c, w, d->imm, l); });
+	VGPU_LANES(em, l, { rd[l] = sreg(c, w, d->imm, l); });
 	return VGPU_X_NEXT;
 }
 
@@ -745,325 +733,6 @@ EXEC(exec_nop)
 {
 	return VGPU_X_NEXT;
 }
-
-/* ---- Memory ---- */
-
-static const uint8_t msize_bytes[] = {
-	[VGPU_MOD_MSIZE_U8] = 1,  [VGPU_MOD_MSIZE_S8] = 1,
-	[VGPU_MOD_MSIZE_U16] = 2, [VGPU_MOD_MSIZE_S16] = 2,
-	[VGPU_MOD_MSIZE_32] = 4,  [VGPU_MOD_MSIZE_64] = 8,
-	[VGPU_MOD_MSIZE_128] = 16,
-};
-
-enum space { SP_GLOBAL, SP_SHARED, SP_PARAM };
-static const char *const space_name[] = { "global", "shared", "parameter" };
-
-/* Load result bytes @buf (little-endian) into the destination rows. */
-static void put_loaded(struct vgpu_warp *w, const struct vgpu_dinsn *d,
-		       uint32_t lane, const uint8_t *buf, unsigned size)
-{
-	uint32_t v;
-
-	switch (d->mod[0]) {
-	case VGPU_MOD_MSIZE_U8: v = buf[0]; break;
-	case VGPU_MOD_MSIZE_S8: v = (uint32_t)(int32_t)(int8_t)buf[0]; break;
-	case VGPU_MOD_MSIZE_U16: v = (uint32_t)buf[0] | (uint32_t)buf[1] << 8; break;
-	case VGPU_MOD_MSIZE_S16:
-		v = (uint32_t)(int32_t)(int16_t)((uint16_t)buf[0] | (uint16_t)(buf[1] << 8));
-		break;
-	default:
-		for (unsigned k = 0; k < size / 4; k++) {
-			memcpy(&v, buf + 4 * k, 4);
-			vgpu_reg(w, d->rd + k)[lane] = v;
-		}
-		return;
-	}
-	vgpu_reg(w, d->rd)[lane] = v;
-}
-
-/* The same value for lanes @em (a broadcast of one load). */
-static void put_uniform(struct vgpu_warp *w, const struct vgpu_dinsn *d,
-			uint32_t em, const uint8_t *buf, unsigned size)
-{
-	uint32_t lane = __builtin_ctz(em);
-
-	put_loaded(w, d, lane, buf, size);
-	for (unsigned k = 0; k < (size > 4 ? size / 4 : 1); k++) {
-		uint32_t *row = vgpu_reg(w, d->rd + k), v = row[lane];
-
-		LANES(em, l, { row[l] = v; });
-	}
-}
-
-static inline void get_store(struct vgpu_warp *w, const struct vgpu_dinsn *d,
-			     uint32_t lane, uint8_t *buf, unsigned size)
-{
-	if (size < 4) {
-		uint32_t v = vgpu_reg(w, d->rb)[lane];
-
-		memcpy(buf, &v, size < 2 ? 1 : 2);
-		return;
-	}
-	for (unsigned k = 0; k < size / 4; k++)
-		memcpy(buf + 4 * k, &vgpu_reg(w, d->rb + k)[lane], 4);
-}
-
-static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
-			  enum space sp, uint32_t lane)
-{
-	uint32_t lo = vgpu_reg(w, d->ra)[lane];
-
-	if (sp == SP_GLOBAL) {
-		uint64_t hi = vgpu_reg(w, d->ra + 1)[lane];
-
-		return ((hi << 32) | lo) + (uint64_t)(int64_t)(int32_t)d->imm;
-	}
-	return (uint32_t)(lo + d->imm);
-}
-
-static bool aligned(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
-		    enum space sp, uint64_t addr, unsigned size)
-{
-	if (!(addr % size))
-		return true;
-	vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
-		   "%u-byte %s access at 0x%llx is not %u-byte aligned", size,
-		   space_name[sp], (unsigned long long)addr, size);
-	c->sm->exc->addr = addr;
-	return false;
-}
-
-/*
- * Host pointer for a shared or parameter access of @size bytes at @addr:
- * alignment, the window, the cluster rank and (sanitizer) live mbarriers
- * checked.  NULL after raising the exception.
- */
-static uint8_t *local_ptr(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
-			  enum space sp, uint64_t addr, unsigned size)
-{
-	struct vgpu_cta *t;
-	uint32_t off;
-
-	if (!aligned(c, w, em, sp, addr, size))
-		return NULL;
-	if (sp == SP_PARAM) {
-		if (addr + size <= c->l->param_size)
-			return (uint8_t *)(uintptr_t)c->l->params + addr;
-		vgpu_raise(c, w, VGPU_EXC_PARAM_RANGE, em,
-			   "%u-byte parameter access at 0x%llx is outside its 0x%x bytes",
-			   size, (unsigned long long)addr, c->l->param_size);
-		c->sm->exc->addr = addr;
-		return NULL;
-	}
-	t = vgpu_smem_resolve(c, w, em, (uint32_t)addr, size, &off);
-	if (!t)
-		return NULL;
-	if (t->nmbars && c->sm->sanitize &&
-	    !vgpu_mbar_check_access(c, w, em, t, off, size))
-		return NULL;
-	return t->smem + off;
-}
-
-static enum vgpu_xres global_fault(struct vgpu_cta *c, struct vgpu_warp *w,
-				   uint32_t em, uint64_t addr, unsigned size,
-				   const char *what)
-{
-	vgpu_raise(c, w, VGPU_EXC_GLOBAL_FAULT, em,
-		   "global memory fault: %u-byte %s at 0x%llx", size, what,
-		   (unsigned long long)addr);
-	c->sm->exc->addr = addr;
-	return VGPU_X_EXC;
-}
-
-/*
- * Fast path for global accesses: when every lane's address is aligned and
- * all of them lie in one range the memory offers as host memory
- * (vgpu_mem_ops.span), that range's pointer, with *@lo its first address.
- * Else NULL: the per-lane path then raises what it must.
- */
-static uint8_t *global_span(struct vgpu_cta *c, struct vgpu_warp *w,
-			    const struct vgpu_dinsn *d, uint32_t em,
-			    unsigned size, bool write, uint64_t *lo)
-{
-	const struct vgpu_launch *l = c->l;
-	uint64_t mn = UINT64_MAX, mx = 0, bits = 0;
-
-	if (!l->mem->span)
-		return NULL;
-	VGPU_FOR_LANES(em, lane) {
-		uint64_t a = lane_addr(w, d, SP_GLOBAL, lane);
-
-		mn = a < mn ? a : mn;
-		mx = a > mx ? a : mx;
-		bits |= a;
-	}
-	if ((bits & (size - 1)) || mx - mn > UINT32_MAX)
-		return NULL;
-	*lo = mn;
-	return l->mem->span(l->mem_opaque, mn, mx - mn + size, write);
-}
-
-static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
-			      const struct vgpu_dinsn *d, uint32_t em,
-			      enum space sp)
-{
-	const struct vgpu_launch *l = c->l;
-	unsigned size = msize_bytes[d->mod[0]];
-	uint8_t buf[16];
-	uint64_t lo;
-	uint8_t *h;
-
-	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, false, &lo))) {
-		VGPU_FOR_LANES(em, lane)
-			put_loaded(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
-		return VGPU_X_NEXT;
-	}
-	if (sp != SP_GLOBAL && vgpu_row_uniform(w, d->ra, em)) {
-		/* one address (a parameter, a shared variable): read it once */
-		const uint8_t *p = local_ptr(c, w, em, sp,
-					     lane_addr(w, d, sp, __builtin_ctz(em)), size);
-
-		if (!p)
-			return VGPU_X_EXC;
-		memcpy(buf, p, size);
-		put_uniform(w, d, em, buf, size);
-		return VGPU_X_NEXT;
-	}
-	VGPU_FOR_LANES(em, lane) {
-		uint64_t a = lane_addr(w, d, sp, lane);
-
-		if (sp == SP_GLOBAL) {
-			if (!aligned(c, w, em, sp, a, size))
-				return VGPU_X_EXC;
-			if (l->mem->read(l->mem_opaque, a, buf, size))
-				return global_fault(c, w, em, a, size, "read");
-		} else {
-			const uint8_t *p = local_ptr(c, w, em, sp, a, size);
-
-			if (!p)
-				return VGPU_X_EXC;
-			memcpy(buf, p, size);
-		}
-		put_loaded(w, d, lane, buf, size);
-	}
-	return VGPU_X_NEXT;
-}
-
-static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
-			       const struct vgpu_dinsn *d, uint32_t em,
-			       enum space sp)
-{
-	const struct vgpu_launch *l = c->l;
-	unsigned size = msize_bytes[d->mod[0]];
-	uint8_t buf[16];
-	uint64_t lo;
-	uint8_t *h;
-
-	/* lanes in ascending order, as below: the last one to a byte wins */
-	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, true, &lo))) {
-		VGPU_FOR_LANES(em, lane)
-			get_store(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
-		return VGPU_X_NEXT;
-	}
-	VGPU_FOR_LANES(em, lane) {
-		uint64_t a = lane_addr(w, d, sp, lane);
-
-		get_store(w, d, lane, buf, size);
-		if (sp == SP_GLOBAL) {
-			if (!aligned(c, w, em, sp, a, size))
-				return VGPU_X_EXC;
-			if (l->mem->write(l->mem_opaque, a, buf, size))
-				return global_fault(c, w, em, a, size, "write");
-		} else {
-			uint8_t *p = local_ptr(c, w, em, sp, a, size);
-
-			if (!p)
-				return VGPU_X_EXC;
-			memcpy(p, buf, size);
-		}
-	}
-	return VGPU_X_NEXT;
-}
-
-EXEC(exec_ldg) { return do_load(c, w, d, em, SP_GLOBAL); }
-EXEC(exec_lds) { return do_load(c, w, d, em, SP_SHARED); }
-EXEC(exec_ldp) { return do_load(c, w, d, em, SP_PARAM); }
-EXEC(exec_stg) { return do_store(c, w, d, em, SP_GLOBAL); }
-EXEC(exec_sts) { return do_store(c, w, d, em, SP_SHARED); }
-
-/* ---- Atomics (32-bit; lanes in ascending order) ---- */
-
-static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas)
-{
-	bool s = d->mod[1] == VGPU_MOD_ITYPE_S32;
-
-	if (cas)
-		return VGPU_ATOMIC_CAS;
-	switch (d->mod[0]) {
-	case VGPU_MOD_ATOMOP_ADD: return VGPU_ATOMIC_ADD;
-	case VGPU_MOD_ATOMOP_MIN: return s ? VGPU_ATOMIC_MIN_S32 : VGPU_ATOMIC_MIN_U32;
-	case VGPU_MOD_ATOMOP_MAX: return s ? VGPU_ATOMIC_MAX_S32 : VGPU_ATOMIC_MAX_U32;
-	case VGPU_MOD_ATOMOP_EXCH: return VGPU_ATOMIC_EXCH;
-	case VGPU_MOD_ATOMOP_AND: return VGPU_ATOMIC_AND;
-	case VGPU_MOD_ATOMOP_OR: return VGPU_ATOMIC_OR;
-	default: return VGPU_ATOMIC_XOR;
-	}
-}
-
-uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old, uint32_t v,
-			   uint32_t cmp)
-{
-	switch (op) {
-	case VGPU_ATOMIC_ADD: return old + v;
-	case VGPU_ATOMIC_MIN_U32: return old < v ? old : v;
-	case VGPU_ATOMIC_MIN_S32: return (int32_t)old < (int32_t)v ? old : v;
-	case VGPU_ATOMIC_MAX_U32: return old > v ? old : v;
-	case VGPU_ATOMIC_MAX_S32: return (int32_t)old > (int32_t)v ? old : v;
-	case VGPU_ATOMIC_EXCH: return v;
-	case VGPU_ATOMIC_AND: return old & v;
-	case VGPU_ATOMIC_OR: return old | v;
-	case VGPU_ATOMIC_XOR: return old ^ v;
-	default: return old == cmp ? v : old;
-	}
-}
-
-static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
-				const struct vgpu_dinsn *d, uint32_t em,
-				enum space sp, bool cas)
-{
-	const struct vgpu_launch *l = c->l;
-	enum vgpu_atomic_op op = atomic_op(d, cas);
-	const uint32_t *rb = vgpu_reg(w, d->rb), *rc = vgpu_reg(w, d->rc);
-	uint32_t *rd = vgpu_reg(w, d->rd);
-
-	VGPU_FOR_LANES(em, lane) {
-		uint64_t a = lane_addr(w, d, sp, lane);
-		/* CAS: Rb is the compare value, Rc the new value */
-		uint32_t v = cas ? rc[lane] : rb[lane], cmp = rb[lane], old;
-
-		if (sp == SP_GLOBAL) {
-			if (!aligned(c, w, em, sp, a, 4))
-				return VGPU_X_EXC;
-			if (l->mem->atomic(l->mem_opaque, a, op, v, cmp, &old))
-				return global_fault(c, w, em, a, 4, "atomic");
-		} else {
-			uint8_t *p = local_ptr(c, w, em, sp, a, 4);
-
-			if (!p)
-				return VGPU_X_EXC;
-			memcpy(&old, p, 4);
-			v = vgpu_atomic_apply(op, old, v, cmp);
-			memcpy(p, &v, 4);
-		}
-		rd[lane] = old;
-	}
-	return VGPU_X_NEXT;
-}
-
-EXEC(exec_atomg) { return do_atomic(c, w, d, em, SP_GLOBAL, false); }
-EXEC(exec_atoms) { return do_atomic(c, w, d, em, SP_SHARED, false); }
-EXEC(exec_atomg_cas) { return do_atomic(c, w, d, em, SP_GLOBAL, true); }
-EXEC(exec_atoms_cas) { return do_atomic(c, w, d, em, SP_SHARED, true); }
 
 /* ---- Control ---- */
 
@@ -1113,7 +782,7 @@ EXEC(exec_vote)
 	default: {
 		uint32_t *rd = vgpu_reg(w, d->rd);
 
-		LANES(em, l, { rd[l] = p; });
+		VGPU_LANES(em, l, { rd[l] = p; });
 		break;
 	}
 	}
@@ -1247,15 +916,15 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_D2L] = { exec_d2l, true },
 	[VGPU_I_F2I] = { exec_f2i, true },
 	[VGPU_I_I2F] = { exec_i2f, true },
-	[VGPU_I_LDG] = { exec_ldg, false },
-	[VGPU_I_STG] = { exec_stg, false },
-	[VGPU_I_LDS] = { exec_lds, false },
-	[VGPU_I_STS] = { exec_sts, false },
-	[VGPU_I_LDP] = { exec_ldp, false },
-	[VGPU_I_ATOMG] = { exec_atomg, false },
-	[VGPU_I_ATOMS] = { exec_atoms, false },
-	[VGPU_I_ATOMG_CAS] = { exec_atomg_cas, false },
-	[VGPU_I_ATOMS_CAS] = { exec_atoms_cas, false },
+	[VGPU_I_LDG] = { vgpu_exec_ldg, false },
+	[VGPU_I_STG] = { vgpu_exec_stg, false },
+	[VGPU_I_LDS] = { vgpu_exec_lds, false },
+	[VGPU_I_STS] = { vgpu_exec_sts, false },
+	[VGPU_I_LDP] = { vgpu_exec_ldp, false },
+	[VGPU_I_ATOMG] = { vgpu_exec_atomg, false },
+	[VGPU_I_ATOMS] = { vgpu_exec_atoms, false },
+	[VGPU_I_ATOMG_CAS] = { vgpu_exec_atomg_cas, false },
+	[VGPU_I_ATOMS_CAS] = { vgpu_exec_atoms_cas, false },
 	[VGPU_I_BRA] = { exec_bra, false },
 	[VGPU_I_EXIT] = { exec_exit, false },
 	[VGPU_I_NANOSLEEP_R] = { exec_nanosleep_r, false },

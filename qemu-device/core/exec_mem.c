@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per-instruction behaviour of the memory instructions: loads and stores
+ * to global, shared and parameter memory (LDG/STG, LDS/STS, LDP) and the
+ * 32-bit atomics (ATOMG/ATOMS and their CAS forms).  Their entries in
+ * vgpu_exec_table are in exec.c.  Global memory goes through the launch's
+ * vgpu_mem_ops (a span of host memory where it offers one), shared memory
+ * through vgpu_smem_resolve() (a cluster's CTAs share theirs).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core_priv.h"
+
+/* ---- Memory ---- */
+
+static const uint8_t msize_bytes[] = {
+	[VGPU_MOD_MSIZE_U8] = 1,  [VGPU_MOD_MSIZE_S8] = 1,
+	[VGPU_MOD_MSIZE_U16] = 2, [VGPU_MOD_MSIZE_S16] = 2,
+	[VGPU_MOD_MSIZE_32] = 4,  [VGPU_MOD_MSIZE_64] = 8,
+	[VGPU_MOD_MSIZE_128] = 16,
+};
+
+enum space { SP_GLOBAL, SP_SHARED, SP_PARAM };
+static const char *const space_name[] = { "global", "shared", "parameter" };
+
+/* Load result bytes @buf (little-endian) into the destination rows. */
+static void put_loaded(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+		       uint32_t lane, const uint8_t *buf, unsigned size)
+{
+	uint32_t v;
+
+	switch (d->mod[0]) {
+	case VGPU_MOD_MSIZE_U8: v = buf[0]; break;
+	case VGPU_MOD_MSIZE_S8: v = (uint32_t)(int32_t)(int8_t)buf[0]; break;
+	case VGPU_MOD_MSIZE_U16: v = (uint32_t)buf[0] | (uint32_t)buf[1] << 8; break;
+	case VGPU_MOD_MSIZE_S16:
+		v = (uint32_t)(int32_t)(int16_t)((uint16_t)buf[0] | (uint16_t)(buf[1] << 8));
+		break;
+	default:
+		for (unsigned k = 0; k < size / 4; k++) {
+			memcpy(&v, buf + 4 * k, 4);
+			vgpu_reg(w, d->rd + k)[lane] = v;
+		}
+		return;
+	}
+	vgpu_reg(w, d->rd)[lane] = v;
+}
+
+/* The same value for lanes @em (a broadcast of one load). */
+static void put_uniform(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			uint32_t em, const uint8_t *buf, unsigned size)
+{
+	uint32_t lane = __builtin_ctz(em);
+
+	put_loaded(w, d, lane, buf, size);
+	for (unsigned k = 0; k < (size > 4 ? size / 4 : 1); k++) {
+		uint32_t *row = vgpu_reg(w, d->rd + k), v = row[lane];
+
+		VGPU_LANES(em, l, { row[l] = v; });
+	}
+}
+
+static inline void get_store(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			     uint32_t lane, uint8_t *buf, unsigned size)
+{
+	if (size < 4) {
+		uint32_t v = vgpu_reg(w, d->rb)[lane];
+
+		memcpy(buf, &v, size < 2 ? 1 : 2);
+		return;
+	}
+	for (unsigned k = 0; k < size / 4; k++)
+		memcpy(buf + 4 * k, &vgpu_reg(w, d->rb + k)[lane], 4);
+}
+
+static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
+			  enum space sp, uint32_t lane)
+{
+	uint32_t lo = vgpu_reg(w, d->ra)[lane];
+
+	if (sp == SP_GLOBAL) {
+		uint64_t hi = vgpu_reg(w, d->ra + 1)[lane];
+
+		return ((hi << 32) | lo) + (uint64_t)(int64_t)(int32_t)d->imm;
+	}
+	return (uint32_t)(lo + d->imm);
+}
+
+static bool aligned(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+		    enum space sp, uint64_t addr, unsigned size)
+{
+	if (!(addr % size))
+		return true;
+	vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
+		   "%u-byte %s access at 0x%llx is not %u-byte aligned", size,
+		   space_name[sp], (unsigned long long)addr, size);
+	c->sm->exc->addr = addr;
+	return false;
+}
+
+/*
+ * Host pointer for a shared or parameter access of @size bytes at @addr:
+ * alignment, the window, the cluster rank and (sanitizer) live mbarriers
+ * checked.  NULL after raising the exception.
+ */
+static uint8_t *local_ptr(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			  enum space sp, uint64_t addr, unsigned size)
+{
+	struct vgpu_cta *t;
+	uint32_t off;
+
+	if (!aligned(c, w, em, sp, addr, size))
+		return NULL;
+	if (sp == SP_PARAM) {
+		if (addr + size <= c->l->param_size)
+			return (uint8_t *)(uintptr_t)c->l->params + addr;
+		vgpu_raise(c, w, VGPU_EXC_PARAM_RANGE, em,
+			   "%u-byte parameter access at 0x%llx is outside its 0x%x bytes",
+			   size, (unsigned long long)addr, c->l->param_size);
+		c->sm->exc->addr = addr;
+		return NULL;
+	}
+	t = vgpu_smem_resolve(c, w, em, (uint32_t)addr, size, &off);
+	if (!t)
+		return NULL;
+	if (t->nmbars && c->sm->sanitize &&
+	    !vgpu_mbar_check_access(c, w, em, t, off, size))
+		return NULL;
+	return t->smem + off;
+}
+
+static enum vgpu_xres global_fault(struct vgpu_cta *c, struct vgpu_warp *w,
+				   uint32_t em, uint64_t addr, unsigned size,
+				   const char *what)
+{
+	vgpu_raise(c, w, VGPU_EXC_GLOBAL_FAULT, em,
+		   "global memory fault: %u-byte %s at 0x%llx", size, what,
+		   (unsigned long long)addr);
+	c->sm->exc->addr = addr;
+	return VGPU_X_EXC;
+}
+
+/*
+ * Fast path for global accesses: when every lane's address is aligned and
+ * all of them lie in one range the memory offers as host memory
+ * (vgpu_mem_ops.span), that range's pointer, with *@lo its first address.
+ * Else NULL: the per-lane path then raises what it must.
+ */
+static uint8_t *global_span(struct vgpu_cta *c, struct vgpu_warp *w,
+			    const struct vgpu_dinsn *d, uint32_t em,
+			    unsigned size, bool write, uint64_t *lo)
+{
+	const struct vgpu_launch *l = c->l;
+	uint64_t mn = UINT64_MAX, mx = 0, bits = 0;
+
+	if (!l->mem->span)
+		return NULL;
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, SP_GLOBAL, lane);
+
+		mn = a < mn ? a : mn;
+		mx = a > mx ? a : mx;
+		bits |= a;
+	}
+	if ((bits & (size - 1)) || mx - mn > UINT32_MAX)
+		return NULL;
+	*lo = mn;
+	return l->mem->span(l->mem_opaque, mn, mx - mn + size, write);
+}
+
+static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
+			      const struct vgpu_dinsn *d, uint32_t em,
+			      enum space sp)
+{
+	const struct vgpu_launch *l = c->l;
+	unsigned size = msize_bytes[d->mod[0]];
+	uint8_t buf[16];
+	uint64_t lo;
+	uint8_t *h;
+
+	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, false, &lo))) {
+		VGPU_FOR_LANES(em, lane)
+			put_loaded(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
+		return VGPU_X_NEXT;
+	}
+	if (sp != SP_GLOBAL && vgpu_row_uniform(w, d->ra, em)) {
+		/* one address (a parameter, a shared variable): read it once */
+		const uint8_t *p = local_ptr(c, w, em, sp,
+					     lane_addr(w, d, sp, __builtin_ctz(em)), size);
+
+		if (!p)
+			return VGPU_X_EXC;
+		memcpy(buf, p, size);
+		put_uniform(w, d, em, buf, size);
+		return VGPU_X_NEXT;
+	}
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, sp, lane);
+
+		if (sp == SP_GLOBAL) {
+			if (!aligned(c, w, em, sp, a, size))
+				return VGPU_X_EXC;
+			if (l->mem->read(l->mem_opaque, a, buf, size))
+				return global_fault(c, w, em, a, size, "read");
+		} else {
+			const uint8_t *p = local_ptr(c, w, em, sp, a, size);
+
+			if (!p)
+				return VGPU_X_EXC;
+			memcpy(buf, p, size);
+		}
+		put_loaded(w, d, lane, buf, size);
+	}
+	return VGPU_X_NEXT;
+}
+
+static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
+			       const struct vgpu_dinsn *d, uint32_t em,
+			       enum space sp)
+{
+	const struct vgpu_launch *l = c->l;
+	unsigned size = msize_bytes[d->mod[0]];
+	uint8_t buf[16];
+	uint64_t lo;
+	uint8_t *h;
+
+	/* lanes in ascending order, as below: the last one to a byte wins */
+	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, true, &lo))) {
+		VGPU_FOR_LANES(em, lane)
+			get_store(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
+		return VGPU_X_NEXT;
+	}
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, sp, lane);
+
+		get_store(w, d, lane, buf, size);
+		if (sp == SP_GLOBAL) {
+			if (!aligned(c, w, em, sp, a, size))
+				return VGPU_X_EXC;
+			if (l->mem->write(l->mem_opaque, a, buf, size))
+				return global_fault(c, w, em, a, size, "write");
+		} else {
+			uint8_t *p = local_ptr(c, w, em, sp, a, size);
+
+			if (!p)
+				return VGPU_X_EXC;
+			memcpy(p, buf, size);
+		}
+	}
+	return VGPU_X_NEXT;
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_ldg) { return do_load(c, w, d, em, SP_GLOBAL); }
+VGPU_EXEC_PROTO(vgpu_exec_lds) { return do_load(c, w, d, em, SP_SHARED); }
+VGPU_EXEC_PROTO(vgpu_exec_ldp) { return do_load(c, w, d, em, SP_PARAM); }
+VGPU_EXEC_PROTO(vgpu_exec_stg) { return do_store(c, w, d, em, SP_GLOBAL); }
+VGPU_EXEC_PROTO(vgpu_exec_sts) { return do_store(c, w, d, em, SP_SHARED); }
+
+/* ---- Atomics (32-bit; lanes in ascending order) ---- */
+
+static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas)
+{
+	bool s = d->mod[1] == VGPU_MOD_ITYPE_S32;
+
+	if (cas)
+		return VGPU_ATOMIC_CAS;
+	switch (d->mod[0]) {
+	case VGPU_MOD_ATOMOP_ADD: return VGPU_ATOMIC_ADD;
+	case VGPU_MOD_ATOMOP_MIN: return s ? VGPU_ATOMIC_MIN_S32 : VGPU_ATOMIC_MIN_U32;
+	case VGPU_MOD_ATOMOP_MAX: return s ? VGPU_ATOMIC_MAX_S32 : VGPU_ATOMIC_MAX_U32;
+	case VGPU_MOD_ATOMOP_EXCH: return VGPU_ATOMIC_EXCH;
+	case VGPU_MOD_ATOMOP_AND: return VGPU_ATOMIC_AND;
+	case VGPU_MOD_ATOMOP_OR: return VGPU_ATOMIC_OR;
+	default: return VGPU_ATOMIC_XOR;
+	}
+}
+
+uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old, uint32_t v,
+			   uint32_t cmp)
+{
+	switch (op) {
+	case VGPU_ATOMIC_ADD: return old + v;
+	case VGPU_ATOMIC_MIN_U32: return old < v ? old : v;
+	case VGPU_ATOMIC_MIN_S32: return (int32_t)old < (int32_t)v ? old : v;
+	case VGPU_ATOMIC_MAX_U32: return old > v ? old : v;
+	case VGPU_ATOMIC_MAX_S32: return (int32_t)old > (int32_t)v ? old : v;
+	case VGPU_ATOMIC_EXCH: return v;
+	case VGPU_ATOMIC_AND: return old & v;
+	case VGPU_ATOMIC_OR: return old | v;
+	case VGPU_ATOMIC_XOR: return old ^ v;
+	default: return old == cmp ? v : old;
+	}
+}
+
+static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
+				const struct vgpu_dinsn *d, uint32_t em,
+				enum space sp, bool cas)
+{
+	const struct vgpu_launch *l = c->l;
+	enum vgpu_atomic_op op = atomic_op(d, cas);
+	const uint32_t *rb = vgpu_reg(w, d->rb), *rc = vgpu_reg(w, d->rc);
+	uint32_t *rd = vgpu_reg(w, d->rd);
+
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, sp, lane);
+		/* CAS: Rb is the compare value, Rc the new value */
+		uint32_t v = cas ? rc[lane] : rb[lane], cmp = rb[lane], old;
+
+		if (sp == SP_GLOBAL) {
+			if (!aligned(c, w, em, sp, a, 4))
+				return VGPU_X_EXC;
+			if (l->mem->atomic(l->mem_opaque, a, op, v, cmp, &old))
+				return global_fault(c, w, em, a, 4, "atomic");
+		} else {
+			uint8_t *p = local_ptr(c, w, em, sp, a, 4);
+
+			if (!p)
+				return VGPU_X_EXC;
+			memcpy(&old, p, 4);
+			v = vgpu_atomic_apply(op, old, v, cmp);
+			memcpy(p, &v, 4);
+		}
+		rd[lane] = old;
+	}
+	return VGPU_X_NEXT;
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_atomg) { return do_atomic(c, w, d, em, SP_GLOBAL, false); }
+VGPU_EXEC_PROTO(vgpu_exec_atoms) { return do_atomic(c, w, d, em, SP_SHARED, false); }
+VGPU_EXEC_PROTO(vgpu_exec_atomg_cas) { return do_atomic(c, w, d, em, SP_GLOBAL, true); }
+VGPU_EXEC_PROTO(vgpu_exec_atoms_cas) { return do_atomic(c, w, d, em, SP_SHARED, true); }
