@@ -236,6 +236,17 @@ static void vgpu_userq_hw_stop(struct vgpu_device *vdev, struct vgpu_userq *uq)
 }
 
 /*
+ * Wake every WAIT_USER_FENCE caller: they sleep until uqs->seq moves (an
+ * interrupt, a stop, a queue gone), so a wake-up must move it too, or a
+ * waiter goes back to sleep until its 1 ms tick.
+ */
+static void vgpu_userq_wake(struct vgpu_userqs *uqs)
+{
+	atomic_inc(&uqs->seq);
+	wake_up_all(&uqs->wq);
+}
+
+/*
  * Take @uq off its hardware queue for good: stopped, mappings zapped, its
  * address space no longer used by the device.  Once, from destroy or
  * device removal.  uqs->lock held; returns whether the caller must end
@@ -258,7 +269,7 @@ static bool vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
 	uq->slot = -1;
 	atomic_dec(&uq->as->userqs);
 	atomic_dec(&vdev->uqs.live);
-	wake_up_all(&vdev->uqs.wq);
+	vgpu_userq_wake(&vdev->uqs);
 	return true;
 }
 
@@ -353,7 +364,7 @@ void vgpu_userq_watchdog(struct work_struct *work)
 	mutex_unlock(&uqs->lock);
 	drm_dev_exit(idx);
 	if (woke)
-		wake_up_all(&uqs->wq);
+		vgpu_userq_wake(uqs);
 }
 
 /* ---- device events ---- */
@@ -374,8 +385,7 @@ void vgpu_userq_irq(struct vgpu_device *vdev, u32 status)
 		if (vgpu_uq_read(vdev, uqs->slot[i].hwq, VGPU_Q_STATUS) &
 		    VGPU_QSTAT_STOPPED)
 			atomic_set(&uqs->slot[i].stopped, 1);
-	atomic_inc(&uqs->seq);
-	wake_up_all(&uqs->wq);
+	vgpu_userq_wake(uqs);
 }
 
 /* After a whole-device reset: every user queue was stopped by it. */
@@ -396,7 +406,7 @@ void vgpu_userq_device_reset(struct vgpu_device *vdev)
 		}
 	}
 	mutex_unlock(&uqs->lock);
-	wake_up_all(&uqs->wq);
+	vgpu_userq_wake(uqs);
 }
 
 /* Device removal: stop every user queue; the files free them later. */
