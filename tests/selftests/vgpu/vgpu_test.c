@@ -155,6 +155,12 @@ TEST_F(vgpu, wait_bo_pad)
 
 /* ---- WAIT_BO with a timeout that has already passed ---- */
 
+/* A job that spins until the first word of its data BO is non-zero. */
+static const char until_src[] =
+	".kernel until\n.param ptr flag\n  LDP.64 R4, [flag] ;\n"
+	"l:\n  LDG.32 R7, [R4] ;\n  ISETP.EQ.U32 P0, R7, 0x0 ;\n"
+	"  @P0 BRA l ;\n  EXIT ;\n";
+
 FIXTURE(wait_past) {
 	int fd;
 	struct vgpu_prog p;
@@ -185,12 +191,17 @@ FIXTURE_SETUP(wait_past)
 {
 	self->fd = vgpu_open_render();
 	ASSERT_LE(0, self->fd);
-	/* a job far longer than an ioctl: 256 threads counting to 2^16 */
+	/*
+	 * A job that runs until the test lets it end: it spins until the
+	 * first word of its data BO is non-zero.  (It counted to 2^16 in 256
+	 * threads once, "far longer than an ioctl", until the lock-step made
+	 * the device fast enough to finish it before WAIT_BO on the debug
+	 * kernel: wait_past.zero.busy failed in CI on fb66308.)
+	 */
 	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p,
-				    "  MOV R1, 0x0 ;\nl:\n  IADD R1, R1, 0x1 ;\n"
-				    "  ISETP.LT.U32 P0, R1, 0x10000 ;\n  @P0 BRA l ;\n  EXIT ;\n",
-				    4096));
-	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 1, 256);
+				    until_src, 4096));
+	((uint64_t *)self->p.param)[0] = self->p.data_va;
+	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 1, 32);
 }
 
 FIXTURE_TEARDOWN(wait_past)
@@ -211,10 +222,13 @@ static int wait_bo_at(int fd, uint32_t h, int64_t t, bool relative)
 TEST_F(wait_past, busy)
 {
 	struct drm_vgpu_get_job j;
+	int ret;
 
 	test_submit(&self->s);
-	ASSERT_EQ(-ETIME, wait_bo_at(self->fd, self->p.data_h, variant->timeout_ns,
-				     variant->relative));
+	ret = wait_bo_at(self->fd, self->p.data_h, variant->timeout_ns,
+			 variant->relative);
+	*(volatile uint32_t *)self->p.data = 1;	/* let the job end */
+	ASSERT_EQ(-ETIME, ret);
 	test_wait_bo(self->p.data_h);
 	ASSERT_EQ(0, _test_get_job(self->fd, self->s.job_id, &j, NULL));
 	ASSERT_EQ(VGPU_JOB_DONE, j.state);
@@ -225,8 +239,7 @@ TEST_F(wait_past, idle)
 {
 	ASSERT_EQ(0, wait_bo_at(self->fd, self->p.data_h, variant->timeout_ns,
 				variant->relative));
-	self->s.launch.grid[0] = 1;
-	self->s.launch.block[0] = 32;
+	*(volatile uint32_t *)self->p.data = 1;	/* the job ends at once */
 	test_submit(&self->s);
 	test_wait_bo(self->p.data_h);
 	ASSERT_EQ(0, wait_bo_at(self->fd, self->p.data_h, variant->timeout_ns,
@@ -616,18 +629,22 @@ TEST_F(job, isolation_between_files)
 
 TEST_F(job, wait_bo_timeout)
 {
-	/* a long job: WAIT_BO with a 1 ms deadline times out */
-	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p,
-				    "  MOV R1, 0x0 ;\nl:\n  IADD R1, R1, 0x1 ;\n"
-				    "  ISETP.LT.U32 P0, R1, 0x100000 ;\n  @P0 BRA l ;\n  EXIT ;\n",
-				    4096));
+	int ret;
+
 	/*
-	 * One warp, some 3M warp-instructions: far longer than 1 ms, far
-	 * shorter than the job timeout (it must complete, not time out).
+	 * A job that runs until the test lets it end (the first word of its
+	 * data BO non-zero): WAIT_BO with a 1 ms deadline times out, then the
+	 * job completes.  (A count to 2^20 was "far longer than 1 ms" until
+	 * the core got faster; this does not depend on the device's speed.)
 	 */
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &self->p,
+				    until_src, 4096));
+	((uint64_t *)self->p.param)[0] = self->p.data_va;
 	vgpu_prog_submit_args(&self->p, &self->s, self->handles, 1, 32);
 	test_submit(&self->s);
-	test_err_wait_bo(ETIME, self->p.data_h, 1000000);
+	ret = _test_wait_bo(self->fd, self->p.data_h, 1000000);
+	*(volatile uint32_t *)self->p.data = 1;	/* let the job end */
+	ASSERT_EQ(-ETIME, ret);
 	test_wait_bo(self->p.data_h);
 }
 
