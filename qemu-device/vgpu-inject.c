@@ -101,13 +101,19 @@ void vgpu_inject_disarm_locked(VGPUQueue *q)
     }
 }
 
+/* The IRQ_STATUS bit of @q's VGPU_CMD_F_IRQ completions. */
+static uint32_t vgpu_completion_bit(const VGPUQueue *q)
+{
+    return q->user ? VGPU_IRQ_USER : VGPU_IRQ_COMPLETION;
+}
+
 /* A delayed completion interrupt comes.  Main loop, BQL held. */
 static void vgpu_inject_irq_timer(void *opaque)
 {
     VGPUQueue *q = opaque;
 
     qemu_mutex_lock(&q->s->lock);
-    vgpu_raise_irq_locked(q->s, q->user ? VGPU_IRQ_USER : VGPU_IRQ_COMPLETION);
+    vgpu_raise_irq_locked(q->s, vgpu_completion_bit(q));
     qemu_mutex_unlock(&q->s->lock);
 }
 
@@ -122,7 +128,7 @@ void vgpu_inject_completion_irq_locked(VGPUQueue *q)
                   (int64_t)MIN(q->inj_arg, (uint64_t)INT32_MAX));
         return;
     }
-    vgpu_raise_irq_locked(q->s, q->user ? VGPU_IRQ_USER : VGPU_IRQ_COMPLETION);
+    vgpu_raise_irq_locked(q->s, vgpu_completion_bit(q));
 }
 
 /*

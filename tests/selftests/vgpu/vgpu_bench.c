@@ -301,7 +301,7 @@ static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
 	struct vgpu_queue *q;
 	struct uq_bench u = { 0 };
 	char log[256], spin[32];
-	int64_t t0, t1, t2;
+	int64_t t0, t1;
 	int i, ret;
 
 	if (_test_get_param(fd, VGPU_PARAM_USER_QUEUES, &n) || !n)
@@ -347,33 +347,19 @@ static bool userq_bench(int fd, const struct drm_vgpu_submit *s, uint32_t sync,
 	if (ret)
 		die("libvgpu user queue", ret);
 	for (i = -10; i < ITERS; i++) {	/* two a turn, the second timed */
-		for (int n = 0; n < 2; n++) {
+		for (int n = 0; n < 4; n++) {	/* user queue twice, then default */
 			struct vgpu_job *job;
 
 			t0 = now();
-			cfg.queue = q;
+			cfg.queue = n < 2 ? q : NULL;
 			ret = vgpu_kernel_launch(k, &cfg, NULL, &job);
 			ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
 			vgpu_job_free(job);
 			t1 = now();
 			if (ret)
 				die("libvgpu null jobs", ret);
-			if (n && i >= 0)
-				luq[i] = t1 - t0;
-		}
-		for (int n = 0; n < 2; n++) {
-			struct vgpu_job *job;
-
-			t1 = now();
-			cfg.queue = NULL;
-			ret = vgpu_kernel_launch(k, &cfg, NULL, &job);
-			ret = ret ?: vgpu_job_wait(job, vgpu_wait_ns(10));
-			vgpu_job_free(job);
-			t2 = now();
-			if (ret)
-				die("libvgpu null jobs", ret);
-			if (n && i >= 0)
-				ldef[i] = t2 - t1;
+			if (n % 2 && i >= 0)
+				(n < 2 ? luq : ldef)[i] = t1 - t0;
 		}
 	}
 	vgpu_queue_free(q);
