@@ -890,10 +890,23 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 		struct vgpu_tensor_map map;
 		struct vgpu_cta *t, *mt = NULL;
 		struct vgpu_async_op *op;
+		uint64_t box;
 
 		if (!tensor_map_load(c, w, 1u << l, gaddr_of(w, d->rb, l), rank, &map))
 			return VGPU_X_EXC;
-		bytes = (uint32_t)box_bytes(&map);
+		/*
+		 * A valid map's box can be 256^5 elements of 8 bytes (8 TiB):
+		 * never truncate it to fit the size shared memory is checked with
+		 */
+		box = box_bytes(&map);
+		if (box > UINT32_MAX) {
+			vgpu_raise(c, w, VGPU_EXC_SMEM_RANGE, 1u << l,
+				   "tensor copy: a %llu-byte box is larger than any shared memory",
+				   (unsigned long long)box);
+			c->sm->exc->addr = smem;
+			return VGPU_X_EXC;
+		}
+		bytes = (uint32_t)box;
 		if (smem % 16) {
 			copy_fail(c, w, 1u << l,
 				  "tensor copy: shared address must be 16-byte aligned", smem);

@@ -515,6 +515,55 @@ TEST(tensor_map_checked)
 	}
 }
 
+/*
+ * A valid map's box may be far larger than shared memory: 256^5 elements
+ * of 8 bytes is 8 TiB, which once wrapped to 0 bytes when the size was
+ * checked, and the copy then overran the CTA's shared memory (found by
+ * the tmap fuzzer).  Loads and stores, past 4 GiB and past the CTA's
+ * shared memory, stop with SMEM_RANGE at the copy and touch nothing.
+ */
+TEST(tensor_box_larger_than_shared_memory)
+{
+	static const uint32_t dims[] = { 4, 4, 4, 4, 4 };
+	static const uint32_t huge[] = { 256, 256, 256, 256, 256 }; /* 2^43 bytes */
+	static const uint32_t big[] = { 256, 256, 1, 1, 1 };	     /* 512 KiB */
+	const uint32_t *boxes[] = { huge, big };
+
+	for (unsigned i = 0; i < 4; i++) {
+		bool store = i & 1;
+		struct kt k;
+
+		ASSERT_EQ(0,
+			  kt_load(&k, store ?
+				      AS_PROLOGUE
+				      "  IADD R10, R8, 0x8000 ;\n  MOV R11, R9 ;\n"
+				      "  MOV R6, 0x10 ;\n  MOV R20, RZ ;\n  MOV R21, RZ ;\n"
+				      "  MOV R22, RZ ;\n  MOV R23, RZ ;\n  MOV R24, RZ ;\n"
+				      "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL.5D [R10], R20, [R6] ;\n"
+				      "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
+				      "  @P6 CP.ASYNC.BULK.WAIT_GROUP 0x0 ;\n"
+				      "  EXIT ;\n" :
+				      AS_PROLOGUE
+				      "  @P6 MBAR.INIT [R4], 0x1 ;\n"
+				      "  IADD R10, R8, 0x8000 ;\n  MOV R11, R9 ;\n"
+				      "  MOV R6, 0x10 ;\n  MOV R20, RZ ;\n  MOV R21, RZ ;\n"
+				      "  MOV R22, RZ ;\n  MOV R23, RZ ;\n  MOV R24, RZ ;\n"
+				      "  @P6 CP.ASYNC.BULK.TENSOR.5D [R6], [R10], R20, [R4] ;\n"
+				      "wait:\n  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
+				      "  @!P1 BRA wait ;\n  EXIT ;\n"));
+		kt_tensor_map(&k, 0x8000, 0x20000, 5, 8, dims, boxes[i / 2], NULL);
+		for (uint32_t w = 0; w < 256; w++)
+			kt_set_word(&k, 0x20000 / 4 + w, 0x5a5a0000 + w);
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_SMEM_RANGE, k.exc.code)
+			TH_LOG("%s: %s", vgpu_exc_name(k.exc.code), k.exc.msg);
+		EXPECT_EQ(0x10u, k.exc.addr);
+		for (uint32_t w = 0; w < 256; w++)
+			ASSERT_EQ(0x5a5a0000 + w, kt_word(&k, 0x20000 / 4 + w));
+		kt_free(&k);
+	}
+}
+
 /* ---- asynchrony ---- */
 
 TEST(forgetting_to_wait_is_caught)
