@@ -225,7 +225,7 @@ FUZZ_CC ?= clang-19
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 1
 FUZZ_DIR := build-fuzz
-FUZZERS := asm obj exec ptx
+FUZZERS := asm obj exec ptx tmap launch
 FUZZ_BINS := $(FUZZERS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 # the library and the core compiled once, instrumented for every target

@@ -518,8 +518,8 @@ TEST(tensor_map_checked)
 /*
  * A valid map's box may be far larger than shared memory: 256^5 elements
  * of 8 bytes is 8 TiB, which once wrapped to 0 bytes when the size was
- * checked, and the copy then overran the CTA's shared memory (found by
- * the tmap fuzzer).  Loads and stores, past 4 GiB and past the CTA's
+ * checked, and the copy then overran the CTA's shared memory (found while
+ * writing the tmap fuzzer).  Loads and stores, past 4 GiB and past the CTA's
  * shared memory, stop with SMEM_RANGE at the copy and touch nothing.
  */
 TEST(tensor_box_larger_than_shared_memory)

@@ -842,7 +842,7 @@ TEST(launch_validation)
 	k.block[0] = 1025;
 	EXPECT_EQ(-1, kt_run(&k));
 	EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, k.exc.code);
-	EXPECT_CONTAINS(k.exc.msg, "1025 threads");
+	EXPECT_CONTAINS(k.exc.msg, "1025 x 1 x 1 threads");
 	k.block[0] = 32;
 	k.block[1] = 0;
 	EXPECT_EQ(-1, kt_run(&k));
@@ -856,6 +856,44 @@ TEST(launch_validation)
 	k.flags = 0x80;
 	EXPECT_EQ(-1, kt_run(&k));
 	EXPECT_CONTAINS(k.exc.msg, "unknown launch flags");
+	kt_free(&k);
+}
+
+/*
+ * Three 32-bit dimensions can multiply to 2^64, which wrapped to 0 and
+ * passed every limit: blocks of 2^64 threads and grids and clusters of
+ * 2^64 CTAs were accepted and "completed" without running a thread
+ * (found while writing the launch fuzzer).
+ */
+TEST(launch_dimensions_that_multiply_to_2_to_the_64)
+{
+	static const uint32_t wrap[3] = { 1u << 22, 1u << 22, 1u << 20 };
+	static const uint32_t big[3] = { 0xffffffffu, 0xffffffffu, 0xffffffffu };
+	const uint32_t *dims[] = { wrap, big };
+	struct kt k;
+
+	ASSERT_EQ(0, kt_load(&k, "  EXIT ;\n"));
+	for (int i = 0; i < 2; i++) {
+		memcpy(k.block, dims[i], sizeof(k.block));
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, k.exc.code);
+		EXPECT_CONTAINS(k.exc.msg, "threads exceeds 1024");
+		k.block[0] = 32;
+		k.block[1] = k.block[2] = 1;
+
+		memcpy(k.grid, dims[i], sizeof(k.grid));
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, k.exc.code);
+		EXPECT_CONTAINS(k.exc.msg, "more than 2^32-1 CTAs");
+
+		/* a cluster as large as the grid: it divides, but is no cluster */
+		memcpy(k.cluster, dims[i], sizeof(k.cluster));
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, k.exc.code);
+		k.grid[0] = k.grid[1] = k.grid[2] = 1;
+		memset(k.cluster, 0, sizeof(k.cluster));
+	}
+	KT_RUN_OK(&k);
 	kt_free(&k);
 }
 

@@ -10,7 +10,11 @@
  *          those bytes as instruction words too);
  *   exec   each example's code under 12 launch shapes (grids, blocks,
  *          clusters, flags, seeds, raw or pointer parameters, preemption
- *          every N), global memory seeded with a pattern.
+ *          every N), global memory seeded with a pattern;
+ *   tmap   tensor copies of test_async's and the examples' shapes, loads
+ *          and stores, in and out of bounds, element strides, and maps
+ *          and destinations each copy check refuses;
+ *   launch launch shapes, clusters included, at and past every limit.
  *
  * The same seeds are what `make fuzz` starts from (test_fuzz --write-seeds
  * DIR writes them, one directory per target).
@@ -24,7 +28,9 @@
 
 #include "fuzz/asm_oracle.h"
 #include "fuzz/exec_oracle.h"
+#include "fuzz/launch_oracle.h"
 #include "fuzz/ptx_oracle.h"
+#include "fuzz/tmap_oracle.h"
 
 typedef int (*oracle_fn)(const uint8_t *data, size_t size);
 
@@ -275,6 +281,131 @@ TEST(exec_examples_under_launch_shapes_and_regressions)
 	}
 	examples_free(ex, n);
 	replay(_metadata, "exec", exec_oracle);
+}
+
+/* One tmap input (tmap_oracle.h): a map of @rank dims over global memory. */
+struct tmap_seed {
+	const char *name;
+	uint8_t flags; /* byte 0 but the rank: store, tame, random */
+	uint32_t rank, elem, smem, map_off;
+	uint32_t dims[5], box[5], estr[5];
+	int32_t coord[5];
+	uint32_t patch; /* 1 bad magic, 2 reserved set */
+};
+
+static const struct tmap_seed tmap_seeds[] = {
+	{ "oob-2d-load", 0, 2, 4, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 16, 6 }, 0 },
+	{ "oob-2d-store", 1, 2, 4, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 16, 6 }, 0 },
+	{ "inside-2d-load", 0, 2, 4, 16, 0, { 20, 10 }, { 8, 4 }, { 0 }, { 12, 6 }, 0 },
+	{ "inside-3d-store", 1, 3, 2, 32, 0, { 8, 5, 4 }, { 4, 2, 3 }, { 0 }, { 2, 1, 1 }, 0 },
+	{ "oob-5d-load", 0, 5, 4, 16, 0, { 4, 2, 2, 2, 3 }, { 4, 2, 1, 2, 2 }, { 0 },
+	  { 0, 0, 1, 1, 2 }, 0 },
+	{ "inside-estr-rows", 0, 2, 4, 16, 0, { 32, 8 }, { 16, 6 }, { 1, 2 }, { 4, 1 }, 0 },
+	{ "inside-estr-rows-store", 1, 3, 2, 16, 0, { 32, 8, 3 }, { 16, 6, 2 }, { 1, 2, 2 },
+	  { 4, 1, 0 }, 0 },
+	{ "estr-before-start", 0, 2, 4, 16, 0, { 32, 8 }, { 16, 6 }, { 3, 2 }, { -7, -3 }, 0 },
+	{ "estr-store", 1, 2, 8, 16, 0, { 32, 8 }, { 16, 6 }, { 3, 2 }, { 20, 3 }, 0 },
+	{ "bytes-1d", 0, 1, 1, 48, 0, { 100 }, { 40 }, { 0 }, { 80 }, 0 },
+	{ "box-past-4-gib", 0, 5, 8, 16, 0, { 4, 4, 4, 4, 4 }, { 256, 256, 256, 256, 256 },
+	  { 0 }, { 0 }, 0 },
+	{ "box-past-4-gib-store", 1, 5, 8, 16, 0, { 4, 4, 4, 4, 4 },
+	  { 256, 256, 256, 256, 256 }, { 0 }, { 0 }, 0 },
+	{ "box-past-shared", 0, 2, 8, 16, 0, { 4, 4 }, { 256, 256 }, { 0 }, { 0 }, 0 },
+	{ "bad-magic", 0, 2, 4, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 0 }, 1 },
+	{ "reserved-set", 1, 3, 4, 16, 0, { 8, 5, 4 }, { 4, 2, 3 }, { 0 }, { 0 }, 2 },
+	{ "map-misaligned", 0, 1, 4, 16, 32, { 100 }, { 40 }, { 0 }, { 0 }, 0 },
+	{ "smem-misaligned", 0, 1, 4, 24, 0, { 100 }, { 40 }, { 0 }, { 0 }, 0 },
+	{ "tame-random", 0x30, 3, 4, 0x1234, 0, { 7, 9, 11 }, { 13, 3, 200 }, { 0x81, 0, 2 },
+	  { 5, 77, 1000 }, 0 },
+	{ "tame-store", 0x11, 4, 1, 0x77, 0, { 5, 6, 7, 8 }, { 9, 10, 11, 12 }, { 0 },
+	  { 1, 2, 3, 4 }, 0 },
+};
+
+static void tmap_seed_bytes(const struct tmap_seed *t, uint8_t *in, size_t len)
+{
+	struct vgpu_tensor_map m = { 0 };
+	uint64_t stride;
+
+	memset(in, 0, len);
+	in[0] = (uint8_t)(t->flags | (t->rank - 1) << 1);
+	in[1] = (uint8_t)t->map_off;
+	in[2] = (uint8_t)t->smem;
+	in[3] = (uint8_t)(t->smem >> 8);
+	memcpy(in + 4, t->coord, sizeof(t->coord));
+	m.base = 0x100000000ull + 256; /* region 0's data (tmap_parse) */
+	m.magic = t->patch == 1 ? 0x50414d55u : VGPU_TMAP_MAGIC;
+	m.rank = (uint8_t)t->rank;
+	m.elem_size = (uint8_t)t->elem;
+	if (t->patch == 2)
+		m.reserved[3] = 1;
+	for (uint32_t d = 0; d < t->rank; d++) {
+		m.dims[d] = t->dims[d];
+		m.box[d] = t->box[d];
+		m.elem_strides[d] = t->estr[d] ? t->estr[d] : 1;
+	}
+	/* strides: each dimension packed after the one below, 16-aligned */
+	stride = ((uint64_t)t->dims[0] * t->elem + 15) & ~15ull;
+	for (uint32_t d = 1; d < t->rank; d++) {
+		m.strides[d - 1] = stride;
+		stride *= t->dims[d];
+	}
+	memcpy(in + TMAP_HDR, &m, sizeof(m));
+	for (size_t b = TMAP_HDR + sizeof(m); b < len; b++)
+		in[b] = (uint8_t)(b * 37 + 11);
+}
+
+TEST(tmap_copies_and_regressions)
+{
+	for (size_t i = 0; i < sizeof(tmap_seeds) / sizeof(tmap_seeds[0]); i++) {
+		uint8_t in[TMAP_HDR + 128 + 4096];
+
+		tmap_seed_bytes(&tmap_seeds[i], in, sizeof(in));
+		EXPECT_EQ(0, feed("tmap", tmap_seeds[i].name, tmap_oracle, in, sizeof(in)));
+	}
+	replay(_metadata, "tmap", tmap_oracle);
+}
+
+/* launch_oracle.h inputs: grid, block, cluster, smem, params, flags, entry */
+static const struct {
+	const char *name;
+	uint32_t w[13];
+	uint8_t mode;
+} launch_seeds[] = {
+	{ "one-warp", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 8, 0, 0 }, 0 },
+	{ "3d-grid-3d-block", { 3, 2, 2, 5, 3, 2, 0, 0, 0, 1024, 8, 1, 0 }, 0 },
+	{ "clusters-2x2x1", { 4, 2, 3, 7, 2, 1, 2, 2, 1, 0, 8, 0, 0 }, 0 },
+	{ "cluster-of-16", { 16, 1, 1, 1, 1, 1, 16, 1, 1, 0, 8, 0, 0 }, 0 },
+	{ "cluster-of-17", { 17, 1, 1, 1, 1, 1, 17, 1, 1, 0, 8, 0, 0 }, 0 },
+	{ "cluster-not-dividing", { 6, 1, 1, 32, 1, 1, 4, 1, 1, 0, 8, 0, 0 }, 0 },
+	{ "block-1024", { 2, 1, 1, 8, 8, 16, 0, 0, 0, 0, 8, 2, 0 }, 0 },
+	{ "block-1025", { 1, 1, 1, 1025, 1, 1, 0, 0, 0, 0, 8, 0, 0 }, 0 },
+	{ "block-2-to-the-64", { 1, 1, 1, 1u << 22, 1u << 22, 1u << 20, 0, 0, 0, 0, 8, 0, 0 }, 0 },
+	{ "grid-2-to-the-64", { 1u << 22, 1u << 22, 1u << 20, 32, 1, 1, 0, 0, 0, 0, 8, 0, 0 }, 0 },
+	{ "grid-2-to-the-32", { 65536, 65536, 1, 32, 1, 1, 0, 0, 0, 0, 8, 0, 0 }, 0 },
+	{ "smem-max", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 228 * 1024, 8, 0, 0 }, 0 },
+	{ "smem-past-max", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 228 * 1024 + 1, 8, 0, 0 }, 0 },
+	{ "params-max", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 4096, 0, 0 }, 0 },
+	{ "params-past-max", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 4097, 0, 0 }, 0 },
+	{ "unknown-flag", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 8, 0x100, 0 }, 0 },
+	{ "entry-misaligned", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 8, 0, 8 }, 0 },
+	{ "entry-past-the-end", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 8, 0, 0x10000 }, 0 },
+	{ "zero-dimension", { 1, 0, 1, 32, 1, 1, 0, 0, 0, 0, 8, 0, 0 }, 0 },
+	{ "no-program", { 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 8, 0, 0 }, 2 },
+	{ "small", { 7, 5, 9, 100, 7, 3, 5, 4, 1, 777, 3, 3, 5 }, 1 },
+};
+
+TEST(launch_shapes_and_regressions)
+{
+	for (size_t i = 0; i < sizeof(launch_seeds) / sizeof(launch_seeds[0]); i++) {
+		uint8_t in[LAUNCH_IN];
+
+		for (int k = 0; k < 13; k++)
+			for (int b = 0; b < 4; b++)
+				in[4 * k + b] = (uint8_t)(launch_seeds[i].w[k] >> 8 * b);
+		in[52] = launch_seeds[i].mode;
+		EXPECT_EQ(0, feed("launch", launch_seeds[i].name, launch_oracle, in, sizeof(in)));
+	}
+	replay(_metadata, "launch", launch_oracle);
 }
 
 /*

@@ -444,7 +444,10 @@ static const struct option long_opts[] = {
  */
 static int check_cluster(const struct options *o)
 {
-	uint64_t ctas = (uint64_t)o->cluster[0] * o->cluster[1] * o->cluster[2];
+	uint64_t ctas = (uint64_t)o->cluster[0] * o->cluster[1];
+
+	if (__builtin_mul_overflow(ctas, (uint64_t)o->cluster[2], &ctas))
+		ctas = UINT64_MAX;
 
 	for (int i = 0; i < 3; i++) {
 		if (o->grid[i] % o->cluster[i]) {

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzzing oracle for tensor maps and the copy engine's tensor copies
+ * (`make fuzz` target tmap; test_fuzz replays its seeds and
+ * tests/fuzz/regressions/tmap/): a 128-byte tensor map, coordinates and a
+ * shared-memory destination go to one CP.ASYNC.BULK.TENSOR (load) or
+ * CP.ASYNC.BULK.TENSOR.GLOBAL (store) of a small kernel, and the outcome
+ * must be exactly what the tensor map's definition in uapi/vgpu_hw.h
+ * gives, computed here element by element (tmap_expect), independently of
+ * the copy engine's row, run and memcpy paths:
+ *
+ *   - a map that breaks a rule of struct vgpu_tensor_map: TENSOR_MAP at
+ *     the map's address; a map not 64-byte aligned: MISALIGNED;
+ *   - a box larger than 4 GiB or than the CTA's shared memory from the
+ *     destination on: SMEM_RANGE; a destination not 16-aligned:
+ *     ASYNC_COPY;
+ *   - an in-bounds element outside global memory: GLOBAL_FAULT;
+ *   - else a load brings the box into shared memory, out-of-bounds
+ *     elements as zeros (the kernel copies it out for comparison), and a
+ *     store writes exactly the in-bounds elements, in box order (strides
+ *     may alias), and nothing else.
+ *
+ * Input:
+ *   byte 0      bit 0 store; bits 1-3 rank - 1 (mod 5); bit 4 "tame":
+ *               the map made valid and small (see tmap_tame) so that most
+ *               inputs reach the copy; bit 5 random scheduling
+ *   byte 1      the map's offset in global memory (raw: & 0x7f)
+ *   bytes 2-3   the shared-memory destination, less 16 (the kernel's
+ *               mbarrier lies below it)
+ *   bytes 4-23  five coordinates (int32)
+ *   bytes 24-151 the tensor map
+ *   the rest    global memory's initial contents after the map's 128 bytes
+ * Returns 0, or 1 after a message on stderr.
+ */
+#ifndef VGPU_TMAP_ORACLE_H
+#define VGPU_TMAP_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostmem.h"
+#include "oracle.h"
+#include "vgpu_asm.h"
+#include "vgpu_core.h"
+#include "vgpu_hw.h"
+
+#define TMAP_HDR 24
+#define TMAP_SPAN (64u * 1024u)	   /* each of the two regions */
+#define TMAP_SMEM (32u * 1024u + 16u) /* the launch's shared memory */
+#define TMAP_TILE 0x40u		   /* the copy-out / store source in region 1 */
+
+struct tmap_case {
+	bool store, tame, random;
+	uint32_t rank, map_off, smem;
+	int32_t coord[VGPU_TMAP_MAX_RANK];
+	struct vgpu_tensor_map map;
+	uint8_t mem[2][TMAP_SPAN]; /* the tensor's region, the kernel's */
+	uint64_t base[2];
+};
+
+/* The result the definition gives: 0, or an exception code. */
+struct tmap_want {
+	uint32_t code;
+	uint64_t addr; /* for the exceptions raised at the copy's issue */
+	uint64_t bytes;
+};
+
+static inline uint32_t tmap_elems(const struct vgpu_tensor_map *m, uint32_t d)
+{
+	return (m->box[d] + m->elem_strides[d] - 1) / m->elem_strides[d];
+}
+
+/* Valid and small: the copy is reached, in and out of bounds. */
+static inline void tmap_tame(struct tmap_case *c)
+{
+	struct vgpu_tensor_map *m = &c->map;
+	uint32_t boxmax = c->rank <= 2 ? 32 : 6;
+
+	m->magic = VGPU_TMAP_MAGIC;
+	m->rank = (uint8_t)c->rank;
+	m->elem_size = (uint8_t)(1u << (m->elem_size & 3));
+	m->oob_fill = m->pad0 = 0;
+	m->pad1 = 0;
+	memset(m->reserved, 0, sizeof(m->reserved));
+	m->base = c->base[0] + 128 + ((m->base % 16384) & ~15ull);
+	for (uint32_t d = 0; d < VGPU_TMAP_MAX_RANK; d++) {
+		uint32_t raw = (uint32_t)c->coord[d];
+
+		m->dims[d] = 1 + m->dims[d] % 24;
+		m->box[d] = 1 + m->box[d] % boxmax;
+		m->elem_strides[d] = m->elem_strides[d] & 0x80 ? 1 + m->elem_strides[d] % 8 : 1;
+		if (d)
+			m->strides[d - 1] = 16 * (1 + m->strides[d - 1] % 48);
+		c->coord[d] = (int32_t)(raw % (m->dims[d] + m->box[d] + 1)) -
+			      (int32_t)(m->box[d] / 2);
+	}
+	c->map_off = 0;
+	c->smem = 16 * (1 + c->smem % 512);
+}
+
+static inline int tmap_parse(const uint8_t *d, size_t n, struct tmap_case *c)
+{
+	size_t tail;
+
+	if (n < TMAP_HDR + sizeof(c->map))
+		return 0;
+	memset(c, 0, sizeof(*c));
+	c->store = d[0] & 1;
+	c->rank = 1 + (d[0] >> 1 & 7) % 5;
+	c->tame = d[0] & 0x10;
+	c->random = d[0] & 0x20;
+	c->map_off = d[1] & 0x7f;
+	/* past the mbarrier at 0: a copy onto it is undefined, not a finding */
+	c->smem = 16 + (uint32_t)(d[2] | d[3] << 8);
+	memcpy(c->coord, d + 4, sizeof(c->coord));
+	memcpy(&c->map, d + TMAP_HDR, sizeof(c->map));
+	tail = n - TMAP_HDR - sizeof(c->map);
+	if (tail > TMAP_SPAN - 256)
+		tail = TMAP_SPAN - 256;
+	memcpy(c->mem[0] + 256, d + TMAP_HDR + sizeof(c->map), tail);
+	return 1;
+}
+
+/* Host pointer of [addr, addr + len) in the case's memory, or NULL. */
+static inline uint8_t *tmap_at(uint8_t mem[2][TMAP_SPAN], const uint64_t *base,
+			       uint64_t addr, uint64_t len)
+{
+	for (int r = 0; r < 2; r++)
+		if (addr >= base[r] && addr - base[r] <= TMAP_SPAN &&
+		    len <= TMAP_SPAN - (addr - base[r]))
+			return mem[r] + (addr - base[r]);
+	return NULL;
+}
+
+/*
+ * The box element by element, dimension 0 fastest (the order the
+ * definition gives shared memory): @fn(element index, its address or
+ * NULL when out of bounds).  Returns false if @fn does.
+ */
+static inline bool tmap_walk(const struct vgpu_tensor_map *m, const int32_t *coord,
+			     bool (*fn)(void *opaque, uint64_t e, const uint64_t *addr),
+			     void *opaque)
+{
+	uint32_t n[VGPU_TMAP_MAX_RANK], i[VGPU_TMAP_MAX_RANK] = { 0 };
+	uint64_t total = 1;
+
+	for (uint32_t d = 0; d < m->rank; d++) {
+		n[d] = tmap_elems(m, d);
+		total *= n[d];
+	}
+	for (uint64_t e = 0; e < total; e++) {
+		uint64_t addr = m->base;
+		bool inb = true;
+
+		for (uint32_t d = 0; d < m->rank; d++) {
+			int64_t x = (int64_t)coord[d] + (int64_t)i[d] * m->elem_strides[d];
+
+			if (x < 0 || x >= m->dims[d])
+				inb = false;
+			else
+				addr += (uint64_t)x * (d ? m->strides[d - 1] : m->elem_size);
+		}
+		if (!fn(opaque, e, inb ? &addr : NULL))
+			return false;
+		for (uint32_t d = 0; d < m->rank && ++i[d] == n[d]; d++)
+			i[d] = 0;
+	}
+	return true;
+}
+
+struct tmap_apply {
+	struct tmap_case *c;
+	const uint8_t *src; /* store: the box as shared memory held it */
+	uint8_t *tile;	    /* load: the box as it must arrive */
+};
+
+static inline bool tmap_inside(void *opaque, uint64_t e, const uint64_t *addr)
+{
+	struct tmap_apply *a = opaque;
+
+	(void)e;
+	return !addr || tmap_at(a->c->mem, a->c->base, *addr, a->c->map.elem_size);
+}
+
+static inline bool tmap_move(void *opaque, uint64_t e, const uint64_t *addr)
+{
+	struct tmap_apply *a = opaque;
+	uint32_t es = a->c->map.elem_size;
+	uint8_t *g = addr ? tmap_at(a->c->mem, a->c->base, *addr, es) : NULL;
+
+	if (a->c->store) {
+		if (g)
+			memcpy(g, a->src + e * es, es);
+	} else if (g) {
+		memcpy(a->tile + e * es, g, es);
+	} else {
+		memset(a->tile + e * es, 0, es);
+	}
+	return true;
+}
+
+/* What the definition says the copy of @c does (the map as written). */
+static inline struct tmap_want tmap_expect(const struct tmap_case *c)
+{
+	const struct vgpu_tensor_map *m = &c->map;
+	struct tmap_want w = { 0, c->base[0] + c->map_off, 1 };
+	struct tmap_apply a = { (struct tmap_case *)c, NULL, NULL };
+	bool ok = m->magic == VGPU_TMAP_MAGIC && m->rank == c->rank &&
+		  (m->elem_size == 1 || m->elem_size == 2 || m->elem_size == 4 ||
+		   m->elem_size == 8) &&
+		  !m->oob_fill && !m->pad0 && !m->pad1 && !m->reserved[0] &&
+		  !m->reserved[1] && !m->reserved[2] && !m->reserved[3] && m->base % 16 == 0;
+
+	if (c->map_off % 64) {
+		w.code = VGPU_EXC_MISALIGNED;
+		return w;
+	}
+	for (uint32_t d = 0; ok && d < c->rank; d++)
+		ok = m->dims[d] >= 1 && m->box[d] >= 1 && m->box[d] <= 256 &&
+		     m->elem_strides[d] >= 1 && m->elem_strides[d] <= 8 &&
+		     (!d || m->strides[d - 1] % 16 == 0);
+	if (!ok) {
+		w.code = VGPU_EXC_TENSOR_MAP;
+		return w;
+	}
+	w.bytes = m->elem_size;
+	for (uint32_t d = 0; d < c->rank; d++)
+		w.bytes *= tmap_elems(m, d);
+	w.addr = c->smem;
+	if (w.bytes > UINT32_MAX)
+		w.code = VGPU_EXC_SMEM_RANGE;
+	else if (c->smem % 16)
+		w.code = VGPU_EXC_ASYNC_COPY;
+	else if (c->smem + w.bytes > TMAP_SMEM)
+		w.code = VGPU_EXC_SMEM_RANGE;
+	else if (!tmap_walk(m, c->coord, tmap_inside, &a))
+		w.code = VGPU_EXC_GLOBAL_FAULT;
+	return w;
+}
+
+/*
+ * The kernel: the warp fills the box's shared memory from region 1 +
+ * TMAP_TILE (a store's source; a load must overwrite every byte of it,
+ * zero-filled elements included), thread 0 issues the copy (a load waits
+ * on an mbarrier at shared 0, a store on its bulk group), and a load's
+ * box goes back to region 1 + TMAP_TILE, a byte a lane.  Region 1 holds
+ * the arguments: +0 destination, +4 box bytes, +8 coordinates, +0x20 the
+ * map's address.
+ */
+static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank)
+{
+	static struct vgpu_prog *progs[2][VGPU_TMAP_MAX_RANK];
+	struct vgpu_prog **p = &progs[store][rank - 1];
+	char src[2048], err[512];
+	struct vgpu_object obj;
+
+	if (*p)
+		return *p;
+	snprintf(src, sizeof(src),
+		 ".kernel tmap\n.param ptr args\n.shared bar, 16\n"
+		 "  LDP.64 R2, [args] ;\n  S2R R0, SR_TID ;\n"
+		 "  ISETP.EQ.U32 P6, R0, 0x0 ;\n"
+		 "  LDG.32 R6, [R2+0x0] ;\n  LDG.32 R12, [R2+0x4] ;\n"
+		 "  LDG.32 R20, [R2+0x8] ;\n  LDG.32 R21, [R2+0xc] ;\n"
+		 "  LDG.32 R22, [R2+0x10] ;\n  LDG.32 R23, [R2+0x14] ;\n"
+		 "  LDG.32 R24, [R2+0x18] ;\n  LDG.64 R10, [R2+0x20] ;\n"
+		 "  MOV R4, 0x0 ;\n  MOV R13, R0 ;\n"
+		 "fill:\n  ISETP.GE.U32 P2, R13, R12 ;\n  @P2 BRA filled ;\n"
+		 "  IADD R16, R2, R13 ;\n  MOV R17, R3 ;\n"
+		 "  LDG.U8 R15, [R16+0x40] ;\n  IADD R14, R6, R13 ;\n"
+		 "  STS.U8 [R14], R15 ;\n  IADD R13, R13, 0x20 ;\n  BRA fill ;\n"
+		 "filled:\n  MOV R13, R0 ;\n%s",
+		 store ? "  BAR.SYNC 0x0 ;\n" :
+		 "  @P6 MBAR.INIT [R4], 0x1 ;\n  BAR.SYNC 0x0 ;\n");
+	snprintf(src + strlen(src), sizeof(src) - strlen(src),
+		 store ?
+		 "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL.%uD [R10], R20, [R6] ;\n"
+		 "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
+		 "  @P6 CP.ASYNC.BULK.WAIT_GROUP 0x0 ;\n  EXIT ;\n" :
+		 "  @P6 CP.ASYNC.BULK.TENSOR.%uD [R6], [R10], R20, [R4] ;\n"
+		 "  @P6 MBAR.ARRIVE.EXPECT_TX _, [R4], R12 ;\n"
+		 "wait:\n  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n  @!P1 BRA wait ;\n"
+		 "out:\n  ISETP.GE.U32 P2, R13, R12 ;\n  @P2 EXIT ;\n"
+		 "  IADD R14, R6, R13 ;\n  LDS.U8 R15, [R14] ;\n"
+		 "  IADD R16, R2, R13 ;\n  MOV R17, R3 ;\n"
+		 "  STG.U8 [R16+0x40], R15 ;\n  IADD R13, R13, 0x20 ;\n  BRA out ;\n",
+		 rank);
+	if (vgpu_assemble(src, strlen(src), "tmap", &obj, err, sizeof(err))) {
+		fprintf(stderr, "oracle: tmap kernel: %s\n", err);
+		abort();
+	}
+	if (vgpu_prog_load(obj.code, obj.code_size, p))
+		abort();
+	vgpu_object_fini(&obj);
+	return *p;
+}
+
+static inline int tmap_oracle(const uint8_t *data, size_t size)
+{
+	struct tmap_case *c = malloc(sizeof(*c)), *want = malloc(sizeof(*c));
+	struct vgpu_exception_record exc;
+	struct vgpu_launch l = { 0 };
+	struct vgpu_hostmem hm;
+	struct tmap_want w;
+	uint8_t *buf[2], *tile = NULL;
+	uint64_t mapaddr;
+	struct vgpu_sm *sm = NULL;
+	int bad = 0, rc;
+
+	if (!c || !want || !tmap_parse(data, size, c))
+		goto out;
+	vgpu_hostmem_init(&hm, 0x100000000ull, 0x200000000ull);
+	for (int r = 0; r < 2; r++)
+		if (vgpu_hostmem_alloc(&hm, TMAP_SPAN, &c->base[r], &buf[r]))
+			goto out_mem;
+	if (c->tame)
+		tmap_tame(c);
+	memcpy(c->mem[0] + c->map_off, &c->map, sizeof(c->map));
+	/* region 1: the arguments, and a store's source */
+	mapaddr = c->base[0] + c->map_off;
+	memcpy(c->mem[1], &c->smem, 4);
+	memcpy(c->mem[1] + 8, c->coord, sizeof(c->coord));
+	memcpy(c->mem[1] + 0x20, &mapaddr, 8);
+	for (uint32_t i = TMAP_TILE; i < TMAP_SPAN; i++)
+		c->mem[1][i] = (uint8_t)(i * 131 + 7);
+	w = tmap_expect(c);
+	/* the bytes to fill, expect and copy out: none where the issue fails */
+	memcpy(c->mem[1] + 4,
+	       &(uint32_t){ !w.code || w.code == VGPU_EXC_GLOBAL_FAULT ? (uint32_t)w.bytes : 0 },
+	       4);
+	memcpy(buf[0], c->mem[0], TMAP_SPAN);
+	memcpy(buf[1], c->mem[1], TMAP_SPAN);
+	*want = *c;
+	if (!w.code) {
+		struct tmap_apply a = { want, c->mem[1] + TMAP_TILE, NULL };
+
+		tile = calloc(1, w.bytes);
+		a.tile = tile;
+		if (!tile)
+			goto out_mem;
+		tmap_walk(&c->map, c->coord, tmap_move, &a);
+		if (!c->store)
+			memcpy(want->mem[1] + TMAP_TILE, tile, w.bytes);
+	}
+	sm = vgpu_sm_new(NULL);
+	if (!sm)
+		goto out_mem;
+	l.prog = tmap_prog(c->store, c->rank);
+	l.grid[0] = l.grid[1] = l.grid[2] = 1;
+	l.block[0] = 32;
+	l.block[1] = l.block[2] = 1;
+	l.smem_bytes = TMAP_SMEM;
+	l.params = &c->base[1];
+	l.param_size = 8;
+	l.flags = c->random ? VGPU_LAUNCH_RANDOM_SCHED : 0;
+	l.seed = data[1];
+	l.budget = 200000;
+	l.mem = &vgpu_hostmem_ops;
+	l.mem_opaque = &hm;
+	rc = vgpu_sm_launch(sm, &l, &exc);
+	if (rc != (w.code ? -1 : 0) || (rc && exc.code != w.code)) {
+		bad = ORACLE_FAIL("%s of rank %u: want %s, got %s (%s)\n",
+				  c->store ? "store" : "load", c->rank,
+				  w.code ? vgpu_exc_name(w.code) : "completion",
+				  rc ? vgpu_exc_name(exc.code) : "completion",
+				  rc ? exc.msg : "");
+	} else if (w.code && w.code != VGPU_EXC_GLOBAL_FAULT && exc.addr != w.addr) {
+		bad = ORACLE_FAIL("%s at 0x%llx, want 0x%llx (%s)\n", vgpu_exc_name(w.code),
+				  (unsigned long long)exc.addr,
+				  (unsigned long long)w.addr, exc.msg);
+	} else if (!w.code) {
+		for (int r = 0; r < 2 && !bad; r++) {
+			size_t i = 0;
+
+			if (!memcmp(buf[r], want->mem[r], TMAP_SPAN))
+				continue;
+			while (buf[r][i] == want->mem[r][i])
+				i++;
+			bad = ORACLE_FAIL("%s of rank %u: region %d differs at +0x%zx: 0x%02x, want 0x%02x\n",
+					  c->store ? "store" : "load", c->rank, r, i,
+					  buf[r][i], want->mem[r][i]);
+		}
+	}
+	vgpu_sm_free(sm);
+out_mem:
+	free(tile);
+	vgpu_hostmem_fini(&hm);
+out:
+	free(c);
+	free(want);
+	return bad;
+}
+
+#endif
