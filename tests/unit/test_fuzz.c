@@ -10,7 +10,8 @@
  *          those bytes as instruction words too);
  *   exec   each example's code under 12 launch shapes (grids, blocks,
  *          clusters, flags, seeds, raw or pointer parameters, preemption
- *          every N), global memory seeded with a pattern;
+ *          every N), global memory seeded with a pattern, and random
+ *          well-formed programs under four of them;
  *   tmap   tensor copies of test_async's and the examples' shapes, loads
  *          and stores, in and out of bounds, element strides, and maps
  *          and destinations each copy check refuses;
@@ -280,6 +281,25 @@ TEST(exec_examples_under_launch_shapes_and_regressions)
 		vgpu_object_fini(&obj);
 	}
 	examples_free(ex, n);
+	/* random well-formed programs (byte 12 bit 0) under four of the shapes */
+	for (size_t s = 0; s < 4; s++) {
+		static const size_t shape[4] = { 0, 2, 5, 6 };
+		uint8_t in[EXEC_HDR + 64 * 16 + 4096];
+		uint64_t x = 0x9e3779b97f4a7c15ull * (s + 1);
+
+		for (size_t b = 0; b < sizeof(in); b++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			in[b] = (uint8_t)x;
+		}
+		memcpy(in, exec_shapes[shape[s]], EXEC_HDR);
+		in[5] = 16;	/* 4 KiB of shared memory */
+		in[10] = 63;
+		in[12] = 1;
+		snprintf(name, sizeof(name), "well-formed.%zu", s);
+		EXPECT_EQ(0, feed("exec", name, exec_oracle, in, sizeof(in)));
+	}
 	replay(_metadata, "exec", exec_oracle);
 }
 
