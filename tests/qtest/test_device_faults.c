@@ -175,14 +175,19 @@ TEST_F(device, invalid_launch_parameters)
 	struct store_setup st;
 	struct vgpu_cmd_launch l;
 	struct vgpu_completion c;
-	const char *why[6];
-	struct vgpu_cmd_launch cmds[6];
+	const char *why[7];
+	struct vgpu_cmd_launch cmds[7];
 	unsigned n = 0;
 
 	dev_queue_init(d, 0, 16);
 	ASSERT_EQ(0, store_setup(d, &st, 4, 0, RW));
 	l = store_cmd(&st, 1, 2048);
-	cmds[n] = l, why[n++] = "block of 2048 threads";
+	cmds[n] = l, why[n++] = "block of 2048 x 1 x 1 threads";
+	/* 2^22 * 2^22 * 2^20 = 2^64 threads: once wrapped to 0 and accepted */
+	l.block[0] = 1u << 22;
+	l.block[1] = 1u << 22;
+	l.block[2] = 1u << 20;
+	cmds[n] = l, why[n++] = "threads exceeds 1024";
 	l = store_cmd(&st, 0, 32);
 	cmds[n] = l, why[n++] = "grid and block dimensions";
 	l = store_cmd(&st, 1, 32);
