@@ -17,9 +17,14 @@
  *   QUEUE      q8 size8      set up and enable a queue (vgpu_dev.c)
  *   CMD        q8 fix8 bytes[128]   a raw command into the ring, doorbell;
  *              fix8 odd: its opcode made one of the known ones
- *   LAUNCH     q8 shape[8] n8 words  a launch of the known-good kernel or
- *              of n raw instruction words, any grid, block, cluster,
- *              shared memory, flags and budget, on a mapped buffer
+ *   LAUNCH     q8 shape[8] n8 words [dims32[9]]  a launch of the
+ *              known-good kernel or of n = n8 % 17 instruction words, raw
+ *              or (n8 / 17 bit 0) each made a valid instruction of a
+ *              random table row (tests/fuzz/wellformed.h: a random
+ *              well-formed program whose addresses start at the buffer
+ *              its parameter points at), any grid, block, cluster (small,
+ *              or with n8 / 17 bit 1 nine raw 32-bit dimensions), shared
+ *              memory, flags and budget, on a mapped buffer
  *   PTE        as8 va32 level8 pte64   any page-table entry, including
  *              one pointing back at the root (a loop)
  *   WAIT       ms8           let the device run (the main loop too)
@@ -50,6 +55,7 @@
 
 #include "vgpu_dev.h"
 #include "vgpu-fuzz-kernel.h"   /* vgpu_fuzz_obj[]: known-good.vgs, assembled */
+#include "wellformed.h"
 
 struct qts *qts_inproc(QTestState *s);
 
@@ -145,11 +151,13 @@ static void op_launch(struct cursor *c)
     uint8_t shape[8], words[16 * 16];
     struct vgpu_cmd_launch cmd = { .hdr = { .opcode = VGPU_CMD_LAUNCH } };
     uint64_t out_pa, out_va, pa;
-    uint32_t n;
+    uint32_t n, mode;
 
     memset(shape, 0, sizeof(shape));
     take_bytes(c, shape, sizeof(shape));
-    n = take(c, 1) % 17;
+    n = take(c, 1);
+    mode = n / 17;
+    n %= 17;
     out_va = dev_buf(&d, asid, 4096, VGPU_PTE_VALID | VGPU_PTE_READ |
                      VGPU_PTE_WRITE, &out_pa);
     if (!n) {
@@ -158,10 +166,13 @@ static void op_launch(struct cursor *c)
         memset(words, 0, sizeof(words));
         take_bytes(c, words, n * 16);
         cmd.code_size = n * 16;
+        if (mode & 1) {
+            vgpu_wf_program(words, cmd.code_size);
+        }
         cmd.code_va = dev_buf(&d, asid, cmd.code_size, VGPU_PTE_VALID |
                               VGPU_PTE_READ | VGPU_PTE_EXEC, &pa);
         qts_memwrite(d.qts, pa, words, cmd.code_size);
-        cmd.entry = (shape[7] % n) * 16;
+        cmd.entry = mode & 1 ? 0 : (shape[7] % n) * 16;
     }
     cmd.asid = asid;
     cmd.grid[0] = 1 + shape[0] % 8;
@@ -170,6 +181,14 @@ static void op_launch(struct cursor *c)
     cmd.cluster[0] = shape[2] % 3;
     cmd.block[0] = 1 + ((shape[3] | shape[4] << 8) % 1024);
     cmd.block[1] = cmd.block[2] = 1;
+    if (mode & 2) {
+        /* any dimensions: products past 2^32 and 2^64 included */
+        for (int i = 0; i < 3; i++) {
+            cmd.grid[i] = take(c, 4);
+            cmd.block[i] = take(c, 4);
+            cmd.cluster[i] = take(c, 4);
+        }
+    }
     cmd.smem_bytes = shape[5] * 256u;
     cmd.launch_flags = shape[6];
     cmd.budget = 1000 + 1000u * (shape[7] % 64);

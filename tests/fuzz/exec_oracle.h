@@ -20,7 +20,7 @@
  *   byte 10     instruction words - 1 (at most what the input holds)
  *   byte 11     entry word index
  *   byte 12     bit 0: well-formed: each instruction word is a recipe for
- *               a valid instruction (exec_well_formed), so that every
+ *               a valid instruction (wellformed.h), so that every
  *               input runs a program of random real instructions, from
  *               word 0 (byte 11 ignored); clear: the words raw (an
  *               undecodable program is obj's business)
@@ -63,7 +63,7 @@
 
 #include "hostmem.h"
 #include "oracle.h"
-#include "vgpu_asm.h"
+#include "wellformed.h"
 #include "vgpu_core.h"
 #include "vgpu_hw.h"
 #include "vgpu_isa.h"
@@ -109,140 +109,6 @@ static inline int exec_reads_clock(const uint8_t *code, uint32_t code_size)
 			return 1;
 	}
 	return 0;
-}
-
-/* 16 * k for a small signed k: a branch to a nearby instruction */
-static inline uint32_t exec_wf_target(uint64_t raw)
-{
-	return (uint32_t)(16 * (int32_t)(int8_t)(raw % 32 - 16));
-}
-
-/* A register of R0-R11 (RZ one time in 16): data flows between them. */
-static inline uint64_t exec_wf_reg(uint64_t raw)
-{
-	return raw % 16 == 15 ? VGPU_RZ : raw % 12;
-}
-
-/*
- * The base of every address operand: R12:R13, which the first word sets
- * to EXEC_GMEM_BASE (R12 = 0: shared offset 0 too) and no other
- * instruction writes, so that loads, stores, atomics and copies reach
- * memory instead of faulting at once.
- */
-#define EXEC_WF_BASE 12u
-
-/*
- * Make the 128-bit word @w a valid instruction, its bits choosing: the
- * table row (by the first two bytes), a defined value for each modifier
- * group, registers among R0-R14 and RZ, a valid special register, a
- * branch to within 16 instructions, a guard that is mostly PT, memory
- * offsets mostly small and word-aligned, barrier counts mostly multiples
- * of 32; every bit the row does not use zero.
- */
-static inline void exec_wf_insn(uint64_t w[2])
-{
-	const struct vgpu_isa_desc *d =
-		&vgpu_isa_table[(w[0] & 0xffff) % VGPU_I__COUNT];
-	uint64_t raw[2] = { w[0], w[1] }, match[2], mask[2], used[2];
-
-	vgpu_isa_match_mask(d, match, mask);
-	vgpu_isa_used_bits(d, used);
-	w[0] = match[0] | (raw[0] & used[0] & ~mask[0]);
-	w[1] = match[1] | (raw[1] & used[1] & ~mask[1]);
-	if (raw[1] >> 62) {	/* 3 in 4: unguarded */
-		vgpu_set(w, VGPU_F_PG, 7);
-		vgpu_set(w, VGPU_F_PG_NOT, 0);
-	}
-	for (unsigned m = 0; m < VGPU_ISA_MAX_MODS && d->mods[m]; m++) {
-		const struct vgpu_isa_modgroup *g = &vgpu_isa_modgroups[d->mods[m]];
-		unsigned n = 0, k;
-
-		for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++)
-			n += vgpu_isa_modvals[i].group == d->mods[m];
-		k = n ? (unsigned)vgpu_field_get(w, g->pos, g->width) % n : 0;
-		for (unsigned i = 0; i < VGPU_ISA_NUM_MODVALS; i++)
-			if (vgpu_isa_modvals[i].group == d->mods[m] && !k--)
-				vgpu_field_set(w, g->pos, g->width, vgpu_isa_modvals[i].value);
-	}
-	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
-		switch (VGPU_OPK_KIND(d->ops[i])) {
-		case VGPU_OPK_RD:
-		case VGPU_OPK_RD2:
-			vgpu_set(w, VGPU_F_RD, exec_wf_reg(vgpu_get(w, VGPU_F_RD)));
-			break;
-		case VGPU_OPK_RA:
-			vgpu_set(w, VGPU_F_RA, exec_wf_reg(vgpu_get(w, VGPU_F_RA)));
-			break;
-		case VGPU_OPK_SA:
-		case VGPU_OPK_GA:
-			vgpu_set(w, VGPU_F_RA, EXEC_WF_BASE);
-			break;
-		case VGPU_OPK_RB:
-			vgpu_set(w, VGPU_F_RB, exec_wf_reg(vgpu_get(w, VGPU_F_RB)));
-			break;
-		case VGPU_OPK_GB:
-			vgpu_set(w, VGPU_F_RB, EXEC_WF_BASE);
-			break;
-		case VGPU_OPK_RC:
-		case VGPU_OPK_RC2:
-		case VGPU_OPK_RCN:
-			vgpu_set(w, VGPU_F_RC, exec_wf_reg(vgpu_get(w, VGPU_F_RC)));
-			break;
-		case VGPU_OPK_SC:
-		case VGPU_OPK_GC:
-			vgpu_set(w, VGPU_F_RC, EXEC_WF_BASE);
-			break;
-		case VGPU_OPK_SE:
-			vgpu_set(w, VGPU_F_RE, EXEC_WF_BASE);
-			break;
-		case VGPU_OPK_MEM:
-			vgpu_set(w, VGPU_F_RA, EXEC_WF_BASE);
-			if (raw[1] & (1ull << 61))
-				vgpu_set(w, VGPU_F_OFF24, 4 * (raw[0] >> 40 & 63));
-			break;
-		case VGPU_OPK_TARGET:
-			vgpu_set(w, VGPU_F_IMM32, exec_wf_target(raw[0] >> 32));
-			break;
-		case VGPU_OPK_SR:
-			vgpu_set(w, VGPU_F_SR,
-				 vgpu_isa_sregs[(raw[0] >> 32) % VGPU_ISA_NUM_SREGS].index);
-			break;
-		case VGPU_OPK_CNT:
-			if (raw[1] & (1ull << 60))
-				vgpu_set(w, VGPU_F_CNT, 32 * ((raw[0] >> 44) % 33));
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-/* Every word made an instruction; the first sets R13 (EXEC_WF_BASE). */
-static inline void exec_well_formed(uint8_t *code, uint32_t code_size)
-{
-	static uint8_t mov[16];
-	static const char src[] = "  MOV R13, 0x1 ;\n";
-
-	if (!mov[0]) {
-		struct vgpu_object obj;
-		char err[256];
-
-		if (vgpu_assemble(src, sizeof(src) - 1, "wf", &obj, err, sizeof(err)) ||
-		    obj.code_size != 16) {
-			fprintf(stderr, "oracle: %s\n", err);
-			abort();
-		}
-		memcpy(mov, obj.code, 16);
-		vgpu_object_fini(&obj);
-	}
-	memcpy(code, mov, 16);
-	for (uint32_t i = 16; i + 16 <= code_size; i += 16) {
-		uint64_t w[2];
-
-		memcpy(w, code + i, 16);
-		exec_wf_insn(w);
-		memcpy(code + i, w, 16);
-	}
 }
 
 /* Decode the input; 0: not a case (too short). */
@@ -483,7 +349,7 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, code, code_size);
 	if (data[12] & 1) {
-		exec_well_formed(copy, code_size);
+		vgpu_wf_program(copy, code_size);
 		c.l.entry = 0;
 	}
 	if (vgpu_prog_load(copy, code_size, &prog)) {

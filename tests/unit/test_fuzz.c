@@ -431,7 +431,7 @@ TEST(launch_shapes_and_regressions)
 /*
  * Seeds for the device fuzzer (qemu-device/fuzz/vgpu-fuzz.c, make
  * fuzz-device), which runs inside QEMU: only written (--write-seeds).
- * Operations: 3 QUEUE q size, 5 LAUNCH q as shape[8] nwords, 7 WAIT ms,
+ * Operations: 3 QUEUE q size, 5 LAUNCH q as shape[8] n8 (words, dims), 7 WAIT ms,
  * 9 CSB q slot raw page32, 6 PTE as va32 level pte64, 4 CMD q fix cmd[128].
  */
 static const uint8_t dev_seed_launch[] = {
@@ -450,12 +450,35 @@ static const uint8_t dev_seed_fence[] = {
 	7, 5,
 };
 
+/* a launch of 2^22 x 2^22 x 2^20 threads: n8 = 17 * 2, nine raw dims */
+static const uint8_t dev_seed_dims[] = {
+	3, 0, 3,  5, 0, 0, 0, 0, 0, 63, 0, 0, 0, 10, 34,
+	1, 0, 0, 0,  0, 0, 0x40, 0,  0, 0, 0, 0,
+	1, 0, 0, 0,  0, 0, 0x40, 0,  0, 0, 0, 0,
+	1, 0, 0, 0,  0, 0, 0x10, 0,  0, 0, 0, 0,
+	7, 10,
+};
+
 static int write_device_seeds(void)
 {
+	/* a random well-formed program of 16 words: n8 = 17 + 16 */
+	uint8_t wf[3 + 12 + 256 + 2] = { 3, 0, 3,  5, 0, 0,  0, 0, 0, 127, 0, 16, 0, 10,  33 };
+	uint64_t x = 0x2545f4914f6cdd1dull;
+
+	for (size_t b = 15; b < 15 + 256; b++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		wf[b] = (uint8_t)x;
+	}
+	wf[15 + 256] = 7;
+	wf[16 + 256] = 10;
 	return feed("device", "launch", NULL, dev_seed_launch, sizeof(dev_seed_launch)) |
 	       feed("device", "preempt", NULL, dev_seed_preempt, sizeof(dev_seed_preempt)) |
 	       feed("device", "pte_loop", NULL, dev_seed_pte_loop, sizeof(dev_seed_pte_loop)) |
-	       feed("device", "fence", NULL, dev_seed_fence, sizeof(dev_seed_fence));
+	       feed("device", "fence", NULL, dev_seed_fence, sizeof(dev_seed_fence)) |
+	       feed("device", "dims-2-to-the-64", NULL, dev_seed_dims, sizeof(dev_seed_dims)) |
+	       feed("device", "well-formed", NULL, wf, sizeof(wf));
 }
 
 TEST(ptx_regressions)
