@@ -21,10 +21,13 @@ static inline uint32_t vgpu_wf_target(uint64_t raw)
 	return (uint32_t)(16 * (int32_t)(int8_t)(raw % 32 - 16));
 }
 
-/* A register of R0-R11 (RZ one time in 16): data flows between them. */
+/*
+ * A register of R0-R10 (RZ one time in 16): data flows between them, and
+ * a pair or a 64-bit result ends at R11, below VGPU_WF_BASE.
+ */
 static inline uint64_t vgpu_wf_reg(uint64_t raw)
 {
-	return raw % 16 == 15 ? VGPU_RZ : raw % 12;
+	return raw % 16 == 15 ? VGPU_RZ : raw % 11;
 }
 
 /*
@@ -39,7 +42,7 @@ static inline uint64_t vgpu_wf_reg(uint64_t raw)
 /*
  * Make the 128-bit word @w a valid instruction, its bits choosing: the
  * table row (by the first two bytes), a defined value for each modifier
- * group, registers among R0-R11 and RZ (R12:R13 for addresses), a valid special register, a
+ * group, registers among R0-R10 and RZ (R12:R13 for addresses), a valid special register, a
  * branch to within 16 instructions, a guard that is mostly PT, memory
  * offsets mostly small and word-aligned, barrier counts mostly multiples
  * of 32; every bit the row does not use zero.
