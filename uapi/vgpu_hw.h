@@ -31,6 +31,19 @@ typedef uint64_t __u64;
 
 #define VGPU_MAX_CLUSTER_CTAS 16u /* CTAs per cluster (co-resident) */
 
+/*
+ * a * b * c for a launch's three dimensions (a grid, a block, a cluster),
+ * or ~0 where that overflows: 2^22 * 2^22 * 2^20 is 2^64, which once
+ * wrapped to 0 and passed every limit.  Saturating, so that "<= limit"
+ * holds only for a product that really is.
+ */
+static inline __u64 vgpu_dims_volume(__u32 a, __u32 b, __u32 c)
+{
+	__u64 v = (__u64)a * b;
+
+	return __builtin_mul_overflow(v, (__u64)c, &v) ? ~0ull : v;
+}
+
 /* ---- Launch flags ---- */
 #define VGPU_LAUNCH_RANDOM_SCHED (1u << 0) /* seeded random interleaving */
 #define VGPU_LAUNCH_SANITIZE (1u << 1)	   /* mbarrier/async UB -> exception */

@@ -126,22 +126,10 @@ static int bad_launch(struct vgpu_exception_record *exc, const char *fmt, ...)
 	return -1;
 }
 
-/*
- * d[0] * d[1] * d[2], or UINT64_MAX where that overflows: three 32-bit
- * dimensions can multiply to 2^64 (2^22 * 2^22 * 2^20), which once wrapped
- * to 0 and passed every limit.
- */
-static uint64_t volume(uint32_t d0, uint32_t d1, uint32_t d2)
-{
-	uint64_t v = (uint64_t)d0 * d1;
-
-	return __builtin_mul_overflow(v, (uint64_t)d2, &v) ? UINT64_MAX : v;
-}
-
 int vgpu_launch_validate(const struct vgpu_sm *sm, const struct vgpu_launch *l,
 			 struct vgpu_exception_record *exc)
 {
-	uint64_t threads = volume(l->block[0], l->block[1], l->block[2]);
+	uint64_t threads = vgpu_dims_volume(l->block[0], l->block[1], l->block[2]);
 
 	if (!l->prog)
 		return bad_launch(exc, "no program");
@@ -151,7 +139,7 @@ int vgpu_launch_validate(const struct vgpu_sm *sm, const struct vgpu_launch *l,
 	for (int i = 0; i < 3; i++)
 		if (!l->grid[i] || !l->block[i])
 			return bad_launch(exc, "grid and block dimensions must be >= 1");
-	if (volume(l->grid[0], l->grid[1], l->grid[2]) > UINT32_MAX)
+	if (vgpu_dims_volume(l->grid[0], l->grid[1], l->grid[2]) > UINT32_MAX)
 		return bad_launch(exc, "grid has more than 2^32-1 CTAs");
 	if (threads > VGPU_MAX_THREADS_PER_CTA)
 		return bad_launch(exc, "block of %u x %u x %u threads exceeds %u",
@@ -172,7 +160,7 @@ int vgpu_launch_validate(const struct vgpu_sm *sm, const struct vgpu_launch *l,
 		if (l->grid[i] % vgpu_cluster_dim(l, i))
 			return bad_launch(exc, "cluster dimension %c (%u) does not divide the grid's (%u)",
 					  "xyz"[i], vgpu_cluster_dim(l, i), l->grid[i]);
-	if (volume(vgpu_cluster_dim(l, 0), vgpu_cluster_dim(l, 1), vgpu_cluster_dim(l, 2)) >
+	if (vgpu_dims_volume(vgpu_cluster_dim(l, 0), vgpu_cluster_dim(l, 1), vgpu_cluster_dim(l, 2)) >
 	    VGPU_MAX_CLUSTER_CTAS)
 		return bad_launch(exc, "cluster of more than %u CTAs",
 				  VGPU_MAX_CLUSTER_CTAS);

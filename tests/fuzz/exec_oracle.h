@@ -56,6 +56,7 @@
 #define VGPU_EXEC_ORACLE_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ struct exec_case {
 	const uint8_t *init;
 	size_t init_len;
 	uint64_t preempt_every;
+	bool well_formed; /* header byte 12 bit 0 */
 };
 
 static inline void exec_no_event(void *opaque, const struct vgpu_trace_event *ev)
@@ -137,7 +139,8 @@ static inline int exec_parse(const uint8_t *d, size_t n, struct exec_case *c,
 		words = avail;
 	*code = d + EXEC_HDR;
 	*code_size = (uint32_t)(words * 16);
-	c->l.entry = (d[11] % words) * 16;
+	c->well_formed = d[12] & 1;
+	c->l.entry = c->well_formed ? 0 : (d[11] % words) * 16;
 	c->init = d + EXEC_HDR + words * 16;
 	c->init_len = n - EXEC_HDR - words * 16;
 	if (d[9] & 1) {
@@ -348,10 +351,8 @@ static inline int exec_oracle(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, code, code_size);
-	if (data[12] & 1) {
+	if (c.well_formed)
 		vgpu_wf_program(copy, code_size);
-		c.l.entry = 0;
-	}
 	if (vgpu_prog_load(copy, code_size, &prog)) {
 		free(copy);
 		return 0; /* the decoder's oracle is obj_oracle's */

@@ -47,8 +47,7 @@ static inline unsigned __int128 launch_volume(const uint32_t d[3])
 }
 
 /* The limits as vgpu_core.h and uapi/vgpu_hw.h state them. */
-static inline bool launch_ok(const struct vgpu_launch *l, uint32_t ninsns,
-			     uint32_t smem_max)
+static inline bool launch_ok(const struct vgpu_launch *l, uint32_t ninsns)
 {
 	uint32_t cl[3];
 
@@ -63,7 +62,8 @@ static inline bool launch_ok(const struct vgpu_launch *l, uint32_t ninsns,
 	}
 	return launch_volume(l->grid) <= UINT32_MAX &&
 	       launch_volume(l->block) <= VGPU_MAX_THREADS_PER_CTA &&
-	       l->smem_bytes <= smem_max && l->param_size <= VGPU_MAX_PARAM_BYTES &&
+	       l->smem_bytes <= VGPU_DEFAULT_SMEM_PER_SM && /* vgpu_sm_new(NULL)'s */
+	       l->param_size <= VGPU_MAX_PARAM_BYTES &&
 	       !(l->flags & ~VGPU_LAUNCH_FLAGS_MASK) &&
 	       launch_volume(cl) <= VGPU_MAX_CLUSTER_CTAS;
 }
@@ -95,19 +95,9 @@ static inline struct vgpu_prog *launch_prog(uint32_t *ninsns)
 		"  S2R R23, SR_CLUSTER_CTARANK ;\n  IADD R23, R23, 0x1 ;\n"
 		"  STG.32 [R20+0x8000], R23 ;\n"
 		"  EXIT ;\n";
-	char err[512];
-	struct vgpu_object obj;
 
-	if (!prog) {
-		if (vgpu_assemble(src, sizeof(src) - 1, "shape", &obj, err, sizeof(err))) {
-			fprintf(stderr, "oracle: launch kernel: %s\n", err);
-			abort();
-		}
-		n = obj.code_size / VGPU_INSN_BYTES;
-		if (vgpu_prog_load(obj.code, obj.code_size, &prog))
-			abort();
-		vgpu_object_fini(&obj);
-	}
+	if (!prog)
+		prog = oracle_prog(src, &n);
 	*ninsns = n;
 	return prog;
 }
@@ -156,7 +146,7 @@ static inline int launch_oracle(const uint8_t *data, size_t size)
 	struct vgpu_exception_record exc;
 	struct vgpu_launch l = { 0 };
 	struct vgpu_hostmem hm;
-	uint32_t ninsns, smem_max = VGPU_DEFAULT_SMEM_PER_SM;
+	uint32_t ninsns;
 	struct vgpu_sm *sm;
 	uint64_t out;
 	uint8_t *buf;
@@ -200,7 +190,7 @@ static inline int launch_oracle(const uint8_t *data, size_t size)
 	memcpy(params, &out, 8);
 	l.mem = &vgpu_hostmem_ops;
 	l.mem_opaque = &hm;
-	ok = launch_ok(&l, ninsns, smem_max);
+	ok = launch_ok(&l, ninsns);
 	rc = vgpu_launch_validate(sm, &l, &exc);
 	if (rc != (ok ? 0 : -1)) {
 		bad = ORACLE_FAIL("grid %ux%ux%u block %ux%ux%u cluster %ux%ux%u smem %u params %u flags 0x%x entry 0x%x: %s (%s), want %s\n",

@@ -254,8 +254,7 @@ static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank)
 {
 	static struct vgpu_prog *progs[2][VGPU_TMAP_MAX_RANK];
 	struct vgpu_prog **p = &progs[store][rank - 1];
-	char src[2048], err[512];
-	struct vgpu_object obj;
+	char src[2048];
 
 	if (*p)
 		return *p;
@@ -288,13 +287,7 @@ static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank)
 		 "  IADD R16, R2, R13 ;\n  MOV R17, R3 ;\n"
 		 "  STG.U8 [R16+0x40], R15 ;\n  IADD R13, R13, 0x20 ;\n  BRA out ;\n",
 		 rank);
-	if (vgpu_assemble(src, strlen(src), "tmap", &obj, err, sizeof(err))) {
-		fprintf(stderr, "oracle: tmap kernel: %s\n", err);
-		abort();
-	}
-	if (vgpu_prog_load(obj.code, obj.code_size, p))
-		abort();
-	vgpu_object_fini(&obj);
+	*p = oracle_prog(src, NULL);
 	return *p;
 }
 

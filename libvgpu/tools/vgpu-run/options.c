@@ -444,10 +444,7 @@ static const struct option long_opts[] = {
  */
 static int check_cluster(const struct options *o)
 {
-	uint64_t ctas = (uint64_t)o->cluster[0] * o->cluster[1];
-
-	if (__builtin_mul_overflow(ctas, (uint64_t)o->cluster[2], &ctas))
-		ctas = UINT64_MAX;
+	uint64_t ctas = vgpu_dims_volume(o->cluster[0], o->cluster[1], o->cluster[2]);
 
 	for (int i = 0; i < 3; i++) {
 		if (o->grid[i] % o->cluster[i]) {
