@@ -42,25 +42,10 @@ top=$PWD
 log() { echo "build-debug-kernel: $*"; }
 die() { log "$*" >&2; exit 1; }
 
-sudo=()
-((EUID == 0)) || sudo=(sudo)
-export DEBIAN_FRONTEND=noninteractive
 packages=(linux-source-6.12 build-essential bc flex bison libelf-dev libssl-dev cpio kmod)
-missing=()
-for p in "${packages[@]}"; do
-	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
-		missing+=("$p")
-	fi
-done
-if ((${#missing[@]})); then
-	log "installing ${missing[*]}"
-	"${sudo[@]+"${sudo[@]}"}" apt-get update -q ||
-		die "apt-get update failed (no network to the archive?)"
-	"${sudo[@]+"${sudo[@]}"}" apt-get install -y -q --no-install-recommends "${missing[@]}" ||
-		die "cannot install ${missing[*]} (no network to the archive, or not in its lists?)"
-fi
+scripts/apt-install.sh --tag build-debug-kernel "${packages[@]}" || exit
 tarball=/usr/src/linux-source-6.12.tar.xz
-[[ -f $tarball ]] || die "$tarball missing although linux-source-6.12 is installed: apt-get install --reinstall linux-source-6.12"
+[[ -f $tarball ]] || die "$tarball missing although linux-source-6.12 is installed: reinstall linux-source-6.12"
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 key=$(cat kernel/debug.config kernel/Kconfig "$self" | sha256sum | cut -c1-12)
 base=${VGPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vgpu}/debug-kernel

@@ -46,24 +46,8 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-sudo=()
-if ((EUID != 0)); then
-	sudo=(sudo)
-fi
-export DEBIAN_FRONTEND=noninteractive
-
 packages=(build-essential busybox-static cpio kmod qemu-system-data seabios)
-missing=()
-for p in "${packages[@]}"; do
-	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
-		missing+=("$p")
-	fi
-done
-if ((${#missing[@]})); then
-	log "installing ${missing[*]}"
-	"${sudo[@]+"${sudo[@]}"}" apt-get update -q
-	"${sudo[@]+"${sudo[@]}"}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+scripts/apt-install.sh --tag build-guest "${packages[@]}"
 
 mkdir -p "$out"
 

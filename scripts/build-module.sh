@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build vgpu.ko (kernel/) against the guest kernel's Debian headers, W=1.
-# Installs linux-headers-<guest kernel> when missing.  The guest kernel is
+# The headers are Debian's, unpacked into build/ (scripts/kernel-headers.sh),
+# never installed on the host.  The guest kernel is
 # Debian's 6.12 LTS (scripts/guest-kernel.sh resolves the newest one in
 # the archive; KREL overrides it), or the configured tree KDIR names (the
 # debug kernel).  Output: $MODOUT/vgpu.ko (default build/module; objects in
@@ -16,7 +17,7 @@ if [ "${1:-}" = --harness-only ]; then
 	dir=$2
 	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true)
 	if [ -z "$tarball" ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y linux-source-6.12 >&2
+		scripts/apt-install.sh --tag build-module linux-source-6.12
 		tarball=$(ls /usr/src/linux-source-6.12.tar.* | head -n1)
 	fi
 	mkdir -p "$dir"
@@ -31,11 +32,7 @@ if [ -n "${KDIR:-}" ]; then
 	KREL=$(make -s -C "$KDIR" kernelrelease)
 else
 	KREL=$(scripts/guest-kernel.sh)
-	KDIR=/usr/src/linux-headers-$KREL
-	if [ ! -d "$KDIR" ]; then
-		echo "build-module: installing linux-headers-$KREL" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y "linux-headers-$KREL" >&2
-	fi
+	KDIR=$(scripts/kernel-headers.sh "$KREL")
 fi
 OUT=${MODOUT:-build/module}
 # Build in a copy ($OUT/src) so that the tree stays clean.

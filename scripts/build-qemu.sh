@@ -79,19 +79,7 @@ packages=(build-essential dpkg-dev ninja-build meson python3-venv
 	libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev pkg-config
 	flex bison ccache seabios qemu-system-data)
 [[ $flavour == fuzz ]] && packages+=(clang-19 libclang-rt-19-dev)
-missing=()
-for p in "${packages[@]}"; do
-	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
-		missing+=("$p")
-	fi
-done
-apt_updated=0
-if ((${#missing[@]})); then
-	log "installing ${missing[*]}"
-	"${sudo[@]+"${sudo[@]}"}" apt-get update -q
-	apt_updated=1
-	"${sudo[@]+"${sudo[@]}"}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+scripts/apt-install.sh --tag build-qemu "${packages[@]}"
 
 # ---- 2. source ----
 if [[ ! -f $src/.vgpu-unpacked ]]; then
@@ -106,11 +94,8 @@ if [[ ! -f $src/.vgpu-unpacked ]]; then
 			Components: main
 			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 		EOF
-		apt_updated=0
 	fi
-	if ((!apt_updated)); then
-		"${sudo[@]+"${sudo[@]}"}" apt-get update -q
-	fi
+	"${sudo[@]+"${sudo[@]}"}" apt-get update -q
 	rm -rf "$dl" "$src"
 	mkdir -p "$dl"
 	log "downloading QEMU's Debian source package"

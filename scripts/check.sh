@@ -31,7 +31,12 @@ set -u -o pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# the kernels installed on the host now: the last suite checks that make
+# check added none (tests/host/test-host-packages.sh)
+host_kernels=$(mktemp)
+trap 'rm -f "$log" "$host_kernels"' EXIT
+dpkg-query -W -f='${db:Status-Status} ${Package}\n' 'linux-image-*' 'linux-headers-*' 2>/dev/null |
+	sed -n 's/^installed //p' | sort >"$host_kernels"
 
 grand_pass=0
 grand_fail=0
@@ -241,6 +246,12 @@ if [[ ${VGPU_CHECK_GUEST:-1} != 0 ]]; then
 		fi
 	fi
 fi
+
+# last, the host: no kernel installed on it by any script above
+echo
+echo "==== host packages ===="
+VGPU_HOST_KERNELS_BEFORE=$host_kernels scripts/run-tests.sh build tests/host/test-host-packages.sh | tee "$log"
+tally "host packages" "${PIPESTATUS[0]}"
 
 echo
 echo "==== make check: $((SECONDS - start))s"

@@ -20,23 +20,4 @@ packages=(build-essential clang clang-19 pkg-config libdrm-dev libjansson-dev)
 if [[ ${1-} == --fuzz ]]; then
 	packages+=(libclang-rt-19-dev)
 fi
-missing=()
-for p in "${packages[@]}"; do
-	if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
-		missing+=("$p")
-	fi
-done
-
-if ((${#missing[@]} == 0)); then
-	echo "install-deps: all present (${packages[*]})"
-	exit 0
-fi
-
-sudo=()
-if ((EUID != 0)); then
-	sudo=(sudo)
-fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]+"${sudo[@]}"}" apt-get update -q
-"${sudo[@]+"${sudo[@]}"}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+exec "$(dirname "$0")/apt-install.sh" --tag install-deps "${packages[@]}"

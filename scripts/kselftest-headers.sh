@@ -28,15 +28,7 @@ tarball() {
 }
 
 if ! tb=$(tarball); then
-	sudo=()
-	if ((EUID != 0)); then
-		sudo=(sudo)
-	fi
-	echo "kselftest-headers: installing linux-source-6.12" >&2
-	# wait for a dpkg lock another install holds rather than fail
-	DEBIAN_FRONTEND=noninteractive "${sudo[@]+"${sudo[@]}"}" apt-get install \
-		-y -q --no-install-recommends -o DPkg::Lock::Timeout=600 \
-		linux-source-6.12 >&2
+	"$(dirname "$0")/apt-install.sh" --tag kselftest-headers linux-source-6.12
 	tb=$(tarball) || {
 		echo "kselftest-headers: no /usr/src/linux-source-6.12.tar.* after installing linux-source-6.12" >&2
 		exit 1

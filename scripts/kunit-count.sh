@@ -34,8 +34,7 @@ if [[ ! -f $tool ]]; then
 	if [[ ! -f $tool ]]; then
 		tarball=/usr/src/linux-source-6.12.tar.xz
 		if [[ ! -f $tarball ]]; then
-			echo "kunit-count: installing linux-source-6.12" >&2
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-source-6.12 >&2
+			scripts/apt-install.sh --tag kunit-count linux-source-6.12
 		fi
 		mkdir -p build/kunit-tool
 		tar -xf "$tarball" -C build/kunit-tool --strip-components=1 \
