@@ -40,20 +40,7 @@ log() { echo "selftests: $*" >&2; }
 # what the kselftest build needs: the source, rsync (lib.mk's install),
 # static libdrm (libdrm-dev), pkg-config, xz
 tarball=/usr/src/linux-source-6.12.tar.xz
-missing=()
-for p in linux-source-6.12 rsync libdrm-dev pkg-config xz-utils; do
-	[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] ||
-		missing+=("$p")
-done
-if ((${#missing[@]})); then
-	sudo=()
-	((EUID == 0)) || sudo=(sudo)
-	log "installing ${missing[*]}"
-	# wait for a dpkg lock another install holds rather than fail
-	DEBIAN_FRONTEND=noninteractive "${sudo[@]+"${sudo[@]}"}" apt-get install \
-		-y -q --no-install-recommends -o DPkg::Lock::Timeout=600 \
-		"${missing[@]}" >&2
-fi
+"$top/scripts/apt-install.sh" --tag selftests linux-source-6.12 rsync libdrm-dev pkg-config xz-utils
 [[ -f $tarball ]] || { log "no $tarball (linux-source-6.12)"; exit 1; }
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
 [[ -n $ver ]] || ver=$(stat -c %Y "$tarball")
