@@ -2,7 +2,8 @@
 /*
  * debugfs (dri/N/): queues (ring and scheduler state), exceptions (the last
  * VGPU_EXC_LOG exception records), address_spaces (per-file VA use),
- * memory (bytes of resident BOs and the limit, vgpu_gem.c), inject (the
+ * memory (bytes of every device's resident BOs and the limit, this
+ * device's, and the limit of one client's: vgpu_gem.c), inject (the
  * device's fault injection, where it has it: write "VALUE [ARG]", VALUE
  * for VGPU_REG_INJECT and ARG for INJECT_ARG; read: INJECT), and irq_hold (fault injection for recovery tests: while 1, the interrupt
  * handler leaves completions unprocessed, as a delayed interrupt would;
@@ -96,8 +97,11 @@ static int vgpu_debugfs_memory(struct seq_file *m, void *data)
 	struct drm_info_node *node = m->private;
 	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
 
-	seq_printf(m, "resident %lld limit %llu\n",
-		   (long long)atomic64_read(&vdev->resident), vgpu_mem_limit());
+	/* every device's resident BOs and their limit, then this device's */
+	seq_printf(m, "resident %lld limit %llu device %lld client_limit %llu\n",
+		   (long long)vgpu_mem_total(), vgpu_mem_limit(),
+		   (long long)atomic64_read(&vdev->resident),
+		   vgpu_client_mem_limit());
 	return 0;
 }
 

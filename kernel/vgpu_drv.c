@@ -126,6 +126,7 @@ static int vgpu_open(struct drm_device *dev, struct drm_file *file)
 		return -ENOMEM;
 	vf->vdev = vdev;
 	kref_init(&vf->refcount);
+	init_waitqueue_head(&vf->jobs_wq);
 	spin_lock_init(&vf->hist_lock);
 	vf->client_id = file->client_id;
 	xa_init_flags(&vf->userqs, XA_FLAGS_ALLOC1);

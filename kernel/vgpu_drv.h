@@ -188,6 +188,7 @@ struct vgpu_xqueue {
 	u32 last_reset;		/* vdev->queue_resets seen by innocent counting */
 	atomic64_t submitted;
 	atomic64_t completed;
+	atomic_t jobs;		/* not yet freed: vgpu_jobs_reserve() bounds it */
 	struct list_head link;
 	struct mutex lock;	/* SUBMIT's entity use against destroy */
 	bool dead;		/* destroyed (under @lock) */
@@ -208,6 +209,12 @@ struct vgpu_file {
 	atomic_t nqueues;
 	struct list_head xqueues;	/* under vdev->files_lock */
 	atomic64_t next_job_id;
+	/*
+	 * Jobs and binds not yet freed, and where SUBMIT and VM_BIND wait for
+	 * one to go (vgpu_jobs_reserve())
+	 */
+	atomic_t jobs;
+	wait_queue_head_t jobs_wq;
 	atomic_t reset_count;
 	atomic64_t engine_ns;
 	u64 client_id;		/* drm_file.client_id: fdinfo's drm-client-id */
@@ -220,6 +227,15 @@ struct vgpu_file {
 	struct xarray userqs;
 	u32 next_userq_id;
 	u32 nuserqs;
+	/*
+	 * BOs this file created that still exist, and the bytes of those
+	 * resident: charged to it for as long as they exist, whoever holds
+	 * them then (each holds a reference to the file: an export or a CPU
+	 * mapping outlives its handle); bounded by max_bos_per_file and
+	 * client_mem_limit_mb (vgpu_gem.c)
+	 */
+	atomic_t bos;
+	atomic64_t resident;
 	/* VMs of VM_CREATE by id; each on @vm_list under vdev->files_lock */
 	struct xarray vms;
 	u32 next_vm_id;
@@ -389,7 +405,10 @@ struct vgpu_device {
 	struct mutex files_lock;
 	struct list_head files;
 
-	/* bytes of resident BOs (vgpu_gem.c), at most vgpu_mem_limit() */
+	/*
+	 * bytes of this device's resident BOs (vgpu_gem.c); all devices'
+	 * together are at most vgpu_mem_limit()
+	 */
 	atomic64_t resident;
 
 	struct vgpu_userqs uqs;
@@ -432,8 +451,11 @@ void vgpu_file_put(struct vgpu_file *vf);
  * @mappings: one per address space that holds a handle
  * @memcg:    the creator's memory cgroup: the pages are charged there,
  *            whoever makes them resident (NULL for an import)
+ * @owner:    the file that created it (a reference; NULL for an
+ *            import), which its count and resident bytes are charged to
  * @state:    VGPU_BO_RESIDENT once the pages exist (counted in
- *            vgpu_device.resident until the BO is freed)
+ *            vgpu_device.resident, the module's total and @owner's
+ *            until the BO is freed)
  * @mapped:   every mapping points at the pages: set (release, under
  *            @lock) once vgpu_bo_make_resident() has filled them all;
  *            cleared only when a handle opens in the window before the
@@ -449,6 +471,7 @@ struct vgpu_bo {
 	struct mutex gpuva_lock;
 	struct list_head mappings;
 	struct mem_cgroup *memcg;
+	struct vgpu_file *owner;
 	unsigned long state;
 	bool mapped;
 };
@@ -471,6 +494,8 @@ int vgpu_bo_make_resident(struct vgpu_bo *bo);
 int vgpu_bo_pages(struct vgpu_bo *bo, struct sg_table **sgt);
 extern unsigned int vgpu_mem_limit_mb;
 u64 vgpu_mem_limit(void);
+u64 vgpu_client_mem_limit(void);
+s64 vgpu_mem_total(void);
 int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 			 struct drm_file *file);
 int vgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,

@@ -12,12 +12,20 @@
  *
  * The pages are charged to the memory cgroup of the process that created
  * the BO, whichever process makes them resident, so that a cgroup's limit
- * holds and its OOM killer finds the holder; and the device counts the
- * bytes of every resident BO against vgpu_mem_limit() (module parameter
- * mem_limit_mb, default half of RAM), so that clients of the GPU cannot
- * take memory the rest of the system needs: the global OOM killer cannot
- * see pinned GPU memory (it is in no process's RSS) and would kill
- * bystanders instead.
+ * holds and its OOM killer finds the holder; and the bytes of every
+ * resident BO, of every vgpu device together (as TTM's page limit is
+ * global), count against vgpu_mem_limit() (module parameter mem_limit_mb,
+ * default half of RAM), so that clients of the GPU cannot take memory the
+ * rest of the system needs: the global OOM killer cannot see pinned GPU
+ * memory (it is in no process's RSS) and would kill bystanders instead.
+ * A client past its share gets -ENOMEM before any of that.
+ *
+ * Each open file's share: the BOs it created count against
+ * vgpu_client_mem_limit() (client_mem_limit_mb, default three quarters of
+ * mem_limit_mb) once resident, and against max_bos_per_file while they
+ * exist (each shmem GEM object holds a struct file of the system's file
+ * table), whoever holds them, so that one client cannot take all the
+ * memory, nor the file table, from the others.
  *
  * Locking: bo->lock (the mappings) is never held while the reservation
  * lock is taken or the other way round: the pages are obtained first, the
@@ -36,7 +44,21 @@ module_param_named(mem_limit_mb, vgpu_mem_limit_mb, uint, 0644);
 MODULE_PARM_DESC(mem_limit_mb,
 		 "MiB of resident BO memory per device (0: half of RAM)");
 
-/* Bytes of BO memory a device may hold resident. */
+static unsigned int vgpu_client_mem_limit_mb;
+module_param_named(client_mem_limit_mb, vgpu_client_mem_limit_mb, uint, 0644);
+MODULE_PARM_DESC(client_mem_limit_mb,
+		 "MiB of resident BO memory one open file's BOs may hold (0: three quarters of mem_limit_mb)");
+
+static unsigned int vgpu_max_bos_per_file = VGPU_MAX_BOS_PER_FILE;
+module_param_named(max_bos_per_file, vgpu_max_bos_per_file, uint, 0644);
+MODULE_PARM_DESC(max_bos_per_file,
+		 "BOs one open file may have created and not yet freed (default "
+		 __stringify(VGPU_MAX_BOS_PER_FILE) ")");
+
+/* bytes of resident BOs of every device */
+static atomic64_t vgpu_resident_total;
+
+/* Bytes of BO memory every device together may hold resident. */
 u64 vgpu_mem_limit(void)
 {
 	unsigned int mb = READ_ONCE(vgpu_mem_limit_mb);
@@ -44,6 +66,57 @@ u64 vgpu_mem_limit(void)
 	if (mb)
 		return (u64)mb << 20;
 	return ((u64)totalram_pages() << PAGE_SHIFT) / 2;
+}
+
+/* Bytes of resident BO memory the BOs one file created may hold. */
+u64 vgpu_client_mem_limit(void)
+{
+	unsigned int mb = READ_ONCE(vgpu_client_mem_limit_mb);
+
+	if (mb)
+		return (u64)mb << 20;
+	return vgpu_mem_limit() / 4 * 3;
+}
+
+s64 vgpu_mem_total(void)
+{
+	return atomic64_read(&vgpu_resident_total);
+}
+
+/*
+ * Count @bo's bytes as resident: in every device's total, its creator's
+ * and its device's.  False, with nothing counted, past the total's limit
+ * or the creator's.
+ */
+static bool vgpu_mem_charge(struct vgpu_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	s64 size = obj->size;
+
+	if (atomic64_add_return(size, &vgpu_resident_total) > vgpu_mem_limit())
+		goto undo_total;
+	if (bo->owner &&
+	    atomic64_add_return(size, &bo->owner->resident) > vgpu_client_mem_limit())
+		goto undo_owner;
+	atomic64_add(size, &to_vgpu(obj->dev)->resident);
+	return true;
+
+undo_owner:
+	atomic64_sub(size, &bo->owner->resident);
+undo_total:
+	atomic64_sub(size, &vgpu_resident_total);
+	return false;
+}
+
+static void vgpu_mem_uncharge(struct vgpu_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	s64 size = obj->size;
+
+	atomic64_sub(size, &to_vgpu(obj->dev)->resident);
+	if (bo->owner)
+		atomic64_sub(size, &bo->owner->resident);
+	atomic64_sub(size, &vgpu_resident_total);
 }
 
 static struct vgpu_mapping *vgpu_bo_find_mapping(struct vgpu_bo *bo,
@@ -79,15 +152,14 @@ static bool vgpu_bo_has_pages(struct vgpu_bo *bo)
 
 /*
  * Run @get, which acquires @bo's pages, charging them to the creator's
- * memcg and, the first time, counting them against the device's limit.
- * Returns @get's result, or -ENOMEM past the limit.
+ * memcg and, the first time, counting them against the limits
+ * (vgpu_mem_charge()).  Returns @get's result, or -ENOMEM past a limit.
  */
 static int vgpu_bo_populate(struct vgpu_bo *bo,
 			    int (*get)(struct drm_gem_object *obj, void *arg),
 			    void *arg)
 {
 	struct drm_gem_object *obj = &bo->base.base;
-	struct vgpu_device *vdev = to_vgpu(obj->dev);
 	struct mem_cgroup *old;
 	bool counted = false;
 	int ret;
@@ -95,13 +167,8 @@ static int vgpu_bo_populate(struct vgpu_bo *bo,
 	if (obj->import_attach)
 		return get(obj, arg);
 	if (!test_bit(VGPU_BO_RESIDENT, &bo->state)) {
-		if (vgpu_should_fail())
+		if (vgpu_should_fail() || !vgpu_mem_charge(bo))
 			return -ENOMEM;
-		if (atomic64_add_return(obj->size, &vdev->resident) >
-		    vgpu_mem_limit()) {
-			atomic64_sub(obj->size, &vdev->resident);
-			return -ENOMEM;
-		}
 		counted = true;
 	}
 	old = set_active_memcg(bo->memcg);
@@ -109,7 +176,7 @@ static int vgpu_bo_populate(struct vgpu_bo *bo,
 	set_active_memcg(old);
 	/* Counted once: by whoever set the bit. */
 	if (counted && (ret || test_and_set_bit(VGPU_BO_RESIDENT, &bo->state)))
-		atomic64_sub(obj->size, &vdev->resident);
+		vgpu_mem_uncharge(bo);
 	return ret;
 }
 
@@ -262,7 +329,11 @@ static void vgpu_gem_free(struct drm_gem_object *obj)
 
 	WARN_ON(!list_empty(&bo->mappings));
 	if (test_bit(VGPU_BO_RESIDENT, &bo->state))
-		atomic64_sub(obj->size, &to_vgpu(obj->dev)->resident);
+		vgpu_mem_uncharge(bo);
+	if (bo->owner) {
+		atomic_dec(&bo->owner->bos);
+		vgpu_file_put(bo->owner);
+	}
 	mem_cgroup_put(bo->memcg);
 	mutex_destroy(&bo->gpuva_lock);
 	mutex_destroy(&bo->lock);
@@ -365,33 +436,57 @@ int vgpu_ioctl_bo_create(struct drm_device *dev, void *data,
 	struct drm_vgpu_bo_create *args = data;
 	struct drm_gem_shmem_object *shmem;
 	struct vgpu_bo *bo;
+	u32 handle;
 	int ret;
 
 	ret = vgpu_bo_create_check(args);
 	if (ret)
 		return ret;
-
+	if (atomic_inc_return(&vf->bos) > READ_ONCE(vgpu_max_bos_per_file)) {
+		atomic_dec(&vf->bos);
+		return -EMFILE;
+	}
 	shmem = drm_gem_shmem_create(dev, PAGE_ALIGN(args->size));
-	if (IS_ERR(shmem))
+	if (IS_ERR(shmem)) {
+		atomic_dec(&vf->bos);
 		return PTR_ERR(shmem);
+	}
 	bo = container_of(shmem, struct vgpu_bo, base);
+	/* counted in vf->bos until freed (vgpu_gem_free) */
+	kref_get(&vf->refcount);
+	bo->owner = vf;
 	bo->flags = args->flags & ~VGPU_BO_POPULATE;
 #ifdef CONFIG_MEMCG
 	bo->memcg = get_mem_cgroup_from_mm(current->mm);
 #endif
 
-	/* Creating the handle reserves the BO's VA (vgpu_gem_open). */
-	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
-	if (!ret && (args->flags & VGPU_BO_POPULATE)) {
-		ret = vgpu_bo_make_resident(bo);
+	/*
+	 * Everything that can fail happens before the handle exists: once
+	 * it is published, another thread of the process may close it (the
+	 * number is guessable), so it is never deleted by number here.  A
+	 * populated BO is mapped in full when the handle is made
+	 * (vgpu_gem_open); its pages come first.
+	 */
+	if (args->flags & VGPU_BO_POPULATE) {
+		struct sg_table *sgt;
+
+		ret = vgpu_bo_pages(bo, &sgt);
 		if (ret)
-			drm_gem_handle_delete(file, args->handle);
+			goto out;
 	}
-	drm_gem_object_put(&shmem->base);
+	/* Creating the handle reserves the BO's VA (vgpu_gem_open). */
+	ret = drm_gem_handle_create(file, &shmem->base, &handle);
 	if (ret)
-		return ret;
+		goto out;
+	/*
+	 * Our reference keeps @bo alive, whatever a racing GEM_CLOSE does to
+	 * the handle: then the VA reads 0, and the handle is gone anyway.
+	 */
 	args->va = vgpu_bo_va(bo, vf->as);
-	return 0;
+	args->handle = handle;
+out:
+	drm_gem_object_put(&shmem->base);
+	return ret;
 }
 
 int vgpu_ioctl_bo_mmap_offset(struct drm_device *dev, void *data,

@@ -54,6 +54,7 @@ struct vgpu_job {
 	bool guilty;
 	bool completed;	/* its completion record was processed */
 	bool on_device;	/* counted in as->active (vgpu_as_job_begin) */
+	bool counted;	/* in its file's and queue's @jobs (vgpu_jobs_reserve) */
 };
 
 #define to_vgpu_job(j) container_of(j, struct vgpu_job, base)
@@ -77,6 +78,8 @@ bool vgpu_sem_target(struct vgpu_device *vdev, struct dma_fence *f,
 
 /* vgpu_submit.c (KUnit tests them from vgpu_job.c) */
 void vgpu_job_count(struct vgpu_job *job, struct dma_fence *done);
+int vgpu_jobs_reserve(struct vgpu_file *vf, struct vgpu_xqueue *xq, bool nonblock);
+void vgpu_jobs_release(struct vgpu_file *vf, struct vgpu_xqueue *xq);
 int vgpu_submit_check(struct vgpu_device *vdev,
 		      const struct drm_vgpu_submit *args);
 int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,

@@ -161,16 +161,26 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, struct vgpu_vm *vm,
 	mutex_lock(&vdev->files_lock);
 	list_add_tail(&xq->link, &vf->xqueues);
 	mutex_unlock(&vdev->files_lock);
-	if (id)
-		ret = xa_alloc_cyclic(&vf->queues, &xq->id, xq,
-				      XA_LIMIT(1, U32_MAX), &vf->next_queue_id,
-				      GFP_KERNEL);
-	else
+	if (!id) {
 		ret = xa_insert(&vf->queues, VGPU_QUEUE_DEFAULT, xq, GFP_KERNEL);
-	if (ret < 0)
+		if (ret < 0)
+			goto err_entity;
+		return 0;
+	}
+	/*
+	 * Once the id is in the table, a QUEUE_DESTROY of it (the ids are
+	 * guessable) may drop the table's reference: hold our own until
+	 * @xq is no longer touched.
+	 */
+	kref_get(&xq->refcount);
+	ret = xa_alloc_cyclic(&vf->queues, &xq->id, xq, XA_LIMIT(1, U32_MAX),
+			      &vf->next_queue_id, GFP_KERNEL);
+	if (ret < 0) {
+		refcount_dec(&xq->refcount.refcount);	/* never published */
 		goto err_entity;
-	if (id)
-		*id = xq->id;
+	}
+	*id = xq->id;
+	vgpu_xqueue_put(xq);
 	return 0;
 
 err_entity:

@@ -327,6 +327,66 @@ int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 	return ret;
 }
 
+static unsigned int vgpu_max_jobs_per_queue = VGPU_MAX_JOBS_PER_QUEUE;
+module_param_named(max_jobs_per_queue, vgpu_max_jobs_per_queue, uint, 0644);
+MODULE_PARM_DESC(max_jobs_per_queue,
+		 "jobs in flight per queue before SUBMIT waits (default "
+		 __stringify(VGPU_MAX_JOBS_PER_QUEUE) ")");
+
+static unsigned int vgpu_max_jobs_per_file = VGPU_MAX_JOBS_PER_FILE;
+module_param_named(max_jobs_per_file, vgpu_max_jobs_per_file, uint, 0644);
+MODULE_PARM_DESC(max_jobs_per_file,
+		 "jobs in flight per open file before SUBMIT waits (default "
+		 __stringify(VGPU_MAX_JOBS_PER_FILE) ")");
+
+/* Count a job in @vf and @xq, unless one of them is at its bound. */
+static bool vgpu_jobs_try(struct vgpu_file *vf, struct vgpu_xqueue *xq)
+{
+	if (atomic_inc_return(&vf->jobs) > READ_ONCE(vgpu_max_jobs_per_file)) {
+		atomic_dec(&vf->jobs);
+		return false;
+	}
+	if (atomic_inc_return(&xq->jobs) > READ_ONCE(vgpu_max_jobs_per_queue)) {
+		atomic_dec(&xq->jobs);
+		atomic_dec(&vf->jobs);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * vgpu_jobs_reserve - count a new job of @xq in its file, waiting while
+ *                     the file or the queue is at its bound
+ * @vf:       the file
+ * @xq:       the queue
+ * @nonblock: fail with -EAGAIN rather than wait (O_NONBLOCK)
+ *
+ * Jobs are bounded as a ring-full GPU bounds them (uapi
+ * VGPU_MAX_JOBS_PER_QUEUE): the wait ends when vgpu_jobs_release() frees
+ * a job's place.  Called without locks.
+ *
+ * Return: 0, -EAGAIN, or -ERESTARTSYS on a signal.
+ */
+int vgpu_jobs_reserve(struct vgpu_file *vf, struct vgpu_xqueue *xq, bool nonblock)
+{
+	if (vgpu_jobs_try(vf, xq))
+		return 0;
+	if (nonblock)
+		return -EAGAIN;
+	return wait_event_interruptible(vf->jobs_wq, vgpu_jobs_try(vf, xq));
+}
+
+/* A job counted by vgpu_jobs_reserve() is freed (or never made). */
+void vgpu_jobs_release(struct vgpu_file *vf, struct vgpu_xqueue *xq)
+{
+	atomic_dec(&xq->jobs);
+	atomic_dec(&vf->jobs);
+	/* pairs with the waiter's check: it either sees the count or the wake */
+	smp_mb__after_atomic();
+	if (wq_has_sleeper(&vf->jobs_wq))
+		wake_up_all(&vf->jobs_wq);
+}
+
 static bool vgpu_bo_job_writes(struct drm_gem_object *obj)
 {
 	return !(to_vgpu_bo(obj)->flags & VGPU_BO_READ_ONLY);
@@ -361,6 +421,12 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	xq = vgpu_xqueue_lookup(vf, args->queue);
 	if (!xq)
 		return -ENOENT;
+	/* before the queue's lock: a QUEUE_DESTROY may end the wait */
+	ret = vgpu_jobs_reserve(vf, xq, file->filp->f_flags & O_NONBLOCK);
+	if (ret) {
+		vgpu_xqueue_put(xq);
+		return ret;
+	}
 	/* Held until the job is pushed: QUEUE_DESTROY waits for it. */
 	mutex_lock(&xq->lock);
 	if (xq->dead)
@@ -370,6 +436,9 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	else
 		ret = vgpu_submit_locked(vdev, vf, xq, file, args, tl);
 	mutex_unlock(&xq->lock);
+	/* (a job made holds the count until vgpu_job_free()) */
+	if (ret)
+		vgpu_jobs_release(vf, xq);
 	vgpu_xqueue_put(xq);
 	return ret;
 }
@@ -412,6 +481,7 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	job->as = vgpu_as_get(xq->vm ? vgpu_vm_as(xq->vm) : vf->as);
 	kref_get(&xq->refcount);
 	job->xq = xq;
+	job->counted = true;	/* vgpu_submit()'s count, from the push on */
 
 	ret = vgpu_submit_bos(job, file, args);
 	if (ret)

@@ -670,15 +670,18 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 		      uq->as->asid << VGPU_QCTRL_ASID_SHIFT);
 	if (atomic_inc_return(&uqs->live) == 1)
 		schedule_delayed_work(&uqs->wdog, VGPU_UQ_WDOG_PERIOD);
-	mutex_unlock(&uqs->lock);
-	drm_dev_exit(idx);
-
+	/*
+	 * Under the lock: once it is dropped, a USERQ_DESTROY of the id
+	 * (guessable) may free @uq.
+	 */
 	args->queue_id = uq->id;
 	args->entries = VGPU_USERQ_ENTRIES;
 	args->hw_queue = uq->hwq;
 	args->ring_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_RING_PGOFF);
 	args->cpl_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_CPL_PGOFF);
 	args->doorbell_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_DB_PGOFF);
+	mutex_unlock(&uqs->lock);
+	drm_dev_exit(idx);
 	return 0;
 
 err_unlock:

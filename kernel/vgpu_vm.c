@@ -627,9 +627,16 @@ int vgpu_ioctl_vm_create(struct drm_device *dev, void *data,
 		ret = PTR_ERR(vm);
 		goto out;
 	}
+	/*
+	 * Once the id is in the table, a VM_DESTROY of it (the ids are
+	 * guessable) may drop the table's reference: hold our own until @vm
+	 * is no longer touched.
+	 */
+	kref_get(&vm->refcount);
 	ret = xa_alloc_cyclic(&vf->vms, &vm->id, vm, XA_LIMIT(1, U32_MAX),
 			      &vf->next_vm_id, GFP_KERNEL);
 	if (ret < 0) {
+		refcount_dec(&vm->refcount.refcount);	/* never published */
 		mutex_lock(&vf->vdev->files_lock);
 		vgpu_vm_entity_fini(vm, true);
 		mutex_unlock(&vf->vdev->files_lock);
@@ -638,6 +645,7 @@ int vgpu_ioctl_vm_create(struct drm_device *dev, void *data,
 	}
 	ret = 0;
 	args->vm_id = vm->id;
+	vgpu_vm_put(vm);
 	args->va_start = VGPU_VA_START;
 	args->va_size = VGPU_VA_SIZE;
 out:

@@ -193,6 +193,16 @@ struct drm_vgpu_get_param {
 /* Largest BO: 1 GiB (larger sizes give -E2BIG). */
 #define VGPU_BO_MAX_SIZE (1ull << 30)
 
+/*
+ * BOs one open file may have created and not yet freed (module parameter
+ * max_bos_per_file; more: -EMFILE).  Each holds a struct file of the
+ * system's file table, so without a bound one client could take the whole
+ * table (ENFILE for every other open() of the system).  A BO counts
+ * against its creator until it is freed, also after its handle is closed
+ * while an export or a CPU mapping keeps it.
+ */
+#define VGPU_MAX_BOS_PER_FILE 16384u
+
 /**
  * struct drm_vgpu_bo_create - DRM_IOCTL_VGPU_BO_CREATE
  * @size:   (in) bytes, 1 .. VGPU_BO_MAX_SIZE (0: -EINVAL, larger: -E2BIG);
@@ -213,9 +223,15 @@ struct drm_vgpu_get_param {
  * The pages are charged to the memory cgroup of the process that created
  * the BO, whichever process makes them resident: past the cgroup's
  * memory.max, the SUBMIT or mmap() that needed them fails with -ENOMEM
- * (BO_CREATE itself allocates no pages).  The resident BOs of a device
- * together may hold at most the module parameter mem_limit_mb (default:
- * half of RAM); past it, -ENOMEM too.  fdinfo reports each file's BOs as
+ * (BO_CREATE itself allocates no pages).  The resident BOs of every vgpu
+ * device together may hold at most the module parameter mem_limit_mb
+ * (default: half of RAM), and those one open file created at most
+ * client_mem_limit_mb (default: three quarters of mem_limit_mb, so that
+ * one client cannot take it all); past either, -ENOMEM too.  Pinned BO
+ * memory is in no process's RSS: the global OOM killer would not pick
+ * its holder, so these limits, not the OOM killer, stop a client that
+ * takes too much.  BO_CREATE fails with -EMFILE when the file has
+ * VGPU_MAX_BOS_PER_FILE BOs.  fdinfo reports each file's BOs as
  * drm-total-memory, drm-shared-memory, drm-active-memory and
  * drm-resident-memory (Documentation/gpu/drm-usage-stats.rst).
  *
@@ -352,6 +368,22 @@ struct drm_vgpu_ext_timeline {
 
 #define VGPU_SUBMIT_FLAGS 0u	/* no submit flag defined yet */
 
+/*
+ * Jobs in flight (submitted and not yet freed: queued, waiting for their
+ * dependencies, running, or completed with their fence not yet released
+ * by the scheduler), as a ring-full GPU bounds them: at most
+ * VGPU_MAX_JOBS_PER_QUEUE per queue and VGPU_MAX_JOBS_PER_FILE per open
+ * file (vgpu.ko's module parameters max_jobs_per_queue and
+ * max_jobs_per_file change them).  A SUBMIT past either waits,
+ * interruptibly, until a job of the file or queue is freed; on a file
+ * opened with O_NONBLOCK it fails with -EAGAIN instead.  Each job holds
+ * about a kilobyte of kernel memory (charged to the submitter's memory
+ * cgroup), so one client can no longer queue jobs until the system runs
+ * out of memory.
+ */
+#define VGPU_MAX_JOBS_PER_QUEUE 1024u
+#define VGPU_MAX_JOBS_PER_FILE 4096u
+
 /**
  * struct drm_vgpu_submit - DRM_IOCTL_VGPU_SUBMIT: queue one launch
  * @extensions:     user pointer to a chain of struct drm_vgpu_extension,
@@ -394,6 +426,10 @@ struct drm_vgpu_ext_timeline {
  * raised an exception (-EIO; -EFAULT for an MMU fault), was stopped by the
  * driver's timeout (-ETIMEDOUT, the device was reset) or could not run
  * (-ECANCELED: file closed, device unbound).
+ *
+ * With VGPU_MAX_JOBS_PER_QUEUE jobs of @queue or VGPU_MAX_JOBS_PER_FILE of
+ * the file in flight, SUBMIT waits for one to be freed (-EAGAIN with
+ * O_NONBLOCK; -EINTR/restart on a signal).
  */
 struct drm_vgpu_submit {
 	__u64 extensions;

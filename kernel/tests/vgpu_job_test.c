@@ -63,6 +63,7 @@ static int vgpu_job_test_init(struct kunit *test)
 	t->vf->as = t->as;
 	t->vf->client_id = 42;
 	kref_init(&t->vf->refcount);
+	init_waitqueue_head(&t->vf->jobs_wq);
 	spin_lock_init(&t->vf->hist_lock);
 	t->vf->hist = kunit_kcalloc(test, VGPU_JOB_HISTORY,
 				    sizeof(*t->vf->hist), GFP_KERNEL);

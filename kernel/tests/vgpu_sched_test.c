@@ -62,6 +62,7 @@ static int vgpu_sched_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t->vf);
 	t->vf->vdev = vdev;
 	kref_init(&t->vf->refcount);
+	init_waitqueue_head(&t->vf->jobs_wq);
 	spin_lock_init(&t->vf->hist_lock);
 	t->vf->client_id = 7;
 	vgpu_file_vms_init(t->vf);

@@ -96,6 +96,6 @@ if [[ ! -f $stamp || -n $(find -L "$graft" -mindepth 1 -maxdepth 1 -newer "$stam
 		{ log "install made no kselftest-list.txt with vgpu:vgpu_test"; exit 1; }
 	touch "$stamp"
 fi
-for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_multi vgpu_userq test_libvgpu test_userq test_ptx vgpu_bench vgpu_fuzz; do
+for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_multi vgpu_userq vgpu_race vgpu_dos test_libvgpu test_userq test_ptx vgpu_bench vgpu_fuzz; do
 	ln -sfn "install/vgpu/$p" "$out/$p"
 done

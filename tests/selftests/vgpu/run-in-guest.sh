@@ -7,11 +7,12 @@
 # with kselftest's own runner, run_kselftest.sh:
 #
 #   ./run_kselftest.sh -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults \
-#                      -t vgpu:vgpu_isolation
+#                      -t vgpu:vgpu_isolation -t vgpu:vgpu_vm \
+#                      -t vgpu:vgpu_userq -t vgpu:vgpu_race
 #                                               the driver's kselftests
 #   (then every vgpu-pci device is bound)
 #   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N \
-#   ./run_kselftest.sh -t vgpu:test_libvgpu -t vgpu:vgpu_multi
+#   ./run_kselftest.sh -t vgpu:test_libvgpu -t vgpu:vgpu_multi -t vgpu:vgpu_dos
 #                                               the library on the devices,
 #                                               and the two-device tests
 #
@@ -372,13 +373,13 @@ fi
 cd /"
 else
 	run="cd /kselftest
-./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults -t vgpu:vgpu_isolation -t vgpu:vgpu_vm -t vgpu:vgpu_userq; echo \"VGPU-SELFTEST-RC: \$?\"
+./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults -t vgpu:vgpu_isolation -t vgpu:vgpu_vm -t vgpu:vgpu_userq -t vgpu:vgpu_race; echo \"VGPU-SELFTEST-RC: \$?\"
 for d in \$others; do
 	echo > /sys/bus/pci/devices/\$d/driver_override
 	echo \$d > /sys/bus/pci/drivers_probe
 done
 echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound\"
-VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev ./run_kselftest.sh $override -t vgpu:test_libvgpu -t vgpu:test_userq -t vgpu:vgpu_multi
+VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev ./run_kselftest.sh $override -t vgpu:test_libvgpu -t vgpu:test_userq -t vgpu:vgpu_multi -t vgpu:vgpu_dos
 echo \"VGPU-LIBTEST-RC: \$?\"
 VGPU_BACKEND=drm ./run_kselftest.sh $override -t vgpu:test_ptx
 cd /"
@@ -611,7 +612,7 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_multi test_libvgpu test_userq test_ptx; do
+for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race vgpu_multi vgpu_dos test_libvgpu test_userq test_ptx; do
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
 	# the failed tests, by name

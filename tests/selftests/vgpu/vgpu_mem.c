@@ -22,8 +22,9 @@
 
 #define MiB (1ull << 20)
 #define MEM_LIMIT_PARAM "/sys/module/vgpu/parameters/mem_limit_mb"
+#define CLIENT_LIMIT_PARAM "/sys/module/vgpu/parameters/client_mem_limit_mb"
 
-/* debugfs memory: bytes of the device's resident BOs and the limit */
+/* debugfs memory: bytes of every device's resident BOs and their limit */
 static int mem_state(long long *resident, unsigned long long *limit)
 {
 	char dir[64], path[96], buf[128];
@@ -117,14 +118,20 @@ static int pipe_get(int rfd, long long *v, size_t n)
 
 FIXTURE(mem) {
 	int fd;
-	char limit[32];
+	char limit[32], client_limit[32];
 };
 
 FIXTURE_SETUP(mem)
 {
 	ASSERT_LT(0, read_file(MEM_LIMIT_PARAM, self->limit, sizeof(self->limit)));
-	/* every test starts from the default limit, half of RAM */
+	ASSERT_LT(0, read_file(CLIENT_LIMIT_PARAM, self->client_limit,
+			       sizeof(self->client_limit)));
+	/*
+	 * every test starts from the default limit, half of RAM, and one
+	 * client may take all of it (vgpu_dos tests the client's share)
+	 */
 	ASSERT_EQ(0, sysfs_write(MEM_LIMIT_PARAM, "0"));
+	ASSERT_EQ(0, sysfs_write(CLIENT_LIMIT_PARAM, "1048576"));
 	resident_quiesce();
 	self->fd = vgpu_open_render();
 	ASSERT_LE(0, self->fd);
@@ -134,6 +141,7 @@ FIXTURE_TEARDOWN(mem)
 {
 	close(self->fd);
 	sysfs_write(MEM_LIMIT_PARAM, self->limit);
+	sysfs_write(CLIENT_LIMIT_PARAM, self->client_limit);
 }
 
 TEST_F(mem, default_limit_is_half_of_ram)

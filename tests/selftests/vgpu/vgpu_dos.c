@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu_dos: one unprivileged client takes all it can of a per-device
+ * resource; it must get the documented errno (uapi/vgpu_drm.h), a second
+ * unprivileged user must still open the device, create a queue and run a
+ * job, and nobody may be OOM-killed (/proc/vmstat oom_kill unchanged, the
+ * bystander alive).  The render node is world-writable on a desktop: the
+ * test makes it so for its run, and the attacker and the bystander run as
+ * uid 65534.
+ *
+ *   bo_memory        resident BO memory: the attacker's file stops at
+ *                    client_mem_limit_mb (-ENOMEM), the rest stays for
+ *                    others
+ *   bo_memory_global the limit covers every device together: the attacker
+ *                    cannot take mem_limit_mb twice over through a second
+ *                    device (skips with one device)
+ *   queued_jobs      jobs in flight: -EAGAIN (O_NONBLOCK) at
+ *                    max_jobs_per_queue and at max_jobs_per_file, and a
+ *                    blocking SUBMIT waits until a job is freed
+ *   gem_objects      BOs a file created: -EMFILE at max_bos_per_file, a
+ *                    BO kept by a CPU mapping after its handle is closed
+ *                    still counts
+ *
+ * Run with every device bound (run-in-guest.sh's second batch).
+ */
+#include "../kselftest_harness.h"
+#include "vgpu_lib.h"
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define MiB (1ull << 20)
+#define PARAM(n) "/sys/module/vgpu/parameters/" n
+#define NOBODY 65534
+
+static const char *const params[] = {
+	"mem_limit_mb", "client_mem_limit_mb", "max_jobs_per_queue",
+	"max_jobs_per_file", "max_bos_per_file",
+};
+#define NPARAMS (sizeof(params) / sizeof(params[0]))
+
+FIXTURE(dos) {
+	char node[32];
+	mode_t mode;
+	long long oom0;
+	char saved[NPARAMS][32];
+};
+
+static int set_param(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PARAM("%s"), name);
+	return sysfs_write(path, val);
+}
+
+FIXTURE_SETUP(dos)
+{
+	char path[128];
+	struct stat st;
+	unsigned int i;
+	int minor, fd;
+
+	for (i = 0; i < NPARAMS; i++) {
+		snprintf(path, sizeof(path), PARAM("%s"), params[i]);
+		ASSERT_LT(0, read_file(path, self->saved[i], sizeof(self->saved[i])));
+	}
+	fd = vgpu_open_render_minor(&minor);
+	ASSERT_LE(0, fd);
+	close(fd);
+	snprintf(self->node, sizeof(self->node), "/dev/dri/renderD%d", minor);
+	ASSERT_EQ(0, stat(self->node, &st));
+	self->mode = st.st_mode & 07777;
+	/* render nodes are world-writable on a desktop (udev's 0666) */
+	ASSERT_EQ(0, chmod(self->node, 0666));
+	self->oom0 = file_key_num("/proc/vmstat", "oom_kill", ' ');
+	ASSERT_LE(0, self->oom0);
+}
+
+FIXTURE_TEARDOWN(dos)
+{
+	unsigned int i;
+
+	chmod(self->node, self->mode);
+	for (i = 0; i < NPARAMS; i++)
+		set_param(params[i], self->saved[i]);
+}
+
+static void become_nobody(void)
+{
+	if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+		_exit(90);
+}
+
+/*
+ * The bystander: a second unprivileged user opens the device, creates a
+ * queue and runs a store job on it, checking every value.  Its exit
+ * status (0: served).
+ */
+static int bystander(const char *node)
+{
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t h[3], q;
+	unsigned int i;
+	pid_t pid = fork();
+	int fd, status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		become_nobody();
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		if (_test_queue_create(fd, VGPU_QUEUE_PRIORITY_NORMAL, &q))
+			_exit(2);
+		if (vgpu_prog_load(fd, &p, vgpu_store_src, 4096))
+			_exit(3);
+		*(uint64_t *)p.param = p.data_va;
+		((uint32_t *)p.param)[2] = 11;
+		vgpu_prog_submit_args(&p, &s, h, 2, 32);
+		s.queue = q;
+		if (_test_submit(fd, &s) || _test_wait_bo(fd, p.data_h, vgpu_wait_ns(60)))
+			_exit(4);
+		for (i = 0; i < 64; i++)
+			if (((uint32_t *)p.data)[i] != i * 2 + 11)
+				_exit(5);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * An attacker: runs @take as nobody in a child, which reports what it got
+ * through @v (up to 8 numbers) and then holds it until the parent closes
+ * the pipe.  Returns the child's pid, -1 on failure.
+ */
+struct attacker {
+	pid_t pid;
+	int to_child, from_child;
+};
+
+static int attack(struct attacker *a, const char *node,
+		  void (*take)(const char *node, long long *v, int hold_fd))
+{
+	int up[2], down[2];
+
+	if (pipe(up) || pipe(down))
+		return -1;
+	a->pid = fork();
+	if (a->pid < 0)
+		return -1;
+	if (!a->pid) {
+		long long v[8] = { 0 };
+
+		close(up[0]);
+		close(down[1]);
+		become_nobody();
+		take(node, v, down[0]);
+		if (write(up[1], v, sizeof(v)) != sizeof(v))
+			_exit(91);
+		/* hold everything until the parent closes its end */
+		while (read(down[0], v, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	a->from_child = up[0];
+	a->to_child = down[1];
+	return 0;
+}
+
+static int attack_report(struct attacker *a, long long *v)
+{
+	return read(a->from_child, v, 8 * sizeof(*v)) == 8 * sizeof(*v) ? 0 : -1;
+}
+
+/* let the attacker go; its exit status */
+static int attack_end(struct attacker *a)
+{
+	int status;
+
+	close(a->to_child);
+	close(a->from_child);
+	if (waitpid(a->pid, &status, 0) != a->pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* debugfs memory: every device's resident bytes, the limit, one client's limit */
+static int mem_state(long long *total, unsigned long long *limit,
+		     unsigned long long *client_limit)
+{
+	char dir[64], path[96], buf[160];
+	unsigned long long l, cl;
+	long long t, d;
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/memory", dir);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -EIO;
+	if (sscanf(buf, "resident %lld limit %llu device %lld client_limit %llu",
+		   &t, &l, &d, &cl) != 4)
+		return -EINVAL;
+	*total = t;
+	*limit = l;
+	*client_limit = cl;
+	return 0;
+}
+
+/* 4 MiB BOs made resident by a CPU mapping until an error: v[0] the count, v[1] the errno */
+static void take_memory(const char *node, long long *v, int hold_fd)
+{
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	uint32_t h;
+	void *p;
+	int ret = 0;
+
+	if (fd < 0)
+		_exit(20);
+	for (v[0] = 0; v[0] < 1024; v[0]++) {
+		ret = _test_bo_create(fd, 4 * MiB, VGPU_BO_NO_EXEC, &h, NULL);
+		if (!ret)
+			ret = _test_bo_map(fd, h, 4 * MiB, &p);
+		if (ret)
+			break;
+		memset(p, 0x5a, 4 * MiB);
+		munmap(p, 4 * MiB);
+	}
+	v[1] = -ret;
+}
+
+TEST_F_TIMEOUT(dos, bo_memory, 300)
+{
+	unsigned long long limit, climit;
+	struct attacker a;
+	long long total0, total, v[8];
+	char val[32];
+
+	/* by default, one client's share is three quarters of the limit */
+	ASSERT_EQ(0, set_param("client_mem_limit_mb", "0"));
+	ASSERT_EQ(0, mem_state(&total0, &limit, &climit));
+	ASSERT_EQ(limit / 4 * 3, climit);
+	/* room for 64 MiB more, of which the attacker's file may take 32 */
+	snprintf(val, sizeof(val), "%llu", (total0 + MiB - 1) / MiB + 64);
+	ASSERT_EQ(0, set_param("mem_limit_mb", val));
+	ASSERT_EQ(0, set_param("client_mem_limit_mb", "32"));
+	ASSERT_EQ(0, mem_state(&total, &limit, &climit));
+	ASSERT_EQ(32 * MiB, climit);
+
+	ASSERT_EQ(0, attack(&a, self->node, take_memory));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: %lld BOs of 4 MiB, then %s", v[0], strerror((int)v[1]));
+	ASSERT_EQ(ENOMEM, v[1]);
+	/* stopped by its own share: exactly what fits in it */
+	ASSERT_EQ(8, v[0]);
+	ASSERT_EQ(0, mem_state(&total, &limit, &climit));
+	ASSERT_GT((long long)limit, total + (long long)MiB);
+
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+/* the attacker opens every device and takes what it can on each: v[0..1] */
+static void take_memory_all_devices(const char *node, long long *v, int hold_fd)
+{
+	int fd[2], minor, i;
+	uint32_t h;
+	void *p;
+
+	fd[0] = vgpu_open_render_minor(&minor);
+	fd[1] = vgpu_open_render_after(minor, NULL);
+	if (fd[0] < 0 || fd[1] < 0)
+		_exit(21);
+	for (i = 0; i < 2; i++) {
+		int ret = 0;
+
+		for (v[i] = 0; v[i] < 1024; v[i]++) {
+			ret = _test_bo_create(fd[i], 4 * MiB, VGPU_BO_NO_EXEC, &h, NULL);
+			if (!ret)
+				ret = _test_bo_map(fd[i], h, 4 * MiB, &p);
+			if (ret)
+				break;
+			memset(p, 0x5a, 4 * MiB);
+			munmap(p, 4 * MiB);
+		}
+		v[2 + i] = -ret;
+	}
+}
+
+TEST_F_TIMEOUT(dos, bo_memory_global, 300)
+{
+	unsigned long long limit, climit;
+	struct attacker a;
+	long long total0, total, v[8];
+	char val[32], other[32];
+	int fd, minor, minor2;
+
+	fd = vgpu_open_render_minor(&minor);
+	ASSERT_LE(0, fd);
+	close(fd);
+	fd = vgpu_open_render_after(minor, &minor2);
+	if (fd < 0)
+		SKIP(return, "one vgpu device");
+	close(fd);
+	snprintf(other, sizeof(other), "/dev/dri/renderD%d", minor2);
+	ASSERT_EQ(0, chmod(other, 0666));
+	/* no client share: the global limit alone */
+	ASSERT_EQ(0, set_param("client_mem_limit_mb", "1048576"));
+	ASSERT_EQ(0, mem_state(&total0, &limit, &climit));
+	snprintf(val, sizeof(val), "%llu", (total0 + MiB - 1) / MiB + 32);
+	ASSERT_EQ(0, set_param("mem_limit_mb", val));
+	ASSERT_EQ(0, mem_state(&total, &limit, &climit));
+
+	ASSERT_EQ(0, attack(&a, self->node, take_memory_all_devices));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: %lld BOs on the first device (%s), %lld on the second (%s)",
+	       v[0], strerror((int)v[2]), v[1], strerror((int)v[3]));
+	ASSERT_EQ(ENOMEM, v[2]);
+	ASSERT_EQ(ENOMEM, v[3]);
+	/* both devices together hold no more than the one limit */
+	ASSERT_EQ((long long)((limit - total) / (4 * MiB)), v[0] + v[1]);
+	ASSERT_EQ(0, v[1]);
+	ASSERT_EQ(0, attack_end(&a));
+	chmod(other, self->mode);
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+/* .kernel wait: spins until *flag != 0 */
+static const char wait_src[] =
+	".kernel wait\n.param ptr flag\n"
+	"  LDP.64 R2, [flag] ;\n"
+	"l:\n  LDG.32 R5, [R2] ;\n  ISETP.EQ.U32 P0, R5, 0x0 ;\n  @P0 BRA l ;\n"
+	"  EXIT ;\n";
+
+/*
+ * Queue jobs behind one that waits on a flag, non-blocking, until
+ * -EAGAIN: on queue 0 (v[0] jobs, then v[1] the errno), then on a second
+ * queue (v[2], v[3]).  Then a blocking SUBMIT in a thread must not return
+ * until the flag is set (v[4]: 1 if it had not returned by then), after
+ * which it succeeds (v[5]: its result) and every job's store is checked
+ * (v[6]: 0 when all are right).  The flag is set when the parent writes to
+ * the attacker (before it reports, it reads one byte).
+ */
+struct blocker {
+	int fd;
+	struct drm_vgpu_submit s;
+	volatile int done, ret;
+};
+
+static void *blocking_submit(void *arg)
+{
+	struct blocker *b = arg;
+
+	b->ret = _test_submit(b->fd, &b->s);
+	b->done = 1;
+	return NULL;
+}
+
+static void take_jobs(const char *node, long long *v, int hold_fd)
+{
+	struct drm_vgpu_sync in = { 0 };
+	struct drm_vgpu_submit s, ws;
+	struct vgpu_prog w, p;
+	uint32_t wh[3], h[3], q2;
+	struct blocker b;
+	pthread_t t;
+	char c;
+	int fd, bfd, ret;
+	long long n;
+
+	fd = open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		_exit(30);
+	if (vgpu_prog_load(fd, &w, wait_src, 4096) || vgpu_prog_load(fd, &p, vgpu_store_src, 4096))
+		_exit(31);
+	*(uint64_t *)w.param = w.data_va;
+	*(uint64_t *)p.param = p.data_va;
+	vgpu_prog_submit_args(&w, &ws, wh, 1, 32);
+	if (_test_syncobj_create(fd, &in.handle))
+		_exit(32);
+	ws.out_syncs = (uintptr_t)&in;
+	ws.out_sync_count = 1;
+	if (_test_submit(fd, &ws))
+		_exit(33);
+	/* store jobs that wait for the waiter (listing nothing: no implicit sync) */
+	vgpu_prog_submit_args(&p, &s, h, 1, 32);
+	s.bo_handle_count = 0;
+	s.in_syncs = (uintptr_t)&in;
+	s.in_sync_count = 1;
+	for (n = 1; n < 100000; n++) {
+		ret = ioctl(fd, DRM_IOCTL_VGPU_SUBMIT, &s) ? -errno : 0;
+		if (ret)
+			break;
+	}
+	v[0] = n;	/* the waiter and the store jobs */
+	v[1] = -ret;
+	if (_test_queue_create(fd, VGPU_QUEUE_PRIORITY_NORMAL, &q2))
+		_exit(34);
+	s.queue = q2;
+	for (n = 0; n < 100000; n++) {
+		ret = ioctl(fd, DRM_IOCTL_VGPU_SUBMIT, &s) ? -errno : 0;
+		if (ret)
+			break;
+	}
+	v[2] = n;
+	v[3] = -ret;
+	/*
+	 * A blocking SUBMIT on the same file: O_NONBLOCK is the open file
+	 * description's, so it is cleared for both fds.  Listing the data
+	 * BO, it is the job WAIT_BO waits for (queue 0 runs in order).
+	 */
+	bfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (bfd < 0 || fcntl(bfd, F_SETFL, 0))
+		_exit(35);
+	memset(&b, 0, sizeof(b));
+	b.fd = bfd;
+	b.s = s;
+	b.s.queue = 0;
+	b.s.bo_handle_count = 3;
+	if (pthread_create(&t, NULL, blocking_submit, &b))
+		_exit(36);
+	/* the parent says when (after its bystander has run) */
+	if (read(hold_fd, &c, 1) != 1)
+		_exit(37);
+	v[4] = !b.done;
+	*(volatile uint32_t *)w.data = 1;
+	pthread_join(t, NULL);
+	v[5] = -b.ret;
+	v[6] = _test_wait_bo(fd, p.data_h, vgpu_wait_ns(120));
+	for (n = 0; !v[6] && n < 32; n++)
+		if (((uint32_t *)p.data)[n] != n * 2)
+			v[6] = 1000 + n;
+}
+
+TEST_F_TIMEOUT(dos, queued_jobs, 300)
+{
+	struct attacker a;
+	long long v[8];
+
+	ASSERT_EQ(0, set_param("max_jobs_per_queue", "24"));
+	ASSERT_EQ(0, set_param("max_jobs_per_file", "40"));
+	ASSERT_EQ(0, attack(&a, self->node, take_jobs));
+	/* the bystander runs while the attacker's jobs fill its bounds */
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_EQ(1, write(a.to_child, "g", 1));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: queue 0 %lld jobs (%s), queue 2 %lld (%s); blocked %lld, then %s; stores %lld",
+	       v[0], strerror((int)v[1]), v[2], strerror((int)v[3]), v[4],
+	       strerror((int)v[5]), v[6]);
+	ASSERT_EQ(24, v[0]);
+	ASSERT_EQ(EAGAIN, v[1]);
+	ASSERT_EQ(40 - 24, v[2]);
+	ASSERT_EQ(EAGAIN, v[3]);
+	ASSERT_EQ(1, v[4]);	/* the blocking SUBMIT waited */
+	ASSERT_EQ(0, v[5]);	/* and went through once jobs were freed */
+	ASSERT_EQ(0, v[6]);
+	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+/*
+ * BOs until -EMFILE (v[0] created, v[1] errno); one kept by a CPU mapping
+ * after its handle is closed still counts (v[2]: the errno of the next
+ * create, then v[3]: the create's result after munmap frees it)
+ */
+static void take_bos(const char *node, long long *v, int hold_fd)
+{
+	int fd = open(node, O_RDWR | O_CLOEXEC), ret = 0;
+	struct drm_gem_close gc = { 0 };
+	uint32_t h, first = 0;
+	void *p;
+
+	if (fd < 0)
+		_exit(40);
+	for (v[0] = 0; v[0] < 1000000; v[0]++) {
+		ret = _test_bo_create(fd, 4096, 0, &h, NULL);
+		if (ret)
+			break;
+		if (!first)
+			first = h;
+	}
+	v[1] = -ret;
+	if (_test_bo_map(fd, first, 4096, &p))
+		_exit(41);
+	gc.handle = first;
+	if (ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc))
+		_exit(42);
+	v[2] = -_test_bo_create(fd, 4096, 0, &h, NULL);
+	munmap(p, 4096);
+	v[3] = -_test_bo_create(fd, 4096, 0, &h, NULL);
+}
+
+TEST_F_TIMEOUT(dos, gem_objects, 300)
+{
+	struct attacker a;
+	long long v[8];
+
+	ASSERT_EQ(0, set_param("max_bos_per_file", "512"));
+	ASSERT_EQ(0, attack(&a, self->node, take_bos));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: %lld BOs, then %s", v[0], strerror((int)v[1]));
+	ASSERT_EQ(512, v[0]);
+	ASSERT_EQ(EMFILE, v[1]);
+	ASSERT_EQ(EMFILE, v[2]);	/* the mapped BO still counts */
+	ASSERT_EQ(0, v[3]);		/* freed with its mapping */
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+VGPU_TEST_HARNESS_MAIN
