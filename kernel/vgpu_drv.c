@@ -14,6 +14,7 @@
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <linux/debugfs.h>
+#include "vgpu_job.h"
 #include "vgpu_drv.h"
 
 #define CREATE_TRACE_POINTS
@@ -357,6 +358,9 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	ret = vgpu_reset_init(vdev);
+	if (ret)
+		return ret;
 	ret = vgpu_userq_init(vdev);
 	if (ret)
 		return ret;
@@ -400,6 +404,7 @@ static void vgpu_remove(struct pci_dev *pdev)
 	vgpu_files_sched_fini(vdev);
 	vgpu_sched_fini(vdev);
 	vgpu_irq_fini(vdev);
+	vgpu_reset_fini(vdev);
 }
 
 static const struct pci_device_id vgpu_pci_ids[] = {

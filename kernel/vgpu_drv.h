@@ -405,6 +405,9 @@ struct vgpu_device {
 	struct mutex files_lock;
 	struct list_head files;
 
+	/* a timeout's preallocated record and devcoredump (vgpu_reset.c) */
+	struct vgpu_coredump *coredump;
+
 	/*
 	 * bytes of this device's resident BOs (vgpu_gem.c); all devices'
 	 * together are at most vgpu_mem_limit()

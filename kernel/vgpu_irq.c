@@ -17,6 +17,7 @@ static irqreturn_t vgpu_irq_handler(int irq, void *arg)
 {
 	struct vgpu_device *vdev = arg;
 	unsigned int i;
+	bool cookie;
 	u32 status;
 
 	status = vgpu_read(vdev, VGPU_REG_IRQ_STATUS);
@@ -26,9 +27,13 @@ static irqreturn_t vgpu_irq_handler(int irq, void *arg)
 	vgpu_dbg(vdev, VGPU_DBG_IRQ, "irq %d status 0x%x\n", irq, status);
 	if (READ_ONCE(vdev->irq_hold))
 		return IRQ_HANDLED;
+	/* completions signal the jobs' fences: a signalling section */
+	cookie = dma_fence_begin_signalling();
 	for (i = 0; i < vdev->nqueues; i++)
 		vgpu_queue_process(&vdev->queues[i], status & VGPU_IRQ_ERROR);
+	/* and user fences: their waiters are woken from here alone */
 	vgpu_userq_irq(vdev, status);
+	dma_fence_end_signalling(cookie);
 	return IRQ_HANDLED;
 }
 

@@ -322,7 +322,7 @@ static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
 
 /* ---- scheduler backend ---- */
 
-static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
+static struct dma_fence *vgpu_job_run_signalling(struct drm_sched_job *sched_job)
 {
 	struct vgpu_job *job = to_vgpu_job(sched_job);
 	struct vgpu_device *vdev = job->vdev;
@@ -346,7 +346,15 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 	if (unlikely(job->completed))
 		return dma_fence_get(job->hw_fence);
 
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	/*
+	 * No allocation that may reclaim here (a fence-signalling section):
+	 * the fence SUBMIT allocated, or for a job run again after a reset,
+	 * one that does not wait.
+	 */
+	fence = job->hw_fence_mem;
+	job->hw_fence_mem = NULL;
+	if (!fence)
+		fence = kzalloc(sizeof(*fence), GFP_NOWAIT | __GFP_NOWARN);
 	if (!fence)
 		return ERR_PTR(-ENOMEM);
 
@@ -398,6 +406,21 @@ static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
 
 	vgpu_dbg(vdev, VGPU_DBG_JOB, "queue %u job %llu slot %u seq %llu\n",
 		 job->queue, job->id, job->slot, job->seq);
+	return fence;
+}
+
+/*
+ * drm_sched's run_job: a fence-signalling critical section (the finished
+ * fences of this job and of every job behind it wait for it), annotated
+ * so that lockdep reports an allocation or a lock in it that could wait
+ * on a fence.
+ */
+static struct dma_fence *vgpu_job_run(struct drm_sched_job *sched_job)
+{
+	bool cookie = dma_fence_begin_signalling();
+	struct dma_fence *fence = vgpu_job_run_signalling(sched_job);
+
+	dma_fence_end_signalling(cookie);
 	return fence;
 }
 
@@ -591,6 +614,7 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 	}
 	drm_sched_job_cleanup(sched_job);
 	dma_fence_put(job->hw_fence);
+	kfree(job->hw_fence_mem);
 	for (i = 0; i < job->bo_count; i++)
 		if (job->bos[i])
 			drm_gem_object_put(job->bos[i]);

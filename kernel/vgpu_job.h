@@ -55,6 +55,8 @@ struct vgpu_job {
 	bool completed;	/* its completion record was processed */
 	bool on_device;	/* counted in as->active (vgpu_as_job_begin) */
 	bool counted;	/* in its file's and queue's @jobs (vgpu_jobs_reserve) */
+	/* its first hardware fence, allocated by SUBMIT for run_job */
+	struct dma_fence *hw_fence_mem;
 };
 
 #define to_vgpu_job(j) container_of(j, struct vgpu_job, base)
@@ -89,5 +91,7 @@ int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
 
 /* vgpu_reset.c */
 enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job);
+int vgpu_reset_init(struct vgpu_device *vdev);
+void vgpu_reset_fini(struct vgpu_device *vdev);
 
 #endif

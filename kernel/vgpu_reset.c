@@ -5,12 +5,22 @@
  * warp states feed the wait-for graph and the devcoredump), then that
  * queue alone is reset, or the whole device when the queue does not stop
  * (or with queue_reset=0).
+ *
+ * The timeout handler is a fence-signalling critical section (its jobs'
+ * fences, and every fence behind them, wait for it): annotated with
+ * dma_fence_begin_signalling(), it allocates nothing that may recurse into
+ * reclaim (lockdep, primed at boot with reclaim -> fence wait, reports
+ * any GFP_KERNEL allocation or lock that waits on one).  The record of the
+ * hung launch and the devcoredump's text are written into memory taken
+ * at probe (vgpu_reset_init()); a work item outside the section hands
+ * the text to dev_coredumpv(), which allocates.
  */
 #include <linux/delay.h>
 #include <linux/devcoredump.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
 #include "vgpu_job.h"
 #include "vgpu_waitgraph.h"
 #include "vgpu_trace.h"
@@ -72,6 +82,61 @@ struct vgpu_dump {
 	size_t size, n;
 };
 
+#define VGPU_COREDUMP_BYTES 32768
+
+/**
+ * struct vgpu_coredump - what a timeout writes without allocating
+ * @work: hands @buf to dev_coredumpv() (outside the signalling section)
+ * @vdev: the device
+ * @busy: 1 from the text's start until @work has handed it over: a
+ *        timeout meanwhile makes no dump (a device keeps one at a time)
+ * @rec:  the hung launch's record (vgpu_stop_hung()), under reset_lock
+ * @g:    the wait-for graph built from @rec
+ * @n:    bytes of text in @buf
+ * @buf:  the text
+ */
+struct vgpu_coredump {
+	struct work_struct work;
+	struct vgpu_device *vdev;
+	atomic_t busy;
+	struct vgpu_exception_record rec;
+	struct vgpu_waitgraph g;
+	size_t n;
+	char buf[VGPU_COREDUMP_BYTES];
+};
+
+static void vgpu_coredump_work(struct work_struct *work)
+{
+	struct vgpu_coredump *cd = container_of(work, struct vgpu_coredump, work);
+	char *buf = vmalloc(cd->n);	/* dev_coredumpv() vfree()s it */
+
+	if (buf) {
+		memcpy(buf, cd->buf, cd->n);
+		dev_coredumpv(cd->vdev->drm.dev, buf, cd->n, GFP_KERNEL);
+	}
+	atomic_set_release(&cd->busy, 0);
+}
+
+/* Probe: the timeout's memory (device-managed). */
+int vgpu_reset_init(struct vgpu_device *vdev)
+{
+	struct vgpu_coredump *cd = drmm_kzalloc(&vdev->drm, sizeof(*cd), GFP_KERNEL);
+
+	if (!cd)
+		return -ENOMEM;
+	INIT_WORK(&cd->work, vgpu_coredump_work);
+	cd->vdev = vdev;
+	vdev->coredump = cd;
+	return 0;
+}
+
+/* Removal, once no timeout can run: the last dump is handed over. */
+void vgpu_reset_fini(struct vgpu_device *vdev)
+{
+	if (vdev->coredump)
+		flush_work(&vdev->coredump->work);
+}
+
 static __printf(2, 3) void vgpu_dump_print(void *ctx, const char *fmt, ...)
 {
 	struct vgpu_dump *d = ctx;
@@ -91,14 +156,14 @@ static __printf(2, 3) void vgpu_dump_print(void *ctx, const char *fmt, ...)
 static void vgpu_coredump(struct vgpu_job *job, const struct vgpu_exception_record *rec)
 {
 	struct vgpu_device *vdev = job->vdev;
+	struct vgpu_coredump *cd = vdev->coredump;
 	const struct drm_vgpu_launch *l = &job->launch;
-	struct vgpu_dump d = { .size = 32768 };
-	struct vgpu_waitgraph *g;
+	struct vgpu_dump d = { .buf = cd->buf, .size = sizeof(cd->buf) };
 	unsigned int i;
 
-	d.buf = vmalloc(d.size);	/* dev_coredumpv() vfree()s it */
-	if (!d.buf)
-		return;
+	/* (none on KUnit's mock devices) */
+	if (!cd || atomic_cmpxchg_acquire(&cd->busy, 0, 1))
+		return;		/* the last one is still being handed over */
 	vgpu_dump_print(&d,
 			"vgpu devcoredump: job timeout\nclient %llu job %llu queue %u hw_queue %u asid %u\n"
 			"code_va 0x%llx code_size %u entry %u grid %ux%ux%u block %ux%ux%u\n"
@@ -121,8 +186,8 @@ static void vgpu_coredump(struct vgpu_job *job, const struct vgpu_exception_reco
 				vgpu_qread(q, VGPU_Q_TAIL), vgpu_qread(q, VGPU_Q_ERROR),
 				vgpu_qread(q, VGPU_Q_COMPLETED_LO));
 	}
-	g = rec ? kzalloc(sizeof(*g), GFP_KERNEL) : NULL;
-	if (g) {
+	if (rec) {
+		struct vgpu_waitgraph *g = &cd->g;
 		u64 threads = (u64)l->block[0] * l->block[1] * l->block[2];
 
 		vgpu_dump_print(&d, "stopped: exception %u cta (%u,%u,%u) warp %u pc 0x%x: %s\n"
@@ -131,9 +196,9 @@ static void vgpu_coredump(struct vgpu_job *job, const struct vgpu_exception_reco
 				rec->pc, rec->msg);
 		vgpu_wg_init(g, rec, (u32)DIV_ROUND_UP(threads, VGPU_WARP_SIZE));
 		vgpu_wg_print(g, "the job that timed out", vgpu_dump_print, &d);
-		kfree(g);
 	}
-	dev_coredumpv(vdev->drm.dev, d.buf, d.n, GFP_KERNEL);
+	cd->n = d.n;
+	queue_work(system_wq, &cd->work);
 }
 
 /*
@@ -300,10 +365,11 @@ enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
 {
 	struct vgpu_job *job = to_vgpu_job(sched_job);
 	struct vgpu_device *vdev = job->vdev;
-	struct vgpu_exception_record *rec;
-	enum vgpu_stop stop = VGPU_STOP_FAILED;
-	bool stopped, done;
+	struct vgpu_exception_record *rec, mock_rec;
+	enum vgpu_stop stop;
+	bool stopped, done, cookie;
 
+	cookie = dma_fence_begin_signalling();
 	mutex_lock(&vdev->reset_lock);
 	done = job->hw_fence && dma_fence_is_signaled(job->hw_fence);
 	if (!done && job->hw_fence && !vdev->gone &&
@@ -326,22 +392,24 @@ enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
 		list_add(&sched_job->list, &sched_job->sched->pending_list);
 		spin_unlock(&sched_job->sched->job_list_lock);
 		mutex_unlock(&vdev->reset_lock);
+		dma_fence_end_signalling(cookie);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (rec)
-		stop = vgpu_stop_hung(vdev, job, rec);
+	/* under reset_lock (KUnit's mock devices have none: the stack) */
+	rec = vdev->coredump ? &vdev->coredump->rec : &mock_rec;
+	memset(rec, 0, sizeof(*rec));
+	stop = vgpu_stop_hung(vdev, job, rec);
 	stopped = stop != VGPU_STOP_FAILED && READ_ONCE(vgpu_queue_reset);
 	vgpu_err(vdev, "queue %u: job %llu of client %llu timed out after %u ms: %s reset\n",
 		 job->queue, job->id, job->vf->client_id, vgpu_timeout_ms,
 		 stopped ? "queue" : "device");
 	vgpu_coredump(job, stopped && stop == VGPU_STOP_RECORD ? rec : NULL);
-	kfree(rec);
 	if (stopped)
 		vgpu_reset_queue(vdev, job);
 	else
 		vgpu_reset_device(vdev, job);
 	mutex_unlock(&vdev->reset_lock);
+	dma_fence_end_signalling(cookie);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }

@@ -465,6 +465,12 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	job = vgpu_should_fail() ? NULL : kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
+	/* run_job may not allocate (a fence-signalling section) */
+	job->hw_fence_mem = kzalloc(sizeof(*job->hw_fence_mem), GFP_KERNEL_ACCOUNT);
+	if (!job->hw_fence_mem) {
+		kfree(job);
+		return -ENOMEM;
+	}
 	job->vdev = vdev;
 	job->launch = args->launch;
 	job->trace_va = tl->va;
@@ -473,6 +479,7 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	ret = drm_sched_job_init(&job->base, &xq->entity,
 				 VGPU_JOB_CREDITS, vf, file->client_id);
 	if (ret) {
+		kfree(job->hw_fence_mem);
 		kfree(job);
 		return ret;
 	}
@@ -592,6 +599,7 @@ err_job:
 	vgpu_as_put(job->as);
 	vgpu_xqueue_put(xq);
 	vgpu_file_put(vf);
+	kfree(job->hw_fence_mem);
 	kfree(job);
 	return ret;
 }

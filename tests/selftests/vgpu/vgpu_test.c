@@ -1148,6 +1148,21 @@ static int devcd_find(const char *needle, char *buf, size_t len)
 	return ret;
 }
 
+/*
+ * devcd_find() once the devcoredump exists: the driver hands it to
+ * devcoredump from a work item, after the timeout that made it (which may
+ * not allocate: vgpu_reset.c), so it may come after the job's end.
+ */
+static int devcd_wait(const char *needle, char *buf, size_t len)
+{
+	int64_t end = vgpu_now_ns() + vgpu_wait_ns(30);
+	int ret;
+
+	while ((ret = devcd_find(needle, buf, len)) == -ENOENT && vgpu_now_ns() < end)
+		usleep(1000);
+	return ret;
+}
+
 #define TRACEFS "/sys/kernel/tracing"
 
 static int tracefs_ready(void)
@@ -1628,7 +1643,7 @@ TEST_F(reset, devcoredump_on_timeout)
 	test_wait_bo(hp->data_h);
 	snprintf(want, sizeof(want), "client %s job %llu queue 0 hw_queue ", client,
 		 (unsigned long long)hs.job_id);
-	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
+	ASSERT_EQ(0, devcd_wait(want, buf, sizeof(buf)));
 	ASSERT_EQ(0, strncmp(buf, "vgpu devcoredump: job timeout\n", 30));
 	snprintf(want, sizeof(want), "code_va 0x%llx code_size %u ",
 		 (unsigned long long)hp->code_va, hp->code_size);
@@ -1675,7 +1690,7 @@ TEST_F(reset, devcoredump_wait_graph)
 	test_wait_bo(hp->data_h);
 	snprintf(want, sizeof(want), "client %s job %llu queue 0 hw_queue ", client,
 		 (unsigned long long)hs.job_id);
-	ASSERT_EQ(0, devcd_find(want, buf, sizeof(buf)));
+	ASSERT_EQ(0, devcd_wait(want, buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "\nwait-for graph (Graphviz DOT):\ndigraph deadlock {\n"));
 	EXPECT_NE(NULL, strstr(buf, "w0 -> b1 [label=\"waits\"];"));
 	/* the record has no barrier counts for an abort: none are drawn */
