@@ -24,7 +24,9 @@
  * export and import, GEM close, flink and open, mmap and munmap of BO
  * offsets with random sizes and offsets (and a touch of the pages), the
  * driver's ioctl numbers with random bytes, and fds opened and closed
- * while jobs run; a child process that submits long jobs is killed.
+ * while jobs run; a child process that submits long jobs is killed; and
+ * bursts of creates against closes of the ids they will return, by the
+ * two threads on a file they share (op_race()).
  * Handles come from the live ones, recently closed ones and random
  * values; sizes and user pointers are random, NULL, bad or good.
  * Nothing waits long: waits have timeouts of a few milliseconds and
@@ -581,7 +583,8 @@ static void op_raw(struct fz *f)
 /* Close an fd (its jobs may still run) and open a fresh one. */
 static void op_reopen(struct fz *f)
 {
-	int i = 1 + pick(f, NFD - 1);	/* fd[0] holds the program */
+	/* fd[0] holds the program, fd[NFD - 1] is shared (op_race()) */
+	int i = 1 + pick(f, NFD - 2);
 	int fd = vgpu_open_render();
 
 	if (fd < 0)
@@ -705,13 +708,129 @@ static void op_userq(struct fz *f)
 	}
 }
 
+/*
+ * Creates against closes of the ids they will return: both threads of a
+ * process share the file fd[NFD - 1] (one_process()).  A burst of creates
+ * of one kind there, each followed by a close of the id after the last
+ * one either thread made (queue, VM and user-queue ids count up) or of a
+ * low handle (GEM handles and syncobjs take the lowest free number): when
+ * the two threads' bursts overlap, a close lands on an id while its create
+ * is still in the ioctl (BO_CREATE once used the BO after that).
+ */
+enum { RACE_BO, RACE_SYNCOBJ, RACE_QUEUE, RACE_VM, RACE_USERQ, RACE_KINDS };
+static _Atomic uint32_t race_made[RACE_KINDS];
+
+static int race_create(int fd, int kind, uint32_t *id)
+{
+	int ret;
+
+	switch (kind) {
+	case RACE_BO: {
+		struct drm_vgpu_bo_create a = { .size = 4096, .flags = VGPU_BO_POPULATE };
+
+		ret = ioctl(fd, DRM_IOCTL_VGPU_BO_CREATE, &a);
+		*id = a.handle;
+		break;
+	}
+	case RACE_SYNCOBJ: {
+		struct drm_syncobj_create a = { 0 };
+
+		ret = ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &a);
+		*id = a.handle;
+		break;
+	}
+	case RACE_QUEUE: {
+		struct drm_vgpu_queue_create a = { .priority = VGPU_QUEUE_PRIORITY_NORMAL };
+
+		ret = ioctl(fd, DRM_IOCTL_VGPU_QUEUE_CREATE, &a);
+		*id = a.queue_id;
+		break;
+	}
+	case RACE_VM: {
+		struct drm_vgpu_vm_create a = { 0 };
+
+		ret = ioctl(fd, DRM_IOCTL_VGPU_VM_CREATE, &a);
+		*id = a.vm_id;
+		break;
+	}
+	default: {
+		struct drm_vgpu_userq_create a = { .priority = VGPU_QUEUE_PRIORITY_NORMAL };
+
+		ret = ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &a);
+		*id = a.queue_id;
+		break;
+	}
+	}
+	return ret;
+}
+
+static void race_close(int fd, int kind, uint32_t id)
+{
+	switch (kind) {
+	case RACE_BO: {
+		struct drm_gem_close a = { .handle = id };
+
+		ioctl(fd, DRM_IOCTL_GEM_CLOSE, &a);
+		break;
+	}
+	case RACE_SYNCOBJ: {
+		struct drm_syncobj_destroy a = { .handle = id };
+
+		ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &a);
+		break;
+	}
+	case RACE_QUEUE: {
+		struct drm_vgpu_queue_destroy a = { .queue_id = id };
+
+		ioctl(fd, DRM_IOCTL_VGPU_QUEUE_DESTROY, &a);
+		break;
+	}
+	case RACE_VM: {
+		struct drm_vgpu_vm_destroy a = { .vm_id = id };
+
+		ioctl(fd, DRM_IOCTL_VGPU_VM_DESTROY, &a);
+		break;
+	}
+	default: {
+		struct drm_vgpu_userq_destroy a = { .queue_id = id };
+
+		ioctl(fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &a);
+		break;
+	}
+	}
+}
+
+static void op_race(struct fz *f)
+{
+	int fd = f->fd[NFD - 1], kind = pick(f, RACE_KINDS);
+
+	for (int i = 0; i < 32 && !atomic_load(&stop); i++) {
+		uint32_t id = 0;
+
+		f->ops++;
+		if (!race_create(fd, kind, &id)) {
+			f->ok++;
+			atomic_store(&race_made[kind], id);
+		} else {
+			f->errs++;
+		}
+		/* the next id, or a low handle */
+		if (kind == RACE_BO || kind == RACE_SYNCOBJ)
+			race_close(fd, kind, 1 + pick(f, 8));
+		else
+			race_close(fd, kind, atomic_load(&race_made[kind]) + 1 + pick(f, 2));
+		if (!pick(f, 4))
+			race_close(fd, kind, id);
+	}
+}
+
 typedef void (*op_fn)(struct fz *f);
 
 static const op_fn ops[] = {
 	op_bo_create, op_bo_create, op_mmap, op_bo_info, op_gem_close,
 	op_flink_open, op_prime, op_syncobj, op_syncobj, op_syncobj,
 	op_submit, op_submit, op_submit, op_job, op_job, op_queue, op_param,
-	op_raw, op_reopen, op_vm, op_vm, op_userq, op_userq,
+	op_raw, op_reopen, op_vm, op_vm, op_userq, op_userq, op_race, op_race,
 };
 
 static void kcov_start(struct fz *f)
@@ -841,6 +960,9 @@ static int one_process(uint64_t seed, unsigned secs, int out_fd)
 	for (int i = 0; i < 2; i++)
 		if (fz_init(&f[i], seed * 2 + i))
 			return 1;
+	/* the file both threads share (op_race()) */
+	close(f[1].fd[NFD - 1]);
+	f[1].fd[NFD - 1] = f[0].fd[NFD - 1];
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, worker, &f[i]);
 	sleep(secs);
