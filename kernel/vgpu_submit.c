@@ -422,7 +422,7 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	if (!xq)
 		return -ENOENT;
 	/* before the queue's lock: a QUEUE_DESTROY may end the wait */
-	ret = vgpu_jobs_reserve(vf, xq, file->filp->f_flags & O_NONBLOCK);
+	ret = vgpu_jobs_reserve(vf, xq, file->filp && file->filp->f_flags & O_NONBLOCK);
 	if (ret) {
 		vgpu_xqueue_put(xq);
 		return ret;
