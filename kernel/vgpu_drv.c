@@ -199,6 +199,9 @@ static void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	/* drm-total-, -shared-, -active-, -resident-, -purgeable-memory */
 	drm_show_memory_stats(p, file);
 	drm_printf(p, "vgpu-asid:\t%u\n", vf->as->asid);
+	/* page tables (pt_limit_mb bounds each address space's) */
+	drm_printf(p, "vgpu-pt-bytes:\t%llu\n", vgpu_as_pt_bytes(vf->as) +
+		   vgpu_file_vms_pt_bytes(vf));
 	drm_printf(p, "vgpu-resets:\t%d\n", atomic_read(&vf->reset_count));
 }
 

@@ -101,8 +101,14 @@ struct vgpu_deferred {
  * @child: next-level tables (NULL for leaves), allocated on demand
  * @used:  valid entries: a table (not the root) that has none is freed
  * @vdev:  the device of its DMA memory
+ * @acct:  its address space's &vgpu_as.pt_bytes, which it counts in
+ *         (NULL for the root)
  * @dfr:   a freed table while a job may still walk it; its link also
  *         holds it in a &vgpu_pt_pool
+ *
+ * An entry of a table above the leaves is empty, a table (@child set), or
+ * at levels 1 and 2 a NULL entry (VGPU_PTE_NULL, @child NULL: null pages
+ * over the whole 2 MiB or 1 GiB, uapi/vgpu_hw.h).
  */
 struct vgpu_pt {
 	__le64 *cpu;
@@ -110,7 +116,15 @@ struct vgpu_pt {
 	struct vgpu_pt **child;
 	u32 used;
 	struct vgpu_device *vdev;
+	atomic64_t *acct;
 	struct vgpu_deferred dfr;
+};
+
+/* What vgpu_pt_pool_fill_how() reserves for a range. */
+enum vgpu_pt_fill {
+	VGPU_PT_FILL_PAGES,	/* a mapping of pages: every table */
+	VGPU_PT_FILL_NULL,	/* a sparse range: NULL entries at 1 GiB / 2 MiB */
+	VGPU_PT_FILL_EDGES,	/* an unmap: splits at its two ends */
 };
 
 /* Tables reserved for a bind (vgpu_pt_pool_fill()), by level (0: leaves). */
@@ -143,6 +157,12 @@ struct vgpu_as {
 	u32 ndeferred;
 	u64 deferred_total;
 	u64 tables_freed;	/* page tables freed since it was created */
+	/*
+	 * Bytes of its page tables below the root, those a bind reserved
+	 * included (4 KiB a leaf table, 8 KiB one above: the array of
+	 * children); at most pt_limit_mb (vgpu_pt_new()).
+	 */
+	atomic64_t pt_bytes;
 	/* user-mode queues running in it: unmaps flush the TLBs at once */
 	atomic_t userqs;
 };
@@ -532,11 +552,15 @@ bool vgpu_as_defer(struct vgpu_as *as, struct drm_gem_object *obj,
 void vgpu_pt_pool_init(struct vgpu_pt_pool *pool);
 int vgpu_pt_pool_fill(struct vgpu_as *as, struct vgpu_pt_pool *pool, u64 va,
 		      u64 size);
+int vgpu_pt_pool_fill_how(struct vgpu_as *as, struct vgpu_pt_pool *pool,
+			  u64 va, u64 size, enum vgpu_pt_fill how);
+u64 vgpu_as_pt_bytes(struct vgpu_as *as);
 void vgpu_pt_pool_fini(struct vgpu_pt_pool *pool);
 void vgpu_as_write_range(struct vgpu_as *as, u64 va, u64 size,
 			 struct sg_table *sgt, u64 offset, u32 flags,
 			 struct vgpu_pt_pool *pool);
-void vgpu_as_clear_range(struct vgpu_as *as, u64 va, u64 size);
+void vgpu_as_clear_range(struct vgpu_as *as, u64 va, u64 size,
+			 struct vgpu_pt_pool *pool);
 void vgpu_as_job_begin(struct vgpu_as *as);
 void vgpu_as_job_end(struct vgpu_as *as);
 
@@ -572,6 +596,7 @@ void vgpu_bind_sched_fini(struct vgpu_device *vdev);
 void vgpu_file_vms_init(struct vgpu_file *vf);
 void vgpu_file_vms_fini(struct vgpu_file *vf, bool flush);
 void vgpu_file_vms_free(struct vgpu_file *vf);
+u64 vgpu_file_vms_pt_bytes(struct vgpu_file *vf);
 struct vgpu_vm *vgpu_vm_lookup(struct vgpu_file *vf, u32 id);
 void vgpu_vm_put(struct vgpu_vm *vm);
 struct vgpu_as *vgpu_vm_as(struct vgpu_vm *vm);

@@ -8,7 +8,8 @@
  * of &drm_gpuva, one &drm_gpuvm_bo per BO mapped, and split/merge of
  * mappings by drm_gpuvm_sm_map()/drm_gpuvm_sm_unmap(), whose steps write
  * the page tables (vgpu_vm_step_*).  A sparse mapping is a &drm_gpuva
- * without a BO (DRM_GPUVA_SPARSE) backed by the device's NULL leaves.  A
+ * without a BO (DRM_GPUVA_SPARSE) backed by the device's NULL entries
+ * (1 GiB, 2 MiB or 4 KiB, the largest that fit: vgpu_mmu.c).  A
  * userptr mapping (MAP_USERPTR) is a &drm_gpuva without a BO whose
  * &vgpu_vma holds pinned pages of the process (&struct vgpu_userptr,
  * shared by the remnants of a split; the gpuva's offset is the offset
@@ -24,8 +25,10 @@
  * tables of every range and three &vgpu_vma per op (the most one op can
  * use: a new mapping and the two remnants of a split) before the job is
  * pushed, and reserves every page table its ranges could lack (the ops
- * before may free tables: a table left empty is freed, vgpu_mmu.c).  A
- * bind that fails these checks changes nothing.
+ * before may free tables: a table left empty is freed, vgpu_mmu.c), or
+ * for a sparse range or an unmap those it could need at its ends (to
+ * split a NULL entry).  A bind that fails these checks (-ENOSPC past
+ * pt_limit_mb) changes nothing.
  *
  * Memory safety: a mapping removed while a job of the VM runs may still
  * sit in that job's TLB (vgpu_mmu.c): its BO reference goes on the
@@ -371,6 +374,20 @@ void vgpu_file_vms_fini(struct vgpu_file *vf, bool flush)
 		vgpu_vm_entity_fini(vm, flush);
 }
 
+/* Page-table bytes of @vf's VMs (fdinfo), the default one's not included. */
+u64 vgpu_file_vms_pt_bytes(struct vgpu_file *vf)
+{
+	struct vgpu_vm *vm;
+	unsigned long id;
+	u64 n = 0;
+
+	xa_lock(&vf->vms);
+	xa_for_each(&vf->vms, id, vm)
+		n += vgpu_as_pt_bytes(vm->as);
+	xa_unlock(&vf->vms);
+	return n;
+}
+
 /* vgpu_postclose(), after vgpu_file_vms_fini(): drop the table. */
 void vgpu_file_vms_free(struct vgpu_file *vf)
 {
@@ -453,7 +470,7 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 		}
 	}
 	drm_gpuva_op_remap_to_unmap_range(&op->remap, &start, &range);
-	vgpu_as_clear_range(b->vm->as, start, range);
+	vgpu_as_clear_range(b->vm->as, start, range, &b->pool);
 	drm_gpuva_remap(prev ? &prev->base : NULL, next ? &next->base : NULL,
 			&op->remap);
 	/* the remnants keep the original's permissions and kind */
@@ -489,7 +506,7 @@ static int vgpu_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	struct vgpu_bind *b = priv;
 	struct drm_gpuva *va = op->unmap.va;
 
-	vgpu_as_clear_range(b->vm->as, va->va.addr, va->va.range);
+	vgpu_as_clear_range(b->vm->as, va->va.addr, va->va.range, &b->pool);
 	drm_gpuva_unmap(&op->unmap);
 	vgpu_vma_retire(to_vgpu_vma(va), &b->dead);
 	return 0;
@@ -717,13 +734,17 @@ static int vgpu_bind_op_prepare(struct vgpu_bind *b, struct drm_file *file,
 	case VGPU_VM_BIND_OP_UNMAP:
 		if (u->flags || u->handle || u->bo_offset)
 			return -EINVAL;
-		return 0;
+		/* splitting a NULL entry at either end takes a table */
+		return vgpu_pt_pool_fill_how(vm->as, &b->pool, u->va, u->range,
+					     VGPU_PT_FILL_EDGES);
 	case VGPU_VM_BIND_OP_MAP_SPARSE:
 		if (u->handle || u->bo_offset)
 			return -EINVAL;
 		if (u->range > VGPU_VM_BIND_MAX_SPARSE)
 			return -E2BIG;
-		break;
+		/* NULL entries of 1 GiB and 2 MiB: tables only at the ends */
+		return vgpu_pt_pool_fill_how(vm->as, &b->pool, u->va, u->range,
+					     VGPU_PT_FILL_NULL);
 	case VGPU_VM_BIND_OP_MAP_USERPTR:
 		if (u->handle || check_add_overflow(u->bo_offset, u->range, &end))
 			return -EINVAL;
@@ -901,7 +922,8 @@ int vgpu_ioctl_vm_bind(struct drm_device *dev, void *data,
 /* ---- debugfs ---- */
 
 /*
- * debugfs vms: per VM of each open file, its mappings: start, size, the
+ * debugfs vms: per VM of each open file, its page-table bytes
+ * (vgpu_as_pt_bytes()) and its mappings: start, size, the
  * BO (its mmap offset, BO_MMAP_OFFSET's, 0 before one was made), the
  * userptr (its address in the process) or "sparse", the offset in it and
  * the permissions.
@@ -915,9 +937,9 @@ int vgpu_debugfs_vms_show(struct seq_file *m, struct vgpu_device *vdev)
 	mutex_lock(&vdev->files_lock);
 	list_for_each_entry(vf, &vdev->files, link) {
 		list_for_each_entry(vm, &vf->vm_list, link) {
-			seq_printf(m, "client %llu vm %u asid %u extobjs %u\n",
+			seq_printf(m, "client %llu vm %u asid %u extobjs %u pt-bytes %llu\n",
 				   vf->client_id, vm->id, vm->as->asid,
-				   vgpu_vm_extobjs(vm));
+				   vgpu_vm_extobjs(vm), vgpu_as_pt_bytes(vm->as));
 			mutex_lock(&vm->lock);
 			drm_gpuvm_for_each_va(va, &vm->base) {
 				struct vgpu_vma *v = to_vgpu_vma(va);

@@ -20,8 +20,10 @@
  * semaphore reads and writes (one access each, never torn).
  *
  * Page tables (format in uapi/vgpu_hw.h): a four-level walk from the root
- * that the address-space table names.  Each thread has its own small
- * direct-mapped TLB of leaf entries; VGPU_CMD_TLB_INVALIDATE bumps
+ * that the address-space table names, which ends early at a NULL entry of
+ * level 1 or 2 (null pages over 2 MiB or 1 GiB).  Each thread has its own
+ * small direct-mapped TLB of leaf entries (a NULL entry of level 1 or 2 is
+ * cached for each page it translates); VGPU_CMD_TLB_INVALIDATE bumps
  * s->tlb_gen, and a TLB whose generation is stale empties itself at its
  * next lookup, so running launches see the invalidation too.
  */
@@ -285,22 +287,32 @@ static int vgpu_mmu_translate(VGPUMMUCtx *ctx, uint64_t va, uint32_t acc,
                 return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_NOT_PRESENT,
                                       level);
             }
+            /*
+             * A NULL entry of level 1 or 2 (2 MiB, 1 GiB) ends the walk:
+             * its region is null pages with its permissions.  Permission
+             * bits without NULL above the leaves, and NULL at the root,
+             * are reserved.
+             */
             if ((pte & VGPU_PTE_RSVD_MASK) ||
-                (level && (pte & (VGPU_PTE_NULL | VGPU_PTE_READ |
-                                  VGPU_PTE_WRITE | VGPU_PTE_EXEC)))) {
+                (level == VGPU_PT_LEVELS - 1 && (pte & VGPU_PTE_NULL)) ||
+                (level && !(pte & VGPU_PTE_NULL) &&
+                 (pte & (VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_EXEC)))) {
                 return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_RESERVED,
                                       level);
             }
-            if (!level) {
+            if (!level || (pte & VGPU_PTE_NULL)) {
                 break;
             }
             table = pte & VGPU_PTE_ADDR_MASK;
         }
+        /* the TLB keeps the entry's level in its software bits */
+        pte = (pte & ~VGPU_PTE_SW_MASK) | ((uint64_t)level << 4);
         ctx->tlb[slot].tag = (vpn << 1) | 1;
         ctx->tlb[slot].pte = pte;
     }
     if ((pte & vgpu_acc_perm(acc)) != vgpu_acc_perm(acc)) {
-        return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_PERMISSION, 0);
+        return vgpu_mmu_fault(ctx, va, acc, VGPU_MMU_F_PERMISSION,
+                              (pte & VGPU_PTE_SW_MASK) >> 4);
     }
     if (pte & VGPU_PTE_NULL) {
         *pa = VGPU_PA_NULL;

@@ -231,7 +231,10 @@ struct drm_vgpu_get_param {
  * memory is in no process's RSS: the global OOM killer would not pick
  * its holder, so these limits, not the OOM killer, stop a client that
  * takes too much.  BO_CREATE fails with -EMFILE when the file has
- * VGPU_MAX_BOS_PER_FILE BOs.  fdinfo reports each file's BOs as
+ * VGPU_MAX_BOS_PER_FILE BOs.  The page tables that map the pages at @va
+ * count against the file's pt_limit_mb (VM_BIND): past it, the SUBMIT (or
+ * whatever made the pages resident) fails with -ENOSPC and the range
+ * stays reserved and unmapped.  fdinfo reports each file's BOs as
  * drm-total-memory, drm-shared-memory, drm-active-memory and
  * drm-resident-memory (Documentation/gpu/drm-usage-stats.rst).
  *
@@ -664,7 +667,13 @@ struct drm_vgpu_vm_destroy {
 #define VGPU_VM_BIND_OP_FLAGS (VGPU_VM_BIND_READ_ONLY | VGPU_VM_BIND_NO_EXEC)
 
 #define VGPU_VM_BIND_MAX_OPS 1024u	/* per VM_BIND; more: -E2BIG */
-/* The largest MAP_SPARSE range: each of its pages takes an entry. */
+/*
+ * The largest MAP_SPARSE range.  A sparse range takes NULL entries of
+ * 1 GiB and 2 MiB (uapi/vgpu_hw.h), so its page tables no longer grow with
+ * its size; the limit stays so that one VM_BIND (VGPU_VM_BIND_MAX_OPS of
+ * them) stays bounded in the time it holds the VM and in the tables it
+ * reserves, and so that a program written against it keeps working.
+ */
 #define VGPU_VM_BIND_MAX_SPARSE (1ull << 30)
 /* The largest MAP_USERPTR range (its pages are pinned). */
 #define VGPU_VM_BIND_MAX_USERPTR (1ull << 30)
@@ -697,7 +706,9 @@ struct drm_vgpu_vm_destroy {
  * the VM, until its last mapping goes, even after its handles are closed.
  * A MAP_SPARSE range maps no memory (device NULL pages,
  * uapi/vgpu_hw.h): the GPU reads zeros there, its writes are dropped, and
- * nothing faults.  A job that touches an address the VM does not map
+ * nothing faults.  Its aligned 1 GiB and 2 MiB parts take one page-table
+ * entry each, so 1024 ops of 1 GiB cost a few KiB of tables; a later MAP
+ * or UNMAP of part of such a region splits it.  A job that touches an address the VM does not map
  * takes an MMU fault with that address in its exception record (-EFAULT).
  *
  * MAP_USERPTR maps the calling process's own memory (anonymous or
@@ -741,6 +752,17 @@ struct drm_vgpu_vm_bind_op {
  * The ops apply in array order, all of them or none: every op is checked,
  * and every BO's pages and every page table obtained, before the first
  * changes anything.
+ *
+ * Page tables: each VM (and each file's implicit VM 0) may hold at most
+ * the module parameter pt_limit_mb of page tables (default 64 MiB; 0: no
+ * limit), counting those a bind reserves before it runs: a MAP reserves
+ * every table its range could lack (4 KiB per 2 MiB of range, plus 8 KiB
+ * per 1 GiB and per 512 GiB), MAP_SPARSE and UNMAP only those at their
+ * unaligned ends (and MAP_SPARSE 8 KiB per 512 GiB), and what a bind does
+ * not use is given back when it completes.  A bind that would pass the
+ * limit fails with -ENOSPC before it changes anything: the VM stays as
+ * it was and keeps working.  fdinfo's vgpu-pt-bytes shows the file's
+ * page-table bytes (all its VMs), debugfs vms each VM's.
  *
  * Without syncs the bind is synchronous: it returns once the mappings are
  * in place.  An op that removes or replaces a mapping first waits for

@@ -647,7 +647,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_FEAT_SEMAPHORES (1u << 5)	 /* SEM_ACQUIRE/SEM_RELEASE, VGPU_Q_PRIORITY */
 #define VGPU_FEAT_PREEMPT (1u << 6)	 /* mid-kernel preemption (VGPU_Q_CSB) */
 #define VGPU_FEAT_INJECT (1u << 7)	 /* fault injection (property x-inject) */
-#define VGPU_FEAT_NULL_PTE (1u << 8)	 /* VGPU_PTE_NULL leaves (sparse mappings) */
+#define VGPU_FEAT_NULL_PTE (1u << 8)	 /* VGPU_PTE_NULL at levels 0..2 (sparse mappings) */
 #define VGPU_FEAT_USER_QUEUES (1u << 9)	 /* user-mode queues, doorbell BAR */
 #define VGPU_FEAT_USER_IRQ (1u << 10)	 /* user queues raise VGPU_IRQ_USER */
 
@@ -1117,18 +1117,32 @@ _Static_assert(sizeof(struct vgpu_completion) == 336, "completion layout");
  *   level 3 (root): VA[47:39]   level 2: VA[38:30]
  *   level 1:        VA[29:21]   level 0 (leaf): VA[20:12]
  *
- * Entry: bit 0 VALID, bit 1 READ, bit 2 WRITE, bit 3 EXEC (leaf only; 0
- * in table entries), bits 11..4 ignored (free for software), bits 51..12
- * the physical address of the next table or of the page, bit 52 NULL
- * (leaf only), bits 63..53 reserved (must be 0).  No large pages.
- * Physical addresses are guest physical; pages must be guest RAM.
+ * Entry: bit 0 VALID, bit 1 READ, bit 2 WRITE, bit 3 EXEC (leaf and
+ * NULL entries only; 0 in table entries), bits 11..4 ignored (free for
+ * software), bits 51..12 the physical address of the next table or of the
+ * page, bit 52 NULL (leaf, level 1 and level 2 entries only), bits 63..53
+ * reserved (must be 0).  No large pages of memory.  Physical addresses
+ * are guest physical; pages must be guest RAM.
  *
  * A NULL leaf (VGPU_PTE_VALID | VGPU_PTE_NULL | permissions, the address
  * bits ignored) maps no memory and faults nothing the permissions allow:
  * reads (and instruction fetches) return zeros, writes are dropped, an
  * atomic returns 0 and stores nothing.  Drivers back sparse ranges with
- * them (VGPU_FEAT_NULL_PTE).  NULL in a table entry, or in the
- * address-space table, is a reserved-bit fault.
+ * them (VGPU_FEAT_NULL_PTE).
+ *
+ * A NULL entry at level 1 (2 MiB) or level 2 (1 GiB): the same bits
+ * (VGPU_PTE_VALID | VGPU_PTE_NULL | permissions, the address bits
+ * ignored) end the walk there, with no table below: every page of the
+ * entry's 2 MiB or 1 GiB is a NULL page with the entry's permissions, as
+ * if a table of NULL leaves with those bits lay below.  An access its
+ * permissions deny is a VGPU_MMU_F_PERMISSION fault whose level
+ * (exc.info[2]) is the entry's.  So a sparse range costs a table per
+ * 512 GiB plus those at its unaligned ends, however large it is; a driver
+ * that later maps part of such a region splits the entry: it writes a
+ * table of 512 NULL entries of the level below with the same bits, then
+ * points the entry at it.  Part of VGPU_FEAT_NULL_PTE.  NULL in a root
+ * (level 3) entry or in the address-space table, and READ, WRITE or EXEC
+ * in a table entry without NULL, are reserved-bit faults.
  */
 #define VGPU_VA_BITS 48u
 #define VGPU_PAGE_SHIFT 12u

@@ -17,7 +17,7 @@ static __le64 *vgpu_pte(struct vgpu_as *as, u64 va, bool alloc)
 {
 	struct vgpu_pt *leaf = vgpu_walk(as, va, alloc, NULL, NULL);
 
-	return leaf ? &leaf->cpu[VGPU_PT_INDEX(va, 0)] : NULL;
+	return IS_ERR(leaf) ? NULL : &leaf->cpu[VGPU_PT_INDEX(va, 0)];
 }
 
 struct vgpu_mmu_test {
@@ -63,20 +63,38 @@ static __le64 *vgpu_test_next(struct kunit *test, __le64 entry)
 	return phys_to_virt(e & VGPU_PTE_ADDR_MASK);
 }
 
-/* The device's walk of @va in @as: the leaf entry, 0 when not present. */
-static u64 vgpu_test_walk(struct kunit *test, struct vgpu_as *as, u64 va)
+/*
+ * The device's walk of @va in @as: the leaf entry, or the NULL entry of
+ * level 1 or 2 that covers it (in *@plevel if not NULL), 0 when not
+ * present.
+ */
+static u64 vgpu_test_walk_level(struct kunit *test, struct vgpu_as *as, u64 va,
+				int *plevel)
 {
 	__le64 *table = vgpu_test_next(test, as->vdev->as_table[as->asid]);
 	int level;
 
+	if (plevel)
+		*plevel = 0;
 	for (level = VGPU_PT_LEVELS - 1; level > 0; level--) {
 		__le64 e = table[VGPU_PT_INDEX(va, level)];
 
 		if (!(le64_to_cpu(e) & VGPU_PTE_VALID))
 			return 0;
+		if (le64_to_cpu(e) & VGPU_PTE_NULL) {
+			KUNIT_EXPECT_LT(test, level, VGPU_PT_LEVELS - 1);
+			if (plevel)
+				*plevel = level;
+			return le64_to_cpu(e);
+		}
 		table = vgpu_test_next(test, e);
 	}
 	return le64_to_cpu(table[VGPU_PT_INDEX(va, 0)]);
+}
+
+static u64 vgpu_test_walk(struct kunit *test, struct vgpu_as *as, u64 va)
+{
+	return vgpu_test_walk_level(test, as, va, NULL);
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(vgpu_test_sg_free_table, sg_free_table, struct sg_table *);
@@ -469,9 +487,152 @@ static void vgpu_mmu_pool_covers_range(struct kunit *test)
 	/* all five used: the level-2 table was missing too */
 	for (level = 0; level < 3; level++)
 		KUNIT_EXPECT_TRUE(test, list_empty(&pool.free[level]));
-	vgpu_as_clear_range(as, va, 2 * PAGE_SIZE);
+	vgpu_as_clear_range(as, va, 2 * PAGE_SIZE, NULL);
 	KUNIT_EXPECT_EQ(test, as->tables_freed, 5);
 	vgpu_pt_pool_fini(&pool);
+	vgpu_as_put(as);
+}
+
+static u32 vgpu_test_pool_count(struct vgpu_pt_pool *pool, int level)
+{
+	struct vgpu_pt *pt;
+	u32 n = 0;
+
+	list_for_each_entry(pt, &pool->free[level], dfr.link)
+		n++;
+	return n;
+}
+
+#define VGPU_TEST_NULL_PROT (VGPU_PTE_VALID | VGPU_PTE_NULL | VGPU_PTE_READ | \
+			     VGPU_PTE_WRITE | VGPU_PTE_EXEC)
+
+/*
+ * A sparse range is written with NULL entries at the highest level that
+ * covers an aligned part of it: [1 GiB, 2 GiB + 2 MiB + 4 KiB) takes one
+ * level-2 entry, one level-1 entry and one leaf entry, and only the three
+ * tables that hold them.
+ */
+static void vgpu_mmu_null_high_entries(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+	u64 va = 1ull << 30, size = (1ull << 30) + (2ull << 20) + PAGE_SIZE;
+	struct vgpu_pt_pool pool;
+	int level;
+
+	vgpu_pt_pool_init(&pool);
+	KUNIT_ASSERT_EQ(test, vgpu_pt_pool_fill_how(as, &pool, va, size,
+						    VGPU_PT_FILL_NULL), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 2), 1);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 1), 1);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 0), 1);
+	vgpu_as_write_range(as, va, size, NULL, 0, 0, &pool);
+	for (level = 0; level < 3; level++)
+		KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, level), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, va, &level),
+			VGPU_TEST_NULL_PROT);
+	KUNIT_EXPECT_EQ(test, level, 2);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, 2 * va - PAGE_SIZE, &level),
+			VGPU_TEST_NULL_PROT);
+	KUNIT_EXPECT_EQ(test, level, 2);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, 2 * va + 4096, &level),
+			VGPU_TEST_NULL_PROT);
+	KUNIT_EXPECT_EQ(test, level, 1);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, va + size - PAGE_SIZE, &level),
+			VGPU_TEST_NULL_PROT);
+	KUNIT_EXPECT_EQ(test, level, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va + size), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, va - PAGE_SIZE), 0);
+	/* a level-2 table, a level-1 table (8 KiB each) and a leaf */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&as->pt_bytes), 5 * PAGE_SIZE);
+	vgpu_as_clear_range(as, va, size, NULL);
+	KUNIT_EXPECT_EQ(test, as->tables_freed, 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&as->pt_bytes), 0);
+	vgpu_pt_pool_fini(&pool);
+	vgpu_as_put(as);
+}
+
+/*
+ * Unmapping a page inside a 1 GiB NULL entry splits it twice (a level-1
+ * table of NULL entries, then a leaf table of NULL pages), with the two
+ * tables an unmap reserves at its ends; the rest stays null pages with the
+ * same permissions.  Mapping pages there later walks the split tables.
+ */
+static void vgpu_mmu_null_split(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+	u64 gib = 1ull << 30, hole = gib + (4ull << 20) + PAGE_SIZE;
+	u64 prot = VGPU_PTE_VALID | VGPU_PTE_NULL | VGPU_PTE_READ;
+	struct vgpu_pt_pool pool;
+	int level;
+
+	vgpu_pt_pool_init(&pool);
+	KUNIT_ASSERT_EQ(test, vgpu_pt_pool_fill_how(as, &pool, gib, gib,
+						    VGPU_PT_FILL_NULL), 0);
+	vgpu_as_write_range(as, gib, gib, NULL, 0,
+			    VGPU_BO_READ_ONLY | VGPU_BO_NO_EXEC, &pool);
+	vgpu_pt_pool_fini(&pool);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&as->pt_bytes), 2 * PAGE_SIZE);
+
+	vgpu_pt_pool_init(&pool);
+	KUNIT_ASSERT_EQ(test, vgpu_pt_pool_fill_how(as, &pool, hole, PAGE_SIZE,
+						    VGPU_PT_FILL_EDGES), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 1), 1);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 0), 1);
+	vgpu_as_clear_range(as, hole, PAGE_SIZE, &pool);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 1), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 0), 0);
+	vgpu_pt_pool_fini(&pool);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, hole), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, hole - PAGE_SIZE, &level), prot);
+	KUNIT_EXPECT_EQ(test, level, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, hole + PAGE_SIZE, &level), prot);
+	KUNIT_EXPECT_EQ(test, level, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, gib, &level), prot);
+	KUNIT_EXPECT_EQ(test, level, 1);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk_level(test, as, 2 * gib - PAGE_SIZE, &level), prot);
+	KUNIT_EXPECT_EQ(test, level, 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&as->pt_bytes), 5 * PAGE_SIZE);
+
+	/* map one page in the hole: the tables are there */
+	vgpu_pt_pool_init(&pool);
+	KUNIT_ASSERT_EQ(test, vgpu_pt_pool_fill(as, &pool, hole, PAGE_SIZE), 0);
+	vgpu_as_write_range(as, hole, PAGE_SIZE, vgpu_test_sgt(test, 0x123000, 1),
+			    0, 0, &pool);
+	KUNIT_EXPECT_EQ(test, vgpu_test_pool_count(&pool, 0), 1);
+	vgpu_pt_pool_fini(&pool);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, hole) & VGPU_PTE_ADDR_MASK, 0x123000);
+
+	/* the whole GiB goes, and every table with it */
+	vgpu_as_clear_range(as, gib, gib, NULL);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, gib), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, hole), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&as->pt_bytes), 0);
+	vgpu_as_put(as);
+}
+
+/* pt_limit_mb: a table past it is -ENOSPC, and nothing is charged. */
+static void vgpu_mmu_pt_limit(struct kunit *test)
+{
+	struct vgpu_as *as = vgpu_test_as(test);
+	unsigned int saved = vgpu_pt_limit_mb;
+	struct vgpu_pt_pool pool;
+	u64 before;
+
+	vgpu_pt_limit_mb = 1;
+	vgpu_pt_pool_init(&pool);
+	/* 1 MiB: 1 GiB of pages needs 512 leaves (2 MiB) */
+	KUNIT_EXPECT_EQ(test, vgpu_pt_pool_fill(as, &pool, 1ull << 30, 1ull << 30),
+			-ENOSPC);
+	before = atomic64_read(&as->pt_bytes);
+	KUNIT_EXPECT_LE(test, before, 1ull << 20);
+	vgpu_pt_pool_fini(&pool);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&as->pt_bytes), 0);
+	/* the same range sparse takes two tables */
+	vgpu_pt_pool_init(&pool);
+	KUNIT_EXPECT_EQ(test, vgpu_pt_pool_fill_how(as, &pool, 1ull << 30, 1ull << 30,
+						    VGPU_PT_FILL_NULL), 0);
+	vgpu_pt_pool_fini(&pool);
+	vgpu_pt_limit_mb = saved;
 	vgpu_as_put(as);
 }
 
@@ -491,6 +652,9 @@ static struct kunit_case vgpu_mmu_cases[] = {
 	KUNIT_CASE(vgpu_mmu_pte_lookup_no_alloc),
 	KUNIT_CASE(vgpu_mmu_empty_tables_freed),
 	KUNIT_CASE(vgpu_mmu_pool_covers_range),
+	KUNIT_CASE(vgpu_mmu_null_high_entries),
+	KUNIT_CASE(vgpu_mmu_null_split),
+	KUNIT_CASE(vgpu_mmu_pt_limit),
 	{}
 };
 

@@ -265,12 +265,23 @@ static void code_not_executable(struct dev *d, struct store_setup *st)
 	qts_writeq(d->qts, ea, qts_readq(d->qts, ea) & ~VGPU_PTE_EXEC);
 }
 
-static void null_in_table_entry(struct dev *d, struct store_setup *st)
+static void null_in_root_entry(struct dev *d, struct store_setup *st)
 {
 	/*
-	 * The output moves to a 1 GiB region of its own; its level-1 entry
-	 * gains the leaf-only NULL bit.
+	 * The output moves to a 512 GiB region of its own; its root (level
+	 * 3) entry gains the NULL bit, which only levels 2..0 may have.
 	 */
+	uint64_t table = d->root[0] + 8 * VGPU_PT_INDEX(DEV_VA_BASE + (1ull << 39), 3ull);
+
+	st->out_va = DEV_VA_BASE + (1ull << 39);
+	dev_map(d, 0, st->out_va, st->out_pa, RW);
+	qts_memwrite(d->qts, st->par_pa, &st->out_va, 8);
+	qts_writeq(d->qts, table, qts_readq(d->qts, table) | VGPU_PTE_NULL);
+}
+
+static void perm_in_table_entry(struct dev *d, struct store_setup *st)
+{
+	/* a level-1 table entry (not NULL) with a permission bit */
 	uint64_t table = d->root[0];
 
 	st->out_va = DEV_VA_BASE + (1ull << 30);
@@ -280,7 +291,32 @@ static void null_in_table_entry(struct dev *d, struct store_setup *st)
 		table = qts_readq(d->qts, table + 8 * VGPU_PT_INDEX(st->out_va, (uint64_t)l)) &
 			VGPU_PTE_ADDR_MASK;
 	table += 8 * VGPU_PT_INDEX(st->out_va, 1ull);
-	qts_writeq(d->qts, table, qts_readq(d->qts, table) | VGPU_PTE_NULL);
+	qts_writeq(d->qts, table, qts_readq(d->qts, table) | VGPU_PTE_READ);
+}
+
+/*
+ * The output moves into a read-only NULL entry of @level (2: 1 GiB, 1:
+ * 2 MiB) of a 512 GiB region of its own: the store faults on permission.
+ */
+static void out_in_read_only_null(struct dev *d, struct store_setup *st,
+				  unsigned level)
+{
+	uint64_t base = DEV_VA_BASE + (2ull << 39);
+
+	st->out_va = base + (3ull << 30) + (5ull << 21) + 0x3000;
+	dev_set_pte(d, 0, st->out_va, level,
+		    VGPU_PTE_VALID | VGPU_PTE_NULL | VGPU_PTE_READ);
+	qts_memwrite(d->qts, st->par_pa, &st->out_va, 8);
+}
+
+static void out_in_read_only_null_1g(struct dev *d, struct store_setup *st)
+{
+	out_in_read_only_null(d, st, 2);
+}
+
+static void out_in_read_only_null_2m(struct dev *d, struct store_setup *st)
+{
+	out_in_read_only_null(d, st, 1);
 }
 
 static void params_unmapped(struct dev *d, struct store_setup *st)
@@ -305,6 +341,7 @@ FIXTURE_VARIANT(mmu_fault) {
 	void (*prepare)(struct dev *d, struct store_setup *st);
 	uint32_t status, acc, reason;
 	bool va_is_out;
+	uint32_t level;	/* the faulting level + 1 (exc.info[2]); 0: not checked */
 };
 
 FIXTURE_VARIANT_ADD(mmu_fault, store_to_read_only_page) {
@@ -325,10 +362,28 @@ FIXTURE_VARIANT_ADD(mmu_fault, reserved_bits_in_pte) {
 	.reason = VGPU_MMU_F_RESERVED, .va_is_out = true,
 };
 
-FIXTURE_VARIANT_ADD(mmu_fault, null_bit_in_table_entry) {
-	.out_flags = RW, .prepare = null_in_table_entry,
+FIXTURE_VARIANT_ADD(mmu_fault, null_bit_in_root_entry) {
+	.out_flags = RW, .prepare = null_in_root_entry,
 	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
-	.reason = VGPU_MMU_F_RESERVED, .va_is_out = true,
+	.reason = VGPU_MMU_F_RESERVED, .va_is_out = true, .level = 3 + 1,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, permission_bit_in_table_entry) {
+	.out_flags = RW, .prepare = perm_in_table_entry,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_RESERVED, .va_is_out = true, .level = 1 + 1,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, store_to_read_only_null_1g_entry) {
+	.out_flags = RW, .prepare = out_in_read_only_null_1g,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_PERMISSION, .va_is_out = true, .level = 2 + 1,
+};
+
+FIXTURE_VARIANT_ADD(mmu_fault, store_to_read_only_null_2m_entry) {
+	.out_flags = RW, .prepare = out_in_read_only_null_2m,
+	.status = VGPU_ERR_EXCEPTION, .acc = VGPU_MMU_ACC_WRITE,
+	.reason = VGPU_MMU_F_PERMISSION, .va_is_out = true, .level = 1 + 1,
 };
 
 FIXTURE_VARIANT_ADD(mmu_fault, store_to_read_only_null_page) {
@@ -397,6 +452,8 @@ TEST_F(mmu_fault, faults_and_recovers)
 	EXPECT_EQ(variant->reason, c.exc.info[1]);
 	if (variant->va_is_out)
 		EXPECT_EQ(st->out_va, c.exc.addr);
+	if (variant->level)
+		EXPECT_EQ(variant->level - 1, c.exc.info[2]);
 	EXPECT_CONTAINS(c.exc.msg, "GPU MMU");
 	EXPECT_STOPPED_IRQ(d, 0, variant->status, 0);
 	check_recovers(_metadata, d, 0);
@@ -475,6 +532,73 @@ TEST(mmu_null_pages_read_zero_and_drop_writes)
 	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
 	qts_memread(d.qts, out_pa, got, sizeof(got));
+	EXPECT_EQ(0, memcmp(got, fill, sizeof(got)));
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+/*
+ * NULL entries of level 2 (1 GiB) and level 1 (2 MiB): the whole region
+ * is null pages with the entry's permissions, no table below.  Each entry
+ * keeps the address of a page full of 0x55, which a device that walked on
+ * would find (as a table: its entries have reserved bits set).
+ */
+TEST(mmu_null_entries_of_1g_and_2m)
+{
+	uint64_t base = DEV_VA_BASE + (3ull << 39), g1 = base + (1ull << 30),
+		 m2 = base + (7ull << 30) + (9ull << 21);
+	uint32_t fill[1024], got[64], params[6];
+	uint64_t junk_pa, out_va, out_pa, cnt_va, cnt_pa, par_va, par_pa;
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	struct dev d;
+
+	ASSERT_EQ(0, dev_open(&d, NULL, 1));
+	dev_queue_init(&d, 0, 8);
+	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_read_add, &kern));
+	for (unsigned i = 0; i < 1024; i++)
+		fill[i] = 0x55555555u;
+	junk_pa = dev_alloc_pa(&d, 4096);
+	qts_memwrite(d.qts, junk_pa, fill, sizeof(fill));
+	dev_set_pte(&d, 0, g1, 2, junk_pa | VGPU_PTE_VALID | VGPU_PTE_NULL |
+				  VGPU_PTE_READ | VGPU_PTE_WRITE);
+	dev_set_pte(&d, 0, m2, 1, junk_pa | VGPU_PTE_VALID | VGPU_PTE_NULL |
+				  VGPU_PTE_READ | VGPU_PTE_WRITE);
+	out_va = dev_buf(&d, 0, 4096, RW, &out_pa);
+	cnt_va = dev_buf(&d, 0, 4096, RW, &cnt_pa);
+	par_va = dev_buf(&d, 0, 4096, RO, &par_pa);
+
+	/* in: deep inside the 1 GiB entry; counter: the 2 MiB one (atomic) */
+	uint64_t in_va = g1 + (123ull << 21) + 0x5000, ctr = m2 + 0x1ff000;
+
+	memcpy(&params[0], &in_va, 8);
+	memcpy(&params[2], &out_va, 8);
+	memcpy(&params[4], &ctr, 8);
+	qts_memwrite(d.qts, par_pa, params, sizeof(params));
+	cmd = dev_launch_cmd(&kern, 1, 64, par_va, sizeof(params));
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	qts_memread(d.qts, out_pa, got, sizeof(got));
+	for (unsigned i = 0; i < 64; i++) {
+		EXPECT_EQ(1u, got[i]) {
+			TH_LOG("out[%u]: the 1 GiB NULL entry did not read as zero", i);
+		}
+	}
+
+	/* in: the 2 MiB entry; out: the 1 GiB one (dropped); a real counter */
+	in_va = m2 + 0x7000;
+	out_va = g1 + (1ull << 30) - 4096;
+	memcpy(&params[0], &in_va, 8);
+	memcpy(&params[2], &out_va, 8);
+	memcpy(&params[4], &cnt_va, 8);
+	qts_memwrite(d.qts, par_pa, params, sizeof(params));
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	qts_memread(d.qts, cnt_pa, got, 4);
+	EXPECT_EQ(64u, got[0]);
+	/* the page behind both entries is untouched */
+	qts_memread(d.qts, junk_pa, got, sizeof(got));
 	EXPECT_EQ(0, memcmp(got, fill, sizeof(got)));
 	dev_kernel_free(&kern);
 	dev_close(&d);

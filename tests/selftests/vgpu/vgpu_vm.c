@@ -925,4 +925,193 @@ TEST_F(vm, random_binds_agree_with_a_model)
 	EXPECT_EQ(nops / 500, checks);
 }
 
+#define GIB (1ull << 30)
+#define TIB (1ull << 40)
+
+/* The file's page-table bytes (fdinfo vgpu-pt-bytes). */
+static unsigned long long pt_bytes(struct __test_metadata *_metadata, int fd)
+{
+	return fdinfo_num(_metadata, fd, "vgpu-pt-bytes", "");
+}
+
+/* vgpu-pt-bytes once it has not moved for 150 ms (no bind's reserve left). */
+static unsigned long long pt_bytes_stable(struct __test_metadata *_metadata, int fd)
+{
+	unsigned long long n = pt_bytes(_metadata, fd), m;
+
+	for (int i = 0, same = 0; i < 200 && same < 3; i++) {
+		usleep(50 * 1000);
+		m = pt_bytes(_metadata, fd);
+		same = m == n ? same + 1 : 0;
+		n = m;
+	}
+	return n;
+}
+
+/*
+ * vgpu-pt-bytes once it is at most @bound: the tables a bind reserved and
+ * did not use go back when its job is freed, a moment after it signals.
+ */
+static unsigned long long pt_bytes_settled(struct __test_metadata *_metadata,
+					   int fd, unsigned long long bound)
+{
+	unsigned long long n = pt_bytes(_metadata, fd);
+
+	for (int i = 0; i < 200 && n > bound; i++) {
+		usleep(50 * 1000);
+		n = pt_bytes(_metadata, fd);
+	}
+	return n;
+}
+
+/*
+ * One VM_BIND of VGPU_VM_BIND_MAX_OPS MAP_SPARSE ops of 1 GiB each: 1 TiB
+ * of null pages in 1 GiB NULL entries, a few KiB of tables (it took 2 GiB
+ * of leaf tables when each page had its entry); a kernel reads zeros.
+ */
+TEST_F(vm, sparse_1024_gib_takes_a_few_kib_of_tables)
+{
+	static struct drm_vgpu_vm_bind_op ops[VGPU_VM_BIND_MAX_OPS];
+	unsigned long long before, after;
+	uint32_t n = 5;
+
+	load(_metadata, self, gather_src);
+	before = pt_bytes_stable(_metadata, self->fd);
+	for (uint32_t i = 0; i < VGPU_VM_BIND_MAX_OPS; i++)
+		ops[i] = (struct drm_vgpu_vm_bind_op){
+			.op = VGPU_VM_BIND_OP_MAP_SPARSE,
+			.va = TIB + i * GIB, .range = GIB,
+		};
+	ASSERT_EQ(0, vm_bind_syncs(self->fd, self->vm, ops, VGPU_VM_BIND_MAX_OPS,
+				   NULL, 0, NULL, 0));
+	/* two level-2 tables (one per 512 GiB), 8 KiB each */
+	after = pt_bytes_settled(_metadata, self->fd, before + 16384);
+	EXPECT_EQ(before + 16384, after) {
+		TH_LOG("1 TiB sparse took %llu bytes of page tables", after - before);
+	}
+	self->list[0] = TIB + 8;
+	self->list[1] = TIB + 517 * GIB + 123 * PAGE + 4;
+	self->list[2] = TIB + 511 * GIB + GIB - 4;
+	self->list[3] = TIB + 512 * GIB;
+	self->list[4] = 2 * TIB - 4;
+	ASSERT_EQ(0, run(_metadata, self, n, NULL, NULL, true));
+	for (uint32_t i = 0; i < n; i++)
+		EXPECT_EQ(0u, self->out[i]);
+	/* unmapped whole, the tables go with it */
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, TIB, TIB));
+	EXPECT_EQ(before, pt_bytes_settled(_metadata, self->fd, before));
+}
+
+#define PT_LIMIT_PARAM "/sys/module/vgpu/parameters/pt_limit_mb"
+
+/*
+ * pt_limit_mb bounds a VM's page tables: single-page binds 1 GiB apart
+ * (12 KiB of tables each) succeed until one fails with -ENOSPC, which
+ * changes nothing; the VM still runs jobs, and another client is not
+ * affected.  The limit is lowered to 4 MiB meanwhile, to keep it short.
+ */
+TEST_F(vm, page_table_limit_refuses_with_enospc)
+{
+	char saved[32] = "";
+	static char want[1 << 16], got[1 << 16];
+	uint32_t a, q2 = 0, vm2, nmapped = 0, i;
+	int fd2, err = 0;
+
+	ASSERT_LT(0, read_file(PT_LIMIT_PARAM, saved, sizeof(saved)));
+	saved[strcspn(saved, "\n")] = 0;
+	load(_metadata, self, gather_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 1, 0xb0000, &a));
+	ASSERT_EQ(0, sysfs_write(PT_LIMIT_PARAM, "4"));
+	for (i = 0; i < 100000; i++) {
+		err = vm_map(self->fd, self->vm, a, 0, TIB + i * GIB, PAGE);
+		if (err)
+			break;
+		nmapped++;
+	}
+	EXPECT_EQ(-ENOSPC, err);
+	/* 4 MiB / 12 KiB: about 340, less what binds in flight reserved */
+	EXPECT_LE(300u, nmapped);
+	EXPECT_GE(350u, nmapped);
+	/* the refused bind changed nothing, and binds keep being refused */
+	ASSERT_EQ(0, vms_listing(self->fd, self->vm, want, sizeof(want)));
+	EXPECT_EQ(4 + nmapped, lines(want));
+	EXPECT_EQ(-ENOSPC, vm_map(self->fd, self->vm, a, 0, TIB + nmapped * GIB, PAGE));
+	ASSERT_EQ(0, vms_listing(self->fd, self->vm, got, sizeof(got)));
+	EXPECT_STREQ(want, got);
+
+	/* the VM still works: a job reads through the first and last pages */
+	self->list[0] = TIB;
+	self->list[1] = TIB + (nmapped - 1) * GIB + 4;
+	ASSERT_EQ(0, run(_metadata, self, 2, NULL, NULL, true));
+	EXPECT_EQ(0xb0000u, self->out[0]);
+	EXPECT_EQ(0u, self->out[1]);	/* word 1 of the page */
+
+	/* another client's VM has its own budget */
+	fd2 = vgpu_open_render();
+	EXPECT_LE(0, fd2);
+	EXPECT_EQ(0, vm_create(fd2, &vm2));
+	EXPECT_EQ(0, queue_create_vm(fd2, vm2, &q2));
+	EXPECT_EQ(0, vm_op(fd2, vm2, VGPU_VM_BIND_OP_MAP_SPARSE, 0, 0, TIB, GIB, 0));
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(0, vm_op(fd2, vm2, VGPU_VM_BIND_OP_MAP_SPARSE, 0, 0,
+				   2 * TIB + i * GIB + 5 * PAGE, PAGE, 0));
+	close(fd2);
+	/* and once the limit is back (or raised), this VM binds again */
+	ASSERT_EQ(0, sysfs_write(PT_LIMIT_PARAM, saved));
+	EXPECT_EQ(0, vm_map(self->fd, self->vm, a, 0, TIB + nmapped * GIB, PAGE));
+}
+
+/*
+ * Inside a sparse 1 GiB region (one NULL entry), a MAP and an UNMAP of a
+ * few pages split it: the mapped pages read the BO's data, the unmapped
+ * one faults, everything else still reads zeros; unmapping the region
+ * whole gives every table back.
+ */
+TEST_F(vm, partial_map_and_unmap_inside_sparse_gib)
+{
+	struct vgpu_exception_record exc;
+	uint64_t s = 2 * TIB, m = s + 5 * (2ull << 20) + 3 * PAGE,
+		 u = s + GIB / 2 + 2 * PAGE;
+	unsigned long long before;
+	uint32_t a, n = 0;
+	uint32_t want[16];
+
+	load(_metadata, self, gather_src);
+	ASSERT_EQ(0, tagged_bo(self->fd, 4, 0xc0000, &a));
+	before = pt_bytes_stable(_metadata, self->fd);
+	ASSERT_EQ(0, vm_op(self->fd, self->vm, VGPU_VM_BIND_OP_MAP_SPARSE, 0, 0,
+			   s, GIB, 0));
+	ASSERT_EQ(0, vm_map(self->fd, self->vm, a, 0, m, 4 * PAGE));
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, u, PAGE));
+#define READ_AT(va, v) (self->list[n] = (va), want[n++] = (v))
+	for (uint32_t i = 0; i < 4; i++)
+		READ_AT(m + i * PAGE, 0xc0000u | i);
+	READ_AT(m - 4, 0);
+	READ_AT(m + 4 * PAGE, 0);
+	READ_AT(s, 0);
+	READ_AT(s + GIB - 4, 0);
+	READ_AT(u - 4, 0);
+	READ_AT(u + PAGE, 0);
+	READ_AT(s + (2ull << 20), 0);
+	READ_AT(s + 300 * (2ull << 20) + 8, 0);
+#undef READ_AT
+	ASSERT_EQ(0, run(_metadata, self, n, NULL, NULL, true));
+	for (uint32_t i = 0; i < n; i++) {
+		EXPECT_EQ(want[i], self->out[i]) {
+			TH_LOG("read %u at 0x%llx", i, (unsigned long long)self->list[i]);
+		}
+	}
+	/* the unmapped page faults at its address */
+	self->list[0] = u + 8;
+	ASSERT_EQ(EFAULT, run(_metadata, self, 1, &exc, NULL, true));
+	EXPECT_EQ(u + 8, exc.addr);
+	EXPECT_EQ(VGPU_MMU_F_NOT_PRESENT, exc.info[1]);
+	/* the whole region goes: every table with it */
+	ASSERT_EQ(0, vm_unmap(self->fd, self->vm, s, GIB));
+	EXPECT_EQ(before, pt_bytes_settled(_metadata, self->fd, before));
+	self->list[0] = s + 8;
+	ASSERT_EQ(EFAULT, run(_metadata, self, 1, &exc, NULL, true));
+	EXPECT_EQ(s + 8, exc.addr);
+}
+
 VGPU_TEST_HARNESS_MAIN
