@@ -20,6 +20,9 @@
  *   gem_objects      BOs a file created: -EMFILE at max_bos_per_file, a
  *                    BO kept by a CPU mapping after its handle is closed
  *                    still counts
+ *   page_tables      1024 MAP_SPARSE ops of 1 GiB in one VM_BIND take a
+ *                    few KiB of tables; single-page binds 1 GiB apart
+ *                    stop at pt_limit_mb with -ENOSPC
  *
  * Run with every device bound (run-in-guest.sh's second batch).
  */
@@ -35,7 +38,7 @@
 
 static const char *const params[] = {
 	"mem_limit_mb", "client_mem_limit_mb", "max_jobs_per_queue",
-	"max_jobs_per_file", "max_bos_per_file",
+	"max_jobs_per_file", "max_bos_per_file", "pt_limit_mb",
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -510,6 +513,76 @@ TEST_F_TIMEOUT(dos, gem_objects, 300)
 	ASSERT_EQ(EMFILE, v[1]);
 	ASSERT_EQ(EMFILE, v[2]);	/* the mapped BO still counts */
 	ASSERT_EQ(0, v[3]);		/* freed with its mapping */
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+static int vm_bind_ops(int fd, uint32_t vm, struct drm_vgpu_vm_bind_op *ops, uint32_t n)
+{
+	struct drm_vgpu_vm_bind b = { .vm_id = vm, .ops = (uintptr_t)ops, .op_count = n };
+
+	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_BIND, &b);
+}
+
+/*
+ * v[0]: the sparse bind's result, v[1] its page-table bytes (fdinfo
+ * vgpu-pt-bytes after it, less before); v[2] single-page binds made 1 GiB
+ * apart, v[3] the errno that stopped them
+ */
+#define GIB (1ull << 30)
+#define TIB (1ull << 40)
+static struct drm_vgpu_vm_bind_op sparse_ops[1024];
+
+static void take_page_tables(const char *node, long long *v, int hold_fd)
+{
+	struct drm_vgpu_vm_create vc = { 0 };
+	struct drm_vgpu_vm_bind_op op = { .op = VGPU_VM_BIND_OP_MAP, .range = 4096 };
+	char val[64];
+	long long pt0 = 0, pt1 = 0;
+	unsigned int i;
+	int fd = open(node, O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0 || vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_CREATE, &vc) ||
+	    _test_bo_create(fd, 4096, 0, &op.handle, NULL))
+		_exit(50);
+	if (!fdinfo_get(fd, "vgpu-pt-bytes", val, sizeof(val)))
+		pt0 = atoll(val);
+	for (i = 0; i < 1024; i++)
+		sparse_ops[i] = (struct drm_vgpu_vm_bind_op){
+			.op = VGPU_VM_BIND_OP_MAP_SPARSE, .va = TIB + i * GIB, .range = GIB,
+		};
+	v[0] = -vm_bind_ops(fd, vc.vm_id, sparse_ops, 1024);
+	if (!fdinfo_get(fd, "vgpu-pt-bytes", val, sizeof(val)))
+		pt1 = atoll(val);
+	v[1] = pt1 - pt0;
+	ret = 0;
+	for (v[2] = 0; v[2] < 100000; v[2]++) {
+		op.va = 4 * TIB + v[2] * GIB;
+		ret = vm_bind_ops(fd, vc.vm_id, &op, 1);
+		if (ret)
+			break;
+	}
+	v[3] = -ret;
+}
+
+TEST_F_TIMEOUT(dos, page_tables, 300)
+{
+	struct attacker a;
+	long long v[8];
+
+	ASSERT_EQ(0, set_param("pt_limit_mb", "4"));
+	ASSERT_EQ(0, attack(&a, self->node, take_page_tables));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: 1 TiB sparse: %s, %lld bytes of tables; %lld single-page binds, then %s",
+	       strerror((int)v[0]), v[1], v[2], strerror((int)v[3]));
+	ASSERT_EQ(0, v[0]);
+	/* one 1 GiB NULL entry each: the level-2 tables of 1 TiB, 2 x 4 KiB */
+	ASSERT_GE(16384, v[1]);
+	ASSERT_EQ(ENOSPC, v[3]);
+	/* 12 KiB of tables each within 4 MiB, less the sparse ones' */
+	ASSERT_GE(350, v[2]);
+	ASSERT_LE(250, v[2]);
 	ASSERT_EQ(0, bystander(self->node));
 	ASSERT_EQ(0, attack_end(&a));
 	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
