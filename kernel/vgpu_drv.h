@@ -329,6 +329,7 @@ struct vgpu_uq_slot {
  * @serial: the last &vgpu_userq.serial given
  * @wq:    WAIT_USER_FENCE sleeps here; @seq counts the wake-ups
  * @live:  user queues that exist (the scheduler runs while > 0)
+ * @map_outs: queues mapped out of a slot so far (debugfs `queues`)
  */
 struct vgpu_userqs {
 	u32 n;
@@ -341,6 +342,7 @@ struct vgpu_userqs {
 	atomic_t live;
 	struct delayed_work wdog;
 	resource_size_t db_phys;
+	unsigned long map_outs;
 };
 
 struct vgpu_exc_log {

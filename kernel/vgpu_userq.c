@@ -390,6 +390,7 @@ static void vgpu_userq_map_out(struct vgpu_device *vdev, struct vgpu_userq *uq)
 	uq->slot = -1;
 	uq->draining = false;
 	uq->since = ktime_get_ns();
+	WRITE_ONCE(vdev->uqs.map_outs, vdev->uqs.map_outs + 1);
 }
 
 /*

@@ -32,6 +32,7 @@
 
 #define FENCE_OFF 2048u	/* the fence's offset in the data BO */
 #define USERQ_TIMEOUT "/sys/module/vgpu/parameters/userq_timeout_ms"
+#define USERQ_TIMESLICE "/sys/module/vgpu/parameters/userq_timeslice_ms"
 
 struct uq {
 	struct drm_vgpu_userq_create c;
@@ -878,7 +879,8 @@ TEST_F(userq, a_new_queue_never_uses_a_stale_translation)
  * the device has hardware queues for them.  Every queue runs JOBS jobs
  * (a LAUNCH of the store kernel with its own parameters, then a
  * SEM_RELEASE of the job's number), each rung with its own doorbell, so
- * doorbells land on queues mapped out; all of them complete, each with
+ * doorbells land on queues mapped out, under a 1 ms timeslice, so queues
+ * are taken off with commands pending; all of them complete, each with
  * its outputs, its fence and its records in ring order (seq), so none
  * was lost or run twice across the map-outs.
  */
@@ -963,9 +965,18 @@ static int over_client(int fd, unsigned int nq, unsigned int who, int ready,
 TEST_F_TIMEOUT(userq, unprivileged_clients_share_three_times_the_hardware_queues, 120)
 {
 	unsigned int nq = (3 * self->nuq + OVER_CLIENTS - 1) / OVER_CLIENTS;
+	long long outs0 = -1, outs1;
+	char saved[32] = "10";
 	int go[2], done[2], status;
 	pid_t pid[OVER_CLIENTS];
+	char dir[256];
 	char c;
+
+	if (!vgpu_debugfs_dir(dir, sizeof(dir)))
+		outs0 = vgpu_queues_num(dir, "userq_map_outs");
+	/* the shortest timeslice: queues are taken off with work pending */
+	ASSERT_LT(0, read_file(USERQ_TIMESLICE, saved, sizeof(saved)));
+	ASSERT_EQ(0, sysfs_write(USERQ_TIMESLICE, "1"));
 
 	ASSERT_GE(OVER_MAXQ, nq);
 	ASSERT_EQ(0, pipe(go));
@@ -997,6 +1008,13 @@ TEST_F_TIMEOUT(userq, unprivileged_clients_share_three_times_the_hardware_queues
 		EXPECT_EQ(0, WEXITSTATUS(status));
 	}
 	close(done[0]);
+	sysfs_write(USERQ_TIMESLICE, saved);
+	/* they took turns: queues were mapped out with work and back */
+	if (outs0 >= 0) {
+		outs1 = vgpu_queues_num(dir, "userq_map_outs");
+		TH_LOG("%lld map-outs", outs1 - outs0);
+		EXPECT_LE(outs0 + 2 * self->nuq, outs1);
+	}
 }
 
 /*
