@@ -1019,15 +1019,18 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	if (atomic_inc_return(&uqs->live) == 1 || uq->slot < 0)
 		mod_delayed_work(system_wq, &uqs->wdog,
 				 uq->slot < 0 ? 1 : VGPU_UQ_WDOG_PERIOD);
+	/*
+	 * Under the lock: once it is dropped, a USERQ_DESTROY of the id
+	 * (guessable) may free @uq.
+	 */
 	args->hw_queue = uq->slot >= 0 ? uq->hwq : VGPU_USERQ_HW_NONE;
-	mutex_unlock(&uqs->lock);
-	drm_dev_exit(idx);
-
 	args->queue_id = uq->id;
 	args->entries = VGPU_USERQ_ENTRIES;
 	args->ring_offset = vgpu_uq_offset(uq->gidx, VGPU_UQ_RING_PGOFF);
 	args->cpl_offset = vgpu_uq_offset(uq->gidx, VGPU_UQ_CPL_PGOFF);
 	args->doorbell_offset = vgpu_uq_offset(uq->gidx, VGPU_UQ_DB_PGOFF);
+	mutex_unlock(&uqs->lock);
+	drm_dev_exit(idx);
 	return 0;
 
 err_unlock:
