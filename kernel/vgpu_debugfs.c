@@ -20,7 +20,7 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
 	unsigned int i;
 
-	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u  preemptions %u  timeslice_us %u  lost_irqs %d  device_resets %d\n",
+	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u  preemptions %u  timeslice_us %u  lost_irqs %d  device_resets %d  userq_map_outs %lu\n",
 		   atomic_read(&vdev->reset_count),
 		   vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
 		   vgpu_read(vdev, VGPU_REG_ERR_COUNT),
@@ -29,7 +29,8 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 		   vgpu_read(vdev, VGPU_REG_PREEMPTIONS),
 		   vgpu_read(vdev, VGPU_REG_TIMESLICE_US),
 		   atomic_read(&vdev->lost_irqs),
-		   atomic_read(&vdev->device_resets));
+		   atomic_read(&vdev->device_resets),
+		   READ_ONCE(vdev->uqs.map_outs));
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 

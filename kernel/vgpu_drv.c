@@ -299,10 +299,13 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 	vdev->barriers = vgpu_read(vdev, VGPU_REG_CAP_BARRIERS);
 	vdev->features = vgpu_read(vdev, VGPU_REG_CAP_FEATURES);
 	vdev->nqueues = min_t(u32, vgpu_read(vdev, VGPU_REG_CAP_QUEUES),
-			      VGPU_MAX_QUEUES);
-	/* the last ones are kept for user-mode queues (vgpu_userq.c) */
+			      VGPU_QUEUES_MAX);
+	/*
+	 * Some are kept for user-mode queues (vgpu_userq.c), right after
+	 * the schedulers' (at most VGPU_MAX_QUEUES; the rest stay unused).
+	 */
 	vdev->uqs.n = vgpu_userq_split(vdev, vdev->nqueues);
-	vdev->nqueues -= vdev->uqs.n;
+	vdev->nqueues = min_t(u32, vdev->nqueues - vdev->uqs.n, VGPU_MAX_QUEUES);
 	vdev->warp_size = vgpu_read(vdev, VGPU_REG_CAP_WARP_SIZE);
 	vdev->max_param = vgpu_read(vdev, VGPU_REG_CAP_MAX_PARAM);
 	vdev->va_bits = vgpu_read(vdev, VGPU_REG_CAP_VA_BITS);

@@ -37,6 +37,7 @@
 #define VGPU_DRIVER_MAJOR 1
 #define VGPU_DRIVER_MINOR 3
 
+/* kernel-mode (scheduler) queues at most; user-mode slots: VGPU_QUEUES_MAX */
 #define VGPU_MAX_QUEUES 16
 #define VGPU_RING_ENTRIES 256u	/* command slots per queue */
 #define VGPU_JOBS_IN_FLIGHT 64u	/* per queue, of jobs without semaphore waits */
@@ -301,10 +302,23 @@ struct vgpu_queue {
 
 /**
  * struct vgpu_userq - a user-mode queue (vgpu_userq.c)
- * @slot:  its &vgpu_uq_slot, -1 once detached (destroyed or device gone)
+ * @ring, @cpl:  its command and completion rings (the queue's, not a
+ *               slot's: they stay while it is mapped out)
+ * @shadow:      the page its doorbell mapping shows while it is mapped out
+ *               (VGPU_DB_* layout; the process's tail lands in it)
+ * @gidx:        its mmap() window, device-wide; @serial names the mappings
+ *               made for it (a later queue in the window has another)
+ * @live:        in vdev->uqs.all: not yet detached (destroy, device gone)
+ * @slot:        the hardware slot it is mapped into, -1: mapped out
+ * @hwq:         that slot's hardware queue (while @slot >= 0)
+ * @draining:    HOLD written: being mapped out at its next command boundary
+ * @since:       ktime_get_ns() when mapped in (its timeslice runs from
+ *               there), or mapped out (its turn for a slot)
  * @state: VGPU_USERQ_STATE_*; @hw_error, @error_index: why it stopped
- * @completed, @head, @tail: as last read (kept once detached)
- * @wd_completed, @wd_progress, @wd_busy: the watchdog's view of its progress
+ * @completed, @head, @tail: as last read (exact while it is mapped out)
+ * @wd_completed, @wd_last, @wd_stall: the watchdog's view: the count it
+ *               last saw, when, and for how long (ns of time mapped in
+ *               with work) the queue has completed nothing
  * All under vdev->uqs.lock.
  */
 struct vgpu_userq {
@@ -312,6 +326,16 @@ struct vgpu_userq {
 	struct vgpu_vm *vm;	/* a reference, NULL: the file's VM 0 */
 	struct vgpu_as *as;	/* a reference */
 	u32 id;
+	u32 gidx;
+	u64 serial;
+	void *ring;
+	dma_addr_t ring_dma;
+	struct vgpu_completion *cpl;
+	dma_addr_t cpl_dma;
+	u32 *shadow;
+	bool live;
+	bool draining;
+	bool skip;		/* vgpu_userq_schedule()'s, for one pass */
 	int slot;
 	u32 hwq;
 	u32 priority;
@@ -320,39 +344,41 @@ struct vgpu_userq {
 	u32 error_index;
 	u64 completed;
 	u32 head, tail;
+	u64 since;
 	u64 wd_completed;
-	u64 wd_progress;	/* ktime_get_ns() */
-	bool wd_busy;
+	u64 wd_last;
+	u64 wd_stall;
 };
 
-/* A hardware queue kept for user mode, its rings, and who owns it. */
+/* A hardware queue kept for user mode, and the queue mapped into it. */
 struct vgpu_uq_slot {
 	u32 hwq;
-	void *ring;
-	dma_addr_t ring_dma;
-	struct vgpu_completion *cpl;
-	dma_addr_t cpl_dma;
 	struct vgpu_userq *owner;	/* under &vgpu_userqs.lock */
-	unsigned long gen;		/* detaches so far: a mapping's queue */
 	atomic_t stopped;		/* the interrupt handler saw it stopped */
 };
 
 /**
  * struct vgpu_userqs - the device's user-mode queues
- * @n:     hardware queues kept for them, after vdev->nqueues
- * @lock:  guards the slots and every user queue's state
+ * @n:     hardware queues kept for them (slots), after vdev->nqueues
+ * @lock:  guards the slots, @all and every user queue's state
+ * @all:   every live user queue by its mmap() window (@gidx)
+ * @serial: the last &vgpu_userq.serial given
  * @wq:    WAIT_USER_FENCE sleeps here; @seq counts the wake-ups
- * @live:  user queues attached to a slot (the watchdog runs while > 0)
+ * @live:  user queues that exist (the scheduler runs while > 0)
+ * @map_outs: queues mapped out of a slot so far (debugfs `queues`)
  */
 struct vgpu_userqs {
 	u32 n;
-	struct vgpu_uq_slot slot[VGPU_MAX_QUEUES];
+	struct vgpu_uq_slot slot[VGPU_QUEUES_MAX];
 	struct mutex lock;
+	struct xarray all;
+	u64 serial;
 	wait_queue_head_t wq;
 	atomic_t seq;
 	atomic_t live;
 	struct delayed_work wdog;
 	resource_size_t db_phys;
+	unsigned long map_outs;
 };
 
 struct vgpu_exc_log {
@@ -616,6 +642,7 @@ u32 vgpu_userq_split(struct vgpu_device *vdev, u32 total);
 int vgpu_userq_init(struct vgpu_device *vdev);
 void vgpu_userq_fini(struct vgpu_device *vdev);
 void vgpu_userq_irq(struct vgpu_device *vdev, u32 status);
+void vgpu_userq_reset_begin(struct vgpu_device *vdev);
 void vgpu_userq_device_reset(struct vgpu_device *vdev);
 void vgpu_userq_watchdog(struct work_struct *work);
 void vgpu_file_userqs_fini(struct vgpu_file *vf);

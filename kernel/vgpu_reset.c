@@ -311,6 +311,7 @@ static void vgpu_reset_device(struct vgpu_device *vdev, struct vgpu_job *job)
 		drm_sched_stop(&vdev->queues[i].sched,
 			       i == job->queue ? &job->base : NULL);
 	vgpu_irq_disable(vdev);
+	vgpu_userq_reset_begin(vdev);
 	vgpu_write(vdev, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
 	WRITE_ONCE(vdev->irq_hold, false);
 	/* the reset stopped every user-mode queue too */

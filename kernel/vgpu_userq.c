@@ -2,14 +2,50 @@
 /**
  * DOC: vgpu user-mode queues and user fences
  *
- * A user-mode queue (uapi "User-mode queues") is one of the hardware
- * queues the driver keeps out of its schedulers (the last
- * VGPU_PARAM_USER_QUEUES of them), enabled in the device's user mode in
- * the address space of one VM.  Its command ring, completion ring and
- * doorbell page are mapped into the creating process, which feeds the
- * ring with no ioctl.  The kernel validates none of it: the device runs
+ * A user-mode queue (uapi "User-mode queues") is fed by one process with
+ * no ioctl: its command ring, completion ring and doorbell page are
+ * mapped into the creating process.  The device runs it on one of the
+ * hardware queues the driver keeps out of its schedulers (the last
+ * VGPU_PARAM_USER_QUEUES of them, "slots"), in user mode, in the address
+ * space of one VM.  The kernel validates none of it: the device runs
  * each command in the queue's address space only, refuses privileged
  * commands and stops the queue alone on any error.
+ *
+ * Oversubscription.  A file may hold VGPU_MAX_USERQ_PER_FILE user queues
+ * whatever the number of slots, so a client that holds queues cannot
+ * keep another from creating and running its own (AMD's MES maps queues
+ * in and out of its hardware queues the same way).  The rings belong to
+ * the queue, not the slot; a scheduler (the same delayed work as the
+ * watchdog, every jiffy while a queue is mapped out) maps queues in and
+ * out of the slots:
+ *   - a queue mapped out with work (the tail its process wrote is not
+ *     its head) waits for a slot; waiters go by priority, then by how
+ *     long they have waited;
+ *   - it takes a free slot, else the slot of a queue that is stopped,
+ *     idle, of lower priority, or of its priority and mapped in for
+ *     its timeslice (userq_timeslice_ms) or longer;
+ *   - mapping out stops the queue at a command boundary with the
+ *     device's HOLD (uapi/vgpu_hw.h "Swapping queues": the command
+ *     executing ends, a waiting SEM_ACQUIRE gives way uncompleted), then
+ *     reads HEAD, TAIL and COMPLETED back and disables it; mapping in
+ *     restores them (RESTORE) on any slot and rings the doorbell with
+ *     the tail: no command is lost or runs twice, and completion
+ *     records keep their ring slots and seq.
+ * A launch is not preempted mid-kernel (user queues have no context-save
+ * buffer): a queue whose command never ends cannot be mapped out, and the
+ * watchdog stops it (HUNG) after the timeout, as when nothing waits.
+ *
+ * Doorbells of mapped-out queues: the process's doorbell mapping is
+ * zapped at map-out, and a fault then maps the queue's shadow page, a
+ * page of kernel memory in the doorbell page's layout, which the kernel
+ * filled at map-out with the queue's TAIL, HEAD, COMPLETED, STATUS and
+ * ERROR (exact: nothing runs while mapped out).  A doorbell written there
+ * is a store into memory the scheduler reads; at map-in the mapping is
+ * zapped again (a store after that faults, and waits on @lock), the
+ * shadow's tail is read and written to the hardware doorbell, and the
+ * next fault maps the hardware page.  This costs the device nothing
+ * per queue (the alternative, per-queue doorbell state in the device,
+ * would bound the queues by device memory again) and loses no doorbell.
  *
  * Such a queue is long-running: it makes no dma_fence.  A dma_fence must
  * signal in bounded time, and whoever waits on one (another driver, the
@@ -21,28 +57,30 @@
  * its own teardown, which first stops it.
  *
  * The driver still owns the hardware:
- *   - a watchdog (every 100 ms while user queues exist) stops a queue
- *     that has work and completes nothing for the job timeout (HUNG);
+ *   - a watchdog (each scheduler pass) stops a queue that has work and
+ *     completes nothing for the job timeout (HUNG), counting only the
+ *     time it is mapped in: a queue waiting for a slot is not hung;
  *   - a device reset stops them all (LOST); an error stops one (ERROR);
  *     a stopped queue stays stopped until destroyed;
  *   - memory unmapped from the VM while a user queue may use it waits on
  *     the address space's deferred list (vgpu_mmu.c) until the queue is
  *     destroyed, and every unmap flushes the device's TLBs at once
- *     (VGPU_REG_TLB_FLUSH) so that later commands see the new mappings.
+ *     (VGPU_REG_TLB_FLUSH) so that later commands see the new mappings;
+ *     every map-in flushes them too (the slot's previous queue may have
+ *     run in another address space).
  *
- * Mappings: mmap() offsets below DRM's GEM range, one window per hardware
- * queue.  Pages are inserted at fault time under @lock, and only while
- * the faulting file owns the queue the mapping was made for (the slot's
- * generation, bumped at every detach); destroy clears the owner under
- * @lock and then zaps every mapping of the window, so a stale mapping
- * (after destroy, or of a later queue in the same slot) gets SIGBUS,
- * never another queue's doorbell, and a fork()ed child has none
- * (VM_DONTCOPY).
+ * Mappings: mmap() offsets below DRM's GEM range, one window per queue
+ * (device-wide, VGPU_UQ_WINDOWS of them).  Pages are inserted at fault
+ * time under @lock, and only while the faulting file owns the queue the
+ * mapping was made for (its serial); destroy takes the queue out of
+ * uqs.all under @lock and then zaps every mapping of the window, so a
+ * stale mapping (after destroy, or of a later queue in the same window)
+ * gets SIGBUS, never another queue's doorbell, and a fork()ed child has
+ * none (VM_DONTCOPY).
  *
- * Locking: vdev->uqs.lock (a mutex) guards the slots, each file's user
- * queues and every queue's state; the hardware queue registers are only
- * written under it.  Taken inside mmap_lock (fault, mmap), never around
- * it.
+ * Locking: vdev->uqs.lock (a mutex) guards the slots, uqs.all and every
+ * queue's state; the hardware queue registers are only written under it.
+ * Taken inside mmap_lock (fault, mmap), never around it.
  */
 #include <linux/capability.h>
 #include <linux/delay.h>
@@ -69,18 +107,24 @@ module_param_named(ufence_spin_us, vgpu_ufence_spin_us, uint, 0644);
 MODULE_PARM_DESC(ufence_spin_us,
 		 "WAIT_USER_FENCE polls the value this long before it sleeps (default 50, 0: never)");
 
-/* mmap() windows, in pages: one per slot, below DRM_FILE_PAGE_OFFSET_START */
+static unsigned int vgpu_userq_timeslice_ms = 10;
+module_param_named(userq_timeslice_ms, vgpu_userq_timeslice_ms, uint, 0644);
+MODULE_PARM_DESC(userq_timeslice_ms,
+		 "a user-mode queue keeps its hardware queue this long while another of its priority waits (default 10)");
+
+/* mmap() windows, in pages: one per queue, below DRM_FILE_PAGE_OFFSET_START */
 #define VGPU_UQ_PGOFF_BASE 0x10000ul
 #define VGPU_UQ_SLOT_PAGES 0x100ul
 #define VGPU_UQ_RING_PGOFF 0x00ul
 #define VGPU_UQ_CPL_PGOFF 0x40ul
 #define VGPU_UQ_DB_PGOFF 0x80ul
+#define VGPU_UQ_WINDOWS VGPU_USERQ_MAX_DEVICE
 #define VGPU_UQ_RING_BYTES (VGPU_USERQ_ENTRIES * VGPU_CMD_BYTES)
 #define VGPU_UQ_CPL_BYTES \
 	PAGE_ALIGN(VGPU_USERQ_ENTRIES * sizeof(struct vgpu_completion))
 static_assert(VGPU_UQ_CPL_PGOFF >= VGPU_UQ_RING_BYTES / PAGE_SIZE);
 static_assert(VGPU_UQ_DB_PGOFF - VGPU_UQ_CPL_PGOFF >= VGPU_UQ_CPL_BYTES / PAGE_SIZE);
-static_assert((VGPU_UQ_PGOFF_BASE + VGPU_MAX_QUEUES * VGPU_UQ_SLOT_PAGES) <
+static_assert((VGPU_UQ_PGOFF_BASE + VGPU_UQ_WINDOWS * VGPU_UQ_SLOT_PAGES) <=
 	      DRM_FILE_PAGE_OFFSET_START);
 
 static unsigned int vgpu_userq_timeout_ms;
@@ -109,15 +153,21 @@ static void vgpu_uq_write(struct vgpu_device *vdev, u32 hwq, u32 reg, u32 val)
 	vgpu_write(vdev, VGPU_REG_QUEUE(hwq) + reg, val);
 }
 
-static loff_t vgpu_uq_offset(u32 slot, unsigned long area)
+static u64 vgpu_uq_read_completed(struct vgpu_device *vdev, u32 hwq)
 {
-	return (loff_t)(VGPU_UQ_PGOFF_BASE + slot * VGPU_UQ_SLOT_PAGES + area)
+	return vgpu_uq_read(vdev, hwq, VGPU_Q_COMPLETED_LO) |
+		(u64)vgpu_uq_read(vdev, hwq, VGPU_Q_COMPLETED_HI) << 32;
+}
+
+static loff_t vgpu_uq_offset(u32 gidx, unsigned long area)
+{
+	return (loff_t)(VGPU_UQ_PGOFF_BASE + gidx * VGPU_UQ_SLOT_PAGES + area)
 		<< PAGE_SHIFT;
 }
 
-/* The slot and area of mmap() page offset @pgoff; false for none. */
+/* The window and area of mmap() page offset @pgoff; false for none. */
 static bool vgpu_uq_decode(struct vgpu_device *vdev, unsigned long pgoff,
-			   u32 *slot, enum vgpu_uq_area *area,
+			   u32 *gidx, enum vgpu_uq_area *area,
 			   unsigned long *page, unsigned long *npages)
 {
 	unsigned long rel;
@@ -125,9 +175,9 @@ static bool vgpu_uq_decode(struct vgpu_device *vdev, unsigned long pgoff,
 	if (pgoff < VGPU_UQ_PGOFF_BASE)
 		return false;
 	pgoff -= VGPU_UQ_PGOFF_BASE;
-	*slot = pgoff / VGPU_UQ_SLOT_PAGES;
-	if (*slot >= vdev->uqs.n)
+	if (pgoff / VGPU_UQ_SLOT_PAGES >= VGPU_UQ_WINDOWS)
 		return false;
+	*gidx = pgoff / VGPU_UQ_SLOT_PAGES;
 	rel = pgoff % VGPU_UQ_SLOT_PAGES;
 	if (rel >= VGPU_UQ_DB_PGOFF) {
 		*area = VGPU_UQ_DB;
@@ -150,23 +200,25 @@ static bool vgpu_uq_decode(struct vgpu_device *vdev, unsigned long pgoff,
 /*
  * Probe: how many of the @total hardware queues to keep for user mode
  * (at least one stays with the schedulers); the rest are vdev->nqueues.
+ * None without VGPU_FEAT_QUEUE_SWAP: the driver maps queues in and out.
  */
 u32 vgpu_userq_split(struct vgpu_device *vdev, u32 total)
 {
 	int n = vgpu_user_queues < 0 ? total / 4 : vgpu_user_queues;
 
-	if (!(vdev->features & VGPU_FEAT_USER_QUEUES) || total < 2)
+	if (!(vdev->features & VGPU_FEAT_USER_QUEUES) ||
+	    !(vdev->features & VGPU_FEAT_QUEUE_SWAP) || total < 2)
 		return 0;
-	return clamp_t(int, n, 0, total - 1);
+	return clamp_t(int, n, 0, min_t(u32, total - 1, VGPU_QUEUES_MAX));
 }
 
 int vgpu_userq_init(struct vgpu_device *vdev)
 {
 	struct vgpu_userqs *uqs = &vdev->uqs;
-	struct device *dev = vdev->drm.dev;
 	u32 i;
 
 	mutex_init(&uqs->lock);
+	xa_init_flags(&uqs->all, XA_FLAGS_ALLOC);
 	init_waitqueue_head(&uqs->wq);
 	INIT_DELAYED_WORK(&uqs->wdog, vgpu_userq_watchdog);
 	if (!uqs->n)
@@ -178,18 +230,8 @@ int vgpu_userq_init(struct vgpu_device *vdev)
 		uqs->n = 0;
 		return 0;
 	}
-	for (i = 0; i < uqs->n; i++) {
-		struct vgpu_uq_slot *s = &uqs->slot[i];
-
-		/* page-backed (dma-direct, no IOMMU): mmap inserts its pfns */
-		s->ring = dmam_alloc_coherent(dev, VGPU_UQ_RING_BYTES,
-					      &s->ring_dma, GFP_KERNEL);
-		s->cpl = dmam_alloc_coherent(dev, VGPU_UQ_CPL_BYTES,
-					     &s->cpl_dma, GFP_KERNEL);
-		if (!s->ring || !s->cpl)
-			return -ENOMEM;
-		s->hwq = vdev->nqueues + i;
-	}
+	for (i = 0; i < uqs->n; i++)
+		uqs->slot[i].hwq = vdev->nqueues + i;
 	return 0;
 }
 
@@ -214,14 +256,14 @@ static void vgpu_userq_refresh(struct vgpu_device *vdev, struct vgpu_userq *uq)
 /*
  * Disable @uq's hardware queue and wait until the device has let go of
  * it: the command executing is aborted (within 1024 warp-instructions of
- * each SM).  uqs->lock held, the device present.
+ * each SM), none at a command boundary (held, not busy).  uqs->lock held,
+ * the device present, @uq mapped in.
  */
 static void vgpu_userq_hw_stop(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
 	unsigned long until = jiffies + HZ;
 
-	uq->completed = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
-		(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
+	uq->completed = vgpu_uq_read_completed(vdev, uq->hwq);
 	uq->head = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
 	uq->tail = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_TAIL);
 	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL, 0);
@@ -246,35 +288,169 @@ static void vgpu_userq_wake(struct vgpu_userqs *uqs)
 	wake_up_all(&uqs->wq);
 }
 
+/* Zap every process's mapping of @uq's doorbell page: the next access faults. */
+static void vgpu_userq_zap_db(struct vgpu_device *vdev, struct vgpu_userq *uq)
+{
+	unmap_mapping_range(vdev->drm.anon_inode->i_mapping,
+			    vgpu_uq_offset(uq->gidx, VGPU_UQ_DB_PGOFF),
+			    PAGE_SIZE, 1);
+}
+
+/* What the doorbell page of @uq shows while it is mapped out. */
+static void vgpu_userq_shadow_fill(struct vgpu_userq *uq)
+{
+	u32 st = VGPU_QSTAT_ENABLED;
+
+	if (uq->state != VGPU_USERQ_STATE_ACTIVE)
+		st |= VGPU_QSTAT_STOPPED;
+	else if (uq->head == uq->tail)
+		st |= VGPU_QSTAT_IDLE;
+	WRITE_ONCE(uq->shadow[VGPU_DB_TAIL / 4], uq->tail);
+	WRITE_ONCE(uq->shadow[VGPU_DB_HEAD / 4], uq->head);
+	WRITE_ONCE(uq->shadow[VGPU_DB_COMPLETED_LO / 4], lower_32_bits(uq->completed));
+	WRITE_ONCE(uq->shadow[VGPU_DB_COMPLETED_HI / 4], upper_32_bits(uq->completed));
+	WRITE_ONCE(uq->shadow[VGPU_DB_STATUS / 4], st);
+	WRITE_ONCE(uq->shadow[VGPU_DB_ERROR / 4],
+		   uq->state == VGPU_USERQ_STATE_ACTIVE ? 0 : uq->hw_error);
+}
+
+/* The tail the process last wrote into the shadow page. */
+static u32 vgpu_userq_shadow_tail(const struct vgpu_userq *uq)
+{
+	return READ_ONCE(uq->shadow[VGPU_DB_TAIL / 4]);
+}
+
 /*
- * Take @uq off its hardware queue for good: stopped, mappings zapped, its
- * address space no longer used by the device.  Once, from destroy or
- * device removal.  uqs->lock held; returns whether the caller must end
- * the address space's use (vgpu_as_job_end(), which may free BOs: after
- * unlocking).
+ * Map @uq into free slot @i: its rings, and its progress as it was
+ * mapped out (RESTORE), then the doorbell the process wrote meanwhile.
+ * uqs->lock held, the device present.
+ */
+static void vgpu_userq_map_in(struct vgpu_device *vdev, struct vgpu_userq *uq,
+			      u32 i)
+{
+	struct vgpu_uq_slot *s = &vdev->uqs.slot[i];
+	u32 hwq = s->hwq, tail;
+
+	lockdep_assert_held(&vdev->uqs.lock);
+	/* from now on, a doorbell store faults and waits for @lock */
+	vgpu_userq_zap_db(vdev, uq);
+	tail = vgpu_userq_shadow_tail(uq);
+	uq->slot = i;
+	uq->hwq = hwq;
+	uq->draining = false;
+	uq->since = ktime_get_ns();
+	uq->wd_last = 0;
+	s->owner = uq;
+	atomic_set(&s->stopped, 0);
+	/*
+	 * Nothing cached before may serve it: not this hardware queue's
+	 * translations from its previous queue (of another AS, or of a VA
+	 * since reused), nor the SMs' from an unmap no kernel launch has
+	 * flushed yet (an unmap flushes at once only while the AS has a
+	 * user queue: it either saw the count USERQ_CREATE raised, or its
+	 * PTEs were clear before this flush).
+	 */
+	smp_mb();
+	vgpu_write(vdev, VGPU_REG_TLB_FLUSH, 1);
+	vgpu_uq_write(vdev, hwq, VGPU_Q_CONTROL, 0);
+	vgpu_uq_write(vdev, hwq, VGPU_Q_RING_LO, lower_32_bits(uq->ring_dma));
+	vgpu_uq_write(vdev, hwq, VGPU_Q_RING_HI, upper_32_bits(uq->ring_dma));
+	vgpu_uq_write(vdev, hwq, VGPU_Q_CPL_LO, lower_32_bits(uq->cpl_dma));
+	vgpu_uq_write(vdev, hwq, VGPU_Q_CPL_HI, upper_32_bits(uq->cpl_dma));
+	vgpu_uq_write(vdev, hwq, VGPU_Q_SIZE, VGPU_USERQ_ENTRIES);
+	vgpu_uq_write(vdev, hwq, VGPU_Q_PRIORITY, uq->priority);
+	vgpu_uq_write(vdev, hwq, VGPU_Q_CSB, 0);
+	vgpu_uq_write(vdev, hwq, VGPU_Q_HEAD, uq->head);
+	vgpu_uq_write(vdev, hwq, VGPU_Q_COMPLETED_LO, lower_32_bits(uq->completed));
+	vgpu_uq_write(vdev, hwq, VGPU_Q_COMPLETED_HI, upper_32_bits(uq->completed));
+	vgpu_uq_write(vdev, hwq, VGPU_Q_CONTROL,
+		      VGPU_QCTRL_ENABLE | VGPU_QCTRL_USER | VGPU_QCTRL_RESTORE |
+		      uq->as->asid << VGPU_QCTRL_ASID_SHIFT);
+	/* (a tail beyond the ring stops it: VGPU_ERR_BAD_DOORBELL) */
+	if (tail != uq->head)
+		vgpu_uq_write(vdev, hwq, VGPU_Q_DOORBELL, tail);
+	uq->tail = tail;
+}
+
+/*
+ * Finish mapping @uq out: it stands at a command boundary (held and not
+ * busy) or is stopped.  Its progress is read back, the hardware queue
+ * disabled and freed, and its doorbell mapping moves to the shadow page.
+ * uqs->lock held, the device present.
+ */
+static void vgpu_userq_map_out(struct vgpu_device *vdev, struct vgpu_userq *uq)
+{
+	lockdep_assert_held(&vdev->uqs.lock);
+	/* no doorbell store reaches the hardware page after this */
+	vgpu_userq_zap_db(vdev, uq);
+	vgpu_userq_refresh(vdev, uq);
+	vgpu_userq_hw_stop(vdev, uq);
+	vgpu_userq_shadow_fill(uq);
+	vdev->uqs.slot[uq->slot].owner = NULL;
+	uq->slot = -1;
+	uq->draining = false;
+	uq->since = ktime_get_ns();
+	WRITE_ONCE(vdev->uqs.map_outs, vdev->uqs.map_outs + 1);
+}
+
+/*
+ * Start mapping @uq out at its next command boundary (HOLD); at once
+ * when it is at one.  True when it is out.
+ */
+static bool vgpu_userq_drain(struct vgpu_device *vdev, struct vgpu_userq *uq)
+{
+	if (uq->state == VGPU_USERQ_STATE_ACTIVE &&
+	    vgpu_uq_read(vdev, uq->hwq, VGPU_Q_CONTROL) & VGPU_QCTRL_ENABLE) {
+		vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL,
+			      VGPU_QCTRL_ENABLE | VGPU_QCTRL_USER |
+			      VGPU_QCTRL_HOLD |
+			      uq->as->asid << VGPU_QCTRL_ASID_SHIFT);
+		uq->draining = true;
+		if (vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY)
+			return false;
+	}
+	vgpu_userq_map_out(vdev, uq);
+	return true;
+}
+
+/*
+ * Take @uq out for good: stopped, mappings zapped, its address space no
+ * longer used by the device.  Once, from destroy or device removal.
+ * uqs->lock held; returns whether the caller must end the address
+ * space's use (vgpu_as_job_end(), which may free BOs: after unlocking).
  */
 static bool vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
 			      bool hw)
 {
 	lockdep_assert_held(&vdev->uqs.lock);
-	if (uq->slot < 0)
+	if (!uq->live)
 		return false;
-	vdev->uqs.slot[uq->slot].owner = NULL;
-	vdev->uqs.slot[uq->slot].gen++;	/* its mappings are dead for good */
-	if (hw)
-		vgpu_userq_hw_stop(vdev, uq);
+	if (uq->slot >= 0) {
+		if (hw)
+			vgpu_userq_hw_stop(vdev, uq);
+		vdev->uqs.slot[uq->slot].owner = NULL;
+		uq->slot = -1;
+	}
+	uq->live = false;
+	xa_erase(&vdev->uqs.all, uq->gidx);	/* its mappings are dead for good */
 	unmap_mapping_range(vdev->drm.anon_inode->i_mapping,
-			    vgpu_uq_offset(uq->slot, 0),
+			    vgpu_uq_offset(uq->gidx, 0),
 			    VGPU_UQ_SLOT_PAGES << PAGE_SHIFT, 1);
-	uq->slot = -1;
 	atomic_dec(&uq->as->userqs);
 	atomic_dec(&vdev->uqs.live);
 	vgpu_userq_wake(&vdev->uqs);
 	return true;
 }
 
-static void vgpu_userq_free(struct vgpu_userq *uq)
+static void vgpu_userq_free(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
+	struct device *dev = vdev->drm.dev;
+
+	if (uq->ring)
+		dma_free_coherent(dev, VGPU_UQ_RING_BYTES, uq->ring, uq->ring_dma);
+	if (uq->cpl)
+		dma_free_coherent(dev, VGPU_UQ_CPL_BYTES, uq->cpl, uq->cpl_dma);
+	free_page((unsigned long)uq->shadow);
 	vgpu_as_put(uq->as);
 	if (uq->vm)
 		vgpu_vm_put(uq->vm);
@@ -298,69 +474,206 @@ static void vgpu_userq_destroy(struct vgpu_device *vdev, struct vgpu_userq *uq)
 	/* what was unmapped while it could run may go now */
 	if (end)
 		vgpu_as_job_end(uq->as);
-	vgpu_userq_free(uq);
+	vgpu_userq_free(vdev, uq);
 }
 
-/* ---- watchdog ---- */
+/* ---- scheduler and watchdog ---- */
+
+/* A mapped-out queue that waits for a slot. */
+static bool vgpu_userq_waits(const struct vgpu_userq *uq)
+{
+	return uq->slot < 0 && uq->state == VGPU_USERQ_STATE_ACTIVE &&
+		vgpu_userq_shadow_tail(uq) != uq->head;
+}
+
+/* @a goes before @b: higher priority, then waiting longer. */
+static bool vgpu_userq_before(const struct vgpu_userq *a,
+			      const struct vgpu_userq *b)
+{
+	if (a->priority != b->priority)
+		return a->priority > b->priority;
+	return a->since < b->since;
+}
+
+/*
+ * The slot whose queue gives way to @w: a free one first, then one whose
+ * queue is stopped, idle, of lower priority (the lowest), or of @w's and
+ * past its timeslice.  -1 for none.  Draining queues are already going.
+ */
+static int vgpu_userq_victim(struct vgpu_device *vdev,
+			     const struct vgpu_userq *w, u64 now)
+{
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	u64 slice = (u64)READ_ONCE(vgpu_userq_timeslice_ms) * NSEC_PER_MSEC;
+	int best = -1, best_rank = 0;
+	u32 i;
+
+	for (i = 0; i < uqs->n; i++) {
+		struct vgpu_userq *uq = uqs->slot[i].owner;
+		int rank;
+
+		if (!uq)
+			return i;
+		if (uq->draining)
+			continue;
+		vgpu_userq_refresh(vdev, uq);
+		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
+			rank = 4;
+		else if (vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE)
+			rank = 3;
+		else if (uq->priority < w->priority)
+			rank = 2;
+		else if (uq->priority == w->priority && now - uq->since >= slice)
+			rank = 1;
+		else
+			continue;
+		if (rank > best_rank ||
+		    (rank == best_rank && uq->priority < uqs->slot[best].owner->priority)) {
+			best = i;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/*
+ * One pass: finish the map-outs that reached a command boundary, then
+ * give slots to waiting queues, best first.  True while a queue is
+ * mapped out or draining (the next pass comes in a jiffy).
+ * uqs->lock held, the device present.
+ */
+static bool vgpu_userq_schedule(struct vgpu_device *vdev, u64 now)
+{
+	struct vgpu_userqs *uqs = &vdev->uqs;
+	struct vgpu_userq *uq, *w;
+	unsigned long gidx;
+	u32 i, pending = 0, served = 0;
+	bool busy = false;
+	int slot;
+
+	for (i = 0; i < uqs->n; i++) {
+		uq = uqs->slot[i].owner;
+		if (!uq || !uq->draining)
+			continue;
+		vgpu_userq_refresh(vdev, uq);
+		if (uq->state != VGPU_USERQ_STATE_ACTIVE ||
+		    !(vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY))
+			vgpu_userq_map_out(vdev, uq);
+		else
+			pending++;	/* a slot some waiter will have */
+	}
+	for (;;) {
+		/* the best waiter not yet served this pass */
+		w = NULL;
+		xa_for_each(&uqs->all, gidx, uq) {
+			if (uq->slot < 0 && uq->state == VGPU_USERQ_STATE_ACTIVE)
+				busy = true;
+			if (!vgpu_userq_waits(uq) || uq->since > now || uq->skip)
+				continue;
+			if (!w || vgpu_userq_before(uq, w))
+				w = uq;
+		}
+		if (!w)
+			break;
+		if (served < pending) {
+			/* it has a draining slot: next pass */
+			served++;
+			w->skip = true;
+			continue;
+		}
+		slot = vgpu_userq_victim(vdev, w, now);
+		if (slot < 0)
+			break;
+		uq = uqs->slot[slot].owner;
+		if (!uq || vgpu_userq_drain(vdev, uq)) {
+			vgpu_userq_map_in(vdev, w, slot);
+		} else {
+			pending++;
+			served++;
+			w->skip = true;
+		}
+	}
+	xa_for_each(&uqs->all, gidx, uq) {
+		uq->skip = false;
+		if (uq->draining)
+			busy = true;
+	}
+	return busy;
+}
+
+/*
+ * The watchdog's look at @uq, mapped in: stop it when it has had work
+ * and completed nothing for the timeout, counting only time mapped in.
+ * True when it stopped it.
+ */
+static bool vgpu_userq_check_hang(struct vgpu_device *vdev,
+				  struct vgpu_userq *uq, u64 now)
+{
+	u32 st = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS);
+	u64 done = vgpu_uq_read_completed(vdev, uq->hwq);
+
+	/*
+	 * Time runs from the first pass that sees it busy, not from the
+	 * last that saw it idle: its owner rings the doorbell without the
+	 * kernel, up to a period after that pass, and a queue must have had
+	 * its whole userq_timeout_ms (in ns: a jiffy-rounded start stopped
+	 * one 0.3 ms early).
+	 */
+	if (st & VGPU_QSTAT_IDLE) {
+		uq->wd_last = 0;
+		uq->wd_stall = 0;
+		return false;
+	}
+	if (done != uq->wd_completed) {
+		uq->wd_completed = done;
+		uq->wd_stall = 0;
+		uq->wd_last = now;
+		return false;
+	}
+	if (uq->wd_last)
+		uq->wd_stall += now - uq->wd_last;
+	uq->wd_last = now;
+	if (uq->wd_stall < (u64)vgpu_userq_timeout() * NSEC_PER_MSEC)
+		return false;
+	/* hung: stop it where it stands, the others never notice */
+	uq->error_index = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
+	vgpu_userq_hw_stop(vdev, uq);
+	uq->state = VGPU_USERQ_STATE_HUNG;
+	uq->hw_error = VGPU_ERR_ABORTED;
+	atomic_inc(&vdev->reset_count);
+	atomic_inc(&uq->vf->reset_count);
+	vgpu_warn(vdev, "client %llu user queue %u (hw %u): no progress for %u ms, stopped\n",
+		  uq->vf->client_id, uq->id, uq->hwq, vgpu_userq_timeout());
+	return true;
+}
 
 void vgpu_userq_watchdog(struct work_struct *work)
 {
 	struct vgpu_device *vdev = container_of(to_delayed_work(work),
 						struct vgpu_device, uqs.wdog);
 	struct vgpu_userqs *uqs = &vdev->uqs;
-	bool woke = false;
+	bool woke = false, fast;
+	u64 now;
 	int idx;
 	u32 i;
 
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return;
 	mutex_lock(&uqs->lock);
+	now = ktime_get_ns();
+	fast = vgpu_userq_schedule(vdev, now);
 	for (i = 0; i < uqs->n; i++) {
 		struct vgpu_userq *uq = uqs->slot[i].owner;
-		u64 done;
-		u32 st;
 
 		if (!uq)
 			continue;
 		vgpu_userq_refresh(vdev, uq);
-		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
+		if (uq->state != VGPU_USERQ_STATE_ACTIVE || uq->draining)
 			continue;
-		st = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS);
-		done = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
-			(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
-		/*
-		 * Time runs from the first pass that sees it busy, not from
-		 * the last that saw it idle: its owner rings the doorbell
-		 * without the kernel, up to a period after that pass, and a
-		 * queue must have had its whole userq_timeout_ms (in ns: a
-		 * jiffy-rounded start stopped one 0.3 ms early).
-		 */
-		if (st & VGPU_QSTAT_IDLE) {
-			uq->wd_busy = false;
-			continue;
-		}
-		if (!uq->wd_busy || done != uq->wd_completed) {
-			uq->wd_busy = true;
-			uq->wd_completed = done;
-			uq->wd_progress = ktime_get_ns();
-			continue;
-		}
-		if (ktime_get_ns() - uq->wd_progress <
-		    (u64)vgpu_userq_timeout() * NSEC_PER_MSEC)
-			continue;
-		/* hung: stop it where it stands, the others never notice */
-		uq->error_index = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
-		vgpu_userq_hw_stop(vdev, uq);
-		uq->state = VGPU_USERQ_STATE_HUNG;
-		uq->hw_error = VGPU_ERR_ABORTED;
-		atomic_inc(&vdev->reset_count);
-		atomic_inc(&uq->vf->reset_count);
-		vgpu_warn(vdev, "client %llu user queue %u (hw %u): no progress for %u ms, stopped\n",
-			  uq->vf->client_id, uq->id, uq->hwq, vgpu_userq_timeout());
-		woke = true;
+		woke |= vgpu_userq_check_hang(vdev, uq, now);
 	}
 	if (atomic_read(&uqs->live))
-		schedule_delayed_work(&uqs->wdog, VGPU_UQ_WDOG_PERIOD);
+		schedule_delayed_work(&uqs->wdog, fast ? 1 : VGPU_UQ_WDOG_PERIOD);
 	mutex_unlock(&uqs->lock);
 	drm_dev_exit(idx);
 	if (woke)
@@ -388,21 +701,34 @@ void vgpu_userq_irq(struct vgpu_device *vdev, u32 status)
 	vgpu_userq_wake(uqs);
 }
 
+/*
+ * Before a whole-device reset: no queue is mapped in or out until
+ * vgpu_userq_device_reset(), so none runs after the reset unseen.
+ */
+void vgpu_userq_reset_begin(struct vgpu_device *vdev)
+	__acquires(&vdev->uqs.lock)
+{
+	if (vdev->uqs.n)	/* (nor its lock: KUnit's mock devices) */
+		mutex_lock(&vdev->uqs.lock);
+}
+
 /* After a whole-device reset: every user queue was stopped by it. */
 void vgpu_userq_device_reset(struct vgpu_device *vdev)
+	__releases(&vdev->uqs.lock)
 {
 	struct vgpu_userqs *uqs = &vdev->uqs;
-	u32 i;
+	struct vgpu_userq *uq;
+	unsigned long gidx;
 
-	if (!uqs->n)	/* (nor its lock: KUnit's mock devices) */
+	if (!uqs->n)
 		return;
-	mutex_lock(&uqs->lock);
-	for (i = 0; i < uqs->n; i++) {
-		struct vgpu_userq *uq = uqs->slot[i].owner;
-
-		if (uq && uq->state == VGPU_USERQ_STATE_ACTIVE) {
+	lockdep_assert_held(&uqs->lock);
+	xa_for_each(&uqs->all, gidx, uq) {
+		if (uq->state == VGPU_USERQ_STATE_ACTIVE) {
 			uq->state = VGPU_USERQ_STATE_LOST;
 			uq->hw_error = VGPU_ERR_ABORTED;
+			if (uq->slot < 0)
+				vgpu_userq_shadow_fill(uq);
 		}
 	}
 	mutex_unlock(&uqs->lock);
@@ -413,31 +739,32 @@ void vgpu_userq_device_reset(struct vgpu_device *vdev)
 void vgpu_userq_fini(struct vgpu_device *vdev)
 {
 	struct vgpu_userqs *uqs = &vdev->uqs;
-	struct vgpu_as *end[VGPU_MAX_QUEUES];
-	u32 i, n = 0;
+	struct vgpu_userq *uq;
+	unsigned long gidx;
 
 	if (!uqs->n)
 		return;
-	mutex_lock(&uqs->lock);
-	for (i = 0; i < uqs->n; i++) {
-		struct vgpu_userq *uq = uqs->slot[i].owner;
+	for (;;) {
+		struct vgpu_as *as = NULL;
 
-		if (!uq)
-			continue;
-		if (uq->state == VGPU_USERQ_STATE_ACTIVE) {
-			uq->state = VGPU_USERQ_STATE_LOST;
-			uq->hw_error = VGPU_ERR_ABORTED;
+		mutex_lock(&uqs->lock);
+		xa_for_each(&uqs->all, gidx, uq) {
+			if (uq->state == VGPU_USERQ_STATE_ACTIVE) {
+				uq->state = VGPU_USERQ_STATE_LOST;
+				uq->hw_error = VGPU_ERR_ABORTED;
+			}
+			/* the file may free @uq once unlocked: a reference of our own */
+			if (vgpu_userq_detach(vdev, uq, true))
+				as = vgpu_as_get(uq->as);
+			break;
 		}
-		/* the file may free @uq once unlocked: a reference of our own */
-		if (vgpu_userq_detach(vdev, uq, true))
-			end[n++] = vgpu_as_get(uq->as);
+		mutex_unlock(&uqs->lock);
+		if (!as)
+			break;
+		vgpu_as_job_end(as);
+		vgpu_as_put(as);
 	}
-	mutex_unlock(&uqs->lock);
 	cancel_delayed_work_sync(&uqs->wdog);
-	for (i = 0; i < n; i++) {
-		vgpu_as_job_end(end[i]);
-		vgpu_as_put(end[i]);
-	}
 }
 
 /* File close: destroy its user queues (a killed process's too). */
@@ -456,11 +783,16 @@ void vgpu_file_userqs_fini(struct vgpu_file *vf)
 	xa_destroy(&vf->userqs);
 }
 
-/* debugfs `queues`: one line per hardware queue kept for user mode. */
+/*
+ * debugfs `queues`: one line per hardware queue kept for user mode, then
+ * one per user queue mapped out.
+ */
 void vgpu_userq_debugfs(struct vgpu_device *vdev, struct seq_file *m)
 {
 	static const char *const states[] = { "active", "error", "hung", "lost" };
 	struct vgpu_userqs *uqs = &vdev->uqs;
+	struct vgpu_userq *uq;
+	unsigned long gidx;
 	u32 i;
 
 	if (!uqs->n)
@@ -468,19 +800,28 @@ void vgpu_userq_debugfs(struct vgpu_device *vdev, struct seq_file *m)
 	mutex_lock(&uqs->lock);
 	for (i = 0; i < uqs->n; i++) {
 		struct vgpu_uq_slot *s = &uqs->slot[i];
-		struct vgpu_userq *uq = s->owner;
 
+		uq = s->owner;
 		seq_printf(m, "user queue slot %u (hw %u): status 0x%x head %u tail %u completed %u",
 			   i, s->hwq, vgpu_uq_read(vdev, s->hwq, VGPU_Q_STATUS),
 			   vgpu_uq_read(vdev, s->hwq, VGPU_Q_HEAD),
 			   vgpu_uq_read(vdev, s->hwq, VGPU_Q_TAIL),
 			   vgpu_uq_read(vdev, s->hwq, VGPU_Q_COMPLETED_LO));
 		if (uq)
-			seq_printf(m, " client %llu id %u asid %u %s error %u at %u\n",
+			seq_printf(m, " client %llu id %u asid %u %s error %u at %u%s\n",
 				   uq->vf->client_id, uq->id, uq->as->asid,
-				   states[uq->state], uq->hw_error, uq->error_index);
+				   states[uq->state], uq->hw_error, uq->error_index,
+				   uq->draining ? " draining" : "");
 		else
 			seq_puts(m, " free\n");
+	}
+	xa_for_each(&uqs->all, gidx, uq) {
+		if (uq->slot >= 0)
+			continue;
+		seq_printf(m, "user queue mapped out: head %u tail %u completed %llu client %llu id %u asid %u %s error %u at %u\n",
+			   uq->head, vgpu_userq_shadow_tail(uq), uq->completed,
+			   uq->vf->client_id, uq->id, uq->as->asid,
+			   states[uq->state], uq->hw_error, uq->error_index);
 	}
 	mutex_unlock(&uqs->lock);
 }
@@ -496,28 +837,32 @@ static vm_fault_t vgpu_userq_fault(struct vm_fault *vmf)
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	unsigned long page, npages, pfn;
 	enum vgpu_uq_area area;
-	struct vgpu_uq_slot *s;
-	u32 slot;
+	struct vgpu_userq *uq;
+	u32 gidx;
 	int idx;
 
-	if (!vgpu_uq_decode(vdev, vmf->pgoff, &slot, &area, &page, &npages) ||
+	if (!vgpu_uq_decode(vdev, vmf->pgoff, &gidx, &area, &page, &npages) ||
 	    !drm_dev_enter(&vdev->drm, &idx))
 		return VM_FAULT_SIGBUS;
 	mutex_lock(&vdev->uqs.lock);
-	s = &vdev->uqs.slot[slot];
-	if (!s->owner || s->owner->vf != vf ||
-	    (uintptr_t)vma->vm_private_data != s->gen)
+	uq = xa_load(&vdev->uqs.all, gidx);
+	if (!uq || uq->vf != vf ||
+	    (uintptr_t)vma->vm_private_data != (uintptr_t)uq->serial)
 		goto out;
 	switch (area) {
 	case VGPU_UQ_RING:
-		pfn = page_to_pfn(virt_to_page(s->ring)) + page;
+		pfn = page_to_pfn(virt_to_page(uq->ring)) + page;
 		break;
 	case VGPU_UQ_CPL:
-		pfn = page_to_pfn(virt_to_page(s->cpl)) + page;
+		pfn = page_to_pfn(virt_to_page(uq->cpl)) + page;
 		break;
 	default:
-		pfn = PHYS_PFN(vdev->uqs.db_phys +
-			       (resource_size_t)s->hwq * VGPU_DOORBELL_PAGE);
+		/* the hardware doorbell while mapped in, else its shadow */
+		if (uq->slot >= 0)
+			pfn = PHYS_PFN(vdev->uqs.db_phys +
+				       (resource_size_t)uq->hwq * VGPU_DOORBELL_PAGE);
+		else
+			pfn = page_to_pfn(virt_to_page(uq->shadow));
 		break;
 	}
 	ret = vmf_insert_pfn(vma, vmf->address, pfn);
@@ -538,18 +883,18 @@ int vgpu_userq_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct vgpu_device *vdev = vf->vdev;
 	unsigned long page, npages;
 	enum vgpu_uq_area area;
-	struct vgpu_uq_slot *s;
+	struct vgpu_userq *uq;
 	int ret = 0, idx;
-	u32 slot;
+	u32 gidx;
 
-	if (!vgpu_uq_decode(vdev, vma->vm_pgoff, &slot, &area, &page, &npages) ||
+	if (!vgpu_uq_decode(vdev, vma->vm_pgoff, &gidx, &area, &page, &npages) ||
 	    page || vma_pages(vma) > npages)
 		return -EINVAL;
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
 	mutex_lock(&vdev->uqs.lock);
-	s = &vdev->uqs.slot[slot];
-	if (!s->owner || s->owner->vf != vf) {
+	uq = xa_load(&vdev->uqs.all, gidx);
+	if (!uq || uq->vf != vf) {
 		ret = -EACCES;
 		goto out;
 	}
@@ -566,8 +911,8 @@ int vgpu_userq_mmap(struct file *filp, struct vm_area_struct *vma)
 	}
 	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	vma->vm_ops = &vgpu_userq_vm_ops;
-	/* this queue's, not a later one's in the same slot */
-	vma->vm_private_data = (void *)(uintptr_t)s->gen;
+	/* this queue's, not a later one's in the same window */
+	vma->vm_private_data = (void *)(uintptr_t)uq->serial;
 out:
 	mutex_unlock(&vdev->uqs.lock);
 	drm_dev_exit(idx);
@@ -576,6 +921,24 @@ out:
 
 /* ---- ioctls ---- */
 
+static struct vgpu_userq *vgpu_userq_alloc(struct vgpu_device *vdev)
+{
+	struct device *dev = vdev->drm.dev;
+	struct vgpu_userq *uq;
+
+	uq = vgpu_should_fail() ? NULL : kzalloc(sizeof(*uq), GFP_KERNEL_ACCOUNT);
+	if (!uq)
+		return NULL;
+	/* page-backed (dma-direct, no IOMMU): mmap inserts their pfns */
+	uq->ring = dma_alloc_coherent(dev, VGPU_UQ_RING_BYTES, &uq->ring_dma,
+				      GFP_KERNEL);
+	uq->cpl = dma_alloc_coherent(dev, VGPU_UQ_CPL_BYTES, &uq->cpl_dma,
+				     GFP_KERNEL);
+	uq->shadow = (u32 *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	uq->slot = -1;
+	return uq;
+}
+
 int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 			    struct drm_file *file)
 {
@@ -583,11 +946,9 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	struct vgpu_userqs *uqs = &vdev->uqs;
 	struct vgpu_file *vf = file->driver_priv;
 	struct drm_vgpu_userq_create *args = data;
-	struct vgpu_uq_slot *s = NULL;
 	struct vgpu_userq *uq;
 	struct vgpu_vm *vm = NULL;
-	int ret, idx;
-	u32 i;
+	int ret, idx, slot;
 
 	if (args->flags & ~VGPU_USERQ_CREATE_FLAGS ||
 	    args->priority > VGPU_QUEUE_PRIORITY_REALTIME)
@@ -601,7 +962,7 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 		if (!vm)
 			return -ENOENT;
 	}
-	uq = vgpu_should_fail() ? NULL : kzalloc(sizeof(*uq), GFP_KERNEL_ACCOUNT);
+	uq = vgpu_userq_alloc(vdev);
 	if (!uq) {
 		if (vm)
 			vgpu_vm_put(vm);
@@ -611,75 +972,63 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	uq->vm = vm;
 	uq->as = vgpu_as_get(vm ? vgpu_vm_as(vm) : vf->as);
 	uq->priority = args->priority;
-	uq->slot = -1;
+	if (!uq->ring || !uq->cpl || !uq->shadow) {
+		vgpu_userq_free(vdev, uq);
+		return -ENOMEM;
+	}
 	if (!drm_dev_enter(dev, &idx)) {
-		vgpu_userq_free(uq);
+		vgpu_userq_free(vdev, uq);
 		return -ENODEV;
 	}
 	mutex_lock(&uqs->lock);
 	ret = -EMFILE;
 	if (vf->nuserqs >= VGPU_MAX_USERQ_PER_FILE)
 		goto err_unlock;
-	for (i = 0; i < uqs->n; i++) {
-		if (!uqs->slot[i].owner) {
-			s = &uqs->slot[i];
-			break;
-		}
-	}
-	ret = -EBUSY;
-	if (!s)
+	ret = xa_alloc(&uqs->all, &uq->gidx, uq, XA_LIMIT(0, VGPU_UQ_WINDOWS - 1),
+		       GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_unlock;
+	}
 	ret = xa_alloc_cyclic(&vf->userqs, &uq->id, uq, XA_LIMIT(1, U32_MAX),
 			      &vf->next_userq_id, GFP_KERNEL);
-	if (ret < 0)
+	if (ret < 0) {
+		xa_erase(&uqs->all, uq->gidx);
 		goto err_unlock;
+	}
 	vf->nuserqs++;
-	uq->slot = s - uqs->slot;
-	uq->hwq = s->hwq;
+	uq->serial = ++uqs->serial;
+	uq->live = true;
 	uq->state = VGPU_USERQ_STATE_ACTIVE;
-	uq->wd_busy = false;
-	s->owner = uq;
-	atomic_set(&s->stopped, 0);
+	uq->since = ktime_get_ns();
+	vgpu_userq_shadow_fill(uq);
 	/* the device may use the AS from now on: unmaps defer, TLBs flush */
 	vgpu_as_job_begin(uq->as);
 	atomic_inc(&uq->as->userqs);
-	/*
-	 * And nothing cached before may serve it: not this hardware queue's
-	 * translations from its previous owner (of a VA since reused), nor
-	 * the SMs' from an unmap no kernel launch has flushed yet (an unmap
-	 * flushes at once only while the AS has a user queue: it either saw
-	 * the count above, or its PTEs were clear before this flush).
-	 */
-	smp_mb__after_atomic();
-	vgpu_write(vdev, VGPU_REG_TLB_FLUSH, 1);
-
-	memset(s->ring, 0, VGPU_UQ_RING_BYTES);
-	memset(s->cpl, 0, VGPU_UQ_CPL_BYTES);
-	/* the zeroed ring and records reach memory before the queue is set up */
+	/* the ring and records are zeroed before a queue can take them */
+	memset(uq->ring, 0, VGPU_UQ_RING_BYTES);
+	memset(uq->cpl, 0, VGPU_UQ_CPL_BYTES);
 	wmb();
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL, 0);
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_RING_LO, lower_32_bits(s->ring_dma));
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_RING_HI, upper_32_bits(s->ring_dma));
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CPL_LO, lower_32_bits(s->cpl_dma));
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CPL_HI, upper_32_bits(s->cpl_dma));
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_SIZE, VGPU_USERQ_ENTRIES);
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_PRIORITY, uq->priority);
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CSB, 0);
-	vgpu_uq_write(vdev, uq->hwq, VGPU_Q_CONTROL,
-		      VGPU_QCTRL_ENABLE | VGPU_QCTRL_USER |
-		      uq->as->asid << VGPU_QCTRL_ASID_SHIFT);
-	if (atomic_inc_return(&uqs->live) == 1)
-		schedule_delayed_work(&uqs->wdog, VGPU_UQ_WDOG_PERIOD);
+	/* a free slot: mapped in at once, else when it has work */
+	for (slot = 0; slot < uqs->n; slot++) {
+		if (!uqs->slot[slot].owner) {
+			vgpu_userq_map_in(vdev, uq, slot);
+			break;
+		}
+	}
+	if (atomic_inc_return(&uqs->live) == 1 || uq->slot < 0)
+		mod_delayed_work(system_wq, &uqs->wdog,
+				 uq->slot < 0 ? 1 : VGPU_UQ_WDOG_PERIOD);
 	/*
 	 * Under the lock: once it is dropped, a USERQ_DESTROY of the id
 	 * (guessable) may free @uq.
 	 */
+	args->hw_queue = uq->slot >= 0 ? uq->hwq : VGPU_USERQ_HW_NONE;
 	args->queue_id = uq->id;
 	args->entries = VGPU_USERQ_ENTRIES;
-	args->hw_queue = uq->hwq;
-	args->ring_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_RING_PGOFF);
-	args->cpl_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_CPL_PGOFF);
-	args->doorbell_offset = vgpu_uq_offset(uq->slot, VGPU_UQ_DB_PGOFF);
+	args->ring_offset = vgpu_uq_offset(uq->gidx, VGPU_UQ_RING_PGOFF);
+	args->cpl_offset = vgpu_uq_offset(uq->gidx, VGPU_UQ_CPL_PGOFF);
+	args->doorbell_offset = vgpu_uq_offset(uq->gidx, VGPU_UQ_DB_PGOFF);
 	mutex_unlock(&uqs->lock);
 	drm_dev_exit(idx);
 	return 0;
@@ -687,7 +1036,7 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 err_unlock:
 	mutex_unlock(&uqs->lock);
 	drm_dev_exit(idx);
-	vgpu_userq_free(uq);
+	vgpu_userq_free(vdev, uq);
 	return ret;
 }
 
@@ -730,11 +1079,12 @@ int vgpu_ioctl_userq_get_state(struct drm_device *dev, void *data,
 		goto out;
 	}
 	vgpu_userq_refresh(vdev, uq);
-	if (uq->slot >= 0) {	/* else: as it was when it was detached */
-		uq->completed = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_LO) |
-			(u64)vgpu_uq_read(vdev, uq->hwq, VGPU_Q_COMPLETED_HI) << 32;
+	if (uq->slot >= 0) {	/* else: as it was when it was mapped out */
+		uq->completed = vgpu_uq_read_completed(vdev, uq->hwq);
 		uq->head = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
 		uq->tail = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_TAIL);
+	} else if (uq->live) {
+		uq->tail = vgpu_userq_shadow_tail(uq);
 	}
 	args->state = uq->state;
 	args->hw_error = uq->hw_error;
@@ -751,7 +1101,8 @@ out:
 /*
  * The queue @id of @vf stopped: -EIO; gone: -ENOENT; else 0.  Reads no
  * register unless the interrupt handler saw it stop or @full (a wait that
- * no interrupt ended: one may have been lost or held back).
+ * no interrupt ended: one may have been lost or held back).  A queue
+ * mapped out with work gets the scheduler's next pass now.
  */
 static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
 			    u32 id, bool full)
@@ -771,6 +1122,8 @@ static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
 			vgpu_userq_refresh(vdev, uq);
 		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
 			ret = -EIO;
+		else if (uq->live && vgpu_userq_waits(uq))
+			mod_delayed_work(system_wq, &vdev->uqs.wdog, 0);
 	}
 	mutex_unlock(&vdev->uqs.lock);
 	drm_dev_exit(idx);

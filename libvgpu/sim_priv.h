@@ -185,7 +185,7 @@ struct vgpu_sim {
 	struct sim_job_result hist[VGPU_JOB_HISTORY];
 	struct sim_queue queues[VGPU_MAX_QUEUES_PER_FILE + 1];
 	uint32_t next_queue_id;
-	struct sim_userq userqs[SIM_USER_QUEUES];
+	struct sim_userq userqs[VGPU_MAX_USERQ_PER_FILE];
 	uint32_t next_userq_id;
 
 	struct vgpu_sm *sm;

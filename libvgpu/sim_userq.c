@@ -13,7 +13,10 @@
  * Differences, all documented in docs/libvgpu.md: a SEM_ACQUIRE that is
  * not satisfied stays at the head and is tried again at the next doorbell
  * or user-fence wait (its timeout is not modelled); nothing hangs, so no
- * watchdog; jobs complete inside the doorbell.
+ * watchdog; jobs complete inside the doorbell, so every queue (up to
+ * VGPU_MAX_USERQ_PER_FILE, then -EMFILE as vgpu.ko) runs at once: none is
+ * ever mapped out, and its records name one of the SIM_USER_QUEUES
+ * hardware queues it shares.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -65,14 +68,14 @@ static void sim_uq_free(struct sim_userq *uq)
 
 void vgpu_sim_userqs_fini(struct vgpu_sim *sim)
 {
-	for (uint32_t i = 0; i < SIM_USER_QUEUES; i++)
+	for (uint32_t i = 0; i < VGPU_MAX_USERQ_PER_FILE; i++)
 		if (sim->userqs[i].live)
 			sim_uq_free(&sim->userqs[i]);
 }
 
 static struct sim_userq *sim_uq_lookup(struct vgpu_sim *sim, uint32_t id)
 {
-	for (uint32_t i = 0; id && i < SIM_USER_QUEUES; i++)
+	for (uint32_t i = 0; id && i < VGPU_MAX_USERQ_PER_FILE; i++)
 		if (sim->userqs[i].live && sim->userqs[i].id == id)
 			return &sim->userqs[i];
 	return NULL;
@@ -230,7 +233,7 @@ static void sim_uq_run(struct vgpu_sim *sim, struct sim_userq *uq)
 /* Acquires may see new values: run every queue that waits (lock held). */
 static void sim_uq_run_all(struct vgpu_sim *sim)
 {
-	for (uint32_t i = 0; i < SIM_USER_QUEUES; i++)
+	for (uint32_t i = 0; i < VGPU_MAX_USERQ_PER_FILE; i++)
 		if (sim->userqs[i].live)
 			sim_uq_run(sim, &sim->userqs[i]);
 }
@@ -263,7 +266,7 @@ int vgpu_sim_doorbell(struct vgpu_sim *sim, uint32_t id, uint32_t tail)
 int vgpu_sim_userq_mmap(struct vgpu_sim *sim, uint64_t offset, uint64_t size,
 			bool writable, void **ptr)
 {
-	for (uint32_t i = 0; i < SIM_USER_QUEUES; i++) {
+	for (uint32_t i = 0; i < VGPU_MAX_USERQ_PER_FILE; i++) {
 		struct sim_userq *uq = &sim->userqs[i];
 		int area = -1;
 		uint64_t max = 0;
@@ -310,16 +313,15 @@ int vgpu_sim_userq_create(struct vgpu_sim *sim, void *data)
 		return -EPERM;
 	if (args->vm_id != VGPU_VM_DEFAULT)
 		return -ENOENT; /* the sim has no VMs of VM_CREATE */
-	for (uint32_t i = 0; i < SIM_USER_QUEUES; i++) {
+	for (uint32_t i = 0; i < VGPU_MAX_USERQ_PER_FILE; i++) {
 		if (sim->userqs[i].live)
 			n++;
 		else if (!uq)
 			uq = &sim->userqs[slot = i];
 	}
-	if (n >= VGPU_MAX_USERQ_PER_FILE)
+	/* more queues than hardware ones, as vgpu.ko maps them in and out */
+	if (n >= VGPU_MAX_USERQ_PER_FILE || !uq)
 		return -EMFILE;
-	if (!uq)
-		return -EBUSY;
 	memset(uq, 0, sizeof(*uq));
 	ret = sim_shm(SIM_UQ_RING_BYTES, &uq->fd[0], (void **)&uq->ring);
 	if (!ret)
@@ -332,7 +334,8 @@ int vgpu_sim_userq_create(struct vgpu_sim *sim, void *data)
 	}
 	uq->live = true;
 	uq->id = ++sim->next_userq_id;
-	uq->hw_queue = SIM_QUEUES + slot;
+	/* every queue runs in its doorbell: it shares a hardware queue */
+	uq->hw_queue = SIM_QUEUES + slot % SIM_USER_QUEUES;
 	uq->state = VGPU_USERQ_STATE_ACTIVE;
 	sim_uq_publish(uq);
 	args->queue_id = uq->id;

@@ -264,6 +264,9 @@ int vgpu_userq_job_fetch(struct vgpu_job *job, int64_t timeout_ns)
 	job->status.queue = uq->id;
 	job->status.hw_queue = uq->hw_queue;
 	if (c.seq == 2 * job->useq - 1) {
+		/* the hardware queue that ran it (queues are mapped in and out) */
+		job->status.hw_queue = c.queue;
+		uq->hw_queue = c.queue;
 		job->status.hw_status = c.status;
 		job->status.warp_insns = c.warp_insns;
 		job->status.elapsed_ns = c.elapsed_ns;

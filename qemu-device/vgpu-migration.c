@@ -133,6 +133,25 @@ static bool vgpu_queue_user_needed(void *opaque)
     return q->user;
 }
 
+static bool vgpu_queue_hold_needed(void *opaque)
+{
+    VGPUQueue *q = opaque;
+
+    return q->hold;
+}
+
+/* VGPU_QCTRL_HOLD: a queue the driver is taking off its hardware queue */
+static const VMStateDescription vmstate_vgpu_queue_hold = {
+    .name = "vgpu-pci/queue/hold",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_queue_hold_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_BOOL(hold, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_vgpu_queue_user = {
     .name = "vgpu-pci/queue/user",
     .version_id = 1,
@@ -224,6 +243,7 @@ static const VMStateDescription vmstate_vgpu_queue = {
         &vmstate_vgpu_queue_priority,
         &vmstate_vgpu_queue_csb,
         &vmstate_vgpu_queue_user,
+        &vmstate_vgpu_queue_hold,
         NULL
     },
 };

@@ -18,8 +18,9 @@
  *               of a CTA is the host thread that runs it.
  *   smem=BYTES  shared memory per SM (CAP_SMEM), 1 KiB..1 MiB, default
  *               228 KiB.  A launch may use at most this much per CTA.
- *   queues=N    hardware command queues, 1..16, default 4.  Each has its
- *               own ring and thread; queues run concurrently.
+ *   queues=N    hardware command queues, 1..64 (VGPU_QUEUES_MAX), default
+ *               4.  Each has its own ring and thread; queues run
+ *               concurrently.
  *   threads=N   host threads that run SMs, 1..sms, default 1.  With N > 1
  *               the CTAs of one launch run in parallel on N threads.
  *
@@ -170,6 +171,7 @@ static void vgpu_reset_state(VGPUState *s)
         q->enabled = q->stopped = false;
         q->user = false;
         q->user_asid = 0;
+        q->hold = false;
         q->error = q->error_index = 0;
         q->completed = 0;
         q->priority = VGPU_QPRIO_NORMAL;
@@ -244,7 +246,8 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
                                       uint32_t val)
 {
     const uint32_t known = VGPU_QCTRL_ENABLE | VGPU_QCTRL_RESUME |
-        VGPU_QCTRL_USER | VGPU_QCTRL_ASID_MASK << VGPU_QCTRL_ASID_SHIFT;
+        VGPU_QCTRL_USER | VGPU_QCTRL_HOLD | VGPU_QCTRL_RESTORE |
+        VGPU_QCTRL_ASID_MASK << VGPU_QCTRL_ASID_SHIFT;
     bool enable = val & VGPU_QCTRL_ENABLE;
 
     if (val & ~known) {
@@ -264,16 +267,23 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
         q->user = val & VGPU_QCTRL_USER;
         q->user_asid = q->user ? (val >> VGPU_QCTRL_ASID_SHIFT) &
                                  VGPU_QCTRL_ASID_MASK : 0;
-        q->head = q->tail = 0;
+        /* RESTORE: where it stood when taken off ("Swapping queues") */
+        if (!(val & VGPU_QCTRL_RESTORE)) {
+            q->head = 0;
+            q->completed = 0;
+        }
+        q->tail = q->head;
         q->error = q->error_index = 0;
-        q->completed = 0;
         q->yielded_ns = 0;
         trace_vgpu_queue_enable(q->idx, q->ring_base, q->cpl_base, q->size);
-        if (!vgpu_ring_config_ok(q)) {
+        if (!vgpu_ring_config_ok(q) || q->head >= q->size) {
             qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: bad ring "
                           "configuration (ring 0x%" PRIx64 ", completions 0x%"
-                          PRIx64 ", %u entries)\n", q->idx, q->ring_base,
-                          q->cpl_base, q->size);
+                          PRIx64 ", %u entries, head %u)\n", q->idx,
+                          q->ring_base, q->cpl_base, q->size, q->head);
+            if (q->head >= q->size) {
+                q->head = q->tail = 0;
+            }
             vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING,
                                    "bad ring configuration");
         }
@@ -281,6 +291,7 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
         trace_vgpu_queue_disable(q->idx);
         q->enabled = false;
         q->stopped = false;
+        q->hold = false;
         vgpu_inject_disarm_locked(q);
         vgpu_queue_abort_locked(q, VGPU_ERR_ABORTED);
     } else if (enable && (val & VGPU_QCTRL_RESUME) && q->stopped) {
@@ -291,6 +302,12 @@ static void vgpu_queue_control_locked(VGPUState *s, VGPUQueue *q,
             vgpu_queue_stop_locked(s, q, VGPU_ERR_BAD_RING,
                                    "bad ring configuration");
         }
+    }
+    if (enable && q->enabled && q->hold != !!(val & VGPU_QCTRL_HOLD)) {
+        q->hold = val & VGPU_QCTRL_HOLD;
+        trace_vgpu_queue_hold(q->idx, q->hold, q->head);
+        /* an acquire waiting on this queue gives way */
+        vgpu_sem_wake_locked(s);
     }
     vgpu_queue_kick_locked(q);
 }
@@ -312,7 +329,8 @@ static uint64_t vgpu_queue_read_locked(VGPUQueue *q, hwaddr reg, bool *ok)
         if (!q->enabled) {
             return 0;
         }
-        return VGPU_QCTRL_ENABLE | (q->user ? VGPU_QCTRL_USER |
+        return VGPU_QCTRL_ENABLE | (q->hold ? VGPU_QCTRL_HOLD : 0) |
+               (q->user ? VGPU_QCTRL_USER |
                 q->user_asid << VGPU_QCTRL_ASID_SHIFT : 0);
     case VGPU_Q_STATUS:
         return vgpu_queue_status(q);
@@ -387,6 +405,27 @@ static bool vgpu_queue_write_locked(VGPUState *s, VGPUQueue *q, hwaddr reg,
             break;
         }
         return true;
+    case VGPU_Q_HEAD:
+    case VGPU_Q_COMPLETED_LO:
+    case VGPU_Q_COMPLETED_HI:
+        /* the start of an enable with RESTORE ("Swapping queues") */
+        if (q->enabled) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: progress "
+                          "register 0x%x written while enabled: ignored\n",
+                          q->idx, (unsigned)reg);
+            trace_vgpu_guest_ub("progress register written while enabled",
+                                reg, val);
+            vgpu_note_error_locked(s, VGPU_ERR_BAD_REGISTER, q->idx, 0xffff);
+            return true;
+        }
+        if (reg == VGPU_Q_HEAD) {
+            q->head = val;
+        } else if (reg == VGPU_Q_COMPLETED_LO) {
+            vgpu_set_lo(&q->completed, val);
+        } else {
+            vgpu_set_hi(&q->completed, val);
+        }
+        return true;
     case VGPU_Q_CONTROL:
         vgpu_queue_control_locked(s, q, val);
         return true;
@@ -452,7 +491,7 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED | VGPU_FEAT_MBARRIER |
               VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
               VGPU_FEAT_PREEMPT | VGPU_FEAT_NULL_PTE | VGPU_FEAT_USER_QUEUES |
-              VGPU_FEAT_USER_IRQ |
+              VGPU_FEAT_USER_IRQ | VGPU_FEAT_QUEUE_SWAP |
               (s->inject ? VGPU_FEAT_INJECT : 0);
         break;
     case VGPU_REG_CAP_QUEUES:

@@ -31,7 +31,7 @@
 #define TYPE_VGPU_PCI "vgpu-pci"
 OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU_PCI)
 
-#define VGPU_MAX_QUEUES 16
+#define VGPU_MAX_QUEUES VGPU_QUEUES_MAX /* uapi/vgpu_hw.h */
 #define VGPU_MAX_SMS 64
 #define VGPU_TLB_ENTRIES 64
 
@@ -76,6 +76,7 @@ typedef struct VGPUQueue {
     bool user;              /* user mode, taken at enable (uapi "User-mode
                              * queues") */
     uint32_t user_asid;     /* its address space when @user */
+    bool hold;              /* VGPU_QCTRL_HOLD: takes no new command */
     uint32_t error;
     uint32_t error_index;
     uint64_t completed;

@@ -490,7 +490,8 @@ static uint32_t vgpu_cmd_sem_acquire(VGPUQueue *q, struct vgpu_cmd_sem *c,
                          get_clock() - q->cmd_start, "aborted: queue disabled");
             break;
         }
-        if (s->paused) {
+        /* a VM stop, or a hold: give way, not completed, HEAD stays */
+        if (s->paused || q->hold) {
             status = VGPU_STATUS_YIELD;
             break;
         }
@@ -610,8 +611,8 @@ static const char *const vgpu_err_names[] = {
 
 static bool vgpu_queue_runnable_locked(VGPUQueue *q)
 {
-    return q->enabled && !q->stopped && !q->hung && q->head != q->tail &&
-           !q->s->paused;
+    return q->enabled && !q->stopped && !q->hung && !q->hold &&
+           q->head != q->tail && !q->s->paused;
 }
 
 void vgpu_queue_kick_locked(VGPUQueue *q)

@@ -135,7 +135,8 @@ extern "C" {
  * @VGPU_PARAM_BAN_AFTER:   faults (guilty resets) after which a queue is
  *                          banned (module parameter ban_after)
  * @VGPU_PARAM_USER_QUEUES: hardware queues kept for user-mode queues
- *                          (USERQ_CREATE), device-wide; 0: none
+ *                          (USERQ_CREATE), device-wide, which any number
+ *                          of user queues share; 0: none
  */
 enum drm_vgpu_param {
 	VGPU_PARAM_DEVICE_ID = 0,
@@ -809,9 +810,23 @@ struct drm_vgpu_vm_bind {
  * queue is long-running: it makes no dma_fence, so no other driver and
  * no kernel path ever waits on it (docs/driver.md "User-mode queues").
  *
+ * Oversubscription: a file may hold VGPU_MAX_USERQ_PER_FILE user queues
+ * however few hardware queues the device keeps for them
+ * (VGPU_PARAM_USER_QUEUES, "slots"): the driver maps queues in and out of
+ * the slots, by priority and by a timeslice (module parameter
+ * userq_timeslice_ms, default 10), so that no client can hold the
+ * hardware.  A queue mapped out keeps its rings and its progress exactly
+ * (no command lost or run twice); its doorbell page then shows the state
+ * it had when mapped out, and a doorbell written there is taken when it
+ * is mapped in again.  Only a command that never ends (a launch that
+ * does not finish; a waiting SEM_ACQUIRE gives way) keeps its slot, until
+ * the hang timeout below.  Completion records name the hardware queue
+ * that ran the command.
+ *
  * Hangs: a queue that has work (head != tail, or a command executing) and
  * completes nothing for the module parameter userq_timeout_ms (0, the
- * default: the job timeout timeout_ms) is stopped by the driver
+ * default: the job timeout timeout_ms) of time mapped in (waiting for a
+ * slot does not count) is stopped by the driver
  * (VGPU_USERQ_STATE_HUNG); a device reset stops
  * every user-mode queue (VGPU_USERQ_STATE_LOST).  A stopped queue stays
  * stopped: destroy it and create another.
@@ -823,7 +838,9 @@ struct drm_vgpu_vm_bind {
  */
 #define VGPU_USERQ_CREATE_FLAGS 0u	/* no flag defined yet */
 #define VGPU_USERQ_ENTRIES 256u		/* command slots of a user-mode ring */
-#define VGPU_MAX_USERQ_PER_FILE 4u
+#define VGPU_MAX_USERQ_PER_FILE 32u	/* user queues one file may hold: -EMFILE */
+#define VGPU_USERQ_MAX_DEVICE 2048u	/* user queues of all files: -ENOSPC */
+#define VGPU_USERQ_HW_NONE 0xffffffffu	/* @hw_queue of a queue created mapped out */
 
 /**
  * struct drm_vgpu_userq_create - DRM_IOCTL_VGPU_USERQ_CREATE
@@ -837,8 +854,10 @@ struct drm_vgpu_vm_bind {
  * @entries:     (out) ring slots (VGPU_USERQ_ENTRIES), each
  *               VGPU_CMD_BYTES; completion record i (struct
  *               vgpu_completion) belongs to slot i
- * @hw_queue:    (out) the hardware queue it owns (completion records
- *               name it)
+ * @hw_queue:    (out) the hardware queue it was mapped into at once
+ *               (a free slot; completion records name the one that ran
+ *               each command, which may change as it is mapped out and
+ *               in), VGPU_USERQ_HW_NONE when none was free
  * @ring_offset: (out) mmap() offset of the ring, entries * VGPU_CMD_BYTES
  *               bytes, PROT_READ | PROT_WRITE
  * @cpl_offset:  (out) mmap() offset of the completion ring, entries *
@@ -847,9 +866,10 @@ struct drm_vgpu_vm_bind {
  * @doorbell_offset: (out) mmap() offset of the doorbell page (4096 bytes,
  *               uncached), PROT_READ | PROT_WRITE
  *
- * -EBUSY when every hardware queue kept for user mode is taken
- * (VGPU_PARAM_USER_QUEUES; -ENODEV when there are none), -EMFILE past
- * VGPU_MAX_USERQ_PER_FILE.  The mappings belong to the file that created
+ * -ENODEV when the device keeps no hardware queue for user mode
+ * (VGPU_PARAM_USER_QUEUES 0), -EMFILE past VGPU_MAX_USERQ_PER_FILE of
+ * the file, -ENOSPC past VGPU_USERQ_MAX_DEVICE of every file; never
+ * -EBUSY: queues beyond the hardware's wait for a slot.  The mappings belong to the file that created
  * the queue: another file's mmap() of them gets -EACCES, a fork()ed child
  * does not inherit them, and they stop working (SIGBUS) once the queue is
  * destroyed or the device is gone.

@@ -592,7 +592,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_REG_CAP_MAX_THREADS 0x010	/* (RO) max threads per CTA (1024) */
 #define VGPU_REG_CAP_BARRIERS 0x014	/* (RO) named barriers per CTA (16) */
 #define VGPU_REG_CAP_FEATURES 0x018	/* (RO) VGPU_FEAT_* */
-#define VGPU_REG_CAP_QUEUES 0x01c	/* (RO) hardware queues (queues=) */
+#define VGPU_REG_CAP_QUEUES 0x01c	/* (RO) hardware queues (queues=, 1..VGPU_QUEUES_MAX) */
 #define VGPU_REG_CAP_WARP_SIZE 0x020	/* (RO) 32 */
 #define VGPU_REG_CAP_MAX_PARAM 0x024	/* (RO) parameter-buffer bytes (4096) */
 #define VGPU_REG_CAP_VA_BITS 0x028	/* (RO) GPU virtual-address bits (48) */
@@ -650,6 +650,8 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_FEAT_NULL_PTE (1u << 8)	 /* VGPU_PTE_NULL at levels 0..2 (sparse mappings) */
 #define VGPU_FEAT_USER_QUEUES (1u << 9)	 /* user-mode queues, doorbell BAR */
 #define VGPU_FEAT_USER_IRQ (1u << 10)	 /* user queues raise VGPU_IRQ_USER */
+#define VGPU_FEAT_QUEUE_SWAP (1u << 11)	 /* VGPU_QCTRL_HOLD, VGPU_QCTRL_RESTORE: a queue
+					  * taken off and put back ("Swapping queues") */
 
 /*
  * ---- Fault injection: a device that misbehaves on purpose ----
@@ -697,6 +699,8 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_MAX_CODE_BYTES (1u << 20)
 #define VGPU_AS_MAX 256u
 #define VGPU_RING_MAX 4096u
+#define VGPU_QUEUES_MAX 64u /* property queues= at most: registers up to
+			     * VGPU_REG_QUEUE(64) = 0x2000, 64 doorbell pages */
 
 /*
  * Per-queue registers: queue q at VGPU_REG_QUEUE(q) + VGPU_Q_*.  Ring base,
@@ -712,13 +716,15 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_Q_SIZE 0x10	/* (RW) ring entries: power of two, 1..CAP_RING_MAX */
 #define VGPU_Q_CONTROL 0x14	/* (RW) VGPU_QCTRL_* */
 #define VGPU_Q_STATUS 0x18	/* (RO) VGPU_QSTAT_* */
-#define VGPU_Q_HEAD 0x1c	/* (RO) next slot the device takes, 0..size-1 */
+#define VGPU_Q_HEAD 0x1c	/* (RO; RW while disabled, VGPU_FEAT_QUEUE_SWAP) next
+				 * slot the device takes, 0..size-1 */
 #define VGPU_Q_TAIL 0x20	/* (RO) tail written by the last doorbell */
 #define VGPU_Q_DOORBELL 0x24	/* (WO) new tail (0..size-1): commands up to it are ready */
 #define VGPU_Q_ERROR 0x28	/* (RO) VGPU_ERR_* that stopped the queue, 0 when running */
 #define VGPU_Q_ERROR_INDEX 0x2c	/* (RO) ring index of the command that stopped it */
-#define VGPU_Q_COMPLETED_LO 0x30 /* (RO) commands completed since enable, low word */
-#define VGPU_Q_COMPLETED_HI 0x34 /* (RO) high word */
+#define VGPU_Q_COMPLETED_LO 0x30 /* (RO; RW while disabled, VGPU_FEAT_QUEUE_SWAP)
+				  * commands completed since enable, low word */
+#define VGPU_Q_COMPLETED_HI 0x34 /* (RO; RW while disabled) high word */
 #define VGPU_Q_PRIORITY 0x38	/* (RW) VGPU_QPRIO_* (values above REALTIME store
 				 * REALTIME); NORMAL after reset; any time */
 #define VGPU_Q_CSB 0x3c		/* (RW) context-save buffer: guest physical page
@@ -789,6 +795,9 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_QCTRL_ENABLE (1u << 0)
 #define VGPU_QCTRL_RESUME (1u << 1) /* (WO) */
 #define VGPU_QCTRL_USER (1u << 2)   /* user mode: see "User-mode queues" */
+#define VGPU_QCTRL_HOLD (1u << 3)   /* take no new command ("Swapping queues") */
+#define VGPU_QCTRL_RESTORE (1u << 4) /* (WO) with ENABLE 0 -> 1: start at the
+				      * HEAD and COMPLETED written, not at 0 */
 #define VGPU_QCTRL_ASID_SHIFT 16    /* bits 23..16: a user-mode queue's AS */
 #define VGPU_QCTRL_ASID_MASK 0xffu
 
@@ -829,6 +838,30 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
 #define VGPU_DB_STATUS 0x10	/* (RO) VGPU_Q_STATUS */
 #define VGPU_DB_ERROR 0x14	/* (RO) VGPU_Q_ERROR */
 
+/*
+ * ---- Swapping queues: more user-mode queues than hardware queues ----
+ * (VGPU_FEAT_QUEUE_SWAP.)  A driver that runs more queues than the device
+ * has (AMD's MES does it in firmware) takes one off its hardware queue
+ * and later puts it back, on this or another hardware queue, exactly
+ * where it stood: no command lost, none run twice.
+ *   - Off: write CONTROL with ENABLE | HOLD (the other bits are ignored
+ *     while enabled).  A held queue takes no new command; doorbells still
+ *     latch TAIL.  The command executing goes on to its end, except a
+ *     SEM_ACQUIRE that is waiting: it gives way at once, not completed
+ *     (no record, HEAD stays on it; its timeout starts again once the
+ *     queue is restored), as it does for a VM stop.  Once STATUS has no BUSY the queue
+ *     stands at a command boundary: read HEAD, TAIL and COMPLETED, then
+ *     write CONTROL 0, which aborts nothing.  Writing ENABLE without
+ *     HOLD lets a held queue go on.
+ *   - Back: while disabled, write the ring registers, HEAD and COMPLETED
+ *     (LO, HI) as read, then CONTROL with ENABLE | RESTORE (and USER and
+ *     the address space): the queue starts at HEAD with TAIL = HEAD and
+ *     its COMPLETED count going on (completion records' seq with it);
+ *     then ring the doorbell with the TAIL read.  A HEAD at or past SIZE
+ *     stops the queue with VGPU_ERR_BAD_RING.
+ * Without RESTORE, enable starts at 0 as always (HEAD and COMPLETED
+ * written before are dropped).  Disable and reset clear HOLD.
+ */
 #define VGPU_QSTAT_ENABLED (1u << 0)
 #define VGPU_QSTAT_BUSY (1u << 1)    /* a command of this queue is executing */
 #define VGPU_QSTAT_STOPPED (1u << 2) /* stopped on an error: see VGPU_Q_ERROR */

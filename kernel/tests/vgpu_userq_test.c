@@ -2,9 +2,9 @@
 /*
  * KUnit tests of vgpu_userq.c's mmap() offsets, included at the end of
  * vgpu_userq.c (CONFIG_DRM_VGPU_KUNIT_TEST): each offset USERQ_CREATE
- * returns decodes to its slot and area, every page of an area is inside
- * it, and everything else (below the windows, past an area, past the
- * slots) decodes to nothing, so that mmap() refuses it.
+ * returns decodes to its queue's window and area, every page of an area
+ * is inside it, and everything else (below the windows, past an area,
+ * past the last window) decodes to nothing, so that mmap() refuses it.
  */
 #include <kunit/test.h>
 
@@ -22,11 +22,12 @@ static void vgpu_userq_offsets_decode(struct kunit *test)
 	};
 	unsigned long page, npages;
 	enum vgpu_uq_area area;
-	u32 slot, s, i;
+	static const u32 windows[] = { 0, 1, 2, VGPU_UQ_WINDOWS - 1 };
+	u32 slot, s, w, i;
 
 	KUNIT_ASSERT_NOT_NULL(test, vdev);
-	vdev->uqs.n = 3;
-	for (s = 0; s < vdev->uqs.n; s++) {
+	for (w = 0; w < ARRAY_SIZE(windows); w++) {
+		s = windows[w];
 		for (i = 0; i < ARRAY_SIZE(a); i++) {
 			unsigned long base = vgpu_uq_offset(s, a[i].area) >> PAGE_SHIFT;
 
@@ -48,10 +49,10 @@ static void vgpu_userq_offsets_decode(struct kunit *test)
 						&area, &page, &npages));
 	KUNIT_EXPECT_FALSE(test, vgpu_uq_decode(vdev, 0, &slot, &area, &page, &npages));
 	KUNIT_EXPECT_FALSE(test, vgpu_uq_decode(vdev,
-						vgpu_uq_offset(3, 0) >> PAGE_SHIFT,
+						vgpu_uq_offset(VGPU_UQ_WINDOWS, 0) >> PAGE_SHIFT,
 						&slot, &area, &page, &npages));
 	/* the windows stay below the GEM objects' offsets */
-	KUNIT_EXPECT_LT(test, (unsigned long)(vgpu_uq_offset(VGPU_MAX_QUEUES, 0) >> PAGE_SHIFT),
+	KUNIT_EXPECT_LE(test, (unsigned long)(vgpu_uq_offset(VGPU_UQ_WINDOWS, 0) >> PAGE_SHIFT),
 			(unsigned long)DRM_FILE_PAGE_OFFSET_START);
 }
 
@@ -61,7 +62,7 @@ static void vgpu_userq_split_keeps_a_scheduler_queue(struct kunit *test)
 	int saved = vgpu_user_queues;
 
 	KUNIT_ASSERT_NOT_NULL(test, vdev);
-	vdev->features = VGPU_FEAT_USER_QUEUES;
+	vdev->features = VGPU_FEAT_USER_QUEUES | VGPU_FEAT_QUEUE_SWAP;
 	vgpu_user_queues = -1;
 	KUNIT_EXPECT_EQ(test, vgpu_userq_split(vdev, 4), 1u);
 	KUNIT_EXPECT_EQ(test, vgpu_userq_split(vdev, 10), 2u);
@@ -71,8 +72,12 @@ static void vgpu_userq_split_keeps_a_scheduler_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vgpu_userq_split(vdev, 8), 7u);
 	vgpu_user_queues = 0;
 	KUNIT_EXPECT_EQ(test, vgpu_userq_split(vdev, 8), 0u);
-	vdev->features = 0;
+	vgpu_user_queues = 100;
+	KUNIT_EXPECT_EQ(test, vgpu_userq_split(vdev, 64), 63u);
+	vdev->features = VGPU_FEAT_USER_QUEUES;	/* no map-out: no user queues */
 	vgpu_user_queues = 2;
+	KUNIT_EXPECT_EQ(test, vgpu_userq_split(vdev, 8), 0u);
+	vdev->features = 0;
 	KUNIT_EXPECT_EQ(test, vgpu_userq_split(vdev, 8), 0u);
 	vgpu_user_queues = saved;
 }

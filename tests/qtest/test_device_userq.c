@@ -381,4 +381,128 @@ TEST_F(userq, tlb_flush_register_makes_remaps_visible)
 	EXPECT_EQ(0xau, qts_readq(d->qts, pa_a));
 }
 
+/* STATUS of @q shows BUSY (@busy) or not, within 60 s. */
+static bool wait_busy(struct dev *d, unsigned q, bool busy)
+{
+	uint64_t start = qts_now_ns();
+
+	while (!!(qreg_read(d, q, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY) != busy)
+		if (!qts_alive(d->qts) || qts_now_ns() - start > 60000000000ull)
+			return false;
+	return true;
+}
+
+/*
+ * "Swapping queues": a queue held at a command boundary (a waiting
+ * acquire gives way, uncompleted), read back, disabled, and restored on
+ * another hardware queue goes on exactly where it stood: the acquire and
+ * the command rung while it was held run once each, records keep their
+ * slots and seq.
+ */
+TEST_F(userq, hold_and_restore_move_a_queue_between_hardware_queues)
+{
+	const uint32_t ctrl = VGPU_QCTRL_ENABLE | VGPU_QCTRL_USER |
+			      UAS << VGPU_QCTRL_ASID_SHIFT;
+	const unsigned other = 2;
+	struct dev *d = &self->d;
+	struct vgpu_completion c;
+	struct vgpu_cmd_fence f1, f2;
+	struct vgpu_cmd_sem acq = {
+		.hdr = { .opcode = VGPU_CMD_SEM_ACQUIRE },
+		.op = VGPU_SEM_OP_GEQ,
+		.payload = 1,
+	};
+	uint64_t va1, pa1, va2, pa2, vsem, psem, completed;
+	uint32_t head, tail;
+
+	EXPECT_NE(0u, reg_read(d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_QUEUE_SWAP);
+	va1 = dev_buf(d, UAS, 8, RW, &pa1);
+	va2 = dev_buf(d, UAS, 8, RW, &pa2);
+	vsem = dev_buf(d, UAS, 8, RW, &psem);
+	qts_writeq(d->qts, psem, 0);
+	acq.addr = vsem;
+	f1 = fence_cmd(va1, 0x11, 0, 0);
+	f2 = fence_cmd(va2, 0x22, 0, 0);
+	ASSERT_EQ(0u, dev_put(d, UQ, &f1));
+	ASSERT_EQ(1u, dev_put(d, UQ, &acq));
+	dev_doorbell_page(d, UQ);
+	ASSERT_TRUE(dev_wait(d, UQ, 0, &c));
+	EXPECT_EQ(1u, c.seq);
+	ASSERT_TRUE(wait_busy(d, UQ, true));	/* the acquire waits */
+
+	/* held: the acquire gives way, uncompleted; HEAD stays on it */
+	qreg_write(d, UQ, VGPU_Q_CONTROL, ctrl | VGPU_QCTRL_HOLD);
+	ASSERT_TRUE(wait_busy(d, UQ, false));
+	EXPECT_EQ(ctrl | VGPU_QCTRL_HOLD, qreg_read(d, UQ, VGPU_Q_CONTROL));
+	EXPECT_EQ(1u, qreg_read(d, UQ, VGPU_Q_HEAD));
+	EXPECT_EQ(1u, qreg_read(d, UQ, VGPU_Q_COMPLETED_LO));
+	dev_read_cpl(d, UQ, 1, &c);
+	EXPECT_EQ(0u, c.seq);
+	/* a doorbell while held latches TAIL and starts nothing */
+	ASSERT_EQ(2u, dev_put(d, UQ, &f2));
+	dev_doorbell_page(d, UQ);
+	EXPECT_EQ(3u, qreg_read(d, UQ, VGPU_Q_TAIL));
+	EXPECT_EQ(1u, qreg_read(d, UQ, VGPU_Q_HEAD));
+	EXPECT_EQ(0u, qreg_read(d, UQ, VGPU_Q_STATUS) &
+		      (VGPU_QSTAT_BUSY | VGPU_QSTAT_IDLE | VGPU_QSTAT_STOPPED));
+	/* progress registers are read-only while enabled */
+	qreg_write(d, UQ, VGPU_Q_HEAD, 7);
+	EXPECT_EQ(1u, qreg_read(d, UQ, VGPU_Q_HEAD));
+	EXPECT_EQ((uint32_t)VGPU_ERR_BAD_REGISTER, reg_read(d, VGPU_REG_ERR_LAST));
+
+	/* taken off at the boundary: the disable aborts nothing */
+	head = qreg_read(d, UQ, VGPU_Q_HEAD);
+	tail = qreg_read(d, UQ, VGPU_Q_TAIL);
+	completed = qreg_read(d, UQ, VGPU_Q_COMPLETED_LO) |
+		    (uint64_t)qreg_read(d, UQ, VGPU_Q_COMPLETED_HI) << 32;
+	qreg_write(d, UQ, VGPU_Q_CONTROL, 0);
+	dev_read_cpl(d, UQ, 1, &c);
+	EXPECT_EQ(0u, c.seq);
+	EXPECT_EQ(0u, qts_readq(d->qts, pa2));
+
+	/* put back on another hardware queue, same rings */
+	qts_writeq(d->qts, psem, 1);
+	qreg_write(d, other, VGPU_Q_RING_LO, (uint32_t)dev_ring_pa(UQ));
+	qreg_write(d, other, VGPU_Q_RING_HI, 0);
+	qreg_write(d, other, VGPU_Q_CPL_LO, (uint32_t)DEV_CPL_PA(UQ, 0));
+	qreg_write(d, other, VGPU_Q_CPL_HI, 0);
+	qreg_write(d, other, VGPU_Q_SIZE, 16);
+	qreg_write(d, other, VGPU_Q_HEAD, head);
+	qreg_write(d, other, VGPU_Q_COMPLETED_LO, (uint32_t)completed);
+	qreg_write(d, other, VGPU_Q_COMPLETED_HI, completed >> 32);
+	qreg_write(d, other, VGPU_Q_CONTROL, ctrl | VGPU_QCTRL_RESTORE);
+	EXPECT_EQ(1u, qreg_read(d, other, VGPU_Q_HEAD));
+	EXPECT_EQ(1u, qreg_read(d, other, VGPU_Q_TAIL));
+	EXPECT_EQ(ctrl, qreg_read(d, other, VGPU_Q_CONTROL));
+	qreg_write(d, other, VGPU_Q_DOORBELL, tail);
+	ASSERT_TRUE(dev_wait(d, UQ, 2, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(3u, c.seq);
+	EXPECT_EQ(other, c.queue);
+	dev_read_cpl(d, UQ, 1, &c);
+	EXPECT_EQ(VGPU_CMD_SEM_ACQUIRE, c.opcode);
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(2u, c.seq);
+	EXPECT_EQ(0x11u, qts_readq(d->qts, pa1));
+	EXPECT_EQ(0x22u, qts_readq(d->qts, pa2));
+	EXPECT_EQ(3u, qreg_read(d, other, VGPU_Q_COMPLETED_LO));
+	EXPECT_EQ(3u, qreg_read(d, other, VGPU_Q_HEAD));
+
+	/* without RESTORE, enable starts at 0 whatever was written */
+	qreg_write(d, other, VGPU_Q_CONTROL, 0);
+	qreg_write(d, other, VGPU_Q_HEAD, 5);
+	qreg_write(d, other, VGPU_Q_COMPLETED_LO, 9);
+	qreg_write(d, other, VGPU_Q_CONTROL, ctrl);
+	EXPECT_EQ(0u, qreg_read(d, other, VGPU_Q_HEAD));
+	EXPECT_EQ(0u, qreg_read(d, other, VGPU_Q_COMPLETED_LO));
+	/* a HEAD past the ring: stopped with BAD_RING */
+	qreg_write(d, other, VGPU_Q_CONTROL, 0);
+	qreg_write(d, other, VGPU_Q_HEAD, 16);
+	qreg_write(d, other, VGPU_Q_CONTROL, ctrl | VGPU_QCTRL_RESTORE);
+	EXPECT_STOPPED(d, other, VGPU_ERR_BAD_RING, 0);
+	/* a disable lets go of HOLD */
+	qreg_write(d, other, VGPU_Q_CONTROL, 0);
+	EXPECT_EQ(0u, qreg_read(d, other, VGPU_Q_CONTROL));
+}
+
 TEST_HARNESS_MAIN

@@ -201,7 +201,7 @@ TEST_F(userq, a_failed_launch_stops_the_queue)
 
 TEST_F(userq, no_sync_points_and_a_limit_on_queues)
 {
-	struct vgpu_queue *more[16];
+	struct vgpu_queue *more[VGPU_MAX_USERQ_PER_FILE + 1];
 	struct vgpu_syncobj *s;
 	struct vgpu_sync_point sp;
 	uint64_t n = 0;
@@ -221,18 +221,21 @@ TEST_F(userq, no_sync_points_and_a_limit_on_queues)
 						      .wait = &sp, .nwait = 1 },
 					      self->args, NULL));
 	vgpu_syncobj_free(s);
-	/* every hardware queue kept for user mode, then -EBUSY or -EMFILE */
+	/*
+	 * More than the hardware queues kept for user mode (they are mapped
+	 * in and out): up to the file's limit, then -EMFILE, never -EBUSY
+	 */
 	ASSERT_EQ(0, vgpu_device_get_param(self->dev, VGPU_PARAM_USER_QUEUES, &n));
-	while (made < 16) {
+	EXPECT_LT(n, (uint64_t)VGPU_MAX_USERQ_PER_FILE);
+	while (made < VGPU_MAX_USERQ_PER_FILE + 1) {
 		ret = vgpu_queue_new_user(self->dev, VGPU_QUEUE_PRIORITY_NORMAL,
 					  &more[made]);
 		if (ret)
 			break;
 		made++;
 	}
-	EXPECT_TRUE(ret == -EBUSY || ret == -EMFILE);
-	EXPECT_EQ(n < VGPU_MAX_USERQ_PER_FILE ? n : VGPU_MAX_USERQ_PER_FILE,
-		  made + 1ull);
+	EXPECT_EQ(-EMFILE, ret);
+	EXPECT_EQ(VGPU_MAX_USERQ_PER_FILE, made + 1u);
 	for (unsigned int i = 0; i < made; i++)
 		vgpu_queue_free(more[i]);
 }

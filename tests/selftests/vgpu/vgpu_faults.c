@@ -484,8 +484,8 @@ static int lifecycle_userq(int fd, const struct vgpu_prog *sp)
 	uint8_t *ring;
 	int ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c);
 
-	if (ret == -EBUSY || ret == -ENODEV)
-		return 0;	/* none free: the other clients have them */
+	if (ret == -ENODEV)
+		return 0;	/* the device keeps no hardware queue for user mode */
 	if (ret)
 		return ret;
 	ring = mmap(NULL, c.entries * VGPU_CMD_BYTES, PROT_READ | PROT_WRITE,

@@ -20,6 +20,11 @@
  *   VM_BIND                a queue in a VM sees binds and unmaps at once
  *   device reset           a hung kernel job's whole-device reset stops
  *                          every user queue (LOST), a new one works
+ *   oversubscription       unprivileged clients with 3x more queues than
+ *                          hardware queues all complete every job, exactly
+ *                          once; a file at its limit keeps nobody out;
+ *                          acquires waiting through many map-outs complete
+ *                          once
  */
 #include "../kselftest_harness.h"
 #include "vgpu_lib.h"
@@ -29,6 +34,7 @@
 
 #define FENCE_OFF 2048u	/* the fence's offset in the data BO */
 #define USERQ_TIMEOUT "/sys/module/vgpu/parameters/userq_timeout_ms"
+#define USERQ_TIMESLICE "/sys/module/vgpu/parameters/userq_timeslice_ms"
 
 struct uq {
 	struct drm_vgpu_userq_create c;
@@ -631,15 +637,24 @@ TEST_F(userq, create_errors_and_limits)
 	d.queue_id = 12345;
 	EXPECT_EQ(-ENOENT, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d));
 	c.vm_id = 0;
-	/* every slot, then -EBUSY (or -EMFILE past the per-file limit) */
-	n = self->nuq < VGPU_MAX_USERQ_PER_FILE ? self->nuq : VGPU_MAX_USERQ_PER_FILE;
-	for (uint64_t i = 0; i < n; i++)
+	/*
+	 * More than the hardware queues kept for user mode (they are mapped
+	 * in and out): the file's limit, then -EMFILE, never -EBUSY
+	 */
+	n = VGPU_MAX_USERQ_PER_FILE;
+	EXPECT_LT(self->nuq, n);
+	for (uint64_t i = 0; i < n; i++) {
 		ASSERT_EQ(0, uq_create(self->fd, &q[i]));
-	EXPECT_EQ(self->nuq > n ? -EMFILE : -EBUSY,
-		  vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c));
+		/* a free slot's hardware queue, or none */
+		if (i >= self->nuq)
+			EXPECT_EQ(VGPU_USERQ_HW_NONE, q[i].c.hw_queue);
+	}
+	EXPECT_EQ(-EMFILE, vgpu_ioctl(self->fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c));
 	ASSERT_EQ(0, uq_destroy(self->fd, &q[0]));
 	ASSERT_EQ(0, uq_create(self->fd, &q[0]));
 	store_and_release(_metadata, self, &q[0], 1);
+	/* the last one, mapped out when made, runs as well */
+	store_and_release(_metadata, self, &q[n - 1], 2);
 	for (uint64_t i = 0; i < n; i++)
 		ASSERT_EQ(0, uq_destroy(self->fd, &q[i]));
 }
@@ -857,6 +872,321 @@ TEST_F(userq, a_new_queue_never_uses_a_stale_translation)
 	ASSERT_EQ(0, uq_destroy(self->fd, &b));
 	munmap(y, 4096);
 	munmap(z, 4 << 20);
+}
+
+/*
+ * Oversubscription (docs/driver.md "User-mode queues"): unprivileged
+ * clients, each a forked process with its own file (opened, then
+ * setresuid to nobody), together hold three times as many user queues as
+ * the device has hardware queues for them.  Every queue runs JOBS jobs
+ * (a LAUNCH of the store kernel with its own parameters, then a
+ * SEM_RELEASE of the job's number), each rung with its own doorbell, so
+ * doorbells land on queues mapped out, under a 1 ms timeslice, so queues
+ * are taken off with commands pending; all of them complete, each with
+ * its outputs, its fence and its records in ring order (seq), so none
+ * was lost or run twice across the map-outs.
+ */
+#define OVER_CLIENTS 3
+#define OVER_JOBS 12
+#define OVER_MAXQ 16
+
+static void drop_to_nobody(void)
+{
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		_exit(90);
+}
+
+/* A client's life: @nq queues, every job, every check; an exit code. */
+static int over_client(int fd, unsigned int nq, unsigned int who, int ready,
+		       int go)
+{
+	struct vgpu_cmd_launch l;
+	struct vgpu_cmd_sem r;
+	struct uq q[OVER_MAXQ];
+	struct vgpu_prog p;
+	volatile uint64_t *fence;
+	uint8_t *par;
+	uint32_t *out;
+	char c;
+
+	if (vgpu_prog_load(fd, &p, vgpu_store_src, 4096 + OVER_MAXQ * OVER_JOBS * 16))
+		return 20;
+	fence = p.data;
+	out = (uint32_t *)((char *)p.data + 4096);
+	par = p.param;
+	for (unsigned int i = 0; i < nq; i++)
+		if (uq_create(fd, &q[i]))
+			return 21;
+	/* every client holds its queues before any job is rung */
+	if (write(ready, "x", 1) != 1 || read(go, &c, 1) != 0)
+		return 22;
+	for (unsigned int j = 0; j < OVER_JOBS; j++) {
+		for (unsigned int i = 0; i < nq; i++) {
+			unsigned int n = i * OVER_JOBS + j;
+			uint64_t o = p.data_va + 4096 + n * 16;
+			uint32_t k = who * 100000 + n;
+
+			memcpy(par + n * 16, &o, 8);
+			memcpy(par + n * 16 + 8, &k, 4);
+			l = launch_cmd(&p, 4);
+			l.param_va = p.param_va + n * 16;
+			r = release_cmd(p.data_va + i * 8, j + 1);
+			uq_put(&q[i], &l);
+			uq_put(&q[i], &r);
+			uq_ring(&q[i]);
+		}
+	}
+	for (unsigned int i = 0; i < nq; i++)
+		if (ufence_wait(fd, &fence[i], VGPU_UFENCE_OP_EQ, OVER_JOBS, ~0ull,
+				vgpu_now_ns() + vgpu_wait_ns(100), q[i].c.queue_id))
+			return 30 + i;
+	for (unsigned int i = 0; i < nq; i++) {
+		for (unsigned int j = 0; j < OVER_JOBS; j++) {
+			unsigned int n = i * OVER_JOBS + j;
+
+			for (unsigned int t = 0; t < 4; t++)
+				if (out[n * 4 + t] != t * 2 + who * 100000 + n)
+					return 50;
+			/* records in ring order: no command lost, none twice */
+			if (q[i].cpl[2 * j].seq != 2 * j + 1 ||
+			    q[i].cpl[2 * j].status != VGPU_ERR_NONE ||
+			    q[i].cpl[2 * j + 1].seq != 2 * j + 2 ||
+			    q[i].cpl[2 * j + 1].status != VGPU_ERR_NONE)
+				return 51;
+		}
+		if (q[i].db[VGPU_DB_COMPLETED_LO / 4] != 2 * OVER_JOBS)
+			return 52;
+	}
+	for (unsigned int i = 0; i < nq; i++)
+		if (uq_destroy(fd, &q[i]))
+			return 53;
+	vgpu_prog_unmap(&p);
+	return 0;
+}
+
+TEST_F_TIMEOUT(userq, unprivileged_clients_share_three_times_the_hardware_queues, 120)
+{
+	unsigned int nq = (3 * self->nuq + OVER_CLIENTS - 1) / OVER_CLIENTS;
+	long long outs0 = -1, outs1;
+	char saved[32] = "10";
+	int go[2], done[2], status;
+	pid_t pid[OVER_CLIENTS];
+	char dir[64];
+	char c;
+
+	if (!vgpu_debugfs_dir(dir, sizeof(dir)))
+		outs0 = vgpu_queues_num(dir, "userq_map_outs");
+	/* the shortest timeslice: queues are taken off with work pending */
+	ASSERT_LT(0, read_file(USERQ_TIMESLICE, saved, sizeof(saved)));
+	ASSERT_EQ(0, sysfs_write(USERQ_TIMESLICE, "1"));
+
+	ASSERT_GE(OVER_MAXQ, nq);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	TH_LOG("%u clients, %u user queues each, on %llu hardware queues",
+	       OVER_CLIENTS, nq, (unsigned long long)self->nuq);
+	for (int c_ = 0; c_ < OVER_CLIENTS; c_++) {
+		pid[c_] = fork();
+		ASSERT_LE(0, pid[c_]);
+		if (!pid[c_]) {
+			int fd = vgpu_open_render();
+
+			close(go[1]);
+			close(done[0]);
+			if (fd < 0)
+				_exit(19);
+			drop_to_nobody();
+			_exit(over_client(fd, nq, c_, done[1], go[0]));
+		}
+	}
+	close(go[0]);
+	close(done[1]);
+	for (int c_ = 0; c_ < OVER_CLIENTS; c_++)
+		ASSERT_EQ(1, read(done[0], &c, 1));
+	close(go[1]);	/* all hold their queues: go */
+	for (int c_ = 0; c_ < OVER_CLIENTS; c_++) {
+		ASSERT_EQ(pid[c_], waitpid(pid[c_], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+	close(done[0]);
+	sysfs_write(USERQ_TIMESLICE, saved);
+	/*
+	 * How often the slots changed hands depends on timing (a client
+	 * whose queues all got slots finishes and frees them with no
+	 * map-out): a_waiting_acquire_survives_map_outs_exactly forces them.
+	 */
+	if (outs0 >= 0) {
+		outs1 = vgpu_queues_num(dir, "userq_map_outs");
+		TH_LOG("%lld map-outs", outs1 - outs0);
+	}
+}
+
+/*
+ * A hostile client holds as many user queues as its file may
+ * (VGPU_MAX_USERQ_PER_FILE; one more: -EMFILE), each busy for ever in a
+ * SEM_ACQUIRE nobody releases.  Another unprivileged client still makes
+ * a queue and runs a job on it.
+ */
+TEST_F_TIMEOUT(userq, a_file_at_its_limit_does_not_keep_another_client_out, 90)
+{
+	int pfd[2], status;
+	pid_t hog, other;
+	char c;
+
+	ASSERT_EQ(0, pipe(pfd));
+	hog = fork();
+	ASSERT_LE(0, hog);
+	if (!hog) {
+		struct drm_vgpu_userq_create cc = { 0 };
+		int fd = vgpu_open_render();
+		struct vgpu_cmd_sem acq;
+		struct uq q;
+		uint32_t h;
+		uint64_t va;
+
+		close(pfd[0]);
+		if (fd < 0)
+			_exit(1);
+		drop_to_nobody();
+		if (_test_bo_create(fd, 4096, VGPU_BO_POPULATE, &h, &va))
+			_exit(2);
+		acq = stuck_acquire(va);
+		for (unsigned int i = 0; i < VGPU_MAX_USERQ_PER_FILE; i++) {
+			if (uq_create(fd, &q))
+				_exit(3);
+			uq_put(&q, &acq);
+			uq_ring(&q);
+		}
+		if (vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &cc) != -EMFILE)
+			_exit(4);
+		if (write(pfd[1], "x", 1) != 1)
+			_exit(5);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	ASSERT_EQ(1, read(pfd[0], &c, 1));
+	close(pfd[0]);
+	other = fork();
+	ASSERT_LE(0, other);
+	if (!other) {
+		int fd = vgpu_open_render();
+		struct vgpu_cmd_launch l;
+		struct vgpu_cmd_sem r;
+		struct vgpu_prog p;
+		struct uq q;
+		uint32_t *out;
+
+		if (fd < 0)
+			_exit(11);
+		drop_to_nobody();
+		if (vgpu_prog_load(fd, &p, vgpu_store_src, 8192))
+			_exit(12);
+		*(uint64_t *)p.param = p.data_va + 4096;
+		*(uint32_t *)((char *)p.param + 8) = 77;
+		if (uq_create(fd, &q))
+			_exit(13);
+		l = launch_cmd(&p, 4);
+		r = release_cmd(p.data_va, 1);
+		uq_put(&q, &l);
+		uq_put(&q, &r);
+		uq_ring(&q);
+		if (ufence_wait(fd, p.data, VGPU_UFENCE_OP_EQ, 1, ~0ull,
+				vgpu_now_ns() + vgpu_wait_ns(60), q.c.queue_id))
+			_exit(14);
+		out = (uint32_t *)((char *)p.data + 4096);
+		for (unsigned int t = 0; t < 4; t++)
+			if (out[t] != t * 2 + 77)
+				_exit(15);
+		_exit(uq_destroy(fd, &q) ? 16 : 0);
+	}
+	ASSERT_EQ(other, waitpid(other, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, kill(hog, SIGKILL));
+	ASSERT_EQ(hog, waitpid(hog, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+}
+
+/*
+ * More queues than slots, each waiting in a SEM_ACQUIRE, under a 1 ms
+ * timeslice: they take turns, each acquire giving way uncompleted at
+ * every map-out.  Once the slots have changed hands twice per queue the
+ * semaphores are released: every acquire completes once, its release
+ * after it, with seq 1 and 2 in their ring slots; nothing ran twice and
+ * nothing was lost.
+ */
+TEST_F_TIMEOUT(userq, a_waiting_acquire_survives_map_outs_exactly, 90)
+{
+	unsigned int nq = self->nuq + 2;
+	struct drm_vgpu_userq_get_state st;
+	volatile uint64_t *mem;
+	char dir[64], saved[32] = "10";
+	long long outs0, outs;
+	struct uq q[OVER_MAXQ];
+	int64_t until;
+	uint64_t va;
+	uint32_t h;
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)))
+		SKIP(return, "no debugfs");
+	ASSERT_GE(OVER_MAXQ, nq);
+	ASSERT_EQ(0, _test_bo_create(self->fd, 4096, VGPU_BO_NO_EXEC, &h, &va));
+	ASSERT_EQ(0, _test_bo_map(self->fd, h, 4096, (void **)&mem));
+	ASSERT_LT(0, read_file(USERQ_TIMESLICE, saved, sizeof(saved)));
+	ASSERT_EQ(0, sysfs_write(USERQ_TIMESLICE, "1"));
+	outs0 = vgpu_queues_num(dir, "userq_map_outs");
+	ASSERT_LE(0, outs0);
+	for (unsigned int i = 0; i < nq; i++) {
+		struct vgpu_cmd_sem acq = {
+			.hdr = { .opcode = VGPU_CMD_SEM_ACQUIRE },
+			.addr = va + i * 8, .payload = 1, .op = VGPU_SEM_OP_GEQ,
+		};
+		struct vgpu_cmd_sem r = release_cmd(va + 1024 + i * 8, 1);
+
+		mem[i] = 0;
+		mem[128 + i] = 0;
+		ASSERT_EQ(0, uq_create(self->fd, &q[i]));
+		uq_put(&q[i], &acq);
+		uq_put(&q[i], &r);
+		uq_ring(&q[i]);
+	}
+	/* the slots change hands, twice per queue */
+	until = vgpu_now_ns() + vgpu_wait_ns(30);
+	do {
+		usleep(2000);
+		outs = vgpu_queues_num(dir, "userq_map_outs");
+	} while (outs < outs0 + 2 * nq && vgpu_now_ns() < until);
+	TH_LOG("%lld map-outs before the release", outs - outs0);
+	EXPECT_LE(outs0 + 2 * nq, outs);
+	for (unsigned int i = 0; i < nq; i++) {
+		ASSERT_EQ(0, uq_state(self->fd, &q[i], &st));
+		EXPECT_EQ(VGPU_USERQ_STATE_ACTIVE, st.state);
+		EXPECT_EQ(0u, st.completed);
+		EXPECT_EQ(0u, q[i].cpl[0].seq);
+	}
+	for (unsigned int i = 0; i < nq; i++)
+		mem[i] = 1;
+	for (unsigned int i = 0; i < nq; i++) {
+		ASSERT_EQ(0, ufence_wait(self->fd, &mem[128 + i], VGPU_UFENCE_OP_EQ, 1,
+					 ~0ull, vgpu_now_ns() + vgpu_wait_ns(30),
+					 q[i].c.queue_id));
+		EXPECT_EQ(VGPU_CMD_SEM_ACQUIRE, q[i].cpl[0].opcode);
+		EXPECT_EQ(VGPU_ERR_NONE, q[i].cpl[0].status);
+		EXPECT_EQ(1u, q[i].cpl[0].seq);
+		EXPECT_EQ(VGPU_CMD_SEM_RELEASE, q[i].cpl[1].opcode);
+		EXPECT_EQ(2u, q[i].cpl[1].seq);
+		ASSERT_EQ(0, uq_state(self->fd, &q[i], &st));
+		EXPECT_EQ(VGPU_USERQ_STATE_ACTIVE, st.state);
+		EXPECT_EQ(2u, st.completed);
+		EXPECT_EQ(2u, st.head);
+		EXPECT_EQ(2u, st.tail);
+	}
+	sysfs_write(USERQ_TIMESLICE, saved);
+	for (unsigned int i = 0; i < nq; i++)
+		ASSERT_EQ(0, uq_destroy(self->fd, &q[i]));
+	munmap((void *)mem, 4096);
 }
 
 /* spins for ever: only a reset ends it */
