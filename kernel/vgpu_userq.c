@@ -275,6 +275,8 @@ static bool vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
 
 static void vgpu_userq_free(struct vgpu_userq *uq)
 {
+	if (uq->pinned)
+		vgpu_as_unpin(uq->as);
 	vgpu_as_put(uq->as);
 	if (uq->vm)
 		vgpu_vm_put(uq->vm);
@@ -612,6 +614,13 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	uq->as = vgpu_as_get(vm ? vgpu_vm_as(vm) : vf->as);
 	uq->priority = args->priority;
 	uq->slot = -1;
+	/* the queue names its ASID in QCTRL: bound until it is destroyed */
+	ret = vgpu_as_pin(uq->as);
+	if (ret) {
+		vgpu_userq_free(uq);
+		return ret;
+	}
+	uq->pinned = true;
 	if (!drm_dev_enter(dev, &idx)) {
 		vgpu_userq_free(uq);
 		return -ENODEV;
