@@ -1324,4 +1324,96 @@ TEST_F_TIMEOUT(asids, more_address_spaces_than_asids_wait, 300)
 	vgpu_prog_unmap(&p);
 }
 
+/* fdinfo vgpu-asid of @fd (0: none), or -1 */
+static int fd_asid(int fd)
+{
+	char val[32];
+
+	if (fdinfo_get(fd, "vgpu-asid", val, sizeof(val)))
+		return -1;
+	return atoi(val);
+}
+
+/* debugfs address_spaces: the address spaces pinned by user queues, or -1 */
+static int asids_pinned(void)
+{
+	char dir[64], path[128], buf[256];
+	unsigned int pinned;
+
+	if (vgpu_debugfs_dir(dir, sizeof(dir)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/address_spaces", dir);
+	if (read_file(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "asids %*u bound %*u pinned %u", &pinned) != 1)
+		return -1;
+	return pinned;
+}
+
+/* A new file (self->fds[@slot]) runs a kstore job in its VM 0 and checks it. */
+static void file_job(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(asids) *self, unsigned int slot)
+{
+	struct drm_vgpu_submit s;
+	struct kstore_param *kp;
+	struct vgpu_prog p;
+	uint32_t handles[3];
+	int fd;
+
+	fd = self->fds[slot] = vgpu_open_render();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, vgpu_prog_load(fd, &p, kstore_src, 4096));
+	kp = p.param;
+	kp->out = p.data_va;
+	kp->gate = p.param_va + offsetof(struct kstore_param, open);
+	kp->k = 0x40000 + slot;
+	kp->open = 1;
+	vgpu_prog_submit_args(&p, &s, handles, 1, KSTORE_THREADS);
+	ASSERT_EQ(0, _test_submit(fd, &s));
+	ASSERT_EQ(0, _test_wait_bo(fd, p.data_h, vgpu_wait_ns(60)));
+	for (uint32_t t = 0; t < KSTORE_THREADS; t++)
+		ASSERT_EQ(0x40000 + slot, ((uint32_t *)p.data)[t]);
+	vgpu_prog_unmap(&p);
+}
+
+/*
+ * A user-mode queue pins its VM's ASID: jobs of more address spaces than
+ * the other ASIDs take each other's, never the queue's.  Destroyed, the
+ * queue unpins it, and the idle address space loses it (least recently
+ * used) to the next jobs.
+ */
+TEST_F_TIMEOUT(asids, user_queue_keeps_its_asid, 300)
+{
+	struct drm_vgpu_userq_create c = {
+		.vm_id = VGPU_VM_DEFAULT, .priority = VGPU_QUEUE_PRIORITY_NORMAL,
+	};
+	struct drm_vgpu_userq_destroy d = { 0 };
+	int fd, asid, ret;
+	unsigned int i;
+
+	if (!variant->asids)
+		SKIP(return, "needs few ASIDs (variant three)");
+	if (asids_pinned() < 0)
+		SKIP(return, "no debugfs address_spaces");
+	fd = self->fds[0] = vgpu_open_render();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, fd_asid(fd));	/* opening took none */
+	ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &c);
+	if (ret == -ENODEV)
+		SKIP(return, "the device keeps no queue for user mode");
+	ASSERT_EQ(0, ret);
+	asid = fd_asid(fd);
+	ASSERT_LT(0, asid);
+	EXPECT_EQ(1, asids_pinned());
+	for (i = 1; i <= 4 * variant->asids; i++) {
+		file_job(_metadata, self, i);
+		ASSERT_EQ(asid, fd_asid(fd));
+	}
+	d.queue_id = c.queue_id;
+	ASSERT_EQ(0, vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d));
+	EXPECT_EQ(0, asids_pinned());
+	for (; i <= 5 * variant->asids; i++)
+		file_job(_metadata, self, i);
+	EXPECT_EQ(0, fd_asid(fd));
+}
+
 VGPU_TEST_HARNESS_MAIN
