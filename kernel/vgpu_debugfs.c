@@ -74,6 +74,13 @@ static int vgpu_debugfs_as(struct seq_file *m, void *data)
 	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
 	struct vgpu_file *vf;
 
+	/* ASIDs are bound at run time (vgpu_mmu.c): "asid 0" is none */
+	spin_lock(&vdev->asid_lock);
+	seq_printf(m, "asids %u bound %zu pinned %u binds %llu steals %llu waits %llu\n",
+		   vdev->as_max - 1, list_count_nodes(&vdev->asid_lru),
+		   vdev->asid_pinned, vdev->asid_binds, vdev->asid_steals,
+		   vdev->asid_waits);
+	spin_unlock(&vdev->asid_lock);
 	mutex_lock(&vdev->files_lock);
 	list_for_each_entry(vf, &vdev->files, link) {
 		struct drm_printer p = drm_seq_file_printer(m);
@@ -81,7 +88,7 @@ static int vgpu_debugfs_as(struct seq_file *m, void *data)
 		mutex_lock(&vf->as->lock);
 		spin_lock(&vf->as->deferred_lock);
 		seq_printf(m, "client %llu asid %u root %pad mapped %llu bytes resets %d active %d deferred %u deferred_total %llu\n",
-			   vf->client_id, vf->as->asid, &vf->as->root.dma,
+			   vf->client_id, READ_ONCE(vf->as->asid), &vf->as->root.dma,
 			   vf->as->mapped_bytes, atomic_read(&vf->reset_count),
 			   atomic_read(&vf->as->active), vf->as->ndeferred,
 			   vf->as->deferred_total);

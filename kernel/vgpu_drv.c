@@ -28,6 +28,11 @@ unsigned int vgpu_timeout_ms = 2000;
 module_param_named(timeout_ms, vgpu_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "job timeout before a device reset, ms (default 2000)");
 
+/* Fewer ASIDs than the device has: the steal and wait paths of vgpu_mmu.c. */
+static unsigned int vgpu_asids;
+module_param_named(asids, vgpu_asids, uint, 0444);
+MODULE_PARM_DESC(asids, "hardware ASIDs to use, at least 1 (default 0: all the device has, 255)");
+
 static_assert(sizeof(struct drm_vgpu_get_param) == 16);
 static_assert(sizeof(struct drm_vgpu_bo_create) == 24);
 static_assert(sizeof(struct drm_vgpu_bo_mmap_offset) == 16);
@@ -198,7 +203,8 @@ static void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 		   (unsigned long long)atomic64_read(&vf->engine_ns));
 	/* drm-total-, -shared-, -active-, -resident-, -purgeable-memory */
 	drm_show_memory_stats(p, file);
-	drm_printf(p, "vgpu-asid:\t%u\n", vf->as->asid);
+	/* 0: VM 0 has no ASID now (bound while it has work: vgpu_mmu.c) */
+	drm_printf(p, "vgpu-asid:\t%u\n", READ_ONCE(vf->as->asid));
 	/* page tables (pt_limit_mb bounds each address space's) */
 	drm_printf(p, "vgpu-pt-bytes:\t%llu\n", vgpu_as_pt_bytes(vf->as) +
 		   vgpu_file_vms_pt_bytes(vf));
@@ -311,6 +317,8 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 	vdev->va_bits = vgpu_read(vdev, VGPU_REG_CAP_VA_BITS);
 	vdev->max_code = vgpu_read(vdev, VGPU_REG_CAP_MAX_CODE);
 	vdev->as_max = min_t(u32, vgpu_read(vdev, VGPU_REG_CAP_AS_MAX), VGPU_AS_MAX);
+	if (vgpu_asids)
+		vdev->as_max = min(vdev->as_max, vgpu_asids + 1);
 	vdev->ring_max = vgpu_read(vdev, VGPU_REG_CAP_RING_MAX);
 	vdev->nthreads = clamp(vgpu_read(vdev, VGPU_REG_CAP_THREADS), 1u, 64u);
 	if (!vdev->nqueues || vdev->as_max < 2 || vdev->ring_max < VGPU_RING_ENTRIES ||

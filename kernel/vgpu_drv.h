@@ -134,14 +134,22 @@ struct vgpu_pt_pool {
 };
 
 /**
- * struct vgpu_as - a GPU address space (one per open file)
+ * struct vgpu_as - a GPU address space (each open file's VM 0, each VM)
  * @refcount: the file and every job of it hold one
+ * @asid:     its hardware ASID while bound, 0 when it has none (ASIDs
+ *            come and go: vgpu_mmu.c "ASIDs"); written under
+ *            vgpu_device.asid_lock, stable while @active or @pins is not 0
+ * @lru:      on vgpu_device.asid_lru while bound (least recently used first)
+ * @pins:     user-mode queues that need @asid kept (vgpu_as_pin()), under
+ *            vgpu_device.asid_lock
  * @lock:     protects @mm and the page tables
  */
 struct vgpu_as {
 	struct vgpu_device *vdev;
 	struct kref refcount;
 	u32 asid;
+	u32 pins;
+	struct list_head lru;
 	struct mutex lock;
 	struct drm_mm mm;
 	struct vgpu_pt root;
@@ -348,6 +356,7 @@ struct vgpu_userq {
 	u64 wd_completed;
 	u64 wd_last;
 	u64 wd_stall;
+	bool pinned;		/* in a slot, holds a pin of @as (vgpu_as_try_pin()) */
 };
 
 /* A hardware queue kept for user mode, and the queue mapped into it. */
@@ -410,7 +419,19 @@ struct vgpu_device {
 
 	__le64 *as_table;
 	dma_addr_t as_table_dma;
-	struct ida asid_ida;
+	/*
+	 * ASIDs 1..as_max - 1, bound to address spaces on demand
+	 * (vgpu_mmu.c "ASIDs").  @asid_lock protects @asid_owner,
+	 * @asid_lru, @asid_pinned, @asid_wait and each AS's asid, lru and
+	 * pins; it is also @asid_wait's fence lock.
+	 */
+	spinlock_t asid_lock;
+	struct vgpu_as **asid_owner;	/* [as_max], NULL: free */
+	struct list_head asid_lru;	/* bound ASes, least recently used first */
+	u32 asid_pinned;		/* ASes with pins */
+	struct dma_fence *asid_wait;	/* signalled when an ASID may be free */
+	u64 asid_wait_context, asid_wait_seqno;
+	u64 asid_binds, asid_steals, asid_waits;
 	atomic_t mmu_gen;	/* bumped when a mapping goes away */
 
 	struct vgpu_queue queues[VGPU_MAX_QUEUES];
@@ -589,6 +610,10 @@ void vgpu_as_clear_range(struct vgpu_as *as, u64 va, u64 size,
 			 struct vgpu_pt_pool *pool);
 void vgpu_as_job_begin(struct vgpu_as *as);
 void vgpu_as_job_end(struct vgpu_as *as);
+struct dma_fence *vgpu_as_bind_job(struct vgpu_as *as);
+int vgpu_as_pin(struct vgpu_as *as);
+int vgpu_as_try_pin(struct vgpu_as *as);
+void vgpu_as_unpin(struct vgpu_as *as);
 
 /**
  * struct vgpu_userptr - pinned pages of a process (MAP_USERPTR)

@@ -374,7 +374,11 @@ static struct dma_fence *vgpu_job_run_signalling(struct drm_sched_job *sched_job
 		job->sem_seq = ++q->fence_seqno;
 	dma_fence_init(fence, &vgpu_fence_ops, &q->fence_lock,
 		       q->fence_context, job->sem_seq);
-	/* Counted before mmu_gen is read: see vgpu_mmu.c on stale TLBs. */
+	/*
+	 * Counted before mmu_gen is read: see vgpu_mmu.c on stale TLBs.
+	 * prepare_job counted it when it bound the AS's ASID, which stays
+	 * the AS's while it is counted (only tests get here without).
+	 */
 	if (!job->on_device) {
 		vgpu_as_job_begin(job->as);
 		job->on_device = true;
@@ -638,7 +642,20 @@ static struct dma_fence *vgpu_job_prepare(struct drm_sched_job *sched_job,
 					  struct drm_sched_entity *entity)
 {
 	struct vgpu_job *job = to_vgpu_job(sched_job);
+	struct dma_fence *wait;
 
+	/*
+	 * Its address space gets an ASID now, and keeps it while the job is
+	 * counted in as->active (vgpu_mmu.c "ASIDs"); with none to take, the
+	 * scheduler waits for the fence returned and asks again.  A job
+	 * cancelled meanwhile needs none: run_job will not run it.
+	 */
+	if (!job->on_device && !sched_job->s_fence->finished.error) {
+		wait = vgpu_as_bind_job(job->as);
+		if (wait)
+			return wait;
+		job->on_device = true;
+	}
 	trace_vgpu_job_ready(job->queue, job->vf->client_id, job->id);
 	return NULL;
 }

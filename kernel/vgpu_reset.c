@@ -169,7 +169,7 @@ static void vgpu_coredump(struct vgpu_job *job, const struct vgpu_exception_reco
 			"code_va 0x%llx code_size %u entry %u grid %ux%ux%u block %ux%ux%u\n"
 			"smem %u param_va 0x%llx param_size %u flags 0x%x budget %llu\n",
 			job->vf->client_id, job->id, job->xq->id, job->queue,
-			job->as->asid,
+			READ_ONCE(job->as->asid),
 			l->code_va, l->code_size, l->entry, l->grid[0], l->grid[1],
 			l->grid[2], l->block[0], l->block[1], l->block[2],
 			l->smem_bytes, l->param_va, l->param_size, l->launch_flags,

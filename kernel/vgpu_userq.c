@@ -325,13 +325,25 @@ static u32 vgpu_userq_shadow_tail(const struct vgpu_userq *uq)
  * mapped out (RESTORE), then the doorbell the process wrote meanwhile.
  * uqs->lock held, the device present.
  */
-static void vgpu_userq_map_in(struct vgpu_device *vdev, struct vgpu_userq *uq,
+/*
+ * Put @uq on hardware queue slot @i.  Its address space needs a hardware
+ * ASID for as long as it is there (QCTRL names it): pinned here, unpinned
+ * when it leaves the slot, so that user queues pin at most as many ASIDs
+ * as there are slots, however many exist.  False, and nothing done, when
+ * no ASID can be had now (the scheduler tries again on its next pass).
+ */
+static bool vgpu_userq_map_in(struct vgpu_device *vdev, struct vgpu_userq *uq,
 			      u32 i)
 {
 	struct vgpu_uq_slot *s = &vdev->uqs.slot[i];
 	u32 hwq = s->hwq, tail;
 
 	lockdep_assert_held(&vdev->uqs.lock);
+	if (!uq->pinned) {
+		if (vgpu_as_try_pin(uq->as))
+			return false;
+		uq->pinned = true;
+	}
 	/* from now on, a doorbell store faults and waits for @lock */
 	vgpu_userq_zap_db(vdev, uq);
 	tail = vgpu_userq_shadow_tail(uq);
@@ -370,6 +382,16 @@ static void vgpu_userq_map_in(struct vgpu_device *vdev, struct vgpu_userq *uq,
 	if (tail != uq->head)
 		vgpu_uq_write(vdev, hwq, VGPU_Q_DOORBELL, tail);
 	uq->tail = tail;
+	return true;
+}
+
+/* @uq left its slot: its ASID may be taken once its AS is idle. */
+static void vgpu_userq_unpin(struct vgpu_userq *uq)
+{
+	if (uq->pinned) {
+		vgpu_as_unpin(uq->as);
+		uq->pinned = false;
+	}
 }
 
 /*
@@ -388,6 +410,7 @@ static void vgpu_userq_map_out(struct vgpu_device *vdev, struct vgpu_userq *uq)
 	vgpu_userq_shadow_fill(uq);
 	vdev->uqs.slot[uq->slot].owner = NULL;
 	uq->slot = -1;
+	vgpu_userq_unpin(uq);
 	uq->draining = false;
 	uq->since = ktime_get_ns();
 	WRITE_ONCE(vdev->uqs.map_outs, vdev->uqs.map_outs + 1);
@@ -430,6 +453,7 @@ static bool vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
 			vgpu_userq_hw_stop(vdev, uq);
 		vdev->uqs.slot[uq->slot].owner = NULL;
 		uq->slot = -1;
+		vgpu_userq_unpin(uq);
 	}
 	uq->live = false;
 	xa_erase(&vdev->uqs.all, uq->gidx);	/* its mappings are dead for good */
@@ -446,6 +470,8 @@ static void vgpu_userq_free(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
 	struct device *dev = vdev->drm.dev;
 
+	if (uq->pinned)
+		vgpu_as_unpin(uq->as);
 	if (uq->ring)
 		dma_free_coherent(dev, VGPU_UQ_RING_BYTES, uq->ring, uq->ring_dma);
 	if (uq->cpl)
@@ -586,7 +612,8 @@ static bool vgpu_userq_schedule(struct vgpu_device *vdev, u64 now)
 			break;
 		uq = uqs->slot[slot].owner;
 		if (!uq || vgpu_userq_drain(vdev, uq)) {
-			vgpu_userq_map_in(vdev, w, slot);
+			if (!vgpu_userq_map_in(vdev, w, slot))
+				w->skip = true;	/* no ASID now */
 		} else {
 			pending++;
 			served++;

@@ -938,7 +938,7 @@ int vgpu_debugfs_vms_show(struct seq_file *m, struct vgpu_device *vdev)
 	list_for_each_entry(vf, &vdev->files, link) {
 		list_for_each_entry(vm, &vf->vm_list, link) {
 			seq_printf(m, "client %llu vm %u asid %u extobjs %u pt-bytes %llu\n",
-				   vf->client_id, vm->id, vm->as->asid,
+				   vf->client_id, vm->id, READ_ONCE(vm->as->asid),
 				   vgpu_vm_extobjs(vm), vgpu_as_pt_bytes(vm->as));
 			mutex_lock(&vm->lock);
 			drm_gpuvm_for_each_va(va, &vm->base) {

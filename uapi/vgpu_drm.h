@@ -30,6 +30,14 @@
  * VMs of its own (VM_CREATE, below) whose addresses userspace manages
  * with VM_BIND, as with xe, panthor and nouveau; a queue created in such
  * a VM runs its jobs there.
+ *
+ * Neither an open file nor a VM holds a hardware address-space slot
+ * (ASID) of the device: the kernel binds one when a job of the address
+ * space is about to run and takes it back, least recently used first,
+ * from an address space with nothing on the device; a user-mode queue
+ * keeps its VM's ASID from USERQ_CREATE to USERQ_DESTROY.  The number of
+ * open files and VMs is therefore not limited by the device's ASIDs, and
+ * fdinfo's vgpu-asid (debugfs likewise) reads 0 while VM 0 has none.
  */
 #ifndef VGPU_DRM_H
 #define VGPU_DRM_H
@@ -620,7 +628,13 @@ struct drm_vgpu_queue_get_state {
 
 /* ---- GPU virtual address spaces managed by userspace (VM_BIND) ---- */
 
-#define VGPU_MAX_VMS_PER_FILE 16u
+/*
+ * VMs per file: a bound on the kernel memory one file pins (each VM has a
+ * root page table, a bind queue and its bookkeeping, charged to the
+ * caller's memory cgroup), not a hardware limit: a VM takes a hardware
+ * ASID only while a job of it runs (below).
+ */
+#define VGPU_MAX_VMS_PER_FILE 1024u
 #define VGPU_VM_CREATE_FLAGS 0u		/* no flag defined yet */
 
 /**
@@ -632,9 +646,12 @@ struct drm_vgpu_queue_get_state {
  * @va_size:  (out) bytes from @va_start that VM_BIND may map
  *
  * Nothing is mapped in it until VM_BIND says so: BO_CREATE maps only in
- * VM 0.  It takes one of the device's address spaces (CAP_AS_MAX of
- * uapi/vgpu_hw.h, shared with every open file's VM 0): -EBUSY when none
- * is left, -EMFILE when the file holds VGPU_MAX_VMS_PER_FILE VMs.
+ * VM 0.  It takes no hardware address space (ASID, an entry of the
+ * device's table: CAP_AS_MAX of uapi/vgpu_hw.h): a VM, like every open
+ * file's VM 0, is bound to one only while a job of it runs, or a user-mode
+ * queue of it exists; when every ASID is busy the job waits in the
+ * scheduler for one, it does not fail.  So VMs are limited by memory
+ * (-ENOMEM), and per file by VGPU_MAX_VMS_PER_FILE (-EMFILE).
  */
 struct drm_vgpu_vm_create {
 	__u32 flags;
@@ -869,7 +886,10 @@ struct drm_vgpu_vm_bind {
  * -ENODEV when the device keeps no hardware queue for user mode
  * (VGPU_PARAM_USER_QUEUES 0), -EMFILE past VGPU_MAX_USERQ_PER_FILE of
  * the file, -ENOSPC past VGPU_USERQ_MAX_DEVICE of every file; never
- * -EBUSY: queues beyond the hardware's wait for a slot.  The mappings belong to the file that created
+ * -EBUSY: queues beyond the hardware's wait for a slot.  A queue's VM
+ * holds a hardware ASID while the queue is in a slot (QCTRL names it), so
+ * user queues hold at most as many ASIDs as there are slots; a queue that
+ * can get none waits for its slot longer.  The mappings belong to the file that created
  * the queue: another file's mmap() of them gets -EACCES, a fork()ed child
  * does not inherit them, and they stop working (SIGBUS) once the queue is
  * destroyed or the device is gone.

@@ -54,7 +54,9 @@ static int vgpu_job_test_init(struct kunit *test)
 	t->vdev->max_param = 4096;
 
 	t->as->vdev = t->vdev;
-	t->as->asid = 5;
+	t->as->asid = 5;	/* bound (the ASIDs' bookkeeping is vgpu_mmu_test's) */
+	spin_lock_init(&t->vdev->asid_lock);
+	INIT_LIST_HEAD(&t->as->lru);
 	kref_init(&t->as->refcount);
 	spin_lock_init(&t->as->deferred_lock);
 	INIT_LIST_HEAD(&t->as->deferred);

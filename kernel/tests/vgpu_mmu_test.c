@@ -113,12 +113,16 @@ static struct sg_table *vgpu_test_sgt(struct kunit *test, u64 dma, u32 pages)
 	return sgt;
 }
 
+/* An address space bound to an ASID (as a job's would be), not counted busy. */
 static struct vgpu_as *vgpu_test_as(struct kunit *test)
 {
 	struct vgpu_mmu_test *t = test->priv;
 	struct vgpu_as *as = vgpu_as_create(t->vdev);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, as);
+	spin_lock(&t->vdev->asid_lock);
+	KUNIT_EXPECT_EQ(test, vgpu_as_bind_locked(as), 0);
+	spin_unlock(&t->vdev->asid_lock);
 	return as;
 }
 
@@ -136,28 +140,172 @@ static void vgpu_mmu_as_table_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vgpu_test_walk(test, as, VGPU_VA_START), 0);
 	vgpu_as_put(as);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(t->vdev->as_table[asid]), 0);
+	KUNIT_EXPECT_NULL(test, t->vdev->asid_owner[asid]);
 }
 
-static void vgpu_mmu_asids_run_out(struct kunit *test)
+/* A new address space has no ASID: creating one takes none. */
+static void vgpu_mmu_create_takes_no_asid(struct kunit *test)
 {
-	struct vgpu_as *a = vgpu_test_as(test), *b = vgpu_test_as(test),
-		       *c = vgpu_test_as(test);
 	struct vgpu_mmu_test *t = test->priv;
-	struct vgpu_as *d;
+	struct vgpu_as *as[8];
+	unsigned int i;
 
-	/* as_max 4: ASIDs 1..3 (0 is never handed out) */
-	KUNIT_EXPECT_EQ(test, a->asid, 1u);
-	KUNIT_EXPECT_EQ(test, b->asid, 2u);
-	KUNIT_EXPECT_EQ(test, c->asid, 3u);
-	d = vgpu_as_create(t->vdev);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(d), -EBUSY);
-	vgpu_as_put(b);
-	d = vgpu_as_create(t->vdev);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
-	KUNIT_EXPECT_EQ(test, d->asid, 2u);
-	vgpu_as_put(a);
-	vgpu_as_put(c);
-	vgpu_as_put(d);
+	/* as_max 4: ASIDs 1..3, and more address spaces than that */
+	for (i = 0; i < ARRAY_SIZE(as); i++) {
+		as[i] = vgpu_as_create(t->vdev);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, as[i]);
+		KUNIT_EXPECT_EQ(test, as[i]->asid, 0u);
+	}
+	for (i = 0; i < t->vdev->as_max; i++)
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(t->vdev->as_table[i]), 0);
+	for (i = 0; i < ARRAY_SIZE(as); i++)
+		vgpu_as_put(as[i]);
+}
+
+/* A job's bind (prepare_job): the AS counted busy, a job ends it. */
+static struct dma_fence *vgpu_test_job_bind(struct kunit *test, struct vgpu_as *as)
+{
+	int active = atomic_read(&as->active);
+	struct dma_fence *f = vgpu_as_bind_job(as);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&as->active), active + !f);
+	return f;
+}
+
+/*
+ * ASIDs bound at run time: free ones first, then the least recently used
+ * one of an idle AS is taken (its entry repointed, mmu_gen bumped: the
+ * queues invalidate their TLBs before the next launch); with every ASID
+ * held by an AS with a job on the device, the bind returns a fence that
+ * signals when one goes idle.
+ */
+static void vgpu_mmu_asid_lru_steal_and_wait(struct kunit *test)
+{
+	struct vgpu_mmu_test *t = test->priv;
+	struct vgpu_device *vdev = t->vdev;
+	struct vgpu_as *as[4];
+	struct dma_fence *f;
+	unsigned int i;
+	int gen;
+
+	for (i = 0; i < ARRAY_SIZE(as); i++) {
+		as[i] = vgpu_as_create(vdev);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, as[i]);
+	}
+	/* a, b, c get ASIDs 1, 2, 3 */
+	for (i = 0; i < 3; i++) {
+		gen = atomic_read(&vdev->mmu_gen);
+		KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[i]));
+		KUNIT_EXPECT_EQ(test, as[i]->asid, i + 1);
+		KUNIT_EXPECT_PTR_EQ(test, vdev->asid_owner[i + 1], as[i]);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(vdev->as_table[i + 1]),
+				VGPU_PTE_VALID | as[i]->root.dma);
+		KUNIT_EXPECT_NE(test, atomic_read(&vdev->mmu_gen), gen);
+	}
+	/* a second job of a bound AS: the same ASID, no TLB flush */
+	gen = atomic_read(&vdev->mmu_gen);
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[0]));
+	KUNIT_EXPECT_EQ(test, as[0]->asid, 1u);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vdev->mmu_gen), gen);
+	/* every ASID busy: d waits */
+	f = vgpu_test_job_bind(test, as[3]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(f));
+	KUNIT_EXPECT_EQ(test, as[3]->asid, 0u);
+	/* a's first job ends: a still has one, nothing to take */
+	vgpu_as_job_end(as[0]);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(f));
+	/* b's ends: b is idle, the waiter is woken and takes b's ASID */
+	vgpu_as_job_end(as[1]);
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(f));
+	dma_fence_put(f);
+	gen = atomic_read(&vdev->mmu_gen);
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[3]));
+	KUNIT_EXPECT_EQ(test, as[3]->asid, 2u);
+	KUNIT_EXPECT_EQ(test, as[1]->asid, 0u);
+	KUNIT_EXPECT_PTR_EQ(test, vdev->asid_owner[2], as[3]);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(vdev->as_table[2]),
+			VGPU_PTE_VALID | as[3]->root.dma);
+	KUNIT_EXPECT_NE(test, atomic_read(&vdev->mmu_gen), gen);
+	KUNIT_EXPECT_EQ(test, vdev->asid_steals, 1);
+
+	/* all idle; LRU order now a (1), c (3), d (2); using a moves it last */
+	vgpu_as_job_end(as[0]);
+	vgpu_as_job_end(as[2]);
+	vgpu_as_job_end(as[3]);
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[0]));
+	vgpu_as_job_end(as[0]);
+	/* b comes back: c is the least recently used */
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[1]));
+	KUNIT_EXPECT_EQ(test, as[1]->asid, 3u);
+	KUNIT_EXPECT_EQ(test, as[2]->asid, 0u);
+	vgpu_as_job_end(as[1]);
+	/* a released AS gives its ASID back and clears its entry */
+	vgpu_as_put(as[0]);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(vdev->as_table[1]), 0);
+	KUNIT_EXPECT_NULL(test, vdev->asid_owner[1]);
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[2]));
+	KUNIT_EXPECT_EQ(test, as[2]->asid, 1u);
+	vgpu_as_job_end(as[2]);
+	for (i = 1; i < ARRAY_SIZE(as); i++)
+		vgpu_as_put(as[i]);
+}
+
+/*
+ * A pinned AS (a user-mode queue's) keeps its ASID while idle; one ASID is
+ * always left unpinned; unpinning wakes a waiter.
+ */
+static void vgpu_mmu_asid_pin(struct kunit *test)
+{
+	struct vgpu_mmu_test *t = test->priv;
+	struct vgpu_device *vdev = t->vdev;
+	struct vgpu_as *as[4];
+	struct dma_fence *f;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(as); i++) {
+		as[i] = vgpu_as_create(vdev);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, as[i]);
+	}
+	KUNIT_ASSERT_EQ(test, vgpu_as_pin(as[0]), 0);
+	KUNIT_EXPECT_EQ(test, as[0]->asid, 1u);
+	KUNIT_EXPECT_EQ(test, atomic_read(&as[0]->active), 0);
+	KUNIT_ASSERT_EQ(test, vgpu_as_pin(as[0]), 0);	/* a second queue */
+	KUNIT_ASSERT_EQ(test, vgpu_as_pin(as[1]), 0);
+	KUNIT_EXPECT_EQ(test, as[1]->asid, 2u);
+	KUNIT_EXPECT_EQ(test, vdev->asid_pinned, 2u);
+	/* ASIDs 1..3: the last one is never pinned */
+	KUNIT_EXPECT_EQ(test, vgpu_as_pin(as[2]), -EBUSY);
+	KUNIT_EXPECT_EQ(test, as[2]->asid, 0u);
+	/* c and then d share ASID 3; the idle pinned ones are not taken */
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[2]));
+	KUNIT_EXPECT_EQ(test, as[2]->asid, 3u);
+	f = vgpu_test_job_bind(test, as[3]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	vgpu_as_job_end(as[2]);
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(f));
+	dma_fence_put(f);
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[3]));
+	KUNIT_EXPECT_EQ(test, as[3]->asid, 3u);
+	KUNIT_EXPECT_EQ(test, as[0]->asid, 1u);
+	KUNIT_EXPECT_EQ(test, as[1]->asid, 2u);
+	/* d busy, a and b pinned: c waits until b is unpinned */
+	f = vgpu_test_job_bind(test, as[2]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	vgpu_as_unpin(as[0]);		/* a keeps one pin */
+	KUNIT_EXPECT_EQ(test, as[0]->asid, 1u);
+	vgpu_as_unpin(as[1]);
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(f));
+	dma_fence_put(f);
+	KUNIT_EXPECT_NULL(test, vgpu_test_job_bind(test, as[2]));
+	KUNIT_EXPECT_EQ(test, as[2]->asid, 2u);
+	KUNIT_EXPECT_EQ(test, as[1]->asid, 0u);
+	vgpu_as_job_end(as[2]);
+	vgpu_as_job_end(as[3]);
+	vgpu_as_unpin(as[0]);
+	KUNIT_EXPECT_EQ(test, vdev->asid_pinned, 0u);
+	for (i = 0; i < ARRAY_SIZE(as); i++)
+		vgpu_as_put(as[i]);
 }
 
 static void vgpu_mmu_map_pte_bits(struct kunit *test)
@@ -638,7 +786,9 @@ static void vgpu_mmu_pt_limit(struct kunit *test)
 
 static struct kunit_case vgpu_mmu_cases[] = {
 	KUNIT_CASE(vgpu_mmu_as_table_entry),
-	KUNIT_CASE(vgpu_mmu_asids_run_out),
+	KUNIT_CASE(vgpu_mmu_create_takes_no_asid),
+	KUNIT_CASE(vgpu_mmu_asid_lru_steal_and_wait),
+	KUNIT_CASE(vgpu_mmu_asid_pin),
 	KUNIT_CASE(vgpu_mmu_map_pte_bits),
 	KUNIT_CASE(vgpu_mmu_guard_page_between_bos),
 	KUNIT_CASE(vgpu_mmu_unmap_clears_and_bumps_gen),

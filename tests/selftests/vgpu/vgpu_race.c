@@ -48,6 +48,7 @@ struct race {
 	const struct race_ops *ops;
 	atomic_bool stop;
 	atomic_ulong closed;
+	atomic_uint last;	/* the id the maker got last */
 	/* objects a use-race needs: a BO, a queue, a VM */
 	uint32_t bo;
 	struct vgpu_prog p;
@@ -188,7 +189,8 @@ static int queue_use_setup(struct race *r)
 static int use_queue(struct race *r, uint32_t *id)
 {
 	static _Thread_local uint32_t next;
-	struct drm_vgpu_queue_get_state st = { .queue_id = next % RACE_IDS + 1 };
+	/* the queue made last, or the one before (ids count up) */
+	struct drm_vgpu_queue_get_state st = { .queue_id = atomic_load(&r->last) - next % 2 };
 	struct drm_vgpu_submit s;
 	uint32_t h[3];
 	int ret;
@@ -198,6 +200,8 @@ static int use_queue(struct race *r, uint32_t *id)
 	s.queue = st.queue_id;
 	if (make_queue(r, id))
 		*id = 0;
+	else
+		atomic_store(&r->last, *id);
 	ret = vgpu_ioctl(r->fd, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &st);
 	if (ret && ret != -ENOENT)
 		return ret;
@@ -213,7 +217,8 @@ static int vm_use_setup(struct race *r)
 static int use_vm(struct race *r, uint32_t *id)
 {
 	static _Thread_local uint32_t next;
-	uint32_t vm = next++ % RACE_IDS + 1;
+	/* the VM made last, or the one before (ids count up) */
+	uint32_t vm = atomic_load(&r->last) - next++ % 2;
 	struct drm_vgpu_vm_bind_op op = { .op = VGPU_VM_BIND_OP_MAP, .handle = r->bo,
 					  .va = 0x100000000ull, .range = 4096 };
 	struct drm_vgpu_vm_bind b = { .vm_id = vm, .ops = (uintptr_t)&op, .op_count = 1 };
@@ -223,6 +228,8 @@ static int use_vm(struct race *r, uint32_t *id)
 
 	if (make_vm(r, id))
 		*id = 0;
+	else
+		atomic_store(&r->last, *id);
 	ret = vgpu_ioctl(r->fd, DRM_IOCTL_VGPU_VM_BIND, &b);
 	if (ret && ret != -ENOENT)
 		return ret;
@@ -292,8 +299,14 @@ static void *closer(void *arg)
 	struct race *r = arg;
 	uint32_t id = 0;
 
+	/*
+	 * Low ids (GEM handles and syncobjs take the lowest free number) and
+	 * the last id made and the two after it (queue, VM and user-queue
+	 * ids count up): the one a create in progress is about to return.
+	 */
 	while (!atomic_load(&r->stop)) {
 		r->ops->close_id(r, id % RACE_IDS + 1);
+		r->ops->close_id(r, atomic_load(&r->last) + id % 3);
 		id++;
 		if (!(id % 64))
 			sched_yield();
@@ -371,6 +384,8 @@ TEST_F_TIMEOUT(race, create_against_close, 120)
 		calls++;
 		if (!ret) {
 			made++;
+			if (id)
+				atomic_store(&r->last, id);
 			continue;
 		}
 		if (!race_errno_ok(r->ops, ret)) {
@@ -394,6 +409,8 @@ TEST_F_TIMEOUT(race, create_against_close, 120)
 	/* whatever is left closes, and the device serves this file and another */
 	for (i = 1; i <= 4 * RACE_IDS; i++)
 		r->ops->close_id(r, i);
+	for (i = 0; i < 4 * RACE_IDS; i++)
+		r->ops->close_id(r, atomic_load(&r->last) - i);
 	race_job(_metadata, r->fd);
 	other = vgpu_open_render();
 	ASSERT_LE(0, other);

@@ -870,29 +870,24 @@ TEST_F(job, kernel_tma_tensor_2d_tile)
 
 /* ---- stale TLB: no reuse of a page a running job may still translate ---- */
 
-/* The vgpu-asid of @fd, from fdinfo. */
-static int fd_asid(int fd)
+/*
+ * The drm-client-id of @fd, from fdinfo: debugfs address_spaces names VM 0
+ * by it (its ASID comes and goes: 0 while it has none).
+ */
+static int fd_client(int fd)
 {
-	char path[64], line[128];
-	int asid = -1;
-	FILE *f;
+	char val[32];
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
+	if (fdinfo_get(fd, "drm-client-id", val, sizeof(val)))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "vgpu-asid: %d", &asid) == 1)
-			break;
-	fclose(f);
-	return asid;
+	return atoi(val);
 }
 
 /*
  * From debugfs address_spaces, the "active", "deferred" and
- * "deferred_total" counts of address space @asid.  0 or -errno.
+ * "deferred_total" counts of the VM 0 of client @client.  0 or -errno.
  */
-static int as_counts(int asid, unsigned int *active, unsigned int *deferred,
+static int as_counts(int client, unsigned int *active, unsigned int *deferred,
 		     unsigned long long *total)
 {
 	char path[96], line[512];
@@ -909,7 +904,7 @@ static int as_counts(int asid, unsigned int *active, unsigned int *deferred,
 			unsigned int c, a;
 			char *p;
 
-			if (sscanf(line, "client %u asid %u", &c, &a) != 2 || a != (unsigned int)asid)
+			if (sscanf(line, "client %u asid %u", &c, &a) != 2 || c != (unsigned int)client)
 				continue;
 			p = strstr(line, " active ");
 			if (p && sscanf(p, " active %u deferred %u deferred_total %llu",
@@ -945,11 +940,11 @@ TEST_F(job, unmap_while_running_defers_free)
 	struct vgpu_prog p;
 	uint64_t x_va;
 	uint32_t h[3], qid;
-	int asid;
+	int client;
 
-	asid = fd_asid(self->fd);
-	ASSERT_LE(0, asid);
-	if (as_counts(asid, &active, &deferred, &total0))
+	client = fd_client(self->fd);
+	ASSERT_LE(0, client);
+	if (as_counts(client, &active, &deferred, &total0))
 		SKIP(return, "no debugfs address_spaces");
 	ASSERT_EQ(0, active);
 	ASSERT_EQ(0, deferred);
@@ -968,7 +963,7 @@ TEST_F(job, unmap_while_running_defers_free)
 	munmap((void *)x, 4096);
 	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &gc));
 
-	ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total));
+	ASSERT_EQ(0, as_counts(client, &active, &deferred, &total));
 	ASSERT_EQ(1, active);
 	ASSERT_EQ(1, deferred);
 	ASSERT_EQ(total0 + 1, total);
@@ -985,7 +980,7 @@ TEST_F(job, unmap_while_running_defers_free)
 	}
 	/* the job is freed after its fence signals: then X goes */
 	do {
-		ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total));
+		ASSERT_EQ(0, as_counts(client, &active, &deferred, &total));
 		if (deferred)
 			usleep(1000);
 	} while (deferred);
@@ -998,21 +993,21 @@ TEST_F(job, unmap_idle_frees_at_once)
 	unsigned int active, deferred;
 	unsigned long long total0, total;
 	struct drm_gem_close gc = { 0 };
-	int asid = fd_asid(self->fd);
+	int client = fd_client(self->fd);
 
-	ASSERT_LE(0, asid);
-	if (as_counts(asid, &active, &deferred, &total0))
+	ASSERT_LE(0, client);
+	if (as_counts(client, &active, &deferred, &total0))
 		SKIP(return, "no debugfs address_spaces");
 	test_submit(&self->s);
 	test_wait_bo(self->p.data_h);
 	test_bo_create(4096, 0, &gc.handle, NULL);
 	do {	/* the store job is freed shortly after its fence */
-		ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total0));
+		ASSERT_EQ(0, as_counts(client, &active, &deferred, &total0));
 		if (active)
 			usleep(1000);
 	} while (active);
 	ASSERT_EQ(0, vgpu_ioctl(self->fd, DRM_IOCTL_GEM_CLOSE, &gc));
-	ASSERT_EQ(0, as_counts(asid, &active, &deferred, &total));
+	ASSERT_EQ(0, as_counts(client, &active, &deferred, &total));
 	ASSERT_EQ(0, deferred);
 	ASSERT_EQ(total0, total);
 }
@@ -1069,14 +1064,24 @@ TEST_F(job, debugfs_exceptions)
 TEST_F(job, debugfs_address_spaces)
 {
 	char dir[64], path[128], buf[16384], want[64];
-	int asid = fd_asid(self->fd);
+	int client = fd_client(self->fd), asid;
+	char *line;
 
 	if (vgpu_debugfs_dir(dir, sizeof(dir)))
 		SKIP(return, "no debugfs");
 	snprintf(path, sizeof(path), "%s/address_spaces", dir);
+	/* a job ran: VM 0 has an ASID (until an idle AS's is taken) */
+	test_submit(&self->s);
+	test_wait_bo(self->p.data_h);
 	ASSERT_LT(0, read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, strncmp(buf, "asids ", 6));
+	snprintf(want, sizeof(want), "\nclient %d asid ", client);
+	line = strstr(buf, want);
+	ASSERT_NE(NULL, line);
+	ASSERT_EQ(1, sscanf(line + strlen(want), "%d", &asid));
+	ASSERT_LE(0, asid);
 	/* code, param and data BOs: 3 pages */
-	snprintf(want, sizeof(want), " asid %d root ", asid);
+	snprintf(want, sizeof(want), "\nclient %d asid %d root ", client, asid);
 	ASSERT_NE(NULL, strstr(buf, want));
 	ASSERT_NE(NULL, strstr(strstr(buf, want), " mapped 12288 bytes "));
 }
