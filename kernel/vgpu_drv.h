@@ -513,6 +513,10 @@ static inline void vgpu_qwrite(struct vgpu_queue *q, u32 reg, u32 val)
 /* vgpu_drv.c */
 void vgpu_file_put(struct vgpu_file *vf);
 
+/* vgpu_queue.c */
+void vgpu_entity_fini(struct vgpu_device *vdev, struct drm_sched_entity *e,
+		      bool flush);
+
 /* vgpu_gem.c */
 /**
  * struct vgpu_bo - a buffer object (vgpu_gem.c)

@@ -103,6 +103,45 @@ struct vgpu_xqueue *vgpu_xqueue_lookup(struct vgpu_file *vf, u32 id)
 	return xq;
 }
 
+/**
+ * vgpu_entity_fini - take an entity off its scheduler for good
+ * @vdev:  the device
+ * @e:     a queue's or a VM's entity
+ * @flush: let its queued jobs reach the hardware first (file close),
+ *         else they are killed
+ *
+ * drm_sched of 6.12 races an entity's teardown against its own run-job
+ * work: drm_sched_entity_pop_job() puts the entity back into its run
+ * queue's FIFO tree after taking a job (drm_sched_rq_update_fifo_locked()
+ * checks neither @stopped nor whether it was removed), so a
+ * drm_sched_entity_fini() between the pop and the update left a freed
+ * entity in the tree: a QUEUE_DESTROY racing a SUBMIT on that queue
+ * (vgpu_race's queue_use) crashed in rb_next() in
+ * drm_sched_run_job_work(), as one of the issue's oopses did.  So the
+ * scheduler's run-job work is stopped around the teardown (under
+ * reset_lock, so that a reset's drm_sched_stop()/start() do not
+ * interleave with it).
+ */
+void vgpu_entity_fini(struct vgpu_device *vdev, struct drm_sched_entity *e,
+		      bool flush)
+{
+	struct drm_gpu_scheduler *sched = NULL;
+
+	if (flush)
+		drm_sched_entity_flush(e, MAX_WAIT_SCHED_ENTITY_Q_EMPTY);
+	mutex_lock(&vdev->reset_lock);
+	spin_lock(&e->lock);
+	if (e->rq)
+		sched = e->rq->sched;
+	spin_unlock(&e->lock);
+	if (sched)
+		drm_sched_wqueue_stop(sched);
+	drm_sched_entity_fini(e);
+	if (sched && !vdev->gone)
+		drm_sched_wqueue_start(sched);
+	mutex_unlock(&vdev->reset_lock);
+}
+
 /*
  * Tear down @xq's entity if nobody has: @flush lets its queued jobs reach
  * the hardware first (file close), else they are killed.  Under
@@ -113,10 +152,7 @@ static void vgpu_xqueue_entity_fini(struct vgpu_xqueue *xq, bool flush)
 	lockdep_assert_held(&xq->vf->vdev->files_lock);
 	if (list_empty(&xq->link))
 		return;
-	if (flush)
-		drm_sched_entity_destroy(&xq->entity);
-	else
-		drm_sched_entity_fini(&xq->entity);
+	vgpu_entity_fini(xq->vf->vdev, &xq->entity, flush);
 	list_del_init(&xq->link);
 }
 

@@ -351,10 +351,7 @@ static void vgpu_vm_entity_fini(struct vgpu_vm *vm, bool flush)
 	lockdep_assert_held(&vm->vdev->files_lock);
 	if (list_empty(&vm->link))
 		return;
-	if (flush)
-		drm_sched_entity_destroy(&vm->entity);
-	else
-		drm_sched_entity_fini(&vm->entity);
+	vgpu_entity_fini(vm->vdev, &vm->entity, flush);
 	list_del_init(&vm->link);
 }
 

@@ -253,11 +253,12 @@ FIXTURE_VARIANT(race) {
 };
 
 FIXTURE_VARIANT_ADD(race, bo_create) {
-	.ops = { "BO_CREATE", NULL, make_bo, close_gem, { ENOMEM } },
+	/* EMFILE: max_bos_per_file, when the closers fall behind */
+	.ops = { "BO_CREATE", NULL, make_bo, close_gem, { ENOMEM, EMFILE } },
 };
 
 FIXTURE_VARIANT_ADD(race, bo_create_populate) {
-	.ops = { "BO_CREATE(POPULATE)", NULL, make_bo_populated, close_gem, { ENOMEM } },
+	.ops = { "BO_CREATE(POPULATE)", NULL, make_bo_populated, close_gem, { ENOMEM, EMFILE } },
 };
 
 FIXTURE_VARIANT_ADD(race, prime_fd_to_handle) {
@@ -282,7 +283,7 @@ FIXTURE_VARIANT_ADD(race, syncobj_create) {
 };
 
 FIXTURE_VARIANT_ADD(race, bo_use) {
-	.ops = { "BO_INFO/BO_MMAP_OFFSET/WAIT_BO", NULL, use_bo, close_gem, { ENOENT } },
+	.ops = { "BO_INFO/BO_MMAP_OFFSET/WAIT_BO", NULL, use_bo, close_gem, { ENOENT, EMFILE } },
 };
 
 FIXTURE_VARIANT_ADD(race, queue_use) {
