@@ -553,8 +553,17 @@ static void take_page_tables(const char *node, long long *v, int hold_fd)
 			.op = VGPU_VM_BIND_OP_MAP_SPARSE, .va = TIB + i * GIB, .range = GIB,
 		};
 	v[0] = -vm_bind_ops(fd, vc.vm_id, sparse_ops, 1024);
-	if (!fdinfo_get(fd, "vgpu-pt-bytes", val, sizeof(val)))
-		pt1 = atoll(val);
+	/*
+	 * the tables the bind reserved and did not use go back when its job
+	 * is freed, a moment after the bind returns
+	 */
+	for (i = 0; i < 500; i++) {
+		if (!fdinfo_get(fd, "vgpu-pt-bytes", val, sizeof(val)))
+			pt1 = atoll(val);
+		if (pt1 - pt0 <= 16384)
+			break;
+		usleep(10000);
+	}
 	v[1] = pt1 - pt0;
 	ret = 0;
 	for (v[2] = 0; v[2] < 100000; v[2]++) {

@@ -226,6 +226,9 @@ static int use_vm(struct race *r, uint32_t *id)
 					    .vm_id = vm };
 	int ret;
 
+	if (!vm)	/* VM 0 is the file's own: VM_BIND refuses it (-EINVAL) */
+		vm = 1;
+	b.vm_id = qc.vm_id = vm;
 	if (make_vm(r, id))
 		*id = 0;
 	else
