@@ -216,17 +216,14 @@ static int mem_state(long long *total, unsigned long long *limit,
 	return 0;
 }
 
-/* 4 MiB BOs made resident by a CPU mapping until an error: v[0] the count, v[1] the errno */
-static void take_memory(const char *node, long long *v, int hold_fd)
+/* 4 MiB BOs made resident by a CPU mapping until an error: *n of them, the errno */
+static int populate_until_error(int fd, long long *n)
 {
-	int fd = open(node, O_RDWR | O_CLOEXEC);
 	uint32_t h;
 	void *p;
 	int ret = 0;
 
-	if (fd < 0)
-		_exit(20);
-	for (v[0] = 0; v[0] < 1024; v[0]++) {
+	for (*n = 0; *n < 1024; ++*n) {
 		ret = _test_bo_create(fd, 4 * MiB, VGPU_BO_NO_EXEC, &h, NULL);
 		if (!ret)
 			ret = _test_bo_map(fd, h, 4 * MiB, &p);
@@ -235,7 +232,17 @@ static void take_memory(const char *node, long long *v, int hold_fd)
 		memset(p, 0x5a, 4 * MiB);
 		munmap(p, 4 * MiB);
 	}
-	v[1] = -ret;
+	return -ret;
+}
+
+/* v[0] BOs of 4 MiB made resident, v[1] the errno that stopped it */
+static void take_memory(const char *node, long long *v, int hold_fd)
+{
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		_exit(20);
+	v[1] = populate_until_error(fd, &v[0]);
 }
 
 TEST_F_TIMEOUT(dos, bo_memory, 300)
@@ -270,31 +277,17 @@ TEST_F_TIMEOUT(dos, bo_memory, 300)
 	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
 }
 
-/* the attacker opens every device and takes what it can on each: v[0..1] */
+/* the attacker takes what it can on each device: v[0..1] BOs, v[2..3] errnos */
 static void take_memory_all_devices(const char *node, long long *v, int hold_fd)
 {
 	int fd[2], minor, i;
-	uint32_t h;
-	void *p;
 
 	fd[0] = vgpu_open_render_minor(&minor);
 	fd[1] = vgpu_open_render_after(minor, NULL);
 	if (fd[0] < 0 || fd[1] < 0)
 		_exit(21);
-	for (i = 0; i < 2; i++) {
-		int ret = 0;
-
-		for (v[i] = 0; v[i] < 1024; v[i]++) {
-			ret = _test_bo_create(fd[i], 4 * MiB, VGPU_BO_NO_EXEC, &h, NULL);
-			if (!ret)
-				ret = _test_bo_map(fd[i], h, 4 * MiB, &p);
-			if (ret)
-				break;
-			memset(p, 0x5a, 4 * MiB);
-			munmap(p, 4 * MiB);
-		}
-		v[2 + i] = -ret;
-	}
+	for (i = 0; i < 2; i++)
+		v[2 + i] = populate_until_error(fd[i], &v[i]);
 }
 
 TEST_F_TIMEOUT(dos, bo_memory_global, 300)
