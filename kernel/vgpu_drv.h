@@ -455,6 +455,12 @@ struct vgpu_device {
 	atomic_t device_resets;	/* whole-device resets (reset_count: all) */
 
 	int nvec;
+	/*
+	 * the Linux IRQ of each vector, read once at init: pci_irq_vector()
+	 * takes the MSI domain's mutex, which a reset (a fence-signalling
+	 * section) may not
+	 */
+	int irq[VGPU_MSIX_VECTORS];
 	bool msix;
 	/*
 	 * IRQ_MASK: COMPLETION and ERROR while @irq_on, and VGPU_IRQ_USER

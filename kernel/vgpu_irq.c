@@ -55,12 +55,14 @@ int vgpu_irq_init(struct vgpu_device *vdev)
 		vdev->msix = false;
 	}
 	vdev->nvec = ret;
+	for (i = 0; i < vdev->nvec; i++)
+		vdev->irq[i] = pci_irq_vector(pdev, i);
 	for (i = 0; i < vdev->nvec; i++) {
-		ret = request_irq(pci_irq_vector(pdev, i), vgpu_irq_handler,
+		ret = request_irq(vdev->irq[i], vgpu_irq_handler,
 				  vdev->msix ? 0 : IRQF_SHARED, "vgpu", vdev);
 		if (ret) {
 			while (i--)
-				free_irq(pci_irq_vector(pdev, i), vdev);
+				free_irq(vdev->irq[i], vdev);
 			pci_free_irq_vectors(pdev);
 			vdev->nvec = 0;
 			return ret;
@@ -104,7 +106,7 @@ void vgpu_irq_fini(struct vgpu_device *vdev)
 		return;
 	vgpu_irq_set_on(vdev, false);
 	for (i = 0; i < vdev->nvec; i++)
-		free_irq(pci_irq_vector(vdev->pdev, i), vdev);
+		free_irq(vdev->irq[i], vdev);
 	pci_free_irq_vectors(vdev->pdev);
 	vdev->nvec = 0;
 }
@@ -116,7 +118,7 @@ void vgpu_irq_disable(struct vgpu_device *vdev)
 
 	vgpu_irq_set_on(vdev, false);
 	for (i = 0; i < vdev->nvec; i++)
-		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+		synchronize_irq(vdev->irq[i]);
 }
 
 void vgpu_irq_enable(struct vgpu_device *vdev)
