@@ -386,6 +386,14 @@ struct vgpu_userqs {
 	atomic_t seq;
 	atomic_t live;
 	struct delayed_work wdog;
+	/*
+	 * a device reset's bookkeeping, out of the reset (a fence-signalling
+	 * section may not take @lock, which page faults and allocations are
+	 * under): @resetting is raised from the reset until @reset_work has
+	 * marked the queues LOST; nothing is mapped in meanwhile
+	 */
+	struct work_struct reset_work;
+	atomic_t resetting;
 	resource_size_t db_phys;
 	unsigned long map_outs;
 };

@@ -135,6 +135,7 @@ void vgpu_reset_fini(struct vgpu_device *vdev)
 {
 	if (vdev->coredump)
 		flush_work(&vdev->coredump->work);
+	flush_work(&vdev->uqs.reset_work);
 }
 
 static __printf(2, 3) void vgpu_dump_print(void *ctx, const char *fmt, ...)

@@ -212,6 +212,8 @@ u32 vgpu_userq_split(struct vgpu_device *vdev, u32 total)
 	return clamp_t(int, n, 0, min_t(u32, total - 1, VGPU_QUEUES_MAX));
 }
 
+static void vgpu_userq_reset_work(struct work_struct *work);
+
 int vgpu_userq_init(struct vgpu_device *vdev)
 {
 	struct vgpu_userqs *uqs = &vdev->uqs;
@@ -221,6 +223,7 @@ int vgpu_userq_init(struct vgpu_device *vdev)
 	xa_init_flags(&uqs->all, XA_FLAGS_ALLOC);
 	init_waitqueue_head(&uqs->wq);
 	INIT_DELAYED_WORK(&uqs->wdog, vgpu_userq_watchdog);
+	INIT_WORK(&uqs->reset_work, vgpu_userq_reset_work);
 	if (!uqs->n)
 		return 0;
 	uqs->db_phys = pci_resource_start(vdev->pdev, VGPU_DOORBELL_BAR);
@@ -339,6 +342,9 @@ static bool vgpu_userq_map_in(struct vgpu_device *vdev, struct vgpu_userq *uq,
 	u32 hwq = s->hwq, tail;
 
 	lockdep_assert_held(&vdev->uqs.lock);
+	/* a device reset's bookkeeping is pending (vgpu_userq_reset_work()) */
+	if (atomic_read(&vdev->uqs.resetting))
+		return false;
 	if (!uq->pinned) {
 		if (vgpu_as_try_pin(uq->as))
 			return false;
@@ -733,33 +739,48 @@ void vgpu_userq_irq(struct vgpu_device *vdev, u32 status)
  * vgpu_userq_device_reset(), so none runs after the reset unseen.
  */
 void vgpu_userq_reset_begin(struct vgpu_device *vdev)
-	__acquires(&vdev->uqs.lock)
 {
-	if (vdev->uqs.n)	/* (nor its lock: KUnit's mock devices) */
-		mutex_lock(&vdev->uqs.lock);
+	/* (the mock devices of KUnit have no user queues nor their work) */
+	if (vdev->uqs.n)
+		atomic_inc(&vdev->uqs.resetting);
 }
 
-/* After a whole-device reset: every user queue was stopped by it. */
-void vgpu_userq_device_reset(struct vgpu_device *vdev)
-	__releases(&vdev->uqs.lock)
+/*
+ * After a whole-device reset: every user queue was stopped by it.  The
+ * reset runs in a fence-signalling section, which may not take uqs->lock
+ * (held around page-table allocations and inserts in the mappings'
+ * faults): it only raises @resetting, which keeps queues from being
+ * mapped in, and this work marks them LOST.  A map-in that was under way
+ * as the device reset may have enabled its hardware queue again: stopped
+ * here.
+ */
+static void vgpu_userq_reset_work(struct work_struct *work)
 {
-	struct vgpu_userqs *uqs = &vdev->uqs;
+	struct vgpu_userqs *uqs = container_of(work, struct vgpu_userqs, reset_work);
+	struct vgpu_device *vdev = container_of(uqs, struct vgpu_device, uqs);
 	struct vgpu_userq *uq;
 	unsigned long gidx;
 
-	if (!uqs->n)
-		return;
-	lockdep_assert_held(&uqs->lock);
+	mutex_lock(&uqs->lock);
 	xa_for_each(&uqs->all, gidx, uq) {
-		if (uq->state == VGPU_USERQ_STATE_ACTIVE) {
-			uq->state = VGPU_USERQ_STATE_LOST;
-			uq->hw_error = VGPU_ERR_ABORTED;
-			if (uq->slot < 0)
-				vgpu_userq_shadow_fill(uq);
-		}
+		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
+			continue;
+		uq->state = VGPU_USERQ_STATE_LOST;
+		uq->hw_error = VGPU_ERR_ABORTED;
+		if (uq->slot < 0)
+			vgpu_userq_shadow_fill(uq);
+		else if (!vdev->gone)
+			vgpu_userq_hw_stop(vdev, uq);
 	}
+	atomic_dec(&uqs->resetting);
 	mutex_unlock(&uqs->lock);
 	vgpu_userq_wake(uqs);
+}
+
+void vgpu_userq_device_reset(struct vgpu_device *vdev)
+{
+	if (vdev->uqs.n)
+		queue_work(system_wq, &vdev->uqs.reset_work);
 }
 
 /* Device removal: stop every user queue; the files free them later. */
@@ -771,6 +792,7 @@ void vgpu_userq_fini(struct vgpu_device *vdev)
 
 	if (!uqs->n)
 		return;
+	flush_work(&uqs->reset_work);
 	for (;;) {
 		struct vgpu_as *as = NULL;
 
@@ -1099,6 +1121,8 @@ int vgpu_ioctl_userq_get_state(struct drm_device *dev, void *data,
 
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
+	/* a device reset's LOST is there to read once the reset is over */
+	flush_work(&vdev->uqs.reset_work);
 	mutex_lock(&vdev->uqs.lock);
 	uq = xa_load(&vf->userqs, args->queue_id);
 	if (!uq) {
