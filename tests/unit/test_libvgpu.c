@@ -2158,6 +2158,13 @@ TEST_F(libvgpu, launch_queues)
 	EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
 	ASSERT_EQ(0, vgpu_job_status(job, &st));
 	EXPECT_EQ(0u, st.queue);
+	/*
+	 * The queue reports its latest job's hardware queue.  (Not that it
+	 * reported before: an idle queue's next job goes to the least busy
+	 * hardware queue of its priority, and the jobs of this test's other
+	 * queues may not all have been freed yet.)
+	 */
+	ASSERT_EQ(0, vgpu_queue_state(dev, NULL, &qs));
 	EXPECT_EQ(qs.hw_queue, st.hw_queue);
 	vgpu_job_free(job);
 	EXPECT_EQ(-EINVAL, vgpu_queue_new(dev, VGPU_QUEUE_PRIORITY_REALTIME + 1, &q));

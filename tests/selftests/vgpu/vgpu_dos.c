@@ -20,6 +20,9 @@
  *   gem_objects      BOs a file created: -EMFILE at max_bos_per_file, a
  *                    BO kept by a CPU mapping after its handle is closed
  *                    still counts
+ *   address_spaces   300 files, each with a job in flight: more address
+ *                    spaces than the device's 255 ASIDs, none refused
+ *                    (an ASID is bound only while an AS has work)
  *   page_tables      1024 MAP_SPARSE ops of 1 GiB in one VM_BIND take a
  *                    few KiB of tables; single-page binds 1 GiB apart
  *                    stop at pt_limit_mb with -ENOSPC
@@ -506,6 +509,68 @@ TEST_F_TIMEOUT(dos, gem_objects, 300)
 	ASSERT_EQ(EMFILE, v[1]);
 	ASSERT_EQ(EMFILE, v[2]);	/* the mapped BO still counts */
 	ASSERT_EQ(0, v[3]);		/* freed with its mapping */
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+/*
+ * v[0]: files opened, each loaded with a store kernel and a job submitted
+ * (stopping at the first failure, v[1] its errno); v[2]: jobs whose
+ * results were all right
+ */
+#define AS_FILES 300
+static void take_address_spaces(const char *node, long long *v, int hold_fd)
+{
+	static struct vgpu_prog p[AS_FILES];
+	static int fd[AS_FILES];
+	struct drm_vgpu_submit s;
+	uint32_t h[3];
+	int i, ret = 0;
+
+	for (v[0] = 0; v[0] < AS_FILES; v[0]++) {
+		i = (int)v[0];
+		fd[i] = open(node, O_RDWR | O_CLOEXEC);
+		if (fd[i] < 0) {
+			ret = -errno;
+			break;
+		}
+		ret = vgpu_prog_load(fd[i], &p[i], vgpu_store_src, 4096);
+		if (ret)
+			break;
+		*(uint64_t *)p[i].param = p[i].data_va;
+		((uint32_t *)p[i].param)[2] = (uint32_t)i;
+		vgpu_prog_submit_args(&p[i], &s, h, 1, 32);
+		ret = _test_submit(fd[i], &s);
+		if (ret)
+			break;
+	}
+	v[1] = -ret;
+	for (i = 0; i < v[0]; i++) {
+		unsigned int t;
+
+		if (_test_wait_bo(fd[i], p[i].data_h, vgpu_wait_ns(60)))
+			continue;
+		for (t = 0; t < 32; t++)
+			if (((uint32_t *)p[i].data)[t] != t * 2 + (uint32_t)i)
+				break;
+		v[2] += t == 32;
+	}
+}
+
+TEST_F_TIMEOUT(dos, address_spaces, 600)
+{
+	struct attacker a;
+	long long v[8];
+
+	ASSERT_EQ(0, attack(&a, self->node, take_address_spaces));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: %lld files with a job each (%s), %lld jobs right",
+	       v[0], v[1] ? strerror((int)v[1]) : "no error", v[2]);
+	ASSERT_EQ(AS_FILES, v[0]);
+	ASSERT_EQ(0, v[1]);
+	ASSERT_EQ(AS_FILES, v[2]);
+	/* while the attacker holds 300 address spaces open */
 	ASSERT_EQ(0, bystander(self->node));
 	ASSERT_EQ(0, attack_end(&a));
 	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
