@@ -331,6 +331,7 @@ struct vgpu_queue {
  */
 struct vgpu_userq {
 	struct vgpu_file *vf;
+	kuid_t uid;		/* its creator's euid, counted in uqs.users while @live */
 	struct vgpu_vm *vm;	/* a reference, NULL: the file's VM 0 */
 	struct vgpu_as *as;	/* a reference */
 	u32 id;
@@ -396,6 +397,7 @@ struct vgpu_userqs {
 	atomic_t resetting;
 	resource_size_t db_phys;
 	unsigned long map_outs;
+	struct xarray users;	/* live queues per user: uid -> xa_mk_value(n), under @lock */
 };
 
 struct vgpu_exc_log {

@@ -568,7 +568,12 @@ int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
-	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_READ, true,
+	/*
+	 * BOOKKEEP, not READ: a job of a VM queue that reaches the BO through
+	 * the VM without listing it has only a bookkeeping fence here, and
+	 * the BO is not idle while it runs.
+	 */
+	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
 				    vgpu_jiffies_until(args->timeout_ns));
 	drm_gem_object_put(obj);
 	if (ret == 0)

@@ -630,7 +630,7 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 		vgpu_as_job_end(job->as);
 	vgpu_as_put(job->as);
 	if (job->counted)
-		vgpu_jobs_release(job->vf, job->xq);
+		vgpu_jobs_release(job->vf, &job->xq->jobs);
 	if (job->xq)
 		vgpu_xqueue_put(job->xq);
 	vgpu_file_put(job->vf);

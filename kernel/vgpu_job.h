@@ -80,8 +80,8 @@ bool vgpu_sem_target(struct vgpu_device *vdev, struct dma_fence *f,
 
 /* vgpu_submit.c (KUnit tests them from vgpu_job.c) */
 void vgpu_job_count(struct vgpu_job *job, struct dma_fence *done);
-int vgpu_jobs_reserve(struct vgpu_file *vf, struct vgpu_xqueue *xq, bool nonblock);
-void vgpu_jobs_release(struct vgpu_file *vf, struct vgpu_xqueue *xq);
+int vgpu_jobs_reserve(struct vgpu_file *vf, atomic_t *qjobs, bool nonblock);
+void vgpu_jobs_release(struct vgpu_file *vf, atomic_t *qjobs);
 int vgpu_submit_check(struct vgpu_device *vdev,
 		      const struct drm_vgpu_submit *args);
 int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,

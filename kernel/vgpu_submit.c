@@ -339,15 +339,15 @@ MODULE_PARM_DESC(max_jobs_per_file,
 		 "jobs in flight per open file before SUBMIT waits (default "
 		 __stringify(VGPU_MAX_JOBS_PER_FILE) ")");
 
-/* Count a job in @vf and @xq, unless one of them is at its bound. */
-static bool vgpu_jobs_try(struct vgpu_file *vf, struct vgpu_xqueue *xq)
+/* Count a job in @vf and @qjobs, unless one of them is at its bound. */
+static bool vgpu_jobs_try(struct vgpu_file *vf, atomic_t *qjobs)
 {
 	if (atomic_inc_return(&vf->jobs) > READ_ONCE(vgpu_max_jobs_per_file)) {
 		atomic_dec(&vf->jobs);
 		return false;
 	}
-	if (atomic_inc_return(&xq->jobs) > READ_ONCE(vgpu_max_jobs_per_queue)) {
-		atomic_dec(&xq->jobs);
+	if (atomic_inc_return(qjobs) > READ_ONCE(vgpu_max_jobs_per_queue)) {
+		atomic_dec(qjobs);
 		atomic_dec(&vf->jobs);
 		return false;
 	}
@@ -355,31 +355,32 @@ static bool vgpu_jobs_try(struct vgpu_file *vf, struct vgpu_xqueue *xq)
 }
 
 /**
- * vgpu_jobs_reserve - count a new job of @xq in its file, waiting while
- *                     the file or the queue is at its bound
+ * vgpu_jobs_reserve - count a new job in its file and its queue, waiting
+ *                     while either is at its bound
  * @vf:       the file
- * @xq:       the queue
+ * @qjobs:    the queue's count: a queue's @jobs, or a VM's for its binds
  * @nonblock: fail with -EAGAIN rather than wait (O_NONBLOCK)
  *
  * Jobs are bounded as a ring-full GPU bounds them (uapi
  * VGPU_MAX_JOBS_PER_QUEUE): the wait ends when vgpu_jobs_release() frees
- * a job's place.  Called without locks.
+ * a job's place.  VM_BIND's bind jobs count too, in the file's total and
+ * in their VM's.  Called without locks.
  *
  * Return: 0, -EAGAIN, or -ERESTARTSYS on a signal.
  */
-int vgpu_jobs_reserve(struct vgpu_file *vf, struct vgpu_xqueue *xq, bool nonblock)
+int vgpu_jobs_reserve(struct vgpu_file *vf, atomic_t *qjobs, bool nonblock)
 {
-	if (vgpu_jobs_try(vf, xq))
+	if (vgpu_jobs_try(vf, qjobs))
 		return 0;
 	if (nonblock)
 		return -EAGAIN;
-	return wait_event_interruptible(vf->jobs_wq, vgpu_jobs_try(vf, xq));
+	return wait_event_interruptible(vf->jobs_wq, vgpu_jobs_try(vf, qjobs));
 }
 
 /* A job counted by vgpu_jobs_reserve() is freed (or never made). */
-void vgpu_jobs_release(struct vgpu_file *vf, struct vgpu_xqueue *xq)
+void vgpu_jobs_release(struct vgpu_file *vf, atomic_t *qjobs)
 {
-	atomic_dec(&xq->jobs);
+	atomic_dec(qjobs);
 	atomic_dec(&vf->jobs);
 	/* pairs with the waiter's check: it either sees the count or the wake */
 	smp_mb__after_atomic();
@@ -422,7 +423,7 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	if (!xq)
 		return -ENOENT;
 	/* before the queue's lock: a QUEUE_DESTROY may end the wait */
-	ret = vgpu_jobs_reserve(vf, xq, file->filp && file->filp->f_flags & O_NONBLOCK);
+	ret = vgpu_jobs_reserve(vf, &xq->jobs, file->filp && file->filp->f_flags & O_NONBLOCK);
 	if (ret) {
 		vgpu_xqueue_put(xq);
 		return ret;
@@ -438,7 +439,7 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	mutex_unlock(&xq->lock);
 	/* (a job made holds the count until vgpu_job_free()) */
 	if (ret)
-		vgpu_jobs_release(vf, xq);
+		vgpu_jobs_release(vf, &xq->jobs);
 	vgpu_xqueue_put(xq);
 	return ret;
 }

@@ -83,6 +83,7 @@
  * Taken inside mmap_lock (fault, mmap), never around it.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -114,18 +115,55 @@ MODULE_PARM_DESC(userq_timeslice_ms,
 
 /* mmap() windows, in pages: one per queue, below DRM_FILE_PAGE_OFFSET_START */
 #define VGPU_UQ_PGOFF_BASE 0x10000ul
-#define VGPU_UQ_SLOT_PAGES 0x100ul
+#define VGPU_UQ_SLOT_PAGES 0x40ul
 #define VGPU_UQ_RING_PGOFF 0x00ul
-#define VGPU_UQ_CPL_PGOFF 0x40ul
-#define VGPU_UQ_DB_PGOFF 0x80ul
+#define VGPU_UQ_CPL_PGOFF 0x10ul
+#define VGPU_UQ_DB_PGOFF 0x30ul
 #define VGPU_UQ_WINDOWS VGPU_USERQ_MAX_DEVICE
 #define VGPU_UQ_RING_BYTES (VGPU_USERQ_ENTRIES * VGPU_CMD_BYTES)
 #define VGPU_UQ_CPL_BYTES \
 	PAGE_ALIGN(VGPU_USERQ_ENTRIES * sizeof(struct vgpu_completion))
 static_assert(VGPU_UQ_CPL_PGOFF >= VGPU_UQ_RING_BYTES / PAGE_SIZE);
 static_assert(VGPU_UQ_DB_PGOFF - VGPU_UQ_CPL_PGOFF >= VGPU_UQ_CPL_BYTES / PAGE_SIZE);
+static_assert(VGPU_UQ_DB_PGOFF < VGPU_UQ_SLOT_PAGES);
 static_assert((VGPU_UQ_PGOFF_BASE + VGPU_UQ_WINDOWS * VGPU_UQ_SLOT_PAGES) <=
 	      DRM_FILE_PAGE_OFFSET_START);
+
+static unsigned int vgpu_max_userq_per_user = VGPU_USERQ_MAX_PER_USER;
+module_param_named(max_userq_per_user, vgpu_max_userq_per_user, uint, 0644);
+MODULE_PARM_DESC(max_userq_per_user,
+		 "user-mode queues one user (euid) may hold over all its files (default "
+		 __stringify(VGPU_USERQ_MAX_PER_USER) ")");
+
+/*
+ * Count a queue of @uid in uqs->users: -EDQUOT at the user's bound.  A
+ * bound per user, not only per file: a user opening many files must not
+ * take every window of the device (-ENOSPC for everybody else).
+ */
+static int vgpu_uq_user_get(struct vgpu_userqs *uqs, kuid_t uid)
+{
+	unsigned long key = from_kuid(&init_user_ns, uid);
+	unsigned long n = xa_to_value(xa_load(&uqs->users, key) ?: xa_mk_value(0));
+
+	lockdep_assert_held(&uqs->lock);
+	if (n >= READ_ONCE(vgpu_max_userq_per_user))
+		return -EDQUOT;
+	return xa_err(xa_store(&uqs->users, key, xa_mk_value(n + 1), GFP_KERNEL));
+}
+
+static void vgpu_uq_user_put(struct vgpu_userqs *uqs, kuid_t uid)
+{
+	unsigned long key = from_kuid(&init_user_ns, uid);
+	void *e = xa_load(&uqs->users, key);
+
+	lockdep_assert_held(&uqs->lock);
+	if (WARN_ON(!e))
+		return;
+	if (xa_to_value(e) <= 1)
+		xa_erase(&uqs->users, key);
+	else
+		xa_store(&uqs->users, key, xa_mk_value(xa_to_value(e) - 1), GFP_NOWAIT);
+}
 
 static unsigned int vgpu_userq_timeout_ms;
 module_param_named(userq_timeout_ms, vgpu_userq_timeout_ms, uint, 0644);
@@ -221,6 +259,7 @@ int vgpu_userq_init(struct vgpu_device *vdev)
 
 	mutex_init(&uqs->lock);
 	xa_init_flags(&uqs->all, XA_FLAGS_ALLOC);
+	xa_init(&uqs->users);
 	init_waitqueue_head(&uqs->wq);
 	INIT_DELAYED_WORK(&uqs->wdog, vgpu_userq_watchdog);
 	INIT_WORK(&uqs->reset_work, vgpu_userq_reset_work);
@@ -463,6 +502,7 @@ static bool vgpu_userq_detach(struct vgpu_device *vdev, struct vgpu_userq *uq,
 	}
 	uq->live = false;
 	xa_erase(&vdev->uqs.all, uq->gidx);	/* its mappings are dead for good */
+	vgpu_uq_user_put(&vdev->uqs, uq->uid);
 	unmap_mapping_range(vdev->drm.anon_inode->i_mapping,
 			    vgpu_uq_offset(uq->gidx, 0),
 			    VGPU_UQ_SLOT_PAGES << PAGE_SHIFT, 1);
@@ -1018,6 +1058,7 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 		return -ENOMEM;
 	}
 	uq->vf = vf;
+	uq->uid = current_euid();
 	uq->vm = vm;
 	uq->as = vgpu_as_get(vm ? vgpu_vm_as(vm) : vf->as);
 	uq->priority = args->priority;
@@ -1033,9 +1074,13 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 	ret = -EMFILE;
 	if (vf->nuserqs >= VGPU_MAX_USERQ_PER_FILE)
 		goto err_unlock;
+	ret = vgpu_uq_user_get(uqs, uq->uid);
+	if (ret)
+		goto err_unlock;
 	ret = xa_alloc(&uqs->all, &uq->gidx, uq, XA_LIMIT(0, VGPU_UQ_WINDOWS - 1),
 		       GFP_KERNEL);
 	if (ret) {
+		vgpu_uq_user_put(uqs, uq->uid);
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_unlock;
 	}
@@ -1043,6 +1088,7 @@ int vgpu_ioctl_userq_create(struct drm_device *dev, void *data,
 			      &vf->next_userq_id, GFP_KERNEL);
 	if (ret < 0) {
 		xa_erase(&uqs->all, uq->gidx);
+		vgpu_uq_user_put(uqs, uq->uid);
 		goto err_unlock;
 	}
 	vf->nuserqs++;

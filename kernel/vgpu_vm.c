@@ -56,6 +56,7 @@
 #include <drm/drm_syncobj.h>
 #include <drm/drm_vma_manager.h>
 #include "vgpu_drv.h"
+#include "vgpu_job.h"
 
 static_assert(sizeof(struct drm_vgpu_vm_create) == 24);
 static_assert(sizeof(struct drm_vgpu_vm_destroy) == 8);
@@ -80,6 +81,7 @@ struct vgpu_vm {
 	struct list_head link;
 	struct mutex submit_lock;	/* VM_BIND's entity use against destroy */
 	bool dead;			/* destroyed (under @submit_lock) */
+	atomic_t binds;			/* bind jobs not yet freed (vgpu_jobs_reserve()) */
 };
 
 /**
@@ -116,6 +118,8 @@ struct vgpu_bind_op {
  * struct vgpu_bind - a VM_BIND on a VM's bind queue
  * @base:  the scheduler's job
  * @vm:    the VM (a reference)
+ * @vf:    its file (a reference): the bind counts in its jobs in flight
+ *         and in the VM's @binds until freed (vgpu_jobs_reserve())
  * @nops:  entries in @ops
  * @ops:   the checked ops
  * @cur:   the op run_job applies
@@ -126,6 +130,7 @@ struct vgpu_bind_op {
 struct vgpu_bind {
 	struct drm_sched_job base;
 	struct vgpu_vm *vm;
+	struct vgpu_file *vf;
 	u32 nops;
 	struct vgpu_bind_op *ops;
 	struct vgpu_bind_op *cur;
@@ -560,6 +565,10 @@ static void vgpu_bind_free(struct vgpu_bind *b)
 		kfree(v);
 	vgpu_pt_pool_fini(&b->pool);
 	vgpu_vm_release_dead(b->vm->as, &b->dead);
+	if (b->vf) {
+		vgpu_jobs_release(b->vf, &b->vm->binds);
+		vgpu_file_put(b->vf);
+	}
 	vgpu_vm_put(b->vm);
 	kfree(b);
 }
@@ -827,17 +836,31 @@ static int vgpu_vm_bind(struct vgpu_vm *vm, struct drm_file *file,
 			const struct drm_vgpu_vm_bind *args)
 {
 	bool sync = !args->in_sync_count && !args->out_sync_count;
+	struct vgpu_file *vf = file->driver_priv;
 	struct vgpu_out_sync *out = NULL;
 	struct dma_fence *done;
 	struct vgpu_bind *b;
 	int ret;
 
+	/*
+	 * A bind is a job of the file: asynchronous ones held by in-syncs
+	 * that never signal must not pile up without bound.
+	 */
+	ret = vgpu_jobs_reserve(vf, &vm->binds,
+				file->filp && file->filp->f_flags & O_NONBLOCK);
+	if (ret) {
+		vgpu_vm_put(vm);
+		return ret;
+	}
 	b = vgpu_should_fail() ? NULL : kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b) {
+		vgpu_jobs_release(vf, &vm->binds);
 		vgpu_vm_put(vm);
 		return -ENOMEM;
 	}
 	b->vm = vm;		/* the caller's reference */
+	b->vf = vf;
+	kref_get(&vf->refcount);
 	INIT_LIST_HEAD(&b->spare);
 	INIT_LIST_HEAD(&b->dead);
 	vgpu_pt_pool_init(&b->pool);

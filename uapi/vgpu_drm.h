@@ -473,7 +473,11 @@ struct drm_vgpu_submit {
  *
  * Idle means every fence on the BO's reservation object has signalled,
  * with or without an error: a failed job does not make WAIT_BO fail
- * (DRM_IOCTL_VGPU_GET_JOB tells how it ended).
+ * (DRM_IOCTL_VGPU_GET_JOB tells how it ended).  That includes jobs that
+ * did not list the BO but may reach it through a VM it is mapped in (a
+ * queue made with a VM, DRM_VGPU_QUEUE_CREATE's vm_id), and the VM's
+ * asynchronous binds: the BO is idle when nothing on the device can
+ * still access it.
  */
 struct drm_vgpu_wait_bo {
 	__u32 handle;
@@ -794,6 +798,11 @@ struct drm_vgpu_vm_bind_op {
  * jobs: order it after them with their out-syncs.  Either way a BO
  * unmapped while a job of the VM runs stays allocated until that job
  * ends, so a job never reaches freed memory.
+ *
+ * Binds are jobs in flight too (see VGPU_MAX_JOBS_PER_QUEUE): each counts
+ * in its file's VGPU_MAX_JOBS_PER_FILE, and a VM's bind queue holds at
+ * most VGPU_MAX_JOBS_PER_QUEUE of them.  A VM_BIND past either waits for
+ * one to be freed, or fails with -EAGAIN on an O_NONBLOCK file.
  */
 struct drm_vgpu_vm_bind {
 	__u32 vm_id;
@@ -856,7 +865,8 @@ struct drm_vgpu_vm_bind {
 #define VGPU_USERQ_CREATE_FLAGS 0u	/* no flag defined yet */
 #define VGPU_USERQ_ENTRIES 256u		/* command slots of a user-mode ring */
 #define VGPU_MAX_USERQ_PER_FILE 32u	/* user queues one file may hold: -EMFILE */
-#define VGPU_USERQ_MAX_DEVICE 2048u	/* user queues of all files: -ENOSPC */
+#define VGPU_USERQ_MAX_PER_USER 256u	/* of one user, every file: -EDQUOT */
+#define VGPU_USERQ_MAX_DEVICE 8192u	/* user queues of all files: -ENOSPC */
 #define VGPU_USERQ_HW_NONE 0xffffffffu	/* @hw_queue of a queue created mapped out */
 
 /**
@@ -885,8 +895,14 @@ struct drm_vgpu_vm_bind {
  *
  * -ENODEV when the device keeps no hardware queue for user mode
  * (VGPU_PARAM_USER_QUEUES 0), -EMFILE past VGPU_MAX_USERQ_PER_FILE of
- * the file, -ENOSPC past VGPU_USERQ_MAX_DEVICE of every file; never
- * -EBUSY: queues beyond the hardware's wait for a slot.  A queue's VM
+ * the file, -EDQUOT past VGPU_USERQ_MAX_PER_USER of the calling user
+ * (its effective uid, over every file and process; module parameter
+ * max_userq_per_user), -ENOSPC past VGPU_USERQ_MAX_DEVICE of every file;
+ * never -EBUSY: queues beyond the hardware's wait for a slot.  Each
+ * queue holds about 120 KiB of kernel memory (its rings and records),
+ * charged to the creator's memory cgroup: the per-user bound keeps one
+ * user, however many files it opens, from taking the device's queues or
+ * that much memory from the others.  A queue's VM
  * holds a hardware ASID while the queue is in a slot (QCTRL names it), so
  * user queues hold at most as many ASIDs as there are slots; a queue that
  * can get none waits for its slot longer.  The mappings belong to the file that created

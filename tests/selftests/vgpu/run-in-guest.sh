@@ -72,6 +72,10 @@
 #                       "preempt-every=997": make check-guest-preempt)
 #   VGPU_EXPECT_PREEMPTIONS  1: fail when the devices' PREEMPTIONS (debugfs
 #                       queues, at the end) are all 0
+#   VGPU_GUEST_ONLY     run only these programs (space-separated, e.g.
+#                       "vgpu_faults vgpu_dos"); the others count as
+#                       not run (a developer's loop: make check-guest
+#                       runs them all)
 #   VGPU_GUEST_TIMEOUT  seconds QEMU may run in all (default: both
 #                       programs' timeouts plus 300 s, scaled)
 # The work files are build/selftests/<guest dir's name>[-bench][-props]/ and the
@@ -135,6 +139,21 @@ ksft_timeout=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$inst/vgpu/settings")
 ksft_timeout=${ksft_timeout:-45}
 override=
 ((scale == 1)) || override="-o $((ksft_timeout * scale))"
+# ksft_cmd ENV PROG...: the guest's command that runs PROG... with
+# run_kselftest.sh (ENV before it), only those named in VGPU_GUEST_ONLY
+# when it is set; "true" when none is left
+ksft_cmd() {
+	local env=$1 t="" p
+	shift
+	for p; do
+		[[ -z ${VGPU_GUEST_ONLY:-} || " $VGPU_GUEST_ONLY " == *" $p "* ]] && t+=" -t vgpu:$p"
+	done
+	if [[ -n $t ]]; then
+		echo "${env:+$env }./run_kselftest.sh $override$t"
+	else
+		echo true
+	fi
+}
 fuzz_secs=${VGPU_FUZZ_SECONDS:-60}
 fuzz_seed=${VGPU_FUZZ_SEED:-1}
 if [[ $mode == fuzz ]]; then
@@ -373,15 +392,15 @@ fi
 cd /"
 else
 	run="cd /kselftest
-./run_kselftest.sh $override -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults -t vgpu:vgpu_isolation -t vgpu:vgpu_vm -t vgpu:vgpu_userq -t vgpu:vgpu_race; echo \"VGPU-SELFTEST-RC: \$?\"
+$(ksft_cmd "" vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race); echo \"VGPU-SELFTEST-RC: \$?\"
 for d in \$others; do
 	echo > /sys/bus/pci/devices/\$d/driver_override
 	echo \$d > /sys/bus/pci/drivers_probe
 done
 echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound\"
-VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev ./run_kselftest.sh $override -t vgpu:test_libvgpu -t vgpu:test_userq -t vgpu:vgpu_multi -t vgpu:vgpu_dos
+$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" test_libvgpu test_userq vgpu_multi vgpu_dos)
 echo \"VGPU-LIBTEST-RC: \$?\"
-VGPU_BACKEND=drm ./run_kselftest.sh $override -t vgpu:test_ptx
+$(ksft_cmd VGPU_BACKEND=drm test_ptx)
 cd /"
 fi
 cat >"$root/init" <<INIT
@@ -613,6 +632,7 @@ ktap_count() {
 pass=0
 fail=0
 for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race vgpu_multi vgpu_dos test_libvgpu test_userq test_ptx; do
+	[[ -z ${VGPU_GUEST_ONLY:-} || " $VGPU_GUEST_ONLY " == *" $p "* ]] || continue
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
 	# the failed tests, by name

@@ -26,11 +26,19 @@
  *   page_tables      1024 MAP_SPARSE ops of 1 GiB in one VM_BIND take a
  *                    few KiB of tables; single-page binds 1 GiB apart
  *                    stop at pt_limit_mb with -ENOSPC
+ *   queued_binds     asynchronous binds held by an in-sync: -EAGAIN at
+ *                    max_jobs_per_queue per VM and at max_jobs_per_file
+ *                    with the file's jobs; all run once it signals
+ *   user_queues      busy user queues over several files: -EMFILE at
+ *                    VGPU_MAX_USERQ_PER_FILE, -EDQUOT at
+ *                    max_userq_per_user; another user still gets a user
+ *                    queue and runs a job on it
  *
  * Run with every device bound (run-in-guest.sh's second batch).
  */
 #include "../kselftest_harness.h"
 #include "vgpu_lib.h"
+#include "vgpu_uq.h"
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -42,6 +50,7 @@
 static const char *const params[] = {
 	"mem_limit_mb", "client_mem_limit_mb", "max_jobs_per_queue",
 	"max_jobs_per_file", "max_bos_per_file", "pt_limit_mb",
+	"max_userq_per_user",
 };
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -92,12 +101,6 @@ FIXTURE_TEARDOWN(dos)
 		set_param(params[i], self->saved[i]);
 }
 
-static void become_nobody(void)
-{
-	if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
-		_exit(90);
-}
-
 /*
  * The bystander: a second unprivileged user opens the device, creates a
  * queue and runs a store job on it, checking every value.  Its exit
@@ -115,7 +118,7 @@ static int bystander(const char *node)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		become_nobody();
+		vgpu_become_user(NOBODY);
 		fd = open(node, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			_exit(1);
@@ -164,7 +167,7 @@ static int attack(struct attacker *a, const char *node,
 
 		close(up[0]);
 		close(down[1]);
-		become_nobody();
+		vgpu_become_user(NOBODY);
 		take(node, v, down[0]);
 		if (write(up[1], v, sizeof(v)) != sizeof(v))
 			_exit(91);
@@ -656,6 +659,216 @@ TEST_F_TIMEOUT(dos, page_tables, 300)
 	ASSERT_LE(1250, v[2]);
 	ASSERT_EQ(0, bystander(self->node));
 	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+/*
+ * Asynchronous binds held by an in-sync (a job waiting on a flag), on an
+ * O_NONBLOCK file, until -EAGAIN: v[0] binds on VM A and v[1] the errno;
+ * v[2], v[3] on VM B; v[4] the errno of a SUBMIT then.  Once the parent
+ * says so, the flag is set: v[5] the wait for each VM's last bind (its
+ * out-sync), v[6] a blocking VM_BIND after them.
+ */
+static int bind_async(int fd, uint32_t vm, struct drm_vgpu_vm_bind_op *op,
+		      struct drm_vgpu_sync *in, struct drm_vgpu_sync *out)
+{
+	struct drm_vgpu_vm_bind b = {
+		.vm_id = vm, .ops = (uintptr_t)op, .op_count = 1,
+		.in_syncs = (uintptr_t)in, .in_sync_count = 1,
+		.out_syncs = (uintptr_t)out, .out_sync_count = 1,
+	};
+
+	/* raw: vgpu_ioctl() retries -EAGAIN */
+	return ioctl(fd, DRM_IOCTL_VGPU_VM_BIND, &b) ? -errno : 0;
+}
+
+static void take_binds(const char *node, long long *v, int hold_fd)
+{
+	struct drm_vgpu_vm_bind_op op = { .op = VGPU_VM_BIND_OP_MAP, .range = 4096 };
+	struct drm_vgpu_sync in = { 0 }, out[2] = { { 0 } };
+	struct drm_vgpu_vm_create vc[2] = { { 0 } };
+	struct drm_vgpu_submit ws;
+	struct vgpu_prog w;
+	uint32_t wh[3];
+	long long n;
+	int fd, bfd, ret = 0;
+	char c;
+
+	fd = open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		_exit(60);
+	if (vgpu_prog_load(fd, &w, wait_src, 4096) ||
+	    _test_bo_create(fd, 4096, VGPU_BO_NO_EXEC, &op.handle, NULL) ||
+	    _test_syncobj_create(fd, &in.handle) ||
+	    _test_syncobj_create(fd, &out[0].handle) ||
+	    _test_syncobj_create(fd, &out[1].handle) ||
+	    vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_CREATE, &vc[0]) ||
+	    vgpu_ioctl(fd, DRM_IOCTL_VGPU_VM_CREATE, &vc[1]))
+		_exit(61);
+	*(uint64_t *)w.param = w.data_va;
+	vgpu_prog_submit_args(&w, &ws, wh, 1, 32);
+	ws.out_syncs = (uintptr_t)&in;
+	ws.out_sync_count = 1;
+	if (_test_submit(fd, &ws))
+		_exit(62);
+	for (int i = 0; i < 2; i++) {
+		for (n = 0; n < 100000; n++) {
+			op.va = (1ull << 32) + n * 4096;
+			ret = bind_async(fd, vc[i].vm_id, &op, &in, &out[i]);
+			if (ret)
+				break;
+		}
+		v[2 * i] = n;
+		v[2 * i + 1] = -ret;
+	}
+	ret = ioctl(fd, DRM_IOCTL_VGPU_SUBMIT, &ws) ? -errno : 0;
+	v[4] = -ret;
+	if (read(hold_fd, &c, 1) != 1)
+		_exit(63);
+	*(volatile uint32_t *)w.data = 1;
+	v[5] = _test_syncobj_wait(fd, out[0].handle, 0, vgpu_wait_ns(60)) ||
+	       _test_syncobj_wait(fd, out[1].handle, 0, vgpu_wait_ns(60));
+	/* O_NONBLOCK is the open file description's: clear it on a dup */
+	bfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (bfd < 0 || fcntl(bfd, F_SETFL, 0))
+		_exit(64);
+	op.va = 1ull << 33;
+	v[6] = vm_bind_ops(bfd, vc[0].vm_id, &op, 1);
+}
+
+TEST_F_TIMEOUT(dos, queued_binds, 300)
+{
+	struct attacker a;
+	long long v[8];
+
+	ASSERT_EQ(0, set_param("max_jobs_per_queue", "24"));
+	ASSERT_EQ(0, set_param("max_jobs_per_file", "40"));
+	ASSERT_EQ(0, attack(&a, self->node, take_binds));
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_EQ(1, write(a.to_child, "g", 1));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: VM A %lld binds (%s), VM B %lld (%s); SUBMIT %s; binds waited %lld, then %lld",
+	       v[0], strerror((int)v[1]), v[2], strerror((int)v[3]),
+	       strerror((int)v[4]), v[5], v[6]);
+	ASSERT_EQ(24, v[0]);		/* one VM's bind queue */
+	ASSERT_EQ(EAGAIN, v[1]);
+	ASSERT_EQ(40 - 1 - 24, v[2]);	/* the file's, less the waiting job */
+	ASSERT_EQ(EAGAIN, v[3]);
+	ASSERT_EQ(EAGAIN, v[4]);	/* binds count with the file's jobs */
+	ASSERT_EQ(0, v[5]);
+	ASSERT_EQ(0, v[6]);
+	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+/*
+ * User-mode queues over three files until refused, each queue busy for
+ * ever in a SEM_ACQUIRE nobody releases: v[0] queues made, v[1] the
+ * errno of the first file's refusal, v[2] of the last file's.
+ */
+static void take_user_queues(const char *node, long long *v, int hold_fd)
+{
+	struct vgpu_cmd_sem acq;
+	int fd, f, ret = 0;
+	struct uq q;
+	uint32_t h;
+	uint64_t va;
+
+	for (f = 0; f < 3; f++) {
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || _test_bo_create(fd, 4096, VGPU_BO_POPULATE, &h, &va))
+			_exit(70);
+		acq = stuck_acquire(va);
+		for (;;) {
+			ret = uq_create(fd, &q);
+			if (ret)
+				break;
+			uq_put(&q, &acq);
+			uq_ring(&q);
+			v[0]++;
+		}
+		v[f ? 2 : 1] = -ret;
+	}
+}
+
+/*
+ * Another unprivileged user (@uid) makes a user queue, launches the store
+ * kernel on it and waits for the fence it releases; its exit status (0:
+ * served).
+ */
+static int uq_bystander(uid_t uid, const char *node)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		struct vgpu_cmd_launch l;
+		struct vgpu_cmd_sem r;
+		struct vgpu_prog p;
+		struct uq q;
+		uint32_t *out;
+		int fd;
+
+		vgpu_become_user(uid);
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		if (vgpu_prog_load(fd, &p, vgpu_store_src, 8192))
+			_exit(2);
+		*(uint64_t *)p.param = p.data_va + 4096;
+		*(uint32_t *)((char *)p.param + 8) = 77;
+		if (uq_create(fd, &q))
+			_exit(3);
+		l = launch_cmd(&p, 4);
+		r = release_cmd(p.data_va, 1);
+		uq_put(&q, &l);
+		uq_put(&q, &r);
+		uq_ring(&q);
+		if (ufence_wait(fd, p.data, VGPU_UFENCE_OP_EQ, 1, ~0ull,
+				vgpu_now_ns() + vgpu_wait_ns(60), q.c.queue_id))
+			_exit(4);
+		out = (uint32_t *)((char *)p.data + 4096);
+		for (unsigned int t = 0; t < 4; t++)
+			if (out[t] != t * 2 + 77)
+				_exit(5);
+		_exit(uq_destroy(fd, &q) ? 6 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F_TIMEOUT(dos, user_queues, 300)
+{
+	struct attacker a;
+	uint64_t nuq = 0;
+	long long v[8];
+	int fd;
+
+	fd = open(self->node, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, _test_get_param(fd, VGPU_PARAM_USER_QUEUES, &nuq));
+	close(fd);
+	if (!nuq)
+		SKIP(return, "the device keeps no hardware queue for user mode");
+	/* more than a file's, fewer than two files' */
+	ASSERT_EQ(0, set_param("max_userq_per_user", "40"));
+	ASSERT_EQ(0, attack(&a, self->node, take_user_queues));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("attacker: %lld busy user queues on %llu hardware queues; refused %s, then %s",
+	       v[0], (unsigned long long)nuq, strerror((int)v[1]),
+	       strerror((int)v[2]));
+	ASSERT_EQ(40, v[0]);
+	ASSERT_EQ(EMFILE, v[1]);	/* VGPU_MAX_USERQ_PER_FILE on the first file */
+	ASSERT_EQ(EDQUOT, v[2]);	/* the user's bound, on the last */
+	/* another unprivileged user: a user queue and a job on it */
+	ASSERT_EQ(0, uq_bystander(NOBODY - 1, self->node));
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_EQ(0, attack_end(&a));
+	/* the attacker's queues are gone with it: the bound is the user's again */
+	ASSERT_EQ(0, uq_bystander(NOBODY, self->node));
 	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
 }
 

@@ -118,6 +118,13 @@ static inline int vgpu_open_render(void)
 	return vgpu_open_render_minor(NULL);
 }
 
+/* In a forked child: become unprivileged user @uid (and group), or exit 90. */
+static inline void vgpu_become_user(uid_t uid)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(90);
+}
+
 static inline int vgpu_ioctl(int fd, unsigned long req, void *arg)
 {
 	int ret;

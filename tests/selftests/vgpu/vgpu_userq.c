@@ -28,6 +28,7 @@
  */
 #include "../kselftest_harness.h"
 #include "vgpu_lib.h"
+#include "vgpu_uq.h"
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -35,125 +36,6 @@
 #define FENCE_OFF 2048u	/* the fence's offset in the data BO */
 #define USERQ_TIMEOUT "/sys/module/vgpu/parameters/userq_timeout_ms"
 #define USERQ_TIMESLICE "/sys/module/vgpu/parameters/userq_timeslice_ms"
-
-struct uq {
-	struct drm_vgpu_userq_create c;
-	uint8_t *ring;
-	const struct vgpu_completion *cpl;
-	volatile uint32_t *db;
-	uint32_t tail;
-};
-
-static size_t cpl_bytes(const struct uq *q)
-{
-	return (q->c.entries * sizeof(struct vgpu_completion) + 4095) & ~4095ul;
-}
-
-static int uq_create_vm(int fd, uint32_t vm, struct uq *q)
-{
-	void *p;
-	int ret;
-
-	memset(q, 0, sizeof(*q));
-	q->c.vm_id = vm;
-	ret = vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_CREATE, &q->c);
-	if (ret)
-		return ret;
-	p = mmap(NULL, q->c.entries * VGPU_CMD_BYTES, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, q->c.ring_offset);
-	if (p == MAP_FAILED)
-		return -errno;
-	q->ring = p;
-	p = mmap(NULL, cpl_bytes(q), PROT_READ, MAP_SHARED, fd, q->c.cpl_offset);
-	if (p == MAP_FAILED)
-		return -errno;
-	q->cpl = p;
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 q->c.doorbell_offset);
-	if (p == MAP_FAILED)
-		return -errno;
-	q->db = p;
-	return 0;
-}
-
-static int uq_create(int fd, struct uq *q)
-{
-	return uq_create_vm(fd, VGPU_VM_DEFAULT, q);
-}
-
-static void uq_unmap(struct uq *q)
-{
-	munmap(q->ring, q->c.entries * VGPU_CMD_BYTES);
-	munmap((void *)q->cpl, cpl_bytes(q));
-	munmap((void *)q->db, 4096);
-}
-
-static int uq_destroy(int fd, struct uq *q)
-{
-	struct drm_vgpu_userq_destroy d = { .queue_id = q->c.queue_id };
-
-	uq_unmap(q);
-	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_DESTROY, &d);
-}
-
-/* Write @cmd at the tail (no doorbell); its slot. */
-static uint32_t uq_put(struct uq *q, const void *cmd)
-{
-	uint32_t slot = q->tail;
-
-	memcpy(q->ring + slot * VGPU_CMD_BYTES, cmd, VGPU_CMD_BYTES);
-	q->tail = (slot + 1) % q->c.entries;
-	return slot;
-}
-
-static void uq_ring(struct uq *q)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	q->db[VGPU_DB_TAIL / 4] = q->tail;
-}
-
-static int uq_state(int fd, struct uq *q, struct drm_vgpu_userq_get_state *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->queue_id = q->c.queue_id;
-	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_USERQ_GET_STATE, st);
-}
-
-static int ufence_wait(int fd, const volatile uint64_t *addr, uint32_t op,
-		       uint64_t value, uint64_t mask, int64_t deadline,
-		       uint32_t queue)
-{
-	struct drm_vgpu_wait_user_fence w = {
-		.addr = (uintptr_t)addr, .value = value, .mask = mask,
-		.timeout_ns = deadline, .op = op, .queue_id = queue,
-	};
-
-	return vgpu_ioctl(fd, DRM_IOCTL_VGPU_WAIT_USER_FENCE, &w);
-}
-
-static struct vgpu_cmd_launch launch_cmd(const struct vgpu_prog *p, uint32_t block)
-{
-	return (struct vgpu_cmd_launch){
-		.hdr = { .opcode = VGPU_CMD_LAUNCH },
-		.code_va = p->code_va,
-		.code_size = p->code_size,
-		.entry = p->entry,
-		.grid = { 1, 1, 1 },
-		.block = { block, 1, 1 },
-		.smem_bytes = p->smem,
-		.param_va = p->param_va,
-		.param_size = p->param_size,
-	};
-}
-
-static struct vgpu_cmd_sem release_cmd(uint64_t va, uint64_t value)
-{
-	return (struct vgpu_cmd_sem){
-		.hdr = { .opcode = VGPU_CMD_SEM_RELEASE, .flags = VGPU_CMD_F_IRQ },
-		.addr = va,
-		.payload = value,
-	};
-}
 
 FIXTURE(userq) {
 	int fd;
@@ -659,17 +541,6 @@ TEST_F(userq, create_errors_and_limits)
 		ASSERT_EQ(0, uq_destroy(self->fd, &q[i]));
 }
 
-/* An acquire of a value nobody writes: the queue hangs. */
-static struct vgpu_cmd_sem stuck_acquire(uint64_t va)
-{
-	return (struct vgpu_cmd_sem){
-		.hdr = { .opcode = VGPU_CMD_SEM_ACQUIRE },
-		.addr = va,
-		.payload = 1ull << 62,
-		.op = VGPU_SEM_OP_GEQ,
-	};
-}
-
 TEST_F(userq, a_hang_is_stopped_by_the_watchdog_and_only_it)
 {
 	struct drm_vgpu_userq_get_state st;
@@ -890,12 +761,6 @@ TEST_F(userq, a_new_queue_never_uses_a_stale_translation)
 #define OVER_JOBS 12
 #define OVER_MAXQ 16
 
-static void drop_to_nobody(void)
-{
-	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-		_exit(90);
-}
-
 /* A client's life: @nq queues, every job, every check; an exit code. */
 static int over_client(int fd, unsigned int nq, unsigned int who, int ready,
 		       int go)
@@ -995,7 +860,7 @@ TEST_F_TIMEOUT(userq, unprivileged_clients_share_three_times_the_hardware_queues
 			close(done[0]);
 			if (fd < 0)
 				_exit(19);
-			drop_to_nobody();
+			vgpu_become_user(65534);
 			_exit(over_client(fd, nq, c_, done[1], go[0]));
 		}
 	}
@@ -1048,7 +913,7 @@ TEST_F_TIMEOUT(userq, a_file_at_its_limit_does_not_keep_another_client_out, 90)
 		close(pfd[0]);
 		if (fd < 0)
 			_exit(1);
-		drop_to_nobody();
+		vgpu_become_user(65534);
 		if (_test_bo_create(fd, 4096, VGPU_BO_POPULATE, &h, &va))
 			_exit(2);
 		acq = stuck_acquire(va);
@@ -1080,7 +945,7 @@ TEST_F_TIMEOUT(userq, a_file_at_its_limit_does_not_keep_another_client_out, 90)
 
 		if (fd < 0)
 			_exit(11);
-		drop_to_nobody();
+		vgpu_become_user(65534);
 		if (vgpu_prog_load(fd, &p, vgpu_store_src, 8192))
 			_exit(12);
 		*(uint64_t *)p.param = p.data_va + 4096;

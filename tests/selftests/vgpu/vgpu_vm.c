@@ -558,9 +558,9 @@ static void *open_gate_later(void *arg)
  * reads the tagged BO mapped at WIN_VA, one word per page of four.
  */
 static uint32_t *gated_job(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(vm) *self, uint64_t *id)
+			   FIXTURE_DATA(vm) *self, uint64_t *id, uint32_t *win)
 {
-	uint32_t a, g, *gate = NULL;
+	uint32_t a = 0, g, *gate = NULL;
 
 	load(_metadata, self, gate_src);
 	EXPECT_EQ(0, tagged_bo(self->fd, 4, 0xa0000, &a));
@@ -572,6 +572,8 @@ static uint32_t *gated_job(struct __test_metadata *_metadata,
 	for (uint32_t i = 0; i < 4; i++)
 		self->list[1 + i] = WIN_VA + i * PAGE;
 	EXPECT_EQ(0, run(_metadata, self, 4, NULL, id, false));
+	if (win)
+		*win = a;
 	return gate;
 }
 
@@ -588,7 +590,7 @@ TEST_F(vm, synchronous_unmap_waits_for_the_running_job)
 	uint64_t id;
 	uint32_t *gate;
 
-	gate = gated_job(_metadata, self, &id);
+	gate = gated_job(_metadata, self, &id, NULL);
 	ASSERT_NE(NULL, gate);
 	o.gate = gate;
 	ASSERT_EQ(0, pthread_create(&t, NULL, open_gate_later, &o));
@@ -600,6 +602,35 @@ TEST_F(vm, synchronous_unmap_waits_for_the_running_job)
 	for (uint32_t i = 0; i < 4; i++)
 		EXPECT_EQ(0xa0000u | i, self->out[i]);
 	pthread_join(t, NULL);
+	munmap(gate, PAGE);
+}
+
+/*
+ * WAIT_BO on a BO that a VM queue's job reaches through the VM without
+ * listing it (the window it reads, the gate it spins on): busy while the
+ * job spins, idle once it has ended, never before.
+ */
+TEST_F(vm, wait_bo_waits_for_a_job_that_reaches_the_bo_through_the_vm)
+{
+	struct drm_vgpu_get_job j;
+	uint32_t *gate, h;
+	uint64_t id;
+
+	gate = gated_job(_metadata, self, &id, &h);
+	ASSERT_NE(NULL, gate);
+	usleep(100 * 1000);
+	EXPECT_EQ(-ETIME, _test_wait_bo(self->fd, h, 0));
+	EXPECT_EQ(-ETIME, _test_wait_bo(self->fd, h, vgpu_wait_ns(0) + 20 * 1000 * 1000));
+	ASSERT_EQ(0, _test_get_job(self->fd, id, &j, NULL));
+	EXPECT_NE(VGPU_JOB_DONE, j.state);
+	__atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, _test_wait_bo(self->fd, h, vgpu_wait_ns(60)));
+	/* returned: the job has ended, with the pages it read */
+	ASSERT_EQ(0, _test_get_job(self->fd, id, &j, NULL));
+	EXPECT_EQ(VGPU_JOB_DONE, j.state);
+	EXPECT_EQ(0u, j.error);
+	for (uint32_t i = 0; i < 4; i++)
+		EXPECT_EQ(0xa0000u | i, self->out[i]);
 	munmap(gate, PAGE);
 }
 
@@ -619,7 +650,7 @@ TEST_F(vm, asynchronous_unmap_runs_after_its_in_sync)
 	uint32_t *gate, done;
 	uint64_t id;
 
-	gate = gated_job(_metadata, self, &id);
+	gate = gated_job(_metadata, self, &id, NULL);
 	ASSERT_NE(NULL, gate);
 	ASSERT_EQ(0, _test_syncobj_create(self->fd, &done));
 	in.handle = self->syncobj;	/* the job's out-sync */
@@ -1339,9 +1370,6 @@ TEST_F_TIMEOUT(asids, vms_each_run_a_job, 600)
 		kp->k = 0x20000 + i;
 		kp->open = 1;
 	}
-	h[0] = code;
-	h[1] = par;
-	h[2] = out;
 	for (j = 0; j < batch; j++)
 		ASSERT_EQ(0, _test_syncobj_create(fd, &sync[j]));
 	for (i = 0; i < n; i += batch) {
@@ -1360,10 +1388,8 @@ TEST_F_TIMEOUT(asids, vms_each_run_a_job, 600)
 			id[i + j] = s.job_id;
 		}
 		/*
-		 * Observed (not explained yet): WAIT_BO on the out BO, which
-		 * every job lists, returned while some of them had not
-		 * completed.  Logged here; the jobs are waited for by their
-		 * out-syncs.
+		 * WAIT_BO on the out BO, which no job lists (each reaches it
+		 * through its VM): it returns only once every job is done.
 		 */
 		ASSERT_EQ(0, _test_wait_bo(fd, out, vgpu_wait_ns(60)));
 		early = 0;
@@ -1371,8 +1397,9 @@ TEST_F_TIMEOUT(asids, vms_each_run_a_job, 600)
 			ASSERT_EQ(0, _test_get_job(fd, id[i + j], &gj, NULL));
 			early += gj.state != VGPU_JOB_DONE;
 		}
-		if (early)
+		EXPECT_EQ(0u, early) {
 			TH_LOG("WAIT_BO returned with %u of %u jobs not done", early, m);
+		}
 		for (j = 0; j < m; j++) {
 			ASSERT_EQ(0, _test_syncobj_wait(fd, sync[j], 0, vgpu_wait_ns(60)));
 			ASSERT_EQ(0, _test_get_job(fd, id[i + j], &gj, &exc));
