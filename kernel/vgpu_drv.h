@@ -699,6 +699,8 @@ int vgpu_ioctl_userq_destroy(struct drm_device *dev, void *data,
 			     struct drm_file *file);
 int vgpu_ioctl_userq_get_state(struct drm_device *dev, void *data,
 			       struct drm_file *file);
+int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf, u32 id,
+		     bool full);
 int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
 			       struct drm_file *file);
 

@@ -91,27 +91,16 @@
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
-#include "vgpu_drv.h"
+#include "vgpu_userq.h"
 
 static_assert(sizeof(struct drm_vgpu_userq_create) == 48);
 static_assert(sizeof(struct drm_vgpu_userq_destroy) == 8);
 static_assert(sizeof(struct drm_vgpu_userq_get_state) == 32);
-static_assert(sizeof(struct drm_vgpu_wait_user_fence) == 48);
 
 static int vgpu_user_queues = -1;
 module_param_named(user_queues, vgpu_user_queues, int, 0444);
 MODULE_PARM_DESC(user_queues,
 		 "hardware queues kept for user-mode queues (default -1: a quarter)");
-
-static unsigned int vgpu_ufence_spin_us = 50;
-module_param_named(ufence_spin_us, vgpu_ufence_spin_us, uint, 0644);
-MODULE_PARM_DESC(ufence_spin_us,
-		 "WAIT_USER_FENCE polls the value this long before it sleeps (default 50, 0: never)");
-
-static unsigned int vgpu_userq_timeslice_ms = 10;
-module_param_named(userq_timeslice_ms, vgpu_userq_timeslice_ms, uint, 0644);
-MODULE_PARM_DESC(userq_timeslice_ms,
-		 "a user-mode queue keeps its hardware queue this long while another of its priority waits (default 10)");
 
 /* mmap() windows, in pages: one per queue, below DRM_FILE_PAGE_OFFSET_START */
 #define VGPU_UQ_PGOFF_BASE 0x10000ul
@@ -165,37 +154,7 @@ static void vgpu_uq_user_put(struct vgpu_userqs *uqs, kuid_t uid)
 		xa_store(&uqs->users, key, xa_mk_value(xa_to_value(e) - 1), GFP_NOWAIT);
 }
 
-static unsigned int vgpu_userq_timeout_ms;
-module_param_named(userq_timeout_ms, vgpu_userq_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(userq_timeout_ms,
-		 "a user-mode queue with work that completes nothing this long is stopped (0: timeout_ms)");
-
-#define VGPU_UQ_WDOG_PERIOD (HZ / 10)
-
-static unsigned int vgpu_userq_timeout(void)
-{
-	unsigned int ms = READ_ONCE(vgpu_userq_timeout_ms);
-
-	return ms ? ms : vgpu_timeout_ms;
-}
-
 enum vgpu_uq_area { VGPU_UQ_RING, VGPU_UQ_CPL, VGPU_UQ_DB };
-
-static u32 vgpu_uq_read(struct vgpu_device *vdev, u32 hwq, u32 reg)
-{
-	return vgpu_read(vdev, VGPU_REG_QUEUE(hwq) + reg);
-}
-
-static void vgpu_uq_write(struct vgpu_device *vdev, u32 hwq, u32 reg, u32 val)
-{
-	vgpu_write(vdev, VGPU_REG_QUEUE(hwq) + reg, val);
-}
-
-static u64 vgpu_uq_read_completed(struct vgpu_device *vdev, u32 hwq)
-{
-	return vgpu_uq_read(vdev, hwq, VGPU_Q_COMPLETED_LO) |
-		(u64)vgpu_uq_read(vdev, hwq, VGPU_Q_COMPLETED_HI) << 32;
-}
 
 static loff_t vgpu_uq_offset(u32 gidx, unsigned long area)
 {
@@ -280,7 +239,7 @@ int vgpu_userq_init(struct vgpu_device *vdev)
 /* ---- one queue ---- */
 
 /* Its state, with an error the device stopped it on.  uqs->lock held. */
-static void vgpu_userq_refresh(struct vgpu_device *vdev, struct vgpu_userq *uq)
+void vgpu_userq_refresh(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
 	u32 st;
 
@@ -301,7 +260,7 @@ static void vgpu_userq_refresh(struct vgpu_device *vdev, struct vgpu_userq *uq)
  * each SM), none at a command boundary (held, not busy).  uqs->lock held,
  * the device present, @uq mapped in.
  */
-static void vgpu_userq_hw_stop(struct vgpu_device *vdev, struct vgpu_userq *uq)
+void vgpu_userq_hw_stop(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
 	unsigned long until = jiffies + HZ;
 
@@ -324,7 +283,7 @@ static void vgpu_userq_hw_stop(struct vgpu_device *vdev, struct vgpu_userq *uq)
  * interrupt, a stop, a queue gone), so a wake-up must move it too, or a
  * waiter goes back to sleep until its 1 ms tick.
  */
-static void vgpu_userq_wake(struct vgpu_userqs *uqs)
+void vgpu_userq_wake(struct vgpu_userqs *uqs)
 {
 	atomic_inc(&uqs->seq);
 	wake_up_all(&uqs->wq);
@@ -357,7 +316,7 @@ static void vgpu_userq_shadow_fill(struct vgpu_userq *uq)
 }
 
 /* The tail the process last wrote into the shadow page. */
-static u32 vgpu_userq_shadow_tail(const struct vgpu_userq *uq)
+u32 vgpu_userq_shadow_tail(const struct vgpu_userq *uq)
 {
 	return READ_ONCE(uq->shadow[VGPU_DB_TAIL / 4]);
 }
@@ -374,8 +333,8 @@ static u32 vgpu_userq_shadow_tail(const struct vgpu_userq *uq)
  * as there are slots, however many exist.  False, and nothing done, when
  * no ASID can be had now (the scheduler tries again on its next pass).
  */
-static bool vgpu_userq_map_in(struct vgpu_device *vdev, struct vgpu_userq *uq,
-			      u32 i)
+bool vgpu_userq_map_in(struct vgpu_device *vdev, struct vgpu_userq *uq,
+		       u32 i)
 {
 	struct vgpu_uq_slot *s = &vdev->uqs.slot[i];
 	u32 hwq = s->hwq, tail;
@@ -445,7 +404,7 @@ static void vgpu_userq_unpin(struct vgpu_userq *uq)
  * disabled and freed, and its doorbell mapping moves to the shadow page.
  * uqs->lock held, the device present.
  */
-static void vgpu_userq_map_out(struct vgpu_device *vdev, struct vgpu_userq *uq)
+void vgpu_userq_map_out(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
 	lockdep_assert_held(&vdev->uqs.lock);
 	/* no doorbell store reaches the hardware page after this */
@@ -465,7 +424,7 @@ static void vgpu_userq_map_out(struct vgpu_device *vdev, struct vgpu_userq *uq)
  * Start mapping @uq out at its next command boundary (HOLD); at once
  * when it is at one.  True when it is out.
  */
-static bool vgpu_userq_drain(struct vgpu_device *vdev, struct vgpu_userq *uq)
+bool vgpu_userq_drain(struct vgpu_device *vdev, struct vgpu_userq *uq)
 {
 	if (uq->state == VGPU_USERQ_STATE_ACTIVE &&
 	    vgpu_uq_read(vdev, uq->hwq, VGPU_Q_CONTROL) & VGPU_QCTRL_ENABLE) {
@@ -547,210 +506,6 @@ static void vgpu_userq_destroy(struct vgpu_device *vdev, struct vgpu_userq *uq)
 	if (end)
 		vgpu_as_job_end(uq->as);
 	vgpu_userq_free(vdev, uq);
-}
-
-/* ---- scheduler and watchdog ---- */
-
-/* A mapped-out queue that waits for a slot. */
-static bool vgpu_userq_waits(const struct vgpu_userq *uq)
-{
-	return uq->slot < 0 && uq->state == VGPU_USERQ_STATE_ACTIVE &&
-		vgpu_userq_shadow_tail(uq) != uq->head;
-}
-
-/* @a goes before @b: higher priority, then waiting longer. */
-static bool vgpu_userq_before(const struct vgpu_userq *a,
-			      const struct vgpu_userq *b)
-{
-	if (a->priority != b->priority)
-		return a->priority > b->priority;
-	return a->since < b->since;
-}
-
-/*
- * The slot whose queue gives way to @w: a free one first, then one whose
- * queue is stopped, idle, of lower priority (the lowest), or of @w's and
- * past its timeslice.  -1 for none.  Draining queues are already going.
- */
-static int vgpu_userq_victim(struct vgpu_device *vdev,
-			     const struct vgpu_userq *w, u64 now)
-{
-	struct vgpu_userqs *uqs = &vdev->uqs;
-	u64 slice = (u64)READ_ONCE(vgpu_userq_timeslice_ms) * NSEC_PER_MSEC;
-	int best = -1, best_rank = 0;
-	u32 i;
-
-	for (i = 0; i < uqs->n; i++) {
-		struct vgpu_userq *uq = uqs->slot[i].owner;
-		int rank;
-
-		if (!uq)
-			return i;
-		if (uq->draining)
-			continue;
-		vgpu_userq_refresh(vdev, uq);
-		if (uq->state != VGPU_USERQ_STATE_ACTIVE)
-			rank = 4;
-		else if (vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS) & VGPU_QSTAT_IDLE)
-			rank = 3;
-		else if (uq->priority < w->priority)
-			rank = 2;
-		else if (uq->priority == w->priority && now - uq->since >= slice)
-			rank = 1;
-		else
-			continue;
-		if (rank > best_rank ||
-		    (rank == best_rank && uq->priority < uqs->slot[best].owner->priority)) {
-			best = i;
-			best_rank = rank;
-		}
-	}
-	return best;
-}
-
-/*
- * One pass: finish the map-outs that reached a command boundary, then
- * give slots to waiting queues, best first.  True while a queue is
- * mapped out or draining (the next pass comes in a jiffy).
- * uqs->lock held, the device present.
- */
-static bool vgpu_userq_schedule(struct vgpu_device *vdev, u64 now)
-{
-	struct vgpu_userqs *uqs = &vdev->uqs;
-	struct vgpu_userq *uq, *w;
-	unsigned long gidx;
-	u32 i, pending = 0, served = 0;
-	bool busy = false;
-	int slot;
-
-	for (i = 0; i < uqs->n; i++) {
-		uq = uqs->slot[i].owner;
-		if (!uq || !uq->draining)
-			continue;
-		vgpu_userq_refresh(vdev, uq);
-		if (uq->state != VGPU_USERQ_STATE_ACTIVE ||
-		    !(vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY))
-			vgpu_userq_map_out(vdev, uq);
-		else
-			pending++;	/* a slot some waiter will have */
-	}
-	for (;;) {
-		/* the best waiter not yet served this pass */
-		w = NULL;
-		xa_for_each(&uqs->all, gidx, uq) {
-			if (uq->slot < 0 && uq->state == VGPU_USERQ_STATE_ACTIVE)
-				busy = true;
-			if (!vgpu_userq_waits(uq) || uq->since > now || uq->skip)
-				continue;
-			if (!w || vgpu_userq_before(uq, w))
-				w = uq;
-		}
-		if (!w)
-			break;
-		if (served < pending) {
-			/* it has a draining slot: next pass */
-			served++;
-			w->skip = true;
-			continue;
-		}
-		slot = vgpu_userq_victim(vdev, w, now);
-		if (slot < 0)
-			break;
-		uq = uqs->slot[slot].owner;
-		if (!uq || vgpu_userq_drain(vdev, uq)) {
-			if (!vgpu_userq_map_in(vdev, w, slot))
-				w->skip = true;	/* no ASID now */
-		} else {
-			pending++;
-			served++;
-			w->skip = true;
-		}
-	}
-	xa_for_each(&uqs->all, gidx, uq) {
-		uq->skip = false;
-		if (uq->draining)
-			busy = true;
-	}
-	return busy;
-}
-
-/*
- * The watchdog's look at @uq, mapped in: stop it when it has had work
- * and completed nothing for the timeout, counting only time mapped in.
- * True when it stopped it.
- */
-static bool vgpu_userq_check_hang(struct vgpu_device *vdev,
-				  struct vgpu_userq *uq, u64 now)
-{
-	u32 st = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_STATUS);
-	u64 done = vgpu_uq_read_completed(vdev, uq->hwq);
-
-	/*
-	 * Time runs from the first pass that sees it busy, not from the
-	 * last that saw it idle: its owner rings the doorbell without the
-	 * kernel, up to a period after that pass, and a queue must have had
-	 * its whole userq_timeout_ms (in ns: a jiffy-rounded start stopped
-	 * one 0.3 ms early).
-	 */
-	if (st & VGPU_QSTAT_IDLE) {
-		uq->wd_last = 0;
-		uq->wd_stall = 0;
-		return false;
-	}
-	if (done != uq->wd_completed) {
-		uq->wd_completed = done;
-		uq->wd_stall = 0;
-		uq->wd_last = now;
-		return false;
-	}
-	if (uq->wd_last)
-		uq->wd_stall += now - uq->wd_last;
-	uq->wd_last = now;
-	if (uq->wd_stall < (u64)vgpu_userq_timeout() * NSEC_PER_MSEC)
-		return false;
-	/* hung: stop it where it stands, the others never notice */
-	uq->error_index = vgpu_uq_read(vdev, uq->hwq, VGPU_Q_HEAD);
-	vgpu_userq_hw_stop(vdev, uq);
-	uq->state = VGPU_USERQ_STATE_HUNG;
-	uq->hw_error = VGPU_ERR_ABORTED;
-	atomic_inc(&vdev->reset_count);
-	atomic_inc(&uq->vf->reset_count);
-	vgpu_warn(vdev, "client %llu user queue %u (hw %u): no progress for %u ms, stopped\n",
-		  uq->vf->client_id, uq->id, uq->hwq, vgpu_userq_timeout());
-	return true;
-}
-
-void vgpu_userq_watchdog(struct work_struct *work)
-{
-	struct vgpu_device *vdev = container_of(to_delayed_work(work),
-						struct vgpu_device, uqs.wdog);
-	struct vgpu_userqs *uqs = &vdev->uqs;
-	bool woke = false, fast;
-	u64 now;
-	int idx;
-	u32 i;
-
-	if (!drm_dev_enter(&vdev->drm, &idx))
-		return;
-	mutex_lock(&uqs->lock);
-	now = ktime_get_ns();
-	fast = vgpu_userq_schedule(vdev, now);
-	for (i = 0; i < uqs->n; i++) {
-		struct vgpu_userq *uq = uqs->slot[i].owner;
-
-		if (!uq)
-			continue;
-		vgpu_userq_refresh(vdev, uq);
-		if (uq->state != VGPU_USERQ_STATE_ACTIVE || uq->draining)
-			continue;
-		woke |= vgpu_userq_check_hang(vdev, uq, now);
-	}
-	if (atomic_read(&uqs->live))
-		schedule_delayed_work(&uqs->wdog, fast ? 1 : VGPU_UQ_WDOG_PERIOD);
-	mutex_unlock(&uqs->lock);
-	drm_dev_exit(idx);
-	if (woke)
-		vgpu_userq_wake(uqs);
 }
 
 /* ---- device events ---- */
@@ -1201,8 +956,8 @@ out:
  * no interrupt ended: one may have been lost or held back).  A queue
  * mapped out with work gets the scheduler's next pass now.
  */
-static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
-			    u32 id, bool full)
+int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf, u32 id,
+		     bool full)
 {
 	struct vgpu_userq *uq;
 	int ret = 0, idx;
@@ -1224,102 +979,6 @@ static int vgpu_userq_check(struct vgpu_device *vdev, struct vgpu_file *vf,
 	}
 	mutex_unlock(&vdev->uqs.lock);
 	drm_dev_exit(idx);
-	return ret;
-}
-
-/*
- * Poll the value for up to ufence_spin_us before the first sleep, as
- * i915's __i915_spin_request() does for a request about to complete: a
- * short job ends within that, and the waiter then returns without the
- * interrupt's wake-up and two context switches.  The poll ends at once on
- * a signal, when another task wants this CPU, at the deadline, and when a
- * user-queue interrupt or stop came (the caller's loop then looks at the
- * queue).  True once the condition holds.
- */
-static bool vgpu_ufence_spin(struct vgpu_device *vdev,
-			     const struct drm_vgpu_wait_user_fence *args,
-			     u64 __user *uaddr, int seq)
-{
-	u64 now = ktime_get_ns(), v;
-	u64 end = now + READ_ONCE(vgpu_ufence_spin_us) * NSEC_PER_USEC;
-
-	if (args->timeout_ns > 0 && end > (u64)args->timeout_ns)
-		end = args->timeout_ns;
-	while (now < end && !need_resched() && !signal_pending(current) &&
-	       atomic_read(&vdev->uqs.seq) == seq) {
-		cpu_relax();
-		if (get_user(v, uaddr))
-			return false;	/* the caller's next read says -EFAULT */
-		if (vgpu_ufence_satisfied(v, args->op, args->value, args->mask))
-			return true;
-		now = ktime_get_ns();
-	}
-	return false;
-}
-
-int vgpu_ioctl_wait_user_fence(struct drm_device *dev, void *data,
-			       struct drm_file *file)
-{
-	struct vgpu_device *vdev = to_vgpu(dev);
-	struct vgpu_file *vf = file->driver_priv;
-	struct drm_vgpu_wait_user_fence *args = data;
-	u64 __user *uaddr = u64_to_user_ptr(args->addr);
-	bool quiet = false;	/* the last wait ended with no interrupt */
-	bool spun = false, armed = false, tried_arm = false;
-	long left;
-	int ret;
-	u64 v;
-
-	if (args->flags & ~VGPU_UFENCE_FLAGS || args->pad ||
-	    args->op > VGPU_UFENCE_OP_MAX || args->addr % 8)
-		return -EINVAL;
-	for (;;) {
-		int seq = atomic_read(&vdev->uqs.seq);
-
-		if (get_user(v, uaddr)) {
-			ret = -EFAULT;
-			break;
-		}
-		ret = 0;
-		if (vgpu_ufence_satisfied(v, args->op, args->value, args->mask))
-			break;
-		if (args->queue_id) {
-			ret = vgpu_userq_check(vdev, vf, args->queue_id, quiet);
-			if (ret)
-				break;
-		}
-		ret = -ENODEV;
-		if (drm_dev_is_unplugged(dev))
-			break;
-		ret = -ETIME;
-		left = vgpu_jiffies_until(args->timeout_ns);
-		if (!left)
-			break;
-		ret = -ERESTARTSYS;
-		if (signal_pending(current))
-			break;
-		if (!spun) {
-			spun = true;
-			ret = 0;
-			if (vgpu_ufence_spin(vdev, args, uaddr, seq))
-				break;
-			continue;
-		}
-		if (!tried_arm) {	/* then look at the value once more */
-			tried_arm = true;
-			armed = vgpu_irq_user_arm(vdev);
-			continue;
-		}
-		/* woken by a user-queue interrupt or a stop; else a tick */
-		ret = wait_event_interruptible_timeout(vdev->uqs.wq,
-				atomic_read(&vdev->uqs.seq) != seq,
-				min_t(long, left, msecs_to_jiffies(1)));
-		if (ret < 0)
-			break;
-		quiet = !ret;
-	}
-	if (armed)
-		vgpu_irq_user_disarm(vdev);
 	return ret;
 }
 
