@@ -98,6 +98,17 @@ struct ptx_param {
 	int line;
 };
 
+/*
+ * An .entry's performance-tuning and cluster directives (PTX ISA 11.4,
+ * 11.7), 0 where absent.  The launch checks them (libvgpu/launch.c).
+ */
+struct ptx_kattrs {
+	uint32_t reqntid[3], maxntid[3];
+	uint32_t reqnctapercluster[3];
+	uint32_t maxclusterrank, minnctapersm, maxnreg;
+	bool explicitcluster;
+};
+
 struct ptx_func {
 	char name[PTX_NAME_MAX];
 	int line;
@@ -115,6 +126,7 @@ struct ptx_func {
 	int nlocal;
 	struct ptx_insn *insns;
 	int ninsns, insns_cap;
+	struct ptx_kattrs attrs; /* .entry only */
 };
 
 /* A module-scope .global or .const variable: module data at @offset. */
@@ -239,8 +251,21 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg,
 		 struct ptx_code *code);
 void ptx_code_free(struct ptx_code *code);
 
-/* The whole translation: PTX text -> vGPU assembly text (malloc'd). */
+/* An entry's directives, for the launcher: by kernel name. */
+struct ptx_kernel_attrs {
+	char name[PTX_NAME_MAX];
+	struct ptx_kattrs attrs;
+};
+
+/*
+ * The whole translation: PTX text -> vGPU assembly text (malloc'd).  With
+ * @attrs, *@attrs (malloc'd, *@nattrs entries) gets each entry's
+ * directives.
+ */
 int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	       char *log, size_t loglen);
+int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
+		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
+		     int *nattrs);
 
 #endif

@@ -353,6 +353,8 @@ static const struct {
 	{ "%smid", "SR_SMID" },
 	{ "%clock", "SR_CLOCKLO" },
 	{ "%clock_hi", "SR_CLOCKHI" },
+	{ "%globaltimer_lo", "SR_GLOBALTIMERLO" },
+	{ "%globaltimer_hi", "SR_GLOBALTIMERHI" },
 	{ "%cluster_ctarank", "SR_CLUSTER_CTARANK" },
 	{ "%cluster_nctarank", "SR_CLUSTER_NCTARANK" },
 	{ "%cluster_ctaid.x", "SR_CLUSTER_CTAID.X" },
@@ -612,6 +614,32 @@ int pl_pred_of(struct lower *L, const struct ptx_operand *o)
 	return o->reg;
 }
 
+/* ---- the lowering's own labels (loops inside one PTX instruction) ---- */
+
+int pl_new_label(struct lower *L)
+{
+	return L->ilabels++;
+}
+
+void pl_put_label(struct lower *L, int n)
+{
+	struct ptx_vinsn *v = pl_emit(L, "%s", "");
+
+	v->guard = -1;
+	snprintf(v->label, sizeof(v->label), "K%dI%d", L->kernel, n);
+	pl_finish(L);
+}
+
+void pl_bra_label(struct lower *L, int n, int g, bool gnot)
+{
+	struct ptx_vinsn *v = pl_emit(L, "BRA");
+
+	v->branch = true;
+	v->guard = g;
+	v->guard_not = gnot;
+	pl_o_text(v, "K%dI%d", L->kernel, n);
+}
+
 /* ---- simple instructions ---- */
 
 bool pl_want_ops(struct lower *L, int n)
@@ -680,6 +708,8 @@ static const struct {
 	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
 	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
 	{ "vprintf", pl_vprintf },  { "match", pl_match },
+	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
+	{ "setmaxnreg", pl_setmaxnreg },
 };
 
 /*
