@@ -708,7 +708,8 @@ void pl_shift(struct lower *L)
 				v = pl_emit(L, "%s", shr);
 				pl_o_def(v, tt, 0, true);
 				pl_use_src(L, v, a, 1);
-				pl_o_text(v, "0x%x", (unsigned)(n - 32 > 31 ? 31 : n - 32));
+				/* past 63: the sign (.s64) or 0 (.u64, SHR.U32 by 32) */
+				pl_o_text(v, "0x%x", (unsigned)(n - 32 > 31 ? (t.sign ? 31 : 32) : n - 32));
 				if (t.sign) {
 					v = pl_emit(L, "SHR.S32");
 					pl_o_def(v, tt, 1, false);

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PTX front end on issue 31's gaps: %globaltimer and the clocks,
+ * bar.red / bar.sync / bar.arrive with the barrier and the count in
+ * registers, clz popc bfind, bfe/bfi on 64 bits and with register
+ * positions, 64-bit shifts by a register, atom.inc/dec, shfl.sync with c
+ * in a register, setmaxnreg, 40 predicates live at once, and the kernel
+ * directives a launch must honour.  Kernels: tests/ptx/gaps.cu (clang)
+ * and PTX written here; every expected value is computed here from the
+ * PTX ISA's definition (section numbers of PTX ISA 9.0), under the
+ * default and random schedules, the sanitizer on and off.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_host.h"
+#include "vgpu.h"
+#include "vgpu_hw.h"
+#include "ptx_corpus.h"
+
+#define WAIT_NS (60ull * 1000000000ull)
+#define NBUF 3
+#define SCHEDULES 6
+
+static const char *corpus(const char *name)
+{
+	for (size_t i = 0; ptx_corpus[i].name; i++)
+		if (!strcmp(ptx_corpus[i].name, name))
+			return ptx_corpus[i].text;
+	return NULL;
+}
+
+FIXTURE(gaps) {
+	struct vgpu_device *dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_bo *bo[NBUF];
+	char log[8192];
+};
+
+FIXTURE_SETUP(gaps)
+{
+	memset(self, 0, sizeof(*self));
+	ASSERT_EQ(0, vgpu_device_open(NULL, &self->dev));
+}
+
+FIXTURE_TEARDOWN(gaps)
+{
+	for (int i = 0; i < NBUF; i++)
+		vgpu_bo_free(self->bo[i]);
+	vgpu_program_free(self->prog);
+	vgpu_device_close(self->dev);
+}
+
+/* Compile @text (or corpus file @file when @text is NULL), find @kernel. */
+static int load(struct __test_metadata *_metadata, FIXTURE_DATA(gaps) *self,
+		const char *file, const char *text, const char *kernel)
+{
+	int ret;
+
+	if (!text)
+		text = corpus(file);
+	if (!text) {
+		TH_LOG("no %s in the corpus", file);
+		return -ENOENT;
+	}
+	ret = vgpu_program_from_ptx(self->dev, text, strlen(text), file, &self->prog,
+				    self->log, sizeof(self->log));
+	if (ret) {
+		TH_LOG("%s: %s\n%s", file, strerror(-ret), self->log);
+		return ret;
+	}
+	ret = vgpu_program_find_kernel(self->prog, kernel, &self->k);
+	if (ret)
+		TH_LOG("no kernel %s", kernel);
+	return ret;
+}
+
+static int buf(FIXTURE_DATA(gaps) *self, int i, const void *data, size_t len)
+{
+	int ret = vgpu_bo_new(self->dev, len, 0, &self->bo[i]);
+
+	if (!ret && data)
+		ret = vgpu_bo_write(self->bo[i], 0, data, len);
+	return ret;
+}
+
+static int run(struct __test_metadata *_metadata, FIXTURE_DATA(gaps) *self,
+	       struct vgpu_args *args, uint32_t grid, uint32_t block, uint64_t seed)
+{
+	struct vgpu_launch_config cfg = {
+		.grid = { grid },
+		.block = { block },
+		.seed = seed,
+		.flags = (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+			 (seed & 1 ? VGPU_LAUNCH_SANITIZE : 0),
+	};
+	struct vgpu_job *job = NULL;
+	int ret = vgpu_kernel_launch(self->k, &cfg, args, &job);
+
+	if (ret)
+		return ret;
+	ret = vgpu_job_wait(job, WAIT_NS);
+	if (ret) {
+		char text[4096];
+
+		if (vgpu_job_describe(job, text, sizeof(text)) > 0)
+			TH_LOG("seed %llu:\n%s", (unsigned long long)seed, text);
+	}
+	vgpu_job_free(job);
+	return ret;
+}
+
+/* PTX ISA 10.24, 10.28: %clock64 counts cycles, %globaltimer nanoseconds;
+ * on vGPU both run with the SM clock (docs/core.md), monotonic */
+TEST_F(gaps, globaltimer_and_clocks)
+{
+	uint64_t out[64 * 8];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "gaps", NULL, "gtimer"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 64, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (int t = 0; t < 64; t++) {
+			const uint64_t *o = &out[8 * t];
+
+			EXPECT_LE(o[0], o[1]) TH_LOG("t %d seed %llu", t, (unsigned long long)s);
+			EXPECT_LE(o[1], o[2]);
+			EXPECT_GE(o[2] - o[0], 5000u) TH_LOG("the spin waited 5000 ns");
+			EXPECT_LT(o[3], o[5]);
+			EXPECT_LE((uint32_t)o[3], o[4]);
+			EXPECT_LE(o[4], (uint32_t)o[5]);
+			EXPECT_LE(o[2], o[3]) TH_LOG("both clocks are the SM clock");
+		}
+	}
+	vgpu_args_free(args);
+}
+
+/* PTX ISA 9.7.13.1 bar/barrier: bar.red with a and b in registers */
+TEST_F(gaps, bar_with_registers)
+{
+	uint32_t out[128 * 6];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "gaps", NULL, "bar_regs"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, 1));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, 128));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 128, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t t = 0; t < 128; t++) {
+			const uint32_t *o = &out[6 * t];
+
+			EXPECT_EQ(43u, o[0]) TH_LOG("t %u seed %llu", t, (unsigned long long)s);
+			EXPECT_EQ(1u, o[1]);
+			EXPECT_EQ(1u, o[2]);
+			EXPECT_EQ(0u, o[3]);
+			EXPECT_EQ(100u, o[4]);
+			EXPECT_EQ(t < 64 ? 0xeeeeeeeeu : (t - 64) * 3 + 1, o[5]);
+		}
+	}
+	vgpu_args_free(args);
+}
+
+/* ---- bit operations (PTX ISA 9.7.1: clz popc bfind bfe bfi; 9.7.8 shl shr) ---- */
+
+static int clz64(uint64_t x)
+{
+	return x ? __builtin_clzll(x) : 64;
+}
+
+static uint64_t ref_bfe(uint64_t a, uint32_t pos, uint32_t len, int bits, int sign)
+{
+	int msb = bits - 1, sbit = 0;
+	uint64_t d = 0;
+
+	pos &= 0xff;
+	len &= 0xff;
+	if (sign && len)
+		sbit = (int)(a >> ((int)(pos + len - 1) < msb ? pos + len - 1 : (uint32_t)msb)) & 1;
+	for (int i = 0; i <= msb; i++) {
+		int bit = ((uint32_t)i < len && pos + (uint32_t)i <= (uint32_t)msb) ?
+				  (int)(a >> (pos + (uint32_t)i)) & 1 : sbit;
+
+		d |= (uint64_t)bit << i;
+	}
+	return d;
+}
+
+static uint64_t ref_bfi(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, int bits)
+{
+	uint64_t f = b;
+
+	pos &= 0xff;
+	len &= 0xff;
+	for (uint32_t i = 0; i < len && pos + i <= (uint32_t)bits - 1; i++)
+		f = (f & ~(1ull << (pos + i))) | (((a >> i) & 1) << (pos + i));
+	return bits == 32 ? (uint32_t)f : f;
+}
+
+static uint64_t shl64(uint64_t x, uint32_t n) { return n >= 64 ? 0 : x << n; }
+static uint64_t shru64(uint64_t x, uint32_t n) { return n >= 64 ? 0 : x >> n; }
+static uint64_t shrs64(uint64_t x, uint32_t n)
+{
+	return (uint64_t)((int64_t)x >> (n >= 64 ? 63 : n));
+}
+
+static void ref_bits(uint32_t i, uint32_t seed, uint64_t *o)
+{
+	uint32_t a = (i + seed) * 2654435761u >> (i % 32), b = ~a * 40503u + i;
+	uint64_t A = ((uint64_t)(a ^ 0x5bd1e995u) << 32 | b) >> (i % 64);
+	uint64_t B = (uint64_t)b * 0x9e3779b97f4a7c15ull;
+	uint32_t pos = (i * 7) % 70, len = (i * 13) % 70, sh = (i * 5) % 101, sa;
+	int c32, c64;
+
+	if (i % 16 == 0)
+		a = 0, A = 0;
+	c32 = a ? __builtin_clz(a) : 32;
+	c64 = clz64(A);
+	o[0] = (uint32_t)c32;
+	o[1] = (uint32_t)c64;
+	o[2] = (uint32_t)__builtin_popcount(a);
+	o[3] = (uint32_t)__builtin_popcountll(A);
+	o[4] = a ? 31u - (uint32_t)c32 : 0xffffffffu;
+	sa = (int32_t)a < 0 ? ~a : a;
+	o[5] = sa ? 31u - (uint32_t)__builtin_clz(sa) : 0xffffffffu;
+	o[6] = a ? (uint32_t)c32 : 0xffffffffu;
+	o[7] = A ? 63u - (uint32_t)c64 : 0xffffffffu;
+	{
+		uint64_t sA = (int64_t)A < 0 ? ~A : A;
+
+		o[8] = sA ? 63u - (uint32_t)clz64(sA) : 0xffffffffu;
+	}
+	o[9] = A ? (uint32_t)c64 : 0xffffffffu;
+	o[10] = ref_bfe(a, pos, len, 32, 0);
+	o[11] = ref_bfe(a, pos, len, 32, 1);
+	o[12] = ref_bfi(a, b, pos, len, 32);
+	o[13] = ref_bfe(A, pos, len, 64, 0);
+	o[14] = ref_bfe(A, pos, len, 64, 1);
+	o[15] = ref_bfi(A, B, pos, len, 64);
+	o[16] = ref_bfe(A, 12, 40, 64, 0);
+	o[17] = ref_bfi(A, B, 60, 9, 64);
+	o[18] = shl64(A, sh);
+	o[19] = shru64(B, sh);
+	o[20] = shrs64(B, sh);
+	o[21] = shrs64(A | 1ull << 63, sh);
+	o[22] = shl64(B, 0xffffffe0u + sh);
+	o[23] = 0;
+}
+
+TEST_F(gaps, bit_operations)
+{
+	static const char *const what[24] = {
+		"clz.b32", "clz.b64", "popc.b32", "popc.b64", "bfind.u32", "bfind.s32",
+		"bfind.shiftamt.u32", "bfind.u64", "bfind.s64", "bfind.shiftamt.u64",
+		"bfe.u32", "bfe.s32", "bfi.b32", "bfe.u64", "bfe.s64", "bfi.b64",
+		"bfe.u64 12,40", "bfi.b64 60,9", "shl.b64", "shr.u64", "shr.s64",
+		"shr.s64 negative", "shl.b64 wrapped amount", "shr.u64 64",
+	};
+	const uint32_t n = 2 * 64, seed = 977;
+	uint64_t *out = calloc(n * 24, sizeof(*out)), want[24];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, load(_metadata, self, "gaps", NULL, "bits"));
+	ASSERT_EQ(0, buf(self, 0, NULL, n * 24 * sizeof(*out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, seed));
+	for (uint64_t s = 0; s < 3; s++) {
+		ASSERT_EQ(0, run(_metadata, self, args, 2, 64, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, n * 24 * sizeof(*out)));
+		for (uint32_t i = 0; i < n; i++) {
+			ref_bits(i, seed, want);
+			for (int k = 0; k < 24; k++) {
+				ASSERT_EQ(want[k], out[24 * i + k])
+					TH_LOG("thread %u: %s", i, what[k]);
+			}
+		}
+	}
+	vgpu_args_free(args);
+	free(out);
+}
+
+/* ---- atom.inc / atom.dec (PTX ISA 9.7.13.5) ---- */
+
+static uint32_t ref_inc(uint32_t v, uint32_t b) { return v >= b ? 0 : v + 1; }
+static uint32_t ref_dec(uint32_t v, uint32_t b) { return v == 0 || v > b ? b : v - 1; }
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Whatever the order of the @n operations, the values they saw are the
+ * first @n of the sequence from @start: compare sorted, and the final one.
+ */
+static void want_seq(struct __test_metadata *_metadata, const uint32_t *got, int stride,
+		     int n, uint32_t start, uint32_t bound, bool inc, uint32_t final,
+		     const char *what)
+{
+	uint32_t g[64], w[64], v = start;
+
+	for (int k = 0; k < n; k++) {
+		g[k] = got[k * stride];
+		w[k] = v;
+		v = inc ? ref_inc(v, bound) : ref_dec(v, bound);
+	}
+	qsort(g, (size_t)n, sizeof(g[0]), cmp_u32);
+	qsort(w, (size_t)n, sizeof(w[0]), cmp_u32);
+	for (int k = 0; k < n; k++) {
+		ASSERT_EQ(w[k], g[k]) TH_LOG("%s: value %d", what, k);
+	}
+	ASSERT_EQ(v, final) TH_LOG("%s: the final value", what);
+}
+
+TEST_F(gaps, atom_inc_dec)
+{
+	const uint32_t bound = 5;
+	uint32_t out[64 * 4], g[4], odd[32];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "gaps", NULL, "incdec"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(g)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, bound));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, (uint32_t[4]){ 0, 7, 0, 0 }, sizeof(g)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 64, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, g, sizeof(g)));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
+		want_seq(_metadata, &out[0], 4, 64, 0, bound, true, g[2], "atom.shared.inc");
+		want_seq(_metadata, &out[1], 4, 64, 3, bound, false, g[3], "atom.shared.dec");
+		want_seq(_metadata, &out[2], 4, 64, 0, bound, true, g[0], "atom.global.inc");
+		for (int t = 0; t < 64; t++) {
+			if (t % 2)
+				odd[t / 2] = out[4 * t + 3];
+			else
+				ASSERT_EQ(12345u, out[4 * t + 3]) TH_LOG("guard false at %d", t);
+		}
+		want_seq(_metadata, odd, 1, 32, 7, bound, false, g[1], "generic atom.dec");
+	}
+	vgpu_args_free(args);
+}
+
+/* ---- shfl.sync with c in a register (PTX ISA 9.7.9.6) ---- */
+
+static void ref_shfl(uint32_t lane, int mode, uint32_t b, uint32_t c, uint32_t *d, uint32_t *p)
+{
+	uint32_t seg = c >> 8 & 0x1f, mn = lane & seg, mx = mn | (c & 0x1f & ~seg);
+	int32_t j;
+	bool ok;
+
+	b &= 0x1f;
+	switch (mode) {
+	case 0: j = (int32_t)lane - (int32_t)b; ok = j >= (int32_t)mx; break;
+	case 1: j = (int32_t)(lane + b); ok = j <= (int32_t)mx; break;
+	case 2: j = (int32_t)(lane ^ b); ok = j <= (int32_t)mx; break;
+	default: j = (int32_t)(mn | (b & ~seg)); ok = j <= (int32_t)mx; break;
+	}
+	if (!ok)
+		j = (int32_t)lane;
+	*d = (uint32_t)j * 1000 + 7;
+	*p = ok;
+}
+
+TEST_F(gaps, shfl_c_in_a_register)
+{
+	static const uint32_t cs[] = { 0x1f, 0, 0x181f, 0x1800, 0x1007, 0x1c03, 0x1e00 };
+	uint32_t out[32 * 10];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "gaps", NULL, "shfl_reg"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	for (size_t ci = 0; ci < sizeof(cs) / sizeof(cs[0]); ci++) {
+		ASSERT_EQ(0, vgpu_args_set_u32(args, 1, cs[ci]));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 32, ci));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t l = 0; l < 32; l++)
+			for (int k = 0; k < 5; k++) {
+				uint32_t d, p;
+
+				ref_shfl(l, k == 4 ? 0 : k, (l * 3) % 11, cs[ci], &d, &p);
+				ASSERT_EQ(d, out[10 * l + 2 * k]) TH_LOG("c %#x lane %u mode %d", cs[ci], l, k);
+				ASSERT_EQ(p, out[10 * l + 2 * k + 1]) TH_LOG("c %#x lane %u mode %d |p", cs[ci], l, k);
+			}
+	}
+	vgpu_args_free(args);
+}
+
+TEST_HARNESS_MAIN
