@@ -215,6 +215,7 @@ struct ptx_vinsn {
 
 struct ptx_vreg {
 	uint8_t width; /* 32-bit words (1, 2, 4, 5) or 0 for a predicate */
+	bool fixed;    /* a scratch register the allocator placed itself */
 	int phys;      /* assigned register, -1 before allocation */
 };
 
@@ -233,6 +234,8 @@ struct ptx_code {
 	 * grows frame.
 	 */
 	bool spill_mode;
+	/* predicates spilled to registers: P3..P5 kept for their reloads */
+	bool pred_spill;
 	int spill_base;
 	uint32_t frame_locals;
 	struct ptx_vreg *vregs;

@@ -74,6 +74,7 @@ int pl_new_vreg(struct lower *L, int width)
 		c->vcap = ncap;
 	}
 	c->vregs[c->nv].width = (uint8_t)width;
+	c->vregs[c->nv].fixed = false;
 	c->vregs[c->nv].phys = -1;
 	return c->nv++;
 }

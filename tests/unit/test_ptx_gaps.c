@@ -408,4 +408,88 @@ TEST_F(gaps, shfl_c_in_a_register)
 	vgpu_args_free(args);
 }
 
+/* ---- 40 predicates live at once (issue 31 §3): some live in registers ---- */
+
+#define NP 40
+
+static uint32_t pred_limit(int k)
+{
+	return (uint32_t)k * 0x06000000u + 12345u * (uint32_t)k;
+}
+
+/*
+ * p_k = x > limit(k) for all 40, all live until the end; in between, one
+ * instruction guarded by p5, a branch on !p7 and a setp combining p9 and
+ * p11 into p12; then acc = acc * 3 + p_k for k = 39..0.
+ */
+static char *preds_ptx(void)
+{
+	size_t cap = 16384, n = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+#define P(...) (n += (size_t)snprintf(s + n, cap - n, __VA_ARGS__))
+	P(".version 8.5\n.target sm_90a\n.address_size 64\n"
+	  ".visible .entry preds40(.param .u64 out, .param .u32 seed)\n{\n"
+	  " .reg .pred %%p<%d>;\n .reg .b32 %%r<8>;\n .reg .b64 %%rd<4>;\n"
+	  " ld.param.u64 %%rd1, [out];\n ld.param.u32 %%r1, [seed];\n"
+	  " mov.u32 %%r2, %%tid.x;\n add.u32 %%r3, %%r2, 1;\n mul.lo.u32 %%r1, %%r1, %%r3;\n"
+	  " mul.lo.u32 %%r1, %%r1, -1640531535;\n", NP);
+	for (int k = 0; k < NP; k++)
+		P(" setp.gt.u32 %%p%d, %%r1, %u;\n", k, pred_limit(k));
+	P(" mov.u32 %%r4, 0;\n @%%p5 add.u32 %%r4, %%r4, 1000;\n @!%%p7 bra SKIP;\n"
+	  " add.u32 %%r4, %%r4, 7;\nSKIP:\n"
+	  " setp.ne.and.u32 %%p12, %%r1, 0, %%p9;\n"
+	  " setp.eq.or.u32 %%p12, %%r1, 77, %%p12;\n"
+	  " mov.u32 %%r5, 0;\n");
+	for (int k = NP - 1; k >= 0; k--)
+		P(" mul.lo.u32 %%r5, %%r5, 3;\n selp.u32 %%r6, 1, 0, %%p%d;\n"
+		  " add.u32 %%r5, %%r5, %%r6;\n", k);
+	P(" selp.u32 %%r6, 1, 0, %%p12;\n"
+	  " mul.wide.u32 %%rd2, %%r2, 12;\n add.u64 %%rd3, %%rd1, %%rd2;\n"
+	  " st.global.u32 [%%rd3], %%r5;\n st.global.u32 [%%rd3+4], %%r4;\n"
+	  " st.global.u32 [%%rd3+8], %%r6;\n ret;\n}\n");
+#undef P
+	return s;
+}
+
+TEST_F(gaps, forty_live_predicates)
+{
+	const uint32_t seed = 0x1234567;
+	uint32_t out[64 * 3];
+	struct vgpu_args *args = NULL;
+	char *text = preds_ptx();
+
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, load(_metadata, self, "preds40.ptx", text, "preds40"));
+	free(text);
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, seed));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 64, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t t = 0; t < 64; t++) {
+			uint32_t x = seed * (t + 1) * 2654435761u, acc = 0, extra = 0;
+			bool p[NP];
+
+			for (int k = 0; k < NP; k++)
+				p[k] = x > pred_limit(k);
+			if (p[5])
+				extra += 1000;
+			if (p[7])
+				extra += 7;
+			p[12] = (x != 0 && p[9]) || x == 77;
+			for (int k = NP - 1; k >= 0; k--)
+				acc = acc * 3 + p[k];
+			ASSERT_EQ(acc, out[3 * t]) TH_LOG("thread %u", t);
+			ASSERT_EQ(extra, out[3 * t + 1]) TH_LOG("thread %u", t);
+			ASSERT_EQ((uint32_t)p[12], out[3 * t + 2]) TH_LOG("thread %u", t);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 TEST_HARNESS_MAIN
