@@ -492,4 +492,132 @@ TEST_F(gaps, forty_live_predicates)
 	vgpu_args_free(args);
 }
 
+/* ---- kernel directives (PTX ISA 11.4, 11.7) at launch ---- */
+
+static const char directives_ptx[] =
+	".version 8.5\n.target sm_90a\n.address_size 64\n"
+	".visible .entry req(.param .u64 out)\n.reqntid 64, 1, 1\n.maxnreg 128\n{\n"
+	" ret;\n}\n"
+	".visible .entry maxt(.param .u64 out)\n.maxntid 32, 2, 1\n.minnctapersm 4\n{\n"
+	" ret;\n}\n"
+	/* what __cluster_dims__(4, 1, 1) compiles to */
+	".visible .entry clus(.param .u64 out)\n.explicitcluster\n.reqnctapercluster 4, 1, 1\n{\n"
+	" .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n"
+	" ld.param.u64 %rd1, [out];\n mov.u32 %r1, %ctaid.x;\n"
+	" mov.u32 %r2, %cluster_nctarank;\n mul.wide.u32 %rd2, %r1, 4;\n"
+	" add.u64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n"
+	".visible .entry expl(.param .u64 out)\n.explicitcluster\n.maxclusterrank 2\n{\n"
+	" ret;\n}\n";
+
+static int try_launch(FIXTURE_DATA(gaps) *self, const char *name, uint32_t block0,
+		      uint32_t block1, uint32_t cluster0, char *msg, size_t len)
+{
+	struct vgpu_launch_config cfg = {
+		.grid = { 8 }, .block = { block0, block1 }, .cluster = { cluster0 },
+	};
+	struct vgpu_args *args = NULL;
+	struct vgpu_job *job = NULL;
+	int ret = vgpu_program_find_kernel(self->prog, name, &self->k), ret2;
+
+	if (ret)
+		return ret;
+	ret = vgpu_kernel_launch_check(self->k, &cfg, msg, len);
+	if (!vgpu_args_new(self->k, &args))
+		vgpu_args_set_bo(args, 0, self->bo[0], 0);
+	ret2 = vgpu_kernel_launch(self->k, &cfg, args, &job);
+	vgpu_args_free(args);
+	if (ret2 != ret)
+		return -1000; /* the launch and the check must agree */
+	if (!ret2)
+		ret2 = vgpu_job_wait(job, WAIT_NS);
+	vgpu_job_free(job);
+	return ret2;
+}
+
+TEST_F(gaps, directives_at_launch)
+{
+	uint32_t out[8];
+	char msg[256];
+
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, directives_ptx, sizeof(directives_ptx) - 1,
+					   "d.ptx", &self->prog, self->log, sizeof(self->log)))
+		TH_LOG("%s", self->log);
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	EXPECT_EQ(0, try_launch(self, "req", 64, 1, 0, msg, sizeof(msg)));
+	EXPECT_EQ(-EINVAL, try_launch(self, "req", 32, 1, 0, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, ".reqntid 64, 1, 1")) TH_LOG("%s", msg);
+	EXPECT_EQ(0, try_launch(self, "maxt", 64, 1, 0, msg, sizeof(msg)));
+	EXPECT_EQ(0, try_launch(self, "maxt", 16, 4, 0, msg, sizeof(msg)));
+	EXPECT_EQ(-EINVAL, try_launch(self, "maxt", 65, 1, 0, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, ".maxntid 32, 2, 1")) TH_LOG("%s", msg);
+	/* no cluster given: the compiled one, 4 CTAs */
+	ASSERT_EQ(0, try_launch(self, "clus", 32, 1, 0, msg, sizeof(msg))) TH_LOG("%s", msg);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (int i = 0; i < 8; i++) {
+		EXPECT_EQ(4u, out[i]) TH_LOG("CTA %d", i);
+	}
+	EXPECT_EQ(0, try_launch(self, "clus", 32, 1, 4, msg, sizeof(msg)));
+	EXPECT_EQ(-EINVAL, try_launch(self, "clus", 32, 1, 2, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, ".reqnctapercluster 4, 1, 1")) TH_LOG("%s", msg);
+	EXPECT_EQ(-EINVAL, try_launch(self, "expl", 32, 1, 0, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, ".explicitcluster")) TH_LOG("%s", msg);
+	EXPECT_EQ(0, try_launch(self, "expl", 32, 1, 2, msg, sizeof(msg)));
+	EXPECT_EQ(-EINVAL, try_launch(self, "expl", 32, 1, 4, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, ".maxclusterrank 2")) TH_LOG("%s", msg);
+}
+
+/* ---- located errors ---- */
+
+static const struct {
+	const char *src, *msg;
+} bad[] = {
+	{ ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " setmaxnreg.inc.sync.aligned.u32 20;\n ret;\n}\n",
+	  "t.ptx:6:2: error: setmaxnreg register count 20: a multiple of 8 in 24..256" },
+	{ ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " setmaxnreg.dec.sync.aligned.u32 100;\n ret;\n}\n",
+	  "t.ptx:6:2: error: setmaxnreg register count 100: a multiple of 8 in 24..256" },
+	{ ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+	  " setmaxnreg.inc.u32 240;\n ret;\n}\n",
+	  "t.ptx:6:2: error: setmaxnreg must be .sync.aligned.u32" },
+	{ ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.maxnreg 168\n{\n"
+	  " setmaxnreg.inc.sync.aligned.u32 232;\n setmaxnreg.inc.sync.aligned.u32 200;\n ret;\n}\n",
+	  "t.ptx:8:2: error: setmaxnreg.inc to 200 registers, fewer than the 232 the warp owns here" },
+	{ ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.maxnreg 168\n{\n"
+	  " setmaxnreg.dec.sync.aligned.u32 240;\n ret;\n}\n",
+	  "t.ptx:7:2: error: setmaxnreg.dec to 240 registers, more than the 168 the warp owns here" },
+	{ ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.reqntid 64, 32, 1\n{\n"
+	  " ret;\n}\n",
+	  "t.ptx:5:1: error: .reqntid 64, 32, 1: 2048 threads per CTA, at most 1024" },
+	{ ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.reqnctapercluster 0\n{\n"
+	  " ret;\n}\n",
+	  "t.ptx:5:20: error: bad value or extra operand in .reqnctapercluster" },
+};
+
+TEST_F(gaps, bad_input_is_a_located_error)
+{
+	/* a warp-specialised kernel's budgets are fine: 168, then 40 or 232 */
+	static const char ok[] =
+		".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.maxnreg 168\n{\n"
+		" .reg .pred %p<2>;\n .reg .b32 %r<2>;\n mov.u32 %r1, %tid.x;\n"
+		" setp.lt.u32 %p1, %r1, 128;\n @%p1 bra PROD;\n"
+		" setmaxnreg.inc.sync.aligned.u32 232;\n ret;\nPROD:\n"
+		" setmaxnreg.dec.sync.aligned.u32 40;\n ret;\n}\n";
+	struct vgpu_program *prog = NULL;
+
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, ok, sizeof(ok) - 1, "t.ptx", &prog,
+					   self->log, sizeof(self->log))) TH_LOG("%s", self->log);
+	vgpu_program_free(prog);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		prog = NULL;
+		self->log[0] = '\0';
+		EXPECT_EQ(-EINVAL, vgpu_program_from_ptx(self->dev, bad[i].src, strlen(bad[i].src),
+							 "t.ptx", &prog, self->log,
+							 sizeof(self->log)));
+		EXPECT_EQ(NULL, prog);
+		EXPECT_NE(NULL, strstr(self->log, bad[i].msg))
+			TH_LOG("%zu: wanted '%s' in:\n%s", i, bad[i].msg, self->log);
+	}
+}
+
 TEST_HARNESS_MAIN
