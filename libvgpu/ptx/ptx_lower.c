@@ -615,32 +615,6 @@ int pl_pred_of(struct lower *L, const struct ptx_operand *o)
 	return o->reg;
 }
 
-/* ---- the lowering's own labels (loops inside one PTX instruction) ---- */
-
-int pl_new_label(struct lower *L)
-{
-	return L->ilabels++;
-}
-
-void pl_put_label(struct lower *L, int n)
-{
-	struct ptx_vinsn *v = pl_emit(L, "%s", "");
-
-	v->guard = -1;
-	snprintf(v->label, sizeof(v->label), "K%dI%d", L->kernel, n);
-	pl_finish(L);
-}
-
-void pl_bra_label(struct lower *L, int n, int g, bool gnot)
-{
-	struct ptx_vinsn *v = pl_emit(L, "BRA");
-
-	v->branch = true;
-	v->guard = g;
-	v->guard_not = gnot;
-	pl_o_text(v, "K%dI%d", L->kernel, n);
-}
-
 /* ---- simple instructions ---- */
 
 bool pl_want_ops(struct lower *L, int n)

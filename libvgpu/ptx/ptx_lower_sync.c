@@ -12,6 +12,32 @@
 
 #include "ptx_lower.h"
 
+/* ---- the lowering's own labels (loops inside one PTX instruction) ---- */
+
+int pl_new_label(struct lower *L)
+{
+	return L->ilabels++;
+}
+
+void pl_put_label(struct lower *L, int n)
+{
+	struct ptx_vinsn *v = pl_emit(L, "%s", "");
+
+	v->guard = -1;
+	snprintf(v->label, sizeof(v->label), "K%dI%d", L->kernel, n);
+	pl_finish(L);
+}
+
+void pl_bra_label(struct lower *L, int n, int g, bool gnot)
+{
+	struct ptx_vinsn *v = pl_emit(L, "BRA");
+
+	v->branch = true;
+	v->guard = g;
+	v->guard_not = gnot;
+	pl_o_text(v, "K%dI%d", L->kernel, n);
+}
+
 void pl_bra(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
