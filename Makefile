@@ -212,8 +212,8 @@ $(BUILD)/ptx/examples/%.ptx: examples/cuda/%.cu tests/ptx/cuda_min.h
 $(BUILD)/tests/test_examples: $(EXAMPLE_PTX)
 # test_timeline parses the JSON it checks with jansson (libjansson-dev)
 $(BUILD)/tests/test_timeline: LDLIBS += -ljansson
-$(BUILD)/tests/unit/test_ptx.o: $(BUILD)/ptx/ptx_corpus.h
-$(BUILD)/tests/unit/test_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
+$(BUILD)/tests/unit/test_ptx.o $(BUILD)/tests/unit/test_ptx_gaps.o: $(BUILD)/ptx/ptx_corpus.h
+$(BUILD)/tests/unit/test_ptx.o $(BUILD)/tests/unit/test_ptx_gaps.o: CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
 
 # make fuzz: the libFuzzer targets (Debian's clang-19 with its runtime,
 # libclang-rt-19-dev), one per oracle of tests/fuzz/ (tests/fuzz/

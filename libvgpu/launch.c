@@ -371,11 +371,86 @@ static int sync_points(struct vgpu_device *dev, const struct vgpu_sync_point *sp
 	return 0;
 }
 
+/*
+ * The directives of the kernel's PTX (PTX ISA 11.4, 11.7) against @cfg:
+ * the block must be .reqntid's shape and hold at most .maxntid's threads;
+ * a cluster shape other than 1x1x1 must be .reqnctapercluster's and hold
+ * at most .maxclusterrank CTAs; .explicitcluster needs a shape from one
+ * or the other.  *@cluster: the shape to launch with.
+ */
+static int launch_check(const struct vgpu_kernel *kernel, const struct vgpu_launch_config *cfg,
+			uint32_t cluster[3], char *msg, size_t len)
+{
+	const struct ptx_kattrs *a = &kernel->attrs;
+	uint32_t b[3], c[3];
+	uint64_t threads, ctas;
+	bool given;
+	char dummy[1];
+
+	if (!msg || !len) {
+		msg = dummy;
+		len = sizeof(dummy);
+	}
+	msg[0] = '\0';
+	for (int i = 0; i < 3; i++) {
+		b[i] = dim(cfg->block[i]);
+		c[i] = dim(cfg->cluster[i]);
+	}
+	threads = (uint64_t)b[0] * b[1] * b[2];
+	given = c[0] * c[1] * c[2] > 1;
+	if (a->reqntid[0] && memcmp(b, a->reqntid, sizeof(b))) {
+		snprintf(msg, len, "block %ux%ux%u does not match the kernel's .reqntid %u, %u, %u",
+			 b[0], b[1], b[2], a->reqntid[0], a->reqntid[1], a->reqntid[2]);
+		return -EINVAL;
+	}
+	if (a->maxntid[0] &&
+	    threads > (uint64_t)a->maxntid[0] * a->maxntid[1] * a->maxntid[2]) {
+		snprintf(msg, len, "block %ux%ux%u has more threads than the kernel's .maxntid "
+			 "%u, %u, %u allows", b[0], b[1], b[2], a->maxntid[0], a->maxntid[1],
+			 a->maxntid[2]);
+		return -EINVAL;
+	}
+	if (a->reqnctapercluster[0] && given && memcmp(c, a->reqnctapercluster, sizeof(c))) {
+		snprintf(msg, len, "cluster %ux%ux%u does not match the kernel's "
+			 ".reqnctapercluster %u, %u, %u", c[0], c[1], c[2],
+			 a->reqnctapercluster[0], a->reqnctapercluster[1], a->reqnctapercluster[2]);
+		return -EINVAL;
+	}
+	if (a->reqnctapercluster[0] && !given)
+		memcpy(c, a->reqnctapercluster, sizeof(c));
+	ctas = (uint64_t)c[0] * c[1] * c[2];
+	if (a->explicitcluster && !a->reqnctapercluster[0] && !given) {
+		snprintf(msg, len, "the kernel has .explicitcluster: launch it with a cluster shape");
+		return -EINVAL;
+	}
+	if (a->maxclusterrank && ctas > a->maxclusterrank) {
+		snprintf(msg, len, "a cluster of %llu CTAs exceeds the kernel's .maxclusterrank %u",
+			 (unsigned long long)ctas, a->maxclusterrank);
+		return -EINVAL;
+	}
+	memcpy(cluster, c, sizeof(c));
+	return 0;
+}
+
+int vgpu_kernel_launch_check(const struct vgpu_kernel *kernel,
+			     const struct vgpu_launch_config *config, char *msg, size_t len)
+{
+	static const struct vgpu_launch_config defaults;
+	uint32_t cluster[3];
+
+	if (msg && len)
+		msg[0] = '\0';
+	if (!kernel)
+		return -EINVAL;
+	return launch_check(kernel, config ? config : &defaults, cluster, msg, len);
+}
+
 int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		       const struct vgpu_launch_config *cfg,
 		       const struct vgpu_args *args, struct vgpu_job **jobp)
 {
 	static const struct vgpu_launch_config defaults;
+	uint32_t cluster[3];
 	const struct vgpu_program *prog;
 	const struct vgpu_obj_kernel *k;
 	struct drm_vgpu_sync in_small[8], out_small[9];
@@ -400,6 +475,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	dev = prog->dev;
 	k = kernel->obj;
 	cfg = cfg ? cfg : &defaults;
+	if (launch_check(kernel, cfg, cluster, NULL, 0))
+		return -EINVAL;
 	flags = cfg->flags | (jobp && dev->timeline_dir ? VGPU_LAUNCH_TIMELINE : 0);
 	if (args && args->kernel != kernel)
 		return -EINVAL;
@@ -463,8 +540,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		.grid = { dim(cfg->grid[0]), dim(cfg->grid[1]), dim(cfg->grid[2]) },
 		.block = { dim(cfg->block[0]), dim(cfg->block[1]),
 			   dim(cfg->block[2]) },
-		.cluster = { dim(cfg->cluster[0]), dim(cfg->cluster[1]),
-			     dim(cfg->cluster[2]) },
+		.cluster = { cluster[0], cluster[1], cluster[2] },
 		.smem_bytes = (uint32_t)smem,
 		.param_size = args ? args->size : k->nparams ? k->param_size : 0,
 		.launch_flags = flags,

@@ -110,19 +110,26 @@ int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src, size_t len,
 			  const char *filename, struct vgpu_program **out,
 			  char *log, size_t loglen)
 {
+	struct ptx_kernel_attrs *attrs = NULL;
 	char *text = NULL;
-	int ret;
+	int ret, nattrs = 0;
 
 	if (!out || (!src && len))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
 		return ret;
-	ret = ptx_to_vgs(src ? src : "", len, filename ? filename : "<ptx>", &text, log,
-			 loglen);
+	ret = ptx_to_vgs_attrs(src ? src : "", len, filename ? filename : "<ptx>", &text, log,
+			       loglen, &attrs, &nattrs);
 	if (ret)
 		return ret;
 	ret = vgpu_program_assemble(dev, text, strlen(text), filename, out, log, loglen);
+	for (int i = 0; !ret && i < nattrs; i++) /* the entries' directives */
+		for (uint32_t k = 0; k < (*out)->obj.nkernels; k++)
+			if (!strncmp((*out)->obj.kernels[k].name, attrs[i].name,
+				     sizeof((*out)->obj.kernels[k].name)))
+				(*out)->kernels[k].attrs = attrs[i].attrs;
+	free(attrs);
 	if (ret == -EINVAL && log && loglen) {
 		/* the generated text should always assemble: say whose bug it is */
 		size_t n = strlen(log);

@@ -547,6 +547,19 @@ struct vgpu_launch_config {
  * shared memory, a cluster that does not tile the grid) are the job's
  * exception (VGPU_EXC_BAD_LAUNCH).
  */
+/*
+ * Check @config against the directives @kernel was compiled with (PTX
+ * .reqntid, .maxntid, .reqnctapercluster, .explicitcluster,
+ * .maxclusterrank): 0, or -EINVAL with a message naming the directive in
+ * @msg (may be NULL).  vgpu_kernel_launch() makes the same check; a
+ * config whose cluster is 1x1x1 (or zero) gets the kernel's
+ * .reqnctapercluster shape there, as CUDA launches a kernel compiled with
+ * __cluster_dims__.
+ */
+VGPU_API int vgpu_kernel_launch_check(const struct vgpu_kernel *kernel,
+				      const struct vgpu_launch_config *config, char *msg,
+				      size_t len);
+
 VGPU_API int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 				const struct vgpu_launch_config *config,
 				const struct vgpu_args *args,

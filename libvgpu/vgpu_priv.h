@@ -21,6 +21,7 @@
 
 #include "vgpu.h"
 #include "vgpu_asm.h"
+#include "ptx/ptx.h"
 
 #define VGPU_HIDDEN __attribute__((visibility("hidden")))
 
@@ -143,6 +144,7 @@ struct vgpu_bo {
 struct vgpu_kernel {
 	const struct vgpu_program *prog;
 	const struct vgpu_obj_kernel *obj; /* in prog->obj */
+	struct ptx_kattrs attrs; /* PTX directives the launch honours (launch.c) */
 };
 
 struct vgpu_program {

@@ -526,4 +526,7 @@
 	E(CLUSTERID_Z, "SR_CLUSTERID.Z", 30)                                   \
 	E(NCLUSTERID_X, "SR_NCLUSTERID.X", 31)                                 \
 	E(NCLUSTERID_Y, "SR_NCLUSTERID.Y", 32)                                 \
-	E(NCLUSTERID_Z, "SR_NCLUSTERID.Z", 33)
+	E(NCLUSTERID_Z, "SR_NCLUSTERID.Z", 33)                                 \
+	/* extension (docs/core.md): PTX %globaltimer, nanoseconds */           \
+	E(GLOBALTIMER_LO, "SR_GLOBALTIMERLO", 34)                              \
+	E(GLOBALTIMER_HI, "SR_GLOBALTIMERHI", 35)

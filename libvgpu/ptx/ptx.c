@@ -301,12 +301,24 @@ static int print_globals(struct sbuf *sb, const struct ptx_module *m, struct ptx
 int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	       char *log, size_t loglen)
 {
+	return ptx_to_vgs_attrs(src, len, file, out, log, loglen, NULL, NULL);
+}
+
+int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
+		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
+		     int *nattrs)
+{
 	struct ptx_diag dg = { .file = file ? file : "<ptx>", .log = log, .loglen = loglen };
 	struct ptx_module m;
 	struct sbuf sb = { 0 };
+	struct ptx_kernel_attrs *ka = NULL;
 	int ret, kernels = 0;
 
 	*out = NULL;
+	if (attrs) {
+		*attrs = NULL;
+		*nattrs = 0;
+	}
 	if (log && loglen)
 		log[0] = '\0';
 	ret = ptx_parse(src, len, &dg, &m);
@@ -332,15 +344,31 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	}
 	if (!ret && !kernels)
 		ptx_error(&dg, 1, 1, "no .entry in the module"), ret = -EINVAL;
+	if (!ret && attrs) {
+		ka = calloc((size_t)kernels, sizeof(*ka));
+		if (!ka)
+			ret = -ENOMEM;
+		for (int i = 0, k = 0; ka && i < m.nfuncs; i++) {
+			if (!m.funcs[i].entry)
+				continue;
+			memcpy(ka[k].name, m.funcs[i].name, sizeof(ka[k].name));
+			ka[k++].attrs = m.funcs[i].attrs;
+		}
+	}
 	ptx_module_free(&m);
 	if (!ret && sb.oom)
 		ret = -ENOMEM;
 	if (!ret)
 		ret = check_assembles(sb.p, &dg);
 	if (ret) {
+		free(ka);
 		free(sb.p);
 		return ret;
 	}
 	*out = sb.p;
+	if (attrs) {
+		*attrs = ka;
+		*nattrs = kernels;
+	}
 	return 0;
 }

@@ -98,6 +98,17 @@ struct ptx_param {
 	int line;
 };
 
+/*
+ * An .entry's performance-tuning and cluster directives (PTX ISA 11.4,
+ * 11.7), 0 where absent.  The launch checks them (libvgpu/launch.c).
+ */
+struct ptx_kattrs {
+	uint32_t reqntid[3], maxntid[3];
+	uint32_t reqnctapercluster[3];
+	uint32_t maxclusterrank, minnctapersm, maxnreg;
+	bool explicitcluster;
+};
+
 struct ptx_func {
 	char name[PTX_NAME_MAX];
 	int line;
@@ -115,6 +126,7 @@ struct ptx_func {
 	int nlocal;
 	struct ptx_insn *insns;
 	int ninsns, insns_cap;
+	struct ptx_kattrs attrs; /* .entry only */
 };
 
 /* A module-scope .global or .const variable: module data at @offset. */
@@ -203,6 +215,7 @@ struct ptx_vinsn {
 
 struct ptx_vreg {
 	uint8_t width; /* 32-bit words (1, 2, 4, 5) or 0 for a predicate */
+	bool fixed;    /* a scratch register the allocator placed itself */
 	int phys;      /* assigned register, -1 before allocation */
 };
 
@@ -221,6 +234,8 @@ struct ptx_code {
 	 * grows frame.
 	 */
 	bool spill_mode;
+	/* predicates spilled to registers: P3..P5 kept for their reloads */
+	bool pred_spill;
 	int spill_base;
 	uint32_t frame_locals;
 	struct ptx_vreg *vregs;
@@ -239,8 +254,21 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg,
 		 struct ptx_code *code);
 void ptx_code_free(struct ptx_code *code);
 
-/* The whole translation: PTX text -> vGPU assembly text (malloc'd). */
+/* An entry's directives, for the launcher: by kernel name. */
+struct ptx_kernel_attrs {
+	char name[PTX_NAME_MAX];
+	struct ptx_kattrs attrs;
+};
+
+/*
+ * The whole translation: PTX text -> vGPU assembly text (malloc'd).  With
+ * @attrs, *@attrs (malloc'd, *@nattrs entries) gets each entry's
+ * directives.
+ */
 int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	       char *log, size_t loglen);
+int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
+		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
+		     int *nattrs);
 
 #endif

@@ -74,6 +74,7 @@ int pl_new_vreg(struct lower *L, int width)
 		c->vcap = ncap;
 	}
 	c->vregs[c->nv].width = (uint8_t)width;
+	c->vregs[c->nv].fixed = false;
 	c->vregs[c->nv].phys = -1;
 	return c->nv++;
 }
@@ -353,6 +354,8 @@ static const struct {
 	{ "%smid", "SR_SMID" },
 	{ "%clock", "SR_CLOCKLO" },
 	{ "%clock_hi", "SR_CLOCKHI" },
+	{ "%globaltimer_lo", "SR_GLOBALTIMERLO" },
+	{ "%globaltimer_hi", "SR_GLOBALTIMERHI" },
 	{ "%cluster_ctarank", "SR_CLUSTER_CTARANK" },
 	{ "%cluster_nctarank", "SR_CLUSTER_NCTARANK" },
 	{ "%cluster_ctaid.x", "SR_CLUSTER_CTAID.X" },
@@ -680,6 +683,8 @@ static const struct {
 	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
 	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
 	{ "vprintf", pl_vprintf },  { "match", pl_match },
+	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
+	{ "setmaxnreg", pl_setmaxnreg },
 };
 
 /*

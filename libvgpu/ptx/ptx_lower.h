@@ -4,10 +4,11 @@
  * vGPU instructions on virtual registers, operand access.  The lowerers
  * of each family of PTX instructions live in ptx_lower_alu.c (moves,
  * integer and float arithmetic, compares, conversions), ptx_lower_math.c
- * (division, MUFU functions, bit fields), ptx_lower_f64.c (f64),
- * ptx_lower_mem.c (cvta, ld/st, atomics, printf) and ptx_lower_sync.c
+ * (division, MUFU functions, float compares), ptx_lower_bits.c (clz, popc,
+ * bfind, bit fields, 64-bit shifts by a register), ptx_lower_f64.c (f64),
+ * ptx_lower_mem.c (cvta, ld/st, atomics, printf), ptx_lower_sync.c
  * (control flow, barriers, mbarriers, asynchronous and tensor copies,
- * clusters, votes, warp functions).
+ * clusters, setmaxnreg) and ptx_lower_warp.c (votes, warp functions).
  */
 #ifndef VGPU_PTX_LOWER_H
 #define VGPU_PTX_LOWER_H
@@ -57,6 +58,7 @@ struct lower {
 	int narrow_bits;
 	bool narrow_sign;
 	int kernel; /* the entry's index in the module, for label names */
+	int ilabels; /* labels the lowering made (K<kernel>I<n>) */
 };
 
 struct ptype {
@@ -108,6 +110,11 @@ void pl_use_src_or_imm(struct lower *L, struct ptx_vinsn *v,
 int pl_dst_reg(struct lower *L, const struct ptx_operand *o, int cls);
 int pl_pred_of(struct lower *L, const struct ptx_operand *o);
 bool pl_want_ops(struct lower *L, int n);
+/* A new label K<kernel>I<n> of the lowering's own (its number). */
+int pl_new_label(struct lower *L);
+void pl_put_label(struct lower *L, int n);
+/* BRA to label @n of pl_new_label(), guarded by vpred @g (-1: none) */
+void pl_bra_label(struct lower *L, int n, int g, bool gnot);
 void pl_alu32(struct lower *L, const char *mn, int d, int dpart, bool dpartial,
 		  const struct ptx_operand *a, const struct ptx_operand *b, int part,
 		  bool commutative);
@@ -145,6 +152,9 @@ void pl_divrem(struct lower *L);
 void pl_mufu(struct lower *L);
 void pl_shfl(struct lower *L);
 void pl_bitfield(struct lower *L);
+void pl_bitcount(struct lower *L);
+void pl_shift64_reg(struct lower *L);
+void pl_setmaxnreg(struct lower *L);
 void pl_elect(struct lower *L);
 void pl_redux(struct lower *L);
 void pl_vprintf(struct lower *L);

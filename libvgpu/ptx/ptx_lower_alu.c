@@ -12,6 +12,45 @@
 
 #include "ptx_lower.h"
 
+/*
+ * %clock64 / %globaltimer (PTX ISA 10.24, 10.28) into @d: the high word,
+ * the low word, the high word again; when the two high words differ the
+ * low word wrapped in between and (hi2, 0) is a time between the reads,
+ * so the 64-bit value never goes back.  A 32-bit @d gets the low word.
+ */
+static void read_clock64(struct lower *L, int d, const char *sr)
+{
+	int t = pl_new_vreg(L, 2), h = pl_new_vreg(L, 1);
+	struct ptx_vinsn *v;
+
+	if (pl_preg(L, d)->cls != PTX_R64) {
+		v = pl_emit(L, "S2R");
+		pl_o_def(v, d, 0, false);
+		pl_o_text(v, "%sLO", sr);
+		return;
+	}
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, h, 0, false);
+	pl_o_text(v, "%sHI", sr);
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, t, 0, true);
+	pl_o_text(v, "%sLO", sr);
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, t, 1, false);
+	pl_o_text(v, "%sHI", sr);
+	v = pl_emit(L, "ISETP.NE.U32");
+	pl_o_text(v, "P6");
+	pl_o_use(v, h, 0);
+	pl_o_use(v, t, 1);
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, t, 0, true);
+	pl_o_text(v, "RZ");
+	pl_o_use(v, t, 0);
+	pl_o_text(v, "P6");
+	pl_mov_reg(L, d, 0, true, t, 0);
+	pl_mov_reg(L, d, 1, false, t, 1);
+}
+
 void pl_mov(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -60,7 +99,8 @@ void pl_mov(struct lower *L)
 		pl_o_puse(v, pl_pred_of(L, s), s->neg);
 		return;
 	case PTX_R32:
-		if (s->kind == PTX_O_SYM && !strcmp(s->sym, "%clock64"))
+		if (s->kind == PTX_O_SYM &&
+		    (!strcmp(s->sym, "%clock64") || !strcmp(s->sym, "%globaltimer")))
 			goto clock64;
 		v = pl_emit(L, "MOV");
 		if (s->kind == PTX_O_SYM && pl_sreg_name(s->sym)) {
@@ -77,16 +117,10 @@ void pl_mov(struct lower *L)
 		break;
 	}
 	/* 64-bit */
-	if (s->kind == PTX_O_SYM && !strcmp(s->sym, "%clock64")) {
+	if (s->kind == PTX_O_SYM &&
+	    (!strcmp(s->sym, "%clock64") || !strcmp(s->sym, "%globaltimer"))) {
 clock64:
-		v = pl_emit(L, "S2R");
-		pl_o_def(v, d->reg, 0, pl_preg(L, d->reg)->cls == PTX_R64);
-		pl_o_text(v, "SR_CLOCKLO");
-		if (pl_preg(L, d->reg)->cls == PTX_R64) {
-			v = pl_emit(L, "S2R");
-			pl_o_def(v, d->reg, 1, false);
-			pl_o_text(v, "SR_CLOCKHI");
-		}
+		read_clock64(L, d->reg, !strcmp(s->sym, "%clock64") ? "SR_CLOCK" : "SR_GLOBALTIMER");
 		return;
 	}
 	if (s->kind == PTX_O_SYM && pl_param_index(L->f, s->sym) >= 0) {
@@ -631,11 +665,11 @@ void pl_shift(struct lower *L)
 		return;
 	if (t.bits == 64) {
 		const struct ptx_operand *a = &in->ops[1];
-		int64_t n = in->ops[2].imm;
+		int64_t n = (int64_t)(uint32_t)in->ops[2].imm;
 		int tt;
 
 		if (in->ops[2].kind != PTX_O_IMM)
-			return (void)pl_unsupported(L, "a 64-bit shift by a register");
+			return pl_shift64_reg(L);
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
 		if (d < 0)
 			return;
@@ -674,7 +708,8 @@ void pl_shift(struct lower *L)
 				v = pl_emit(L, "%s", shr);
 				pl_o_def(v, tt, 0, true);
 				pl_use_src(L, v, a, 1);
-				pl_o_text(v, "0x%x", (unsigned)(n - 32 > 31 ? 31 : n - 32));
+				/* past 63: the sign (.s64) or 0 (.u64, SHR.U32 by 32) */
+				pl_o_text(v, "0x%x", (unsigned)(n - 32 > 31 ? (t.sign ? 31 : 32) : n - 32));
 				if (t.sign) {
 					v = pl_emit(L, "SHR.S32");
 					pl_o_def(v, tt, 1, false);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * PTX lowering: division and remainder (IDIV, IREM, FDIV), the
- * multi-function unit's functions (MUFU: rcp sqrt rsqrt ex2 lg2 sin cos),
- * bit fields (bfe, bfi) and floating-point comparisons with PTX's ordered
+ * multi-function unit's functions (MUFU: rcp sqrt rsqrt ex2 lg2 sin cos)
+ * and floating-point comparisons with PTX's ordered
  * and unordered forms (pl_fcmp, for f32 and f64).
  */
 #include <errno.h>
@@ -97,88 +97,6 @@ void pl_mufu(struct lower *L)
 	v = pl_emit(L, "MUFU.%s%s%s", fns[i].fn, i < 2 ? pl_f32_rnd(L) : "", pl_f32_ftz(L));
 	pl_o_def(v, d, 0, false);
 	pl_use_src(L, v, &in->ops[1], 0);
-}
-
-/*
- * bfe (bit field extract) and bfi (insert) with constant position and
- * length, on 32 bits: shifts and masks.
- */
-void pl_bitfield(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	struct ptype t = pl_type_of(in, 0);
-	bool bfi = !strcmp(in->op, "bfi");
-	const struct ptx_operand *po = &in->ops[bfi ? 3 : 2], *lo = &in->ops[bfi ? 4 : 3];
-	struct ptx_vinsn *v;
-	uint32_t pos, len, mask;
-	int d, x;
-
-	if (!pl_want_ops(L, bfi ? 5 : 4))
-		return;
-	if (t.bits != 32)
-		return (void)pl_unsupported(L, "bit fields of other than 32 bits");
-	if (po->kind != PTX_O_IMM || lo->kind != PTX_O_IMM)
-		return (void)pl_unsupported(L, "a bit field position or length in a register");
-	pos = (uint32_t)po->imm & 0xff;
-	len = (uint32_t)lo->imm & 0xff;
-	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
-	if (d < 0)
-		return;
-	if (pos > 31)
-		pos = 32;
-	if (len > 32 - pos)
-		len = 32 - pos;
-	mask = !len ? 0 : len >= 32 ? 0xffffffffu : ((1u << len) - 1) << pos;
-	x = pl_new_vreg(L, 1);
-	if (bfi && !mask) { /* an empty field: b */
-		v = pl_emit(L, "MOV");
-		pl_o_def(v, d, 0, false);
-		pl_use_src_or_imm(L, v, &in->ops[2], 0);
-		return;
-	}
-	if (bfi) { /* d = ((a << pos) & mask) | (b & ~mask) */
-		int y = pl_new_vreg(L, 1);
-
-		v = pl_emit(L, "SHL");
-		pl_o_def(v, x, 0, false);
-		pl_use_src(L, v, &in->ops[1], 0);
-		pl_o_text(v, "0x%x", pos);
-		v = pl_emit(L, "LOP.AND");
-		pl_o_def(v, x, 0, false);
-		pl_o_use(v, x, 0);
-		pl_o_text(v, "0x%x", mask);
-		v = pl_emit(L, "LOP.AND");
-		pl_o_def(v, y, 0, false);
-		pl_use_src(L, v, &in->ops[2], 0);
-		pl_o_text(v, "0x%x", ~mask);
-		v = pl_emit(L, "LOP.OR");
-		pl_o_def(v, d, 0, false);
-		pl_o_use(v, x, 0);
-		pl_o_use(v, y, 0);
-		return;
-	}
-	if (!len && pos > 31 && t.sign && lo->imm & 0xff) {
-		/* the field starts past bit 31: every bit is the source's msb */
-		v = pl_emit(L, "SHR.S32");
-		pl_o_def(v, d, 0, false);
-		pl_use_src(L, v, &in->ops[1], 0);
-		pl_o_text(v, "0x1f");
-		return;
-	}
-	if (!len) { /* PTX: an empty field gives 0 */
-		pl_mov_reg(L, d, 0, false, -1, 0);
-		return;
-	}
-	/* bfe: move the field to the top, then shift it down (sign-filling
-	 * for .s32) */
-	v = pl_emit(L, "SHL");
-	pl_o_def(v, x, 0, false);
-	pl_use_src(L, v, &in->ops[1], 0);
-	pl_o_text(v, "0x%x", 32 - pos - len);
-	v = pl_emit(L, "SHR.%s", t.sign ? "S32" : "U32");
-	pl_o_def(v, d, 0, false);
-	pl_o_use(v, x, 0);
-	pl_o_text(v, "0x%x", 32 - len);
 }
 
 /*

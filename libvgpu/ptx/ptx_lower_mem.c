@@ -313,6 +313,94 @@ void pl_ldst(struct lower *L)
 	}
 }
 
+static void use_or_rz(struct ptx_vinsn *v, int r, int rp)
+{
+	if (r < 0)
+		pl_o_text(v, "RZ");
+	else
+		pl_o_use(v, r, rp);
+}
+
+/*
+ * atom.inc.u32 / atom.dec.u32 (and red.): PTX ISA 9.7.13.5,
+ *   inc: old >= b ? 0 : old + 1;  dec: old == 0 || old > b ? b : old - 1
+ * as a compare-and-swap loop (vGPU's atomics have no such operation):
+ * read the word, compute the new value, CAS it in; a lane whose CAS saw
+ * another value goes round again with that value.  A guarded instruction
+ * branches around the loop where its guard is false.  @d: the result
+ * (-1 none), @b the bound's register (-1: zero), @base/@off the address
+ * in space @sp (SP_NONE: generic, both forms under @sh/@gl).
+ */
+static void atom_incdec(struct lower *L, bool inc, enum space sp, int base, const char *off,
+			int d, int b, int bp, int sh, int gl)
+{
+	const struct ptx_insn *in = L->in;
+	int old = pl_new_vreg(L, 1), nw = pl_new_vreg(L, 1), prev = pl_new_vreg(L, 1);
+	int again = pl_new_vreg(L, 0), loop = pl_new_label(L), skip = pl_new_label(L);
+	struct ptx_vinsn *v;
+
+	if (in->guard >= 0)
+		pl_bra_label(L, skip, in->guard, !in->guard_not);
+	for (int pass = 0; pass < 2; pass++) { /* the first read, then the CAS */
+		if (pass) {
+			pl_put_label(L, loop);
+			v = pl_emit(L, "ISETP.%s.U32", inc ? "GE" : "GT");
+			v->guard = -1;
+			pl_o_text(v, "P6");
+			pl_o_use(v, old, 0);
+			use_or_rz(v, b, bp);
+			if (!inc) {
+				v = pl_emit(L, "ISETP.EQ.U32.OR");
+				v->guard = -1;
+				pl_o_text(v, "P6");
+				pl_o_use(v, old, 0);
+				pl_o_text(v, "0x0");
+				pl_o_text(v, "P6");
+			}
+			v = pl_emit(L, "IADD");
+			v->guard = -1;
+			pl_o_def(v, nw, 0, false);
+			pl_o_use(v, old, 0);
+			pl_o_text(v, "%s", inc ? "0x1" : "0xffffffff");
+			v = pl_emit(L, "SEL");
+			v->guard = -1;
+			pl_o_def(v, nw, 0, false);
+			use_or_rz(v, inc ? -1 : b, bp);
+			pl_o_use(v, nw, 0);
+			pl_o_text(v, "P6");
+		}
+		for (int k = 0; k < 2; k++) {
+			bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
+
+			if (sp != SP_NONE && k)
+				break;
+			v = pl_emit(L, "%s", pass ? (shared ? "ATOMS.CAS" : "ATOMG.CAS") :
+					   (shared ? "LDS.32" : "LDG.32"));
+			v->guard = sp == SP_NONE ? (shared ? sh : gl) : -1;
+			v->guard_not = false;
+			pl_o_def(v, pass ? prev : old, 0, false);
+			pl_o_mem(v, base, "%s", off);
+			if (pass) {
+				pl_o_use(v, old, 0);
+				pl_o_use(v, nw, 0);
+			}
+		}
+	}
+	v = pl_emit(L, "ISETP.NE.U32");
+	v->guard = -1;
+	pl_o_pdef(v, again);
+	pl_o_use(v, prev, 0);
+	pl_o_use(v, old, 0);
+	v = pl_emit(L, "MOV");
+	v->guard = -1;
+	pl_o_def(v, old, 0, false);
+	pl_o_use(v, prev, 0);
+	pl_bra_label(L, loop, again, false);
+	pl_put_label(L, skip);
+	if (d >= 0)
+		pl_mov_reg(L, d, 0, false, old, 0);
+}
+
 void pl_atom(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -321,7 +409,7 @@ void pl_atom(struct lower *L)
 	struct ptype t = pl_type_of(in, 0);
 	const struct ptx_operand *mem = &in->ops[red ? 0 : 1];
 	static const char *const ops[] = { ".add", ".min", ".max", ".exch", ".and",
-					   ".or", ".xor", ".cas" };
+					   ".or", ".xor", ".cas", ".inc", ".dec" };
 	const char *op = NULL;
 	char off[PTX_NAME_MAX + 24], tail[40];
 	int base, d = -1, sh = -1, gl = -1, b, bp, c = -1, cp = 0;
@@ -360,6 +448,11 @@ void pl_atom(struct lower *L)
 		c = pl_src_reg(L, &in->ops[3], 0, &cp);
 	if (sp == SP_NONE)
 		generic_split(L, base, &sh, &gl);
+	if (!strcmp(op, ".inc") || !strcmp(op, ".dec")) {
+		if (t.sign)
+			return (void)pl_unsupported(L, "inc and dec are .u32 only");
+		return atom_incdec(L, !strcmp(op, ".inc"), sp, base, off, d, b, bp, sh, gl);
+	}
 	for (int k = 0; k < 2; k++) {
 		bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
 		struct ptx_vinsn *v;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * PTX lowering: control flow, named barriers, fences, every mbarrier
- * instruction, asynchronous and bulk copies, clusters, votes.
+ * instruction, asynchronous and bulk copies, clusters (the warp-wide
+ * functions are in ptx_lower_warp.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +11,32 @@
 #include <string.h>
 
 #include "ptx_lower.h"
+
+/* ---- the lowering's own labels (loops inside one PTX instruction) ---- */
+
+int pl_new_label(struct lower *L)
+{
+	return L->ilabels++;
+}
+
+void pl_put_label(struct lower *L, int n)
+{
+	struct ptx_vinsn *v = pl_emit(L, "%s", "");
+
+	v->guard = -1;
+	snprintf(v->label, sizeof(v->label), "K%dI%d", L->kernel, n);
+	pl_finish(L);
+}
+
+void pl_bra_label(struct lower *L, int n, int g, bool gnot)
+{
+	struct ptx_vinsn *v = pl_emit(L, "BRA");
+
+	v->branch = true;
+	v->guard = g;
+	v->guard_not = gnot;
+	pl_o_text(v, "K%dI%d", L->kernel, n);
+}
 
 void pl_bra(struct lower *L)
 {
@@ -56,10 +83,35 @@ void pl_bar(struct lower *L)
 		p = pl_pred_of(L, &in->ops[n - 1]);
 		if (p < 0)
 			return;
-		v = pl_emit(L, "BAR.RED.%s", rop);
-		pl_use_src_or_imm(L, v, &in->ops[1], 0);
-		if (n == 4)
-			pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		if (n == 4 && in->ops[1].kind != PTX_O_IMM && in->ops[2].kind != PTX_O_IMM) {
+			/* id and count both in registers: seed 002's
+			 * 2-operand form, id in Rb[3:0], count in Rb[15:4] */
+			int t = pl_new_vreg(L, 1), u = pl_new_vreg(L, 1);
+
+			v = pl_emit(L, "LOP.AND");
+			pl_o_def(v, t, 0, false);
+			pl_use_src(L, v, &in->ops[1], 0);
+			pl_o_text(v, "0xf");
+			v = pl_emit(L, "SHL");
+			pl_o_def(v, u, 0, false);
+			pl_use_src(L, v, &in->ops[2], 0);
+			pl_o_text(v, "0x4");
+			v = pl_emit(L, "LOP.AND");
+			pl_o_def(v, u, 0, false);
+			pl_o_use(v, u, 0);
+			pl_o_text(v, "0xfff0");
+			v = pl_emit(L, "LOP.OR");
+			pl_o_def(v, t, 0, false);
+			pl_o_use(v, t, 0);
+			pl_o_use(v, u, 0);
+			v = pl_emit(L, "BAR.RED.%s", rop);
+			pl_o_use(v, t, 0);
+		} else {
+			v = pl_emit(L, "BAR.RED.%s", rop);
+			pl_use_src_or_imm(L, v, &in->ops[1], 0);
+			if (n == 4)
+				pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		}
 		pl_o_puse(v, p, in->ops[n - 1].neg);
 		v = pl_emit(L, "B2R.RESULT");
 		if (!strcmp(rop, "POPC")) {
@@ -463,415 +515,112 @@ void pl_nanosleep(struct lower *L)
 	pl_use_src_or_imm(L, v, &L->in->ops[0], 0);
 }
 
-void pl_vote(struct lower *L)
+/* The meet of two budgets: -2 not reached, -1 unknown (paths differ). */
+static int budget_meet(int x, int y)
 {
-	const struct ptx_insn *in = L->in;
-	struct ptx_vinsn *v;
-	int p;
-
-	if (in->nops < 2)
-		return (void)pl_lerr(L, "vote takes a destination and a predicate");
-	p = pl_pred_of(L, &in->ops[1]);
-	if (p < 0)
-		return;
-	if (pl_has_mod(in, ".ballot")) {
-		int d = pl_dst_reg(L, &in->ops[0], PTX_R32);
-
-		if (d < 0)
-			return;
-		v = pl_emit(L, "VOTE.BALLOT");
-		pl_o_def(v, d, 0, false);
-		pl_o_puse(v, p, in->ops[1].neg);
-		return;
-	}
-	if (pl_has_mod(in, ".all") || pl_has_mod(in, ".any")) {
-		int d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
-
-		if (d < 0)
-			return;
-		v = pl_emit(L, "VOTE.%s", pl_has_mod(in, ".all") ? "ALL" : "ANY");
-		pl_o_pdef(v, d);
-		pl_o_puse(v, p, in->ops[1].neg);
-		return;
-	}
-	pl_unsupported(L, NULL);
+	return x == -2 ? y : y == -2 ? x : x == y ? x : -1;
 }
 
-void pl_activemask(struct lower *L)
+/* A valid setmaxnreg's count, or -1. */
+static int setmaxnreg_count(const struct ptx_insn *in)
 {
-	struct ptx_vinsn *v;
-	int d;
+	if (strcmp(in->op, "setmaxnreg") || in->nops != 1 || in->ops[0].kind != PTX_O_IMM ||
+	    in->ops[0].imm < 24 || in->ops[0].imm > 256 || in->ops[0].imm % 8)
+		return -1;
+	return (int)in->ops[0].imm;
+}
 
+/*
+ * The per-thread register budget the warp owns when it reaches
+ * instruction @at: .maxnreg at the entry, then each setmaxnreg's count,
+ * along every path of the function (forward dataflow over its
+ * instructions); -1 when unknown (no .maxnreg, or paths that differ).
+ */
+static int budget_at(struct lower *L, int at)
+{
+	const struct ptx_func *f = L->f;
+	const struct ptx_func *e = &L->m->funcs[L->kernel];
+	int n = f->ninsns, *st = malloc(((size_t)n + 1) * sizeof(int)), ret;
+	bool changed = true;
+
+	if (!st)
+		return -1;
+	for (int i = 0; i <= n; i++)
+		st[i] = -2;
+	st[0] = e->attrs.maxnreg ? (int)e->attrs.maxnreg : -1;
+	while (changed) {
+		changed = false;
+		for (int i = 0; i < n; i++) {
+			const struct ptx_insn *in = &f->insns[i];
+			int out = st[i], k, succ[2] = { i + 1, -1 };
+
+			if (out == -2)
+				continue;
+			if (setmaxnreg_count(in) >= 0)
+				out = in->guard >= 0 ? budget_meet(out, setmaxnreg_count(in)) :
+						       setmaxnreg_count(in);
+			if (!strcmp(in->op, "bra") && in->nops == 1 && in->ops[0].kind == PTX_O_SYM) {
+				for (k = 0; k < n; k++)
+					if (f->insns[k].label[0] && !strcmp(f->insns[k].label, in->ops[0].sym))
+						break;
+				succ[1] = k < n ? k : -1;
+				if (in->guard < 0)
+					succ[0] = -1;
+			} else if ((!strcmp(in->op, "ret") || !strcmp(in->op, "exit")) &&
+				   in->guard < 0) {
+				succ[0] = -1;
+			}
+			for (int s = 0; s < 2; s++) {
+				int m;
+
+				if (succ[s] < 0)
+					continue;
+				m = budget_meet(st[succ[s]], out);
+				if (m != st[succ[s]]) {
+					st[succ[s]] = m;
+					changed = true;
+				}
+			}
+		}
+	}
+	ret = st[at] == -2 ? -1 : st[at];
+	free(st);
+	return ret;
+}
+
+/*
+ * setmaxnreg.inc|dec.sync.aligned.u32 N (PTX ISA 9.7.19.x): N a constant,
+ * a multiple of 8 in 24..256 (else a located error); the warp's
+ * per-thread register budget becomes N.  PTX leaves .inc to fewer or .dec
+ * to more registers than the warp owns undefined: where the budget is
+ * known here (.maxnreg, then the setmaxnreg on every path before), that
+ * is a located error too.  vGPU gives every warp the registers the
+ * program names for its whole life, so the budget never blocks and the
+ * instruction emits nothing.
+ */
+void pl_setmaxnreg(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool inc = pl_has_mod(in, ".inc"), dec = pl_has_mod(in, ".dec");
+	int have, n, at = (int)(in - L->f->insns);
+
+	if (inc == dec)
+		return (void)pl_lerr(L, "setmaxnreg needs .inc or .dec");
+	if (!pl_has_mod(in, ".sync") || !pl_has_mod(in, ".aligned") || !pl_has_mod(in, ".u32"))
+		return (void)pl_lerr(L, "setmaxnreg must be .sync.aligned.u32");
 	if (!pl_want_ops(L, 1))
 		return;
-	d = pl_dst_reg(L, &L->in->ops[0], PTX_R32);
-	if (d < 0)
-		return;
-	v = pl_emit(L, "VOTE.BALLOT");
-	pl_o_def(v, d, 0, false);
-	pl_o_text(v, "PT");
-}
-
-/*
- * shfl.sync.MODE.b32 d, a, b, c, membermask: the whole-warp forms (c =
- * 0x1f, or 0 for .up) on SHFL; the member mask is not checked.
- */
-/*
- * shfl.sync with sub-warp segments (c = segmask << 8 | clamp, as
- * __shfl_*_sync(..., width) compiles): the source lane j and whether it
- * is valid computed as PTX's definition does, then SHFL.IDX from j (the
- * lane itself when it is not valid).
- */
-static void segmented_shfl(struct lower *L, const char *mode, uint32_t c)
-{
-	const struct ptx_insn *in = L->in;
-	uint32_t segmask = c >> 8 & 0x1f, k = c & 0x1f & ~segmask;
-	int l = pl_new_vreg(L, 1), mn = pl_new_vreg(L, 1), mx = pl_new_vreg(L, 1);
-	int b = pl_new_vreg(L, 1), j = pl_new_vreg(L, 1), d;
-	int p = in->ops[0].has_p && in->ops[0].preg >= 0 ? in->ops[0].preg : pl_new_vreg(L, 0);
-	struct ptx_vinsn *v;
-
-	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
-	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
-		return;
-	v = pl_emit(L, "S2R");
-	pl_o_def(v, l, 0, false);
-	pl_o_text(v, "SR_LANEID");
-	v = pl_emit(L, "LOP.AND"); /* minLane = lane & segmask */
-	pl_o_def(v, mn, 0, false);
-	pl_o_use(v, l, 0);
-	pl_o_text(v, "0x%x", segmask);
-	v = pl_emit(L, "LOP.OR"); /* maxLane = minLane | (clamp & ~segmask) */
-	pl_o_def(v, mx, 0, false);
-	pl_o_use(v, mn, 0);
-	pl_o_text(v, "0x%x", k);
-	v = pl_emit(L, "MOV");
-	pl_o_def(v, b, 0, false);
-	pl_use_src_or_imm(L, v, &in->ops[2], 0);
-	v = pl_emit(L, "LOP.AND");
-	pl_o_def(v, b, 0, false);
-	pl_o_use(v, b, 0);
-	pl_o_text(v, "0x1f");
-	if (!strcmp(mode, "IDX")) { /* j = minLane | (b & ~segmask) */
-		v = pl_emit(L, "LOP.AND");
-		pl_o_def(v, j, 0, false);
-		pl_o_use(v, b, 0);
-		pl_o_text(v, "0x%x", ~segmask & 0x1f);
-		v = pl_emit(L, "LOP.OR");
-		pl_o_def(v, j, 0, false);
-		pl_o_use(v, j, 0);
-		pl_o_use(v, mn, 0);
-	} else {
-		v = pl_emit(L, !strcmp(mode, "UP") ? "ISUB" : !strcmp(mode, "DOWN") ? "IADD" : "LOP.XOR");
-		pl_o_def(v, j, 0, false);
-		pl_o_use(v, l, 0);
-		pl_o_use(v, b, 0);
-	}
-	v = pl_emit(L, "ISETP.%s.S32", !strcmp(mode, "UP") ? "GE" : "LE");
-	pl_o_pdef(v, p);
-	pl_o_use(v, j, 0);
-	pl_o_use(v, mx, 0);
-	v = pl_emit(L, "MOV");
-	v->guard = p;
-	v->guard_not = true;
-	pl_o_def(v, j, 0, false);
-	pl_o_use(v, l, 0);
-	if (d < 0)
-		return;
-	v = pl_emit(L, "SHFL.IDX");
-	pl_o_def(v, d, 0, false);
-	pl_use_src(L, v, &in->ops[1], 0);
-	pl_o_use(v, j, 0);
-}
-
-void pl_shfl(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	const char *mode = pl_has_mod(in, ".up") ? "UP" : pl_has_mod(in, ".down") ? "DOWN" :
-			   pl_has_mod(in, ".bfly") ? "BFLY" : pl_has_mod(in, ".idx") ? "IDX" : NULL;
-	struct ptx_vinsn *v;
-	int64_t cval;
-	int d;
-
-	if (!mode || in->nops < 4 || in->nops > 5)
-		return (void)pl_unsupported(L, NULL);
-	if (!pl_const_of(L, &in->ops[3], &cval))
-		return (void)pl_unsupported(L, "a shuffle whose c operand is not a constant");
-	if (cval != (!strcmp(mode, "UP") ? 0 : 0x1f))
-		return segmented_shfl(L, mode, (uint32_t)cval);
-	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
-	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
-		return;
-	if (in->ops[0].has_p && in->ops[0].preg >= 0) {
-		/* p: the source lane is in the warp (always for .idx and .bfly
-		 * with c = 0x1f); computed first, d may be an operand */
-		int p = in->ops[0].preg, l = pl_new_vreg(L, 1);
-
-		if (!strcmp(mode, "UP") || !strcmp(mode, "DOWN")) {
-			v = pl_emit(L, "S2R");
-			pl_o_def(v, l, 0, false);
-			pl_o_text(v, "SR_LANEID");
-		}
-		if (!strcmp(mode, "UP")) { /* lane - b >= 0 */
-			v = pl_emit(L, "ISETP.GE.U32");
-			pl_o_pdef(v, p);
-			pl_o_use(v, l, 0);
-			pl_use_src_or_imm(L, v, &in->ops[2], 0);
-		} else if (!strcmp(mode, "DOWN")) { /* lane + b <= 31 */
-			v = pl_emit(L, "IADD");
-			pl_o_def(v, l, 0, false);
-			pl_o_use(v, l, 0);
-			pl_use_src_or_imm(L, v, &in->ops[2], 0);
-			v = pl_emit(L, "ISETP.LE.U32");
-			pl_o_pdef(v, p);
-			pl_o_use(v, l, 0);
-			pl_o_text(v, "0x1f");
-		} else {
-			v = pl_emit(L, "ISETP.EQ.U32");
-			pl_o_pdef(v, p);
-			pl_o_text(v, "RZ");
-			pl_o_text(v, "0x0");
-		}
-	}
-	if (d < 0)
-		return;
-	v = pl_emit(L, "SHFL.%s", mode);
-	pl_o_def(v, d, 0, false);
-	pl_use_src(L, v, &in->ops[1], 0);
-	pl_use_src_or_imm(L, v, &in->ops[2], 0);
-}
-
-/*
- * elect.sync d|p, membermask: the leader is the lowest active lane of
- * membermask; p is true in it, d is its lane number in every lane.
- */
-void pl_elect(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	const struct ptx_operand *o = &in->ops[0];
-	int b = pl_new_vreg(L, 1), n = pl_new_vreg(L, 1), d;
-	struct ptx_vinsn *v;
-
-	if (!pl_want_ops(L, 2))
-		return;
-	if (!o->has_p)
-		return (void)pl_lerr(L, "elect.sync takes d|p");
-	d = pl_dst_reg(L, o, PTX_R32);
-	if (d < 0 && o->kind != PTX_O_SINK)
-		return;
-	v = pl_emit(L, "VOTE.BALLOT");
-	pl_o_def(v, b, 0, false);
-	pl_o_text(v, "PT");
-	v = pl_emit(L, "LOP.AND");
-	pl_o_def(v, b, 0, false);
-	pl_o_use(v, b, 0);
-	pl_use_src_or_imm(L, v, &in->ops[1], 0);
-	v = pl_emit(L, "ISUB"); /* the lowest set bit: b & -b */
-	pl_o_def(v, n, 0, false);
-	pl_o_text(v, "RZ");
-	pl_o_use(v, b, 0);
-	v = pl_emit(L, "LOP.AND");
-	pl_o_def(v, b, 0, false);
-	pl_o_use(v, b, 0);
-	pl_o_use(v, n, 0);
-	if (o->preg >= 0) { /* p: that bit is this lane's */
-		v = pl_emit(L, "S2R");
-		pl_o_def(v, n, 0, false);
-		pl_o_text(v, "SR_LANEID");
-		v = pl_emit(L, "SHR.U32");
-		pl_o_def(v, n, 0, false);
-		pl_o_use(v, b, 0);
-		pl_o_use(v, n, 0);
-		v = pl_emit(L, "ISETP.EQ.U32");
-		pl_o_pdef(v, o->preg);
-		pl_o_use(v, n, 0);
-		pl_o_text(v, "0x1");
-	}
-	if (d >= 0) { /* the bit's index: the exponent of its exact float */
-		v = pl_emit(L, "I2F.U32");
-		pl_o_def(v, n, 0, false);
-		pl_o_use(v, b, 0);
-		v = pl_emit(L, "SHR.U32");
-		pl_o_def(v, n, 0, false);
-		pl_o_use(v, n, 0);
-		pl_o_text(v, "0x17");
-		v = pl_emit(L, "ISUB");
-		pl_o_def(v, d, 0, false);
-		pl_o_use(v, n, 0);
-		pl_o_text(v, "0x7f");
-	}
-}
-
-/*
- * redux.sync.OP.TYPE d, a, membermask (add min max on .u32/.s32, and or
- * xor on .b32).  With every lane a member (a constant 0xffffffff: then
- * PTX requires all 32 to execute it) a butterfly of SHFL.BFLY; with any
- * other mask each lane folds the members' values in lane order (SHFL.IDX
- * from each lane, kept where its mask bit is set).
- */
-void pl_redux(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	struct ptype t = pl_type_of(in, 0);
-	static const struct {
-		const char *ptx, *mn;
-		uint32_t ident_u, ident_s;
-	} ops[] = { { ".add", "IADD", 0, 0 },
-		    { ".min", "IMNMX.MIN", 0xffffffffu, 0x7fffffffu },
-		    { ".max", "IMNMX.MAX", 0, 0x80000000u },
-		    { ".and", "LOP.AND", 0xffffffffu, 0xffffffffu },
-		    { ".or", "LOP.OR", 0, 0 },
-		    { ".xor", "LOP.XOR", 0, 0 } };
-	char mn[24] = "";
-	uint32_t ident = 0;
-	struct ptx_vinsn *v;
-	int64_t mask;
-	int d, x = pl_new_vreg(L, 1), y = pl_new_vreg(L, 1);
-
-	if (!pl_want_ops(L, 3))
-		return;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (pl_has_mod(in, ops[i].ptx)) {
-			snprintf(mn, sizeof(mn), "%s%s", ops[i].mn,
-				 strncmp(ops[i].mn, "IMNMX", 5) ? "" : t.sign ? ".S32" : ".U32");
-			ident = t.sign ? ops[i].ident_s : ops[i].ident_u;
-		}
-	if (!mn[0] || t.bits != 32 || t.flt)
-		return (void)pl_unsupported(L, "redux other than add/min/max/and/or/xor on 32 bits");
-	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
-	if (d < 0)
-		return;
-	v = pl_emit(L, "MOV");
-	pl_o_def(v, x, 0, false);
-	pl_use_src_or_imm(L, v, &in->ops[1], 0);
-	if (pl_const_of(L, &in->ops[2], &mask) && (uint32_t)mask == 0xffffffffu) {
-		for (int k = 16; k; k /= 2) {
-			v = pl_emit(L, "SHFL.BFLY");
-			pl_o_def(v, y, 0, false);
-			pl_o_use(v, x, 0);
-			pl_o_text(v, "0x%x", k);
-			v = pl_emit(L, "%s", mn);
-			pl_o_def(v, x, 0, false);
-			pl_o_use(v, x, 0);
-			pl_o_use(v, y, 0);
-		}
-		pl_mov_reg(L, d, 0, false, x, 0);
-		return;
-	}
-	{
-		int acc = pl_new_vreg(L, 1), m = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0);
-		int bit = pl_new_vreg(L, 1);
-
-		v = pl_emit(L, "MOV");
-		pl_o_def(v, m, 0, false);
-		pl_use_src_or_imm(L, v, &in->ops[2], 0);
-		v = pl_emit(L, "MOV");
-		pl_o_def(v, acc, 0, false);
-		pl_o_text(v, "0x%x", ident);
-		for (int j = 0; j < 32; j++) {
-			v = pl_emit(L, "SHFL.IDX");
-			pl_o_def(v, y, 0, false);
-			pl_o_use(v, x, 0);
-			pl_o_text(v, "0x%x", j);
-			v = pl_emit(L, "LOP.AND");
-			pl_o_def(v, bit, 0, false);
-			pl_o_use(v, m, 0);
-			pl_o_text(v, "0x%x", 1u << j);
-			v = pl_emit(L, "ISETP.NE.U32");
-			pl_o_pdef(v, p);
-			pl_o_use(v, bit, 0);
-			pl_o_text(v, "0x0");
-			v = pl_emit(L, "SEL");
-			pl_o_def(v, y, 0, false);
-			pl_o_use(v, y, 0);
-			pl_o_text(v, "0x%x", ident);
-			pl_o_puse(v, p, false);
-			v = pl_emit(L, "%s", mn);
-			pl_o_def(v, acc, 0, false);
-			pl_o_use(v, acc, 0);
-			pl_o_use(v, y, 0);
-		}
-		pl_mov_reg(L, d, 0, false, acc, 0);
-	}
-}
-
-/*
- * match.any.sync.b32|b64 d, a, membermask: the members whose a equals
- * this lane's; match.all.sync d{|p}, a, membermask: membermask if every
- * member's a is equal, else 0 (p: whether they are).  Each lane compares
- * with every member lane in turn (SHFL.IDX), 32 steps.
- */
-void pl_match(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	struct ptype t = pl_type_of(in, 0);
-	bool all = pl_has_mod(in, ".all");
-	int m = pl_new_vreg(L, 1), acc = pl_new_vreg(L, 1), x = pl_new_vreg(L, 1);
-	int y = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0), d;
-	struct ptx_vinsn *v;
-
-	if (!pl_want_ops(L, 3))
-		return;
-	if ((!all && !pl_has_mod(in, ".any")) || (t.bits != 32 && t.bits != 64))
-		return (void)pl_unsupported(L, NULL);
-	if (in->ops[0].has_p && !all)
-		return (void)pl_lerr(L, "only match.all has a predicate destination");
-	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
-	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
-		return;
-	v = pl_emit(L, "MOV");
-	pl_o_def(v, m, 0, false);
-	pl_use_src_or_imm(L, v, &in->ops[2], 0);
-	v = pl_emit(L, "MOV");
-	pl_o_def(v, acc, 0, false);
-	pl_o_text(v, "RZ");
-	for (int j = 0; j < 32; j++) {
-		for (int part = 0; part < (t.bits == 64 ? 2 : 1); part++) {
-			v = pl_emit(L, "MOV");
-			pl_o_def(v, x, 0, false);
-			pl_use_src(L, v, &in->ops[1], part);
-			v = pl_emit(L, "SHFL.IDX");
-			pl_o_def(v, y, 0, false);
-			pl_o_use(v, x, 0);
-			pl_o_text(v, "0x%x", j);
-			v = pl_emit(L, part ? "ISETP.EQ.U32.AND" : "ISETP.EQ.U32");
-			pl_o_pdef(v, p);
-			pl_o_use(v, y, 0);
-			pl_o_use(v, x, 0);
-			if (part)
-				pl_o_puse(v, p, false);
-		}
-		v = pl_emit(L, "LOP.OR");
-		v->guard = p;
-		v->guard_not = false;
-		pl_o_def(v, acc, 0, false);
-		pl_o_use(v, acc, 0);
-		pl_o_text(v, "0x%x", 1u << j);
-	}
-	v = pl_emit(L, "LOP.AND"); /* members only */
-	pl_o_def(v, acc, 0, false);
-	pl_o_use(v, acc, 0);
-	pl_o_use(v, m, 0);
-	if (!all) {
-		if (d >= 0)
-			pl_mov_reg(L, d, 0, false, acc, 0);
-		return;
-	}
-	v = pl_emit(L, "ISETP.EQ.U32"); /* all equal: every member matched */
-	pl_o_pdef(v, p);
-	pl_o_use(v, acc, 0);
-	pl_o_use(v, m, 0);
-	if (d >= 0) {
-		v = pl_emit(L, "SEL");
-		pl_o_def(v, d, 0, false);
-		pl_o_use(v, m, 0);
-		pl_o_text(v, "RZ");
-		pl_o_puse(v, p, false);
-	}
-	if (in->ops[0].has_p && in->ops[0].preg >= 0) {
-		v = pl_emit(L, "ISETP.EQ.U32");
-		pl_o_pdef(v, in->ops[0].preg);
-		pl_o_use(v, acc, 0);
-		pl_o_use(v, m, 0);
-	}
+	if (in->ops[0].kind != PTX_O_IMM)
+		return (void)pl_lerr(L, "setmaxnreg's register count must be an integer constant");
+	n = setmaxnreg_count(in);
+	if (n < 0)
+		return (void)pl_lerr(L, "setmaxnreg register count %lld: a multiple of 8 in 24..256",
+				     (long long)in->ops[0].imm);
+	have = budget_at(L, at);
+	if (have >= 0 && inc && n < have)
+		return (void)pl_lerr(L, "setmaxnreg.inc to %d registers, fewer than the %d the warp "
+				     "owns here (undefined in PTX)", n, have);
+	if (have >= 0 && dec && n > have)
+		return (void)pl_lerr(L, "setmaxnreg.dec to %d registers, more than the %d the warp "
+				     "owns here (undefined in PTX)", n, have);
 }

@@ -46,6 +46,11 @@ static int purity(const struct ptx_vinsn *t)
 {
 	if (t->label[0] || t->branch || t->exit || !t->mnem[0])
 		return 0;
+	/* the clocks change under a loop: never hoisted out of one */
+	if (base_is(t->mnem, "S2R") && t->nops == 2 &&
+	    (!strncmp(t->ops[1].text, "SR_CLOCK", 8) ||
+	     !strncmp(t->ops[1].text, "SR_GLOBALTIMER", 14)))
+		return 0;
 	for (size_t i = 0; i < sizeof(pure32) / sizeof(pure32[0]); i++)
 		if (base_is(t->mnem, pure32[i]))
 			return 1;

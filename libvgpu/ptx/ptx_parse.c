@@ -373,6 +373,85 @@ void pp_parse_shared(struct parser *ps, bool module_scope, bool is_extern, bool 
 	pp_expect(ps, ';');
 }
 
+/*
+ * One directive between an .entry's parameters and its body (PTX ISA
+ * 11.4 performance tuning, 11.7 cluster dimensions): .maxntid,
+ * .reqntid and .reqnctapercluster take 1 to 3 extents (the others 1),
+ * .maxnreg, .minnctapersm, .maxclusterrank one number, .explicitcluster
+ * none.  Others (.noreturn, .maxnctapersm, ...) are skipped with their
+ * numbers.  False after an error.
+ */
+static bool parse_directive(struct parser *ps)
+{
+	static const char *const dims[] = { ".maxntid", ".reqntid", ".reqnctapercluster" };
+	static const char *const one[] = { ".maxnreg", ".minnctapersm", ".maxclusterrank" };
+	struct ptx_kattrs *a = &ps->f->attrs;
+	char name[32];
+	uint32_t v[3] = { 1, 1, 1 };
+	int n = 0, line = ps->lx.tline, col = ps->lx.tcol, kind = -1, k1 = -1;
+
+	snprintf(name, sizeof(name), "%.31s", TEXT(ps));
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(name, dims[i]))
+			kind = i;
+		if (!strcmp(name, one[i]))
+			k1 = i;
+	}
+	pp_next(ps);
+	if (!strcmp(name, ".explicitcluster")) {
+		a->explicitcluster = true;
+		return true;
+	}
+	while (TOK(ps) == PTX_T_INT) {
+		if ((kind >= 0 || k1 >= 0) &&
+		    (n == (kind >= 0 ? 3 : 1) || ps->lx.value < 1 || ps->lx.value > 0xffff)) {
+			ptx_error(ps->dg, ps->lx.tline, ps->lx.tcol, "bad value or extra operand in %s",
+				  name);
+			ps->failed = true;
+			return false;
+		}
+		if (n < 3)
+			v[n] = (uint32_t)ps->lx.value;
+		n++;
+		pp_next(ps);
+		if (pp_is_punct(ps, ','))
+			pp_next(ps);
+	}
+	if ((kind >= 0 || k1 >= 0) && !n) {
+		ptx_error(ps->dg, line, col, "%s needs a value", name);
+		ps->failed = true;
+		return false;
+	}
+	if (kind >= 0) {
+		uint64_t prod = (uint64_t)v[0] * v[1] * v[2];
+		uint32_t *d = kind == 0 ? a->maxntid : kind == 1 ? a->reqntid : a->reqnctapercluster;
+		uint64_t limit = kind == 2 ? 16 : 1024;
+
+		if (prod > limit) {
+			ptx_error(ps->dg, line, col, "%s %u, %u, %u: %llu %s, at most %llu", name,
+				  v[0], v[1], v[2], (unsigned long long)prod,
+				  kind == 2 ? "CTAs per cluster" : "threads per CTA",
+				  (unsigned long long)limit);
+			ps->failed = true;
+			return false;
+		}
+		memcpy(d, v, sizeof(v));
+	} else if (k1 == 0) {
+		a->maxnreg = v[0];
+	} else if (k1 == 1) {
+		a->minnctapersm = v[0];
+	} else if (k1 == 2) {
+		if (v[0] > 16) {
+			ptx_error(ps->dg, line, col, ".maxclusterrank %u: at most 16 CTAs per cluster",
+				  v[0]);
+			ps->failed = true;
+			return false;
+		}
+		a->maxclusterrank = v[0];
+	}
+	return true;
+}
+
 static void parse_entry(struct parser *ps, bool entry)
 {
 	struct ptx_func *fs = realloc(ps->m->funcs, (size_t)(ps->m->nfuncs + 1) *
@@ -435,14 +514,10 @@ static void parse_entry(struct parser *ps, bool entry)
 		}
 		pp_expect(ps, ')');
 	}
-	/* performance directives: .maxntid 128, 1, 1 and friends */
+	/* performance and cluster directives: .maxntid 128, 1, 1 and friends */
 	while (TOK(ps) == PTX_T_IDENT && TEXT(ps)[0] == '.') {
-		pp_next(ps);
-		while (TOK(ps) == PTX_T_INT) {
-			pp_next(ps);
-			if (pp_is_punct(ps, ','))
-				pp_next(ps);
-		}
+		if (!parse_directive(ps))
+			return;
 	}
 	if (pp_is_punct(ps, ';')) { /* a declaration: calls name it */
 		pp_next(ps);

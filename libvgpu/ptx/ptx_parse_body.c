@@ -130,7 +130,7 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 		o->fimm = TOK(ps) == PTX_T_FLOAT;
 		o->imm = ps->lx.value;
 		if (minus && !o->fimm) {
-			o->imm = -o->imm;
+			o->imm = (int64_t)(0 - (uint64_t)o->imm); /* -INT64_MIN wraps */
 		} else if (minus) {
 			if (ps->lx.is_double)
 				o->imm ^= INT64_MIN;

@@ -5,7 +5,8 @@
  * virtual register (the hull of every point where it is live or named:
  * conservative, no holes), then linear scan: R0..R254 for values (a pair
  * or a range takes consecutive registers, pairs start even), P0..P5 for
- * predicates (P6 is the lowering's scratch).
+ * predicates (P6 is the lowering's scratch); when more predicates are
+ * live at once, some live in registers (pred_spill()).
  *
  * Spilling: when values do not fit, the first allocation fails with
  * -ENOSPC and ptx.c lowers the kernel again in spill mode (struct
@@ -127,8 +128,157 @@ static int fixed_vreg(struct ptx_code *c, int w, int phys)
 		c->vcap = ncap;
 	}
 	c->vregs[c->nv].width = (uint8_t)w;
+	c->vregs[c->nv].fixed = phys >= 0;
 	c->vregs[c->nv].phys = phys;
 	return c->nv++;
+}
+
+#define PSCRATCH0 3 /* predicate spilling: P3..P5 for reloads */
+
+/*
+ * More predicates live at once than P0..P5 hold: choose the ones to
+ * spill by a linear scan over P0..P2 that spills, when none is free, the
+ * interval that ends last; each becomes a 32-bit register (0 or 1, so the
+ * register allocator may spill it on to local memory in turn) and every
+ * instruction naming it works on one of P3..P5: ISETP.NE from the
+ * register before it (when it reads the predicate, or writes it under a
+ * guard), SEL into the register after it (when it writes it).
+ */
+static int pred_spill(struct ptx_code *c, const struct interval *iv, int niv)
+{
+	int nv = c->nv, *gpr = malloc(((size_t)nv + 1) * sizeof(int)), pend[PSCRATCH0];
+	int *act = malloc(((size_t)niv + 1) * sizeof(int)), nact = 0, n = 0, cap;
+	struct ptx_vinsn *out = NULL;
+
+	if (!gpr || !act)
+		goto oom;
+	for (int v = 0; v < nv; v++)
+		gpr[v] = -1;
+	for (int r = 0; r < PSCRATCH0; r++)
+		pend[r] = -1;
+	for (int k = 0; k < niv; k++) {
+		int v = iv[k].v, r, victim = k;
+
+		if (c->vregs[v].width || c->vregs[v].fixed)
+			continue;
+		for (r = 0; r < PSCRATCH0 && pend[r] >= iv[k].start; r++)
+			;
+		if (r < PSCRATCH0) {
+			pend[r] = iv[k].end;
+			act[nact++] = k;
+			continue;
+		}
+		/* spill the active one ending last, or this one */
+		for (int a = 0; a < nact; a++)
+			if (gpr[iv[act[a]].v] < 0 && iv[act[a]].end >= iv[k].start &&
+			    iv[act[a]].end > iv[victim].end)
+				victim = act[a];
+		if (victim != k) {
+			for (r = 0; r < PSCRATCH0 && pend[r] != iv[victim].end; r++)
+				;
+			if (r < PSCRATCH0)
+				pend[r] = iv[k].end;
+			act[nact++] = k;
+		}
+		gpr[iv[victim].v] = 0;
+	}
+	for (int v = 0; v < nv; v++)
+		if (!gpr[v]) {
+			gpr[v] = fixed_vreg(c, 1, -1);
+			if (gpr[v] < 0)
+				goto oom;
+		}
+	cap = c->n * 4 + 16;
+	out = malloc((size_t)cap * sizeof(*out));
+	if (!out)
+		goto oom;
+	for (int i = 0; i < c->n; i++) {
+		struct ptx_vinsn t = c->insns[i];
+		int sp[3], sv[3], ns = 0;
+		bool ld[3] = { false }, st[3] = { false };
+
+		for (int o = -1; o < t.nops; o++) {
+			int *pv = o < 0 ? &t.guard : &t.ops[o].v, k;
+			bool def = o >= 0 && t.ops[o].def;
+
+			if ((o >= 0 && t.ops[o].kind != PTX_V_PRED) || *pv < 0 || *pv >= nv ||
+			    gpr[*pv] < 0)
+				continue;
+			for (k = 0; k < ns && sp[k] != *pv; k++)
+				;
+			if (k == ns) {
+				if (ns == 3)
+					goto oom; /* never: three predicates at most */
+				sp[k] = *pv;
+				sv[k] = fixed_vreg(c, 0, PSCRATCH0 + k);
+				if (sv[k] < 0)
+					goto oom;
+				ns++;
+			}
+			if (!def || t.guard >= 0)
+				ld[k] = true;
+			if (def)
+				st[k] = true;
+			*pv = sv[k];
+		}
+		if (n + 2 * ns + 1 > cap) {
+			struct ptx_vinsn *p;
+
+			cap = 2 * cap + 8;
+			p = realloc(out, (size_t)cap * sizeof(*out));
+			if (!p)
+				goto oom;
+			out = p;
+		}
+		for (int k = 0; k < ns; k++) {
+			struct ptx_vinsn *m = &out[n];
+
+			if (!ld[k])
+				continue;
+			n++;
+			memset(m, 0, sizeof(*m));
+			m->line = t.line;
+			m->guard = -1;
+			snprintf(m->mnem, sizeof(m->mnem), "ISETP.NE.U32");
+			m->nops = 3;
+			m->ops[0] = (struct ptx_vop){ .kind = PTX_V_PRED, .def = true, .v = sv[k] };
+			m->ops[1] = (struct ptx_vop){ .kind = PTX_V_REG, .v = gpr[sp[k]] };
+			m->ops[2] = (struct ptx_vop){ .kind = PTX_V_TEXT, .v = -1, .text = "0x0" };
+		}
+		out[n++] = t;
+		for (int k = 0; k < ns; k++) {
+			struct ptx_vinsn *m = &out[n];
+
+			if (!st[k])
+				continue;
+			n++;
+			memset(m, 0, sizeof(*m));
+			m->line = t.line;
+			m->guard = -1;
+			snprintf(m->mnem, sizeof(m->mnem), "SEL");
+			m->nops = 4;
+			m->ops[0] = (struct ptx_vop){ .kind = PTX_V_REG, .def = true, .v = gpr[sp[k]] };
+			m->ops[1] = (struct ptx_vop){ .kind = PTX_V_TEXT, .v = -1, .text = "RZ" };
+			m->ops[2] = (struct ptx_vop){ .kind = PTX_V_TEXT, .v = -1, .text = "0x1" };
+			m->ops[3] = (struct ptx_vop){ .kind = PTX_V_PRED, .neg = true, .v = sv[k] };
+		}
+	}
+	free(c->insns);
+	c->insns = out;
+	c->n = n;
+	c->cap = cap;
+	c->pred_spill = true;
+	for (int v = 0; v < c->nv; v++)
+		if (!c->vregs[v].fixed)
+			c->vregs[v].phys = -1;
+	free(gpr);
+	free(act);
+	return 0;
+oom:
+	free(out);
+	free(gpr);
+	free(act);
+	return -ENOMEM;
 }
 
 /* LDG.32 / STG.32 of word @part of scratch vreg @sv at frame offset @off. */
@@ -246,7 +396,7 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 	int *start = malloc(((size_t)nv + 1) * sizeof(int));
 	int *end = malloc(((size_t)nv + 1) * sizeof(int));
 	bool *slotted = calloc((size_t)nv + 1, sizeof(bool));
-	bool changed;
+	bool changed, retry = false;
 
 	(void)f;
 	if (!block_of || !b || !use || !def || !in || !out || !iv || !start || !end ||
@@ -381,17 +531,23 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 			struct ptx_vreg *vr = &c->vregs[iv[k].v];
 			int w = vr->width, s = iv[k].start;
 
+			if (vr->fixed)
+				continue;
 			if (!w) {
-				for (int r = 0; r < NPRED; r++)
+				for (int r = 0; r < (c->pred_spill ? PSCRATCH0 : NPRED); r++)
 					if (pred_end[r] < s) {
 						vr->phys = r;
 						pred_end[r] = iv[k].end;
 						break;
 					}
+				if (vr->phys < 0 && !c->pred_spill) {
+					ret = pred_spill(c, iv, niv);
+					retry = !ret;
+					goto done;
+				}
 				if (vr->phys < 0) {
 					ptx_error(dg, c->insns[s].line, 1,
-						  "more than %d predicates live at once: not supported yet",
-						  NPRED);
+						  "internal error: predicates left after spilling");
 					ret = -EINVAL;
 					goto done;
 				}
@@ -500,5 +656,7 @@ done:
 	free(iv);
 	free(start);
 	free(end);
+	if (retry) /* predicates spilled: allocate the new code */
+		return ptx_regalloc(f, dg, c);
 	return ret;
 }

@@ -555,7 +555,12 @@ static int run(const struct options *o, struct gmem *gm)
 	cfg.budget = o->budget;
 	err = vgpu_kernel_launch(k, &cfg, args, &job);
 	if (err) {
-		if (err == -EINVAL || err == -E2BIG) {
+		char why[256];
+
+		if (err == -EINVAL && vgpu_kernel_launch_check(k, &cfg, why, sizeof(why))) {
+			run_usage_error("invalid launch: %s", why);
+			status = EXIT_USAGE;
+		} else if (err == -EINVAL || err == -E2BIG) {
 			run_usage_error("invalid launch: %s", strerror(-err));
 			status = EXIT_USAGE;
 		} else {

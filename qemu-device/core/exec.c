@@ -682,6 +682,9 @@ static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 	case VGPU_SR_TID: return t;
 	case VGPU_SR_CLOCK_LO: return (uint32_t)c->sm->clock;
 	case VGPU_SR_CLOCK_HI: return (uint32_t)(c->sm->clock >> 32);
+	/* the SM clock at 1 GHz: NANOSLEEP's time base (docs/core.md) */
+	case VGPU_SR_GLOBALTIMER_LO: return (uint32_t)c->sm->clock;
+	case VGPU_SR_GLOBALTIMER_HI: return (uint32_t)(c->sm->clock >> 32);
 	case VGPU_SR_SMID: return c->sm->cfg.sm_id;
 	case VGPU_SR_CLUSTER_CTARANK: return c->rank;
 	case VGPU_SR_CLUSTER_NCTARANK: return c->sm->nctas;

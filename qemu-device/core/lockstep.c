@@ -49,7 +49,9 @@ static bool ls_ready(const struct vgpu_sm *sm, const struct vgpu_cta *c)
 static bool ls_starts(const struct vgpu_dinsn *d)
 {
 	return (d->plain_run && (d->id != VGPU_I_S2R ||
-				 (d->imm != VGPU_SR_CLOCK_LO && d->imm != VGPU_SR_CLOCK_HI))) ||
+				 (d->imm != VGPU_SR_CLOCK_LO && d->imm != VGPU_SR_CLOCK_HI &&
+				  d->imm != VGPU_SR_GLOBALTIMER_LO &&
+				  d->imm != VGPU_SR_GLOBALTIMER_HI))) ||
 	       d->id == VGPU_I_BRA ||
 	       (d->id == VGPU_I_BAR_SYNC_I && d->mod[0] != VGPU_MOD_BARMODE_ARV);
 }

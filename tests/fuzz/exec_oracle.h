@@ -96,7 +96,7 @@ static inline void exec_no_event(void *opaque, const struct vgpu_trace_event *ev
 	(void)ev;
 }
 
-/* Whether the program reads the SM clock (S2R SR_CLOCKLO or SR_CLOCKHI). */
+/* Whether the program reads the SM clock (S2R SR_CLOCKLO/HI, SR_GLOBALTIMERLO/HI). */
 static inline int exec_reads_clock(const uint8_t *code, uint32_t code_size)
 {
 	for (uint32_t i = 0; i + 16 <= code_size; i += 16) {
@@ -107,7 +107,8 @@ static inline int exec_reads_clock(const uint8_t *code, uint32_t code_size)
 		if (vgpu_isa_decode(w) != VGPU_I_S2R)
 			continue;
 		sr = (unsigned)vgpu_field_get(w, VGPU_F_SR);
-		if (sr == VGPU_SR_CLOCK_LO || sr == VGPU_SR_CLOCK_HI)
+		if (sr == VGPU_SR_CLOCK_LO || sr == VGPU_SR_CLOCK_HI ||
+		    sr == VGPU_SR_GLOBALTIMER_LO || sr == VGPU_SR_GLOBALTIMER_HI)
 			return 1;
 	}
 	return 0;
