@@ -372,7 +372,7 @@ TEST(damaged_state_is_refused)
 		}								\
 	} while (0)
 	DAMAGE("magic", h->magic ^= 1);
-	DAMAGE("version", h->version = 2);
+	DAMAGE("version", h->version = VGPU_CTX_VERSION + 1);
 	DAMAGE("bytes larger than the buffer", h->bytes = size + 8);
 	DAMAGE("bytes short", h->bytes = size - 8);
 	DAMAGE("cluster outside the grid", h->cluster = 1);
