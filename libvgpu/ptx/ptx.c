@@ -55,8 +55,20 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb,
 	}
 }
 
-static void print_op(struct sbuf *sb, const struct ptx_code *c, const struct ptx_vop *o)
+/* A called function's frame (ptx_call.c): what its prologue saves. */
+struct fn_frame {
+	uint32_t size;		 /* bytes, a multiple of 16 */
+	uint32_t save_off;	 /* where the saved registers start */
+	bool gpr[234], pred[6]; /* saved */
+};
+
+static void print_op(struct sbuf *sb, const struct ptx_code *c, const struct ptx_vop *o,
+		     const struct fn_frame *fr)
 {
+	if (fr && o->kind == PTX_V_TEXT && !strcmp(o->text, PTX_FRAME16)) {
+		sb_printf(sb, "0x%x", fr->size + 16);
+		return;
+	}
 	switch (o->kind) {
 	case PTX_V_REG:
 		sb_printf(sb, "R%d", c->vregs[o->v].phys + o->part);
@@ -131,6 +143,164 @@ static void print_shared(struct sbuf *sb, const struct ptx_var *v, int index)
 	sb_printf(sb, ".shared sh%d, %u, %u\n", index, v->size, align);
 }
 
+/* Save or restore (@load) what the frame @fr keeps, at [R234]. */
+static void print_saves(struct sbuf *sb, const struct fn_frame *fr, bool load)
+{
+	uint32_t off = fr->save_off;
+
+	for (int r = 0; r < 234; r++, off += fr->gpr[r - 1] ? 4 : 0)
+		if (fr->gpr[r])
+			sb_printf(sb, load ? "        LDG.32 R%d, [R234+0x%x] ;\n" :
+				  "        STG.32 [R234+0x%x], R%d ;\n", load ? r : (int)off,
+				  load ? off : (uint32_t)r);
+	for (int p = 0; p < 6; p++) {
+		if (!fr->pred[p])
+			continue;
+		if (load)
+			sb_printf(sb, "        LDG.32 R238, [R234+0x%x] ;\n"
+				  "        ISETP.NE.U32 P%d, R238, 0x0 ;\n", off, p);
+		else
+			sb_printf(sb, "        SEL R238, RZ, 0x1, !P%d ;\n"
+				  "        STG.32 [R234+0x%x], R238 ;\n", p, off);
+		off += 4;
+	}
+}
+
+static void print_code(struct sbuf *sb, const struct ptx_code *code, const struct fn_frame *fr)
+{
+	if (fr) {
+		sb_printf(sb, "        SALLOC R234, 0x%x ;\n", fr->size);
+		print_saves(sb, fr, false);
+	}
+	for (int i = 0; i < code->n; i++) {
+		const struct ptx_vinsn *v = &code->insns[i];
+
+		if (v->label[0]) {
+			sb_printf(sb, "%s:\n", v->label);
+			continue;
+		}
+		if (!strcmp(v->mnem, "MOV") && v->nops == 2 && v->ops[0].kind == PTX_V_REG &&
+		    v->ops[1].kind == PTX_V_REG && v->ops[1].v >= 0 &&
+		    code->vregs[v->ops[0].v].phys + v->ops[0].part ==
+			    code->vregs[v->ops[1].v].phys + v->ops[1].part)
+			continue; /* a self-move (regalloc coalesced the copy) */
+		if (fr && !strcmp(v->mnem, "RET")) {
+			print_saves(sb, fr, true);
+			sb_printf(sb, "        SALLOC R234, -%u ;\n", fr->size);
+		}
+		sb_printf(sb, "        ");
+		if (v->guard >= 0)
+			sb_printf(sb, "@%sP%d ", v->guard_not ? "!" : "",
+				  code->vregs[v->guard].phys);
+		sb_printf(sb, "%s", v->mnem);
+		for (int o = 0; o < v->nops; o++) {
+			sb_printf(sb, o ? ", " : " ");
+			print_op(sb, code, &v->ops[o], fr);
+		}
+		sb_printf(sb, " ; // line %d\n", v->line);
+	}
+}
+
+/* Lower, clean up and allocate @f into @code (again in spill mode if needed). */
+static int compile(const struct ptx_module *m, const struct ptx_func *f, struct ptx_diag *dg,
+		   struct ptx_code *code, bool fn)
+{
+	int ret;
+
+	code->spill_mode = false;
+	code->fn_mode = fn;
+	ret = ptx_lower(m, f, dg, code);
+	if (!ret)
+		ret = ptx_optimize(code);
+	if (!ret)
+		ret = ptx_regalloc(f, dg, code);
+	if (ret == -ENOSPC) {
+		/* out of registers: again, with a frame to spill to */
+		ptx_code_free(code);
+		code->spill_mode = true;
+		code->fn_mode = fn;
+		ret = ptx_lower(m, f, dg, code);
+		if (!ret)
+			ret = ptx_optimize(code);
+		if (!ret)
+			ret = ptx_regalloc(f, dg, code);
+	}
+	if (ret)
+		ptx_code_free(code);
+	return ret;
+}
+
+/* Function @k of the module as a called function: "F<k>:" and its code. */
+static int emit_function(struct sbuf *sb, const struct ptx_module *m, int k,
+			 const struct ptx_func *f, struct ptx_diag *dg)
+{
+	struct ptx_code code;
+	struct fn_frame fr;
+	uint32_t n = 0;
+	int ret = compile(m, f, dg, &code, true);
+
+	if (ret)
+		return ret;
+	memset(&fr, 0, sizeof(fr));
+	for (int v = 0; v < code.nv; v++) {
+		const struct ptx_vreg *r = &code.vregs[v];
+
+		if (r->phys < 0)
+			continue;
+		if (!r->width && r->phys < 6)
+			fr.pred[r->phys] = true;
+		for (int j = 0; j < r->width; j++)
+			if (r->phys + j < 234)
+				fr.gpr[r->phys + j] = true;
+	}
+	for (int r = 0; r < 234; r++)
+		n += fr.gpr[r];
+	for (int p = 0; p < 6; p++)
+		n += fr.pred[p];
+	fr.save_off = code.frame_locals;
+	fr.size = (fr.save_off + 4 * n + 15) & ~15u;
+	sb_printf(sb, "F%d: ; // %s\n", k, f->name);
+	print_code(sb, &code, &fr);
+	ptx_code_free(&code);
+	return 0;
+}
+
+/* Does @f still call (a real call, ptx_call.c)?  Marks the callees in @want. */
+static bool real_calls(const struct ptx_module *m, const struct ptx_func *f, bool *want)
+{
+	bool any = false;
+
+	for (int i = 0; i < f->ninsns; i++) {
+		const struct ptx_insn *in = &f->insns[i];
+		const struct ptx_operand *fo = &in->ops[in->call_ret ? 1 : 0];
+
+		if (strcmp(in->op, "call"))
+			continue;
+		any = true;
+		for (int k = 0; k < m->nfuncs; k++)
+			if (!m->funcs[k].entry && !m->funcs[k].decl &&
+			    !strcmp(m->funcs[k].name, fo->sym))
+				want[k] = true;
+	}
+	return any;
+}
+
+/* A kernel that calls: its stack, the .local "$stack" (ptx_call.c). */
+static int add_stack(struct ptx_func *f)
+{
+	struct ptx_var *a = realloc(f->local, (size_t)(f->nlocal + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	f->local = a;
+	memset(&a[f->nlocal], 0, sizeof(*a));
+	snprintf(a[f->nlocal].name, sizeof(a[f->nlocal].name), "$stack");
+	a[f->nlocal].size = PTX_STACK_BYTES;
+	a[f->nlocal].align = 16;
+	f->nlocal++;
+	return 0;
+}
+
 static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		       const struct ptx_func *f, struct ptx_diag *dg)
 {
@@ -142,26 +312,9 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 			  f->name);
 		return -EINVAL;
 	}
-	code.spill_mode = false;
-	ret = ptx_lower(m, f, dg, &code);
-	if (!ret)
-		ret = ptx_optimize(&code);
-	if (!ret)
-		ret = ptx_regalloc(f, dg, &code);
-	if (ret == -ENOSPC) {
-		/* out of registers: again, with a frame to spill to */
-		ptx_code_free(&code);
-		code.spill_mode = true;
-		ret = ptx_lower(m, f, dg, &code);
-		if (!ret)
-			ret = ptx_optimize(&code);
-		if (!ret)
-			ret = ptx_regalloc(f, dg, &code);
-	}
-	if (ret) {
-		ptx_code_free(&code);
+	ret = compile(m, f, dg, &code, false);
+	if (ret)
 		return ret;
-	}
 	sb_printf(sb, ".kernel %s\n", f->name);
 	ret = print_params(sb, f, dg);
 	if (ret) {
@@ -193,29 +346,7 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 				dyn.align = m->dyn[i].align;
 		print_shared(sb, &dyn, m->nshared + f->nshared);
 	}
-	for (int i = 0; i < code.n; i++) {
-		const struct ptx_vinsn *v = &code.insns[i];
-
-		if (v->label[0]) {
-			sb_printf(sb, "%s:\n", v->label);
-			continue;
-		}
-		if (!strcmp(v->mnem, "MOV") && v->nops == 2 && v->ops[0].kind == PTX_V_REG &&
-		    v->ops[1].kind == PTX_V_REG && v->ops[1].v >= 0 &&
-		    code.vregs[v->ops[0].v].phys + v->ops[0].part ==
-			    code.vregs[v->ops[1].v].phys + v->ops[1].part)
-			continue; /* a self-move (regalloc coalesced the copy) */
-		sb_printf(sb, "        ");
-		if (v->guard >= 0)
-			sb_printf(sb, "@%sP%d ", v->guard_not ? "!" : "",
-				  code.vregs[v->guard].phys);
-		sb_printf(sb, "%s", v->mnem);
-		for (int o = 0; o < v->nops; o++) {
-			sb_printf(sb, o ? ", " : " ");
-			print_op(sb, &code, &v->ops[o]);
-		}
-		sb_printf(sb, " ; // line %d\n", v->line);
-	}
+	print_code(sb, &code, NULL);
 	/* a kernel that falls off its end returns */
 	sb_printf(sb, "        EXIT ;\n");
 	ptx_code_free(&code);
@@ -303,8 +434,9 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 {
 	struct ptx_diag dg = { .file = file ? file : "<ptx>", .log = log, .loglen = loglen };
 	struct ptx_module m;
-	struct sbuf sb = { 0 };
+	struct sbuf sb = { 0 }, ksb = { 0 };
 	int ret, kernels = 0;
+	bool *want = NULL, *done = NULL;
 
 	*out = NULL;
 	if (log && loglen)
@@ -316,6 +448,12 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 		ptx_error(&dg, 1, 1, "unsupported .target %s", m.target), ret = -EINVAL;
 	if (!ret)
 		ret = print_globals(&sb, &m, &dg);
+	if (!ret) {
+		want = calloc((size_t)m.nfuncs + 1, sizeof(bool));
+		done = calloc((size_t)m.nfuncs + 1, sizeof(bool));
+		if (!want || !done)
+			ret = -ENOMEM;
+	}
 	for (int i = 0; !ret && i < m.nfuncs; i++) {
 		if (!m.funcs[i].entry)
 			continue;
@@ -323,13 +461,37 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 			struct ptx_func flat;
 
 			ret = ptx_inline(&m, &m.funcs[i], &dg, &flat);
-			if (!ret) {
-				ret = emit_kernel(&sb, &m, &flat, &dg);
-				ptx_func_free(&flat);
-			}
+			if (!ret && real_calls(&m, &flat, want))
+				ret = add_stack(&flat);
+			if (!ret)
+				ret = emit_kernel(&ksb, &m, &flat, &dg);
+			ptx_func_free(&flat);
 		}
 		kernels++;
 	}
+	/* the functions that real calls name (ptx_call.c), before the kernels */
+	for (bool more = true; !ret && more;) {
+		more = false;
+		for (int k = 0; !ret && k < m.nfuncs; k++) {
+			struct ptx_func flat;
+
+			if (!want[k] || done[k])
+				continue;
+			done[k] = more = true;
+			ret = ptx_inline(&m, &m.funcs[k], &dg, &flat);
+			if (!ret) {
+				real_calls(&m, &flat, want);
+				ret = emit_function(&sb, &m, k, &flat, &dg);
+				ptx_func_free(&flat);
+			}
+		}
+	}
+	if (!ret && ksb.p)
+		sb_printf(&sb, "%s", ksb.p);
+	ret = ret ? ret : ksb.oom ? -ENOMEM : 0;
+	free(ksb.p);
+	free(want);
+	free(done);
 	if (!ret && !kernels)
 		ptx_error(&dg, 1, 1, "no .entry in the module"), ret = -EINVAL;
 	ptx_module_free(&m);

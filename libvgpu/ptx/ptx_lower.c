@@ -886,16 +886,24 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 
 	/* labels are K<index of the entry in the module>L<n> */
 	for (int i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i].entry && !strcmp(m->funcs[i].name, f->name))
+		if (!m->funcs[i].decl && m->funcs[i].entry == f->entry &&
+		    !strcmp(m->funcs[i].name, f->name))
 			L.kernel = i;
 
 	{
-		bool spill = code->spill_mode;
+		bool spill = code->spill_mode, fn = code->fn_mode;
 
 		memset(code, 0, sizeof(*code));
 		code->spill_mode = spill;
+		code->fn_mode = fn;
 		code->spill_base = -1;
 	}
+	L.spv = L.ap = -1;
+	L.call_off = malloc(((size_t)f->nregs + 1) * sizeof(*L.call_off));
+	if (!L.call_off)
+		return -ENOMEM;
+	for (int r = 0; r < f->nregs; r++)
+		L.call_off[r] = -1;
 	for (int r = 0; r < f->nregs; r++)
 		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 : 1);
 	if (m->nglobals) {
@@ -911,10 +919,20 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 
 		at.line = f->line;
 		L.in = &at;
-		if (f->nlocal || code->spill_mode)
+		if ((f->nlocal || code->spill_mode) && !code->fn_mode)
 			local_prologue(&L);
 		if (m->nglobals)
 			globals_prologue(&L);
+		pl_finish(&L);
+		L.in = &entry;
+	}
+	{
+		static const struct ptx_insn entry = { .guard = -1 };
+		struct ptx_insn at = entry;
+
+		at.line = f->line;
+		L.in = &at;
+		pl_call_setup(&L);
 		pl_finish(&L);
 		L.in = &entry;
 	}
@@ -928,6 +946,10 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 
 			v->guard = -1;
 			snprintf(v->label, sizeof(v->label), "K%dL%d", L.kernel, labels++);
+			pl_finish(&L);
+			continue;
+		}
+		if (pl_call_hook(&L)) {
 			pl_finish(&L);
 			continue;
 		}
@@ -976,6 +998,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	}
 	pl_finish(&L);
 	free(L.global_va);
+	free(L.call_off);
 	return L.failed || dg->errors ? -EINVAL : 0;
 }
 

@@ -57,6 +57,13 @@ struct lower {
 	int narrow_bits;
 	bool narrow_sign;
 	int kernel; /* the entry's index in the module, for label names */
+	/* real calls (ptx_call.c): per PTX register, a call sequence
+	 * .param's offset in the outgoing area (-1: none); the stack pointer
+	 * after the prologue (spv) and a function's incoming area (ap),
+	 * pairs; the outgoing area's bytes */
+	int *call_off;
+	int spv, ap;
+	uint32_t outgoing;
 };
 
 struct ptype {
@@ -115,6 +122,12 @@ void pl_mov_reg(struct lower *L, int d, int dpart, bool partial, int s, int spar
 void pl_add64(struct lower *L, int d, int a, int b, uint32_t imm);
 void pl_param_addr(struct lower *L, int d, int i, uint32_t add);
 const char *pl_int_mod(struct ptype t);
+
+/* real calls (ptx_call.c): the prologue's part; false on an error.
+ * pl_call_hook: lowers call, a function's ret and the .param accesses
+ * of calls; false if @L->in is none of them. */
+bool pl_call_setup(struct lower *L);
+bool pl_call_hook(struct lower *L);
 
 /* the lowerers */
 void pl_activemask(struct lower *L);

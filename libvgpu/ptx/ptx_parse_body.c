@@ -400,17 +400,14 @@ static void parse_call_param(struct parser *ps)
 		pp_skip_stmt(ps);
 		return;
 	}
-	if (size != 4 && size != 8) {
-		ptx_error(ps->dg, line, 1,
-			  "unsupported construct: a call parameter of %u bytes ('%s'; "
-			  "structures by value)", size, name);
-		ps->failed = true;
-		pp_skip_stmt(ps);
-		return;
-	}
-	add_reg(ps, name, (int)size * 8, type[0] == 'f', false);
-	if (ps->f->nregs)
+	(void)line;
+	/* a structure by value: memory of a real call (ptx_call.c) */
+	add_reg(ps, name, size == 4 ? 32 : 64, type[0] == 'f', false);
+	if (ps->f->nregs) {
 		ps->f->regs[ps->f->nregs - 1].is_param = true;
+		ps->f->regs[ps->f->nregs - 1].psize = size;
+		ps->f->regs[ps->f->nregs - 1].palign = align;
+	}
 	pp_expect(ps, ';');
 }
 
