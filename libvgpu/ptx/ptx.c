@@ -265,24 +265,60 @@ static int emit_function(struct sbuf *sb, const struct ptx_module *m, int k,
 	return 0;
 }
 
-/* Does @f still call (a real call, ptx_call.c)?  Marks the callees in @want. */
+/* The index of the function (with a body) called @name, or -1. */
+static int find_func(const struct ptx_module *m, const char *name)
+{
+	for (int k = 0; k < m->nfuncs; k++)
+		if (!m->funcs[k].entry && !m->funcs[k].decl && !strcmp(m->funcs[k].name, name))
+			return k;
+	return -1;
+}
+
+/*
+ * Does @f still call (a real call, ptx_call.c)?  Marks in @want the
+ * functions it calls and those whose address it takes (mov %rd, f).
+ */
 static bool real_calls(const struct ptx_module *m, const struct ptx_func *f, bool *want)
 {
 	bool any = false;
 
 	for (int i = 0; i < f->ninsns; i++) {
 		const struct ptx_insn *in = &f->insns[i];
-		const struct ptx_operand *fo = &in->ops[in->call_ret ? 1 : 0];
+		any |= ptx_uses_stack(in);
+		for (int o = 0; o < in->nops; o++) {
+			int k = in->ops[o].kind == PTX_O_SYM ? find_func(m, in->ops[o].sym) : -1;
 
-		if (strcmp(in->op, "call"))
-			continue;
-		any = true;
-		for (int k = 0; k < m->nfuncs; k++)
-			if (!m->funcs[k].entry && !m->funcs[k].decl &&
-			    !strcmp(m->funcs[k].name, fo->sym))
+			if (k >= 0)
 				want[k] = true;
+		}
 	}
 	return any;
+}
+
+/*
+ * Function addresses in module data (.addr, after the functions are
+ * printed); marks those functions in @want.
+ */
+static int print_frefs(struct sbuf *sb, const struct ptx_module *m, struct ptx_diag *dg,
+		       bool *want)
+{
+	for (int i = 0; i < m->nglobals; i++)
+		for (int j = 0; j < m->globals[i].nfrefs; j++) {
+			const struct ptx_fref *r = &m->globals[i].frefs[j];
+			int k = find_func(m, r->name);
+
+			if (k < 0) {
+				ptx_error(dg, m->globals[i].line, 1, "unsupported construct: the address "
+					  "of the external function '%s' in '%s'", r->name,
+					  m->globals[i].name);
+				return -EINVAL;
+			}
+			if (want)
+				want[k] = true;
+			else
+				sb_printf(sb, ".addr g%d+%u, F%d\n", i, r->off, k);
+		}
+	return 0;
 }
 
 /* A kernel that calls: its stack, the .local "$stack" (ptx_call.c). */
@@ -436,7 +472,7 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	struct ptx_module m;
 	struct sbuf sb = { 0 }, ksb = { 0 };
 	int ret, kernels = 0;
-	bool *want = NULL, *done = NULL;
+	bool *want = NULL, *done = NULL, any_fn = false;
 
 	*out = NULL;
 	if (log && loglen)
@@ -454,6 +490,8 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 		if (!want || !done)
 			ret = -ENOMEM;
 	}
+	if (!ret)
+		ret = print_frefs(NULL, &m, &dg, want);
 	for (int i = 0; !ret && i < m.nfuncs; i++) {
 		if (!m.funcs[i].entry)
 			continue;
@@ -477,7 +515,10 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 
 			if (!want[k] || done[k])
 				continue;
-			done[k] = more = true;
+			if (!any_fn)
+				sb_printf(&sb, "        .word 0x0, 0x0 ; // address 0: no function "
+					  "(a call through a null pointer is an illegal instruction)\n");
+			done[k] = more = any_fn = true;
 			ret = ptx_inline(&m, &m.funcs[k], &dg, &flat);
 			if (!ret) {
 				real_calls(&m, &flat, want);
@@ -488,6 +529,8 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	}
 	if (!ret && ksb.p)
 		sb_printf(&sb, "%s", ksb.p);
+	if (!ret)
+		ret = print_frefs(&sb, &m, &dg, NULL);
 	ret = ret ? ret : ksb.oom ? -ENOMEM : 0;
 	free(ksb.p);
 	free(want);

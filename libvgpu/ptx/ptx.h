@@ -119,10 +119,19 @@ struct ptx_func {
 };
 
 /* A module-scope .global or .const variable: module data at @offset. */
+/* A function's address in a module variable's initial value (a table of
+ * function pointers, a virtual table): 8 bytes at @off (ptx.c prints .addr) */
+struct ptx_fref {
+	uint32_t off;
+	char name[PTX_NAME_MAX];
+};
+
 struct ptx_gvar {
 	char name[PTX_NAME_MAX];
 	uint32_t size, align, offset;
 	uint8_t *init; /* @size bytes, NULL: zero */
+	struct ptx_fref *frefs;
+	int nfrefs;
 	int line;
 };
 
@@ -246,6 +255,8 @@ struct ptx_code {
 #define PTX_STACK_BYTES 16384u
 #define PTX_FRAME16 "@FRAME16"
 bool ptx_call_real(const struct ptx_func *callee, bool recursive);
+/* call, alloca, stacksave, stackrestore: the code needs the call stack */
+bool ptx_uses_stack(const struct ptx_insn *in);
 
 /* A copy of entry @e with every call inlined (ptx_inline.c). */
 int ptx_inline(const struct ptx_module *m, const struct ptx_func *e, struct ptx_diag *dg,

@@ -123,9 +123,11 @@ bool pl_call_setup(struct lower *L)
 		uint32_t off = 0;
 		int first = in->call_ret ? 2 : 1;
 
+		if (ptx_uses_stack(in))
+			any = true;
+		L->dyn_stack |= !strcmp(in->op, "alloca") || !strcmp(in->op, "stackrestore");
 		if (strcmp(in->op, "call"))
 			continue;
-		any = true;
 		for (int k = first; k <= in->nops; k++) {
 			/* the arguments, then the return value */
 			int r = k < in->nops ? in->ops[k].reg : in->call_ret ? in->ops[0].reg : -1;
@@ -148,13 +150,28 @@ bool pl_call_setup(struct lower *L)
 		return pl_unsupported(L, "a called function that needs more registers than fit (spills)");
 	if (!c->fn_mode) {
 		/* the kernel: its stack is the .local "$stack" */
-		int s = pl_local_index(L, "$stack"), top = pl_new_vreg(L, 2);
+		int s = pl_local_index(L, "$stack"), top = pl_new_vreg(L, 2), lim;
 		struct ptx_vinsn *v;
 
 		if (s < 0)
 			return pl_lerr(L, "internal: no stack for calls");
-		mov_phys(L, 236, L->local_va[s], 0, true);
-		mov_phys(L, 237, L->local_va[s], 1, true);
+		lim = L->local_va[s];
+		if (L->m->nglobals) {
+			/* the module data's address for called functions: below
+			 * the limit, at the stack's first 16 bytes */
+			int base = pl_new_vreg(L, 2);
+
+			v = pl_emit(L, "LDP.64");
+			pl_o_def(v, base, 0, false);
+			pl_o_mem(v, -1, "gdata");
+			v = pl_emit(L, "STG.64");
+			pl_o_mem(v, lim, "0x0");
+			pl_o_use(v, base, 0);
+			lim = pl_new_vreg(L, 2);
+			pl_add64(L, lim, L->local_va[s], -1, 16);
+		}
+		mov_phys(L, 236, lim, 0, true);
+		mov_phys(L, 237, lim, 1, true);
 		pl_add64(L, top, L->local_va[s], -1, PTX_STACK_BYTES);
 		mov_phys(L, 234, top, 0, true);
 		mov_phys(L, 235, top, 1, true);
@@ -167,6 +184,11 @@ bool pl_call_setup(struct lower *L)
 	L->spv = pl_new_vreg(L, 2);
 	mov_phys(L, 234, L->spv, 0, false);
 	mov_phys(L, 235, L->spv, 1, false);
+	if (L->dyn_stack && c->fn_mode) {
+		L->fsp = pl_new_vreg(L, 2);
+		mov_phys(L, 234, L->fsp, 0, false);
+		mov_phys(L, 235, L->fsp, 1, false);
+	}
 	if (c->fn_mode) {
 		uint32_t off = L->outgoing;
 
@@ -183,6 +205,20 @@ bool pl_call_setup(struct lower *L)
 		c->frame_locals = align_up(off, 4);
 	}
 	return true;
+}
+
+/* d = the module data's address, in a called function (the kernel put it
+ * at [stack limit - 16]) */
+void pl_call_data_base(struct lower *L, int d)
+{
+	int lim = pl_new_vreg(L, 2);
+	struct ptx_vinsn *v;
+
+	mov_phys(L, 236, lim, 0, false);
+	mov_phys(L, 237, lim, 1, false);
+	v = pl_emit(L, "LDG.64");
+	pl_o_def(v, d, 0, false);
+	pl_o_mem(v, lim, "-0x10");
 }
 
 /* One scalar (or vector element) ld/st at [@base + @off] of type @t. */
@@ -291,6 +327,10 @@ static void emit_ret(struct lower *L)
 		v->branch = true;
 		pl_o_text(v, "%s", skip);
 	}
+	if (L->fsp >= 0) { /* alloca moved the stack pointer: back to the frame */
+		mov_phys(L, 234, L->fsp, 0, true);
+		mov_phys(L, 235, L->fsp, 1, true);
+	}
 	v = pl_emit(L, "RET");
 	v->guard = -1;
 	v->exit = true;
@@ -302,24 +342,142 @@ static void emit_ret(struct lower *L)
 	}
 }
 
+bool ptx_uses_stack(const struct ptx_insn *in)
+{
+	return !strcmp(in->op, "call") || !strcmp(in->op, "alloca") ||
+	       !strcmp(in->op, "stacksave") || !strcmp(in->op, "stackrestore");
+}
+
+/* spv = R234:R235 again (after alloca or stackrestore moved it) */
+static void sp_changed(struct lower *L)
+{
+	mov_phys(L, 234, L->spv, 0, false);
+	mov_phys(L, 235, L->spv, 1, false);
+}
+
+/*
+ * alloca.u64 ptr, size[, align]: SALLOC the size rounded up to 16; the
+ * block sits above the outgoing area, which moves down with the stack
+ * pointer (the old one's room is part of the block).
+ */
+static void lower_alloca(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	int64_t size = 0, align = 8;
+	int d, n = pl_new_vreg(L, 1);
+	struct ptx_vinsn *v;
+
+	if (!pl_has_mod(in, ".u64") || (in->nops != 2 && in->nops != 3))
+		return (void)pl_unsupported(L, "alloca needs .u64 and 2 or 3 operands");
+	if (in->nops == 3 && (!pl_const_of(L, &in->ops[2], &align) || align < 1 ||
+			      (align & (align - 1)) || align > 16))
+		return (void)pl_unsupported(L, "an alignment that is not a power of two up to 16");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+	if (d < 0)
+		return;
+	if (pl_const_of(L, &in->ops[1], &size)) {
+		if (size < 0 || size > (int64_t)PTX_STACK_BYTES)
+			return (void)pl_lerr(L, "alloca of %lld bytes (the stack has %u)",
+					     (long long)size, PTX_STACK_BYTES);
+		v = pl_emit(L, "SALLOC");
+		pl_o_text(v, "R234");
+		pl_o_text(v, "0x%x", (uint32_t)(size + 15) & ~15u);
+	} else {
+		/* n = (size + 15) & ~15; a size past 2^31 overflows the stack */
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, n, 0, false);
+		pl_use_src(L, v, &in->ops[1], 0);
+		pl_o_text(v, "0xf");
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, n, 0, false);
+		pl_o_use(v, n, 0);
+		pl_o_text(v, "0x7ffffff0");
+		v = pl_emit(L, "SALLOC");
+		pl_o_text(v, "R234");
+		pl_o_use(v, n, 0);
+	}
+	sp_changed(L);
+	pl_add64(L, d, L->spv, -1, L->outgoing);
+}
+
+/* stacksave.u64 d / stackrestore.u64 a: the stack pointer as a value */
+static void lower_stack_value(struct lower *L, bool save)
+{
+	const struct ptx_insn *in = L->in;
+
+	if (!pl_has_mod(in, ".u64") || in->nops != 1 || !pl_is_reg(L, &in->ops[0], PTX_R64))
+		return (void)pl_unsupported(L, "a 64-bit register operand expected");
+	if (save) {
+		int d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+
+		if (d >= 0) {
+			pl_mov_reg(L, d, 0, true, L->spv, 0);
+			pl_mov_reg(L, d, 1, false, L->spv, 1);
+		}
+		return;
+	}
+	mov_phys(L, 234, in->ops[0].reg, 0, true);
+	mov_phys(L, 235, in->ops[0].reg, 1, true);
+	sp_changed(L);
+}
+
+/* mov.u64 %rd, f: the function's byte address (CALL Ra, Rb calls it) */
+static bool func_address(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	int k, d;
+	struct ptx_vinsn *v;
+
+	if (strcmp(in->op, "mov") || in->nops != 2 || in->ops[1].kind != PTX_O_SYM ||
+	    (k = func_index(L->m, in->ops[1].sym)) < 0)
+		return false;
+	d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+	if (d < 0)
+		return true;
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, d, 0, true);
+	pl_o_text(v, "F%d", k);
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, d, 1, false);
+	pl_o_text(v, "0x0");
+	return true;
+}
+
 bool pl_call_hook(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 
 	if (!strcmp(in->op, "call")) {
 		const struct ptx_operand *fo = &in->ops[in->call_ret ? 1 : 0];
-		int k = func_index(L->m, fo->sym);
+		int k = fo->kind == PTX_O_SYM ? func_index(L->m, fo->sym) : -1;
 		struct ptx_vinsn *v;
 
-		if (fo->kind != PTX_O_SYM || k < 0)
-			return pl_unsupported(L, "an indirect call or a call of a function without a body"), true;
+		if (fo->kind != PTX_O_REG && k < 0)
+			return pl_unsupported(L, "a call of a function without a body"), true;
 		v = pl_emit(L, "CALL");
 		if (in->guard >= 0) {
 			v->guard = in->guard;
 			v->guard_not = in->guard_not;
 		}
 		pl_o_text(v, "R234");
-		pl_o_text(v, "F%d", k);
+		if (fo->kind == PTX_O_REG)
+			pl_o_use(v, fo->reg, 0); /* per lane: the low word, a byte pc */
+		else
+			pl_o_text(v, "F%d", k);
+		return true;
+	}
+	if (func_address(L))
+		return true;
+	if (!strcmp(in->op, "alloca") || !strcmp(in->op, "stacksave") ||
+	    !strcmp(in->op, "stackrestore")) {
+		if (L->spv < 0)
+			return pl_lerr(L, "internal: no stack pointer"), true;
+		if (in->guard >= 0)
+			return pl_unsupported(L, "a predicated stack instruction"), true;
+		if (!strcmp(in->op, "alloca"))
+			lower_alloca(L);
+		else
+			lower_stack_value(L, !strcmp(in->op, "stacksave"));
 		return true;
 	}
 	if (L->c->fn_mode && !strcmp(in->op, "ret")) {

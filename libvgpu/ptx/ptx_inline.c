@@ -196,6 +196,8 @@ static bool call_is_real(const struct inl *I, const struct ptx_insn *in)
 	const struct ptx_func *callee = callee_of(I, in);
 	bool rec = false;
 
+	if (in->ops[in->call_ret ? 1 : 0].kind == PTX_O_REG)
+		return true; /* through a function pointer */
 	if (!callee)
 		return false;
 	for (int d = 0; d < I->depth; d++)
@@ -242,6 +244,8 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 	int *regmap, *params;
 	bool ok;
 
+	if (fo->kind == PTX_O_REG) /* through a function pointer: a CALL */
+		return push(I, in) != NULL;
 	for (int i = 0; i < I->m->nfuncs; i++)
 		if (!I->m->funcs[i].entry && !strcmp(I->m->funcs[i].name, fo->sym)) {
 			if (I->m->funcs[i].decl)
@@ -264,6 +268,8 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 		x.ops[2].reg = map_reg(fr, x.ops[2].reg);
 		return push(I, &x) != NULL;
 	}
+	if (!callee && decl && !strcmp(fo->sym, "free") && !in->call_ret && nargs == 1)
+		return true; /* no device heap (malloc is refused): free(NULL), nothing */
 	if (!callee && decl)
 		return ierr(I, in->line, fo->col,
 			    "unsupported construct: a call of the external function '%s'", fo->sym);

@@ -866,7 +866,10 @@ static void globals_prologue(struct lower *L)
 	for (int g = 0; g < L->m->nglobals; g++) {
 		if (!names_global(L->f, &L->m->globals[g]))
 			continue;
-		if (base < 0) {
+		if (base < 0 && L->c->fn_mode) {
+			base = pl_new_vreg(L, 2);
+			pl_call_data_base(L, base); /* a called function has no gdata */
+		} else if (base < 0) {
 			struct ptx_vinsn *v = pl_emit(L, "LDP.64");
 
 			base = pl_new_vreg(L, 2);
@@ -898,7 +901,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 		code->fn_mode = fn;
 		code->spill_base = -1;
 	}
-	L.spv = L.ap = -1;
+	L.spv = L.ap = L.fsp = -1;
 	L.call_off = malloc(((size_t)f->nregs + 1) * sizeof(*L.call_off));
 	if (!L.call_off)
 		return -ENOMEM;

@@ -64,6 +64,10 @@ struct lower {
 	int *call_off;
 	int spv, ap;
 	uint32_t outgoing;
+	/* alloca / stackrestore move the stack pointer: spv follows it, fsp
+	 * keeps a function's own (its RETs put it back) */
+	bool dyn_stack;
+	int fsp;
 };
 
 struct ptype {
@@ -127,6 +131,7 @@ const char *pl_int_mod(struct ptype t);
  * pl_call_hook: lowers call, a function's ret and the .param accesses
  * of calls; false if @L->in is none of them. */
 bool pl_call_setup(struct lower *L);
+void pl_call_data_base(struct lower *L, int d);
 bool pl_call_hook(struct lower *L);
 
 /* the lowerers */
