@@ -103,6 +103,7 @@ struct ptx_func {
 	char name[PTX_NAME_MAX];
 	int line;
 	bool entry;
+	bool noinline;	       /* .attribute(.noinline): always a real call */
 	bool decl;	       /* a declaration (.extern .func, prototypes): no body */
 	bool has_ret;	       /* .func (.param ... ret) name(...) */
 	struct ptx_param ret;

@@ -40,7 +40,7 @@ static uint32_t palign(uint32_t size, uint32_t align)
 
 bool ptx_call_real(const struct ptx_func *callee, bool recursive)
 {
-	if (recursive || callee->ninsns > PTX_INLINE_LIMIT)
+	if (recursive || callee->noinline || callee->ninsns > PTX_INLINE_LIMIT)
 		return true;
 	if (callee->has_ret && callee->ret.size != 4 && callee->ret.size != 8)
 		return true;

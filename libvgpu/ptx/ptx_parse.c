@@ -421,6 +421,18 @@ static void parse_entry(struct parser *ps, bool entry)
 	ps->f->entry = entry;
 	ps->f->line = ps->lx.tline;
 	pp_next(ps);
+	if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), ".attribute")) {
+		/* .attribute(.noinline): a real call (ptx_call.c); others ignored */
+		int depth = 0;
+
+		pp_next(ps);
+		do {
+			if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), ".noinline"))
+				ps->f->noinline = true;
+			depth += pp_is_punct(ps, '(') - pp_is_punct(ps, ')');
+			pp_next(ps);
+		} while (depth > 0 && TOK(ps) != PTX_T_EOF);
+	}
 	if (pp_is_punct(ps, '(') && !entry) { /* .func (.param .b32 ret) name */
 		struct ptx_param *r = &ps->f->ret;
 
@@ -441,6 +453,9 @@ static void parse_entry(struct parser *ps, bool entry)
 	}
 	pp_copy_name(ps->f->name, TEXT(ps));
 	pp_next(ps);
+	for (int i = 0; i + 1 < ps->m->nfuncs; i++) /* a declaration's attribute */
+		if (!strcmp(ps->m->funcs[i].name, ps->f->name) && ps->m->funcs[i].noinline)
+			ps->f->noinline = true;
 	if (pp_is_punct(ps, '(')) {
 		pp_next(ps);
 		while (!pp_is_punct(ps, ')') && TOK(ps) != PTX_T_EOF) {
