@@ -257,7 +257,10 @@ static int emit_function(struct sbuf *sb, const struct ptx_module *m, int k,
 		n += fr.gpr[r];
 	for (int p = 0; p < 6; p++)
 		n += fr.pred[p];
-	fr.save_off = code.frame_locals;
+	/* the saved registers after the .local variables and the spill slots
+	 * (R239.. of the spill code are never live across a CALL: not saved) */
+	fr.save_off = code.spill_mode && code.frame > code.frame_locals ? code.frame :
+									 code.frame_locals;
 	fr.size = (fr.save_off + 4 * n + 15) & ~15u;
 	sb_printf(sb, "F%d: ; // %s\n", k, f->name);
 	print_code(sb, &code, &fr);

@@ -146,8 +146,6 @@ bool pl_call_setup(struct lower *L)
 	L->outgoing = align_up(out, 16);
 	if (!c->calls)
 		return true;
-	if (c->spill_mode && c->fn_mode)
-		return pl_unsupported(L, "a called function that needs more registers than fit (spills)");
 	if (!c->fn_mode) {
 		/* the kernel: its stack is the .local "$stack" */
 		int s = pl_local_index(L, "$stack"), top = pl_new_vreg(L, 2), lim;
@@ -203,6 +201,14 @@ bool pl_call_setup(struct lower *L)
 			off += f->local[i].size;
 		}
 		c->frame_locals = align_up(off, 4);
+		if (c->spill_mode) {
+			/* the spill slots follow the .local variables in the frame
+			 * (ptx_regalloc.c), from the frame's bottom: spv before any
+			 * alloca moves it */
+			c->spill_base = pl_new_vreg(L, 2);
+			pl_mov_reg(L, c->spill_base, 0, true, L->spv, 0);
+			pl_mov_reg(L, c->spill_base, 1, false, L->spv, 1);
+		}
 	}
 	return true;
 }

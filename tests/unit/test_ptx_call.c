@@ -395,6 +395,78 @@ TEST_F(call, null_function_pointer)
 	EXPECT_EQ(0u, rec.pc);
 }
 
+/*
+ * A called function that needs spills: big() keeps SPILL_N loaded values
+ * live at once (more than the 234 registers a function has), then folds
+ * them in reverse order; the kernel's values live across the call survive.
+ */
+#define SPILL_N 260
+
+static size_t spill_ptx(char *b, size_t len)
+{
+	size_t n = 0;
+
+#define PUT(...) (n += (size_t)snprintf(b + n, n < len ? len - n : 0, __VA_ARGS__))
+	PUT(".version 9.0\n.target sm_90a\n.address_size 64\n"
+	    ".func .attribute(.noinline) (.param .b32 r) big(.param .b64 p, .param .b32 k)\n{\n"
+	    "\t.reg .b32 %%r<%d>;\n\t.reg .b64 %%rd<2>;\n"
+	    "\tld.param.u64 %%rd1, [p];\n\tld.param.u32 %%r0, [k];\n", SPILL_N + 2);
+	for (int i = 1; i <= SPILL_N; i++)
+		PUT("\tld.global.u32 %%r%d, [%%rd1+%d];\n", i, 4 * i);
+	PUT("\tmov.u32 %%r%d, %%r0;\n", SPILL_N + 1);
+	for (int i = SPILL_N; i > 0; i--)
+		PUT("\tmad.lo.s32 %%r%d, %%r%d, 31, %%r%d;\n", SPILL_N + 1, SPILL_N + 1, i);
+	PUT("\tst.param.b32 [r], %%r%d;\n\tret;\n}\n"
+	    ".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	    "\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<6>;\n"
+	    "\tld.param.u64 %%rd1, [out];\n\tld.param.u64 %%rd2, [in];\n"
+	    "\tmov.u32 %%r1, %%tid.x;\n\tmul.wide.u32 %%rd3, %%r1, 4;\n"
+	    "\tadd.s64 %%rd4, %%rd2, %%rd3;\n\t{\n\t.param .b64 param0;\n"
+	    "\tst.param.b64 [param0+0], %%rd4;\n\t.param .b32 param1;\n"
+	    "\tst.param.b32 [param1+0], %%r1;\n\t.param .b32 retval0;\n"
+	    "\tcall.uni (retval0), big, (param0, param1);\n"
+	    "\tld.param.b32 %%r2, [retval0+0];\n\t}\n"
+	    "\tadd.s64 %%rd5, %%rd1, %%rd3;\n\tst.global.u32 [%%rd5], %%r2;\n\tret;\n}\n",
+	    SPILL_N + 1);
+#undef PUT
+	return n;
+}
+
+static uint32_t spill_in[BLOCK + SPILL_N + 1];
+
+static int32_t want_spill(uint32_t t, uint32_t arg)
+{
+	uint32_t r = t;
+
+	for (int i = SPILL_N; i > 0; i--)
+		r = r * 31 + spill_in[t + (uint32_t)i];
+	return (int32_t)r;
+}
+
+TEST_F(call, called_function_with_spills)
+{
+	size_t len = spill_ptx(NULL, 0) + 1;
+	char *src = malloc(len), *vgs = NULL;
+
+	ASSERT_NE(NULL, src);
+	spill_ptx(src, len);
+	for (uint32_t i = 0; i < BLOCK + SPILL_N + 1; i++)
+		spill_in[i] = i * 2654435761u;
+	ASSERT_EQ(0, load(_metadata, self, src, "k", BLOCK * 4));
+	ASSERT_EQ(0, vgpu_bo_new(self->dev, sizeof(spill_in), 0, &self->in));
+	ASSERT_EQ(0, vgpu_bo_write(self->in, 0, spill_in, sizeof(spill_in)));
+	ASSERT_EQ(0, vgpu_args_set_bo(self->args, 1, self->in, 0));
+	/* GRID CTAs of BLOCK threads all read from tid: compare one CTA's words */
+	check_all(_metadata, self, BLOCK, want_spill, 0);
+	/* it is a real call, and it spills (reloads through the scratch R239..) */
+	ASSERT_EQ(0, vgpu_ptx_to_asm(src, strlen(src), "spill.ptx", &vgs, self->log,
+				     sizeof(self->log)));
+	EXPECT_TRUE(kernel_has(vgs, "k", "CALL R234, F"));
+	EXPECT_CONTAINS(vgs, "R239");
+	free(vgs);
+	free(src);
+}
+
 /* Prototypes and targets are checked where they are written. */
 TEST_F(call, bad_calls_are_located_errors)
 {
