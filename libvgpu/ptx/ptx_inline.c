@@ -13,11 +13,12 @@
  * parameters and st.param of its result, become moves.
  *
  * vprintf(fmt, args) becomes the pseudo-instruction `vprintf ret, fmt,
- * args` (ptx_lower_mem.c writes the printf record).  Calls that
+ * args` (ptx_lower_mem.c writes the printf record); free(p) is nothing
+ * (no device heap: malloc is refused, so p can only be NULL).  Calls that
  * ptx_call_real() picks (recursion, structures by value, callees over
- * PTX_INLINE_LIMIT) stay calls, with their call sequence's .param
- * accesses, for ptx_call.c; calls of other functions without a body are
- * located errors.
+ * PTX_INLINE_LIMIT, .noinline, calls through a register) stay calls,
+ * with their call sequence's .param accesses, for ptx_call.c; calls of
+ * other functions without a body are located errors.
  */
 #include <errno.h>
 #include <stdio.h>
