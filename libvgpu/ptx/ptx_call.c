@@ -2,7 +2,9 @@
 /*
  * Real calls (docs/ptx.md "Calls"): the calls ptx_inline.c does not
  * inline (recursion, structures passed or returned by value, callees over
- * the inlining limit) become vGPU CALL/RET on a per-thread stack.
+ * the inlining limit, .noinline, calls through a register) become vGPU
+ * CALL/RET on a per-thread stack; alloca, stacksave and stackrestore
+ * use the same stack, and mov.u64 %rd, f gives f's byte address.
  *
  * ABI.  The call block is R234..R237 (stack pointer R234:R235, limit
  * R236:R237) in every kernel that calls and every function; R238 is the
