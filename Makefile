@@ -202,6 +202,18 @@ $(BUILD)/ptx/%.ptx: tests/ptx/%.cu tests/ptx/cuda_min.h
 PTX_NVCC := $(wildcard tests/ptx/nvcc/*.ptx) $(wildcard tests/ptx/nvcc/*.expected)
 $(BUILD)/ptx/ptx_corpus.h: $(PTX_GEN) $(PTX_NVCC) scripts/ptx-corpus.sh
 	scripts/ptx-corpus.sh $@ $(PTX_GEN) $(PTX_NVCC)
+# tests/ptx/nvcc_call/*.cu (real calls): compiled at build time by the
+# machine's nvcc 13 (offline, no GPU) and embedded for test_ptx_call
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+PTX_CALL_GEN := $(patsubst tests/ptx/nvcc_call/%.cu,$(BUILD)/ptx/nvcc_call/%.ptx,\
+	$(wildcard tests/ptx/nvcc_call/*.cu))
+$(BUILD)/ptx/nvcc_call/%.ptx: tests/ptx/nvcc_call/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -arch=sm_90a -O3 -ptx -o $@ $<
+$(BUILD)/ptx/ptx_call_corpus.h: $(PTX_CALL_GEN) scripts/ptx-corpus.sh
+	scripts/ptx-corpus.sh $@ $(PTX_CALL_GEN)
+$(BUILD)/tests/unit/test_ptx_call.o: $(BUILD)/ptx/ptx_call_corpus.h
+$(BUILD)/tests/unit/test_ptx_call.o: CPPFLAGS += -I$(BUILD)/ptx
 # examples/cuda/NAME.cu: CUDA ports of examples/NAME.vgs; test_examples
 # runs their PTX with the same flags and wants the same NAME.expected
 EXAMPLE_CU := $(wildcard examples/cuda/*.cu)

@@ -4,6 +4,15 @@
  * with QEMU): the device quiesces when the VM stops, so that no command
  * is ever in flight in a saved state, and the VMState of its registers
  * and queues, with subsections for what differs from the reset values.
+ *
+ * Saved contexts (the "Context save" format of vgpu_hw.h, version 2 since
+ * per-lane call depths) are not part of the stream: they live in guest
+ * memory, in the queues' context-save buffers, and the core checks each
+ * one when it resumes it (magic, version, sizes, every field), so a state
+ * of another version is refused with BAD_CONTEXT, never read with the
+ * wrong layout.  The stream carries only CSB_SLOT, checked in post_load;
+ * a slot a guest sized for an older, smaller layout only means that a
+ * launch whose state does not fit goes on unpreempted (vgpu_job_save).
  */
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"

@@ -314,7 +314,9 @@ _Static_assert(sizeof(struct vgpu_tensor_map) == 128, "tensor map layout");
 	E(TENSOR_MAP, 26, "invalid tensor map")                                \
 	E(CLUSTER_RANGE, 27, "cluster rank out of range")                      \
 	E(SEM_TIMEOUT, 28, "semaphore acquire timed out")                     \
-	E(BAD_CONTEXT, 29, "invalid saved context")
+	E(BAD_CONTEXT, 29, "invalid saved context")                           \
+	E(STACK_OVERFLOW, 30, "call stack overflow")                           \
+	E(BAD_RETURN, 31, "return without a call")
 
 enum vgpu_exc_code {
 #define VGPU_X_EXC(name, val, str) VGPU_EXC_##name = (val),
@@ -399,7 +401,7 @@ _Static_assert(sizeof(struct vgpu_exception_record) == 296,
  * restored as they are.
  */
 #define VGPU_CTX_MAGIC 0x58544356u /* "VCTX" */
-#define VGPU_CTX_VERSION 1u
+#define VGPU_CTX_VERSION 2u /* 2: per-lane call depth */
 
 /**
  * struct vgpu_ctx_header - start of a saved cluster
@@ -507,6 +509,8 @@ struct vgpu_ctx_mbar {
  * @cp_last_done:   when its last cp.async completed
  * @pred:           P0..P6, PT: lane masks (PT all ones)
  * @pc:             per-lane pc when not converged
+ * @depth:          per-lane call depth (CALL/RET, docs/core.md "Calls"); a
+ *                  converged warp's live lanes share one
  */
 struct vgpu_ctx_warp {
 	__u32 exists;
@@ -541,12 +545,13 @@ struct vgpu_ctx_warp {
 	__u64 cp_last_done;
 	__u32 pred[8];
 	__u32 pc[VGPU_WARP_SIZE];
+	__u16 depth[VGPU_WARP_SIZE];
 };
 
 _Static_assert(sizeof(struct vgpu_ctx_header) == 112, "ctx header layout");
 _Static_assert(sizeof(struct vgpu_ctx_cta) == 96, "ctx CTA layout");
 _Static_assert(sizeof(struct vgpu_ctx_mbar) == 16, "ctx mbarrier layout");
-_Static_assert(sizeof(struct vgpu_ctx_warp) == 296, "ctx warp layout");
+_Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
 
 /* ==== Device interface (QEMU vgpu-pci) ==== */
 /*

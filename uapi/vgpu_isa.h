@@ -138,6 +138,9 @@ enum vgpu_opk {
 	VGPU_OPK_GA,	 /* [ra]: 64-bit global address in ra:ra+1 */
 	VGPU_OPK_GB,	 /* [rb]: 64-bit global address in rb:rb+1 */
 	VGPU_OPK_GC,	 /* [rc]: 64-bit global address in rc:rc+1 */
+	/* ra .. ra+3: the call block, stack pointer ra:ra+1 (64-bit local
+	 * address) and stack limit ra+2:ra+3 (CALL, RET, SALLOC) */
+	VGPU_OPK_STK,
 	VGPU_OPK__COUNT
 };
 #define VGPU_OPK_OPTIONAL 0x20u
@@ -367,6 +370,7 @@ static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
 		case VGPU_OPK_RD2: vgpu_set(used, VGPU_F_RD, ~0ull); break;
 		case VGPU_OPK_RA:
 		case VGPU_OPK_SA:
+		case VGPU_OPK_STK:
 		case VGPU_OPK_GA: vgpu_set(used, VGPU_F_RA, ~0ull); break;
 		case VGPU_OPK_RB:
 		case VGPU_OPK_GB: vgpu_set(used, VGPU_F_RB, ~0ull); break;

@@ -147,7 +147,8 @@
  * zeroed memory decodes as an illegal instruction.
  *
  * Groups:
- *   0x01-0x3f  general purpose
+ *   0x01-0x3f  general purpose (0x29-0x2b: calls, an extension beside
+ *              seed 002: CALL, RET, SALLOC)
  *   0x40-0x4f  BCU: named barriers (seed 002)
  *   0x50-0x6f  mbarrier unit (MBAR.*)
  *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
@@ -195,6 +196,9 @@
 	E(ATOMS, 0x26)                                                         \
 	E(ATOMG_CAS, 0x27)                                                     \
 	E(ATOMS_CAS, 0x28)                                                     \
+	E(CALL, 0x29)                                                          \
+	E(RET, 0x2a)                                                           \
+	E(SALLOC, 0x2b)                                                        \
 	E(BRA, 0x30)                                                           \
 	E(EXIT, 0x31)                                                          \
 	E(NANOSLEEP, 0x32)                                                     \
@@ -335,6 +339,12 @@
 	  OPS4(RD, MEM, RB, RC))                                                    \
 	E(BRA, "BRA", BRA, I, NOFIX, MODS0(), OPS1(TARGET))                         \
 	E(EXIT, "EXIT", EXIT, X, NOFIX, MODS0(), OPS0())                            \
+	/* ---- calls (extension, docs/core.md "Calls") ---- */                     \
+	E(CALL_I, "CALL", CALL, I, NOFIX, MODS0(), OPS2(STK, TARGET))               \
+	E(CALL_R, "CALL", CALL, R, NOFIX, MODS0(), OPS2(STK, RB))                   \
+	E(RET, "RET", RET, X, NOFIX, MODS0(), OPS1(STK))                            \
+	E(SALLOC_I, "SALLOC", SALLOC, I, NOFIX, MODS0(), OPS2(STK, IMM))            \
+	E(SALLOC_R, "SALLOC", SALLOC, R, NOFIX, MODS0(), OPS2(STK, RB))             \
 	E(NANOSLEEP_R, "NANOSLEEP", NANOSLEEP, R, NOFIX, MODS0(), OPS1(RA))         \
 	E(NANOSLEEP_I, "NANOSLEEP", NANOSLEEP, I, NOFIX, MODS0(), OPS1(IMM))        \
 	E(MEMBAR, "MEMBAR", MEMBAR, X, NOFIX, MODS1(MEMBAR), OPS0())                \

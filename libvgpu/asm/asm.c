@@ -11,7 +11,8 @@
  * The assembler only knows what each operand kind means: its field, its
  * range and its default when omitted (asm_kinds[] below).
  *
- * One pass over the lines, then a fixup pass for branch labels.  Every
+ * One pass over the lines, then a fixup pass for labels (branch targets,
+ * and byte addresses in immediates and .addr data).  Every
  * diagnostic is collected and reported sorted by position; a line with an
  * error still occupies its 16 bytes so that later offsets stay right.
  *
@@ -91,6 +92,8 @@ const struct kind_info asm_kinds[VGPU_OPK__COUNT] = {
 			     VGPU_F_RB, 0, 0, false, 0),
 	[VGPU_OPK_GC] = KIND("[GPR pair]", "64-bit global address", CL_MEM,
 			     VGPU_F_RC, 0, 0, false, 0),
+	[VGPU_OPK_STK] = KIND("GPR block", "call block (stack pointer, limit)", CL_GPR,
+			      VGPU_F_RA, 0, 0, false, 0),
 };
 
 /* ---- a statement through the stages: parse, select, encode ---- */
@@ -433,6 +436,36 @@ static void dir_bytes(struct asm_ctx *c, struct line *l, int col)
 	asm_expect_end(c, l);
 }
 
+/* .addr OFFSET, LABEL: the label's byte address, 8 bytes of module data */
+static void dir_addr(struct asm_ctx *c, struct line *l, int col)
+{
+	const struct tok *t = asm_cur(l), *name;
+	struct fixup *f;
+	int64_t off;
+
+	if (dir_value(c, l, "a data offset", &off) < 0)
+		return;
+	if (off < 0 || off + 8 > c->data_size) {
+		asm_err_at(c, t->col, "data offset %" PRId64 " outside the %u bytes of "
+			   ".global data", off, c->data_size);
+		return;
+	}
+	if (!accept_comma(l)) {
+		asm_err_unexpected(c, asm_cur(l), "','");
+		return;
+	}
+	name = asm_cur(l);
+	if (!asm_check_name(c, name, "label", 0))
+		return;
+	l->pos++;
+	f = asm_vec_push(c, &c->fixups, sizeof(*f));
+	if (!f)
+		return;
+	*f = (struct fixup){ .kind = FIX_DATA64, .data_off = (uint32_t)off, .name = name->p,
+			     .len = name->len, .line = c->line, .col = name->col };
+	asm_expect_end(c, l);
+}
+
 static void dir_equ(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *name = asm_cur(l);
@@ -486,7 +519,7 @@ static const struct directive {
 } directives[] = {
 	{ "kernel", dir_kernel }, { "param", dir_param }, { "shared", dir_shared },
 	{ "equ", dir_equ },	  { "word", dir_word },	    { "local", dir_local },
-	{ "global", dir_global }, { "bytes", dir_bytes },
+	{ "global", dir_global }, { "bytes", dir_bytes },	    { "addr", dir_addr },
 };
 
 static void directive(struct asm_ctx *c, struct line *l)
@@ -552,8 +585,24 @@ static void apply_fixups(struct asm_ctx *c)
 		int64_t off;
 
 		if (!s) {
-			asm_err_line(c, f->line, f->col, "unknown label '%.*s'",
-				     f->len, f->name);
+			asm_err_line(c, f->line, f->col, "unknown %s '%.*s'",
+				     f->kind == FIX_IMM ? "symbol" : "label", f->len, f->name);
+			continue;
+		}
+		if (f->kind == FIX_DATA64) {
+			for (int b = 0; b < 8; b++)
+				c->data[f->data_off + (uint32_t)b] = (uint8_t)((uint64_t)s->value >> (8 * b));
+			continue;
+		}
+		if (f->kind == FIX_IMM) {
+			const struct kind_info *k = &asm_kinds[f->opk];
+
+			if (s->value < k->min || s->value > k->max)
+				asm_err_line(c, f->line, f->col, "address of '%.*s' out of range for a %s",
+					     f->len, f->name, k->what);
+			else
+				vgpu_field_set(asm_word_at(c, f->word)->w, k->pos, k->width,
+					       (uint64_t)s->value);
 			continue;
 		}
 		off = s->value - (int64_t)(f->word * VGPU_INSN_BYTES);

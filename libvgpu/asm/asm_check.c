@@ -88,6 +88,8 @@ static bool check_sr(const uint64_t w[2], char *msg, size_t len)
 static unsigned span_regs(const uint64_t w[2], const struct vgpu_isa_desc *d,
 			  unsigned kind)
 {
+	if (kind == VGPU_OPK_STK)
+		return 4;
 	if (kind != VGPU_OPK_RCN)
 		return 2;
 	for (int g = 0; g < VGPU_ISA_MAX_MODS && d->mods[g]; g++)
@@ -104,6 +106,10 @@ static bool check_span(const uint64_t w[2], const struct vgpu_isa_desc *d,
 	unsigned n = span_regs(w, d, kind);
 	unsigned r = (unsigned)vgpu_field_get(w, k->pos, k->width);
 
+	if (kind == VGPU_OPK_STK && r == VGPU_RZ) {
+		snprintf(msg, len, "the %s cannot be RZ (it is written)", k->what);
+		return true;
+	}
 	if (r == VGPU_RZ || r + n - 1 < VGPU_NUM_GPRS)
 		return false;
 	if (kind == VGPU_OPK_RCN)
@@ -265,6 +271,7 @@ int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len)
 		case VGPU_OPK_GA:
 		case VGPU_OPK_GB:
 		case VGPU_OPK_GC:
+		case VGPU_OPK_STK:
 			bad = check_span(w, d, kind, msg, len);
 			break;
 		case VGPU_OPK_IMM:

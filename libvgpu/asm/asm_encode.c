@@ -60,6 +60,7 @@ static int put_target(struct asm_ctx *c, const struct operand *o, size_t widx,
 	f = asm_vec_push(c, &c->fixups, sizeof(*f));
 	if (!f)
 		return -1;
+	f->kind = FIX_BRANCH;
 	f->word = widx;
 	f->name = o->e.name->p;
 	f->len = o->e.name->len;
@@ -81,6 +82,17 @@ static int put_imm(struct asm_ctx *c, const struct operand *o, unsigned kind,
 	}
 	if (kind == VGPU_OPK_TARGET)
 		return put_target(c, o, widx, w);
+	if (o->e.name && !asm_sym_find(c, o->e.name->p, o->e.name->len, false)) {
+		/* a label's byte address (a function pointer): at the end */
+		struct fixup *f = asm_vec_push(c, &c->fixups, sizeof(*f));
+
+		if (!f)
+			return -1;
+		*f = (struct fixup){ .kind = FIX_IMM, .word = widx, .opk = kind,
+				     .name = o->e.name->p, .len = o->e.name->len,
+				     .line = c->line, .col = o->e.name->col };
+		return 0;
+	}
 	if (o->e.is_float)
 		v = o->e.fbits;
 	else if (asm_resolve(c, &o->e, &v) < 0 || range_check(c, k, o->col, v) < 0)

@@ -132,8 +132,18 @@ struct sym {
 	size_t next; /* 1 + index of the next symbol in its hash chain, or 0 */
 };
 
+/*
+ * A label used before the end: a branch target (relative), an immediate
+ * operand of kind @opk (the label's byte address, absolute), or 8 bytes of
+ * module data at @data_off (.addr: the byte address, little-endian).
+ */
+enum fixup_kind { FIX_BRANCH, FIX_IMM, FIX_DATA64 };
+
 struct fixup {
+	enum fixup_kind kind;
 	size_t word;
+	unsigned opk;
+	uint32_t data_off;
 	const char *name;
 	int len;
 	int line, col;

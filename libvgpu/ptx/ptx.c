@@ -55,8 +55,20 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb,
 	}
 }
 
-static void print_op(struct sbuf *sb, const struct ptx_code *c, const struct ptx_vop *o)
+/* A called function's frame (ptx_call.c): what its prologue saves. */
+struct fn_frame {
+	uint32_t size;		 /* bytes, a multiple of 16 */
+	uint32_t save_off;	 /* where the saved registers start */
+	bool gpr[234], pred[6]; /* saved */
+};
+
+static void print_op(struct sbuf *sb, const struct ptx_code *c, const struct ptx_vop *o,
+		     const struct fn_frame *fr)
 {
+	if (fr && o->kind == PTX_V_TEXT && !strcmp(o->text, PTX_FRAME16)) {
+		sb_printf(sb, "0x%x", fr->size + 16);
+		return;
+	}
 	switch (o->kind) {
 	case PTX_V_REG:
 		sb_printf(sb, "R%d", c->vregs[o->v].phys + o->part);
@@ -131,6 +143,203 @@ static void print_shared(struct sbuf *sb, const struct ptx_var *v, int index)
 	sb_printf(sb, ".shared sh%d, %u, %u\n", index, v->size, align);
 }
 
+/* Save or restore (@load) what the frame @fr keeps, at [R234]. */
+static void print_saves(struct sbuf *sb, const struct fn_frame *fr, bool load)
+{
+	uint32_t off = fr->save_off;
+
+	for (int r = 0; r < 234; r++, off += fr->gpr[r - 1] ? 4 : 0)
+		if (fr->gpr[r])
+			sb_printf(sb, load ? "        LDG.32 R%d, [R234+0x%x] ;\n" :
+				  "        STG.32 [R234+0x%x], R%d ;\n", load ? r : (int)off,
+				  load ? off : (uint32_t)r);
+	for (int p = 0; p < 6; p++) {
+		if (!fr->pred[p])
+			continue;
+		if (load)
+			sb_printf(sb, "        LDG.32 R238, [R234+0x%x] ;\n"
+				  "        ISETP.NE.U32 P%d, R238, 0x0 ;\n", off, p);
+		else
+			sb_printf(sb, "        SEL R238, RZ, 0x1, !P%d ;\n"
+				  "        STG.32 [R234+0x%x], R238 ;\n", p, off);
+		off += 4;
+	}
+}
+
+static void print_code(struct sbuf *sb, const struct ptx_code *code, const struct fn_frame *fr)
+{
+	if (fr) {
+		sb_printf(sb, "        SALLOC R234, 0x%x ;\n", fr->size);
+		print_saves(sb, fr, false);
+	}
+	for (int i = 0; i < code->n; i++) {
+		const struct ptx_vinsn *v = &code->insns[i];
+
+		if (v->label[0]) {
+			sb_printf(sb, "%s:\n", v->label);
+			continue;
+		}
+		if (!strcmp(v->mnem, "MOV") && v->nops == 2 && v->ops[0].kind == PTX_V_REG &&
+		    v->ops[1].kind == PTX_V_REG && v->ops[1].v >= 0 &&
+		    code->vregs[v->ops[0].v].phys + v->ops[0].part ==
+			    code->vregs[v->ops[1].v].phys + v->ops[1].part)
+			continue; /* a self-move (regalloc coalesced the copy) */
+		if (fr && !strcmp(v->mnem, "RET")) {
+			print_saves(sb, fr, true);
+			sb_printf(sb, "        SALLOC R234, -%u ;\n", fr->size);
+		}
+		sb_printf(sb, "        ");
+		if (v->guard >= 0)
+			sb_printf(sb, "@%sP%d ", v->guard_not ? "!" : "",
+				  code->vregs[v->guard].phys);
+		sb_printf(sb, "%s", v->mnem);
+		for (int o = 0; o < v->nops; o++) {
+			sb_printf(sb, o ? ", " : " ");
+			print_op(sb, code, &v->ops[o], fr);
+		}
+		sb_printf(sb, " ; // line %d\n", v->line);
+	}
+}
+
+/* Lower, clean up and allocate @f into @code (again in spill mode if needed). */
+static int compile(const struct ptx_module *m, const struct ptx_func *f, struct ptx_diag *dg,
+		   struct ptx_code *code, bool fn)
+{
+	int ret;
+
+	code->spill_mode = false;
+	code->fn_mode = fn;
+	ret = ptx_lower(m, f, dg, code);
+	if (!ret)
+		ret = ptx_optimize(code);
+	if (!ret)
+		ret = ptx_regalloc(f, dg, code);
+	if (ret == -ENOSPC) {
+		/* out of registers: again, with a frame to spill to */
+		ptx_code_free(code);
+		code->spill_mode = true;
+		code->fn_mode = fn;
+		ret = ptx_lower(m, f, dg, code);
+		if (!ret)
+			ret = ptx_optimize(code);
+		if (!ret)
+			ret = ptx_regalloc(f, dg, code);
+	}
+	if (ret)
+		ptx_code_free(code);
+	return ret;
+}
+
+/* Function @k of the module as a called function: "F<k>:" and its code. */
+static int emit_function(struct sbuf *sb, const struct ptx_module *m, int k,
+			 const struct ptx_func *f, struct ptx_diag *dg)
+{
+	struct ptx_code code;
+	struct fn_frame fr;
+	uint32_t n = 0;
+	int ret = compile(m, f, dg, &code, true);
+
+	if (ret)
+		return ret;
+	memset(&fr, 0, sizeof(fr));
+	for (int v = 0; v < code.nv; v++) {
+		const struct ptx_vreg *r = &code.vregs[v];
+
+		if (r->phys < 0)
+			continue;
+		if (!r->width && r->phys < 6)
+			fr.pred[r->phys] = true;
+		for (int j = 0; j < r->width; j++)
+			if (r->phys + j < 234)
+				fr.gpr[r->phys + j] = true;
+	}
+	for (int r = 0; r < 234; r++)
+		n += fr.gpr[r];
+	for (int p = 0; p < 6; p++)
+		n += fr.pred[p];
+	/* the saved registers after the .local variables and the spill slots
+	 * (R239.. of the spill code are never live across a CALL: not saved) */
+	fr.save_off = code.spill_mode && code.frame > code.frame_locals ? code.frame :
+									 code.frame_locals;
+	fr.size = (fr.save_off + 4 * n + 15) & ~15u;
+	sb_printf(sb, "F%d: ; // %s\n", k, f->name);
+	print_code(sb, &code, &fr);
+	ptx_code_free(&code);
+	return 0;
+}
+
+/* The index of the function (with a body) called @name, or -1. */
+static int find_func(const struct ptx_module *m, const char *name)
+{
+	for (int k = 0; k < m->nfuncs; k++)
+		if (!m->funcs[k].entry && !m->funcs[k].decl && !strcmp(m->funcs[k].name, name))
+			return k;
+	return -1;
+}
+
+/*
+ * Does @f still call (a real call, ptx_call.c)?  Marks in @want the
+ * functions it calls and those whose address it takes (mov %rd, f).
+ */
+static bool real_calls(const struct ptx_module *m, const struct ptx_func *f, bool *want)
+{
+	bool any = false;
+
+	for (int i = 0; i < f->ninsns; i++) {
+		const struct ptx_insn *in = &f->insns[i];
+		any |= ptx_uses_stack(in);
+		for (int o = 0; o < in->nops; o++) {
+			int k = in->ops[o].kind == PTX_O_SYM ? find_func(m, in->ops[o].sym) : -1;
+
+			if (k >= 0)
+				want[k] = true;
+		}
+	}
+	return any;
+}
+
+/*
+ * Function addresses in module data (.addr, after the functions are
+ * printed); marks those functions in @want.
+ */
+static int print_frefs(struct sbuf *sb, const struct ptx_module *m, struct ptx_diag *dg,
+		       bool *want)
+{
+	for (int i = 0; i < m->nglobals; i++)
+		for (int j = 0; j < m->globals[i].nfrefs; j++) {
+			const struct ptx_fref *r = &m->globals[i].frefs[j];
+			int k = find_func(m, r->name);
+
+			if (k < 0) {
+				ptx_error(dg, m->globals[i].line, 1, "unsupported construct: the address "
+					  "of the external function '%s' in '%s'", r->name,
+					  m->globals[i].name);
+				return -EINVAL;
+			}
+			if (want)
+				want[k] = true;
+			else
+				sb_printf(sb, ".addr g%d+%u, F%d\n", i, r->off, k);
+		}
+	return 0;
+}
+
+/* A kernel that calls: its stack, the .local "$stack" (ptx_call.c). */
+static int add_stack(struct ptx_func *f)
+{
+	struct ptx_var *a = realloc(f->local, (size_t)(f->nlocal + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	f->local = a;
+	memset(&a[f->nlocal], 0, sizeof(*a));
+	snprintf(a[f->nlocal].name, sizeof(a[f->nlocal].name), "$stack");
+	a[f->nlocal].size = PTX_STACK_BYTES;
+	a[f->nlocal].align = 16;
+	f->nlocal++;
+	return 0;
+}
+
 static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		       const struct ptx_func *f, struct ptx_diag *dg)
 {
@@ -142,26 +351,9 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 			  f->name);
 		return -EINVAL;
 	}
-	code.spill_mode = false;
-	ret = ptx_lower(m, f, dg, &code);
-	if (!ret)
-		ret = ptx_optimize(&code);
-	if (!ret)
-		ret = ptx_regalloc(f, dg, &code);
-	if (ret == -ENOSPC) {
-		/* out of registers: again, with a frame to spill to */
-		ptx_code_free(&code);
-		code.spill_mode = true;
-		ret = ptx_lower(m, f, dg, &code);
-		if (!ret)
-			ret = ptx_optimize(&code);
-		if (!ret)
-			ret = ptx_regalloc(f, dg, &code);
-	}
-	if (ret) {
-		ptx_code_free(&code);
+	ret = compile(m, f, dg, &code, false);
+	if (ret)
 		return ret;
-	}
 	sb_printf(sb, ".kernel %s\n", f->name);
 	ret = print_params(sb, f, dg);
 	if (ret) {
@@ -193,29 +385,7 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 				dyn.align = m->dyn[i].align;
 		print_shared(sb, &dyn, m->nshared + f->nshared);
 	}
-	for (int i = 0; i < code.n; i++) {
-		const struct ptx_vinsn *v = &code.insns[i];
-
-		if (v->label[0]) {
-			sb_printf(sb, "%s:\n", v->label);
-			continue;
-		}
-		if (!strcmp(v->mnem, "MOV") && v->nops == 2 && v->ops[0].kind == PTX_V_REG &&
-		    v->ops[1].kind == PTX_V_REG && v->ops[1].v >= 0 &&
-		    code.vregs[v->ops[0].v].phys + v->ops[0].part ==
-			    code.vregs[v->ops[1].v].phys + v->ops[1].part)
-			continue; /* a self-move (regalloc coalesced the copy) */
-		sb_printf(sb, "        ");
-		if (v->guard >= 0)
-			sb_printf(sb, "@%sP%d ", v->guard_not ? "!" : "",
-				  code.vregs[v->guard].phys);
-		sb_printf(sb, "%s", v->mnem);
-		for (int o = 0; o < v->nops; o++) {
-			sb_printf(sb, o ? ", " : " ");
-			print_op(sb, &code, &v->ops[o]);
-		}
-		sb_printf(sb, " ; // line %d\n", v->line);
-	}
+	print_code(sb, &code, NULL);
 	/* a kernel that falls off its end returns */
 	sb_printf(sb, "        EXIT ;\n");
 	ptx_code_free(&code);
@@ -310,9 +480,10 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 {
 	struct ptx_diag dg = { .file = file ? file : "<ptx>", .log = log, .loglen = loglen };
 	struct ptx_module m;
-	struct sbuf sb = { 0 };
+	struct sbuf sb = { 0 }, ksb = { 0 };
 	struct ptx_kernel_attrs *ka = NULL;
 	int ret, kernels = 0;
+	bool *want = NULL, *done = NULL, any_fn = false;
 
 	*out = NULL;
 	if (attrs) {
@@ -328,6 +499,14 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		ptx_error(&dg, 1, 1, "unsupported .target %s", m.target), ret = -EINVAL;
 	if (!ret)
 		ret = print_globals(&sb, &m, &dg);
+	if (!ret) {
+		want = calloc((size_t)m.nfuncs + 1, sizeof(bool));
+		done = calloc((size_t)m.nfuncs + 1, sizeof(bool));
+		if (!want || !done)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = print_frefs(NULL, &m, &dg, want);
 	for (int i = 0; !ret && i < m.nfuncs; i++) {
 		if (!m.funcs[i].entry)
 			continue;
@@ -335,13 +514,42 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 			struct ptx_func flat;
 
 			ret = ptx_inline(&m, &m.funcs[i], &dg, &flat);
-			if (!ret) {
-				ret = emit_kernel(&sb, &m, &flat, &dg);
-				ptx_func_free(&flat);
-			}
+			if (!ret && real_calls(&m, &flat, want))
+				ret = add_stack(&flat);
+			if (!ret)
+				ret = emit_kernel(&ksb, &m, &flat, &dg);
+			ptx_func_free(&flat);
 		}
 		kernels++;
 	}
+	/* the functions that real calls name (ptx_call.c), before the kernels */
+	for (bool more = true; !ret && more;) {
+		more = false;
+		for (int k = 0; !ret && k < m.nfuncs; k++) {
+			struct ptx_func flat;
+
+			if (!want[k] || done[k])
+				continue;
+			if (!any_fn)
+				sb_printf(&sb, "        .word 0x0, 0x0 ; // address 0: no function "
+					  "(a call through a null pointer is an illegal instruction)\n");
+			done[k] = more = any_fn = true;
+			ret = ptx_inline(&m, &m.funcs[k], &dg, &flat);
+			if (!ret) {
+				real_calls(&m, &flat, want);
+				ret = emit_function(&sb, &m, k, &flat, &dg);
+				ptx_func_free(&flat);
+			}
+		}
+	}
+	if (!ret && ksb.p)
+		sb_printf(&sb, "%s", ksb.p);
+	if (!ret)
+		ret = print_frefs(&sb, &m, &dg, NULL);
+	ret = ret ? ret : ksb.oom ? -ENOMEM : 0;
+	free(ksb.p);
+	free(want);
+	free(done);
 	if (!ret && !kernels)
 		ptx_error(&dg, 1, 1, "no .entry in the module"), ret = -EINVAL;
 	if (!ret && attrs) {

@@ -47,6 +47,7 @@ struct ptx_reg {
 	uint8_t bits; /* declared width: 8, 16, 32, 64 (1 for .pred) */
 	bool is_float;
 	bool is_param; /* a call sequence's .param (ptx_inline.c) */
+	uint32_t psize, palign; /* is_param: its bytes and alignment (ptx_call.c) */
 };
 
 enum ptx_okind {
@@ -113,6 +114,7 @@ struct ptx_func {
 	char name[PTX_NAME_MAX];
 	int line;
 	bool entry;
+	bool noinline;	       /* .attribute(.noinline): always a real call */
 	bool decl;	       /* a declaration (.extern .func, prototypes): no body */
 	bool has_ret;	       /* .func (.param ... ret) name(...) */
 	struct ptx_param ret;
@@ -130,10 +132,19 @@ struct ptx_func {
 };
 
 /* A module-scope .global or .const variable: module data at @offset. */
+/* A function's address in a module variable's initial value (a table of
+ * function pointers, a virtual table): 8 bytes at @off (ptx.c prints .addr) */
+struct ptx_fref {
+	uint32_t off;
+	char name[PTX_NAME_MAX];
+};
+
 struct ptx_gvar {
 	char name[PTX_NAME_MAX];
 	uint32_t size, align, offset;
 	uint8_t *init; /* @size bytes, NULL: zero */
+	struct ptx_fref *frefs;
+	int nfrefs;
 	int line;
 };
 
@@ -237,10 +248,31 @@ struct ptx_code {
 	/* predicates spilled to registers: P3..P5 kept for their reloads */
 	bool pred_spill;
 	int spill_base;
+	/*
+	 * Real calls (ptx_call.c): @fn_mode (set before ptx_lower(), kept
+	 * like spill_mode) lowers a .func as a called function; @calls: the
+	 * code calls or is called, so R234..R238 stay out of the allocation.
+	 */
+	bool fn_mode;
+	bool calls;
 	uint32_t frame_locals;
 	struct ptx_vreg *vregs;
 	int nv, vcap;
 };
+
+/*
+ * Real calls (ptx_call.c): a callee over PTX_INLINE_LIMIT PTX
+ * instructions, a recursive call or one passing or returning a structure
+ * by value is not inlined; a kernel that calls gets PTX_STACK_BYTES of
+ * stack per thread; PTX_FRAME16 is the placeholder for a function's frame
+ * size + 16 until allocation.
+ */
+#define PTX_INLINE_LIMIT 400
+#define PTX_STACK_BYTES 16384u
+#define PTX_FRAME16 "@FRAME16"
+bool ptx_call_real(const struct ptx_func *callee, bool recursive);
+/* call, alloca, stacksave, stackrestore: the code needs the call stack */
+bool ptx_uses_stack(const struct ptx_insn *in);
 
 /* A copy of entry @e with every call inlined (ptx_inline.c). */
 int ptx_inline(const struct ptx_module *m, const struct ptx_func *e, struct ptx_diag *dg,

@@ -13,9 +13,12 @@
  * parameters and st.param of its result, become moves.
  *
  * vprintf(fmt, args) becomes the pseudo-instruction `vprintf ret, fmt,
- * args` (ptx_lower_mem.c writes the printf record).  Recursion (direct or
- * not), calls of other functions without a body and parameters passed by
- * address are located errors.
+ * args` (ptx_lower_mem.c writes the printf record); free(p) is nothing
+ * (no device heap: malloc is refused, so p can only be NULL).  Calls that
+ * ptx_call_real() picks (recursion, structures by value, callees over
+ * PTX_INLINE_LIMIT, .noinline, calls through a register) stay calls,
+ * with their call sequence's .param accesses, for ptx_call.c; calls of
+ * other functions without a body are located errors.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -176,6 +179,62 @@ static int param_index(const struct ptx_func *f, const char *name)
 
 static bool copy_body(struct inl *I, const struct frame *fr);
 
+/* The function a call names (with a body), or NULL. */
+static const struct ptx_func *callee_of(const struct inl *I, const struct ptx_insn *in)
+{
+	const struct ptx_operand *fo = &in->ops[in->call_ret ? 1 : 0];
+
+	for (int i = 0; i < I->m->nfuncs; i++)
+		if (!I->m->funcs[i].entry && !I->m->funcs[i].decl &&
+		    !strcmp(I->m->funcs[i].name, fo->sym))
+			return &I->m->funcs[i];
+	return NULL;
+}
+
+/* Is this call a real one (ptx_call.c), not inlined? */
+static bool call_is_real(const struct inl *I, const struct ptx_insn *in)
+{
+	const struct ptx_func *callee = callee_of(I, in);
+	bool rec = false;
+
+	if (in->ops[in->call_ret ? 1 : 0].kind == PTX_O_REG)
+		return true; /* through a function pointer */
+	if (!callee)
+		return false;
+	for (int d = 0; d < I->depth; d++)
+		rec |= I->stack[d] == callee;
+	return ptx_call_real(callee, rec);
+}
+
+/*
+ * Is insn @i of @f an ld/st .param on a call sequence's .param whose
+ * call is real?  Then it stays a memory access (ptx_call.c).
+ */
+static bool real_call_param(const struct inl *I, const struct ptx_func *f, int i)
+{
+	const struct ptx_insn *x = &f->insns[i];
+	const struct ptx_operand *mem;
+	bool param = false;
+
+	if ((strcmp(x->op, "ld") && strcmp(x->op, "st")) || x->nops != 2)
+		return false;
+	for (int k = 0; k < x->nmods; k++)
+		param |= !strcmp(x->mods[k], ".param");
+	mem = &x->ops[!strcmp(x->op, "ld") ? 1 : 0];
+	if (!param || mem->kind != PTX_O_MEM || mem->reg < 0 || !f->regs[mem->reg].is_param)
+		return false;
+	for (int j = 0; j < f->ninsns; j++) {
+		const struct ptx_insn *c = &f->insns[j];
+
+		if (strcmp(c->op, "call"))
+			continue;
+		for (int k = 0; k < c->nops; k++)
+			if (c->ops[k].kind == PTX_O_REG && c->ops[k].reg == mem->reg)
+				return call_is_real(I, c);
+	}
+	return false;
+}
+
 /* call (ret), f, (args): the callee's body in line. */
 static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_insn *in)
 {
@@ -186,6 +245,8 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 	int *regmap, *params;
 	bool ok;
 
+	if (fo->kind == PTX_O_REG) /* through a function pointer: a CALL */
+		return push(I, in) != NULL;
 	for (int i = 0; i < I->m->nfuncs; i++)
 		if (!I->m->funcs[i].entry && !strcmp(I->m->funcs[i].name, fo->sym)) {
 			if (I->m->funcs[i].decl)
@@ -208,23 +269,23 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 		x.ops[2].reg = map_reg(fr, x.ops[2].reg);
 		return push(I, &x) != NULL;
 	}
+	if (!callee && decl && !strcmp(fo->sym, "free") && !in->call_ret && nargs == 1)
+		return true; /* no device heap (malloc is refused): free(NULL), nothing */
 	if (!callee && decl)
 		return ierr(I, in->line, fo->col,
 			    "unsupported construct: a call of the external function '%s'", fo->sym);
 	if (!callee)
 		return ierr(I, in->line, fo->col, "call of an unknown function '%s'", fo->sym);
-	if (in->guard >= 0)
-		return ierr(I, in->line, in->col,
-			    "unsupported construct: a predicated call of '%s'", fo->sym);
-	for (int d = 0; d < I->depth; d++)
-		if (I->stack[d] == callee)
-			return ierr(I, in->line, fo->col,
-				    "unsupported construct: a recursive call of '%s'", fo->sym);
-	if (I->depth == MAX_DEPTH)
-		return ierr(I, in->line, fo->col, "calls nested too deep at '%s'", fo->sym);
 	if (nargs != callee->nparams || in->call_ret != callee->has_ret)
 		return ierr(I, in->line, in->col, "a call of '%s' that does not match its declaration",
 			    fo->sym);
+	if (call_is_real(I, in)) /* a CALL (ptx_call.c) */
+		return push(I, in) != NULL;
+	if (in->guard >= 0)
+		return ierr(I, in->line, in->col,
+			    "unsupported construct: a predicated call of '%s'", fo->sym);
+	if (I->depth == MAX_DEPTH)
+		return ierr(I, in->line, fo->col, "calls nested too deep at '%s'", fo->sym);
 
 	memset(&cf, 0, sizeof(cf));
 	cf.f = callee;
@@ -241,8 +302,11 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 	for (int r = 0; r < callee->nregs; r++) {
 		regmap[r] = new_reg(I, callee->regs[r].name, cf.suffix, callee->regs[r].bits,
 				    callee->regs[r].is_float, callee->regs[r].cls);
-		if (regmap[r] >= 0)
+		if (regmap[r] >= 0) {
 			I->out->regs[regmap[r]].is_param = callee->regs[r].is_param;
+			I->out->regs[regmap[r]].psize = callee->regs[r].psize;
+			I->out->regs[regmap[r]].palign = callee->regs[r].palign;
+		}
 	}
 	for (int p = 0; p < callee->nparams && !I->failed; p++) {
 		const struct ptx_param *pp = &callee->params[p];
@@ -412,6 +476,10 @@ static bool copy_body(struct inl *I, const struct frame *fr)
 				return false;
 			continue;
 		}
+		if (real_call_param(I, f, i)) {
+			push(I, &x);
+			continue;
+		}
 		if (fr->end[0] && !strcmp(x.op, "ret")) {
 			if (i + 1 == f->ninsns && x.guard < 0)
 				continue; /* falls into the end label */
@@ -456,6 +524,8 @@ int ptx_inline(const struct ptx_module *m, const struct ptx_func *e, struct ptx_
 	memcpy(out->name, e->name, sizeof(out->name));
 	out->line = e->line;
 	out->entry = e->entry;
+	out->has_ret = e->has_ret; /* a called function's (ptx_call.c) */
+	out->ret = e->ret;
 	out->nparams = e->nparams;
 	out->params = dup(e->params, (size_t)e->nparams, sizeof(*e->params), &I.failed);
 	out->nshared = e->nshared;

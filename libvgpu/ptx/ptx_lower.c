@@ -871,7 +871,10 @@ static void globals_prologue(struct lower *L)
 	for (int g = 0; g < L->m->nglobals; g++) {
 		if (!names_global(L->f, &L->m->globals[g]))
 			continue;
-		if (base < 0) {
+		if (base < 0 && L->c->fn_mode) {
+			base = pl_new_vreg(L, 2);
+			pl_call_data_base(L, base); /* a called function has no gdata */
+		} else if (base < 0) {
 			struct ptx_vinsn *v = pl_emit(L, "LDP.64");
 
 			base = pl_new_vreg(L, 2);
@@ -891,16 +894,24 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 
 	/* labels are K<index of the entry in the module>L<n> */
 	for (int i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i].entry && !strcmp(m->funcs[i].name, f->name))
+		if (!m->funcs[i].decl && m->funcs[i].entry == f->entry &&
+		    !strcmp(m->funcs[i].name, f->name))
 			L.kernel = i;
 
 	{
-		bool spill = code->spill_mode;
+		bool spill = code->spill_mode, fn = code->fn_mode;
 
 		memset(code, 0, sizeof(*code));
 		code->spill_mode = spill;
+		code->fn_mode = fn;
 		code->spill_base = -1;
 	}
+	L.spv = L.ap = L.fsp = -1;
+	L.call_off = malloc(((size_t)f->nregs + 1) * sizeof(*L.call_off));
+	if (!L.call_off)
+		return -ENOMEM;
+	for (int r = 0; r < f->nregs; r++)
+		L.call_off[r] = -1;
 	for (int r = 0; r < f->nregs; r++)
 		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 : 1);
 	if (m->nglobals) {
@@ -916,10 +927,20 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 
 		at.line = f->line;
 		L.in = &at;
-		if (f->nlocal || code->spill_mode)
+		if ((f->nlocal || code->spill_mode) && !code->fn_mode)
 			local_prologue(&L);
 		if (m->nglobals)
 			globals_prologue(&L);
+		pl_finish(&L);
+		L.in = &entry;
+	}
+	{
+		static const struct ptx_insn entry = { .guard = -1 };
+		struct ptx_insn at = entry;
+
+		at.line = f->line;
+		L.in = &at;
+		pl_call_setup(&L);
 		pl_finish(&L);
 		L.in = &entry;
 	}
@@ -933,6 +954,10 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 
 			v->guard = -1;
 			snprintf(v->label, sizeof(v->label), "K%dL%d", L.kernel, labels++);
+			pl_finish(&L);
+			continue;
+		}
+		if (pl_call_hook(&L)) {
 			pl_finish(&L);
 			continue;
 		}
@@ -981,6 +1006,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	}
 	pl_finish(&L);
 	free(L.global_va);
+	free(L.call_off);
 	return L.failed || dg->errors ? -EINVAL : 0;
 }
 

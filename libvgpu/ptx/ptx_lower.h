@@ -59,6 +59,17 @@ struct lower {
 	bool narrow_sign;
 	int kernel; /* the entry's index in the module, for label names */
 	int ilabels; /* labels the lowering made (K<kernel>I<n>) */
+	/* real calls (ptx_call.c): per PTX register, a call sequence
+	 * .param's offset in the outgoing area (-1: none); the stack pointer
+	 * after the prologue (spv) and a function's incoming area (ap),
+	 * pairs; the outgoing area's bytes */
+	int *call_off;
+	int spv, ap;
+	uint32_t outgoing;
+	/* alloca / stackrestore move the stack pointer: spv follows it, fsp
+	 * keeps a function's own (its RETs put it back) */
+	bool dyn_stack;
+	int fsp;
 };
 
 struct ptype {
@@ -122,6 +133,13 @@ void pl_mov_reg(struct lower *L, int d, int dpart, bool partial, int s, int spar
 void pl_add64(struct lower *L, int d, int a, int b, uint32_t imm);
 void pl_param_addr(struct lower *L, int d, int i, uint32_t add);
 const char *pl_int_mod(struct ptype t);
+
+/* real calls (ptx_call.c): the prologue's part; false on an error.
+ * pl_call_hook: lowers call, a function's ret and the .param accesses
+ * of calls; false if @L->in is none of them. */
+bool pl_call_setup(struct lower *L);
+void pl_call_data_base(struct lower *L, int d);
+bool pl_call_hook(struct lower *L);
 
 /* the lowerers */
 void pl_activemask(struct lower *L);

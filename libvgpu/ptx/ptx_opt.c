@@ -51,6 +51,10 @@ static int purity(const struct ptx_vinsn *t)
 	    (!strncmp(t->ops[1].text, "SR_CLOCK", 8) ||
 	     !strncmp(t->ops[1].text, "SR_GLOBALTIMER", 14)))
 		return 0;
+	for (int i = 0; i < t->nops; i++)
+		if (t->ops[i].kind == PTX_V_TEXT && t->ops[i].text[0] == 'R' &&
+		    t->ops[i].text[1] >= '0' && t->ops[i].text[1] <= '9')
+			return 0; /* the call block (R234..): SALLOC and CALL move it */
 	for (size_t i = 0; i < sizeof(pure32) / sizeof(pure32[0]); i++)
 		if (base_is(t->mnem, pure32[i]))
 			return 1;

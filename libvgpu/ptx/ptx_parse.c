@@ -212,12 +212,40 @@ bool pp_parse_var(struct parser *ps, char *name, uint32_t *size, uint32_t *align
 	return true;
 }
 
-/* One initial value of @bits at @p (integers and 0f/0d floats). */
-static bool parse_init_value(struct parser *ps, uint8_t *p, int bits)
+/* A function's name as a 64-bit initial value at @off of @v: its address. */
+static bool parse_init_func(struct parser *ps, struct ptx_gvar *v, uint32_t off, int bits)
 {
+	struct ptx_fref *a;
+	bool known = false;
+
+	for (int i = 0; i < ps->m->nfuncs; i++)
+		known |= !ps->m->funcs[i].entry && !strcmp(ps->m->funcs[i].name, TEXT(ps));
+	if (!known || bits != 64) {
+		pp_perr(ps, "unsupported construct: the initial value '%s' (numbers and 64-bit "
+			"function addresses only)", TEXT(ps));
+		return false;
+	}
+	a = realloc(v->frefs, (size_t)(v->nfrefs + 1) * sizeof(*a));
+	if (!a) {
+		pp_perr(ps, "out of memory");
+		return false;
+	}
+	v->frefs = a;
+	a[v->nfrefs].off = off;
+	pp_copy_name(a[v->nfrefs++].name, TEXT(ps));
+	pp_next(ps);
+	return true;
+}
+
+/* One initial value of @bits at @off of @g (integers, 0f/0d floats, functions). */
+static bool parse_init_value(struct parser *ps, struct ptx_gvar *g, uint32_t off, int bits)
+{
+	uint8_t *p = g->init + off;
 	bool minus = false;
 	uint64_t v;
 
+	if (TOK(ps) == PTX_T_IDENT)
+		return parse_init_func(ps, g, off, bits);
 	if (pp_is_punct(ps, '-')) {
 		minus = true;
 		pp_next(ps);
@@ -294,11 +322,13 @@ static void parse_global(struct parser *ps)
 				if ((n + 1) * esz > v.size) {
 					pp_perr(ps, "too many initial values for '%s'", v.name);
 					free(v.init);
+					free(v.frefs);
 					pp_skip_stmt(ps);
 					return;
 				}
-				if (!parse_init_value(ps, v.init + n * esz, bits)) {
+				if (!parse_init_value(ps, &v, n * esz, bits)) {
 					free(v.init);
+					free(v.frefs);
 					pp_skip_stmt(ps);
 					return;
 				}
@@ -307,8 +337,9 @@ static void parse_global(struct parser *ps)
 					pp_next(ps);
 			}
 			pp_next(ps);
-		} else if (!parse_init_value(ps, v.init, bits)) {
+		} else if (!parse_init_value(ps, &v, 0, bits)) {
 			free(v.init);
+			free(v.frefs);
 			pp_skip_stmt(ps);
 			return;
 		}
@@ -320,12 +351,14 @@ static void parse_global(struct parser *ps)
 		pp_perr(ps, "unsupported construct: more than 16 MiB of module data at '%s'",
 			v.name);
 		free(v.init);
+		free(v.frefs);
 		pp_skip_stmt(ps);
 		return;
 	}
 	arr = realloc(ps->m->globals, (size_t)(ps->m->nglobals + 1) * sizeof(*arr));
 	if (!arr) {
 		free(v.init);
+		free(v.frefs);
 		pp_perr(ps, "out of memory");
 		return;
 	}
@@ -467,6 +500,18 @@ static void parse_entry(struct parser *ps, bool entry)
 	ps->f->entry = entry;
 	ps->f->line = ps->lx.tline;
 	pp_next(ps);
+	if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), ".attribute")) {
+		/* .attribute(.noinline): a real call (ptx_call.c); others ignored */
+		int depth = 0;
+
+		pp_next(ps);
+		do {
+			if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), ".noinline"))
+				ps->f->noinline = true;
+			depth += pp_is_punct(ps, '(') - pp_is_punct(ps, ')');
+			pp_next(ps);
+		} while (depth > 0 && TOK(ps) != PTX_T_EOF);
+	}
 	if (pp_is_punct(ps, '(') && !entry) { /* .func (.param .b32 ret) name */
 		struct ptx_param *r = &ps->f->ret;
 
@@ -487,6 +532,9 @@ static void parse_entry(struct parser *ps, bool entry)
 	}
 	pp_copy_name(ps->f->name, TEXT(ps));
 	pp_next(ps);
+	for (int i = 0; i + 1 < ps->m->nfuncs; i++) /* a declaration's attribute */
+		if (!strcmp(ps->m->funcs[i].name, ps->f->name) && ps->m->funcs[i].noinline)
+			ps->f->noinline = true;
 	if (pp_is_punct(ps, '(')) {
 		pp_next(ps);
 		while (!pp_is_punct(ps, ')') && TOK(ps) != PTX_T_EOF) {
@@ -598,8 +646,10 @@ void ptx_module_free(struct ptx_module *m)
 	free(m->funcs);
 	free(m->shared);
 	free(m->dyn);
-	for (int i = 0; i < m->nglobals; i++)
+	for (int i = 0; i < m->nglobals; i++) {
 		free(m->globals[i].init);
+		free(m->globals[i].frefs);
+	}
 	free(m->globals);
 	memset(m, 0, sizeof(*m));
 }

@@ -400,21 +400,28 @@ static void parse_call_param(struct parser *ps)
 		pp_skip_stmt(ps);
 		return;
 	}
-	if (size != 4 && size != 8) {
-		ptx_error(ps->dg, line, 1,
-			  "unsupported construct: a call parameter of %u bytes ('%s'; "
-			  "structures by value)", size, name);
-		ps->failed = true;
-		pp_skip_stmt(ps);
-		return;
-	}
-	add_reg(ps, name, (int)size * 8, type[0] == 'f', false);
-	if (ps->f->nregs)
+	(void)line;
+	/* a structure by value: memory of a real call (ptx_call.c) */
+	add_reg(ps, name, size == 4 ? 32 : 64, type[0] == 'f', false);
+	if (ps->f->nregs) {
 		ps->f->regs[ps->f->nregs - 1].is_param = true;
+		ps->f->regs[ps->f->nregs - 1].psize = size;
+		ps->f->regs[ps->f->nregs - 1].palign = align;
+	}
 	pp_expect(ps, ';');
 }
 
-/* call[.uni] [(ret),] func[, (arg, ...)]; */
+/* After ',' of a call's callee: a prototype name rather than "(args)"? */
+static bool indirect_proto_next(struct parser *ps)
+{
+	const char *p = ps->lx.p;
+
+	while (p < ps->lx.end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p < ps->lx.end && *p != '(';
+}
+
+/* call[.uni] [(ret),] func|%reg[, (arg, ...)][, prototype]; */
 static void parse_call(struct parser *ps, struct ptx_insn *in)
 {
 	struct ptx_operand *o;
@@ -434,18 +441,27 @@ static void parse_call(struct parser *ps, struct ptx_insn *in)
 		}
 	}
 	o = &in->ops[in->nops++];
-	if (TOK(ps) != PTX_T_IDENT || ptx_find_reg(ps->f, TEXT(ps)) >= 0) {
-		pp_perr(ps, "unsupported construct: an indirect call (through '%s')", TEXT(ps));
+	if (TOK(ps) == PTX_T_IDENT && ptx_find_reg(ps->f, TEXT(ps)) >= 0) {
+		/* through a register: a function pointer (ptx_call.c) */
+		if (!parse_operand(ps, o) || o->kind != PTX_O_REG ||
+		    ps->f->regs[o->reg].cls != PTX_R64) {
+			pp_perr(ps, "an indirect call needs a 64-bit register");
+			pp_skip_stmt(ps);
+			return;
+		}
+	} else if (TOK(ps) != PTX_T_IDENT) {
+		pp_perr(ps, "expected the function a call calls, not '%s'", TEXT(ps));
 		pp_skip_stmt(ps);
 		return;
+	} else {
+		memset(o, 0, sizeof(*o));
+		o->kind = PTX_O_SYM;
+		o->reg = -1;
+		o->col = ps->lx.tcol;
+		pp_copy_name(o->sym, TEXT(ps));
+		pp_next(ps);
 	}
-	memset(o, 0, sizeof(*o));
-	o->kind = PTX_O_SYM;
-	o->reg = -1;
-	o->col = ps->lx.tcol;
-	pp_copy_name(o->sym, TEXT(ps));
-	pp_next(ps);
-	if (pp_is_punct(ps, ',')) {
+	if (pp_is_punct(ps, ',') && !indirect_proto_next(ps)) {
 		pp_next(ps);
 		if (!pp_expect(ps, '(')) {
 			pp_skip_stmt(ps);
@@ -476,11 +492,27 @@ static void parse_call(struct parser *ps, struct ptx_insn *in)
 		pp_next(ps);
 	}
 	if (pp_is_punct(ps, ',')) {
-		pp_perr(ps, "unsupported construct: a call through a prototype");
-		pp_skip_stmt(ps);
-		return;
+		/* , prototype (or .calltargets list): the callee's types */
+		pp_next(ps);
+		if (in->ops[in->call_ret ? 1 : 0].kind != PTX_O_REG || TOK(ps) != PTX_T_IDENT) {
+			pp_perr(ps, "a prototype after a direct call, or not a name: '%s'",
+				TEXT(ps));
+			pp_skip_stmt(ps);
+			return;
+		}
+		pp_next(ps);
 	}
 	pp_expect(ps, ';');
+}
+
+/* Is the identifier just read a label, "name:" ("name :" for a prototype)? */
+static bool label_colon(const struct parser *ps)
+{
+	const char *p = ps->lx.p;
+
+	while (p < ps->lx.end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p < ps->lx.end && *p == ':' && (p + 1 >= ps->lx.end || p[1] != ':');
 }
 
 void pp_parse_body(struct parser *ps)
@@ -525,8 +557,7 @@ void pp_parse_body(struct parser *ps)
 		} else if (TOK(ps) == PTX_T_IDENT && t[0] == '.') {
 			pp_perr(ps, "unsupported construct: '%s' in a function body", t);
 			pp_skip_stmt(ps);
-		} else if (TOK(ps) == PTX_T_IDENT && ps->lx.p < ps->lx.end &&
-			   *ps->lx.p == ':' && (ps->lx.p + 1 >= ps->lx.end || ps->lx.p[1] != ':')) {
+		} else if (TOK(ps) == PTX_T_IDENT && label_colon(ps)) {
 			struct ptx_insn *in = new_insn(ps);
 
 			if (!in)
@@ -534,6 +565,14 @@ void pp_parse_body(struct parser *ps)
 			pp_copy_name(in->label, t);
 			pp_next(ps);
 			pp_next(ps); /* ':' */
+			if (TOK(ps) == PTX_T_IDENT && (!strcmp(TEXT(ps), ".callprototype") ||
+						       !strcmp(TEXT(ps), ".calltargets"))) {
+				/* the types (or targets) of an indirect call: only
+				 * named by it, nothing to run */
+				in->label[0] = '\0';
+				ps->f->ninsns--;
+				pp_skip_stmt(ps);
+			}
 		} else {
 			parse_insn(ps);
 		}

@@ -517,6 +517,9 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 	/* linear scan */
 	{
 		int niv = 0, ngpr = c->spill_mode ? SCRATCH0 : NGPR;
+
+		if (c->calls && ngpr > 234)
+			ngpr = 234; /* R234..R238: the call block and its scratch */
 		int gpr_end[NGPR], pred_end[NPRED];
 
 		for (int r = 0; r < NGPR; r++)

@@ -124,6 +124,14 @@ struct vgpu_warp {
 	uint32_t pred[8];   /* predicate lane masks; pred[7] (PT) all ones */
 	uint32_t *regs;	    /* rows x 32 lanes */
 	uint32_t pc[VGPU_WARP_SIZE]; /* per-lane pc, valid when !converged */
+	/*
+	 * Per-lane call depth (CALL +1, RET -1; exec_call.c), always valid.
+	 * The SIMT group is the deepest lanes, then the lowest pc among them,
+	 * so a callee runs until it returns before its caller's other lanes
+	 * go on.  @deep: some live lane has a non-zero depth.
+	 */
+	bool deep;
+	uint16_t depth[VGPU_WARP_SIZE];
 };
 
 struct vgpu_nbar {
@@ -523,6 +531,12 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_commit);
 VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_wait);
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor);
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store);
+/* calls (exec_call.c) */
+VGPU_EXEC_PROTO(vgpu_exec_call);
+VGPU_EXEC_PROTO(vgpu_exec_ret);
+VGPU_EXEC_PROTO(vgpu_exec_salloc);
+/* Lanes @em of the current group go to their own pcs @pcs (sm.c) */
+void vgpu_warp_scatter(struct vgpu_warp *w, uint32_t em, const uint32_t *pcs);
 /* clusters (cluster.c) */
 VGPU_EXEC_PROTO(vgpu_exec_mapa);
 VGPU_EXEC_PROTO(vgpu_exec_bar_cluster);

@@ -114,6 +114,7 @@ static void save_warp(const struct vgpu_warp *w, struct vgpu_ctx_warp *o)
 	o->cp_last_done = w->cp_last_done;
 	memcpy(o->pred, w->pred, sizeof(o->pred));
 	memcpy(o->pc, w->pc, sizeof(o->pc));
+	memcpy(o->depth, w->depth, sizeof(o->depth));
 }
 
 size_t vgpu_sm_save(const struct vgpu_sm *sm, void *buf, size_t size)
@@ -261,6 +262,12 @@ static int load_warp(struct ctx_reader *r, struct vgpu_cta *c, uint32_t i,
 				return bad(r, "CTA %u warp %u: lane %u not at the group's pc",
 					   c->rank, i, l);
 	}
+	if (o->converged) {
+		VGPU_FOR_LANES(o->live, l)
+			if (o->depth[l] != o->depth[__builtin_ctz(o->live)])
+				return bad(r, "CTA %u warp %u: converged lanes at different call depths",
+					   c->rank, i);
+	}
 	if (o->converged > 1 || o->try_timed_out > 1 || o->park_any > 1 ||
 	    o->wait_bar >= VGPU_NUM_NAMED_BARRIERS || o->wait_cta >= nctas ||
 	    o->spin_cta >= nctas || o->wait_off % 8 || o->spin_off % 8 ||
@@ -304,6 +311,10 @@ static int load_warp(struct ctx_reader *r, struct vgpu_cta *c, uint32_t i,
 	w->clbar_phase = o->clbar_phase;
 	memcpy(w->pred, o->pred, sizeof(w->pred));
 	memcpy(w->pc, o->pc, sizeof(w->pc));
+	memcpy(w->depth, o->depth, sizeof(w->depth));
+	w->deep = false;
+	for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)
+		w->deep |= w->depth[l] != 0;
 	return 0;
 }
 

@@ -60,6 +60,7 @@ static enum reg_field operand_regs(const struct vgpu_isa_desc *desc,
 	case VGPU_OPK_GC: *span = 2; return F_RC;
 	case VGPU_OPK_RCN: *span = vgpu_isa_mod(w, VGPU_MG_TDIM) + 1u; return F_RC;
 	case VGPU_OPK_SE: return F_RE;
+	case VGPU_OPK_STK: *span = 4; return F_RA; /* stack pointer, limit */
 	default: return F_NONE;
 	}
 }
@@ -109,6 +110,8 @@ static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
 			unsigned r = *nums[f];
 
 			*rows[f] = (uint16_t)r; /* RZ rows are fixed up later */
+			if (kind == VGPU_OPK_STK && r == VGPU_RZ)
+				return false; /* the call block is written */
 			if (r != VGPU_RZ) {
 				if (r + span > VGPU_NUM_GPRS)
 					return false;
@@ -183,6 +186,7 @@ static bool insn_has_effect(uint16_t id)
 	case VGPU_OPT_CP_BULK: case VGPU_OPT_CP_BULK_STORE:
 	case VGPU_OPT_CP_TENSOR: case VGPU_OPT_CP_TENSOR_STORE:
 	case VGPU_OPT_BAR_CLUSTER:
+	case VGPU_OPT_CALL: /* pushes to memory */
 		return true;
 	default:
 		return false;

@@ -307,7 +307,24 @@ static void warp_select(struct vgpu_warp *w)
 		w->cur_mask = w->live;
 		return;
 	}
-	VGPU_FOR_LANES(w->live & ~w->parked, lane) {
+	uint32_t cand = w->live & ~w->parked;
+
+	if (w->deep) {
+		/* inside calls: the deepest lanes first (they return before
+		 * their callers' other lanes go on) */
+		uint32_t maxd = 0, deepest = 0;
+
+		VGPU_FOR_LANES(cand, lane) {
+			if (w->depth[lane] > maxd) {
+				maxd = w->depth[lane];
+				deepest = 1u << lane;
+			} else if (w->depth[lane] == maxd) {
+				deepest |= 1u << lane;
+			}
+		}
+		cand = deepest;
+	}
+	VGPU_FOR_LANES(cand, lane) {
 		if (w->pc[lane] < minpc) {
 			minpc = w->pc[lane];
 			mask = 1u << lane;
@@ -361,6 +378,23 @@ void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target)
 	warp_diverge(w);
 	VGPU_FOR_LANES(w->cur_mask, lane)
 		w->pc[lane] = (taken >> lane) & 1 ? target : w->cur_pc + 1;
+	warp_select(w);
+}
+
+/* Lanes @em of the current group go to @pcs[lane], the rest fall through. */
+void vgpu_warp_scatter(struct vgpu_warp *w, uint32_t em, const uint32_t *pcs)
+{
+	uint32_t first = pcs[__builtin_ctz(em)], same = 1;
+
+	VGPU_FOR_LANES(em, lane)
+		same &= pcs[lane] == first;
+	if (same) {
+		vgpu_warp_branch(w, em, first);
+		return;
+	}
+	warp_diverge(w);
+	VGPU_FOR_LANES(w->cur_mask, lane)
+		w->pc[lane] = (em >> lane) & 1 ? pcs[lane] : w->cur_pc + 1;
 	warp_select(w);
 }
 

@@ -81,6 +81,9 @@ static inline void vgpu_wf_insn(uint64_t w[2])
 		case VGPU_OPK_RA:
 			vgpu_set(w, VGPU_F_RA, vgpu_wf_reg(vgpu_get(w, VGPU_F_RA)));
 			break;
+		case VGPU_OPK_STK: /* a call block R4..R7: never RZ */
+			vgpu_set(w, VGPU_F_RA, 4);
+			break;
 		case VGPU_OPK_SA:
 		case VGPU_OPK_GA:
 			vgpu_set(w, VGPU_F_RA, VGPU_WF_BASE);

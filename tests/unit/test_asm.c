@@ -419,6 +419,9 @@ static void fix_semantics(int id, uint64_t w[2])
 			if (vgpu_get(w, VGPU_F_RB) != VGPU_RZ)
 				vgpu_set(w, VGPU_F_RB, vgpu_get(w, VGPU_F_RB) % 254);
 			break;
+		case VGPU_OPK_STK: /* the call block R..R+3: never RZ, ends at R254 */
+			vgpu_set(w, VGPU_F_RA, vgpu_get(w, VGPU_F_RA) % 252);
+			break;
 		case VGPU_OPK_RCN: /* rank registers ending at R254, or RZ */
 			if (vgpu_get(w, VGPU_F_RC) != VGPU_RZ)
 				vgpu_set(w, VGPU_F_RC,

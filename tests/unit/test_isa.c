@@ -58,6 +58,7 @@ static int kind_fields(unsigned kind, struct range *r, int n)
 	case VGPU_OPK_GA: return add(r, n, VGPU_F_RA, "[ra] global");
 	case VGPU_OPK_GB: return add(r, n, VGPU_F_RB, "[rb] global");
 	case VGPU_OPK_GC: return add(r, n, VGPU_F_RC, "[rc] global");
+	case VGPU_OPK_STK: return add(r, n, VGPU_F_RA, "call block");
 	default: return -100;
 	}
 }
@@ -386,6 +387,7 @@ static char op_class(unsigned kind)
 	case VGPU_OPK_RC:
 	case VGPU_OPK_RD2:
 	case VGPU_OPK_RC2:
+	case VGPU_OPK_STK:
 	case VGPU_OPK_RCN: return 'R';
 	case VGPU_OPK_PP:
 	case VGPU_OPK_PU: return 'P';

@@ -517,6 +517,45 @@ TEST_F(ptx, calls)
 	vgpu_args_free(args);
 }
 
+/* tests/ptx/recurse.cu on the host: real calls (CALL/RET, ptx_call.c) */
+static uint32_t ref_fib(uint32_t n)
+{
+	return n < 2 ? n : ref_fib(n - 1) + ref_fib(n - 2);
+}
+
+static uint32_t ref_sum_down(uint32_t n, uint32_t acc)
+{
+	return n ? ref_sum_down(n - 1, acc + n * n) + 1 : acc;
+}
+
+TEST_F(ptx, recursion_and_structures_by_value)
+{
+	const uint32_t grid = 2, block = 64, k = 7;
+	uint32_t out[4 * 128];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, "recurse"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, k));
+	for (uint64_t s = 0; s < 3; s++) {
+		memset(out, 0xab, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, grid, block, s, s & 1));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t i = 0; i < grid * block; i++) {
+			uint32_t v = ref_fib(i % 13) + (i & 1 ? ref_sum_down(i % 17, k) : 0);
+
+			EXPECT_EQ(v, out[4 * i]) TH_LOG("thread %u", i);
+			EXPECT_EQ(i + 1 + k, out[4 * i + 1]);
+			EXPECT_EQ((i + 2) * k, out[4 * i + 2]);
+			EXPECT_EQ(i ^ k, out[4 * i + 3]);
+		}
+	}
+	vgpu_args_free(args);
+}
+
 /* tests/ptx/globals.cu: module data, initialised and kept across launches */
 TEST_F(ptx, globals)
 {
@@ -1458,10 +1497,6 @@ static const struct bad_ptx bad[] = {
 	  "t.ptx:4:1: error: unsupported construct: 70000 bytes of .local (at most 65536 per thread)" },
 	{ "no_entry", ".version 8.5\n.target sm_90a\n.address_size 64\n",
 	  "error: no .entry in the module" },
-	{ "recursive_call",
-	  ".version 8.5\n.target sm_90a\n.address_size 64\n.func f()\n{\n call.uni f;\n ret;\n}\n"
-	  ".visible .entry k()\n{\n call.uni f;\n ret;\n}\n",
-	  "t.ptx:6:11: error: unsupported construct: a recursive call of 'f'" },
 	{ "extern_call",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
 	  ".extern .func (.param .b32 func_retval0) malloc (.param .b64 a, .param .b64 b);\n"
@@ -1482,11 +1517,6 @@ static const struct bad_ptx bad[] = {
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " call.uni nothere;\n ret;\n}\n",
 	  "t.ptx:6:11: error: call of an unknown function 'nothere'" },
-	{ "struct_by_value",
-	  ".version 8.5\n.target sm_90a\n.address_size 64\n.func g(.param .align 8 .b8 s[16])\n"
-	  "{\n ret;\n}\n.visible .entry k()\n{\n { .param .align 8 .b8 p[16];\n"
-	  " call.uni g, (p);\n }\n ret;\n}\n",
-	  "t.ptx:10:1: error: unsupported construct: a call parameter of 16 bytes ('p'; structures by value)" },
 	{ "barrier_id_out_of_range",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " bar.sync 80;\n ret;\n}\n",
