@@ -12,6 +12,7 @@
 # destinations {d0}.., scratch registers {b32_0}.., the row's output
 # address {out} and the thread index {tid}.
 
+import hashlib
 import itertools
 
 import ptxgen_values as V
@@ -26,7 +27,7 @@ class Form:
         self.dsts = list(dsts)
         self.srcs = list(srcs)
         self.instr = [instr] if isinstance(instr, str) else list(instr)
-        self.name = name or mangle(form)
+        self.name = short(name or mangle(form))
         self.scratch = list(scratch)
         self.decls = list(decls)
         self.rows = rows
@@ -42,6 +43,14 @@ class Form:
 def mangle(s):
     out = s.replace('::', '_').replace('.', '_').replace('|', '_').replace(' ', '_')
     return 'g_' + ''.join(c if c.isalnum() or c == '_' else 'x' for c in out)
+
+
+def short(name):
+    """At most 31 characters (the longest name the front end takes today;
+    one form of misc tests a longer one on purpose), unique by a hash."""
+    if len(name) <= 31 or name.startswith('_Z'):
+        return name
+    return name[:22] + '_' + hashlib.sha256(name.encode()).hexdigest()[:8]
 
 
 FORMS = []

@@ -323,7 +323,9 @@ def misc_forms(add, Form, op, mangle):
                  ['b32'], ['b32'], [f + ';', 'mov.b32 {d0}, {s0};'],
                  name=mangle('run_' + f.replace(' [{in}]', '').replace(' [{out}+8]', '')
                              .replace(',', '').replace(' ', '_'))))
-    # copysign / testp live with the floats; here the integer extras
+    # a kernel name as long as C++'s mangled ones
+    add(Form(m, 'entry', '.entry with a 58-character (mangled C++) name', ['b32'], ['b32'],
+             'mov.b32 {d0}, {s0};', name='_Z30ptxgen_kernel_with_a_long_namePjPKjS1_iiiiii'))
     op(m, 'cvta.to.global.u64', [], 'b64', ['b64'])
 
 
