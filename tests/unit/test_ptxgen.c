@@ -355,6 +355,30 @@ static void cell(FILE *f, const char *s)
 }
 
 /*
+ * The outcome a form is listed under: the status and, but for a
+ * difference, the message without the form's own text (the front end
+ * quotes it: "unsupported PTX construct 'atom.global.and.b64': atomics on
+ * other than 32-bit integers" is listed as "unsupported PTX construct:
+ * atomics on other than 32-bit integers", for every form it names).
+ */
+static void outcome_key(const struct result *r, const char *instr, char *out, size_t len)
+{
+	const char *q = strchr(r->msg, '\'');
+	const char *e = q ? strchr(q + 1, '\'') : NULL;
+
+	if (r->status == ST_DIFF || !r->msg[0]) {
+		snprintf(out, len, "%s", status_name[r->status]);
+		return;
+	}
+	if (!q || !e || strncmp(q + 1, instr, strlen(instr))) {
+		snprintf(out, len, "%s: %s", status_name[r->status], r->msg);
+		return;
+	}
+	snprintf(out, len, "%s: %.*s%s", status_name[r->status],
+		 (int)(q - r->msg - (q > r->msg && q[-1] == ' ')), r->msg, e + 1);
+}
+
+/*
  * docs/ptx-coverage.md: per module, per instruction, the forms grouped by
  * outcome (and the front end's message).
  */
@@ -404,37 +428,41 @@ static void coverage(const char *path, const int counts[NSTATUS])
 	for (int i = 0; i < nmods; i++) {
 		struct module *md = &mods[i];
 		bool *done = calloc(md->m.nk + 1, 1);
+		char (*key)[640] = calloc(md->m.nk + 1, sizeof(*key));
 
 		fprintf(f, "\n## %s\n\n| instruction | outcome | forms |\n|---|---|---|\n",
 			md->name);
-		for (unsigned int k = 0; done && k < md->m.nk; k++) {
-			const struct result *r = &md->res[k];
-			const char *sep = "";
+		for (unsigned int k = 0; key && k < md->m.nk; k++)
+			outcome_key(&md->res[k], md->m.k[k].instr, key[k], sizeof(key[k]));
+		/* each instruction's rows together (in the order the instructions
+		 * first appear), one per outcome */
+		for (unsigned int a = 0; done && key && a < md->m.nk; a++) {
+			const char *instr = md->m.k[a].instr;
 
-			if (done[k])
+			if (done[a])
 				continue;
-			fprintf(f, "| %s | ", md->m.k[k].instr);
-			cell(f, status_name[r->status]);
-			if (r->msg[0] && r->status != ST_DIFF) {
-				fputs(": ", f);
-				cell(f, r->msg);
-			}
-			fputs(" | ", f);
-			for (unsigned int j = k; j < md->m.nk; j++) {
-				const struct result *q = &md->res[j];
+			for (unsigned int k = a; k < md->m.nk; k++) {
+				const char *sep = "";
 
-				if (done[j] || strcmp(md->m.k[j].instr, md->m.k[k].instr) ||
-				    q->status != r->status ||
-				    (r->status != ST_DIFF && strcmp(q->msg, r->msg)))
+				if (done[k] || strcmp(md->m.k[k].instr, instr))
 					continue;
-				done[j] = true;
-				fprintf(f, "%s`", sep);
-				cell(f, md->m.k[j].form);
-				fputc('`', f);
-				sep = ", ";
+				fprintf(f, "| %s | ", instr);
+				cell(f, key[k]);
+				fputs(" | ", f);
+				for (unsigned int j = k; j < md->m.nk; j++) {
+					if (done[j] || strcmp(md->m.k[j].instr, instr) ||
+					    strcmp(key[j], key[k]))
+						continue;
+					done[j] = true;
+					fprintf(f, "%s`", sep);
+					cell(f, md->m.k[j].form);
+					fputc('`', f);
+					sep = ", ";
+				}
+				fputs(" |\n", f);
 			}
-			fputs(" |\n", f);
 		}
+		free(key);
 		free(done);
 	}
 	fclose(f);

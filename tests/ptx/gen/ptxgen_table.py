@@ -321,6 +321,7 @@ def cvt_forms():
 
 def forms():
     import ptxgen_table2 as T2
+    import ptxgen_table3 as T3
     del FORMS[:]
     int_forms()
     logic_forms()
@@ -329,4 +330,5 @@ def forms():
     half_forms()
     cvt_forms()
     T2.more_forms(add, Form, op, mangle)
+    T3.more_forms(add, Form, op, mangle)
     return FORMS

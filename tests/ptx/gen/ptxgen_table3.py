@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: MIT
+#
+# ptxgen's table, continued: immediate operands (what compilers emit
+# most: a constant shift, bit field, selector or addend) and control flow
+# (predication, branches, branch tables, calls in both conventions,
+# exit, the stack).
+
+import ptxgen_values as V
+
+
+def imm_forms(add, Form, mangle):
+    m = 'imm'
+    bin_ops = [('add', ['s32', 'u64']), ('sub', ['s32', 's64']), ('mul.lo', ['s32', 'u64']),
+               ('mul.hi', ['u32', 's32']), ('mul.wide', ['s32', 'u32']),
+               ('and', ['b32', 'b64']), ('or', ['b32']), ('xor', ['b32', 'b64']),
+               ('min', ['s32', 'u32']), ('max', ['s32', 'u64']), ('div', ['u32', 's32', 's64']),
+               ('rem', ['u32', 's32', 'u64']), ('shl', ['b32', 'b64']),
+               ('shr', ['u32', 's32', 's64', 'u64'])]
+    wide = {'s32': 'b64', 'u32': 'b64'}
+    for o, types in bin_ops:
+        for t in types:
+            for imm in (1, -1, 7, 31, 0x7fffffff):
+                if o in ('div', 'rem') and imm in (-1,) and t.startswith('u'):
+                    continue
+                d = wide[t] if o == 'mul.wide' else V.regclass(t)
+                f = '%s.%s' % (o, t)
+                add(Form(m, o.split('.')[0], '%s (immediate %d)' % (f, imm), [d], [t],
+                         '%s {d0}, {s0}, %d;' % (f, imm), name=mangle('%s_i%d' % (f, imm))
+                         .replace('-', 'm')))
+    for t in ('s32', 'u32', 'f32', 'u64', 'f64'):
+        for c in (('eq', 'lt') if t[0] != 'f' else ('lt', 'gtu')):
+            imm = {'f32': '0f3F800000', 'f64': '0d3FF0000000000000'}.get(t, '5')
+            f = 'setp.%s.%s' % (c, t)
+            add(Form(m, 'setp', '%s (immediate %s)' % (f, imm), ['pred'], [t],
+                     '%s {d0}, {s0}, %s;' % (f, imm), name=mangle(f + '_imm')))
+    for t, x in (('f32', '0f40000000'), ('f64', '0d4000000000000000')):
+        for o in ('add.rn', 'mul.rn', 'fma.rn', 'min', 'max', 'div.rn'):
+            f = '%s.%s' % (o, t)
+            args = '{s0}, %s' % x if o != 'fma.rn' else '{s0}, %s, {s0}' % x
+            add(Form(m, o.split('.')[0], '%s (immediate)' % f, [V.regclass(t)], [t],
+                     '%s {d0}, %s;' % (f, args), name=mangle(f + '_imm')))
+    for t in ('u32', 's32', 'u64', 's64'):
+        for pos, ln in ((0, 8), (8, 8), (24, 8), (31, 1), (4, 0), (16, 16), (60, 8)):
+            f = 'bfe.%s' % t
+            add(Form(m, 'bfe', '%s (immediate %d, %d)' % (f, pos, ln), [V.regclass(t)], [t],
+                     '%s {d0}, {s0}, %d, %d;' % (f, pos, ln),
+                     name=mangle('%s_%d_%d' % (f, pos, ln))))
+    for t in ('b32', 'b64'):
+        for pos, ln in ((0, 8), (8, 8), (24, 8), (31, 1), (4, 0), (16, 16)):
+            f = 'bfi.%s' % t
+            add(Form(m, 'bfi', '%s (immediate %d, %d)' % (f, pos, ln), [V.regclass(t)], [t, t],
+                     '%s {d0}, {s0}, {s1}, %d, %d;' % (f, pos, ln),
+                     name=mangle('%s_%d_%d' % (f, pos, ln))))
+    for sel in (0x3210, 0x0123, 0x5410, 0x7632, 0x4444, 0x8888, 0x1707, 0x9f9f):
+        f = 'prmt.b32'
+        add(Form(m, 'prmt', '%s (selector 0x%04x)' % (f, sel), ['b32'], ['b32', 'b32'],
+                 '%s {d0}, {s0}, {s1}, 0x%04x;' % (f, sel), name='g_prmt_b32_%04x' % sel))
+    for d in ('l', 'r'):
+        for mode in ('clamp', 'wrap'):
+            for n in (0, 1, 16, 31, 32, 40):
+                f = 'shf.%s.%s.b32' % (d, mode)
+                add(Form(m, 'shf', '%s (immediate %d)' % (f, n), ['b32'], ['b32', 'b32'],
+                         '%s {d0}, {s0}, {s1}, %d;' % (f, n), name=mangle('%s_%d' % (f, n))))
+    for t in ('b32', 'b64', 'f32', 's32'):
+        f = 'selp.' + t
+        imm = {'f32': '0f3F800000, 0fBF800000'}.get(t, '7, -1')
+        add(Form(m, 'selp', '%s (immediates)' % f, [V.regclass(t)], ['pred'],
+                 '%s {d0}, %s, {s0};' % (f, imm), name=mangle(f + '_imm')))
+
+
+def ctrl_forms(add, Form, mangle):
+    m = 'ctrl'
+    pr = [(v, i & 1) for i, v in enumerate(V.U32[:32])]
+    add(Form(m, '@p', '@p add.s32 (predicated)', ['b32'], ['b32', 'pred'],
+             ['mov.b32 {d0}, 99;', '@{s1} add.s32 {d0}, {s0}, 1;'], rows=pr,
+             name='g_pred_add'))
+    add(Form(m, '@p', '@!p add.s32 (predicated)', ['b32'], ['b32', 'pred'],
+             ['mov.b32 {d0}, 99;', '@!{s1} add.s32 {d0}, {s0}, 1;'], rows=pr,
+             name='g_pred_not_add'))
+    add(Form(m, 'bra', 'bra (divergent)', ['b32'], ['b32', 'pred'],
+             ['mov.b32 {d0}, {s0};', '@{s1} bra $Lskip;', 'add.s32 {d0}, {d0}, 1000;',
+              '$Lskip:', 'add.s32 {d0}, {d0}, 1;'], rows=pr, name='g_bra_divergent'))
+    add(Form(m, 'bra', 'bra.uni (a loop)', ['b32'], ['b32'],
+             ['mov.b32 {d0}, 0;', 'and.b32 {b32_0}, {s0}, 15;', '$Lloop:',
+              'setp.eq.u32 {pred_0}, {b32_0}, 0;', '@{pred_0} bra.uni $Ldone;',
+              'add.s32 {d0}, {d0}, {b32_0};', 'sub.s32 {b32_0}, {b32_0}, 1;', 'bra.uni $Lloop;',
+              '$Ldone:'], scratch=[('b32', 1), ('pred', 1)], name='g_bra_uni_loop'))
+    add(Form(m, 'brx.idx', 'brx.idx (a branch table)', ['b32'], ['b32'],
+             ['and.b32 {b32_0}, {s0}, 3;',
+              '$Ltab: .branchtargets $L0, $L1, $L2, $L3;',
+              'brx.idx {b32_0}, $Ltab;',
+              '$L0: mov.b32 {d0}, 10; bra.uni $Lend;',
+              '$L1: mov.b32 {d0}, 11; bra.uni $Lend;',
+              '$L2: mov.b32 {d0}, 12; bra.uni $Lend;',
+              '$L3: mov.b32 {d0}, 13;',
+              '$Lend:'], scratch=[('b32', 1)], name='g_brx_idx'))
+    add(Form(m, 'exit', 'exit (odd lanes, before their store)', ['b32'], ['b32'],
+             ['and.b32 {b32_0}, {tid}, 1;', 'setp.ne.u32 {pred_0}, {b32_0}, 0;',
+              '@{pred_0} exit;', 'add.s32 {d0}, {s0}, 5;'], scratch=[('b32', 1), ('pred', 1)],
+             name='g_exit_odd'))
+    # calls: a .func taking and returning registers, and nvcc's .param way
+    for k, (ret, params, body, call) in enumerate([
+        ('(.reg .b32 r)', '(.reg .b32 a, .reg .b32 b)', 'mad.lo.s32 r, a, b, 3;',
+         'call ({d0}), F, ({s0}, {s1});'),
+        ('(.param .b32 r)', '(.param .b32 a, .param .b32 b)',
+         '.reg .b32 x, y; ld.param.b32 x, [a]; ld.param.b32 y, [b]; '
+         'mad.lo.s32 x, x, y, 3; st.param.b32 [r], x;',
+         '{{ .param .b32 pa; .param .b32 pb; .param .b32 pr; st.param.b32 [pa], {s0}; '
+         'st.param.b32 [pb], {s1}; call (pr), F, (pa, pb); ld.param.b32 {d0}, [pr]; }}'),
+        ('(.param .align 4 .b8 r[12])', '(.param .align 4 .b8 a[12])',
+         '.reg .b32 x, y, z; ld.param.b32 x, [a]; ld.param.b32 y, [a+4]; '
+         'ld.param.b32 z, [a+8]; add.s32 x, x, y; xor.b32 z, z, x; st.param.b32 [r], z; '
+         'st.param.b32 [r+4], y; st.param.b32 [r+8], x;',
+         '{{ .param .align 4 .b8 pa[12]; .param .align 4 .b8 pr[12]; '
+         'st.param.b32 [pa], {s0}; st.param.b32 [pa+4], {s1}; st.param.b32 [pa+8], {s0}; '
+         'call (pr), F, (pa); ld.param.b32 {d0}, [pr]; ld.param.b32 {d1}, [pr+4]; '
+         'ld.param.b32 {d2}, [pr+8]; }}')]):
+        fname = 'g_fn_call%d' % k
+        what = ['call (registers)', 'call (.param, nvcc\'s way)',
+                'call (a 12-byte structure by value)'][k]
+        add(Form(m, 'call', what, ['b32'] * (3 if k == 2 else 1), ['s32', 's32'],
+                 call.replace('F', fname), name='g_call%d' % k,
+                 globals_=['.func %s %s%s' % (ret, fname, params), '{', '\t' + body, '\tret;',
+                           '}']))
+    # recursion and a noinline function called twice
+    add(Form(m, 'call', 'call (recursion)', ['b32'], ['b32'],
+             ['and.b32 {b32_0}, {s0}, 15;', 'call ({d0}), g_fn_fact, ({b32_0});'],
+             scratch=[('b32', 1)], name='g_call_recursive',
+             globals_=['.func (.reg .b32 r) g_fn_fact(.reg .b32 n)', '{',
+                       '\t.reg .pred p; .reg .b32 t;', '\tsetp.le.u32 p, n, 1;',
+                       '\tmov.b32 r, 1;', '\t@p ret;', '\tsub.s32 t, n, 1;',
+                       '\tcall (t), g_fn_fact, (t);', '\tmul.lo.s32 r, t, n;', '\tret;', '}']))
+    add(Form(m, 'call', 'call.uni (twice)', ['b32'], ['b32'],
+             ['call.uni ({b32_0}), g_fn_twice, ({s0});', 'call.uni ({d0}), g_fn_twice, ({b32_0});'],
+             scratch=[('b32', 1)], name='g_call_uni_twice',
+             globals_=['.func (.reg .b32 r) g_fn_twice(.reg .b32 a)', '{',
+                       '\tshl.b32 r, a, 1;', '\tadd.s32 r, r, 1;', '\tret;', '}']))
+    # through a function pointer with a prototype
+    add(Form(m, 'call', 'call through a register (.callprototype)', ['b32'], ['b32'],
+             ['mov.u64 {b64_0}, g_fn_ind;',
+              '$Lproto: .callprototype (.param .b32 _) _ (.param .b32 _);',
+              '{{ .param .b32 pa; .param .b32 pr; st.param.b32 [pa], {s0}; '
+              'call (pr), {b64_0}, (pa), $Lproto; ld.param.b32 {d0}, [pr]; }}'],
+             scratch=[('b64', 1)], name='g_call_indirect',
+             globals_=['.func (.param .b32 r) g_fn_ind(.param .b32 a)', '{',
+                       '\t.reg .b32 x; ld.param.b32 x, [a]; not.b32 x, x; st.param.b32 [r], x;',
+                       '\tret;', '}']))
+    # the stack
+    for sp in ('', '.local'):
+        add(Form(m, 'alloca', 'alloca%s.u64 + st/ld' % sp, ['b32'], ['b32'],
+                 ['stacksave.u64 {b64_1};', 'alloca%s.u64 {b64_0}, 16, 8;' % sp,
+                  'st%s.b32 [{b64_0}+4], {s0};' % sp, 'ld%s.b32 {d0}, [{b64_0}+4];' % sp,
+                  'stackrestore.u64 {b64_1};'], scratch=[('b64', 2)],
+                 name='g_alloca' + sp.replace('.', '_')))
+
+
+def more_forms(add, Form, op, mangle):
+    imm_forms(add, Form, mangle)
+    ctrl_forms(add, Form, mangle)
