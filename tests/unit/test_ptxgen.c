@@ -46,11 +46,22 @@
 #include "test_paths.h"
 #include "ptx/gen/ptxgen_manifest.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define PTXGEN_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PTXGEN_LSAN 1
+#endif
+#endif
+#ifdef PTXGEN_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #define WAIT_NS (20ll * 1000000000ll)
 #define MAXMOD 32
 
 enum status { ST_MATCH, ST_DIFF, ST_NOGPU, ST_UNSUPPORTED, ST_EXCEPTION, ST_CRASH, ST_GPUERR,
-	      ST_STALE, NSTATUS };
+	      ST_STALE, ST_LEAK, NSTATUS };
 
 static const char *const status_name[NSTATUS] = {
 	[ST_MATCH] = "matches the GPU",
@@ -61,6 +72,7 @@ static const char *const status_name[NSTATUS] = {
 	[ST_CRASH] = "front end crashed",
 	[ST_GPUERR] = "the GPU failed it",
 	[ST_STALE] = "not compared (.expected out of date)",
+	[ST_LEAK] = "leaked memory (LeakSanitizer)",
 };
 
 struct result {
@@ -261,6 +273,16 @@ static void child(struct module *md, unsigned int from, int fd)
 			snprintf(r.msg, sizeof(r.msg), "vgpu_device_open: %s", strerror(-ret));
 		} else {
 			run_kernel(dev, md, i, &r);
+#ifdef PTXGEN_LSAN
+			/* what compiling and running the last 64 kernels left behind */
+			fflush(stdout);
+			if (((i - from) % 64 == 63 || i + 1 == md->m.nk) &&
+			    __lsan_do_recoverable_leak_check()) {
+				r.status = ST_LEAK;
+				snprintf(r.msg, sizeof(r.msg), "in kernels %s..%s (report above)",
+					 md->m.k[i >= from + 63 ? i - 63 : from].name, md->m.k[i].name);
+			}
+#endif
 		}
 		if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 			break;
@@ -532,7 +554,7 @@ int main(int argc, char **argv)
 		for (unsigned int k = 0; k < md->m.nk && md->res; k++) {
 			const struct result *r = &md->res[k];
 			const char *name = md->m.k[k].name;
-			bool bad = r->status == ST_DIFF || r->status == ST_CRASH ||
+			bool bad = r->status == ST_DIFF || r->status == ST_CRASH || r->status == ST_LEAK ||
 				   (r->status == ST_EXCEPTION && md->expected && !md->stale);
 
 			counts[r->status]++;
