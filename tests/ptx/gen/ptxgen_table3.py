@@ -154,6 +154,141 @@ def ctrl_forms(add, Form, mangle):
                  name='g_alloca' + sp.replace('.', '_')))
 
 
+def sync_forms(add, Form, mangle):
+    """Barriers with results, mbarriers, asynchronous copies, cache hints,
+    address conversions that come back where they started, and the
+    cluster's shared window (a cluster of one CTA)."""
+    m = 'sync'
+    prows = [(i % 3 == 0,) for i in range(64)]
+    for f, d in (('bar.red.popc.u32 {d0}, 0, {s0}', 'b32'),
+                 ('bar.red.and.pred {d0}, 0, {s0}', 'pred'),
+                 ('bar.red.or.pred {d0}, 0, {s0}', 'pred'),
+                 ('bar.red.popc.u32 {d0}, 1, 32, {s0}', 'b32'),
+                 ('barrier.red.popc.u32 {d0}, 0, {s0}', 'b32'),
+                 ('barrier.red.or.pred {d0}, 0, !{s0}', 'pred'),
+                 ('bar.red.popc.u32 {d0}, {b32_0}, {b32_1}, {s0}', 'b32'),
+                 ('bar.red.popc.u32 {d0}, {b32_0}, {s0}', 'b32')):
+        form = f.split(' ')[0] + (' (barrier, count in registers)' if '{b32_1}' in f else
+                                  ' (barrier in a register)' if '{b32_0}' in f else
+                                  ' (count)' if '32,' in f else ' (negated)' if '!' in f else '')
+        add(Form(m, f.split('.')[0], form, [d], ['pred'],
+                 ['mov.b32 {b32_0}, 2;', 'mov.b32 {b32_1}, 32;', f + ';'],
+                 scratch=[('b32', 2)], rows=[(int(p),) for p, in prows],
+                 name=mangle(form.replace(' ', '_'))))
+    for f in ('bar.sync 1, 32', 'barrier.sync 2, 32', 'bar.sync {b32_0}', 'bar.sync {b32_0}, {b32_1}',
+              'barrier.sync.aligned 3, 32', 'bar.arrive 4, 64; bar.sync 4, 64'):
+        add(Form(m, 'bar', f.replace('{b32_0}', 'r').replace('{b32_1}', 'n'), ['b32'], ['b32'],
+                 ['mov.b32 {b32_0}, 5;', 'mov.b32 {b32_1}, 32;', f + ';', 'mov.b32 {d0}, {s0};'],
+                 scratch=[('b32', 2)],
+                 name=mangle('sync_' + f.replace('{b32_0}', 'r').replace('{b32_1}', 'n')
+                             .replace(',', '').replace(';', '').replace(' ', '_'))))
+    # mbarrier: init to the block's 32 threads, every thread arrives, the
+    # phase completes; and with a transaction count
+    mb = ['mov.u32 {b32_0}, mbar;', 'setp.eq.u32 {pred_0}, {tid}, 0;',
+          '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 32;', 'bar.sync 0;']
+    for ai, arrive in enumerate(('mbarrier.arrive.shared::cta.b64 {b64_0}, [{b32_0}];',
+                   'mbarrier.arrive.release.cta.shared::cta.b64 {b64_0}, [{b32_0}];',
+                   'mbarrier.arrive.expect_tx.shared::cta.b64 {b64_0}, [{b32_0}], 0;',
+                   'mbarrier.arrive_drop.shared::cta.b64 {b64_0}, [{b32_0}];')):
+        for wi, wait in enumerate(('mbarrier.test_wait.shared::cta.b64 {d0}, [{b32_0}], {b64_0};',
+                     'mbarrier.try_wait.shared::cta.b64 {d0}, [{b32_0}], {b64_0};',
+                     'mbarrier.try_wait.parity.shared::cta.b64 {d0}, [{b32_0}], 0;',
+                     'mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 {d0}, '
+                     '[{b32_0}], 0;')):
+            form = '%s + %s' % (arrive.split(' ')[0], wait.split(' ')[0])
+            add(Form(m, 'mbarrier', form, ['pred', 'b32'], ['b32'],
+                     mb + [arrive, 'bar.sync 0;', wait, 'mov.b32 {d1}, {s0};'],
+                     decls=['.shared .align 8 .b64 mbar;'],
+                     scratch=[('b32', 1), ('b64', 1), ('pred', 1)], rows=[(i,) for i in range(32)],
+                     name='g_mbarrier_%d_%d' % (ai, wi)))
+    add(Form(m, 'mbarrier', 'mbarrier.expect_tx + complete_tx + arrive', ['pred'], [],
+             mb + ['@{pred_0} mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{b32_0}], 64;',
+                   'bar.sync 0;', 'mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [{b32_0}], 2;',
+                   'mbarrier.arrive.shared::cta.b64 {b64_0}, [{b32_0}];', 'bar.sync 0;',
+                   'mbarrier.test_wait.parity.shared::cta.b64 {d0}, [{b32_0}], 0;'],
+             decls=['.shared .align 8 .b64 mbar;'], scratch=[('b32', 1), ('b64', 1), ('pred', 1)],
+             rows=[()] * 32, name='g_mb_tx'))
+    # cp.async: 4, 8 and 16 bytes from this row's input into shared memory
+    for cop, n in (('ca', 4), ('ca', 8), ('ca', 16), ('cg', 16)):
+        w = n // 4
+        add(Form(m, 'cp.async', 'cp.async.%s.shared.global (%d bytes) + wait_group' % (cop, n),
+                 ['b32'] * w, ['b32'] * w,
+                 ['mov.u32 {b32_0}, buf;', 'mad.lo.u32 {b32_0}, {tid}, 16, {b32_0};',
+                  'cp.async.%s.shared.global [{b32_0}], [{in}], %d;' % (cop, n),
+                  'cp.async.commit_group;', 'cp.async.wait_group 0;'] +
+                 ['ld.shared.b32 {d%d}, [{b32_0}+%d];' % (i, 4 * i) for i in range(w)],
+                 decls=['.shared .align 16 .b8 buf[512];'], scratch=[('b32', 1)],
+                 name='g_cp_async_%s_%d' % (cop, n)))
+    add(Form(m, 'cp.async', 'cp.async.ca.shared.global (src-size 2) + wait_all', ['b32'],
+             ['b32'], ['mov.u32 {b32_0}, buf;', 'mad.lo.u32 {b32_0}, {tid}, 16, {b32_0};',
+                       'cp.async.ca.shared.global [{b32_0}], [{in}], 4, 2;', 'cp.async.wait_all;',
+                       'ld.shared.b32 {d0}, [{b32_0}];'],
+             decls=['.shared .align 16 .b8 buf[512];'], scratch=[('b32', 1)],
+             name='g_cp_async_srcsize'))
+    # the bulk copy of the whole input (256 bytes per CTA) with complete_tx
+    add(Form(m, 'cp.async.bulk', 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes',
+             ['b32', 'pred'], ['b64'],
+             ['mov.u32 {b32_0}, mbar;', 'mov.u32 {b32_1}, buf;', 'setp.eq.u32 {pred_0}, {tid}, 0;',
+              '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 1;', 'bar.sync 0;',
+              'sub.s64 {b64_1}, {in}, 0;', 'mul.wide.u32 {b64_2}, {tid}, 8;',
+              'sub.s64 {b64_1}, {b64_1}, {b64_2};',
+              '@{pred_0} mbarrier.arrive.expect_tx.shared::cta.b64 {b64_0}, [{b32_0}], 256;',
+              '@{pred_0} cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes '
+              '[{b32_1}], [{b64_1}], 256, [{b32_0}];',
+              '$Lw: mbarrier.try_wait.parity.shared::cta.b64 {d1}, [{b32_0}], 0;',
+              '@!{d1} bra $Lw;',
+              'mad.lo.u32 {b32_1}, {tid}, 8, {b32_1};', 'ld.shared.b32 {d0}, [{b32_1}+4];'],
+             decls=['.shared .align 8 .b64 mbar;', '.shared .align 128 .b8 buf[256];'],
+             scratch=[('b32', 2), ('b64', 3), ('pred', 1)], name='g_cp_async_bulk'))
+    # ldu, and loads and stores with an L2 cache policy
+    for t, n in (('b32', 1), ('b64', 1), ('b32', 2), ('b32', 4), ('f32', 1)):
+        v = '.v%d' % n if n > 1 else ''
+        f = 'ldu.global%s.%s' % (v, t)
+        ds = ', '.join('{d%d}' % i for i in range(n))
+        add(Form(m, 'ldu', f, [V.regclass(t)] * n, [t] * n,
+                 '%s %s, [{in}];' % (f, '{{%s}}' % ds if n > 1 else ds)))
+    pol = 'createpolicy.fractional.L2::evict_last.b64 {b64_0}, 1.0;'
+    for f, body in (('ld.global.L2::cache_hint.b32', 'ld.global.L2::cache_hint.b32 {d0}, [{in}], {b64_0};'),
+                    ('st.global.L2::cache_hint.b32', 'st.global.L2::cache_hint.b32 [{out}], {s0}, {b64_0};'),
+                    ('ld.global.nc.L1::evict_last.L2::cache_hint.b32',
+                     'ld.global.nc.L1::evict_last.L2::cache_hint.b32 {d0}, [{in}], {b64_0};'),
+                    ('atom.global.L2::cache_hint.add.u32',
+                     'atom.global.L2::cache_hint.add.u32 {d0}, [{in}], 1, {b64_0};')):
+        add(Form(m, f.split('.')[0], f + ' (createpolicy)', ['b32'], ['b32'], [pol, body],
+                 scratch=[('b64', 1)], stores=not f.startswith('st'),
+                 name=mangle(f.replace('L2::cache_hint', 'hint').replace('L1::', ''))))
+    # conversions of addresses that come back where they started
+    for sp in ('shared', 'local'):
+        decl = '.%s .align 8 .b8 buf[%d];' % (sp, 256 if sp == 'shared' else 8)
+        add(Form(m, 'cvta', 'cvta.%s + isspacep.%s + cvta.to.%s + st/ld' % (sp, sp, sp),
+                 ['b32', 'pred', 'pred'], ['b32'],
+                 ['mov.u64 {b64_0}, buf;', 'cvta.%s.u64 {b64_1}, {b64_0};' % sp,
+                  'isspacep.%s {d1}, {b64_1};' % sp, 'isspacep.global {d2}, {b64_1};',
+                  'st.b32 [{b64_1}], {s0};', 'cvta.to.%s.u64 {b64_2}, {b64_1};' % sp,
+                  'ld.%s.b32 {d0}, [{b64_2}];' % sp],
+                 decls=[decl], scratch=[('b64', 3)], name='g_cvta_' + sp))
+    # the cluster's shared window with a cluster of one CTA
+    add(Form(m, 'mapa', 'mapa.shared::cluster + st/ld.shared::cluster + getctarank',
+             ['b32', 'b32'], ['b32'],
+             ['mov.u32 {b32_0}, buf;', 'mad.lo.u32 {b32_0}, {tid}, 4, {b32_0};',
+              'mapa.shared::cluster.u32 {b32_1}, {b32_0}, 0;',
+              'st.shared::cluster.b32 [{b32_1}], {s0};', 'ld.shared::cta.b32 {d0}, [{b32_0}];',
+              'getctarank.shared::cluster.u32 {d1}, {b32_1};'],
+             decls=['.shared .align 8 .b8 buf[256];'], scratch=[('b32', 2)], name='g_mapa'))
+    add(Form(m, 'atom', 'atom.shared::cluster.add.u32 (through mapa)', ['b32', 'b32'],
+             ['u32', 'u32'],
+             ['mov.u32 {b32_0}, buf;', 'mad.lo.u32 {b32_0}, {tid}, 4, {b32_0};',
+              'st.shared.b32 [{b32_0}], {s0};', 'mapa.shared::cluster.u32 {b32_1}, {b32_0}, 0;',
+              'atom.shared::cluster.add.u32 {d0}, [{b32_1}], {s1};',
+              'ld.shared.b32 {d1}, [{b32_0}];'],
+             decls=['.shared .align 8 .b8 buf[256];'], scratch=[('b32', 2)],
+             name='g_atom_cluster_add'))
+    add(Form(m, 'movmatrix', 'movmatrix.sync.aligned.m8n8.trans.b16', ['b32'], ['b32'],
+             'movmatrix.sync.aligned.m8n8.trans.b16 {d0}, {s0};',
+             rows=[(0x00010000 * (2 * i + 1) + 2 * i,) for i in range(32)]))
+
+
 def more_forms(add, Form, op, mangle):
     imm_forms(add, Form, mangle)
     ctrl_forms(add, Form, mangle)
+    sync_forms(add, Form, mangle)
