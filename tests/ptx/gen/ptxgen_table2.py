@@ -270,14 +270,16 @@ def sreg_forms(add, Form, mangle):
             continue
         add(Form(m, 'mov', 'mov.u32 %s' % s, ['b32'], [], 'mov.u32 {d0}, %s;' % s,
                  rows=[()] * 64, name=mangle('sreg_' + s[1:])))
-    # clocks: nonzero, and never running backwards
+    # clocks: never running backwards between two reads (32-bit ones by
+    # their difference, which a wrap-around leaves small)
     for s, t in (('%clock', 'u32'), ('%clock64', 'u64'), ('%globaltimer', 'u64'),
                  ('%globaltimer_lo', 'u32')):
         r = 'b32' if t == 'u32' else 'b64'
+        test = ('setp.ge.%s {d0}, {%s_1}, {%s_0};' % (t, r, r) if t == 'u64' else
+                'sub.u32 {b32_1}, {b32_1}, {b32_0}; setp.lt.u32 {d0}, {b32_1}, 0x40000000;')
         add(Form(m, 'mov', 'mov.%s %s (advances)' % (t, s), ['pred'], [], [
-            'mov.%s {%s_0}, %s;' % (t, r, s), 'mov.%s {%s_1}, %s;' % (t, r, s),
-            'setp.ge.%s {d0}, {%s_1}, {%s_0};' % (t, r, r)], scratch=[(r, 2)],
-            rows=[()] * 32, name=mangle('sreg_' + s[1:])))
+            'mov.%s {%s_0}, %s;' % (t, r, s), 'mov.%s {%s_1}, %s;' % (t, r, s), test],
+            scratch=[(r, 2)], rows=[()] * 32, name=mangle('sreg_' + s[1:])))
 
 
 def misc_forms(add, Form, op, mangle):
