@@ -32,6 +32,7 @@
  * with the GPU's (an .expected must come from a GPU: one that does not
  * start with "# ptxgen: GPU " fails).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -331,6 +332,34 @@ static void run_module(struct module *md)
 	}
 }
 
+/* .expected files of no module ptxgen writes: their names, or 0 of them. */
+static int orphans(char *out, size_t len)
+{
+	char dir[PATH_MAX + 32];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	out[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/tests/ptx/gen", test_root);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		bool known = false;
+
+		if (l < 10 || strcmp(e->d_name + l - 9, ".expected"))
+			continue;
+		for (int i = 0; i < nmods; i++)
+			known |= strlen(mods[i].name) == l - 9 &&
+				 !strncmp(mods[i].name, e->d_name, l - 9);
+		if (!known && ++n)
+			snprintf(out + strlen(out), len - strlen(out), " %s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void load_module(struct module *md, const char *name)
 {
 	char dir[PATH_MAX + 16], path[PATH_MAX + 64], err[256];
@@ -520,7 +549,20 @@ int main(int argc, char **argv)
 		total += mods[nmods++].m.nk + 1;
 	}
 	free(list);
-	printf("1..%u\n", total);
+	printf("1..%u\n", total + !only);
+	if (!only) {
+		char names[1024];
+
+		if (orphans(names, sizeof(names))) {
+			printf("# .expected files of no module ptxgen writes (remove them or run "
+			       "run-gpu.sh again):%s\n", names);
+			printf("not ok %d ptxgen.every_expected_has_a_module\n", n++);
+			fail++;
+		} else {
+			printf("ok %d ptxgen.every_expected_has_a_module\n", n++);
+			pass++;
+		}
+	}
 	for (int i = 0; i < nmods; i++) {
 		struct module *md = &mods[i];
 
