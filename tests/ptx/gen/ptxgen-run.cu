@@ -145,6 +145,7 @@ int main(int argc, char **argv)
 
 		if (r != CUDA_SUCCESS) {
 			printf("kernel %s error %s\n", m.k[i].name, errname(r));
+			fflush(stdout);
 			unload();
 			load(image);
 			continue;
@@ -152,6 +153,7 @@ int main(int argc, char **argv)
 		printf("kernel %s %u\n", m.k[i].name, m.k[i].outwords);
 		for (unsigned int w = 0; w < m.k[i].outwords; w++)
 			printf("%08x%c", out[w], w % 8 == 7 || w + 1 == m.k[i].outwords ? '\n' : ' ');
+		fflush(stdout); /* a kernel that hangs: the file ends before it */
 	}
 	unload();
 	if (image != m.ptx)

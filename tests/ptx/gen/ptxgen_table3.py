@@ -288,7 +288,79 @@ def sync_forms(add, Form, mangle):
              rows=[(0x00010000 * (2 * i + 1) + 2 * i,) for i in range(32)]))
 
 
+def async_forms(add, Form, mangle):
+    """More of the asynchronous family: cp.async's mbarrier arrive, bulk
+    stores and reductions from shared memory, st.async and red.async into
+    this CTA's own shared memory through the cluster window, and the L2
+    prefetch."""
+    m = 'async'
+    head = ['mov.u32 {b32_0}, mbar;', 'mov.u32 {b32_1}, buf;', 'setp.eq.u32 {pred_0}, {tid}, 0;',
+            'mad.lo.u32 {b32_2}, {tid}, 4, {b32_1};']
+    decls = ['.shared .align 8 .b64 mbar;', '.shared .align 128 .b8 buf[128];']
+    sc = [('b32', 4), ('b64', 3), ('pred', 1)]
+    for noinc in ('', '.noinc'):
+        add(Form(m, 'cp.async', 'cp.async.mbarrier.arrive%s.shared.b64' % noinc, ['b32', 'pred'],
+                 ['b32'], head + ['@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], %d;'
+                                  % (64 if noinc else 32), 'bar.sync 0;',
+                                  'cp.async.ca.shared.global [{b32_2}], [{in}], 4;',
+                                  'cp.async.mbarrier.arrive%s.shared.b64 [{b32_0}];' % noinc,
+                                  'mbarrier.arrive.shared::cta.b64 {b64_0}, [{b32_0}];',
+                                  '$Lw: mbarrier.try_wait.parity.shared::cta.b64 {d1}, [{b32_0}], 0;',
+                                  '@!{d1} bra $Lw;', 'ld.shared.b32 {d0}, [{b32_2}];'],
+                 decls=decls, scratch=sc, name='g_cp_async_mbar' + noinc.replace('.', '_')))
+    # this CTA's rows of `in` into shared memory, then out to `out` in bulk
+    # (a store, and add/min/xor reductions onto what `out` holds: zeros)
+    for what in ('cp.async.bulk.global.shared::cta.bulk_group',
+                 'cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32',
+                 'cp.reduce.async.bulk.global.shared::cta.bulk_group.min.u32',
+                 'cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.b32'):
+        add(Form(m, what.split('.global')[0], what, ['b32'], ['b32'],
+                 head + ['ld.global.b32 {b32_3}, [{in}];', 'st.shared.b32 [{b32_2}], {b32_3};',
+                         'fence.proxy.async.shared::cta;', 'bar.sync 0;',
+                         'mul.wide.u32 {b64_1}, {tid}, 4;', 'sub.s64 {b64_2}, {out}, {b64_1};',
+                         '@{pred_0} %s [{b64_2}], [{b32_1}], 128;' % what,
+                         '@{pred_0} cp.async.bulk.commit_group;',
+                         '@{pred_0} cp.async.bulk.wait_group 0;'],
+                 decls=decls, scratch=sc, stores=False,
+                 name=mangle('bulk_' + what.split('bulk_group')[-1] if 'reduce' in what
+                             else 'bulk_store')))
+    add(Form(m, 'cp.async.bulk', 'cp.async.bulk.prefetch.L2.global', ['b32'], ['b32'],
+             ['mul.wide.u32 {b64_0}, {tid}, 4;', 'sub.s64 {b64_0}, {in}, {b64_0};',
+              'cp.async.bulk.prefetch.L2.global [{b64_0}], 128;', 'ld.global.b32 {d0}, [{in}];'],
+             scratch=[('b64', 1)], name='g_bulk_prefetch'))
+    # st.async / red.async to this CTA through the cluster window
+    for what, v in (('st.async.shared::cluster.mbarrier::complete_tx::bytes.b32', 4),
+                    ('st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32', 8),
+                    ('red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32',
+                     4),
+                    ('red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32',
+                     4)):
+        val = '{{{s0}, {s0}}}' if v == 8 else '{s0}'
+        add(Form(m, what.split('.')[0] + '.async', what, ['b32', 'pred'], ['b32'],
+                 head + ['mad.lo.u32 {b32_2}, {tid}, 8, {b32_1};',
+                         'st.shared.v2.b32 [{b32_2}], {{%s, %s}};' % ('{tid}', '{tid}'),
+                         '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 1;', 'bar.sync 0;',
+                         'mapa.shared::cluster.u32 {b32_3}, {b32_2}, 0;',
+                         'mapa.shared::cluster.u32 {b32_1}, {b32_0}, 0;',
+                         '@{pred_0} mbarrier.arrive.expect_tx.shared::cluster.b64 _, [{b32_1}], %d;'
+                         % (32 * v),
+                         'bar.sync 0;',
+                         '%s [{b32_3}], %s, [{b32_1}];' % (what, val),
+                         '$Lw: mbarrier.try_wait.parity.shared::cta.b64 {d1}, [{b32_0}], 0;',
+                         '@!{d1} bra $Lw;', 'ld.shared.b32 {d0}, [{b32_2}];'],
+                 decls=['.shared .align 8 .b64 mbar;', '.shared .align 128 .b8 buf[256];'],
+                 scratch=sc, name=mangle(what.split('::bytes')[0][:9] + what.split('bytes')[1])))
+    add(Form(m, 'mbarrier', 'mbarrier.pending_count.b64 (one arrival of 40)', ['b32'], [],
+             ['mov.u32 {b32_0}, mbar;', 'setp.eq.u32 {pred_0}, {tid}, 0;', 'mov.b32 {d0}, 0;',
+              '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 40;', 'bar.sync 0;',
+              '@{pred_0} mbarrier.arrive.shared::cta.b64 {b64_0}, [{b32_0}];',
+              '@{pred_0} mbarrier.pending_count.b64 {d0}, {b64_0};'],
+             decls=['.shared .align 8 .b64 mbar;'], scratch=[('b32', 1), ('b64', 1), ('pred', 1)],
+             rows=[()] * 32, name='g_mb_pending_count'))
+
+
 def more_forms(add, Form, op, mangle):
     imm_forms(add, Form, mangle)
     ctrl_forms(add, Form, mangle)
     sync_forms(add, Form, mangle)
+    async_forms(add, Form, mangle)
