@@ -15,6 +15,8 @@
 #   make install    library, headers, vgpu.pc and tools under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make qemu       build QEMU with the vgpu-pci device (scripts/build-qemu.sh)
+#   make ptx-coverage  docs/ptx-coverage.md from test_ptxgen (tests/ptx/gen)
+#   make ptxgen-validate  ptxas -arch=sm_90a on every module ptxgen writes
 #
 # Variants: BUILD=dir selects the output directory, SAN=1 builds with
 # AddressSanitizer + UndefinedBehaviorSanitizer, CC=clang switches compiler.
@@ -108,7 +110,7 @@ ASM_LIB := $(BUILD)/libvgpu-asm.a
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
-.PHONY: all check check-host bench run clean qemu qtests check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
+.PHONY: all check check-host bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins shell install install-files uninstall \
 	examples deps
 all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(TOOLS) $(EXAMPLES)
@@ -214,6 +216,25 @@ $(BUILD)/ptx/ptx_call_corpus.h: $(PTX_CALL_GEN) scripts/ptx-corpus.sh
 	scripts/ptx-corpus.sh $@ $(PTX_CALL_GEN)
 $(BUILD)/tests/unit/test_ptx_call.o: $(BUILD)/ptx/ptx_call_corpus.h
 $(BUILD)/tests/unit/test_ptx_call.o: CPPFLAGS += -I$(BUILD)/ptx
+# ptxgen (tests/ptx/gen): one small kernel per form of each PTX instruction,
+# written into $(BUILD)/ptxgen/ (MODULE.ptx, MODULE.manifest, modules.txt)
+# by a deterministic generator that needs no GPU and no ptxas (ptxas's
+# verdicts are committed); test_ptxgen runs them and compares with the
+# GPU's results committed as tests/ptx/gen/MODULE.expected.
+PTXGEN_SRCS := tests/ptx/gen/ptxgen $(wildcard tests/ptx/gen/*.py) tests/ptx/gen/ptxas-verdicts.txt
+$(BUILD)/ptxgen/modules.txt: $(PTXGEN_SRCS)
+	python3 tests/ptx/gen/ptxgen $(BUILD)/ptxgen
+$(BUILD)/tests/test_ptxgen: $(BUILD)/ptxgen/modules.txt
+# every generated module through ptxas -arch=sm_90a (CUDA 13.0 is on every
+# build machine): each form it emits is PTX for sm_90a
+ptxgen-validate: $(BUILD)/ptxgen/modules.txt
+	@set -e; for m in $$(cat $(BUILD)/ptxgen/modules.txt); do \
+		ptxas -arch=sm_90a $(BUILD)/ptxgen/$$m.ptx -o $(BUILD)/ptxgen/$$m.cubin; \
+		echo "ptxas -arch=sm_90a: $$m.ptx: ok"; done
+# docs/ptx-coverage.md from test_ptxgen's results on the sim backend
+ptx-coverage: $(BUILD)/tests/test_ptxgen
+	@$(BUILD)/tests/test_ptxgen --coverage docs/ptx-coverage.md > $(BUILD)/ptxgen/coverage.log; \
+		grep -E '^# (ptxgen|wrote|Totals)' $(BUILD)/ptxgen/coverage.log
 # examples/cuda/NAME.cu: CUDA ports of examples/NAME.vgs; test_examples
 # runs their PTX with the same flags and wants the same NAME.expected
 EXAMPLE_CU := $(wildcard examples/cuda/*.cu)
