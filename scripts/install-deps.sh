@@ -8,13 +8,14 @@
 # runtime (libclang-rt-14-dev) is therefore not needed.  clang-19 (bookworm
 # has it; 14 is too old for sm_90a) compiles tests/ptx/*.cu to the PTX
 # corpus the front end's tests run.  libjansson-dev: test_timeline parses
-# the timelines' JSON with it.  No python.
+# the timelines' JSON with it.  python3 (its standard library only) runs
+# tests/ptx/gen/ptxgen, which writes test_ptxgen's kernels at build time.
 #
 # Idempotent: installs only what is missing, runs `apt-get update` only
 # then, and takes a fraction of a second when everything is present.
 set -euo pipefail
 
-packages=(build-essential clang clang-19 pkg-config libdrm-dev libjansson-dev)
+packages=(build-essential clang clang-19 pkg-config libdrm-dev libjansson-dev python3)
 # `make fuzz` (scripts/install-deps.sh --fuzz): clang-19's libFuzzer and
 # sanitizer runtimes, which nothing else needs
 if [[ ${1-} == --fuzz ]]; then

@@ -4,7 +4,7 @@
 // and print what they computed (tests/ptx/gen/run-gpu.sh builds and runs
 // it; nvcc -O2 ptxgen-run.cu -lcuda).
 //
-//   ptxgen-run [--note TEXT] DIR MODULE
+//   ptxgen-run [--note TEXT] [--first N] DIR MODULE
 //
 // loads DIR/MODULE.cubin when it exists (ptxas -arch=sm_90a of the PTX),
 // else DIR/MODULE.ptx, with cuModuleLoadData; runs each kernel of
@@ -105,18 +105,25 @@ static CUresult run(const struct pg_kernel *k, std::vector<uint32_t> &out)
 int main(int argc, char **argv)
 {
 	const char *note = "", *dir, *name;
+	unsigned int first = 0;
 	char path[4096], err[256], gpu[256];
 	struct pg_module m;
 	int drv = 0, major = 0, minor = 0;
 	char *image;
 
-	if (argc > 2 && !strcmp(argv[1], "--note")) {
-		note = argv[2];
+	for (;;) {
+		if (argc > 2 && !strcmp(argv[1], "--note")) {
+			note = argv[2];
+		} else if (argc > 2 && !strcmp(argv[1], "--first")) {
+			first = (unsigned int)strtoul(argv[2], NULL, 10);
+		} else {
+			break;
+		}
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: ptxgen-run [--note TEXT] DIR MODULE\n");
+		fprintf(stderr, "usage: ptxgen-run [--note TEXT] [--first N] DIR MODULE\n");
 		return 2;
 	}
 	dir = argv[1];
@@ -135,20 +142,26 @@ int main(int argc, char **argv)
 	CHECK(cuDriverGetVersion(&drv));
 	CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
 	CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
-	printf("# ptxgen: GPU %s (sm_%d%d), CUDA driver API %d; %s\n", gpu, major, minor, drv,
-	       note);
-	printf("# module %s hash %016llx kernels %u\n", name, (unsigned long long)m.hash, m.nk);
+	if (!first) {
+		printf("# ptxgen: GPU %s (sm_%d%d), CUDA driver API %d; %s\n", gpu, major,
+		       minor, drv, note);
+		printf("# module %s hash %016llx kernels %u\n", name,
+		       (unsigned long long)m.hash, m.nk);
+	}
 	load(image);
-	for (unsigned int i = 0; i < m.nk; i++) {
+	for (unsigned int i = first; i < m.nk; i++) {
 		std::vector<uint32_t> out;
 		CUresult r = run(&m.k[i], out);
 
 		if (r != CUDA_SUCCESS) {
+			/*
+			 * A fault is sticky: the process's CUDA context is
+			 * lost for good.  Exit 3: run-gpu.sh starts a new
+			 * process at the next kernel (--first).
+			 */
 			printf("kernel %s error %s\n", m.k[i].name, errname(r));
 			fflush(stdout);
-			unload();
-			load(image);
-			continue;
+			return 3;
 		}
 		printf("kernel %s %u\n", m.k[i].name, m.k[i].outwords);
 		for (unsigned int w = 0; w < m.k[i].outwords; w++)
