@@ -538,16 +538,6 @@ struct vgpu_launch_config {
 };
 
 /*
- * Launch @kernel (on its program's device) with @args (NULL: an empty
- * parameter buffer, allowed only for kernels without parameters).  On
- * success *@job is the completion handle (NULL @job: fire and forget).
- * Errors are the driver's: -EINVAL for a bad config, -E2BIG for too many
- * buffers or sync points, -ENOENT for a syncobj of another device,
- * -ENODEV for a closed device.  Problems only the device sees (too much
- * shared memory, a cluster that does not tile the grid) are the job's
- * exception (VGPU_EXC_BAD_LAUNCH).
- */
-/*
  * Check @config against the directives @kernel was compiled with (PTX
  * .reqntid, .maxntid, .reqnctapercluster, .explicitcluster,
  * .maxclusterrank): 0, or -EINVAL with a message naming the directive in
@@ -560,6 +550,16 @@ VGPU_API int vgpu_kernel_launch_check(const struct vgpu_kernel *kernel,
 				      const struct vgpu_launch_config *config, char *msg,
 				      size_t len);
 
+/*
+ * Launch @kernel (on its program's device) with @args (NULL: an empty
+ * parameter buffer, allowed only for kernels without parameters).  On
+ * success *@job is the completion handle (NULL @job: fire and forget).
+ * Errors are the driver's: -EINVAL for a bad config, -E2BIG for too many
+ * buffers or sync points, -ENOENT for a syncobj of another device,
+ * -ENODEV for a closed device.  Problems only the device sees (too much
+ * shared memory, a cluster that does not tile the grid) are the job's
+ * exception (VGPU_EXC_BAD_LAUNCH).
+ */
 VGPU_API int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 				const struct vgpu_launch_config *config,
 				const struct vgpu_args *args,
