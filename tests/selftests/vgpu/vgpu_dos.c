@@ -804,36 +804,11 @@ static int uq_bystander(uid_t uid, const char *node)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		struct vgpu_cmd_launch l;
-		struct vgpu_cmd_sem r;
-		struct vgpu_prog p;
-		struct uq q;
-		uint32_t *out;
 		int fd;
 
 		vgpu_become_user(uid);
 		fd = open(node, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			_exit(1);
-		if (vgpu_prog_load(fd, &p, vgpu_store_src, 8192))
-			_exit(2);
-		*(uint64_t *)p.param = p.data_va + 4096;
-		*(uint32_t *)((char *)p.param + 8) = 77;
-		if (uq_create(fd, &q))
-			_exit(3);
-		l = launch_cmd(&p, 4);
-		r = release_cmd(p.data_va, 1);
-		uq_put(&q, &l);
-		uq_put(&q, &r);
-		uq_ring(&q);
-		if (ufence_wait(fd, p.data, VGPU_UFENCE_OP_EQ, 1, ~0ull,
-				vgpu_now_ns() + vgpu_wait_ns(60), q.c.queue_id))
-			_exit(4);
-		out = (uint32_t *)((char *)p.data + 4096);
-		for (unsigned int t = 0; t < 4; t++)
-			if (out[t] != t * 2 + 77)
-				_exit(5);
-		_exit(uq_destroy(fd, &q) ? 6 : 0);
+		_exit(fd < 0 ? 10 : uq_run_store(fd));
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;

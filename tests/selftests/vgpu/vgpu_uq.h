@@ -141,4 +141,43 @@ static inline struct vgpu_cmd_sem stuck_acquire(uint64_t va)
 	};
 }
 
+
+/*
+ * A user queue's whole life on @fd: the store kernel launched on a new
+ * user queue (4 threads, k = 77), a SEM_RELEASE of 1 behind it, the
+ * fence waited for, every value checked, the queue destroyed.  0, or the
+ * step that failed (1..6): an exit status for a forked client.
+ */
+static inline int uq_run_store(int fd)
+{
+	struct vgpu_cmd_launch l;
+	struct vgpu_cmd_sem r;
+	struct vgpu_prog p;
+	struct uq q;
+	uint32_t *out;
+
+	if (vgpu_prog_load(fd, &p, vgpu_store_src, 8192))
+		return 1;
+	*(uint64_t *)p.param = p.data_va + 4096;
+	*(uint32_t *)((char *)p.param + 8) = 77;
+	if (uq_create(fd, &q))
+		return 2;
+	l = launch_cmd(&p, 4);
+	r = release_cmd(p.data_va, 1);
+	uq_put(&q, &l);
+	uq_put(&q, &r);
+	uq_ring(&q);
+	if (ufence_wait(fd, p.data, VGPU_UFENCE_OP_EQ, 1, ~0ull,
+			vgpu_now_ns() + vgpu_wait_ns(60), q.c.queue_id))
+		return 3;
+	out = (uint32_t *)((char *)p.data + 4096);
+	for (unsigned int t = 0; t < 4; t++)
+		if (out[t] != t * 2 + 77)
+			return 4;
+	if (uq_destroy(fd, &q))
+		return 5;
+	vgpu_prog_unmap(&p);
+	return 0;
+}
+
 #endif

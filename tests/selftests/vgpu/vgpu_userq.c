@@ -937,34 +937,11 @@ TEST_F_TIMEOUT(userq, a_file_at_its_limit_does_not_keep_another_client_out, 90)
 	ASSERT_LE(0, other);
 	if (!other) {
 		int fd = vgpu_open_render();
-		struct vgpu_cmd_launch l;
-		struct vgpu_cmd_sem r;
-		struct vgpu_prog p;
-		struct uq q;
-		uint32_t *out;
 
 		if (fd < 0)
 			_exit(11);
 		vgpu_become_user(65534);
-		if (vgpu_prog_load(fd, &p, vgpu_store_src, 8192))
-			_exit(12);
-		*(uint64_t *)p.param = p.data_va + 4096;
-		*(uint32_t *)((char *)p.param + 8) = 77;
-		if (uq_create(fd, &q))
-			_exit(13);
-		l = launch_cmd(&p, 4);
-		r = release_cmd(p.data_va, 1);
-		uq_put(&q, &l);
-		uq_put(&q, &r);
-		uq_ring(&q);
-		if (ufence_wait(fd, p.data, VGPU_UFENCE_OP_EQ, 1, ~0ull,
-				vgpu_now_ns() + vgpu_wait_ns(60), q.c.queue_id))
-			_exit(14);
-		out = (uint32_t *)((char *)p.data + 4096);
-		for (unsigned int t = 0; t < 4; t++)
-			if (out[t] != t * 2 + 77)
-				_exit(15);
-		_exit(uq_destroy(fd, &q) ? 16 : 0);
+		_exit(uq_run_store(fd));
 	}
 	ASSERT_EQ(other, waitpid(other, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
