@@ -48,6 +48,39 @@ static int sign_op(struct lower *L, int s, bool abs)
 	return p;
 }
 
+/*
+ * -s (@abs: |s|) into a new pair as the GPU computes them: s times -1
+ * (@abs: times 1 with s's sign), exact, and a NaN comes out quiet with
+ * its sign and payload (neg.f64 and abs.f64 of a NaN, and sub.f64's
+ * negated subtrahend, keep its sign on the GPU).
+ */
+static int fneg_abs(struct lower *L, int s, bool abs)
+{
+	int p = pl_new_vreg(L, 2), m = pl_new_vreg(L, 2);
+	struct ptx_vinsn *v;
+
+	pl_mov_reg(L, m, 0, true, -1, 0);
+	if (abs) {
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, m, 1, false);
+		pl_o_use(v, s, 1);
+		pl_o_text(v, "0x80000000");
+		v = pl_emit(L, "LOP.OR");
+		pl_o_def(v, m, 1, false);
+		pl_o_use(v, m, 1);
+		pl_o_text(v, "0x3ff00000");
+	} else {
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, m, 1, false);
+		pl_o_text(v, "0xbff00000");
+	}
+	v = pl_emit(L, "DMUL");
+	pl_o_def(v, p, 0, false);
+	pl_o_use(v, s, 0);
+	pl_o_use(v, m, 0);
+	return p;
+}
+
 /* The IRND modifier of a conversion to an integer: .rzi is the default. */
 static const char *int_rnd(const struct ptx_insn *in)
 {
@@ -261,7 +294,7 @@ bool pl_f64(struct lower *L)
 		a = pair_src(L, &in->ops[1]);
 		if (d < 0 || a < 0)
 			return true;
-		b = sign_op(L, a, !strcmp(op, "abs"));
+		b = fneg_abs(L, a, !strcmp(op, "abs"));
 		pl_mov_reg(L, d, 0, true, b, 0);
 		pl_mov_reg(L, d, 1, false, b, 1);
 		return true;
@@ -302,7 +335,7 @@ bool pl_f64(struct lower *L)
 		if (d < 0 || a < 0 || b < 0)
 			return true;
 		if (!strcmp(op, "sub")) /* a - b = a + (-b), exactly */
-			b = sign_op(L, b, false);
+			b = fneg_abs(L, b, false);
 		v = pl_emit(L, "%s%s", mn, strncmp(mn, "DMNMX", 5) ? pl_f32_rnd(L) : "");
 		pl_o_def(v, d, 0, false);
 		pl_o_use(v, a, 0);
