@@ -81,6 +81,69 @@ static int fneg_abs(struct lower *L, int s, bool abs)
 	return p;
 }
 
+/*
+ * rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 as the GPU computes them
+ * (its MUFU.RCP64H/RSQ64H): from a's high word alone (a subnormal
+ * flushed to a zero of its sign), the exact result truncated to its high
+ * word (DRCP.RZ; for rsqrt of DSQRT's result), the low word 0; a
+ * subnormal result flushed, a NaN 0x7fffffff:00000000.
+ */
+static void approx_hi(struct lower *L, int d, int a, bool rsqrt)
+{
+	int h = pl_new_vreg(L, 1), e = pl_new_vreg(L, 1), s = pl_new_vreg(L, 1);
+	int x = pl_new_vreg(L, 2), r = pl_new_vreg(L, 2), p = pl_new_vreg(L, 0);
+	struct ptx_vinsn *v;
+
+	for (int k = 0; k < 2; k++) { /* k 0: the operand, 1: the result */
+		int src = k ? r : a, dst = k ? d : x;
+
+		v = pl_emit(L, "LOP.AND"); /* s = sign, e = exponent */
+		pl_o_def(v, s, 0, false);
+		pl_o_use(v, src, 1);
+		pl_o_text(v, "0x80000000");
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, e, 0, false);
+		pl_o_use(v, src, 1);
+		pl_o_text(v, "0x7ff00000");
+		v = pl_emit(L, "ISETP.EQ.U32");
+		pl_o_pdef(v, p);
+		pl_o_use(v, e, 0);
+		pl_o_text(v, "0x0");
+		v = pl_emit(L, "SEL"); /* h = exponent 0 ? sign : high word */
+		pl_o_def(v, h, 0, false);
+		pl_o_use(v, s, 0);
+		pl_o_use(v, src, 1);
+		pl_o_puse(v, p, false);
+		if (k) { /* a NaN: 0x7fffffff */
+			v = pl_emit(L, "LOP.AND");
+			pl_o_def(v, e, 0, false);
+			pl_o_use(v, src, 1);
+			pl_o_text(v, "0x7fffffff");
+			v = pl_emit(L, "ISETP.GT.U32");
+			pl_o_pdef(v, p);
+			pl_o_use(v, e, 0);
+			pl_o_text(v, "0x7ff00000");
+			v = pl_emit(L, "SEL");
+			pl_o_def(v, h, 0, false);
+			pl_o_use(v, h, 0);
+			pl_o_text(v, "0x7fffffff");
+			pl_o_puse(v, p, true);
+		}
+		pl_mov_reg(L, dst, 0, true, -1, 0);
+		pl_mov_reg(L, dst, 1, false, h, 0);
+		if (!k && rsqrt) {
+			v = pl_emit(L, "DSQRT");
+			pl_o_def(v, x, 0, false);
+			pl_o_use(v, x, 0);
+		}
+		if (!k) {
+			v = pl_emit(L, "DRCP.RZ");
+			pl_o_def(v, r, 0, false);
+			pl_o_use(v, x, 0);
+		}
+	}
+}
+
 /* The IRND modifier of a conversion to an integer: .rzi is the default. */
 static const char *int_rnd(const struct ptx_insn *in)
 {
@@ -255,6 +318,16 @@ bool pl_f64(struct lower *L)
 		b = pair_src(L, &in->ops[2]);
 		if (a >= 0 && b >= 0)
 			pl_fsetp(L, true, a, b);
+		return true;
+	}
+	if ((!strcmp(op, "rcp") || !strcmp(op, "rsqrt")) && pl_has_mod(in, ".approx") &&
+	    pl_has_mod(in, ".ftz")) {
+		if (!pl_want_ops(L, 2))
+			return true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		a = pair_src(L, &in->ops[1]);
+		if (d >= 0 && a >= 0)
+			approx_hi(L, d, a, !strcmp(op, "rsqrt"));
 		return true;
 	}
 	if (!strcmp(op, "sqrt") || !strcmp(op, "rcp")) { /* .rn, and .approx as .rn */
