@@ -685,6 +685,7 @@ static const struct {
 	{ "vprintf", pl_vprintf },  { "match", pl_match },
 	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
 	{ "setmaxnreg", pl_setmaxnreg },
+	{ "testp", pl_testp },	  { "copysign", pl_copysign },
 };
 
 /*

@@ -179,6 +179,13 @@ void pl_vprintf(struct lower *L);
 void pl_match(struct lower *L);
 /* f64 arithmetic and conversions (ptx_lower_f64.c); false if not one */
 bool pl_f64(struct lower *L);
+/* f32 forms of more than one instruction (ptx_lower_fp.c) */
+void pl_f32_sat(struct lower *L, int d);
+void pl_f32_neg_abs(struct lower *L, int d, const struct ptx_operand *a, bool abs);
+void pl_f32_minmax(struct lower *L, int d, bool mn);
+void pl_testp(struct lower *L);
+void pl_f32_div_approx(struct lower *L, int d);
+void pl_copysign(struct lower *L);
 bool pl_fcmp(struct lower *L, const char *mn, const char *cmp, int a, int b, int p);
 void pl_fsetp(struct lower *L, bool f64, int a, int b);
 

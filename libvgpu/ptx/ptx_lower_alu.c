@@ -278,14 +278,14 @@ void pl_arith(struct lower *L)
 			pl_use_src(L, v, &in->ops[2], 0);
 			pl_o_text(v, "0xbf800000");
 			pl_use_src(L, v, &in->ops[1], 0);
-			return;
+			return pl_f32_sat(L, d);
 		}
 		char mnem[16];
 
 		snprintf(mnem, sizeof(mnem), "%s%s%s", add ? "FADD" : "FMUL", pl_f32_rnd(L),
 			 pl_f32_ftz(L));
 		pl_alu32(L, mnem, d, 0, false, &in->ops[1], &in->ops[2], 0, true);
-		return;
+		return pl_f32_sat(L, d);
 	}
 	if (t.bits == 64 && (add || sub)) {
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
@@ -362,7 +362,7 @@ void pl_mad(struct lower *L)
 		pl_use_src(L, v, &in->ops[1], 0);
 		pl_use_src_or_imm(L, v, &in->ops[2], 0);
 		pl_use_src(L, v, &in->ops[3], 0);
-		return;
+		return pl_f32_sat(L, d);
 	}
 	if (t.bits < 32 && (pl_has_mod(in, ".wide") || pl_has_mod(in, ".hi"))) {
 		if (pl_has_mod(in, ".hi"))
@@ -596,8 +596,9 @@ void pl_not_neg_abs(struct lower *L)
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;
-	if (!strcmp(in->op, "not") || (t.flt && !strcmp(in->op, "neg")) ||
-	    (t.flt && !strcmp(in->op, "abs"))) {
+	if (t.flt)
+		return pl_f32_neg_abs(L, d, &in->ops[1], !strcmp(in->op, "abs"));
+	if (!strcmp(in->op, "not")) {
 		v = pl_emit(L, "LOP.%s", !strcmp(in->op, "abs") ? "AND" : "XOR");
 		pl_o_def(v, d, 0, false);
 		pl_use_src(L, v, &in->ops[1], 0);
@@ -645,6 +646,8 @@ void pl_minmax(struct lower *L)
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;
+	if (t.flt && (pl_has_mod(in, ".NaN") || pl_has_mod(in, ".xorsign")))
+		return pl_f32_minmax(L, d, mn);
 	if (t.flt)
 		snprintf(m, sizeof(m), "FMNMX.%s%s", mn ? "MIN" : "MAX", pl_f32_ftz(L));
 	else

@@ -48,6 +48,102 @@ static int sign_op(struct lower *L, int s, bool abs)
 	return p;
 }
 
+/*
+ * -s (@abs: |s|) into a new pair as the GPU computes them: s times -1
+ * (@abs: times 1 with s's sign), exact, and a NaN comes out quiet with
+ * its sign and payload (neg.f64 and abs.f64 of a NaN, and sub.f64's
+ * negated subtrahend, keep its sign on the GPU).
+ */
+static int fneg_abs(struct lower *L, int s, bool abs)
+{
+	int p = pl_new_vreg(L, 2), m = pl_new_vreg(L, 2);
+	struct ptx_vinsn *v;
+
+	pl_mov_reg(L, m, 0, true, -1, 0);
+	if (abs) {
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, m, 1, false);
+		pl_o_use(v, s, 1);
+		pl_o_text(v, "0x80000000");
+		v = pl_emit(L, "LOP.OR");
+		pl_o_def(v, m, 1, false);
+		pl_o_use(v, m, 1);
+		pl_o_text(v, "0x3ff00000");
+	} else {
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, m, 1, false);
+		pl_o_text(v, "0xbff00000");
+	}
+	v = pl_emit(L, "DMUL");
+	pl_o_def(v, p, 0, false);
+	pl_o_use(v, s, 0);
+	pl_o_use(v, m, 0);
+	return p;
+}
+
+/*
+ * rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 as the GPU computes them
+ * (its MUFU.RCP64H/RSQ64H): from a's high word alone (a subnormal
+ * flushed to a zero of its sign), the exact result truncated to its high
+ * word (DRCP.RZ; for rsqrt of DSQRT's result), the low word 0; a
+ * subnormal result flushed, a NaN 0x7fffffff:00000000.
+ */
+static void approx_hi(struct lower *L, int d, int a, bool rsqrt)
+{
+	int h = pl_new_vreg(L, 1), e = pl_new_vreg(L, 1), s = pl_new_vreg(L, 1);
+	int x = pl_new_vreg(L, 2), r = pl_new_vreg(L, 2), p = pl_new_vreg(L, 0);
+	struct ptx_vinsn *v;
+
+	for (int k = 0; k < 2; k++) { /* k 0: the operand, 1: the result */
+		int src = k ? r : a, dst = k ? d : x;
+
+		v = pl_emit(L, "LOP.AND"); /* s = sign, e = exponent */
+		pl_o_def(v, s, 0, false);
+		pl_o_use(v, src, 1);
+		pl_o_text(v, "0x80000000");
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, e, 0, false);
+		pl_o_use(v, src, 1);
+		pl_o_text(v, "0x7ff00000");
+		v = pl_emit(L, "ISETP.EQ.U32");
+		pl_o_pdef(v, p);
+		pl_o_use(v, e, 0);
+		pl_o_text(v, "0x0");
+		v = pl_emit(L, "SEL"); /* h = exponent 0 ? sign : high word */
+		pl_o_def(v, h, 0, false);
+		pl_o_use(v, s, 0);
+		pl_o_use(v, src, 1);
+		pl_o_puse(v, p, false);
+		if (k) { /* a NaN: 0x7fffffff */
+			v = pl_emit(L, "LOP.AND");
+			pl_o_def(v, e, 0, false);
+			pl_o_use(v, src, 1);
+			pl_o_text(v, "0x7fffffff");
+			v = pl_emit(L, "ISETP.GT.U32");
+			pl_o_pdef(v, p);
+			pl_o_use(v, e, 0);
+			pl_o_text(v, "0x7ff00000");
+			v = pl_emit(L, "SEL");
+			pl_o_def(v, h, 0, false);
+			pl_o_use(v, h, 0);
+			pl_o_text(v, "0x7fffffff");
+			pl_o_puse(v, p, true);
+		}
+		pl_mov_reg(L, dst, 0, true, -1, 0);
+		pl_mov_reg(L, dst, 1, false, h, 0);
+		if (!k && rsqrt) {
+			v = pl_emit(L, "DSQRT");
+			pl_o_def(v, x, 0, false);
+			pl_o_use(v, x, 0);
+		}
+		if (!k) {
+			v = pl_emit(L, "DRCP.RZ");
+			pl_o_def(v, r, 0, false);
+			pl_o_use(v, x, 0);
+		}
+	}
+}
+
 /* The IRND modifier of a conversion to an integer: .rzi is the default. */
 static const char *int_rnd(const struct ptx_insn *in)
 {
@@ -224,6 +320,16 @@ bool pl_f64(struct lower *L)
 			pl_fsetp(L, true, a, b);
 		return true;
 	}
+	if ((!strcmp(op, "rcp") || !strcmp(op, "rsqrt")) && pl_has_mod(in, ".approx") &&
+	    pl_has_mod(in, ".ftz")) {
+		if (!pl_want_ops(L, 2))
+			return true;
+		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+		a = pair_src(L, &in->ops[1]);
+		if (d >= 0 && a >= 0)
+			approx_hi(L, d, a, !strcmp(op, "rsqrt"));
+		return true;
+	}
 	if (!strcmp(op, "sqrt") || !strcmp(op, "rcp")) { /* .rn, and .approx as .rn */
 		if (!pl_want_ops(L, 2))
 			return true;
@@ -261,7 +367,7 @@ bool pl_f64(struct lower *L)
 		a = pair_src(L, &in->ops[1]);
 		if (d < 0 || a < 0)
 			return true;
-		b = sign_op(L, a, !strcmp(op, "abs"));
+		b = fneg_abs(L, a, !strcmp(op, "abs"));
 		pl_mov_reg(L, d, 0, true, b, 0);
 		pl_mov_reg(L, d, 1, false, b, 1);
 		return true;
@@ -302,7 +408,7 @@ bool pl_f64(struct lower *L)
 		if (d < 0 || a < 0 || b < 0)
 			return true;
 		if (!strcmp(op, "sub")) /* a - b = a + (-b), exactly */
-			b = sign_op(L, b, false);
+			b = fneg_abs(L, b, false);
 		v = pl_emit(L, "%s%s", mn, strncmp(mn, "DMNMX", 5) ? pl_f32_rnd(L) : "");
 		pl_o_def(v, d, 0, false);
 		pl_o_use(v, a, 0);

@@ -57,7 +57,9 @@ void pl_divrem(struct lower *L)
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;
-	if (t.flt) { /* .rn, .full and .approx alike: IEEE division; .rz .rm .rp */
+	if (t.flt && pl_has_mod(in, ".approx"))
+		pl_f32_div_approx(L, d);
+	else if (t.flt) { /* .rn and .full: IEEE division; .rz .rm .rp */
 		char mnem[16];
 
 		snprintf(mnem, sizeof(mnem), "FDIV%s%s", pl_f32_rnd(L), pl_f32_ftz(L));

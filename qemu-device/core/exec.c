@@ -142,10 +142,34 @@ INL uint32_t shr(uint32_t a, uint32_t b, unsigned type)
 	return b > 31 ? 0 : a >> b;
 }
 
+/* The GPU's f32 NaN: every f32 result that is a NaN is this one */
+#define FNAN 0x7fffffffu
+
+INL bool fisnan(uint32_t a)
+{
+	return (a & 0x7fffffffu) > 0x7f800000u;
+}
+
+INL uint32_t fcanon(uint32_t r)
+{
+	return fisnan(r) ? FNAN : r;
+}
+
+/*
+ * FMNMX: a NaN operand loses (either kind), two NaNs give FNAN, and -0 is
+ * less than +0.
+ */
 INL uint32_t fmnmx(uint32_t a, uint32_t b, unsigned op)
 {
-	return u32(op == VGPU_MOD_MNMX_MIN ? fminf(f32(a), f32(b)) :
-					     fmaxf(f32(a), f32(b)));
+	bool mn = op == VGPU_MOD_MNMX_MIN;
+
+	if (fisnan(a))
+		return fisnan(b) ? FNAN : b;
+	if (fisnan(b))
+		return a;
+	if (!((a | b) & 0x7fffffffu)) /* two zeros */
+		return mn ? a | b : a & b;
+	return u32(mn ? fminf(f32(a), f32(b)) : fmaxf(f32(a), f32(b)));
 }
 
 /*
@@ -223,17 +247,18 @@ INL uint32_t fdiv_(uint32_t a, uint32_t b, unsigned rnd)
 	return rnd ? vgpu_fround_div(a, b, rnd) : u32(f32(a) / f32(b));
 }
 
-FALU2(fadd, u32(f32(a) + f32(b)),
-      d->mod[1] ? ftz(fadd_(ftz(a), ftz(b), d->mod[0])) : fadd_(a, b, d->mod[0]))
-FALU2(fmul, u32(f32(a) * f32(b)),
-      d->mod[1] ? ftz(fmul_(ftz(a), ftz(b), d->mod[0])) : fmul_(a, b, d->mod[0]))
-FALU3(ffma, u32(fmaf(f32(a), f32(b), f32(cc))),
-      d->mod[1] ? ftz(ffma_(ftz(a), ftz(b), ftz(cc), d->mod[0])) :
-		  ffma_(a, b, cc, d->mod[0]))
+/* f32 results: a NaN is always FNAN (the GPU's, whatever the operands') */
+FALU2(fadd, fcanon(u32(f32(a) + f32(b))),
+      fcanon(d->mod[1] ? ftz(fadd_(ftz(a), ftz(b), d->mod[0])) : fadd_(a, b, d->mod[0])))
+FALU2(fmul, fcanon(u32(f32(a) * f32(b))),
+      fcanon(d->mod[1] ? ftz(fmul_(ftz(a), ftz(b), d->mod[0])) : fmul_(a, b, d->mod[0])))
+FALU3(ffma, fcanon(u32(fmaf(f32(a), f32(b), f32(cc)))),
+      fcanon(d->mod[1] ? ftz(ffma_(ftz(a), ftz(b), ftz(cc), d->mod[0])) :
+			 ffma_(a, b, cc, d->mod[0])))
 ALU2(fmnmx, d->mod[1] ? fmnmx(ftz(a), ftz(b), d->mod[0]) : fmnmx(a, b, d->mod[0]))
 ALU2(idiv, idiv(a, b, d->mod[0], false))
 ALU2(irem, idiv(a, b, d->mod[0], true))
-ALU2(fdiv, d->mod[1] ? ftz(fdiv_(ftz(a), ftz(b), d->mod[0])) : fdiv_(a, b, d->mod[0]))
+ALU2(fdiv, fcanon(d->mod[1] ? ftz(fdiv_(ftz(a), ftz(b), d->mod[0])) : fdiv_(a, b, d->mod[0])))
 
 EXEC(exec_mufu)
 {
@@ -254,7 +279,7 @@ EXEC(exec_mufu)
 			r = vgpu_fround_rint(a, d->mod[1]);
 		else
 			r = mufu(a, d->mod[0]);
-		rd[l] = d->mod[2] ? ftz(r) : r;
+		rd[l] = fcanon(d->mod[2] ? ftz(r) : r);
 	});
 	return VGPU_X_NEXT;
 }
@@ -459,10 +484,48 @@ INL void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
 		});                                                            \
 		return VGPU_X_NEXT;                                            \
 	}
-DALU(exec_dadd, d->mod[0] ? vgpu_dround_add(a, b, d->mod[0]) : a + b)
-DALU(exec_dmul, d->mod[0] ? vgpu_dround_mul(a, b, d->mod[0]) : a * b)
+/* a NaN operand made quiet (its sign and payload kept) */
+INL double dquiet(double x)
+{
+	uint64_t v;
+
+	memcpy(&v, &x, sizeof(v));
+	v |= 1ull << 51;
+	memcpy(&x, &v, sizeof(v));
+	return x;
+}
+
+/*
+ * f64 NaN results keep an operand's NaN, made quiet: b's when both are
+ * NaNs (as the GPU's DADD, DMUL and DMNMX), else the NaN operand's; r
+ * (the host's default NaN) when neither is, as for inf - inf.
+ */
+INL double dnan(double a, double b, double r)
+{
+	if (isnan(b))
+		return dquiet(b);
+	if (isnan(a))
+		return dquiet(a);
+	return r;
+}
+
+/* DMNMX: a NaN loses, two NaNs give b's (quiet); -0 is less than +0 */
+INL double dmnmx(double a, double b, unsigned op)
+{
+	bool mn = op == VGPU_MOD_MNMX_MIN;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) ? dquiet(b) : isnan(a) ? b : a;
+	if (a == 0 && b == 0)
+		return (signbit(a) != 0) == mn ? a : b;
+	return mn ? fmin(a, b) : fmax(a, b);
+}
+
+#define DNAN(expr) (isnan(a) || isnan(b) ? dnan(a, b, 0) : (expr))
+DALU(exec_dadd, DNAN(d->mod[0] ? vgpu_dround_add(a, b, d->mod[0]) : a + b))
+DALU(exec_dmul, DNAN(d->mod[0] ? vgpu_dround_mul(a, b, d->mod[0]) : a * b))
 DALU(exec_ddiv, d->mod[0] ? vgpu_dround_div(a, b, d->mod[0]) : a / b)
-DALU(exec_dmnmx, d->mod[0] == VGPU_MOD_MNMX_MIN ? fmin(a, b) : fmax(a, b))
+DALU(exec_dmnmx, dmnmx(a, b, d->mod[0]))
 
 EXEC(exec_dfma)
 {
