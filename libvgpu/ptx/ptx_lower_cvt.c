@@ -222,6 +222,8 @@ bool pl_cvt_ext(struct lower *L)
 	}
 	if (!cvt_types[dk].flt && !cvt_types[sk].flt && !*fl)
 		return false;
+	if (!cvt_types[dk].flt && cvt_types[sk].flt && (!*rnd || rnd[strlen(rnd) - 1] != 'I'))
+		return pl_lerr(L, "a float to integer conversion needs .rni, .rzi, .rmi or .rpi"), true;
 	ebits = cvt_types[dk].bits;
 	if (cvt_types[dk].x2 && !cvt_types[sk].x2 && in->nops == 3) {
 		/* two f32 sources: a's result in the upper part */
