@@ -191,7 +191,7 @@ enum vgpu_insn_id {
 };
 
 #define VGPU_ISA_MAX_OPS 5
-#define VGPU_ISA_MAX_MODS 3
+#define VGPU_ISA_MAX_MODS 4
 
 struct vgpu_isa_desc {
 	const char *mnemonic; /* before variable modifiers */
@@ -220,6 +220,8 @@ struct vgpu_isa_sreg {
 #define VGPU_ISA_MODS1(a) { VGPU_MG_##a }
 #define VGPU_ISA_MODS2(a, b) { VGPU_MG_##a, VGPU_MG_##b }
 #define VGPU_ISA_MODS3(a, b, c) { VGPU_MG_##a, VGPU_MG_##b, VGPU_MG_##c }
+#define VGPU_ISA_MODS4(a, b, c, d)                                             \
+	{ VGPU_MG_##a, VGPU_MG_##b, VGPU_MG_##c, VGPU_MG_##d }
 #define VGPU_ISA_K(k) VGPU_OPK_##k
 #define VGPU_ISA_OPS0() { 0 }
 #define VGPU_ISA_OPS1(a) { VGPU_ISA_K(a) }
@@ -239,6 +241,7 @@ struct vgpu_isa_sreg {
 #define MODS1 VGPU_ISA_MODS1
 #define MODS2 VGPU_ISA_MODS2
 #define MODS3 VGPU_ISA_MODS3
+#define MODS4 VGPU_ISA_MODS4
 #define OPS0 VGPU_ISA_OPS0
 #define OPS1 VGPU_ISA_OPS1
 #define OPS2 VGPU_ISA_OPS2
@@ -259,6 +262,7 @@ static const struct vgpu_isa_desc vgpu_isa_table[VGPU_I__COUNT] = {
 #undef MODS1
 #undef MODS2
 #undef MODS3
+#undef MODS4
 #undef OPS0
 #undef OPS1
 #undef OPS2
@@ -475,6 +479,25 @@ static inline unsigned vgpu_isa_mod(const uint64_t w[2], unsigned g)
 {
 	return (unsigned)vgpu_field_get(w, vgpu_isa_modgroups[g].pos,
 					vgpu_isa_modgroups[g].width);
+}
+
+/* A CVT type that takes a register pair: the 64-bit ones. */
+static inline int vgpu_isa_cvt_wide(unsigned type)
+{
+	return type == VGPU_MOD_CVTD_U64 || type == VGPU_MOD_CVTD_S64 ||
+	       type == VGPU_MOD_CVTD_F64;
+}
+
+/*
+ * vgpu_isa_pairs for the word @w itself: CVT's rd and ra are pairs when
+ * its destination or source type is 64-bit (CVTD and CVTS share values).
+ */
+static inline unsigned vgpu_isa_pairs_of(const uint64_t w[2], unsigned optype)
+{
+	if (optype != VGPU_OPT_CVT)
+		return vgpu_isa_pairs(optype);
+	return (vgpu_isa_cvt_wide(vgpu_isa_mod(w, VGPU_MG_CVTD)) ? VGPU_PAIR_RD : 0u) |
+	       (vgpu_isa_cvt_wide(vgpu_isa_mod(w, VGPU_MG_CVTS)) ? VGPU_PAIR_RA : 0u);
 }
 
 /*

@@ -44,7 +44,11 @@
 	E(MSCOPE, 89, 1, 0)   /* scope, default .CTA */                          \
 	E(RND, 92, 2, 0)      /* f32 rounding, default .RN (IEEE directions) */ \
 	E(IRND, 92, 2, 0)     /* F2I rounding to an integer, default .RZ */   \
-	E(FTZ, 94, 1, 0)      /* f32 subnormals flushed to zero: .FTZ */
+	E(FTZ, 94, 1, 0)      /* f32 subnormals flushed to zero: .FTZ */  \
+	E(CVTD, 80, 4, -1)    /* CVT destination type (extension) */          \
+	E(CVTS, 84, 4, -1)    /* CVT source type */                           \
+	E(CVTR, 88, 4, 0)     /* CVT rounding, default .RN */                 \
+	E(CVTF, 92, 3, 0)     /* CVT saturation, .FTZ, .RELU */
 
 /*
  * Modifier values.  E(GROUP, NAME, value); NAME is the spelling after the dot.
@@ -140,7 +144,53 @@
 	E(MSEMW, RELAXED, 1)                                                   \
 	E(MSEMX, RELAXED, 0)                                                   \
 	E(MSCOPE, CTA, 0)                                                      \
-	E(MSCOPE, CLUSTER, 1)
+	E(MSCOPE, CLUSTER, 1)                                                  \
+	E(CVTD, U8, 0)                                                \
+	E(CVTD, S8, 1)                                                \
+	E(CVTD, U16, 2)                                               \
+	E(CVTD, S16, 3)                                               \
+	E(CVTD, U32, 4)                                               \
+	E(CVTD, S32, 5)                                               \
+	E(CVTD, U64, 6)                                               \
+	E(CVTD, S64, 7)                                               \
+	E(CVTD, F16, 8)                                               \
+	E(CVTD, BF16, 9)                                              \
+	E(CVTD, F32, 10)                                              \
+	E(CVTD, F64, 11)                                              \
+	E(CVTD, TF32, 12)                                             \
+	E(CVTD, E4M3, 13)                                             \
+	E(CVTD, E5M2, 14)                                             \
+	E(CVTS, U8, 0)                                                \
+	E(CVTS, S8, 1)                                                \
+	E(CVTS, U16, 2)                                               \
+	E(CVTS, S16, 3)                                               \
+	E(CVTS, U32, 4)                                               \
+	E(CVTS, S32, 5)                                               \
+	E(CVTS, U64, 6)                                               \
+	E(CVTS, S64, 7)                                               \
+	E(CVTS, F16, 8)                                               \
+	E(CVTS, BF16, 9)                                              \
+	E(CVTS, F32, 10)                                              \
+	E(CVTS, F64, 11)                                              \
+	E(CVTS, TF32, 12)                                             \
+	E(CVTS, E4M3, 13)                                             \
+	E(CVTS, E5M2, 14)                                             \
+	E(CVTR, RN, 0)                                                \
+	E(CVTR, RZ, 1)                                                \
+	E(CVTR, RM, 2)                                                \
+	E(CVTR, RP, 3)                                                \
+	E(CVTR, RNA, 4)                                               \
+	E(CVTR, RNI, 5)                                               \
+	E(CVTR, RZI, 6)                                               \
+	E(CVTR, RMI, 7)                                               \
+	E(CVTR, RPI, 8)                                               \
+	E(CVTF, NONE, 0)                                              \
+	E(CVTF, SAT, 1)                                               \
+	E(CVTF, FTZ, 2)                                               \
+	E(CVTF, FTZ_SAT, 3)                                           \
+	E(CVTF, RELU, 4)                                              \
+	E(CVTF, SATFINITE, 5)                                         \
+	E(CVTF, RELU_SATFINITE, 6)
 
 /*
  * Optypes (field<0,8>).  E(NAME, value).  0x00 is never a valid optype, so
@@ -148,7 +198,8 @@
  *
  * Groups:
  *   0x01-0x3f  general purpose (0x29-0x2b: calls, an extension beside
- *              seed 002: CALL, RET, SALLOC)
+ *              seed 002: CALL, RET, SALLOC; 0x2e: CVT, conversions
+ *              between any two types, also an extension)
  *   0x40-0x4f  BCU: named barriers (seed 002)
  *   0x50-0x6f  mbarrier unit (MBAR.*)
  *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
@@ -199,6 +250,7 @@
 	E(CALL, 0x29)                                                          \
 	E(RET, 0x2a)                                                           \
 	E(SALLOC, 0x2b)                                                        \
+	E(CVT, 0x2e)                                                           \
 	E(BRA, 0x30)                                                           \
 	E(EXIT, 0x31)                                                          \
 	E(NANOSLEEP, 0x32)                                                     \
@@ -324,6 +376,8 @@
 	E(DRCP, "DRCP", DRCP, X, NOFIX, MODS1(RND), OPS2(RD, RA))                      \
 	E(L2D, "L2D", L2D, X, NOFIX, MODS2(ITYPE, RND), OPS2(RD, RA))                    \
 	E(D2L, "D2L", D2L, X, NOFIX, MODS2(ITYPE, IRND), OPS2(RD, RA))                    \
+	/* extension (docs/core.md "Conversions"): Rd (a pair if 64-bit) <- Ra */ \
+	E(CVT, "CVT", CVT, X, NOFIX, MODS4(CVTD, CVTS, CVTR, CVTF), OPS2(RD, RA))        \
 	E(LDG, "LDG", LDG, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
 	E(STG, "STG", STG, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
 	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \

@@ -35,7 +35,7 @@ static bool check_wide(const uint64_t w[2], const struct vgpu_isa_desc *d,
 		[VGPU_OPK_RB] = VGPU_PAIR_RB, [VGPU_OPK_RC] = VGPU_PAIR_RC,
 	};
 	const struct kind_info *k = &asm_kinds[kind];
-	bool pair = vgpu_isa_pairs(d->optype) & pair_bit[kind];
+	bool pair = vgpu_isa_pairs_of(w, d->optype) & pair_bit[kind];
 	unsigned n = pair ? 2 : data_regs(w, d);
 	unsigned r = (unsigned)vgpu_field_get(w, k->pos, k->width);
 	const char *bits;

@@ -133,6 +133,9 @@ void pl_mov_reg(struct lower *L, int d, int dpart, bool partial, int s, int spar
 void pl_add64(struct lower *L, int d, int a, int b, uint32_t imm);
 void pl_param_addr(struct lower *L, int d, int i, uint32_t add);
 const char *pl_int_mod(struct ptype t);
+/* cvt's float, saturating and packed forms (ptx_lower_cvt.c): false for
+ * the integer moves pl_cvt does itself */
+bool pl_cvt_ext(struct lower *L);
 
 /* real calls (ptx_call.c): the prologue's part; false on an error.
  * pl_call_hook: lowers call, a function's ret and the .param accesses

@@ -903,6 +903,7 @@ static void extend(struct lower *L, int d, int s, int spart, int bits, bool sign
 	pl_o_text(v, "0x%x", 32 - bits);
 }
 
+/* cvt between integers without .sat: moves and extensions (the rest: ptx_lower_cvt.c) */
 void pl_cvt(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -911,50 +912,11 @@ void pl_cvt(struct lower *L)
 	struct ptx_vinsn *v;
 	int d, sv, sp, lo;
 
-	if (!pl_want_ops(L, 2))
+	if (pl_cvt_ext(L) || !pl_want_ops(L, 2))
 		return;
-	if (!dt.bits || !st.bits)
-		return (void)pl_lerr(L, "cvt needs a destination and a source type");
-	if ((dt.flt && dt.bits != 32) || (st.flt && st.bits != 32))
-		return (void)pl_unsupported(L, "conversions of types other than f32");
 	d = pl_dst_reg(L, &in->ops[0], dt.bits == 64 ? PTX_R64 : PTX_R32);
 	if (d < 0)
 		return;
-	if (dt.flt || st.flt) {
-		/* the rounding to an integer (.rni .rzi .rmi .rpi) or of the
-		 * float (.rn .rz .rm .rp) the instruction names */
-		static const char *const irnd[] = { ".rni", ".rzi", ".rmi", ".rpi" };
-		static const char *const frnd[] = { ".rn", ".rz", ".rm", ".rp" };
-		static const char *const mod[] = { ".RN", ".RZ", ".RM", ".RP" };
-		int ri = -1, rf = -1;
-
-		for (int k = 0; k < 4; k++) {
-			if (pl_has_mod(in, irnd[k]))
-				ri = k;
-			if (pl_has_mod(in, frnd[k]))
-				rf = k;
-		}
-		if (dt.flt && st.flt) { /* f32 to an integral f32 */
-			if (ri < 0)
-				return (void)pl_unsupported(L, "f32 to f32 other than .rni .rzi .rmi .rpi");
-			v = pl_emit(L, "MUFU.RINT%s", ri ? mod[ri] : "");
-			pl_o_def(v, d, 0, false);
-			pl_use_src(L, v, s, 0);
-			return;
-		}
-		if (dt.bits == 64 || st.bits == 64 || dt.bits < 32 || st.bits < 32)
-			return (void)pl_unsupported(L, "float conversions of other than 32-bit integers");
-		if (dt.flt && rf < 0)
-			return (void)pl_lerr(L, "an integer to f32 conversion needs .rn, .rz, .rm or .rp");
-		if (st.flt && ri < 0)
-			return (void)pl_lerr(L, "an f32 to integer conversion needs .rni, .rzi, .rmi or .rpi");
-		/* I2F rounds to nearest and F2I toward zero unless told */
-		v = pl_emit(L, "%s.%s%s", dt.flt ? "I2F" : "F2I", pl_int_mod(dt.flt ? st : dt),
-			    dt.flt ? (rf ? mod[rf] : "") : (ri != 1 ? mod[ri] : ""));
-		pl_o_def(v, d, 0, false);
-		pl_use_src(L, v, s, 0);
-		return;
-	}
 	sv = pl_src_reg(L, s, 0, &sp);
 	lo = pl_new_vreg(L, 1);
 	/* the source's value in 32 bits */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * PTX lowering: f64 arithmetic on the DADD/DMUL/DFMA/DDIV/DSETP/DMNMX
- * instructions (a double in a register pair, low word first) and the
- * conversions F2D, D2F, I2D, D2I.  Round-to-nearest only; neg and abs
+ * instructions (a double in a register pair, low word first; conversions:
+ * ptx_lower_cvt.c).  Round-to-nearest only; neg and abs
  * work on the sign bit of the high word.  ptx_lower_alu.c hands every f64
  * form here (pl_f64()).
  */
@@ -31,20 +31,6 @@ static int pair_src(struct lower *L, const struct ptx_operand *o)
 		pl_o_def(v, p, part, part == 0);
 		pl_o_text(v, "0x%" PRIx32, (uint32_t)((uint64_t)o->imm >> (32 * part)));
 	}
-	return p;
-}
-
-/* @s with its sign flipped (@abs: cleared) into a new pair. */
-static int sign_op(struct lower *L, int s, bool abs)
-{
-	int p = pl_new_vreg(L, 2);
-	struct ptx_vinsn *v;
-
-	pl_mov_reg(L, p, 0, true, s, 0);
-	v = pl_emit(L, abs ? "LOP.AND" : "LOP.XOR");
-	pl_o_def(v, p, 1, false);
-	pl_o_use(v, s, 1);
-	pl_o_text(v, abs ? "0x7fffffff" : "0x80000000");
 	return p;
 }
 
@@ -144,157 +130,16 @@ static void approx_hi(struct lower *L, int d, int a, bool rsqrt)
 	}
 }
 
-/* The IRND modifier of a conversion to an integer: .rzi is the default. */
-static const char *int_rnd(const struct ptx_insn *in)
-{
-	return pl_has_mod(in, ".rni") ? ".RN" : pl_has_mod(in, ".rmi") ? ".RM" :
-	       pl_has_mod(in, ".rpi") ? ".RP" : "";
-}
-
-static bool int_rnd_given(const struct ptx_insn *in)
-{
-	return pl_has_mod(in, ".rni") || pl_has_mod(in, ".rzi") || pl_has_mod(in, ".rmi") ||
-	       pl_has_mod(in, ".rpi");
-}
-
-static bool flt_rnd_given(const struct ptx_insn *in)
-{
-	return pl_has_mod(in, ".rn") || pl_has_mod(in, ".rz") || pl_has_mod(in, ".rm") ||
-	       pl_has_mod(in, ".rp");
-}
-
-/*
- * cvt.rni|rzi|rmi|rpi.f64.f64: below 2^52 in magnitude through a 64-bit
- * integer (D2L in that rounding, L2D back: exact), with the source's sign
- * (rint keeps it: -0.3 gives -0); from 2^52 up, infinities and NaN the
- * value is its own.
- */
-static bool f64_rint(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	int d, a, t, y, s, c, ab, p;
-	struct ptx_vinsn *v;
-
-	if (!int_rnd_given(in))
-		return pl_lerr(L, "cvt.f64.f64 needs .rni, .rzi, .rmi or .rpi");
-	d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-	a = pair_src(L, &in->ops[1]);
-	if (d < 0 || a < 0)
-		return true;
-	t = pl_new_vreg(L, 2);
-	y = pl_new_vreg(L, 2);
-	s = pl_new_vreg(L, 1);
-	c = pl_new_vreg(L, 2);
-	ab = sign_op(L, a, true);
-	p = pl_new_vreg(L, 0);
-	v = pl_emit(L, "D2L.S32%s", int_rnd(in));
-	pl_o_def(v, t, 0, false);
-	pl_o_use(v, a, 0);
-	v = pl_emit(L, "L2D.S32");
-	pl_o_def(v, y, 0, false);
-	pl_o_use(v, t, 0);
-	v = pl_emit(L, "LOP.AND");
-	pl_o_def(v, s, 0, false);
-	pl_o_use(v, a, 1);
-	pl_o_text(v, "0x80000000");
-	v = pl_emit(L, "LOP.OR");
-	pl_o_def(v, y, 1, true);
-	pl_o_use(v, y, 1);
-	pl_o_use(v, s, 0);
-	/* p: |a| < 2^52 (false for NaN) */
-	v = pl_emit(L, "MOV");
-	pl_o_def(v, c, 0, true);
-	pl_o_text(v, "0x0");
-	v = pl_emit(L, "MOV");
-	pl_o_def(v, c, 1, false);
-	pl_o_text(v, "0x43300000");
-	v = pl_emit(L, "DSETP.LT");
-	pl_o_pdef(v, p);
-	pl_o_use(v, ab, 0);
-	pl_o_use(v, c, 0);
-	for (int w = 0; w < 2; w++) {
-		v = pl_emit(L, "SEL");
-		pl_o_def(v, d, w, w == 0);
-		pl_o_use(v, y, w);
-		pl_o_use(v, a, w);
-		pl_o_puse(v, p, false);
-	}
-	return true;
-}
-
-/* Conversions with an f64 side (cvt); true if @in was one. */
-static bool f64_cvt(struct lower *L, struct ptype dt, struct ptype st)
-{
-	const struct ptx_insn *in = L->in;
-	struct ptx_vinsn *v;
-	int d, s;
-
-	if (dt.flt && dt.bits == 64 && st.flt && st.bits == 64)
-		return f64_rint(L) || true;
-	if (dt.flt && dt.bits == 64) { /* F2D, I2D, L2D */
-		if (!st.flt && st.bits != 32 && st.bits != 64)
-			return pl_unsupported(L, "conversions of 8- or 16-bit integers to f64");
-		if (!st.flt && st.bits == 64 && !flt_rnd_given(in))
-			return pl_lerr(L, "a 64-bit integer to f64 conversion needs .rn, .rz, .rm or .rp"), true;
-		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		if (d < 0)
-			return true;
-		if (!st.flt && st.bits == 64) {
-			s = pair_src(L, &in->ops[1]);
-			if (s < 0)
-				return true;
-			v = pl_emit(L, "L2D.%s%s", st.sign ? "S32" : "U32", pl_f32_rnd(L));
-			pl_o_def(v, d, 0, false);
-			pl_o_use(v, s, 0);
-			return true;
-		}
-		v = pl_emit(L, st.flt ? "F2D" : st.sign ? "I2D.S32" : "I2D.U32");
-		pl_o_def(v, d, 0, false);
-		pl_use_src(L, v, &in->ops[1], 0);
-		return true;
-	}
-	/* from f64: D2F (.rn), D2I and D2L (.rzi) */
-	if (!dt.flt && dt.bits != 32 && dt.bits != 64)
-		return pl_unsupported(L, "conversions of f64 to 8- or 16-bit integers");
-	if (!dt.flt && dt.bits == 64) {
-		if (!int_rnd_given(in))
-			return pl_lerr(L, "an f64 to integer conversion needs .rni, .rzi, .rmi or .rpi"), true;
-		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		s = pair_src(L, &in->ops[1]);
-		if (d < 0 || s < 0)
-			return true;
-		v = pl_emit(L, "D2L.%s%s", dt.sign ? "S32" : "U32", int_rnd(in));
-		pl_o_def(v, d, 0, false);
-		pl_o_use(v, s, 0);
-		return true;
-	}
-	if (dt.flt && !flt_rnd_given(in))
-		return pl_lerr(L, "an f64 to f32 conversion needs .rn, .rz, .rm or .rp"), true;
-	if (!dt.flt && !int_rnd_given(in))
-		return pl_lerr(L, "an f64 to integer conversion needs .rni, .rzi, .rmi or .rpi"), true;
-	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
-	s = pair_src(L, &in->ops[1]);
-	if (d < 0 || s < 0)
-		return true;
-	if (dt.flt)
-		v = pl_emit(L, "D2F%s", pl_f32_rnd(L));
-	else
-		v = pl_emit(L, "D2I.%s%s", dt.sign ? "S32" : "U32", int_rnd(in));
-	pl_o_def(v, d, 0, false);
-	pl_o_use(v, s, 0);
-	return true;
-}
-
 bool pl_f64(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	const char *op = in->op;
-	struct ptype t = pl_type_of(in, 0), t2 = pl_type_of(in, 1);
+	struct ptype t = pl_type_of(in, 0);
 	struct ptx_vinsn *v;
 	int d, a, b, c;
 
 	static const char *const arith[] = { "add", "sub", "mul", "div", "fma", "mad", "min",
-					     "max", "setp", "neg", "abs", "cvt", "sqrt", "rcp",
+					     "max", "setp", "neg", "abs", "sqrt", "rcp",
 					     "rsqrt" };
 	bool mine = false;
 
@@ -302,11 +147,6 @@ bool pl_f64(struct lower *L)
 		mine |= !strcmp(op, arith[i]);
 	if (!mine) /* moves, loads, stores, selp: bits, the usual lowerers */
 		return false;
-	if (!strcmp(op, "cvt")) {
-		if (!((t.flt && t.bits == 64) || (t2.flt && t2.bits == 64)))
-			return false;
-		return f64_cvt(L, t, t2) || true;
-	}
 	if (!t.flt || t.bits != 64)
 		return false;
 	if (!strcmp(op, "setp")) { /* ordered and unordered forms: pl_fsetp */

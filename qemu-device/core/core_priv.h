@@ -535,6 +535,8 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store);
 VGPU_EXEC_PROTO(vgpu_exec_call);
 VGPU_EXEC_PROTO(vgpu_exec_ret);
 VGPU_EXEC_PROTO(vgpu_exec_salloc);
+/* conversions (cvt.c) */
+VGPU_EXEC_PROTO(vgpu_exec_cvt);
 /* Lanes @em of the current group go to their own pcs @pcs (sm.c) */
 void vgpu_warp_scatter(struct vgpu_warp *w, uint32_t em, const uint32_t *pcs);
 /* clusters (cluster.c) */

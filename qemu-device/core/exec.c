@@ -980,6 +980,7 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_DRCP] = { exec_drcp, true },
 	[VGPU_I_L2D] = { exec_l2d, true },
 	[VGPU_I_D2L] = { exec_d2l, true },
+	[VGPU_I_CVT] = { vgpu_exec_cvt, true },
 	[VGPU_I_F2I] = { exec_f2i, true },
 	[VGPU_I_I2F] = { exec_i2f, true },
 	[VGPU_I_LDG] = { vgpu_exec_ldg, false },

@@ -38,7 +38,7 @@ static enum reg_field operand_regs(const struct vgpu_isa_desc *desc,
 				   const uint64_t w[2], unsigned kind,
 				   unsigned *span)
 {
-	unsigned pairs = vgpu_isa_pairs(desc->optype);
+	unsigned pairs = vgpu_isa_pairs_of(w, desc->optype);
 
 	*span = 1;
 	switch (kind) {
