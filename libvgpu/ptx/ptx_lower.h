@@ -140,6 +140,9 @@ const char *pl_int_mod(struct ptype t);
 bool pl_call_setup(struct lower *L);
 void pl_call_data_base(struct lower *L, int d);
 bool pl_call_hook(struct lower *L);
+/* comparisons of every type (ptx_lower_cmp.c): setp, set, slct; false
+ * if @L->in is none of them */
+bool pl_cmp_hook(struct lower *L);
 
 /* the lowerers */
 void pl_activemask(struct lower *L);
