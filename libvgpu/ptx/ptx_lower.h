@@ -70,6 +70,8 @@ struct lower {
 	 * keeps a function's own (its RETs put it back) */
 	bool dyn_stack;
 	int fsp;
+	/* add.cc/addc...: the word holding CC.CF, plus 1 (0: none yet) */
+	int cc;
 };
 
 struct ptype {
@@ -143,6 +145,12 @@ bool pl_cvt_ext(struct lower *L);
 bool pl_call_setup(struct lower *L);
 void pl_call_data_base(struct lower *L, int d);
 bool pl_call_hook(struct lower *L);
+/* comparisons of every type (ptx_lower_cmp.c): setp, set, slct; false
+ * if @L->in is none of them */
+bool pl_cmp_hook(struct lower *L);
+/* integer and bit forms without a vGPU instruction of their own
+ * (ptx_lower_int.c); false if @L->in is none of them */
+bool pl_int_hook(struct lower *L);
 
 /* the lowerers */
 void pl_activemask(struct lower *L);

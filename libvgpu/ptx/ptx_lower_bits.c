@@ -372,7 +372,8 @@ static void bitfield_const32(struct lower *L)
 
 /*
  * bfe and bfi (PTX ISA 9.7.1.x) in general: 32 or 64 bits, position and
- * length (bits 0..7 of each) constant or in registers.  With msb the
+ * length (bits 0..7 of each; the whole words for 64 bits, as an H200
+ * computes them) constant or in registers.  With msb the
  * width - 1:
  *   bfe: bits [pos, min(pos + len, msb + 1)) of a, moved down; the bits
  *        above are 0 (.u) or the field's top bit a[min(pos + len - 1,
@@ -387,13 +388,18 @@ static void bitfield_general(struct lower *L, bool bfi, struct ptype t)
 {
 	const struct ptx_insn *in = L->in;
 	bool w64 = t.bits == 64;
-	int p = word_of(L, &in->ops[bfi ? 3 : 2], 0xff), n = word_of(L, &in->ops[bfi ? 4 : 3], 0xff);
+	uint32_t pmask = w64 ? 0xffffffffu : 0xff;
+	int p = word_of(L, &in->ops[bfi ? 3 : 2], pmask), n = word_of(L, &in->ops[bfi ? 4 : 3], pmask);
 	int a, b = -1, d = pl_dst_reg(L, &in->ops[0], w64 ? PTX_R64 : PTX_R32);
 	int words = w64 ? 2 : 1, m = pl_new_vreg(L, words), x = pl_new_vreg(L, words);
 	struct ptx_vinsn *v;
 
 	if (d < 0)
 		return;
+	if (w64) { /* all 32 bits count (an H200: pos or len 256 is past 63) */
+		ri(L, "IMNMX.MIN.U32", p, 0, false, p, 0, 64);
+		ri(L, "IMNMX.MIN.U32", n, 0, false, n, 0, 64);
+	}
 	if (w64) {
 		a = pair_of(L, &in->ops[1]);
 		if (bfi)

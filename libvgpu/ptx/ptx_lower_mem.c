@@ -331,8 +331,8 @@ static void use_or_rz(struct ptx_vinsn *v, int r, int rp)
  * (-1 none), @b the bound's register (-1: zero), @base/@off the address
  * in space @sp (SP_NONE: generic, both forms under @sh/@gl).
  */
-static void atom_incdec(struct lower *L, bool inc, enum space sp, int base, const char *off,
-			int d, int b, int bp, int sh, int gl)
+static void atom_incdec(struct lower *L, bool inc, bool fadd, enum space sp, int base,
+			const char *off, int d, int b, int bp, int sh, int gl)
 {
 	const struct ptx_insn *in = L->in;
 	int old = pl_new_vreg(L, 1), nw = pl_new_vreg(L, 1), prev = pl_new_vreg(L, 1);
@@ -342,7 +342,23 @@ static void atom_incdec(struct lower *L, bool inc, enum space sp, int base, cons
 	if (in->guard >= 0)
 		pl_bra_label(L, skip, in->guard, !in->guard_not);
 	for (int pass = 0; pass < 2; pass++) { /* the first read, then the CAS */
-		if (pass) {
+		if (pass && fadd) {
+			/* atom.add.f32 on global memory flushes subnormals, on
+			 * shared memory it does not (an H200's results) */
+			pl_put_label(L, loop);
+			for (int k = 0; k < 2; k++) {
+				bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
+
+				if (sp != SP_NONE && k)
+					break;
+				v = pl_emit(L, "FADD%s", shared ? "" : ".FTZ");
+				v->guard = sp == SP_NONE ? (shared ? sh : gl) : -1;
+				v->guard_not = false;
+				pl_o_def(v, nw, 0, false);
+				pl_o_use(v, old, 0);
+				use_or_rz(v, b, bp);
+			}
+		} else if (pass) {
 			pl_put_label(L, loop);
 			v = pl_emit(L, "ISETP.%s.U32", inc ? "GE" : "GT");
 			v->guard = -1;
@@ -413,6 +429,7 @@ void pl_atom(struct lower *L)
 	const char *op = NULL;
 	char off[PTX_NAME_MAX + 24], tail[40];
 	int base, d = -1, sh = -1, gl = -1, b, bp, c = -1, cp = 0;
+	bool fadd;
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (pl_has_mod(in, ops[i]))
@@ -421,7 +438,9 @@ void pl_atom(struct lower *L)
 		return (void)pl_unsupported(L, "atomic operation");
 	if (sp != SP_GLOBAL && sp != SP_SHARED && sp != SP_NONE)
 		return (void)pl_unsupported(L, "atomics other than .global, .shared and generic");
-	if (t.bits != 32 || t.flt)
+	fadd = t.flt && t.bits == 32 && !strcmp(op, ".add") && !pl_has_mod(in, ".v2") &&
+	       !pl_has_mod(in, ".v4");
+	if ((t.bits != 32 || t.flt) && !fadd)
 		return (void)pl_unsupported(L, "atomics on other than 32-bit integers");
 	if (in->nops != (red ? 2 : !strcmp(op, ".cas") ? 4 : 3))
 		return (void)pl_lerr(L, "wrong number of operands");
@@ -451,8 +470,10 @@ void pl_atom(struct lower *L)
 	if (!strcmp(op, ".inc") || !strcmp(op, ".dec")) {
 		if (t.sign)
 			return (void)pl_unsupported(L, "inc and dec are .u32 only");
-		return atom_incdec(L, !strcmp(op, ".inc"), sp, base, off, d, b, bp, sh, gl);
+		return atom_incdec(L, !strcmp(op, ".inc"), false, sp, base, off, d, b, bp, sh, gl);
 	}
+	if (fadd)
+		return atom_incdec(L, false, true, sp, base, off, d, b, bp, sh, gl);
 	for (int k = 0; k < 2; k++) {
 		bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
 		struct ptx_vinsn *v;

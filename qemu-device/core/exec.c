@@ -173,13 +173,13 @@ INL uint32_t fmnmx(uint32_t a, uint32_t b, unsigned op)
 }
 
 /*
- * Integer division as PTX leaves it to the machine: x / 0 is all ones,
- * x % 0 is x; INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0.
+ * Integer division as PTX leaves it to the machine, as an H200 computes
+ * it: x / 0 and x % 0 are all ones; INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0.
  */
 INL uint32_t idiv(uint32_t a, uint32_t b, unsigned type, bool rem)
 {
 	if (!b)
-		return rem ? a : 0xffffffffu;
+		return 0xffffffffu;
 	if (type == VGPU_MOD_ITYPE_S32) {
 		int32_t x = (int32_t)a, y = (int32_t)b;
 
@@ -617,12 +617,12 @@ INL uint32_t d2i(double x, unsigned type)
 
 /*
  * IDIV64/IREM64 (.U32: unsigned, .S32: signed 64-bit integers in pairs),
- * with IDIV's rules: x / 0 is all ones, x % 0 is x, INT64_MIN / -1 wraps.
+ * with IDIV's rules: x / 0 and x % 0 are all ones, INT64_MIN / -1 wraps.
  */
 INL uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
 {
 	if (!b)
-		return rem ? a : ~0ull;
+		return ~0ull;
 	if (type == VGPU_MOD_ITYPE_S32) {
 		int64_t x = (int64_t)a, y = (int64_t)b;
 

@@ -167,7 +167,7 @@ TEST(float_alu_and_conversions)
 }
 
 /*
- * IDIV/IREM (x / 0 all ones, x % 0 = x, INT_MIN / -1 wraps), FDIV
+ * IDIV/IREM (x / 0 and x % 0 all ones, as an H200 computes them; INT_MIN / -1 wraps), FDIV
  * (IEEE, round to nearest) and MUFU (rcp and sqrt correctly rounded).
  */
 TEST(division_and_multi_function_unit)
@@ -205,10 +205,10 @@ TEST(division_and_multi_function_unit)
 		int32_t sa = (int32_t)a[t], sb = (int32_t)b[t];
 		float fa = (float)sa, fb = (float)sb;
 		uint32_t udiv = b[t] ? a[t] / b[t] : 0xffffffffu;
-		uint32_t urem = b[t] ? a[t] % b[t] : a[t];
+		uint32_t urem = b[t] ? a[t] % b[t] : 0xffffffffu;
 		uint32_t sdiv = !sb ? 0xffffffffu : (sa == INT32_MIN && sb == -1) ? a[t] :
 						      (uint32_t)(sa / sb);
-		uint32_t srem = !sb ? a[t] : (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb);
+		uint32_t srem = !sb ? 0xffffffffu : (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb);
 
 		EXPECT_EQ(udiv, kt_word(&k, t)) TH_LOG("lane %u", t);
 		EXPECT_EQ(sdiv, kt_word(&k, 64 + t)) TH_LOG("lane %u", t);
@@ -223,7 +223,7 @@ TEST(division_and_multi_function_unit)
 	}
 	/* the edges, spelled out */
 	EXPECT_EQ(0xffffffffu, kt_word(&k, 3));       /* 7 / 0 */
-	EXPECT_EQ(7u, kt_word(&k, 128 + 3));          /* 7 % 0 */
+	EXPECT_EQ(0xffffffffu, kt_word(&k, 128 + 3)); /* 7 % 0 */
 	EXPECT_EQ(0x80000000u, kt_word(&k, 64 + 2));  /* INT_MIN / -1 */
 	EXPECT_EQ(0u, kt_word(&k, 192 + 2));          /* INT_MIN % -1 */
 	EXPECT_EQ(0xfffffffeu, kt_word(&k, 64 + 1));  /* -7 / 3 = -2 */
