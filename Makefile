@@ -104,6 +104,15 @@ LIB_VER := $(BUILD)/libvgpu.ver
 # The archive's former name (tests/selftests/vgpu links it): the same archive.
 ASM_LIB := $(BUILD)/libvgpu-asm.a
 
+# libcuda.so.1: the CUDA driver API over libvgpu (libvgpu/cuda/, docs/cuda.md).
+# It links libvgpu.so.2, found beside it ($$ORIGIN, in build/) or one
+# directory up (installed in $(LIBDIR)/vgpu-cuda/, so that it shadows no
+# system libcuda); it exports only the cu* entry points.
+CUDA_SRCS := $(wildcard libvgpu/cuda/*.c)
+CUDA_OBJS := $(CUDA_SRCS:%.c=$(BUILD)/pic/%.o)
+CUDA_SO := $(BUILD)/libcuda.so.1
+CUDA_LIBDIR := $(LIBDIR)/vgpu-cuda
+
 # Installed headers: the public API and the uAPI headers it includes.
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
@@ -111,7 +120,7 @@ PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 .PHONY: all check check-host bench run clean qemu qtests check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins shell install install-files uninstall \
 	examples deps
-all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(TOOLS) $(EXAMPLES)
+all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(TOOLS) $(EXAMPLES)
 
 # Objects made on the way to a program are kept (no rebuild next time).
 .SECONDARY:
@@ -154,6 +163,11 @@ $(LIB_SO): $(PIC_OBJS) $(LIB_VER)
 
 $(LIB_SO_LINK): $(LIB_SO)
 	ln -sf $(notdir $<) $@
+
+$(CUDA_SO): $(CUDA_OBJS) $(LIB_SO) libvgpu/cuda/libcuda.ver
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,libcuda.so.1 \
+		-Wl,--version-script=libvgpu/cuda/libcuda.ver -Wl,-z,defs \
+		-Wl,-rpath,'$$ORIGIN:$$ORIGIN/..' -o $@ $(CUDA_OBJS) $(LIB_SO) -lzstd -lpthread
 
 # Tools, tests and benchmarks link the static archive.  A tool links its
 # own object and those of its directory, when it has one.
