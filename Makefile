@@ -281,6 +281,44 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
+# The driver-API tests: tests/cuda/*.cu compiled by nvcc (CUDA 13 at
+# /usr/local/cuda, DESIGN.md) into $(BUILD)/cuda: PTX, a fatbin with
+# zstd-compressed PTX and SASS, one with uncompressed PTX, one with SASS
+# only and a cubin (the last two must be refused).  test_cuda includes our
+# cuda.h, test_cuda_abi the same source with NVIDIA's; both link
+# libcuda.so.1 only.
+NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),nvcc)
+CUDA_INCLUDE ?= /usr/local/cuda/include
+CUDA_GENCODE := -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]'
+CUDA_TEST_DIR := $(BUILD)/cuda
+CUDA_TEST_CU := $(wildcard tests/cuda/*.cu)
+CUDA_TEST_DATA := $(CUDA_TEST_CU:tests/cuda/%.cu=$(CUDA_TEST_DIR)/%.ptx) \
+	$(addprefix $(CUDA_TEST_DIR)/kernels.,fatbin nc.fatbin sass.fatbin cubin)
+$(CUDA_TEST_DIR)/%.ptx: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -arch=sm_90a -ptx -o $@ $<
+$(CUDA_TEST_DIR)/%.nc.fatbin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin --no-compress $(CUDA_GENCODE) -o $@ $<
+$(CUDA_TEST_DIR)/%.sass.fatbin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_90a,code=sm_90a -o $@ $<
+$(CUDA_TEST_DIR)/%.fatbin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin $(CUDA_GENCODE) -o $@ $<
+$(CUDA_TEST_DIR)/%.cubin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -arch=sm_90a -o $@ $<
+CUDA_TESTS := $(BUILD)/tests/test_cuda $(BUILD)/tests/test_cuda_abi
+$(CUDA_TESTS:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.o): \
+	CPPFLAGS += -DCUDA_TEST_DIR='"$(abspath $(CUDA_TEST_DIR))"'
+$(BUILD)/tests/unit/test_cuda.o: CPPFLAGS += -Ilibvgpu/cuda
+$(BUILD)/tests/unit/test_cuda_abi.o: CPPFLAGS += -isystem $(CUDA_INCLUDE)
+$(CUDA_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CUDA_SO) $(CUDA_TEST_DATA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CUDA_SO) \
+		-Wl,-rpath,$(abspath $(BUILD)) -lm -lpthread
+
 # The library as installed: symbols, make install, pkg-config, the C
 # example built against the installed copy (tests/unit/test_install.sh).
 # A wrapper, so that scripts/run-tests.sh runs it like the other tests.

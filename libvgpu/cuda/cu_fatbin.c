@@ -37,7 +37,7 @@
 
 static const char gencode_hint[] =
 	"rebuild with nvcc -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
-	"(-arch=sm_90a alone embeds only SASS, which vGPU cannot run)";
+	"(code=sm_90a alone embeds only SASS, which vGPU cannot run)";
 
 static uint64_t rd(const uint8_t *p, unsigned int n)
 {

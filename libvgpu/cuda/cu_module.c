@@ -88,12 +88,13 @@ static CUresult parse_globals(struct CUmod_st *m, const char *text)
 	uint64_t off = 0;
 	unsigned int cap = 0;
 
-	for (const char *p = text; (p = strstr(p, "\n.global ")); p++) {
+	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		unsigned long size, align;
 		char name[128];
 		struct cuv_global *g;
 
-		if (sscanf(p, "\n.global g%*u, %lu, %lu ; // %127s", &size, &align, name) != 3)
+		if (strncmp(p, ".global ", 8) ||
+		    sscanf(p, ".global g%*u, %lu, %lu ; // %127s", &size, &align, name) != 3)
 			continue;
 		off = (off + align - 1) & ~(uint64_t)(align - 1);
 		if (m->nglobals == cap) {

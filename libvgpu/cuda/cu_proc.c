@@ -42,8 +42,8 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, int numParam
 	X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)             \
 	X(cuTensorMapEncodeTiled) X(cuTensorMapEncodeIm2col)
 
-#define STR(n) #n
-#define ENTRY(n) { STR(n), (void *)n },
+/* #n: the API name as written, before cuda.h maps it to its versioned symbol */
+#define ENTRY(n) { #n, (void *)n },
 static const struct {
 	const char *name;
 	void *fn;
