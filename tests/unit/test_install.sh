@@ -19,9 +19,15 @@
 #   example_static   the same linked with libvgpu.a and
 #                    `pkg-config --static --libs vgpu`
 #   tools_installed  the installed vgpu-run runs a kernel, vgpu-info lists
+#   cuda_library     libcuda.so.1: SONAME libcuda.so.1, exports only cu*
+#                    symbols, and every function cuda.h declares (by its
+#                    versioned name, cuMemAlloc -> cuMemAlloc_v2)
+#   cuda_example     examples/cuda/drv_saxpy.c built with `pkg-config
+#                    --cflags --libs vgpu-cuda` against the installed copy
+#                    runs on the installed libcuda.so.1 (sim backend)
 #   uninstall        `make uninstall` removes every installed file
 #
-# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..8",
+# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..10",
 # "ok N NAME" or "not ok N NAME" per test with diagnostics as "# " lines,
 # and last "# Totals: pass:N fail:N xfail:0 xpass:0 skip:0 error:0"
 # (scripts/run-tests.sh counts that line).  Exits non-zero on a failure.
@@ -52,7 +58,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 export VGPU_BACKEND=sim
 
 tests=(symbols soname install header_alone example_shared example_static
-	tools_installed uninstall)
+	tools_installed cuda_library cuda_example uninstall)
 pass=0
 fail=0
 n=0
@@ -95,7 +101,8 @@ for f in lib/libvgpu.a lib/libvgpu.so.2 lib/libvgpu.so \
 	lib/pkgconfig/vgpu.pc include/vgpu/vgpu.h include/vgpu/vgpu_hw.h \
 	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
 	include/vgpu/vgpu_drm.h bin/vgpu-run bin/vgpu-info bin/vgpu-as \
-	bin/vgpu-objdump; do
+	bin/vgpu-objdump lib/vgpu-cuda/libcuda.so.1 lib/vgpu-cuda/libcuda.so \
+	lib/pkgconfig/vgpu-cuda.pc include/vgpu/cuda/cuda.h; do
 	[[ -e $prefix/$f ]] || { echo "# not installed: $f"; st=1; }
 done
 [[ -e $prefix/include/vgpu/vgpu_asm.h ]] &&
@@ -163,6 +170,41 @@ out=$("$prefix/bin/vgpu-run" --backend sim --block 4 --buffer o:16 --dump o \
 "$prefix/bin/vgpu-info" --backend sim 2>&1 >/dev/null | diag
 ((PIPESTATUS[0] == 0)) || { echo "# vgpu-info failed"; st=1; }
 result tools_installed $st
+
+st=0
+cuda_so=$build/libcuda.so.1
+soname=$(readelf -d "$cuda_so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ $soname == libcuda.so.1 ]] || { echo "# libcuda SONAME '$soname'"; st=1; }
+nm -D --defined-only "$cuda_so" | awk '{ print $3 }' | sort >"$tmp/cuda.exported"
+others=$(grep -v '^cu' "$tmp/cuda.exported")
+[[ -z $others ]] || { diag <<<"exported but not cu*: $others"; st=1; }
+# each function of cuda.h, mapped through its #define to the versioned name
+sed -n 's/^#define \(cu[A-Za-z0-9]*\) \(cu[A-Za-z0-9_]*\)$/s|^\1$|\2|/p' \
+	libvgpu/cuda/cuda.h >"$tmp/cuda.map"
+awk '/^CUresult CUDAAPI cu/ { sub(/^CUresult CUDAAPI /, ""); sub(/\(.*/, ""); print }' \
+	libvgpu/cuda/cuda.h | sed -f "$tmp/cuda.map" | sort >"$tmp/cuda.declared"
+missing=$(comm -23 "$tmp/cuda.declared" "$tmp/cuda.exported")
+[[ -z $missing ]] || { diag <<<"declared in cuda.h, not exported: $missing"; st=1; }
+echo "# libcuda.so.1 exports $(wc -l <"$tmp/cuda.exported") entry points"
+result cuda_library $st
+
+st=0
+cuda_cflags=$(pkg-config --cflags vgpu-cuda) || cuda_cflags=MISSING
+cuda_libs=$(pkg-config --libs vgpu-cuda) || cuda_libs=MISSING
+echo "# pkg-config --cflags --libs vgpu-cuda: $cuda_cflags $cuda_libs"
+# shellcheck disable=SC2086
+out=$($CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cuda_cflags -o "$tmp/drv_saxpy" \
+	examples/cuda/drv_saxpy.c $cuda_libs -lm 2>&1) || { diag <<<"$out"; st=1; }
+if ((st == 0)); then
+	"$tmp/drv_saxpy" >"$tmp/drv.out" 2>&1 || st=1
+	grep -q '^drv_saxpy: PASS' "$tmp/drv.out" || st=1
+	((st == 0)) || diag <"$tmp/drv.out"
+	grep -q <<<"$(ldd "$tmp/drv_saxpy")" "$prefix/lib/vgpu-cuda/libcuda.so.1" ||
+		{ echo "# drv_saxpy did not load $prefix/lib/vgpu-cuda/libcuda.so.1"; st=1; }
+	grep -q <<<"$(ldd "$tmp/drv_saxpy")" "$prefix/lib/vgpu-cuda/../libvgpu.so.2" ||
+		{ echo "# the installed libcuda.so.1 did not load the installed libvgpu.so.2"; st=1; }
+fi
+result cuda_example $st
 
 st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
