@@ -837,4 +837,101 @@ TEST(a_faulting_kernel_in_the_primary_context_and_its_reset)
 	CU(cuDevicePrimaryCtxRelease(0));
 }
 
+TEST(an_unknown_backend_means_no_device)
+{
+	int n = -1;
+
+	setenv("VGPU_BACKEND", "nonesuch", 1);
+	EXPECT_CU(CUDA_ERROR_NO_DEVICE, cuInit(0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuDeviceGetCount(&n));
+}
+
+TEST_F(cu, many_launches_on_one_stream_stay_in_order)
+{
+	enum { N = 256, LAUNCHES = 600 };
+	int host[N], n = N, one = 1, three = 3, zero = 0;
+	CUdeviceptr p;
+	CUfunction f;
+	CUstream s;
+	void *inc[] = { &p, &n, &one, &one }, *triple[] = { &p, &n, &three, &zero };
+
+	/* more launches than the driver's job history (256) between waits */
+	CU(cuModuleGetFunction(&f, self->mod, "mul_add"));
+	CU(cuStreamCreate(&s, 0));
+	CU(cuMemAlloc(&p, sizeof(host)));
+	CU(cuMemsetD32Async(p, 0, N, s));
+	for (int i = 0; i < LAUNCHES; i++)
+		CU(cuLaunchKernel(f, N / 64, 1, 1, 64, 1, 1, 0, s, i == LAUNCHES / 2 ? triple : inc,
+				  NULL));
+	CU(cuMemcpyDtoHAsync(host, p, sizeof(host), s));
+	CU(cuStreamSynchronize(s));
+	/* (LAUNCHES / 2 increments) * 3, then LAUNCHES / 2 - 1 more */
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(LAUNCHES / 2 * 3 + LAUNCHES / 2 - 1, host[i]);
+	CU(cuStreamDestroy(s));
+	CU(cuMemFree(p));
+}
+
+struct worker {
+	CUcontext ctx;
+	CUfunction f;
+	int id;
+	int result[64];
+	CUresult r;
+};
+
+static void *worker_main(void *p)
+{
+	struct worker *w = p;
+	int n = 64, two = 2, add = w->id;
+	CUdeviceptr d;
+	CUstream s;
+	void *params[] = { &d, &n, &two, &add };
+	CUresult r;
+
+	r = cuCtxSetCurrent(w->ctx);
+	if (!r)
+		r = cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	if (!r)
+		r = cuMemAlloc(&d, sizeof(w->result));
+	if (!r)
+		r = cuMemsetD32Async(d, 1, 64, s);
+	for (int i = 0; !r && i < 10; i++)
+		r = cuLaunchKernel(w->f, 1, 1, 1, 64, 1, 1, 0, s, params, NULL);
+	if (!r)
+		r = cuMemcpyDtoHAsync(w->result, d, sizeof(w->result), s);
+	if (!r)
+		r = cuStreamSynchronize(s);
+	if (!r)
+		r = cuStreamDestroy(s);
+	if (!r)
+		r = cuMemFree(d);
+	w->r = r;
+	return NULL;
+}
+
+TEST_F(cu, threads_share_a_context)
+{
+	enum { T = 4 };
+	struct worker w[T];
+	pthread_t th[T];
+	CUfunction f;
+
+	CU(cuModuleGetFunction(&f, self->mod, "mul_add"));
+	for (int i = 0; i < T; i++) {
+		w[i] = (struct worker){ .ctx = self->ctx, .f = f, .id = i };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, worker_main, &w[i]));
+	}
+	for (int i = 0; i < T; i++) {
+		int want = 1;
+
+		pthread_join(th[i], NULL);
+		EXPECT_CU(CUDA_SUCCESS, w[i].r);
+		for (int k = 0; k < 10; k++)
+			want = want * 2 + i;
+		for (int j = 0; j < 64; j++)
+			ASSERT_EQ(want, w[i].result[j]);
+	}
+}
+
 TEST_HARNESS_MAIN
