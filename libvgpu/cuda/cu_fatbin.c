@@ -20,6 +20,7 @@
  * decompresses it.  The PTX chosen is the entry for architecture 90, else
  * the newest PTX below it, else any.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,21 @@ static CUresult decompress(const uint8_t *payload, uint64_t bytes, uint64_t flag
 	return CUDA_SUCCESS;
 }
 
+/*
+ * Does @p start with the 4-byte @magic?  Byte by byte, stopping at the
+ * first difference: a short NUL-terminated PTX string is never read past
+ * its end.
+ */
+static bool has_magic(const uint8_t *p, uint32_t magic)
+{
+	for (unsigned int i = 0; i < 4; i++)
+		if (p[i] != (uint8_t)(magic >> (8 * i)))
+			return false;
+	return true;
+}
+
+#define ELF_MAGIC 0x464c457fu /* "\x7fELF" */
+
 CUresult cuv_fatbin_ptx(const void *image, size_t size, char **ptx, size_t *len)
 {
 	const uint8_t *p = image, *best = NULL;
@@ -109,18 +125,18 @@ CUresult cuv_fatbin_ptx(const void *image, size_t size, char **ptx, size_t *len)
 
 	if (size && size < 16)
 		return CUDA_ERROR_NOT_FOUND;
-	if (rd(p, 4) == WRAPPER_MAGIC) {
+	if (has_magic(p, WRAPPER_MAGIC)) {
 		p = (const uint8_t *)(uintptr_t)rd(p + 8, 8);
 		size = 0;
 		if (!p)
 			return CUDA_ERROR_INVALID_IMAGE;
 	}
-	if (!memcmp(p, "\x7f" "ELF", 4)) {
+	if (has_magic(p, ELF_MAGIC)) {
 		cuv_warn("the image is a cubin (machine code for NVIDIA GPUs), with no PTX: %s",
 			 gencode_hint);
 		return CUDA_ERROR_NO_BINARY_FOR_GPU;
 	}
-	if (rd(p, 4) != FATBIN_MAGIC)
+	if (!has_magic(p, FATBIN_MAGIC))
 		return CUDA_ERROR_NOT_FOUND;
 	hsize = (unsigned int)rd(p + 6, 2);
 	total = rd(p + 8, 8);

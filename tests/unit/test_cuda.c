@@ -318,6 +318,7 @@ TEST_F(cu, module_errors)
 	EXPECT_CU(CUDA_ERROR_FILE_NOT_FOUND, cuModuleLoad(&m, "/nonexistent/k.ptx"));
 	EXPECT_CU(CUDA_ERROR_INVALID_PTX, cuModuleLoadDataEx(&m, bad_ptx, 2, opts, vals));
 	EXPECT_NE(NULL, strstr(log, "frobnicate"));
+	EXPECT_CU(CUDA_ERROR_INVALID_PTX, cuModuleLoadData(&m, "x")); /* short: no overread */
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuModuleLoadData(&m, NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuModuleLoadData(NULL, bad_ptx));
 	EXPECT_CU(CUDA_ERROR_NOT_FOUND, cuModuleGetFunction(&f, self->mod, "no_such_kernel"));
