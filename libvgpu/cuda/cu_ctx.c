@@ -349,6 +349,33 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 	return CUDA_SUCCESS;
 }
 
+/* vGPU has no L1 to trade against shared memory: kept, changes nothing. */
+CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
+{
+	struct CUctx_st *ctx;
+	CUresult r = cuv_current(&ctx);
+
+	if (r)
+		return r;
+	if ((unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	ctx->cache_config = config;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
+{
+	struct CUctx_st *ctx;
+	CUresult r;
+
+	if (!pconfig)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = cuv_current(&ctx);
+	if (!r)
+		*pconfig = ctx->cache_config;
+	return r;
+}
+
 /* ---- primary contexts ---- */
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)

@@ -165,3 +165,20 @@ CUresult cuv_fatbin_ptx(const void *image, size_t size, char **ptx, size_t *len)
 	return decompress(best + rd(best + 4, 4), rd(best + 8, 8), rd(best + 0x28, 8),
 			  rd(best + 0x10, 4), rd(best + 0x38, 8), ptx, len);
 }
+
+CUresult cuv_image_ptx(const void *image, size_t size, char **ptx, size_t *len)
+{
+	CUresult r = cuv_fatbin_ptx(image, size, ptx, len);
+	size_t n;
+
+	if (r != CUDA_ERROR_NOT_FOUND)
+		return r;
+	n = strnlen(image, size ? size : SIZE_MAX); /* not a fatbin: PTX text */
+	*ptx = malloc(n + 1);
+	if (!*ptx)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memcpy(*ptx, image, n);
+	(*ptx)[n] = '\0';
+	*len = n;
+	return CUDA_SUCCESS;
+}

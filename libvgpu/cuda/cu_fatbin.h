@@ -18,4 +18,10 @@
  */
 CUresult cuv_fatbin_ptx(const void *image, size_t size, char **ptx, size_t *len);
 
+/*
+ * The PTX of any image cuModuleLoadData takes: a fatbin's as above, else
+ * the image itself as NUL-terminated text (a malloc'd copy either way).
+ */
+CUresult cuv_image_ptx(const void *image, size_t size, char **ptx, size_t *len);
+
 #endif /* CU_FATBIN_H */

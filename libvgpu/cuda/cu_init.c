@@ -297,6 +297,24 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 
+/* "0000:00:03.0" for a drm device, a made-up slot past the bus for sim */
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+	struct cuv_device *d;
+	CUresult r;
+
+	if (!pciBusId || len <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = cuv_device(dev, &d);
+	if (r)
+		return r;
+	if (d->info.pci_slot[0])
+		snprintf(pciBusId, (size_t)len, "%s", d->info.pci_slot);
+	else
+		snprintf(pciBusId, (size_t)len, "0000:ff:%02x.0", (unsigned int)dev);
+	return CUDA_SUCCESS;
+}
+
 /* The device's memory: what VA space it offers, at most 64 GiB. */
 static uint64_t total_mem(const struct cuv_device *d)
 {

@@ -133,6 +133,11 @@ static CUresult launch(CUfunction f, const struct launch *l, void **params, void
 
 	if (r)
 		return r;
+	if (f && !cuv_handle_ok(f, CUV_FUNC) && cuv_handle_ok(f, CUV_KERNEL)) {
+		r = cuv_kernel_function((CUkernel)f, &f); /* a CUkernel for a CUfunction */
+		if (r)
+			return r;
+	}
 	if (!f || !cuv_handle_ok(f, CUV_FUNC))
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (f->mod->ctx != ctx)

@@ -147,8 +147,8 @@ void cuv_modules_free(struct CUctx_st *ctx)
 }
 
 /* PTX text -> a module of the current context. */
-static CUresult load_ptx(const char *ptx, size_t len, const char *name, char *errlog,
-			 size_t errlen, struct CUmod_st **out)
+CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
+			     size_t errlen, struct CUmod_st **out)
 {
 	struct CUctx_st *ctx;
 	struct CUmod_st *m;
@@ -243,15 +243,33 @@ static CUresult load_image(CUmodule *module, const void *image, size_t size_hint
 
 	if (!module || !image)
 		return CUDA_ERROR_INVALID_VALUE;
-	r = cuv_fatbin_ptx(image, size_hint, &ptx, &len);
-	if (r == CUDA_ERROR_NOT_FOUND) /* not a fatbin: PTX text */
-		return load_ptx(image, strnlen(image, size_hint ? size_hint : SIZE_MAX), name,
-				errlog, errlen, module);
+	r = cuv_image_ptx(image, size_hint, &ptx, &len);
 	if (r)
 		return r;
-	r = load_ptx(ptx, len, name, errlog, errlen, module);
+	r = cuv_module_from_ptx(ptx, len, name, errlog, errlen, module);
 	free(ptx);
 	return r;
+}
+
+CUresult cuv_jit_options(unsigned int n, const CUjit_option *options, void **values,
+			 char **errlog, size_t *errlen)
+{
+	*errlog = NULL;
+	*errlen = 0;
+	if (n && (!options || !values))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (unsigned int i = 0; i < n; i++) {
+		if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
+			*errlog = values[i];
+		else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+			*errlen = (size_t)(uintptr_t)values[i];
+		else if ((int)options[i] < 0 || options[i] >= CU_JIT_NUM_OPTIONS)
+			return CUDA_ERROR_INVALID_VALUE;
+		/* the others tune a compiler vGPU does not have: accepted */
+	}
+	if (*errlog && *errlen)
+		(*errlog)[0] = '\0';
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
@@ -262,23 +280,11 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
 				    CUjit_option *options, void **optionValues)
 {
-	char *errlog = NULL;
-	size_t errlen = 0;
+	char *errlog;
+	size_t errlen;
+	CUresult r = cuv_jit_options(numOptions, options, optionValues, &errlog, &errlen);
 
-	if (numOptions && (!options || !optionValues))
-		return CUDA_ERROR_INVALID_VALUE;
-	for (unsigned int i = 0; i < numOptions; i++) {
-		if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
-			errlog = optionValues[i];
-		else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-			errlen = (size_t)(uintptr_t)optionValues[i];
-		else if ((int)options[i] < 0 || options[i] >= CU_JIT_NUM_OPTIONS)
-			return CUDA_ERROR_INVALID_VALUE;
-		/* the others tune a compiler vGPU does not have: accepted */
-	}
-	if (errlog && errlen)
-		errlog[0] = '\0';
-	return load_image(module, image, 0, "<image>", errlog, errlen);
+	return r ? r : load_image(module, image, 0, "<image>", errlog, errlen);
 }
 
 CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
@@ -508,4 +514,27 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *
 	if (paramSize)
 		*paramSize = func->param_size[paramIndex];
 	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+	CUresult r;
+
+	if (!hmod)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = func_ok(hfunc);
+	if (!r)
+		*hmod = hfunc->mod;
+	return r;
+}
+
+/* vGPU has no L1 to trade against shared memory: accepted, changes nothing. */
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+	CUresult r = func_ok(hfunc);
+
+	if (r)
+		return r;
+	return (unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_ERROR_INVALID_VALUE :
+								  CUDA_SUCCESS;
 }

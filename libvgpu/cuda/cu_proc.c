@@ -40,7 +40,14 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, int numParam
 	X(cuStreamDestroy) X(cuEventCreate) X(cuEventRecord) X(cuEventQuery)           \
 	X(cuEventSynchronize) X(cuEventDestroy) X(cuEventElapsedTime)                  \
 	X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)             \
-	X(cuTensorMapEncodeTiled) X(cuTensorMapEncodeIm2col)
+	X(cuTensorMapEncodeTiled) X(cuTensorMapEncodeIm2col) X(cuDeviceGetPCIBusId)        \
+	X(cuCtxGetCacheConfig) X(cuCtxSetCacheConfig) X(cuFuncGetModule)               \
+	X(cuFuncSetCacheConfig) X(cuLibraryLoadData) X(cuLibraryLoadFromFile)          \
+	X(cuLibraryUnload) X(cuLibraryGetKernel) X(cuLibraryGetKernelCount)            \
+	X(cuLibraryEnumerateKernels) X(cuLibraryGetModule) X(cuLibraryGetGlobal)       \
+	X(cuKernelGetFunction) X(cuKernelGetLibrary) X(cuKernelGetName)                \
+	X(cuKernelGetAttribute) X(cuKernelSetAttribute) X(cuKernelGetParamInfo)        \
+	X(cuStreamGetId) X(cuLaunchHostFunc) X(cuStreamAddCallback)
 
 /* #n: the API name as written, before cuda.h maps it to its versioned symbol */
 #define ENTRY(n) { #n, (void *)n },

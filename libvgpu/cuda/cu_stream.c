@@ -13,11 +13,15 @@
  * point of its stream's last launch when it was recorded.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cuda_priv.h"
+
+/* stream ids are unique in the process, as CUDA's */
+static atomic_ullong next_stream_id = 1;
 
 static uint64_t now_ns(void)
 {
@@ -52,6 +56,7 @@ CUresult cuv_stream_new(struct CUctx_st *ctx, unsigned int flags, int priority, 
 	s->priority = clamp_priority(priority);
 	s->is_null = is_null;
 	s->refs = 1;
+	s->id = atomic_fetch_add(&next_stream_id, 1);
 	ret = vgpu_syncobj_new(ctx->dev, 0, &s->tl);
 	if (ret) {
 		free(s);
@@ -473,6 +478,60 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
 			     hEvent->point);
 	pthread_mutex_unlock(&s->ctx->lock);
 	return r;
+}
+
+/*
+ * Host functions run when what precedes them on the stream has completed:
+ * here, at once on the calling thread after waiting for it (the stream's
+ * later work is submitted after the call returns, so it follows them).
+ */
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+	struct CUstream_st *s;
+	CUresult r;
+
+	if (!fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = lock_stream(hStream, &s);
+	if (r)
+		return r;
+	r = cuv_stream_host_fence(s);
+	pthread_mutex_unlock(&s->ctx->lock);
+	if (!r)
+		fn(userData);
+	return r;
+}
+
+CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData,
+				     unsigned int flags)
+{
+	struct CUstream_st *s;
+	CUresult r;
+
+	if (!callback || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = lock_stream(hStream, &s);
+	if (r)
+		return r;
+	r = cuv_stream_host_fence(s);
+	pthread_mutex_unlock(&s->ctx->lock);
+	callback(hStream, r, userData); /* called with the stream's error, as CUDA's */
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
+{
+	struct CUstream_st *s;
+	CUresult r;
+
+	if (!streamId)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = lock_stream(hStream, &s);
+	if (r)
+		return r;
+	*streamId = s->id;
+	pthread_mutex_unlock(&s->ctx->lock);
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream)

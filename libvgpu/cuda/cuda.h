@@ -625,6 +625,25 @@ typedef enum CUtensorMapFloatOOBfill_enum {
 	CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
 } CUtensorMapFloatOOBfill;
 
+#ifndef CUDA_CB
+#define CUDA_CB
+#endif
+typedef void(CUDA_CB *CUhostFn)(void *userData);
+typedef void(CUDA_CB *CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
+
+typedef enum CUfunc_cache_enum {
+	CU_FUNC_CACHE_PREFER_NONE = 0x00,
+	CU_FUNC_CACHE_PREFER_SHARED = 0x01,
+	CU_FUNC_CACHE_PREFER_L1 = 0x02,
+	CU_FUNC_CACHE_PREFER_EQUAL = 0x03
+} CUfunc_cache;
+
+typedef enum CUlibraryOption_enum {
+	CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
+	CU_LIBRARY_BINARY_IS_PRESERVED = 1,
+	CU_LIBRARY_NUM_OPTIONS
+} CUlibraryOption;
+
 /* ---- Initialisation, version, errors ---- */
 CUresult CUDAAPI cuInit(unsigned int Flags);
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
@@ -642,6 +661,7 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev);
 CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
 CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 
 /* ---- Contexts ---- */
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
@@ -663,6 +683,8 @@ CUresult CUDAAPI cuCtxSynchronize(void);
 CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value);
+CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig);
+CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config);
 
 /* ---- Modules ---- */
 CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
@@ -681,6 +703,35 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
 CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc);
 CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
 				    size_t *paramSize);
+CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc);
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config);
+
+/* ---- Libraries: context-independent loading; a CUkernel launches as a CUfunction ---- */
+CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
+				   CUjit_option *jitOptions, void **jitOptionsValues,
+				   unsigned int numJitOptions, CUlibraryOption *libraryOptions,
+				   void **libraryOptionValues, unsigned int numLibraryOptions);
+CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
+				       CUjit_option *jitOptions, void **jitOptionsValues,
+				       unsigned int numJitOptions, CUlibraryOption *libraryOptions,
+				       void **libraryOptionValues, unsigned int numLibraryOptions);
+CUresult CUDAAPI cuLibraryUnload(CUlibrary library);
+CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name);
+CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib);
+CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels,
+					   CUlibrary lib);
+CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library);
+CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+				    const char *name);
+CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
+CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
+CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc);
+CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
+				      CUdevice dev);
+CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel,
+				      CUdevice dev);
+CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+				      size_t *paramSize);
 
 /* ---- Memory ---- */
 CUresult CUDAAPI cuMemGetInfo(size_t *free, size_t *total);
@@ -726,6 +777,11 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
 CUresult CUDAAPI cuStreamQuery(CUstream hStream);
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+/* run on the calling thread once the stream's earlier work has completed */
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
+CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback,
+				     void *userData, unsigned int flags);
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult CUDAAPI cuEventQuery(CUevent hEvent);

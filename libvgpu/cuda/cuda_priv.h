@@ -31,7 +31,7 @@
 #include "cuda.h"
 #include "vgpu.h"
 
-enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT };
+enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
 
 struct cuv_device {
 	char open_name[64]; /* vgpu_device_open()'s name: "sim" or a PCI slot */
@@ -64,6 +64,7 @@ struct CUstream_st {
 	bool is_null;		 /* the context's legacy default stream */
 	bool destroyed;		 /* the handle is gone; events may still refer */
 	unsigned int refs;	 /* the handle and each event recorded on it */
+	unsigned long long id;	 /* cuStreamGetId */
 	struct vgpu_queue *queue; /* NULL: the device's default queue */
 	bool own_queue;
 	struct vgpu_syncobj *tl; /* the stream's timeline */
@@ -131,6 +132,7 @@ struct CUctx_st {
 	struct vgpu_queue *prio_queue[4]; /* launches with a priority attribute */
 	unsigned int njobs;		  /* launched, not yet reaped */
 	size_t limit_printf, limit_stack, limit_heap;
+	CUfunc_cache cache_config;
 };
 
 /* cu_init.c */
@@ -171,7 +173,15 @@ void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job);
 void cuv_events_free(struct CUctx_st *ctx);
 void cuv_streams_free(struct CUctx_st *ctx);
 
+/* cu_library.c: a CUkernel's function in the current context */
+CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out);
+
 /* cu_module.c */
 void cuv_modules_free(struct CUctx_st *ctx);
+CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
+			     size_t errlen, struct CUmod_st **out);
+/* cuModuleLoadDataEx's options: the error log buffer, the rest checked. */
+CUresult cuv_jit_options(unsigned int n, const CUjit_option *options, void **values,
+			 char **errlog, size_t *errlen);
 
 #endif /* CUDA_PRIV_H */
