@@ -3,17 +3,16 @@
  * libcuda.so.1: cuGetProcAddress, the table of every entry point by its
  * API name (cudart and cudaGetDriverEntryPoint find the driver this way).
  * An API name maps to the versioned symbol the CUDA 13 header maps it
- * to (the macros of cuda.h); the per-thread-default-stream flag gets the
- * same functions (docs/cuda.md: the per-thread stream is the context's
- * default stream).
+ * to (the macros of cuda.h); with the per-thread-default-stream flag, the
+ * _ptsz/_ptds entry point where there is one (cu_ptds.c).
  */
 #include <string.h>
 
 #include "cuda_priv.h"
 
-CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
-CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, int numParams,
-				unsigned int flags, CUdevice dev);
+CUV_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+CUV_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, int numParams,
+					   unsigned int flags, CUdevice dev);
 
 #define CUV_ENTRY_POINTS(X)                                                             \
 	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorString) X(cuGetErrorName)          \
@@ -68,7 +67,9 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersio
 		*pfn = cudaVersion >= 12050 ? (void *)cuCtxCreate :
 		       cudaVersion >= 11040 ? (void *)cuCtxCreate_v3 : (void *)cuCtxCreate_v2;
 	} else {
-		for (size_t i = 0; i < sizeof(entry_points) / sizeof(entry_points[0]); i++)
+		if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+			*pfn = cuv_ptds_entry(symbol);
+		for (size_t i = 0; !*pfn && i < sizeof(entry_points) / sizeof(entry_points[0]); i++)
 			if (!strcmp(symbol, entry_points[i].name)) {
 				*pfn = entry_points[i].fn;
 				break;

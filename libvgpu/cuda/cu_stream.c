@@ -135,11 +135,49 @@ void cuv_streams_free(struct CUctx_st *ctx)
 	ctx->streams = NULL;
 }
 
-/* The stream a handle names (ctx->lock held): NULL and the legacy and
- * per-thread handles are the context's default stream. */
+/*
+ * The calling thread's per-thread default stream of @ctx (ctx->lock
+ * held): a blocking stream made on first use, remembered per thread for a
+ * few contexts (one made again after that is kept until its context goes).
+ */
+#define CUV_PT_SLOTS 8
+static __thread struct {
+	struct CUctx_st *ctx;
+	struct CUstream_st *s;
+} pt_streams[CUV_PT_SLOTS];
+static __thread unsigned int pt_next;
+
+static CUresult per_thread_stream(struct CUctx_st *ctx, struct CUstream_st **out)
+{
+	unsigned int slot;
+	CUresult r;
+
+	for (unsigned int i = 0; i < CUV_PT_SLOTS; i++)
+		if (pt_streams[i].ctx == ctx && cuv_handle_ok(pt_streams[i].s, CUV_STREAM) &&
+		    pt_streams[i].s->ctx == ctx && pt_streams[i].s->per_thread) {
+			*out = pt_streams[i].s;
+			return CUDA_SUCCESS;
+		}
+	r = cuv_stream_new(ctx, 0, 0, false, out);
+	if (r)
+		return r;
+	(*out)->per_thread = true;
+	slot = pt_next++ % CUV_PT_SLOTS;
+	pt_streams[slot].ctx = ctx;
+	pt_streams[slot].s = *out;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The stream a handle names (ctx->lock held): NULL and CU_STREAM_LEGACY
+ * are the context's legacy default stream, CU_STREAM_PER_THREAD the
+ * calling thread's (what the _ptsz/_ptds entry points pass for NULL).
+ */
 CUresult cuv_stream(struct CUctx_st *ctx, CUstream h, struct CUstream_st **out)
 {
-	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
+	if (h == CU_STREAM_PER_THREAD)
+		return per_thread_stream(ctx, out);
+	if (!h || h == CU_STREAM_LEGACY) {
 		*out = ctx->null_stream;
 		return CUDA_SUCCESS;
 	}

@@ -31,6 +31,9 @@
 #include "cuda.h"
 #include "vgpu.h"
 
+/* Entry points declared outside cuda.h (which exports what it declares). */
+#define CUV_EXPORT __attribute__((visibility("default")))
+
 enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
 
 struct cuv_device {
@@ -62,6 +65,7 @@ struct CUstream_st {
 	unsigned int flags;
 	int priority;
 	bool is_null;		 /* the context's legacy default stream */
+	bool per_thread;	 /* a thread's per-thread default stream */
 	bool destroyed;		 /* the handle is gone; events may still refer */
 	unsigned int refs;	 /* the handle and each event recorded on it */
 	unsigned long long id;	 /* cuStreamGetId */
@@ -175,6 +179,9 @@ void cuv_streams_free(struct CUctx_st *ctx);
 
 /* cu_library.c: a CUkernel's function in the current context */
 CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out);
+
+/* cu_ptds.c: an API name's per-thread-default-stream entry point, or NULL */
+void *cuv_ptds_entry(const char *api_name);
 
 /* cu_module.c */
 void cuv_modules_free(struct CUctx_st *ctx);

@@ -81,16 +81,26 @@ TEST(error_names_and_strings)
 TEST(cuGetProcAddress_gives_the_versioned_entry_points)
 {
 	CUdriverProcAddressQueryResult st;
-	void *fn = NULL;
+	void *fn = NULL, *pt = NULL;
 
 	CU(cuGetProcAddress("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st));
 	EXPECT_EQ((int)CU_GET_PROC_ADDRESS_SUCCESS, (int)st);
 	EXPECT_TRUE(fn == (void *)cuMemAlloc); /* cuMemAlloc_v2 */
 	CU(cuGetProcAddress("cuCtxCreate", &fn, 13000, 0, &st));
 	EXPECT_TRUE(fn == (void *)cuCtxCreate); /* cuCtxCreate_v4 */
-	CU(cuGetProcAddress("cuLaunchKernel", &fn, 12000,
+	/* the legacy-stream and the per-thread-stream forms */
+	CU(cuGetProcAddress("cuLaunchKernel", &fn, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st));
+	CU(cuGetProcAddress("cuLaunchKernel", &pt, 12000,
 			    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+	EXPECT_TRUE(fn != pt);
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+	EXPECT_TRUE(pt == (void *)cuLaunchKernel); /* cuLaunchKernel_ptsz */
+#else
 	EXPECT_TRUE(fn == (void *)cuLaunchKernel);
+#endif
+	CU(cuGetProcAddress("cuMemAlloc", &pt, 12000,
+			    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+	EXPECT_TRUE(pt == (void *)cuMemAlloc); /* no stream: one form */
 	EXPECT_CU(CUDA_ERROR_NOT_FOUND, cuGetProcAddress("cuNoSuchThing", &fn, 13000, 0, &st));
 	EXPECT_EQ((int)CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, (int)st);
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress(NULL, &fn, 13000, 0, &st));

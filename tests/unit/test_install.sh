@@ -21,7 +21,8 @@
 #   tools_installed  the installed vgpu-run runs a kernel, vgpu-info lists
 #   cuda_library     libcuda.so.1: SONAME libcuda.so.1, exports only cu*
 #                    symbols, and every function cuda.h declares (by its
-#                    versioned name, cuMemAlloc -> cuMemAlloc_v2)
+#                    versioned name, cuMemAlloc -> cuMemAlloc_v2, and its
+#                    _ptsz/_ptds form where it has one)
 #   cuda_example     examples/cuda/drv_saxpy.c built with `pkg-config
 #                    --cflags --libs vgpu-cuda` against the installed copy
 #                    runs on the installed libcuda.so.1 (sim backend)
@@ -179,10 +180,15 @@ nm -D --defined-only "$cuda_so" | awk '{ print $3 }' | sort >"$tmp/cuda.exported
 others=$(grep -v '^cu' "$tmp/cuda.exported")
 [[ -z $others ]] || { diag <<<"exported but not cu*: $others"; st=1; }
 # each function of cuda.h, mapped through its #define to the versioned name
-sed -n 's/^#define \(cu[A-Za-z0-9]*\) \(cu[A-Za-z0-9_]*\)$/s|^\1$|\2|/p' \
+sed -n -e 's/^#define \(cu[A-Za-z0-9]*\) \(cu[A-Za-z0-9_]*\)$/s|^\1$|\2|/p' \
+	-e 's/^#define \(cu[A-Za-z0-9]*\) __CUDA_API_PT[DS][SZ](\(cu[A-Za-z0-9_]*\))$/s|^\1$|\2|/p' \
 	libvgpu/cuda/cuda.h >"$tmp/cuda.map"
 awk '/^CUresult CUDAAPI cu/ { sub(/^CUresult CUDAAPI /, ""); sub(/\(.*/, ""); print }' \
 	libvgpu/cuda/cuda.h | sed -f "$tmp/cuda.map" | sort >"$tmp/cuda.declared"
+# and the per-thread-default-stream forms (CUDA_API_PER_THREAD_DEFAULT_STREAM)
+sed -n -e 's/.*__CUDA_API_PTDS(\(cu[A-Za-z0-9_]*\))$/\1_ptds/p' \
+	-e 's/.*__CUDA_API_PTSZ(\(cu[A-Za-z0-9_]*\))$/\1_ptsz/p' libvgpu/cuda/cuda.h >>"$tmp/cuda.declared"
+sort -u -o "$tmp/cuda.declared" "$tmp/cuda.declared"
 missing=$(comm -23 "$tmp/cuda.declared" "$tmp/cuda.exported")
 [[ -z $missing ]] || { diag <<<"declared in cuda.h, not exported: $missing"; st=1; }
 echo "# libcuda.so.1 exports $(wc -l <"$tmp/cuda.exported") entry points"
