@@ -6,6 +6,7 @@
  * made in it.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@
 #define CUV_CTX_STACK 32
 static __thread struct CUctx_st *ctx_stack[CUV_CTX_STACK];
 static __thread int ctx_depth;
+/* context ids are unique in the process (cuCtxGetId) */
+static atomic_ullong next_ctx_id = 1;
 
 CUresult cuv_current(struct CUctx_st **out)
 {
@@ -86,6 +89,7 @@ static CUresult ctx_new(CUdevice dev, unsigned int flags, bool primary,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	ctx->cudev = d;
 	ctx->ordinal = dev;
+	ctx->id = atomic_fetch_add(&next_ctx_id, 1);
 	ctx->flags = flags;
 	ctx->primary = primary;
 	pthread_mutex_init(&ctx->lock, NULL);
@@ -270,6 +274,23 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	}
 	*version = 13000;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
+{
+	CUresult r;
+
+	if (!ctxId)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!ctx) {
+		r = cuv_current(&ctx);
+		if (r)
+			return r;
+	} else if (!cuv_handle_ok(ctx, CUV_CTX)) {
+		return CUDA_ERROR_INVALID_CONTEXT;
+	}
+	*ctxId = ctx->id;
 	return CUDA_SUCCESS;
 }
 

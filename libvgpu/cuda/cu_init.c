@@ -463,6 +463,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 		v = 64;
 		break;
 	case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
+	case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: /* cuMemAllocPitch's */
 		v = 512;
 		break;
 	default:

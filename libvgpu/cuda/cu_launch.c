@@ -275,6 +275,40 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 	return launch(f, &l, kernelParams, extra);
 }
 
+/*
+ * Occupancy: a vGPU SM runs one CTA at a time (as
+ * CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR says): 1 when a block
+ * of @blockSize threads with @dynamicSMemSize bytes fits, else 0.
+ */
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+								      CUfunction func,
+								      int blockSize,
+								      size_t dynamicSMemSize,
+								      unsigned int flags)
+{
+	struct cuv_device *d;
+
+	if (!numBlocks || blockSize <= 0 || flags > 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!func || !cuv_handle_ok(func, CUV_FUNC))
+		return CUDA_ERROR_INVALID_HANDLE;
+	d = func->mod->ctx->cudev;
+	*numBlocks = (uint64_t)blockSize <= d->info.param[VGPU_PARAM_MAX_THREADS] &&
+		     dynamicSMemSize <= (size_t)func->max_dyn_smem &&
+		     dynamicSMemSize + func->smem_static <= d->info.param[VGPU_PARAM_SMEM];
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
+							     int blockSize,
+							     size_t dynamicSMemSize)
+{
+	return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+								    dynamicSMemSize, 0);
+}
+
 /* ---- tensor maps: CUtensorMap holds vGPU's struct vgpu_tensor_map ---- */
 
 _Static_assert(sizeof(CUtensorMap) == sizeof(struct vgpu_tensor_map), "tensor map size");

@@ -501,3 +501,162 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t
 {
 	return memset_n(dstDevice, ui, 4, N, hStream, false);
 }
+
+/* ---- pitched memory and 2-D copies ---- */
+
+/* The pitch cuMemAllocPitch chooses: rows start 512-byte aligned
+ * (CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT). */
+#define CUV_PITCH_ALIGN 512
+
+CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+				 size_t Height, unsigned int ElementSizeBytes)
+{
+	size_t pitch;
+	CUresult r;
+
+	if (!dptr || !pPitch || !WidthInBytes || !Height ||
+	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (WidthInBytes > SIZE_MAX - CUV_PITCH_ALIGN)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pitch = (WidthInBytes + CUV_PITCH_ALIGN - 1) / CUV_PITCH_ALIGN * CUV_PITCH_ALIGN;
+	if (Height > SIZE_MAX / pitch)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r = cuMemAlloc(dptr, pitch * Height);
+	if (!r)
+		*pPitch = pitch;
+	return r;
+}
+
+/*
+ * One side of a 2-D copy: its first byte on the host and the bytes it
+ * spans (ctx->lock held).
+ */
+static CUresult side_2d(struct CUctx_st *ctx, CUmemorytype type, const void *host,
+			CUdeviceptr dev, size_t x, size_t y, size_t pitch, size_t width,
+			size_t height, uint8_t **out)
+{
+	uint64_t start, span;
+
+	if (type == CU_MEMORYTYPE_ARRAY) {
+		cuv_warn("cuMemcpy2D: CUDA arrays are not supported");
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if (type != CU_MEMORYTYPE_HOST && type != CU_MEMORYTYPE_DEVICE &&
+	    type != CU_MEMORYTYPE_UNIFIED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((height > 1 && width > pitch) || (pitch && height > (UINT64_MAX - x) / pitch))
+		return CUDA_ERROR_INVALID_VALUE;
+	start = (uint64_t)y * pitch + x;
+	span = (uint64_t)(height - 1) * pitch + width;
+	if (type == CU_MEMORYTYPE_HOST) {
+		if (!host)
+			return CUDA_ERROR_INVALID_VALUE;
+		*out = (uint8_t *)host + start;
+		return CUDA_SUCCESS;
+	}
+	if (!dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	return resolve(ctx, dev + start, span, type == CU_MEMORYTYPE_DEVICE, out);
+}
+
+static CUresult copy_2d(const CUDA_MEMCPY2D *c, CUstream hs, bool sync)
+{
+	struct CUctx_st *ctx;
+	struct CUstream_st *s;
+	uint8_t *d = NULL, *p = NULL;
+	CUresult r;
+
+	if (!c)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = usable(&ctx);
+	if (r || !c->WidthInBytes || !c->Height)
+		return r;
+	pthread_mutex_lock(&ctx->lock);
+	r = cuv_stream(ctx, sync ? NULL : hs, &s);
+	if (!r)
+		r = side_2d(ctx, c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes,
+			    c->dstY, c->dstPitch, c->WidthInBytes, c->Height, &d);
+	if (!r)
+		r = side_2d(ctx, c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes,
+			    c->srcY, c->srcPitch, c->WidthInBytes, c->Height, &p);
+	if (!r)
+		r = cuv_stream_host_fence(s);
+	for (size_t row = 0; !r && row < c->Height; row++)
+		memmove(d + row * c->dstPitch, p + row * c->srcPitch, c->WidthInBytes);
+	pthread_mutex_unlock(&ctx->lock);
+	return r;
+}
+
+CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D *pCopy)
+{
+	return copy_2d(pCopy, NULL, true);
+}
+
+CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *pCopy)
+{
+	return copy_2d(pCopy, NULL, true);
+}
+
+CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+{
+	return copy_2d(pCopy, hStream, false);
+}
+
+/* ---- stream-ordered allocation: at once (allocating orders nothing) ---- */
+
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	struct CUctx_st *ctx;
+	struct CUstream_st *s;
+	CUresult r = usable(&ctx);
+
+	if (r)
+		return r;
+	pthread_mutex_lock(&ctx->lock);
+	r = cuv_stream(ctx, hStream, &s);
+	pthread_mutex_unlock(&ctx->lock);
+	return r ? r : cuMemAlloc(dptr, bytesize);
+}
+
+/* after the stream's earlier work (cuMemFree then waits for the rest) */
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	struct CUctx_st *ctx;
+	struct CUstream_st *s;
+	CUresult r = usable(&ctx);
+
+	if (r)
+		return r;
+	pthread_mutex_lock(&ctx->lock);
+	r = cuv_stream(ctx, hStream, &s);
+	if (!r)
+		r = cuv_stream_host_fence(s);
+	pthread_mutex_unlock(&ctx->lock);
+	return r ? r : cuMemFree(dptr);
+}
+
+/* ---- refused: memory vGPU's device cannot reach or share ---- */
+
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
+{
+	if (!p || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	cuv_warn("cuMemHostRegister: vGPU cannot map memory the program allocated for the "
+		 "device; allocate it with cuMemAllocHost or cuMemHostAlloc instead");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+	return p ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	if (!dptr || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	cuv_warn("cuMemAllocManaged: vGPU has no managed memory (one address for the host "
+		 "and the device); use cuMemAllocHost and cuMemHostGetDevicePointer");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}

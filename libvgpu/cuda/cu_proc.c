@@ -46,7 +46,13 @@ CUV_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, i
 	X(cuLibraryEnumerateKernels) X(cuLibraryGetModule) X(cuLibraryGetGlobal)       \
 	X(cuKernelGetFunction) X(cuKernelGetLibrary) X(cuKernelGetName)                \
 	X(cuKernelGetAttribute) X(cuKernelSetAttribute) X(cuKernelGetParamInfo)        \
-	X(cuStreamGetId) X(cuLaunchHostFunc) X(cuStreamAddCallback)
+	X(cuStreamGetId) X(cuLaunchHostFunc) X(cuStreamAddCallback) X(cuCtxGetId)      \
+	X(cuMemAllocPitch) X(cuMemcpy2D) X(cuMemcpy2DUnaligned) X(cuMemcpy2DAsync)     \
+	X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemHostRegister) X(cuMemHostUnregister) \
+	X(cuMemAllocManaged) X(cuEventRecordWithFlags) X(cuStreamBeginCapture)         \
+	X(cuStreamEndCapture) X(cuStreamIsCapturing)                                   \
+	X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                 \
+	X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
 
 /* #n: the API name as written, before cuda.h maps it to its versioned symbol */
 #define ENTRY(n) { #n, (void *)n },

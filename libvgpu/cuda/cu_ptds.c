@@ -80,6 +80,23 @@ PTSZ(CUresult, cuLaunchCooperativeKernel_ptsz,
       unsigned int by, unsigned int bz, unsigned int smem, CUstream s, void **params),
      cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, smem, pt(s), params))
 
+PTSZ(CUresult, cuMemcpy2D_v2_ptds, (const CUDA_MEMCPY2D *c),
+     cuMemcpy2DAsync(c, CU_STREAM_PER_THREAD))
+PTSZ(CUresult, cuMemcpy2DUnaligned_v2_ptds, (const CUDA_MEMCPY2D *c),
+     cuMemcpy2DAsync(c, CU_STREAM_PER_THREAD))
+PTSZ(CUresult, cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D *c, CUstream s),
+     cuMemcpy2DAsync(c, pt(s)))
+PTSZ(CUresult, cuMemAllocAsync_ptsz, (CUdeviceptr *d, size_t n, CUstream s),
+     cuMemAllocAsync(d, n, pt(s)))
+PTSZ(CUresult, cuMemFreeAsync_ptsz, (CUdeviceptr d, CUstream s), cuMemFreeAsync(d, pt(s)))
+PTSZ(CUresult, cuEventRecordWithFlags_ptsz, (CUevent e, CUstream s, unsigned int f),
+     cuEventRecordWithFlags(e, pt(s), f))
+PTSZ(CUresult, cuStreamBeginCapture_v2_ptsz, (CUstream s, CUstreamCaptureMode m),
+     cuStreamBeginCapture(pt(s), m))
+PTSZ(CUresult, cuStreamEndCapture_ptsz, (CUstream s, CUgraph *g), cuStreamEndCapture(pt(s), g))
+PTSZ(CUresult, cuStreamIsCapturing_ptsz, (CUstream s, CUstreamCaptureStatus *st),
+     cuStreamIsCapturing(pt(s), st))
+
 CUV_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
 						  void **kernelParams, void **extra);
 CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
@@ -117,7 +134,14 @@ static const struct {
 	ENTRY(cuEventRecord, cuEventRecord_ptsz) ENTRY(cuLaunchHostFunc, cuLaunchHostFunc_ptsz)
 	ENTRY(cuLaunchKernel, cuLaunchKernel_ptsz)
 	ENTRY(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz)
-	ENTRY(cuLaunchKernelEx, cuLaunchKernelEx_ptsz)
+	ENTRY(cuLaunchKernelEx, cuLaunchKernelEx_ptsz) ENTRY(cuMemcpy2D, cuMemcpy2D_v2_ptds)
+	ENTRY(cuMemcpy2DUnaligned, cuMemcpy2DUnaligned_v2_ptds)
+	ENTRY(cuMemcpy2DAsync, cuMemcpy2DAsync_v2_ptsz) ENTRY(cuMemAllocAsync, cuMemAllocAsync_ptsz)
+	ENTRY(cuMemFreeAsync, cuMemFreeAsync_ptsz)
+	ENTRY(cuEventRecordWithFlags, cuEventRecordWithFlags_ptsz)
+	ENTRY(cuStreamBeginCapture, cuStreamBeginCapture_v2_ptsz)
+	ENTRY(cuStreamEndCapture, cuStreamEndCapture_ptsz)
+	ENTRY(cuStreamIsCapturing, cuStreamIsCapturing_ptsz)
 };
 
 void *cuv_ptds_entry(const char *api_name)

@@ -572,6 +572,51 @@ CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 	return CUDA_SUCCESS;
 }
 
+/* Stream capture (CUDA graphs) is not there: refused, never capturing. */
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode)
+{
+	struct CUstream_st *s;
+	CUresult r = lock_stream(hStream, &s);
+
+	if (r)
+		return r;
+	pthread_mutex_unlock(&s->ctx->lock);
+	if ((unsigned int)mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	cuv_warn("cuStreamBeginCapture: stream capture and CUDA graphs are not supported by "
+		 "vGPU's libcuda; launch the work directly");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+	struct CUstream_st *s;
+	CUresult r;
+
+	if (!phGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = lock_stream(hStream, &s);
+	if (r)
+		return r;
+	pthread_mutex_unlock(&s->ctx->lock);
+	return CUDA_ERROR_ILLEGAL_STATE; /* it was not capturing */
+}
+
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+	struct CUstream_st *s;
+	CUresult r;
+
+	if (!captureStatus)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = lock_stream(hStream, &s);
+	if (r)
+		return r;
+	pthread_mutex_unlock(&s->ctx->lock);
+	*captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 {
 	struct CUctx_st *ctx;
@@ -697,6 +742,14 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 	}
 	pthread_mutex_unlock(&hEvent->ctx->lock);
 	return r;
+}
+
+/* CU_EVENT_RECORD_EXTERNAL matters only in a capture, which never happens */
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+	if (flags & ~(unsigned int)CU_EVENT_RECORD_EXTERNAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	return cuEventRecord(hEvent, hStream);
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)

@@ -66,6 +66,12 @@
 #define cuMemsetD8 __CUDA_API_PTDS(cuMemsetD8_v2)
 #define cuMemsetD16 __CUDA_API_PTDS(cuMemsetD16_v2)
 #define cuMemsetD32 __CUDA_API_PTDS(cuMemsetD32_v2)
+#define cuMemAllocPitch cuMemAllocPitch_v2
+#define cuMemcpy2D __CUDA_API_PTDS(cuMemcpy2D_v2)
+#define cuMemcpy2DUnaligned __CUDA_API_PTDS(cuMemcpy2DUnaligned_v2)
+#define cuMemcpy2DAsync __CUDA_API_PTSZ(cuMemcpy2DAsync_v2)
+#define cuMemHostRegister cuMemHostRegister_v2
+#define cuStreamBeginCapture __CUDA_API_PTSZ(cuStreamBeginCapture_v2)
 #define cuStreamDestroy cuStreamDestroy_v2
 #define cuEventDestroy cuEventDestroy_v2
 #define cuEventElapsedTime cuEventElapsedTime_v2
@@ -90,6 +96,11 @@
 #define cuLaunchKernelEx __CUDA_API_PTSZ(cuLaunchKernelEx)
 #define cuLaunchHostFunc __CUDA_API_PTSZ(cuLaunchHostFunc)
 #define cuLaunchCooperativeKernel __CUDA_API_PTSZ(cuLaunchCooperativeKernel)
+#define cuStreamEndCapture __CUDA_API_PTSZ(cuStreamEndCapture)
+#define cuStreamIsCapturing __CUDA_API_PTSZ(cuStreamIsCapturing)
+#define cuEventRecordWithFlags __CUDA_API_PTSZ(cuEventRecordWithFlags)
+#define cuMemFreeAsync __CUDA_API_PTSZ(cuMemFreeAsync)
+#define cuMemAllocAsync __CUDA_API_PTSZ(cuMemAllocAsync)
 #endif
 
 #ifdef __cplusplus
@@ -115,6 +126,8 @@ typedef struct CUkern_st *CUkernel;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUgraphDeviceUpdatableNode_st *CUgraphDeviceNode;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUarray_st *CUarray;
 
 typedef struct CUuuid_st {
 	char bytes[16];
@@ -590,6 +603,54 @@ typedef enum CUmemorytype_enum {
 	CU_MEMORYTYPE_UNIFIED = 0x04
 } CUmemorytype;
 
+/* cuMemcpy2D: rows of WidthInBytes, Height of them, each side at
+ * (XInBytes, Y) with its Pitch; arrays are not supported */
+typedef struct CUDA_MEMCPY2D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes;
+	size_t dstY;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes;
+	size_t Height;
+} CUDA_MEMCPY2D_v2;
+typedef CUDA_MEMCPY2D_v2 CUDA_MEMCPY2D;
+
+typedef enum CUstreamCaptureStatus_enum {
+	CU_STREAM_CAPTURE_STATUS_NONE = 0,
+	CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+	CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2
+} CUstreamCaptureStatus;
+
+typedef enum CUstreamCaptureMode_enum {
+	CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+	CU_STREAM_CAPTURE_MODE_RELAXED = 2
+} CUstreamCaptureMode;
+
+typedef enum CUevent_record_flags_enum {
+	CU_EVENT_RECORD_DEFAULT = 0x0,
+	CU_EVENT_RECORD_EXTERNAL = 0x1
+} CUevent_record_flags;
+
+typedef enum CUmemAttach_flags_enum {
+	CU_MEM_ATTACH_GLOBAL = 0x1,
+	CU_MEM_ATTACH_HOST = 0x2,
+	CU_MEM_ATTACH_SINGLE = 0x4
+} CUmemAttach_flags;
+
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP 0x02
+
 typedef enum CUdriverProcAddress_flags_enum {
 	CU_GET_PROC_ADDRESS_DEFAULT = 0,
 	CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1 << 0,
@@ -714,6 +775,7 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx);
 CUresult CUDAAPI cuCtxGetDevice(CUdevice *device);
 CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId);
 CUresult CUDAAPI cuCtxSynchronize(void);
 CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
@@ -791,6 +853,18 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t 
 				   CUstream hStream);
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
 				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+				 size_t Height, unsigned int ElementSizeBytes);
+CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
+/* stream-ordered: allocated at once; freed after the stream's earlier work */
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+/* refused (CUDA_ERROR_NOT_SUPPORTED, a message on stderr) */
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags);
+CUresult CUDAAPI cuMemHostUnregister(void *p);
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N);
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N);
@@ -813,12 +887,17 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream);
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
 CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+/* stream capture (CUDA graphs): refused, CUDA_ERROR_NOT_SUPPORTED */
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus);
 /* run on the calling thread once the stream's earlier work has completed */
 CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
 CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback,
 				     void *userData, unsigned int flags);
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags);
 CUresult CUDAAPI cuEventQuery(CUevent hEvent);
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
@@ -837,6 +916,16 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
 					   unsigned int blockDimX, unsigned int blockDimY,
 					   unsigned int blockDimZ, unsigned int sharedMemBytes,
 					   CUstream hStream, void **kernelParams);
+
+/* ---- Occupancy: one CTA per SM at a time on vGPU ---- */
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
+							     int blockSize,
+							     size_t dynamicSMemSize);
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+								      CUfunction func,
+								      int blockSize,
+								      size_t dynamicSMemSize,
+								      unsigned int flags);
 
 /* ---- Tensor maps ---- */
 CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap,

@@ -137,6 +137,7 @@ struct CUctx_st {
 	unsigned int njobs;		  /* launched, not yet reaped */
 	size_t limit_printf, limit_stack, limit_heap;
 	CUfunc_cache cache_config;
+	unsigned long long id; /* cuCtxGetId */
 };
 
 /* cu_init.c */

@@ -195,4 +195,145 @@ TEST_F(cu, small_queries)
 	CU(cuStreamDestroy(b));
 }
 
+TEST_F(cu, pitched_memory_and_2d_copies)
+{
+	enum { W = 100, H = 7, HP = 110 }; /* ints per row; the host's second pitch */
+	static int a[H][W], b[H][HP];
+	size_t pitch = 0;
+	CUdeviceptr d, d2;
+	CUstream s;
+	CUDA_MEMCPY2D c;
+
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			a[y][x] = y * 1000 + x;
+	CU(cuMemAllocPitch(&d, &pitch, W * sizeof(int), H, 4));
+	EXPECT_EQ(0u, pitch % 512);
+	EXPECT_GE(pitch, W * sizeof(int));
+	CU(cuMemAllocPitch(&d2, &pitch, W * sizeof(int), H, 4));
+	memset(&c, 0, sizeof(c));
+	c.srcMemoryType = CU_MEMORYTYPE_HOST;
+	c.srcHost = a;
+	c.srcPitch = sizeof(a[0]);
+	c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.dstDevice = d;
+	c.dstPitch = pitch;
+	c.WidthInBytes = W * sizeof(int);
+	c.Height = H;
+	CU(cuMemcpy2D(&c));
+	/* a 10x3 block at (5, 2) to (0, 0) of d2, on a stream */
+	memset(&c, 0, sizeof(c));
+	c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.srcDevice = d;
+	c.srcPitch = pitch;
+	c.srcXInBytes = 5 * sizeof(int);
+	c.srcY = 2;
+	c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.dstDevice = d2;
+	c.dstPitch = pitch;
+	c.WidthInBytes = 10 * sizeof(int);
+	c.Height = 3;
+	CU(cuStreamCreate(&s, 0));
+	CU(cuMemsetD32Async(d2, 0xffffffffu, pitch / 4 * H, s));
+	CU(cuMemcpy2DAsync(&c, s));
+	CU(cuStreamSynchronize(s));
+	/* back to the host at another pitch */
+	memset(&c, 0, sizeof(c));
+	c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.srcDevice = d2;
+	c.srcPitch = pitch;
+	c.dstMemoryType = CU_MEMORYTYPE_HOST;
+	c.dstHost = b;
+	c.dstPitch = sizeof(b[0]);
+	c.WidthInBytes = W * sizeof(int);
+	c.Height = H;
+	CU(cuMemcpy2D(&c));
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			ASSERT_EQ(y < 3 && x < 10 ? a[y + 2][x + 5] : -1, b[y][x]);
+	/* too wide for its pitch; an array; past the allocation */
+	c.WidthInBytes = sizeof(b[0]) + 4;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemcpy2D(&c));
+	c.WidthInBytes = 4;
+	c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemcpy2D(&c));
+	c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.srcY = H;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemcpy2D(&c));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAllocPitch(&d, &pitch, 16, 4, 3));
+	CU(cuStreamDestroy(s));
+	CU(cuMemFree(d));
+	CU(cuMemFree(d2));
+}
+
+TEST_F(cu, stream_ordered_allocation)
+{
+	enum { N = 128 };
+	int host[N], n = N, mul = 3, add = -1;
+	CUdeviceptr d;
+	CUfunction f;
+	CUstream s;
+	void *params[] = { &d, &n, &mul, &add };
+
+	CU(cuModuleGetFunction(&f, self->mod, "mul_add"));
+	CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	CU(cuMemAllocAsync(&d, sizeof(host), s));
+	CU(cuMemsetD32Async(d, 7, N, s));
+	CU(cuLaunchKernel(f, 2, 1, 1, 64, 1, 1, 0, s, params, NULL));
+	CU(cuMemcpyDtoHAsync(host, d, sizeof(host), s));
+	CU(cuMemFreeAsync(d, s));
+	CU(cuStreamSynchronize(s));
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(7 * 3 - 1, host[i]);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(d, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuMemAllocAsync(&d, 64, (CUstream)(uintptr_t)0xdead0000));
+	CU(cuStreamDestroy(s));
+}
+
+TEST_F(cu, refused_features_say_so)
+{
+	static int buf[1024];
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	CUgraph g;
+	CUdeviceptr d;
+	CUevent e;
+	CUstream s;
+
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemHostRegister(buf, sizeof(buf), 0));
+	EXPECT_CU(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, cuMemHostUnregister(buf));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemAllocManaged(&d, 4096, CU_MEM_ATTACH_GLOBAL));
+	CU(cuStreamCreate(&s, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CU(cuStreamIsCapturing(s, &st));
+	EXPECT_EQ((int)CU_STREAM_CAPTURE_STATUS_NONE, (int)st);
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuStreamEndCapture(s, &g));
+	CU(cuEventCreate(&e, 0));
+	CU(cuEventRecordWithFlags(e, s, CU_EVENT_RECORD_DEFAULT));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuEventRecordWithFlags(e, s, 0x10));
+	CU(cuEventDestroy(e));
+	CU(cuStreamDestroy(s));
+}
+
+TEST_F(cu, occupancy_and_context_ids)
+{
+	unsigned long long id1 = 0, id2 = 0;
+	CUcontext other;
+	CUfunction f;
+	int n = -1;
+
+	CU(cuModuleGetFunction(&f, self->mod, "saxpy"));
+	CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 256, 0));
+	EXPECT_EQ(1, n);
+	CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 2048, 0));
+	EXPECT_EQ(0, n);
+	CU(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 128, 1 << 20, 0));
+	EXPECT_EQ(0, n);
+	CU(cuCtxGetId(NULL, &id1));
+	CU(cuCtxCreate(&other, NULL, 0, self->dev));
+	CU(cuCtxGetId(other, &id2));
+	EXPECT_NE(id1, id2);
+	CU(cuCtxDestroy(other));
+}
+
 TEST_HARNESS_MAIN
