@@ -26,6 +26,15 @@
 #define CU(call) ASSERT_EQ(0, (int)(call))
 #define EXPECT_CU(err, call) EXPECT_EQ((int)(err), (int)(call))
 
+/* where the kernels are: $VGPU_CUDA_TEST_DIR (a copy elsewhere, the
+ * guest), else where the build put them */
+static inline const char *kernel_dir(void)
+{
+	const char *dir = getenv("VGPU_CUDA_TEST_DIR");
+
+	return dir && *dir ? dir : CUDA_TEST_DIR;
+}
+
 static inline void *read_file(const char *name, size_t *len)
 {
 	char path[512];
@@ -33,7 +42,7 @@ static inline void *read_file(const char *name, size_t *len)
 	char *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/%s", CUDA_TEST_DIR, name);
+	snprintf(path, sizeof(path), "%s/%s", kernel_dir(), name);
 	f = fopen(path, "rb");
 	if (!f)
 		return NULL;
@@ -55,7 +64,7 @@ static inline const char *path_of(const char *name)
 {
 	static char path[512];
 
-	snprintf(path, sizeof(path), "%s/%s", CUDA_TEST_DIR, name);
+	snprintf(path, sizeof(path), "%s/%s", kernel_dir(), name);
 	return path;
 }
 
