@@ -84,3 +84,9 @@ extern "C" __global__ void fault(int *p)
 {
 	p[threadIdx.x + (1 << 28)] = 1;
 }
+
+// a 4-byte store at an odd address: misaligned
+extern "C" __global__ void misaligned(int *p)
+{
+	*(int *)((char *)p + 1 + threadIdx.x * 4) = 1;
+}

@@ -752,6 +752,19 @@ TEST_F(cu, a_faulting_kernel_is_an_illegal_address_and_sticky)
 	self->ctx = NULL;
 }
 
+TEST_F(cu, a_misaligned_access_is_a_misaligned_address)
+{
+	CUfunction f;
+	CUdeviceptr d;
+	void *params[] = { &d };
+
+	CU(cuModuleGetFunction(&f, self->mod, "misaligned"));
+	CU(cuMemAlloc(&d, 256));
+	CU(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_MISALIGNED_ADDRESS, cuCtxSynchronize());
+	EXPECT_CU(CUDA_ERROR_MISALIGNED_ADDRESS, cuMemcpyDtoH(&f, d, 4)); /* sticky */
+}
+
 TEST(a_faulting_kernel_in_the_primary_context_and_its_reset)
 {
 	CUcontext p;
