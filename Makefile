@@ -345,6 +345,12 @@ $(BUILD)/tests/test_install: tests/unit/test_install.sh $(LIB_SO_LINK) $(LIB_A) 
 $(BUILD)/tests/bench/bench_ptx.o: $(BUILD)/ptx/ptx_corpus.h
 $(BUILD)/tests/bench/bench_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -DVGPU_BUILD_DIR='"$(BUILD)"'
 $(BUILD)/bench/bench_ptx: $(EXAMPLE_PTX)
+# bench_cuda: libcuda.so.1 beside libvgpu.so.2 (both shared: one libvgpu)
+$(BUILD)/tests/bench/bench_cuda.o: CPPFLAGS += -Ilibvgpu/cuda
+$(BUILD)/bench/bench_cuda: $(BUILD)/tests/bench/bench_cuda.o $(CUDA_SO) $(LIB_SO_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CUDA_SO) $(LIB_SO) \
+		-Wl,-rpath,$(abspath $(BUILD)) -lm -lpthread
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,9 @@
 
 pthread_mutex_t cuv_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* protected by cuv_lock */
-static bool initialized;
+/* protected by cuv_lock; @initialized is also read without it (set once,
+ * after the devices) */
+static atomic_bool initialized;
 static struct cuv_device *devices;
 static int ndevices;
 
@@ -186,6 +188,8 @@ static CUresult find_devices(void)
 		cuv_warn("VGPU_BACKEND=%s: expected sim, drm or auto", env);
 		return CUDA_ERROR_NO_DEVICE;
 	}
+	free(devices); /* an earlier cuInit found none */
+	ndevices = 0;
 	devices = calloc(16, sizeof(*devices));
 	if (!devices)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -205,9 +209,9 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	if (Flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&cuv_lock);
-	if (!initialized) {
+	if (!atomic_load(&initialized)) {
 		r = find_devices();
-		initialized = r == CUDA_SUCCESS;
+		atomic_store(&initialized, r == CUDA_SUCCESS);
 	}
 	pthread_mutex_unlock(&cuv_lock);
 	return r;
@@ -215,12 +219,7 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 
 bool cuv_initialized(void)
 {
-	bool r;
-
-	pthread_mutex_lock(&cuv_lock);
-	r = initialized;
-	pthread_mutex_unlock(&cuv_lock);
-	return r;
+	return atomic_load_explicit(&initialized, memory_order_acquire);
 }
 
 CUresult cuv_device(CUdevice dev, struct cuv_device **out)

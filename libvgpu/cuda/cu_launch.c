@@ -7,6 +7,7 @@
  * the stream's next point (cu_stream.c).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,10 +146,12 @@ static CUresult launch(CUfunction f, const struct launch *l, void **params, void
 	r = check_geometry(f, l, ctx->cudev);
 	if (r)
 		return r;
-	if (vgpu_args_new(f->kernel, &args))
+	args = atomic_exchange(&f->args_cache, NULL);
+	if (!args && vgpu_args_new(f->kernel, &args))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	r = fill_args(f, params, extra, args);
 	if (r) {
+		args = atomic_exchange(&f->args_cache, args);
 		vgpu_args_free(args);
 		return r;
 	}
@@ -160,9 +163,6 @@ static CUresult launch(CUfunction f, const struct launch *l, void **params, void
 		r = cuv_stream_waits(s, &w, &nw);
 	if (!r && nw > VGPU_SUBMIT_MAX_SYNCS) { /* too many for one job: wait here */
 		r = cuv_stream_host_fence(s);
-		free(w);
-		w = NULL;
-		nw = 0;
 		if (!r)
 			r = cuv_stream_waits(s, &w, &nw);
 	}
@@ -199,7 +199,7 @@ static CUresult launch(CUfunction f, const struct launch *l, void **params, void
 		}
 	}
 	pthread_mutex_unlock(&ctx->lock);
-	free(w);
+	args = atomic_exchange(&f->args_cache, args); /* keep it for the next launch */
 	vgpu_args_free(args);
 	return r;
 }

@@ -5,6 +5,7 @@
  * vgpu_program; each .entry is a CUfunction.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ static void module_free(struct CUmod_st *m)
 {
 	for (unsigned int i = 0; i < m->nfuncs; i++) {
 		cuv_handle_del(&m->funcs[i]);
+		vgpu_args_free(atomic_exchange(&m->funcs[i].args_cache, NULL));
 		free(m->funcs[i].param_off);
 		free(m->funcs[i].param_size);
 	}

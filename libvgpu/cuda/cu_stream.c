@@ -109,6 +109,7 @@ static void stream_free(struct CUstream_st *s)
 		vgpu_queue_free(s->queue);
 	vgpu_syncobj_free(s->tl);
 	free(s->waits);
+	free(s->scratch);
 	free(s);
 }
 
@@ -310,30 +311,28 @@ static CUresult add_wait(struct vgpu_sync_point **w, unsigned int *nw, unsigned 
 /*
  * What @s's next launch or host operation waits for: its own last point,
  * cuStreamWaitEvent's points, and the legacy default stream's implicit
- * synchronisation.  *@w is malloc'd (the caller frees it).
+ * synchronisation.  *@w is the stream's scratch array (ctx->lock held;
+ * valid until the next call for @s).
  */
 CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_sync_point **w, unsigned int *nw)
 {
 	struct CUctx_st *ctx = s->ctx;
-	unsigned int cap = 0;
 	CUresult r;
 
-	*w = NULL;
 	*nw = 0;
-	r = add_wait(w, nw, &cap, s->tl, s->point);
+	r = add_wait(&s->scratch, nw, &s->scratch_cap, s->tl, s->point);
 	for (unsigned int i = 0; !r && i < s->nwaits; i++)
-		r = add_wait(w, nw, &cap, s->waits[i].syncobj, s->waits[i].point);
+		r = add_wait(&s->scratch, nw, &s->scratch_cap, s->waits[i].syncobj,
+			     s->waits[i].point);
 	if (s->is_null) {
 		for (struct CUstream_st *o = ctx->streams; !r && o; o = o->next)
 			if (!(o->flags & CU_STREAM_NON_BLOCKING) && !o->destroyed)
-				r = add_wait(w, nw, &cap, o->tl, o->point);
+				r = add_wait(&s->scratch, nw, &s->scratch_cap, o->tl, o->point);
 	} else if (!(s->flags & CU_STREAM_NON_BLOCKING)) {
-		r = add_wait(w, nw, &cap, ctx->null_stream->tl, ctx->null_stream->point);
+		r = add_wait(&s->scratch, nw, &s->scratch_cap, ctx->null_stream->tl,
+			     ctx->null_stream->point);
 	}
-	if (r) {
-		free(*w);
-		*w = NULL;
-	}
+	*w = s->scratch;
 	return r;
 }
 
@@ -349,7 +348,6 @@ CUresult cuv_stream_host_fence(struct CUstream_st *s)
 		if (ret)
 			r = cuv_errno(ret);
 	}
-	free(w);
 	if (!r)
 		s->nwaits = 0;
 	cuv_reap(s->ctx, false);

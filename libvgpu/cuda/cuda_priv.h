@@ -75,6 +75,8 @@ struct CUstream_st {
 	uint64_t point;		 /* its last launch's point (0: none) */
 	struct vgpu_sync_point *waits; /* cuStreamWaitEvent's, for the next launch */
 	unsigned int nwaits, waits_cap;
+	struct vgpu_sync_point *scratch; /* cuv_stream_waits()'s answer */
+	unsigned int scratch_cap;
 	struct cuv_job *jobs, *jobs_tail; /* launched, not yet reaped */
 	struct CUstream_st *next;	  /* in ctx->streams */
 };
@@ -101,6 +103,9 @@ struct CUfunc_st {
 	int num_regs;
 	int max_dyn_smem;	   /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 	int non_portable_cluster;
+	/* an argument set kept for the next launch (atomic exchange): one
+	 * vgpu_args (4 KiB) per launch costs more than the rest of it */
+	_Atomic(struct vgpu_args *) args_cache;
 };
 
 struct cuv_global {
@@ -171,7 +176,8 @@ CUresult cuv_stream_host_fence(struct CUstream_st *s);
 CUresult cuv_ctx_sync_locked(struct CUctx_st *ctx);
 /* Reap finished jobs of every stream; @block waits for them all. */
 CUresult cuv_reap(struct CUctx_st *ctx, bool block);
-/* Launch bookkeeping: the waits of @s's next launch into @w (ctx->lock held). */
+/* Launch bookkeeping: the waits of @s's next launch, in @s's scratch
+ * array (ctx->lock held). */
 CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_sync_point **w,
 			  unsigned int *nw);
 void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job);
