@@ -539,8 +539,10 @@ typedef enum CUlaunchAttributeID_enum {
 } CUlaunchAttributeID;
 
 /*
- * A launch attribute's value: 64 bytes, of which vGPU reads clusterDim,
- * cooperative and priority (the other members are kept opaque here).
+ * A launch attribute's value: 64 bytes, pointer-aligned, of which vGPU
+ * reads clusterDim, cooperative and priority (the members for attributes
+ * vGPU does not take are left out, but for the two events, which give
+ * the union its alignment).
  */
 typedef union CUlaunchAttributeValue_union {
 	char pad[64];
@@ -550,6 +552,15 @@ typedef union CUlaunchAttributeValue_union {
 		unsigned int y;
 		unsigned int z;
 	} clusterDim;
+	struct {
+		CUevent event;
+		int flags;
+		int triggerAtBlockStart;
+	} programmaticEvent;
+	struct {
+		CUevent event;
+		int flags;
+	} launchCompletionEvent;
 	int priority;
 	struct {
 		unsigned int x;
@@ -564,6 +575,12 @@ typedef struct CUlaunchAttribute_st {
 	char pad[8 - sizeof(CUlaunchAttributeID)];
 	CUlaunchAttributeValue value;
 } CUlaunchAttribute;
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(CUlaunchAttributeValue) == 64, "CUDA's launch attribute value");
+_Static_assert(sizeof(CUlaunchAttribute) == 72, "CUDA's launch attribute");
+_Static_assert(_Alignof(CUlaunchAttribute) == 8, "CUDA's launch attribute alignment");
+#endif
 
 typedef struct CUlaunchConfig_st {
 	unsigned int gridDimX;
