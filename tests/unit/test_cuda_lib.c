@@ -89,6 +89,34 @@ TEST_F(cu, a_library_loads_once_and_runs_in_each_context)
 		  cuLaunchKernel(f1, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL)); /* its module went */
 }
 
+/* nvcc's __fatBinC_Wrapper_t, as a program's .nvFatBinSegment holds it */
+struct fatbin_wrapper {
+	int magic;
+	int version;
+	const void *data;
+	void *filename_or_fatbins;
+};
+
+TEST_F(cu, an_embedded_fatbin_through_its_wrapper)
+{
+	void *img = read_file("kernels.fatbin", NULL);
+	struct fatbin_wrapper w = { 0x466243b1, 1, img, NULL };
+	CUmodule m;
+	CUfunction f;
+	CUlibrary lib;
+
+	ASSERT_NE(NULL, img);
+	CU(cuModuleLoadFatBinary(&m, &w));
+	CU(cuModuleGetFunction(&f, m, "saxpy"));
+	saxpy_check(_metadata, f);
+	CU(cuModuleUnload(m));
+	CU(cuLibraryLoadData(&lib, &w, NULL, NULL, 0, NULL, NULL, 0));
+	CU(cuLibraryUnload(lib));
+	w.data = NULL;
+	EXPECT_CU(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadFatBinary(&m, &w));
+	free(img);
+}
+
 TEST_F(cu, library_errors)
 {
 	CUlibrary lib;
