@@ -106,6 +106,16 @@ LIB_VER := $(BUILD)/libvgpu.ver
 # The archive's former name (tests/selftests/vgpu links it): the same archive.
 ASM_LIB := $(BUILD)/libvgpu-asm.a
 
+# libcuda.so.1: the CUDA driver API over libvgpu (libvgpu/cuda/, docs/cuda.md).
+# It links libvgpu.so.2, found beside it ($$ORIGIN, in build/) or one
+# directory up (installed in $(LIBDIR)/vgpu-cuda/, so that it shadows no
+# system libcuda); it exports only the cu* entry points.
+CUDA_SRCS := $(wildcard libvgpu/cuda/*.c)
+CUDA_OBJS := $(CUDA_SRCS:%.c=$(BUILD)/pic/%.o)
+CUDA_SO := $(BUILD)/libcuda.so.1
+CUDA_LIBDIR := $(LIBDIR)/vgpu-cuda
+CUDA_EXAMPLE := $(BUILD)/examples/cuda/drv_saxpy
+
 # Installed headers: the public API and the uAPI headers it includes.
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
@@ -113,7 +123,8 @@ PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 .PHONY: all check check-host bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins shell install install-files uninstall \
 	examples deps
-all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(TOOLS) $(EXAMPLES)
+all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(CUDA_EXAMPLE) $(TOOLS) \
+	$(EXAMPLES)
 
 # Objects made on the way to a program are kept (no rebuild next time).
 .SECONDARY:
@@ -156,6 +167,18 @@ $(LIB_SO): $(PIC_OBJS) $(LIB_VER)
 
 $(LIB_SO_LINK): $(LIB_SO)
 	ln -sf $(notdir $<) $@
+
+# examples/cuda/drv_saxpy.c: a driver-API program, built like a user's
+# (our cuda.h, libcuda.so.1); test_install builds it with pkg-config too.
+$(CUDA_EXAMPLE): examples/cuda/drv_saxpy.c libvgpu/cuda/cuda.h $(CUDA_SO)
+	@mkdir -p $(dir $@)
+	$(CC) -Ilibvgpu/cuda $(filter-out -fvisibility=hidden,$(CFLAGS)) $(LDFLAGS) -o $@ $< \
+		$(CUDA_SO) -Wl,-rpath,$(abspath $(BUILD)) -lm
+
+$(CUDA_SO): $(CUDA_OBJS) $(LIB_SO) libvgpu/cuda/libcuda.ver
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,libcuda.so.1 \
+		-Wl,--version-script=libvgpu/cuda/libcuda.ver -Wl,-z,defs \
+		-Wl,-rpath,'$$ORIGIN:$$ORIGIN/..' -o $@ $(CUDA_OBJS) $(LIB_SO) -lzstd -lpthread
 
 # Tools, tests and benchmarks link the static archive.  A tool links its
 # own object and those of its directory, when it has one.
@@ -300,10 +323,52 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
+# The driver-API tests: tests/cuda/*.cu compiled by nvcc (CUDA 13 at
+# /usr/local/cuda, DESIGN.md) into $(BUILD)/cuda: PTX, a fatbin with
+# zstd-compressed PTX and SASS, one with uncompressed PTX, one with SASS
+# only and a cubin (the last two must be refused).  test_cuda and
+# test_cuda_lib include our cuda.h, test_cuda_abi and test_cuda_lib_abi the
+# same sources with NVIDIA's; all link libcuda.so.1 only.
+NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),nvcc)
+CUDA_INCLUDE ?= /usr/local/cuda/include
+CUDA_GENCODE := -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]'
+CUDA_TEST_DIR := $(BUILD)/cuda
+CUDA_TEST_CU := $(wildcard tests/cuda/*.cu)
+CUDA_TEST_DATA := $(CUDA_TEST_CU:tests/cuda/%.cu=$(CUDA_TEST_DIR)/%.ptx) \
+	$(addprefix $(CUDA_TEST_DIR)/kernels.,fatbin nc.fatbin sass.fatbin cubin)
+$(CUDA_TEST_DIR)/%.ptx: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -arch=sm_90a -ptx -o $@ $<
+$(CUDA_TEST_DIR)/%.nc.fatbin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin --no-compress $(CUDA_GENCODE) -o $@ $<
+$(CUDA_TEST_DIR)/%.sass.fatbin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_90a,code=sm_90a -o $@ $<
+$(CUDA_TEST_DIR)/%.fatbin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin $(CUDA_GENCODE) -o $@ $<
+$(CUDA_TEST_DIR)/%.cubin: tests/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -arch=sm_90a -o $@ $<
+CUDA_TESTS := $(addprefix $(BUILD)/tests/,test_cuda test_cuda_abi test_cuda_ptds test_cuda_lib \
+	test_cuda_lib_abi)
+$(CUDA_TESTS:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.o): \
+	CPPFLAGS += -DCUDA_TEST_DIR='"$(abspath $(CUDA_TEST_DIR))"'
+$(BUILD)/tests/unit/test_cuda.o $(BUILD)/tests/unit/test_cuda_lib.o: CPPFLAGS += -Ilibvgpu/cuda
+$(BUILD)/tests/unit/test_cuda_abi.o $(BUILD)/tests/unit/test_cuda_lib_abi.o \
+	$(BUILD)/tests/unit/test_cuda_ptds.o: \
+	CPPFLAGS += -isystem $(CUDA_INCLUDE)
+$(CUDA_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CUDA_SO) $(CUDA_TEST_DATA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CUDA_SO) \
+		-Wl,-rpath,$(abspath $(BUILD)) -lm -lpthread
+
 # The library as installed: symbols, make install, pkg-config, the C
 # example built against the installed copy (tests/unit/test_install.sh).
 # A wrapper, so that scripts/run-tests.sh runs it like the other tests.
-$(BUILD)/tests/test_install: tests/unit/test_install.sh $(LIB_SO_LINK) $(LIB_A) $(TOOLS) Makefile
+$(BUILD)/tests/test_install: tests/unit/test_install.sh $(LIB_SO_LINK) $(LIB_A) $(CUDA_SO) $(TOOLS) \
+		Makefile
 	@mkdir -p $(dir $@)
 	{ echo '#!/bin/sh'; echo '# generated by the Makefile'; \
 	  echo "exec '$(CURDIR)/tests/unit/test_install.sh' '$(abspath $(BUILD))' CC='$(CC)' SAN='$(SAN)' 'SAN_FLAGS=$(SAN_FLAGS)'"; \
@@ -313,6 +378,12 @@ $(BUILD)/tests/test_install: tests/unit/test_install.sh $(LIB_SO_LINK) $(LIB_A) 
 $(BUILD)/tests/bench/bench_ptx.o: $(BUILD)/ptx/ptx_corpus.h
 $(BUILD)/tests/bench/bench_ptx.o: CPPFLAGS += -I$(BUILD)/ptx -DVGPU_BUILD_DIR='"$(BUILD)"'
 $(BUILD)/bench/bench_ptx: $(EXAMPLE_PTX)
+# bench_cuda: libcuda.so.1 beside libvgpu.so.2 (both shared: one libvgpu)
+$(BUILD)/tests/bench/bench_cuda.o: CPPFLAGS += -Ilibvgpu/cuda
+$(BUILD)/bench/bench_cuda: $(BUILD)/tests/bench/bench_cuda.o $(CUDA_SO) $(LIB_SO_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CUDA_SO) $(LIB_SO) \
+		-Wl,-rpath,$(abspath $(BUILD)) -lm -lpthread
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
@@ -354,6 +425,14 @@ install-files:
 		libvgpu/vgpu.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/vgpu.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/vgpu.pc
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(CUDA_LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vgpu/cuda
+	install -m 755 $(CUDA_SO) $(DESTDIR)$(CUDA_LIBDIR)/libcuda.so.1
+	ln -sf libcuda.so.1 $(DESTDIR)$(CUDA_LIBDIR)/libcuda.so
+	install -m 644 libvgpu/cuda/cuda.h $(DESTDIR)$(INCLUDEDIR)/vgpu/cuda/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		libvgpu/cuda/vgpu-cuda.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/vgpu-cuda.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/vgpu-cuda.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libvgpu.a $(DESTDIR)$(LIBDIR)/libvgpu.so \
@@ -361,6 +440,9 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/vgpu.pc \
 		$(TOOL_NAMES:%=$(DESTDIR)$(BINDIR)/%) \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vgpu/,$(notdir $(PUBLIC_HEADERS)))
+	rm -f $(DESTDIR)$(CUDA_LIBDIR)/libcuda.so.1 $(DESTDIR)$(CUDA_LIBDIR)/libcuda.so \
+		$(DESTDIR)$(INCLUDEDIR)/vgpu/cuda/cuda.h $(DESTDIR)$(PKGCONFIGDIR)/vgpu-cuda.pc
+	-rmdir $(DESTDIR)$(CUDA_LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vgpu/cuda
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/vgpu
 
 # ---- QEMU, the module, the guest ----

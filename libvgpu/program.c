@@ -259,6 +259,16 @@ unsigned int vgpu_program_kernel_count(const struct vgpu_program *prog)
 	return prog->obj.nkernels;
 }
 
+int vgpu_program_data(const struct vgpu_program *prog, struct vgpu_bo **bo)
+{
+	if (!prog || !bo)
+		return -EINVAL;
+	if (!prog->data)
+		return -ENOENT;
+	*bo = prog->data;
+	return 0;
+}
+
 int vgpu_program_kernel(const struct vgpu_program *prog, unsigned int index,
 			const struct vgpu_kernel **out)
 {

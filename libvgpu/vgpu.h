@@ -286,6 +286,14 @@ VGPU_API int vgpu_program_disassemble(const struct vgpu_program *prog, FILE *out
 VGPU_API unsigned int vgpu_program_kernel_count(const struct vgpu_program *prog);
 
 /*
+ * The buffer holding the program's module data (.global variables, which
+ * keep their values from one launch to the next), owned by the program:
+ * valid until vgpu_program_free().  -ENOENT when the program has none.
+ */
+VGPU_API int vgpu_program_data(const struct vgpu_program *prog,
+			      struct vgpu_bo **bo);
+
+/*
  * A kernel of the program by index or by name (-ENOENT when there is no
  * such kernel).  Kernels belong to their program: valid until it is freed.
  */

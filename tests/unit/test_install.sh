@@ -19,9 +19,21 @@
 #   example_static   the same linked with libvgpu.a and
 #                    `pkg-config --static --libs vgpu`
 #   tools_installed  the installed vgpu-run runs a kernel, vgpu-info lists
+#   cuda_library     libcuda.so.1: SONAME libcuda.so.1, exports only cu*
+#                    symbols, and every function cuda.h declares (by its
+#                    versioned name, cuMemAlloc -> cuMemAlloc_v2, and its
+#                    _ptsz/_ptds form where it has one)
+#   cuda_header_abi  our cuda.h against NVIDIA's (/usr/local/cuda/include):
+#                    every enumerator and constant our header defines has
+#                    NVIDIA's value, and the structures' sizes, alignments
+#                    and field offsets are NVIDIA's (one program compiled
+#                    with each header, outputs compared)
+#   cuda_example     examples/cuda/drv_saxpy.c built with `pkg-config
+#                    --cflags --libs vgpu-cuda` against the installed copy
+#                    runs on the installed libcuda.so.1 (sim backend)
 #   uninstall        `make uninstall` removes every installed file
 #
-# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..8",
+# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..11",
 # "ok N NAME" or "not ok N NAME" per test with diagnostics as "# " lines,
 # and last "# Totals: pass:N fail:N xfail:0 xpass:0 skip:0 error:0"
 # (scripts/run-tests.sh counts that line).  Exits non-zero on a failure.
@@ -52,7 +64,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 export VGPU_BACKEND=sim
 
 tests=(symbols soname install header_alone example_shared example_static
-	tools_installed uninstall)
+	tools_installed cuda_library cuda_header_abi cuda_example uninstall)
 pass=0
 fail=0
 n=0
@@ -95,7 +107,8 @@ for f in lib/libvgpu.a lib/libvgpu.so.2 lib/libvgpu.so \
 	lib/pkgconfig/vgpu.pc include/vgpu/vgpu.h include/vgpu/vgpu_hw.h \
 	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
 	include/vgpu/vgpu_drm.h bin/vgpu-run bin/vgpu-info bin/vgpu-as \
-	bin/vgpu-objdump; do
+	bin/vgpu-objdump lib/vgpu-cuda/libcuda.so.1 lib/vgpu-cuda/libcuda.so \
+	lib/pkgconfig/vgpu-cuda.pc include/vgpu/cuda/cuda.h; do
 	[[ -e $prefix/$f ]] || { echo "# not installed: $f"; st=1; }
 done
 [[ -e $prefix/include/vgpu/vgpu_asm.h ]] &&
@@ -163,6 +176,98 @@ out=$("$prefix/bin/vgpu-run" --backend sim --block 4 --buffer o:16 --dump o \
 "$prefix/bin/vgpu-info" --backend sim 2>&1 >/dev/null | diag
 ((PIPESTATUS[0] == 0)) || { echo "# vgpu-info failed"; st=1; }
 result tools_installed $st
+
+st=0
+cuda_so=$build/libcuda.so.1
+soname=$(readelf -d "$cuda_so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ $soname == libcuda.so.1 ]] || { echo "# libcuda SONAME '$soname'"; st=1; }
+nm -D --defined-only "$cuda_so" | awk '{ print $3 }' | sort >"$tmp/cuda.exported"
+others=$(grep -v '^cu' "$tmp/cuda.exported")
+[[ -z $others ]] || { diag <<<"exported but not cu*: $others"; st=1; }
+# each function of cuda.h, mapped through its #define to the versioned name
+sed -n -e 's/^#define \(cu[A-Za-z0-9]*\) \(cu[A-Za-z0-9_]*\)$/s|^\1$|\2|/p' \
+	-e 's/^#define \(cu[A-Za-z0-9]*\) __CUDA_API_PT[DS][SZ](\(cu[A-Za-z0-9_]*\))$/s|^\1$|\2|/p' \
+	libvgpu/cuda/cuda.h >"$tmp/cuda.map"
+awk '/^CUresult CUDAAPI cu/ { sub(/^CUresult CUDAAPI /, ""); sub(/\(.*/, ""); print }' \
+	libvgpu/cuda/cuda.h | sed -f "$tmp/cuda.map" | sort >"$tmp/cuda.declared"
+# and the per-thread-default-stream forms (CUDA_API_PER_THREAD_DEFAULT_STREAM)
+sed -n -e 's/.*__CUDA_API_PTDS(\(cu[A-Za-z0-9_]*\))$/\1_ptds/p' \
+	-e 's/.*__CUDA_API_PTSZ(\(cu[A-Za-z0-9_]*\))$/\1_ptsz/p' libvgpu/cuda/cuda.h >>"$tmp/cuda.declared"
+sort -u -o "$tmp/cuda.declared" "$tmp/cuda.declared"
+missing=$(comm -23 "$tmp/cuda.declared" "$tmp/cuda.exported")
+[[ -z $missing ]] || { diag <<<"declared in cuda.h, not exported: $missing"; st=1; }
+echo "# libcuda.so.1 exports $(wc -l <"$tmp/cuda.exported") entry points"
+result cuda_library $st
+
+st=0
+{
+	echo '#include <stddef.h>'
+	echo '#include <stdio.h>'
+	echo '#include <cuda.h>'
+	echo '#define V(x) printf("%s %lld\n", #x, (long long)(x));'
+	echo '#define L(t) printf("%s %zu %zu\n", #t, sizeof(t), _Alignof(t));'
+	echo '#define O(t, f) printf("%s.%s %zu\n", #t, #f, offsetof(t, f));'
+	echo 'int main(void) {'
+	# every enumerator of our header's enums, and its CU_ constants
+	awk '/^typedef enum/ { e = 1 }
+		e && /^\t(CU|CUDA)_[A-Z0-9_]+/ { sub(/^\t/, ""); sub(/[ ,=].*/, ""); print "V(" $0 ")" }
+		/^} / { e = 0 }' libvgpu/cuda/cuda.h
+	sed -n 's/^#define \(CU_[A-Z0-9_]*\) .*/V((long long)\1)/p' libvgpu/cuda/cuda.h |
+		grep -v '_AS_INT)$'
+	for t in CUuuid CUlaunchAttributeValue CUlaunchAttribute CUlaunchConfig CUtensorMap \
+		CUDA_MEMCPY2D CUctxCreateParams CUdeviceptr CUdevice CUresult; do
+		echo "L($t)"
+	done
+	for f in gridDimX gridDimY gridDimZ blockDimX blockDimY blockDimZ sharedMemBytes \
+		hStream attrs numAttrs; do
+		echo "O(CUlaunchConfig, $f)"
+	done
+	for f in id value value.clusterDim.x value.clusterDim.z value.priority value.cooperative \
+		value.programmaticEvent.flags value.launchCompletionEvent.flags; do
+		echo "O(CUlaunchAttribute, $f)"
+	done
+	for f in srcXInBytes srcY srcMemoryType srcHost srcDevice srcArray srcPitch \
+		dstXInBytes dstY dstMemoryType dstHost dstDevice dstArray dstPitch WidthInBytes \
+		Height; do
+		echo "O(CUDA_MEMCPY2D, $f)"
+	done
+	for f in execAffinityParams numExecAffinityParams cigParams; do
+		echo "O(CUctxCreateParams, $f)"
+	done
+	echo 'return 0; }'
+} >"$tmp/layout.c"
+nvidia_include=${CUDA_INCLUDE:-/usr/local/cuda/include}
+for h in ours nvidia; do
+	inc=-Ilibvgpu/cuda
+	[[ $h == nvidia ]] && inc="-isystem $nvidia_include"
+	# shellcheck disable=SC2086
+	out=$($CC -std=c11 -Wall -Werror $inc -o "$tmp/layout-$h" "$tmp/layout.c" 2>&1) ||
+		{ diag <<<"$h: $out"; st=1; }
+	[[ $st == 0 ]] && "$tmp/layout-$h" >"$tmp/layout-$h.txt"
+done
+if ((st == 0)); then
+	out=$(diff "$tmp/layout-nvidia.txt" "$tmp/layout-ours.txt") || { diag <<<"$out"; st=1; }
+	echo "# $(wc -l <"$tmp/layout-ours.txt") values, sizes and offsets compared with NVIDIA's cuda.h"
+fi
+result cuda_header_abi $st
+
+st=0
+cuda_cflags=$(pkg-config --cflags vgpu-cuda) || cuda_cflags=MISSING
+cuda_libs=$(pkg-config --libs vgpu-cuda) || cuda_libs=MISSING
+echo "# pkg-config --cflags --libs vgpu-cuda: $cuda_cflags $cuda_libs"
+# shellcheck disable=SC2086
+out=$($CC -std=c11 -Wall -Wextra -Werror $SAN_FLAGS $cuda_cflags -o "$tmp/drv_saxpy" \
+	examples/cuda/drv_saxpy.c $cuda_libs -lm 2>&1) || { diag <<<"$out"; st=1; }
+if ((st == 0)); then
+	"$tmp/drv_saxpy" >"$tmp/drv.out" 2>&1 || st=1
+	grep -q '^drv_saxpy: PASS' "$tmp/drv.out" || st=1
+	((st == 0)) || diag <"$tmp/drv.out"
+	grep -q <<<"$(ldd "$tmp/drv_saxpy")" "$prefix/lib/vgpu-cuda/libcuda.so.1" ||
+		{ echo "# drv_saxpy did not load $prefix/lib/vgpu-cuda/libcuda.so.1"; st=1; }
+	grep -q <<<"$(ldd "$tmp/drv_saxpy")" "$prefix/lib/vgpu-cuda/../libvgpu.so.2" ||
+		{ echo "# the installed libcuda.so.1 did not load the installed libvgpu.so.2"; st=1; }
+fi
+result cuda_example $st
 
 st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libcuda.so.1: kernel launches and tensor maps.  A launch is one
+ * vgpu_kernel_launch() on the stream's queue (or, with a priority
+ * attribute, on the context's queue of that priority), waiting for the
+ * stream's previous point and its cuStreamWaitEvent points and signalling
+ * the stream's next point (cu_stream.c).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_priv.h"
+
+struct launch {
+	unsigned int grid[3], block[3], cluster[3];
+	unsigned int smem;
+	CUstream stream;
+	bool cooperative;
+	bool has_priority;
+	int priority;
+};
+
+static bool over(unsigned int v, unsigned int max)
+{
+	return !v || v > max;
+}
+
+static CUresult check_geometry(const struct CUfunc_st *f, const struct launch *l,
+			       const struct cuv_device *d)
+{
+	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+	unsigned int ncl;
+
+	if (over(l->grid[0], 0x7fffffffu) || over(l->grid[1], 65535) || over(l->grid[2], 65535)) {
+		cuv_warn("%s: grid %ux%ux%u out of range", f->name, l->grid[0], l->grid[1],
+			 l->grid[2]);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (over(l->block[0], 1024) || over(l->block[1], 1024) || over(l->block[2], 64) ||
+	    threads > d->info.param[VGPU_PARAM_MAX_THREADS]) {
+		cuv_warn("%s: block %ux%ux%u: more than %llu threads or a dimension out of range",
+			 f->name, l->block[0], l->block[1], l->block[2],
+			 (unsigned long long)d->info.param[VGPU_PARAM_MAX_THREADS]);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (l->smem > (unsigned int)f->max_dyn_smem ||
+	    (uint64_t)l->smem + f->smem_static > d->info.param[VGPU_PARAM_SMEM]) {
+		cuv_warn("%s: %u bytes of dynamic shared memory: more than the function's "
+			 "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (%d)", f->name, l->smem,
+			 f->max_dyn_smem);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	ncl = l->cluster[0] * l->cluster[1] * l->cluster[2];
+	if (ncl > 1) {
+		if (!l->cluster[0] || !l->cluster[1] || !l->cluster[2] ||
+		    ncl > VGPU_MAX_CLUSTER_CTAS || (ncl > 8 && !f->non_portable_cluster) ||
+		    l->grid[0] % l->cluster[0] || l->grid[1] % l->cluster[1] ||
+		    l->grid[2] % l->cluster[2]) {
+			cuv_warn("%s: cluster %ux%ux%u does not tile grid %ux%ux%u or is larger than "
+				 "%u CTAs (8 without CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
+				 f->name, l->cluster[0], l->cluster[1], l->cluster[2], l->grid[0],
+				 l->grid[1], l->grid[2], VGPU_MAX_CLUSTER_CTAS);
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+		}
+	}
+	if (l->cooperative &&
+	    (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > d->info.param[VGPU_PARAM_SMS]) {
+		cuv_warn("%s: a cooperative grid of %llu CTAs: more than the device's %llu SMs "
+			 "hold at once", f->name,
+			 (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2],
+			 (unsigned long long)d->info.param[VGPU_PARAM_SMS]);
+		return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult fill_args(const struct CUfunc_st *f, void **params, void **extra,
+			  struct vgpu_args *args)
+{
+	const void *buf = NULL;
+	size_t bufsize = 0;
+	bool have_size = false;
+
+	if (params && extra) {
+		cuv_warn("%s: both kernelParams and extra given", f->name);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (extra) {
+		for (unsigned int i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+			if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+				buf = extra[i + 1];
+			} else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+				bufsize = *(size_t *)extra[i + 1];
+				have_size = true;
+			} else {
+				return CUDA_ERROR_INVALID_VALUE;
+			}
+		}
+		if (!buf || !have_size || bufsize < f->user_bytes) {
+			cuv_warn("%s: extra's buffer holds %zu bytes, the parameters %u", f->name,
+				 bufsize, f->user_bytes);
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+		return cuv_errno(vgpu_args_set_raw(args, 0, buf, f->user_bytes));
+	}
+	if (f->nparams && !params) {
+		cuv_warn("%s: takes %u parameters and kernelParams is NULL", f->name, f->nparams);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	for (unsigned int i = 0; i < f->nparams; i++) {
+		if (!params[i]) {
+			cuv_warn("%s: kernelParams[%u] is NULL", f->name, i);
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+		if (vgpu_args_set_raw(args, f->param_off[i], params[i], f->param_size[i]))
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult launch(CUfunction f, const struct launch *l, void **params, void **extra)
+{
+	struct vgpu_launch_config cfg = { 0 };
+	struct vgpu_sync_point sig, *w = NULL;
+	struct CUstream_st *s;
+	struct CUctx_st *ctx;
+	struct vgpu_args *args = NULL;
+	struct vgpu_job *job = NULL;
+	unsigned int nw = 0;
+	int ret;
+	CUresult r = cuv_current(&ctx);
+
+	if (r)
+		return r;
+	if (f && !cuv_handle_ok(f, CUV_FUNC) && cuv_handle_ok(f, CUV_KERNEL)) {
+		r = cuv_kernel_function((CUkernel)f, &f); /* a CUkernel for a CUfunction */
+		if (r)
+			return r;
+	}
+	if (!f || !cuv_handle_ok(f, CUV_FUNC))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (f->mod->ctx != ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	r = check_geometry(f, l, ctx->cudev);
+	if (r)
+		return r;
+	args = atomic_exchange(&f->args_cache, NULL);
+	if (!args && vgpu_args_new(f->kernel, &args))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r = fill_args(f, params, extra, args);
+	if (r) {
+		args = atomic_exchange(&f->args_cache, args);
+		vgpu_args_free(args);
+		return r;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	r = ctx->sticky;
+	if (!r)
+		r = cuv_stream(ctx, l->stream, &s);
+	if (!r)
+		r = cuv_stream_waits(s, &w, &nw);
+	if (!r && nw > VGPU_SUBMIT_MAX_SYNCS) { /* too many for one job: wait here */
+		r = cuv_stream_host_fence(s);
+		if (!r)
+			r = cuv_stream_waits(s, &w, &nw);
+	}
+	if (!r) {
+		for (int i = 0; i < 3; i++) {
+			cfg.grid[i] = l->grid[i];
+			cfg.block[i] = l->block[i];
+			cfg.cluster[i] = l->cluster[i] ? l->cluster[i] : 1;
+		}
+		cfg.smem_bytes = l->smem;
+		cfg.queue = s->queue;
+		if (l->has_priority) {
+			uint32_t p = l->priority >= 0 ? VGPU_QUEUE_PRIORITY_NORMAL :
+				     l->priority == -1 ? VGPU_QUEUE_PRIORITY_HIGH :
+							 VGPU_QUEUE_PRIORITY_REALTIME;
+
+			if (!ctx->prio_queue[p] &&
+			    vgpu_queue_new(ctx->dev, p, &ctx->prio_queue[p]))
+				ctx->prio_queue[p] = NULL; /* not allowed: the stream's queue */
+			if (ctx->prio_queue[p])
+				cfg.queue = ctx->prio_queue[p];
+		}
+		sig = (struct vgpu_sync_point){ s->tl, s->point + 1 };
+		cfg.wait = w;
+		cfg.nwait = nw;
+		cfg.signal = &sig;
+		cfg.nsignal = 1;
+		ret = vgpu_kernel_launch(f->kernel, &cfg, args, &job);
+		if (ret) {
+			cuv_warn("%s: the launch was refused: %s", f->name, strerror(-ret));
+			r = ret == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_LAUNCH_FAILED;
+		} else {
+			cuv_stream_launched(s, job);
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	args = atomic_exchange(&f->args_cache, args); /* keep it for the next launch */
+	vgpu_args_free(args);
+	return r;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+				unsigned int gridDimZ, unsigned int blockDimX,
+				unsigned int blockDimY, unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams, void **extra)
+{
+	struct launch l = { .grid = { gridDimX, gridDimY, gridDimZ },
+			    .block = { blockDimX, blockDimY, blockDimZ },
+			    .smem = sharedMemBytes, .stream = hStream };
+
+	return launch(f, &l, kernelParams, extra);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+					   unsigned int gridDimY, unsigned int gridDimZ,
+					   unsigned int blockDimX, unsigned int blockDimY,
+					   unsigned int blockDimZ, unsigned int sharedMemBytes,
+					   CUstream hStream, void **kernelParams)
+{
+	struct launch l = { .grid = { gridDimX, gridDimY, gridDimZ },
+			    .block = { blockDimX, blockDimY, blockDimZ },
+			    .smem = sharedMemBytes, .stream = hStream, .cooperative = true };
+
+	return launch(f, &l, kernelParams, NULL);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+				  void **kernelParams, void **extra)
+{
+	struct launch l;
+
+	if (!config || (config->numAttrs && !config->attrs))
+		return CUDA_ERROR_INVALID_VALUE;
+	l = (struct launch){ .grid = { config->gridDimX, config->gridDimY, config->gridDimZ },
+			     .block = { config->blockDimX, config->blockDimY, config->blockDimZ },
+			     .smem = config->sharedMemBytes, .stream = config->hStream };
+	for (unsigned int i = 0; i < config->numAttrs; i++) {
+		const CUlaunchAttribute *a = &config->attrs[i];
+
+		switch (a->id) {
+		case CU_LAUNCH_ATTRIBUTE_IGNORE:
+		case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+		case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+		case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
+			break; /* hints */
+		case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+			l.cooperative = a->value.cooperative != 0;
+			break;
+		case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+			l.cluster[0] = a->value.clusterDim.x;
+			l.cluster[1] = a->value.clusterDim.y;
+			l.cluster[2] = a->value.clusterDim.z;
+			if (!l.cluster[0] || !l.cluster[1] || !l.cluster[2])
+				return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+			break;
+		case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+			l.has_priority = true;
+			l.priority = a->value.priority;
+			break;
+		default:
+			cuv_warn("cuLaunchKernelEx: launch attribute %d is not supported", a->id);
+			return CUDA_ERROR_NOT_SUPPORTED;
+		}
+	}
+	return launch(f, &l, kernelParams, extra);
+}
+
+/*
+ * Occupancy: a vGPU SM runs one CTA at a time (as
+ * CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR says): 1 when a block
+ * of @blockSize threads with @dynamicSMemSize bytes fits, else 0.
+ */
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+								      CUfunction func,
+								      int blockSize,
+								      size_t dynamicSMemSize,
+								      unsigned int flags)
+{
+	struct cuv_device *d;
+
+	if (!numBlocks || blockSize <= 0 || flags > 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!func || !cuv_handle_ok(func, CUV_FUNC))
+		return CUDA_ERROR_INVALID_HANDLE;
+	d = func->mod->ctx->cudev;
+	*numBlocks = (uint64_t)blockSize <= d->info.param[VGPU_PARAM_MAX_THREADS] &&
+		     dynamicSMemSize <= (size_t)func->max_dyn_smem &&
+		     dynamicSMemSize + func->smem_static <= d->info.param[VGPU_PARAM_SMEM];
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
+							     int blockSize,
+							     size_t dynamicSMemSize)
+{
+	return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+								    dynamicSMemSize, 0);
+}
+
+/* ---- tensor maps: CUtensorMap holds vGPU's struct vgpu_tensor_map ---- */
+
+_Static_assert(sizeof(CUtensorMap) == sizeof(struct vgpu_tensor_map), "tensor map size");
+
+static int elem_size(CUtensorMapDataType t)
+{
+	switch (t) {
+	case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+		return 1;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+	case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+		return 2;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT32:
+	case CU_TENSOR_MAP_DATA_TYPE_INT32:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
+	case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+	case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ:
+		return 4;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+	case CU_TENSOR_MAP_DATA_TYPE_INT64:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+		return 8;
+	default:
+		return 0; /* the packed 4- and 6-bit types */
+	}
+}
+
+CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType type,
+					cuuint32_t rank, void *globalAddress,
+					const cuuint64_t *globalDim,
+					const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
+					const cuuint32_t *elementStrides,
+					CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+					CUtensorMapL2promotion l2Promotion,
+					CUtensorMapFloatOOBfill oobFill)
+{
+	struct vgpu_tensor_map tm = { .magic = VGPU_TMAP_MAGIC };
+	int es = elem_size(type);
+
+	if (!tensorMap || !globalAddress || !globalDim || !boxDim || !elementStrides ||
+	    (rank > 1 && !globalStrides))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!es) {
+		cuv_warn("cuTensorMapEncodeTiled: data type %d is not supported (packed types)",
+			 type);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE || swizzle != CU_TENSOR_MAP_SWIZZLE_NONE ||
+	    oobFill != CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) {
+		cuv_warn("cuTensorMapEncodeTiled: vGPU's TMA engine copies plain tiles: "
+			 "interleave, swizzle and NaN fill are not supported");
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if ((unsigned int)l2Promotion > CU_TENSOR_MAP_L2_PROMOTION_L2_256B ||
+	    rank < 1 || rank > VGPU_TMAP_MAX_RANK || (uintptr_t)globalAddress % 16)
+		return CUDA_ERROR_INVALID_VALUE;
+	tm.base = (uintptr_t)globalAddress;
+	tm.rank = (uint8_t)rank;
+	tm.elem_size = (uint8_t)es;
+	for (cuuint32_t d = 0; d < rank; d++) {
+		if (!globalDim[d] || globalDim[d] > (1ull << 32) || !boxDim[d] ||
+		    boxDim[d] > VGPU_TMAP_MAX_BOX || !elementStrides[d] ||
+		    elementStrides[d] > VGPU_TMAP_MAX_ELEM_STRIDE)
+			return CUDA_ERROR_INVALID_VALUE;
+		tm.dims[d] = (uint32_t)(globalDim[d] == (1ull << 32) ? UINT32_MAX : globalDim[d]);
+		tm.box[d] = boxDim[d];
+		tm.elem_strides[d] = elementStrides[d];
+		if (d) {
+			if (globalStrides[d - 1] % 16 || globalStrides[d - 1] >= (1ull << 40))
+				return CUDA_ERROR_INVALID_VALUE;
+			tm.strides[d - 1] = globalStrides[d - 1];
+		}
+	}
+	memcpy(tensorMap, &tm, sizeof(tm));
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
+					 CUtensorMapDataType tensorDataType,
+					 cuuint32_t tensorRank, void *globalAddress,
+					 const cuuint64_t *globalDim,
+					 const cuuint64_t *globalStrides,
+					 const int *pixelBoxLowerCorner,
+					 const int *pixelBoxUpperCorner,
+					 cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+					 const cuuint32_t *elementStrides,
+					 CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+					 CUtensorMapL2promotion l2Promotion,
+					 CUtensorMapFloatOOBfill oobFill)
+{
+	cuv_warn("cuTensorMapEncodeIm2col: vGPU's TMA engine copies tiles only (tile mode of "
+		 "cp.async.bulk.tensor): im2col tensor maps are not supported; use "
+		 "cuTensorMapEncodeTiled");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}

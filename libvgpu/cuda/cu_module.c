@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libcuda.so.1: modules and functions.  A module is PTX (text, or the PTX
+ * entry of a fatbin, cu_fatbin.c) compiled by libvgpu's front end into a
+ * vgpu_program; each .entry is a CUfunction.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_fatbin.h"
+#include "cuda_priv.h"
+
+/*
+ * The kernel's CUDA parameters from its vGPU parameters: the front end
+ * names the first slot of PTX parameter N "argN", the further 4-byte
+ * slots of an array parameter "argN_OFF" and padding "padN_OFF"
+ * (libvgpu/ptx/ptx.c print_params).
+ */
+static CUresult func_params(struct CUfunc_st *f)
+{
+	struct vgpu_kernel_info ki;
+	struct vgpu_arg_info ai;
+	unsigned int n = 0;
+
+	vgpu_kernel_info(f->kernel, &ki);
+	f->param_off = calloc(ki.nparams + 1, sizeof(uint32_t));
+	f->param_size = calloc(ki.nparams + 1, sizeof(uint32_t));
+	if (!f->param_off || !f->param_size)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	for (unsigned int i = 0; vgpu_kernel_arg(f->kernel, i, &ai) == 0; i++) {
+		unsigned int idx;
+		char rest;
+
+		if (sscanf(ai.name, "arg%u%c", &idx, &rest) == 1) {
+			if (idx != n)
+				return CUDA_ERROR_INVALID_IMAGE;
+			f->param_off[n] = ai.offset;
+			f->param_size[n] = ai.size;
+			n++;
+		} else if (sscanf(ai.name, "arg%u_", &idx) == 1 && n && idx == n - 1) {
+			f->param_size[n - 1] = ai.offset + ai.size - f->param_off[n - 1];
+		}
+		if (n && !strncmp(ai.name, "arg", 3))
+			f->user_bytes = f->param_off[n - 1] + f->param_size[n - 1];
+	}
+	f->nparams = n;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * Per-kernel facts from the generated assembly: the highest register
+ * named (NUM_REGS) and the .local bytes per thread.
+ */
+static void func_asm_facts(struct CUfunc_st *f, const char *text)
+{
+	char key[80];
+	const char *p, *end;
+	int maxr = -1;
+
+	snprintf(key, sizeof(key), ".kernel %s\n", f->name);
+	p = strstr(text, key);
+	if (!p)
+		return;
+	p += strlen(key);
+	end = strstr(p, "\n.kernel ");
+	if (!end)
+		end = p + strlen(p);
+	for (const char *q = p; q < end; q++) {
+		if (*q == 'R' && q[1] >= '0' && q[1] <= '9' &&
+		    (q == p || q[-1] == ' ' || q[-1] == '[' || q[-1] == ',' || q[-1] == '\t')) {
+			int r = atoi(q + 1);
+
+			if (r > maxr)
+				maxr = r;
+		} else if (!strncmp(q, "\n.local ", 8)) {
+			f->local_bytes = (uint32_t)strtoul(q + 8, NULL, 0);
+		}
+	}
+	f->num_regs = maxr + 1;
+}
+
+/* .global gI, SIZE, ALIGN ; // NAME -> offsets, laid out as the assembler
+ * does (libvgpu/asm/asm.c dir_global: each aligned after the previous). */
+static CUresult parse_globals(struct CUmod_st *m, const char *text)
+{
+	uint64_t off = 0;
+	unsigned int cap = 0;
+
+	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long size, align;
+		char name[128];
+		struct cuv_global *g;
+
+		if (strncmp(p, ".global ", 8) ||
+		    sscanf(p, ".global g%*u, %lu, %lu ; // %127s", &size, &align, name) != 3)
+			continue;
+		off = (off + align - 1) & ~(uint64_t)(align - 1);
+		if (m->nglobals == cap) {
+			cap = cap ? cap * 2 : 8;
+			g = realloc(m->globals, cap * sizeof(*g));
+			if (!g)
+				return CUDA_ERROR_OUT_OF_MEMORY;
+			m->globals = g;
+		}
+		g = &m->globals[m->nglobals++];
+		snprintf(g->name, sizeof(g->name), "%s", name);
+		g->offset = off;
+		g->size = size;
+		off += size;
+	}
+	return CUDA_SUCCESS;
+}
+
+static void module_free(struct CUmod_st *m)
+{
+	for (unsigned int i = 0; i < m->nfuncs; i++) {
+		cuv_handle_del(&m->funcs[i]);
+		vgpu_args_free(atomic_exchange(&m->funcs[i].args_cache, NULL));
+		free(m->funcs[i].param_off);
+		free(m->funcs[i].param_size);
+	}
+	if (m->data_va) {
+		struct vgpu_bo *bo;
+
+		if (!vgpu_program_data(m->prog, &bo))
+			cuv_alloc_remove_bo(m->ctx, bo);
+	}
+	free(m->funcs);
+	free(m->globals);
+	vgpu_program_free(m->prog);
+	free(m);
+}
+
+void cuv_modules_free(struct CUctx_st *ctx)
+{
+	struct CUmod_st *m = ctx->modules;
+
+	while (m) {
+		struct CUmod_st *n = m->next;
+
+		cuv_handle_del(m);
+		module_free(m);
+		m = n;
+	}
+	ctx->modules = NULL;
+}
+
+/* PTX text -> a module of the current context. */
+CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
+			     size_t errlen, struct CUmod_st **out)
+{
+	struct CUctx_st *ctx;
+	struct CUmod_st *m;
+	char *text = NULL, log[4096] = "";
+	struct vgpu_bo *bo;
+	int ret;
+	CUresult r = cuv_current(&ctx);
+
+	if (r)
+		return r;
+	if (ctx->sticky)
+		return ctx->sticky;
+	ret = vgpu_ptx_to_asm(ptx, len, name, &text, log, sizeof(log));
+	if (ret) {
+		cuv_warn("%s: the PTX does not compile for vGPU:\n%s", name, log);
+		if (errlog && errlen)
+			snprintf(errlog, errlen, "%s", log);
+		return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_PTX;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		free(text);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	m->ctx = ctx;
+	ret = vgpu_program_assemble(ctx->dev, text, strlen(text), name, &m->prog, log,
+				    sizeof(log));
+	if (ret) {
+		cuv_warn("%s: the generated assembly does not assemble:\n%s", name, log);
+		free(text);
+		free(m);
+		return ret == -EINVAL ? CUDA_ERROR_INVALID_PTX : cuv_errno(ret);
+	}
+	m->nfuncs = vgpu_program_kernel_count(m->prog);
+	m->funcs = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*m->funcs));
+	r = m->funcs ? parse_globals(m, text) : CUDA_ERROR_OUT_OF_MEMORY;
+	for (unsigned int i = 0; !r && i < m->nfuncs; i++) {
+		struct CUfunc_st *f = &m->funcs[i];
+		struct vgpu_kernel_info ki;
+
+		f->mod = m;
+		vgpu_program_kernel(m->prog, i, &f->kernel);
+		vgpu_kernel_info(f->kernel, &ki);
+		f->name = ki.name;
+		f->smem_static = ki.smem_static;
+		f->max_dyn_smem = 48 * 1024 - (int)ki.smem_static;
+		if (f->max_dyn_smem < 0)
+			f->max_dyn_smem = 0;
+		r = func_params(f);
+		func_asm_facts(f, text);
+	}
+	free(text);
+	if (!r && !vgpu_program_data(m->prog, &bo)) {
+		struct cuv_alloc a = { .va = vgpu_bo_gpu_address(bo), .size = vgpu_bo_size(bo),
+				       .bo = bo, .kind = CUV_ALLOC_MODULE };
+		void *map;
+
+		ret = vgpu_bo_map(bo, &map);
+		r = ret ? cuv_errno(ret) : CUDA_SUCCESS;
+		a.map = map;
+		pthread_mutex_lock(&ctx->lock);
+		if (!r)
+			r = cuv_alloc_add(ctx, &a);
+		pthread_mutex_unlock(&ctx->lock);
+		if (!r)
+			m->data_va = a.va;
+	}
+	if (r) {
+		if (!m->funcs)
+			m->nfuncs = 0;
+		module_free(m);
+		return r;
+	}
+	for (unsigned int i = 0; i < m->nfuncs; i++)
+		cuv_handle_add(&m->funcs[i], CUV_FUNC);
+	pthread_mutex_lock(&ctx->lock);
+	m->next = ctx->modules;
+	ctx->modules = m;
+	pthread_mutex_unlock(&ctx->lock);
+	cuv_handle_add(m, CUV_MOD);
+	*out = m;
+	return CUDA_SUCCESS;
+}
+
+/* An image: a fatbin (or its wrapper), a cubin (refused), or PTX text. */
+static CUresult load_image(CUmodule *module, const void *image, size_t size_hint,
+			   const char *name, char *errlog, size_t errlen)
+{
+	char *ptx = NULL;
+	size_t len = 0;
+	CUresult r;
+
+	if (!module || !image)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = cuv_image_ptx(image, size_hint, &ptx, &len);
+	if (r)
+		return r;
+	r = cuv_module_from_ptx(ptx, len, name, errlog, errlen, module);
+	free(ptx);
+	return r;
+}
+
+CUresult cuv_jit_options(unsigned int n, const CUjit_option *options, void **values,
+			 char **errlog, size_t *errlen)
+{
+	*errlog = NULL;
+	*errlen = 0;
+	if (n && (!options || !values))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (unsigned int i = 0; i < n; i++) {
+		if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
+			*errlog = values[i];
+		else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+			*errlen = (size_t)(uintptr_t)values[i];
+		else if ((int)options[i] < 0 || options[i] >= CU_JIT_NUM_OPTIONS)
+			return CUDA_ERROR_INVALID_VALUE;
+		/* the others tune a compiler vGPU does not have: accepted */
+	}
+	if (*errlog && *errlen)
+		(*errlog)[0] = '\0';
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+	return load_image(module, image, 0, "<image>", NULL, 0);
+}
+
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+				    CUjit_option *options, void **optionValues)
+{
+	char *errlog;
+	size_t errlen;
+	CUresult r = cuv_jit_options(numOptions, options, optionValues, &errlog, &errlen);
+
+	return r ? r : load_image(module, image, 0, "<image>", errlog, errlen);
+}
+
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+	return load_image(module, fatCubin, 0, "<fatbin>", NULL, 0);
+}
+
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+	FILE *f;
+	char *buf;
+	long size;
+	CUresult r;
+
+	if (!module || !fname)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	f = fopen(fname, "rb");
+	if (!f)
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	}
+	buf = malloc((size_t)size + 1);
+	if (!buf) {
+		fclose(f);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		fclose(f);
+		free(buf);
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	}
+	fclose(f);
+	buf[size] = '\0';
+	r = load_image(module, buf, (size_t)size + 1, fname, NULL, 0);
+	free(buf);
+	return r;
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+	struct CUmod_st **pp;
+	struct CUctx_st *ctx;
+
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!hmod || !cuv_handle_ok(hmod, CUV_MOD))
+		return CUDA_ERROR_INVALID_HANDLE;
+	ctx = hmod->ctx;
+	cuv_handle_del(hmod);
+	pthread_mutex_lock(&ctx->lock);
+	cuv_ctx_sync_locked(ctx); /* its kernels may still run */
+	for (pp = &ctx->modules; *pp && *pp != hmod; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = hmod->next;
+	module_free(hmod);
+	pthread_mutex_unlock(&ctx->lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	if (!hfunc || !name)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!hmod || !cuv_handle_ok(hmod, CUV_MOD))
+		return CUDA_ERROR_INVALID_HANDLE;
+	for (unsigned int i = 0; i < hmod->nfuncs; i++)
+		if (!strcmp(hmod->funcs[i].name, name)) {
+			*hfunc = &hmod->funcs[i];
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!mod || !cuv_handle_ok(mod, CUV_MOD))
+		return CUDA_ERROR_INVALID_HANDLE;
+	*count = mod->nfuncs;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+				   const char *name)
+{
+	if (!name)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!hmod || !cuv_handle_ok(hmod, CUV_MOD))
+		return CUDA_ERROR_INVALID_HANDLE;
+	for (unsigned int i = 0; i < hmod->nglobals; i++)
+		if (!strcmp(hmod->globals[i].name, name)) {
+			if (dptr)
+				*dptr = hmod->data_va + hmod->globals[i].offset;
+			if (bytes)
+				*bytes = hmod->globals[i].size;
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- functions ---- */
+
+static CUresult func_ok(CUfunction f)
+{
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return f && cuv_handle_ok(f, CUV_FUNC) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+	CUresult r;
+	int v;
+
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = func_ok(hfunc);
+	if (r)
+		return r;
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+		v = VGPU_MAX_THREADS_PER_CTA;
+		break;
+	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+		v = (int)hfunc->smem_static;
+		break;
+	case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+		v = 0;
+		break;
+	case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+		v = (int)hfunc->local_bytes;
+		break;
+	case CU_FUNC_ATTRIBUTE_NUM_REGS:
+		v = hfunc->num_regs;
+		break;
+	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+	case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+		v = 90;
+		break;
+	case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+		v = 0;
+		break;
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		v = hfunc->max_dyn_smem;
+		break;
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+		v = hfunc->non_portable_cluster;
+		break;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		v = 0;
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	*pi = v;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+	struct cuv_device *d;
+	CUresult r = func_ok(hfunc);
+
+	if (r)
+		return r;
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		d = hfunc->mod->ctx->cudev;
+		if (value < 0 ||
+		    (uint64_t)value + hfunc->smem_static > d->info.param[VGPU_PARAM_SMEM])
+			return CUDA_ERROR_INVALID_VALUE;
+		hfunc->max_dyn_smem = value;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+		hfunc->non_portable_cluster = value != 0;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		return value < -1 || value > 100 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+		return CUDA_SUCCESS; /* hints */
+	default:
+		return CUDA_ERROR_INVALID_VALUE; /* read-only or unknown */
+	}
+}
+
+CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+	CUresult r;
+
+	if (!name)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = func_ok(hfunc);
+	if (!r)
+		*name = hfunc->name;
+	return r;
+}
+
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+				    size_t *paramSize)
+{
+	CUresult r = func_ok(func);
+
+	if (r)
+		return r;
+	if (paramIndex >= func->nparams)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (paramOffset)
+		*paramOffset = func->param_off[paramIndex];
+	if (paramSize)
+		*paramSize = func->param_size[paramIndex];
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+	CUresult r;
+
+	if (!hmod)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = func_ok(hfunc);
+	if (!r)
+		*hmod = hfunc->mod;
+	return r;
+}
+
+/* vGPU has no L1 to trade against shared memory: accepted, changes nothing. */
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+	CUresult r = func_ok(hfunc);
+
+	if (r)
+		return r;
+	return (unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_ERROR_INVALID_VALUE :
+								  CUDA_SUCCESS;
+}

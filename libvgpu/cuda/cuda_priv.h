@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libcuda.so.1 over libvgpu: the objects behind the driver API's handles.
+ *
+ *   CUdevice   an index into the devices found by cuInit (VGPU_BACKEND:
+ *              sim, one device; drm, one per vgpu DRM device)
+ *   CUcontext  a vgpu_device opened for it (its own address space), the
+ *              allocations made in it, its streams, events and modules
+ *   CUstream   a vgpu queue of the stream's priority and a timeline
+ *              syncobj: launch N on the stream signals point N and waits
+ *              for point N-1, so the stream is ordered whatever queue runs
+ *              a launch; cuStreamWaitEvent adds another timeline's point
+ *              to the waits of the stream's next launch (a device-side
+ *              dependency, no host wait)
+ *   CUevent    a stream's timeline point (the stream's last launch when
+ *              recorded)
+ *   CUmodule   a vgpu_program compiled from the PTX; CUfunction one of its
+ *              kernels with its parameter layout
+ *
+ * Locks: cuv_lock (cu_init.c) protects the device table, primary contexts
+ * and the handle registry; ctx->lock protects a context's lists, its
+ * allocations, its streams' points and pending waits, and its jobs.
+ */
+#ifndef CUDA_PRIV_H
+#define CUDA_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cuda.h"
+#include "vgpu.h"
+
+/* Entry points declared outside cuda.h (which exports what it declares). */
+#define CUV_EXPORT __attribute__((visibility("default")))
+
+enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
+
+struct cuv_device {
+	char open_name[64]; /* vgpu_device_open()'s name: "sim" or a PCI slot */
+	char name[256];
+	struct vgpu_device_info info;
+	struct CUctx_st *primary;
+	unsigned int primary_refs;
+	unsigned int primary_flags;
+};
+
+/* An allocation: device memory, host memory (a mapped BO), module data. */
+enum cuv_alloc_kind { CUV_ALLOC_DEVICE, CUV_ALLOC_HOST, CUV_ALLOC_MODULE };
+struct cuv_alloc {
+	uint64_t va;
+	uint64_t size;
+	struct vgpu_bo *bo;
+	uint8_t *map;
+	enum cuv_alloc_kind kind;
+};
+
+struct cuv_job {
+	struct vgpu_job *job;
+	struct cuv_job *next;
+};
+
+struct CUstream_st {
+	struct CUctx_st *ctx;
+	unsigned int flags;
+	int priority;
+	bool is_null;		 /* the context's legacy default stream */
+	bool per_thread;	 /* a thread's per-thread default stream */
+	bool destroyed;		 /* the handle is gone; events may still refer */
+	unsigned int refs;	 /* the handle and each event recorded on it */
+	unsigned long long id;	 /* cuStreamGetId */
+	struct vgpu_queue *queue; /* NULL: the device's default queue */
+	bool own_queue;
+	struct vgpu_syncobj *tl; /* the stream's timeline */
+	uint64_t point;		 /* its last launch's point (0: none) */
+	struct vgpu_sync_point *waits; /* cuStreamWaitEvent's, for the next launch */
+	unsigned int nwaits, waits_cap;
+	struct vgpu_sync_point *scratch; /* cuv_stream_waits()'s answer */
+	unsigned int scratch_cap;
+	struct cuv_job *jobs, *jobs_tail; /* launched, not yet reaped */
+	struct CUstream_st *next;	  /* in ctx->streams */
+};
+
+struct CUevent_st {
+	struct CUctx_st *ctx;
+	unsigned int flags;
+	struct CUstream_st *stream; /* where last recorded (a reference), or NULL */
+	uint64_t point;
+	bool have_time;
+	uint64_t time_ns;
+	struct CUevent_st *next; /* in ctx->events */
+};
+
+struct CUfunc_st {
+	struct CUmod_st *mod;
+	const struct vgpu_kernel *kernel;
+	const char *name;
+	unsigned int nparams;	   /* the CUDA parameters (PTX .param) */
+	uint32_t *param_off, *param_size;
+	uint32_t user_bytes;	   /* bytes the CUDA parameters span */
+	uint32_t smem_static;
+	uint32_t local_bytes;
+	int num_regs;
+	int max_dyn_smem;	   /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+	int non_portable_cluster;
+	/* an argument set kept for the next launch (atomic exchange): one
+	 * vgpu_args (4 KiB) per launch costs more than the rest of it */
+	_Atomic(struct vgpu_args *) args_cache;
+};
+
+struct cuv_global {
+	char name[128];
+	uint64_t offset, size;
+};
+
+struct CUmod_st {
+	struct CUctx_st *ctx;
+	struct vgpu_program *prog;
+	struct CUfunc_st *funcs;
+	unsigned int nfuncs;
+	struct cuv_global *globals;
+	unsigned int nglobals;
+	uint64_t data_va;
+	struct CUmod_st *next; /* in ctx->modules */
+};
+
+struct CUctx_st {
+	struct cuv_device *cudev;
+	CUdevice ordinal;
+	unsigned int flags;
+	bool primary;
+	struct vgpu_device *dev;
+	pthread_mutex_t lock;
+	CUresult sticky; /* a device exception: every later call returns it */
+	struct cuv_alloc *allocs; /* sorted by va */
+	size_t nallocs, allocs_cap;
+	struct CUstream_st *null_stream;
+	struct CUstream_st *streams; /* created streams, and the null stream */
+	struct CUevent_st *events;
+	struct CUmod_st *modules;
+	struct vgpu_queue *prio_queue[4]; /* launches with a priority attribute */
+	unsigned int njobs;		  /* launched, not yet reaped */
+	size_t limit_printf, limit_stack, limit_heap;
+	CUfunc_cache cache_config;
+	unsigned long long id; /* cuCtxGetId */
+};
+
+/* cu_init.c */
+extern pthread_mutex_t cuv_lock;
+bool cuv_initialized(void);
+CUresult cuv_device(CUdevice dev, struct cuv_device **out);
+void cuv_handle_add(void *p, enum cuv_kind kind);
+void cuv_handle_del(void *p);
+bool cuv_handle_ok(const void *p, enum cuv_kind kind);
+/* The calling thread's current context, checked (CUDA's error otherwise). */
+CUresult cuv_current(struct CUctx_st **out);
+CUresult cuv_errno(int err);
+void cuv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+CUresult cuv_ctx_init(struct CUctx_st *ctx);
+void cuv_ctx_fini(struct CUctx_st *ctx);
+
+/* cu_memory.c */
+CUresult cuv_alloc_add(struct CUctx_st *ctx, const struct cuv_alloc *a);
+/* The allocation holding [va, va + len), or NULL. */
+struct cuv_alloc *cuv_alloc_find(struct CUctx_st *ctx, uint64_t va, uint64_t len);
+void cuv_alloc_remove_bo(struct CUctx_st *ctx, struct vgpu_bo *bo);
+void cuv_allocs_free(struct CUctx_st *ctx);
+
+/* cu_stream.c */
+CUresult cuv_stream(struct CUctx_st *ctx, CUstream h, struct CUstream_st **out);
+CUresult cuv_stream_new(struct CUctx_st *ctx, unsigned int flags, int priority,
+			bool is_null, struct CUstream_st **out);
+void cuv_stream_put(struct CUstream_st *s);
+/* Wait on the host for what must precede a host operation on @s (ctx->lock held). */
+CUresult cuv_stream_host_fence(struct CUstream_st *s);
+CUresult cuv_ctx_sync_locked(struct CUctx_st *ctx);
+/* Reap finished jobs of every stream; @block waits for them all. */
+CUresult cuv_reap(struct CUctx_st *ctx, bool block);
+/* Launch bookkeeping: the waits of @s's next launch, in @s's scratch
+ * array (ctx->lock held). */
+CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_sync_point **w,
+			  unsigned int *nw);
+void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job);
+void cuv_events_free(struct CUctx_st *ctx);
+void cuv_streams_free(struct CUctx_st *ctx);
+
+/* cu_library.c: a CUkernel's function in the current context */
+CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out);
+
+/* cu_ptds.c: an API name's per-thread-default-stream entry point, or NULL */
+void *cuv_ptds_entry(const char *api_name);
+
+/* cu_module.c */
+void cuv_modules_free(struct CUctx_st *ctx);
+CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
+			     size_t errlen, struct CUmod_st **out);
+/* cuModuleLoadDataEx's options: the error log buffer, the rest checked. */
+CUresult cuv_jit_options(unsigned int n, const CUjit_option *options, void **values,
+			 char **errlog, size_t *errlen);
+
+#endif /* CUDA_PRIV_H */

@@ -1,0 +1,889 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUDA driver API of libcuda.so.1 (libvgpu/cuda/, docs/cuda.md), as a
+ * driver-API program uses it: only <cuda.h>, linked with libcuda.so.1.
+ * The kernels are the .cu files of tests/cuda/, compiled by nvcc at build time into
+ * CUDA_TEST_DIR (PTX; a fatbin with zstd-compressed PTX, one without
+ * compression, one with SASS only; a cubin).  Every result is checked
+ * against the host's computation; every error path against CUDA's code.
+ *
+ * test_cuda_abi.c compiles this same file against NVIDIA's own cuda.h
+ * (/usr/local/cuda/include): the binary runs on libcuda.so.1 unchanged.
+ */
+#include "cuda_test.h"
+
+TEST(calls_before_cuInit_fail_with_not_initialized)
+{
+	int n;
+	CUdevice d;
+	CUcontext c;
+
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuDeviceGetCount(&n));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuDeviceGet(&d, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuCtxCreate(&c, NULL, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuInit(1));
+	EXPECT_CU(CUDA_SUCCESS, cuInit(0));
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+}
+
+TEST(devices_and_their_attributes)
+{
+	int ver = 0, n = 0, v = 0, major = 0, minor = 0;
+	char name[128];
+	size_t mem = 0;
+	CUdevice d;
+	CUuuid u;
+
+	CU(cuInit(0));
+	CU(cuDriverGetVersion(&ver));
+	EXPECT_EQ(13000, ver);
+	CU(cuDeviceGetCount(&n));
+	ASSERT_GE(n, 1);
+	CU(cuDeviceGet(&d, 0));
+	CU(cuDeviceGetName(name, sizeof(name), d));
+	EXPECT_EQ(0, strncmp(name, "vGPU", 4));
+	CU(cuDeviceTotalMem(&mem, d));
+	EXPECT_GT(mem, (size_t)0);
+	CU(cuDeviceGetUuid(&u, d));
+	CU(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, d));
+	EXPECT_EQ(32, v);
+	CU(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, d));
+	EXPECT_EQ(1024, v);
+	CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d));
+	CU(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d));
+	EXPECT_EQ(9, major);
+	EXPECT_EQ(0, minor);
+	CU(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d));
+	EXPECT_GE(v, 1);
+	CU(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, d));
+	EXPECT_EQ(1, v);
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGet(&d, n));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetName(name, sizeof(name), n));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetAttribute(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetAttribute(&v, (CUdevice_attribute)100000, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetCount(NULL));
+}
+
+TEST(error_names_and_strings)
+{
+	const char *s = NULL;
+
+	CU(cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &s));
+	EXPECT_STREQ("CUDA_ERROR_INVALID_VALUE", s);
+	CU(cuGetErrorName(CUDA_ERROR_LAUNCH_FAILED, &s));
+	EXPECT_STREQ("CUDA_ERROR_LAUNCH_FAILED", s);
+	CU(cuGetErrorString(CUDA_ERROR_ILLEGAL_ADDRESS, &s));
+	EXPECT_STREQ("an illegal memory access was encountered", s);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetErrorName((CUresult)12345, &s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetErrorString(CUDA_SUCCESS, NULL));
+}
+
+TEST(cuGetProcAddress_gives_the_versioned_entry_points)
+{
+	CUdriverProcAddressQueryResult st;
+	void *fn = NULL, *pt = NULL;
+
+	CU(cuGetProcAddress("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st));
+	EXPECT_EQ((int)CU_GET_PROC_ADDRESS_SUCCESS, (int)st);
+	EXPECT_TRUE(fn == (void *)cuMemAlloc); /* cuMemAlloc_v2 */
+	CU(cuGetProcAddress("cuCtxCreate", &fn, 13000, 0, &st));
+	EXPECT_TRUE(fn == (void *)cuCtxCreate); /* cuCtxCreate_v4 */
+	/* the legacy-stream and the per-thread-stream forms */
+	CU(cuGetProcAddress("cuLaunchKernel", &fn, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st));
+	CU(cuGetProcAddress("cuLaunchKernel", &pt, 12000,
+			    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+	EXPECT_TRUE(fn != pt);
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+	EXPECT_TRUE(pt == (void *)cuLaunchKernel); /* cuLaunchKernel_ptsz */
+#else
+	EXPECT_TRUE(fn == (void *)cuLaunchKernel);
+#endif
+	CU(cuGetProcAddress("cuMemAlloc", &pt, 12000,
+			    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+	EXPECT_TRUE(pt == (void *)cuMemAlloc); /* no stream: one form */
+	EXPECT_CU(CUDA_ERROR_NOT_FOUND, cuGetProcAddress("cuNoSuchThing", &fn, 13000, 0, &st));
+	EXPECT_EQ((int)CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, (int)st);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress(NULL, &fn, 13000, 0, &st));
+}
+
+struct thread_arg {
+	CUcontext seen;
+	CUresult first, after;
+	CUcontext ctx;
+};
+
+static void *other_thread(void *p)
+{
+	struct thread_arg *a = p;
+	CUdeviceptr d;
+
+	cuCtxGetCurrent(&a->seen);
+	a->first = cuMemAlloc(&d, 64);
+	cuCtxSetCurrent(a->ctx);
+	a->after = cuMemAlloc(&d, 64);
+	if (!a->after)
+		cuMemFree(d);
+	return NULL;
+}
+
+TEST(contexts_primary_created_and_current_per_thread)
+{
+	CUcontext p1, p2, c, cur, popped;
+	struct thread_arg a = { 0 };
+	unsigned int flags;
+	int active;
+	pthread_t th;
+	CUdeviceptr d;
+
+	CU(cuInit(0));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuMemAlloc(&d, 64));
+	CU(cuDevicePrimaryCtxRetain(&p1, 0));
+	CU(cuDevicePrimaryCtxRetain(&p2, 0));
+	EXPECT_TRUE(p1 == p2);
+	CU(cuDevicePrimaryCtxGetState(0, &flags, &active));
+	EXPECT_EQ(1, active);
+	CU(cuCtxSetCurrent(p1));
+	CU(cuCtxGetCurrent(&cur));
+	EXPECT_TRUE(cur == p1);
+	CU(cuCtxCreate(&c, NULL, 0, 0)); /* pushed */
+	CU(cuCtxGetCurrent(&cur));
+	EXPECT_TRUE(cur == c);
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxDestroy(p1)); /* primary: Release */
+	/* another thread has no current context until it sets one */
+	a.ctx = c;
+	ASSERT_EQ(0, pthread_create(&th, NULL, other_thread, &a));
+	pthread_join(th, NULL);
+	EXPECT_TRUE(a.seen == NULL);
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, a.first);
+	EXPECT_CU(CUDA_SUCCESS, a.after);
+	CU(cuCtxPopCurrent(&popped));
+	EXPECT_TRUE(popped == c);
+	CU(cuCtxGetCurrent(&cur));
+	EXPECT_TRUE(cur == p1);
+	CU(cuCtxPushCurrent(c));
+	CU(cuCtxDestroy(c));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxPushCurrent(c));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxDestroy(c));
+	CU(cuCtxGetCurrent(&cur));
+	EXPECT_TRUE(cur == p1);
+	CU(cuDevicePrimaryCtxRelease(0));
+	CU(cuDevicePrimaryCtxRelease(0));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuDevicePrimaryCtxRelease(0));
+	CU(cuDevicePrimaryCtxGetState(0, &flags, &active));
+	EXPECT_EQ(0, active);
+}
+
+static void saxpy_run(struct __test_metadata *_metadata, CUmodule mod)
+{
+	enum { N = 1000 };
+	float x[N], y[N], out[N], a = 2.5f;
+	CUdeviceptr dx, dy;
+	CUfunction f;
+	int n = N;
+	void *params[] = { &n, &a, &dx, &dy };
+
+	for (int i = 0; i < N; i++) {
+		x[i] = (float)i * 0.5f - 7.0f;
+		y[i] = (float)(i % 17) * 1.25f;
+	}
+	CU(cuModuleGetFunction(&f, mod, "saxpy"));
+	CU(cuMemAlloc(&dx, sizeof(x)));
+	CU(cuMemAlloc(&dy, sizeof(y)));
+	CU(cuMemcpyHtoD(dx, x, sizeof(x)));
+	CU(cuMemcpyHtoD(dy, y, sizeof(y)));
+	CU(cuLaunchKernel(f, (N + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, params, NULL));
+	CU(cuCtxSynchronize());
+	CU(cuMemcpyDtoH(out, dy, sizeof(out)));
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(fmaf(a, x[i], y[i]), out[i]);
+	CU(cuMemFree(dx));
+	CU(cuMemFree(dy));
+}
+
+TEST_F(cu, saxpy_from_ptx)
+{
+	saxpy_run(_metadata, self->mod);
+}
+
+TEST_F(cu, saxpy_from_fatbins_compressed_and_not)
+{
+	CUmodule m;
+	void *img = read_file("kernels.fatbin", NULL);
+	void *img2 = read_file("kernels.nc.fatbin", NULL);
+
+	ASSERT_NE(NULL, img);
+	ASSERT_NE(NULL, img2);
+	CU(cuModuleLoadData(&m, img));
+	saxpy_run(_metadata, m);
+	CU(cuModuleUnload(m));
+	CU(cuModuleLoadFatBinary(&m, img2));
+	saxpy_run(_metadata, m);
+	CU(cuModuleUnload(m));
+	CU(cuModuleLoad(&m, path_of("kernels.fatbin")));
+	saxpy_run(_metadata, m);
+	CU(cuModuleUnload(m));
+	free(img);
+	free(img2);
+}
+
+TEST_F(cu, images_without_ptx_are_refused_naming_the_flag)
+{
+	CUmodule m;
+	void *sass = read_file("kernels.sass.fatbin", NULL);
+	void *cubin = read_file("kernels.cubin", NULL);
+
+	ASSERT_NE(NULL, sass);
+	ASSERT_NE(NULL, cubin);
+	EXPECT_CU(CUDA_ERROR_NO_BINARY_FOR_GPU, cuModuleLoadData(&m, sass));
+	EXPECT_CU(CUDA_ERROR_NO_BINARY_FOR_GPU, cuModuleLoadData(&m, cubin));
+	EXPECT_CU(CUDA_ERROR_NO_BINARY_FOR_GPU, cuModuleLoad(&m, path_of("kernels.cubin")));
+	free(sass);
+	free(cubin);
+}
+
+TEST_F(cu, module_errors)
+{
+	static const char bad_ptx[] = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+				      ".visible .entry k()\n{\n\tfrobnicate.u32 %r1;\n}\n";
+	char log[1024] = "";
+	CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *vals[] = { log, (void *)(uintptr_t)sizeof(log) };
+	CUmodule m;
+	CUfunction f;
+	CUdeviceptr d;
+	size_t sz;
+
+	EXPECT_CU(CUDA_ERROR_FILE_NOT_FOUND, cuModuleLoad(&m, "/nonexistent/k.ptx"));
+	EXPECT_CU(CUDA_ERROR_INVALID_PTX, cuModuleLoadDataEx(&m, bad_ptx, 2, opts, vals));
+	EXPECT_NE(NULL, strstr(log, "frobnicate"));
+	EXPECT_CU(CUDA_ERROR_INVALID_PTX, cuModuleLoadData(&m, "x")); /* short: no overread */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuModuleLoadData(&m, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuModuleLoadData(NULL, bad_ptx));
+	EXPECT_CU(CUDA_ERROR_NOT_FOUND, cuModuleGetFunction(&f, self->mod, "no_such_kernel"));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuModuleGetFunction(&f, self->mod, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuModuleGetFunction(&f, (CUmodule)(uintptr_t)0xdead0000, "saxpy"));
+	EXPECT_CU(CUDA_ERROR_NOT_FOUND, cuModuleGetGlobal(&d, &sz, self->mod, "no_such_var"));
+	/* a function of an unloaded module */
+	CU(cuModuleLoad(&m, path_of("kernels.ptx")));
+	CU(cuModuleGetFunction(&f, m, "mul_add"));
+	CU(cuModuleUnload(m));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuModuleUnload(m));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuModuleGetFunction(&f, m, "mul_add"));
+}
+
+TEST_F(cu, reduction_with_shared_memory_on_a_stream)
+{
+	enum { N = 5000, T = 256, B = (N + 2 * T - 1) / (2 * T) };
+	int in[N], part[B], n = N;
+	long long want = 0, got = 0;
+	CUdeviceptr din, dout;
+	CUfunction f;
+	CUstream s;
+	void *params[] = { &din, &dout, &n };
+
+	for (int i = 0; i < N; i++) {
+		in[i] = (i * 7919) % 1000 - 300;
+		want += in[i];
+	}
+	CU(cuModuleGetFunction(&f, self->mod, "reduce_sum"));
+	CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	CU(cuMemAlloc(&din, sizeof(in)));
+	CU(cuMemAlloc(&dout, sizeof(part)));
+	CU(cuMemcpyHtoDAsync(din, in, sizeof(in), s));
+	CU(cuLaunchKernel(f, B, 1, 1, T, 1, 1, 0, s, params, NULL));
+	CU(cuMemcpyDtoHAsync(part, dout, sizeof(part), s));
+	CU(cuStreamSynchronize(s));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamQuery(s));
+	for (int b = 0; b < B; b++) {
+		long long p = 0;
+
+		for (int i = b * 2 * T; i < (b + 1) * 2 * T && i < N; i++)
+			p += in[i];
+		EXPECT_EQ(p, part[b]);
+		got += part[b];
+	}
+	EXPECT_EQ(want, got);
+	CU(cuStreamDestroy(s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamSynchronize(s));
+}
+
+TEST_F(cu, two_streams_ordered_by_an_event)
+{
+	enum { N = 512 };
+	int host[N], mul2 = 2, add1 = 1, mul3 = 3, add0 = 0, n = N;
+	CUstream a, b;
+	CUevent e, start, stop;
+	CUdeviceptr p;
+	CUfunction f;
+	float ms = -1;
+	int prio = 1, lo, hi;
+	void *first[] = { &p, &n, &mul2, &add1 }, *second[] = { &p, &n, &mul3, &add0 };
+
+	CU(cuModuleGetFunction(&f, self->mod, "mul_add"));
+	CU(cuCtxGetStreamPriorityRange(&lo, &hi));
+	EXPECT_LE(hi, lo);
+	CU(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+	CU(cuStreamCreateWithPriority(&b, CU_STREAM_NON_BLOCKING, hi));
+	CU(cuStreamGetPriority(b, &prio));
+	EXPECT_EQ(hi, prio);
+	CU(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	CU(cuEventCreate(&start, 0));
+	CU(cuEventCreate(&stop, 0));
+	CU(cuMemAlloc(&p, sizeof(host)));
+	for (int i = 0; i < N; i++)
+		host[i] = i - 100;
+	CU(cuMemcpyHtoD(p, host, sizeof(host)));
+	/* a: p = p * 2 + 1, then e; b waits for e: p = p * 3 */
+	CU(cuEventRecord(start, a));
+	CU(cuLaunchKernel(f, N / 128, 1, 1, 128, 1, 1, 0, a, first, NULL));
+	CU(cuEventRecord(e, a));
+	CU(cuStreamWaitEvent(b, e, 0));
+	CU(cuLaunchKernel(f, N / 128, 1, 1, 128, 1, 1, 0, b, second, NULL));
+	CU(cuEventRecord(stop, b));
+	CU(cuEventSynchronize(stop));
+	EXPECT_CU(CUDA_SUCCESS, cuEventQuery(e));
+	CU(cuEventElapsedTime(&ms, start, stop));
+	EXPECT_GE(ms, 0.0f);
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, start, e)); /* no timing */
+	CU(cuMemcpyDtoHAsync(host, p, sizeof(host), b));
+	CU(cuStreamSynchronize(b));
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(((i - 100) * 2 + 1) * 3, host[i]);
+	CU(cuEventDestroy(e));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventRecord(e, a));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamWaitEvent(b, e, 0));
+	CU(cuEventDestroy(start));
+	CU(cuEventDestroy(stop));
+	CU(cuStreamDestroy(a));
+	CU(cuStreamDestroy(b));
+	CU(cuMemFree(p));
+}
+
+TEST_F(cu, event_errors)
+{
+	CUevent e, f;
+	float ms;
+
+	CU(cuEventCreate(&e, 0));
+	CU(cuEventCreate(&f, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuEventQuery(e)); /* never recorded: complete */
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, e, f)); /* never recorded */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuEventCreate(&e, 0x100));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuEventCreate(NULL, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventRecord(NULL, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventRecord(e, (CUstream)(uintptr_t)0xdead0000));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamDestroy((CUstream)(uintptr_t)0xdead0000));
+	CU(cuEventRecord(e, NULL));
+	CU(cuEventRecord(f, CU_STREAM_LEGACY));
+	CU(cuEventSynchronize(f));
+	CU(cuEventElapsedTime(&ms, e, f));
+	CU(cuEventDestroy(e));
+	CU(cuEventDestroy(f));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventDestroy(f));
+}
+
+TEST_F(cu, dynamic_shared_memory_needs_cuFuncSetAttribute)
+{
+	int optin = 0, n, *in, *out;
+	CUdeviceptr din, dout;
+	CUfunction f;
+	void *params[] = { &din, &dout, &n };
+
+	CU(cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+				self->dev));
+	if (optin <= 48 * 1024)
+		SKIP(return, "the device offers no more than 48 KiB of shared memory");
+	n = (optin < 96 * 1024 ? optin : 96 * 1024) / 4;
+	in = malloc(n * sizeof(int));
+	out = malloc(n * sizeof(int));
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (int i = 0; i < n; i++)
+		in[i] = i * 3 + 1;
+	CU(cuModuleGetFunction(&f, self->mod, "dyn_reverse"));
+	CU(cuMemAlloc(&din, n * sizeof(int)));
+	CU(cuMemAlloc(&dout, n * sizeof(int)));
+	CU(cuMemcpyHtoD(din, in, n * sizeof(int)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, n * 4, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin + 4096));
+	CU(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, n * 4));
+	CU(cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, n * 4, NULL, params, NULL));
+	CU(cuMemcpyDtoH(out, dout, n * sizeof(int)));
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(in[n - 1 - i], out[i]);
+	free(in);
+	free(out);
+}
+
+TEST_F(cu, cluster_launch_with_cuLaunchKernelEx)
+{
+	enum { G = 8, C = 4 };
+	unsigned int out[3 * G];
+	CUmodule m;
+	CUfunction f;
+	CUdeviceptr d;
+	CUlaunchAttribute at[2];
+	CUlaunchConfig cfg = { .gridDimX = G, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 64,
+			       .blockDimY = 1, .blockDimZ = 1, .attrs = at, .numAttrs = 2 };
+	void *params[] = { &d };
+
+	memset(at, 0, sizeof(at));
+	at[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+	at[0].value.clusterDim.x = C;
+	at[0].value.clusterDim.y = 1;
+	at[0].value.clusterDim.z = 1;
+	at[1].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+	at[1].value.priority = 0;
+	CU(cuModuleLoad(&m, path_of("cluster.ptx")));
+	CU(cuModuleGetFunction(&f, m, "cluster_ring"));
+	CU(cuMemAlloc(&d, sizeof(out)));
+	CU(cuLaunchKernelEx(&cfg, f, params, NULL));
+	CU(cuMemcpyDtoH(out, d, sizeof(out)));
+	for (unsigned int b = 0; b < G; b++) {
+		unsigned int rank = b % C, base = b - rank;
+
+		EXPECT_EQ(rank, out[3 * b]);
+		EXPECT_EQ((unsigned int)C, out[3 * b + 1]);
+		EXPECT_EQ(1000 + base + (rank + 1) % C, out[3 * b + 2]);
+	}
+	at[0].value.clusterDim.x = 3; /* does not tile the grid */
+	EXPECT_CU(CUDA_ERROR_INVALID_CLUSTER_SIZE, cuLaunchKernelEx(&cfg, f, params, NULL));
+	at[0].value.clusterDim.x = 0;
+	EXPECT_CU(CUDA_ERROR_INVALID_CLUSTER_SIZE, cuLaunchKernelEx(&cfg, f, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchKernelEx(NULL, f, params, NULL));
+	CU(cuMemFree(d));
+	CU(cuModuleUnload(m));
+}
+
+TEST_F(cu, tma_tile_through_cuTensorMapEncodeTiled)
+{
+	enum { W = 16, H = 16 };
+	int t[W * H], out[64], x0 = 12, y0 = 4;
+	cuuint64_t dims[2] = { W, H }, strides[1] = { W * sizeof(int) };
+	cuuint32_t box[2] = { 8, 8 }, es[2] = { 1, 1 };
+	CUtensorMap map;
+	CUdeviceptr dt, dout;
+	CUmodule m;
+	CUfunction f;
+	void *params[] = { &dout, &map, &x0, &y0 };
+
+	for (int i = 0; i < W * H; i++)
+		t[i] = i * 5 + 3;
+	CU(cuModuleLoad(&m, path_of("tma.ptx")));
+	CU(cuModuleGetFunction(&f, m, "tma_tile"));
+	CU(cuMemAlloc(&dt, sizeof(t)));
+	CU(cuMemAlloc(&dout, sizeof(out)));
+	CU(cuMemcpyHtoD(dt, t, sizeof(t)));
+	CU(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 2, (void *)(uintptr_t)dt,
+				  dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+				  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+				  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+	CU(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
+	CU(cuMemcpyDtoH(out, dout, sizeof(out)));
+	for (int i = 0; i < 64; i++) {
+		int x = x0 + i % 8, y = y0 + i / 8;
+
+		EXPECT_EQ(x < W && y < H ? t[y * W + x] : 0, out[i]);
+	}
+	/* refused: swizzle, im2col, a misaligned base */
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+		  cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 2, (void *)(uintptr_t)dt,
+					 dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+					 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+					 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 2,
+					 (void *)(uintptr_t)(dt + 4), dims, strides, box, es,
+					 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+					 CU_TENSOR_MAP_L2_PROMOTION_NONE,
+					 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+	{
+		cuuint64_t d3[3] = { 4, 4, 4 }, s3[2] = { 16, 64 };
+		int lo[1] = { 0 }, up[1] = { 0 };
+		cuuint32_t e3[3] = { 1, 1, 1 };
+
+		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+			  cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 3,
+						  (void *)(uintptr_t)dt, d3, s3, lo, up, 4, 4, e3,
+						  CU_TENSOR_MAP_INTERLEAVE_NONE,
+						  CU_TENSOR_MAP_SWIZZLE_NONE,
+						  CU_TENSOR_MAP_L2_PROMOTION_NONE,
+						  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+	}
+	CU(cuMemFree(dt));
+	CU(cuMemFree(dout));
+	CU(cuModuleUnload(m));
+}
+
+TEST_F(cu, module_globals_through_cuModuleGetGlobal)
+{
+	int out[4], v = 5, table[4];
+	CUdeviceptr dc, dt, dout;
+	size_t sc, st;
+	CUfunction f;
+	void *params[] = { &dout };
+
+	CU(cuModuleGetGlobal(&dc, &sc, self->mod, "counter"));
+	CU(cuModuleGetGlobal(&dt, &st, self->mod, "table"));
+	EXPECT_EQ(sizeof(int), sc);
+	EXPECT_EQ(sizeof(table), st);
+	CU(cuMemcpyDtoH(table, dt, sizeof(table)));
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(10 * (i + 1), table[i]);
+	table[2] = -7;
+	CU(cuMemcpyHtoD(dt, table, sizeof(table)));
+	CU(cuMemcpyHtoD(dc, &v, sizeof(v)));
+	CU(cuModuleGetFunction(&f, self->mod, "bump"));
+	CU(cuMemAlloc(&dout, sizeof(out)));
+	CU(cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	CU(cuMemcpyDtoH(&v, dc, sizeof(v)));
+	EXPECT_EQ(5 + 64, v);
+	CU(cuMemcpyDtoH(out, dout, sizeof(out)));
+	EXPECT_EQ(10, out[0]);
+	EXPECT_EQ(20, out[1]);
+	EXPECT_EQ(-7, out[2]);
+	EXPECT_EQ(40, out[3]);
+	CU(cuMemFree(dout));
+}
+
+TEST_F(cu, parameters_by_kernelParams_and_by_extra_buffer)
+{
+	int out[6];
+	CUdeviceptr d;
+	CUfunction f;
+	int a = -123;
+	long long b = 0x123456789abcdefll;
+	float c = 2.75f;
+	double dd = 3.125;
+	unsigned int e = 0xfeedbeefu;
+	void *params[] = { &d, &a, &b, &c, &dd, &e };
+	size_t off[6], sz[6], bufsize;
+	unsigned char buf[64];
+	void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE,
+			  &bufsize, CU_LAUNCH_PARAM_END };
+	static const size_t want_off[6] = { 0, 8, 16, 24, 32, 40 }, want_sz[6] = { 8, 4, 8, 4, 8, 4 };
+
+	CU(cuModuleGetFunction(&f, self->mod, "params"));
+	for (int i = 0; i < 6; i++) {
+		CU(cuFuncGetParamInfo(f, i, &off[i], &sz[i]));
+		EXPECT_EQ(want_off[i], off[i]);
+		EXPECT_EQ(want_sz[i], sz[i]);
+	}
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuFuncGetParamInfo(f, 6, &off[0], &sz[0]));
+	CU(cuMemAlloc(&d, sizeof(out)));
+	CU(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+	CU(cuMemcpyDtoH(out, d, sizeof(out)));
+	EXPECT_EQ(a, out[0]);
+	EXPECT_EQ((int)(b >> 32), out[1]);
+	EXPECT_EQ((int)b, out[2]);
+	EXPECT_EQ(11, out[3]);
+	EXPECT_EQ(25, out[4]);
+	EXPECT_EQ((int)e, out[5]);
+	/* the same through one buffer */
+	CU(cuMemsetD32(d, 0, 6));
+	memset(buf, 0, sizeof(buf));
+	a = 77;
+	for (int i = 0; i < 6; i++)
+		memcpy(buf + off[i], params[i], sz[i]);
+	bufsize = off[5] + sz[5];
+	CU(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra));
+	CU(cuMemcpyDtoH(out, d, sizeof(out)));
+	EXPECT_EQ(77, out[0]);
+	EXPECT_EQ((int)e, out[5]);
+	bufsize = 8; /* too small */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, extra));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+	CU(cuMemFree(d));
+}
+
+TEST_F(cu, function_attributes)
+{
+	CUfunction f;
+	int v = -1, smem = -1;
+	const char *name;
+
+	CU(cuModuleGetFunction(&f, self->mod, "reduce_sum"));
+	/* its 1 KiB, and 16 bytes marking where the module's dynamic shared
+	 * memory starts (libvgpu/ptx: the module has an extern __shared__) */
+	CU(cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+	EXPECT_EQ(256 * 4 + 16, smem);
+	CU(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+	EXPECT_GT(v, 0);
+	EXPECT_LE(v, 255);
+	CU(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+	EXPECT_EQ(1024, v);
+	CU(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
+	EXPECT_EQ(48 * 1024 - smem, v);
+	CU(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
+	EXPECT_EQ(0, v);
+	CU(cuFuncGetName(&name, f));
+	EXPECT_STREQ("reduce_sum", name);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuFuncGetAttribute(NULL, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS, 3));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, (CUfunction)(uintptr_t)0x40));
+}
+
+TEST_F(cu, launch_geometry_errors)
+{
+	CUfunction f;
+	CUdeviceptr dx;
+	int n = 1;
+	float a = 1;
+	void *params[] = { &n, &a, &dx, &dx };
+
+	CU(cuModuleGetFunction(&f, self->mod, "saxpy"));
+	CU(cuMemAlloc(&dx, 64));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(f, 1, 1, 1, 2048, 1, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(f, 1, 1, 1, 64, 32, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(f, 0, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(f, 1, 70000, 1, 64, 1, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 64 * 1024, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, (CUstream)(uintptr_t)0xdead0000, params, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuLaunchKernel(NULL, 1, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
+	/* cooperative: the whole grid must be resident */
+	CU(cuLaunchCooperativeKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, params));
+	EXPECT_CU(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+		  cuLaunchCooperativeKernel(f, 100000, 1, 1, 64, 1, 1, 0, NULL, params));
+	CU(cuCtxSynchronize());
+	CU(cuMemFree(dx));
+}
+
+TEST_F(cu, memory_copies_memsets_and_host_memory)
+{
+	enum { N = 300 };
+	unsigned char b[N * 4];
+	unsigned short h[N];
+	unsigned int w[N];
+	CUdeviceptr d, d2, base, hd;
+	size_t size;
+	float *hx, *hy;
+	CUfunction f;
+	int n = 64;
+	float a = 3;
+	void *params[] = { &n, &a, &hd, &hd };
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAlloc(&d, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAlloc(NULL, 16));
+	CU(cuMemAlloc(&d, sizeof(b)));
+	CU(cuMemAlloc(&d2, sizeof(b)));
+	CU(cuMemsetD8(d, 0xab, N * 4));
+	CU(cuMemcpyDtoH(b, d, sizeof(b)));
+	for (int i = 0; i < N * 4; i++)
+		ASSERT_EQ(0xab, b[i]);
+	CU(cuMemsetD16(d + 2, 0x1234, N));
+	CU(cuMemcpyDtoH(h, d + 2, sizeof(h)));
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(0x1234, h[i]);
+	CU(cuMemsetD32Async(d, 0xcafef00d, N, NULL));
+	CU(cuMemsetD8Async(d2, 0, N * 4, NULL));
+	CU(cuMemsetD16Async(d2, 7, 1, NULL));
+	CU(cuMemcpyDtoD(d2 + 4, d, 8));
+	CU(cuMemcpyDtoDAsync(d2 + 12, d, 4, NULL));
+	CU(cuStreamSynchronize(NULL));
+	CU(cuMemcpyDtoH(w, d2, 4 * 4));
+	EXPECT_EQ(7u, w[0]);
+	EXPECT_EQ(0xcafef00du, w[1]);
+	EXPECT_EQ(0xcafef00du, w[2]);
+	EXPECT_EQ(0xcafef00du, w[3]);
+	CU(cuMemcpy(d2, d + 8, 4)); /* unified addressing */
+	CU(cuMemcpy((CUdeviceptr)(uintptr_t)w, d2, 4));
+	EXPECT_EQ(0xcafef00du, w[0]);
+	CU(cuMemGetAddressRange(&base, &size, d + 100));
+	EXPECT_EQ(d, base);
+	EXPECT_EQ(sizeof(b), size);
+	/* out of range, misaligned, NULL */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(d + 1, b, sizeof(b)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(d, NULL, 4));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoH(b, 0x10, 4));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD32(d + 2, 0, 1));
+	/* host memory: kernels reach it through its device pointer */
+	CU(cuMemAllocHost((void **)&hx, 64 * sizeof(float)));
+	CU(cuMemHostAlloc((void **)&hy, 64 * sizeof(float), CU_MEMHOSTALLOC_DEVICEMAP));
+	for (int i = 0; i < 64; i++)
+		hy[i] = (float)i;
+	CU(cuMemHostGetDevicePointer(&hd, hy, 0));
+	CU(cuModuleGetFunction(&f, self->mod, "saxpy"));
+	CU(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, params, NULL));
+	CU(cuCtxSynchronize());
+	for (int i = 0; i < 64; i++)
+		ASSERT_EQ(fmaf(3.0f, (float)i, (float)i), hy[i]);
+	CU(cuMemFreeHost(hx));
+	CU(cuMemFreeHost(hy));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost(hy));
+	/* freed twice */
+	CU(cuMemFree(d));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFree(d));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFree(d2 + 4));
+	CU(cuMemFree(d2));
+}
+
+TEST_F(cu, a_faulting_kernel_is_an_illegal_address_and_sticky)
+{
+	CUfunction f;
+	CUdeviceptr d, d2;
+	CUcontext c2;
+	void *params[] = { &d };
+
+	CU(cuModuleGetFunction(&f, self->mod, "fault"));
+	CU(cuMemAlloc(&d, 256));
+	CU(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+	/* sticky, as CUDA's: the context is lost */
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuMemAlloc(&d2, 16));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	/* another context works */
+	CU(cuCtxCreate(&c2, NULL, 0, self->dev));
+	CU(cuMemAlloc(&d2, 16));
+	CU(cuMemFree(d2));
+	CU(cuCtxDestroy(c2));
+	CU(cuCtxSetCurrent(self->ctx));
+	CU(cuModuleUnload(self->mod));
+	self->mod = NULL;
+	CU(cuCtxDestroy(self->ctx));
+	self->ctx = NULL;
+}
+
+TEST_F(cu, a_misaligned_access_is_a_misaligned_address)
+{
+	CUfunction f;
+	CUdeviceptr d;
+	void *params[] = { &d };
+
+	CU(cuModuleGetFunction(&f, self->mod, "misaligned"));
+	CU(cuMemAlloc(&d, 256));
+	CU(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_MISALIGNED_ADDRESS, cuCtxSynchronize());
+	EXPECT_CU(CUDA_ERROR_MISALIGNED_ADDRESS, cuMemcpyDtoH(&f, d, 4)); /* sticky */
+}
+
+TEST(a_faulting_kernel_in_the_primary_context_and_its_reset)
+{
+	CUcontext p;
+	CUmodule m;
+	CUfunction f;
+	CUdeviceptr d;
+	void *params[] = { &d };
+
+	CU(cuInit(0));
+	CU(cuDevicePrimaryCtxRetain(&p, 0));
+	CU(cuCtxSetCurrent(p));
+	CU(cuModuleLoad(&m, path_of("kernels.ptx")));
+	CU(cuModuleGetFunction(&f, m, "fault"));
+	CU(cuMemAlloc(&d, 256));
+	CU(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(NULL));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuMemAlloc(&d, 16));
+	CU(cuDevicePrimaryCtxReset(0));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuModuleGetFunction(&f, m, "fault"));
+	CU(cuMemAlloc(&d, 16));
+	CU(cuMemFree(d));
+	CU(cuDevicePrimaryCtxRelease(0));
+}
+
+TEST(an_unknown_backend_means_no_device)
+{
+	int n = -1;
+
+	setenv("VGPU_BACKEND", "nonesuch", 1);
+	EXPECT_CU(CUDA_ERROR_NO_DEVICE, cuInit(0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuDeviceGetCount(&n));
+}
+
+TEST_F(cu, many_launches_on_one_stream_stay_in_order)
+{
+	enum { N = 256, LAUNCHES = 600 };
+	int host[N], n = N, one = 1, three = 3, zero = 0;
+	CUdeviceptr p;
+	CUfunction f;
+	CUstream s;
+	void *inc[] = { &p, &n, &one, &one }, *triple[] = { &p, &n, &three, &zero };
+
+	/* more launches than the driver's job history (256) between waits */
+	CU(cuModuleGetFunction(&f, self->mod, "mul_add"));
+	CU(cuStreamCreate(&s, 0));
+	CU(cuMemAlloc(&p, sizeof(host)));
+	CU(cuMemsetD32Async(p, 0, N, s));
+	for (int i = 0; i < LAUNCHES; i++)
+		CU(cuLaunchKernel(f, N / 64, 1, 1, 64, 1, 1, 0, s, i == LAUNCHES / 2 ? triple : inc,
+				  NULL));
+	CU(cuMemcpyDtoHAsync(host, p, sizeof(host), s));
+	CU(cuStreamSynchronize(s));
+	/* (LAUNCHES / 2 increments) * 3, then LAUNCHES / 2 - 1 more */
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(LAUNCHES / 2 * 3 + LAUNCHES / 2 - 1, host[i]);
+	CU(cuStreamDestroy(s));
+	CU(cuMemFree(p));
+}
+
+struct worker {
+	CUcontext ctx;
+	CUfunction f;
+	int id;
+	int result[64];
+	CUresult r;
+};
+
+static void *worker_main(void *p)
+{
+	struct worker *w = p;
+	int n = 64, two = 2, add = w->id;
+	CUdeviceptr d;
+	CUstream s;
+	void *params[] = { &d, &n, &two, &add };
+	CUresult r;
+
+	r = cuCtxSetCurrent(w->ctx);
+	if (!r)
+		r = cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	if (!r)
+		r = cuMemAlloc(&d, sizeof(w->result));
+	if (!r)
+		r = cuMemsetD32Async(d, 1, 64, s);
+	for (int i = 0; !r && i < 10; i++)
+		r = cuLaunchKernel(w->f, 1, 1, 1, 64, 1, 1, 0, s, params, NULL);
+	if (!r)
+		r = cuMemcpyDtoHAsync(w->result, d, sizeof(w->result), s);
+	if (!r)
+		r = cuStreamSynchronize(s);
+	if (!r)
+		r = cuStreamDestroy(s);
+	if (!r)
+		r = cuMemFree(d);
+	w->r = r;
+	return NULL;
+}
+
+TEST_F(cu, threads_share_a_context)
+{
+	enum { T = 4 };
+	struct worker w[T];
+	pthread_t th[T];
+	CUfunction f;
+
+	CU(cuModuleGetFunction(&f, self->mod, "mul_add"));
+	for (int i = 0; i < T; i++) {
+		w[i] = (struct worker){ .ctx = self->ctx, .f = f, .id = i };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, worker_main, &w[i]));
+	}
+	for (int i = 0; i < T; i++) {
+		int want = 1;
+
+		pthread_join(th[i], NULL);
+		EXPECT_CU(CUDA_SUCCESS, w[i].r);
+		for (int k = 0; k < 10; k++)
+			want = want * 2 + i;
+		for (int j = 0; j < 64; j++)
+			ASSERT_EQ(want, w[i].result[j]);
+	}
+}
+
+TEST_HARNESS_MAIN
