@@ -9,7 +9,8 @@
 # has it; 14 is too old for sm_90a) compiles tests/ptx/*.cu to the PTX
 # corpus the front end's tests run.  libjansson-dev: test_timeline parses
 # the timelines' JSON with it.  python3 (its standard library only) runs
-# tests/ptx/gen/ptxgen, which writes test_ptxgen's kernels at build time.
+# tests/ptx/gen/ptxgen, which writes test_ptxgen's kernels at build time.  libzstd-dev:
+# libcuda.so.1 reads the zstd-compressed PTX nvcc puts in fatbins.
 #
 # Idempotent: installs only what is missing, runs `apt-get update` only
 # then, and takes a fraction of a second when everything is present.
