@@ -2,7 +2,7 @@
 /*
  * PTX lowering: f16, bf16 and their x2 pairs (two halves in a 32-bit
  * register, the upper one in bits 16..31, each computed on its own) in
- * add, sub, mul, fma, neg, abs, min, max and ex2.approx, as an H200
+ * add, sub, mul, fma, neg, abs, min, max, ex2.approx and tanh.approx, as an H200
  * computes them (tests/ptx/gen's half module).
  *
  * Each half becomes an f32 or an f64 on the core's CVT (exact), the
@@ -24,6 +24,12 @@
  *    are a half's too: see pl_f32_minmax);
  *  - .ftz: a subnormal source is a zero of its sign, and so is a
  *    subnormal result (after rounding);
+ *  - tanh.approx: what the GPU computes on the generated values is tanh
+ *    rounded to f32 and then toward zero to the half type: here tanh(|x|)
+ *    is an odd polynomial below 1/8 (its error far below f32's), else
+ *    1 - 2 / (e^2|x| + 1) with e^2|x| from EX2 of 2|x|/ln 2 split in two
+ *    (an f32 result within a few ulps, so a value a few f32 ulps from a
+ *    half may round to the other side of it), with x's sign;
  *  - .oob (fma): +0 when an operand is the OOB NaN (0x7fff: the canonical
  *    NaN of both types).
  */
@@ -39,7 +45,7 @@ struct half_op {
 
 static const struct half_op half_ops[] = {
 	{ "add", 2 }, { "sub", 2 }, { "mul", 2 }, { "fma", 3 }, { "neg", 1 },
-	{ "abs", 1 }, { "min", 2 }, { "max", 2 }, { "ex2", 1 },
+	{ "abs", 1 }, { "min", 2 }, { "max", 2 }, { "ex2", 1 }, { "tanh", 1 },
 };
 
 /* d = a OP imm */
@@ -226,6 +232,91 @@ static int fma_odd(struct lower *L, int a, int b, int c)
 	return r;
 }
 
+/* d = a * b + c (FFMA; b < 0: the immediate @imm) */
+static void ffma(struct lower *L, int d, int a, int b, uint32_t imm, int c)
+{
+	struct ptx_vinsn *v = pl_emit(L, "FFMA");
+
+	pl_o_def(v, d, 0, false);
+	pl_o_use(v, a, 0);
+	if (b >= 0)
+		pl_o_use(v, b, 0);
+	else
+		pl_o_text(v, "0x%x", imm);
+	pl_o_use(v, c, 0);
+}
+
+/* tanh of the f32 @f into the f32 vreg @x (see the top of the file) */
+static void tanh32(struct lower *L, int x, int f)
+{
+	static const uint32_t poly[] = { 0xbc11371b, 0x3cb327a4, 0xbd5d0dd1, 0x3e088889,
+					 0xbeaaaaab }; /* c11 .. c3 */
+	int ax = pl_new_vreg(L, 1), x2 = pl_new_vreg(L, 1), q = pl_new_vreg(L, 1);
+	int y = pl_new_vreg(L, 1), r = pl_new_vreg(L, 1), e = pl_new_vreg(L, 1);
+	int t = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0);
+	struct ptx_vinsn *v;
+
+	op_ri(L, "LOP.AND", ax, f, 0x7fffffffu);
+	/* |x| < 1/8: |x| + |x| x^2 (c3 + x^2 (c5 + ...)) */
+	op_rr(L, "FMUL", x2, ax, ax);
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, q, 0, false);
+	pl_o_text(v, "0x%x", poly[0]);
+	for (size_t i = 1; i < sizeof(poly) / sizeof(poly[0]); i++) {
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, t, 0, false);
+		pl_o_text(v, "0x%x", poly[i]);
+		ffma(L, q, q, x2, 0, t);
+	}
+	op_rr(L, "FMUL", q, q, x2);
+	ffma(L, q, q, ax, 0, ax);
+	/*
+	 * else 1 - 2 / (e + 1), e = 2^y (1 + r ln 2), y + r = 2|x| / ln 2,
+	 * |x| at most 16 (tanh is 1 in f32 from 9.01 on; a NaN comes below)
+	 */
+	v = pl_emit(L, "FMNMX.MIN");
+	pl_o_def(v, x2, 0, false);
+	pl_o_use(v, ax, 0);
+	pl_o_text(v, "0x41800000");
+	op_ri(L, "FMUL", y, x2, 0x4038aa3bu);
+	op_ri(L, "LOP.XOR", t, y, 0x80000000u);
+	ffma(L, r, x2, -1, 0x4038aa3bu, t);
+	ffma(L, r, x2, -1, 0x33257060u, r);
+	op_ri(L, "FMUL", r, r, 0x3f317218u);
+	v = pl_emit(L, "MUFU.EX2");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, y, 0);
+	ffma(L, e, e, r, 0, e);
+	op_ri(L, "FADD", e, e, 0x3f800000u);
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, t, 0, false);
+	pl_o_text(v, "0x40000000");
+	op_rr(L, "FDIV", e, t, e);
+	op_ri(L, "LOP.XOR", e, e, 0x80000000u);
+	op_ri(L, "FADD", e, e, 0x3f800000u);
+	v = pl_emit(L, "FSETP.LT");
+	pl_o_pdef(v, p);
+	pl_o_use(v, ax, 0);
+	pl_o_text(v, "0x3e000000");
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, q, 0);
+	pl_o_use(v, e, 0);
+	pl_o_puse(v, p, false);
+	v = pl_emit(L, "FSETP.NE"); /* a NaN */
+	pl_o_pdef(v, p);
+	pl_o_use(v, ax, 0);
+	pl_o_use(v, ax, 0);
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, e, 0, false);
+	pl_o_use(v, ax, 0);
+	pl_o_use(v, e, 0);
+	pl_o_puse(v, p, false);
+	/* x's sign */
+	op_ri(L, "LOP.AND", t, f, 0x80000000u);
+	op_rr(L, "LOP.OR", x, e, t);
+}
+
 /*
  * One lane: @h[] the sources' halves (low 16 bits), the result's half
  * zero-extended into a new vreg.
@@ -289,6 +380,10 @@ static int half_lane(struct lower *L, const char *op, int nsrc, bool bf, int *h)
 			f[k] = sg;
 		}
 		pl_f32_minmax_regs(L, x, f[0], f[1], !strcmp(op, "min"));
+	} else if (!strcmp(op, "tanh")) {
+		tanh32(L, x, f[0]);
+		r = cvt(L, ty, "F32", ".RZ", x, 1);
+		goto out;
 	} else { /* ex2 */
 		v = pl_emit(L, "MUFU.EX2");
 		pl_o_def(v, x, 0, false);
@@ -351,8 +446,8 @@ bool pl_half_hook(struct lower *L)
 	}
 	if (!found)
 		return false;
-	if (!strcmp(o->op, "ex2") && !pl_has_mod(in, ".approx"))
-		return pl_lerr(L, "ex2 of a half type is .approx"), true;
+	if ((!strcmp(o->op, "ex2") || !strcmp(o->op, "tanh")) && !pl_has_mod(in, ".approx"))
+		return pl_lerr(L, "%s of a half type is .approx", o->op), true;
 	if (!pl_want_ops(L, o->nsrc + 1))
 		return true;
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
