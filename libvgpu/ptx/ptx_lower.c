@@ -958,7 +958,8 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			pl_finish(&L);
 			continue;
 		}
-		if (pl_call_hook(&L) || pl_cmp_hook(&L) || pl_int_hook(&L)) {
+		if (pl_call_hook(&L) || pl_cmp_hook(&L) || pl_int_hook(&L) ||
+		    pl_half_hook(&L)) {
 			pl_finish(&L);
 			continue;
 		}

@@ -151,6 +151,9 @@ bool pl_cmp_hook(struct lower *L);
 /* integer and bit forms without a vGPU instruction of their own
  * (ptx_lower_int.c); false if @L->in is none of them */
 bool pl_int_hook(struct lower *L);
+/* f16, bf16, f16x2 and bf16x2 arithmetic (ptx_lower_half.c); false if
+ * @L->in is none of it */
+bool pl_half_hook(struct lower *L);
 
 /* the lowerers */
 void pl_activemask(struct lower *L);
@@ -194,6 +197,7 @@ bool pl_f64(struct lower *L);
 void pl_f32_sat(struct lower *L, int d);
 void pl_f32_neg_abs(struct lower *L, int d, const struct ptx_operand *a, bool abs);
 void pl_f32_minmax(struct lower *L, int d, bool mn);
+void pl_f32_minmax_regs(struct lower *L, int d, int a, int b, bool mn);
 void pl_testp(struct lower *L);
 void pl_f32_div_approx(struct lower *L, int d);
 void pl_copysign(struct lower *L);

@@ -92,8 +92,15 @@ static int src_vreg(struct lower *L, const struct ptx_operand *o)
 void pl_f32_minmax(struct lower *L, int d, bool mn)
 {
 	const struct ptx_insn *in = L->in;
+
+	pl_f32_minmax_regs(L, d, src_vreg(L, &in->ops[1]), src_vreg(L, &in->ops[2]), mn);
+}
+
+/* pl_f32_minmax of the f32 vregs @a and @b (the instruction's modifiers) */
+void pl_f32_minmax_regs(struct lower *L, int d, int a, int b, bool mn)
+{
+	const struct ptx_insn *in = L->in;
 	bool xs = pl_has_mod(in, ".xorsign"), nan = pl_has_mod(in, ".NaN");
-	int a = src_vreg(L, &in->ops[1]), b = src_vreg(L, &in->ops[2]);
 	int t = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0);
 	struct ptx_vinsn *v;
 
