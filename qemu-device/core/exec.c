@@ -532,7 +532,17 @@ EXEC(exec_dfma)
 	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l), z = pair_get(w, d->rc, l);
 
-		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_fma(x, y, z, d->mod[0]) : fma(x, y, z));
+		/*
+		 * NaNs by the GPU's rule, not the host's (which NaN a host
+		 * fma() returns depends on the compiler and the libm: an
+		 * ASan build chose x where gcc -O2 chose y): b's, else a's,
+		 * else c's, made quiet
+		 */
+		if (isnan(x) || isnan(y) || isnan(z))
+			pair_set(w, d->rd, l, isnan(y) ? dquiet(y) : isnan(x) ? dquiet(x) : dquiet(z));
+		else
+			pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_fma(x, y, z, d->mod[0]) :
+					      fma(x, y, z));
 	});
 	return VGPU_X_NEXT;
 }

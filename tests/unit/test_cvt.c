@@ -94,6 +94,7 @@ TEST(conversions)
 			TH_LOG("%s of %08x %08x (high word)", cases[i].insn, cases[i].hi,
 			       cases[i].lo);
 	}
+	kt_free(&k);
 }
 
 TEST_HARNESS_MAIN
