@@ -134,8 +134,17 @@ void vgpu_entity_fini(struct vgpu_device *vdev, struct drm_sched_entity *e,
 	if (e->rq)
 		sched = e->rq->sched;
 	spin_unlock(&e->lock);
-	if (sched)
-		drm_sched_wqueue_stop(sched);
+	/*
+	 * drm_sched_wqueue_stop() without its wait for the free-job work:
+	 * free_job may free BOs (resv locks, reclaim), so waiting for it
+	 * under reset_lock, which the timeout handler takes in its
+	 * signalling section, closes a lockdep cycle.  Only the run-job
+	 * work touches the entity tree; pause_submit keeps both idle.
+	 */
+	if (sched) {
+		WRITE_ONCE(sched->pause_submit, true);
+		cancel_work_sync(&sched->work_run_job);
+	}
 	drm_sched_entity_fini(e);
 	if (sched && !vdev->gone)
 		drm_sched_wqueue_start(sched);
