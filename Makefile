@@ -115,6 +115,13 @@ CUDA_OBJS := $(CUDA_SRCS:%.c=$(BUILD)/pic/%.o)
 CUDA_SO := $(BUILD)/libcuda.so.1
 CUDA_LIBDIR := $(LIBDIR)/vgpu-cuda
 CUDA_EXAMPLE := $(BUILD)/examples/cuda/drv_saxpy
+# libcudart.so.13: the CUDA runtime API over libcuda.so.1, for programs
+# built by nvcc with -cudart shared (libvgpu/cudart/, docs/cuda.md); it
+# finds libcuda.so.1 beside it and exports cuda* and __cuda* under the
+# version node libcudart.so.13, as nvcc 13's programs import them.
+CUDART_SRCS := $(wildcard libvgpu/cudart/*.c)
+CUDART_OBJS := $(CUDART_SRCS:%.c=$(BUILD)/pic/%.o)
+CUDART_SO := $(BUILD)/libcudart.so.13
 
 # Installed headers: the public API and the uAPI headers it includes.
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
@@ -123,7 +130,7 @@ PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 .PHONY: all check check-host bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins shell install install-files uninstall \
 	examples deps
-all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(CUDA_EXAMPLE) $(TOOLS) \
+all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(CUDART_SO) $(CUDA_EXAMPLE) $(TOOLS) \
 	$(EXAMPLES)
 
 # Objects made on the way to a program are kept (no rebuild next time).
@@ -179,6 +186,12 @@ $(CUDA_SO): $(CUDA_OBJS) $(LIB_SO) libvgpu/cuda/libcuda.ver
 	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,libcuda.so.1 \
 		-Wl,--version-script=libvgpu/cuda/libcuda.ver -Wl,-z,defs \
 		-Wl,-rpath,'$$ORIGIN:$$ORIGIN/..' -o $@ $(CUDA_OBJS) $(LIB_SO) -lzstd -lpthread
+
+$(CUDART_OBJS): CPPFLAGS += -Ilibvgpu/cuda
+$(CUDART_SO): $(CUDART_OBJS) $(CUDA_SO) libvgpu/cudart/libcudart.ver
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,libcudart.so.13 \
+		-Wl,--version-script=libvgpu/cudart/libcudart.ver -Wl,-z,defs \
+		-Wl,-rpath,'$$ORIGIN' -o $@ $(CUDART_OBJS) $(CUDA_SO) -lpthread
 
 # Tools, tests and benchmarks link the static archive.  A tool links its
 # own object and those of its directory, when it has one.
