@@ -377,6 +377,27 @@ $(CUDA_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CUDA_SO) $(CUDA_TEST_
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CUDA_SO) \
 		-Wl,-rpath,$(abspath $(BUILD)) -lm -lpthread
 
+# The runtime-API tests: CUDA programs (tests/cudart/*.cu) built by nvcc
+# as users build them (-cudart shared, PTX embedded) with a RUNPATH to
+# $(BUILD), so they run against vGPU's libcudart.so.13, not NVIDIA's.
+# test_cudart_fault links nopx.cu compiled without PTX (SASS only).
+CUDART_NVCC := $(NVCC) -cudart shared -Xlinker -rpath,$(abspath $(BUILD))
+CUDART_TESTS := $(BUILD)/tests/test_cudart $(BUILD)/tests/test_cudart_fault
+TESTS += $(CUDART_TESTS)
+$(BUILD)/cudart/%.o: tests/cudart/%.cu tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/cudart/nopx.o: tests/cudart/nopx.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -gencode arch=compute_90a,code=sm_90a -o $@ $<
+$(BUILD)/tests/test_cudart: $(BUILD)/cudart/test_cudart.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_fault: $(BUILD)/cudart/test_cudart_fault.o $(BUILD)/cudart/nopx.o \
+		$(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+
 # The library as installed: symbols, make install, pkg-config, the C
 # example built against the installed copy (tests/unit/test_install.sh).
 # A wrapper, so that scripts/run-tests.sh runs it like the other tests.

@@ -185,10 +185,8 @@ static cudaError_t fatbin_lib(struct crt_fatbin *fb, CUlibrary *out)
 	if (!fb->loaded) {
 		fb->load_result = cuLibraryLoadData(&fb->lib, fb->image, NULL, NULL, 0, NULL,
 						    NULL, 0);
+		/* a fatbin with no PTX: libcuda's message names the nvcc flag */
 		fb->loaded = true;
-		if (fb->load_result == CUDA_ERROR_NO_BINARY_FOR_GPU)
-			crt_warn("this program's device code has no PTX, which vGPU needs: "
-				 "build it with -gencode arch=compute_90a,code=[sm_90a,compute_90a]");
 	}
 	r = fb->load_result;
 	*out = fb->lib;
