@@ -38,7 +38,7 @@ struct crt_func {
 	struct crt_fatbin *fb;
 	const void *host; /* the host stub */
 	char *name;
-	CUkernel kernel;   /* once the fatbin is loaded */
+	CUkernel kernel;   /* once the fatbin is loaded (fb->lock) */
 	struct crt_func *next;
 };
 
@@ -219,6 +219,7 @@ static struct crt_var *var_find(const void *host)
 /* @k's CUfunction in the current context (made current first). */
 static cudaError_t func_resolve(struct crt_func *k, CUfunction *out)
 {
+	CUkernel kernel;
 	CUlibrary lib;
 	cudaError_t e;
 
@@ -229,15 +230,16 @@ static cudaError_t func_resolve(struct crt_func *k, CUfunction *out)
 		e = fatbin_lib(k->fb, &lib);
 	if (e)
 		return e;
-	if (!k->kernel) {
-		CUresult r = cuLibraryGetKernel(&k->kernel, lib, k->name);
-
-		if (r) {
-			crt_warn("kernel %s is not in its fatbin's PTX", k->name);
-			return crt_set_error(cudaErrorInvalidDeviceFunction);
-		}
+	pthread_mutex_lock(&k->fb->lock);
+	if (!k->kernel && cuLibraryGetKernel(&k->kernel, lib, k->name))
+		k->kernel = NULL;
+	kernel = k->kernel;
+	pthread_mutex_unlock(&k->fb->lock);
+	if (!kernel) {
+		crt_warn("kernel %s is not in its fatbin's PTX", k->name);
+		return crt_set_error(cudaErrorInvalidDeviceFunction);
 	}
-	return crt_err(cuKernelGetFunction(out, k->kernel));
+	return crt_err(cuKernelGetFunction(out, kernel));
 }
 
 static cudaError_t host_func(const void *func, CUfunction *out)
