@@ -385,7 +385,8 @@ $(CUDA_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CUDA_SO) $(CUDA_TEST_
 # instrumented libraries need first (nvcc hands -Xcompiler to its g++).
 CUDART_NVCC := $(NVCC) -cudart shared -Xlinker -rpath,$(abspath $(BUILD)) \
 	$(if $(filter 1,$(SAN)),-Xcompiler -fsanitize=address -Xcompiler -fsanitize=undefined)
-CUDART_TESTS := $(BUILD)/tests/test_cudart $(BUILD)/tests/test_cudart_fault
+CUDART_TESTS := $(BUILD)/tests/test_cudart $(BUILD)/tests/test_cudart_fault \
+	$(BUILD)/tests/test_cudart_ptds
 TESTS += $(CUDART_TESTS)
 $(BUILD)/cudart/%.o: tests/cudart/%.cu tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
@@ -396,6 +397,10 @@ $(BUILD)/cudart/nopx.o: tests/cudart/nopx.cu
 $(BUILD)/tests/test_cudart: $(BUILD)/cudart/test_cudart.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
+# test_cudart.cu again with --default-stream per-thread (the _ptds/_ptsz calls)
+$(BUILD)/tests/test_cudart_ptds: tests/cudart/test_cudart.cu tests/cudart/ktap.h $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) --default-stream per-thread $(CUDA_GENCODE) -o $@ $<
 $(BUILD)/tests/test_cudart_fault: $(BUILD)/cudart/test_cudart_fault.o $(BUILD)/cudart/nopx.o \
 		$(CUDART_SO)
 	@mkdir -p $(dir $@)
