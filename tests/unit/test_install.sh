@@ -31,9 +31,15 @@
 #   cuda_example     examples/cuda/drv_saxpy.c built with `pkg-config
 #                    --cflags --libs vgpu-cuda` against the installed copy
 #                    runs on the installed libcuda.so.1 (sim backend)
+#   cudart           libcudart.so.13: SONAME libcudart.so.13, exports only
+#                    cuda* and __cuda* under the version node
+#                    libcudart.so.13; test_cudart (built by nvcc with
+#                    -cudart shared) run with LD_LIBRARY_PATH set to the
+#                    installed lib/vgpu-cuda loads the installed copy and
+#                    passes
 #   uninstall        `make uninstall` removes every installed file
 #
-# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..11",
+# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..12",
 # "ok N NAME" or "not ok N NAME" per test with diagnostics as "# " lines,
 # and last "# Totals: pass:N fail:N xfail:0 xpass:0 skip:0 error:0"
 # (scripts/run-tests.sh counts that line).  Exits non-zero on a failure.
@@ -64,7 +70,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 export VGPU_BACKEND=sim
 
 tests=(symbols soname install header_alone example_shared example_static
-	tools_installed cuda_library cuda_header_abi cuda_example uninstall)
+	tools_installed cuda_library cuda_header_abi cuda_example cudart uninstall)
 pass=0
 fail=0
 n=0
@@ -108,7 +114,8 @@ for f in lib/libvgpu.a lib/libvgpu.so.2 lib/libvgpu.so \
 	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
 	include/vgpu/vgpu_drm.h bin/vgpu-run bin/vgpu-info bin/vgpu-as \
 	bin/vgpu-objdump lib/vgpu-cuda/libcuda.so.1 lib/vgpu-cuda/libcuda.so \
-	lib/pkgconfig/vgpu-cuda.pc include/vgpu/cuda/cuda.h; do
+	lib/pkgconfig/vgpu-cuda.pc include/vgpu/cuda/cuda.h \
+	lib/vgpu-cuda/libcudart.so.13 lib/vgpu-cuda/libcudart.so; do
 	[[ -e $prefix/$f ]] || { echo "# not installed: $f"; st=1; }
 done
 [[ -e $prefix/include/vgpu/vgpu_asm.h ]] &&
@@ -268,6 +275,35 @@ if ((st == 0)); then
 		{ echo "# the installed libcuda.so.1 did not load the installed libvgpu.so.2"; st=1; }
 fi
 result cuda_example $st
+
+st=0
+cudart_so=$build/libcudart.so.13
+soname=$(readelf -d "$cudart_so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ $soname == libcudart.so.13 ]] || { echo "# libcudart SONAME '$soname'"; st=1; }
+nm -D --defined-only "$cudart_so" | awk '{ print $3 }' | sort >"$tmp/cudart.exported"
+others=$(grep -Ev '^(cuda|__cuda)[A-Za-z0-9_]*@@libcudart\.so\.13$' "$tmp/cudart.exported" |
+	grep -v '^libcudart\.so\.13$')
+[[ -z $others ]] || { diag <<<"libcudart.so.13 exports more: $others"; st=1; }
+for sym in __cudaRegisterFatBinary __cudaRegisterFatBinaryEnd __cudaRegisterFunction \
+	__cudaRegisterVar __cudaUnregisterFatBinary __cudaPushCallConfiguration \
+	__cudaPopCallConfiguration __cudaGetKernel __cudaLaunchKernel cudaLaunchKernel \
+	cudaLaunchKernelExC cudaMalloc cudaMemcpy cudaGetDeviceProperties; do
+	grep -qx "$sym@@libcudart.so.13" "$tmp/cudart.exported" ||
+		{ echo "# libcudart.so.13 does not export $sym@@libcudart.so.13"; st=1; }
+done
+echo "# libcudart.so.13 exports $(wc -l <"$tmp/cudart.exported") entry points"
+if [[ -x $build/tests/test_cudart ]]; then
+	LD_LIBRARY_PATH=$prefix/lib/vgpu-cuda "$build/tests/test_cudart" >"$tmp/cudart.out" 2>&1 || st=1
+	grep -q '^# Totals: pass:[1-9][0-9]* fail:0 ' "$tmp/cudart.out" || st=1
+	((st == 0)) || diag <"$tmp/cudart.out"
+	grep -q <<<"$(LD_LIBRARY_PATH=$prefix/lib/vgpu-cuda ldd "$build/tests/test_cudart")" \
+		"$prefix/lib/vgpu-cuda/libcudart.so.13" ||
+		{ echo "# test_cudart did not load $prefix/lib/vgpu-cuda/libcudart.so.13"; st=1; }
+else
+	echo "# $build/tests/test_cudart is not built"
+	st=1
+fi
+result cudart $st
 
 st=0
 make -s -C "$top" BUILD="$build" CC="$CC" SAN="$SAN" PREFIX="$prefix" \
