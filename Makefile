@@ -70,7 +70,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
-LIB_SRCS := $(wildcard libvgpu/*.c libvgpu/asm/*.c libvgpu/ptx/*.c)
+LIB_SRCS := $(wildcard libvgpu/*.c libvgpu/sim/*.c libvgpu/trace/*.c libvgpu/asm/*.c libvgpu/ptx/*.c)
 TOOL_SRCS := $(wildcard libvgpu/tools/*.c)
 # A tool of several files: libvgpu/tools/NAME.c, the rest in
 # libvgpu/tools/NAME/ (its objects are made prerequisites of NAME below)
@@ -305,7 +305,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 -include $(FUZZ_OBJS:.o=.d)
 oracle_header = $(if $(filter obj,$(1)),asm,$(1))_oracle.h
 $(FUZZ_BINS): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_target.c $(wildcard tests/fuzz/*.h) \
-		$(FUZZ_OBJS) $(wildcard libvgpu/*.h libvgpu/asm/*.h qemu-device/core/*.h uapi/*.h)
+		$(FUZZ_OBJS) $(wildcard libvgpu/*.h libvgpu/sim/*.h libvgpu/trace/*.h libvgpu/asm/*.h qemu-device/core/*.h uapi/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -DORACLE=$*_oracle \
 		-DORACLE_HEADER='"$(call oracle_header,$*)"' $(FUZZ_CFLAGS) -fsanitize=fuzzer \

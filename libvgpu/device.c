@@ -14,7 +14,7 @@
 #include <xf86drm.h>
 
 #include "vgpu_priv.h"
-#include "timeline.h"
+#include "trace/timeline.h"
 
 int vgpu_dev_ioctl(struct vgpu_device *dev, unsigned long request, void *arg)
 {

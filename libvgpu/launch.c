@@ -20,7 +20,7 @@
 
 #include "asm_priv.h"
 #include "vgpu_priv.h"
-#include "timeline.h"
+#include "trace/timeline.h"
 
 /* Parameter pages kept per device; beyond this a launch waits for one. */
 #define PARAM_BOS_MAX 64u

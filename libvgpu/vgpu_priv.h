@@ -2,7 +2,7 @@
 /*
  * libvgpu internals: the real structs behind vgpu.h's opaque types and the
  * contract between the front end (device.c, bo.c, program.c, launch.c) and
- * the two backends (drm.c, sim.c).
+ * the two backends (drm.c, sim/sim.c).
  *
  * The front end speaks only ioctls: every operation, on either backend, is
  * a call of vgpu_dev_ioctl() with a DRM ioctl request and its uAPI struct
@@ -287,7 +287,7 @@ VGPU_HIDDEN int vgpu_userq_job_fetch(struct vgpu_job *job, int64_t timeout_ns);
 /* ---- backends ---- */
 /* drm.c: adopt @fd (owned from now on); -ENODEV when it is not vgpu. */
 VGPU_HIDDEN int vgpu_drm_init(struct vgpu_device *dev, int fd);
-/* sim.c: a new simulated device behind @dev. */
+/* sim/sim.c: a new simulated device behind @dev. */
 VGPU_HIDDEN int vgpu_sim_init(struct vgpu_device *dev);
 VGPU_HIDDEN int vgpu_sim_set_option(struct vgpu_device *dev,
 				    enum vgpu_sim_option option,

@@ -4,7 +4,7 @@
  * tracepoints and the gpu_scheduler ones with tracefs while COMMAND runs,
  * has libvgpu record the timeline of each of its jobs
  * ($VGPU_TIMELINE_DIR), and merges both into one Chrome trace-event file
- * (libvgpu/systrace.c says what is in it; docs/tools.md shows it).
+ * (libvgpu/trace/systrace.c says what is in it; docs/tools.md shows it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "timeline.h"
+#include "trace/timeline.h"
 
 #define EXIT_USAGE 2
 

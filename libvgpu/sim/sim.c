@@ -64,7 +64,7 @@
 #include <time.h>
 
 #include "sim_priv.h"
-#include "timeline.h"
+#include "trace/timeline.h"
 
 /* ---- GET_PARAM ---- */
 
