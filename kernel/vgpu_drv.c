@@ -6,6 +6,7 @@
  */
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_gem_shmem_helper.h>
@@ -357,6 +358,17 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	vdev->pdev = pdev;
 	pci_set_drvdata(pdev, vdev);
 	mutex_init(&vdev->reset_lock);
+	/*
+	 * Reclaim may wait for a fence that only a timeout's reset signals,
+	 * and the reset takes reset_lock: tell lockdep, so that it reports an
+	 * allocation (or a wait on one) by anyone holding reset_lock, however
+	 * rare the path (i915 and xe prime their reset locks the same way).
+	 */
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		fs_reclaim_acquire(GFP_KERNEL);
+		might_lock(&vdev->reset_lock);
+		fs_reclaim_release(GFP_KERNEL);
+	}
 	mutex_init(&vdev->files_lock);
 	spin_lock_init(&vdev->exc_lock);
 	spin_lock_init(&vdev->irq_lock);

@@ -22,6 +22,8 @@
 #include <linux/pci.h>
 #include <linux/io.h>
 #include <linux/kref.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
 #include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/fault-inject.h>
@@ -453,6 +455,14 @@ struct vgpu_device {
 	atomic_t queue_resets;	/* per-queue resets so far */
 	bool sched_live;	/* the queues' schedulers are initialised */
 	struct workqueue_struct *reset_wq;
+	/*
+	 * What free_job leaves for later (vgpu_release_defer()): the
+	 * references a job or a bind holds on BOs, its address space, VM,
+	 * queue and file, whose last put may take reservation locks or
+	 * allocate, which nothing under @reset_lock may do.
+	 */
+	struct llist_head release_list;
+	struct work_struct release_work;
 	struct mutex reset_lock;
 	atomic_t reset_count;
 	bool gone;
@@ -724,6 +734,20 @@ int vgpu_ioctl_queue_get_state(struct drm_device *dev, void *data,
 /* vgpu_job.c */
 int vgpu_sched_init(struct vgpu_device *vdev);
 void vgpu_sched_fini(struct vgpu_device *vdev);
+
+/**
+ * struct vgpu_release - the heavy half of a free_job, run later
+ * @node: on &vgpu_device.release_list
+ * @fn:   frees the object it is embedded in
+ */
+struct vgpu_release {
+	struct llist_node node;
+	void (*fn)(struct vgpu_release *r);
+};
+void vgpu_release_init(struct vgpu_device *vdev);
+void vgpu_release_defer(struct vgpu_device *vdev, struct vgpu_release *r,
+			void (*fn)(struct vgpu_release *r));
+void vgpu_release_flush(struct vgpu_device *vdev);
 void vgpu_queue_hw_init(struct vgpu_queue *q);
 void vgpu_queue_process(struct vgpu_queue *q, bool stops);
 void vgpu_jobs_fail_all(struct vgpu_device *vdev, int error);

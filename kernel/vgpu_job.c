@@ -587,10 +587,37 @@ void vgpu_queue_hw_init(struct vgpu_queue *q)
 }
 
 
+/*
+ * The second half of vgpu_job_free(), from vdev->release_work: the last
+ * put of a BO takes its reservation lock, of a VM or an address space
+ * frees page tables and mappings.  free_job itself runs where a reset
+ * waits for it (drm_sched_stop() under reset_lock, in the timeout's
+ * fence-signalling section), so it may do neither.
+ */
+static void vgpu_job_release(struct vgpu_release *r)
+{
+	struct vgpu_job *job = container_of(r, struct vgpu_job, release);
+	u32 i;
+
+	for (i = 0; i < job->bo_count; i++)
+		if (job->bos[i])
+			drm_gem_object_put(job->bos[i]);
+	kvfree(job->bos);
+	for (i = 0; i < job->nsem_deps; i++)
+		dma_fence_put(job->sem_deps[i]);
+	kfree(job->sem_deps);
+	if (job->on_device)
+		vgpu_as_job_end(job->as);
+	vgpu_as_put(job->as);
+	if (job->xq)
+		vgpu_xqueue_put(job->xq);
+	vgpu_file_put(job->vf);
+	kfree(job);
+}
+
 static void vgpu_job_free(struct drm_sched_job *sched_job)
 {
 	struct vgpu_job *job = to_vgpu_job(sched_job);
-	u32 i;
 
 	/*
 	 * drm_sched frees a job once its finished fence reads signalled, and
@@ -619,22 +646,10 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 	drm_sched_job_cleanup(sched_job);
 	dma_fence_put(job->hw_fence);
 	kfree(job->hw_fence_mem);
-	for (i = 0; i < job->bo_count; i++)
-		if (job->bos[i])
-			drm_gem_object_put(job->bos[i]);
-	kvfree(job->bos);
-	for (i = 0; i < job->nsem_deps; i++)
-		dma_fence_put(job->sem_deps[i]);
-	kfree(job->sem_deps);
-	if (job->on_device)
-		vgpu_as_job_end(job->as);
-	vgpu_as_put(job->as);
+	/* the file may submit again at once: its count is not deferred */
 	if (job->counted)
 		vgpu_jobs_release(job->vf, &job->xq->jobs);
-	if (job->xq)
-		vgpu_xqueue_put(job->xq);
-	vgpu_file_put(job->vf);
-	kfree(job);
+	vgpu_release_defer(job->vdev, &job->release, vgpu_job_release);
 }
 
 /* Called once every dependency has signalled (drm_sched_job_dependency). */
@@ -670,6 +685,49 @@ const struct drm_sched_backend_ops vgpu_sched_ops = {
 
 /* ---- set-up ---- */
 
+static void vgpu_release_work(struct work_struct *work)
+{
+	struct vgpu_device *vdev = container_of(work, struct vgpu_device,
+						release_work);
+	struct llist_node *list = llist_reverse_order(llist_del_all(&vdev->release_list));
+	struct vgpu_release *r, *tmp;
+
+	llist_for_each_entry_safe(r, tmp, list, node) {
+		r->fn(r);
+		cond_resched();
+	}
+}
+
+void vgpu_release_init(struct vgpu_device *vdev)
+{
+	init_llist_head(&vdev->release_list);
+	INIT_WORK(&vdev->release_work, vgpu_release_work);
+}
+
+/**
+ * vgpu_release_defer - run @fn(@r) later, in process context
+ * @vdev: the device (vgpu_release_flush() waits for it before removal)
+ * @r:    embedded in the object @fn frees
+ * @fn:   the release
+ *
+ * For a scheduler's free_job: what it leaves to @fn may take reservation
+ * locks and allocate, which a reset waiting for free_job (under
+ * reset_lock, in a fence-signalling section) must not wait for.  In order.
+ */
+void vgpu_release_defer(struct vgpu_device *vdev, struct vgpu_release *r,
+			void (*fn)(struct vgpu_release *r))
+{
+	r->fn = fn;
+	if (llist_add(&r->node, &vdev->release_list))
+		queue_work(system_unbound_wq, &vdev->release_work);
+}
+
+/* Every release deferred so far has run. */
+void vgpu_release_flush(struct vgpu_device *vdev)
+{
+	flush_work(&vdev->release_work);
+}
+
 int vgpu_sched_init(struct vgpu_device *vdev)
 {
 	struct drm_sched_init_args args = {
@@ -683,6 +741,7 @@ int vgpu_sched_init(struct vgpu_device *vdev)
 	unsigned int i;
 	int ret;
 
+	vgpu_release_init(vdev);
 	vdev->reset_wq = alloc_ordered_workqueue("vgpu-reset", 0);
 	if (!vdev->reset_wq)
 		return -ENOMEM;
@@ -785,6 +844,8 @@ void vgpu_sched_fini(struct vgpu_device *vdev)
 		q->cpl = NULL;
 	}
 	vdev->sched_live = false;
+	/* the jobs' and binds' references, before what they reference goes */
+	vgpu_release_flush(vdev);
 	if (vdev->sems)
 		dma_free_coherent(vdev->drm.dev, PAGE_SIZE, vdev->sems,
 				  vdev->sems_dma);

@@ -57,6 +57,7 @@ struct vgpu_job {
 	bool counted;	/* in its file's and queue's @jobs (vgpu_jobs_reserve) */
 	/* its first hardware fence, allocated by SUBMIT for run_job */
 	struct dma_fence *hw_fence_mem;
+	struct vgpu_release release;	/* free_job's second half */
 };
 
 #define to_vgpu_job(j) container_of(j, struct vgpu_job, base)

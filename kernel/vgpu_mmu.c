@@ -4,8 +4,9 @@
  * (vgpu_vm.c), an entry of the device's address-space table pointing at a
  * four-level page table in the format of uapi/vgpu_hw.h ("GPU MMU").
  * Tables live in coherent DMA memory charged to the caller's memory
- * cgroup, allocated on demand (or, for a bind, reserved beforehand:
- * vgpu_pt_pool_fill()); each counts its valid entries, and one left with
+ * cgroup, reserved in a pool (vgpu_pt_pool_fill()) before @lock is taken
+ * to write them: a bind's run_job, which signals fences, takes @lock, so
+ * nothing allocates under it; each counts its valid entries, and one left with
  * none is unlinked and freed (the root stays) once no job can walk it:
  * it waits on @deferred like an unmapped BO (below).  Sparse ranges take
  * NULL entries at the highest level that covers an aligned part of them
@@ -624,8 +625,18 @@ int vgpu_as_fill(struct vgpu_as *as, struct drm_mm_node *node,
 {
 	u64 prot = vgpu_pte_prot(bo_flags), va, end;
 	struct sg_dma_page_iter iter;
+	struct vgpu_pt_pool pool;
 	int ret = 0;
 
+	/*
+	 * No allocation under @as->lock: a bind's run_job, which signals
+	 * fences, takes it.  A missing table is allocated with the lock
+	 * dropped (the tables of @va's entry at every level, into @pool;
+	 * what is not used is freed at the end), then the walk goes on.
+	 * The range is ours and the entries written so far keep their
+	 * tables alive meanwhile.
+	 */
+	vgpu_pt_pool_init(&pool);
 	mutex_lock(&as->lock);
 	va = node->start << PAGE_SHIFT;
 	end = (node->start + node->size - 1) << PAGE_SHIFT;	/* the guard */
@@ -635,7 +646,13 @@ int vgpu_as_fill(struct vgpu_as *as, struct drm_mm_node *node,
 
 		if (va >= end)
 			break;
-		leaf = vgpu_walk(as, va, true, NULL, NULL);
+		leaf = vgpu_walk(as, va, false, &pool, NULL);
+		if (leaf == ERR_PTR(-ENOENT)) {
+			mutex_unlock(&as->lock);
+			ret = vgpu_pt_pool_fill(as, &pool, va, PAGE_SIZE);
+			mutex_lock(&as->lock);
+			leaf = ret ? ERR_PTR(ret) : vgpu_walk(as, va, false, &pool, NULL);
+		}
 		if (IS_ERR(leaf)) {
 			ret = PTR_ERR(leaf);
 			break;
@@ -646,6 +663,7 @@ int vgpu_as_fill(struct vgpu_as *as, struct drm_mm_node *node,
 	if (ret)
 		vgpu_as_clear_locked(as, node);
 	mutex_unlock(&as->lock);
+	vgpu_pt_pool_fini(&pool);
 	return ret;
 }
 

@@ -371,8 +371,16 @@ enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
 	enum vgpu_stop stop;
 	bool stopped, done, cookie;
 
-	cookie = dma_fence_begin_signalling();
+	/*
+	 * reset_lock is taken before the signalling section begins:
+	 * drm_sched_stop() waits (dma_fence_wait()) for the finished fence of
+	 * a job whose hardware fence has signalled, under reset_lock, which
+	 * lockdep would otherwise see as a fence wait inside a section that
+	 * holds the lock.  That the holders of reset_lock never allocate is
+	 * checked instead by priming reclaim -> reset_lock (vgpu_probe()).
+	 */
 	mutex_lock(&vdev->reset_lock);
+	cookie = dma_fence_begin_signalling();
 	done = job->hw_fence && dma_fence_is_signaled(job->hw_fence);
 	if (!done && job->hw_fence && !vdev->gone &&
 	    (s32)(vgpu_qread(&vdev->queues[job->queue], VGPU_Q_COMPLETED_LO) -
@@ -393,8 +401,8 @@ enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
 		spin_lock(&sched_job->sched->job_list_lock);
 		list_add(&sched_job->list, &sched_job->sched->pending_list);
 		spin_unlock(&sched_job->sched->job_list_lock);
-		mutex_unlock(&vdev->reset_lock);
 		dma_fence_end_signalling(cookie);
+		mutex_unlock(&vdev->reset_lock);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
@@ -411,7 +419,7 @@ enum drm_gpu_sched_stat vgpu_job_timedout(struct drm_sched_job *sched_job)
 		vgpu_reset_queue(vdev, job);
 	else
 		vgpu_reset_device(vdev, job);
-	mutex_unlock(&vdev->reset_lock);
 	dma_fence_end_signalling(cookie);
+	mutex_unlock(&vdev->reset_lock);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }

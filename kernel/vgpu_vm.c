@@ -124,8 +124,9 @@ struct vgpu_bind_op {
  * @ops:   the checked ops
  * @cur:   the op run_job applies
  * @spare: preallocated &vgpu_vma, three per op
- * @dead:  mappings run_job removed, released by free_job
+ * @dead:  mappings run_job removed, released after free_job
  * @pool:  page tables reserved for the ranges it maps
+ * @release: free_job's second half (vgpu_release_defer())
  */
 struct vgpu_bind {
 	struct drm_sched_job base;
@@ -137,6 +138,7 @@ struct vgpu_bind {
 	struct list_head spare;
 	struct list_head dead;
 	struct vgpu_pt_pool pool;
+	struct vgpu_release release;	/* free_job's second half */
 };
 
 #define to_vgpu_bind(j) container_of(j, struct vgpu_bind, base)
@@ -536,13 +538,26 @@ static void vgpu_bind_apply(struct vgpu_bind *b)
 	mutex_unlock(&vm->lock);
 }
 
+/*
+ * In the path that signals the bind's fence: annotated, so that lockdep
+ * reports any lock taken here that is also held across an allocation or
+ * a fence wait (the ioctl allocates everything before the push).
+ */
 static struct dma_fence *vgpu_bind_run_job(struct drm_sched_job *sj)
 {
 	struct vgpu_bind *b = to_vgpu_bind(sj);
+	bool cookie = dma_fence_begin_signalling();
 
 	/* a killed entity's jobs (device removal) do nothing */
 	if (!sj->s_fence->finished.error)
 		vgpu_bind_apply(b);
+	/*
+	 * The tables it reserved and did not use are uncharged before its
+	 * fence signals: a synchronous VM_BIND that returns sees its VM's
+	 * page-table budget as the bind left it (freeing does not reclaim).
+	 */
+	vgpu_pt_pool_fini(&b->pool);
+	dma_fence_end_signalling(cookie);
 	return NULL;	/* done: drm_sched signals the finished fence */
 }
 
@@ -565,20 +580,30 @@ static void vgpu_bind_free(struct vgpu_bind *b)
 		kfree(v);
 	vgpu_pt_pool_fini(&b->pool);
 	vgpu_vm_release_dead(b->vm->as, &b->dead);
-	if (b->vf) {
-		vgpu_jobs_release(b->vf, &b->vm->binds);
+	if (b->vf)
 		vgpu_file_put(b->vf);
-	}
 	vgpu_vm_put(b->vm);
 	kfree(b);
 }
 
+static void vgpu_bind_release(struct vgpu_release *r)
+{
+	vgpu_bind_free(container_of(r, struct vgpu_bind, release));
+}
+
+/*
+ * The BO, VM and file references go later (vgpu_release_defer()): their
+ * last puts take reservation locks, which free_job may not.
+ */
 static void vgpu_bind_free_job(struct drm_sched_job *sj)
 {
 	struct vgpu_bind *b = to_vgpu_bind(sj);
+	struct vgpu_device *vdev = b->vm->vdev;
 
 	drm_sched_job_cleanup(sj);
-	vgpu_bind_free(b);
+	if (b->vf)
+		vgpu_jobs_release(b->vf, &b->vm->binds);
+	vgpu_release_defer(vdev, &b->release, vgpu_bind_release);
 }
 
 static enum drm_gpu_sched_stat vgpu_bind_timedout_job(struct drm_sched_job *sj)
@@ -708,6 +733,7 @@ static int vgpu_bind_op_prepare(struct vgpu_bind *b, struct drm_file *file,
 				struct vgpu_bind_op *o)
 {
 	struct vgpu_vm *vm = b->vm;
+	struct drm_gpuvm_bo *vm_bo;
 	struct vgpu_bo *bo;
 	u64 end;
 	int i, ret;
@@ -777,15 +803,17 @@ static int vgpu_bind_op_prepare(struct vgpu_bind *b, struct drm_file *file,
 		ret = vgpu_bo_pages(bo, &o->sgt);
 		if (ret)
 			return ret;
+		/*
+		 * Allocated before gpuva_lock, which run_job takes (a
+		 * fence-signalling path may not wait for an allocation).
+		 */
+		vm_bo = vgpu_should_fail() ? NULL :
+			drm_gpuvm_bo_create(&vm->base, o->obj);
+		if (!vm_bo)
+			return -ENOMEM;
 		mutex_lock(&bo->gpuva_lock);
-		o->vm_bo = vgpu_should_fail() ? ERR_PTR(-ENOMEM) :
-			   drm_gpuvm_bo_obtain(&vm->base, o->obj);
+		o->vm_bo = drm_gpuvm_bo_obtain_prealloc(vm_bo);
 		mutex_unlock(&bo->gpuva_lock);
-		if (IS_ERR(o->vm_bo)) {
-			ret = PTR_ERR(o->vm_bo);
-			o->vm_bo = NULL;
-			return ret;
-		}
 		break;
 	}
 	return vgpu_pt_pool_fill(vm->as, &b->pool, u->va, u->range);
@@ -866,6 +894,7 @@ static int vgpu_vm_bind(struct vgpu_vm *vm, struct drm_file *file,
 	vgpu_pt_pool_init(&b->pool);
 	ret = drm_sched_job_init(&b->base, &vm->entity, 1, vm, file->client_id);
 	if (ret) {
+		vgpu_jobs_release(vf, &vm->binds);
 		vgpu_bind_free(b);
 		return ret;
 	}
@@ -908,6 +937,7 @@ static int vgpu_vm_bind(struct vgpu_vm *vm, struct drm_file *file,
 err:
 	vgpu_out_syncs_put(out, args->out_sync_count);
 	drm_sched_job_cleanup(&b->base);
+	vgpu_jobs_release(vf, &vm->binds);
 	vgpu_bind_free(b);
 	return ret;
 }
