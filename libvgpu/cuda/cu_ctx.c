@@ -15,6 +15,9 @@
 #define CUV_CTX_STACK 32
 static __thread struct CUctx_st *ctx_stack[CUV_CTX_STACK];
 static __thread int ctx_depth;
+/* serialises cuDevicePrimaryCtxReset with the retain that makes it again
+ * (taken before cuv_lock) */
+static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 /* context ids are unique in the process (cuCtxGetId) */
 static atomic_ullong next_ctx_id = 1;
 
@@ -27,6 +30,8 @@ CUresult cuv_current(struct CUctx_st **out)
 	ctx = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
 	if (!ctx || !cuv_handle_ok(ctx, CUV_CTX))
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (ctx->inactive) /* a primary context reset and not retained since */
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	*out = ctx;
 	return CUDA_SUCCESS;
 }
@@ -41,7 +46,6 @@ CUresult cuv_ctx_init(struct CUctx_st *ctx)
 			 strerror(-ret));
 		return cuv_errno(ret);
 	}
-	ctx->sticky = CUDA_SUCCESS;
 	ctx->limit_printf = 1u << 20;
 	ctx->limit_stack = 1024;
 	pthread_mutex_lock(&ctx->lock);
@@ -50,6 +54,8 @@ CUresult cuv_ctx_init(struct CUctx_st *ctx)
 	if (r) {
 		vgpu_device_close(ctx->dev);
 		ctx->dev = NULL;
+	} else {
+		ctx->inactive = false;
 	}
 	return r;
 }
@@ -107,7 +113,8 @@ static CUresult ctx_new(CUdevice dev, unsigned int flags, bool primary,
 static void ctx_free(struct CUctx_st *ctx)
 {
 	cuv_handle_del(ctx);
-	cuv_ctx_fini(ctx);
+	if (!ctx->inactive) /* else cuDevicePrimaryCtxReset did it */
+		cuv_ctx_fini(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }
@@ -132,6 +139,8 @@ CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, CUctxCreateParams *params, unsigne
 		cuv_warn("cuCtxCreate: execution affinity and CIG parameters are not supported");
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
+	if (cuv_initialized() && cuv_sticky())
+		return cuv_sticky(); /* as CUDA's: no new context after a device exception */
 	r = ctx_new(dev, flags, false, &ctx);
 	if (r)
 		return r;
@@ -167,7 +176,9 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
 {
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctx || !cuv_handle_ok(ctx, CUV_CTX))
+	if (!ctx)
+		return CUDA_ERROR_INVALID_VALUE; /* as CUDA's */
+	if (!cuv_handle_ok(ctx, CUV_CTX))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (ctx->primary)
 		return CUDA_ERROR_INVALID_CONTEXT; /* cuDevicePrimaryCtxRelease's */
@@ -187,7 +198,9 @@ CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
 {
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctx || !cuv_handle_ok(ctx, CUV_CTX))
+	if (!ctx)
+		return CUDA_ERROR_INVALID_VALUE; /* as CUDA's */
+	if (!cuv_handle_ok(ctx, CUV_CTX))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	return push(ctx);
 }
@@ -409,7 +422,22 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	r = cuv_device(dev, &d);
 	if (r)
 		return r;
+	if (cuv_sticky())
+		return cuv_sticky(); /* as CUDA's, even after cuDevicePrimaryCtxReset */
+	pthread_mutex_lock(&primary_lock);
 	pthread_mutex_lock(&cuv_lock);
+	if (d->primary && d->primary->inactive) { /* reset: make it again */
+		struct CUctx_st *ctx = d->primary;
+
+		pthread_mutex_unlock(&cuv_lock); /* cuv_ctx_init takes it */
+		r = cuv_ctx_init(ctx);
+		if (r) {
+			pthread_mutex_unlock(&primary_lock);
+			return r;
+		}
+		pthread_mutex_lock(&cuv_lock);
+	}
+	pthread_mutex_unlock(&primary_lock);
 	if (!d->primary) {
 		struct CUctx_st *ctx;
 
@@ -440,9 +468,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
 
 	if (r)
 		return r;
+	pthread_mutex_lock(&primary_lock);
 	pthread_mutex_lock(&cuv_lock);
 	if (!d->primary_refs) {
 		pthread_mutex_unlock(&cuv_lock);
+		pthread_mutex_unlock(&primary_lock);
 		return CUDA_ERROR_INVALID_CONTEXT;
 	}
 	if (!--d->primary_refs) {
@@ -452,10 +482,16 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
 	pthread_mutex_unlock(&cuv_lock);
 	if (ctx)
 		ctx_free(ctx);
+	pthread_mutex_unlock(&primary_lock);
 	return CUDA_SUCCESS;
 }
 
-/* Frees everything of the primary context; the handle stays valid. */
+/*
+ * Frees everything of the primary context and leaves it inactive, as
+ * CUDA's: the handle stays valid and retained (the references are kept),
+ * calls made with it current return CUDA_ERROR_CONTEXT_IS_DESTROYED until
+ * cuDevicePrimaryCtxRetain makes it again.
+ */
 CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 {
 	struct CUctx_st *ctx;
@@ -464,13 +500,16 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 
 	if (r)
 		return r;
+	pthread_mutex_lock(&primary_lock);
 	pthread_mutex_lock(&cuv_lock);
 	ctx = d->primary;
 	pthread_mutex_unlock(&cuv_lock);
-	if (!ctx)
-		return CUDA_SUCCESS;
-	cuv_ctx_fini(ctx);
-	return cuv_ctx_init(ctx);
+	if (ctx && !ctx->inactive) {
+		ctx->inactive = true;
+		cuv_ctx_fini(ctx); /* takes cuv_lock (the handle registry) */
+	}
+	pthread_mutex_unlock(&primary_lock);
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
@@ -502,7 +541,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, i
 		return r;
 	pthread_mutex_lock(&cuv_lock);
 	*flags = d->primary_flags;
-	*active = d->primary != NULL;
+	*active = d->primary && !d->primary->inactive;
 	pthread_mutex_unlock(&cuv_lock);
 	return CUDA_SUCCESS;
 }

@@ -22,6 +22,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -132,6 +133,11 @@ CUresult cuv_fatbin_ptx(const void *image, size_t size, char **ptx, size_t *len)
 			return CUDA_ERROR_INVALID_IMAGE;
 	}
 	if (has_magic(p, ELF_MAGIC)) {
+		/* a cubin: a 64-bit ELF of machine EM_CUDA (190), else not an image */
+		if (p[4] != 2 || rd(p + 18, 2) != 190) {
+			cuv_warn("the image starts as an ELF file but is not a cubin (64-bit, EM_CUDA)");
+			return CUDA_ERROR_INVALID_IMAGE;
+		}
 		cuv_warn("the image is a cubin (machine code for NVIDIA GPUs), with no PTX: %s",
 			 gencode_hint);
 		return CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -166,6 +172,49 @@ CUresult cuv_fatbin_ptx(const void *image, size_t size, char **ptx, size_t *len)
 			  rd(best + 0x10, 4), rd(best + 0x38, 8), ptx, len);
 }
 
+/*
+ * NVIDIA's rule (tests/cuda/real-gpu/probe.h200.log): text is PTX when its
+ * first directive, after white space and comments, is .version; anything
+ * else that is no fatbin or ELF is CUDA_ERROR_INVALID_IMAGE (PTX that then
+ * fails to compile is CUDA_ERROR_INVALID_PTX).  A .version above CUDA
+ * 13.0's PTX ISA (9.0) is CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+ */
+static CUresult ptx_version_ok(const char *t, size_t n)
+{
+	const char *end = t + n;
+	unsigned int major = 0, minor = 0;
+
+	while (t < end) {
+		if (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r') {
+			t++;
+		} else if (end - t >= 2 && t[0] == '/' && t[1] == '/') {
+			while (t < end && *t != '\n')
+				t++;
+		} else if (end - t >= 2 && t[0] == '/' && t[1] == '*') {
+			const char *c = t + 2;
+
+			while (c + 1 < end && !(c[0] == '*' && c[1] == '/'))
+				c++;
+			if (c + 1 >= end)
+				break;
+			t = c + 2;
+		} else {
+			break;
+		}
+	}
+	if (end - t < 9 || strncmp(t, ".version", 8) || (t[8] != ' ' && t[8] != '\t')) {
+		cuv_warn("the image is not PTX (text whose first directive is .version), "
+			 "a fatbin or a cubin");
+		return CUDA_ERROR_INVALID_IMAGE;
+	}
+	if (sscanf(t + 8, "%u.%u", &major, &minor) == 2 && major * 10 + minor > 90) {
+		cuv_warn("PTX .version %u.%u: CUDA 13.0 (and vGPU) know PTX ISA 9.0 and older",
+			 major, minor);
+		return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+	}
+	return CUDA_SUCCESS;
+}
+
 CUresult cuv_image_ptx(const void *image, size_t size, char **ptx, size_t *len)
 {
 	CUresult r = cuv_fatbin_ptx(image, size, ptx, len);
@@ -173,7 +222,10 @@ CUresult cuv_image_ptx(const void *image, size_t size, char **ptx, size_t *len)
 
 	if (r != CUDA_ERROR_NOT_FOUND)
 		return r;
-	n = strnlen(image, size ? size : SIZE_MAX); /* not a fatbin: PTX text */
+	n = strnlen(image, size ? size : SIZE_MAX); /* not a fatbin: PTX text? */
+	r = ptx_version_ok(image, n);
+	if (r)
+		return r;
 	*ptx = malloc(n + 1);
 	if (!*ptx)
 		return CUDA_ERROR_OUT_OF_MEMORY;

@@ -217,6 +217,33 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	return r;
 }
 
+/*
+ * A device exception is sticky for the whole process, as in CUDA ("the
+ * process must be terminated and relaunched"): the first one is kept and
+ * every later call that needs a context returns it, in any context, and
+ * so do cuCtxCreate and cuDevicePrimaryCtxRetain; cuCtxDestroy,
+ * cuDevicePrimaryCtxRelease/Reset and the current-context calls succeed
+ * (what NVIDIA's driver answers: tests/cuda/real-gpu/probe.h200.log).
+ */
+static _Atomic CUresult sticky_error;
+
+CUresult cuv_sticky(void)
+{
+	return atomic_load_explicit(&sticky_error, memory_order_acquire);
+}
+
+void cuv_sticky_set(CUresult r)
+{
+	CUresult none = CUDA_SUCCESS;
+	const char *name = "?";
+
+	if (!r || !atomic_compare_exchange_strong(&sticky_error, &none, r))
+		return;
+	cuGetErrorName(r, &name);
+	cuv_warn("%s is sticky: every later call of this process that needs a context "
+		 "returns it, as CUDA's driver does (the process must be restarted)", name);
+}
+
 bool cuv_initialized(void)
 {
 	return atomic_load_explicit(&initialized, memory_order_acquire);
@@ -346,6 +373,8 @@ CUresult CUDAAPI cuMemGetInfo(size_t *free_bytes, size_t *total)
 	if (!free_bytes || !total)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = cuv_current(&ctx);
+	if (!r)
+		r = cuv_sticky();
 	if (r)
 		return r;
 	*total = (size_t)total_mem(ctx->cudev);

@@ -98,12 +98,27 @@ static CUresult fill_args(const struct CUfunc_st *f, void **params, void **extra
 				return CUDA_ERROR_INVALID_VALUE;
 			}
 		}
-		if (!buf || !have_size || bufsize < f->user_bytes) {
-			cuv_warn("%s: extra's buffer holds %zu bytes, the parameters %u", f->name,
-				 bufsize, f->user_bytes);
+		if (!buf || !have_size || !bufsize) {
+			cuv_warn("%s: extra needs CU_LAUNCH_PARAM_BUFFER_POINTER and a nonzero "
+				 "CU_LAUNCH_PARAM_BUFFER_SIZE", f->name);
 			return CUDA_ERROR_INVALID_VALUE;
 		}
-		return cuv_errno(vgpu_args_set_raw(args, 0, buf, f->user_bytes));
+		if (bufsize >= f->user_bytes)
+			return cuv_errno(vgpu_args_set_raw(args, 0, buf, f->user_bytes));
+		/* CUDA launches with what it is given (NVIDIA's driver: success,
+		 * the rest undefined); vGPU zeroes the rest and says so */
+		cuv_warn("%s: extra's buffer holds %zu bytes, the parameters take %u: "
+			 "the rest are zero", f->name, bufsize, f->user_bytes);
+		for (size_t off = bufsize; off < f->user_bytes;) {
+			static const uint8_t zero[256];
+			size_t n = f->user_bytes - off < sizeof(zero) ? f->user_bytes - off :
+									 sizeof(zero);
+
+			if (vgpu_args_set_raw(args, (uint32_t)off, zero, (uint32_t)n))
+				return CUDA_ERROR_INVALID_VALUE;
+			off += n;
+		}
+		return cuv_errno(vgpu_args_set_raw(args, 0, buf, (uint32_t)bufsize));
 	}
 	if (f->nparams && !params) {
 		cuv_warn("%s: takes %u parameters and kernelParams is NULL", f->name, f->nparams);
@@ -156,7 +171,7 @@ static CUresult launch(CUfunction f, const struct launch *l, void **params, void
 		return r;
 	}
 	pthread_mutex_lock(&ctx->lock);
-	r = ctx->sticky;
+	r = cuv_sticky();
 	if (!r)
 		r = cuv_stream(ctx, l->stream, &s);
 	if (!r)

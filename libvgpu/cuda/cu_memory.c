@@ -130,7 +130,7 @@ static CUresult usable(struct CUctx_st **ctx)
 
 	if (r)
 		return r;
-	return (*ctx)->sticky;
+	return cuv_sticky();
 }
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
@@ -155,11 +155,13 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 static CUresult free_kind(uint64_t va, enum cuv_alloc_kind kind, const char *what)
 {
 	struct CUctx_st *ctx;
-	CUresult r = cuv_current(&ctx);
+	CUresult r = usable(&ctx);
 	size_t i;
 
 	if (r)
 		return r;
+	if (!va) /* as CUDA's: nothing to free */
+		return CUDA_SUCCESS;
 	pthread_mutex_lock(&ctx->lock);
 	i = upper(ctx, va);
 	if (!i || ctx->allocs[i - 1].va != va || ctx->allocs[i - 1].kind != kind) {
@@ -243,10 +245,12 @@ CUresult CUDAAPI cuMemFreeHost(void *p)
 	struct CUctx_st *ctx;
 	struct cuv_alloc *a;
 	uint64_t va = 0;
-	CUresult r = cuv_current(&ctx);
+	CUresult r = usable(&ctx);
 
 	if (r)
 		return r;
+	if (!p) /* as CUDA's: nothing to free */
+		return CUDA_SUCCESS;
 	pthread_mutex_lock(&ctx->lock);
 	a = host_find(ctx, p);
 	if (a && a->map == p)

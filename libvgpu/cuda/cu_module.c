@@ -59,6 +59,7 @@ static void func_asm_facts(struct CUfunc_st *f, const char *text)
 	char key[80];
 	const char *p, *end;
 	int maxr = -1;
+	uint64_t user_smem = 0;
 
 	snprintf(key, sizeof(key), ".kernel %s\n", f->name);
 	p = strstr(text, key);
@@ -77,9 +78,21 @@ static void func_asm_facts(struct CUfunc_st *f, const char *text)
 				maxr = r;
 		} else if (!strncmp(q, "\n.local ", 8)) {
 			f->local_bytes = (uint32_t)strtoul(q + 8, NULL, 0);
+		} else if (!strncmp(q, "\n.shared ", 9)) {
+			unsigned long size, align;
+			const char *eol = strchr(q + 1, '\n');
+
+			/* the marker of the dynamic area is vGPU's, not the
+			 * kernel's: CUDA counts the static variables only */
+			if (sscanf(q + 9, "sh%*u, %lu, %lu", &size, &align) == 2 && align &&
+			    !(eol && memmem(q, (size_t)(eol - q), "// dynamic", 10))) {
+				user_smem = (user_smem + align - 1) & ~(uint64_t)(align - 1);
+				user_smem += size;
+			}
 		}
 	}
 	f->num_regs = maxr + 1;
+	f->smem_user = (uint32_t)user_smem;
 }
 
 /* .global gI, SIZE, ALIGN ; // NAME -> offsets, laid out as the assembler
@@ -161,8 +174,8 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 
 	if (r)
 		return r;
-	if (ctx->sticky)
-		return ctx->sticky;
+	if (cuv_sticky())
+		return cuv_sticky();
 	ret = vgpu_ptx_to_asm(ptx, len, name, &text, log, sizeof(log));
 	if (ret) {
 		cuv_warn("%s: the PTX does not compile for vGPU:\n%s", name, log);
@@ -196,11 +209,13 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 		vgpu_kernel_info(f->kernel, &ki);
 		f->name = ki.name;
 		f->smem_static = ki.smem_static;
-		f->max_dyn_smem = 48 * 1024 - (int)ki.smem_static;
-		if (f->max_dyn_smem < 0)
-			f->max_dyn_smem = 0;
+		f->smem_user = ki.smem_static;
 		r = func_params(f);
 		func_asm_facts(f, text);
+		/* CUDA's default: 48 KiB less the static part */
+		f->max_dyn_smem = 48 * 1024 - (int)f->smem_user;
+		if (f->max_dyn_smem < 0)
+			f->max_dyn_smem = 0;
 	}
 	free(text);
 	if (!r && !vgpu_program_data(m->prog, &bo)) {
@@ -338,6 +353,8 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!hmod || !cuv_handle_ok(hmod, CUV_MOD))
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (cuv_sticky()) /* as CUDA's; cuCtxDestroy frees it */
+		return cuv_sticky();
 	ctx = hmod->ctx;
 	cuv_handle_del(hmod);
 	pthread_mutex_lock(&ctx->lock);
@@ -359,6 +376,8 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const cha
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!hmod || !cuv_handle_ok(hmod, CUV_MOD))
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (cuv_sticky())
+		return cuv_sticky();
 	for (unsigned int i = 0; i < hmod->nfuncs; i++)
 		if (!strcmp(hmod->funcs[i].name, name)) {
 			*hfunc = &hmod->funcs[i];
@@ -421,7 +440,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 		v = VGPU_MAX_THREADS_PER_CTA;
 		break;
 	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-		v = (int)hfunc->smem_static;
+		v = (int)hfunc->smem_user;
 		break;
 	case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
 		v = 0;

@@ -236,8 +236,7 @@ static CUresult reap_stream(struct CUstream_st *s, bool block)
 		if (ret == -ETIME)
 			break;
 		r = job_result(j->job, ret);
-		if (r && !ctx->sticky)
-			ctx->sticky = r; /* as CUDA's: the context is unusable now */
+		cuv_sticky_set(r); /* as CUDA's: the process is unusable now */
 		s->jobs = j->next;
 		if (!s->jobs)
 			s->jobs_tail = NULL;
@@ -245,14 +244,14 @@ static CUresult reap_stream(struct CUstream_st *s, bool block)
 		free(j);
 		ctx->njobs--;
 	}
-	return ctx->sticky;
+	return cuv_sticky();
 }
 
 CUresult cuv_reap(struct CUctx_st *ctx, bool block)
 {
 	for (struct CUstream_st *s = ctx->streams; s; s = s->next)
 		reap_stream(s, block);
-	return ctx->sticky;
+	return cuv_sticky();
 }
 
 /* The driver remembers VGPU_JOB_HISTORY jobs per file: reap before that. */
@@ -267,8 +266,7 @@ void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job)
 	if (!j) { /* cannot track it: wait for it now */
 		CUresult r = job_result(job, vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE));
 
-		if (r && !s->ctx->sticky)
-			s->ctx->sticky = r;
+		cuv_sticky_set(r);
 		vgpu_job_free(job);
 		return;
 	}
@@ -351,13 +349,13 @@ CUresult cuv_stream_host_fence(struct CUstream_st *s)
 	if (!r)
 		s->nwaits = 0;
 	cuv_reap(s->ctx, false);
-	return r ? r : s->ctx->sticky;
+	return r ? r : cuv_sticky();
 }
 
 CUresult cuv_ctx_sync_locked(struct CUctx_st *ctx)
 {
 	if (!ctx->null_stream)
-		return ctx->sticky;
+		return cuv_sticky();
 	for (struct CUstream_st *s = ctx->streams; s; s = s->next)
 		if (s->point)
 			vgpu_syncobj_wait(s->tl, s->point, VGPU_TIMEOUT_INFINITE);
@@ -370,7 +368,7 @@ static CUresult current(struct CUctx_st **ctx)
 {
 	CUresult r = cuv_current(ctx);
 
-	return r ? r : (*ctx)->sticky;
+	return r ? r : cuv_sticky();
 }
 
 CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
@@ -484,7 +482,7 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 
 	if (r)
 		return r;
-	r = s->ctx->sticky;
+	r = cuv_sticky();
 	if (!r && s->point) {
 		int ret = vgpu_syncobj_query(s->tl, &done);
 
@@ -725,7 +723,7 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 
 	if (r)
 		return r;
-	r = hEvent->ctx->sticky;
+	r = cuv_sticky();
 	if (!r)
 		r = cuv_stream(hEvent->ctx, hStream, &s);
 	if (!r && s->nwaits) /* pending waits: the event includes them */

@@ -98,7 +98,8 @@ struct CUfunc_st {
 	unsigned int nparams;	   /* the CUDA parameters (PTX .param) */
 	uint32_t *param_off, *param_size;
 	uint32_t user_bytes;	   /* bytes the CUDA parameters span */
-	uint32_t smem_static;
+	uint32_t smem_static;	   /* what the kernel reserves (vGPU's marker included) */
+	uint32_t smem_user;	   /* its static variables: SHARED_SIZE_BYTES, as ptxas counts */
 	uint32_t local_bytes;
 	int num_regs;
 	int max_dyn_smem;	   /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
@@ -131,7 +132,7 @@ struct CUctx_st {
 	bool primary;
 	struct vgpu_device *dev;
 	pthread_mutex_t lock;
-	CUresult sticky; /* a device exception: every later call returns it */
+	bool inactive;	 /* a primary context after cuDevicePrimaryCtxReset */
 	struct cuv_alloc *allocs; /* sorted by va */
 	size_t nallocs, allocs_cap;
 	struct CUstream_st *null_stream;
@@ -148,6 +149,10 @@ struct CUctx_st {
 /* cu_init.c */
 extern pthread_mutex_t cuv_lock;
 bool cuv_initialized(void);
+/* The process's sticky error (a device exception), or CUDA_SUCCESS. */
+CUresult cuv_sticky(void);
+/* Keeps @r as the sticky error unless there is one (prints once). */
+void cuv_sticky_set(CUresult r);
 CUresult cuv_device(CUdevice dev, struct cuv_device **out);
 void cuv_handle_add(void *p, enum cuv_kind kind);
 void cuv_handle_del(void *p);

@@ -359,17 +359,40 @@ cudaError_t cudaDeviceSynchronize(void)
 	return e ? e : crt_err(cuCtxSynchronize());
 }
 
-/* The primary context's contents go (and a sticky error with them). */
+/*
+ * The primary context's contents go, and the runtime's reference to it: the
+ * next call retains it again, as NVIDIA's runtime does.  A device exception
+ * stays, as in CUDA (the driver's sticky error is the process's): the next
+ * call that needs the device returns it again.
+ */
 cudaError_t cudaDeviceReset(void)
 {
 	cudaError_t e = crt_ctx();
+	int dev = crt_device;
+	CUcontext ctx;
+	CUresult r;
 
 	if (e && e != cudaErrorNoDevice && e != cudaErrorInvalidDevice && !sticky(e))
 		return e;
 	if (crt_init_once())
 		return crt_set_error(cudaErrorInitializationError);
 	crt_last = cudaSuccess;
-	return crt_err(cuDevicePrimaryCtxReset(crt_device));
+	r = cuDevicePrimaryCtxReset(dev);
+	if (r)
+		return crt_err(r);
+	pthread_mutex_lock(&crt_lock);
+	ctx = crt_primary[dev];
+	crt_primary[dev] = NULL;
+	pthread_mutex_unlock(&crt_lock);
+	if (ctx) {
+		CUcontext cur = NULL;
+
+		cuCtxGetCurrent(&cur);
+		if (cur == ctx)
+			cuCtxSetCurrent(NULL);
+		cuDevicePrimaryCtxRelease(dev);
+	}
+	return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)

@@ -133,14 +133,15 @@ static int print_params(struct sbuf *sb, const struct ptx_func *f, struct ptx_di
 	return 0;
 }
 
-static void print_shared(struct sbuf *sb, const struct ptx_var *v, int index)
+static void print_shared(struct sbuf *sb, const struct ptx_var *v, int index, const char *note)
 {
 	uint32_t align = v->align < 1 ? 1 : v->align;
 
 	/* vGPU's .shared alignment is a power of two */
 	while (align & (align - 1))
 		align &= align - 1;
-	sb_printf(sb, ".shared sh%d, %u, %u\n", index, v->size, align);
+	sb_printf(sb, ".shared sh%d, %u, %u%s%s\n", index, v->size, align, note ? " ; // " : "",
+		  note ? note : "");
 }
 
 /* Save or restore (@load) what the frame @fr keeps, at [R234]. */
@@ -372,9 +373,9 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 	if (code.frame) /* local memory: the launch fills in lmem */
 		sb_printf(sb, ".param local lmem\n.local %u\n", code.frame);
 	for (int i = 0; i < m->nshared; i++)
-		print_shared(sb, &m->shared[i], i);
+		print_shared(sb, &m->shared[i], i, NULL);
 	for (int i = 0; i < f->nshared; i++)
-		print_shared(sb, &f->shared[i], m->nshared + i);
+		print_shared(sb, &f->shared[i], m->nshared + i, NULL);
 	if (m->ndyn) {
 		/* extern .shared: the dynamic shared memory (launch smem_bytes)
 		 * starts here, after every static variable; 16 bytes mark it */
@@ -383,7 +384,9 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		for (int i = 0; i < m->ndyn; i++)
 			if (m->dyn[i].align > dyn.align)
 				dyn.align = m->dyn[i].align;
-		print_shared(sb, &dyn, m->nshared + f->nshared);
+		/* the note: libcuda leaves the marker out of the static size
+		 * it reports (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, as ptxas's) */
+		print_shared(sb, &dyn, m->nshared + f->nshared, "dynamic");
 	}
 	print_code(sb, &code, NULL);
 	/* a kernel that falls off its end returns */

@@ -35,6 +35,35 @@ static inline const char *kernel_dir(void)
 	return dir && *dir ? dir : CUDA_TEST_DIR;
 }
 
+/*
+ * Is the library under test vGPU's?  Some tests check what only vGPU
+ * does: handles checked against a registry (NVIDIA's library does not
+ * check them: a destroyed or garbage handle crashes it), VGPU_BACKEND,
+ * vGPU's refusals (SASS, swizzle, ...).  Such checks run only on vGPU, so
+ * that the same binaries, run on a real GPU with NVIDIA's libcuda
+ * (tests/cuda/real-gpu/README.md), assert CUDA's behaviour alone.
+ * VGPU_CUDA_REAL_GPU=1 says "not vGPU" before cuInit; after it the device
+ * name says.
+ */
+static inline int on_vgpu(void)
+{
+	const char *env = getenv("VGPU_CUDA_REAL_GPU");
+	char name[64];
+
+	if (env && *env && strcmp(env, "0"))
+		return 0;
+	if (cuDeviceGetName(name, sizeof(name), 0) == CUDA_SUCCESS)
+		return !strncmp(name, "vGPU", 4);
+	return 1;
+}
+
+/* a vGPU-only test: skipped elsewhere */
+#define VGPU_ONLY()                                                              \
+	do {                                                                     \
+		if (!on_vgpu())                                                  \
+			SKIP(return, "vGPU-specific (handle checks or refusals)"); \
+	} while (0)
+
 static inline void *read_file(const char *name, size_t *len)
 {
 	char path[512];
