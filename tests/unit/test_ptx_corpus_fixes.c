@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PTX front end on what the corpus of real CUDA code
+ * (tests/corpus/, docs/ptx-corpus.md) found missing or wrong: each test a
+ * small kernel in the form nvcc 13 wrote it, its expected result computed
+ * here from the PTX ISA's definition, under the default and random
+ * schedules, the sanitizer on and off.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_host.h"
+#include "vgpu.h"
+
+#define WAIT_NS (60ull * 1000000000ull)
+#define NBUF 3
+#define SCHEDULES 6
+
+FIXTURE(fixes) {
+	struct vgpu_device *dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_bo *bo[NBUF];
+	char log[8192];
+};
+
+FIXTURE_SETUP(fixes)
+{
+	memset(self, 0, sizeof(*self));
+	ASSERT_EQ(0, vgpu_device_open(NULL, &self->dev));
+}
+
+FIXTURE_TEARDOWN(fixes)
+{
+	for (int i = 0; i < NBUF; i++)
+		vgpu_bo_free(self->bo[i]);
+	vgpu_program_free(self->prog);
+	vgpu_device_close(self->dev);
+}
+
+static int load(struct __test_metadata *_metadata, FIXTURE_DATA(fixes) *self,
+		const char *text, const char *kernel)
+{
+	int ret = vgpu_program_from_ptx(self->dev, text, strlen(text), "fix.ptx", &self->prog,
+					self->log, sizeof(self->log));
+
+	if (ret) {
+		TH_LOG("%s\n%s", strerror(-ret), self->log);
+		return ret;
+	}
+	ret = vgpu_program_find_kernel(self->prog, kernel, &self->k);
+	if (ret)
+		TH_LOG("no kernel %s", kernel);
+	return ret;
+}
+
+static int buf(FIXTURE_DATA(fixes) *self, int i, const void *data, size_t len)
+{
+	int ret = vgpu_bo_new(self->dev, len, 0, &self->bo[i]);
+
+	if (!ret && data)
+		ret = vgpu_bo_write(self->bo[i], 0, data, len);
+	return ret;
+}
+
+static int run(struct __test_metadata *_metadata, FIXTURE_DATA(fixes) *self,
+	       struct vgpu_args *args, uint32_t grid, uint32_t block, uint64_t seed)
+{
+	struct vgpu_launch_config cfg = {
+		.grid = { grid },
+		.block = { block },
+		.seed = seed,
+		.flags = (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+			 (seed & 1 ? VGPU_LAUNCH_SANITIZE : 0),
+	};
+	struct vgpu_job *job = NULL;
+	int ret = vgpu_kernel_launch(self->k, &cfg, args, &job);
+
+	if (ret)
+		return ret;
+	ret = vgpu_job_wait(job, WAIT_NS);
+	if (ret) {
+		char text[4096];
+
+		if (vgpu_job_describe(job, text, sizeof(text)) > 0)
+			TH_LOG("seed %llu:\n%s", (unsigned long long)seed, text);
+	}
+	vgpu_job_free(job);
+	return ret;
+}
+
+/*
+ * PTX ISA 5.2 (predefined identifiers): WARP_SZ, the warp size as a
+ * run-time constant; nvcc 13 writes warpSize as `mov.u32 %r, WARP_SZ;`
+ * (the CUDA samples' reduce7, cooperative groups' tile sizes).
+ */
+static const char warp_sz_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry warp_sz(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<2>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tmov.u32 %r2, WARP_SZ;\n"
+	"\tdiv.u32 %r3, %r1, %r2;\n"
+	"\tsetp.lt.s32 %p1, %r2, 2;\n"
+	"\tselp.b32 %r4, 7, %r3, %p1;\n"
+	"\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd2, %rd2, %rd3;\n"
+	"\tst.global.u32 [%rd2], %r4;\n\tret;\n}\n";
+
+TEST_F(fixes, warp_sz)
+{
+	uint32_t out[128];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, warp_sz_ptx, "warp_sz"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 128, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t t = 0; t < 128; t++)
+			ASSERT_EQ(t / 32, out[t]);
+	}
+	vgpu_args_free(args);
+}
+
+TEST_HARNESS_MAIN
