@@ -340,21 +340,33 @@ static int add_stack(struct ptx_func *f)
 	return 0;
 }
 
+void ptx_kernel_obj_name(const char *name, char out[32])
+{
+	size_t n = strlen(name);
+
+	if (n <= 31)
+		memcpy(out, name, n + 1);
+	else
+		snprintf(out, 32, "%.20s_h%08x", name, (unsigned)ptx_name_hash(name, n));
+}
+
 static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		       const struct ptx_func *f, struct ptx_diag *dg)
 {
 	struct ptx_code code;
 	int ret;
 
-	if (strlen(f->name) > 31) {
-		ptx_error(dg, f->line, 1, "kernel name '%s' is longer than 31 characters",
-			  f->name);
-		return -EINVAL;
-	}
+	char oname[32];
+
+	ptx_kernel_obj_name(f->name, oname);
 	ret = compile(m, f, dg, &code, false);
 	if (ret)
 		return ret;
-	sb_printf(sb, ".kernel %s\n", f->name);
+	if (f->full && (f->full_len != strlen(oname) || strncmp(f->full, oname, f->full_len)))
+		/* a shortened name: the PTX name for libcuda (cu_library.c) */
+		sb_printf(sb, ".kernel %s // %.*s\n", oname, (int)f->full_len, f->full);
+	else
+		sb_printf(sb, ".kernel %s\n", oname);
 	ret = print_params(sb, f, dg);
 	if (ret) {
 		ptx_code_free(&code);
@@ -474,6 +486,13 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	return ptx_to_vgs_attrs(src, len, file, out, log, loglen, NULL, NULL);
 }
 
+void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n)
+{
+	for (int i = 0; attrs && i < n; i++)
+		free(attrs[i].full);
+	free(attrs);
+}
+
 int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
 		     int *nattrs)
@@ -559,7 +578,10 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		for (int i = 0, k = 0; ka && i < m.nfuncs; i++) {
 			if (!m.funcs[i].entry)
 				continue;
-			memcpy(ka[k].name, m.funcs[i].name, sizeof(ka[k].name));
+			ptx_kernel_obj_name(m.funcs[i].name, ka[k].name);
+			ka[k].full = strndup(m.funcs[i].full, m.funcs[i].full_len);
+			if (!ka[k].full)
+				ret = -ENOMEM;
 			ka[k++].attrs = m.funcs[i].attrs;
 		}
 	}
@@ -569,7 +591,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 	if (!ret)
 		ret = check_assembles(sb.p, &dg);
 	if (ret) {
-		free(ka);
+		ptx_kernel_attrs_free(ka, kernels);
 		free(sb.p);
 		return ret;
 	}

@@ -531,6 +531,8 @@ static void parse_entry(struct parser *ps, bool entry)
 		return;
 	}
 	pp_copy_name(ps->f->name, TEXT(ps));
+	ps->f->full = ps->lx.ident;
+	ps->f->full_len = ps->lx.ident_len;
 	pp_next(ps);
 	for (int i = 0; i + 1 < ps->m->nfuncs; i++) /* a declaration's attribute */
 		if (!strcmp(ps->m->funcs[i].name, ps->f->name) && ps->m->funcs[i].noinline)

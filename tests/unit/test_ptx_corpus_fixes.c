@@ -130,4 +130,64 @@ TEST_F(fixes, warp_sz)
 	vgpu_args_free(args);
 }
 
+/*
+ * C++ kernels have mangled names far past the object's 31 characters
+ * (cub's run to hundreds, sharing long prefixes): each keeps its PTX name
+ * for vgpu_program_find_kernel() and vgpu_kernel_info(), and two names
+ * that differ only at their ends stay two kernels.
+ */
+static char *long_names_ptx(char *a, char *b, size_t n)
+{
+	static const char body[] =
+		"(.param .u64 out)\n{\n\t.reg .b32 %%r<2>;\n\t.reg .b64 %%rd<3>;\n"
+		"\tld.param.u64 %%rd1, [out];\n\tcvta.to.global.u64 %%rd2, %%rd1;\n"
+		"\tst.global.u32 [%%rd2], %d;\n\tret;\n}\n";
+	char *text = malloc(4 * n + 1024), *p = text;
+
+	/* 200 characters, the same but for the last */
+	memset(a, 'x', n - 1);
+	memcpy(a, "_ZN3cub6detail", 14);
+	a[n - 1] = '\0';
+	memcpy(b, a, n);
+	a[n - 2] = 'A';
+	b[n - 2] = 'B';
+	p += sprintf(p, ".version 9.0\n.target sm_90a\n.address_size 64\n");
+	p += sprintf(p, ".visible .entry %s", a);
+	p += sprintf(p, body, 11);
+	p += sprintf(p, ".visible .entry %s", b);
+	p += sprintf(p, body, 22);
+	return text;
+}
+
+TEST_F(fixes, long_kernel_names)
+{
+	char a[201], b[201];
+	char *text = long_names_ptx(a, b, sizeof(a));
+	const struct vgpu_kernel *ka, *kb;
+	struct vgpu_kernel_info info;
+	struct vgpu_args *args = NULL;
+	uint32_t out;
+
+	ASSERT_EQ(0, load(_metadata, self, text, a));
+	free(text);
+	ka = self->k;
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, b, &kb));
+	ASSERT_NE(ka, kb);
+	vgpu_kernel_info(ka, &info);
+	ASSERT_STREQ(a, info.name);
+	vgpu_kernel_info(kb, &info);
+	ASSERT_STREQ(b, info.name);
+	ASSERT_EQ(-ENOENT, vgpu_program_find_kernel(self->prog, "_ZN3cub6detailxxxxxx", &kb));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	for (int i = 0; i < 2; i++) {
+		self->k = i ? kb : ka;
+		ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 1, 0));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, &out, sizeof(out)));
+		ASSERT_EQ(i ? 22u : 11u, out);
+		vgpu_args_free(args);
+	}
+}
+
 TEST_HARNESS_MAIN
