@@ -324,6 +324,41 @@ static int print_frefs(struct sbuf *sb, const struct ptx_module *m, struct ptx_d
 	return 0;
 }
 
+/*
+ * Reserved shared memory (PTX ISA 10.37 %reserved_smem_offset_*): the
+ * region NVIDIA's driver keeps at the start of each CTA's shared memory
+ * on sm_80+, which cooperative groups' multi-warp tiles use for their
+ * barriers and scratch (cooperative_groups/details/memory.h wants at
+ * least 288 bytes at %reserved_smem_offset_1).  A kernel that reads one
+ * gets a static .shared variable "$reserved_smem" of PTX_RESERVED_SMEM
+ * bytes: _0 and _begin name its start, _1 its second half, _end its end,
+ * _cap its size (ptx_lower.c).
+ */
+static bool uses_reserved_smem(const struct ptx_func *f)
+{
+	for (int i = 0; i < f->ninsns; i++)
+		for (int j = 0; j < f->insns[i].nops; j++)
+			if (f->insns[i].ops[j].kind == PTX_O_SYM &&
+			    !strncmp(f->insns[i].ops[j].sym, "%reserved_smem_offset_", 22))
+				return true;
+	return false;
+}
+
+static int add_reserved_smem(struct ptx_func *f)
+{
+	struct ptx_var *a = realloc(f->shared, (size_t)(f->nshared + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	f->shared = a;
+	memset(&a[f->nshared], 0, sizeof(*a));
+	snprintf(a[f->nshared].name, sizeof(a[f->nshared].name), "$reserved_smem");
+	a[f->nshared].size = PTX_RESERVED_SMEM;
+	a[f->nshared].align = 16;
+	f->nshared++;
+	return 0;
+}
+
 /* A kernel that calls: its stack, the .local "$stack" (ptx_call.c). */
 static int add_stack(struct ptx_func *f)
 {
@@ -535,6 +570,8 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 			ret = ptx_inline(&m, &m.funcs[i], &dg, &flat);
 			if (!ret && real_calls(&m, &flat, want))
 				ret = add_stack(&flat);
+			if (!ret && uses_reserved_smem(&flat))
+				ret = add_reserved_smem(&flat);
 			if (!ret)
 				ret = emit_kernel(&ksb, &m, &flat, &dg);
 			ptx_func_free(&flat);

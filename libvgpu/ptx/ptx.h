@@ -24,6 +24,8 @@
 #include <stdint.h>
 
 #define PTX_NAME_MAX 96
+/* bytes of reserved shared memory a kernel that names it gets (ptx.c) */
+#define PTX_RESERVED_SMEM 1024
 #define PTX_MAX_OPS 12
 #define PTX_MAX_MODS 12
 

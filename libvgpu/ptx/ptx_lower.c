@@ -564,6 +564,25 @@ int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp)
 			pl_o_text(v, "sh%d+%" PRId64, sh, o->imm);
 			return t;
 		}
+		if (!strncmp(o->sym, "%reserved_smem_offset_", 22) &&
+		    (sh = pl_shared_index(L, "$reserved_smem")) >= 0) { /* ptx.c */
+			const char *w = o->sym + 22;
+			uint32_t off = !strcmp(w, "1") ? PTX_RESERVED_SMEM / 2 :
+				       !strcmp(w, "end") ? PTX_RESERVED_SMEM : 0;
+
+			if (part)
+				return -1;
+			v = pl_pre_move(L, "MOV");
+			pl_o_def(v, t, 0, false);
+			if (!strcmp(w, "cap"))
+				pl_o_text(v, "%u", PTX_RESERVED_SMEM);
+			else if (!strcmp(w, "0") || !strcmp(w, "1") || !strcmp(w, "begin") ||
+				 !strcmp(w, "end"))
+				pl_o_text(v, "sh%d+%u", sh, off);
+			else
+				return pl_lerr(L, "unknown name '%s'", o->sym), 0;
+			return t;
+		}
 		return pl_lerr(L, "unknown name '%s'", o->sym), 0;
 	}
 	return pl_lerr(L, "expected a register or a value"), 0;

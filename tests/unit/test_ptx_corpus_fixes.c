@@ -190,4 +190,51 @@ TEST_F(fixes, long_kernel_names)
 	}
 }
 
+/*
+ * nvcc -G: DWARF in .section blocks (skipped), and cooperative groups'
+ * scratch at %reserved_smem_offset_1 (PTX ISA 10.37; the driver's
+ * reserved shared memory, 1 KiB here): the region holds what is stored
+ * there, lies after the kernel's own .shared variable, and _cap is its
+ * size.
+ */
+static const char reserved_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry rsv(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+	"\t.shared .align 4 .b8 mine[64];\n"
+	"\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\t{\n\t .reg .u32 start;\n\t .reg .u64 extended;\n"
+	"\t mov.u32 start, %reserved_smem_offset_1;\n"
+	"\t cvt.u64.u32 extended, start;\n\t cvta.shared.u64 %rd3, extended;\n\t}\n"
+	"\tmul.wide.u32 %rd4, %r1, 4;\n\tadd.s64 %rd5, %rd3, %rd4;\n"
+	"\tmul.lo.u32 %r2, %r1, 7;\n\tst.u32 [%rd5], %r2;\n"
+	"\tmov.u32 %r5, mine;\n\tshl.b32 %r6, %r1, 2;\n\tadd.s32 %r5, %r5, %r6;\n"
+	"\tst.shared.u32 [%r5], 99;\n"
+	"\tbar.sync 0;\n"
+	"\tsub.s32 %r3, 63, %r1;\n\tmul.wide.u32 %rd4, %r3, 4;\n\tadd.s64 %rd5, %rd3, %rd4;\n"
+	"\tld.u32 %r4, [%rd5];\n"
+	"\tmov.u32 %r7, %reserved_smem_offset_cap;\n\tadd.s32 %r4, %r4, %r7;\n"
+	"\tadd.s64 %rd6, %rd2, %rd4;\n\tst.global.u32 [%rd6], %r4;\n\tret;\n}\n"
+	"\t.section\t.debug_abbrev\n\t{\n.b8 1\n.b8 17\n.b64 $L__tmp1\n\t}\n"
+	"\t.section\t.debug_macinfo\n\t{\n.b8 0\n\n\t}\n";
+
+TEST_F(fixes, reserved_smem_and_debug_sections)
+{
+	uint32_t out[64];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, reserved_ptx, "rsv"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		ASSERT_EQ(0, run(_metadata, self, args, 2, 64, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t t = 0; t < 64; t++)
+			ASSERT_EQ(t * 7 + 1024, out[t]);
+	}
+	vgpu_args_free(args);
+}
+
 TEST_HARNESS_MAIN
