@@ -857,6 +857,12 @@ static void local_prologue(struct lower *L)
 	v = pl_emit(L, "LDP.64");
 	pl_o_def(v, base, 0, false);
 	pl_o_mem(v, -1, "lmem");
+	/* the spill slots' base before the .local addresses: a reload or a
+	 * store of a spilled value may come at any later instruction */
+	if (L->c->spill_mode) {
+		L->c->spill_base = pl_new_vreg(L, 2);
+		pl_add64(L, L->c->spill_base, base, fr, 0);
+	}
 	off = 0;
 	for (int i = 0; i < f->nlocal; i++) {
 		uint32_t al = f->local[i].align ? f->local[i].align : 1;
@@ -866,10 +872,6 @@ static void local_prologue(struct lower *L)
 		L->local_va[i] = va;
 		pl_add64(L, va, base, fr, off);
 		off += f->local[i].size;
-	}
-	if (L->c->spill_mode) {
-		L->c->spill_base = pl_new_vreg(L, 2);
-		pl_add64(L, L->c->spill_base, base, fr, 0);
 	}
 }
 
