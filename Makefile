@@ -406,6 +406,27 @@ $(BUILD)/tests/test_cudart_fault: $(BUILD)/cudart/test_cudart_fault.o $(BUILD)/c
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
 
+# The corpus of real CUDA code (tests/corpus/, docs/ptx-corpus.md): CUDA
+# programs in the style of the CUDA samples, CCCL (cub, libcu++) and
+# CUTLASS, built by nvcc like test_cudart, each test one kernel checked
+# on the host.  CORPUS_G: the same sources again at -G (device debug
+# code, nvcc's other PTX).  tests/corpus/known-failures.txt lists the
+# tests that fail today, reported as SKIP with the reason.
+CORPUS := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device async_copy
+CORPUS_G := reduction scan transpose_matmul
+CORPUS_TESTS := $(CORPUS:%=$(BUILD)/tests/test_corpus_%) \
+	$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g)
+CORPUS_KNOWN := -DCORPUS_KNOWN='"$(abspath tests/corpus/known-failures.txt)"'
+TESTS += $(CORPUS_TESTS)
+$(CORPUS:%=$(BUILD)/tests/test_corpus_%): $(BUILD)/tests/test_corpus_%: tests/corpus/%.cu \
+		tests/corpus/corpus.h $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) $(CUDA_GENCODE) -O3 $(CORPUS_KNOWN) -o $@ $<
+$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g): $(BUILD)/tests/test_corpus_%_g: tests/corpus/%.cu \
+		tests/corpus/corpus.h $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) $(CUDA_GENCODE) -G $(CORPUS_KNOWN) -o $@ $<
+
 # The library as installed: symbols, make install, pkg-config, the C
 # example built against the installed copy (tests/unit/test_install.sh).
 # A wrapper, so that scripts/run-tests.sh runs it like the other tests.

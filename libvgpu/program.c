@@ -124,12 +124,15 @@ int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src, size_t len,
 	if (ret)
 		return ret;
 	ret = vgpu_program_assemble(dev, text, strlen(text), filename, out, log, loglen);
-	for (int i = 0; !ret && i < nattrs; i++) /* the entries' directives */
+	for (int i = 0; !ret && i < nattrs; i++) /* the entries' directives, names */
 		for (uint32_t k = 0; k < (*out)->obj.nkernels; k++)
 			if (!strncmp((*out)->obj.kernels[k].name, attrs[i].name,
-				     sizeof((*out)->obj.kernels[k].name)))
+				     sizeof((*out)->obj.kernels[k].name))) {
 				(*out)->kernels[k].attrs = attrs[i].attrs;
-	free(attrs);
+				(*out)->kernels[k].ptx_name = attrs[i].full;
+				attrs[i].full = NULL;
+			}
+	ptx_kernel_attrs_free(attrs, nattrs);
 	if (ret == -EINVAL && log && loglen) {
 		/* the generated text should always assemble: say whose bug it is */
 		size_t n = strlen(log);
@@ -227,6 +230,8 @@ void vgpu_program_free(struct vgpu_program *prog)
 	dev = prog->dev;
 	vgpu_bo_free(prog->data);
 	vgpu_bo_free(prog->code);
+	for (uint32_t i = 0; prog->kernels && i < prog->obj.nkernels; i++)
+		free(prog->kernels[i].ptx_name);
 	vgpu_object_fini(&prog->obj);
 	free(prog->kernels);
 	free(prog);
@@ -286,8 +291,8 @@ int vgpu_program_find_kernel(const struct vgpu_program *prog, const char *name,
 	if (!out || !name)
 		return -EINVAL;
 	for (uint32_t i = 0; i < prog->obj.nkernels; i++) {
-		if (!strncmp(prog->obj.kernels[i].name, name,
-			     VGPU_OBJ_NAME_MAX)) {
+		if (prog->kernels[i].ptx_name ? !strcmp(prog->kernels[i].ptx_name, name) :
+		    !strncmp(prog->obj.kernels[i].name, name, VGPU_OBJ_NAME_MAX)) {
 			*out = &prog->kernels[i];
 			return 0;
 		}
@@ -300,7 +305,7 @@ void vgpu_kernel_info(const struct vgpu_kernel *kernel,
 {
 	const struct vgpu_obj_kernel *k = kernel->obj;
 
-	info->name = k->name;
+	info->name = kernel->ptx_name ? kernel->ptx_name : k->name;
 	info->entry = k->entry;
 	info->smem_static = k->smem_static;
 	info->param_size = k->param_size;

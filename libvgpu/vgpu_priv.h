@@ -145,6 +145,8 @@ struct vgpu_kernel {
 	const struct vgpu_program *prog;
 	const struct vgpu_obj_kernel *obj; /* in prog->obj */
 	struct ptx_kattrs attrs; /* PTX directives the launch honours (launch.c) */
+	char *ptx_name;		 /* its .entry's name (from PTX; malloc'd), or NULL:
+				    the object's name may be shortened (ptx.c) */
 };
 
 struct vgpu_program {

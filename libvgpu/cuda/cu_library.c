@@ -78,6 +78,12 @@ static CUresult lib_kernels(struct CUlib_st *lib, char *errlog, size_t errlen)
 			continue;
 		p += 8;
 		k = strcspn(p, " \t\n;");
+		/* a kernel whose PTX name is too long for the object: the front
+		 * end writes ".kernel SHORT // PTX-NAME" (docs/ptx.md) */
+		if (!strncmp(p + k, " // ", 4)) {
+			p += k + 4;
+			k = strcspn(p, " \t\n;");
+		}
 		lib->kernels[lib->nkernels].lib = lib;
 		lib->kernels[lib->nkernels].name = strndup(p, k);
 		if (!lib->kernels[lib->nkernels].name)

@@ -61,11 +61,20 @@ static void func_asm_facts(struct CUfunc_st *f, const char *text)
 	int maxr = -1;
 	uint64_t user_smem = 0;
 
-	snprintf(key, sizeof(key), ".kernel %s\n", f->name);
-	p = strstr(text, key);
+	snprintf(key, sizeof(key), ".kernel %s", f->name);
+	for (p = strstr(text, key); p && p[strlen(key)] != '\n' && p[strlen(key)] != ' ';)
+		p = strstr(p + 1, key);
 	if (!p)
 		return;
 	p += strlen(key);
+	/* ".kernel SHORT // PTX-NAME": a name too long for the object
+	 * (docs/ptx.md); CUDA knows the kernel by its PTX name */
+	if (!strncmp(p, " // ", 4)) {
+		f->ptx_name = strndup(p + 4, strcspn(p + 4, "\n"));
+		if (f->ptx_name)
+			f->name = f->ptx_name;
+	}
+	p += strcspn(p, "\n");
 	end = strstr(p, "\n.kernel ");
 	if (!end)
 		end = p + strlen(p);
@@ -132,6 +141,7 @@ static void module_free(struct CUmod_st *m)
 	for (unsigned int i = 0; i < m->nfuncs; i++) {
 		cuv_handle_del(&m->funcs[i]);
 		vgpu_args_free(atomic_exchange(&m->funcs[i].args_cache, NULL));
+		free(m->funcs[i].ptx_name);
 		free(m->funcs[i].param_off);
 		free(m->funcs[i].param_size);
 	}

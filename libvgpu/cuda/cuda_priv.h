@@ -95,6 +95,7 @@ struct CUfunc_st {
 	struct CUmod_st *mod;
 	const struct vgpu_kernel *kernel;
 	const char *name;
+	char *ptx_name;		   /* @name when the object's is shortened */
 	unsigned int nparams;	   /* the CUDA parameters (PTX .param) */
 	uint32_t *param_off, *param_size;
 	uint32_t user_bytes;	   /* bytes the CUDA parameters span */

@@ -325,6 +325,41 @@ static int print_frefs(struct sbuf *sb, const struct ptx_module *m, struct ptx_d
 	return 0;
 }
 
+/*
+ * Reserved shared memory (PTX ISA 10.37 %reserved_smem_offset_*): the
+ * region NVIDIA's driver keeps at the start of each CTA's shared memory
+ * on sm_80+, which cooperative groups' multi-warp tiles use for their
+ * barriers and scratch (cooperative_groups/details/memory.h wants at
+ * least 288 bytes at %reserved_smem_offset_1).  A kernel that reads one
+ * gets a static .shared variable "$reserved_smem" of PTX_RESERVED_SMEM
+ * bytes: _0 and _begin name its start, _1 its second half, _end its end,
+ * _cap its size (ptx_lower.c).
+ */
+static bool uses_reserved_smem(const struct ptx_func *f)
+{
+	for (int i = 0; i < f->ninsns; i++)
+		for (int j = 0; j < f->insns[i].nops; j++)
+			if (f->insns[i].ops[j].kind == PTX_O_SYM &&
+			    !strncmp(f->insns[i].ops[j].sym, "%reserved_smem_offset_", 22))
+				return true;
+	return false;
+}
+
+static int add_reserved_smem(struct ptx_func *f)
+{
+	struct ptx_var *a = realloc(f->shared, (size_t)(f->nshared + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	f->shared = a;
+	memset(&a[f->nshared], 0, sizeof(*a));
+	snprintf(a[f->nshared].name, sizeof(a[f->nshared].name), "$reserved_smem");
+	a[f->nshared].size = PTX_RESERVED_SMEM;
+	a[f->nshared].align = 16;
+	f->nshared++;
+	return 0;
+}
+
 /* A kernel that calls: its stack, the .local "$stack" (ptx_call.c). */
 static int add_stack(struct ptx_func *f)
 {
@@ -341,21 +376,33 @@ static int add_stack(struct ptx_func *f)
 	return 0;
 }
 
+void ptx_kernel_obj_name(const char *name, char out[32])
+{
+	size_t n = strlen(name);
+
+	if (n <= 31)
+		memcpy(out, name, n + 1);
+	else
+		snprintf(out, 32, "%.20s_h%08x", name, (unsigned)ptx_name_hash(name, n));
+}
+
 static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		       const struct ptx_func *f, struct ptx_diag *dg)
 {
 	struct ptx_code code;
 	int ret;
 
-	if (strlen(f->name) > 31) {
-		ptx_error(dg, f->line, 1, "kernel name '%s' is longer than 31 characters",
-			  f->name);
-		return -EINVAL;
-	}
+	char oname[32];
+
+	ptx_kernel_obj_name(f->name, oname);
 	ret = compile(m, f, dg, &code, false);
 	if (ret)
 		return ret;
-	sb_printf(sb, ".kernel %s\n", f->name);
+	if (f->full && (f->full_len != strlen(oname) || strncmp(f->full, oname, f->full_len)))
+		/* a shortened name: the PTX name for libcuda (cu_library.c) */
+		sb_printf(sb, ".kernel %s // %.*s\n", oname, (int)f->full_len, f->full);
+	else
+		sb_printf(sb, ".kernel %s\n", oname);
 	ret = print_params(sb, f, dg);
 	if (ret) {
 		ptx_code_free(&code);
@@ -477,6 +524,13 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	return ptx_to_vgs_attrs(src, len, file, out, log, loglen, NULL, NULL);
 }
 
+void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n)
+{
+	for (int i = 0; attrs && i < n; i++)
+		free(attrs[i].full);
+	free(attrs);
+}
+
 int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
 		     int *nattrs)
@@ -519,6 +573,8 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 			ret = ptx_inline(&m, &m.funcs[i], &dg, &flat);
 			if (!ret && real_calls(&m, &flat, want))
 				ret = add_stack(&flat);
+			if (!ret && uses_reserved_smem(&flat))
+				ret = add_reserved_smem(&flat);
 			if (!ret)
 				ret = emit_kernel(&ksb, &m, &flat, &dg);
 			ptx_func_free(&flat);
@@ -562,7 +618,10 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		for (int i = 0, k = 0; ka && i < m.nfuncs; i++) {
 			if (!m.funcs[i].entry)
 				continue;
-			memcpy(ka[k].name, m.funcs[i].name, sizeof(ka[k].name));
+			ptx_kernel_obj_name(m.funcs[i].name, ka[k].name);
+			ka[k].full = strndup(m.funcs[i].full, m.funcs[i].full_len);
+			if (!ka[k].full)
+				ret = -ENOMEM;
 			ka[k++].attrs = m.funcs[i].attrs;
 		}
 	}
@@ -572,7 +631,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 	if (!ret)
 		ret = check_assembles(sb.p, &dg);
 	if (ret) {
-		free(ka);
+		ptx_kernel_attrs_free(ka, kernels);
 		free(sb.p);
 		return ret;
 	}

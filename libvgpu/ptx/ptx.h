@@ -24,6 +24,8 @@
 #include <stdint.h>
 
 #define PTX_NAME_MAX 96
+/* bytes of reserved shared memory a kernel that names it gets (ptx.c) */
+#define PTX_RESERVED_SMEM 1024
 #define PTX_MAX_OPS 12
 #define PTX_MAX_MODS 12
 
@@ -112,6 +114,9 @@ struct ptx_kattrs {
 
 struct ptx_func {
 	char name[PTX_NAME_MAX];
+	const char *full; /* the whole name in the PTX text (@name may be
+			     shortened: ptx_lex.c) */
+	size_t full_len;
 	int line;
 	bool entry;
 	bool noinline;	       /* .attribute(.noinline): always a real call */
@@ -179,6 +184,10 @@ struct ptx_lexer {
 	/* the current token */
 	enum ptx_tok tok;
 	char text[PTX_NAME_MAX * 2];
+	/* an identifier's whole text in the source (@text holds at most
+	 * PTX_NAME_MAX - 1 characters of it: ptx_lex.c) */
+	const char *ident;
+	size_t ident_len;
 	int64_t value;
 	bool is_double;
 	int tline, tcol;
@@ -186,6 +195,7 @@ struct ptx_lexer {
 
 void ptx_lex_init(struct ptx_lexer *lx, const char *src, size_t len);
 void ptx_lex_next(struct ptx_lexer *lx);
+uint64_t ptx_name_hash(const char *s, size_t n);
 
 /* ---- stages ---- */
 
@@ -288,9 +298,17 @@ void ptx_code_free(struct ptx_code *code);
 
 /* An entry's directives, for the launcher: by kernel name. */
 struct ptx_kernel_attrs {
-	char name[PTX_NAME_MAX];
+	char name[32];	/* the object's kernel name (ptx_kernel_obj_name) */
+	char *full;	/* the PTX name (malloc'd) */
 	struct ptx_kattrs attrs;
 };
+
+/*
+ * The name a kernel has in the object (at most 31 characters): its PTX
+ * name, or for a longer one the first 20 characters, "_h" and 8 hex
+ * digits of a hash of the whole.
+ */
+void ptx_kernel_obj_name(const char *name, char out[32]);
 
 /*
  * The whole translation: PTX text -> vGPU assembly text (malloc'd).  With
@@ -302,5 +320,6 @@ int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
 		     int *nattrs);
+void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n);
 
 #endif

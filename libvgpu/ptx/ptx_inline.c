@@ -522,6 +522,8 @@ int ptx_inline(const struct ptx_module *m, const struct ptx_func *e, struct ptx_
 
 	memset(out, 0, sizeof(*out));
 	memcpy(out->name, e->name, sizeof(out->name));
+	out->full = e->full;
+	out->full_len = e->full_len;
 	out->line = e->line;
 	out->entry = e->entry;
 	out->has_ret = e->has_ret; /* a called function's (ptx_call.c) */

@@ -6,6 +6,8 @@
  * 0dXXXXXXXXXXXXXXXX are floats given by their bits.
  */
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,28 @@ static void skip_space(struct ptx_lexer *lx)
 			return;
 		}
 	}
+}
+
+uint64_t ptx_name_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * An identifier of PTX_NAME_MAX characters or more (C++ names mangled
+ * from templates: cub's kernels run to hundreds) becomes its first 77
+ * characters, "_h" and 16 hex digits of a hash of the whole, so that
+ * names which share a long prefix stay apart; the parser keeps an
+ * entry's whole name (@ident) for the launcher.
+ */
+static void shorten_ident(struct ptx_lexer *lx)
+{
+	snprintf(lx->text + PTX_NAME_MAX - 19, 19, "_h%016" PRIx64,
+		 ptx_name_hash(lx->ident, lx->ident_len));
 }
 
 static void put(struct ptx_lexer *lx, size_t *n, int c)
@@ -146,6 +170,7 @@ void ptx_lex_next(struct ptx_lexer *lx)
 		return;
 	}
 	if (ident_start(c)) {
+		lx->ident = lx->p;
 		put(lx, &n, c);
 		adv(lx);
 		for (;;) {
@@ -163,6 +188,9 @@ void ptx_lex_next(struct ptx_lexer *lx)
 			}
 		}
 		lx->text[n] = '\0';
+		lx->ident_len = (size_t)(lx->p - lx->ident);
+		if (lx->ident_len >= PTX_NAME_MAX)
+			shorten_ident(lx);
 		lx->tok = PTX_T_IDENT;
 		return;
 	}

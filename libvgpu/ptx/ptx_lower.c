@@ -564,6 +564,25 @@ int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp)
 			pl_o_text(v, "sh%d+%" PRId64, sh, o->imm);
 			return t;
 		}
+		if (!strncmp(o->sym, "%reserved_smem_offset_", 22) &&
+		    (sh = pl_shared_index(L, "$reserved_smem")) >= 0) { /* ptx.c */
+			const char *w = o->sym + 22;
+			uint32_t off = !strcmp(w, "1") ? PTX_RESERVED_SMEM / 2 :
+				       !strcmp(w, "end") ? PTX_RESERVED_SMEM : 0;
+
+			if (part)
+				return -1;
+			v = pl_pre_move(L, "MOV");
+			pl_o_def(v, t, 0, false);
+			if (!strcmp(w, "cap"))
+				pl_o_text(v, "%u", PTX_RESERVED_SMEM);
+			else if (!strcmp(w, "0") || !strcmp(w, "1") || !strcmp(w, "begin") ||
+				 !strcmp(w, "end"))
+				pl_o_text(v, "sh%d+%u", sh, off);
+			else
+				return pl_lerr(L, "unknown name '%s'", o->sym), 0;
+			return t;
+		}
 		return pl_lerr(L, "unknown name '%s'", o->sym), 0;
 	}
 	return pl_lerr(L, "expected a register or a value"), 0;
@@ -838,6 +857,12 @@ static void local_prologue(struct lower *L)
 	v = pl_emit(L, "LDP.64");
 	pl_o_def(v, base, 0, false);
 	pl_o_mem(v, -1, "lmem");
+	/* the spill slots' base before the .local addresses: a reload or a
+	 * store of a spilled value may come at any later instruction */
+	if (L->c->spill_mode) {
+		L->c->spill_base = pl_new_vreg(L, 2);
+		pl_add64(L, L->c->spill_base, base, fr, 0);
+	}
 	off = 0;
 	for (int i = 0; i < f->nlocal; i++) {
 		uint32_t al = f->local[i].align ? f->local[i].align : 1;
@@ -847,10 +872,6 @@ static void local_prologue(struct lower *L)
 		L->local_va[i] = va;
 		pl_add64(L, va, base, fr, off);
 		off += f->local[i].size;
-	}
-	if (L->c->spill_mode) {
-		L->c->spill_base = pl_new_vreg(L, 2);
-		pl_add64(L, L->c->spill_base, base, fr, 0);
 	}
 }
 

@@ -457,8 +457,15 @@ void pl_cp(struct lower *L)
 	{
 		int dst, src;
 
-		if (in->nops != 3)
-			return (void)pl_unsupported(L, "cp.async with a source size");
+		/* a source size equal to the copy's (libcu++'s memcpy_async and
+		 * cooperative groups write "4, 4"): the plain copy; a smaller
+		 * one zero-fills the rest, which vGPU's CP.ASYNC does not */
+		if (in->nops == 4 && (in->ops[2].kind != PTX_O_IMM || in->ops[3].kind != PTX_O_IMM ||
+				      in->ops[2].imm != in->ops[3].imm))
+			return (void)pl_unsupported(L, "cp.async with a source size other than "
+							"the copy size");
+		if (in->nops != 3 && in->nops != 4)
+			return (void)pl_unsupported(L, "cp.async with these operands");
 		dst = shared_addr_reg(L, &in->ops[0]);
 		src = in->ops[1].reg;
 		if (dst < -1)

@@ -12,6 +12,50 @@
 
 #include "ptx_lower.h"
 
+/*
+ * vote.sync with a member mask other than all lanes (PTX ISA 9.7.13.4):
+ * only the members take part, also when other lanes run the same
+ * instruction with masks of their own (cooperative groups' tiles:
+ * __ballot_sync(tile mask, p) from every lane of a converged warp).
+ * VOTE sees every active lane: ballot & mask, then any = != 0, all = ==
+ * mask.
+ */
+static void vote_masked(struct lower *L, int p, bool neg)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptx_vinsn *v;
+	int b = pl_new_vreg(L, 1), d;
+
+	v = pl_emit(L, "VOTE.BALLOT");
+	pl_o_def(v, b, 0, false);
+	pl_o_puse(v, p, neg);
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, b, 0, false);
+	pl_o_use(v, b, 0);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	if (pl_has_mod(in, ".ballot")) {
+		d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+		if (d < 0)
+			return;
+		pl_mov_reg(L, d, 0, false, b, 0);
+		return;
+	}
+	d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+	if (d < 0)
+		return;
+	if (pl_has_mod(in, ".any")) {
+		v = pl_emit(L, "ISETP.NE.U32");
+		pl_o_pdef(v, d);
+		pl_o_use(v, b, 0);
+		pl_o_text(v, "0x0");
+	} else {
+		v = pl_emit(L, "ISETP.EQ.U32");
+		pl_o_pdef(v, d);
+		pl_o_use(v, b, 0);
+		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	}
+}
+
 void pl_vote(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -23,6 +67,9 @@ void pl_vote(struct lower *L)
 	p = pl_pred_of(L, &in->ops[1]);
 	if (p < 0)
 		return;
+	if (in->nops >= 3 && !(in->ops[2].kind == PTX_O_IMM && (uint32_t)in->ops[2].imm == 0xffffffffu) &&
+	    (pl_has_mod(in, ".ballot") || pl_has_mod(in, ".any") || pl_has_mod(in, ".all")))
+		return vote_masked(L, p, in->ops[1].neg);
 	if (pl_has_mod(in, ".ballot")) {
 		int d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 

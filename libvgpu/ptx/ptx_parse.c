@@ -531,6 +531,8 @@ static void parse_entry(struct parser *ps, bool entry)
 		return;
 	}
 	pp_copy_name(ps->f->name, TEXT(ps));
+	ps->f->full = ps->lx.ident;
+	ps->f->full_len = ps->lx.ident_len;
 	pp_next(ps);
 	for (int i = 0; i + 1 < ps->m->nfuncs; i++) /* a declaration's attribute */
 		if (!strcmp(ps->m->funcs[i].name, ps->f->name) && ps->m->funcs[i].noinline)
@@ -573,6 +575,33 @@ static void parse_entry(struct parser *ps, bool entry)
 		return;
 	}
 	pp_parse_body(ps);
+}
+
+/*
+ * .section NAME { ... }: DWARF debug information (nvcc -G, -lineinfo
+ * with -g), which changes nothing a kernel computes: skipped whole.
+ */
+static void skip_section(struct parser *ps)
+{
+	int depth = 0;
+
+	pp_next(ps); /* .section */
+	if (TOK(ps) == PTX_T_IDENT) /* its name: .debug_info, ... */
+		pp_next(ps);
+	if (!pp_is_punct(ps, '{')) {
+		pp_perr(ps, "expected { after .section, not '%s'", TEXT(ps));
+		return;
+	}
+	while (TOK(ps) != PTX_T_EOF) {
+		if (pp_is_punct(ps, '{'))
+			depth++;
+		else if (pp_is_punct(ps, '}') && !--depth) {
+			pp_next(ps);
+			return;
+		}
+		pp_next(ps);
+	}
+	pp_perr(ps, "unterminated .section");
 }
 
 int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_module *m)
@@ -626,7 +655,7 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 		} else if (!strcmp(t, ".global") || !strcmp(t, ".const")) {
 			parse_global(&ps);
 		} else if (!strcmp(t, ".section")) {
-			pp_perr(&ps, "unsupported construct: .section (debug information)");
+			skip_section(&ps);
 		} else {
 			pp_perr(&ps, "unsupported construct: '%s' at module scope", t);
 		}

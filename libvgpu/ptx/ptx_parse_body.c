@@ -218,6 +218,12 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 
 		if (!strcmp(TEXT(ps), "_")) {
 			o->kind = PTX_O_SINK;
+		} else if (r < 0 && !strcmp(TEXT(ps), "WARP_SZ")) {
+			/* PTX's predefined constant (ISA 5.2): nvcc's warpSize */
+			o->kind = PTX_O_IMM;
+			o->imm = 32;
+			pp_next(ps);
+			return true;
 		} else if (r >= 0) {
 			o->kind = PTX_O_REG;
 			o->reg = r;

@@ -530,6 +530,22 @@ int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg, struct ptx_code 
 			if (start[v] >= 0)
 				iv[niv++] = (struct interval){ v, start[v], end[v] };
 		qsort(iv, (size_t)niv, sizeof(*iv), by_start);
+		/*
+		 * The spill slots' base first: every reload needs it in a
+		 * register and it is never spilled, so it takes its registers
+		 * for the whole kernel before anything else can.  In its place
+		 * in the order it could find none: nvcc -G's kernels read
+		 * registers no path defines, live from instruction 0, more
+		 * than there are registers (the assembly then named R-1).
+		 */
+		for (int k = 1; c->spill_mode && c->spill_base >= 0 && k < niv; k++)
+			if (iv[k].v == c->spill_base) {
+				struct interval sb = iv[k];
+
+				memmove(&iv[1], &iv[0], (size_t)k * sizeof(*iv));
+				iv[0] = sb;
+				break;
+			}
 		for (int k = 0; k < niv; k++) {
 			struct ptx_vreg *vr = &c->vregs[iv[k].v];
 			int w = vr->width, s = iv[k].start;
