@@ -457,8 +457,18 @@ void pl_cp(struct lower *L)
 	{
 		int dst, src;
 
-		if (in->nops != 3)
-			return (void)pl_unsupported(L, "cp.async with a source size");
+		/*
+		 * A source size equal to the copy's is the plain copy (what
+		 * CCCL's cuda::memcpy_async writes); a smaller one, which
+		 * zero-fills the rest, is not supported.
+		 */
+		if (in->nops == 4 && !(in->ops[2].kind == PTX_O_IMM &&
+				       in->ops[3].kind == PTX_O_IMM &&
+				       in->ops[2].imm == in->ops[3].imm))
+			return (void)pl_unsupported(L, "cp.async with a source size other "
+						       "than the copy's");
+		if (in->nops != 3 && in->nops != 4)
+			return (void)pl_lerr(L, "wrong number of operands");
 		dst = shared_addr_reg(L, &in->ops[0]);
 		src = in->ops[1].reg;
 		if (dst < -1)
@@ -489,8 +499,17 @@ void pl_mapa(struct lower *L)
 	pl_o_def(v, d, 0, t.bits == 64);
 	pl_use_src(L, v, &in->ops[1], 0);
 	pl_use_src_or_imm(L, v, &in->ops[2], 0);
-	if (t.bits == 64)
+	if (t.bits == 64 && !pl_has_mod(in, ".shared::cluster")) {
+		/* generic (mapa.u64 of a generic address, as cooperative
+		 * groups' map_shared_rank writes it): a generic address of
+		 * the other CTA's shared memory, which generic accesses take
+		 * to LDS/STS/ATOMS with the cluster address */
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, d, 1, false);
+		pl_o_text(v, "0x%x", GENERIC_SHARED_HI);
+	} else if (t.bits == 64) {
 		pl_mov_reg(L, d, 1, false, -1, 0);
+	}
 }
 
 void pl_barrier_cluster(struct lower *L)
