@@ -340,21 +340,44 @@ static int add_stack(struct ptx_func *f)
 	return 0;
 }
 
+/*
+ * The object's name of the kernel @ptx_name: itself, or when C++ names
+ * outgrow the object's 31 characters, its first 22 and a hash of the
+ * whole (the ".kernel" line keeps the PTX name in a comment: libcuda
+ * finds kernels by it).
+ */
+static void obj_kernel_name(const char *ptx_name, char out[VGPU_OBJ_NAME_MAX])
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	if (strlen(ptx_name) < VGPU_OBJ_NAME_MAX) {
+		strcpy(out, ptx_name);
+		return;
+	}
+	for (const char *c = ptx_name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	snprintf(out, VGPU_OBJ_NAME_MAX, "%.22s_%08x", ptx_name, h);
+}
+
 static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		       const struct ptx_func *f, struct ptx_diag *dg)
 {
+	char kname[VGPU_OBJ_NAME_MAX];
 	struct ptx_code code;
 	int ret;
 
-	if (strlen(f->name) > 31) {
-		ptx_error(dg, f->line, 1, "kernel name '%s' is longer than 31 characters",
-			  f->name);
-		return -EINVAL;
-	}
 	ret = compile(m, f, dg, &code, false);
 	if (ret)
 		return ret;
-	sb_printf(sb, ".kernel %s\n", f->name);
+	obj_kernel_name(f->name, kname);
+	if (strcmp(kname, f->name))
+		sb_printf(sb, ".kernel %s // %s\n", kname, f->name);
+	else
+		sb_printf(sb, ".kernel %s\n", kname);
+	/* for libcuda, whose launches take the cluster shape from it */
+	if (f->attrs.reqnctapercluster[0])
+		sb_printf(sb, "// .reqnctapercluster %u, %u, %u\n", f->attrs.reqnctapercluster[0],
+			  f->attrs.reqnctapercluster[1], f->attrs.reqnctapercluster[2]);
 	ret = print_params(sb, f, dg);
 	if (ret) {
 		ptx_code_free(&code);
@@ -516,8 +539,10 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 			ret = ptx_inline(&m, &m.funcs[i], &dg, &flat);
 			if (!ret && real_calls(&m, &flat, want))
 				ret = add_stack(&flat);
-			if (!ret)
+			if (!ret) {
+				flat.attrs = m.funcs[i].attrs;
 				ret = emit_kernel(&ksb, &m, &flat, &dg);
+			}
 			ptx_func_free(&flat);
 		}
 		kernels++;
@@ -559,7 +584,9 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		for (int i = 0, k = 0; ka && i < m.nfuncs; i++) {
 			if (!m.funcs[i].entry)
 				continue;
-			memcpy(ka[k].name, m.funcs[i].name, sizeof(ka[k].name));
+			/* the object's name: vgpu_program_from_ptx() matches it */
+			_Static_assert(sizeof(ka[k].name) >= VGPU_OBJ_NAME_MAX, "kernel names");
+			obj_kernel_name(m.funcs[i].name, ka[k].name);
 			ka[k++].attrs = m.funcs[i].attrs;
 		}
 	}
