@@ -406,6 +406,17 @@ $(BUILD)/tests/test_cudart_fault: $(BUILD)/cudart/test_cudart_fault.o $(BUILD)/c
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
 
+# The samples: CUDA programs as users write them, after NVIDIA's CUDA
+# samples (tests/cudart/samples/*.cu: vectorAdd, simpleStreams, ...), one
+# program and one KTAP test each, built and linked like test_cudart.
+CUDART_SAMPLES := $(patsubst tests/cudart/samples/%.cu,$(BUILD)/tests/sample_%,\
+	$(wildcard tests/cudart/samples/*.cu))
+TESTS += $(CUDART_SAMPLES)
+$(CUDART_SAMPLES): $(BUILD)/tests/sample_%: tests/cudart/samples/%.cu \
+		tests/cudart/samples/sample.h $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
+
 # The library as installed: symbols, make install, pkg-config, the C
 # example built against the installed copy (tests/unit/test_install.sh).
 # A wrapper, so that scripts/run-tests.sh runs it like the other tests.
