@@ -389,7 +389,7 @@ $(CUDA_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CUDA_SO) $(CUDA_TEST_
 CUDART_NVCC := $(NVCC) -cudart shared -Xlinker -rpath,$(abspath $(BUILD)) \
 	$(if $(filter 1,$(SAN)),-Xcompiler -fsanitize=address -Xcompiler -fsanitize=undefined)
 CUDART_TESTS := $(BUILD)/tests/test_cudart $(BUILD)/tests/test_cudart_fault \
-	$(BUILD)/tests/test_cudart_ptds
+	$(BUILD)/tests/test_cudart_ptds $(BUILD)/tests/test_cudart_streams
 TESTS += $(CUDART_TESTS)
 $(BUILD)/cudart/%.o: tests/cudart/%.cu tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
@@ -398,6 +398,9 @@ $(BUILD)/cudart/nopx.o: tests/cudart/nopx.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -c -gencode arch=compute_90a,code=sm_90a -o $@ $<
 $(BUILD)/tests/test_cudart: $(BUILD)/cudart/test_cudart.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_streams: $(BUILD)/cudart/test_cudart_streams.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
 # test_cudart.cu again with --default-stream per-thread (the _ptds/_ptsz calls)
