@@ -127,8 +127,13 @@ int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src, size_t len,
 	for (int i = 0; !ret && i < nattrs; i++) /* the entries' directives */
 		for (uint32_t k = 0; k < (*out)->obj.nkernels; k++)
 			if (!strncmp((*out)->obj.kernels[k].name, attrs[i].name,
-				     sizeof((*out)->obj.kernels[k].name)))
+				     sizeof((*out)->obj.kernels[k].name))) {
 				(*out)->kernels[k].attrs = attrs[i].attrs;
+				/* found by it too (vgpu_program_find_kernel()) */
+				if (strcmp(attrs[i].ptx_name, attrs[i].name) &&
+				    !(*out)->kernels[k].ptx_name)
+					(*out)->kernels[k].ptx_name = strdup(attrs[i].ptx_name);
+			}
 	free(attrs);
 	if (ret == -EINVAL && log && loglen) {
 		/* the generated text should always assemble: say whose bug it is */
@@ -227,6 +232,8 @@ void vgpu_program_free(struct vgpu_program *prog)
 	dev = prog->dev;
 	vgpu_bo_free(prog->data);
 	vgpu_bo_free(prog->code);
+	for (uint32_t i = 0; prog->kernels && i < prog->obj.nkernels; i++)
+		free(prog->kernels[i].ptx_name);
 	vgpu_object_fini(&prog->obj);
 	free(prog->kernels);
 	free(prog);
@@ -286,8 +293,8 @@ int vgpu_program_find_kernel(const struct vgpu_program *prog, const char *name,
 	if (!out || !name)
 		return -EINVAL;
 	for (uint32_t i = 0; i < prog->obj.nkernels; i++) {
-		if (!strncmp(prog->obj.kernels[i].name, name,
-			     VGPU_OBJ_NAME_MAX)) {
+		if (!strncmp(prog->obj.kernels[i].name, name, VGPU_OBJ_NAME_MAX) ||
+		    (prog->kernels[i].ptx_name && !strcmp(prog->kernels[i].ptx_name, name))) {
 			*out = &prog->kernels[i];
 			return 0;
 		}

@@ -145,6 +145,7 @@ struct vgpu_kernel {
 	const struct vgpu_program *prog;
 	const struct vgpu_obj_kernel *obj; /* in prog->obj */
 	struct ptx_kattrs attrs; /* PTX directives the launch honours (launch.c) */
+	char *ptx_name; /* from PTX, a name longer than the object's; else NULL */
 };
 
 struct vgpu_program {

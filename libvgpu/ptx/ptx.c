@@ -587,6 +587,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 			/* the object's name: vgpu_program_from_ptx() matches it */
 			_Static_assert(sizeof(ka[k].name) >= VGPU_OBJ_NAME_MAX, "kernel names");
 			obj_kernel_name(m.funcs[i].name, ka[k].name);
+			memcpy(ka[k].ptx_name, m.funcs[i].name, sizeof(ka[k].ptx_name));
 			ka[k++].attrs = m.funcs[i].attrs;
 		}
 	}

@@ -288,7 +288,8 @@ void ptx_code_free(struct ptx_code *code);
 
 /* An entry's directives, for the launcher: by kernel name. */
 struct ptx_kernel_attrs {
-	char name[PTX_NAME_MAX];
+	char name[PTX_NAME_MAX];     /* the object's (ptx.c obj_kernel_name()) */
+	char ptx_name[PTX_NAME_MAX]; /* the .entry's */
 	struct ptx_kattrs attrs;
 };
 
