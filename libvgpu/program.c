@@ -291,8 +291,8 @@ int vgpu_program_find_kernel(const struct vgpu_program *prog, const char *name,
 	if (!out || !name)
 		return -EINVAL;
 	for (uint32_t i = 0; i < prog->obj.nkernels; i++) {
-		if (prog->kernels[i].ptx_name ? !strcmp(prog->kernels[i].ptx_name, name) :
-		    !strncmp(prog->obj.kernels[i].name, name, VGPU_OBJ_NAME_MAX)) {
+		if (!strncmp(prog->obj.kernels[i].name, name, VGPU_OBJ_NAME_MAX) ||
+		    (prog->kernels[i].ptx_name && !strcmp(prog->kernels[i].ptx_name, name))) {
 			*out = &prog->kernels[i];
 			return 0;
 		}

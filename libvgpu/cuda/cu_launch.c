@@ -27,7 +27,7 @@ static bool over(unsigned int v, unsigned int max)
 	return !v || v > max;
 }
 
-static CUresult check_geometry(const struct CUfunc_st *f, const struct launch *l,
+static CUresult check_geometry(const struct CUfunc_st *f, struct launch *l,
 			       const struct cuv_device *d)
 {
 	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
@@ -53,6 +53,19 @@ static CUresult check_geometry(const struct CUfunc_st *f, const struct launch *l
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	ncl = l->cluster[0] * l->cluster[1] * l->cluster[2];
+	if (f->req_cluster[0]) {
+		/* the kernel's own shape (__cluster_dims__): used when none is
+		 * given, and a given one must be it (as CUDA's launches check) */
+		if (ncl > 1 && memcmp(l->cluster, f->req_cluster, sizeof(l->cluster))) {
+			cuv_warn("%s: cluster %ux%ux%u: the kernel was compiled for %ux%ux%u "
+				 "(__cluster_dims__)", f->name, l->cluster[0], l->cluster[1],
+				 l->cluster[2], f->req_cluster[0], f->req_cluster[1],
+				 f->req_cluster[2]);
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+		}
+		memcpy(l->cluster, f->req_cluster, sizeof(l->cluster));
+		ncl = l->cluster[0] * l->cluster[1] * l->cluster[2];
+	}
 	if (ncl > 1) {
 		if (!l->cluster[0] || !l->cluster[1] || !l->cluster[2] ||
 		    ncl > VGPU_MAX_CLUSTER_CTAS || (ncl > 8 && !f->non_portable_cluster) ||
@@ -135,7 +148,7 @@ static CUresult fill_args(const struct CUfunc_st *f, void **params, void **extra
 	return CUDA_SUCCESS;
 }
 
-static CUresult launch(CUfunction f, const struct launch *l, void **params, void **extra)
+static CUresult launch(CUfunction f, struct launch *l, void **params, void **extra)
 {
 	struct vgpu_launch_config cfg = { 0 };
 	struct vgpu_sync_point sig, *w = NULL;

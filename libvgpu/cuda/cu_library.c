@@ -85,6 +85,11 @@ static CUresult lib_kernels(struct CUlib_st *lib, char *errlog, size_t errlen)
 			k = strcspn(p, " \t\n;");
 		}
 		lib->kernels[lib->nkernels].lib = lib;
+		/* ".kernel SHORT // PTXNAME" for a long name (cuv_asm_kernel()) */
+		if (!strncmp(p + k, " // ", 4)) {
+			p += k + 4;
+			k = strcspn(p, "\n");
+		}
 		lib->kernels[lib->nkernels].name = strndup(p, k);
 		if (!lib->kernels[lib->nkernels].name)
 			break;

@@ -51,30 +51,52 @@ static CUresult func_params(struct CUfunc_st *f)
 }
 
 /*
- * Per-kernel facts from the generated assembly: the highest register
- * named (NUM_REGS) and the .local bytes per thread.
+ * The line after ".kernel @kname" in the assembly, or NULL.  A kernel whose
+ * PTX name is longer than an object's names is written ".kernel SHORT //
+ * PTXNAME" by the front end: *@ptx_name is then a copy of PTXNAME (the
+ * caller frees it), else NULL.
  */
-static void func_asm_facts(struct CUfunc_st *f, const char *text)
+const char *cuv_asm_kernel(const char *text, const char *kname, char **ptx_name)
 {
-	char key[80];
+	size_t kl = strlen(kname);
+
+	if (ptx_name)
+		*ptx_name = NULL;
+	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *nl;
+
+		if (strncmp(p, ".kernel ", 8) || strncmp(p + 8, kname, kl) ||
+		    (p[8 + kl] != '\n' && p[8 + kl] != ' '))
+			continue;
+		p += 8 + kl;
+		nl = strchr(p, '\n');
+		if (!nl)
+			return NULL;
+		if (ptx_name && !strncmp(p, " // ", 4))
+			*ptx_name = strndup(p + 4, (size_t)(nl - p - 4));
+		return nl + 1;
+	}
+	return NULL;
+}
+
+/*
+ * Per-kernel facts from the generated assembly: the highest register
+ * named (NUM_REGS), the .local bytes per thread, the static shared bytes
+ * and the cluster shape.
+ */
+static void func_asm_facts(struct CUfunc_st *f, const char *kname, const char *text)
+{
 	const char *p, *end;
 	int maxr = -1;
 	uint64_t user_smem = 0;
 
-	snprintf(key, sizeof(key), ".kernel %s", f->name);
-	for (p = strstr(text, key); p && p[strlen(key)] != '\n' && p[strlen(key)] != ' ';)
-		p = strstr(p + 1, key);
+	p = cuv_asm_kernel(text, kname, NULL);
 	if (!p)
 		return;
-	p += strlen(key);
-	/* ".kernel SHORT // PTX-NAME": a name too long for the object
-	 * (docs/ptx.md); CUDA knows the kernel by its PTX name */
-	if (!strncmp(p, " // ", 4)) {
-		f->ptx_name = strndup(p + 4, strcspn(p + 4, "\n"));
-		if (f->ptx_name)
-			f->name = f->ptx_name;
-	}
-	p += strcspn(p, "\n");
+	/* __cluster_dims__ (PTX .reqnctapercluster): the front end's comment */
+	if (sscanf(p, "// .reqnctapercluster %u, %u, %u", &f->req_cluster[0], &f->req_cluster[1],
+		   &f->req_cluster[2]) != 3)
+		memset(f->req_cluster, 0, sizeof(f->req_cluster));
 	end = strstr(p, "\n.kernel ");
 	if (!end)
 		end = p + strlen(p);
@@ -141,9 +163,9 @@ static void module_free(struct CUmod_st *m)
 	for (unsigned int i = 0; i < m->nfuncs; i++) {
 		cuv_handle_del(&m->funcs[i]);
 		vgpu_args_free(atomic_exchange(&m->funcs[i].args_cache, NULL));
-		free(m->funcs[i].ptx_name);
 		free(m->funcs[i].param_off);
 		free(m->funcs[i].param_size);
+		free(m->funcs[i].ptx_name);
 	}
 	if (m->data_va) {
 		struct vgpu_bo *bo;
@@ -217,11 +239,12 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 		f->mod = m;
 		vgpu_program_kernel(m->prog, i, &f->kernel);
 		vgpu_kernel_info(f->kernel, &ki);
-		f->name = ki.name;
+		cuv_asm_kernel(text, ki.name, &f->ptx_name);
+		f->name = f->ptx_name ? f->ptx_name : ki.name;
 		f->smem_static = ki.smem_static;
 		f->smem_user = ki.smem_static;
 		r = func_params(f);
-		func_asm_facts(f, text);
+		func_asm_facts(f, ki.name, text);
 		/* CUDA's default: 48 KiB less the static part */
 		f->max_dyn_smem = 48 * 1024 - (int)f->smem_user;
 		if (f->max_dyn_smem < 0)
@@ -474,11 +497,13 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
 		v = hfunc->non_portable_cluster;
 		break;
-	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+		v = (int)hfunc->req_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH];
+		break;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
 	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
 		v = 0;
 		break;

@@ -105,6 +105,7 @@ struct CUfunc_st {
 	int num_regs;
 	int max_dyn_smem;	   /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 	int non_portable_cluster;
+	unsigned int req_cluster[3]; /* __cluster_dims__ (.reqnctapercluster); 0: none */
 	/* an argument set kept for the next launch (atomic exchange): one
 	 * vgpu_args (4 KiB) per launch costs more than the rest of it */
 	_Atomic(struct vgpu_args *) args_cache;
@@ -198,6 +199,7 @@ void *cuv_ptds_entry(const char *api_name);
 
 /* cu_module.c */
 void cuv_modules_free(struct CUctx_st *ctx);
+const char *cuv_asm_kernel(const char *text, const char *kname, char **ptx_name);
 CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
 			     size_t errlen, struct CUmod_st **out);
 /* cuModuleLoadDataEx's options: the error log buffer, the rest checked. */

@@ -390,9 +390,8 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		       const struct ptx_func *f, struct ptx_diag *dg)
 {
 	struct ptx_code code;
-	int ret;
-
 	char oname[32];
+	int ret;
 
 	ptx_kernel_obj_name(f->name, oname);
 	ret = compile(m, f, dg, &code, false);
@@ -403,6 +402,10 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		sb_printf(sb, ".kernel %s // %.*s\n", oname, (int)f->full_len, f->full);
 	else
 		sb_printf(sb, ".kernel %s\n", oname);
+	/* for libcuda, whose launches take the cluster shape from it */
+	if (f->attrs.reqnctapercluster[0])
+		sb_printf(sb, "// .reqnctapercluster %u, %u, %u\n", f->attrs.reqnctapercluster[0],
+			  f->attrs.reqnctapercluster[1], f->attrs.reqnctapercluster[2]);
 	ret = print_params(sb, f, dg);
 	if (ret) {
 		ptx_code_free(&code);
@@ -575,8 +578,10 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 				ret = add_stack(&flat);
 			if (!ret && uses_reserved_smem(&flat))
 				ret = add_reserved_smem(&flat);
-			if (!ret)
+			if (!ret) {
+				flat.attrs = m.funcs[i].attrs;
 				ret = emit_kernel(&ksb, &m, &flat, &dg);
+			}
 			ptx_func_free(&flat);
 		}
 		kernels++;

@@ -496,8 +496,17 @@ void pl_mapa(struct lower *L)
 	pl_o_def(v, d, 0, t.bits == 64);
 	pl_use_src(L, v, &in->ops[1], 0);
 	pl_use_src_or_imm(L, v, &in->ops[2], 0);
-	if (t.bits == 64)
+	if (t.bits == 64 && !pl_has_mod(in, ".shared::cluster")) {
+		/* generic (mapa.u64 of a generic address, as cooperative
+		 * groups' map_shared_rank writes it): a generic address of
+		 * the other CTA's shared memory, which generic accesses take
+		 * to LDS/STS/ATOMS with the cluster address */
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, d, 1, false);
+		pl_o_text(v, "0x%x", GENERIC_SHARED_HI);
+	} else if (t.bits == 64) {
 		pl_mov_reg(L, d, 1, false, -1, 0);
+	}
 }
 
 void pl_barrier_cluster(struct lower *L)
