@@ -130,7 +130,7 @@ CUDART_SO := $(BUILD)/libcudart.so.13
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
-.PHONY: all check check-host bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
+.PHONY: all check check-host print-tests bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins shell install install-files uninstall \
 	examples deps
 all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(CUDART_SO) $(CUDA_EXAMPLE) \
@@ -385,33 +385,31 @@ $(CUDA_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(CUDA_SO) $(CUDA_TEST_
 # as users build them (-cudart shared, PTX embedded) with a RUNPATH to
 # $(BUILD), so they run against vGPU's libcudart.so.13, not NVIDIA's.
 # test_cudart_fault links nopx.cu compiled without PTX (SASS only).
+# nvcc compiles each program once, into NVCC_OBJ (build/nvcc-obj, shared by
+# every BUILD: the objects do not depend on CC or SAN, nvcc's host compiler
+# is g++ in every lane); each BUILD links its own, against its libraries.
 # With SAN=1 the program links the sanitizers' runtimes, which the
 # instrumented libraries need first (nvcc hands -Xcompiler to its g++).
+NVCC_OBJ := build/nvcc-obj
 CUDART_NVCC := $(NVCC) -cudart shared -Xlinker -rpath,$(abspath $(BUILD)) \
 	$(if $(filter 1,$(SAN)),-Xcompiler -fsanitize=address -Xcompiler -fsanitize=undefined)
 CUDART_TESTS := $(BUILD)/tests/test_cudart $(BUILD)/tests/test_cudart_fault \
 	$(BUILD)/tests/test_cudart_ptds $(BUILD)/tests/test_cudart_streams
 TESTS += $(CUDART_TESTS)
-$(BUILD)/cudart/%.o: tests/cudart/%.cu tests/cudart/ktap.h
+$(NVCC_OBJ)/cudart/%.o: tests/cudart/%.cu tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -c $(CUDA_GENCODE) -o $@ $<
-$(BUILD)/cudart/nopx.o: tests/cudart/nopx.cu
+$(NVCC_OBJ)/cudart/nopx.o: tests/cudart/nopx.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -c -gencode arch=compute_90a,code=sm_90a -o $@ $<
-$(BUILD)/tests/test_cudart: $(BUILD)/cudart/test_cudart.o $(CUDART_SO)
-	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
-$(BUILD)/tests/test_cudart_streams: $(BUILD)/cudart/test_cudart_streams.o $(CUDART_SO)
-	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
 # test_cudart.cu again with --default-stream per-thread (the _ptds/_ptsz calls)
-$(BUILD)/tests/test_cudart_ptds: tests/cudart/test_cudart.cu tests/cudart/ktap.h $(CUDART_SO)
+$(NVCC_OBJ)/cudart/test_cudart_ptds.o: tests/cudart/test_cudart.cu tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) --default-stream per-thread $(CUDA_GENCODE) -o $@ $<
-$(BUILD)/tests/test_cudart_fault: $(BUILD)/cudart/test_cudart_fault.o $(BUILD)/cudart/nopx.o \
-		$(CUDART_SO)
+	$(NVCC) -c --default-stream per-thread $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_fault: $(NVCC_OBJ)/cudart/test_cudart_fault.o $(NVCC_OBJ)/cudart/nopx.o
+$(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+	$(CUDART_NVCC) -o $@ $(filter %.o,$^)
 
 # The corpus of real CUDA code (tests/corpus/, docs/ptx-corpus.md): CUDA
 # programs in the style of the CUDA samples, CCCL (cub, libcu++) and
@@ -425,14 +423,15 @@ CORPUS_TESTS := $(CORPUS:%=$(BUILD)/tests/test_corpus_%) \
 	$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g)
 CORPUS_KNOWN := -DCORPUS_KNOWN='"$(abspath tests/corpus/known-failures.txt)"'
 TESTS += $(CORPUS_TESTS)
-$(CORPUS:%=$(BUILD)/tests/test_corpus_%): $(BUILD)/tests/test_corpus_%: tests/corpus/%.cu \
-		tests/corpus/corpus.h $(CUDART_SO)
+$(CORPUS:%=$(NVCC_OBJ)/corpus/%.o): $(NVCC_OBJ)/corpus/%.o: tests/corpus/%.cu tests/corpus/corpus.h
 	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) $(CUDA_GENCODE) -O3 $(CORPUS_KNOWN) -o $@ $<
-$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g): $(BUILD)/tests/test_corpus_%_g: tests/corpus/%.cu \
-		tests/corpus/corpus.h $(CUDART_SO)
+	$(NVCC) -c $(CUDA_GENCODE) -O3 $(CORPUS_KNOWN) -o $@ $<
+$(CORPUS_G:%=$(NVCC_OBJ)/corpus/%_g.o): $(NVCC_OBJ)/corpus/%_g.o: tests/corpus/%.cu tests/corpus/corpus.h
 	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) $(CUDA_GENCODE) -G $(CORPUS_KNOWN) -o $@ $<
+	$(NVCC) -c $(CUDA_GENCODE) -G $(CORPUS_KNOWN) -o $@ $<
+$(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -o $@ $<
 
 # The samples: CUDA programs as users write them, after NVIDIA's CUDA
 # samples (tests/cudart/samples/*.cu: vectorAdd, simpleStreams, ...), one
@@ -440,17 +439,22 @@ $(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g): $(BUILD)/tests/test_corpus_%_g: te
 CUDART_SAMPLES := $(patsubst tests/cudart/samples/%.cu,$(BUILD)/tests/sample_%,\
 	$(wildcard tests/cudart/samples/*.cu))
 TESTS += $(CUDART_SAMPLES)
-$(CUDART_SAMPLES): $(BUILD)/tests/sample_%: tests/cudart/samples/%.cu \
-		tests/cudart/samples/sample.h $(CUDART_SO)
+$(NVCC_OBJ)/samples/%.o: tests/cudart/samples/%.cu tests/cudart/samples/sample.h
 	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
+	$(NVCC) -c $(CUDA_GENCODE) -o $@ $<
+$(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -o $@ $<
 
 # README.md's commands for a CUDA program, run as written against this
 # build (tests/unit/test_readme_cuda.sh); the example built by `make` too,
 # with a RUNPATH to $(BUILD) so that it runs from the tree as it is.
-$(CUDART_EXAMPLE): examples/cuda/vectorAdd.cu $(CUDART_SO)
+$(NVCC_OBJ)/examples/vectorAdd.o: examples/cuda/vectorAdd.cu
 	@mkdir -p $(dir $@)
-	$(CUDART_NVCC) $(CUDA_GENCODE) -o $@ $<
+	$(NVCC) -c $(CUDA_GENCODE) -o $@ $<
+$(CUDART_EXAMPLE): $(NVCC_OBJ)/examples/vectorAdd.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -o $@ $<
 $(BUILD)/tests/test_readme_cuda: tests/unit/test_readme_cuda.sh README.md $(CUDART_SO) Makefile
 	@mkdir -p $(dir $@)
 	{ echo '#!/bin/sh'; echo '# generated by the Makefile'; \
@@ -580,6 +584,10 @@ check:
 
 check-host: all $(TESTS)
 	@scripts/run-tests.sh $(BUILD) $(TESTS)
+# The host tests of this BUILD, one per line: scripts/check.sh runs the
+# same list in each of its lanes (gcc, clang, ASan + UBSan).
+print-tests:
+	@printf '%s\n' $(TESTS)
 
 # Every benchmark, then one table of every figure beside its baseline
 # (scripts/bench.sh; the whole output in $(BUILD)/bench.log).

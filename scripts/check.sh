@@ -76,12 +76,12 @@ variant() {
 
 	local -a tests=() benches=()
 	local f
-	for f in tests/unit/test_*.c; do
-		[[ -e $f ]] && tests+=("$build/tests/$(basename "$f" .c)")
-	done
-	# the library as installed: symbols, make install, pkg-config, the C
-	# example against it (a script the Makefile wraps)
-	tests+=("$build/tests/test_install")
+	# every host test of the Makefile (make check-host's list): the unit
+	# tests, the library as installed (test_install), the CUDA programs
+	# built by nvcc (test_cudart*, the samples, the corpus), the README's
+	# commands
+	mapfile -t tests < <(make -s --no-print-directory BUILD="$build" \
+		"${vars[@]+"${vars[@]}"}" print-tests)
 	for f in tests/bench/bench_*.c; do
 		[[ -e $f ]] && benches+=("$build/bench/$(basename "$f" .c)")
 	done
