@@ -116,7 +116,14 @@ static CUresult fill_args(const struct CUfunc_st *f, void **params, void **extra
 				 "CU_LAUNCH_PARAM_BUFFER_SIZE", f->name);
 			return CUDA_ERROR_INVALID_VALUE;
 		}
-		if (bufsize >= f->user_bytes)
+		/* more than the parameters: NVIDIA's driver refuses it (701 on
+		 * the H200, tests/cuda/real-gpu/h200-2026-11-29/test_cuda_abi.log) */
+		if (bufsize > f->user_bytes) {
+			cuv_warn("%s: extra's buffer holds %zu bytes, the parameters take %u",
+				 f->name, bufsize, f->user_bytes);
+			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+		}
+		if (bufsize == f->user_bytes)
 			return cuv_errno(vgpu_args_set_raw(args, 0, buf, f->user_bytes));
 		/* CUDA launches with what it is given (NVIDIA's driver: success,
 		 * the rest undefined); vGPU zeroes the rest and says so */

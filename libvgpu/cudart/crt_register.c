@@ -309,11 +309,14 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
 	return cudaSuccess;
 }
 
-/* The driver's INVALID_VALUE from a launch is a bad configuration. */
+/*
+ * The driver's answer, as NVIDIA's runtime 13 gives it: a block above 1024
+ * threads or dynamic shared memory above the function's limit is
+ * cudaErrorInvalidValue (measured on the H200: tests/cuda/real-gpu/
+ * h200-2026-11-29/test_cudart.log), not cudaErrorInvalidConfiguration.
+ */
 static cudaError_t launch_err(CUresult r)
 {
-	if (r == CUDA_ERROR_INVALID_VALUE)
-		return crt_set_error(cudaErrorInvalidConfiguration);
 	return crt_err(r);
 }
 
