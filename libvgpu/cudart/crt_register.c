@@ -254,6 +254,21 @@ static cudaError_t host_func(const void *func, CUfunction *out)
 	return func_resolve(k, out);
 }
 
+/*
+ * A launch's function: CUDA 13's launches take a cudaKernel_t as well, so
+ * a pointer that is no registered __global__ function is an invalid handle
+ * there (cudaErrorInvalidResourceHandle on the H200,
+ * tests/cuda/real-gpu/h200-2026-11-29), not an invalid device function.
+ */
+static cudaError_t launch_func(const void *func, CUfunction *out)
+{
+	if (func && !func_find(func)) {
+		crt_warn("%p is not a registered __global__ function", func);
+		return crt_set_error(cudaErrorInvalidResourceHandle);
+	}
+	return host_func(func, out);
+}
+
 cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
 	struct crt_func *k;
@@ -349,7 +364,7 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
 			     size_t sharedMem, cudaStream_t stream)
 {
 	CUfunction f;
-	cudaError_t e = host_func(func, &f);
+	cudaError_t e = launch_func(func, &f);
 
 	return e ? e : launch(f, gridDim, blockDim, args, sharedMem, stream);
 }
@@ -365,7 +380,7 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 g, dim3 b, void *
 					size_t sharedMem, cudaStream_t stream)
 {
 	CUfunction f;
-	cudaError_t e = host_func(func, &f);
+	cudaError_t e = launch_func(func, &f);
 
 	if (e)
 		return e;
@@ -384,7 +399,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
 
 	if (!config || (config->numAttrs && !config->attrs))
 		return crt_set_error(cudaErrorInvalidValue);
-	e = host_func(func, &f);
+	e = launch_func(func, &f);
 	if (e)
 		return e;
 	if (config->dynamicSmemBytes > 0xffffffffu)

@@ -427,9 +427,10 @@ static int test_launch_errors(void)
 	CHECK_RT(cudaPeekAtLastError(), cudaErrorInvalidValue);
 	CHECK_RT(cudaGetLastError(), cudaErrorInvalidValue);
 	CHECK_OK(cudaGetLastError());
+	/* a host function launched: an invalid handle to CUDA 13 (the H200) */
 	CHECK_RT(cudaLaunchKernel((const void *)test_launch_errors, dim3(1), dim3(1), NULL, 0, 0),
-		 cudaErrorInvalidDeviceFunction);
-	CHECK_RT(cudaGetLastError(), cudaErrorInvalidDeviceFunction);
+		 cudaErrorInvalidResourceHandle);
+	CHECK_RT(cudaGetLastError(), cudaErrorInvalidResourceHandle);
 	vec_add<<<1, 4>>>(d, d, d, 4);
 	CHECK_OK(cudaDeviceSynchronize());
 	CHECK_OK(cudaFree(d));
