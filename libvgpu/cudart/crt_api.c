@@ -7,8 +7,12 @@
  * by every call that needs one (crt_ctx).  Streams and events are the
  * driver's handles.  Each call's error is the driver's code where the two
  * APIs share a number (they do for every code libcuda returns), recorded
- * as the thread's last error; device exceptions are sticky there, as in
- * CUDA: the context returns them from every call until cudaDeviceReset.
+ * as the thread's last error, which cudaGetLastError returns and clears.
+ * A device exception is sticky in the driver: every later call returns it
+ * (and records it again); after cudaDeviceReset the device cannot be used
+ * again by the process (cudaErrorDevicesUnavailable).  All of it as NVIDIA's
+ * runtime 13 answers on the H200 (tests/cuda/real-gpu/probe_rt_sticky.cu
+ * and its log).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,7 +77,7 @@ static bool sticky(cudaError_t e)
 
 cudaError_t crt_set_error(cudaError_t e)
 {
-	if (e != cudaSuccess && !sticky(crt_last))
+	if (e != cudaSuccess)
 		crt_last = e;
 	return e;
 }
@@ -105,6 +109,10 @@ cudaError_t crt_ctx(void)
 			crt_primary[dev] = ctx;
 	}
 	pthread_mutex_unlock(&crt_lock);
+	/* a new primary context after a fault and a reset: the device is
+	 * lost to this process (NVIDIA's runtime: DevicesUnavailable) */
+	if (r && sticky((cudaError_t)r))
+		return crt_set_error(cudaErrorDevicesUnavailable);
 	if (r)
 		return crt_err(r);
 	cuCtxGetCurrent(&cur);
@@ -122,8 +130,7 @@ cudaError_t cudaGetLastError(void)
 {
 	cudaError_t e = crt_last;
 
-	if (!sticky(e))
-		crt_last = cudaSuccess;
+	crt_last = cudaSuccess;
 	return e;
 }
 
@@ -148,6 +155,7 @@ static const struct {
 	{ 21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy" },
 	{ 34, "cudaErrorStubLibrary", "CUDA driver is a stub library" },
 	{ 35, "cudaErrorInsufficientDriver", "CUDA driver version is insufficient" },
+	{ 46, "cudaErrorDevicesUnavailable", "CUDA-capable device(s) is/are busy or unavailable" },
 	{ 52, "cudaErrorMissingConfiguration", "__global__ function call is not configured" },
 	{ 98, "cudaErrorInvalidDeviceFunction", "invalid device function" },
 	{ 100, "cudaErrorNoDevice", "no CUDA-capable device is detected" },
@@ -376,7 +384,7 @@ cudaError_t cudaDeviceReset(void)
 		return e;
 	if (crt_init_once())
 		return crt_set_error(cudaErrorInitializationError);
-	crt_last = cudaSuccess;
+	/* the last error stays (NVIDIA's runtime keeps it across the reset) */
 	r = cuDevicePrimaryCtxReset(dev);
 	if (r)
 		return crt_err(r);

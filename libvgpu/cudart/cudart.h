@@ -29,6 +29,7 @@ typedef enum cudaError {
 	cudaErrorInvalidSymbol = 13,
 	cudaErrorInvalidDevicePointer = 17,
 	cudaErrorInvalidMemcpyDirection = 21,
+	cudaErrorDevicesUnavailable = 46,
 	cudaErrorMissingConfiguration = 52,
 	cudaErrorInvalidDeviceFunction = 98,
 	cudaErrorNoDevice = 100,
