@@ -82,6 +82,16 @@ variant() {
 	# commands
 	mapfile -t tests < <(make -s --no-print-directory BUILD="$build" \
 		"${vars[@]+"${vars[@]}"}" print-tests)
+	# the corpus (minutes under the sanitizers) runs in the gcc and clang
+	# lanes only, to keep make check's time: VGPU_CHECK_CORPUS_ALL=1 adds
+	# it to every lane
+	if [[ $build == build-asan && ${VGPU_CHECK_CORPUS_ALL:-0} != 1 ]]; then
+		local -a kept=()
+		for f in "${tests[@]}"; do
+			[[ $f == */test_corpus_* ]] || kept+=("$f")
+		done
+		tests=("${kept[@]}")
+	fi
 	for f in tests/bench/bench_*.c; do
 		[[ -e $f ]] && benches+=("$build/bench/$(basename "$f" .c)")
 	done
