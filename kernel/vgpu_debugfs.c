@@ -7,7 +7,9 @@
  * device's fault injection, where it has it: write "VALUE [ARG]", VALUE
  * for VGPU_REG_INJECT and ARG for INJECT_ARG; read: INJECT), and irq_hold (fault injection for recovery tests: while 1, the interrupt
  * handler leaves completions unprocessed, as a delayed interrupt would;
- * writing 0 processes them; a device reset clears it).
+ * writing 0 processes them; a device reset clears it), and release_hold
+ * (while 1, the releases free_job defers wait, as on a starved workqueue;
+ * writing 0 runs them).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -20,7 +22,7 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 	struct vgpu_device *vdev = to_vgpu(node->minor->dev);
 	unsigned int i;
 
-	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u  preemptions %u  timeslice_us %u  lost_irqs %d  device_resets %d  userq_map_outs %lu\n",
+	seq_printf(m, "resets %d  irq_status 0x%x  err_count %u  %s  sm_threads %u  preemptions %u  timeslice_us %u  lost_irqs %d  device_resets %d  userq_map_outs %lu  releases_pending %d  releases_peak %d\n",
 		   atomic_read(&vdev->reset_count),
 		   vgpu_read(vdev, VGPU_REG_IRQ_STATUS),
 		   vgpu_read(vdev, VGPU_REG_ERR_COUNT),
@@ -30,7 +32,9 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 		   vgpu_read(vdev, VGPU_REG_TIMESLICE_US),
 		   atomic_read(&vdev->lost_irqs),
 		   atomic_read(&vdev->device_resets),
-		   READ_ONCE(vdev->uqs.map_outs));
+		   READ_ONCE(vdev->uqs.map_outs),
+		   atomic_read(&vdev->releases_pending),
+		   atomic_read(&vdev->releases_peak));
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 
@@ -199,6 +203,25 @@ static int vgpu_debugfs_vms(struct seq_file *m, void *data)
 	return vgpu_debugfs_vms_show(m, to_vgpu(node->minor->dev));
 }
 
+static int vgpu_release_hold_get(void *data, u64 *val)
+{
+	struct vgpu_device *vdev = data;
+
+	*val = READ_ONCE(vdev->release_hold);
+	return 0;
+}
+
+static int vgpu_release_hold_set(void *data, u64 val)
+{
+	if (val > 1)
+		return -EINVAL;
+	vgpu_release_set_hold(data, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(vgpu_release_hold_fops, vgpu_release_hold_get,
+			 vgpu_release_hold_set, "%llu\n");
+
 static const struct drm_info_list vgpu_debugfs_list[] = {
 	{ "queues", vgpu_debugfs_queues, 0 },
 	{ "exceptions", vgpu_debugfs_exceptions, 0 },
@@ -213,6 +236,8 @@ void vgpu_debugfs_init(struct drm_minor *minor)
 				 minor->debugfs_root, minor);
 	debugfs_create_file_unsafe("irq_hold", 0600, minor->debugfs_root,
 				   to_vgpu(minor->dev), &vgpu_irq_hold_fops);
+	debugfs_create_file_unsafe("release_hold", 0600, minor->debugfs_root,
+				   to_vgpu(minor->dev), &vgpu_release_hold_fops);
 	if (to_vgpu(minor->dev)->features & VGPU_FEAT_INJECT)
 		debugfs_create_file("inject", 0600, minor->debugfs_root,
 				    to_vgpu(minor->dev), &vgpu_inject_fops);

@@ -463,6 +463,15 @@ struct vgpu_device {
 	 */
 	struct llist_head release_list;
 	struct work_struct release_work;
+	/*
+	 * Releases deferred and not yet run, and the most at once since
+	 * load (debugfs queues).  Each job or bind counts in its file's jobs
+	 * in flight until its release has run, so they are bounded by the
+	 * open files times max_jobs_per_file.
+	 */
+	atomic_t releases_pending;
+	atomic_t releases_peak;
+	bool release_hold;	/* debugfs release_hold (vgpu_release_set_hold) */
 	struct mutex reset_lock;
 	atomic_t reset_count;
 	bool gone;
@@ -745,6 +754,7 @@ struct vgpu_release {
 	void (*fn)(struct vgpu_release *r);
 };
 void vgpu_release_init(struct vgpu_device *vdev);
+void vgpu_release_set_hold(struct vgpu_device *vdev, bool hold);
 void vgpu_release_defer(struct vgpu_device *vdev, struct vgpu_release *r,
 			void (*fn)(struct vgpu_release *r));
 void vgpu_release_flush(struct vgpu_device *vdev);

@@ -609,6 +609,13 @@ static void vgpu_job_release(struct vgpu_release *r)
 	if (job->on_device)
 		vgpu_as_job_end(job->as);
 	vgpu_as_put(job->as);
+	/*
+	 * The job counts in its file's and queue's jobs in flight until its
+	 * release is done, not only until free_job: a file cannot submit
+	 * ahead of the releases it leaves pending, each holding BOs.
+	 */
+	if (job->counted)
+		vgpu_jobs_release(job->vf, &job->xq->jobs);
 	if (job->xq)
 		vgpu_xqueue_put(job->xq);
 	vgpu_file_put(job->vf);
@@ -646,9 +653,6 @@ static void vgpu_job_free(struct drm_sched_job *sched_job)
 	drm_sched_job_cleanup(sched_job);
 	dma_fence_put(job->hw_fence);
 	kfree(job->hw_fence_mem);
-	/* the file may submit again at once: its count is not deferred */
-	if (job->counted)
-		vgpu_jobs_release(job->vf, &job->xq->jobs);
 	vgpu_release_defer(job->vdev, &job->release, vgpu_job_release);
 }
 
@@ -694,6 +698,7 @@ static void vgpu_release_work(struct work_struct *work)
 
 	llist_for_each_entry_safe(r, tmp, list, node) {
 		r->fn(r);
+		atomic_dec(&vdev->releases_pending);
 		cond_resched();
 	}
 }
@@ -717,14 +722,32 @@ void vgpu_release_init(struct vgpu_device *vdev)
 void vgpu_release_defer(struct vgpu_device *vdev, struct vgpu_release *r,
 			void (*fn)(struct vgpu_release *r))
 {
+	int n = atomic_inc_return(&vdev->releases_pending);
+	int peak = atomic_read(&vdev->releases_peak);
+
+	while (n > peak && !atomic_try_cmpxchg(&vdev->releases_peak, &peak, n))
+		;
 	r->fn = fn;
-	if (llist_add(&r->node, &vdev->release_list))
+	if (llist_add(&r->node, &vdev->release_list) &&
+	    !READ_ONCE(vdev->release_hold))
+		queue_work(system_unbound_wq, &vdev->release_work);
+}
+
+/*
+ * debugfs release_hold (fault injection, as a starved workqueue would
+ * behave): while @hold, deferred releases wait; clearing it runs them.
+ */
+void vgpu_release_set_hold(struct vgpu_device *vdev, bool hold)
+{
+	WRITE_ONCE(vdev->release_hold, hold);
+	if (!hold)
 		queue_work(system_unbound_wq, &vdev->release_work);
 }
 
 /* Every release deferred so far has run. */
 void vgpu_release_flush(struct vgpu_device *vdev)
 {
+	vgpu_release_set_hold(vdev, false);
 	flush_work(&vdev->release_work);
 }
 

@@ -588,12 +588,18 @@ static void vgpu_bind_free(struct vgpu_bind *b)
 
 static void vgpu_bind_release(struct vgpu_release *r)
 {
-	vgpu_bind_free(container_of(r, struct vgpu_bind, release));
+	struct vgpu_bind *b = container_of(r, struct vgpu_bind, release);
+
+	/* counted until here, as a job is (vgpu_job_release()) */
+	if (b->vf)
+		vgpu_jobs_release(b->vf, &b->vm->binds);
+	vgpu_bind_free(b);
 }
 
 /*
  * The BO, VM and file references go later (vgpu_release_defer()): their
- * last puts take reservation locks, which free_job may not.
+ * last puts take reservation locks, which free_job may not.  The bind
+ * counts in its file's jobs in flight until then.
  */
 static void vgpu_bind_free_job(struct drm_sched_job *sj)
 {
@@ -601,8 +607,6 @@ static void vgpu_bind_free_job(struct drm_sched_job *sj)
 	struct vgpu_device *vdev = b->vm->vdev;
 
 	drm_sched_job_cleanup(sj);
-	if (b->vf)
-		vgpu_jobs_release(b->vf, &b->vm->binds);
 	vgpu_release_defer(vdev, &b->release, vgpu_bind_release);
 }
 

@@ -382,8 +382,9 @@ struct drm_vgpu_ext_timeline {
 
 /*
  * Jobs in flight (submitted and not yet freed: queued, waiting for their
- * dependencies, running, or completed with their fence not yet released
- * by the scheduler), as a ring-full GPU bounds them: at most
+ * dependencies, running, or completed with their fence, buffer and
+ * address-space references not yet released), as a ring-full GPU bounds
+ * them: at most
  * VGPU_MAX_JOBS_PER_QUEUE per queue and VGPU_MAX_JOBS_PER_FILE per open
  * file (vgpu.ko's module parameters max_jobs_per_queue and
  * max_jobs_per_file change them).  A SUBMIT past either waits,

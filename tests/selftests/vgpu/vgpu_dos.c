@@ -17,6 +17,10 @@
  *   queued_jobs      jobs in flight: -EAGAIN (O_NONBLOCK) at
  *                    max_jobs_per_queue and at max_jobs_per_file, and a
  *                    blocking SUBMIT waits until a job is freed
+ *   released_jobs    a job counts in its file's jobs in flight until the
+ *                    release free_job defers has run: with the releases
+ *                    held (debugfs release_hold) a file whose jobs all
+ *                    completed still gets -EAGAIN; another user is served
  *   gem_objects      BOs a file created: -EMFILE at max_bos_per_file, a
  *                    BO kept by a CPU mapping after its handle is closed
  *                    still counts
@@ -40,6 +44,7 @@
 #include "vgpu_lib.h"
 #include "vgpu_uq.h"
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -92,10 +97,13 @@ FIXTURE_SETUP(dos)
 	ASSERT_LE(0, self->oom0);
 }
 
+static long long release_hold(int val);
+
 FIXTURE_TEARDOWN(dos)
 {
 	unsigned int i;
 
+	release_hold(0);
 	chmod(self->node, self->mode);
 	for (i = 0; i < NPARAMS; i++)
 		set_param(params[i], self->saved[i]);
@@ -465,6 +473,126 @@ TEST_F_TIMEOUT(dos, queued_jobs, 300)
 	ASSERT_EQ(0, v[6]);
 	ASSERT_EQ(0, attack_end(&a));
 	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+}
+
+/*
+ * Every device's debugfs release_hold set to @val; the sum of their
+ * releases_pending (-1 when a device has no such file).
+ */
+static long long release_hold(int val)
+{
+	char path[96], dir[64];
+	long long sum = 0, n;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		char buf[32];
+
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/name", i);
+		if (read_file(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "vgpu ", 5))
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%d", i);
+		if (val >= 0) {
+			snprintf(path, sizeof(path), "%s/release_hold", dir);
+			if (sysfs_write(path, val ? "1" : "0"))
+				return -1;
+		}
+		n = vgpu_queues_num(dir, "releases_pending");
+		if (n < 0)
+			return -1;
+		sum += n;
+	}
+	return sum;
+}
+
+/* set by the attacker (a shared page) when its first phase is over */
+static volatile int *phase_done;
+
+/*
+ * Jobs whose release free_job deferred still count in their file's jobs
+ * in flight: with the releases held (release_hold), v[0] jobs go in
+ * before -EAGAIN (v[1]); once all have completed (v[2]: WAIT_BO), a SUBMIT
+ * is still -EAGAIN (v[3]).  After the parent lets the releases run, a
+ * blocking SUBMIT goes through (v[4]) and its stores are right (v[5]).
+ */
+static void take_released_jobs(const char *node, long long *v, int hold_fd)
+{
+	struct drm_vgpu_submit s;
+	struct vgpu_prog p;
+	uint32_t h[3];
+	long long n;
+	int fd, ret = 0;
+	char c;
+
+	fd = open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || vgpu_prog_load(fd, &p, vgpu_store_src, 4096))
+		_exit(70);
+	*(uint64_t *)p.param = p.data_va;
+	vgpu_prog_submit_args(&p, &s, h, 1, 32);
+	for (n = 0; n < 100000; n++) {
+		ret = ioctl(fd, DRM_IOCTL_VGPU_SUBMIT, &s) ? -errno : 0;
+		if (ret)
+			break;
+	}
+	v[0] = n;
+	v[1] = -ret;
+	/* queue 0 runs in order: the BO is idle when every job is done */
+	v[2] = _test_wait_bo(fd, p.data_h, vgpu_wait_ns(120));
+	v[3] = ioctl(fd, DRM_IOCTL_VGPU_SUBMIT, &s) ? errno : 0;
+	*phase_done = 1;
+	if (read(hold_fd, &c, 1) != 1)
+		_exit(71);
+	memset(p.data, 0, 4096);
+	((uint32_t *)p.param)[2] = 5;
+	if (fcntl(fd, F_SETFL, 0))
+		_exit(72);
+	v[4] = -_test_submit(fd, &s);
+	v[5] = _test_wait_bo(fd, p.data_h, vgpu_wait_ns(120));
+	for (n = 0; !v[5] && n < 32; n++)
+		if (((uint32_t *)p.data)[n] != n * 2 + 5)
+			v[5] = 1000 + n;
+}
+
+TEST_F_TIMEOUT(dos, released_jobs, 300)
+{
+	struct attacker a;
+	long long v[8], pending;
+	int i;
+
+	phase_done = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, phase_done);
+	*phase_done = 0;
+	ASSERT_EQ(0, set_param("max_jobs_per_queue", "24"));
+	ASSERT_EQ(0, set_param("max_jobs_per_file", "40"));
+	if (release_hold(1) < 0) {
+		munmap((void *)phase_done, 4096);
+		SKIP(return, "no debugfs release_hold");
+	}
+	ASSERT_EQ(0, attack(&a, self->node, take_released_jobs));
+	/* a deadline against a hang, not a measurement */
+	for (i = 0; i < 12000 && !*phase_done; i++)
+		usleep(10000);
+	pending = release_hold(-1);
+	/* the attacker's file is full, another user's is not */
+	ASSERT_EQ(0, bystander(self->node));
+	ASSERT_LE(0, release_hold(0));
+	ASSERT_EQ(1, write(a.to_child, "g", 1));
+	ASSERT_EQ(0, attack_report(&a, v));
+	TH_LOG("releases held: %lld jobs, then %s; all done (%lld), then %s; %lld releases pending; released: %s, stores %lld",
+	       v[0], strerror((int)v[1]), v[2], strerror((int)v[3]), pending,
+	       strerror((int)v[4]), v[5]);
+	ASSERT_EQ(1, *phase_done);
+	ASSERT_EQ(24, v[0]);
+	ASSERT_EQ(EAGAIN, v[1]);
+	ASSERT_EQ(0, v[2]);
+	ASSERT_EQ(EAGAIN, v[3]);	/* done, not released: still counted */
+	ASSERT_LE(24, pending);
+	ASSERT_EQ(0, v[4]);
+	ASSERT_EQ(0, v[5]);
+	ASSERT_EQ(0, attack_end(&a));
+	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+	munmap((void *)phase_done, 4096);
 }
 
 /*
