@@ -482,6 +482,16 @@ $(BUILD)/bench/bench_cuda: $(BUILD)/tests/bench/bench_cuda.o $(CUDA_SO) $(LIB_SO
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CUDA_SO) $(LIB_SO) \
 		-Wl,-rpath,$(abspath $(BUILD)) -lm -lpthread
+# bench_cudart: <<<>>> through libcudart.so.13 beside libvgpu.so.2, built
+# by nvcc as the CUDA tests are (its object in NVCC_OBJ like theirs)
+$(NVCC_OBJ)/bench/bench_cudart.o: tests/bench/bench_cudart.cu tests/bench/bench_launch.h \
+		tests/bench/bench_summary.h libvgpu/vgpu.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -O2 $(CUDA_GENCODE) -Iuapi -Ilibvgpu -Itests -I/usr/include/libdrm -o $@ $<
+$(BUILD)/bench/bench_cudart: $(NVCC_OBJ)/bench/bench_cudart.o $(CUDART_SO) $(LIB_SO_LINK)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -o $@ $< -L$(BUILD) -lvgpu
+BENCHES += $(BUILD)/bench/bench_cudart
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)

@@ -563,7 +563,7 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 					   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
 	}
 	trace_vgpu_job_submit(job->queue, vf->client_id, job->id, done->context,
-			      done->seqno);
+			      done->seqno, xq->id);
 	if (trace_vgpu_job_dep_enabled()) {
 		struct dma_fence *dep;
 		unsigned long index;

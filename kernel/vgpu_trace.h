@@ -8,17 +8,22 @@
 
 #include <linux/tracepoint.h>
 
-/* @fence: the job's finished fence (context:seqno), what dependants wait on */
+/*
+ * @fence: the job's finished fence (context:seqno), what dependants wait on;
+ * @file_queue: the queue id SUBMIT named, in the submitter's file (a CUDA
+ * stream is one: vgpu-trace gives each its own track)
+ */
 TRACE_EVENT(vgpu_job_submit,
-	TP_PROTO(u32 queue, u64 client, u64 job, u64 ctx, u64 seqno),
-	TP_ARGS(queue, client, job, ctx, seqno),
+	TP_PROTO(u32 queue, u64 client, u64 job, u64 ctx, u64 seqno, u32 file_queue),
+	TP_ARGS(queue, client, job, ctx, seqno, file_queue),
 	TP_STRUCT__entry(__field(u32, queue) __field(u64, client) __field(u64, job)
-			 __field(u64, ctx) __field(u64, seqno)),
+			 __field(u64, ctx) __field(u64, seqno) __field(u32, file_queue)),
 	TP_fast_assign(__entry->queue = queue; __entry->client = client;
 		       __entry->job = job; __entry->ctx = ctx;
-		       __entry->seqno = seqno;),
-	TP_printk("queue=%u client=%llu job=%llu fence=%llu:%llu", __entry->queue,
-		  __entry->client, __entry->job, __entry->ctx, __entry->seqno)
+		       __entry->seqno = seqno; __entry->file_queue = file_queue;),
+	TP_printk("queue=%u client=%llu job=%llu fence=%llu:%llu file_queue=%u",
+		  __entry->queue, __entry->client, __entry->job, __entry->ctx,
+		  __entry->seqno, __entry->file_queue)
 );
 
 /* One per fence the job waits for (in-syncs and implicit), at submit. */

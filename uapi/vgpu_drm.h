@@ -42,6 +42,11 @@
 #ifndef VGPU_DRM_H
 #define VGPU_DRM_H
 
+/* the layout checks below, in C++ too (libvgpu's vgpu.h is C and C++) */
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert
+#endif
+
 #ifdef __KERNEL__
 #include <drm/drm.h>
 #else

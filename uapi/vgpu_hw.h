@@ -10,6 +10,11 @@
 #ifndef VGPU_HW_H
 #define VGPU_HW_H
 
+/* the layout checks below, in C++ too (libvgpu's vgpu.h is C and C++) */
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert
+#endif
+
 #if defined(__KERNEL__) || defined(__linux__)
 #include <linux/types.h> /* the same __u* as drm.h and the rest of the uAPI */
 #else

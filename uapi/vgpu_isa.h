@@ -38,6 +38,11 @@
 #ifndef VGPU_ISA_H
 #define VGPU_ISA_H
 
+/* the layout checks below, in C++ too (libvgpu's vgpu.h is C and C++) */
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert
+#endif
+
 #include <stdint.h>
 
 #include "vgpu_isa_table.h"
@@ -249,9 +254,20 @@ struct vgpu_isa_sreg {
 #define OPS4 VGPU_ISA_OPS4
 #define OPS5 VGPU_ISA_OPS5
 
+/*
+ * The tables' rows in their enums' order (the same X-macros make both):
+ * C names each row's index, C++ (which has no array designators) relies
+ * on the order.
+ */
+#ifdef __cplusplus
+#define VGPU_ISA_AT(i)
+#else
+#define VGPU_ISA_AT(i) [i] =
+#endif
+
 static const struct vgpu_isa_desc vgpu_isa_table[VGPU_I__COUNT] = {
 #define VGPU_X_DESC(id, mn, opt, st, fix, mods, ops)                           \
-	[VGPU_I_##id] = { mn, VGPU_OPT_##opt, VGPU_ST_##st, fix, mods, ops },
+	VGPU_ISA_AT(VGPU_I_##id) { mn, VGPU_OPT_##opt, VGPU_ST_##st, fix, mods, ops },
 	VGPU_ISA_INSNS(VGPU_X_DESC)
 #undef VGPU_X_DESC
 };
@@ -271,7 +287,7 @@ static const struct vgpu_isa_desc vgpu_isa_table[VGPU_I__COUNT] = {
 #undef OPS5
 
 static const struct vgpu_isa_modgroup vgpu_isa_modgroups[VGPU_MG__COUNT] = {
-#define VGPU_X_MG(g, p, w, d) [VGPU_MG_##g] = { #g, p, w, d },
+#define VGPU_X_MG(g, p, w, d) VGPU_ISA_AT(VGPU_MG_##g) { #g, p, w, d },
 	VGPU_ISA_MODGROUPS(VGPU_X_MG)
 #undef VGPU_X_MG
 };

@@ -10,6 +10,11 @@
  *     to vgpu_job_ready, flows from each job a job waited for (its
  *     finished fence, vgpu_job_dep) to that job, resets as instants, and
  *     a thread "drm_sched" with the gpu_scheduler tracepoints;
+ *   a process "client C" per client (DRM file) with a thread per queue of
+ *     that file ("queue Q": SUBMIT's queue id, vgpu_job_submit's
+ *     file_queue; a CUDA stream is one) and the same job slices on it, so
+ *     two streams' overlapping kernels show side by side (the first
+ *     CLIENT_TRACKS_MAX clients; traces without file_queue have none);
  *   a process per CTA of each job with a timeline ("job C:J CTA (x,y,z)"),
  *     its cycles stretched over the job's slice (at most 1 ns a cycle).
  *
@@ -29,10 +34,14 @@
 
 #define DRIVER_PID 1u
 #define SCHED_TID 1000u
+/* clients' processes: pids 2 .. 999 (the CTAs' start at 1000) */
+#define CLIENT_PID0 2u
+#define CLIENT_TRACKS_MAX 998u
 
 struct sjob {
 	uint64_t client, id;
 	uint32_t queue;
+	int64_t file_queue; /* SUBMIT's queue id; -1: not in the trace */
 	uint64_t ctx, seqno;	   /* its finished fence */
 	double submit, ready, run, done; /* us; < 0: not seen */
 	int error;
@@ -58,7 +67,21 @@ struct strace {
 	FILE *f;
 	int first;
 	uint32_t queues; /* bit per queue seen */
+	uint64_t clients[CLIENT_TRACKS_MAX]; /* with a file_queue, in order seen */
+	uint32_t nclients;
 };
+
+/* The pid of @client's process (0: it has no tracks). */
+static uint32_t client_pid(struct strace *st, uint64_t client, bool add)
+{
+	for (uint32_t i = 0; i < st->nclients; i++)
+		if (st->clients[i] == client)
+			return CLIENT_PID0 + i;
+	if (!add || st->nclients == CLIENT_TRACKS_MAX)
+		return 0;
+	st->clients[st->nclients] = client;
+	return CLIENT_PID0 + st->nclients++;
+}
 
 static struct sjob *job_find(struct strace *st, uint64_t client, uint64_t id,
 			     bool create)
@@ -78,8 +101,8 @@ static struct sjob *job_find(struct strace *st, uint64_t client, uint64_t id,
 		st->jcap = n;
 	}
 	st->jobs[st->njobs] = (struct sjob){
-		.client = client, .id = id, .submit = -1, .ready = -1, .run = -1,
-		.done = -1,
+		.client = client, .id = id, .file_queue = -1, .submit = -1,
+		.ready = -1, .run = -1, .done = -1,
 	};
 	return &st->jobs[st->njobs++];
 }
@@ -254,8 +277,13 @@ static int collect(struct strace *st, const char *text)
 			st->queues |= 1u << q;
 		}
 		if (!strcmp(event, "vgpu_job_submit")) {
+			uint64_t fq;
+
 			j->submit = rel(st, ts);
 			arg_fence(args, &j->ctx, &j->seqno);
+			if (arg_u64(args, "file_queue", &fq) && fq <= UINT32_MAX &&
+			    client_pid(st, client, true))
+				j->file_queue = (int64_t)fq;
 		} else if (!strcmp(event, "vgpu_job_ready")) {
 			j->ready = rel(st, ts);
 		} else if (!strcmp(event, "vgpu_job_run")) {
@@ -341,7 +369,7 @@ static void job_events(struct strace *st, size_t k)
 	uint32_t tid = j->queue + 1;
 	double end = j->done >= 0 ? j->done : st->tend;
 	const char *kernel = j->tl ? j->tl->h.kernel : NULL;
-	char kname[2 * sizeof(j->tl->h.kernel) + 1] = "";
+	char kname[2 * sizeof(j->tl->h.kernel) + 1] = "", jname[48];
 
 	for (size_t i = 0, o = 0; kernel && kernel[i]; i++) {
 		char c = kernel[i];
@@ -365,6 +393,8 @@ static void job_events(struct strace *st, size_t k)
 	}
 	if (j->run < 0)
 		return;
+	snprintf(jname, sizeof(jname), " %llu:%llu", (unsigned long long)j->client,
+		 (unsigned long long)j->id);
 	out(st, "{\"ph\":\"X\",\"cat\":\"job\",\"name\":\"job %llu:%llu\",\"pid\":%u,"
 		"\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"client\":%llu,\"job\":%llu,"
 		"\"queue\":%u,\"error\":%d%s%s%s%s}}",
@@ -373,6 +403,16 @@ static void job_events(struct strace *st, size_t k)
 	    (unsigned long long)j->id, j->queue, j->error,
 	    j->done < 0 ? ",\"unfinished\":true" : "", kernel ? ",\"kernel\":\"" : "",
 	    kname, kernel ? "\"" : "");
+	/* on its stream's track: the kernel's name where libvgpu saved it */
+	if (j->file_queue >= 0)
+		out(st, "{\"ph\":\"X\",\"cat\":\"stream\",\"name\":\"%s%s\",\"pid\":%u,"
+			"\"tid\":%llu,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"client\":%llu,"
+			"\"job\":%llu,\"queue\":%u,\"error\":%d%s}}",
+		    kernel ? "kernel " : "job", kernel ? kname : jname,
+		    client_pid(st, j->client, false), (unsigned long long)j->file_queue + 1,
+		    j->run, end - j->run, (unsigned long long)j->client,
+		    (unsigned long long)j->id, j->queue, j->error,
+		    j->done < 0 ? ",\"unfinished\":true" : "");
 	if (j->tl) {
 		struct vgpu_timeline_map map = {
 			.pid_base = 1000u * (uint32_t)(k + 1),
@@ -413,6 +453,42 @@ static void job_events(struct strace *st, size_t k)
 		vgpu_trace_write_events(st->f, j->tl->ev, j->tl->h.count, &info,
 					&st->first);
 	}
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Names of the clients' processes and of their queues' threads. */
+static int client_tracks(struct strace *st)
+{
+	uint64_t *keys = malloc((st->njobs ? st->njobs : 1) * sizeof(*keys));
+	size_t n = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < st->nclients; c++)
+		out(st, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,"
+			 "\"args\":{\"name\":\"client %llu\"}}", CLIENT_PID0 + c,
+		    (unsigned long long)st->clients[c]);
+	/* (pid, queue) of every job with a file_queue, each once */
+	for (size_t k = 0; k < st->njobs; k++)
+		if (st->jobs[k].file_queue >= 0)
+			keys[n++] = (uint64_t)client_pid(st, st->jobs[k].client, false) << 32 |
+				    (uint64_t)st->jobs[k].file_queue;
+	qsort(keys, n, sizeof(*keys), u64_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!i || keys[i] != keys[i - 1])
+			out(st, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,"
+				 "\"tid\":%llu,\"args\":{\"name\":\"queue %llu\"}}",
+			    (uint32_t)(keys[i] >> 32),
+			    (unsigned long long)(keys[i] & UINT32_MAX) + 1,
+			    (unsigned long long)(keys[i] & UINT32_MAX));
+	free(keys);
+	return 0;
 }
 
 /* A flow from each job a job waited for to the job. */
@@ -531,6 +607,11 @@ int vgpu_systrace_write(FILE *f, const char *ftrace_text, const char *timeline_d
 				 "\"args\":{\"name\":\"queue %u\"}}", DRIVER_PID, q + 1, q);
 	out(&st, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,"
 		 "\"args\":{\"name\":\"drm_sched\"}}", DRIVER_PID, SCHED_TID);
+	ret = client_tracks(&st);
+	if (ret) {
+		fclose(st.f);
+		goto out;
+	}
 	instants(&st, ftrace_text);
 	for (size_t k = 0; k < st.njobs; k++)
 		job_events(&st, k);

@@ -14,6 +14,8 @@
 #                    second half, install-files: a test builds nothing, so
 #                    it tests what the variant built)
 #   header_alone     <vgpu.h> compiles on its own with pkg-config's flags
+#   header_cxx       and as C++ (g++ or clang++ as CC, -std=c++17
+#                    -pedantic): CUDA host programs are C++
 #   example_shared   examples/hello.c built with `pkg-config --cflags --libs
 #                    vgpu` against the installed copy runs (sim backend)
 #   example_static   the same linked with libvgpu.a and
@@ -39,7 +41,7 @@
 #                    passes
 #   uninstall        `make uninstall` removes every installed file
 #
-# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..12",
+# Prints KTAP as the kselftests do: "TAP version 13", the plan "1..13",
 # "ok N NAME" or "not ok N NAME" per test with diagnostics as "# " lines,
 # and last "# Totals: pass:N fail:N xfail:0 xpass:0 skip:0 error:0"
 # (scripts/run-tests.sh counts that line).  Exits non-zero on a failure.
@@ -69,7 +71,7 @@ prefix=$tmp/prefix
 unset MAKEFLAGS MFLAGS MAKELEVEL
 export VGPU_BACKEND=sim
 
-tests=(symbols soname install header_alone example_shared example_static
+tests=(symbols soname install header_alone header_cxx example_shared example_static
 	tools_installed cuda_library cuda_header_abi cuda_example cudart uninstall)
 pass=0
 fail=0
@@ -142,6 +144,21 @@ if ((st == 0)); then
 	((PIPESTATUS[0] == 0)) || { echo "# alone failed"; st=1; }
 fi
 result header_alone $st
+
+st=0
+case $CC in
+*clang*) cxx=${CC/clang/clang++} ;;
+*) cxx=${CC/gcc/g++} ;;
+esac
+cp "$tmp/alone.c" "$tmp/alone.cc"
+# shellcheck disable=SC2086 # flags lists
+out=$($cxx -std=c++17 -Wall -Wextra -Werror -pedantic $SAN_FLAGS $cflags \
+	-o "$tmp/alone-cxx" "$tmp/alone.cc" $libs 2>&1) || { diag <<<"$out"; st=1; }
+if ((st == 0)); then
+	LD_LIBRARY_PATH=$prefix/lib "$tmp/alone-cxx" 2>&1 | diag
+	((PIPESTATUS[0] == 0)) || { echo "# alone-cxx failed"; st=1; }
+fi
+result header_cxx $st
 
 st=0
 # shellcheck disable=SC2086

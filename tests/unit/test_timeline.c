@@ -681,7 +681,7 @@ TEST(system_timeline_merge)
 	json_t *jr, *evs, *e;
 	struct stats st;
 	double lo[3] = { 0 }, hi[3] = { 0 };
-	int deps = 0, sched = 0, resets = 0, kernels = 0, outside = 0;
+	int deps = 0, sched = 0, resets = 0, kernels = 0, outside = 0, streams = 0;
 	const char *why;
 	size_t i;
 	char *text;
@@ -739,8 +739,8 @@ TEST(system_timeline_merge)
 	ASSERT_NE(NULL, f);
 	fprintf(f,
 		"# tracer: nop\n#\n"
-		"        test-95      [000] .....   100.000000: vgpu_job_submit: queue=0 client=0 job=%llu fence=5:1\n"
-		"        test-95      [000] .....   100.000010: vgpu_job_submit: queue=1 client=0 job=%llu fence=6:1\n"
+		"        test-95      [000] .....   100.000000: vgpu_job_submit: queue=0 client=0 job=%llu fence=5:1 file_queue=3\n"
+		"        test-95      [000] .....   100.000010: vgpu_job_submit: queue=1 client=0 job=%llu fence=6:1 file_queue=7\n"
 		"        test-95      [000] .....   100.000011: vgpu_job_dep: client=0 job=%llu fence=5:1\n"
 		"        test-95      [000] .....   100.000012: drm_sched_job: entity=00000000a1b2c3d4, id=1, fence=00000000deadbeef, ring=vgpu-q0, job count:0, hw job count:0\n"
 		"     kworker/0:1-12  [000] .....   100.000020: vgpu_job_ready: queue=0 client=0 job=%llu\n"
@@ -783,6 +783,17 @@ TEST(system_timeline_merge)
 		}
 		if (!cat)
 			continue;
+		/* the same jobs on their streams' tracks, in the client's process */
+		if (!strcmp(cat, "stream")) {
+			json_int_t tid = json_integer_value(json_object_get(e, "tid"));
+			double ts = json_number_value(json_object_get(e, "ts"));
+
+			EXPECT_EQ(2, json_integer_value(json_object_get(e, "pid")));
+			EXPECT_TRUE(tid == 4 ? near(22.0, ts) : tid == 8 ? near(520.0, ts) : false)
+				TH_LOG("stream slice on tid %lld at %f", (long long)tid, ts);
+			EXPECT_EQ(0, strncmp(name, "kernel ", 7));
+			streams++;
+		}
 		deps += !strcmp(cat, "dependency");
 		sched += !strcmp(cat, "drm_sched");
 		resets += !strcmp(cat, "reset");
@@ -796,6 +807,10 @@ TEST(system_timeline_merge)
 	EXPECT_EQ(2, sched);
 	EXPECT_EQ(1, resets);
 	EXPECT_EQ(2, kernels);
+	EXPECT_EQ(2, streams);
+	EXPECT_NE(NULL, strstr(text, "\"pid\":2,\"tid\":0,\"args\":{\"name\":\"client 0\"}"));
+	EXPECT_NE(NULL, strstr(text, "\"pid\":2,\"tid\":4,\"args\":{\"name\":\"queue 3\"}"));
+	EXPECT_NE(NULL, strstr(text, "\"pid\":2,\"tid\":8,\"args\":{\"name\":\"queue 7\"}"));
 	json_array_foreach(evs, i, e) {
 		json_int_t pid = json_integer_value(json_object_get(e, "pid"));
 		double ts = json_number_value(json_object_get(e, "ts"));

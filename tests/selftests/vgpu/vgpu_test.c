@@ -1247,6 +1247,13 @@ TEST_F(job, tracepoints_job)
 			}
 		}
 	}
+	/* the submit names the file's queue too (vgpu-trace's stream tracks) */
+	snprintf(want[0], 96, " file_queue=%u\n", self->s.queue);
+	p = strstr(buf, "vgpu_job_submit: ");
+	ASSERT_NE(NULL, p);
+	/* at the end of that line */
+	ASSERT_EQ(strchr(p, '\n'), strstr(p, want[0]) + strlen(want[0]) - 1)
+		TH_LOG("%.120s", p);
 	free(buf);
 }
 
