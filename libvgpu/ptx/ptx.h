@@ -292,6 +292,8 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	      struct ptx_diag *dg, struct ptx_code *code);
 /* Dead-code elimination on the lowered code (ptx_opt.c). */
 int ptx_optimize(struct ptx_code *code);
+/* Does @t read and write single words (a word of a wide register alone)? */
+bool ptx_vinsn_one_word(const struct ptx_vinsn *t);
 int ptx_regalloc(const struct ptx_func *f, struct ptx_diag *dg,
 		 struct ptx_code *code);
 void ptx_code_free(struct ptx_code *code);

@@ -41,6 +41,19 @@ static bool base_is(const char *mnem, const char *base)
 	return !strncmp(mnem, base, n) && (mnem[n] == '\0' || mnem[n] == '.');
 }
 
+/*
+ * Does @t name one word with each register operand (a word of a wide
+ * register: that word alone)?  The pure32 list; ptx_regalloc.c's spill
+ * code stores only the word such an instruction writes.
+ */
+bool ptx_vinsn_one_word(const struct ptx_vinsn *t)
+{
+	for (size_t i = 0; i < sizeof(pure32) / sizeof(pure32[0]); i++)
+		if (base_is(t->mnem, pure32[i]))
+			return true;
+	return false;
+}
+
 /* 1: pure, one word per operand; 2: pure, operands may be wide; 0: not pure */
 static int purity(const struct ptx_vinsn *t)
 {

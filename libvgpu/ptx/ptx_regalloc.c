@@ -14,8 +14,11 @@
  * interval that ends last (the one at hand, or an allocated one of its
  * width) lives in a slot of the thread's .local frame for its whole life.
  * Each instruction that names a spilled value then works on scratch
- * registers: loaded from the slot before it (when it reads the value,
- * writes part of it or is guarded), stored after it (when it writes).
+ * registers: loaded from the slot before it (the words it reads, and those
+ * of a write that may keep some: partial, guarded, or a wide register
+ * named by an instruction that may write only part of it), stored after
+ * it (the words it writes: a one-word instruction's word of a wide
+ * register, else every word).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -305,7 +308,14 @@ static void spill_move(struct ptx_code *c, struct ptx_vinsn *t, bool load, int s
 
 /*
  * Rewrite every instruction that names a spilled vreg (@slot[v] >= 0) to
- * work on scratch registers, with reloads before and stores after.
+ * work on scratch registers, with reloads before and stores after.  A
+ * one-word instruction (ptx_vinsn_one_word()) names one word of a wide
+ * register: only that word is loaded or stored.  Any other instruction
+ * may write a wide register in part (of the words the lowering writes
+ * one at a time, "partial" marks all but the last, which kills the
+ * register for the liveness: add64()'s closing MOV of the low word): its
+ * words are loaded first, so that storing them all after it keeps the
+ * words it does not write.
  */
 static int spill_rewrite(struct ptx_code *c, const int *slot, int nv0,
 			 struct ptx_diag *dg)
@@ -318,7 +328,8 @@ static int spill_rewrite(struct ptx_code *c, const int *slot, int nv0,
 	for (int i = 0; i < c->n; i++) {
 		struct ptx_vinsn t = c->insns[i];
 		int sp[6], sv[6], ns = 0, cursor = SCRATCH0;
-		bool ld[6] = { false }, st[6] = { false };
+		unsigned ld[6] = { 0 }, st[6] = { 0 };
+		bool one = ptx_vinsn_one_word(&t);
 
 		for (int o = 0; o < t.nops; o++) {
 			struct ptx_vop *op = &t.ops[o];
@@ -349,10 +360,19 @@ static int spill_rewrite(struct ptx_code *c, const int *slot, int nv0,
 				cursor += w;
 				ns++;
 			}
-			if (!op->def || op->partial || t.guard >= 0)
-				ld[k] = true;
-			if (op->def)
-				st[k] = true;
+			{
+				int w = c->vregs[sp[k]].width;
+				unsigned all = (1u << (w > 1 ? w : 1)) - 1u;
+				unsigned words = one && op->kind == PTX_V_REG && w > 1 ?
+							 1u << op->part : all;
+
+				if (!op->def || op->partial || t.guard >= 0)
+					ld[k] |= words;
+				if (op->def && words == all && w > 1 && !one)
+					ld[k] |= all; /* may write part of it */
+				if (op->def)
+					st[k] |= words;
+			}
 			op->v = sv[k];
 		}
 		if (n + 2 * 5 * ns + 1 > cap) {
@@ -367,14 +387,16 @@ static int spill_rewrite(struct ptx_code *c, const int *slot, int nv0,
 			out = p;
 		}
 		for (int k = 0; k < ns; k++)
-			for (int j = 0; ld[k] && j < c->vregs[sp[k]].width; j++)
-				spill_move(c, &out[n++], true, sv[k], j,
-					   (uint32_t)slot[sp[k]] + 4u * (uint32_t)j, t.line);
+			for (int j = 0; j < c->vregs[sp[k]].width; j++)
+				if (ld[k] >> j & 1)
+					spill_move(c, &out[n++], true, sv[k], j,
+						   (uint32_t)slot[sp[k]] + 4u * (uint32_t)j, t.line);
 		out[n++] = t;
 		for (int k = 0; k < ns; k++)
-			for (int j = 0; st[k] && j < c->vregs[sp[k]].width; j++)
-				spill_move(c, &out[n++], false, sv[k], j,
-					   (uint32_t)slot[sp[k]] + 4u * (uint32_t)j, t.line);
+			for (int j = 0; j < c->vregs[sp[k]].width; j++)
+				if (st[k] >> j & 1)
+					spill_move(c, &out[n++], false, sv[k], j,
+						   (uint32_t)slot[sp[k]] + 4u * (uint32_t)j, t.line);
 	}
 	free(c->insns);
 	c->insns = out;

@@ -1652,6 +1652,108 @@ TEST_F(ptx, spill)
 }
 
 /*
+ * A 64-bit add whose temporary and first source are both spilled (nvcc
+ * -G's code, cg::reduce(tile16, v, cg::less) in the corpus): add64()
+ * writes the temporary's high word last, the write that kills it for the
+ * liveness ("partial" unset) though its low word is already in the slot,
+ * and the reload for the carry's ISETP had left the source's low word in
+ * the scratch register the temporary's low word takes.  The spill code
+ * stored that stale word as the sum's low word unless it reloads a wide
+ * register's words before an instruction that may write only part of it
+ * (or stores only the word a one-word instruction writes).  250 32-bit
+ * and 40 64-bit values live to the end, a chain of 64-bit adds over the
+ * 64-bit ones in between; each thread's result as C computes it.
+ */
+#define SPILL64_N32 250
+#define SPILL64_N64 40
+#define SPILL64_THREADS 64
+
+static char *spill_add64_ptx(void)
+{
+	char *p = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&p, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, ".version 8.0\n.target sm_90\n.address_size 64\n"
+		   ".visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
+		   "\t.reg .b32 %%r<%d>;\n\t.reg .b64 %%rd<%d>;\n"
+		   "\tld.param.u64 %%rd1, [in];\n\tld.param.u64 %%rd3, [out];\n"
+		   "\tmov.u32 %%r1, %%tid.x;\n\tmul.wide.u32 %%rd4, %%r1, 8;\n"
+		   "\tadd.s64 %%rd5, %%rd1, %%rd4;\n\tadd.s64 %%rd9, %%rd3, %%rd4;\n",
+		SPILL64_N32 + 8, SPILL64_N64 + 16);
+	for (int i = 0; i < SPILL64_N32; i++)
+		fprintf(f, "\tld.global.u32 %%r%d, [%%rd5+%d];\n", i + 8, 4 * i);
+	for (int i = 0; i < SPILL64_N64; i++)
+		fprintf(f, "\tld.global.u64 %%rd%d, [%%rd5+%d];\n", i + 16, 4 * SPILL64_N32 + 8 * i);
+	fprintf(f, "\tmov.u64 %%rd10, 0;\n");
+	for (int i = 0; i < SPILL64_N64; i++)
+		fprintf(f, "\tadd.s64 %%rd11, %%rd%d, %%rd10;\n\tadd.s64 %%rd10, %%rd11, 1;\n", i + 16);
+	fprintf(f, "\tmov.u32 %%r4, 0;\n");
+	for (int i = 0; i < SPILL64_N32; i++)
+		fprintf(f, "\tadd.u32 %%r4, %%r4, %%r%d;\n", i + 8);
+	for (int i = 0; i < SPILL64_N64; i++)
+		fprintf(f, "\txor.b64 %%rd10, %%rd10, %%rd%d;\n", i + 16);
+	fprintf(f, "\tcvt.u64.u32 %%rd12, %%r4;\n\tadd.s64 %%rd10, %%rd10, %%rd12;\n"
+		   "\tst.global.u64 [%%rd9], %%rd10;\n\tret;\n}\n");
+	if (fclose(f)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+TEST_F(ptx, spill_add64)
+{
+	enum { W = 2 * SPILL64_THREADS + SPILL64_N32 + 2 * SPILL64_N64 };
+	uint32_t in[W];
+	uint64_t out[SPILL64_THREADS];
+	struct vgpu_args *args = NULL;
+	char *text = spill_add64_ptx(), *dis = NULL;
+	size_t dlen = 0;
+	FILE *f;
+	int ret;
+
+	ASSERT_NE(NULL, text);
+	for (int i = 0; i < W; i++)
+		in[i] = (uint32_t)i * 2654435761u;
+	ret = vgpu_program_from_ptx(self->dev, text, strlen(text), "spill_add64.ptx",
+				    &self->prog, self->log, sizeof(self->log));
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	/* it did spill */
+	f = open_memstream(&dis, &dlen);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, vgpu_program_disassemble(self->prog, f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(dis, "R239"));
+	free(dis);
+	ASSERT_EQ(0, buf(self, 0, in, sizeof(in)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, vgpu_args_set_bo(args, (unsigned)i, self->bo[i], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, SPILL64_THREADS, 0, true));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
+	for (int t = 0; t < SPILL64_THREADS; t++) {
+		const uint32_t *w = in + 2 * t;
+		uint64_t acc = 0;
+		uint32_t sum = 0;
+
+		for (int i = 0; i < SPILL64_N64; i++)
+			acc += ((uint64_t)w[SPILL64_N32 + 2 * i + 1] << 32 | w[SPILL64_N32 + 2 * i]) + 1;
+		for (int i = 0; i < SPILL64_N32; i++)
+			sum += w[i];
+		for (int i = 0; i < SPILL64_N64; i++)
+			acc ^= (uint64_t)w[SPILL64_N32 + 2 * i + 1] << 32 | w[SPILL64_N32 + 2 * i];
+		EXPECT_EQ(acc + sum, out[t]) TH_LOG("thread %d", t);
+	}
+	vgpu_args_free(args);
+	free(text);
+}
+
+/*
  * rcp.approx.ftz.f64 as the GPU computes it (tests/ptx/gen): 1 / (x's
  * high word alone), truncated to its high word; for normal x not near
  * the range's ends.
