@@ -397,6 +397,18 @@ static void vgpu_job_done_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 {
 	struct vgpu_job *job = container_of(cb, struct vgpu_job, done_cb);
 
+	/*
+	 * Killed before it ran (its queue destroyed, its file closed, the
+	 * device gone): its record says so when its fence signals, as
+	 * GET_JOB after a wait expects (free_job, which recorded it alone
+	 * before, runs from a work item later: queue.destroy_with_jobs read
+	 * QUEUED once).  A lockless dma_fence_is_signaled() may still see
+	 * the flag in the instructions between its setting and this
+	 * callback.  free_job records the same again (it also sees jobs
+	 * whose fence had signalled before this callback was added).
+	 */
+	if (!READ_ONCE(job->hw_fence) && !READ_ONCE(job->guilty))
+		vgpu_job_record(job, f->error ?: -ECANCELED, VGPU_ERR_ABORTED, NULL);
 	atomic64_inc(&job->xq->completed);
 }
 

@@ -877,7 +877,7 @@ static uint32_t lines(const char *s)
 	return n;
 }
 
-TEST_F(vm, random_binds_agree_with_a_model)
+TEST_F_TIMEOUT(vm, random_binds_agree_with_a_model, 300)
 {
 	static char got[1 << 16], want[1 << 16];
 	uint32_t h[NBO], seed = 12345;
