@@ -248,25 +248,6 @@ static void bench_alu(struct vgpu_sm *sm)
 
 /* ---- (b) BAR.SYNC-heavy ---- */
 
-/* %s: "BAR.SYNC 0x0" or "NOP"; out[tid] = 3 * rounds. */
-static const char bar_src_fmt[] =
-	".kernel bar\n"
-	".param ptr out\n"
-	"    S2R R0, SR_TID.X ;\n"
-	"    MOV R1, 0x0 ;\n"
-	"    MOV R4, 0x0 ;\n"
-	"loop:\n"
-	"    IADD R4, R4, 0x3 ;\n"
-	"    IADD R1, R1, 0x1 ;\n"
-	"    ISETP.LT.U32 P0, R1, 0x%x ;\n"
-	"    %s ;\n"
-	"@P0 BRA loop ;\n"
-	"    LDP.64 R2, [out] ;\n"
-	"    SHL R5, R0, 0x2 ;\n"
-	"    IADD R2, R2, R5 ;\n"
-	"    STG.32 [R2], R4 ;\n"
-	"    EXIT ;\n";
-
 /* The ALU work of the barrier loop, a round at a time, no barrier. */
 static __attribute__((noinline)) void bar_alu_c(uint32_t rounds, uint32_t *acc)
 {

@@ -16,10 +16,12 @@
  *       200 us: polling flat out would keep this process and QEMU's main
  *       thread on the CPUs the SM thread needs (on 2 cores that halves
  *       the device's rate).
- *   (e) the device with 1, 2 and 4 SM worker threads (threads=) on a grid
- *       of 64 independent CTAs of the compute-bound kernel: the completion
- *       record's elapsed time and the speed-up over threads=1 (bounded by
- *       the machine's cores).
+ *   (e) the device with 1, 2 and 4 SM worker threads (threads=; the list
+ *       from VGPU_BENCH_THREADS) on a grid of 64 independent CTAs
+ *       (VGPU_BENCH_CTAS) of the compute-bound kernel and of a
+ *       BAR.SYNC-heavy one: the completion record's elapsed time, the
+ *       warp-instructions per second and the speed-up over the first
+ *       (bounded by the machine's cores).  `bench_device e` runs (e) only.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -248,10 +250,13 @@ static void bench_alu(struct dev *d)
 	dev_kernel_free(&kern);
 }
 
-/* (e): 64 CTAs of the compute-bound kernel on threads=N; elapsed_ns, best of 3 */
-static uint64_t scale_run(const char *props)
+/*
+ * (e): a grid of independent CTAs of 256 threads on threads=N SM workers
+ * (sms= the most threads asked, at least 4); the completion record's
+ * elapsed ns, best of ALU_REPS.  @src: the kernel's text.
+ */
+static uint64_t scale_run(const char *props, const char *src, uint32_t ctas)
 {
-	char src[sizeof(alu_src_fmt) + 16];
 	struct dev d;
 	struct dev_kernel kern;
 	struct vgpu_cmd_launch cmd;
@@ -261,16 +266,14 @@ static uint64_t scale_run(const char *props)
 	if (dev_open(&d, props, 1))
 		die("cannot start QEMU");
 	dev_queue_init(&d, 0, RING);
-	snprintf(src, sizeof(src), alu_src_fmt, 500u);
 	if (dev_kernel_load(&d, 0, src, &kern))
 		die("assembly failed");
-	/* every CTA stores the same values to the same words: the CTAs are
-	 * independent, the output is one CTA's */
-	out_va = dev_buf(&d, 0, 16 * 256, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE,
+	/* each CTA stores to its own 4 KiB (kernels.h) */
+	out_va = dev_buf(&d, 0, 4096ull * ctas, VGPU_PTE_VALID | VGPU_PTE_READ | VGPU_PTE_WRITE,
 			 NULL);
 	par_va = dev_buf(&d, 0, 8, VGPU_PTE_VALID | VGPU_PTE_READ, &par_pa);
 	qts_memwrite(d.qts, par_pa, &out_va, 8);
-	cmd = dev_launch_cmd(&kern, 64, 256, par_va, 8);
+	cmd = dev_launch_cmd(&kern, ctas, 256, par_va, 8);
 	for (int r = 0; r < ALU_REPS; r++) {
 		uint32_t slot = dev_put(&d, 0, &cmd);
 
@@ -290,36 +293,79 @@ static uint64_t scale_run(const char *props)
 	return best;
 }
 
+/*
+ * (e) over VGPU_BENCH_THREADS (default "1 2 4") with VGPU_BENCH_CTAS CTAs
+ * (default 64) on VGPU_BENCH_SMS SMs (default: the most threads, at least
+ * 4): the compute-bound grid and the BAR.SYNC-heavy one, each
+ * as warp-instructions per second and the speed-up over threads=1.
+ */
 static void bench_workers(void)
 {
-	static const unsigned n[] = { 1, 2, 4 };
-	uint64_t t1 = 0;
+	const char *list = getenv("VGPU_BENCH_THREADS");
+	const char *ctas_env = getenv("VGPU_BENCH_CTAS");
+	uint32_t ctas = ctas_env ? (uint32_t)strtoul(ctas_env, NULL, 0) : 64;
+	unsigned n[16], nn = 0, sms = 4;
+	char *copy = strdup(list && *list ? list : "1 2 4"), *tok, *save;
+	struct {
+		const char *name;
+		char src[sizeof(alu_src_fmt) + sizeof(bar_src_fmt) + 32];
+		uint64_t warp_insns;
+	} grids[2];
 
-	printf("(e) 64 independent CTAs x 256 threads x 500 iterations, by SM worker threads"
-	       " (%ld CPUs online)\n", sysconf(_SC_NPROCESSORS_ONLN));
-	for (unsigned i = 0; i < 3; i++) {
-		char props[32];
-		uint64_t t;
+	for (tok = strtok_r(copy, " ,", &save); tok && nn < 16; tok = strtok_r(NULL, " ,", &save))
+		if ((n[nn] = (unsigned)strtoul(tok, NULL, 0)) >= 1)
+			sms = n[nn++] > sms ? n[nn - 1] : sms;
+	free(copy);
+	if (getenv("VGPU_BENCH_SMS"))
+		sms = (unsigned)strtoul(getenv("VGPU_BENCH_SMS"), NULL, 0);
+	if (!nn || !ctas)
+		die("VGPU_BENCH_THREADS / VGPU_BENCH_CTAS");
+	grids[0].name = "compute";
+	snprintf(grids[0].src, sizeof(grids[0].src), alu_src_fmt, 500u);
+	grids[0].warp_insns = ALU_WARP_INSNS(500) * 8 * ctas;
+	grids[1].name = "BAR.SYNC";
+	snprintf(grids[1].src, sizeof(grids[1].src), bar_src_fmt, 1000u, "BAR.SYNC 0x0");
+	grids[1].warp_insns = BAR_WARP_INSNS(1000) * 8 * ctas;
+	printf("(e) %u independent CTAs x 256 threads on sms=%u, by SM worker threads"
+	       " (%ld CPUs online): compute (500 iterations), BAR.SYNC (1000 rounds)\n",
+	       ctas, sms, sysconf(_SC_NPROCESSORS_ONLN));
+	for (unsigned g = 0; g < 2; g++) {
+		uint64_t t1 = 0;
 
-		snprintf(props, sizeof(props), "threads=%u", n[i]);
-		t = scale_run(props);
-		if (!i)
-			t1 = t;
-		printf("    threads=%u   %8.2f ms   speed-up %.2fx over threads=1\n", n[i],
-		       (double)t / 1e6, (double)t1 / (double)t);
-		bench_row(bench_fmt("device, 64 CTAs, threads=%u", n[i]),
-			  bench_fmt("%.2f ms", (double)t / 1e6),
-			  bench_fmt("threads=1 %.2f ms", (double)t1 / 1e6),
-			  bench_fmt("%.2fx speed-up", (double)t1 / (double)t), "", -1);
+		for (unsigned i = 0; i < nn; i++) {
+			char props[48];
+			uint64_t t;
+			double wips;
+
+			snprintf(props, sizeof(props), "sms=%u,threads=%u", sms, n[i]);
+			t = scale_run(props, grids[g].src, ctas);
+			if (!i)
+				t1 = t;
+			wips = (double)grids[g].warp_insns / ((double)t / 1e9);
+			printf("    %-8s threads=%-2u %9.2f ms  %7.1f M warp-insns/s  speed-up %.2fx over "
+			       "threads=%u\n", grids[g].name, n[i], (double)t / 1e6, wips / 1e6,
+			       (double)t1 / (double)t, n[0]);
+			bench_row(bench_fmt("device %s, %u CTAs, sms=%u threads=%u", grids[g].name,
+					    ctas, sms, n[i]),
+				  bench_fmt("%.2f ms (%.0f M warp-insns/s)", (double)t / 1e6,
+					    wips / 1e6),
+				  bench_fmt("threads=%u %.2f ms", n[0], (double)t1 / 1e6),
+				  bench_fmt("%.2fx speed-up", (double)t1 / (double)t), "", -1);
+		}
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct dev d;
 	struct dev_kernel empty;
 	double reg_ns;
 
+	/* "e": the scaling grids alone (on a many-core machine) */
+	if (argc > 1 && !strcmp(argv[1], "e")) {
+		bench_workers();
+		return 0;
+	}
 	printf("vgpu-pci device benchmarks (qtest, TCG-less: -accel qtest)\n");
 	if (dev_open(&d, "threads=1", 1))
 		die("cannot start QEMU (make qemu)");
