@@ -423,7 +423,9 @@ echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s)
 $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" test_libvgpu test_userq vgpu_multi vgpu_dos)
 echo \"VGPU-LIBTEST-RC: \$?\"
 $(ksft_cmd VGPU_BACKEND=drm test_ptx)
+t0=\$(cut -d. -f1 /proc/uptime)
 $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda" ${cuda_progs[@]+"${cuda_progs[@]}"})
+echo \"VGPU-LIBTEST: the CUDA programs took \$((\$(cut -d. -f1 /proc/uptime) - t0)) s\"
 cd /"
 fi
 cat >"$root/init" <<INIT
