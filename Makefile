@@ -31,6 +31,7 @@
 #   examples/          the example programs (examples/*.c)
 #   tests/, bench/, qtest/   host tests, benchmarks, device tests
 #   guest-bin/         static tools and examples for the guest initramfs
+#   guest-cuda/        the CUDA programs for the guest, with their libraries
 
 BUILD ?= build
 CC ?= cc
@@ -131,7 +132,7 @@ PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
 .PHONY: all check check-host print-tests bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
-	bench-device guest guest-bins shell install install-files uninstall \
+	bench-device guest guest-bins guest-cuda shell install install-files uninstall \
 	examples deps
 all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(CUDART_SO) $(CUDA_EXAMPLE) \
 	$(CUDART_EXAMPLE) $(TOOLS) $(EXAMPLES)
@@ -446,6 +447,20 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
 
+# The CUDA programs that run in the guest too, on the drm backend with
+# every device bound (run-in-guest.sh, through kselftest's runner: each a
+# vgpu:NAME test): the runtime-API tests and the samples.
+# scripts/guest-cuda.sh lays them out in $(BUILD)/guest-cuda/root, a tree
+# that run-in-guest.sh and build-guest.sh copy into their initramfs, with
+# libcudart.so.13, libcuda.so.1 and libvgpu.so.2 in /usr/lib/vgpu-cuda and
+# the host's shared libraries they load (libstdc++, libc, libdrm, libzstd,
+# ..., the loader) at the host's paths.  The guest's are made in build/.
+GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES)
+GUEST_CUDA_DIR := $(BUILD)/guest-cuda
+$(GUEST_CUDA_DIR)/programs.txt: scripts/guest-cuda.sh $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)
+	scripts/guest-cuda.sh $(GUEST_CUDA_DIR) $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)
+guest-cuda: $(GUEST_CUDA_DIR)/programs.txt
+
 # README.md's commands for a CUDA program, run as written against this
 # build (tests/unit/test_readme_cuda.sh); the example built by `make` too,
 # with a RUNPATH to $(BUILD) so that it runs from the tree as it is.
@@ -567,8 +582,9 @@ $(QEMU):
 	@scripts/build-qemu.sh
 
 # The guest: Debian's kernel and modules, vgpu.ko when built, a busybox
-# initramfs with the smoke program, the static tools and examples.
-guest: all guest-bins
+# initramfs with the smoke program, the static tools and examples, and
+# the CUDA programs with their libraries (guest-cuda).
+guest: all guest-bins guest-cuda
 	@scripts/build-guest.sh
 
 check-device: all $(QTESTS) qemu

@@ -24,6 +24,12 @@
 #                         drm_exec with their dependencies, and vgpu.ko
 #                         (build/module/vgpu.ko, when built)
 #                         the guest selftests of build/selftests, when built
+#                         the CUDA programs of build/guest-cuda (make
+#                         guest-cuda: scripts/guest-cuda.sh), when built,
+#                         in /bin, with libcudart.so.13, libcuda.so.1 and
+#                         libvgpu.so.2 in /usr/lib/vgpu-cuda (/init puts it
+#                         on LD_LIBRARY_PATH) and the host's shared
+#                         libraries they load, the loader included
 #
 # Needs build/bin/vgpu-as and build/guest-bin/ (`make guest` builds both
 # first; so does this script, through make, when they are missing).
@@ -119,6 +125,8 @@ for f in build/selftests/vgpu_test build/selftests/vgpu_mem build/selftests/vgpu
 	[[ -x $f ]] && selftests+=("$f")
 done
 inputs+=("${selftests[@]+"${selftests[@]}"}")
+cuda=build/guest-cuda
+[[ -f $cuda/programs.txt ]] && inputs+=("$cuda/programs.txt")
 rd=$out/initramfs.cpio.gz
 stale=0
 if [[ ! -f $rd ]]; then
@@ -142,6 +150,11 @@ if ((stale)); then
 	cp examples/*.vgs examples/*.expected examples/*.c "$root/examples/"
 	if ((${#selftests[@]})); then
 		cp "${selftests[@]}" "$root/bin/"
+	fi
+	if [[ -f $cuda/programs.txt ]]; then
+		cp -a "$cuda/root/." "$root/"
+		mv "$root"/kselftest/vgpu/* "$root/bin/"
+		rm -r "$root/kselftest"
 	fi
 	cp tests/guest/init "$root/init"
 	chmod 755 "$root/init" "$root/bin/run-examples"

@@ -17,7 +17,10 @@
  *    the gate is opened only later), the event and s2 are not ready, and
  *    a kernel on s3 runs to completion; the gated kernel saw that kernel's
  *    flag while spinning, so the two overlapped on the device; and the
- *    kernel on s2 started only after the gated kernel's last store.  The
+ *    kernel on s2 started only after the gated kernel's last store.  It
+ *    needs a hardware queue of normal priority for each of s1, s2 and s3
+ *    (the guest suite's devices have 6; the device's default, 1: there
+ *    s3's kernel waits behind the gated one and times out).  The
  *    sim backend runs each job to completion inside its launch (one at a
  *    time, on the calling thread): there a gated kernel would never end,
  *    and this test is skipped.

@@ -15,6 +15,15 @@
 #   ./run_kselftest.sh -t vgpu:test_libvgpu -t vgpu:vgpu_multi -t vgpu:vgpu_dos
 #                                               the library on the devices,
 #                                               and the two-device tests
+#   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N LD_LIBRARY_PATH=/usr/lib/vgpu-cuda \
+#   ./run_kselftest.sh -t vgpu:test_cudart -t vgpu:sample_vectorAdd ...
+#                                               the CUDA programs built by
+#                                               nvcc (make guest-cuda:
+#                                               build/guest-cuda, the
+#                                               Makefile's GUEST_CUDA), on
+#                                               vGPU's libcudart.so.13 and
+#                                               libcuda.so.1, with the
+#                                               host's shared libraries
 #
 # each program under the timeout of vgpu/settings (times
 # VGPU_TIMEOUT_SCALE, through run_kselftest.sh -o).  The results are the
@@ -116,6 +125,13 @@ if [[ ! -f $ko ]]; then
 fi
 [[ -x $qemu ]] || scripts/build-qemu.sh
 make --no-print-directory -C tests/selftests/vgpu
+# the CUDA programs and the shared libraries they load (scripts/guest-cuda.sh)
+cuda_dir=$top/build/guest-cuda
+cuda_progs=()
+if [[ $mode == test ]]; then
+	make --no-print-directory BUILD=build CC=gcc SAN=0 guest-cuda
+	mapfile -t cuda_progs <"$cuda_dir/programs.txt"
+fi
 kver=$(cat "$guest/kernel-version")
 
 tag=$(basename "$guest")
@@ -163,7 +179,7 @@ if [[ $mode == fuzz ]]; then
 	ksft_fail_rounds=${VGPU_KSFT_FAIL_ROUNDS:-1}
 	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 2 + 360 + (ksft_fail_rounds - 1) * 6 * (ksft_fail_secs + 5)) * scale))}
 else
-	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((2 * ksft_timeout + 300) * scale))}
+	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((3 * ksft_timeout + 300) * scale))}
 fi
 
 root=$work/initramfs
@@ -205,6 +221,12 @@ depmod -b "$root" "$kver"
 # kselftest/, vgpu/
 cp -a "$inst" "$root/kselftest"
 rm -f "$root/kselftest/.installed"
+# the CUDA programs join the vgpu collection; their libraries, vGPU's and
+# the host's (with the loader), go where the programs look for them
+if ((${#cuda_progs[@]})); then
+	cp -a "$cuda_dir/root/." "$root/"
+	printf 'vgpu:%s\n' "${cuda_progs[@]}" >>"$root/kselftest/kselftest-list.txt"
+fi
 
 # /usr/bin/timeout for kselftest's runner.sh, which runs
 # "/usr/bin/timeout --foreground T /usr/bin/timeout T ./PROG" when that
@@ -401,6 +423,9 @@ echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s)
 $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" test_libvgpu test_userq vgpu_multi vgpu_dos)
 echo \"VGPU-LIBTEST-RC: \$?\"
 $(ksft_cmd VGPU_BACKEND=drm test_ptx)
+t0=\$(cut -d. -f1 /proc/uptime)
+$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda" ${cuda_progs[@]+"${cuda_progs[@]}"})
+echo \"VGPU-LIBTEST: the CUDA programs took \$((\$(cut -d. -f1 /proc/uptime) - t0)) s\"
 cd /"
 fi
 cat >"$root/init" <<INIT
@@ -631,7 +656,8 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race vgpu_multi vgpu_dos test_libvgpu test_userq test_ptx; do
+for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race vgpu_multi vgpu_dos test_libvgpu test_userq test_ptx \
+	${cuda_progs[@]+"${cuda_progs[@]}"}; do
 	[[ -z ${VGPU_GUEST_ONLY:-} || " $VGPU_GUEST_ONLY " == *" $p "* ]] || continue
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
 	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
