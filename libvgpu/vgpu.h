@@ -321,6 +321,9 @@ enum vgpu_arg_type {
 	VGPU_ARG_PRINTF = VGPU_PARAM_PRINTF,
 	/* the address of the parameter buffer itself: filled in like LOCAL */
 	VGPU_ARG_PARAMS = VGPU_PARAM_PARAMS,
+	/* 1 and 2 bytes: vgpu_args_set_u32/s32 write the value's low bytes */
+	VGPU_ARG_U8 = VGPU_PARAM_U8,
+	VGPU_ARG_U16 = VGPU_PARAM_U16,
 };
 
 /**

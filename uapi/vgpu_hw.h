@@ -701,7 +701,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
 #define VGPU_MAX_WDOG_MS 60000u /* WDOG_MS writes above it store this */
 #define VGPU_DEFAULT_TIMESLICE_US 2000u /* property timeslice-us */
 #define VGPU_MAX_TIMESLICE_US 1000000u /* TIMESLICE_US writes above it store this */
-#define VGPU_MAX_CODE_BYTES (1u << 20)
+#define VGPU_MAX_CODE_BYTES (1u << 24) /* 16 MiB (cub's device algorithms: over 1) */
 #define VGPU_AS_MAX 256u
 #define VGPU_RING_MAX 4096u
 #define VGPU_QUEUES_MAX 64u /* property queues= at most: registers up to

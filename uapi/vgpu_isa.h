@@ -575,6 +575,13 @@ enum vgpu_param_type {
 	 * (a tensor map passed by value, PTX's mov of a parameter's name).
 	 */
 	VGPU_PARAM_PARAMS = 10,
+	/*
+	 * 1- and 2-byte parameters (PTX's .u8/.u16 and the bytes of an
+	 * array parameter with less than 4-byte alignment): naturally
+	 * aligned like the others.
+	 */
+	VGPU_PARAM_U8 = 11,
+	VGPU_PARAM_U16 = 12,
 };
 
 struct vgpu_printf_header {

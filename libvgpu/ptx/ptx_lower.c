@@ -297,7 +297,7 @@ static uint32_t param_offset(const struct ptx_func *f, int i)
 	uint32_t off = 0;
 
 	for (int k = 0; k <= i; k++) {
-		uint32_t align = f->params[k].align < 4 ? 4 : f->params[k].align;
+		uint32_t align = f->params[k].align ? f->params[k].align : 1;
 
 		off = (off + align - 1) / align * align;
 		if (k < i)

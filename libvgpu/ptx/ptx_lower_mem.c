@@ -126,10 +126,24 @@ static bool address(struct lower *L, const struct ptx_operand *o, enum space *sp
 	*base = -1;
 	if (o->kind != PTX_O_MEM)
 		return pl_lerr(L, "expected a memory operand [address]");
+	if (*sp == SP_PARAM && o->reg >= 0) {
+		/*
+		 * Through a register holding a parameter's address (mov of a
+		 * parameter's name, PTX ISA 5.1.6.1): that is an address in
+		 * the parameter buffer's global copy (pl_param_addr), so the
+		 * load is a global one.
+		 */
+		if (pl_preg(L, o->reg)->cls != PTX_R64)
+			return pl_unsupported(L, "a 32-bit parameter address");
+		*sp = SP_GLOBAL;
+		*base = o->reg;
+		snprintf(off, len, "%" PRId64, o->imm);
+		return true;
+	}
 	if (*sp == SP_PARAM) {
 		int p = o->sym[0] ? pl_param_index(L->f, o->sym) : -1;
 
-		if (p < 0 || o->reg >= 0)
+		if (p < 0)
 			return pl_unsupported(L, "a parameter address other than [name+offset]");
 		snprintf(off, len, "arg%d+%" PRId64, p, o->imm);
 		return true;
