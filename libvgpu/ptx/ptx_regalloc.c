@@ -349,7 +349,13 @@ static int spill_rewrite(struct ptx_code *c, const int *slot, int nv0,
 				cursor += w;
 				ns++;
 			}
-			if (!op->def || op->partial || t.guard >= 0)
+			/*
+			 * Reloaded unless the instruction surely writes all
+			 * of it: a def of one word of a wide register is not
+			 * "partial" when it completes the value (liveness'
+			 * kill), but the store after it writes every word.
+			 */
+			if (!op->def || op->partial || t.guard >= 0 || c->vregs[op->v].width > 1)
 				ld[k] = true;
 			if (op->def)
 				st[k] = true;
