@@ -154,6 +154,14 @@ int vgpu_args_set_f32(struct vgpu_args *args, unsigned int index, float value)
 	return set_arg(args, index, 1u << VGPU_ARG_F32, bits);
 }
 
+int vgpu_args_set_envreg(struct vgpu_args *args, unsigned int index, uint32_t value)
+{
+	if (!args || index >= VGPU_ENVREGS)
+		return -EINVAL;
+	args->envreg[index] = value;
+	return 0;
+}
+
 int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
 		      const void *data, uint32_t len)
 {

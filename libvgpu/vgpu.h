@@ -324,6 +324,9 @@ enum vgpu_arg_type {
 	/* 1 and 2 bytes: vgpu_args_set_u32/s32 write the value's low bytes */
 	VGPU_ARG_U8 = VGPU_PARAM_U8,
 	VGPU_ARG_U16 = VGPU_PARAM_U16,
+	/* %envreg0..31 (128 bytes): filled in like LOCAL, from
+	 * vgpu_args_set_envreg() */
+	VGPU_ARG_ENVREGS = VGPU_PARAM_ENVREGS,
 };
 
 /**
@@ -407,6 +410,14 @@ VGPU_API int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
 			       const void *data, uint32_t len);
 /* Add a buffer to the launch's buffer list without writing its address. */
 VGPU_API int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo);
+/*
+ * Environment register @index (0..VGPU_ENVREGS - 1, -EINVAL past them) of
+ * the launches with @args: PTX's %envregN reads @value, and reads 0 for
+ * the ones never set.  Any kernel takes them (one that reads none ignores
+ * them); a buffer the value points into must be added (vgpu_args_use_bo()).
+ */
+VGPU_API int vgpu_args_set_envreg(struct vgpu_args *args, unsigned int index,
+				  uint32_t value);
 
 /* ------------------------------------------------------------------ */
 /* Syncobjs                                                           */

@@ -155,6 +155,33 @@ static CUresult fill_args(const struct CUfunc_st *f, void **params, void **extra
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The grid workspace of a cooperative launch, as NVIDIA's driver passes
+ * it: zeroed device memory whose address the kernel reads from %envreg1
+ * (high word) and %envreg2 (low word) (CCCL's
+ * cooperative_groups/details/driver_abi.h: struct grid_workspace { u32
+ * wsSize; u32 barrier; }, the counter grid_group::sync() adds to,
+ * details/sync.h).  Other launches get 0 there: grid.sync() traps, as on
+ * the GPU.  *@ws: the buffer, freed once the job completes.
+ */
+static CUresult grid_workspace(struct CUctx_st *ctx, bool cooperative, struct vgpu_args *args,
+			       struct vgpu_bo **ws)
+{
+	uint64_t va = 0;
+
+	*ws = NULL;
+	if (cooperative) {
+		int ret = vgpu_bo_new(ctx->dev, 8, VGPU_BO_NO_EXEC, ws);
+
+		if (ret)
+			return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : cuv_errno(ret);
+		va = vgpu_bo_gpu_address(*ws);
+	}
+	vgpu_args_set_envreg(args, 1, (uint32_t)(va >> 32));
+	vgpu_args_set_envreg(args, 2, (uint32_t)va);
+	return CUDA_SUCCESS;
+}
+
 static CUresult launch(CUfunction f, struct launch *l, void **params, void **extra)
 {
 	struct vgpu_launch_config cfg = { 0 };
@@ -163,6 +190,7 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 	struct CUctx_st *ctx;
 	struct vgpu_args *args = NULL;
 	struct vgpu_job *job = NULL;
+	struct vgpu_bo *ws = NULL;
 	unsigned int nw = 0;
 	int ret;
 	CUresult r = cuv_current(&ctx);
@@ -185,6 +213,8 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 	if (!args && vgpu_args_new(f->kernel, &args))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	r = fill_args(f, params, extra, args);
+	if (!r)
+		r = grid_workspace(ctx, l->cooperative, args, &ws);
 	if (r) {
 		args = atomic_exchange(&f->args_cache, args);
 		vgpu_args_free(args);
@@ -230,10 +260,12 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			cuv_warn("%s: the launch was refused: %s", f->name, strerror(-ret));
 			r = ret == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_LAUNCH_FAILED;
 		} else {
-			cuv_stream_launched(s, job);
+			cuv_stream_launched(s, job, ws);
+			ws = NULL;
 		}
 	}
 	pthread_mutex_unlock(&ctx->lock);
+	vgpu_bo_free(ws); /* not launched */
 	args = atomic_exchange(&f->args_cache, args); /* keep it for the next launch */
 	vgpu_args_free(args);
 	return r;

@@ -425,6 +425,8 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 	}
 	if (code.uses_params) /* a parameter's address: the launch fills in pself */
 		sb_printf(sb, ".param params pself\n");
+	if (code.uses_envregs) /* %envreg0..31: the launch fills in penv */
+		sb_printf(sb, ".param envregs penv\n");
 	if (m->nglobals) /* module data: the launch fills in gdata */
 		sb_printf(sb, ".param data gdata\n");
 	for (int i = 0; i < f->ninsns; i++)

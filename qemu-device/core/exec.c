@@ -834,6 +834,13 @@ EXEC(exec_exit)
 	return VGPU_X_NEXT;
 }
 
+/* PTX's trap (CUDA's __trap(), a failed device assert): the launch stops */
+EXEC(exec_trap)
+{
+	vgpu_raise(c, w, VGPU_EXC_TRAP, em, "trap instruction");
+	return VGPU_X_EXC;
+}
+
 static enum vgpu_xres nanosleep_ns(struct vgpu_cta *c, struct vgpu_warp *w,
 				   uint32_t ns)
 {
@@ -1004,6 +1011,7 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_ATOMS_CAS] = { vgpu_exec_atoms_cas, false },
 	[VGPU_I_BRA] = { exec_bra, false },
 	[VGPU_I_EXIT] = { exec_exit, false },
+	[VGPU_I_TRAP] = { exec_trap, false },
 	[VGPU_I_CALL_I] = { vgpu_exec_call, false },
 	[VGPU_I_CALL_R] = { vgpu_exec_call, false },
 	[VGPU_I_RET] = { vgpu_exec_ret, false },
