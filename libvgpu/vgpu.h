@@ -532,7 +532,8 @@ struct vgpu_sync_point {
  *              .shared bytes
  * @queue:      the queue (vgpu_queue_new(), same device), NULL for the
  *              default queue
- * @flags:      VGPU_LAUNCH_RANDOM_SCHED, VGPU_LAUNCH_SANITIZE (uapi/vgpu_hw.h)
+ * @flags:      VGPU_LAUNCH_RANDOM_SCHED, VGPU_LAUNCH_SANITIZE,
+ *              VGPU_LAUNCH_COOPERATIVE (uapi/vgpu_hw.h)
  * @seed:       scheduler seed for VGPU_LAUNCH_RANDOM_SCHED
  * @budget:     warp-instruction limit, 0 = the device's default
  * @wait:       the job starts when every one of these has signalled; each

@@ -48,8 +48,19 @@ static inline __u64 vgpu_dims_volume(__u32 a, __u32 b, __u32 c)
 #define VGPU_LAUNCH_RANDOM_SCHED (1u << 0) /* seeded random interleaving */
 #define VGPU_LAUNCH_SANITIZE (1u << 1)	   /* mbarrier/async UB -> exception */
 #define VGPU_LAUNCH_TIMELINE (1u << 2)	   /* record events (struct vgpu_trace_event) */
+/*
+ * Cooperative (CUDA's cooperative launch): every CTA of the grid is
+ * co-resident, so CTAs may wait on each other (a grid-wide barrier).  The
+ * device runs the whole grid at once on one SM, interleaved as a
+ * cluster's CTAs are; each CTA is still a cluster of one (cluster
+ * registers, .shared::cluster addresses, MAPA), except that BAR.CLUSTER
+ * waits for the whole grid.  The cluster must be 1x1x1 and the grid at
+ * most VGPU_MAX_CLUSTER_CTAS CTAs (else VGPU_EXC_BAD_LAUNCH).
+ */
+#define VGPU_LAUNCH_COOPERATIVE (1u << 3)
 #define VGPU_LAUNCH_FLAGS_MASK                                                 \
-	(VGPU_LAUNCH_RANDOM_SCHED | VGPU_LAUNCH_SANITIZE | VGPU_LAUNCH_TIMELINE)
+	(VGPU_LAUNCH_RANDOM_SCHED | VGPU_LAUNCH_SANITIZE | VGPU_LAUNCH_TIMELINE | \
+	 VGPU_LAUNCH_COOPERATIVE)
 
 /*
  * ---- Timeline: what the SMs did during one launch ----

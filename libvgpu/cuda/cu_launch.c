@@ -78,12 +78,23 @@ static CUresult check_geometry(const struct CUfunc_st *f, struct launch *l,
 			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 		}
 	}
+	/*
+	 * A cooperative grid runs co-resident (VGPU_LAUNCH_COOPERATIVE): at
+	 * most one CTA per SM (occupancy: one CTA an SM) and at most what the
+	 * device runs at once, VGPU_MAX_CLUSTER_CTAS; in clusters of one.
+	 */
+	if (l->cooperative && ncl > 1) {
+		cuv_warn("%s: a cooperative launch in clusters of %u CTAs is not supported",
+			 f->name, ncl);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	if (l->cooperative &&
-	    (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > d->info.param[VGPU_PARAM_SMS]) {
-		cuv_warn("%s: a cooperative grid of %llu CTAs: more than the device's %llu SMs "
-			 "hold at once", f->name,
+	    ((uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > d->info.param[VGPU_PARAM_SMS] ||
+	     (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > VGPU_MAX_CLUSTER_CTAS)) {
+		cuv_warn("%s: a cooperative grid of %llu CTAs: more than the device holds at once "
+			 "(%llu SMs, at most %u CTAs)", f->name,
 			 (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2],
-			 (unsigned long long)d->info.param[VGPU_PARAM_SMS]);
+			 (unsigned long long)d->info.param[VGPU_PARAM_SMS], VGPU_MAX_CLUSTER_CTAS);
 		return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 	}
 	return CUDA_SUCCESS;
@@ -238,6 +249,7 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			cfg.cluster[i] = l->cluster[i] ? l->cluster[i] : 1;
 		}
 		cfg.smem_bytes = l->smem;
+		cfg.flags = l->cooperative ? VGPU_LAUNCH_COOPERATIVE : 0;
 		cfg.queue = s->queue;
 		if (l->has_priority) {
 			uint32_t p = l->priority >= 0 ? VGPU_QUEUE_PRIORITY_NORMAL :
