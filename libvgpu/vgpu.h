@@ -351,7 +351,7 @@ struct vgpu_kernel_info {
  * @name:   its name
  * @type:   enum vgpu_arg_type
  * @offset: byte offset in the parameter buffer
- * @size:   4 or 8
+ * @size:   1, 2, 4 or 8 (128 for VGPU_ARG_ENVREGS)
  */
 struct vgpu_arg_info {
 	const char *name;
