@@ -1482,7 +1482,7 @@ static const struct bad_ptx bad[] = {
 	{ "param_through_register",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
 	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.param.u32 %r0, [%rd0];\n ret;\n}\n",
-	  "t.ptx:9:2: error: unsupported PTX construct 'ld.param.u32': a parameter address other than [name+offset]" },
+	  "t.ptx:9:2: error: unsupported PTX construct 'ld.param.u32': a parameter address other than [name+offset] or a register set to a kernel parameter's address" },
 	{ "global_symbol_initialiser",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.global .u64 p = generic(q);\n"
 	  ".visible .entry k()\n{\n ret;\n}\n",
