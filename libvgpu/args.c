@@ -97,14 +97,16 @@ static int set_arg(struct vgpu_args *args, unsigned int index, uint32_t types,
 		return ret;
 	if (!(types & (1u << a.type)))
 		return -EINVAL;
-	if ((a.size != 4 && a.size != 8) || a.offset + a.size > args->size)
+	if ((a.size != 1 && a.size != 2 && a.size != 4 && a.size != 8) ||
+	    a.offset + a.size > args->size)
 		return -EINVAL; /* a corrupt object */
 	vgpu_put_le(args->data + a.offset, value, a.size);
 	return 0;
 }
 
 #define PTR_TYPES ((1u << VGPU_ARG_PTR) | (1u << VGPU_ARG_U64))
-#define INT_TYPES ((1u << VGPU_ARG_U32) | (1u << VGPU_ARG_S32))
+#define INT_TYPES ((1u << VGPU_ARG_U32) | (1u << VGPU_ARG_S32) | (1u << VGPU_ARG_U8) | \
+		   (1u << VGPU_ARG_U16))
 
 int vgpu_args_set_bo(struct vgpu_args *args, unsigned int index,
 		     struct vgpu_bo *bo, uint64_t offset)
@@ -150,6 +152,14 @@ int vgpu_args_set_f32(struct vgpu_args *args, unsigned int index, float value)
 
 	memcpy(&bits, &value, sizeof(bits));
 	return set_arg(args, index, 1u << VGPU_ARG_F32, bits);
+}
+
+int vgpu_args_set_envreg(struct vgpu_args *args, unsigned int index, uint32_t value)
+{
+	if (!args || index >= VGPU_ENVREGS)
+		return -EINVAL;
+	args->envreg[index] = value;
+	return 0;
 }
 
 int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,

@@ -48,6 +48,7 @@ static const char *const ptype_names[] = {
 	[VGPU_PARAM_S64] = "s64", [VGPU_PARAM_PTR] = "ptr",
 	[VGPU_PARAM_LOCAL] = "local", [VGPU_PARAM_DATA] = "data",
 	[VGPU_PARAM_PRINTF] = "printf", [VGPU_PARAM_PARAMS] = "params",
+	[VGPU_PARAM_U8] = "u8", [VGPU_PARAM_U16] = "u16", [VGPU_PARAM_ENVREGS] = "envregs",
 };
 
 static void put_reg(struct sbuf *b, unsigned r)

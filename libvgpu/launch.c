@@ -482,7 +482,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		return -EINVAL;
 	if (!args && k->nparams > !!k->local_bytes + vgpu_kernel_has_param(prog, k, VGPU_PARAM_DATA) +
 				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF) +
-				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_PARAMS))
+				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_PARAMS) +
+				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_ENVREGS))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
@@ -583,6 +584,18 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			*(struct vgpu_printf_header *)p->printf_map = (struct vgpu_printf_header){
 				.capacity = VGPU_PRINTF_BYTES - sizeof(struct vgpu_printf_header),
 			};
+	}
+	if (!ret && vgpu_kernel_has_param(prog, k, VGPU_PARAM_ENVREGS)) {
+		struct vgpu_param_bo *p = &dev->param_bos[page];
+
+		for (uint32_t i = 0; i < k->nparams; i++) {
+			const struct vgpu_obj_param *pa = &prog->obj.params[k->first_param + i];
+
+			if (pa->type != VGPU_PARAM_ENVREGS)
+				continue;
+			for (uint32_t r = 0; r < VGPU_ENVREGS; r++)
+				vgpu_put_le(p->map + pa->offset + 4 * r, args ? args->envreg[r] : 0, 4);
+		}
 	}
 	if (!ret && vgpu_kernel_has_param(prog, k, VGPU_PARAM_PARAMS)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];

@@ -97,7 +97,8 @@ static const uint32_t param_sizes[] = {
 	[VGPU_PARAM_U32] = 4, [VGPU_PARAM_S32] = 4, [VGPU_PARAM_F32] = 4,
 	[VGPU_PARAM_U64] = 8, [VGPU_PARAM_S64] = 8, [VGPU_PARAM_PTR] = 8,
 	[VGPU_PARAM_LOCAL] = 8, [VGPU_PARAM_DATA] = 8, [VGPU_PARAM_PRINTF] = 8,
-	[VGPU_PARAM_PARAMS] = 8,
+	[VGPU_PARAM_PARAMS] = 8, [VGPU_PARAM_U8] = 1, [VGPU_PARAM_U16] = 2,
+	[VGPU_PARAM_ENVREGS] = 4 * VGPU_ENVREGS,
 };
 
 int vgpu_object_write(const struct vgpu_object *obj, uint8_t **buf, size_t *len)

@@ -321,6 +321,12 @@ enum vgpu_arg_type {
 	VGPU_ARG_PRINTF = VGPU_PARAM_PRINTF,
 	/* the address of the parameter buffer itself: filled in like LOCAL */
 	VGPU_ARG_PARAMS = VGPU_PARAM_PARAMS,
+	/* 1 and 2 bytes: vgpu_args_set_u32/s32 write the value's low bytes */
+	VGPU_ARG_U8 = VGPU_PARAM_U8,
+	VGPU_ARG_U16 = VGPU_PARAM_U16,
+	/* %envreg0..31 (128 bytes): filled in like LOCAL, from
+	 * vgpu_args_set_envreg() */
+	VGPU_ARG_ENVREGS = VGPU_PARAM_ENVREGS,
 };
 
 /**
@@ -345,7 +351,7 @@ struct vgpu_kernel_info {
  * @name:   its name
  * @type:   enum vgpu_arg_type
  * @offset: byte offset in the parameter buffer
- * @size:   4 or 8
+ * @size:   1, 2, 4 or 8 (128 for VGPU_ARG_ENVREGS)
  */
 struct vgpu_arg_info {
 	const char *name;
@@ -404,6 +410,14 @@ VGPU_API int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
 			       const void *data, uint32_t len);
 /* Add a buffer to the launch's buffer list without writing its address. */
 VGPU_API int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo);
+/*
+ * Environment register @index (0..VGPU_ENVREGS - 1, -EINVAL past them) of
+ * the launches with @args: PTX's %envregN reads @value, and reads 0 for
+ * the ones never set.  Any kernel takes them (one that reads none ignores
+ * them); a buffer the value points into must be added (vgpu_args_use_bo()).
+ */
+VGPU_API int vgpu_args_set_envreg(struct vgpu_args *args, unsigned int index,
+				  uint32_t value);
 
 /* ------------------------------------------------------------------ */
 /* Syncobjs                                                           */
@@ -518,7 +532,8 @@ struct vgpu_sync_point {
  *              .shared bytes
  * @queue:      the queue (vgpu_queue_new(), same device), NULL for the
  *              default queue
- * @flags:      VGPU_LAUNCH_RANDOM_SCHED, VGPU_LAUNCH_SANITIZE (uapi/vgpu_hw.h)
+ * @flags:      VGPU_LAUNCH_RANDOM_SCHED, VGPU_LAUNCH_SANITIZE,
+ *              VGPU_LAUNCH_COOPERATIVE (uapi/vgpu_hw.h)
  * @seed:       scheduler seed for VGPU_LAUNCH_RANDOM_SCHED
  * @budget:     warp-instruction limit, 0 = the device's default
  * @wait:       the job starts when every one of these has signalled; each

@@ -161,6 +161,7 @@ struct vgpu_args {
 	const struct vgpu_kernel *kernel;
 	uint8_t data[VGPU_MAX_PARAM_BYTES];
 	uint32_t size;	   /* bytes of @data passed to the launch */
+	uint32_t envreg[VGPU_ENVREGS]; /* .param envregs (vgpu_args_set_envreg) */
 	uint32_t *handles; /* BO handles the launch uses */
 	unsigned int nhandles, cap;
 	struct vgpu_device *dev; /* of the first BO, to reject others' */

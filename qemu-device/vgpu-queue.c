@@ -253,8 +253,8 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
         return VGPU_ERR_BAD_LAUNCH;
     }
     /* The unit of work is a cluster (one CTA without cluster dims). */
-    job->total = 1;
-    for (i = 0; i < 3; i++) {
+    job->total = 1; /* a cooperative launch's grid is one group */
+    for (i = 0; i < 3 && !(c->launch_flags & VGPU_LAUNCH_COOPERATIVE); i++) {
         job->total *= c->grid[i] / MAX(c->cluster[i], 1);
     }
     /*

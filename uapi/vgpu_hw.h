@@ -53,8 +53,19 @@ static inline __u64 vgpu_dims_volume(__u32 a, __u32 b, __u32 c)
 #define VGPU_LAUNCH_RANDOM_SCHED (1u << 0) /* seeded random interleaving */
 #define VGPU_LAUNCH_SANITIZE (1u << 1)	   /* mbarrier/async UB -> exception */
 #define VGPU_LAUNCH_TIMELINE (1u << 2)	   /* record events (struct vgpu_trace_event) */
+/*
+ * Cooperative (CUDA's cooperative launch): every CTA of the grid is
+ * co-resident, so CTAs may wait on each other (a grid-wide barrier).  The
+ * device runs the whole grid at once on one SM, interleaved as a
+ * cluster's CTAs are; each CTA is still a cluster of one (cluster
+ * registers, .shared::cluster addresses, MAPA), except that BAR.CLUSTER
+ * waits for the whole grid.  The cluster must be 1x1x1 and the grid at
+ * most VGPU_MAX_CLUSTER_CTAS CTAs (else VGPU_EXC_BAD_LAUNCH).
+ */
+#define VGPU_LAUNCH_COOPERATIVE (1u << 3)
 #define VGPU_LAUNCH_FLAGS_MASK                                                 \
-	(VGPU_LAUNCH_RANDOM_SCHED | VGPU_LAUNCH_SANITIZE | VGPU_LAUNCH_TIMELINE)
+	(VGPU_LAUNCH_RANDOM_SCHED | VGPU_LAUNCH_SANITIZE | VGPU_LAUNCH_TIMELINE | \
+	 VGPU_LAUNCH_COOPERATIVE)
 
 /*
  * ---- Timeline: what the SMs did during one launch ----
@@ -321,7 +332,8 @@ _Static_assert(sizeof(struct vgpu_tensor_map) == 128, "tensor map layout");
 	E(SEM_TIMEOUT, 28, "semaphore acquire timed out")                     \
 	E(BAD_CONTEXT, 29, "invalid saved context")                           \
 	E(STACK_OVERFLOW, 30, "call stack overflow")                           \
-	E(BAD_RETURN, 31, "return without a call")
+	E(BAD_RETURN, 31, "return without a call")                             \
+	E(TRAP, 32, "trap instruction")
 
 enum vgpu_exc_code {
 #define VGPU_X_EXC(name, val, str) VGPU_EXC_##name = (val),
@@ -706,7 +718,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
 #define VGPU_MAX_WDOG_MS 60000u /* WDOG_MS writes above it store this */
 #define VGPU_DEFAULT_TIMESLICE_US 2000u /* property timeslice-us */
 #define VGPU_MAX_TIMESLICE_US 1000000u /* TIMESLICE_US writes above it store this */
-#define VGPU_MAX_CODE_BYTES (1u << 20)
+#define VGPU_MAX_CODE_BYTES (1u << 24) /* 16 MiB (cub's device algorithms: over 1) */
 #define VGPU_AS_MAX 256u
 #define VGPU_RING_MAX 4096u
 #define VGPU_QUEUES_MAX 64u /* property queues= at most: registers up to

@@ -591,7 +591,25 @@ enum vgpu_param_type {
 	 * (a tensor map passed by value, PTX's mov of a parameter's name).
 	 */
 	VGPU_PARAM_PARAMS = 10,
+	/*
+	 * 1- and 2-byte parameters (PTX's .u8/.u16 and the bytes of an
+	 * array parameter with less than 4-byte alignment): naturally
+	 * aligned like the others.
+	 */
+	VGPU_PARAM_U8 = 11,
+	VGPU_PARAM_U16 = 12,
+	/*
+	 * PTX's environment registers %envreg0..31, 4 bytes each (128 in
+	 * all), filled in by the launcher: the values the launch sets
+	 * (vgpu_args_set_envreg()), zero for the others, as a GPU reads
+	 * the ones its driver does not set.  CUDA's driver passes a
+	 * cooperative launch's grid workspace in %envreg1 (high word) and
+	 * %envreg2 (low word).
+	 */
+	VGPU_PARAM_ENVREGS = 13,
 };
+
+#define VGPU_ENVREGS 32u
 
 struct vgpu_printf_header {
 	uint32_t used;	   /* bytes of records wanted (may pass @capacity) */

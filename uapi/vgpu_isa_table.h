@@ -199,7 +199,8 @@
  * Groups:
  *   0x01-0x3f  general purpose (0x29-0x2b: calls, an extension beside
  *              seed 002: CALL, RET, SALLOC; 0x2e: CVT, conversions
- *              between any two types, also an extension)
+ *              between any two types, also an extension; 0x2f: TRAP,
+ *              PTX's trap: the exception VGPU_EXC_TRAP)
  *   0x40-0x4f  BCU: named barriers (seed 002)
  *   0x50-0x6f  mbarrier unit (MBAR.*)
  *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
@@ -251,6 +252,7 @@
 	E(RET, 0x2a)                                                           \
 	E(SALLOC, 0x2b)                                                        \
 	E(CVT, 0x2e)                                                           \
+	E(TRAP, 0x2f)                                                          \
 	E(BRA, 0x30)                                                           \
 	E(EXIT, 0x31)                                                          \
 	E(NANOSLEEP, 0x32)                                                     \
@@ -393,6 +395,7 @@
 	  OPS4(RD, MEM, RB, RC))                                                    \
 	E(BRA, "BRA", BRA, I, NOFIX, MODS0(), OPS1(TARGET))                         \
 	E(EXIT, "EXIT", EXIT, X, NOFIX, MODS0(), OPS0())                            \
+	E(TRAP, "TRAP", TRAP, X, NOFIX, MODS0(), OPS0())                            \
 	/* ---- calls (extension, docs/core.md "Calls") ---- */                     \
 	E(CALL_I, "CALL", CALL, I, NOFIX, MODS0(), OPS2(STK, TARGET))               \
 	E(CALL_R, "CALL", CALL, R, NOFIX, MODS0(), OPS2(STK, RB))                   \

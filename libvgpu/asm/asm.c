@@ -202,6 +202,8 @@ static const struct ptype {
 	{ "s64", VGPU_PARAM_S64, 8 }, { "ptr", VGPU_PARAM_PTR, 8 },
 	{ "local", VGPU_PARAM_LOCAL, 8 }, { "data", VGPU_PARAM_DATA, 8 },
 	{ "printf", VGPU_PARAM_PRINTF, 8 }, { "params", VGPU_PARAM_PARAMS, 8 },
+	{ "u8", VGPU_PARAM_U8, 1 }, { "u16", VGPU_PARAM_U16, 2 },
+	{ "envregs", VGPU_PARAM_ENVREGS, 4 * VGPU_ENVREGS },
 };
 #define NUM_PTYPES (sizeof(ptypes) / sizeof(ptypes[0]))
 
@@ -220,7 +222,7 @@ static void dir_param(struct asm_ctx *c, struct line *l, int col)
 		if (ty->kind == TK_END)
 			asm_err_unexpected(c, ty, "a parameter type");
 		else
-			asm_err_at(c, ty->col, "bad .param type '" TOKF "' (expected u32, s32, f32, u64, s64, ptr, local, data, printf or params)",
+			asm_err_at(c, ty->col, "bad .param type '" TOKF "' (expected u8, u16, u32, s32, f32, u64, s64, ptr, local, data, printf, params or envregs)",
 				   TOKA(ty));
 		return;
 	}

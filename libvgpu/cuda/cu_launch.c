@@ -78,12 +78,23 @@ static CUresult check_geometry(const struct CUfunc_st *f, struct launch *l,
 			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 		}
 	}
+	/*
+	 * A cooperative grid runs co-resident (VGPU_LAUNCH_COOPERATIVE): at
+	 * most one CTA per SM (occupancy: one CTA an SM) and at most what the
+	 * device runs at once, VGPU_MAX_CLUSTER_CTAS; in clusters of one.
+	 */
+	if (l->cooperative && ncl > 1) {
+		cuv_warn("%s: a cooperative launch in clusters of %u CTAs is not supported",
+			 f->name, ncl);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	if (l->cooperative &&
-	    (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > d->info.param[VGPU_PARAM_SMS]) {
-		cuv_warn("%s: a cooperative grid of %llu CTAs: more than the device's %llu SMs "
-			 "hold at once", f->name,
+	    ((uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > d->info.param[VGPU_PARAM_SMS] ||
+	     (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > VGPU_MAX_CLUSTER_CTAS)) {
+		cuv_warn("%s: a cooperative grid of %llu CTAs: more than the device holds at once "
+			 "(%llu SMs, at most %u CTAs)", f->name,
 			 (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2],
-			 (unsigned long long)d->info.param[VGPU_PARAM_SMS]);
+			 (unsigned long long)d->info.param[VGPU_PARAM_SMS], VGPU_MAX_CLUSTER_CTAS);
 		return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 	}
 	return CUDA_SUCCESS;
@@ -155,6 +166,33 @@ static CUresult fill_args(const struct CUfunc_st *f, void **params, void **extra
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The grid workspace of a cooperative launch, as NVIDIA's driver passes
+ * it: zeroed device memory whose address the kernel reads from %envreg1
+ * (high word) and %envreg2 (low word) (CCCL's
+ * cooperative_groups/details/driver_abi.h: struct grid_workspace { u32
+ * wsSize; u32 barrier; }, the counter grid_group::sync() adds to,
+ * details/sync.h).  Other launches get 0 there: grid.sync() traps, as on
+ * the GPU.  *@ws: the buffer, freed once the job completes.
+ */
+static CUresult grid_workspace(struct CUctx_st *ctx, bool cooperative, struct vgpu_args *args,
+			       struct vgpu_bo **ws)
+{
+	uint64_t va = 0;
+
+	*ws = NULL;
+	if (cooperative) {
+		int ret = vgpu_bo_new(ctx->dev, 8, VGPU_BO_NO_EXEC, ws);
+
+		if (ret)
+			return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : cuv_errno(ret);
+		va = vgpu_bo_gpu_address(*ws);
+	}
+	vgpu_args_set_envreg(args, 1, (uint32_t)(va >> 32));
+	vgpu_args_set_envreg(args, 2, (uint32_t)va);
+	return CUDA_SUCCESS;
+}
+
 static CUresult launch(CUfunction f, struct launch *l, void **params, void **extra)
 {
 	struct vgpu_launch_config cfg = { 0 };
@@ -163,6 +201,7 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 	struct CUctx_st *ctx;
 	struct vgpu_args *args = NULL;
 	struct vgpu_job *job = NULL;
+	struct vgpu_bo *ws = NULL;
 	unsigned int nw = 0;
 	int ret;
 	CUresult r = cuv_current(&ctx);
@@ -185,6 +224,8 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 	if (!args && vgpu_args_new(f->kernel, &args))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	r = fill_args(f, params, extra, args);
+	if (!r)
+		r = grid_workspace(ctx, l->cooperative, args, &ws);
 	if (r) {
 		args = atomic_exchange(&f->args_cache, args);
 		vgpu_args_free(args);
@@ -208,6 +249,7 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			cfg.cluster[i] = l->cluster[i] ? l->cluster[i] : 1;
 		}
 		cfg.smem_bytes = l->smem;
+		cfg.flags = l->cooperative ? VGPU_LAUNCH_COOPERATIVE : 0;
 		cfg.queue = s->queue;
 		if (l->has_priority) {
 			uint32_t p = l->priority >= 0 ? VGPU_QUEUE_PRIORITY_NORMAL :
@@ -230,10 +272,12 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			cuv_warn("%s: the launch was refused: %s", f->name, strerror(-ret));
 			r = ret == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_LAUNCH_FAILED;
 		} else {
-			cuv_stream_launched(s, job);
+			cuv_stream_launched(s, job, ws);
+			ws = NULL;
 		}
 	}
 	pthread_mutex_unlock(&ctx->lock);
+	vgpu_bo_free(ws); /* not launched */
 	args = atomic_exchange(&f->args_cache, args); /* keep it for the next launch */
 	vgpu_args_free(args);
 	return r;

@@ -101,6 +101,7 @@ static void stream_free(struct CUstream_st *s)
 		struct cuv_job *n = j->next;
 
 		vgpu_job_free(j->job);
+		vgpu_bo_free(j->ws);
 		s->ctx->njobs--;
 		free(j);
 		j = n;
@@ -241,6 +242,7 @@ static CUresult reap_stream(struct CUstream_st *s, bool block)
 		if (!s->jobs)
 			s->jobs_tail = NULL;
 		vgpu_job_free(j->job);
+		vgpu_bo_free(j->ws);
 		free(j);
 		ctx->njobs--;
 	}
@@ -257,7 +259,7 @@ CUresult cuv_reap(struct CUctx_st *ctx, bool block)
 /* The driver remembers VGPU_JOB_HISTORY jobs per file: reap before that. */
 #define CUV_MAX_JOBS (VGPU_JOB_HISTORY / 2)
 
-void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job)
+void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job, struct vgpu_bo *ws)
 {
 	struct cuv_job *j = calloc(1, sizeof(*j));
 
@@ -268,9 +270,11 @@ void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job)
 
 		cuv_sticky_set(r);
 		vgpu_job_free(job);
+		vgpu_bo_free(ws);
 		return;
 	}
 	j->job = job;
+	j->ws = ws;
 	if (s->jobs_tail)
 		s->jobs_tail->next = j;
 	else

@@ -57,6 +57,7 @@ struct cuv_alloc {
 
 struct cuv_job {
 	struct vgpu_job *job;
+	struct vgpu_bo *ws; /* a cooperative launch's grid workspace, or NULL */
 	struct cuv_job *next;
 };
 
@@ -187,7 +188,8 @@ CUresult cuv_reap(struct CUctx_st *ctx, bool block);
  * array (ctx->lock held). */
 CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_sync_point **w,
 			  unsigned int *nw);
-void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job);
+/* @ws (may be NULL) is freed with the job, once it has completed */
+void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job, struct vgpu_bo *ws);
 void cuv_events_free(struct CUctx_st *ctx);
 void cuv_streams_free(struct CUctx_st *ctx);
 

@@ -90,44 +90,56 @@ static void print_op(struct sbuf *sb, const struct ptx_code *c, const struct ptx
 	}
 }
 
-/* .param lines at PTX's offsets (vGPU lays parameters out the same way,
- * naturally aligned in order; padding where PTX aligns further). */
+/*
+ * .param lines at PTX's offsets: each parameter at its own alignment (PTX
+ * ISA 5.1.6.1; a scalar's is its size), in order.  A scalar is one line
+ * of its size; an array parameter (.b8 x[N], a structure by value) is
+ * consecutive slots, each the widest of 4, 2 and 1 bytes that its offset
+ * allows and the array still holds; padding likewise, named padN_OFF.
+ */
+static void print_slots(struct sbuf *sb, const char *name, int i, uint32_t off, uint32_t end,
+			bool first_named)
+{
+	for (uint32_t at = off; at < end;) {
+		uint32_t sz = !(at % 4) && end - at >= 4 ? 4 : !(at % 2) && end - at >= 2 ? 2 : 1;
+
+		if (first_named && at == off)
+			sb_printf(sb, ".param %s %s%d\n", sz == 4 ? "u32" : sz == 2 ? "u16" : "u8",
+				  name, i);
+		else
+			sb_printf(sb, ".param %s %s%d_%u\n", sz == 4 ? "u32" : sz == 2 ? "u16" : "u8",
+				  name, i, at);
+		at += sz;
+	}
+}
+
 static int print_params(struct sbuf *sb, const struct ptx_func *f, struct ptx_diag *dg)
 {
 	uint32_t off = 0;
 
 	for (int i = 0; i < f->nparams; i++) {
 		const struct ptx_param *p = &f->params[i];
-		uint32_t align = p->align < 4 ? 4 : p->align;
-		bool array = p->size > 8 || !strcmp(p->type, "b8");
+		uint32_t align = p->align ? p->align : 1, start;
+		bool array = p->size > 8 || !strcmp(p->type, "b8") ||
+			     (p->size != 1 && p->size != 2 && p->size != 4 && p->size != 8);
 
-		if (p->size < 4 && !array) {
-			ptx_error(dg, p->line, 1,
-				  "unsupported construct: parameter '%s' of %u bytes", p->name,
-				  p->size);
+		if (align & (align - 1)) {
+			ptx_error(dg, p->line, 1, "parameter '%s': alignment %u is not a power of two",
+				  p->name, align);
 			return -EINVAL;
 		}
-		while (off % align) {
-			sb_printf(sb, ".param u32 pad%d_%u\n", i, off);
-			off += 4;
-		}
+		start = (off + align - 1) & ~(align - 1);
+		print_slots(sb, "pad", i, off, start, false);
+		off = start;
 		if (!array) {
-			const char *t = p->size == 8 ? "u64" : !strcmp(p->type, "f32") ? "f32" :
+			const char *t = p->size == 8 ? "u64" : p->size == 2 ? "u16" :
+				       p->size == 1 ? "u8" : !strcmp(p->type, "f32") ? "f32" :
 				       p->type[0] == 's' ? "s32" : "u32";
 
 			sb_printf(sb, ".param %s arg%d\n", t, i);
-			off += p->size;
-			continue;
+		} else {
+			print_slots(sb, "arg", i, off, off + p->size, true);
 		}
-		if (p->size % 4) {
-			ptx_error(dg, p->line, 1,
-				  "unsupported construct: parameter '%s' of %u bytes", p->name,
-				  p->size);
-			return -EINVAL;
-		}
-		sb_printf(sb, ".param u32 arg%d\n", i);
-		for (uint32_t k = 4; k < p->size; k += 4)
-			sb_printf(sb, ".param u32 arg%d_%u\n", i, k);
 		off += p->size;
 	}
 	return 0;
@@ -413,6 +425,8 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 	}
 	if (code.uses_params) /* a parameter's address: the launch fills in pself */
 		sb_printf(sb, ".param params pself\n");
+	if (code.uses_envregs) /* %envreg0..31: the launch fills in penv */
+		sb_printf(sb, ".param envregs penv\n");
 	if (m->nglobals) /* module data: the launch fills in gdata */
 		sb_printf(sb, ".param data gdata\n");
 	for (int i = 0; i < f->ninsns; i++)

@@ -245,6 +245,7 @@ struct ptx_code {
 	int n, cap;
 	uint32_t frame; /* bytes of .local per thread (0: none) */
 	bool uses_params; /* takes a parameter's address (.param params pself) */
+	bool uses_envregs; /* reads %envregN (.param envregs penv) */
 	/*
 	 * Register spilling.  Set spill_mode before ptx_lower() (it survives
 	 * the reset there) when a first allocation ran out of registers

@@ -297,7 +297,7 @@ static uint32_t param_offset(const struct ptx_func *f, int i)
 	uint32_t off = 0;
 
 	for (int k = 0; k <= i; k++) {
-		uint32_t align = f->params[k].align < 4 ? 4 : f->params[k].align;
+		uint32_t align = f->params[k].align ? f->params[k].align : 1;
 
 		off = (off + align - 1) / align * align;
 		if (k < i)
@@ -371,6 +371,17 @@ static const struct {
 	{ "%nclusterid.y", "SR_NCLUSTERID.Y" },
 	{ "%nclusterid.z", "SR_NCLUSTERID.Z" },
 };
+
+int pl_envreg_index(const char *ptx)
+{
+	char *end;
+	long n;
+
+	if (strncmp(ptx, "%envreg", 7) || ptx[7] < '0' || ptx[7] > '9')
+		return -1;
+	n = strtol(ptx + 7, &end, 10);
+	return *end || n > 31 || (ptx[7] == '0' && ptx[8]) ? -1 : (int)n;
+}
 
 const char *pl_sreg_name(const char *ptx)
 {
@@ -550,8 +561,18 @@ int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp)
 			return pl_unsupported(L, "an offset module-variable address outside [ ]"), 0;
 		if (lo >= 0)
 			return pl_unsupported(L, "an offset .local address outside [ ]"), 0;
-		if (part && (sr || sh >= 0))
+		if (part && (sr || sh >= 0 || pl_envreg_index(o->sym) >= 0))
 			return -1; /* high word of a 32-bit value */
+		if (pl_envreg_index(o->sym) >= 0) {
+			/* the launch's environment registers: .param envregs penv */
+			if (L->c->fn_mode)
+				return pl_unsupported(L, "%envreg in a called function"), 0;
+			v = pl_pre_move(L, "LDP.32");
+			pl_o_def(v, t, 0, false);
+			pl_o_mem(v, -1, "penv+%d", 4 * pl_envreg_index(o->sym));
+			L->c->uses_envregs = true;
+			return t;
+		}
 		if (sr) {
 			v = pl_pre_move(L, "S2R");
 			pl_o_def(v, t, 0, false);
@@ -703,7 +724,7 @@ static const struct {
 	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
 	{ "vprintf", pl_vprintf },  { "match", pl_match },
 	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
-	{ "setmaxnreg", pl_setmaxnreg },
+	{ "setmaxnreg", pl_setmaxnreg }, { "trap", pl_trap },
 	{ "testp", pl_testp },	  { "copysign", pl_copysign },
 };
 

@@ -108,6 +108,8 @@ int pl_global_index(const struct lower *L, const char *name);
 bool pl_const_of(const struct lower *L, const struct ptx_operand *o, int64_t *v);
 int pl_label_index(const struct ptx_func *f, const char *name);
 const char *pl_sreg_name(const char *ptx);
+/* N of %envregN (0..31), else -1 */
+int pl_envreg_index(const char *ptx);
 bool pl_has_mod(const struct ptx_insn *in, const char *mod);
 struct ptype pl_type_of(const struct ptx_insn *in, int nth);
 const struct ptx_reg *pl_preg(const struct lower *L, int r);
@@ -165,6 +167,7 @@ void pl_cp(struct lower *L);
 void pl_cvt(struct lower *L);
 void pl_cvta(struct lower *L);
 void pl_exit(struct lower *L);
+void pl_trap(struct lower *L);
 void pl_fence(struct lower *L);
 void pl_ldst(struct lower *L);
 void pl_logic(struct lower *L);

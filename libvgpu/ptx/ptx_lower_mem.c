@@ -115,6 +115,35 @@ static const char *msize(struct ptype t)
 }
 
 /*
+ * Does register @r hold a kernel parameter's address: is every write of
+ * it in the function a mov of a parameter's name (nvcc's `mov.b64 %rd,
+ * name_param_N`, PTX ISA 5.1.6.1)?
+ */
+static bool param_addr_reg(const struct lower *L, int r)
+{
+	int defs = 0;
+
+	for (int i = 0; i < L->f->ninsns; i++) {
+		const struct ptx_insn *in = &L->f->insns[i];
+		const struct ptx_operand *d = &in->ops[0];
+
+		if (!in->nops)
+			continue;
+		if (d->kind == PTX_O_VEC)
+			for (int k = 0; k < d->nvec; k++)
+				if (d->vec[k] == r)
+					return false;
+		if (d->kind != PTX_O_REG || d->reg != r)
+			continue;
+		if (strcmp(in->op, "mov") || in->nops != 2 || in->ops[1].kind != PTX_O_SYM ||
+		    pl_param_index(L->f, in->ops[1].sym) < 0)
+			return false;
+		defs++;
+	}
+	return defs > 0;
+}
+
+/*
  * The address of a memory operand in *@sp: sets *base (vreg or -1) and the
  * offset text.  Global (and local) addresses are pairs; shared ones the
  * low word.  A generic operand naming a variable takes the variable's
@@ -126,10 +155,26 @@ static bool address(struct lower *L, const struct ptx_operand *o, enum space *sp
 	*base = -1;
 	if (o->kind != PTX_O_MEM)
 		return pl_lerr(L, "expected a memory operand [address]");
+	if (*sp == SP_PARAM && o->reg >= 0) {
+		/*
+		 * Through a register holding a parameter's address (mov of a
+		 * parameter's name, PTX ISA 5.1.6.1): that is an address in
+		 * the parameter buffer's global copy (pl_param_addr), so the
+		 * load is a global one.
+		 */
+		if (pl_preg(L, o->reg)->cls != PTX_R64 || L->c->fn_mode ||
+		    !param_addr_reg(L, o->reg))
+			return pl_unsupported(L, "a parameter address other than [name+offset] "
+					      "or a register set to a kernel parameter's address");
+		*sp = SP_GLOBAL;
+		*base = o->reg;
+		snprintf(off, len, "%" PRId64, o->imm);
+		return true;
+	}
 	if (*sp == SP_PARAM) {
 		int p = o->sym[0] ? pl_param_index(L->f, o->sym) : -1;
 
-		if (p < 0 || o->reg >= 0)
+		if (p < 0)
 			return pl_unsupported(L, "a parameter address other than [name+offset]");
 		snprintf(off, len, "arg%d+%" PRId64, p, o->imm);
 		return true;

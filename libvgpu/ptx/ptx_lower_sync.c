@@ -60,6 +60,14 @@ void pl_exit(struct lower *L)
 	v->exit = true;
 }
 
+/* trap: the exception TRAP; nothing runs after it */
+void pl_trap(struct lower *L)
+{
+	struct ptx_vinsn *v = pl_emit(L, "TRAP");
+
+	v->exit = true;
+}
+
 /* bar.sync / barrier.sync / bar.arrive / bar.red */
 void pl_bar(struct lower *L)
 {

@@ -232,7 +232,8 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		l.event = vgpu_trace_sink_event;
 		l.event_opaque = &sink;
 	}
-	for (int i = 0; i < 3; i++)
+	/* a cooperative launch is one group: the whole grid co-resident */
+	for (int i = 0; i < 3 && !(c->launch_flags & VGPU_LAUNCH_COOPERATIVE); i++)
 		nclusters *= c->grid[i] / (c->cluster[i] ? c->cluster[i] : 1);
 	/*
 	 * vgpu_sm_run() validates the launch first (the device's check before

@@ -233,7 +233,7 @@ static int set_kargs(const struct vgpu_kernel *k, const struct gmem *gm,
 	for (uint32_t i = 0; !vgpu_kernel_arg(k, i, &a); i++)
 		if (a.offset >= off && strncmp(a.name, "pad", 3) && a.type != VGPU_ARG_LOCAL &&
 		    a.type != VGPU_ARG_DATA && a.type != VGPU_ARG_PRINTF &&
-		    a.type != VGPU_ARG_PARAMS) {
+		    a.type != VGPU_ARG_PARAMS && a.type != VGPU_ARG_ENVREGS) {
 			run_usage_error("kernel '%s' takes more parameters than the %u --arg "
 					"value%s given (next: '%s' at offset %u)", ki.name,
 					o->nkargs, o->nkargs == 1 ? "" : "s", a.name, a.offset);

@@ -18,15 +18,16 @@ struct vgpu_cta *vgpu_smem_resolve(struct vgpu_cta *c, struct vgpu_warp *w,
 
 	if (addr & VGPU_SMEM_CLUSTER_BIT) {
 		uint32_t rank = (addr >> VGPU_SMEM_RANK_SHIFT) & VGPU_SMEM_RANK_MASK;
+		uint32_t n = vgpu_coop(c) ? 1 : c->sm->nctas;
 
-		if (rank >= c->sm->nctas) {
+		if (rank >= n) {
 			vgpu_raise(c, w, VGPU_EXC_CLUSTER_RANGE, em,
 				   "shared::cluster address 0x%x names CTA rank %u of a %u-CTA cluster",
-				   addr, rank, c->sm->nctas);
+				   addr, rank, n);
 			c->sm->exc->addr = addr;
 			return NULL;
 		}
-		t = c->sm->ctas[rank];
+		t = vgpu_coop(c) ? c : c->sm->ctas[rank];
 		o = addr & VGPU_SMEM_OFFSET_MASK;
 	}
 	if ((uint64_t)o + size > t->smem_size) {
@@ -46,14 +47,14 @@ VGPU_EXEC_PROTO(vgpu_exec_mapa)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra), *rb = vgpu_reg(w, d->rb);
 	uint32_t *rd = vgpu_reg(w, d->rd);
+	uint32_t n = vgpu_coop(c) ? 1 : c->sm->nctas;
 
 	VGPU_FOR_LANES(em, l) {
 		uint32_t rank = d->stype == VGPU_ST_I ? d->imm : rb[l];
 
-		if (rank >= c->sm->nctas) {
+		if (rank >= n) {
 			vgpu_raise(c, w, VGPU_EXC_CLUSTER_RANGE, 1u << l,
-				   "MAPA to CTA rank %u of a %u-CTA cluster", rank,
-				   c->sm->nctas);
+				   "MAPA to CTA rank %u of a %u-CTA cluster", rank, n);
 			return VGPU_X_EXC;
 		}
 		rd[l] = VGPU_SMEM_CLUSTER_BIT | rank << VGPU_SMEM_RANK_SHIFT |

@@ -437,6 +437,21 @@ static inline uint32_t vgpu_cluster_dim(const struct vgpu_launch *l, int i)
 	return l->cluster[i] ? l->cluster[i] : 1;
 }
 
+/*
+ * The CTAs an SM runs co-resident, in dimension @i: a cluster, or the
+ * whole grid of a cooperative launch (VGPU_LAUNCH_COOPERATIVE: its CTAs
+ * are clusters of one otherwise).
+ */
+static inline uint32_t vgpu_group_dim(const struct vgpu_launch *l, int i)
+{
+	return l->flags & VGPU_LAUNCH_COOPERATIVE ? l->grid[i] : vgpu_cluster_dim(l, i);
+}
+
+static inline bool vgpu_coop(const struct vgpu_cta *c)
+{
+	return c->l->flags & VGPU_LAUNCH_COOPERATIVE;
+}
+
 /* Run the cluster set up on @sm (new or restored) until it completes or
  * stops (sm.c); false: an exception or a preemption. */
 bool vgpu_cluster_loop(struct vgpu_sm *sm, const struct vgpu_launch *l);

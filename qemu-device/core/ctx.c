@@ -45,12 +45,13 @@ static size_t ctx_bytes(uint32_t nctas, uint32_t nwarps, uint32_t nregs,
 	       nmbars * sizeof(struct vgpu_ctx_mbar);
 }
 
+/* CTAs of a saved cluster (a cooperative launch's whole grid) */
 static uint32_t launch_csize(const struct vgpu_launch *l)
 {
 	uint32_t n = 1;
 
 	for (int i = 0; i < 3; i++)
-		n *= l->cluster[i] ? l->cluster[i] : 1;
+		n *= vgpu_group_dim(l, i);
 	return n;
 }
 
@@ -410,9 +411,8 @@ int vgpu_ctx_load(struct vgpu_sm *sm, const struct vgpu_launch *l,
 
 	if (!h)
 		return bad(&r, "%zu bytes: no header", size);
-	nclusters = (l->grid[0] / (l->cluster[0] ? l->cluster[0] : 1)) *
-		    (l->grid[1] / (l->cluster[1] ? l->cluster[1] : 1)) *
-		    (l->grid[2] / (l->cluster[2] ? l->cluster[2] : 1));
+	nclusters = (l->grid[0] / vgpu_group_dim(l, 0)) * (l->grid[1] / vgpu_group_dim(l, 1)) *
+		    (l->grid[2] / vgpu_group_dim(l, 2));
 	if (h->magic != VGPU_CTX_MAGIC || h->version != VGPU_CTX_VERSION)
 		return bad(&r, "magic 0x%x version %u", h->magic, h->version);
 	if (h->nctas != csize || h->nwarps != nwarps ||

@@ -759,17 +759,17 @@ static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 	case VGPU_SR_GLOBALTIMER_LO: return (uint32_t)c->sm->clock;
 	case VGPU_SR_GLOBALTIMER_HI: return (uint32_t)(c->sm->clock >> 32);
 	case VGPU_SR_SMID: return c->sm->cfg.sm_id;
-	case VGPU_SR_CLUSTER_CTARANK: return c->rank;
-	case VGPU_SR_CLUSTER_NCTARANK: return c->sm->nctas;
+	case VGPU_SR_CLUSTER_CTARANK: return vgpu_coop(c) ? 0 : c->rank;
+	case VGPU_SR_CLUSTER_NCTARANK: return vgpu_coop(c) ? 1 : c->sm->nctas;
 	case VGPU_SR_CLUSTER_CTAID_X: return c->id[0] % (l->cluster[0] ? l->cluster[0] : 1);
 	case VGPU_SR_CLUSTER_CTAID_Y: return c->id[1] % (l->cluster[1] ? l->cluster[1] : 1);
 	case VGPU_SR_CLUSTER_CTAID_Z: return c->id[2] % (l->cluster[2] ? l->cluster[2] : 1);
 	case VGPU_SR_CLUSTER_NCTAID_X: return l->cluster[0] ? l->cluster[0] : 1;
 	case VGPU_SR_CLUSTER_NCTAID_Y: return l->cluster[1] ? l->cluster[1] : 1;
 	case VGPU_SR_CLUSTER_NCTAID_Z: return l->cluster[2] ? l->cluster[2] : 1;
-	case VGPU_SR_CLUSTERID_X: return c->sm->cluster_id[0];
-	case VGPU_SR_CLUSTERID_Y: return c->sm->cluster_id[1];
-	case VGPU_SR_CLUSTERID_Z: return c->sm->cluster_id[2];
+	case VGPU_SR_CLUSTERID_X: return vgpu_coop(c) ? c->id[0] : c->sm->cluster_id[0];
+	case VGPU_SR_CLUSTERID_Y: return vgpu_coop(c) ? c->id[1] : c->sm->cluster_id[1];
+	case VGPU_SR_CLUSTERID_Z: return vgpu_coop(c) ? c->id[2] : c->sm->cluster_id[2];
 	case VGPU_SR_NCLUSTERID_X: return l->grid[0] / (l->cluster[0] ? l->cluster[0] : 1);
 	case VGPU_SR_NCLUSTERID_Y: return l->grid[1] / (l->cluster[1] ? l->cluster[1] : 1);
 	case VGPU_SR_NCLUSTERID_Z: return l->grid[2] / (l->cluster[2] ? l->cluster[2] : 1);
@@ -832,6 +832,13 @@ EXEC(exec_exit)
 {
 	w->live &= ~em;
 	return VGPU_X_NEXT;
+}
+
+/* PTX's trap (CUDA's __trap(), a failed device assert): the launch stops */
+EXEC(exec_trap)
+{
+	vgpu_raise(c, w, VGPU_EXC_TRAP, em, "trap instruction");
+	return VGPU_X_EXC;
 }
 
 static enum vgpu_xres nanosleep_ns(struct vgpu_cta *c, struct vgpu_warp *w,
@@ -1004,6 +1011,7 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_ATOMS_CAS] = { vgpu_exec_atoms_cas, false },
 	[VGPU_I_BRA] = { exec_bra, false },
 	[VGPU_I_EXIT] = { exec_exit, false },
+	[VGPU_I_TRAP] = { exec_trap, false },
 	[VGPU_I_CALL_I] = { vgpu_exec_call, false },
 	[VGPU_I_CALL_R] = { vgpu_exec_call, false },
 	[VGPU_I_RET] = { vgpu_exec_ret, false },

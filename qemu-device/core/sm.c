@@ -746,11 +746,12 @@ static void cta_init(struct vgpu_sm *sm, uint32_t slot, const struct vgpu_launch
 	}
 }
 
-/* Set up cluster @linear: its CTAs, in rank order (x fastest). */
+/* Set up cluster (or cooperative grid) @linear: its CTAs, in rank order
+ * (x fastest). */
 void vgpu_cluster_setup(struct vgpu_sm *sm, const struct vgpu_launch *l,
 			uint32_t linear)
 {
-	uint32_t cd[3] = { vgpu_cluster_dim(l, 0), vgpu_cluster_dim(l, 1), vgpu_cluster_dim(l, 2) };
+	uint32_t cd[3] = { vgpu_group_dim(l, 0), vgpu_group_dim(l, 1), vgpu_group_dim(l, 2) };
 	uint32_t nx = l->grid[0] / cd[0], ny = l->grid[1] / cd[1];
 	uint32_t slot = 0;
 

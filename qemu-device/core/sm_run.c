@@ -164,13 +164,23 @@ int vgpu_launch_validate(const struct vgpu_sm *sm, const struct vgpu_launch *l,
 	    VGPU_MAX_CLUSTER_CTAS)
 		return bad_launch(exc, "cluster of more than %u CTAs",
 				  VGPU_MAX_CLUSTER_CTAS);
+	if ((l->flags & VGPU_LAUNCH_COOPERATIVE) &&
+	    (vgpu_dims_volume(vgpu_cluster_dim(l, 0), vgpu_cluster_dim(l, 1),
+			      vgpu_cluster_dim(l, 2)) > 1 ||
+	     vgpu_dims_volume(l->grid[0], l->grid[1], l->grid[2]) > VGPU_MAX_CLUSTER_CTAS))
+		return bad_launch(exc, "a cooperative launch of %u x %u x %u CTAs in clusters of "
+				  "%u x %u x %u: at most %u CTAs in clusters of one",
+				  l->grid[0], l->grid[1], l->grid[2], vgpu_cluster_dim(l, 0),
+				  vgpu_cluster_dim(l, 1), vgpu_cluster_dim(l, 2),
+				  VGPU_MAX_CLUSTER_CTAS);
 	return 0;
 }
 
+/* The launch's groups of co-resident CTAs (clusters, or a cooperative grid). */
 static uint32_t launch_clusters(const struct vgpu_launch *l)
 {
-	return (l->grid[0] / vgpu_cluster_dim(l, 0)) * (l->grid[1] / vgpu_cluster_dim(l, 1)) *
-	       (l->grid[2] / vgpu_cluster_dim(l, 2));
+	return (l->grid[0] / vgpu_group_dim(l, 0)) * (l->grid[1] / vgpu_group_dim(l, 1)) *
+	       (l->grid[2] / vgpu_group_dim(l, 2));
 }
 
 static int grow(void **p, size_t *have, size_t want, uint32_t n)
@@ -233,7 +243,7 @@ static int sm_reserve(struct vgpu_sm *sm, const struct vgpu_launch *l, uint32_t 
 static int run_begin(struct vgpu_sm *sm, const struct vgpu_launch *l,
 		     struct vgpu_exception_record *exc)
 {
-	uint32_t csize = vgpu_cluster_dim(l, 0) * vgpu_cluster_dim(l, 1) * vgpu_cluster_dim(l, 2);
+	uint32_t csize = vgpu_group_dim(l, 0) * vgpu_group_dim(l, 1) * vgpu_group_dim(l, 2);
 
 	if (sm_reserve(sm, l, csize))
 		return bad_launch(exc, "out of host memory");

@@ -1464,8 +1464,8 @@ TEST(error_annotations)
 TEST(error_directives)
 {
 	expect_errors(_metadata, ".foo 1\nNOP", "t.s:1:1: error: unknown directive '.foo'\n");
-	expect_errors(_metadata, ".param u16 x\nNOP",
-		      "t.s:1:8: error: bad .param type 'u16' (expected u32, s32, f32, u64, s64, ptr, local, data, printf or params)\n");
+	expect_errors(_metadata, ".param u128 x\nNOP",
+		      "t.s:1:8: error: bad .param type 'u128' (expected u8, u16, u32, s32, f32, u64, s64, ptr, local, data, printf, params or envregs)\n");
 	expect_errors(_metadata, ".local 0\nNOP",
 		      "t.s:1:8: error: .local size 0 out of range (1..65536)\n");
 	expect_errors(_metadata, ".param local l\nNOP",

@@ -2239,7 +2239,10 @@ TEST_F(libvgpu, launch_config_errors)
 		many[i] = (struct vgpu_sync_point){ done, 0 };
 
 	/* unknown launch flags */
-	cfg = (struct vgpu_launch_config){ .flags = 1u << 3 };
+	/* the lowest flag past the mask */
+	cfg = (struct vgpu_launch_config){
+		.flags = ~VGPU_LAUNCH_FLAGS_MASK & (0u - ~VGPU_LAUNCH_FLAGS_MASK)
+	};
 	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));
 	cfg.flags = ~VGPU_LAUNCH_FLAGS_MASK;
 	EXPECT_EQ(-EINVAL, vgpu_kernel_launch(s.k, &cfg, s.args, NULL));

@@ -1482,7 +1482,7 @@ static const struct bad_ptx bad[] = {
 	{ "param_through_register",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
 	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.param.u32 %r0, [%rd0];\n ret;\n}\n",
-	  "t.ptx:9:2: error: unsupported PTX construct 'ld.param.u32': a parameter address other than [name+offset]" },
+	  "t.ptx:9:2: error: unsupported PTX construct 'ld.param.u32': a parameter address other than [name+offset] or a register set to a kernel parameter's address" },
 	{ "global_symbol_initialiser",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.global .u64 p = generic(q);\n"
 	  ".visible .entry k()\n{\n ret;\n}\n",
@@ -1530,7 +1530,9 @@ static const struct bad_ptx bad[] = {
 /*
  * More values live at once than there are registers: 300 32-bit and 100
  * 64-bit loads, all used only at the end (in reverse order), one of them
- * updated under a guard.  The front end spills (the code names the
+ * updated under a guard, the 64-bit ones added pairwise (the spilled
+ * destination of an add.s64, written a word at a time, is reloaded
+ * first: cub's DeviceReduceKernel lost the other word).  The front end spills (the code names the
  * scratch registers R239..) and every thread of two CTAs computes the
  * same result as C.
  */
@@ -1579,6 +1581,9 @@ static char *spill_ptx(void)
 		OUT("\tld.global.u64 %%rd%d, [%%rd7+%d];\n", i + 16, 8 * i);
 	/* a guarded update of a value that lives long */
 	OUT("\t@%%p1 add.u32 %%r8, %%r8, 1000;\n");
+	/* 64-bit adds of spilled values into spilled values, a word at a time */
+	for (int i = 0; i + 1 < SPILL_N64; i++)
+		OUT("\tadd.s64 %%rd%d, %%rd%d, %%rd%d;\n", i + 16, i + 17, i + 16);
 	OUT("\tmov.u32 %%r4, 0;\n\tmov.u64 %%rd10, 0;\n");
 	for (int i = SPILL_N32 - 1; i >= 0; i--)
 		OUT("\tmad.lo.u32 %%r4, %%r%d, %d, %%r4;\n", i + 8, i + 1);
@@ -1637,7 +1642,8 @@ TEST_F(ptx, spill)
 				sum += (in[t * SPILL_N32 + i] + (i == 0 && t == 3 ? 1000u : 0u)) *
 				       (uint32_t)(i + 1);
 			for (int i = SPILL_N64 - 1; i >= 0; i--) {
-				x ^= in64[t * SPILL_N64 + i];
+				x ^= in64[t * SPILL_N64 + i] +
+				     (i + 1 < SPILL_N64 ? in64[t * SPILL_N64 + i + 1] : 0);
 				x = x << 1 | x >> 63;
 			}
 			EXPECT_EQ(sum, (uint32_t)out[2 * t]) TH_LOG("thread %d seed %llu", t,

@@ -237,4 +237,267 @@ TEST_F(fixes, reserved_smem_and_debug_sections)
 	vgpu_args_free(args);
 }
 
+/*
+ * Kernel parameters of every size and alignment PTX allows (PTX ISA
+ * 5.1.6.1), laid out as PTX lays them out: 1- and 2-byte scalars, .b8
+ * arrays (cub's empty functors are `.align 1 .b8 f[1]`), read by name and
+ * through a register holding a parameter's address (`mov.b64 %rd, name;
+ * ld.param [%rd+off]`, as every cub device kernel does; `cvta.param` to a
+ * generic address).
+ */
+static const char params_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry prm(.param .u64 out, .param .u8 a, .param .align 1 .b8 f[1],\n"
+	"\t.param .u16 h, .param .align 2 .b8 s[6], .param .u32 w,\n"
+	"\t.param .align 8 .b8 big[12])\n{\n"
+	"\t.reg .b16 %rs<8>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<12>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tld.param.u8 %rs1, [a];\n\tcvt.u32.u16 %r1, %rs1;\n"
+	"\tst.global.u32 [%rd2], %r1;\n"
+	"\tmov.b64 %rd3, f;\n\tld.param.u8 %rs2, [%rd3];\n\tcvt.u32.u16 %r2, %rs2;\n"
+	"\tst.global.u32 [%rd2+4], %r2;\n"
+	"\tmov.u64 %rd4, h;\n\tld.param.u16 %rs3, [%rd4];\n\tcvt.u32.u16 %r3, %rs3;\n"
+	"\tst.global.u32 [%rd2+8], %r3;\n"
+	"\tmov.u64 %rd5, s;\n\tld.param.v2.u8 {%rs4, %rs5}, [%rd5+2];\n"
+	"\tld.param.u16 %rs6, [%rd5+4];\n"
+	"\tcvt.u32.u16 %r4, %rs4;\n\tcvt.u32.u16 %r5, %rs5;\n\tcvt.u32.u16 %r6, %rs6;\n"
+	"\tst.global.u32 [%rd2+12], %r4;\n\tst.global.u32 [%rd2+16], %r5;\n"
+	"\tst.global.u32 [%rd2+20], %r6;\n"
+	"\tld.param.u32 %r7, [w];\n\tst.global.u32 [%rd2+24], %r7;\n"
+	"\tmov.u64 %rd6, big;\n\tcvta.param.u64 %rd7, %rd6;\n"
+	"\tld.u32 %r8, [%rd7+8];\n\tld.u8 %rs7, [%rd7+1];\n\tcvt.u32.u16 %r9, %rs7;\n"
+	"\tst.global.u32 [%rd2+28], %r8;\n\tst.global.u32 [%rd2+32], %r9;\n"
+	"\tld.param.u32 %r10, [big+4];\n\tst.global.u32 [%rd2+36], %r10;\n"
+	"\tret;\n}\n";
+
+TEST_F(fixes, params_of_any_size_through_registers)
+{
+	/* PTX's offsets: out 0, a 8, f 9, h 10, s 12..17, w 20, big 24..35 */
+	static const struct {
+		const char *name;
+		uint32_t offset, size;
+	} want[] = {
+		{ "arg0", 0, 8 }, { "arg1", 8, 1 }, { "arg2", 9, 1 }, { "arg3", 10, 2 },
+		{ "arg4", 12, 4 }, { "arg4_16", 16, 2 }, { "pad5_18", 18, 2 }, { "arg5", 20, 4 },
+		{ "arg6", 24, 4 }, { "arg6_28", 28, 4 }, { "arg6_32", 32, 4 },
+	};
+	const uint8_t a = 0xa7, f = 0x5c, s[6] = { 1, 2, 0x33, 0x44, 0x34, 0x12 };
+	const uint16_t h = 0xbeef;
+	const uint32_t w = 0xdeadbeef, big[3] = { 0x04030201, 0x11223344, 0xcafef00d };
+	struct vgpu_args *args = NULL;
+	struct vgpu_arg_info ai;
+	uint32_t out[10];
+
+	ASSERT_EQ(0, load(_metadata, self, params_ptx, "prm"));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		bool found = false;
+
+		for (unsigned int k = 0; !vgpu_kernel_arg(self->k, k, &ai); k++)
+			if (!strcmp(ai.name, want[i].name)) {
+				found = true;
+				EXPECT_EQ(want[i].offset, ai.offset);
+				EXPECT_EQ(want[i].size, ai.size);
+			}
+		EXPECT_TRUE(found);
+	}
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 1, a)); /* a 1-byte parameter's setter */
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 9, &f, 1));
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 10, &h, 2));
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 12, s, sizeof(s)));
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 20, &w, 4));
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 24, big, sizeof(big)));
+	for (uint64_t sd = 0; sd < SCHEDULES; sd++) {
+		memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 32, sd));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		EXPECT_EQ(0xa7u, out[0]);
+		EXPECT_EQ(0x5cu, out[1]);
+		EXPECT_EQ(0xbeefu, out[2]);
+		EXPECT_EQ(0x33u, out[3]);
+		EXPECT_EQ(0x44u, out[4]);
+		EXPECT_EQ(0x1234u, out[5]);
+		EXPECT_EQ(0xdeadbeefu, out[6]);
+		EXPECT_EQ(0xcafef00du, out[7]);
+		EXPECT_EQ(0x02u, out[8]);
+		EXPECT_EQ(0x11223344u, out[9]);
+	}
+	vgpu_args_free(args);
+}
+
+/*
+ * %envreg0..31 (PTX ISA 10.25): what the launch sets
+ * (vgpu_args_set_envreg), 0 for the others, as a GPU reads the ones its
+ * driver leaves unset.
+ */
+static const char envreg_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry env(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %envreg0;\n\tmov.u32 %r2, %envreg1;\n"
+	"\tmov.u32 %r3, %envreg2;\n\tadd.u32 %r4, %envreg31, 1;\n"
+	"\tst.global.u32 [%rd2], %r1;\n\tst.global.u32 [%rd2+4], %r2;\n"
+	"\tst.global.u32 [%rd2+8], %r3;\n\tst.global.u32 [%rd2+12], %r4;\n"
+	"\tret;\n}\n";
+
+TEST_F(fixes, envregs)
+{
+	struct vgpu_args *args = NULL;
+	uint32_t out[4];
+
+	ASSERT_EQ(0, load(_metadata, self, envreg_ptx, "env"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 32, 0));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	EXPECT_EQ(0u, out[0]);
+	EXPECT_EQ(0u, out[1]);
+	EXPECT_EQ(0u, out[2]);
+	EXPECT_EQ(1u, out[3]);
+	ASSERT_EQ(0, vgpu_args_set_envreg(args, 1, 0x12345678));
+	ASSERT_EQ(0, vgpu_args_set_envreg(args, 2, 0x9abcdef0));
+	ASSERT_EQ(0, vgpu_args_set_envreg(args, 31, 41));
+	ASSERT_EQ(-EINVAL, vgpu_args_set_envreg(args, 32, 1));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		ASSERT_EQ(0, run(_metadata, self, args, 2, 32, s));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		EXPECT_EQ(0u, out[0]);
+		EXPECT_EQ(0x12345678u, out[1]);
+		EXPECT_EQ(0x9abcdef0u, out[2]);
+		EXPECT_EQ(42u, out[3]);
+	}
+	vgpu_args_free(args);
+}
+
+/*
+ * trap (CUDA's __trap()): the exception TRAP, raised by the lanes that
+ * execute it; the store after it never happens.
+ */
+static const char trap_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry trp(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<2>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 37;\n"
+	"\t@%p1 bra $L_trap;\n\tst.global.u32 [%rd2], 1;\n\tret;\n"
+	"$L_trap:\n\ttrap;\n\tst.global.u32 [%rd2+4], 2;\n\tret;\n}\n";
+
+TEST_F(fixes, trap_raises_its_exception)
+{
+	struct vgpu_launch_config cfg = { .grid = { 1 }, .block = { 64 } };
+	struct vgpu_exception_record rec;
+	struct vgpu_args *args = NULL;
+	struct vgpu_job *job = NULL;
+	uint32_t out[2] = { 0, 0 };
+
+	ASSERT_EQ(0, load(_metadata, self, trap_ptx, "trp"));
+	ASSERT_EQ(0, buf(self, 0, out, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+	ASSERT_EQ(-EIO, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_TRAP, rec.code);
+	EXPECT_EQ(1u, rec.warp);
+	EXPECT_EQ(1u << 5, rec.lane_mask);
+	EXPECT_NE(NULL, strstr(rec.msg, "trap"));
+	vgpu_job_free(job);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	EXPECT_EQ(0u, out[1]);
+	vgpu_args_free(args);
+}
+
+/*
+ * cooperative_groups' grid_group::sync() as nvcc 13 writes it: the grid
+ * workspace from %envreg1 (high) and %envreg2 (low), a trap without one,
+ * then CTA masters add to its barrier word (the first one 0x80000001 -
+ * nctaid, the others 1) and spin until the top bit flips.  Under
+ * VGPU_LAUNCH_COOPERATIVE the whole grid is co-resident and the barrier
+ * completes; each CTA then reads what every CTA wrote before it.
+ */
+static const char gsync_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry gsync(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<16>;\n\t.reg .pred %p<4>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %envreg2;\n\tcvt.u64.u32 %rd3, %r1;\n"
+	"\tmov.u32 %r2, %envreg1;\n\tcvt.u64.u32 %rd4, %r2;\n"
+	"\tbfi.b64 %rd5, %rd4, %rd3, 32, 32;\n"
+	"\tmov.u32 %r3, %tid.x;\n\tmov.u32 %r4, %ctaid.x;\n\tmov.u32 %r5, %nctaid.x;\n"
+	"\tsetp.ne.s32 %p1, %r3, 0;\n"
+	"\tmul.wide.u32 %rd6, %r4, 4;\n\tadd.s64 %rd7, %rd2, %rd6;\n"
+	"\t@!%p1 st.global.u32 [%rd7], %r4;\n"
+	"\tsetp.ne.s64 %p2, %rd5, 0;\n\t@%p2 bra $L_ok;\n\ttrap;\n"
+	"$L_ok:\n\tbarrier.sync 0;\n\t@%p1 bra $L_after;\n"
+	"\tadd.s64 %rd8, %rd5, 4;\n"
+	"\tsetp.eq.s32 %p3, %r4, 0;\n\tmov.u32 %r6, -2147483647;\n\tsub.s32 %r7, %r6, %r5;\n"
+	"\tselp.b32 %r8, %r7, 1, %p3;\n"
+	"\tatom.add.release.gpu.u32 %r9, [%rd8], %r8;\n"
+	"$L_spin:\n\tld.acquire.gpu.u32 %r10, [%rd8];\n\txor.b32 %r11, %r10, %r9;\n"
+	"\tsetp.gt.s32 %p3, %r11, -1;\n\t@%p3 bra $L_spin;\n"
+	"$L_after:\n\tbarrier.sync 0;\n"
+	/* every CTA's tid 0 sums what the others stored before the sync */
+	"\tmov.u32 %r12, 0;\n\tmov.u32 %r13, 0;\n"
+	"$L_sum:\n\tmul.wide.u32 %rd9, %r13, 4;\n\tadd.s64 %rd10, %rd2, %rd9;\n"
+	"\tld.global.u32 %r14, [%rd10];\n\tadd.s32 %r12, %r12, %r14;\n"
+	"\tadd.s32 %r13, %r13, 1;\n\tsetp.lt.u32 %p3, %r13, %r5;\n\t@%p3 bra $L_sum;\n"
+	"\tbarrier.sync 0;\n"
+	"\tadd.s64 %rd11, %rd7, 64;\n\t@!%p1 st.global.u32 [%rd11], %r12;\n"
+	"\tret;\n}\n";
+
+TEST_F(fixes, grid_sync_cooperative)
+{
+	struct vgpu_launch_config cfg = { .grid = { 4 }, .block = { 64 } };
+	struct vgpu_exception_record rec;
+	struct vgpu_args *args = NULL;
+	struct vgpu_job *job = NULL;
+	uint64_t ws;
+	uint32_t out[20];
+
+	ASSERT_EQ(0, load(_metadata, self, gsync_ptx, "gsync"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, NULL, 8));
+	ws = vgpu_bo_gpu_address(self->bo[1]);
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	/* no workspace: the trap */
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+	ASSERT_EQ(-EIO, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_TRAP, rec.code);
+	vgpu_job_free(job);
+	job = NULL;
+	ASSERT_EQ(0, vgpu_args_set_envreg(args, 1, (uint32_t)(ws >> 32)));
+	ASSERT_EQ(0, vgpu_args_set_envreg(args, 2, (uint32_t)ws));
+	ASSERT_EQ(0, vgpu_args_use_bo(args, self->bo[1]));
+	for (uint64_t s = 0; s < SCHEDULES; s++) {
+		cfg.seed = s;
+		cfg.flags = VGPU_LAUNCH_COOPERATIVE | (s ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+			    (s & 1 ? VGPU_LAUNCH_SANITIZE : 0);
+		memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+		ASSERT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+		vgpu_job_free(job);
+		job = NULL;
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (int c = 0; c < 4; c++)
+			EXPECT_EQ(0u + 1 + 2 + 3, out[16 + c]);
+	}
+	/* more CTAs than run at once: refused by the device */
+	cfg = (struct vgpu_launch_config){ .grid = { VGPU_MAX_CLUSTER_CTAS + 1 }, .block = { 32 },
+					   .flags = VGPU_LAUNCH_COOPERATIVE };
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+	EXPECT_NE(0, vgpu_job_wait(job, WAIT_NS));
+	ASSERT_EQ(0, vgpu_job_exception(job, &rec));
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, rec.code);
+	vgpu_job_free(job);
+	vgpu_args_free(args);
+}
+
 TEST_HARNESS_MAIN
