@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 #
 # bench.sh BUILD BENCH...: `make bench`.  Runs each host benchmark (BENCH
-# ...), the device benchmark through qtest (BUILD/qtest/bench_device) and
+# ...), the comparison of vGPU's code with ptxas's on the CUDA corpus
+# (scripts/sass-compare.sh), the device benchmark through qtest
+# (BUILD/qtest/bench_device) and
 # the guest one (make bench-guest), showing each report as it comes, and
 # ends with one table of every figure: value, baseline (measured in the
 # same run), ratio, target and verdict, gathered from the '@bench|' lines
@@ -29,6 +31,7 @@ run() {
 for b in "$@"; do
 	run "$b"
 done
+run scripts/sass-compare.sh "$build"
 run "$build/qtest/bench_device"
 if [[ ${VGPU_BENCH_GUEST:-1} != 0 ]]; then
 	run make --no-print-directory bench-guest
