@@ -544,8 +544,15 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 	if (!devPtr)
 		return crt_set_error(cudaErrorInvalidValue);
 	e = crt_ctx();
-	if (!e)
-		e = crt_err(cuMemAllocManaged(&p, size, flags));
+	if (e)
+		return e;
+	/* CUDA 13's runtime on the H200 (tests/cuda/real-gpu/probe_managed):
+	 * a size of 0 succeeds, as cudaMalloc's, unlike the driver's call */
+	if (!size && (flags == CU_MEM_ATTACH_GLOBAL || flags == CU_MEM_ATTACH_HOST)) {
+		*devPtr = NULL;
+		return cudaSuccess;
+	}
+	e = crt_err(cuMemAllocManaged(&p, size, flags));
 	*devPtr = e ? NULL : (void *)(uintptr_t)p;
 	return e;
 }
