@@ -344,9 +344,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 # The driver-API tests: tests/cuda/*.cu compiled by nvcc (CUDA 13 at
 # /usr/local/cuda, DESIGN.md) into $(BUILD)/cuda: PTX, a fatbin with
 # zstd-compressed PTX and SASS, one with uncompressed PTX, one with SASS
-# only and a cubin (the last two must be refused).  test_cuda and
-# test_cuda_lib include our cuda.h, test_cuda_abi and test_cuda_lib_abi the
-# same sources with NVIDIA's; all link libcuda.so.1 only.
+# only and a cubin (the last two must be refused).  test_cuda,
+# test_cuda_lib and test_cuda_managed include our cuda.h, test_cuda_abi and
+# test_cuda_lib_abi the first two's sources with NVIDIA's; all link
+# libcuda.so.1 only.
 NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 CUDA_INCLUDE ?= /usr/local/cuda/include
 CUDA_GENCODE := -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]'
@@ -370,10 +371,11 @@ $(CUDA_TEST_DIR)/%.cubin: tests/cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -cubin -arch=sm_90a -o $@ $<
 CUDA_TESTS := $(addprefix $(BUILD)/tests/,test_cuda test_cuda_abi test_cuda_ptds test_cuda_lib \
-	test_cuda_lib_abi)
+	test_cuda_lib_abi test_cuda_managed)
 $(CUDA_TESTS:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.o): \
 	CPPFLAGS += -DCUDA_TEST_DIR='"$(abspath $(CUDA_TEST_DIR))"'
-$(BUILD)/tests/unit/test_cuda.o $(BUILD)/tests/unit/test_cuda_lib.o: CPPFLAGS += -Ilibvgpu/cuda
+$(BUILD)/tests/unit/test_cuda.o $(BUILD)/tests/unit/test_cuda_lib.o \
+	$(BUILD)/tests/unit/test_cuda_managed.o: CPPFLAGS += -Ilibvgpu/cuda
 $(BUILD)/tests/unit/test_cuda_abi.o $(BUILD)/tests/unit/test_cuda_lib_abi.o \
 	$(BUILD)/tests/unit/test_cuda_ptds.o: \
 	CPPFLAGS += -isystem $(CUDA_INCLUDE)

@@ -7,8 +7,27 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "vgpu_priv.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17, glibc 2.28 */
+#endif
+
+int vgpu_mmap_fixed(void *addr, uint64_t size, int prot, int fd, uint64_t off)
+{
+	void *p = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, fd,
+		       (off_t)off);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	if (p != addr) { /* a kernel before 4.17: the flag was only a hint */
+		munmap(p, size);
+		return -EEXIST;
+	}
+	return 0;
+}
 
 /* Under dev->lock. */
 static int bos_add(struct vgpu_device *dev, struct vgpu_bo *bo)
@@ -135,6 +154,8 @@ void vgpu_bo_free(struct vgpu_bo *bo)
 
 	if (bo->map)
 		dev->ops->munmap(dev, bo->map, bo->size);
+	if (bo->gpu_map)
+		dev->ops->munmap(dev, bo->gpu_map, bo->size);
 	pthread_mutex_destroy(&bo->lock);
 	free(bo);
 	vgpu_dev_put(dev);
@@ -180,14 +201,45 @@ int vgpu_bo_map(struct vgpu_bo *bo, void **ptr)
 	return ret;
 }
 
+int vgpu_bo_map_at_gpu_address(struct vgpu_bo *bo, void **ptr)
+{
+	struct drm_vgpu_bo_mmap_offset mo = { .handle = bo->handle };
+	void *addr = (void *)(uintptr_t)bo->va;
+	int ret = 0;
+
+	if (!ptr)
+		return -EINVAL;
+	/* a GPU address a host pointer cannot hold (32-bit hosts) */
+	if ((uint64_t)(uintptr_t)addr != bo->va)
+		return -ENOMEM;
+	pthread_mutex_lock(&bo->lock);
+	if (!bo->gpu_map) {
+		ret = vgpu_dev_ioctl(bo->dev, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
+		if (!ret)
+			ret = bo->dev->ops->mmap_at(bo->dev, mo.offset, bo->size,
+						    addr);
+		if (!ret)
+			bo->gpu_map = addr;
+	}
+	if (!ret)
+		*ptr = bo->gpu_map;
+	pthread_mutex_unlock(&bo->lock);
+	return ret;
+}
+
 int vgpu_bo_unmap(struct vgpu_bo *bo)
 {
-	int ret = 0;
+	int ret = 0, r;
 
 	pthread_mutex_lock(&bo->lock);
 	if (bo->map) {
 		ret = bo->dev->ops->munmap(bo->dev, bo->map, bo->size);
 		bo->map = NULL;
+	}
+	if (bo->gpu_map) {
+		r = bo->dev->ops->munmap(bo->dev, bo->gpu_map, bo->size);
+		ret = ret ? ret : r;
+		bo->gpu_map = NULL;
 	}
 	pthread_mutex_unlock(&bo->lock);
 	return ret;

@@ -44,6 +44,13 @@ static int drm_mmap_ro(struct vgpu_device *dev, uint64_t offset, uint64_t size,
 	return 0;
 }
 
+static int drm_mmap_at(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		       void *addr)
+{
+	return vgpu_mmap_fixed(addr, size, PROT_READ | PROT_WRITE, dev->fd,
+			       offset);
+}
+
 /* The commands are in the ring: make them visible, then one store. */
 static void drm_doorbell(struct vgpu_device *dev, uint32_t id,
 			 volatile uint32_t *db, uint32_t tail)
@@ -67,6 +74,7 @@ static const struct vgpu_backend_ops drm_ops = {
 	.ioctl = drm_ioctl,
 	.mmap = drm_mmap,
 	.mmap_ro = drm_mmap_ro,
+	.mmap_at = drm_mmap_at,
 	.munmap = drm_munmap,
 	.doorbell = drm_doorbell,
 	.close = drm_close,

@@ -208,6 +208,21 @@ VGPU_API uint32_t vgpu_bo_handle(const struct vgpu_bo *bo);
  * pointer; it stays valid until vgpu_bo_unmap() or vgpu_bo_free().
  */
 VGPU_API int vgpu_bo_map(struct vgpu_bo *bo, void **ptr);
+/*
+ * A second CPU mapping of the whole buffer, placed at exactly its GPU
+ * address (*@ptr == (void *)vgpu_bo_gpu_address(bo)), so that one pointer
+ * reaches the buffer on the host and in kernels (libcuda's managed
+ * memory).  The same memory as vgpu_bo_map()'s, coherent in the same way;
+ * mapping twice returns the same pointer.  Nothing of the process is
+ * replaced (MAP_FIXED_NOREPLACE): -EEXIST when something else is already
+ * mapped in [address, address + size), e.g. a buffer of another device
+ * that has the same GPU address (each device has its own address space),
+ * -ENOMEM when the range lies beyond the process's address space (GPU
+ * addresses go up to 2^48, x86-64 user space to 2^47; the device hands
+ * them out lowest first from VGPU_PARAM_VA_START, 1 MiB).  Unmapped by
+ * vgpu_bo_unmap() (with vgpu_bo_map()'s) or vgpu_bo_free().
+ */
+VGPU_API int vgpu_bo_map_at_gpu_address(struct vgpu_bo *bo, void **ptr);
 VGPU_API int vgpu_bo_unmap(struct vgpu_bo *bo);
 
 /* Copy to or from the buffer through its mapping (-EINVAL out of range). */

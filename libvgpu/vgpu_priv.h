@@ -33,6 +33,9 @@ struct vgpu_sim;
  * @mmap:   map @size bytes at fake offset @offset read-write, shared
  * @munmap: undo @mmap
  * @mmap_ro: the same read-only (a user queue's completion ring)
+ * @mmap_at: @mmap at exactly @addr, replacing nothing: -EEXIST when a
+ *          mapping of the process already lies in [@addr, @addr + @size)
+ *          (vgpu_bo_map_at_gpu_address())
  * @doorbell: ring user queue @id's doorbell, mapped at @db, with @tail:
  *          a store on drm; the sim runs the commands
  * @close:  release the backend's state (the DRM fd, the simulator)
@@ -46,6 +49,8 @@ struct vgpu_backend_ops {
 		    void **ptr);
 	int (*mmap_ro)(struct vgpu_device *dev, uint64_t offset, uint64_t size,
 		       void **ptr);
+	int (*mmap_at)(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		       void *addr);
 	int (*munmap)(struct vgpu_device *dev, void *ptr, uint64_t size);
 	void (*doorbell)(struct vgpu_device *dev, uint32_t id,
 			 volatile uint32_t *db, uint32_t tail);
@@ -137,8 +142,9 @@ struct vgpu_bo {
 	uint32_t flags;
 	uint64_t size;
 	uint64_t va;
-	pthread_mutex_t lock; /* protects @map */
+	pthread_mutex_t lock; /* protects @map and @gpu_map */
 	void *map;
+	void *gpu_map; /* vgpu_bo_map_at_gpu_address()'s, at @va, or NULL */
 };
 
 struct vgpu_kernel {
@@ -239,6 +245,13 @@ VGPU_HIDDEN int vgpu_printf_layout(const char *fmt, size_t len, uint32_t *nbytes
 VGPU_HIDDEN char *vgpu_printf_collect(const struct vgpu_program *prog, const uint8_t *buf);
 
 /* ---- front end helpers (device.c) ---- */
+/*
+ * mmap(@addr, @size, @prot, MAP_SHARED | MAP_FIXED_NOREPLACE, @fd, @off):
+ * exactly at @addr or -EEXIST (also on kernels before 4.17, which took
+ * the flag for a hint), -ENOMEM past the process's address space.
+ */
+VGPU_HIDDEN int vgpu_mmap_fixed(void *addr, uint64_t size, int prot, int fd,
+				uint64_t off);
 VGPU_HIDDEN int vgpu_dev_ioctl(struct vgpu_device *dev, unsigned long request,
 			       void *arg);
 VGPU_HIDDEN void vgpu_dev_get(struct vgpu_device *dev);

@@ -3,7 +3,10 @@
  * libcuda.so.1: memory.  Device memory is a vgpu buffer object whose GPU
  * address is the CUdeviceptr; host memory (cuMemAllocHost, cuMemHostAlloc)
  * is a buffer object too, mapped on the host, so that kernels reach it
- * through cuMemHostGetDevicePointer on either backend.  Copies and memsets
+ * through cuMemHostGetDevicePointer on either backend.  Managed memory
+ * (cuMemAllocManaged) is device memory mapped on the host a second time, at
+ * its device address, so that the CUdeviceptr is the host pointer too
+ * (vgpu_bo_map_at_gpu_address).  Copies and memsets
  * run on the host through the buffers' mappings, after the work that
  * precedes them on their stream (docs/cuda.md).
  */
@@ -92,6 +95,44 @@ void cuv_allocs_free(struct CUctx_st *ctx)
 	ctx->nallocs = ctx->allocs_cap = 0;
 }
 
+/*
+ * Map *@bo on the host at its device address.  When the host already has
+ * something there (the program's own mappings, or another context's
+ * managed memory: each context has its own device address space), keep
+ * the buffer so that the device hands out another address, and try again
+ * a few times; *@bo is then the buffer that got mapped.
+ */
+static int map_managed(struct CUctx_st *ctx, struct vgpu_bo **bo, void **map)
+{
+	enum { TRIES = 8 };
+	struct vgpu_bo *taken[TRIES];
+	unsigned int n = 0;
+	int ret;
+
+	for (;;) {
+		ret = vgpu_bo_map_at_gpu_address(*bo, map);
+		if (ret != -EEXIST || n == TRIES)
+			break;
+		taken[n++] = *bo;
+		ret = vgpu_bo_new(ctx->dev, vgpu_bo_size(taken[0]), 0, bo);
+		if (ret) {
+			*bo = taken[--n];
+			ret = -EEXIST;
+			break;
+		}
+	}
+	if (ret == -EEXIST || ret == -ENOMEM)
+		cuv_warn("cuMemAllocManaged: the host already uses the device address range "
+			 "0x%llx..0x%llx (+%llu bytes), or cannot map it: managed memory on "
+			 "vGPU is mapped on the host at its device address (%s)",
+			 (unsigned long long)vgpu_bo_gpu_address(*bo),
+			 (unsigned long long)(vgpu_bo_gpu_address(*bo) + vgpu_bo_size(*bo)),
+			 (unsigned long long)vgpu_bo_size(*bo), strerror(-ret));
+	while (n)
+		vgpu_bo_free(taken[--n]);
+	return ret;
+}
+
 static CUresult alloc_bo(struct CUctx_st *ctx, size_t size, enum cuv_alloc_kind kind,
 			 struct cuv_alloc *out)
 {
@@ -107,10 +148,11 @@ static CUresult alloc_bo(struct CUctx_st *ctx, size_t size, enum cuv_alloc_kind 
 	ret = vgpu_bo_new(ctx->dev, size, 0, &a.bo);
 	if (ret)
 		return ret == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
-	ret = vgpu_bo_map(a.bo, &map);
+	ret = kind == CUV_ALLOC_MANAGED ? map_managed(ctx, &a.bo, &map) :
+					  vgpu_bo_map(a.bo, &map);
 	if (ret) {
 		vgpu_bo_free(a.bo);
-		return cuv_errno(ret);
+		return ret == -EEXIST ? CUDA_ERROR_OUT_OF_MEMORY : cuv_errno(ret);
 	}
 	a.map = map;
 	a.va = vgpu_bo_gpu_address(a.bo);
@@ -164,7 +206,9 @@ static CUresult free_kind(uint64_t va, enum cuv_alloc_kind kind, const char *wha
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&ctx->lock);
 	i = upper(ctx, va);
-	if (!i || ctx->allocs[i - 1].va != va || ctx->allocs[i - 1].kind != kind) {
+	if (!i || ctx->allocs[i - 1].va != va ||
+	    (ctx->allocs[i - 1].kind != kind &&
+	     !(kind == CUV_ALLOC_DEVICE && ctx->allocs[i - 1].kind == CUV_ALLOC_MANAGED))) {
 		pthread_mutex_unlock(&ctx->lock);
 		cuv_warn("%s(0x%llx): not the start of a live allocation (freed twice?)", what,
 			 (unsigned long long)va);
@@ -177,6 +221,7 @@ static CUresult free_kind(uint64_t va, enum cuv_alloc_kind kind, const char *wha
 	return r;
 }
 
+/* device and managed memory */
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
 {
 	return free_kind(dptr, CUV_ALLOC_DEVICE, "cuMemFree");
@@ -315,9 +360,12 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
 		*(CUdeviceptr *)data = copy.va;
 		break;
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-		if (copy.kind != CUV_ALLOC_HOST)
+		if (copy.kind != CUV_ALLOC_HOST && copy.kind != CUV_ALLOC_MANAGED)
 			return CUDA_ERROR_INVALID_VALUE;
 		*(void **)data = copy.map;
+		break;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		*(int *)data = copy.kind == CUV_ALLOC_MANAGED;
 		break;
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
 		*(int *)data = ctx->ordinal;
@@ -640,6 +688,35 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	return r ? r : cuMemFree(dptr);
 }
 
+/*
+ * Managed memory: one pointer for the host and the device.  vGPU does not
+ * migrate pages: the memory is the device's, mapped on the host at its
+ * device address, and coherent as cuMemAllocHost's is: the host sees what
+ * kernels wrote once they have completed (cuCtxSynchronize, an event, a
+ * synchronous copy), and kernels see what the host wrote before their
+ * launch (CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0).  Both
+ * attach flags give the same memory: no stream is ever kept from it.
+ */
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	struct CUctx_st *ctx;
+	struct cuv_alloc a;
+	CUresult r;
+
+	if (!dptr || !bytesize ||
+	    (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+		return CUDA_ERROR_INVALID_VALUE;
+	r = usable(&ctx);
+	if (r)
+		return r;
+	pthread_mutex_lock(&ctx->lock);
+	r = alloc_bo(ctx, bytesize, CUV_ALLOC_MANAGED, &a);
+	pthread_mutex_unlock(&ctx->lock);
+	if (!r)
+		*dptr = a.va;
+	return r;
+}
+
 /* ---- refused: memory vGPU's device cannot reach or share ---- */
 
 CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
@@ -656,11 +733,4 @@ CUresult CUDAAPI cuMemHostUnregister(void *p)
 	return p ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
-{
-	if (!dptr || !bytesize)
-		return CUDA_ERROR_INVALID_VALUE;
-	cuv_warn("cuMemAllocManaged: vGPU has no managed memory (one address for the host "
-		 "and the device); use cuMemAllocHost and cuMemHostGetDevicePointer");
-	return CUDA_ERROR_NOT_SUPPORTED;
-}
+

@@ -46,7 +46,8 @@ struct cuv_device {
 };
 
 /* An allocation: device memory, host memory (a mapped BO), module data. */
-enum cuv_alloc_kind { CUV_ALLOC_DEVICE, CUV_ALLOC_HOST, CUV_ALLOC_MODULE };
+/* MANAGED: device memory mapped on the host at its device address */
+enum cuv_alloc_kind { CUV_ALLOC_DEVICE, CUV_ALLOC_HOST, CUV_ALLOC_MODULE, CUV_ALLOC_MANAGED };
 struct cuv_alloc {
 	uint64_t va;
 	uint64_t size;

@@ -335,6 +335,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 	p->pciDomainID = attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device);
 	p->asyncEngineCount = attr(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, device);
 	p->unifiedAddressing = attr(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, device);
+	p->managedMemory = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, device);
 	p->memoryBusWidth = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, device);
 	p->maxThreadsPerMultiProcessor =
 		attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device);
@@ -530,12 +531,30 @@ cudaError_t cudaHostGetDevicePointer(void **devPtr, void *host, unsigned int fla
 	return e;
 }
 
+/*
+ * Device memory mapped on the host at its device address (cuMemAllocManaged):
+ * the one pointer works in kernels and on the host, which sees what kernels
+ * wrote after cudaDeviceSynchronize (or any wait for them).
+ */
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-	crt_warn("cudaMallocManaged: vGPU has no single address for host and device; "
-		 "use cudaMalloc and cudaMemcpy, or cudaHostAlloc and "
-		 "cudaHostGetDevicePointer");
-	return crt_set_error(cudaErrorNotSupported);
+	CUdeviceptr p = 0;
+	cudaError_t e;
+
+	if (!devPtr)
+		return crt_set_error(cudaErrorInvalidValue);
+	e = crt_ctx();
+	if (e)
+		return e;
+	/* CUDA 13's runtime on the H200 (tests/cuda/real-gpu/probe_managed):
+	 * a size of 0 succeeds, as cudaMalloc's, unlike the driver's call */
+	if (!size && (flags == CU_MEM_ATTACH_GLOBAL || flags == CU_MEM_ATTACH_HOST)) {
+		*devPtr = NULL;
+		return cudaSuccess;
+	}
+	e = crt_err(cuMemAllocManaged(&p, size, flags));
+	*devPtr = e ? NULL : (void *)(uintptr_t)p;
+	return e;
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)

@@ -167,7 +167,8 @@ void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *dev
 			      const char *deviceName, int ext, size_t size, int constant,
 			      int global)
 {
-	crt_warn("__managed__ variable %s: managed memory is not supported on vGPU",
+	crt_warn("__managed__ variable %s: __managed__ variables are not supported on vGPU "
+		 "(cudaMallocManaged is)",
 		 deviceName ? deviceName : "?");
 }
 

@@ -285,7 +285,23 @@ static int sim_mmap(struct vgpu_device *dev, uint64_t offset, uint64_t size,
 	/* below 4 GiB: a user queue's (the BOs' start there) */
 	ret = offset < (1ull << 32) ?
 		vgpu_sim_userq_mmap(sim, offset, size, true, ptr) :
-		vgpu_sim_bo_mmap(sim, offset, size, ptr);
+		vgpu_sim_bo_mmap(sim, offset, size, NULL, ptr);
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
+/* BOs only: a user queue's rings have no GPU address to be mapped at */
+static int sim_mmap_at(struct vgpu_device *dev, uint64_t offset, uint64_t size,
+		       void *addr)
+{
+	struct vgpu_sim *sim = dev->sim;
+	void *p;
+	int ret;
+
+	if (offset < (1ull << 32))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	ret = vgpu_sim_bo_mmap(sim, offset, size, addr, &p);
 	pthread_mutex_unlock(&sim->lock);
 	return ret;
 }
@@ -336,6 +352,7 @@ static const struct vgpu_backend_ops sim_ops = {
 	.ioctl = sim_ioctl,
 	.mmap = sim_mmap,
 	.mmap_ro = sim_mmap_ro,
+	.mmap_at = sim_mmap_at,
 	.munmap = sim_munmap,
 	.doorbell = sim_doorbell,
 	.close = sim_close,

@@ -4,7 +4,8 @@
  * the core's view of global memory.
  *
  * A BO is a memfd mapped once (MAP_SHARED) for the core; CPU mappings are
- * further mappings of the same memfd, and PRIME hands out the memfd, so
+ * further mappings of the same memfd (vgpu_bo_map_at_gpu_address()'s one
+ * at the BO's GPU address), and PRIME hands out the memfd, so
  * every mapping, in any device, sees the same pages.  VAs are allocated
  * as vgpu.ko's drm_mm does (best fit from VGPU_PARAM_VA_START, one guard
  * page after each BO), and the page tables vgpu.ko would have allocated
@@ -641,7 +642,7 @@ int vgpu_sim_prime_fd_to_handle(struct vgpu_sim *sim, void *data)
 }
 
 int vgpu_sim_bo_mmap(struct vgpu_sim *sim, uint64_t offset, uint64_t size,
-		     void **ptr)
+		     void *addr, void **ptr)
 {
 	struct sim_bo *bo = NULL;
 	void *p;
@@ -655,6 +656,14 @@ int vgpu_sim_bo_mmap(struct vgpu_sim *sim, uint64_t offset, uint64_t size,
 	/* drm_gem_mmap(): an exact offset, at most the object's pages. */
 	if (!bo || !size || sim_page_align(size) > bo->size)
 		return -EINVAL;
+	if (addr) {
+		int ret = vgpu_mmap_fixed(addr, size, PROT_READ | PROT_WRITE,
+					  bo->memfd, 0);
+
+		if (!ret)
+			*ptr = addr;
+		return ret;
+	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, bo->memfd, 0);
 	if (p == MAP_FAILED)
 		return -errno;

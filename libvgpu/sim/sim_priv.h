@@ -250,8 +250,10 @@ VGPU_HIDDEN int vgpu_sim_wait_bo(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN int vgpu_sim_gem_close(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN int vgpu_sim_prime_handle_to_fd(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN int vgpu_sim_prime_fd_to_handle(struct vgpu_sim *sim, void *data);
+/* A CPU mapping of the BO at fake offset @offset: anywhere when @addr is
+ * NULL, else exactly at @addr (vgpu_mmap_fixed(): -EEXIST when taken). */
 VGPU_HIDDEN int vgpu_sim_bo_mmap(struct vgpu_sim *sim, uint64_t offset,
-				 uint64_t size, void **ptr);
+				 uint64_t size, void *addr, void **ptr);
 VGPU_HIDDEN void vgpu_sim_bos_fini(struct vgpu_sim *sim);
 
 /* Host pointer of [@va, @va + @len) for access @acc (VGPU_MMU_ACC_*), or

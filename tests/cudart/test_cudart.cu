@@ -379,6 +379,94 @@ static int test_launch_ex_cluster(void)
 	return 0;
 }
 
+/* y[i] = y[i] * 2 + x[i], in place */
+__global__ void twice_plus(const float *x, float *y, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		y[i] = y[i] * 2.0f + x[i];
+}
+
+/*
+ * Managed memory as CUDA's samples use it: cudaMallocManaged, the host
+ * fills the buffers through the pointers, a kernel computes in place,
+ * cudaDeviceSynchronize, the host checks every element through the same
+ * pointers.  On vGPU the memory is the device's, mapped on the host at its
+ * device address (docs/cuda.md).
+ */
+static int test_managed(void)
+{
+	const int n = 100000; /* 400 KB each: many pages */
+	float *x = NULL, *y = NULL;
+	int *h = (int *)1, *bad = (int *)1;
+	cudaDeviceProp p;
+	std::vector<float> back(n);
+
+	CHECK_OK(cudaGetDeviceProperties(&p, 0));
+	CHECK(p.managedMemory == 1);
+	CHECK_OK(cudaMallocManaged(&x, n * sizeof(float)));
+	CHECK_OK(cudaMallocManaged(&y, n * sizeof(float), cudaMemAttachGlobal));
+	CHECK(x && y && x != y);
+	for (int i = 0; i < n; i++) {
+		x[i] = (float)(i % 1000);
+		y[i] = (float)(i % 7) - 3.0f;
+	}
+	twice_plus<<<(n + 255) / 256, 256>>>(x, y, n);
+	CHECK_OK(cudaGetLastError());
+	CHECK_OK(cudaDeviceSynchronize());
+	for (int i = 0; i < n; i++)
+		CHECK(y[i] == ((float)(i % 7) - 3.0f) * 2.0f + (float)(i % 1000));
+	/* the host changes x, the kernel sees it */
+	for (int i = 0; i < n; i++)
+		x[i] = 0.5f;
+	twice_plus<<<(n + 255) / 256, 256>>>(x, y, n);
+	CHECK_OK(cudaDeviceSynchronize());
+	for (int i = 0; i < n; i++)
+		CHECK(y[i] == (((float)(i % 7) - 3.0f) * 2.0f + (float)(i % 1000)) * 2.0f + 0.5f);
+	/* copies and memsets take it for device memory */
+	CHECK_OK(cudaMemcpy(back.data(), y, n * sizeof(float), cudaMemcpyDefault));
+	CHECK(!memcmp(back.data(), y, n * sizeof(float)));
+	CHECK_OK(cudaMemset(x, 0, n * sizeof(float)));
+	for (int i = 0; i < n; i++)
+		CHECK(x[i] == 0.0f);
+	CHECK_OK(cudaMemcpy(x, back.data(), 16 * sizeof(float), cudaMemcpyHostToDevice));
+	CHECK(x[15] == back[15]);
+	CHECK_OK(cudaFree(x));
+	CHECK_OK(cudaFree(y));
+
+	/* cudaMemAttachHost, a kernel on a stream, waited for with the stream */
+	cudaStream_t s;
+	CHECK_OK(cudaStreamCreate(&s));
+	CHECK_OK(cudaMallocManaged(&x, 4096 * sizeof(float), cudaMemAttachHost));
+	CHECK_OK(cudaMallocManaged(&y, 4096 * sizeof(float), cudaMemAttachHost));
+	for (int i = 0; i < 4096; i++) {
+		x[i] = 1.0f;
+		y[i] = (float)i;
+	}
+	twice_plus<<<16, 256, 0, s>>>(x, y, 4096);
+	CHECK_OK(cudaStreamSynchronize(s));
+	for (int i = 0; i < 4096; i++)
+		CHECK(y[i] == 2.0f * (float)i + 1.0f);
+	CHECK_OK(cudaFree(x));
+	CHECK_OK(cudaFree(y));
+	CHECK_OK(cudaStreamDestroy(s));
+
+	/* as CUDA 13's runtime on the H200 (tests/cuda/real-gpu/probe_managed):
+	 * a size of 0 succeeds with NULL (the driver's call refuses it), flags
+	 * other than Global or Host are invalid */
+	CHECK_OK(cudaMallocManaged(&h, 0));
+	CHECK(h == NULL);
+	CHECK_OK(cudaGetLastError());
+	CHECK_RT(cudaMallocManaged(&bad, 64, 0), cudaErrorInvalidValue);
+	CHECK_RT(cudaMallocManaged(&bad, 64, cudaMemAttachSingle), cudaErrorInvalidValue);
+	CHECK_RT(cudaMallocManaged(&bad, 64, cudaMemAttachGlobal | cudaMemAttachHost),
+		 cudaErrorInvalidValue);
+	CHECK_RT(cudaGetLastError(), cudaErrorInvalidValue);
+	CHECK_OK(cudaGetLastError());
+	return 0;
+}
+
 /* devices, properties, attributes, occupancy, driver entry points */
 static int test_device(void)
 {
@@ -442,6 +530,7 @@ int main(void)
 	static const ktap_test tests[] = {
 		{ "vector_add", test_vector_add },
 		{ "memcpy_kinds", test_memcpy_kinds },
+		{ "managed", test_managed },
 		{ "reduction", test_reduction },
 		{ "streams_events", test_streams_events },
 		{ "symbols", test_symbols },

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "kselftest_host.h"
@@ -1069,6 +1070,71 @@ TEST_F(libvgpu, bo_map)
 	p[100] = 7;
 	EXPECT_EQ(7, p[100]);
 	vgpu_bo_free(bo); /* frees the mapping too */
+}
+
+/*
+ * vgpu_bo_map_at_gpu_address(): the buffer on the host at its GPU
+ * address, the same memory as vgpu_bo_map()'s and the kernels'; a range
+ * the process already uses is refused, never replaced.
+ */
+TEST_F(libvgpu, bo_map_at_gpu_address)
+{
+	struct vgpu_device *dev = self->dev;
+	struct vgpu_bo *bo2;
+	struct store s;
+	uint32_t *p = NULL, *q = NULL, word = 0;
+	void *taken;
+	uint64_t va;
+
+	ASSERT_EQ(0, store_init(&s, dev, NULL, 4 * 4096));
+	va = vgpu_bo_gpu_address(s.bo);
+	EXPECT_EQ(-EINVAL, vgpu_bo_map_at_gpu_address(s.bo, NULL));
+	ASSERT_EQ(0, vgpu_bo_map_at_gpu_address(s.bo, (void **)&p));
+	EXPECT_EQ(va, (uint64_t)(uintptr_t)p);
+	EXPECT_EQ(0, vgpu_bo_map_at_gpu_address(s.bo, (void **)&q));
+	EXPECT_EQ(p, q); /* mapped once */
+	EXPECT_NE(p, s.out); /* beside vgpu_bo_map()'s */
+	/* the host writes through one mapping, reads through the other */
+	p[4095] = 0xc0ffee;
+	EXPECT_EQ(0xc0ffeeu, s.out[4095]);
+	/* a kernel's stores, seen at the GPU address */
+	ASSERT_EQ(0, store_run(&s, 5, 8, 128));
+	EXPECT_EQ(0u, store_bad(p, 1024, 5));
+	EXPECT_EQ(0xc0ffeeu, p[4095]); /* past what the kernel wrote */
+	EXPECT_EQ(0, vgpu_bo_read(s.bo, 4095 * 4, &word, 4));
+	EXPECT_EQ(0xc0ffeeu, word);
+
+	/* the host range taken: -EEXIST, and the taker's pages untouched */
+	ASSERT_EQ(0, vgpu_bo_new(dev, 2 * 4096, 0, &bo2));
+	va = vgpu_bo_gpu_address(bo2);
+	taken = mmap((void *)(uintptr_t)(va + 4096), 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_EQ((void *)(uintptr_t)(va + 4096), taken);
+	*(uint32_t *)taken = 77;
+	q = NULL;
+	EXPECT_EQ(-EEXIST, vgpu_bo_map_at_gpu_address(bo2, (void **)&q));
+	EXPECT_EQ(NULL, q);
+	EXPECT_EQ(77u, *(uint32_t *)taken);
+	EXPECT_EQ(0, munmap(taken, 4096));
+	ASSERT_EQ(0, vgpu_bo_map_at_gpu_address(bo2, (void **)&q));
+	EXPECT_EQ(va, (uint64_t)(uintptr_t)q);
+	q[2047] = 9;
+	EXPECT_EQ(0, vgpu_bo_read(bo2, 2047 * 4, &word, 4));
+	EXPECT_EQ(9u, word);
+	vgpu_bo_free(bo2); /* unmaps the range: free for the host again */
+	taken = mmap((void *)(uintptr_t)va, 2 * 4096, PROT_READ,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	EXPECT_EQ((void *)(uintptr_t)va, taken);
+	if (taken != MAP_FAILED)
+		munmap(taken, 2 * 4096);
+
+	/* vgpu_bo_unmap() removes both mappings; mapping again works */
+	EXPECT_EQ(0, vgpu_bo_unmap(s.bo));
+	p = NULL;
+	ASSERT_EQ(0, vgpu_bo_map_at_gpu_address(s.bo, (void **)&p));
+	EXPECT_EQ(0u, store_bad(p, 1024, 5));
+	s.out = p; /* store_fini frees the buffer with its mappings */
+	store_fini(&s);
 }
 
 TEST_F(libvgpu, bo_read_write_ranges)
