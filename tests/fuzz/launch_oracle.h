@@ -65,7 +65,11 @@ static inline bool launch_ok(const struct vgpu_launch *l, uint32_t ninsns)
 	       l->smem_bytes <= VGPU_DEFAULT_SMEM_PER_SM && /* vgpu_sm_new(NULL)'s */
 	       l->param_size <= VGPU_MAX_PARAM_BYTES &&
 	       !(l->flags & ~VGPU_LAUNCH_FLAGS_MASK) &&
-	       launch_volume(cl) <= VGPU_MAX_CLUSTER_CTAS;
+	       launch_volume(cl) <= VGPU_MAX_CLUSTER_CTAS &&
+	       /* a cooperative grid runs co-resident: clusters of one CTA, at
+		* most a cluster's worth of them (uapi VGPU_LAUNCH_COOPERATIVE) */
+	       (!(l->flags & VGPU_LAUNCH_COOPERATIVE) ||
+		(launch_volume(cl) == 1 && launch_volume(l->grid) <= VGPU_MAX_CLUSTER_CTAS));
 }
 
 /*
