@@ -450,7 +450,7 @@ static const struct vgpu_status_case vgpu_status_cases[] = {
 
 /* Every exception code of uapi/vgpu_hw.h has its EXCEPTION case above. */
 #define VGPU_X_COUNT(name, val, str) + 1
-static_assert(0 VGPU_EXC_CODES(VGPU_X_COUNT) == 30);
+static_assert(0 VGPU_EXC_CODES(VGPU_X_COUNT) == 31);
 #undef VGPU_X_COUNT
 
 static void vgpu_status_case_desc(const struct vgpu_status_case *c, char *desc)

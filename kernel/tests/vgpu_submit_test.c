@@ -164,7 +164,8 @@ static void vgpu_job_submit_check(struct kunit *test)
 	BAD(-E2BIG, in_sync_count, VGPU_SUBMIT_MAX_SYNCS + 1);
 	BAD(-E2BIG, out_sync_count, VGPU_SUBMIT_MAX_SYNCS + 1);
 	BAD(-EINVAL, launch.launch_flags, ~VGPU_LAUNCH_FLAGS_MASK);
-	BAD(-EINVAL, launch.launch_flags, 1u << 3);
+	/* the lowest flag past the defined ones (the mask is the low bits) */
+	BAD(-EINVAL, launch.launch_flags, ~VGPU_LAUNCH_FLAGS_MASK & (VGPU_LAUNCH_FLAGS_MASK + 1));
 	BAD(-EINVAL, launch.code_size, 0);
 	BAD(-EINVAL, launch.code_size, 24);
 	BAD(-EINVAL, launch.code_size, 8);
