@@ -573,7 +573,16 @@ TEST_F_TIMEOUT(dos, released_jobs, 300)
 	/* a deadline against a hang, not a measurement */
 	for (i = 0; i < 12000 && !*phase_done; i++)
 		usleep(10000);
+	/*
+	 * WAIT_BO returns when the jobs' fences signal; drm_sched's free_job,
+	 * which defers each release, runs after that from its own work item:
+	 * wait (a deadline, not a measurement) until all 24 were deferred.
+	 */
 	pending = release_hold(-1);
+	for (i = 0; i < 12000 && pending >= 0 && pending < 24; i++) {
+		usleep(10000);
+		pending = release_hold(-1);
+	}
 	/* the attacker's file is full, another user's is not */
 	ASSERT_EQ(0, bystander(self->node));
 	ASSERT_LE(0, release_hold(0));
