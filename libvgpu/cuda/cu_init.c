@@ -129,6 +129,27 @@ void cuv_handle_add(void *p, enum cuv_kind kind)
 	pthread_mutex_unlock(&cuv_lock);
 }
 
+/*
+ * Every deletion bumps the registry's generation.  A thread remembers the
+ * handles it found live (a small direct-mapped cache), each with the
+ * generation it was found in: while no handle has been deleted since, the
+ * answer stands without cuv_lock (a launch checks three handles).  A
+ * pointer freed and reused for another object was deleted first, so a
+ * stale entry never answers for it.
+ */
+static atomic_ulong registry_gen = 1;
+
+#define CUV_SEEN 16
+static __thread struct {
+	const void *p;
+	unsigned long gen; /* with the kind in its low 8 bits */
+} seen[CUV_SEEN];
+
+unsigned long cuv_handle_gen(void)
+{
+	return atomic_load_explicit(&registry_gen, memory_order_acquire);
+}
+
 void cuv_handle_del(void *p)
 {
 	struct slot *s;
@@ -137,18 +158,29 @@ void cuv_handle_del(void *p)
 	s = registry_find(p);
 	if (s)
 		s->p = &tomb;
+	atomic_fetch_add_explicit(&registry_gen, 1, memory_order_release);
 	pthread_mutex_unlock(&cuv_lock);
 }
 
 bool cuv_handle_ok(const void *p, enum cuv_kind kind)
 {
+	/* handles are heap objects of 16 bytes and more */
+	unsigned int i = (unsigned int)((uintptr_t)p >> 4 ^ (uintptr_t)p >> 9) % CUV_SEEN;
+	unsigned long gen = atomic_load_explicit(&registry_gen, memory_order_acquire) << 8 | kind;
 	struct slot *s;
 	bool ok;
 
+	if (seen[i].p == p && seen[i].gen == gen && p)
+		return true;
 	pthread_mutex_lock(&cuv_lock);
 	s = registry_find(p);
 	ok = s && s->kind == kind;
+	gen = atomic_load_explicit(&registry_gen, memory_order_relaxed) << 8 | kind;
 	pthread_mutex_unlock(&cuv_lock);
+	if (ok) {
+		seen[i].p = p;
+		seen[i].gen = gen;
+	}
 	return ok;
 }
 

@@ -208,31 +208,38 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 
 	if (r)
 		return r;
-	if (f && !cuv_handle_ok(f, CUV_FUNC) && cuv_handle_ok(f, CUV_KERNEL)) {
+	if (!f || !cuv_handle_ok(f, CUV_FUNC)) {
+		if (!f || !cuv_handle_ok(f, CUV_KERNEL))
+			return CUDA_ERROR_INVALID_HANDLE;
 		r = cuv_kernel_function((CUkernel)f, &f); /* a CUkernel for a CUfunction */
 		if (r)
 			return r;
+		if (!cuv_handle_ok(f, CUV_FUNC))
+			return CUDA_ERROR_INVALID_HANDLE;
 	}
-	if (!f || !cuv_handle_ok(f, CUV_FUNC))
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (f->mod->ctx != ctx)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	r = check_geometry(f, l, ctx->cudev);
 	if (r)
 		return r;
-	args = atomic_exchange(&f->args_cache, NULL);
-	if (!args && vgpu_args_new(f->kernel, &args))
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	r = fill_args(f, params, extra, args);
+	pthread_mutex_lock(&ctx->lock);
+	/*
+	 * The function's argument block, kept for its next launch (the job
+	 * took a copy); ctx->lock guards it, as f's module is ctx's.
+	 */
+	args = atomic_load_explicit(&f->args_cache, memory_order_relaxed);
+	if (!args) {
+		if (vgpu_args_new(f->kernel, &args))
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		else
+			atomic_store_explicit(&f->args_cache, args, memory_order_relaxed);
+	}
+	if (!r)
+		r = fill_args(f, params, extra, args);
 	if (!r)
 		r = grid_workspace(ctx, l->cooperative, args, &ws);
-	if (r) {
-		args = atomic_exchange(&f->args_cache, args);
-		vgpu_args_free(args);
-		return r;
-	}
-	pthread_mutex_lock(&ctx->lock);
-	r = cuv_sticky();
+	if (!r)
+		r = cuv_sticky();
 	if (!r)
 		r = cuv_stream(ctx, l->stream, &s);
 	if (!r)
@@ -278,8 +285,6 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	vgpu_bo_free(ws); /* not launched */
-	args = atomic_exchange(&f->args_cache, args); /* keep it for the next launch */
-	vgpu_args_free(args);
 	return r;
 }
 

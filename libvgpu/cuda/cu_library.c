@@ -8,6 +8,7 @@
  * it in place of a CUfunction (cu_launch.c).
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,14 +309,45 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary 
 	return r ? r : cuModuleGetGlobal(dptr, bytes, m, name);
 }
 
+/*
+ * What a thread last found for a kernel in a context (a <<<>>> launch asks
+ * each time): valid while no handle has been deleted since, for a library
+ * unload, a module unload or a context's end deletes theirs.
+ */
+#define CUV_KFUNCS 8
+static __thread struct {
+	CUkernel k;
+	struct CUctx_st *ctx;
+	struct CUfunc_st *f;
+	unsigned long gen;
+} kfuncs[CUV_KFUNCS];
+
 CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out)
 {
+	unsigned int i = (unsigned int)((uintptr_t)kernel >> 4) % CUV_KFUNCS;
+	unsigned long gen = cuv_handle_gen();
+	struct CUctx_st *ctx;
 	struct CUmod_st *m;
 	CUresult r = kernel_ok(kernel);
 
 	if (!r)
-		r = lib_module(kernel->lib, &m);
-	return r ? r : cuModuleGetFunction(out, m, kernel->name);
+		r = cuv_current(&ctx);
+	if (r)
+		return r;
+	if (kfuncs[i].k == kernel && kfuncs[i].ctx == ctx && kfuncs[i].gen == gen) {
+		*out = kfuncs[i].f;
+		return CUDA_SUCCESS;
+	}
+	r = lib_module(kernel->lib, &m);
+	if (!r)
+		r = cuModuleGetFunction(out, m, kernel->name);
+	if (!r) {
+		kfuncs[i].k = kernel;
+		kfuncs[i].ctx = ctx;
+		kfuncs[i].f = *out;
+		kfuncs[i].gen = gen;
+	}
+	return r;
 }
 
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)

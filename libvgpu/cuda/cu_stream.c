@@ -135,6 +135,12 @@ void cuv_streams_free(struct CUctx_st *ctx)
 		s = n;
 	}
 	ctx->streams = NULL;
+	while (ctx->free_jobs) {
+		struct cuv_job *j = ctx->free_jobs;
+
+		ctx->free_jobs = j->next;
+		free(j);
+	}
 }
 
 /*
@@ -243,7 +249,8 @@ static CUresult reap_stream(struct CUstream_st *s, bool block)
 			s->jobs_tail = NULL;
 		vgpu_job_free(j->job);
 		vgpu_bo_free(j->ws);
-		free(j);
+		j->next = ctx->free_jobs; /* kept for the next launch */
+		ctx->free_jobs = j;
 		ctx->njobs--;
 	}
 	return cuv_sticky();
@@ -261,8 +268,12 @@ CUresult cuv_reap(struct CUctx_st *ctx, bool block)
 
 void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job, struct vgpu_bo *ws)
 {
-	struct cuv_job *j = calloc(1, sizeof(*j));
+	struct cuv_job *j = s->ctx->free_jobs;
 
+	if (j)
+		s->ctx->free_jobs = j->next;
+	else
+		j = malloc(sizeof(*j));
 	s->point++;
 	s->nwaits = 0;
 	if (!j) { /* cannot track it: wait for it now */
@@ -275,13 +286,17 @@ void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job, struct vgp
 	}
 	j->job = job;
 	j->ws = ws;
+	j->next = NULL;
 	if (s->jobs_tail)
 		s->jobs_tail->next = j;
 	else
 		s->jobs = j;
 	s->jobs_tail = j;
 	s->ctx->njobs++;
-	cuv_reap(s->ctx, false);
+	/* this stream's finished jobs; every stream's when too many are kept */
+	reap_stream(s, false);
+	if (s->ctx->njobs > CUV_MAX_JOBS / 2)
+		cuv_reap(s->ctx, false);
 	if (s->ctx->njobs > CUV_MAX_JOBS)
 		cuv_reap(s->ctx, true);
 }

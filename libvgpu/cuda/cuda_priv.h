@@ -145,6 +145,7 @@ struct CUctx_st {
 	struct CUmod_st *modules;
 	struct vgpu_queue *prio_queue[4]; /* launches with a priority attribute */
 	unsigned int njobs;		  /* launched, not yet reaped */
+	struct cuv_job *free_jobs;	  /* reaped, kept for reuse */
 	size_t limit_printf, limit_stack, limit_heap;
 	CUfunc_cache cache_config;
 	unsigned long long id; /* cuCtxGetId */
@@ -161,6 +162,8 @@ CUresult cuv_device(CUdevice dev, struct cuv_device **out);
 void cuv_handle_add(void *p, enum cuv_kind kind);
 void cuv_handle_del(void *p);
 bool cuv_handle_ok(const void *p, enum cuv_kind kind);
+/* Bumped by every cuv_handle_del(): what was found live in one generation still is. */
+unsigned long cuv_handle_gen(void);
 /* The calling thread's current context, checked (CUDA's error otherwise). */
 CUresult cuv_current(struct CUctx_st **out);
 CUresult cuv_errno(int err);

@@ -93,8 +93,15 @@ cudaError_t crt_ctx(void)
 {
 	int dev = crt_device;
 	CUcontext cur = NULL, ctx;
-	CUresult r = crt_init_once();
+	CUresult r;
 
+	/* the device's primary context is current already: every launch */
+	if (dev >= 0 && dev < CRT_MAX_DEVICES) {
+		ctx = __atomic_load_n(&crt_primary[dev], __ATOMIC_ACQUIRE);
+		if (ctx && !cuCtxGetCurrent(&cur) && cur == ctx)
+			return cudaSuccess;
+	}
+	r = crt_init_once();
 	if (r == CUDA_ERROR_NO_DEVICE || (!r && !crt_ndev))
 		return crt_set_error(cudaErrorNoDevice);
 	if (r)
@@ -106,7 +113,7 @@ cudaError_t crt_ctx(void)
 	if (!ctx) {
 		r = cuDevicePrimaryCtxRetain(&ctx, dev);
 		if (!r)
-			crt_primary[dev] = ctx;
+			__atomic_store_n(&crt_primary[dev], ctx, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&crt_lock);
 	/* a new primary context after a fault and a reset: the device is
@@ -391,7 +398,7 @@ cudaError_t cudaDeviceReset(void)
 		return crt_err(r);
 	pthread_mutex_lock(&crt_lock);
 	ctx = crt_primary[dev];
-	crt_primary[dev] = NULL;
+	__atomic_store_n(&crt_primary[dev], NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&crt_lock);
 	if (ctx) {
 		CUcontext cur = NULL;

@@ -227,15 +227,21 @@ static cudaError_t func_resolve(struct crt_func *k, CUfunction *out)
 	if (!k || k->magic != CRT_FUNC_MAGIC)
 		return crt_set_error(cudaErrorInvalidDeviceFunction);
 	e = crt_ctx();
-	if (!e)
-		e = fatbin_lib(k->fb, &lib);
 	if (e)
 		return e;
-	pthread_mutex_lock(&k->fb->lock);
-	if (!k->kernel && cuLibraryGetKernel(&k->kernel, lib, k->name))
-		k->kernel = NULL;
-	kernel = k->kernel;
-	pthread_mutex_unlock(&k->fb->lock);
+	/* set once, under fb->lock; a launch reads it without the lock */
+	kernel = __atomic_load_n(&k->kernel, __ATOMIC_ACQUIRE);
+	if (!kernel) {
+		e = fatbin_lib(k->fb, &lib);
+		if (e)
+			return e;
+		pthread_mutex_lock(&k->fb->lock);
+		kernel = k->kernel;
+		if (!kernel && cuLibraryGetKernel(&kernel, lib, k->name))
+			kernel = NULL;
+		__atomic_store_n(&k->kernel, kernel, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&k->fb->lock);
+	}
 	if (!kernel) {
 		crt_warn("kernel %s is not in its fatbin's PTX", k->name);
 		return crt_set_error(cudaErrorInvalidDeviceFunction);

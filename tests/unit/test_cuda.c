@@ -1096,4 +1096,94 @@ TEST_F(cu, threads_share_a_context)
 	}
 }
 
+/* a launch that another thread makes after the main thread's unload */
+struct stale {
+	CUcontext ctx;
+	CUfunction f;
+	CUdeviceptr d;
+	int step;	/* 1: launched once; 2: the main thread unloaded */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	CUresult first, second;
+};
+
+static void *stale_thread(void *p)
+{
+	struct stale *st = p;
+	int n = 32, mul = 3, add = 1;
+	void *params[] = { &st->d, &n, &mul, &add };
+
+	cuCtxSetCurrent(st->ctx);
+	st->first = cuLaunchKernel(st->f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
+	if (!st->first)
+		st->first = cuCtxSynchronize();
+	pthread_mutex_lock(&st->lock);
+	st->step = 1;
+	pthread_cond_broadcast(&st->cond);
+	while (st->step != 2)
+		pthread_cond_wait(&st->cond, &st->lock);
+	pthread_mutex_unlock(&st->lock);
+	st->second = cuLaunchKernel(st->f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
+	return NULL;
+}
+
+/*
+ * libcuda remembers, per thread, the handles a launch found live (a
+ * launch checks its context, function and stream): a handle used by
+ * launches and then destroyed must still be refused, in the thread that
+ * destroyed it and in another that had used it.
+ */
+TEST_F(cu, handles_used_by_launches_are_refused_once_destroyed)
+{
+	struct stale st = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	int host[32], n = 32, mul = 2, add = 5;
+	CUdeviceptr d;
+	CUfunction f;
+	CUmodule m;
+	CUstream s;
+	pthread_t th;
+	void *params[] = { &d, &n, &mul, &add };
+
+	if (!on_vgpu()) /* NVIDIA's library crashes on destroyed handles */
+		SKIP(return, "vGPU's checks");
+	CU(cuModuleLoad(&m, path_of("kernels.ptx")));
+	CU(cuModuleGetFunction(&f, m, "mul_add"));
+	CU(cuMemAlloc(&d, sizeof(host)));
+	CU(cuMemsetD32(d, 1, 32));
+	CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	for (int i = 0; i < 3; i++)
+		CU(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+	CU(cuStreamSynchronize(s));
+	CU(cuStreamDestroy(s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+	/* another thread launches f, then the module goes */
+	st.ctx = self->ctx;
+	st.f = f;
+	st.d = d;
+	ASSERT_EQ(0, pthread_create(&th, NULL, stale_thread, &st));
+	pthread_mutex_lock(&st.lock);
+	while (st.step != 1)
+		pthread_cond_wait(&st.cond, &st.lock);
+	pthread_mutex_unlock(&st.lock);
+	CU(cuModuleUnload(m));
+	/* a new module may take the old one's memory: f must not name its function */
+	CU(cuModuleLoad(&m, path_of("kernels.ptx")));
+	pthread_mutex_lock(&st.lock);
+	st.step = 2;
+	pthread_cond_broadcast(&st.cond);
+	pthread_mutex_unlock(&st.lock);
+	pthread_join(th, NULL);
+	EXPECT_CU(CUDA_SUCCESS, st.first);
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, st.second);
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+	/* the results of the launches that ran: ((1*2+5)*2+5)*2+5 = 43, then *3+1 */
+	CU(cuMemcpyDtoH(host, d, sizeof(host)));
+	for (int i = 0; i < 32; i++)
+		ASSERT_EQ(130, host[i]);
+	CU(cuModuleUnload(m));
+	CU(cuMemFree(d));
+}
+
 TEST_HARNESS_MAIN
