@@ -301,7 +301,9 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 		return -ENODEV;
 	}
 	vdev->sms = vgpu_read(vdev, VGPU_REG_CAP_SMS);
-	vdev->smem = vgpu_read(vdev, VGPU_REG_CAP_SMEM);
+	/* what a CTA may use (VGPU_PARAM_SMEM); per SM before interface 1.1 */
+	vdev->smem = vgpu_read(vdev, (vdev->hw_version & 0xffff) >= 1 ?
+				     VGPU_REG_CAP_SMEM_CTA : VGPU_REG_CAP_SMEM);
 	vdev->max_threads = vgpu_read(vdev, VGPU_REG_CAP_MAX_THREADS);
 	vdev->barriers = vgpu_read(vdev, VGPU_REG_CAP_BARRIERS);
 	vdev->features = vgpu_read(vdev, VGPU_REG_CAP_FEATURES);
@@ -321,7 +323,7 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 	if (vgpu_asids)
 		vdev->as_max = min(vdev->as_max, vgpu_asids + 1);
 	vdev->ring_max = vgpu_read(vdev, VGPU_REG_CAP_RING_MAX);
-	vdev->nthreads = clamp(vgpu_read(vdev, VGPU_REG_CAP_THREADS), 1u, 64u);
+	vdev->nthreads = clamp(vgpu_read(vdev, VGPU_REG_CAP_THREADS), 1u, VGPU_SMS_MAX);
 	if (!vdev->nqueues || vdev->as_max < 2 || vdev->ring_max < VGPU_RING_ENTRIES ||
 	    vdev->va_bits != VGPU_VA_BITS) {
 		vgpu_err(vdev, "unusable capabilities\n");

@@ -11,18 +11,36 @@
  * migration state, vgpu-queue.c runs the command rings, vgpu-mmu.c does
  * DMA and the GPU MMU.
  *
- * Usage: -device vgpu-pci[,sms=N][,smem=BYTES][,queues=N][,threads=N]
+ * Usage: -device vgpu-pci[,model=NAME][,sms=N][,smem=BYTES][,queues=N]
+ *                        [,threads=N]
  *
  * Properties:
- *   sms=N       SMs the device reports (CAP_SMS), 1..64, default 4.  SR_SMID
- *               of a CTA is the host thread that runs it.
- *   smem=BYTES  shared memory per SM (CAP_SMEM), 1 KiB..1 MiB, default
- *               228 KiB.  A launch may use at most this much per CTA.
+ *   model=NAME  a preset of the SMs' shape (CAP_MODEL, uapi "Device
+ *               models"): "vgpu" (the default) is 4 SMs of 228 KiB shared
+ *               memory, all of which one CTA may use, reported as one CTA
+ *               and 32 warps per SM; "h100" is the H100 SXM5: 132 SMs of
+ *               228 KiB of which a CTA may use 227 KiB, 32 CTAs and 64 warps
+ *               (2048 threads) per SM.  Both: 64K registers per SM,
+ *               clusters of 8 CTAs portable, 16 non-portable.  sms= and
+ *               smem= given with model= override the preset's value, and
+ *               the rest follows from them (with h100, a CTA may use smem
+ *               less 1 KiB); the per-SM occupancy limits come from the
+ *               model only.  Any other name fails realize.
+ *   sms=N       SMs the device reports (CAP_SMS, SR_NSMID), 1..256
+ *               (VGPU_SMS_MAX); 0 (the default): the model's, 4 or 132.
+ *               SR_SMID of a CTA is the host thread that runs it (below
+ *               threads=, so below sms=).
+ *   smem=BYTES  shared memory per SM (CAP_SMEM), 1 KiB..1 MiB (h100: 2 KiB
+ *               ..1 MiB); 0 (the default): the model's, 228 KiB.  A launch
+ *               may use at most CAP_SMEM_CTA per CTA: smem, or with h100
+ *               smem less 1 KiB.
  *   queues=N    hardware command queues, 1..64 (VGPU_QUEUES_MAX), default
  *               4.  Each has its own ring and thread; queues run
  *               concurrently.
- *   threads=N   host threads that run SMs, 1..sms, default 1.  With N > 1
- *               the CTAs of one launch run in parallel on N threads.
+ *   threads=N   host threads that run SMs, 1..sms, default 1 (for every
+ *               model: a host resource, not the GPU's shape).  With N > 1
+ *               the CTAs of one launch run in parallel on N threads; each
+ *               has a context-save slot (CAP_THREADS slots).
  *
  * Interrupts: MSI-X vector 0 for completions, vector 1 for errors; INTx
  * when MSI-X is off.  Reset (CONTROL.RESET, PCI FLR or system reset) aborts
@@ -518,6 +536,27 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case VGPU_REG_CAP_THREADS:
         val = s->nthreads;
         break;
+    case VGPU_REG_CAP_MODEL:
+        val = s->model;
+        break;
+    case VGPU_REG_CAP_SMEM_CTA:
+        val = s->smem_cta;
+        break;
+    case VGPU_REG_CAP_CTAS_PER_SM:
+        val = s->ctas_per_sm;
+        break;
+    case VGPU_REG_CAP_WARPS_PER_SM:
+        val = s->warps_per_sm;
+        break;
+    case VGPU_REG_CAP_REGS_PER_SM:
+        val = s->regs_per_sm;
+        break;
+    case VGPU_REG_CAP_CLUSTER:
+        val = s->cluster;
+        break;
+    case VGPU_REG_CAP_CLUSTER_MAX:
+        val = s->cluster_max;
+        break;
     case VGPU_REG_CONTROL:
         val = 0;
         break;
@@ -728,6 +767,98 @@ static const MemoryRegionOps vgpu_mmio_ops = {
     VGPU_MR_ANY_ACCESS,
 };
 
+/* ---- models: presets of the SMs' shape (property model=) ---- */
+
+typedef struct VGPUModel {
+    const char *name;
+    uint32_t id;            /* VGPU_MODEL_* */
+    uint32_t sms;           /* when sms= is 0 */
+    uint32_t smem;          /* per SM, when smem= is 0 */
+    uint32_t smem_reserved; /* per CTA: a CTA may use smem less this */
+    uint32_t ctas_per_sm;
+    uint32_t warps_per_sm;
+    uint32_t regs_per_sm;
+    uint32_t cluster;       /* portable cluster size */
+    uint32_t cluster_max;   /* non-portable */
+} VGPUModel;
+
+static const VGPUModel vgpu_models[] = {
+    {
+        .name = "vgpu", .id = VGPU_MODEL_VGPU,
+        .sms = 4, .smem = VGPU_DEFAULT_SMEM_PER_SM, .smem_reserved = 0,
+        /* an SM runs one CTA at a time (a cluster's CTAs interleaved) */
+        .ctas_per_sm = 1, .warps_per_sm = VGPU_MAX_WARPS_PER_CTA,
+        .regs_per_sm = VGPU_DEFAULT_REGS_PER_SM,
+        .cluster = VGPU_PORTABLE_CLUSTER_CTAS,
+        .cluster_max = VGPU_MAX_CLUSTER_CTAS,
+    },
+    {
+        .name = "h100", .id = VGPU_MODEL_H100,
+        .sms = VGPU_H100_SMS, .smem = VGPU_H100_SMEM_PER_SM,
+        .smem_reserved = VGPU_H100_SMEM_RESERVED,
+        .ctas_per_sm = VGPU_H100_CTAS_PER_SM,
+        .warps_per_sm = VGPU_H100_WARPS_PER_SM,
+        .regs_per_sm = VGPU_DEFAULT_REGS_PER_SM,
+        .cluster = VGPU_PORTABLE_CLUSTER_CTAS,
+        .cluster_max = VGPU_MAX_CLUSTER_CTAS,
+    },
+};
+
+/*
+ * Take the model model= names and fill in what sms= and smem= left at 0;
+ * the SMs' shape follows from the result.  Errors name the valid models.
+ */
+static bool vgpu_apply_model(VGPUState *s, Error **errp)
+{
+    const char *name = s->model_name ? s->model_name : "vgpu";
+    const VGPUModel *m = NULL;
+    uint32_t smem_min;
+
+    for (size_t i = 0; i < ARRAY_SIZE(vgpu_models); i++) {
+        if (!strcmp(name, vgpu_models[i].name)) {
+            m = &vgpu_models[i];
+            break;
+        }
+    }
+    if (!m) {
+        g_autoptr(GString) names = g_string_new(NULL);
+
+        for (size_t i = 0; i < ARRAY_SIZE(vgpu_models); i++) {
+            g_string_append_printf(names, "%s%s", i ? ", " : "",
+                                   vgpu_models[i].name);
+        }
+        error_setg(errp, "vgpu-pci: model=%s: unknown model (valid: %s)",
+                   name, names->str);
+        return false;
+    }
+    if (!s->sms) {
+        s->sms = m->sms;
+    }
+    if (!s->smem) {
+        s->smem = m->smem;
+    }
+    smem_min = 1 * KiB + m->smem_reserved;
+    if (s->sms > VGPU_MAX_SMS) {
+        error_setg(errp, "vgpu-pci: sms=%u: must be 1..%u", s->sms,
+                   VGPU_MAX_SMS);
+        return false;
+    }
+    if (s->smem < smem_min || s->smem > 1 * MiB) {
+        error_setg(errp, "vgpu-pci: smem=%u: must be %u KiB..1 MiB "
+                   "(model=%s)", s->smem, (uint32_t)(smem_min / KiB),
+                   m->name);
+        return false;
+    }
+    s->model = m->id;
+    s->smem_cta = s->smem - m->smem_reserved;
+    s->ctas_per_sm = m->ctas_per_sm;
+    s->warps_per_sm = m->warps_per_sm;
+    s->regs_per_sm = m->regs_per_sm;
+    s->cluster = m->cluster;
+    s->cluster_max = m->cluster_max;
+    return true;
+}
+
 /* ---- PCI function ---- */
 
 static void vgpu_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
@@ -742,13 +873,7 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
     VGPUState *s = VGPU_PCI(pdev);
     Error *err = NULL;
 
-    if (s->sms < 1 || s->sms > VGPU_MAX_SMS) {
-        error_setg(errp, "vgpu-pci: sms=%u: must be 1..%u", s->sms,
-                   VGPU_MAX_SMS);
-        return;
-    }
-    if (s->smem < 1 * KiB || s->smem > 1 * MiB) {
-        error_setg(errp, "vgpu-pci: smem=%u: must be 1 KiB..1 MiB", s->smem);
+    if (!vgpu_apply_model(s, errp)) {
         return;
     }
     if (s->nqueues < 1 || s->nqueues > VGPU_MAX_QUEUES) {
@@ -828,8 +953,10 @@ static void vgpu_exit(PCIDevice *pdev)
 }
 
 static Property vgpu_properties[] = {
-    DEFINE_PROP_UINT32("sms", VGPUState, sms, 4),
-    DEFINE_PROP_UINT32("smem", VGPUState, smem, VGPU_DEFAULT_SMEM_PER_SM),
+    DEFINE_PROP_STRING("model", VGPUState, model_name),
+    /* 0: the model's */
+    DEFINE_PROP_UINT32("sms", VGPUState, sms, 0),
+    DEFINE_PROP_UINT32("smem", VGPUState, smem, 0),
     DEFINE_PROP_UINT32("queues", VGPUState, nqueues, 4),
     DEFINE_PROP_UINT32("threads", VGPUState, nthreads, 1),
     DEFINE_PROP_UINT64("preempt-every", VGPUState, preempt_every, 0),

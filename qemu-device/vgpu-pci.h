@@ -21,6 +21,7 @@
 #define HW_MISC_VGPU_PCI_H
 
 #include "hw/pci/pci.h"
+#include "qemu/bitmap.h"
 #include "qemu/thread.h"
 #include "qemu/queue.h"
 #include "qom/object.h"
@@ -32,7 +33,7 @@
 OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU_PCI)
 
 #define VGPU_MAX_QUEUES VGPU_QUEUES_MAX /* uapi/vgpu_hw.h */
-#define VGPU_MAX_SMS 64
+#define VGPU_MAX_SMS VGPU_SMS_MAX /* uapi/vgpu_hw.h: sms= and threads= */
 #define VGPU_TLB_ENTRIES 64
 
 typedef struct VGPUJob VGPUJob;
@@ -128,7 +129,8 @@ struct VGPUJob {
      * buffer when the launch began (0: never preempted); @back holds what
      * preempted SMs gave back, served before new claims: a saved cluster
      * (@slot >= 0, in that slot of the buffer) or a range of clusters not
-     * started (@slot -1).  @slots_used: a bit per slot holding a state.
+     * started (@slot -1).  @slots_used: a bit per slot holding a state
+     * (slot i: worker i, so threads= bits).
      */
     uint64_t csb;
     uint32_t slot_bytes;
@@ -137,7 +139,7 @@ struct VGPUJob {
         int32_t slot;
     } back[2 * VGPU_MAX_SMS];
     uint32_t nback;         /* (L) */
-    uint64_t slots_used;    /* (L) */
+    DECLARE_BITMAP(slots_used, VGPU_MAX_SMS); /* (L) */
     bool preempting;        /* (L) ctl.preempt is set for a waiting launch */
     bool no_preempt;        /* (L) a state did not fit: never again */
 };
@@ -162,7 +164,8 @@ struct VGPUState {
     QEMUBH *irq_bh;
     VMChangeStateEntry *vmstate_change;
 
-    /* properties */
+    /* properties (sms and smem 0: the model's) */
+    char *model_name;       /* model=: "vgpu" (NULL) or "h100" */
     uint32_t sms;
     uint32_t smem;
     uint32_t nqueues;
@@ -171,6 +174,15 @@ struct VGPUState {
     uint32_t timeslice_prop; /* timeslice-us: TIMESLICE_US after reset */
     bool inject;            /* x-inject: fault injection (vgpu-inject.c) */
     Error *migration_blocker; /* while @inject */
+
+    /* the SM's shape, from the model and the properties at realize */
+    uint32_t model;         /* VGPU_MODEL_* (CAP_MODEL) */
+    uint32_t smem_cta;      /* CAP_SMEM_CTA: what one CTA may use */
+    uint32_t ctas_per_sm;   /* CAP_CTAS_PER_SM */
+    uint32_t warps_per_sm;  /* CAP_WARPS_PER_SM */
+    uint32_t regs_per_sm;   /* CAP_REGS_PER_SM */
+    uint32_t cluster;       /* CAP_CLUSTER */
+    uint32_t cluster_max;   /* CAP_CLUSTER_MAX */
 
     QemuMutex lock;
     QemuCond pool_cond;     /* a job has CTAs to claim, or exiting */

@@ -32,7 +32,7 @@ static void vgpu_job_stop_claims_locked(VGPUState *s, VGPUJob *job)
     }
     job->next = job->total;
     job->nback = 0;
-    job->slots_used = 0;
+    bitmap_zero(job->slots_used, VGPU_MAX_SMS);
 }
 
 static void vgpu_job_check_done_locked(VGPUJob *job)
@@ -124,6 +124,7 @@ static int vgpu_job_save(VGPUWorker *w, VGPUJob *job, uint32_t *cluster)
 {
     VGPUState *s = w->s;
     size_t need;
+    unsigned long i;
     int slot = -1;
 
     if (!vgpu_sm_preempted(w->sm, cluster)) {
@@ -135,12 +136,10 @@ static int vgpu_job_save(VGPUWorker *w, VGPUJob *job, uint32_t *cluster)
         return -2;
     }
     qemu_mutex_lock(&s->lock);
-    for (uint32_t i = 0; i < s->nthreads; i++) {
-        if (!(job->slots_used & (1ull << i))) {
-            job->slots_used |= 1ull << i;
-            slot = (int)i;
-            break;
-        }
+    i = find_first_zero_bit(job->slots_used, s->nthreads);
+    if (i < s->nthreads) {
+        set_bit(i, job->slots_used);
+        slot = (int)i;
     }
     qemu_mutex_unlock(&s->lock);
     if (slot < 0) {
@@ -149,7 +148,7 @@ static int vgpu_job_save(VGPUWorker *w, VGPUJob *job, uint32_t *cluster)
     if (!vgpu_dma_write(s, job->csb + (uint64_t)slot * job->slot_bytes,
                         w->ctx, need)) {
         qemu_mutex_lock(&s->lock);
-        job->slots_used &= ~(1ull << slot);
+        clear_bit(slot, job->slots_used);
         qemu_mutex_unlock(&s->lock);
         return -2;
     }
@@ -185,7 +184,7 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
             rc = vgpu_sm_resume(w->sm, &l, w->ctx, job->slot_bytes, &exc);
         }
         qemu_mutex_lock(&s->lock);
-        job->slots_used &= ~(1ull << c.slot);
+        clear_bit(c.slot, job->slots_used);
         qemu_mutex_unlock(&s->lock);
     } else {
         trace_vgpu_worker_run(w->idx, job->q->idx, c.first, c.count);

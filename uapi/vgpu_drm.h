@@ -126,7 +126,8 @@ extern "C" {
  * @VGPU_PARAM_REVISION:    PCI revision
  * @VGPU_PARAM_HW_VERSION:  device interface version, major << 16 | minor
  * @VGPU_PARAM_SMS:         number of SMs
- * @VGPU_PARAM_SMEM:        shared-memory bytes per SM (max per CTA)
+ * @VGPU_PARAM_SMEM:        shared-memory bytes a CTA may use (CAP_SMEM_CTA;
+ *                          CAP_SMEM, per SM, before device interface 1.1)
  * @VGPU_PARAM_MAX_THREADS: max threads per CTA
  * @VGPU_PARAM_BARRIERS:    named barriers per CTA
  * @VGPU_PARAM_FEATURES:    VGPU_FEAT_* of uapi/vgpu_hw.h

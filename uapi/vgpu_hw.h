@@ -35,6 +35,24 @@ typedef uint64_t __u64;
 #define VGPU_DEFAULT_BUDGET (1ull << 32) /* warp-instructions per launch */
 
 #define VGPU_MAX_CLUSTER_CTAS 16u /* CTAs per cluster (co-resident) */
+#define VGPU_PORTABLE_CLUSTER_CTAS 8u /* without a non-portable opt-in (CUDA) */
+#define VGPU_DEFAULT_REGS_PER_SM 65536u /* 32-bit registers (reported) */
+
+/*
+ * ---- Device models: presets of the device's shape (property model=) ----
+ * What CAP_MODEL reports.  VGPU: the device's own defaults (4 SMs, the
+ * per-SM limits of one CTA at a time); H100: the H100 SXM5's 132 SMs and
+ * its per-SM limits (228 KiB shared memory of which a CTA may use 227 KiB,
+ * 32 CTAs, 64 warps, 64K registers, clusters of 8, 16 non-portable).
+ */
+#define VGPU_MODEL_VGPU 0u
+#define VGPU_MODEL_H100 1u
+#define VGPU_SMS_MAX 256u /* property sms= at most (and threads=) */
+#define VGPU_H100_SMS 132u
+#define VGPU_H100_SMEM_PER_SM (228u * 1024u)
+#define VGPU_H100_SMEM_RESERVED 1024u /* per CTA: a CTA may use per SM less this */
+#define VGPU_H100_CTAS_PER_SM 32u
+#define VGPU_H100_WARPS_PER_SM 64u
 
 /*
  * a * b * c for a launch's three dimensions (a grid, a block, a cluster),
@@ -600,7 +618,7 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
 
 #define VGPU_ID_MAGIC 0x55504756u /* "VGPU" */
 #define VGPU_VERSION_MAJOR 1u
-#define VGPU_VERSION_MINOR 0u
+#define VGPU_VERSION_MINOR 1u /* 1.1: CAP_SMEM_CTA .. CAP_CLUSTER_MAX */
 
 /*
  * ---- BAR0 register map ----  (RO) read-only, (RW) read/write,
@@ -650,6 +668,16 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
 #define VGPU_REG_TLB_FLUSH 0x09c	/* (WO) any value: every TLB drops every entry;
 					 * translations after the write walk the
 					 * tables (VGPU_FEAT_USER_QUEUES) */
+
+/* Capabilities of interface 1.1: the SM's shape (property model=) */
+#define VGPU_REG_CAP_MODEL 0x0a0	/* (RO) VGPU_MODEL_* the device was made as */
+#define VGPU_REG_CAP_SMEM_CTA 0x0a4	/* (RO) shared-memory bytes one CTA may use
+					 * (<= CAP_SMEM); a launch above: BAD_LAUNCH */
+#define VGPU_REG_CAP_CTAS_PER_SM 0x0a8	/* (RO) resident CTAs per SM (occupancy) */
+#define VGPU_REG_CAP_WARPS_PER_SM 0x0ac /* (RO) resident warps per SM (occupancy) */
+#define VGPU_REG_CAP_REGS_PER_SM 0x0b0	/* (RO) 32-bit registers per SM (65536) */
+#define VGPU_REG_CAP_CLUSTER 0x0b4	/* (RO) portable cluster size: CTAs (8) */
+#define VGPU_REG_CAP_CLUSTER_MAX 0x0b8	/* (RO) non-portable cluster size (16) */
 
 #define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
 

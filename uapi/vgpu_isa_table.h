@@ -580,6 +580,7 @@
 	E(CLOCK_LO, "SR_CLOCKLO", 16)                                          \
 	E(CLOCK_HI, "SR_CLOCKHI", 17)                                          \
 	E(SMID, "SR_SMID", 18)                                                 \
+	E(NSMID, "SR_NSMID", 19) /* SMs: every SR_SMID is below it */          \
 	E(CLUSTER_CTARANK, "SR_CLUSTER_CTARANK", 20)                           \
 	E(CLUSTER_NCTARANK, "SR_CLUSTER_NCTARANK", 21)                         \
 	E(CLUSTER_CTAID_X, "SR_CLUSTER_CTAID.X", 22)                           \

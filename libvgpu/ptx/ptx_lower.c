@@ -352,6 +352,7 @@ static const struct {
 	{ "%warpid", "SR_WARPID" },
 	{ "%nwarpid", "SR_NWARPS" },
 	{ "%smid", "SR_SMID" },
+	{ "%nsmid", "SR_NSMID" },
 	{ "%clock", "SR_CLOCKLO" },
 	{ "%clock_hi", "SR_CLOCKHI" },
 	{ "%globaltimer_lo", "SR_GLOBALTIMERLO" },

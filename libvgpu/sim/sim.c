@@ -371,6 +371,7 @@ int vgpu_sim_init(struct vgpu_device *dev)
 	if (!sim)
 		return -ENOMEM;
 	sim->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
+	sim->cfg.nsms = SIM_SMS;
 	vgpu_sim_queues_init(sim);
 	{
 		const char *e = getenv("VGPU_SIM_PREEMPT_EVERY");

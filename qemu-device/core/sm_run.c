@@ -59,6 +59,8 @@ struct vgpu_sm *vgpu_sm_new(const struct vgpu_sm_config *cfg)
 		sm->cfg = *cfg;
 	if (!sm->cfg.smem_max)
 		sm->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
+	if (sm->cfg.nsms <= sm->cfg.sm_id)
+		sm->cfg.nsms = sm->cfg.sm_id + 1;
 	if (!sm->cfg.tma_latency)
 		sm->cfg.tma_latency = 500;
 	if (!sm->cfg.tma_bandwidth)

@@ -215,6 +215,7 @@ struct vgpu_launch {
  * struct vgpu_sm_config - one SM's parameters (0 = default)
  * @smem_max:       shared memory per CTA in bytes (228 KiB)
  * @sm_id:          reported by SR_SMID
+ * @nsms:           reported by SR_NSMID, the SMs of the device (0: sm_id + 1)
  * @tma_latency:    cycles from issue to the first byte of an asynchronous
  *                  copy (500)
  * @tma_bandwidth:  bytes the copy engine moves per cycle (64)
@@ -223,6 +224,7 @@ struct vgpu_launch {
 struct vgpu_sm_config {
 	uint32_t smem_max;
 	uint32_t sm_id;
+	uint32_t nsms;
 	uint32_t tma_latency;
 	uint32_t tma_bandwidth;
 	uint32_t try_wait_limit;

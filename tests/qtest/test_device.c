@@ -98,6 +98,240 @@ TEST(bad_properties_refused)
 	}
 }
 
+/* ---- models and SM counts (property model=, sms= up to VGPU_SMS_MAX) ---- */
+
+/*
+ * Start QEMU with "-device vgpu-pci,@props" and "quit" on its monitor:
+ * its exit status (0: the device realized), what it printed in @out.
+ */
+static int qemu_with_props(const char *props, char *out, size_t len)
+{
+	const char *bin = getenv("VGPU_QEMU");
+	char cmd[512];
+	size_t n;
+	FILE *f;
+
+	if (!bin || !*bin)
+		bin = "build/qemu-build/qemu-system-x86_64";
+	snprintf(cmd, sizeof(cmd),
+		 "echo quit | timeout 60 %s -M q35 -nodefaults -display none "
+		 "-accel qtest -L /usr/share/qemu -L /usr/share/seabios "
+		 "-monitor stdio -device vgpu-pci,%s 2>&1", bin, props);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(out, 1, len - 1, f);
+	out[n] = 0;
+	return pclose(f);
+}
+
+TEST(models_and_sm_counts_refused_with_a_reason)
+{
+	static const struct {
+		const char *props, *msg;
+	} bad[] = {
+		{ "sms=257", "sms=257: must be 1..256" },
+		{ "model=h100,sms=257", "sms=257: must be 1..256" },
+		{ "model=a100", "model=a100: unknown model (valid: vgpu, h100)" },
+		{ "model=", "model=: unknown model (valid: vgpu, h100)" },
+		{ "model=h100,threads=133", "threads=133: must be 1..sms (132)" },
+		{ "model=h100,smem=1024", "smem=1024: must be 2 KiB..1 MiB (model=h100)" },
+		{ "smem=512", "smem=512: must be 1 KiB..1 MiB (model=vgpu)" },
+	};
+	char out[4096];
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_NE(0, qemu_with_props(bad[i].props, out, sizeof(out))) {
+			TH_LOG("%s: QEMU started", bad[i].props);
+		}
+		EXPECT_CONTAINS(out, bad[i].msg);
+	}
+	/* the largest accepted, and the preset at its own limits */
+	EXPECT_EQ(0, qemu_with_props("sms=256,threads=2", out, sizeof(out))) {
+		TH_LOG("sms=256: %s", out);
+	}
+	EXPECT_EQ(0, qemu_with_props("model=h100,threads=132", out, sizeof(out))) {
+		TH_LOG("model=h100,threads=132: %s", out);
+	}
+	EXPECT_EQ(0, qemu_with_props("model=vgpu", out, sizeof(out))) {
+		TH_LOG("model=vgpu: %s", out);
+	}
+}
+
+/* The SM's shape: exact capabilities of each model, and overrides. */
+TEST(model_capabilities)
+{
+	static const struct {
+		const char *props;
+		uint32_t model, sms, smem, smem_cta, ctas, warps;
+	} m[] = {
+		/* today's defaults */
+		{ NULL, VGPU_MODEL_VGPU, 4, 228 * 1024, 228 * 1024, 1, 32 },
+		{ "model=vgpu,sms=8", VGPU_MODEL_VGPU, 8, 228 * 1024, 228 * 1024, 1, 32 },
+		/* the H100 SXM5 */
+		{ "model=h100", VGPU_MODEL_H100, 132, 228 * 1024, 227 * 1024, 32, 64 },
+		/* an H100 PCIe's SM count; smem= keeps the 1 KiB a CTA cannot use */
+		{ "model=h100,sms=114,smem=102400", VGPU_MODEL_H100, 114, 100 * 1024,
+		  99 * 1024, 32, 64 },
+	};
+
+	for (unsigned i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct dev d;
+
+		ASSERT_EQ(0, dev_open(&d, m[i].props, 1));
+		EXPECT_EQ(VGPU_VERSION_MAJOR << 16 | 1u, reg_read(&d, VGPU_REG_VERSION));
+		EXPECT_EQ(m[i].model, reg_read(&d, VGPU_REG_CAP_MODEL));
+		EXPECT_EQ(m[i].sms, reg_read(&d, VGPU_REG_CAP_SMS));
+		EXPECT_EQ(m[i].smem, reg_read(&d, VGPU_REG_CAP_SMEM));
+		EXPECT_EQ(m[i].smem_cta, reg_read(&d, VGPU_REG_CAP_SMEM_CTA));
+		EXPECT_EQ(m[i].ctas, reg_read(&d, VGPU_REG_CAP_CTAS_PER_SM));
+		EXPECT_EQ(m[i].warps, reg_read(&d, VGPU_REG_CAP_WARPS_PER_SM));
+		EXPECT_EQ(65536u, reg_read(&d, VGPU_REG_CAP_REGS_PER_SM));
+		EXPECT_EQ(8u, reg_read(&d, VGPU_REG_CAP_CLUSTER));
+		EXPECT_EQ(16u, reg_read(&d, VGPU_REG_CAP_CLUSTER_MAX));
+		EXPECT_EQ(1u, reg_read(&d, VGPU_REG_CAP_THREADS));
+		EXPECT_EQ(1024u, reg_read(&d, VGPU_REG_CAP_MAX_THREADS));
+		EXPECT_EQ(0u, reg_read(&d, VGPU_REG_ERR_COUNT)) {
+			TH_LOG("%s: a capability register is no register", m[i].props);
+		}
+		dev_close(&d);
+	}
+}
+
+/* With model=h100 a CTA may use 227 KiB of shared memory, not 228. */
+TEST(h100_cta_shared_memory_limit)
+{
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	struct dev d;
+
+	ASSERT_EQ(0, dev_open(&d, "model=h100", 1));
+	dev_queue_init(&d, 0, 8);
+	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_empty, &kern));
+	cmd = dev_launch_cmd(&kern, 1, 32, 0, 0);
+	cmd.smem_bytes = 227 * 1024;
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+		TH_LOG("%s", c.exc.msg);
+	}
+	cmd.smem_bytes = 227 * 1024 + 1;
+	ASSERT_TRUE(dev_wait(&d, 0, dev_submit(&d, 0, &cmd), &c));
+	EXPECT_EQ(VGPU_ERR_BAD_LAUNCH, c.status);
+	EXPECT_EQ((uint32_t)VGPU_EXC_BAD_LAUNCH, c.exc.code);
+	EXPECT_CONTAINS(c.exc.msg, "232449 bytes of shared memory exceed the SM's 232448");
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+/*
+ * Every one-thread CTA arrives on a counter and spins until all @n have
+ * arrived, then out[ctaid] = { SR_SMID, SR_NSMID }.  A CTA that spins
+ * keeps its SM, so n CTAs on n SMs each run on an SM of their own.
+ */
+static const char k_grid_smid[] =
+	".kernel gridsmid\n.param ptr out\n.param ptr ctr\n.param u32 n\n"
+	"  LDP.64 R2, [out] ;\n  LDP.64 R10, [ctr] ;\n  LDP.32 R8, [n] ;\n"
+	"  MOV R4, 0x1 ;\n  ATOMG.ADD.U32 R5, [R10+0x0], R4 ;\n"
+	"w:\n  LDG.32 R5, [R10] ;\n  ISETP.LT.U32 P0, R5, R8 ;\n  @P0 BRA w ;\n"
+	"  S2R R1, SR_CTAID.X ;\n  SHL R1, R1, 0x3 ;\n  IADD R2, R2, R1 ;\n"
+	"  S2R R6, SR_SMID ;\n  S2R R7, SR_NSMID ;\n"
+	"  STG.32 [R2], R6 ;\n  STG.32 [R2+0x4], R7 ;\n  EXIT ;\n";
+
+/*
+ * Launch @grid CTAs of k_grid_smid that wait for @n arrivals; their
+ * { SMID, NSMID } pairs in @out.  The completion's status.
+ */
+static uint32_t grid_smid(struct dev *d, uint32_t grid, uint32_t n,
+			  uint32_t (*out)[2])
+{
+	uint64_t out_va, out_pa, ctr_va, ctr_pa, par_va, par_pa;
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint8_t params[20];
+
+	if (dev_kernel_load(d, 0, k_grid_smid, &kern))
+		return ~0u;
+	out_va = dev_buf(d, 0, 8 * grid, RW, &out_pa);
+	ctr_va = dev_buf(d, 0, 4, RW, &ctr_pa);
+	par_va = dev_buf(d, 0, sizeof(params), RO, &par_pa);
+	memcpy(params, &out_va, 8);
+	memcpy(params + 8, &ctr_va, 8);
+	memcpy(params + 16, &n, 4);
+	qts_memwrite(d->qts, par_pa, params, sizeof(params));
+	qts_memset(d->qts, out_pa, 0xff, 8 * grid);
+	cmd = dev_launch_cmd(&kern, grid, 1, par_va, sizeof(params));
+	cmd.budget = UINT64_MAX;
+	if (!dev_wait(d, 0, dev_submit(d, 0, &cmd), &c))
+		c.status = ~0u;
+	qts_memread(d->qts, out_pa, out, 8 * grid);
+	dev_kernel_free(&kern);
+	return c.status;
+}
+
+/*
+ * model=h100 with a host thread per SM: 132 CTAs that wait for each other
+ * run on 132 SMs at once, SR_SMID 0..131 each once (SMs past 64: the
+ * worker pool's bitmaps are wide enough), SR_NSMID 132.
+ */
+TEST(h100_grid_runs_on_all_132_sms)
+{
+	static uint32_t out[VGPU_H100_SMS][2];
+	bool seen[VGPU_H100_SMS] = { false };
+	unsigned above64 = 0;
+	struct dev d;
+
+	ASSERT_EQ(0, dev_open(&d, "model=h100,threads=132", 1));
+	reg_write(&d, VGPU_REG_WDOG_MS, VGPU_MAX_WDOG_MS);
+	EXPECT_EQ(132u, reg_read(&d, VGPU_REG_CAP_SMS));
+	EXPECT_EQ(132u, reg_read(&d, VGPU_REG_CAP_THREADS));
+	dev_queue_init(&d, 0, 8);
+	ASSERT_EQ(VGPU_ERR_NONE, grid_smid(&d, VGPU_H100_SMS, VGPU_H100_SMS, out));
+	for (uint32_t k = 0; k < VGPU_H100_SMS; k++) {
+		EXPECT_GT(132u, out[k][0]) {
+			TH_LOG("CTA %u: SMID %u", k, out[k][0]);
+		}
+		EXPECT_EQ(132u, out[k][1]);
+		if (out[k][0] < VGPU_H100_SMS) {
+			EXPECT_FALSE(seen[out[k][0]]) {
+				TH_LOG("CTA %u: SMID %u twice", k, out[k][0]);
+			}
+			seen[out[k][0]] = true;
+			above64 += out[k][0] >= 64;
+		}
+	}
+	EXPECT_EQ(132u - 64, above64);
+	dev_close(&d);
+}
+
+/* More SMs than 64 reported, fewer threads: SMIDs below threads=. */
+TEST(sms_100_threads_16)
+{
+	static uint32_t out[200][2];
+	struct dev d;
+
+	ASSERT_EQ(0, dev_open(&d, "sms=100,threads=16", 1));
+	EXPECT_EQ(100u, reg_read(&d, VGPU_REG_CAP_SMS));
+	EXPECT_EQ(16u, reg_read(&d, VGPU_REG_CAP_THREADS));
+	EXPECT_EQ(VGPU_MODEL_VGPU, reg_read(&d, VGPU_REG_CAP_MODEL));
+	dev_queue_init(&d, 0, 8);
+	/* 200 CTAs that wait for nothing (n = 0) */
+	ASSERT_EQ(VGPU_ERR_NONE, grid_smid(&d, 200, 0, out));
+	for (uint32_t k = 0; k < 200; k++) {
+		EXPECT_GT(16u, out[k][0]) {
+			TH_LOG("CTA %u: SMID %u", k, out[k][0]);
+		}
+		EXPECT_EQ(100u, out[k][1]);
+	}
+	/* 16 that wait for each other: one on each of the 16 SMs */
+	ASSERT_EQ(VGPU_ERR_NONE, grid_smid(&d, 16, 16, out));
+	for (uint32_t k = 0; k < 16; k++)
+		for (uint32_t j = 0; j < k; j++)
+			EXPECT_NE(out[j][0], out[k][0]);
+	dev_close(&d);
+}
+
 TEST_F(device, bad_register_accesses_ignored_and_logged)
 {
 	struct dev *d = &self->d;

@@ -621,6 +621,80 @@ TEST_F(preempt, no_timeslice_keeps_the_sm)
 }
 
 /*
+ * Each one-thread CTA arrives on a counter, spins until the flag is set,
+ * then out[ctaid] = SR_SMID.
+ */
+static const char k_arrive_hold[] =
+	".kernel arrivehold\n.param ptr out\n.param ptr ctr\n.param ptr flag\n"
+	"  LDP.64 R2, [out] ;\n  LDP.64 R10, [ctr] ;\n  LDP.64 R12, [flag] ;\n"
+	"  MOV R4, 0x1 ;\n  ATOMG.ADD.U32 R5, [R10+0x0], R4 ;\n"
+	"w:\n  LDG.32 R7, [R12] ;\n  ISETP.EQ.U32 P0, R7, 0x0 ;\n  @P0 BRA w ;\n"
+	"  S2R R1, SR_CTAID.X ;\n  SHL R1, R1, 0x2 ;\n  IADD R2, R2, R1 ;\n"
+	"  S2R R6, SR_SMID ;\n  STG.32 [R2], R6 ;\n  EXIT ;\n";
+
+/*
+ * model=h100 with 132 SM threads: 132 CTAs that spin, one on each SM, all
+ * preempted by the driver's request: 132 states saved at once, in slots
+ * 0..131 of the buffer (the launch's slot bitmap past 64 bits), then
+ * restored, and the launch completes with SMIDs below 132.
+ */
+TEST(h100_all_132_sms_preempted_into_132_slots)
+{
+	uint64_t out_va, out_pa, ctr_va, ctr_pa, flag_va, flag_pa, par_va, par_pa;
+	uint32_t slot, n = VGPU_H100_SMS;
+	struct dev_kernel kern;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint64_t csb_pa;
+	uint8_t params[24];
+	struct dev d;
+
+	ASSERT_EQ(0, dev_open(&d, "model=h100,threads=132", 1));
+	reg_write(&d, VGPU_REG_WDOG_MS, VGPU_MAX_WDOG_MS);
+	reg_write(&d, VGPU_REG_CSB_SLOT, CSB_SLOT);
+	csb_pa = dev_alloc_pa(&d, (uint64_t)n * CSB_SLOT);
+	qreg_write(&d, 0, VGPU_Q_CSB, (uint32_t)(csb_pa >> VGPU_PAGE_SHIFT));
+	dev_queue_init(&d, 0, 8);
+	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_arrive_hold, &kern));
+	out_va = dev_buf(&d, 0, 4 * n, RW, &out_pa);
+	ctr_va = dev_buf(&d, 0, 4, RW, &ctr_pa);
+	flag_va = dev_buf(&d, 0, 4, RO, &flag_pa);
+	par_va = dev_buf(&d, 0, sizeof(params), RO, &par_pa);
+	memcpy(params, &out_va, 8);
+	memcpy(params + 8, &ctr_va, 8);
+	memcpy(params + 16, &flag_va, 8);
+	qts_memwrite(d.qts, par_pa, params, sizeof(params));
+	qts_memset(d.qts, out_pa, 0xff, 4 * n);
+	cmd = dev_launch_cmd(&kern, n, 1, par_va, sizeof(params));
+	cmd.budget = UINT64_MAX;
+	slot = dev_submit(&d, 0, &cmd);
+	/* every CTA spins on an SM of its own */
+	ASSERT_TRUE(wait_word(&d, ctr_pa, n));
+	reg_write(&d, VGPU_REG_PREEMPT, 0);
+	for (int i = 0; i < 20000 && reg_read(&d, VGPU_REG_PREEMPTIONS) < n; i++)
+		usleep(500);
+	EXPECT_EQ(n, reg_read(&d, VGPU_REG_PREEMPTIONS));
+	/* each slot holds a saved state: its header's magic */
+	for (uint32_t i = 0; i < n; i++) {
+		EXPECT_EQ(VGPU_CTX_MAGIC, qts_readl(d.qts, csb_pa + (uint64_t)i * CSB_SLOT)) {
+			TH_LOG("slot %u", i);
+		}
+	}
+	qts_writel(d.qts, flag_pa, 1);
+	ASSERT_TRUE(dev_wait(&d, 0, slot, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+		TH_LOG("%s", c.exc.msg);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		EXPECT_GT(n, qts_readl(d.qts, out_pa + 4 * k)) {
+			TH_LOG("CTA %u", k);
+		}
+	}
+	dev_kernel_free(&kern);
+	dev_close(&d);
+}
+
+/*
  * preempt-every=N: every SM stops and saves after N warp-instructions,
  * and the launch resumes on whichever of the two SMs is free; 12 CTAs of
  * the barrier reduction give the unpreempted sums, for several N.

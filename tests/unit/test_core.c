@@ -287,6 +287,32 @@ TEST(special_registers_3d_grid_and_block)
 	kt_free(&k);
 }
 
+/* SR_SMID and SR_NSMID come from the SM's configuration; NSMID > SMID */
+TEST(smid_and_nsmid)
+{
+	static const struct vgpu_sm_config cfgs[] = {
+		{ .sm_id = 131, .nsms = 132 },
+		{ .sm_id = 5 }, /* nsms 0: sm_id + 1 */
+		{ .sm_id = 9, .nsms = 3 }, /* too few: sm_id + 1 */
+	};
+	static const uint32_t want[][2] = { { 131, 132 }, { 5, 6 }, { 9, 10 } };
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct kt k;
+
+		ASSERT_EQ(0, kt_load(&k, KT_PROLOGUE
+				  "  S2R R4, SR_SMID ;\n"
+				  "  S2R R5, SR_NSMID ;\n"
+				  "  STG.64 [R2], R4 ;\n"
+				  "  EXIT ;\n"));
+		kt_config(&k, &cfgs[i]);
+		KT_RUN_OK(&k);
+		EXPECT_EQ(want[i][0], kt_word(&k, 0));
+		EXPECT_EQ(want[i][1], kt_word(&k, 1));
+		kt_free(&k);
+	}
+}
+
 TEST(simt_divergence_loops_and_reconvergence)
 {
 	/* per-thread trip count, nested if/else; after the join every lane

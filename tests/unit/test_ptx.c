@@ -346,6 +346,34 @@ TEST_F(ptx, local_only_kernel_needs_no_args)
 	vgpu_job_free(job);
 }
 
+/* %smid and %nsmid (SR_SMID, SR_NSMID): an SM below the device's SM count */
+TEST_F(ptx, smid_below_nsmid)
+{
+	static const char src[] =
+		".version 8.5\n.target sm_90a\n.address_size 64\n"
+		".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<1>;\n"
+		" ld.param.u64 %rd0, [out];\n cvta.to.global.u64 %rd0, %rd0;\n"
+		" mov.u32 %r0, %smid;\n mov.u32 %r1, %nsmid;\n"
+		" st.global.u32 [%rd0], %r0;\n st.global.u32 [%rd0+4], %r1;\n ret;\n}\n";
+	uint32_t out[2] = { ~0u, ~0u };
+	struct vgpu_args *args = NULL;
+	uint64_t sms = 0;
+
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, strlen(src), "s.ptx", &self->prog,
+					   self->log, sizeof(self->log)))
+	TH_LOG("%s", self->log);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	ASSERT_EQ(0, vgpu_device_get_param(self->dev, VGPU_PARAM_SMS, &sms));
+	ASSERT_EQ(0, buf(self, 0, out, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 1, 0, false));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	EXPECT_EQ(sms, out[1]);
+	EXPECT_GT(out[1], out[0]);
+	vgpu_args_free(args);
+}
+
 /* tests/ptx/warp_ops.cu on the host: one warp of @in at a time */
 static void ref_warp_ops(const uint32_t *in, uint32_t *o, uint32_t w)
 {
