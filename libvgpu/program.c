@@ -10,6 +10,7 @@
 
 #include "vgpu_priv.h"
 #include "ptx/ptx.h"
+#include "ptxcache.h"
 
 static void log_msg(char *log, size_t loglen, const char *msg)
 {
@@ -97,50 +98,78 @@ int vgpu_program_assemble(struct vgpu_device *dev, const char *src, size_t len,
 	return program_create(dev, &obj, out, log, loglen);
 }
 
+int vgpu_ptx_compile(const char *src, size_t len, const char *filename, char **asm_out,
+		     void **obj_out, size_t *obj_len, char *log, size_t loglen)
+{
+	struct ptx_compiled c;
+	uint8_t *obj = NULL;
+	int ret;
+
+	if ((!src && len) || (!obj_out != !obj_len))
+		return -EINVAL;
+	if (asm_out)
+		*asm_out = NULL;
+	if (obj_out) {
+		*obj_out = NULL;
+		*obj_len = 0;
+	}
+	/* compiled, or from the compile cache (ptxcache.c) */
+	ret = ptx_compile_cached(src ? src : "", len, filename ? filename : "<ptx>", &c, log,
+				 loglen);
+	if (ret)
+		return ret;
+	if (obj_out) {
+		ret = vgpu_object_write(&c.obj, &obj, obj_len);
+		if (ret) {
+			ptx_compiled_fini(&c);
+			return ret;
+		}
+		*obj_out = obj;
+	}
+	if (asm_out) {
+		*asm_out = c.text;
+		c.text = NULL;
+	}
+	ptx_compiled_fini(&c);
+	return 0;
+}
+
 int vgpu_ptx_to_asm(const char *src, size_t len, const char *filename,
 		    char **asm_out, char *log, size_t loglen)
 {
-	if (!asm_out || (!src && len))
+	if (!asm_out)
 		return -EINVAL;
-	return ptx_to_vgs(src ? src : "", len, filename ? filename : "<ptx>", asm_out,
-			  log, loglen);
+	return vgpu_ptx_compile(src, len, filename, asm_out, NULL, NULL, log, loglen);
 }
 
 int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src, size_t len,
 			  const char *filename, struct vgpu_program **out,
 			  char *log, size_t loglen)
 {
-	struct ptx_kernel_attrs *attrs = NULL;
-	char *text = NULL;
-	int ret, nattrs = 0;
+	struct ptx_compiled c;
+	int ret;
 
 	if (!out || (!src && len))
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
 		return ret;
-	ret = ptx_to_vgs_attrs(src ? src : "", len, filename ? filename : "<ptx>", &text, log,
-			       loglen, &attrs, &nattrs);
+	/* compiled, or from the compile cache (ptxcache.c) */
+	ret = ptx_compile_cached(src ? src : "", len, filename ? filename : "<ptx>", &c, log,
+				 loglen);
 	if (ret)
 		return ret;
-	ret = vgpu_program_assemble(dev, text, strlen(text), filename, out, log, loglen);
-	for (int i = 0; !ret && i < nattrs; i++) /* the entries' directives, names */
+	ret = program_create(dev, &c.obj, out, log, loglen); /* takes the object */
+	memset(&c.obj, 0, sizeof(c.obj));
+	for (int i = 0; !ret && i < c.nattrs; i++) /* the entries' directives, names */
 		for (uint32_t k = 0; k < (*out)->obj.nkernels; k++)
-			if (!strncmp((*out)->obj.kernels[k].name, attrs[i].name,
+			if (!strncmp((*out)->obj.kernels[k].name, c.attrs[i].name,
 				     sizeof((*out)->obj.kernels[k].name))) {
-				(*out)->kernels[k].attrs = attrs[i].attrs;
-				(*out)->kernels[k].ptx_name = attrs[i].full;
-				attrs[i].full = NULL;
+				(*out)->kernels[k].attrs = c.attrs[i].attrs;
+				(*out)->kernels[k].ptx_name = c.attrs[i].full;
+				c.attrs[i].full = NULL;
 			}
-	ptx_kernel_attrs_free(attrs, nattrs);
-	if (ret == -EINVAL && log && loglen) {
-		/* the generated text should always assemble: say whose bug it is */
-		size_t n = strlen(log);
-
-		snprintf(log + n, loglen - n,
-			 "internal error: the PTX front end generated assembly that does not assemble\n");
-	}
-	free(text);
+	ptx_compiled_fini(&c);
 	return ret;
 }
 

@@ -282,6 +282,22 @@ VGPU_API int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src,
  */
 VGPU_API int vgpu_ptx_to_asm(const char *src, size_t len, const char *filename,
 			     char **asm_out, char *log, size_t loglen);
+/*
+ * Both products of the front end at once: the assembly (*@asm_out, as
+ * vgpu_ptx_to_asm() gives it) and the object it assembles into (*@obj_out,
+ * *@obj_len bytes, as vgpu-ptxas writes it; vgpu_program_load_binary()
+ * loads it), each malloc'd for the caller to free, each skipped when its
+ * pointer is NULL.  libcuda.so.1 reads its per-kernel facts from the text.
+ *
+ * vgpu_program_from_ptx(), vgpu_ptx_to_asm() and this go through the PTX
+ * compile cache: what the front end makes of a module is kept on disk
+ * (VGPU_CACHE_PATH, default ~/.cache/vgpu/ptx; VGPU_CACHE_DISABLE=1 turns it
+ * off; docs/libvgpu.md), so that another process loading the same PTX
+ * does not compile it again.
+ */
+VGPU_API int vgpu_ptx_compile(const char *src, size_t len, const char *filename,
+			      char **asm_out, void **obj_out, size_t *obj_len,
+			      char *log, size_t loglen);
 VGPU_API int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
 				    struct vgpu_program **out, char *log,
 				    size_t loglen);

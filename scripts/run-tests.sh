@@ -15,6 +15,8 @@
 # A binary that hangs (timeout VGPU_TEST_TIMEOUT seconds, default 600) or
 # exits non-zero without reporting a failure counts one failure more;
 # exit status 4 (KSFT_SKIP) with no failure is a skip, not a failure.
+# The tests share a PTX compile cache in BUILD/ptx-cache, emptied first
+# (VGPU_CACHE_PATH, when set, is used as it is).
 #
 # Prints a summary line per binary, the number of skipped tests, and last
 # the total as "N passed, N failed".  Exits non-zero on any failure.
@@ -23,6 +25,17 @@ set -u
 build=${1:?usage: run-tests.sh BUILD TEST...}
 shift
 timeout_s=${VGPU_TEST_TIMEOUT:-600}
+# libvgpu's PTX compile cache (docs/libvgpu.md): unless the caller chose a
+# directory, a fresh one in BUILD for each run.  A run from a clean clone
+# then compiles each module once and its later tests (the corpus
+# programs' test cases, each a process of its own) read it back; no run
+# reads what an earlier one left, and no test writes to ~/.cache.  No
+# test depends on it: VGPU_CACHE_DISABLE=1 gives the same results.
+if [[ -z ${VGPU_CACHE_PATH:-} ]]; then
+	VGPU_CACHE_PATH=$(realpath -m "$build/ptx-cache")
+	export VGPU_CACHE_PATH
+	rm -rf "$VGPU_CACHE_PATH"
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 

@@ -200,6 +200,8 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 	struct CUctx_st *ctx;
 	struct CUmod_st *m;
 	char *text = NULL, log[4096] = "";
+	void *obj = NULL;
+	size_t olen = 0;
 	struct vgpu_bo *bo;
 	int ret;
 	CUresult r = cuv_current(&ctx);
@@ -208,7 +210,9 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 		return r;
 	if (cuv_sticky())
 		return cuv_sticky();
-	ret = vgpu_ptx_to_asm(ptx, len, name, &text, log, sizeof(log));
+	/* the assembly and its object: compiled by the front end, or from
+	 * libvgpu's compile cache */
+	ret = vgpu_ptx_compile(ptx, len, name, &text, &obj, &olen, log, sizeof(log));
 	if (ret) {
 		cuv_warn("%s: the PTX does not compile for vGPU:\n%s", name, log);
 		if (errlog && errlen)
@@ -217,14 +221,15 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 	}
 	m = calloc(1, sizeof(*m));
 	if (!m) {
+		free(obj);
 		free(text);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	m->ctx = ctx;
-	ret = vgpu_program_assemble(ctx->dev, text, strlen(text), name, &m->prog, log,
-				    sizeof(log));
+	ret = vgpu_program_load_binary(ctx->dev, obj, olen, &m->prog, log, sizeof(log));
+	free(obj);
 	if (ret) {
-		cuv_warn("%s: the generated assembly does not assemble:\n%s", name, log);
+		cuv_warn("%s: the generated object does not load:\n%s", name, log);
 		free(text);
 		free(m);
 		return ret == -EINVAL ? CUDA_ERROR_INVALID_PTX : cuv_errno(ret);

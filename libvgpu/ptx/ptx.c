@@ -464,7 +464,7 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
  * of the instruction's range: bar.sync 80, a bulk size not a multiple of
  * 16), say so at the PTX line the instruction came from ("// line N").
  */
-static int check_assembles(const char *text, struct ptx_diag *dg)
+static int check_assembles(const char *text, struct ptx_diag *dg, struct vgpu_object *keep)
 {
 	static const char marker[] = " ; // line ";
 	struct vgpu_object obj;
@@ -477,7 +477,10 @@ static int check_assembles(const char *text, struct ptx_diag *dg)
 	alog[0] = '\0';
 	ret = vgpu_assemble(text, strlen(text), "generated", &obj, alog, 16384);
 	if (!ret) {
-		vgpu_object_fini(&obj);
+		if (keep)
+			*keep = obj;
+		else
+			vgpu_object_fini(&obj);
 		free(alog);
 		return 0;
 	}
@@ -538,7 +541,7 @@ static int print_globals(struct sbuf *sb, const struct ptx_module *m, struct ptx
 int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	       char *log, size_t loglen)
 {
-	return ptx_to_vgs_attrs(src, len, file, out, log, loglen, NULL, NULL);
+	return ptx_to_vgs_attrs(src, len, file, out, log, loglen, NULL, NULL, NULL);
 }
 
 void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n)
@@ -550,7 +553,7 @@ void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n)
 
 int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
-		     int *nattrs)
+		     int *nattrs, struct vgpu_object *obj)
 {
 	struct ptx_diag dg = { .file = file ? file : "<ptx>", .log = log, .loglen = loglen };
 	struct ptx_module m;
@@ -648,7 +651,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 	if (!ret && sb.oom)
 		ret = -ENOMEM;
 	if (!ret)
-		ret = check_assembles(sb.p, &dg);
+		ret = check_assembles(sb.p, &dg, obj);
 	if (ret) {
 		ptx_kernel_attrs_free(ka, kernels);
 		free(sb.p);

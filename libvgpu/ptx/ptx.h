@@ -316,13 +316,15 @@ void ptx_kernel_obj_name(const char *name, char out[32]);
 /*
  * The whole translation: PTX text -> vGPU assembly text (malloc'd).  With
  * @attrs, *@attrs (malloc'd, *@nattrs entries) gets each entry's
- * directives.
+ * directives; with @obj, *@obj the object the text assembles into (the
+ * translation assembles it to check it; the caller finishes it).
  */
+struct vgpu_object;
 int ptx_to_vgs(const char *src, size_t len, const char *file, char **out,
 	       char *log, size_t loglen);
 int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		     char *log, size_t loglen, struct ptx_kernel_attrs **attrs,
-		     int *nattrs);
+		     int *nattrs, struct vgpu_object *obj);
 void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n);
 
 #endif

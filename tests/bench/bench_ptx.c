@@ -244,6 +244,8 @@ int main(void)
 	struct vgpu_device *dev;
 	int ret;
 
+	/* the compiler's time, not libvgpu's compile cache's */
+	setenv("VGPU_CACHE_DISABLE", "1", 1);
 	printf("bench_ptx: the PTX front end, best of %d runs\n", REPS);
 	compile_time();
 	ret = vgpu_device_open("sim", &dev);

@@ -26,6 +26,9 @@ static inline int ptx_oracle(const uint8_t *data, size_t size)
 	struct vgpu_object obj;
 	int ret, bad = 0;
 
+	/* the compiler itself, twice: not libvgpu's compile cache, which
+	 * would answer the second call (and keep every input on disk) */
+	setenv("VGPU_CACHE_DISABLE", "1", 1);
 	ret = vgpu_ptx_to_asm((const char *)data, size, "fuzz.ptx", &text, log,
 			      sizeof(log));
 	if (ret) {

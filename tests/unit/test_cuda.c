@@ -14,6 +14,8 @@
  * not crashed on; its refusals; VGPU_BACKEND) is under on_vgpu().
  */
 #include "cuda_test.h"
+#include <dirent.h>
+#include <unistd.h>
 
 TEST(calls_before_cuInit_fail_with_not_initialized)
 {
@@ -277,6 +279,116 @@ TEST_F(cu, saxpy_from_fatbins_compressed_and_not)
 	CU(cuModuleUnload(m));
 	free(img);
 	free(img2);
+}
+
+/* Each function's name and what cuFuncGetAttribute says of it. */
+struct fn_facts {
+	const char *name;
+	int regs, smem, local, cw, ch, cd;
+};
+
+static void fn_facts(struct __test_metadata *_metadata, CUmodule m, struct fn_facts *f)
+{
+	CUfunction fn;
+	const char *name;
+
+	CU(cuModuleGetFunction(&fn, m, f->name));
+	CU(cuFuncGetName(&name, fn));
+	EXPECT_STREQ(f->name, name);
+	CU(cuFuncGetAttribute(&f->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn));
+	CU(cuFuncGetAttribute(&f->smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn));
+	CU(cuFuncGetAttribute(&f->local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn));
+	CU(cuFuncGetAttribute(&f->cw, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fn));
+	CU(cuFuncGetAttribute(&f->ch, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, fn));
+	CU(cuFuncGetAttribute(&f->cd, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, fn));
+}
+
+/* The .vgpc entries of @dir; the path of one in @path. */
+static int cache_entries(const char *dir, char *path, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l > 5 && !strcmp(de->d_name + l - 5, ".vgpc")) {
+			snprintf(path, len, "%s/%s", dir, de->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * vGPU's compile cache (docs/libvgpu.md): a module compiled and stored,
+ * read back, and compiled again over a damaged entry has the functions,
+ * attributes (registers, shared and local sizes, cluster shape: read from
+ * the generated assembly, which the entry keeps) and results of one
+ * compiled with the cache off.
+ */
+TEST_F(cu, modules_through_the_compile_cache)
+{
+	static const char *const files[] = { "kernels.ptx", "cluster.ptx" };
+	static const char *const names[][3] = { { "saxpy", "reduce_sum", "dyn_reverse" },
+						{ "cluster_ring" } };
+	char root[] = "/tmp/vgpu-cucache-XXXXXX", dir[64], entry[512];
+
+	VGPU_ONLY();
+	ASSERT_NE(NULL, mkdtemp(root));
+	for (int fi = 0; fi < 2; fi++) {
+		struct fn_facts want[3] = { { 0 } }, got;
+		void *ptx = read_file(files[fi], NULL);
+		CUmodule m;
+
+		ASSERT_NE(NULL, ptx);
+		snprintf(dir, sizeof(dir), "%s/%d", root, fi);
+		ASSERT_EQ(0, setenv("VGPU_CACHE_PATH", dir, 1));
+		ASSERT_EQ(0, setenv("VGPU_CACHE_DISABLE", "1", 1));
+		CU(cuModuleLoadData(&m, ptx));
+		for (int i = 0; i < 3 && names[fi][i]; i++) {
+			want[i].name = names[fi][i];
+			fn_facts(_metadata, m, &want[i]);
+		}
+		if (fi == 0)
+			saxpy_run(_metadata, m);
+		CU(cuModuleUnload(m));
+		EXPECT_EQ(0, cache_entries(dir, entry, sizeof(entry)));
+		unsetenv("VGPU_CACHE_DISABLE");
+		/* 0: compiled and stored, 1: read back, 2: the entry cut short */
+		for (int pass = 0; pass < 3; pass++) {
+			if (pass == 2)
+				ASSERT_EQ(0, truncate(entry, 100));
+			CU(cuModuleLoadData(&m, ptx));
+			for (int i = 0; i < 3 && names[fi][i]; i++) {
+				got.name = names[fi][i];
+				fn_facts(_metadata, m, &got);
+				EXPECT_EQ(0, memcmp(&want[i].regs, &got.regs, 6 * sizeof(int)))
+					TH_LOG("%s, pass %d", got.name, pass);
+			}
+			if (fi == 0)
+				saxpy_run(_metadata, m);
+			CU(cuModuleUnload(m));
+			ASSERT_EQ(1, cache_entries(dir, entry, sizeof(entry)));
+		}
+		/* the damaged entry was replaced by a whole one */
+		{
+			FILE *f = fopen(entry, "rb");
+
+			ASSERT_NE(NULL, f);
+			fseek(f, 0, SEEK_END);
+			EXPECT_GT(ftell(f), 1000L);
+			fclose(f);
+		}
+		EXPECT_EQ(0, unlink(entry));
+		EXPECT_EQ(0, rmdir(dir));
+		free(ptx);
+	}
+	EXPECT_EQ(0, rmdir(root));
 }
 
 TEST_F(cu, images_without_ptx_are_refused_naming_the_flag)
