@@ -89,6 +89,22 @@ static struct ptxcache_stats stats;
 static char known_dir[PATH_MAX];
 static uint64_t known_total;
 
+/* a child forked while another thread held stats_lock gets it free */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&stats_lock);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&stats_lock);
+}
+
+__attribute__((constructor)) static void ptxcache_atfork(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
 static void count(unsigned long *field, unsigned long n)
 {
 	pthread_mutex_lock(&stats_lock);
