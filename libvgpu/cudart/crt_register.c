@@ -292,6 +292,14 @@ cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *func)
 	return __cudaGetKernel(kernel, func);
 }
 
+/* The function in the current context: a CUfunction the driver API takes. */
+cudaError_t cudaGetFuncBySymbol(CUfunction *functionPtr, const void *symbolPtr)
+{
+	if (!functionPtr)
+		return crt_set_error(cudaErrorInvalidValue);
+	return host_func(symbolPtr, functionPtr);
+}
+
 /* ---- launches ---- */
 
 #define CRT_CONFIG_DEPTH 16

@@ -244,6 +244,8 @@ CRT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim
 
 /* ---- kernels and symbols (crt_register.c) ---- */
 CRT_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *func);
+/* cudaFunction_t is CUfunction (CUDA's documentation: the same type) */
+CRT_EXPORT cudaError_t cudaGetFuncBySymbol(CUfunction *functionPtr, const void *symbolPtr);
 CRT_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 					void **args, size_t sharedMem, cudaStream_t stream);
 CRT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,

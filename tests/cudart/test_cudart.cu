@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include "ktap.h"
@@ -525,6 +526,47 @@ static int test_launch_errors(void)
 	return 0;
 }
 
+/*
+ * cudaGetFuncBySymbol: a cudaFunction_t is a CUfunction, which the driver
+ * API's cuLaunchKernel (reached through cudaGetDriverEntryPointByVersion,
+ * the program links only the runtime) launches
+ */
+static int test_func_by_symbol(void)
+{
+	typedef CUresult (*launch_t)(CUfunction, unsigned int, unsigned int, unsigned int,
+				     unsigned int, unsigned int, unsigned int, unsigned int,
+				     CUstream, void **, void **);
+	enum { N = 64 };
+	cudaDriverEntryPointQueryResult q;
+	cudaFunction_t f = NULL;
+	void *fn = NULL;
+	float *a, *b, *c, h[N];
+	int n = N;
+	void *params[] = { &a, &b, &c, &n };
+
+	CHECK_OK(cudaGetFuncBySymbol(&f, (const void *)vec_add));
+	CHECK(f != NULL);
+	CHECK_OK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 13000, cudaEnableDefault,
+						  &q));
+	CHECK(fn && q == cudaDriverEntryPointSuccess);
+	for (int i = 0; i < N; i++)
+		h[i] = (float)i;
+	CHECK_OK(cudaMalloc(&a, sizeof(h)));
+	CHECK_OK(cudaMalloc(&b, sizeof(h)));
+	CHECK_OK(cudaMalloc(&c, sizeof(h)));
+	CHECK_OK(cudaMemcpy(a, h, sizeof(h), cudaMemcpyHostToDevice));
+	CHECK_OK(cudaMemcpy(b, h, sizeof(h), cudaMemcpyHostToDevice));
+	CHECK(((launch_t)fn)((CUfunction)f, 1, 1, 1, N, 1, 1, 0, NULL, params, NULL) ==
+	      CUDA_SUCCESS);
+	CHECK_OK(cudaMemcpy(h, c, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < N; i++)
+		CHECK(h[i] == (float)(2 * i));
+	CHECK_OK(cudaFree(a));
+	CHECK_OK(cudaFree(b));
+	CHECK_OK(cudaFree(c));
+	return 0;
+}
+
 int main(void)
 {
 	static const ktap_test tests[] = {
@@ -539,6 +581,7 @@ int main(void)
 		{ "launch_ex_cluster", test_launch_ex_cluster },
 		{ "device", test_device },
 		{ "launch_errors", test_launch_errors },
+		{ "func_by_symbol", test_func_by_symbol },
 	};
 
 	return ktap_run(tests, sizeof(tests) / sizeof(tests[0]));
