@@ -21,6 +21,11 @@ static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 /* context ids are unique in the process (cuCtxGetId) */
 static atomic_ullong next_ctx_id = 1;
 
+struct CUctx_st *cuv_current_unchecked(void)
+{
+	return ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
+}
+
 CUresult cuv_current(struct CUctx_st **out)
 {
 	struct CUctx_st *ctx;

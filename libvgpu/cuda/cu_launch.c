@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,9 +194,16 @@ static CUresult grid_workspace(struct CUctx_st *ctx, bool cooperative, struct vg
 	return CUDA_SUCCESS;
 }
 
+/* launch() sets each of these fields: a new one must be set there too */
+#define CFG_ALIGN _Alignof(struct vgpu_launch_config)
+_Static_assert(sizeof(struct vgpu_launch_config) ==
+		       (offsetof(struct vgpu_launch_config, nsignal) + sizeof(unsigned int) +
+			CFG_ALIGN - 1) / CFG_ALIGN * CFG_ALIGN,
+	       "struct vgpu_launch_config changed: set its new fields in launch()");
+
 static CUresult launch(CUfunction f, struct launch *l, void **params, void **extra)
 {
-	struct vgpu_launch_config cfg = { 0 };
+	struct vgpu_launch_config cfg; /* every field set below (no rep stos per launch) */
 	struct vgpu_sync_point sig, *w = NULL;
 	struct CUstream_st *s;
 	struct CUctx_st *ctx;
@@ -258,6 +266,8 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 		cfg.smem_bytes = l->smem;
 		cfg.flags = l->cooperative ? VGPU_LAUNCH_COOPERATIVE : 0;
 		cfg.queue = s->queue;
+		cfg.seed = 0;
+		cfg.budget = 0;
 		if (l->has_priority) {
 			uint32_t p = l->priority >= 0 ? VGPU_QUEUE_PRIORITY_NORMAL :
 				     l->priority == -1 ? VGPU_QUEUE_PRIORITY_HIGH :

@@ -326,18 +326,21 @@ CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out)
 {
 	unsigned int i = (unsigned int)((uintptr_t)kernel >> 4) % CUV_KFUNCS;
 	unsigned long gen = cuv_handle_gen();
-	struct CUctx_st *ctx;
+	struct CUctx_st *ctx = cuv_current_unchecked();
 	struct CUmod_st *m;
-	CUresult r = kernel_ok(kernel);
+	CUresult r;
 
+	/* the kernel and the context were live in @gen: still are */
+	if (kernel && ctx && kfuncs[i].k == kernel && kfuncs[i].ctx == ctx &&
+	    kfuncs[i].gen == gen) {
+		*out = kfuncs[i].f;
+		return CUDA_SUCCESS;
+	}
+	r = kernel_ok(kernel);
 	if (!r)
 		r = cuv_current(&ctx);
 	if (r)
 		return r;
-	if (kfuncs[i].k == kernel && kfuncs[i].ctx == ctx && kfuncs[i].gen == gen) {
-		*out = kfuncs[i].f;
-		return CUDA_SUCCESS;
-	}
 	r = lib_module(kernel->lib, &m);
 	if (!r)
 		r = cuModuleGetFunction(out, m, kernel->name);

@@ -165,6 +165,8 @@ bool cuv_handle_ok(const void *p, enum cuv_kind kind);
 /* Bumped by every cuv_handle_del(): what was found live in one generation still is. */
 unsigned long cuv_handle_gen(void);
 /* The calling thread's current context, checked (CUDA's error otherwise). */
+/* The calling thread's current context as it stands, not checked (or NULL). */
+struct CUctx_st *cuv_current_unchecked(void);
 CUresult cuv_current(struct CUctx_st **out);
 CUresult cuv_errno(int err);
 void cuv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
