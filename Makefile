@@ -131,7 +131,7 @@ CUDART_SO := $(BUILD)/libcudart.so.13
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
-.PHONY: all check check-host print-tests bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
+.PHONY: all check check-host check-schedules print-tests bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins guest-cuda shell install install-files uninstall \
 	examples deps
 all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(CUDART_SO) $(CUDA_EXAMPLE) \
@@ -435,6 +435,12 @@ $(CORPUS_G:%=$(NVCC_OBJ)/corpus/%_g.o): $(NVCC_OBJ)/corpus/%_g.o: tests/corpus/%
 $(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
+
+# The corpus under SCHEDULES random schedules (VGPU_RANDOM_SCHEDULE=SEED
+# for seeds 1..SCHEDULES, scripts/corpus-schedules.sh); make check runs 10.
+SCHEDULES ?= 100
+check-schedules: all $(CORPUS_TESTS)
+	@scripts/corpus-schedules.sh $(BUILD) $(SCHEDULES)
 
 # The samples: CUDA programs as users write them, after NVIDIA's CUDA
 # samples (tests/cudart/samples/*.cu: vectorAdd, simpleStreams, ...), one

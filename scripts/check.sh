@@ -232,6 +232,15 @@ guest_debug_suite() {
 }
 
 variant "gcc" build -- CC=gcc
+# the corpus programs of the gcc build under VGPU_CHECK_SCHEDULES random
+# schedules (default 10; make check-schedules runs 100), 0 skips it
+schedules=${VGPU_CHECK_SCHEDULES:-10}
+if ((schedules > 0)); then
+	echo
+	echo "==== corpus under $schedules random schedules ===="
+	scripts/corpus-schedules.sh build "$schedules" 2>&1 | tee "$log"
+	tally "corpus, $schedules schedules" "${PIPESTATUS[0]}"
+fi
 variant "clang" build-clang -- CC=clang
 variant "gcc ASan+UBSan" build-asan \
 	ASAN_OPTIONS=detect_leaks=1 \

@@ -234,6 +234,35 @@ static CUresult find_devices(void)
 	return ndevices ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 
+/*
+ * VGPU_RANDOM_SCHEDULE=SEED: every launch of the process runs under the
+ * device's seeded random interleaving of warps (VGPU_LAUNCH_RANDOM_SCHED),
+ * the i-th launch with seed SEED + i, so that a CUDA program is tested
+ * under many schedules unchanged (scripts/corpus-schedules.sh).
+ */
+bool cuv_sched_random;
+uint64_t cuv_sched_seed;
+atomic_ulong cuv_sched_launches;
+
+static void sched_init(void)
+{
+	const char *e = getenv("VGPU_RANDOM_SCHEDULE");
+	char *end;
+	unsigned long long v;
+
+	cuv_sched_random = false;
+	if (!e || !*e)
+		return;
+	errno = 0;
+	v = strtoull(e, &end, 0);
+	if (*end || errno || e[0] == '-') {
+		cuv_warn("VGPU_RANDOM_SCHEDULE=%s: not a seed (a number), ignored", e);
+		return;
+	}
+	cuv_sched_random = true;
+	cuv_sched_seed = v;
+}
+
 CUresult CUDAAPI cuInit(unsigned int Flags)
 {
 	CUresult r = CUDA_SUCCESS;
@@ -242,6 +271,7 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&cuv_lock);
 	if (!atomic_load(&initialized)) {
+		sched_init();
 		r = find_devices();
 		atomic_store(&initialized, r == CUDA_SUCCESS);
 	}

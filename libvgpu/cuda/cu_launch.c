@@ -268,6 +268,11 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 		cfg.queue = s->queue;
 		cfg.seed = 0;
 		cfg.budget = 0;
+		if (cuv_sched_random) {
+			cfg.flags |= VGPU_LAUNCH_RANDOM_SCHED;
+			cfg.seed = cuv_sched_seed + atomic_fetch_add_explicit(&cuv_sched_launches, 1,
+									      memory_order_relaxed);
+		}
 		if (l->has_priority) {
 			uint32_t p = l->priority >= 0 ? VGPU_QUEUE_PRIORITY_NORMAL :
 				     l->priority == -1 ? VGPU_QUEUE_PRIORITY_HIGH :

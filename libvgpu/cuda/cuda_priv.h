@@ -25,6 +25,7 @@
 #define CUDA_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -152,6 +153,10 @@ struct CUctx_st {
 };
 
 /* cu_init.c */
+/* VGPU_RANDOM_SCHEDULE (set by cuInit): launch i gets seed cuv_sched_seed + i */
+extern bool cuv_sched_random;
+extern uint64_t cuv_sched_seed;
+extern atomic_ulong cuv_sched_launches;
 extern pthread_mutex_t cuv_lock;
 bool cuv_initialized(void);
 /* The process's sticky error (a device exception), or CUDA_SUCCESS. */

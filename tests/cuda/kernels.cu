@@ -90,3 +90,11 @@ extern "C" __global__ void misaligned(int *p)
 {
 	*(int *)((char *)p + 1 + threadIdx.x * 4) = 1;
 }
+
+// the order in which the warps' lane 0 take 4 tickets each: the schedule
+extern "C" __global__ void warp_order(unsigned int *counter, unsigned int *order)
+{
+	if ((threadIdx.x & 31) == 0)
+		for (int i = 0; i < 4; i++)
+			order[atomicAdd(counter, 1u)] = threadIdx.x / 32;
+}

@@ -15,6 +15,7 @@
  */
 #include "cuda_test.h"
 #include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TEST(calls_before_cuInit_fail_with_not_initialized)
@@ -1296,6 +1297,92 @@ TEST_F(cu, handles_used_by_launches_are_refused_once_destroyed)
 		ASSERT_EQ(130, host[i]);
 	CU(cuModuleUnload(m));
 	CU(cuMemFree(d));
+}
+
+/*
+ * One process (a child: cuInit reads VGPU_RANDOM_SCHEDULE once) launches
+ * warp_order with 8 warps, 4 tickets each, and writes the 32 warp ids in
+ * ticket order to @fd; @seed NULL: the default schedule.
+ */
+static void order_child(const char *seed, int fd)
+{
+	unsigned int order[32] = { 0 }, zero = 0;
+	CUdeviceptr counter, d;
+	CUcontext ctx;
+	CUmodule m;
+	CUfunction f;
+	void *params[] = { &counter, &d };
+
+	if (seed)
+		setenv("VGPU_RANDOM_SCHEDULE", seed, 1);
+	else
+		unsetenv("VGPU_RANDOM_SCHEDULE");
+	if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0) ||
+	    cuModuleLoad(&m, path_of("kernels.ptx")) || cuModuleGetFunction(&f, m, "warp_order") ||
+	    cuMemAlloc(&counter, 4) || cuMemAlloc(&d, sizeof(order)) ||
+	    cuMemcpyHtoD(counter, &zero, 4) ||
+	    cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL) ||
+	    cuMemcpyDtoH(order, d, sizeof(order)))
+		_exit(2);
+	if (write(fd, order, sizeof(order)) != sizeof(order))
+		_exit(3);
+	_exit(0);
+}
+
+static int schedule_order(const char *seed, unsigned int order[32])
+{
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(p[0]);
+		order_child(seed, p[1]);
+	}
+	close(p[1]);
+	if (read(p[0], order, 32 * sizeof(unsigned int)) != 32 * sizeof(unsigned int))
+		order[0] = ~0u;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * VGPU_RANDOM_SCHEDULE=SEED runs every launch under the device's seeded
+ * random interleaving: some seed orders the warps' atomics unlike the
+ * default schedule, and a seed gives the same order each time
+ */
+TEST(random_schedule_from_the_environment)
+{
+	unsigned int def[32], a[32], b[32];
+	int differ = 0;
+	char seed[16];
+
+	if (!on_vgpu())
+		SKIP(return, "vGPU's schedules");
+	ASSERT_EQ(0, schedule_order(NULL, def));
+	for (int w = 0; w < 8; w++) { /* each warp took 4 tickets */
+		int n = 0;
+
+		for (int i = 0; i < 32; i++)
+			n += def[i] == (unsigned int)w;
+		ASSERT_EQ(4, n);
+	}
+	for (int s = 1; s <= 8; s++) {
+		snprintf(seed, sizeof(seed), "%d", s);
+		ASSERT_EQ(0, schedule_order(seed, a));
+		ASSERT_EQ(0, schedule_order(seed, b));
+		EXPECT_EQ(0, memcmp(a, b, sizeof(a))); /* deterministic */
+		differ += memcmp(a, def, sizeof(a)) != 0;
+	}
+	EXPECT_GT(differ, 0);
+	/* not a number: a warning, and the default schedule */
+	ASSERT_EQ(0, schedule_order("12x", a));
+	EXPECT_EQ(0, memcmp(a, def, sizeof(a)));
 }
 
 TEST_HARNESS_MAIN
