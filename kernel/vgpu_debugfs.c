@@ -38,12 +38,13 @@ static int vgpu_debugfs_queues(struct seq_file *m, void *data)
 	for (i = 0; i < vdev->nqueues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
 
-		seq_printf(m, "queue %u: status 0x%x head %u tail %u(dev) %u(drv) completed %u emitted %llu error %u done %llu failed %llu hw_jobs %d\n",
+		seq_printf(m, "queue %u: status 0x%x head %u tail %u(dev) %u(drv) completed %u emitted %llu error %u done %llu failed %llu hw_jobs %d load %d\n",
 			   i, vgpu_qread(q, VGPU_Q_STATUS), vgpu_qread(q, VGPU_Q_HEAD),
 			   vgpu_qread(q, VGPU_Q_TAIL), q->tail,
 			   vgpu_qread(q, VGPU_Q_COMPLETED_LO), q->emitted,
 			   vgpu_qread(q, VGPU_Q_ERROR), q->jobs_done,
-			   q->jobs_failed, atomic_read(&q->sched.credit_count));
+			   q->jobs_failed, atomic_read(&q->sched.credit_count),
+			   atomic_read(&q->load));
 	}
 	vgpu_userq_debugfs(vdev, m);
 	return 0;

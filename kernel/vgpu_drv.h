@@ -85,6 +85,7 @@ extern unsigned int vgpu_ban_after;
 
 struct vgpu_device;
 struct vgpu_vm;
+struct vgpu_job;
 
 /*
  * A BO reference (or, @obj NULL, memory of @free's) that waits on
@@ -308,6 +309,8 @@ struct vgpu_queue {
 	u64 fence_seqno;
 	u64 jobs_done;
 	u64 jobs_failed;
+	/* jobs armed on it whose finished fence has not signalled (the pick) */
+	atomic_t load;
 };
 
 /**
@@ -452,6 +455,7 @@ struct vgpu_device {
 	/* hardware queues serving each priority (drm_sched_entity sched_list) */
 	struct drm_gpu_scheduler *band[VGPU_QPRIO_COUNT][VGPU_MAX_QUEUES];
 	u32 band_n[VGPU_QPRIO_COUNT];
+	spinlock_t pick_lock;	/* a queue's pick of a hardware queue and its arm */
 	atomic_t queue_resets;	/* per-queue resets so far */
 	bool sched_live;	/* the queues' schedulers are initialised */
 	struct workqueue_struct *reset_wq;
@@ -729,6 +733,7 @@ int vgpu_xqueue_new(struct vgpu_file *vf, u32 priority, struct vgpu_vm *vm,
 		    u32 *id);
 struct vgpu_xqueue *vgpu_xqueue_lookup(struct vgpu_file *vf, u32 id);
 void vgpu_xqueue_put(struct vgpu_xqueue *xq);
+void vgpu_xqueue_arm(struct vgpu_xqueue *xq, struct vgpu_job *job);
 int vgpu_file_sched_init(struct vgpu_device *vdev, struct vgpu_file *vf);
 void vgpu_file_sched_fini(struct vgpu_file *vf, bool flush);
 void vgpu_file_queues_free(struct vgpu_file *vf);

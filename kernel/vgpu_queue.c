@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include "vgpu_drv.h"
+#include "vgpu_job.h"
 
 static_assert(sizeof(struct drm_vgpu_queue_create) == 16);
 static_assert(sizeof(struct drm_vgpu_queue_destroy) == 8);
@@ -49,6 +50,7 @@ void vgpu_bands_init(struct vgpu_device *vdev)
 {
 	u32 n = vdev->nqueues, size[VGPU_QPRIO_COUNT], first = 0, p, i;
 
+	spin_lock_init(&vdev->pick_lock);
 	memset(vdev->band_n, 0, sizeof(vdev->band_n));
 	if (n >= VGPU_QPRIO_COUNT) {
 		size[VGPU_QPRIO_LOW] = max(1u, n / 8);
@@ -74,6 +76,71 @@ void vgpu_bands_init(struct vgpu_device *vdev)
 		vdev->band_n[p] = 1;
 		vdev->queues[q].priority = p;
 	}
+}
+
+/*
+ * A hardware queue whose oldest job on the ring went there this long ago
+ * is busy with a long job: a kernel that spins, or a job waiting at a
+ * device-side acquire for one.  The device runs a ring's commands in
+ * order, so whatever lands behind it waits as long.
+ */
+#define VGPU_PICK_LONG_NS (10 * NSEC_PER_MSEC)
+
+static bool vgpu_queue_long_head(struct vgpu_queue *q, u64 now)
+{
+	struct vgpu_job *head;
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&q->lock, flags);
+	head = list_first_entry_or_null(&q->inflight, struct vgpu_job, link);
+	ret = head && now - head->start_ns > VGPU_PICK_LONG_NS;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+
+/**
+ * vgpu_xqueue_arm - arm @job of @xq on a hardware queue of its band
+ * @xq:  the queue, whose @lock the caller holds
+ * @job: the job, initialised on @xq's entity
+ *
+ * drm_sched moves an idle entity to the scheduler of its list with the
+ * lowest score, but counts a job only once it is pushed (two SUBMITs of
+ * two files arming at once both pick the same one) and never uncounts
+ * the jobs an entity's kill drops.  The driver picks instead, under
+ * @pick_lock, from its own count of jobs not yet finished, and first
+ * among the queues whose ring is not held by a long job: another user's
+ * job does not queue behind a kernel that spins while a queue of its
+ * band is free.  drm_sched still decides whether the entity may move
+ * (it is idle: nothing queued, its last job finished); if not, the job
+ * goes where the entity's jobs are.  Sets @job->queue.
+ */
+void vgpu_xqueue_arm(struct vgpu_xqueue *xq, struct vgpu_job *job)
+{
+	struct vgpu_device *vdev = job->vdev;
+	u32 p = xq->priority, n = vdev->band_n[p], i, best = 0;
+	u64 now = ktime_get_ns(), key, best_key = U64_MAX;
+	struct vgpu_queue *q;
+
+	if (n > 1) {
+		spin_lock(&vdev->pick_lock);
+		for (i = 0; i < n; i++) {
+			q = container_of(vdev->band[p][i], struct vgpu_queue, sched);
+			key = (u64)vgpu_queue_long_head(q, now) << 32 |
+			      (u32)atomic_read(&q->load);
+			if (key < best_key) {
+				best_key = key;
+				best = i;
+			}
+		}
+		drm_sched_entity_modify_sched(&xq->entity, &vdev->band[p][best], 1);
+	}
+	drm_sched_job_arm(&job->base);
+	q = container_of(job->base.sched, struct vgpu_queue, sched);
+	atomic_inc(&q->load);
+	if (n > 1)
+		spin_unlock(&vdev->pick_lock);
+	job->queue = q->idx;
 }
 
 static void vgpu_xqueue_release(struct kref *kref)

@@ -410,18 +410,22 @@ static void vgpu_job_done_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	if (!READ_ONCE(job->hw_fence) && !READ_ONCE(job->guilty))
 		vgpu_job_record(job, f->error ?: -ECANCELED, VGPU_ERR_ABORTED, NULL);
 	atomic64_inc(&job->xq->completed);
+	atomic_dec(&job->vdev->queues[job->queue].load);
 }
 
 /*
  * Count armed @job among its queue's submitted jobs, and among the
  * completed ones once @done, its finished fence, signals (@done_cb;
- * vgpu_job_free() waits for that callback).
+ * vgpu_job_free() waits for that callback); then it leaves its hardware
+ * queue's load (vgpu_xqueue_arm()).
  */
 void vgpu_job_count(struct vgpu_job *job, struct dma_fence *done)
 {
 	atomic64_inc(&job->xq->submitted);
-	if (dma_fence_add_callback(done, &job->done_cb, vgpu_job_done_cb))
+	if (dma_fence_add_callback(done, &job->done_cb, vgpu_job_done_cb)) {
 		atomic64_inc(&job->xq->completed);
+		atomic_dec(&job->vdev->queues[job->queue].load);
+	}
 }
 
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
@@ -545,9 +549,8 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 			goto err_unlock;
 	}
 
-	/* Arming picks the hardware queue (drm_sched_entity_select_rq). */
-	drm_sched_job_arm(&job->base);
-	job->queue = container_of(job->base.sched, struct vgpu_queue, sched)->idx;
+	/* Arming picks the hardware queue. */
+	vgpu_xqueue_arm(xq, job);
 	WRITE_ONCE(xq->hw_queue, job->queue);
 	vgpu_job_sem_deps(job);
 	job->id = atomic64_inc_return(&vf->next_job_id);

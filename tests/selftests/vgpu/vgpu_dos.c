@@ -16,7 +16,10 @@
  *                    device (skips with one device)
  *   queued_jobs      jobs in flight: -EAGAIN (O_NONBLOCK) at
  *                    max_jobs_per_queue and at max_jobs_per_file, and a
- *                    blocking SUBMIT waits until a job is freed
+ *                    blocking SUBMIT waits until a job is freed;
+ *                    another user's job does not queue behind the
+ *                    attacker's spinning job (or the jobs waiting for
+ *                    it) while its band has a free hardware queue
  *   released_jobs    a job counts in its file's jobs in flight until the
  *                    release free_job defers has run: with the releases
  *                    held (debugfs release_hold) a file whose jobs all
@@ -51,6 +54,7 @@
 #define MiB (1ull << 20)
 #define PARAM(n) "/sys/module/vgpu/parameters/" n
 #define NOBODY 65534
+#define NV 12	/* numbers an attacker reports */
 
 static const char *const params[] = {
 	"mem_limit_mb", "client_mem_limit_mb", "max_jobs_per_queue",
@@ -112,17 +116,25 @@ FIXTURE_TEARDOWN(dos)
 /*
  * The bystander: a second unprivileged user opens the device, creates a
  * queue and runs a store job on it, checking every value.  Its exit
- * status (0: served).
+ * status (0: served); *@hw (when not NULL): the hardware queue its job
+ * ran on.
  */
-static int bystander(const char *node)
+static int bystander_hw(const char *node, int *hw)
 {
+	struct drm_vgpu_queue_get_state st = { 0 };
 	struct drm_vgpu_submit s;
 	struct vgpu_prog p;
 	uint32_t h[3], q;
 	unsigned int i;
-	pid_t pid = fork();
-	int fd, status;
+	int fd, status, *shared;
+	pid_t pid;
 
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return -1;
+	*shared = -1;
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
@@ -143,11 +155,25 @@ static int bystander(const char *node)
 		for (i = 0; i < 64; i++)
 			if (((uint32_t *)p.data)[i] != i * 2 + 11)
 				_exit(5);
+		st.queue_id = q;
+		if (vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &st))
+			_exit(6);
+		*shared = (int)st.hw_queue;
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		status = -1;
+	else
+		status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (hw)
+		*hw = *shared;
+	munmap(shared, sizeof(*shared));
+	return status;
+}
+
+static int bystander(const char *node)
+{
+	return bystander_hw(node, NULL);
 }
 
 /*
@@ -171,7 +197,7 @@ static int attack(struct attacker *a, const char *node,
 	if (a->pid < 0)
 		return -1;
 	if (!a->pid) {
-		long long v[8] = { 0 };
+		long long v[NV] = { 0 };
 
 		close(up[0]);
 		close(down[1]);
@@ -193,7 +219,7 @@ static int attack(struct attacker *a, const char *node,
 
 static int attack_report(struct attacker *a, long long *v)
 {
-	return read(a->from_child, v, 8 * sizeof(*v)) == 8 * sizeof(*v) ? 0 : -1;
+	return read(a->from_child, v, NV * sizeof(*v)) == NV * sizeof(*v) ? 0 : -1;
 }
 
 /* let the attacker go; its exit status */
@@ -263,7 +289,7 @@ TEST_F_TIMEOUT(dos, bo_memory, 300)
 {
 	unsigned long long limit, climit;
 	struct attacker a;
-	long long total0, total, v[8];
+	long long total0, total, v[NV];
 	char val[32];
 
 	/* by default, one client's share is three quarters of the limit */
@@ -308,7 +334,7 @@ TEST_F_TIMEOUT(dos, bo_memory_global, 300)
 {
 	unsigned long long limit, climit;
 	struct attacker a;
-	long long total0, total, v[8];
+	long long total0, total, v[NV];
 	char val[32], other[32];
 	int fd, minor, minor2;
 
@@ -349,6 +375,9 @@ static const char wait_src[] =
 	"l:\n  LDG.32 R5, [R2] ;\n  ISETP.EQ.U32 P0, R5, 0x0 ;\n  @P0 BRA l ;\n"
 	"  EXIT ;\n";
 
+/* set by the attacker (a shared page) when its first phase is over */
+static volatile int *phase_done;
+
 /*
  * Queue jobs behind one that waits on a flag, non-blocking, until
  * -EAGAIN: on queue 0 (v[0] jobs, then v[1] the errno), then on a second
@@ -356,7 +385,10 @@ static const char wait_src[] =
  * until the flag is set (v[4]: 1 if it had not returned by then), after
  * which it succeeds (v[5]: its result) and every job's store is checked
  * (v[6]: 0 when all are right).  The flag is set when the parent writes to
- * the attacker (before it reports, it reads one byte).
+ * the attacker (before it reports, it reads one byte); *phase_done once
+ * the thread is started.  Then v[7] and v[9]: the hardware queues of
+ * queue 0 and queue 2, v[8]: queue 0's guilty resets (the waiter's
+ * timeout).
  */
 struct blocker {
 	int fd;
@@ -375,6 +407,7 @@ static void *blocking_submit(void *arg)
 
 static void take_jobs(const char *node, long long *v, int hold_fd)
 {
+	struct drm_vgpu_queue_get_state st = { 0 };
 	struct drm_vgpu_sync in = { 0 };
 	struct drm_vgpu_submit s, ws;
 	struct vgpu_prog w, p;
@@ -436,10 +469,17 @@ static void take_jobs(const char *node, long long *v, int hold_fd)
 	b.s.bo_handle_count = 3;
 	if (pthread_create(&t, NULL, blocking_submit, &b))
 		_exit(36);
+	*phase_done = 1;
 	/* the parent says when (after its bystander has run) */
 	if (read(hold_fd, &c, 1) != 1)
 		_exit(37);
 	v[4] = !b.done;
+	/* where its two queues' jobs are, and whether the waiter still runs */
+	st.queue_id = 0;
+	v[7] = vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &st) ? -1 : st.hw_queue;
+	v[8] = st.guilty_resets;
+	st.queue_id = q2;
+	v[9] = vgpu_ioctl(fd, DRM_IOCTL_VGPU_QUEUE_GET_STATE, &st) ? -1 : st.hw_queue;
 	*(volatile uint32_t *)w.data = 1;
 	pthread_join(t, NULL);
 	v[5] = -b.ret;
@@ -449,30 +489,74 @@ static void take_jobs(const char *node, long long *v, int hold_fd)
 			v[6] = 1000 + n;
 }
 
+/* the hardware queues of the normal band (vgpu_bands_init()), 0 on error */
+static unsigned int normal_band(const char *node)
+{
+	uint64_t n = 0;
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (_test_get_param(fd, VGPU_PARAM_QUEUES, &n))
+		n = 0;
+	close(fd);
+	if (n < 4)
+		return n ? 1 : 0;
+	return n - 2 * (n / 8 ? n / 8 : 1) - (n / 4 ? n / 4 : 1);
+}
+
 TEST_F_TIMEOUT(dos, queued_jobs, 300)
 {
 	struct attacker a;
-	long long v[8];
+	long long v[NV];
+	unsigned int band;
+	int i, hw = -1;
 
+	band = normal_band(self->node);
+	ASSERT_LT(0, band);
+	phase_done = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, phase_done);
+	*phase_done = 0;
 	ASSERT_EQ(0, set_param("max_jobs_per_queue", "24"));
 	ASSERT_EQ(0, set_param("max_jobs_per_file", "40"));
 	ASSERT_EQ(0, attack(&a, self->node, take_jobs));
-	/* the bystander runs while the attacker's jobs fill its bounds */
+	/* a bystander runs while the attacker's jobs fill its bounds */
 	ASSERT_EQ(0, bystander(self->node));
+	/* a deadline against a hang, not a measurement */
+	for (i = 0; i < 12000 && !*phase_done; i++)
+		usleep(10000);
+	/*
+	 * and one once they are full, the waiter spinning at the head of
+	 * its hardware queue and queue 2's jobs waiting for it at theirs
+	 */
+	ASSERT_EQ(0, bystander_hw(self->node, &hw));
 	ASSERT_EQ(1, write(a.to_child, "g", 1));
 	ASSERT_EQ(0, attack_report(&a, v));
 	TH_LOG("attacker: queue 0 %lld jobs (%s), queue 2 %lld (%s); blocked %lld, then %s; stores %lld",
 	       v[0], strerror((int)v[1]), v[2], strerror((int)v[3]), v[4],
 	       strerror((int)v[5]), v[6]);
+	TH_LOG("hardware queues: attacker's queue 0 on %lld (waiter reset %lld times), queue 2 on %lld; bystander on %d of a band of %u",
+	       v[7], v[8], v[9], hw, band);
+	ASSERT_EQ(1, *phase_done);
 	ASSERT_EQ(24, v[0]);
 	ASSERT_EQ(EAGAIN, v[1]);
 	ASSERT_EQ(40 - 24, v[2]);
 	ASSERT_EQ(EAGAIN, v[3]);
+	/* the bystander was served while the waiter still ran */
+	ASSERT_EQ(0, v[8]);
 	ASSERT_EQ(1, v[4]);	/* the blocking SUBMIT waited */
 	ASSERT_EQ(0, v[5]);	/* and went through once jobs were freed */
 	ASSERT_EQ(0, v[6]);
+	/* not behind either of the attacker's rings while a queue was free */
+	ASSERT_LE(0, hw);
+	if (band >= 3) {
+		ASSERT_NE(v[7], hw);
+		ASSERT_NE(v[9], hw);
+	}
 	ASSERT_EQ(0, attack_end(&a));
 	ASSERT_EQ(self->oom0, file_key_num("/proc/vmstat", "oom_kill", ' '));
+	munmap((void *)phase_done, 4096);
 }
 
 /*
@@ -504,9 +588,6 @@ static long long release_hold(int val)
 	}
 	return sum;
 }
-
-/* set by the attacker (a shared page) when its first phase is over */
-static volatile int *phase_done;
 
 /*
  * Jobs whose release free_job deferred still count in their file's jobs
@@ -556,7 +637,7 @@ static void take_released_jobs(const char *node, long long *v, int hold_fd)
 TEST_F_TIMEOUT(dos, released_jobs, 300)
 {
 	struct attacker a;
-	long long v[8], pending;
+	long long v[NV], pending;
 	int i;
 
 	phase_done = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -639,7 +720,7 @@ static void take_bos(const char *node, long long *v, int hold_fd)
 TEST_F_TIMEOUT(dos, gem_objects, 300)
 {
 	struct attacker a;
-	long long v[8];
+	long long v[NV];
 
 	ASSERT_EQ(0, set_param("max_bos_per_file", "512"));
 	ASSERT_EQ(0, attack(&a, self->node, take_bos));
@@ -701,7 +782,7 @@ static void take_address_spaces(const char *node, long long *v, int hold_fd)
 TEST_F_TIMEOUT(dos, address_spaces, 600)
 {
 	struct attacker a;
-	long long v[8];
+	long long v[NV];
 
 	ASSERT_EQ(0, attack(&a, self->node, take_address_spaces));
 	ASSERT_EQ(0, attack_report(&a, v));
@@ -776,7 +857,7 @@ static void take_page_tables(const char *node, long long *v, int hold_fd)
 TEST_F_TIMEOUT(dos, page_tables, 300)
 {
 	struct attacker a;
-	long long v[8];
+	long long v[NV];
 
 	/*
 	 * 16 MiB: room for what the sparse bind reserves before its ops run
@@ -876,7 +957,7 @@ static void take_binds(const char *node, long long *v, int hold_fd)
 TEST_F_TIMEOUT(dos, queued_binds, 300)
 {
 	struct attacker a;
-	long long v[8];
+	long long v[NV];
 
 	ASSERT_EQ(0, set_param("max_jobs_per_queue", "24"));
 	ASSERT_EQ(0, set_param("max_jobs_per_file", "40"));
@@ -956,7 +1037,7 @@ TEST_F_TIMEOUT(dos, user_queues, 300)
 {
 	struct attacker a;
 	uint64_t nuq = 0;
-	long long v[8];
+	long long v[NV];
 	int fd;
 
 	fd = open(self->node, O_RDWR | O_CLOEXEC);
