@@ -153,6 +153,7 @@ typedef struct VGPUWorker {
     bool busy;              /* its SM runs CTAs, here or lent to a queue (L) */
     VGPUJob *job;           /* the launch it runs (L) */
     int64_t claim_ns;       /* get_clock() when its claim began (L) */
+    uint64_t claim_executed; /* its launch's ctl.executed then (L) */
     void *ctx;              /* a saved cluster on its way to or from a slot */
     size_t ctx_size;
 } VGPUWorker;

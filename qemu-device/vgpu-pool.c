@@ -326,7 +326,9 @@ void vgpu_queue_preempt_locked(VGPUQueue *q)
 
 /*
  * @job waits for SMs (uapi "Timeslices"): preempt the launches of its
- * priority whose claim on an SM has run for a timeslice.  Returns the
+ * priority whose claim on an SM has run for a timeslice and counted some
+ * progress (the core counts a launch's warp-instructions at each budget
+ * slice, VGPU_CTL_CHECK_EVERY).  Returns the
  * time until it should look again, in ns (INT64_MAX: only when woken).
  */
 static int64_t vgpu_timeslice_locked(VGPUState *s, VGPUJob *job)
@@ -354,6 +356,14 @@ static int64_t vgpu_timeslice_locked(VGPUState *s, VGPUJob *job)
         left = w->claim_ns + slice - now;
         if (left > 0) {
             next = MIN(next, left);
+        } else if (atomic_load(&j->ctl.executed) == w->claim_executed) {
+            /*
+             * Its slice is over, but it has not yet counted a warp-
+             * instruction since the claim (a restore, a worker the host
+             * did not run): preempting it now would take its turn for
+             * nothing, every time on a loaded host.  Look again soon.
+             */
+            next = MIN(next, slice / 4 + 1);
         } else {
             vgpu_job_preempt_locked(j, job->q);
         }
@@ -428,6 +438,7 @@ void *vgpu_worker_thread(void *opaque)
         w->busy = true;
         w->job = job;
         w->claim_ns = get_clock();
+        w->claim_executed = atomic_load(&job->ctl.executed);
         qemu_mutex_unlock(&s->lock);
         vgpu_job_run_chunk(w, job, claim);
     }
@@ -483,6 +494,7 @@ uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         w->busy = true;
         w->job = job;
         w->claim_ns = get_clock();
+        w->claim_executed = atomic_load(&job->ctl.executed);
         qemu_mutex_unlock(&s->lock);
         vgpu_job_run_chunk(w, job, (VGPUClaim){ 0, job->total, -1 });
         /* its worker may have skipped work meanwhile */

@@ -794,8 +794,11 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
  * When a launch waits for SMs, none is free and no lower-priority launch
  * can be preempted, the device preempts (as below) every running launch
  * of the waiting one's priority that can be preempted and whose claim on
- * an SM has run for TIMESLICE_US or more; a claim that has not yet run
- * that long is preempted when it has.  The preempted launch goes to the
+ * an SM has run for TIMESLICE_US or more and made progress (counted
+ * warp-instructions since the claim began: a claim whose restore took the
+ * whole slice is not preempted before its first instructions); a claim
+ * that has not yet run that long is preempted when it has.  The preempted
+ * launch goes to the
  * back of the round robin, so the waiting one takes the freed SMs, and
  * two launches that never end alternate on the SMs, one timeslice each.
  * Device time is the host's monotonic clock while the VM runs.  A launch
