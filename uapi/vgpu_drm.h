@@ -538,8 +538,12 @@ struct drm_vgpu_get_job {
 
 /*
  * A queue is an ordered stream of jobs with a priority.  Jobs of one queue
- * start in submission order (each after its own dependencies); jobs of
- * different queues are independent unless their syncs or BOs order them.
+ * run one at a time in submission order: each starts once its own
+ * dependencies have signalled and the job before it has completed, its
+ * memory writes visible (a job that waits on the one before it on the
+ * same queue needs no sync for it: libcuda's streams rely on this); jobs
+ * of different queues are independent unless their syncs or BOs order
+ * them.
  * Each priority has its own hardware queues (device contexts, whose
  * VGPU_Q_PRIORITY the driver sets): a queue's jobs go to the least busy
  * hardware queue of its priority whenever the queue is idle, and the

@@ -205,6 +205,7 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 {
 	struct vgpu_launch_config cfg; /* every field set below (no rep stos per launch) */
 	struct vgpu_sync_point sig, *w = NULL;
+	struct vgpu_queue *q = NULL;
 	struct CUstream_st *s;
 	struct CUctx_st *ctx;
 	struct vgpu_args *args = NULL;
@@ -250,29 +251,8 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 		r = cuv_sticky();
 	if (!r)
 		r = cuv_stream(ctx, l->stream, &s);
-	if (!r)
-		r = cuv_stream_waits(s, &w, &nw);
-	if (!r && nw > VGPU_SUBMIT_MAX_SYNCS) { /* too many for one job: wait here */
-		r = cuv_stream_host_fence(s);
-		if (!r)
-			r = cuv_stream_waits(s, &w, &nw);
-	}
 	if (!r) {
-		for (int i = 0; i < 3; i++) {
-			cfg.grid[i] = l->grid[i];
-			cfg.block[i] = l->block[i];
-			cfg.cluster[i] = l->cluster[i] ? l->cluster[i] : 1;
-		}
-		cfg.smem_bytes = l->smem;
-		cfg.flags = l->cooperative ? VGPU_LAUNCH_COOPERATIVE : 0;
-		cfg.queue = s->queue;
-		cfg.seed = 0;
-		cfg.budget = 0;
-		if (cuv_sched_random) {
-			cfg.flags |= VGPU_LAUNCH_RANDOM_SCHED;
-			cfg.seed = cuv_sched_seed + atomic_fetch_add_explicit(&cuv_sched_launches, 1,
-									      memory_order_relaxed);
-		}
+		q = s->queue;
 		if (l->has_priority) {
 			uint32_t p = l->priority >= 0 ? VGPU_QUEUE_PRIORITY_NORMAL :
 				     l->priority == -1 ? VGPU_QUEUE_PRIORITY_HIGH :
@@ -282,7 +262,30 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			    vgpu_queue_new(ctx->dev, p, &ctx->prio_queue[p]))
 				ctx->prio_queue[p] = NULL; /* not allowed: the stream's queue */
 			if (ctx->prio_queue[p])
-				cfg.queue = ctx->prio_queue[p];
+				q = ctx->prio_queue[p];
+		}
+		r = cuv_stream_waits(s, q, &w, &nw);
+	}
+	if (!r && nw > VGPU_SUBMIT_MAX_SYNCS) { /* too many for one job: wait here */
+		r = cuv_stream_host_fence(s);
+		if (!r)
+			r = cuv_stream_waits(s, q, &w, &nw);
+	}
+	if (!r) {
+		for (int i = 0; i < 3; i++) {
+			cfg.grid[i] = l->grid[i];
+			cfg.block[i] = l->block[i];
+			cfg.cluster[i] = l->cluster[i] ? l->cluster[i] : 1;
+		}
+		cfg.smem_bytes = l->smem;
+		cfg.flags = l->cooperative ? VGPU_LAUNCH_COOPERATIVE : 0;
+		cfg.queue = q;
+		cfg.seed = 0;
+		cfg.budget = 0;
+		if (cuv_sched_random) {
+			cfg.flags |= VGPU_LAUNCH_RANDOM_SCHED;
+			cfg.seed = cuv_sched_seed + atomic_fetch_add_explicit(&cuv_sched_launches, 1,
+									      memory_order_relaxed);
 		}
 		sig = (struct vgpu_sync_point){ s->tl, s->point + 1 };
 		cfg.wait = w;
@@ -294,7 +297,7 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			cuv_warn("%s: the launch was refused: %s", f->name, strerror(-ret));
 			r = ret == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_LAUNCH_FAILED;
 		} else {
-			cuv_stream_launched(s, job, ws);
+			cuv_stream_launched(s, q, job, ws);
 			ws = NULL;
 		}
 	}

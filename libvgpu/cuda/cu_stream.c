@@ -266,7 +266,8 @@ CUresult cuv_reap(struct CUctx_st *ctx, bool block)
 /* The driver remembers VGPU_JOB_HISTORY jobs per file: reap before that. */
 #define CUV_MAX_JOBS (VGPU_JOB_HISTORY / 2)
 
-void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job, struct vgpu_bo *ws)
+void cuv_stream_launched(struct CUstream_st *s, struct vgpu_queue *q, struct vgpu_job *job,
+			 struct vgpu_bo *ws)
 {
 	struct cuv_job *j = s->ctx->free_jobs;
 
@@ -275,6 +276,7 @@ void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job, struct vgp
 	else
 		j = malloc(sizeof(*j));
 	s->point++;
+	s->point_queue = q;
 	s->nwaits = 0;
 	if (!j) { /* cannot track it: wait for it now */
 		CUresult r = job_result(job, vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE));
@@ -331,13 +333,15 @@ static CUresult add_wait(struct vgpu_sync_point **w, unsigned int *nw, unsigned 
  * synchronisation.  *@w is the stream's scratch array (ctx->lock held;
  * valid until the next call for @s).
  */
-CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_sync_point **w, unsigned int *nw)
+CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_queue *q,
+			  struct vgpu_sync_point **w, unsigned int *nw)
 {
 	struct CUctx_st *ctx = s->ctx;
-	CUresult r;
+	CUresult r = CUDA_SUCCESS;
 
 	*nw = 0;
-	r = add_wait(&s->scratch, nw, &s->scratch_cap, s->tl, s->point);
+	if (q != s->point_queue)
+		r = add_wait(&s->scratch, nw, &s->scratch_cap, s->tl, s->point);
 	for (unsigned int i = 0; !r && i < s->nwaits; i++)
 		r = add_wait(&s->scratch, nw, &s->scratch_cap, s->waits[i].syncobj,
 			     s->waits[i].point);
@@ -357,7 +361,7 @@ CUresult cuv_stream_host_fence(struct CUstream_st *s)
 {
 	struct vgpu_sync_point *w;
 	unsigned int nw;
-	CUresult r = cuv_stream_waits(s, &w, &nw);
+	CUresult r = cuv_stream_waits(s, CUV_HOST, &w, &nw);
 
 	for (unsigned int i = 0; !r && i < nw; i++) {
 		int ret = vgpu_syncobj_wait(w[i].syncobj, w[i].point, VGPU_TIMEOUT_INFINITE);

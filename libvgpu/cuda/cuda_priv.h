@@ -76,6 +76,12 @@ struct CUstream_st {
 	bool own_queue;
 	struct vgpu_syncobj *tl; /* the stream's timeline */
 	uint64_t point;		 /* its last launch's point (0: none) */
+	/*
+	 * The queue that launch went to (NULL: the device's default queue):
+	 * the next launch on the same queue needs no wait for @point, since
+	 * a queue runs its jobs one after another (uapi "Queues").
+	 */
+	struct vgpu_queue *point_queue;
 	struct vgpu_sync_point *waits; /* cuStreamWaitEvent's, for the next launch */
 	unsigned int nwaits, waits_cap;
 	struct vgpu_sync_point *scratch; /* cuv_stream_waits()'s answer */
@@ -196,11 +202,15 @@ CUresult cuv_ctx_sync_locked(struct CUctx_st *ctx);
 /* Reap finished jobs of every stream; @block waits for them all. */
 CUresult cuv_reap(struct CUctx_st *ctx, bool block);
 /* Launch bookkeeping: the waits of @s's next launch, in @s's scratch
- * array (ctx->lock held). */
-CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_sync_point **w,
-			  unsigned int *nw);
-/* @ws (may be NULL) is freed with the job, once it has completed */
-void cuv_stream_launched(struct CUstream_st *s, struct vgpu_job *job, struct vgpu_bo *ws);
+ * array (ctx->lock held); @q: the queue it goes to (its own last launch
+ * there needs no wait), or CUV_HOST for work the CPU does. */
+#define CUV_HOST ((struct vgpu_queue *)1)
+CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_queue *q,
+			  struct vgpu_sync_point **w, unsigned int *nw);
+/* @job went to queue @q; @ws (may be NULL) is freed with the job, once it
+ * has completed */
+void cuv_stream_launched(struct CUstream_st *s, struct vgpu_queue *q, struct vgpu_job *job,
+			 struct vgpu_bo *ws);
 void cuv_events_free(struct CUctx_st *ctx);
 void cuv_streams_free(struct CUctx_st *ctx);
 

@@ -282,12 +282,86 @@ static int test_gated_overlap(void)
 	return 0;
 }
 
+/*
+ * A launch with a priority attribute goes to the context's queue of that
+ * priority, not its stream's (docs/cuda.md): a gated kernel launched so
+ * on s, then a kernel launched plainly on s, so the two are on different
+ * queues; then both plainly, so the two are on one queue, where libcuda
+ * adds no wait for the stream's last launch (a queue runs its jobs one
+ * at a time: uapi "Queues").  Either way the second starts only after
+ * the gated kernel's last store, although the host opens the gate only
+ * after a kernel on another stream has run to completion (on the sim
+ * backend, which runs a job inside its launch, the gate is open before).
+ */
+static int test_same_stream_orders(void)
+{
+	bool sim = on_sim();
+	int least, greatest, *gate, *dgate;
+	cudaStream_t s, s3;
+	marks *dm, hm[3];
+
+	CHECK_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	CHECK_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	CHECK_OK(cudaStreamCreateWithFlags(&s3, cudaStreamNonBlocking));
+	CHECK_OK(cudaHostAlloc((void **)&gate, sizeof(int), cudaHostAllocMapped));
+	CHECK_OK(cudaHostGetDevicePointer((void **)&dgate, gate, 0));
+	CHECK_OK(cudaMalloc(&dm, sizeof(hm)));
+	{
+		struct cudaFuncAttributes fa; /* loaded before any gate (test_gated_overlap) */
+
+		CHECK_OK(cudaFuncGetAttributes(&fa, gated));
+		CHECK_OK(cudaFuncGetAttributes(&fa, other));
+		CHECK_OK(cudaFuncGetAttributes(&fa, after_gate));
+	}
+	for (int round = 0; round < 2; round++) {
+		*(volatile int *)gate = sim;
+		for (int i = 0; i < 3; i++)
+			marks_init(&hm[i]);
+		CHECK_OK(cudaMemcpy(dm, hm, sizeof(hm), cudaMemcpyHostToDevice));
+		if (round == 0) {
+			cudaLaunchConfig_t cfg = {};
+			cudaLaunchAttribute a[1];
+
+			a[0].id = cudaLaunchAttributePriority;
+			a[0].val.priority = greatest;
+			cfg.gridDim = dim3(1);
+			cfg.blockDim = dim3(1);
+			cfg.stream = s;
+			cfg.attrs = a;
+			cfg.numAttrs = 1;
+			CHECK_OK(cudaLaunchKernelEx(&cfg, gated, (const volatile int *)dgate,
+						    &dm[0], &dm[2]));
+		} else {
+			gated<<<1, 1, 0, s>>>(dgate, &dm[0], &dm[2]);
+		}
+		after_gate<<<1, 1, 0, s>>>(&dm[1], &dm[0]);
+		CHECK_OK(cudaGetLastError());
+		other<<<1, 1, 0, s3>>>(&dm[2]);
+		CHECK_OK(cudaStreamSynchronize(s3));
+		if (!sim)
+			CHECK_RT(cudaStreamQuery(s), cudaErrorNotReady);
+		*(volatile int *)gate = 1;
+		CHECK_OK(cudaStreamSynchronize(s));
+		CHECK_OK(cudaMemcpy(hm, dm, sizeof(hm), cudaMemcpyDeviceToHost));
+		printf("# round %d (%s): the second kernel saw done=%d\n", round,
+		       round ? "one queue" : "two queues", hm[1].seen_done);
+		CHECK(hm[0].done == 1);
+		CHECK(hm[1].seen_done == 1);
+	}
+	CHECK_OK(cudaStreamDestroy(s));
+	CHECK_OK(cudaStreamDestroy(s3));
+	CHECK_OK(cudaFreeHost(gate));
+	CHECK_OK(cudaFree(dm));
+	return 0;
+}
+
 int main(void)
 {
 	static const ktap_test tests[] = {
 		{ "priorities", test_priorities },
 		{ "wait_event_orders", test_wait_event_orders },
 		{ "gated_overlap", test_gated_overlap },
+		{ "same_stream_orders", test_same_stream_orders },
 	};
 
 	return ktap_run(tests, sizeof(tests) / sizeof(tests[0]));
