@@ -109,7 +109,11 @@ bool vgpu_dma_read(VGPUState *s, uint64_t pa, void *buf, uint64_t len)
             trace_vgpu_dma_error("read", pa, len);
             return false;
         }
-        memcpy(p, ram, l);
+        if ((l == 8 || l == 16) && l == len && !(pa % l)) {
+            vgpu_mem_get_whole(p, ram, l); /* an SM's load: whole */
+        } else {
+            memcpy(p, ram, l);
+        }
         p += l;
         pa += l;
         len -= l;
@@ -134,7 +138,11 @@ bool vgpu_dma_write(VGPUState *s, uint64_t pa, const void *buf, uint64_t len)
             trace_vgpu_dma_error("write", pa, len);
             return false;
         }
-        memcpy(ram, p, l);
+        if ((l == 8 || l == 16) && l == len && !(pa % l)) {
+            vgpu_mem_put_whole(ram, p, l); /* an SM's store: whole */
+        } else {
+            memcpy(ram, p, l);
+        }
         vgpu_ram_written(ram, mr, xlat, l);
         p += l;
         pa += l;

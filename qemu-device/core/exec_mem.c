@@ -180,8 +180,10 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 	uint8_t *h;
 
 	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, false, &lo))) {
-		VGPU_FOR_LANES(em, lane)
-			put_loaded(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
+		VGPU_FOR_LANES(em, lane) {
+			vgpu_mem_get_whole(buf, h + (lane_addr(w, d, sp, lane) - lo), size);
+			put_loaded(w, d, lane, buf, size);
+		}
 		return VGPU_X_NEXT;
 	}
 	if (sp != SP_GLOBAL && vgpu_row_uniform(w, d->ra, em)) {
@@ -227,8 +229,10 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 
 	/* lanes in ascending order, as below: the last one to a byte wins */
 	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, true, &lo))) {
-		VGPU_FOR_LANES(em, lane)
-			get_store(w, d, lane, h + (lane_addr(w, d, sp, lane) - lo), size);
+		VGPU_FOR_LANES(em, lane) {
+			get_store(w, d, lane, buf, size);
+			vgpu_mem_put_whole(h + (lane_addr(w, d, sp, lane) - lo), buf, size);
+		}
 		return VGPU_X_NEXT;
 	}
 	VGPU_FOR_LANES(em, lane) {

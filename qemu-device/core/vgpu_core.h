@@ -27,6 +27,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "vgpu_hw.h"
 
@@ -340,6 +344,61 @@ VGPU_CORE_API void vgpu_exc_set_mmu_fault(struct vgpu_exception_record *exc,
 					 uint64_t va, uint32_t acc,
 					 uint32_t reason, uint32_t level,
 					 uint32_t asid);
+
+/*
+ * Global memory is shared with the SMs that other host threads run: an
+ * aligned 8- or 16-byte access must reach it whole, as on the GPU, where
+ * another SM never sees half of one (cub's decoupled look-back publishes
+ * a tile's status and value in one 16-byte st.relaxed.gpu.v2.u64 and
+ * reads them in one ld.relaxed.gpu.v2.u64: a torn read mixes a new status
+ * with an old value).  vgpu_mem_get_whole() reads @size bytes at @mem
+ * (aligned to @size) into @buf, vgpu_mem_put_whole() writes them there:
+ * 8 bytes as one relaxed atomic access; 16 as one aligned SSE move, which
+ * processors with AVX perform atomically (Intel SDM vol. 3, 9.1.1; AMD
+ * APM vol. 2, 7.3.2), elsewhere the compiler's 16-byte atomic; other
+ * sizes with memcpy.  The core's global loads and stores, and the
+ * device's DMA of one such access, go through them.
+ */
+static inline void vgpu_mem_get_whole(void *buf, const void *mem, size_t size)
+{
+	if (size == 8) {
+		uint64_t v = __atomic_load_n((const uint64_t *)mem, __ATOMIC_RELAXED);
+
+		memcpy(buf, &v, 8);
+	} else if (size == 16) {
+#if defined(__x86_64__)
+		_mm_storeu_si128((__m128i *)buf, _mm_load_si128((const __m128i *)mem));
+#else
+		unsigned __int128 v = __atomic_load_n((const unsigned __int128 *)mem,
+						      __ATOMIC_RELAXED);
+
+		memcpy(buf, &v, 16);
+#endif
+	} else {
+		memcpy(buf, mem, size);
+	}
+}
+
+static inline void vgpu_mem_put_whole(void *mem, const void *buf, size_t size)
+{
+	if (size == 8) {
+		uint64_t v;
+
+		memcpy(&v, buf, 8);
+		__atomic_store_n((uint64_t *)mem, v, __ATOMIC_RELAXED);
+	} else if (size == 16) {
+#if defined(__x86_64__)
+		_mm_store_si128((__m128i *)mem, _mm_loadu_si128((const __m128i *)buf));
+#else
+		unsigned __int128 v;
+
+		memcpy(&v, buf, 16);
+		__atomic_store_n((unsigned __int128 *)mem, v, __ATOMIC_RELAXED);
+#endif
+	} else {
+		memcpy(mem, buf, size);
+	}
+}
 
 #ifdef __cplusplus
 }
