@@ -21,6 +21,8 @@
 #   OUT/root/lib/x86_64-linux-gnu/...,  the host's (Debian 12's) shared
 #   OUT/root/lib64/ld-linux-x86-64.so.2 libraries that these load, each at
 #                                    the path ldd reports, and the loader
+#   OUT/root/var/cache/vgpu/         a PTX compile cache the corpus
+#                                    programs filled on the host
 #   OUT/programs.txt                 the programs' names, one a line
 #
 # The closure is what ldd lists for each program and library (DT_NEEDED,
@@ -46,6 +48,21 @@ for f; do
 		strip --strip-debug -o "$root/kselftest/vgpu/$(basename "$f")" "$f"
 		basename "$f" >>"$tmp/programs.txt"
 		;;
+	esac
+done
+
+# A PTX compile cache for the guest (libvgpu's: keyed by the library's
+# GNU build-id, which strip keeps): each corpus program run once here, on
+# the sim backend, fills it, so that the guest (under TCG) does not compile
+# the same PTX again in every lane.  run-in-guest.sh points the programs'
+# VGPU_CACHE_PATH at it.  A program that fails here only leaves its
+# entries out (the guest compiles those).
+cache=$root/var/cache/vgpu
+mkdir -p "$cache"
+for f; do
+	case $(basename "$f") in
+	test_corpus_*)
+		VGPU_BACKEND=sim VGPU_CACHE_PATH=$cache timeout 600 "$f" >/dev/null 2>&1 || true ;;
 	esac
 done
 

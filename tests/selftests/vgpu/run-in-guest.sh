@@ -81,6 +81,9 @@
 #                       "preempt-every=997": make check-guest-preempt)
 #   VGPU_EXPECT_PREEMPTIONS  1: fail when the devices' PREEMPTIONS (debugfs
 #                       queues, at the end) are all 0
+#   VGPU_GUEST_CORPUS   0: leave out the CUDA corpus (test_corpus_*, about
+#                       two minutes of a lane; make check-guest-debug,
+#                       whose point is the kernel's checkers)
 #   VGPU_GUEST_ONLY     run only these programs (space-separated, e.g.
 #                       "vgpu_faults vgpu_dos"); the others count as
 #                       not run (a developer's loop: make check-guest
@@ -131,6 +134,12 @@ cuda_progs=()
 if [[ $mode == test ]]; then
 	make --no-print-directory BUILD=build CC=gcc SAN=0 guest-cuda
 	mapfile -t cuda_progs <"$cuda_dir/programs.txt"
+	if [[ ${VGPU_GUEST_CORPUS:-1} == 0 ]]; then
+		for i in "${!cuda_progs[@]}"; do
+			[[ ${cuda_progs[i]} == test_corpus_* ]] && unset 'cuda_progs[i]'
+		done
+		cuda_progs=(${cuda_progs[@]+"${cuda_progs[@]}"})
+	fi
 fi
 kver=$(cat "$guest/kernel-version")
 
@@ -424,7 +433,7 @@ $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" test_libvgpu test_userq vg
 echo \"VGPU-LIBTEST-RC: \$?\"
 $(ksft_cmd VGPU_BACKEND=drm test_ptx)
 t0=\$(cut -d. -f1 /proc/uptime)
-$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda" ${cuda_progs[@]+"${cuda_progs[@]}"})
+$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu" ${cuda_progs[@]+"${cuda_progs[@]}"})
 echo \"VGPU-LIBTEST: the CUDA programs took \$((\$(cut -d. -f1 /proc/uptime) - t0)) s\"
 cd /"
 fi
