@@ -459,8 +459,9 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # every device bound (run-in-guest.sh, through kselftest's runner: each a
 # vgpu:NAME test): the runtime-API tests, the samples and the corpus (the
 # drm backend's SMs run on several host threads, the sim backend's on one;
-# make check-guest only, VGPU_GUEST_CORPUS).  The corpus's PTX is compiled
-# once on the host into a cache the guest reads (scripts/guest-cuda.sh).
+# the preempt lanes preempt them; the debug lane leaves the corpus out,
+# VGPU_GUEST_CORPUS).  The corpus's PTX is compiled once on the host into
+# a cache the guest reads (scripts/guest-cuda.sh).
 # scripts/guest-cuda.sh lays them out in $(BUILD)/guest-cuda/root, a tree
 # that run-in-guest.sh and build-guest.sh copy into their initramfs, with
 # libcudart.so.13, libcuda.so.1 and libvgpu.so.2 in /usr/lib/vgpu-cuda and
@@ -685,16 +686,14 @@ check-guest-debug: debug-kernel selftests qemu
 		tests/selftests/vgpu/run-in-guest.sh
 # The kselftests, test_libvgpu and test_ptx again with every launch preempted
 # (saved and restored) every N warp-instructions of an SM, for two N: the
-# results must not change, and the device must have preempted.  The CUDA
-# corpus is left out (VGPU_GUEST_CORPUS=1 runs it): at preempt-every=997
-# scan's t_scan_lookback_blockidx, whose CTAs spin on the one before, does
-# not finish within the job timeout (docs/ptx-corpus.md).
+# results must not change, and the device must have preempted.  With the
+# CUDA corpus: CTAs that spin on the one before (decoupled look-backs) need
+# the device's forward progress under preemption (docs/ptx-corpus.md).
 PREEMPT_EVERY ?= 997 4099
 check-guest-preempt: module selftests qemu
 	@rc=0; for n in $(PREEMPT_EVERY); do \
 		echo "check-guest-preempt: preempt-every=$$n"; \
 		VGPU_DEVICE_PROPS=preempt-every=$$n VGPU_EXPECT_PREEMPTIONS=1 \
-			VGPU_GUEST_CORPUS=$${VGPU_GUEST_CORPUS:-0} \
 			tests/selftests/vgpu/run-in-guest.sh || rc=1; \
 	done; exit $$rc
 # The guest's ioctl fuzzer (tests/selftests/vgpu/vgpu_fuzz.c) on the debug

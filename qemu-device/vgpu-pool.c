@@ -251,8 +251,24 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
             s->preemptions++;
         }
         if (rest < end) {
-            job->back[job->nback++] =
-                (typeof(job->back[0])){ rest, end - rest, -1 };
+            /*
+             * Among the ranges given back, in cluster order: the lowest
+             * cluster not started starts first, whichever SM gave its
+             * range back first.  CTAs that spin until an earlier one has
+             * published (a decoupled look-back) otherwise fill the slots
+             * while the CTA they wait for sits in a range behind them:
+             * saved clusters resume first, so it would never start.
+             */
+            uint32_t at = job->nback;
+
+            while (at > 0 && job->back[at - 1].slot < 0 &&
+                   job->back[at - 1].first > rest) {
+                at--;
+            }
+            memmove(&job->back[at + 1], &job->back[at],
+                    (job->nback - at) * sizeof(job->back[0]));
+            job->back[at] = (typeof(job->back[0])){ rest, end - rest, -1 };
+            job->nback++;
         }
         if (vgpu_job_claimable(job)) {
             QTAILQ_INSERT_TAIL(&s->jobs, job, link);

@@ -82,9 +82,9 @@
 #   VGPU_EXPECT_PREEMPTIONS  1: fail when the devices' PREEMPTIONS (debugfs
 #                       queues, at the end) are all 0
 #   VGPU_GUEST_CORPUS   0: leave out the CUDA corpus (test_corpus_*, about
-#                       two minutes of a lane; make check-guest-debug,
-#                       whose point is the kernel's checkers, and make
-#                       check-guest-preempt, docs/ptx-corpus.md)
+#                       a minute or two of a lane; make
+#                       check-guest-debug, whose point is the kernel's
+#                       checkers)
 #   VGPU_GUEST_ONLY     run only these programs (space-separated, e.g.
 #                       "vgpu_faults vgpu_dos"); the others count as
 #                       not run (a developer's loop: make check-guest
