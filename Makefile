@@ -459,9 +459,9 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # every device bound (run-in-guest.sh, through kselftest's runner: each a
 # vgpu:NAME test): the runtime-API tests, the samples and the corpus (the
 # drm backend's SMs run on several host threads, the sim backend's on one;
-# the preempt lanes preempt them; the debug lane leaves the corpus out,
-# VGPU_GUEST_CORPUS).  The corpus's PTX is compiled once on the host into
-# a cache the guest reads (scripts/guest-cuda.sh).
+# the preempt lanes preempt them), the corpus only with VGPU_GUEST_CORPUS=1
+# for now (docs/ptx-corpus.md).  The corpus's PTX is compiled once on the
+# host into a cache the guest reads (scripts/guest-cuda.sh).
 # scripts/guest-cuda.sh lays them out in $(BUILD)/guest-cuda/root, a tree
 # that run-in-guest.sh and build-guest.sh copy into their initramfs, with
 # libcudart.so.13, libcuda.so.1 and libvgpu.so.2 in /usr/lib/vgpu-cuda and
@@ -675,13 +675,11 @@ check-guest: module selftests qemu
 # cached outside the clone, and vgpu.ko built against it.
 debug-kernel:
 	@scripts/build-debug-kernel.sh
-# The same suites on the debug kernel, with the driver's KUnit suites (the
-# CUDA corpus left out: VGPU_GUEST_CORPUS=1 runs it); any lockdep, KASAN,
-# KFENCE, DEBUG_OBJECTS, list, refcount or WARN report, or a kmemleak
-# report after the final scan, fails it.
+# The same suites on the debug kernel, with the driver's KUnit suites; any
+# lockdep, KASAN, KFENCE, DEBUG_OBJECTS, list, refcount or WARN report, or
+# a kmemleak report after the final scan, fails it.
 check-guest-debug: debug-kernel selftests qemu
 	@VGPU_GUEST_DIR=build/guest-debug VGPU_MODULE=build/module-debug/vgpu.ko \
-		VGPU_GUEST_CORPUS=$${VGPU_GUEST_CORPUS:-0} \
 		VGPU_GUEST_MEM=2G VGPU_TIMEOUT_SCALE=$${VGPU_TIMEOUT_SCALE:-4} \
 		tests/selftests/vgpu/run-in-guest.sh
 # The kselftests, test_libvgpu and test_ptx again with every launch preempted
