@@ -308,23 +308,26 @@ static void ldst_one(struct lower *L, const char *mn, struct ptype t, bool load,
 }
 
 /*
- * A 16-byte vector (v2 of 64-bit elements, v4 of 32-bit ones) of global
- * or generic memory as one 128-bit access, as the GPU makes it: another
- * SM never sees half of it.  cub's decoupled look-back depends on that:
- * a tile's status and value go out in one st.relaxed.gpu.v2.u64 and come
- * back in one ld.relaxed.gpu.v2.u64; two 64-bit accesses let a CTA on
- * another SM read a new status beside an old value.  The elements pass
- * through a four-register temporary.  False (nothing emitted) when an
- * element is not a register of the element's width (an immediate, a
- * wider destination): the caller moves those one element at a time.
+ * An 8- or 16-byte vector of global or generic memory (v2 of 32-bit
+ * elements; v2 of 64-bit, v4 of 32-bit ones) as one access, as the GPU
+ * makes an aligned vector access: another SM never sees half of it.
+ * cub's decoupled look-back depends on that: a tile's status and value go
+ * out in one st.relaxed.gpu.v2.u32 (a 4-byte value: ScanTileState's one
+ * 64-bit word) or v2.u64 (an 8-byte one) and come back in one ld of the
+ * same shape; element accesses let a CTA on another SM read a new status
+ * beside an old value (an exclusive scan then added nothing for the tiles
+ * before it).  The elements pass through a two- or four-register
+ * temporary.  False (nothing emitted) when an element is not a register
+ * of the element's width (an immediate, a wider destination): the caller
+ * moves those one element at a time.
  */
 static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct ptx_operand *val,
-		      int base, const char *off, enum space sp, int sh, int gl)
+		      int nvec, int base, const char *off, enum space sp, int sh, int gl)
 {
-	int per = t.bits / 32, n = 4 / per, q, last = -1;
+	int per = t.bits / 32, words = nvec * per, q, last = -1;
 	int cls = per == 2 ? PTX_R64 : PTX_R32;
 
-	for (int e = 0; e < n; e++) {
+	for (int e = 0; e < nvec; e++) {
 		if (val->vec[e] < 0) {
 			if (!load)
 				return false;
@@ -336,11 +339,11 @@ static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct p
 	}
 	if (last < 0)
 		return false;
-	q = pl_new_vreg(L, 4);
+	q = pl_new_vreg(L, words);
 	if (!load)
-		for (int e = 0; e < n; e++)
+		for (int e = 0; e < nvec; e++)
 			for (int k = 0; k < per; k++)
-				pl_mov_reg(L, q, e * per + k, !(e == n - 1 && k == per - 1),
+				pl_mov_reg(L, q, e * per + k, !(e == nvec - 1 && k == per - 1),
 					   val->vec[e], k);
 	for (int k = 0; k < 2; k++) {
 		const char *mn = k ? (load ? "LDG" : "STG") : (load ? "LDS" : "STS");
@@ -348,7 +351,7 @@ static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct p
 
 		if (sp != SP_NONE && !k)
 			continue;
-		v = pl_emit(L, "%s.128", mn);
+		v = pl_emit(L, "%s.%d", mn, words * 32);
 		if (sp == SP_NONE) {
 			v->guard = k ? gl : sh;
 			v->guard_not = false;
@@ -394,8 +397,9 @@ void pl_ldst(struct lower *L)
 	mn = sp == SP_PARAM ? "LDP" : sp == SP_SHARED ? (load ? "LDS" : "STS") :
 			    (load ? "LDG" : "STG");
 	step = t.bits / 8;
-	if (nvec * step == 16 && (sp == SP_GLOBAL || sp == SP_NONE) &&
-	    ldst_wide(L, t, load, val, base, off, sp, sh, gl))
+	if (nvec > 1 && t.bits >= 32 && (nvec * step == 8 || nvec * step == 16) &&
+	    (sp == SP_GLOBAL || sp == SP_NONE) &&
+	    ldst_wide(L, t, load, val, nvec, base, off, sp, sh, gl))
 		return;
 	for (int e = 0; e < nvec; e++) {
 		const struct ptx_operand *x = val;

@@ -85,6 +85,10 @@
 #                       minute or two of a lane; off by default until an
 #                       intermittent failure of cub's DeviceScan on the
 #                       drm backend is found (docs/ptx-corpus.md)
+#   VGPU_CORPUS_ONLY, VGPU_CORPUS_REPEAT  passed to the corpus programs
+#                       (one test; each test up to N times: a loop that
+#                       hunts an intermittent failure, with VGPU_GUEST_ONLY
+#                       and VGPU_TIMEOUT_SCALE)
 #   VGPU_GUEST_ONLY     run only these programs (space-separated, e.g.
 #                       "vgpu_faults vgpu_dos"); the others count as
 #                       not run (a developer's loop: make check-guest
@@ -180,6 +184,12 @@ ksft_cmd() {
 		echo true
 	fi
 }
+# the corpus harness's VGPU_CORPUS_ONLY and VGPU_CORPUS_REPEAT
+# (tests/corpus/corpus.h), passed on when set
+corpus_env=
+for v in VGPU_CORPUS_ONLY VGPU_CORPUS_REPEAT; do
+	[[ -n ${!v:-} ]] && corpus_env+=" $v=${!v}"
+done
 fuzz_secs=${VGPU_FUZZ_SECONDS:-60}
 fuzz_seed=${VGPU_FUZZ_SEED:-1}
 if [[ $mode == fuzz ]]; then
@@ -434,7 +444,7 @@ $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" test_libvgpu test_userq vg
 echo \"VGPU-LIBTEST-RC: \$?\"
 $(ksft_cmd VGPU_BACKEND=drm test_ptx)
 t0=\$(cut -d. -f1 /proc/uptime)
-$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu" ${cuda_progs[@]+"${cuda_progs[@]}"})
+$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu$corpus_env" ${cuda_progs[@]+"${cuda_progs[@]}"})
 echo \"VGPU-LIBTEST: the CUDA programs took \$((\$(cut -d. -f1 /proc/uptime) - t0)) s\"
 cd /"
 fi
