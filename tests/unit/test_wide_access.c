@@ -13,8 +13,8 @@
  * The same through the PTX front end: a generic st/ld.relaxed.gpu.v2.u64,
  * as cub writes them (two 64-bit accesses before, torn there too), and
  * an 8-byte st/ld.relaxed.gpu.v2.u32 (two 32-bit accesses before: cub's
- * DeviceScan of 4-byte values failed on the drm backend about once in
- * fifteen guest runs).
+ * DeviceScan of 4-byte values failed once in about a dozen guest runs
+ * on the drm backend).
  */
 #include <pthread.h>
 #include <stdio.h>
