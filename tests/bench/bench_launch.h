@@ -11,6 +11,12 @@
  * threads, out[tid] = 2 tid + k).  Each figure is the best of REPS
  * batches of ITERS launches, the two sides' batches alternating; the
  * ratio is printed beside its target (<= 1.2x), never asserted.
+ *
+ * VGPU_BENCH_LAUNCHES=N (for callgrind): the empty kernel only, one batch
+ * of N launches each side, no copy; the batches are functions of their
+ * own (vgpu_batch, cuda_batch, cudart_batch), so that the difference of
+ * their inclusive costs between two values of N, divided by the
+ * difference of the Ns, is the cost of a launch without the setup.
  */
 #ifndef VGPU_BENCH_LAUNCH_H
 #define VGPU_BENCH_LAUNCH_H
@@ -23,9 +29,25 @@
 
 #include "vgpu.h"
 
-#define REPS 9
-#define ITERS 2000
+static int bench_reps = 9;
+static unsigned int bench_iters = 2000;
+static int bench_profile; /* VGPU_BENCH_LAUNCHES given */
+#define REPS bench_reps
+#define ITERS bench_iters
 #define TARGET 1.2
+
+static inline void bench_launch_options(void)
+{
+	const char *e = getenv("VGPU_BENCH_LAUNCHES");
+
+	if (e && *e) {
+		bench_profile = 1;
+		bench_reps = 1;
+		bench_iters = (unsigned int)strtoul(e, NULL, 0);
+		if (!bench_iters)
+			bench_iters = 1;
+	}
+}
 
 static const char bench_ptx[] =
 	".version 8.0\n.target sm_90a\n.address_size 64\n"
@@ -86,7 +108,7 @@ static inline void vgpu_side_close(struct vgpu_side *v)
 }
 
 /* ns per launch through libvgpu, one batch */
-static inline double vgpu_batch(struct vgpu_side *v, unsigned int threads)
+__attribute__((noinline)) static double vgpu_batch(struct vgpu_side *v, unsigned int threads)
 {
 	struct vgpu_launch_config cfg;
 	double t0;
