@@ -12,33 +12,15 @@
 
 #include "cuda_priv.h"
 
-#define CUV_CTX_STACK 32
-static __thread struct CUctx_st *ctx_stack[CUV_CTX_STACK];
-static __thread int ctx_depth;
 /* serialises cuDevicePrimaryCtxReset with the retain that makes it again
  * (taken before cuv_lock) */
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 /* context ids are unique in the process (cuCtxGetId) */
 static atomic_ullong next_ctx_id = 1;
 
-struct CUctx_st *cuv_current_unchecked(void)
-{
-	return ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
-}
-
 CUresult cuv_current(struct CUctx_st **out)
 {
-	struct CUctx_st *ctx;
-
-	if (!cuv_initialized())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	ctx = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
-	if (!ctx || !cuv_handle_ok(ctx, CUV_CTX))
-		return CUDA_ERROR_INVALID_CONTEXT;
-	if (ctx->inactive) /* a primary context reset and not retained since */
-		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-	*out = ctx;
-	return CUDA_SUCCESS;
+	return cuv_current_checked(cuv_self(), out);
 }
 
 CUresult cuv_ctx_init(struct CUctx_st *ctx)
@@ -126,9 +108,9 @@ static void ctx_free(struct CUctx_st *ctx)
 
 static CUresult push(struct CUctx_st *ctx)
 {
-	if (ctx_depth == CUV_CTX_STACK)
+	if (cuv_tls.ctx_depth == CUV_CTX_STACK)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	ctx_stack[ctx_depth++] = ctx;
+	cuv_tls.ctx_stack[cuv_tls.ctx_depth++] = ctx;
 	return CUDA_SUCCESS;
 }
 
@@ -188,11 +170,11 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
 	if (ctx->primary)
 		return CUDA_ERROR_INVALID_CONTEXT; /* cuDevicePrimaryCtxRelease's */
 	/* off this thread's stack (other threads' stacks see it dead) */
-	for (int i = 0; i < ctx_depth; i++)
-		if (ctx_stack[i] == ctx) {
-			memmove(&ctx_stack[i], &ctx_stack[i + 1],
-				(size_t)(ctx_depth - i - 1) * sizeof(ctx_stack[0]));
-			ctx_depth--;
+	for (int i = 0; i < cuv_tls.ctx_depth; i++)
+		if (cuv_tls.ctx_stack[i] == ctx) {
+			memmove(&cuv_tls.ctx_stack[i], &cuv_tls.ctx_stack[i + 1],
+				(size_t)(cuv_tls.ctx_depth - i - 1) * sizeof(cuv_tls.ctx_stack[0]));
+			cuv_tls.ctx_depth--;
 			i--;
 		}
 	ctx_free(ctx);
@@ -214,11 +196,11 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 {
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctx_depth)
+	if (!cuv_tls.ctx_depth)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	ctx_depth--;
+	cuv_tls.ctx_depth--;
 	if (pctx)
-		*pctx = ctx_stack[ctx_depth];
+		*pctx = cuv_tls.ctx_stack[cuv_tls.ctx_depth];
 	return CUDA_SUCCESS;
 }
 
@@ -227,16 +209,16 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!ctx) {
-		if (ctx_depth)
-			ctx_depth--;
+		if (cuv_tls.ctx_depth)
+			cuv_tls.ctx_depth--;
 		return CUDA_SUCCESS;
 	}
 	if (!cuv_handle_ok(ctx, CUV_CTX))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (ctx_depth)
-		ctx_stack[ctx_depth - 1] = ctx;
+	if (cuv_tls.ctx_depth)
+		cuv_tls.ctx_stack[cuv_tls.ctx_depth - 1] = ctx;
 	else
-		ctx_stack[ctx_depth++] = ctx;
+		cuv_tls.ctx_stack[cuv_tls.ctx_depth++] = ctx;
 	return CUDA_SUCCESS;
 }
 
@@ -246,7 +228,7 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	*pctx = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
+	*pctx = cuv_tls.ctx_depth ? cuv_tls.ctx_stack[cuv_tls.ctx_depth - 1] : NULL;
 	return CUDA_SUCCESS;
 }
 

@@ -14,9 +14,10 @@
 
 pthread_mutex_t cuv_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* protected by cuv_lock; @initialized is also read without it (set once,
- * after the devices) */
-static atomic_bool initialized;
+/* protected by cuv_lock; cuv_initialized_flag is also read without it
+ * (set once, after the devices) */
+atomic_bool cuv_initialized_flag;
+__thread struct cuv_thread cuv_tls;
 static struct cuv_device *devices;
 static int ndevices;
 
@@ -131,24 +132,11 @@ void cuv_handle_add(void *p, enum cuv_kind kind)
 
 /*
  * Every deletion bumps the registry's generation.  A thread remembers the
- * handles it found live (a small direct-mapped cache), each with the
- * generation it was found in: while no handle has been deleted since, the
- * answer stands without cuv_lock (a launch checks three handles).  A
- * pointer freed and reused for another object was deleted first, so a
- * stale entry never answers for it.
+ * handles it found live (a small direct-mapped cache, cuv_tls.seen), each
+ * with the generation it was found in: while no handle has been deleted
+ * since, the answer stands without cuv_lock (cuv_handle_ok_in).
  */
-static atomic_ulong registry_gen = 1;
-
-#define CUV_SEEN 16
-static __thread struct {
-	const void *p;
-	unsigned long gen; /* with the kind in its low 8 bits */
-} seen[CUV_SEEN];
-
-unsigned long cuv_handle_gen(void)
-{
-	return atomic_load_explicit(&registry_gen, memory_order_acquire);
-}
+atomic_ulong cuv_registry_gen = 1;
 
 void cuv_handle_del(void *p)
 {
@@ -158,28 +146,25 @@ void cuv_handle_del(void *p)
 	s = registry_find(p);
 	if (s)
 		s->p = &tomb;
-	atomic_fetch_add_explicit(&registry_gen, 1, memory_order_release);
+	atomic_fetch_add_explicit(&cuv_registry_gen, 1, memory_order_release);
 	pthread_mutex_unlock(&cuv_lock);
 }
 
-bool cuv_handle_ok(const void *p, enum cuv_kind kind)
+bool cuv_handle_lookup(struct cuv_thread *t, const void *p, enum cuv_kind kind)
 {
-	/* handles are heap objects of 16 bytes and more */
 	unsigned int i = (unsigned int)((uintptr_t)p >> 4 ^ (uintptr_t)p >> 9) % CUV_SEEN;
-	unsigned long gen = atomic_load_explicit(&registry_gen, memory_order_acquire) << 8 | kind;
+	unsigned long gen;
 	struct slot *s;
 	bool ok;
 
-	if (seen[i].p == p && seen[i].gen == gen && p)
-		return true;
 	pthread_mutex_lock(&cuv_lock);
 	s = registry_find(p);
 	ok = s && s->kind == kind;
-	gen = atomic_load_explicit(&registry_gen, memory_order_relaxed) << 8 | kind;
+	gen = atomic_load_explicit(&cuv_registry_gen, memory_order_relaxed) << 8 | kind;
 	pthread_mutex_unlock(&cuv_lock);
 	if (ok) {
-		seen[i].p = p;
-		seen[i].gen = gen;
+		t->seen[i].p = p;
+		t->seen[i].gen = gen;
 	}
 	return ok;
 }
@@ -270,10 +255,10 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	if (Flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&cuv_lock);
-	if (!atomic_load(&initialized)) {
+	if (!atomic_load(&cuv_initialized_flag)) {
 		sched_init();
 		r = find_devices();
-		atomic_store(&initialized, r == CUDA_SUCCESS);
+		atomic_store(&cuv_initialized_flag, r == CUDA_SUCCESS);
 	}
 	pthread_mutex_unlock(&cuv_lock);
 	return r;
@@ -287,28 +272,18 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
  * cuDevicePrimaryCtxRelease/Reset and the current-context calls succeed
  * (what NVIDIA's driver answers: tests/cuda/real-gpu/probe.h200.log).
  */
-static _Atomic CUresult sticky_error;
-
-CUresult cuv_sticky(void)
-{
-	return atomic_load_explicit(&sticky_error, memory_order_acquire);
-}
+_Atomic CUresult cuv_sticky_error;
 
 void cuv_sticky_set(CUresult r)
 {
 	CUresult none = CUDA_SUCCESS;
 	const char *name = "?";
 
-	if (!r || !atomic_compare_exchange_strong(&sticky_error, &none, r))
+	if (!r || !atomic_compare_exchange_strong(&cuv_sticky_error, &none, r))
 		return;
 	cuGetErrorName(r, &name);
 	cuv_warn("%s is sticky: every later call of this process that needs a context "
 		 "returns it, as CUDA's driver does (the process must be restarted)", name);
-}
-
-bool cuv_initialized(void)
-{
-	return atomic_load_explicit(&initialized, memory_order_acquire);
 }
 
 CUresult cuv_device(CUdevice dev, struct cuv_device **out)

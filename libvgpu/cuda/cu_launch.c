@@ -176,8 +176,8 @@ static CUresult fill_args(const struct CUfunc_st *f, void **params, void **extra
  * details/sync.h).  Other launches get 0 there: grid.sync() traps, as on
  * the GPU.  *@ws: the buffer, freed once the job completes.
  */
-static CUresult grid_workspace(struct CUctx_st *ctx, bool cooperative, struct vgpu_args *args,
-			       struct vgpu_bo **ws)
+static CUresult grid_workspace(struct CUctx_st *ctx, struct CUfunc_st *f, bool cooperative,
+			       struct vgpu_args *args, struct vgpu_bo **ws)
 {
 	uint64_t va = 0;
 
@@ -188,47 +188,80 @@ static CUresult grid_workspace(struct CUctx_st *ctx, bool cooperative, struct vg
 		if (ret)
 			return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : cuv_errno(ret);
 		va = vgpu_bo_gpu_address(*ws);
+	} else if (!f->args_envreg) {
+		return CUDA_SUCCESS; /* 0 there already */
 	}
 	vgpu_args_set_envreg(args, 1, (uint32_t)(va >> 32));
 	vgpu_args_set_envreg(args, 2, (uint32_t)va);
+	f->args_envreg = cooperative;
 	return CUDA_SUCCESS;
 }
 
-/* launch() sets each of these fields: a new one must be set there too */
+/* submit() sets each of these fields: a new one must be set there too */
 #define CFG_ALIGN _Alignof(struct vgpu_launch_config)
 _Static_assert(sizeof(struct vgpu_launch_config) ==
 		       (offsetof(struct vgpu_launch_config, nsignal) + sizeof(unsigned int) +
 			CFG_ALIGN - 1) / CFG_ALIGN * CFG_ALIGN,
-	       "struct vgpu_launch_config changed: set its new fields in launch()");
+	       "struct vgpu_launch_config changed: set its new fields in submit()");
 
-static CUresult launch(CUfunction f, struct launch *l, void **params, void **extra)
+/*
+ * The job of a launch whose waits are known (ctx->lock held): submitted to
+ * @q after @w, signalling @s's next point; on success the stream keeps it
+ * and @ws (which may be NULL).
+ */
+CUV_HOT
+static CUresult submit(struct CUfunc_st *f, const struct launch *l, struct CUstream_st *s,
+		       struct vgpu_queue *q, struct vgpu_sync_point *w, unsigned int nw,
+		       struct vgpu_args *args, struct vgpu_bo *ws)
 {
 	struct vgpu_launch_config cfg; /* every field set below (no rep stos per launch) */
-	struct vgpu_sync_point sig, *w = NULL;
+	struct vgpu_sync_point sig = { s->tl, s->point + 1 };
+	struct vgpu_job *job = NULL;
+	int ret;
+
+	for (int i = 0; i < 3; i++) {
+		cfg.grid[i] = l->grid[i];
+		cfg.block[i] = l->block[i];
+		cfg.cluster[i] = l->cluster[i] ? l->cluster[i] : 1;
+	}
+	cfg.smem_bytes = l->smem;
+	cfg.flags = l->cooperative ? VGPU_LAUNCH_COOPERATIVE : 0;
+	cfg.queue = q;
+	cfg.seed = 0;
+	cfg.budget = 0;
+	if (cuv_sched_random) {
+		cfg.flags |= VGPU_LAUNCH_RANDOM_SCHED;
+		cfg.seed = cuv_sched_seed + atomic_fetch_add_explicit(&cuv_sched_launches, 1,
+								      memory_order_relaxed);
+	}
+	cfg.wait = w;
+	cfg.nwait = nw;
+	cfg.signal = &sig;
+	cfg.nsignal = 1;
+	ret = vgpu_kernel_launch(f->kernel, &cfg, args, &job);
+	if (ret) {
+		cuv_warn("%s: the launch was refused: %s", f->name, strerror(-ret));
+		return ret == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_LAUNCH_FAILED;
+	}
+	cuv_stream_launched(s, q, job, ws);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The launch of @f in @ctx, both checked: @ctx is the calling thread's
+ * current context (@t its libcuda state), @f a live function of it.
+ */
+static CUresult launch_in(struct cuv_thread *t, struct CUctx_st *ctx, struct CUfunc_st *f,
+			  struct launch *l, void **params, void **extra)
+{
+	struct vgpu_sync_point *w = NULL;
 	struct vgpu_queue *q = NULL;
 	struct CUstream_st *s;
-	struct CUctx_st *ctx;
 	struct vgpu_args *args = NULL;
-	struct vgpu_job *job = NULL;
 	struct vgpu_bo *ws = NULL;
 	unsigned int nw = 0;
-	int ret;
-	CUresult r = cuv_current(&ctx);
+	CUresult r = check_geometry(f, l, ctx->cudev);
 
-	if (r)
-		return r;
-	if (!f || !cuv_handle_ok(f, CUV_FUNC)) {
-		if (!f || !cuv_handle_ok(f, CUV_KERNEL))
-			return CUDA_ERROR_INVALID_HANDLE;
-		r = cuv_kernel_function((CUkernel)f, &f); /* a CUkernel for a CUfunction */
-		if (r)
-			return r;
-		if (!cuv_handle_ok(f, CUV_FUNC))
-			return CUDA_ERROR_INVALID_HANDLE;
-	}
-	if (f->mod->ctx != ctx)
-		return CUDA_ERROR_INVALID_CONTEXT;
-	r = check_geometry(f, l, ctx->cudev);
 	if (r)
 		return r;
 	pthread_mutex_lock(&ctx->lock);
@@ -242,15 +275,16 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		else
 			atomic_store_explicit(&f->args_cache, args, memory_order_relaxed);
+		f->args_envreg = false;
 	}
 	if (!r)
 		r = fill_args(f, params, extra, args);
 	if (!r)
-		r = grid_workspace(ctx, l->cooperative, args, &ws);
+		r = grid_workspace(ctx, f, l->cooperative, args, &ws);
 	if (!r)
 		r = cuv_sticky();
 	if (!r)
-		r = cuv_stream(ctx, l->stream, &s);
+		r = cuv_stream_in(t, ctx, l->stream, &s);
 	if (!r) {
 		q = s->queue;
 		if (l->has_priority) {
@@ -272,40 +306,100 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 			r = cuv_stream_waits(s, q, &w, &nw);
 	}
 	if (!r) {
-		for (int i = 0; i < 3; i++) {
-			cfg.grid[i] = l->grid[i];
-			cfg.block[i] = l->block[i];
-			cfg.cluster[i] = l->cluster[i] ? l->cluster[i] : 1;
-		}
-		cfg.smem_bytes = l->smem;
-		cfg.flags = l->cooperative ? VGPU_LAUNCH_COOPERATIVE : 0;
-		cfg.queue = q;
-		cfg.seed = 0;
-		cfg.budget = 0;
-		if (cuv_sched_random) {
-			cfg.flags |= VGPU_LAUNCH_RANDOM_SCHED;
-			cfg.seed = cuv_sched_seed + atomic_fetch_add_explicit(&cuv_sched_launches, 1,
-									      memory_order_relaxed);
-		}
-		sig = (struct vgpu_sync_point){ s->tl, s->point + 1 };
-		cfg.wait = w;
-		cfg.nwait = nw;
-		cfg.signal = &sig;
-		cfg.nsignal = 1;
-		ret = vgpu_kernel_launch(f->kernel, &cfg, args, &job);
-		if (ret) {
-			cuv_warn("%s: the launch was refused: %s", f->name, strerror(-ret));
-			r = ret == -EINVAL ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_LAUNCH_FAILED;
-		} else {
-			cuv_stream_launched(s, q, job, ws);
-			ws = NULL;
-		}
+		r = submit(f, l, s, q, w, nw, args, ws);
+		if (!r)
+			ws = NULL; /* the stream's now */
 	}
 	pthread_mutex_unlock(&ctx->lock);
-	vgpu_bo_free(ws); /* not launched */
+	if (ws)
+		vgpu_bo_free(ws); /* not launched */
 	return r;
 }
 
+/*
+ * The common launch, its hot path kept short: a plain geometry (no
+ * cluster, not cooperative, no priority), the parameters by kernelParams,
+ * a created stream of @ctx or the legacy one, the function's argument
+ * block made by an earlier launch, nothing sticky, few waits.  @ctx is the
+ * calling thread's current context (@t its state), @f a live function of
+ * it.  Anything else: CUV_SLOW, having changed nothing that launch_in(),
+ * which the caller then runs, would not change the same way.
+ */
+CUV_HOT
+static CUresult launch_fast(struct cuv_thread *t, struct CUctx_st *ctx, struct CUfunc_st *f,
+			    const struct launch *l, void **params)
+{
+	const uint64_t *dp = ctx->cudev->info.param;
+	struct vgpu_sync_point *w;
+	struct vgpu_args *args;
+	struct CUstream_st *s;
+	CUstream h = l->stream;
+	unsigned int nw;
+	CUresult r;
+
+	/* check_geometry()'s conditions (over(): 0 or above the limit) */
+	if (l->grid[0] - 1 >= 0x7fffffffu || l->grid[1] - 1 >= 65535 || l->grid[2] - 1 >= 65535 ||
+	    l->block[0] - 1 >= 1024 || l->block[1] - 1 >= 1024 || l->block[2] - 1 >= 64 ||
+	    (uint64_t)l->block[0] * l->block[1] * l->block[2] > dp[VGPU_PARAM_MAX_THREADS] ||
+	    l->smem > (unsigned int)f->max_dyn_smem ||
+	    (uint64_t)l->smem + f->smem_static > dp[VGPU_PARAM_SMEM] ||
+	    (l->cluster[0] | l->cluster[1] | l->cluster[2] | f->req_cluster[0]) ||
+	    l->cooperative || l->has_priority || (f->nparams && !params))
+		return CUV_SLOW;
+	pthread_mutex_lock(&ctx->lock);
+	args = atomic_load_explicit(&f->args_cache, memory_order_relaxed);
+	if (!args || f->args_envreg || cuv_sticky())
+		goto slow;
+	for (unsigned int i = 0; i < f->nparams; i++)
+		if (!params[i] ||
+		    vgpu_args_set_raw(args, f->param_off[i], params[i], f->param_size[i]))
+			goto slow;
+	if (!h || h == CU_STREAM_LEGACY)
+		s = ctx->null_stream;
+	else if (h != CU_STREAM_PER_THREAD && cuv_handle_seen(t, h, CUV_STREAM) && h->ctx == ctx)
+		s = h;
+	else
+		goto slow;
+	if (cuv_stream_waits(s, s->queue, &w, &nw) || nw > VGPU_SUBMIT_MAX_SYNCS)
+		goto slow;
+	r = submit(f, l, s, s->queue, w, nw, args, NULL);
+	pthread_mutex_unlock(&ctx->lock);
+	return r;
+slow:
+	pthread_mutex_unlock(&ctx->lock);
+	return CUV_SLOW;
+}
+
+static CUresult launch(CUfunction f, struct launch *l, void **params, void **extra)
+{
+	struct cuv_thread *t = cuv_self();
+	struct CUctx_st *ctx;
+	CUresult r = cuv_current_checked(t, &ctx);
+
+	if (r)
+		return r;
+	if (!f || !cuv_handle_ok_in(t, f, CUV_FUNC)) {
+		if (!f || !cuv_handle_ok_in(t, f, CUV_KERNEL))
+			return CUDA_ERROR_INVALID_HANDLE;
+		r = cuv_kernel_function((CUkernel)f, &f); /* a CUkernel for a CUfunction */
+		if (r)
+			return r;
+		if (!cuv_handle_ok_in(t, f, CUV_FUNC))
+			return CUDA_ERROR_INVALID_HANDLE;
+	}
+	if (f->mod->ctx != ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	return launch_in(t, ctx, f, l, params, extra);
+}
+
+/* launch() with every check made by another path: not inlined in the fast one */
+static __attribute__((noinline)) CUresult launch_slow(CUfunction f, struct launch *l,
+						      void **params, void **extra)
+{
+	return launch(f, l, params, extra);
+}
+
+CUV_HOT
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
 				unsigned int gridDimZ, unsigned int blockDimX,
 				unsigned int blockDimY, unsigned int blockDimZ,
@@ -315,8 +409,18 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 	struct launch l = { .grid = { gridDimX, gridDimY, gridDimZ },
 			    .block = { blockDimX, blockDimY, blockDimZ },
 			    .smem = sharedMemBytes, .stream = hStream };
+	struct cuv_thread *t = cuv_self();
+	struct CUctx_st *ctx = cuv_current_in(t);
 
-	return launch(f, &l, kernelParams, extra);
+	/* launch()'s checks passed by what the thread found live before */
+	if (cuv_initialized() && ctx && cuv_handle_seen(t, ctx, CUV_CTX) && !ctx->inactive && f &&
+	    cuv_handle_seen(t, f, CUV_FUNC) && f->mod->ctx == ctx && !extra) {
+		CUresult r = launch_fast(t, ctx, f, &l, kernelParams);
+
+		if (r != CUV_SLOW)
+			return r;
+	}
+	return launch_slow(f, &l, kernelParams, extra);
 }
 
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,

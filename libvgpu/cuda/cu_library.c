@@ -314,26 +314,19 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary 
  * each time): valid while no handle has been deleted since, for a library
  * unload, a module unload or a context's end deletes theirs.
  */
-#define CUV_KFUNCS 8
-static __thread struct {
-	CUkernel k;
-	struct CUctx_st *ctx;
-	struct CUfunc_st *f;
-	unsigned long gen;
-} kfuncs[CUV_KFUNCS];
-
 CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out)
 {
+	struct cuv_thread *t = cuv_self();
 	unsigned int i = (unsigned int)((uintptr_t)kernel >> 4) % CUV_KFUNCS;
 	unsigned long gen = cuv_handle_gen();
-	struct CUctx_st *ctx = cuv_current_unchecked();
+	struct CUctx_st *ctx = cuv_current_in(t);
 	struct CUmod_st *m;
 	CUresult r;
 
 	/* the kernel and the context were live in @gen: still are */
-	if (kernel && ctx && kfuncs[i].k == kernel && kfuncs[i].ctx == ctx &&
-	    kfuncs[i].gen == gen) {
-		*out = kfuncs[i].f;
+	if (kernel && ctx && t->kfuncs[i].k == kernel && t->kfuncs[i].ctx == ctx &&
+	    t->kfuncs[i].gen == gen) {
+		*out = t->kfuncs[i].f;
 		return CUDA_SUCCESS;
 	}
 	r = kernel_ok(kernel);
@@ -345,10 +338,10 @@ CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out)
 	if (!r)
 		r = cuModuleGetFunction(out, m, kernel->name);
 	if (!r) {
-		kfuncs[i].k = kernel;
-		kfuncs[i].ctx = ctx;
-		kfuncs[i].f = *out;
-		kfuncs[i].gen = gen;
+		t->kfuncs[i].k = kernel;
+		t->kfuncs[i].ctx = ctx;
+		t->kfuncs[i].f = *out;
+		t->kfuncs[i].gen = gen;
 	}
 	return r;
 }

@@ -231,6 +231,7 @@ static CUresult job_result(struct vgpu_job *job, int ret)
 }
 
 /* Reap @s's finished jobs in order (all of them when @block). */
+CUV_HOT
 static CUresult reap_stream(struct CUstream_st *s, bool block)
 {
 	struct CUctx_st *ctx = s->ctx;
@@ -243,7 +244,8 @@ static CUresult reap_stream(struct CUstream_st *s, bool block)
 		if (ret == -ETIME)
 			break;
 		r = job_result(j->job, ret);
-		cuv_sticky_set(r); /* as CUDA's: the process is unusable now */
+		if (r)
+			cuv_sticky_set(r); /* as CUDA's: the process is unusable now */
 		s->jobs = j->next;
 		if (!s->jobs)
 			s->jobs_tail = NULL;
@@ -266,6 +268,7 @@ CUresult cuv_reap(struct CUctx_st *ctx, bool block)
 /* The driver remembers VGPU_JOB_HISTORY jobs per file: reap before that. */
 #define CUV_MAX_JOBS (VGPU_JOB_HISTORY / 2)
 
+CUV_HOT
 void cuv_stream_launched(struct CUstream_st *s, struct vgpu_queue *q, struct vgpu_job *job,
 			 struct vgpu_bo *ws)
 {
@@ -333,6 +336,7 @@ static CUresult add_wait(struct vgpu_sync_point **w, unsigned int *nw, unsigned 
  * synchronisation.  *@w is the stream's scratch array (ctx->lock held;
  * valid until the next call for @s).
  */
+CUV_HOT
 CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_queue *q,
 			  struct vgpu_sync_point **w, unsigned int *nw)
 {

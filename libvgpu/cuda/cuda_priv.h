@@ -34,6 +34,14 @@
 
 /* Entry points declared outside cuda.h (which exports what it declares). */
 #define CUV_EXPORT __attribute__((visibility("default")))
+/*
+ * The functions of a launch's common path, together in the library (the
+ * linker gathers .text.hot.*): fewer instruction-cache lines, and none of
+ * them evicting another.
+ */
+#define CUV_HOT __attribute__((section(".text.hot.cuv")))
+/* a fast path's "not here": no CUresult has this value */
+#define CUV_SLOW ((CUresult)0x7fffffff)
 
 enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
 
@@ -118,6 +126,7 @@ struct CUfunc_st {
 	/* an argument set kept for the next launch (atomic exchange): one
 	 * vgpu_args (4 KiB) per launch costs more than the rest of it */
 	_Atomic(struct vgpu_args *) args_cache;
+	bool args_envreg; /* args_cache has a grid workspace's address (ctx->lock) */
 };
 
 struct cuv_global {
@@ -158,29 +167,140 @@ struct CUctx_st {
 	unsigned long long id; /* cuCtxGetId */
 };
 
+/*
+ * What libcuda keeps per thread, in one block: a launch finds all of it
+ * with one TLS lookup (a __tls_get_addr call in a shared library), then
+ * passes the pointer on.
+ */
+#define CUV_CTX_STACK 32
+#define CUV_SEEN 16
+#define CUV_KFUNCS 8
+struct cuv_thread {
+	/* the current-context stack (cu_ctx.c) */
+	struct CUctx_st *ctx_stack[CUV_CTX_STACK];
+	int ctx_depth;
+	/* handles found live, each with the registry's generation then, the
+	 * kind in its low 8 bits (cu_init.c, cuv_handle_ok) */
+	struct {
+		const void *p;
+		unsigned long gen;
+	} seen[CUV_SEEN];
+	/* a kernel's function in a context, found in a generation
+	 * (cu_library.c, cuv_kernel_function) */
+	struct {
+		CUkernel k;
+		struct CUctx_st *ctx;
+		struct CUfunc_st *f;
+		unsigned long gen;
+	} kfuncs[CUV_KFUNCS];
+};
+extern __thread struct cuv_thread cuv_tls __attribute__((visibility("hidden")));
+
+/* &cuv_tls, kept in a register: the compiler would look it up again after
+ * each call (a __tls_get_addr call each time) */
+static inline struct cuv_thread *cuv_self(void)
+{
+	struct cuv_thread *t = &cuv_tls;
+
+	__asm__("" : "+r"(t));
+	return t;
+}
+
 /* cu_init.c */
 /* VGPU_RANDOM_SCHEDULE (set by cuInit): launch i gets seed cuv_sched_seed + i */
 extern bool cuv_sched_random;
 extern uint64_t cuv_sched_seed;
 extern atomic_ulong cuv_sched_launches;
 extern pthread_mutex_t cuv_lock;
-bool cuv_initialized(void);
+/* set once by cuInit, after the devices */
+extern atomic_bool cuv_initialized_flag;
+/* the handle registry's generation, bumped by every cuv_handle_del() */
+extern atomic_ulong cuv_registry_gen;
+/* the process's sticky error (cuv_sticky) */
+extern _Atomic CUresult cuv_sticky_error;
+
+static inline bool cuv_initialized(void)
+{
+	return atomic_load_explicit(&cuv_initialized_flag, memory_order_acquire);
+}
+
 /* The process's sticky error (a device exception), or CUDA_SUCCESS. */
-CUresult cuv_sticky(void);
+static inline CUresult cuv_sticky(void)
+{
+	return atomic_load_explicit(&cuv_sticky_error, memory_order_acquire);
+}
+
 /* Keeps @r as the sticky error unless there is one (prints once). */
 void cuv_sticky_set(CUresult r);
 CUresult cuv_device(CUdevice dev, struct cuv_device **out);
 void cuv_handle_add(void *p, enum cuv_kind kind);
 void cuv_handle_del(void *p);
-bool cuv_handle_ok(const void *p, enum cuv_kind kind);
+/* cuv_handle_ok's answer from the registry, under cuv_lock (remembered in @t) */
+bool cuv_handle_lookup(struct cuv_thread *t, const void *p, enum cuv_kind kind);
+
 /* Bumped by every cuv_handle_del(): what was found live in one generation still is. */
-unsigned long cuv_handle_gen(void);
-/* The calling thread's current context, checked (CUDA's error otherwise). */
+static inline unsigned long cuv_handle_gen(void)
+{
+	return atomic_load_explicit(&cuv_registry_gen, memory_order_acquire);
+}
+
+/*
+ * Whether the thread @t found @p live as a handle of @kind in the
+ * registry's current generation: then it still is (no cuv_lock: a launch
+ * checks three handles).  A pointer freed and reused for another object
+ * was deleted first, so a stale entry never answers for it.  Handles are
+ * heap objects of 16 bytes and more.
+ */
+static inline bool cuv_handle_seen(struct cuv_thread *t, const void *p, enum cuv_kind kind)
+{
+	unsigned int i = (unsigned int)((uintptr_t)p >> 4 ^ (uintptr_t)p >> 9) % CUV_SEEN;
+
+	return t->seen[i].p == p && t->seen[i].gen == (cuv_handle_gen() << 8 | kind) && p;
+}
+
+/* Whether @p is a live handle of @kind (@t: the calling thread's state). */
+static inline bool cuv_handle_ok_in(struct cuv_thread *t, const void *p, enum cuv_kind kind)
+{
+	return __builtin_expect(cuv_handle_seen(t, p, kind), 1) ||
+	       cuv_handle_lookup(t, p, kind);
+}
+
+static inline bool cuv_handle_ok(const void *p, enum cuv_kind kind)
+{
+	return cuv_handle_ok_in(cuv_self(), p, kind);
+}
+
 /* The calling thread's current context as it stands, not checked (or NULL). */
-struct CUctx_st *cuv_current_unchecked(void);
+static inline struct CUctx_st *cuv_current_in(struct cuv_thread *t)
+{
+	return t->ctx_depth ? t->ctx_stack[t->ctx_depth - 1] : NULL;
+}
+
+static inline struct CUctx_st *cuv_current_unchecked(void)
+{
+	return cuv_current_in(cuv_self());
+}
+
+/* The calling thread's current context, checked (CUDA's error otherwise). */
+static inline CUresult cuv_current_checked(struct cuv_thread *t, struct CUctx_st **out)
+{
+	struct CUctx_st *ctx;
+
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	ctx = cuv_current_in(t);
+	if (!ctx || !cuv_handle_ok_in(t, ctx, CUV_CTX))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (ctx->inactive) /* a primary context reset and not retained since */
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	*out = ctx;
+	return CUDA_SUCCESS;
+}
+
 CUresult cuv_current(struct CUctx_st **out);
 CUresult cuv_errno(int err);
-void cuv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cold: the paths that warn are error paths, kept out of the hot code */
+void cuv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
 CUresult cuv_ctx_init(struct CUctx_st *ctx);
 void cuv_ctx_fini(struct CUctx_st *ctx);
 
@@ -193,6 +313,18 @@ void cuv_allocs_free(struct CUctx_st *ctx);
 
 /* cu_stream.c */
 CUresult cuv_stream(struct CUctx_st *ctx, CUstream h, struct CUstream_st **out);
+
+/* cuv_stream(), a created stream of @ctx found without a call (@t: the thread's state) */
+static inline CUresult cuv_stream_in(struct cuv_thread *t, struct CUctx_st *ctx, CUstream h,
+				     struct CUstream_st **out)
+{
+	if (h && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD &&
+	    cuv_handle_ok_in(t, h, CUV_STREAM) && h->ctx == ctx) {
+		*out = h;
+		return CUDA_SUCCESS;
+	}
+	return cuv_stream(ctx, h, out);
+}
 CUresult cuv_stream_new(struct CUctx_st *ctx, unsigned int flags, int priority,
 			bool is_null, struct CUstream_st **out);
 void cuv_stream_put(struct CUstream_st *s);
