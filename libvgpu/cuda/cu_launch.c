@@ -423,6 +423,27 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 	return launch_slow(f, &l, kernelParams, extra);
 }
 
+/*
+ * libcudart's <<<>>> (cuv_rt.h): cuKernelGetFunction's answer from the
+ * thread's cache (found in the current generation: the kernel, @ctx and
+ * the function are live, the function is @ctx's), then the fast launch.
+ */
+CUV_HOT
+CUresult cuv_rt_launch(CUcontext want, CUkernel kernel, const struct cuv_rt_config *c)
+{
+	struct launch l = { .grid = { c->grid[0], c->grid[1], c->grid[2] },
+			    .block = { c->block[0], c->block[1], c->block[2] },
+			    .smem = c->smem, .stream = c->stream };
+	struct cuv_thread *t = cuv_self();
+	struct CUctx_st *ctx = cuv_current_in(t);
+	unsigned int i = (unsigned int)((uintptr_t)kernel >> 4) % CUV_KFUNCS;
+
+	if (!cuv_initialized() || !ctx || ctx != want || !kernel || t->kfuncs[i].k != kernel ||
+	    t->kfuncs[i].ctx != ctx || t->kfuncs[i].gen != cuv_handle_gen() || ctx->inactive)
+		return CUV_SLOW;
+	return launch_fast(t, ctx, t->kfuncs[i].f, &l, c->params);
+}
+
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
 					   unsigned int gridDimY, unsigned int gridDimZ,
 					   unsigned int blockDimX, unsigned int blockDimY,

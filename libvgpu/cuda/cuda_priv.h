@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "cuda.h"
+#include "cuv_rt.h"
 #include "vgpu.h"
 
 /* Entry points declared outside cuda.h (which exports what it declares). */
@@ -40,8 +41,6 @@
  * them evicting another.
  */
 #define CUV_HOT __attribute__((section(".text.hot.cuv")))
-/* a fast path's "not here": no CUresult has this value */
-#define CUV_SLOW ((CUresult)0x7fffffff)
 
 enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
 

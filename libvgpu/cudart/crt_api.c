@@ -75,6 +75,7 @@ static bool sticky(cudaError_t e)
 	}
 }
 
+CRT_HOT
 cudaError_t crt_set_error(cudaError_t e)
 {
 	if (e != cudaSuccess)
@@ -82,11 +83,21 @@ cudaError_t crt_set_error(cudaError_t e)
 	return e;
 }
 
+CRT_HOT
 cudaError_t crt_err(CUresult r)
 {
 	/* CUDA_ERROR_NOT_INITIALIZED and _INVALID_CONTEXT cannot reach a
 	 * program through the runtime, which initialises and makes current */
 	return crt_set_error((cudaError_t)r);
+}
+
+CRT_HOT
+CUcontext crt_primary_ctx(void)
+{
+	int dev = crt_device;
+
+	return dev >= 0 && dev < CRT_MAX_DEVICES ?
+		       __atomic_load_n(&crt_primary[dev], __ATOMIC_ACQUIRE) : NULL;
 }
 
 cudaError_t crt_ctx(void)

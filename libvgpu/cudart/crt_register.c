@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cudart.h"
+#include "cuv_rt.h"
 
 #define CRT_FUNC_MAGIC 0x43525446u /* "CRTF" */
 
@@ -313,6 +314,7 @@ struct crt_config {
 static _Thread_local struct crt_config config_stack[CRT_CONFIG_DEPTH];
 static _Thread_local unsigned int config_depth;
 
+CRT_HOT
 unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
 					 cudaStream_t stream)
 {
@@ -324,6 +326,7 @@ unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sha
 	return 0;
 }
 
+CRT_HOT
 cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
 				       void *stream)
 {
@@ -359,13 +362,44 @@ static cudaError_t launch(CUfunction f, dim3 g, dim3 b, void **args, size_t smem
 					 stream, args, NULL));
 }
 
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
-			       size_t sharedMem, cudaStream_t stream)
+/* __cudaLaunchKernel's path through func_resolve() and cuLaunchKernel */
+static __attribute__((noinline)) cudaError_t launch_kernel(cudaKernel_t kernel, dim3 gridDim,
+							  dim3 blockDim, void **args,
+							  size_t sharedMem, cudaStream_t stream)
 {
 	CUfunction f;
 	cudaError_t e = func_resolve(kernel, &f);
 
 	return e ? e : launch(f, gridDim, blockDim, args, sharedMem, stream);
+}
+
+CRT_HOT
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+			       size_t sharedMem, cudaStream_t stream)
+{
+	/*
+	 * A kernel whose fatbin is loaded, a shared-memory size the driver
+	 * takes and the device's primary context made: libcuda launches in one
+	 * call when that context is current and the kernel's function known
+	 * there (cuv_rt.h), what func_resolve() then launch() would do
+	 */
+	if (kernel && kernel->magic == CRT_FUNC_MAGIC && sharedMem <= 0xffffffffu) {
+		CUkernel k = __atomic_load_n(&kernel->kernel, __ATOMIC_ACQUIRE);
+		CUcontext ctx = k ? crt_primary_ctx() : NULL;
+
+		if (ctx) {
+			struct cuv_rt_config c = {
+				.grid = { gridDim.x, gridDim.y, gridDim.z },
+				.block = { blockDim.x, blockDim.y, blockDim.z },
+				.smem = (unsigned int)sharedMem, .stream = stream, .params = args
+			};
+			CUresult r = cuv_rt_launch(ctx, k, &c);
+
+			if (r != CUV_SLOW)
+				return launch_err(r);
+		}
+	}
+	return launch_kernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
