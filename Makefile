@@ -110,7 +110,8 @@ ASM_LIB := $(BUILD)/libvgpu-asm.a
 # libcuda.so.1: the CUDA driver API over libvgpu (libvgpu/cuda/, docs/cuda.md).
 # It links libvgpu.so.2, found beside it ($$ORIGIN, in build/) or one
 # directory up (installed in $(LIBDIR)/vgpu-cuda/, so that it shadows no
-# system libcuda); it exports only the cu* entry points.
+# system libcuda); it exports only the cu* entry points (and cuv_rt_launch,
+# libcudart's private launch entry: libvgpu/cuda/cuv_rt.h).
 CUDA_SRCS := $(wildcard libvgpu/cuda/*.c)
 CUDA_OBJS := $(CUDA_SRCS:%.c=$(BUILD)/pic/%.o)
 CUDA_SO := $(BUILD)/libcuda.so.1
