@@ -449,14 +449,14 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 		v = (int)p[VGPU_PARAM_MAX_THREADS];
 		break;
 	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
-		v = 64;
+		v = CUV_MAX_BLOCK_Z;
 		break;
 	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
-		v = 0x7fffffff;
+		v = (int)CUV_MAX_GRID_X;
 		break;
 	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
 	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
-		v = 65535;
+		v = CUV_MAX_GRID_YZ;
 		break;
 	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
 		v = smem < CUV_SMEM_DEFAULT ? smem : CUV_SMEM_DEFAULT;

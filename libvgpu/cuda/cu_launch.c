@@ -34,12 +34,14 @@ static CUresult check_geometry(const struct CUfunc_st *f, struct launch *l,
 	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
 	unsigned int ncl;
 
-	if (over(l->grid[0], 0x7fffffffu) || over(l->grid[1], 65535) || over(l->grid[2], 65535)) {
+	if (over(l->grid[0], CUV_MAX_GRID_X) || over(l->grid[1], CUV_MAX_GRID_YZ) ||
+	    over(l->grid[2], CUV_MAX_GRID_YZ)) {
 		cuv_warn("%s: grid %ux%ux%u out of range", f->name, l->grid[0], l->grid[1],
 			 l->grid[2]);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	if (over(l->block[0], 1024) || over(l->block[1], 1024) || over(l->block[2], 64) ||
+	if (over(l->block[0], CUV_MAX_BLOCK_XY) || over(l->block[1], CUV_MAX_BLOCK_XY) ||
+	    over(l->block[2], CUV_MAX_BLOCK_Z) ||
 	    threads > d->info.param[VGPU_PARAM_MAX_THREADS]) {
 		cuv_warn("%s: block %ux%ux%u: more than %llu threads or a dimension out of range",
 			 f->name, l->block[0], l->block[1], l->block[2],
@@ -338,8 +340,9 @@ static CUresult launch_fast(struct cuv_thread *t, struct CUctx_st *ctx, struct C
 	CUresult r;
 
 	/* check_geometry()'s conditions (over(): 0 or above the limit) */
-	if (l->grid[0] - 1 >= 0x7fffffffu || l->grid[1] - 1 >= 65535 || l->grid[2] - 1 >= 65535 ||
-	    l->block[0] - 1 >= 1024 || l->block[1] - 1 >= 1024 || l->block[2] - 1 >= 64 ||
+	if (l->grid[0] - 1 >= CUV_MAX_GRID_X || l->grid[1] - 1 >= CUV_MAX_GRID_YZ ||
+	    l->grid[2] - 1 >= CUV_MAX_GRID_YZ || l->block[0] - 1 >= CUV_MAX_BLOCK_XY ||
+	    l->block[1] - 1 >= CUV_MAX_BLOCK_XY || l->block[2] - 1 >= CUV_MAX_BLOCK_Z ||
 	    (uint64_t)l->block[0] * l->block[1] * l->block[2] > dp[VGPU_PARAM_MAX_THREADS] ||
 	    l->smem > (unsigned int)f->max_dyn_smem ||
 	    (uint64_t)l->smem + f->smem_static > dp[VGPU_PARAM_SMEM] ||

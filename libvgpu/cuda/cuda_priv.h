@@ -44,6 +44,12 @@
 
 enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
 
+/* CUDA's launch dimension limits (the device attributes say the same) */
+#define CUV_MAX_GRID_X 0x7fffffffu
+#define CUV_MAX_GRID_YZ 65535u
+#define CUV_MAX_BLOCK_XY 1024u
+#define CUV_MAX_BLOCK_Z 64u
+
 struct cuv_device {
 	char open_name[64]; /* vgpu_device_open()'s name: "sim" or a PCI slot */
 	char name[256];
