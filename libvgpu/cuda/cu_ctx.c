@@ -108,9 +108,11 @@ static void ctx_free(struct CUctx_st *ctx)
 
 static CUresult push(struct CUctx_st *ctx)
 {
-	if (cuv_tls.ctx_depth == CUV_CTX_STACK)
+	struct cuv_thread *t = cuv_self();
+
+	if (!cuv_thread_writable(t) || t->ctx_depth == CUV_CTX_STACK)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	cuv_tls.ctx_stack[cuv_tls.ctx_depth++] = ctx;
+	t->ctx_stack[t->ctx_depth++] = ctx;
 	return CUDA_SUCCESS;
 }
 
@@ -161,6 +163,8 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, int numParam
 
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
 {
+	struct cuv_thread *t = cuv_self();
+
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!ctx)
@@ -170,11 +174,11 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
 	if (ctx->primary)
 		return CUDA_ERROR_INVALID_CONTEXT; /* cuDevicePrimaryCtxRelease's */
 	/* off this thread's stack (other threads' stacks see it dead) */
-	for (int i = 0; i < cuv_tls.ctx_depth; i++)
-		if (cuv_tls.ctx_stack[i] == ctx) {
-			memmove(&cuv_tls.ctx_stack[i], &cuv_tls.ctx_stack[i + 1],
-				(size_t)(cuv_tls.ctx_depth - i - 1) * sizeof(cuv_tls.ctx_stack[0]));
-			cuv_tls.ctx_depth--;
+	for (int i = 0; i < t->ctx_depth; i++)
+		if (t->ctx_stack[i] == ctx) {
+			memmove(&t->ctx_stack[i], &t->ctx_stack[i + 1],
+				(size_t)(t->ctx_depth - i - 1) * sizeof(t->ctx_stack[0]));
+			t->ctx_depth--;
 			i--;
 		}
 	ctx_free(ctx);
@@ -194,31 +198,37 @@ CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
 
 CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 {
+	struct cuv_thread *t = cuv_self();
+
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!cuv_tls.ctx_depth)
+	if (!t->ctx_depth) /* cuv_thread_none's too */
 		return CUDA_ERROR_INVALID_CONTEXT;
-	cuv_tls.ctx_depth--;
+	t->ctx_depth--;
 	if (pctx)
-		*pctx = cuv_tls.ctx_stack[cuv_tls.ctx_depth];
+		*pctx = t->ctx_stack[t->ctx_depth];
 	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
+	struct cuv_thread *t = cuv_self();
+
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!ctx) {
-		if (cuv_tls.ctx_depth)
-			cuv_tls.ctx_depth--;
+		if (t->ctx_depth) /* not cuv_thread_none's */
+			t->ctx_depth--;
 		return CUDA_SUCCESS;
 	}
-	if (!cuv_handle_ok(ctx, CUV_CTX))
+	if (!cuv_handle_ok_in(t, ctx, CUV_CTX))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (cuv_tls.ctx_depth)
-		cuv_tls.ctx_stack[cuv_tls.ctx_depth - 1] = ctx;
+	if (!cuv_thread_writable(t))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (t->ctx_depth)
+		t->ctx_stack[t->ctx_depth - 1] = ctx;
 	else
-		cuv_tls.ctx_stack[cuv_tls.ctx_depth++] = ctx;
+		t->ctx_stack[t->ctx_depth++] = ctx;
 	return CUDA_SUCCESS;
 }
 
@@ -228,7 +238,7 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!cuv_initialized())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	*pctx = cuv_tls.ctx_depth ? cuv_tls.ctx_stack[cuv_tls.ctx_depth - 1] : NULL;
+	*pctx = cuv_current_unchecked();
 	return CUDA_SUCCESS;
 }
 

@@ -17,9 +17,66 @@ pthread_mutex_t cuv_lock = PTHREAD_MUTEX_INITIALIZER;
 /* protected by cuv_lock; cuv_initialized_flag is also read without it
  * (set once, after the devices) */
 atomic_bool cuv_initialized_flag;
-__thread struct cuv_thread cuv_tls;
 static struct cuv_device *devices;
 static int ndevices;
+
+/* ---- the threads' blocks (cuda_priv.h, cuv_self) ---- */
+
+__thread struct cuv_thread *cuv_tls __attribute__((tls_model("initial-exec")));
+const struct cuv_thread cuv_thread_none;
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static int thread_key_err; /* pthread_key_create's, or -1 once unloaded */
+
+/* At the thread's exit (a destructor run after this one that calls
+ * libcuda gets a new block, freed in the next round of destructors). */
+static void thread_end(void *p)
+{
+	cuv_tls = NULL;
+	free(p);
+}
+
+static void thread_key_make(void)
+{
+	thread_key_err = pthread_key_create(&thread_key, thread_end);
+}
+
+static void thread_key_none(void)
+{
+	thread_key_err = -1;
+}
+
+/* Unloaded (dlclose, or the process's exit): no destructor is left to
+ * call into unmapped code; the blocks of threads still running stay, and
+ * a thread's first use after this gets cuv_thread_none. */
+__attribute__((destructor)) static void thread_key_drop(void)
+{
+	pthread_once(&thread_key_once, thread_key_none); /* none made: none to come */
+	if (!thread_key_err) {
+		thread_key_err = -1;
+		pthread_key_delete(thread_key);
+	}
+}
+
+struct cuv_thread *cuv_thread_new(void)
+{
+	struct cuv_thread *t;
+
+	pthread_once(&thread_key_once, thread_key_make);
+	if (thread_key_err)
+		return (struct cuv_thread *)&cuv_thread_none;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return (struct cuv_thread *)&cuv_thread_none;
+	if (pthread_setspecific(thread_key, t)) {
+		free(t);
+		return (struct cuv_thread *)&cuv_thread_none;
+	}
+	cuv_tls = t;
+	return t;
+}
+
+/* ---- warnings, errno codes ---- */
 
 void cuv_warn(const char *fmt, ...)
 {
@@ -132,7 +189,7 @@ void cuv_handle_add(void *p, enum cuv_kind kind)
 
 /*
  * Every deletion bumps the registry's generation.  A thread remembers the
- * handles it found live (a small direct-mapped cache, cuv_tls.seen), each
+ * handles it found live (a small direct-mapped cache, its block's seen), each
  * with the generation it was found in: while no handle has been deleted
  * since, the answer stands without cuv_lock (cuv_handle_ok_in).
  */
@@ -162,7 +219,7 @@ bool cuv_handle_lookup(struct cuv_thread *t, const void *p, enum cuv_kind kind)
 	ok = s && s->kind == kind;
 	gen = atomic_load_explicit(&cuv_registry_gen, memory_order_relaxed) << 8 | kind;
 	pthread_mutex_unlock(&cuv_lock);
-	if (ok) {
+	if (ok && cuv_thread_writable(t)) {
 		t->seen[i].p = p;
 		t->seen[i].gen = gen;
 	}

@@ -337,7 +337,7 @@ CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out)
 	r = lib_module(kernel->lib, &m);
 	if (!r)
 		r = cuModuleGetFunction(out, m, kernel->name);
-	if (!r) {
+	if (!r && cuv_thread_writable(t)) {
 		t->kfuncs[i].k = kernel;
 		t->kfuncs[i].ctx = ctx;
 		t->kfuncs[i].f = *out;

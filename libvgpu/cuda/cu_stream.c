@@ -148,31 +148,28 @@ void cuv_streams_free(struct CUctx_st *ctx)
  * held): a blocking stream made on first use, remembered per thread for a
  * few contexts (one made again after that is kept until its context goes).
  */
-#define CUV_PT_SLOTS 8
-static __thread struct {
-	struct CUctx_st *ctx;
-	struct CUstream_st *s;
-} pt_streams[CUV_PT_SLOTS];
-static __thread unsigned int pt_next;
-
 static CUresult per_thread_stream(struct CUctx_st *ctx, struct CUstream_st **out)
 {
+	struct cuv_thread *t = cuv_self();
 	unsigned int slot;
 	CUresult r;
 
 	for (unsigned int i = 0; i < CUV_PT_SLOTS; i++)
-		if (pt_streams[i].ctx == ctx && cuv_handle_ok(pt_streams[i].s, CUV_STREAM) &&
-		    pt_streams[i].s->ctx == ctx && pt_streams[i].s->per_thread) {
-			*out = pt_streams[i].s;
+		if (t->pt_streams[i].ctx == ctx &&
+		    cuv_handle_ok_in(t, t->pt_streams[i].s, CUV_STREAM) &&
+		    t->pt_streams[i].s->ctx == ctx && t->pt_streams[i].s->per_thread) {
+			*out = t->pt_streams[i].s;
 			return CUDA_SUCCESS;
 		}
+	if (!cuv_thread_writable(t)) /* a stream made would be lost */
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	r = cuv_stream_new(ctx, 0, 0, false, out);
 	if (r)
 		return r;
 	(*out)->per_thread = true;
-	slot = pt_next++ % CUV_PT_SLOTS;
-	pt_streams[slot].ctx = ctx;
-	pt_streams[slot].s = *out;
+	slot = t->pt_next++ % CUV_PT_SLOTS;
+	t->pt_streams[slot].ctx = ctx;
+	t->pt_streams[slot].s = *out;
 	return CUDA_SUCCESS;
 }
 

@@ -173,13 +173,14 @@ struct CUctx_st {
 };
 
 /*
- * What libcuda keeps per thread, in one block: a launch finds all of it
- * with one TLS lookup (a __tls_get_addr call in a shared library), then
- * passes the pointer on.
+ * What libcuda keeps per thread, in one block allocated on the thread's
+ * first use and freed when it exits (cu_init.c, cuv_thread_new): a launch
+ * finds all of it with one load of cuv_tls, then passes the pointer on.
  */
 #define CUV_CTX_STACK 32
 #define CUV_SEEN 16
 #define CUV_KFUNCS 8
+#define CUV_PT_SLOTS 8
 struct cuv_thread {
 	/* the current-context stack (cu_ctx.c) */
 	struct CUctx_st *ctx_stack[CUV_CTX_STACK];
@@ -198,16 +199,47 @@ struct cuv_thread {
 		struct CUfunc_st *f;
 		unsigned long gen;
 	} kfuncs[CUV_KFUNCS];
+	/* the per-thread default streams of a few contexts (cu_stream.c,
+	 * per_thread_stream) */
+	struct {
+		struct CUctx_st *ctx;
+		struct CUstream_st *s;
+	} pt_streams[CUV_PT_SLOTS];
+	unsigned int pt_next;
 };
-extern __thread struct cuv_thread cuv_tls __attribute__((visibility("hidden")));
 
-/* &cuv_tls, kept in a register: the compiler would look it up again after
- * each call (a __tls_get_addr call each time) */
+/*
+ * The calling thread's block, or NULL before its first use.  The only
+ * thread-local variable of libcuda, and initial-exec: each access is a
+ * %fs-relative load (the general-dynamic model of a shared library's TLS
+ * is a __tls_get_addr call).  A library loaded by dlopen may use
+ * initial-exec TLS only within the few hundred bytes glibc keeps spare in
+ * the static TLS block for that; one pointer fits, as Mesa's drivers'
+ * does.  A larger variable (the block itself) would not: keep it a pointer.
+ */
+extern __thread struct cuv_thread *cuv_tls
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+/*
+ * A block for the thread (cold): a new one, or, when none can be made
+ * (out of memory), cuv_thread_none, read-only: no current context, nothing
+ * found.  What would change it checks for it (cuv_thread_writable) and
+ * fails with CUDA_ERROR_OUT_OF_MEMORY or does without.
+ */
+struct cuv_thread *cuv_thread_new(void) __attribute__((cold));
+extern const struct cuv_thread cuv_thread_none __attribute__((visibility("hidden")));
+
+static inline bool cuv_thread_writable(const struct cuv_thread *t)
+{
+	return t != &cuv_thread_none;
+}
+
+/* The calling thread's block (never NULL) */
 static inline struct cuv_thread *cuv_self(void)
 {
-	struct cuv_thread *t = &cuv_tls;
+	struct cuv_thread *t = cuv_tls;
 
-	__asm__("" : "+r"(t));
+	if (__builtin_expect(!t, 0))
+		t = cuv_thread_new();
 	return t;
 }
 

@@ -28,8 +28,64 @@ static pthread_once_t crt_once = PTHREAD_ONCE_INIT;
 static CUresult crt_init_result;
 static int crt_ndev;
 static CUcontext crt_primary[CRT_MAX_DEVICES];
-static _Thread_local int crt_device;
-static _Thread_local cudaError_t crt_last;
+
+/* ---- the threads' blocks (cudart.h, crt_self) ---- */
+
+__thread struct crt_thread *crt_tls __attribute__((tls_model("initial-exec")));
+const struct crt_thread crt_thread_none;
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static int thread_key_err; /* pthread_key_create's, or -1 once unloaded */
+
+/* At the thread's exit (a destructor run after this one that calls
+ * libcudart gets a new block, freed in the next round of destructors). */
+static void thread_end(void *p)
+{
+	crt_tls = NULL;
+	free(p);
+}
+
+static void thread_key_make(void)
+{
+	thread_key_err = pthread_key_create(&thread_key, thread_end);
+}
+
+static void thread_key_none(void)
+{
+	thread_key_err = -1;
+}
+
+/* Unloaded (dlclose, or the process's exit): no destructor is left to
+ * call into unmapped code; the blocks of threads still running stay, and
+ * a thread's first use after this gets crt_thread_none. */
+__attribute__((destructor)) static void thread_key_drop(void)
+{
+	pthread_once(&thread_key_once, thread_key_none); /* none made: none to come */
+	if (!thread_key_err) {
+		thread_key_err = -1;
+		pthread_key_delete(thread_key);
+	}
+}
+
+struct crt_thread *crt_thread_new(void)
+{
+	struct crt_thread *t;
+
+	pthread_once(&thread_key_once, thread_key_make);
+	if (thread_key_err)
+		return (struct crt_thread *)&crt_thread_none;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return (struct crt_thread *)&crt_thread_none;
+	if (pthread_setspecific(thread_key, t)) {
+		free(t);
+		return (struct crt_thread *)&crt_thread_none;
+	}
+	crt_tls = t;
+	return t;
+}
+
+/* ---- warnings, the context ---- */
 
 void crt_warn(const char *fmt, ...)
 {
@@ -78,8 +134,12 @@ static bool sticky(cudaError_t e)
 CRT_HOT
 cudaError_t crt_set_error(cudaError_t e)
 {
-	if (e != cudaSuccess)
-		crt_last = e;
+	if (e != cudaSuccess) {
+		struct crt_thread *t = crt_self();
+
+		if (crt_thread_writable(t))
+			t->last = e;
+	}
 	return e;
 }
 
@@ -94,7 +154,7 @@ cudaError_t crt_err(CUresult r)
 CRT_HOT
 CUcontext crt_primary_ctx(void)
 {
-	int dev = crt_device;
+	int dev = crt_self()->device;
 
 	return dev >= 0 && dev < CRT_MAX_DEVICES ?
 		       __atomic_load_n(&crt_primary[dev], __ATOMIC_ACQUIRE) : NULL;
@@ -102,7 +162,7 @@ CUcontext crt_primary_ctx(void)
 
 cudaError_t crt_ctx(void)
 {
-	int dev = crt_device;
+	int dev = crt_self()->device;
 	CUcontext cur = NULL, ctx;
 	CUresult r;
 
@@ -146,15 +206,17 @@ cudaError_t crt_ctx(void)
 
 cudaError_t cudaGetLastError(void)
 {
-	cudaError_t e = crt_last;
+	struct crt_thread *t = crt_self();
+	cudaError_t e = t->last;
 
-	crt_last = cudaSuccess;
+	if (crt_thread_writable(t))
+		t->last = cudaSuccess;
 	return e;
 }
 
 cudaError_t cudaPeekAtLastError(void)
 {
-	return crt_last;
+	return crt_self()->last;
 }
 
 static const struct {
@@ -259,6 +321,7 @@ cudaError_t cudaGetDeviceCount(int *count)
 
 cudaError_t cudaSetDevice(int device)
 {
+	struct crt_thread *t;
 	int n;
 	cudaError_t e = cudaGetDeviceCount(&n);
 
@@ -266,7 +329,10 @@ cudaError_t cudaSetDevice(int device)
 		return e;
 	if (device < 0 || device >= n)
 		return crt_set_error(cudaErrorInvalidDevice);
-	crt_device = device;
+	t = crt_self();
+	if (!crt_thread_writable(t))
+		return cudaErrorMemoryAllocation;
+	t->device = device;
 	return crt_ctx();
 }
 
@@ -279,7 +345,7 @@ cudaError_t cudaGetDevice(int *device)
 {
 	if (!device)
 		return crt_set_error(cudaErrorInvalidValue);
-	*device = crt_device;
+	*device = crt_self()->device;
 	return cudaSuccess;
 }
 
@@ -287,7 +353,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
 	cudaError_t e = crt_ctx();
 
-	return e ? e : crt_err(cuDevicePrimaryCtxSetFlags(crt_device, flags & 0xff));
+	return e ? e : crt_err(cuDevicePrimaryCtxSetFlags(crt_self()->device, flags & 0xff));
 }
 
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr_t attr, int device)
@@ -395,7 +461,7 @@ cudaError_t cudaDeviceSynchronize(void)
 cudaError_t cudaDeviceReset(void)
 {
 	cudaError_t e = crt_ctx();
-	int dev = crt_device;
+	int dev = crt_self()->device;
 	CUcontext ctx;
 	CUresult r;
 

@@ -303,26 +303,27 @@ cudaError_t cudaGetFuncBySymbol(CUfunction *functionPtr, const void *symbolPtr)
 
 /* ---- launches ---- */
 
-#define CRT_CONFIG_DEPTH 16
-
-struct crt_config {
-	dim3 grid, block;
-	size_t smem;
-	cudaStream_t stream;
-};
-
-static _Thread_local struct crt_config config_stack[CRT_CONFIG_DEPTH];
-static _Thread_local unsigned int config_depth;
+/* a thread without its block (out of memory): the launch is not made, and
+ * its error cannot be recorded */
+static __attribute__((cold, noinline)) unsigned int push_refused(void)
+{
+	crt_warn("out of memory for the thread's state: a <<<>>> launch is not made");
+	return 1;
+}
 
 CRT_HOT
 unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
 					 cudaStream_t stream)
 {
-	if (config_depth == CRT_CONFIG_DEPTH) {
+	struct crt_thread *t = crt_self();
+
+	if (t->config_depth == CRT_CONFIG_DEPTH) {
 		crt_set_error(cudaErrorInvalidConfiguration);
 		return 1;
 	}
-	config_stack[config_depth++] = (struct crt_config){ gridDim, blockDim, sharedMem, stream };
+	if (!crt_thread_writable(t))
+		return push_refused();
+	t->config[t->config_depth++] = (struct crt_config){ gridDim, blockDim, sharedMem, stream };
 	return 0;
 }
 
@@ -330,11 +331,12 @@ CRT_HOT
 cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
 				       void *stream)
 {
+	struct crt_thread *t = crt_self();
 	struct crt_config *c;
 
-	if (!config_depth)
+	if (!t->config_depth) /* crt_thread_none's too */
 		return crt_set_error(cudaErrorMissingConfiguration);
-	c = &config_stack[--config_depth];
+	c = &t->config[--t->config_depth];
 	*gridDim = c->grid;
 	*blockDim = c->block;
 	*sharedMem = c->smem;

@@ -350,6 +350,62 @@ CRT_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEv
 CRT_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event);
 
 /* ---- inside the library ---- */
+
+/* A <<<>>>'s call configuration (__cudaPushCallConfiguration's) */
+#define CRT_CONFIG_DEPTH 16
+struct crt_config {
+	dim3 grid, block;
+	size_t smem;
+	cudaStream_t stream;
+};
+
+/*
+ * What libcudart keeps per thread, in one block allocated on the thread's
+ * first use and freed when it exits (crt_api.c, crt_thread_new).
+ */
+struct crt_thread {
+	int device;	     /* the current device (cudaSetDevice) */
+	cudaError_t last;    /* the last error (cudaGetLastError) */
+	unsigned int config_depth; /* the call configurations pushed */
+	struct crt_config config[CRT_CONFIG_DEPTH];
+};
+
+/*
+ * The calling thread's block, or NULL before its first use.  The only
+ * thread-local variable of libcudart, and initial-exec: each access is a
+ * %fs-relative load (the general-dynamic model of a shared library's TLS
+ * is a __tls_get_addr call).  A library loaded by dlopen may use
+ * initial-exec TLS only within the few hundred bytes glibc keeps spare in
+ * the static TLS block for that; one pointer fits, as Mesa's drivers'
+ * does.  A larger variable (the block itself) would not: keep it a pointer.
+ */
+extern __thread struct crt_thread *crt_tls
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+/*
+ * A block for the thread (cold): a new one, or, when none can be made
+ * (out of memory), crt_thread_none, read-only: device 0, no last error, no
+ * configuration.  What would change it checks for it (crt_thread_writable):
+ * the last error is not recorded, cudaSetDevice fails with
+ * cudaErrorMemoryAllocation, a <<<>>>'s configuration is refused.
+ */
+struct crt_thread *crt_thread_new(void) __attribute__((cold));
+extern const struct crt_thread crt_thread_none __attribute__((visibility("hidden")));
+
+static inline bool crt_thread_writable(const struct crt_thread *t)
+{
+	return t != &crt_thread_none;
+}
+
+/* The calling thread's block (never NULL) */
+static inline struct crt_thread *crt_self(void)
+{
+	struct crt_thread *t = crt_tls;
+
+	if (__builtin_expect(!t, 0))
+		t = crt_thread_new();
+	return t;
+}
+
 /* Make the current device's primary context current on this thread. */
 cudaError_t crt_ctx(void);
 /* The thread's current device's primary context, once made (or NULL); not
