@@ -460,9 +460,10 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # every device bound (run-in-guest.sh, through kselftest's runner: each a
 # vgpu:NAME test): the runtime-API tests, the samples and the corpus (the
 # drm backend's SMs run on several host threads, the sim backend's on one;
-# the preempt lanes preempt them), the corpus only with VGPU_GUEST_CORPUS=1
-# for now (docs/ptx-corpus.md).  The corpus's PTX is compiled once on the
-# host into a cache the guest reads (scripts/guest-cuda.sh).
+# the preempt lanes preempt them; the debug kernel's lane leaves the corpus
+# out: VGPU_GUEST_CORPUS=0, docs/ptx-corpus.md).  The corpus's PTX is
+# compiled once on the host into a cache the guest reads
+# (scripts/guest-cuda.sh).
 # scripts/guest-cuda.sh lays them out in $(BUILD)/guest-cuda/root, a tree
 # that run-in-guest.sh and build-guest.sh copy into their initramfs, with
 # libcudart.so.13, libcuda.so.1 and libvgpu.so.2 in /usr/lib/vgpu-cuda and
@@ -682,17 +683,21 @@ debug-kernel:
 check-guest-debug: debug-kernel selftests qemu
 	@VGPU_GUEST_DIR=build/guest-debug VGPU_MODULE=build/module-debug/vgpu.ko \
 		VGPU_GUEST_MEM=2G VGPU_TIMEOUT_SCALE=$${VGPU_TIMEOUT_SCALE:-4} \
+		VGPU_GUEST_CORPUS=$${VGPU_GUEST_CORPUS:-0} \
 		tests/selftests/vgpu/run-in-guest.sh
 # The kselftests, test_libvgpu and test_ptx again with every launch preempted
 # (saved and restored) every N warp-instructions of an SM, for two N: the
 # results must not change, and the device must have preempted.  With the
 # CUDA corpus: CTAs that spin on the one before (decoupled look-backs) need
-# the device's forward progress under preemption (docs/ptx-corpus.md).
+# the device's forward progress under preemption (docs/ptx-corpus.md); the
+# corpus runs there under the device's random schedules too, seed N
+# (VGPU_GUEST_SCHEDULE, empty: the default schedule).
 PREEMPT_EVERY ?= 997 4099
 check-guest-preempt: module selftests qemu
 	@rc=0; for n in $(PREEMPT_EVERY); do \
 		echo "check-guest-preempt: preempt-every=$$n"; \
 		VGPU_DEVICE_PROPS=preempt-every=$$n VGPU_EXPECT_PREEMPTIONS=1 \
+		VGPU_GUEST_SCHEDULE=$${VGPU_GUEST_SCHEDULE-$$n} \
 			tests/selftests/vgpu/run-in-guest.sh || rc=1; \
 	done; exit $$rc
 # The guest's ioctl fuzzer (tests/selftests/vgpu/vgpu_fuzz.c) on the debug

@@ -13,7 +13,10 @@
  *
  * VGPU_CORPUS_ONLY=TEST (or TEST as the first argument) runs that test
  * alone; VGPU_CORPUS_REPEAT=N runs each test up to N times, until one run
- * fails (for intermittent failures).
+ * fails (for intermittent failures); VGPU_CORPUS_SCHEDULES=N then runs it
+ * under the random schedules of seeds 1..N (VGPU_RANDOM_SCHEDULE=SEED in
+ * the child, docs/cuda.md), until one fails: many schedules in one process
+ * tree, as in the guest, where a program costs a boot's share.
  *
  * Known failures: tests/corpus/known-failures.txt lists "PROGRAM TEST #
  * reason" (PROGRAM: the binary's name without test_corpus_).  A listed
@@ -229,7 +232,7 @@ static std::vector<corpus_known> corpus_read_known(const std::string &program)
  * Run one test in a child: 0 pass, 1 fail (the child printed why), 2 the
  * child crashed or ran out of time (said here).
  */
-static int corpus_run_one(const corpus_test &t, unsigned timeout_s)
+static int corpus_run_one(const corpus_test &t, unsigned timeout_s, int seed = 0)
 {
 	pid_t pid;
 	int status;
@@ -243,6 +246,12 @@ static int corpus_run_one(const corpus_test &t, unsigned timeout_s)
 	if (pid == 0) {
 		int r;
 
+		if (seed) { /* read by cuInit, which only the child calls */
+			char s[16];
+
+			snprintf(s, sizeof(s), "%d", seed);
+			setenv("VGPU_RANDOM_SCHEDULE", s, 1);
+		}
 		alarm(timeout_s);
 		r = t.fn();
 		if (!r) {
@@ -280,6 +289,7 @@ static inline int corpus_main(int argc, char **argv, const corpus_test *tests, i
 	unsigned timeout_s = 120;
 	const char *only = argc > 1 ? argv[1] : getenv("VGPU_CORPUS_ONLY");
 	int repeat = getenv("VGPU_CORPUS_REPEAT") ? atoi(getenv("VGPU_CORPUS_REPEAT")) : 1;
+	int seeds = getenv("VGPU_CORPUS_SCHEDULES") ? atoi(getenv("VGPU_CORPUS_SCHEDULES")) : 0;
 
 	if (only && !*only)
 		only = nullptr;
@@ -316,6 +326,11 @@ static inline int corpus_main(int argc, char **argv, const corpus_test *tests, i
 			r = corpus_run_one(tests[i], timeout_s);
 			if (r)
 				printf("# failed in run %d of %d\n", rep + 1, repeat);
+		}
+		for (int seed = 1; seed <= seeds && !r; seed++) {
+			r = corpus_run_one(tests[i], timeout_s, seed);
+			if (r)
+				printf("# failed under VGPU_RANDOM_SCHEDULE=%d\n", seed);
 		}
 		if (kn && r) {
 			printf("ok %d %s # SKIP known failure: %s\n", k, tests[i].name,

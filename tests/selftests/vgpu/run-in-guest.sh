@@ -81,14 +81,17 @@
 #                       "preempt-every=997": make check-guest-preempt)
 #   VGPU_EXPECT_PREEMPTIONS  1: fail when the devices' PREEMPTIONS (debugfs
 #                       queues, at the end) are all 0
-#   VGPU_GUEST_CORPUS   1: run the CUDA corpus (test_corpus_*) too, a
-#                       minute or two of a lane; off by default until an
-#                       intermittent failure of cub's DeviceScan on the
-#                       drm backend is found (docs/ptx-corpus.md)
-#   VGPU_CORPUS_ONLY, VGPU_CORPUS_REPEAT  passed to the corpus programs
-#                       (one test; each test up to N times: a loop that
-#                       hunts an intermittent failure, with VGPU_GUEST_ONLY
-#                       and VGPU_TIMEOUT_SCALE)
+#   VGPU_GUEST_CORPUS   0: leave the CUDA corpus (test_corpus_*) out (a
+#                       minute or two of a lane; the default is 1, and
+#                       make check-guest-debug's is 0)
+#   VGPU_CORPUS_ONLY, VGPU_CORPUS_REPEAT, VGPU_CORPUS_SCHEDULES  passed to
+#                       the corpus programs (one test; each test up to N
+#                       times; under N random schedules: loops that hunt
+#                       intermittent failures, with VGPU_GUEST_ONLY and
+#                       VGPU_TIMEOUT_SCALE)
+#   VGPU_GUEST_SCHEDULE  SEED: the corpus programs run under the device's
+#                       random schedules (VGPU_RANDOM_SCHEDULE=SEED; make
+#                       check-guest-preempt sets its N)
 #   VGPU_GUEST_ONLY     run only these programs (space-separated, e.g.
 #                       "vgpu_faults vgpu_dos"); the others count as
 #                       not run (a developer's loop: make check-guest
@@ -139,7 +142,7 @@ cuda_progs=()
 if [[ $mode == test ]]; then
 	make --no-print-directory BUILD=build CC=gcc SAN=0 guest-cuda
 	mapfile -t cuda_progs <"$cuda_dir/programs.txt"
-	if [[ ${VGPU_GUEST_CORPUS:-0} == 0 ]]; then
+	if [[ ${VGPU_GUEST_CORPUS:-1} == 0 ]]; then
 		for i in "${!cuda_progs[@]}"; do
 			[[ ${cuda_progs[i]} == test_corpus_* ]] && unset 'cuda_progs[i]'
 		done
@@ -184,11 +187,18 @@ ksft_cmd() {
 		echo true
 	fi
 }
-# the corpus harness's VGPU_CORPUS_ONLY and VGPU_CORPUS_REPEAT
-# (tests/corpus/corpus.h), passed on when set
+# the corpus harness's VGPU_CORPUS_ONLY, _REPEAT and _SCHEDULES
+# (tests/corpus/corpus.h), passed on when set, and VGPU_GUEST_SCHEDULE as
+# the corpus programs' VGPU_RANDOM_SCHEDULE (the other CUDA programs run
+# under the default schedule)
 corpus_env=
-for v in VGPU_CORPUS_ONLY VGPU_CORPUS_REPEAT; do
+for v in VGPU_CORPUS_ONLY VGPU_CORPUS_REPEAT VGPU_CORPUS_SCHEDULES; do
 	[[ -n ${!v:-} ]] && corpus_env+=" $v=${!v}"
+done
+[[ -n ${VGPU_GUEST_SCHEDULE:-} ]] && corpus_env+=" VGPU_RANDOM_SCHEDULE=$VGPU_GUEST_SCHEDULE"
+cuda_plain=() cuda_corpus=()
+for p in ${cuda_progs[@]+"${cuda_progs[@]}"}; do
+	if [[ $p == test_corpus_* ]]; then cuda_corpus+=("$p"); else cuda_plain+=("$p"); fi
 done
 fuzz_secs=${VGPU_FUZZ_SECONDS:-60}
 fuzz_seed=${VGPU_FUZZ_SEED:-1}
@@ -444,7 +454,8 @@ $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" test_libvgpu test_userq vg
 echo \"VGPU-LIBTEST-RC: \$?\"
 $(ksft_cmd VGPU_BACKEND=drm test_ptx)
 t0=\$(cut -d. -f1 /proc/uptime)
-$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu$corpus_env" ${cuda_progs[@]+"${cuda_progs[@]}"})
+$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu" ${cuda_plain[@]+"${cuda_plain[@]}"})
+$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu$corpus_env" ${cuda_corpus[@]+"${cuda_corpus[@]}"})
 echo \"VGPU-LIBTEST: the CUDA programs took \$((\$(cut -d. -f1 /proc/uptime) - t0)) s\"
 cd /"
 fi
