@@ -18,6 +18,12 @@
  * of REPS runs of ITERS launches; the ratio library / core is printed with
  * the target (<= 1.2x) and whether it is met, never asserted.  A last
  * section splits the library's launch into its calls (clock_gettime).
+ *
+ * VGPU_BENCH_LAUNCHES=N (for callgrind, as bench_cuda): the empty kernel
+ * only, one batch of N launches each side, in functions of their own
+ * (lib_batch, core_batch), so that the difference of their inclusive
+ * costs between two values of N, divided by the difference of the Ns, is
+ * the cost of a launch without the setup.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -109,7 +115,43 @@ static void check_out(const uint32_t *out, uint32_t n, uint32_t k, const char *w
 		}
 }
 
-/* ns per launch through libvgpu (best of REPS). */
+static int reps = REPS; /* 1 with VGPU_BENCH_LAUNCHES */
+
+/* @n launches of the library, as lib_time_flags() without its options. */
+static void __attribute__((noinline))
+lib_batch(const struct vgpu_kernel *k, const struct vgpu_launch_config *cfg,
+	  struct vgpu_args *args, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct vgpu_job *job;
+		int ret = vgpu_args_set_u32(args, 1, i);
+
+		ret = ret ?: vgpu_kernel_launch(k, cfg, args, &job);
+		if (ret)
+			die("launch", ret);
+		ret = vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE);
+		if (ret)
+			die("wait", ret);
+		vgpu_job_free(job);
+	}
+}
+
+/* @n launches of the core, as core_time()'s. */
+static void __attribute__((noinline))
+core_batch(struct vgpu_sm *sm, const struct vgpu_launch *l, uint8_t *params,
+	   unsigned int n)
+{
+	struct vgpu_exception_record exc;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t k = i;
+
+		memcpy(params + 8, &k, 4);
+		if (vgpu_sm_launch(sm, l, &exc))
+			die(exc.msg, EIO);
+	}
+}
+
 /*
  * ns per launch through the library (best of REPS); with @flags, and with
  * @json the job's timeline converted to JSON (into a memory stream).
@@ -140,9 +182,13 @@ static double lib_time_flags(const struct bench *b, struct vgpu_device *dev,
 	ret = ret ?: vgpu_args_set_bo(args, 0, bo, 0);
 	if (ret)
 		die("setup", ret);
-	for (int r = 0; r < REPS; r++) {
+	for (int r = 0; r < reps; r++) {
 		int64_t t0 = now_ns();
 
+		if (!flags && !json && !events) {
+			lib_batch(k, &cfg, args, b->iters);
+			goto timed;
+		}
 		for (unsigned int i = 0; i < b->iters; i++) {
 			struct vgpu_job *job;
 
@@ -173,6 +219,7 @@ static double lib_time_flags(const struct bench *b, struct vgpu_device *dev,
 			}
 			vgpu_job_free(job);
 		}
+timed:;
 		double t = (double)(now_ns() - t0) / b->iters;
 
 		if (t < best)
@@ -217,7 +264,6 @@ static void timeline_cost(struct vgpu_device *dev)
 /* ns per launch calling the core directly (best of REPS). */
 static double core_time(const struct bench *b)
 {
-	struct vgpu_exception_record exc;
 	struct vgpu_object obj;
 	struct vgpu_hostmem hm;
 	struct vgpu_prog *prog;
@@ -260,16 +306,10 @@ static double core_time(const struct bench *b)
 		.mem = &vgpu_hostmem_ops,
 		.mem_opaque = &hm,
 	};
-	for (int r = 0; r < REPS; r++) {
+	for (int r = 0; r < reps; r++) {
 		int64_t t0 = now_ns();
 
-		for (unsigned int i = 0; i < b->iters; i++) {
-			uint32_t k = i;
-
-			memcpy(params + 8, &k, 4);
-			if (vgpu_sm_launch(sm, &l, &exc))
-				die(exc.msg, EIO);
-		}
+		core_batch(sm, &l, params, b->iters);
 		double t = (double)(now_ns() - t0) / b->iters;
 
 		if (t < best)
@@ -375,10 +415,26 @@ static bool section(int argc, char **argv, char c)
 int main(int argc, char **argv)
 {
 	struct vgpu_device *dev;
+	const char *e = getenv("VGPU_BENCH_LAUNCHES");
 	int ret = vgpu_device_open("sim", &dev);
 
 	if (ret)
 		die("vgpu_device_open(\"sim\")", ret);
+	if (e && *e) {
+		struct bench b = benches[sizeof(benches) / sizeof(benches[0]) - 1];
+		double core, lib;
+
+		reps = 1;
+		b.iters = (unsigned int)strtoul(e, NULL, 0);
+		if (!b.iters)
+			b.iters = 1;
+		core = core_time(&b);
+		lib = lib_time(&b, dev);
+		printf("bench_libvgpu: %u launches of the %s kernel: core %.0f ns, libvgpu %.0f ns\n",
+		       b.iters, b.name, core, lib);
+		vgpu_device_close(dev);
+		return 0;
+	}
 	printf("bench_libvgpu: library overhead per launch, sim backend, best of %d runs\n",
 	       REPS);
 	for (size_t i = 0; section(argc, argv, 'a') &&
