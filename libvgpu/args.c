@@ -12,19 +12,25 @@
 #include "asm_priv.h"
 #include "vgpu_priv.h"
 
-unsigned vgpu_kernel_has_param(const struct vgpu_program *prog,
-			       const struct vgpu_obj_kernel *k, uint32_t type)
+void vgpu_kernel_facts(struct vgpu_kernel *kernel)
 {
-	for (uint32_t i = 0; i < k->nparams; i++)
-		if (prog->obj.params[k->first_param + i].type == type)
-			return 1;
-	return 0;
-}
+	const struct vgpu_program *prog = kernel->prog;
+	const struct vgpu_obj_kernel *k = kernel->obj;
 
-unsigned vgpu_kernel_extra_bos(const struct vgpu_program *prog,
-			       const struct vgpu_obj_kernel *k)
-{
-	return !!k->local_bytes + !!prog->data + vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF);
+	kernel->param_types = 0;
+	for (uint32_t i = 0; i < k->nparams; i++) {
+		uint32_t type = prog->obj.params[k->first_param + i].type;
+
+		if (type < 32)
+			kernel->param_types |= 1u << type;
+	}
+	kernel->extra_bos = !!k->local_bytes + !!prog->data +
+			    vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF);
+	kernel->needs_args = k->nparams > !!k->local_bytes +
+					  vgpu_kernel_has_param(kernel, VGPU_PARAM_DATA) +
+					  vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF) +
+					  vgpu_kernel_has_param(kernel, VGPU_PARAM_PARAMS) +
+					  vgpu_kernel_has_param(kernel, VGPU_PARAM_ENVREGS);
 }
 
 
@@ -60,7 +66,7 @@ int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo)
 	for (unsigned int i = 0; i < args->nhandles; i++)
 		if (args->handles[i] == bo->handle)
 			return 0;
-	if (args->nhandles + 1 + 2 + vgpu_kernel_extra_bos(args->kernel->prog, args->kernel->obj) >
+	if (args->nhandles + 1 + 2 + vgpu_kernel_extra_bos(args->kernel) >
 	    VGPU_SUBMIT_MAX_BOS)
 		return -E2BIG; /* the launch adds the code and parameter pages
 				  (and local memory, module data) */

@@ -392,6 +392,11 @@ static int launch_check(const struct vgpu_kernel *kernel, const struct vgpu_laun
 		len = sizeof(dummy);
 	}
 	msg[0] = '\0';
+	if (!kernel->has_attrs) { /* nothing to check: the common case */
+		for (int i = 0; i < 3; i++)
+			cluster[i] = dim(cfg->cluster[i]);
+		return 0;
+	}
 	for (int i = 0; i < 3; i++) {
 		b[i] = dim(cfg->block[i]);
 		c[i] = dim(cfg->cluster[i]);
@@ -480,10 +485,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	flags = cfg->flags | (jobp && dev->timeline_dir ? VGPU_LAUNCH_TIMELINE : 0);
 	if (args && args->kernel != kernel)
 		return -EINVAL;
-	if (!args && k->nparams > !!k->local_bytes + vgpu_kernel_has_param(prog, k, VGPU_PARAM_DATA) +
-				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF) +
-				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_PARAMS) +
-				   vgpu_kernel_has_param(prog, k, VGPU_PARAM_ENVREGS))
+	if (!args && kernel->needs_args)
 		return -EINVAL;
 	ret = vgpu_dev_check(dev);
 	if (ret)
@@ -498,7 +500,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
 
-	nbos = (args ? args->nhandles : 0) + 2 + vgpu_kernel_extra_bos(prog, k) +
+	nbos = (args ? args->nhandles : 0) + 2 + vgpu_kernel_extra_bos(kernel) +
 	       !!(flags & VGPU_LAUNCH_TIMELINE);
 	nout = cfg->nsignal + (jobp && !dev->ops->sync_submit && !uq ? 1 : 0);
 	if (cfg->nwait > 8)
@@ -576,7 +578,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		if (lsize)
 			ret = local_mem(dev, &dev->param_bos[page], lsize);
 	}
-	if (!ret && vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF)) {
+	if (!ret && vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
 
 		ret = printf_mem(dev, p);
@@ -585,7 +587,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 				.capacity = VGPU_PRINTF_BYTES - sizeof(struct vgpu_printf_header),
 			};
 	}
-	if (!ret && vgpu_kernel_has_param(prog, k, VGPU_PARAM_ENVREGS)) {
+	if (!ret && vgpu_kernel_has_param(kernel, VGPU_PARAM_ENVREGS)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
 
 		for (uint32_t i = 0; i < k->nparams; i++) {
@@ -597,16 +599,16 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 				vgpu_put_le(p->map + pa->offset + 4 * r, args ? args->envreg[r] : 0, 4);
 		}
 	}
-	if (!ret && vgpu_kernel_has_param(prog, k, VGPU_PARAM_PARAMS)) {
+	if (!ret && vgpu_kernel_has_param(kernel, VGPU_PARAM_PARAMS)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
 
 		for (uint32_t i = 0; i < k->nparams; i++)
 			if (prog->obj.params[k->first_param + i].type == VGPU_PARAM_PARAMS)
 				vgpu_put_le(p->map + prog->obj.params[k->first_param + i].offset, p->va, 8);
 	}
-	if (!ret && vgpu_kernel_extra_bos(prog, k)) {
+	if (!ret && vgpu_kernel_extra_bos(kernel)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
-		unsigned int h = nbos - vgpu_kernel_extra_bos(prog, k);
+		unsigned int h = nbos - vgpu_kernel_extra_bos(kernel);
 
 		for (uint32_t i = 0; i < k->nparams; i++) {
 			const struct vgpu_obj_param *pa = &prog->obj.params[k->first_param + i];
@@ -622,7 +624,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			handles[h++] = p->local_handle;
 		if (prog->data)
 			handles[h++] = prog->data->handle;
-		if (vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF))
+		if (vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF))
 			handles[h++] = p->printf_handle;
 	}
 	if (!ret && (flags & VGPU_LAUNCH_TIMELINE)) {
@@ -675,7 +677,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		 * before the next launch takes the page */
 		if (job->tl_wanted && dev->ops->sync_submit)
 			vgpu_timeline_collect(job, &dev->param_bos[page]);
-		if (vgpu_kernel_has_param(prog, k, VGPU_PARAM_PRINTF)) {
+		if (vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF)) {
 			if (dev->ops->sync_submit)
 				job->printf_text = vgpu_printf_collect(prog,
 								       dev->param_bos[page].printf_map);

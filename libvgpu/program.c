@@ -73,6 +73,8 @@ static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
 		free(prog);
 		return ret;
 	}
+	for (uint32_t i = 0; i < obj->nkernels; i++)
+		vgpu_kernel_facts(&prog->kernels[i]);
 	vgpu_dev_get(dev);
 	prog->dev = dev;
 	*out = prog;
@@ -166,6 +168,7 @@ int vgpu_program_from_ptx(struct vgpu_device *dev, const char *src, size_t len,
 			if (!strncmp((*out)->obj.kernels[k].name, c.attrs[i].name,
 				     sizeof((*out)->obj.kernels[k].name))) {
 				(*out)->kernels[k].attrs = c.attrs[i].attrs;
+				vgpu_kernel_attrs_set(&(*out)->kernels[k]);
 				(*out)->kernels[k].ptx_name = c.attrs[i].full;
 				c.attrs[i].full = NULL;
 			}

@@ -151,6 +151,13 @@ struct vgpu_kernel {
 	const struct vgpu_program *prog;
 	const struct vgpu_obj_kernel *obj; /* in prog->obj */
 	struct ptx_kattrs attrs; /* PTX directives the launch honours (launch.c) */
+	/* what every launch would otherwise work out again (program.c) */
+	uint32_t param_types;	 /* a bit per enum vgpu_param_type (< 32) among
+				    its parameters */
+	uint32_t extra_bos;	 /* vgpu_kernel_extra_bos() */
+	bool needs_args;	 /* parameters the launch does not fill in */
+	bool has_attrs;		 /* @attrs has a directive launch_check() checks
+				    (vgpu_kernel_attrs_set()) */
 	char *ptx_name;		 /* its .entry's name (from PTX; malloc'd), or NULL:
 				    the object's name may be shortened (ptx.c) */
 };
@@ -269,13 +276,26 @@ VGPU_HIDDEN int64_t vgpu_abs_timeout(int64_t timeout_ns);
 VGPU_HIDDEN bool vgpu_deadline_ahead(int64_t deadline);
 
 /* ---- argument sets (args.c) ---- */
-/* Does kernel @k have a parameter of @type (one the launch fills in)? */
-VGPU_HIDDEN unsigned vgpu_kernel_has_param(const struct vgpu_program *prog,
-					   const struct vgpu_obj_kernel *k,
-					   uint32_t type);
-/* The buffers the launch adds for @k beyond code and parameters. */
-VGPU_HIDDEN unsigned vgpu_kernel_extra_bos(const struct vgpu_program *prog,
-					   const struct vgpu_obj_kernel *k);
+/* Does the kernel have a parameter of @type (one the launch fills in)? */
+static inline unsigned vgpu_kernel_has_param(const struct vgpu_kernel *kernel, uint32_t type)
+{
+	return type < 32 && (kernel->param_types >> type & 1);
+}
+/* The buffers the launch adds for the kernel beyond code and parameters. */
+static inline unsigned vgpu_kernel_extra_bos(const struct vgpu_kernel *kernel)
+{
+	return kernel->extra_bos;
+}
+/* Set @kernel's param_types, extra_bos and needs_args (its program made). */
+VGPU_HIDDEN void vgpu_kernel_facts(struct vgpu_kernel *kernel);
+/* Set @kernel's has_attrs from its @attrs (after any change to them). */
+static inline void vgpu_kernel_attrs_set(struct vgpu_kernel *kernel)
+{
+	const struct ptx_kattrs *a = &kernel->attrs;
+
+	kernel->has_attrs = a->reqntid[0] || a->maxntid[0] || a->reqnctapercluster[0] ||
+			    a->explicitcluster || a->maxclusterrank;
+}
 /* @v's low @size bytes, little-endian, at @p. */
 VGPU_HIDDEN void vgpu_put_le(uint8_t *p, uint64_t v, uint32_t size);
 
