@@ -519,10 +519,14 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		goto out;
 	if (jobp) {
 		ret = -ENOMEM;
-		job = calloc(1, sizeof(*job));
+		/*
+		 * Not calloc() (nor malloc() and memset(), which GCC makes
+		 * calloc()): glibc's calloc does not take the thread cache.
+		 */
+		job = malloc(sizeof(*job));
 		if (!job)
 			goto out;
-		job->param_idx = -1;
+		*job = (struct vgpu_job){ .param_idx = -1 };
 		if (!dev->ops->sync_submit && !uq) {
 			ret = job_sync_get(dev, &job->sync);
 			if (ret)
