@@ -235,6 +235,17 @@ static int sim_ioctl(struct vgpu_device *dev, unsigned long request, void *arg)
 	if (!d)
 		return ret;
 
+	/*
+	 * The request as defined, read and written, of a caller's struct:
+	 * copying it in and out again is the same as working on it in place.
+	 */
+	if (request == d->cmd && _IOC_DIR(request) == (_IOC_READ | _IOC_WRITE) && arg) {
+		pthread_mutex_lock(&sim->lock);
+		ret = d->fn(sim, arg);
+		pthread_mutex_unlock(&sim->lock);
+		return ret;
+	}
+
 	/* drm_ioctl(): copy what both sides declare, zero-fill the rest. */
 	in_size = out_size = _IOC_SIZE(request);
 	if (!(_IOC_DIR(request) & _IOC_DIR(d->cmd) & _IOC_WRITE))
