@@ -434,6 +434,10 @@ static void sim_bo_remove(struct vgpu_sim *sim, struct sim_bo *bo)
 		(sim->nmap - i - 1) * sizeof(*sim->map));
 	sim->nmap--;
 	sim->bos[bo->handle - 1] = NULL;
+	if (sim->hint_code == bo)
+		sim->hint_code = NULL;
+	if (sim->hint_params == bo)
+		sim->hint_params = NULL;
 	sim_bo_free(bo);
 }
 
@@ -446,6 +450,7 @@ void vgpu_sim_bos_fini(struct vgpu_sim *sim)
 	free(sim->map);
 	free(sim->tables);
 	sim->bos = sim->map = NULL;
+	sim->hint_code = sim->hint_params = NULL;
 	sim->tables = NULL;
 	sim->nbos = sim->bos_cap = sim->nmap = sim->map_cap = 0;
 	sim->ntables = sim->tables_cap = 0;

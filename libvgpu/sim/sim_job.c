@@ -174,15 +174,20 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 
 	*warp_insns = 0;
 	*cycles = 0;
+	/* where the last launch found them (the same translation, sooner) */
+	mem.last = sim->hint_code;
 	code = vgpu_sim_xlate(&mem, c->code_va, c->code_size, VGPU_MMU_ACC_EXEC);
+	sim->hint_code = mem.last;
 	if (!code) {
 		vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT, "launch: program fetch");
 		vgpu_sim_fault_record(&mem, exc);
 		return VGPU_ERR_MMU_FAULT;
 	}
 	if (c->param_size) {
+		mem.last = sim->hint_params;
 		params = vgpu_sim_xlate(&mem, c->param_va, c->param_size,
 					VGPU_MMU_ACC_READ);
+		sim->hint_params = mem.last;
 		if (!params) {
 			vgpu_exc_set(exc, VGPU_EXC_GLOBAL_FAULT,
 				    "launch: parameter fetch");
@@ -233,8 +238,13 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		l.event_opaque = &sink;
 	}
 	/* a cooperative launch is one group: the whole grid co-resident */
-	for (int i = 0; i < 3 && !(c->launch_flags & VGPU_LAUNCH_COOPERATIVE); i++)
-		nclusters *= c->grid[i] / (c->cluster[i] ? c->cluster[i] : 1);
+	if (c->launch_flags & VGPU_LAUNCH_COOPERATIVE)
+		;
+	else if (c->cluster[0] <= 1 && c->cluster[1] <= 1 && c->cluster[2] <= 1)
+		nclusters = c->grid[0] * c->grid[1] * c->grid[2]; /* no division */
+	else
+		for (int i = 0; i < 3; i++)
+			nclusters *= c->grid[i] / (c->cluster[i] ? c->cluster[i] : 1);
 	/*
 	 * vgpu_sm_run() validates the launch first (the device's check before
 	 * it hands the launch to its SMs): a BAD_LAUNCH from it is that.

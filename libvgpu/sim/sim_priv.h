@@ -200,6 +200,9 @@ struct vgpu_sim {
 	struct sim_prog progs[SIM_PROG_CACHE];
 	uint64_t prog_clock;
 	uint8_t params[VGPU_MAX_PARAM_BYTES];
+	/* the BOs of the last launch's code and parameters, where the next
+	 * launch looks first (sim_mem's @last); a BO freed is forgotten */
+	const struct sim_bo *hint_code, *hint_params;
 };
 
 /**
