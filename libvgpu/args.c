@@ -96,17 +96,34 @@ void vgpu_put_le(uint8_t *p, uint64_t v, uint32_t size)
 static int set_arg(struct vgpu_args *args, unsigned int index, uint32_t types,
 		   uint64_t value)
 {
-	struct vgpu_arg_info a;
-	int ret = vgpu_kernel_arg(args->kernel, index, &a);
+	const struct vgpu_kernel *kernel = args->kernel;
+	const struct vgpu_obj_param *a;
+	uint8_t *p;
 
-	if (ret)
-		return ret;
-	if (!(types & (1u << a.type)))
+	/* vgpu_kernel_arg()'s parameter, without the copy */
+	if (index >= kernel->obj->nparams)
+		return -ENOENT;
+	a = &kernel->prog->obj.params[kernel->obj->first_param + index];
+	if (!(types & (1u << a->type)))
 		return -EINVAL;
-	if ((a.size != 1 && a.size != 2 && a.size != 4 && a.size != 8) ||
-	    a.offset + a.size > args->size)
+	if ((a->size != 1 && a->size != 2 && a->size != 4 && a->size != 8) ||
+	    a->offset + a->size > args->size)
 		return -EINVAL; /* a corrupt object */
-	vgpu_put_le(args->data + a.offset, value, a.size);
+	p = args->data + a->offset;
+	switch (a->size) { /* constant sizes: one store each */
+	case 1:
+		vgpu_put_le(p, value, 1);
+		break;
+	case 2:
+		vgpu_put_le(p, value, 2);
+		break;
+	case 4:
+		vgpu_put_le(p, value, 4);
+		break;
+	default:
+		vgpu_put_le(p, value, 8);
+		break;
+	}
 	return 0;
 }
 
