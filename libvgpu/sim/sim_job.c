@@ -470,6 +470,7 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	const uint32_t *handles = sim_uptr(args->bo_handles);
 	struct sim_syncobj *outs[VGPU_SUBMIT_MAX_SYNCS];
 	struct drm_vgpu_ext_timeline tl;
+	struct vgpu_exception_record exc;
 	struct sim_job_result *r;
 	struct sim_queue *q;
 	int ret, err;
@@ -517,9 +518,13 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	r->queue = args->queue;
 	r->hw_queue = q->hw_queue;
 	q->submitted++;
-	r->hw_status = vgpu_sim_run(sim, &args->launch, &tl, &r->exc, &r->warp_insns,
+	r->hw_status = vgpu_sim_run(sim, &args->launch, &tl, &exc, &r->warp_insns,
 			       &r->elapsed_ns);
-	err = sim_status_errno(r->hw_status, &r->exc);
+	/* VGPU_ERR_NONE comes with a zeroed record (vgpu_sim_run()) */
+	r->exc_none = r->hw_status == VGPU_ERR_NONE;
+	if (!r->exc_none)
+		r->exc = exc;
+	err = sim_status_errno(r->hw_status, &exc);
 	r->state = err ? VGPU_JOB_FAILED : VGPU_JOB_DONE;
 	r->error = (uint32_t)-err;
 
@@ -555,7 +560,10 @@ int vgpu_sim_get_job(struct vgpu_sim *sim, void *data)
 	if (args->exception) {
 		n = args->exception_size < sizeof(r->exc) ? args->exception_size
 							  : sizeof(r->exc);
-		memcpy(sim_uptr(args->exception), &r->exc, n);
+		if (r->exc_none)
+			memset(sim_uptr(args->exception), 0, n);
+		else
+			memcpy(sim_uptr(args->exception), &r->exc, n);
 	}
 	return 0;
 }

@@ -100,6 +100,12 @@ struct sim_job_result {
 	uint32_t hw_queue;
 	uint64_t warp_insns;
 	uint64_t elapsed_ns;
+	/*
+	 * A job without an exception has a zeroed record: it is not written
+	 * here (296 bytes, five cache lines of a ring that leaves the cache)
+	 * and GET_JOB gives zeros.
+	 */
+	bool exc_none;
 	struct vgpu_exception_record exc;
 };
 
