@@ -170,6 +170,7 @@ void pl_exit(struct lower *L);
 void pl_trap(struct lower *L);
 void pl_fence(struct lower *L);
 void pl_ldst(struct lower *L);
+void pl_prefetch(struct lower *L);
 void pl_logic(struct lower *L);
 void pl_mad(struct lower *L);
 void pl_mapa(struct lower *L);

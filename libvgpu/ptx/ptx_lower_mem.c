@@ -738,3 +738,35 @@ void pl_vprintf(struct lower *L)
 		}
 	}
 }
+
+/*
+ * prefetch{.global,.local}.{L1,L2,L2::evict_last,L2::evict_normal} [a] and
+ * prefetchu.L1 [a] (PTX ISA 9.7.9.15): vGPU has no caches, so nothing is
+ * emitted; the address is still checked as a load's would be.
+ */
+void pl_prefetch(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool u = !strcmp(in->op, "prefetchu");
+	enum space sp = space_of(in);
+	int base, level = 0;
+	char off[PTX_NAME_MAX + 24];
+
+	for (int i = 0; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+
+		if (!strcmp(m, ".L1") || (!u && (!strcmp(m, ".L2") ||
+						 !strcmp(m, ".L2::evict_last") ||
+						 !strcmp(m, ".L2::evict_normal"))))
+			level++;
+		else if (u || (strcmp(m, ".global") && strcmp(m, ".local")))
+			return (void)pl_unsupported(L, NULL);
+	}
+	if (level != 1)
+		return (void)pl_lerr(L, "expected one cache level (.L1 or .L2)");
+	if (sp == SP_LOCAL && !pl_has_mod(in, ".L1") && !pl_has_mod(in, ".L2"))
+		return (void)pl_unsupported(L, NULL);
+	if (!pl_want_ops(L, 1))
+		return;
+	address(L, &in->ops[0], &sp, &base, off, sizeof(off));
+}
