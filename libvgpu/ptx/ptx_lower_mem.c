@@ -372,7 +372,7 @@ static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct p
 void pl_ldst(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
-	bool load = !strcmp(in->op, "ld");
+	bool load = strcmp(in->op, "st") != 0; /* ld, ldu */
 	enum space sp = space_of(in);
 	struct ptype t = pl_type_of(in, 0);
 	const struct ptx_operand *mem = &in->ops[load ? 1 : 0], *val = &in->ops[load ? 0 : 1];
@@ -386,6 +386,9 @@ void pl_ldst(struct lower *L)
 		return (void)pl_unsupported(L, "the .const state space");
 	if (!load && sp == SP_PARAM)
 		return (void)pl_unsupported(L, "st.param");
+	if (!strcmp(in->op, "ldu") &&
+	    ((sp != SP_GLOBAL && sp != SP_NONE) || pl_has_mod(in, ".const")))
+		return (void)pl_lerr(L, "ldu reads global memory (.global or a generic address)");
 	if (!t.bits || t.pred)
 		return (void)pl_lerr(L, "missing type");
 	if (!address(L, mem, &sp, &base, off, sizeof(off)))
