@@ -727,7 +727,7 @@ static const struct {
 	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
 	{ "setmaxnreg", pl_setmaxnreg }, { "trap", pl_trap },
 	{ "testp", pl_testp },	  { "copysign", pl_copysign },
-	{ "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
+	{ "isspacep", pl_isspacep }, { "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
 };
 
 /*
@@ -886,6 +886,12 @@ static void local_prologue(struct lower *L)
 		L->c->spill_base = pl_new_vreg(L, 2);
 		pl_add64(L, L->c->spill_base, base, fr, 0);
 	}
+	for (int i = 0; i < f->ninsns; i++)
+		if (!strcmp(f->insns[i].op, "isspacep") && !L->frame_va1) {
+			/* isspacep.local/.global test the window of the frame */
+			L->frame_va1 = pl_new_vreg(L, 2) + 1;
+			pl_add64(L, L->frame_va1 - 1, base, fr, 0);
+		}
 	off = 0;
 	for (int i = 0; i < f->nlocal; i++) {
 		uint32_t al = f->local[i].align ? f->local[i].align : 1;

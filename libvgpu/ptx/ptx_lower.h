@@ -72,6 +72,9 @@ struct lower {
 	int fsp;
 	/* add.cc/addc...: the word holding CC.CF, plus 1 (0: none yet) */
 	int cc;
+	/* a pair with the start of this thread's .local frame, plus 1 (0:
+	 * none; set by the prologue when isspacep needs it) */
+	int frame_va1;
 };
 
 struct ptype {
@@ -171,6 +174,7 @@ void pl_trap(struct lower *L);
 void pl_fence(struct lower *L);
 void pl_ldst(struct lower *L);
 void pl_prefetch(struct lower *L);
+void pl_isspacep(struct lower *L);
 void pl_logic(struct lower *L);
 void pl_mad(struct lower *L);
 void pl_mapa(struct lower *L);

@@ -773,3 +773,104 @@ void pl_prefetch(struct lower *L)
 		return;
 	address(L, &in->ops[0], &sp, &base, off, sizeof(off));
 }
+
+/*
+ * Predicate @p = whether generic address @lo:@hi (pairs' parts @lp/@hp)
+ * lies in this thread's .local variables ([frame, frame + frame_locals)),
+ * or (@outside) whether it does not: (a - frame) as 64 bits below the
+ * size.
+ */
+static void in_frame(struct lower *L, int p, int a, bool outside)
+{
+	int f = L->frame_va1 - 1, lo = pl_new_vreg(L, 1), hi = pl_new_vreg(L, 1);
+	int c = pl_new_vreg(L, 1);
+	struct ptx_vinsn *v;
+
+	v = pl_emit(L, "ISUB");
+	pl_o_def(v, lo, 0, false);
+	pl_o_use(v, a, 0);
+	pl_o_use(v, f, 0);
+	v = pl_emit(L, "ISETP.LT.U32"); /* borrow */
+	pl_o_text(v, "P6");
+	pl_o_use(v, a, 0);
+	pl_o_use(v, f, 0);
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, c, 0, false);
+	pl_o_text(v, "RZ");
+	pl_o_text(v, "0x1");
+	pl_o_text(v, "!P6");
+	v = pl_emit(L, "ISUB");
+	pl_o_def(v, hi, 0, false);
+	pl_o_use(v, a, 1);
+	pl_o_use(v, f, 1);
+	v = pl_emit(L, "ISUB");
+	pl_o_def(v, hi, 0, false);
+	pl_o_use(v, hi, 0);
+	pl_o_use(v, c, 0);
+	v = pl_emit(L, "ISETP.%s.U32", outside ? "NE" : "EQ");
+	pl_o_pdef(v, p);
+	pl_o_use(v, hi, 0);
+	pl_o_text(v, "0x0");
+	v = pl_emit(L, "ISETP.%s.U32.%s", outside ? "GE" : "LT", outside ? "OR" : "AND");
+	pl_o_pdef(v, p);
+	pl_o_use(v, lo, 0);
+	pl_o_text(v, "0x%x", L->c->frame_locals);
+	pl_o_puse(v, p, false);
+}
+
+/*
+ * isspacep.{global,shared,local,const,param} p, a (PTX ISA 9.7.9.19):
+ * shared is GENERIC_SHARED_HI in the high word; local this thread's
+ * .local variables (a local address is a global address here, see the
+ * top of this file); global everything else.  Module constants and the
+ * parameter buffer are global memory here too, so .const and .param are
+ * always false (cvta.const/cvta.param addresses answer .global).
+ */
+void pl_isspacep(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool shared = pl_has_mod(in, ".shared") || pl_has_mod(in, ".shared::cta");
+	bool global = pl_has_mod(in, ".global"), local = pl_has_mod(in, ".local");
+	struct ptx_vinsn *v;
+	int d, a;
+
+	if (!shared && !global && !local && !pl_has_mod(in, ".const") &&
+	    !pl_has_mod(in, ".param"))
+		return (void)pl_unsupported(L, NULL);
+	if (!pl_want_ops(L, 2))
+		return;
+	d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+	if (d < 0)
+		return;
+	if (!pl_is_reg(L, &in->ops[1], PTX_R64))
+		return (void)pl_lerr(L, "isspacep takes a 64-bit address register");
+	a = in->ops[1].reg;
+	if ((local || global) && L->c->fn_mode)
+		return (void)pl_unsupported(L, "isspacep.local/.global in a called function");
+	if (local && !L->frame_va1)
+		local = false, shared = false; /* no .local variables: false */
+	if (local) {
+		in_frame(L, d, a, false);
+		return;
+	}
+	if (global && L->frame_va1) {
+		int t = pl_new_vreg(L, 0);
+
+		in_frame(L, t, a, true);
+		v = pl_emit(L, "ISETP.NE.U32.AND");
+		pl_o_pdef(v, d);
+		pl_o_use(v, a, 1);
+		pl_o_text(v, "0x%x", GENERIC_SHARED_HI);
+		pl_o_puse(v, t, false);
+		return;
+	}
+	v = pl_emit(L, "ISETP.%s.U32", global ? "NE" : "EQ");
+	pl_o_pdef(v, d);
+	if (shared || global) {
+		pl_o_use(v, a, 1);
+		pl_o_text(v, "0x%x", GENERIC_SHARED_HI);
+	} else { /* .const, .param, .local without a frame: 0 == 1 */
+		pl_o_text(v, "RZ");
+		pl_o_text(v, "0x1");
+	}
+}
