@@ -727,7 +727,7 @@ static const struct {
 	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
 	{ "setmaxnreg", pl_setmaxnreg }, { "trap", pl_trap },
 	{ "testp", pl_testp },	  { "copysign", pl_copysign },
-	{ "isspacep", pl_isspacep }, { "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
+	{ "createpolicy", pl_createpolicy }, { "isspacep", pl_isspacep }, { "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
 };
 
 /*

@@ -369,6 +369,24 @@ static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct p
 	return true;
 }
 
+/*
+ * The operands of a load, store or atomic without its .L2::cache_hint
+ * policy (the last operand, a 64-bit register from createpolicy): a
+ * hint, with no cache here to take it, has no effect.  -1: an error.
+ */
+static int hint_nops(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	const struct ptx_operand *h = &in->ops[in->nops - 1];
+
+	if (!pl_has_mod(in, ".L2::cache_hint"))
+		return in->nops;
+	if (in->nops < 2 || !(pl_is_reg(L, h, PTX_R64) || h->kind == PTX_O_IMM))
+		return pl_lerr(L, ".L2::cache_hint takes a 64-bit cache policy as the last "
+			       "operand"), -1;
+	return in->nops - 1;
+}
+
 void pl_ldst(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -379,9 +397,12 @@ void pl_ldst(struct lower *L)
 	int nvec = vec_count(in), base, step, sh = -1, gl = -1;
 	char off[PTX_NAME_MAX + 24];
 	const char *mn;
+	int nops = hint_nops(L);
 
-	if (!pl_want_ops(L, 2))
+	if (nops < 0)
 		return;
+	if (nops != 2)
+		return (void)pl_lerr(L, "'%s' takes 2 operands, not %d", in->op, nops);
 	if (sp == SP_OTHER)
 		return (void)pl_unsupported(L, "the .const state space");
 	if (!load && sp == SP_PARAM)
@@ -556,7 +577,7 @@ void pl_atom(struct lower *L)
 	       !pl_has_mod(in, ".v4");
 	if ((t.bits != 32 || t.flt) && !fadd)
 		return (void)pl_unsupported(L, "atomics on other than 32-bit integers");
-	if (in->nops != (red ? 2 : !strcmp(op, ".cas") ? 4 : 3))
+	if (hint_nops(L) != (red ? 2 : !strcmp(op, ".cas") ? 4 : 3))
 		return (void)pl_lerr(L, "wrong number of operands");
 	if (!address(L, mem, &sp, &base, off, sizeof(off)))
 		return;
@@ -873,4 +894,37 @@ void pl_isspacep(struct lower *L)
 		pl_o_text(v, "RZ");
 		pl_o_text(v, "0x1");
 	}
+}
+
+/*
+ * createpolicy (PTX ISA 9.7.9.18): .fractional (d{, fraction}), .range
+ * (d, [a], primary-size, total-size) and .cvt.L2 (d, access-property)
+ * make an opaque 64-bit L2 cache policy for .L2::cache_hint operands.
+ * With no caches, every policy is 0.
+ */
+void pl_createpolicy(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool frac = pl_has_mod(in, ".fractional"), range = pl_has_mod(in, ".range");
+	bool cvt = pl_has_mod(in, ".cvt");
+	int d, want = frac ? (in->nops == 1 ? 1 : 2) : range ? 4 : 2;
+
+	if (frac + range + cvt != 1 || !pl_has_mod(in, ".b64"))
+		return (void)pl_unsupported(L, NULL);
+	if (!pl_want_ops(L, want))
+		return;
+	for (int i = 1; i < in->nops; i++) {
+		const struct ptx_operand *o = &in->ops[i];
+
+		if (range && i == 1 ? o->kind != PTX_O_MEM :
+		    o->kind != PTX_O_IMM && o->kind != PTX_O_REG)
+			return (void)pl_lerr(L, "operand %d of createpolicy", i + 1);
+	}
+	if (frac && in->nops == 2 && in->ops[1].kind == PTX_O_REG)
+		return (void)pl_lerr(L, "the fraction of createpolicy is a constant");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+	if (d < 0)
+		return;
+	pl_mov_reg(L, d, 0, true, -1, 0);
+	pl_mov_reg(L, d, 1, false, -1, 0);
 }
