@@ -727,7 +727,9 @@ static const struct {
 	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
 	{ "setmaxnreg", pl_setmaxnreg }, { "trap", pl_trap },
 	{ "testp", pl_testp },	  { "copysign", pl_copysign },
-	{ "createpolicy", pl_createpolicy }, { "isspacep", pl_isspacep }, { "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
+	{ "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
+	{ "isspacep", pl_isspacep }, { "createpolicy", pl_createpolicy },
+	{ "griddepcontrol", pl_griddepcontrol },
 };
 
 /*

@@ -176,6 +176,7 @@ void pl_ldst(struct lower *L);
 void pl_prefetch(struct lower *L);
 void pl_isspacep(struct lower *L);
 void pl_createpolicy(struct lower *L);
+void pl_griddepcontrol(struct lower *L);
 void pl_logic(struct lower *L);
 void pl_mad(struct lower *L);
 void pl_mapa(struct lower *L);

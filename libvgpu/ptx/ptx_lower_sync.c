@@ -648,3 +648,21 @@ void pl_setmaxnreg(struct lower *L)
 		return (void)pl_lerr(L, "setmaxnreg.dec to %d registers, more than the %d the warp "
 				     "owns here (undefined in PTX)", n, have);
 }
+
+/*
+ * griddepcontrol.wait / griddepcontrol.launch_dependents (PTX ISA
+ * 9.7.13.12, programmatic dependent launch): vGPU has no programmatic
+ * dependent launch, so a grid starts only after the grids before it in
+ * its stream have completed and flushed their memory: .wait has nothing
+ * to wait for, and .launch_dependents, a hint that dependents may start
+ * early, changes nothing.  Both emit nothing.
+ */
+void pl_griddepcontrol(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+
+	if (in->nmods != 1 || (!pl_has_mod(in, ".wait") &&
+			       !pl_has_mod(in, ".launch_dependents")))
+		return (void)pl_unsupported(L, NULL);
+	pl_want_ops(L, 0);
+}
