@@ -56,6 +56,49 @@ static void vote_masked(struct lower *L, int p, bool neg)
 	}
 }
 
+/*
+ * vote.sync.uni.pred d, {!}p, membermask: whether p is the same in every
+ * active lane of the member mask: with b = ballot(p) & mask and a =
+ * ballot(true) & mask (the active members), b == 0 or b == a.
+ */
+static void vote_uni(struct lower *L, int p, bool neg)
+{
+	const struct ptx_insn *in = L->in;
+	bool full = in->nops < 3 ||
+		    (in->ops[2].kind == PTX_O_IMM && (uint32_t)in->ops[2].imm == 0xffffffffu);
+	int b = pl_new_vreg(L, 1), a = pl_new_vreg(L, 1), d;
+	struct ptx_vinsn *v;
+
+	d = pl_dst_reg(L, &in->ops[0], PTX_PRED);
+	if (d < 0)
+		return;
+	for (int k = 0; k < 2; k++) {
+		int r = k ? a : b;
+
+		v = pl_emit(L, "VOTE.BALLOT");
+		pl_o_def(v, r, 0, false);
+		if (k)
+			pl_o_text(v, "PT");
+		else
+			pl_o_puse(v, p, neg);
+		if (full)
+			continue;
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, r, 0, false);
+		pl_o_use(v, r, 0);
+		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	}
+	v = pl_emit(L, "ISETP.EQ.U32");
+	pl_o_pdef(v, d);
+	pl_o_use(v, b, 0);
+	pl_o_text(v, "0x0");
+	v = pl_emit(L, "ISETP.EQ.U32.OR");
+	pl_o_pdef(v, d);
+	pl_o_use(v, b, 0);
+	pl_o_use(v, a, 0);
+	pl_o_puse(v, d, false);
+}
+
 void pl_vote(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -90,6 +133,8 @@ void pl_vote(struct lower *L)
 		pl_o_puse(v, p, in->ops[1].neg);
 		return;
 	}
+	if (pl_has_mod(in, ".uni"))
+		return vote_uni(L, p, in->ops[1].neg);
 	pl_unsupported(L, NULL);
 }
 
