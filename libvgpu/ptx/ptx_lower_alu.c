@@ -51,6 +51,36 @@ static void read_clock64(struct lower *L, int d, const char *sr)
 	pl_mov_reg(L, d, 1, false, t, 1);
 }
 
+/*
+ * %is_explicit_cluster: true for a kernel compiled with .explicitcluster
+ * or .reqnctapercluster (every launch has that cluster shape, ptx.md);
+ * else whether the launch's cluster has more than one CTA.  The core
+ * does not tell a launch that asked for a 1x1x1 cluster from one that
+ * gave none, so the first reads false here (a GPU says true).
+ */
+static void is_explicit_cluster(struct lower *L, int d)
+{
+	const struct ptx_kattrs *a = &L->f->attrs;
+	struct ptx_vinsn *v;
+	int t;
+
+	if (!L->c->fn_mode && (a->explicitcluster || a->reqnctapercluster[0])) {
+		v = pl_emit(L, "ISETP.EQ.U32");
+		pl_o_pdef(v, d);
+		pl_o_text(v, "RZ");
+		pl_o_text(v, "0x0");
+		return;
+	}
+	t = pl_new_vreg(L, 1);
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, t, 0, false);
+	pl_o_text(v, "SR_CLUSTER_NCTARANK");
+	v = pl_emit(L, "ISETP.GT.U32");
+	pl_o_pdef(v, d);
+	pl_o_use(v, t, 0);
+	pl_o_text(v, "0x1");
+}
+
 void pl_mov(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -85,6 +115,10 @@ void pl_mov(struct lower *L)
 	}
 	switch (pl_preg(L, d->reg)->cls) {
 	case PTX_PRED:
+		if (s->kind == PTX_O_SYM && !strcmp(s->sym, "%is_explicit_cluster")) {
+			is_explicit_cluster(L, d->reg);
+			return;
+		}
 		if (s->kind == PTX_O_IMM) {
 			v = pl_emit(L, "ISETP.%s.U32", s->imm ? "EQ" : "NE");
 			pl_o_pdef(v, d->reg);
