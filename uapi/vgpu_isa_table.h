@@ -597,4 +597,7 @@
 	E(NCLUSTERID_Z, "SR_NCLUSTERID.Z", 33)                                 \
 	/* extension (docs/core.md): PTX %globaltimer, nanoseconds */           \
 	E(GLOBALTIMER_LO, "SR_GLOBALTIMERLO", 34)                              \
-	E(GLOBALTIMER_HI, "SR_GLOBALTIMERHI", 35)
+	E(GLOBALTIMER_HI, "SR_GLOBALTIMERHI", 35)                              \
+	/* extension (docs/core.md): the CTA's shared memory in bytes, static   \
+	 * and dynamic (the launch's smem_bytes), for PTX's %dynamic_smem_size */ \
+	E(SMEM_BYTES, "SR_SMEM_BYTES", 36)

@@ -758,6 +758,7 @@ static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 	/* the SM clock at 1 GHz: NANOSLEEP's time base (docs/core.md) */
 	case VGPU_SR_GLOBALTIMER_LO: return (uint32_t)c->sm->clock;
 	case VGPU_SR_GLOBALTIMER_HI: return (uint32_t)(c->sm->clock >> 32);
+	case VGPU_SR_SMEM_BYTES: return l->smem_bytes;
 	case VGPU_SR_SMID: return c->sm->cfg.sm_id;
 	case VGPU_SR_NSMID: return c->sm->cfg.nsms;
 	case VGPU_SR_CLUSTER_CTARANK: return vgpu_coop(c) ? 0 : c->rank;

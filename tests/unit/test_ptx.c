@@ -374,6 +374,66 @@ TEST_F(ptx, smid_below_nsmid)
 	vgpu_args_free(args);
 }
 
+/*
+ * %dynamic_smem_size, %total_smem_size, %aggr_smem_size: what an H200
+ * reported for a kernel with 100 static bytes (tests/ptx/probes/
+ * smem_sregs.txt): D; S + D rounded up to 128; S + D + 1024.  The same
+ * with an extern .shared (the dynamic region's marker is not S).
+ */
+TEST_F(ptx, shared_memory_size_registers)
+{
+	static const char src[] =
+		".version 8.5\n.target sm_90a\n.address_size 64\n"
+		".extern .shared .align 16 .b8 dsm[];\n"
+		".visible .entry s100(.param .u64 out)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<1>;\n"
+		" .shared .align 1 .b8 s[100];\n"
+		" ld.param.u64 %rd0, [out];\n cvta.to.global.u64 %rd0, %rd0;\n"
+		" mov.u32 %r0, %dynamic_smem_size;\n mov.u32 %r1, %total_smem_size;\n"
+		" mov.u32 %r2, %aggr_smem_size;\n st.global.u32 [%rd0], %r0;\n"
+		" st.global.u32 [%rd0+4], %r1;\n st.global.u32 [%rd0+8], %r2;\n ret;\n}\n"
+		".visible .entry ext(.param .u64 out)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n"
+		" .shared .align 4 .b8 s[100];\n"
+		" ld.param.u64 %rd0, [out];\n cvta.to.global.u64 %rd0, %rd0;\n"
+		" mov.u64 %rd1, dsm;\n st.shared.u32 [%rd1], 7;\n"
+		" mov.u32 %r0, %dynamic_smem_size;\n mov.u32 %r1, %total_smem_size;\n"
+		" mov.u32 %r2, %aggr_smem_size;\n st.global.u32 [%rd0], %r0;\n"
+		" st.global.u32 [%rd0+4], %r1;\n st.global.u32 [%rd0+8], %r2;\n ret;\n}\n";
+	/* dynamic bytes; the H200's three answers for S = 100 */
+	static const uint32_t want[][4] = {
+		{ 0, 0, 128, 1124 },	   { 1, 1, 128, 1125 },	      { 129, 129, 256, 1253 },
+		{ 1000, 1000, 1152, 2124 }, { 5000, 5000, 5120, 6124 },
+	};
+	static const char *const kernels[] = { "s100", "ext" };
+
+	ASSERT_EQ(0, vgpu_program_from_ptx(self->dev, src, strlen(src), "smem.ptx", &self->prog,
+					   self->log, sizeof(self->log)))
+	TH_LOG("%s", self->log);
+	ASSERT_EQ(0, buf(self, 0, NULL, 3 * sizeof(uint32_t)));
+	for (unsigned kn = 0; kn < 2; kn++) {
+		ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, kernels[kn], &self->k));
+		for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			struct vgpu_launch_config cfg = {
+				.grid = { 2 }, .block = { 64 }, .smem_bytes = want[i][0],
+			};
+			uint32_t out[3] = { ~0u, ~0u, ~0u };
+			struct vgpu_args *args = NULL;
+			struct vgpu_job *job = NULL;
+
+			ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+			ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+			ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+			ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
+			EXPECT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+			vgpu_job_free(job);
+			ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+			EXPECT_EQ(want[i][1], out[0]) TH_LOG("%s, %u dynamic bytes", kernels[kn], want[i][0]);
+			EXPECT_EQ(want[i][2], out[1]) TH_LOG("%s, %u dynamic bytes", kernels[kn], want[i][0]);
+			EXPECT_EQ(want[i][3], out[2]) TH_LOG("%s, %u dynamic bytes", kernels[kn], want[i][0]);
+			vgpu_args_free(args);
+		}
+	}
+}
+
 /* tests/ptx/warp_ops.cu on the host: one warp of @in at a time */
 static void ref_warp_ops(const uint32_t *in, uint32_t *o, uint32_t w)
 {
