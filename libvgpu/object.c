@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "asm_priv.h"
+#include "le.h"
 #include "vgpu_asm.h"
 #include "vgpu_hw.h"
 
@@ -48,20 +49,6 @@ const struct vgpu_obj_kernel *vgpu_object_find_kernel(const struct vgpu_object *
 	return NULL;
 }
 
-/* ---- little-endian access ---- */
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (unsigned i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* Fixed-size name field: the name, NUL, zero padding. */
 static void put_name(uint8_t *p, const char *name)
 {
@@ -75,22 +62,22 @@ static void put_kernel(uint8_t *p, const struct vgpu_obj_kernel *k)
 {
 	put_name(p, k->name);
 	p += VGPU_OBJ_NAME_MAX;
-	put32(p, k->entry);
-	put32(p + 4, k->smem_static);
-	put32(p + 8, k->param_size);
-	put32(p + 12, k->first_param);
-	put32(p + 16, k->nparams);
-	put32(p + 20, k->local_bytes);
+	vgpu_put_le32(p, k->entry);
+	vgpu_put_le32(p + 4, k->smem_static);
+	vgpu_put_le32(p + 8, k->param_size);
+	vgpu_put_le32(p + 12, k->first_param);
+	vgpu_put_le32(p + 16, k->nparams);
+	vgpu_put_le32(p + 20, k->local_bytes);
 }
 
 static void put_param(uint8_t *p, const struct vgpu_obj_param *pa)
 {
 	put_name(p, pa->name);
 	p += VGPU_OBJ_NAME_MAX;
-	put32(p, pa->offset);
-	put32(p + 4, pa->size);
-	put32(p + 8, pa->type);
-	put32(p + 12, 0);
+	vgpu_put_le32(p, pa->offset);
+	vgpu_put_le32(p + 4, pa->size);
+	vgpu_put_le32(p + 8, pa->type);
+	vgpu_put_le32(p + 12, 0);
 }
 
 static const uint32_t param_sizes[] = {
@@ -121,19 +108,19 @@ int vgpu_object_write(const struct vgpu_object *obj, uint8_t **buf, size_t *len)
 	b = calloc(1, total);
 	if (!b)
 		return -ENOMEM;
-	put32(b + 0, VGPU_OBJ_MAGIC);
-	put32(b + 4, obj->data_size ? VGPU_OBJ_VERSION_DATA : VGPU_OBJ_VERSION);
+	vgpu_put_le32(b + 0, VGPU_OBJ_MAGIC);
+	vgpu_put_le32(b + 4, obj->data_size ? VGPU_OBJ_VERSION_DATA : VGPU_OBJ_VERSION);
 	if (obj->data_size) {
-		put32(b + HDR_SIZE, (uint32_t)doff);
-		put32(b + HDR_SIZE + 4, obj->data_size);
+		vgpu_put_le32(b + HDR_SIZE, (uint32_t)doff);
+		vgpu_put_le32(b + HDR_SIZE + 4, obj->data_size);
 		memcpy(b + doff, obj->data, obj->data_size);
 	}
-	put32(b + 8, obj->nkernels);
-	put32(b + 12, obj->nparams);
-	put32(b + 16, (uint32_t)koff);
-	put32(b + 20, (uint32_t)poff);
-	put32(b + 24, (uint32_t)coff);
-	put32(b + 28, obj->code_size);
+	vgpu_put_le32(b + 8, obj->nkernels);
+	vgpu_put_le32(b + 12, obj->nparams);
+	vgpu_put_le32(b + 16, (uint32_t)koff);
+	vgpu_put_le32(b + 20, (uint32_t)poff);
+	vgpu_put_le32(b + 24, (uint32_t)coff);
+	vgpu_put_le32(b + 28, obj->code_size);
 	for (uint32_t i = 0; i < obj->nkernels; i++)
 		put_kernel(b + koff + i * KERNEL_SIZE, &obj->kernels[i]);
 	for (uint32_t i = 0; i < obj->nparams; i++)
@@ -204,14 +191,14 @@ static int read_header(struct reader *r)
 	if (r->len < HDR_SIZE)
 		return bad(r->err, r->errlen, "%zu bytes, shorter than the header",
 			   r->len);
-	h->magic = get32(b);
-	h->version = get32(b + 4);
-	h->nkernels = get32(b + 8);
-	h->nparams = get32(b + 12);
-	h->kernels_offset = get32(b + 16);
-	h->params_offset = get32(b + 20);
-	h->code_offset = get32(b + 24);
-	h->code_size = get32(b + 28);
+	h->magic = vgpu_get_le32(b);
+	h->version = vgpu_get_le32(b + 4);
+	h->nkernels = vgpu_get_le32(b + 8);
+	h->nparams = vgpu_get_le32(b + 12);
+	h->kernels_offset = vgpu_get_le32(b + 16);
+	h->params_offset = vgpu_get_le32(b + 20);
+	h->code_offset = vgpu_get_le32(b + 24);
+	h->code_size = vgpu_get_le32(b + 28);
 	if (h->magic != VGPU_OBJ_MAGIC)
 		return bad(r->err, r->errlen, "bad magic 0x%08" PRIx32, h->magic);
 	if (h->version != VGPU_OBJ_VERSION && h->version != VGPU_OBJ_VERSION_DATA)
@@ -221,8 +208,8 @@ static int read_header(struct reader *r)
 		if (r->len < HDR_SIZE + sizeof(struct vgpu_obj_data))
 			return bad(r->err, r->errlen, "%zu bytes, shorter than the header",
 				   r->len);
-		r->data_offset = get32(b + HDR_SIZE);
-		r->data_size = get32(b + HDR_SIZE + 4);
+		r->data_offset = vgpu_get_le32(b + HDR_SIZE);
+		r->data_size = vgpu_get_le32(b + HDR_SIZE + 4);
 		if (!r->data_size || r->data_size > VGPU_MAX_DATA_BYTES ||
 		    !in_file(r->data_offset, r->data_size, r->len))
 			return bad(r->err, r->errlen, "data of %" PRIu32 " bytes at %" PRIu32
@@ -251,10 +238,10 @@ static int read_param(struct reader *r, uint32_t i, struct vgpu_obj_param *p)
 
 	if (!get_name(p->name, b))
 		return bad(r->err, r->errlen, "parameter %" PRIu32 ": bad name", i);
-	p->offset = get32(f);
-	p->size = get32(f + 4);
-	p->type = get32(f + 8);
-	p->pad = get32(f + 12);
+	p->offset = vgpu_get_le32(f);
+	p->size = vgpu_get_le32(f + 4);
+	p->type = vgpu_get_le32(f + 8);
+	p->pad = vgpu_get_le32(f + 12);
 	if (!p->type || p->type >= sizeof(param_sizes) / sizeof(param_sizes[0]) ||
 	    p->size != sizes[p->type] || p->pad)
 		return bad(r->err, r->errlen,
@@ -319,12 +306,12 @@ static int read_kernel(struct reader *r, uint32_t i, struct vgpu_obj_kernel *k)
 
 	if (!get_name(k->name, b))
 		return bad(r->err, r->errlen, "kernel %" PRIu32 ": bad name", i);
-	k->entry = get32(f);
-	k->smem_static = get32(f + 4);
-	k->param_size = get32(f + 8);
-	k->first_param = get32(f + 12);
-	k->nparams = get32(f + 16);
-	k->local_bytes = get32(f + 20);
+	k->entry = vgpu_get_le32(f);
+	k->smem_static = vgpu_get_le32(f + 4);
+	k->param_size = vgpu_get_le32(f + 8);
+	k->first_param = vgpu_get_le32(f + 12);
+	k->nparams = vgpu_get_le32(f + 16);
+	k->local_bytes = vgpu_get_le32(f + 20);
 	if (k->entry % VGPU_INSN_BYTES || k->entry >= r->h.code_size)
 		return bad(r->err, r->errlen,
 			   "kernel '%s': entry 0x%" PRIx32 " outside the code",
@@ -482,7 +469,7 @@ int vgpu_object_load_file(const char *path, struct vgpu_object *out,
 			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	if (len >= 4 && get32(buf) == VGPU_OBJ_MAGIC) {
+	if (len >= 4 && vgpu_get_le32(buf) == VGPU_OBJ_MAGIC) {
 		ret = vgpu_object_read(buf, len, out, err, errlen);
 		if (ret && err && errlen) {
 			/* prefix the path: "PATH: invalid object: ..." */

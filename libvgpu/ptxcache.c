@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "le.h"
 #include "ptxcache.h"
 #include "sha256.h"
 
@@ -320,31 +321,6 @@ static void entry_name(char *out, const uint8_t key[VGPU_SHA256_BYTES])
 	memcpy(out + 2 * VGPU_SHA256_BYTES, SUFFIX, sizeof(SUFFIX));
 }
 
-/* ---- little-endian fields ---- */
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 static void kattrs_words(const struct ptx_kattrs *a, uint32_t w[KATTR_WORDS - 1])
 {
 	for (int i = 0; i < 3; i++) {
@@ -374,10 +350,10 @@ static bool parse_payload(const uint8_t *p, uint64_t size, struct ptx_compiled *
 
 	if (size < PAYLOAD_HDR_BYTES)
 		return false;
-	osize = get32(p);
-	tsize = get32(p + 4);
-	n = get32(p + 8);
-	if (get32(p + 12))
+	osize = vgpu_get_le32(p);
+	tsize = vgpu_get_le32(p + 4);
+	n = vgpu_get_le32(p + 8);
+	if (vgpu_get_le32(p + 12))
 		return false;
 	p += PAYLOAD_HDR_BYTES;
 	if ((uint64_t)osize + tsize > (uint64_t)(end - p) || !tsize || memchr(p + osize, 0, tsize))
@@ -407,7 +383,7 @@ static bool parse_payload(const uint8_t *p, uint64_t size, struct ptx_compiled *
 		    strncmp(ka->name, out->obj.kernels[i].name, sizeof(ka->name)))
 			return false;
 		for (int j = 0; j < KATTR_WORDS; j++)
-			w[j] = get32(p + 32 + 4 * j);
+			w[j] = vgpu_get_le32(p + 32 + 4 * j);
 		for (int j = 0; j < 3; j++) {
 			ka->attrs.reqntid[j] = w[j];
 			ka->attrs.maxntid[j] = w[3 + j];
@@ -463,9 +439,9 @@ static int entry_read(const char *path, const uint8_t key[VGPU_SHA256_BYTES],
 			break;
 		got += (size_t)n;
 	}
-	ok = got == (size_t)st.st_size && get32(buf) == ENTRY_MAGIC &&
-	     get32(buf + 4) == ENTRY_VERSION && !memcmp(buf + 8, key, VGPU_SHA256_BYTES) &&
-	     get64(buf + 8 + VGPU_SHA256_BYTES) == got - HDR_BYTES;
+	ok = got == (size_t)st.st_size && vgpu_get_le32(buf) == ENTRY_MAGIC &&
+	     vgpu_get_le32(buf + 4) == ENTRY_VERSION && !memcmp(buf + 8, key, VGPU_SHA256_BYTES) &&
+	     vgpu_get_le64(buf + 8 + VGPU_SHA256_BYTES) == got - HDR_BYTES;
 	if (ok) {
 		vgpu_sha256(buf + HDR_BYTES, got - HDR_BYTES, sum);
 		ok = !memcmp(sum, buf + 16 + VGPU_SHA256_BYTES, VGPU_SHA256_BYTES) &&
@@ -517,14 +493,14 @@ static uint8_t *serialize(const uint8_t key[VGPU_SHA256_BYTES], const struct ptx
 		free(obj);
 		return NULL;
 	}
-	put32(buf, ENTRY_MAGIC);
-	put32(buf + 4, ENTRY_VERSION);
+	vgpu_put_le32(buf, ENTRY_MAGIC);
+	vgpu_put_le32(buf + 4, ENTRY_VERSION);
 	memcpy(buf + 8, key, VGPU_SHA256_BYTES);
-	put64(buf + 8 + VGPU_SHA256_BYTES, total - HDR_BYTES);
+	vgpu_put_le64(buf + 8 + VGPU_SHA256_BYTES, total - HDR_BYTES);
 	p = buf + HDR_BYTES;
-	put32(p, (uint32_t)olen);
-	put32(p + 4, (uint32_t)tlen);
-	put32(p + 8, c->obj.nkernels);
+	vgpu_put_le32(p, (uint32_t)olen);
+	vgpu_put_le32(p + 4, (uint32_t)tlen);
+	vgpu_put_le32(p + 8, c->obj.nkernels);
 	p += PAYLOAD_HDR_BYTES;
 	memcpy(p, obj, olen);
 	p += olen;
@@ -539,8 +515,8 @@ static uint8_t *serialize(const uint8_t key[VGPU_SHA256_BYTES], const struct ptx
 		memcpy(p, ka->name, strnlen(ka->name, sizeof(ka->name) - 1));
 		kattrs_words(&ka->attrs, w);
 		for (int j = 0; j < KATTR_WORDS - 1; j++)
-			put32(p + 32 + 4 * j, w[j]);
-		put32(p + 32 + 4 * (KATTR_WORDS - 1), (uint32_t)flen);
+			vgpu_put_le32(p + 32 + 4 * j, w[j]);
+		vgpu_put_le32(p + 32 + 4 * (KATTR_WORDS - 1), (uint32_t)flen);
 		p += KATTR_BYTES;
 		memcpy(p, ka->full, flen);
 		p += flen;
