@@ -325,6 +325,21 @@ __attribute__((format(printf, 5, 6))) void
 vgpu_raise(struct vgpu_cta *c, const struct vgpu_warp *w, uint32_t code,
 	   uint32_t lane_mask, const char *fmt, ...);
 /*
+ * Is @w spinning: re-running an mbarrier wait that failed, with nothing
+ * observable changed since (struct vgpu_warp)?
+ */
+static inline bool vgpu_warp_spinning(const struct vgpu_sm *sm, const struct vgpu_warp *w)
+{
+	return w->spin_epoch == sm->epoch + 1 && w->state != VGPU_WS_EXITED;
+}
+
+/* Is @w waiting: blocked, asleep or parked on something, not exited? */
+static inline bool vgpu_warp_waiting(const struct vgpu_warp *w)
+{
+	return w->state != VGPU_WS_RUNNABLE && w->state != VGPU_WS_EXITED;
+}
+
+/*
  * Timeline events.  vgpu_trace_emit() completes @ev (cycle now, CTA, warp
  * @w or none, @w's pc unless set) and hands it to the launch's hook.
  */
