@@ -258,11 +258,14 @@ def sync_forms(add, Form, mangle):
                  scratch=[('b64', 1)], stores=not f.startswith('st'),
                  name=mangle(f.replace('L2::cache_hint', 'hint').replace('L1::', ''))))
     # conversions of addresses that come back where they started
+    # (a word of the shared buffer per thread: one word for all would be a
+    # race, PTX-undefined, whose winner the GPU and vGPU pick differently)
     for sp in ('shared', 'local'):
         decl = '.%s .align 8 .b8 buf[%d];' % (sp, 256 if sp == 'shared' else 8)
+        slot = ['mad.wide.u32 {b64_0}, {tid}, 4, {b64_0};'] if sp == 'shared' else []
         add(Form(m, 'cvta', 'cvta.%s + isspacep.%s + cvta.to.%s + st/ld' % (sp, sp, sp),
                  ['b32', 'pred', 'pred'], ['b32'],
-                 ['mov.u64 {b64_0}, buf;', 'cvta.%s.u64 {b64_1}, {b64_0};' % sp,
+                 ['mov.u64 {b64_0}, buf;'] + slot + ['cvta.%s.u64 {b64_1}, {b64_0};' % sp,
                   'isspacep.%s {d1}, {b64_1};' % sp, 'isspacep.global {d2}, {b64_1};',
                   'st.b32 [{b64_1}], {s0};', 'cvta.to.%s.u64 {b64_2}, {b64_1};' % sp,
                   'ld.%s.b32 {d0}, [{b64_2}];' % sp],
