@@ -377,11 +377,12 @@ static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct p
 static int hint_nops(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
-	const struct ptx_operand *h = &in->ops[in->nops - 1];
+	const struct ptx_operand *h;
 
 	if (!pl_has_mod(in, ".L2::cache_hint"))
 		return in->nops;
-	if (in->nops < 2 || !(pl_is_reg(L, h, PTX_R64) || h->kind == PTX_O_IMM))
+	h = in->nops >= 2 ? &in->ops[in->nops - 1] : NULL; /* no operand: no index -1 */
+	if (!h || !(pl_is_reg(L, h, PTX_R64) || h->kind == PTX_O_IMM))
 		return pl_lerr(L, ".L2::cache_hint takes a 64-bit cache policy as the last "
 			       "operand"), -1;
 	return in->nops - 1;
