@@ -86,6 +86,10 @@ __attribute__((format(printf, 2, 3))) bool pl_lerr(struct lower *L,
 						      const char *fmt, ...);
 const char *pl_spelled(const struct ptx_insn *in, char *buf, size_t len);
 bool pl_unsupported(struct lower *L, const char *why);
+/* ptx_lower_sreg.c: mov of a derived special register into @d */
+void pl_is_explicit_cluster(struct lower *L, int d);
+/* ... false when @sym is not a shared memory size register */
+bool pl_smem_sreg(struct lower *L, int d, const char *sym);
 /* "", ".RZ", ".RM" or ".RP": the f32 instruction's rounding modifier */
 const char *pl_f32_rnd(const struct lower *L);
 /* ".FTZ" or "": the f32 instruction's .ftz */
