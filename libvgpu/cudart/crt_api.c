@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cudart.h"
+#include "thread_block.h"
 
 #define CRT_MAX_DEVICES 16
 
@@ -31,59 +32,7 @@ static CUcontext crt_primary[CRT_MAX_DEVICES];
 
 /* ---- the threads' blocks (cudart.h, crt_self) ---- */
 
-__thread struct crt_thread *crt_tls __attribute__((tls_model("initial-exec")));
-const struct crt_thread crt_thread_none;
-static pthread_key_t thread_key;
-static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
-static int thread_key_err; /* pthread_key_create's, or -1 once unloaded */
-
-/* At the thread's exit (a destructor run after this one that calls
- * libcudart gets a new block, freed in the next round of destructors). */
-static void thread_end(void *p)
-{
-	crt_tls = NULL;
-	free(p);
-}
-
-static void thread_key_make(void)
-{
-	thread_key_err = pthread_key_create(&thread_key, thread_end);
-}
-
-static void thread_key_none(void)
-{
-	thread_key_err = -1;
-}
-
-/* Unloaded (dlclose, or the process's exit): no destructor is left to
- * call into unmapped code; the blocks of threads still running stay, and
- * a thread's first use after this gets crt_thread_none. */
-__attribute__((destructor)) static void thread_key_drop(void)
-{
-	pthread_once(&thread_key_once, thread_key_none); /* none made: none to come */
-	if (!thread_key_err) {
-		thread_key_err = -1;
-		pthread_key_delete(thread_key);
-	}
-}
-
-struct crt_thread *crt_thread_new(void)
-{
-	struct crt_thread *t;
-
-	pthread_once(&thread_key_once, thread_key_make);
-	if (thread_key_err)
-		return (struct crt_thread *)&crt_thread_none;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return (struct crt_thread *)&crt_thread_none;
-	if (pthread_setspecific(thread_key, t)) {
-		free(t);
-		return (struct crt_thread *)&crt_thread_none;
-	}
-	crt_tls = t;
-	return t;
-}
+VGPU_THREAD_BLOCKS(crt_thread, crt_tls, crt_thread_none, crt_thread_new)
 
 /* ---- warnings, the context ---- */
 
