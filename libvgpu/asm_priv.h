@@ -17,6 +17,9 @@
  * or -1.  Defined in asm/asm_check.c.
  */
 int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len);
+/* vgpu_asm_check_insn's answer when the fault is the mnemonic's (its
+ * modifiers), not an operand's */
+#define VGPU_ASM_CHECK_MNEMONIC VGPU_ISA_MAX_OPS
 
 /*
  * Can @name (NUL-terminated) name a kernel, parameter or shared

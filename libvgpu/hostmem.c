@@ -93,14 +93,15 @@ static void *hostmem_span(void *opaque, uint64_t addr, uint64_t len, bool write)
 }
 
 /* Every operation as a compare-and-swap loop over the core's own rule. */
-static int hostmem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
-			  uint32_t val, uint32_t cmp, uint32_t *old)
+static int hostmem_atomic(void *opaque, uint64_t addr, unsigned size,
+			  enum vgpu_atomic_op op, uint64_t val, uint64_t cmp,
+			  uint64_t *old)
 {
-	uint32_t *p = (uint32_t *)(void *)vgpu_hostmem_ptr(opaque, addr, 4);
+	void *p = vgpu_hostmem_ptr(opaque, addr, size);
 
-	if (!p || (addr & 3))
+	if (!p || (addr & (size - 1)))
 		return -1;
-	*old = vgpu_atomic_host(p, op, val, cmp);
+	*old = vgpu_atomic_host(p, size, op, val, cmp);
 	return 0;
 }
 

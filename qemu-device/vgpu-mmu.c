@@ -435,13 +435,14 @@ static int vgpu_mem_write(void *opaque, uint64_t va, const void *buf,
     return vgpu_mmu_copy(opaque, va, (void *)buf, len, VGPU_MMU_ACC_WRITE);
 }
 
-static int vgpu_mem_atomic(void *opaque, uint64_t va, enum vgpu_atomic_op op,
-                           uint32_t val, uint32_t cmp, uint32_t *old)
+static int vgpu_mem_atomic(void *opaque, uint64_t va, unsigned size,
+                           enum vgpu_atomic_op op, uint64_t val, uint64_t cmp,
+                           uint64_t *old)
 {
     VGPUMMUCtx *ctx = opaque;
     MemoryRegion *mr;
-    uint32_t *p, cur, new;
-    hwaddr xlat, l = 4;
+    void *p;
+    hwaddr xlat, l = size;
     uint64_t pa;
 
     if (vgpu_mmu_translate(ctx, va, VGPU_MMU_ACC_ATOMIC, &pa)) {
@@ -453,16 +454,12 @@ static int vgpu_mem_atomic(void *opaque, uint64_t va, enum vgpu_atomic_op op,
     }
     RCU_READ_LOCK_GUARD();
     p = vgpu_ram_ptr(ctx->s, pa, &l, true, &mr, &xlat);
-    if (!p || l < 4) {
+    if (!p || l < size) {
         return vgpu_mmu_fault(ctx, va, VGPU_MMU_ACC_ATOMIC, VGPU_MMU_F_BUS, 0);
     }
-    cur = qatomic_read(p);
-    do {
-        new = cpu_to_le32(vgpu_atomic_apply(op, le32_to_cpu(cur), val, cmp));
-    } while (!__atomic_compare_exchange_n(p, &cur, new, false,
-                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-    vgpu_ram_written(p, mr, xlat, 4);
-    *old = le32_to_cpu(cur);
+    /* guest RAM is little-endian, as vgpu_atomic_host() assumes */
+    *old = vgpu_atomic_host(p, size, op, val, cmp);
+    vgpu_ram_written(p, mr, xlat, size);
     return 0;
 }
 

@@ -421,6 +421,45 @@ static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
 }
 
 /*
+ * The atomics' legal operation and type pairs: ATOMG/ATOMS .ADD takes
+ * every ATYPE, .MIN/.MAX/.EXCH/.AND/.OR/.XOR the integer ones (U32, S32,
+ * U64, S64), and .FTZ goes only with .ADD.F32; ATOMG.CAS/ATOMS.CAS
+ * compare and swap 16 (MSIZE U16), 32 or 64 bits.  NULL when @w (a row
+ * of @optype) is legal, else what is wrong: the decoder takes such a word
+ * for an illegal instruction and the assembler says why.
+ */
+static inline const char *vgpu_isa_atom_bad(const uint64_t w[2], unsigned optype)
+{
+	unsigned op, type, size;
+
+	switch (optype) {
+	case VGPU_OPT_ATOMG:
+	case VGPU_OPT_ATOMS:
+		op = (unsigned)vgpu_field_get(w, vgpu_isa_modgroups[VGPU_MG_ATOMOP].pos,
+					      vgpu_isa_modgroups[VGPU_MG_ATOMOP].width);
+		type = (unsigned)vgpu_field_get(w, vgpu_isa_modgroups[VGPU_MG_ATYPE].pos,
+						vgpu_isa_modgroups[VGPU_MG_ATYPE].width);
+		if (vgpu_field_get(w, vgpu_isa_modgroups[VGPU_MG_FTZ].pos,
+				   vgpu_isa_modgroups[VGPU_MG_FTZ].width) &&
+		    (op != VGPU_MOD_ATOMOP_ADD || type != VGPU_MOD_ATYPE_F32))
+			return ".FTZ goes only with .ADD.F32";
+		if (op != VGPU_MOD_ATOMOP_ADD && type > VGPU_MOD_ATYPE_S64)
+			return "a floating-point atomic is .ADD only";
+		return 0;
+	case VGPU_OPT_ATOMG_CAS:
+	case VGPU_OPT_ATOMS_CAS:
+		size = (unsigned)vgpu_field_get(w, vgpu_isa_modgroups[VGPU_MG_MSIZE].pos,
+						vgpu_isa_modgroups[VGPU_MG_MSIZE].width);
+		if (size != VGPU_MOD_MSIZE_U16 && size != VGPU_MOD_MSIZE_32 &&
+		    size != VGPU_MOD_MSIZE_64)
+			return "compare-and-swap is .U16, .32 or .64";
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
  * Decode: the table row a word belongs to, or -1 if it is not a valid
  * instruction (unknown optype/stype/fixed modifier, undefined modifier
  * value, or a reserved bit set).  Linear over the table; the core builds
@@ -446,6 +485,8 @@ static inline int vgpu_isa_decode(const uint64_t w[2])
 						  (unsigned)vgpu_field_get(w, g->pos, g->width)))
 				return -1;
 		}
+		if (vgpu_isa_atom_bad(w, d->optype))
+			return -1;
 		return i;
 	}
 	return -1;
@@ -506,12 +547,31 @@ static inline int vgpu_isa_cvt_wide(unsigned type)
 
 /*
  * vgpu_isa_pairs for the word @w itself: CVT's rd and ra are pairs when
- * its destination or source type is 64-bit (CVTD and CVTS share values).
+ * its destination or source type is 64-bit (CVTD and CVTS share values),
+ * an atomic's data when its type or size is.
  */
 static inline unsigned vgpu_isa_pairs_of(const uint64_t w[2], unsigned optype)
 {
-	if (optype != VGPU_OPT_CVT)
+	unsigned t;
+
+	switch (optype) {
+	case VGPU_OPT_ATOMG:
+	case VGPU_OPT_ATOMS:
+		t = vgpu_isa_mod(w, VGPU_MG_ATYPE);
+		return t == VGPU_MOD_ATYPE_U64 || t == VGPU_MOD_ATYPE_S64 ||
+			       t == VGPU_MOD_ATYPE_F64 ?
+			       VGPU_PAIR_RD | VGPU_PAIR_RB :
+			       0u;
+	case VGPU_OPT_ATOMG_CAS:
+	case VGPU_OPT_ATOMS_CAS:
+		return vgpu_isa_mod(w, VGPU_MG_MSIZE) == VGPU_MOD_MSIZE_64 ?
+			       VGPU_PAIR_RD | VGPU_PAIR_RB | VGPU_PAIR_RC :
+			       0u;
+	case VGPU_OPT_CVT:
+		break;
+	default:
 		return vgpu_isa_pairs(optype);
+	}
 	return (vgpu_isa_cvt_wide(vgpu_isa_mod(w, VGPU_MG_CVTD)) ? VGPU_PAIR_RD : 0u) |
 	       (vgpu_isa_cvt_wide(vgpu_isa_mod(w, VGPU_MG_CVTS)) ? VGPU_PAIR_RA : 0u);
 }

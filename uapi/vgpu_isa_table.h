@@ -30,6 +30,7 @@
 	E(MUFU, 80, 3, -1)    /* MUFU function */                              \
 	E(VOTE, 80, 2, -1)    /* vote mode (fixed per row) */                  \
 	E(ITYPE, 83, 2, -1)   /* integer type */                               \
+	E(ATYPE, 83, 4, -1)   /* atomic operand type (vgpu_isa_atom_ok) */     \
 	E(COMB, 85, 2, 0)     /* predicate combine, default .AND */             \
 	E(ARVKIND, 80, 2, -1) /* MBAR.ARRIVE[_DROP] kind (fixed per row) */     \
 	E(WAITKIND, 80, 1, -1) /* MBAR waits: token or .PARITY (fixed) */       \
@@ -117,6 +118,16 @@
 	E(VOTE, BALLOT, 2)                                                     \
 	E(ITYPE, U32, 0)                                                       \
 	E(ITYPE, S32, 1)                                                       \
+	E(ATYPE, U32, 0)                                                       \
+	E(ATYPE, S32, 1)                                                       \
+	E(ATYPE, U64, 2)                                                       \
+	E(ATYPE, S64, 3)                                                       \
+	E(ATYPE, F32, 4)                                                       \
+	E(ATYPE, F64, 5)                                                       \
+	E(ATYPE, F16, 6)                                                       \
+	E(ATYPE, BF16, 7)                                                      \
+	E(ATYPE, F16X2, 8)                                                     \
+	E(ATYPE, BF16X2, 9)                                                    \
 	E(COMB, AND, 0)                                                        \
 	E(COMB, OR, 1)                                                         \
 	E(COMB, XOR, 2)                                                        \
@@ -385,13 +396,15 @@
 	E(LDS, "LDS", LDS, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
 	E(STS, "STS", STS, X, NOFIX, MODS1(MSIZE), OPS2(MEM, RB))                   \
 	E(LDP, "LDP", LDP, X, NOFIX, MODS1(MSIZE), OPS2(RD, MEM))                   \
-	E(ATOMG, "ATOMG", ATOMG, X, NOFIX, MODS2(ATOMOP, ITYPE),                    \
+	/* atomics: 64-bit types (U64, S64, F64) in pairs; .FTZ: F32 ADD only */ \
+	E(ATOMG, "ATOMG", ATOMG, X, NOFIX, MODS3(ATOMOP, ATYPE, FTZ),               \
 	  OPS3(RD, MEM, RB))                                                        \
-	E(ATOMS, "ATOMS", ATOMS, X, NOFIX, MODS2(ATOMOP, ITYPE),                    \
+	E(ATOMS, "ATOMS", ATOMS, X, NOFIX, MODS3(ATOMOP, ATYPE, FTZ),               \
 	  OPS3(RD, MEM, RB))                                                        \
-	E(ATOMG_CAS, "ATOMG.CAS", ATOMG_CAS, X, NOFIX, MODS0(),                     \
+	/* MSIZE: U16, 32 (the default) or 64 (pairs) */                           \
+	E(ATOMG_CAS, "ATOMG.CAS", ATOMG_CAS, X, NOFIX, MODS1(MSIZE),                \
 	  OPS4(RD, MEM, RB, RC))                                                    \
-	E(ATOMS_CAS, "ATOMS.CAS", ATOMS_CAS, X, NOFIX, MODS0(),                     \
+	E(ATOMS_CAS, "ATOMS.CAS", ATOMS_CAS, X, NOFIX, MODS1(MSIZE),                \
 	  OPS4(RD, MEM, RB, RC))                                                    \
 	E(BRA, "BRA", BRA, I, NOFIX, MODS0(), OPS1(TARGET))                         \
 	E(EXIT, "EXIT", EXIT, X, NOFIX, MODS0(), OPS0())                            \

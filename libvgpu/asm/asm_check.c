@@ -44,7 +44,7 @@ static bool check_wide(const uint64_t w[2], const struct vgpu_isa_desc *d,
 	if (n == 1 || r == VGPU_RZ || r + n - 1 < VGPU_NUM_GPRS)
 		return false;
 	if (pair) {
-		snprintf(msg, len, "an f64 pair needs R%u..R%u, past R254", r, r + 1);
+		snprintf(msg, len, "a 64-bit pair needs R%u..R%u, past R254", r, r + 1);
 		return true;
 	}
 	bits = vgpu_isa_modval_name(VGPU_MG_MSIZE, vgpu_isa_mod(w, VGPU_MG_MSIZE));
@@ -247,7 +247,12 @@ static bool check_imm(const uint64_t w[2], const struct vgpu_isa_desc *d,
 int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len)
 {
 	const struct vgpu_isa_desc *d = &vgpu_isa_table[id];
+	const char *why = vgpu_isa_atom_bad(w, d->optype);
 
+	if (why) {
+		snprintf(msg, len, "%s", why);
+		return VGPU_ASM_CHECK_MNEMONIC;
+	}
 	for (int i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
 		unsigned kind = VGPU_OPK_KIND(d->ops[i]);
 		bool bad = false;

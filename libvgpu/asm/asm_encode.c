@@ -200,7 +200,8 @@ void asm_encode(struct asm_ctx *c, const struct stmt *s,
 		return;
 	bad = vgpu_asm_check_insn(w, cd->id, msg, sizeof(msg));
 	if (bad >= 0) {
-		asm_err_at(c, map[bad] >= 0 ? s->ops[map[bad]].col : s->mn->col,
+		asm_err_at(c, bad < VGPU_ASM_CHECK_MNEMONIC && map[bad] >= 0 ?
+				      s->ops[map[bad]].col : s->mn->col,
 			   "%s", msg);
 		return;
 	}

@@ -125,6 +125,9 @@ bool pl_is_reg(const struct lower *L, const struct ptx_operand *o, int cls);
 void pl_imm_text(char *buf, size_t len, int64_t v, int part);
 int64_t pl_narrow_imm(const struct lower *L, int64_t v);
 int pl_src_reg(struct lower *L, const struct ptx_operand *o, int part, int *pp);
+/* @o as a register pair: a 64-bit register as it is, an immediate in a
+ * new pair (ptx_lower_f64.c); -1 after an error */
+int pl_pair_src(struct lower *L, const struct ptx_operand *o);
 void pl_use_src(struct lower *L, struct ptx_vinsn *v, const struct ptx_operand *o,
 		    int part);
 void pl_use_src_or_imm(struct lower *L, struct ptx_vinsn *v,

@@ -71,21 +71,6 @@ static int word_of(struct lower *L, const struct ptx_operand *o, uint32_t mask)
 	return t;
 }
 
-/* A pair holding the 64-bit source @o (a 64-bit register as it is). */
-static int pair_of(struct lower *L, const struct ptx_operand *o)
-{
-	int t;
-
-	if (pl_is_reg(L, o, PTX_R64))
-		return o->reg;
-	if (o->kind != PTX_O_IMM)
-		return pl_lerr(L, "expected a 64-bit register or value"), -1;
-	t = pl_new_vreg(L, 2);
-	mov_imm(L, t, 0, true, (uint32_t)o->imm);
-	mov_imm(L, t, 1, false, (uint32_t)((uint64_t)o->imm >> 32));
-	return t;
-}
-
 enum { SH_L, SH_RU, SH_RS };
 
 /*
@@ -148,7 +133,7 @@ void pl_shift64_reg(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	struct ptype ty = pl_type_of(in, 0);
-	int a = pair_of(L, &in->ops[1]), d = pl_dst_reg(L, &in->ops[0], PTX_R64);
+	int a = pl_pair_src(L, &in->ops[1]), d = pl_dst_reg(L, &in->ops[0], PTX_R64);
 	int t = pl_new_vreg(L, 2), pp, n;
 
 	if (a < 0 || d < 0)
@@ -255,7 +240,7 @@ void pl_bitcount(struct lower *L)
 		}
 		r = popc ? popc32(L, x, 0) : clz32(L, x, 0);
 	} else {
-		x = pair_of(L, &in->ops[1]);
+		x = pl_pair_src(L, &in->ops[1]);
 		if (x < 0)
 			return;
 		if (!clz && !popc && t.sign) {
@@ -401,9 +386,9 @@ static void bitfield_general(struct lower *L, bool bfi, struct ptype t)
 		ri(L, "IMNMX.MIN.U32", n, 0, false, n, 0, 64);
 	}
 	if (w64) {
-		a = pair_of(L, &in->ops[1]);
+		a = pl_pair_src(L, &in->ops[1]);
 		if (bfi)
-			b = pair_of(L, &in->ops[2]);
+			b = pl_pair_src(L, &in->ops[2]);
 		if (a < 0 || (bfi && b < 0))
 			return;
 	} else {

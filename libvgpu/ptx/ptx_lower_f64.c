@@ -12,19 +12,15 @@
 
 #include "ptx_lower.h"
 
-/* @o as a register pair: a register as it is, an immediate in a new pair. */
-static int pair_src(struct lower *L, const struct ptx_operand *o)
+int pl_pair_src(struct lower *L, const struct ptx_operand *o)
 {
 	struct ptx_vinsn *v;
 	int p;
 
-	if (o->kind == PTX_O_REG) {
-		if (pl_preg(L, o->reg)->cls != PTX_R64)
-			return pl_lerr(L, "an f64 operand must be a 64-bit register"), -1;
+	if (pl_is_reg(L, o, PTX_R64))
 		return o->reg;
-	}
 	if (o->kind != PTX_O_IMM)
-		return pl_lerr(L, "expected an f64 register or value"), -1;
+		return pl_lerr(L, "expected a 64-bit register or value"), -1;
 	p = pl_new_vreg(L, 2);
 	for (int part = 0; part < 2; part++) {
 		v = pl_emit(L, "MOV");
@@ -154,8 +150,8 @@ bool pl_f64(struct lower *L)
 
 		if (in->nops != (boolop ? 4 : 3))
 			return pl_lerr(L, "setp takes %d operands here", boolop ? 4 : 3), true;
-		a = pair_src(L, &in->ops[1]);
-		b = pair_src(L, &in->ops[2]);
+		a = pl_pair_src(L, &in->ops[1]);
+		b = pl_pair_src(L, &in->ops[2]);
 		if (a >= 0 && b >= 0)
 			pl_fsetp(L, true, a, b);
 		return true;
@@ -165,7 +161,7 @@ bool pl_f64(struct lower *L)
 		if (!pl_want_ops(L, 2))
 			return true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		a = pair_src(L, &in->ops[1]);
+		a = pl_pair_src(L, &in->ops[1]);
 		if (d >= 0 && a >= 0)
 			approx_hi(L, d, a, !strcmp(op, "rsqrt"));
 		return true;
@@ -174,7 +170,7 @@ bool pl_f64(struct lower *L)
 		if (!pl_want_ops(L, 2))
 			return true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		a = pair_src(L, &in->ops[1]);
+		a = pl_pair_src(L, &in->ops[1]);
 		if (d < 0 || a < 0)
 			return true;
 		v = pl_emit(L, "%s%s", !strcmp(op, "sqrt") ? "DSQRT" : "DRCP", pl_f32_rnd(L));
@@ -188,7 +184,7 @@ bool pl_f64(struct lower *L)
 		if (!pl_want_ops(L, 2))
 			return true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		a = pair_src(L, &in->ops[1]);
+		a = pl_pair_src(L, &in->ops[1]);
 		if (d < 0 || a < 0)
 			return true;
 		s = pl_new_vreg(L, 2);
@@ -204,7 +200,7 @@ bool pl_f64(struct lower *L)
 		if (!pl_want_ops(L, 2))
 			return true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		a = pair_src(L, &in->ops[1]);
+		a = pl_pair_src(L, &in->ops[1]);
 		if (d < 0 || a < 0)
 			return true;
 		b = fneg_abs(L, a, !strcmp(op, "abs"));
@@ -216,9 +212,9 @@ bool pl_f64(struct lower *L)
 		if (!pl_want_ops(L, 4))
 			return true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		a = pair_src(L, &in->ops[1]);
-		b = pair_src(L, &in->ops[2]);
-		c = pair_src(L, &in->ops[3]);
+		a = pl_pair_src(L, &in->ops[1]);
+		b = pl_pair_src(L, &in->ops[2]);
+		c = pl_pair_src(L, &in->ops[3]);
 		if (d < 0 || a < 0 || b < 0 || c < 0)
 			return true;
 		v = pl_emit(L, "DFMA%s", pl_f32_rnd(L));
@@ -243,8 +239,8 @@ bool pl_f64(struct lower *L)
 		if (!pl_want_ops(L, 3))
 			return true;
 		d = pl_dst_reg(L, &in->ops[0], PTX_R64);
-		a = pair_src(L, &in->ops[1]);
-		b = pair_src(L, &in->ops[2]);
+		a = pl_pair_src(L, &in->ops[1]);
+		b = pl_pair_src(L, &in->ops[2]);
 		if (d < 0 || a < 0 || b < 0)
 			return true;
 		if (!strcmp(op, "sub")) /* a - b = a + (-b), exactly */

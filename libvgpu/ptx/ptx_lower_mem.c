@@ -2,7 +2,7 @@
 /*
  * PTX lowering: address conversions (cvta), loads and stores in the
  * .param, .global, .shared and .local state spaces and through generic
- * addresses, atomics and reductions.
+ * addresses (atomics and reductions: ptx_lower_atom.c).
  *
  * Local memory is a slice of global memory per thread (the launch's
  * lmem buffer, see local_prologue()), so a .local address is a global
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ptx_lower.h"
+#include "ptx_lower_mem.h"
 #include "vgpu_priv.h"
 
 void pl_cvta(struct lower *L)
@@ -83,9 +84,7 @@ void pl_cvta(struct lower *L)
 
 /* ---- memory ---- */
 
-enum space { SP_NONE, SP_PARAM, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_OTHER };
-
-static enum space space_of(const struct ptx_insn *in)
+enum space pl_space_of(const struct ptx_insn *in)
 {
 	for (int i = 0; i < in->nmods; i++) {
 		const char *m = in->mods[i];
@@ -143,13 +142,7 @@ static bool param_addr_reg(const struct lower *L, int r)
 	return defs > 0;
 }
 
-/*
- * The address of a memory operand in *@sp: sets *base (vreg or -1) and the
- * offset text.  Global (and local) addresses are pairs; shared ones the
- * low word.  A generic operand naming a variable takes the variable's
- * space; one in a register stays SP_NONE (decided at run time).
- */
-static bool address(struct lower *L, const struct ptx_operand *o, enum space *sp,
+bool pl_address(struct lower *L, const struct ptx_operand *o, enum space *sp,
 		    int *base, char *off, size_t len)
 {
 	*base = -1;
@@ -216,12 +209,7 @@ static bool address(struct lower *L, const struct ptx_operand *o, enum space *sp
 	return pl_unsupported(L, "an absolute global, local or generic address");
 }
 
-/*
- * A generic access through register pair @base: sets *@sh and *@gl to
- * predicates that select the shared and the global form (each also
- * under the instruction's own guard).
- */
-static void generic_split(struct lower *L, int base, int *sh, int *gl)
+void pl_generic_split(struct lower *L, int base, int *sh, int *gl)
 {
 	const struct ptx_insn *in = L->in;
 
@@ -374,7 +362,7 @@ static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct p
  * policy (the last operand, a 64-bit register from createpolicy): a
  * hint, with no cache here to take it, has no effect.  -1: an error.
  */
-static int hint_nops(struct lower *L)
+int pl_hint_nops(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	const struct ptx_operand *h;
@@ -392,13 +380,13 @@ void pl_ldst(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	bool load = strcmp(in->op, "st") != 0; /* ld, ldu */
-	enum space sp = space_of(in);
+	enum space sp = pl_space_of(in);
 	struct ptype t = pl_type_of(in, 0);
 	const struct ptx_operand *mem = &in->ops[load ? 1 : 0], *val = &in->ops[load ? 0 : 1];
 	int nvec = vec_count(in), base, step, sh = -1, gl = -1;
 	char off[PTX_NAME_MAX + 24];
 	const char *mn;
-	int nops = hint_nops(L);
+	int nops = pl_hint_nops(L);
 
 	if (nops < 0)
 		return;
@@ -413,12 +401,12 @@ void pl_ldst(struct lower *L)
 		return (void)pl_lerr(L, "ldu reads global memory (.global or a generic address)");
 	if (!t.bits || t.pred)
 		return (void)pl_lerr(L, "missing type");
-	if (!address(L, mem, &sp, &base, off, sizeof(off)))
+	if (!pl_address(L, mem, &sp, &base, off, sizeof(off)))
 		return;
 	if (nvec > 1 && (val->kind != PTX_O_VEC || val->nvec != nvec))
 		return (void)pl_lerr(L, "expected a vector of %d registers", nvec);
 	if (sp == SP_NONE)
-		generic_split(L, base, &sh, &gl);
+		pl_generic_split(L, base, &sh, &gl);
 	mn = sp == SP_PARAM ? "LDP" : sp == SP_SHARED ? (load ? "LDS" : "STS") :
 			    (load ? "LDG" : "STG");
 	step = t.bits / 8;
@@ -448,198 +436,6 @@ void pl_ldst(struct lower *L)
 		ldst_one(L, load ? "LDG" : "STG", t, load, x, base, eoff, gl);
 	}
 }
-
-static void use_or_rz(struct ptx_vinsn *v, int r, int rp)
-{
-	if (r < 0)
-		pl_o_text(v, "RZ");
-	else
-		pl_o_use(v, r, rp);
-}
-
-/*
- * atom.inc.u32 / atom.dec.u32 (and red.): PTX ISA 9.7.13.5,
- *   inc: old >= b ? 0 : old + 1;  dec: old == 0 || old > b ? b : old - 1
- * as a compare-and-swap loop (vGPU's atomics have no such operation):
- * read the word, compute the new value, CAS it in; a lane whose CAS saw
- * another value goes round again with that value.  A guarded instruction
- * branches around the loop where its guard is false.  @d: the result
- * (-1 none), @b the bound's register (-1: zero), @base/@off the address
- * in space @sp (SP_NONE: generic, both forms under @sh/@gl).
- */
-static void atom_incdec(struct lower *L, bool inc, bool fadd, enum space sp, int base,
-			const char *off, int d, int b, int bp, int sh, int gl)
-{
-	const struct ptx_insn *in = L->in;
-	int old = pl_new_vreg(L, 1), nw = pl_new_vreg(L, 1), prev = pl_new_vreg(L, 1);
-	int again = pl_new_vreg(L, 0), loop = pl_new_label(L), skip = pl_new_label(L);
-	struct ptx_vinsn *v;
-
-	if (in->guard >= 0)
-		pl_bra_label(L, skip, in->guard, !in->guard_not);
-	for (int pass = 0; pass < 2; pass++) { /* the first read, then the CAS */
-		if (pass && fadd) {
-			/* atom.add.f32 on global memory flushes subnormals, on
-			 * shared memory it does not (an H200's results) */
-			pl_put_label(L, loop);
-			for (int k = 0; k < 2; k++) {
-				bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
-
-				if (sp != SP_NONE && k)
-					break;
-				v = pl_emit(L, "FADD%s", shared ? "" : ".FTZ");
-				v->guard = sp == SP_NONE ? (shared ? sh : gl) : -1;
-				v->guard_not = false;
-				pl_o_def(v, nw, 0, false);
-				pl_o_use(v, old, 0);
-				use_or_rz(v, b, bp);
-			}
-		} else if (pass) {
-			pl_put_label(L, loop);
-			v = pl_emit(L, "ISETP.%s.U32", inc ? "GE" : "GT");
-			v->guard = -1;
-			pl_o_text(v, "P6");
-			pl_o_use(v, old, 0);
-			use_or_rz(v, b, bp);
-			if (!inc) {
-				v = pl_emit(L, "ISETP.EQ.U32.OR");
-				v->guard = -1;
-				pl_o_text(v, "P6");
-				pl_o_use(v, old, 0);
-				pl_o_text(v, "0x0");
-				pl_o_text(v, "P6");
-			}
-			v = pl_emit(L, "IADD");
-			v->guard = -1;
-			pl_o_def(v, nw, 0, false);
-			pl_o_use(v, old, 0);
-			pl_o_text(v, "%s", inc ? "0x1" : "0xffffffff");
-			v = pl_emit(L, "SEL");
-			v->guard = -1;
-			pl_o_def(v, nw, 0, false);
-			use_or_rz(v, inc ? -1 : b, bp);
-			pl_o_use(v, nw, 0);
-			pl_o_text(v, "P6");
-		}
-		for (int k = 0; k < 2; k++) {
-			bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
-
-			if (sp != SP_NONE && k)
-				break;
-			v = pl_emit(L, "%s", pass ? (shared ? "ATOMS.CAS" : "ATOMG.CAS") :
-					   (shared ? "LDS.32" : "LDG.32"));
-			v->guard = sp == SP_NONE ? (shared ? sh : gl) : -1;
-			v->guard_not = false;
-			pl_o_def(v, pass ? prev : old, 0, false);
-			pl_o_mem(v, base, "%s", off);
-			if (pass) {
-				pl_o_use(v, old, 0);
-				pl_o_use(v, nw, 0);
-			}
-		}
-	}
-	v = pl_emit(L, "ISETP.NE.U32");
-	v->guard = -1;
-	pl_o_pdef(v, again);
-	pl_o_use(v, prev, 0);
-	pl_o_use(v, old, 0);
-	v = pl_emit(L, "MOV");
-	v->guard = -1;
-	pl_o_def(v, old, 0, false);
-	pl_o_use(v, prev, 0);
-	pl_bra_label(L, loop, again, false);
-	pl_put_label(L, skip);
-	if (d >= 0)
-		pl_mov_reg(L, d, 0, false, old, 0);
-}
-
-void pl_atom(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	bool red = !strcmp(in->op, "red");
-	enum space sp = space_of(in);
-	struct ptype t = pl_type_of(in, 0);
-	const struct ptx_operand *mem = &in->ops[red ? 0 : 1];
-	static const char *const ops[] = { ".add", ".min", ".max", ".exch", ".and",
-					   ".or", ".xor", ".cas", ".inc", ".dec" };
-	const char *op = NULL;
-	char off[PTX_NAME_MAX + 24], tail[40];
-	int base, d = -1, sh = -1, gl = -1, b, bp, c = -1, cp = 0;
-	bool fadd;
-
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (pl_has_mod(in, ops[i]))
-			op = ops[i];
-	if (!op)
-		return (void)pl_unsupported(L, "atomic operation");
-	if (sp != SP_GLOBAL && sp != SP_SHARED && sp != SP_NONE)
-		return (void)pl_unsupported(L, "atomics other than .global, .shared and generic");
-	fadd = t.flt && t.bits == 32 && !strcmp(op, ".add") && !pl_has_mod(in, ".v2") &&
-	       !pl_has_mod(in, ".v4");
-	if ((t.bits != 32 || t.flt) && !fadd)
-		return (void)pl_unsupported(L, "atomics on other than 32-bit integers");
-	if (hint_nops(L) != (red ? 2 : !strcmp(op, ".cas") ? 4 : 3))
-		return (void)pl_lerr(L, "wrong number of operands");
-	if (!address(L, mem, &sp, &base, off, sizeof(off)))
-		return;
-	if (sp == SP_LOCAL)
-		return (void)pl_lerr(L, "atomics on .local memory are not defined");
-	if (!red && (d = pl_dst_reg(L, &in->ops[0], PTX_R32)) < 0 &&
-	    in->ops[0].kind != PTX_O_SINK)
-		return;
-	if (!strcmp(op, ".cas")) {
-		snprintf(tail, sizeof(tail), ".CAS");
-	} else {
-		char up[8];
-		int i;
-
-		for (i = 0; op[i + 1] && i < 7; i++)
-			up[i] = (char)(op[i + 1] - 'a' + 'A');
-		up[i] = '\0';
-		snprintf(tail, sizeof(tail), ".%s.%s", up, t.sign ? "S32" : "U32");
-	}
-	b = pl_src_reg(L, &in->ops[red ? 1 : 2], 0, &bp);
-	if (!strcmp(op, ".cas"))
-		c = pl_src_reg(L, &in->ops[3], 0, &cp);
-	if (sp == SP_NONE)
-		generic_split(L, base, &sh, &gl);
-	if (!strcmp(op, ".inc") || !strcmp(op, ".dec")) {
-		if (t.sign)
-			return (void)pl_unsupported(L, "inc and dec are .u32 only");
-		return atom_incdec(L, !strcmp(op, ".inc"), false, sp, base, off, d, b, bp, sh, gl);
-	}
-	if (fadd)
-		return atom_incdec(L, false, true, sp, base, off, d, b, bp, sh, gl);
-	for (int k = 0; k < 2; k++) {
-		bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
-		struct ptx_vinsn *v;
-
-		if (sp != SP_NONE && k)
-			break;
-		v = pl_emit(L, "%s%s", shared ? "ATOMS" : "ATOMG", tail);
-		if (sp == SP_NONE) {
-			v->guard = shared ? sh : gl;
-			v->guard_not = false;
-		}
-		if (d < 0)
-			pl_o_text(v, "RZ");
-		else
-			pl_o_def(v, d, 0, false);
-		pl_o_mem(v, base, "%s", off);
-		if (b < 0)
-			pl_o_text(v, "RZ");
-		else
-			pl_o_use(v, b, bp);
-		if (!strcmp(op, ".cas")) {
-			if (c < 0)
-				pl_o_text(v, "RZ");
-			else
-				pl_o_use(v, c, cp);
-		}
-	}
-}
-
-
 
 /* ---- device printf ---- */
 
@@ -773,7 +569,7 @@ void pl_prefetch(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	bool u = !strcmp(in->op, "prefetchu");
-	enum space sp = space_of(in);
+	enum space sp = pl_space_of(in);
 	int base, level = 0;
 	char off[PTX_NAME_MAX + 24];
 
@@ -793,7 +589,7 @@ void pl_prefetch(struct lower *L)
 		return (void)pl_unsupported(L, NULL);
 	if (!pl_want_ops(L, 1))
 		return;
-	address(L, &in->ops[0], &sp, &base, off, sizeof(off));
+	pl_address(L, &in->ops[0], &sp, &base, off, sizeof(off));
 }
 
 /*

@@ -334,15 +334,15 @@ static void *sim_mem_span(void *opaque, uint64_t addr, uint64_t len, bool write)
 }
 
 /* Every operation as a compare-and-swap loop over the core's own rule. */
-static int sim_mem_atomic(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
-			  uint32_t val, uint32_t cmp, uint32_t *old)
+static int sim_mem_atomic(void *opaque, uint64_t addr, unsigned size,
+			  enum vgpu_atomic_op op, uint64_t val, uint64_t cmp,
+			  uint64_t *old)
 {
-	uint32_t *p = (uint32_t *)(void *)sim_xlate(opaque, addr, 4,
-						    VGPU_MMU_ACC_ATOMIC);
+	void *p = sim_xlate(opaque, addr, size, VGPU_MMU_ACC_ATOMIC);
 
-	if (!p || (addr & 3))
+	if (!p || (addr & (size - 1)))
 		return -1;
-	*old = vgpu_atomic_host(p, op, val, cmp);
+	*old = vgpu_atomic_host(p, size, op, val, cmp);
 	return 0;
 }
 

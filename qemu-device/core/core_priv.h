@@ -5,11 +5,13 @@
 #ifndef VGPU_CORE_PRIV_H
 #define VGPU_CORE_PRIV_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vgpu_core.h"
 #include "vgpu_isa.h"
@@ -567,6 +569,8 @@ VGPU_EXEC_PROTO(vgpu_exec_ret);
 VGPU_EXEC_PROTO(vgpu_exec_salloc);
 /* conversions (cvt.c) */
 VGPU_EXEC_PROTO(vgpu_exec_cvt);
+/* CVT.dt.st.RN of the bits @v (types as VGPU_MOD_CVTD_/CVTS_ values) */
+uint64_t vgpu_cvt_rn(uint64_t v, unsigned dt, unsigned st);
 /* Lanes @em of the current group go to their own pcs @pcs (sm.c) */
 void vgpu_warp_scatter(struct vgpu_warp *w, uint32_t em, const uint32_t *pcs);
 /* clusters (cluster.c) */
@@ -586,6 +590,31 @@ enum vgpu_xres vgpu_exec_fell_off(struct vgpu_cta *c, struct vgpu_warp *w,
 				  const struct vgpu_dinsn *d, uint32_t em);
 enum vgpu_xres vgpu_exec_illegal(struct vgpu_cta *c, struct vgpu_warp *w,
 				 const struct vgpu_dinsn *d, uint32_t em);
+
+/* an f64 NaN made quiet (its sign and payload kept) */
+static inline double vgpu_dquiet(double x)
+{
+	uint64_t v;
+
+	memcpy(&v, &x, sizeof(v));
+	v |= 1ull << 51;
+	memcpy(&x, &v, sizeof(v));
+	return x;
+}
+
+/*
+ * f64 NaN results keep an operand's NaN, made quiet: b's when both are
+ * NaNs (as the GPU's DADD, DMUL and DMNMX), else the NaN operand's; r
+ * (the host's default NaN) when neither is, as for inf - inf.
+ */
+static inline double vgpu_dnan(double a, double b, double r)
+{
+	if (isnan(b))
+		return vgpu_dquiet(b);
+	if (isnan(a))
+		return vgpu_dquiet(a);
+	return r;
+}
 
 static inline uint32_t *vgpu_reg(struct vgpu_warp *w, uint32_t row)
 {

@@ -376,6 +376,11 @@ static uint64_t cvt1(uint64_t v, unsigned dt, unsigned st, unsigned rnd, unsigne
 	return r;
 }
 
+uint64_t vgpu_cvt_rn(uint64_t v, unsigned dt, unsigned st)
+{
+	return cvt1(v, dt, st, VGPU_MOD_CVTR_RN, VGPU_MOD_CVTF_NONE);
+}
+
 VGPU_EXEC_PROTO(vgpu_exec_cvt)
 {
 	unsigned dt = d->mod[0], st = d->mod[1], rnd = d->mod[2], fl = d->mod[3];

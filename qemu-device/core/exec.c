@@ -484,44 +484,19 @@ INL void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
 		});                                                            \
 		return VGPU_X_NEXT;                                            \
 	}
-/* a NaN operand made quiet (its sign and payload kept) */
-INL double dquiet(double x)
-{
-	uint64_t v;
-
-	memcpy(&v, &x, sizeof(v));
-	v |= 1ull << 51;
-	memcpy(&x, &v, sizeof(v));
-	return x;
-}
-
-/*
- * f64 NaN results keep an operand's NaN, made quiet: b's when both are
- * NaNs (as the GPU's DADD, DMUL and DMNMX), else the NaN operand's; r
- * (the host's default NaN) when neither is, as for inf - inf.
- */
-INL double dnan(double a, double b, double r)
-{
-	if (isnan(b))
-		return dquiet(b);
-	if (isnan(a))
-		return dquiet(a);
-	return r;
-}
-
 /* DMNMX: a NaN loses, two NaNs give b's (quiet); -0 is less than +0 */
 INL double dmnmx(double a, double b, unsigned op)
 {
 	bool mn = op == VGPU_MOD_MNMX_MIN;
 
 	if (isnan(a) || isnan(b))
-		return isnan(a) && isnan(b) ? dquiet(b) : isnan(a) ? b : a;
+		return isnan(a) && isnan(b) ? vgpu_dquiet(b) : isnan(a) ? b : a;
 	if (a == 0 && b == 0)
 		return (signbit(a) != 0) == mn ? a : b;
 	return mn ? fmin(a, b) : fmax(a, b);
 }
 
-#define DNAN(expr) (isnan(a) || isnan(b) ? dnan(a, b, 0) : (expr))
+#define DNAN(expr) (isnan(a) || isnan(b) ? vgpu_dnan(a, b, 0) : (expr))
 DALU(exec_dadd, DNAN(d->mod[0] ? vgpu_dround_add(a, b, d->mod[0]) : a + b))
 DALU(exec_dmul, DNAN(d->mod[0] ? vgpu_dround_mul(a, b, d->mod[0]) : a * b))
 DALU(exec_ddiv, d->mod[0] ? vgpu_dround_div(a, b, d->mod[0]) : a / b)
@@ -539,7 +514,7 @@ EXEC(exec_dfma)
 		 * else c's, made quiet
 		 */
 		if (isnan(x) || isnan(y) || isnan(z))
-			pair_set(w, d->rd, l, isnan(y) ? dquiet(y) : isnan(x) ? dquiet(x) : dquiet(z));
+			pair_set(w, d->rd, l, isnan(y) ? vgpu_dquiet(y) : isnan(x) ? vgpu_dquiet(x) : vgpu_dquiet(z));
 		else
 			pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_fma(x, y, z, d->mod[0]) :
 					      fma(x, y, z));

@@ -2,7 +2,8 @@
 /*
  * Per-instruction behaviour of the memory instructions: loads and stores
  * to global, shared and parameter memory (LDG/STG, LDS/STS, LDP) and the
- * 32-bit atomics (ATOMG/ATOMS and their CAS forms).  Their entries in
+ * atomics (ATOMG/ATOMS and their CAS forms: 16, 32 and 64 bits, integer
+ * and floating-point adds).  Their entries in
  * vgpu_exec_table are in exec.c.  Global memory goes through the launch's
  * vgpu_mem_ops (a span of host memory where it offers one), shared memory
  * through vgpu_smem_resolve() (a cluster's CTAs share theirs).
@@ -261,18 +262,44 @@ VGPU_EXEC_PROTO(vgpu_exec_ldp) { return do_load(c, w, d, em, SP_PARAM); }
 VGPU_EXEC_PROTO(vgpu_exec_stg) { return do_store(c, w, d, em, SP_GLOBAL); }
 VGPU_EXEC_PROTO(vgpu_exec_sts) { return do_store(c, w, d, em, SP_SHARED); }
 
-/* ---- Atomics (32-bit; lanes in ascending order) ---- */
+/* ---- Atomics (16, 32 and 64 bits; lanes in ascending order) ---- */
 
-static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas)
+/* The operation and its size in bytes of an ATOM or CAS word. */
+static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas,
+				     unsigned *size)
 {
-	bool s = d->mod[1] == VGPU_MOD_ITYPE_S32;
+	unsigned t = d->mod[1];
+	bool s = t == VGPU_MOD_ATYPE_S32 || t == VGPU_MOD_ATYPE_S64;
 
-	if (cas)
+	if (cas) {
+		*size = d->mod[0] == VGPU_MOD_MSIZE_U16 ? 2 :
+			d->mod[0] == VGPU_MOD_MSIZE_64 ? 8 : 4;
 		return VGPU_ATOMIC_CAS;
+	}
+	switch (t) {
+	case VGPU_MOD_ATYPE_U64: case VGPU_MOD_ATYPE_S64: case VGPU_MOD_ATYPE_F64:
+		*size = 8;
+		break;
+	case VGPU_MOD_ATYPE_F16: case VGPU_MOD_ATYPE_BF16:
+		*size = 2;
+		break;
+	default:
+		*size = 4;
+	}
 	switch (d->mod[0]) {
-	case VGPU_MOD_ATOMOP_ADD: return VGPU_ATOMIC_ADD;
-	case VGPU_MOD_ATOMOP_MIN: return s ? VGPU_ATOMIC_MIN_S32 : VGPU_ATOMIC_MIN_U32;
-	case VGPU_MOD_ATOMOP_MAX: return s ? VGPU_ATOMIC_MAX_S32 : VGPU_ATOMIC_MAX_U32;
+	case VGPU_MOD_ATOMOP_ADD:
+		switch (t) {
+		case VGPU_MOD_ATYPE_F32:
+			return d->mod[2] ? VGPU_ATOMIC_FADD_FTZ : VGPU_ATOMIC_FADD;
+		case VGPU_MOD_ATYPE_F64: case VGPU_MOD_ATYPE_F16:
+			return VGPU_ATOMIC_FADD;
+		case VGPU_MOD_ATYPE_BF16: return VGPU_ATOMIC_BFADD;
+		case VGPU_MOD_ATYPE_F16X2: return VGPU_ATOMIC_FADD_X2;
+		case VGPU_MOD_ATYPE_BF16X2: return VGPU_ATOMIC_BFADD_X2;
+		default: return VGPU_ATOMIC_ADD;
+		}
+	case VGPU_MOD_ATOMOP_MIN: return s ? VGPU_ATOMIC_MIN_S : VGPU_ATOMIC_MIN_U;
+	case VGPU_MOD_ATOMOP_MAX: return s ? VGPU_ATOMIC_MAX_S : VGPU_ATOMIC_MAX_U;
 	case VGPU_MOD_ATOMOP_EXCH: return VGPU_ATOMIC_EXCH;
 	case VGPU_MOD_ATOMOP_AND: return VGPU_ATOMIC_AND;
 	case VGPU_MOD_ATOMOP_OR: return VGPU_ATOMIC_OR;
@@ -280,21 +307,125 @@ static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas)
 	}
 }
 
-uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old, uint32_t v,
-			   uint32_t cmp)
+/* f32 a + b rounded to nearest; @ftz: subnormals in and out are zeros */
+static uint32_t fadd32(uint32_t a, uint32_t b, bool ftz)
 {
-	switch (op) {
-	case VGPU_ATOMIC_ADD: return old + v;
-	case VGPU_ATOMIC_MIN_U32: return old < v ? old : v;
-	case VGPU_ATOMIC_MIN_S32: return (int32_t)old < (int32_t)v ? old : v;
-	case VGPU_ATOMIC_MAX_U32: return old > v ? old : v;
-	case VGPU_ATOMIC_MAX_S32: return (int32_t)old > (int32_t)v ? old : v;
-	case VGPU_ATOMIC_EXCH: return v;
-	case VGPU_ATOMIC_AND: return old & v;
-	case VGPU_ATOMIC_OR: return old | v;
-	case VGPU_ATOMIC_XOR: return old ^ v;
-	default: return old == cmp ? v : old;
+	float x, y, r;
+	uint32_t v;
+
+	if (ftz) {
+		a = a & 0x7f800000u ? a : a & 0x80000000u;
+		b = b & 0x7f800000u ? b : b & 0x80000000u;
 	}
+	memcpy(&x, &a, 4);
+	memcpy(&y, &b, 4);
+	r = x + y;
+	memcpy(&v, &r, 4);
+	if (ftz && !(v & 0x7f800000u))
+		v &= 0x80000000u;
+	return (v & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : v; /* the GPU's NaN */
+}
+
+/*
+ * f64 a (memory) + b rounded to nearest, NaNs as an H200's global
+ * atom.add.f64 makes them: a NaN operand comes out as it is (not made
+ * quiet), b's when both are; inf - inf the host's default NaN as DADD's.
+ * On shared memory vgpu_dadd_shared() instead.
+ */
+static uint64_t fadd64(uint64_t a, uint64_t b)
+{
+	double x, y, r;
+	uint64_t v;
+
+	memcpy(&x, &a, 8);
+	memcpy(&y, &b, 8);
+	if (isnan(y))
+		return b;
+	if (isnan(x))
+		return a;
+	r = x + y;
+	memcpy(&v, &r, 8);
+	return v;
+}
+
+/*
+ * atom.add.f64 on shared memory, as an H200 computes it: DADD b + a (the
+ * GPU's shared f64 add is a compare-and-swap loop around DADD), so a NaN
+ * comes out quiet, a's when both are.
+ */
+static uint64_t dadd_shared(uint64_t a, uint64_t b)
+{
+	double x, y, r;
+	uint64_t v;
+
+	memcpy(&x, &a, 8);
+	memcpy(&y, &b, 8);
+	r = isnan(x) || isnan(y) ? vgpu_dnan(y, x, 0) : x + y;
+	memcpy(&v, &r, 8);
+	return v;
+}
+
+/*
+ * f16 or bf16 (@type, a CVT type) a + b rounded to nearest: in f32, which
+ * holds either exactly and rounds the sum only once that matters (24 >=
+ * 2 x 11 + 2 bits), then to the half; a NaN comes out as 0x7fff.
+ */
+static uint32_t fadd16(uint32_t a, uint32_t b, unsigned type)
+{
+	uint32_t x = (uint32_t)vgpu_cvt_rn(a & 0xffffu, VGPU_MOD_CVTD_F32, type);
+	uint32_t y = (uint32_t)vgpu_cvt_rn(b & 0xffffu, VGPU_MOD_CVTD_F32, type);
+
+	return (uint32_t)vgpu_cvt_rn(fadd32(x, y, false), type, VGPU_MOD_CVTS_F32);
+}
+
+uint64_t vgpu_atomic_apply(enum vgpu_atomic_op op, unsigned size, uint64_t old,
+			   uint64_t v, uint64_t cmp)
+{
+	unsigned sh = 64 - 8 * size;
+	uint64_t mask = ~0ull >> sh, r;
+	int64_t so = (int64_t)(old << sh) >> sh, sv = (int64_t)(v << sh) >> sh;
+
+	old &= mask;
+	v &= mask;
+	switch (op) {
+	case VGPU_ATOMIC_ADD: r = old + v; break;
+	case VGPU_ATOMIC_MIN_U: r = old < v ? old : v; break;
+	case VGPU_ATOMIC_MIN_S: r = so < sv ? old : v; break;
+	case VGPU_ATOMIC_MAX_U: r = old > v ? old : v; break;
+	case VGPU_ATOMIC_MAX_S: r = so > sv ? old : v; break;
+	case VGPU_ATOMIC_EXCH: r = v; break;
+	case VGPU_ATOMIC_AND: r = old & v; break;
+	case VGPU_ATOMIC_OR: r = old | v; break;
+	case VGPU_ATOMIC_XOR: r = old ^ v; break;
+	case VGPU_ATOMIC_FADD:
+		r = size == 8 ? fadd64(old, v) :
+		    size == 4 ? fadd32((uint32_t)old, (uint32_t)v, false) :
+				fadd16((uint32_t)old, (uint32_t)v, VGPU_MOD_CVTS_F16);
+		break;
+	case VGPU_ATOMIC_FADD_FTZ: r = fadd32((uint32_t)old, (uint32_t)v, true); break;
+	case VGPU_ATOMIC_BFADD: r = fadd16((uint32_t)old, (uint32_t)v, VGPU_MOD_CVTS_BF16); break;
+	case VGPU_ATOMIC_FADD_X2:
+	case VGPU_ATOMIC_BFADD_X2: {
+		unsigned t = op == VGPU_ATOMIC_FADD_X2 ? VGPU_MOD_CVTS_F16 : VGPU_MOD_CVTS_BF16;
+
+		r = fadd16((uint32_t)old, (uint32_t)v, t) |
+		    (uint64_t)fadd16((uint32_t)(old >> 16), (uint32_t)(v >> 16), t) << 16;
+		break;
+	}
+	default: r = old == (cmp & mask) ? v : old; break;
+	}
+	return r & mask;
+}
+
+/* A lane's 1 or 2 registers from row @row as one value. */
+static uint64_t lane_value(struct vgpu_warp *w, uint16_t row, uint32_t lane,
+			   unsigned size)
+{
+	uint64_t v = vgpu_reg(w, row)[lane];
+
+	if (size == 8)
+		v |= (uint64_t)vgpu_reg(w, row + 1u)[lane] << 32;
+	return v;
 }
 
 static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
@@ -302,30 +433,33 @@ static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
 				enum space sp, bool cas)
 {
 	const struct vgpu_launch *l = c->l;
-	enum vgpu_atomic_op op = atomic_op(d, cas);
-	const uint32_t *rb = vgpu_reg(w, d->rb), *rc = vgpu_reg(w, d->rc);
-	uint32_t *rd = vgpu_reg(w, d->rd);
+	unsigned size;
+	enum vgpu_atomic_op op = atomic_op(d, cas, &size);
 
 	VGPU_FOR_LANES(em, lane) {
-		uint64_t a = lane_addr(w, d, sp, lane);
+		uint64_t a = lane_addr(w, d, sp, lane), old = 0;
 		/* CAS: Rb is the compare value, Rc the new value */
-		uint32_t v = cas ? rc[lane] : rb[lane], cmp = rb[lane], old;
+		uint64_t v = lane_value(w, cas ? d->rc : d->rb, lane, size);
+		uint64_t cmp = lane_value(w, d->rb, lane, size);
 
 		if (sp == SP_GLOBAL) {
-			if (!aligned(c, w, em, sp, a, 4))
+			if (!aligned(c, w, em, sp, a, size))
 				return VGPU_X_EXC;
-			if (l->mem->atomic(l->mem_opaque, a, op, v, cmp, &old))
-				return global_fault(c, w, em, a, 4, "atomic");
+			if (l->mem->atomic(l->mem_opaque, a, size, op, v, cmp, &old))
+				return global_fault(c, w, em, a, size, "atomic");
 		} else {
-			uint8_t *p = local_ptr(c, w, em, sp, a, 4);
+			uint8_t *p = local_ptr(c, w, em, sp, a, size);
 
 			if (!p)
 				return VGPU_X_EXC;
-			memcpy(&old, p, 4);
-			v = vgpu_atomic_apply(op, old, v, cmp);
-			memcpy(p, &v, 4);
+			memcpy(&old, p, size); /* little-endian host: the low bytes */
+			v = op == VGPU_ATOMIC_FADD && size == 8 ? dadd_shared(old, v) :
+				vgpu_atomic_apply(op, size, old, v, cmp);
+			memcpy(p, &v, size);
 		}
-		rd[lane] = old;
+		vgpu_reg(w, d->rd)[lane] = (uint32_t)old;
+		if (size == 8)
+			vgpu_reg(w, d->rd + 1u)[lane] = (uint32_t)(old >> 32);
 	}
 	return VGPU_X_NEXT;
 }

@@ -14,16 +14,36 @@
 #error "vgpu_atomic_host() treats host memory as little-endian"
 #endif
 
-uint32_t vgpu_atomic_host(uint32_t *p, enum vgpu_atomic_op op, uint32_t val,
-			  uint32_t cmp)
-{
-	uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED), next;
+/* atomic_host_N(): a compare-and-swap loop over vgpu_atomic_apply() */
+#define ATOMIC_HOST(bits)                                                       \
+	static uint64_t atomic_host_##bits(uint##bits##_t *p, enum vgpu_atomic_op op, \
+					   uint64_t val, uint64_t cmp)          \
+	{                                                                       \
+		uint##bits##_t cur = __atomic_load_n(p, __ATOMIC_RELAXED), next;  \
+                                                                                \
+		do {                                                            \
+			next = (uint##bits##_t)vgpu_atomic_apply(op, bits / 8, cur, \
+								 val, cmp);     \
+		} while (!__atomic_compare_exchange_n(p, &cur, next, 0,          \
+						      __ATOMIC_SEQ_CST,          \
+						      __ATOMIC_RELAXED));        \
+		return cur;                                                     \
+	}
+ATOMIC_HOST(16)
+ATOMIC_HOST(32)
+ATOMIC_HOST(64)
 
-	do {
-		next = vgpu_atomic_apply(op, cur, val, cmp);
-	} while (!__atomic_compare_exchange_n(p, &cur, next, 0, __ATOMIC_SEQ_CST,
-					      __ATOMIC_RELAXED));
-	return cur;
+uint64_t vgpu_atomic_host(void *p, unsigned size, enum vgpu_atomic_op op,
+			  uint64_t val, uint64_t cmp)
+{
+	switch (size) {
+	case 2:
+		return atomic_host_16(p, op, val, cmp);
+	case 4:
+		return atomic_host_32(p, op, val, cmp);
+	default:
+		return atomic_host_64(p, op, val, cmp);
+	}
 }
 
 const char *vgpu_mmu_access_name(uint32_t acc)

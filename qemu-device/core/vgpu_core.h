@@ -41,34 +41,53 @@ extern "C" {
 #define VGPU_CORE_API __attribute__((visibility("default")))
 
 /* ---- Global memory interface ---- */
+
+/*
+ * An atomic read-modify-write of 2, 4 or 8 bytes (its size): the integer
+ * operations at that width (MIN/MAX signed or not), CAS, and the
+ * floating-point adds, each rounded to nearest even: FADD on an f16 (2
+ * bytes), f32 (4) or f64 (8), FADD_FTZ an f32 with subnormal operands and
+ * result flushed to zero of their sign, BFADD a bf16, FADD_X2/BFADD_X2
+ * the two halves of an f16x2/bf16x2 word each on its own.  A NaN result
+ * is the GPU's canonical NaN of the format (0x7fff, 0x7fffffff), but an
+ * f64 keeps an operand's NaN made quiet (the value's when both are).
+ */
 enum vgpu_atomic_op {
 	VGPU_ATOMIC_ADD,
-	VGPU_ATOMIC_MIN_U32,
-	VGPU_ATOMIC_MIN_S32,
-	VGPU_ATOMIC_MAX_U32,
-	VGPU_ATOMIC_MAX_S32,
+	VGPU_ATOMIC_MIN_U,
+	VGPU_ATOMIC_MIN_S,
+	VGPU_ATOMIC_MAX_U,
+	VGPU_ATOMIC_MAX_S,
 	VGPU_ATOMIC_EXCH,
 	VGPU_ATOMIC_AND,
 	VGPU_ATOMIC_OR,
 	VGPU_ATOMIC_XOR,
 	VGPU_ATOMIC_CAS, /* if (*p == cmp) *p = val */
+	VGPU_ATOMIC_FADD,
+	VGPU_ATOMIC_FADD_FTZ,
+	VGPU_ATOMIC_BFADD,
+	VGPU_ATOMIC_FADD_X2,
+	VGPU_ATOMIC_BFADD_X2,
 };
 
 /*
- * The value an atomic @op leaves in memory that held @old, given the
- * operand @val (and @cmp for CAS).  The core uses it for shared memory;
- * memory-callback implementations may use it for global memory.
+ * The value an atomic @op of @size bytes leaves in memory that held @old,
+ * given the operand @val (and @cmp for CAS); the bits above @size are
+ * ignored in the inputs and zero in the result.  The core uses it for
+ * shared memory; memory-callback implementations may use it for global
+ * memory.
  */
-VGPU_CORE_API uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old,
-					 uint32_t val, uint32_t cmp);
+VGPU_CORE_API uint64_t vgpu_atomic_apply(enum vgpu_atomic_op op, unsigned size,
+					 uint64_t old, uint64_t val, uint64_t cmp);
 
 /**
  * struct vgpu_mem_ops - how the core reaches global memory
  * @read:   copy @len bytes (1..16, @addr aligned to @len) to @buf
  * @write:  copy @len bytes from @buf
- * @atomic: 32-bit read-modify-write at @addr (4-aligned); the previous
- *          value goes to *@old.  Must be atomic against other threads
- *          running other SMs of the same launch.
+ * @atomic: read-modify-write of @size bytes (2, 4 or 8) at @addr,
+ *          aligned to @size (vgpu_atomic_apply); the previous value goes
+ *          to *@old.  Must be atomic against other threads running other
+ *          SMs of the same launch.
  *
  * @read_block, @write_block: optional; any length and alignment, used by
  *          the copy engine for bulk and tensor copies.  Without them the
@@ -88,8 +107,9 @@ VGPU_CORE_API uint32_t vgpu_atomic_apply(enum vgpu_atomic_op op, uint32_t old,
 struct vgpu_mem_ops {
 	int (*read)(void *opaque, uint64_t addr, void *buf, uint32_t len);
 	int (*write)(void *opaque, uint64_t addr, const void *buf, uint32_t len);
-	int (*atomic)(void *opaque, uint64_t addr, enum vgpu_atomic_op op,
-		      uint32_t val, uint32_t cmp, uint32_t *old);
+	int (*atomic)(void *opaque, uint64_t addr, unsigned size,
+		      enum vgpu_atomic_op op, uint64_t val, uint64_t cmp,
+		      uint64_t *old);
 	int (*read_block)(void *opaque, uint64_t addr, void *buf, uint32_t len);
 	int (*write_block)(void *opaque, uint64_t addr, const void *buf,
 			   uint32_t len);
@@ -322,11 +342,13 @@ VGPU_CORE_API void vgpu_exc_set(struct vgpu_exception_record *exc,
 /* ---- Helpers for memory-callback implementations (mmu.c) ---- */
 
 /*
- * An atomic @op on the little-endian 32-bit word at @p of host memory that
- * other threads may access at the same time; returns the previous value.
+ * An atomic @op on the little-endian value of @size bytes (2, 4 or 8) at
+ * @p (aligned to @size) of host memory that other threads may access at
+ * the same time; returns the previous value.
  */
-VGPU_CORE_API uint32_t vgpu_atomic_host(uint32_t *p, enum vgpu_atomic_op op,
-					uint32_t val, uint32_t cmp);
+VGPU_CORE_API uint64_t vgpu_atomic_host(void *p, unsigned size,
+					enum vgpu_atomic_op op, uint64_t val,
+					uint64_t cmp);
 
 /* "read", "write", "execute", "atomic" for VGPU_MMU_ACC_* */
 VGPU_CORE_API const char *vgpu_mmu_access_name(uint32_t acc);

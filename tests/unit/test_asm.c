@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "isa_util.h"
 #include "kselftest_host.h"
 #include "vgpu_asm.h"
 
@@ -232,6 +233,7 @@ static void sample_word(int id, bool defaults, uint64_t w[2])
 
 		vgpu_field_set(w, g->pos, g->width, v);
 	}
+	isa_make_atom_legal(w, d->optype);
 	if (!defaults) {
 		vgpu_set(w, VGPU_F_PG, 2);
 		vgpu_set(w, VGPU_F_PG_NOT, 1);
@@ -373,6 +375,8 @@ static unsigned random_value(unsigned g)
 static void fix_semantics(int id, uint64_t w[2])
 {
 	const struct vgpu_isa_desc *d = &vgpu_isa_table[id];
+
+	isa_make_atom_legal(w, d->optype);
 
 	for (int i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
 		switch (VGPU_OPK_KIND(d->ops[i])) {
@@ -1276,7 +1280,7 @@ TEST(error_registers)
 	expect_errors(_metadata, "@P1 EXIT ;\n@foo EXIT ;",
 		      "t.s:2:2: error: guard must be a predicate (P0..P6, PT), not 'foo'\n");
 	expect_errors(_metadata, "DADD R2, R254, R4 ;",
-		      "t.s:1:10: error: an f64 pair needs R254..R255, past R254\n");
+		      "t.s:1:10: error: a 64-bit pair needs R254..R255, past R254\n");
 	expect_errors(_metadata, "@R1 NOP",
 		      "t.s:1:2: error: guard must be a predicate (P0..P6, PT), not 'R1'\n");
 	expect_errors(_metadata, "LDG.64 R254, [R2]",
