@@ -392,6 +392,69 @@ static void tensor_copy(struct lower *L)
 	use_addr(v, mb);
 }
 
+/*
+ * cp.async.ca|cg.shared.global [dst], [src], cp-size, src-size with
+ * src-size (an immediate or a register) other than cp-size (PTX ISA
+ * 9.7.9.25.3.1): the first src-size bytes come from src, the others are
+ * zeros, and src's bytes past src-size are not read.  vGPU's CP.ASYNC
+ * copies whole 4, 8 or 16 bytes, so this copy is done at once, byte by
+ * byte (a load only for the bytes below src-size): a copy complete
+ * before the wait that PTX requires.
+ */
+static void cp_async_zfill(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	const struct ptx_operand *n = &in->ops[3];
+	int dst, src, size;
+	struct ptx_vinsn *v;
+
+	if (in->ops[2].kind != PTX_O_IMM ||
+	    (in->ops[2].imm != 4 && in->ops[2].imm != 8 && in->ops[2].imm != 16))
+		return (void)pl_lerr(L, "cp.async's copy size must be 4, 8 or 16");
+	size = (int)in->ops[2].imm;
+	if (n->kind == PTX_O_IMM && (n->imm < 0 || n->imm > size))
+		return (void)pl_lerr(L, "cp.async's source size %lld is past the copy size %d",
+				     (long long)n->imm, size);
+	if (n->kind != PTX_O_IMM && !pl_is_reg(L, n, PTX_R32))
+		return (void)pl_unsupported(L, "cp.async with a source size other than an "
+					    "integer or a 32-bit register");
+	dst = shared_addr_reg(L, &in->ops[0]);
+	src = in->ops[1].reg;
+	if (dst < -1)
+		return;
+	if (in->ops[1].kind != PTX_O_MEM || src < 0 || pl_preg(L, src)->cls != PTX_R64)
+		return (void)pl_unsupported(L, "a global address other than [%rd+imm]");
+	for (int i = 0; i < size; i++) {
+		int x = pl_new_vreg(L, 1), p = -1;
+
+		if (n->kind == PTX_O_IMM && i >= n->imm) {
+			x = -1;
+		} else {
+			if (n->kind != PTX_O_IMM) {
+				p = pl_new_vreg(L, 0);
+				v = pl_emit(L, "ISETP.GT.U32");
+				pl_o_pdef(v, p);
+				pl_o_use(v, n->reg, 0);
+				pl_o_text(v, "0x%x", i);
+				pl_mov_reg(L, x, 0, false, -1, 0);
+			}
+			v = pl_emit(L, "LDG.U8");
+			if (p >= 0) {
+				v->guard = p;
+				v->guard_not = false;
+			}
+			pl_o_def(v, x, 0, false);
+			pl_o_mem(v, src, "%" PRId64, in->ops[1].imm + i);
+		}
+		v = pl_emit(L, "STS.U8");
+		pl_o_mem(v, dst, "%d", i);
+		if (x < 0)
+			pl_o_text(v, "RZ");
+		else
+			pl_o_use(v, x, 0);
+	}
+}
+
 void pl_cp(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -466,12 +529,12 @@ void pl_cp(struct lower *L)
 		int dst, src;
 
 		/* a source size equal to the copy's (libcu++'s memcpy_async and
-		 * cooperative groups write "4, 4"): the plain copy; a smaller
-		 * one zero-fills the rest, which vGPU's CP.ASYNC does not */
+		 * cooperative groups write "4, 4"): the plain copy; another one
+		 * (an immediate or a register) zero-fills the rest: copied here
+		 * byte by byte, at once */
 		if (in->nops == 4 && (in->ops[2].kind != PTX_O_IMM || in->ops[3].kind != PTX_O_IMM ||
 				      in->ops[2].imm != in->ops[3].imm))
-			return (void)pl_unsupported(L, "cp.async with a source size other than "
-							"the copy size");
+			return cp_async_zfill(L);
 		if (in->nops != 3 && in->nops != 4)
 			return (void)pl_unsupported(L, "cp.async with these operands");
 		dst = shared_addr_reg(L, &in->ops[0]);

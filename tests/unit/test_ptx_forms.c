@@ -97,14 +97,16 @@ static int run(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
 }
 
 /* Compile @text, run @kernel(out, in) with @n threads (blocks of 32 or
- * fewer) for each schedule, out: @n words, compared with @want. */
+ * fewer) for each schedule, out: @per words a thread, compared with
+ * @want. */
 static void run_rows(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
 		     const char *text, const char *kernel, const uint32_t *in, size_t inwords,
-		     const uint32_t *want, uint32_t n)
+		     const uint32_t *want, uint32_t n, uint32_t per)
 {
-	uint32_t out[256];
+	uint32_t out[1024];
 
-	ASSERT_GE(256u, n);
+	ASSERT_GE(1024u, n * per);
+	n *= per;
 	ASSERT_EQ(0, load(_metadata, self, text, kernel));
 	ASSERT_EQ(0, buf(self, 0, NULL, n * 4));
 	ASSERT_EQ(0, buf(self, 1, in, inwords * 4));
@@ -116,13 +118,14 @@ static void run_rows(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *sel
 		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
 		memset(out, 0xcc, sizeof(out));
 		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, n * 4));
-		ASSERT_EQ(0, run(_metadata, self, args, (n + 31) / 32, n < 32 ? n : 32, seed));
+		ASSERT_EQ(0, run(_metadata, self, args, (n / per + 31) / 32, n / per < 32 ? n / per : 32,
+				 seed));
 		vgpu_args_free(args);
 		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, n * 4));
 		for (uint32_t i = 0; i < n; i++) {
 			if (out[i] != want[i])
-				TH_LOG("seed %llu thread %u: %08x, want %08x",
-				       (unsigned long long)seed, i, out[i], want[i]);
+				TH_LOG("seed %llu thread %u word %u: %08x, want %08x",
+				       (unsigned long long)seed, i / per, i % per, out[i], want[i]);
 			ASSERT_EQ(want[i], out[i]);
 		}
 	}
@@ -192,7 +195,63 @@ TEST_F(forms, fns)
 		want[n] = fns_ref(m, b, o);
 		n++;
 	}
-	run_rows(_metadata, self, fns_ptx, "k", in, 3 * n, want, n);
+	run_rows(_metadata, self, fns_ptx, "k", in, 3 * n, want, n, 1);
+}
+
+/* cp.async ... 16, n: n source bytes, zeros after (n in a register:
+ * tid % 17 in one kernel, the immediate 6 in the other) */
+static const char zfill_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	"  .shared .align 16 .b8 buf[512];\n"
+	"  .reg .b32 %r<12>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+	"  mov.u32 %r1, %tid.x;\n"
+	"  mul.wide.u32 %rd3, %r1, 16;\n  add.u64 %rd4, %rd2, %rd3;\n"
+	"  add.u64 %rd5, %rd1, %rd3;\n"
+	"  mov.u32 %r2, buf;\n  mad.lo.u32 %r2, %r1, 16, %r2;\n"
+	"  rem.u32 %r3, %r1, 17;\n"
+	"  cp.async.cg.shared.global [%r2], [%rd4], 16, %r3;\n"
+	"  cp.async.commit_group;\n  cp.async.wait_group 0;\n"
+	"  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2];\n"
+	"  st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};\n"
+	"  ret;\n}\n"
+	".visible .entry k6(.param .u64 out, .param .u64 in)\n{\n"
+	"  .shared .align 16 .b8 buf[512];\n"
+	"  .reg .b32 %r<12>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+	"  mov.u32 %r1, %tid.x;\n"
+	"  mul.wide.u32 %rd3, %r1, 16;\n  add.u64 %rd4, %rd2, %rd3;\n"
+	"  add.u64 %rd5, %rd1, %rd3;\n"
+	"  mov.u32 %r2, buf;\n  mad.lo.u32 %r2, %r1, 16, %r2;\n"
+	"  st.shared.v4.u32 [%r2], {%r1, %r1, %r1, %r1};\n"
+	"  cp.async.ca.shared.global [%r2+8], [%rd4+8], 8, 6;\n"
+	"  cp.async.wait_all;\n"
+	"  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2];\n"
+	"  st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, cp_async_zfill)
+{
+	uint32_t in[4 * 32], want[4 * 32];
+	uint8_t *b = (uint8_t *)in, *w = (uint8_t *)want;
+
+	for (int i = 0; i < 4 * 32 * 4; i++)
+		b[i] = (uint8_t)(i * 37 + 11) | 1; /* no zero byte */
+	for (int t = 0; t < 32; t++)
+		for (int i = 0; i < 16; i++)
+			w[16 * t + i] = i < t % 17 ? b[16 * t + i] : 0;
+	run_rows(_metadata, self, zfill_ptx, "k", in, 4 * 32, want, 32, 4);
+	vgpu_program_free(self->prog);
+	self->prog = NULL;
+	vgpu_bo_free(self->bo[0]);
+	vgpu_bo_free(self->bo[1]);
+	for (int t = 0; t < 32; t++) {
+		want[4 * t] = want[4 * t + 1] = (uint32_t)t;
+		want[4 * t + 2] = in[4 * t + 2]; /* bytes 8..13 copied, 14, 15 zero */
+		want[4 * t + 3] = in[4 * t + 3] & 0xffff;
+	}
+	run_rows(_metadata, self, zfill_ptx, "k6", in, 4 * 32, want, 32, 4);
 }
 
 TEST_HARNESS_MAIN
