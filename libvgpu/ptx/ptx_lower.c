@@ -729,7 +729,7 @@ static const struct {
 	{ "testp", pl_testp },	  { "copysign", pl_copysign },
 	{ "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
 	{ "isspacep", pl_isspacep }, { "createpolicy", pl_createpolicy },
-	{ "griddepcontrol", pl_griddepcontrol },
+	{ "griddepcontrol", pl_griddepcontrol }, { "getctarank", pl_getctarank },
 };
 
 /*

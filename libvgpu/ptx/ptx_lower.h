@@ -187,6 +187,7 @@ void pl_griddepcontrol(struct lower *L);
 void pl_logic(struct lower *L);
 void pl_mad(struct lower *L);
 void pl_mapa(struct lower *L);
+void pl_getctarank(struct lower *L);
 void pl_mbarrier(struct lower *L);
 void pl_minmax(struct lower *L);
 void pl_mov(struct lower *L);

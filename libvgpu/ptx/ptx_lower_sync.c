@@ -580,6 +580,53 @@ void pl_mapa(struct lower *L)
 	}
 }
 
+/*
+ * getctarank[.shared::cluster].u32|u64 d, a (PTX ISA 9.7.9.x): the rank
+ * of the CTA whose shared memory a names.  A .shared::cluster address of
+ * vGPU (bit 31 set) carries the rank in bits 30:24; a CTA's own window
+ * (bit 31 clear, what a .shared::cta address is) is this CTA's
+ * %cluster_ctarank.  A generic address (no state space) is a shared one
+ * in its low word (mapa's generic form keeps the cluster address there).
+ */
+void pl_getctarank(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	int d, r, own, p;
+	struct ptx_vinsn *v;
+
+	if (!pl_want_ops(L, 2))
+		return;
+	if (t.bits != 32 && t.bits != 64)
+		return (void)pl_lerr(L, "getctarank takes .u32 or .u64");
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0)
+		return;
+	r = pl_new_vreg(L, 1);
+	own = pl_new_vreg(L, 1);
+	p = pl_new_vreg(L, 0);
+	v = pl_emit(L, "SHR.U32");
+	pl_o_def(v, r, 0, false);
+	pl_use_src(L, v, &in->ops[1], 0);
+	pl_o_text(v, "0x18");
+	v = pl_emit(L, "ISETP.GT.U32"); /* bit 31 set */
+	pl_o_pdef(v, p);
+	pl_o_use(v, r, 0);
+	pl_o_text(v, "0x7f");
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, r, 0, false);
+	pl_o_use(v, r, 0);
+	pl_o_text(v, "0x7f");
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, own, 0, false);
+	pl_o_text(v, "SR_CLUSTER_CTARANK");
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, d, 0, false);
+	pl_o_use(v, r, 0);
+	pl_o_use(v, own, 0);
+	pl_o_puse(v, p, false);
+}
+
 void pl_barrier_cluster(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;

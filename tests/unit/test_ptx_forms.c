@@ -254,4 +254,40 @@ TEST_F(forms, cp_async_zfill)
 	run_rows(_metadata, self, zfill_ptx, "k6", in, 4 * 32, want, 32, 4);
 }
 
+/* getctarank of mapa's addresses (.shared::cluster and generic), of a
+ * CTA's own window and of a generic shared address, in clusters of 4 */
+static const char ctarank_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 in) .reqnctapercluster 4, 1, 1\n{\n"
+	"  .shared .align 4 .b8 buf[128];\n"
+	"  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n"
+	"  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mad.lo.u32 %r3, %r2, 32, %r1;\n"
+	"  mov.u32 %r4, %cluster_ctarank;\n  add.u32 %r5, %r4, 1;\n  and.b32 %r5, %r5, 3;\n"
+	"  mov.u32 %r6, buf;\n  mad.lo.u32 %r6, %r1, 4, %r6;\n"
+	"  mapa.shared::cluster.u32 %r7, %r6, %r5;\n"
+	"  getctarank.shared::cluster.u32 %r8, %r7;\n"
+	"  getctarank.shared::cluster.u32 %r9, %r6;\n"
+	"  mov.u64 %rd3, buf;\n  cvta.shared.u64 %rd2, %rd3;\n"
+	"  getctarank.u64 %r10, %rd2;\n"
+	"  mapa.u64 %rd6, %rd2, %r5;\n  getctarank.u64 %r11, %rd6;\n"
+	"  mul.wide.u32 %rd4, %r3, 16;\n  add.u64 %rd5, %rd1, %rd4;\n"
+	"  st.global.v4.u32 [%rd5], {%r8, %r9, %r10, %r11};\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, getctarank)
+{
+	uint32_t want[4 * 256], in[1] = { 0 };
+
+	for (uint32_t t = 0; t < 256; t++) {
+		uint32_t rank = t / 32 % 4;
+
+		want[4 * t] = (rank + 1) % 4;
+		want[4 * t + 1] = rank;
+		want[4 * t + 2] = rank;
+		want[4 * t + 3] = (rank + 1) % 4;
+	}
+	run_rows(_metadata, self, ctarank_ptx, "k", in, 1, want, 256, 4);
+}
+
 TEST_HARNESS_MAIN
