@@ -188,6 +188,7 @@ void pl_logic(struct lower *L);
 void pl_mad(struct lower *L);
 void pl_mapa(struct lower *L);
 void pl_getctarank(struct lower *L);
+void pl_brx(struct lower *L);
 void pl_mbarrier(struct lower *L);
 void pl_minmax(struct lower *L);
 void pl_mov(struct lower *L);

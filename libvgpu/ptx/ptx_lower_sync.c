@@ -53,6 +53,71 @@ void pl_bra(struct lower *L)
 	pl_o_text(v, "K%dL%d", L->kernel, k);
 }
 
+/*
+ * brx.idx[.uni] index, table (PTX ISA 9.7.13.x): a branch to the
+ * index-th label of table, a ".branchtargets" list after table's label
+ * in this function (its "branchtargets" instructions run nothing).  One
+ * compare and guarded BRA per target, so lanes may diverge; an index
+ * past the table (undefined in PTX) traps.
+ */
+void pl_brx(struct lower *L)
+{
+	const struct ptx_insn *in = L->in, *ins = L->f->insns;
+	const struct ptx_operand *ix;
+	int at = -1, n = 0, skip = -1, x;
+	struct ptx_vinsn *v;
+
+	if (!strcmp(in->op, "branchtargets"))
+		return;
+	if (!pl_has_mod(in, ".idx") || in->nmods != 1 + pl_has_mod(in, ".uni"))
+		return (void)pl_unsupported(L, NULL);
+	if (!pl_want_ops(L, 2))
+		return;
+	ix = &in->ops[0];
+	if (in->ops[1].kind != PTX_O_SYM)
+		return (void)pl_lerr(L, "brx.idx needs a .branchtargets label");
+	for (int i = 0; i < L->f->ninsns; i++)
+		if (ins[i].label[0] && !strcmp(ins[i].label, in->ops[1].sym))
+			at = i;
+	if (at < 0 || at + 1 >= L->f->ninsns || strcmp(ins[at + 1].op, "branchtargets"))
+		return (void)pl_lerr(L, "'%s' is not a .branchtargets list of this function",
+				     in->ops[1].sym);
+	if (ix->kind != PTX_O_IMM && !pl_is_reg(L, ix, PTX_R32))
+		return (void)pl_lerr(L, "brx.idx's index must be a 32-bit register or an integer");
+	x = pl_new_vreg(L, 1);
+	if (in->guard >= 0) {
+		skip = pl_new_label(L);
+		pl_bra_label(L, skip, in->guard, !in->guard_not);
+	}
+	v = pl_emit(L, "MOV");
+	v->guard = -1;
+	pl_o_def(v, x, 0, false);
+	pl_use_src_or_imm(L, v, ix, 0);
+	for (int i = at + 1; i < L->f->ninsns && !strcmp(ins[i].op, "branchtargets"); i++)
+		for (int k = 0; k < ins[i].nops; k++, n++) {
+			int lab = pl_label_index(L->f, ins[i].ops[k].sym), p = pl_new_vreg(L, 0);
+
+			if (ins[i].ops[k].kind != PTX_O_SYM || lab < 0)
+				return (void)pl_lerr(L, "unknown branch target '%s' in '%s'",
+						     ins[i].ops[k].sym, in->ops[1].sym);
+			v = pl_emit(L, "ISETP.EQ.U32");
+			v->guard = -1;
+			pl_o_pdef(v, p);
+			pl_o_use(v, x, 0);
+			pl_o_text(v, "0x%x", n);
+			v = pl_emit(L, "BRA");
+			v->branch = true;
+			v->guard = p;
+			v->guard_not = false;
+			pl_o_text(v, "K%dL%d", L->kernel, lab);
+		}
+	v = pl_emit(L, "TRAP"); /* an index past the table */
+	v->guard = -1;
+	v->exit = true;
+	if (skip >= 0)
+		pl_put_label(L, skip);
+}
+
 void pl_exit(struct lower *L)
 {
 	struct ptx_vinsn *v = pl_emit(L, "EXIT");

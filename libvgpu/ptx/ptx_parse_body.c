@@ -511,6 +511,42 @@ static void parse_call(struct parser *ps, struct ptx_insn *in)
 	pp_expect(ps, ';');
 }
 
+/*
+ * name: .branchtargets L0, L1, ...; (after its label): instructions
+ * "branchtargets" holding the labels as names, up to PTX_MAX_OPS each,
+ * that brx.idx reads after the label (they run nothing).
+ */
+static void parse_branchtargets(struct parser *ps)
+{
+	struct ptx_insn *in = NULL;
+
+	pp_next(ps); /* .branchtargets */
+	for (;;) {
+		struct ptx_operand *o;
+
+		if (TOK(ps) != PTX_T_IDENT || TEXT(ps)[0] == '.') {
+			pp_perr(ps, "expected a label in .branchtargets, not '%s'", TEXT(ps));
+			pp_skip_stmt(ps);
+			return;
+		}
+		if (!in || in->nops == PTX_MAX_OPS) {
+			in = new_insn(ps);
+			if (!in)
+				return;
+			snprintf(in->op, sizeof(in->op), "branchtargets");
+		}
+		o = &in->ops[in->nops++];
+		o->kind = PTX_O_SYM;
+		o->reg = -1;
+		pp_copy_name(o->sym, TEXT(ps));
+		pp_next(ps);
+		if (!pp_is_punct(ps, ','))
+			break;
+		pp_next(ps);
+	}
+	pp_expect(ps, ';');
+}
+
 /* Is the identifier just read a label, "name:" ("name :" for a prototype)? */
 static bool label_colon(const struct parser *ps)
 {
@@ -578,6 +614,8 @@ void pp_parse_body(struct parser *ps)
 				in->label[0] = '\0';
 				ps->f->ninsns--;
 				pp_skip_stmt(ps);
+			} else if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), ".branchtargets")) {
+				parse_branchtargets(ps);
 			}
 		} else {
 			parse_insn(ps);

@@ -290,4 +290,54 @@ TEST_F(forms, getctarank)
 	run_rows(_metadata, self, ctarank_ptx, "k", in, 1, want, 256, 4);
 }
 
+/* brx.idx: a 5-entry table in a .func (inlined twice: its labels
+ * renamed) and a guarded one in the kernel; lanes diverge */
+static const char brx_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".func (.param .b32 r) pick(.param .b32 i)\n{\n"
+	"  .reg .b32 %t, %v;\n"
+	"  ld.param.b32 %t, [i];\n"
+	"  rem.u32 %t, %t, 5;\n"
+	"$Ltab: .branchtargets $La, $Lb, $Lc,\n  $Ld, $Le;\n"
+	"  brx.idx %t, $Ltab;\n"
+	"$La: mov.b32 %v, 100; bra.uni $Lend;\n"
+	"$Lb: mov.b32 %v, 101; bra.uni $Lend;\n"
+	"$Lc: mov.b32 %v, 102; bra.uni $Lend;\n"
+	"$Ld: mov.b32 %v, 103; bra.uni $Lend;\n"
+	"$Le: mov.b32 %v, 104;\n"
+	"$Lend: st.param.b32 [r], %v;\n  ret;\n}\n"
+	".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	"  .reg .b32 %r<12>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<2>;\n"
+	"  ld.param.u64 %rd1, [out];\n"
+	"  mov.u32 %r1, %tid.x;\n"
+	"  {\n  .param .b32 pa;\n  .param .b32 pr;\n  st.param.b32 [pa], %r1;\n"
+	"  call (pr), pick, (pa);\n  ld.param.b32 %r2, [pr];\n  }\n"
+	"  add.u32 %r3, %r1, 1;\n"
+	"  {\n  .param .b32 pa;\n  .param .b32 pr;\n  st.param.b32 [pa], %r3;\n"
+	"  call (pr), pick, (pa);\n  ld.param.b32 %r4, [pr];\n  }\n"
+	"  and.b32 %r5, %r1, 1;\n  setp.eq.u32 %p1, %r5, 0;\n"
+	"  mov.u32 %r6, 7;\n"
+	"$Lt: .branchtargets $L0, $L1;\n"
+	"  @%p1 brx.idx.uni %r5, $Lt;\n"
+	"  mov.u32 %r6, 77;\n  bra.uni $Ldone;\n"
+	"$L0: add.u32 %r6, %r6, 10;\n  bra.uni $Ldone;\n"
+	"$L1: mov.u32 %r6, 11;\n"
+	"$Ldone:\n"
+	"  mul.wide.u32 %rd4, %r1, 12;\n  add.u64 %rd5, %rd1, %rd4;\n"
+	"  st.global.u32 [%rd5], %r2;\n  st.global.u32 [%rd5+4], %r4;\n"
+	"  st.global.u32 [%rd5+8], %r6;\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, brx_idx)
+{
+	uint32_t want[3 * 32], in[1] = { 0 };
+
+	for (uint32_t t = 0; t < 32; t++) {
+		want[3 * t] = 100 + t % 5;
+		want[3 * t + 1] = 100 + (t + 1) % 5;
+		want[3 * t + 2] = t & 1 ? 77 : 17;
+	}
+	run_rows(_metadata, self, brx_ptx, "k", in, 1, want, 32, 3);
+}
+
 TEST_HARNESS_MAIN
