@@ -99,6 +99,7 @@ struct ptx_param {
 	uint32_t size, align;
 	char type[8]; /* u32, s32, f32, u64, s64, b8 (array) ... */
 	int line;
+	bool reg; /* declared .reg (a .func's): "name$reg", and register "name" */
 };
 
 /*

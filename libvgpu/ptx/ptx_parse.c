@@ -517,10 +517,11 @@ static void parse_entry(struct parser *ps, bool entry)
 
 		pp_next(ps);
 		r->line = ps->lx.tline;
-		if (TOK(ps) != PTX_T_IDENT || strcmp(TEXT(ps), ".param")) {
-			pp_perr(ps, "expected .param in a return value, not '%s'", TEXT(ps));
+		if (TOK(ps) != PTX_T_IDENT || (strcmp(TEXT(ps), ".param") && strcmp(TEXT(ps), ".reg"))) {
+			pp_perr(ps, "expected .param or .reg in a return value, not '%s'", TEXT(ps));
 			return;
 		}
+		r->reg = !strcmp(TEXT(ps), ".reg");
 		pp_next(ps);
 		if (!pp_parse_var(ps, r->name, &r->size, &r->align, r->type) || !pp_expect(ps, ')'))
 			return;
@@ -545,10 +546,13 @@ static void parse_entry(struct parser *ps, bool entry)
 
 			memset(&p, 0, sizeof(p));
 			p.line = ps->lx.tline;
-			if (TOK(ps) != PTX_T_IDENT || strcmp(TEXT(ps), ".param")) {
-				pp_perr(ps, "expected .param, not '%s'", TEXT(ps));
+			if (TOK(ps) != PTX_T_IDENT ||
+			    (strcmp(TEXT(ps), ".param") && (entry || strcmp(TEXT(ps), ".reg")))) {
+				pp_perr(ps, "expected .param%s, not '%s'", entry ? "" : " or .reg",
+					TEXT(ps));
 				return;
 			}
+			p.reg = !strcmp(TEXT(ps), ".reg");
 			pp_next(ps);
 			if (!pp_parse_var(ps, p.name, &p.size, &p.align, p.type))
 				return;

@@ -417,6 +417,218 @@ static void parse_call_param(struct parser *ps)
 	pp_expect(ps, ';');
 }
 
+/*
+ * .func parameters and return values declared .reg (PTX ISA 5.1.6.x:
+ * "(.reg .b32 r) f(.reg .b32 a)") become the .param convention the rest
+ * of the front end knows: the parameter is renamed "a$reg" and the body
+ * gets a register "a" loaded from it first; the return value "r" is a
+ * register stored to "r$reg" before each ret; a call passes registers to
+ * such a function through .param variables of its own (st.param before,
+ * ld.param after).  Inlined and real calls, recursion included, then
+ * work as for .param functions.
+ */
+static struct ptx_insn *param_move(struct parser *ps, bool load, const struct ptx_param *p,
+				   const char *sym, int reg)
+{
+	struct ptx_insn *in = new_insn(ps);
+	struct ptx_operand *m, *r;
+
+	if (!in)
+		return NULL;
+	snprintf(in->op, sizeof(in->op), "%s", load ? "ld" : "st");
+	snprintf(in->mods[0], sizeof(in->mods[0]), ".param");
+	snprintf(in->mods[1], sizeof(in->mods[1]), ".%s", p->type);
+	in->nmods = 2;
+	in->nops = 2;
+	m = &in->ops[load ? 1 : 0];
+	r = &in->ops[load ? 0 : 1];
+	m->kind = PTX_O_MEM;
+	m->reg = -1;
+	if (sym)
+		pp_copy_name(m->sym, sym);
+	else
+		m->reg = reg < 0 ? -1 : reg;
+	r->kind = PTX_O_REG;
+	r->reg = -1;
+	return in;
+}
+
+static bool reg_param_type(struct parser *ps, const struct ptx_param *p, int *bits)
+{
+	*bits = (int)p->size * 8;
+	if (p->size != 1 && p->size != 2 && p->size != 4 && p->size != 8) {
+		pp_perr(ps, "unsupported construct: a .reg parameter '%s' of %u bytes", p->name,
+			p->size);
+		return false;
+	}
+	return true;
+}
+
+/* The registers of a .func's .reg parameters, loaded at its start. */
+static void reg_params_prologue(struct parser *ps)
+{
+	struct ptx_func *f = ps->f;
+
+	for (int i = 0; i <= f->nparams; i++) {
+		struct ptx_param *p = i < f->nparams ? &f->params[i] : &f->ret;
+		char name[PTX_NAME_MAX];
+		int bits;
+
+		if ((i == f->nparams && !f->has_ret) || !p->reg || !reg_param_type(ps, p, &bits))
+			continue;
+		snprintf(name, sizeof(name), "%s", p->name);
+		add_reg(ps, name, bits, p->type[0] == 'f', false);
+		if (strlen(name) + 5 > sizeof(p->name)) {
+			pp_perr(ps, "the name '%s' is too long", name);
+			continue;
+		}
+		snprintf(p->name, sizeof(p->name), "%s$reg", name);
+		if (i < f->nparams) {
+			struct ptx_insn *in = param_move(ps, true, p, p->name, -1);
+
+			if (in)
+				in->ops[0].reg = ptx_find_reg(f, name);
+		}
+	}
+}
+
+/* A .reg return value: stored before each ret (and at a fall off the end). */
+static void reg_ret_epilogue(struct parser *ps)
+{
+	struct ptx_func *f = ps->f;
+	char name[PTX_NAME_MAX];
+	int n = f->ninsns, r, bits;
+	struct ptx_insn *old;
+
+	if (!f->has_ret || !f->ret.reg || !reg_param_type(ps, &f->ret, &bits))
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)(strlen(f->ret.name) - 4), f->ret.name);
+	r = ptx_find_reg(f, name);
+	old = malloc(((size_t)n + 1) * sizeof(*old));
+	if (!old || r < 0) {
+		free(old);
+		pp_perr(ps, "out of memory");
+		return;
+	}
+	memcpy(old, f->insns, (size_t)n * sizeof(*old));
+	f->ninsns = 0;
+	for (int i = 0; i <= n; i++) {
+		bool end = i == n;
+		struct ptx_insn *in;
+
+		if (end && n && !strcmp(old[n - 1].op, "ret") && old[n - 1].guard < 0)
+			break;
+		if (end || !strcmp(old[i].op, "ret")) {
+			in = param_move(ps, false, &f->ret, f->ret.name, -1);
+			if (!in)
+				break;
+			in->ops[1].reg = r;
+			if (!end) {
+				in->guard = old[i].guard;
+				in->guard_not = old[i].guard_not;
+				in->line = old[i].line;
+				in->col = old[i].col;
+			}
+		}
+		if (end) {
+			in = new_insn(ps);
+			if (in)
+				snprintf(in->op, sizeof(in->op), "ret");
+			break;
+		}
+		in = new_insn(ps);
+		if (!in)
+			break;
+		*in = old[i];
+	}
+	free(old);
+}
+
+/*
+ * A call of a function with .reg parameters (the call just parsed, the
+ * last instruction): its register arguments and result through .param
+ * variables of the call's own.
+ */
+static void reg_call(struct parser *ps)
+{
+	struct ptx_func *f = ps->f, *callee = NULL;
+	struct ptx_insn call = f->insns[f->ninsns - 1], *in;
+	int first = call.call_ret ? 2 : 1, fi = call.call_ret ? 1 : 0, rp = -1, ret = -1;
+	bool any = false;
+
+	if (call.ops[fi].kind != PTX_O_SYM)
+		return;
+	for (int i = 0; i < ps->m->nfuncs; i++)
+		if (!ps->m->funcs[i].entry && !strcmp(ps->m->funcs[i].name, call.ops[fi].sym))
+			callee = &ps->m->funcs[i];
+	if (!callee)
+		return;
+	any = callee->has_ret && callee->ret.reg && call.call_ret;
+	for (int k = 0; k < callee->nparams; k++)
+		any |= callee->params[k].reg;
+	if (!any)
+		return;
+	if (call.nops - first != callee->nparams) {
+		pp_perr(ps, "'%s' takes %d arguments, not %d", callee->name, callee->nparams,
+			call.nops - first);
+		return;
+	}
+	f->ninsns--;
+	for (int k = 0; k < callee->nparams; k++) {
+		const struct ptx_param *p = &callee->params[k];
+		char name[PTX_NAME_MAX];
+		int bits;
+
+		if (!p->reg)
+			continue;
+		if (!reg_param_type(ps, p, &bits))
+			return;
+		snprintf(name, sizeof(name), "$regarg%d", ps->f->nregs);
+		add_reg(ps, name, bits <= 32 ? 32 : 64, p->type[0] == 'f', false);
+		f->regs[f->nregs - 1].is_param = true;
+		f->regs[f->nregs - 1].psize = p->size;
+		f->regs[f->nregs - 1].palign = p->size;
+		in = param_move(ps, false, p, NULL, f->nregs - 1);
+		if (!in)
+			return;
+		in->ops[1].reg = call.ops[first + k].reg;
+		in->guard = call.guard;
+		in->guard_not = call.guard_not;
+		in->line = call.line;
+		in->col = call.col;
+		call.ops[first + k].reg = f->nregs - 1;
+	}
+	if (callee->has_ret && callee->ret.reg && call.call_ret) {
+		int bits;
+		char name[PTX_NAME_MAX];
+
+		if (!reg_param_type(ps, &callee->ret, &bits))
+			return;
+		snprintf(name, sizeof(name), "$regret%d", ps->f->nregs);
+		add_reg(ps, name, bits <= 32 ? 32 : 64, callee->ret.type[0] == 'f', false);
+		rp = f->nregs - 1;
+		f->regs[rp].is_param = true;
+		f->regs[rp].psize = callee->ret.size;
+		f->regs[rp].palign = callee->ret.size;
+		ret = call.ops[0].reg;
+		call.ops[0].reg = rp;
+	}
+	in = new_insn(ps);
+	if (!in)
+		return;
+	*in = call;
+	if (rp >= 0) {
+		in = param_move(ps, true, &callee->ret, NULL, rp);
+		if (!in)
+			return;
+		in->ops[0].reg = ret;
+		in->guard = call.guard;
+		in->guard_not = call.guard_not;
+		in->line = call.line;
+		in->col = call.col;
+	}
+}
+
 /* After ',' of a call's callee: a prototype name rather than "(args)"? */
 static bool indirect_proto_next(struct parser *ps)
 {
@@ -508,7 +720,8 @@ static void parse_call(struct parser *ps, struct ptx_insn *in)
 		}
 		pp_next(ps);
 	}
-	pp_expect(ps, ';');
+	if (pp_expect(ps, ';'))
+		reg_call(ps);
 }
 
 /*
@@ -562,13 +775,16 @@ void pp_parse_body(struct parser *ps)
 	int depth = 0, first[64], first_reg[64], id[64];
 
 	pp_expect(ps, '{');
+	reg_params_prologue(ps);
 	while (TOK(ps) != PTX_T_EOF) {
 		const char *t = TEXT(ps);
 
 		if (pp_is_punct(ps, '}')) {
 			pp_next(ps);
-			if (!depth)
+			if (!depth) {
+				reg_ret_epilogue(ps);
 				return;
+			}
 			depth--;
 			close_scope(ps, id[depth], first[depth], first_reg[depth]);
 			continue;

@@ -340,4 +340,63 @@ TEST_F(forms, brx_idx)
 	run_rows(_metadata, self, brx_ptx, "k", in, 1, want, 32, 3);
 }
 
+/*
+ * .func with .reg parameters and return values: fact (recursion, the
+ * argument register also the result's), fib (two recursive calls, lanes
+ * at divergent depths), and an inlined one called twice with a 64-bit
+ * and a float parameter.
+ */
+static const char regcall_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".func (.reg .b32 r) fact(.reg .b32 n)\n{\n"
+	"  .reg .pred p;\n  .reg .b32 t;\n"
+	"  setp.le.u32 p, n, 1;\n  mov.b32 r, 1;\n  @p ret;\n"
+	"  sub.s32 t, n, 1;\n  call (t), fact, (t);\n  mul.lo.s32 r, t, n;\n  ret;\n}\n"
+	".func (.reg .b32 r) fib(.reg .b32 n)\n{\n"
+	"  .reg .pred p;\n  .reg .b32 a, b;\n"
+	"  setp.lt.u32 p, n, 2;\n  mov.b32 r, n;\n  @p bra $Ldone;\n"
+	"  sub.s32 a, n, 1;\n  call (a), fib, (a);\n"
+	"  sub.s32 b, n, 2;\n  call (b), fib, (b);\n  add.s32 r, a, b;\n"
+	"$Ldone:\n  ret;\n}\n"
+	".func (.reg .f32 r) mix(.reg .b64 x, .reg .f32 y)\n{\n"
+	"  .reg .b32 lo;\n  cvt.u32.u64 lo, x;\n  cvt.rn.f32.u32 r, lo;\n"
+	"  add.f32 r, r, y;\n}\n"
+	".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	"  .reg .b32 %r<12>;\n  .reg .b64 %rd<8>;\n  .reg .f32 %f<4>;\n"
+	"  ld.param.u64 %rd1, [out];\n"
+	"  mov.u32 %r1, %tid.x;\n  and.b32 %r2, %r1, 15;\n"
+	"  call (%r3), fact, (%r2);\n"
+	"  rem.u32 %r4, %r1, 13;\n  call.uni (%r5), fib, (%r4);\n"
+	"  cvt.u64.u32 %rd2, %r1;\n  mov.f32 %f1, 0f3F000000;\n"
+	"  call (%f2), mix, (%rd2, %f1);\n  call (%f3), mix, (%rd2, %f2);\n"
+	"  mov.b32 %r6, %f3;\n"
+	"  mul.wide.u32 %rd4, %r1, 12;\n  add.u64 %rd5, %rd1, %rd4;\n"
+	"  st.global.u32 [%rd5], %r3;\n  st.global.u32 [%rd5+4], %r5;\n"
+	"  st.global.u32 [%rd5+8], %r6;\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, reg_params)
+{
+	uint32_t want[3 * 32], in[1] = { 0 };
+
+	for (uint32_t t = 0; t < 32; t++) {
+		uint32_t f = 1, a = 0, b = 1;
+		float x = (float)t + 0.5f;
+
+		for (uint32_t i = 2; i <= (t & 15); i++)
+			f *= i;
+		for (uint32_t i = 0; i < t % 13; i++) {
+			uint32_t c = a + b;
+
+			a = b;
+			b = c;
+		}
+		x = (float)t + x;
+		want[3 * t] = f;
+		want[3 * t + 1] = a;
+		memcpy(&want[3 * t + 2], &x, 4);
+	}
+	run_rows(_metadata, self, regcall_ptx, "k", in, 1, want, 32, 3);
+}
+
 TEST_HARNESS_MAIN
