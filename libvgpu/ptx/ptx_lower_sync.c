@@ -538,8 +538,29 @@ void pl_cp(struct lower *L)
 		pl_o_text(v, "%" PRId64, in->ops[0].imm);
 		return;
 	}
+	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".prefetch")) {
+		/* cp.async.bulk.prefetch.L2.global [a], size: no cache to fill,
+		 * nothing to do but take the operands (as prefetch does) */
+		int nops = in->nops - pl_has_mod(in, ".L2::cache_hint");
+
+		if (!pl_has_mod(in, ".L2") || !pl_has_mod(in, ".global") || in->nmods > 6)
+			return (void)pl_unsupported(L, NULL);
+		if (nops != 2)
+			return (void)pl_lerr(L, "wrong number of operands");
+		if (in->ops[0].kind != PTX_O_MEM ||
+		    (in->ops[0].reg >= 0 ? pl_preg(L, in->ops[0].reg)->cls != PTX_R64 :
+					   !in->ops[0].sym[0]))
+			return (void)pl_lerr(L, "expected a global address [%%rd+imm] or [var]");
+		if (in->ops[1].kind != PTX_O_IMM && !pl_is_reg(L, &in->ops[1], PTX_R32))
+			return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
+		return;
+	}
+	if (pl_has_mod(in, ".reduce"))
+		return (void)pl_unsupported(L, "cp.reduce.async.bulk (vGPU's bulk copies do not "
+					    "reduce)");
 	if (pl_has_mod(in, ".bulk")) {
-		bool to_global = in->nmods > 1 && !strcmp(in->mods[1], ".global");
+		/* cp.async.bulk.global.shared::cta.bulk_group: mods[2] */
+		bool to_global = in->nmods > 2 && !strcmp(in->mods[2], ".global");
 		int dst, src, mb = -1;
 
 		if (in->nops != (to_global ? 3 : 4))
