@@ -10,7 +10,7 @@
  *       cost of the ALU work, and the plain C bookkeeping a barrier needs.
  *   (c) Core state per resident CTA beside plain per-thread register files.
  *   (d) mbarrier arrive + wait round trip beside a C model of the protocol.
- *   (e) bulk copies and (f) a 2-D tensor tile beside memcpy.
+ *   (e), (f): the copy engine, in bench_copy.c.
  *   (g) the cost of a launch as the grid (1..4096 CTAs) and the CTA
  *       (32..1024 threads) grow, beside the smallest.
  *
@@ -26,110 +26,16 @@
 #include <string.h>
 #include <time.h>
 
+#define BENCH_NAME "bench_core"
 #include "bench/bench_summary.h"
+#include "bench/core_harness.h"
 #include "bench/kernels.h"
-#include "hostmem.h"
-#include "vgpu_asm.h"
-#include "vgpu_core.h"
 
 #define REPS 5
 #define THREADS 1024u
 #define ALU_ITERS 2000u	 /* loop iterations per thread in (a) */
 #define ALU_LOOP_INSNS 7 /* instructions in the loop body of (a) */
 #define BAR_ROUNDS 20000u
-
-#define GMEM_BASE 0x10000000ull
-
-/* ---- a single host-memory region as global memory (libvgpu/hostmem.h) ---- */
-struct gmem {
-	uint8_t *data;
-	uint64_t size;
-	struct vgpu_hostmem hm;
-};
-
-/* ---- helpers ---- */
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("bench_core: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void gmem_init(struct gmem *gm, uint64_t size)
-{
-	uint64_t addr;
-
-	gm->size = size;
-	vgpu_hostmem_init(&gm->hm, GMEM_BASE, GMEM_BASE + size);
-	if (vgpu_hostmem_alloc(&gm->hm, size, &addr, &gm->data) || addr != GMEM_BASE)
-		die("out of memory");
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* A kernel assembled from text, loaded, with its one pointer parameter. */
-struct kernel {
-	struct vgpu_object obj;
-	struct vgpu_prog *prog;
-	const struct vgpu_obj_kernel *k;
-	uint8_t params[8];
-};
-
-static void kernel_build(struct kernel *kn, const char *src)
-{
-	char err[2048];
-	const struct vgpu_obj_param *p;
-
-	memset(kn, 0, sizeof(*kn));
-	if (vgpu_assemble(src, strlen(src), "bench", &kn->obj, err, sizeof(err)))
-		die("assembly failed:\n%s", err);
-	if (vgpu_prog_load(kn->obj.code, kn->obj.code_size, &kn->prog))
-		die("vgpu_prog_load failed");
-	kn->k = &kn->obj.kernels[0];
-	if (kn->k->nparams != 1 || kn->k->param_size != 8)
-		die("kernel '%s' should take one pointer", kn->k->name);
-	p = &kn->obj.params[kn->k->first_param];
-	if (p->offset != 0 || p->size != 8)
-		die("unexpected parameter layout");
-	for (int i = 0; i < 8; i++)
-		kn->params[i] = (uint8_t)(GMEM_BASE >> (8 * i));
-}
-
-static void kernel_fini(struct kernel *kn)
-{
-	vgpu_prog_free(kn->prog);
-	vgpu_object_fini(&kn->obj);
-}
-
-static struct vgpu_launch launch_of(const struct kernel *kn, uint32_t threads,
-				    struct gmem *gm)
-{
-	return (struct vgpu_launch){
-		.prog = kn->prog,
-		.entry = kn->k->entry,
-		.grid = { 1, 1, 1 },
-		.block = { threads, 1, 1 },
-		.smem_bytes = kn->k->smem_static,
-		.params = kn->params,
-		.param_size = sizeof(kn->params),
-		.seed = 1,
-		.mem = &vgpu_hostmem_ops,
-		.mem_opaque = &gm->hm,
-	};
-}
 
 /* Best-of-REPS time of one launch; @st gets the stats of the last run. */
 static uint64_t time_launch(struct vgpu_sm *sm, const struct vgpu_launch *l,
@@ -468,171 +374,6 @@ static void bench_mbar(struct vgpu_sm *sm)
 	vgpu_hostmem_fini(&gm.hm);
 }
 
-/* ---- (e) bulk copies, (f) a 2-D tensor tile ---- */
-
-static const char bulk_src_fmt[] =
-	".kernel bulk\n"
-	".param ptr in\n"
-	".shared bar, 16\n"
-	".shared buf, 0x10000, 128\n"	/* a cache-line-aligned buffer, as CUTLASS places them */
-	"    LDP.64 R2, [in] ;\n"
-	"    MOV R4, 0x0 ;\n"
-	"    MBAR.INIT [R4], 0x1 ;\n"
-	"    MOV R6, buf ;\n"
-	"    MOV R7, 0x%x ;\n"		/* bytes */
-	"    MOV R10, 0x0 ;\n"
-	"    MOV R11, 0x0 ;\n"
-	"loop:\n"
-	"    %s ;\n"			/* the copy */
-	"    MBAR.ARRIVE.EXPECT_TX _, [R4], R7 ;\n"
-	"wait:\n"
-	"    MBAR.TRY_WAIT.PARITY P1, [R4], R11 ;\n"
-	"@!P1 BRA wait ;\n"
-	"    LOP.XOR R11, R11, 0x1 ;\n"
-	"    IADD R10, R10, 0x1 ;\n"
-	"    ISETP.LT.U32 P2, R10, 0x%x ;\n"
-	"@P2 BRA loop ;\n"
-	"    EXIT ;\n";
-
-static uint64_t time_copies(struct vgpu_sm *sm, const struct vgpu_launch *l)
-{
-	uint64_t best = UINT64_MAX;
-
-	for (int r = 0; r < REPS; r++) {
-		struct vgpu_exception_record exc;
-		uint64_t t0 = now_ns(), t;
-
-		if (vgpu_sm_launch(sm, l, &exc))
-			die("launch failed: %s: %s", vgpu_exc_name(exc.code), exc.msg);
-		t = now_ns() - t0;
-		if (t < best)
-			best = t;
-	}
-	return best;
-}
-
-static double gbs(uint64_t bytes, uint64_t ns)
-{
-	return (double)bytes / (double)ns;
-}
-
-static void bench_bulk(struct vgpu_sm *sm)
-{
-	static const uint32_t sizes[] = { 1024, 4096, 16384, 65536 };
-	/* issue 15's targets (0: none given) */
-	static const double targets[] = { 30, 60, 0, 90 };
-	struct gmem gm;
-
-	gmem_init(&gm, 65536);
-	printf("(e) bulk copy global -> shared (CP.ASYNC.BULK + complete_tx + wait)\n");
-	for (unsigned i = 0; i < 4; i++) {
-		uint32_t size = sizes[i], iters = (64u << 20) / size / 4;
-		char src[sizeof(bulk_src_fmt) + 128];
-		static uint8_t dst[65536];
-		uint64_t t_core, t_c = UINT64_MAX;
-		struct kernel kn;
-		struct vgpu_launch l;
-		double pct;
-
-		snprintf(src, sizeof(src), bulk_src_fmt, size,
-			 "CP.ASYNC.BULK [R6], [R2], R7, [R4]", iters);
-		kernel_build(&kn, src);
-		l = launch_of(&kn, 1, &gm); /* one thread: the leader */
-		t_core = time_copies(sm, &l);
-		for (int r = 0; r < REPS; r++) {
-			uint64_t t0 = now_ns(), t;
-
-			for (uint32_t k = 0; k < iters; k++) {
-				memcpy(dst, gm.data, size);
-				__asm__ volatile("" ::: "memory");
-			}
-			t = now_ns() - t0;
-			if (t < t_c)
-				t_c = t;
-		}
-		pct = 100.0 * (double)t_c / (double)t_core;
-		printf("    %5u B   core %6.2f GB/s   memcpy %6.2f GB/s   %3.0f%% of memcpy"
-		       "%s\n", size, gbs((uint64_t)size * iters, t_core),
-		       gbs((uint64_t)size * iters, t_c), pct,
-		       targets[i] ? bench_fmt("   (target: >= %.0f%%)", targets[i]) : "");
-		bench_row(bench_fmt("bulk copy %u B", size),
-			  bench_fmt("%.2f GB/s", gbs((uint64_t)size * iters, t_core)),
-			  bench_fmt("memcpy %.2f GB/s", gbs((uint64_t)size * iters, t_c)),
-			  bench_fmt("%.0f%%", pct),
-			  targets[i] ? bench_fmt(">= %.0f%%", targets[i]) : "",
-			  targets[i] ? pct >= targets[i] : -1);
-		kernel_fini(&kn);
-	}
-	vgpu_hostmem_fini(&gm.hm);
-}
-
-static void bench_tensor(struct vgpu_sm *sm)
-{
-	enum { W = 256, H = 256, BOX = 64, ITERS = 2000 };
-	char src[2048];
-	static uint8_t tile[BOX * BOX * 4];
-	struct vgpu_tensor_map m = { 0 };
-	uint64_t t_core, t_c = UINT64_MAX, bytes = (uint64_t)BOX * BOX * 4 * ITERS;
-	struct kernel kn;
-	struct vgpu_launch l;
-	struct gmem gm;
-
-	gmem_init(&gm, W * H * 4 + 256);
-	m.base = GMEM_BASE + 256;
-	m.magic = VGPU_TMAP_MAGIC;
-	m.rank = 2;
-	m.elem_size = 4;
-	m.dims[0] = W;
-	m.dims[1] = H;
-	m.strides[0] = W * 4;
-	m.box[0] = m.box[1] = BOX;
-	m.elem_strides[0] = m.elem_strides[1] = 1;
-	memcpy(gm.data, &m, sizeof(m));
-	snprintf(src, sizeof(src), bulk_src_fmt, BOX * BOX * 4,
-		 "CP.ASYNC.BULK.TENSOR.2D [R6], [R2], R20, [R4]", ITERS);
-	/* walk the tile across the image: x = 64 * (i % 4), y = 64 * (i / 4 % 4) */
-	{
-		char *p = strstr(src, "loop:\n");
-		char tmp[sizeof(src)];
-
-		snprintf(tmp, sizeof(tmp), "%.*sloop:\n"
-			 "    LOP.AND R20, R10, 0x3 ;\n"
-			 "    SHL R20, R20, 0x6 ;\n"
-			 "    SHR.U32 R21, R10, 0x2 ;\n"
-			 "    LOP.AND R21, R21, 0x3 ;\n"
-			 "    SHL R21, R21, 0x6 ;\n%s",
-			 (int)(p - src), src, p + strlen("loop:\n"));
-		memcpy(src, tmp, sizeof(src));
-	}
-	kernel_build(&kn, src);
-	l = launch_of(&kn, 1, &gm);
-	t_core = time_copies(sm, &l);
-	for (int r = 0; r < REPS; r++) {
-		uint64_t t0 = now_ns(), t;
-
-		for (uint32_t i = 0; i < ITERS; i++) {
-			uint32_t x = 64 * (i % 4), y = 64 * (i / 4 % 4);
-
-			for (uint32_t row = 0; row < BOX; row++)
-				memcpy(tile + row * BOX * 4,
-				       gm.data + 256 + ((y + row) * W + x) * 4, BOX * 4);
-			__asm__ volatile("" ::: "memory");
-		}
-		t = now_ns() - t0;
-		if (t < t_c)
-			t_c = t;
-	}
-	printf("(f) 2-D tensor tile load, 64 x 64 floats from a 256 x 256 tensor\n");
-	printf("    core %6.2f GB/s   C row-by-row memcpy %6.2f GB/s   %3.0f%%   (target >= 50%%)\n",
-	       gbs(bytes, t_core), gbs(bytes, t_c), 100.0 * (double)t_c / (double)t_core);
-	bench_row("2-D tensor tile 64x64 floats", bench_fmt("%.2f GB/s", gbs(bytes, t_core)),
-		  bench_fmt("row memcpy %.2f GB/s", gbs(bytes, t_c)),
-		  bench_fmt("%.0f%%", 100.0 * (double)t_c / (double)t_core), ">= 50%",
-		  2 * t_c >= t_core);
-	kernel_fini(&kn);
-	vgpu_hostmem_fini(&gm.hm);
-}
-
 /* ---- (g) scale: the cost of a launch as the grid and the CTAs grow ---- */
 
 /* Each thread stores its global index: out[ctaid * ntid + tid] = that. */
@@ -872,7 +613,7 @@ static bool want(int argc, char **argv, const char *s)
 	return false;
 }
 
-/* bench_core [a|b|c|d|e|f|g|h ...]: every section, or the ones named (perf). */
+/* bench_core [a|b|c|d|g|h ...]: every section, or the ones named (perf). */
 int main(int argc, char **argv)
 {
 	struct vgpu_sm *sm = vgpu_sm_new(&(struct vgpu_sm_config){ 0 });
@@ -888,10 +629,6 @@ int main(int argc, char **argv)
 		bench_mem();
 	if (want(argc, argv, "d"))
 		bench_mbar(sm);
-	if (want(argc, argv, "e"))
-		bench_bulk(sm);
-	if (want(argc, argv, "f"))
-		bench_tensor(sm);
 	if (want(argc, argv, "g"))
 		bench_scale(sm);
 	if (want(argc, argv, "h"))
