@@ -9,9 +9,9 @@
 
 #include "core_priv.h"
 
-struct vgpu_cta *vgpu_smem_resolve(struct vgpu_cta *c, struct vgpu_warp *w,
-				   uint32_t em, uint32_t addr, uint32_t size,
-				   uint32_t *off)
+struct vgpu_cta *vgpu_smem_resolve_slow(struct vgpu_cta *c, struct vgpu_warp *w,
+					uint32_t em, uint32_t addr, uint32_t size,
+					uint32_t *off)
 {
 	struct vgpu_cta *t = c;
 	uint32_t o = addr;

@@ -428,9 +428,21 @@ void vgpu_cluster_bar_check(struct vgpu_sm *sm);
  * VGPU_SMEM_CLUSTER_BIT) and the offset in it.  Raises and returns NULL
  * when the rank or the range is bad.
  */
-struct vgpu_cta *vgpu_smem_resolve(struct vgpu_cta *c, struct vgpu_warp *w,
-				   uint32_t em, uint32_t addr, uint32_t size,
-				   uint32_t *off);
+struct vgpu_cta *vgpu_smem_resolve_slow(struct vgpu_cta *c, struct vgpu_warp *w,
+					uint32_t em, uint32_t addr, uint32_t size,
+					uint32_t *off);
+
+/* The common case inline: the CTA's own shared memory, in range. */
+static inline struct vgpu_cta *vgpu_smem_resolve(struct vgpu_cta *c, struct vgpu_warp *w,
+						 uint32_t em, uint32_t addr, uint32_t size,
+						 uint32_t *off)
+{
+	if (!(addr & VGPU_SMEM_CLUSTER_BIT) && (uint64_t)addr + size <= c->smem_size) {
+		*off = addr;
+		return c;
+	}
+	return vgpu_smem_resolve_slow(c, w, em, addr, size, off);
+}
 
 /* Named-barrier unit (bar.c) */
 void vgpu_bar_reset(struct vgpu_cta *c);

@@ -237,10 +237,13 @@ static void mbar_update(struct vgpu_cta *t, uint32_t off, struct mbar *m,
 	if (done) {
 		struct vgpu_sm *sm = t->sm;
 
-		sm->wake_flow = vgpu_trace_complete(t, VGPU_TR_MBAR_COMPLETE,
-						    meta ? meta->phase - 1 :
-						    ((m->phase - 1) & VGPU_MBAR_PHASE_MASK),
-						    off, m->expected, t->rank);
+		if (vgpu_tracing(t))
+			sm->wake_flow = vgpu_trace_complete(t, VGPU_TR_MBAR_COMPLETE,
+							    meta ? meta->phase - 1 :
+							    ((m->phase - 1) & VGPU_MBAR_PHASE_MASK),
+							    off, m->expected, t->rank);
+		else
+			sm->wake_flow = 0;
 		wake_waiters(t, off);
 		sm->wake_flow = 0;
 	}

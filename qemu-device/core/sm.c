@@ -611,26 +611,9 @@ void vgpu_cluster_setup(struct vgpu_sm *sm, const struct vgpu_launch *l,
 			}
 }
 
-/*
- * Wake the warps whose time has come (sleepers, TRY_WAIT time limits).
- * With @idle (nothing else can run) the clock first jumps to the earliest
- * wake-up.
- */
-static void wake_timed(struct vgpu_sm *sm, bool idle)
+/* Wake the warps whose time has come (sleepers, TRY_WAIT time limits). */
+static void wake_due(struct vgpu_sm *sm)
 {
-	uint64_t next = UINT64_MAX;
-
-	for (uint32_t s = 0; s < sm->nctas; s++) {
-		struct vgpu_cta *c = sm->ctas[s];
-
-		VGPU_FOR_LANES(c->timed, i)
-			if (c->warps[i].wake < next)
-				next = c->warps[i].wake;
-	}
-	if (next == UINT64_MAX)
-		return;
-	if (idle && sm->clock < next)
-		sm->clock = next;
 	for (uint32_t s = 0; s < sm->nctas; s++) {
 		struct vgpu_cta *c = sm->ctas[s];
 
@@ -646,18 +629,10 @@ static void wake_timed(struct vgpu_sm *sm, bool idle)
 	}
 }
 
-static bool any_timed(const struct vgpu_sm *sm)
+/* The earliest wake-up of any timed warp, and (@sleep) of any sleeper. */
+static uint64_t next_timed2(const struct vgpu_sm *sm, uint64_t *sleep)
 {
-	uint32_t t = 0;
-
-	for (uint32_t s = 0; s < sm->nctas; s++)
-		t |= sm->ctas[s]->timed;
-	return t != 0;
-}
-
-static uint64_t next_timed(const struct vgpu_sm *sm, bool sleepers_only)
-{
-	uint64_t next = UINT64_MAX;
+	uint64_t next = UINT64_MAX, next_sleep = UINT64_MAX;
 
 	for (uint32_t s = 0; s < sm->nctas; s++) {
 		const struct vgpu_cta *c = sm->ctas[s];
@@ -665,12 +640,21 @@ static uint64_t next_timed(const struct vgpu_sm *sm, bool sleepers_only)
 		VGPU_FOR_LANES(c->timed, i) {
 			const struct vgpu_warp *w = &c->warps[i];
 
-			if ((!sleepers_only || w->state == VGPU_WS_SLEEPING) &&
-			    w->wake < next)
+			if (w->wake < next)
 				next = w->wake;
+			if (w->state == VGPU_WS_SLEEPING && w->wake < next_sleep)
+				next_sleep = w->wake;
 		}
 	}
+	*sleep = next_sleep;
 	return next;
+}
+
+static uint64_t next_timed(const struct vgpu_sm *sm, bool sleepers_only)
+{
+	uint64_t sleep, next = next_timed2(sm, &sleep);
+
+	return sleepers_only ? sleep : next;
 }
 
 static int describe_wait(const struct vgpu_cta *c, const struct vgpu_warp *w,
@@ -795,16 +779,18 @@ static bool time_out_parked(struct vgpu_sm *sm)
  */
 static bool idle_step(struct vgpu_sm *sm)
 {
-	uint64_t t_op = vgpu_async_next_done(sm), t_sleep = next_timed(sm, true);
+	uint64_t t_op = vgpu_async_next_done(sm), t_sleep, t_any;
 
+	t_any = next_timed2(sm, &t_sleep);
 	if (t_op != UINT64_MAX || t_sleep != UINT64_MAX) {
-		uint64_t t = next_timed(sm, false);
+		uint64_t t = t_any;
 
 		if (t_op < t)
 			t = t_op;
 		if (sm->clock < t)
 			sm->clock = t;
-		wake_timed(sm, false);
+		if (t_any <= sm->clock)
+			wake_due(sm);
 		return true;
 	}
 	if (time_out_parked(sm))
@@ -897,7 +883,6 @@ static bool cluster_done(const struct vgpu_sm *sm)
 bool vgpu_cluster_loop(struct vgpu_sm *sm, const struct vgpu_launch *l)
 {
 	bool random = l->flags & VGPU_LAUNCH_RANDOM_SCHED;
-	uint64_t next_wake;
 
 	while (!cluster_done(sm) || sm->nops) {
 		struct vgpu_cta *c;
@@ -907,11 +892,7 @@ bool vgpu_cluster_loop(struct vgpu_sm *sm, const struct vgpu_launch *l)
 
 		if (sm->nops && !vgpu_async_progress(sm))
 			return false;
-		if (any_timed(sm)) {
-			next_wake = next_timed(sm, false);
-			if (next_wake <= sm->clock)
-				wake_timed(sm, false);
-		}
+		wake_due(sm);
 		resumed = sm->resume_w;
 		if (resumed) {
 			/* a restored cluster: the interrupted slice goes on */
