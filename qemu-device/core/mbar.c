@@ -253,9 +253,9 @@ static void mbar_update(struct vgpu_cta *t, uint32_t off, struct mbar *m,
  * Find the object for shared address @addr: alignment, window, cluster
  * rank.  @local_only: the operation is a wait (local objects only).
  */
-static struct vgpu_cta *mbar_at(struct vgpu_cta *c, struct vgpu_warp *w,
-				uint32_t em, uint32_t addr, bool local_only,
-				uint32_t *off)
+static __attribute__((noinline)) struct vgpu_cta *
+mbar_at_slow(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em, uint32_t addr,
+	     bool local_only, uint32_t *off)
 {
 	struct vgpu_cta *t;
 
@@ -273,6 +273,19 @@ static struct vgpu_cta *mbar_at(struct vgpu_cta *c, struct vgpu_warp *w,
 		return NULL;
 	}
 	return t;
+}
+
+/* The common case inline: an aligned object of the CTA's own. */
+static inline struct vgpu_cta *mbar_at(struct vgpu_cta *c, struct vgpu_warp *w,
+				       uint32_t em, uint32_t addr, bool local_only,
+				       uint32_t *off)
+{
+	if (!(addr % 8) && !(addr & VGPU_SMEM_CLUSTER_BIT) &&
+	    (uint64_t)addr + 8 <= c->smem_size) {
+		*off = addr;
+		return c;
+	}
+	return mbar_at_slow(c, w, em, addr, local_only, off);
 }
 
 static bool check_valid(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
@@ -511,12 +524,14 @@ static enum vgpu_xres exec_tx(struct vgpu_cta *c, struct vgpu_warp *w,
  * the .PARITY forms.
  */
 static int phase_done(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t lane_mask,
-		      struct vgpu_cta *t, uint32_t off, bool parity, uint64_t tok)
+		      struct vgpu_cta *t, uint32_t off, bool parity, uint64_t tok,
+		      struct vgpu_mbar_meta **metap)
 {
 	struct mbar m = decode(word_get(t, off));
 	struct vgpu_mbar_meta *meta = meta_find(t, off);
 	uint32_t cur = meta ? meta->phase : m.phase;
 
+	*metap = meta;
 	if (parity) {
 		if (c->sm->sanitize && tok > 1)
 			return mbar_fail(c, w, lane_mask, VGPU_EXC_MBAR_BAD_TOKEN, t, off,
@@ -560,7 +575,7 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 
 	/* every lane names the same object and token (the common case): the
 	 * first lane answers for all */
-	if (vgpu_row_uniform(w, d->ra, em) &&
+	if (em & (em - 1) && vgpu_row_uniform(w, d->ra, em) &&
 	    (parity ? parity_imm || vgpu_row_uniform(w, d->rc, em) :
 		      vgpu_row_uniform(w, d->rc, em) &&
 			      vgpu_row_uniform(w, d->rc + 1, em)))
@@ -568,6 +583,7 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 	VGPU_FOR_LANES(lanes, l) {
 		uint32_t off;
 		struct vgpu_cta *t = mbar_at(c, w, 1u << l, ra[l], true, &off);
+		struct vgpu_mbar_meta *meta;
 		uint64_t tok;
 		int done;
 
@@ -578,12 +594,10 @@ static enum vgpu_xres exec_wait(struct vgpu_cta *c, struct vgpu_warp *w,
 			tok = parity_imm ? d->imm : tlo[l];
 		else
 			tok = (uint64_t)thi[l] << 32 | tlo[l];
-		done = phase_done(c, w, 1u << l, t, off, parity, tok);
+		done = phase_done(c, w, 1u << l, t, off, parity, tok, &meta);
 		if (done < 0)
 			return VGPU_X_EXC;
 		if (done) {
-			struct vgpu_mbar_meta *meta = meta_find(t, off);
-
 			result |= 1u << l;
 			if (meta)
 				meta->need_wait = false;

@@ -286,6 +286,17 @@ void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 	w->wait_pc = w->cur_pc;
 	w->wait_mask = w->cur_mask;
 	c->timed |= 1u << w->id;
+	if (w->converged && w->cur_mask == w->live) {
+		/*
+		 * The whole warp parks: it stays converged at upc, with no
+		 * group (cur_pc ~0u, as warp_select leaves it), and takes up
+		 * its lanes there when woken, as a diverged one would.
+		 */
+		w->parked = w->cur_mask;
+		w->cur_mask = 0;
+		w->cur_pc = UINT32_MAX;
+		return;
+	}
 	warp_diverge(w);
 	w->parked |= w->cur_mask;
 	warp_select(w);
