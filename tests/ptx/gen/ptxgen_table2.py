@@ -176,7 +176,9 @@ def atom_forms(add, Form, mangle):
     for t, n in (('f32', 2), ('f32', 4), ('f16x2', 2), ('f16x2', 4), ('bf16x2', 2),
                  ('bf16x2', 4), ('f16', 2), ('f16', 4), ('f16', 8), ('bf16', 8)):
         k, r = kind(t), rcl(t)
-        f = 'atom.global.v%d.%s.add' % (n, t)
+        # the half types need .noftz, after the operation (PTX ISA 9.7.13.5)
+        f = ('atom.global.v%d.%s.add' % (n, t) if t == 'f32' else
+             'atom.global.add.noftz.v%d.%s' % (n, t))
         ds = ['{d%d}' % i for i in range(n)]
         ss = ['{s%d}' % i for i in range(n)]
         add(Form(m, 'atom', f, [r] * n, [k] * n,

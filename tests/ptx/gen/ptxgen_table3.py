@@ -39,8 +39,13 @@ def imm_forms(add, Form, mangle):
             args = '{s0}, %s' % x if o != 'fma.rn' else '{s0}, %s, {s0}' % x
             add(Form(m, o.split('.')[0], '%s (immediate)' % f, [V.regclass(t)], [t],
                      '%s {d0}, %s;' % (f, args), name=mangle(f + '_imm')))
+    # past the width too: PTX clamps pos and len to 0..255, and ptxas folds
+    # immediate ones its own way (an H200: bfe.s32 at 60, 8 is all ones)
     for t in ('u32', 's32', 'u64', 's64'):
-        for pos, ln in ((0, 8), (8, 8), (24, 8), (31, 1), (4, 0), (16, 16), (60, 8)):
+        w = 64 if t[1:] == '64' else 32
+        for pos, ln in ((0, 8), (8, 8), (24, 8), (31, 1), (4, 0), (16, 16), (60, 8),
+                        (w, 1), (w, 4), (w + 1, 8), (w + 8, 0), (255, 8), (w - 1, 255),
+                        (0, 255), (w // 2, w + 1)):
             f = 'bfe.%s' % t
             add(Form(m, 'bfe', '%s (immediate %d, %d)' % (f, pos, ln), [V.regclass(t)], [t],
                      '%s {d0}, {s0}, %d, %d;' % (f, pos, ln),
