@@ -71,7 +71,7 @@ struct ptx_operand {
 	int64_t imm;  /* IMM; MEM offset */
 	char sym[PTX_NAME_MAX]; /* SYM; MEM base symbol ("" if none) */
 	int nvec;
-	int vec[5];   /* VEC registers, -1 for _ */
+	int vec[8];   /* VEC registers (.v8 at most), -1 for _ */
 	int col;
 };
 

@@ -234,6 +234,8 @@ static int vec_count(const struct ptx_insn *in)
 		return 2;
 	if (pl_has_mod(in, ".v4"))
 		return 4;
+	if (pl_has_mod(in, ".v8")) /* of 8- or 16-bit elements */
+		return 8;
 	return 1;
 }
 

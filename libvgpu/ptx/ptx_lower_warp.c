@@ -2,7 +2,7 @@
 /*
  * PTX lowering: warp-wide functions: vote, activemask, shfl.sync (every
  * mode, whole-warp and segmented, b and c immediate or in registers),
- * elect.sync, redux.sync, match.sync.
+ * elect.sync, redux.sync, match.sync, movmatrix.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -578,4 +578,75 @@ void pl_match(struct lower *L)
 		pl_o_use(v, acc, 0);
 		pl_o_use(v, m, 0);
 	}
+}
+
+/* Rd = Ra <op> imm (an integer instruction of two sources) */
+static void op_imm(struct lower *L, const char *mn, int d, int a, uint32_t imm)
+{
+	struct ptx_vinsn *v = pl_emit(L, "%s", mn);
+
+	pl_o_def(v, d, 0, false);
+	pl_o_use(v, a, 0);
+	pl_o_text(v, "0x%x", imm);
+}
+
+/* Rd = Ra <op> Rb */
+static void op_reg(struct lower *L, const char *mn, int d, int a, int b)
+{
+	struct ptx_vinsn *v = pl_emit(L, "%s", mn);
+
+	pl_o_def(v, d, 0, false);
+	pl_o_use(v, a, 0);
+	pl_o_use(v, b, 0);
+}
+
+/*
+ * movmatrix.sync.aligned.m8n8.trans.b16 d, a (PTX ISA 9.7.16.x): the warp
+ * holds an 8x8 matrix of 16-bit elements, lane t row t / 4, columns
+ * 2 (t % 4) and 2 (t % 4) + 1 (low half first); d holds the transpose
+ * in the same layout.  Element i of lane t's d is A[2 (t % 4) + i][t / 4],
+ * half (t / 4) % 2 of lane 4 (2 (t % 4) + i) + t / 8: two shuffles from
+ * lanes 8 (t % 4) + t / 8 and that + 4, then the halves.
+ */
+void pl_movmatrix(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	int lane, src, sh, x0, x1, d;
+	struct ptx_vinsn *v;
+
+	if (!pl_has_mod(in, ".m8n8") || !pl_has_mod(in, ".trans") || !pl_has_mod(in, ".b16"))
+		return (void)pl_unsupported(L, NULL);
+	if (!pl_want_ops(L, 2))
+		return;
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	if (d < 0)
+		return;
+	lane = pl_new_vreg(L, 1);
+	src = pl_new_vreg(L, 1);
+	sh = pl_new_vreg(L, 1);
+	x0 = pl_new_vreg(L, 1);
+	x1 = pl_new_vreg(L, 1);
+	v = pl_emit(L, "S2R");
+	pl_o_def(v, lane, 0, false);
+	pl_o_text(v, "SR_LANEID");
+	op_imm(L, "SHR.U32", src, lane, 3);		/* t / 8 */
+	op_imm(L, "LOP.AND", sh, lane, 3);
+	op_imm(L, "SHL", sh, sh, 3);			/* 8 (t % 4) */
+	op_reg(L, "LOP.OR", src, src, sh);
+	op_imm(L, "LOP.AND", sh, lane, 4);
+	op_imm(L, "SHL", sh, sh, 2);			/* 16 ((t / 4) % 2) */
+	v = pl_emit(L, "SHFL.IDX");
+	pl_o_def(v, x0, 0, false);
+	pl_use_src(L, v, &in->ops[1], 0);
+	pl_o_use(v, src, 0);
+	op_imm(L, "IADD", src, src, 4);
+	v = pl_emit(L, "SHFL.IDX");
+	pl_o_def(v, x1, 0, false);
+	pl_use_src(L, v, &in->ops[1], 0);
+	pl_o_use(v, src, 0);
+	op_reg(L, "SHR.U32", x0, x0, sh);
+	op_imm(L, "LOP.AND", x0, x0, 0xffff);
+	op_reg(L, "SHR.U32", x1, x1, sh);
+	op_imm(L, "SHL", x1, x1, 16);
+	op_reg(L, "LOP.OR", d, x0, x1);
 }

@@ -146,7 +146,7 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 		pp_next(ps);
 		o->kind = PTX_O_VEC;
 		while (!pp_is_punct(ps, '}')) {
-			if (o->nvec == 5) {
+			if (o->nvec == (int)(sizeof(o->vec) / sizeof(o->vec[0]))) {
 				pp_perr(ps, "too many elements in a vector operand");
 				return false;
 			}
