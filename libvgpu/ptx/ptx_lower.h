@@ -171,6 +171,8 @@ bool pl_half_hook(struct lower *L);
 void pl_activemask(struct lower *L);
 void pl_arith(struct lower *L);
 void pl_atom(struct lower *L);
+/* st.async / red.async (ptx_lower_sync.c), from pl_ldst and pl_atom */
+void pl_async_store(struct lower *L);
 void pl_bar(struct lower *L);
 void pl_bra(struct lower *L);
 void pl_cp(struct lower *L);

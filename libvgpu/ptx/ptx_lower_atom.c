@@ -210,6 +210,8 @@ void pl_atom(struct lower *L)
 	int base, d = -1, sh = -1, gl = -1, b, bp, c = -1, cp = 0;
 	bool cas;
 
+	if (red && pl_has_mod(in, ".async"))
+		return pl_async_store(L);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (pl_has_mod(in, ops[i]))
 			op = ops[i];

@@ -388,8 +388,11 @@ void pl_ldst(struct lower *L)
 	int nvec = vec_count(in), base, step, sh = -1, gl = -1;
 	char off[PTX_NAME_MAX + 24];
 	const char *mn;
-	int nops = pl_hint_nops(L);
+	int nops;
 
+	if (pl_has_mod(in, ".async"))
+		return pl_async_store(L);
+	nops = pl_hint_nops(L);
 	if (nops < 0)
 		return;
 	if (nops != 2)

@@ -637,6 +637,73 @@ void pl_cp(struct lower *L)
 	}
 }
 
+/*
+ * st.async[.sem.scope].shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type
+ *	[a], b, [mbar]
+ * red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.op.type
+ *	[a], b, [mbar]
+ * (PTX ISA, st.async and red.async): a store or a reduction into a
+ * cluster CTA's shared memory whose completion is a complete-tx of its
+ * byte count on the mbarrier of that CTA.  An asynchronous operation may
+ * complete at once: the plain store (STS) or atomic (ATOMS) on the
+ * cluster address, then MBAR.COMPLETE_TX.CLUSTER of the bytes.  PTX
+ * makes the store weak (the reduction .relaxed.cluster) and the
+ * complete-tx a .release at cluster scope: every effect of a
+ * warp-instruction of the core is visible before its next one starts, so
+ * the store or atomic put before the complete-tx is what the consumer's
+ * wait (an acquire) sees once the phase completes.
+ */
+void pl_async_store(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool red = !strcmp(in->op, "red");
+	struct ptx_insn plain = *in;
+	struct ptype t;
+	int bytes, mb;
+	struct ptx_vinsn *v;
+
+	if (!pl_has_mod(in, ".shared::cluster") ||
+	    !pl_has_mod(in, ".mbarrier::complete_tx::bytes"))
+		return (void)pl_unsupported(L, red ? NULL : "st.async other than "
+					    ".shared::cluster.mbarrier::complete_tx::bytes");
+	if (in->nops != 3)
+		return (void)pl_lerr(L, "'%s.async' takes [address], a value and [mbarrier]",
+				     in->op);
+	if (red && (!pl_has_mod(in, ".relaxed") || !pl_has_mod(in, ".cluster")))
+		return (void)pl_lerr(L, "red.async is .relaxed.cluster");
+	/* the same instruction without .async, its completion and its
+	 * semantics, on its first two operands */
+	plain.nmods = 0;
+	for (int i = 0; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+
+		if (!strcmp(m, ".async") || !strcmp(m, ".mbarrier::complete_tx::bytes") ||
+		    !strcmp(m, ".relaxed") || !strcmp(m, ".release") || !strcmp(m, ".weak") ||
+		    !strcmp(m, ".cluster"))
+			continue;
+		memcpy(plain.mods[plain.nmods++], m, sizeof(plain.mods[0]));
+	}
+	plain.nops = 2;
+	t = pl_type_of(&plain, 0);
+	bytes = t.bits / 8 * (pl_has_mod(in, ".v4") ? 4 : pl_has_mod(in, ".v2") ? 2 : 1);
+	if (!t.bits || t.bits < 32)
+		return (void)pl_lerr(L, "'%s.async' takes a 32- or 64-bit type", in->op);
+	mb = shared_addr_reg(L, &in->ops[2]);
+	if (mb < -1)
+		return;
+	L->in = &plain;
+	if (red)
+		pl_atom(L);
+	else
+		pl_ldst(L);
+	L->in = in;
+	if (L->failed)
+		return;
+	v = pl_emit(L, "MBAR.COMPLETE_TX.CLUSTER");
+	use_addr(v, mb);
+	pl_o_text(v, "0x%x", (uint32_t)bytes);
+}
+
 void pl_mapa(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;

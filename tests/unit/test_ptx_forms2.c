@@ -294,4 +294,136 @@ TEST_F(forms2, movmatrix_other_shape_refused)
 		"'movmatrix.sync.aligned.m16n8.trans.b16'");
 }
 
+/* ---- st.async / red.async into a cluster peer's shared memory ---- */
+
+#define SA "st.async.shared::cluster.mbarrier::complete_tx::bytes"
+#define RA "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes"
+
+/*
+ * Clusters of 2 CTAs of 64 threads.  Thread t's 80-byte slot of its
+ * CTA's buffer starts with 20 words of its own (in, words 4..23); the
+ * same thread of the peer CTA then writes it with st.async and red.async
+ * (its in words 0..3: a, b, c, d), each completing its bytes on this
+ * CTA's mbarrier, which expects 64 x 80 bytes; the thread waits for the
+ * phase and stores the slot.
+ */
+static const char async_ptx[] =
+	HDR
+	".visible .entry sa(.param .u64 out, .param .u64 in) .reqnctapercluster 2, 1, 1\n{\n"
+	"  .shared .align 8 .b64 mbar;\n  .shared .align 16 .b8 buf[5120];\n"
+	"  .reg .b32 %r<40>;\n  .reg .b64 %rd<12>;\n  .reg .pred %p<4>;\n"
+	"  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+	"  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mad.lo.u32 %r3, %r2, 64, %r1;\n"
+	"  mul.wide.u32 %rd3, %r3, 96;\n  add.u64 %rd4, %rd2, %rd3;\n"
+	"  mul.wide.u32 %rd3, %r3, 80;\n  add.u64 %rd5, %rd1, %rd3;\n"
+	"  mov.u32 %r8, buf;\n  mad.lo.u32 %r9, %r1, 80, %r8;\n"
+	"  ld.global.v4.u32 {%r20, %r21, %r22, %r23}, [%rd4+16];\n"
+	"  st.shared.v4.u32 [%r9], {%r20, %r21, %r22, %r23};\n"
+	"  ld.global.v4.u32 {%r20, %r21, %r22, %r23}, [%rd4+32];\n"
+	"  st.shared.v4.u32 [%r9+16], {%r20, %r21, %r22, %r23};\n"
+	"  ld.global.v4.u32 {%r20, %r21, %r22, %r23}, [%rd4+48];\n"
+	"  st.shared.v4.u32 [%r9+32], {%r20, %r21, %r22, %r23};\n"
+	"  ld.global.v4.u32 {%r20, %r21, %r22, %r23}, [%rd4+64];\n"
+	"  st.shared.v4.u32 [%r9+48], {%r20, %r21, %r22, %r23};\n"
+	"  ld.global.v4.u32 {%r20, %r21, %r22, %r23}, [%rd4+80];\n"
+	"  st.shared.v4.u32 [%r9+64], {%r20, %r21, %r22, %r23};\n"
+	"  ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4];\n"
+	"  mov.u32 %r10, mbar;\n  setp.eq.u32 %p1, %r1, 0;\n"
+	"  @%p1 mbarrier.init.shared::cta.b64 [%r10], 1;\n"
+	"  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r10], 5120;\n"
+	"  barrier.cluster.arrive.release.aligned;\n  barrier.cluster.wait.acquire.aligned;\n"
+	"  mov.u32 %r11, %cluster_ctarank;\n  xor.b32 %r12, %r11, 1;\n"
+	"  mapa.shared::cluster.u32 %r13, %r9, %r12;\n"
+	"  mapa.shared::cluster.u32 %r14, %r10, %r12;\n"
+	"  mov.b64 %rd6, {%r4, %r5};\n  mov.b64 %rd7, {%r6, %r7};\n"
+	"  and.b32 %r15, %r4, 31;\n  and.b32 %r16, %r5, 31;\n"
+	"  " SA ".b32 [%r13], %r4, [%r14];\n"
+	"  " RA ".add.u32 [%r13+4], %r5, [%r14];\n"
+	"  " SA ".v2.b32 [%r13+8], {%r6, %r7}, [%r14];\n"
+	"  " SA ".v4.b32 [%r13+16], {%r7, %r6, %r5, %r4}, [%r14];\n"
+	"  " SA ".b64 [%r13+32], %rd6, [%r14];\n"
+	"  " RA ".inc.u32 [%r13+40], %r15, [%r14];\n"
+	"  " RA ".dec.u32 [%r13+44], %r16, [%r14];\n"
+	"  " RA ".min.s32 [%r13+48], %r6, [%r14];\n"
+	"  " RA ".max.u32 [%r13+52], %r7, [%r14];\n"
+	"  " RA ".xor.b32 [%r13+56], %r4, [%r14];\n"
+	"  " RA ".and.b32 [%r13+60], %r5, [%r14];\n"
+	"  " RA ".add.u64 [%r13+64], %rd7, [%r14];\n"
+	"  " RA ".or.b32 [%r13+72], %r6, [%r14];\n"
+	"  " RA ".max.s32 [%r13+76], %r7, [%r14];\n"
+	"$Lw:\n  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r10], 0;\n  @!%p2 bra $Lw;\n"
+	"  ld.shared.v4.u32 {%r20, %r21, %r22, %r23}, [%r9];\n"
+	"  st.global.v4.u32 [%rd5], {%r20, %r21, %r22, %r23};\n"
+	"  ld.shared.v4.u32 {%r20, %r21, %r22, %r23}, [%r9+16];\n"
+	"  st.global.v4.u32 [%rd5+16], {%r20, %r21, %r22, %r23};\n"
+	"  ld.shared.v4.u32 {%r20, %r21, %r22, %r23}, [%r9+32];\n"
+	"  st.global.v4.u32 [%rd5+32], {%r20, %r21, %r22, %r23};\n"
+	"  ld.shared.v4.u32 {%r20, %r21, %r22, %r23}, [%r9+48];\n"
+	"  st.global.v4.u32 [%rd5+48], {%r20, %r21, %r22, %r23};\n"
+	"  ld.shared.v4.u32 {%r20, %r21, %r22, %r23}, [%r9+64];\n"
+	"  st.global.v4.u32 [%rd5+64], {%r20, %r21, %r22, %r23};\n"
+	"  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+	"  ret;\n}\n";
+
+static int32_t smin(int32_t a, int32_t b)
+{
+	return a < b ? a : b;
+}
+
+static int32_t smax(int32_t a, int32_t b)
+{
+	return a > b ? a : b;
+}
+
+TEST_F(forms2, st_red_async_cluster)
+{
+	enum { CTAS = 4, T = 64, N = CTAS * T };
+	static uint32_t in[24 * N], want[20 * N];
+
+	for (uint32_t i = 0; i < 24 * N; i++)
+		in[i] = rnd();
+	for (uint32_t i = 0; i < N; i++) { /* some small ones, for inc and dec */
+		in[24 * i + 4 + 10] = i % 40;
+		in[24 * i + 4 + 11] = i % 3 ? i % 37 : 0;
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		const uint32_t *o = &in[24 * i + 4], *p = &in[24 * (i ^ T)];
+		uint32_t *w = &want[20 * i], a = p[0], b = p[1], c = p[2], d = p[3];
+		uint64_t s = ((uint64_t)o[17] << 32 | o[16]) + ((uint64_t)d << 32 | c);
+
+		w[0] = a;
+		w[1] = o[1] + b;
+		w[2] = c;
+		w[3] = d;
+		w[4] = d;
+		w[5] = c;
+		w[6] = b;
+		w[7] = a;
+		w[8] = a;
+		w[9] = b;
+		w[10] = o[10] >= (a & 31) ? 0 : o[10] + 1;
+		w[11] = o[11] == 0 || o[11] > (b & 31) ? b & 31 : o[11] - 1;
+		w[12] = (uint32_t)smin((int32_t)o[12], (int32_t)c);
+		w[13] = o[13] > d ? o[13] : d;
+		w[14] = o[14] ^ a;
+		w[15] = o[15] & b;
+		w[16] = (uint32_t)s;
+		w[17] = (uint32_t)(s >> 32);
+		w[18] = o[18] | c;
+		w[19] = (uint32_t)smax((int32_t)o[19], (int32_t)d);
+	}
+	run_cmp(_metadata, self, async_ptx, "sa", in, sizeof(in), NULL, want, 20 * N, CTAS, T, 2);
+}
+
+/* st.async to a CTA's own .shared::cta window is not a PTX form */
+TEST_F(forms2, st_async_other_space_refused)
+{
+	refused(_metadata, self,
+		HDR ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n  mov.u32 %r0, 0;\n"
+		"  st.async.shared::cta.mbarrier::complete_tx::bytes.b32 [%r0], %r0, [%r0];\n"
+		"  ret;\n}\n",
+		"forms2.ptx:8:3: error: unsupported PTX construct "
+		"'st.async.shared::cta.mbarrier::complete_tx::bytes.b32'");
+}
+
 TEST_HARNESS_MAIN
