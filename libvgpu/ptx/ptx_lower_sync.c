@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ptx_lower.h"
+#include "ptx_lower_mem.h"
 
 /* ---- the lowering's own labels (loops inside one PTX instruction) ---- */
 
@@ -520,6 +521,131 @@ static void cp_async_zfill(struct lower *L)
 	}
 }
 
+/*
+ * cp.reduce.async.bulk.global.shared::cta.bulk_group[.L2::cache_hint].op.type
+ *	[dst], [src], size[, policy] (PTX ISA, cp.reduce.async.bulk): each
+ * element of the size bytes at src in shared memory reduced into the one
+ * at dst in global memory, element by element atomically.  vGPU's copy
+ * engine does not reduce; an asynchronous operation may complete at
+ * once, so the issuing thread does it in a loop: LDS of the element, then
+ * ATOMG of the operation (inc and dec: the compare-and-swap loop of
+ * atom).  Complete before the instruction's end, the operation is in no
+ * bulk group: a later cp.async.bulk.commit_group / wait_group has nothing
+ * of it to wait for.  .add.f32 flushes subnormals, as atom.global.add.f32
+ * does on an H200; the halves' .add is .noftz.
+ */
+static void cp_reduce_bulk(struct lower *L)
+{
+	static const struct {
+		const char *op, *types, *vgpu;
+	} ops[] = {
+		{ ".add", ".u32.s32.u64.f32.f64.f16.bf16", "ADD" },
+		{ ".min", ".u32.s32.u64.s64", "MIN" }, { ".max", ".u32.s32.u64.s64", "MAX" },
+		{ ".and", ".b32.b64", "AND" }, { ".or", ".b32.b64", "OR" },
+		{ ".xor", ".b32.b64", "XOR" }, { ".inc", ".u32", NULL }, { ".dec", ".u32", NULL },
+	};
+	static const struct {
+		const char *ptx, *atype, *lds;
+		int bytes;
+	} types[] = {
+		{ ".u32", "U32", "32", 4 }, { ".s32", "S32", "32", 4 }, { ".b32", "U32", "32", 4 },
+		{ ".u64", "U64", "64", 8 }, { ".s64", "S64", "64", 8 }, { ".b64", "U64", "64", 8 },
+		{ ".f32", "F32.FTZ", "32", 4 }, { ".f64", "F64", "64", 8 },
+		{ ".f16", "F16", "U16", 2 }, { ".bf16", "BF16", "U16", 2 },
+	};
+	const struct ptx_insn *in = L->in;
+	struct ptx_insn un = *in;
+	int o = -1, t = -1, src, sa, i, x, ga, ip, p, loop, done;
+	const char *tp = NULL;
+	struct ptx_vinsn *v;
+	char b[256];
+
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (pl_has_mod(in, ops[k].op))
+			o = (int)k;
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+		if (pl_has_mod(in, types[k].ptx)) {
+			t = (int)k;
+			tp = strstr(ops[o < 0 ? 0 : o].types, types[k].ptx);
+		}
+	if (!pl_has_mod(in, ".global") || !pl_has_mod(in, ".shared::cta") ||
+	    !pl_has_mod(in, ".bulk_group"))
+		return (void)pl_unsupported(L, "cp.reduce.async.bulk other than "
+					    ".global.shared::cta.bulk_group");
+	if (o < 0 || t < 0)
+		return (void)pl_lerr(L, "'%s' needs an operation and a type",
+				     pl_spelled(in, b, sizeof(b)));
+	/* .f16 and .bf16 need .noftz with .add (ptxas refuses them without) */
+	if ((t >= 8 && o == 0 && !pl_has_mod(in, ".noftz")) ||
+	    (pl_has_mod(in, ".noftz") && (t < 8 || o != 0)))
+		return (void)pl_lerr(L, "'%s': .noftz goes with .add.f16 and .add.bf16 alone",
+				     pl_spelled(in, b, sizeof(b)));
+	if (t >= 8 && (o == 1 || o == 2))
+		return (void)pl_unsupported(L, "cp.reduce.async.bulk .min/.max of .f16/.bf16 "
+					    "(vGPU's atomics have no half min/max)");
+	if (!tp || (tp[strlen(types[t].ptx)] != '.' && tp[strlen(types[t].ptx)] != '\0'))
+		return (void)pl_lerr(L, "'%s': PTX has no %s of %s here",
+				     pl_spelled(in, b, sizeof(b)), ops[o].op, types[t].ptx);
+	if (pl_hint_nops(L) != 3)
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (in->ops[0].kind != PTX_O_MEM || in->ops[0].reg < 0 || in->ops[0].imm ||
+	    pl_preg(L, in->ops[0].reg)->cls != PTX_R64)
+		return (void)pl_unsupported(L, "a global address other than [%rd]");
+	if (in->ops[2].kind != PTX_O_IMM && !pl_is_reg(L, &in->ops[2], PTX_R32))
+		return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
+	src = shared_addr_reg(L, &in->ops[1]);
+	if (src < -1)
+		return;
+	i = pl_new_vreg(L, 1);
+	x = pl_new_vreg(L, types[t].bytes == 8 ? 2 : 1);
+	ga = pl_new_vreg(L, 2);
+	ip = pl_new_vreg(L, 2);
+	p = pl_new_vreg(L, 0);
+	loop = pl_new_label(L);
+	done = pl_new_label(L);
+	if (in->guard >= 0)
+		pl_bra_label(L, done, in->guard, !in->guard_not);
+	un.guard = -1; /* inside: the lanes whose guard holds */
+	L->in = &un;
+	pl_mov_reg(L, i, 0, false, -1, 0);
+	pl_mov_reg(L, ip, 1, false, -1, 0);
+	v = pl_emit(L, "ISETP.GE.U32");
+	pl_o_pdef(v, p);
+	pl_o_use(v, i, 0);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	pl_bra_label(L, done, p, false);
+	pl_put_label(L, loop);
+	sa = pl_new_vreg(L, 1);
+	v = pl_emit(L, "IADD");
+	pl_o_def(v, sa, 0, false);
+	pl_o_use(v, src, 0);
+	pl_o_use(v, i, 0);
+	v = pl_emit(L, "LDS.%s", types[t].lds);
+	pl_o_def(v, x, 0, false);
+	pl_o_mem(v, sa, "0");
+	pl_mov_reg(L, ip, 0, true, i, 0);
+	pl_add64(L, ga, in->ops[0].reg, ip, 0);
+	if (ops[o].vgpu) {
+		v = pl_emit(L, "ATOMG.%s.%s", ops[o].vgpu, types[t].atype);
+		pl_o_text(v, "RZ");
+		pl_o_mem(v, ga, "0");
+		pl_o_use(v, x, 0);
+	} else {
+		pl_atom_incdec(L, !strcmp(ops[o].op, ".inc"), ga, x);
+	}
+	v = pl_emit(L, "IADD");
+	pl_o_def(v, i, 0, false);
+	pl_o_use(v, i, 0);
+	pl_o_text(v, "0x%x", (unsigned int)types[t].bytes);
+	v = pl_emit(L, "ISETP.LT.U32");
+	pl_o_pdef(v, p);
+	pl_o_use(v, i, 0);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	pl_bra_label(L, loop, p, false);
+	pl_put_label(L, done);
+	L->in = in;
+}
+
 void pl_cp(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -555,9 +681,10 @@ void pl_cp(struct lower *L)
 			return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
 		return;
 	}
+	if (pl_has_mod(in, ".reduce") && pl_has_mod(in, ".bulk") && !pl_has_mod(in, ".tensor"))
+		return cp_reduce_bulk(L);
 	if (pl_has_mod(in, ".reduce"))
-		return (void)pl_unsupported(L, "cp.reduce.async.bulk (vGPU's bulk copies do not "
-					    "reduce)");
+		return (void)pl_unsupported(L, "cp.reduce.async.bulk.tensor");
 	if (pl_has_mod(in, ".bulk")) {
 		/* cp.async.bulk.global.shared::cta.bulk_group: mods[2] */
 		bool to_global = in->nmods > 2 && !strcmp(in->mods[2], ".global");

@@ -426,4 +426,187 @@ TEST_F(forms2, st_async_other_space_refused)
 		"'st.async.shared::cta.mbarrier::complete_tx::bytes.b32'");
 }
 
+/* ---- cp.reduce.async.bulk ---- */
+
+/*
+ * Thread 0 reduces the first 256 bytes of a shared buffer into out
+ * (size immediate), thread 1 the next 240 into out + 256 (size in a
+ * register, the source [reg+imm]); the last 16 bytes of out stay.  Then
+ * the bulk group is committed and waited for.
+ */
+static const char bulk_red_fmt[] =
+	HDR
+	".visible .entry r(.param .u64 out, .param .u64 in)\n{\n"
+	"  .shared .align 16 .b8 buf[512];\n"
+	"  .reg .b32 %%r<8>;\n  .reg .b64 %%rd<8>;\n  .reg .pred %%p<3>;\n"
+	"  ld.param.u64 %%rd1, [out];\n  ld.param.u64 %%rd2, [in];\n"
+	"  mov.u32 %%r1, %%tid.x;\n"
+	"  mul.wide.u32 %%rd3, %%r1, 16;\n  add.u64 %%rd4, %%rd2, %%rd3;\n"
+	"  ld.global.v4.u32 {%%r2, %%r3, %%r4, %%r5}, [%%rd4];\n"
+	"  mov.u32 %%r6, buf;\n  mad.lo.u32 %%r7, %%r1, 16, %%r6;\n"
+	"  st.shared.v4.u32 [%%r7], {%%r2, %%r3, %%r4, %%r5};\n"
+	"  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+	"  setp.eq.u32 %%p1, %%r1, 0;\n  setp.eq.u32 %%p2, %%r1, 1;\n"
+	"  @%%p1 cp.reduce.async.bulk.global.shared::cta.bulk_group%s [%%rd1], [buf], 256;\n"
+	"  mov.u32 %%r2, 240;\n  add.u64 %%rd5, %%rd1, 256;\n"
+	"  @%%p2 cp.reduce.async.bulk.global.shared::cta.bulk_group%s [%%rd5], [%%r6+256], %%r2;\n"
+	"  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group 0;\n"
+	"  ret;\n}\n";
+
+enum red_t { R_U32, R_S32, R_U64, R_S64, R_F32, R_F64, R_F16, R_BF16 };
+
+static uint32_t ftz32(uint32_t a)
+{
+	return a & 0x7f800000u ? a : a & 0x80000000u;
+}
+
+/* a half or bf16 of value @q / 4 (|q| <= 64: exact in both) */
+static uint16_t half_of(int q, bool bf)
+{
+	float f = (float)q / 4;
+	uint32_t u;
+	int e;
+
+	memcpy(&u, &f, 4);
+	if (bf)
+		return (uint16_t)(u >> 16);
+	if (!q)
+		return 0;
+	e = (int)(u >> 23 & 0xff) - 127 + 15;
+	return (uint16_t)((u >> 16 & 0x8000) | (uint32_t)e << 10 | (u >> 13 & 0x3ff));
+}
+
+/* op on element @a (out's) and @b (the source's) of @t */
+static uint64_t red_ref(const char *op, enum red_t t, uint64_t a, uint64_t b)
+{
+	bool s = t == R_S32 || t == R_S64;
+	uint64_t m = t == R_U32 || t == R_S32 || t == R_F32 ? 0xffffffffu : ~0ull;
+	int64_t sa = t == R_S32 ? (int32_t)a : (int64_t)a, sb = t == R_S32 ? (int32_t)b : (int64_t)b;
+
+	if (!strcmp(op, "add") && t == R_F32) {
+		uint32_t x = ftz32((uint32_t)a), y = ftz32((uint32_t)b), r;
+		float fx, fy, fr;
+
+		memcpy(&fx, &x, 4);
+		memcpy(&fy, &y, 4);
+		fr = fx + fy;
+		memcpy(&r, &fr, 4);
+		return ftz32(r);
+	}
+	if (!strcmp(op, "add") && t == R_F64) {
+		double x, y, r;
+
+		memcpy(&x, &a, 8);
+		memcpy(&y, &b, 8);
+		r = x + y;
+		memcpy(&a, &r, 8);
+		return a;
+	}
+	if (!strcmp(op, "add"))
+		return (a + b) & m;
+	if (!strcmp(op, "min"))
+		return (s ? (sa < sb ? a : b) : (a < b ? a : b)) & m;
+	if (!strcmp(op, "max"))
+		return (s ? (sa > sb ? a : b) : (a > b ? a : b)) & m;
+	if (!strcmp(op, "and"))
+		return a & b;
+	if (!strcmp(op, "or"))
+		return a | b;
+	if (!strcmp(op, "xor"))
+		return a ^ b;
+	if (!strcmp(op, "inc"))
+		return a >= b ? 0 : a + 1;
+	return a == 0 || a > b ? b : a - 1; /* dec */
+}
+
+TEST_F(forms2, cp_reduce_async_bulk)
+{
+	static const struct {
+		const char *op, *ptx;
+		enum red_t t;
+	} forms[] = {
+		{ "add", ".add.u32", R_U32 },	  { "add", ".add.s32", R_S32 },
+		{ "add", ".add.u64", R_U64 },	  { "add", ".add.f32", R_F32 },
+		{ "add", ".add.f64", R_F64 },	  { "add", ".add.noftz.f16", R_F16 },
+		{ "add", ".add.noftz.bf16", R_BF16 }, { "inc", ".inc.u32", R_U32 },
+		{ "dec", ".dec.u32", R_U32 },	  { "min", ".min.u32", R_U32 },
+		{ "min", ".min.s32", R_S32 },	  { "min", ".min.u64", R_U64 },
+		{ "min", ".min.s64", R_S64 },	  { "max", ".max.u32", R_U32 },
+		{ "max", ".max.s32", R_S32 },	  { "max", ".max.u64", R_U64 },
+		{ "max", ".max.s64", R_S64 },	  { "and", ".and.b32", R_U32 },
+		{ "and", ".and.b64", R_U64 },	  { "or", ".or.b32", R_U32 },
+		{ "or", ".or.b64", R_U64 },	  { "xor", ".xor.b32", R_U32 },
+		{ "xor", ".xor.b64", R_U64 },
+	};
+
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		enum red_t t = forms[f].t;
+		int size = t == R_F16 || t == R_BF16 ? 2 : t == R_U64 || t == R_S64 || t == R_F64 ? 8 : 4;
+		uint8_t in[512], init[512], want[512];
+		char text[2048];
+
+		for (int i = 0; i < 512; i += 4) {
+			uint32_t x = rnd(), y = rnd();
+
+			if (t == R_F32) { /* no NaN or infinity; some subnormals */
+				x = (x & 0x7f800000u) == 0x7f800000u ? x & 0x807fffffu : x;
+				y = (y & 0x7f800000u) == 0x7f800000u ? y & 0x807fffffu : y;
+				x = i % 20 == 0 ? x & 0x807fffffu : x;
+				y = i % 28 == 4 ? y & 0x807fffffu : y;
+			}
+			if (t == R_F64 && i % 8 == 4) { /* the high words: no NaN or infinity */
+				x &= 0xbfffffffu;
+				y &= 0xbfffffffu;
+			}
+			if (!strcmp(forms[f].op, "inc") || !strcmp(forms[f].op, "dec")) {
+				x %= 40;
+				y %= 40;
+			}
+			if (t == R_F16 || t == R_BF16) {
+				x = half_of((int)(x % 129) - 64, t == R_BF16) |
+				    (uint32_t)half_of((int)(x / 129 % 129) - 64, t == R_BF16) << 16;
+				y = half_of((int)(y % 129) - 64, t == R_BF16) |
+				    (uint32_t)half_of((int)(y / 129 % 129) - 64, t == R_BF16) << 16;
+			}
+			memcpy(&in[i], &x, 4);
+			memcpy(&init[i], &y, 4);
+		}
+		memcpy(want, init, sizeof(want));
+		for (int i = 0; i < 496; i += size) {
+			uint64_t a = 0, b = 0, r;
+
+			memcpy(&a, &init[i], (size_t)size);
+			memcpy(&b, &in[i], (size_t)size);
+			if (t == R_F16 || t == R_BF16) {
+				int qa, qb;
+
+				for (qa = -64; half_of(qa, t == R_BF16) != (uint16_t)a; qa++)
+					;
+				for (qb = -64; half_of(qb, t == R_BF16) != (uint16_t)b; qb++)
+					;
+				r = half_of(qa + qb, t == R_BF16); /* |sum| <= 32: exact */
+			} else {
+				r = red_ref(forms[f].op, t, a, b);
+			}
+			memcpy(&want[i], &r, (size_t)size);
+		}
+		snprintf(text, sizeof(text), bulk_red_fmt, forms[f].ptx, forms[f].ptx);
+		run_cmp(_metadata, self, text, "r", in, sizeof(in), (const uint32_t *)init,
+			(const uint32_t *)want, 128, 1, 32, 0);
+	}
+}
+
+/* what the core cannot do is refused where it stands */
+TEST_F(forms2, cp_reduce_async_bulk_refused)
+{
+	refused(_metadata, self,
+		HDR ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
+		"  mov.u32 %r0, 0;\n  ld.param.u64 %rd0, [p];\n"
+		"  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16 [%rd0], [%r0], 16;\n"
+		"  ret;\n}\n",
+		"forms2.ptx:10:3: error: unsupported PTX construct "
+		"'cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16': "
+		"cp.reduce.async.bulk .min/.max of .f16/.bf16");
+}
+
 TEST_HARNESS_MAIN
