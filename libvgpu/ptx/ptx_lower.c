@@ -724,6 +724,7 @@ static const struct {
 	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
 	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
 	{ "vprintf", pl_vprintf },  { "match", pl_match }, { "movmatrix", pl_movmatrix },
+	{ "tanh", pl_tanh },
 	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
 	{ "setmaxnreg", pl_setmaxnreg }, { "trap", pl_trap },
 	{ "testp", pl_testp },	  { "copysign", pl_copysign },

@@ -216,6 +216,8 @@ void pl_redux(struct lower *L);
 void pl_vprintf(struct lower *L);
 void pl_match(struct lower *L);
 void pl_movmatrix(struct lower *L);
+/* tanh.approx.f32 (ptx_lower_half.c, beside the half forms' tanh) */
+void pl_tanh(struct lower *L);
 /* f64 arithmetic and conversions (ptx_lower_f64.c); false if not one */
 bool pl_f64(struct lower *L);
 /* f32 forms of more than one instruction (ptx_lower_fp.c) */

@@ -318,6 +318,45 @@ static void tanh32(struct lower *L, int x, int f)
 }
 
 /*
+ * tanh.approx.f32 d, a: the f32 tanh the half forms use (above), which
+ * is not the GPU's approximation (PTX: maximum relative error 2^-11; see
+ * tests/ptx/gen/known-differences.txt for the distance measured).
+ */
+void pl_tanh(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	int a, pp, d, x, n, p;
+	struct ptx_vinsn *v;
+
+	if (!pl_want_ops(L, 2))
+		return;
+	if (!pl_has_mod(in, ".approx") || !t.flt || t.bits != 32)
+		return (void)pl_unsupported(L, NULL);
+	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
+	a = pl_src_reg(L, &in->ops[1], 0, &pp);
+	if (d < 0 || a < 0)
+		return;
+	x = pl_new_vreg(L, 1);
+	n = pl_new_vreg(L, 1);
+	p = pl_new_vreg(L, 0);
+	tanh32(L, x, a);
+	/* a NaN gives the canonical NaN 0x7fffffff, as on an H200 */
+	v = pl_emit(L, "FSETP.NE");
+	pl_o_pdef(v, p);
+	pl_o_use(v, a, 0);
+	pl_o_use(v, a, 0);
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, n, 0, false);
+	pl_o_text(v, "0x7fffffff");
+	v = pl_emit(L, "SEL");
+	pl_o_def(v, d, 0, false);
+	pl_o_use(v, n, 0);
+	pl_o_use(v, x, 0);
+	pl_o_puse(v, p, false);
+}
+
+/*
  * One lane: @h[] the sources' halves (low 16 bits), the result's half
  * zero-extended into a new vreg.
  */
