@@ -199,6 +199,18 @@ int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
 	return 0;
 }
 
+int vgpu_args_bytes(struct vgpu_args *args, uint32_t len, void **out)
+{
+	if (!args || !out)
+		return -EINVAL;
+	if (len > VGPU_MAX_PARAM_BYTES)
+		return -E2BIG;
+	if (len > args->size)
+		args->size = len;
+	*out = args->data;
+	return 0;
+}
+
 static int push_u64(struct vgpu_args *args, uint64_t value)
 {
 	uint8_t b[8];

@@ -439,6 +439,14 @@ VGPU_API int vgpu_args_push_bo(struct vgpu_args *args, struct vgpu_bo *bo,
 VGPU_API int vgpu_args_push_u64(struct vgpu_args *args, uint64_t value);
 VGPU_API int vgpu_args_set_raw(struct vgpu_args *args, uint32_t offset,
 			       const void *data, uint32_t len);
+/*
+ * The first @len bytes of the parameter buffer (at most
+ * VGPU_MAX_PARAM_BYTES, -E2BIG past it), for a caller that writes them
+ * itself: the launches with @args pass at least @len bytes from then on.
+ * *@out stays valid, and the bytes written there are what launches see,
+ * until vgpu_args_free(); the setters above write the same bytes.
+ */
+VGPU_API int vgpu_args_bytes(struct vgpu_args *args, uint32_t len, void **out);
 /* Add a buffer to the launch's buffer list without writing its address. */
 VGPU_API int vgpu_args_use_bo(struct vgpu_args *args, struct vgpu_bo *bo);
 /*

@@ -14,21 +14,12 @@
 
 #include "cuda_priv.h"
 
-struct launch {
-	unsigned int grid[3], block[3], cluster[3];
-	unsigned int smem;
-	CUstream stream;
-	bool cooperative;
-	bool has_priority;
-	int priority;
-};
-
 static bool over(unsigned int v, unsigned int max)
 {
 	return !v || v > max;
 }
 
-static CUresult check_geometry(const struct CUfunc_st *f, struct launch *l,
+static CUresult check_geometry(const struct CUfunc_st *f, struct cuv_launch *l,
 			       const struct cuv_device *d)
 {
 	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
@@ -212,7 +203,7 @@ _Static_assert(sizeof(struct vgpu_launch_config) ==
  * and @ws (which may be NULL).
  */
 CUV_HOT
-static CUresult submit(struct CUfunc_st *f, const struct launch *l, struct CUstream_st *s,
+static CUresult submit(struct CUfunc_st *f, const struct cuv_launch *l, struct CUstream_st *s,
 		       struct vgpu_queue *q, struct vgpu_sync_point *w, unsigned int nw,
 		       struct vgpu_args *args, struct vgpu_bo *ws)
 {
@@ -254,7 +245,7 @@ static CUresult submit(struct CUfunc_st *f, const struct launch *l, struct CUstr
  * current context (@t its libcuda state), @f a live function of it.
  */
 static CUresult launch_in(struct cuv_thread *t, struct CUctx_st *ctx, struct CUfunc_st *f,
-			  struct launch *l, void **params, void **extra)
+			  struct cuv_launch *l, void **params, void **extra)
 {
 	struct vgpu_sync_point *w = NULL;
 	struct vgpu_queue *q = NULL;
@@ -278,6 +269,12 @@ static CUresult launch_in(struct cuv_thread *t, struct CUctx_st *ctx, struct CUf
 		else
 			atomic_store_explicit(&f->args_cache, args, memory_order_relaxed);
 		f->args_envreg = false;
+		/* launch_fast() writes the parameters there itself */
+		if (args) {
+			void *b;
+
+			f->args_bytes = vgpu_args_bytes(args, f->user_bytes, &b) ? NULL : b;
+		}
 	}
 	if (!r)
 		r = fill_args(f, params, extra, args);
@@ -329,13 +326,14 @@ static CUresult launch_in(struct cuv_thread *t, struct CUctx_st *ctx, struct CUf
  */
 CUV_HOT
 static CUresult launch_fast(struct cuv_thread *t, struct CUctx_st *ctx, struct CUfunc_st *f,
-			    const struct launch *l, void **params)
+			    const struct cuv_launch *l, void **params)
 {
 	const uint64_t *dp = ctx->cudev->info.param;
 	struct vgpu_sync_point *w;
 	struct vgpu_args *args;
 	struct CUstream_st *s;
 	CUstream h = l->stream;
+	uint8_t *bytes;
 	unsigned int nw;
 	CUresult r;
 
@@ -351,20 +349,41 @@ static CUresult launch_fast(struct cuv_thread *t, struct CUctx_st *ctx, struct C
 		return CUV_SLOW;
 	pthread_mutex_lock(&ctx->lock);
 	args = atomic_load_explicit(&f->args_cache, memory_order_relaxed);
-	if (!args || f->args_envreg || cuv_sticky())
+	bytes = f->args_bytes;
+	if (!args || !bytes || f->args_envreg || cuv_sticky())
 		goto slow;
-	for (unsigned int i = 0; i < f->nparams; i++)
-		if (!params[i] ||
-		    vgpu_args_set_raw(args, f->param_off[i], params[i], f->param_size[i]))
+	/* the parameters written into the argument block (vgpu_args_bytes),
+	 * the common sizes as one move each */
+	for (unsigned int i = 0; i < f->nparams; i++) {
+		uint8_t *to = bytes + f->param_off[i];
+		const void *p = params[i];
+
+		if (!p)
 			goto slow;
+		switch (f->param_size[i]) {
+		case 4:
+			memcpy(to, p, 4);
+			break;
+		case 8:
+			memcpy(to, p, 8);
+			break;
+		default:
+			memcpy(to, p, f->param_size[i]);
+			break;
+		}
+	}
 	if (!h || h == CU_STREAM_LEGACY)
 		s = ctx->null_stream;
 	else if (h != CU_STREAM_PER_THREAD && cuv_handle_seen(t, h, CUV_STREAM) && h->ctx == ctx)
 		s = h;
 	else
 		goto slow;
-	if (cuv_stream_waits(s, s->queue, &w, &nw) || nw > VGPU_SUBMIT_MAX_SYNCS)
+	if (cuv_stream_nothing_pending(s)) {
+		w = NULL;
+		nw = 0;
+	} else if (cuv_stream_waits(s, s->queue, &w, &nw) || nw > VGPU_SUBMIT_MAX_SYNCS) {
 		goto slow;
+	}
 	r = submit(f, l, s, s->queue, w, nw, args, NULL);
 	pthread_mutex_unlock(&ctx->lock);
 	return r;
@@ -373,7 +392,7 @@ slow:
 	return CUV_SLOW;
 }
 
-static CUresult launch(CUfunction f, struct launch *l, void **params, void **extra)
+static CUresult launch(CUfunction f, struct cuv_launch *l, void **params, void **extra)
 {
 	struct cuv_thread *t = cuv_self();
 	struct CUctx_st *ctx;
@@ -396,7 +415,7 @@ static CUresult launch(CUfunction f, struct launch *l, void **params, void **ext
 }
 
 /* launch() with every check made by another path: not inlined in the fast one */
-static __attribute__((noinline)) CUresult launch_slow(CUfunction f, struct launch *l,
+static __attribute__((noinline)) CUresult launch_slow(CUfunction f, struct cuv_launch *l,
 						      void **params, void **extra)
 {
 	return launch(f, l, params, extra);
@@ -409,7 +428,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 				unsigned int sharedMemBytes, CUstream hStream,
 				void **kernelParams, void **extra)
 {
-	struct launch l = { .grid = { gridDimX, gridDimY, gridDimZ },
+	struct cuv_launch l = { .grid = { gridDimX, gridDimY, gridDimZ },
 			    .block = { blockDimX, blockDimY, blockDimZ },
 			    .smem = sharedMemBytes, .stream = hStream };
 	struct cuv_thread *t = cuv_self();
@@ -432,11 +451,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
  * the function are live, the function is @ctx's), then the fast launch.
  */
 CUV_HOT
-CUresult cuv_rt_launch(CUcontext want, CUkernel kernel, const struct cuv_rt_config *c)
+CUresult cuv_rt_launch(CUcontext want, CUkernel kernel, const struct cuv_launch *l,
+		       void **params)
 {
-	struct launch l = { .grid = { c->grid[0], c->grid[1], c->grid[2] },
-			    .block = { c->block[0], c->block[1], c->block[2] },
-			    .smem = c->smem, .stream = c->stream };
 	struct cuv_thread *t = cuv_self();
 	struct CUctx_st *ctx = cuv_current_in(t);
 	unsigned int i = (unsigned int)((uintptr_t)kernel >> 4) % CUV_KFUNCS;
@@ -444,7 +461,7 @@ CUresult cuv_rt_launch(CUcontext want, CUkernel kernel, const struct cuv_rt_conf
 	if (!cuv_initialized() || !ctx || ctx != want || !kernel || t->kfuncs[i].k != kernel ||
 	    t->kfuncs[i].ctx != ctx || t->kfuncs[i].gen != cuv_handle_gen() || ctx->inactive)
 		return CUV_SLOW;
-	return launch_fast(t, ctx, t->kfuncs[i].f, &l, c->params);
+	return launch_fast(t, ctx, t->kfuncs[i].f, l, params);
 }
 
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
@@ -453,7 +470,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
 					   unsigned int blockDimZ, unsigned int sharedMemBytes,
 					   CUstream hStream, void **kernelParams)
 {
-	struct launch l = { .grid = { gridDimX, gridDimY, gridDimZ },
+	struct cuv_launch l = { .grid = { gridDimX, gridDimY, gridDimZ },
 			    .block = { blockDimX, blockDimY, blockDimZ },
 			    .smem = sharedMemBytes, .stream = hStream, .cooperative = true };
 
@@ -463,11 +480,11 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 				  void **kernelParams, void **extra)
 {
-	struct launch l;
+	struct cuv_launch l;
 
 	if (!config || (config->numAttrs && !config->attrs))
 		return CUDA_ERROR_INVALID_VALUE;
-	l = (struct launch){ .grid = { config->gridDimX, config->gridDimY, config->gridDimZ },
+	l = (struct cuv_launch){ .grid = { config->gridDimX, config->gridDimY, config->gridDimZ },
 			     .block = { config->blockDimX, config->blockDimY, config->blockDimZ },
 			     .smem = config->sharedMemBytes, .stream = config->hStream };
 	for (unsigned int i = 0; i < config->numAttrs; i++) {

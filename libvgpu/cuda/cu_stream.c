@@ -247,7 +247,8 @@ static CUresult reap_stream(struct CUstream_st *s, bool block)
 		if (!s->jobs)
 			s->jobs_tail = NULL;
 		vgpu_job_free(j->job);
-		vgpu_bo_free(j->ws);
+		if (j->ws) /* a cooperative launch's: no call for the others */
+			vgpu_bo_free(j->ws);
 		j->next = ctx->free_jobs; /* kept for the next launch */
 		ctx->free_jobs = j;
 		ctx->njobs--;
@@ -278,6 +279,11 @@ void cuv_stream_launched(struct CUstream_st *s, struct vgpu_queue *q, struct vgp
 	s->point++;
 	s->point_queue = q;
 	s->nwaits = 0;
+	/* what its waits covered (cuv_stream_waits) */
+	if (s->is_null)
+		s->blocking_seen = s->ctx->blocking_launches;
+	else if (!(s->flags & CU_STREAM_NON_BLOCKING))
+		s->null_seen = s->ctx->null_stream->point, s->ctx->blocking_launches++;
 	if (!j) { /* cannot track it: wait for it now */
 		CUresult r = job_result(job, vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE));
 
@@ -346,11 +352,18 @@ CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_queue *q,
 	for (unsigned int i = 0; !r && i < s->nwaits; i++)
 		r = add_wait(&s->scratch, nw, &s->scratch_cap, s->waits[i].syncobj,
 			     s->waits[i].point);
+	/*
+	 * The legacy default stream's implicit synchronisation: what moved
+	 * since the stream's last launch, which waited for the rest (and which
+	 * this one follows: on its queue, or by the wait for its point above)
+	 */
 	if (s->is_null) {
-		for (struct CUstream_st *o = ctx->streams; !r && o; o = o->next)
+		for (struct CUstream_st *o = ctx->streams;
+		     !r && o && ctx->blocking_launches != s->blocking_seen; o = o->next)
 			if (!(o->flags & CU_STREAM_NON_BLOCKING) && !o->destroyed)
 				r = add_wait(&s->scratch, nw, &s->scratch_cap, o->tl, o->point);
-	} else if (!(s->flags & CU_STREAM_NON_BLOCKING)) {
+	} else if (!(s->flags & CU_STREAM_NON_BLOCKING) &&
+		   ctx->null_stream->point != s->null_seen) {
 		r = add_wait(&s->scratch, nw, &s->scratch_cap, ctx->null_stream->tl,
 			     ctx->null_stream->point);
 	}

@@ -95,6 +95,14 @@ struct CUstream_st {
 	 * a queue runs its jobs one after another (uapi "Queues").
 	 */
 	struct vgpu_queue *point_queue;
+	/*
+	 * The legacy default stream's implicit synchronisation, what the last
+	 * launch covered (a later one is ordered after it, so it need not wait
+	 * again for what did not move): a blocking stream's, the null stream's
+	 * point it waited for; the null stream's, ctx->blocking_launches then.
+	 */
+	uint64_t null_seen;
+	unsigned long blocking_seen;
 	struct vgpu_sync_point *waits; /* cuStreamWaitEvent's, for the next launch */
 	unsigned int nwaits, waits_cap;
 	struct vgpu_sync_point *scratch; /* cuv_stream_waits()'s answer */
@@ -131,6 +139,7 @@ struct CUfunc_st {
 	/* an argument set kept for the next launch (atomic exchange): one
 	 * vgpu_args (4 KiB) per launch costs more than the rest of it */
 	_Atomic(struct vgpu_args *) args_cache;
+	uint8_t *args_bytes; /* its parameter bytes (vgpu_args_bytes), or NULL (ctx->lock) */
 	bool args_envreg; /* args_cache has a grid workspace's address (ctx->lock) */
 };
 
@@ -166,6 +175,7 @@ struct CUctx_st {
 	struct CUmod_st *modules;
 	struct vgpu_queue *prio_queue[4]; /* launches with a priority attribute */
 	unsigned int njobs;		  /* launched, not yet reaped */
+	unsigned long blocking_launches;  /* on blocking streams other than the null one */
 	struct cuv_job *free_jobs;	  /* reaped, kept for reuse */
 	size_t limit_printf, limit_stack, limit_heap;
 	CUfunc_cache cache_config;
@@ -380,6 +390,23 @@ CUresult cuv_stream_waits(struct CUstream_st *s, struct vgpu_queue *q,
  * has completed */
 void cuv_stream_launched(struct CUstream_st *s, struct vgpu_queue *q, struct vgpu_job *job,
 			 struct vgpu_bo *ws);
+
+/*
+ * Whether @s's next launch on its own queue waits for nothing, known
+ * without cuv_stream_waits() (ctx->lock held): its last launch went to
+ * that queue, no cuStreamWaitEvent is pending, and the legacy default
+ * stream's implicit synchronisation has nothing new since its last launch
+ * (no launch on another blocking stream after the null stream's, no
+ * launch on the null stream after a blocking stream's).
+ */
+static inline bool cuv_stream_nothing_pending(const struct CUstream_st *s)
+{
+	if (s->point_queue != s->queue || s->nwaits)
+		return false;
+	if (s->is_null)
+		return s->ctx->blocking_launches == s->blocking_seen;
+	return (s->flags & CU_STREAM_NON_BLOCKING) || s->ctx->null_stream->point == s->null_seen;
+}
 void cuv_events_free(struct CUctx_st *ctx);
 void cuv_streams_free(struct CUctx_st *ctx);
 

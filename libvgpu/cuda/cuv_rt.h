@@ -13,19 +13,31 @@
 #ifndef CUV_RT_H
 #define CUV_RT_H
 
+#include <stdbool.h>
+
 #include "cuda.h"
 
 /* cuv_rt_launch's (and libcuda's fast paths') "not here": no CUresult has this value */
 #define CUV_SLOW ((CUresult)0x7fffffff)
 
-struct cuv_rt_config {
-	unsigned int grid[3], block[3];
+/*
+ * A launch's geometry and stream, as libcuda's launch paths take it
+ * (cu_launch.c): libcudart fills one on its stack and libcuda launches
+ * from it as it is, no copy between the two.
+ */
+struct cuv_launch {
+	unsigned int grid[3], block[3], cluster[3]; /* cluster: 0 none */
 	unsigned int smem;
 	CUstream stream;
-	void **params;
+	bool cooperative;
+	bool has_priority;
+	int priority;
 };
 
+/* @params: the kernel's parameters (kernelParams); @l's cluster, cooperative
+ * and priority must be zero (anything else: CUV_SLOW) */
 __attribute__((visibility("default"))) CUresult cuv_rt_launch(CUcontext ctx, CUkernel kernel,
-							       const struct cuv_rt_config *c);
+							       const struct cuv_launch *l,
+							       void **params);
 
 #endif /* CUV_RT_H */

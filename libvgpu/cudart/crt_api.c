@@ -22,13 +22,11 @@
 #include "cudart.h"
 #include "thread_block.h"
 
-#define CRT_MAX_DEVICES 16
-
 static pthread_mutex_t crt_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t crt_once = PTHREAD_ONCE_INIT;
 static CUresult crt_init_result;
 static int crt_ndev;
-static CUcontext crt_primary[CRT_MAX_DEVICES];
+CUcontext crt_primary[CRT_MAX_DEVICES];
 
 /* ---- the threads' blocks (cudart.h, crt_self) ---- */
 
@@ -98,15 +96,6 @@ cudaError_t crt_err(CUresult r)
 	/* CUDA_ERROR_NOT_INITIALIZED and _INVALID_CONTEXT cannot reach a
 	 * program through the runtime, which initialises and makes current */
 	return crt_set_error((cudaError_t)r);
-}
-
-CRT_HOT
-CUcontext crt_primary_ctx(void)
-{
-	int dev = crt_self()->device;
-
-	return dev >= 0 && dev < CRT_MAX_DEVICES ?
-		       __atomic_load_n(&crt_primary[dev], __ATOMIC_ACQUIRE) : NULL;
 }
 
 cudaError_t crt_ctx(void)

@@ -303,27 +303,40 @@ cudaError_t cudaGetFuncBySymbol(CUfunction *functionPtr, const void *symbolPtr)
 
 /* ---- launches ---- */
 
-/* a thread without its block (out of memory): the launch is not made, and
- * its error cannot be recorded */
-static __attribute__((cold, noinline)) unsigned int push_refused(void)
+/*
+ * A push that cannot be kept (cold): sixteen configurations pushed and
+ * none popped (CUDA's stack is as deep), or a thread without its block
+ * (out of memory): the launch is not made, and its error cannot be
+ * recorded.
+ */
+static __attribute__((cold, noinline)) unsigned int push_refused(struct crt_thread *t)
 {
+	if (crt_thread_writable(t)) {
+		crt_set_error(cudaErrorInvalidConfiguration);
+		return 1;
+	}
 	crt_warn("out of memory for the thread's state: a <<<>>> launch is not made");
 	return 1;
 }
 
+/* the configuration's fields stored one by one from the arguments'
+ * registers (a compound literal made gcc spill them to the stack first) */
 CRT_HOT
 unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
 					 cudaStream_t stream)
 {
 	struct crt_thread *t = crt_self();
+	unsigned int d = t->config_depth;
+	struct crt_config *c;
 
-	if (t->config_depth == CRT_CONFIG_DEPTH) {
-		crt_set_error(cudaErrorInvalidConfiguration);
-		return 1;
-	}
-	if (!crt_thread_writable(t))
-		return push_refused();
-	t->config[t->config_depth++] = (struct crt_config){ gridDim, blockDim, sharedMem, stream };
+	if (__builtin_expect(d == CRT_CONFIG_DEPTH || !crt_thread_writable(t), 0))
+		return push_refused(t);
+	c = &t->config[d];
+	c->grid = gridDim;
+	c->block = blockDim;
+	c->smem = sharedMem;
+	c->stream = stream;
+	t->config_depth = d + 1;
 	return 0;
 }
 
@@ -332,11 +345,13 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
 				       void *stream)
 {
 	struct crt_thread *t = crt_self();
-	struct crt_config *c;
+	unsigned int d = t->config_depth;
+	const struct crt_config *c;
 
-	if (!t->config_depth) /* crt_thread_none's too */
+	if (__builtin_expect(!d, 0)) /* crt_thread_none's too */
 		return crt_set_error(cudaErrorMissingConfiguration);
-	c = &t->config[--t->config_depth];
+	c = &t->config[--d];
+	t->config_depth = d;
 	*gridDim = c->grid;
 	*blockDim = c->block;
 	*sharedMem = c->smem;
@@ -383,20 +398,24 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
 	 * A kernel whose fatbin is loaded, a shared-memory size the driver
 	 * takes and the device's primary context made: libcuda launches in one
 	 * call when that context is current and the kernel's function known
-	 * there (cuv_rt.h), what func_resolve() then launch() would do
+	 * there (cuv_rt.h), what func_resolve() then launch() would do.  Its
+	 * success records nothing (crt_err() is for errors).
 	 */
-	if (kernel && kernel->magic == CRT_FUNC_MAGIC && sharedMem <= 0xffffffffu) {
+	if (__builtin_expect(kernel && kernel->magic == CRT_FUNC_MAGIC && sharedMem <= 0xffffffffu,
+			     1)) {
 		CUkernel k = __atomic_load_n(&kernel->kernel, __ATOMIC_ACQUIRE);
-		CUcontext ctx = k ? crt_primary_ctx() : NULL;
+		CUcontext ctx = crt_primary_ctx(crt_self());
 
-		if (ctx) {
-			struct cuv_rt_config c = {
+		if (__builtin_expect(k && ctx, 1)) {
+			struct cuv_launch l = {
 				.grid = { gridDim.x, gridDim.y, gridDim.z },
 				.block = { blockDim.x, blockDim.y, blockDim.z },
-				.smem = (unsigned int)sharedMem, .stream = stream, .params = args
+				.smem = (unsigned int)sharedMem, .stream = stream
 			};
-			CUresult r = cuv_rt_launch(ctx, k, &c);
+			CUresult r = cuv_rt_launch(ctx, k, &l, args);
 
+			if (__builtin_expect(r == CUDA_SUCCESS, 1))
+				return cudaSuccess;
 			if (r != CUV_SLOW)
 				return launch_err(r);
 		}

@@ -408,9 +408,19 @@ static inline struct crt_thread *crt_self(void)
 
 /* Make the current device's primary context current on this thread. */
 cudaError_t crt_ctx(void);
-/* The thread's current device's primary context, once made (or NULL); not
- * checked to be current */
-CUcontext crt_primary_ctx(void);
+/* each device's primary context, once made (crt_ctx; read without the lock) */
+#define CRT_MAX_DEVICES 16
+extern CUcontext crt_primary[CRT_MAX_DEVICES] __attribute__((visibility("hidden")));
+
+/* The thread @t's current device's primary context, once made (or NULL);
+ * not checked to be current */
+static inline CUcontext crt_primary_ctx(const struct crt_thread *t)
+{
+	unsigned int dev = (unsigned int)t->device;
+
+	return dev < CRT_MAX_DEVICES ? __atomic_load_n(&crt_primary[dev], __ATOMIC_ACQUIRE) :
+				       NULL;
+}
 /* A driver result as the runtime's code, recorded as the thread's last error. */
 cudaError_t crt_err(CUresult r);
 /* Record @e (not cudaSuccess) as the thread's last error; returns @e. */

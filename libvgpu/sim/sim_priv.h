@@ -174,6 +174,7 @@ struct sim_prog {
 struct vgpu_sim {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	unsigned int sleepers; /* threads in a wait on @cond (@lock): a wake-up with none is skipped */
 
 	struct sim_bo **bos;
 	uint32_t nbos, bos_cap;

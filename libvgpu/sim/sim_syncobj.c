@@ -145,7 +145,8 @@ static void sim_syncobj_changed(struct vgpu_sim *sim, struct sim_syncobj *s)
 			if (w->objs[i] == s && !w->got[i] &&
 			    !sim_find_seqno(s, w->points[i], &f))
 				w->got[i] = true;
-	pthread_cond_broadcast(&sim->cond);
+	if (sim->sleepers) /* none waits on the host: the common launch */
+		pthread_cond_broadcast(&sim->cond);
 }
 
 static void sim_syncobj_set(struct vgpu_sim *sim, struct sim_syncobj *s,
@@ -214,7 +215,9 @@ static void sim_sleep(struct vgpu_sim *sim, int64_t deadline_ns)
 		.tv_nsec = deadline_ns % 1000000000,
 	};
 
+	sim->sleepers++;
 	pthread_cond_timedwait(&sim->cond, &sim->lock, &ts);
+	sim->sleepers--;
 }
 
 /*

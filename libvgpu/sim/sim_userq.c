@@ -429,6 +429,8 @@ int vgpu_sim_wait_user_fence(struct vgpu_sim *sim, void *data)
 			until = args->timeout_ns;
 		ts.tv_sec = until / 1000000000;
 		ts.tv_nsec = until % 1000000000;
+		sim->sleepers++;
 		pthread_cond_timedwait(&sim->cond, &sim->lock, &ts);
+		sim->sleepers--;
 	}
 }

@@ -1882,6 +1882,49 @@ static const char raw_src[] =
 	"  STG.32 [R2+0x8], R6 ;\n"
 	"  EXIT ;\n";
 
+/* vgpu_args_bytes: the caller writes the buffer; the setters see the same bytes */
+TEST_F(libvgpu, args_bytes)
+{
+	struct vgpu_device *dev = self->dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_args *args = NULL;
+	struct vgpu_bo *bo = NULL;
+	uint32_t out[3] = { 0 }, tail = 0xbeef;
+	uint64_t va, v = 0x0102030405060708ull;
+	uint8_t *p;
+	void *got = NULL;
+
+	prog = prog_new(dev, raw_src);
+	ASSERT_NE(NULL, prog);
+	k = kern(prog);
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &bo));
+	ASSERT_EQ(0, vgpu_args_new(k, &args));
+	EXPECT_EQ(-E2BIG, vgpu_args_bytes(args, VGPU_MAX_PARAM_BYTES + 1, &got));
+	EXPECT_EQ(-EINVAL, vgpu_args_bytes(args, 16, NULL));
+	EXPECT_EQ(-EINVAL, vgpu_args_bytes(NULL, 16, &got));
+	ASSERT_EQ(0, vgpu_args_bytes(args, 16, &got));
+	p = got;
+	va = vgpu_bo_gpu_address(bo) + 128;
+	memcpy(p, &va, 8);
+	memcpy(p + 8, &v, 8);
+	/* a setter past them: the launch passes all of it, the bytes stay */
+	EXPECT_EQ(0, vgpu_args_set_raw(args, VGPU_MAX_PARAM_BYTES - 4, &tail, 4));
+	EXPECT_EQ(0, vgpu_args_use_bo(args, bo));
+	EXPECT_EQ(0, vgpu_kernel_launch(k, NULL, args, NULL));
+	EXPECT_EQ(0, vgpu_bo_wait(bo, WAIT_NS));
+	EXPECT_EQ(0, vgpu_bo_read(bo, 128, out, 12));
+	EXPECT_EQ(0x05060708u, out[0]);
+	EXPECT_EQ(0x01020304u, out[1]);
+	EXPECT_EQ(0xbeefu, out[2]);
+	/* the same pointer again, a shorter length does not shrink what is passed */
+	ASSERT_EQ(0, vgpu_args_bytes(args, 4, &got));
+	EXPECT_EQ((void *)p, got);
+	vgpu_args_free(args);
+	vgpu_bo_free(bo);
+	vgpu_program_free(prog);
+}
+
 TEST_F(libvgpu, args_raw_and_push)
 {
 	struct vgpu_device *dev = self->dev;
