@@ -91,8 +91,15 @@ static VGPUClaim vgpu_job_claim_locked(VGPUState *s, VGPUJob *job)
         c.slot = job->back[0].slot;
         memmove(&job->back[0], &job->back[1], --job->nback * sizeof(job->back[0]));
     } else {
+        /*
+         * At most a chunk, and at most half of what is left over the SMs
+         * (guided self-scheduling): the claims shrink towards the end of
+         * the grid, so that no SM starts a long claim when the others are
+         * about to run dry.
+         */
         c.first = job->next;
-        c.count = MIN(job->chunk, job->total - c.first);
+        c.count = MIN(job->chunk,
+                      MAX(1, (job->total - c.first) / (2 * s->nthreads)));
         c.slot = -1;
         job->next += c.count;
     }
