@@ -92,14 +92,17 @@ static VGPUClaim vgpu_job_claim_locked(VGPUState *s, VGPUJob *job)
         memmove(&job->back[0], &job->back[1], --job->nback * sizeof(job->back[0]));
     } else {
         /*
-         * At most a chunk, and at most half of what is left over the SMs
-         * (guided self-scheduling): the claims shrink towards the end of
-         * the grid, so that no SM starts a long claim when the others are
-         * about to run dry.
+         * At most a chunk, and with several SMs at most half of what is
+         * left over the SMs (guided self-scheduling): the claims shrink
+         * towards the end of the grid, so that no SM starts a long claim
+         * when the others are about to run dry.
          */
         c.first = job->next;
-        c.count = MIN(job->chunk,
-                      MAX(1, (job->total - c.first) / (2 * s->nthreads)));
+        c.count = MIN(job->chunk, job->total - c.first);
+        if (s->nthreads > 1) {
+            c.count = MIN(c.count,
+                          MAX(1, (job->total - c.first) / (2 * s->nthreads)));
+        }
         c.slot = -1;
         job->next += c.count;
     }
