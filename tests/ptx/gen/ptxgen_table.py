@@ -20,7 +20,8 @@ import ptxgen_values as V
 
 class Form:
     def __init__(self, module, instr_name, form, dsts, srcs, instr, name=None,
-                 scratch=(), decls=(), rows=None, stores=True, globals_=(), cap=None):
+                 scratch=(), decls=(), rows=None, stores=True, globals_=(), cap=None,
+                 dirs=()):
         self.module = module
         self.instr_name = instr_name
         self.form = form
@@ -33,6 +34,8 @@ class Form:
         self.rows = rows
         self.stores = stores
         self.globals = list(globals_)
+        # the entry's performance-tuning directives (.reqnctapercluster ...)
+        self.dirs = list(dirs)
         # rows at most (ptxgen_values.rows_for): all pairs of two sources'
         # first values for arithmetic, half of them for comparisons, memory
         # and three sources

@@ -299,8 +299,8 @@ def sync_forms(add, Form, mangle):
 def async_forms(add, Form, mangle):
     """More of the asynchronous family: cp.async's mbarrier arrive, bulk
     stores and reductions from shared memory, st.async and red.async into
-    this CTA's own shared memory through the cluster window, and the L2
-    prefetch."""
+    this CTA's own shared memory through the cluster window (a kernel
+    launched as a cluster of one), and the L2 prefetch."""
     m = 'async'
     head = ['mov.u32 {b32_0}, mbar;', 'mov.u32 {b32_1}, buf;', 'setp.eq.u32 {pred_0}, {tid}, 0;',
             'mad.lo.u32 {b32_2}, {tid}, 4, {b32_1};']
@@ -357,7 +357,10 @@ def async_forms(add, Form, mangle):
                          '$Lw: mbarrier.try_wait.parity.shared::cta.b64 {d1}, [{b32_0}], 0;',
                          '@!{d1} bra $Lw;', 'ld.shared.b32 {d0}, [{b32_2}];'],
                  decls=['.shared .align 8 .b64 mbar;', '.shared .align 128 .b8 buf[256];'],
-                 scratch=sc, name=mangle(what.split('::bytes')[0][:9] + what.split('bytes')[1])))
+                 scratch=sc, name=mangle(what.split('::bytes')[0][:9] + what.split('bytes')[1]),
+                 # launched as a cluster (of one CTA): without one the GPU
+                 # raises an illegal instruction at st.async/red.async
+                 dirs=['.explicitcluster', '.reqnctapercluster 1, 1, 1']))
     add(Form(m, 'mbarrier', 'mbarrier.pending_count.b64 (one arrival of 40)', ['b32'], [],
              ['mov.u32 {b32_0}, mbar;', 'setp.eq.u32 {pred_0}, {tid}, 0;', 'mov.b32 {d0}, 0;',
               '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 40;', 'bar.sync 0;',
