@@ -31,5 +31,14 @@ void pl_generic_split(struct lower *L, int base, int *sh, int *gl);
  * policy (the last operand): -1 on an error.
  */
 int pl_hint_nops(struct lower *L);
+/* an mbarrier (or other shared) address operand as one register; -2: an
+ * error (ptx_lower_sync.c) */
+int pl_shared_addr_reg(struct lower *L, const struct ptx_operand *o);
+/* a [Rn] operand of register @r */
+void pl_use_addr(struct ptx_vinsn *v, int r);
+/* ptx_lower_bulk.c: cp.async.bulk.tensor (loads and stores, multicast
+ * too) and the multicast form of cp.async.bulk */
+void pl_tensor_copy(struct lower *L);
+void pl_bulk_multicast(struct lower *L);
 
 #endif

@@ -221,7 +221,7 @@ void pl_fence(struct lower *L)
 }
 
 /* an mbarrier (or other shared) address operand as one register */
-static int shared_addr_reg(struct lower *L, const struct ptx_operand *o)
+int pl_shared_addr_reg(struct lower *L, const struct ptx_operand *o)
 {
 	struct ptx_vinsn *v;
 	int t;
@@ -252,7 +252,7 @@ static int shared_addr_reg(struct lower *L, const struct ptx_operand *o)
 	return t;
 }
 
-static void use_addr(struct ptx_vinsn *v, int r)
+void pl_use_addr(struct ptx_vinsn *v, int r)
 {
 	struct ptx_vop *o = pl_add_op(v);
 
@@ -287,12 +287,12 @@ void pl_mbarrier(struct lower *L)
 
 			if (in->nops != (!strcmp(what, "INVAL") ? 1 : 2))
 				return (void)pl_lerr(L, "wrong number of operands");
-			a = shared_addr_reg(L, &in->ops[0]);
+			a = pl_shared_addr_reg(L, &in->ops[0]);
 			if (a < -1)
 				return;
 			v = pl_emit(L, "MBAR.%s%s", what,
 				 !strcmp(what, "INIT") || !strcmp(what, "INVAL") ? "" : ss);
-			use_addr(v, a);
+			pl_use_addr(v, a);
 			if (in->nops == 2)
 				pl_use_src_or_imm(L, v, &in->ops[1], 0);
 			return;
@@ -310,7 +310,7 @@ void pl_mbarrier(struct lower *L)
 			d = -1;
 		else if ((d = pl_dst_reg(L, &in->ops[0], PTX_R64)) < 0)
 			return;
-		a = shared_addr_reg(L, &in->ops[1]);
+		a = pl_shared_addr_reg(L, &in->ops[1]);
 		if (a < -1)
 			return;
 		v = pl_emit(L, "MBAR.%s%s%s%s", drop ? "ARRIVE_DROP" : "ARRIVE", kind,
@@ -320,7 +320,7 @@ void pl_mbarrier(struct lower *L)
 			pl_o_text(v, "_");
 		else
 			pl_o_def(v, d, 0, false);
-		use_addr(v, a);
+		pl_use_addr(v, a);
 		if (in->nops == 3)
 			pl_use_src_or_imm(L, v, &in->ops[2], 0);
 		return;
@@ -333,7 +333,7 @@ void pl_mbarrier(struct lower *L)
 		if (in->nops < 3 || in->nops > (try ? 4 : 3))
 			return (void)pl_lerr(L, "wrong number of operands");
 		p = pl_dst_reg(L, &in->ops[0], PTX_PRED);
-		a = shared_addr_reg(L, &in->ops[1]);
+		a = pl_shared_addr_reg(L, &in->ops[1]);
 		if (p < 0 || a < -1)
 			return;
 		if (!parity && !pl_is_reg(L, st, PTX_R64))
@@ -346,7 +346,7 @@ void pl_mbarrier(struct lower *L)
 			 parity ? ".PARITY" : "", pl_has_mod(in, ".relaxed") ? ".RELAXED" : "",
 			 pl_has_mod(in, ".cluster") ? ".CLUSTER" : "");
 		pl_o_pdef(v, p);
-		use_addr(v, a);
+		pl_use_addr(v, a);
 		if (r >= 0)
 			pl_o_use(v, r, rp);
 		else if (parity && st->kind == PTX_O_IMM && in->nops == 4)
@@ -375,89 +375,6 @@ void pl_mbarrier(struct lower *L)
 	pl_unsupported(L, NULL);
 }
 
-/* The vGPU mnemonic of an immediate-parity try_wait needs RZ as parity 0. */
-
-/*
- * The tensor map operand [tmap, {c0, ..}]: a pair with the map's address
- * (a 64-bit register, or a parameter by value: its address in the
- * parameter buffer) and a register range with the N coordinates.
- */
-static bool tensor_operand(struct lower *L, const struct ptx_operand *o, int n, int *map,
-			   int *coords)
-{
-	int p;
-
-	if (o->kind != PTX_O_MEM || o->nvec != n)
-		return pl_lerr(L, "expected [tensor-map, {%d coordinates}]", n);
-	if (o->reg >= 0 && pl_preg(L, o->reg)->cls == PTX_R64 && !o->imm) {
-		*map = o->reg;
-	} else if (o->reg < 0 && (p = pl_param_index(L->f, o->sym)) >= 0) {
-		*map = pl_new_vreg(L, 2);
-		pl_param_addr(L, *map, p, (uint32_t)o->imm);
-	} else {
-		return pl_unsupported(L, "a tensor map other than a 64-bit register or a parameter");
-	}
-	*coords = pl_new_vreg(L, n == 3 ? 4 : n);
-	for (int i = 0; i < n; i++) {
-		struct ptx_vinsn *v = pl_emit(L, "MOV");
-
-		pl_o_def(v, *coords, i, i + 1 < n);
-		if (o->vec[i] < 0)
-			pl_o_text(v, "RZ");
-		else
-			pl_o_use(v, o->vec[i], 0);
-	}
-	return true;
-}
-
-/*
- * cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes
- *	[dst], [tmap, {c..}], [mbar]
- * cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group [tmap, {c..}], [src]
- * on CP.ASYNC.BULK.TENSOR[.GLOBAL].ND (tile mode only).
- */
-static void tensor_copy(struct lower *L)
-{
-	const struct ptx_insn *in = L->in;
-	bool store = false;
-	int n = 0, map = -1, coords = -1, a, mb = -1;
-	struct ptx_vinsn *v;
-
-	/* .Nd, then the destination's state space */
-	for (int i = 0; i < in->nmods; i++)
-		if (strlen(in->mods[i]) == 3 && in->mods[i][2] == 'd' && in->mods[i][1] >= '1' &&
-		    in->mods[i][1] <= '5') {
-			n = in->mods[i][1] - '0';
-			store = i + 1 < in->nmods && !strcmp(in->mods[i + 1], ".global");
-		}
-	if (!n)
-		return (void)pl_lerr(L, "a tensor copy needs .1d .. .5d");
-	if (pl_has_mod(in, ".im2col") || pl_has_mod(in, ".multicast::cluster") ||
-	    pl_has_mod(in, ".tile::gather4") || pl_has_mod(in, ".L2::cache_hint"))
-		return (void)pl_unsupported(L, "tensor copies other than tile mode to one CTA");
-	if (in->nops != (store ? 2 : 3))
-		return (void)pl_lerr(L, "wrong number of operands");
-	if (!tensor_operand(L, &in->ops[store ? 0 : 1], n, &map, &coords))
-		return;
-	a = shared_addr_reg(L, &in->ops[store ? 1 : 0]);
-	if (!store)
-		mb = shared_addr_reg(L, &in->ops[2]);
-	if (a < -1 || mb < -1)
-		return;
-	if (store) {
-		v = pl_emit(L, "CP.ASYNC.BULK.TENSOR.GLOBAL.%dD", n);
-		use_addr(v, map);
-		pl_o_use(v, coords, 0);
-		use_addr(v, a);
-		return;
-	}
-	v = pl_emit(L, "CP.ASYNC.BULK.TENSOR.%dD", n);
-	use_addr(v, a);
-	use_addr(v, map);
-	pl_o_use(v, coords, 0);
-	use_addr(v, mb);
-}
-
 /*
  * cp.async.ca|cg.shared.global [dst], [src], cp-size, src-size with
  * src-size (an immediate or a register) other than cp-size (PTX ISA
@@ -484,7 +401,7 @@ static void cp_async_zfill(struct lower *L)
 	if (n->kind != PTX_O_IMM && !pl_is_reg(L, n, PTX_R32))
 		return (void)pl_unsupported(L, "cp.async with a source size other than an "
 					    "integer or a 32-bit register");
-	dst = shared_addr_reg(L, &in->ops[0]);
+	dst = pl_shared_addr_reg(L, &in->ops[0]);
 	src = in->ops[1].reg;
 	if (dst < -1)
 		return;
@@ -593,7 +510,7 @@ static void cp_reduce_bulk(struct lower *L)
 		return (void)pl_unsupported(L, "a global address other than [%rd]");
 	if (in->ops[2].kind != PTX_O_IMM && !pl_is_reg(L, &in->ops[2], PTX_R32))
 		return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
-	src = shared_addr_reg(L, &in->ops[1]);
+	src = pl_shared_addr_reg(L, &in->ops[1]);
 	if (src < -1)
 		return;
 	i = pl_new_vreg(L, 1);
@@ -652,7 +569,7 @@ void pl_cp(struct lower *L)
 	struct ptx_vinsn *v;
 
 	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".tensor"))
-		return tensor_copy(L);
+		return pl_tensor_copy(L);
 	if (pl_has_mod(in, ".bulk") && (pl_has_mod(in, ".commit_group") || pl_has_mod(in, ".wait_group"))) {
 		if (pl_has_mod(in, ".commit_group")) {
 			pl_emit(L, "CP.ASYNC.BULK.COMMIT_GROUP");
@@ -685,28 +602,32 @@ void pl_cp(struct lower *L)
 		return cp_reduce_bulk(L);
 	if (pl_has_mod(in, ".reduce"))
 		return (void)pl_unsupported(L, "cp.reduce.async.bulk.tensor");
+	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".multicast::cluster"))
+		return pl_bulk_multicast(L);
 	if (pl_has_mod(in, ".bulk")) {
 		/* cp.async.bulk.global.shared::cta.bulk_group: mods[2] */
 		bool to_global = in->nmods > 2 && !strcmp(in->mods[2], ".global");
-		int dst, src, mb = -1;
+		int dst, src, mb = -1, nops = pl_hint_nops(L);
 
-		if (in->nops != (to_global ? 3 : 4))
+		if (nops < 0)
+			return;
+		if (nops != (to_global ? 3 : 4))
 			return (void)pl_lerr(L, "wrong number of operands");
 		if (to_global) {
-			src = shared_addr_reg(L, &in->ops[1]);
+			src = pl_shared_addr_reg(L, &in->ops[1]);
 			if (src < -1)
 				return;
 			if (in->ops[0].reg < 0 || in->ops[0].imm ||
 			    pl_preg(L, in->ops[0].reg)->cls != PTX_R64)
 				return (void)pl_unsupported(L, "a global address other than [%rd]");
 			v = pl_emit(L, "CP.ASYNC.BULK.GLOBAL");
-			use_addr(v, in->ops[0].reg);
-			use_addr(v, src);
+			pl_use_addr(v, in->ops[0].reg);
+			pl_use_addr(v, src);
 			pl_use_src_or_imm(L, v, &in->ops[2], 0);
 			return;
 		}
-		dst = shared_addr_reg(L, &in->ops[0]);
-		mb = shared_addr_reg(L, &in->ops[3]);
+		dst = pl_shared_addr_reg(L, &in->ops[0]);
+		mb = pl_shared_addr_reg(L, &in->ops[3]);
 		if (dst < -1 || mb < -1)
 			return;
 		src = in->ops[1].reg;
@@ -714,10 +635,10 @@ void pl_cp(struct lower *L)
 		    pl_preg(L, src)->cls != PTX_R64)
 			return (void)pl_unsupported(L, "a global address other than [%rd]");
 		v = pl_emit(L, "CP.ASYNC.BULK");
-		use_addr(v, dst);
-		use_addr(v, src);
+		pl_use_addr(v, dst);
+		pl_use_addr(v, src);
 		pl_use_src_or_imm(L, v, &in->ops[2], 0);
-		use_addr(v, mb);
+		pl_use_addr(v, mb);
 		return;
 	}
 	if (pl_has_mod(in, ".mbarrier")) { /* cp.async.mbarrier.arrive{.noinc} */
@@ -725,11 +646,11 @@ void pl_cp(struct lower *L)
 
 		if (!pl_want_ops(L, 1))
 			return;
-		a = shared_addr_reg(L, &in->ops[0]);
+		a = pl_shared_addr_reg(L, &in->ops[0]);
 		if (a < -1)
 			return;
 		v = pl_emit(L, "CP.ASYNC.MBARRIER.ARRIVE%s", pl_has_mod(in, ".noinc") ? ".NOINC" : "");
-		use_addr(v, a);
+		pl_use_addr(v, a);
 		return;
 	}
 	if (pl_has_mod(in, ".commit_group"))
@@ -750,7 +671,7 @@ void pl_cp(struct lower *L)
 			return cp_async_zfill(L);
 		if (in->nops != 3 && in->nops != 4)
 			return (void)pl_unsupported(L, "cp.async with these operands");
-		dst = shared_addr_reg(L, &in->ops[0]);
+		dst = pl_shared_addr_reg(L, &in->ops[0]);
 		src = in->ops[1].reg;
 		if (dst < -1)
 			return;
@@ -758,8 +679,8 @@ void pl_cp(struct lower *L)
 		    pl_preg(L, src)->cls != PTX_R64)
 			return (void)pl_unsupported(L, "a global address other than [%rd]");
 		v = pl_emit(L, "CP.ASYNC%s", pl_has_mod(in, ".cg") ? ".CG" : "");
-		use_addr(v, dst);
-		use_addr(v, src);
+		pl_use_addr(v, dst);
+		pl_use_addr(v, src);
 		pl_use_src_or_imm(L, v, &in->ops[2], 0);
 	}
 }
@@ -815,7 +736,7 @@ void pl_async_store(struct lower *L)
 	bytes = t.bits / 8 * (pl_has_mod(in, ".v4") ? 4 : pl_has_mod(in, ".v2") ? 2 : 1);
 	if (!t.bits || t.bits < 32)
 		return (void)pl_lerr(L, "'%s.async' takes a 32- or 64-bit type", in->op);
-	mb = shared_addr_reg(L, &in->ops[2]);
+	mb = pl_shared_addr_reg(L, &in->ops[2]);
 	if (mb < -1)
 		return;
 	L->in = &plain;
@@ -827,7 +748,7 @@ void pl_async_store(struct lower *L)
 	if (L->failed)
 		return;
 	v = pl_emit(L, "MBAR.COMPLETE_TX.CLUSTER");
-	use_addr(v, mb);
+	pl_use_addr(v, mb);
 	pl_o_text(v, "0x%x", (uint32_t)bytes);
 }
 

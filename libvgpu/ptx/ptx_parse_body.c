@@ -278,6 +278,21 @@ static struct ptx_insn *new_insn(struct parser *ps)
 	return &arr[f->ninsns++];
 }
 
+/*
+ * The mnemonic's whole text: the lexer shortens an identifier of
+ * PTX_NAME_MAX characters or more (a name), but a mnemonic with its
+ * modifiers may be longer (cp.async.bulk.tensor.2d.shared::cluster.global
+ * .tile.mbarrier::complete_tx::bytes.multicast::cluster is 99).
+ */
+static const char *mnemonic_text(struct parser *ps, char *buf, size_t len)
+{
+	if (ps->lx.ident_len < PTX_NAME_MAX || ps->lx.ident_len >= len)
+		return TEXT(ps);
+	memcpy(buf, ps->lx.ident, ps->lx.ident_len);
+	buf[ps->lx.ident_len] = '\0';
+	return buf;
+}
+
 /* mnemonic.mod.mod... -> op and modifiers */
 static bool split_mnemonic(struct parser *ps, struct ptx_insn *in, const char *text)
 {
@@ -310,6 +325,7 @@ static void parse_call(struct parser *ps, struct ptx_insn *in);
 static void parse_insn(struct parser *ps)
 {
 	struct ptx_insn *in = new_insn(ps);
+	char mn[256];
 
 	if (!in)
 		return;
@@ -335,7 +351,7 @@ static void parse_insn(struct parser *ps)
 	}
 	in->line = ps->lx.tline;
 	in->col = ps->lx.tcol;
-	if (!split_mnemonic(ps, in, TEXT(ps))) {
+	if (!split_mnemonic(ps, in, mnemonic_text(ps, mn, sizeof(mn)))) {
 		pp_skip_stmt(ps);
 		return;
 	}
