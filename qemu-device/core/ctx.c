@@ -371,9 +371,12 @@ static int load_cta(struct ctx_reader *r, struct vgpu_sm *sm, uint32_t slot,
 		memcpy(c->warps[i].regs, regs, nregs * rowbytes);
 		exited += o->state == VGPU_WS_EXITED;
 		runnable |= (uint32_t)(o->state == VGPU_WS_RUNNABLE) << i;
+		/* a warp with lanes parked in MBAR.TRY_WAIT keeps its time
+		 * limit whatever its other lanes do (run, or wait at a
+		 * barrier: a producer lane waits while the rest sync) */
 		timed |= (uint32_t)(o->state == VGPU_WS_SLEEPING ||
 				    o->state == VGPU_WS_MBAR_WAIT ||
-				    (o->state == VGPU_WS_RUNNABLE && o->parked)) << i;
+				    (o->state != VGPU_WS_EXITED && o->parked)) << i;
 	}
 	if (oc->exited_warps != exited || oc->runnable != runnable ||
 	    oc->timed & ~timed)

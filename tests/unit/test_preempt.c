@@ -246,6 +246,46 @@ TEST(barrier_reduction_preempted_is_exact)
 				       4 * (64 + 3 * 256), true);
 }
 
+/*
+ * A warp whose lane 0 is parked in MBAR.TRY_WAIT while its other lanes
+ * wait at a named barrier (the producer lane of a warp-specialised
+ * kernel waiting on an empty slot while the rest sync): saved in state
+ * BLOCKED with a parked lane and a time limit, which a restore once
+ * refused ("warp sets disagree"; the corpus's tma_multicast in the
+ * guest's preempt lanes).  out[0] = 7, out[1..31] = 5, out[32..63] = 9.
+ */
+static const char park_block_src[] =
+	".kernel k\n.param ptr g\n.shared bar, 8\n"
+	"        LDP.64 R2, [g] ;\n"
+	"        S2R R0, SR_TID ;\n        SHL R1, R0, 0x2 ;\n        MOV R16, 0x0 ;\n"
+	"        ISETP.EQ.U32 P0, R0, 0x0 ;\n"
+	"        @P0 MBAR.INIT [R16], 0x1 ;\n"
+	"        BAR.SYNC 0x0 ;\n"
+	"        ISETP.GE.U32 P2, R0, 0x20 ;\n        @P2 BRA w1 ;\n"
+	"        @!P0 BRA b1 ;\n"
+	"wait:\n        MBAR.TRY_WAIT.PARITY P1, [R16], 0x0 ;\n        @!P1 BRA wait ;\n"
+	"        MOV R10, 0x7 ;\n        BRA out ;\n"
+	"b1:\n        BAR.SYNC 0x1, 0x40 ;\n        MOV R10, 0x5 ;\n        BRA out ;\n"
+	"w1:\n        BAR.SYNC 0x1, 0x40 ;\n"
+	"        ISETP.EQ.U32 P3, R0, 0x20 ;\n        @P3 MBAR.ARRIVE _, [R16] ;\n"
+	"        MOV R10, 0x9 ;\n"
+	"out:\n        IADD R8, R2, R1 ;\n        MOV R9, R3 ;\n"
+	"        STG.32 [R8], R10 ;\n        EXIT ;\n";
+
+TEST(parked_lane_in_a_blocked_warp_is_saved_and_restored)
+{
+	struct kt k;
+
+	ASSERT_EQ(0, kt_load(&k, park_block_src));
+	k.block[0] = 64;
+	KT_RUN_OK(&k);
+	EXPECT_EQ(7u, kt_word(&k, 0));
+	for (uint32_t t = 1; t < 64; t++)
+		EXPECT_EQ(t < 32 ? 5u : 9u, kt_word(&k, t));
+	kt_free(&k);
+	check_preempted_like_reference(_metadata, park_block_src, 1, 64, 4 * 64, false);
+}
+
 /* A state saved right after its restore (nothing run) is the same bytes. */
 TEST(restore_then_save_is_byte_identical)
 {
