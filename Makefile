@@ -132,7 +132,7 @@ CUDART_SO := $(BUILD)/libcudart.so.13
 PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
-.PHONY: all check check-host check-schedules print-tests bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
+.PHONY: all check check-host check-schedules check-sim-threads print-tests bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \
 	bench-device guest guest-bins guest-cuda shell install install-files uninstall \
 	examples deps
 all: $(CORE_LIB) $(LIB_A) $(ASM_LIB) $(LIB_SO_LINK) $(CUDA_SO) $(CUDART_SO) $(CUDA_EXAMPLE) \
@@ -443,6 +443,12 @@ $(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_S
 SCHEDULES ?= 100
 check-schedules: all $(CORPUS_TESTS)
 	@scripts/corpus-schedules.sh $(BUILD) $(SCHEDULES)
+
+# The corpus with each launch shared by SIM_THREADS SMs on host threads
+# (VGPU_SIM_THREADS, docs/libvgpu.md); make check runs it with 4.
+SIM_THREADS ?= 4
+check-sim-threads: all $(CORPUS_TESTS)
+	@VGPU_SIM_THREADS=$(SIM_THREADS) scripts/run-tests.sh $(BUILD) $(CORPUS_TESTS)
 
 # The samples: CUDA programs as users write them, after NVIDIA's CUDA
 # samples (tests/cudart/samples/*.cu: vectorAdd, simpleStreams, ...), one

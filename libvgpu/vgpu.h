@@ -163,7 +163,14 @@ enum vgpu_sim_option {
 	 * saved state on the other of two SMs, as the device does; 0 never.
 	 * $VGPU_SIM_PREEMPT_EVERY sets it when a sim device opens.
 	 */
-	VGPU_SIM_PREEMPT_EVERY = 4
+	VGPU_SIM_PREEMPT_EVERY = 4,
+	/*
+	 * SMs on host threads that share each launch's clusters, 1 to 256
+	 * (-EINVAL otherwise); 1, the default, runs every launch on one SM
+	 * in the calling thread.  The device then has max(4, N) SMs.
+	 * $VGPU_SIM_THREADS sets it when a sim device opens (docs/libvgpu.md).
+	 */
+	VGPU_SIM_THREADS = 5
 };
 
 VGPU_API int vgpu_device_set_sim_option(struct vgpu_device *dev,

@@ -8,7 +8,9 @@
 #   2. clang (-Werror)       into build-clang/
 #   3. gcc, ASan + UBSan     into build-asan/
 #
-# then each libFuzzer target for a minute (make fuzz; VGPU_CHECK_FUZZ=0
+# (after the gcc variant: its corpus programs under 10 random schedules
+# and once more with VGPU_SIM_THREADS=4, VGPU_CHECK_SIM_THREADS=0 skips
+# that), then each libFuzzer target for a minute (make fuzz; VGPU_CHECK_FUZZ=0
 # leaves it out), and then the device suite: QEMU with the vgpu-pci device (built by
 # scripts/build-qemu.sh into build/qemu-build), the qtest device tests
 # (tests/qtest) and one boot of the guest smoke test.  VGPU_CHECK_DEVICE=0
@@ -240,6 +242,15 @@ if ((schedules > 0)); then
 	echo "==== corpus under $schedules random schedules ===="
 	scripts/corpus-schedules.sh build "$schedules" 2>&1 | tee "$log"
 	tally "corpus, $schedules schedules" "${PIPESTATUS[0]}"
+fi
+# the corpus programs once more with each launch shared by 4 SMs on host
+# threads (VGPU_SIM_THREADS, docs/libvgpu.md): look-backs must progress,
+# results must not change; VGPU_CHECK_SIM_THREADS=0 skips it
+if [[ ${VGPU_CHECK_SIM_THREADS:-1} != 0 ]]; then
+	echo
+	echo "==== corpus on VGPU_SIM_THREADS=4 ===="
+	VGPU_SIM_THREADS=4 scripts/run-tests.sh build build/tests/test_corpus_* 2>&1 | tee "$log"
+	tally "corpus, 4 SM threads" "${PIPESTATUS[0]}"
 fi
 variant "clang" build-clang -- CC=clang
 variant "gcc ASan+UBSan" build-asan \

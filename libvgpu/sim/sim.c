@@ -29,7 +29,9 @@
  *
  * What differs:
  *  - execution is synchronous: SUBMIT runs the job to completion on the
- *    device's one SM before it returns, under the device lock (jobs of a
+ *    device's one SM (VGPU_SIM_THREADS=N: on N SMs, N - 1 of them on
+ *    threads of the device, sim_pool.c) before it returns, under the
+ *    device lock (jobs of a
  *    device, on any queue, run one at a time; other ioctls of the device
  *    wait for a running job).  So every fence is signalled once it
  *    exists, a BO is always idle (WAIT_BO returns 0 at once), and GET_JOB
@@ -39,7 +41,8 @@
  *  - no job timeout, device reset or watchdog: JOB_TIMEOUT_MS reads 0 and
  *    the instruction budget bounds a launch; RESET_COUNT stays 0;
  *  - elapsed_ns is device time: the SM cycles the job took (the core's
- *    clock, in which NANOSLEEP counts 1 ns per cycle), deterministic
+ *    clock, in which NANOSLEEP counts 1 ns per cycle; on several SMs the
+ *    most one SM spent), deterministic on one SM
  *    where the QEMU device reports host time; warp_insns is the core's
  *    count in both;
  *  - BOs are memfds (sealed against resizing): PRIME export returns a
@@ -85,7 +88,7 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 		args->value = VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR;
 		break;
 	case VGPU_PARAM_SMS:
-		args->value = SIM_SMS;
+		args->value = sim->cfg.nsms;
 		break;
 	case VGPU_PARAM_SMEM:
 		args->value = sim->cfg.smem_max;
@@ -348,6 +351,7 @@ static void sim_close(struct vgpu_device *dev)
 		return;
 	vgpu_sim_userqs_fini(sim);
 	vgpu_sim_jobs_fini(sim);
+	vgpu_sim_pool_free(sim);
 	vgpu_sim_syncobjs_fini(sim);
 	vgpu_sim_bos_fini(sim);
 	vgpu_sm_free(sim->sm);
@@ -381,8 +385,14 @@ int vgpu_sim_init(struct vgpu_device *dev)
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return -ENOMEM;
+	ret = vgpu_sim_threads_env(&sim->nthreads);
+	if (ret) {
+		free(sim);
+		return ret;
+	}
 	sim->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
-	sim->cfg.nsms = SIM_SMS;
+	/* as the device, at least as many SMs as threads run them */
+	sim->cfg.nsms = sim->nthreads > SIM_SMS ? sim->nthreads : SIM_SMS;
 	vgpu_sim_queues_init(sim);
 	{
 		const char *e = getenv("VGPU_SIM_PREEMPT_EVERY");
@@ -454,6 +464,13 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 		sim->preempt_every = value;
 		pthread_mutex_unlock(&sim->lock);
 		return 0;
+	case VGPU_SIM_THREADS:
+		if (value < 1 || value > SIM_MAX_THREADS) {
+			pthread_mutex_unlock(&sim->lock);
+			return -EINVAL;
+		}
+		cfg.nsms = value > SIM_SMS ? (uint32_t)value : SIM_SMS;
+		break;
 	default:
 		pthread_mutex_unlock(&sim->lock);
 		return -EINVAL;
@@ -467,6 +484,10 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 	vgpu_sm_free(sim->sm);
 	sim->sm = sm;
 	sim->cfg = cfg;
+	/* the pool's SMs too, made again at the next launch that needs them */
+	vgpu_sim_pool_free(sim);
+	if (option == VGPU_SIM_THREADS)
+		sim->nthreads = (uint32_t)value;
 	vgpu_sm_free(sim->sm2);	/* made again, alike, when needed */
 	sim->sm2 = NULL;
 	pthread_mutex_unlock(&sim->lock);

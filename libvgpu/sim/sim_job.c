@@ -249,15 +249,24 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 	 * vgpu_sm_run() validates the launch first (the device's check before
 	 * it hands the launch to its SMs): a BAD_LAUNCH from it is that.
 	 */
-	vgpu_sm_get_stats(sim->sm, &st);
-	*cycles = st.cycles;
-	ctl.preempt_every = sim->preempt_every;
-	ret = vgpu_sm_run(sim->sm, &l, 0, nclusters, exc);
-	if (ret == VGPU_RUN_PREEMPTED)
-		ret = sim_preempted(sim, &l, nclusters, exc);
+	ret = -2;
+	if (sim->nthreads > 1 && nclusters > 1 && !sim->preempt_every) {
+		/* VGPU_SIM_THREADS: on several SMs, once checked as one does */
+		ret = vgpu_launch_validate(sim->sm, &l, exc);
+		if (!ret)
+			ret = vgpu_sim_pool_run(sim, &l, nclusters, exc, cycles);
+	}
+	if (ret == -2) {
+		vgpu_sm_get_stats(sim->sm, &st);
+		*cycles = st.cycles;
+		ctl.preempt_every = sim->preempt_every;
+		ret = vgpu_sm_run(sim->sm, &l, 0, nclusters, exc);
+		if (ret == VGPU_RUN_PREEMPTED)
+			ret = sim_preempted(sim, &l, nclusters, exc);
+		vgpu_sm_get_stats(sim->sm, &st);
+		*cycles = st.cycles - *cycles;
+	}
 	*warp_insns = atomic_load(&ctl.executed);
-	vgpu_sm_get_stats(sim->sm, &st);
-	*cycles = st.cycles - *cycles;
 	if (sim->trace)
 		fflush(sim->trace);
 	if (!ret)

@@ -33,6 +33,9 @@
 
 #define SIM_PROG_CACHE 8u
 
+/* VGPU_SIM_THREADS: SM threads a launch may run on (sim_pool.c) */
+#define SIM_MAX_THREADS 256u
+
 /**
  * struct sim_bo - a buffer object of this device (one GEM handle)
  * @handle:      its handle (1, 2, ...; the lowest free one, as idr)
@@ -166,7 +169,12 @@ struct sim_prog {
  *            slots in use (@syncobjs_cap allocated)
  * @waiters:  threads blocked in a syncobj wait
  * @hist:     the last VGPU_JOB_HISTORY jobs, at id % VGPU_JOB_HISTORY
- * @sm:       the SM every job runs on, built from @cfg
+ * @sm:       the SM every job runs on, built from @cfg (with @nthreads
+ *            > 1 the calling thread's SM of the pool)
+ * @nthreads: VGPU_SIM_THREADS: SMs on host threads that share a launch's
+ *            clusters (1: @sm alone, in the calling thread)
+ * @pool:     their threads and SMs (sim_pool.c), made at the first
+ *            launch that uses them; NULL until then
  * @trace:    where the core's events go, or NULL
  * @progs:    predecoded programs, validated against the code at launch
  * @params:   the parameter buffer of the running job
@@ -197,6 +205,8 @@ struct vgpu_sim {
 
 	struct vgpu_sm *sm;
 	struct vgpu_sm_config cfg;
+	uint32_t nthreads;
+	struct sim_pool *pool;
 	/* VGPU_SIM_PREEMPT_EVERY: the second SM, the saved state's buffer */
 	uint64_t preempt_every;
 	struct vgpu_sm *sm2;
@@ -286,6 +296,24 @@ VGPU_HIDDEN bool vgpu_sim_capable_sys_nice(void);
 VGPU_HIDDEN int vgpu_sim_submit(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN int vgpu_sim_get_job(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN void vgpu_sim_jobs_fini(struct vgpu_sim *sim);
+
+/* ---- sim_pool.c ---- */
+/*
+ * VGPU_SIM_THREADS from the environment into *@n: 0, or -EINVAL (with a
+ * message on stderr) when it is set but not a number in 1..SIM_MAX_THREADS.
+ */
+VGPU_HIDDEN int vgpu_sim_threads_env(uint32_t *n);
+/*
+ * Run clusters [0, @nclusters) of @l on the pool's SMs (@l->ctl shared,
+ * its abort set on the first exception): 0, or -1 with @exc the launch's
+ * exception; *@cycles the most SM cycles one SM spent.  Returns -2 (and
+ * runs nothing) when the pool cannot be made: run on one SM instead.
+ */
+VGPU_HIDDEN int vgpu_sim_pool_run(struct vgpu_sim *sim, const struct vgpu_launch *l,
+				  uint32_t nclusters, struct vgpu_exception_record *exc,
+				  uint64_t *cycles);
+/* Stop and free the pool's threads and SMs (made again when needed). */
+VGPU_HIDDEN void vgpu_sim_pool_free(struct vgpu_sim *sim);
 
 /* ---- sim_syncobj.c ---- */
 VGPU_HIDDEN struct sim_syncobj *vgpu_sim_syncobj_lookup(struct vgpu_sim *sim,

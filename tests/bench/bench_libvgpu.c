@@ -19,6 +19,18 @@
  * the target (<= 1.2x) and whether it is met, never asserted.  A last
  * section splits the library's launch into its calls (clock_gettime).
  *
+ * (d) issue 32 section 1 through the sim backend: the compute-bound grid
+ * (bench/kernels.h: 1024 CTAs of 256 threads, 500 iterations) and the
+ * BAR.SYNC-heavy one (1000 rounds) at VGPU_SIM_THREADS=1 and =N (the
+ * host's CPUs, at least 2; VGPU_BENCH_SIM_THREADS="1 2 4 ..." chooses,
+ * VGPU_BENCH_CTAS the grid): warp-instructions per second and the
+ * speed-up over the first, each best of 3, with the CPU time a launch
+ * took on all threads (the cost of sharing, where the host's cores are
+ * busy with other work); every run's output is
+ * checked against the first's, bit for bit.  Then the fixed cost of a
+ * launch that uses the pool (64 CTAs of the empty kernel): the first one,
+ * which starts the threads, and the next ones.
+ *
  * VGPU_BENCH_LAUNCHES=N (for callgrind, as bench_cuda): the empty kernel
  * only, one batch of N launches each side, in functions of their own
  * (lib_batch, core_batch), so that the difference of their inclusive
@@ -33,7 +45,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "bench/bench_summary.h"
+#include "bench/kernels.h"
 #include "hostmem.h"
 #include "vgpu.h"
 #include "vgpu_asm.h"
@@ -400,8 +416,185 @@ static void breakdown(struct vgpu_device *dev)
 	vgpu_program_free(prog);
 }
 
+/* ---- (d) VGPU_SIM_THREADS ---- */
+
+struct sim_grid {
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_args *args;
+	struct vgpu_bo *bo;
+	uint8_t *out;
+	uint64_t bytes;
+};
+
+static void sim_grid_init(struct sim_grid *g, struct vgpu_device *dev,
+			  const char *src, uint32_t ctas)
+{
+	char log[1024];
+	int ret;
+
+	g->bytes = (uint64_t)ctas * 4096;
+	ret = vgpu_program_assemble(dev, src, strlen(src), "bench", &g->prog, log,
+				    sizeof(log));
+	if (ret) {
+		fputs(log, stderr);
+		die("assemble", ret);
+	}
+	ret = vgpu_program_kernel(g->prog, 0, &g->k);
+	ret = ret ?: vgpu_bo_new(dev, g->bytes, 0, &g->bo);
+	ret = ret ?: vgpu_bo_map(g->bo, (void **)&g->out);
+	ret = ret ?: vgpu_args_new(g->k, &g->args);
+	ret = ret ?: vgpu_args_set_bo(g->args, 0, g->bo, 0);
+	if (ret)
+		die("setup", ret);
+}
+
+static void sim_grid_fini(struct sim_grid *g)
+{
+	vgpu_args_free(g->args);
+	vgpu_bo_free(g->bo);
+	vgpu_program_free(g->prog);
+}
+
+/* CPU time of the process (every thread), ns */
+static double cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+}
+
+/* ns of one launch of @ctas CTAs of @threads threads, its warp-insns. */
+static double sim_grid_run(struct sim_grid *g, uint32_t ctas, uint32_t threads,
+			   uint64_t *insns)
+{
+	struct vgpu_launch_config cfg = { .grid = { ctas }, .block = { threads } };
+	struct vgpu_job_status st;
+	struct vgpu_job *job;
+	int64_t t0 = now_ns();
+	int ret = vgpu_kernel_launch(g->k, &cfg, g->args, &job);
+
+	ret = ret ?: vgpu_job_wait(job, VGPU_TIMEOUT_INFINITE);
+	if (ret)
+		die("grid launch", ret);
+	t0 = now_ns() - t0;
+	vgpu_job_status(job, &st);
+	vgpu_job_free(job);
+	if (insns)
+		*insns = st.warp_insns;
+	return (double)t0;
+}
+
+static void sim_threads_scaling(void)
+{
+	const char *list = getenv("VGPU_BENCH_SIM_THREADS");
+	const char *ctas_env = getenv("VGPU_BENCH_CTAS");
+	uint32_t ctas = ctas_env && *ctas_env ? (uint32_t)strtoul(ctas_env, NULL, 0) : 1024;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n[16], nn = 0;
+	char dflt[32], *copy, *tok, *save;
+	struct {
+		const char *name;
+		char src[sizeof(alu_src_fmt) + sizeof(bar_src_fmt) + 32];
+	} grids[2];
+
+	snprintf(dflt, sizeof(dflt), "1 %ld", cpus > 2 ? cpus : 2);
+	copy = strdup(list && *list ? list : dflt);
+	for (tok = strtok_r(copy, " ,", &save); tok && nn < 16;
+	     tok = strtok_r(NULL, " ,", &save))
+		if ((n[nn] = (unsigned int)strtoul(tok, NULL, 0)) >= 1)
+			nn++;
+	free(copy);
+	if (!nn || !ctas || ctas > 65536)
+		die("VGPU_BENCH_SIM_THREADS / VGPU_BENCH_CTAS", EINVAL);
+	grids[0].name = "compute";
+	snprintf(grids[0].src, sizeof(grids[0].src), alu_src_fmt, 500u);
+	grids[1].name = "BAR.SYNC";
+	snprintf(grids[1].src, sizeof(grids[1].src), bar_src_fmt, 1000u, "BAR.SYNC 0x0");
+	printf("  (d) VGPU_SIM_THREADS: %u independent CTAs x 256 threads (%ld CPUs online), "
+	       "best of 3:\n", ctas, cpus);
+	for (unsigned int gi = 0; gi < 2; gi++) {
+		uint8_t *ref = NULL;
+		double t1 = 0;
+
+		for (unsigned int i = 0; i < nn; i++) {
+			struct vgpu_device *dev;
+			struct sim_grid g;
+			uint64_t insns = 0;
+			double best = 1e30, cpu, wips;
+			int ret = vgpu_device_open("sim", &dev);
+
+			ret = ret ?: vgpu_device_set_sim_option(dev, VGPU_SIM_THREADS, n[i]);
+			if (ret)
+				die("sim device", ret);
+			sim_grid_init(&g, dev, grids[gi].src, ctas);
+			cpu = cpu_ns();
+			for (int r = 0; r < 3; r++) {
+				double t;
+
+				memset(g.out, 0, g.bytes);
+				t = sim_grid_run(&g, ctas, 256, &insns);
+				if (t < best)
+					best = t;
+			}
+			cpu = (cpu_ns() - cpu) / 3;
+			if (!ref) {
+				ref = malloc(g.bytes);
+				if (!ref)
+					die("malloc", ENOMEM);
+				memcpy(ref, g.out, g.bytes);
+				t1 = best;
+			} else if (memcmp(ref, g.out, g.bytes)) {
+				die("VGPU_SIM_THREADS changed a grid's results", EIO);
+			}
+			wips = (double)insns / (best / 1e9);
+			/* CPU time per launch, all threads: what sharing costs */
+			printf("    %-8s threads=%-3u %9.2f ms  %7.1f M warp-insns/s  speed-up %.2fx over "
+			       "threads=%u   (CPU %.2f ms per launch)\n", grids[gi].name, n[i],
+			       best / 1e6, wips / 1e6, t1 / best, n[0], cpu / 1e6);
+			bench_row(bench_fmt("sim %s, %u CTAs, VGPU_SIM_THREADS=%u", grids[gi].name,
+					    ctas, n[i]),
+				  bench_fmt("%.2f ms (%.0f M warp-insns/s)", best / 1e6, wips / 1e6),
+				  bench_fmt("threads=%u %.2f ms", n[0], t1 / 1e6),
+				  bench_fmt("%.2fx speed-up", t1 / best), "", -1);
+			sim_grid_fini(&g);
+			vgpu_device_close(dev);
+		}
+		free(ref);
+	}
+
+	/* the pool's fixed cost: 64 CTAs of the empty kernel */
+	for (unsigned int i = 0; i < nn; i++) {
+		struct vgpu_device *dev;
+		struct sim_grid g;
+		double first, best = 1e30;
+		int ret = vgpu_device_open("sim", &dev);
+
+		ret = ret ?: vgpu_device_set_sim_option(dev, VGPU_SIM_THREADS, n[i]);
+		if (ret)
+			die("sim device", ret);
+		sim_grid_init(&g, dev, empty_src, 64);
+		first = sim_grid_run(&g, 64, 32, NULL);
+		for (int r = 0; r < 5; r++) {
+			int64_t t0 = now_ns();
+
+			for (int j = 0; j < 200; j++)
+				sim_grid_run(&g, 64, 32, NULL);
+			if ((double)(now_ns() - t0) / 200 < best)
+				best = (double)(now_ns() - t0) / 200;
+		}
+		printf("    empty kernel, 64 CTAs, threads=%-3u first launch %8.0f ns   "
+		       "then %8.0f ns per launch\n", n[i], first, best);
+		sim_grid_fini(&g);
+		vgpu_device_close(dev);
+	}
+}
+
 /* Sections, as bench_core's: (a) launch overhead, (b) its breakdown, (c)
- * the timeline; none named: all (perf record of one thing at a time). */
+ * the timeline, (d) VGPU_SIM_THREADS; none named: all (perf record of one
+ * thing at a time). */
 static bool section(int argc, char **argv, char c)
 {
 	if (argc < 2)
@@ -454,6 +647,8 @@ int main(int argc, char **argv)
 		breakdown(dev);
 	if (section(argc, argv, 'c'))
 		timeline_cost(dev);
+	if (section(argc, argv, 'd'))
+		sim_threads_scaling();
 	vgpu_device_close(dev);
 	return 0;
 }
