@@ -69,6 +69,15 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 CFLAGS += $(SAN_FLAGS)
 LDFLAGS += -fsanitize=address,undefined
 endif
+# SAN=thread: ThreadSanitizer, for the threads of the sim backend
+# (VGPU_SIM_THREADS: build test_sim_threads so and run it under
+# setarch -R; -Wno-tsan: drm.c's fences are not the sim's); not part of
+# make check
+ifeq ($(SAN),thread)
+SAN_FLAGS := -fsanitize=thread -Wno-tsan
+CFLAGS += $(SAN_FLAGS)
+LDFLAGS += -fsanitize=thread
+endif
 
 CORE_SRCS := $(wildcard qemu-device/core/*.c)
 LIB_SRCS := $(wildcard libvgpu/*.c libvgpu/sim/*.c libvgpu/trace/*.c libvgpu/asm/*.c libvgpu/ptx/*.c)

@@ -23,7 +23,8 @@
  * compiled for the clone's target too.  (Not exec_mem.c's: a clone's
  * symbols stay in its file, and memory lanes go through calls anyway.)
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
+	!defined(__SANITIZE_THREAD__) /* its resolvers run before TSan is up */
 #define VGPU_SIMD __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define VGPU_SIMD
