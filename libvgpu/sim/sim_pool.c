@@ -12,8 +12,8 @@
  * not completed is therefore always running or about to, and a CTA that
  * spins on an earlier CTA's flag (a decoupled look-back) never keeps that
  * one from starting (docs/ptx-corpus.md "Forward progress between CTAs").
- * A chunk is what the device claims: a quarter of the grid's share of one
- * SM, at most 16 clusters.
+ * A claim is what the device's is: a quarter of the grid's share of one
+ * SM, at most 16 clusters, and at most half of what is left over the SMs.
  *
  * The SMs share the launch's struct vgpu_launch_ctl: its counter is the
  * launch's warp-instructions and budget; the first SM to raise an
@@ -87,7 +87,7 @@ struct sim_pool {
 	struct vgpu_sim *sim;
 	const struct vgpu_launch *l;
 	uint32_t total, chunk;
-	_Atomic uint64_t next;
+	_Atomic uint32_t next;
 	struct sim_worker w[];
 };
 
@@ -128,18 +128,30 @@ static void sim_worker_run(struct sim_pool *p, struct sim_worker *w)
 	vgpu_sm_get_stats(w->sm, &st);
 	c0 = st.cycles;
 	while (!atomic_load(&l.ctl->abort)) {
-		uint64_t first = atomic_fetch_add(&p->next, p->chunk);
-		uint32_t count;
+		uint32_t first = atomic_load(&p->next), count = 0;
 
+		/*
+		 * At most a chunk, and at most half of what is left over the
+		 * SMs (guided self-scheduling, as the device): the claims
+		 * shrink towards the end of the grid, so that no SM starts a
+		 * long claim when the others are about to run dry.
+		 */
+		do {
+			uint32_t left = p->total - first;
+
+			if (first >= p->total)
+				break;
+			count = left < p->chunk ? left : p->chunk;
+			if (count > left / (2 * p->n))
+				count = left / (2 * p->n) ? left / (2 * p->n) : 1;
+		} while (!atomic_compare_exchange_weak(&p->next, &first, first + count));
 		if (first >= p->total)
 			break;
-		count = p->total - (uint32_t)first < p->chunk ?
-			p->total - (uint32_t)first : p->chunk;
-		if (vgpu_sm_run(w->sm, &l, (uint32_t)first, count, &w->exc)) {
+		if (vgpu_sm_run(w->sm, &l, first, count, &w->exc)) {
 			if (w->exc.code == VGPU_EXC_GLOBAL_FAULT)
 				vgpu_sim_fault_record(&w->mem, &w->exc);
 			w->rc = -1;
-			w->first = (uint32_t)first;
+			w->first = first;
 			/* the others stop at their next budget check */
 			atomic_store(&l.ctl->abort, 1);
 			break;
