@@ -19,9 +19,12 @@
  *   (e) the device with 1, 2 and 4 SM worker threads (threads=; the list
  *       from VGPU_BENCH_THREADS) on a grid of 64 independent CTAs
  *       (VGPU_BENCH_CTAS) of the compute-bound kernel and of a
- *       BAR.SYNC-heavy one: the completion record's elapsed time, the
- *       warp-instructions per second and the speed-up over the first
- *       (bounded by the machine's cores).  `bench_device e` runs (e) only.
+ *       BAR.SYNC-heavy one, and of a TMA ring (a producer thread
+ *       streaming tiles through 4 stages of shared memory to 7 consumer
+ *       warps): the completion record's elapsed time, the
+ *       warp-instructions (the ring: bytes copied) per second and the
+ *       speed-up over the first (bounded by the machine's cores).
+ *       `bench_device e` runs (e) only.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -294,6 +297,81 @@ static uint64_t scale_run(const char *props, const char *src, uint32_t ctas)
 }
 
 /*
+ * (e)'s third grid: a TMA ring per CTA, as a kernel written for TMA keeps
+ * one.  Thread 0 streams %u tiles of 1 KiB from the CTA's 4 KiB of out
+ * into a 4-stage ring of shared memory with CP.ASYNC.BULK (full[s]:
+ * expect_tx then the copy's complete_tx; it waits on empty[s] before it
+ * refills a stage); warps 1..7 wait on full[s], each thread adds a word
+ * of the tile, and arrive on empty[s] (224 arrivals).  Each consumer
+ * stores its sum at the end, when every copy has landed.
+ */
+static const char tma_src_fmt[] =
+	".kernel tma\n"
+	".param ptr out\n"
+	".shared ring, 4160\n"
+	"    S2R R0, SR_TID.X ;\n"
+	"    LDP.64 R2, [out] ;\n"
+	"    S2R R6, SR_CTAID.X ;\n"
+	"    SHL R6, R6, 0xc ;\n"
+	"    IADD R20, R2, R6 ;\n    MOV R21, R3 ;\n"
+	"    ISETP.EQ.U32 P0, R0, 0x0 ;\n"
+	"    @!P0 BRA ready ;\n"
+	"    MOV R16, 0x1000 ;\n    MBAR.INIT [R16], 0x1 ;\n"
+	"    MOV R16, 0x1008 ;\n    MBAR.INIT [R16], 0x1 ;\n"
+	"    MOV R16, 0x1010 ;\n    MBAR.INIT [R16], 0x1 ;\n"
+	"    MOV R16, 0x1018 ;\n    MBAR.INIT [R16], 0x1 ;\n"
+	"    MOV R16, 0x1020 ;\n    MBAR.INIT [R16], 0xe0 ;\n"
+	"    MOV R16, 0x1028 ;\n    MBAR.INIT [R16], 0xe0 ;\n"
+	"    MOV R16, 0x1030 ;\n    MBAR.INIT [R16], 0xe0 ;\n"
+	"    MOV R16, 0x1038 ;\n    MBAR.INIT [R16], 0xe0 ;\n"
+	"ready:\n"
+	"    BAR.SYNC 0x0 ;\n"
+	"    MOV R1, 0x0 ;\n"
+	"    ISETP.GE.U32 P1, R0, 0x20 ;\n"
+	"    @P1 BRA cons ;\n"
+	"    @!P0 BRA done ;\n"
+	"prod:\n"
+	"    LOP.AND R7, R1, 0x3 ;\n    SHR.U32 R8, R1, 0x2 ;\n    SHL R9, R7, 0x3 ;\n"
+	"    IADD R10, R9, 0x1020 ;\n    IADD R11, R9, 0x1000 ;\n    SHL R12, R7, 0xa ;\n"
+	"    ISETP.LT.U32 P2, R1, 0x4 ;\n"
+	"    @P2 BRA issue ;\n"
+	"    IADD R13, R8, -0x1 ;\n    LOP.AND R13, R13, 0x1 ;\n"
+	"pw:\n"
+	"    MBAR.TRY_WAIT.PARITY P3, [R10], R13 ;\n"
+	"    @!P3 BRA pw ;\n"
+	"issue:\n"
+	"    MBAR.ARRIVE.EXPECT_TX _, [R11], 0x400 ;\n"
+	"    IADD R22, R20, R12 ;\n    MOV R23, R21 ;\n"
+	"    CP.ASYNC.BULK [R12], [R22], 0x400, [R11] ;\n"
+	"    IADD R1, R1, 0x1 ;\n"
+	"    ISETP.LT.U32 P4, R1, 0x%x ;\n"
+	"    @P4 BRA prod ;\n"
+	"    BRA done ;\n"
+	"cons:\n"
+	"    MOV R4, 0x0 ;\n"
+	"    IADD R14, R0, -0x20 ;\n    SHL R14, R14, 0x2 ;\n"
+	"cl:\n"
+	"    LOP.AND R7, R1, 0x3 ;\n    SHR.U32 R8, R1, 0x2 ;\n    LOP.AND R8, R8, 0x1 ;\n"
+	"    SHL R9, R7, 0x3 ;\n    IADD R10, R9, 0x1020 ;\n    IADD R11, R9, 0x1000 ;\n"
+	"cw:\n"
+	"    MBAR.TRY_WAIT.PARITY P3, [R11], R8 ;\n"
+	"    @!P3 BRA cw ;\n"
+	"    SHL R12, R7, 0xa ;\n    IADD R12, R12, R14 ;\n"
+	"    LDS.32 R15, [R12] ;\n"
+	"    IADD R4, R4, R15 ;\n"
+	"    MBAR.ARRIVE _, [R10] ;\n"
+	"    IADD R1, R1, 0x1 ;\n"
+	"    ISETP.LT.U32 P4, R1, 0x%x ;\n"
+	"    @P4 BRA cl ;\n"
+	"    SHL R5, R0, 0x2 ;\n    IADD R24, R20, R5 ;\n    MOV R25, R21 ;\n"
+	"    STG.32 [R24], R4 ;\n"
+	"done:\n"
+	"    EXIT ;\n";
+
+/* tiles each CTA of the TMA grid streams */
+#define TMA_TILES 256u
+
+/*
  * (e) over VGPU_BENCH_THREADS (default "1 2 4") with VGPU_BENCH_CTAS CTAs
  * (default 64) on VGPU_BENCH_SMS SMs (default: the most threads, at least
  * 4): the compute-bound grid and the BAR.SYNC-heavy one, each
@@ -308,9 +386,9 @@ static void bench_workers(void)
 	char *copy = strdup(list && *list ? list : "1 2 4"), *tok, *save;
 	struct {
 		const char *name;
-		char src[sizeof(alu_src_fmt) + sizeof(bar_src_fmt) + 32];
+		char src[sizeof(tma_src_fmt) + 64];
 		uint64_t warp_insns;
-	} grids[2];
+	} grids[3];
 
 	for (tok = strtok_r(copy, " ,", &save); tok && nn < 16; tok = strtok_r(NULL, " ,", &save))
 		if ((n[nn] = (unsigned)strtoul(tok, NULL, 0)) >= 1)
@@ -326,10 +404,14 @@ static void bench_workers(void)
 	grids[1].name = "BAR.SYNC";
 	snprintf(grids[1].src, sizeof(grids[1].src), bar_src_fmt, 1000u, "BAR.SYNC 0x0");
 	grids[1].warp_insns = BAR_WARP_INSNS(1000) * 8 * ctas;
+	grids[2].name = "TMA ring";
+	snprintf(grids[2].src, sizeof(grids[2].src), tma_src_fmt, TMA_TILES, TMA_TILES);
+	grids[2].warp_insns = 0; /* figured as bytes copied */
 	printf("(e) %u independent CTAs x 256 threads on sms=%u, by SM worker threads"
-	       " (%ld CPUs online): compute (500 iterations), BAR.SYNC (1000 rounds)\n",
-	       ctas, sms, sysconf(_SC_NPROCESSORS_ONLN));
-	for (unsigned g = 0; g < 2; g++) {
+	       " (%ld CPUs online): compute (500 iterations), BAR.SYNC (1000 rounds),"
+	       " TMA ring (%u tiles of 1 KiB, 4 stages)\n",
+	       ctas, sms, sysconf(_SC_NPROCESSORS_ONLN), TMA_TILES);
+	for (unsigned g = 0; g < 3; g++) {
 		uint64_t t1 = 0;
 
 		for (unsigned i = 0; i < nn; i++) {
@@ -341,14 +423,22 @@ static void bench_workers(void)
 			t = scale_run(props, grids[g].src, ctas);
 			if (!i)
 				t1 = t;
-			wips = (double)grids[g].warp_insns / ((double)t / 1e9);
-			printf("    %-8s threads=%-2u %9.2f ms  %7.1f M warp-insns/s  speed-up %.2fx over "
-			       "threads=%u\n", grids[g].name, n[i], (double)t / 1e6, wips / 1e6,
-			       (double)t1 / (double)t, n[0]);
+			if (grids[g].warp_insns) {
+				wips = (double)grids[g].warp_insns / ((double)t / 1e9);
+				printf("    %-8s threads=%-2u %9.2f ms  %7.1f M warp-insns/s  speed-up "
+				       "%.2fx over threads=%u\n", grids[g].name, n[i], (double)t / 1e6,
+				       wips / 1e6, (double)t1 / (double)t, n[0]);
+			} else { /* the TMA ring: bytes copied per second */
+				wips = 1024.0 * TMA_TILES * ctas / ((double)t / 1e9);
+				printf("    %-8s threads=%-2u %9.2f ms  %7.2f GB/s copied     speed-up "
+				       "%.2fx over threads=%u\n", grids[g].name, n[i], (double)t / 1e6,
+				       wips / 1e9, (double)t1 / (double)t, n[0]);
+			}
 			bench_row(bench_fmt("device %s, %u CTAs, sms=%u threads=%u", grids[g].name,
 					    ctas, sms, n[i]),
-				  bench_fmt("%.2f ms (%.0f M warp-insns/s)", (double)t / 1e6,
-					    wips / 1e6),
+				  bench_fmt(grids[g].warp_insns ? "%.2f ms (%.0f M warp-insns/s)" :
+						"%.2f ms (%.0f MB/s copied)", (double)t / 1e6,
+					    grids[g].warp_insns ? wips / 1e6 : wips / 1e6),
 				  bench_fmt("threads=%u %.2f ms", n[0], (double)t1 / 1e6),
 				  bench_fmt("%.2fx speed-up", (double)t1 / (double)t), "", -1);
 		}
