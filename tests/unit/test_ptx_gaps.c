@@ -17,12 +17,11 @@
 #include <string.h>
 
 #include "kselftest_host.h"
+#include "ptx_fixture.h"
 #include "vgpu.h"
 #include "vgpu_hw.h"
 #include "ptx_corpus.h"
 
-#define WAIT_NS (60ull * 1000000000ull)
-#define NBUF 3
 #define SCHEDULES 6
 
 static const char *corpus(const char *name)
@@ -33,86 +32,21 @@ static const char *corpus(const char *name)
 	return NULL;
 }
 
-FIXTURE(gaps) {
-	struct vgpu_device *dev;
-	struct vgpu_program *prog;
-	const struct vgpu_kernel *k;
-	struct vgpu_bo *bo[NBUF];
-	char log[8192];
-};
-
-FIXTURE_SETUP(gaps)
-{
-	memset(self, 0, sizeof(*self));
-	ASSERT_EQ(0, vgpu_device_open(NULL, &self->dev));
-}
-
-FIXTURE_TEARDOWN(gaps)
-{
-	for (int i = 0; i < NBUF; i++)
-		vgpu_bo_free(self->bo[i]);
-	vgpu_program_free(self->prog);
-	vgpu_device_close(self->dev);
-}
+PTX_FIXTURE(gaps)
 
 /* Compile @text (or corpus file @file when @text is NULL), find @kernel. */
 static int load(struct __test_metadata *_metadata, FIXTURE_DATA(gaps) *self,
 		const char *file, const char *text, const char *kernel)
 {
-	int ret;
-
 	if (!text)
 		text = corpus(file);
 	if (!text) {
 		TH_LOG("no %s in the corpus", file);
 		return -ENOENT;
 	}
-	ret = vgpu_program_from_ptx(self->dev, text, strlen(text), file, &self->prog,
-				    self->log, sizeof(self->log));
-	if (ret) {
-		TH_LOG("%s: %s\n%s", file, strerror(-ret), self->log);
-		return ret;
-	}
-	ret = vgpu_program_find_kernel(self->prog, kernel, &self->k);
-	if (ret)
-		TH_LOG("no kernel %s", kernel);
-	return ret;
+	return ptx_load(_metadata, self, file, text, kernel);
 }
 
-static int buf(FIXTURE_DATA(gaps) *self, int i, const void *data, size_t len)
-{
-	int ret = vgpu_bo_new(self->dev, len, 0, &self->bo[i]);
-
-	if (!ret && data)
-		ret = vgpu_bo_write(self->bo[i], 0, data, len);
-	return ret;
-}
-
-static int run(struct __test_metadata *_metadata, FIXTURE_DATA(gaps) *self,
-	       struct vgpu_args *args, uint32_t grid, uint32_t block, uint64_t seed)
-{
-	struct vgpu_launch_config cfg = {
-		.grid = { grid },
-		.block = { block },
-		.seed = seed,
-		.flags = (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |
-			 (seed & 1 ? VGPU_LAUNCH_SANITIZE : 0),
-	};
-	struct vgpu_job *job = NULL;
-	int ret = vgpu_kernel_launch(self->k, &cfg, args, &job);
-
-	if (ret)
-		return ret;
-	ret = vgpu_job_wait(job, WAIT_NS);
-	if (ret) {
-		char text[4096];
-
-		if (vgpu_job_describe(job, text, sizeof(text)) > 0)
-			TH_LOG("seed %llu:\n%s", (unsigned long long)seed, text);
-	}
-	vgpu_job_free(job);
-	return ret;
-}
 
 /* PTX ISA 10.24, 10.28: %clock64 counts cycles, %globaltimer nanoseconds;
  * on vGPU both run with the SM clock (docs/core.md), monotonic */
