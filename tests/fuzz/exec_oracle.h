@@ -233,7 +233,7 @@ static inline int exec_run(struct vgpu_sm *sm, struct vgpu_sm *other,
 {
 	struct vgpu_launch_ctl ctl = { 0 };
 	struct vgpu_launch l = c->l;
-	uint32_t cl = c->l.cluster[0] ? c->l.cluster[0] : 1;
+	uint32_t n = 1; /* clusters: a cooperative grid is one */
 	struct vgpu_sm_stats s0, s1;
 	struct vgpu_hostmem hm;
 	uint8_t *buf;
@@ -245,9 +245,12 @@ static inline int exec_run(struct vgpu_sm *sm, struct vgpu_sm *other,
 	l.mem_opaque = &hm;
 	l.ctl = &ctl;
 	vgpu_sm_get_stats(sm, &s0);
+	if (!(l.flags & VGPU_LAUNCH_COOPERATIVE))
+		for (int i = 0; i < 3; i++)
+			n *= l.grid[i] / (l.cluster[i] ? l.cluster[i] : 1);
 	if (other) {
 		ctl.preempt_every = c->preempt_every;
-		r->rc = exec_preempted(sm, other, &l, l.grid[0] / cl * l.grid[1], &r->exc);
+		r->rc = exec_preempted(sm, other, &l, n, &r->exc);
 	} else {
 		r->rc = vgpu_sm_launch(sm, &l, &r->exc);
 	}
