@@ -136,6 +136,17 @@ void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits)
         s->irq_status |= bits;
         return;
     }
+    if (qemu_mutex_iothread_locked()) {
+        /*
+         * An inline run, in the vCPU thread that rang a doorbell: signal
+         * now, with what the bottom half has not delivered yet.
+         */
+        bits |= s->irq_pending;
+        s->irq_pending = 0;
+        s->irq_status |= bits;
+        vgpu_irq_update(s, s->irq_status, s->irq_mask, bits);
+        return;
+    }
     s->irq_pending |= bits;
     qemu_bh_schedule(s->irq_bh);
 }
@@ -960,6 +971,8 @@ static Property vgpu_properties[] = {
     DEFINE_PROP_UINT32("queues", VGPUState, nqueues, 4),
     DEFINE_PROP_UINT32("threads", VGPUState, nthreads, 1),
     DEFINE_PROP_UINT64("preempt-every", VGPUState, preempt_every, 0),
+    DEFINE_PROP_UINT64("inline-budget", VGPUState, inline_budget,
+                       VGPU_INLINE_BUDGET),
     DEFINE_PROP_UINT32("timeslice-us", VGPUState, timeslice_prop,
                        VGPU_DEFAULT_TIMESLICE_US),
     DEFINE_PROP_BOOL("x-inject", VGPUState, inject, false),

@@ -35,8 +35,43 @@ OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU_PCI)
 #define VGPU_MAX_QUEUES VGPU_QUEUES_MAX /* uapi/vgpu_hw.h */
 #define VGPU_MAX_SMS VGPU_SMS_MAX /* uapi/vgpu_hw.h: sms= and threads= */
 #define VGPU_TLB_ENTRIES 64
+/* inline-budget's default: warp-instructions (docs/device.md "Inline runs") */
+#define VGPU_INLINE_BUDGET 4096
 
 typedef struct VGPUJob VGPUJob;
+
+/*
+ * Internal statuses of a command (beside VGPU_ERR_*).  YIELD: a semaphore
+ * acquire gave way to a VM stop; DEFER: an inline run left the command to
+ * the queue thread without starting it.  Neither completes: HEAD stays on
+ * the command.  PENDING: an inline run left a launch running on the pool.
+ */
+#define VGPU_STATUS_YIELD 0xffffffffu
+#define VGPU_STATUS_DEFER 0xfffffffeu
+#define VGPU_STATUS_PENDING 0xfffffffdu
+
+/* A range of a launch's clusters an SM runs (vgpu-pool.c). */
+typedef struct VGPUClaim {
+    uint32_t first, count;
+    int32_t slot;           /* >= 0: a saved cluster in that slot of the
+                             * context-save buffer; VGPU_SLOT_LIVE: in the
+                             * worker's @ctx, saved when an inline run's
+                             * budget ran out; -1: clusters not started */
+} VGPUClaim;
+#define VGPU_SLOT_LIVE (-2)
+
+/*
+ * VGPUStep - the command a queue executes: on its thread, or in the vCPU
+ * thread that rang the doorbell (an inline run, vgpu-queue.c).  Owned by
+ * whichever thread set the queue's @busy.
+ */
+typedef struct VGPUStep {
+    uint32_t idx, gen, size, flags;
+    uint64_t cplb;          /* completion ring when it was taken */
+    uint8_t cmd[VGPU_CMD_BYTES];
+    struct vgpu_completion cpl;
+    VGPUJob *job;           /* a launch an inline run left to the pool */
+} VGPUStep;
 
 /**
  * VGPUMMUCtx - one thread's view of an address space: its TLB and the
@@ -82,6 +117,9 @@ typedef struct VGPUQueue {
     uint32_t error_index;
     uint64_t completed;
     bool busy;              /* a command is executing */
+    VGPUStep step;          /* that command (whoever set @busy) */
+    bool step_pending;      /* (L) @step.job runs on the pool; the queue
+                             * thread waits for it and completes @step */
     uint32_t gen;           /* bumped by reset: the command in flight is void */
     uint32_t exec_gen;      /* @gen when the command in flight was taken */
     VGPUJob *job;           /* launch in flight, NULL otherwise */
@@ -142,6 +180,8 @@ struct VGPUJob {
     DECLARE_BITMAP(slots_used, VGPU_MAX_SMS); /* (L) */
     bool preempting;        /* (L) ctl.preempt is set for a waiting launch */
     bool no_preempt;        /* (L) a state did not fit: never again */
+    uint64_t preempt_every; /* ctl.preempt_every after an inline run */
+    uint32_t wdog_ms;       /* the watchdog it runs under */
 };
 
 typedef struct VGPUWorker {
@@ -156,6 +196,9 @@ typedef struct VGPUWorker {
     uint64_t claim_executed; /* its launch's ctl.executed then (L) */
     void *ctx;              /* a saved cluster on its way to or from a slot */
     size_t ctx_size;
+    VGPUJob *cont_job;      /* (L) an inline run's budget ran out on this
+                             * SM: its thread goes on with @cont */
+    VGPUClaim cont;         /* (L) */
 } VGPUWorker;
 
 struct VGPUState {
@@ -172,6 +215,8 @@ struct VGPUState {
     uint32_t nqueues;
     uint32_t nthreads;
     uint64_t preempt_every; /* testing: preempt after N warp-insns per SM */
+    uint64_t inline_budget; /* warp-insns a launch may run in the vCPU
+                             * thread that rang its doorbell (0: none) */
     uint32_t timeslice_prop; /* timeslice-us: TIMESLICE_US after reset */
     bool inject;            /* x-inject: fault injection (vgpu-inject.c) */
     Error *migration_blocker; /* while @inject */
@@ -253,17 +298,21 @@ void vgpu_userq_init(VGPUState *s);
 void vgpu_queues_init(VGPUState *s);
 void vgpu_queues_exit(VGPUState *s);
 void vgpu_queue_kick_locked(VGPUQueue *q);
+void vgpu_queue_inline_locked(VGPUQueue *q);
 void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);
 
 /* vgpu-pool.c */
 void vgpu_queues_wake_locked(VGPUState *s);
+bool vgpu_pool_idle_locked(VGPUState *s);
 void vgpu_queue_preempt_locked(VGPUQueue *q);
 void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status);
 void *vgpu_worker_thread(void *opaque);
 uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
-                             struct vgpu_exception_record *exc);
+                             struct vgpu_exception_record *exc, bool inl);
+uint32_t vgpu_job_wait_locked(VGPUQueue *q, VGPUJob *job,
+                              struct vgpu_exception_record *exc);
 
 /* vgpu-inject.c */
 void vgpu_inject_write_locked(VGPUState *s, hwaddr addr, uint32_t val);

@@ -74,11 +74,6 @@ void vgpu_queue_abort_locked(VGPUQueue *q, uint32_t status)
 
 /* What a claim runs: clusters [first, first + count), or the saved
  * cluster in @slot (>= 0) of the launch's context-save buffer. */
-typedef struct VGPUClaim {
-    uint32_t first, count;
-    int32_t slot;
-} VGPUClaim;
-
 /* The next claim of @job (which is claimable); under s->lock. */
 static VGPUClaim vgpu_job_claim_locked(VGPUState *s, VGPUJob *job)
 {
@@ -167,10 +162,38 @@ static int vgpu_job_save(VGPUWorker *w, VGPUJob *job, uint32_t *cluster)
 }
 
 /*
- * Run claim @c of @job on @w's SM, which the caller has marked busy and
- * counted in job->running.  Called without s->lock; returns with it held.
+ * Go on with the clusters @c->first .. of a claim on @w's SM after an
+ * inline run's budget stopped it (vgpu_job_run_locked): the cluster it was
+ * running from the state it saved in @w->ctx (@c->slot VGPU_SLOT_LIVE),
+ * then those not started.
  */
-static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
+static int vgpu_job_go_on(VGPUWorker *w, struct vgpu_launch *l, VGPUClaim c,
+                          struct vgpu_exception_record *exc)
+{
+    uint32_t end = c.first + c.count, next = c.first;
+    int rc = 0;
+
+    if (c.slot == VGPU_SLOT_LIVE) {
+        rc = vgpu_sm_resume(w->sm, l, w->ctx, w->ctx_size, exc);
+        next++;
+    }
+    if (!rc && next < end) {
+        rc = vgpu_sm_run(w->sm, l, next, end - next, exc);
+    }
+    return rc;
+}
+
+/*
+ * Run claim @c of @job on @w's SM, which the caller has marked busy and
+ * counted in job->running.  @how: VGPU_CHUNK_RUN; VGPU_CHUNK_INLINE, in
+ * the vCPU thread under an inline budget (job->ctl.preempt_every): once
+ * it is spent the SM's own thread goes on (@w->cont); VGPU_CHUNK_GO_ON,
+ * that thread.  Called without s->lock; returns with it held.
+ */
+enum { VGPU_CHUNK_RUN, VGPU_CHUNK_INLINE, VGPU_CHUNK_GO_ON };
+
+static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c,
+                               int how)
 {
     VGPUState *s = w->s;
     struct vgpu_exception_record exc;
@@ -181,7 +204,9 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
     vgpu_mmu_ctx_bind(&w->mmu, s, job->asid, job->root);
     l = job->launch;
     l.mem_opaque = &w->mmu;
-    if (c.slot >= 0) {
+    if (how == VGPU_CHUNK_GO_ON) {
+        rc = vgpu_job_go_on(w, &l, c, &exc);
+    } else if (c.slot >= 0) {
         /* a saved cluster: from its slot, checked by the core */
         trace_vgpu_preempt_restore(job->q->idx, w->idx, c.first, c.slot);
         if (!vgpu_worker_ctx(w, job->slot_bytes) ||
@@ -199,6 +224,34 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c)
     } else {
         trace_vgpu_worker_run(w->idx, job->q->idx, c.first, c.count);
         rc = vgpu_sm_run(w->sm, &l, c.first, c.count, &exc);
+    }
+    if (how == VGPU_CHUNK_INLINE && rc == VGPU_RUN_PREEMPTED &&
+        !atomic_load(&job->ctl.preempt)) {
+        /*
+         * The budget is spent, not asked for by a launch that waits: the
+         * SM's thread goes on, from the state saved here (the SM's state
+         * points into this thread's stack: @l).
+         */
+        bool live = vgpu_sm_preempted(w->sm, &cluster);
+
+        if (!live || (vgpu_worker_ctx(w, vgpu_sm_save_bytes(w->sm)) &&
+                      vgpu_sm_save(w->sm, w->ctx, w->ctx_size))) {
+            qemu_mutex_lock(&s->lock);
+            job->ctl.preempt_every = job->preempt_every;
+            trace_vgpu_inline_handoff(job->q->idx, w->idx, cluster, live);
+            w->cont_job = job;
+            w->cont = (VGPUClaim){ cluster, end - cluster,
+                                   live ? VGPU_SLOT_LIVE : -1 };
+            qemu_cond_broadcast(&s->pool_cond);
+            return;
+        }
+        vgpu_exc_set(&exc, VGPU_EXC_BAD_LAUNCH, "out of host memory");
+        rc = -1;
+    }
+    if (how == VGPU_CHUNK_INLINE) {
+        qemu_mutex_lock(&s->lock);
+        job->ctl.preempt_every = job->preempt_every;
+        qemu_mutex_unlock(&s->lock);
     }
     while (rc == VGPU_RUN_PREEMPTED) {
         slot = vgpu_job_save(w, job, &cluster);
@@ -327,6 +380,12 @@ static VGPUWorker *vgpu_idle_worker_locked(VGPUState *s)
     return NULL;
 }
 
+/* No launch waits for SMs and one is free: an inline run may start. */
+bool vgpu_pool_idle_locked(VGPUState *s)
+{
+    return QTAILQ_EMPTY(&s->jobs) && vgpu_idle_worker_locked(s);
+}
+
 /*
  * @j runs on some SM: start preempting it (for a launch of queue @by) if
  * it can be preempted and is not already.
@@ -453,6 +512,17 @@ void *vgpu_worker_thread(void *opaque)
         VGPUJob *job;
         VGPUClaim claim;
 
+        if (w->cont_job) {
+            /* an inline run left its launch to this SM */
+            job = w->cont_job;
+            claim = w->cont;
+            w->cont_job = NULL;
+            w->claim_ns = get_clock();
+            w->claim_executed = atomic_load(&job->ctl.executed);
+            qemu_mutex_unlock(&s->lock);
+            vgpu_job_run_chunk(w, job, claim, VGPU_CHUNK_GO_ON);
+            continue;
+        }
         /* busy here: a queue thread has borrowed this SM */
         job = w->busy ? NULL : vgpu_job_pick_locked(s);
         if (!job) {
@@ -466,7 +536,7 @@ void *vgpu_worker_thread(void *opaque)
         w->claim_ns = get_clock();
         w->claim_executed = atomic_load(&job->ctl.executed);
         qemu_mutex_unlock(&s->lock);
-        vgpu_job_run_chunk(w, job, claim);
+        vgpu_job_run_chunk(w, job, claim, VGPU_CHUNK_RUN);
     }
     qemu_mutex_unlock(&s->lock);
     rcu_unregister_thread();
@@ -480,29 +550,33 @@ static int64_t vgpu_clock_ns(void)
 
 /*
  * Run @job on the pool and wait for it, enforcing the watchdog.  Called
- * and returns with s->lock held.  Returns the command status.
+ * and returns with s->lock held.  Returns the command status.  @inl: in
+ * the vCPU thread that rang the doorbell (vgpu-queue.c), which does not
+ * wait: a launch of one chunk runs here on an idle SM for at most
+ * s->inline_budget warp-instructions, then that SM's thread goes on with
+ * it; a larger one goes to the pool.  VGPU_STATUS_PENDING then: the queue
+ * thread waits for it (vgpu_job_wait_locked).
  */
 uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
-                             struct vgpu_exception_record *exc)
+                             struct vgpu_exception_record *exc, bool inl)
 {
     VGPUState *s = q->s;
-    uint32_t wdog_ms = s->wdog_ms ? s->wdog_ms : VGPU_DEFAULT_WDOG_MS;
-    int64_t deadline = get_clock() + (int64_t)wdog_ms * SCALE_MS;
-    uint32_t status = VGPU_ERR_NONE;
     VGPUJob *waiting;
     VGPUWorker *w = NULL;
 
     job->q = q;
     q->job = job;
+    job->wdog_ms = s->wdog_ms ? s->wdog_ms : VGPU_DEFAULT_WDOG_MS;
     /* preemption needs the queue's buffer (uapi "Preemption") */
     if (q->csb && s->csb_slot) {
         job->csb = q->csb;
         job->slot_bytes = s->csb_slot;
-        job->ctl.preempt_every = s->preempt_every;
+        job->preempt_every = s->preempt_every;
     }
+    job->ctl.preempt_every = job->preempt_every;
     /* the watchdog also reaches CTAs this thread runs itself */
     job->ctl.clock = vgpu_clock_ns;
-    job->ctl.deadline = deadline;
+    job->ctl.deadline = get_clock() + (int64_t)job->wdog_ms * SCALE_MS;
     /* a launch waiting for SMs comes first unless its priority is lower */
     waiting = vgpu_job_pick_locked(s);
     if (job->total <= job->chunk && !q->abort_pending &&
@@ -521,8 +595,13 @@ uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         w->job = job;
         w->claim_ns = get_clock();
         w->claim_executed = atomic_load(&job->ctl.executed);
+        if (inl) {
+            job->ctl.preempt_every = job->preempt_every ?
+                MIN(job->preempt_every, s->inline_budget) : s->inline_budget;
+        }
         qemu_mutex_unlock(&s->lock);
-        vgpu_job_run_chunk(w, job, (VGPUClaim){ 0, job->total, -1 });
+        vgpu_job_run_chunk(w, job, (VGPUClaim){ 0, job->total, -1 },
+                           inl ? VGPU_CHUNK_INLINE : VGPU_CHUNK_RUN);
         /* its worker may have skipped work meanwhile */
         if (!QTAILQ_EMPTY(&s->jobs)) {
             qemu_cond_broadcast(&s->pool_cond);
@@ -536,6 +615,24 @@ uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
             vgpu_preempt_lower_locked(s, q);
         }
     }
+    if (inl && !job->done) {
+        return VGPU_STATUS_PENDING;
+    }
+    return vgpu_job_wait_locked(q, job, exc);
+}
+
+/*
+ * Wait until @job, which runs on the pool, has ended, enforcing the
+ * watchdog and the timeslices of its priority.  s->lock held.  Returns
+ * the command status, @exc the exception record.
+ */
+uint32_t vgpu_job_wait_locked(VGPUQueue *q, VGPUJob *job,
+                              struct vgpu_exception_record *exc)
+{
+    VGPUState *s = q->s;
+    uint32_t wdog_ms = job->wdog_ms, status = VGPU_ERR_NONE;
+    int64_t deadline = job->ctl.deadline;
+
     while (!job->done) {
         int64_t left = deadline - get_clock();
 

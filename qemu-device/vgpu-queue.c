@@ -37,12 +37,6 @@
 #define VGPU_CODE_ALIGN 16u /* bytes per instruction (uapi/vgpu_isa.h) */
 #define VGPU_CLAIM_MAX 16u  /* clusters an SM claims at a time, at most */
 
-/*
- * Internal status of a semaphore acquire that gave way to a VM stop: it
- * is not complete, HEAD stays on it and it runs again when the VM runs.
- */
-#define VGPU_STATUS_YIELD 0xffffffffu
-
 /* Completion records and commands are little-endian in guest memory. */
 static void vgpu_cpl_to_le(struct vgpu_completion *c)
 {
@@ -161,17 +155,52 @@ static uint32_t vgpu_trace_write(VGPUQueue *q, VGPUJob *job, uint64_t va,
 
 /* ---- commands ---- */
 
+/* A launch's job and what it owns. */
+static void vgpu_job_free(VGPUJob *job)
+{
+    vgpu_prog_free((struct vgpu_prog *)job->launch.prog);
+    g_free((void *)job->launch.params);
+    g_free(job->sink.rec);
+    g_free(job);
+}
+
+/*
+ * The launch @c of @job has ended with @status (s->lock held; returns
+ * without it): its timeline, its completion's count; @job is freed.
+ */
+static uint32_t vgpu_launch_end_locked(VGPUQueue *q, VGPUJob *job,
+                                       const struct vgpu_cmd_launch *c,
+                                       uint32_t status,
+                                       struct vgpu_completion *cpl)
+{
+    /* a reset voids the command: nothing more is written to the guest */
+    bool timeline = (c->launch_flags & VGPU_LAUNCH_TIMELINE) &&
+                    q->exec_gen == q->gen;
+
+    qemu_mutex_unlock(&q->s->lock);
+    cpl->warp_insns = atomic_load(&job->ctl.executed);
+    if (timeline) {
+        status = vgpu_trace_write(q, job, c->trace_va, status, &cpl->exc);
+    }
+    trace_vgpu_launch_done(q->idx, status, cpl->exc.code, cpl->warp_insns);
+    vgpu_job_free(job);
+    return status;
+}
+
+/*
+ * LAUNCH.  @inl: in the vCPU thread that rang the doorbell; it may leave
+ * the launch running (VGPU_STATUS_PENDING, the job in q->step.job).
+ */
 static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
-                                struct vgpu_completion *cpl)
+                                struct vgpu_completion *cpl, bool inl)
 {
     VGPUState *s = q->s;
     struct vgpu_exception_record *exc = &cpl->exc;
     VGPUMMUCtx *ctx = &q->mmu;
     g_autofree uint8_t *code = NULL;
     g_autofree uint8_t *params = NULL;
-    g_autofree VGPUJob *job = NULL;
+    VGPUJob *job;
     struct vgpu_prog *prog = NULL;
-    g_autofree struct vgpu_trace_event *trace_rec = NULL;
     bool timeline;
     uint64_t root;
     uint32_t status;
@@ -238,7 +267,7 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
         .block = { c->block[0], c->block[1], c->block[2] },
         .cluster = { c->cluster[0], c->cluster[1], c->cluster[2] },
         .smem_bytes = c->smem_bytes,
-        .params = params,
+        .params = g_steal_pointer(&params),
         .param_size = c->param_size,
         .flags = c->launch_flags,
         .seed = c->seed,
@@ -249,7 +278,7 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     job->asid = c->asid;
     job->root = root;
     if (vgpu_launch_validate(q->check_sm, &job->launch, exc)) {
-        vgpu_prog_free(prog);
+        vgpu_job_free(job);
         return VGPU_ERR_BAD_LAUNCH;
     }
     /* The unit of work is a cluster (one CTA without cluster dims). */
@@ -266,25 +295,19 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     if (timeline) {
         /* Every worker's copy of the launch feeds this one sink. */
         job->sink.capacity = vgpu_trace_capacity(c->trace_size);
-        trace_rec = g_new(struct vgpu_trace_event, job->sink.capacity);
-        job->sink.rec = trace_rec;
+        job->sink.rec = g_new(struct vgpu_trace_event, job->sink.capacity);
         job->launch.event = vgpu_trace_sink_event;
         job->launch.event_opaque = &job->sink;
     }
 
     qemu_mutex_lock(&s->lock);
-    status = vgpu_job_run_locked(q, job, exc);
-    /* a reset voids the command: nothing more is written to the guest */
-    timeline = timeline && q->exec_gen == q->gen;
-    qemu_mutex_unlock(&s->lock);
-
-    cpl->warp_insns = atomic_load(&job->ctl.executed);
-    vgpu_prog_free(prog);
-    if (timeline) {
-        status = vgpu_trace_write(q, job, c->trace_va, status, exc);
+    status = vgpu_job_run_locked(q, job, exc, inl);
+    if (status == VGPU_STATUS_PENDING) {
+        q->step.job = job;
+        qemu_mutex_unlock(&s->lock);
+        return status;
     }
-    trace_vgpu_launch_done(q->idx, status, exc->code, cpl->warp_insns);
-    return status;
+    return vgpu_launch_end_locked(q, job, c, status, cpl);
 }
 
 static uint32_t vgpu_cmd_fence(VGPUQueue *q, struct vgpu_cmd_fence *c,
@@ -468,10 +491,11 @@ static void vgpu_sem_exc(struct vgpu_exception_record *exc, uint32_t code,
  * command completed on any queue, the queue was aborted, the VM stopped)
  * and at least every VGPU_SEM_POLL_US, since the device does not see CPU
  * writes.  A VM stop makes it give way (VGPU_STATUS_YIELD); it runs again,
- * its time so far counted, when the VM runs.
+ * its time so far counted, when the VM runs.  An inline run (@inl) that
+ * finds it unsatisfied leaves it to the queue thread (VGPU_STATUS_DEFER).
  */
 static uint32_t vgpu_cmd_sem_acquire(VGPUQueue *q, struct vgpu_cmd_sem *c,
-                                     struct vgpu_completion *cpl)
+                                     struct vgpu_completion *cpl, bool inl)
 {
     VGPUState *s = q->s;
     uint64_t val = 0, waited, gen;
@@ -503,6 +527,9 @@ static uint32_t vgpu_cmd_sem_acquire(VGPUQueue *q, struct vgpu_cmd_sem *c,
             /* the fault is in cpl->exc */
         } else if (vgpu_sem_satisfied(c, val)) {
             trace_vgpu_sem_acquired(q->idx, c->addr, val, waited);
+        } else if (inl) {
+            /* an inline run does not wait: the queue thread does */
+            status = VGPU_STATUS_DEFER;
         } else if (c->timeout_ns && waited >= c->timeout_ns) {
             trace_vgpu_sem_timeout(q->idx, c->addr, val, c->payload, waited);
             vgpu_sem_exc(&cpl->exc, VGPU_EXC_SEM_TIMEOUT, c, val, waited,
@@ -550,7 +577,7 @@ static uint32_t vgpu_cmd_sem_release(VGPUQueue *q, struct vgpu_cmd_sem *c,
 }
 
 static uint32_t vgpu_cmd_sem(VGPUQueue *q, struct vgpu_cmd_sem *c,
-                             struct vgpu_completion *cpl)
+                             struct vgpu_completion *cpl, bool inl)
 {
     bool acquire = c->hdr.opcode == VGPU_CMD_SEM_ACQUIRE;
 
@@ -560,12 +587,12 @@ static uint32_t vgpu_cmd_sem(VGPUQueue *q, struct vgpu_cmd_sem *c,
         !vgpu_all_zero(c->reserved, sizeof(c->reserved))) {
         return VGPU_ERR_BAD_COMMAND;
     }
-    return acquire ? vgpu_cmd_sem_acquire(q, c, cpl) :
+    return acquire ? vgpu_cmd_sem_acquire(q, c, cpl, inl) :
                      vgpu_cmd_sem_release(q, c, cpl);
 }
 
 static uint32_t vgpu_cmd_execute(VGPUQueue *q, uint8_t *cmd,
-                                 struct vgpu_completion *cpl)
+                                 struct vgpu_completion *cpl, bool inl)
 {
     struct vgpu_cmd_header *hdr = (struct vgpu_cmd_header *)cmd;
 
@@ -580,14 +607,14 @@ static uint32_t vgpu_cmd_execute(VGPUQueue *q, uint8_t *cmd,
         }
         return VGPU_ERR_NONE;
     case VGPU_CMD_LAUNCH:
-        return vgpu_cmd_launch(q, (struct vgpu_cmd_launch *)cmd, cpl);
+        return vgpu_cmd_launch(q, (struct vgpu_cmd_launch *)cmd, cpl, inl);
     case VGPU_CMD_FENCE:
         return vgpu_cmd_fence(q, (struct vgpu_cmd_fence *)cmd, cpl);
     case VGPU_CMD_TLB_INVALIDATE:
         return vgpu_cmd_tlbi(q, (struct vgpu_cmd_tlb_invalidate *)cmd);
     case VGPU_CMD_SEM_ACQUIRE:
     case VGPU_CMD_SEM_RELEASE:
-        return vgpu_cmd_sem(q, (struct vgpu_cmd_sem *)cmd, cpl);
+        return vgpu_cmd_sem(q, (struct vgpu_cmd_sem *)cmd, cpl, inl);
     default:
         return VGPU_ERR_BAD_COMMAND;
     }
@@ -611,7 +638,7 @@ static const char *const vgpu_err_names[] = {
 
 static bool vgpu_queue_runnable_locked(VGPUQueue *q)
 {
-    return q->enabled && !q->stopped && !q->hung && !q->hold &&
+    return q->enabled && !q->stopped && !q->hung && !q->hold && !q->busy &&
            q->head != q->tail && !q->s->paused;
 }
 
@@ -620,40 +647,51 @@ void vgpu_queue_kick_locked(VGPUQueue *q)
     qemu_cond_broadcast(&q->cond);
 }
 
-/* Take the command at the head, execute it, complete it.  Lock held. */
-static void vgpu_queue_step_locked(VGPUQueue *q)
+static void vgpu_step_end_locked(VGPUQueue *q, uint32_t status);
+
+/*
+ * Take the command at the head and execute it; complete it unless an
+ * inline run (@inl: the vCPU thread that rang the doorbell) left it to
+ * the queue thread.  Lock held.
+ */
+static uint32_t vgpu_queue_step_locked(VGPUQueue *q, bool inl)
 {
     VGPUState *s = q->s;
-    uint32_t idx = q->head, gen = q->gen, size = q->size, flags = 0;
+    VGPUStep *st = &q->step;
     uint32_t user_asid = q->user ? q->user_asid : UINT32_MAX;
-    uint64_t ring = q->ring_base, cplb = q->cpl_base;
-    uint8_t cmd[VGPU_CMD_BYTES];
-    struct vgpu_completion cpl;
+    uint64_t ring = q->ring_base;
+    uint8_t *cmd = st->cmd;
     uint32_t status;
-    bool cpl_ok, fault = false;
+    bool fault = false;
     uint64_t fault_va = 0;
 
     if (vgpu_inject_take_locked(q, VGPU_INJ_HANG)) {
         /* takes the command and never ends it, until disabled or reset */
         q->hung = true;
-        return;
+        return VGPU_STATUS_DEFER;
     }
+    st->idx = q->head;
+    st->gen = q->gen;
+    st->size = q->size;
+    st->cplb = q->cpl_base;
+    st->flags = 0;
+    st->job = NULL;
     q->busy = true;
     q->abort_pending = 0;
-    q->exec_gen = gen;
+    q->exec_gen = st->gen;
     /* an acquire that gave way to a VM stop goes on with its time so far */
     q->cmd_start = get_clock() - q->yielded_ns;
     q->yielded_ns = 0;
     qemu_mutex_unlock(&s->lock);
 
-    memset(&cpl, 0, sizeof(cpl));
-    if (!vgpu_dma_read(s, ring + (uint64_t)idx * VGPU_CMD_BYTES, cmd,
-                       sizeof(cmd))) {
+    memset(&st->cpl, 0, sizeof(st->cpl));
+    if (!vgpu_dma_read(s, ring + (uint64_t)st->idx * VGPU_CMD_BYTES, cmd,
+                       VGPU_CMD_BYTES)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: command ring at 0x%"
                       PRIx64 " is not guest RAM\n", q->idx, ring);
         status = VGPU_ERR_BAD_RING;
     } else {
-        trace_vgpu_cmd(q->idx, idx, le32_to_cpu(*(uint32_t *)cmd));
+        trace_vgpu_cmd(q->idx, st->idx, le32_to_cpu(*(uint32_t *)cmd));
         /* a user-mode queue's command runs in its address space only */
         status = user_asid == UINT32_MAX ? VGPU_ERR_NONE :
                  vgpu_user_cmd_filter(cmd, user_asid);
@@ -669,41 +707,68 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
 
             hdr->opcode = le32_to_cpu(hdr->opcode);
             hdr->flags = le32_to_cpu(hdr->flags);
-            cpl.opcode = hdr->opcode;
+            st->cpl.opcode = hdr->opcode;
         } else if (fault) {
-            status = vgpu_inject_mmu_fault(&cpl, fault_va,
+            status = vgpu_inject_mmu_fault(&st->cpl, fault_va,
                 le32_to_cpu(((struct vgpu_cmd_launch *)cmd)->asid));
         } else {
-            status = vgpu_cmd_execute(q, cmd, &cpl);
+            status = vgpu_cmd_execute(q, cmd, &st->cpl, inl);
         }
-        flags = ((struct vgpu_cmd_header *)cmd)->flags;
+        st->flags = ((struct vgpu_cmd_header *)cmd)->flags;
     }
-    cpl.elapsed_ns = get_clock() - q->cmd_start;
 
     qemu_mutex_lock(&s->lock);
+    if (status == VGPU_STATUS_PENDING) {
+        /* the queue thread waits for the launch and completes it */
+        q->step_pending = true;
+        vgpu_queue_kick_locked(q);
+        return status;
+    }
+    vgpu_step_end_locked(q, status);
+    return status;
+}
+
+/*
+ * The command of q->step has ended with @status: complete it (or, for a
+ * YIELD or DEFER, leave HEAD on it), and let go of the queue.  Lock held.
+ */
+static void vgpu_step_end_locked(VGPUQueue *q, uint32_t status)
+{
+    VGPUState *s = q->s;
+    VGPUStep *st = &q->step;
+    struct vgpu_completion *cpl = &st->cpl;
+    uint32_t idx = st->idx, gen = st->gen, size = st->size, flags = st->flags;
+    bool cpl_ok;
+
+    cpl->elapsed_ns = get_clock() - q->cmd_start;
     if (gen != q->gen) {
         /* Reset while executing: the command is void, nothing is written. */
         goto out;
     }
     if (status == VGPU_STATUS_YIELD) {
         /* not complete: HEAD stays, the VM's next run takes it again */
-        q->yielded_ns = cpl.elapsed_ns;
+        q->yielded_ns = cpl->elapsed_ns;
         goto out;
     }
-    cpl.status = status;
-    cpl.index = idx;
-    cpl.queue = q->idx;
-    cpl.seq = q->completed + 1;
+    if (status == VGPU_STATUS_DEFER) {
+        /* not started: HEAD stays, the queue thread takes it */
+        vgpu_queue_kick_locked(q);
+        goto out;
+    }
+    cpl->status = status;
+    cpl->index = idx;
+    cpl->queue = q->idx;
+    cpl->seq = q->completed + 1;
     if ((flags & VGPU_CMD_F_IRQ) &&
         vgpu_inject_take_locked(q, VGPU_INJ_CORRUPT_CPL)) {
-        cpl.seq ^= 1ull << 63;
+        cpl->seq ^= 1ull << 63;
     }
     qemu_mutex_unlock(&s->lock);
 
     trace_vgpu_complete(q->idx, idx, status, vgpu_err_names[status]);
-    vgpu_cpl_to_le(&cpl);
-    cpl_ok = vgpu_dma_write(s, cplb + (uint64_t)idx * sizeof(cpl), &cpl,
-                            sizeof(cpl));
+    vgpu_cpl_to_le(cpl);
+    cpl_ok = vgpu_dma_write(s, st->cplb + (uint64_t)idx * sizeof(*cpl), cpl,
+                            sizeof(*cpl));
 
     qemu_mutex_lock(&s->lock);
     if (gen != q->gen || !q->enabled || q->size != size) {
@@ -711,7 +776,7 @@ static void vgpu_queue_step_locked(VGPUQueue *q)
     }
     if (!cpl_ok) {
         qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: completion ring at "
-                      "0x%" PRIx64 " is not guest RAM\n", q->idx, cplb);
+                      "0x%" PRIx64 " is not guest RAM\n", q->idx, st->cplb);
         if (status == VGPU_ERR_NONE) {
             status = VGPU_ERR_CPL_WRITE;
         }
@@ -737,6 +802,55 @@ out:
     vgpu_sem_wake_locked(s);
 }
 
+/* A launch an inline run left to the pool has ended: complete it. */
+static void vgpu_step_finish_pending_locked(VGPUQueue *q)
+{
+    VGPUStep *st = &q->step;
+    VGPUJob *job = st->job;
+    uint32_t status;
+
+    q->step_pending = false;
+    st->job = NULL;
+    status = vgpu_job_wait_locked(q, job, &st->cpl.exc);
+    status = vgpu_launch_end_locked(q, job, (struct vgpu_cmd_launch *)st->cmd,
+                                    status, &st->cpl);
+    qemu_mutex_lock(&q->s->lock);
+    vgpu_step_end_locked(q, status);
+}
+
+/*
+ * The doorbell of @q rang in a vCPU thread (BQL held) while the device is
+ * idle: run its commands here, sparing the queue thread's wake-up and the
+ * interrupt's bottom half (docs/device.md "Inline runs").  A launch runs
+ * for at most inline-budget warp-instructions here, then on its SM's
+ * thread; a semaphore acquire that would wait goes to the queue thread.
+ * At most a few commands, then the queue thread takes the rest.  Lock held.
+ */
+#define VGPU_INLINE_CMDS 8
+
+void vgpu_queue_inline_locked(VGPUQueue *q)
+{
+    VGPUState *s = q->s;
+    uint32_t status;
+    int n;
+
+    for (n = 0; n < VGPU_INLINE_CMDS; n++) {
+        if (!s->inline_budget || !vgpu_queue_runnable_locked(q) ||
+            q->step_pending || !vgpu_pool_idle_locked(s)) {
+            break;
+        }
+        trace_vgpu_inline(q->idx, q->head);
+        status = vgpu_queue_step_locked(q, true);
+        if (status == VGPU_STATUS_PENDING) {
+            return;     /* a launch goes on: the queue thread waits for it */
+        }
+        if (status == VGPU_STATUS_DEFER || status == VGPU_STATUS_YIELD) {
+            break;
+        }
+    }
+    vgpu_queue_kick_locked(q);
+}
+
 static void *vgpu_queue_thread(void *opaque)
 {
     VGPUQueue *q = opaque;
@@ -744,9 +858,14 @@ static void *vgpu_queue_thread(void *opaque)
 
     rcu_register_thread();
     qemu_mutex_lock(&s->lock);
-    while (!s->exiting) {
-        if (vgpu_queue_runnable_locked(q)) {
-            vgpu_queue_step_locked(q);
+    for (;;) {
+        if (q->step_pending) {
+            /* even when exiting: the launch was aborted, it ends */
+            vgpu_step_finish_pending_locked(q);
+        } else if (s->exiting) {
+            break;
+        } else if (vgpu_queue_runnable_locked(q)) {
+            vgpu_queue_step_locked(q, false);
         } else {
             qemu_cond_wait(&q->cond, &s->lock);
         }

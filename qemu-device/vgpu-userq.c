@@ -14,7 +14,9 @@
 
 /*
  * The doorbell of @q: commands up to @tail are ready.  From BAR0's
- * VGPU_Q_DOORBELL or BAR4's VGPU_DB_TAIL.  s->lock held.
+ * VGPU_Q_DOORBELL or BAR4's VGPU_DB_TAIL, in the vCPU thread (BQL held),
+ * which may run them (vgpu_queue_inline_locked: s->lock is dropped
+ * meanwhile).  s->lock held.
  */
 void vgpu_queue_doorbell_locked(VGPUState *s, VGPUQueue *q, uint32_t tail)
 {
@@ -39,7 +41,7 @@ void vgpu_queue_doorbell_locked(VGPUState *s, VGPUQueue *q, uint32_t tail)
     }
     trace_vgpu_doorbell(q->idx, tail);
     q->tail = tail;
-    vgpu_queue_kick_locked(q);
+    vgpu_queue_inline_locked(q);
 }
 
 /*

@@ -697,16 +697,21 @@ TEST(h100_all_132_sms_preempted_into_132_slots)
 /*
  * preempt-every=N: every SM stops and saves after N warp-instructions,
  * and the launch resumes on whichever of the two SMs is free; 12 CTAs of
- * the barrier reduction give the unpreempted sums, for several N.
+ * the barrier reduction give the unpreempted sums, for several N.  With
+ * one SM thread the launch starts inline (docs/device.md "Inline runs"):
+ * its budget, smaller or larger than N, hands it to the SM's thread,
+ * which goes on being preempted every N.
  */
 TEST(forced_preemption_gives_the_same_results)
 {
 	static const char *const props[] = {
 		"threads=2,preempt-every=7", "threads=2,preempt-every=13",
 		"threads=2,preempt-every=200", "threads=2,preempt-every=400",
+		"preempt-every=200,inline-budget=50",
+		"preempt-every=13,inline-budget=1000",
 	};
 
-	for (unsigned p = 0; p < 4; p++) {
+	for (unsigned p = 0; p < sizeof(props) / sizeof(props[0]); p++) {
 		struct dev_kernel kern;
 		struct vgpu_completion c;
 		struct vgpu_cmd_launch cmd;
