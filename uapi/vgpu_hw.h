@@ -351,7 +351,8 @@ _Static_assert(sizeof(struct vgpu_tensor_map) == 128, "tensor map layout");
 	E(BAD_CONTEXT, 29, "invalid saved context")                           \
 	E(STACK_OVERFLOW, 30, "call stack overflow")                           \
 	E(BAD_RETURN, 31, "return without a call")                             \
-	E(TRAP, 32, "trap instruction")
+	E(TRAP, 32, "trap instruction")                                        \
+	E(ASSERT, 33, "assertion failed")
 
 enum vgpu_exc_code {
 #define VGPU_X_EXC(name, val, str) VGPU_EXC_##name = (val),

@@ -37,6 +37,7 @@
 	E(CPNOINC, 80, 1, -1) /* CP.ASYNC.MBARRIER.ARRIVE[.NOINC] (fixed) */    \
 	E(WGREAD, 80, 1, -1)  /* CP.ASYNC.BULK.WAIT_GROUP[.READ] (fixed) */     \
 	E(CLBAR, 80, 1, -1)   /* BAR.CLUSTER.ARRIVE / .WAIT (fixed) */          \
+	E(TRAPK, 80, 1, -1)   /* TRAP / TRAP.ASSERT (fixed) */                  \
 	E(CPCACHE, 80, 1, 0)  /* CP.ASYNC cache hint, default .CA */            \
 	E(TDIM, 80, 3, -1)    /* tensor rank */                                 \
 	E(MSEMA, 87, 2, 0)    /* arrive semantics, default .RELEASE */          \
@@ -142,6 +143,8 @@
 	E(WGREAD, READ, 1)                                                     \
 	E(CLBAR, ARRIVE, 0)                                                    \
 	E(CLBAR, WAIT, 1)                                                      \
+	E(TRAPK, TRAP, 0)                                                      \
+	E(TRAPK, ASSERT, 1)                                                    \
 	E(CPCACHE, CA, 0)                                                      \
 	E(CPCACHE, CG, 1)                                                      \
 	E(TDIM, 1D, 0)                                                         \
@@ -211,7 +214,8 @@
  *   0x01-0x3f  general purpose (0x29-0x2b: calls, an extension beside
  *              seed 002: CALL, RET, SALLOC; 0x2e: CVT, conversions
  *              between any two types, also an extension; 0x2f: TRAP,
- *              PTX's trap: the exception VGPU_EXC_TRAP)
+ *              PTX's trap: the exception VGPU_EXC_TRAP, and TRAP.ASSERT,
+ *              a failed device assert: VGPU_EXC_ASSERT)
  *   0x40-0x4f  BCU: named barriers (seed 002)
  *   0x50-0x6f  mbarrier unit (MBAR.*)
  *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
@@ -408,7 +412,8 @@
 	  OPS4(RD, MEM, RB, RC))                                                    \
 	E(BRA, "BRA", BRA, I, NOFIX, MODS0(), OPS1(TARGET))                         \
 	E(EXIT, "EXIT", EXIT, X, NOFIX, MODS0(), OPS0())                            \
-	E(TRAP, "TRAP", TRAP, X, NOFIX, MODS0(), OPS0())                            \
+	E(TRAP, "TRAP", TRAP, X, FIX(TRAPK, 0), MODS0(), OPS0())                    \
+	E(TRAP_ASSERT, "TRAP.ASSERT", TRAP, X, FIX(TRAPK, 1), MODS0(), OPS0())      \
 	/* ---- calls (extension, docs/core.md "Calls") ---- */                     \
 	E(CALL_I, "CALL", CALL, I, NOFIX, MODS0(), OPS2(STK, TARGET))               \
 	E(CALL_R, "CALL", CALL, R, NOFIX, MODS0(), OPS2(STK, RB))                   \

@@ -812,10 +812,17 @@ EXEC(exec_exit)
 	return VGPU_X_NEXT;
 }
 
-/* PTX's trap (CUDA's __trap(), a failed device assert): the launch stops */
+/* PTX's trap (CUDA's __trap()): the launch stops */
 EXEC(exec_trap)
 {
 	vgpu_raise(c, w, VGPU_EXC_TRAP, em, "trap instruction");
+	return VGPU_X_EXC;
+}
+
+/* a failed device assert (PTX's __assertfail, after its message) */
+EXEC(exec_trap_assert)
+{
+	vgpu_raise(c, w, VGPU_EXC_ASSERT, em, "assertion failed");
 	return VGPU_X_EXC;
 }
 
@@ -990,6 +997,7 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_BRA] = { exec_bra, false },
 	[VGPU_I_EXIT] = { exec_exit, false },
 	[VGPU_I_TRAP] = { exec_trap, false },
+	[VGPU_I_TRAP_ASSERT] = { exec_trap_assert, false },
 	[VGPU_I_CALL_I] = { vgpu_exec_call, false },
 	[VGPU_I_CALL_R] = { vgpu_exec_call, false },
 	[VGPU_I_RET] = { vgpu_exec_ret, false },
