@@ -30,6 +30,15 @@ int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len);
 int vgpu_asm_name_ok(const char *name);
 
 /*
+ * Write into @data (a copy of @obj's module data) the addresses its
+ * relocations name, the data lying at device address @va.  Defined in
+ * object.c; the object reader has checked every relocation.
+ */
+struct vgpu_object;
+__attribute__((visibility("hidden")))
+void vgpu_object_relocate(const struct vgpu_object *obj, uint64_t va, uint8_t *data);
+
+/*
  * Text built into a caller's buffer of @cap bytes at @p, snprintf-style:
  * @n counts what the whole text needs, even past @cap (which truncates).
  */

@@ -401,6 +401,15 @@ int vgpu_disasm_object(const struct vgpu_object *obj, FILE *out)
 				fprintf(out, ", %u", obj->data[i + j]);
 			fputc('\n', out);
 		}
+		for (uint32_t i = 0; i < obj->nrelocs; i++) {
+			const struct vgpu_obj_reloc *x = &obj->relocs[i];
+
+			fprintf(out, ".dataaddr __data+%" PRIu32 ", __data%+" PRId64, x->offset,
+				(int64_t)x->target);
+			if (x->kind != VGPU_RELOC_ADDR64)
+				fprintf(out, ", %u", x->kind - VGPU_RELOC_ADDR_BYTE0);
+			fputc('\n', out);
+		}
 	}
 	print_code(obj, ord, &lb, out);
 	free(mark);

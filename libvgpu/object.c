@@ -23,6 +23,7 @@
 #define HDR_SIZE sizeof(struct vgpu_obj_header)
 #define KERNEL_SIZE sizeof(struct vgpu_obj_kernel)
 #define PARAM_SIZE sizeof(struct vgpu_obj_param)
+#define RELOC_SIZE sizeof(struct vgpu_obj_reloc)
 
 void vgpu_object_fini(struct vgpu_object *obj)
 {
@@ -32,6 +33,7 @@ void vgpu_object_fini(struct vgpu_object *obj)
 	free(obj->kernels);
 	free(obj->params);
 	free(obj->data);
+	free(obj->relocs);
 	memset(obj, 0, sizeof(*obj));
 }
 
@@ -88,32 +90,69 @@ static const uint32_t param_sizes[] = {
 	[VGPU_PARAM_ENVREGS] = 4 * VGPU_ENVREGS,
 };
 
+/* The bytes relocation @kind writes, or 0 for an unknown kind. */
+static uint32_t reloc_bytes(uint32_t kind)
+{
+	if (kind == VGPU_RELOC_ADDR64)
+		return 8;
+	return kind >= VGPU_RELOC_ADDR_BYTE0 && kind < VGPU_RELOC_ADDR_BYTE0 + 8 ? 1 : 0;
+}
+
+void vgpu_object_relocate(const struct vgpu_object *obj, uint64_t va, uint8_t *data)
+{
+	for (uint32_t i = 0; i < obj->nrelocs; i++) {
+		const struct vgpu_obj_reloc *x = &obj->relocs[i];
+		uint64_t a = va + x->target;
+
+		if (x->kind == VGPU_RELOC_ADDR64)
+			vgpu_put_le64(data + x->offset, a);
+		else
+			data[x->offset] = (uint8_t)(a >> (8 * (x->kind - VGPU_RELOC_ADDR_BYTE0)));
+	}
+}
+
 int vgpu_object_write(const struct vgpu_object *obj, uint8_t **buf, size_t *len)
 {
-	size_t koff = HDR_SIZE, poff, coff, doff, total;
+	size_t koff = HDR_SIZE, poff, coff, doff, roff, total;
 	uint8_t *b;
 
 	if (!obj || !buf || !len || obj->code_size % VGPU_INSN_BYTES ||
 	    (obj->code_size && !obj->code) || (obj->nkernels && !obj->kernels) ||
-	    (obj->nparams && !obj->params) || (obj->data_size && !obj->data))
+	    (obj->nparams && !obj->params) || (obj->data_size && !obj->data) ||
+	    (obj->nrelocs && (!obj->relocs || !obj->data_size)))
 		return -EINVAL;
 	if (obj->data_size)
 		koff += sizeof(struct vgpu_obj_data);
+	if (obj->nrelocs)
+		koff += sizeof(struct vgpu_obj_relocs);
 	poff = koff + (size_t)obj->nkernels * KERNEL_SIZE;
 	coff = (poff + (size_t)obj->nparams * PARAM_SIZE + 15) & ~(size_t)15;
 	doff = coff + obj->code_size;
-	total = doff + obj->data_size;
+	roff = (doff + obj->data_size + 7) & ~(size_t)7;
+	total = obj->nrelocs ? roff + (size_t)obj->nrelocs * RELOC_SIZE : doff + obj->data_size;
 	if (total > UINT32_MAX)
 		return -EFBIG;
 	b = calloc(1, total);
 	if (!b)
 		return -ENOMEM;
 	vgpu_put_le32(b + 0, VGPU_OBJ_MAGIC);
-	vgpu_put_le32(b + 4, obj->data_size ? VGPU_OBJ_VERSION_DATA : VGPU_OBJ_VERSION);
+	vgpu_put_le32(b + 4, obj->nrelocs ? VGPU_OBJ_VERSION_RELOCS :
+			     obj->data_size ? VGPU_OBJ_VERSION_DATA : VGPU_OBJ_VERSION);
 	if (obj->data_size) {
 		vgpu_put_le32(b + HDR_SIZE, (uint32_t)doff);
 		vgpu_put_le32(b + HDR_SIZE + 4, obj->data_size);
 		memcpy(b + doff, obj->data, obj->data_size);
+	}
+	if (obj->nrelocs) {
+		vgpu_put_le32(b + HDR_SIZE + 8, (uint32_t)roff);
+		vgpu_put_le32(b + HDR_SIZE + 12, obj->nrelocs);
+		for (uint32_t i = 0; i < obj->nrelocs; i++) {
+			uint8_t *p = b + roff + i * RELOC_SIZE;
+
+			vgpu_put_le32(p, obj->relocs[i].offset);
+			vgpu_put_le32(p + 4, obj->relocs[i].kind);
+			vgpu_put_le64(p + 8, obj->relocs[i].target);
+		}
 	}
 	vgpu_put_le32(b + 8, obj->nkernels);
 	vgpu_put_le32(b + 12, obj->nparams);
@@ -179,6 +218,7 @@ struct reader {
 	size_t len;
 	struct vgpu_obj_header h;
 	uint32_t data_offset, data_size;
+	uint32_t relocs_offset, nrelocs;
 	char *err;
 	size_t errlen;
 };
@@ -201,11 +241,15 @@ static int read_header(struct reader *r)
 	h->code_size = vgpu_get_le32(b + 28);
 	if (h->magic != VGPU_OBJ_MAGIC)
 		return bad(r->err, r->errlen, "bad magic 0x%08" PRIx32, h->magic);
-	if (h->version != VGPU_OBJ_VERSION && h->version != VGPU_OBJ_VERSION_DATA)
+	if (h->version != VGPU_OBJ_VERSION && h->version != VGPU_OBJ_VERSION_DATA &&
+	    h->version != VGPU_OBJ_VERSION_RELOCS)
 		return bad(r->err, r->errlen, "unsupported version %" PRIu32,
 			   h->version);
-	if (h->version == VGPU_OBJ_VERSION_DATA) {
-		if (r->len < HDR_SIZE + sizeof(struct vgpu_obj_data))
+	if (h->version >= VGPU_OBJ_VERSION_DATA) {
+		size_t ext = sizeof(struct vgpu_obj_data) +
+			     (h->version == VGPU_OBJ_VERSION_RELOCS ? sizeof(struct vgpu_obj_relocs) : 0);
+
+		if (r->len < HDR_SIZE + ext)
 			return bad(r->err, r->errlen, "%zu bytes, shorter than the header",
 				   r->len);
 		r->data_offset = vgpu_get_le32(b + HDR_SIZE);
@@ -214,6 +258,14 @@ static int read_header(struct reader *r)
 		    !in_file(r->data_offset, r->data_size, r->len))
 			return bad(r->err, r->errlen, "data of %" PRIu32 " bytes at %" PRIu32
 				   " outside the file or too large", r->data_size, r->data_offset);
+	}
+	if (h->version == VGPU_OBJ_VERSION_RELOCS) {
+		r->relocs_offset = vgpu_get_le32(b + HDR_SIZE + 8);
+		r->nrelocs = vgpu_get_le32(b + HDR_SIZE + 12);
+		if (!r->nrelocs ||
+		    !in_file(r->relocs_offset, (uint64_t)r->nrelocs * RELOC_SIZE, r->len))
+			return bad(r->err, r->errlen, "%" PRIu32 " relocations at %" PRIu32
+				   " outside the file or none", r->nrelocs, r->relocs_offset);
 	}
 	if (!h->nkernels)
 		return bad(r->err, r->errlen, "no kernels");
@@ -363,6 +415,30 @@ static int read_tables(struct reader *r, struct vgpu_object *o)
 	return ret;
 }
 
+/* Each relocation writes bytes of the data, of a known kind. */
+static int read_relocs(struct reader *r, struct vgpu_object *o)
+{
+	o->relocs = calloc(r->nrelocs, sizeof(*o->relocs));
+	if (!o->relocs)
+		return -ENOMEM;
+	o->nrelocs = r->nrelocs;
+	for (uint32_t i = 0; i < r->nrelocs; i++) {
+		const uint8_t *p = r->b + r->relocs_offset + (size_t)i * RELOC_SIZE;
+		struct vgpu_obj_reloc *x = &o->relocs[i];
+		uint32_t n;
+
+		x->offset = vgpu_get_le32(p);
+		x->kind = vgpu_get_le32(p + 4);
+		x->target = vgpu_get_le64(p + 8);
+		n = reloc_bytes(x->kind);
+		if (!n || x->offset > r->data_size || n > r->data_size - x->offset)
+			return bad(r->err, r->errlen, "relocation %" PRIu32 ": kind %" PRIu32
+				   " at data offset %" PRIu32 " (%" PRIu32 " bytes of data)", i,
+				   x->kind, x->offset, r->data_size);
+	}
+	return 0;
+}
+
 int vgpu_object_read(const void *buf, size_t len, struct vgpu_object *out,
 		     char *err, size_t errlen)
 {
@@ -399,6 +475,8 @@ int vgpu_object_read(const void *buf, size_t len, struct vgpu_object *out,
 		memcpy(o.data, r.b + r.data_offset, r.data_size);
 	}
 	ret = read_tables(&r, &o);
+	if (!ret && r.nrelocs)
+		ret = read_relocs(&r, &o);
 	if (ret) {
 		vgpu_object_fini(&o);
 		return ret;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm_priv.h"
 #include "vgpu_priv.h"
 #include "ptx/ptx.h"
 #include "ptxcache.h"
@@ -16,6 +17,33 @@ static void log_msg(char *log, size_t loglen, const char *msg)
 {
 	if (log && loglen)
 		snprintf(log, loglen, "%s\n", msg);
+}
+
+/*
+ * The program's module data: the object's, with the addresses its
+ * relocations name (pointer tables, PTX's generic(var) initialisers)
+ * once the buffer's address is known.
+ */
+static int data_create(struct vgpu_device *dev, const struct vgpu_object *obj,
+		       struct vgpu_bo **out)
+{
+	uint8_t *data = obj->data;
+	int ret;
+
+	if (obj->nrelocs) {
+		data = malloc(obj->data_size);
+		if (!data)
+			return -ENOMEM;
+		memcpy(data, obj->data, obj->data_size);
+	}
+	ret = vgpu_bo_new(dev, obj->data_size, VGPU_BO_NO_EXEC, out);
+	if (!ret) {
+		vgpu_object_relocate(obj, vgpu_bo_gpu_address(*out), data);
+		ret = vgpu_bo_write(*out, 0, data, obj->data_size);
+	}
+	if (data != obj->data)
+		free(data);
+	return ret;
 }
 
 /* Takes @obj (finished on failure). */
@@ -60,11 +88,8 @@ static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
 		if (!ret)
 			ret = vgpu_bo_unmap(prog->code);
 	}
-	if (!ret && obj->data_size) { /* module data, initialised from the object */
-		ret = vgpu_bo_new(dev, obj->data_size, VGPU_BO_NO_EXEC, &prog->data);
-		if (!ret)
-			ret = vgpu_bo_write(prog->data, 0, obj->data, obj->data_size);
-	}
+	if (!ret && obj->data_size) /* module data, initialised from the object */
+		ret = data_create(dev, &prog->obj, &prog->data);
 	if (ret) {
 		vgpu_bo_free(prog->data);
 		vgpu_bo_free(prog->code);

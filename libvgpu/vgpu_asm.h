@@ -26,6 +26,8 @@
  * @kernels:   @nkernels kernels; a source without .kernel gets one kernel
  *             named "main" at entry 0
  * @params:    @nparams parameters, all kernels' (see vgpu_obj_kernel)
+ * @relocs:    @nrelocs relocations of @data: program_create() writes the
+ *             addresses they name into the program's copy of the data
  *
  * Owned by the caller; free with vgpu_object_fini().
  */
@@ -38,6 +40,9 @@ struct vgpu_object {
 	uint32_t nparams;
 	uint8_t *data; /* module data (.global), @data_size bytes, may be NULL */
 	uint32_t data_size;
+	/* addresses in the module data, for the loader (.dataaddr) */
+	struct vgpu_obj_reloc *relocs;
+	uint32_t nrelocs;
 };
 
 /*

@@ -581,17 +581,22 @@ static inline unsigned vgpu_isa_pairs_of(const uint64_t w[2], unsigned optype)
  * libvgpu.  Little-endian.  Layout:
  *
  *   struct vgpu_obj_header                      (version 2 with data: then
- *                                                struct vgpu_obj_data follows)
+ *                                                struct vgpu_obj_data follows;
+ *                                                version 3: then also
+ *                                                struct vgpu_obj_relocs)
  *   struct vgpu_obj_kernel  kernels[nkernels]
  *   struct vgpu_obj_param   params[nparams]     (all kernels' params)
  *   code                    code_size bytes at code_offset, 16-aligned
  *   data                    data_size bytes at data_offset (version 2)
+ *   struct vgpu_obj_reloc   relocs[nrelocs]     at relocs_offset (version 3)
  *
- * An object without data is written as version 1; readers take both.
+ * An object without data is written as version 1, one with data but no
+ * relocation as version 2; readers take all three.
  */
 #define VGPU_OBJ_MAGIC 0x55504756u /* "VGPU" */
 #define VGPU_OBJ_VERSION 1u
 #define VGPU_OBJ_VERSION_DATA 2u
+#define VGPU_OBJ_VERSION_RELOCS 3u
 #define VGPU_OBJ_NAME_MAX 32
 /* At most this much module data (.global) per program. */
 #define VGPU_MAX_DATA_BYTES (16u << 20)
@@ -611,6 +616,31 @@ struct vgpu_obj_header {
 struct vgpu_obj_data {
 	uint32_t data_offset;
 	uint32_t data_size;
+};
+
+/* Version 3: relocations of the module data, after struct vgpu_obj_data. */
+struct vgpu_obj_relocs {
+	uint32_t relocs_offset;
+	uint32_t nrelocs; /* at least 1 */
+};
+
+/*
+ * A relocation: where module data holds an address of module data (a
+ * table of pointers to variables or strings).  The loader writes, at byte
+ * @offset of the program's data, the device address of its byte @target
+ * (the data's address + @target, modulo 2^64): all 8 bytes, little-endian
+ * (VGPU_RELOC_ADDR64), or byte N of them (VGPU_RELOC_ADDR_BYTE0 + N, PTX's
+ * mask() initialisers of a packed structure).
+ */
+enum vgpu_reloc_kind {
+	VGPU_RELOC_ADDR64 = 1,
+	VGPU_RELOC_ADDR_BYTE0 = 8, /* .. VGPU_RELOC_ADDR_BYTE0 + 7 */
+};
+
+struct vgpu_obj_reloc {
+	uint32_t offset;
+	uint32_t kind;	 /* enum vgpu_reloc_kind */
+	uint64_t target; /* a byte offset in the module data */
 };
 
 enum vgpu_param_type {
@@ -701,6 +731,8 @@ struct vgpu_obj_param {
 
 _Static_assert(sizeof(struct vgpu_obj_header) == 32, "obj header layout");
 _Static_assert(sizeof(struct vgpu_obj_data) == 8, "obj data layout");
+_Static_assert(sizeof(struct vgpu_obj_relocs) == 8, "obj relocs layout");
+_Static_assert(sizeof(struct vgpu_obj_reloc) == 16, "obj reloc layout");
 _Static_assert(sizeof(struct vgpu_printf_header) == 16, "printf header layout");
 _Static_assert(sizeof(struct vgpu_obj_kernel) == 56, "obj kernel layout");
 _Static_assert(sizeof(struct vgpu_obj_param) == 48, "obj param layout");

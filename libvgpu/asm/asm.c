@@ -468,6 +468,52 @@ static void dir_addr(struct asm_ctx *c, struct line *l, int col)
 	asm_expect_end(c, l);
 }
 
+/*
+ * .dataaddr OFFSET, TARGET[, BYTE]: 8 initial bytes of the module data at
+ * OFFSET: the device address of the data's byte TARGET (a relocation the
+ * loader applies, the data's address being known only then); with BYTE
+ * (0..7), one byte at OFFSET: byte BYTE of that address.
+ */
+static void dir_dataaddr(struct asm_ctx *c, struct line *l, int col)
+{
+	const struct tok *t = asm_cur(l), *bt;
+	struct vgpu_obj_reloc *r;
+	int64_t off, target, byte = -1;
+
+	if (dir_value(c, l, "a data offset", &off) < 0)
+		return;
+	if (!accept_comma(l)) {
+		asm_err_unexpected(c, asm_cur(l), "','");
+		return;
+	}
+	if (dir_value(c, l, "a data offset", &target) < 0)
+		return;
+	bt = asm_peek(l, 1);
+	if (accept_comma(l)) {
+		if (dir_value(c, l, "a byte index", &byte) < 0)
+			return;
+		if (byte < 0 || byte > 7) {
+			asm_err_at(c, bt->col, "byte %" PRId64 " of an address out of range (0..7)",
+				   byte);
+			return;
+		}
+	}
+	if (off < 0 || off + (byte < 0 ? 8 : 1) > c->data_size) {
+		asm_err_at(c, t->col, "data offset %" PRId64 " outside the %u bytes of "
+			   ".global data", off, c->data_size);
+		return;
+	}
+	r = asm_vec_push(c, &c->relocs, sizeof(*r));
+	if (!r)
+		return;
+	*r = (struct vgpu_obj_reloc){
+		.offset = (uint32_t)off,
+		.kind = byte < 0 ? VGPU_RELOC_ADDR64 : VGPU_RELOC_ADDR_BYTE0 + (uint32_t)byte,
+		.target = (uint64_t)target,
+	};
+	asm_expect_end(c, l);
+}
+
 static void dir_equ(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *name = asm_cur(l);
@@ -522,6 +568,7 @@ static const struct directive {
 	{ "kernel", dir_kernel }, { "param", dir_param }, { "shared", dir_shared },
 	{ "equ", dir_equ },	  { "word", dir_word },	    { "local", dir_local },
 	{ "global", dir_global }, { "bytes", dir_bytes },	    { "addr", dir_addr },
+	{ "dataaddr", dir_dataaddr },
 };
 
 static void directive(struct asm_ctx *c, struct line *l)
@@ -688,6 +735,14 @@ static int build_object(struct asm_ctx *c, struct vgpu_object *out)
 		}
 		out->data_size = c->data_size;
 	}
+	if (c->relocs.n) {
+		out->relocs = dup_array(c, c->relocs.p, c->relocs.n, sizeof(*out->relocs));
+		if (!out->relocs) {
+			vgpu_object_fini(out);
+			return -ENOMEM;
+		}
+		out->nrelocs = (uint32_t)c->relocs.n;
+	}
 	return 0;
 }
 
@@ -703,6 +758,7 @@ static void ctx_free(struct asm_ctx *c)
 	free(c->fixups.p);
 	free(c->diags.p);
 	free(c->data);
+	free(c->relocs.p);
 }
 
 int vgpu_assemble(const char *src, size_t len, const char *filename,

@@ -178,6 +178,7 @@ struct asm_ctx {
 	bool nomem;
 	uint8_t *data; /* module data (.global, .bytes) */
 	uint32_t data_size, data_cap;
+	struct vec relocs; /* struct vgpu_obj_reloc (.dataaddr) */
 };
 
 /* ---- asm_lex.c: arrays, diagnostics, tokens, numbers ---- */

@@ -1793,7 +1793,7 @@ TEST(object_read_rejects_corruption)
 	ASSERT_EQ(0, assemble(multi_src, &o));
 	ASSERT_EQ(0, vgpu_object_write(&o, &buf, &len));
 	expect_reject(_metadata, buf, len, 0, 0x12345678, "bad magic 0x12345678");
-	expect_reject(_metadata, buf, len, 4, 3, "unsupported version 3");
+	expect_reject(_metadata, buf, len, 4, 4, "unsupported version 4");
 	/* version 2 promises a data section the file does not have */
 	expect_reject(_metadata, buf, len, 4, 2, "invalid object: data of 0 bytes");
 	expect_reject(_metadata, buf, len, 8, 0, "no kernels");
