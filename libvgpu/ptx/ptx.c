@@ -311,28 +311,65 @@ static bool real_calls(const struct ptx_module *m, const struct ptx_func *f, boo
 	return any;
 }
 
+/* The index of the module variable called @name, or -1. */
+static int find_global(const struct ptx_module *m, const char *name)
+{
+	for (int i = 0; i < m->nglobals; i++)
+		if (!strcmp(m->globals[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Why the address @r in @g's initial value cannot be: a located error. */
+static int aref_error(const struct ptx_module *m, const struct ptx_gvar *g,
+		      const struct ptx_aref *r, struct ptx_diag *dg)
+{
+	const char *what = "error: the address of an undefined symbol";
+
+	for (int k = 0; k < m->nfuncs; k++)
+		if (!strcmp(m->funcs[k].name, r->name))
+			what = m->funcs[k].entry ? "the address of the kernel" :
+			       m->funcs[k].decl	 ? "the address of the external function" :
+						   "a byte or an offset of the address of the function";
+	for (int k = 0; k < m->nshared; k++)
+		if (!strcmp(m->shared[k].name, r->name))
+			what = "the address of the .shared variable";
+	if (!strncmp(what, "error: ", 7))
+		ptx_error(dg, r->line, r->col, "%s '%s' in '%s'", what + 7, r->name, g->name);
+	else
+		ptx_error(dg, r->line, r->col, "unsupported construct: %s '%s' in '%s'", what,
+			  r->name, g->name);
+	return -EINVAL;
+}
+
 /*
- * Function addresses in module data (.addr, after the functions are
- * printed); marks those functions in @want.
+ * Addresses in module data (PTX ISA 5.4.4 initialisers, ptx_aref), after
+ * the functions are printed: a function's as .addr (with @want, marks
+ * those functions in it instead), a .global/.const variable's as
+ * .dataaddr, a relocation the loader resolves.
  */
-static int print_frefs(struct sbuf *sb, const struct ptx_module *m, struct ptx_diag *dg,
+static int print_arefs(struct sbuf *sb, const struct ptx_module *m, struct ptx_diag *dg,
 		       bool *want)
 {
 	for (int i = 0; i < m->nglobals; i++)
-		for (int j = 0; j < m->globals[i].nfrefs; j++) {
-			const struct ptx_fref *r = &m->globals[i].frefs[j];
-			int k = find_func(m, r->name);
+		for (int j = 0; j < m->globals[i].narefs; j++) {
+			const struct ptx_aref *r = &m->globals[i].arefs[j];
+			int k = find_func(m, r->name), v = find_global(m, r->name);
 
-			if (k < 0) {
-				ptx_error(dg, m->globals[i].line, 1, "unsupported construct: the address "
-					  "of the external function '%s' in '%s'", r->name,
-					  m->globals[i].name);
-				return -EINVAL;
+			if (v >= 0 && !want) {
+				sb_printf(sb, ".dataaddr g%d+%u, g%d%+lld", i, r->off, v,
+					  (long long)r->addend);
+				if (r->byte >= 0)
+					sb_printf(sb, ", %d", r->byte);
+				sb_printf(sb, "\n");
+			} else if (v < 0 && k >= 0 && r->byte < 0 && !r->addend) {
+				if (want)
+					want[k] = true;
+				else
+					sb_printf(sb, ".addr g%d+%u, F%d\n", i, r->off, k);
+			} else if (v < 0) {
+				return aref_error(m, &m->globals[i], r, dg);
 			}
-			if (want)
-				want[k] = true;
-			else
-				sb_printf(sb, ".addr g%d+%u, F%d\n", i, r->off, k);
 		}
 	return 0;
 }
@@ -583,7 +620,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 			ret = -ENOMEM;
 	}
 	if (!ret)
-		ret = print_frefs(NULL, &m, &dg, want);
+		ret = print_arefs(NULL, &m, &dg, want);
 	for (int i = 0; !ret && i < m.nfuncs; i++) {
 		if (!m.funcs[i].entry)
 			continue;
@@ -626,7 +663,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 	if (!ret && ksb.p)
 		sb_printf(&sb, "%s", ksb.p);
 	if (!ret)
-		ret = print_frefs(&sb, &m, &dg, NULL);
+		ret = print_arefs(&sb, &m, &dg, NULL);
 	ret = ret ? ret : ksb.oom ? -ENOMEM : 0;
 	free(ksb.p);
 	free(want);

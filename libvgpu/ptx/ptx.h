@@ -137,20 +137,30 @@ struct ptx_func {
 	struct ptx_kattrs attrs; /* .entry only */
 };
 
-/* A module-scope .global or .const variable: module data at @offset. */
-/* A function's address in a module variable's initial value (a table of
- * function pointers, a virtual table): 8 bytes at @off (ptx.c prints .addr) */
-struct ptx_fref {
+/*
+ * An address in a module variable's initial value (PTX ISA 5.4.4), at
+ * byte @off: that of the function @name (a table of function pointers, a
+ * virtual table: ptx.c prints .addr) or of the .global/.const variable
+ * @name plus @addend (a table of pointers or strings: .dataaddr, which
+ * the loader resolves); 8 bytes, or with @byte >= 0 only byte @byte of
+ * the address (mask(): 0xFF00(generic(v)) is byte 1).  Where it was
+ * written: @line, @col.
+ */
+struct ptx_aref {
 	uint32_t off;
+	int byte;
+	int64_t addend;
 	char name[PTX_NAME_MAX];
+	int line, col;
 };
 
+/* A module-scope .global or .const variable: module data at @offset. */
 struct ptx_gvar {
 	char name[PTX_NAME_MAX];
 	uint32_t size, align, offset;
 	uint8_t *init; /* @size bytes, NULL: zero */
-	struct ptx_fref *frefs;
-	int nfrefs;
+	struct ptx_aref *arefs;
+	int narefs;
 	int line;
 };
 

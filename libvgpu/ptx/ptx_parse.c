@@ -212,61 +212,149 @@ bool pp_parse_var(struct parser *ps, char *name, uint32_t *size, uint32_t *align
 	return true;
 }
 
-/* A function's name as a 64-bit initial value at @off of @v: its address. */
-static bool parse_init_func(struct parser *ps, struct ptx_gvar *v, uint32_t off, int bits)
+/* Any "+ N" / "- N" after an address: added to *@addend. */
+static bool parse_addend(struct parser *ps, int64_t *addend)
 {
-	struct ptx_fref *a;
-	bool known = false;
+	while (pp_is_punct(ps, '+') || pp_is_punct(ps, '-')) {
+		bool minus = pp_is_punct(ps, '-');
 
-	for (int i = 0; i < ps->m->nfuncs; i++)
-		known |= !ps->m->funcs[i].entry && !strcmp(ps->m->funcs[i].name, TEXT(ps));
-	if (!known || bits != 64) {
-		pp_perr(ps, "unsupported construct: the initial value '%s' (numbers and 64-bit "
-			"function addresses only)", TEXT(ps));
-		return false;
+		pp_next(ps);
+		if (TOK(ps) != PTX_T_INT) {
+			pp_perr(ps, "expected a byte offset, not '%s'", TEXT(ps));
+			return false;
+		}
+		*addend = (int64_t)((uint64_t)*addend + (minus ? -(uint64_t)ps->lx.value :
+								 (uint64_t)ps->lx.value));
+		pp_next(ps);
 	}
-	a = realloc(v->frefs, (size_t)(v->nfrefs + 1) * sizeof(*a));
-	if (!a) {
-		pp_perr(ps, "out of memory");
-		return false;
-	}
-	v->frefs = a;
-	a[v->nfrefs].off = off;
-	pp_copy_name(a[v->nfrefs++].name, TEXT(ps));
-	pp_next(ps);
 	return true;
 }
 
-/* One initial value of @bits at @off of @g (integers, 0f/0d floats, functions). */
+/*
+ * An address as the initial value at @off of @g, an element of @bits
+ * (PTX ISA 5.4.4): NAME, NAME+N, generic(NAME), generic(NAME)+N,
+ * generic(NAME+N); with @byte >= 0 (inside mask()) only that byte of it.
+ * The name is resolved when the module is complete (ptx.c).
+ */
+static bool parse_init_addr(struct parser *ps, struct ptx_gvar *g, uint32_t off, int bits,
+			    int byte)
+{
+	struct ptx_aref a = { .off = off, .byte = byte };
+	struct ptx_aref *arr;
+	bool generic = false;
+
+	a.line = ps->lx.tline;
+	a.col = ps->lx.tcol;
+	if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), "generic")) {
+		pp_next(ps);
+		generic = pp_is_punct(ps, '(');
+		if (generic) {
+			pp_next(ps);
+			a.line = ps->lx.tline;
+			a.col = ps->lx.tcol;
+		} else {
+			pp_copy_name(a.name, "generic"); /* a variable of that name */
+		}
+	}
+	if (!a.name[0]) {
+		if (TOK(ps) != PTX_T_IDENT) {
+			pp_perr(ps, "expected a variable or function name, not '%s'", TEXT(ps));
+			return false;
+		}
+		pp_copy_name(a.name, TEXT(ps));
+		pp_next(ps);
+	}
+	if (!parse_addend(ps, &a.addend) ||
+	    (generic && (!pp_expect(ps, ')') || !parse_addend(ps, &a.addend))))
+		return false;
+	if (byte < 0 && bits != 64) {
+		ptx_error(ps->dg, a.line, a.col, "unsupported construct: the address of '%s' in "
+			  "a %d-bit element of '%s' (addresses are 64 bits)", a.name, bits, g->name);
+		ps->failed = true;
+		return false;
+	}
+	arr = realloc(g->arefs, (size_t)(g->narefs + 1) * sizeof(*arr));
+	if (!arr) {
+		pp_perr(ps, "out of memory");
+		return false;
+	}
+	g->arefs = arr;
+	arr[g->narefs++] = a;
+	return true;
+}
+
+/*
+ * MASK(expr) (PTX ISA 5.4.4, mask()): one byte of an address or a number
+ * as the value at @off of @g: 0xFF00(generic(v)) is byte 1 of v's
+ * address.  @mask (at @line, @col) must be 0xFF at a byte boundary.
+ */
+static bool parse_init_mask(struct parser *ps, struct ptx_gvar *g, uint32_t off,
+			    uint64_t mask, int line, int col)
+{
+	int byte = -1;
+
+	for (int k = 0; k < 8; k++)
+		if (mask == 0xffull << (8 * k))
+			byte = k;
+	if (byte < 0) {
+		ptx_error(ps->dg, line, col, "unsupported construct: the mask 0x%llx (one byte "
+			  "at a byte boundary only)", (unsigned long long)mask);
+		ps->failed = true;
+		return false;
+	}
+	pp_next(ps); /* ( */
+	if (TOK(ps) == PTX_T_INT) {
+		int64_t v = ps->lx.value;
+
+		pp_next(ps);
+		if (!parse_addend(ps, &v))
+			return false;
+		g->init[off] = (uint8_t)((uint64_t)v >> (8 * byte));
+	} else if (!parse_init_addr(ps, g, off, 8, byte)) {
+		return false;
+	}
+	return pp_expect(ps, ')');
+}
+
+/*
+ * One initial value of @bits at @off of @g: an integer, a 0f/0d float,
+ * an address or a byte of one.
+ */
 static bool parse_init_value(struct parser *ps, struct ptx_gvar *g, uint32_t off, int bits)
 {
 	uint8_t *p = g->init + off;
-	bool minus = false;
+	bool minus = false, is_float;
+	int line, col;
 	uint64_t v;
 
 	if (TOK(ps) == PTX_T_IDENT)
-		return parse_init_func(ps, g, off, bits);
+		return parse_init_addr(ps, g, off, bits, -1);
 	if (pp_is_punct(ps, '-')) {
 		minus = true;
 		pp_next(ps);
 	}
 	if (TOK(ps) != PTX_T_INT && TOK(ps) != PTX_T_FLOAT) {
-		pp_perr(ps, "unsupported construct: the initial value '%s' (numbers only)",
-			TEXT(ps));
+		pp_perr(ps, "unsupported construct: the initial value '%s' (numbers and "
+			"addresses only)", TEXT(ps));
 		return false;
 	}
 	v = (uint64_t)ps->lx.value;
-	if (TOK(ps) == PTX_T_FLOAT && minus)
-		v ^= ps->lx.is_double ? (uint64_t)INT64_MIN : 0x80000000u;
-	else if (minus)
-		v = (uint64_t)-(int64_t)v;
-	if (TOK(ps) == PTX_T_FLOAT && bits == 64 && !ps->lx.is_double) {
+	is_float = TOK(ps) == PTX_T_FLOAT;
+	if (is_float && bits == 64 && !ps->lx.is_double) {
 		pp_perr(ps, "unsupported construct: an f32 literal for a 64-bit value");
 		return false;
 	}
+	if (is_float && minus)
+		v ^= ps->lx.is_double ? (uint64_t)INT64_MIN : 0x80000000u;
+	else if (minus)
+		v = (uint64_t)-(int64_t)v;
+	line = ps->lx.tline;
+	col = ps->lx.tcol;
+	pp_next(ps);
+	if (!is_float && !minus && pp_is_punct(ps, '('))
+		return parse_init_mask(ps, g, off, v, line, col);
 	for (int i = 0; i < bits / 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
-	pp_next(ps);
 	return true;
 }
 
@@ -322,13 +410,13 @@ static void parse_global(struct parser *ps)
 				if ((n + 1) * esz > v.size) {
 					pp_perr(ps, "too many initial values for '%s'", v.name);
 					free(v.init);
-					free(v.frefs);
+					free(v.arefs);
 					pp_skip_stmt(ps);
 					return;
 				}
 				if (!parse_init_value(ps, &v, n * esz, bits)) {
 					free(v.init);
-					free(v.frefs);
+					free(v.arefs);
 					pp_skip_stmt(ps);
 					return;
 				}
@@ -339,7 +427,7 @@ static void parse_global(struct parser *ps)
 			pp_next(ps);
 		} else if (!parse_init_value(ps, &v, 0, bits)) {
 			free(v.init);
-			free(v.frefs);
+			free(v.arefs);
 			pp_skip_stmt(ps);
 			return;
 		}
@@ -351,14 +439,14 @@ static void parse_global(struct parser *ps)
 		pp_perr(ps, "unsupported construct: more than 16 MiB of module data at '%s'",
 			v.name);
 		free(v.init);
-		free(v.frefs);
+		free(v.arefs);
 		pp_skip_stmt(ps);
 		return;
 	}
 	arr = realloc(ps->m->globals, (size_t)(ps->m->nglobals + 1) * sizeof(*arr));
 	if (!arr) {
 		free(v.init);
-		free(v.frefs);
+		free(v.arefs);
 		pp_perr(ps, "out of memory");
 		return;
 	}
@@ -681,7 +769,7 @@ void ptx_module_free(struct ptx_module *m)
 	free(m->dyn);
 	for (int i = 0; i < m->nglobals; i++) {
 		free(m->globals[i].init);
-		free(m->globals[i].frefs);
+		free(m->globals[i].arefs);
 	}
 	free(m->globals);
 	memset(m, 0, sizeof(*m));
