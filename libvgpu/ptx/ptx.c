@@ -409,6 +409,41 @@ static int add_reserved_smem(struct ptx_func *f)
 	return 0;
 }
 
+/*
+ * A module that declares __assertfail gets the message of a failed
+ * assert as a module variable, PTX_ASSERT_FORMAT_VAR, the format of the
+ * printf records pl_assertfail writes.
+ */
+static int add_assert_format(struct ptx_module *m)
+{
+	static const char fmt[] = PTX_ASSERT_FORMAT;
+	struct ptx_gvar *a;
+	bool decl = false;
+
+	for (int i = 0; i < m->nfuncs; i++)
+		decl |= m->funcs[i].decl && !strcmp(m->funcs[i].name, "__assertfail");
+	if (!decl)
+		return 0;
+	a = realloc(m->globals, (size_t)(m->nglobals + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	m->globals = a;
+	a += m->nglobals;
+	memset(a, 0, sizeof(*a));
+	a->init = malloc(sizeof(fmt));
+	if (!a->init)
+		return -ENOMEM;
+	memcpy(a->init, fmt, sizeof(fmt));
+	snprintf(a->name, sizeof(a->name), "%s", PTX_ASSERT_FORMAT_VAR);
+	a->size = sizeof(fmt);
+	a->align = 1;
+	a->offset = m->data_size;
+	a->line = 1;
+	m->nglobals++;
+	m->data_size += a->size;
+	return 0;
+}
+
 /* A kernel that calls: its stack, the .local "$stack" (ptx_call.c). */
 static int add_stack(struct ptx_func *f)
 {
@@ -440,6 +475,7 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 {
 	struct ptx_code code;
 	char oname[32];
+	bool prints;
 	int ret;
 
 	ptx_kernel_obj_name(f->name, oname);
@@ -466,11 +502,13 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 		sb_printf(sb, ".param envregs penv\n");
 	if (m->nglobals) /* module data: the launch fills in gdata */
 		sb_printf(sb, ".param data gdata\n");
-	for (int i = 0; i < f->ninsns; i++)
-		if (!strcmp(f->insns[i].op, "vprintf")) { /* and the printf buffer */
-			sb_printf(sb, ".param printf pbuf\n");
-			break;
-		}
+	/* and the printf buffer, for the kernel's printf and assert and for
+	 * those of the functions it calls (ptx_call.c) */
+	prints = code.calls && ptx_module_prints(m);
+	for (int i = 0; i < f->ninsns && !prints; i++)
+		prints = !strcmp(f->insns[i].op, "vprintf") || !strcmp(f->insns[i].op, "assertfail");
+	if (prints)
+		sb_printf(sb, ".param printf pbuf\n");
 	if (code.frame) /* local memory: the launch fills in lmem */
 		sb_printf(sb, ".param local lmem\n.local %u\n", code.frame);
 	for (int i = 0; i < m->nshared; i++)
@@ -611,6 +649,8 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		ptx_error(&dg, 1, 1, "missing .target"), ret = -EINVAL;
 	else if (!ret && strncmp(m.target, "sm_", 3))
 		ptx_error(&dg, 1, 1, "unsupported .target %s", m.target), ret = -EINVAL;
+	if (!ret)
+		ret = add_assert_format(&m);
 	if (!ret)
 		ret = print_globals(&sb, &m, &dg);
 	if (!ret) {

@@ -293,8 +293,23 @@ struct ptx_code {
 #define PTX_STACK_BYTES 16384u
 #define PTX_FRAME16 "@FRAME16"
 bool ptx_call_real(const struct ptx_func *callee, bool recursive);
+/*
+ * Does the module declare vprintf or __assertfail?  Then a kernel that
+ * calls gets the printf buffer and keeps its address for the functions
+ * it calls (ptx_call.c), beside the module data's.
+ */
+bool ptx_module_prints(const struct ptx_module *m);
 /* call, alloca, stacksave, stackrestore: the code needs the call stack */
 bool ptx_uses_stack(const struct ptx_insn *in);
+
+/*
+ * CUDA's message for a failed device assert (__assertfail), printed by
+ * the failing thread: a module variable that ptx.c adds to a module that
+ * declares __assertfail, for pl_assertfail's printf record.
+ */
+#define PTX_ASSERT_FORMAT_VAR "$assertfail$format"
+#define PTX_ASSERT_FORMAT \
+	"%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.\n"
 
 /* A copy of entry @e with every call inlined (ptx_inline.c). */
 int ptx_inline(const struct ptx_module *m, const struct ptx_func *e, struct ptx_diag *dg,

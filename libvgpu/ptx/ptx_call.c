@@ -158,15 +158,18 @@ bool pl_call_setup(struct lower *L)
 		lim = L->local_va[s];
 		if (L->m->nglobals) {
 			/* the module data's address for called functions: below
-			 * the limit, at the stack's first 16 bytes */
-			int base = pl_new_vreg(L, 2);
+			 * the limit, at the stack's first 16 bytes; then the
+			 * printf buffer's, for their printf and assert */
+			for (int k = 0; k < 1 + ptx_module_prints(L->m); k++) {
+				int base = pl_new_vreg(L, 2);
 
-			v = pl_emit(L, "LDP.64");
-			pl_o_def(v, base, 0, false);
-			pl_o_mem(v, -1, "gdata");
-			v = pl_emit(L, "STG.64");
-			pl_o_mem(v, lim, "0x0");
-			pl_o_use(v, base, 0);
+				v = pl_emit(L, "LDP.64");
+				pl_o_def(v, base, 0, false);
+				pl_o_mem(v, -1, k ? "pbuf" : "gdata");
+				v = pl_emit(L, "STG.64");
+				pl_o_mem(v, lim, "0x%x", 8 * k);
+				pl_o_use(v, base, 0);
+			}
 			lim = pl_new_vreg(L, 2);
 			pl_add64(L, lim, L->local_va[s], -1, 16);
 		}
@@ -216,8 +219,8 @@ bool pl_call_setup(struct lower *L)
 }
 
 /* d = the module data's address, in a called function (the kernel put it
- * at [stack limit - 16]) */
-void pl_call_data_base(struct lower *L, int d)
+ * at [stack limit - 16]), or with @printf the printf buffer's ([limit - 8]) */
+void pl_call_data_base(struct lower *L, int d, bool printf)
 {
 	int lim = pl_new_vreg(L, 2);
 	struct ptx_vinsn *v;
@@ -226,7 +229,7 @@ void pl_call_data_base(struct lower *L, int d)
 	mov_phys(L, 237, lim, 1, false);
 	v = pl_emit(L, "LDG.64");
 	pl_o_def(v, d, 0, false);
-	pl_o_mem(v, lim, "-0x10");
+	pl_o_mem(v, lim, printf ? "-0x8" : "-0x10");
 }
 
 /* One scalar (or vector element) ld/st at [@base + @off] of type @t. */
@@ -348,6 +351,15 @@ static void emit_ret(struct lower *L)
 		v->guard = -1;
 		snprintf(v->label, sizeof(v->label), "%s", skip);
 	}
+}
+
+bool ptx_module_prints(const struct ptx_module *m)
+{
+	for (int i = 0; i < m->nfuncs; i++)
+		if (m->funcs[i].decl && (!strcmp(m->funcs[i].name, "vprintf") ||
+					 !strcmp(m->funcs[i].name, "__assertfail")))
+			return true;
+	return false;
 }
 
 bool ptx_uses_stack(const struct ptx_insn *in)

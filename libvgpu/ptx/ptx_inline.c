@@ -13,7 +13,9 @@
  * parameters and st.param of its result, become moves.
  *
  * vprintf(fmt, args) becomes the pseudo-instruction `vprintf ret, fmt,
- * args` (ptx_lower_mem.c writes the printf record); free(p) is nothing
+ * args` (ptx_lower_mem.c writes the printf record), __assertfail(msg,
+ * file, line, function, charSize) `assertfail msg, file, line, function`
+ * (the assertion's message as a printf record, then TRAP.ASSERT); free(p) is nothing
  * (no device heap: malloc is refused, so p can only be NULL).  Calls that
  * ptx_call_real() picks (recursion, structures by value, callees over
  * PTX_INLINE_LIMIT, .noinline, calls through a register) stay calls,
@@ -235,6 +237,27 @@ static bool real_call_param(const struct inl *I, const struct ptx_func *f, int i
 	return false;
 }
 
+/*
+ * Call @in of an external function as the pseudo-instruction @op whose
+ * operands are @in's operands @ops[0..@n), registers mapped.
+ */
+static bool push_pseudo(struct inl *I, const struct frame *fr, const struct ptx_insn *in,
+			const char *op, const int *ops, int n)
+{
+	struct ptx_insn x = *in;
+
+	snprintf(x.op, sizeof(x.op), "%s", op);
+	x.nmods = 0;
+	x.call_ret = false;
+	x.guard = map_reg(fr, in->guard);
+	x.nops = n;
+	for (int k = 0; k < n; k++) {
+		x.ops[k] = in->ops[ops[k]];
+		x.ops[k].reg = map_reg(fr, x.ops[k].reg);
+	}
+	return push(I, &x) != NULL;
+}
+
 /* call (ret), f, (args): the callee's body in line. */
 static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_insn *in)
 {
@@ -256,18 +279,15 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 		}
 	if (!callee && decl && !strcmp(fo->sym, "vprintf") && in->call_ret && nargs == 2) {
 		/* device printf: the lowering writes a record (pl_vprintf) */
-		struct ptx_insn x = *in;
+		static const int ops[] = { 0, 2, 3 }; /* ret, fmt, args */
 
-		snprintf(x.op, sizeof(x.op), "vprintf");
-		x.nmods = 0;
-		x.call_ret = false;
-		x.nops = 3;
-		x.ops[1] = in->ops[2];
-		x.ops[2] = in->ops[3];
-		x.ops[0].reg = map_reg(fr, in->ops[0].reg);
-		x.ops[1].reg = map_reg(fr, x.ops[1].reg);
-		x.ops[2].reg = map_reg(fr, x.ops[2].reg);
-		return push(I, &x) != NULL;
+		return push_pseudo(I, fr, in, "vprintf", ops, 3);
+	}
+	if (!callee && decl && !strcmp(fo->sym, "__assertfail") && !in->call_ret && nargs == 5) {
+		/* a failed device assert: its message, then TRAP.ASSERT (pl_assertfail) */
+		static const int ops[] = { 1, 2, 3, 4 }; /* msg, file, line, function */
+
+		return push_pseudo(I, fr, in, "assertfail", ops, 4);
 	}
 	if (!callee && decl && !strcmp(fo->sym, "free") && !in->call_ret && nargs == 1)
 		return true; /* no device heap (malloc is refused): free(NULL), nothing */

@@ -724,7 +724,7 @@ static const struct {
 	{ "cos", pl_mufu },	  { "shfl", pl_shfl },	  { "bfe", pl_bitfield },
 	{ "bfi", pl_bitfield },	  { "elect", pl_elect },  { "redux", pl_redux },
 	{ "vprintf", pl_vprintf },  { "match", pl_match }, { "movmatrix", pl_movmatrix },
-	{ "tanh", pl_tanh },
+	{ "tanh", pl_tanh },	  { "assertfail", pl_assertfail },
 	{ "clz", pl_bitcount },	  { "popc", pl_bitcount }, { "bfind", pl_bitcount },
 	{ "setmaxnreg", pl_setmaxnreg }, { "trap", pl_trap },
 	{ "testp", pl_testp },	  { "copysign", pl_copysign },
@@ -927,7 +927,7 @@ static void globals_prologue(struct lower *L)
 			continue;
 		if (base < 0 && L->c->fn_mode) {
 			base = pl_new_vreg(L, 2);
-			pl_call_data_base(L, base); /* a called function has no gdata */
+			pl_call_data_base(L, base, false); /* a called function has no gdata */
 		} else if (base < 0) {
 			struct ptx_vinsn *v = pl_emit(L, "LDP.64");
 

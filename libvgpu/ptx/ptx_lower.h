@@ -155,7 +155,7 @@ bool pl_cvt_ext(struct lower *L);
  * pl_call_hook: lowers call, a function's ret and the .param accesses
  * of calls; false if @L->in is none of them. */
 bool pl_call_setup(struct lower *L);
-void pl_call_data_base(struct lower *L, int d);
+void pl_call_data_base(struct lower *L, int d, bool printf);
 bool pl_call_hook(struct lower *L);
 /* comparisons of every type (ptx_lower_cmp.c): setp, set, slct; false
  * if @L->in is none of them */
@@ -214,6 +214,7 @@ void pl_setmaxnreg(struct lower *L);
 void pl_elect(struct lower *L);
 void pl_redux(struct lower *L);
 void pl_vprintf(struct lower *L);
+void pl_assertfail(struct lower *L);
 void pl_match(struct lower *L);
 void pl_movmatrix(struct lower *L);
 /* tanh.approx.f32 (ptx_lower_half.c, beside the half forms' tanh) */

@@ -484,39 +484,42 @@ static int traced_global(const struct lower *L, int r)
 	return -1;
 }
 
-/*
- * vprintf d, fmt, args (ptx_inline.c): append a record to the launch's
- * printf buffer (struct vgpu_printf_header): the format's offset in the
- * module data, the argument bytes its conversions take, and a copy of
- * them from @args.  The format must be a string constant of the module.
- */
-void pl_vprintf(struct lower *L)
+/* STG.32 [@rec + @off], word @part of @s, guarded by @fits */
+static void printf_store(struct lower *L, int rec, uint32_t off, int fits, int s, int part)
 {
-	const struct ptx_insn *in = L->in;
-	int g = in->ops[1].kind == PTX_O_REG ? traced_global(L, in->ops[1].reg) : -1;
-	const struct ptx_gvar *gv;
-	uint32_t nbytes, total;
-	int nargs, pb, t, old, cap, p, q, rec;
+	struct ptx_vinsn *v = pl_emit(L, "STG.32");
+
+	v->guard = fits;
+	v->guard_not = false;
+	pl_o_mem(v, rec, "%u", off);
+	pl_o_use(v, s, part);
+}
+
+/*
+ * Reserve a record of @nbytes argument bytes in the launch's printf
+ * buffer (struct vgpu_printf_header) and write its first two words: the
+ * format's offset @fmt in the module data and @nbytes.  *@rec gets a
+ * pair with the record's address, *@fits a predicate: the record fits in
+ * the buffer (and the instruction's guard holds); the caller's stores of
+ * the arguments, at rec + 8.., are guarded by it.  @t: a scratch word.
+ */
+static void printf_record(struct lower *L, uint32_t fmt, uint32_t nbytes, int t, int *rec,
+			  int *fits)
+{
+	uint32_t total = 8 + ((nbytes + 7) & ~7u);
+	int pb = pl_new_vreg(L, 2), old = pl_new_vreg(L, 1), cap = pl_new_vreg(L, 1);
+	int q = pl_new_vreg(L, 2);
 	struct ptx_vinsn *v;
 
-	if (g < 0 || !L->m->globals[g].init)
-		return (void)pl_unsupported(L, "printf with a format that is not a string constant");
-	gv = &L->m->globals[g];
-	if (vgpu_printf_layout((const char *)gv->init, gv->size, &nbytes, &nargs))
-		return (void)pl_unsupported(L, "a printf conversion C cannot pass (%n)");
-	if (nbytes && in->ops[2].kind != PTX_O_REG)
-		return (void)pl_lerr(L, "printf arguments without an argument buffer");
-	total = 8 + ((nbytes + 7) & ~7u);
-	pb = pl_new_vreg(L, 2);
-	t = pl_new_vreg(L, 1);
-	old = pl_new_vreg(L, 1);
-	cap = pl_new_vreg(L, 1);
-	p = pl_new_vreg(L, 0);
-	q = pl_new_vreg(L, 2);
-	rec = pl_new_vreg(L, 2);
-	v = pl_emit(L, "LDP.64");
-	pl_o_def(v, pb, 0, false);
-	pl_o_mem(v, -1, "pbuf");
+	*rec = pl_new_vreg(L, 2);
+	*fits = pl_new_vreg(L, 0);
+	if (L->c->fn_mode) { /* a called function: the kernel keeps it */
+		pl_call_data_base(L, pb, true);
+	} else {
+		v = pl_emit(L, "LDP.64");
+		pl_o_def(v, pb, 0, false);
+		pl_o_mem(v, -1, "pbuf");
+	}
 	v = pl_emit(L, "MOV");
 	pl_o_def(v, t, 0, false);
 	pl_o_text(v, "0x%x", total);
@@ -531,28 +534,54 @@ void pl_vprintf(struct lower *L)
 	pl_o_def(v, t, 0, false);
 	pl_o_use(v, old, 0);
 	pl_o_text(v, "0x%x", total);
-	v = pl_emit(L, "ISETP.LE.U32");
-	pl_o_pdef(v, p);
+	/* unguarded, and with the guard: lanes outside it store nothing */
+	v = pl_emit(L, L->in->guard >= 0 ? "ISETP.LE.U32.AND" : "ISETP.LE.U32");
+	v->guard = -1;
+	pl_o_pdef(v, *fits);
 	pl_o_use(v, t, 0);
 	pl_o_use(v, cap, 0);
+	if (L->in->guard >= 0)
+		pl_o_puse(v, L->in->guard, L->in->guard_not);
 	pl_mov_reg(L, q, 0, true, old, 0);
 	pl_mov_reg(L, q, 1, false, -1, 0);
-	pl_add64(L, rec, pb, q, sizeof(struct vgpu_printf_header));
-	for (uint32_t w = 0; w < 2 + nbytes / 4; w++) {
-		if (w == 0 || w == 1) {
-			v = pl_emit(L, "MOV");
-			pl_o_def(v, t, 0, false);
-			pl_o_text(v, "0x%x", w ? nbytes : gv->offset);
-		} else {
-			v = pl_emit(L, "LDG.32");
-			pl_o_def(v, t, 0, false);
-			pl_o_mem(v, in->ops[2].reg, "%u", 4 * (w - 2));
-		}
-		v = pl_emit(L, "STG.32");
-		v->guard = p;
-		v->guard_not = false;
-		pl_o_mem(v, rec, "%u", 4 * w);
-		pl_o_use(v, t, 0);
+	pl_add64(L, *rec, pb, q, sizeof(struct vgpu_printf_header));
+	for (uint32_t w = 0; w < 2; w++) {
+		v = pl_emit(L, "MOV");
+		pl_o_def(v, t, 0, false);
+		pl_o_text(v, "0x%x", w ? nbytes : fmt);
+		printf_store(L, *rec, 4 * w, *fits, t, 0);
+	}
+}
+
+/*
+ * vprintf d, fmt, args (ptx_inline.c): append a record to the launch's
+ * printf buffer: the format's offset in the module data, the argument
+ * bytes its conversions take, and a copy of them from @args.  The format
+ * must be a string constant of the module.
+ */
+void pl_vprintf(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	int g = in->ops[1].kind == PTX_O_REG ? traced_global(L, in->ops[1].reg) : -1;
+	const struct ptx_gvar *gv;
+	uint32_t nbytes;
+	int nargs, t, p, rec;
+	struct ptx_vinsn *v;
+
+	if (g < 0 || !L->m->globals[g].init)
+		return (void)pl_unsupported(L, "printf with a format that is not a string constant");
+	gv = &L->m->globals[g];
+	if (vgpu_printf_layout((const char *)gv->init, gv->size, &nbytes, &nargs))
+		return (void)pl_unsupported(L, "a printf conversion C cannot pass (%n)");
+	if (nbytes && in->ops[2].kind != PTX_O_REG)
+		return (void)pl_lerr(L, "printf arguments without an argument buffer");
+	t = pl_new_vreg(L, 1);
+	printf_record(L, gv->offset, nbytes, t, &rec, &p);
+	for (uint32_t w = 0; w < nbytes / 4; w++) {
+		v = pl_emit(L, "LDG.32");
+		pl_o_def(v, t, 0, false);
+		pl_o_mem(v, in->ops[2].reg, "%u", 4 * w);
+		printf_store(L, rec, 8 + 4 * w, p, t, 0);
 	}
 	if (in->ops[0].kind == PTX_O_REG) {
 		int d = pl_dst_reg(L, &in->ops[0], PTX_R32);
@@ -563,6 +592,51 @@ void pl_vprintf(struct lower *L)
 			pl_o_text(v, "0x%x", nargs);
 		}
 	}
+}
+
+/*
+ * assertfail msg, file, line, function (ptx_inline.c: CUDA's failed
+ * device assert): the thread prints CUDA's line through the printf
+ * buffer (the format is the module variable PTX_ASSERT_FORMAT_VAR, which
+ * ptx.c adds), "FILE:LINE: FUNCTION: block: [x,y,z], thread: [x,y,z]
+ * Assertion `MSG` failed.", and the launch stops with the exception
+ * ASSERT (TRAP.ASSERT).
+ */
+void pl_assertfail(struct lower *L)
+{
+	static const char *const idx[] = { "%ctaid.x", "%ctaid.y", "%ctaid.z",
+					   "%tid.x",   "%tid.y",   "%tid.z" };
+	const struct ptx_insn *in = L->in;
+	int g = -1, t, p, rec;
+	struct ptx_vinsn *v;
+
+	for (int i = 0; i < L->m->nglobals; i++)
+		if (!strcmp(L->m->globals[i].name, PTX_ASSERT_FORMAT_VAR))
+			g = i;
+	if (g < 0 || !pl_want_ops(L, 4))
+		return (void)pl_lerr(L, "__assertfail without its message format");
+	for (int k = 0; k < 4; k++)
+		if (!pl_is_reg(L, &in->ops[k], k == 2 ? PTX_R32 : PTX_R64))
+			return (void)pl_lerr(L, "__assertfail with an argument that is no %d-bit "
+					     "parameter", k == 2 ? 32 : 64);
+	t = pl_new_vreg(L, 1);
+	/* the arguments as C passes them: file 0, line 8, function 16,
+	 * block and thread 24..44, message 48 (vgpu_printf_layout) */
+	printf_record(L, L->m->globals[g].offset, 56, t, &rec, &p);
+	for (int w = 0; w < 2; w++) {
+		printf_store(L, rec, 8 + 0 + 4 * w, p, in->ops[1].reg, w);
+		printf_store(L, rec, 8 + 16 + 4 * w, p, in->ops[3].reg, w);
+		printf_store(L, rec, 8 + 48 + 4 * w, p, in->ops[0].reg, w);
+	}
+	printf_store(L, rec, 8 + 8, p, in->ops[2].reg, 0);
+	for (int k = 0; k < 6; k++) {
+		v = pl_emit(L, "S2R");
+		pl_o_def(v, t, 0, false);
+		pl_o_text(v, "%s", pl_sreg_name(idx[k]));
+		printf_store(L, rec, 8 + 24 + 4 * (uint32_t)k, p, t, 0);
+	}
+	v = pl_emit(L, "TRAP.ASSERT");
+	v->exit = true;
 }
 
 /*
