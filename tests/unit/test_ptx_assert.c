@@ -239,4 +239,34 @@ TEST_F(asserts, assert_in_a_called_function)
 	vgpu_args_free(args);
 }
 
+/* A guarded call of vprintf: a record for the guard's lanes alone */
+static const char guarded_ptx[] =
+	HEAD
+	".extern .func (.param .b32 func_retval0) vprintf\n"
+	"(\n\t.param .b64 vprintf_param_0,\n\t.param .b64 vprintf_param_1\n)\n;\n"
+	".global .align 1 .b8 $str[4] = {104, 105, 10};\n"
+	".visible .entry g()\n{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tsetp.ge.u32 %p2, %r1, 3;\n\tsetp.lt.u32 %p1, %r1, 2;\n"
+	"\tmov.u64 %rd1, $str;\n\tcvta.global.u64 %rd2, %rd1;\n\tmov.u64 %rd3, 0;\n"
+	"\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0+0], %rd2;\n"
+	"\t.param .b64 param1;\n\tst.param.b64 [param1+0], %rd3;\n\t.param .b32 retval0;\n"
+	"\t@%p1 call.uni (retval0), vprintf, (param0, param1);\n"
+	"\t@%p2 call.uni (retval0), vprintf, (param0, param1);\n"
+	"\tld.param.b32 %r2, [retval0+0];\n\t}\n\tret;\n}\n";
+
+TEST_F(asserts, guarded_printf)
+{
+	char want[64 * 3 + 1] = "hi\nhi\n";
+	struct vgpu_job *job = NULL;
+	struct vgpu_launch_config cfg = { .grid = { 1 }, .block = { 64 } };
+
+	for (int t = 3; t < 64; t++)
+		strcat(want, "hi\n");
+	ASSERT_EQ(0, ptx_load(_metadata, self, "g.ptx", guarded_ptx, "g"));
+	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, NULL, &job));
+	ASSERT_EQ(0, vgpu_job_wait(job, WAIT_NS));
+	EXPECT_STREQ(want, vgpu_job_printf(job));
+	vgpu_job_free(job);
+}
+
 TEST_HARNESS_MAIN
