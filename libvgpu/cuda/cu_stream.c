@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -220,6 +221,8 @@ static CUresult job_result(struct vgpu_job *job, int ret)
 			return CUDA_ERROR_INVALID_PC;
 		case VGPU_EXC_BUDGET:
 			return CUDA_ERROR_LAUNCH_TIMEOUT;
+		case VGPU_EXC_ASSERT:
+			return CUDA_ERROR_ASSERT;
 		default:
 			return CUDA_ERROR_LAUNCH_FAILED;
 		}
@@ -240,6 +243,10 @@ static CUresult reap_stream(struct CUstream_st *s, bool block)
 
 		if (ret == -ETIME)
 			break;
+		if (vgpu_job_printf(j->job)) { /* device printf, at reaping as CUDA's */
+			fputs(vgpu_job_printf(j->job), stdout);
+			fflush(stdout);
+		}
 		r = job_result(j->job, ret);
 		if (r)
 			cuv_sticky_set(r); /* as CUDA's: the process is unusable now */

@@ -66,6 +66,7 @@ static bool sticky(cudaError_t e)
 	switch (e) {
 	case cudaErrorIllegalAddress:
 	case cudaErrorLaunchTimeout:
+	case cudaErrorAssert:
 	case cudaErrorHardwareStackError:
 	case cudaErrorIllegalInstruction:
 	case cudaErrorMisalignedAddress:

@@ -44,6 +44,7 @@ typedef enum cudaError {
 	cudaErrorNotReady = 600,
 	cudaErrorIllegalAddress = 700,
 	cudaErrorLaunchTimeout = 702,
+	cudaErrorAssert = 710,
 	cudaErrorHardwareStackError = 714,
 	cudaErrorIllegalInstruction = 715,
 	cudaErrorMisalignedAddress = 716,
