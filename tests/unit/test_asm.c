@@ -21,6 +21,7 @@
 
 #include "isa_util.h"
 #include "kselftest_host.h"
+#include "obj_util.h"
 #include "vgpu_asm.h"
 
 #define ERRLEN 8192
@@ -1714,12 +1715,10 @@ TEST(module_data)
 				  ".kernel k\n.param ptr out\n.param data d\n"
 				  "LDP.64 R0, [d] ;\nLDG R2, [R0+tab] ;\nEXIT ;\n";
 	static const uint8_t want[40] = { [1] = 7, [2] = 255, [3] = 255, [32] = 9 };
-	struct vgpu_object o, r, o2;
-	uint8_t *buf, *buf2;
-	size_t len, len2;
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *f;
+	struct vgpu_object o, r;
+	uint8_t *buf;
+	size_t len;
+	char *text;
 
 	ASSERT_EQ(0, assemble(src, &o)) TH_LOG("%s", errbuf);
 	ASSERT_EQ(40u, o.data_size);
@@ -1731,22 +1730,16 @@ TEST(module_data)
 	ASSERT_EQ(40u, r.data_size);
 	EXPECT_EQ(0, memcmp(want, r.data, 40));
 	/* the disassembly assembles to the same object */
-	f = open_memstream(&text, &tlen);
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(0, vgpu_disasm_object(&r, f));
-	fclose(f);
+	text = obj_disasm_text(&r);
+	ASSERT_NE(NULL, text);
 	EXPECT_NE(NULL, strstr(text, ".global __data, 40, 16\n.bytes __data+0, 0, 7, 255, 255,"));
-	ASSERT_EQ(0, assemble(text, &o2)) TH_LOG("%s\n%s", errbuf, text);
-	ASSERT_EQ(0, vgpu_object_write(&o2, &buf2, &len2));
-	EXPECT_EQ(len, len2);
-	EXPECT_EQ(0, memcmp(buf, buf2, len));
+	EXPECT_EQ(0, obj_reassembles_to(text, buf, len, errbuf, sizeof(errbuf)))
+		TH_LOG("%s\n%s", errbuf, text);
 	/* a corrupt data section is rejected */
 	expect_reject(_metadata, buf, len, 36, 1u << 30, "data of 1073741824 bytes");
 	free(text);
 	free(buf);
-	free(buf2);
 	vgpu_object_fini(&o);
-	vgpu_object_fini(&o2);
 	vgpu_object_fini(&r);
 
 	expect_errors(_metadata, ".bytes 0, 1\nNOP",
@@ -1849,23 +1842,6 @@ TEST(object_read_rejects_corruption)
 	vgpu_object_fini(&o);
 }
 
-static char *disasm_to_string(const struct vgpu_object *o)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return NULL;
-	if (vgpu_disasm_object(o, f)) {
-		fclose(f);
-		free(text);
-		return NULL;
-	}
-	fclose(f);
-	return text;
-}
-
 static void object_round_trip(struct __test_metadata *_metadata,
 			      const char *src)
 {
@@ -1874,7 +1850,7 @@ static void object_round_trip(struct __test_metadata *_metadata,
 	char *text;
 
 	ASSERT_EQ(0, assemble(src, &o));
-	text = disasm_to_string(&o);
+	text = obj_disasm_text(&o);
 	ASSERT_NE(NULL, text);
 	ok = !assemble(text, &r);
 	EXPECT_TRUE(ok)
@@ -1894,7 +1870,7 @@ TEST(disasm_object_round_trip)
 
 	object_round_trip(_metadata, multi_src);
 	ASSERT_EQ(0, assemble(multi_src, &o));
-	text = disasm_to_string(&o);
+	text = obj_disasm_text(&o);
 	ASSERT_NE(NULL, text);
 	EXPECT_CONTAINS(text, ".kernel k1\n.param u32 a\n.param u64 b\n.param u32 c\n"
 			      ".param f32 d\n.shared 148\n\tLDP R1, [0x10] ;\n");
