@@ -128,7 +128,10 @@ ATOM = [('and', ['b32', 'b64']), ('or', ['b32', 'b64']), ('xor', ['b32', 'b64'])
         ('add', ['u32', 's32', 'u64', 's64', 'f32', 'f64', 'f16', 'f16x2', 'bf16', 'bf16x2']),
         ('add.noftz', ['f16', 'f16x2', 'bf16', 'bf16x2']),
         ('inc', ['u32', 'u64']), ('dec', ['u32', 'u64']),
-        ('min', ['u32', 's32', 'u64', 's64', 'f32']), ('max', ['u32', 's32', 'u64', 's64', 'f32'])]
+        ('min', ['u32', 's32', 'u64', 's64', 'f32']), ('max', ['u32', 's32', 'u64', 's64', 'f32']),
+        # ptxas: "Vector modifier required" (the half min/max are vector forms only)
+        ('min.noftz', ['f16', 'bf16', 'f16x2', 'bf16x2']),
+        ('max.noftz', ['f16', 'bf16', 'f16x2', 'bf16x2'])]
 
 
 def atom_forms(add, Form, mangle):
@@ -201,6 +204,110 @@ def atom_forms(add, Form, mangle):
                   'ld.shared.%s {d0}, [buf];' % b],
                  decls=['.shared .align 8 .b8 buf[8];'], scratch=[('pred', 1), (r, 1)],
                  name=mangle(f + '_contended')))
+    vector_atom_forms(add, Form, mangle)
+
+
+# the half types' edge values for the vector atomics and the bulk reductions:
+# NaNs (quiet and signalling, payloads, either sign), zeros, infinities,
+# subnormals, the largest finite and ordinary numbers
+HALF_EDGE = {'f16': V.F16 + [0xfc01, 0x7fff, 0x83ff, 0xfbff],
+             'bf16': V.BF16 + [0xff81, 0x7fff, 0x807f, 0xff7f]}
+
+
+def half_pair_rows(t, per_row):
+    """Every (memory, operand) pair of the edge values of half type @t,
+    @per_row of them a row: the row's memory words, then its operand words
+    (two halves a word, the low half first)."""
+    vals = HALF_EDGE[t]
+    pairs = [(a, b) for a in vals for b in vals]
+    rows = []
+    for i in range(0, len(pairs), per_row):
+        chunk = [pairs[(i + j) % len(pairs)] for j in range(per_row)]
+        mem = [chunk[j][0] | chunk[j + 1][0] << 16 for j in range(0, per_row, 2)]
+        opnd = [chunk[j][1] | chunk[j + 1][1] << 16 for j in range(0, per_row, 2)]
+        rows.append(tuple(mem + opnd))
+    return rows
+
+
+def vector_atom_forms(add, Form, mangle):
+    """atom/red .global or generic .v2/.v4/.v8 of .f16/.bf16 and .v2/.v4 of
+    .f16x2/.bf16x2 with .add/.min/.max.noftz (PTX ISA 8.1, sm_90), and
+    .v2/.v4.f32.add: each row's memory (its words of `out`, stored first)
+    against its operands, every pair of the half edge values; atom stores
+    the old values too.  Orderings, scopes, the cache hint and the other
+    order of the modifiers on a few."""
+    m = 'atom'
+    shapes = [('f16', 2), ('f16', 4), ('f16', 8), ('bf16', 2), ('bf16', 4), ('bf16', 8),
+              ('f16x2', 2), ('f16x2', 4), ('bf16x2', 2), ('bf16x2', 4)]
+    cases = [(ins, o, t, n, sp, '', False, False)
+             for ins in ('atom', 'red') for o in ('min', 'max') for t, n in shapes
+             for sp in ('.global', '')]
+    cases += [(ins, 'add', t, n, '', '', False, False)
+              for ins in ('atom', 'red') for t, n in shapes + [('f32', 2), ('f32', 4)]]
+    cases += [(ins, o, t, n, '.global', '', False, True)
+              for ins in ('atom', 'red') for o in ('min', 'max')
+              for t, n in (('f16', 4), ('bf16x2', 2))]
+    for ins in ('atom', 'red'):
+        sems = ('.relaxed', '.acquire', '.release', '.acq_rel') if ins == 'atom' else \
+            ('.relaxed', '.release')
+        for sem in ('',) + sems:
+            for sc in ('', '.cta', '.cluster', '.gpu', '.sys'):
+                if sem or sc:
+                    cases.append((ins, 'max' if sem else 'min', 'f16x2', 2, '.global', sem + sc,
+                                  False, False))
+        cases.append((ins, 'min', 'bf16', 8, '.global', '', True, False))
+        cases.append((ins, 'max', 'f16x2', 4, '', '', True, False))
+    for ins, o, t, n, sp, semsc, hint, swapped in cases:
+        half = t in ('f16', 'bf16')
+        w = n // 2 if half else n  # 32-bit words of memory
+        if t == 'f32':
+            vals = V.F32[:24]
+            pairs = [(a, b) for a in vals for b in vals]
+            rows = [tuple([pairs[(i + j) % len(pairs)][0] for j in range(n)] +
+                          [pairs[(i + j) % len(pairs)][1] for j in range(n)])
+                    for i in range(0, len(pairs), n)]
+        else:
+            rows = half_pair_rows(t.replace('x2', ''), 2 * w)
+        if semsc:
+            rows = rows[:64]
+        nf = '' if t == 'f32' else '.noftz'
+        if swapped:  # the operation before the vector
+            f = '%s%s%s.%s%s.v%d.%s' % (ins, semsc, sp, o, nf, n, t)
+        else:
+            f = '%s%s%s.v%d.%s.%s%s' % (ins, semsc, sp, n, t, o, nf)
+        if hint:
+            f += '.L2::cache_hint'
+        ws = ['{s%d}' % i for i in range(w)]
+        body = ['st.global%s.b32 [{out}+{o%d}], %s;' % ('.v%d' % w if w > 1 else '',
+                                                         w if ins == 'atom' else 0, vec(w, ws))]
+        if half:
+            ops = ['{b16_%d}' % i for i in range(2 * w)]
+            olds = ['{b16_%d}' % i for i in range(2 * w, 4 * w)]
+            body += ['mov.b32 {{{b16_%d}, {b16_%d}}}, {s%d};' % (2 * i, 2 * i + 1, w + i)
+                     for i in range(w)]
+            scratch = [('b16', 4 * w), ('b64', 1)]
+        else:
+            ops = ['{s%d}' % i for i in range(w, 2 * w)]
+            olds = ['{d%d}' % i for i in range(w)]
+            scratch = [('b64', 1)]
+        if hint:
+            body.append('createpolicy.fractional.L2::evict_last.b64 {b64_0}, 1.0;')
+        a = '[{out}+{o%d}]' % (w if ins == 'atom' else 0)
+        tail = ', {b64_0};' if hint else ';'
+        if ins == 'atom':
+            body.append('%s %s, %s, %s%s' % (f, vec(n, olds), a, vec(n, ops), tail))
+            if half:
+                body += ['mov.b32 {d%d}, {{{b16_%d}, {b16_%d}}};' % (i, 2 * (w + i),
+                                                                   2 * (w + i) + 1)
+                         for i in range(w)]
+            dsts, stores = ['b32'] * (2 * w), [True] * w + [False] * w
+        else:
+            body.append('%s %s, %s%s' % (f, a, vec(n, ops), tail))
+            dsts, stores = ['b32'] * w, [False] * w
+        k = 'f32' if t == 'f32' else 'bf16x2' if t.startswith('bf') else 'f16x2'
+        add(Form(m, ins, f + ('' if sp else ' (generic)'), dsts, [k] * (2 * w), body,
+                 scratch=scratch, rows=rows, stores=stores,
+                 name=mangle('v_' + f + ('' if sp else '_generic'))))
 
 
 def warp_forms(add, Form, mangle):

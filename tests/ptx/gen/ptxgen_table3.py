@@ -332,6 +332,7 @@ def async_forms(add, Form, mangle):
                  decls=decls, scratch=sc, stores=False,
                  name=mangle('bulk_' + what.split('bulk_group')[-1] if 'reduce' in what
                              else 'bulk_store')))
+    bulk_half_forms(add, Form, mangle, head, decls, sc)
     add(Form(m, 'cp.async.bulk', 'cp.async.bulk.prefetch.L2.global', ['b32'], ['b32'],
              ['mul.wide.u32 {b64_0}, {tid}, 4;', 'sub.s64 {b64_0}, {in}, {b64_0};',
               'cp.async.bulk.prefetch.L2.global [{b64_0}], 128;', 'ld.global.b32 {d0}, [{in}];'],
@@ -368,6 +369,32 @@ def async_forms(add, Form, mangle):
               '@{pred_0} mbarrier.pending_count.b64 {d0}, {b64_0};'],
              decls=['.shared .align 8 .b64 mbar;'], scratch=[('b32', 1), ('b64', 1), ('pred', 1)],
              rows=[()] * 32, name='g_mb_pending_count'))
+
+
+def bulk_half_forms(add, Form, mangle, head, decls, sc):
+    """cp.reduce.async.bulk of .f16 and .bf16 (.min, .max, .add.noftz; with
+    and without the cache hint): each row's memory word (two halves) stored
+    to `out`, its operand word to shared memory, then one thread reduces the
+    CTA's 128 bytes into `out`: every pair of the half edge values."""
+    from ptxgen_table2 import half_pair_rows
+    for t in ('f16', 'bf16'):
+        for o in ('min', 'max', 'add.noftz'):
+            for hint in ('', '.L2::cache_hint'):
+                what = 'cp.reduce.async.bulk.global.shared::cta.bulk_group%s.%s.%s' % (hint, o, t)
+                pol = ', {b64_0}' if hint else ''
+                add(Form('async', 'cp.reduce.async.bulk', what, ['b32'], [t + 'x2', t + 'x2'],
+                         head + ['st.global.b32 [{out}], {s0};', 'st.shared.b32 [{b32_2}], {s1};',
+                                 'fence.proxy.async.global;', 'fence.proxy.async.shared::cta;',
+                                 'bar.sync 0;'] +
+                         (['createpolicy.fractional.L2::evict_last.b64 {b64_0}, 1.0;']
+                          if hint else []) +
+                         ['mul.wide.u32 {b64_1}, {tid}, 4;',
+                                 'sub.s64 {b64_2}, {out}, {b64_1};',
+                                 '@{pred_0} %s [{b64_2}], [{b32_1}], 128%s;' % (what, pol),
+                                 '@{pred_0} cp.async.bulk.commit_group;',
+                                 '@{pred_0} cp.async.bulk.wait_group 0;'],
+                         decls=decls, scratch=sc, stores=False, rows=half_pair_rows(t, 2),
+                         name=mangle('bulk_' + what.split('bulk_group')[-1])))
 
 
 def more_forms(add, Form, op, mangle):
