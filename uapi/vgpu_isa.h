@@ -422,8 +422,9 @@ static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
 
 /*
  * The atomics' legal operation and type pairs: ATOMG/ATOMS .ADD takes
- * every ATYPE, .MIN/.MAX/.EXCH/.AND/.OR/.XOR the integer ones (U32, S32,
- * U64, S64), and .FTZ goes only with .ADD.F32; ATOMG.CAS/ATOMS.CAS
+ * every ATYPE, .MIN/.MAX the integer ones (U32, S32, U64, S64) and the
+ * half ones (F16, BF16, F16X2, BF16X2), .EXCH/.AND/.OR/.XOR the integer
+ * ones, and .FTZ goes only with .ADD.F32; ATOMG.CAS/ATOMS.CAS
  * compare and swap 16 (MSIZE U16), 32 or 64 bits.  NULL when @w (a row
  * of @optype) is legal, else what is wrong: the decoder takes such a word
  * for an illegal instruction and the assembler says why.
@@ -443,8 +444,12 @@ static inline const char *vgpu_isa_atom_bad(const uint64_t w[2], unsigned optype
 				   vgpu_isa_modgroups[VGPU_MG_FTZ].width) &&
 		    (op != VGPU_MOD_ATOMOP_ADD || type != VGPU_MOD_ATYPE_F32))
 			return ".FTZ goes only with .ADD.F32";
-		if (op != VGPU_MOD_ATOMOP_ADD && type > VGPU_MOD_ATYPE_S64)
-			return "a floating-point atomic is .ADD only";
+		if (op == VGPU_MOD_ATOMOP_ADD || type <= VGPU_MOD_ATYPE_S64)
+			return 0;
+		if (op != VGPU_MOD_ATOMOP_MIN && op != VGPU_MOD_ATOMOP_MAX)
+			return "a floating-point atomic is .ADD, .MIN or .MAX";
+		if (type == VGPU_MOD_ATYPE_F32 || type == VGPU_MOD_ATYPE_F64)
+			return "a floating-point .MIN/.MAX is of F16, BF16, F16X2 or BF16X2";
 		return 0;
 	case VGPU_OPT_ATOMG_CAS:
 	case VGPU_OPT_ATOMS_CAS:

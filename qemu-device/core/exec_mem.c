@@ -3,7 +3,7 @@
  * Per-instruction behaviour of the memory instructions: loads and stores
  * to global, shared and parameter memory (LDG/STG, LDS/STS, LDP) and the
  * atomics (ATOMG/ATOMS and their CAS forms: 16, 32 and 64 bits, integer
- * and floating-point adds).  Their entries in
+ * operations, floating-point adds, half min/max).  Their entries in
  * vgpu_exec_table are in exec.c.  Global memory goes through the launch's
  * vgpu_mem_ops (a span of host memory where it offers one), shared memory
  * through vgpu_smem_resolve() (a cluster's CTAs share theirs).
@@ -264,12 +264,25 @@ VGPU_EXEC_PROTO(vgpu_exec_sts) { return do_store(c, w, d, em, SP_SHARED); }
 
 /* ---- Atomics (16, 32 and 64 bits; lanes in ascending order) ---- */
 
+/* .MIN (or .MAX: @max) of the legal ATYPEs @t: integer and half types */
+static enum vgpu_atomic_op atomic_minmax(unsigned t, bool max)
+{
+	switch (t) {
+	case VGPU_MOD_ATYPE_F16: return max ? VGPU_ATOMIC_FMAX : VGPU_ATOMIC_FMIN;
+	case VGPU_MOD_ATYPE_BF16: return max ? VGPU_ATOMIC_BFMAX : VGPU_ATOMIC_BFMIN;
+	case VGPU_MOD_ATYPE_F16X2: return max ? VGPU_ATOMIC_FMAX_X2 : VGPU_ATOMIC_FMIN_X2;
+	case VGPU_MOD_ATYPE_BF16X2: return max ? VGPU_ATOMIC_BFMAX_X2 : VGPU_ATOMIC_BFMIN_X2;
+	case VGPU_MOD_ATYPE_S32: case VGPU_MOD_ATYPE_S64:
+		return max ? VGPU_ATOMIC_MAX_S : VGPU_ATOMIC_MIN_S;
+	default: return max ? VGPU_ATOMIC_MAX_U : VGPU_ATOMIC_MIN_U;
+	}
+}
+
 /* The operation and its size in bytes of an ATOM or CAS word. */
 static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas,
 				     unsigned *size)
 {
 	unsigned t = d->mod[1];
-	bool s = t == VGPU_MOD_ATYPE_S32 || t == VGPU_MOD_ATYPE_S64;
 
 	if (cas) {
 		*size = d->mod[0] == VGPU_MOD_MSIZE_U16 ? 2 :
@@ -298,8 +311,8 @@ static enum vgpu_atomic_op atomic_op(const struct vgpu_dinsn *d, bool cas,
 		case VGPU_MOD_ATYPE_BF16X2: return VGPU_ATOMIC_BFADD_X2;
 		default: return VGPU_ATOMIC_ADD;
 		}
-	case VGPU_MOD_ATOMOP_MIN: return s ? VGPU_ATOMIC_MIN_S : VGPU_ATOMIC_MIN_U;
-	case VGPU_MOD_ATOMOP_MAX: return s ? VGPU_ATOMIC_MAX_S : VGPU_ATOMIC_MAX_U;
+	case VGPU_MOD_ATOMOP_MIN: return atomic_minmax(t, false);
+	case VGPU_MOD_ATOMOP_MAX: return atomic_minmax(t, true);
 	case VGPU_MOD_ATOMOP_EXCH: return VGPU_ATOMIC_EXCH;
 	case VGPU_MOD_ATOMOP_AND: return VGPU_ATOMIC_AND;
 	case VGPU_MOD_ATOMOP_OR: return VGPU_ATOMIC_OR;
@@ -378,6 +391,44 @@ static uint32_t fadd16(uint32_t a, uint32_t b, unsigned type)
 	return (uint32_t)vgpu_cvt_rn(fadd32(x, y, false), type, VGPU_MOD_CVTS_F32);
 }
 
+/*
+ * minNum/maxNum (@max) of the halves @a and @b, f16 or bf16 (@bf), as an
+ * H200's atomics compute them: a NaN loses to a number, two NaNs give
+ * 0x7fff, -0 is less than +0; otherwise one operand's bits as they are.
+ */
+static uint32_t fminmax16(uint32_t a, uint32_t b, bool bf, bool max)
+{
+	uint32_t inf = bf ? 0x7f80u : 0x7c00u, ka, kb;
+	bool na, nb;
+
+	a &= 0xffffu;
+	b &= 0xffffu;
+	na = (a & 0x7fffu) > inf;
+	nb = (b & 0x7fffu) > inf;
+	if (na || nb)
+		return na && nb ? 0x7fffu : na ? b : a;
+	/* sign and magnitude to one order: -inf .. -0, +0 .. +inf */
+	ka = a & 0x8000u ? 0x7fffu - (a & 0x7fffu) : a | 0x8000u;
+	kb = b & 0x8000u ? 0x7fffu - (b & 0x7fffu) : b | 0x8000u;
+	return (max ? ka > kb : ka < kb) ? a : b;
+}
+
+/* FMIN .. BFMAX_X2 on @a and @b: one half, or each of the two */
+static uint64_t half_minmax(enum vgpu_atomic_op op, uint64_t a, uint64_t b)
+{
+	bool max = op == VGPU_ATOMIC_FMAX || op == VGPU_ATOMIC_BFMAX ||
+		   op == VGPU_ATOMIC_FMAX_X2 || op == VGPU_ATOMIC_BFMAX_X2;
+	bool bf = op == VGPU_ATOMIC_BFMIN || op == VGPU_ATOMIC_BFMAX ||
+		  op == VGPU_ATOMIC_BFMIN_X2 || op == VGPU_ATOMIC_BFMAX_X2;
+	bool x2 = op == VGPU_ATOMIC_FMIN_X2 || op == VGPU_ATOMIC_FMAX_X2 ||
+		  op == VGPU_ATOMIC_BFMIN_X2 || op == VGPU_ATOMIC_BFMAX_X2;
+	uint64_t r = fminmax16((uint32_t)a, (uint32_t)b, bf, max);
+
+	if (x2)
+		r |= (uint64_t)fminmax16((uint32_t)(a >> 16), (uint32_t)(b >> 16), bf, max) << 16;
+	return r;
+}
+
 uint64_t vgpu_atomic_apply(enum vgpu_atomic_op op, unsigned size, uint64_t old,
 			   uint64_t v, uint64_t cmp)
 {
@@ -412,6 +463,12 @@ uint64_t vgpu_atomic_apply(enum vgpu_atomic_op op, unsigned size, uint64_t old,
 		    (uint64_t)fadd16((uint32_t)(old >> 16), (uint32_t)(v >> 16), t) << 16;
 		break;
 	}
+	case VGPU_ATOMIC_FMIN: case VGPU_ATOMIC_FMAX:
+	case VGPU_ATOMIC_BFMIN: case VGPU_ATOMIC_BFMAX:
+	case VGPU_ATOMIC_FMIN_X2: case VGPU_ATOMIC_FMAX_X2:
+	case VGPU_ATOMIC_BFMIN_X2: case VGPU_ATOMIC_BFMAX_X2:
+		r = half_minmax(op, old, v);
+		break;
 	default: r = old == (cmp & mask) ? v : old; break;
 	}
 	return r & mask;

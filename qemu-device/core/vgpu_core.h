@@ -51,6 +51,11 @@ extern "C" {
  * the two halves of an f16x2/bf16x2 word each on its own.  A NaN result
  * is the GPU's canonical NaN of the format (0x7fff, 0x7fffffff), but an
  * f64 keeps an operand's NaN made quiet (the value's when both are).
+ * FMIN/FMAX (an f16, 2 bytes), BFMIN/BFMAX (a bf16) and their _X2 forms
+ * (each half of the word on its own) are IEEE 754 minNum/maxNum, as an
+ * H200 computes them: a NaN (quiet or signalling) loses to a number, two
+ * NaNs give 0x7fff, -0 is less than +0, and the result is one of the
+ * operands bit for bit (subnormals kept).
  */
 enum vgpu_atomic_op {
 	VGPU_ATOMIC_ADD,
@@ -68,6 +73,14 @@ enum vgpu_atomic_op {
 	VGPU_ATOMIC_BFADD,
 	VGPU_ATOMIC_FADD_X2,
 	VGPU_ATOMIC_BFADD_X2,
+	VGPU_ATOMIC_FMIN,
+	VGPU_ATOMIC_FMAX,
+	VGPU_ATOMIC_BFMIN,
+	VGPU_ATOMIC_BFMAX,
+	VGPU_ATOMIC_FMIN_X2,
+	VGPU_ATOMIC_FMAX_X2,
+	VGPU_ATOMIC_BFMIN_X2,
+	VGPU_ATOMIC_BFMAX_X2,
 };
 
 /*

@@ -10,7 +10,8 @@
 /*
  * Make word @w of a row of @optype legal where vgpu_isa_atom_bad()
  * refuses its modifier values (the tests fill every group on its own):
- * an atomic other than .ADD on a float type gets S64, .FTZ off .ADD.F32
+ * an atomic other than .ADD on a float type gets S64 (a legal .MIN/.MAX
+ * of a half type too, when only its .FTZ is wrong), .FTZ off .ADD.F32
  * goes, and a CAS of an illegal size becomes .64.
  */
 static inline void isa_make_atom_legal(uint64_t w[2], unsigned optype)

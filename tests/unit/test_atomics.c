@@ -3,7 +3,8 @@
  * The atomics beyond 32-bit integers: ATOMG/ATOMS on 64-bit integers
  * (every operation, carries between the words), the floating-point adds
  * (f32 with and without .FTZ, f64, f16, bf16 and their x2 pairs, each
- * rounded to nearest) and compare-and-swap of 16 and 64 bits, on global
+ * rounded to nearest), the half types' min/max (NaNs, zeros and
+ * subnormals as an H200 has them) and compare-and-swap of 16 and 64 bits, on global
  * and shared memory; misaligned and illegal forms raise their exceptions;
  * and two SMs on two host threads hammering the same words lose no
  * update: a 64-bit add is one atomic access (a carry into the high word
@@ -194,6 +195,135 @@ TEST(half_add_nan_and_rounding)
 }
 
 /*
+ * Half min/max: memory, operand, min, max.  What an H200's atomics give
+ * (tests/ptx/gen atom.expected): a NaN loses to a number (quiet or
+ * signalling, any sign and payload), two NaNs give 0x7fff, -0 < +0,
+ * subnormals stay.
+ */
+struct mm_case {
+	uint16_t a, b, min, max;
+};
+
+static const struct mm_case f16_mm[] = {
+	{ 0x3c00, 0x4000, 0x3c00, 0x4000 }, /* 1, 2 */
+	{ 0x8000, 0x0000, 0x8000, 0x0000 }, /* -0, +0 */
+	{ 0x0000, 0x8000, 0x8000, 0x0000 },
+	{ 0x7e01, 0x3c00, 0x3c00, 0x3c00 }, /* quiet NaN with a payload, 1 */
+	{ 0xbc00, 0x7c01, 0xbc00, 0xbc00 }, /* -1, signalling NaN */
+	{ 0x7e01, 0xfc01, 0x7fff, 0x7fff }, /* two NaNs */
+	{ 0xfc00, 0x8001, 0xfc00, 0x8001 }, /* -inf, -subnormal */
+	{ 0x0001, 0x03ff, 0x0001, 0x03ff }, /* subnormals */
+	{ 0x7c00, 0x7bff, 0x7bff, 0x7c00 }, /* inf, the largest finite */
+	{ 0xc100, 0xbc00, 0xc100, 0xbc00 }, /* -2.5, -1 */
+	{ 0x8001, 0x0001, 0x8001, 0x0001 },
+	{ 0x3555, 0x3555, 0x3555, 0x3555 },
+	{ 0x7fff, 0x8000, 0x8000, 0x8000 }, /* NaN, -0 */
+	{ 0xfc00, 0x7c00, 0xfc00, 0x7c00 },
+};
+
+static const struct mm_case bf16_mm[] = {
+	{ 0x3f80, 0x4000, 0x3f80, 0x4000 },
+	{ 0x8000, 0x0000, 0x8000, 0x0000 },
+	{ 0x0000, 0x8000, 0x8000, 0x0000 },
+	{ 0x7fc1, 0x3f80, 0x3f80, 0x3f80 },
+	{ 0xbf80, 0x7f81, 0xbf80, 0xbf80 },
+	{ 0x7fc1, 0xff81, 0x7fff, 0x7fff },
+	{ 0xff80, 0x8001, 0xff80, 0x8001 },
+	{ 0x0001, 0x007f, 0x0001, 0x007f },
+	{ 0x7f80, 0x7f7f, 0x7f7f, 0x7f80 },
+	{ 0xc020, 0xbf80, 0xc020, 0xbf80 },
+	{ 0x8001, 0x0001, 0x8001, 0x0001 },
+	{ 0x3eab, 0x3eab, 0x3eab, 0x3eab },
+	{ 0x7fff, 0x8000, 0x8000, 0x8000 },
+	{ 0xff80, 0x7f80, 0xff80, 0x7f80 },
+};
+
+#define MM_N (sizeof(f16_mm) / sizeof(f16_mm[0]))
+
+/*
+ * Thread t (of MM_N) on word t: its low half holds case t's memory value,
+ * its high half case t + 5's; the operand word is at [0x100 + 4t].  The
+ * x2 forms take the word at once, the 16-bit ones each half on its own;
+ * on global memory in place, on shared memory through [4t] there, stored
+ * back to [0x200 + 4t]; the old values to [0x300 + 4t] (global) and
+ * [0x380 + 4t] (shared).
+ */
+static const char mm_src[] =
+	".shared s, 64\n" KT_PROLOGUE
+	"  IADD R6, R1, R2 ;\n  MOV R7, R3 ;\n"
+	"  LDG.32 R4, [R6+0x100] ;\n  LDG.32 R12, [R6+0x0] ;\n"
+	"  STS.32 [R1+0x0], R12 ;\n"
+	"  SHR.U32 R10, R4, 0x10 ;\n"
+	"%s"
+	"  LDS.32 R12, [R1+0x0] ;\n"
+	"  STG.32 [R6+0x200], R12 ;\n"
+	"  STG.32 [R6+0x300], R5 ;\n  STG.32 [R6+0x380], R13 ;\n"
+	"  EXIT ;\n";
+
+static uint32_t mm_want(const struct mm_case *c, unsigned t, bool max)
+{
+	const struct mm_case *lo = &c[t], *hi = &c[(t + 5) % MM_N];
+
+	return (uint32_t)(max ? hi->max : hi->min) << 16 | (max ? lo->max : lo->min);
+}
+
+TEST(half_min_max_exact)
+{
+	static const char *const ops[] = { "MIN", "MAX" };
+	static const char *const types[] = { "F16", "BF16", "F16X2", "BF16X2" };
+	char body[512], src[1024];
+	struct kt k;
+
+	for (unsigned o = 0; o < 2; o++) {
+		for (unsigned ty = 0; ty < 4; ty++) {
+			const struct mm_case *c = ty & 1 ? bf16_mm : f16_mm;
+
+			if (ty >= 2)
+				snprintf(body, sizeof(body),
+					 "  ATOMG.%s.%s R5, [R6+0x0], R4 ;\n"
+					 "  ATOMS.%s.%s R13, [R1+0x0], R4 ;\n",
+					 ops[o], types[ty], ops[o], types[ty]);
+			else /* the halves' old values put together again */
+				snprintf(body, sizeof(body),
+					 "  ATOMG.%s.%s R5, [R6+0x0], R4 ;\n"
+					 "  ATOMG.%s.%s R11, [R6+0x2], R10 ;\n"
+					 "  ATOMS.%s.%s R13, [R1+0x0], R4 ;\n"
+					 "  ATOMS.%s.%s R14, [R1+0x2], R10 ;\n"
+					 "  SHL R11, R11, 0x10 ;\n  LOP.OR R5, R5, R11 ;\n"
+					 "  SHL R14, R14, 0x10 ;\n  LOP.OR R13, R13, R14 ;\n",
+					 ops[o], types[ty], ops[o], types[ty], ops[o], types[ty],
+					 ops[o], types[ty]);
+			snprintf(src, sizeof(src), mm_src, body);
+			ASSERT_EQ(0, kt_load(&k, src)) {
+				TH_LOG("%s", k.err);
+			}
+			k.block[0] = MM_N;
+			for (unsigned t = 0; t < MM_N; t++) {
+				const struct mm_case *hi = &c[(t + 5) % MM_N];
+
+				kt_set_word(&k, t, (uint32_t)hi->a << 16 | c[t].a);
+				kt_set_word(&k, 64 + t, (uint32_t)hi->b << 16 | c[t].b);
+			}
+			KT_RUN_OK(&k);
+			for (unsigned t = 0; t < MM_N; t++) {
+				uint32_t want = mm_want(c, t, o);
+				uint32_t mem = (uint32_t)c[(t + 5) % MM_N].a << 16 | c[t].a;
+
+				EXPECT_EQ(want, kt_word(&k, t)) {
+					TH_LOG("ATOMG.%s.%s case %u", ops[o], types[ty], t);
+				}
+				EXPECT_EQ(want, kt_word(&k, 128 + t)) {
+					TH_LOG("ATOMS.%s.%s case %u", ops[o], types[ty], t);
+				}
+				EXPECT_EQ(mem, kt_word(&k, 192 + t)); /* the old values */
+				EXPECT_EQ(mem, kt_word(&k, 224 + t));
+			}
+			kt_free(&k);
+		}
+	}
+}
+
+/*
  * 16-bit CAS: 64 threads, even ones counting in half 0 of a word and odd
  * ones in half 1, each with a CAS loop, in global and in shared memory.
  */
@@ -242,7 +372,7 @@ static uint8_t *code_at(struct kt *k, unsigned i)
 	return (uint8_t *)k->obj.code + i * VGPU_INSN_BYTES;
 }
 
-/* misaligned 64- and 16-bit atomics, and a legal-looking illegal pair */
+/* misaligned 64- and 16-bit atomics, and legal-looking illegal pairs */
 TEST(misaligned_and_illegal_forms)
 {
 	static const char *const bad[] = {
@@ -252,9 +382,11 @@ TEST(misaligned_and_illegal_forms)
 		"  ATOMS.CAS.U16 RZ, [0x3], R4, R6 ;\n",
 	};
 	const struct vgpu_isa_modgroup *g = &vgpu_isa_modgroups[VGPU_MG_ATOMOP];
-	char src[512];
+	char src[512], err[256];
+	struct vgpu_object o;
 	uint64_t w[2];
 	struct kt k;
+	int r, row;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(src, sizeof(src), ".shared s, 16\n" KT_PROLOGUE "%s  EXIT ;\n", bad[i]);
@@ -267,20 +399,64 @@ TEST(misaligned_and_illegal_forms)
 		kt_free(&k);
 	}
 
-	/* .ADD.F32 with the operation changed to .MIN in the word */
-	ASSERT_EQ(0, kt_load(&k, KT_PROLOGUE "  ATOMG.ADD.F32 RZ, [R2+0x0], R4 ;\n  EXIT ;\n"));
-	memcpy(w, code_at(&k, 3), 16);
-	ASSERT_EQ(VGPU_I_ATOMG, vgpu_isa_decode(w));
-	vgpu_field_set(w, g->pos, g->width, VGPU_MOD_ATOMOP_MIN);
-	EXPECT_EQ(-1, vgpu_isa_decode(w));
-	memcpy(code_at(&k, 3), w, 16);
-	vgpu_prog_free(k.prog);
-	ASSERT_EQ(0, vgpu_prog_load(k.obj.code, k.obj.code_size, &k.prog));
-	k.block[0] = 1;
-	EXPECT_EQ(-1, kt_run(&k));
-	EXPECT_EQ((uint32_t)VGPU_EXC_ILLEGAL_INSTR, k.exc.code);
-	EXPECT_EQ(3u * VGPU_INSN_BYTES, k.exc.pc);
-	kt_free(&k);
+	/*
+	 * An .ADD word with the operation changed in it: .MIN/.MAX of a half
+	 * type is legal, of F32/F64 not, nor any bit operation on a float
+	 */
+	static const char no_minmax[] = "a floating-point .MIN/.MAX is of F16, BF16, F16X2 or BF16X2";
+	static const char add_minmax[] = "a floating-point atomic is .ADD, .MIN or .MAX";
+	static const struct {
+		const char *insn, *as, *why; /* the edited word as text, and why not */
+		unsigned op;
+		bool legal;
+	} edit[] = {
+		{ "ATOMG.ADD.F32", "ATOMG.MIN.F32", no_minmax, VGPU_MOD_ATOMOP_MIN, false },
+		{ "ATOMS.ADD.F64", "ATOMS.MAX.F64", no_minmax, VGPU_MOD_ATOMOP_MAX, false },
+		{ "ATOMG.ADD.F16", "ATOMG.EXCH.F16", add_minmax, VGPU_MOD_ATOMOP_EXCH, false },
+		{ "ATOMS.ADD.BF16X2", "ATOMS.AND.BF16X2", add_minmax, VGPU_MOD_ATOMOP_AND, false },
+		{ "ATOMG.ADD.F16X2", "ATOMG.XOR.F16X2", add_minmax, VGPU_MOD_ATOMOP_XOR, false },
+		{ "ATOMG.ADD.BF16", "ATOMG.MAX.BF16", NULL, VGPU_MOD_ATOMOP_MAX, true },
+		{ "ATOMS.ADD.F16X2", "ATOMS.MIN.F16X2", NULL, VGPU_MOD_ATOMOP_MIN, true },
+	};
+
+	for (size_t i = 0; i < sizeof(edit) / sizeof(edit[0]); i++) {
+		snprintf(src, sizeof(src), ".shared s, 16\n" KT_PROLOGUE
+			 "  %s RZ, [R2+0x0], RZ ;\n  EXIT ;\n", edit[i].insn);
+		if (edit[i].insn[4] == 'S')
+			snprintf(src, sizeof(src), ".shared s, 16\n" KT_PROLOGUE
+				 "  %s RZ, [0x0], RZ ;\n  EXIT ;\n", edit[i].insn);
+		ASSERT_EQ(0, kt_load(&k, src));
+		memcpy(w, code_at(&k, 3), 16);
+		/* the assembler takes the pair as text, or names what is wrong */
+		snprintf(src, sizeof(src), ".kernel k\n  %s RZ, [%s], RZ ;\n  EXIT ;\n", edit[i].as,
+			 edit[i].insn[4] == 'S' ? "0x0" : "R2");
+		r = vgpu_assemble(src, strlen(src), "t.vgs", &o, err, sizeof(err));
+		EXPECT_EQ(edit[i].legal ? 0 : -EINVAL, r);
+		if (!r) {
+			vgpu_object_fini(&o);
+		} else {
+			snprintf(src, sizeof(src), "t.vgs:2:3: error: %s\n", edit[i].why);
+			EXPECT_STREQ(src, err);
+		}
+		row = edit[i].insn[4] == 'S' ? VGPU_I_ATOMS : VGPU_I_ATOMG;
+		ASSERT_EQ(row, vgpu_isa_decode(w));
+		vgpu_field_set(w, g->pos, g->width, edit[i].op);
+		EXPECT_EQ(edit[i].legal ? row : -1, vgpu_isa_decode(w)) {
+			TH_LOG("%s", edit[i].as);
+		}
+		memcpy(code_at(&k, 3), w, 16);
+		vgpu_prog_free(k.prog);
+		ASSERT_EQ(0, vgpu_prog_load(k.obj.code, k.obj.code_size, &k.prog));
+		k.block[0] = 1;
+		if (edit[i].legal) {
+			KT_RUN_OK(&k);
+		} else {
+			EXPECT_EQ(-1, kt_run(&k));
+			EXPECT_EQ((uint32_t)VGPU_EXC_ILLEGAL_INSTR, k.exc.code);
+			EXPECT_EQ(3u * VGPU_INSN_BYTES, k.exc.pc);
+		}
+		kt_free(&k);
+	}
 }
 
 /* ---- two SMs on two host threads ---- */
