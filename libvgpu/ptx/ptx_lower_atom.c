@@ -3,10 +3,11 @@
  * PTX lowering: atom and red (PTX ISA 9.7.13.5, 9.7.13.6) on .global,
  * .shared and generic addresses, onto vGPU's ATOMG/ATOMS (every integer
  * operation on 32- and 64-bit integers, .add on f32, f64, f16, bf16,
- * f16x2 and bf16x2) and ATOMG.CAS/ATOMS.CAS (16, 32 and 64 bits).  inc
- * and dec, which vGPU has no operation for, are compare-and-swap loops.
- * A generic address picks the shared or the global form at run time, as
- * ld and st do (ptx_lower_mem.c).
+ * f16x2 and bf16x2, and the vector forms' .min/.max of the half types)
+ * and ATOMG.CAS/ATOMS.CAS (16, 32 and 64 bits).  inc and dec, which vGPU
+ * has no operation for, are compare-and-swap loops.  A generic address
+ * picks the shared or the global form at run time, as ld and st do
+ * (ptx_lower_mem.c); a vector atomic's is a global one.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -157,9 +158,10 @@ static struct ptx_operand vec_elem(const struct ptx_operand *o, int e)
 }
 
 /*
- * atom.global.v2/.v4.f32.add (and .v2-.v8 of the half types, PTX ISA
- * 9.7.13.5): each element an atomic of its own on consecutive addresses,
- * as PTX defines them (the vector as a whole is not one atomic access).
+ * atom.global.v2/.v4.f32.add and .v2-.v8 .add/.min/.max of the half types
+ * (PTX ISA 9.7.13.5; .global or a generic address of global memory):
+ * each element an atomic of its own on consecutive addresses, as PTX
+ * defines them (the vector as a whole is not one atomic access).
  */
 static void atom_vector(struct lower *L, bool red, enum space sp, const struct atype *t,
 			const char *op)
@@ -168,12 +170,15 @@ static void atom_vector(struct lower *L, bool red, enum space sp, const struct a
 	const struct ptx_operand *mem = &in->ops[red ? 0 : 1], *dv = &in->ops[0];
 	const struct ptx_operand *sv = &in->ops[red ? 1 : 2];
 	int n = pl_has_mod(in, ".v2") ? 2 : pl_has_mod(in, ".v4") ? 4 : 8, base;
+	bool add = !strcmp(op, ".add"), f32 = !strcmp(t->ptx, ".f32");
 	char off[PTX_NAME_MAX + 24];
 
-	if (!t->flt || strcmp(op, ".add") || t->bits == 64)
-		return (void)pl_lerr(L, "vector atomics are .add of f32, f16, bf16, f16x2 or bf16x2");
-	if (sp != SP_GLOBAL)
-		return (void)pl_lerr(L, "vector atomics are .global only");
+	if (!t->flt || t->bits == 64 || (!add && strcmp(op, ".min") && strcmp(op, ".max")) ||
+	    (!add && f32))
+		return (void)pl_lerr(L, "vector atomics are .add of f32, or .add, .min or .max of "
+				     "f16, bf16, f16x2 or bf16x2");
+	if (sp != SP_GLOBAL && sp != SP_NONE)
+		return (void)pl_lerr(L, "vector atomics are .global (or generic) only");
 	if (pl_hint_nops(L) != (red ? 2 : 3))
 		return (void)pl_lerr(L, "wrong number of operands");
 	if ((!red && (dv->kind != PTX_O_VEC || dv->nvec != n)) ||
@@ -181,6 +186,9 @@ static void atom_vector(struct lower *L, bool red, enum space sp, const struct a
 		return (void)pl_lerr(L, "a .v%d atomic takes vectors of %d registers", n, n);
 	if (!pl_address(L, mem, &sp, &base, off, sizeof(off)))
 		return;
+	/* a generic address must be global memory's (PTX): used as one */
+	if (sp != SP_GLOBAL && sp != SP_NONE)
+		return (void)pl_lerr(L, "vector atomics are on global memory only");
 	for (int e = 0; e < n; e++) {
 		struct ptx_operand de = red ? *dv : vec_elem(dv, e), se = vec_elem(sv, e);
 		int d = -1, b, bp;
@@ -191,7 +199,8 @@ static void atom_vector(struct lower *L, bool red, enum space sp, const struct a
 		if (se.kind != PTX_O_REG)
 			return (void)pl_lerr(L, "a vector atomic's operand is a register");
 		b = pl_src_reg(L, &se, 0, &bp);
-		v = pl_emit(L, "ATOMG.ADD.%s%s", t->vgpu, !strcmp(t->ptx, ".f32") ? ".FTZ" : "");
+		v = pl_emit(L, "ATOMG.%s.%s%s", add ? "ADD" : !strcmp(op, ".min") ? "MIN" : "MAX",
+			    t->vgpu, f32 ? ".FTZ" : "");
 		if (d < 0)
 			pl_o_text(v, "RZ");
 		else
@@ -229,6 +238,10 @@ void pl_atom(struct lower *L)
 		return (void)pl_unsupported(L, "atomics other than .global, .shared and generic");
 	if (pl_has_mod(in, ".v2") || pl_has_mod(in, ".v4") || pl_has_mod(in, ".v8"))
 		return atom_vector(L, red, sp, t, op);
+	if (t->flt && strcmp(op, ".add") && t->bits != 64 && strcmp(t->ptx, ".f32") &&
+	    (!strcmp(op, ".min") || !strcmp(op, ".max")))
+		return (void)pl_lerr(L, "atom%s of %s is a vector form (.v2, .v4, .v8) only", op,
+				     t->ptx);
 	if (t->flt && strcmp(op, ".add"))
 		return (void)pl_lerr(L, "atom%s takes integer types only", op);
 	if (t->bits == 16 && !t->flt && !cas)

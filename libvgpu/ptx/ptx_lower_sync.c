@@ -449,7 +449,8 @@ static void cp_async_zfill(struct lower *L)
  * atom).  Complete before the instruction's end, the operation is in no
  * bulk group: a later cp.async.bulk.commit_group / wait_group has nothing
  * of it to wait for.  .add.f32 flushes subnormals, as atom.global.add.f32
- * does on an H200; the halves' .add is .noftz.
+ * does on an H200; the halves' .add is .noftz, their .min/.max those of
+ * the vector atomics (ATOMG.MIN.F16: a NaN loses, -0 < +0).
  */
 static void cp_reduce_bulk(struct lower *L)
 {
@@ -457,7 +458,8 @@ static void cp_reduce_bulk(struct lower *L)
 		const char *op, *types, *vgpu;
 	} ops[] = {
 		{ ".add", ".u32.s32.u64.f32.f64.f16.bf16", "ADD" },
-		{ ".min", ".u32.s32.u64.s64", "MIN" }, { ".max", ".u32.s32.u64.s64", "MAX" },
+		{ ".min", ".u32.s32.u64.s64.f16.bf16", "MIN" },
+		{ ".max", ".u32.s32.u64.s64.f16.bf16", "MAX" },
 		{ ".and", ".b32.b64", "AND" }, { ".or", ".b32.b64", "OR" },
 		{ ".xor", ".b32.b64", "XOR" }, { ".inc", ".u32", NULL }, { ".dec", ".u32", NULL },
 	};
@@ -497,9 +499,6 @@ static void cp_reduce_bulk(struct lower *L)
 	    (pl_has_mod(in, ".noftz") && (t < 8 || o != 0)))
 		return (void)pl_lerr(L, "'%s': .noftz goes with .add.f16 and .add.bf16 alone",
 				     pl_spelled(in, b, sizeof(b)));
-	if (t >= 8 && (o == 1 || o == 2))
-		return (void)pl_unsupported(L, "cp.reduce.async.bulk .min/.max of .f16/.bf16 "
-					    "(vGPU's atomics have no half min/max)");
 	if (!tp || (tp[strlen(types[t].ptx)] != '.' && tp[strlen(types[t].ptx)] != '\0'))
 		return (void)pl_lerr(L, "'%s': PTX has no %s of %s here",
 				     pl_spelled(in, b, sizeof(b)), ops[o].op, types[t].ptx);

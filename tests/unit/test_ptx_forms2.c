@@ -596,17 +596,18 @@ TEST_F(forms2, cp_reduce_async_bulk)
 	}
 }
 
-/* what the core cannot do is refused where it stands */
+/* what the front end does not do yet is refused where it stands */
 TEST_F(forms2, cp_reduce_async_bulk_refused)
 {
 	refused(_metadata, self,
 		HDR ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
 		"  mov.u32 %r0, 0;\n  ld.param.u64 %rd0, [p];\n"
-		"  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16 [%rd0], [%r0], 16;\n"
+		"  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+		".add.u32 [%r0], [%r0], 16, [%r0];\n"
 		"  ret;\n}\n",
 		"forms2.ptx:10:3: error: unsupported PTX construct "
-		"'cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16': "
-		"cp.reduce.async.bulk .min/.max of .f16/.bf16");
+		"'cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+		".add.u32': cp.reduce.async.bulk other than .global.shared::cta.bulk_group");
 }
 
 /* ---- tanh.approx.f32 ---- */
