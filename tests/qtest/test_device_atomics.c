@@ -2,8 +2,9 @@
 /*
  * The device's atomics beyond 32-bit integers, through its GPU MMU into
  * guest RAM: 64-bit integer adds (a carry each time) and max, f64 and
- * f16x2 adds and 16-bit compare-and-swap counters on the two halves of
- * one word, from 64 CTAs on four SM threads at once, each total exact;
+ * f16x2 adds, f16x2 max and bf16 min over NaNs, and 16-bit
+ * compare-and-swap counters on the two halves of one word, from 64 CTAs
+ * on four SM threads at once, each total exact;
  * a 64-bit atomic on a read-only page faults as an atomic access, and
  * one on a NULL page (sparse) returns 0 and writes nothing.
  */
@@ -17,7 +18,8 @@
 /*
  * g: [0] u64 += 0xffffffff, [8] f64 += 1.0, [16 + 2 * (tid & 1)] a u16
  * CAS counter, [20] f16x2 += {1.0, 0.5} by thread 0 of each CTA, [24]
- * max.s64 ctaid - 1000.
+ * max.s64 ctaid - 1000, [32] f16x2 max {tid, 0x8000 | tid} (subnormals of
+ * either sign), [36] bf16 min 0x8000 | ctaid.
  */
 static const char k_atom[] =
 	".kernel atom\n"
@@ -33,6 +35,11 @@ static const char k_atom[] =
 	"  @P0 ATOMG.ADD.F16X2 RZ, [R2+0x14], R14 ;\n"
 	"  IADD R16, R1, -0x3e8 ;\n  SHR.S32 R17, R16, 0x1f ;\n"
 	"  ATOMG.MAX.S64 RZ, [R2+0x18], R16 ;\n"
+	"  SHL R15, R0, 0x10 ;\n  LOP.OR R15, R15, R0 ;\n"
+	"  LOP.OR R15, R15, 0x80000000 ;\n"
+	"  ATOMG.MAX.F16X2 RZ, [R2+0x20], R15 ;\n"
+	"  LOP.OR R18, R1, 0x8000 ;\n"
+	"  ATOMG.MIN.BF16 RZ, [R2+0x24], R18 ;\n"
 	"  LOP.AND R5, R0, 0x1 ;\n  SHL R5, R5, 0x1 ;\n"
 	"  IADD R20, R2, R5 ;\n  MOV R21, R3 ;\n"
 	"  LDG.U16 R22, [R20+0x10] ;\n"
@@ -68,7 +75,7 @@ static struct vgpu_completion run_atom(struct __test_metadata *_metadata, struct
 TEST(wide_and_float_atomics_on_four_threads)
 {
 	uint64_t g_pa, g_va, u, f, m;
-	uint16_t h[4];
+	uint16_t h[4], mm[3];
 	struct vgpu_completion c;
 	uint8_t init[64] = { 0 };
 	struct dev d;
@@ -77,6 +84,9 @@ TEST(wide_and_float_atomics_on_four_threads)
 	dev_queue_init(&d, 0, 8);
 	g_va = dev_buf(&d, 0, 4096, RW, &g_pa);
 	init[31] = 0x80; /* [24]: INT64_MIN */
+	/* NaNs, which lose to any number: f16 0x7e01, 0xfc01, bf16 0x7fc1 */
+	init[32] = 0x01, init[33] = 0x7e, init[34] = 0x01, init[35] = 0xfc;
+	init[36] = 0xc1, init[37] = 0x7f;
 	qts_memwrite(d.qts, g_pa, init, sizeof(init));
 	c = run_atom(_metadata, &d, g_va, 64);
 	EXPECT_EQ(VGPU_ERR_NONE, c.status);
@@ -84,6 +94,7 @@ TEST(wide_and_float_atomics_on_four_threads)
 	qts_memread(d.qts, g_pa + 8, &f, 8);
 	qts_memread(d.qts, g_pa + 16, h, 8);
 	qts_memread(d.qts, g_pa + 24, &m, 8);
+	qts_memread(d.qts, g_pa + 32, mm, 6);
 	EXPECT_EQ(64ull * 128 * 0xffffffffull, u);
 	EXPECT_EQ(0x40c0000000000000ull, f); /* 8192.0 */
 	EXPECT_EQ(64u * 64, h[0]);	      /* even threads */
@@ -91,6 +102,9 @@ TEST(wide_and_float_atomics_on_four_threads)
 	EXPECT_EQ(0x5400u, h[2]);	      /* 64.0 in f16 */
 	EXPECT_EQ(0x5000u, h[3]);	      /* 32.0 */
 	EXPECT_EQ((uint64_t)(63 - 1000), m);
+	EXPECT_EQ(0x007fu, mm[0]); /* the largest subnormal, kept */
+	EXPECT_EQ(0x8000u, mm[1]); /* -0, above every negative subnormal */
+	EXPECT_EQ(0x803fu, mm[2]); /* bf16 -63 x 2^-133 */
 	dev_close(&d);
 }
 
