@@ -4,6 +4,7 @@
  *   vgpu_drv.c      PCI probe/remove, DRM driver, GET_PARAM, fdinfo
  *   vgpu_gem.c      shmem GEM objects, per-file mappings, BO ioctls, PRIME
  *   vgpu_mmu.c      GPU address spaces in the device's format
+ *   vgpu_asid.c     the address-space table, ASIDs, jobs holding an AS
  *   vgpu_vm.c       VMs managed by userspace: VM_CREATE/DESTROY/BIND on
  *                   drm_gpuvm, the bind queues
  *   vgpu_userptr.c  pinned process memory for VM_BIND's MAP_USERPTR
@@ -140,7 +141,7 @@ struct vgpu_pt_pool {
  * struct vgpu_as - a GPU address space (each open file's VM 0, each VM)
  * @refcount: the file and every job of it hold one
  * @asid:     its hardware ASID while bound, 0 when it has none (ASIDs
- *            come and go: vgpu_mmu.c "ASIDs"); written under
+ *            come and go: vgpu_asid.c "ASIDs"); written under
  *            vgpu_device.asid_lock, stable while @active or @pins is not 0
  * @lru:      on vgpu_device.asid_lru while bound (least recently used first)
  * @pins:     user-mode queues that need @asid kept (vgpu_as_pin()), under
@@ -436,7 +437,7 @@ struct vgpu_device {
 	dma_addr_t as_table_dma;
 	/*
 	 * ASIDs 1..as_max - 1, bound to address spaces on demand
-	 * (vgpu_mmu.c "ASIDs").  @asid_lock protects @asid_owner,
+	 * (vgpu_asid.c "ASIDs").  @asid_lock protects @asid_owner,
 	 * @asid_lru, @asid_pinned, @asid_wait and each AS's asid, lru and
 	 * pins; it is also @asid_wait's fence lock.
 	 */
@@ -619,7 +620,7 @@ int vgpu_ioctl_wait_bo(struct drm_device *dev, void *data,
 		       struct drm_file *file);
 long vgpu_jiffies_until(s64 deadline_ns);
 
-/* vgpu_mmu.c */
+/* vgpu_mmu.c (page tables) and vgpu_asid.c (the table, ASIDs) */
 int vgpu_mmu_init(struct vgpu_device *vdev);
 void vgpu_mmu_fini(struct vgpu_device *vdev);
 void vgpu_mmu_hw_init(struct vgpu_device *vdev);
@@ -657,6 +658,7 @@ struct dma_fence *vgpu_as_bind_job(struct vgpu_as *as);
 int vgpu_as_pin(struct vgpu_as *as);
 int vgpu_as_try_pin(struct vgpu_as *as);
 void vgpu_as_unpin(struct vgpu_as *as);
+void vgpu_asid_kick_locked(struct vgpu_device *vdev);
 
 /**
  * struct vgpu_userptr - pinned pages of a process (MAP_USERPTR)

@@ -665,7 +665,7 @@ static struct dma_fence *vgpu_job_prepare(struct drm_sched_job *sched_job,
 
 	/*
 	 * Its address space gets an ASID now, and keeps it while the job is
-	 * counted in as->active (vgpu_mmu.c "ASIDs"); with none to take, the
+	 * counted in as->active (vgpu_asid.c "ASIDs"); with none to take, the
 	 * scheduler waits for the fence returned and asks again.  A job
 	 * cancelled meanwhile needs none: run_job will not run it.
 	 */
