@@ -118,6 +118,8 @@ typedef struct VGPUQueue {
     uint64_t completed;
     bool busy;              /* a command is executing */
     VGPUStep step;          /* that command (whoever set @busy) */
+    uint64_t inline_left;   /* an inline run's warp-instructions left for
+                             * this doorbell (vgpu_queue_inline_locked) */
     bool step_pending;      /* (L) @step.job runs on the pool; the queue
                              * thread waits for it and completes @step */
     uint32_t gen;           /* bumped by reset: the command in flight is void */
@@ -215,8 +217,8 @@ struct VGPUState {
     uint32_t nqueues;
     uint32_t nthreads;
     uint64_t preempt_every; /* testing: preempt after N warp-insns per SM */
-    uint64_t inline_budget; /* warp-insns a launch may run in the vCPU
-                             * thread that rang its doorbell (0: none) */
+    uint64_t inline_budget; /* warp-insns a doorbell's commands may run in
+                             * the vCPU thread that rang it (0: none) */
     uint32_t timeslice_prop; /* timeslice-us: TIMESLICE_US after reset */
     bool inject;            /* x-inject: fault injection (vgpu-inject.c) */
     Error *migration_blocker; /* while @inject */

@@ -553,7 +553,7 @@ static int64_t vgpu_clock_ns(void)
  * and returns with s->lock held.  Returns the command status.  @inl: in
  * the vCPU thread that rang the doorbell (vgpu-queue.c), which does not
  * wait: a launch of one chunk runs here on an idle SM for at most
- * s->inline_budget warp-instructions, then that SM's thread goes on with
+ * q->inline_left warp-instructions, then that SM's thread goes on with
  * it; a larger one goes to the pool.  VGPU_STATUS_PENDING then: the queue
  * thread waits for it (vgpu_job_wait_locked).
  */
@@ -597,7 +597,7 @@ uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
         w->claim_executed = atomic_load(&job->ctl.executed);
         if (inl) {
             job->ctl.preempt_every = job->preempt_every ?
-                MIN(job->preempt_every, s->inline_budget) : s->inline_budget;
+                MIN(job->preempt_every, q->inline_left) : q->inline_left;
         }
         qemu_mutex_unlock(&s->lock);
         vgpu_job_run_chunk(w, job, (VGPUClaim){ 0, job->total, -1 },

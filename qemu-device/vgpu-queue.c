@@ -821,10 +821,11 @@ static void vgpu_step_finish_pending_locked(VGPUQueue *q)
 /*
  * The doorbell of @q rang in a vCPU thread (BQL held) while the device is
  * idle: run its commands here, sparing the queue thread's wake-up and the
- * interrupt's bottom half (docs/device.md "Inline runs").  A launch runs
- * for at most inline-budget warp-instructions here, then on its SM's
- * thread; a semaphore acquire that would wait goes to the queue thread.
- * At most a few commands, then the queue thread takes the rest.  Lock held.
+ * interrupt's bottom half (docs/device.md "Inline runs").  The doorbell's
+ * launches run here for inline-budget warp-instructions in all, the one
+ * that spends it goes on on its SM's thread; a semaphore acquire that
+ * would wait goes to the queue thread.  At most a few commands, then the
+ * queue thread takes the rest.  Lock held.
  */
 #define VGPU_INLINE_CMDS 8
 
@@ -834,9 +835,10 @@ void vgpu_queue_inline_locked(VGPUQueue *q)
     uint32_t status;
     int n;
 
-    for (n = 0; n < VGPU_INLINE_CMDS; n++) {
-        if (!s->inline_budget || !vgpu_queue_runnable_locked(q) ||
-            q->step_pending || !vgpu_pool_idle_locked(s)) {
+    q->inline_left = s->inline_budget;
+    for (n = 0; n < VGPU_INLINE_CMDS && q->inline_left; n++) {
+        if (!vgpu_queue_runnable_locked(q) || q->step_pending ||
+            !vgpu_pool_idle_locked(s)) {
             break;
         }
         trace_vgpu_inline(q->idx, q->head);
@@ -847,6 +849,8 @@ void vgpu_queue_inline_locked(VGPUQueue *q)
         if (status == VGPU_STATUS_DEFER || status == VGPU_STATUS_YIELD) {
             break;
         }
+        q->inline_left -= MIN(q->inline_left,
+                              le64_to_cpu(q->step.cpl.warp_insns));
     }
     vgpu_queue_kick_locked(q);
 }

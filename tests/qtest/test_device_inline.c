@@ -163,14 +163,16 @@ TEST(launch_past_the_budget_goes_on_on_its_sm)
 }
 
 /*
- * A kernel that never ends: the doorbell write returns with the launch
- * running on its SM's thread (the queue busy, nothing completed), and
- * disabling the queue aborts it, not the watchdog.
+ * One doorbell for a small launch and a kernel that never ends: the write
+ * returns with the first complete and the second running on its SM's
+ * thread (the queue busy, nothing more completed), and disabling the
+ * queue aborts it, not the watchdog.
  */
 TEST(endless_kernel_does_not_hold_the_doorbell_write)
 {
+	struct store_setup st;
 	struct dev_kernel kern;
-	struct vgpu_cmd_launch cmd;
+	struct vgpu_cmd_launch cmd, small;
 	struct vgpu_completion c;
 	uint32_t slot;
 	struct dev d;
@@ -178,9 +180,17 @@ TEST(endless_kernel_does_not_hold_the_doorbell_write)
 	ASSERT_EQ(0, dev_open(&d, NULL, 1));
 	reg_write(&d, VGPU_REG_WDOG_MS, VGPU_MAX_WDOG_MS);
 	dev_queue_init(&d, 0, 8);
+	ASSERT_EQ(0, store_setup(&d, &st, 32, 5, RW));
 	ASSERT_EQ(0, dev_kernel_load(&d, 0, k_spin, &kern));
+	small = store_cmd(&st, 1, 32);
 	cmd = dev_launch_cmd(&kern, 1, 32, 0, 0);
-	slot = dev_submit(&d, 0, &cmd);
+	dev_put(&d, 0, &small);
+	slot = dev_put(&d, 0, &cmd);
+	dev_doorbell(&d, 0);
+	dev_read_cpl(&d, 0, 0, &c);
+	EXPECT_EQ(1u, c.seq);
+	EXPECT_EQ(VGPU_ERR_NONE, c.status);
+	EXPECT_EQ(31u * 2 + 5, qts_readl(d.qts, st.out_pa + 4 * 31));
 	dev_read_cpl(&d, 0, slot, &c);
 	EXPECT_EQ(0u, c.seq);
 	EXPECT_EQ(VGPU_QSTAT_ENABLED | VGPU_QSTAT_BUSY,
@@ -190,6 +200,7 @@ TEST(endless_kernel_does_not_hold_the_doorbell_write)
 	EXPECT_EQ(VGPU_ERR_ABORTED, c.status);
 	EXPECT_EQ((uint32_t)VGPU_EXC_ABORTED, c.exc.code);
 	dev_kernel_free(&kern);
+	dev_kernel_free(&st.kern);
 	dev_close(&d);
 }
 
