@@ -173,9 +173,11 @@ void pl_arith(struct lower *L);
 void pl_atom(struct lower *L);
 /* st.async / red.async (ptx_lower_sync.c), from pl_ldst and pl_atom */
 void pl_async_store(struct lower *L);
-/* red.global.inc/dec.u32 [@pair], @b as atom lowers it: a CAS loop (for
- * cp.reduce.async.bulk); the instruction's guard is the caller's */
-void pl_atom_incdec(struct lower *L, bool inc, int pair, int b);
+/* red.global.inc/dec.u32 [@base], @b (@base a pair) or, @shared,
+ * red.shared (a shared or shared::cluster address) as atom lowers it: a
+ * CAS loop (for cp.reduce.async.bulk); the instruction's guard is the
+ * caller's */
+void pl_atom_incdec(struct lower *L, bool inc, bool shared, int base, int b);
 void pl_bar(struct lower *L);
 void pl_bra(struct lower *L);
 void pl_cp(struct lower *L);

@@ -104,9 +104,9 @@ static void atom_incdec(struct lower *L, bool inc, enum space sp, int base,
 		pl_mov_reg(L, d, 0, false, old, 0);
 }
 
-void pl_atom_incdec(struct lower *L, bool inc, int pair, int b)
+void pl_atom_incdec(struct lower *L, bool inc, bool shared, int base, int b)
 {
-	atom_incdec(L, inc, SP_GLOBAL, pair, "0", -1, b, 0, -1, -1);
+	atom_incdec(L, inc, shared ? SP_SHARED : SP_GLOBAL, base, "0", -1, b, 0, -1, -1);
 }
 
 /* An atom/red type: its vGPU spelling (after the operation) and width. */

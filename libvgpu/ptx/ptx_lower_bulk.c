@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * PTX lowering: the tensor copies (cp.async.bulk.tensor, tile mode) and
- * the multicast forms of the bulk and tensor copies
- * (.multicast::cluster with a ctaMask), which become one copy per
- * destination CTA of the cluster.  The other bulk copies are in
- * ptx_lower_sync.c.
+ * PTX lowering: the bulk copies.  cp.async.bulk between global and
+ * shared memory (CP.ASYNC.BULK, CP.ASYNC.BULK.GLOBAL), the tensor copies
+ * (cp.async.bulk.tensor, tile mode), the multicast forms of both
+ * (.multicast::cluster with a ctaMask: one copy per destination CTA of
+ * the cluster), the L2 prefetches (nothing to do), and the forms the
+ * copy engine does not do: cp.async.bulk from shared memory to a cluster
+ * CTA's and cp.reduce.async.bulk, done at once by the issuing thread in
+ * a loop.  commit_group and wait_group are in ptx_lower_sync.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +18,49 @@
 
 /* the most CTAs a cluster has (PTX: a 16-bit ctaMask) */
 #define MC_RANKS 16
+
+/*
+ * A global address operand of a bulk copy ([%rd], [%rd+imm], [var],
+ * [var+imm]) as one register pair (the core's copies take [Rn] only);
+ * -2: an error.
+ */
+static int global_pair(struct lower *L, const struct ptx_operand *o)
+{
+	enum space sp = SP_GLOBAL;
+	char off[PTX_NAME_MAX + 24];
+	struct ptx_vinsn *v;
+	int base, d;
+
+	if (o->kind != PTX_O_MEM)
+		return pl_lerr(L, "expected a global address [%%rd+imm] or [var]"), -2;
+	if (!pl_address(L, o, &sp, &base, off, sizeof(off)))
+		return -2;
+	if (sp != SP_GLOBAL || base < 0)
+		return pl_lerr(L, "expected a global address [%%rd+imm] or [var]"), -2;
+	if (!o->imm)
+		return base;
+	if (o->imm < INT32_MIN || o->imm > (int64_t)UINT32_MAX)
+		return pl_lerr(L, "an address offset of more than 32 bits"), -2;
+	d = pl_new_vreg(L, 2);
+	pl_add64(L, d, base, -1, (uint32_t)o->imm);
+	if (o->imm < 0) { /* the high word of the sign extension */
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, d, 1, true);
+		pl_o_use(v, d, 1);
+		pl_o_text(v, "0xffffffff");
+	}
+	return d;
+}
+
+/* A bulk size: a 32-bit register or an integer multiple of 16. */
+static bool bulk_size(struct lower *L, const struct ptx_operand *o)
+{
+	if (o->kind == PTX_O_IMM && (o->imm < 0 || o->imm > INT32_MAX || o->imm % 16))
+		return pl_lerr(L, "the size %" PRId64 " is not a multiple of 16", o->imm);
+	if (o->kind != PTX_O_IMM && !pl_is_reg(L, o, PTX_R32))
+		return pl_lerr(L, "the size must be a 32-bit register or an integer");
+	return true;
+}
 
 /*
  * The tensor map operand [tmap, {c0, ..}]: a pair with the map's address
@@ -196,7 +242,7 @@ static int tensor_rank(const struct ptx_insn *in, bool *store)
  * on CP.ASYNC.BULK.TENSOR[.GLOBAL].ND (tile mode only; no cache: the hint
  * is dropped).
  */
-void pl_tensor_copy(struct lower *L)
+static void tensor_copy(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	bool store = false, mc = pl_has_mod(in, ".multicast::cluster");
@@ -242,7 +288,7 @@ void pl_tensor_copy(struct lower *L)
  *	.multicast::cluster{.L2::cache_hint} [dst], [src], size, [mbar],
  *	ctaMask{, policy}
  */
-void pl_bulk_multicast(struct lower *L)
+static void bulk_multicast(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	int nops = pl_hint_nops(L), dst, mb, src;
@@ -255,15 +301,348 @@ void pl_bulk_multicast(struct lower *L)
 					    ".shared::cluster.global.mbarrier::complete_tx::bytes");
 	if (nops != 5)
 		return (void)pl_lerr(L, "wrong number of operands");
-	src = in->ops[1].reg;
-	if (in->ops[1].kind != PTX_O_MEM || src < 0 || in->ops[1].imm ||
-	    pl_preg(L, src)->cls != PTX_R64)
-		return (void)pl_unsupported(L, "a global address other than [%rd]");
-	if (in->ops[2].kind != PTX_O_IMM && !pl_is_reg(L, &in->ops[2], PTX_R32))
-		return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
+	if (!bulk_size(L, &in->ops[2]))
+		return;
+	src = global_pair(L, &in->ops[1]);
 	dst = pl_shared_addr_reg(L, &in->ops[0]);
 	mb = pl_shared_addr_reg(L, &in->ops[3]);
-	if (dst < -1 || mb < -1)
+	if (src < -1 || dst < -1 || mb < -1)
 		return;
 	multicast(L, &(struct mc_copy){ .src = src, .size = &in->ops[2] }, dst, mb, &in->ops[4]);
+}
+
+/* ---- what the copy engine does not do: done at once, in a loop ---- */
+
+/* One element of a bulk operation done by the issuing thread. */
+struct elem {
+	int bytes;	  /* 2, 4, 8, or 16 (a copy) */
+	const char *lds;  /* its load: LDS.U16, .32, .64, .128 */
+	const char *atom; /* "ATOMG.ADD.U32", ..; "STS.128": a copy; NULL: inc/dec */
+	bool inc;
+};
+
+/*
+ * A register size, and the addresses, must be multiples of 16 (an
+ * immediate size was checked at compile time): else TRAP (PTX leaves it
+ * undefined; the copy engine raises ASYNC_COPY for its own copies).
+ * Lanes whose guard is false do not get here.
+ */
+static void check16(struct lower *L, const struct ptx_operand *size, int src, int dst)
+{
+	int t = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0), ok = pl_new_label(L);
+	struct ptx_vinsn *v;
+
+	v = pl_emit(L, "LOP.OR");
+	pl_o_def(v, t, 0, false);
+	pl_o_use(v, src, 0);
+	pl_o_use(v, dst, 0);
+	if (size->kind != PTX_O_IMM) {
+		v = pl_emit(L, "LOP.OR");
+		pl_o_def(v, t, 0, false);
+		pl_o_use(v, t, 0);
+		pl_o_use(v, size->reg, 0);
+	}
+	v = pl_emit(L, "LOP.AND");
+	pl_o_def(v, t, 0, false);
+	pl_o_use(v, t, 0);
+	pl_o_text(v, "0xf");
+	v = pl_emit(L, "ISETP.NE.U32");
+	pl_o_pdef(v, p);
+	pl_o_use(v, t, 0);
+	pl_o_text(v, "0x0");
+	pl_bra_label(L, ok, p, true);
+	v = pl_emit(L, "TRAP");
+	v->exit = true;
+	pl_put_label(L, ok);
+}
+
+/* @p = @i CMP.U32 the size; @p BRA @label */
+static void loop_test(struct lower *L, const char *cmp, int i, const struct ptx_operand *size,
+		      int p, int label)
+{
+	struct ptx_vinsn *v = pl_emit(L, "ISETP.%s.U32", cmp);
+
+	pl_o_pdef(v, p);
+	pl_o_use(v, i, 0);
+	pl_use_src_or_imm(L, v, size, 0);
+	pl_bra_label(L, label, p, false);
+}
+
+/*
+ * The @size bytes at shared @src, element @e at a time, into @dst (a
+ * global pair when @global, else a .shared::cluster address) by each lane
+ * whose guard holds: LDS, then the atomic (inc/dec: atom's CAS loop) or
+ * the store.  With an mbarrier @mb (>= 0), then MBAR.COMPLETE_TX.CLUSTER
+ * of the size on it, under the instruction's guard: the release of the
+ * writes before it, as for st.async.
+ */
+static void elementwise(struct lower *L, const struct elem *e, int src, int dst, bool global,
+			const struct ptx_operand *size, int mb)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptx_insn un = *in;
+	int i = pl_new_vreg(L, 1), x = pl_new_vreg(L, e->bytes > 4 ? e->bytes / 4 : 1);
+	int da = pl_new_vreg(L, global ? 2 : 1), ip = global ? pl_new_vreg(L, 2) : -1;
+	int sa = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0), loop = pl_new_label(L);
+	int done = pl_new_label(L);
+	struct ptx_vinsn *v;
+
+	if (in->guard >= 0)
+		pl_bra_label(L, done, in->guard, !in->guard_not);
+	un.guard = -1; /* inside: the lanes whose guard holds */
+	L->in = &un;
+	check16(L, size, src, dst);
+	pl_mov_reg(L, i, 0, false, -1, 0);
+	if (global)
+		pl_mov_reg(L, ip, 1, false, -1, 0);
+	loop_test(L, "GE", i, size, p, done);
+	pl_put_label(L, loop);
+	v = pl_emit(L, "IADD");
+	pl_o_def(v, sa, 0, false);
+	pl_o_use(v, src, 0);
+	pl_o_use(v, i, 0);
+	v = pl_emit(L, "LDS.%s", e->lds);
+	pl_o_def(v, x, 0, false);
+	pl_o_mem(v, sa, "0");
+	if (global) {
+		pl_mov_reg(L, ip, 0, true, i, 0);
+		pl_add64(L, da, dst, ip, 0);
+	} else {
+		v = pl_emit(L, "IADD");
+		pl_o_def(v, da, 0, false);
+		pl_o_use(v, dst, 0);
+		pl_o_use(v, i, 0);
+	}
+	if (!e->atom) {
+		pl_atom_incdec(L, e->inc, !global, da, x);
+	} else if (!strncmp(e->atom, "STS", 3)) {
+		v = pl_emit(L, "%s", e->atom);
+		pl_o_mem(v, da, "0");
+		pl_o_use(v, x, 0);
+	} else {
+		v = pl_emit(L, "%s", e->atom);
+		pl_o_text(v, "RZ");
+		pl_o_mem(v, da, "0");
+		pl_o_use(v, x, 0);
+	}
+	v = pl_emit(L, "IADD");
+	pl_o_def(v, i, 0, false);
+	pl_o_use(v, i, 0);
+	pl_o_text(v, "0x%x", (unsigned int)e->bytes);
+	loop_test(L, "LT", i, size, p, loop);
+	pl_put_label(L, done);
+	L->in = in;
+	if (mb < 0)
+		return;
+	v = pl_emit(L, "MBAR.COMPLETE_TX.CLUSTER");
+	pl_use_addr(v, mb);
+	pl_use_src_or_imm(L, v, size, 0);
+}
+
+/* Is @t (".u32") one of the dot-separated @list (".u32.s32")? */
+static bool in_list(const char *list, const char *t)
+{
+	size_t n = strlen(t);
+
+	for (const char *s = strstr(list, t); s; s = strstr(s + 1, t))
+		if (s[n] == '.' || s[n] == '\0')
+			return true;
+	return false;
+}
+
+/*
+ * cp.reduce.async.bulk.global.shared::cta.bulk_group[.L2::cache_hint].op.type
+ *	[dst], [src], size[, policy]
+ * cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+ *	.op.type [dst], [src], size, [mbar]
+ * (PTX ISA, cp.reduce.async.bulk): each element of the size bytes at src
+ * in shared memory reduced into the one at dst, in global memory or in
+ * the shared memory of a CTA of the cluster, element by element
+ * atomically; the second form then completes size bytes of transaction
+ * count on the mbarrier at mbar, in dst's CTA.  vGPU's copy engine does
+ * not reduce; an asynchronous operation may complete at once, so the
+ * issuing thread does it in a loop (elementwise): LDS of the element,
+ * then ATOMG or ATOMS of the operation (inc and dec: atom's CAS loop),
+ * then for the second form MBAR.COMPLETE_TX.CLUSTER of the size.  The
+ * first form, complete before the instruction's end, is in no bulk
+ * group: a later commit_group / wait_group has nothing of it to wait
+ * for.  .add.f32 flushes subnormals, as atom.global.add.f32 does on an
+ * H200; the halves' .add is .noftz, their .min/.max those of the vector
+ * atomics (ATOMG.MIN.F16: a NaN loses, -0 < +0).  The operations and
+ * types are those ptxas takes for sm_90a: fewer to shared memory (no .f32
+ * .f64 .f16 .bf16 .s64, no 64-bit .min .max .and .or .xor).
+ */
+static void bulk_reduce(struct lower *L)
+{
+	static const struct {
+		const char *op, *global, *cluster, *vgpu;
+	} ops[] = {
+		{ ".add", ".u32.s32.u64.f32.f64.f16.bf16", ".u32.s32.u64", "ADD" },
+		{ ".min", ".u32.s32.u64.s64.f16.bf16", ".u32.s32", "MIN" },
+		{ ".max", ".u32.s32.u64.s64.f16.bf16", ".u32.s32", "MAX" },
+		{ ".and", ".b32.b64", ".b32", "AND" },
+		{ ".or", ".b32.b64", ".b32", "OR" },
+		{ ".xor", ".b32.b64", ".b32", "XOR" },
+		{ ".inc", ".u32", ".u32", NULL },
+		{ ".dec", ".u32", ".u32", NULL },
+	};
+	static const struct {
+		const char *ptx, *atype, *lds;
+		int bytes;
+	} types[] = {
+		{ ".u32", "U32", "32", 4 }, { ".s32", "S32", "32", 4 }, { ".b32", "U32", "32", 4 },
+		{ ".u64", "U64", "64", 8 }, { ".s64", "S64", "64", 8 }, { ".b64", "U64", "64", 8 },
+		{ ".f32", "F32.FTZ", "32", 4 }, { ".f64", "F64", "64", 8 },
+		{ ".f16", "F16", "U16", 2 }, { ".bf16", "BF16", "U16", 2 },
+	};
+	const struct ptx_insn *in = L->in;
+	bool cluster = pl_has_mod(in, ".shared::cluster");
+	int o = -1, t = -1, src, dst, mb = -1;
+	char b[256], atom[40];
+
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (pl_has_mod(in, ops[k].op))
+			o = (int)k;
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+		if (pl_has_mod(in, types[k].ptx))
+			t = (int)k;
+	if (cluster ? !pl_has_mod(in, ".shared::cta") ||
+			      !pl_has_mod(in, ".mbarrier::complete_tx::bytes") :
+		      !pl_has_mod(in, ".global") || !pl_has_mod(in, ".shared::cta") ||
+			      !pl_has_mod(in, ".bulk_group"))
+		return (void)pl_unsupported(L, "cp.reduce.async.bulk other than "
+					    ".global.shared::cta.bulk_group and .shared::cluster"
+					    ".shared::cta.mbarrier::complete_tx::bytes");
+	if (o < 0 || t < 0)
+		return (void)pl_lerr(L, "'%s' needs an operation and a type",
+				     pl_spelled(in, b, sizeof(b)));
+	/* .f16 and .bf16 need .noftz with .add (ptxas refuses them without) */
+	if ((t >= 8 && o == 0 && !pl_has_mod(in, ".noftz")) ||
+	    (pl_has_mod(in, ".noftz") && (t < 8 || o != 0)))
+		return (void)pl_lerr(L, "'%s': .noftz goes with .add.f16 and .add.bf16 alone",
+				     pl_spelled(in, b, sizeof(b)));
+	if (!in_list(cluster ? ops[o].cluster : ops[o].global, types[t].ptx))
+		return (void)pl_lerr(L, "'%s': PTX has no %s of %s here",
+				     pl_spelled(in, b, sizeof(b)), ops[o].op, types[t].ptx);
+	if (cluster && pl_has_mod(in, ".L2::cache_hint"))
+		return (void)pl_lerr(L, "'%s' takes no cache hint", pl_spelled(in, b, sizeof(b)));
+	if (pl_hint_nops(L) != (cluster ? 4 : 3))
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (!bulk_size(L, &in->ops[2]))
+		return;
+	dst = cluster ? pl_shared_addr_reg(L, &in->ops[0]) : global_pair(L, &in->ops[0]);
+	src = pl_shared_addr_reg(L, &in->ops[1]);
+	if (cluster)
+		mb = pl_shared_addr_reg(L, &in->ops[3]);
+	if (dst < -1 || src < -1 || mb < -1)
+		return;
+	snprintf(atom, sizeof(atom), "%s.%s.%s", cluster ? "ATOMS" : "ATOMG", ops[o].vgpu,
+		 types[t].atype);
+	elementwise(L,
+		    &(struct elem){ .bytes = types[t].bytes, .lds = types[t].lds,
+				    .atom = ops[o].vgpu ? atom : NULL, .inc = o == 6 },
+		    src, dst, !cluster, &in->ops[2], mb);
+}
+
+/*
+ * cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+ *	[dst], [src], size, [mbar]	(also a .shared::cta destination)
+ * cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size
+ *	on CP.ASYNC.BULK and CP.ASYNC.BULK.GLOBAL ({.L2::cache_hint}: the
+ *	policy is dropped);
+ * cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+ *	[dst], [src], size, [mbar]
+ *	(shared memory to a cluster CTA's, which the copy engine does not
+ *	do): 16 bytes at a time, LDS.128 then STS.128 on the cluster
+ *	address, then MBAR.COMPLETE_TX.CLUSTER of the size (elementwise).
+ */
+static void bulk_copy(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool to_global = in->nmods > 2 && !strcmp(in->mods[2], ".global");
+	bool from_shared = !to_global && pl_has_mod(in, ".shared::cta") &&
+			   pl_has_mod(in, ".shared::cluster");
+	int nops = pl_hint_nops(L), dst, src, mb = -1;
+	struct ptx_vinsn *v;
+
+	if (nops < 0)
+		return;
+	if (nops != (to_global ? 3 : 4))
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (!bulk_size(L, &in->ops[2]))
+		return;
+	if (from_shared && pl_has_mod(in, ".L2::cache_hint"))
+		return (void)pl_lerr(L, "a copy from shared memory takes no cache hint");
+	dst = to_global ? global_pair(L, &in->ops[0]) : pl_shared_addr_reg(L, &in->ops[0]);
+	src = from_shared || to_global ? pl_shared_addr_reg(L, &in->ops[1]) :
+					 global_pair(L, &in->ops[1]);
+	if (!to_global)
+		mb = pl_shared_addr_reg(L, &in->ops[3]);
+	if (dst < -1 || src < -1 || mb < -1)
+		return;
+	if (from_shared)
+		return elementwise(L, &(struct elem){ .bytes = 16, .lds = "128", .atom = "STS.128" },
+				   src, dst, false, &in->ops[2], mb);
+	v = pl_emit(L, to_global ? "CP.ASYNC.BULK.GLOBAL" : "CP.ASYNC.BULK");
+	pl_use_addr(v, dst);
+	pl_use_addr(v, src);
+	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	if (!to_global)
+		pl_use_addr(v, mb);
+}
+
+/*
+ * cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [a], size{, policy}
+ * cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile,.im2col}{.L2::cache_hint}
+ *	[tmap, {c..}]{, im2colOffsets}{, policy}
+ * There is no cache to fill: the operands are checked, nothing is done
+ * (as prefetch does).
+ */
+static void bulk_prefetch(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool tensor = pl_has_mod(in, ".tensor"), im2col = pl_has_mod(in, ".im2col"), store;
+	int nops = pl_hint_nops(L), n = tensor ? tensor_rank(in, &store) : 0, map, coords;
+
+	if (!pl_has_mod(in, ".L2") || !pl_has_mod(in, ".global") ||
+	    pl_has_mod(in, ".tile::gather4") || pl_has_mod(in, ".im2col::w") ||
+	    pl_has_mod(in, ".im2col::w::128"))
+		return (void)pl_unsupported(L, NULL);
+	if (nops < 0)
+		return;
+	if (tensor && !n)
+		return (void)pl_lerr(L, "a tensor copy needs .1d .. .5d");
+	if (im2col && n < 3)
+		return (void)pl_lerr(L, ".im2col needs .3d .. .5d");
+	if (nops != (tensor ? 1 + im2col : 2))
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (tensor) {
+		if (im2col && (in->ops[1].kind != PTX_O_VEC || in->ops[1].nvec != n - 2))
+			return (void)pl_lerr(L, "expected %d im2col offsets {..}", n - 2);
+		tensor_operand(L, &in->ops[0], n, &map, &coords);
+		return;
+	}
+	if (in->ops[0].kind != PTX_O_MEM ||
+	    (in->ops[0].reg >= 0 ? pl_preg(L, in->ops[0].reg)->cls != PTX_R64 : !in->ops[0].sym[0]))
+		return (void)pl_lerr(L, "expected a global address [%%rd+imm] or [var]");
+	if (in->ops[1].kind != PTX_O_IMM && !pl_is_reg(L, &in->ops[1], PTX_R32))
+		return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
+}
+
+/* cp.async.bulk* and cp.reduce.async.bulk* but commit_group / wait_group */
+void pl_bulk(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+
+	if (pl_has_mod(in, ".prefetch"))
+		return bulk_prefetch(L);
+	if (pl_has_mod(in, ".reduce") && pl_has_mod(in, ".tensor"))
+		return (void)pl_unsupported(L, "cp.reduce.async.bulk.tensor");
+	if (pl_has_mod(in, ".reduce"))
+		return bulk_reduce(L);
+	if (pl_has_mod(in, ".tensor"))
+		return tensor_copy(L);
+	if (pl_has_mod(in, ".multicast::cluster"))
+		return bulk_multicast(L);
+	bulk_copy(L);
 }

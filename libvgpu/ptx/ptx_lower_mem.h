@@ -36,9 +36,8 @@ int pl_hint_nops(struct lower *L);
 int pl_shared_addr_reg(struct lower *L, const struct ptx_operand *o);
 /* a [Rn] operand of register @r */
 void pl_use_addr(struct ptx_vinsn *v, int r);
-/* ptx_lower_bulk.c: cp.async.bulk.tensor (loads and stores, multicast
- * too) and the multicast form of cp.async.bulk */
-void pl_tensor_copy(struct lower *L);
-void pl_bulk_multicast(struct lower *L);
+/* ptx_lower_bulk.c: cp.async.bulk, cp.reduce.async.bulk and their
+ * tensor and prefetch forms (not commit_group / wait_group) */
+void pl_bulk(struct lower *L);
 
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * PTX lowering: control flow, named barriers, fences, every mbarrier
- * instruction, asynchronous and bulk copies, clusters (the warp-wide
- * functions are in ptx_lower_warp.c).
+ * instruction, asynchronous copies (the bulk ones are in
+ * ptx_lower_bulk.c), clusters (the warp-wide functions are in
+ * ptx_lower_warp.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -438,137 +439,11 @@ static void cp_async_zfill(struct lower *L)
 	}
 }
 
-/*
- * cp.reduce.async.bulk.global.shared::cta.bulk_group[.L2::cache_hint].op.type
- *	[dst], [src], size[, policy] (PTX ISA, cp.reduce.async.bulk): each
- * element of the size bytes at src in shared memory reduced into the one
- * at dst in global memory, element by element atomically.  vGPU's copy
- * engine does not reduce; an asynchronous operation may complete at
- * once, so the issuing thread does it in a loop: LDS of the element, then
- * ATOMG of the operation (inc and dec: the compare-and-swap loop of
- * atom).  Complete before the instruction's end, the operation is in no
- * bulk group: a later cp.async.bulk.commit_group / wait_group has nothing
- * of it to wait for.  .add.f32 flushes subnormals, as atom.global.add.f32
- * does on an H200; the halves' .add is .noftz, their .min/.max those of
- * the vector atomics (ATOMG.MIN.F16: a NaN loses, -0 < +0).
- */
-static void cp_reduce_bulk(struct lower *L)
-{
-	static const struct {
-		const char *op, *types, *vgpu;
-	} ops[] = {
-		{ ".add", ".u32.s32.u64.f32.f64.f16.bf16", "ADD" },
-		{ ".min", ".u32.s32.u64.s64.f16.bf16", "MIN" },
-		{ ".max", ".u32.s32.u64.s64.f16.bf16", "MAX" },
-		{ ".and", ".b32.b64", "AND" }, { ".or", ".b32.b64", "OR" },
-		{ ".xor", ".b32.b64", "XOR" }, { ".inc", ".u32", NULL }, { ".dec", ".u32", NULL },
-	};
-	static const struct {
-		const char *ptx, *atype, *lds;
-		int bytes;
-	} types[] = {
-		{ ".u32", "U32", "32", 4 }, { ".s32", "S32", "32", 4 }, { ".b32", "U32", "32", 4 },
-		{ ".u64", "U64", "64", 8 }, { ".s64", "S64", "64", 8 }, { ".b64", "U64", "64", 8 },
-		{ ".f32", "F32.FTZ", "32", 4 }, { ".f64", "F64", "64", 8 },
-		{ ".f16", "F16", "U16", 2 }, { ".bf16", "BF16", "U16", 2 },
-	};
-	const struct ptx_insn *in = L->in;
-	struct ptx_insn un = *in;
-	int o = -1, t = -1, src, sa, i, x, ga, ip, p, loop, done;
-	const char *tp = NULL;
-	struct ptx_vinsn *v;
-	char b[256];
-
-	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
-		if (pl_has_mod(in, ops[k].op))
-			o = (int)k;
-	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
-		if (pl_has_mod(in, types[k].ptx)) {
-			t = (int)k;
-			tp = strstr(ops[o < 0 ? 0 : o].types, types[k].ptx);
-		}
-	if (!pl_has_mod(in, ".global") || !pl_has_mod(in, ".shared::cta") ||
-	    !pl_has_mod(in, ".bulk_group"))
-		return (void)pl_unsupported(L, "cp.reduce.async.bulk other than "
-					    ".global.shared::cta.bulk_group");
-	if (o < 0 || t < 0)
-		return (void)pl_lerr(L, "'%s' needs an operation and a type",
-				     pl_spelled(in, b, sizeof(b)));
-	/* .f16 and .bf16 need .noftz with .add (ptxas refuses them without) */
-	if ((t >= 8 && o == 0 && !pl_has_mod(in, ".noftz")) ||
-	    (pl_has_mod(in, ".noftz") && (t < 8 || o != 0)))
-		return (void)pl_lerr(L, "'%s': .noftz goes with .add.f16 and .add.bf16 alone",
-				     pl_spelled(in, b, sizeof(b)));
-	if (!tp || (tp[strlen(types[t].ptx)] != '.' && tp[strlen(types[t].ptx)] != '\0'))
-		return (void)pl_lerr(L, "'%s': PTX has no %s of %s here",
-				     pl_spelled(in, b, sizeof(b)), ops[o].op, types[t].ptx);
-	if (pl_hint_nops(L) != 3)
-		return (void)pl_lerr(L, "wrong number of operands");
-	if (in->ops[0].kind != PTX_O_MEM || in->ops[0].reg < 0 || in->ops[0].imm ||
-	    pl_preg(L, in->ops[0].reg)->cls != PTX_R64)
-		return (void)pl_unsupported(L, "a global address other than [%rd]");
-	if (in->ops[2].kind != PTX_O_IMM && !pl_is_reg(L, &in->ops[2], PTX_R32))
-		return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
-	src = pl_shared_addr_reg(L, &in->ops[1]);
-	if (src < -1)
-		return;
-	i = pl_new_vreg(L, 1);
-	x = pl_new_vreg(L, types[t].bytes == 8 ? 2 : 1);
-	ga = pl_new_vreg(L, 2);
-	ip = pl_new_vreg(L, 2);
-	p = pl_new_vreg(L, 0);
-	loop = pl_new_label(L);
-	done = pl_new_label(L);
-	if (in->guard >= 0)
-		pl_bra_label(L, done, in->guard, !in->guard_not);
-	un.guard = -1; /* inside: the lanes whose guard holds */
-	L->in = &un;
-	pl_mov_reg(L, i, 0, false, -1, 0);
-	pl_mov_reg(L, ip, 1, false, -1, 0);
-	v = pl_emit(L, "ISETP.GE.U32");
-	pl_o_pdef(v, p);
-	pl_o_use(v, i, 0);
-	pl_use_src_or_imm(L, v, &in->ops[2], 0);
-	pl_bra_label(L, done, p, false);
-	pl_put_label(L, loop);
-	sa = pl_new_vreg(L, 1);
-	v = pl_emit(L, "IADD");
-	pl_o_def(v, sa, 0, false);
-	pl_o_use(v, src, 0);
-	pl_o_use(v, i, 0);
-	v = pl_emit(L, "LDS.%s", types[t].lds);
-	pl_o_def(v, x, 0, false);
-	pl_o_mem(v, sa, "0");
-	pl_mov_reg(L, ip, 0, true, i, 0);
-	pl_add64(L, ga, in->ops[0].reg, ip, 0);
-	if (ops[o].vgpu) {
-		v = pl_emit(L, "ATOMG.%s.%s", ops[o].vgpu, types[t].atype);
-		pl_o_text(v, "RZ");
-		pl_o_mem(v, ga, "0");
-		pl_o_use(v, x, 0);
-	} else {
-		pl_atom_incdec(L, !strcmp(ops[o].op, ".inc"), ga, x);
-	}
-	v = pl_emit(L, "IADD");
-	pl_o_def(v, i, 0, false);
-	pl_o_use(v, i, 0);
-	pl_o_text(v, "0x%x", (unsigned int)types[t].bytes);
-	v = pl_emit(L, "ISETP.LT.U32");
-	pl_o_pdef(v, p);
-	pl_o_use(v, i, 0);
-	pl_use_src_or_imm(L, v, &in->ops[2], 0);
-	pl_bra_label(L, loop, p, false);
-	pl_put_label(L, done);
-	L->in = in;
-}
-
 void pl_cp(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	struct ptx_vinsn *v;
 
-	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".tensor"))
-		return pl_tensor_copy(L);
 	if (pl_has_mod(in, ".bulk") && (pl_has_mod(in, ".commit_group") || pl_has_mod(in, ".wait_group"))) {
 		if (pl_has_mod(in, ".commit_group")) {
 			pl_emit(L, "CP.ASYNC.BULK.COMMIT_GROUP");
@@ -580,66 +455,8 @@ void pl_cp(struct lower *L)
 		pl_o_text(v, "%" PRId64, in->ops[0].imm);
 		return;
 	}
-	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".prefetch")) {
-		/* cp.async.bulk.prefetch.L2.global [a], size: no cache to fill,
-		 * nothing to do but take the operands (as prefetch does) */
-		int nops = in->nops - pl_has_mod(in, ".L2::cache_hint");
-
-		if (!pl_has_mod(in, ".L2") || !pl_has_mod(in, ".global") || in->nmods > 6)
-			return (void)pl_unsupported(L, NULL);
-		if (nops != 2)
-			return (void)pl_lerr(L, "wrong number of operands");
-		if (in->ops[0].kind != PTX_O_MEM ||
-		    (in->ops[0].reg >= 0 ? pl_preg(L, in->ops[0].reg)->cls != PTX_R64 :
-					   !in->ops[0].sym[0]))
-			return (void)pl_lerr(L, "expected a global address [%%rd+imm] or [var]");
-		if (in->ops[1].kind != PTX_O_IMM && !pl_is_reg(L, &in->ops[1], PTX_R32))
-			return (void)pl_lerr(L, "the size must be a 32-bit register or an integer");
-		return;
-	}
-	if (pl_has_mod(in, ".reduce") && pl_has_mod(in, ".bulk") && !pl_has_mod(in, ".tensor"))
-		return cp_reduce_bulk(L);
-	if (pl_has_mod(in, ".reduce"))
-		return (void)pl_unsupported(L, "cp.reduce.async.bulk.tensor");
-	if (pl_has_mod(in, ".bulk") && pl_has_mod(in, ".multicast::cluster"))
-		return pl_bulk_multicast(L);
-	if (pl_has_mod(in, ".bulk")) {
-		/* cp.async.bulk.global.shared::cta.bulk_group: mods[2] */
-		bool to_global = in->nmods > 2 && !strcmp(in->mods[2], ".global");
-		int dst, src, mb = -1, nops = pl_hint_nops(L);
-
-		if (nops < 0)
-			return;
-		if (nops != (to_global ? 3 : 4))
-			return (void)pl_lerr(L, "wrong number of operands");
-		if (to_global) {
-			src = pl_shared_addr_reg(L, &in->ops[1]);
-			if (src < -1)
-				return;
-			if (in->ops[0].reg < 0 || in->ops[0].imm ||
-			    pl_preg(L, in->ops[0].reg)->cls != PTX_R64)
-				return (void)pl_unsupported(L, "a global address other than [%rd]");
-			v = pl_emit(L, "CP.ASYNC.BULK.GLOBAL");
-			pl_use_addr(v, in->ops[0].reg);
-			pl_use_addr(v, src);
-			pl_use_src_or_imm(L, v, &in->ops[2], 0);
-			return;
-		}
-		dst = pl_shared_addr_reg(L, &in->ops[0]);
-		mb = pl_shared_addr_reg(L, &in->ops[3]);
-		if (dst < -1 || mb < -1)
-			return;
-		src = in->ops[1].reg;
-		if (in->ops[1].kind != PTX_O_MEM || src < 0 || in->ops[1].imm ||
-		    pl_preg(L, src)->cls != PTX_R64)
-			return (void)pl_unsupported(L, "a global address other than [%rd]");
-		v = pl_emit(L, "CP.ASYNC.BULK");
-		pl_use_addr(v, dst);
-		pl_use_addr(v, src);
-		pl_use_src_or_imm(L, v, &in->ops[2], 0);
-		pl_use_addr(v, mb);
-		return;
-	}
+	if (pl_has_mod(in, ".bulk"))
+		return pl_bulk(L);
 	if (pl_has_mod(in, ".mbarrier")) { /* cp.async.mbarrier.arrive{.noinc} */
 		int a;
 

@@ -4,9 +4,11 @@
  * kernel each for: fns.b32, cp.async with a src-size (zero fill),
  * getctarank, brx.idx with a branch table, .func with .reg parameters
  * (inlined and real calls, recursion with divergent depths), and the
- * bulk copy forms.  PTX written here; every expected value is computed
- * here from the PTX ISA's definition, under the default and random
- * schedules, the sanitizer on and off.
+ * bulk reductions and copies from shared memory into a cluster peer's
+ * (clusters of 2, each CTA into the other's buffer, waiting on its own
+ * mbarrier; the refused forms).  PTX written here; every expected value
+ * is computed here from the PTX ISA's definition, under the default and
+ * random schedules, the sanitizer on and off.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,12 +33,11 @@ static int load(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
 }
 
 
-/* Compile @text, run @kernel(out, in) with @n threads (blocks of 32 or
- * fewer) for each schedule, out: @per words a thread, compared with
- * @want. */
-static void run_rows(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
+/* Compile @text, run @kernel(out, in) on @grid blocks of @block threads
+ * for each schedule: out, @n rows of @per words, compared with @want. */
+static void run_grid(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
 		     const char *text, const char *kernel, const uint32_t *in, size_t inwords,
-		     const uint32_t *want, uint32_t n, uint32_t per)
+		     const uint32_t *want, uint32_t n, uint32_t per, uint32_t grid, uint32_t block)
 {
 	uint32_t out[1024];
 
@@ -53,17 +54,25 @@ static void run_rows(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *sel
 		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
 		memset(out, 0xcc, sizeof(out));
 		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, n * 4));
-		ASSERT_EQ(0, run(_metadata, self, args, (n / per + 31) / 32, n / per < 32 ? n / per : 32,
-				 seed));
+		ASSERT_EQ(0, run(_metadata, self, args, grid, block, seed));
 		vgpu_args_free(args);
 		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, n * 4));
 		for (uint32_t i = 0; i < n; i++) {
 			if (out[i] != want[i])
-				TH_LOG("seed %llu thread %u word %u: %08x, want %08x",
+				TH_LOG("seed %llu row %u word %u: %08x, want %08x",
 				       (unsigned long long)seed, i / per, i % per, out[i], want[i]);
 			ASSERT_EQ(want[i], out[i]);
 		}
 	}
+}
+
+/* run_grid with a row per thread: @n threads, blocks of 32 or fewer */
+static void run_rows(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
+		     const char *text, const char *kernel, const uint32_t *in, size_t inwords,
+		     const uint32_t *want, uint32_t n, uint32_t per)
+{
+	run_grid(_metadata, self, text, kernel, in, inwords, want, n, per, (n + 31) / 32,
+		 n < 32 ? n : 32);
 }
 
 /* PTX ISA 9.7.1.x fns: the reference of its "Semantics" */
@@ -332,6 +341,197 @@ TEST_F(forms, reg_params)
 		memcpy(&want[3 * t + 2], &x, 4);
 	}
 	run_rows(_metadata, self, regcall_ptx, "k", in, 1, want, 32, 3);
+}
+
+/* ---- bulk reductions and copies into a cluster peer's shared memory ---- */
+
+#define RB "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+#define SEGS 15 /* 64-byte segments of the source and destination buffers */
+
+/*
+ * Clusters of 2 CTAs of 64 threads.  Each CTA fills its source buffer and
+ * its destination buffer (15 segments of 64 bytes) from `in`, expects
+ * 1344 bytes on its mbarrier, and after a cluster barrier reduces segment
+ * k of its source into segment k of the peer's destination, completing
+ * on the peer's mbarrier: lane k issues form k (every operation and type
+ * ptxas takes, the size an immediate or a register, the destination
+ * [reg+imm] or a 64-bit register, the source a register or a variable;
+ * segment 12 a bulk copy), lanes 32..35 all add segment 13, lanes 36..39
+ * all inc segment 14 (4 x 64 bytes each), lane 40 adds 0 bytes.  Then
+ * each CTA waits on its own mbarrier and stores its destination buffer.
+ * The tensor prefetches do nothing.
+ */
+static const char bulk_cluster_ptx[] =
+	".version 8.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry bc(.param .u64 out, .param .u64 in) .reqnctapercluster 2, 1, 1\n{\n"
+	"  .shared .align 8 .b64 mbar;\n  .shared .align 16 .b8 sbuf[960];\n"
+	"  .shared .align 16 .b8 dbuf[960];\n"
+	"  .reg .b16 %rs<2>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+	"  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  setp.lt.u32 %p1, %r1, 60;\n"
+	"  mul.wide.u32 %rd3, %r2, 1920;\n  add.u64 %rd4, %rd2, %rd3;\n"
+	"  mul.wide.u32 %rd5, %r1, 16;\n  add.u64 %rd6, %rd4, %rd5;\n"
+	"  mov.u32 %r3, sbuf;\n  mov.u32 %r4, dbuf;\n"
+	"  mad.lo.u32 %r5, %r1, 16, %r3;\n  mad.lo.u32 %r6, %r1, 16, %r4;\n"
+	"  @%p1 ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd6];\n"
+	"  @%p1 st.shared.v4.u32 [%r5], {%r10, %r11, %r12, %r13};\n"
+	"  @%p1 ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd6+960];\n"
+	"  @%p1 st.shared.v4.u32 [%r6], {%r10, %r11, %r12, %r13};\n"
+	"  mov.u32 %r7, mbar;\n  setp.eq.u32 %p2, %r1, 0;\n"
+	"  @%p2 mbarrier.init.shared::cta.b64 [%r7], 1;\n"
+	"  @%p2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r7], 1344;\n"
+	"  fence.proxy.async.shared::cta;\n"
+	"  barrier.cluster.arrive.release.aligned;\n  barrier.cluster.wait.acquire.aligned;\n"
+	"  mov.u32 %r8, %cluster_ctarank;\n  xor.b32 %r9, %r8, 1;\n"
+	"  mapa.shared::cluster.u32 %r20, %r4, %r9;\n"
+	"  mapa.shared::cluster.u32 %r21, %r7, %r9;\n"
+	"  mov.u32 %r22, 64;\n  mov.u32 %r23, 0;\n"
+	"  cvt.u64.u32 %rd7, %r20;\n  add.u64 %rd7, %rd7, 192;\n"
+	"  cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd2, {%r1, %r1}];\n"
+	"  mov.b16 %rs1, 0;\n"
+	"  cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%rd2, {%r1, %r1, %r1}], {%rs1};\n"
+	"  setp.eq.u32 %p3, %r1, 0;\n  @%p3 " RB ".add.u32 [%r20], [%r3], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 1;\n  @%p3 " RB ".add.s32 [%r20+64], [%r3+64], %r22, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 2;\n  @%p3 " RB ".add.u64 [%r20+128], [sbuf+128], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 3;\n  @%p3 " RB ".min.u32 [%rd7], [%r3+192], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 4;\n  @%p3 " RB ".min.s32 [%r20+256], [%r3+256], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 5;\n  @%p3 " RB ".max.u32 [%r20+320], [%r3+320], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 6;\n  @%p3 " RB ".max.s32 [%r20+384], [%r3+384], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 7;\n  @%p3 " RB ".inc.u32 [%r20+448], [%r3+448], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 8;\n  @%p3 " RB ".dec.u32 [%r20+512], [%r3+512], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 9;\n  @%p3 " RB ".and.b32 [%r20+576], [%r3+576], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 10;\n  @%p3 " RB ".or.b32 [%r20+640], [%r3+640], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 11;\n  @%p3 " RB ".xor.b32 [%r20+704], [%r3+704], 64, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 12;\n"
+	"  @%p3 cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+	" [%r20+768], [%r3+768], 64, [%r21];\n"
+	"  setp.ge.u32 %p4, %r1, 32;\n  setp.lt.u32 %p5, %r1, 36;\n  and.pred %p3, %p4, %p5;\n"
+	"  @%p3 " RB ".add.u32 [%r20+832], [%r3+832], 64, [%r21];\n"
+	"  setp.ge.u32 %p4, %r1, 36;\n  setp.lt.u32 %p5, %r1, 40;\n  and.pred %p3, %p4, %p5;\n"
+	"  @%p3 " RB ".inc.u32 [%r20+896], [%r3+896], %r22, [%r21];\n"
+	"  setp.eq.u32 %p3, %r1, 40;\n  @%p3 " RB ".add.u32 [%r20], [%r3], %r23, [%r21];\n"
+	"$Lw:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r7], 0;\n  @!%p6 bra $Lw;\n"
+	"  mul.wide.u32 %rd8, %r2, 960;\n  add.u64 %rd9, %rd1, %rd8;\n  add.u64 %rd9, %rd9, %rd5;\n"
+	"  @%p1 ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r6];\n"
+	"  @%p1 st.global.v4.u32 [%rd9], {%r10, %r11, %r12, %r13};\n"
+	"  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+	"  ret;\n}\n";
+
+/* PTX ISA, atom/red .inc and .dec (cp.reduce.async.bulk's too) */
+static uint32_t inc_ref(uint32_t old, uint32_t b)
+{
+	return old >= b ? 0 : old + 1;
+}
+
+static uint32_t dec_ref(uint32_t old, uint32_t b)
+{
+	return old == 0 || old > b ? b : old - 1;
+}
+
+/* segment @k's element @a (the destination's) reduced with @b (the source's) */
+static uint32_t seg_ref(int k, uint32_t a, uint32_t b)
+{
+	int32_t sa = (int32_t)a, sb = (int32_t)b;
+
+	switch (k) {
+	case 0: case 1: return a + b;
+	case 3: return a < b ? a : b;
+	case 4: return (uint32_t)(sa < sb ? sa : sb);
+	case 5: return a > b ? a : b;
+	case 6: return (uint32_t)(sa > sb ? sa : sb);
+	case 7: return inc_ref(a, b);
+	case 8: return dec_ref(a, b);
+	case 9: return a & b;
+	case 10: return a | b;
+	case 11: return a ^ b;
+	case 12: return b;
+	case 13: return a + 4 * b;
+	default: return inc_ref(inc_ref(inc_ref(inc_ref(a, b), b), b), b);
+	}
+}
+
+TEST_F(forms, bulk_reduce_cluster)
+{
+	enum { CTAS = 4, W = SEGS * 16 };
+	static uint32_t in[CTAS * 2 * W], want[CTAS * W];
+
+	for (uint32_t i = 0, x = 12345; i < CTAS * 2 * W; i++) {
+		uint32_t k = i % W / 16;
+
+		x = x * 1664525u + 1013904223u;
+		in[i] = x ^ x >> 15;
+		if (k == 7 || k == 8 || k == 14) /* small, some zeros: the wraps */
+			in[i] %= i % 5 ? 40 : 1;
+	}
+	for (uint32_t c = 0; c < CTAS; c++) {
+		const uint32_t *init = &in[c * 2 * W + W], *src = &in[(c ^ 1) * 2 * W];
+
+		for (uint32_t w = 0; w < W; w++)
+			want[c * W + w] = seg_ref((int)(w / 16), init[w], src[w]);
+		for (uint32_t w = 32; w < 48; w += 2) { /* segment 2: .add.u64 */
+			uint64_t s = ((uint64_t)init[w + 1] << 32 | init[w]) +
+				     ((uint64_t)src[w + 1] << 32 | src[w]);
+
+			want[c * W + w] = (uint32_t)s;
+			want[c * W + w + 1] = (uint32_t)(s >> 32);
+		}
+	}
+	/* rows: the 60 segments of 16 words of the 4 CTAs */
+	run_grid(_metadata, self, bulk_cluster_ptx, "bc", in, CTAS * 2 * W, want, CTAS * SEGS, 16,
+		 CTAS, 64);
+}
+
+/* a kernel with @line as its 9th line: the front end's log */
+static int bulk_line(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *self,
+		     const char *line)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 ".version 8.0\n.target sm_90a\n.address_size 64\n"
+		 ".visible .entry k(.param .u64 p)\n{\n"
+		 "  .reg .b32 %%r<4>;\n  .reg .b64 %%rd<2>;\n  mov.u32 %%r0, 0;\n"
+		 "  %s\n  ret;\n}\n", line);
+	vgpu_program_free(self->prog);
+	self->prog = NULL;
+	return vgpu_program_from_ptx(self->dev, text, strlen(text), "forms.ptx", &self->prog,
+				     self->log, sizeof(self->log));
+}
+
+/* what PTX does not have is a located error */
+TEST_F(forms, bulk_reduce_cluster_refused)
+{
+	static const struct {
+		const char *line, *err;
+	} bad[] = {
+		{ RB ".and.b64 [%r0], [%r0], 16, [%r0];",
+		  "forms.ptx:9:3: error: '" RB ".and.b64': PTX has no .and of .b64 here" },
+		{ RB ".add.s64 [%r0], [%r0], 16, [%r0];",
+		  "forms.ptx:9:3: error: '" RB ".add.s64': PTX has no .add of .s64 here" },
+		{ RB ".add.u32 [%r0], [%r0], 20, [%r0];",
+		  "forms.ptx:9:3: error: the size 20 is not a multiple of 16" },
+		{ RB ".add.u32 [%r0], [%r0], 16;", "forms.ptx:9:3: error: wrong number of operands" },
+		{ RB ".add.f32 [%r0], [%r0], 16, [%r0];",
+		  "forms.ptx:9:3: error: '" RB ".add.f32': PTX has no .add of .f32 here" },
+		{ "cp.reduce.async.bulk.shared::cta.shared::cta.mbarrier::complete_tx::bytes.add.u32"
+		  " [%r0], [%r0], 16, [%r0];",
+		  "forms.ptx:9:3: error: unsupported PTX construct" },
+	};
+	struct vgpu_args *args = NULL;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_NE(0, bulk_line(_metadata, self, bad[i].line));
+		if (!strstr(self->log, bad[i].err))
+			TH_LOG("log: %s (want '%s')", self->log, bad[i].err);
+		ASSERT_NE(NULL, strstr(self->log, bad[i].err));
+	}
+	/* a size in a register that is not a multiple of 16 (PTX: undefined) traps */
+	ASSERT_EQ(0, bulk_line(_metadata, self,
+			       "mov.u32 %r1, 20;\n  " RB ".add.u32 [%r0], [%r0], %r1, [%r0];"));
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "k", &self->k));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_NE(0, run(_metadata, self, args, 1, 32, 0));
+	vgpu_args_free(args);
 }
 
 TEST_HARNESS_MAIN

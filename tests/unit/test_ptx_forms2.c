@@ -602,12 +602,12 @@ TEST_F(forms2, cp_reduce_async_bulk_refused)
 	refused(_metadata, self,
 		HDR ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
 		"  mov.u32 %r0, 0;\n  ld.param.u64 %rd0, [p];\n"
-		"  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
-		".add.u32 [%r0], [%r0], 16, [%r0];\n"
+		"  cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group"
+		" [%rd0, {%r0}], [%r0];\n"
 		"  ret;\n}\n",
 		"forms2.ptx:10:3: error: unsupported PTX construct "
-		"'cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
-		".add.u32': cp.reduce.async.bulk other than .global.shared::cta.bulk_group");
+		"'cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group': "
+		"cp.reduce.async.bulk.tensor");
 }
 
 /* ---- tanh.approx.f32 ---- */
