@@ -298,9 +298,10 @@ def sync_forms(add, Form, mangle):
 
 def async_forms(add, Form, mangle):
     """More of the asynchronous family: cp.async's mbarrier arrive, bulk
-    stores and reductions from shared memory, st.async and red.async into
-    this CTA's own shared memory through the cluster window (a kernel
-    launched as a cluster of one), and the L2 prefetch."""
+    stores and reductions from shared memory, st.async, red.async and the
+    bulk reductions and copies from shared memory into this CTA's own
+    shared memory through the cluster window (a kernel launched as a
+    cluster of one), and the L2 prefetch."""
     m = 'async'
     head = ['mov.u32 {b32_0}, mbar;', 'mov.u32 {b32_1}, buf;', 'setp.eq.u32 {pred_0}, {tid}, 0;',
             'mad.lo.u32 {b32_2}, {tid}, 4, {b32_1};']
@@ -362,6 +363,67 @@ def async_forms(add, Form, mangle):
                  # launched as a cluster (of one CTA): without one the GPU
                  # raises an illegal instruction at st.async/red.async
                  dirs=['.explicitcluster', '.reqnctapercluster 1, 1, 1']))
+    # cp.reduce.async.bulk / cp.async.bulk from this CTA's shared memory
+    # into its own through the cluster window (a cluster of one): row i
+    # puts s0 in slot i of src and s1 in slot i of dst; thread 0 expects
+    # the bytes on the mbarrier and reduces (copies) all 32 slots; every
+    # thread waits and reads its slot of dst
+    for op, t in (('add', 'u32'), ('add', 's32'), ('add', 'u64'), ('min', 'u32'),
+                  ('min', 's32'), ('max', 'u32'), ('max', 's32'), ('inc', 'u32'),
+                  ('dec', 'u32'), ('and', 'b32'), ('or', 'b32'), ('xor', 'b32'),
+                  ('and', 'b64'), ('min', 'u64'), ('add', 's64'), ('copy', 'b32')):
+        w = 8 if t.endswith('64') else 4
+        what = ('cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes'
+                if op == 'copy' else
+                'cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes'
+                '.%s.%s' % (op, t))
+        add(Form(m, what.split('.shared')[0], what, ['b%d' % (8 * w), 'pred'],
+                 [t] if op == 'copy' else [t, t],
+                 ['mov.u32 {b32_0}, mbar;', 'setp.eq.u32 {pred_0}, {tid}, 0;',
+                  'mov.u32 {b32_1}, sbuf;', 'mov.u32 {b32_2}, dbuf;',
+                  'mad.lo.u32 {b32_3}, {tid}, %d, {b32_1};' % w,
+                  'mad.lo.u32 {b32_4}, {tid}, %d, {b32_2};' % w,
+                  'st.shared.b%d [{b32_3}], {s0};' % (8 * w),
+                  'st.shared.b%d [{b32_4}], %s;' % (8 * w, '0' if op == 'copy' else '{s1}'),
+                  '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 1;',
+                  'fence.proxy.async.shared::cta;', 'bar.sync 0;',
+                  'mapa.shared::cluster.u32 {b32_5}, {b32_2}, 0;',
+                  'mapa.shared::cluster.u32 {b32_6}, {b32_0}, 0;',
+                  '@{pred_0} mbarrier.arrive.expect_tx.shared::cta.b64 _, [{b32_0}], %d;'
+                  % (32 * w),
+                  '@{pred_0} %s [{b32_5}], [{b32_1}], %d, [{b32_6}];' % (what, 32 * w),
+                  '$Lw: mbarrier.try_wait.parity.shared::cta.b64 {d1}, [{b32_0}], 0;',
+                  '@!{d1} bra $Lw;', 'ld.shared.b%d {d0}, [{b32_4}];' % (8 * w)],
+                 decls=['.shared .align 8 .b64 mbar;', '.shared .align 16 .b8 sbuf[256];',
+                        '.shared .align 16 .b8 dbuf[256];'],
+                 scratch=[('b32', 7), ('pred', 1)],
+                 name='g_bulk_cl_' + op + '_' + t,
+                 dirs=['.explicitcluster', '.reqnctapercluster 1, 1, 1']))
+    # the global address of a bulk store or reduction as [reg+imm] (this
+    # CTA's rows of `out`) and [var] (a module variable of 128 bytes, read
+    # back: one CTA, as every CTA would write the same variable)
+    for what in ('cp.async.bulk.global.shared::cta.bulk_group',
+                 'cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32'):
+        kind = 'red' if 'reduce' in what else 'st'
+        for addr in ('imm', 'var'):
+            var = 'bulk_%s_buf' % kind
+            dst, back = (('[{b64_2}+128]', []) if addr == 'imm' else
+                         ('[%s]' % var, ['mov.u64 {b64_1}, %s;' % var,
+                                         'mad.wide.u32 {b64_1}, {tid}, 4, {b64_1};',
+                                         'ld.global.b32 {d0}, [{b64_1}];']))
+            add(Form(m, what.split('.global')[0],
+                     '%s %s' % (what, dst.replace('{b64_2}', 'reg')), ['b32'], ['b32'],
+                     head + ['ld.global.b32 {b32_3}, [{in}];', 'st.shared.b32 [{b32_2}], {b32_3};',
+                             'fence.proxy.async.shared::cta;', 'bar.sync 0;',
+                             'mul.wide.u32 {b64_1}, {tid}, 4;', 'sub.s64 {b64_2}, {out}, {b64_1};',
+                             'sub.s64 {b64_2}, {b64_2}, 128;',
+                             '@{pred_0} %s %s, [{b32_1}], 128;' % (what, dst),
+                             '@{pred_0} cp.async.bulk.commit_group;',
+                             '@{pred_0} cp.async.bulk.wait_group 0;', 'bar.sync 0;'] + back,
+                     decls=decls, scratch=sc, stores=addr == 'var',
+                     rows=[(v,) for v in V.values('b32')[:32]] if addr == 'var' else None,
+                     globals_=['.global .align 16 .b8 %s[128];' % var] if addr == 'var' else [],
+                     name='g_bulk_%s_%s' % (kind, addr)))
     add(Form(m, 'mbarrier', 'mbarrier.pending_count.b64 (one arrival of 40)', ['b32'], [],
              ['mov.u32 {b32_0}, mbar;', 'setp.eq.u32 {pred_0}, {tid}, 0;', 'mov.b32 {d0}, 0;',
               '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 40;', 'bar.sync 0;',
