@@ -404,6 +404,10 @@ int vgpu_disasm_object(const struct vgpu_object *obj, FILE *out)
 		for (uint32_t i = 0; i < obj->nrelocs; i++) {
 			const struct vgpu_obj_reloc *x = &obj->relocs[i];
 
+			if (x->kind == VGPU_RELOC_HEAP64) {
+				fprintf(out, ".heapaddr __data+%" PRIu32 "\n", x->offset);
+				continue;
+			}
 			fprintf(out, ".dataaddr __data+%" PRIu32 ", __data%+" PRId64, x->offset,
 				(int64_t)x->target);
 			if (x->kind != VGPU_RELOC_ADDR64)

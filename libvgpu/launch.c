@@ -275,8 +275,8 @@ static int local_mem(struct vgpu_device *dev, struct vgpu_param_bo *p, uint64_t 
  * A buffer of @size bytes for what the device writes and the library
  * reads back (printf records, timelines): created, mapped.
  */
-static int mapped_bo(struct vgpu_device *dev, uint64_t size, uint32_t *handle,
-		     uint64_t *va, uint8_t **map)
+int vgpu_mapped_bo(struct vgpu_device *dev, uint64_t size, uint32_t *handle,
+		   uint64_t *va, uint8_t **map)
 {
 	struct drm_vgpu_bo_create c = { .size = size, .flags = VGPU_BO_NO_EXEC };
 	struct drm_vgpu_bo_mmap_offset mo = { 0 };
@@ -305,8 +305,8 @@ static int printf_mem(struct vgpu_device *dev, struct vgpu_param_bo *p)
 {
 	if (p->printf_handle)
 		return 0;
-	return mapped_bo(dev, VGPU_PRINTF_BYTES, &p->printf_handle, &p->printf_va,
-			 &p->printf_map);
+	return vgpu_mapped_bo(dev, VGPU_PRINTF_BYTES, &p->printf_handle, &p->printf_va,
+			      &p->printf_map);
 }
 
 /*
@@ -324,7 +324,7 @@ static int timeline_mem(struct vgpu_device *dev, struct vgpu_param_bo *p,
 		p->tl_handle = 0;
 	}
 	if (!p->tl_handle) {
-		int ret = mapped_bo(dev, size, &p->tl_handle, &p->tl_va, &p->tl_map);
+		int ret = vgpu_mapped_bo(dev, size, &p->tl_handle, &p->tl_va, &p->tl_map);
 
 		if (ret)
 			return ret;
@@ -630,6 +630,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			handles[h++] = prog->data->handle;
 		if (vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF))
 			handles[h++] = p->printf_handle;
+		if (prog->uses_heap)
+			ret = vgpu_heap_attach(prog, &handles[h++]);
 	}
 	if (!ret && (flags & VGPU_LAUNCH_TIMELINE)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];

@@ -98,6 +98,8 @@ static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
 		free(prog);
 		return ret;
 	}
+	for (uint32_t i = 0; i < obj->nrelocs; i++)
+		prog->uses_heap |= obj->relocs[i].kind == VGPU_RELOC_HEAP64;
 	for (uint32_t i = 0; i < obj->nkernels; i++)
 		vgpu_kernel_facts(&prog->kernels[i]);
 	vgpu_dev_get(dev);

@@ -702,6 +702,23 @@ VGPU_API const char *vgpu_job_printf(struct vgpu_job *job);
 
 VGPU_API int vgpu_device_set_timeline_bytes(struct vgpu_device *dev,
 					    uint64_t bytes);
+
+/*
+ * The device heap: where kernels' malloc and new take memory from (PTX's
+ * malloc/free, docs/ptx.md).  One per device, made by the first launch of
+ * a kernel whose program calls malloc or free, kept until the device is
+ * closed: a block malloc'd by one launch may be used and freed by later
+ * ones.  vgpu_device_set_heap_size(): its size, from
+ * VGPU_HEAP_DEFAULT_BYTES (8 MiB, CUDA's default), 1 KiB to
+ * VGPU_HEAP_MAX_BYTES (-EINVAL otherwise), -EBUSY once the heap is made.
+ * vgpu_device_heap_size(): the size set (or made).
+ */
+#define VGPU_HEAP_DEFAULT_BYTES (8ull << 20)
+#define VGPU_HEAP_MIN_BYTES 1024ull
+#define VGPU_HEAP_MAX_BYTES (4ull << 30) /* its offsets are 32-bit */
+
+VGPU_API int vgpu_device_set_heap_size(struct vgpu_device *dev, uint64_t bytes);
+VGPU_API int vgpu_device_heap_size(struct vgpu_device *dev, uint64_t *bytes);
 VGPU_API int vgpu_job_timeline(struct vgpu_job *job,
 			       const struct vgpu_trace_event **events,
 			       uint32_t *count, uint64_t *dropped);

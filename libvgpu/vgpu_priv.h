@@ -98,6 +98,12 @@ struct vgpu_device {
 	struct vgpu_param_bo *param_bos;
 	unsigned int nparam_bos, param_bos_cap;
 	uint64_t param_seq;
+	/* the device heap (heap.c), made by the first launch that wants it */
+	pthread_mutex_t heap_lock; /* protects the heap_ fields */
+	uint64_t heap_size;	   /* 0: VGPU_HEAP_DEFAULT_BYTES */
+	uint32_t heap_handle;	   /* 0: not made yet */
+	uint64_t heap_va;
+	uint8_t *heap_map;
 };
 
 /* A parameter page: one launch's parameter buffer at a time. */
@@ -168,7 +174,17 @@ struct vgpu_program {
 	struct vgpu_kernel *kernels; /* obj.nkernels */
 	struct vgpu_bo *code;	     /* the code, read-only */
 	struct vgpu_bo *data;	     /* module data (VGPU_PARAM_DATA), or NULL */
+	bool uses_heap;		     /* its data has VGPU_RELOC_HEAP64 words */
+	atomic_bool heap_set;	     /* ... and they hold the heap's address */
 };
+
+/* heap.c: the device heap of device malloc (docs/ptx.md) */
+#define VGPU_HEAP_HEADER_BYTES 512 /* bump, limit, free lists (ptx_heap.c) */
+/* Make the heap if need be, write its address into @prog's data; its handle. */
+int vgpu_heap_attach(const struct vgpu_program *prog, uint32_t *handle);
+void vgpu_heap_fini(struct vgpu_device *dev);
+int vgpu_mapped_bo(struct vgpu_device *dev, uint64_t size, uint32_t *handle, uint64_t *va,
+		   uint8_t **map);
 
 struct vgpu_args {
 	const struct vgpu_kernel *kernel;

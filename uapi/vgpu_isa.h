@@ -635,10 +635,14 @@ struct vgpu_obj_relocs {
  * @offset of the program's data, the device address of its byte @target
  * (the data's address + @target, modulo 2^64): all 8 bytes, little-endian
  * (VGPU_RELOC_ADDR64), or byte N of them (VGPU_RELOC_ADDR_BYTE0 + N, PTX's
- * mask() initialisers of a packed structure).
+ * mask() initialisers of a packed structure).  VGPU_RELOC_HEAP64: the
+ * device heap's address (device malloc, docs/ptx.md), all 8 bytes, written
+ * by the launch of a kernel of the program (@target is 0); the heap is
+ * allocated then.
  */
 enum vgpu_reloc_kind {
 	VGPU_RELOC_ADDR64 = 1,
+	VGPU_RELOC_HEAP64 = 2,
 	VGPU_RELOC_ADDR_BYTE0 = 8, /* .. VGPU_RELOC_ADDR_BYTE0 + 7 */
 };
 

@@ -514,6 +514,32 @@ static void dir_dataaddr(struct asm_ctx *c, struct line *l, int col)
 	asm_expect_end(c, l);
 }
 
+/*
+ * .heapaddr OFFSET: 8 bytes of the module data at OFFSET: the device
+ * heap's address, which the launch of a kernel of the program writes
+ * (device malloc: the heap is allocated then).
+ */
+static void dir_heapaddr(struct asm_ctx *c, struct line *l, int col)
+{
+	const struct tok *t = asm_cur(l);
+	struct vgpu_obj_reloc *r;
+	int64_t off;
+
+	(void)col;
+	if (dir_value(c, l, "a data offset", &off) < 0)
+		return;
+	if (off < 0 || off + 8 > c->data_size) {
+		asm_err_at(c, t->col, "data offset %" PRId64 " outside the %u bytes of "
+			   ".global data", off, c->data_size);
+		return;
+	}
+	r = asm_vec_push(c, &c->relocs, sizeof(*r));
+	if (!r)
+		return;
+	*r = (struct vgpu_obj_reloc){ .offset = (uint32_t)off, .kind = VGPU_RELOC_HEAP64 };
+	asm_expect_end(c, l);
+}
+
 static void dir_equ(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *name = asm_cur(l);
@@ -568,7 +594,7 @@ static const struct directive {
 	{ "kernel", dir_kernel }, { "param", dir_param }, { "shared", dir_shared },
 	{ "equ", dir_equ },	  { "word", dir_word },	    { "local", dir_local },
 	{ "global", dir_global }, { "bytes", dir_bytes },	    { "addr", dir_addr },
-	{ "dataaddr", dir_dataaddr },
+	{ "dataaddr", dir_dataaddr }, { "heapaddr", dir_heapaddr },
 };
 
 static void directive(struct asm_ctx *c, struct line *l)

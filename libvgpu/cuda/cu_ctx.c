@@ -339,8 +339,6 @@ static size_t *limit_of(struct CUctx_st *ctx, CUlimit limit)
 		return &ctx->limit_printf;
 	case CU_LIMIT_STACK_SIZE:
 		return &ctx->limit_stack;
-	case CU_LIMIT_MALLOC_HEAP_SIZE:
-		return &ctx->limit_heap;
 	default:
 		return NULL;
 	}
@@ -357,6 +355,14 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 	r = cuv_current(&ctx);
 	if (r)
 		return r;
+	if (limit == CU_LIMIT_MALLOC_HEAP_SIZE) { /* the device heap's */
+		uint64_t bytes;
+
+		if (vgpu_device_heap_size(ctx->dev, &bytes))
+			return CUDA_ERROR_INVALID_CONTEXT;
+		*pvalue = (size_t)bytes;
+		return CUDA_SUCCESS;
+	}
 	l = limit_of(ctx, limit);
 	if (!l)
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;
@@ -364,7 +370,13 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 	return CUDA_SUCCESS;
 }
 
-/* Recorded and reported; vGPU's printf buffer is 1 MiB per launch whatever is set. */
+/*
+ * Recorded and reported; vGPU's printf buffer is 1 MiB per launch whatever
+ * is set.  CU_LIMIT_MALLOC_HEAP_SIZE sizes the device heap (docs/cuda.md):
+ * below 1 KiB it is 1 KiB; over 4 GiB, or once a kernel that calls malloc
+ * or free has been launched in the context (as CUDA documents),
+ * CUDA_ERROR_INVALID_VALUE.
+ */
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
 	struct CUctx_st *ctx;
@@ -373,6 +385,12 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 
 	if (r)
 		return r;
+	if (limit == CU_LIMIT_MALLOC_HEAP_SIZE) {
+		uint64_t bytes = value < VGPU_HEAP_MIN_BYTES ? VGPU_HEAP_MIN_BYTES : value;
+
+		return vgpu_device_set_heap_size(ctx->dev, bytes) ? CUDA_ERROR_INVALID_VALUE :
+								   CUDA_SUCCESS;
+	}
 	l = limit_of(ctx, limit);
 	if (!l)
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;

@@ -177,7 +177,7 @@ struct CUctx_st {
 	unsigned int njobs;		  /* launched, not yet reaped */
 	unsigned long blocking_launches;  /* on blocking streams other than the null one */
 	struct cuv_job *free_jobs;	  /* reaped, kept for reuse */
-	size_t limit_printf, limit_stack, limit_heap;
+	size_t limit_printf, limit_stack;
 	CUfunc_cache cache_config;
 	unsigned long long id; /* cuCtxGetId */
 };

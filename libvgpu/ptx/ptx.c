@@ -596,6 +596,8 @@ static int print_globals(struct sbuf *sb, const struct ptx_module *m, struct ptx
 			return -EINVAL;
 		}
 		sb_printf(sb, ".global g%d, %u, %u ; // %s\n", i, g->size, g->align, g->name);
+		if (!strcmp(g->name, PTX_HEAP_VAR))
+			sb_printf(sb, ".heapaddr g%d\n", i);
 		for (uint32_t o = 0; g->init && o < g->size; o += 16) {
 			uint32_t n = g->size - o < 16 ? g->size - o : 16;
 			bool zero = true;
@@ -634,6 +636,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 	struct ptx_module m;
 	struct sbuf sb = { 0 }, ksb = { 0 };
 	struct ptx_kernel_attrs *ka = NULL;
+	char *text;
 	int ret, kernels = 0;
 	bool *want = NULL, *done = NULL, any_fn = false;
 
@@ -644,7 +647,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 	}
 	if (log && loglen)
 		log[0] = '\0';
-	ret = ptx_parse(src, len, &dg, &m);
+	ret = ptx_parse_heap(src, len, &dg, &m, &text);
 	if (!ret && !m.target[0])
 		ptx_error(&dg, 1, 1, "missing .target"), ret = -EINVAL;
 	else if (!ret && strncmp(m.target, "sm_", 3))
@@ -725,6 +728,7 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		}
 	}
 	ptx_module_free(&m);
+	free(text);
 	if (!ret && sb.oom)
 		ret = -ENOMEM;
 	if (!ret)

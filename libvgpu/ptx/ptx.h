@@ -213,6 +213,10 @@ uint64_t ptx_name_hash(const char *s, size_t n);
 int ptx_parse(const char *src, size_t len, struct ptx_diag *dg,
 	      struct ptx_module *m);
 void ptx_module_free(struct ptx_module *m);
+/* ptx_heap.c: ptx_parse() with device malloc/free linked in */
+int ptx_parse_heap(const char *src, size_t len, struct ptx_diag *dg, struct ptx_module *m,
+		   char **text);
+#define PTX_HEAP_VAR "$vgpu$heap" /* the device heap's address (.heapaddr) */
 int ptx_find_reg(const struct ptx_func *f, const char *name);
 
 /* Lowered code: vGPU instructions over virtual registers. */

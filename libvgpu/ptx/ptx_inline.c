@@ -15,8 +15,8 @@
  * vprintf(fmt, args) becomes the pseudo-instruction `vprintf ret, fmt,
  * args` (ptx_lower_mem.c writes the printf record), __assertfail(msg,
  * file, line, function, charSize) `assertfail msg, file, line, function`
- * (the assertion's message as a printf record, then TRAP.ASSERT); free(p) is nothing
- * (no device heap: malloc is refused, so p can only be NULL).  Calls that
+ * (the assertion's message as a printf record, then TRAP.ASSERT); malloc and
+ * free are the allocator ptx_heap.c links in, inlined as any function.  Calls that
  * ptx_call_real() picks (recursion, structures by value, callees over
  * PTX_INLINE_LIMIT, .noinline, calls through a register) stay calls,
  * with their call sequence's .param accesses, for ptx_call.c; calls of
@@ -289,8 +289,6 @@ static bool inline_call(struct inl *I, const struct frame *fr, const struct ptx_
 
 		return push_pseudo(I, fr, in, "assertfail", ops, 4);
 	}
-	if (!callee && decl && !strcmp(fo->sym, "free") && !in->call_ret && nargs == 1)
-		return true; /* no device heap (malloc is refused): free(NULL), nothing */
 	if (!callee && decl)
 		return ierr(I, in->line, fo->col,
 			    "unsupported construct: a call of the external function '%s'", fo->sym);

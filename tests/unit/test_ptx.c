@@ -1592,12 +1592,12 @@ static const struct bad_ptx bad[] = {
 	  "error: no .entry in the module" },
 	{ "extern_call",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
-	  ".extern .func (.param .b32 func_retval0) malloc (.param .b64 a, .param .b64 b);\n"
+	  ".extern .func (.param .b32 func_retval0) __nv_powf (.param .b64 a, .param .b64 b);\n"
 	  ".visible .entry k()\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n"
 	  " { .param .b64 p0;\n st.param.b64 [p0+0], %rd0;\n .param .b64 p1;\n"
-	  " st.param.b64 [p1+0], %rd0;\n .param .b32 r;\n call.uni (r), malloc, (p0, p1);\n"
+	  " st.param.b64 [p1+0], %rd0;\n .param .b32 r;\n call.uni (r), __nv_powf, (p0, p1);\n"
 	  " ld.param.b32 %r0, [r+0];\n }\n ret;\n}\n",
-	  "t.ptx:14:16: error: unsupported construct: a call of the external function 'malloc'" },
+	  "t.ptx:14:16: error: unsupported construct: a call of the external function '__nv_powf'" },
 	{ "printf_format_not_constant",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
 	  ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 a, .param .b64 b);\n"
