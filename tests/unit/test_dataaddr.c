@@ -109,7 +109,7 @@ TEST(dataaddr_object_checks)
 	expect_reject(_metadata, buf, len, 44, 0, "0 relocations at");
 	expect_reject(_metadata, buf, len, 44, 5, "5 relocations at");
 	expect_reject(_metadata, buf, len, 40, (uint32_t)len, "outside the file");
-	expect_reject(_metadata, buf, len, roff + 4, 2, "relocation 0: kind 2 at data offset 16");
+	expect_reject(_metadata, buf, len, roff + 4, 3, "relocation 0: kind 3 at data offset 16");
 	expect_reject(_metadata, buf, len, roff + 4, 16, "relocation 0: kind 16");
 	expect_reject(_metadata, buf, len, roff, 41, "relocation 0: kind 1 at data offset 41 "
 						   "(48 bytes of data)");
@@ -147,6 +147,50 @@ TEST(dataaddr_errors)
 		EXPECT_EQ(-EINVAL, assemble(cases[i].src, &o));
 		EXPECT_STREQ(cases[i].err, errbuf);
 	}
+}
+
+/*
+ * .heapaddr: a VGPU_RELOC_HEAP64 word (device malloc's heap address), in
+ * the object, its disassembly and the loaded data, where it stays 0 until
+ * a launch (test_ptx_heap.c runs it).
+ */
+TEST(heapaddr)
+{
+	static const char hsrc[] = ".global a, 16, 8\n.heapaddr a+8\n.kernel k\n.param data d\nEXIT ;\n";
+	struct vgpu_device *dev = NULL;
+	struct vgpu_program *prog = NULL;
+	struct vgpu_object o, r;
+	struct vgpu_bo *data;
+	uint8_t *buf, d[16];
+	size_t len;
+	char *text;
+
+	ASSERT_EQ(0, assemble(hsrc, &o)) TH_LOG("%s", errbuf);
+	ASSERT_EQ(1u, o.nrelocs);
+	EXPECT_EQ(8u, o.relocs[0].offset);
+	EXPECT_EQ((uint32_t)VGPU_RELOC_HEAP64, o.relocs[0].kind);
+	EXPECT_EQ(0u, o.relocs[0].target);
+	ASSERT_EQ(0, vgpu_object_write(&o, &buf, &len));
+	ASSERT_EQ(0, vgpu_object_read(buf, len, &r, errbuf, sizeof(errbuf))) TH_LOG("%s", errbuf);
+	EXPECT_EQ(0, memcmp(o.relocs, r.relocs, sizeof(*o.relocs)));
+	text = obj_disasm_text(&r);
+	ASSERT_NE(NULL, text);
+	EXPECT_CONTAINS(text, ".heapaddr __data+8\n");
+	EXPECT_EQ(0, obj_reassembles_to(text, buf, len, errbuf, sizeof(errbuf)))
+		TH_LOG("%s\n%s", errbuf, text);
+	ASSERT_EQ(0, vgpu_device_open(NULL, &dev));
+	ASSERT_EQ(0, vgpu_program_load_binary(dev, buf, len, &prog, errbuf, sizeof(errbuf)))
+		TH_LOG("%s", errbuf);
+	ASSERT_EQ(0, vgpu_program_data(prog, &data));
+	ASSERT_EQ(0, vgpu_bo_read(data, 0, d, sizeof(d)));
+	EXPECT_EQ(0u, le64(d + 8));
+	EXPECT_EQ(-EINVAL, assemble(".global a, 8\n.heapaddr a+1\nNOP", &o));
+	EXPECT_STREQ("t.s:2:11: error: data offset 1 outside the 8 bytes of .global data\n", errbuf);
+	vgpu_program_free(prog);
+	vgpu_device_close(dev);
+	free(text);
+	free(buf);
+	vgpu_object_fini(&r);
 }
 
 /* The loader writes the data's device address into the program's data. */
