@@ -184,6 +184,7 @@ TEST(heapaddr)
 	ASSERT_EQ(0, vgpu_program_data(prog, &data));
 	ASSERT_EQ(0, vgpu_bo_read(data, 0, d, sizeof(d)));
 	EXPECT_EQ(0u, le64(d + 8));
+	vgpu_object_fini(&o);
 	EXPECT_EQ(-EINVAL, assemble(".global a, 8\n.heapaddr a+1\nNOP", &o));
 	EXPECT_STREQ("t.s:2:11: error: data offset 1 outside the 8 bytes of .global data\n", errbuf);
 	vgpu_program_free(prog);
