@@ -469,6 +469,28 @@ static void dir_addr(struct asm_ctx *c, struct line *l, int col)
 }
 
 /*
+ * A relocation of @kind writing @bytes at data offset @off (its token @t),
+ * of @target, then the end of the line.
+ */
+static void add_reloc(struct asm_ctx *c, struct line *l, const struct tok *t, int64_t off,
+		      uint32_t bytes, uint32_t kind, int64_t target)
+{
+	struct vgpu_obj_reloc *r;
+
+	if (off < 0 || off + bytes > c->data_size) {
+		asm_err_at(c, t->col, "data offset %" PRId64 " outside the %u bytes of "
+			   ".global data", off, c->data_size);
+		return;
+	}
+	r = asm_vec_push(c, &c->relocs, sizeof(*r));
+	if (!r)
+		return;
+	*r = (struct vgpu_obj_reloc){ .offset = (uint32_t)off, .kind = kind,
+				      .target = (uint64_t)target };
+	asm_expect_end(c, l);
+}
+
+/*
  * .dataaddr OFFSET, TARGET[, BYTE]: 8 initial bytes of the module data at
  * OFFSET: the device address of the data's byte TARGET (a relocation the
  * loader applies, the data's address being known only then); with BYTE
@@ -477,7 +499,6 @@ static void dir_addr(struct asm_ctx *c, struct line *l, int col)
 static void dir_dataaddr(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *t = asm_cur(l), *bt;
-	struct vgpu_obj_reloc *r;
 	int64_t off, target, byte = -1;
 
 	if (dir_value(c, l, "a data offset", &off) < 0)
@@ -498,20 +519,8 @@ static void dir_dataaddr(struct asm_ctx *c, struct line *l, int col)
 			return;
 		}
 	}
-	if (off < 0 || off + (byte < 0 ? 8 : 1) > c->data_size) {
-		asm_err_at(c, t->col, "data offset %" PRId64 " outside the %u bytes of "
-			   ".global data", off, c->data_size);
-		return;
-	}
-	r = asm_vec_push(c, &c->relocs, sizeof(*r));
-	if (!r)
-		return;
-	*r = (struct vgpu_obj_reloc){
-		.offset = (uint32_t)off,
-		.kind = byte < 0 ? VGPU_RELOC_ADDR64 : VGPU_RELOC_ADDR_BYTE0 + (uint32_t)byte,
-		.target = (uint64_t)target,
-	};
-	asm_expect_end(c, l);
+	add_reloc(c, l, t, off, byte < 0 ? 8 : 1,
+		  byte < 0 ? VGPU_RELOC_ADDR64 : VGPU_RELOC_ADDR_BYTE0 + (uint32_t)byte, target);
 }
 
 /*
@@ -522,22 +531,10 @@ static void dir_dataaddr(struct asm_ctx *c, struct line *l, int col)
 static void dir_heapaddr(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *t = asm_cur(l);
-	struct vgpu_obj_reloc *r;
 	int64_t off;
 
-	(void)col;
-	if (dir_value(c, l, "a data offset", &off) < 0)
-		return;
-	if (off < 0 || off + 8 > c->data_size) {
-		asm_err_at(c, t->col, "data offset %" PRId64 " outside the %u bytes of "
-			   ".global data", off, c->data_size);
-		return;
-	}
-	r = asm_vec_push(c, &c->relocs, sizeof(*r));
-	if (!r)
-		return;
-	*r = (struct vgpu_obj_reloc){ .offset = (uint32_t)off, .kind = VGPU_RELOC_HEAP64 };
-	asm_expect_end(c, l);
+	if (dir_value(c, l, "a data offset", &off) >= 0)
+		add_reloc(c, l, t, off, 8, VGPU_RELOC_HEAP64, 0);
 }
 
 static void dir_equ(struct asm_ctx *c, struct line *l, int col)

@@ -255,49 +255,33 @@ static const char heap_ptx[] =
 #define BLOCK 64
 #define NT (GRID * BLOCK)
 
-/* alloc(out, n) on @self->bo[0] (16 bytes a thread). */
-static int alloc(struct __test_metadata *_metadata, FIXTURE_DATA(heap) *self, uint32_t n,
-		 uint32_t grid, uint32_t block, uint64_t seed)
+/*
+ * Launch @kernel on bo[0] (16 bytes a thread: alloc's out, check_free's
+ * in), then for check_free bo[1] (its results), then @n.
+ */
+static int launch(struct __test_metadata *_metadata, FIXTURE_DATA(heap) *self, const char *kernel,
+		  uint32_t n, uint32_t grid, uint32_t block, uint64_t seed)
 {
+	unsigned int nbo = strcmp(kernel, "alloc") ? 2 : 1;
 	struct vgpu_args *args;
 	int ret;
 
-	if (vgpu_program_find_kernel(self->prog, "alloc", &self->k))
+	if (vgpu_program_find_kernel(self->prog, kernel, &self->k))
 		return -ENOENT;
 	ret = vgpu_args_new(self->k, &args);
-	if (ret)
-		return ret;
-	ret = vgpu_args_set_bo(args, 0, self->bo[0], 0);
+	for (unsigned int i = 0; !ret && i < nbo; i++)
+		ret = vgpu_args_set_bo(args, i, self->bo[i], 0);
 	if (!ret)
-		ret = vgpu_args_set_u32(args, 1, n);
+		ret = vgpu_args_set_u32(args, nbo, n);
 	if (!ret)
 		ret = run(_metadata, self, args, grid, block, seed);
 	vgpu_args_free(args);
 	return ret;
 }
 
-/* check_free(bo[0], bo[1], n): each thread checks its block, frees it. */
-static int check_free(struct __test_metadata *_metadata, FIXTURE_DATA(heap) *self, uint32_t n,
-		      uint64_t seed)
-{
-	struct vgpu_args *args;
-	int ret;
-
-	if (vgpu_program_find_kernel(self->prog, "check_free", &self->k))
-		return -ENOENT;
-	ret = vgpu_args_new(self->k, &args);
-	if (ret)
-		return ret;
-	ret = vgpu_args_set_bo(args, 0, self->bo[0], 0);
-	if (!ret)
-		ret = vgpu_args_set_bo(args, 1, self->bo[1], 0);
-	if (!ret)
-		ret = vgpu_args_set_u32(args, 2, n);
-	if (!ret)
-		ret = run(_metadata, self, args, GRID, BLOCK, seed);
-	vgpu_args_free(args);
-	return ret;
-}
+#define alloc(_m, self, n, grid, block, seed) launch(_m, self, "alloc", n, grid, block, seed)
+#define check_free(_m, self, n, grid, block, seed) \
+	launch(_m, self, "check_free", n, grid, block, seed)
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -355,7 +339,7 @@ TEST_F(heap, malloc_free_across_launches)
 		ASSERT_EQ(0, blocks(_metadata, self, 100, NT, seed ? again : first));
 		if (seed)
 			EXPECT_EQ(0, memcmp(first, again, sizeof(first)));
-		ASSERT_EQ(0, check_free(_metadata, self, 100, seed));
+		ASSERT_EQ(0, check_free(_metadata, self, 100, GRID, BLOCK, seed));
 		ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, res, sizeof(res)));
 		for (int t = 0; t < NT; t++)
 			EXPECT_EQ(1u, res[t]);
@@ -391,7 +375,7 @@ TEST_F(heap, exhausted_heap_gives_null)
 		ASSERT_EQ(0, alloc(_metadata, self, 4096, 1, 32, seed));
 		EXPECT_EQ(17, blocks(_metadata, self, 4096, 32, sorted));
 		/* the same bo[0] frees the 15 (NULL: nothing) */
-		ASSERT_EQ(0, check_free(_metadata, self, 0, seed));
+		ASSERT_EQ(0, check_free(_metadata, self, 0, 1, 32, seed));
 		ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, res, sizeof(res)));
 	}
 	/* more than the heap holds at all */
