@@ -332,6 +332,8 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPr
 	return CUDA_SUCCESS;
 }
 
+#define CUV_HEAP_MIN (4ull << 20) /* the least heap CUDA 13 makes on an H200 */
+
 static size_t *limit_of(struct CUctx_st *ctx, CUlimit limit)
 {
 	switch (limit) {
@@ -373,9 +375,9 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 /*
  * Recorded and reported; vGPU's printf buffer is 1 MiB per launch whatever
  * is set.  CU_LIMIT_MALLOC_HEAP_SIZE sizes the device heap (docs/cuda.md):
- * below 1 KiB it is 1 KiB; over 4 GiB, or once a kernel that calls malloc
- * or free has been launched in the context (as CUDA documents),
- * CUDA_ERROR_INVALID_VALUE.
+ * below 4 MiB it is 4 MiB (as an H200 with CUDA 13 rounds it); over 4 GiB,
+ * or once a kernel that calls malloc or free has been launched in the
+ * context (as CUDA documents), CUDA_ERROR_INVALID_VALUE.
  */
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
@@ -386,7 +388,7 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 	if (r)
 		return r;
 	if (limit == CU_LIMIT_MALLOC_HEAP_SIZE) {
-		uint64_t bytes = value < VGPU_HEAP_MIN_BYTES ? VGPU_HEAP_MIN_BYTES : value;
+		uint64_t bytes = value < CUV_HEAP_MIN ? CUV_HEAP_MIN : value;
 
 		return vgpu_device_set_heap_size(ctx->dev, bytes) ? CUDA_ERROR_INVALID_VALUE :
 								   CUDA_SUCCESS;
