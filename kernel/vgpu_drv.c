@@ -116,6 +116,27 @@ static int vgpu_ioctl_get_param(struct drm_device *dev, void *data,
 	case VGPU_PARAM_USER_QUEUES:
 		args->value = vdev->uqs.n;
 		break;
+	case VGPU_PARAM_MODEL:
+		args->value = vdev->model;
+		break;
+	case VGPU_PARAM_SMEM_SM:
+		args->value = vdev->smem_sm;
+		break;
+	case VGPU_PARAM_CTAS_SM:
+		args->value = vdev->ctas_sm;
+		break;
+	case VGPU_PARAM_WARPS_SM:
+		args->value = vdev->warps_sm;
+		break;
+	case VGPU_PARAM_REGS_SM:
+		args->value = vdev->regs_sm;
+		break;
+	case VGPU_PARAM_CLUSTER:
+		args->value = vdev->cluster;
+		break;
+	case VGPU_PARAM_CLUSTER_MAX:
+		args->value = vdev->cluster_max;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -265,6 +286,8 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
  *  1.2 - VM_CREATE, VM_DESTROY, VM_BIND; QUEUE_CREATE's vm_id
  *  1.3 - USERQ_CREATE, USERQ_DESTROY, USERQ_GET_STATE, WAIT_USER_FENCE;
  *        mmap() of user-mode queues
+ *  1.4 - GET_PARAM's SMs' shape: MODEL, SMEM_SM, CTAS_SM, WARPS_SM,
+ *        REGS_SM, CLUSTER, CLUSTER_MAX
  */
 static const struct drm_driver vgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_GEM_GPUVA | DRIVER_RENDER |
@@ -305,6 +328,23 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 	vdev->smem = vgpu_read(vdev, (vdev->hw_version & 0xffff) >= 1 ?
 				     VGPU_REG_CAP_SMEM_CTA : VGPU_REG_CAP_SMEM);
 	vdev->max_threads = vgpu_read(vdev, VGPU_REG_CAP_MAX_THREADS);
+	vdev->warp_size = vgpu_read(vdev, VGPU_REG_CAP_WARP_SIZE);
+	vdev->smem_sm = vgpu_read(vdev, VGPU_REG_CAP_SMEM);
+	if ((vdev->hw_version & 0xffff) >= 1) {
+		vdev->model = vgpu_read(vdev, VGPU_REG_CAP_MODEL);
+		vdev->ctas_sm = vgpu_read(vdev, VGPU_REG_CAP_CTAS_PER_SM);
+		vdev->warps_sm = vgpu_read(vdev, VGPU_REG_CAP_WARPS_PER_SM);
+		vdev->regs_sm = vgpu_read(vdev, VGPU_REG_CAP_REGS_PER_SM);
+		vdev->cluster = vgpu_read(vdev, VGPU_REG_CAP_CLUSTER);
+		vdev->cluster_max = vgpu_read(vdev, VGPU_REG_CAP_CLUSTER_MAX);
+	} else { /* the registers came with 1.1: the vgpu model's shape */
+		vdev->model = VGPU_MODEL_VGPU;
+		vdev->ctas_sm = 1;
+		vdev->warps_sm = vdev->warp_size ? vdev->max_threads / vdev->warp_size : 0;
+		vdev->regs_sm = VGPU_DEFAULT_REGS_PER_SM;
+		vdev->cluster = VGPU_PORTABLE_CLUSTER_CTAS;
+		vdev->cluster_max = VGPU_MAX_CLUSTER_CTAS;
+	}
 	vdev->barriers = vgpu_read(vdev, VGPU_REG_CAP_BARRIERS);
 	vdev->features = vgpu_read(vdev, VGPU_REG_CAP_FEATURES);
 	vdev->nqueues = min_t(u32, vgpu_read(vdev, VGPU_REG_CAP_QUEUES),
@@ -315,7 +355,6 @@ static int vgpu_read_caps(struct vgpu_device *vdev)
 	 */
 	vdev->uqs.n = vgpu_userq_split(vdev, vdev->nqueues);
 	vdev->nqueues = min_t(u32, vdev->nqueues - vdev->uqs.n, VGPU_MAX_QUEUES);
-	vdev->warp_size = vgpu_read(vdev, VGPU_REG_CAP_WARP_SIZE);
 	vdev->max_param = vgpu_read(vdev, VGPU_REG_CAP_MAX_PARAM);
 	vdev->va_bits = vgpu_read(vdev, VGPU_REG_CAP_VA_BITS);
 	vdev->max_code = vgpu_read(vdev, VGPU_REG_CAP_MAX_CODE);

@@ -38,7 +38,7 @@
 #include "vgpu_drm.h"
 
 #define VGPU_DRIVER_MAJOR 1
-#define VGPU_DRIVER_MINOR 3
+#define VGPU_DRIVER_MINOR 4
 
 /* kernel-mode (scheduler) queues at most; user-mode slots: VGPU_QUEUES_MAX */
 #define VGPU_MAX_QUEUES 16
@@ -428,6 +428,8 @@ struct vgpu_device {
 	void __iomem *mmio;
 
 	u32 hw_version, sms, smem, max_threads, barriers, features;
+	/* the SMs' shape (CAP_MODEL .. CAP_CLUSTER_MAX; the vgpu model's before 1.1) */
+	u32 model, smem_sm, ctas_sm, warps_sm, regs_sm, cluster, cluster_max;
 	u32 nqueues, warp_size, max_param, va_bits, max_code, as_max, ring_max;
 	u32 nthreads;		/* SM threads: context-save slots per queue */
 	u32 csb_slot;		/* bytes per slot, 0: no preemption */

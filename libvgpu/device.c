@@ -383,6 +383,22 @@ int vgpu_device_get_param(struct vgpu_device *dev, uint32_t param,
 	return ret;
 }
 
+/*
+ * The SMs' shape (VGPU_PARAM_MODEL on) of a driver before 1.4, which has
+ * no such parameters: the vgpu model's, as such a device was.
+ */
+static void shape_before_1_4(uint64_t *param)
+{
+	param[VGPU_PARAM_MODEL] = VGPU_MODEL_VGPU;
+	param[VGPU_PARAM_SMEM_SM] = param[VGPU_PARAM_SMEM];
+	param[VGPU_PARAM_CTAS_SM] = 1;
+	param[VGPU_PARAM_WARPS_SM] = param[VGPU_PARAM_WARP_SIZE] ?
+		param[VGPU_PARAM_MAX_THREADS] / param[VGPU_PARAM_WARP_SIZE] : 0;
+	param[VGPU_PARAM_REGS_SM] = VGPU_DEFAULT_REGS_PER_SM;
+	param[VGPU_PARAM_CLUSTER] = VGPU_PORTABLE_CLUSTER_CTAS;
+	param[VGPU_PARAM_CLUSTER_MAX] = VGPU_MAX_CLUSTER_CTAS;
+}
+
 int vgpu_device_query(struct vgpu_device *dev, struct vgpu_device_info *info)
 {
 	struct vgpu_device_info tmp = { .backend = dev->backend };
@@ -395,6 +411,10 @@ int vgpu_device_query(struct vgpu_device *dev, struct vgpu_device_info *info)
 	memcpy(tmp.driver, dev->driver, sizeof(tmp.driver));
 	for (uint32_t p = 0; p < VGPU_PARAM_COUNT; p++) {
 		ret = vgpu_device_get_param(dev, p, &tmp.param[p]);
+		if (ret == -EINVAL && p == VGPU_PARAM_MODEL) {
+			shape_before_1_4(tmp.param);
+			break;
+		}
 		if (ret)
 			return ret;
 	}

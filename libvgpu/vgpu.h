@@ -170,7 +170,15 @@ enum vgpu_sim_option {
 	 * in the calling thread.  The device then has max(4, N) SMs.
 	 * $VGPU_SIM_THREADS sets it when a sim device opens (docs/libvgpu.md).
 	 */
-	VGPU_SIM_THREADS = 5
+	VGPU_SIM_THREADS = 5,
+	/*
+	 * The device model (VGPU_MODEL_*, uapi/vgpu_hw.h), as the device's
+	 * model= property: VGPU_MODEL_VGPU (the default) or VGPU_MODEL_H100,
+	 * whose 132 SMs, 227 KiB of shared memory a CTA and occupancy limits
+	 * GET_PARAM then reports (-EINVAL for another value).
+	 * $VGPU_SIM_MODEL=vgpu|h100 sets it when a sim device opens.
+	 */
+	VGPU_SIM_MODEL = 6
 };
 
 VGPU_API int vgpu_device_set_sim_option(struct vgpu_device *dev,

@@ -151,6 +151,18 @@ extern "C" {
  * @VGPU_PARAM_USER_QUEUES: hardware queues kept for user-mode queues
  *                          (USERQ_CREATE), device-wide, which any number
  *                          of user queues share; 0: none
+ *
+ * The SMs' shape, what a runtime's occupancy arithmetic reads (driver 1.4;
+ * a device interface before 1.1 has none of these registers: the vgpu
+ * model's values, shared memory per SM being VGPU_PARAM_SMEM):
+ * @VGPU_PARAM_MODEL:       VGPU_MODEL_* the device was made as (CAP_MODEL)
+ * @VGPU_PARAM_SMEM_SM:     shared-memory bytes per SM (CAP_SMEM); a CTA
+ *                          may use VGPU_PARAM_SMEM of them
+ * @VGPU_PARAM_CTAS_SM:     resident CTAs per SM (CAP_CTAS_PER_SM)
+ * @VGPU_PARAM_WARPS_SM:    resident warps per SM (CAP_WARPS_PER_SM)
+ * @VGPU_PARAM_REGS_SM:     32-bit registers per SM (CAP_REGS_PER_SM)
+ * @VGPU_PARAM_CLUSTER:     portable cluster size in CTAs (CAP_CLUSTER)
+ * @VGPU_PARAM_CLUSTER_MAX: non-portable cluster size (CAP_CLUSTER_MAX)
  */
 enum drm_vgpu_param {
 	VGPU_PARAM_DEVICE_ID = 0,
@@ -175,6 +187,13 @@ enum drm_vgpu_param {
 	VGPU_PARAM_MAX_QUEUES = 19,
 	VGPU_PARAM_BAN_AFTER = 20,
 	VGPU_PARAM_USER_QUEUES = 21,
+	VGPU_PARAM_MODEL = 22,
+	VGPU_PARAM_SMEM_SM = 23,
+	VGPU_PARAM_CTAS_SM = 24,
+	VGPU_PARAM_WARPS_SM = 25,
+	VGPU_PARAM_REGS_SM = 26,
+	VGPU_PARAM_CLUSTER = 27,
+	VGPU_PARAM_CLUSTER_MAX = 28,
 	VGPU_PARAM_COUNT /* not a parameter: -EINVAL */
 };
 

@@ -45,6 +45,13 @@ static int vgpu_ioctl_test_init(struct kunit *test)
 	t->vdev->max_param = 4096;
 	t->vdev->max_code = 1 << 20;
 	t->vdev->va_bits = VGPU_VA_BITS;
+	t->vdev->model = VGPU_MODEL_H100;
+	t->vdev->smem_sm = 229 << 10;
+	t->vdev->ctas_sm = 31;
+	t->vdev->warps_sm = 63;
+	t->vdev->regs_sm = 65535;
+	t->vdev->cluster = 7;
+	t->vdev->cluster_max = 15;
 	atomic_set(&t->vdev->reset_count, 11);
 	atomic_set(&t->vf->reset_count, 9);
 	t->vf->vdev = t->vdev;
@@ -86,6 +93,13 @@ static const struct vgpu_param_case vgpu_param_cases[] = {
 	{ "MAX_QUEUES", VGPU_PARAM_MAX_QUEUES, 64 },
 	{ "BAN_AFTER", VGPU_PARAM_BAN_AFTER, VGPU_TEST_BAN_PARAM },
 	{ "USER_QUEUES", VGPU_PARAM_USER_QUEUES, 2 },
+	{ "MODEL", VGPU_PARAM_MODEL, VGPU_MODEL_H100 },
+	{ "SMEM_SM", VGPU_PARAM_SMEM_SM, 229 << 10 },
+	{ "CTAS_SM", VGPU_PARAM_CTAS_SM, 31 },
+	{ "WARPS_SM", VGPU_PARAM_WARPS_SM, 63 },
+	{ "REGS_SM", VGPU_PARAM_REGS_SM, 65535 },
+	{ "CLUSTER", VGPU_PARAM_CLUSTER, 7 },
+	{ "CLUSTER_MAX", VGPU_PARAM_CLUSTER_MAX, 15 },
 };
 
 static_assert(ARRAY_SIZE(vgpu_param_cases) == VGPU_PARAM_COUNT);

@@ -9,7 +9,9 @@
  * one open DRM file: its own GEM handles, GPU address space, syncobjs and
  * job history.  Nothing is global; everything hangs off the device.
  *
- * What matches the driver and a default vgpu-pci device:
+ * What matches the driver and a vgpu-pci device of the model
+ * VGPU_SIM_MODEL names (the default vgpu model; h100: 132 SMs, 227 KiB of
+ * shared memory a CTA and the H100's occupancy limits in GET_PARAM):
  *  - dispatch as drm_ioctl(): a request of another ioctl type is -ENOTTY,
  *    a driver ioctl number past the last is -EINVAL; the argument is
  *    copied in and out by the size encoded in the request, zero-filling a
@@ -68,6 +70,59 @@
 
 #include "sim_priv.h"
 #include "trace/timeline.h"
+
+/* ---- models: presets of the SMs' shape, as vgpu-pci's model= ---- */
+
+static const struct sim_model sim_models[] = {
+	{
+		.name = "vgpu", .id = VGPU_MODEL_VGPU, .sms = SIM_SMS,
+		.smem = VGPU_DEFAULT_SMEM_PER_SM, .smem_reserved = 0,
+		.ctas_per_sm = 1, .warps_per_sm = VGPU_MAX_WARPS_PER_CTA,
+		.regs_per_sm = VGPU_DEFAULT_REGS_PER_SM,
+		.cluster = VGPU_PORTABLE_CLUSTER_CTAS, .cluster_max = VGPU_MAX_CLUSTER_CTAS,
+	},
+	{
+		.name = "h100", .id = VGPU_MODEL_H100, .sms = VGPU_H100_SMS,
+		.smem = VGPU_H100_SMEM_PER_SM, .smem_reserved = VGPU_H100_SMEM_RESERVED,
+		.ctas_per_sm = VGPU_H100_CTAS_PER_SM, .warps_per_sm = VGPU_H100_WARPS_PER_SM,
+		.regs_per_sm = VGPU_DEFAULT_REGS_PER_SM,
+		.cluster = VGPU_PORTABLE_CLUSTER_CTAS, .cluster_max = VGPU_MAX_CLUSTER_CTAS,
+	},
+};
+
+static const struct sim_model *sim_model_by_id(uint64_t id)
+{
+	for (size_t i = 0; i < SIM_ARRAY_SIZE(sim_models); i++)
+		if (sim_models[i].id == id)
+			return &sim_models[i];
+	return NULL;
+}
+
+/* $VGPU_SIM_MODEL: a model's name; unset or empty: vgpu */
+static int sim_model_env(const struct sim_model **out)
+{
+	const char *e = getenv("VGPU_SIM_MODEL");
+
+	*out = &sim_models[0];
+	if (!e || !e[0])
+		return 0;
+	for (size_t i = 0; i < SIM_ARRAY_SIZE(sim_models); i++) {
+		if (!strcmp(e, sim_models[i].name)) {
+			*out = &sim_models[i];
+			return 0;
+		}
+	}
+	fprintf(stderr, "libvgpu: VGPU_SIM_MODEL=%s: unknown model (valid: vgpu, h100)\n", e);
+	return -EINVAL;
+}
+
+/* The SMs of @m run by @nthreads threads: at least one for each thread. */
+static void sim_model_config(struct vgpu_sm_config *cfg, const struct sim_model *m,
+			     uint32_t nthreads)
+{
+	cfg->smem_max = m->smem - m->smem_reserved;
+	cfg->nsms = nthreads > m->sms ? nthreads : m->sms;
+}
 
 /* ---- GET_PARAM ---- */
 
@@ -144,6 +199,27 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 		break;
 	case VGPU_PARAM_USER_QUEUES:
 		args->value = SIM_USER_QUEUES;
+		break;
+	case VGPU_PARAM_MODEL:
+		args->value = sim->model->id;
+		break;
+	case VGPU_PARAM_SMEM_SM:
+		args->value = sim->model->smem;
+		break;
+	case VGPU_PARAM_CTAS_SM:
+		args->value = sim->model->ctas_per_sm;
+		break;
+	case VGPU_PARAM_WARPS_SM:
+		args->value = sim->model->warps_per_sm;
+		break;
+	case VGPU_PARAM_REGS_SM:
+		args->value = sim->model->regs_per_sm;
+		break;
+	case VGPU_PARAM_CLUSTER:
+		args->value = sim->model->cluster;
+		break;
+	case VGPU_PARAM_CLUSTER_MAX:
+		args->value = sim->model->cluster_max;
 		break;
 	default:
 		return -EINVAL;
@@ -386,13 +462,14 @@ int vgpu_sim_init(struct vgpu_device *dev)
 	if (!sim)
 		return -ENOMEM;
 	ret = vgpu_sim_threads_env(&sim->nthreads);
+	if (!ret)
+		ret = sim_model_env(&sim->model);
 	if (ret) {
 		free(sim);
 		return ret;
 	}
-	sim->cfg.smem_max = VGPU_DEFAULT_SMEM_PER_SM;
 	/* as the device, at least as many SMs as threads run them */
-	sim->cfg.nsms = sim->nthreads > SIM_SMS ? sim->nthreads : SIM_SMS;
+	sim_model_config(&sim->cfg, sim->model, sim->nthreads);
 	vgpu_sim_queues_init(sim);
 	{
 		const char *e = getenv("VGPU_SIM_PREEMPT_EVERY");
@@ -441,6 +518,7 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 			uint64_t value)
 {
 	struct vgpu_sim *sim = dev->sim;
+	const struct sim_model *model;
 	struct vgpu_sm_config cfg;
 	struct vgpu_sm *sm;
 
@@ -450,6 +528,7 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 		return -EINVAL;
 	pthread_mutex_lock(&sim->lock);
 	cfg = sim->cfg;
+	model = sim->model;
 	switch (option) {
 	case VGPU_SIM_TMA_LATENCY:
 		cfg.tma_latency = (uint32_t)value;
@@ -469,7 +548,15 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 			pthread_mutex_unlock(&sim->lock);
 			return -EINVAL;
 		}
-		cfg.nsms = value > SIM_SMS ? (uint32_t)value : SIM_SMS;
+		sim_model_config(&cfg, model, (uint32_t)value);
+		break;
+	case VGPU_SIM_MODEL:
+		model = sim_model_by_id(value);
+		if (!model) {
+			pthread_mutex_unlock(&sim->lock);
+			return -EINVAL;
+		}
+		sim_model_config(&cfg, model, sim->nthreads);
 		break;
 	default:
 		pthread_mutex_unlock(&sim->lock);
@@ -484,6 +571,7 @@ int vgpu_sim_set_option(struct vgpu_device *dev, enum vgpu_sim_option option,
 	vgpu_sm_free(sim->sm);
 	sim->sm = sm;
 	sim->cfg = cfg;
+	sim->model = model;
 	/* the pool's SMs too, made again at the next launch that needs them */
 	vgpu_sim_pool_free(sim);
 	if (option == VGPU_SIM_THREADS)

@@ -33,6 +33,20 @@
 
 #define SIM_PROG_CACHE 8u
 
+/**
+ * struct sim_model - a preset of the SMs' shape, as vgpu-pci's model=
+ * (qemu-device/vgpu-pci.c vgpu_models[], docs/device.md)
+ */
+struct sim_model {
+	const char *name;
+	uint32_t id;		/* VGPU_MODEL_* */
+	uint32_t sms;
+	uint32_t smem;		/* per SM */
+	uint32_t smem_reserved; /* per CTA: a CTA may use smem less this */
+	uint32_t ctas_per_sm, warps_per_sm, regs_per_sm;
+	uint32_t cluster, cluster_max;
+};
+
 /* VGPU_SIM_THREADS: SM threads a launch may run on (sim_pool.c) */
 #define SIM_MAX_THREADS 256u
 
@@ -169,6 +183,8 @@ struct sim_prog {
  *            slots in use (@syncobjs_cap allocated)
  * @waiters:  threads blocked in a syncobj wait
  * @hist:     the last VGPU_JOB_HISTORY jobs, at id % VGPU_JOB_HISTORY
+ * @model:    VGPU_SIM_MODEL: the SMs' shape GET_PARAM reports, from
+ *            which @cfg's SMs and shared memory come
  * @sm:       the SM every job runs on, built from @cfg (with @nthreads
  *            > 1 the calling thread's SM of the pool)
  * @nthreads: VGPU_SIM_THREADS: SMs on host threads that share a launch's
@@ -205,6 +221,7 @@ struct vgpu_sim {
 
 	struct vgpu_sm *sm;
 	struct vgpu_sm_config cfg;
+	const struct sim_model *model;
 	uint32_t nthreads;
 	struct sim_pool *pool;
 	/* VGPU_SIM_PREEMPT_EVERY: the second SM, the saved state's buffer */

@@ -74,6 +74,13 @@ static const struct {
 	[VGPU_PARAM_MAX_QUEUES] = { "MAX_QUEUES", DEC },
 	[VGPU_PARAM_BAN_AFTER] = { "BAN_AFTER", DEC },
 	[VGPU_PARAM_USER_QUEUES] = { "USER_QUEUES", DEC },
+	[VGPU_PARAM_MODEL] = { "MODEL", DEC },
+	[VGPU_PARAM_SMEM_SM] = { "SMEM_SM", BYTES },
+	[VGPU_PARAM_CTAS_SM] = { "CTAS_SM", DEC },
+	[VGPU_PARAM_WARPS_SM] = { "WARPS_SM", DEC },
+	[VGPU_PARAM_REGS_SM] = { "REGS_SM", DEC },
+	[VGPU_PARAM_CLUSTER] = { "CLUSTER", DEC },
+	[VGPU_PARAM_CLUSTER_MAX] = { "CLUSTER_MAX", DEC },
 };
 
 _Static_assert(sizeof(params) / sizeof(params[0]) == VGPU_PARAM_COUNT,

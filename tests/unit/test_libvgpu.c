@@ -573,6 +573,61 @@ TEST_F(libvgpu, device_sim_options)
 	}
 }
 
+/*
+ * The SMs' shape GET_PARAM reports: the model's (the sim's VGPU_SIM_MODEL
+ * as the device's model=), what a runtime's occupancy arithmetic reads.
+ */
+TEST_F(libvgpu, device_model)
+{
+	struct vgpu_device *dev = self->dev;
+
+	EXPECT_LE(param(dev, VGPU_PARAM_SMEM), param(dev, VGPU_PARAM_SMEM_SM));
+	EXPECT_GE(param(dev, VGPU_PARAM_CTAS_SM), 1u);
+	EXPECT_GE(param(dev, VGPU_PARAM_WARPS_SM), 32u);
+	EXPECT_EQ(VGPU_DEFAULT_REGS_PER_SM, param(dev, VGPU_PARAM_REGS_SM));
+	EXPECT_EQ(VGPU_PORTABLE_CLUSTER_CTAS, param(dev, VGPU_PARAM_CLUSTER));
+	EXPECT_EQ(VGPU_MAX_CLUSTER_CTAS, param(dev, VGPU_PARAM_CLUSTER_MAX));
+	if (!is_sim(dev))
+		return;
+	if (!getenv("VGPU_SIM_MODEL")) {
+		EXPECT_EQ(VGPU_MODEL_VGPU, param(dev, VGPU_PARAM_MODEL));
+		EXPECT_EQ(1u, param(dev, VGPU_PARAM_CTAS_SM));
+		EXPECT_EQ(32u, param(dev, VGPU_PARAM_WARPS_SM));
+		EXPECT_EQ(228u * 1024, param(dev, VGPU_PARAM_SMEM));
+		EXPECT_EQ(228u * 1024, param(dev, VGPU_PARAM_SMEM_SM));
+	}
+	ASSERT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_MODEL, VGPU_MODEL_H100));
+	EXPECT_EQ(VGPU_MODEL_H100, param(dev, VGPU_PARAM_MODEL));
+	EXPECT_GE(param(dev, VGPU_PARAM_SMS), 132u);
+	EXPECT_EQ(227u * 1024, param(dev, VGPU_PARAM_SMEM));
+	EXPECT_EQ(228u * 1024, param(dev, VGPU_PARAM_SMEM_SM));
+	EXPECT_EQ(32u, param(dev, VGPU_PARAM_CTAS_SM));
+	EXPECT_EQ(64u, param(dev, VGPU_PARAM_WARPS_SM));
+	EXPECT_EQ(-EINVAL, vgpu_device_set_sim_option(dev, VGPU_SIM_MODEL, 2));
+	EXPECT_EQ(VGPU_MODEL_H100, param(dev, VGPU_PARAM_MODEL));
+	ASSERT_EQ(0, vgpu_device_set_sim_option(dev, VGPU_SIM_MODEL, VGPU_MODEL_VGPU));
+	EXPECT_EQ(228u * 1024, param(dev, VGPU_PARAM_SMEM));
+	EXPECT_EQ(1u, param(dev, VGPU_PARAM_CTAS_SM));
+}
+
+/* $VGPU_SIM_MODEL picks the model when a sim device opens; a bad name fails. */
+TEST(device_sim_model_env)
+{
+	struct vgpu_device *dev = NULL;
+	uint64_t v = 0;
+
+	setenv("VGPU_SIM_MODEL", "h100", 1);
+	ASSERT_EQ(0, vgpu_device_open("sim", &dev));
+	EXPECT_EQ(0, vgpu_device_get_param(dev, VGPU_PARAM_MODEL, &v));
+	EXPECT_EQ(VGPU_MODEL_H100, v);
+	EXPECT_EQ(0, vgpu_device_get_param(dev, VGPU_PARAM_CTAS_SM, &v));
+	EXPECT_EQ(32u, v);
+	vgpu_device_close(dev);
+	setenv("VGPU_SIM_MODEL", "a100", 1);
+	EXPECT_EQ(-EINVAL, vgpu_device_open("sim", &dev));
+	unsetenv("VGPU_SIM_MODEL");
+}
+
 TEST_F(libvgpu, device_sim_trace)
 {
 	struct vgpu_device *dev = self->dev;

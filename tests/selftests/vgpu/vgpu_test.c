@@ -44,6 +44,15 @@ TEST_F(vgpu, get_param_all)
 	ASSERT_EQ(16, v);
 	test_get_param(VGPU_PARAM_QUEUES, &v);
 	ASSERT_LE(1, v);
+	/* the SMs' shape: the occupancy limits of a model */
+	test_get_param(VGPU_PARAM_CTAS_SM, &v);
+	ASSERT_LE(1, v);
+	test_get_param(VGPU_PARAM_WARPS_SM, &v);
+	ASSERT_LE(32, v);
+	test_get_param(VGPU_PARAM_REGS_SM, &v);
+	ASSERT_EQ(65536, v);
+	test_get_param(VGPU_PARAM_SMEM_SM, &v);
+	ASSERT_LE(48 * 1024, v);
 }
 
 TEST_F(vgpu, get_param_unknown)
