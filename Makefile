@@ -351,6 +351,15 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
+# test_occupancy: libcuda's occupancy arithmetic (cu_occupancy.c, plain
+# arithmetic) linked on its own, fed the H200's answers
+$(BUILD)/tests/unit/test_occupancy.o $(BUILD)/libvgpu/cuda/cu_occupancy.o: \
+	CPPFLAGS += -Ilibvgpu/cuda
+$(BUILD)/tests/test_occupancy: $(BUILD)/tests/unit/test_occupancy.o \
+		$(BUILD)/libvgpu/cuda/cu_occupancy.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # The driver-API tests: tests/cuda/*.cu compiled by nvcc (CUDA 13 at
 # /usr/local/cuda, DESIGN.md) into $(BUILD)/cuda: PTX, a fatbin with
 # zstd-compressed PTX and SASS, one with uncompressed PTX, one with SASS

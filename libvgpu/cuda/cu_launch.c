@@ -7,11 +7,13 @@
  * the stream's next point (cu_stream.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cu_occupancy.h"
 #include "cuda_priv.h"
 
 static bool over(unsigned int v, unsigned int max)
@@ -523,28 +525,72 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 }
 
 /*
- * Occupancy: a vGPU SM runs one CTA at a time (as
- * CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR says): 1 when a block
- * of @blockSize threads with @dynamicSMemSize bytes fits, else 0.
+ * ---- occupancy: CUDA's arithmetic (cu_occupancy.c) over the device's
+ * reported limits (the model's: GET_PARAM's SMs' shape) and the
+ * function's attributes ----
  */
+
+/* @func, a CUfunction or a CUkernel (in the current context) */
+static CUresult occ_func(CUfunction func, struct CUfunc_st **out)
+{
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (func && cuv_handle_ok(func, CUV_FUNC)) {
+		*out = func;
+		return CUDA_SUCCESS;
+	}
+	if (!func || !cuv_handle_ok(func, CUV_KERNEL))
+		return CUDA_ERROR_INVALID_HANDLE;
+	return cuv_kernel_function((CUkernel)func, out);
+}
+
+static void occ_inputs(const struct CUfunc_st *f, struct cuv_occ_device *d,
+		       struct cuv_occ_func *a)
+{
+	const struct CUctx_st *ctx = f->mod->ctx;
+	const uint64_t *p = ctx->cudev->info.param;
+
+	*d = (struct cuv_occ_device){
+		.sms = (uint32_t)p[VGPU_PARAM_SMS],
+		.warp_size = (uint32_t)p[VGPU_PARAM_WARP_SIZE],
+		.max_threads = (uint32_t)p[VGPU_PARAM_MAX_THREADS],
+		.warps_per_sm = (uint32_t)p[VGPU_PARAM_WARPS_SM],
+		.ctas_per_sm = (uint32_t)p[VGPU_PARAM_CTAS_SM],
+		.regs_per_sm = (uint32_t)p[VGPU_PARAM_REGS_SM],
+		.smem_per_sm = (uint32_t)p[VGPU_PARAM_SMEM_SM],
+		.smem_cta = (uint32_t)p[VGPU_PARAM_SMEM],
+		.cluster = (uint32_t)p[VGPU_PARAM_CLUSTER],
+		.cluster_max = (uint32_t)p[VGPU_PARAM_CLUSTER_MAX],
+	};
+	*a = (struct cuv_occ_func){
+		.num_regs = f->num_regs,
+		.max_threads = VGPU_MAX_THREADS_PER_CTA, /* cuFuncGetAttribute's */
+		.smem_static = f->smem_user,
+		.max_dyn_smem = (uint32_t)f->max_dyn_smem,
+		.carveout = f->carveout,
+		/* the function's configuration, else its context's */
+		.cache = f->cache_config ? f->cache_config : ctx->cache_config,
+		.barriers = f->barriers,
+	};
+}
+
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
 								      CUfunction func,
 								      int blockSize,
 								      size_t dynamicSMemSize,
 								      unsigned int flags)
 {
-	struct cuv_device *d;
+	struct cuv_occ_device d;
+	struct cuv_occ_func a;
+	CUresult r;
 
-	if (!numBlocks || blockSize <= 0 || flags > 1)
+	if (!numBlocks || blockSize <= 0 || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!cuv_initialized())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!func || !cuv_handle_ok(func, CUV_FUNC))
-		return CUDA_ERROR_INVALID_HANDLE;
-	d = func->mod->ctx->cudev;
-	*numBlocks = (uint64_t)blockSize <= d->info.param[VGPU_PARAM_MAX_THREADS] &&
-		     dynamicSMemSize <= (size_t)func->max_dyn_smem &&
-		     dynamicSMemSize + func->smem_static <= d->info.param[VGPU_PARAM_SMEM];
+	r = occ_func(func, &func);
+	if (r)
+		return r;
+	occ_inputs(func, &d, &a);
+	*numBlocks = cuv_occ_blocks(&d, &a, blockSize, dynamicSMemSize);
 	return CUDA_SUCCESS;
 }
 
@@ -554,6 +600,138 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUf
 {
 	return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
 								    dynamicSMemSize, 0);
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize,
+							   CUfunction func,
+							   CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+							   size_t dynamicSMemSize, int blockSizeLimit,
+							   unsigned int flags)
+{
+	struct cuv_occ_device d;
+	struct cuv_occ_func a;
+	CUresult r;
+
+	if (!minGridSize || !blockSize || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = occ_func(func, &func);
+	if (r)
+		return r;
+	occ_inputs(func, &d, &a);
+	*blockSize = cuv_occ_best_block(&d, &a, blockSizeToDynamicSMemSize, dynamicSMemSize,
+					blockSizeLimit, minGridSize);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+						  CUfunction func,
+						  CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+						  size_t dynamicSMemSize, int blockSizeLimit)
+{
+	return cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func,
+							 blockSizeToDynamicSMemSize,
+							 dynamicSMemSize, blockSizeLimit, 0);
+}
+
+CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
+							 int numBlocks, int blockSize)
+{
+	struct cuv_occ_device d;
+	struct cuv_occ_func a;
+	CUresult r;
+
+	if (!dynamicSmemSize) /* NVIDIA's driver crashes on it */
+		return CUDA_ERROR_INVALID_VALUE;
+	r = occ_func(func, &func);
+	if (r)
+		return r;
+	occ_inputs(func, &d, &a);
+	return cuv_occ_dyn_smem(&d, &a, numBlocks, blockSize, dynamicSmemSize);
+}
+
+/*
+ * A cluster query's function, block, dynamic shared memory and cluster
+ * size (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, else the function's
+ * __cluster_dims__, else 0); a size other than the function's required
+ * one is CUDA_ERROR_INVALID_CLUSTER_SIZE.
+ */
+static CUresult occ_cluster(CUfunction func, const CUlaunchConfig *config,
+			    struct cuv_occ_device *d, struct cuv_occ_func *a, struct CUfunc_st **f,
+			    int *block, unsigned int *size)
+{
+	unsigned int dims[3] = { 0, 0, 0 };
+	uint64_t threads, volume;
+	CUresult r, bad = CUDA_SUCCESS;
+
+	if (!config || (config->numAttrs && !config->attrs))
+		return CUDA_ERROR_INVALID_VALUE;
+	r = occ_func(func, f);
+	if (r)
+		return r;
+	for (unsigned int i = 0; i < config->numAttrs; i++) {
+		const CUlaunchAttribute *at = &config->attrs[i];
+
+		if (at->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+			dims[0] = at->value.clusterDim.x;
+			dims[1] = at->value.clusterDim.y;
+			dims[2] = at->value.clusterDim.z;
+		}
+	}
+	if ((*f)->req_cluster[0]) {
+		if (dims[0] && memcmp(dims, (*f)->req_cluster, sizeof(dims)))
+			bad = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+		memcpy(dims, (*f)->req_cluster, sizeof(dims));
+	}
+	occ_inputs(*f, d, a);
+	volume = vgpu_dims_volume(dims[0], dims[1], dims[2]);
+	if (volume > ((*f)->non_portable_cluster ? d->cluster_max : d->cluster))
+		bad = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	*size = (unsigned int)(volume > UINT32_MAX ? UINT32_MAX : volume);
+	threads = vgpu_dims_volume(config->blockDimX, config->blockDimY, config->blockDimZ);
+	*block = threads > INT_MAX ? INT_MAX : (int)threads;
+	return bad;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
+					      const CUlaunchConfig *config)
+{
+	struct cuv_occ_device d;
+	struct cuv_occ_func a;
+	struct CUfunc_st *f;
+	unsigned int size;
+	int block;
+	CUresult r;
+
+	if (!numClusters)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = occ_cluster(func, config, &d, &a, &f, &block, &size);
+	if (r)
+		return r;
+	/* no cluster size at all: 0 clusters, as the H200 answered */
+	*numClusters = cuv_occ_clusters(&d, &a, block, config->sharedMemBytes, size);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
+						    const CUlaunchConfig *config)
+{
+	struct cuv_occ_device d;
+	struct cuv_occ_func a;
+	struct CUfunc_st *f;
+	unsigned int size;
+	int block;
+	CUresult r;
+
+	if (!clusterSize)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = occ_cluster(func, config, &d, &a, &f, &block, &size);
+	if (r == CUDA_ERROR_INVALID_CLUSTER_SIZE)
+		r = CUDA_SUCCESS; /* the config's cluster dimensions are ignored */
+	if (r)
+		return r;
+	*clusterSize = cuv_occ_cluster_size(&d, &a, block, config->sharedMemBytes,
+					    f->non_portable_cluster);
+	return CUDA_SUCCESS;
 }
 
 /* ---- tensor maps: CUtensorMap holds vGPU's struct vgpu_tensor_map ---- */

@@ -81,8 +81,8 @@ const char *cuv_asm_kernel(const char *text, const char *kname, char **ptx_name)
 
 /*
  * Per-kernel facts from the generated assembly: the highest register
- * named (NUM_REGS), the .local bytes per thread, the static shared bytes
- * and the cluster shape.
+ * named (NUM_REGS), the .local bytes per thread, the static shared bytes,
+ * the named barriers used (occupancy's) and the cluster shape.
  */
 static void func_asm_facts(struct CUfunc_st *f, const char *kname, const char *text)
 {
@@ -107,6 +107,19 @@ static void func_asm_facts(struct CUfunc_st *f, const char *kname, const char *t
 
 			if (r > maxr)
 				maxr = r;
+		} else if (!strncmp(q, "BAR.", 4) && q > p && (q[-1] == ' ' || q[-1] == '\t') &&
+			   (!strncmp(q + 4, "SYNC", 4) || !strncmp(q + 4, "ARV", 3) ||
+			    !strncmp(q + 4, "RED", 3))) {
+			/* a named barrier: its id, or any of them from a register */
+			const char *o = q + strcspn(q, " \t\n");
+			int n;
+
+			o += strspn(o, " \t");
+			n = *o == 'R' ? (int)VGPU_NUM_NAMED_BARRIERS : (int)strtoul(o, NULL, 0) + 1;
+			if (n > (int)VGPU_NUM_NAMED_BARRIERS)
+				n = (int)VGPU_NUM_NAMED_BARRIERS;
+			if (n > f->barriers)
+				f->barriers = n;
 		} else if (!strncmp(q, "\n.local ", 8)) {
 			f->local_bytes = (uint32_t)strtoul(q + 8, NULL, 0);
 		} else if (!strncmp(q, "\n.shared ", 9)) {
@@ -254,6 +267,7 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 		f->max_dyn_smem = 48 * 1024 - (int)f->smem_user;
 		if (f->max_dyn_smem < 0)
 			f->max_dyn_smem = 0;
+		f->carveout = -1;
 	}
 	free(text);
 	if (!r && !vgpu_program_data(m->prog, &bo)) {
@@ -508,6 +522,8 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 		v = (int)hfunc->req_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH];
 		break;
 	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		v = hfunc->carveout;
+		break;
 	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
 	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
 		v = 0;
@@ -538,7 +554,10 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
 		hfunc->non_portable_cluster = value != 0;
 		return CUDA_SUCCESS;
 	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-		return value < -1 || value > 100 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+		if (value < -1 || value > 100)
+			return CUDA_ERROR_INVALID_VALUE;
+		hfunc->carveout = value; /* occupancy's (cu_occupancy.c) */
+		return CUDA_SUCCESS;
 	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
@@ -589,13 +608,18 @@ CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 	return r;
 }
 
-/* vGPU has no L1 to trade against shared memory: accepted, changes nothing. */
+/*
+ * vGPU has no L1 to trade against shared memory: kept for the occupancy
+ * arithmetic (the carveout it stands for), changes nothing else.
+ */
 CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
 	CUresult r = func_ok(hfunc);
 
 	if (r)
 		return r;
-	return (unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_ERROR_INVALID_VALUE :
-								  CUDA_SUCCESS;
+	if ((unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	hfunc->cache_config = config;
+	return CUDA_SUCCESS;
 }

@@ -82,7 +82,12 @@ CUV_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, i
 	X(cuEventRecordWithFlags, 11010, 11010) X(cuStreamBeginCapture, 10000, 10010)      \
 	X(cuStreamEndCapture, 10000, 10000) X(cuStreamIsCapturing, 10000, 10000)           \
 	X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, 6050)                         \
-	X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000, 7000)
+	X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000, 7000)                \
+	X(cuOccupancyMaxPotentialBlockSize, 6050, 6050)                                    \
+	X(cuOccupancyMaxPotentialBlockSizeWithFlags, 7000, 7000)                           \
+	X(cuOccupancyAvailableDynamicSMemPerBlock, 10020, 10020)                           \
+	X(cuOccupancyMaxPotentialClusterSize, 11070, 11070)                                \
+	X(cuOccupancyMaxActiveClusters, 11070, 11070)
 
 /* #n: the API name as written, before cuda.h maps it to its versioned symbol */
 #define ENTRY(n, first, ours) { #n, (void *)n, first, ours },

@@ -744,6 +744,8 @@ typedef enum CUtensorMapFloatOOBfill_enum {
 #endif
 typedef void(CUDA_CB *CUhostFn)(void *userData);
 typedef void(CUDA_CB *CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
+/* cuOccupancyMaxPotentialBlockSize: a block size's dynamic shared memory */
+typedef size_t(CUDA_CB *CUoccupancyB2DSize)(int blockSize);
 
 typedef enum CUfunc_cache_enum {
 	CU_FUNC_CACHE_PREFER_NONE = 0x00,
@@ -935,7 +937,16 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
 					   unsigned int blockDimZ, unsigned int sharedMemBytes,
 					   CUstream hStream, void **kernelParams);
 
-/* ---- Occupancy: one CTA per SM at a time on vGPU ---- */
+/*
+ * ---- Occupancy: CUDA's arithmetic over the device's limits (docs/cuda.md) ----
+ * CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE changes nothing on compute
+ * capability 9.0 (no partitioned global caching).
+ */
+typedef enum CUoccupancy_flags_enum {
+	CU_OCCUPANCY_DEFAULT = 0x0,
+	CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 0x1
+} CUoccupancy_flags;
+
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
 							     int blockSize,
 							     size_t dynamicSMemSize);
@@ -944,6 +955,21 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
 								      int blockSize,
 								      size_t dynamicSMemSize,
 								      unsigned int flags);
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+						  CUfunction func,
+						  CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+						  size_t dynamicSMemSize, int blockSizeLimit);
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize,
+							   CUfunction func,
+							   CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+							   size_t dynamicSMemSize, int blockSizeLimit,
+							   unsigned int flags);
+CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
+							 int numBlocks, int blockSize);
+CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
+						    const CUlaunchConfig *config);
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
+					      const CUlaunchConfig *config);
 
 /* ---- Tensor maps ---- */
 CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap,

@@ -134,6 +134,9 @@ struct CUfunc_st {
 	uint32_t local_bytes;
 	int num_regs;
 	int max_dyn_smem;	   /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+	int carveout;		   /* ..._PREFERRED_SHARED_MEMORY_CARVEOUT: -1, 0..100 */
+	CUfunc_cache cache_config; /* cuFuncSetCacheConfig */
+	int barriers;		   /* named barriers it uses: the highest id + 1 */
 	int non_portable_cluster;
 	unsigned int req_cluster[3]; /* __cluster_dims__ (.reqnctapercluster); 0: none */
 	/* an argument set kept for the next launch (atomic exchange): one

@@ -373,6 +373,8 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 		(size_t)attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device);
 	p->maxBlocksPerMultiProcessor =
 		attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, device);
+	p->reservedSharedMemPerBlock =
+		(size_t)attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, device);
 	p->clusterLaunch = attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, device);
 	p->deviceNumaId = -1;
 	p->hostNumaId = -1;

@@ -461,6 +461,22 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 g, dim3 b, void *
 }
 
 /* cudaLaunchAttribute is CUlaunchAttribute: the attributes pass as they are. */
+static CUlaunchConfig launch_config(const cudaLaunchConfig_t *config)
+{
+	return (CUlaunchConfig){
+		.gridDimX = config->gridDim.x,
+		.gridDimY = config->gridDim.y,
+		.gridDimZ = config->gridDim.z,
+		.blockDimX = config->blockDim.x,
+		.blockDimY = config->blockDim.y,
+		.blockDimZ = config->blockDim.z,
+		.sharedMemBytes = (unsigned int)config->dynamicSmemBytes,
+		.hStream = config->stream,
+		.attrs = config->attrs,
+		.numAttrs = config->numAttrs,
+	};
+}
+
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
 	CUlaunchConfig c;
@@ -474,18 +490,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
 		return e;
 	if (config->dynamicSmemBytes > 0xffffffffu)
 		return crt_set_error(cudaErrorInvalidConfiguration);
-	c = (CUlaunchConfig){
-		.gridDimX = config->gridDim.x,
-		.gridDimY = config->gridDim.y,
-		.gridDimZ = config->gridDim.z,
-		.blockDimX = config->blockDim.x,
-		.blockDimY = config->blockDim.y,
-		.blockDimZ = config->blockDim.z,
-		.sharedMemBytes = (unsigned int)config->dynamicSmemBytes,
-		.hStream = config->stream,
-		.attrs = config->attrs,
-		.numAttrs = config->numAttrs,
-	};
+	c = launch_config(config);
 	return launch_err(cuLaunchKernelEx(&c, f, args, NULL));
 }
 
@@ -569,6 +574,54 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
 {
 	return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
 								      dynamicSMemSize, 0);
+}
+
+/*
+ * cudaOccupancyMaxPotentialBlockSize and its variants are templates of
+ * NVIDIA's cuda_runtime.h, over the calls above and the attributes.
+ */
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func,
+						      int numBlocks, int blockSize)
+{
+	CUfunction f;
+	cudaError_t e;
+
+	if (!dynamicSmemSize)
+		return crt_set_error(cudaErrorInvalidValue);
+	e = host_func(func, &f);
+	return e ? e : crt_err(cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, f,
+									numBlocks, blockSize));
+}
+
+/* The cluster queries: @cluster_size picks cuOccupancyMaxPotentialClusterSize. */
+static cudaError_t occupancy_clusters(int *out, const void *func,
+				      const cudaLaunchConfig_t *config, bool cluster_size)
+{
+	CUlaunchConfig c;
+	CUfunction f;
+	cudaError_t e;
+
+	if (!out || !config || (config->numAttrs && !config->attrs) ||
+	    config->dynamicSmemBytes > 0xffffffffu)
+		return crt_set_error(cudaErrorInvalidValue);
+	e = host_func(func, &f);
+	if (e)
+		return e;
+	c = launch_config(config);
+	return crt_err(cluster_size ? cuOccupancyMaxPotentialClusterSize(out, f, &c) :
+				      cuOccupancyMaxActiveClusters(out, f, &c));
+}
+
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+						 const cudaLaunchConfig_t *launchConfig)
+{
+	return occupancy_clusters(clusterSize, func, launchConfig, true);
+}
+
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+					   const cudaLaunchConfig_t *launchConfig)
+{
+	return occupancy_clusters(numClusters, func, launchConfig, false);
 }
 
 /* ---- symbols ---- */

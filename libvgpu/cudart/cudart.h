@@ -269,6 +269,13 @@ CRT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlo
 CRT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 	int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize,
 	unsigned int flags);
+CRT_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+								const void *func, int numBlocks,
+								int blockSize);
+CRT_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+							   const cudaLaunchConfig_t *launchConfig);
+CRT_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+						     const cudaLaunchConfig_t *launchConfig);
 CRT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
 					  size_t offset, enum cudaMemcpyKind kind);
 CRT_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,

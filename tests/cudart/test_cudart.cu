@@ -491,7 +491,34 @@ static int test_device(void)
 	CHECK_OK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0));
 	CHECK(v == p.multiProcessorCount);
 	CHECK_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, vec_add, 256, 0));
-	CHECK(blocks >= 1);
+	CHECK(blocks >= 1 && blocks <= p.maxBlocksPerMultiProcessor);
+	/* the occupancy calls past the first (docs/cuda.md "Occupancy") */
+	{
+		int grid = 0, block = 0, clusters = 0, size = 0;
+		size_t dyn = 0;
+		cudaLaunchAttribute at;
+		cudaLaunchConfig_t lc = {};
+
+		CHECK_OK(cudaOccupancyMaxPotentialBlockSize(&grid, &block, vec_add));
+		CHECK(block >= 32 && block <= 1024 && grid >= p.multiProcessorCount);
+		CHECK_OK(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, vec_add, 1, 256));
+		CHECK(dyn == 48 * 1024);
+		CHECK_RT(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn, vec_add, 0, 256),
+			 cudaErrorInvalidValue);
+		cudaGetLastError();
+		at.id = cudaLaunchAttributeClusterDimension;
+		at.val.clusterDim.x = 2;
+		at.val.clusterDim.y = 1;
+		at.val.clusterDim.z = 1;
+		lc.gridDim = dim3(64);
+		lc.blockDim = dim3(128);
+		lc.attrs = &at;
+		lc.numAttrs = 1;
+		CHECK_OK(cudaOccupancyMaxActiveClusters(&clusters, vec_add, &lc));
+		CHECK(clusters == p.multiProcessorCount * (blocks < 8 ? blocks : 8) / 2);
+		CHECK_OK(cudaOccupancyMaxPotentialClusterSize(&size, vec_add, &lc));
+		CHECK(size >= 1 && size <= 8);
+	}
 	CHECK_OK(cudaDriverGetVersion(&drv));
 	CHECK_OK(cudaRuntimeGetVersion(&rt));
 	CHECK(drv >= 13000 && rt >= 13000);
