@@ -544,11 +544,9 @@ static CUresult occ_func(CUfunction func, struct CUfunc_st **out)
 	return cuv_kernel_function((CUkernel)func, out);
 }
 
-static void occ_inputs(const struct CUfunc_st *f, struct cuv_occ_device *d,
-		       struct cuv_occ_func *a)
+static void occ_device(const struct cuv_device *cudev, struct cuv_occ_device *d)
 {
-	const struct CUctx_st *ctx = f->mod->ctx;
-	const uint64_t *p = ctx->cudev->info.param;
+	const uint64_t *p = cudev->info.param;
 
 	*d = (struct cuv_occ_device){
 		.sms = (uint32_t)p[VGPU_PARAM_SMS],
@@ -562,8 +560,35 @@ static void occ_inputs(const struct CUfunc_st *f, struct cuv_occ_device *d,
 		.cluster = (uint32_t)p[VGPU_PARAM_CLUSTER],
 		.cluster_max = (uint32_t)p[VGPU_PARAM_CLUSTER_MAX],
 	};
+}
+
+/*
+ * CU_FUNC_ATTRIBUTE_NUM_REGS: the registers of the generated code, at
+ * most those with which a block of MAX_THREADS_PER_BLOCK (1024) threads
+ * fits the SM's register file, as ptxas keeps a kernel within its launch
+ * bounds.  vGPU's allocator spends registers freely (often 200 and more
+ * where ptxas needs 30), and its SMs run any block up to 1024 threads
+ * whatever it names: uncapped, the occupancy arithmetic would say 0 for
+ * blocks vGPU runs (and cub would size a grid of 0 CTAs from that).
+ */
+int cuv_func_regs(const struct CUfunc_st *f)
+{
+	struct cuv_occ_device d;
+	int cap;
+
+	occ_device(f->mod->ctx->cudev, &d);
+	cap = cuv_occ_regs_cap(&d, VGPU_MAX_THREADS_PER_CTA);
+	return f->num_regs < cap ? f->num_regs : cap;
+}
+
+static void occ_inputs(const struct CUfunc_st *f, struct cuv_occ_device *d,
+		       struct cuv_occ_func *a)
+{
+	const struct CUctx_st *ctx = f->mod->ctx;
+
+	occ_device(ctx->cudev, d);
 	*a = (struct cuv_occ_func){
-		.num_regs = f->num_regs,
+		.num_regs = cuv_func_regs(f),
 		.max_threads = VGPU_MAX_THREADS_PER_CTA, /* cuFuncGetAttribute's */
 		.smem_static = f->smem_user,
 		.max_dyn_smem = (uint32_t)f->max_dyn_smem,

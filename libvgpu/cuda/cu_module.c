@@ -501,7 +501,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 		v = (int)hfunc->local_bytes;
 		break;
 	case CU_FUNC_ATTRIBUTE_NUM_REGS:
-		v = hfunc->num_regs;
+		v = cuv_func_regs(hfunc);
 		break;
 	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
 	case CU_FUNC_ATTRIBUTE_BINARY_VERSION:

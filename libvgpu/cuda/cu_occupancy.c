@@ -153,6 +153,17 @@ static int limit_barriers(const struct cuv_occ_device *d, const struct cuv_occ_f
 	return (int)(slots / (uint64_t)f->barriers);
 }
 
+int cuv_occ_regs_cap(const struct cuv_occ_device *d, int threads)
+{
+	uint64_t warps, per_warp;
+
+	if (threads <= 0 || !d->warp_size)
+		return OCC_MAX_REGS - 1;
+	warps = round_up(((uint64_t)threads + d->warp_size - 1) / d->warp_size, OCC_SUBPARTITIONS);
+	per_warp = d->regs_per_sm / warps / OCC_REG_GRANULE * OCC_REG_GRANULE;
+	return min_int((int)(per_warp / d->warp_size), OCC_MAX_REGS - 1);
+}
+
 int cuv_occ_blocks(const struct cuv_occ_device *d, const struct cuv_occ_func *f, int block,
 		   size_t dyn)
 {

@@ -77,6 +77,13 @@ int cuv_occ_blocks(const struct cuv_occ_device *d, const struct cuv_occ_func *f,
 		   size_t dyn);
 
 /*
+ * The most registers a thread (a multiple of 8, at most 255) with which a
+ * CTA of @threads threads fits the SM's register file: what ptxas holds a
+ * kernel to for launch bounds of @threads (168 for 384, 64 for 1024).
+ */
+int cuv_occ_regs_cap(const struct cuv_occ_device *d, int threads);
+
+/*
  * cuOccupancyMaxPotentialBlockSize: the block size (a multiple of the warp
  * size up to @limit, or @limit itself) with the most threads resident per
  * SM, the largest of equals; *@grid the CTAs that fill the device at it.

@@ -416,6 +416,9 @@ void cuv_streams_free(struct CUctx_st *ctx);
 /* cu_library.c: a CUkernel's function in the current context */
 CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out);
 
+/* cu_launch.c: CU_FUNC_ATTRIBUTE_NUM_REGS (what occupancy counts) */
+int cuv_func_regs(const struct CUfunc_st *f);
+
 /* cu_ptds.c: an API name's per-thread-default-stream entry point, or NULL */
 void *cuv_ptds_entry(const char *api_name);
 

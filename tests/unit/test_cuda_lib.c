@@ -451,6 +451,16 @@ TEST_F(cu, occupancy_one_cta_an_sm_on_the_vgpu_model)
 	EXPECT_EQ(sms / 2, n);
 	EXPECT_EQ(0, clusters(f, 8, 128, 0, &n));
 	EXPECT_EQ(sms / 8, n);
+	/* every kernel runs 1024 threads: NUM_REGS at most 64 (docs/cuda.md) */
+	for (const char *const *k = (const char *const[]){ "saxpy", "reduce_sum", "mul_add",
+							    "dyn_reverse", "bump", "params",
+							    "warp_order", NULL };
+	     *k; k++) {
+		CU(cuModuleGetFunction(&f, self->mod, *k));
+		CU(cuFuncGetAttribute(&n, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+		EXPECT_LE(n, 64);
+		EXPECT_EQ(1, blocks(f, 1024, 0));
+	}
 }
 
 /*

@@ -146,6 +146,16 @@ TEST(the_h200s_answers_kernel_by_kernel)
 						   .max_dyn_smem = (uint32_t)dyn, .carveout = -1,
 						   .barriers = k != 4 };
 			kernels++;
+			/*
+			 * Without launch bounds, the H200 drops MAX_THREADS_PER_BLOCK
+			 * to the CTAs (whole 4 warps) its registers fit: the cap
+			 * vGPU holds NUM_REGS to, read backwards.
+			 */
+			if (k < 4 && threads < 1024) {
+				check(&t, "regs cap", line, 1, cuv_occ_regs_cap(&h100, threads) >= regs);
+				check(&t, "regs cap", line, 1,
+				      cuv_occ_regs_cap(&h100, threads + 128) < regs);
+			}
 		} else if (sscanf(line, "S %d %d", &st, &dyn) == 2) {
 			/* states 0-7: cache configs 0-3; then carveouts, default cache */
 			f.max_dyn_smem = (uint32_t)dyn;
@@ -158,7 +168,7 @@ TEST(the_h200s_answers_kernel_by_kernel)
 	fclose(in);
 	printf("# %lu kernels, %lu answers, %lu differ\n", kernels, t.checked, t.wrong);
 	EXPECT_EQ(120ul, kernels);
-	EXPECT_EQ(496008ul, t.checked);
+	EXPECT_EQ(496008ul + 2 * 64, t.checked);
 	EXPECT_EQ(0ul, t.wrong);
 }
 
@@ -244,6 +254,10 @@ TEST(the_h200s_answers_runtime_barriers_clusters)
 		int regs, threads;
 
 		if (sscanf(line, "K %d %d %d", &k, &regs, &threads) == 3 && k >= 0 && k < 8) {
+			/* __launch_bounds__(1024), (384), (128, 3): ptxas's caps */
+			if (k >= 1 && k <= 3)
+				check(&t, "regs cap", line, regs,
+				      cuv_occ_regs_cap(&h100, k == 1 ? 1024 : 384));
 			f = (struct cuv_occ_func){ .num_regs = regs, .max_threads = threads,
 						   .max_dyn_smem = 48 * 1024, .carveout = -1,
 						   .barriers = barriers[k] };
@@ -259,7 +273,7 @@ TEST(the_h200s_answers_runtime_barriers_clusters)
 	printf("# %lu kernels, %lu answers, %lu differ; %lu cluster counts above the H200's\n",
 	       kernels, t.checked, t.wrong, fewer);
 	EXPECT_EQ(8ul, kernels);
-	EXPECT_EQ(2196ul, t.checked);
+	EXPECT_EQ(2196ul + 3, t.checked);
 	EXPECT_EQ(0ul, t.wrong);
 }
 
@@ -331,6 +345,18 @@ TEST(h100_rules)
 	EXPECT_EQ(132 * 32, g);
 	EXPECT_EQ(0, cuv_occ_best_block(&h100, &f, NULL, (size_t)1 << 30, 0, &g));
 	EXPECT_EQ(0, g);
+}
+
+/* NUM_REGS's cap: ptxas's for launch bounds (the H200's figures) */
+TEST(register_caps)
+{
+	EXPECT_EQ(64, cuv_occ_regs_cap(&h100, 1024));
+	EXPECT_EQ(72, cuv_occ_regs_cap(&h100, 896));
+	EXPECT_EQ(168, cuv_occ_regs_cap(&h100, 384));
+	EXPECT_EQ(168, cuv_occ_regs_cap(&h100, 288)); /* 9 warps take 12 */
+	EXPECT_EQ(255, cuv_occ_regs_cap(&h100, 256));
+	EXPECT_EQ(255, cuv_occ_regs_cap(&h100, 1));
+	EXPECT_EQ(64, cuv_occ_regs_cap(&vgpu, 1024));
 }
 
 TEST(vgpu_model_one_cta_an_sm)
