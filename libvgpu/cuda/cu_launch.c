@@ -675,22 +675,28 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
 }
 
 /*
- * A cluster query's function, block, dynamic shared memory and cluster
- * size (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, else the function's
- * __cluster_dims__, else 0); a size other than the function's required
- * one is CUDA_ERROR_INVALID_CLUSTER_SIZE.
+ * The cluster queries: @potential picks cuOccupancyMaxPotentialClusterSize
+ * (which ignores the config's cluster dimensions), else
+ * cuOccupancyMaxActiveClusters.  The cluster size: the config's
+ * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, else the function's
+ * __cluster_dims__, else none (0 clusters, as the H200 answered); another
+ * size than the function's, or one above its limit, is
+ * CUDA_ERROR_INVALID_CLUSTER_SIZE.
  */
-static CUresult occ_cluster(CUfunction func, const CUlaunchConfig *config,
-			    struct cuv_occ_device *d, struct cuv_occ_func *a, struct CUfunc_st **f,
-			    int *block, unsigned int *size)
+static CUresult occ_clusters(int *out, CUfunction func, const CUlaunchConfig *config,
+			     bool potential)
 {
 	unsigned int dims[3] = { 0, 0, 0 };
-	uint64_t threads, volume;
-	CUresult r, bad = CUDA_SUCCESS;
+	struct cuv_occ_device d;
+	struct cuv_occ_func a;
+	struct CUfunc_st *f;
+	uint64_t threads, size;
+	CUresult r;
+	int block;
 
-	if (!config || (config->numAttrs && !config->attrs))
+	if (!out || !config || (config->numAttrs && !config->attrs))
 		return CUDA_ERROR_INVALID_VALUE;
-	r = occ_func(func, f);
+	r = occ_func(func, &f);
 	if (r)
 		return r;
 	for (unsigned int i = 0; i < config->numAttrs; i++) {
@@ -702,61 +708,36 @@ static CUresult occ_cluster(CUfunction func, const CUlaunchConfig *config,
 			dims[2] = at->value.clusterDim.z;
 		}
 	}
-	if ((*f)->req_cluster[0]) {
-		if (dims[0] && memcmp(dims, (*f)->req_cluster, sizeof(dims)))
-			bad = CUDA_ERROR_INVALID_CLUSTER_SIZE;
-		memcpy(dims, (*f)->req_cluster, sizeof(dims));
-	}
-	occ_inputs(*f, d, a);
-	volume = vgpu_dims_volume(dims[0], dims[1], dims[2]);
-	if (volume > ((*f)->non_portable_cluster ? d->cluster_max : d->cluster))
-		bad = CUDA_ERROR_INVALID_CLUSTER_SIZE;
-	*size = (unsigned int)(volume > UINT32_MAX ? UINT32_MAX : volume);
+	occ_inputs(f, &d, &a);
 	threads = vgpu_dims_volume(config->blockDimX, config->blockDimY, config->blockDimZ);
-	*block = threads > INT_MAX ? INT_MAX : (int)threads;
-	return bad;
+	block = threads > INT_MAX ? INT_MAX : (int)threads;
+	if (potential) {
+		*out = cuv_occ_cluster_size(&d, &a, block, config->sharedMemBytes,
+					    f->non_portable_cluster);
+		return CUDA_SUCCESS;
+	}
+	if (f->req_cluster[0]) {
+		if (dims[0] && memcmp(dims, f->req_cluster, sizeof(dims)))
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+		memcpy(dims, f->req_cluster, sizeof(dims));
+	}
+	size = vgpu_dims_volume(dims[0], dims[1], dims[2]);
+	if (size > (f->non_portable_cluster ? d.cluster_max : d.cluster))
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	*out = cuv_occ_clusters(&d, &a, block, config->sharedMemBytes, (unsigned int)size);
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
 					      const CUlaunchConfig *config)
 {
-	struct cuv_occ_device d;
-	struct cuv_occ_func a;
-	struct CUfunc_st *f;
-	unsigned int size;
-	int block;
-	CUresult r;
-
-	if (!numClusters)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = occ_cluster(func, config, &d, &a, &f, &block, &size);
-	if (r)
-		return r;
-	/* no cluster size at all: 0 clusters, as the H200 answered */
-	*numClusters = cuv_occ_clusters(&d, &a, block, config->sharedMemBytes, size);
-	return CUDA_SUCCESS;
+	return occ_clusters(numClusters, func, config, false);
 }
 
 CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
 						    const CUlaunchConfig *config)
 {
-	struct cuv_occ_device d;
-	struct cuv_occ_func a;
-	struct CUfunc_st *f;
-	unsigned int size;
-	int block;
-	CUresult r;
-
-	if (!clusterSize)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = occ_cluster(func, config, &d, &a, &f, &block, &size);
-	if (r == CUDA_ERROR_INVALID_CLUSTER_SIZE)
-		r = CUDA_SUCCESS; /* the config's cluster dimensions are ignored */
-	if (r)
-		return r;
-	*clusterSize = cuv_occ_cluster_size(&d, &a, block, config->sharedMemBytes,
-					    f->non_portable_cluster);
-	return CUDA_SUCCESS;
+	return occ_clusters(clusterSize, func, config, true);
 }
 
 /* ---- tensor maps: CUtensorMap holds vGPU's struct vgpu_tensor_map ---- */
