@@ -140,11 +140,11 @@ TEST(the_h200s_answers_kernel_by_kernel)
 		int k, r, regs, smem, threads, dyn, st;
 
 		if (sscanf(line, "K %d %d %d %d %d %d", &k, &r, &regs, &smem, &threads, &dyn) == 6) {
-			/* kernels 0-3 and 5 used one named barrier, 4 none */
+			/* kernels 1-3 and 5 use one named barrier, 0 and 4 none */
 			f = (struct cuv_occ_func){ .num_regs = regs, .max_threads = threads,
 						   .smem_static = (uint32_t)smem,
 						   .max_dyn_smem = (uint32_t)dyn, .carveout = -1,
-						   .barriers = k != 4 };
+						   .barriers = k != 0 && k != 4 };
 			kernels++;
 			/*
 			 * Without launch bounds, the H200 drops MAX_THREADS_PER_BLOCK
