@@ -135,7 +135,8 @@ static void put_operand(struct sbuf *b, const uint64_t w[2], unsigned kind,
 			uint32_t pc, const struct labels *lb)
 {
 	switch (kind) {
-	case VGPU_OPK_RD: put_reg(b, (unsigned)vgpu_get(w, VGPU_F_RD)); break;
+	case VGPU_OPK_RD:
+	case VGPU_OPK_RDN: put_reg(b, (unsigned)vgpu_get(w, VGPU_F_RD)); break;
 	case VGPU_OPK_RA:
 	case VGPU_OPK_STK: put_reg(b, (unsigned)vgpu_get(w, VGPU_F_RA)); break;
 	case VGPU_OPK_RB: put_reg(b, (unsigned)vgpu_get(w, VGPU_F_RB)); break;

@@ -13,7 +13,8 @@
  *   8..11    stype    operand-source type (VGPU_ST_*)
  *   12..14   pg       guard predicate (P0..P6, 7 = PT)
  *   15       pg.not   guard negation
- *   16..23   rd       destination GPR (255 = RZ)
+ *   16..23   rd       destination GPR (255 = RZ; im2col tensor copies:
+ *                     the first register of their offsets, a source)
  *   24..31   ra       source GPR A
  *   32..39   rb       source GPR B (BAR_RIR/BAR_RED_RIR call it rc)
  *   40..43   barid    UImm4 barrier id
@@ -146,6 +147,9 @@ enum vgpu_opk {
 	/* ra .. ra+3: the call block, stack pointer ra:ra+1 (64-bit local
 	 * address) and stack limit ra+2:ra+3 (CALL, RET, SALLOC) */
 	VGPU_OPK_STK,
+	/* rd .. rd+rank-3: im2col offsets (sources, zero-extended 16-bit;
+	 * RZ: all 0), W first; the rank is IMDIM's */
+	VGPU_OPK_RDN,
 	VGPU_OPK__COUNT
 };
 #define VGPU_OPK_OPTIONAL 0x20u
@@ -387,7 +391,8 @@ static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
 	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && d->ops[i]; i++) {
 		switch (VGPU_OPK_KIND(d->ops[i])) {
 		case VGPU_OPK_RD:
-		case VGPU_OPK_RD2: vgpu_set(used, VGPU_F_RD, ~0ull); break;
+		case VGPU_OPK_RD2:
+		case VGPU_OPK_RDN: vgpu_set(used, VGPU_F_RD, ~0ull); break;
 		case VGPU_OPK_RA:
 		case VGPU_OPK_SA:
 		case VGPU_OPK_STK:

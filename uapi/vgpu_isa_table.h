@@ -40,6 +40,7 @@
 	E(TRAPK, 80, 1, -1)   /* TRAP / TRAP.ASSERT (fixed) */                  \
 	E(CPCACHE, 80, 1, 0)  /* CP.ASYNC cache hint, default .CA */            \
 	E(TDIM, 80, 3, -1)    /* tensor rank */                                 \
+	E(IMDIM, 80, 3, -1)   /* im2col tensor rank: 3D .. 5D only */          \
 	E(MSEMA, 87, 2, 0)    /* arrive semantics, default .RELEASE */          \
 	E(MSEMW, 87, 2, 0)    /* wait semantics, default .ACQUIRE */            \
 	E(MSEMX, 87, 2, 0)    /* expect/complete_tx semantics: .RELAXED */      \
@@ -152,6 +153,9 @@
 	E(TDIM, 3D, 2)                                                         \
 	E(TDIM, 4D, 3)                                                         \
 	E(TDIM, 5D, 4)                                                         \
+	E(IMDIM, 3D, 2)                                                        \
+	E(IMDIM, 4D, 3)                                                        \
+	E(IMDIM, 5D, 4)                                                        \
 	E(MSEMA, RELEASE, 0)                                                   \
 	E(MSEMA, RELAXED, 1)                                                   \
 	E(MSEMW, ACQUIRE, 0)                                                   \
@@ -307,6 +311,8 @@
 	E(CP_BULK_WAIT, 0x76)                                                  \
 	E(CP_TENSOR, 0x77)                                                     \
 	E(CP_TENSOR_STORE, 0x78)                                               \
+	E(CP_TENSOR_IM2COL, 0x79)                                              \
+	E(CP_TENSOR_STORE_IM2COL, 0x7a)                                        \
 	E(MAPA, 0x80)                                                          \
 	E(BAR_CLUSTER, 0x81)
 
@@ -549,6 +555,11 @@
 	  OPS4(SA, GB, RCN, SE))                                                    \
 	E(CP_TENSOR_STORE, "CP.ASYNC.BULK.TENSOR.GLOBAL", CP_TENSOR_STORE, X,      \
 	  NOFIX, MODS1(TDIM), OPS3(GB, RCN, SA))                                    \
+	/* im2col mode: the offsets in rd .. rd+rank-3, a store has none */        \
+	E(CP_TENSOR_IM2COL, "CP.ASYNC.BULK.TENSOR.IM2COL", CP_TENSOR_IM2COL, X,    \
+	  NOFIX, MODS1(IMDIM), OPS5(SA, GB, RCN, SE, RDN))                          \
+	E(CP_TENSOR_STORE_IM2COL, "CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL",            \
+	  CP_TENSOR_STORE_IM2COL, X, NOFIX, MODS1(IMDIM), OPS3(GB, RCN, SA))        \
 	/* ---- clusters ---- */                                                    \
 	E(MAPA_R, "MAPA", MAPA, R, NOFIX, MODS0(), OPS3(RD, RA, RB))               \
 	E(MAPA_I, "MAPA", MAPA, I, NOFIX, MODS0(), OPS3(RD, RA, IMM))              \

@@ -94,6 +94,8 @@ const struct kind_info asm_kinds[VGPU_OPK__COUNT] = {
 			     VGPU_F_RC, 0, 0, false, 0),
 	[VGPU_OPK_STK] = KIND("GPR block", "call block (stack pointer, limit)", CL_GPR,
 			      VGPU_F_RA, 0, 0, false, 0),
+	[VGPU_OPK_RDN] = KIND("GPR range", "im2col offsets", CL_GPR,
+			      VGPU_F_RD, 0, 0, false, 0),
 };
 
 /* ---- a statement through the stages: parse, select, encode ---- */

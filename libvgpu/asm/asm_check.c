@@ -84,17 +84,21 @@ static bool check_sr(const uint64_t w[2], char *msg, size_t len)
 	return true;
 }
 
-/* Registers a register-span kind covers: pairs 2, coordinates the rank. */
+/*
+ * Registers a register-span kind covers: pairs 2, coordinates the rank,
+ * im2col offsets the rank less 2 (IMDIM's values are TDIM's).
+ */
 static unsigned span_regs(const uint64_t w[2], const struct vgpu_isa_desc *d,
 			  unsigned kind)
 {
 	if (kind == VGPU_OPK_STK)
 		return 4;
-	if (kind != VGPU_OPK_RCN)
+	if (kind != VGPU_OPK_RCN && kind != VGPU_OPK_RDN)
 		return 2;
 	for (int g = 0; g < VGPU_ISA_MAX_MODS && d->mods[g]; g++)
-		if (d->mods[g] == VGPU_MG_TDIM)
-			return vgpu_isa_mod(w, VGPU_MG_TDIM) - VGPU_MOD_TDIM_1D + 1;
+		if (d->mods[g] == VGPU_MG_TDIM || d->mods[g] == VGPU_MG_IMDIM)
+			return vgpu_isa_mod(w, d->mods[g]) - VGPU_MOD_TDIM_1D + 1 -
+			       (kind == VGPU_OPK_RDN ? 2 : 0);
 	return 1;
 }
 
@@ -112,9 +116,9 @@ static bool check_span(const uint64_t w[2], const struct vgpu_isa_desc *d,
 	}
 	if (r == VGPU_RZ || r + n - 1 < VGPU_NUM_GPRS)
 		return false;
-	if (kind == VGPU_OPK_RCN)
-		snprintf(msg, len, "%uD %s need R%u..R%u, past R254", n, k->what,
-			 r, r + n - 1);
+	if (kind == VGPU_OPK_RCN || kind == VGPU_OPK_RDN)
+		snprintf(msg, len, "%uD %s need R%u..R%u, past R254",
+			 kind == VGPU_OPK_RDN ? n + 2 : n, k->what, r, r + n - 1);
 	else
 		snprintf(msg, len, "%s needs R%u..R%u, past R254", k->what, r,
 			 r + n - 1);
@@ -273,6 +277,7 @@ int vgpu_asm_check_insn(const uint64_t w[2], int id, char *msg, size_t len)
 		case VGPU_OPK_RD2:
 		case VGPU_OPK_RC2:
 		case VGPU_OPK_RCN:
+		case VGPU_OPK_RDN:
 		case VGPU_OPK_GA:
 		case VGPU_OPK_GB:
 		case VGPU_OPK_GC:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The copy engine: cp.async, bulk copies and tensor (TMA) copies.
+ * The copy engine: cp.async, bulk copies and tensor (TMA) copies (their
+ * maps and walks: tensor.c).
  *
  * Every asynchronous copy becomes an operation in the SM's queue with a
  * completion time in simulated cycles: issue + latency + bytes/bandwidth
@@ -24,8 +25,8 @@
 
 /* ---- global memory in pieces ---- */
 
-static int gmem_xfer(const struct vgpu_launch *l, uint64_t addr, void *buf,
-		     uint32_t len, bool write, uint64_t *fault)
+int vgpu_gmem_xfer(const struct vgpu_launch *l, uint64_t addr, void *buf,
+		   uint32_t len, bool write, uint64_t *fault)
 {
 	const struct vgpu_mem_ops *m = l->mem;
 	uint8_t *p = buf;
@@ -221,9 +222,8 @@ uint64_t vgpu_async_next_done(const struct vgpu_sm *sm)
 }
 
 /* Raise @code for operation @op, naming the instruction that issued it. */
-__attribute__((format(printf, 4, 5))) static bool
-op_fail(struct vgpu_sm *sm, const struct vgpu_async_op *op, uint32_t code,
-	const char *fmt, ...)
+bool vgpu_async_fail(struct vgpu_sm *sm, const struct vgpu_async_op *op, uint32_t code,
+		     const char *fmt, ...)
 {
 	struct vgpu_cta *c = sm->ctas[op->cta];
 	struct vgpu_warp *w = &c->warps[op->warp];
@@ -272,7 +272,7 @@ static bool smem_dst_ok(struct vgpu_sm *sm, const struct vgpu_async_op *op,
 		return true;
 	for (uint32_t o = off & ~7u; o < off + len; o += 8)
 		if ((t->shadow[o / 64] >> ((o / 8) % 8)) & 1)
-			return op_fail(sm, op, VGPU_EXC_MBAR_ACCESS,
+			return vgpu_async_fail(sm, op, VGPU_EXC_MBAR_ACCESS,
 				       "asynchronous copy into shared 0x%x..0x%x overwrites the live mbarrier at 0x%x",
 				       off, off + len - 1, o);
 	return true;
@@ -294,7 +294,7 @@ static bool signal_mbar(struct vgpu_sm *sm, const struct vgpu_async_op *op,
 	struct vgpu_cta *t = sm->ctas[op->mbar_cta];
 
 	if (!vgpu_mbar_async_complete_tx(t, op->mbar, bytes))
-		return op_fail(sm, op, VGPU_EXC_MBAR_RANGE,
+		return vgpu_async_fail(sm, op, VGPU_EXC_MBAR_RANGE,
 			       "complete_tx of %u bytes on mbarrier 0x%x: not valid or tx-count out of range",
 			       bytes, op->mbar);
 	return true;
@@ -307,8 +307,8 @@ static bool do_cp(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 	uint64_t fault;
 
 	VGPU_FOR_LANES(op->lanes, l) {
-		if (gmem_xfer(sm->l, op->lane_src[l], buf, op->size, false, &fault)) {
-			op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+		if (vgpu_gmem_xfer(sm->l, op->lane_src[l], buf, op->size, false, &fault)) {
+			vgpu_async_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
 				"global memory fault: cp.async of %u bytes from 0x%llx",
 				op->size, (unsigned long long)fault);
 			sm->exc->addr = fault;
@@ -329,8 +329,8 @@ static bool do_bulk_load(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 
 	if (!smem_dst_ok(sm, op, t, op->smem, op->size))
 		return false;
-	if (gmem_xfer(sm->l, op->gaddr, t->smem + op->smem, op->size, false, &fault)) {
-		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+	if (vgpu_gmem_xfer(sm->l, op->gaddr, t->smem + op->smem, op->size, false, &fault)) {
+		vgpu_async_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
 			"global memory fault: bulk copy of %u bytes from 0x%llx",
 			op->size, (unsigned long long)op->gaddr);
 		sm->exc->addr = fault;
@@ -353,8 +353,8 @@ static bool do_bulk_store(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 	struct vgpu_cta *c = sm->ctas[op->cta];
 	uint64_t fault;
 
-	if (gmem_xfer(sm->l, op->gaddr, c->smem + op->smem, op->size, true, &fault)) {
-		op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+	if (vgpu_gmem_xfer(sm->l, op->gaddr, c->smem + op->smem, op->size, true, &fault)) {
+		vgpu_async_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
 			"global memory fault: bulk store of %u bytes to 0x%llx",
 			op->size, (unsigned long long)op->gaddr);
 		sm->exc->addr = fault;
@@ -364,194 +364,18 @@ static bool do_bulk_store(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 	return true;
 }
 
-/* ---- tensors ---- */
-
-static uint32_t box_elems(const struct vgpu_tensor_map *m, uint32_t d)
-{
-	return (m->box[d] + m->elem_strides[d] - 1) / m->elem_strides[d];
-}
-
-static uint64_t box_bytes(const struct vgpu_tensor_map *m)
-{
-	uint64_t n = m->elem_size;
-
-	for (uint32_t d = 0; d < m->rank; d++)
-		n *= box_elems(m, d);
-	return n;
-}
-
-/*
- * The whole tensor of @m as host memory, when the memory offers it
- * (vgpu_mem_ops.span): every in-bounds element lies in the
- * dims[0] * elem_size + sum (dims[d] - 1) * strides[d - 1] bytes at base.
- */
-static uint8_t *tensor_span(const struct vgpu_launch *l,
-			    const struct vgpu_tensor_map *m, bool write)
-{
-	uint64_t extent = (uint64_t)m->dims[0] * m->elem_size, t;
-
-	if (!l->mem->span)
-		return NULL;
-	for (uint32_t d = 1; d < m->rank; d++)
-		if (__builtin_mul_overflow((uint64_t)(m->dims[d] - 1), m->strides[d - 1], &t) ||
-		    __builtin_add_overflow(extent, t, &extent))
-			return NULL;
-	return l->mem->span(l->mem_opaque, m->base, extent, write);
-}
-
-/* Does the box at @coord (@n0, @n elements per dimension) lie inside the
- * tensor in every dimension? */
-static bool box_inside(const struct vgpu_tensor_map *m, const int32_t *coord,
-		       uint32_t n0, const uint32_t *n)
-{
-	for (uint32_t d = 0; d < m->rank; d++) {
-		int64_t last = (int64_t)coord[d] +
-			       (int64_t)((d ? n[d] : n0) - 1) * m->elem_strides[d];
-
-		if (coord[d] < 0 || last >= m->dims[d])
-			return false;
-	}
-	return true;
-}
-
-/*
- * The common case of tensor_move: a box inside the tensor, element stride
- * 1 in dimension 0, the tensor in host memory (@host): one memcpy a row,
- * the row address stepped like an odometer.
- */
-static void tensor_move_dense(const struct vgpu_tensor_map *m,
-			      const int32_t *coord, uint8_t *host,
-			      uint8_t *sbase, uint32_t n0, const uint32_t *n,
-			      uint64_t rows, bool store)
-{
-	uint32_t i[VGPU_TMAP_MAX_RANK] = { 0 };
-	size_t rowbytes = (size_t)n0 * m->elem_size;
-	uint64_t step[VGPU_TMAP_MAX_RANK] = { 0 }, off = (uint64_t)coord[0] * m->elem_size;
-
-	for (uint32_t d = 1; d < m->rank; d++) {
-		off += (uint64_t)coord[d] * m->strides[d - 1];
-		step[d] = (uint64_t)m->elem_strides[d] * m->strides[d - 1];
-	}
-	/* dimension 1 in a tight loop, the odometer above it */
-	for (uint64_t r = 0; r < rows; r += n[1]) {
-		uint8_t *g = host + off;
-
-		if (store)
-			for (uint32_t k = 0; k < n[1]; k++, sbase += rowbytes, g += step[1])
-				memcpy(g, sbase, rowbytes);
-		else
-			for (uint32_t k = 0; k < n[1]; k++, sbase += rowbytes, g += step[1])
-				memcpy(sbase, g, rowbytes);
-		for (uint32_t d = 2; d < m->rank; d++) {
-			off += step[d];
-			if (++i[d] < n[d])
-				break;
-			off -= step[d] * n[d];
-			i[d] = 0;
-		}
-	}
-}
-
-/*
- * Move the box of @op between global memory and its dense copy in shared
- * memory (@store: shared -> global), a row (dimension 0) at a time.  A row
- * that lies outside the tensor in a higher dimension is all out of
- * bounds; inside a row, with element stride 1 the in-bounds elements are
- * one contiguous transfer.  Loads fill out-of-bounds elements with zeros;
- * stores skip them.
- */
-static bool tensor_move(struct vgpu_sm *sm, const struct vgpu_async_op *op,
-			bool store)
-{
-	const struct vgpu_tensor_map *m = &op->map;
-	uint32_t es = m->elem_size, n0 = box_elems(m, 0), st0 = m->elem_strides[0];
-	uint32_t n[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 }, i[VGPU_TMAP_MAX_RANK] = { 0 };
-	uint8_t *sbase = sm->ctas[store ? op->cta : op->dst_cta]->smem + op->smem;
-	uint8_t *host = tensor_span(sm->l, m, store);
-	uint64_t rows = 1, fault;
-
-	for (uint32_t d = 1; d < m->rank; d++) {
-		n[d] = box_elems(m, d);
-		rows *= n[d];
-	}
-	if (host && st0 == 1 && box_inside(m, op->coord, n0, n)) {
-		tensor_move_dense(m, op->coord, host, sbase, n0, n, rows, store);
-		return true;
-	}
-	for (uint64_t r = 0; r < rows; r++) {
-		uint8_t *srow = sbase + r * n0 * es;
-		uint64_t rowaddr = m->base;
-		bool inb = true;
-
-		for (uint32_t d = 1; d < m->rank; d++) {
-			int64_t x = (int64_t)op->coord[d] + (int64_t)i[d] * m->elem_strides[d];
-
-			if (x < 0 || x >= m->dims[d])
-				inb = false;
-			else
-				rowaddr += (uint64_t)x * m->strides[d - 1];
-		}
-		for (uint32_t e = 0; e < n0;) {
-			int64_t x = (int64_t)op->coord[0] + (int64_t)e * st0;
-			uint32_t run = 1;
-
-			if (!inb || x >= m->dims[0]) {
-				/* the rest of the row: x only grows */
-				run = n0 - e;
-			} else if (x < 0) {
-				/* the elements before the tensor's start */
-				uint64_t k = ((uint64_t)-x + st0 - 1) / st0;
-
-				run = k < n0 - e ? (uint32_t)k : n0 - e;
-			} else {
-				/* in bounds: with element stride 1 one contiguous
-				 * transfer up to the row's or the tensor's end */
-				if (st0 == 1) {
-					int64_t k = m->dims[0] - x;
-
-					run = k < (int64_t)(n0 - e) ? (uint32_t)k : n0 - e;
-				}
-				if (host) {
-					uint8_t *g = host + (rowaddr - m->base) + (uint64_t)x * es;
-
-					if (store)
-						memcpy(g, srow + e * es, (size_t)run * es);
-					else
-						memcpy(srow + e * es, g, (size_t)run * es);
-				} else if (gmem_xfer(sm->l, rowaddr + (uint64_t)x * es,
-						     srow + e * es, run * es, store, &fault)) {
-					op_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
-						"global memory fault: tensor element at 0x%llx",
-						(unsigned long long)fault);
-					sm->exc->addr = fault;
-					return false;
-				}
-				e += run;
-				continue;
-			}
-			if (!store)
-				memset(srow + e * es, 0, (size_t)run * es);
-			e += run;
-		}
-		for (uint32_t d = 1; d < VGPU_TMAP_MAX_RANK; d++) {
-			if (++i[d] < n[d])
-				break;
-			i[d] = 0;
-		}
-	}
-	return true;
-}
+/* ---- tensors (the walks: tensor.c) ---- */
 
 static bool do_tensor_load(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
 	if (!smem_dst_ok(sm, op, sm->ctas[op->dst_cta], op->smem, op->size))
 		return false;
-	return tensor_move(sm, op, false) && signal_mbar(sm, op, op->size);
+	return vgpu_tensor_move(sm, op, false) && signal_mbar(sm, op, op->size);
 }
 
 static bool do_tensor_store(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 {
-	if (!tensor_move(sm, op, true))
+	if (!vgpu_tensor_move(sm, op, true))
 		return false;
 	group_done(sm, op);
 	return true;
@@ -563,7 +387,7 @@ static bool do_cp_arrive(struct vgpu_sm *sm, const struct vgpu_async_op *op)
 	uint32_t n = vgpu_popcount(op->lanes);
 
 	if (!vgpu_mbar_async_arrive(t, op->mbar, n))
-		return op_fail(sm, op, VGPU_EXC_MBAR_RANGE,
+		return vgpu_async_fail(sm, op, VGPU_EXC_MBAR_RANGE,
 			       "cp.async.mbarrier.arrive of %u on mbarrier 0x%x: not valid or more than pending",
 			       n, op->mbar);
 	return true;
@@ -827,78 +651,41 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_store)
 	return VGPU_X_NEXT;
 }
 
-/* Read and check the tensor map at @addr for a copy of rank @rank. */
-static bool tensor_map_load(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
-			    uint64_t addr, uint32_t rank, struct vgpu_tensor_map *m)
-{
-	const char *why = NULL;
-	uint64_t fault;
-
-	if (addr % 64) {
-		vgpu_raise(c, w, VGPU_EXC_MISALIGNED, em,
-			   "tensor map at 0x%llx is not 64-byte aligned",
-			   (unsigned long long)addr);
-		c->sm->exc->addr = addr;
-		return false;
-	}
-	if (gmem_xfer(c->l, addr, m, sizeof(*m), false, &fault)) {
-		vgpu_raise(c, w, VGPU_EXC_GLOBAL_FAULT, em,
-			   "global memory fault: reading the tensor map at 0x%llx",
-			   (unsigned long long)addr);
-		c->sm->exc->addr = fault;
-		return false;
-	}
-	if (m->magic != VGPU_TMAP_MAGIC)
-		why = "bad magic";
-	else if (m->rank != rank)
-		why = "rank differs from the instruction's";
-	else if (m->elem_size != 1 && m->elem_size != 2 && m->elem_size != 4 &&
-		 m->elem_size != 8)
-		why = "element size is not 1, 2, 4 or 8";
-	else if (m->oob_fill || m->pad0 || m->pad1 || m->reserved[0] ||
-		 m->reserved[1] || m->reserved[2] || m->reserved[3])
-		why = "reserved fields are not zero";
-	else if (m->base % 16)
-		why = "base is not 16-byte aligned";
-	for (uint32_t d = 0; !why && d < rank; d++) {
-		if (!m->dims[d])
-			why = "a dimension is 0";
-		else if (!m->box[d] || m->box[d] > VGPU_TMAP_MAX_BOX)
-			why = "a box size is outside 1..256";
-		else if (!m->elem_strides[d] || m->elem_strides[d] > VGPU_TMAP_MAX_ELEM_STRIDE)
-			why = "an element stride is outside 1..8";
-		else if (d && m->strides[d - 1] % 16)
-			why = "a stride is not a multiple of 16";
-	}
-	if (!why)
-		return true;
-	vgpu_raise(c, w, VGPU_EXC_TENSOR_MAP, em, "tensor map at 0x%llx: %s",
-		   (unsigned long long)addr, why);
-	c->sm->exc->addr = addr;
-	return false;
-}
-
-/* The tensor copies: one operation per active lane. */
+/*
+ * The tensor copies: one operation per active lane.  @mode: the tile or
+ * im2col instruction (VGPU_TMAP_*), whose offsets a load has in rd.
+ */
 static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 				   const struct vgpu_dinsn *d, uint32_t em,
-				   bool store)
+				   bool store, uint32_t mode)
 {
 	uint32_t rank = d->mod[0] + 1u;
 
 	VGPU_FOR_LANES(em, l) {
 		uint32_t smem = vgpu_reg(w, d->ra)[l], off, moff = 0, bytes;
+		uint64_t maddr = gaddr_of(w, d->rb, l), box;
+		int32_t coord[VGPU_TMAP_MAX_RANK] = { 0 };
+		uint32_t ioff[3] = { 0 };
 		struct vgpu_tensor_map map;
 		struct vgpu_cta *t, *mt = NULL;
 		struct vgpu_async_op *op;
-		uint64_t box;
 
-		if (!tensor_map_load(c, w, 1u << l, gaddr_of(w, d->rb, l), rank, &map))
+		if (!vgpu_tensor_map_load(c, w, 1u << l, maddr, rank, mode, &map))
 			return VGPU_X_EXC;
+		for (uint32_t k = 0; k < rank; k++)
+			coord[k] = (int32_t)vgpu_reg(w, d->rc + k)[l];
+		if (mode == VGPU_TMAP_IM2COL) {
+			for (uint32_t k = 0; !store && k < rank - 2; k++)
+				ioff[k] = vgpu_reg(w, d->rd + k)[l];
+			if (!vgpu_tensor_im2col_ok(c, w, 1u << l, &map, maddr, coord, ioff,
+						   store))
+				return VGPU_X_EXC;
+		}
 		/*
 		 * A valid map's box can be 256^5 elements of 8 bytes (8 TiB):
 		 * never truncate it to fit the size shared memory is checked with
 		 */
-		box = box_bytes(&map);
+		box = vgpu_tensor_bytes(&map);
 		if (box > UINT32_MAX) {
 			vgpu_raise(c, w, VGPU_EXC_SMEM_RANGE, 1u << l,
 				   "tensor copy: a %llu-byte box is larger than any shared memory",
@@ -930,8 +717,9 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 			return no_memory(c, w, em);
 		op->lanes = 1u << l;
 		op->map = map;
-		for (uint32_t k = 0; k < rank; k++)
-			op->coord[k] = (int32_t)vgpu_reg(w, d->rc + k)[l];
+		memcpy(op->coord, coord, sizeof(coord));
+		for (uint32_t k = 0; k < 3; k++) /* checked: 16 bits */
+			op->im2col_off[k] = (uint16_t)ioff[k];
 		op->dst_cta = (uint8_t)t->rank;
 		op->smem = off;
 		op->size = bytes;
@@ -950,10 +738,22 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor)
 {
-	return tensor_issue(c, w, d, em, false);
+	return tensor_issue(c, w, d, em, false, VGPU_TMAP_TILE);
 }
 
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store)
 {
-	return tensor_issue(c, w, d, em, true);
+	return tensor_issue(c, w, d, em, true, VGPU_TMAP_TILE);
+}
+
+/* CP.ASYNC.BULK.TENSOR.IM2COL.ND [dst], [map], coords, [mbar], offsets */
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_im2col)
+{
+	return tensor_issue(c, w, d, em, false, VGPU_TMAP_IM2COL);
+}
+
+/* CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL.ND [map], coords, [src] */
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store_im2col)
+{
+	return tensor_issue(c, w, d, em, true, VGPU_TMAP_IM2COL);
 }

@@ -207,6 +207,7 @@ struct vgpu_async_op {
 	uint64_t gaddr;	      /* global address */
 	uint32_t flow;	      /* timeline flow number */
 	int32_t coord[VGPU_TMAP_MAX_RANK];
+	uint16_t im2col_off[3]; /* im2col loads: W, H, D offsets */
 	struct vgpu_tensor_map map;
 	uint64_t lane_src[VGPU_WARP_SIZE]; /* CP: per lane */
 	uint32_t lane_dst[VGPU_WARP_SIZE];
@@ -419,6 +420,25 @@ struct vgpu_cta *vgpu_mbar_at(struct vgpu_cta *c, struct vgpu_warp *w,
 /* Copy engine (async.c) */
 uint64_t vgpu_async_next_done(const struct vgpu_sm *sm);
 bool vgpu_async_progress(struct vgpu_sm *sm);
+/*
+ * Global memory through the launch's callbacks, in naturally aligned
+ * pieces (or one block): 0, or -1 with the faulting address in @fault.
+ */
+int vgpu_gmem_xfer(const struct vgpu_launch *l, uint64_t addr, void *buf,
+		   uint32_t len, bool write, uint64_t *fault);
+/* Raise @code for copy @op at its issuing instruction; returns false. */
+__attribute__((format(printf, 4, 5))) bool
+vgpu_async_fail(struct vgpu_sm *sm, const struct vgpu_async_op *op, uint32_t code,
+		const char *fmt, ...);
+/* Tensor maps and the tensor copies' walks (tensor.c) */
+bool vgpu_tensor_map_load(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			  uint64_t addr, uint32_t rank, uint32_t mode,
+			  struct vgpu_tensor_map *m);
+uint64_t vgpu_tensor_bytes(const struct vgpu_tensor_map *m);
+bool vgpu_tensor_im2col_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			   const struct vgpu_tensor_map *m, uint64_t addr,
+			   const int32_t *coord, const uint32_t *off, bool store);
+bool vgpu_tensor_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool store);
 
 /* Clusters (cluster.c) */
 void vgpu_cluster_bar_check(struct vgpu_sm *sm);
@@ -575,6 +595,8 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_commit);
 VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_wait);
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor);
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store);
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_im2col);
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store_im2col);
 /* calls (exec_call.c) */
 VGPU_EXEC_PROTO(vgpu_exec_call);
 VGPU_EXEC_PROTO(vgpu_exec_ret);

@@ -59,6 +59,8 @@ static enum reg_field operand_regs(const struct vgpu_isa_desc *desc,
 	case VGPU_OPK_RC2:
 	case VGPU_OPK_GC: *span = 2; return F_RC;
 	case VGPU_OPK_RCN: *span = vgpu_isa_mod(w, VGPU_MG_TDIM) + 1u; return F_RC;
+	/* im2col offsets: rank - 2 (IMDIM shares TDIM's bits and values) */
+	case VGPU_OPK_RDN: *span = vgpu_isa_mod(w, VGPU_MG_IMDIM) - 1u; return F_RD;
 	case VGPU_OPK_SE: return F_RE;
 	case VGPU_OPK_STK: *span = 4; return F_RA; /* stack pointer, limit */
 	default: return F_NONE;
@@ -147,7 +149,8 @@ static bool decode_one(struct vgpu_dinsn *d, const uint64_t w[2],
 
 /*
  * Second pass: RZ becomes the zero rows (sources) or the scratch rows
- * (destinations), which follow the program's own registers.
+ * (destinations), which follow the program's own registers.  The rd field
+ * holds a destination but in the im2col copies (their offsets).
  */
 static void fix_rz_rows(struct vgpu_dinsn *d, uint32_t nregs)
 {
@@ -156,12 +159,12 @@ static void fix_rz_rows(struct vgpu_dinsn *d, uint32_t nregs)
 	uint16_t *rows[] = { &d->rd, &d->ra, &d->rb, &d->rc, &d->re };
 
 	for (unsigned i = 0; i < VGPU_ISA_MAX_OPS && desc->ops[i]; i++) {
-		unsigned span;
-		enum reg_field f = operand_regs(desc, d->w, VGPU_OPK_KIND(desc->ops[i]),
-						&span);
+		unsigned span, kind = VGPU_OPK_KIND(desc->ops[i]);
+		enum reg_field f = operand_regs(desc, d->w, kind, &span);
+		bool dest = f == F_RD && kind != VGPU_OPK_RDN; /* RDN: sources */
 
 		if (f != F_NONE && *nums[f] == VGPU_RZ)
-			*rows[f] = (uint16_t)(f == F_RD ? nregs + VGPU_ZERO_ROWS : nregs);
+			*rows[f] = (uint16_t)(dest ? nregs + VGPU_ZERO_ROWS : nregs);
 	}
 }
 /*
@@ -185,6 +188,7 @@ static bool insn_has_effect(uint16_t id)
 	case VGPU_OPT_CP_ASYNC: case VGPU_OPT_CP_ASYNC_MBAR_ARRIVE:
 	case VGPU_OPT_CP_BULK: case VGPU_OPT_CP_BULK_STORE:
 	case VGPU_OPT_CP_TENSOR: case VGPU_OPT_CP_TENSOR_STORE:
+	case VGPU_OPT_CP_TENSOR_IM2COL: case VGPU_OPT_CP_TENSOR_STORE_IM2COL:
 	case VGPU_OPT_BAR_CLUSTER:
 	case VGPU_OPT_CALL: /* pushes to memory */
 		return true;

@@ -82,9 +82,11 @@ static inline void tmap_tame(struct tmap_case *c)
 	m->magic = VGPU_TMAP_MAGIC;
 	m->rank = (uint8_t)c->rank;
 	m->elem_size = (uint8_t)(1u << (m->elem_size & 3));
-	m->oob_fill = m->pad0 = 0;
+	m->oob_fill = m->mode = 0;
 	m->pad1 = 0;
-	memset(m->reserved, 0, sizeof(m->reserved));
+	m->channels = m->pixels = 0;
+	memset(m->lower, 0, sizeof(m->lower));
+	memset(m->upper, 0, sizeof(m->upper));
 	m->base = c->base[0] + 128 + ((m->base % 16384) & ~15ull);
 	for (uint32_t d = 0; d < VGPU_TMAP_MAX_RANK; d++) {
 		uint32_t raw = (uint32_t)c->coord[d];
@@ -211,8 +213,9 @@ static inline struct tmap_want tmap_expect(const struct tmap_case *c)
 	bool ok = m->magic == VGPU_TMAP_MAGIC && m->rank == c->rank &&
 		  (m->elem_size == 1 || m->elem_size == 2 || m->elem_size == 4 ||
 		   m->elem_size == 8) &&
-		  !m->oob_fill && !m->pad0 && !m->pad1 && !m->reserved[0] &&
-		  !m->reserved[1] && !m->reserved[2] && !m->reserved[3] && m->base % 16 == 0;
+		  !m->oob_fill && m->mode == VGPU_TMAP_TILE && !m->pad1 && !m->channels &&
+		  !m->pixels && !m->lower[0] && !m->lower[1] && !m->lower[2] && !m->upper[0] &&
+		  !m->upper[1] && !m->upper[2] && m->base % 16 == 0;
 
 	if (c->map_off % 64) {
 		w.code = VGPU_EXC_MISALIGNED;

@@ -76,6 +76,7 @@ static inline void vgpu_wf_insn(uint64_t w[2])
 		switch (VGPU_OPK_KIND(d->ops[i])) {
 		case VGPU_OPK_RD:
 		case VGPU_OPK_RD2:
+		case VGPU_OPK_RDN:
 			vgpu_set(w, VGPU_F_RD, vgpu_wf_reg(vgpu_get(w, VGPU_F_RD)));
 			break;
 		case VGPU_OPK_RA:

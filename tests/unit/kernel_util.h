@@ -28,6 +28,8 @@
  * @grid, @block, @smem (dynamic, added to .shared), @seed, @flags, @budget:
  *   launch settings, set before kt_run()
  * @args: extra 32-bit parameters after the global base pointer
+ * @mem_ops: global memory's callbacks (NULL: vgpu_hostmem_ops; a copy
+ *   without span or the block calls takes the paths the QEMU device takes)
  * @exc:  the exception record of the last run
  * @gmem: global memory contents (GMEM_SIZE bytes, zeroed by kt_load)
  */
@@ -46,6 +48,8 @@ struct kt {
 	uint32_t nargs;
 	vgpu_event_fn event;
 	void *event_opaque;
+	/* global memory's callbacks over @hm; NULL: vgpu_hostmem_ops */
+	const struct vgpu_mem_ops *mem_ops;
 	struct vgpu_exception_record exc;
 	char err[4096];
 };
@@ -104,7 +108,7 @@ static inline int kt_run(struct kt *k)
 	l.flags = k->flags;
 	l.seed = k->seed;
 	l.budget = k->budget;
-	l.mem = &vgpu_hostmem_ops;
+	l.mem = k->mem_ops ? k->mem_ops : &vgpu_hostmem_ops;
 	l.mem_opaque = &k->hm;
 	l.event = k->event;
 	l.event_opaque = k->event_opaque;

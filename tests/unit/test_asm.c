@@ -212,10 +212,16 @@ static uint32_t fold_imm(const struct vgpu_isa_desc *d, int i,
 	}
 }
 
-/* Registers of a tensor-coordinate range: the row's TDIM rank. */
+/* Registers of a tensor-coordinate range: the row's TDIM (IMDIM) rank. */
 static unsigned coord_regs(const uint64_t w[2])
 {
 	return vgpu_isa_mod(w, VGPU_MG_TDIM) - VGPU_MOD_TDIM_1D + 1;
+}
+
+/* Registers of an im2col-offset range: the rank less 2. */
+static unsigned offset_regs(const uint64_t w[2])
+{
+	return coord_regs(w) - 2;
 }
 
 /* A representative word of row @id: non-default everything, or defaults. */
@@ -260,6 +266,9 @@ static void sample_word(int id, bool defaults, uint64_t w[2])
 		case VGPU_OPK_RC2: vgpu_set(w, VGPU_F_RC, defaults ? VGPU_RZ : 253); break;
 		case VGPU_OPK_RCN:
 			vgpu_set(w, VGPU_F_RC, defaults ? VGPU_RZ : 255 - coord_regs(w));
+			break;
+		case VGPU_OPK_RDN:
+			vgpu_set(w, VGPU_F_RD, defaults ? VGPU_RZ : 255 - offset_regs(w));
 			break;
 		case VGPU_OPK_SA: vgpu_set(w, VGPU_F_RA, defaults ? VGPU_RZ : 9); break;
 		case VGPU_OPK_SC: vgpu_set(w, VGPU_F_RC, defaults ? VGPU_RZ : 11); break;
@@ -343,6 +352,10 @@ TEST(round_trip_shows_non_defaults)
 	sample_word(VGPU_I_CP_TENSOR, false, w);
 	vgpu_disasm_insn(w, 0, text, sizeof(text));
 	EXPECT_STREQ(text, "@!P2 CP.ASYNC.BULK.TENSOR.5D [R9], [R14], R250, [R254] "
+			   "$sched=3 $req=5 $wsb=6 ;");
+	sample_word(VGPU_I_CP_TENSOR_IM2COL, false, w);
+	vgpu_disasm_insn(w, 0, text, sizeof(text));
+	EXPECT_STREQ(text, "@!P2 CP.ASYNC.BULK.TENSOR.IM2COL.5D [R9], [R14], R250, [R254], R252 "
 			   "$sched=3 $req=5 $wsb=6 ;");
 	sample_word(VGPU_I_MBAR_TRY_WAIT_PAR_RI, true, w);
 	vgpu_disasm_insn(w, 0, text, sizeof(text));
@@ -431,6 +444,11 @@ static void fix_semantics(int id, uint64_t w[2])
 			if (vgpu_get(w, VGPU_F_RC) != VGPU_RZ)
 				vgpu_set(w, VGPU_F_RC,
 					 vgpu_get(w, VGPU_F_RC) % (256 - coord_regs(w)));
+			break;
+		case VGPU_OPK_RDN: /* rank - 2 registers ending at R254, or RZ */
+			if (vgpu_get(w, VGPU_F_RD) != VGPU_RZ)
+				vgpu_set(w, VGPU_F_RD,
+					 vgpu_get(w, VGPU_F_RD) % (256 - offset_regs(w)));
 			break;
 		case VGPU_OPK_IMM:
 			vgpu_set(w, VGPU_F_IMM32,
@@ -1179,6 +1197,45 @@ TEST(async_tensor_forms)
 		      "t.s:1:1: error: missing required modifier for CP.ASYNC.BULK.TENSOR (one of .1D, .2D, .3D, .4D, .5D)\n");
 	expect_errors(_metadata, "CP.ASYNC.BULK.TENSOR.6D [R6], [R8], R10, [R2]",
 		      "t.s:1:21: error: unknown modifier '.6D' for CP.ASYNC.BULK.TENSOR\n");
+}
+
+/* im2col: the offsets a range in rd (rank - 2 registers), ranks 3 to 5 */
+TEST(async_tensor_im2col_forms)
+{
+	uint64_t w[2];
+
+	expect_row(_metadata, "CP.ASYNC.BULK.TENSOR.IM2COL.4D [R6], [R8], R10, [R2], R20 ;",
+		   VGPU_I_CP_TENSOR_IM2COL,
+		   "CP.ASYNC.BULK.TENSOR.IM2COL.4D [R6], [R8], R10, [R2], R20 ;", w);
+	EXPECT_EQ(0x79u, field(w, VGPU_F_OPTYPE));
+	EXPECT_EQ(6u, field(w, VGPU_F_RA));  /* shared destination */
+	EXPECT_EQ(8u, field(w, VGPU_F_RB));  /* tensor map R8:R9 */
+	EXPECT_EQ(10u, field(w, VGPU_F_RC)); /* coordinates R10..R13 */
+	EXPECT_EQ(2u, field(w, VGPU_F_RE));  /* mbarrier */
+	EXPECT_EQ(20u, field(w, VGPU_F_RD)); /* offsets R20, R21 */
+	EXPECT_EQ((uint32_t)VGPU_MOD_IMDIM_4D, vgpu_isa_mod(w, VGPU_MG_IMDIM));
+	expect_row(_metadata, "CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL.3D [R8], R10, [R6] ;",
+		   VGPU_I_CP_TENSOR_STORE_IM2COL,
+		   "CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL.3D [R8], R10, [R6] ;", w);
+	EXPECT_EQ(0x7au, field(w, VGPU_F_OPTYPE));
+	EXPECT_EQ(8u, field(w, VGPU_F_RB));
+	EXPECT_EQ(10u, field(w, VGPU_F_RC));
+	EXPECT_EQ(6u, field(w, VGPU_F_RA));
+	EXPECT_EQ(0u, field(w, VGPU_F_RD));
+	/* offsets that end exactly at R254, and RZ (all offsets zero) */
+	ASSERT_EQ(0, asm_one("CP.ASYNC.BULK.TENSOR.IM2COL.3D [R6], [R8], R10, [R2], R254", w));
+	ASSERT_EQ(0, asm_one("CP.ASYNC.BULK.TENSOR.IM2COL.5D [R6], [R8], R10, [R2], R252", w));
+	ASSERT_EQ(0, asm_one("CP.ASYNC.BULK.TENSOR.IM2COL.5D [R6], [R8], R10, [R2], RZ", w));
+	EXPECT_EQ(VGPU_RZ, field(w, VGPU_F_RD));
+	/* ... and past it */
+	expect_errors(_metadata, "CP.ASYNC.BULK.TENSOR.IM2COL.5D [R6], [R8], R10, [R2], R253",
+		      "t.s:1:55: error: 5D im2col offsets need R253..R255, past R254\n");
+	/* only ranks 3 to 5 */
+	expect_errors(_metadata, "CP.ASYNC.BULK.TENSOR.IM2COL.2D [R6], [R8], R10, [R2], R20",
+		      "t.s:1:28: error: unknown modifier '.2D' for CP.ASYNC.BULK.TENSOR.IM2COL\n");
+	expect_errors(_metadata, "CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL.1D [R8], R10, [R6]",
+		      "t.s:1:35: error: unknown modifier '.1D' for "
+		      "CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL\n");
 }
 
 /* ---- (c) diagnostics ---- */

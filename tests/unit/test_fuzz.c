@@ -310,7 +310,7 @@ struct tmap_seed {
 	uint32_t rank, elem, smem, map_off;
 	uint32_t dims[5], box[5], estr[5];
 	int32_t coord[5];
-	uint32_t patch; /* 1 bad magic, 2 reserved set */
+	uint32_t patch; /* 1 bad magic, 2 an im2col field set */
 };
 
 static const struct tmap_seed tmap_seeds[] = {
@@ -357,7 +357,7 @@ static void tmap_seed_bytes(const struct tmap_seed *t, uint8_t *in, size_t len)
 	m.rank = (uint8_t)t->rank;
 	m.elem_size = (uint8_t)t->elem;
 	if (t->patch == 2)
-		m.reserved[3] = 1;
+		m.upper[2] = 1; /* an im2col field of a tile map */
 	for (uint32_t d = 0; d < t->rank; d++) {
 		m.dims[d] = t->dims[d];
 		m.box[d] = t->box[d];

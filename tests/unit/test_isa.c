@@ -60,6 +60,7 @@ static int kind_fields(unsigned kind, struct range *r, int n)
 	case VGPU_OPK_GB: return add(r, n, VGPU_F_RB, "[rb] global");
 	case VGPU_OPK_GC: return add(r, n, VGPU_F_RC, "[rc] global");
 	case VGPU_OPK_STK: return add(r, n, VGPU_F_RA, "call block");
+	case VGPU_OPK_RDN: return add(r, n, VGPU_F_RD, "rdn");
 	default: return -100;
 	}
 }
@@ -419,7 +420,8 @@ static char op_class(unsigned kind)
 	case VGPU_OPK_RD2:
 	case VGPU_OPK_RC2:
 	case VGPU_OPK_STK:
-	case VGPU_OPK_RCN: return 'R';
+	case VGPU_OPK_RCN:
+	case VGPU_OPK_RDN: return 'R';
 	case VGPU_OPK_PP:
 	case VGPU_OPK_PU: return 'P';
 	case VGPU_OPK_SR: return 'S';
@@ -538,11 +540,12 @@ TEST(async_rows_in_their_groups)
 		for (int k = 0; k < nops(d); k++) {
 			unsigned kind = VGPU_OPK_KIND(d->ops[k]);
 
-			async_kind |= kind >= VGPU_OPK_RD2 && kind <= VGPU_OPK_GC;
+			async_kind |= (kind >= VGPU_OPK_RD2 && kind <= VGPU_OPK_GC) ||
+				      kind == VGPU_OPK_RDN;
 			rcn |= kind == VGPU_OPK_RCN;
 		}
 		for (int m = 0; m < VGPU_ISA_MAX_MODS && d->mods[m]; m++)
-			tdim |= d->mods[m] == VGPU_MG_TDIM;
+			tdim |= d->mods[m] == VGPU_MG_TDIM || d->mods[m] == VGPU_MG_IMDIM;
 		EXPECT_FALSE(async_kind && d->optype < 0x50)
 			TH_LOG("%s uses an mbarrier/async operand kind", d->mnemonic);
 		EXPECT_EQ(tdim, rcn)
