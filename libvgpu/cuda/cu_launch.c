@@ -769,6 +769,54 @@ static int elem_size(CUtensorMapDataType t)
 	}
 }
 
+/*
+ * What the tiled and im2col encoders check alike (the driver's
+ * CUDA_ERROR_INVALID_VALUE cases, and vGPU's NOT_SUPPORTED for what its
+ * TMA engine does not do), and the map's fields they share into @tm.
+ */
+static CUresult encode_common(struct vgpu_tensor_map *tm, const char *fn,
+			      CUtensorMapDataType type, cuuint32_t rank, void *globalAddress,
+			      const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+			      const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+			      CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+			      CUtensorMapFloatOOBfill oobFill)
+{
+	int es = elem_size(type);
+
+	if (!globalAddress || !globalDim || !elementStrides || (rank > 1 && !globalStrides))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!es) {
+		cuv_warn("%s: data type %d is not supported (packed types)", fn, type);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE || swizzle != CU_TENSOR_MAP_SWIZZLE_NONE ||
+	    oobFill != CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) {
+		cuv_warn("%s: vGPU's TMA engine copies plain tiles and columns: "
+			 "interleave, swizzle and NaN fill are not supported", fn);
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if ((unsigned int)l2Promotion > CU_TENSOR_MAP_L2_PROMOTION_L2_256B ||
+	    rank < 1 || rank > VGPU_TMAP_MAX_RANK || (uintptr_t)globalAddress % 16)
+		return CUDA_ERROR_INVALID_VALUE;
+	*tm = (struct vgpu_tensor_map){ .magic = VGPU_TMAP_MAGIC };
+	tm->base = (uintptr_t)globalAddress;
+	tm->rank = (uint8_t)rank;
+	tm->elem_size = (uint8_t)es;
+	for (cuuint32_t d = 0; d < rank; d++) {
+		if (!globalDim[d] || globalDim[d] > (1ull << 32) || !elementStrides[d] ||
+		    elementStrides[d] > VGPU_TMAP_MAX_ELEM_STRIDE)
+			return CUDA_ERROR_INVALID_VALUE;
+		tm->dims[d] = (uint32_t)(globalDim[d] == (1ull << 32) ? UINT32_MAX : globalDim[d]);
+		tm->elem_strides[d] = elementStrides[d];
+		if (d) {
+			if (globalStrides[d - 1] % 16 || globalStrides[d - 1] >= (1ull << 40))
+				return CUDA_ERROR_INVALID_VALUE;
+			tm->strides[d - 1] = globalStrides[d - 1];
+		}
+	}
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType type,
 					cuuint32_t rank, void *globalAddress,
 					const cuuint64_t *globalDim,
@@ -778,47 +826,32 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataT
 					CUtensorMapL2promotion l2Promotion,
 					CUtensorMapFloatOOBfill oobFill)
 {
-	struct vgpu_tensor_map tm = { .magic = VGPU_TMAP_MAGIC };
-	int es = elem_size(type);
+	struct vgpu_tensor_map tm;
+	CUresult r;
 
-	if (!tensorMap || !globalAddress || !globalDim || !boxDim || !elementStrides ||
-	    (rank > 1 && !globalStrides))
+	if (!tensorMap || !boxDim)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!es) {
-		cuv_warn("cuTensorMapEncodeTiled: data type %d is not supported (packed types)",
-			 type);
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE || swizzle != CU_TENSOR_MAP_SWIZZLE_NONE ||
-	    oobFill != CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) {
-		cuv_warn("cuTensorMapEncodeTiled: vGPU's TMA engine copies plain tiles: "
-			 "interleave, swizzle and NaN fill are not supported");
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	if ((unsigned int)l2Promotion > CU_TENSOR_MAP_L2_PROMOTION_L2_256B ||
-	    rank < 1 || rank > VGPU_TMAP_MAX_RANK || (uintptr_t)globalAddress % 16)
-		return CUDA_ERROR_INVALID_VALUE;
-	tm.base = (uintptr_t)globalAddress;
-	tm.rank = (uint8_t)rank;
-	tm.elem_size = (uint8_t)es;
+	r = encode_common(&tm, "cuTensorMapEncodeTiled", type, rank, globalAddress, globalDim,
+			  globalStrides, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+	if (r != CUDA_SUCCESS)
+		return r;
 	for (cuuint32_t d = 0; d < rank; d++) {
-		if (!globalDim[d] || globalDim[d] > (1ull << 32) || !boxDim[d] ||
-		    boxDim[d] > VGPU_TMAP_MAX_BOX || !elementStrides[d] ||
-		    elementStrides[d] > VGPU_TMAP_MAX_ELEM_STRIDE)
+		if (!boxDim[d] || boxDim[d] > VGPU_TMAP_MAX_BOX)
 			return CUDA_ERROR_INVALID_VALUE;
-		tm.dims[d] = (uint32_t)(globalDim[d] == (1ull << 32) ? UINT32_MAX : globalDim[d]);
 		tm.box[d] = boxDim[d];
-		tm.elem_strides[d] = elementStrides[d];
-		if (d) {
-			if (globalStrides[d - 1] % 16 || globalStrides[d - 1] >= (1ull << 40))
-				return CUDA_ERROR_INVALID_VALUE;
-			tm.strides[d - 1] = globalStrides[d - 1];
-		}
 	}
 	memcpy(tensorMap, &tm, sizeof(tm));
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The im2col map (struct vgpu_tensor_map's im2col mode): rank 3 to 5; the
+ * corners {W, H, D} (rank - 2 of each, the order of globalDim) within
+ * [-2^15, 2^15), [-2^7, 2^7) or [-2^4, 2^4) by rank, a box of non-zero
+ * area; channelsPerPixel up to 256, pixelsPerColumn up to 1024 (both at
+ * least 1: a copy of nothing is refused too).  INVALID_VALUE otherwise, as
+ * the driver documents, and for a tensorMap not 64-byte aligned.
+ */
 CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
 					 CUtensorMapDataType tensorDataType,
 					 cuuint32_t tensorRank, void *globalAddress,
@@ -832,8 +865,33 @@ CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
 					 CUtensorMapL2promotion l2Promotion,
 					 CUtensorMapFloatOOBfill oobFill)
 {
-	cuv_warn("cuTensorMapEncodeIm2col: vGPU's TMA engine copies tiles only (tile mode of "
-		 "cp.async.bulk.tensor): im2col tensor maps are not supported; use "
-		 "cuTensorMapEncodeTiled");
-	return CUDA_ERROR_NOT_SUPPORTED;
+	int lim = tensorRank == 3 ? 1 << 15 : tensorRank == 4 ? 1 << 7 : 1 << 4;
+	struct vgpu_tensor_map tm;
+	CUresult r;
+
+	if (!tensorMap || (uintptr_t)tensorMap % 64 || !pixelBoxLowerCorner ||
+	    !pixelBoxUpperCorner || tensorRank < 3)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = encode_common(&tm, "cuTensorMapEncodeIm2col", tensorDataType, tensorRank,
+			  globalAddress, globalDim, globalStrides, elementStrides, interleave,
+			  swizzle, l2Promotion, oobFill);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!channelsPerPixel || channelsPerPixel > VGPU_TMAP_MAX_CHANNELS || !pixelsPerColumn ||
+	    pixelsPerColumn > VGPU_TMAP_MAX_PIXELS)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (cuuint32_t s = 0; s + 2 < tensorRank; s++) {
+		int lo = pixelBoxLowerCorner[s], up = pixelBoxUpperCorner[s];
+
+		if (lo < -lim || lo >= lim || up < -lim || up >= lim ||
+		    (int64_t)globalDim[s + 1] + up - lo <= 0)
+			return CUDA_ERROR_INVALID_VALUE;
+		tm.lower[s] = (int16_t)lo;
+		tm.upper[s] = (int16_t)up;
+	}
+	tm.mode = VGPU_TMAP_IM2COL;
+	tm.channels = (uint16_t)channelsPerPixel;
+	tm.pixels = (uint16_t)pixelsPerColumn;
+	memcpy(tensorMap, &tm, sizeof(tm));
+	return CUDA_SUCCESS;
 }

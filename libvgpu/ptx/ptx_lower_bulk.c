@@ -2,7 +2,7 @@
 /*
  * PTX lowering: the bulk copies.  cp.async.bulk between global and
  * shared memory (CP.ASYNC.BULK, CP.ASYNC.BULK.GLOBAL), the tensor copies
- * (cp.async.bulk.tensor, tile mode), the multicast forms of both
+ * (cp.async.bulk.tensor, tile and im2col modes), the multicast forms of both
  * (.multicast::cluster with a ctaMask: one copy per destination CTA of
  * the cluster), the L2 prefetches (nothing to do), and the forms the
  * copy engine does not do: cp.async.bulk from shared memory to a cluster
@@ -95,11 +95,38 @@ static bool tensor_operand(struct lower *L, const struct ptx_operand *o, int n, 
 	return true;
 }
 
+/*
+ * im2colInfo of the .im2col mode {i2cOffW, ..}: the rank - 2 16-bit
+ * registers, zero-extended into a range (PTX keeps a .b16 value's upper
+ * bits undefined; the core checks each offset against its rank's bits).
+ */
+static bool im2col_offsets(struct lower *L, const struct ptx_operand *o, int n, int *offs)
+{
+	int k = n - 2;
+
+	if (o->kind != PTX_O_VEC || o->nvec != k)
+		return pl_lerr(L, "expected {%d im2col offsets} after the mbarrier", k);
+	for (int i = 0; i < k; i++)
+		if (o->vec[i] < 0 || pl_preg(L, o->vec[i])->cls != PTX_R32 ||
+		    pl_preg(L, o->vec[i])->bits != 16)
+			return pl_lerr(L, "im2col offsets are 16-bit registers");
+	*offs = pl_new_vreg(L, k == 3 ? 4 : k);
+	for (int i = 0; i < k; i++) {
+		struct ptx_vinsn *v = pl_emit(L, "LOP.AND");
+
+		pl_o_def(v, *offs, i, i + 1 < k);
+		pl_o_use(v, o->vec[i], 0);
+		pl_o_text(v, "0xffff");
+	}
+	return true;
+}
+
 /* One copy into shared memory that completes its bytes on an mbarrier. */
 struct mc_copy {
 	int n;	 /* tensor rank 1..5; 0: a bulk copy */
 	int src; /* the global source pair (bulk), the tensor map's (tensor) */
 	int coords;
+	int offs; /* im2col: the offsets' range; -1: tile mode */
 	const struct ptx_operand *size; /* bulk */
 };
 
@@ -109,7 +136,7 @@ static void emit_copy(struct lower *L, const struct mc_copy *c, int dst, int mb,
 	struct ptx_vinsn *v;
 
 	if (c->n) {
-		v = pl_emit(L, "CP.ASYNC.BULK.TENSOR.%dD", c->n);
+		v = pl_emit(L, "CP.ASYNC.BULK.TENSOR%s.%dD", c->offs >= 0 ? ".IM2COL" : "", c->n);
 		pl_use_addr(v, dst);
 		pl_use_addr(v, c->src);
 		pl_o_use(v, c->coords, 0);
@@ -120,6 +147,8 @@ static void emit_copy(struct lower *L, const struct mc_copy *c, int dst, int mb,
 		pl_use_src_or_imm(L, v, c->size, 0);
 	}
 	pl_use_addr(v, mb);
+	if (c->n && c->offs >= 0)
+		pl_o_use(v, c->offs, 0);
 	if (g >= 0) {
 		v->guard = g;
 		v->guard_not = false;
@@ -219,51 +248,124 @@ static void multicast(struct lower *L, const struct mc_copy *c, int dst, int mb,
 	L->in = in;
 }
 
-/* .Nd of a tensor copy (0: none); *@store: a copy to global memory */
+/*
+ * .Nd of a tensor copy (0: none); *@store: a copy to global memory (the
+ * first state space after .Nd, the destination, is .global)
+ */
 static int tensor_rank(const struct ptx_insn *in, bool *store)
 {
 	int n = 0;
 
-	for (int i = 0; i < in->nmods; i++)
-		if (strlen(in->mods[i]) == 3 && in->mods[i][2] == 'd' && in->mods[i][1] >= '1' &&
-		    in->mods[i][1] <= '5') {
-			n = in->mods[i][1] - '0';
-			*store = i + 1 < in->nmods && !strcmp(in->mods[i + 1], ".global");
+	for (int i = 0; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+
+		if (strlen(m) == 3 && m[2] == 'd' && m[1] >= '1' && m[1] <= '5') {
+			n = m[1] - '0';
+		} else if (n && (!strcmp(m, ".global") || !strncmp(m, ".shared", 7))) {
+			*store = !strcmp(m, ".global");
+			break;
 		}
+	}
 	return n;
 }
 
+/* The load modes vGPU copies (PTX's .load_mode; .tile when absent). */
+enum load_mode { LM_TILE, LM_IM2COL, LM_IM2COL_NO_OFFS };
+
 /*
- * cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes
- *	{.multicast::cluster}{.L2::cache_hint} [dst], [tmap, {c..}], [mbar]
- *	{, ctaMask}{, policy}
- * cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group{.L2::cache_hint}
- *	[tmap, {c..}], [src]{, policy}
- * on CP.ASYNC.BULK.TENSOR[.GLOBAL].ND (tile mode only; no cache: the hint
- * is dropped).
+ * The instruction's .load_mode, false after a located error: sm_90's
+ * .tile, .im2col and (stores) .im2col_no_offs; gather4/scatter4,
+ * .im2col::w[::128] and .cta_group are sm_100a's.
+ */
+static bool load_mode(struct lower *L, enum load_mode *mode)
+{
+	const struct ptx_insn *in = L->in;
+	static const char *const sm100[] = {
+		".tile::gather4", ".tile::scatter4", ".im2col::w", ".im2col::w::128",
+	};
+	char why[96];
+
+	*mode = LM_TILE;
+	for (int i = 0; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+		bool newer = !strncmp(m, ".cta_group", 10);
+
+		for (size_t k = 0; k < sizeof(sm100) / sizeof(sm100[0]); k++)
+			newer |= !strcmp(m, sm100[k]);
+		if (newer) {
+			snprintf(why, sizeof(why), "%s needs sm_100a (vGPU has sm_90a's tensor copies)",
+				 m);
+			return pl_unsupported(L, why);
+		}
+		if (!strcmp(m, ".im2col"))
+			*mode = LM_IM2COL;
+		else if (!strcmp(m, ".im2col_no_offs"))
+			*mode = LM_IM2COL_NO_OFFS;
+	}
+	return true;
+}
+
+/*
+ * cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile|.im2col}{.L2::cache_hint}
+ *	[tmap, {c..}]{, {offsets}}{, policy}: vGPU has no cache, so nothing is
+ * fetched; the operands are checked (and their code is dead).
+ */
+static void tensor_prefetch(struct lower *L, int n, enum load_mode mode)
+{
+	const struct ptx_insn *in = L->in;
+	int nops = pl_hint_nops(L), map, coords, offs;
+
+	if (nops < 0)
+		return;
+	if (!pl_has_mod(in, ".L2") || !pl_has_mod(in, ".global") || mode == LM_IM2COL_NO_OFFS)
+		return (void)pl_unsupported(L, NULL);
+	if (mode == LM_IM2COL && n < 3)
+		return (void)pl_lerr(L, ".im2col needs .3d, .4d or .5d");
+	if (nops != (mode == LM_IM2COL ? 2 : 1))
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (tensor_operand(L, &in->ops[0], n, &map, &coords) && mode == LM_IM2COL)
+		im2col_offsets(L, &in->ops[1], n, &offs);
+}
+
+/*
+ * cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile|.im2col}
+ *	.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}
+ *	[dst], [tmap, {c..}], [mbar]{, {offsets}}{, ctaMask}{, policy}
+ * cp.async.bulk.tensor.Nd.global.shared::cta{.tile|.im2col_no_offs}.bulk_group
+ *	{.L2::cache_hint} [tmap, {c..}], [src]{, policy}
+ * on CP.ASYNC.BULK.TENSOR[.GLOBAL][.IM2COL].ND (no cache: the hint is
+ * dropped), and the prefetches.
  */
 static void tensor_copy(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	bool store = false, mc = pl_has_mod(in, ".multicast::cluster");
-	int n = tensor_rank(in, &store), map = -1, coords = -1, a, mb = -1, nops;
+	int n = tensor_rank(in, &store), map = -1, coords = -1, offs = -1, a, mb = -1, nops;
+	enum load_mode mode;
 	struct ptx_vinsn *v;
 
 	if (!n)
 		return (void)pl_lerr(L, "a tensor copy needs .1d .. .5d");
-	if (pl_has_mod(in, ".im2col") || pl_has_mod(in, ".tile::gather4") ||
-	    pl_has_mod(in, ".im2col::w") || pl_has_mod(in, ".im2col::w::128") ||
-	    pl_has_mod(in, ".tile::scatter4") || (mc && store))
+	if (!load_mode(L, &mode))
+		return;
+	if (pl_has_mod(in, ".prefetch"))
+		return tensor_prefetch(L, n, mode);
+	if (mc && store)
 		return (void)pl_unsupported(L, "tensor copies other than tile mode");
-	for (int i = 0; i < in->nmods; i++)
-		if (!strncmp(in->mods[i], ".cta_group", 10))
-			return (void)pl_unsupported(L, "tensor copies with .cta_group");
+	if (mode == (store ? LM_IM2COL : LM_IM2COL_NO_OFFS))
+		return (void)pl_lerr(L, store ? "a store's im2col mode is .im2col_no_offs" :
+					       ".im2col_no_offs is a store's; a load's is .im2col");
+	if (mode != LM_TILE && n < 3)
+		return (void)pl_lerr(L, "%s needs .3d, .4d or .5d",
+				     store ? ".im2col_no_offs" : ".im2col");
 	nops = pl_hint_nops(L);
 	if (nops < 0)
 		return;
-	if (nops != (store ? 2 : mc ? 4 : 3))
+	if (nops != (store ? 2 : 3 + mc + (mode == LM_IM2COL)))
 		return (void)pl_lerr(L, "wrong number of operands");
 	if (!tensor_operand(L, &in->ops[store ? 0 : 1], n, &map, &coords))
+		return;
+	if (mode == LM_IM2COL && !im2col_offsets(L, &in->ops[3], n, &offs))
 		return;
 	a = pl_shared_addr_reg(L, &in->ops[store ? 1 : 0]);
 	if (!store)
@@ -271,16 +373,18 @@ static void tensor_copy(struct lower *L)
 	if (a < -1 || mb < -1)
 		return;
 	if (store) {
-		v = pl_emit(L, "CP.ASYNC.BULK.TENSOR.GLOBAL.%dD", n);
+		v = pl_emit(L, "CP.ASYNC.BULK.TENSOR.GLOBAL%s.%dD", mode ? ".IM2COL" : "", n);
 		pl_use_addr(v, map);
 		pl_o_use(v, coords, 0);
 		pl_use_addr(v, a);
 		return;
 	}
 	if (mc)
-		return multicast(L, &(struct mc_copy){ .n = n, .src = map, .coords = coords }, a,
-				 mb, &in->ops[3]);
-	emit_copy(L, &(struct mc_copy){ .n = n, .src = map, .coords = coords }, a, mb, -1);
+		return multicast(L, &(struct mc_copy){ .n = n, .src = map, .coords = coords,
+						       .offs = offs },
+				 a, mb, &in->ops[3 + (mode == LM_IM2COL)]);
+	emit_copy(L, &(struct mc_copy){ .n = n, .src = map, .coords = coords, .offs = offs }, a,
+		  mb, -1);
 }
 
 /*
@@ -308,7 +412,8 @@ static void bulk_multicast(struct lower *L)
 	mb = pl_shared_addr_reg(L, &in->ops[3]);
 	if (src < -1 || dst < -1 || mb < -1)
 		return;
-	multicast(L, &(struct mc_copy){ .src = src, .size = &in->ops[2] }, dst, mb, &in->ops[4]);
+	multicast(L, &(struct mc_copy){ .src = src, .offs = -1, .size = &in->ops[2] }, dst, mb,
+		  &in->ops[4]);
 }
 
 /* ---- what the copy engine does not do: done at once, in a loop ---- */
@@ -592,36 +697,21 @@ static void bulk_copy(struct lower *L)
 }
 
 /*
- * cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [a], size{, policy}
- * cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile,.im2col}{.L2::cache_hint}
- *	[tmap, {c..}]{, im2colOffsets}{, policy}
- * There is no cache to fill: the operands are checked, nothing is done
- * (as prefetch does).
+ * cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [a], size{, policy}:
+ * there is no cache to fill: the operands are checked, nothing is done
+ * (as prefetch does; the tensor prefetches: tensor_prefetch).
  */
 static void bulk_prefetch(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
-	bool tensor = pl_has_mod(in, ".tensor"), im2col = pl_has_mod(in, ".im2col"), store;
-	int nops = pl_hint_nops(L), n = tensor ? tensor_rank(in, &store) : 0, map, coords;
+	int nops = pl_hint_nops(L);
 
-	if (!pl_has_mod(in, ".L2") || !pl_has_mod(in, ".global") ||
-	    pl_has_mod(in, ".tile::gather4") || pl_has_mod(in, ".im2col::w") ||
-	    pl_has_mod(in, ".im2col::w::128"))
+	if (!pl_has_mod(in, ".L2") || !pl_has_mod(in, ".global"))
 		return (void)pl_unsupported(L, NULL);
 	if (nops < 0)
 		return;
-	if (tensor && !n)
-		return (void)pl_lerr(L, "a tensor copy needs .1d .. .5d");
-	if (im2col && n < 3)
-		return (void)pl_lerr(L, ".im2col needs .3d .. .5d");
-	if (nops != (tensor ? 1 + im2col : 2))
+	if (nops != 2)
 		return (void)pl_lerr(L, "wrong number of operands");
-	if (tensor) {
-		if (im2col && (in->ops[1].kind != PTX_O_VEC || in->ops[1].nvec != n - 2))
-			return (void)pl_lerr(L, "expected %d im2col offsets {..}", n - 2);
-		tensor_operand(L, &in->ops[0], n, &map, &coords);
-		return;
-	}
 	if (in->ops[0].kind != PTX_O_MEM ||
 	    (in->ops[0].reg >= 0 ? pl_preg(L, in->ops[0].reg)->cls != PTX_R64 : !in->ops[0].sym[0]))
 		return (void)pl_lerr(L, "expected a global address [%%rd+imm] or [var]");
@@ -634,14 +724,14 @@ void pl_bulk(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 
-	if (pl_has_mod(in, ".prefetch"))
-		return bulk_prefetch(L);
 	if (pl_has_mod(in, ".reduce") && pl_has_mod(in, ".tensor"))
 		return (void)pl_unsupported(L, "cp.reduce.async.bulk.tensor");
+	if (pl_has_mod(in, ".tensor")) /* and the tensor prefetches */
+		return tensor_copy(L);
+	if (pl_has_mod(in, ".prefetch"))
+		return bulk_prefetch(L);
 	if (pl_has_mod(in, ".reduce"))
 		return bulk_reduce(L);
-	if (pl_has_mod(in, ".tensor"))
-		return tensor_copy(L);
 	if (pl_has_mod(in, ".multicast::cluster"))
 		return bulk_multicast(L);
 	bulk_copy(L);

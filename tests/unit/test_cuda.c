@@ -690,8 +690,7 @@ TEST_F(cu, tma_tile_through_cuTensorMapEncodeTiled)
 
 		EXPECT_EQ(x < W && y < H ? t[y * W + x] : 0, out[i]);
 	}
-	/* refused: swizzle, im2col (vGPU only: the H200 encodes both), a
-	 * misaligned base */
+	/* refused: swizzle (vGPU only: the H200 encodes it), a misaligned base */
 	if (on_vgpu())
 		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
 		  cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 2, (void *)(uintptr_t)dt,
@@ -704,20 +703,133 @@ TEST_F(cu, tma_tile_through_cuTensorMapEncodeTiled)
 					 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
 					 CU_TENSOR_MAP_L2_PROMOTION_NONE,
 					 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-	{
-		cuuint64_t d3[3] = { 4, 4, 4 }, s3[2] = { 16, 64 };
-		int lo[1] = { 0 }, up[1] = { 0 };
-		cuuint32_t e3[3] = { 1, 1, 1 };
+	CU(cuMemFree(dt));
+	CU(cuMemFree(dout));
+	CU(cuModuleUnload(m));
+}
 
-		if (on_vgpu())
-			EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
-			  cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 3,
-						  (void *)(uintptr_t)dt, d3, s3, lo, up, 4, 4, e3,
-						  CU_TENSOR_MAP_INTERLEAVE_NONE,
-						  CU_TENSOR_MAP_SWIZZLE_NONE,
-						  CU_TENSOR_MAP_L2_PROMOTION_NONE,
-						  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+/*
+ * A 4-D (NHWC) im2col load through cuTensorMapEncodeIm2col: a 3x3 filter
+ * with padding 1 (corners -1, -1), the tap (ow, oh) = (2, 1), 16 pixels of
+ * 4 channels from the filter base (1, 0) of image 0; the expected pixels
+ * numbered W fastest through the bounding box, out of the image zero.
+ * Then the driver's documented INVALID_VALUE cases.
+ */
+TEST_F(cu, tma_im2col_through_cuTensorMapEncodeIm2col)
+{
+	enum { C = 4, W = 5, H = 4, N = 2, PIX = 16 };
+	int t[N * H * W * C], out[PIX * C], w0 = 1, h0 = 0, n0 = 0;
+	unsigned short ow = 2, oh = 1;
+	cuuint64_t dims[4] = { C, W, H, N };
+	cuuint64_t strides[3] = { C * 4, W * C * 4, H * W * C * 4 };
+	cuuint32_t es[4] = { 1, 1, 1, 1 };
+	int lo[2] = { -1, -1 }, up[2] = { -1, -1 };
+	CUtensorMap map;
+	CUdeviceptr dt, dout;
+	CUmodule m;
+	CUfunction f;
+	void *params[] = { &dout, &map, &w0, &h0, &n0, &ow, &oh };
+	/* the box, shifted by the offsets: W in [lo + ow, W - 1 + up + ow] */
+	int nw = W - 1 + up[0] - lo[0] + 1, nh = H - 1 + up[1] - lo[1] + 1;
+	int start = (w0 - lo[0]) + nw * ((h0 - lo[1]) + nh * n0);
+
+	for (int i = 0; i < N * H * W * C; i++)
+		t[i] = i * 3 + 1;
+	CU(cuModuleLoad(&m, path_of("tma.ptx")));
+	CU(cuModuleGetFunction(&f, m, "tma_im2col"));
+	CU(cuMemAlloc(&dt, sizeof(t)));
+	CU(cuMemAlloc(&dout, sizeof(out)));
+	CU(cuMemcpyHtoD(dt, t, sizeof(t)));
+	CU(cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 4, (void *)(uintptr_t)dt,
+				   dims, strides, lo, up, C, PIX, es,
+				   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+				   CU_TENSOR_MAP_L2_PROMOTION_NONE,
+				   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+	CU(cuLaunchKernel(f, 1, 1, 1, PIX * C, 1, 1, 0, NULL, params, NULL));
+	CU(cuMemcpyDtoH(out, dout, sizeof(out)));
+	for (int p = 0; p < PIX; p++) {
+		int i = start + p, x = lo[0] + ow + i % nw, y = lo[1] + oh + i / nw % nh;
+		int n = n0 + i / (nw * nh);
+		bool in = x >= 0 && x < W && y >= 0 && y < H && n < N;
+
+		for (int c = 0; c < C; c++) {
+			EXPECT_EQ(in ? t[((n * H + y) * W + x) * C + c] : 0, out[p * C + c])
+			TH_LOG("pixel %d (%d, %d, %d) channel %d", p, x, y, n, c);
+		}
 	}
+
+#define IM2COL(rank, addr, d, st, l, u, cpp, ppc, e)                                       \
+	cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, rank, addr, d, st, l, u, \
+				cpp, ppc, e, CU_TENSOR_MAP_INTERLEAVE_NONE,                 \
+				CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, \
+				CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+	{
+		void *a = (void *)(uintptr_t)dt;
+		cuuint64_t d5[5] = { C, 3, 3, 3, 1 }, s5[4] = { 16, 48, 144, 432 };
+		cuuint64_t bad_st[3] = { C * 4 + 8, W * C * 4, H * W * C * 4 };
+		cuuint64_t zero_d[4] = { C, 0, H, N };
+		cuuint32_t e5[5] = { 1, 1, 1, 1, 1 }, e0[4] = { 1, 0, 1, 1 }, e9[4] = { 1, 9, 1, 1 };
+		int l128[2] = { 128, -1 }, lm129[2] = { -129, -1 }, l5[3] = { 0, 0, 0 };
+		int u16[3] = { 0, 16, 0 }, lm17[3] = { 0, 0, -17 }, wide[2] = { 3, -1 };
+		int narrow[2] = { -2, -1 }, up2[2] = { -2, -1 }, up4[2] = { -4, -1 };
+		int l4[2] = { -128, -128 }, u4[2] = { 127, 127 }, l5max[3] = { -16, -16, 0 };
+		int u5max[3] = { 15, 15, 0 };
+
+		/* the limits themselves */
+		CU(IM2COL(4, a, dims, strides, l4, u4, 256, 1024, es));
+		CU(IM2COL(5, a, d5, s5, l5max, u5max, 1, 1, e5));
+		/* rank 3 to 5 only */
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(2, a, dims, strides, lo, up, C, PIX, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(6, a, dims, strides, lo, up, C, PIX, es));
+		/* the base 16-aligned, strides multiples of 16, dims non-zero */
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, (void *)(uintptr_t)(dt + 4), dims,
+							   strides, lo, up, C, PIX, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, dims, bad_st, lo, up, C, PIX, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, zero_d, strides, lo, up, C, PIX, es));
+		/* corners in the rank's range: [-128, 127] at rank 4, [-16, 15] at 5 */
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, dims, strides, l128, up, C, PIX, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, dims, strides, lm129, up, C, PIX, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(5, a, d5, s5, l5, u16, C, PIX, e5));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(5, a, d5, s5, lm17, l5, C, PIX, e5));
+		/* a bounding box of non-zero area: W = 5, lower 3, upper -1 is 1 wide;
+		 * lower 3, upper -2 is empty */
+		CU(IM2COL(4, a, dims, strides, wide, up, C, PIX, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  IM2COL(4, a, dims, strides, wide, up2, C, PIX, es));
+		CU(IM2COL(4, a, dims, strides, narrow, up4, C, PIX, es));
+		/* channels up to 256, pixels up to 1024, element strides 1 to 8 */
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, dims, strides, lo, up, 257, PIX, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, dims, strides, lo, up, C, 1025, es));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, dims, strides, lo, up, C, PIX, e0));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, IM2COL(4, a, dims, strides, lo, up, C, PIX, e9));
+		if (on_vgpu()) {
+			/* vGPU: a copy of nothing; swizzle; a misaligned map (documented) */
+			EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+				  IM2COL(4, a, dims, strides, lo, up, 0, PIX, es));
+			EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+				  IM2COL(4, a, dims, strides, lo, up, C, 0, es));
+			EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+				  cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_INT32, 4, a,
+							  dims, strides, lo, up, C, PIX, es,
+							  CU_TENSOR_MAP_INTERLEAVE_NONE,
+							  CU_TENSOR_MAP_SWIZZLE_128B,
+							  CU_TENSOR_MAP_L2_PROMOTION_NONE,
+							  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+			{
+				static CUtensorMap two[2];
+
+				EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+					  cuTensorMapEncodeIm2col((CUtensorMap *)((char *)two + 32),
+								  CU_TENSOR_MAP_DATA_TYPE_INT32, 4,
+								  a, dims, strides, lo, up, C, PIX,
+								  es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+								  CU_TENSOR_MAP_SWIZZLE_NONE,
+								  CU_TENSOR_MAP_L2_PROMOTION_NONE,
+								  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+			}
+		}
+	}
+#undef IM2COL
 	CU(cuMemFree(dt));
 	CU(cuMemFree(dout));
 	CU(cuModuleUnload(m));
