@@ -287,18 +287,22 @@ struct vgpu_trace_event {
  *
  * The first pixel is at x_d = coord[d] + off[s], n = coord[rank-1]
  * (coord[d] must lie in [lower[s], dims[d] - 1 + upper[s]]: the filter
- * base inside the box; else ASYNC_COPY).  The next pixel: x_1 +=
+ * base inside the box; else ASYNC_COPY, where an H200 faults).  The next pixel: x_1 +=
  * elem_strides[1]; past hi_1 it restarts at lo_1 and x_2 +=
  * elem_strides[2], and so on up the spatial dimensions; past the last
- * one's hi it restarts at its lo and n += 1 (W fastest, then H, D, N).
- * Pixels past the last image (n >= dims[rank-1]) are out of bounds.
- * elem_strides[0] and elem_strides[rank-1] (C and N) do not step
- * anything.  A store (PTX's .im2col_no_offs) writes the same walk; it
- * requires the box inside the tensor (lower[] >= 0, upper[] <= 0) and
- * coordinates >= 0 (else ASYNC_COPY), so only C and N can leave it.
+ * one's hi it restarts at its lo and n += elem_strides[rank-1] (W
+ * fastest, then H, D, N; N's traversal stride steps the images, as an
+ * H200 does, though PTX names only D, H and W's).  Pixels past the last
+ * image (n >= dims[rank-1]) are out of bounds.  elem_strides[0] (C) does
+ * not step anything (CUDA: "ignored").  A store (PTX's .im2col_no_offs)
+ * writes the same walk; it requires the box inside the tensor (lower[] >=
+ * 0, upper[] <= 0) and coordinates >= 0 (else ASYNC_COPY), so only C and
+ * N can leave it.
  *
  * The instruction's im2col offsets are 16-bit unsigned: below 2^16 at
- * rank 3, 2^8 at rank 4, 2^5 at rank 5 (else ASYNC_COPY).
+ * rank 3, 2^8 at rank 4, 2^5 at rank 5; its channel coordinate c0 a
+ * multiple of 16 bytes (c0 * elem_size; an H200 faults on others).  Else
+ * ASYNC_COPY.
  *
  * The rules of a map (one broken: TENSOR_MAP at the map's address):
  *   every mode: magic; rank as the instruction's; elem_size 1, 2, 4 or 8;
@@ -307,11 +311,12 @@ struct vgpu_trace_event {
  *     mode as the instruction's (0 or 1);
  *   tile mode: box[d] 1 .. 256 for d < rank; channels, pixels, lower[]
  *     and upper[] 0;
- *   im2col mode: rank 3 .. 5; box[] 0; channels 1 .. 256; pixels
- *     1 .. 1024; lower[s] and upper[s] for s < rank - 2 in [-2^15, 2^15)
- *     at rank 3, [-2^7, 2^7) at rank 4, [-2^4, 2^4) at rank 5, and a box
- *     that is not empty: lower[s] <= dims[d] - 1 + upper[s]; lower[s] and
- *     upper[s] 0 for s >= rank - 2.
+ *   im2col mode: rank 3 .. 5; box[] 0; channels 1 .. 256 and a multiple
+ *     of 16 bytes (channels * elem_size); pixels 1 .. 1024; lower[s] and
+ *     upper[s] for s < rank - 2 in [-2^15, 2^15) at rank 3, [-2^7, 2^7)
+ *     at rank 4, [-2^4, 2^4) at rank 5, and a box that is not empty:
+ *     lower[s] <= dims[d] - 1 + upper[s]; lower[s] and upper[s] 0 for
+ *     s >= rank - 2.
  */
 #define VGPU_TMAP_MAGIC 0x50414d54u /* "TMAP" */
 #define VGPU_TMAP_MAX_RANK 5

@@ -844,13 +844,20 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataT
 	return CUDA_SUCCESS;
 }
 
+/* The largest column NVIDIA's driver encodes for an H200 (227 KiB, the
+ * shared memory a CTA can have), tests/cuda/real-gpu/probe_im2col.md */
+#define IM2COL_MAX_BYTES 232448u
+
 /*
  * The im2col map (struct vgpu_tensor_map's im2col mode): rank 3 to 5; the
  * corners {W, H, D} (rank - 2 of each, the order of globalDim) within
  * [-2^15, 2^15), [-2^7, 2^7) or [-2^4, 2^4) by rank, a box of non-zero
- * area; channelsPerPixel up to 256, pixelsPerColumn up to 1024 (both at
- * least 1: a copy of nothing is refused too).  INVALID_VALUE otherwise, as
- * the driver documents, and for a tensorMap not 64-byte aligned.
+ * area; channelsPerPixel 1 to 256, pixelsPerColumn 1 to 1024.
+ * INVALID_VALUE otherwise, as the driver documents, and where NVIDIA's
+ * driver refuses what its documentation does not say (measured on an
+ * H200): channels of a size not a multiple of 16 bytes, a column larger
+ * than IM2COL_MAX_BYTES.  Like that driver, the tensorMap's own alignment
+ * is not checked (a kernel takes a copy of the map).
  */
 CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
 					 CUtensorMapDataType tensorDataType,
@@ -869,16 +876,17 @@ CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
 	struct vgpu_tensor_map tm;
 	CUresult r;
 
-	if (!tensorMap || (uintptr_t)tensorMap % 64 || !pixelBoxLowerCorner ||
-	    !pixelBoxUpperCorner || tensorRank < 3)
+	if (!tensorMap || !pixelBoxLowerCorner || !pixelBoxUpperCorner || tensorRank < 3)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = encode_common(&tm, "cuTensorMapEncodeIm2col", tensorDataType, tensorRank,
 			  globalAddress, globalDim, globalStrides, elementStrides, interleave,
 			  swizzle, l2Promotion, oobFill);
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (!channelsPerPixel || channelsPerPixel > VGPU_TMAP_MAX_CHANNELS || !pixelsPerColumn ||
-	    pixelsPerColumn > VGPU_TMAP_MAX_PIXELS)
+	if (!channelsPerPixel || channelsPerPixel > VGPU_TMAP_MAX_CHANNELS ||
+	    channelsPerPixel * tm.elem_size % 16 || !pixelsPerColumn ||
+	    pixelsPerColumn > VGPU_TMAP_MAX_PIXELS ||
+	    (uint64_t)channelsPerPixel * pixelsPerColumn * tm.elem_size > IM2COL_MAX_BYTES)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (cuuint32_t s = 0; s + 2 < tensorRank; s++) {
 		int lo = pixelBoxLowerCorner[s], up = pixelBoxUpperCorner[s];

@@ -44,6 +44,8 @@ static const char *im2col_rule(const struct vgpu_tensor_map *m)
 			return "a box size is not zero in im2col mode";
 	if (!m->channels || m->channels > VGPU_TMAP_MAX_CHANNELS)
 		return "channels per pixel outside 1..256";
+	if (m->channels * m->elem_size % 16)
+		return "channels per pixel are not a multiple of 16 bytes";
 	if (!m->pixels || m->pixels > VGPU_TMAP_MAX_PIXELS)
 		return "pixels per column outside 1..1024";
 	for (uint32_t s = 0; s < 3; s++) {
@@ -125,8 +127,10 @@ static const char dim_name[] = "WHD";
 /*
  * An im2col copy's operands against its map @m (at @addr): the offsets
  * @off within the rank's range, the filter base (the spatial coordinates)
- * inside the bounding box; a store (no offsets) needs the box inside the
- * tensor and coordinates >= 0 (PTX ISA 9.7.9.25.5.1).  ASYNC_COPY if not.
+ * inside the bounding box (PTX ISA 5.5.4.1), the channel coordinate at a
+ * multiple of 16 bytes (an H200 faults otherwise); a store (no offsets)
+ * needs the box inside the tensor and coordinates >= 0 (PTX ISA
+ * 9.7.9.25.5.1).  ASYNC_COPY if not.
  */
 bool vgpu_tensor_im2col_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 			   const struct vgpu_tensor_map *m, uint64_t addr,
@@ -152,6 +156,9 @@ bool vgpu_tensor_im2col_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 				 "im2col store: the bounding box leaves the tensor in %c "
 				 "(corners %d, %d)", dim_name[s], m->lower[s], m->upper[s]);
 	}
+	if (!msg[0] && (int64_t)coord[0] * m->elem_size % 16)
+		snprintf(msg, sizeof(msg),
+			 "im2col channel coordinate %d is not at a multiple of 16 bytes", coord[0]);
 	for (uint32_t d = 0; store && d < m->rank && !msg[0]; d++)
 		if (coord[d] < 0)
 			snprintf(msg, sizeof(msg), "im2col store: coordinate %u is %d, below 0",
@@ -415,7 +422,8 @@ static bool im2col_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool
 				return false;
 			}
 		}
-		/* the next pixel: W, wrapping into H, D, then the next image */
+		/* the next pixel: W, wrapping into H, D, then the next image
+		 * (N steps by its traversal stride too, as an H200 does) */
 		for (s = 0; s < ns; s++) {
 			x[s] += m->elem_strides[s + 1];
 			if (x[s] <= hi[s])
@@ -423,7 +431,7 @@ static bool im2col_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool
 			x[s] = lo[s];
 		}
 		if (s == ns)
-			n++;
+			n += m->elem_strides[m->rank - 1];
 	}
 	return true;
 }

@@ -94,7 +94,7 @@ static inline int64_t ref_source(const struct icase *t, uint32_t p, uint32_t ch,
 		mul *= cnt[s];
 	}
 	idx += p;
-	n = t->coord[t->rank - 1] + idx / mul;
+	n = t->coord[t->rank - 1] + idx / mul * (t->estr[t->rank - 1] ? t->estr[t->rank - 1] : 1);
 	idx %= mul;
 	for (uint32_t s = 0; s < ns; s++) {
 		int64_t step = t->estr[s + 1] ? t->estr[s + 1] : 1;

@@ -141,7 +141,7 @@ TEST(im2col_3d_negative_corners_across_images)
 	static const struct icase t = {
 		.rank = 3, .es = 4, .channels = 4, .pixels = 40,
 		.dims = { 8, 10, 3 }, .lower = { -2 }, .upper = { -1 },
-		.coord = { 2, -2, 0 }, .off = { 3 },
+		.coord = { 4, -2, 0 }, .off = { 3 },
 	};
 
 	check_load_all(_metadata, "3d", &t);
@@ -182,7 +182,10 @@ TEST(im2col_4d_positive_corners)
 	check_load_all(_metadata, "4d positive corners", &t);
 }
 
-/* Traversal strides 2 in W and H (a stride-2 convolution); C's and N's do nothing */
+/*
+ * Traversal strides 2 in W and H (a stride-2 convolution); C's steps
+ * nothing, N's steps the images (as an H200 does)
+ */
 TEST(im2col_4d_traversal_strides)
 {
 	struct icase t = {
@@ -195,8 +198,10 @@ TEST(im2col_4d_traversal_strides)
 	check_load_all(_metadata, "4d strides", &t);
 	t.estr[2] = 3;
 	check_load(_metadata, "4d stride 3 in H", &t, 0, 0);
-	t.estr[0] = 2; /* channel and image strides step nothing */
-	t.estr[3] = 4;
+	t.estr[0] = 2; /* nothing */
+	t.estr[3] = 2; /* 0, 2: past N */
+	t.dims[3] = 3;
+	t.pixels = 60;
 	check_load(_metadata, "4d strides in C and N", &t, 0, 0);
 }
 
@@ -207,28 +212,31 @@ TEST(im2col_5d)
 		.rank = 5, .es = 8, .channels = 2, .pixels = 70,
 		.dims = { 4, 3, 4, 3, 2 }, .estr = { 1, 1, 1, 2, 1 },
 		.lower = { -1, -2, -1 }, .upper = { 0, -1, 1 },
-		.coord = { 1, 0, -2, 1, 0 }, .off = { 1, 0, 2 },
+		.coord = { 2, 0, -2, 1, 0 }, .off = { 1, 0, 2 },
 	};
 
 	check_load_all(_metadata, "5d", &t);
 }
 
-/* Channels past either end of C, images before and past N: zeros */
+/*
+ * Channels past either end of C, images before and past N: zeros (the
+ * channel coordinate at a multiple of 16 bytes)
+ */
 TEST(im2col_channels_and_images_out_of_bounds)
 {
 	struct icase t = {
-		.rank = 3, .es = 1, .channels = 16, .pixels = 30,
-		.dims = { 6, 7, 2 }, .lower = { 0 }, .upper = { 0 },
-		.coord = { 3, 4, 1 },
+		.rank = 3, .es = 1, .channels = 32, .pixels = 30,
+		.dims = { 40, 7, 2 }, .lower = { 0 }, .upper = { 0 },
+		.coord = { 16, 4, 1 },
 	};
 
 	check_load_all(_metadata, "channels past C, pixels past N", &t);
-	t.coord[0] = -5;
+	t.coord[0] = -16;
 	t.coord[2] = -1;
 	check_load_all(_metadata, "channels before C, an image before N", &t);
-	t.coord[0] = 6; /* no channel in bounds */
+	t.coord[0] = 48; /* no channel in bounds */
 	check_load(_metadata, "no channel", &t, 0, 0);
-	t.coord[0] = -16;
+	t.coord[0] = -32;
 	check_load(_metadata, "no channel below", &t, 0, 0);
 }
 
@@ -247,12 +255,13 @@ TEST(im2col_offsets_rz)
 /*
  * A start inside the box but off the stride grid keeps its phase until the
  * row ends, then restarts at the lower corner: W = 0, 2, then -1, 1, 3 ...
+ * (what an H200 does, tests/cuda/real-gpu/probe_im2col.h200.log)
  */
 TEST(im2col_start_off_the_stride_grid)
 {
 	static const struct icase t = {
-		.rank = 3, .es = 4, .channels = 1, .pixels = 6,
-		.dims = { 1, 4, 2 }, .estr = { 1, 2, 1 }, .lower = { -1 }, .upper = { 0 },
+		.rank = 3, .es = 4, .channels = 4, .pixels = 6,
+		.dims = { 4, 4, 2 }, .estr = { 1, 2, 1 }, .lower = { -1 }, .upper = { 0 },
 		.coord = { 0, 0, 0 },
 	};
 	static const int32_t want_w[6] = { 0, 2, -1, 1, 3, -1 }, want_n[6] = { 0, 0, 1, 1, 1, 2 };
@@ -269,7 +278,7 @@ TEST(im2col_start_off_the_stride_grid)
 		for (uint32_t b = 0; inb && b < 4; b++)
 			want |= (uint32_t)data_byte(16u * (uint32_t)want_w[p] + 64u * (uint32_t)want_n[p] +
 						    b) << (8 * b);
-		memcpy(&got, k.mem.buf + OUT_AT + 4 * p, 4);
+		memcpy(&got, k.mem.buf + OUT_AT + 16 * p, 4); /* channel 0 */
 		EXPECT_EQ(want, got) TH_LOG("pixel %u", p);
 	}
 	kt_free(&k);
@@ -320,7 +329,7 @@ TEST(im2col_stores)
 	struct icase t = {
 		.rank = 4, .es = 2, .channels = 8, .pixels = 30,
 		.dims = { 12, 5, 4, 2 }, .lower = { 0, 1 }, .upper = { -1, 0 },
-		.coord = { 6, 1, 2, 0 },
+		.coord = { 8, 1, 2, 0 },
 	};
 
 	for (int path = 0; path < 3; path++)
@@ -376,6 +385,7 @@ static void p_tile(struct vgpu_tensor_map *m) { m->mode = VGPU_TMAP_TILE; }
 static void p_box(struct vgpu_tensor_map *m) { m->box[4] = 1; }
 static void p_ch0(struct vgpu_tensor_map *m) { m->channels = 0; }
 static void p_ch257(struct vgpu_tensor_map *m) { m->channels = 257; }
+static void p_ch16b(struct vgpu_tensor_map *m) { m->channels = 2; }
 static void p_px0(struct vgpu_tensor_map *m) { m->pixels = 0; }
 static void p_px1025(struct vgpu_tensor_map *m) { m->pixels = 1025; }
 static void p_lo128(struct vgpu_tensor_map *m) { m->lower[1] = 128; }
@@ -397,6 +407,7 @@ TEST(im2col_bad_maps_raise_tensor_map)
 		{ p_box, "a box size is not zero in im2col mode" },
 		{ p_ch0, "channels per pixel outside 1..256" },
 		{ p_ch257, "channels per pixel outside 1..256" },
+		{ p_ch16b, "channels per pixel are not a multiple of 16 bytes" },
 		{ p_px0, "pixels per column outside 1..1024" },
 		{ p_px1025, "pixels per column outside 1..1024" },
 		{ p_lo128, "a corner is outside the rank's range" },
@@ -506,13 +517,21 @@ TEST(im2col_operands_raise_async_copy)
 		   "im2col store: the bounding box leaves the tensor in W (corners -1, -1)");
 	t.lower[0] = t.lower[1] = 0;
 	t.upper[0] = t.upper[1] = 0;
-	t.coord[0] = -1;
+	t.coord[0] = -4; /* 16 bytes */
 	expect_exc(_metadata, &t, true, NULL, VGPU_EXC_ASYNC_COPY,
-		   "im2col store: coordinate 0 is -1, below 0");
+		   "im2col store: coordinate 0 is -4, below 0");
 	t.coord[0] = 0;
 	t.coord[3] = -1;
 	expect_exc(_metadata, &t, true, NULL, VGPU_EXC_ASYNC_COPY,
 		   "im2col store: coordinate 3 is -1, below 0");
+	/* the channel coordinate at 16 bytes: 2 of 4-byte channels faults */
+	t = good4;
+	t.coord[0] = 2;
+	expect_exc(_metadata, &t, false, NULL, VGPU_EXC_ASYNC_COPY,
+		   "im2col channel coordinate 2 is not at a multiple of 16 bytes");
+	t.coord[0] = -1;
+	expect_exc(_metadata, &t, false, NULL, VGPU_EXC_ASYNC_COPY,
+		   "im2col channel coordinate -1 is not at a multiple of 16 bytes");
 }
 
 /* A pixel in bounds outside global memory: GLOBAL_FAULT at its address */

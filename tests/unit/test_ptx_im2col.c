@@ -173,7 +173,7 @@ TEST_F(i2c, loads_3d_4d_5d)
 	static const struct icase t3 = {
 		.rank = 3, .es = 4, .channels = 4, .pixels = 24,
 		.dims = { 8, 10, 2 }, .lower = { -2 }, .upper = { -1 },
-		.coord = { 2, -2, 0 }, .off = { 3 },
+		.coord = { 4, -2, 0 }, .off = { 3 },
 	};
 	static const struct icase t4 = {
 		.rank = 4, .es = 2, .channels = 8, .pixels = 40,
@@ -215,7 +215,7 @@ TEST_F(i2c, store_no_offs)
 	static const struct icase t = {
 		.rank = 4, .es = 4, .channels = 4, .pixels = 12,
 		.dims = { 6, 5, 3, 2 }, .lower = { 0, 0 }, .upper = { -1, 0 },
-		.coord = { 3, 1, 2, 0 },
+		.coord = { 4, 1, 2, 0 },
 	};
 	static char text[4096];
 	uint32_t bytes = column_bytes(&t);
