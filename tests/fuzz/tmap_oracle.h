@@ -20,10 +20,16 @@
  *     store writes exactly the in-bounds elements, in box order (strides
  *     may alias), and nothing else.
  *
+ * In im2col mode (byte 0 bit 6) the copy is CP.ASYNC.BULK.TENSOR[.GLOBAL]
+ * .IM2COL of rank 3 to 5, its offsets the tail's first three 16-bit
+ * words, the walk computed here pixel by pixel from uapi/vgpu_hw.h (the
+ * operand rules raising ASYNC_COPY at the map's address).
+ *
  * Input:
- *   byte 0      bit 0 store; bits 1-3 rank - 1 (mod 5); bit 4 "tame":
- *               the map made valid and small (see tmap_tame) so that most
- *               inputs reach the copy; bit 5 random scheduling
+ *   byte 0      bit 0 store; bits 1-3 rank - 1 (mod 5; im2col: 3 + mod
+ *               3); bit 4 "tame": the map made valid and small (see
+ *               tmap_tame) so that most inputs reach the copy; bit 5
+ *               random scheduling; bit 6 im2col mode
  *   byte 1      the map's offset in global memory (raw: & 0x7f)
  *   bytes 2-3   the shared-memory destination, less 16 (the kernel's
  *               mbarrier lies below it)
@@ -53,9 +59,10 @@
 #define TMAP_TILE 0x40u		   /* the copy-out / store source in region 1 */
 
 struct tmap_case {
-	bool store, tame, random;
+	bool store, tame, random, im2col;
 	uint32_t rank, map_off, smem;
 	int32_t coord[VGPU_TMAP_MAX_RANK];
+	uint32_t off[3]; /* im2col loads: the offsets (W, H, D) */
 	struct vgpu_tensor_map map;
 	uint8_t mem[2][TMAP_SPAN]; /* the tensor's region, the kernel's */
 	uint64_t base[2];
@@ -73,6 +80,45 @@ static inline uint32_t tmap_elems(const struct vgpu_tensor_map *m, uint32_t d)
 	return (m->box[d] + m->elem_strides[d] - 1) / m->elem_strides[d];
 }
 
+/*
+ * Im2col, after the tile-mode taming: channels of 16-byte multiples from
+ * a 16-byte-aligned channel coordinate, up to 48 pixels, corners in
+ * [-3, 3] around a box that is not empty, the filter base mostly inside
+ * it, small offsets (a store: the box inside the tensor, coordinates
+ * >= 0).
+ */
+static inline void tmap_tame_im2col(struct tmap_case *c)
+{
+	struct vgpu_tensor_map *m = &c->map;
+	uint32_t per16 = 16 / m->elem_size, ns = c->rank - 2;
+
+	m->mode = VGPU_TMAP_IM2COL;
+	memset(m->box, 0, sizeof(m->box));
+	m->channels = (uint16_t)(per16 * (1 + m->channels % 4));
+	m->pixels = (uint16_t)(1 + m->pixels % 48);
+	c->coord[0] = (int32_t)per16 * ((c->coord[0] % 4 + 4) % 4 - 1);
+	for (uint32_t s = 0; s < 3; s++) {
+		int32_t lo = s < ns ? m->lower[s] % 4 : 0, up = s < ns ? m->upper[s] % 4 : 0;
+		int32_t hi;
+
+		if (c->store) {
+			lo = lo < 0 ? -lo : lo;
+			up = up > 0 ? -up : up;
+		}
+		if ((int64_t)m->dims[s + 1] - 1 + up < lo)
+			lo = up = 0;
+		m->lower[s] = (int16_t)lo;
+		m->upper[s] = (int16_t)up;
+		hi = (int32_t)m->dims[s + 1] - 1 + up;
+		if (s < ns && c->coord[s + 1] % 8) /* 7 in 8: inside the box */
+			c->coord[s + 1] = lo + (int32_t)((uint32_t)c->coord[s + 1] % (uint32_t)(hi - lo + 1));
+		c->off[s] = s < ns && !c->store ? c->off[s] % 4 : 0;
+	}
+	if (c->store)
+		for (uint32_t d = 0; d < c->rank; d++)
+			c->coord[d] = c->coord[d] < 0 ? -c->coord[d] : c->coord[d];
+}
+
 /* Valid and small: the copy is reached, in and out of bounds. */
 static inline void tmap_tame(struct tmap_case *c)
 {
@@ -84,9 +130,11 @@ static inline void tmap_tame(struct tmap_case *c)
 	m->elem_size = (uint8_t)(1u << (m->elem_size & 3));
 	m->oob_fill = m->mode = 0;
 	m->pad1 = 0;
-	m->channels = m->pixels = 0;
-	memset(m->lower, 0, sizeof(m->lower));
-	memset(m->upper, 0, sizeof(m->upper));
+	if (!c->im2col) {
+		m->channels = m->pixels = 0;
+		memset(m->lower, 0, sizeof(m->lower));
+		memset(m->upper, 0, sizeof(m->upper));
+	}
 	m->base = c->base[0] + 128 + ((m->base % 16384) & ~15ull);
 	for (uint32_t d = 0; d < VGPU_TMAP_MAX_RANK; d++) {
 		uint32_t raw = (uint32_t)c->coord[d];
@@ -101,6 +149,8 @@ static inline void tmap_tame(struct tmap_case *c)
 	}
 	c->map_off = 0;
 	c->smem = 16 * (1 + c->smem % 512);
+	if (c->im2col)
+		tmap_tame_im2col(c);
 }
 
 static inline int tmap_parse(const uint8_t *d, size_t n, struct tmap_case *c)
@@ -114,12 +164,18 @@ static inline int tmap_parse(const uint8_t *d, size_t n, struct tmap_case *c)
 	c->rank = 1 + (d[0] >> 1 & 7) % 5;
 	c->tame = d[0] & 0x10;
 	c->random = d[0] & 0x20;
+	c->im2col = d[0] & 0x40;
+	if (c->im2col)
+		c->rank = 3 + (d[0] >> 1 & 7) % 3;
 	c->map_off = d[1] & 0x7f;
 	/* past the mbarrier at 0: a copy onto it is undefined, not a finding */
 	c->smem = 16 + (uint32_t)(d[2] | d[3] << 8);
 	memcpy(c->coord, d + 4, sizeof(c->coord));
 	memcpy(&c->map, d + TMAP_HDR, sizeof(c->map));
 	tail = n - TMAP_HDR - sizeof(c->map);
+	for (uint32_t i = 0; c->im2col && !c->store && i < 3 && 2 * i + 1 < tail; i++)
+		c->off[i] = d[TMAP_HDR + sizeof(c->map) + 2 * i] |
+			    d[TMAP_HDR + sizeof(c->map) + 2 * i + 1] << 8;
 	if (tail > TMAP_SPAN - 256)
 		tail = TMAP_SPAN - 256;
 	memcpy(c->mem[0] + 256, d + TMAP_HDR + sizeof(c->map), tail);
@@ -142,9 +198,9 @@ static inline uint8_t *tmap_at(uint8_t mem[2][TMAP_SPAN], const uint64_t *base,
  * definition gives shared memory): @fn(element index, its address or
  * NULL when out of bounds).  Returns false if @fn does.
  */
-static inline bool tmap_walk(const struct vgpu_tensor_map *m, const int32_t *coord,
-			     bool (*fn)(void *opaque, uint64_t e, const uint64_t *addr),
-			     void *opaque)
+static inline bool tmap_walk_tile(const struct vgpu_tensor_map *m, const int32_t *coord,
+				  bool (*fn)(void *opaque, uint64_t e, const uint64_t *addr),
+				  void *opaque)
 {
 	uint32_t n[VGPU_TMAP_MAX_RANK], i[VGPU_TMAP_MAX_RANK] = { 0 };
 	uint64_t total = 1;
@@ -171,6 +227,60 @@ static inline bool tmap_walk(const struct vgpu_tensor_map *m, const int32_t *coo
 			i[d] = 0;
 	}
 	return true;
+}
+
+/*
+ * Im2col (uapi/vgpu_hw.h): pixel by pixel from the filter base plus the
+ * offsets @off, W stepping first inside the shifted bounding box, then H,
+ * D and N; each pixel's channels from coord[0]; @fn as tmap_walk_tile's.
+ */
+static inline bool tmap_walk_im2col(const struct vgpu_tensor_map *m, const int32_t *coord,
+				    const uint32_t *off,
+				    bool (*fn)(void *opaque, uint64_t e, const uint64_t *addr),
+				    void *opaque)
+{
+	uint32_t ns = m->rank - 2u;
+	int64_t x[3] = { 0 }, n = coord[m->rank - 1];
+
+	for (uint32_t s = 0; s < ns; s++)
+		x[s] = (int64_t)coord[s + 1] + off[s];
+	for (uint64_t p = 0; p < m->pixels; p++) {
+		bool pin = n >= 0 && n < m->dims[m->rank - 1];
+		uint64_t at = m->base + (pin ? (uint64_t)n * m->strides[m->rank - 2] : 0);
+		uint32_t s;
+
+		for (s = 0; s < ns; s++) {
+			pin = pin && x[s] >= 0 && x[s] < m->dims[s + 1];
+			at += pin ? (uint64_t)x[s] * m->strides[s] : 0;
+		}
+		for (uint32_t ch = 0; ch < m->channels; ch++) {
+			int64_t c = (int64_t)coord[0] + ch;
+			uint64_t addr = at + (uint64_t)c * m->elem_size;
+			bool in = pin && c >= 0 && c < m->dims[0];
+
+			if (!fn(opaque, p * m->channels + ch, in ? &addr : NULL))
+				return false;
+		}
+		for (s = 0; s < ns; s++) {
+			x[s] += m->elem_strides[s + 1];
+			if (x[s] <= (int64_t)m->dims[s + 1] - 1 + m->upper[s] + off[s])
+				break;
+			x[s] = m->lower[s] + (int64_t)off[s];
+		}
+		if (s == ns)
+			n += m->elem_strides[m->rank - 1];
+	}
+	return true;
+}
+
+/* The copy of @c element by element, in shared memory's order. */
+static inline bool tmap_walk(const struct tmap_case *c,
+			     bool (*fn)(void *opaque, uint64_t e, const uint64_t *addr),
+			     void *opaque)
+{
+	if (c->im2col)
+		return tmap_walk_im2col(&c->map, c->coord, c->off, fn, opaque);
+	return tmap_walk_tile(&c->map, c->coord, fn, opaque);
 }
 
 struct tmap_apply {
@@ -204,33 +314,78 @@ static inline bool tmap_move(void *opaque, uint64_t e, const uint64_t *addr)
 	return true;
 }
 
+/* Does @m keep the rules of its mode (uapi/vgpu_hw.h) for a copy of @c? */
+static inline bool tmap_rules(const struct tmap_case *c, const struct vgpu_tensor_map *m)
+{
+	int32_t lim = c->rank == 3 ? 1 << 15 : c->rank == 4 ? 1 << 7 : 1 << 4;
+	bool ok = m->magic == VGPU_TMAP_MAGIC && m->rank == c->rank &&
+		  m->mode == (c->im2col ? VGPU_TMAP_IM2COL : VGPU_TMAP_TILE) &&
+		  (m->elem_size == 1 || m->elem_size == 2 || m->elem_size == 4 ||
+		   m->elem_size == 8) &&
+		  !m->oob_fill && !m->pad1 && m->base % 16 == 0;
+
+	for (uint32_t d = 0; ok && d < c->rank; d++)
+		ok = m->dims[d] >= 1 && m->elem_strides[d] >= 1 && m->elem_strides[d] <= 8 &&
+		     (!d || m->strides[d - 1] % 16 == 0) &&
+		     (c->im2col || (m->box[d] >= 1 && m->box[d] <= 256));
+	if (!c->im2col)
+		return ok && !m->channels && !m->pixels && !m->lower[0] && !m->lower[1] &&
+		       !m->lower[2] && !m->upper[0] && !m->upper[1] && !m->upper[2];
+	for (uint32_t d = 0; ok && d < VGPU_TMAP_MAX_RANK; d++)
+		ok = !m->box[d];
+	ok = ok && m->channels >= 1 && m->channels <= 256 && m->channels * m->elem_size % 16 == 0 &&
+	     m->pixels >= 1 && m->pixels <= 1024;
+	for (uint32_t s = 0; ok && s < 3; s++)
+		ok = s >= c->rank - 2 ? !m->lower[s] && !m->upper[s] :
+				       m->lower[s] >= -lim && m->lower[s] < lim &&
+				       m->upper[s] >= -lim && m->upper[s] < lim &&
+				       (int64_t)m->dims[s + 1] - 1 + m->upper[s] >= m->lower[s];
+	return ok;
+}
+
+/* An im2col copy's operands (offsets, filter base, channel coordinate, a
+ * store's box and coordinates) as uapi/vgpu_hw.h allows them. */
+static inline bool tmap_im2col_operands(const struct tmap_case *c)
+{
+	const struct vgpu_tensor_map *m = &c->map;
+	uint32_t offmax = c->rank == 3 ? 0xffff : c->rank == 4 ? 0xff : 0x1f;
+
+	for (uint32_t s = 0; s < c->rank - 2; s++)
+		if (c->off[s] > offmax || c->coord[s + 1] < m->lower[s] ||
+		    c->coord[s + 1] > (int64_t)m->dims[s + 1] - 1 + m->upper[s] ||
+		    (c->store && (m->lower[s] < 0 || m->upper[s] > 0)))
+			return false;
+	if ((int64_t)c->coord[0] * m->elem_size % 16)
+		return false;
+	for (uint32_t d = 0; c->store && d < c->rank; d++)
+		if (c->coord[d] < 0)
+			return false;
+	return true;
+}
+
 /* What the definition says the copy of @c does (the map as written). */
 static inline struct tmap_want tmap_expect(const struct tmap_case *c)
 {
 	const struct vgpu_tensor_map *m = &c->map;
 	struct tmap_want w = { 0, c->base[0] + c->map_off, 1 };
 	struct tmap_apply a = { (struct tmap_case *)c, NULL, NULL };
-	bool ok = m->magic == VGPU_TMAP_MAGIC && m->rank == c->rank &&
-		  (m->elem_size == 1 || m->elem_size == 2 || m->elem_size == 4 ||
-		   m->elem_size == 8) &&
-		  !m->oob_fill && m->mode == VGPU_TMAP_TILE && !m->pad1 && !m->channels &&
-		  !m->pixels && !m->lower[0] && !m->lower[1] && !m->lower[2] && !m->upper[0] &&
-		  !m->upper[1] && !m->upper[2] && m->base % 16 == 0;
 
 	if (c->map_off % 64) {
 		w.code = VGPU_EXC_MISALIGNED;
 		return w;
 	}
-	for (uint32_t d = 0; ok && d < c->rank; d++)
-		ok = m->dims[d] >= 1 && m->box[d] >= 1 && m->box[d] <= 256 &&
-		     m->elem_strides[d] >= 1 && m->elem_strides[d] <= 8 &&
-		     (!d || m->strides[d - 1] % 16 == 0);
-	if (!ok) {
+	if (!tmap_rules(c, m)) {
 		w.code = VGPU_EXC_TENSOR_MAP;
 		return w;
 	}
+	if (c->im2col && !tmap_im2col_operands(c)) {
+		w.code = VGPU_EXC_ASYNC_COPY;
+		return w;
+	}
 	w.bytes = m->elem_size;
-	for (uint32_t d = 0; d < c->rank; d++)
+	if (c->im2col)
+		w.bytes *= (uint64_t)m->channels * m->pixels;
+	for (uint32_t d = 0; !c->im2col && d < c->rank; d++)
 		w.bytes *= tmap_elems(m, d);
 	w.addr = c->smem;
 	if (w.bytes > UINT32_MAX)
@@ -239,7 +394,7 @@ static inline struct tmap_want tmap_expect(const struct tmap_case *c)
 		w.code = VGPU_EXC_ASYNC_COPY;
 	else if (c->smem + w.bytes > TMAP_SMEM)
 		w.code = VGPU_EXC_SMEM_RANGE;
-	else if (!tmap_walk(m, c->coord, tmap_inside, &a))
+	else if (!tmap_walk(c, tmap_inside, &a))
 		w.code = VGPU_EXC_GLOBAL_FAULT;
 	return w;
 }
@@ -251,12 +406,13 @@ static inline struct tmap_want tmap_expect(const struct tmap_case *c)
  * on an mbarrier at shared 0, a store on its bulk group), and a load's
  * box goes back to region 1 + TMAP_TILE, a byte a lane.  Region 1 holds
  * the arguments: +0 destination, +4 box bytes, +8 coordinates, +0x20 the
- * map's address.
+ * map's address, +0x28 the im2col offsets.
  */
-static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank)
+static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank, bool im2col)
 {
-	static struct vgpu_prog *progs[2][VGPU_TMAP_MAX_RANK];
-	struct vgpu_prog **p = &progs[store][rank - 1];
+	static struct vgpu_prog *progs[2][2][VGPU_TMAP_MAX_RANK];
+	struct vgpu_prog **p = &progs[im2col][store][rank - 1];
+	const char *mode = im2col ? ".IM2COL" : "";
 	char src[2048];
 
 	if (*p)
@@ -269,6 +425,8 @@ static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank)
 		 "  LDG.32 R20, [R2+0x8] ;\n  LDG.32 R21, [R2+0xc] ;\n"
 		 "  LDG.32 R22, [R2+0x10] ;\n  LDG.32 R23, [R2+0x14] ;\n"
 		 "  LDG.32 R24, [R2+0x18] ;\n  LDG.64 R10, [R2+0x20] ;\n"
+		 "  LDG.32 R26, [R2+0x28] ;\n  LDG.32 R27, [R2+0x2c] ;\n"
+		 "  LDG.32 R28, [R2+0x30] ;\n"
 		 "  MOV R4, 0x0 ;\n  MOV R13, R0 ;\n"
 		 "fill:\n  ISETP.GE.U32 P2, R13, R12 ;\n  @P2 BRA filled ;\n"
 		 "  IADD R16, R2, R13 ;\n  MOV R17, R3 ;\n"
@@ -279,17 +437,17 @@ static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank)
 		 "  @P6 MBAR.INIT [R4], 0x1 ;\n  BAR.SYNC 0x0 ;\n");
 	snprintf(src + strlen(src), sizeof(src) - strlen(src),
 		 store ?
-		 "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL.%uD [R10], R20, [R6] ;\n"
+		 "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL%s.%uD [R10], R20, [R6]%s ;\n"
 		 "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
 		 "  @P6 CP.ASYNC.BULK.WAIT_GROUP 0x0 ;\n  EXIT ;\n" :
-		 "  @P6 CP.ASYNC.BULK.TENSOR.%uD [R6], [R10], R20, [R4] ;\n"
+		 "  @P6 CP.ASYNC.BULK.TENSOR%s.%uD [R6], [R10], R20, [R4]%s ;\n"
 		 "  @P6 MBAR.ARRIVE.EXPECT_TX _, [R4], R12 ;\n"
 		 "wait:\n  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n  @!P1 BRA wait ;\n"
 		 "out:\n  ISETP.GE.U32 P2, R13, R12 ;\n  @P2 EXIT ;\n"
 		 "  IADD R14, R6, R13 ;\n  LDS.U8 R15, [R14] ;\n"
 		 "  IADD R16, R2, R13 ;\n  MOV R17, R3 ;\n"
 		 "  STG.U8 [R16+0x40], R15 ;\n  IADD R13, R13, 0x20 ;\n  BRA out ;\n",
-		 rank);
+		 mode, rank, im2col && !store ? ", R26" : "");
 	*p = oracle_prog(src, NULL);
 	return *p;
 }
@@ -320,6 +478,7 @@ static inline int tmap_oracle(const uint8_t *data, size_t size)
 	memcpy(c->mem[1], &c->smem, 4);
 	memcpy(c->mem[1] + 8, c->coord, sizeof(c->coord));
 	memcpy(c->mem[1] + 0x20, &mapaddr, 8);
+	memcpy(c->mem[1] + 0x28, c->off, sizeof(c->off));
 	for (uint32_t i = TMAP_TILE; i < TMAP_SPAN; i++)
 		c->mem[1][i] = (uint8_t)(i * 131 + 7);
 	w = tmap_expect(c);
@@ -337,14 +496,14 @@ static inline int tmap_oracle(const uint8_t *data, size_t size)
 		a.tile = tile;
 		if (!tile)
 			goto out_mem;
-		tmap_walk(&c->map, c->coord, tmap_move, &a);
+		tmap_walk(c, tmap_move, &a);
 		if (!c->store)
 			memcpy(want->mem[1] + TMAP_TILE, tile, w.bytes);
 	}
 	sm = vgpu_sm_new(NULL);
 	if (!sm)
 		goto out_mem;
-	l.prog = tmap_prog(c->store, c->rank);
+	l.prog = tmap_prog(c->store, c->rank, c->im2col);
 	l.grid[0] = l.grid[1] = l.grid[2] = 1;
 	l.block[0] = 32;
 	l.block[1] = l.block[2] = 1;

@@ -313,6 +313,14 @@ struct tmap_seed {
 	uint32_t patch; /* 1 bad magic, 2 an im2col field set */
 };
 
+/* An im2col input (flags 0x40): channels, pixels, corners, offsets too. */
+struct tmap_i2c_seed {
+	struct tmap_seed t;
+	uint32_t channels, pixels;
+	int32_t lower[3], upper[3];
+	uint16_t off[3];
+};
+
 static const struct tmap_seed tmap_seeds[] = {
 	{ "oob-2d-load", 0, 2, 4, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 16, 6 }, 0 },
 	{ "oob-2d-store", 1, 2, 4, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 16, 6 }, 0 },
@@ -341,13 +349,36 @@ static const struct tmap_seed tmap_seeds[] = {
 	  { 1, 2, 3, 4 }, 0 },
 };
 
-static void tmap_seed_bytes(const struct tmap_seed *t, uint8_t *in, size_t len)
+static const struct tmap_i2c_seed tmap_i2c_seeds[] = {
+	{ { "im2col-4d-load", 0x40, 4, 4, 16, 0, { 8, 5, 4, 2 }, { 0 }, { 0 }, { 4, -1, -1, 0 }, 0 },
+	  4, 40, { -1, -1 }, { -1, -1 }, { 1, 2 } },
+	{ { "im2col-3d-store", 0x41, 3, 2, 32, 0, { 16, 10, 2 }, { 0 }, { 0 }, { 8, 1, 0 }, 0 },
+	  8, 12, { 1 }, { -2 }, { 0 } },
+	{ { "im2col-5d-strides-random", 0x60, 5, 8, 16, 0, { 4, 3, 4, 3, 3 }, { 0 },
+	    { 1, 1, 2, 1, 2 }, { 2, 0, -2, 1, 0 }, 0 },
+	  2, 50, { -1, -2, -1 }, { 0, -1, 1 }, { 1, 0, 2 } },
+	{ { "im2col-channel-misaligned", 0x40, 4, 4, 16, 0, { 8, 5, 4, 2 }, { 0 }, { 0 },
+	    { 2, 0, 0, 0 }, 0 },
+	  4, 8, { 0, 0 }, { 0, 0 }, { 0 } },
+	{ { "im2col-base-outside-box", 0x40, 3, 4, 16, 0, { 4, 8, 2 }, { 0 }, { 0 }, { 0, 7, 0 }, 0 },
+	  4, 8, { 0 }, { -1 }, { 0 } },
+	{ { "im2col-tame", 0x50, 4, 2, 0x123, 0, { 7, 9, 11, 5 }, { 3, 5, 7, 9 }, { 0x81, 0x82, 0, 2 },
+	    { 5, 77, 1000, 3 }, 0 },
+	  3, 33, { 5, -6 }, { -7, 2 }, { 9, 3 } },
+	{ { "im2col-tame-store", 0x51, 5, 4, 0x77, 0, { 5, 6, 7, 8, 3 }, { 0 }, { 0 },
+	    { -1, 2, -3, 4, 1 }, 0 },
+	  2, 20, { -1, 2, 3 }, { 1, -1, 0 }, { 0 } },
+};
+
+/* The input of seed @t, with @x's im2col fields when not NULL. */
+static void tmap_seed_bytes(const struct tmap_seed *t, const struct tmap_i2c_seed *x,
+			    uint8_t *in, size_t len)
 {
 	struct vgpu_tensor_map m = { 0 };
 	uint64_t stride;
 
 	memset(in, 0, len);
-	in[0] = (uint8_t)(t->flags | (t->rank - 1) << 1);
+	in[0] = (uint8_t)(t->flags | (t->rank - (x ? 3 : 1)) << 1);
 	in[1] = (uint8_t)t->map_off;
 	in[2] = (uint8_t)t->smem;
 	in[3] = (uint8_t)(t->smem >> 8);
@@ -358,6 +389,15 @@ static void tmap_seed_bytes(const struct tmap_seed *t, uint8_t *in, size_t len)
 	m.elem_size = (uint8_t)t->elem;
 	if (t->patch == 2)
 		m.upper[2] = 1; /* an im2col field of a tile map */
+	if (x) {
+		m.mode = VGPU_TMAP_IM2COL;
+		m.channels = (uint16_t)x->channels;
+		m.pixels = (uint16_t)x->pixels;
+		for (int i = 0; i < 3; i++) {
+			m.lower[i] = (int16_t)x->lower[i];
+			m.upper[i] = (int16_t)x->upper[i];
+		}
+	}
 	for (uint32_t d = 0; d < t->rank; d++) {
 		m.dims[d] = t->dims[d];
 		m.box[d] = t->box[d];
@@ -372,6 +412,8 @@ static void tmap_seed_bytes(const struct tmap_seed *t, uint8_t *in, size_t len)
 	memcpy(in + TMAP_HDR, &m, sizeof(m));
 	for (size_t b = TMAP_HDR + sizeof(m); b < len; b++)
 		in[b] = (uint8_t)(b * 37 + 11);
+	if (x) /* the offsets: the tail's first words */
+		memcpy(in + TMAP_HDR + sizeof(m), x->off, sizeof(x->off));
 }
 
 TEST(tmap_copies_and_regressions)
@@ -379,8 +421,14 @@ TEST(tmap_copies_and_regressions)
 	for (size_t i = 0; i < sizeof(tmap_seeds) / sizeof(tmap_seeds[0]); i++) {
 		uint8_t in[TMAP_HDR + 128 + 4096];
 
-		tmap_seed_bytes(&tmap_seeds[i], in, sizeof(in));
+		tmap_seed_bytes(&tmap_seeds[i], NULL, in, sizeof(in));
 		EXPECT_EQ(0, feed("tmap", tmap_seeds[i].name, tmap_oracle, in, sizeof(in)));
+	}
+	for (size_t i = 0; i < sizeof(tmap_i2c_seeds) / sizeof(tmap_i2c_seeds[0]); i++) {
+		uint8_t in[TMAP_HDR + 128 + 4096];
+
+		tmap_seed_bytes(&tmap_i2c_seeds[i].t, &tmap_i2c_seeds[i], in, sizeof(in));
+		EXPECT_EQ(0, feed("tmap", tmap_i2c_seeds[i].t.name, tmap_oracle, in, sizeof(in)));
 	}
 	replay(_metadata, "tmap", tmap_oracle);
 }
