@@ -383,12 +383,15 @@ void pl_mbarrier(struct lower *L)
  * zeros, and src's bytes past src-size are not read.  vGPU's CP.ASYNC
  * copies whole 4, 8 or 16 bytes, so this copy is done at once, byte by
  * byte (a load only for the bytes below src-size): a copy complete
- * before the wait that PTX requires.
+ * before the wait that PTX requires.  The ignore-src predicate form
+ * (cp-size, p) is src-size = p ? 0 : cp-size, computed into @nreg (its
+ * vreg; -1: the size is operand 3).
  */
-static void cp_async_zfill(struct lower *L)
+static void cp_async_zfill(struct lower *L, int nreg)
 {
 	const struct ptx_insn *in = L->in;
 	const struct ptx_operand *n = &in->ops[3];
+	bool nimm = nreg < 0 && n->kind == PTX_O_IMM;
 	int dst, src, size;
 	struct ptx_vinsn *v;
 
@@ -396,12 +399,21 @@ static void cp_async_zfill(struct lower *L)
 	    (in->ops[2].imm != 4 && in->ops[2].imm != 8 && in->ops[2].imm != 16))
 		return (void)pl_lerr(L, "cp.async's copy size must be 4, 8 or 16");
 	size = (int)in->ops[2].imm;
-	if (n->kind == PTX_O_IMM && (n->imm < 0 || n->imm > size))
+	if (nimm && (n->imm < 0 || n->imm > size))
 		return (void)pl_lerr(L, "cp.async's source size %lld is past the copy size %d",
 				     (long long)n->imm, size);
-	if (n->kind != PTX_O_IMM && !pl_is_reg(L, n, PTX_R32))
+	if (nreg < 0 && !nimm && !pl_is_reg(L, n, PTX_R32))
 		return (void)pl_unsupported(L, "cp.async with a source size other than an "
 					    "integer or a 32-bit register");
+	if (nreg >= 0) { /* ignore-src: nreg = p ? 0 : size */
+		v = pl_emit(L, "SEL");
+		pl_o_def(v, nreg, 0, false);
+		pl_o_text(v, "RZ");
+		pl_o_text(v, "0x%x", size);
+		pl_o_puse(v, n->reg, n->neg);
+	} else if (!nimm) {
+		nreg = n->reg;
+	}
 	dst = pl_shared_addr_reg(L, &in->ops[0]);
 	src = in->ops[1].reg;
 	if (dst < -1)
@@ -411,14 +423,14 @@ static void cp_async_zfill(struct lower *L)
 	for (int i = 0; i < size; i++) {
 		int x = pl_new_vreg(L, 1), p = -1;
 
-		if (n->kind == PTX_O_IMM && i >= n->imm) {
+		if (nimm && i >= n->imm) {
 			x = -1;
 		} else {
-			if (n->kind != PTX_O_IMM) {
+			if (!nimm) {
 				p = pl_new_vreg(L, 0);
 				v = pl_emit(L, "ISETP.GT.U32");
 				pl_o_pdef(v, p);
-				pl_o_use(v, n->reg, 0);
+				pl_o_use(v, nreg, 0);
 				pl_o_text(v, "0x%x", i);
 				pl_mov_reg(L, x, 0, false, -1, 0);
 			}
@@ -476,16 +488,21 @@ void pl_cp(struct lower *L)
 		return;
 	}
 	{
-		int dst, src;
+		/* .L2::cache_hint: its policy operand, ignored */
+		int dst, src, nops = pl_hint_nops(L);
 
+		if (nops < 0)
+			return;
 		/* a source size equal to the copy's (libcu++'s memcpy_async and
 		 * cooperative groups write "4, 4"): the plain copy; another one
 		 * (an immediate or a register) zero-fills the rest: copied here
-		 * byte by byte, at once */
-		if (in->nops == 4 && (in->ops[2].kind != PTX_O_IMM || in->ops[3].kind != PTX_O_IMM ||
-				      in->ops[2].imm != in->ops[3].imm))
-			return cp_async_zfill(L);
-		if (in->nops != 3 && in->nops != 4)
+		 * byte by byte, at once; so does an ignore-src predicate */
+		if (nops == 4 && pl_is_reg(L, &in->ops[3], PTX_PRED))
+			return cp_async_zfill(L, pl_new_vreg(L, 1));
+		if (nops == 4 && (in->ops[2].kind != PTX_O_IMM || in->ops[3].kind != PTX_O_IMM ||
+				  in->ops[2].imm != in->ops[3].imm))
+			return cp_async_zfill(L, -1);
+		if (nops != 3 && nops != 4)
 			return (void)pl_unsupported(L, "cp.async with these operands");
 		dst = pl_shared_addr_reg(L, &in->ops[0]);
 		src = in->ops[1].reg;

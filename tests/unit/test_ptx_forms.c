@@ -198,6 +198,45 @@ TEST_F(forms, cp_async_zfill)
 	run_rows(_metadata, self, zfill_ptx, "k6", in, 4 * 32, want, 32, 4);
 }
 
+/* cp.async with an ignore-src predicate (odd threads: zeros; PTX ISA
+ * 9.7.9.25.3.1) and with an .L2::cache_hint policy (ignored): bytes
+ * 0..15 by .cg 16 with ignore-src, 16..23 by .ca 8 with ignore-src and a
+ * policy, 24..31 by .ca 8 with a policy */
+static const char ignsrc_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	"  .shared .align 16 .b8 buf[1024];\n"
+	"  .reg .pred %p<4>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+	"  mov.u32 %r1, %tid.x;\n"
+	"  mul.wide.u32 %rd3, %r1, 32;\n  add.u64 %rd4, %rd2, %rd3;\n"
+	"  add.u64 %rd5, %rd1, %rd3;\n"
+	"  mov.u32 %r2, buf;\n  mad.lo.u32 %r2, %r1, 32, %r2;\n"
+	"  and.b32 %r3, %r1, 1;\n  setp.ne.u32 %p1, %r3, 0;\n"
+	"  createpolicy.fractional.L2::evict_last.b64 %rd6, 1.0;\n"
+	"  cp.async.cg.shared.global [%r2], [%rd4], 16, %p1;\n"
+	"  cp.async.ca.shared.global.L2::cache_hint [%r2+16], [%rd4+16], 8, %p1, %rd6;\n"
+	"  add.u64 %rd7, %rd4, 24;\n"
+	"  cp.async.ca.shared.global.L2::cache_hint [%r2+24], [%rd7], 8, %rd6;\n"
+	"  cp.async.commit_group;\n  cp.async.wait_group 0;\n"
+	"  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2];\n"
+	"  st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};\n"
+	"  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2+16];\n"
+	"  st.global.v4.u32 [%rd5+16], {%r4, %r5, %r6, %r7};\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, cp_async_ignore_src_and_hint)
+{
+	uint32_t in[8 * 32], want[8 * 32];
+
+	for (int i = 0; i < 8 * 32; i++)
+		in[i] = (uint32_t)i * 0x9e3779b9u | 1;
+	for (int t = 0; t < 32; t++)
+		for (int w = 0; w < 8; w++)
+			want[8 * t + w] = t % 2 && w < 6 ? 0 : in[8 * t + w];
+	run_rows(_metadata, self, ignsrc_ptx, "k", in, 8 * 32, want, 32, 8);
+}
+
 /* getctarank of mapa's addresses (.shared::cluster and generic), of a
  * CTA's own window and of a generic shared address, in clusters of 4 */
 static const char ctarank_ptx[] =
@@ -490,7 +529,7 @@ static int bulk_line(struct __test_metadata *_metadata, FIXTURE_DATA(forms) *sel
 	snprintf(text, sizeof(text),
 		 ".version 8.0\n.target sm_90a\n.address_size 64\n"
 		 ".visible .entry k(.param .u64 p)\n{\n"
-		 "  .reg .b32 %%r<4>;\n  .reg .b64 %%rd<2>;\n  mov.u32 %%r0, 0;\n"
+		 "  .reg .b32 %%r<4>;\n  .reg .b64 %%rd<2>;  .reg .pred %%p<2>;\n  mov.u32 %%r0, 0;\n"
 		 "  %s\n  ret;\n}\n", line);
 	vgpu_program_free(self->prog);
 	self->prog = NULL;
@@ -532,6 +571,32 @@ TEST_F(forms, bulk_reduce_cluster_refused)
 	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
 	ASSERT_NE(0, run(_metadata, self, args, 1, 32, 0));
 	vgpu_args_free(args);
+}
+
+/* sm_90 forms with malformed operands: located errors */
+TEST_F(forms, sm90_refused)
+{
+	static const struct {
+		const char *line, *err;
+	} bad[] = {
+		{ "cp.async.ca.shared.global.L2::cache_hint [%r0], [%rd0], 16;",
+		  "forms.ptx:9:3: error: unsupported PTX construct "
+		  "'cp.async.ca.shared.global.L2::cache_hint': cp.async with these operands" },
+		{ "cp.async.ca.shared.global.L2::cache_hint [%r0], [%rd0], 16, %r1;",
+		  "forms.ptx:9:3: error: .L2::cache_hint takes a 64-bit cache policy" },
+		{ "cp.async.ca.shared.global [%r0], [%rd0], 16, %rd1;",
+		  "forms.ptx:9:3: error: unsupported PTX construct 'cp.async.ca.shared.global': "
+		  "cp.async with a source size other than" },
+		{ "cp.async.ca.shared.global [%r0], [%rd0], 12, %p0;",
+		  "forms.ptx:9:3: error: cp.async's copy size must be 4, 8 or 16" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_NE(0, bulk_line(_metadata, self, bad[i].line));
+		if (!strstr(self->log, bad[i].err))
+			TH_LOG("log: %s (want '%s')", self->log, bad[i].err);
+		ASSERT_NE(NULL, strstr(self->log, bad[i].err));
+	}
 }
 
 TEST_HARNESS_MAIN
