@@ -25,12 +25,15 @@ void pl_cvta(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	bool to = pl_has_mod(in, ".to");
-	bool shared = pl_has_mod(in, ".shared") || pl_has_mod(in, ".shared::cta");
+	bool cluster = pl_has_mod(in, ".shared::cluster");
+	bool shared = pl_has_mod(in, ".shared") || pl_has_mod(in, ".shared::cta") || cluster;
 	struct ptype t = pl_type_of(in, 0);
 	int d;
 
 	if (!pl_want_ops(L, 2))
 		return;
+	if (cluster && t.bits != 64) /* as ptxas: a 32-bit generic address is sm_90's 32-bit ABI */
+		return (void)pl_lerr(L, "cvta of .shared::cluster takes .u64");
 	if (!shared && !pl_has_mod(in, ".global") && !pl_has_mod(in, ".local") &&
 	    !pl_has_mod(in, ".const") && !pl_has_mod(in, ".param"))
 		return (void)pl_unsupported(L, "state spaces other than .global, .shared, .local "
@@ -722,11 +725,16 @@ static void in_frame(struct lower *L, int p, int a, bool outside)
  * top of this file); global everything else.  Module constants and the
  * parameter buffer are global memory here too, so .const and .param are
  * always false (cvta.const/cvta.param addresses answer .global).
+ * .shared::cluster is .shared too: a generic shared address holds a
+ * shared::cluster address in its low word, the CTA's own window (bit 31
+ * clear) or another CTA's (bit 31 set, from mapa), and cvta to and from
+ * .shared::cluster is that of .shared.
  */
 void pl_isspacep(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
-	bool shared = pl_has_mod(in, ".shared") || pl_has_mod(in, ".shared::cta");
+	bool shared = pl_has_mod(in, ".shared") || pl_has_mod(in, ".shared::cta") ||
+		      pl_has_mod(in, ".shared::cluster");
 	bool global = pl_has_mod(in, ".global"), local = pl_has_mod(in, ".local");
 	struct ptx_vinsn *v;
 	int d, a;

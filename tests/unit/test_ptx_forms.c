@@ -273,6 +273,51 @@ TEST_F(forms, getctarank)
 	run_rows(_metadata, self, ctarank_ptx, "k", in, 1, want, 256, 4);
 }
 
+/* cvta{.to}.shared::cluster.u64 and isspacep.shared::cluster, clusters of
+ * 2: the peer's word through a generic address made from mapa's and back,
+ * this CTA's own through cvta.shared::cluster of buf; isspacep of those,
+ * of a global address, and .global of the cluster one */
+static const char clwin_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 in) .reqnctapercluster 2, 1, 1\n{\n"
+	"  .shared .align 4 .b32 buf[32];\n"
+	"  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<12>;\n"
+	"  ld.param.u64 %rd1, [out];\n"
+	"  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mad.lo.u32 %r3, %r2, 32, %r1;\n"
+	"  mov.u32 %r4, %cluster_ctarank;\n  xor.b32 %r5, %r4, 1;\n"
+	"  mov.u32 %r6, buf;\n  mad.lo.u32 %r6, %r1, 4, %r6;\n"
+	"  mad.lo.u32 %r7, %r3, 3, 7;\n  st.shared.u32 [%r6], %r7;\n"
+	"  barrier.cluster.arrive;\n  barrier.cluster.wait;\n"
+	"  mapa.shared::cluster.u32 %r8, %r6, %r5;\n  cvt.u64.u32 %rd2, %r8;\n"
+	"  cvta.shared::cluster.u64 %rd3, %rd2;\n  ld.u32 %r9, [%rd3];\n"
+	"  cvta.to.shared::cluster.u64 %rd4, %rd3;\n  cvt.u32.u64 %r10, %rd4;\n"
+	"  ld.shared::cluster.u32 %r11, [%r10];\n"
+	"  cvta.shared::cluster.u64 %rd5, buf;\n  mul.wide.u32 %rd6, %r1, 4;\n"
+	"  add.u64 %rd5, %rd5, %rd6;\n  ld.u32 %r12, [%rd5];\n"
+	"  isspacep.shared::cluster %p1, %rd3;\n  isspacep.shared::cluster %p2, %rd5;\n"
+	"  isspacep.shared::cluster %p3, %rd1;\n"
+	"  selp.u32 %r13, 1, 0, %p1;\n  selp.u32 %r14, 2, 0, %p2;\n  selp.u32 %r15, 4, 0, %p3;\n"
+	"  isspacep.global %p1, %rd3;\n  selp.u32 %r7, 8, 0, %p1;\n"
+	"  or.b32 %r13, %r13, %r14;\n  or.b32 %r13, %r13, %r15;\n  or.b32 %r13, %r13, %r7;\n"
+	"  barrier.cluster.arrive;\n  barrier.cluster.wait;\n"
+	"  mul.wide.u32 %rd7, %r3, 16;\n  add.u64 %rd8, %rd1, %rd7;\n"
+	"  st.global.v4.u32 [%rd8], {%r9, %r11, %r12, %r13};\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, shared_cluster_window)
+{
+	uint32_t want[4 * 128], in[1] = { 0 };
+
+	for (uint32_t t = 0; t < 128; t++) {
+		uint32_t peer = (t / 32 ^ 1) * 32 + t % 32;
+
+		want[4 * t] = want[4 * t + 1] = peer * 3 + 7;
+		want[4 * t + 2] = t * 3 + 7;
+		want[4 * t + 3] = 3; /* shared::cluster: both shared ones, not global */
+	}
+	run_rows(_metadata, self, clwin_ptx, "k", in, 1, want, 128, 4);
+}
+
 /* brx.idx: a 5-entry table in a .func (inlined twice: its labels
  * renamed) and a guarded one in the kernel; lanes diverge */
 static const char brx_ptx[] =
@@ -589,6 +634,11 @@ TEST_F(forms, sm90_refused)
 		  "cp.async with a source size other than" },
 		{ "cp.async.ca.shared.global [%r0], [%rd0], 12, %p0;",
 		  "forms.ptx:9:3: error: cp.async's copy size must be 4, 8 or 16" },
+		{ "cvta.shared::cluster.u32 %r1, %r0;",
+		  "forms.ptx:9:3: error: cvta of .shared::cluster takes .u64" },
+		{ "cvta.to.shared::cluster.u64 %r1, %rd0;", "forms.ptx:9:3: error:" },
+		{ "isspacep.shared::cluster %p0, %r0;",
+		  "forms.ptx:9:3: error: isspacep takes a 64-bit address register" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
