@@ -731,6 +731,7 @@ static const struct {
 	{ "ldu", pl_ldst },	  { "prefetch", pl_prefetch }, { "prefetchu", pl_prefetch },
 	{ "isspacep", pl_isspacep }, { "createpolicy", pl_createpolicy },
 	{ "griddepcontrol", pl_griddepcontrol }, { "getctarank", pl_getctarank },
+	{ "applypriority", pl_cache_line }, { "discard", pl_cache_line },
 };
 
 /*

@@ -643,6 +643,46 @@ void pl_assertfail(struct lower *L)
 }
 
 /*
+ * The operations on a cache line or a tensor map's cache vGPU does not
+ * have, which take their operands and emit nothing (PTX ISA 9.7.9.15,
+ * 9.7.9.16, 9.7.9.17): prefetch{.const,.param}.tensormap [a] (@level
+ * ".tensormap"), applypriority{.global}.L2::evict_normal [a], 128 and
+ * discard{.global}.L2 [a], 128 (@sized).  discard makes the line's bytes
+ * indeterminate, which leaving them as they are satisfies.  The address
+ * is checked as a load's would be.
+ */
+static void cache_op(struct lower *L, const char *level, bool sized)
+{
+	const struct ptx_insn *in = L->in;
+	enum space sp = pl_space_of(in);
+	int base;
+	char off[PTX_NAME_MAX + 24];
+
+	for (int i = 0; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+		bool space = sized ? !strcmp(m, ".global")
+				   : !strcmp(m, ".const") || !strcmp(m, ".param");
+
+		if (strcmp(m, level) && !space)
+			return (void)pl_lerr(L, "'%s' does not take %s", in->op, m);
+	}
+	if (!pl_has_mod(in, level))
+		return (void)pl_lerr(L, "'%s' takes %s", in->op, level);
+	if (!pl_want_ops(L, sized ? 2 : 1))
+		return;
+	if (in->ops[0].kind != PTX_O_MEM)
+		return (void)pl_lerr(L, "'%s' takes an address", in->op);
+	if (sized && (in->ops[1].kind != PTX_O_IMM || in->ops[1].imm != 128))
+		return (void)pl_lerr(L, "'%s' takes the size 128", in->op);
+	pl_address(L, &in->ops[0], &sp, &base, off, sizeof(off));
+}
+
+void pl_cache_line(struct lower *L)
+{
+	cache_op(L, !strcmp(L->in->op, "discard") ? ".L2" : ".L2::evict_normal", true);
+}
+
+/*
  * prefetch{.global,.local}.{L1,L2,L2::evict_last,L2::evict_normal} [a] and
  * prefetchu.L1 [a] (PTX ISA 9.7.9.15): vGPU has no caches, so nothing is
  * emitted; the address is still checked as a load's would be.
@@ -655,6 +695,8 @@ void pl_prefetch(struct lower *L)
 	int base, level = 0;
 	char off[PTX_NAME_MAX + 24];
 
+	if (!u && pl_has_mod(in, ".tensormap")) /* prefetch{.const,.param}.tensormap [a] */
+		return cache_op(L, ".tensormap", false);
 	for (int i = 0; i < in->nmods; i++) {
 		const char *m = in->mods[i];
 

@@ -318,6 +318,35 @@ TEST_F(forms, shared_cluster_window)
 	run_rows(_metadata, self, clwin_ptx, "k", in, 1, want, 128, 4);
 }
 
+/* the cache operations vGPU has no cache for take their operands and do
+ * nothing: discard (PTX: the line becomes indeterminate; kept as it is
+ * here), applypriority, prefetch.tensormap of a generic, .const and
+ * .param address; the kernel's loads after them see the input */
+static const char cacheops_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".const .align 64 .b8 cm[128];\n"
+	".visible .entry k(.param .u64 out, .param .u64 in, .param .align 64 .b8 tm[128])\n{\n"
+	"  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+	"  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n"
+	"  add.u64 %rd4, %rd2, %rd3;\n  add.u64 %rd5, %rd1, %rd3;\n"
+	"  discard.global.L2 [%rd2], 128;\n  discard.L2 [%rd2+128], 128;\n"
+	"  applypriority.global.L2::evict_normal [%rd2], 128;\n"
+	"  applypriority.L2::evict_normal [%rd2+128], 128;\n"
+	"  prefetch.tensormap [%rd2];\n  prefetch.const.tensormap [cm];\n"
+	"  prefetch.param.tensormap [tm];\n  mov.u64 %rd6, tm;\n  prefetch.param.tensormap [%rd6];\n"
+	"  ld.global.u32 %r2, [%rd4];\n  st.global.u32 [%rd5], %r2;\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, cache_ops)
+{
+	uint32_t in[64];
+
+	for (int i = 0; i < 64; i++)
+		in[i] = (uint32_t)i * 0x01010101u + 5;
+	run_rows(_metadata, self, cacheops_ptx, "k", in, 64, in, 32, 1);
+}
+
 /* brx.idx: a 5-entry table in a .func (inlined twice: its labels
  * renamed) and a guarded one in the kernel; lanes diverge */
 static const char brx_ptx[] =
@@ -639,6 +668,19 @@ TEST_F(forms, sm90_refused)
 		{ "cvta.to.shared::cluster.u64 %r1, %rd0;", "forms.ptx:9:3: error:" },
 		{ "isspacep.shared::cluster %p0, %r0;",
 		  "forms.ptx:9:3: error: isspacep takes a 64-bit address register" },
+		{ "discard.global.L2 [%rd0], 64;",
+		  "forms.ptx:9:3: error: 'discard' takes the size 128" },
+		{ "discard.global [%rd0], 128;", "forms.ptx:9:3: error: 'discard' takes .L2" },
+		{ "applypriority.global.L2::evict_last [%rd0], 128;",
+		  "forms.ptx:9:3: error: 'applypriority' does not take .L2::evict_last" },
+		{ "applypriority.shared.L2::evict_normal [%rd0], 128;",
+		  "forms.ptx:9:3: error: 'applypriority' does not take .shared" },
+		{ "applypriority.global.L2::evict_normal %rd0, 128;",
+		  "forms.ptx:9:3: error: 'applypriority' takes an address" },
+		{ "prefetch.global.tensormap [%rd0];",
+		  "forms.ptx:9:3: error: 'prefetch' does not take .global" },
+		{ "prefetch.tensormap [%rd0], 128;", "forms.ptx:9:3: error: 'prefetch' takes 1 operands, not 2" },
+		{ "discard.global.L2 [%r0], 128;", "forms.ptx:9:3: error:" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
