@@ -732,6 +732,7 @@ static const struct {
 	{ "isspacep", pl_isspacep }, { "createpolicy", pl_createpolicy },
 	{ "griddepcontrol", pl_griddepcontrol }, { "getctarank", pl_getctarank },
 	{ "applypriority", pl_cache_line }, { "discard", pl_cache_line },
+	{ "tensormap", pl_tensormap },
 };
 
 /*

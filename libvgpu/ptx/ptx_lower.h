@@ -189,6 +189,7 @@ void pl_fence(struct lower *L);
 void pl_ldst(struct lower *L);
 void pl_prefetch(struct lower *L);
 void pl_cache_line(struct lower *L); /* applypriority, discard */
+void pl_tensormap(struct lower *L); /* ptx_lower_tmap.c */
 void pl_isspacep(struct lower *L);
 void pl_createpolicy(struct lower *L);
 void pl_griddepcontrol(struct lower *L);

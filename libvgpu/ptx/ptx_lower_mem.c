@@ -445,6 +445,44 @@ void pl_ldst(struct lower *L)
 	}
 }
 
+/*
+ * Load or store @bits (8, 32 or 64) of vreg @val (a pair for 64; a store
+ * of -1 stores zero) at memory operand @mem + @add in space @sp: shared,
+ * global or generic (decided at run time).  False after an error.
+ */
+bool pl_mem_vreg(struct lower *L, bool load, const struct ptx_operand *mem, enum space sp,
+		 int add, int bits, int val)
+{
+	int base, sh = -1, gl = -1;
+	char off[PTX_NAME_MAX + 24];
+
+	if (!pl_address(L, mem, &sp, &base, off, sizeof(off)))
+		return false;
+	if (sp != SP_SHARED && sp != SP_GLOBAL && sp != SP_NONE)
+		return pl_lerr(L, "'%s' takes a .global or .shared::cta address", L->in->op);
+	if (sp == SP_NONE)
+		pl_generic_split(L, base, &sh, &gl);
+	for (int k = 0; k < (sp == SP_NONE ? 2 : 1); k++) {
+		bool shared = sp == SP_SHARED || (sp == SP_NONE && !k);
+		struct ptx_vinsn *v = pl_emit(L, "%s.%s", load ? (shared ? "LDS" : "LDG") :
+						  (shared ? "STS" : "STG"),
+					      bits == 8 ? "U8" : bits == 64 ? "64" : "32");
+
+		if (sp == SP_NONE) {
+			v->guard = k ? gl : sh;
+			v->guard_not = false;
+		}
+		if (load)
+			pl_o_def(v, val, 0, false);
+		pl_o_mem(v, base, "%s+%d", off, add);
+		if (!load && val < 0)
+			pl_o_text(v, "RZ");
+		else if (!load)
+			pl_o_use(v, val, 0);
+	}
+	return !L->failed;
+}
+
 /* ---- device printf ---- */
 
 /* The instruction that is @f's only write of register @r, or NULL. */

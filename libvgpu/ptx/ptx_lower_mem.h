@@ -36,6 +36,10 @@ int pl_hint_nops(struct lower *L);
 int pl_shared_addr_reg(struct lower *L, const struct ptx_operand *o);
 /* a [Rn] operand of register @r */
 void pl_use_addr(struct ptx_vinsn *v, int r);
+/* a load or store of @bits (8, 32, 64) of vreg @val at @mem + @add, in
+ * shared, global or generic memory; false after an error */
+bool pl_mem_vreg(struct lower *L, bool load, const struct ptx_operand *mem, enum space sp,
+		 int add, int bits, int val);
 /* ptx_lower_bulk.c: cp.async.bulk, cp.reduce.async.bulk and their
  * tensor and prefetch forms (not commit_group / wait_group) */
 void pl_bulk(struct lower *L);
