@@ -414,7 +414,7 @@ def misc_forms(add, Form, op, mangle):
              'mov.b64 {d0}, {{{s0}, {s1}, {s2}, {s3}}};', name='g_mov_b64_pack4',
              rows=[(V.U16[i % 22], V.U16[(i + 5) % 22], V.U16[(i + 9) % 22],
                     V.U16[(i * 3) % 22]) for i in range(32)]))
-    for sp in ('global', 'shared', 'local', 'const', 'param'):
+    for sp in ('global', 'shared', 'local', 'const', 'param', 'shared::cluster'):
         add(Form(m, 'isspacep', 'isspacep.%s (a global address)' % sp, ['pred'], [],
                  'isspacep.%s {d0}, {in};' % sp, rows=[()] * 32))
     for f in ('membar.cta', 'membar.gl', 'membar.sys', 'fence.sc.cta', 'fence.sc.gpu',

@@ -230,6 +230,30 @@ def sync_forms(add, Form, mangle):
                        'ld.shared.b32 {d0}, [{b32_0}];'],
              decls=['.shared .align 16 .b8 buf[512];'], scratch=[('b32', 1)],
              name='g_cp_async_srcsize'))
+    # cp.async with an ignore-src predicate (true: zeros, the source not
+    # read), an .L2::cache_hint policy, or both; the buffer holds -1 first
+    pol = 'createpolicy.fractional.L2::evict_last.b64 {b64_0}, 1.0;'
+    for name, cop, n, tail, p in (
+            ('g_cp_async_ignsrc_ca_4', 'ca', 4, ', {pred_0}', 'and.b32 {b32_1}, {s0}, 1;'),
+            ('g_cp_async_ignsrc_ca_16', 'ca', 16, ', {pred_0}', 'and.b32 {b32_1}, {tid}, 1;'),
+            ('g_cp_async_ignsrc_cg_hint', 'cg', 16, ', {pred_0}, {b64_0}',
+             'and.b32 {b32_1}, {tid}, 2;'),
+            ('g_cp_async_hint_ca_8', 'ca', 8, ', {b64_0}', None),
+            ('g_cp_async_srcsize_hint', 'ca', 16, ', 5, {b64_0}', None)):
+        w = n // 4
+        hint = '.L2::cache_hint' if '{b64_0}' in tail else ''
+        body = ['mov.u32 {b32_0}, buf;', 'mad.lo.u32 {b32_0}, {tid}, 16, {b32_0};',
+                'st.shared.v4.b32 [{b32_0}], {{-1, -1, -1, -1}};', pol]
+        if p:
+            body += [p, 'setp.ne.u32 {pred_0}, {b32_1}, 0;']
+        body += ['cp.async.%s.shared.global%s [{b32_0}], [{in}], %d%s;' % (cop, hint, n, tail),
+                 'cp.async.commit_group;', 'cp.async.wait_group 0;']
+        body += ['ld.shared.b32 {d%d}, [{b32_0}+%d];' % (i, 4 * i) for i in range(4)]
+        add(Form(m, 'cp.async', 'cp.async.%s.shared.global%s (%d bytes%s)' %
+                 (cop, hint, n, ', ignore-src' if p else (', src-size 5' if '5' in tail else '')),
+                 ['b32'] * 4, ['b32'] * w, body,
+                 decls=['.shared .align 16 .b8 buf[512];'],
+                 scratch=[('b32', 2), ('b64', 1), ('pred', 1)], name=name))
     # the bulk copy of the whole input (256 bytes per CTA) with complete_tx
     add(Form(m, 'cp.async.bulk', 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes',
              ['b32', 'pred'], ['b64'],
@@ -275,6 +299,23 @@ def sync_forms(add, Form, mangle):
                   'st.b32 [{b64_1}], {s0};', 'cvta.to.%s.u64 {b64_2}, {b64_1};' % sp,
                   'ld.%s.b32 {d0}, [{b64_2}];' % sp],
                  decls=[decl], scratch=[('b64', 3)], name='g_cvta_' + sp))
+    # the same through the cluster's shared window (a cluster of one):
+    # buf's slot (a shared::cta address is one of the window's) and mapa's
+    # address of it in rank 0, to a generic address and back
+    for name, how in (('g_cvta_shared_cluster', []),
+                      ('g_cvta_shared_cluster_mapa', ['cvt.u32.u64 {b32_0}, {b64_0};',
+                                                      'mapa.shared::cluster.u32 {b32_0}, {b32_0}, 0;',
+                                                      'cvt.u64.u32 {b64_0}, {b32_0};'])):
+        add(Form(m, 'cvta', 'cvta.shared::cluster + isspacep.shared::cluster + '
+                 'cvta.to.shared::cluster + st/ld%s' % (' (mapa)' if how else ''),
+                 ['b32', 'pred', 'pred'], ['b32'],
+                 ['mov.u64 {b64_0}, buf;', 'mad.wide.u32 {b64_0}, {tid}, 4, {b64_0};'] + how +
+                 ['cvta.shared::cluster.u64 {b64_1}, {b64_0};',
+                  'isspacep.shared::cluster {d1}, {b64_1};', 'isspacep.global {d2}, {b64_1};',
+                  'st.b32 [{b64_1}], {s0};', 'cvta.to.shared::cluster.u64 {b64_2}, {b64_1};',
+                  'ld.shared::cluster.b32 {d0}, [{b64_2}];'],
+                 decls=['.shared .align 8 .b8 buf[256];'], scratch=[('b64', 3), ('b32', 1)],
+                 name=name, dirs=['.explicitcluster', '.reqnctapercluster 1, 1, 1']))
     # the cluster's shared window with a cluster of one CTA
     add(Form(m, 'mapa', 'mapa.shared::cluster + st/ld.shared::cluster + getctarank',
              ['b32', 'b32'], ['b32'],
@@ -424,6 +465,22 @@ def async_forms(add, Form, mangle):
                      rows=[(v,) for v in V.values('b32')[:32]] if addr == 'var' else None,
                      globals_=['.global .align 16 .b8 %s[128];' % var] if addr == 'var' else [],
                      name='g_bulk_%s_%s' % (kind, addr)))
+    # tensormap.cp_fenceproxy: 128 bytes (the 32 rows' words) from shared
+    # memory to a module variable, read back (one CTA)
+    cpf = 'tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.%s.sync.aligned'
+    for scope, dst, src in (('gpu', '[{b64_0}]', '[{b32_0}]'),
+                            ('cta', '[tmap_gbuf_cta]', '[tmap_sbuf]')):
+        add(Form(m, 'tensormap', (cpf % scope) + ' %s, %s' % (dst, src), ['b32'], ['b32'],
+                 ['mov.u32 {b32_0}, tmap_sbuf;', 'mad.lo.u32 {b32_1}, {tid}, 4, {b32_0};',
+                  'st.shared.b32 [{b32_1}], {s0};', 'bar.sync 0;',
+                  'mov.u64 {b64_0}, tmap_gbuf_%s;' % scope,
+                  (cpf % scope) + ' %s, %s, 128;' % (dst, src), 'bar.sync 0;',
+                  'mad.wide.u32 {b64_1}, {tid}, 4, {b64_0};', 'ld.global.b32 {d0}, [{b64_1}];'],
+                 decls=['.shared .align 128 .b8 tmap_sbuf[128];'],
+                 scratch=[('b32', 2), ('b64', 2)], stores=True,
+                 rows=[(v,) for v in V.values('b32')[:32]],
+                 globals_=['.global .align 128 .b8 tmap_gbuf_%s[128];' % scope],
+                 name='g_tensormap_cp_fenceproxy_' + scope))
     add(Form(m, 'mbarrier', 'mbarrier.pending_count.b64 (one arrival of 40)', ['b32'], [],
              ['mov.u32 {b32_0}, mbar;', 'setp.eq.u32 {pred_0}, {tid}, 0;', 'mov.b32 {d0}, 0;',
               '@{pred_0} mbarrier.init.shared::cta.b64 [{b32_0}], 40;', 'bar.sync 0;',
