@@ -17,6 +17,14 @@ struct parser {
 	int scope, nscopes;
 	bool failed;
 	bool allow_init; /* pp_parse_var may stop at "=" (module variables) */
+	/* a store's vector elements that are immediates: each gets a hidden
+	 * register of the store's width (vimm_bits; 0: none allowed), set
+	 * by a mov put before the store */
+	int vimm_bits, nvimm;
+	struct {
+		int reg;
+		struct ptx_operand imm;
+	} vimm[8];
 };
 
 #define TOK(ps) ((ps)->lx.tok)

@@ -150,6 +150,22 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 				pp_perr(ps, "too many elements in a vector operand");
 				return false;
 			}
+			if (ps->vimm_bits && ps->nvimm < 8 &&
+			    (pp_is_punct(ps, '-') || TOK(ps) == PTX_T_INT ||
+			     TOK(ps) == PTX_T_FLOAT)) {
+				char name[PTX_NAME_MAX];
+				int n = ps->nvimm;
+
+				if (!parse_operand(ps, &ps->vimm[n].imm))
+					return false;
+				snprintf(name, sizeof(name), "$vimm%d", ps->f->nregs);
+				add_reg(ps, name, ps->vimm_bits, false, false);
+				ps->vimm[n].reg = ps->f->nregs - 1;
+				o->vec[o->nvec++] = ps->vimm[ps->nvimm++].reg;
+				if (pp_is_punct(ps, ','))
+					pp_next(ps);
+				continue;
+			}
 			if (TOK(ps) == PTX_T_IDENT && !strcmp(TEXT(ps), "_")) {
 				o->vec[o->nvec++] = -1;
 			} else if (TOK(ps) == PTX_T_IDENT &&
@@ -322,6 +338,35 @@ static bool split_mnemonic(struct parser *ps, struct ptx_insn *in, const char *t
 
 static void parse_call(struct parser *ps, struct ptx_insn *in);
 
+/* The store just parsed, after a mov of each of its vector operand's
+ * immediates into its hidden register (ps->vimm). */
+static void vector_imms(struct parser *ps)
+{
+	struct ptx_func *f = ps->f;
+	struct ptx_insn st = f->insns[f->ninsns - 1], *in;
+
+	f->ninsns--;
+	for (int k = 0; k < ps->nvimm; k++) {
+		in = new_insn(ps);
+		if (!in)
+			return;
+		in->line = st.line;
+		in->col = st.col;
+		snprintf(in->op, sizeof(in->op), "mov");
+		snprintf(in->mods[0], sizeof(in->mods[0]), ".b%d", ps->vimm_bits);
+		in->nmods = 1;
+		in->nops = 2;
+		in->ops[0].kind = PTX_O_REG;
+		in->ops[0].reg = ps->vimm[k].reg;
+		in->ops[0].col = ps->vimm[k].imm.col;
+		in->ops[1] = ps->vimm[k].imm;
+	}
+	ps->nvimm = 0;
+	in = new_insn(ps);
+	if (in)
+		*in = st;
+}
+
 static void parse_insn(struct parser *ps)
 {
 	struct ptx_insn *in = new_insn(ps);
@@ -360,6 +405,16 @@ static void parse_insn(struct parser *ps)
 		parse_call(ps, in);
 		return;
 	}
+	ps->nvimm = 0;
+	ps->vimm_bits = 0;
+	if (!strcmp(in->op, "st"))
+		for (int i = 0; i < in->nmods; i++) {
+			bool fl, pr;
+			int bits = pp_type_bits(in->mods[i], &fl, &pr);
+
+			if (bits > 0 && !pr)
+				ps->vimm_bits = bits;
+		}
 	while (!pp_is_punct(ps, ';')) {
 		if (in->nops == PTX_MAX_OPS) {
 			pp_perr(ps, "too many operands");
@@ -379,6 +434,8 @@ static void parse_insn(struct parser *ps)
 		}
 	}
 	pp_next(ps);
+	if (ps->nvimm)
+		vector_imms(ps);
 }
 
 /*

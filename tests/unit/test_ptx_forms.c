@@ -347,6 +347,31 @@ TEST_F(forms, cache_ops)
 	run_rows(_metadata, self, cacheops_ptx, "k", in, 64, in, 32, 1);
 }
 
+/* immediates among a store's vector elements (each set by a mov into a
+ * hidden register before the store): 32-, 64- and 16-bit ones */
+static const char vimm_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	"  .reg .b32 %r<4>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n"
+	"  mul.wide.u32 %rd3, %r1, 32;\n  add.u64 %rd5, %rd1, %rd3;\n"
+	"  st.global.v4.b32 [%rd5], {-1, 7, %r1, 0x10};\n"
+	"  st.global.v2.u64 [%rd5+16], {0x100000002, -2};\n"
+	"  st.global.v2.b16 [%rd5+28], {1, -1};\n"
+	"  ret;\n}\n";
+
+TEST_F(forms, vector_immediates)
+{
+	uint32_t in[1] = { 0 }, want[8 * 32];
+
+	for (uint32_t t = 0; t < 32; t++) {
+		const uint32_t w[8] = { 0xffffffffu, 7, t, 0x10, 2, 1, 0xfffffffeu, 0xffff0001u };
+
+		memcpy(&want[8 * t], w, sizeof(w));
+	}
+	run_rows(_metadata, self, vimm_ptx, "k", in, 1, want, 32, 8);
+}
+
 /* brx.idx: a 5-entry table in a .func (inlined twice: its labels
  * renamed) and a guarded one in the kernel; lanes diverge */
 static const char brx_ptx[] =
@@ -681,6 +706,8 @@ TEST_F(forms, sm90_refused)
 		  "forms.ptx:9:3: error: 'prefetch' does not take .global" },
 		{ "prefetch.tensormap [%rd0], 128;", "forms.ptx:9:3: error: 'prefetch' takes 1 operands, not 2" },
 		{ "discard.global.L2 [%r0], 128;", "forms.ptx:9:3: error:" },
+		{ "ld.global.v2.u32 {%r1, 5}, [%rd0];",
+		  "forms.ptx:9:26: error: expected a register in a vector operand, not '5'" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
