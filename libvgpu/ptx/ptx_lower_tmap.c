@@ -12,10 +12,10 @@
  * fill_mode (oob_fill).  What vGPU does not do is recorded in a field the
  * copy engine requires to be zero, so that a copy through the map raises
  * TENSOR_MAP until a later replace puts a supported value back:
- * interleave_layout in pad0, swizzle_mode in pad1, fill_mode 1 (NaN
- * fill) in oob_fill, elemtype 13..15 (sub-byte types) as element size
- * 0; global_stride of ord 4, for which the map has no room, sets
- * reserved[1] for good.  The copy engine checks the values it reads
+ * interleave_layout in pad1's byte 2, swizzle_mode in its byte 0,
+ * fill_mode 1 (NaN fill) in oob_fill, elemtype 13..15 (sub-byte types)
+ * as element size 0; global_stride of ord 4, for which the map has no
+ * room, sets channels (nonzero only in an im2col map) for good.  The copy engine checks the values it reads
  * (box 1..256, element strides 1..8, strides multiples of 16, a 16-byte
  * aligned base, the rank the instruction names) when a copy uses the map.
  */
@@ -153,7 +153,9 @@ static void replace(struct lower *L)
 		break;
 	case 4: /* global_stride: strides[ord]; ord 4 has no room */
 		if (in->ops[1].imm == VGPU_TMAP_MAX_RANK - 1) {
-			off = TM_OFF(reserved[1]);
+			/* a tile map with channels: invalid from now on */
+			off = TM_OFF(channels);
+			bits = 8;
 			val = const_vreg(L, 1);
 		} else {
 			off = TM_OFF(strides) + 8 * (int)in->ops[1].imm;
@@ -167,8 +169,9 @@ static void replace(struct lower *L)
 		val = const_vreg(L, elem_bytes[nv->imm]);
 		break;
 	default: /* interleave_layout, swizzle_mode, fill_mode: 0 the only one */
-		off = f == 7 ? TM_OFF(pad0) : f == 8 ? TM_OFF(pad1) : TM_OFF(oob_fill);
-		bits = f == 8 ? 32 : 8;
+		/* pad1 must be 0: swizzle in its byte 0, interleave in its byte 2 */
+		off = f == 7 ? TM_OFF(pad1) + 2 : f == 8 ? TM_OFF(pad1) : TM_OFF(oob_fill);
+		bits = 8;
 		val = nv->imm ? const_vreg(L, (uint32_t)nv->imm) : -1;
 		break;
 	}
