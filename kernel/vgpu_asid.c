@@ -142,7 +142,7 @@ void vgpu_asid_kick_locked(struct vgpu_device *vdev)
  * one of an AS with no job on the device and no pin.  0 or -EBUSY.
  * Under @asid_lock.
  */
-static int vgpu_as_bind_locked(struct vgpu_as *as)
+int vgpu_as_bind_locked(struct vgpu_as *as)
 {
 	struct vgpu_device *vdev = as->vdev;
 	struct vgpu_as *victim;

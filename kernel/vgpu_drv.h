@@ -661,6 +661,7 @@ int vgpu_as_pin(struct vgpu_as *as);
 int vgpu_as_try_pin(struct vgpu_as *as);
 void vgpu_as_unpin(struct vgpu_as *as);
 void vgpu_asid_kick_locked(struct vgpu_device *vdev);
+int vgpu_as_bind_locked(struct vgpu_as *as); /* and KUnit */
 
 /**
  * struct vgpu_userptr - pinned pages of a process (MAP_USERPTR)
