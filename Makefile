@@ -456,6 +456,41 @@ $(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_S
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
 
+# The same sources through clang-19's CUDA mode (issue 31 §4), host and
+# device, as test_corpus_NAME_clang: clang compiles the device code to PTX
+# (ptxas to SASS), CUDA's fatbinary packs both (clang's --cuda-include-ptx:
+# vGPU runs the PTX), the host code registers the fatbin as clang writes
+# it; linked against CUDA's libcudart.so as nvcc's -cudart shared does,
+# with a RUNPATH to $(BUILD), so they run against vGPU's libcudart.so.13.
+# tests/corpus/clang-shim/: the empty texture_fetch_functions.h that
+# clang-19's CUDA wrapper still includes (CUDA 13 removed it), and a
+# fatbinary that turns clang-19's --image=profile= (gone since CUDA 12.9)
+# into --image3= as clang 22 writes it (-B puts it first).  CORPUS_CLANG:
+# the programs clang-19 compiles (docs/ptx-corpus.md says why the others
+# do not).  One object per program in CLANG_OBJ, shared by every BUILD like
+# NVCC_OBJ; with SAN=1 g++ links it, as nvcc's g++ does, with gcc's
+# sanitizer runtimes (clang's would clash with the libraries').
+CORPUS_CLANGXX ?= clang++-19
+CUDA_PATH ?= /usr/local/cuda
+CLANG_OBJ := build/clang-obj
+CORPUS_CLANG := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device \
+	assert_tables device_heap
+CORPUS_CLANG_TESTS := $(CORPUS_CLANG:%=$(BUILD)/tests/test_corpus_%_clang)
+CORPUS_CLANG_SHIM := tests/corpus/clang-shim/fatbinary tests/corpus/clang-shim/texture_fetch_functions.h
+CORPUS_CLANG_FLAGS := -x cuda --cuda-path=$(CUDA_PATH) --cuda-gpu-arch=sm_90a \
+	--cuda-include-ptx=sm_90a -O3 -Wall -Werror -Wno-unknown-cuda-version -Wno-pass-failed -Wno-comment \
+	-Wno-deprecated-declarations -D_CG_CLUSTER_INTRINSICS_AVAILABLE \
+	-B tests/corpus/clang-shim -isystem tests/corpus/clang-shim -isystem $(CUDA_PATH)/include/cccl
+CORPUS_CLANG_LD := $(if $(filter 1,$(SAN)),g++ -fsanitize=address -fsanitize=undefined,$(CORPUS_CLANGXX))
+TESTS += $(CORPUS_CLANG_TESTS)
+$(CORPUS_CLANG:%=$(CLANG_OBJ)/corpus/%.o): $(CLANG_OBJ)/corpus/%.o: tests/corpus/%.cu tests/corpus/corpus.h \
+		$(CORPUS_CLANG_SHIM)
+	@mkdir -p $(dir $@)
+	FATBINARY=$(CUDA_PATH)/bin/fatbinary $(CORPUS_CLANGXX) $(CORPUS_CLANG_FLAGS) $(CORPUS_KNOWN) -c -o $@ $<
+$(CORPUS_CLANG_TESTS): $(BUILD)/tests/test_corpus_%_clang: $(CLANG_OBJ)/corpus/%.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CORPUS_CLANG_LD) -o $@ $< -L$(CUDA_PATH)/lib64 -lcudart -Wl,-rpath,$(abspath $(BUILD))
+
 # The corpus under SCHEDULES random schedules (VGPU_RANDOM_SCHEDULE=SEED
 # for seeds 1..SCHEDULES, scripts/corpus-schedules.sh); make check runs 10.
 SCHEDULES ?= 100
@@ -494,7 +529,7 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # libcudart.so.13, libcuda.so.1 and libvgpu.so.2 in /usr/lib/vgpu-cuda and
 # the host's shared libraries they load (libstdc++, libc, libdrm, libzstd,
 # ..., the loader) at the host's paths.  The guest's are made in build/.
-GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS)
+GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS) $(CORPUS_CLANG_TESTS)
 GUEST_CUDA_DIR := $(BUILD)/guest-cuda
 $(GUEST_CUDA_DIR)/programs.txt: scripts/guest-cuda.sh $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)
 	scripts/guest-cuda.sh $(GUEST_CUDA_DIR) $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)

@@ -384,6 +384,24 @@ static int print_arefs(struct sbuf *sb, const struct ptx_module *m, struct ptx_d
  * bytes: _0 and _begin name its start, _1 its second half, _end its end,
  * _cap its size (ptx_lower.c).
  */
+bool ptx_shared_used(const struct ptx_module *m, const struct ptx_func *f, int i)
+{
+	const char *name = m->shared[i].name;
+
+	for (int k = 0; k < f->nlocal; k++)
+		if (!strcmp(f->local[k].name, "$stack"))
+			return true;
+	for (int k = 0; k < f->ninsns; k++)
+		for (int j = 0; j < f->insns[k].nops; j++) {
+			const struct ptx_operand *o = &f->insns[k].ops[j];
+
+			if ((o->kind == PTX_O_SYM || o->kind == PTX_O_MEM) && o->sym[0] &&
+			    !strcmp(o->sym, name))
+				return true;
+		}
+	return false;
+}
+
 static bool uses_reserved_smem(const struct ptx_func *f)
 {
 	for (int i = 0; i < f->ninsns; i++)
@@ -512,7 +530,8 @@ static int emit_kernel(struct sbuf *sb, const struct ptx_module *m,
 	if (code.frame) /* local memory: the launch fills in lmem */
 		sb_printf(sb, ".param local lmem\n.local %u\n", code.frame);
 	for (int i = 0; i < m->nshared; i++)
-		print_shared(sb, &m->shared[i], i, NULL);
+		if (ptx_shared_used(m, f, i))
+			print_shared(sb, &m->shared[i], i, NULL);
 	for (int i = 0; i < f->nshared; i++)
 		print_shared(sb, &f->shared[i], m->nshared + i, NULL);
 	if (m->ndyn) {

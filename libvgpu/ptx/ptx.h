@@ -305,6 +305,16 @@ bool ptx_call_real(const struct ptx_func *callee, bool recursive);
 bool ptx_module_prints(const struct ptx_module *m);
 /* call, alloca, stacksave, stackrestore: the code needs the call stack */
 bool ptx_uses_stack(const struct ptx_insn *in);
+/*
+ * Does the kernel @f (inlined: its callees' code in it) use the module's
+ * .shared variable @i?  As ptxas allocates a module-scope .shared
+ * variable in the kernels that use it, not in every kernel: clang puts a
+ * kernel's function-scope __shared__ variables at module scope (`.weak
+ * .shared`), cub's temp_storage of every kernel of the module.  A kernel
+ * that still calls (ptx_call.c: its "$stack") keeps every variable, for
+ * the functions it calls.
+ */
+bool ptx_shared_used(const struct ptx_module *m, const struct ptx_func *f, int i);
 
 /*
  * CUDA's message for a failed device assert (__assertfail), printed by

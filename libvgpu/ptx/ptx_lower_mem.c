@@ -119,15 +119,20 @@ static const char *msize(struct ptype t)
 /*
  * Does register @r hold a kernel parameter's address: is every write of
  * it in the function a mov of a parameter's name (nvcc's `mov.b64 %rd,
- * name_param_N`, PTX ISA 5.1.6.1)?
+ * name_param_N`, PTX ISA 5.1.6.1) or a mov of a register that holds one
+ * (clang's `mov.b64 %rd2, name_param_0; mov.u64 %rd1, %rd2; ld.param.u64
+ * %rd3, [%rd1]`, a struct parameter read through its address)?  @budget
+ * bounds the registers visited (and ends a cycle of copies): past it, no.
  */
-static bool param_addr_reg(const struct lower *L, int r)
+static bool param_addr_reg_budget(const struct lower *L, int r, int *budget)
 {
 	int defs = 0;
 
+	if (--*budget < 0)
+		return false;
 	for (int i = 0; i < L->f->ninsns; i++) {
 		const struct ptx_insn *in = &L->f->insns[i];
-		const struct ptx_operand *d = &in->ops[0];
+		const struct ptx_operand *d = &in->ops[0], *s = &in->ops[1];
 
 		if (!in->nops)
 			continue;
@@ -137,12 +142,25 @@ static bool param_addr_reg(const struct lower *L, int r)
 					return false;
 		if (d->kind != PTX_O_REG || d->reg != r)
 			continue;
-		if (strcmp(in->op, "mov") || in->nops != 2 || in->ops[1].kind != PTX_O_SYM ||
-		    pl_param_index(L->f, in->ops[1].sym) < 0)
+		if (strcmp(in->op, "mov") || in->nops != 2)
 			return false;
-		defs++;
+		if (s->kind == PTX_O_SYM && pl_param_index(L->f, s->sym) >= 0)
+			defs++;
+		else if (s->kind == PTX_O_REG && s->reg != r &&
+			 pl_preg(L, s->reg)->cls == PTX_R64 &&
+			 param_addr_reg_budget(L, s->reg, budget))
+			defs++;
+		else
+			return false;
 	}
 	return defs > 0;
+}
+
+static bool param_addr_reg(const struct lower *L, int r)
+{
+	int budget = 16;
+
+	return param_addr_reg_budget(L, r, &budget);
 }
 
 bool pl_address(struct lower *L, const struct ptx_operand *o, enum space *sp,

@@ -61,6 +61,11 @@ static void smem_static_end(struct lower *L, int d, bool gpu)
 	}
 	while (n > 0) {
 		last = n > nm ? &L->f->shared[n - 1 - nm] : &L->m->shared[n - 1];
+		/* the module's variables the kernel does not use are not in it */
+		if (n <= nm && !L->c->fn_mode && !ptx_shared_used(L->m, L->f, n - 1)) {
+			n--;
+			continue;
+		}
 		if (!gpu || strcmp(last->name, "$reserved_smem"))
 			break;
 		n--;

@@ -1576,6 +1576,12 @@ static const struct bad_ptx bad[] = {
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
 	  " .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd0, [p];\n ld.param.u32 %r0, [%rd0];\n ret;\n}\n",
 	  "t.ptx:9:2: error: unsupported PTX construct 'ld.param.u32': a parameter address other than [name+offset] or a register set to a kernel parameter's address" },
+	/* a copy of a register that is not always a parameter's address */
+	{ "param_through_copy_of_other",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+	  " .reg .b64 %rd<4>;\n .reg .b32 %r<2>;\n mov.b64 %rd0, p;\n ld.param.u64 %rd0, [p];\n"
+	  " mov.u64 %rd1, %rd0;\n ld.param.u32 %r0, [%rd1];\n ret;\n}\n",
+	  "t.ptx:11:2: error: unsupported PTX construct 'ld.param.u32': a parameter address other than [name+offset] or a register set to a kernel parameter's address" },
 	{ "global_symbol_initialiser",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.global .u64 p = generic(q);\n"
 	  ".visible .entry k()\n{\n ret;\n}\n",

@@ -264,6 +264,44 @@ TEST_F(fixes, params_of_any_size_through_registers)
 }
 
 /*
+ * A struct parameter read through a copy of its address, as clang-19
+ * writes it for cub's ScanTileState (`mov.b64 %rd2, name_param_0; mov.u64
+ * %rd1, %rd2; ld.param.u64 %rd3, [%rd1]`): every write of %rd1 is a mov
+ * of a register that holds a parameter's address, so it holds one too.
+ */
+static const char param_copy_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry pc(.param .u64 out, .param .align 8 .b8 st[16])\n{\n"
+	"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<8>;\n"
+	"\tmov.b64 %rd2, st;\n\tmov.u64 %rd1, %rd2;\n\tmov.u64 %rd3, %rd1;\n"
+	"\tld.param.u64 %rd4, [out];\n\tcvta.to.global.u64 %rd5, %rd4;\n"
+	"\tld.param.u64 %rd6, [%rd1];\n\tld.param.u32 %r1, [%rd3+8];\n"
+	"\tld.param.u32 %r2, [%rd1+12];\n"
+	"\tst.global.u64 [%rd5], %rd6;\n\tst.global.u32 [%rd5+8], %r1;\n"
+	"\tst.global.u32 [%rd5+12], %r2;\n"
+	"\tret;\n}\n";
+
+TEST_F(fixes, param_address_through_copies)
+{
+	const uint32_t st[4] = { 0x89abcdef, 0x01234567, 0xfeedf00d, 0x5a5a1234 };
+	struct vgpu_args *args = NULL;
+	uint32_t out[4];
+
+	ASSERT_EQ(0, load(_metadata, self, param_copy_ptx, "pc"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_raw(args, 8, st, sizeof(st)));
+	memset(out, 0xee, sizeof(out));
+	ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 32, 0));
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(st[i], out[i]);
+	vgpu_args_free(args);
+}
+
+/*
  * %envreg0..31 (PTX ISA 10.25): what the launch sets
  * (vgpu_args_set_envreg), 0 for the others, as a GPU reads the ones its
  * driver leaves unset.
