@@ -302,6 +302,60 @@ TEST_F(fixes, param_address_through_copies)
 }
 
 /*
+ * Module-scope .shared variables, as clang writes every kernel's
+ * function-scope __shared__ (`.weak .shared`): each kernel gets the ones
+ * it uses, as ptxas allocates them, not every kernel all of them (cub's
+ * temp_storage of every kernel of a module would pass the SM's 228 KiB).
+ */
+static const char module_shared_ptx[] =
+	".version 9.0\n.target sm_90a\n.address_size 64\n"
+	".weak .shared .align 4 .b8 big[40000];\n"
+	".weak .shared .align 16 .b8 small[64];\n"
+	".visible .entry uses_small(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<6>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n"
+	"\tmov.u32 %r3, small;\n\tadd.s32 %r4, %r3, %r2;\n"
+	"\tmul.lo.s32 %r5, %r1, 3;\n\tst.shared.u32 [%r4], %r5;\n\tbar.sync 0;\n"
+	"\txor.b32 %r2, %r2, 4;\n\tadd.s32 %r4, %r3, %r2;\n\tld.shared.u32 %r5, [%r4];\n"
+	"\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n"
+	"\tst.global.u32 [%rd4], %r5;\n\tret;\n}\n"
+	".visible .entry uses_big()\n{\n"
+	"\t.reg .b32 %r<2>;\n\tmov.u32 %r1, %tid.x;\n\tst.shared.u32 [big+39996], %r1;\n"
+	"\tret;\n}\n"
+	".visible .entry uses_none()\n{\n\tret;\n}\n";
+
+TEST_F(fixes, module_shared_per_kernel)
+{
+	struct vgpu_kernel_info info;
+	const struct vgpu_kernel *k;
+	struct vgpu_args *args = NULL;
+	uint32_t out[16];
+
+	ASSERT_EQ(0, load(_metadata, self, module_shared_ptx, "uses_small"));
+	vgpu_kernel_info(self->k, &info);
+	EXPECT_EQ(64u, info.smem_static);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "uses_big", &k));
+	vgpu_kernel_info(k, &info);
+	EXPECT_EQ(40000u, info.smem_static);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "uses_none", &k));
+	vgpu_kernel_info(k, &info);
+	EXPECT_EQ(0u, info.smem_static);
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	for (uint64_t sd = 0; sd < SCHEDULES; sd++) {
+		memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 16, sd));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		for (uint32_t t = 0; t < 16; t++)
+			EXPECT_EQ((t ^ 1) * 3, out[t]);
+	}
+	vgpu_args_free(args);
+}
+
+/*
  * %envreg0..31 (PTX ISA 10.25): what the launch sets
  * (vgpu_args_set_envreg), 0 for the others, as a GPU reads the ones its
  * driver leaves unset.
