@@ -473,13 +473,13 @@ $(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_S
 CORPUS_CLANGXX ?= clang++-19
 CUDA_PATH ?= /usr/local/cuda
 CLANG_OBJ := build/clang-obj
-CORPUS_CLANG := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device \
+CORPUS_CLANG := reduction scan transpose_matmul coop_grid cub_block cub_device \
 	assert_tables device_heap
 CORPUS_CLANG_TESTS := $(CORPUS_CLANG:%=$(BUILD)/tests/test_corpus_%_clang)
 CORPUS_CLANG_SHIM := tests/corpus/clang-shim/fatbinary tests/corpus/clang-shim/texture_fetch_functions.h
 CORPUS_CLANG_FLAGS := -x cuda --cuda-path=$(CUDA_PATH) --cuda-gpu-arch=sm_90a \
 	--cuda-include-ptx=sm_90a -O3 -Wall -Werror -Wno-unknown-cuda-version -Wno-pass-failed -Wno-comment \
-	-Wno-deprecated-declarations -D_CG_CLUSTER_INTRINSICS_AVAILABLE \
+	-Wno-deprecated-declarations \
 	-B tests/corpus/clang-shim -isystem tests/corpus/clang-shim -isystem $(CUDA_PATH)/include/cccl
 CORPUS_CLANG_LD := $(if $(filter 1,$(SAN)),g++ -fsanitize=address -fsanitize=undefined,$(CORPUS_CLANGXX))
 TESTS += $(CORPUS_CLANG_TESTS)

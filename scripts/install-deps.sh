@@ -7,7 +7,8 @@
 # (libasan8, libubsan1) come with build-essential; clang's own sanitizer
 # runtime (libclang-rt-14-dev) is therefore not needed.  clang-19 (bookworm
 # has it; 14 is too old for sm_90a) compiles tests/ptx/*.cu to the PTX
-# corpus the front end's tests run.  libjansson-dev: test_timeline parses
+# corpus the front end's tests run, and its clang++-19 builds the CUDA
+# corpus again (test_corpus_NAME_clang, docs/ptx-corpus.md).  libjansson-dev: test_timeline parses
 # the timelines' JSON with it.  python3 (its standard library only) runs
 # tests/ptx/gen/ptxgen, which writes test_ptxgen's kernels at build time.  libzstd-dev:
 # libcuda.so.1 reads the zstd-compressed PTX nvcc puts in fatbins.
