@@ -690,6 +690,8 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 			struct ptx_func flat;
 
 			ret = ptx_inline(&m, &m.funcs[i], &dg, &flat);
+			if (!ret)
+				ret = ptx_layout_barriers(&flat);
 			if (!ret && real_calls(&m, &flat, want))
 				ret = add_stack(&flat);
 			if (!ret && uses_reserved_smem(&flat))

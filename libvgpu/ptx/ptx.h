@@ -315,6 +315,14 @@ bool ptx_uses_stack(const struct ptx_insn *in);
  * the functions it calls.
  */
 bool ptx_shared_used(const struct ptx_module *m, const struct ptx_func *f, int i);
+/*
+ * A kernel with a barrier and a join laid out before one of the blocks
+ * that reach it forward (clang's loop latches): its blocks in reverse
+ * post-order, so that a diverged warp's lanes meet at the join before
+ * they reach the barrier (ptx_layout.c).  0 or -ENOMEM; other kernels
+ * are left as they are.
+ */
+int ptx_layout_barriers(struct ptx_func *f);
 
 /*
  * CUDA's message for a failed device assert (__assertfail), printed by

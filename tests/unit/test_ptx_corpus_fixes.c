@@ -356,6 +356,121 @@ TEST_F(fixes, module_shared_per_kernel)
 }
 
 /*
+ * A barrier at a join laid out before one side of the branch: clang-19's
+ * PTX of the GPU Gems Hillis-Steele scan (tests/corpus/scan.cu scan_naive,
+ * its extern shared array made static), whose loop latch, the
+ * __syncthreads() after the if/else, comes before the else side.  The
+ * lanes that skip the else side must not pass the barrier for the warp
+ * (ptx_layout.c); with 64 threads the second warp read the first's
+ * elements before they were stored.
+ */
+static const char scan_latch_ptx[] =
+	".version 8.5\n"
+	".target sm_90a\n"
+	".address_size 64\n"
+	".shared .align 4 .b8 temp[512];\n"
+	".visible .entry scan(\n"
+	"\t.param .u64 scan_param_0,\n"
+	"\t.param .u64 scan_param_1,\n"
+	"\t.param .u32 scan_param_2\n"
+	")\n"
+	"{\n"
+	"\t.reg .pred \t%p<5>;\n"
+	"\t.reg .b32 \t%r<32>;\n"
+	"\t.reg .b64 \t%rd<26>;\n"
+	"\tld.param.u32 \t%r11, [scan_param_2];\n"
+	"\tld.param.u64 \t%rd8, [scan_param_0];\n"
+	"\tmov.u32 \t%r13, %tid.x;\n"
+	"\tsetp.eq.s32 \t%p1, %r13, 0;\n"
+	"\tcvt.u64.u32 \t%rd2, %r13;\n"
+	"\tmov.b32 \t%r30, 0;\n"
+	"\tmov.u64 \t%rd25, 0;\n"
+	"\tmov.u32 \t%r27, %r30;\n"
+	"\t@%p1 bra \t$L__BB0_2;\n"
+	"\tld.param.u64 \t%rd9, [scan_param_1];\n"
+	"\tcvta.to.global.u64 \t%rd10, %rd9;\n"
+	"\tmul.wide.u32 \t%rd11, %r13, 4;\n"
+	"\tadd.s64 \t%rd3, %rd10, %rd11;\n"
+	"\tld.global.u32 \t%r27, [%rd3+-4];\n"
+	"\tmov.u64 \t%rd25, %rd2;\n"
+	"$L__BB0_2:\n"
+	"\tcvta.to.global.u64 \t%rd1, %rd8;\n"
+	"\tshl.b64 \t%rd12, %rd25, 2;\n"
+	"\tmov.u64 \t%rd13, temp;\n"
+	"\tadd.s64 \t%rd5, %rd13, %rd12;\n"
+	"\tst.shared.u32 \t[%rd5], %r27;\n"
+	"\tbar.sync \t0;\n"
+	"\tsetp.lt.s32 \t%p2, %r11, 2;\n"
+	"\t@%p2 bra \t$L__BB0_7;\n"
+	"\tmov.b32 \t%r30, 0;\n"
+	"\tmov.b32 \t%r15, 1;\n"
+	"\tcvt.u32.u64 \t%r17, %rd2;\n"
+	"\tmov.u32 \t%r29, %r15;\n"
+	"\tbra.uni \t$L__BB0_4;\n"
+	"$L__BB0_6:\n"
+	"\tsub.s32 \t%r30, %r15, %r30;\n"
+	"\tmad.lo.s32 \t%r24, %r30, %r11, %r17;\n"
+	"\tmul.wide.u32 \t%rd18, %r24, 4;\n"
+	"\tadd.s64 \t%rd20, %rd13, %rd18;\n"
+	"\tst.shared.u32 \t[%rd20], %r31;\n"
+	"\tbar.sync \t0;\n"
+	"\tshl.b32 \t%r29, %r29, 1;\n"
+	"\tsetp.lt.s32 \t%p4, %r29, %r11;\n"
+	"\t@%p4 bra \t$L__BB0_4;\n"
+	"\tbra.uni \t$L__BB0_7;\n"
+	"$L__BB0_4:\n"
+	"\tsetp.lt.s32 \t%p3, %r17, %r29;\n"
+	"\tmul.lo.s32 \t%r19, %r30, %r11;\n"
+	"\tmul.wide.s32 \t%rd14, %r19, 4;\n"
+	"\tadd.s64 \t%rd15, %rd5, %rd14;\n"
+	"\tld.shared.u32 \t%r31, [%rd15];\n"
+	"\t@%p3 bra \t$L__BB0_6;\n"
+	"\tadd.s32 \t%r20, %r19, %r17;\n"
+	"\tsub.s32 \t%r21, %r20, %r29;\n"
+	"\tmul.wide.s32 \t%rd16, %r21, 4;\n"
+	"\tadd.s64 \t%rd6, %rd13, %rd16;\n"
+	"\tld.shared.u32 \t%r22, [%rd6];\n"
+	"\tadd.s32 \t%r31, %r22, %r31;\n"
+	"\tbra.uni \t$L__BB0_6;\n"
+	"$L__BB0_7:\n"
+	"\tmul.lo.s32 \t%r25, %r30, %r11;\n"
+	"\tmul.wide.s32 \t%rd21, %r25, 4;\n"
+	"\tadd.s64 \t%rd22, %rd5, %rd21;\n"
+	"\tld.shared.u32 \t%r26, [%rd22];\n"
+	"\tadd.s64 \t%rd24, %rd1, %rd12;\n"
+	"\tst.global.u32 \t[%rd24], %r26;\n"
+	"\tret;\n"
+	"}\n";
+
+TEST_F(fixes, barrier_at_a_join_laid_out_early)
+{
+	struct vgpu_args *args = NULL;
+	uint32_t in[64], out[64], want = 0;
+
+	for (uint32_t i = 0; i < 64; i++)
+		in[i] = i * 7 + 1;
+	ASSERT_EQ(0, load(_metadata, self, scan_latch_ptx, "scan"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, buf(self, 1, in, sizeof(in)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, 64));
+	for (uint64_t sd = 0; sd < SCHEDULES; sd++) {
+		memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, vgpu_bo_write(self->bo[0], 0, out, sizeof(out)));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, 64, sd));
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+		want = 0;
+		for (uint32_t t = 0; t < 64; t++) {
+			EXPECT_EQ(want, out[t]);
+			want += in[t];
+		}
+	}
+	vgpu_args_free(args);
+}
+
+/*
  * %envreg0..31 (PTX ISA 10.25): what the launch sets
  * (vgpu_args_set_envreg), 0 for the others, as a GPU reads the ones its
  * driver leaves unset.
