@@ -28,7 +28,6 @@ struct blk {
 	int first, end;	 /* insns [first, end) */
 	int succ[2], ns; /* successors: the branch target, then the fall-through */
 	int fall;	 /* the fall-through successor or -1 */
-	bool barrier;
 };
 
 static bool is_label(const struct ptx_insn *in)
@@ -78,9 +77,16 @@ int ptx_layout_barriers(struct ptx_func *f)
 
 	if (n <= 0)
 		return 0;
-	for (int i = 0; i < n; i++) /* indirect branches: left as they are */
-		if (!strcmp(f->insns[i].op, "brx") || !strcmp(f->insns[i].op, "branchtargets"))
+	for (int i = 0; i < n; i++) { /* indirect branches: left as they are */
+		const struct ptx_insn *in = &f->insns[i];
+
+		if (!strcmp(in->op, "brx") || !strcmp(in->op, "branchtargets"))
 			return 0;
+		if ((!strcmp(in->op, "bar") || !strcmp(in->op, "barrier")) && !has_mod(in, ".warp"))
+			barrier = true;
+	}
+	if (!barrier) /* nothing to reconverge for */
+		return 0;
 	b = calloc((size_t)n, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
@@ -94,8 +100,6 @@ int ptx_layout_barriers(struct ptx_func *f)
 				b[nb - 1].end = i;
 			b[nb++].first = i;
 		}
-		if ((!strcmp(in->op, "bar") || !strcmp(in->op, "barrier")) && !has_mod(in, ".warp"))
-			b[nb - 1].barrier = true;
 	}
 	b[nb - 1].end = n;
 	for (int k = 0; k < nb; k++) {
@@ -166,9 +170,7 @@ int ptx_layout_barriers(struct ptx_func *f)
 			if (pos[k] < pos[t] && k > t)
 				trigger = true;
 		}
-	for (int k = 0; k < nb && trigger; k++)
-		barrier |= b[k].barrier;
-	if (!trigger || !barrier)
+	if (!trigger)
 		goto out;
 	for (int k = 0; k < nb; k++) /* keep the unreachable ones, in order, at the end */
 		if (pos[k] < 0)
