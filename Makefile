@@ -531,8 +531,10 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # ..., the loader) at the host's paths.  The guest's are made in build/.
 GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS) $(CORPUS_CLANG_TESTS)
 GUEST_CUDA_DIR := $(BUILD)/guest-cuda
-$(GUEST_CUDA_DIR)/programs.txt: scripts/guest-cuda.sh $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)
-	scripts/guest-cuda.sh $(GUEST_CUDA_DIR) $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)
+$(GUEST_CUDA_DIR)/programs.txt: scripts/guest-cuda.sh $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA) \
+		tests/corpus/known-failures.txt
+	scripts/guest-cuda.sh $(GUEST_CUDA_DIR) $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA) \
+		tests/corpus/known-failures.txt
 guest-cuda: $(GUEST_CUDA_DIR)/programs.txt
 
 # README.md's commands for a CUDA program, run as written against this

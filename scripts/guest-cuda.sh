@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# guest-cuda.sh OUT FILE...: the CUDA programs built by nvcc
+# guest-cuda.sh OUT FILE...: the CUDA programs built by nvcc (and clang-19)
 # (dynamically linked, against vGPU's libcudart.so.13) and everything they
 # load, as a tree to lay over the guest's initramfs (busybox and static
 # programs only: no C library, no loader).  `make guest-cuda` runs it with
@@ -23,6 +23,10 @@
 #                                    the path ldd reports, and the loader
 #   OUT/root/var/cache/vgpu/         a PTX compile cache the corpus
 #                                    programs filled on the host
+#   OUT/root/etc/vgpu/corpus-known-failures.txt  the corpus's known
+#                                    failures (a FILE named
+#                                    known-failures.txt), for
+#                                    run-in-guest.sh's VGPU_CORPUS_KNOWN
 #   OUT/programs.txt                 the programs' names, one a line
 #
 # The closure is what ldd lists for each program and library (DT_NEEDED,
@@ -44,6 +48,10 @@ mkdir -p "$root$libdir" "$root/kselftest/vgpu"
 for f; do
 	case $(basename "$f") in
 	lib*.so.*) strip --strip-debug -o "$root$libdir/$(basename "$f")" "$f" ;;
+	known-failures.txt)
+		mkdir -p "$root/etc/vgpu"
+		cp "$f" "$root/etc/vgpu/corpus-known-failures.txt"
+		;;
 	*)
 		strip --strip-debug -o "$root/kselftest/vgpu/$(basename "$f")" "$f"
 		basename "$f" >>"$tmp/programs.txt"

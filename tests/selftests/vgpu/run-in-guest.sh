@@ -190,8 +190,9 @@ ksft_cmd() {
 # the corpus harness's VGPU_CORPUS_ONLY, _REPEAT and _SCHEDULES
 # (tests/corpus/corpus.h), passed on when set, and VGPU_GUEST_SCHEDULE as
 # the corpus programs' VGPU_RANDOM_SCHEDULE (the other CUDA programs run
-# under the default schedule)
-corpus_env=
+# under the default schedule); the known failures, which the programs
+# name by the host's path, from the copy scripts/guest-cuda.sh lays out
+corpus_env=" VGPU_CORPUS_KNOWN=/etc/vgpu/corpus-known-failures.txt"
 for v in VGPU_CORPUS_ONLY VGPU_CORPUS_REPEAT VGPU_CORPUS_SCHEDULES; do
 	[[ -n ${!v:-} ]] && corpus_env+=" $v=${!v}"
 done
