@@ -19,12 +19,7 @@
 /* the most CTAs a cluster has (PTX: a 16-bit ctaMask) */
 #define MC_RANKS 16
 
-/*
- * A global address operand of a bulk copy ([%rd], [%rd+imm], [var],
- * [var+imm]) as one register pair (the core's copies take [Rn] only);
- * -2: an error.
- */
-static int global_pair(struct lower *L, const struct ptx_operand *o)
+int pl_global_pair(struct lower *L, const struct ptx_operand *o)
 {
 	enum space sp = SP_GLOBAL;
 	char off[PTX_NAME_MAX + 24];
@@ -407,7 +402,7 @@ static void bulk_multicast(struct lower *L)
 		return (void)pl_lerr(L, "wrong number of operands");
 	if (!bulk_size(L, &in->ops[2]))
 		return;
-	src = global_pair(L, &in->ops[1]);
+	src = pl_global_pair(L, &in->ops[1]);
 	dst = pl_shared_addr_reg(L, &in->ops[0]);
 	mb = pl_shared_addr_reg(L, &in->ops[3]);
 	if (src < -1 || dst < -1 || mb < -1)
@@ -635,7 +630,7 @@ static void bulk_reduce(struct lower *L)
 		return (void)pl_lerr(L, "wrong number of operands");
 	if (!bulk_size(L, &in->ops[2]))
 		return;
-	dst = cluster ? pl_shared_addr_reg(L, &in->ops[0]) : global_pair(L, &in->ops[0]);
+	dst = cluster ? pl_shared_addr_reg(L, &in->ops[0]) : pl_global_pair(L, &in->ops[0]);
 	src = pl_shared_addr_reg(L, &in->ops[1]);
 	if (cluster)
 		mb = pl_shared_addr_reg(L, &in->ops[3]);
@@ -678,9 +673,9 @@ static void bulk_copy(struct lower *L)
 		return;
 	if (from_shared && pl_has_mod(in, ".L2::cache_hint"))
 		return (void)pl_lerr(L, "a copy from shared memory takes no cache hint");
-	dst = to_global ? global_pair(L, &in->ops[0]) : pl_shared_addr_reg(L, &in->ops[0]);
+	dst = to_global ? pl_global_pair(L, &in->ops[0]) : pl_shared_addr_reg(L, &in->ops[0]);
 	src = from_shared || to_global ? pl_shared_addr_reg(L, &in->ops[1]) :
-					 global_pair(L, &in->ops[1]);
+					 pl_global_pair(L, &in->ops[1]);
 	if (!to_global)
 		mb = pl_shared_addr_reg(L, &in->ops[3]);
 	if (dst < -1 || src < -1 || mb < -1)
