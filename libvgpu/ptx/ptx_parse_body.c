@@ -488,6 +488,8 @@ static void parse_insn(struct parser *ps)
 	struct ptx_insn *in = new_insn(ps);
 	char mn[256];
 
+	ps->nvimm = 0; /* no vector immediates until the operands (calls take none) */
+	ps->vimm_in = NULL;
 	if (!in)
 		return;
 	if (pp_is_punct(ps, '@')) {
@@ -521,8 +523,6 @@ static void parse_insn(struct parser *ps)
 		parse_call(ps, in);
 		return;
 	}
-	ps->nvimm = 0;
-	ps->vimm_in = NULL;
 	if (!strcmp(in->op, "st") || !strcmp(in->op, "atom") || !strcmp(in->op, "red") ||
 	    !strcmp(in->op, "mov") || (!strcmp(in->op, "cp") && has_mod(in, ".tensor")))
 		ps->vimm_in = in;

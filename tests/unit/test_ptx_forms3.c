@@ -325,6 +325,9 @@ TEST_F(forms3, refused)
 		"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 		" [%r1], [%rd1, {_, %r1}], [%r2];",
 		"error: a sink '_' in a source vector operand");
+	/* a call's operands take no vector immediates (after a store's) */
+	refused(_metadata, self, "st.global.v2.u32 [%rd1], {1, 2};\n  call (%r1), f, ({1, 2});",
+		"forms3.ptx:11:20: error: expected a register in a vector operand, not '1'");
 	refused(_metadata, self, "mov.b64 %rd1, {%r1, 1, 2};",
 		"error: unsupported PTX construct 'mov.b64'");
 	refused(_metadata, self, "cp.async.ca.shared.global [%r1], [64], 4;",
