@@ -57,4 +57,12 @@ void pp_parse_shared(struct parser *ps, bool module_scope, bool is_extern, bool 
 /* ptx_parse_body.c */
 void pp_parse_body(struct parser *ps);
 
+/* ptx_parse_vec.c: vector operands' elements (see there) */
+bool pp_vimm_takes(const struct ptx_insn *in);
+/* the width of an immediate element of a vector of @nvec, its mov's type */
+int pp_vimm_type(struct parser *ps, int nvec, char type[16]);
+bool pp_vector_sources(struct parser *ps, const struct ptx_insn *in,
+		       const struct ptx_operand *o, int nvimm);
+void pp_f32_literals(struct ptx_insn *in);
+
 #endif

@@ -107,40 +107,6 @@ static void parse_reg(struct parser *ps)
 	pp_expect(ps, ';');
 }
 
-/*
- * The element of a vector operand of @nvec elements that an immediate
- * stands for (PTX ISA: st, atom and red take their type's; mov's pack
- * the type's bits / nvec; a tensor copy's coordinates are .s32, its
- * im2col offsets .b16): its width, and in @type the mov that sets its
- * hidden register (a float type's own, so that 1.0 is converted).
- */
-static int vimm_type(struct parser *ps, int nvec, char type[16])
-{
-	const struct ptx_insn *in = ps->vimm_in;
-	int bits = 32;
-	bool fl = false, pr;
-
-	if (!strcmp(in->op, "cp")) {
-		bits = ps->vimm_in_mem ? 32 : 16;
-	} else {
-		for (int i = 0; i < in->nmods; i++) {
-			bool f;
-			int b = pp_type_bits(in->mods[i], &f, &pr);
-
-			if (b > 0 && !pr) {
-				bits = b;
-				fl = f && b >= 32 && strcmp(in->mods[i], ".f16x2");
-			}
-		}
-		if (!strcmp(in->op, "mov")) {
-			bits = nvec > 0 ? bits / nvec : bits;
-			fl = false;
-		}
-	}
-	snprintf(type, 16, "%s%d", fl ? ".f" : ".b", bits);
-	return bits;
-}
-
 /* One operand; @ins gives the register table. */
 static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 {
@@ -217,7 +183,7 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 		pp_next(ps);
 		for (int k = first; k < ps->nvimm; k++) {
 			char name[PTX_NAME_MAX];
-			int bits = vimm_type(ps, o->nvec, ps->vimm[k].type);
+			int bits = pp_vimm_type(ps, o->nvec, ps->vimm[k].type);
 
 			snprintf(name, sizeof(name), "$vimm%d", ps->f->nregs);
 			add_reg(ps, name, bits, false, false);
@@ -385,39 +351,6 @@ static bool split_mnemonic(struct parser *ps, struct ptx_insn *in, const char *t
 
 static void parse_call(struct parser *ps, struct ptx_insn *in);
 
-/*
- * A floating-point literal without 0f/0d (1.5, 1e-3) is a double (PTX ISA
- * 4.5.1.3); an instruction whose source type is .f32 (its last type)
- * takes it rounded to single precision.
- */
-static void f32_literals(struct ptx_insn *in)
-{
-	const char *t = NULL;
-
-	for (int i = 0; i < in->nmods; i++) {
-		bool fl, pr;
-
-		if (pp_type_bits(in->mods[i], &fl, &pr) > 0)
-			t = in->mods[i];
-	}
-	if (!t || strcmp(t, ".f32"))
-		return;
-	for (int i = 0; i < in->nops; i++) {
-		struct ptx_operand *o = &in->ops[i];
-		double d;
-		float f;
-		uint32_t w;
-
-		if (o->kind != PTX_O_IMM || !o->fimm || o->sym[0] != 'd')
-			continue;
-		memcpy(&d, &o->imm, sizeof(d));
-		f = (float)d;
-		memcpy(&w, &f, sizeof(w));
-		o->imm = w;
-		o->sym[0] = '\0';
-	}
-}
-
 /* The store just parsed, after a mov of each of its vector operand's
  * immediates into its hidden register (ps->vimm). */
 static void vector_imms(struct parser *ps)
@@ -440,47 +373,12 @@ static void vector_imms(struct parser *ps)
 		in->ops[0].reg = ps->vimm[k].reg;
 		in->ops[0].col = ps->vimm[k].imm.col;
 		in->ops[1] = ps->vimm[k].imm;
-		f32_literals(in);
+		pp_f32_literals(in);
 	}
 	ps->nvimm = 0;
 	in = new_insn(ps);
 	if (in)
 		*in = st;
-}
-
-static bool has_mod(const struct ptx_insn *in, const char *m)
-{
-	for (int i = 0; i < in->nmods; i++)
-		if (!strcmp(in->mods[i], m))
-			return true;
-	return false;
-}
-
-/*
- * Operand @o of @in just parsed (immediates from ps->vimm[@nvimm] on are
- * its): a vector operand's elements are destinations in operand 0 (ld,
- * atom, a mov's unpack: no immediates, `_` sinks allowed) and sources
- * elsewhere (a sink there is an error, as ptxas's).
- */
-static bool vector_sources(struct parser *ps, const struct ptx_insn *in,
-			   const struct ptx_operand *o, int nvimm)
-{
-	bool dst = o == &in->ops[0] && o->kind == PTX_O_VEC;
-
-	if (dst && ps->nvimm > nvimm) {
-		ps->lx.tcol = o->col;
-		pp_perr(ps, "an immediate in a destination vector operand");
-		return false;
-	}
-	if (dst || (o->kind != PTX_O_VEC && (o->kind != PTX_O_MEM || !o->nvec)))
-		return true;
-	for (int k = 0; k < o->nvec; k++)
-		if (o->vec[k] < 0) {
-			ps->lx.tcol = o->col;
-			pp_perr(ps, "a sink '_' in a source vector operand");
-			return false;
-		}
-	return true;
 }
 
 static void parse_insn(struct parser *ps)
@@ -523,8 +421,7 @@ static void parse_insn(struct parser *ps)
 		parse_call(ps, in);
 		return;
 	}
-	if (!strcmp(in->op, "st") || !strcmp(in->op, "atom") || !strcmp(in->op, "red") ||
-	    !strcmp(in->op, "mov") || (!strcmp(in->op, "cp") && has_mod(in, ".tensor")))
+	if (pp_vimm_takes(in))
 		ps->vimm_in = in;
 	while (!pp_is_punct(ps, ';')) {
 		if (in->nops == PTX_MAX_OPS) {
@@ -535,7 +432,7 @@ static void parse_insn(struct parser *ps)
 		int nvimm = ps->nvimm;
 		const struct ptx_operand *o = &in->ops[in->nops];
 
-		if (!parse_operand(ps, &in->ops[in->nops++]) || !vector_sources(ps, in, o, nvimm)) {
+		if (!parse_operand(ps, &in->ops[in->nops++]) || !pp_vector_sources(ps, in, o, nvimm)) {
 			pp_skip_stmt(ps);
 			return;
 		}
@@ -548,7 +445,7 @@ static void parse_insn(struct parser *ps)
 		}
 	}
 	pp_next(ps);
-	f32_literals(in);
+	pp_f32_literals(in);
 	if (ps->nvimm)
 		vector_imms(ps);
 }
