@@ -4,10 +4,10 @@
  * non-bulk cp.async through every address form PTX allows for it
  * ([%rd+imm], [var], [var+imm] sources; [%r+imm], [%rd+imm], [var+imm]
  * destinations; with a source size and an ignore-src predicate), and
- * immediates among a vector operand's source elements (mov's pack, st,
- * atom/red .v2/.v4, a tensor copy's coordinates) with `_` sinks in
- * destination vectors (mov's unpack, ld) and the located errors for the
- * forms ptxas refuses.  PTX written here; every expected value is
+ * immediates among a vector operand's source elements (mov's pack, of
+ * 8-bit elements too, st, atom/red .v2/.v4, a tensor copy's
+ * coordinates) with `_` sinks in destination vectors (mov's unpack, ld)
+ * and the located errors for the forms ptxas refuses.  PTX written here; every expected value is
  * computed here from the PTX ISA's definition, under the default and
  * random schedules, the sanitizer on and off.
  */
@@ -256,6 +256,38 @@ TEST_F(forms3, vector_sources_and_sinks)
 		w[26] = w[27] = 0;
 	}
 	run32(_metadata, self, vsrc_ptx, in, 32 + 4 * 32, want, 28 * 32);
+}
+
+/*
+ * mov's byte forms (.b8 elements: 2 <-> .b16, 4 <-> .b32), immediates
+ * and sinks among them; r = t * 0x01010101 + 0x04030201 (bytes t + 1 ..
+ * t + 4), unpacked into c0..c3; thread t writes h = {c1, 0x7f}, {c3, c2,
+ * c1, c0}, {c4, 0, 0, 0} with {_, c4} = h, and {c0, c0, c0, c0}.
+ */
+static const char bytes_ptx[] =
+	HDR ".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+	"  .reg .b8 %c<6>;\n  .reg .b16 %h<4>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+	"  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n"
+	"  mul.wide.u32 %rd2, %r1, 16;\n  add.u64 %rd3, %rd1, %rd2;\n"
+	"  mad.lo.u32 %r3, %r1, 0x01010101, 0x04030201;\n"
+	"  mov.b32 {%c0, %c1, %c2, %c3}, %r3;\n"
+	"  mov.b16 %h1, {%c1, 0x7f};\n  cvt.u32.u16 %r4, %h1;\n"
+	"  mov.b32 %r5, {%c3, %c2, %c1, %c0};\n"
+	"  mov.b16 {_, %c4}, %h1;\n  mov.b32 %r6, {%c4, 0, 0, 0};\n"
+	"  mov.b32 %r7, {%c0, %c0, %c0, %c0};\n"
+	"  st.global.v4.u32 [%rd3], {%r4, %r5, %r6, %r7};\n  ret;\n}\n";
+
+TEST_F(forms3, mov_bytes)
+{
+	static uint32_t in[1], want[4 * 32];
+
+	for (uint32_t t = 0; t < 32; t++) {
+		want[4 * t] = (t + 2) | 0x7f00;
+		want[4 * t + 1] = (t + 4) | (t + 3) << 8 | (t + 2) << 16 | (t + 1) << 24;
+		want[4 * t + 2] = 0x7f;
+		want[4 * t + 3] = (t + 1) * 0x01010101u;
+	}
+	run32(_metadata, self, bytes_ptx, in, 1, want, 4 * 32);
 }
 
 /*
