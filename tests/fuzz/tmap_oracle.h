@@ -129,7 +129,9 @@ static inline void tmap_tame(struct tmap_case *c)
 	m->rank = (uint8_t)c->rank;
 	m->elem_size = (uint8_t)(1u << (m->elem_size & 3));
 	m->oob_fill = m->mode = 0;
-	m->pad1 = 0;
+	m->swizzle = m->interleave = m->pad1 = 0;
+	if (m->dtype && vgpu_tmap_dt_size(m->dtype) != m->elem_size)
+		m->dtype = 0;
 	if (!c->im2col) {
 		m->channels = m->pixels = 0;
 		memset(m->lower, 0, sizeof(m->lower));
@@ -322,7 +324,9 @@ static inline bool tmap_rules(const struct tmap_case *c, const struct vgpu_tenso
 		  m->mode == (c->im2col ? VGPU_TMAP_IM2COL : VGPU_TMAP_TILE) &&
 		  (m->elem_size == 1 || m->elem_size == 2 || m->elem_size == 4 ||
 		   m->elem_size == 8) &&
-		  !m->oob_fill && !m->pad1 && m->base % 16 == 0;
+		  !m->oob_fill && !m->swizzle && !m->interleave && !m->pad1 &&
+		  (!m->dtype || vgpu_tmap_dt_size(m->dtype) == m->elem_size) &&
+		  m->base % 16 == 0;
 
 	for (uint32_t d = 0; ok && d < c->rank; d++)
 		ok = m->dims[d] >= 1 && m->elem_strides[d] >= 1 && m->elem_strides[d] <= 8 &&
