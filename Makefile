@@ -440,7 +440,7 @@ $(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 # code, nvcc's other PTX).  tests/corpus/known-failures.txt lists the
 # tests that fail today, reported as SKIP with the reason.
 CORPUS := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device async_copy \
-	atomics tma_multicast assert_tables device_heap tma_im2col
+	atomics tma_multicast assert_tables device_heap tma_im2col tma_reduce
 CORPUS_G := reduction scan transpose_matmul atomics assert_tables
 CORPUS_TESTS := $(CORPUS:%=$(BUILD)/tests/test_corpus_%) \
 	$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g)
