@@ -5,8 +5,9 @@
  * the data movement when it completes, in tile mode (a box, dimension 0
  * fastest) and in im2col mode (pixels of a bounding box, W fastest, then
  * H, D and N; PTX ISA 5.5.4).  A reduction walks as a store does and
- * reduces each in-bounds element with an atomic of the memory's.  The copy engine (async.c) queues the
- * operations and calls vgpu_tensor_move() at their completion.
+ * reduces each in-bounds element with an atomic of the memory's.  The
+ * copy engine (async.c) queues the operations and calls
+ * vgpu_tensor_move() at their completion.
  */
 #include <stdio.h>
 #include <string.h>
@@ -384,15 +385,14 @@ static bool tile_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool s
 	uint32_t es = m->elem_size, n0 = box_elems(m, 0), st0 = m->elem_strides[0];
 	uint32_t n[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 }, i[VGPU_TMAP_MAX_RANK] = { 0 };
 	uint8_t *sbase = sm->ctas[store ? op->cta : op->dst_cta]->smem + op->smem;
-	uint8_t *host = tensor_span(sm->l, m, store);
+	/* a reduction: element by element, atomically */
+	uint8_t *host = op->red ? NULL : tensor_span(sm->l, m, store);
 	uint64_t rows = 1, fault;
 
 	for (uint32_t d = 1; d < m->rank; d++) {
 		n[d] = box_elems(m, d);
 		rows *= n[d];
 	}
-	if (op->red)
-		host = NULL; /* element by element, atomically */
 	if (host && st0 == 1 && box_inside(m, op->coord, n0, n)) {
 		tensor_move_dense(m, op->coord, host, sbase, n0, n, rows, store);
 		return true;
