@@ -141,7 +141,8 @@ static const char *const dt_name[] = {
  * type @dt, or -1 where PTX has no such pair (PTX ISA, cp.reduce.async
  * .bulk.tensor: .add of .u32 .s32 .u64 .f32 .f16 .bf16; .min and .max of
  * .u32 .s32 .u64 .s64 .f16 .bf16; .inc and .dec of .u32; .and .or .xor
- * of .b32 .b64, the integer maps'), and .add of f64, which PTX's table
+ * of .b32 .b64: an H200 takes them of u32, s32 and u64 maps and faults on
+ * an s64 map's, as on its .add), and .add of f64, which PTX's table
  * leaves out and an H200 does (tests/cuda/real-gpu/tensor-reduce-h200-
  * 2026-11-30: the other pairs fault there).  .add of an f32 map keeps
  * subnormals, of an f32.ftz map flushes them (measured there too).
@@ -176,11 +177,11 @@ static int red_op(uint32_t red, uint32_t dt)
 	case VGPU_MOD_TRED_DEC:
 		return u32 ? VGPU_ATOMIC_DEC : -1;
 	case VGPU_MOD_TRED_AND:
-		return u32 || s32 || u64 || s64 ? VGPU_ATOMIC_AND : -1;
+		return u32 || s32 || u64 ? VGPU_ATOMIC_AND : -1;
 	case VGPU_MOD_TRED_OR:
-		return u32 || s32 || u64 || s64 ? VGPU_ATOMIC_OR : -1;
+		return u32 || s32 || u64 ? VGPU_ATOMIC_OR : -1;
 	case VGPU_MOD_TRED_XOR:
-		return u32 || s32 || u64 || s64 ? VGPU_ATOMIC_XOR : -1;
+		return u32 || s32 || u64 ? VGPU_ATOMIC_XOR : -1;
 	default:
 		return -1;
 	}
@@ -202,6 +203,30 @@ bool vgpu_tensor_red_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 		   dt_name[m->dtype]);
 	c->sm->exc->addr = addr;
 	return false;
+}
+
+/*
+ * A tile-mode reduction's box must start inside the tensor: an H200
+ * raises an illegal instruction for a negative coordinate in any
+ * dimension, whatever the operation and type, while a box that runs past
+ * the upper ends reduces its elements inside (tests/cuda/real-gpu/
+ * tensor-reduce-h200-2026-11-30, probe_coords).  ASYNC_COPY if not.
+ */
+bool vgpu_tensor_red_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			       const struct vgpu_tensor_map *m, uint64_t addr,
+			       const int32_t *coord)
+{
+	for (uint32_t k = 0; k < m->rank; k++) {
+		if (coord[k] >= 0)
+			continue;
+		vgpu_raise(c, w, VGPU_EXC_ASYNC_COPY, em,
+			   "tensor reduction with the map at 0x%llx: coordinate %u is %d, before "
+			   "the tensor (a reduction's box starts inside it)",
+			   (unsigned long long)addr, k, coord[k]);
+		c->sm->exc->addr = addr;
+		return false;
+	}
+	return true;
 }
 
 /*

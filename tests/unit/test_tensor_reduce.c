@@ -151,6 +151,10 @@ TEST(pairs_ptx_has_not_are_refused)
 		{ "DEC", VGPU_TMAP_DT_U64, 8, "a reduction .dec of u64 elements" },
 		{ "ADD", VGPU_TMAP_DT_U8, 1, "a reduction .add of u8 elements" },
 		{ "OR", VGPU_TMAP_DT_NONE, 4, "a reduction .or of untyped elements" },
+		/* PTX's table has .b64; an H200 faults on an s64 map's */
+		{ "AND", VGPU_TMAP_DT_S64, 8, "a reduction .and of s64 elements" },
+		{ "OR", VGPU_TMAP_DT_S64, 8, "a reduction .or of s64 elements" },
+		{ "XOR", VGPU_TMAP_DT_S64, 8, "a reduction .xor of s64 elements" },
 	};
 	char text[2048], insn[64];
 
@@ -204,17 +208,19 @@ TEST(dtype_checked_with_the_map)
 }
 
 /*
- * Boxes that leave a 12 x 6 u32 tensor (box 8 x 4, element (x, y) of the
- * box holding 0x100 + 8y + x): at (8, 4) the box is clipped to 4 x 2, at
- * (-3, -2) to 5 x 2; each .add changes only the elements inside both.
+ * Boxes that leave a 12 x 6 u32 tensor past its upper ends (box 8 x 4,
+ * element (x, y) of the box holding 0x100 + 8y + x): at (8, 4) the box is
+ * clipped to 4 x 2, at (9, 0) to 3 x 4, at (0, 5) to 8 x 1; each .add
+ * changes only the elements inside both.  (A box that starts before the
+ * tensor is an error: box_before_the_tensor_is_an_error.)
  */
 TEST(partial_boxes_reduce_only_in_bounds)
 {
 	static const uint32_t dims[] = { 12, 6 }, box[] = { 8, 4 };
-	static const int32_t at[][2] = { { 8, 4 }, { -3, -2 }, { 2, 1 } };
+	static const int32_t at[][2] = { { 8, 4 }, { 9, 0 }, { 0, 5 }, { 2, 1 } };
 	char text[2048], coords[128];
 
-	for (size_t c = 0; c < 3; c++) {
+	for (size_t c = 0; c < 4; c++) {
 		struct kt k;
 
 		snprintf(coords, sizeof(coords), "  MOV R20, 0x%x ;\n  MOV R21, 0x%x ;\n",
@@ -241,6 +247,43 @@ TEST(partial_boxes_reduce_only_in_bounds)
 					TH_LOG("box at (%d, %d), element (%d, %d)", at[c][0],
 					       at[c][1], x, y);
 			}
+		kt_free(&k);
+	}
+}
+
+/*
+ * A tile reduction's box that starts before the tensor in any dimension:
+ * ASYNC_COPY at issue (an H200 raises an illegal instruction, whatever
+ * the operation and type: tests/cuda/real-gpu/tensor-reduce-h200-
+ * 2026-11-30), memory untouched.
+ */
+TEST(box_before_the_tensor_is_an_error)
+{
+	static const uint32_t dims[] = { 12, 6 }, box[] = { 8, 4 };
+	static const int32_t at[][2] = { { -3, -2 }, { -1, 0 }, { 4, -1 } };
+	static const char *const msg[] = { "coordinate 0 is -3", "coordinate 0 is -1",
+					   "coordinate 1 is -1" };
+	char text[2048], coords[128];
+
+	for (size_t c = 0; c < 3; c++) {
+		struct kt k;
+
+		snprintf(coords, sizeof(coords), "  MOV R20, 0x%x ;\n  MOV R21, 0x%x ;\n",
+			 (uint32_t)at[c][0], (uint32_t)at[c][1]);
+		red_kernel(text, sizeof(text), coords, "CP.REDUCE.ASYNC.BULK.TENSOR.MAX.2D");
+		ASSERT_EQ(0, kt_load(&k, text));
+		k.block[0] = 32;
+		for (uint32_t i = 0; i < 72; i++)
+			kt_set_word(&k, TENSOR / 4 + i, 7);
+		kt_tensor_map(&k, MAP, TENSOR, 2, 4, dims, box, NULL);
+		k.mem.buf[MAP + offsetof(struct vgpu_tensor_map, dtype)] = VGPU_TMAP_DT_U32;
+		k.flags = SAN;
+		EXPECT_EQ(-1, kt_run(&k));
+		EXPECT_EQ((uint32_t)VGPU_EXC_ASYNC_COPY, k.exc.code);
+		EXPECT_CONTAINS(k.exc.msg, msg[c]);
+		EXPECT_EQ(GMEM_BASE + MAP, k.exc.addr);
+		for (uint32_t i = 0; i < 72; i++)
+			EXPECT_EQ(7u, kt_word(&k, TENSOR / 4 + i));
 		kt_free(&k);
 	}
 }
