@@ -28,8 +28,9 @@
  * A store with byte 0 bit 7 is a tensor reduction instead,
  * CP.REDUCE.ASYNC.BULK.TENSOR[.IM2COL].XOR: the store's walk, each
  * in-bounds element XORed with its box element (in any order: aliasing
- * elements XOR twice); a map whose dtype is not a 32- or 64-bit integer
- * type raises TENSOR_MAP at the map.
+ * elements XOR twice); a map whose dtype is not u32, s32 or u64 raises
+ * TENSOR_MAP at the map, and a tile-mode box that starts at a negative
+ * coordinate ASYNC_COPY there (as an H200 faults on both).
  *
  * Input:
  *   byte 0      bit 0 store; bits 1-3 rank - 1 (mod 5; im2col: 3 + mod
@@ -395,10 +396,15 @@ static inline struct tmap_want tmap_expect(const struct tmap_case *c)
 	}
 	if (!tmap_rules(c, m) ||
 	    (c->reduce && m->dtype != VGPU_TMAP_DT_U32 && m->dtype != VGPU_TMAP_DT_S32 &&
-	     m->dtype != VGPU_TMAP_DT_U64 && m->dtype != VGPU_TMAP_DT_S64)) {
+	     m->dtype != VGPU_TMAP_DT_U64)) {
 		w.code = VGPU_EXC_TENSOR_MAP;
 		return w;
 	}
+	for (uint32_t d = 0; c->reduce && !c->im2col && d < c->rank; d++)
+		if (c->coord[d] < 0) {
+			w.code = VGPU_EXC_ASYNC_COPY;
+			return w;
+		}
 	if (c->im2col && !tmap_im2col_operands(c)) {
 		w.code = VGPU_EXC_ASYNC_COPY;
 		return w;

@@ -350,6 +350,8 @@ static const struct tmap_seed tmap_seeds[] = {
 	/* reductions (flags 0x81): XOR of u32 / u64 maps, a u16 one refused */
 	{ "reduce-oob-2d", 0x81, 2, 4, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 16, 6 }, 0 },
 	{ "reduce-estr-3d-u64", 0x81, 3, 8, 16, 0, { 32, 8, 3 }, { 16, 6, 2 }, { 3, 2, 2 },
+	  { 20, 1, 0 }, 0 },
+	{ "reduce-before-the-tensor", 0x81, 3, 8, 16, 0, { 32, 8, 3 }, { 16, 6, 2 }, { 3, 2, 2 },
 	  { -4, 1, 0 }, 0 },
 	{ "reduce-inside-5d", 0x81, 5, 4, 32, 0, { 4, 2, 2, 2, 3 }, { 4, 2, 1, 2, 2 }, { 0 },
 	  { 0, 0, 1, 0, 1 }, 0 },
