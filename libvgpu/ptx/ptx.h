@@ -357,4 +357,14 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		     int *nattrs, struct vgpu_object *obj);
 void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n);
 
+/*
+ * The linker (ptx_link.c): @n PTX modules (@srcs, @lens bytes each, named
+ * @names in diagnostics) -> one PTX text (*@out, malloc'd, NUL-terminated,
+ * *@out_len bytes).  -EINVAL: a module's own PTX error; -ENOENT: a link
+ * error (an undefined or doubly defined symbol, an .extern that does not
+ * match its definition), each named in @log.
+ */
+int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
+	     char **out, size_t *out_len, char *log, size_t loglen);
+
 #endif
