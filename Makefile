@@ -390,11 +390,12 @@ $(CUDA_TEST_DIR)/%.cubin: tests/cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -cubin -arch=sm_90a -o $@ $<
 CUDA_TESTS := $(addprefix $(BUILD)/tests/,test_cuda test_cuda_abi test_cuda_ptds test_cuda_lib \
-	test_cuda_lib_abi test_cuda_managed)
+	test_cuda_lib_abi test_cuda_managed test_cuda_link)
 $(CUDA_TESTS:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.o): \
 	CPPFLAGS += -DCUDA_TEST_DIR='"$(abspath $(CUDA_TEST_DIR))"'
 $(BUILD)/tests/unit/test_cuda.o $(BUILD)/tests/unit/test_cuda_lib.o \
-	$(BUILD)/tests/unit/test_cuda_managed.o: CPPFLAGS += -Ilibvgpu/cuda
+	$(BUILD)/tests/unit/test_cuda_managed.o $(BUILD)/tests/unit/test_cuda_link.o: \
+	CPPFLAGS += -Ilibvgpu/cuda
 $(BUILD)/tests/unit/test_cuda_abi.o $(BUILD)/tests/unit/test_cuda_lib_abi.o \
 	$(BUILD)/tests/unit/test_cuda_ptds.o: \
 	CPPFLAGS += -isystem $(CUDA_INCLUDE)

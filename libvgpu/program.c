@@ -164,14 +164,15 @@ int vgpu_ptx_compile(const char *src, size_t len, const char *filename, char **a
 }
 
 int vgpu_ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
-		  char **out, size_t *out_len, char *log, size_t loglen)
+		  unsigned int flags, char **out, size_t *out_len, char *log, size_t loglen)
 {
-	if (!out || (n > 0 && (!srcs || !lens)))
+	if (!out || (n > 0 && (!srcs || !lens)) || (flags & ~VGPU_PTX_LINK_CHECK))
 		return -EINVAL;
 	for (int i = 0; i < n; i++)
 		if (!srcs[i] && lens[i])
 			return -EINVAL;
-	return ptx_link(n, srcs, lens, names, out, out_len, log, loglen);
+	return ptx_link(n, srcs, lens, names, flags & VGPU_PTX_LINK_CHECK, out, out_len, log,
+			loglen);
 }
 
 int vgpu_ptx_to_asm(const char *src, size_t len, const char *filename,

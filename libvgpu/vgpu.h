@@ -322,11 +322,13 @@ VGPU_API int vgpu_ptx_compile(const char *src, size_t len, const char *filename,
  * @names name the modules in diagnostics (NULL: "<ptx>").  -EINVAL: a
  * module's own PTX error; -ENOENT: a link error (an undefined symbol, a
  * symbol defined twice, an .extern that does not match its definition);
- * each with FILE:LINE:COL in @log.
+ * each with FILE:LINE:COL in @log.  @flags: VGPU_PTX_LINK_CHECK checks each
+ * module alone (its own PTX errors) and links nothing (*@out stays NULL).
  */
+#define VGPU_PTX_LINK_CHECK 1u
 VGPU_API int vgpu_ptx_link(int n, const char *const *srcs, const size_t *lens,
-			   const char *const *names, char **out, size_t *out_len,
-			   char *log, size_t loglen);
+			   const char *const *names, unsigned int flags, char **out,
+			   size_t *out_len, char *log, size_t loglen);
 VGPU_API int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
 				    struct vgpu_program **out, char *log,
 				    size_t loglen);

@@ -362,9 +362,10 @@ void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n);
  * @names in diagnostics) -> one PTX text (*@out, malloc'd, NUL-terminated,
  * *@out_len bytes).  -EINVAL: a module's own PTX error; -ENOENT: a link
  * error (an undefined or doubly defined symbol, an .extern that does not
- * match its definition), each named in @log.
+ * match its definition), each named in @log.  @check_only: each module's
+ * own errors only, nothing linked.
  */
 int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
-	     char **out, size_t *out_len, char *log, size_t loglen);
+	     bool check_only, char **out, size_t *out_len, char *log, size_t loglen);
 
 #endif

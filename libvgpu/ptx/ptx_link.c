@@ -548,7 +548,7 @@ static int check_module(struct lk *L, int m)
 }
 
 int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
-	     char **out, size_t *out_len, char *log, size_t loglen)
+	     bool check_only, char **out, size_t *out_len, char *log, size_t loglen)
 {
 	struct ptx_diag dg = { .file = "<ptx>", .log = log, .loglen = loglen };
 	struct lk L = { .n = n, .src = srcs, .len = lens, .names = names, .dg = &dg };
@@ -570,6 +570,10 @@ int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *con
 		ret = check_module(&L, m);
 	if (!ret && dg.errors)
 		ret = -EINVAL;
+	if (check_only) {
+		free(L.syms);
+		return ret;
+	}
 	for (int i = 0; !ret && i < L.nsyms; i++) {
 		bool seen = false;
 

@@ -50,7 +50,7 @@ static struct linked do_link(FIXTURE_DATA(link) *self, int n, const char *const 
 
 	for (int i = 0; i < n; i++)
 		lens[i] = strlen(srcs[i]);
-	l.ret = vgpu_ptx_link(n, srcs, lens, names, &l.text, &l.len, self->log,
+	l.ret = vgpu_ptx_link(n, srcs, lens, names, 0, &l.text, &l.len, self->log,
 			      sizeof(self->log));
 	return l;
 }
