@@ -433,6 +433,17 @@ $(BUILD)/tests/test_cudart_fault: $(NVCC_OBJ)/cudart/test_cudart_fault.o $(NVCC_
 $(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $(filter %.o,$^)
+# test_cudart_rdc: tests/cudart/rdc/*.cu built with nvcc -rdc=true
+# (separate compilation, nvcc's device link); vGPU's libcudart links the
+# units' PTX at first use (docs/cuda.md, "Separate compilation")
+RDC_OBJS := $(patsubst tests/cudart/rdc/%.cu,$(NVCC_OBJ)/rdc/%.o,$(wildcard tests/cudart/rdc/*.cu))
+$(NVCC_OBJ)/rdc/%.o: tests/cudart/rdc/%.cu tests/cudart/rdc/rdc.h tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_rdc: $(RDC_OBJS) $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+TESTS += $(BUILD)/tests/test_cudart_rdc
 
 # The corpus of real CUDA code (tests/corpus/, docs/ptx-corpus.md): CUDA
 # programs in the style of the CUDA samples, CCCL (cub, libcu++) and
