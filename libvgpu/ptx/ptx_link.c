@@ -26,9 +26,10 @@
  *
  * A module's internal names (no linking directive: $str, static
  * variables) that another module also has are renamed in it: NAME becomes
- * NAME$vgpu$mN.  The result: the modules' texts in order, each after a
- * comment naming it, with those edits; .extern .shared (the dynamic
- * shared memory) is left alone.
+ * NAME$vgpu$mN.  The result: the modules' texts in order, with those
+ * edits, each followed by a comment naming it (the first module's lines
+ * keep their numbers); .extern .shared (the dynamic shared memory) is
+ * left alone.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -380,9 +381,9 @@ static void resolve(struct lk *L, int i)
 		else
 			s->drop = true;
 	}
-	for (int j = i; j < L->nsyms; j++) /* no other defining statement */
+	for (int j = i; j < L->nsyms; j++) /* no other definition (prototypes stay) */
 		if (L->syms[j].link != LK_INTERNAL && L->syms[j].link != LK_EXTERN &&
-		    &L->syms[j] != def && same(&L->syms[j], first))
+		    L->syms[j].def && &L->syms[j] != def && same(&L->syms[j], first))
 			L->syms[j].drop = true;
 }
 
@@ -493,8 +494,6 @@ static int emit(struct lk *L, int m, char **out, size_t *olen, size_t *ocap)
 	}
 	if (ned)
 		qsort(ed, (size_t)ned, sizeof(*ed), cmp_edit);
-	snprintf(head, sizeof(head), "\n// vgpu link: module %d, %s\n", m, mod_name(L, m));
-	APPEND(head, strlen(head));
 	for (int i = 0; i < ned; i++) {
 		if (ed[i].start < at)
 			continue; /* inside a dropped statement */
@@ -504,6 +503,10 @@ static int emit(struct lk *L, int m, char **out, size_t *olen, size_t *ocap)
 		at = ed[i].end;
 	}
 	APPEND(src + at, L->len[m] - at);
+	/* after the module, so that the first one's lines stay its own */
+	snprintf(head, sizeof(head), "\n// vgpu link: the end of module %d, %s\n", m,
+		 mod_name(L, m));
+	APPEND(head, strlen(head));
 out:
 	free(ed);
 	free(names);
