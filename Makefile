@@ -444,6 +444,14 @@ $(BUILD)/tests/test_cudart_rdc: $(RDC_OBJS) $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
 TESTS += $(BUILD)/tests/test_cudart_rdc
+# test_cudart_rdc_cdp: a device-side launch (libcudadevrt), refused at the link
+$(NVCC_OBJ)/rdc/rdc_cdp.o: tests/cudart/rdc_cdp.cu tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_rdc_cdp: $(NVCC_OBJ)/rdc/rdc_cdp.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+TESTS += $(BUILD)/tests/test_cudart_rdc_cdp
 
 # The corpus of real CUDA code (tests/corpus/, docs/ptx-corpus.md): CUDA
 # programs in the style of the CUDA samples, CCCL (cub, libcu++) and

@@ -21,8 +21,9 @@
  *     a variable's);
  *   - an .extern left undefined is an error naming it; vprintf,
  *     __assertfail, malloc and free are the front end's own, and the
- *     device runtime's functions (cudaLaunchDevice, cudaGetParameterBuffer,
- *     ... : dynamic parallelism, libcudadevrt) are named as unsupported.
+ *     device runtime's functions (__cudaCDP2LaunchDeviceV2,
+ *     cudaGetParameterBuffer, ... : device-side launch, libcudadevrt) are
+ *     named as unsupported, defined or not (devrt()).
  *
  * A module's internal names (no linking directive: $str, static
  * variables) that another module also has are renamed in it: NAME becomes
@@ -289,6 +290,33 @@ static bool builtin(const struct lk_sym *s)
 	return false;
 }
 
+/*
+ * The device runtime (libcudadevrt: device-side kernel launch, cudaMalloc,
+ * cudaDeviceSynchronize ... in device code).  A call of one of its entry
+ * points (CUDA 12/13's __cudaCDP2*, cudaLaunchDevice*,
+ * cudaGetParameterBuffer*) is refused even where nvcc's device link
+ * brought libcudadevrt's own PTX, which defines them; an undefined cuda*
+ * function, or cnp* (what libcudadevrt's PTX calls in the driver), is one
+ * too.
+ */
+static bool prefix(const struct lk_sym *s, const char *p)
+{
+	size_t n = strlen(p);
+
+	return s->len > n && !memcmp(s->name, p, n);
+}
+
+static bool devrt_entry(const struct lk_sym *s)
+{
+	return s->func && (prefix(s, "__cudaCDP") || prefix(s, "cudaLaunchDevice") ||
+			   prefix(s, "cudaGetParameterBuffer"));
+}
+
+static bool devrt(const struct lk_sym *s)
+{
+	return s->func && (devrt_entry(s) || prefix(s, "cuda") || prefix(s, "cnp"));
+}
+
 static const char *kind_name(const struct lk_sym *s)
 {
 	return s->func ? "function" : "variable";
@@ -346,14 +374,14 @@ static void resolve(struct lk *L, int i)
 
 		if (s->link != LK_EXTERN || !same(s, first))
 			continue;
-		if (!def) {
+		if (!def || devrt_entry(s)) {
 			if (builtin(s))
 				continue;
-			if (s->func && s->len > 4 && !memcmp(s->name, "cuda", 4))
+			if (devrt(s))
 				lk_err(L, s->mod, s->line, s->col,
 				       "unsupported construct: '%.*s' is a device-runtime function "
-				       "(CUDA dynamic parallelism, libcudadevrt), which vGPU does not "
-				       "support",
+				       "(device-side launch, CUDA dynamic parallelism: libcudadevrt), "
+				       "which vGPU does not support",
 				       (int)s->len, s->name);
 			else
 				lk_err(L, s->mod, s->line, s->col,

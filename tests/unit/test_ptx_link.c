@@ -305,8 +305,25 @@ TEST_F(link, device_runtime_unsupported)
 
 	expect_link_error(_metadata, self, 1, srcs, -ENOENT,
 			  "a.ptx:4:31: error: unsupported construct: 'cudaGetParameterBuffer' is a "
-			  "device-runtime function (CUDA dynamic parallelism, libcudadevrt), which "
-			  "vGPU does not support");
+			  "device-runtime function (device-side launch, CUDA dynamic parallelism: "
+			  "libcudadevrt), which vGPU does not support");
+}
+
+/* CUDA 13's device-side launch <<<>>> (nvcc -rdc=true, as nvcc writes it) */
+TEST_F(link, device_launch_unsupported)
+{
+	const char *srcs[] = {
+		H ".extern .func (.param .b64 r) __cudaCDP2GetParameterBufferV2(.param .b64 f, "
+		  ".param .align 4 .b8 g[12], .param .align 4 .b8 b[12], .param .b32 s);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2(.param .b64 p, "
+		  ".param .b64 s);\n.visible .entry e()\n{\nret;\n}\n",
+	};
+
+	expect_link_error(_metadata, self, 1, srcs, -ENOENT,
+			  "a.ptx:4:31: error: unsupported construct: '__cudaCDP2GetParameterBufferV2' "
+			  "is a device-runtime function");
+	EXPECT_NE(NULL, strstr(self->log, "a.ptx:5:31: error: unsupported construct: "
+					  "'__cudaCDP2LaunchDeviceV2' is a device-runtime function"));
 }
 
 /* vprintf, __assertfail, malloc and free are the front end's own */
