@@ -10,7 +10,9 @@
  * __cudaRegisterFatBinaryEnd.  Nothing is loaded then: the fatbin becomes
  * a CUlibrary (cuLibraryLoadData: its PTX, compiled by libvgpu's front
  * end) on first use, and the library a module of each context that uses
- * it (libcuda.so.1's cuLibrary*).
+ * it (libcuda.so.1's cuLibrary*).  A program built with nvcc -rdc=true
+ * registers one fatbin whose wrapper lists its translation units' fatbins:
+ * their PTX is linked (cuLink*) into the library (link_units below).
  *
  * A launch `k<<<g, b, smem, stream>>>(args)` is __cudaPushCallConfiguration
  * then the stub: __cudaPopCallConfiguration, __cudaGetKernel once (a
