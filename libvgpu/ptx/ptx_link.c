@@ -153,8 +153,9 @@ static int add_sym(struct lk *L, const struct lk_sym *s)
 }
 
 /*
- * Past the current statement: its ';' or its body's closing '}'; returns
- * where it ends (just after that character).
+ * Past the current statement: its ';' or its body's closing '}' (and a
+ * ';' after it: a variable's initializer); returns where it ends (just
+ * after that character).
  */
 static const char *skip_statement(struct ptx_lexer *lx)
 {
@@ -167,6 +168,10 @@ static const char *skip_statement(struct ptx_lexer *lx)
 			const char *end = lx->p;
 
 			ptx_lex_next(lx);
+			if (is_punct(lx, ';')) { /* an initializer's { } then ; */
+				end = lx->p;
+				ptx_lex_next(lx);
+			}
 			return end;
 		}
 		ptx_lex_next(lx);

@@ -115,6 +115,24 @@ TEST_F(link, weak_yields_to_visible)
 	EXPECT_EQ(5u, out[1]);
 }
 
+/* a dropped .weak array's initializer goes with it, { } and ; */
+TEST_F(link, weak_array_dropped_whole)
+{
+	const char *srcs[] = {
+		H ".extern .global .align 4 .b8 arr[8];\n"
+		".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r;\n.reg .b64 %d;\n"
+		"ld.param.u64 %d, [p];\nld.global.u32 %r, [arr];\nst.global.u32 [%d], %r;\n"
+		"ld.global.u32 %r, [arr+4];\nst.global.u32 [%d+4], %r;\nret;\n}\n",
+		H ".weak .global .align 4 .u32 arr[2] = {1, 2};\n",
+		H ".visible .global .align 4 .u32 arr[2] = {30, 40};\n",
+	};
+	uint32_t out[2];
+
+	ASSERT_EQ(0, link_run(_metadata, self, 3, srcs, "k", out));
+	EXPECT_EQ(30u, out[0]);
+	EXPECT_EQ(40u, out[1]);
+}
+
 /* of several .weak definitions (no .visible) the first is kept */
 TEST_F(link, first_weak_wins)
 {
