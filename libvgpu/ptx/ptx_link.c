@@ -434,7 +434,7 @@ static int emit(struct lk *L, int m, char **out, size_t *olen, size_t *ocap)
 	int ned = 0, edcap = 0, ret = 0;
 	struct {
 		size_t len; /* of the original name */
-		char text[PTX_NAME_MAX * 4];
+		char *text; /* the new one (malloc'd) */
 	} *names = NULL;
 	int nnames = 0;
 	struct ptx_lexer lx;
@@ -493,10 +493,11 @@ static int emit(struct lk *L, int m, char **out, size_t *olen, size_t *ocap)
 			continue;
 		for (int j = 0; j < L->nsyms && !clash; j++)
 			clash = L->syms[j].mod != m && same(&L->syms[j], s);
-		if (!clash || s->len >= sizeof(names->text) - 24)
+		if (!clash)
 			continue;
 		{
 			void *p = realloc(names, (size_t)(nnames + 1) * sizeof(*names));
+			size_t tl = s->len + 32;
 
 			if (!p) {
 				ret = -ENOMEM;
@@ -504,8 +505,12 @@ static int emit(struct lk *L, int m, char **out, size_t *olen, size_t *ocap)
 			}
 			names = p;
 			names[nnames].len = s->len;
-			snprintf(names[nnames++].text, sizeof(names->text), "%.*s$vgpu$m%d",
-				 (int)s->len, s->name, m);
+			names[nnames].text = malloc(tl);
+			if (!names[nnames].text) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			snprintf(names[nnames++].text, tl, "%.*s$vgpu$m%d", (int)s->len, s->name, m);
 		}
 	}
 	if (nnames) {
@@ -542,6 +547,8 @@ static int emit(struct lk *L, int m, char **out, size_t *olen, size_t *ocap)
 	APPEND(head, strlen(head));
 out:
 	free(ed);
+	for (int k = 0; k < nnames; k++)
+		free(names[k].text);
 	free(names);
 	return ret;
 #undef PUSH_EDIT

@@ -226,6 +226,40 @@ TEST_F(link, internal_names_kept_apart)
 	EXPECT_EQ(200u, out[1]);
 }
 
+/* internal names longer than the lexer keeps (hashed there) kept apart too */
+TEST_F(link, long_internal_names_kept_apart)
+{
+	char name[461], a[2048], b[2048];
+	const char *srcs[] = { a, b };
+	uint32_t out[2];
+	struct vgpu_args *args = NULL;
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[0] = '_';
+	name[sizeof(name) - 1] = '\0';
+	snprintf(a, sizeof(a),
+		 H ".global .align 4 .u32 %s = 11;\n"
+		 ".visible .entry ka(.param .u64 p)\n{\n.reg .b32 %%r;\n.reg .b64 %%d;\n"
+		 "ld.param.u64 %%d, [p];\nld.global.u32 %%r, [%s];\nst.global.u32 [%%d], %%r;\n"
+		 "st.global.u32 [%%d+4], %%r;\nret;\n}\n",
+		 name, name);
+	snprintf(b, sizeof(b),
+		 H ".global .align 4 .u32 %s = 22;\n"
+		 ".visible .entry kb(.param .u64 p)\n{\n.reg .b32 %%r;\n.reg .b64 %%d;\n"
+		 "ld.param.u64 %%d, [p];\nld.global.u32 %%r, [%s];\nst.global.u32 [%%d], %%r;\n"
+		 "st.global.u32 [%%d+4], %%r;\nret;\n}\n",
+		 name, name);
+	ASSERT_EQ(0, link_run(_metadata, self, 2, srcs, "ka", out));
+	EXPECT_EQ(11u, out[0]);
+	ASSERT_EQ(0, vgpu_program_find_kernel(self->prog, "kb", &self->k));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 1, 0));
+	vgpu_args_free(args);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, 8));
+	EXPECT_EQ(22u, out[0]);
+}
+
 /* Link errors: -ENOENT, the symbol and where, in the log. */
 static void expect_link_error(struct __test_metadata *_metadata, FIXTURE_DATA(link) *self,
 			      int n, const char *const *srcs, int err, const char *msg)
