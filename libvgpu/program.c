@@ -175,6 +175,13 @@ int vgpu_ptx_link(int n, const char *const *srcs, const size_t *lens, const char
 			loglen);
 }
 
+int vgpu_ptx_link_map_log(const char *linked, size_t len, char *log, size_t loglen)
+{
+	if (!linked && len)
+		return -EINVAL;
+	return ptx_link_map_log(linked ? linked : "", len, log, loglen);
+}
+
 int vgpu_ptx_to_asm(const char *src, size_t len, const char *filename,
 		    char **asm_out, char *log, size_t loglen)
 {

@@ -329,6 +329,14 @@ VGPU_API int vgpu_ptx_compile(const char *src, size_t len, const char *filename,
 VGPU_API int vgpu_ptx_link(int n, const char *const *srcs, const size_t *lens,
 			   const char *const *names, unsigned int flags, char **out,
 			   size_t *out_len, char *log, size_t loglen);
+/*
+ * The log of a compile of vgpu_ptx_link()'s text @linked (@len bytes)
+ * named VGPU_PTX_LINKED_NAME: each "<linked>:LINE:COL: error: ..." is
+ * rewritten in place as "MODULE:LINE:COL: error: ..." of the input the
+ * line came from.
+ */
+#define VGPU_PTX_LINKED_NAME "<linked>"
+VGPU_API int vgpu_ptx_link_map_log(const char *linked, size_t len, char *log, size_t loglen);
 VGPU_API int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
 				    struct vgpu_program **out, char *log,
 				    size_t loglen);

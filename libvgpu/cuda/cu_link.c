@@ -278,8 +278,10 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
 		return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_IMAGE;
 	}
 	/* compiled now, its errors here (and in libvgpu's cache for the load) */
-	ret = vgpu_ptx_compile(out, len, "<linked>", NULL, NULL, NULL, log, sizeof(log));
+	ret = vgpu_ptx_compile(out, len, VGPU_PTX_LINKED_NAME, NULL, NULL, NULL, log,
+			       sizeof(log));
 	if (ret) {
+		vgpu_ptx_link_map_log(out, len, log, sizeof(log)); /* each input's lines */
 		lk_log(state, true, "%s", log);
 		free(out);
 		return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_PTX;

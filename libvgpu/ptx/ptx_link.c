@@ -641,3 +641,83 @@ int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *con
 		*out_len = olen;
 	return 0;
 }
+
+/*
+ * Where line @line of the linked text @text came from: the module's name
+ * (*@name, *@nlen bytes, pointing into @text's marker comment) and its
+ * line there; false for a marker line or past the text.
+ */
+static bool locate(const char *text, size_t len, int line, const char **name, size_t *nlen,
+		   int *mline)
+{
+	static const char marker[] = "// vgpu link: the end of module ";
+	const char *p = text, *end = text + len;
+	int start = 1, cur = 1;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+
+		if ((size_t)(eol - p) > sizeof(marker) - 1 &&
+		    !memcmp(p, marker, sizeof(marker) - 1)) {
+			const char *comma = memchr(p, ',', (size_t)(eol - p));
+
+			if (comma && line >= start && line < cur) {
+				*name = comma + 2 <= eol ? comma + 2 : eol;
+				*nlen = (size_t)(eol - *name);
+				*mline = line - start + 1;
+				return true;
+			}
+			start = cur + 1;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+		cur++;
+	}
+	return false;
+}
+
+int ptx_link_map_log(const char *text, size_t len, char *log, size_t loglen)
+{
+	static const char pfx[] = PTX_LINKED_NAME ":";
+	size_t used, cap;
+	char *buf, *o;
+	const char *p;
+
+	if (!log || !loglen)
+		return 0;
+	used = strnlen(log, loglen);
+	cap = used * 2 + 1024;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	o = buf;
+	p = log;
+	while (*p && (size_t)(o - buf) + 600 < cap) {
+		const char *nl = strchr(p, '\n');
+		size_t ll = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		char *after;
+		long line;
+		const char *name;
+		size_t nlen;
+		int mline;
+
+		if (!strncmp(p, pfx, sizeof(pfx) - 1) &&
+		    (line = strtol(p + sizeof(pfx) - 1, &after, 10)) > 0 && *after == ':' &&
+		    locate(text, len, (int)line, &name, &nlen, &mline) &&
+		    (size_t)(o - buf) + nlen + ll + 32 < cap) {
+			o += snprintf(o, cap - (size_t)(o - buf), "%.*s:%d", (int)nlen, name, mline);
+			memcpy(o, after, ll - (size_t)(after - p));
+			o += ll - (size_t)(after - p);
+		} else if ((size_t)(o - buf) + ll < cap) {
+			memcpy(o, p, ll);
+			o += ll;
+		}
+		p += ll;
+	}
+	*o = '\0';
+	snprintf(log, loglen, "%s", buf);
+	free(buf);
+	return 0;
+}

@@ -183,8 +183,11 @@ int main(int argc, char **argv)
 	}
 	err[0] = '\0';
 	ret = vgpu_ptx_to_asm(src, len,
-			      optind < argc - 1 ? "<linked>" : strcmp(in, "-") ? in : "<stdin>",
+			      optind < argc - 1 ? VGPU_PTX_LINKED_NAME :
+			      strcmp(in, "-") ? in : "<stdin>",
 			      &text, err, ERR_LEN);
+	if (ret && optind < argc - 1)
+		vgpu_ptx_link_map_log(src, len, err, ERR_LEN); /* each input's lines */
 	if (ret) {
 		fputs(*err ? err : "vgpu-ptxas: out of memory\n", stderr);
 		ret = 1;

@@ -164,10 +164,14 @@ TEST_F(link, compile_error_at_complete)
 {
 	void *image = NULL;
 
+	CU(add(self, ptx_a, "a.ptx"));
+	CU(add(self, ptx_b, "b.ptx"));
 	CU(add(self, H ".visible .entry e()\n{\n.reg .b32 %r;\nbogus.u32 %r, 1;\nret;\n}\n",
 	       "e.ptx"));
 	EXPECT_CU(CUDA_ERROR_INVALID_PTX, cuLinkComplete(self->ls, &image, NULL));
-	EXPECT_NE(NULL, strstr(self->err, "bogus"));
+	/* the third input's line 7, not the linked text's */
+	EXPECT_NE(NULL, strstr(self->err, "e.ptx:7:1: error: unsupported PTX instruction "
+					  "'bogus.u32'"));
 }
 
 /* inputs vGPU cannot link */

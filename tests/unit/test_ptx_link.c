@@ -403,6 +403,32 @@ TEST_F(link, module_error_names_its_file)
 	EXPECT_EQ(0, strncmp(self->log, "b.ptx:8:1: error: ", 18));
 }
 
+/* the compile's messages of the linked text, mapped back to each input */
+TEST_F(link, compile_errors_name_their_module)
+{
+	const char *srcs[] = { H ".visible .entry e()\n{\n.reg .b32 %r;\nbogus.u32 %r, 1;\nret;\n}\n",
+			       H KERNEL, H TW(".visible", 2) CNT(".visible", 5),
+			       H ".visible .entry f()\n{\n.reg .b32 %r;\nmore.bogus %r;\nret;\n}\n" };
+	struct linked l = do_link(self, 4, srcs);
+	char *text = NULL;
+
+	ASSERT_EQ(0, l.ret);
+	EXPECT_EQ(-EINVAL, vgpu_ptx_to_asm(l.text, l.len, VGPU_PTX_LINKED_NAME, &text, self->log,
+					   sizeof(self->log)));
+	EXPECT_EQ(0, vgpu_ptx_link_map_log(l.text, l.len, self->log, sizeof(self->log)));
+	if (!strstr(self->log, "a.ptx:7:1: error: unsupported PTX instruction 'bogus.u32'"))
+		TH_LOG("%s", self->log);
+	EXPECT_NE(NULL, strstr(self->log, "a.ptx:7:1: error: unsupported PTX instruction "
+					  "'bogus.u32'"));
+	EXPECT_EQ(NULL, strstr(self->log, "<linked>"));
+	/* a line of no module (past the text) is left as it is */
+	snprintf(self->log, sizeof(self->log), "<linked>:100000:1: error: x\nother\n");
+	EXPECT_EQ(0, vgpu_ptx_link_map_log(l.text, l.len, self->log, sizeof(self->log)));
+	EXPECT_STREQ("<linked>:100000:1: error: x\nother\n", self->log);
+	free(l.text);
+	free(text);
+}
+
 TEST_F(link, nothing_to_link)
 {
 	struct linked l = do_link(self, 0, NULL);

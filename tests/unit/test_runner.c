@@ -1239,6 +1239,10 @@ TEST_F(tool, ptx_kernels_and_args)
 	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx k.ptx");
 	EXPECT_EQ(1, r.status);
 	EXPECT_CONTAINS(r.err, "use.ptx:4:31: error: undefined reference to the .extern function 'tw'");
+	/* the compile's errors name the input and its line */
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx def.ptx bad.ptx");
+	EXPECT_EQ(1, r.status);
+	EXPECT_CONTAINS(r.err, "bad.ptx:7:2: error: unsupported PTX instruction 'wgmma.fence.sync.aligned'");
 }
 
 TEST_HARNESS_MAIN
