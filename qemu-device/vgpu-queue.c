@@ -901,7 +901,8 @@ void vgpu_wait_idle_locked(VGPUState *s)
 void vgpu_queues_init(VGPUState *s)
 {
     /* a launch's shared memory is checked against what one CTA may use */
-    struct vgpu_sm_config cfg = { .smem_max = s->smem_cta, .nsms = s->sms };
+    struct vgpu_sm_config cfg = { .smem_max = s->smem_cta, .nsms = s->sms,
+                                  .nwarpids = s->warps_per_sm };
     char name[32];
     uint32_t i;
 

@@ -1251,6 +1251,7 @@ _Static_assert(sizeof(struct vgpu_completion) == 336, "completion layout");
 #define VGPU_MMU_F_TABLE_ACCESS 5u  /* a table lies outside guest RAM */
 #define VGPU_MMU_F_BAD_AS 6u	    /* asid >= AS_COUNT or its entry invalid */
 #define VGPU_MMU_F_BUS 7u	    /* the page translates to memory outside guest RAM */
+#define VGPU_MMU_F_NOT_MULTICAST 8u /* multimem.ld_reduce: not a multicast address */
 
 /*
  * ---- GPU MMU: page tables in guest memory ----

@@ -37,7 +37,7 @@
 	E(CPNOINC, 80, 1, -1) /* CP.ASYNC.MBARRIER.ARRIVE[.NOINC] (fixed) */    \
 	E(WGREAD, 80, 1, -1)  /* CP.ASYNC.BULK.WAIT_GROUP[.READ] (fixed) */     \
 	E(CLBAR, 80, 1, -1)   /* BAR.CLUSTER.ARRIVE / .WAIT (fixed) */          \
-	E(TRAPK, 80, 1, -1)   /* TRAP / TRAP.ASSERT (fixed) */                  \
+	E(TRAPK, 80, 2, -1)   /* TRAP / .ASSERT / .MULTIMEM (fixed) */          \
 	E(CPCACHE, 80, 1, 0)  /* CP.ASYNC cache hint, default .CA */            \
 	E(TDIM, 80, 3, -1)    /* tensor rank */                                 \
 	E(IMDIM, 80, 3, -1)   /* im2col tensor rank: 3D .. 5D only */          \
@@ -146,6 +146,7 @@
 	E(CLBAR, WAIT, 1)                                                      \
 	E(TRAPK, TRAP, 0)                                                      \
 	E(TRAPK, ASSERT, 1)                                                    \
+	E(TRAPK, MULTIMEM, 2)                                                  \
 	E(CPCACHE, CA, 0)                                                      \
 	E(CPCACHE, CG, 1)                                                      \
 	E(TDIM, 1D, 0)                                                         \
@@ -218,8 +219,10 @@
  *   0x01-0x3f  general purpose (0x29-0x2b: calls, an extension beside
  *              seed 002: CALL, RET, SALLOC; 0x2e: CVT, conversions
  *              between any two types, also an extension; 0x2f: TRAP,
- *              PTX's trap: the exception VGPU_EXC_TRAP, and TRAP.ASSERT,
- *              a failed device assert: VGPU_EXC_ASSERT)
+ *              PTX's trap: the exception VGPU_EXC_TRAP, TRAP.ASSERT,
+ *              a failed device assert: VGPU_EXC_ASSERT, and
+ *              TRAP.MULTIMEM [Ra+imm], multimem.ld_reduce of an address
+ *              that is not a multicast one: VGPU_EXC_GLOBAL_FAULT)
  *   0x40-0x4f  BCU: named barriers (seed 002)
  *   0x50-0x6f  mbarrier unit (MBAR.*)
  *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
@@ -420,6 +423,9 @@
 	E(EXIT, "EXIT", EXIT, X, NOFIX, MODS0(), OPS0())                            \
 	E(TRAP, "TRAP", TRAP, X, FIX(TRAPK, 0), MODS0(), OPS0())                    \
 	E(TRAP_ASSERT, "TRAP.ASSERT", TRAP, X, FIX(TRAPK, 1), MODS0(), OPS0())      \
+	/* multimem.ld_reduce: no address is a multicast one (docs/core.md) */     \
+	E(TRAP_MULTIMEM, "TRAP.MULTIMEM", TRAP, X, FIX(TRAPK, 2), MODS0(),          \
+	  OPS1(MEM))                                                                \
 	/* ---- calls (extension, docs/core.md "Calls") ---- */                     \
 	E(CALL_I, "CALL", CALL, I, NOFIX, MODS0(), OPS2(STK, TARGET))               \
 	E(CALL_R, "CALL", CALL, R, NOFIX, MODS0(), OPS2(STK, RB))                   \
@@ -629,4 +635,7 @@
 	E(GLOBALTIMER_HI, "SR_GLOBALTIMERHI", 35)                              \
 	/* extension (docs/core.md): the CTA's shared memory in bytes, static   \
 	 * and dynamic (the launch's smem_bytes), for PTX's %dynamic_smem_size */ \
-	E(SMEM_BYTES, "SR_SMEM_BYTES", 36)
+	E(SMEM_BYTES, "SR_SMEM_BYTES", 36)                                     \
+	/* extension: warp identifiers of an SM (its resident warps: PTX's     \
+	 * %nwarpid); SR_NWARPS is the CTA's warps */                          \
+	E(NWARPID, "SR_NWARPID", 37)

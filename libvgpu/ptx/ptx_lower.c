@@ -350,7 +350,7 @@ static const struct {
 	{ "%nctaid.z", "SR_NCTAID.Z" },
 	{ "%laneid", "SR_LANEID" },
 	{ "%warpid", "SR_WARPID" },
-	{ "%nwarpid", "SR_NWARPS" },
+	{ "%nwarpid", "SR_NWARPID" },
 	{ "%smid", "SR_SMID" },
 	{ "%nsmid", "SR_NSMID" },
 	{ "%clock", "SR_CLOCKLO" },
@@ -732,7 +732,7 @@ static const struct {
 	{ "isspacep", pl_isspacep }, { "createpolicy", pl_createpolicy },
 	{ "griddepcontrol", pl_griddepcontrol }, { "getctarank", pl_getctarank },
 	{ "applypriority", pl_cache_line }, { "discard", pl_cache_line },
-	{ "tensormap", pl_tensormap },
+	{ "tensormap", pl_tensormap }, { "multimem", pl_multimem },
 };
 
 /*

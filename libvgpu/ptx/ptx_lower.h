@@ -171,6 +171,7 @@ bool pl_half_hook(struct lower *L);
 void pl_activemask(struct lower *L);
 void pl_arith(struct lower *L);
 void pl_atom(struct lower *L);
+void pl_multimem(struct lower *L); /* multimem.ld_reduce/.st/.red */
 /* st.async / red.async (ptx_lower_sync.c), from pl_ldst and pl_atom */
 void pl_async_store(struct lower *L);
 /* red.global.inc/dec.u32 [@base], @b (@base a pair) or, @shared,

@@ -300,3 +300,136 @@ void pl_atom(struct lower *L)
 			use_or_rz(v, c, cp);
 	}
 }
+
+/*
+ * multimem.ld_reduce / .st / .red (PTX ISA 9.7.9.x, sm_90): operations on
+ * a multimem address, which only a multicast object (cuMulticastCreate)
+ * maps.  vGPU has none (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0, as
+ * on an H200 outside an NVLink switch system), so every address a kernel
+ * holds is a unicast one, which the PTX text leaves undefined; vGPU does
+ * what such an H200 does (tests/cuda/real-gpu/multimem-h200-2026-11-30):
+ * .st stores and .red reduces at the address like st/red.global, and
+ * .ld_reduce faults (TRAP.MULTIMEM: a global fault, "not a multicast
+ * address", CUDA_ERROR_ILLEGAL_ADDRESS).  The forms are checked as ptxas
+ * 13.0 checks them for sm_90a.
+ */
+static bool mm_in(const char *m, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(m, *set))
+			return true;
+	return false;
+}
+
+void pl_multimem(struct lower *L)
+{
+	static const char *const ints[] = { ".b32", ".b64", ".u32", ".u64", ".s32", ".s64", NULL };
+	static const char *const flts[] = { ".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64",
+					    NULL };
+	static const char *const f8[] = { ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2",
+					  ".e4m3x4", NULL };
+	static const char *const sems[] = { ".weak", ".relaxed", ".acquire", ".release", NULL };
+	static const char *const scopes[] = { ".cta", ".cluster", ".gpu", ".sys", NULL };
+	static const char *const rops[] = { ".add", ".min", ".max", ".and", ".or", ".xor", NULL };
+	static const char *const vecs[] = { ".v2", ".v4", ".v8", NULL };
+	const struct ptx_insn *in = L->in;
+	const char *kind = in->nmods ? in->mods[0] : "", *type = NULL, *sem = NULL;
+	const char *scope = NULL, *op = NULL;
+	struct ptx_insn t = *in;
+	bool ld = !strcmp(kind, ".ld_reduce"), st = !strcmp(kind, ".st");
+	bool red = !strcmp(kind, ".red"), acc = false, half, flt;
+	int vec = 1, bits;
+
+	if (!ld && !st && !red)
+		return (void)pl_lerr(L, "multimem%s: expected .ld_reduce, .st or .red", kind);
+	for (int i = 1; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+
+		if (mm_in(m, ints) || mm_in(m, flts))
+			type = m;
+		else if (mm_in(m, f8))
+			return (void)pl_lerr(L, "multimem with %s needs sm_100a", m);
+		else if (mm_in(m, sems))
+			sem = m;
+		else if (mm_in(m, scopes))
+			scope = m;
+		else if (!st && mm_in(m, rops))
+			op = m;
+		else if (mm_in(m, vecs))
+			vec = m[2] == '2' ? 2 : m[2] == '4' ? 4 : 8;
+		else if (ld && !strcmp(m, ".acc::f32"))
+			acc = true;
+		else if (ld && !strcmp(m, ".acc::f16"))
+			return (void)pl_lerr(L, "multimem.ld_reduce.acc::f16 needs sm_100a");
+		else if (!strncmp(m, ".shared", 7) || !strcmp(m, ".local") ||
+			 !strcmp(m, ".const") || !strcmp(m, ".param"))
+			return (void)pl_lerr(L, "multimem: the state space is .global, not %s", m);
+		else if (strcmp(m, ".global"))
+			return (void)pl_lerr(L, "multimem%s: unexpected modifier %s", kind, m);
+	}
+	if (!type)
+		return (void)pl_lerr(L, "multimem%s needs a type", kind);
+	if (!st && !op)
+		return (void)pl_lerr(L, "multimem%s needs an operation", kind);
+	if (sem && strcmp(sem, ".weak") && !scope)
+		return (void)pl_lerr(L, "multimem%s%s needs a scope", kind, sem);
+	if (sem && !strcmp(sem, ".weak") && (scope || red))
+		return (void)pl_lerr(L, "multimem%s.weak %s", kind,
+				     red ? "is not a form" : "takes no scope");
+	if (sem && (ld ? !strcmp(sem, ".release") : !strcmp(sem, ".acquire")))
+		return (void)pl_lerr(L, "multimem%s%s is not a form", kind, sem);
+	flt = mm_in(type, flts);
+	half = flt && (strstr(type, "16") != NULL);
+	bits = !strcmp(type, ".f16") || !strcmp(type, ".bf16") ? 16 :
+	       strstr(type, "64") ? 64 : 32;
+	if (vec > 1 && !flt)
+		return (void)pl_lerr(L, "multimem%s: a vector qualifier with %s", kind, type);
+	if (flt && (vec * bits < 32 || vec * bits > 128 || (bits == 64 && vec > 1)))
+		return (void)pl_lerr(L, "multimem%s: %s with .v%d is not 32, 64 or 128 bits", kind,
+				     type, vec);
+	if (acc && !half)
+		return (void)pl_lerr(L, "multimem.ld_reduce.acc::f32 with %s", type);
+	if (op && flt && strcmp(op, ".add") && !half)
+		return (void)pl_lerr(L, "multimem%s%s of %s", kind, op, type);
+	if (op && !flt &&
+	    (!strcmp(op, ".add") ? !strcmp(type, ".s64") || type[1] == 'b' :
+	     !strcmp(op, ".min") || !strcmp(op, ".max") ? type[1] == 'b' : type[1] != 'b'))
+		return (void)pl_lerr(L, "multimem%s%s of %s", kind, op, type);
+	if (ld) {
+		enum space sp = SP_GLOBAL;
+		char off[PTX_NAME_MAX + 24];
+		struct ptx_vinsn *v;
+		int base;
+
+		if (in->nops != 2 || in->ops[0].kind == PTX_O_IMM || in->ops[1].kind != PTX_O_MEM)
+			return (void)pl_lerr(L, "multimem.ld_reduce takes d, [a]");
+		if (vec > 1 && (in->ops[0].kind != PTX_O_VEC || in->ops[0].nvec != vec))
+			return (void)pl_lerr(L, "expected a vector of %d registers", vec);
+		if (!pl_address(L, &in->ops[1], &sp, &base, off, sizeof(off)))
+			return;
+		v = pl_emit(L, "TRAP.MULTIMEM");
+		pl_o_mem(v, base, "%s", off);
+		return;
+	}
+	/* the same access on the unicast address: st / red of a type theirs */
+	snprintf(t.op, sizeof(t.op), "%s", st ? "st" : "red");
+	t.nmods = 0;
+	for (int i = 1; i < in->nmods; i++) {
+		const char *m = in->mods[i];
+
+		if (!strcmp(m, ".weak"))
+			continue;
+		if (st && m == type)
+			m = !flt ? type : bits == 16 ? ".b16" : bits == 64 ? ".b64" :
+			    strcmp(type, ".f32") ? ".b32" : ".f32";
+		snprintf(t.mods[t.nmods++], sizeof(t.mods[0]), "%s", m);
+	}
+	if (red && half && !strcmp(op, ".add"))
+		snprintf(t.mods[t.nmods++], sizeof(t.mods[0]), ".noftz");
+	L->in = &t;
+	if (st)
+		pl_ldst(L);
+	else
+		pl_atom(L);
+	L->in = in;
+}

@@ -122,6 +122,7 @@ static void sim_model_config(struct vgpu_sm_config *cfg, const struct sim_model 
 {
 	cfg->smem_max = m->smem - m->smem_reserved;
 	cfg->nsms = nthreads > m->sms ? nthreads : m->sms;
+	cfg->nwarpids = m->warps_per_sm;
 }
 
 /* ---- GET_PARAM ---- */

@@ -564,6 +564,7 @@ void vgpu_warp_wait_failed(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 
 /* Memory and atomics (exec_mem.c) */
 VGPU_EXEC_PROTO(vgpu_exec_ldg);
+VGPU_EXEC_PROTO(vgpu_exec_trap_multimem);
 VGPU_EXEC_PROTO(vgpu_exec_lds);
 VGPU_EXEC_PROTO(vgpu_exec_ldp);
 VGPU_EXEC_PROTO(vgpu_exec_stg);

@@ -737,6 +737,7 @@ static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 	case VGPU_SR_SMEM_BYTES: return l->smem_bytes;
 	case VGPU_SR_SMID: return c->sm->cfg.sm_id;
 	case VGPU_SR_NSMID: return c->sm->cfg.nsms;
+	case VGPU_SR_NWARPID: return c->sm->cfg.nwarpids;
 	case VGPU_SR_CLUSTER_CTARANK: return vgpu_coop(c) ? 0 : c->rank;
 	case VGPU_SR_CLUSTER_NCTARANK: return vgpu_coop(c) ? 1 : c->sm->nctas;
 	case VGPU_SR_CLUSTER_CTAID_X: return c->id[0] % (l->cluster[0] ? l->cluster[0] : 1);
@@ -998,6 +999,7 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_EXIT] = { exec_exit, false },
 	[VGPU_I_TRAP] = { exec_trap, false },
 	[VGPU_I_TRAP_ASSERT] = { exec_trap_assert, false },
+	[VGPU_I_TRAP_MULTIMEM] = { vgpu_exec_trap_multimem, false },
 	[VGPU_I_CALL_I] = { vgpu_exec_call, false },
 	[VGPU_I_CALL_R] = { vgpu_exec_call, false },
 	[VGPU_I_RET] = { vgpu_exec_ret, false },

@@ -257,6 +257,28 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 }
 
 VGPU_EXEC_PROTO(vgpu_exec_ldg) { return do_load(c, w, d, em, SP_GLOBAL); }
+
+/*
+ * TRAP.MULTIMEM [Ra+imm]: PTX's multimem.ld_reduce.  vGPU has no multicast
+ * objects (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0), so no address
+ * is a multimem address, and an H200 without multicast faults on such a
+ * load as on an unmapped address (CUDA_ERROR_ILLEGAL_ADDRESS): a global
+ * fault at the first active lane's address, reason "not a multicast
+ * address".  (multimem.st and .red of a unicast address store and reduce
+ * there on that H200; the front end lowers them to STG and ATOMG.)
+ */
+VGPU_EXEC_PROTO(vgpu_exec_trap_multimem)
+{
+	uint64_t a = lane_addr(w, d, SP_GLOBAL, (uint32_t)__builtin_ctz(em));
+
+	vgpu_raise(c, w, VGPU_EXC_GLOBAL_FAULT, em,
+		   "multimem.ld_reduce at 0x%llx: not a multicast address",
+		   (unsigned long long)a);
+	c->sm->exc->addr = a;
+	c->sm->exc->info[0] = VGPU_MMU_ACC_READ;
+	c->sm->exc->info[1] = VGPU_MMU_F_NOT_MULTICAST;
+	return VGPU_X_EXC;
+}
 VGPU_EXEC_PROTO(vgpu_exec_lds) { return do_load(c, w, d, em, SP_SHARED); }
 VGPU_EXEC_PROTO(vgpu_exec_ldp) { return do_load(c, w, d, em, SP_PARAM); }
 VGPU_EXEC_PROTO(vgpu_exec_stg) { return do_store(c, w, d, em, SP_GLOBAL); }

@@ -72,6 +72,7 @@ const char *vgpu_mmu_fault_name(uint32_t reason)
 		[VGPU_MMU_F_TABLE_ACCESS] = "page table outside guest RAM",
 		[VGPU_MMU_F_BAD_AS] = "invalid address space",
 		[VGPU_MMU_F_BUS] = "page outside guest RAM",
+		[VGPU_MMU_F_NOT_MULTICAST] = "not a multicast address",
 	};
 
 	if (reason < sizeof(names) / sizeof(names[0]) && names[reason])

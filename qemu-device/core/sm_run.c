@@ -67,6 +67,8 @@ struct vgpu_sm *vgpu_sm_new(const struct vgpu_sm_config *cfg)
 		sm->cfg.tma_bandwidth = 64;
 	if (!sm->cfg.try_wait_limit)
 		sm->cfg.try_wait_limit = 100000;
+	if (!sm->cfg.nwarpids)
+		sm->cfg.nwarpids = VGPU_MAX_WARPS_PER_CTA;
 	for (uint32_t i = 0; i < VGPU_MAX_CLUSTER_CTAS; i++) {
 		sm->ctas[i] = calloc(1, sizeof(*sm->ctas[i]));
 		if (!sm->ctas[i]) {

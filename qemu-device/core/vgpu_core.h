@@ -257,6 +257,8 @@ struct vgpu_launch {
  *                  copy (500)
  * @tma_bandwidth:  bytes the copy engine moves per cycle (64)
  * @try_wait_limit: cycles MBAR.TRY_WAIT suspends without a hint (100000)
+ * @nwarpids:       reported by SR_NWARPID, the warps an SM holds
+ *                  (VGPU_MAX_WARPS_PER_CTA)
  */
 struct vgpu_sm_config {
 	uint32_t smem_max;
@@ -265,6 +267,7 @@ struct vgpu_sm_config {
 	uint32_t tma_latency;
 	uint32_t tma_bandwidth;
 	uint32_t try_wait_limit;
+	uint32_t nwarpids;
 };
 
 struct vgpu_sm_stats {

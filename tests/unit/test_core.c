@@ -287,15 +287,20 @@ TEST(special_registers_3d_grid_and_block)
 	kt_free(&k);
 }
 
-/* SR_SMID and SR_NSMID come from the SM's configuration; NSMID > SMID */
-TEST(smid_and_nsmid)
+/*
+ * SR_SMID, SR_NSMID and SR_NWARPID come from the SM's configuration;
+ * NSMID > SMID; NWARPID 0 is VGPU_MAX_WARPS_PER_CTA
+ */
+TEST(smid_nsmid_and_nwarpid)
 {
 	static const struct vgpu_sm_config cfgs[] = {
-		{ .sm_id = 131, .nsms = 132 },
+		{ .sm_id = 131, .nsms = 132, .nwarpids = 64 },
 		{ .sm_id = 5 }, /* nsms 0: sm_id + 1 */
-		{ .sm_id = 9, .nsms = 3 }, /* too few: sm_id + 1 */
+		{ .sm_id = 9, .nsms = 3, .nwarpids = 48 }, /* too few: sm_id + 1 */
 	};
-	static const uint32_t want[][2] = { { 131, 132 }, { 5, 6 }, { 9, 10 } };
+	static const uint32_t want[][3] = { { 131, 132, 64 },
+					    { 5, 6, VGPU_MAX_WARPS_PER_CTA },
+					    { 9, 10, 48 } };
 
 	for (unsigned i = 0; i < 3; i++) {
 		struct kt k;
@@ -303,12 +308,16 @@ TEST(smid_and_nsmid)
 		ASSERT_EQ(0, kt_load(&k, KT_PROLOGUE
 				  "  S2R R4, SR_SMID ;\n"
 				  "  S2R R5, SR_NSMID ;\n"
-				  "  STG.64 [R2], R4 ;\n"
+				  "  S2R R6, SR_NWARPID ;\n"
+				  "  S2R R7, SR_NWARPS ;\n"
+				  "  STG.128 [R2], R4 ;\n"
 				  "  EXIT ;\n"));
 		kt_config(&k, &cfgs[i]);
 		KT_RUN_OK(&k);
 		EXPECT_EQ(want[i][0], kt_word(&k, 0));
 		EXPECT_EQ(want[i][1], kt_word(&k, 1));
+		EXPECT_EQ(want[i][2], kt_word(&k, 2));
+		EXPECT_EQ(1u, kt_word(&k, 3)); /* the CTA's warps */
 		kt_free(&k);
 	}
 }

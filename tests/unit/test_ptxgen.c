@@ -268,12 +268,20 @@ out:
 	free(text);
 }
 
-/* Child: kernels @from.. of @md, one record each down @fd. */
+/*
+ * Child: kernels @from.. of @md, one record each down @fd.  The special
+ * registers run on the h100 model, the shape of the GPU whose results
+ * they are compared with (%nwarpid: its 64 warps an SM).
+ */
 static void child(struct module *md, unsigned int from, int fd)
 {
 	struct vgpu_device *dev = NULL;
 	struct result r;
-	int ret = vgpu_device_open(NULL, &dev);
+	int ret;
+
+	if (!strcmp(md->name, "sreg"))
+		setenv("VGPU_SIM_MODEL", "h100", 1);
+	ret = vgpu_device_open(NULL, &dev);
 
 	for (unsigned int i = from; i < md->m.nk; i++) {
 		if (ret) {
