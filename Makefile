@@ -390,11 +390,12 @@ $(CUDA_TEST_DIR)/%.cubin: tests/cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -cubin -arch=sm_90a -o $@ $<
 CUDA_TESTS := $(addprefix $(BUILD)/tests/,test_cuda test_cuda_abi test_cuda_ptds test_cuda_lib \
-	test_cuda_lib_abi test_cuda_managed)
+	test_cuda_lib_abi test_cuda_managed test_cuda_link)
 $(CUDA_TESTS:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.o): \
 	CPPFLAGS += -DCUDA_TEST_DIR='"$(abspath $(CUDA_TEST_DIR))"'
 $(BUILD)/tests/unit/test_cuda.o $(BUILD)/tests/unit/test_cuda_lib.o \
-	$(BUILD)/tests/unit/test_cuda_managed.o: CPPFLAGS += -Ilibvgpu/cuda
+	$(BUILD)/tests/unit/test_cuda_managed.o $(BUILD)/tests/unit/test_cuda_link.o: \
+	CPPFLAGS += -Ilibvgpu/cuda
 $(BUILD)/tests/unit/test_cuda_abi.o $(BUILD)/tests/unit/test_cuda_lib_abi.o \
 	$(BUILD)/tests/unit/test_cuda_ptds.o: \
 	CPPFLAGS += -isystem $(CUDA_INCLUDE)
@@ -432,6 +433,25 @@ $(BUILD)/tests/test_cudart_fault: $(NVCC_OBJ)/cudart/test_cudart_fault.o $(NVCC_
 $(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $(filter %.o,$^)
+# test_cudart_rdc: tests/cudart/rdc/*.cu built with nvcc -rdc=true
+# (separate compilation, nvcc's device link); vGPU's libcudart links the
+# units' PTX at first use (docs/cuda.md, "Separate compilation")
+RDC_OBJS := $(patsubst tests/cudart/rdc/%.cu,$(NVCC_OBJ)/rdc/%.o,$(wildcard tests/cudart/rdc/*.cu))
+$(NVCC_OBJ)/rdc/%.o: tests/cudart/rdc/%.cu tests/cudart/rdc/rdc.h tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_rdc: $(RDC_OBJS) $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+TESTS += $(BUILD)/tests/test_cudart_rdc
+# test_cudart_rdc_cdp: a device-side launch (libcudadevrt), refused at the link
+$(NVCC_OBJ)/rdc/rdc_cdp.o: tests/cudart/rdc_cdp.cu tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_rdc_cdp: $(NVCC_OBJ)/rdc/rdc_cdp.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+TESTS += $(BUILD)/tests/test_cudart_rdc_cdp
 
 # The corpus of real CUDA code (tests/corpus/, docs/ptx-corpus.md): CUDA
 # programs in the style of the CUDA samples, CCCL (cub, libcu++) and

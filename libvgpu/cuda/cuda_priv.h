@@ -42,7 +42,7 @@
  */
 #define CUV_HOT __attribute__((section(".text.hot.cuv")))
 
-enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
+enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL, CUV_LINK };
 
 /* CUDA's launch dimension limits (the device attributes say the same) */
 #define CUV_MAX_GRID_X 0x7fffffffu

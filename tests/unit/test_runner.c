@@ -1249,6 +1249,33 @@ TEST_F(tool, ptx_kernels_and_args)
 	EXPECT_CONTAINS(r.err, "bad.ptx:7:2: error: unsupported PTX instruction");
 	run_tool(&r, "vgpu-ptxas", NULL, "%s", "-S");
 	EXPECT_EQ(2, r.status);
+
+	/* several inputs are linked: k2 calls tw, defined in the other file */
+	write_text("use.ptx", ".version 8.0\n.target sm_90a\n.address_size 64\n"
+			      ".extern .func (.param .b32 r) tw(.param .b32 x);\n"
+			      ".visible .entry k2(.param .u64 p)\n{\n.reg .b32 %r<3>;\n"
+			      ".reg .b64 %d;\nld.param.u64 %d, [p];\nmov.u32 %r1, 21;\n"
+			      "{\n.param .b32 a;\n.param .b32 b;\nst.param.b32 [a], %r1;\n"
+			      "call (b), tw, (a);\nld.param.b32 %r2, [b];\n}\n"
+			      "st.global.u32 [%d], %r2;\nret;\n}\n");
+	write_text("def.ptx", ".version 8.0\n.target sm_90a\n.address_size 64\n"
+			      ".visible .func (.param .b32 r) tw(.param .b32 x)\n{\n"
+			      ".reg .b32 %q;\nld.param.b32 %q, [x];\nshl.b32 %q, %q, 1;\n"
+			      "st.param.b32 [r], %q;\nret;\n}\n");
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx def.ptx");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	run(&r, "--kernel k2 --buffer o:4 --arg ptr:o --dump o linked.vgo");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_STREQ("o:\n0000002a\n", r.out);
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx");
+	EXPECT_EQ(1, r.status);
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx k.ptx");
+	EXPECT_EQ(1, r.status);
+	EXPECT_CONTAINS(r.err, "use.ptx:4:31: error: undefined reference to the .extern function 'tw'");
+	/* the compile's errors name the input and its line */
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx def.ptx bad.ptx");
+	EXPECT_EQ(1, r.status);
+	EXPECT_CONTAINS(r.err, "bad.ptx:7:2: error: unsupported PTX instruction 'wgmma.fence.sync.aligned'");
 }
 
 TEST_HARNESS_MAIN
