@@ -514,7 +514,9 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # libcudart.so.13, libcuda.so.1 and libvgpu.so.2 in /usr/lib/vgpu-cuda and
 # the host's shared libraries they load (libstdc++, libc, libdrm, libzstd,
 # ..., the loader) at the host's paths.  The guest's are made in build/.
-GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS)
+# (the -rdc=true programs too: their PTX linked in the guest's libcudart)
+GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS) \
+	$(BUILD)/tests/test_cudart_rdc $(BUILD)/tests/test_cudart_rdc_cdp
 GUEST_CUDA_DIR := $(BUILD)/guest-cuda
 $(GUEST_CUDA_DIR)/programs.txt: scripts/guest-cuda.sh $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)
 	scripts/guest-cuda.sh $(GUEST_CUDA_DIR) $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA)
