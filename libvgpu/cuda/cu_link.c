@@ -215,9 +215,8 @@ CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type,
 					     const char *path, unsigned int numOptions,
 					     CUjit_option *options, void **optionValues)
 {
-	FILE *f;
 	char *buf;
-	long size;
+	size_t size;
 	CUresult r;
 
 	if (!cuv_initialized())
@@ -226,29 +225,13 @@ CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type,
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!path)
 		return CUDA_ERROR_INVALID_VALUE;
-	f = fopen(path, "rb");
-	if (!f) {
-		lk_log(state, true, "%s: cannot open the file\n", path);
-		return CUDA_ERROR_FILE_NOT_FOUND;
+	r = cuv_read_file(path, &buf, &size);
+	if (r) {
+		lk_log(state, true, "%s: cannot %s the file\n", path,
+		       r == CUDA_ERROR_OUT_OF_MEMORY ? "hold" : "open");
+		return r;
 	}
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	}
-	buf = malloc((size_t)size + 1);
-	if (!buf) {
-		fclose(f);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-		fclose(f);
-		free(buf);
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	}
-	fclose(f);
-	buf[size] = '\0';
-	r = cuLinkAddData(state, type, buf, (size_t)size + 1, path, numOptions, options,
-			     optionValues);
+	r = cuLinkAddData(state, type, buf, size, path, numOptions, options, optionValues);
 	free(buf);
 	return r;
 }

@@ -427,6 +427,11 @@ void cuv_modules_free(struct CUctx_st *ctx);
 const char *cuv_asm_kernel(const char *text, const char *kname, char **ptx_name);
 CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
 			     size_t errlen, struct CUmod_st **out);
+/*
+ * The whole file at @path, NUL-terminated (*@size counts the NUL), in
+ * *@buf for the caller to free: FILE_NOT_FOUND if it cannot be read.
+ */
+CUresult cuv_read_file(const char *path, char **buf, size_t *size);
 /* cuModuleLoadDataEx's options: the error log buffer, the rest checked. */
 CUresult cuv_jit_options(unsigned int n, const CUjit_option *options, void **values,
 			 char **errlog, size_t *errlen);
