@@ -390,11 +390,12 @@ $(CUDA_TEST_DIR)/%.cubin: tests/cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -cubin -arch=sm_90a -o $@ $<
 CUDA_TESTS := $(addprefix $(BUILD)/tests/,test_cuda test_cuda_abi test_cuda_ptds test_cuda_lib \
-	test_cuda_lib_abi test_cuda_managed)
+	test_cuda_lib_abi test_cuda_managed test_cuda_link)
 $(CUDA_TESTS:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.o): \
 	CPPFLAGS += -DCUDA_TEST_DIR='"$(abspath $(CUDA_TEST_DIR))"'
 $(BUILD)/tests/unit/test_cuda.o $(BUILD)/tests/unit/test_cuda_lib.o \
-	$(BUILD)/tests/unit/test_cuda_managed.o: CPPFLAGS += -Ilibvgpu/cuda
+	$(BUILD)/tests/unit/test_cuda_managed.o $(BUILD)/tests/unit/test_cuda_link.o: \
+	CPPFLAGS += -Ilibvgpu/cuda
 $(BUILD)/tests/unit/test_cuda_abi.o $(BUILD)/tests/unit/test_cuda_lib_abi.o \
 	$(BUILD)/tests/unit/test_cuda_ptds.o: \
 	CPPFLAGS += -isystem $(CUDA_INCLUDE)
@@ -432,6 +433,25 @@ $(BUILD)/tests/test_cudart_fault: $(NVCC_OBJ)/cudart/test_cudart_fault.o $(NVCC_
 $(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $(filter %.o,$^)
+# test_cudart_rdc: tests/cudart/rdc/*.cu built with nvcc -rdc=true
+# (separate compilation, nvcc's device link); vGPU's libcudart links the
+# units' PTX at first use (docs/cuda.md, "Separate compilation")
+RDC_OBJS := $(patsubst tests/cudart/rdc/%.cu,$(NVCC_OBJ)/rdc/%.o,$(wildcard tests/cudart/rdc/*.cu))
+$(NVCC_OBJ)/rdc/%.o: tests/cudart/rdc/%.cu tests/cudart/rdc/rdc.h tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_rdc: $(RDC_OBJS) $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+TESTS += $(BUILD)/tests/test_cudart_rdc
+# test_cudart_rdc_cdp: a device-side launch (libcudadevrt), refused at the link
+$(NVCC_OBJ)/rdc/rdc_cdp.o: tests/cudart/rdc_cdp.cu tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_rdc_cdp: $(NVCC_OBJ)/rdc/rdc_cdp.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+TESTS += $(BUILD)/tests/test_cudart_rdc_cdp
 
 # The corpus of real CUDA code (tests/corpus/, docs/ptx-corpus.md): CUDA
 # programs in the style of the CUDA samples, CCCL (cub, libcu++) and
@@ -440,7 +460,7 @@ $(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 # code, nvcc's other PTX).  tests/corpus/known-failures.txt lists the
 # tests that fail today, reported as SKIP with the reason.
 CORPUS := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device async_copy \
-	atomics tma_multicast assert_tables device_heap tma_im2col
+	atomics tma_multicast assert_tables device_heap tma_im2col tma_reduce
 CORPUS_G := reduction scan transpose_matmul atomics assert_tables
 CORPUS_TESTS := $(CORPUS:%=$(BUILD)/tests/test_corpus_%) \
 	$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g)
@@ -529,7 +549,9 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # libcudart.so.13, libcuda.so.1 and libvgpu.so.2 in /usr/lib/vgpu-cuda and
 # the host's shared libraries they load (libstdc++, libc, libdrm, libzstd,
 # ..., the loader) at the host's paths.  The guest's are made in build/.
-GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS) $(CORPUS_CLANG_TESTS)
+# (the -rdc=true programs too: their PTX linked in the guest's libcudart)
+GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS) $(CORPUS_CLANG_TESTS) \
+	$(BUILD)/tests/test_cudart_rdc $(BUILD)/tests/test_cudart_rdc_cdp
 GUEST_CUDA_DIR := $(BUILD)/guest-cuda
 $(GUEST_CUDA_DIR)/programs.txt: scripts/guest-cuda.sh $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA) \
 		tests/corpus/known-failures.txt

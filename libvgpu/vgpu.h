@@ -313,6 +313,30 @@ VGPU_API int vgpu_ptx_to_asm(const char *src, size_t len, const char *filename,
 VGPU_API int vgpu_ptx_compile(const char *src, size_t len, const char *filename,
 			      char **asm_out, void **obj_out, size_t *obj_len,
 			      char *log, size_t loglen);
+/*
+ * Links @n PTX modules into one (docs/ptx.md, "Linking"): each module's
+ * .extern functions and variables resolved against the .visible (.weak,
+ * .common) definitions of the others, their internal names kept apart.
+ * The result is PTX text (*@out, malloc'd, NUL-terminated, *@out_len
+ * bytes) that vgpu_program_from_ptx() and vgpu_ptx_compile() take.
+ * @names name the modules in diagnostics (NULL: "<ptx>").  -EINVAL: a
+ * module's own PTX error; -ENOENT: a link error (an undefined symbol, a
+ * symbol defined twice, an .extern that does not match its definition);
+ * each with FILE:LINE:COL in @log.  @flags: VGPU_PTX_LINK_CHECK checks each
+ * module alone (its own PTX errors) and links nothing (*@out stays NULL).
+ */
+#define VGPU_PTX_LINK_CHECK 1u
+VGPU_API int vgpu_ptx_link(int n, const char *const *srcs, const size_t *lens,
+			   const char *const *names, unsigned int flags, char **out,
+			   size_t *out_len, char *log, size_t loglen);
+/*
+ * The log of a compile of vgpu_ptx_link()'s text @linked (@len bytes)
+ * named VGPU_PTX_LINKED_NAME: each "<linked>:LINE:COL: error: ..." is
+ * rewritten in place as "MODULE:LINE:COL: error: ..." of the input the
+ * line came from.
+ */
+#define VGPU_PTX_LINKED_NAME "<linked>"
+VGPU_API int vgpu_ptx_link_map_log(const char *linked, size_t len, char *log, size_t loglen);
 VGPU_API int vgpu_program_load_file(struct vgpu_device *dev, const char *path,
 				    struct vgpu_program **out, char *log,
 				    size_t loglen);

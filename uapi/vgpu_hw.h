@@ -304,9 +304,26 @@ struct vgpu_trace_event {
  * multiple of 16 bytes (c0 * elem_size; an H200 faults on others).  Else
  * ASYNC_COPY.
  *
+ * Tensor reductions (CP.REDUCE.ASYNC.BULK.TENSOR[.IM2COL], PTX's
+ * cp.reduce.async.bulk.tensor) walk as stores do (tile, or im2col with no
+ * offsets) and reduce each in-bounds element of global memory with its
+ * element in shared memory, atomically element by element, in the type
+ * dtype names.  The operations each type has (PTX ISA's table, and ADD
+ * of F64 which an H200 does; any other pair: TENSOR_MAP, where an H200
+ * raises an illegal instruction): ADD on U32 S32 U64 F32 F32_FTZ F64 F16
+ * BF16; MIN and MAX on U32 S32 U64 S64 F16 BF16; INC and DEC on U32;
+ * AND, OR and XOR on U32 S32 U64 S64.  ADD of F32_FTZ flushes subnormal
+ * operands and result to zero, of F32, F64, F16 and BF16 it keeps them;
+ * a NaN result of F32, F16 and BF16 is the canonical 0x7fffffff / 0x7fff;
+ * MIN and MAX of F16 and BF16 are minNum/maxNum, -0 below +0 (the
+ * atomics' rules, vgpu_core.h; measured on an H200,
+ * tests/cuda/real-gpu/tensor-reduce-h200-2026-11-30).
+ *
  * The rules of a map (one broken: TENSOR_MAP at the map's address):
  *   every mode: magic; rank as the instruction's; elem_size 1, 2, 4 or 8;
- *     oob_fill and pad1 0; base 16-aligned; for d < rank: dims[d] >= 1,
+ *     dtype 0 .. VGPU_TMAP_DT_MAX, and if not 0 of elem_size bytes;
+ *     oob_fill, swizzle, interleave and pad1 0; base 16-aligned; for
+ *     d < rank: dims[d] >= 1,
  *     elem_strides[d] 1 .. 8, strides[d - 1] a multiple of 16;
  *     mode as the instruction's (0 or 1);
  *   tile mode: box[d] 1 .. 256 for d < rank; channels, pixels, lower[]
@@ -327,6 +344,35 @@ struct vgpu_trace_event {
 #define VGPU_TMAP_MAX_CHANNELS 256u
 #define VGPU_TMAP_MAX_PIXELS 1024u
 
+/*
+ * Element types (dtype): PTX's .elemtype numbering (tensormap.replace)
+ * plus one; 0 leaves the type unsaid, which copies allow and reductions
+ * (CP.REDUCE.ASYNC.BULK.TENSOR) refuse.
+ */
+#define VGPU_TMAP_DT_NONE 0u
+#define VGPU_TMAP_DT_U8 1u
+#define VGPU_TMAP_DT_U16 2u
+#define VGPU_TMAP_DT_U32 3u
+#define VGPU_TMAP_DT_S32 4u
+#define VGPU_TMAP_DT_U64 5u
+#define VGPU_TMAP_DT_S64 6u
+#define VGPU_TMAP_DT_F16 7u
+#define VGPU_TMAP_DT_F32 8u
+#define VGPU_TMAP_DT_F32_FTZ 9u
+#define VGPU_TMAP_DT_F64 10u
+#define VGPU_TMAP_DT_BF16 11u
+#define VGPU_TMAP_DT_TF32 12u
+#define VGPU_TMAP_DT_TF32_FTZ 13u
+#define VGPU_TMAP_DT_MAX VGPU_TMAP_DT_TF32_FTZ
+
+/* The bytes of an element of type @dt (1 .. VGPU_TMAP_DT_MAX), else 0. */
+static inline __u32 vgpu_tmap_dt_size(__u32 dt)
+{
+	static const __u8 size[VGPU_TMAP_DT_MAX + 1] = { 0, 1, 2, 4, 4, 8, 8, 2, 4, 4, 8, 2, 4, 4 };
+
+	return dt <= VGPU_TMAP_DT_MAX ? size[dt] : 0;
+}
+
 struct vgpu_tensor_map {
 	__u64 base;		 /* global address of element 0, 16-aligned */
 	__u32 magic;		 /* VGPU_TMAP_MAGIC */
@@ -335,7 +381,10 @@ struct vgpu_tensor_map {
 	__u8 oob_fill;		 /* 0: zeros (the only fill mode) */
 	__u8 mode;		 /* VGPU_TMAP_TILE or VGPU_TMAP_IM2COL */
 	__u32 dims[VGPU_TMAP_MAX_RANK];	/* elements per dimension, >= 1 */
-	__u32 pad1;		 /* must be zero */
+	__u8 swizzle;		 /* must be zero (tensormap.replace's swizzle_mode) */
+	__u8 dtype;		 /* VGPU_TMAP_DT_*: element type; 0 untyped */
+	__u8 interleave;	 /* must be zero (tensormap.replace's interleave) */
+	__u8 pad1;		 /* must be zero */
 	__u64 strides[VGPU_TMAP_MAX_RANK - 1]; /* bytes, dims 1..rank-1, 16-multiple */
 	__u32 box[VGPU_TMAP_MAX_RANK];	/* tile: 1 .. 256; im2col: 0 */
 	__u32 elem_strides[VGPU_TMAP_MAX_RANK]; /* 1 .. 8 */

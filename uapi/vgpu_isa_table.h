@@ -41,6 +41,7 @@
 	E(CPCACHE, 80, 1, 0)  /* CP.ASYNC cache hint, default .CA */            \
 	E(TDIM, 80, 3, -1)    /* tensor rank */                                 \
 	E(IMDIM, 80, 3, -1)   /* im2col tensor rank: 3D .. 5D only */          \
+	E(TRED, 83, 3, -1)    /* tensor reduction (CP.REDUCE.ASYNC.BULK.TENSOR) */ \
 	E(MSEMA, 87, 2, 0)    /* arrive semantics, default .RELEASE */          \
 	E(MSEMW, 87, 2, 0)    /* wait semantics, default .ACQUIRE */            \
 	E(MSEMX, 87, 2, 0)    /* expect/complete_tx semantics: .RELAXED */      \
@@ -154,6 +155,14 @@
 	E(TDIM, 3D, 2)                                                         \
 	E(TDIM, 4D, 3)                                                         \
 	E(TDIM, 5D, 4)                                                         \
+	E(TRED, ADD, 0)                                                        \
+	E(TRED, MIN, 1)                                                        \
+	E(TRED, MAX, 2)                                                        \
+	E(TRED, INC, 3)                                                        \
+	E(TRED, DEC, 4)                                                        \
+	E(TRED, AND, 5)                                                        \
+	E(TRED, OR, 6)                                                         \
+	E(TRED, XOR, 7)                                                        \
 	E(IMDIM, 3D, 2)                                                        \
 	E(IMDIM, 4D, 3)                                                        \
 	E(IMDIM, 5D, 4)                                                        \
@@ -316,6 +325,8 @@
 	E(CP_TENSOR_STORE, 0x78)                                               \
 	E(CP_TENSOR_IM2COL, 0x79)                                              \
 	E(CP_TENSOR_STORE_IM2COL, 0x7a)                                        \
+	E(CP_TENSOR_RED, 0x7b)                                                 \
+	E(CP_TENSOR_RED_IM2COL, 0x7c)                                          \
 	E(MAPA, 0x80)                                                          \
 	E(BAR_CLUSTER, 0x81)
 
@@ -566,6 +577,11 @@
 	  NOFIX, MODS1(IMDIM), OPS5(SA, GB, RCN, SE, RDN))                          \
 	E(CP_TENSOR_STORE_IM2COL, "CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL",            \
 	  CP_TENSOR_STORE_IM2COL, X, NOFIX, MODS1(IMDIM), OPS3(GB, RCN, SA))        \
+	/* tensor reductions: a store's walk, each element reduced atomically */  \
+	E(CP_TENSOR_RED, "CP.REDUCE.ASYNC.BULK.TENSOR", CP_TENSOR_RED, X, NOFIX,   \
+	  MODS2(TRED, TDIM), OPS3(GB, RCN, SA))                                     \
+	E(CP_TENSOR_RED_IM2COL, "CP.REDUCE.ASYNC.BULK.TENSOR.IM2COL",              \
+	  CP_TENSOR_RED_IM2COL, X, NOFIX, MODS2(TRED, IMDIM), OPS3(GB, RCN, SA))    \
 	/* ---- clusters ---- */                                                    \
 	E(MAPA_R, "MAPA", MAPA, R, NOFIX, MODS0(), OPS3(RD, RA, RB))               \
 	E(MAPA_I, "MAPA", MAPA, I, NOFIX, MODS0(), OPS3(RD, RA, IMM))              \

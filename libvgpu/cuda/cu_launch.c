@@ -769,6 +769,27 @@ static int elem_size(CUtensorMapDataType t)
 	}
 }
 
+/* The map's element type (VGPU_TMAP_DT_*, PTX's order) of CUDA's @t, else 0 */
+static uint8_t elem_type(CUtensorMapDataType t)
+{
+	switch (t) {
+	case CU_TENSOR_MAP_DATA_TYPE_UINT8: return VGPU_TMAP_DT_U8;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT16: return VGPU_TMAP_DT_U16;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT32: return VGPU_TMAP_DT_U32;
+	case CU_TENSOR_MAP_DATA_TYPE_INT32: return VGPU_TMAP_DT_S32;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT64: return VGPU_TMAP_DT_U64;
+	case CU_TENSOR_MAP_DATA_TYPE_INT64: return VGPU_TMAP_DT_S64;
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: return VGPU_TMAP_DT_F16;
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT32: return VGPU_TMAP_DT_F32;
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return VGPU_TMAP_DT_F64;
+	case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return VGPU_TMAP_DT_BF16;
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ: return VGPU_TMAP_DT_F32_FTZ;
+	case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: return VGPU_TMAP_DT_TF32;
+	case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return VGPU_TMAP_DT_TF32_FTZ;
+	default: return VGPU_TMAP_DT_NONE;
+	}
+}
+
 /*
  * What the tiled and im2col encoders check alike (the driver's
  * CUDA_ERROR_INVALID_VALUE cases, and vGPU's NOT_SUPPORTED for what its
@@ -802,6 +823,7 @@ static CUresult encode_common(struct vgpu_tensor_map *tm, const char *fn,
 	tm->base = (uintptr_t)globalAddress;
 	tm->rank = (uint8_t)rank;
 	tm->elem_size = (uint8_t)es;
+	tm->dtype = elem_type(type); /* reductions take their type from it */
 	for (cuuint32_t d = 0; d < rank; d++) {
 		if (!globalDim[d] || globalDim[d] > (1ull << 32) || !elementStrides[d] ||
 		    elementStrides[d] > VGPU_TMAP_MAX_ELEM_STRIDE)

@@ -361,18 +361,12 @@ CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 	return load_image(module, fatCubin, 0, "<fatbin>", NULL, 0);
 }
 
-CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+CUresult cuv_read_file(const char *path, char **out, size_t *osize)
 {
-	FILE *f;
+	FILE *f = fopen(path, "rb");
 	char *buf;
 	long size;
-	CUresult r;
 
-	if (!module || !fname)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!cuv_initialized())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	f = fopen(fname, "rb");
 	if (!f)
 		return CUDA_ERROR_FILE_NOT_FOUND;
 	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
@@ -391,7 +385,25 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 	}
 	fclose(f);
 	buf[size] = '\0';
-	r = load_image(module, buf, (size_t)size + 1, fname, NULL, 0);
+	*out = buf;
+	*osize = (size_t)size + 1;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+	char *buf;
+	size_t size;
+	CUresult r;
+
+	if (!module || !fname)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!cuv_initialized())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	r = cuv_read_file(fname, &buf, &size);
+	if (r)
+		return r;
+	r = load_image(module, buf, size, fname, NULL, 0);
 	free(buf);
 	return r;
 }

@@ -87,7 +87,10 @@ CUV_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, i
 	X(cuOccupancyMaxPotentialBlockSizeWithFlags, 7000, 7000)                           \
 	X(cuOccupancyAvailableDynamicSMemPerBlock, 10020, 10020)                           \
 	X(cuOccupancyMaxPotentialClusterSize, 11070, 11070)                                \
-	X(cuOccupancyMaxActiveClusters, 11070, 11070)
+	X(cuOccupancyMaxActiveClusters, 11070, 11070)                                      \
+	X(cuLinkCreate, 5050, 6050) X(cuLinkAddData, 5050, 6050)                           \
+	X(cuLinkAddFile, 5050, 6050) X(cuLinkComplete, 5050, 5050)                         \
+	X(cuLinkDestroy, 5050, 5050)
 
 /* #n: the API name as written, before cuda.h maps it to its versioned symbol */
 #define ENTRY(n, first, ours) { #n, (void *)n, first, ours },

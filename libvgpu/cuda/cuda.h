@@ -51,6 +51,9 @@
 #define cuDevicePrimaryCtxSetFlags cuDevicePrimaryCtxSetFlags_v2
 #define cuDeviceGetUuid cuDeviceGetUuid_v2
 #define cuModuleGetGlobal cuModuleGetGlobal_v2
+#define cuLinkCreate cuLinkCreate_v2
+#define cuLinkAddData cuLinkAddData_v2
+#define cuLinkAddFile cuLinkAddFile_v2
 #define cuMemGetInfo cuMemGetInfo_v2
 #define cuMemAlloc cuMemAlloc_v2
 #define cuMemFree cuMemFree_v2
@@ -123,6 +126,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUlib_st *CUlibrary;
 typedef struct CUkern_st *CUkernel;
+typedef struct CUlinkState_st *CUlinkState;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUgraphDeviceUpdatableNode_st *CUgraphDeviceNode;
@@ -519,6 +523,17 @@ typedef enum CUjit_option_enum {
 	CU_JIT_NUM_OPTIONS
 } CUjit_option;
 
+/* what cuLinkAddData takes (vGPU links PTX: docs/cuda.md, "Linking") */
+typedef enum CUjitInputType_enum {
+	CU_JIT_INPUT_CUBIN = 0,
+	CU_JIT_INPUT_PTX = 1,
+	CU_JIT_INPUT_FATBINARY = 2,
+	CU_JIT_INPUT_OBJECT = 3,
+	CU_JIT_INPUT_LIBRARY = 4,
+	CU_JIT_INPUT_NVVM = 5,
+	CU_JIT_NUM_INPUT_TYPES = 6
+} CUjitInputType;
+
 typedef enum CUlaunchAttributeID_enum {
 	CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
 	CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
@@ -822,6 +837,22 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *
 				    size_t *paramSize);
 CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc);
 CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config);
+
+/*
+ * ---- Linking (cu_link.c): PTX modules (or fatbins' PTX) linked into one
+ * image, PTX text that cuModuleLoadData takes; cubins, host objects and
+ * libraries cannot be linked (SASS does not run on vGPU) ----
+ */
+CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options,
+			      void **optionValues, CUlinkState *stateOut);
+CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size,
+			       const char *name, unsigned int numOptions, CUjit_option *options,
+			       void **optionValues);
+CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
+			       unsigned int numOptions, CUjit_option *options,
+			       void **optionValues);
+CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut);
+CUresult CUDAAPI cuLinkDestroy(CUlinkState state);
 
 /* ---- Libraries: context-independent loading; a CUkernel launches as a CUfunction ---- */
 CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,

@@ -42,7 +42,7 @@
  */
 #define CUV_HOT __attribute__((section(".text.hot.cuv")))
 
-enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL };
+enum cuv_kind { CUV_CTX = 1, CUV_MOD, CUV_FUNC, CUV_STREAM, CUV_EVENT, CUV_LIB, CUV_KERNEL, CUV_LINK };
 
 /* CUDA's launch dimension limits (the device attributes say the same) */
 #define CUV_MAX_GRID_X 0x7fffffffu
@@ -427,6 +427,11 @@ void cuv_modules_free(struct CUctx_st *ctx);
 const char *cuv_asm_kernel(const char *text, const char *kname, char **ptx_name);
 CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
 			     size_t errlen, struct CUmod_st **out);
+/*
+ * The whole file at @path, NUL-terminated (*@size counts the NUL), in
+ * *@buf for the caller to free: FILE_NOT_FOUND if it cannot be read.
+ */
+CUresult cuv_read_file(const char *path, char **buf, size_t *size);
 /* cuModuleLoadDataEx's options: the error log buffer, the rest checked. */
 CUresult cuv_jit_options(unsigned int n, const CUjit_option *options, void **values,
 			 char **errlog, size_t *errlen);

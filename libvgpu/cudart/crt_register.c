@@ -10,13 +10,17 @@
  * __cudaRegisterFatBinaryEnd.  Nothing is loaded then: the fatbin becomes
  * a CUlibrary (cuLibraryLoadData: its PTX, compiled by libvgpu's front
  * end) on first use, and the library a module of each context that uses
- * it (libcuda.so.1's cuLibrary*).
+ * it (libcuda.so.1's cuLibrary*).  A program built with nvcc -rdc=true
+ * registers one fatbin whose wrapper lists its translation units' fatbins:
+ * their PTX is linked (cuLink*) into the library (link_units below).
  *
  * A launch `k<<<g, b, smem, stream>>>(args)` is __cudaPushCallConfiguration
  * then the stub: __cudaPopCallConfiguration, __cudaGetKernel once (a
  * static in the stub), __cudaLaunchKernel with the argument pointers.
  * cudaKernel_t is a struct crt_func of this file.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,13 +182,86 @@ char __cudaInitModule(void **handle)
 	return 1;
 }
 
+/*
+ * nvcc -rdc=true (separate compilation): the device link step's stub
+ * (nvcc's crt/link.stub) registers one fatbin for the whole program, a
+ * wrapper of version 2 (FATBINC_LINK_VERSION) whose data is the linked
+ * SASS and whose last member lists each translation unit's own fatbin
+ * (its relocatable SASS and its PTX, section __nv_relfatbin), NULL-ended.
+ * vGPU links those PTX (cuLink*: libvgpu's PTX linker) into the library.
+ */
+#define CRT_FATBINC_MAGIC 0x466243b1
+#define CRT_FATBINC_LINK_VERSION 2
+
+struct crt_fatbinc {
+	int magic;
+	int version;
+	const unsigned long long *data;
+	void *filename_or_fatbins;
+};
+
+static void *const *rdc_units(const void *image)
+{
+	const struct crt_fatbinc *w = image;
+
+	if (w->magic != CRT_FATBINC_MAGIC || w->version != CRT_FATBINC_LINK_VERSION)
+		return NULL;
+	return w->filename_or_fatbins;
+}
+
+/* A fatbin's bytes from its header (u32 magic, u16 version, u16 header size, u64 size). */
+static size_t fatbin_bytes(const void *fatbin)
+{
+	const unsigned char *p = fatbin;
+	uint32_t magic;
+	uint16_t hsize;
+	uint64_t size;
+
+	memcpy(&magic, p, 4);
+	memcpy(&hsize, p + 6, 2);
+	memcpy(&size, p + 8, 8);
+	return magic == 0xBA55ED50u ? hsize + size : 16;
+}
+
+static CUresult link_units(void *const *units, CUlibrary *lib)
+{
+	char err[8192] = "";
+	CUjit_option opt[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *val[2] = { err, (void *)(uintptr_t)sizeof(err) };
+	CUlinkState ls;
+	void *image;
+	CUresult r = cuLinkCreate(2, opt, val, &ls);
+
+	if (r)
+		return r;
+	for (int i = 0; !r && units[i]; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "<translation unit %d>", i);
+		r = cuLinkAddData(ls, CU_JIT_INPUT_FATBINARY, units[i], fatbin_bytes(units[i]),
+				  name, 0, NULL, NULL);
+	}
+	if (!r)
+		r = cuLinkComplete(ls, &image, NULL);
+	if (!r)
+		r = cuLibraryLoadData(lib, image, NULL, NULL, 0, NULL, NULL, 0);
+	if (r && err[0])
+		crt_warn("linking the program's device code (nvcc -rdc=true):\n%s", err);
+	cuLinkDestroy(ls);
+	return r;
+}
+
 /* The fatbin as a CUlibrary, loaded on first use (its result kept). */
 static cudaError_t fatbin_lib(struct crt_fatbin *fb, CUlibrary *out)
 {
 	CUresult r;
+	void *const *units;
 
 	pthread_mutex_lock(&fb->lock);
-	if (!fb->loaded) {
+	if (!fb->loaded && (units = rdc_units(fb->image))) {
+		fb->load_result = link_units(units, &fb->lib);
+		fb->loaded = true;
+	} else if (!fb->loaded) {
 		fb->load_result = cuLibraryLoadData(&fb->lib, fb->image, NULL, NULL, 0, NULL,
 						    NULL, 0);
 		/* a fatbin with no PTX: libcuda's message names the nvcc flag */

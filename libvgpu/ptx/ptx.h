@@ -375,4 +375,22 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 		     int *nattrs, struct vgpu_object *obj);
 void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n);
 
+/*
+ * The linker (ptx_link.c): @n PTX modules (@srcs, @lens bytes each, named
+ * @names in diagnostics) -> one PTX text (*@out, malloc'd, NUL-terminated,
+ * *@out_len bytes).  -EINVAL: a module's own PTX error; -ENOENT: a link
+ * error (an undefined or doubly defined symbol, an .extern that does not
+ * match its definition), each named in @log.  @check_only: each module's
+ * own errors only, nothing linked.
+ */
+int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
+	     bool check_only, char **out, size_t *out_len, char *log, size_t loglen);
+/*
+ * The messages of a compile of linked text @text named PTX_LINKED_NAME:
+ * "<linked>:LINE:" becomes "MODULE:LINE:" of the module the line came
+ * from (the link's markers say), in @log in place.
+ */
+#define PTX_LINKED_NAME "<linked>"
+int ptx_link_map_log(const char *text, size_t len, char *log, size_t loglen);
+
 #endif

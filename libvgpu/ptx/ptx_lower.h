@@ -202,6 +202,8 @@ void pl_brx(struct lower *L);
 void pl_mbarrier(struct lower *L);
 void pl_minmax(struct lower *L);
 void pl_mov(struct lower *L);
+/* mov with a vector operand (ptx_lower_vmov.c) */
+void pl_mov_vector(struct lower *L);
 void pl_nanosleep(struct lower *L);
 void pl_not_neg_abs(struct lower *L);
 void pl_selp(struct lower *L);

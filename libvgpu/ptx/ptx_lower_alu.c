@@ -51,71 +51,6 @@ static void read_clock64(struct lower *L, int d, const char *sr)
 	pl_mov_reg(L, d, 1, false, t, 1);
 }
 
-static bool all_regs(const struct lower *L, const struct ptx_operand *o, int bits, bool sinks)
-{
-	for (int i = 0; i < o->nvec; i++)
-		if (o->vec[i] < 0 ? !sinks : pl_preg(L, o->vec[i])->cls != PTX_R32 ||
-					     pl_preg(L, o->vec[i])->bits != bits)
-			return false;
-	return true;
-}
-
-/*
- * mov.b32 {a, b} <-> r and mov.b64 {a, b, c, d} <-> rd with 16-bit
- * elements, the first in the low bits.  Packing masks each element (a
- * 16-bit register may hold any bits above its value); unpacking shifts
- * each half down, through temporaries, so a destination may also be the
- * source.  False: not one of these forms.
- */
-static bool mov_halves(struct lower *L, const struct ptx_operand *d, const struct ptx_operand *s)
-{
-	struct ptx_vinsn *v;
-
-	if (s->kind == PTX_O_VEC && d->kind == PTX_O_REG && all_regs(L, s, 16, false) &&
-	    ((s->nvec == 2 && pl_is_reg(L, d, PTX_R32)) ||
-	     (s->nvec == 4 && pl_is_reg(L, d, PTX_R64)))) {
-		int t = pl_new_vreg(L, s->nvec / 2), u = pl_new_vreg(L, 1);
-
-		for (int w = 0; w < s->nvec / 2; w++) {
-			v = pl_emit(L, "LOP.AND");
-			pl_o_def(v, t, w, s->nvec == 4 && w == 0);
-			pl_o_use(v, s->vec[2 * w], 0);
-			pl_o_text(v, "0xffff");
-			v = pl_emit(L, "SHL");
-			pl_o_def(v, u, 0, false);
-			pl_o_use(v, s->vec[2 * w + 1], 0);
-			pl_o_text(v, "0x10");
-			v = pl_emit(L, "LOP.OR");
-			pl_o_def(v, t, w, s->nvec == 4 && w == 0);
-			pl_o_use(v, t, w);
-			pl_o_use(v, u, 0);
-		}
-		for (int w = 0; w < s->nvec / 2; w++)
-			pl_mov_reg(L, d->reg, w, s->nvec == 4 && w == 0, t, w);
-		return true;
-	}
-	if (d->kind == PTX_O_VEC && s->kind == PTX_O_REG && all_regs(L, d, 16, true) &&
-	    ((d->nvec == 2 && pl_is_reg(L, s, PTX_R32)) ||
-	     (d->nvec == 4 && pl_is_reg(L, s, PTX_R64)))) {
-		int t = pl_new_vreg(L, 1), u = pl_new_vreg(L, 1), h = pl_new_vreg(L, 1);
-		int k = pl_new_vreg(L, 1);
-
-		for (int e = 0; e < d->nvec; e++) {
-			v = pl_emit(L, e & 1 ? "SHR.U32" : "MOV");
-			pl_o_def(v, e == 0 ? t : e == 1 ? u : e == 2 ? h : k, 0, false);
-			pl_o_use(v, s->reg, e / 2);
-			if (e & 1)
-				pl_o_text(v, "0x10");
-		}
-		for (int e = 0; e < d->nvec; e++)
-			if (d->vec[e] >= 0)
-				pl_mov_reg(L, d->vec[e], 0, false,
-					   e == 0 ? t : e == 1 ? u : e == 2 ? h : k, 0);
-		return true;
-	}
-	return false;
-}
-
 void pl_mov(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
@@ -124,29 +59,8 @@ void pl_mov(struct lower *L)
 
 	if (!pl_want_ops(L, 2))
 		return;
-	if (d->kind == PTX_O_VEC || s->kind == PTX_O_VEC) {
-		/* mov.b64 {lo, hi}, %rd (unpack) / mov.b64 %rd, {lo, hi} (pack) */
-		if (d->kind == PTX_O_VEC && pl_is_reg(L, s, PTX_R64) && d->nvec == 2) {
-			for (int i = 0; i < 2; i++)
-				if (d->vec[i] >= 0)
-					pl_mov_reg(L, d->vec[i], 0, false, s->reg, i);
-			return;
-		}
-		if (s->kind == PTX_O_VEC && pl_is_reg(L, d, PTX_R64) && s->nvec == 2) {
-			int t = pl_new_vreg(L, 2);
-
-			for (int i = 0; i < 2; i++)
-				pl_mov_reg(L, t, i, i == 0, s->vec[i], 0);
-			for (int i = 0; i < 2; i++)
-				pl_mov_reg(L, d->reg, i, i == 0, t, i);
-			return;
-		}
-		if (mov_halves(L, d, s))
-			return;
-		pl_unsupported(L, "vector moves other than 2 x 32 <-> 64 bits, 2 x 16 <-> 32 "
-			       "and 4 x 16 <-> 64");
-		return;
-	}
+	if (d->kind == PTX_O_VEC || s->kind == PTX_O_VEC)
+		return pl_mov_vector(L);
 	if (d->kind != PTX_O_REG) {
 		pl_lerr(L, "mov needs a register destination");
 		return;

@@ -2,7 +2,8 @@
 /*
  * PTX lowering: the bulk copies.  cp.async.bulk between global and
  * shared memory (CP.ASYNC.BULK, CP.ASYNC.BULK.GLOBAL), the tensor copies
- * (cp.async.bulk.tensor, tile and im2col modes), the multicast forms of both
+ * (cp.async.bulk.tensor, tile and im2col modes) and reductions
+ * (cp.reduce.async.bulk.tensor), the multicast forms of both
  * (.multicast::cluster with a ctaMask: one copy per destination CTA of
  * the cluster), the L2 prefetches (nothing to do), and the forms the
  * copy engine does not do: cp.async.bulk from shared memory to a cluster
@@ -19,12 +20,7 @@
 /* the most CTAs a cluster has (PTX: a 16-bit ctaMask) */
 #define MC_RANKS 16
 
-/*
- * A global address operand of a bulk copy ([%rd], [%rd+imm], [var],
- * [var+imm]) as one register pair (the core's copies take [Rn] only);
- * -2: an error.
- */
-static int global_pair(struct lower *L, const struct ptx_operand *o)
+int pl_global_pair(struct lower *L, const struct ptx_operand *o)
 {
 	enum space sp = SP_GLOBAL;
 	char off[PTX_NAME_MAX + 24];
@@ -388,6 +384,70 @@ static void tensor_copy(struct lower *L)
 }
 
 /*
+ * cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redOp{.tile|
+ *	.im2col_no_offs}.bulk_group{.L2::cache_hint} [tmap, {c..}], [src]
+ *	{, policy}
+ * (PTX ISA, cp.reduce.async.bulk.tensor) on CP.REDUCE.ASYNC.BULK.TENSOR
+ * [.IM2COL].OP.ND: the copy engine walks the box (or the im2col pixels)
+ * as for a tensor store and reduces each in-bounds element into global
+ * memory atomically, in the element type the tensor map names (an op
+ * the type has not: TENSOR_MAP at run time, as for a bad map).
+ */
+static void tensor_reduce(struct lower *L)
+{
+	static const char *const ops[] = { ".add", ".min", ".max", ".inc",
+					   ".dec", ".and", ".or", ".xor" };
+	static const char *const vgpu_ops[] = { "ADD", "MIN", "MAX", "INC",
+						"DEC", "AND", "OR", "XOR" };
+	static const char *const types[] = { ".u32", ".s32", ".u64", ".s64", ".b32", ".b64",
+					     ".f16", ".bf16", ".f32", ".f64", ".noftz" };
+	const struct ptx_insn *in = L->in;
+	bool store = false;
+	int n = tensor_rank(in, &store), o = -1, map, coords, a;
+	enum load_mode mode;
+	struct ptx_vinsn *v;
+	char b[256];
+
+	if (!n)
+		return (void)pl_lerr(L, "a tensor reduction needs .1d .. .5d");
+	if (!load_mode(L, &mode))
+		return;
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (pl_has_mod(in, ops[k]))
+			o = o < 0 ? (int)k : -2;
+	if (!store || !pl_has_mod(in, ".shared::cta") || !pl_has_mod(in, ".bulk_group"))
+		return (void)pl_lerr(L, "'%s': expected cp.reduce.async.bulk.tensor.Nd.global"
+				     ".shared::cta.OP{.tile|.im2col_no_offs}.bulk_group",
+				     pl_spelled(in, b, sizeof(b)));
+	if (o < 0)
+		return (void)pl_lerr(L, "'%s' needs one of .add .min .max .inc .dec .and .or .xor",
+				     pl_spelled(in, b, sizeof(b)));
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+		if (pl_has_mod(in, types[k]))
+			return (void)pl_lerr(L, "'%s': a tensor reduction takes no %s (the tensor "
+					     "map gives the element type)",
+					     pl_spelled(in, b, sizeof(b)), types[k]);
+	if (pl_has_mod(in, ".multicast::cluster"))
+		return (void)pl_lerr(L, "a tensor reduction has no .multicast::cluster");
+	if (mode == LM_IM2COL)
+		return (void)pl_lerr(L, "a tensor reduction's im2col mode is .im2col_no_offs");
+	if (mode == LM_IM2COL_NO_OFFS && n < 3)
+		return (void)pl_lerr(L, ".im2col_no_offs needs .3d, .4d or .5d");
+	if (pl_hint_nops(L) != 2)
+		return (void)pl_lerr(L, "wrong number of operands");
+	if (!tensor_operand(L, &in->ops[0], n, &map, &coords))
+		return;
+	a = pl_shared_addr_reg(L, &in->ops[1]);
+	if (a < -1)
+		return;
+	v = pl_emit(L, "CP.REDUCE.ASYNC.BULK.TENSOR%s.%s.%dD",
+		    mode == LM_IM2COL_NO_OFFS ? ".IM2COL" : "", vgpu_ops[o], n);
+	pl_use_addr(v, map);
+	pl_o_use(v, coords, 0);
+	pl_use_addr(v, a);
+}
+
+/*
  * cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
  *	.multicast::cluster{.L2::cache_hint} [dst], [src], size, [mbar],
  *	ctaMask{, policy}
@@ -407,7 +467,7 @@ static void bulk_multicast(struct lower *L)
 		return (void)pl_lerr(L, "wrong number of operands");
 	if (!bulk_size(L, &in->ops[2]))
 		return;
-	src = global_pair(L, &in->ops[1]);
+	src = pl_global_pair(L, &in->ops[1]);
 	dst = pl_shared_addr_reg(L, &in->ops[0]);
 	mb = pl_shared_addr_reg(L, &in->ops[3]);
 	if (src < -1 || dst < -1 || mb < -1)
@@ -635,7 +695,7 @@ static void bulk_reduce(struct lower *L)
 		return (void)pl_lerr(L, "wrong number of operands");
 	if (!bulk_size(L, &in->ops[2]))
 		return;
-	dst = cluster ? pl_shared_addr_reg(L, &in->ops[0]) : global_pair(L, &in->ops[0]);
+	dst = cluster ? pl_shared_addr_reg(L, &in->ops[0]) : pl_global_pair(L, &in->ops[0]);
 	src = pl_shared_addr_reg(L, &in->ops[1]);
 	if (cluster)
 		mb = pl_shared_addr_reg(L, &in->ops[3]);
@@ -678,9 +738,9 @@ static void bulk_copy(struct lower *L)
 		return;
 	if (from_shared && pl_has_mod(in, ".L2::cache_hint"))
 		return (void)pl_lerr(L, "a copy from shared memory takes no cache hint");
-	dst = to_global ? global_pair(L, &in->ops[0]) : pl_shared_addr_reg(L, &in->ops[0]);
+	dst = to_global ? pl_global_pair(L, &in->ops[0]) : pl_shared_addr_reg(L, &in->ops[0]);
 	src = from_shared || to_global ? pl_shared_addr_reg(L, &in->ops[1]) :
-					 global_pair(L, &in->ops[1]);
+					 pl_global_pair(L, &in->ops[1]);
 	if (!to_global)
 		mb = pl_shared_addr_reg(L, &in->ops[3]);
 	if (dst < -1 || src < -1 || mb < -1)
@@ -725,7 +785,7 @@ void pl_bulk(struct lower *L)
 	const struct ptx_insn *in = L->in;
 
 	if (pl_has_mod(in, ".reduce") && pl_has_mod(in, ".tensor"))
-		return (void)pl_unsupported(L, "cp.reduce.async.bulk.tensor");
+		return tensor_reduce(L);
 	if (pl_has_mod(in, ".tensor")) /* and the tensor prefetches */
 		return tensor_copy(L);
 	if (pl_has_mod(in, ".prefetch"))

@@ -34,6 +34,13 @@ int pl_hint_nops(struct lower *L);
 /* an mbarrier (or other shared) address operand as one register; -2: an
  * error (ptx_lower_sync.c) */
 int pl_shared_addr_reg(struct lower *L, const struct ptx_operand *o);
+/*
+ * A global address operand of an asynchronous copy ([%rd], [%rd+imm],
+ * [var], [var+imm]) as one register pair (the core's copies take [Rn]
+ * only): the register itself without an offset, else a new pair; -2: an
+ * error (ptx_lower_bulk.c).
+ */
+int pl_global_pair(struct lower *L, const struct ptx_operand *o);
 /* a [Rn] operand of register @r */
 void pl_use_addr(struct ptx_vinsn *v, int r);
 /* a load or store of @bits (8, 32, 64) of vreg @val at @mem + @add, in

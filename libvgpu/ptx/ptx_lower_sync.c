@@ -415,11 +415,8 @@ static void cp_async_zfill(struct lower *L, int nreg)
 		nreg = n->reg;
 	}
 	dst = pl_shared_addr_reg(L, &in->ops[0]);
-	src = in->ops[1].reg;
-	if (dst < -1)
+	if (dst < -1 || (src = pl_global_pair(L, &in->ops[1])) < -1)
 		return;
-	if (in->ops[1].kind != PTX_O_MEM || src < 0 || pl_preg(L, src)->cls != PTX_R64)
-		return (void)pl_unsupported(L, "a global address other than [%rd+imm]");
 	for (int i = 0; i < size; i++) {
 		int x = pl_new_vreg(L, 1), p = -1;
 
@@ -440,7 +437,7 @@ static void cp_async_zfill(struct lower *L, int nreg)
 				v->guard_not = false;
 			}
 			pl_o_def(v, x, 0, false);
-			pl_o_mem(v, src, "%" PRId64, in->ops[1].imm + i);
+			pl_o_mem(v, src, "%d", i);
 		}
 		v = pl_emit(L, "STS.U8");
 		pl_o_mem(v, dst, "%d", i);
@@ -504,13 +501,11 @@ void pl_cp(struct lower *L)
 			return cp_async_zfill(L, -1);
 		if (nops != 3 && nops != 4)
 			return (void)pl_unsupported(L, "cp.async with these operands");
+		/* the addresses of a load's and a store's forms, each one
+		 * register (an offset or a variable's address added first) */
 		dst = pl_shared_addr_reg(L, &in->ops[0]);
-		src = in->ops[1].reg;
-		if (dst < -1)
+		if (dst < -1 || (src = pl_global_pair(L, &in->ops[1])) < -1)
 			return;
-		if (in->ops[1].kind != PTX_O_MEM || src < 0 || in->ops[1].imm ||
-		    pl_preg(L, src)->cls != PTX_R64)
-			return (void)pl_unsupported(L, "a global address other than [%rd]");
 		v = pl_emit(L, "CP.ASYNC%s", pl_has_mod(in, ".cg") ? ".CG" : "");
 		pl_use_addr(v, dst);
 		pl_use_addr(v, src);

@@ -8,11 +8,12 @@
  * (base), rank (new_val + 1, new_val being zero-based; a rank past 5 is
  * stored as 0), global_dim, box_dim and element_stride (dims[ord],
  * box[ord], elem_strides[ord]), global_stride (strides[ord], ord 0..3),
- * elemtype (elem_size: 1, 2, 4 or 8 bytes by PTX's table of types),
- * fill_mode (oob_fill).  What vGPU does not do is recorded in a field the
+ * elemtype (elem_size: 1, 2, 4 or 8 bytes by PTX's table of types, and
+ * dtype, the type itself, that reductions use), fill_mode (oob_fill).
+ * What vGPU does not do is recorded in a field the
  * copy engine requires to be zero, so that a copy through the map raises
  * TENSOR_MAP until a later replace puts a supported value back:
- * interleave_layout in pad1's byte 2, swizzle_mode in its byte 0,
+ * interleave_layout in interleave, swizzle_mode in swizzle,
  * fill_mode 1 (NaN fill) in oob_fill, elemtype 13..15 (sub-byte types)
  * as element size 0; global_stride of ord 4, for which the map has no
  * room, sets channels (nonzero only in an im2col map) for good.  The copy engine checks the values it reads
@@ -163,14 +164,19 @@ static void replace(struct lower *L)
 			val = value_vreg(L, nv, true);
 		}
 		break;
-	case 6: /* elemtype */
+	case 6: /* elemtype: elem_size, then dtype */
 		off = TM_OFF(elem_size);
 		bits = 8;
 		val = const_vreg(L, elem_bytes[nv->imm]);
+		if (!L->failed) {
+			pl_mem_vreg(L, false, &in->ops[0], sp, off, bits, val);
+			off = TM_OFF(dtype);
+			val = const_vreg(L, elem_bytes[nv->imm] ? (uint32_t)nv->imm + 1 : 0);
+		}
 		break;
 	default: /* interleave_layout, swizzle_mode, fill_mode: 0 the only one */
-		/* pad1 must be 0: swizzle in its byte 0, interleave in its byte 2 */
-		off = f == 7 ? TM_OFF(pad1) + 2 : f == 8 ? TM_OFF(pad1) : TM_OFF(oob_fill);
+		/* swizzle and interleave must be 0 (vGPU has neither) */
+		off = f == 7 ? TM_OFF(interleave) : f == 8 ? TM_OFF(swizzle) : TM_OFF(oob_fill);
 		bits = 8;
 		val = nv->imm ? const_vreg(L, (uint32_t)nv->imm) : -1;
 		break;

@@ -732,7 +732,8 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 				pp_perr(&ps, "unsupported construct: .address_size %d (64 only)",
 					m->addr_size);
 			pp_next(&ps);
-		} else if (!strcmp(t, ".visible") || !strcmp(t, ".weak")) {
+		} else if (!strcmp(t, ".visible") || !strcmp(t, ".weak") || !strcmp(t, ".common")) {
+			/* linking directives (ptx_link.c resolves them across modules) */
 			pp_next(&ps);
 		} else if (!strcmp(t, ".extern")) {
 			pp_next(&ps);

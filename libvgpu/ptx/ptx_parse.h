@@ -17,14 +17,23 @@ struct parser {
 	int scope, nscopes;
 	bool failed;
 	bool allow_init; /* pp_parse_var may stop at "=" (module variables) */
-	/* a store's vector elements that are immediates: each gets a hidden
-	 * register of the store's width (vimm_bits; 0: none allowed), set
-	 * by a mov put before the store */
-	int vimm_bits, nvimm;
+	/*
+	 * Immediates among a vector operand's source elements (a store's,
+	 * an atomic's or reduction's values, a mov's pack, a tensor copy's
+	 * coordinates and im2col offsets): each gets a hidden register, set
+	 * by a mov put before the instruction.  vimm_in: the instruction
+	 * whose operands are being parsed, NULL when it takes none;
+	 * vimm_in_mem: parsing [tensor-map, {coordinates}]; type: each
+	 * one's mov type (.b32, .f32, ..).
+	 */
+	const struct ptx_insn *vimm_in;
+	bool vimm_in_mem;
+	int nvimm;
 	struct {
 		int reg;
+		char type[16];
 		struct ptx_operand imm;
-	} vimm[8];
+	} vimm[16];
 };
 
 #define TOK(ps) ((ps)->lx.tok)
@@ -47,5 +56,13 @@ void pp_parse_shared(struct parser *ps, bool module_scope, bool is_extern, bool 
 
 /* ptx_parse_body.c */
 void pp_parse_body(struct parser *ps);
+
+/* ptx_parse_vec.c: vector operands' elements (see there) */
+bool pp_vimm_takes(const struct ptx_insn *in);
+/* the width of an immediate element of a vector of @nvec, its mov's type */
+int pp_vimm_type(struct parser *ps, int nvec, char type[16]);
+bool pp_vector_sources(struct parser *ps, const struct ptx_insn *in,
+		       const struct ptx_operand *o, int nvimm);
+void pp_f32_literals(struct ptx_insn *in);
 
 #endif

@@ -143,6 +143,8 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 		return true;
 	}
 	if (pp_is_punct(ps, '{')) {
+		int first = ps->nvimm;
+
 		pp_next(ps);
 		o->kind = PTX_O_VEC;
 		while (!pp_is_punct(ps, '}')) {
@@ -150,18 +152,16 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 				pp_perr(ps, "too many elements in a vector operand");
 				return false;
 			}
-			if (ps->vimm_bits && ps->nvimm < 8 &&
-			    (pp_is_punct(ps, '-') || TOK(ps) == PTX_T_INT ||
-			     TOK(ps) == PTX_T_FLOAT)) {
-				char name[PTX_NAME_MAX];
-				int n = ps->nvimm;
-
-				if (!parse_operand(ps, &ps->vimm[n].imm))
+			if (ps->vimm_in && (pp_is_punct(ps, '-') || TOK(ps) == PTX_T_INT ||
+					     TOK(ps) == PTX_T_FLOAT)) {
+				if (ps->nvimm == (int)(sizeof(ps->vimm) / sizeof(ps->vimm[0]))) {
+					pp_perr(ps, "too many immediates in vector operands");
 					return false;
-				snprintf(name, sizeof(name), "$vimm%d", ps->f->nregs);
-				add_reg(ps, name, ps->vimm_bits, false, false);
-				ps->vimm[n].reg = ps->f->nregs - 1;
-				o->vec[o->nvec++] = ps->vimm[ps->nvimm++].reg;
+				}
+				if (!parse_operand(ps, &ps->vimm[ps->nvimm].imm))
+					return false;
+				ps->vimm[ps->nvimm++].reg = o->nvec; /* its element, for now */
+				o->vec[o->nvec++] = -1;
 				if (pp_is_punct(ps, ','))
 					pp_next(ps);
 				continue;
@@ -181,6 +181,15 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 				pp_next(ps);
 		}
 		pp_next(ps);
+		for (int k = first; k < ps->nvimm; k++) {
+			char name[PTX_NAME_MAX];
+			int bits = pp_vimm_type(ps, o->nvec, ps->vimm[k].type);
+
+			snprintf(name, sizeof(name), "$vimm%d", ps->f->nregs);
+			add_reg(ps, name, bits, false, false);
+			o->vec[ps->vimm[k].reg] = ps->f->nregs - 1;
+			ps->vimm[k].reg = ps->f->nregs - 1;
+		}
 		return true;
 	}
 	if (pp_is_punct(ps, '[')) {
@@ -218,9 +227,13 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 		}
 		if (pp_is_punct(ps, ',')) { /* [tensor-map, {coordinates}] */
 			struct ptx_operand v;
+			bool ok;
 
 			pp_next(ps);
-			if (!parse_operand(ps, &v) || v.kind != PTX_O_VEC) {
+			ps->vimm_in_mem = true;
+			ok = parse_operand(ps, &v);
+			ps->vimm_in_mem = false;
+			if (!ok || v.kind != PTX_O_VEC) {
 				pp_perr(ps, "expected {coordinates} in a tensor address");
 				return false;
 			}
@@ -353,13 +366,14 @@ static void vector_imms(struct parser *ps)
 		in->line = st.line;
 		in->col = st.col;
 		snprintf(in->op, sizeof(in->op), "mov");
-		snprintf(in->mods[0], sizeof(in->mods[0]), ".b%d", ps->vimm_bits);
+		snprintf(in->mods[0], sizeof(in->mods[0]), "%s", ps->vimm[k].type);
 		in->nmods = 1;
 		in->nops = 2;
 		in->ops[0].kind = PTX_O_REG;
 		in->ops[0].reg = ps->vimm[k].reg;
 		in->ops[0].col = ps->vimm[k].imm.col;
 		in->ops[1] = ps->vimm[k].imm;
+		pp_f32_literals(in);
 	}
 	ps->nvimm = 0;
 	in = new_insn(ps);
@@ -372,6 +386,8 @@ static void parse_insn(struct parser *ps)
 	struct ptx_insn *in = new_insn(ps);
 	char mn[256];
 
+	ps->nvimm = 0; /* no vector immediates until the operands (calls take none) */
+	ps->vimm_in = NULL;
 	if (!in)
 		return;
 	if (pp_is_punct(ps, '@')) {
@@ -405,23 +421,18 @@ static void parse_insn(struct parser *ps)
 		parse_call(ps, in);
 		return;
 	}
-	ps->nvimm = 0;
-	ps->vimm_bits = 0;
-	if (!strcmp(in->op, "st"))
-		for (int i = 0; i < in->nmods; i++) {
-			bool fl, pr;
-			int bits = pp_type_bits(in->mods[i], &fl, &pr);
-
-			if (bits > 0 && !pr)
-				ps->vimm_bits = bits;
-		}
+	if (pp_vimm_takes(in))
+		ps->vimm_in = in;
 	while (!pp_is_punct(ps, ';')) {
 		if (in->nops == PTX_MAX_OPS) {
 			pp_perr(ps, "too many operands");
 			pp_skip_stmt(ps);
 			return;
 		}
-		if (!parse_operand(ps, &in->ops[in->nops++])) {
+		int nvimm = ps->nvimm;
+		const struct ptx_operand *o = &in->ops[in->nops];
+
+		if (!parse_operand(ps, &in->ops[in->nops++]) || !pp_vector_sources(ps, in, o, nvimm)) {
 			pp_skip_stmt(ps);
 			return;
 		}
@@ -434,6 +445,7 @@ static void parse_insn(struct parser *ps)
 		}
 	}
 	pp_next(ps);
+	pp_f32_literals(in);
 	if (ps->nvimm)
 		vector_imms(ps);
 }

@@ -2,12 +2,13 @@
 /*
  * vgpu-ptxas: compile PTX text into a vGPU object file.
  *
- *   vgpu-ptxas [-S] [-o OUT] INPUT.ptx
+ *   vgpu-ptxas [-S] [-o OUT] INPUT.ptx [MORE.ptx ...]
  *
  * -S writes the vGPU assembly the front end generated (each line says the
- * PTX line it came from) instead of the object.  OUT defaults to INPUT
- * with its extension replaced by .vgo (.vgs with -S); "-" is standard
- * output.  Exit status: 0 success, 1 unsupported or malformed PTX or an
+ * PTX line it came from) instead of the object.  Several inputs are
+ * linked first (vgpu_ptx_link: .extern declarations resolved across them,
+ * as nvcc -rdc=true programs need).  OUT defaults to the first INPUT with
+ * its extension replaced by .vgo (.vgs with -S); "-" is standard output.  Exit status: 0 success, 1 unsupported or malformed PTX or an
  * I/O error, 2 usage error.
  */
 #include <errno.h>
@@ -25,8 +26,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vgpu-ptxas [-S] [-o OUT] INPUT.ptx\n"
-		"Compile PTX (from nvcc or clang) into a vGPU object file.\n"
+		"usage: vgpu-ptxas [-S] [-o OUT] INPUT.ptx [MORE.ptx ...]\n"
+		"Compile PTX (from nvcc or clang) into a vGPU object file; several\n"
+		"inputs are linked into one program first.\n"
 		"\n"
 		"  -S                write the generated vGPU assembly instead\n"
 		"  -o, --output OUT  write to OUT (default: INPUT with a .vgo or, with\n"
@@ -108,6 +110,31 @@ static int write_out(const char *path, const void *buf, size_t len)
 	return ok ? 0 : 1;
 }
 
+/* The inputs linked into one PTX text (malloc'd), or NULL after a message. */
+static char *link_inputs(int n, const char *const *paths, size_t *len, char *err)
+{
+	char **srcs = calloc((size_t)n, sizeof(*srcs)), *out = NULL;
+	size_t *lens = calloc((size_t)n, sizeof(*lens));
+	int ok = srcs && lens, ret;
+
+	for (int i = 0; ok && i < n; i++)
+		ok = (srcs[i] = read_file(paths[i], &lens[i])) != NULL;
+	if (ok) {
+		err[0] = '\0';
+		ret = vgpu_ptx_link(n, (const char *const *)srcs, lens, paths, 0, &out, len, err,
+				    ERR_LEN);
+		if (ret)
+			fputs(*err ? err : "vgpu-ptxas: out of memory\n", stderr);
+	} else if (!srcs || !lens) {
+		fprintf(stderr, "vgpu-ptxas: out of memory\n");
+	}
+	for (int i = 0; srcs && i < n; i++)
+		free(srcs[i]);
+	free(srcs);
+	free(lens);
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -116,9 +143,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *in, *out = NULL;
-	char *def = NULL, *src, *text = NULL, *err;
+	char *def = NULL, *src = NULL, *text = NULL, *err;
 	bool asm_only = false;
-	size_t len;
+	size_t len = 0;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "So:h", opts, NULL)) != -1) {
@@ -137,7 +164,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
@@ -145,14 +172,22 @@ int main(int argc, char **argv)
 	if (!out)
 		out = def = default_output(in, asm_only ? ".vgs" : ".vgo");
 	err = malloc(ERR_LEN);
-	src = err ? read_file(in, &len) : NULL;
+	if (err && optind == argc - 1)
+		src = read_file(in, &len);
+	else if (err)
+		src = link_inputs(argc - optind, (const char *const *)argv + optind, &len, err);
 	if (!src) {
 		free(err);
 		free(def);
 		return 1;
 	}
 	err[0] = '\0';
-	ret = vgpu_ptx_to_asm(src, len, strcmp(in, "-") ? in : "<stdin>", &text, err, ERR_LEN);
+	ret = vgpu_ptx_to_asm(src, len,
+			      optind < argc - 1 ? VGPU_PTX_LINKED_NAME :
+			      strcmp(in, "-") ? in : "<stdin>",
+			      &text, err, ERR_LEN);
+	if (ret && optind < argc - 1)
+		vgpu_ptx_link_map_log(src, len, err, ERR_LEN); /* each input's lines */
 	if (ret) {
 		fputs(*err ? err : "vgpu-ptxas: out of memory\n", stderr);
 		ret = 1;

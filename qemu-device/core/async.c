@@ -653,13 +653,14 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_bulk_store)
 
 /*
  * The tensor copies: one operation per active lane.  @mode: the tile or
- * im2col instruction (VGPU_TMAP_*), whose offsets a load has in rd.
+ * im2col instruction (VGPU_TMAP_*), whose offsets a load has in rd; @red:
+ * a reduction's VGPU_MOD_TRED_* (a store's walk), else -1.
  */
 static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 				   const struct vgpu_dinsn *d, uint32_t em,
-				   bool store, uint32_t mode)
+				   bool store, uint32_t mode, int red)
 {
-	uint32_t rank = d->mod[0] + 1u;
+	uint32_t rank = (red >= 0 ? d->mod[1] : d->mod[0]) + 1u;
 
 	VGPU_FOR_LANES(em, l) {
 		uint32_t smem = vgpu_reg(w, d->ra)[l], off, moff = 0, bytes;
@@ -672,8 +673,13 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 
 		if (!vgpu_tensor_map_load(c, w, 1u << l, maddr, rank, mode, &map))
 			return VGPU_X_EXC;
+		if (red >= 0 && !vgpu_tensor_red_ok(c, w, 1u << l, &map, maddr, (uint32_t)red))
+			return VGPU_X_EXC;
 		for (uint32_t k = 0; k < rank; k++)
 			coord[k] = (int32_t)vgpu_reg(w, d->rc + k)[l];
+		if (red >= 0 && mode != VGPU_TMAP_IM2COL &&
+		    !vgpu_tensor_red_coords_ok(c, w, 1u << l, &map, maddr, coord))
+			return VGPU_X_EXC;
 		if (mode == VGPU_TMAP_IM2COL) {
 			for (uint32_t k = 0; !store && k < rank - 2; k++)
 				ioff[k] = vgpu_reg(w, d->rd + k)[l];
@@ -716,6 +722,7 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 		if (!op)
 			return no_memory(c, w, em);
 		op->lanes = 1u << l;
+		op->red = (uint8_t)(red + 1);
 		op->map = map;
 		memcpy(op->coord, coord, sizeof(coord));
 		for (uint32_t k = 0; k < 3; k++) /* checked: 16 bits */
@@ -738,22 +745,36 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor)
 {
-	return tensor_issue(c, w, d, em, false, VGPU_TMAP_TILE);
+	return tensor_issue(c, w, d, em, false, VGPU_TMAP_TILE, -1);
 }
 
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store)
 {
-	return tensor_issue(c, w, d, em, true, VGPU_TMAP_TILE);
+	return tensor_issue(c, w, d, em, true, VGPU_TMAP_TILE, -1);
 }
 
 /* CP.ASYNC.BULK.TENSOR.IM2COL.ND [dst], [map], coords, [mbar], offsets */
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_im2col)
 {
-	return tensor_issue(c, w, d, em, false, VGPU_TMAP_IM2COL);
+	return tensor_issue(c, w, d, em, false, VGPU_TMAP_IM2COL, -1);
 }
 
 /* CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL.ND [map], coords, [src] */
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store_im2col)
 {
-	return tensor_issue(c, w, d, em, true, VGPU_TMAP_IM2COL);
+	return tensor_issue(c, w, d, em, true, VGPU_TMAP_IM2COL, -1);
+}
+
+/*
+ * CP.REDUCE.ASYNC.BULK.TENSOR.OP.ND [map], coords, [src] (and .IM2COL):
+ * a store's walk, each element reduced into global memory (tensor.c)
+ */
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_red)
+{
+	return tensor_issue(c, w, d, em, true, VGPU_TMAP_TILE, (int)d->mod[0]);
+}
+
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_red_im2col)
+{
+	return tensor_issue(c, w, d, em, true, VGPU_TMAP_IM2COL, (int)d->mod[0]);
 }

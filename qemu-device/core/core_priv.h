@@ -208,6 +208,7 @@ struct vgpu_async_op {
 	uint32_t flow;	      /* timeline flow number */
 	int32_t coord[VGPU_TMAP_MAX_RANK];
 	uint16_t im2col_off[3]; /* im2col loads: W, H, D offsets */
+	uint8_t red;	      /* TENSOR_STORE: 0 a store, else VGPU_MOD_TRED_* + 1 */
 	struct vgpu_tensor_map map;
 	uint64_t lane_src[VGPU_WARP_SIZE]; /* CP: per lane */
 	uint32_t lane_dst[VGPU_WARP_SIZE];
@@ -438,6 +439,11 @@ uint64_t vgpu_tensor_bytes(const struct vgpu_tensor_map *m);
 bool vgpu_tensor_im2col_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 			   const struct vgpu_tensor_map *m, uint64_t addr,
 			   const int32_t *coord, const uint32_t *off, bool store);
+bool vgpu_tensor_red_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			const struct vgpu_tensor_map *m, uint64_t addr, uint32_t red);
+bool vgpu_tensor_red_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			       const struct vgpu_tensor_map *m, uint64_t addr,
+			       const int32_t *coord);
 bool vgpu_tensor_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool store);
 
 /* Clusters (cluster.c) */
@@ -598,6 +604,8 @@ VGPU_EXEC_PROTO(vgpu_exec_cp_tensor);
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store);
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_im2col);
 VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_store_im2col);
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_red);
+VGPU_EXEC_PROTO(vgpu_exec_cp_tensor_red_im2col);
 /* calls (exec_call.c) */
 VGPU_EXEC_PROTO(vgpu_exec_call);
 VGPU_EXEC_PROTO(vgpu_exec_ret);

@@ -470,6 +470,8 @@ uint64_t vgpu_atomic_apply(enum vgpu_atomic_op op, unsigned size, uint64_t old,
 	case VGPU_ATOMIC_AND: r = old & v; break;
 	case VGPU_ATOMIC_OR: r = old | v; break;
 	case VGPU_ATOMIC_XOR: r = old ^ v; break;
+	case VGPU_ATOMIC_INC: r = old >= v ? 0 : old + 1; break;
+	case VGPU_ATOMIC_DEC: r = !old || old > v ? v : old - 1; break;
 	case VGPU_ATOMIC_FADD:
 		r = size == 8 ? fadd64(old, v) :
 		    size == 4 ? fadd32((uint32_t)old, (uint32_t)v, false) :

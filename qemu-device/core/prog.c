@@ -189,6 +189,7 @@ static bool insn_has_effect(uint16_t id)
 	case VGPU_OPT_CP_BULK: case VGPU_OPT_CP_BULK_STORE:
 	case VGPU_OPT_CP_TENSOR: case VGPU_OPT_CP_TENSOR_STORE:
 	case VGPU_OPT_CP_TENSOR_IM2COL: case VGPU_OPT_CP_TENSOR_STORE_IM2COL:
+	case VGPU_OPT_CP_TENSOR_RED: case VGPU_OPT_CP_TENSOR_RED_IM2COL:
 	case VGPU_OPT_BAR_CLUSTER:
 	case VGPU_OPT_CALL: /* pushes to memory */
 		return true;

@@ -4,8 +4,10 @@
  * (struct vgpu_tensor_map, uapi/vgpu_hw.h) when a tensor copy issues, and
  * the data movement when it completes, in tile mode (a box, dimension 0
  * fastest) and in im2col mode (pixels of a bounding box, W fastest, then
- * H, D and N; PTX ISA 5.5.4).  The copy engine (async.c) queues the
- * operations and calls vgpu_tensor_move() at their completion.
+ * H, D and N; PTX ISA 5.5.4).  A reduction walks as a store does and
+ * reduces each in-bounds element with an atomic of the memory's.  The
+ * copy engine (async.c) queues the operations and calls
+ * vgpu_tensor_move() at their completion.
  */
 #include <stdio.h>
 #include <string.h>
@@ -100,8 +102,12 @@ bool vgpu_tensor_map_load(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 	else if (m->elem_size != 1 && m->elem_size != 2 && m->elem_size != 4 &&
 		 m->elem_size != 8)
 		why = "element size is not 1, 2, 4 or 8";
-	else if (m->oob_fill || m->pad1)
+	else if (m->oob_fill || m->swizzle || m->interleave || m->pad1)
 		why = "reserved fields are not zero";
+	else if (m->dtype > VGPU_TMAP_DT_MAX)
+		why = "unknown element type";
+	else if (m->dtype && vgpu_tmap_dt_size(m->dtype) != m->elem_size)
+		why = "the element type's size is not elem_size";
 	else if (m->base % 16)
 		why = "base is not 16-byte aligned";
 	for (uint32_t d = 0; !why && d < rank; d++) {
@@ -121,6 +127,135 @@ bool vgpu_tensor_map_load(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 	c->sm->exc->addr = addr;
 	return false;
 }
+
+/* ---- reductions ---- */
+
+static const char *const red_name[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor" };
+static const char *const dt_name[] = {
+	"untyped", "u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f32.ftz", "f64",
+	"bf16", "tf32", "tf32.ftz",
+};
+
+/*
+ * The atomic operation of reduction @red (VGPU_MOD_TRED_*) on elements of
+ * type @dt, or -1 where PTX has no such pair (PTX ISA, cp.reduce.async
+ * .bulk.tensor: .add of .u32 .s32 .u64 .f32 .f16 .bf16; .min and .max of
+ * .u32 .s32 .u64 .s64 .f16 .bf16; .inc and .dec of .u32; .and .or .xor
+ * of .b32 .b64: an H200 takes them of u32, s32 and u64 maps and faults on
+ * an s64 map's, as on its .add), and .add of f64, which PTX's table
+ * leaves out and an H200 does (tests/cuda/real-gpu/tensor-reduce-h200-
+ * 2026-11-30: the other pairs fault there).  .add of an f32 map keeps
+ * subnormals, of an f32.ftz map flushes them (measured there too).
+ */
+static int red_op(uint32_t red, uint32_t dt)
+{
+	bool u32 = dt == VGPU_TMAP_DT_U32, s32 = dt == VGPU_TMAP_DT_S32;
+	bool u64 = dt == VGPU_TMAP_DT_U64, s64 = dt == VGPU_TMAP_DT_S64;
+	bool f16 = dt == VGPU_TMAP_DT_F16, bf16 = dt == VGPU_TMAP_DT_BF16;
+	bool max = red == VGPU_MOD_TRED_MAX;
+
+	switch (red) {
+	case VGPU_MOD_TRED_ADD:
+		if (u32 || s32 || u64)
+			return VGPU_ATOMIC_ADD;
+		if (dt == VGPU_TMAP_DT_F32_FTZ)
+			return VGPU_ATOMIC_FADD_FTZ;
+		if (dt == VGPU_TMAP_DT_F32 || dt == VGPU_TMAP_DT_F64 || f16)
+			return VGPU_ATOMIC_FADD;
+		return bf16 ? VGPU_ATOMIC_BFADD : -1;
+	case VGPU_MOD_TRED_MIN:
+	case VGPU_MOD_TRED_MAX:
+		if (u32 || u64)
+			return max ? VGPU_ATOMIC_MAX_U : VGPU_ATOMIC_MIN_U;
+		if (s32 || s64)
+			return max ? VGPU_ATOMIC_MAX_S : VGPU_ATOMIC_MIN_S;
+		if (f16)
+			return max ? VGPU_ATOMIC_FMAX : VGPU_ATOMIC_FMIN;
+		return bf16 ? (max ? VGPU_ATOMIC_BFMAX : VGPU_ATOMIC_BFMIN) : -1;
+	case VGPU_MOD_TRED_INC:
+		return u32 ? VGPU_ATOMIC_INC : -1;
+	case VGPU_MOD_TRED_DEC:
+		return u32 ? VGPU_ATOMIC_DEC : -1;
+	case VGPU_MOD_TRED_AND:
+		return u32 || s32 || u64 ? VGPU_ATOMIC_AND : -1;
+	case VGPU_MOD_TRED_OR:
+		return u32 || s32 || u64 ? VGPU_ATOMIC_OR : -1;
+	case VGPU_MOD_TRED_XOR:
+		return u32 || s32 || u64 ? VGPU_ATOMIC_XOR : -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Does map @m (at @addr, checked) have an element type that reduction
+ * @red takes?  TENSOR_MAP if not, as for a bad map.
+ */
+bool vgpu_tensor_red_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			const struct vgpu_tensor_map *m, uint64_t addr, uint32_t red)
+{
+	if (red < sizeof(red_name) / sizeof(red_name[0]) && red_op(red, m->dtype) >= 0)
+		return true;
+	vgpu_raise(c, w, VGPU_EXC_TENSOR_MAP, em,
+		   "tensor map at 0x%llx: a reduction .%s of %s elements (PTX has none)",
+		   (unsigned long long)addr,
+		   red < sizeof(red_name) / sizeof(red_name[0]) ? red_name[red] : "?",
+		   dt_name[m->dtype]);
+	c->sm->exc->addr = addr;
+	return false;
+}
+
+/*
+ * A tile-mode reduction's box must start inside the tensor: an H200
+ * raises an illegal instruction for a negative coordinate in any
+ * dimension, whatever the operation and type, while a box that runs past
+ * the upper ends reduces its elements inside (tests/cuda/real-gpu/
+ * tensor-reduce-h200-2026-11-30, probe_coords).  ASYNC_COPY if not.
+ */
+bool vgpu_tensor_red_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			       const struct vgpu_tensor_map *m, uint64_t addr,
+			       const int32_t *coord)
+{
+	for (uint32_t k = 0; k < m->rank; k++) {
+		if (coord[k] >= 0)
+			continue;
+		vgpu_raise(c, w, VGPU_EXC_ASYNC_COPY, em,
+			   "tensor reduction with the map at 0x%llx: coordinate %u is %d, before "
+			   "the tensor (a reduction's box starts inside it)",
+			   (unsigned long long)addr, k, coord[k]);
+		c->sm->exc->addr = addr;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Reduce the @n elements at @s (shared memory) into those at global @addr
+ * onward, each with one atomic of the reduction's operation.
+ */
+static bool reduce_run(struct vgpu_sm *sm, const struct vgpu_async_op *op, uint64_t addr,
+		       const uint8_t *s, uint32_t n)
+{
+	const struct vgpu_launch *l = sm->l;
+	uint32_t es = op->map.elem_size;
+	enum vgpu_atomic_op aop = (enum vgpu_atomic_op)red_op(op->red - 1u, op->map.dtype);
+
+	for (uint32_t i = 0; i < n; i++, addr += es) {
+		uint64_t v = 0, old;
+
+		memcpy(&v, s + (size_t)i * es, es); /* little-endian host */
+		if (l->mem->atomic(l->mem_opaque, addr, es, aop, v, 0, &old)) {
+			vgpu_async_fail(sm, op, VGPU_EXC_GLOBAL_FAULT,
+					"global memory fault: tensor reduction at 0x%llx",
+					(unsigned long long)addr);
+			sm->exc->addr = addr;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- im2col checks ---- */
 
 static const char dim_name[] = "WHD";
 
@@ -275,7 +410,8 @@ static bool tile_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool s
 	uint32_t es = m->elem_size, n0 = box_elems(m, 0), st0 = m->elem_strides[0];
 	uint32_t n[VGPU_TMAP_MAX_RANK] = { 1, 1, 1, 1, 1 }, i[VGPU_TMAP_MAX_RANK] = { 0 };
 	uint8_t *sbase = sm->ctas[store ? op->cta : op->dst_cta]->smem + op->smem;
-	uint8_t *host = tensor_span(sm->l, m, store);
+	/* a reduction: element by element, atomically */
+	uint8_t *host = op->red ? NULL : tensor_span(sm->l, m, store);
 	uint64_t rows = 1, fault;
 
 	for (uint32_t d = 1; d < m->rank; d++) {
@@ -319,7 +455,11 @@ static bool tile_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool s
 
 					run = k < (int64_t)(n0 - e) ? (uint32_t)k : n0 - e;
 				}
-				if (host) {
+				if (op->red) {
+					if (!reduce_run(sm, op, rowaddr + (uint64_t)x * es,
+							srow + e * es, run))
+						return false;
+				} else if (host) {
 					uint8_t *g = host + (rowaddr - m->base) + (uint64_t)x * es;
 
 					if (store)
@@ -366,7 +506,7 @@ static bool im2col_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool
 	const struct vgpu_tensor_map *m = &op->map;
 	uint32_t es = m->elem_size, ns = m->rank - 2u, nc = m->channels;
 	uint8_t *sp = sm->ctas[store ? op->cta : op->dst_cta]->smem + op->smem;
-	uint8_t *host = tensor_span(sm->l, m, store);
+	uint8_t *host = op->red ? NULL : tensor_span(sm->l, m, store);
 	int64_t x[3], lo[3], hi[3], n = op->coord[m->rank - 1], c0 = op->coord[0];
 	int64_t cb = c0 < 0 ? -c0 : 0, ce = (int64_t)m->dims[0] - c0;
 	size_t pix = (size_t)nc * es;
@@ -410,7 +550,10 @@ static bool im2col_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool
 				memset(sp, 0, (size_t)cb * es);
 				memset(sp + ce * es, 0, (size_t)(nc - ce) * es);
 			}
-			if (host) {
+			if (op->red) {
+				if (!reduce_run(sm, op, addr, sbuf, (uint32_t)(ce - cb)))
+					return false;
+			} else if (host) {
 				uint8_t *g = host + (addr - m->base);
 
 				memcpy(store ? g : sbuf, store ? sbuf : g, len);

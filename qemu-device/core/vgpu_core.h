@@ -81,6 +81,8 @@ enum vgpu_atomic_op {
 	VGPU_ATOMIC_FMAX_X2,
 	VGPU_ATOMIC_BFMIN_X2,
 	VGPU_ATOMIC_BFMAX_X2,
+	VGPU_ATOMIC_INC, /* *p = *p >= val ? 0 : *p + 1 (unsigned) */
+	VGPU_ATOMIC_DEC, /* *p = *p == 0 || *p > val ? val : *p - 1 */
 };
 
 /*

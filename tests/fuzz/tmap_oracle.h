@@ -25,11 +25,19 @@
  * words, the walk computed here pixel by pixel from uapi/vgpu_hw.h (the
  * operand rules raising ASYNC_COPY at the map's address).
  *
+ * A store with byte 0 bit 7 is a tensor reduction instead,
+ * CP.REDUCE.ASYNC.BULK.TENSOR[.IM2COL].XOR: the store's walk, each
+ * in-bounds element XORed with its box element (in any order: aliasing
+ * elements XOR twice); a map whose dtype is not u32, s32 or u64 raises
+ * TENSOR_MAP at the map, and a tile-mode box that starts at a negative
+ * coordinate ASYNC_COPY there (as an H200 faults on both).
+ *
  * Input:
  *   byte 0      bit 0 store; bits 1-3 rank - 1 (mod 5; im2col: 3 + mod
  *               3); bit 4 "tame": the map made valid and small (see
  *               tmap_tame) so that most inputs reach the copy; bit 5
- *               random scheduling; bit 6 im2col mode
+ *               random scheduling; bit 6 im2col mode; bit 7 (a store)
+ *               a reduction
  *   byte 1      the map's offset in global memory (raw: & 0x7f)
  *   bytes 2-3   the shared-memory destination, less 16 (the kernel's
  *               mbarrier lies below it)
@@ -59,7 +67,7 @@
 #define TMAP_TILE 0x40u		   /* the copy-out / store source in region 1 */
 
 struct tmap_case {
-	bool store, tame, random, im2col;
+	bool store, tame, random, im2col, reduce;
 	uint32_t rank, map_off, smem;
 	int32_t coord[VGPU_TMAP_MAX_RANK];
 	uint32_t off[3]; /* im2col loads: the offsets (W, H, D) */
@@ -129,7 +137,13 @@ static inline void tmap_tame(struct tmap_case *c)
 	m->rank = (uint8_t)c->rank;
 	m->elem_size = (uint8_t)(1u << (m->elem_size & 3));
 	m->oob_fill = m->mode = 0;
-	m->pad1 = 0;
+	m->swizzle = m->interleave = m->pad1 = 0;
+	if (m->dtype && vgpu_tmap_dt_size(m->dtype) != m->elem_size)
+		m->dtype = 0;
+	if (c->reduce && m->elem_size >= 4) /* a type the reduction takes */
+		m->dtype = (uint8_t)(m->elem_size == 4 ? (m->dtype & 1 ? VGPU_TMAP_DT_S32 :
+								       VGPU_TMAP_DT_U32) :
+					 (m->dtype & 1 ? VGPU_TMAP_DT_S64 : VGPU_TMAP_DT_U64));
 	if (!c->im2col) {
 		m->channels = m->pixels = 0;
 		memset(m->lower, 0, sizeof(m->lower));
@@ -165,6 +179,7 @@ static inline int tmap_parse(const uint8_t *d, size_t n, struct tmap_case *c)
 	c->tame = d[0] & 0x10;
 	c->random = d[0] & 0x20;
 	c->im2col = d[0] & 0x40;
+	c->reduce = c->store && (d[0] & 0x80);
 	if (c->im2col)
 		c->rank = 3 + (d[0] >> 1 & 7) % 3;
 	c->map_off = d[1] & 0x7f;
@@ -303,7 +318,10 @@ static inline bool tmap_move(void *opaque, uint64_t e, const uint64_t *addr)
 	uint32_t es = a->c->map.elem_size;
 	uint8_t *g = addr ? tmap_at(a->c->mem, a->c->base, *addr, es) : NULL;
 
-	if (a->c->store) {
+	if (a->c->reduce) {
+		for (uint32_t b = 0; g && b < es; b++)
+			g[b] ^= a->src[e * es + b];
+	} else if (a->c->store) {
 		if (g)
 			memcpy(g, a->src + e * es, es);
 	} else if (g) {
@@ -322,7 +340,9 @@ static inline bool tmap_rules(const struct tmap_case *c, const struct vgpu_tenso
 		  m->mode == (c->im2col ? VGPU_TMAP_IM2COL : VGPU_TMAP_TILE) &&
 		  (m->elem_size == 1 || m->elem_size == 2 || m->elem_size == 4 ||
 		   m->elem_size == 8) &&
-		  !m->oob_fill && !m->pad1 && m->base % 16 == 0;
+		  !m->oob_fill && !m->swizzle && !m->interleave && !m->pad1 &&
+		  (!m->dtype || vgpu_tmap_dt_size(m->dtype) == m->elem_size) &&
+		  m->base % 16 == 0;
 
 	for (uint32_t d = 0; ok && d < c->rank; d++)
 		ok = m->dims[d] >= 1 && m->elem_strides[d] >= 1 && m->elem_strides[d] <= 8 &&
@@ -374,10 +394,17 @@ static inline struct tmap_want tmap_expect(const struct tmap_case *c)
 		w.code = VGPU_EXC_MISALIGNED;
 		return w;
 	}
-	if (!tmap_rules(c, m)) {
+	if (!tmap_rules(c, m) ||
+	    (c->reduce && m->dtype != VGPU_TMAP_DT_U32 && m->dtype != VGPU_TMAP_DT_S32 &&
+	     m->dtype != VGPU_TMAP_DT_U64)) {
 		w.code = VGPU_EXC_TENSOR_MAP;
 		return w;
 	}
+	for (uint32_t d = 0; c->reduce && !c->im2col && d < c->rank; d++)
+		if (c->coord[d] < 0) {
+			w.code = VGPU_EXC_ASYNC_COPY;
+			return w;
+		}
 	if (c->im2col && !tmap_im2col_operands(c)) {
 		w.code = VGPU_EXC_ASYNC_COPY;
 		return w;
@@ -408,10 +435,10 @@ static inline struct tmap_want tmap_expect(const struct tmap_case *c)
  * the arguments: +0 destination, +4 box bytes, +8 coordinates, +0x20 the
  * map's address, +0x28 the im2col offsets.
  */
-static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank, bool im2col)
+static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank, bool im2col, bool reduce)
 {
-	static struct vgpu_prog *progs[2][2][VGPU_TMAP_MAX_RANK];
-	struct vgpu_prog **p = &progs[im2col][store][rank - 1];
+	static struct vgpu_prog *progs[2][3][VGPU_TMAP_MAX_RANK];
+	struct vgpu_prog **p = &progs[im2col][store + reduce][rank - 1];
 	const char *mode = im2col ? ".IM2COL" : "";
 	char src[2048];
 
@@ -436,6 +463,10 @@ static inline struct vgpu_prog *tmap_prog(bool store, uint32_t rank, bool im2col
 		 store ? "  BAR.SYNC 0x0 ;\n" :
 		 "  @P6 MBAR.INIT [R4], 0x1 ;\n  BAR.SYNC 0x0 ;\n");
 	snprintf(src + strlen(src), sizeof(src) - strlen(src),
+		 reduce ?
+		 "  @P6 CP.REDUCE.ASYNC.BULK.TENSOR%s.XOR.%uD [R10], R20, [R6]%s ;\n"
+		 "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
+		 "  @P6 CP.ASYNC.BULK.WAIT_GROUP 0x0 ;\n  EXIT ;\n" :
 		 store ?
 		 "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL%s.%uD [R10], R20, [R6]%s ;\n"
 		 "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
@@ -503,7 +534,7 @@ static inline int tmap_oracle(const uint8_t *data, size_t size)
 	sm = vgpu_sm_new(NULL);
 	if (!sm)
 		goto out_mem;
-	l.prog = tmap_prog(c->store, c->rank, c->im2col);
+	l.prog = tmap_prog(c->store, c->rank, c->im2col, c->reduce);
 	l.grid[0] = l.grid[1] = l.grid[2] = 1;
 	l.block[0] = 32;
 	l.block[1] = l.block[2] = 1;
@@ -518,7 +549,7 @@ static inline int tmap_oracle(const uint8_t *data, size_t size)
 	rc = vgpu_sm_launch(sm, &l, &exc);
 	if (rc != (w.code ? -1 : 0) || (rc && exc.code != w.code)) {
 		bad = ORACLE_FAIL("%s of rank %u: want %s, got %s (%s)\n",
-				  c->store ? "store" : "load", c->rank,
+				  c->reduce ? "reduction" : c->store ? "store" : "load", c->rank,
 				  w.code ? vgpu_exc_name(w.code) : "completion",
 				  rc ? vgpu_exc_name(exc.code) : "completion",
 				  rc ? exc.msg : "");
@@ -535,7 +566,7 @@ static inline int tmap_oracle(const uint8_t *data, size_t size)
 			while (buf[r][i] == want->mem[r][i])
 				i++;
 			bad = ORACLE_FAIL("%s of rank %u: region %d differs at +0x%zx: 0x%02x, want 0x%02x\n",
-					  c->store ? "store" : "load", c->rank, r, i,
+					  c->reduce ? "reduction" : c->store ? "store" : "load", c->rank, r, i,
 					  buf[r][i], want->mem[r][i]);
 		}
 	}

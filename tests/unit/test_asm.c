@@ -1238,6 +1238,45 @@ TEST(async_tensor_im2col_forms)
 		      "CP.ASYNC.BULK.TENSOR.GLOBAL.IM2COL\n");
 }
 
+/* tensor reductions: a store's operands, the operation at bit 83 */
+TEST(async_tensor_reduce_forms)
+{
+	static const char *const ops[] = { "ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR" };
+	uint64_t w[2];
+	char line[96];
+
+	for (unsigned o = 0; o < 8; o++) {
+		snprintf(line, sizeof(line), "CP.REDUCE.ASYNC.BULK.TENSOR.%s.3D [R8], R10, [R6] ;",
+			 ops[o]);
+		expect_row(_metadata, line, VGPU_I_CP_TENSOR_RED, line, w);
+		EXPECT_EQ(0x7bu, field(w, VGPU_F_OPTYPE));
+		EXPECT_EQ(8u, field(w, VGPU_F_RB));  /* tensor map R8:R9 */
+		EXPECT_EQ(10u, field(w, VGPU_F_RC)); /* coordinates R10..R12 */
+		EXPECT_EQ(6u, field(w, VGPU_F_RA));  /* shared source */
+		EXPECT_EQ(o, vgpu_isa_mod(w, VGPU_MG_TRED));
+		EXPECT_EQ((uint32_t)VGPU_MOD_TDIM_3D, vgpu_isa_mod(w, VGPU_MG_TDIM));
+		check_field(_metadata, line, "operation", w, 83, 3, (int)o);
+	}
+	expect_row(_metadata, "CP.REDUCE.ASYNC.BULK.TENSOR.IM2COL.XOR.5D [R8], R10, [R6] ;",
+		   VGPU_I_CP_TENSOR_RED_IM2COL,
+		   "CP.REDUCE.ASYNC.BULK.TENSOR.IM2COL.XOR.5D [R8], R10, [R6] ;", w);
+	EXPECT_EQ(0x7cu, field(w, VGPU_F_OPTYPE));
+	EXPECT_EQ((uint32_t)VGPU_MOD_TRED_XOR, vgpu_isa_mod(w, VGPU_MG_TRED));
+	EXPECT_EQ((uint32_t)VGPU_MOD_IMDIM_5D, vgpu_isa_mod(w, VGPU_MG_IMDIM));
+	ASSERT_EQ(0, asm_one("CP.REDUCE.ASYNC.BULK.TENSOR.ADD.1D [R8], R254, [R6]", w));
+	expect_errors(_metadata, "CP.REDUCE.ASYNC.BULK.TENSOR.ADD.2D [R8], R254, [R6]",
+		      "t.s:1:42: error: 2D tensor coordinates need R254..R255, past R254\n");
+	/* the operation, then the rank, both required; im2col ranks 3 to 5 */
+	expect_errors(_metadata, "CP.REDUCE.ASYNC.BULK.TENSOR.2D [R8], R10, [R6]",
+		      "t.s:1:28: error: missing required modifier for CP.REDUCE.ASYNC.BULK.TENSOR "
+		      "(one of .ADD, .MIN, .MAX, .INC, .DEC, .AND, .OR, .XOR)\n");
+	expect_errors(_metadata, "CP.REDUCE.ASYNC.BULK.TENSOR.EXCH.2D [R8], R10, [R6]",
+		      "t.s:1:28: error: unknown modifier '.EXCH' for CP.REDUCE.ASYNC.BULK.TENSOR\n");
+	expect_errors(_metadata, "CP.REDUCE.ASYNC.BULK.TENSOR.IM2COL.ADD.2D [R8], R10, [R6]",
+		      "t.s:1:39: error: unknown modifier '.2D' for "
+		      "CP.REDUCE.ASYNC.BULK.TENSOR.IM2COL\n");
+}
+
 /* ---- (c) diagnostics ---- */
 
 TEST(error_unknown_mnemonic)

@@ -347,6 +347,17 @@ static const struct tmap_seed tmap_seeds[] = {
 	  { 5, 77, 1000 }, 0 },
 	{ "tame-store", 0x11, 4, 1, 0x77, 0, { 5, 6, 7, 8 }, { 9, 10, 11, 12 }, { 0 },
 	  { 1, 2, 3, 4 }, 0 },
+	/* reductions (flags 0x81): XOR of u32 / u64 maps, a u16 one refused */
+	{ "reduce-oob-2d", 0x81, 2, 4, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 16, 6 }, 0 },
+	{ "reduce-estr-3d-u64", 0x81, 3, 8, 16, 0, { 32, 8, 3 }, { 16, 6, 2 }, { 3, 2, 2 },
+	  { 20, 1, 0 }, 0 },
+	{ "reduce-before-the-tensor", 0x81, 3, 8, 16, 0, { 32, 8, 3 }, { 16, 6, 2 }, { 3, 2, 2 },
+	  { -4, 1, 0 }, 0 },
+	{ "reduce-inside-5d", 0x81, 5, 4, 32, 0, { 4, 2, 2, 2, 3 }, { 4, 2, 1, 2, 2 }, { 0 },
+	  { 0, 0, 1, 0, 1 }, 0 },
+	{ "reduce-u16-refused", 0x81, 2, 2, 16, 0, { 24, 10 }, { 16, 8 }, { 0 }, { 0 }, 0 },
+	{ "reduce-tame-random", 0xb1, 3, 4, 0x1234, 0, { 7, 9, 11 }, { 13, 3, 200 },
+	  { 0x81, 0, 2 }, { 5, 77, 1000 }, 0 },
 };
 
 static const struct tmap_i2c_seed tmap_i2c_seeds[] = {
@@ -368,6 +379,8 @@ static const struct tmap_i2c_seed tmap_i2c_seeds[] = {
 	{ { "im2col-tame-store", 0x51, 5, 4, 0x77, 0, { 5, 6, 7, 8, 3 }, { 0 }, { 0 },
 	    { -1, 2, -3, 4, 1 }, 0 },
 	  2, 20, { -1, 2, 3 }, { 1, -1, 0 }, { 0 } },
+	{ { "im2col-3d-reduce", 0xc1, 3, 4, 32, 0, { 8, 10, 3 }, { 0 }, { 0 }, { 4, 1, 1 }, 0 },
+	  4, 30, { 1 }, { -2 }, { 0 } },
 };
 
 /* The input of seed @t, with @x's im2col fields when not NULL. */
@@ -387,6 +400,9 @@ static void tmap_seed_bytes(const struct tmap_seed *t, const struct tmap_i2c_see
 	m.magic = t->patch == 1 ? 0x50414d55u : VGPU_TMAP_MAGIC;
 	m.rank = (uint8_t)t->rank;
 	m.elem_size = (uint8_t)t->elem;
+	if (t->flags & 0x80) /* a reduction's type: u16, u32 or u64 by the size */
+		m.dtype = (uint8_t)(t->elem == 2 ? VGPU_TMAP_DT_U16 :
+				    t->elem == 4 ? VGPU_TMAP_DT_U32 : VGPU_TMAP_DT_U64);
 	if (t->patch == 2)
 		m.upper[2] = 1; /* an im2col field of a tile map */
 	if (x) {

@@ -596,18 +596,18 @@ TEST_F(forms2, cp_reduce_async_bulk)
 	}
 }
 
-/* what the front end does not do yet is refused where it stands */
-TEST_F(forms2, cp_reduce_async_bulk_refused)
+/* a malformed tensor reduction is an error where it stands */
+TEST_F(forms2, cp_reduce_async_bulk_tensor_malformed)
 {
 	refused(_metadata, self,
 		HDR ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
 		"  mov.u32 %r0, 0;\n  ld.param.u64 %rd0, [p];\n"
-		"  cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group"
+		"  cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.min.tile.bulk_group"
 		" [%rd0, {%r0}], [%r0];\n"
 		"  ret;\n}\n",
-		"forms2.ptx:10:3: error: unsupported PTX construct "
-		"'cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group': "
-		"cp.reduce.async.bulk.tensor");
+		"forms2.ptx:10:3: error: "
+		"'cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.min.tile.bulk_group' "
+		"needs one of .add .min .max .inc .dec .and .or .xor");
 }
 
 /* ---- tanh.approx.f32 ---- */

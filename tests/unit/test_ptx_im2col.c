@@ -369,16 +369,35 @@ TEST_F(i2c, refused_forms)
 		"cp.async.bulk.tensor.3d.shared::cluster.global.im2col_no_offs"
 		".mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r1, %r1}], [%r1];",
 		".im2col_no_offs is a store's; a load's is .im2col");
-	/* once lowered as a plain tensor store */
+	/* tensor reductions: a store's forms, the type from the map */
 	refused(_metadata, self,
-		"cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
+		"cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col.bulk_group"
+		" [%rd1, {%r1, %r1, %r1}], [%r1];",
+		"a tensor reduction's im2col mode is .im2col_no_offs");
+	refused(_metadata, self,
+		"cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.im2col_no_offs.bulk_group"
 		" [%rd1, {%r1, %r1}], [%r1];",
-		"unsupported PTX construct 'cp.reduce.async.bulk.tensor.2d.global.shared::cta.add"
-		".tile.bulk_group': cp.reduce.async.bulk.tensor");
+		".im2col_no_offs needs .3d, .4d or .5d");
 	refused(_metadata, self,
-		"cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.im2col_no_offs.bulk_group"
-		" [%rd1, {%r1, %r1, %r1, %r1}], [%r1];",
-		"cp.reduce.async.bulk.tensor");
+		"cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group.u32"
+		" [%rd1, {%r1, %r1}], [%r1];",
+		"a tensor reduction takes no .u32 (the tensor map gives the element type)");
+	refused(_metadata, self,
+		"cp.reduce.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
+		" [%rd1, {%r1, %r1}], [%r1];",
+		"needs one of .add .min .max .inc .dec .and .or .xor");
+	refused(_metadata, self,
+		"cp.reduce.async.bulk.tensor.2d.shared::cluster.shared::cta.add.tile.bulk_group"
+		" [%rd1, {%r1, %r1}], [%r1];",
+		"expected cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP");
+	refused(_metadata, self,
+		"cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group"
+		" [%rd1, {%r1, %r1}], [%r1], %rd1;",
+		"wrong number of operands");
+	refused(_metadata, self,
+		"cp.reduce.async.bulk.tensor.2d.global.shared::cta.xor.tile::scatter4.bulk_group"
+		" [%rd1, {%r1, %r1}], [%r1];",
+		".tile::scatter4 needs sm_100a");
 }
 
 TEST_HARNESS_MAIN

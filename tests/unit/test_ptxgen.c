@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "vgpu.h"
+#include "vgpu_hw.h"
 #include "test_paths.h"
 #include "ptx/gen/ptxgen_manifest.h"
 
@@ -153,6 +154,28 @@ static void first_error(const char *log, char *out, size_t len)
 		snprintf(out, len, "(no message)");
 }
 
+/*
+ * The tensormap.replace kernels (g_tmr_*, ptxgen_table4.py) find the
+ * runner's tensor map in their input's first 128 bytes: the backend's own
+ * encoding (here vGPU's struct vgpu_tensor_map; ptxgen-run.cu writes the
+ * GPU's, from cuTensorMapEncodeTiled) of a 2-D .u32 tensor over the
+ * input, dims 16 x 16, row stride 64 bytes, box 8 x 4, element strides 1.
+ */
+static int tmap_in(const struct pg_kernel *k, struct vgpu_bo *in)
+{
+	struct vgpu_tensor_map t = { .magic = VGPU_TMAP_MAGIC, .rank = 2, .elem_size = 4 };
+
+	if (strncmp(k->name, "g_tmr_", 6) || k->inwords * 4 < sizeof(t))
+		return 0;
+	t.base = vgpu_bo_gpu_address(in);
+	t.dims[0] = t.dims[1] = 16;
+	t.strides[0] = 64;
+	t.box[0] = 8;
+	t.box[1] = 4;
+	t.elem_strides[0] = t.elem_strides[1] = 1;
+	return vgpu_bo_write(in, 0, &t, sizeof(t));
+}
+
 static void run_kernel(struct vgpu_device *dev, struct module *md, unsigned int i,
 		       struct result *r)
 {
@@ -191,7 +214,7 @@ static void run_kernel(struct vgpu_device *dev, struct module *md, unsigned int 
 	if ((ret = vgpu_program_find_kernel(prog, k->name, &vk)) ||
 	    (ret = vgpu_bo_new(dev, k->inwords * 4 + 4, 0, &in)) ||
 	    (ret = vgpu_bo_new(dev, k->outwords * 4 + 4, 0, &out)) ||
-	    (ret = vgpu_bo_write(in, 0, k->in, k->inwords * 4)) ||
+	    (ret = vgpu_bo_write(in, 0, k->in, k->inwords * 4)) || (ret = tmap_in(k, in)) ||
 	    (ret = vgpu_bo_write(out, 0, got, k->outwords * 4)) ||
 	    (ret = vgpu_args_new(vk, &args)) || (ret = vgpu_args_set_bo(args, 0, out, 0)) ||
 	    (ret = vgpu_args_set_bo(args, 1, in, 0)) ||

@@ -319,7 +319,7 @@ TEST_F(tool, new_option_usage_errors_exit_2)
 		{ "--buffer a:64 --tensor-map m:a:4:16:16 --tensor-map n:m:4:4:4 k.vgs",
 		  "--tensor-map n: no --buffer 'm' before it" }, /* a map of a map */
 		{ "--buffer a:64 --tensor-map m:a:3:16:16 k.vgs",
-		  "--tensor-map m: invalid element size '3' (1, 2, 4 or 8)" },
+		  "--tensor-map m: invalid element size '3' (1, 2, 4 or 8, or a type: u32, f16, ..)" },
 		{ "--buffer a:64 --tensor-map m:a:16:4:4 k.vgs", "invalid element size '16'" },
 		{ "--buffer a:64 --tensor-map m:a:0:16:16 k.vgs", "invalid element size '0'" },
 		{ "--buffer a:64 --tensor-map m:a:4:0:16 k.vgs",
@@ -409,6 +409,39 @@ static void mask_base(struct __test_metadata *_metadata, char *out,
 		EXPECT_EQ(*base, addr);
 	*base = addr;
 	memcpy(p, "BASE____ BASE____", 17);
+}
+
+/* An element type for the size: the map's dtype (byte 1 of the word after
+ * dims), which tensor reductions take their type from. */
+TEST_F(tool, tensor_map_element_type)
+{
+	struct result r;
+	uint64_t base = 0;
+
+	write_text("exit.vgs", just_exit);
+	run(&r, "--buffer data:4096 --tensor-map m:data:f32.ftz:16x8x2:8x4x1:1x2x1 "
+		"--dump m exit.vgs");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("", r.err);
+	mask_base(_metadata, r.out, "m", &base);
+	EXPECT_STREQ(r.out,
+		     "m:\n"
+		     "BASE____ BASE____ 50414d54 00000403 "
+		     /* dims[5], then swizzle 0, dtype 9 (f32.ftz), interleave, pad1 */
+		     "00000010 00000008 00000002 00000000\n"
+		     "00000000 00000900 "
+		     "00000040 00000000 00000200 00000000 00000000 00000000\n"
+		     "00000000 00000000 "
+		     "00000008 00000004 00000001 00000000 00000000 "
+		     "00000001\n00000002 00000001 00000000 00000000 "
+		     "00000000 00000000 00000000 00000000\n");
+	run(&r, "--buffer data:4096 --tensor-map m:data:bf16:64:16 --dump m exit.vgs");
+	EXPECT_EQ(0, r.status);
+	EXPECT_CONTAINS(r.out, "50414d54 00000201 00000040"); /* rank 1, 2-byte elements */
+	EXPECT_CONTAINS(r.out, "00000000 00000b00 "); /* dtype 11: bf16 */
+	run(&r, "--buffer data:4096 --tensor-map m:data:f33:64:16 exit.vgs");
+	EXPECT_NE(0, r.status);
+	EXPECT_CONTAINS(r.err, "invalid element size 'f33' (1, 2, 4 or 8, or a type: u32, f16, ..)");
 }
 
 /* Every word of the descriptor a --tensor-map writes (uapi/vgpu_hw.h). */
@@ -1216,6 +1249,33 @@ TEST_F(tool, ptx_kernels_and_args)
 	EXPECT_CONTAINS(r.err, "bad.ptx:7:2: error: unsupported PTX instruction");
 	run_tool(&r, "vgpu-ptxas", NULL, "%s", "-S");
 	EXPECT_EQ(2, r.status);
+
+	/* several inputs are linked: k2 calls tw, defined in the other file */
+	write_text("use.ptx", ".version 8.0\n.target sm_90a\n.address_size 64\n"
+			      ".extern .func (.param .b32 r) tw(.param .b32 x);\n"
+			      ".visible .entry k2(.param .u64 p)\n{\n.reg .b32 %r<3>;\n"
+			      ".reg .b64 %d;\nld.param.u64 %d, [p];\nmov.u32 %r1, 21;\n"
+			      "{\n.param .b32 a;\n.param .b32 b;\nst.param.b32 [a], %r1;\n"
+			      "call (b), tw, (a);\nld.param.b32 %r2, [b];\n}\n"
+			      "st.global.u32 [%d], %r2;\nret;\n}\n");
+	write_text("def.ptx", ".version 8.0\n.target sm_90a\n.address_size 64\n"
+			      ".visible .func (.param .b32 r) tw(.param .b32 x)\n{\n"
+			      ".reg .b32 %q;\nld.param.b32 %q, [x];\nshl.b32 %q, %q, 1;\n"
+			      "st.param.b32 [r], %q;\nret;\n}\n");
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx def.ptx");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	run(&r, "--kernel k2 --buffer o:4 --arg ptr:o --dump o linked.vgo");
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_STREQ("o:\n0000002a\n", r.out);
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx");
+	EXPECT_EQ(1, r.status);
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx k.ptx");
+	EXPECT_EQ(1, r.status);
+	EXPECT_CONTAINS(r.err, "use.ptx:4:31: error: undefined reference to the .extern function 'tw'");
+	/* the compile's errors name the input and its line */
+	run_tool(&r, "vgpu-ptxas", NULL, "-o linked.vgo use.ptx def.ptx bad.ptx");
+	EXPECT_EQ(1, r.status);
+	EXPECT_CONTAINS(r.err, "bad.ptx:7:2: error: unsupported PTX instruction 'wgmma.fence.sync.aligned'");
 }
 
 TEST_HARNESS_MAIN

@@ -49,7 +49,9 @@ static const char usage_text[] =
 	"                            a 128-byte tensor map (struct vgpu_tensor_map)\n"
 	"                            for CP.ASYNC.BULK.TENSOR, describing a tensor\n"
 	"                            stored densely in the earlier --buffer BUFFER;\n"
-	"                            ELEMSIZE 1, 2, 4 or 8 bytes; DIMS, BOX and\n"
+	"                            ELEMSIZE 1, 2, 4 or 8 bytes, or a type (u32,\n"
+	"                            s32, f16, bf16, f32, ..: the map's dtype, which\n"
+	"                            CP.REDUCE.ASYNC.BULK.TENSOR needs); DIMS, BOX and\n"
 	"                            ESTRIDES are lists like 64x32, innermost\n"
 	"                            dimension first, rank = entries of DIMS (1..5);\n"
 	"                            BOX 1..256 and ESTRIDES 1..8 (default 1) per\n"
@@ -276,6 +278,12 @@ static int parse_xlist(const char *name, const char *what, const char *s,
  * must be given earlier: strides[d-1] = ELEMSIZE * dims[0] * .. *
  * dims[d-1].
  */
+/* the map's element types by name (VGPU_TMAP_DT_*, PTX's spelling) */
+static const char *const dt_names[VGPU_TMAP_DT_MAX + 1] = {
+	"", "u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f32.ftz", "f64", "bf16",
+	"tf32", "tf32.ftz",
+};
+
 static int add_tensor_map(struct gmem *gm, char *arg)
 {
 	const char *f[6];
@@ -325,10 +333,15 @@ static int add_tensor_map(struct gmem *gm, char *arg)
 				(int)flen[1], f[1]);
 		return -1;
 	}
-	if (parse_u64(f[2], flen[2], &elem) ||
-	    (elem != 1 && elem != 2 && elem != 4 && elem != 8)) {
+	for (uint32_t t = 1; t <= VGPU_TMAP_DT_MAX; t++) /* a type: size and dtype */
+		if (strlen(dt_names[t]) == flen[2] && !strncmp(f[2], dt_names[t], flen[2])) {
+			tm.dtype = (uint8_t)t;
+			elem = vgpu_tmap_dt_size(t);
+		}
+	if (!tm.dtype && (parse_u64(f[2], flen[2], &elem) ||
+			  (elem != 1 && elem != 2 && elem != 4 && elem != 8))) {
 		run_usage_error("--tensor-map %s: invalid element size '%.*s' (1, 2, "
-				"4 or 8)", arg, (int)flen[2], f[2]);
+				"4 or 8, or a type: u32, f16, ..)", arg, (int)flen[2], f[2]);
 		return -1;
 	}
 	rank = parse_xlist(arg, "dimensions", f[3], flen[3], 1, UINT32_MAX,

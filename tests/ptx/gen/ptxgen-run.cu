@@ -68,6 +68,23 @@ static void unload(void)
 	cuCtxDestroy(ctx);
 }
 
+/* The g_tmr_* kernels' tensor map (ptxgen_table4.py) in their input's
+ * first 128 bytes: the GPU's encoding of the tensor that test_ptxgen.c's
+ * tmap_in() gives vGPU (2-D .u32, 16 x 16, rows of 64 bytes, box 8 x 4). */
+static CUresult tmap_in(CUdeviceptr din)
+{
+	CUtensorMap tm;
+	cuuint64_t dims[2] = { 16, 16 }, strides[1] = { 64 };
+	cuuint32_t box[2] = { 8, 4 }, es[2] = { 1, 1 };
+	CUresult r = cuTensorMapEncodeTiled(&tm, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, (void *)din,
+					    dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+					    CU_TENSOR_MAP_SWIZZLE_NONE,
+					    CU_TENSOR_MAP_L2_PROMOTION_NONE,
+					    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+
+	return r == CUDA_SUCCESS ? cuMemcpyHtoD(din, &tm, sizeof(tm)) : r;
+}
+
 /* Run kernel @k; 0 and its words in @out, or the failing call's result. */
 static CUresult run(const struct pg_kernel *k, std::vector<uint32_t> &out)
 {
@@ -84,6 +101,8 @@ static CUresult run(const struct pg_kernel *k, std::vector<uint32_t> &out)
 		r = cuMemAlloc(&dout, outb);
 	if (r == CUDA_SUCCESS && k->inwords)
 		r = cuMemcpyHtoD(din, k->in, k->inwords * 4u);
+	if (r == CUDA_SUCCESS && !strncmp(k->name, "g_tmr_", 6) && k->inwords >= 32)
+		r = tmap_in(din);
 	if (r == CUDA_SUCCESS)
 		r = cuMemsetD8(dout, 0, outb);
 	if (r == CUDA_SUCCESS) {

@@ -325,6 +325,7 @@ def cvt_forms():
 def forms():
     import ptxgen_table2 as T2
     import ptxgen_table3 as T3
+    import ptxgen_table4 as T4
     del FORMS[:]
     int_forms()
     logic_forms()
@@ -334,4 +335,5 @@ def forms():
     cvt_forms()
     T2.more_forms(add, Form, op, mangle)
     T3.more_forms(add, Form, op, mangle)
+    T4.more_forms(add, Form)
     return FORMS
