@@ -26,11 +26,14 @@ cp -a "$work/initramfs/." "$root/"
 # the corpus line of the init: the units of the command line instead
 awk '
 /run_kselftest\.sh/ && /test_corpus_/ {
+	# the environment run-in-guest.sh gives the corpus programs
+	env = substr($0, 1, index($0, "./run_kselftest.sh") - 1)
+	gsub(/VGPU_CORPUS_SCHEDULES=[0-9]* /, "", env)
 	print "n=$(sed -n \"s/.*vgpu_sched=\\([0-9]*\\).*/\\1/p\" /proc/cmdline)"
 	print "for u in $(sed -n \"s/.*vgpu_units=\\([^ ]*\\).*/\\1/p\" /proc/cmdline | tr , \" \"); do"
 	print "\tp=${u%%:*}; t=${u#*:}"
 	print "\techo \"VGPU-UNIT: $p $t\""
-	print "\t(cd /kselftest/vgpu && VGPU_BACKEND=drm VGPU_TEST_DEVICES=2 LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu VGPU_CORPUS_SCHEDULES=${n:-100} VGPU_CORPUS_ONLY=$t ./$p)"
+	print "\t(cd /kselftest/vgpu && " env "VGPU_CORPUS_SCHEDULES=${n:-100} VGPU_CORPUS_ONLY=$t ./$p)"
 	print "done"
 	next
 }
