@@ -206,11 +206,13 @@ bool vgpu_tensor_red_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 }
 
 /*
- * A tile-mode reduction's box must start inside the tensor: an H200
- * raises an illegal instruction for a negative coordinate in any
- * dimension, whatever the operation and type, while a box that runs past
- * the upper ends reduces its elements inside (tests/cuda/real-gpu/
- * tensor-reduce-h200-2026-11-30, probe_coords).  ASYNC_COPY if not.
+ * A tile-mode reduction's box must start inside the tensor, at a 16-byte
+ * boundary of its rows: an H200 raises an illegal instruction for a
+ * negative coordinate in any dimension, and for a first coordinate whose
+ * bytes (coordinate x element size) are not a multiple of 16, whatever the
+ * operation and type, while a box that runs past the upper ends reduces
+ * its elements inside (tests/cuda/real-gpu/tensor-reduce-h200-2026-11-30,
+ * probe_coords and probe_coords_upper).  ASYNC_COPY if not.
  */
 bool vgpu_tensor_red_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 			       const struct vgpu_tensor_map *m, uint64_t addr,
@@ -223,6 +225,15 @@ bool vgpu_tensor_red_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t
 			   "tensor reduction with the map at 0x%llx: coordinate %u is %d, before "
 			   "the tensor (a reduction's box starts inside it)",
 			   (unsigned long long)addr, k, coord[k]);
+		c->sm->exc->addr = addr;
+		return false;
+	}
+	if ((uint64_t)coord[0] * m->elem_size % 16) {
+		vgpu_raise(c, w, VGPU_EXC_ASYNC_COPY, em,
+			   "tensor reduction with the map at 0x%llx: coordinate 0 is %d, %llu bytes "
+			   "into a row (a reduction's box starts at a multiple of 16)",
+			   (unsigned long long)addr, coord[0],
+			   (unsigned long long)coord[0] * m->elem_size);
 		c->sm->exc->addr = addr;
 		return false;
 	}

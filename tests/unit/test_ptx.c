@@ -474,7 +474,7 @@ static void ref_warp_ops(const uint32_t *in, uint32_t *o, uint32_t w)
 		o[7] = xor;
 		o[8] = lead_all << 8 | (l == lead_all);
 		o[9] = t % 3 ? lead_div << 8 | (l == lead_div) : 0xdead;
-		o[10] = lead_part << 8 | (l == lead_part);
+		o[10] = 0x0f0f0f00u >> l & 1 ? lead_part << 8 | (l == lead_part) : 0xbeef;
 		o[11] = l >= 3 ? a[l - 3] : 0xffff;
 		o[12] = l + 5 <= 31 ? a[l + 5] : 0xffff;
 		o[13] = a[l ^ 6];
