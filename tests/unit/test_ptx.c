@@ -1594,8 +1594,10 @@ static const struct bad_ptx bad[] = {
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " .local .align 4 .b8 d[70000];\n .reg .b32 %r<2>;\n st.local.u32 [d], 1;\n ret;\n}\n",
 	  "t.ptx:4:1: error: unsupported construct: 70000 bytes of .local (at most 65536 per thread)" },
-	{ "no_entry", ".version 8.5\n.target sm_90a\n.address_size 64\n",
-	  "error: no .entry in the module" },
+	{ "extern_global_undefined",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
+	  ".extern .global .align 4 .u32 cnt;\n.visible .entry k()\n{\n ret;\n}\n",
+	  "t.ptx:4:1: error: undefined reference to the .extern variable 'cnt'" },
 	{ "extern_call",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
 	  ".extern .func (.param .b32 func_retval0) __nv_powf (.param .b64 a, .param .b64 b);\n"
