@@ -264,6 +264,9 @@ struct vgpu_trace_event {
  * Element (x0, .., x4) lies at base + x0 * elem_size + sum over d >= 1 of
  * x_d * strides[d - 1].  Out-of-bounds elements (a coordinate < 0 or >=
  * dims[d] in any dimension) read as zero and are not written by stores.
+ * A tile-mode box starts at a 16-byte boundary of a row (coordinate 0 x
+ * elem_size a multiple of 16), and a store's or reduction's at no negative
+ * coordinate; else ASYNC_COPY (an H200 raises an illegal instruction).
  * A map has a mode, which the instruction names too (PTX's .load_mode):
  *
  * Tile mode (VGPU_TMAP_TILE, CP.ASYNC.BULK.TENSOR[.GLOBAL]): a copy moves

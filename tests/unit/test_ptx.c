@@ -801,7 +801,7 @@ static const char tensor_nvcc_style[] =
 static void tensor_run(struct __test_metadata *_metadata, FIXTURE_DATA(ptx) *self,
 		       bool store)
 {
-	enum { W = 20, H = 12, X0 = 15, Y0 = 6 };
+	enum { W = 20, H = 12, X0 = 16, Y0 = 6 }; /* x * 4 bytes: multiples of 16 */
 	uint32_t tensor[H][W], out[64], back[H][W];
 	struct vgpu_tensor_map map = { 0 };
 	struct vgpu_args *args = NULL;
