@@ -55,6 +55,7 @@ static void dev_free(struct vgpu_device *dev)
 		vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 	}
 	vgpu_heap_fini(dev);
+	vgpu_cdp_fini(dev);
 	if (dev->ops)
 		dev->ops->close(dev);
 	pthread_mutex_destroy(&dev->lock);

@@ -462,6 +462,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	struct drm_vgpu_sync *in = in_small, *outs = out_small;
 	uint32_t handles_small[32], *handles = handles_small;
 	struct drm_vgpu_ext_timeline tl;
+	struct drm_vgpu_ext_device_launch dl = { 0 };
 	struct drm_vgpu_submit s = { 0 };
 	unsigned int page;
 	struct vgpu_device *dev;
@@ -630,8 +631,14 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			handles[h++] = prog->data->handle;
 		if (vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF))
 			handles[h++] = p->printf_handle;
-		if (prog->uses_heap)
+		if (!ret && prog->uses_heap)
 			ret = vgpu_heap_attach(prog, &handles[h++]);
+		if (!ret && prog->uses_cdp) {
+			uint64_t va = 0;
+
+			ret = vgpu_cdp_attach(dev, &handles[h++], &va);
+			dl.area_va = va;
+		}
 	}
 	if (!ret && (flags & VGPU_LAUNCH_TIMELINE)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
@@ -647,6 +654,11 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			s.extensions = (uintptr_t)&tl;
 			handles[nbos - 1] = p->tl_handle;
 		}
+	}
+	if (!ret && dl.area_va && !uq) { /* device-side launch (cdp.c) */
+		dl.base.name = VGPU_SUBMIT_EXT_DEVICE_LAUNCH;
+		dl.base.next = s.extensions;
+		s.extensions = (uintptr_t)&dl;
 	}
 	handles[1] = dev->param_bos[page].handle;
 	s.launch.param_va = dev->param_bos[page].va;

@@ -104,6 +104,13 @@ struct vgpu_device {
 	uint32_t heap_handle;	   /* 0: not made yet */
 	uint64_t heap_va;
 	uint8_t *heap_map;
+	/* the device-launch area (cdp.c), made by the first launch that wants
+	 * it; under heap_lock */
+	uint32_t cdp_pending;  /* slots wanted, 0: VGPU_CDP_DEFAULT_PENDING */
+	uint32_t cdp_capacity; /* slots made */
+	uint32_t cdp_handle;   /* 0: not made yet */
+	uint64_t cdp_va, cdp_size;
+	uint8_t *cdp_map;
 };
 
 /* A parameter page: one launch's parameter buffer at a time. */
@@ -176,6 +183,7 @@ struct vgpu_program {
 	struct vgpu_bo *data;	     /* module data (VGPU_PARAM_DATA), or NULL */
 	bool uses_heap;		     /* its data has VGPU_RELOC_HEAP64 words */
 	atomic_bool heap_set;	     /* ... and they hold the heap's address */
+	bool uses_cdp;		     /* device-side launch: VGPU_RELOC_KDESC words */
 };
 
 /* heap.c: the device heap of device malloc (docs/ptx.md) */
@@ -183,6 +191,9 @@ struct vgpu_program {
 /* Make the heap if need be, write its address into @prog's data; its handle. */
 int vgpu_heap_attach(const struct vgpu_program *prog, uint32_t *handle);
 void vgpu_heap_fini(struct vgpu_device *dev);
+/* cdp.c: the device-launch area (device-side launch); made if need be */
+int vgpu_cdp_attach(struct vgpu_device *dev, uint32_t *handle, uint64_t *va);
+void vgpu_cdp_fini(struct vgpu_device *dev);
 int vgpu_mapped_bo(struct vgpu_device *dev, uint64_t size, uint32_t *handle, uint64_t *va,
 		   uint8_t **map);
 
