@@ -310,6 +310,7 @@ static uint32_t sim_run_children(struct vgpu_sim *sim, const struct drm_vgpu_lau
 		int r = vgpu_cdp_next(&vgpu_sim_mem_ops, &mem, area, grid, depth, &ch, exc);
 
 		if (r < 0) {
+			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, grid);
 			if (exc->code == VGPU_EXC_GLOBAL_FAULT && mem.fault_va) {
 				vgpu_sim_fault_record(&mem, exc);
 				return VGPU_ERR_MMU_FAULT;
@@ -338,9 +339,13 @@ static uint32_t sim_run_children(struct vgpu_sim *sim, const struct drm_vgpu_lau
 		if (status == VGPU_ERR_NONE)
 			status = sim_run_children(sim, &c, area, ch.record, depth + 1, exc,
 						  warp_insns, cycles);
+		if (status != VGPU_ERR_NONE) /* what it and its parent launched is void */
+			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, ch.record);
 		vgpu_cdp_done(&vgpu_sim_mem_ops, &mem, area, ch.record);
-		if (status != VGPU_ERR_NONE)
+		if (status != VGPU_ERR_NONE) {
+			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, grid);
 			return status;
+		}
 	}
 }
 
@@ -362,6 +367,8 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 	status = sim_run_grid(sim, c, tl, cdp_area, grid, exc, warp_insns, cycles);
 	if (status == VGPU_ERR_NONE && cdp_area)
 		status = sim_run_children(sim, c, cdp_area, grid, 1, exc, warp_insns, cycles);
+	else if (cdp_area) /* what the failed grid launched does not run */
+		vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, cdp_area, grid);
 	return status;
 }
 

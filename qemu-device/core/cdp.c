@@ -27,6 +27,8 @@ static int wr32(const struct vgpu_mem_ops *mem, void *opaque, uint64_t va, uint3
 	return mem->write(opaque, va, &v, 4);
 }
 
+#define VGPU_CDP_MAX_SLOTS 65536u /* libvgpu's VGPU_CDP_MAX_PENDING */
+
 static uint64_t slot_va(uint64_t area, uint32_t i)
 {
 	return area + VGPU_CDP_HEADER_BYTES + (uint64_t)i * VGPU_CDP_SLOT_BYTES;
@@ -80,6 +82,46 @@ static bool dims_ok(const uint32_t *grid, const uint32_t *block)
 	return t <= VGPU_MAX_THREADS_PER_CTA;
 }
 
+/* Record @r (slot @best) names a kernel (*@kp) and a shape the device can launch. */
+static int check(const struct vgpu_mem_ops *mem, void *opaque, const struct vgpu_cdp_record *rp,
+		 uint32_t best, uint32_t depth, struct vgpu_kernel_desc *kp,
+		 struct vgpu_exception_record *exc)
+{
+	const struct vgpu_cdp_record r = *rp;
+	struct vgpu_kernel_desc k;
+
+	if (depth > VGPU_CDP_MAX_DEPTH) {
+		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
+			     "device-side launch nested deeper than %u", VGPU_CDP_MAX_DEPTH);
+		return -1;
+	}
+	if (!r.kdesc || r.kdesc % 8 || rd(mem, opaque, r.kdesc, &k, sizeof(k))) {
+		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
+			     "device-side launch record %u names no kernel (0x%llx)", best,
+			     (unsigned long long)r.kdesc);
+		exc->addr = r.kdesc;
+		return -1;
+	}
+	if (k.unsupported) {
+		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
+			     "device-side launch of a kernel with local memory or printf "
+			     "(not supported)");
+		return -1;
+	}
+	if (!dims_ok(r.grid, r.block) || k.param_size > VGPU_CDP_MAX_PARAM ||
+	    k.smem_static > VGPU_DEFAULT_SMEM_PER_SM ||
+	    r.smem_bytes > VGPU_DEFAULT_SMEM_PER_SM - k.smem_static) {
+		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
+			     "device-side launch record %u: bad shape (grid %ux%ux%u, block "
+			     "%ux%ux%u, %u parameter bytes, %u shared bytes)", best, r.grid[0],
+			     r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], k.param_size,
+			     r.smem_bytes);
+		return -1;
+	}
+	*kp = k;
+	return 0;
+}
+
 int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, uint32_t parent,
 		  uint32_t depth, struct vgpu_cdp_child *out, struct vgpu_exception_record *exc)
 {
@@ -92,7 +134,7 @@ int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, u
 
 	if (rd(mem, opaque, area, &h, sizeof(h)))
 		return fault(exc, area, "area header");
-	if (h.nslots > (1u << 20)) {
+	if (h.nslots > VGPU_CDP_MAX_SLOTS) {
 		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH, "device-launch area of %u slots",
 			     h.nslots);
 		return -1;
@@ -118,34 +160,11 @@ int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, u
 	pva = rva + VGPU_CDP_RECORD_BYTES;
 	if (rd(mem, opaque, rva, &r, sizeof(r)))
 		return fault(exc, rva, "record");
-	/* taken: whatever follows, it does not run twice */
+	/* taken: whatever follows, it does not run twice (a bad one is freed) */
 	if (wr32(mem, opaque, rva, VGPU_CDP_RUNNING))
 		return fault(exc, rva, "record");
-	if (depth > VGPU_CDP_MAX_DEPTH) {
-		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
-			     "device-side launch nested deeper than %u", VGPU_CDP_MAX_DEPTH);
-		return -1;
-	}
-	if (!r.kdesc || r.kdesc % 8 || rd(mem, opaque, r.kdesc, &k, sizeof(k))) {
-		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
-			     "device-side launch record %u names no kernel (0x%llx)", best,
-			     (unsigned long long)r.kdesc);
-		exc->addr = r.kdesc;
-		return -1;
-	}
-	if (k.unsupported) {
-		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
-			     "device-side launch of a kernel with local memory or printf "
-			     "(not supported)");
-		return -1;
-	}
-	if (!dims_ok(r.grid, r.block) || k.param_size > VGPU_CDP_MAX_PARAM ||
-	    r.smem_bytes > VGPU_DEFAULT_SMEM_PER_SM - k.smem_static || k.smem_static > VGPU_DEFAULT_SMEM_PER_SM) {
-		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
-			     "device-side launch record %u: bad shape (grid %ux%ux%u, block "
-			     "%ux%ux%u, %u parameter bytes, %u shared bytes)", best, r.grid[0],
-			     r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], k.param_size,
-			     r.smem_bytes);
+	if (check(mem, opaque, &r, best, depth, &k, exc)) {
+		wr32(mem, opaque, rva, VGPU_CDP_FREE);
 		return -1;
 	}
 	/* the hidden parameters (the launcher's on the host) */
@@ -179,4 +198,30 @@ int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, u
 void vgpu_cdp_done(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, uint32_t record)
 {
 	wr32(mem, opaque, slot_va(area, record), VGPU_CDP_FREE);
+}
+
+/* The records of grid @grid and their own, @level deep at most (a forged cycle ends). */
+static void cancel(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, uint32_t nslots,
+		   uint32_t grid, uint32_t level)
+{
+	for (uint32_t i = 0; i < nslots; i++) {
+		uint32_t s[4];
+
+		if (rd(mem, opaque, slot_va(area, i), s, 16))
+			return;
+		if (s[0] == VGPU_CDP_FREE || s[2] != grid)
+			continue;
+		if (level && i != grid)
+			cancel(mem, opaque, area, nslots, i, level - 1);
+		wr32(mem, opaque, slot_va(area, i), VGPU_CDP_FREE);
+	}
+}
+
+void vgpu_cdp_cancel(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, uint32_t grid)
+{
+	uint32_t nslots;
+
+	if (mem->read(opaque, area, &nslots, 4) || nslots > VGPU_CDP_MAX_SLOTS)
+		return;
+	cancel(mem, opaque, area, nslots, grid, VGPU_CDP_MAX_DEPTH + 1);
 }

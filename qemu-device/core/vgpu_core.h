@@ -402,6 +402,14 @@ VGPU_CORE_API int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, ui
 VGPU_CORE_API void vgpu_cdp_done(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
 				 uint32_t record);
 
+/*
+ * Grid @grid failed (or a child of it did): the records it launched, and
+ * theirs, are freed without running, so that no later grid of the same
+ * identifier takes them for its own.
+ */
+VGPU_CORE_API void vgpu_cdp_cancel(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
+				   uint32_t grid);
+
 /* ---- Helpers for memory-callback implementations (mmu.c) ---- */
 
 /*
