@@ -160,6 +160,14 @@ static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
 	for (uint32_t i = 0; i < obj->nrelocs; i++)
 		prog->uses_heap |= obj->relocs[i].kind == VGPU_RELOC_HEAP64,
 		prog->uses_cdp |= obj->relocs[i].kind == VGPU_RELOC_KDESC;
+	if (prog->uses_cdp) {
+		/* a device without device-side launch: the launches carry no
+		 * area, and the kernels' launches fail (cudaErrorNotSupported) */
+		uint64_t feat = 0;
+
+		prog->uses_cdp = !vgpu_device_get_param(dev, VGPU_PARAM_FEATURES, &feat) &&
+				 (feat & VGPU_FEAT_DEVICE_LAUNCH);
+	}
 	for (uint32_t i = 0; i < obj->nkernels; i++)
 		vgpu_kernel_facts(&prog->kernels[i]);
 	vgpu_dev_get(dev);

@@ -813,6 +813,9 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
 #define VGPU_FEAT_USER_IRQ (1u << 10)	 /* user queues raise VGPU_IRQ_USER */
 #define VGPU_FEAT_QUEUE_SWAP (1u << 11)	 /* VGPU_QCTRL_HOLD, VGPU_QCTRL_RESTORE: a queue
 					  * taken off and put back ("Swapping queues") */
+#define VGPU_FEAT_DEVICE_LAUNCH (1u << 12) /* device-side launch: a launch's device-launch
+					    * area (struct vgpu_cdp_header); the sim
+					    * backend's so far, not the QEMU device's */
 
 /*
  * ---- Fault injection: a device that misbehaves on purpose ----

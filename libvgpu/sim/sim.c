@@ -159,7 +159,8 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 		args->value = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED |
 			      VGPU_FEAT_MBARRIER | VGPU_FEAT_TMA |
 			      VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
-			      VGPU_FEAT_PREEMPT | VGPU_FEAT_USER_QUEUES;
+			      VGPU_FEAT_PREEMPT | VGPU_FEAT_USER_QUEUES |
+			      VGPU_FEAT_DEVICE_LAUNCH;
 		break;
 	case VGPU_PARAM_QUEUES:
 		args->value = SIM_QUEUES;
