@@ -196,6 +196,7 @@ struct sim_prog {
  * @params:   the parameter buffer of the running job
  */
 struct vgpu_sim {
+	bool no_device_launch; /* VGPU_SIM_NO_DEVICE_LAUNCH: as a device without the feature */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int sleepers; /* threads in a wait on @cond (@lock): a wake-up with none is skipped */

@@ -7,11 +7,53 @@
  * with the same launches: tests/cuda/real-gpu/cdp-h200-2026-11-30/.
  */
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "ktap.h"
 
 __device__ int order_ctr;
+
+__global__ void nothing(void)
+{
+}
+
+__global__ void probe(int *r)
+{
+	nothing<<<1, 1>>>();
+	*r = cudaGetLastError();
+}
+
+/*
+ * Does the device launch from kernels?  The drm backend's device has no
+ * VGPU_FEAT_DEVICE_LAUNCH yet: there a kernel's launch returns
+ * cudaErrorNotSupported, and the tests skip.
+ */
+static int cdp_skip(void)
+{
+	static int known = -1;
+	int *d = nullptr, h = -1;
+
+	if (known >= 0)
+		return known;
+	if (cudaMalloc(&d, sizeof(int)) != cudaSuccess)
+		return 0;
+	probe<<<1, 1>>>(d);
+	if (cudaDeviceSynchronize() == cudaSuccess &&
+	    cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost) == cudaSuccess)
+		known = h == cudaErrorNotSupported;
+	cudaFree(d);
+	if (known > 0)
+		printf("# device-side launch: cudaErrorNotSupported (a device without "
+		       "VGPU_FEAT_DEVICE_LAUNCH)\n");
+	return known > 0;
+}
+
+#define CDP_OR_SKIP()                    \
+	do {                             \
+		if (cdp_skip())          \
+			return KTAP_SKIP; \
+	} while (0)
 
 __global__ void child(int *p, int v, char c, double d)
 {
@@ -45,6 +87,7 @@ static int test_children(void)
 {
 	int *p = nullptr, *q = nullptr, h[128], hq[2];
 
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&p, sizeof(h)));
 	CHECK_OK(cudaMalloc(&q, sizeof(hq)));
 	CHECK_OK(cudaMemset(p, 0xff, sizeof(h)));
@@ -99,6 +142,7 @@ static int test_order(void)
 {
 	int *log = nullptr, h[8], z = 0, n = 0;
 
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&log, sizeof(h)));
 	CHECK_OK(cudaMemset(log, 0xff, sizeof(h)));
 	CHECK_OK(cudaMemcpyToSymbol(order_ctr, &z, sizeof(z)));
@@ -140,6 +184,7 @@ static int test_grandchild(void)
 {
 	int *log = nullptr, h[6], z = 0;
 
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&log, sizeof(h)));
 	CHECK_OK(cudaMemset(log, 0xff, sizeof(h)));
 	CHECK_OK(cudaMemcpyToSymbol(order_ctr, &z, sizeof(z)));
@@ -176,6 +221,7 @@ static int test_launch_error(void)
 {
 	int *log = nullptr, *errs = nullptr, h[8], e[8], z = 0;
 
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&log, sizeof(h)));
 	CHECK_OK(cudaMalloc(&errs, sizeof(e)));
 	CHECK_OK(cudaMemset(log, 0xff, sizeof(h)));
@@ -214,6 +260,7 @@ static int test_pending_limit(void)
 	int *log = nullptr, *errs = nullptr, e[8], n = 0;
 	size_t lim = 0;
 
+	CDP_OR_SKIP();
 	CHECK_OK(cudaDeviceGetLimit(&lim, cudaLimitDevRuntimePendingLaunchCount));
 	CHECK(lim == 2048);
 	CHECK_OK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 4));
@@ -255,6 +302,7 @@ static int test_depth(void)
 {
 	int *d = nullptr, h[64];
 
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&d, sizeof(h)));
 	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
 	nest<<<1, 1>>>(d, 0);
@@ -270,9 +318,31 @@ static int test_depth(void)
 	return 0;
 }
 
+/* the sim backend launches from kernels; another device may refuse with cudaErrorNotSupported */
+static int test_probe(void)
+{
+	const char *b = getenv("VGPU_BACKEND");
+	int *d = nullptr, h = -1;
+
+	CHECK_OK(cudaMalloc(&d, sizeof(int)));
+	probe<<<1, 1>>>(d);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	CHECK_OK(cudaFree(d));
+	printf("# backend %s: a kernel's launch returns %d\n", b ? b : "(default)", h);
+	if (b && !strcmp(b, "sim") && getenv("VGPU_SIM_NO_DEVICE_LAUNCH"))
+		CHECK(h == cudaErrorNotSupported);
+	else if (b && !strcmp(b, "sim"))
+		CHECK(h == cudaSuccess);
+	else
+		CHECK(h == cudaSuccess || h == cudaErrorNotSupported);
+	return 0;
+}
+
 int main(void)
 {
 	static const ktap_test tests[] = {
+		{ "probe", test_probe },
 		{ "children", test_children },
 		{ "order", test_order },
 		{ "grandchild", test_grandchild },

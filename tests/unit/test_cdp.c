@@ -9,6 +9,7 @@
  * crash, and the device goes on.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kselftest_host.h"
@@ -189,6 +190,31 @@ TEST_F(cdp, forged_records)
 	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
 	EXPECT_EQ(7u, out[0]);
 	EXPECT_EQ(8u, out[1]);
+}
+
+/*
+ * a device without VGPU_FEAT_DEVICE_LAUNCH (the drm backend's today; the
+ * sim's with VGPU_SIM_NO_DEVICE_LAUNCH): the launch carries no area, a
+ * kernel's launch returns cudaErrorNotSupported (801)
+ */
+TEST_F(cdp, device_without_the_feature)
+{
+	uint64_t feat = 0;
+	uint32_t out[66];
+
+	vgpu_device_close(self->dev);
+	self->dev = NULL;
+	setenv("VGPU_SIM_NO_DEVICE_LAUNCH", "1", 1);
+	ASSERT_EQ(0, vgpu_device_open(NULL, &self->dev));
+	unsetenv("VGPU_SIM_NO_DEVICE_LAUNCH");
+	ASSERT_EQ(0, vgpu_device_get_param(self->dev, VGPU_PARAM_FEATURES, &feat));
+	EXPECT_EQ(0u, feat & VGPU_FEAT_DEVICE_LAUNCH);
+	ASSERT_EQ(0, ptx_load(_metadata, self, "cdp.ptx", parent_ptx, "parent"));
+	ASSERT_EQ(0, buf(self, 0, NULL, 66 * 4));
+	ASSERT_EQ(0, run_parent(_metadata, self, 8, out));
+	EXPECT_EQ(0xeeeeeeeeu, out[0]);
+	EXPECT_EQ(0xffffffffu, out[64]); /* no buffer: no launch */
+	EXPECT_EQ(801u, out[65]);
 }
 
 /* the runtime's other functions are refused by name */
