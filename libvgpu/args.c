@@ -26,7 +26,7 @@ void vgpu_kernel_facts(struct vgpu_kernel *kernel)
 	}
 	kernel->extra_bos = !!k->local_bytes + !!prog->data +
 			    vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF) + prog->uses_heap +
-			    prog->uses_cdp;
+			    VGPU_CDP_BOS * prog->uses_cdp;
 	kernel->needs_args = k->nparams > !!k->local_bytes +
 					  vgpu_kernel_has_param(kernel, VGPU_PARAM_DATA) +
 					  vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF) +

@@ -46,8 +46,10 @@ static int kdesc_fill(const struct vgpu_object *obj, uint64_t code_va, uint64_t 
 			.data_off = UINT32_MAX,
 			.params_off = UINT32_MAX,
 			.envregs_off = UINT32_MAX,
-			.unsupported = !!k->local_bytes,
+			.local_off = UINT32_MAX,
 			.data_va = data_va,
+			.local_bytes = k->local_bytes,
+			.printf_off = UINT32_MAX,
 		};
 		for (uint32_t p = 0; p < k->nparams; p++) {
 			const struct vgpu_obj_param *pa = &obj->params[k->first_param + p];
@@ -58,8 +60,10 @@ static int kdesc_fill(const struct vgpu_object *obj, uint64_t code_va, uint64_t 
 				d.params_off = pa->offset;
 			else if (pa->type == VGPU_PARAM_ENVREGS)
 				d.envregs_off = pa->offset;
-			else if (pa->type == VGPU_PARAM_LOCAL || pa->type == VGPU_PARAM_PRINTF)
-				d.unsupported = 1;
+			else if (pa->type == VGPU_PARAM_LOCAL)
+				d.local_off = pa->offset;
+			else if (pa->type == VGPU_PARAM_PRINTF)
+				d.printf_off = pa->offset;
 		}
 		/* little-endian, as the device reads it */
 		vgpu_put_le64(data + x->offset, d.code_va);
@@ -70,8 +74,10 @@ static int kdesc_fill(const struct vgpu_object *obj, uint64_t code_va, uint64_t 
 		vgpu_put_le32(data + x->offset + 24, d.data_off);
 		vgpu_put_le32(data + x->offset + 28, d.params_off);
 		vgpu_put_le32(data + x->offset + 32, d.envregs_off);
-		vgpu_put_le32(data + x->offset + 36, d.unsupported);
+		vgpu_put_le32(data + x->offset + 36, d.local_off);
 		vgpu_put_le64(data + x->offset + 40, d.data_va);
+		vgpu_put_le32(data + x->offset + 48, d.local_bytes);
+		vgpu_put_le32(data + x->offset + 52, d.printf_off);
 	}
 	return 0;
 }

@@ -1404,12 +1404,23 @@ enum vgpu_cdp_state {
 #define VGPU_CDP_STREAM_TAIL 3u
 #define VGPU_CDP_STREAM_FIRE_AND_FORGET 4u
 
+/*
+ * @nslots, @lmem_va, @lmem_size, @printf_va: written by the host.  The
+ * children's local memory (a kernel with VGPU_PARAM_LOCAL: grid threads x
+ * its local bytes from @lmem_va, at most @lmem_size, else an exception)
+ * and printf buffer (struct vgpu_printf_header; 0: none, and a child that
+ * prints is an exception) are the area's: one grid of a tree runs at a
+ * time, and the host runs one tree at a time on an area.
+ */
 struct vgpu_cdp_header {
-	__u32 nslots; /* written by the host */
+	__u32 nslots;
 	__u32 cursor;
 	__u32 seq;
 	__u32 roots;
-	__u32 pad[12];
+	__u64 lmem_va;
+	__u64 lmem_size;
+	__u64 printf_va;
+	__u32 pad[6];
 };
 
 struct vgpu_cdp_record {
@@ -1429,12 +1440,12 @@ struct vgpu_cdp_record {
  * struct vgpu_kernel_desc - what the device needs to launch a kernel of a
  * program, in the program's module data (PTX's address of an .entry,
  * written by the loader: VGPU_RELOC_KDESC).  @data_off, @params_off,
- * @envregs_off: where the parameter buffer holds the hidden parameters the
- * device fills (VGPU_PARAM_DATA with @data_va, VGPU_PARAM_PARAMS with the
- * buffer's own address, VGPU_PARAM_ENVREGS with zeros), ~0u: none.
- * @unsupported: the kernel has a hidden parameter a device-side launch
- * cannot fill (VGPU_PARAM_LOCAL, VGPU_PARAM_PRINTF): its launch is an
- * exception.
+ * @envregs_off, @local_off, @printf_off: where the parameter buffer holds
+ * the hidden parameters the device fills (VGPU_PARAM_DATA with @data_va,
+ * VGPU_PARAM_PARAMS with the buffer's own address, VGPU_PARAM_ENVREGS with
+ * zeros, VGPU_PARAM_LOCAL with the area's @lmem_va, VGPU_PARAM_PRINTF with
+ * its @printf_va), ~0u: none.  @local_bytes: the kernel's local memory
+ * per thread.
  */
 struct vgpu_kernel_desc {
 	__u64 code_va;
@@ -1445,9 +1456,11 @@ struct vgpu_kernel_desc {
 	__u32 data_off;
 	__u32 params_off;
 	__u32 envregs_off;
-	__u32 unsupported;
+	__u32 local_off;
 	__u64 data_va;
-	__u32 pad[4];
+	__u32 local_bytes;
+	__u32 printf_off;
+	__u32 pad[2];
 };
 
 _Static_assert(sizeof(struct vgpu_cdp_header) == VGPU_CDP_HEADER_BYTES, "cdp header");

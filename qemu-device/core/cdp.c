@@ -102,12 +102,6 @@ static int check(const struct vgpu_mem_ops *mem, void *opaque, const struct vgpu
 		exc->addr = r.kdesc;
 		return -1;
 	}
-	if (k.unsupported) {
-		vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
-			     "device-side launch of a kernel with local memory or printf "
-			     "(not supported)");
-		return -1;
-	}
 	if (!dims_ok(r.grid, r.block) || k.param_size > VGPU_CDP_MAX_PARAM ||
 	    k.smem_static > VGPU_DEFAULT_SMEM_PER_SM ||
 	    r.smem_bytes > VGPU_DEFAULT_SMEM_PER_SM - k.smem_static) {
@@ -174,6 +168,36 @@ int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area, u
 	if (k.params_off != UINT32_MAX &&
 	    ((uint64_t)k.params_off + 8 > k.param_size || mem->write(opaque, pva + k.params_off, &pva, 8)))
 		return fault(exc, pva + k.params_off, "hidden parameter");
+	if (k.local_off != UINT32_MAX) {
+		unsigned __int128 need = (unsigned __int128)((uint64_t)r.grid[0] * r.grid[1]) *
+					 r.grid[2] * r.block[0] * r.block[1] * r.block[2] *
+					 k.local_bytes;
+
+		if (need > h.lmem_size) {
+			vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
+				     "device-side launch record %u: %llu bytes of local memory, "
+				     "the area has %llu", best,
+				     need >> 64 ? ~0ull : (unsigned long long)need,
+				     (unsigned long long)h.lmem_size);
+			wr32(mem, opaque, rva, VGPU_CDP_FREE);
+			return -1;
+		}
+		if ((uint64_t)k.local_off + 8 > k.param_size ||
+		    mem->write(opaque, pva + k.local_off, &h.lmem_va, 8))
+			return fault(exc, pva + k.local_off, "hidden parameter");
+	}
+	if (k.printf_off != UINT32_MAX) {
+		if (!h.printf_va) {
+			vgpu_exc_set(exc, VGPU_EXC_DEVICE_LAUNCH,
+				     "device-side launch record %u: a kernel that prints, and the "
+				     "area has no printf buffer", best);
+			wr32(mem, opaque, rva, VGPU_CDP_FREE);
+			return -1;
+		}
+		if ((uint64_t)k.printf_off + 8 > k.param_size ||
+		    mem->write(opaque, pva + k.printf_off, &h.printf_va, 8))
+			return fault(exc, pva + k.printf_off, "hidden parameter");
+	}
 	if (k.envregs_off != UINT32_MAX) {
 		if ((uint64_t)k.envregs_off + 128u > k.param_size)
 			return fault(exc, pva + k.envregs_off, "hidden parameter");

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 #include "ktap.h"
 
@@ -318,6 +319,59 @@ static int test_depth(void)
 	return 0;
 }
 
+__global__ void child_local(int *p, int n)
+{
+	int a[64];
+
+	for (int i = 0; i < 64; i++)
+		a[i] = i * n + (int)threadIdx.x;
+	p[threadIdx.x] = a[(threadIdx.x * 7 + n) % 64];
+}
+
+__global__ void child_print(int v)
+{
+	printf("child %d thread %d\n", v, (int)threadIdx.x);
+}
+
+__global__ void parent_local_print(int *p)
+{
+	printf("parent\n");
+	child_local<<<2, 32>>>(p, 3);
+	child_print<<<1, 2>>>(5);
+}
+
+/* children with local memory (an indexed array) and printf */
+static int test_local_and_printf(void)
+{
+	char out[4096] = "";
+	FILE *tmp = tmpfile();
+	int saved = dup(1), *p = nullptr, h[32];
+	size_t n;
+
+	CDP_OR_SKIP();
+	CHECK(tmp && saved >= 0);
+	CHECK_OK(cudaMalloc(&p, sizeof(h)));
+	fflush(stdout);
+	dup2(fileno(tmp), 1);
+	parent_local_print<<<1, 1>>>(p);
+	cudaError_t e = cudaDeviceSynchronize();
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, sizeof(out) - 1, tmp);
+	out[n] = '\0';
+	fclose(tmp);
+	CHECK_OK(e);
+	printf("# printed: %.200s\n", out);
+	CHECK(!strcmp(out, "parent\nchild 5 thread 0\nchild 5 thread 1\n"));
+	CHECK_OK(cudaMemcpy(h, p, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int t = 0; t < 32; t++)
+		CHECK(h[t] == ((t * 7 + 3) % 64) * 3 + t);
+	CHECK_OK(cudaFree(p));
+	return 0;
+}
+
 /* the sim backend launches from kernels; another device may refuse with cudaErrorNotSupported */
 static int test_probe(void)
 {
@@ -349,6 +403,7 @@ int main(void)
 		{ "launch_error", test_launch_error },
 		{ "pending_limit", test_pending_limit },
 		{ "depth", test_depth },
+		{ "local_and_printf", test_local_and_printf },
 	};
 
 	return ktap_run(tests, sizeof(tests) / sizeof(tests[0]));

@@ -134,15 +134,23 @@ TEST_F(cdp, pending_limit)
  * with a block of bx threads); kd 1: the child's own descriptor
  */
 static const char forge_ptx[] = HEAD DECLS CHILD
-	".visible .entry forge(.param .u64 p, .param .u64 kd, .param .u32 bx)\n{\n"
+	/* lchild(p, v): 256 bytes of local memory a thread */
+	".visible .entry lchild(.param .u64 p, .param .u32 v)\n{\n"
+	".local .align 4 .b8 a[256];\n.reg .pred %p1;\n.reg .b32 %r<4>;\n.reg .b64 %rd<6>;\n"
+	"ld.param.u64 %rd1, [p];\nld.param.u32 %r1, [v];\nmov.u32 %r2, %tid.x;\n"
+	"and.b32 %r3, %r2, 63;\nmul.wide.u32 %rd2, %r3, 4;\nmov.u64 %rd3, a;\n"
+	"add.u64 %rd4, %rd3, %rd2;\nst.local.u32 [%rd4], %r1;\nld.local.u32 %r3, [%rd4];\n"
+	"setp.ne.u32 %p1, %r2, 0;\n@%p1 bra $L9;\nst.global.u32 [%rd1], %r3;\n$L9:\nret;\n}\n"
+	".visible .entry forge(.param .u64 p, .param .u64 kd, .param .u32 bx, .param .u32 gx)\n{\n"
 	".reg .pred %p1;\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n"
 	"mov.u32 %r1, %vgpu_cdp_area_lo;\nmov.u32 %r2, %vgpu_cdp_area_hi;\n"
 	"mov.b64 %rd1, {%r1, %r2};\nmov.u32 %r3, %vgpu_cdp_grid;\n"
 	"ld.param.u64 %rd2, [kd];\nld.param.u32 %r4, [bx];\n"
 	"setp.ne.u64 %p1, %rd2, 1;\n@%p1 bra $L1;\nmov.u64 %rd2, child;\n$L1:\n"
-	"mov.u32 %r5, 1;\nmov.u32 %r6, 0;\n"
+	"setp.ne.u64 %p1, %rd2, 2;\n@%p1 bra $L2;\nmov.u64 %rd2, lchild;\n$L2:\n"
+	"mov.u32 %r5, 1;\nmov.u32 %r6, 0;\nld.param.u32 %r7, [gx];\n"
 	"st.global.u32 [%rd1+72], %r3;\nst.global.u64 [%rd1+80], %rd2;\n"
-	"st.global.u32 [%rd1+88], %r5;\nst.global.u32 [%rd1+92], %r5;\n"
+	"st.global.u32 [%rd1+88], %r7;\nst.global.u32 [%rd1+92], %r5;\n"
 	"st.global.u32 [%rd1+96], %r5;\nst.global.u32 [%rd1+100], %r4;\n"
 	"st.global.u32 [%rd1+104], %r5;\nst.global.u32 [%rd1+108], %r5;\n"
 	"st.global.u32 [%rd1+112], %r6;\nst.global.u32 [%rd1+76], %r6;\n"
@@ -150,8 +158,8 @@ static const char forge_ptx[] = HEAD DECLS CHILD
 	"mov.u32 %r7, 7;\nst.global.u32 [%rd1+136], %r7;\n"
 	"mov.u32 %r7, 2;\nst.global.u32 [%rd1+64], %r7;\nret;\n}\n";
 
-static void forge(struct __test_metadata *_metadata, FIXTURE_DATA(cdp) *self, uint64_t kd,
-		  uint32_t bx, int want, const char *msg)
+static void forge_g(struct __test_metadata *_metadata, FIXTURE_DATA(cdp) *self, uint64_t kd,
+		    uint32_t bx, uint32_t gx, int want, const char *msg)
 {
 	struct vgpu_exception_record rec;
 	struct vgpu_args *args = NULL;
@@ -162,6 +170,7 @@ static void forge(struct __test_metadata *_metadata, FIXTURE_DATA(cdp) *self, ui
 	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
 	ASSERT_EQ(0, vgpu_args_set_u64(args, 1, kd));
 	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, bx));
+	ASSERT_EQ(0, vgpu_args_set_u32(args, 3, gx));
 	ASSERT_EQ(0, vgpu_kernel_launch(self->k, &cfg, args, &job));
 	vgpu_args_free(args);
 	EXPECT_EQ(want, vgpu_job_wait(job, WAIT_NS));
@@ -171,6 +180,12 @@ static void forge(struct __test_metadata *_metadata, FIXTURE_DATA(cdp) *self, ui
 		EXPECT_CONTAINS(rec.msg, msg);
 	}
 	vgpu_job_free(job);
+}
+
+static void forge(struct __test_metadata *_metadata, FIXTURE_DATA(cdp) *self, uint64_t kd,
+		  uint32_t bx, int want, const char *msg)
+{
+	forge_g(_metadata, self, kd, bx, 1, want, msg);
 }
 
 /* a record that names garbage or a bad shape: that job's exception */
@@ -190,6 +205,13 @@ TEST_F(cdp, forged_records)
 	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
 	EXPECT_EQ(7u, out[0]);
 	EXPECT_EQ(8u, out[1]);
+	/* a child with local memory: the area's (64 MiB: 262144 threads of 256
+	 * bytes); one more block is the job's exception */
+	forge_g(_metadata, self, 2, 1024, 256, 0, NULL);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	EXPECT_EQ(7u, out[0]);
+	forge_g(_metadata, self, 2, 1024, 257, -EIO,
+		"record 0: 67371008 bytes of local memory, the area has 67108864");
 }
 
 /*
