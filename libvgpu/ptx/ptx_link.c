@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "ptx.h"
+#include "vgpu.h"
 
 enum lk_link { LK_INTERNAL, LK_VISIBLE, LK_WEAK, LK_EXTERN, LK_COMMON };
 
@@ -71,6 +72,7 @@ struct lk {
 	struct ptx_diag *dg;
 	struct lk_sym *syms;
 	int nsyms, cap;
+	bool partial; /* VGPU_PTX_LINK_PARTIAL: undefined references wait */
 };
 
 static const char *mod_name(const struct lk *L, int m)
@@ -395,7 +397,7 @@ static void resolve(struct lk *L, int i)
 		if (s->link != LK_EXTERN || !same(s, first))
 			continue;
 		if (!def || devrt_entry(s)) {
-			if (builtin(s) || devrt_implemented(s))
+			if (builtin(s) || devrt_implemented(s) || L->partial)
 				continue;
 			if (devrt(s))
 				lk_err(L, s->mod, s->line, s->col,
@@ -627,21 +629,23 @@ static bool libcudadevrt(const struct lk *L, int m)
 }
 
 static int link_modules(int n, const char *const *srcs, const size_t *lens,
-			const char *const *names, bool check_only, char **out, size_t *out_len,
+			const char *const *names, unsigned int flags, char **out, size_t *out_len,
 			char *log, size_t loglen, bool drop_devrt);
 
 int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
-	     bool check_only, char **out, size_t *out_len, char *log, size_t loglen)
+	     unsigned int flags, char **out, size_t *out_len, char *log, size_t loglen)
 {
-	return link_modules(n, srcs, lens, names, check_only, out, out_len, log, loglen, true);
+	return link_modules(n, srcs, lens, names, flags, out, out_len, log, loglen, true);
 }
 
 static int link_modules(int n, const char *const *srcs, const size_t *lens,
-			const char *const *names, bool check_only, char **out, size_t *out_len,
+			const char *const *names, unsigned int flags, char **out, size_t *out_len,
 			char *log, size_t loglen, bool drop_devrt)
 {
 	struct ptx_diag dg = { .file = "<ptx>", .log = log, .loglen = loglen };
-	struct lk L = { .n = n, .src = srcs, .len = lens, .names = names, .dg = &dg };
+	struct lk L = { .n = n, .src = srcs, .len = lens, .names = names, .dg = &dg,
+			.partial = flags & VGPU_PTX_LINK_PARTIAL };
+	bool check_only = flags & VGPU_PTX_LINK_CHECK;
 	size_t olen = 0, ocap = 0;
 	int ret = 0;
 
@@ -675,7 +679,7 @@ static int link_modules(int n, const char *const *srcs, const size_t *lens,
 					kl[k] = lens[m];
 					kn[k++] = names ? names[m] : NULL;
 				}
-				ret = link_modules(keep, ks, kl, names ? kn : NULL, check_only, out,
+				ret = link_modules(keep, ks, kl, names ? kn : NULL, flags, out,
 						   out_len, log, loglen, false);
 			}
 			free(ks);
@@ -705,7 +709,7 @@ static int link_modules(int n, const char *const *srcs, const size_t *lens,
 	}
 	if (!ret && dg.errors)
 		ret = -ENOENT;
-	for (int m = 0; !ret && m < n; m++)
+	for (int m = 0; !ret && !L.partial && m < n; m++)
 		ret = emit(&L, m, out, &olen, &ocap);
 	free(L.syms);
 	if (ret) {
