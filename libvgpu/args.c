@@ -25,7 +25,8 @@ void vgpu_kernel_facts(struct vgpu_kernel *kernel)
 			kernel->param_types |= 1u << type;
 	}
 	kernel->extra_bos = !!k->local_bytes + !!prog->data +
-			    vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF) + prog->uses_heap;
+			    vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF) + prog->uses_heap +
+			    VGPU_CDP_BOS * prog->uses_cdp;
 	kernel->needs_args = k->nparams > !!k->local_bytes +
 					  vgpu_kernel_has_param(kernel, VGPU_PARAM_DATA) +
 					  vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF) +

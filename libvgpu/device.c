@@ -55,11 +55,13 @@ static void dev_free(struct vgpu_device *dev)
 		vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 	}
 	vgpu_heap_fini(dev);
+	vgpu_cdp_fini(dev);
 	if (dev->ops)
 		dev->ops->close(dev);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->param_lock);
 	pthread_mutex_destroy(&dev->heap_lock);
+	pthread_mutex_destroy(&dev->cdp_run_lock);
 	free(dev->param_bos);
 	free(dev->job_syncs);
 	free(dev->bos);
@@ -223,6 +225,7 @@ static struct vgpu_device *dev_alloc(void)
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->param_lock, NULL);
 	pthread_mutex_init(&dev->heap_lock, NULL);
+	pthread_mutex_init(&dev->cdp_run_lock, NULL);
 	/* read once: a launch does not look at the environment */
 	if (vgpu_timeline_dir()) {
 		dev->timeline_dir = strdup(vgpu_timeline_dir());

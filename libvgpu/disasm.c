@@ -409,6 +409,11 @@ int vgpu_disasm_object(const struct vgpu_object *obj, FILE *out)
 				fprintf(out, ".heapaddr __data+%" PRIu32 "\n", x->offset);
 				continue;
 			}
+			if (x->kind == VGPU_RELOC_KDESC) {
+				fprintf(out, ".kdesc __data+%" PRIu32 ", %" PRIu64 "\n", x->offset,
+					x->target);
+				continue;
+			}
 			fprintf(out, ".dataaddr __data+%" PRIu32 ", __data%+" PRId64, x->offset,
 				(int64_t)x->target);
 			if (x->kind != VGPU_RELOC_ADDR64)

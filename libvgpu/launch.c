@@ -462,6 +462,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	struct drm_vgpu_sync *in = in_small, *outs = out_small;
 	uint32_t handles_small[32], *handles = handles_small;
 	struct drm_vgpu_ext_timeline tl;
+	struct drm_vgpu_ext_device_launch dl = { 0 };
+	char *cdp_text = NULL;
 	struct drm_vgpu_submit s = { 0 };
 	unsigned int page;
 	struct vgpu_device *dev;
@@ -630,8 +632,15 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			handles[h++] = prog->data->handle;
 		if (vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF))
 			handles[h++] = p->printf_handle;
-		if (prog->uses_heap)
+		if (!ret && prog->uses_heap)
 			ret = vgpu_heap_attach(prog, &handles[h++]);
+		if (!ret && prog->uses_cdp) {
+			uint64_t va = 0;
+
+			ret = vgpu_cdp_attach(dev, &handles[h], &va);
+			h += VGPU_CDP_BOS;
+			dl.area_va = va;
+		}
 	}
 	if (!ret && (flags & VGPU_LAUNCH_TIMELINE)) {
 		struct vgpu_param_bo *p = &dev->param_bos[page];
@@ -648,6 +657,11 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			handles[nbos - 1] = p->tl_handle;
 		}
 	}
+	if (!ret && dl.area_va && !uq) { /* device-side launch (cdp.c) */
+		dl.base.name = VGPU_SUBMIT_EXT_DEVICE_LAUNCH;
+		dl.base.next = s.extensions;
+		s.extensions = (uintptr_t)&dl;
+	}
 	handles[1] = dev->param_bos[page].handle;
 	s.launch.param_va = dev->param_bos[page].va;
 	if (!ret && uq)
@@ -655,8 +669,15 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 					(flags & VGPU_LAUNCH_TIMELINE) ? tl.va : 0,
 					(flags & VGPU_LAUNCH_TIMELINE) ? tl.size : 0,
 					&useq, &uslot);
-	else if (!ret)
+	else if (!ret && dl.area_va) {
+		/* the children's printf records are this launch's (cdp.c) */
+		pthread_mutex_lock(&dev->cdp_run_lock);
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
+		cdp_text = vgpu_cdp_printf_collect(dev, prog);
+		pthread_mutex_unlock(&dev->cdp_run_lock);
+	} else if (!ret) {
+		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
+	}
 	if (!ret && job) {
 		uint64_t threads = (uint64_t)s.launch.block[0] * s.launch.block[1] *
 				   s.launch.block[2];
@@ -690,7 +711,20 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			else
 				job->printf_prog = prog;
 		}
+		if (cdp_text && job->printf_text) {
+			size_t a = strlen(job->printf_text), b = strlen(cdp_text);
+			char *t = realloc(job->printf_text, a + b + 1);
+
+			if (t) {
+				memcpy(t + a, cdp_text, b + 1);
+				job->printf_text = t;
+			}
+		} else if (cdp_text) {
+			job->printf_text = cdp_text;
+			cdp_text = NULL;
+		}
 	}
+	free(cdp_text);
 	param_page_put(dev, page, !ret, job, uq, useq);
 	if (ret)
 		goto out;

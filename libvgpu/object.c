@@ -95,6 +95,8 @@ static uint32_t reloc_bytes(uint32_t kind)
 {
 	if (kind == VGPU_RELOC_ADDR64 || kind == VGPU_RELOC_HEAP64)
 		return 8;
+	if (kind == VGPU_RELOC_KDESC)
+		return sizeof(struct vgpu_kernel_desc);
 	return kind >= VGPU_RELOC_ADDR_BYTE0 && kind < VGPU_RELOC_ADDR_BYTE0 + 8 ? 1 : 0;
 }
 
@@ -104,8 +106,8 @@ void vgpu_object_relocate(const struct vgpu_object *obj, uint64_t va, uint8_t *d
 		const struct vgpu_obj_reloc *x = &obj->relocs[i];
 		uint64_t a = va + x->target;
 
-		if (x->kind == VGPU_RELOC_HEAP64)
-			continue; /* at the launch (vgpu_heap_attach) */
+		if (x->kind == VGPU_RELOC_HEAP64 || x->kind == VGPU_RELOC_KDESC)
+			continue; /* at the launch (vgpu_heap_attach), by the loader */
 		if (x->kind == VGPU_RELOC_ADDR64)
 			vgpu_put_le64(data + x->offset, a);
 		else

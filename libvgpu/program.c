@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "asm_priv.h"
 #include "vgpu_priv.h"
 #include "ptx/ptx.h"
@@ -20,12 +21,74 @@ static void log_msg(char *log, size_t loglen, const char *msg)
 }
 
 /*
+ * The kernel descriptors of VGPU_RELOC_KDESC (a PTX .entry's address,
+ * device-side launch: uapi/vgpu_hw.h, struct vgpu_kernel_desc).
+ */
+static int kdesc_fill(const struct vgpu_object *obj, uint64_t code_va, uint64_t data_va,
+		      uint8_t *data)
+{
+	for (uint32_t i = 0; i < obj->nrelocs; i++) {
+		const struct vgpu_obj_reloc *x = &obj->relocs[i];
+		const struct vgpu_obj_kernel *k;
+		struct vgpu_kernel_desc d;
+
+		if (x->kind != VGPU_RELOC_KDESC)
+			continue;
+		if (x->target >= obj->nkernels)
+			return -EINVAL;
+		k = &obj->kernels[x->target];
+		d = (struct vgpu_kernel_desc){
+			.code_va = code_va,
+			.code_size = obj->code_size,
+			.entry = k->entry,
+			.smem_static = k->smem_static,
+			.param_size = k->nparams ? k->param_size : 0,
+			.data_off = UINT32_MAX,
+			.params_off = UINT32_MAX,
+			.envregs_off = UINT32_MAX,
+			.local_off = UINT32_MAX,
+			.data_va = data_va,
+			.local_bytes = k->local_bytes,
+			.printf_off = UINT32_MAX,
+		};
+		for (uint32_t p = 0; p < k->nparams; p++) {
+			const struct vgpu_obj_param *pa = &obj->params[k->first_param + p];
+
+			if (pa->type == VGPU_PARAM_DATA)
+				d.data_off = pa->offset;
+			else if (pa->type == VGPU_PARAM_PARAMS)
+				d.params_off = pa->offset;
+			else if (pa->type == VGPU_PARAM_ENVREGS)
+				d.envregs_off = pa->offset;
+			else if (pa->type == VGPU_PARAM_LOCAL)
+				d.local_off = pa->offset;
+			else if (pa->type == VGPU_PARAM_PRINTF)
+				d.printf_off = pa->offset;
+		}
+		/* little-endian, as the device reads it */
+		vgpu_put_le64(data + x->offset, d.code_va);
+		vgpu_put_le32(data + x->offset + 8, d.code_size);
+		vgpu_put_le32(data + x->offset + 12, d.entry);
+		vgpu_put_le32(data + x->offset + 16, d.smem_static);
+		vgpu_put_le32(data + x->offset + 20, d.param_size);
+		vgpu_put_le32(data + x->offset + 24, d.data_off);
+		vgpu_put_le32(data + x->offset + 28, d.params_off);
+		vgpu_put_le32(data + x->offset + 32, d.envregs_off);
+		vgpu_put_le32(data + x->offset + 36, d.local_off);
+		vgpu_put_le64(data + x->offset + 40, d.data_va);
+		vgpu_put_le32(data + x->offset + 48, d.local_bytes);
+		vgpu_put_le32(data + x->offset + 52, d.printf_off);
+	}
+	return 0;
+}
+
+/*
  * The program's module data: the object's, with the addresses its
  * relocations name (pointer tables, PTX's generic(var) initialisers)
- * once the buffer's address is known.
+ * once the buffer's address is known, and its kernel descriptors.
  */
 static int data_create(struct vgpu_device *dev, const struct vgpu_object *obj,
-		       struct vgpu_bo **out)
+		       uint64_t code_va, struct vgpu_bo **out)
 {
 	uint8_t *data = obj->data;
 	int ret;
@@ -39,7 +102,9 @@ static int data_create(struct vgpu_device *dev, const struct vgpu_object *obj,
 	ret = vgpu_bo_new(dev, obj->data_size, VGPU_BO_NO_EXEC, out);
 	if (!ret) {
 		vgpu_object_relocate(obj, vgpu_bo_gpu_address(*out), data);
-		ret = vgpu_bo_write(*out, 0, data, obj->data_size);
+		ret = kdesc_fill(obj, code_va, vgpu_bo_gpu_address(*out), data);
+		if (!ret)
+			ret = vgpu_bo_write(*out, 0, data, obj->data_size);
 	}
 	if (data != obj->data)
 		free(data);
@@ -89,7 +154,7 @@ static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
 			ret = vgpu_bo_unmap(prog->code);
 	}
 	if (!ret && obj->data_size) /* module data, initialised from the object */
-		ret = data_create(dev, &prog->obj, &prog->data);
+		ret = data_create(dev, &prog->obj, prog->code->va, &prog->data);
 	if (ret) {
 		vgpu_bo_free(prog->data);
 		vgpu_bo_free(prog->code);
@@ -99,7 +164,16 @@ static int program_create(struct vgpu_device *dev, struct vgpu_object *obj,
 		return ret;
 	}
 	for (uint32_t i = 0; i < obj->nrelocs; i++)
-		prog->uses_heap |= obj->relocs[i].kind == VGPU_RELOC_HEAP64;
+		prog->uses_heap |= obj->relocs[i].kind == VGPU_RELOC_HEAP64,
+		prog->uses_cdp |= obj->relocs[i].kind == VGPU_RELOC_KDESC;
+	if (prog->uses_cdp) {
+		/* a device without device-side launch: the launches carry no
+		 * area, and the kernels' launches fail (cudaErrorNotSupported) */
+		uint64_t feat = 0;
+
+		prog->uses_cdp = !vgpu_device_get_param(dev, VGPU_PARAM_FEATURES, &feat) &&
+				 (feat & VGPU_FEAT_DEVICE_LAUNCH);
+	}
 	for (uint32_t i = 0; i < obj->nkernels; i++)
 		vgpu_kernel_facts(&prog->kernels[i]);
 	vgpu_dev_get(dev);

@@ -756,6 +756,24 @@ VGPU_API int vgpu_device_set_timeline_bytes(struct vgpu_device *dev,
 
 VGPU_API int vgpu_device_set_heap_size(struct vgpu_device *dev, uint64_t bytes);
 VGPU_API int vgpu_device_heap_size(struct vgpu_device *dev, uint64_t *bytes);
+
+/*
+ * Device-side launch (CUDA dynamic parallelism): the launches of a
+ * program whose kernels launch kernels carry the device's device-launch
+ * area (uapi/vgpu_hw.h, struct vgpu_cdp_header), made by the first such
+ * launch with room for the pending launches vgpu_device_set_cdp_pending()
+ * set (1..VGPU_CDP_MAX_PENDING, else -EINVAL; CUDA's
+ * cudaLimitDevRuntimePendingLaunchCount, default 2048): a kernel's launch
+ * past them fails with cudaErrorLaunchPendingCountExceeded.  Once the area
+ * is made, a count above its room gives -EBUSY; a smaller one applies to
+ * the launches that follow.  Not with user queues (their launches carry
+ * no area: a device-side launch there fails with cudaErrorNotSupported).
+ */
+#define VGPU_CDP_DEFAULT_PENDING 2048u
+#define VGPU_CDP_MAX_PENDING 65536u
+
+VGPU_API int vgpu_device_set_cdp_pending(struct vgpu_device *dev, uint32_t count);
+VGPU_API int vgpu_device_cdp_pending(struct vgpu_device *dev, uint32_t *count);
 VGPU_API int vgpu_job_timeline(struct vgpu_job *job,
 			       const struct vgpu_trace_event **events,
 			       uint32_t *count, uint64_t *dropped);

@@ -104,6 +104,20 @@ struct vgpu_device {
 	uint32_t heap_handle;	   /* 0: not made yet */
 	uint64_t heap_va;
 	uint8_t *heap_map;
+	/* the device-launch area (cdp.c), made by the first launch that wants
+	 * it; under heap_lock */
+	uint32_t cdp_pending;  /* slots wanted, 0: VGPU_CDP_DEFAULT_PENDING */
+	uint32_t cdp_capacity; /* slots made */
+	uint32_t cdp_handle;   /* 0: not made yet */
+	uint64_t cdp_va, cdp_size;
+	uint8_t *cdp_map;
+	/* a launch with the area: its SUBMIT and the collection of its
+	 * children's printf records, one at a time */
+	pthread_mutex_t cdp_run_lock;
+	/* the children's local memory and printf buffer (struct vgpu_cdp_header) */
+	uint32_t cdp_lmem_handle, cdp_printf_handle;
+	uint64_t cdp_lmem_va, cdp_printf_va;
+	uint8_t *cdp_lmem_map, *cdp_printf_map;
 };
 
 /* A parameter page: one launch's parameter buffer at a time. */
@@ -176,6 +190,7 @@ struct vgpu_program {
 	struct vgpu_bo *data;	     /* module data (VGPU_PARAM_DATA), or NULL */
 	bool uses_heap;		     /* its data has VGPU_RELOC_HEAP64 words */
 	atomic_bool heap_set;	     /* ... and they hold the heap's address */
+	bool uses_cdp;		     /* device-side launch: VGPU_RELOC_KDESC words */
 };
 
 /* heap.c: the device heap of device malloc (docs/ptx.md) */
@@ -183,6 +198,16 @@ struct vgpu_program {
 /* Make the heap if need be, write its address into @prog's data; its handle. */
 int vgpu_heap_attach(const struct vgpu_program *prog, uint32_t *handle);
 void vgpu_heap_fini(struct vgpu_device *dev);
+/*
+ * cdp.c: the device-launch area (device-side launch); made if need be.
+ * @handles: its 3 buffer objects (VGPU_CDP_BOS), for the launch's list.
+ */
+#define VGPU_CDP_BOS 3
+#define VGPU_CDP_LOCAL_BYTES (64ull << 20) /* the children's local memory */
+int vgpu_cdp_attach(struct vgpu_device *dev, uint32_t *handles, uint64_t *va);
+/* What the children of the launch just run printed (the sim: synchronous). */
+char *vgpu_cdp_printf_collect(struct vgpu_device *dev, const struct vgpu_program *prog);
+void vgpu_cdp_fini(struct vgpu_device *dev);
 int vgpu_mapped_bo(struct vgpu_device *dev, uint64_t size, uint32_t *handle, uint64_t *va,
 		   uint8_t **map);
 

@@ -373,6 +373,7 @@ struct drm_vgpu_extension {
 };
 
 #define VGPU_SUBMIT_EXT_TIMELINE 1u
+#define VGPU_SUBMIT_EXT_DEVICE_LAUNCH 2u
 #define VGPU_SUBMIT_MAX_EXTENSIONS 8u
 
 /**
@@ -392,6 +393,25 @@ struct drm_vgpu_ext_timeline {
 	struct drm_vgpu_extension base;
 	__u64 va;
 	__u64 size;
+};
+
+/**
+ * struct drm_vgpu_ext_device_launch - SUBMIT extension: the launch's
+ *                                     device-launch area
+ * @base:    @name VGPU_SUBMIT_EXT_DEVICE_LAUNCH
+ * @area_va: GPU VA of the area (16-aligned, non-zero: else -EINVAL), in a
+ *           writable BO the job lists; uapi/vgpu_hw.h, struct
+ *           vgpu_cdp_header, says what the device does with it
+ *
+ * Device-side launch (CUDA dynamic parallelism): the kernel reaches the
+ * area through SR_CDP_AREA_LO/HI, and the device runs the grids it
+ * launches there before the job completes.  Implemented by the sim
+ * backend; not yet by vgpu.ko and the QEMU device (they refuse the
+ * extension's name with -EINVAL, as any unknown one).
+ */
+struct drm_vgpu_ext_device_launch {
+	struct drm_vgpu_extension base;
+	__u64 area_va;
 };
 
 /*

@@ -648,6 +648,7 @@ struct vgpu_obj_relocs {
 enum vgpu_reloc_kind {
 	VGPU_RELOC_ADDR64 = 1,
 	VGPU_RELOC_HEAP64 = 2,
+	VGPU_RELOC_KDESC = 3, /* struct vgpu_kernel_desc of kernel @target */
 	VGPU_RELOC_ADDR_BYTE0 = 8, /* .. VGPU_RELOC_ADDR_BYTE0 + 7 */
 };
 

@@ -662,4 +662,9 @@
 	E(SMEM_BYTES, "SR_SMEM_BYTES", 36)                                     \
 	/* extension: warp identifiers of an SM (its resident warps: PTX's     \
 	 * %nwarpid); SR_NWARPS is the CTA's warps */                          \
-	E(NWARPID, "SR_NWARPID", 37)
+	E(NWARPID, "SR_NWARPID", 37)                                           \
+	/* extension: device-side launch (uapi/vgpu_hw.h, struct             \
+	 * vgpu_cdp_header): the launch's area and its grid's identifier */  \
+	E(CDP_AREA_LO, "SR_CDP_AREA_LO", 38)                                   \
+	E(CDP_AREA_HI, "SR_CDP_AREA_HI", 39)                                   \
+	E(CDP_GRID, "SR_CDP_GRID", 40)

@@ -539,6 +539,31 @@ static void dir_heapaddr(struct asm_ctx *c, struct line *l, int col)
 		add_reloc(c, l, t, off, 8, VGPU_RELOC_HEAP64, 0);
 }
 
+/*
+ * .kdesc OFFSET, K: 64 bytes of the module data at OFFSET: the struct
+ * vgpu_kernel_desc of the program's kernel K (in .kernel order), which the
+ * loader writes (device-side launch: a PTX .entry's address).
+ */
+static void dir_kdesc(struct asm_ctx *c, struct line *l, int col)
+{
+	const struct tok *t = asm_cur(l);
+	int64_t off, k;
+
+	if (dir_value(c, l, "a data offset", &off) < 0)
+		return;
+	if (!accept_comma(l)) {
+		asm_err_unexpected(c, asm_cur(l), "','");
+		return;
+	}
+	if (dir_value(c, l, "a kernel index", &k) < 0)
+		return;
+	if (k < 0 || k > UINT32_MAX) {
+		asm_err_at(c, t->col, "kernel index %" PRId64 " out of range", k);
+		return;
+	}
+	add_reloc(c, l, t, off, sizeof(struct vgpu_kernel_desc), VGPU_RELOC_KDESC, k);
+}
+
 static void dir_equ(struct asm_ctx *c, struct line *l, int col)
 {
 	const struct tok *name = asm_cur(l);
@@ -594,6 +619,7 @@ static const struct directive {
 	{ "equ", dir_equ },	  { "word", dir_word },	    { "local", dir_local },
 	{ "global", dir_global }, { "bytes", dir_bytes },	    { "addr", dir_addr },
 	{ "dataaddr", dir_dataaddr }, { "heapaddr", dir_heapaddr },
+	{ "kdesc", dir_kdesc },
 };
 
 static void directive(struct asm_ctx *c, struct line *l)

@@ -365,6 +365,14 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 		*pvalue = (size_t)bytes;
 		return CUDA_SUCCESS;
 	}
+	if (limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) { /* device-side launch */
+		uint32_t n;
+
+		if (vgpu_device_cdp_pending(ctx->dev, &n))
+			return CUDA_ERROR_INVALID_CONTEXT;
+		*pvalue = n;
+		return CUDA_SUCCESS;
+	}
 	l = limit_of(ctx, limit);
 	if (!l)
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;
@@ -378,6 +386,9 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
  * below 4 MiB it is 4 MiB (as an H200 with CUDA 13 rounds it); over 4 GiB,
  * or once a kernel that calls malloc or free has been launched in the
  * context (as CUDA documents), CUDA_ERROR_INVALID_VALUE.
+ * CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT sizes the device-launch area
+ * (libvgpu/cdp.c: 1..65536; above 2048 only before the first launch of a
+ * kernel that launches kernels).
  */
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
@@ -393,6 +404,11 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 		return vgpu_device_set_heap_size(ctx->dev, bytes) ? CUDA_ERROR_INVALID_VALUE :
 								   CUDA_SUCCESS;
 	}
+	if (limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) /* the device-launch area's */
+		return value < 1 || value > VGPU_CDP_MAX_PENDING ||
+				       vgpu_device_set_cdp_pending(ctx->dev, (uint32_t)value) ?
+			       CUDA_ERROR_INVALID_VALUE :
+			       CUDA_SUCCESS;
 	l = limit_of(ctx, limit);
 	if (!l)
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;

@@ -617,6 +617,8 @@ static int print_globals(struct sbuf *sb, const struct ptx_module *m, struct ptx
 		sb_printf(sb, ".global g%d, %u, %u ; // %s\n", i, g->size, g->align, g->name);
 		if (!strcmp(g->name, PTX_HEAP_VAR))
 			sb_printf(sb, ".heapaddr g%d\n", i);
+		if (!strncmp(g->name, PTX_CDP_KDESC, strlen(PTX_CDP_KDESC)))
+			sb_printf(sb, ".kdesc g%d, %s\n", i, g->name + strlen(PTX_CDP_KDESC));
 		for (uint32_t o = 0; g->init && o < g->size; o += 16) {
 			uint32_t n = g->size - o < 16 ? g->size - o : 16;
 			bool zero = true;

@@ -217,6 +217,13 @@ void ptx_module_free(struct ptx_module *m);
 int ptx_parse_heap(const char *src, size_t len, struct ptx_diag *dg, struct ptx_module *m,
 		   char **text);
 #define PTX_HEAP_VAR "$vgpu$heap" /* the device heap's address (.heapaddr) */
+/* ptx_cdp.c: the device runtime of device-side launch */
+#define PTX_CDP_KDESC "$vgpu$kd$" /* + kernel index: its descriptor (.kdesc) */
+#define PTX_CDP_ERR "%vgpu_cdp_err" /* the thread's last device-runtime error */
+bool ptx_cdp_implements(const char *name);
+bool ptx_cdp_wanted(const struct ptx_module *m);
+char *ptx_cdp_text(const struct ptx_module *m);
+int ptx_cdp_rewrite(struct ptx_module *m);
 int ptx_find_reg(const struct ptx_func *f, const char *name);
 
 /* Lowered code: vGPU instructions over virtual registers. */

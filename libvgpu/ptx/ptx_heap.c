@@ -143,16 +143,41 @@ int ptx_parse_heap(const char *src, size_t len, struct ptx_diag *dg, struct ptx_
 {
 	struct ptx_diag keep = *dg;
 	int ret = ptx_parse(src, len, dg, m);
+	bool heap, cdp;
+	char *rt = NULL;
+	size_t rlen, alen;
 
 	*text = NULL;
-	if (ret || !wants_heap(m))
+	if (ret)
 		return ret;
+	heap = wants_heap(m);
+	cdp = ptx_cdp_wanted(m); /* ptx_cdp.c: device-side launch */
+	if (!heap && !cdp)
+		return ret;
+	if (cdp) {
+		rt = ptx_cdp_text(m);
+		if (!rt) {
+			ptx_module_free(m);
+			return -ENOMEM;
+		}
+	}
 	ptx_module_free(m);
 	*dg = keep;
-	*text = malloc(len + sizeof(allocator));
-	if (!*text)
+	alen = heap ? sizeof(allocator) - 1 : 0;
+	rlen = rt ? strlen(rt) : 0;
+	*text = malloc(len + alen + rlen + 1);
+	if (!*text) {
+		free(rt);
 		return -ENOMEM;
+	}
 	memcpy(*text, src, len);
-	memcpy(*text + len, allocator, sizeof(allocator));
-	return ptx_parse(*text, len + sizeof(allocator) - 1, dg, m);
+	memcpy(*text + len, allocator, alen);
+	if (rt)
+		memcpy(*text + len + alen, rt, rlen);
+	(*text)[len + alen + rlen] = '\0';
+	free(rt);
+	ret = ptx_parse(*text, len + alen + rlen, dg, m);
+	if (!ret && cdp)
+		ret = ptx_cdp_rewrite(m);
+	return ret;
 }

@@ -20,10 +20,12 @@
  *     has one, must be the definition's; a function's name must not be
  *     a variable's);
  *   - an .extern left undefined is an error naming it; vprintf,
- *     __assertfail, malloc and free are the front end's own, and the
- *     device runtime's functions (__cudaCDP2LaunchDeviceV2,
- *     cudaGetParameterBuffer, ... : device-side launch, libcudadevrt) are
- *     named as unsupported, defined or not (devrt()).
+ *     __assertfail, malloc and free are the front end's own, and so are
+ *     the device runtime's __cudaCDP2GetParameterBufferV2,
+ *     __cudaCDP2LaunchDeviceV2, __cudaCDP2GetLastError and
+ *     __cudaCDP2PeekAtLastError (device-side launch: ptx_cdp.c); its
+ *     other functions (__cudaCDP2Malloc, cudaGetParameterBuffer, ... :
+ *     libcudadevrt) are named as unsupported, defined or not (devrt()).
  *
  * A module's internal names (no linking directive: $str, static
  * variables) that another module also has are renamed in it: NAME becomes
@@ -313,10 +315,23 @@ static bool prefix(const struct lk_sym *s, const char *p)
 	return s->len > n && !memcmp(s->name, p, n);
 }
 
+/* One the compile defines (ptx_cdp.c): left .extern, like builtin()'s. */
+static bool devrt_implemented(const struct lk_sym *s)
+{
+	char name[64];
+
+	if (!s->func || s->len >= sizeof(name))
+		return false;
+	memcpy(name, s->name, s->len);
+	name[s->len] = '\0';
+	return ptx_cdp_implements(name);
+}
+
 static bool devrt_entry(const struct lk_sym *s)
 {
-	return s->func && (prefix(s, "__cudaCDP") || prefix(s, "cudaLaunchDevice") ||
-			   prefix(s, "cudaGetParameterBuffer"));
+	return s->func && !devrt_implemented(s) &&
+	       (prefix(s, "__cudaCDP") || prefix(s, "cudaLaunchDevice") ||
+		prefix(s, "cudaGetParameterBuffer"));
 }
 
 static bool devrt(const struct lk_sym *s)
@@ -382,7 +397,7 @@ static void resolve(struct lk *L, int i)
 		if (s->link != LK_EXTERN || !same(s, first))
 			continue;
 		if (!def || devrt_entry(s)) {
-			if (builtin(s) || L->partial)
+			if (builtin(s) || devrt_implemented(s) || L->partial)
 				continue;
 			if (devrt(s))
 				lk_err(L, s->mod, s->line, s->col,
@@ -592,8 +607,40 @@ static int check_module(struct lk *L, int m)
 	return ret == -ENOMEM ? ret : 0;
 }
 
+/*
+ * Is module @m libcudadevrt's own PTX (nvcc's device link of a program
+ * with device-side launch brings it: it defines __cudaCDP2LaunchDeviceV2
+ * and the rest over the driver's cnp* calls)?  The link leaves it out:
+ * the front end defines the entry points it implements (ptx_cdp.c), and
+ * names the others unsupported.
+ */
+static bool libcudadevrt(const struct lk *L, int m)
+{
+	static const char name[] = "__cudaCDP2LaunchDeviceV2";
+
+	for (int i = 0; i < L->nsyms; i++) {
+		const struct lk_sym *s = &L->syms[i];
+
+		if (s->mod == m && s->func && s->def && s->link != LK_EXTERN &&
+		    s->len == sizeof(name) - 1 && !memcmp(s->name, name, s->len))
+			return true;
+	}
+	return false;
+}
+
+static int link_modules(int n, const char *const *srcs, const size_t *lens,
+			const char *const *names, unsigned int flags, char **out, size_t *out_len,
+			char *log, size_t loglen, bool drop_devrt);
+
 int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
 	     unsigned int flags, char **out, size_t *out_len, char *log, size_t loglen)
+{
+	return link_modules(n, srcs, lens, names, flags, out, out_len, log, loglen, true);
+}
+
+static int link_modules(int n, const char *const *srcs, const size_t *lens,
+			const char *const *names, unsigned int flags, char **out, size_t *out_len,
+			char *log, size_t loglen, bool drop_devrt)
 {
 	struct ptx_diag dg = { .file = "<ptx>", .log = log, .loglen = loglen };
 	struct lk L = { .n = n, .src = srcs, .len = lens, .names = names, .dg = &dg,
@@ -613,6 +660,35 @@ int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *con
 	}
 	for (int m = 0; !ret && m < n; m++)
 		ret = scan(&L, m);
+	if (!ret && drop_devrt && n > 1) {
+		int keep = 0;
+
+		for (int m = 0; m < n; m++)
+			keep += !libcudadevrt(&L, m);
+		if (keep < n && keep > 0) {
+			const char **ks = calloc((size_t)keep, sizeof(*ks));
+			const char **kn = calloc((size_t)keep, sizeof(*kn));
+			size_t *kl = calloc((size_t)keep, sizeof(*kl));
+
+			ret = -ENOMEM;
+			if (ks && kn && kl) {
+				for (int m = 0, k = 0; m < n; m++) {
+					if (libcudadevrt(&L, m))
+						continue;
+					ks[k] = srcs[m];
+					kl[k] = lens[m];
+					kn[k++] = names ? names[m] : NULL;
+				}
+				ret = link_modules(keep, ks, kl, names ? kn : NULL, flags, out,
+						   out_len, log, loglen, false);
+			}
+			free(ks);
+			free(kn);
+			free(kl);
+			free(L.syms);
+			return ret;
+		}
+	}
 	for (int m = 0; !ret && m < n; m++) /* each module's own errors first */
 		ret = check_module(&L, m);
 	if (!ret && dg.errors)

@@ -371,6 +371,10 @@ static const struct {
 	{ "%nclusterid.x", "SR_NCLUSTERID.X" },
 	{ "%nclusterid.y", "SR_NCLUSTERID.Y" },
 	{ "%nclusterid.z", "SR_NCLUSTERID.Z" },
+	/* device-side launch (ptx_cdp.c): the launch's area and grid */
+	{ "%vgpu_cdp_area_lo", "SR_CDP_AREA_LO" },
+	{ "%vgpu_cdp_area_hi", "SR_CDP_AREA_HI" },
+	{ "%vgpu_cdp_grid", "SR_CDP_GRID" },
 };
 
 int pl_envreg_index(const char *ptx)
@@ -977,12 +981,29 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 		for (int g = 0; g < m->nglobals; g++)
 			L.global_va[g] = -1;
 	}
-	if (f->nlocal || m->nglobals || code->spill_mode) {
+	L.cdp_err = -1;
+	for (int i = 0; i < f->ninsns && L.cdp_err < 0; i++)
+		for (int k = 0; k < f->insns[i].nops; k++)
+			if (f->insns[i].ops[k].kind == PTX_O_SYM &&
+			    !strcmp(f->insns[i].ops[k].sym, PTX_CDP_ERR)) {
+				L.cdp_err = pl_new_vreg(&L, 1);
+				break;
+			}
+	if (f->nlocal || m->nglobals || code->spill_mode || L.cdp_err >= 0) {
 		static const struct ptx_insn entry = { .guard = -1 };
 		struct ptx_insn at = entry;
 
 		at.line = f->line;
 		L.in = &at;
+		if (L.cdp_err >= 0) {
+			struct ptx_vinsn *v = pl_emit(&L, "MOV");
+
+			/* the device runtime's last error: none yet (ptx_cdp.c) */
+			if (code->fn_mode)
+				pl_unsupported(&L, "a device-runtime call in a called function");
+			pl_o_def(v, L.cdp_err, 0, false);
+			pl_o_text(v, "0x0");
+		}
 		if ((f->nlocal || code->spill_mode) && !code->fn_mode)
 			local_prologue(&L);
 		if (m->nglobals)

@@ -58,6 +58,7 @@ struct lower {
 	int narrow_bits;
 	bool narrow_sign;
 	int kernel; /* the entry's index in the module, for label names */
+	int cdp_err; /* the device runtime's last error (ptx_cdp.c), -1: none */
 	int ilabels; /* labels the lowering made (K<kernel>I<n>) */
 	/* real calls (ptx_call.c): per PTX register, a call sequence
 	 * .param's offset in the outgoing area (-1: none); the stack pointer

@@ -61,6 +61,17 @@ void pl_mov(struct lower *L)
 		return;
 	if (d->kind == PTX_O_VEC || s->kind == PTX_O_VEC)
 		return pl_mov_vector(L);
+	/* the device runtime's last error (ptx_cdp.c): a register of the kernel */
+	if (L->cdp_err >= 0 && d->kind == PTX_O_SYM && !strcmp(d->sym, PTX_CDP_ERR) &&
+	    s->kind == PTX_O_REG) {
+		pl_mov_reg(L, L->cdp_err, 0, false, s->reg, 0);
+		return;
+	}
+	if (L->cdp_err >= 0 && s->kind == PTX_O_SYM && !strcmp(s->sym, PTX_CDP_ERR) &&
+	    d->kind == PTX_O_REG) {
+		pl_mov_reg(L, d->reg, 0, false, L->cdp_err, 0);
+		return;
+	}
 	if (d->kind != PTX_O_REG) {
 		pl_lerr(L, "mov needs a register destination");
 		return;

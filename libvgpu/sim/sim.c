@@ -159,7 +159,8 @@ static int sim_get_param(struct vgpu_sim *sim, void *data)
 		args->value = VGPU_FEAT_MMU | VGPU_FEAT_RANDOM_SCHED |
 			      VGPU_FEAT_MBARRIER | VGPU_FEAT_TMA |
 			      VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
-			      VGPU_FEAT_PREEMPT | VGPU_FEAT_USER_QUEUES;
+			      VGPU_FEAT_PREEMPT | VGPU_FEAT_USER_QUEUES |
+			      (sim->no_device_launch ? 0 : VGPU_FEAT_DEVICE_LAUNCH);
 		break;
 	case VGPU_PARAM_QUEUES:
 		args->value = SIM_QUEUES;
@@ -476,6 +477,8 @@ int vgpu_sim_init(struct vgpu_device *dev)
 		const char *e = getenv("VGPU_SIM_PREEMPT_EVERY");
 
 		sim->preempt_every = e ? strtoull(e, NULL, 0) : 0;
+		e = getenv("VGPU_SIM_NO_DEVICE_LAUNCH");
+		sim->no_device_launch = e && *e && strcmp(e, "0");
 	}
 	sim->sm = vgpu_sm_new(&sim->cfg);
 	if (!sim->sm) {

@@ -156,10 +156,11 @@ static int sim_preempted(struct vgpu_sim *sim, const struct vgpu_launch *l,
 	return ret;
 }
 
-uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
-		      const struct drm_vgpu_ext_timeline *tl,
-		      struct vgpu_exception_record *exc, uint64_t *warp_insns,
-		      uint64_t *cycles)
+/* One grid: its CTAs (grid identifier @cdp_grid in device-launch area @cdp_area). */
+static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
+			     const struct drm_vgpu_ext_timeline *tl, uint64_t cdp_area,
+			     uint32_t cdp_grid, struct vgpu_exception_record *exc,
+			     uint64_t *warp_insns, uint64_t *cycles)
 {
 	struct vgpu_trace_sink sink = { 0 };
 	uint32_t status;
@@ -221,6 +222,8 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		.event = sim->trace ? vgpu_sim_trace_event : NULL,
 		.event_opaque = sim->trace,
 		.ctl = &ctl,
+		.cdp_area = cdp_area,
+		.cdp_grid = cdp_grid,
 	};
 	if (c->launch_flags & VGPU_LAUNCH_TIMELINE) {
 		sink.capacity = vgpu_trace_capacity(tl->size);
@@ -284,6 +287,88 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		status = VGPU_ERR_MMU_FAULT;
 	}
 	free(sink.rec);
+	return status;
+}
+
+/*
+ * The grids that grid @grid launched (device-launch area @area), each with
+ * its own children, in the order vgpu_cdp_next() gives them (as the
+ * device does: qemu-device/vgpu-queue.c).  @parent: the launch they take
+ * the flags, seed and budget of.
+ */
+static uint32_t sim_run_children(struct vgpu_sim *sim, const struct drm_vgpu_launch *parent,
+				 uint64_t area, uint32_t grid, uint32_t depth,
+				 struct vgpu_exception_record *exc, uint64_t *warp_insns,
+				 uint64_t *cycles)
+{
+	for (;;) {
+		struct sim_mem mem = { .sim = sim };
+		struct vgpu_cdp_child ch;
+		struct drm_vgpu_launch c;
+		uint64_t wi = 0, cy = 0;
+		uint32_t status;
+		int r = vgpu_cdp_next(&vgpu_sim_mem_ops, &mem, area, grid, depth, &ch, exc);
+
+		if (r < 0) {
+			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, grid);
+			if (exc->code == VGPU_EXC_GLOBAL_FAULT && mem.fault_va) {
+				vgpu_sim_fault_record(&mem, exc);
+				return VGPU_ERR_MMU_FAULT;
+			}
+			return VGPU_ERR_EXCEPTION;
+		}
+		if (!r)
+			return VGPU_ERR_NONE;
+		c = (struct drm_vgpu_launch){
+			.code_va = ch.code_va,
+			.code_size = ch.code_size,
+			.entry = ch.entry,
+			.grid = { ch.grid[0], ch.grid[1], ch.grid[2] },
+			.block = { ch.block[0], ch.block[1], ch.block[2] },
+			.smem_bytes = ch.smem_bytes,
+			.param_va = ch.param_va,
+			.param_size = ch.param_size,
+			.launch_flags = parent->launch_flags &
+					~(VGPU_LAUNCH_TIMELINE | VGPU_LAUNCH_COOPERATIVE),
+			.seed = parent->seed,
+			.budget = parent->budget,
+		};
+		status = sim_run_grid(sim, &c, NULL, area, ch.record, exc, &wi, &cy);
+		*warp_insns += wi;
+		*cycles += cy;
+		if (status == VGPU_ERR_NONE)
+			status = sim_run_children(sim, &c, area, ch.record, depth + 1, exc,
+						  warp_insns, cycles);
+		if (status != VGPU_ERR_NONE) /* what it and its parent launched is void */
+			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, ch.record);
+		vgpu_cdp_done(&vgpu_sim_mem_ops, &mem, area, ch.record);
+		if (status != VGPU_ERR_NONE) {
+			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, grid);
+			return status;
+		}
+	}
+}
+
+uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
+		      const struct drm_vgpu_ext_timeline *tl, uint64_t cdp_area,
+		      struct vgpu_exception_record *exc, uint64_t *warp_insns,
+		      uint64_t *cycles)
+{
+	struct sim_mem mem = { .sim = sim };
+	uint32_t grid = 0, status;
+
+	if (cdp_area && vgpu_cdp_root(&vgpu_sim_mem_ops, &mem, cdp_area, &grid, exc)) {
+		*warp_insns = *cycles = 0;
+		if (exc->code != VGPU_EXC_GLOBAL_FAULT)
+			return VGPU_ERR_BAD_LAUNCH;
+		vgpu_sim_fault_record(&mem, exc);
+		return VGPU_ERR_MMU_FAULT;
+	}
+	status = sim_run_grid(sim, c, tl, cdp_area, grid, exc, warp_insns, cycles);
+	if (status == VGPU_ERR_NONE && cdp_area)
+		status = sim_run_children(sim, c, cdp_area, grid, 1, exc, warp_insns, cycles);
+	else if (cdp_area) /* what the failed grid launched does not run */
+		vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, cdp_area, grid);
 	return status;
 }
 
@@ -445,20 +530,30 @@ static int sim_submit_check(const struct drm_vgpu_submit *args)
 
 /* vgpu_submit_extensions() */
 static int sim_submit_extensions(uint64_t ext, const struct drm_vgpu_launch *l,
-				 struct drm_vgpu_ext_timeline *tl)
+				 struct drm_vgpu_ext_timeline *tl, uint64_t *cdp_area)
 {
 	const struct drm_vgpu_extension *e;
 	uint32_t seen = 0, n = 0;
 
 	memset(tl, 0, sizeof(*tl));
+	*cdp_area = 0;
 	for (; ext; ext = e->next) {
 		if (++n > VGPU_SUBMIT_MAX_EXTENSIONS)
 			return -E2BIG;
 		e = sim_uptr(ext);
-		if (e->pad || e->name != VGPU_SUBMIT_EXT_TIMELINE ||
+		if (e->pad || (e->name != VGPU_SUBMIT_EXT_TIMELINE &&
+			       e->name != VGPU_SUBMIT_EXT_DEVICE_LAUNCH) ||
 		    seen & (1u << e->name))
 			return -EINVAL;
 		seen |= 1u << e->name;
+		if (e->name == VGPU_SUBMIT_EXT_DEVICE_LAUNCH) {
+			const struct drm_vgpu_ext_device_launch *d = (const void *)e;
+
+			if (!d->area_va || d->area_va % 16)
+				return -EINVAL;
+			*cdp_area = d->area_va;
+			continue;
+		}
 		memcpy(tl, e, sizeof(*tl));
 		if (tl->va % 8 || tl->size % 8 ||
 		    tl->size < sizeof(struct vgpu_trace_header) ||
@@ -481,13 +576,14 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	struct drm_vgpu_ext_timeline tl;
 	struct vgpu_exception_record exc;
 	struct sim_job_result *r;
+	uint64_t cdp_area;
 	struct sim_queue *q;
 	int ret, err;
 
 	ret = sim_submit_check(args);
 	if (ret)
 		return ret;
-	ret = sim_submit_extensions(args->extensions, &args->launch, &tl);
+	ret = sim_submit_extensions(args->extensions, &args->launch, &tl, &cdp_area);
 	if (ret)
 		return ret;
 	q = sim_queue_lookup(sim, args->queue);
@@ -527,7 +623,7 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	r->queue = args->queue;
 	r->hw_queue = q->hw_queue;
 	q->submitted++;
-	r->hw_status = vgpu_sim_run(sim, &args->launch, &tl, &exc, &r->warp_insns,
+	r->hw_status = vgpu_sim_run(sim, &args->launch, &tl, cdp_area, &exc, &r->warp_insns,
 			       &r->elapsed_ns);
 	/* VGPU_ERR_NONE comes with a zeroed record (vgpu_sim_run()) */
 	r->exc_none = r->hw_status == VGPU_ERR_NONE;

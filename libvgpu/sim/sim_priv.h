@@ -196,6 +196,7 @@ struct sim_prog {
  * @params:   the parameter buffer of the running job
  */
 struct vgpu_sim {
+	bool no_device_launch; /* VGPU_SIM_NO_DEVICE_LAUNCH: as a device without the feature */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int sleepers; /* threads in a wait on @cond (@lock): a wake-up with none is skipped */
@@ -303,10 +304,14 @@ VGPU_HIDDEN void vgpu_sim_fault_record(const struct sim_mem *m,
 VGPU_HIDDEN extern const struct vgpu_mem_ops vgpu_sim_mem_ops;
 
 /* ---- sim_job.c ---- */
-/* What the device does with one launch: VGPU_ERR_*, @exc, counts. */
+/*
+ * What the device does with one launch: VGPU_ERR_*, @exc, counts.
+ * @cdp_area: its device-launch area (0: none): the grids it launches run
+ * after it (uapi/vgpu_hw.h, struct vgpu_cdp_header).
+ */
 VGPU_HIDDEN uint32_t vgpu_sim_run(struct vgpu_sim *sim,
 				  const struct drm_vgpu_launch *c,
-				  const struct drm_vgpu_ext_timeline *tl,
+				  const struct drm_vgpu_ext_timeline *tl, uint64_t cdp_area,
 				  struct vgpu_exception_record *exc,
 				  uint64_t *warp_insns, uint64_t *cycles);
 VGPU_HIDDEN bool vgpu_sim_capable_sys_nice(void);

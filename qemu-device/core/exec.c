@@ -738,6 +738,9 @@ static uint32_t sreg(const struct vgpu_cta *c, const struct vgpu_warp *w,
 	case VGPU_SR_SMID: return c->sm->cfg.sm_id;
 	case VGPU_SR_NSMID: return c->sm->cfg.nsms;
 	case VGPU_SR_NWARPID: return c->sm->cfg.nwarpids;
+	case VGPU_SR_CDP_AREA_LO: return (uint32_t)l->cdp_area;
+	case VGPU_SR_CDP_AREA_HI: return (uint32_t)(l->cdp_area >> 32);
+	case VGPU_SR_CDP_GRID: return l->cdp_grid;
 	case VGPU_SR_CLUSTER_CTARANK: return vgpu_coop(c) ? 0 : c->rank;
 	case VGPU_SR_CLUSTER_NCTARANK: return vgpu_coop(c) ? 1 : c->sm->nctas;
 	case VGPU_SR_CLUSTER_CTAID_X: return c->id[0] % (l->cluster[0] ? l->cluster[0] : 1);

@@ -248,6 +248,8 @@ struct vgpu_launch {
 	vgpu_event_fn event;
 	void *event_opaque;
 	struct vgpu_launch_ctl *ctl;
+	uint64_t cdp_area; /* device-launch area (SR_CDP_AREA_LO/HI), 0: none */
+	uint32_t cdp_grid; /* this grid's identifier (SR_CDP_GRID) */
 };
 
 /**
@@ -356,6 +358,57 @@ VGPU_CORE_API const char *vgpu_exc_name(uint32_t code);
 VGPU_CORE_API void vgpu_exc_set(struct vgpu_exception_record *exc,
 				uint32_t code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* ---- Device-side launch (cdp.c; uapi/vgpu_hw.h, struct vgpu_cdp_header) ---- */
+
+/**
+ * struct vgpu_cdp_child - a launch the device takes from a record
+ * @record:     its slot: the child grid's identifier (SR_CDP_GRID)
+ * @param_va:   its parameter buffer (in the slot; the hidden parameters
+ *              filled in)
+ * The other fields as struct vgpu_cmd_launch's.
+ */
+struct vgpu_cdp_child {
+	uint32_t record;
+	uint64_t code_va;
+	uint32_t code_size;
+	uint32_t entry;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t smem_bytes;
+	uint64_t param_va;
+	uint32_t param_size;
+};
+
+/*
+ * A launch from the host with device-launch area @area: its grid
+ * identifier in *@grid.  0, or -1 with @exc set (the area faults).
+ */
+VGPU_CORE_API int vgpu_cdp_root(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
+				uint32_t *grid, struct vgpu_exception_record *exc);
+
+/*
+ * The next child of grid @parent to run (NULL-stream and fire-and-forget
+ * launches in launch order, then tail launches), marked RUNNING, in
+ * *@out: returns 1; none left (the parent's unlaunched slots freed): 0;
+ * a bad record or a fault: -1 with @exc set.  @depth: the nesting depth
+ * of the children (1 for those of a launch from the host).
+ */
+VGPU_CORE_API int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
+				uint32_t parent, uint32_t depth, struct vgpu_cdp_child *out,
+				struct vgpu_exception_record *exc);
+
+/* Child @record has run (with its children): its slot is free. */
+VGPU_CORE_API void vgpu_cdp_done(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
+				 uint32_t record);
+
+/*
+ * Grid @grid failed (or a child of it did): the records it launched, and
+ * theirs, are freed without running, so that no later grid of the same
+ * identifier takes them for its own.
+ */
+VGPU_CORE_API void vgpu_cdp_cancel(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
+				   uint32_t grid);
 
 /* ---- Helpers for memory-callback implementations (mmu.c) ---- */
 

@@ -1,63 +1,409 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_cudart_rdc_cdp: a device-side launch (CUDA dynamic parallelism,
- * nvcc -rdc=true with libcudadevrt) is refused by vGPU: linking the
- * program's PTX names the device runtime's functions as unsupported
- * (libvgpu/ptx/ptx_link.c) and the launch fails with
- * cudaErrorInvalidKernelImage; a program that never launches on the
- * device does not get there.
+ * test_cudart_rdc_cdp: device-side launch (CUDA dynamic parallelism,
+ * nvcc -rdc=true with libcudadevrt: __cudaCDP2GetParameterBufferV2 and
+ * __cudaCDP2LaunchDeviceV2), the device runtime of libvgpu/ptx/ptx_cdp.c
+ * and the device's side in qemu-device/core/cdp.c.  What an H200 does
+ * with the same launches: tests/cuda/real-gpu/cdp-h200-2026-11-30/.
  */
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <unistd.h>
 
 #include "ktap.h"
 
-__global__ void child(int *p)
+__device__ int order_ctr;
+
+__global__ void nothing(void)
 {
-	p[threadIdx.x] = (int)threadIdx.x;
 }
 
-__global__ void parent(int *p)
+__global__ void probe(int *r)
 {
-	child<<<1, 4>>>(p);
+	nothing<<<1, 1>>>();
+	*r = cudaGetLastError();
 }
 
-/* the launch refused, the reason on stderr */
-static int test_device_launch_refused(void)
+/*
+ * Does the device launch from kernels?  The drm backend's device has no
+ * VGPU_FEAT_DEVICE_LAUNCH yet: there a kernel's launch returns
+ * cudaErrorNotSupported, and the tests skip.
+ */
+static int cdp_skip(void)
 {
-	char msg[8192] = "";
+	static int known = -1;
+	int *d = nullptr, h = -1;
+
+	if (known >= 0)
+		return known;
+	if (cudaMalloc(&d, sizeof(int)) != cudaSuccess)
+		return 0;
+	probe<<<1, 1>>>(d);
+	if (cudaDeviceSynchronize() == cudaSuccess &&
+	    cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost) == cudaSuccess)
+		known = h == cudaErrorNotSupported;
+	cudaFree(d);
+	if (known > 0)
+		printf("# device-side launch: cudaErrorNotSupported (a device without "
+		       "VGPU_FEAT_DEVICE_LAUNCH)\n");
+	return known > 0;
+}
+
+#define CDP_OR_SKIP()                    \
+	do {                             \
+		if (cdp_skip())          \
+			return KTAP_SKIP; \
+	} while (0)
+
+__global__ void child(int *p, int v, char c, double d)
+{
+	p[blockIdx.x * blockDim.x + threadIdx.x] =
+		(int)(blockIdx.x * blockDim.x + threadIdx.x) + v + c + (int)d;
+}
+
+/* each block launches its own child grid; q[0] written before the launch */
+__global__ void parent(int *p, int *q)
+{
+	if (threadIdx.x == 0) {
+		if (blockIdx.x == 0)
+			q[0] = 42;
+		child<<<2, 32>>>(p + blockIdx.x * 64, 3, 'a', 2.5);
+	}
+}
+
+__global__ void copy_q(int *q)
+{
+	q[1] = q[0] + 1;
+}
+
+__global__ void parent_writes_then_launches(int *q)
+{
+	q[0] = 41;
+	copy_q<<<1, 1>>>(q);
+}
+
+/* the children's results, checked on the host */
+static int test_children(void)
+{
+	int *p = nullptr, *q = nullptr, h[128], hq[2];
+
+	CDP_OR_SKIP();
+	CHECK_OK(cudaMalloc(&p, sizeof(h)));
+	CHECK_OK(cudaMalloc(&q, sizeof(hq)));
+	CHECK_OK(cudaMemset(p, 0xff, sizeof(h)));
+	parent<<<2, 4>>>(p, q);
+	CHECK_OK(cudaGetLastError());
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, p, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int b = 0; b < 2; b++)
+		for (int i = 0; i < 64; i++)
+			CHECK(h[b * 64 + i] == i + 3 + 'a' + 2);
+	/* memory the parent wrote before the launch is the child's */
+	parent_writes_then_launches<<<1, 1>>>(q);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(hq, q, sizeof(hq), cudaMemcpyDeviceToHost));
+	CHECK(hq[0] == 41 && hq[1] == 42);
+	CHECK_OK(cudaFree(p));
+	CHECK_OK(cudaFree(q));
+	return 0;
+}
+
+__global__ void rec(int *log, int tag)
+{
+	if (threadIdx.x == 0 && blockIdx.x == 0)
+		log[atomicAdd(&order_ctr, 1)] = tag;
+}
+
+/* tests/cuda/real-gpu/cdp-h200-2026-11-30/probe.cu's parent, its launches */
+__global__ void order_parent(int *log)
+{
+	rec<<<1, 1, 0, cudaStreamTailLaunch>>>(log, 100);
+	rec<<<1, 1>>>(log, 1);
+	rec<<<1, 1, 0, cudaStreamTailLaunch>>>(log, 101);
+	rec<<<1, 1>>>(log, 2);
+	rec<<<1, 1, 0, cudaStreamFireAndForget>>>(log, 50);
+	log[atomicAdd(&order_ctr, 1)] = 999;
+}
+
+static int pos(const int *log, int n, int tag)
+{
+	for (int i = 0; i < n; i++)
+		if (log[i] == tag)
+			return i;
+	return -1;
+}
+
+/*
+ * NULL-stream children in launch order, tail launches after everything
+ * else in launch order, the fire-and-forget one somewhere; the H200 ran
+ * them as 1 2 999 50 100 101 (its children start while the parent runs).
+ */
+static int test_order(void)
+{
+	int *log = nullptr, h[8], z = 0, n = 0;
+
+	CDP_OR_SKIP();
+	CHECK_OK(cudaMalloc(&log, sizeof(h)));
+	CHECK_OK(cudaMemset(log, 0xff, sizeof(h)));
+	CHECK_OK(cudaMemcpyToSymbol(order_ctr, &z, sizeof(z)));
+	order_parent<<<1, 1>>>(log);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, log, sizeof(h), cudaMemcpyDeviceToHost));
+	CHECK_OK(cudaMemcpyFromSymbol(&n, order_ctr, sizeof(n)));
+	printf("# order: %d %d %d %d %d %d\n", h[0], h[1], h[2], h[3], h[4], h[5]);
+	CHECK(n == 6 && h[6] == -1);
+	CHECK(pos(h, 6, 1) >= 0 && pos(h, 6, 2) > pos(h, 6, 1));
+	CHECK(pos(h, 6, 999) >= 0 && pos(h, 6, 50) >= 0);
+	CHECK(h[4] == 100 && h[5] == 101);
+	CHECK_OK(cudaFree(log));
+	return 0;
+}
+
+__global__ void grand(int *log)
+{
+	log[atomicAdd(&order_ctr, 1)] = 3;
+}
+
+__global__ void mid(int *log)
+{
+	log[atomicAdd(&order_ctr, 1)] = 2;
+	grand<<<1, 1>>>(log);
+}
+
+__global__ void top(int *log)
+{
+	log[atomicAdd(&order_ctr, 1)] = 1;
+	mid<<<1, 1>>>(log);
+	/* after mid in the block's stream: after mid's grid is complete,
+	 * which it is not before grand's is */
+	rec<<<1, 1>>>(log, 4);
+}
+
+/* a child that launches a grandchild; the next child runs after both */
+static int test_grandchild(void)
+{
+	int *log = nullptr, h[6], z = 0;
+
+	CDP_OR_SKIP();
+	CHECK_OK(cudaMalloc(&log, sizeof(h)));
+	CHECK_OK(cudaMemset(log, 0xff, sizeof(h)));
+	CHECK_OK(cudaMemcpyToSymbol(order_ctr, &z, sizeof(z)));
+	top<<<1, 1>>>(log);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, log, sizeof(h), cudaMemcpyDeviceToHost));
+	CHECK(h[0] == 1 && h[1] == 2 && h[2] == 3 && h[3] == 4 && h[4] == -1);
+	CHECK_OK(cudaFree(log));
+	return 0;
+}
+
+__global__ void never(int *log)
+{
+	log[7] = 1;
+}
+
+/* the H200's answers (probe.cu): 0, 9 9 0, 9, 9 */
+__global__ void bad_parent(int *log, int *errs)
+{
+	rec<<<1, 1>>>(log, 5);
+	errs[0] = cudaGetLastError();
+	never<<<1, 2048>>>(log);
+	errs[1] = cudaPeekAtLastError();
+	errs[2] = cudaGetLastError();
+	errs[3] = cudaGetLastError();
+	never<<<dim3(1, 1, 0), 1>>>(log);
+	errs[4] = cudaGetLastError();
+	never<<<1, 32, 1 << 20>>>(log);
+	errs[5] = cudaGetLastError();
+}
+
+/* a launch that fails validation: the error to the launching thread */
+static int test_launch_error(void)
+{
+	int *log = nullptr, *errs = nullptr, h[8], e[8], z = 0;
+
+	CDP_OR_SKIP();
+	CHECK_OK(cudaMalloc(&log, sizeof(h)));
+	CHECK_OK(cudaMalloc(&errs, sizeof(e)));
+	CHECK_OK(cudaMemset(log, 0xff, sizeof(h)));
+	CHECK_OK(cudaMemset(errs, 0xff, sizeof(e)));
+	CHECK_OK(cudaMemcpyToSymbol(order_ctr, &z, sizeof(z)));
+	bad_parent<<<1, 1>>>(log, errs);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, log, sizeof(h), cudaMemcpyDeviceToHost));
+	CHECK_OK(cudaMemcpy(e, errs, sizeof(e), cudaMemcpyDeviceToHost));
+	CHECK(e[0] == cudaSuccess);
+	CHECK(e[1] == cudaErrorInvalidConfiguration && e[2] == cudaErrorInvalidConfiguration);
+	CHECK(e[3] == cudaSuccess);
+	CHECK(e[4] == cudaErrorInvalidConfiguration && e[5] == cudaErrorInvalidConfiguration);
+	CHECK(h[0] == 5 && h[7] == -1); /* the good child ran, the bad ones not */
+	CHECK_OK(cudaFree(log));
+	CHECK_OK(cudaFree(errs));
+	return 0;
+}
+
+__global__ void pend(int *log, int *errs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		rec<<<1, 1>>>(log, i);
+		errs[i] = cudaGetLastError();
+	}
+}
+
+/*
+ * cudaLimitDevRuntimePendingLaunchCount: a grid's children wait for it to
+ * end on vGPU, so all its launches are pending; past the limit
+ * cudaErrorLaunchPendingCountExceeded (the H200 ran all 8 under a limit of
+ * 4: its children had started, so fewer were pending).
+ */
+static int test_pending_limit(void)
+{
+	int *log = nullptr, *errs = nullptr, e[8], n = 0;
+	size_t lim = 0;
+
+	CDP_OR_SKIP();
+	CHECK_OK(cudaDeviceGetLimit(&lim, cudaLimitDevRuntimePendingLaunchCount));
+	CHECK(lim == 2048);
+	CHECK_OK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 4));
+	CHECK_OK(cudaDeviceGetLimit(&lim, cudaLimitDevRuntimePendingLaunchCount));
+	CHECK(lim == 4);
+	CHECK_OK(cudaMalloc(&log, 64));
+	CHECK_OK(cudaMalloc(&errs, sizeof(e)));
+	CHECK_OK(cudaMemcpyToSymbol(order_ctr, &n, sizeof(n)));
+	pend<<<1, 1>>>(log, errs, 8);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(e, errs, sizeof(e), cudaMemcpyDeviceToHost));
+	CHECK_OK(cudaMemcpyFromSymbol(&n, order_ctr, sizeof(n)));
+	for (int i = 0; i < 8; i++)
+		CHECK(e[i] == (i < 4 ? cudaSuccess : cudaErrorLaunchPendingCountExceeded));
+	CHECK(n == 4);
+	/* the slots are free again: the next grid launches 4 again */
+	pend<<<1, 1>>>(log, errs, 4);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(e, errs, sizeof(e), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < 4; i++)
+		CHECK(e[i] == cudaSuccess);
+	CHECK_OK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 2048));
+	CHECK_OK(cudaFree(log));
+	CHECK_OK(cudaFree(errs));
+	return 0;
+}
+
+__global__ void nest(int *depths, int d)
+{
+	depths[d] = d;
+	if (d < 30) {
+		nest<<<1, 1>>>(depths, d + 1);
+		depths[32 + d] = cudaGetLastError();
+	}
+}
+
+/* at most 24 levels below a grid from the host: cudaErrorLaunchMaxDepthExceeded */
+static int test_depth(void)
+{
+	int *d = nullptr, h[64];
+
+	CDP_OR_SKIP();
+	CHECK_OK(cudaMalloc(&d, sizeof(h)));
+	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
+	nest<<<1, 1>>>(d, 0);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int i = 0; i <= 24; i++)
+		CHECK(h[i] == i);
+	CHECK(h[25] == -1);
+	for (int i = 0; i < 24; i++)
+		CHECK(h[32 + i] == cudaSuccess);
+	CHECK(h[32 + 24] == cudaErrorLaunchMaxDepthExceeded);
+	CHECK_OK(cudaFree(d));
+	return 0;
+}
+
+__global__ void child_local(int *p, int n)
+{
+	int a[64];
+
+	for (int i = 0; i < 64; i++)
+		a[i] = i * n + (int)threadIdx.x;
+	p[threadIdx.x] = a[(threadIdx.x * 7 + n) % 64];
+}
+
+__global__ void child_print(int v)
+{
+	printf("child %d thread %d\n", v, (int)threadIdx.x);
+}
+
+__global__ void parent_local_print(int *p)
+{
+	printf("parent\n");
+	child_local<<<2, 32>>>(p, 3);
+	child_print<<<1, 2>>>(5);
+}
+
+/* children with local memory (an indexed array) and printf */
+static int test_local_and_printf(void)
+{
+	char out[4096] = "";
 	FILE *tmp = tmpfile();
-	int saved = dup(2), *d = nullptr;
-	cudaError_t e;
+	int saved = dup(1), *p = nullptr, h[32];
 	size_t n;
 
+	CDP_OR_SKIP();
 	CHECK(tmp && saved >= 0);
-	CHECK_OK(cudaMalloc(&d, 16));
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	parent<<<1, 1>>>(d);
-	e = cudaGetLastError();
-	fflush(stderr);
-	dup2(saved, 2);
+	CHECK_OK(cudaMalloc(&p, sizeof(h)));
+	fflush(stdout);
+	dup2(fileno(tmp), 1);
+	parent_local_print<<<1, 1>>>(p);
+	cudaError_t e = cudaDeviceSynchronize();
+	fflush(stdout);
+	dup2(saved, 1);
 	close(saved);
 	rewind(tmp);
-	n = fread(msg, 1, sizeof(msg) - 1, tmp);
-	msg[n] = '\0';
+	n = fread(out, 1, sizeof(out) - 1, tmp);
+	out[n] = '\0';
 	fclose(tmp);
-	printf("# stderr: %.300s\n", msg);
-	CHECK(e == cudaErrorInvalidKernelImage);
-	CHECK(strstr(msg, "'__cudaCDP2LaunchDeviceV2' is a device-runtime function") != nullptr);
-	CHECK(strstr(msg, "'__cudaCDP2GetParameterBufferV2' is a device-runtime function") !=
-	      nullptr);
+	CHECK_OK(e);
+	printf("# printed: %.200s\n", out);
+	CHECK(!strcmp(out, "parent\nchild 5 thread 0\nchild 5 thread 1\n"));
+	CHECK_OK(cudaMemcpy(h, p, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int t = 0; t < 32; t++)
+		CHECK(h[t] == ((t * 7 + 3) % 64) * 3 + t);
+	CHECK_OK(cudaFree(p));
+	return 0;
+}
+
+/* the sim backend launches from kernels; another device may refuse with cudaErrorNotSupported */
+static int test_probe(void)
+{
+	const char *b = getenv("VGPU_BACKEND");
+	int *d = nullptr, h = -1;
+
+	CHECK_OK(cudaMalloc(&d, sizeof(int)));
+	probe<<<1, 1>>>(d);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
 	CHECK_OK(cudaFree(d));
+	printf("# backend %s: a kernel's launch returns %d\n", b ? b : "(default)", h);
+	if (b && !strcmp(b, "sim") && getenv("VGPU_SIM_NO_DEVICE_LAUNCH"))
+		CHECK(h == cudaErrorNotSupported);
+	else if (b && !strcmp(b, "sim"))
+		CHECK(h == cudaSuccess);
+	else
+		CHECK(h == cudaSuccess || h == cudaErrorNotSupported);
 	return 0;
 }
 
 int main(void)
 {
 	static const ktap_test tests[] = {
-		{ "device_launch_refused", test_device_launch_refused },
+		{ "probe", test_probe },
+		{ "children", test_children },
+		{ "order", test_order },
+		{ "grandchild", test_grandchild },
+		{ "launch_error", test_launch_error },
+		{ "pending_limit", test_pending_limit },
+		{ "depth", test_depth },
+		{ "local_and_printf", test_local_and_printf },
 	};
 
 	return ktap_run(tests, sizeof(tests) / sizeof(tests[0]));

@@ -361,21 +361,56 @@ TEST_F(link, device_runtime_unsupported)
 			  "libcudadevrt), which vGPU does not support");
 }
 
-/* CUDA 13's device-side launch <<<>>> (nvcc -rdc=true, as nvcc writes it) */
-TEST_F(link, device_launch_unsupported)
+/*
+ * CUDA 13's device-side launch <<<>>> (nvcc -rdc=true, as nvcc writes it):
+ * the front end defines those entry points (ptx_cdp.c), they stay .extern;
+ * the device runtime's others are named as unsupported
+ */
+#define CDP2_DECLS                                                                        \
+	".extern .func (.param .b64 r) __cudaCDP2GetParameterBufferV2(.param .b64 f, "    \
+	".param .align 4 .b8 g[12], .param .align 4 .b8 b[12], .param .b32 s);\n"         \
+	".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2(.param .b64 p, "          \
+	".param .b64 s);\n"
+
+TEST_F(link, device_launch_links)
+{
+	const char *srcs[] = { H CDP2_DECLS ".visible .entry e()\n{\nret;\n}\n" };
+	const char *bad[] = {
+		H CDP2_DECLS ".extern .func (.param .b32 r) __cudaCDP2Malloc(.param .b64 p, "
+		  ".param .b64 n);\n.visible .entry e()\n{\nret;\n}\n",
+	};
+	struct linked l = do_link(self, 1, srcs);
+
+	ASSERT_EQ(0, l.ret);
+	EXPECT_NE(NULL, strstr(l.text, ".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2("));
+	free(l.text);
+	expect_link_error(_metadata, self, 1, bad, -ENOENT,
+			  "a.ptx:6:31: error: unsupported construct: '__cudaCDP2Malloc' is a "
+			  "device-runtime function");
+}
+
+/*
+ * libcudadevrt's PTX (nvcc's device link brings it: it defines the CDP2
+ * entry points over the driver's cnp* calls) is left out of the link
+ */
+TEST_F(link, libcudadevrt_module_left_out)
 {
 	const char *srcs[] = {
-		H ".extern .func (.param .b64 r) __cudaCDP2GetParameterBufferV2(.param .b64 f, "
-		  ".param .align 4 .b8 g[12], .param .align 4 .b8 b[12], .param .b32 s);\n"
-		  ".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2(.param .b64 p, "
-		  ".param .b64 s);\n.visible .entry e()\n{\nret;\n}\n",
+		H CDP2_DECLS ".visible .entry e()\n{\nret;\n}\n",
+		H ".extern .func (.param .b32 r) cnpLaunchDeviceV2(.param .b64 p, .param .b64 s);\n"
+		  ".visible .func (.param .b32 r) __cudaCDP2LaunchDeviceV2(.param .b64 p, "
+		  ".param .b64 s)\n{\n.reg .b32 %e;\n.reg .b64 %a, %b;\n"
+		  "ld.param.b64 %a, [p];\nld.param.b64 %b, [s];\n"
+		  "{\n.param .b64 q0;\nst.param.b64 [q0], %a;\n.param .b64 q1;\n"
+		  "st.param.b64 [q1], %b;\n.param .b32 q2;\n"
+		  "call.uni (q2), cnpLaunchDeviceV2, (q0, q1);\nld.param.b32 %e, [q2];\n}\n"
+		  "st.param.b32 [r], %e;\nret;\n}\n",
 	};
+	struct linked l = do_link(self, 2, srcs);
 
-	expect_link_error(_metadata, self, 1, srcs, -ENOENT,
-			  "a.ptx:4:31: error: unsupported construct: '__cudaCDP2GetParameterBufferV2' "
-			  "is a device-runtime function");
-	EXPECT_NE(NULL, strstr(self->log, "a.ptx:5:31: error: unsupported construct: "
-					  "'__cudaCDP2LaunchDeviceV2' is a device-runtime function"));
+	ASSERT_EQ(0, l.ret);
+	EXPECT_EQ(NULL, strstr(l.text, "cnpLaunchDeviceV2"));
+	free(l.text);
 }
 
 /* vprintf, __assertfail, malloc and free are the front end's own */
