@@ -204,6 +204,12 @@ void pl_minmax(struct lower *L);
 void pl_mov(struct lower *L);
 /* mov with a vector operand (ptx_lower_vmov.c) */
 void pl_mov_vector(struct lower *L);
+/* ptx_lower_b128.c: .b128 registers; true (after the error) when the
+ * instruction names one but is not one of the forms that take it */
+bool pl_b128_misuse(struct lower *L);
+void pl_mov128(struct lower *L);
+void pl_ldst128(struct lower *L);
+void pl_atom128(struct lower *L);
 void pl_nanosleep(struct lower *L);
 void pl_not_neg_abs(struct lower *L);
 void pl_selp(struct lower *L);

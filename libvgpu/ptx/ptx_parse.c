@@ -128,7 +128,7 @@ int pp_type_bits(const char *t, bool *is_float, bool *is_pred)
 		{ ".f16", 16, true },  { ".bf16", 16, true }, { ".b32", 32, false },
 		{ ".u32", 32, false }, { ".s32", 32, false }, { ".f32", 32, true },
 		{ ".b64", 64, false }, { ".u64", 64, false }, { ".s64", 64, false },
-		{ ".f64", 64, true },  { ".f16x2", 32, true },
+		{ ".f64", 64, true },  { ".f16x2", 32, true }, { ".b128", 128, false },
 	};
 
 	*is_pred = !strcmp(t, ".pred");

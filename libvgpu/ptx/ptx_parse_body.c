@@ -44,7 +44,7 @@ static void add_reg(struct parser *ps, const char *name, int bits, bool is_float
 	pp_copy_name(r->name, name);
 	r->bits = (uint8_t)bits;
 	r->is_float = is_float;
-	r->cls = is_pred ? PTX_PRED : bits > 32 ? PTX_R64 : PTX_R32;
+	r->cls = is_pred ? PTX_PRED : bits > 64 ? PTX_R128 : bits > 32 ? PTX_R64 : PTX_R32;
 }
 
 /* .reg .TYPE %a, %b<N>, ...; */
