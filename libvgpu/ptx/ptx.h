@@ -201,6 +201,9 @@ struct ptx_lexer {
 	size_t ident_len;
 	int64_t value;
 	bool is_double;
+	/* an integer literal past 64 bits (a hexadecimal one past 128):
+	 * ptxas's "Constant overflow" */
+	bool overflow;
 	int tline, tcol;
 };
 

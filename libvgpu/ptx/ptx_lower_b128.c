@@ -328,6 +328,9 @@ void pl_atom128(struct lower *L)
 		return;
 	if (sp == SP_LOCAL)
 		return (void)pl_lerr(L, "atomics on .local memory are not defined");
+	/* ptxas 13.0 fails (exit status -11) on a literal new value */
+	if (cas && in->ops[3].kind == PTX_O_IMM)
+		return (void)pl_lerr(L, "atom.cas.b128 takes its new value in a .b128 register");
 	if ((b = q_src(L, &in->ops[2])) < 0 || (cas && (c = q_src(L, &in->ops[3])) < 0))
 		return;
 	d = is_q(L, &in->ops[0]) ? in->ops[0].reg : -1;

@@ -126,6 +126,10 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 			pp_perr(ps, "expected a number after '-'");
 			return false;
 		}
+		if (TOK(ps) == PTX_T_INT && ps->lx.overflow) {
+			pp_perr(ps, "constant overflow: '%s' is wider than 64 bits", TEXT(ps));
+			return false;
+		}
 		o->kind = PTX_O_IMM;
 		o->fimm = TOK(ps) == PTX_T_FLOAT;
 		o->imm = ps->lx.value;

@@ -225,7 +225,7 @@ static const char exch_ptx[] =
 	/* CTA 0, thread 0: the CAS forms at out + 16 * 200 .. */
 	"\tor.b32 %r4, %r1, %r2;\n\tsetp.ne.u32 %p1, %r4, 0;\n\t@%p1 ret;\n"
 	"\tst.shared.b128 [s], 77;\n"
-	"\tatom.shared.cas.b128 %q3, [s], 76, 9;\n"	      /* fails: 77 stays */
+	"\tatom.shared.cas.b128 %q3, [s], 76, %q1;\n"	      /* fails: 77 stays */
 	"\tst.global.b128 [%rd2+3200], %q3;\n"
 	"\tatom.shared.cas.b128 %q3, [s], 77, %q1;\n"	      /* succeeds */
 	"\tld.shared.b128 %q4, [s];\n\tst.global.b128 [%rd2+3216], %q3;\n"
@@ -235,7 +235,7 @@ static const char exch_ptx[] =
 	"\tst.global.b128 [%rd2+3280], 3;\n"
 	"\tatom.global.cas.b128 _, [%rd2+3280], 3, %q1;\n"   /* a sink: succeeds */
 	"\tadd.s64 %rd7, %rd2, 3296;\n\tst.global.b128 [%rd7], 4;\n"
-	"\tatom.cas.b128 %q5, [%rd7], %q1, 8;\n"	      /* generic: fails */
+	"\tatom.cas.b128 %q5, [%rd7], %q1, %q1;\n"	      /* generic: fails */
 	"\tst.global.b128 [%rd2+3312], %q5;\n"
 	"\tret;\n}\n";
 
@@ -300,7 +300,8 @@ TEST_F(b128, misaligned_cas_faults)
 {
 	static const char ptx[] =
 		HEAD ".visible .entry k(.param .u64 p)\n{\n\t.reg .b128 %q<3>;\n\t.reg .b64 %rd<3>;\n"
-		"\tld.param.u64 %rd1, [p];\n\tatom.global.cas.b128 %q1, [%rd1+8], 0, 1;\n"
+		"\tld.param.u64 %rd1, [p];\n\tmov.b128 %q2, 1;\n"
+		"\tatom.global.cas.b128 %q1, [%rd1+8], 0, %q2;\n"
 		"\tret;\n}\n";
 	struct vgpu_launch_config cfg = { .grid = { 1 }, .block = { 32 } };
 	struct vgpu_exception_record rec;
@@ -346,10 +347,16 @@ TEST_F(b128, forms_ptxas_refuses_are_errors)
 		{ "atom.global.cas.b128 %q1, [%rd1], %rd2, %q3;", "a .b128 operand is a .b128 register" },
 		{ "atom.global.cas.b128 {%rd2, %rd3}, [%rd1], %q2, %q3;", "is a .b128 register" },
 		{ "ld.global.b128 %q1, [%q2];", "not an address" },
+		/* ptxas 13.0 fails (exit status -11) on a literal new value */
+		{ "atom.global.cas.b128 %q1, [%rd1], %q2, 2;", "new value in a .b128 register" },
+		/* literals past 64 bits (hexadecimal ones past 128): located
+		 * at the literal */
+		{ "mov.b128 %q1, 0x1ffffffffffffffffffffffffffffffff;", "16: error: constant overflow" },
+		{ "mov.b64 %rd2, 123456789012345678901234;", "16: error: constant overflow" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char text[1024];
+		char text[1024], want[64];
 		struct vgpu_program *p = NULL;
 
 		snprintf(text, sizeof(text),
@@ -361,8 +368,9 @@ TEST_F(b128, forms_ptxas_refuses_are_errors)
 							 self->log, sizeof(self->log)))
 			TH_LOG("%s", bad[i].insn);
 		vgpu_program_free(p);
-		EXPECT_NE(NULL, strstr(self->log, "bad.ptx:11:2: error:"))
-			TH_LOG("%s: %s", bad[i].insn, self->log);
+		snprintf(want, sizeof(want), "bad.ptx:11:%s", strstr(bad[i].msg, "16: error:") ?
+			 "16: error:" : "2: error:");
+		EXPECT_NE(NULL, strstr(self->log, want)) TH_LOG("%s: %s", bad[i].insn, self->log);
 		EXPECT_NE(NULL, strstr(self->log, bad[i].msg)) TH_LOG("%s: %s", bad[i].insn, self->log);
 	}
 }
