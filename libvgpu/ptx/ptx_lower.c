@@ -1014,7 +1014,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			pl_finish(&L);
 			continue;
 		}
-		if (pl_call_hook(&L) || pl_cmp_hook(&L) || pl_int_hook(&L) ||
+		if (pl_b128_misuse(&L) || pl_call_hook(&L) || pl_cmp_hook(&L) || pl_int_hook(&L) ||
 		    pl_half_hook(&L)) {
 			pl_finish(&L);
 			continue;
@@ -1057,9 +1057,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 					L.narrow_sign = t.sign;
 				}
 		}
-		if (pl_b128_misuse(&L))
-			L.failed = true;
-		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "ld") ||
+		if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "ld") ||
 				!strcmp(in->op, "ldu") || !strcmp(in->op, "st")))
 			pl_ldst128(&L);
 		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "atom") ||

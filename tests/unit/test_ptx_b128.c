@@ -295,6 +295,57 @@ TEST_F(b128, exch_and_cas_forms)
 	}
 }
 
+/*
+ * A .func taking and returning .b128 parameters (a real call: the
+ * parameters on the thread's stack): f(a, b) = (a.hi ^ b.lo, a.lo + b.hi)
+ * for every thread's (in[t], (t, ~t)).
+ */
+static const char func_ptx[] =
+	HEAD
+	".func (.param .b128 r) f(.param .b128 a, .param .b128 b)\n{\n"
+	"\t.reg .b128 %q<4>;\n\t.reg .b64 %rd<8>;\n"
+	"\tld.param.b128 %q1, [a];\n\tld.param.b128 %q2, [b];\n"
+	"\tmov.b128 {%rd1, %rd2}, %q1;\n\tmov.b128 {%rd3, %rd4}, %q2;\n"
+	"\txor.b64 %rd5, %rd2, %rd3;\n\tadd.s64 %rd6, %rd1, %rd4;\n"
+	"\tmov.b128 %q3, {%rd5, %rd6};\n\tst.param.b128 [r], %q3;\n\tret;\n}\n"
+	".visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
+	"\t.reg .b128 %q<4>;\n\t.reg .b64 %rd<10>;\n\t.reg .b32 %r<2>;\n"
+	"\tld.param.u64 %rd1, [in];\n\tld.param.u64 %rd2, [out];\n"
+	"\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 16;\n"
+	"\tadd.s64 %rd4, %rd1, %rd3;\n\tadd.s64 %rd5, %rd2, %rd3;\n"
+	"\tld.global.b128 %q1, [%rd4];\n\tcvt.u64.u32 %rd6, %r1;\n\tnot.b64 %rd7, %rd6;\n"
+	"\tmov.b128 %q2, {%rd6, %rd7};\n"
+	"\t{\n\t.param .b128 pa;\n\t.param .b128 pb;\n\t.param .b128 pr;\n"
+	"\tst.param.b128 [pa], %q1;\n\tst.param.b128 [pb], %q2;\n"
+	"\tcall (pr), f, (pa, pb);\n\tld.param.b128 %q3, [pr];\n\t}\n"
+	"\tst.global.b128 [%rd5], %q3;\n\tret;\n}\n";
+
+TEST_F(b128, func_parameters_and_result)
+{
+	enum { NT = 64 };
+	static uint64_t in[2 * NT], out[2 * NT];
+
+	ASSERT_EQ(0, ptx_load(_metadata, self, "func.ptx", func_ptx, "k"));
+	for (uint32_t t = 0; t < NT; t++)
+		in_value(t, &in[2 * t]);
+	ASSERT_EQ(0, buf(self, 0, in, sizeof(in)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	for (uint64_t s = 0; s < 3; s++) {
+		struct vgpu_args *args = NULL;
+
+		ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, NT, s));
+		vgpu_args_free(args);
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
+		for (uint32_t t = 0; t < NT; t++) {
+			EXPECT_EQ(in[2 * t + 1] ^ t, out[2 * t]) TH_LOG("t %u", t);
+			EXPECT_EQ(in[2 * t] + ~(uint64_t)t, out[2 * t + 1]);
+		}
+	}
+}
+
 /* A misaligned 16-byte atomic faults as the GPU's do. */
 TEST_F(b128, misaligned_cas_faults)
 {
