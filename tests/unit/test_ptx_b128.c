@@ -346,6 +346,56 @@ TEST_F(b128, func_parameters_and_result)
 	}
 }
 
+/*
+ * More .b128 values live at once than registers (72 x 4 words): the
+ * allocator spills some to the thread's frame.  Thread t loads 72 values
+ * from in + 16 * (72t + i), then stores them in reverse order.
+ */
+TEST_F(b128, spilled_registers)
+{
+	enum { NV = 72, NT = 32 };
+	static uint64_t in[2 * NV * NT], out[2 * NV * NT];
+	static char text[16384];
+	size_t n = 0;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n,
+			      HEAD ".visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
+				   "\t.reg .b128 %%q<%d>;\n\t.reg .b64 %%rd<8>;\n\t.reg .b32 %%r<2>;\n"
+				   "\tld.param.u64 %%rd1, [in];\n\tld.param.u64 %%rd2, [out];\n"
+				   "\tmov.u32 %%r1, %%tid.x;\n\tmul.wide.u32 %%rd3, %%r1, %d;\n"
+				   "\tadd.s64 %%rd4, %%rd1, %%rd3;\n\tadd.s64 %%rd5, %%rd2, %%rd3;\n",
+			      NV, 16 * NV);
+	for (int i = 0; i < NV; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "\tld.global.b128 %%q%d, [%%rd4+%d];\n", i, 16 * i);
+	for (int i = 0; i < NV; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "\tst.global.b128 [%%rd5+%d], %%q%d;\n", 16 * i, NV - 1 - i);
+	snprintf(text + n, sizeof(text) - n, "\tret;\n}\n");
+	ASSERT_EQ(0, ptx_load(_metadata, self, "spill.ptx", text, "k"));
+	for (int i = 0; i < 2 * NV * NT; i++)
+		in[i] = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
+	ASSERT_EQ(0, buf(self, 0, in, sizeof(in)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	for (uint64_t s = 0; s < 2; s++) {
+		struct vgpu_args *args = NULL;
+
+		ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+		ASSERT_EQ(0, run(_metadata, self, args, 1, NT, s));
+		vgpu_args_free(args);
+		ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
+		for (int t = 0; t < NT; t++)
+			for (int i = 0; i < NV; i++) {
+				const uint64_t *w = &in[2 * (NV * t + NV - 1 - i)];
+
+				ASSERT_EQ(w[0], out[2 * (NV * t + i)]) TH_LOG("t %d value %d", t, i);
+				ASSERT_EQ(w[1], out[2 * (NV * t + i) + 1]);
+			}
+	}
+}
+
 /* A misaligned 16-byte atomic faults as the GPU's do. */
 TEST_F(b128, misaligned_cas_faults)
 {
