@@ -396,6 +396,40 @@ TEST_F(b128, spilled_registers)
 	}
 }
 
+/*
+ * .global .b128 module variables with initial values read by
+ * ld.global.b128, and a .const one: each literal's 64 bits (a wider
+ * hexadecimal one's low 64) zero-extended, the bytes ptxas 13.0 writes
+ * for them (its cubin's .nv.global.init and .nv.constant3 for this
+ * module) and what mov.b128 of the same literals gives on an H200.
+ */
+TEST_F(b128, module_variables)
+{
+	static const char ptx[] =
+		HEAD ".global .align 16 .b128 gq[3] = {5, -1, 0x123456789abcdef0123};\n"
+		".const .b128 cq = 0x8000000000000000;\n"
+		".visible .entry k(.param .u64 out)\n{\n\t.reg .b128 %q<5>;\n\t.reg .b64 %rd<3>;\n"
+		"\tld.param.u64 %rd1, [out];\n\tld.global.b128 %q1, [gq];\n"
+		"\tld.global.b128 %q2, [gq+16];\n\tld.global.b128 %q3, [gq+32];\n"
+		"\tld.const.b128 %q4, [cq];\n"
+		"\tst.global.b128 [%rd1], %q1;\n\tst.global.b128 [%rd1+16], %q2;\n"
+		"\tst.global.b128 [%rd1+32], %q3;\n\tst.global.b128 [%rd1+48], %q4;\n\tret;\n}\n";
+	const uint64_t want[8] = { 5, 0, ~0ull, 0, 0x456789abcdef0123ull, 0, 1ull << 63, 0 };
+	uint64_t out[8];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, ptx_load(_metadata, self, "var.ptx", ptx, "k"));
+	ASSERT_EQ(0, buf(self, 0, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 1, 0));
+	vgpu_args_free(args);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (int i = 0; i < 8; i++) {
+		EXPECT_EQ(want[i], out[i]) TH_LOG("word %d", i);
+	}
+}
+
 /* A misaligned 16-byte atomic faults as the GPU's do. */
 TEST_F(b128, misaligned_cas_faults)
 {
