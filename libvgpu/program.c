@@ -166,13 +166,13 @@ int vgpu_ptx_compile(const char *src, size_t len, const char *filename, char **a
 int vgpu_ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
 		  unsigned int flags, char **out, size_t *out_len, char *log, size_t loglen)
 {
-	if (!out || (n > 0 && (!srcs || !lens)) || (flags & ~VGPU_PTX_LINK_CHECK))
+	if (!out || (n > 0 && (!srcs || !lens)) ||
+	    (flags & ~(VGPU_PTX_LINK_CHECK | VGPU_PTX_LINK_PARTIAL)))
 		return -EINVAL;
 	for (int i = 0; i < n; i++)
 		if (!srcs[i] && lens[i])
 			return -EINVAL;
-	return ptx_link(n, srcs, lens, names, flags & VGPU_PTX_LINK_CHECK, out, out_len, log,
-			loglen);
+	return ptx_link(n, srcs, lens, names, flags, out, out_len, log, loglen);
 }
 
 int vgpu_ptx_link_map_log(const char *linked, size_t len, char *log, size_t loglen)

@@ -323,9 +323,14 @@ VGPU_API int vgpu_ptx_compile(const char *src, size_t len, const char *filename,
  * module's own PTX error; -ENOENT: a link error (an undefined symbol, a
  * symbol defined twice, an .extern that does not match its definition);
  * each with FILE:LINE:COL in @log.  @flags: VGPU_PTX_LINK_CHECK checks each
- * module alone (its own PTX errors) and links nothing (*@out stays NULL).
+ * module alone (its own PTX errors) and links nothing (*@out stays NULL);
+ * VGPU_PTX_LINK_PARTIAL resolves what the modules define among themselves
+ * (a symbol defined twice, an .extern that does not match its definition:
+ * -ENOENT), lets undefined references wait for modules still to come, and
+ * links nothing (what cuLinkAddData checks as each module comes).
  */
 #define VGPU_PTX_LINK_CHECK 1u
+#define VGPU_PTX_LINK_PARTIAL 2u
 VGPU_API int vgpu_ptx_link(int n, const char *const *srcs, const size_t *lens,
 			   const char *const *names, unsigned int flags, char **out,
 			   size_t *out_len, char *log, size_t loglen);

@@ -264,6 +264,9 @@ struct vgpu_trace_event {
  * Element (x0, .., x4) lies at base + x0 * elem_size + sum over d >= 1 of
  * x_d * strides[d - 1].  Out-of-bounds elements (a coordinate < 0 or >=
  * dims[d] in any dimension) read as zero and are not written by stores.
+ * A tile-mode box starts at a 16-byte boundary of a row (coordinate 0 x
+ * elem_size a multiple of 16), and a store's or reduction's at no negative
+ * coordinate; else ASYNC_COPY (an H200 raises an illegal instruction).
  * A map has a mode, which the instruction names too (PTX's .load_mode):
  *
  * Tile mode (VGPU_TMAP_TILE, CP.ASYNC.BULK.TENSOR[.GLOBAL]): a copy moves
@@ -312,7 +315,10 @@ struct vgpu_trace_event {
  * of F64 which an H200 does; any other pair: TENSOR_MAP, where an H200
  * raises an illegal instruction): ADD on U32 S32 U64 F32 F32_FTZ F64 F16
  * BF16; MIN and MAX on U32 S32 U64 S64 F16 BF16; INC and DEC on U32;
- * AND, OR and XOR on U32 S32 U64 S64.  ADD of F32_FTZ flushes subnormal
+ * AND, OR and XOR on U32 S32 U64 (S64 faults on the H200).  A tile
+ * box's coordinates must be >= 0 and its first one's bytes (c0 *
+ * elem_size) a multiple of 16, as on the H200; else ASYNC_COPY.  ADD of
+ * F32_FTZ flushes subnormal
  * operands and result to zero, of F32, F64, F16 and BF16 it keeps them;
  * a NaN result of F32, F16 and BF16 is the canonical 0x7fffffff / 0x7fff;
  * MIN and MAX of F16 and BF16 are minNum/maxNum, -0 below +0 (the
@@ -494,7 +500,8 @@ enum vgpu_exc_code {
  * @info:      code-specific values (for barriers: expected count, count
  *             supplied, barrier state word; for budget: instructions run;
  *             for mbarriers: state word low, high, phase number, and the
- *             operand at fault)
+ *             operand at fault; for WARPSYNC's ILLEGAL_INSTR: the lanes
+ *             outside their member masks, the first one's mask)
  * @warp_wait: per warp of the CTA, what it waits on (VGPU_WAIT_* or a
  *             barrier id); filled for every exception, essential for
  *             deadlocks

@@ -37,7 +37,7 @@
 	E(CPNOINC, 80, 1, -1) /* CP.ASYNC.MBARRIER.ARRIVE[.NOINC] (fixed) */    \
 	E(WGREAD, 80, 1, -1)  /* CP.ASYNC.BULK.WAIT_GROUP[.READ] (fixed) */     \
 	E(CLBAR, 80, 1, -1)   /* BAR.CLUSTER.ARRIVE / .WAIT (fixed) */          \
-	E(TRAPK, 80, 2, -1)   /* TRAP / .ASSERT / .MULTIMEM (fixed) */          \
+	E(TRAPK, 80, 2, -1)   /* TRAP .ASSERT .MULTIMEM WARPSYNC (fixed) */     \
 	E(CPCACHE, 80, 1, 0)  /* CP.ASYNC cache hint, default .CA */            \
 	E(TDIM, 80, 3, -1)    /* tensor rank */                                 \
 	E(IMDIM, 80, 3, -1)   /* im2col tensor rank: 3D .. 5D only */          \
@@ -148,6 +148,7 @@
 	E(TRAPK, TRAP, 0)                                                      \
 	E(TRAPK, ASSERT, 1)                                                    \
 	E(TRAPK, MULTIMEM, 2)                                                  \
+	E(TRAPK, WARPSYNC, 3)                                                  \
 	E(CPCACHE, CA, 0)                                                      \
 	E(CPCACHE, CG, 1)                                                      \
 	E(TDIM, 1D, 0)                                                         \
@@ -231,7 +232,11 @@
  *              PTX's trap: the exception VGPU_EXC_TRAP, TRAP.ASSERT,
  *              a failed device assert: VGPU_EXC_ASSERT, and
  *              TRAP.MULTIMEM [Ra+imm], multimem.ld_reduce of an address
- *              that is not a multicast one: VGPU_EXC_GLOBAL_FAULT)
+ *              that is not a multicast one: VGPU_EXC_GLOBAL_FAULT, and
+ *              WARPSYNC Ra|imm, the member-mask check of PTX's .sync
+ *              warp instructions: VGPU_EXC_ILLEGAL_INSTR for an active
+ *              lane outside its mask, the immediate form only under the
+ *              sanitizer)
  *   0x40-0x4f  BCU: named barriers (seed 002)
  *   0x50-0x6f  mbarrier unit (MBAR.*)
  *   0x70-0x7f  asynchronous copies and the TMA engine (CP.ASYNC.*)
@@ -437,6 +442,9 @@
 	/* multimem.ld_reduce: no address is a multicast one (docs/core.md) */     \
 	E(TRAP_MULTIMEM, "TRAP.MULTIMEM", TRAP, X, FIX(TRAPK, 2), MODS0(),          \
 	  OPS1(MEM))                                                                \
+	/* a lane not in its member mask (docs/core.md "Warp-synchronous") */   \
+	E(WARPSYNC_R, "WARPSYNC", TRAP, R, FIX(TRAPK, 3), MODS0(), OPS1(RA))        \
+	E(WARPSYNC_I, "WARPSYNC", TRAP, I, FIX(TRAPK, 3), MODS0(), OPS1(IMM))       \
 	/* ---- calls (extension, docs/core.md "Calls") ---- */                     \
 	E(CALL_I, "CALL", CALL, I, NOFIX, MODS0(), OPS2(STK, TARGET))               \
 	E(CALL_R, "CALL", CALL, R, NOFIX, MODS0(), OPS2(STK, RB))                   \

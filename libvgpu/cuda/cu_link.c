@@ -5,15 +5,21 @@
  *
  * cuLinkAddData takes PTX (CU_JIT_INPUT_PTX) and the PTX of a fatbin
  * (CU_JIT_INPUT_FATBINARY), each parsed at once (its own errors:
- * CUDA_ERROR_INVALID_PTX, the error log naming it); a cubin is SASS, which
- * vGPU cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU, as cuModuleLoadData
- * answers a cubin); host objects, libraries and NVVM IR are
- * CUDA_ERROR_NOT_SUPPORTED.  cuLinkComplete links the inputs, compiles the
- * result (so its errors come here, not at load) and returns the linked
- * PTX text as the image: cuModuleLoadData takes it, and it is owned by the
- * state until cuLinkDestroy.  A link error (an undefined or doubly defined
- * symbol) is CUDA_ERROR_INVALID_IMAGE, one that the linked PTX does not
- * compile for vGPU CUDA_ERROR_INVALID_PTX, the message in the error log.
+ * CUDA_ERROR_INVALID_PTX, the error log naming it) and linked with the
+ * modules before it as far as they go (a symbol defined twice, an .extern
+ * of the wrong size: CUDA_ERROR_INVALID_SOURCE there, and again at
+ * cuLinkComplete, as an H200's driver answers: tests/cuda/real-gpu/
+ * link-h200-2026-11-30); a cubin is SASS, which vGPU cannot run
+ * (CUDA_ERROR_NO_BINARY_FOR_GPU, as cuModuleLoadData answers a cubin; a
+ * buffer that is not an ELF image CUDA_ERROR_INVALID_IMAGE); host objects,
+ * libraries and NVVM IR are CUDA_ERROR_NOT_SUPPORTED.  cuLinkComplete
+ * links the inputs, compiles the result (so its errors come here, not at
+ * load) and returns the linked PTX text as the image: cuModuleLoadData
+ * takes it, and it is owned by the state until cuLinkDestroy.  A link
+ * error (an undefined or doubly defined symbol) is
+ * CUDA_ERROR_INVALID_SOURCE, one that the linked PTX does not compile for
+ * vGPU CUDA_ERROR_INVALID_PTX, the message in the error log.  A link of
+ * no input completes with an image of no kernel, as on the H200.
  * CU_JIT_ERROR_LOG_BUFFER(_SIZE_BYTES) and CU_JIT_INFO_LOG_BUFFER(_SIZE_BYTES)
  * of cuLinkCreate get the messages; the _SIZE_BYTES values are set to the
  * bytes written, as CUDA's are (the option arrays must outlive the state).
@@ -107,23 +113,12 @@ CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options,
 	return CUDA_SUCCESS;
 }
 
-static CUresult add_ptx(struct CUlinkState_st *st, const char *ptx, size_t len, const char *name)
+/* Keep a copy of module @ptx (@len bytes) called @name in @st */
+static CUresult add_src(struct CUlinkState_st *st, const char *ptx, size_t len,
+			const char *name)
 {
-	char log[4096] = "", *out = NULL, *copy, *nm;
-	const char *srcs[1] = { ptx };
-	const char *names[1] = { name };
-	int ret;
+	char *copy, *nm;
 
-	/* the module's own errors now, as CUDA compiles PTX here */
-	ret = vgpu_ptx_link(1, srcs, &len, names, VGPU_PTX_LINK_CHECK, &out, NULL, log,
-			    sizeof(log));
-	free(out);
-	if (ret == -ENOMEM)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	if (ret) {
-		lk_log(st, true, "%s", log);
-		return CUDA_ERROR_INVALID_PTX;
-	}
 	if (st->n == st->cap) {
 		int ncap = st->cap ? 2 * st->cap : 8;
 		char **s = realloc(st->srcs, (size_t)ncap * sizeof(*s));
@@ -155,6 +150,40 @@ static CUresult add_ptx(struct CUlinkState_st *st, const char *ptx, size_t len, 
 	st->srcs[st->n] = copy;
 	st->lens[st->n] = len;
 	st->names[st->n++] = nm;
+	return CUDA_SUCCESS;
+}
+
+static CUresult add_ptx(struct CUlinkState_st *st, const char *ptx, size_t len, const char *name)
+{
+	char log[4096] = "", *out = NULL;
+	const char *srcs[1] = { ptx };
+	const char *names[1] = { name };
+	CUresult r;
+	int ret;
+
+	/* the module's own errors now, as CUDA compiles PTX here */
+	ret = vgpu_ptx_link(1, srcs, &len, names, VGPU_PTX_LINK_CHECK, &out, NULL, log,
+			    sizeof(log));
+	free(out);
+	if (ret == -ENOMEM)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (ret) {
+		lk_log(st, true, "%s", log);
+		return CUDA_ERROR_INVALID_PTX;
+	}
+	r = add_src(st, ptx, len, name);
+	if (r || st->n < 2)
+		return r;
+	/* linked with those before it: what they define between them */
+	ret = vgpu_ptx_link(st->n, (const char *const *)st->srcs, st->lens,
+			    (const char *const *)st->names, VGPU_PTX_LINK_PARTIAL, &out, NULL, log,
+			    sizeof(log));
+	if (ret == -ENOMEM)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (ret) {
+		lk_log(st, true, "%s", log);
+		return CUDA_ERROR_INVALID_SOURCE; /* kept: cuLinkComplete fails too */
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -195,6 +224,10 @@ CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *dat
 		free(ptx);
 		return r;
 	case CU_JIT_INPUT_CUBIN:
+		if (size < 4 || memcmp(data, "\177ELF", 4)) {
+			lk_log(state, true, "%s: not an ELF image\n", name);
+			return CUDA_ERROR_INVALID_IMAGE;
+		}
 		lk_log(state, true,
 		       "%s: a cubin is SASS, which vGPU cannot run: link its PTX instead\n", name);
 		return CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -248,17 +281,25 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!cubinOut)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!state->n) {
-		lk_log(state, true, "nothing to link: no input was added\n");
-		return CUDA_ERROR_INVALID_VALUE;
-	}
 	free(state->image);
 	state->image = NULL;
+	if (!state->n) { /* an image of no kernel, as on the H200 */
+		static const char empty[] = ".version 8.0\n.target sm_90a\n.address_size 64\n";
+
+		out = strdup(empty);
+		if (!out)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		len = sizeof(empty) - 1;
+		lk_log(state, false, "vgpu: nothing was added: an image of no kernel\n");
+		goto done;
+	}
 	ret = vgpu_ptx_link(state->n, (const char *const *)state->srcs, state->lens,
 			    (const char *const *)state->names, 0, &out, &len, log, sizeof(log));
 	if (ret) {
 		lk_log(state, true, "%s", log);
-		return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_IMAGE;
+		return ret == -ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY :
+		       ret == -ENOENT ? CUDA_ERROR_INVALID_SOURCE :
+					CUDA_ERROR_INVALID_PTX;
 	}
 	/* compiled now, its errors here (and in libvgpu's cache for the load) */
 	ret = vgpu_ptx_compile(out, len, VGPU_PTX_LINKED_NAME, NULL, NULL, NULL, log,
@@ -271,6 +312,7 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
 	}
 	lk_log(state, false, "vgpu: linked %d PTX module%s into %zu bytes of PTX\n", state->n,
 	       state->n == 1 ? "" : "s", len);
+done:
 	state->image = out;
 	state->image_len = len + 1;
 	*cubinOut = out;

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "cuda_priv.h"
+#include "cu_exc.h" /* after cuda.h */
 
 /* stream ids are unique in the process, as CUDA's */
 static atomic_ullong next_stream_id = 1;
@@ -209,24 +210,8 @@ static CUresult job_result(struct vgpu_job *job, int ret)
 		return CUDA_ERROR_ILLEGAL_ADDRESS;
 	if (ret == -ETIMEDOUT)
 		return CUDA_ERROR_LAUNCH_TIMEOUT;
-	if (ret == -EIO && !vgpu_job_exception(job, &rec)) {
-		switch (rec.code) {
-		case VGPU_EXC_GLOBAL_FAULT:
-			return CUDA_ERROR_ILLEGAL_ADDRESS;
-		case VGPU_EXC_MISALIGNED:
-			return CUDA_ERROR_MISALIGNED_ADDRESS;
-		case VGPU_EXC_ILLEGAL_INSTR:
-			return CUDA_ERROR_ILLEGAL_INSTRUCTION;
-		case VGPU_EXC_PC_RANGE:
-			return CUDA_ERROR_INVALID_PC;
-		case VGPU_EXC_BUDGET:
-			return CUDA_ERROR_LAUNCH_TIMEOUT;
-		case VGPU_EXC_ASSERT:
-			return CUDA_ERROR_ASSERT;
-		default:
-			return CUDA_ERROR_LAUNCH_FAILED;
-		}
-	}
+	if (ret == -EIO && !vgpu_job_exception(job, &rec))
+		return cuv_exc_result(rec.code);
 	return CUDA_ERROR_LAUNCH_FAILED;
 }
 

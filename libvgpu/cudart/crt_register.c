@@ -248,7 +248,8 @@ static CUresult link_units(void *const *units, CUlibrary *lib)
 	if (r && err[0])
 		crt_warn("linking the program's device code (nvcc -rdc=true):\n%s", err);
 	cuLinkDestroy(ls);
-	return r;
+	/* the program's own image does not link: cudaErrorInvalidKernelImage */
+	return r == CUDA_ERROR_INVALID_SOURCE ? CUDA_ERROR_INVALID_IMAGE : r;
 }
 
 /* The fatbin as a CUlibrary, loaded on first use (its result kept). */

@@ -726,14 +726,16 @@ int ptx_to_vgs_attrs(const char *src, size_t len, const char *file, char **out,
 	}
 	if (!ret && ksb.p)
 		sb_printf(&sb, "%s", ksb.p);
+	/* a module of no kernel (variables, functions) loads, as CUDA's does;
+	 * an object holds at least one kernel: a hidden one of one EXIT */
+	if (!ret && !kernels)
+		sb_printf(&sb, ".kernel __vgpu_none\n        EXIT ;\n");
 	if (!ret)
 		ret = print_arefs(&sb, &m, &dg, NULL);
 	ret = ret ? ret : ksb.oom ? -ENOMEM : 0;
 	free(ksb.p);
 	free(want);
 	free(done);
-	if (!ret && !kernels)
-		ptx_error(&dg, 1, 1, "no .entry in the module"), ret = -EINVAL;
 	if (!ret && attrs) {
 		ka = calloc((size_t)kernels, sizeof(*ka));
 		if (!ka)

@@ -387,7 +387,7 @@ void ptx_kernel_attrs_free(struct ptx_kernel_attrs *attrs, int n);
  * own errors only, nothing linked.
  */
 int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
-	     bool check_only, char **out, size_t *out_len, char *log, size_t loglen);
+	     unsigned int flags, char **out, size_t *out_len, char *log, size_t loglen);
 /*
  * The messages of a compile of linked text @text named PTX_LINKED_NAME:
  * "<linked>:LINE:" becomes "MODULE:LINE:" of the module the line came

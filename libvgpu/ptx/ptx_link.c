@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "ptx.h"
+#include "vgpu.h"
 
 enum lk_link { LK_INTERNAL, LK_VISIBLE, LK_WEAK, LK_EXTERN, LK_COMMON };
 
@@ -69,6 +70,7 @@ struct lk {
 	struct ptx_diag *dg;
 	struct lk_sym *syms;
 	int nsyms, cap;
+	bool partial; /* VGPU_PTX_LINK_PARTIAL: undefined references wait */
 };
 
 static const char *mod_name(const struct lk *L, int m)
@@ -380,7 +382,7 @@ static void resolve(struct lk *L, int i)
 		if (s->link != LK_EXTERN || !same(s, first))
 			continue;
 		if (!def || devrt_entry(s)) {
-			if (builtin(s))
+			if (builtin(s) || L->partial)
 				continue;
 			if (devrt(s))
 				lk_err(L, s->mod, s->line, s->col,
@@ -591,10 +593,12 @@ static int check_module(struct lk *L, int m)
 }
 
 int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *const *names,
-	     bool check_only, char **out, size_t *out_len, char *log, size_t loglen)
+	     unsigned int flags, char **out, size_t *out_len, char *log, size_t loglen)
 {
 	struct ptx_diag dg = { .file = "<ptx>", .log = log, .loglen = loglen };
-	struct lk L = { .n = n, .src = srcs, .len = lens, .names = names, .dg = &dg };
+	struct lk L = { .n = n, .src = srcs, .len = lens, .names = names, .dg = &dg,
+			.partial = flags & VGPU_PTX_LINK_PARTIAL };
+	bool check_only = flags & VGPU_PTX_LINK_CHECK;
 	size_t olen = 0, ocap = 0;
 	int ret = 0;
 
@@ -629,7 +633,7 @@ int ptx_link(int n, const char *const *srcs, const size_t *lens, const char *con
 	}
 	if (!ret && dg.errors)
 		ret = -ENOENT;
-	for (int m = 0; !ret && m < n; m++)
+	for (int m = 0; !ret && !L.partial && m < n; m++)
 		ret = emit(&L, m, out, &olen, &ocap);
 	free(L.syms);
 	if (ret) {

@@ -225,6 +225,7 @@ void pl_bitcount(struct lower *L);
 void pl_shift64_reg(struct lower *L);
 void pl_setmaxnreg(struct lower *L);
 void pl_elect(struct lower *L);
+void pl_warpsync(struct lower *L, const struct ptx_operand *mask);
 void pl_redux(struct lower *L);
 void pl_vprintf(struct lower *L);
 void pl_assertfail(struct lower *L);

@@ -143,8 +143,11 @@ void pl_bar(struct lower *L)
 	struct ptx_vinsn *v;
 	int first = 0, n = in->nops;
 
-	if (pl_has_mod(in, ".warp")) /* bar.warp.sync: lanes always reconverge here */
+	if (pl_has_mod(in, ".warp")) { /* bar.warp.sync: lanes always reconverge here */
+		if (n >= 1)
+			pl_warpsync(L, &in->ops[0]);
 		return;
+	}
 	if (!arrive && !red && !pl_has_mod(in, ".sync") && strcmp(in->op, "barrier"))
 		return (void)pl_unsupported(L, NULL);
 	if (red) {

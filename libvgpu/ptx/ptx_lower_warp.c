@@ -13,6 +13,50 @@
 #include "ptx_lower.h"
 
 /*
+ * The member-mask check of a .sync warp instruction (vote, shfl, redux,
+ * match, elect, bar.warp.sync): WARPSYNC raises ILLEGAL_INSTR when an
+ * executing lane is not in its member mask, which the PTX text leaves
+ * undefined.  A mask in a register is checked always, as the H200 does;
+ * a constant one by WARPSYNC's immediate form, which checks only under
+ * the sanitizer, since ptxas drops the check where it finds the warp
+ * converged (docs/core.md).  A constant 0xffffffff holds every lane.
+ */
+void pl_warpsync(struct lower *L, const struct ptx_operand *mask)
+{
+	int64_t m;
+
+	if (!pl_const_of(L, mask, &m))
+		return pl_use_src(L, pl_emit(L, "WARPSYNC"), mask, 0);
+	if ((uint32_t)m != 0xffffffffu)
+		pl_o_text(pl_emit(L, "WARPSYNC"), "0x%x", (uint32_t)m);
+}
+
+/*
+ * @m = the lanes a .sync warp instruction with member mask @o acts on: a
+ * mask in a register as it is (each lane's own: cooperative groups' tiles
+ * give each tile's lanes theirs), a constant one the active lanes.  In a
+ * program the PTX text defines the active lanes are then the mask's
+ * members; where other lanes run it too (undefined), they take part, as
+ * on the H200, where ptxas drops a constant mask's check in converged
+ * code (tests/cuda/real-gpu/warpmask-h200-2026-11-30).
+ */
+static void member_mask(struct lower *L, int m, const struct ptx_operand *o)
+{
+	struct ptx_vinsn *v;
+	int64_t c;
+
+	if (pl_const_of(L, o, &c)) {
+		v = pl_emit(L, "VOTE.BALLOT");
+		pl_o_def(v, m, 0, false);
+		pl_o_text(v, "PT");
+		return;
+	}
+	v = pl_emit(L, "MOV");
+	pl_o_def(v, m, 0, false);
+	pl_use_src(L, v, o, 0);
+}
+
+/*
  * vote.sync with a member mask other than all lanes (PTX ISA 9.7.13.4):
  * only the members take part, also when other lanes run the same
  * instruction with masks of their own (cooperative groups' tiles:
@@ -110,7 +154,9 @@ void pl_vote(struct lower *L)
 	p = pl_pred_of(L, &in->ops[1]);
 	if (p < 0)
 		return;
-	if (in->nops >= 3 && !(in->ops[2].kind == PTX_O_IMM && (uint32_t)in->ops[2].imm == 0xffffffffu) &&
+	if (in->nops >= 3 && pl_has_mod(in, ".sync"))
+		pl_warpsync(L, &in->ops[2]);
+	if (in->nops >= 3 && !pl_const_of(L, &in->ops[2], &(int64_t){ 0 }) &&
 	    (pl_has_mod(in, ".ballot") || pl_has_mod(in, ".any") || pl_has_mod(in, ".all")))
 		return vote_masked(L, p, in->ops[1].neg);
 	if (pl_has_mod(in, ".ballot")) {
@@ -285,6 +331,8 @@ void pl_shfl(struct lower *L)
 
 	if (!mode || in->nops < 4 || in->nops > 5)
 		return (void)pl_unsupported(L, NULL);
+	if (in->nops == 5)
+		pl_warpsync(L, &in->ops[4]);
 	if (!pl_const_of(L, &in->ops[3], &cval)) {
 		int pp, c = pl_src_reg(L, &in->ops[3], 0, &pp);
 
@@ -347,7 +395,9 @@ void pl_shfl(struct lower *L)
 
 /*
  * elect.sync d|p, membermask: the leader is the lowest active lane of
- * membermask; p is true in it, d is its lane number in every lane.
+ * membermask, also of a constant one (unlike member_mask(): what the
+ * H200 elects when lanes outside a constant mask run it is not known);
+ * p is true in it, d is its lane number in every lane.
  */
 void pl_elect(struct lower *L)
 {
@@ -360,6 +410,7 @@ void pl_elect(struct lower *L)
 		return;
 	if (!o->has_p)
 		return (void)pl_lerr(L, "elect.sync takes d|p");
+	pl_warpsync(L, &in->ops[1]);
 	d = pl_dst_reg(L, o, PTX_R32);
 	if (d < 0 && o->kind != PTX_O_SINK)
 		return;
@@ -445,6 +496,7 @@ void pl_redux(struct lower *L)
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0)
 		return;
+	pl_warpsync(L, &in->ops[2]);
 	v = pl_emit(L, "MOV");
 	pl_o_def(v, x, 0, false);
 	pl_use_src_or_imm(L, v, &in->ops[1], 0);
@@ -466,9 +518,7 @@ void pl_redux(struct lower *L)
 		int acc = pl_new_vreg(L, 1), m = pl_new_vreg(L, 1), p = pl_new_vreg(L, 0);
 		int bit = pl_new_vreg(L, 1);
 
-		v = pl_emit(L, "MOV");
-		pl_o_def(v, m, 0, false);
-		pl_use_src_or_imm(L, v, &in->ops[2], 0);
+		member_mask(L, m, &in->ops[2]);
 		v = pl_emit(L, "MOV");
 		pl_o_def(v, acc, 0, false);
 		pl_o_text(v, "0x%x", ident);
@@ -520,12 +570,11 @@ void pl_match(struct lower *L)
 		return (void)pl_unsupported(L, NULL);
 	if (in->ops[0].has_p && !all)
 		return (void)pl_lerr(L, "only match.all has a predicate destination");
+	pl_warpsync(L, &in->ops[2]);
 	d = pl_dst_reg(L, &in->ops[0], PTX_R32);
 	if (d < 0 && in->ops[0].kind != PTX_O_SINK)
 		return;
-	v = pl_emit(L, "MOV");
-	pl_o_def(v, m, 0, false);
-	pl_use_src_or_imm(L, v, &in->ops[2], 0);
+	member_mask(L, m, &in->ops[2]);
 	v = pl_emit(L, "MOV");
 	pl_o_def(v, acc, 0, false);
 	pl_o_text(v, "RZ");

@@ -705,6 +705,51 @@ static void skip_section(struct parser *ps)
 	pp_perr(ps, "unterminated .section");
 }
 
+/*
+ * .extern .global/.const NAME: a variable another module defines.  The
+ * linker (ptx_link.c) resolves it and drops the declaration; a module
+ * compiled alone must define it too, or it is an undefined reference, as
+ * CUDA's cuModuleLoadData refuses such a module (CUDA_ERROR_INVALID_PTX on
+ * an H200: tests/cuda/real-gpu/link-h200-2026-11-30).
+ */
+static void extern_var(struct parser *ps)
+{
+	struct pp_extern e = { .line = ps->lx.tline }, *arr;
+	uint32_t size, align;
+	char type[8];
+
+	pp_next(ps);
+	if (!pp_parse_var(ps, e.name, &size, &align, type)) {
+		pp_skip_stmt(ps);
+		return;
+	}
+	arr = realloc(ps->ext, (size_t)(ps->next + 1) * sizeof(*arr));
+	if (!arr) {
+		pp_perr(ps, "out of memory");
+		return;
+	}
+	ps->ext = arr;
+	arr[ps->next++] = e;
+	pp_expect(ps, ';');
+}
+
+static void check_externs(struct parser *ps)
+{
+	for (int i = 0; i < ps->next; i++) {
+		int g = 0;
+
+		while (g < ps->m->nglobals && strcmp(ps->m->globals[g].name, ps->ext[i].name))
+			g++;
+		if (g == ps->m->nglobals)
+			ptx_error(ps->dg, ps->ext[i].line, 1,
+				  "undefined reference to the .extern variable '%s' (link the "
+				  "module that defines it with this one: cuLink*, nvcc -rdc=true)",
+				  ps->ext[i].name);
+	}
+	free(ps->ext);
+	ps->ext = NULL;
+}
+
 int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_module *m)
 {
 	struct parser ps;
@@ -748,6 +793,9 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 			pp_next(&ps);
 			if (TOK(&ps) == PTX_T_IDENT && !strcmp(TEXT(&ps), ".shared"))
 				pp_parse_shared(&ps, true, true, false);
+			else if (TOK(&ps) == PTX_T_IDENT && (!strcmp(TEXT(&ps), ".global") ||
+							     !strcmp(TEXT(&ps), ".const")))
+				extern_var(&ps);
 			else if (TOK(&ps) == PTX_T_IDENT && !strcmp(TEXT(&ps), ".func"))
 				parse_entry(&ps, false);
 		} else if (!strcmp(t, ".entry") || !strcmp(t, ".func")) {
@@ -762,6 +810,7 @@ int ptx_parse(const char *src, size_t len, struct ptx_diag *dg, struct ptx_modul
 			pp_perr(&ps, "unsupported construct: '%s' at module scope", t);
 		}
 	}
+	check_externs(&ps);
 	return dg->errors ? -EINVAL : 0;
 }
 

@@ -20,6 +20,12 @@ struct parser {
 	int scope_reg0;
 	bool failed;
 	bool allow_init; /* pp_parse_var may stop at "=" (module variables) */
+	/* .extern .global/.const declarations (ptx_parse.c extern_var()) */
+	struct pp_extern {
+		char name[PTX_NAME_MAX];
+		int line;
+	} *ext;
+	int next;
 	/*
 	 * Immediates among a vector operand's source elements (a store's,
 	 * an atomic's or reduction's values, a mov's pack, a tensor copy's

@@ -677,8 +677,8 @@ static enum vgpu_xres tensor_issue(struct vgpu_cta *c, struct vgpu_warp *w,
 			return VGPU_X_EXC;
 		for (uint32_t k = 0; k < rank; k++)
 			coord[k] = (int32_t)vgpu_reg(w, d->rc + k)[l];
-		if (red >= 0 && mode != VGPU_TMAP_IM2COL &&
-		    !vgpu_tensor_red_coords_ok(c, w, 1u << l, &map, maddr, coord))
+		if (mode != VGPU_TMAP_IM2COL &&
+		    !vgpu_tensor_tile_coords_ok(c, w, 1u << l, &map, maddr, coord, store, red >= 0))
 			return VGPU_X_EXC;
 		if (mode == VGPU_TMAP_IM2COL) {
 			for (uint32_t k = 0; !store && k < rank - 2; k++)

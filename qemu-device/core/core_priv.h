@@ -441,9 +441,9 @@ bool vgpu_tensor_im2col_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 			   const int32_t *coord, const uint32_t *off, bool store);
 bool vgpu_tensor_red_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 			const struct vgpu_tensor_map *m, uint64_t addr, uint32_t red);
-bool vgpu_tensor_red_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
-			       const struct vgpu_tensor_map *m, uint64_t addr,
-			       const int32_t *coord);
+bool vgpu_tensor_tile_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+				const struct vgpu_tensor_map *m, uint64_t addr,
+				const int32_t *coord, bool store, bool red);
 bool vgpu_tensor_move(struct vgpu_sm *sm, const struct vgpu_async_op *op, bool store);
 
 /* Clusters (cluster.c) */

@@ -827,6 +827,47 @@ EXEC(exec_trap_assert)
 	return VGPU_X_EXC;
 }
 
+/*
+ * WARPSYNC Ra|imm: the member-mask check the front end puts before each
+ * of PTX's .sync warp instructions (vote, shfl, redux, match, elect,
+ * bar.warp.sync) whose mask is not the constant 0xffffffff.  An active
+ * lane whose mask lacks its own bit is an illegal instruction: the PTX
+ * text leaves it undefined, and the H200 raises it whenever its WARPSYNC
+ * runs, which is always for a mask in a register (lanes may give
+ * different masks), while ptxas drops the check of a constant mask where
+ * it finds the warp converged, and such a lane then takes part
+ * (tests/cuda/real-gpu/warpmask-h200-2026-11-30).  So the immediate form
+ * checks only under the sanitizer, and otherwise lets the instruction run.
+ */
+static enum vgpu_xres warpsync(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+			       const uint32_t *ra, uint32_t imm)
+{
+	uint32_t bad = 0;
+
+	VGPU_LANES(em, l, {
+		if (!((ra ? ra[l] : imm) >> l & 1))
+			bad |= 1u << l;
+	});
+	if (bad) {
+		unsigned l = (unsigned)__builtin_ctz(bad);
+		uint32_t m = ra ? ra[l] : imm;
+
+		vgpu_raise(c, w, VGPU_EXC_ILLEGAL_INSTR, em,
+			   "warp-synchronous instruction: lane %u is not in its member mask 0x%08x",
+			   l, m);
+		c->sm->exc->info[0] = bad;
+		c->sm->exc->info[1] = m;
+		return VGPU_X_EXC;
+	}
+	return VGPU_X_NEXT;
+}
+
+EXEC(exec_warpsync_r) { return warpsync(c, w, em, vgpu_reg(w, d->ra), 0); }
+EXEC(exec_warpsync_i)
+{
+	return c->sm->sanitize ? warpsync(c, w, em, NULL, d->imm) : VGPU_X_NEXT;
+}
+
 static enum vgpu_xres nanosleep_ns(struct vgpu_cta *c, struct vgpu_warp *w,
 				   uint32_t ns)
 {
@@ -1000,6 +1041,8 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_TRAP] = { exec_trap, false },
 	[VGPU_I_TRAP_ASSERT] = { exec_trap_assert, false },
 	[VGPU_I_TRAP_MULTIMEM] = { vgpu_exec_trap_multimem, false },
+	[VGPU_I_WARPSYNC_R] = { exec_warpsync_r, false },
+	[VGPU_I_WARPSYNC_I] = { exec_warpsync_i, false },
 	[VGPU_I_CALL_I] = { vgpu_exec_call, false },
 	[VGPU_I_CALL_R] = { vgpu_exec_call, false },
 	[VGPU_I_RET] = { vgpu_exec_ret, false },

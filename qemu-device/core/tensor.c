@@ -206,23 +206,38 @@ bool vgpu_tensor_red_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 }
 
 /*
- * A tile-mode reduction's box must start inside the tensor: an H200
- * raises an illegal instruction for a negative coordinate in any
- * dimension, whatever the operation and type, while a box that runs past
- * the upper ends reduces its elements inside (tests/cuda/real-gpu/
- * tensor-reduce-h200-2026-11-30, probe_coords).  ASYNC_COPY if not.
+ * Where a tile-mode copy's box may start, as an H200 has it
+ * (tests/cuda/real-gpu/tensor-store-h200-2026-11-30 and
+ * tensor-reduce-h200-2026-11-30): at a 16-byte boundary of a row, its
+ * first coordinate times the element size a multiple of 16 (loads,
+ * stores and reductions: the H200 raises an illegal instruction
+ * otherwise), and for a store or a reduction (@store) inside the tensor,
+ * no coordinate negative (a load's box may start before the tensor and
+ * reads zeros there).  A box may run past the upper ends: those elements
+ * are filled with zeros or left alone.  ASYNC_COPY if not.
  */
-bool vgpu_tensor_red_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
-			       const struct vgpu_tensor_map *m, uint64_t addr,
-			       const int32_t *coord)
+bool vgpu_tensor_tile_coords_ok(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
+				const struct vgpu_tensor_map *m, uint64_t addr,
+				const int32_t *coord, bool store, bool red)
 {
-	for (uint32_t k = 0; k < m->rank; k++) {
+	const char *what = red ? "tensor reduction" : store ? "tensor store" : "tensor load";
+
+	for (uint32_t k = 0; store && k < m->rank; k++) {
 		if (coord[k] >= 0)
 			continue;
 		vgpu_raise(c, w, VGPU_EXC_ASYNC_COPY, em,
-			   "tensor reduction with the map at 0x%llx: coordinate %u is %d, before "
-			   "the tensor (a reduction's box starts inside it)",
-			   (unsigned long long)addr, k, coord[k]);
+			   "%s with the map at 0x%llx: coordinate %u is %d, before the tensor (a "
+			   "store's box starts inside it)",
+			   what, (unsigned long long)addr, k, coord[k]);
+		c->sm->exc->addr = addr;
+		return false;
+	}
+	if ((int64_t)coord[0] * m->elem_size % 16) {
+		vgpu_raise(c, w, VGPU_EXC_ASYNC_COPY, em,
+			   "%s with the map at 0x%llx: coordinate 0 is %d, %lld bytes into a row "
+			   "(a box starts at a multiple of 16)",
+			   what, (unsigned long long)addr, coord[0],
+			   (long long)coord[0] * m->elem_size);
 		c->sm->exc->addr = addr;
 		return false;
 	}

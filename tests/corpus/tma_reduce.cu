@@ -173,12 +173,11 @@ static int t_histogram_tma_add(void)
 }
 
 /*
- * ---- every integer operation on two boxes inside the tensor ----
- * (With boxes past the upper ends, at (16, 6) and (13, 3), an H200 raised
- * an illegal instruction for one of these operations, not recorded which:
- * tests/cuda/real-gpu/tensor-reduce-h200-2026-11-30.  The .add of f32 and
- * u64 boxes past the upper ends runs there: t_splitk_gemm_tma_add,
- * t_3d_u64_add.)
+ * ---- every integer operation on a box past both upper ends and one inside ----
+ * A reduction's box starts at a multiple of 16 bytes into a row: an H200
+ * raises an illegal instruction for a box at (13, 3) or (3, 1) (52 and 12
+ * bytes), as vGPU raises ASYNC_COPY (tests/cuda/real-gpu/
+ * tensor-reduce-h200-2026-11-30, probe_coords_upper).
  */
 
 enum { TW = 20, TH = 10, BW = 8, BH = 8 };
@@ -214,7 +213,7 @@ static int t_integer_ops_two_boxes(void)
 				     reduce_box<ptx::op_inc_t>, reduce_box<ptx::op_dec_t>,
 				     reduce_box<ptx::op_and_op_t>, reduce_box<ptx::op_or_op_t>,
 				     reduce_box<ptx::op_xor_op_t> };
-	static const int at[][2] = { { 12, 2 }, { 3, 1 } }; /* inside: see below */
+	static const int at[][2] = { { 16, 6 }, { 4, 1 } }; /* x * 4 bytes: multiples of 16 */
 	std::vector<int> rg = corpus_ints<int>(TW * TH, 430, 1 << 30),
 			 rs = corpus_ints<int>(BW * BH, 431, 1 << 30);
 

@@ -29,8 +29,9 @@
  * CP.REDUCE.ASYNC.BULK.TENSOR[.IM2COL].XOR: the store's walk, each
  * in-bounds element XORed with its box element (in any order: aliasing
  * elements XOR twice); a map whose dtype is not u32, s32 or u64 raises
- * TENSOR_MAP at the map, and a tile-mode box that starts at a negative
- * coordinate ASYNC_COPY there (as an H200 faults on both).
+ * TENSOR_MAP at the map.  A tile-mode box whose first coordinate is not
+ * a multiple of 16 bytes, and a store's or reduction's that starts at a
+ * negative coordinate, raise ASYNC_COPY there (as an H200 faults on each).
  *
  * Input:
  *   byte 0      bit 0 store; bits 1-3 rank - 1 (mod 5; im2col: 3 + mod
@@ -160,6 +161,13 @@ static inline void tmap_tame(struct tmap_case *c)
 			m->strides[d - 1] = 16 * (1 + m->strides[d - 1] % 48);
 		c->coord[d] = (int32_t)(raw % (m->dims[d] + m->box[d] + 1)) -
 			      (int32_t)(m->box[d] / 2);
+	}
+	/* most tile boxes start at a 16-byte boundary of a row, most stores'
+	 * inside the tensor (tmap_oracle) */
+	if (!c->im2col && c->coord[0] % 4) {
+		c->coord[0] -= c->coord[0] % (int32_t)(16 / m->elem_size);
+		for (uint32_t d = 0; c->store && d < c->rank; d++)
+			c->coord[d] = c->coord[d] < 0 ? -c->coord[d] : c->coord[d];
 	}
 	c->map_off = 0;
 	c->smem = 16 * (1 + c->smem % 512);
@@ -400,11 +408,15 @@ static inline struct tmap_want tmap_expect(const struct tmap_case *c)
 		w.code = VGPU_EXC_TENSOR_MAP;
 		return w;
 	}
-	for (uint32_t d = 0; c->reduce && !c->im2col && d < c->rank; d++)
+	for (uint32_t d = 0; c->store && !c->im2col && d < c->rank; d++)
 		if (c->coord[d] < 0) {
 			w.code = VGPU_EXC_ASYNC_COPY;
 			return w;
 		}
+	if (!c->im2col && (int64_t)c->coord[0] * m->elem_size % 16) {
+		w.code = VGPU_EXC_ASYNC_COPY;
+		return w;
+	}
 	if (c->im2col && !tmap_im2col_operands(c)) {
 		w.code = VGPU_EXC_ASYNC_COPY;
 		return w;

@@ -30,8 +30,12 @@ extern "C" __global__ void warp_ops(u32 *out, const u32 *in)
 	} else {
 		o[9] = 0xdead;
 	}
-	elect(0x0f0f0f00, &l, &p);
-	o[10] = l << 8 | p;
+	if (0x0f0f0f00u >> (t % 32) & 1) { /* only the members (PTX: else undefined) */
+		elect(0x0f0f0f00, &l, &p);
+		o[10] = l << 8 | p;
+	} else {
+		o[10] = 0xbeef;
+	}
 	asm volatile("{ .reg .pred q; shfl.sync.up.b32 %0|q, %2, 3, 0, 0xffffffff;"
 		     " selp.u32 %1, 1, 0, q; }" : "=r"(l), "=r"(p) : "r"(a));
 	o[11] = p ? l : 0xffff;

@@ -390,6 +390,10 @@ static void tensor_case(struct __test_metadata *_metadata, uint32_t rank,
 	kt_free(&k);
 }
 
+/*
+ * (A box starts at a multiple of 16 bytes into a row, x * 4 here, as on an
+ * H200: tensor_box_start_rules.)
+ */
 TEST(tensor_loads_1d_to_5d_with_out_of_bounds_fill)
 {
 	static const uint32_t d1[] = { 100 }, b1[] = { 40 };
@@ -397,9 +401,9 @@ TEST(tensor_loads_1d_to_5d_with_out_of_bounds_fill)
 	static const uint32_t d2[] = { 20, 10 }, b2[] = { 8, 4 };
 	static const int32_t c2[] = { 16, -2 };
 	static const uint32_t d3[] = { 8, 5, 4 }, b3[] = { 4, 2, 3 };
-	static const int32_t c3[] = { 6, 4, 2 };
+	static const int32_t c3[] = { 4, 4, 2 };
 	static const uint32_t d4[] = { 4, 3, 3, 2 }, b4[] = { 2, 2, 2, 2 };
-	static const int32_t c4[] = { -1, 2, 0, 1 };
+	static const int32_t c4[] = { -4, 2, 0, 1 }; /* x: all before */
 	static const uint32_t d5[] = { 4, 2, 2, 2, 3 }, b5[] = { 4, 2, 1, 2, 2 };
 	static const int32_t c5[] = { 0, 0, 1, 1, 2 };
 
@@ -418,7 +422,7 @@ TEST(tensor_loads_inside_the_tensor)
 	static const uint32_t d2[] = { 20, 10 }, b2[] = { 8, 4 };
 	static const int32_t c2[] = { 12, 6 };
 	static const uint32_t d3[] = { 8, 5, 4 }, b3[] = { 4, 2, 3 };
-	static const int32_t c3[] = { 2, 1, 1 };
+	static const int32_t c3[] = { 4, 1, 1 };
 	static const uint32_t d5[] = { 4, 2, 2, 2, 3 }, b5[] = { 4, 2, 1, 2, 2 };
 	static const int32_t c5[] = { 0, 0, 1, 0, 1 };
 	static const uint32_t ds[] = { 32, 8 }, bs[] = { 16, 6 }, es[] = { 1, 2 };
@@ -433,10 +437,10 @@ TEST(tensor_loads_inside_the_tensor)
 TEST(tensor_load_element_strides)
 {
 	static const uint32_t d[] = { 32, 8 }, b[] = { 16, 6 }, e[] = { 3, 2 };
-	static const int32_t c[] = { 20, 3 }, before[] = { -7, -3 };
+	static const int32_t c[] = { 20, 3 }, before[] = { -8, -3 };
 
 	tensor_case(_metadata, 2, d, b, e, c, 0);
-	/* strided elements before the start: x = -7, -4, -1 read as zero */
+	/* strided elements before the start: x = -8, -5, -2 read as zero */
 	tensor_case(_metadata, 2, d, b, e, before, 0);
 }
 
@@ -473,6 +477,68 @@ TEST(tensor_store_writes_only_in_bounds)
 			EXPECT_EQ(want, kt_word(&k, 0x20000 / 4 + y * 12 + x));
 		}
 	kt_free(&k);
+}
+
+/*
+ * Where a tile box may start, as on an H200 (tests/cuda/real-gpu/
+ * tensor-store-h200-2026-11-30): the first coordinate's bytes a multiple
+ * of 16 for loads and stores (x = 2 of 8-byte elements is, of 4-byte ones
+ * is not), and no coordinate negative for a store.  ASYNC_COPY at the map,
+ * nothing written.
+ */
+TEST(tensor_box_start_rules)
+{
+	static const uint32_t dims[] = { 12, 6 }, box[] = { 4, 2 };
+	static const struct {
+		bool store;
+		uint32_t esz;
+		int32_t x, y;
+		const char *msg; /* NULL: runs */
+	} cs[] = {
+		{ false, 4, 3, 0, "tensor load with the map at 0x" },
+		{ false, 4, 2, 1, "coordinate 0 is 2, 8 bytes into a row" },
+		{ false, 8, 2, 1, NULL },
+		{ false, 4, -4, -1, NULL },
+		{ true, 4, 6, 0, "tensor store with the map at 0x" },
+		{ true, 8, 2, 4, NULL },
+		{ true, 4, -4, 0, "coordinate 0 is -4, before the tensor" },
+		{ true, 4, 4, -1, "coordinate 1 is -1, before the tensor" },
+	};
+
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		char src[2048];
+		struct kt k;
+
+		snprintf(src, sizeof(src),
+			 AS_PROLOGUE
+			 "  @P6 MBAR.INIT [R4], 0x1 ;\n  BAR.SYNC 0x0 ;\n"
+			 "  IADD R10, R8, 0x8000 ;\n  MOV R11, R9 ;\n"
+			 "  MOV R20, 0x%x ;\n  MOV R21, 0x%x ;\n  MOV R6, 0x10 ;\n"
+			 "  @P6 MBAR.ARRIVE.EXPECT_TX _, [R4], 0x%x ;\n%s",
+			 (uint32_t)cs[i].x, (uint32_t)cs[i].y, 4 * 2 * cs[i].esz,
+			 cs[i].store ? "  @P6 CP.ASYNC.BULK.TENSOR.GLOBAL.2D [R10], R20, [R6] ;\n"
+				       "  @P6 CP.ASYNC.BULK.COMMIT_GROUP ;\n"
+				       "  @P6 CP.ASYNC.BULK.WAIT_GROUP 0x0 ;\n  EXIT ;\n" :
+				       "  @P6 CP.ASYNC.BULK.TENSOR.2D [R6], [R10], R20, [R4] ;\n"
+				       "wait:\n  MBAR.TRY_WAIT.PARITY P1, [R4], RZ ;\n"
+				       "  @!P1 BRA wait ;\n  EXIT ;\n");
+		ASSERT_EQ(0, kt_load(&k, src));
+		for (uint32_t w = 0; w < 144; w++)
+			kt_set_word(&k, 0x20000 / 4 + w, 0xeeee);
+		kt_tensor_map(&k, 0x8000, 0x20000, 2, cs[i].esz, dims, box, NULL);
+		k.flags = SAN;
+		if (!cs[i].msg) {
+			KT_RUN_OK(&k);
+		} else {
+			EXPECT_EQ(-1, kt_run(&k)) TH_LOG("case %zu", i);
+			EXPECT_EQ((uint32_t)VGPU_EXC_ASYNC_COPY, k.exc.code);
+			EXPECT_CONTAINS(k.exc.msg, cs[i].msg);
+			EXPECT_EQ(GMEM_BASE + 0x8000, k.exc.addr);
+			for (uint32_t w = 0; w < 144; w++)
+				EXPECT_EQ(0xeeeeu, kt_word(&k, 0x20000 / 4 + w));
+		}
+		kt_free(&k);
+	}
 }
 
 TEST(tensor_map_checked)

@@ -125,31 +125,58 @@ TEST_F(link, add_file)
 	EXPECT_NE(NULL, strstr(self->err, "cannot open the file"));
 }
 
-/* an undefined .extern: CUDA_ERROR_INVALID_IMAGE, named in the error log */
+/*
+ * An undefined .extern: CUDA_ERROR_INVALID_SOURCE at cuLinkComplete, named
+ * in the error log; the module loaded alone is CUDA_ERROR_INVALID_PTX (both
+ * as on an H200: tests/cuda/real-gpu/link-h200-2026-11-30).
+ */
 TEST_F(link, undefined_symbol)
 {
 	void *image = NULL;
+	CUmodule m;
 
 	CU(add(self, ptx_a, "a.ptx"));
-	EXPECT_CU(CUDA_ERROR_INVALID_IMAGE, cuLinkComplete(self->ls, &image, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_SOURCE, cuLinkComplete(self->ls, &image, NULL));
 	EXPECT_EQ(NULL, image);
 	EXPECT_NE(NULL, strstr(self->err, "a.ptx:4:31: error: undefined reference to the "
 					  ".extern function 'tw'"));
 	EXPECT_NE(NULL, strstr(self->err, "a.ptx:5:31: error: undefined reference to the "
 					  ".extern variable 'cnt'"));
 	EXPECT_EQ(strlen(self->err) + 1, (size_t)(uintptr_t)self->val[1]);
+	EXPECT_CU(CUDA_ERROR_INVALID_PTX, cuModuleLoadData(&m, ptx_a));
 }
 
+/*
+ * A second definition: CUDA_ERROR_INVALID_SOURCE already at the
+ * cuLinkAddData that brings it, and at cuLinkComplete (the H200's answers)
+ */
 TEST_F(link, duplicate_definition)
 {
 	void *image = NULL;
 
 	CU(add(self, ptx_a, "a.ptx"));
 	CU(add(self, ptx_b, "b.ptx"));
-	CU(add(self, ptx_b, "c.ptx"));
-	EXPECT_CU(CUDA_ERROR_INVALID_IMAGE, cuLinkComplete(self->ls, &image, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_SOURCE, add(self, ptx_b, "c.ptx"));
 	EXPECT_NE(NULL, strstr(self->err, "c.ptx:4:32: error: multiple definitions of 'tw' "
 					  "(.visible here and at b.ptx:4:32)"));
+	EXPECT_CU(CUDA_ERROR_INVALID_SOURCE, cuLinkComplete(self->ls, &image, NULL));
+	/* the log has it twice now */
+	EXPECT_NE(NULL, strstr(strstr(self->err, "multiple definitions of 'tw'") + 1,
+			       "c.ptx:4:32: error: multiple definitions of 'tw'"));
+}
+
+/* An .extern of the wrong size: at cuLinkAddData too; a later module that
+ * only uses the symbol does not bring the error back by itself */
+TEST_F(link, extern_size_mismatch_at_add)
+{
+	void *image = NULL;
+
+	CU(add(self, H ".extern .global .align 4 .b8 cnt[8];\n.visible .entry k()\n{\nret;\n}\n",
+	       "m.ptx"));
+	EXPECT_CU(CUDA_ERROR_INVALID_SOURCE, add(self, ptx_b, "b.ptx"));
+	EXPECT_NE(NULL, strstr(self->err, "m.ptx:4:30: error: .extern 'cnt' of 8 bytes, but its "
+					  "definition at b.ptx:12:32 has 4"));
+	EXPECT_CU(CUDA_ERROR_INVALID_SOURCE, cuLinkComplete(self->ls, &image, NULL));
 }
 
 /* a module's own PTX error at cuLinkAddData, as CUDA compiles it there */
@@ -177,7 +204,7 @@ TEST_F(link, compile_error_at_complete)
 /* inputs vGPU cannot link */
 TEST_F(link, input_types)
 {
-	static const char junk[] = "\x7f" "ELF junk";
+	static const char junk[] = "\x7f" "ELF junk", notelf[] = "not an image";
 	size_t len;
 	void *fatbin = read_file("kernels.fatbin", &len), *image;
 
@@ -185,6 +212,10 @@ TEST_F(link, input_types)
 		  cuLinkAddData(self->ls, CU_JIT_INPUT_CUBIN, (void *)junk, sizeof(junk), "j", 0,
 				NULL, NULL));
 	EXPECT_NE(NULL, strstr(self->err, "j: a cubin is SASS"));
+	EXPECT_CU(CUDA_ERROR_INVALID_IMAGE,
+		  cuLinkAddData(self->ls, CU_JIT_INPUT_CUBIN, (void *)notelf, sizeof(notelf), "n",
+				0, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->err, "n: not an ELF image"));
 	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
 		  cuLinkAddData(self->ls, CU_JIT_INPUT_OBJECT, (void *)junk, sizeof(junk), "j", 0,
 				NULL, NULL));
@@ -213,19 +244,61 @@ TEST_F(link, input_types)
 TEST_F(link, handles_and_values)
 {
 	CUlinkState ls;
+	CUmodule m;
+	CUfunction f;
 	void *image;
 
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLinkCreate(0, NULL, NULL, NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLinkCreate(1, NULL, NULL, &ls));
-	/* nothing added */
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLinkComplete(self->ls, &image, NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLinkComplete(self->ls, NULL, NULL));
+	/* nothing added: an image of no kernel, as on the H200 */
+	image = NULL;
+	CU(cuLinkComplete(self->ls, &image, NULL));
+	ASSERT_NE(NULL, image);
+	CU(cuModuleLoadData(&m, image));
+	EXPECT_CU(CUDA_ERROR_NOT_FOUND, cuModuleGetFunction(&f, m, "k"));
+	CU(cuModuleUnload(m));
 	VGPU_ONLY();
 	CU(cuLinkCreate(0, NULL, NULL, &ls));
 	CU(cuLinkDestroy(ls));
 	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuLinkDestroy(ls));
 	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuLinkComplete(ls, &image, NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, add(&(FIXTURE_DATA(link)){ .ls = ls }, ptx_a, "a"));
+}
+
+/*
+ * A module of no kernel loads (an H200's does), and one that defines what
+ * it declares .extern is whole
+ */
+TEST_F(link, modules_without_kernels_or_links)
+{
+	static const char data[] = H ".visible .global .align 4 .u32 g = 9;\n",
+			  both[] = H ".extern .global .align 4 .u32 g;\n"
+				     ".visible .global .align 4 .u32 g = 3;\n"
+				     ".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r;\n"
+				     ".reg .b64 %d;\nld.param.u64 %d, [p];\n"
+				     "ld.global.u32 %r, [g];\nst.global.u32 [%d], %r;\nret;\n}\n";
+	CUmodule m;
+	CUdeviceptr g, out;
+	CUfunction f;
+	size_t size;
+	uint32_t v = 0;
+	void *args[] = { &out };
+
+	CU(cuModuleLoadData(&m, data));
+	CU(cuModuleGetGlobal(&g, &size, m, "g"));
+	EXPECT_EQ(4u, size);
+	CU(cuMemcpyDtoH(&v, g, 4));
+	EXPECT_EQ(9u, v);
+	CU(cuModuleUnload(m));
+	CU(cuModuleLoadData(&m, both));
+	CU(cuModuleGetFunction(&f, m, "k"));
+	CU(cuMemAlloc(&out, 4));
+	CU(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+	CU(cuMemcpyDtoH(&v, out, 4));
+	EXPECT_EQ(3u, v);
+	CU(cuMemFree(out));
+	CU(cuModuleUnload(m));
 }
 
 /* cuGetProcAddress finds the link API by its names */

@@ -474,7 +474,7 @@ static void ref_warp_ops(const uint32_t *in, uint32_t *o, uint32_t w)
 		o[7] = xor;
 		o[8] = lead_all << 8 | (l == lead_all);
 		o[9] = t % 3 ? lead_div << 8 | (l == lead_div) : 0xdead;
-		o[10] = lead_part << 8 | (l == lead_part);
+		o[10] = 0x0f0f0f00u >> l & 1 ? lead_part << 8 | (l == lead_part) : 0xbeef;
 		o[11] = l >= 3 ? a[l - 3] : 0xffff;
 		o[12] = l + 5 <= 31 ? a[l + 5] : 0xffff;
 		o[13] = a[l ^ 6];
@@ -801,7 +801,7 @@ static const char tensor_nvcc_style[] =
 static void tensor_run(struct __test_metadata *_metadata, FIXTURE_DATA(ptx) *self,
 		       bool store)
 {
-	enum { W = 20, H = 12, X0 = 15, Y0 = 6 };
+	enum { W = 20, H = 12, X0 = 16, Y0 = 6 }; /* x * 4 bytes: multiples of 16 */
 	uint32_t tensor[H][W], out[64], back[H][W];
 	struct vgpu_tensor_map map = { 0 };
 	struct vgpu_args *args = NULL;
@@ -1594,8 +1594,10 @@ static const struct bad_ptx bad[] = {
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
 	  " .local .align 4 .b8 d[70000];\n .reg .b32 %r<2>;\n st.local.u32 [d], 1;\n ret;\n}\n",
 	  "t.ptx:4:1: error: unsupported construct: 70000 bytes of .local (at most 65536 per thread)" },
-	{ "no_entry", ".version 8.5\n.target sm_90a\n.address_size 64\n",
-	  "error: no .entry in the module" },
+	{ "extern_global_undefined",
+	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
+	  ".extern .global .align 4 .u32 cnt;\n.visible .entry k()\n{\n ret;\n}\n",
+	  "t.ptx:4:1: error: undefined reference to the .extern variable 'cnt'" },
 	{ "extern_call",
 	  ".version 8.5\n.target sm_90a\n.address_size 64\n"
 	  ".extern .func (.param .b32 func_retval0) __nv_powf (.param .b64 a, .param .b64 b);\n"

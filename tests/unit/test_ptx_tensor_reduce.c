@@ -121,14 +121,14 @@ TEST_F(tred, im2col_no_offs_add)
 
 /*
  * 5-D tile .min of s32 with a cache hint: dims 4 x 3 x 2 x 2 x 2, box
- * 4 x 2 x 2 x 1 x 2 at (1, 1, 0, 1, 1): x 4 and v 2 out of bounds (a box
- * reduces past the tensor's upper ends; one that starts before it is an
- * error, test_tensor_reduce).
+ * 4 x 2 x 2 x 1 x 2 at (0, 1, 1, 1, 1): z 2 and v 2 out of bounds (a box
+ * reduces past the tensor's upper ends; one that starts before it, or off
+ * a 16-byte boundary of a row, is an error: test_tensor_reduce).
  */
 TEST_F(tred, tile_5d_min_with_cache_hint)
 {
 	static const uint32_t dims[5] = { 4, 3, 2, 2, 2 }, box[5] = { 4, 2, 2, 1, 2 };
-	const int32_t c[3] = { 1, 1, 0 };
+	const int32_t c[3] = { 0, 1, 1 };
 	char text[4096];
 	uint32_t in[32], t[96], back[96];
 	struct vgpu_tensor_map m = { 0 };
@@ -136,7 +136,7 @@ TEST_F(tred, tile_5d_min_with_cache_hint)
 
 	snprintf(text, sizeof(text), red_fmt,
 		 "cp.reduce.async.bulk.tensor.5d.global.shared::cta.min.tile.bulk_group"
-		 ".L2::cache_hint [%rd5, {%r5, %r6, %r7, %r6, %r5}], [%r3], %rd6;");
+		 ".L2::cache_hint [%rd5, {%r5, %r6, %r7, %r7, %r6}], [%r3], %rd6;");
 	ASSERT_EQ(0, ptx_load(_metadata, self, "tred.ptx", text, "red"));
 	for (uint32_t i = 0; i < 32; i++)
 		in[i] = (uint32_t)((int32_t)(i * 37 % 61) - 30);
@@ -164,10 +164,10 @@ TEST_F(tred, tile_5d_min_with_cache_hint)
 		for (uint32_t j = 0; j < 32; j++) {
 			/* box element j: bx fastest */
 			int32_t bx = j % 4, by = j / 4 % 2, bz = j / 8 % 2, bv = j / 16;
-			int32_t x = 1 + bx, y = 1 + by, z = bz, w = 1, v = 1 + bv;
+			int32_t x = bx, y = 1 + by, z = 1 + bz, w = 1, v = 1 + bv;
 			uint32_t at;
 
-			if (x >= 4 || v >= 2)
+			if (z >= 2 || v >= 2)
 				continue;
 			at = (uint32_t)((((v * 2 + w) * 2 + z) * 3 + y) * 4 + x);
 			if ((int32_t)in[j] < (int32_t)t[at])

@@ -53,6 +53,7 @@
 
 #include "vgpu.h"
 #include "vgpu_hw.h"
+#include "cuda/cu_exc.h"
 #include "test_paths.h"
 #include "ptx/gen/ptxgen_manifest.h"
 
@@ -224,11 +225,17 @@ static void run_kernel(struct vgpu_device *dev, struct module *md, unsigned int 
 	}
 	ret = vgpu_job_wait(job, WAIT_NS);
 	if (ret) {
+		struct vgpu_exception_record rec;
 		char desc[1024] = "";
 
 		vgpu_job_describe(job, desc, sizeof(desc));
 		snprintf(r->msg, sizeof(r->msg), "%s: %.*s", strerror(-ret),
 			 (int)strcspn(desc, "\n"), desc);
+		/* the GPU failed it too, with the error libcuda reports for this */
+		if (ret == -EIO && !vgpu_job_exception(job, &rec) && md->expected && !md->stale &&
+		    !gpu_words(md->expected, k->name, &n, gerr, sizeof(gerr)) &&
+		    !strcmp(gerr, cuv_exc_result_name(rec.code)))
+			r->status = ST_MATCH;
 		goto out;
 	}
 	if ((ret = vgpu_bo_read(out, 0, got, k->outwords * 4))) {

@@ -210,14 +210,15 @@ TEST(dtype_checked_with_the_map)
 /*
  * Boxes that leave a 12 x 6 u32 tensor past its upper ends (box 8 x 4,
  * element (x, y) of the box holding 0x100 + 8y + x): at (8, 4) the box is
- * clipped to 4 x 2, at (9, 0) to 3 x 4, at (0, 5) to 8 x 1; each .add
+ * clipped to 4 x 2, at (8, 0) to 4 x 4, at (0, 5) to 8 x 1; each .add
  * changes only the elements inside both.  (A box that starts before the
- * tensor is an error: box_before_the_tensor_is_an_error.)
+ * tensor, or off a 16-byte boundary of a row, is an error:
+ * box_before_the_tensor_is_an_error.)
  */
 TEST(partial_boxes_reduce_only_in_bounds)
 {
 	static const uint32_t dims[] = { 12, 6 }, box[] = { 8, 4 };
-	static const int32_t at[][2] = { { 8, 4 }, { 9, 0 }, { 0, 5 }, { 2, 1 } };
+	static const int32_t at[][2] = { { 8, 4 }, { 8, 0 }, { 0, 5 }, { 4, 1 } };
 	char text[2048], coords[128];
 
 	for (size_t c = 0; c < 4; c++) {
@@ -252,7 +253,8 @@ TEST(partial_boxes_reduce_only_in_bounds)
 }
 
 /*
- * A tile reduction's box that starts before the tensor in any dimension:
+ * A tile reduction's box that starts before the tensor in any dimension,
+ * or whose first coordinate is not a multiple of 16 bytes into a row:
  * ASYNC_COPY at issue (an H200 raises an illegal instruction, whatever
  * the operation and type: tests/cuda/real-gpu/tensor-reduce-h200-
  * 2026-11-30), memory untouched.
@@ -260,12 +262,13 @@ TEST(partial_boxes_reduce_only_in_bounds)
 TEST(box_before_the_tensor_is_an_error)
 {
 	static const uint32_t dims[] = { 12, 6 }, box[] = { 8, 4 };
-	static const int32_t at[][2] = { { -3, -2 }, { -1, 0 }, { 4, -1 } };
+	static const int32_t at[][2] = { { -3, -2 }, { -1, 0 }, { 4, -1 }, { 3, 0 }, { 9, 2 } };
 	static const char *const msg[] = { "coordinate 0 is -3", "coordinate 0 is -1",
-					   "coordinate 1 is -1" };
+					   "coordinate 1 is -1", "coordinate 0 is 3, 12 bytes",
+					   "coordinate 0 is 9, 36 bytes" };
 	char text[2048], coords[128];
 
-	for (size_t c = 0; c < 3; c++) {
+	for (size_t c = 0; c < 5; c++) {
 		struct kt k;
 
 		snprintf(coords, sizeof(coords), "  MOV R20, 0x%x ;\n  MOV R21, 0x%x ;\n",
