@@ -1057,7 +1057,9 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 					L.narrow_sign = t.sign;
 				}
 		}
-		if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "ld") ||
+		if (pl_ld_narrow(&L))
+			pl_ld_narrow128(&L);
+		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "ld") ||
 				!strcmp(in->op, "ldu") || !strcmp(in->op, "st")))
 			pl_ldst128(&L);
 		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "atom") ||

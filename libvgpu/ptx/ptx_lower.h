@@ -209,6 +209,9 @@ void pl_mov_vector(struct lower *L);
 bool pl_b128_misuse(struct lower *L);
 void pl_mov128(struct lower *L);
 void pl_ldst128(struct lower *L);
+/* ld of a narrower type into a .b128 register: is this one, lower it */
+bool pl_ld_narrow(const struct lower *L);
+void pl_ld_narrow128(struct lower *L);
 void pl_atom128(struct lower *L);
 void pl_nanosleep(struct lower *L);
 void pl_not_neg_abs(struct lower *L);

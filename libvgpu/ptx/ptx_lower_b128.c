@@ -41,13 +41,25 @@ static bool names_q(const struct lower *L, const struct ptx_operand *o)
 	return false;
 }
 
+/* ld/ldu of a narrower scalar type into a .b128 register (pl_ld_narrow128) */
+bool pl_ld_narrow(const struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+
+	return (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu")) && in->nops >= 1 &&
+	       is_q(L, &in->ops[0]) && !pl_has_mod(in, ".b128") && t.bits >= 8 &&
+	       !pl_has_mod(in, ".v2") && !pl_has_mod(in, ".v4") && !pl_has_mod(in, ".v8") &&
+	       !pl_has_mod(in, ".async");
+}
+
 bool pl_b128_misuse(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	bool mov = !strcmp(in->op, "mov");
-	bool typed = pl_has_mod(in, ".b128") &&
-		     (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu") || !strcmp(in->op, "st") ||
-		      !strcmp(in->op, "atom"));
+	bool typed = (pl_has_mod(in, ".b128") &&
+		      (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu") || !strcmp(in->op, "st") ||
+		       !strcmp(in->op, "atom"))) || pl_ld_narrow(L);
 
 	for (int i = 0; i < in->nops; i++) {
 		const struct ptx_operand *o = &in->ops[i];
@@ -221,6 +233,62 @@ void pl_ldst128(struct lower *L)
 		if (!load)
 			pl_o_use(v, q, 0);
 	}
+}
+
+/*
+ * ld/ldu of an 8- to 64-bit type into a .b128 register: PTX ISA 6.4.x
+ * (operand size exceeding the instruction type's): the value is
+ * sign-extended to the register's 128 bits for a signed integer type,
+ * else zero-extended (.b, .u and float types).  One load into a
+ * temporary, then the four words.
+ */
+void pl_ld_narrow128(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	struct ptype t = pl_type_of(in, 0);
+	enum space sp = pl_space_of(in);
+	const char *sz = t.bits == 8 ? (t.sign ? "S8" : "U8") :
+			 t.bits == 16 ? (t.sign ? "S16" : "U16") : t.bits == 64 ? "64" : "32";
+	char off[PTX_NAME_MAX + 24];
+	int base, sh = -1, gl = -1, tmp, ext = -1, q = in->ops[0].reg, nops = pl_hint_nops(L);
+	struct ptx_vinsn *v;
+
+	if (nops < 0)
+		return;
+	if (nops != 2)
+		return (void)pl_lerr(L, "'%s' takes 2 operands, not %d", in->op, nops);
+	if (sp == SP_OTHER)
+		return (void)pl_unsupported(L, "the .const state space");
+	if (!strcmp(in->op, "ldu") && sp != SP_GLOBAL && sp != SP_NONE)
+		return (void)pl_lerr(L, "ldu reads global memory (.global or a generic address)");
+	if (!pl_address(L, &in->ops[1], &sp, &base, off, sizeof(off)))
+		return;
+	if (sp == SP_NONE)
+		pl_generic_split(L, base, &sh, &gl);
+	tmp = pl_new_vreg(L, t.bits == 64 ? 2 : 1);
+	for (int k = 0; k < 2; k++) {
+		bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
+
+		if (sp != SP_NONE && k)
+			break;
+		v = pl_emit(L, "%s.%s", sp == SP_PARAM ? "LDP" : shared ? "LDS" : "LDG", sz);
+		if (sp == SP_NONE) {
+			v->guard = shared ? sh : gl;
+			v->guard_not = false;
+		}
+		pl_o_def(v, tmp, 0, false);
+		pl_o_mem(v, base, "%s", off);
+	}
+	if (t.sign) { /* LD*.S8/.S16 sign-extend to 32 bits already */
+		ext = pl_new_vreg(L, 1);
+		v = pl_emit(L, "SHR.S32");
+		pl_o_def(v, ext, 0, false);
+		pl_o_use(v, tmp, t.bits == 64 ? 1 : 0);
+		pl_o_text(v, "0x1f");
+	}
+	for (int k = 0; k < 4; k++)
+		pl_mov_reg(L, q, k, k < 3, k == 0 || (k == 1 && t.bits == 64) ? tmp : ext,
+			   k == 1 && t.bits == 64 ? 1 : 0);
 }
 
 /* The CAS of @old to @nw at the address, in space @sp (both under sh/gl). */

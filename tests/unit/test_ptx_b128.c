@@ -430,6 +430,52 @@ TEST_F(b128, module_variables)
 	}
 }
 
+/*
+ * ld of a narrower type into a .b128 register (ptxas takes it): PTX
+ * ISA's rule for a destination wider than the type, sign-extension for a
+ * signed integer type, else zero-extension, to all 128 bits.
+ */
+TEST_F(b128, narrower_loads_extend)
+{
+	static const char ptx[] =
+		HEAD ".visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
+		"\t.reg .b128 %q<8>;\n\t.reg .b64 %rd<6>;\n\t.reg .b32 %r<3>;\n"
+		"\t.shared .align 8 .b8 s[8];\n"
+		"\tld.param.u64 %rd1, [in];\n\tld.param.u64 %rd2, [out];\n"
+		"\tld.global.s32 %q1, [%rd1];\n"	       /* 0x80000000 */
+		"\tld.global.u8 %q2, [%rd1+4];\n"	       /* 0xff */
+		"\tld.global.b64 %q3, [%rd1+8];\n"	       /* 0x8000000000000001 */
+		"\tld.global.s64 %q4, [%rd1+8];\n"
+		"\tld.global.f32 %q5, [%rd1];\n"
+		"\tmov.u32 %r1, 0xfffe;\n\tst.shared.u16 [s], %r1;\n"
+		"\tld.shared.s16 %q6, [s];\n"
+		"\tmov.u64 %rd3, s;\n\tcvta.shared.u64 %rd4, %rd3;\n\tld.u16 %q7, [%rd4];\n"
+		"\tst.global.b128 [%rd2], %q1;\n\tst.global.b128 [%rd2+16], %q2;\n"
+		"\tst.global.b128 [%rd2+32], %q3;\n\tst.global.b128 [%rd2+48], %q4;\n"
+		"\tst.global.b128 [%rd2+64], %q5;\n\tst.global.b128 [%rd2+80], %q6;\n"
+		"\tst.global.b128 [%rd2+96], %q7;\n\tret;\n}\n";
+	const uint64_t in[2] = { 0x000000ff80000000ull, 0x8000000000000001ull };
+	const uint64_t want[14] = {
+		0xffffffff80000000ull, ~0ull, 0xff, 0, 0x8000000000000001ull, 0,
+		0x8000000000000001ull, ~0ull, 0x80000000ull, 0, ~1ull, ~0ull, 0xfffe, 0,
+	};
+	uint64_t out[14];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, ptx_load(_metadata, self, "narrow.ptx", ptx, "k"));
+	ASSERT_EQ(0, buf(self, 0, in, sizeof(in)));
+	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 1, 0));
+	vgpu_args_free(args);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
+	for (int i = 0; i < 14; i++) {
+		EXPECT_EQ(want[i], out[i]) TH_LOG("word %d", i);
+	}
+}
+
 /* A misaligned 16-byte atomic faults as the GPU's do. */
 TEST_F(b128, misaligned_cas_faults)
 {
