@@ -41,14 +41,17 @@ static bool names_q(const struct lower *L, const struct ptx_operand *o)
 	return false;
 }
 
-/* ld/ldu of a narrower scalar type into a .b128 register (pl_ld_narrow128) */
+/* ld/ldu of a narrower scalar type into a .b128 register, st of one
+ * from it (pl_ld_narrow128) */
 bool pl_ld_narrow(const struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
 	struct ptype t = pl_type_of(in, 0);
 
-	return (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu")) && in->nops >= 1 &&
-	       is_q(L, &in->ops[0]) && !pl_has_mod(in, ".b128") && t.bits >= 8 &&
+	bool st = !strcmp(in->op, "st");
+
+	return (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu") || st) && in->nops >= 2 &&
+	       is_q(L, &in->ops[st ? 1 : 0]) && !pl_has_mod(in, ".b128") && t.bits >= 8 &&
 	       !pl_has_mod(in, ".v2") && !pl_has_mod(in, ".v4") && !pl_has_mod(in, ".v8") &&
 	       !pl_has_mod(in, ".async");
 }
@@ -240,17 +243,21 @@ void pl_ldst128(struct lower *L)
  * (operand size exceeding the instruction type's): the value is
  * sign-extended to the register's 128 bits for a signed integer type,
  * else zero-extended (.b, .u and float types).  One load into a
- * temporary, then the four words.
+ * temporary, then the four words.  st of such a type from a .b128
+ * register stores its low bits (a source wider than the type is
+ * truncated).
  */
 void pl_ld_narrow128(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
+	bool load = strcmp(in->op, "st") != 0;
 	struct ptype t = pl_type_of(in, 0);
 	enum space sp = pl_space_of(in);
 	const char *sz = t.bits == 8 ? (t.sign ? "S8" : "U8") :
 			 t.bits == 16 ? (t.sign ? "S16" : "U16") : t.bits == 64 ? "64" : "32";
 	char off[PTX_NAME_MAX + 24];
-	int base, sh = -1, gl = -1, tmp, ext = -1, q = in->ops[0].reg, nops = pl_hint_nops(L);
+	int base, sh = -1, gl = -1, tmp, ext = -1, q = in->ops[load ? 0 : 1].reg;
+	int nops = pl_hint_nops(L);
 	struct ptx_vinsn *v;
 
 	if (nops < 0)
@@ -261,24 +268,36 @@ void pl_ld_narrow128(struct lower *L)
 		return (void)pl_unsupported(L, "the .const state space");
 	if (!strcmp(in->op, "ldu") && sp != SP_GLOBAL && sp != SP_NONE)
 		return (void)pl_lerr(L, "ldu reads global memory (.global or a generic address)");
-	if (!pl_address(L, &in->ops[1], &sp, &base, off, sizeof(off)))
+	if (!load && sp == SP_PARAM)
+		return (void)pl_unsupported(L, "st.param");
+	if (!pl_address(L, &in->ops[load ? 1 : 0], &sp, &base, off, sizeof(off)))
 		return;
 	if (sp == SP_NONE)
 		pl_generic_split(L, base, &sh, &gl);
 	tmp = pl_new_vreg(L, t.bits == 64 ? 2 : 1);
+	if (!load) /* the low word(s), truncated by the store's size */
+		for (int k = 0; k < (t.bits == 64 ? 2 : 1); k++)
+			pl_mov_reg(L, tmp, k, t.bits == 64 && k == 0, q, k);
 	for (int k = 0; k < 2; k++) {
 		bool shared = sp == SP_NONE ? k == 0 : sp == SP_SHARED;
 
 		if (sp != SP_NONE && k)
 			break;
-		v = pl_emit(L, "%s.%s", sp == SP_PARAM ? "LDP" : shared ? "LDS" : "LDG", sz);
+		v = pl_emit(L, "%s.%s", sp == SP_PARAM ? "LDP" : shared ? (load ? "LDS" : "STS") :
+							   (load ? "LDG" : "STG"),
+			    load ? sz : t.bits == 8 ? "U8" : t.bits == 16 ? "U16" : sz);
 		if (sp == SP_NONE) {
 			v->guard = shared ? sh : gl;
 			v->guard_not = false;
 		}
-		pl_o_def(v, tmp, 0, false);
+		if (load)
+			pl_o_def(v, tmp, 0, false);
 		pl_o_mem(v, base, "%s", off);
+		if (!load)
+			pl_o_use(v, tmp, 0);
 	}
+	if (!load)
+		return;
 	if (t.sign) { /* LD*.S8/.S16 sign-extend to 32 bits already */
 		ext = pl_new_vreg(L, 1);
 		v = pl_emit(L, "SHR.S32");

@@ -433,7 +433,8 @@ TEST_F(b128, module_variables)
 /*
  * ld of a narrower type into a .b128 register (ptxas takes it): PTX
  * ISA's rule for a destination wider than the type, sign-extension for a
- * signed integer type, else zero-extension, to all 128 bits.
+ * signed integer type, else zero-extension, to all 128 bits; st of one
+ * from a .b128 register: its low bits (a wider source is truncated).
  */
 TEST_F(b128, narrower_loads_extend)
 {
@@ -453,25 +454,30 @@ TEST_F(b128, narrower_loads_extend)
 		"\tst.global.b128 [%rd2], %q1;\n\tst.global.b128 [%rd2+16], %q2;\n"
 		"\tst.global.b128 [%rd2+32], %q3;\n\tst.global.b128 [%rd2+48], %q4;\n"
 		"\tst.global.b128 [%rd2+64], %q5;\n\tst.global.b128 [%rd2+80], %q6;\n"
-		"\tst.global.b128 [%rd2+96], %q7;\n\tret;\n}\n";
+		"\tst.global.b128 [%rd2+96], %q7;\n"
+		/* stores of narrower types: the low bits */
+		"\tst.global.u8 [%rd2+112], %q3;\n\tst.global.b64 [%rd2+120], %q1;\n"
+		"\tst.b16 [%rd2+128], %q6;\n\tret;\n}\n";
 	const uint64_t in[2] = { 0x000000ff80000000ull, 0x8000000000000001ull };
-	const uint64_t want[14] = {
+	const uint64_t want[17] = {
 		0xffffffff80000000ull, ~0ull, 0xff, 0, 0x8000000000000001ull, 0,
 		0x8000000000000001ull, ~0ull, 0x80000000ull, 0, ~1ull, ~0ull, 0xfffe, 0,
+		0xaaaaaaaaaaaaaa01ull, 0xffffffff80000000ull, 0xaaaaaaaaaaaafffeull,
 	};
-	uint64_t out[14];
+	uint64_t out[17];
 	struct vgpu_args *args = NULL;
 
 	ASSERT_EQ(0, ptx_load(_metadata, self, "narrow.ptx", ptx, "k"));
 	ASSERT_EQ(0, buf(self, 0, in, sizeof(in)));
-	ASSERT_EQ(0, buf(self, 1, NULL, sizeof(out)));
+	memset(out, 0xaa, sizeof(out));
+	ASSERT_EQ(0, buf(self, 1, out, sizeof(out)));
 	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
 	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
 	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, self->bo[1], 0));
 	ASSERT_EQ(0, run(_metadata, self, args, 1, 1, 0));
 	vgpu_args_free(args);
 	ASSERT_EQ(0, vgpu_bo_read(self->bo[1], 0, out, sizeof(out)));
-	for (int i = 0; i < 14; i++) {
+	for (int i = 0; i < 17; i++) {
 		EXPECT_EQ(want[i], out[i]) TH_LOG("word %d", i);
 	}
 }
