@@ -460,7 +460,7 @@ TESTS += $(BUILD)/tests/test_cudart_rdc_cdp
 # code, nvcc's other PTX).  tests/corpus/known-failures.txt lists the
 # tests that fail today, reported as SKIP with the reason.
 CORPUS := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device async_copy \
-	atomics tma_multicast assert_tables device_heap tma_im2col tma_reduce
+	atomics atomics128 tma_multicast assert_tables device_heap tma_im2col tma_reduce
 CORPUS_G := reduction scan transpose_matmul atomics assert_tables
 CORPUS_TESTS := $(CORPUS:%=$(BUILD)/tests/test_corpus_%) \
 	$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g)

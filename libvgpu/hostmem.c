@@ -105,10 +105,22 @@ static int hostmem_atomic(void *opaque, uint64_t addr, unsigned size,
 	return 0;
 }
 
+static int hostmem_cas16(void *opaque, uint64_t addr, const void *cmp, const void *val,
+			 void *old)
+{
+	void *p = vgpu_hostmem_ptr(opaque, addr, 16);
+
+	if (!p || (addr & 15))
+		return -1;
+	vgpu_cas16_host(p, cmp, val, old);
+	return 0;
+}
+
 const struct vgpu_mem_ops vgpu_hostmem_ops = {
 	.read = hostmem_read,
 	.write = hostmem_write,
 	.atomic = hostmem_atomic,
+	.cas16 = hostmem_cas16,
 	.read_block = hostmem_read,
 	.write_block = hostmem_write,
 	.span = hostmem_span,

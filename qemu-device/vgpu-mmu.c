@@ -463,10 +463,38 @@ static int vgpu_mem_atomic(void *opaque, uint64_t va, unsigned size,
     return 0;
 }
 
+static int vgpu_mem_cas16(void *opaque, uint64_t va, const void *cmp,
+                          const void *val, void *old)
+{
+    VGPUMMUCtx *ctx = opaque;
+    MemoryRegion *mr;
+    void *p;
+    hwaddr xlat, l = 16;
+    uint64_t pa;
+
+    if (vgpu_mmu_translate(ctx, va, VGPU_MMU_ACC_ATOMIC, &pa)) {
+        return -1;
+    }
+    if (pa == VGPU_PA_NULL) {
+        memset(old, 0, 16);
+        return 0;
+    }
+    RCU_READ_LOCK_GUARD();
+    p = vgpu_ram_ptr(ctx->s, pa, &l, true, &mr, &xlat);
+    if (!p || l < 16) {
+        return vgpu_mmu_fault(ctx, va, VGPU_MMU_ACC_ATOMIC, VGPU_MMU_F_BUS, 0);
+    }
+    /* guest RAM is little-endian, as vgpu_cas16_host() assumes */
+    vgpu_cas16_host(p, cmp, val, old);
+    vgpu_ram_written(p, mr, xlat, 16);
+    return 0;
+}
+
 const struct vgpu_mem_ops vgpu_mmu_mem_ops = {
     .read = vgpu_mem_read,
     .write = vgpu_mem_write,
     .atomic = vgpu_mem_atomic,
+    .cas16 = vgpu_mem_cas16,
     /* vgpu_mmu_copy() takes any length and alignment, page by page */
     .read_block = vgpu_mem_read,
     .write_block = vgpu_mem_write,

@@ -430,7 +430,7 @@ static inline void vgpu_isa_used_bits(const struct vgpu_isa_desc *d,
  * every ATYPE, .MIN/.MAX the integer ones (U32, S32, U64, S64) and the
  * half ones (F16, BF16, F16X2, BF16X2), .EXCH/.AND/.OR/.XOR the integer
  * ones, and .FTZ goes only with .ADD.F32; ATOMG.CAS/ATOMS.CAS
- * compare and swap 16 (MSIZE U16), 32 or 64 bits.  NULL when @w (a row
+ * compare and swap 16 (MSIZE U16), 32, 64 or 128 bits.  NULL when @w (a row
  * of @optype) is legal, else what is wrong: the decoder takes such a word
  * for an illegal instruction and the assembler says why.
  */
@@ -461,8 +461,8 @@ static inline const char *vgpu_isa_atom_bad(const uint64_t w[2], unsigned optype
 		size = (unsigned)vgpu_field_get(w, vgpu_isa_modgroups[VGPU_MG_MSIZE].pos,
 						vgpu_isa_modgroups[VGPU_MG_MSIZE].width);
 		if (size != VGPU_MOD_MSIZE_U16 && size != VGPU_MOD_MSIZE_32 &&
-		    size != VGPU_MOD_MSIZE_64)
-			return "compare-and-swap is .U16, .32 or .64";
+		    size != VGPU_MOD_MSIZE_64 && size != VGPU_MOD_MSIZE_128)
+			return "compare-and-swap is .U16, .32, .64 or .128";
 		return 0;
 	default:
 		return 0;

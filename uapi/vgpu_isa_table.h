@@ -430,7 +430,7 @@
 	  OPS3(RD, MEM, RB))                                                        \
 	E(ATOMS, "ATOMS", ATOMS, X, NOFIX, MODS3(ATOMOP, ATYPE, FTZ),               \
 	  OPS3(RD, MEM, RB))                                                        \
-	/* MSIZE: U16, 32 (the default) or 64 (pairs) */                           \
+	/* MSIZE: U16, 32 (the default), 64 (pairs) or 128 (Rd, Rb, Rc: 4 each) */                           \
 	E(ATOMG_CAS, "ATOMG.CAS", ATOMG_CAS, X, NOFIX, MODS1(MSIZE),                \
 	  OPS4(RD, MEM, RB, RC))                                                    \
 	E(ATOMS_CAS, "ATOMS.CAS", ATOMS_CAS, X, NOFIX, MODS1(MSIZE),                \

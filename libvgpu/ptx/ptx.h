@@ -41,12 +41,12 @@ ptx_error(struct ptx_diag *dg, int line, int col, const char *fmt, ...);
 
 /* ---- the parsed module ---- */
 
-enum ptx_rclass { PTX_R32, PTX_R64, PTX_PRED };
+enum ptx_rclass { PTX_R32, PTX_R64, PTX_PRED, PTX_R128 /* .b128: four words */ };
 
 struct ptx_reg {
 	char name[PTX_NAME_MAX];
 	uint8_t cls;
-	uint8_t bits; /* declared width: 8, 16, 32, 64 (1 for .pred) */
+	uint8_t bits; /* declared width: 8, 16, 32, 64, 128 (1 for .pred) */
 	bool is_float;
 	bool is_param; /* a call sequence's .param (ptx_inline.c) */
 	uint32_t psize, palign; /* is_param: its bytes and alignment (ptx_call.c) */
@@ -201,6 +201,9 @@ struct ptx_lexer {
 	size_t ident_len;
 	int64_t value;
 	bool is_double;
+	/* an integer literal past 64 bits (a hexadecimal one past 128):
+	 * ptxas's "Constant overflow" */
+	bool overflow;
 	int tline, tcol;
 };
 

@@ -272,6 +272,37 @@ static void mem_one(struct lower *L, bool load, struct ptype t, const struct ptx
 	}
 }
 
+/*
+ * ld/st.param.b128 of a real call's parameter or result (PTX_R128 @x, or
+ * a literal stored): its four words, the stack being the thread's own.
+ */
+static void param_b128(struct lower *L, bool load, const struct ptx_operand *x, int base,
+		       uint32_t off)
+{
+	int q = pl_is_reg(L, x, PTX_R128) ? x->reg : -1;
+
+	if (q < 0 && (load || x->kind != PTX_O_IMM))
+		return (void)pl_lerr(L, "%s.param.b128 takes a .b128 register", load ? "ld" : "st");
+	if (q < 0) { /* a literal: 64 bits, zero-extended */
+		q = pl_new_vreg(L, 4);
+		for (int k = 0; k < 4; k++) {
+			struct ptx_vinsn *m = pl_emit(L, "MOV");
+
+			pl_o_def(m, q, k, k < 3);
+			pl_o_text(m, "0x%x", k < 2 ? (uint32_t)((uint64_t)x->imm >> (32 * k)) : 0u);
+		}
+	}
+	for (int k = 0; k < 4; k++) {
+		struct ptx_vinsn *v = pl_emit(L, "%s", load ? "LDG.32" : "STG.32");
+
+		if (load)
+			pl_o_def(v, q, k, k < 3);
+		pl_o_mem(v, base, "0x%x", off + 4u * (uint32_t)k);
+		if (!load)
+			pl_o_use(v, q, k);
+	}
+}
+
 /* ld/st .param on a call sequence's .param or the function's own. */
 static bool param_access(struct lower *L)
 {
@@ -305,6 +336,12 @@ static bool param_access(struct lower *L)
 	if (base < 0)
 		return pl_lerr(L, "internal: no stack pointer"), true;
 	off += (uint32_t)mem->imm;
+	if (pl_has_mod(in, ".b128")) {
+		if (n > 1)
+			return pl_lerr(L, "a vector of .b128 exceeds 128 bits"), true;
+		param_b128(L, load, val, base, off);
+		return true;
+	}
 	t = pl_type_of(in, 0);
 	if (n == 1) {
 		mem_one(L, load, t, val, base, off);

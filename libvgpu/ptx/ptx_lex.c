@@ -6,6 +6,7 @@
  * 0dXXXXXXXXXXXXXXXX are floats given by their bits.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,7 @@ void ptx_lex_next(struct ptx_lexer *lx)
 	lx->tcol = lx->col;
 	lx->value = 0;
 	lx->is_double = false;
+	lx->overflow = false;
 	lx->text[0] = '\0';
 	c = peek(lx, 0);
 	if (c < 0) {
@@ -164,7 +166,21 @@ void ptx_lex_next(struct ptx_lexer *lx)
 			/* a U suffix (PTX allows 1U) */
 			if (k && (lx->text[k - 1] == 'U' || lx->text[k - 1] == 'u'))
 				lx->text[--k] = '\0';
+			errno = 0;
 			lx->value = (int64_t)strtoull(lx->text, NULL, 0);
+			lx->overflow = errno == ERANGE;
+			if (lx->overflow && (lx->text[1] == 'x' || lx->text[1] == 'X')) {
+				/* ptxas 13.0 takes a hexadecimal literal of up to 128
+				 * bits (.b128's) and keeps its low 64 bits */
+				const char *d = lx->text + 2;
+
+				while (*d == '0')
+					d++;
+				if (strlen(d) <= 32) {
+					lx->value = (int64_t)strtoull(d + strlen(d) - 16, NULL, 16);
+					lx->overflow = false;
+				}
+			}
 		}
 		lx->tok = PTX_T_INT;
 		return;

@@ -973,7 +973,8 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	for (int r = 0; r < f->nregs; r++)
 		L.call_off[r] = -1;
 	for (int r = 0; r < f->nregs; r++)
-		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 : 1);
+		pl_new_vreg(&L, f->regs[r].cls == PTX_PRED ? 0 : f->regs[r].cls == PTX_R64 ? 2 :
+				f->regs[r].cls == PTX_R128 ? 4 : 1);
 	if (m->nglobals) {
 		L.global_va = malloc((size_t)m->nglobals * sizeof(*L.global_va));
 		if (!L.global_va)
@@ -1034,7 +1035,7 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			pl_finish(&L);
 			continue;
 		}
-		if (pl_call_hook(&L) || pl_cmp_hook(&L) || pl_int_hook(&L) ||
+		if (pl_b128_misuse(&L) || pl_call_hook(&L) || pl_cmp_hook(&L) || pl_int_hook(&L) ||
 		    pl_half_hook(&L)) {
 			pl_finish(&L);
 			continue;
@@ -1077,7 +1078,17 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 					L.narrow_sign = t.sign;
 				}
 		}
-		if (!pl_f64(&L))
+		if (pl_ld_narrow(&L))
+			pl_ld_narrow128(&L);
+		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "ld") ||
+				!strcmp(in->op, "ldu") || !strcmp(in->op, "st")))
+			pl_ldst128(&L);
+		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "atom") ||
+				!strcmp(in->op, "red")))
+			pl_atom128(&L);
+		else if (pl_has_mod(in, ".b128") && !strcmp(in->op, "mov"))
+			pl_mov128(&L);
+		else if (!pl_f64(&L))
 			lowerers[k].fn(&L);
 		pl_finish(&L);
 		L.narrow_bits = 0;

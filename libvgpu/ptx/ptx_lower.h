@@ -205,6 +205,15 @@ void pl_minmax(struct lower *L);
 void pl_mov(struct lower *L);
 /* mov with a vector operand (ptx_lower_vmov.c) */
 void pl_mov_vector(struct lower *L);
+/* ptx_lower_b128.c: .b128 registers; true (after the error) when the
+ * instruction names one but is not one of the forms that take it */
+bool pl_b128_misuse(struct lower *L);
+void pl_mov128(struct lower *L);
+void pl_ldst128(struct lower *L);
+/* ld of a narrower type into a .b128 register: is this one, lower it */
+bool pl_ld_narrow(const struct lower *L);
+void pl_ld_narrow128(struct lower *L);
+void pl_atom128(struct lower *L);
 void pl_nanosleep(struct lower *L);
 void pl_not_neg_abs(struct lower *L);
 void pl_selp(struct lower *L);

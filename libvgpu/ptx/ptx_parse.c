@@ -128,7 +128,7 @@ int pp_type_bits(const char *t, bool *is_float, bool *is_pred)
 		{ ".f16", 16, true },  { ".bf16", 16, true }, { ".b32", 32, false },
 		{ ".u32", 32, false }, { ".s32", 32, false }, { ".f32", 32, true },
 		{ ".b64", 64, false }, { ".u64", 64, false }, { ".s64", 64, false },
-		{ ".f64", 64, true },  { ".f16x2", 32, true },
+		{ ".f64", 64, true },  { ".f16x2", 32, true }, { ".b128", 128, false },
 	};
 
 	*is_pred = !strcmp(t, ".pred");
@@ -344,6 +344,14 @@ static bool parse_init_value(struct parser *ps, struct ptx_gvar *g, uint32_t off
 		pp_perr(ps, "unsupported construct: an f32 literal for a 64-bit value");
 		return false;
 	}
+	if (is_float && bits > 64) {
+		pp_perr(ps, "unsupported construct: a floating-point initial value of a .b128");
+		return false;
+	}
+	if (!is_float && ps->lx.overflow) {
+		pp_perr(ps, "constant overflow: '%s' is wider than 64 bits", TEXT(ps));
+		return false;
+	}
 	if (is_float && minus)
 		v ^= ps->lx.is_double ? (uint64_t)INT64_MIN : 0x80000000u;
 	else if (minus)
@@ -353,8 +361,9 @@ static bool parse_init_value(struct parser *ps, struct ptx_gvar *g, uint32_t off
 	pp_next(ps);
 	if (!is_float && !minus && pp_is_punct(ps, '('))
 		return parse_init_mask(ps, g, off, v, line, col);
+	/* a .b128's literal: its 64 bits zero-extended, as mov.b128's */
 	for (int i = 0; i < bits / 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+		p[i] = i < 8 ? (uint8_t)(v >> (8 * i)) : 0;
 	return true;
 }
 

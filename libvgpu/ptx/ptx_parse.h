@@ -15,6 +15,9 @@ struct parser {
 	struct ptx_module *m;
 	struct ptx_func *f;
 	int scope, nscopes;
+	/* the first register of the innermost { } scope: a .reg naming one
+	 * from there on again is a duplicate (ptxas's error) */
+	int scope_reg0;
 	bool failed;
 	bool allow_init; /* pp_parse_var may stop at "=" (module variables) */
 	/* .extern .global/.const declarations (ptx_parse.c extern_var()) */

@@ -28,6 +28,24 @@ static void *grow(void *arr, int n, int *cap, size_t size)
 }
 
 static void add_reg(struct parser *ps, const char *name, int bits, bool is_float,
+		    bool is_pred);
+
+/* .reg: a new register, unless its scope already has one of that name */
+static bool declare_reg(struct parser *ps, const char *name, int bits, bool is_float,
+			bool is_pred, int line, int col)
+{
+	for (int r = ps->scope_reg0; r < ps->f->nregs; r++)
+		if (!strcmp(ps->f->regs[r].name, name)) {
+			ptx_error(ps->dg, line, col,
+				  "duplicate definition of register '%s' in its scope", name);
+			ps->failed = true;
+			return false;
+		}
+	add_reg(ps, name, bits, is_float, is_pred);
+	return true;
+}
+
+static void add_reg(struct parser *ps, const char *name, int bits, bool is_float,
 		    bool is_pred)
 {
 	struct ptx_func *f = ps->f;
@@ -44,7 +62,7 @@ static void add_reg(struct parser *ps, const char *name, int bits, bool is_float
 	pp_copy_name(r->name, name);
 	r->bits = (uint8_t)bits;
 	r->is_float = is_float;
-	r->cls = is_pred ? PTX_PRED : bits > 32 ? PTX_R64 : PTX_R32;
+	r->cls = is_pred ? PTX_PRED : bits > 64 ? PTX_R128 : bits > 32 ? PTX_R64 : PTX_R32;
 }
 
 /* .reg .TYPE %a, %b<N>, ...; */
@@ -66,6 +84,7 @@ static void parse_reg(struct parser *ps)
 	pp_next(ps);
 	for (;;) {
 		char name[PTX_NAME_MAX];
+		int line, col;
 
 		if (TOK(ps) != PTX_T_IDENT) {
 			pp_perr(ps, "expected a register name in .reg, not '%s'", TEXT(ps));
@@ -73,6 +92,8 @@ static void parse_reg(struct parser *ps)
 			return;
 		}
 		pp_copy_name(name, TEXT(ps));
+		line = ps->lx.tline;
+		col = ps->lx.tcol;
 		pp_next(ps);
 		if (pp_is_punct(ps, '<')) {
 			int64_t count;
@@ -93,10 +114,11 @@ static void parse_reg(struct parser *ps)
 				char rn[PTX_NAME_MAX + 16];
 
 				snprintf(rn, sizeof(rn), "%s%lld", name, (long long)i);
-				add_reg(ps, rn, bits, is_float, is_pred);
+				if (!declare_reg(ps, rn, bits, is_float, is_pred, line, col))
+					break;
 			}
 		} else {
-			add_reg(ps, name, bits, is_float, is_pred);
+			declare_reg(ps, name, bits, is_float, is_pred, line, col);
 		}
 		if (pp_is_punct(ps, ',')) {
 			pp_next(ps);
@@ -124,6 +146,10 @@ static bool parse_operand(struct parser *ps, struct ptx_operand *o)
 			pp_next(ps);
 		if (TOK(ps) != PTX_T_INT && TOK(ps) != PTX_T_FLOAT) {
 			pp_perr(ps, "expected a number after '-'");
+			return false;
+		}
+		if (TOK(ps) == PTX_T_INT && ps->lx.overflow) {
+			pp_perr(ps, "constant overflow: '%s' is wider than 64 bits", TEXT(ps));
 			return false;
 		}
 		o->kind = PTX_O_IMM;
@@ -857,10 +883,11 @@ static bool label_colon(const struct parser *ps)
 
 void pp_parse_body(struct parser *ps)
 {
-	int depth = 0, first[64], first_reg[64], id[64];
+	int depth = 0, first[64], first_reg[64], id[64], body_reg0;
 
 	pp_expect(ps, '{');
 	reg_params_prologue(ps);
+	body_reg0 = ps->scope_reg0 = ps->f->nregs;
 	while (TOK(ps) != PTX_T_EOF) {
 		const char *t = TEXT(ps);
 
@@ -872,6 +899,7 @@ void pp_parse_body(struct parser *ps)
 			}
 			depth--;
 			close_scope(ps, id[depth], first[depth], first_reg[depth]);
+			ps->scope_reg0 = depth ? first_reg[depth - 1] : body_reg0;
 			continue;
 		}
 		if (pp_is_punct(ps, '{')) {
@@ -881,6 +909,7 @@ void pp_parse_body(struct parser *ps)
 			}
 			first[depth] = ps->f->ninsns;
 			first_reg[depth] = ps->f->nregs;
+			ps->scope_reg0 = ps->f->nregs;
 			id[depth++] = ++ps->nscopes;
 			pp_next(ps);
 			continue;

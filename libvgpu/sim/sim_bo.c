@@ -346,10 +346,22 @@ static int sim_mem_atomic(void *opaque, uint64_t addr, unsigned size,
 	return 0;
 }
 
+static int sim_mem_cas16(void *opaque, uint64_t addr, const void *cmp, const void *val,
+			 void *old)
+{
+	void *p = sim_xlate(opaque, addr, 16, VGPU_MMU_ACC_ATOMIC);
+
+	if (!p || (addr & 15))
+		return -1;
+	vgpu_cas16_host(p, cmp, val, old);
+	return 0;
+}
+
 const struct vgpu_mem_ops vgpu_sim_mem_ops = {
 	.read = sim_mem_read,
 	.write = sim_mem_write,
 	.atomic = sim_mem_atomic,
+	.cas16 = sim_mem_cas16,
 	.read_block = sim_mem_read_block,
 	.write_block = sim_mem_write,
 	.span = sim_mem_span,

@@ -2,7 +2,7 @@
 /*
  * Per-instruction behaviour of the memory instructions: loads and stores
  * to global, shared and parameter memory (LDG/STG, LDS/STS, LDP) and the
- * atomics (ATOMG/ATOMS and their CAS forms: 16, 32 and 64 bits, integer
+ * atomics (ATOMG/ATOMS and their CAS forms: 16, 32, 64 and 128 bits, integer
  * operations, floating-point adds, half min/max).  Their entries in
  * vgpu_exec_table are in exec.c.  Global memory goes through the launch's
  * vgpu_mem_ops (a span of host memory where it offers one), shared memory
@@ -509,13 +509,57 @@ static uint64_t lane_value(struct vgpu_warp *w, uint16_t row, uint32_t lane,
 	return v;
 }
 
+/*
+ * ATOMG.CAS.128 / ATOMS.CAS.128 (atom.cas.b128): Rd..Rd+3 <- the 16 bytes
+ * at the address; where they equal Rb..Rb+3 (low word first), Rc..Rc+3
+ * replace them.  Global memory through the 16-byte compare-and-swap of
+ * the memory callbacks (atomic against other SMs' threads), shared memory
+ * as the SM's own.
+ */
+static enum vgpu_xres do_cas128(struct vgpu_cta *c, struct vgpu_warp *w,
+				const struct vgpu_dinsn *d, uint32_t em, enum space sp)
+{
+	const struct vgpu_launch *l = c->l;
+
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, sp, lane);
+		uint32_t cmp[4], val[4], old[4];
+
+		for (unsigned k = 0; k < 4; k++) {
+			cmp[k] = vgpu_reg(w, d->rb + k)[lane];
+			val[k] = vgpu_reg(w, d->rc + k)[lane];
+		}
+		if (sp == SP_GLOBAL) {
+			if (!aligned(c, w, em, sp, a, 16))
+				return VGPU_X_EXC;
+			if (l->mem->cas16(l->mem_opaque, a, cmp, val, old))
+				return global_fault(c, w, em, a, 16, "atomic");
+		} else {
+			uint8_t *p = local_ptr(c, w, em, sp, a, 16);
+
+			if (!p)
+				return VGPU_X_EXC;
+			memcpy(old, p, 16); /* little-endian host */
+			if (!memcmp(old, cmp, 16))
+				memcpy(p, val, 16);
+		}
+		for (unsigned k = 0; k < 4; k++)
+			vgpu_reg(w, d->rd + k)[lane] = old[k];
+	}
+	return VGPU_X_NEXT;
+}
+
 static enum vgpu_xres do_atomic(struct vgpu_cta *c, struct vgpu_warp *w,
 				const struct vgpu_dinsn *d, uint32_t em,
 				enum space sp, bool cas)
 {
 	const struct vgpu_launch *l = c->l;
 	unsigned size;
-	enum vgpu_atomic_op op = atomic_op(d, cas, &size);
+	enum vgpu_atomic_op op;
+
+	if (cas && d->mod[0] == VGPU_MOD_MSIZE_128)
+		return do_cas128(c, w, d, em, sp);
+	op = atomic_op(d, cas, &size);
 
 	VGPU_FOR_LANES(em, lane) {
 		uint64_t a = lane_addr(w, d, sp, lane), old = 0;

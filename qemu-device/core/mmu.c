@@ -46,6 +46,32 @@ uint64_t vgpu_atomic_host(void *p, unsigned size, enum vgpu_atomic_op op,
 	}
 }
 
+void vgpu_cas16_host(void *p, const void *cmp, const void *val, void *old)
+{
+	uint64_t c[2], v[2];
+
+	memcpy(c, cmp, 16);
+	memcpy(v, val, 16);
+#if defined(__x86_64__)
+	/* rdx:rax the expected value (and, on a mismatch, what was there) */
+	__asm__ __volatile__("lock cmpxchg16b %0"
+			     : "+m"(*(volatile unsigned __int128 *)p), "+a"(c[0]), "+d"(c[1])
+			     : "b"(v[0]), "c"(v[1])
+			     : "memory", "cc");
+#else
+	{
+		unsigned __int128 e, n;
+
+		memcpy(&e, c, 16);
+		memcpy(&n, v, 16);
+		__atomic_compare_exchange_n((unsigned __int128 *)p, &e, n, 0, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		memcpy(c, &e, 16);
+	}
+#endif
+	memcpy(old, c, 16);
+}
+
 const char *vgpu_mmu_access_name(uint32_t acc)
 {
 	switch (acc) {

@@ -54,7 +54,11 @@ static enum reg_field operand_regs(const struct vgpu_isa_desc *desc,
 		*span = pairs & VGPU_PAIR_RB ? 2 : data_span(desc, w);
 		return F_RB;
 	case VGPU_OPK_GB: *span = 2; return F_RB;
-	case VGPU_OPK_RC: *span = pairs & VGPU_PAIR_RC ? 2 : 1; return F_RC;
+	case VGPU_OPK_RC:
+		*span = pairs & VGPU_PAIR_RC ? 2 :
+			desc->optype == VGPU_OPT_ATOMG_CAS || desc->optype == VGPU_OPT_ATOMS_CAS ?
+			data_span(desc, w) : 1;
+		return F_RC;
 	case VGPU_OPK_SC: return F_RC;
 	case VGPU_OPK_RC2:
 	case VGPU_OPK_GC: *span = 2; return F_RC;

@@ -158,7 +158,8 @@ int vgpu_launch_validate(const struct vgpu_sm *sm, const struct vgpu_launch *l,
 	if (l->flags & ~VGPU_LAUNCH_FLAGS_MASK)
 		return bad_launch(exc, "unknown launch flags 0x%x",
 				  l->flags & ~VGPU_LAUNCH_FLAGS_MASK);
-	if (!l->mem || !l->mem->read || !l->mem->write || !l->mem->atomic)
+	if (!l->mem || !l->mem->read || !l->mem->write || !l->mem->atomic ||
+	    !l->mem->cas16)
 		return bad_launch(exc, "no global-memory interface");
 	for (int i = 0; i < 3; i++)
 		if (l->grid[i] % vgpu_cluster_dim(l, i))

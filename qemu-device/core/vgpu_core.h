@@ -103,6 +103,10 @@ VGPU_CORE_API uint64_t vgpu_atomic_apply(enum vgpu_atomic_op op, unsigned size,
  *          aligned to @size (vgpu_atomic_apply); the previous value goes
  *          to *@old.  Must be atomic against other threads running other
  *          SMs of the same launch.
+ * @cas16:  compare-and-swap of the 16 bytes at @addr (aligned to 16):
+ *          where they equal @cmp, @val replaces them; their previous
+ *          value goes to @old (16 bytes each, little-endian).  Atomic as
+ *          @atomic is (atom.cas.b128; vgpu_cas16_host()).
  *
  * @read_block, @write_block: optional; any length and alignment, used by
  *          the copy engine for bulk and tensor copies.  Without them the
@@ -125,6 +129,8 @@ struct vgpu_mem_ops {
 	int (*atomic)(void *opaque, uint64_t addr, unsigned size,
 		      enum vgpu_atomic_op op, uint64_t val, uint64_t cmp,
 		      uint64_t *old);
+	int (*cas16)(void *opaque, uint64_t addr, const void *cmp, const void *val,
+		     void *old);
 	int (*read_block)(void *opaque, uint64_t addr, void *buf, uint32_t len);
 	int (*write_block)(void *opaque, uint64_t addr, const void *buf,
 			   uint32_t len);
@@ -420,6 +426,14 @@ VGPU_CORE_API void vgpu_cdp_cancel(const struct vgpu_mem_ops *mem, void *opaque,
 VGPU_CORE_API uint64_t vgpu_atomic_host(void *p, unsigned size,
 					enum vgpu_atomic_op op, uint64_t val,
 					uint64_t cmp);
+
+/*
+ * A 16-byte compare-and-swap at @p (aligned to 16) of host memory that
+ * other threads may access at the same time: where the 16 bytes equal
+ * @cmp they become @val; *@old gets what they were.  One lock cmpxchg16b
+ * on x86-64, else the compiler's 16-byte atomic.
+ */
+VGPU_CORE_API void vgpu_cas16_host(void *p, const void *cmp, const void *val, void *old);
 
 /* "read", "write", "execute", "atomic" for VGPU_MMU_ACC_* */
 VGPU_CORE_API const char *vgpu_mmu_access_name(uint32_t acc);

@@ -326,6 +326,7 @@ def forms():
     import ptxgen_table2 as T2
     import ptxgen_table3 as T3
     import ptxgen_table4 as T4
+    import ptxgen_table5 as T5
     del FORMS[:]
     int_forms()
     logic_forms()
@@ -336,4 +337,5 @@ def forms():
     T2.more_forms(add, Form, op, mangle)
     T3.more_forms(add, Form, op, mangle)
     T4.more_forms(add, Form)
+    T5.more_forms(add, Form)
     return FORMS
