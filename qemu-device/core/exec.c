@@ -3,7 +3,8 @@
  * Per-instruction behaviour of the general-purpose groups: integer and
  * float ALU, predicates, special registers, control flow, vote and
  * shuffle, and the table of every instruction's function.  Memory and
- * atomics live in exec_mem.c, the named-barrier unit in bar.c.
+ * atomics live in exec_mem.c, f64 and 64-bit division in exec_f64.c, the
+ * named-barrier unit in bar.c; what they share in exec_inl.h.
  *
  * Every function gets the warp and @em, the lanes of the current SIMT group
  * whose guard predicate holds (never 0).  Register rows come predecoded
@@ -14,52 +15,7 @@
 #include <string.h>
 
 #include "core_priv.h"
-
-/*
- * The lane loops vectorise; on x86-64 each instruction function here is
- * also built for x86-64-v3 (AVX2 and FMA: fmaf becomes one vfmadd instead
- * of a libm call per lane) and the loader picks the variant the CPU runs.
- * The helpers the bodies share are always inlined, so that they are
- * compiled for the clone's target too.  (Not exec_mem.c's: a clone's
- * symbols stay in its file, and memory lanes go through calls anyway.)
- */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
-	!defined(__SANITIZE_THREAD__) /* its resolvers run before TSan is up */
-#define VGPU_SIMD __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define VGPU_SIMD
-#endif
-
-#define INL static inline __attribute__((always_inline))
-
-#define EXEC(name)                                                             \
-	VGPU_SIMD static enum vgpu_xres name(struct vgpu_cta *c,               \
-					     struct vgpu_warp *w,              \
-					     const struct vgpu_dinsn *d,       \
-					     uint32_t em)
-
-INL float f32(uint32_t v)
-{
-	float f;
-
-	memcpy(&f, &v, sizeof(f));
-	return f;
-}
-
-INL uint32_t u32(float f)
-{
-	uint32_t v;
-
-	memcpy(&v, &f, sizeof(v));
-	return v;
-}
-
-INL void set_pred(struct vgpu_warp *w, uint8_t pu, uint32_t em,
-			    uint32_t val)
-{
-	if (pu != VGPU_PT)
-		w->pred[pu] = (w->pred[pu] & ~em) | (val & em);
-}
+#include "exec_inl.h"
 
 /*
  * Two-operand ALU instructions in a register (_r) and an immediate (_i)
@@ -302,15 +258,6 @@ EXEC(exec_mov_ra)
 	return VGPU_X_NEXT;
 }
 
-INL uint32_t combine(uint32_t m, uint32_t p, unsigned comb)
-{
-	switch (comb) {
-	case VGPU_MOD_COMB_AND: return m & p;
-	case VGPU_MOD_COMB_OR: return m | p;
-	default: return m ^ p;
-	}
-}
-
 /* Lane mask of (a OP b) over @em, a and b converted to T. */
 #define CMP_MASK(T, conv, OP)                                                  \
 	do {                                                                   \
@@ -453,256 +400,6 @@ EXEC(exec_i2f)
 			u32(d->mod[0] == VGPU_MOD_ITYPE_S32 ? (float)(int32_t)ra[l] :
 							      (float)ra[l]);
 	});
-	return VGPU_X_NEXT;
-}
-
-/* ---- f64: each double in a register pair, low word first ---- */
-
-INL double pair_get(struct vgpu_warp *w, uint16_t row, uint32_t l)
-{
-	uint64_t v = (uint64_t)vgpu_reg(w, row + 1u)[l] << 32 | vgpu_reg(w, row)[l];
-	double x;
-
-	memcpy(&x, &v, sizeof(x));
-	return x;
-}
-
-INL void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
-{
-	uint64_t v;
-
-	memcpy(&v, &x, sizeof(v));
-	vgpu_reg(w, row)[l] = (uint32_t)v;
-	vgpu_reg(w, row + 1u)[l] = (uint32_t)(v >> 32);
-}
-
-#define DALU(name, expr)                                                       \
-	EXEC(name)                                                             \
-	{                                                                      \
-		VGPU_LANES(em, l, {                                                 \
-			double a = pair_get(w, d->ra, l), b = pair_get(w, d->rb, l); \
-			pair_set(w, d->rd, l, (expr));                         \
-		});                                                            \
-		return VGPU_X_NEXT;                                            \
-	}
-/* DMNMX: a NaN loses, two NaNs give b's (quiet); -0 is less than +0 */
-INL double dmnmx(double a, double b, unsigned op)
-{
-	bool mn = op == VGPU_MOD_MNMX_MIN;
-
-	if (isnan(a) || isnan(b))
-		return isnan(a) && isnan(b) ? vgpu_dquiet(b) : isnan(a) ? b : a;
-	if (a == 0 && b == 0)
-		return (signbit(a) != 0) == mn ? a : b;
-	return mn ? fmin(a, b) : fmax(a, b);
-}
-
-#define DNAN(expr) (isnan(a) || isnan(b) ? vgpu_dnan(a, b, 0) : (expr))
-DALU(exec_dadd, DNAN(d->mod[0] ? vgpu_dround_add(a, b, d->mod[0]) : a + b))
-DALU(exec_dmul, DNAN(d->mod[0] ? vgpu_dround_mul(a, b, d->mod[0]) : a * b))
-DALU(exec_ddiv, d->mod[0] ? vgpu_dround_div(a, b, d->mod[0]) : a / b)
-DALU(exec_dmnmx, dmnmx(a, b, d->mod[0]))
-
-EXEC(exec_dfma)
-{
-	VGPU_LANES(em, l, {
-		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l), z = pair_get(w, d->rc, l);
-
-		/*
-		 * NaNs by the GPU's rule, not the host's (which NaN a host
-		 * fma() returns depends on the compiler and the libm: an
-		 * ASan build chose x where gcc -O2 chose y): b's, else a's,
-		 * else c's, made quiet
-		 */
-		if (isnan(x) || isnan(y) || isnan(z))
-			pair_set(w, d->rd, l, isnan(y) ? vgpu_dquiet(y) : isnan(x) ? vgpu_dquiet(x) : vgpu_dquiet(z));
-		else
-			pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_fma(x, y, z, d->mod[0]) :
-					      fma(x, y, z));
-	});
-	return VGPU_X_NEXT;
-}
-
-/* DSETP: ordered comparisons of doubles (false with a NaN, but NE), as FSETP */
-EXEC(exec_dsetp)
-{
-	uint32_t m = 0;
-
-	for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++) {
-		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l);
-		bool t;
-
-		switch (d->mod[0]) {
-		case VGPU_MOD_CMP_LT: t = x < y; break;
-		case VGPU_MOD_CMP_EQ: t = x == y; break;
-		case VGPU_MOD_CMP_LE: t = x <= y; break;
-		case VGPU_MOD_CMP_GT: t = x > y; break;
-		case VGPU_MOD_CMP_NE: t = x != y; break;
-		default: t = x >= y; break;
-		}
-		m |= (uint32_t)t << l;
-	}
-	m &= em;
-	m = combine(m, vgpu_pred_mask(w, d->pp, d->pp_not), d->mod[1]);
-	set_pred(w, d->pu, em, m);
-	return VGPU_X_NEXT;
-}
-
-/* F2D: f32 -> f64, exact (a signalling NaN comes out quiet) */
-EXEC(exec_f2d)
-{
-	const uint32_t *ra = vgpu_reg(w, d->ra);
-
-	VGPU_LANES(em, l, { pair_set(w, d->rd, l, (double)f32(ra[l])); });
-	return VGPU_X_NEXT;
-}
-
-/* D2F: f64 -> f32, rounded to nearest even */
-EXEC(exec_d2f)
-{
-	uint32_t *rd = vgpu_reg(w, d->rd);
-
-	VGPU_LANES(em, l, {
-		double x = pair_get(w, d->ra, l);
-
-		rd[l] = d->mod[0] ? vgpu_dround_d2f(x, d->mod[0]) : u32((float)x);
-	});
-	return VGPU_X_NEXT;
-}
-
-/* I2D.S32|U32: a 32-bit integer to f64 (exact) */
-EXEC(exec_i2d)
-{
-	const uint32_t *ra = vgpu_reg(w, d->ra);
-
-	VGPU_LANES(em, l, {
-		pair_set(w, d->rd, l, d->mod[0] == VGPU_MOD_ITYPE_S32 ? (double)(int32_t)ra[l] :
-									(double)ra[l]);
-	});
-	return VGPU_X_NEXT;
-}
-
-/* D2I.S32|U32: f64 to a 32-bit integer, toward zero, saturating; NaN is 0 */
-INL uint32_t d2i(double x, unsigned type)
-{
-	if (isnan(x))
-		return 0;
-	if (type == VGPU_MOD_ITYPE_S32) {
-		if (x <= -2147483648.0)
-			return 0x80000000u;
-		if (x >= 2147483647.0)
-			return 0x7fffffffu;
-		return (uint32_t)(int32_t)x;
-	}
-	if (x <= 0.0)
-		return 0;
-	if (x >= 4294967295.0)
-		return 0xffffffffu;
-	return (uint32_t)x;
-}
-
-/*
- * IDIV64/IREM64 (.U32: unsigned, .S32: signed 64-bit integers in pairs),
- * with IDIV's rules: x / 0 and x % 0 are all ones, INT64_MIN / -1 wraps.
- */
-INL uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
-{
-	if (!b)
-		return ~0ull;
-	if (type == VGPU_MOD_ITYPE_S32) {
-		int64_t x = (int64_t)a, y = (int64_t)b;
-
-		if (x == INT64_MIN && y == -1)
-			return rem ? 0 : a;
-		return (uint64_t)(rem ? x % y : x / y);
-	}
-	return rem ? a % b : a / b;
-}
-
-#define IDIV64(name, rem)                                                      \
-	EXEC(name)                                                             \
-	{                                                                      \
-		VGPU_LANES(em, l, {                                                 \
-			uint64_t a = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l]; \
-			uint64_t b = (uint64_t)vgpu_reg(w, d->rb + 1u)[l] << 32 | vgpu_reg(w, d->rb)[l]; \
-			uint64_t r = idiv64(a, b, d->mod[0], rem);             \
-			vgpu_reg(w, d->rd)[l] = (uint32_t)r;                   \
-			vgpu_reg(w, d->rd + 1u)[l] = (uint32_t)(r >> 32);      \
-		});                                                            \
-		return VGPU_X_NEXT;                                            \
-	}
-IDIV64(exec_idiv64, false)
-IDIV64(exec_irem64, true)
-
-/* DSQRT, DRCP: correctly rounded (sqrt.rn.f64, rcp.rn.f64) */
-EXEC(exec_dsqrt)
-{
-	VGPU_LANES(em, l, {
-		double x = pair_get(w, d->ra, l);
-
-		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_sqrt(x, d->mod[0]) : sqrt(x));
-	});
-	return VGPU_X_NEXT;
-}
-
-EXEC(exec_drcp)
-{
-	VGPU_LANES(em, l, {
-		double x = pair_get(w, d->ra, l);
-
-		pair_set(w, d->rd, l, d->mod[0] ? vgpu_dround_div(1.0, x, d->mod[0]) : 1.0 / x);
-	});
-	return VGPU_X_NEXT;
-}
-
-/* L2D.U32|S32: a 64-bit integer (pair) to f64, rounded to nearest even */
-EXEC(exec_l2d)
-{
-	VGPU_LANES(em, l, {
-		uint64_t v = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l];
-
-		pair_set(w, d->rd, l,
-			 d->mod[1] ? vgpu_dround_l2d(v, d->mod[0] == VGPU_MOD_ITYPE_S32, d->mod[1]) :
-			 d->mod[0] == VGPU_MOD_ITYPE_S32 ? (double)(int64_t)v : (double)v);
-	});
-	return VGPU_X_NEXT;
-}
-
-/* D2L.U32|S32: f64 to a 64-bit integer toward zero, saturating, NaN 0 */
-INL uint64_t d2l(double x, unsigned type)
-{
-	if (isnan(x))
-		return 0;
-	if (type == VGPU_MOD_ITYPE_S32) {
-		if (x <= -9223372036854775808.0)
-			return 0x8000000000000000ull;
-		if (x >= 9223372036854775808.0)
-			return 0x7fffffffffffffffull;
-		return (uint64_t)(int64_t)x;
-	}
-	if (x <= 0.0)
-		return 0;
-	if (x >= 18446744073709551616.0)
-		return ~0ull;
-	return (uint64_t)x;
-}
-
-EXEC(exec_d2l)
-{
-	VGPU_LANES(em, l, {
-		uint64_t v = d2l(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]);
-
-		vgpu_reg(w, d->rd)[l] = (uint32_t)v;
-		vgpu_reg(w, d->rd + 1u)[l] = (uint32_t)(v >> 32);
-	});
-	return VGPU_X_NEXT;
-}
-
-EXEC(exec_d2i)
-{
-	uint32_t *rd = vgpu_reg(w, d->rd);
-
-	VGPU_LANES(em, l, { rd[l] = d2i(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]); });
 	return VGPU_X_NEXT;
 }
 
@@ -1011,22 +708,22 @@ const struct vgpu_exec_row vgpu_exec_table[VGPU_I__COUNT] = {
 	[VGPU_I_FDIV_R] = { exec_fdiv_r, true },
 	[VGPU_I_FDIV_I] = { exec_fdiv_i, true },
 	[VGPU_I_MUFU] = { exec_mufu, true },
-	[VGPU_I_DADD] = { exec_dadd, true },
-	[VGPU_I_DMUL] = { exec_dmul, true },
-	[VGPU_I_DFMA] = { exec_dfma, true },
-	[VGPU_I_DDIV] = { exec_ddiv, true },
-	[VGPU_I_DSETP] = { exec_dsetp, true },
-	[VGPU_I_DMNMX] = { exec_dmnmx, true },
-	[VGPU_I_F2D] = { exec_f2d, true },
-	[VGPU_I_D2F] = { exec_d2f, true },
-	[VGPU_I_I2D] = { exec_i2d, true },
-	[VGPU_I_D2I] = { exec_d2i, true },
-	[VGPU_I_IDIV64] = { exec_idiv64, true },
-	[VGPU_I_IREM64] = { exec_irem64, true },
-	[VGPU_I_DSQRT] = { exec_dsqrt, true },
-	[VGPU_I_DRCP] = { exec_drcp, true },
-	[VGPU_I_L2D] = { exec_l2d, true },
-	[VGPU_I_D2L] = { exec_d2l, true },
+	[VGPU_I_DADD] = { vgpu_exec_dadd, true },
+	[VGPU_I_DMUL] = { vgpu_exec_dmul, true },
+	[VGPU_I_DFMA] = { vgpu_exec_dfma, true },
+	[VGPU_I_DDIV] = { vgpu_exec_ddiv, true },
+	[VGPU_I_DSETP] = { vgpu_exec_dsetp, true },
+	[VGPU_I_DMNMX] = { vgpu_exec_dmnmx, true },
+	[VGPU_I_F2D] = { vgpu_exec_f2d, true },
+	[VGPU_I_D2F] = { vgpu_exec_d2f, true },
+	[VGPU_I_I2D] = { vgpu_exec_i2d, true },
+	[VGPU_I_D2I] = { vgpu_exec_d2i, true },
+	[VGPU_I_IDIV64] = { vgpu_exec_idiv64, true },
+	[VGPU_I_IREM64] = { vgpu_exec_irem64, true },
+	[VGPU_I_DSQRT] = { vgpu_exec_dsqrt, true },
+	[VGPU_I_DRCP] = { vgpu_exec_drcp, true },
+	[VGPU_I_L2D] = { vgpu_exec_l2d, true },
+	[VGPU_I_D2L] = { vgpu_exec_d2l, true },
 	[VGPU_I_CVT] = { vgpu_exec_cvt, true },
 	[VGPU_I_F2I] = { exec_f2i, true },
 	[VGPU_I_I2F] = { exec_i2f, true },
