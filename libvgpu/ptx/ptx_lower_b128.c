@@ -239,13 +239,14 @@ void pl_ldst128(struct lower *L)
 }
 
 /*
- * ld/ldu of an 8- to 64-bit type into a .b128 register: PTX ISA 6.4.x
- * (operand size exceeding the instruction type's): the value is
- * sign-extended to the register's 128 bits for a signed integer type,
- * else zero-extended (.b, .u and float types).  One load into a
+ * ld/ldu of an 8- to 64-bit type into a .b128 register: as an H200 does
+ * it (tests/cuda/real-gpu/b128-narrow-h200-2026-11-30), the value is
+ * sign-extended to 64 bits for a signed integer type, else zero-extended,
+ * and the high 64 bits are zero (PTX ISA 6.4.x's rule for a destination
+ * wider than the type would sign-extend to all 128).  One load into a
  * temporary, then the four words.  st of such a type from a .b128
  * register stores its low bits (a source wider than the type is
- * truncated).
+ * truncated; the H200 agrees).
  */
 void pl_ld_narrow128(struct lower *L)
 {
@@ -306,7 +307,8 @@ void pl_ld_narrow128(struct lower *L)
 		pl_o_text(v, "0x1f");
 	}
 	for (int k = 0; k < 4; k++)
-		pl_mov_reg(L, q, k, k < 3, k == 0 || (k == 1 && t.bits == 64) ? tmp : ext,
+		pl_mov_reg(L, q, k, k < 3,
+			   k == 0 || (k == 1 && t.bits == 64) ? tmp : k == 1 ? ext : -1,
 			   k == 1 && t.bits == 64 ? 1 : 0);
 }
 

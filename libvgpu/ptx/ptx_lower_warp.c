@@ -395,9 +395,10 @@ void pl_shfl(struct lower *L)
 
 /*
  * elect.sync d|p, membermask: the leader is the lowest active lane of
- * membermask, also of a constant one (unlike member_mask(): what the
- * H200 elects when lanes outside a constant mask run it is not known);
- * p is true in it, d is its lane number in every lane.
+ * membermask (member_mask(): of a constant one, the lowest active lane,
+ * as an H200 elects lane 0 when every lane runs elect.sync 0x0f0f0f00:
+ * tests/cuda/real-gpu/b128-narrow-h200-2026-11-30); p is true in it, d
+ * is its lane number in every lane.
  */
 void pl_elect(struct lower *L)
 {
@@ -417,10 +418,12 @@ void pl_elect(struct lower *L)
 	v = pl_emit(L, "VOTE.BALLOT");
 	pl_o_def(v, b, 0, false);
 	pl_o_text(v, "PT");
-	v = pl_emit(L, "LOP.AND");
-	pl_o_def(v, b, 0, false);
-	pl_o_use(v, b, 0);
-	pl_use_src_or_imm(L, v, &in->ops[1], 0);
+	if (!pl_const_of(L, &in->ops[1], &(int64_t){ 0 })) { /* member_mask() */
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, b, 0, false);
+		pl_o_use(v, b, 0);
+		pl_use_src(L, v, &in->ops[1], 0);
+	}
 	v = pl_emit(L, "ISUB"); /* the lowest set bit: b & -b */
 	pl_o_def(v, n, 0, false);
 	pl_o_text(v, "RZ");

@@ -225,8 +225,8 @@ TEST_F(warpsync, register_masks_that_hold_their_lanes)
 /*
  * A constant mask that leaves executing lanes outside: those lanes take
  * part, as on the H200 (warpmask.h200.log: redux 0x1f0, ballot
- * 0xfffffff7, match over the whole warp); with the sanitizer an illegal
- * instruction naming them.
+ * 0xfffffff7, match over the whole warp; elect.sync 0x0f0f0f00 elects
+ * lane 0); with the sanitizer an illegal instruction naming them.
  */
 TEST_F(warpsync, constant_mask_outside_lanes_take_part_and_the_sanitizer_reports)
 {
@@ -241,6 +241,8 @@ TEST_F(warpsync, constant_mask_outside_lanes_take_part_and_the_sanitizer_reports
 		  0x88888888u },
 		{ "\tadd.u32 %r4, %r1, 100;\n\tshfl.sync.bfly.b32 %r3, %r4, 1, 0x1f, 0xfffffffe;",
 		  101, 130 },
+		/* the H200 elects lane 0 (b128-narrow-h200-2026-11-30) */
+		{ "\telect.sync %r3|%p1, 0x0f0f0f00;", 0, 0 },
 		{ "\tsetp.ne.u32 %p1, %r1, 99;\n\tvote.sync.all.pred %p2, %p1, 0x7fffffff;\n"
 		  "\tselp.u32 %r3, 1, 0, %p2;",
 		  1, 1 },
