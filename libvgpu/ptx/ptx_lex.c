@@ -170,16 +170,25 @@ void ptx_lex_next(struct ptx_lexer *lx)
 			lx->value = (int64_t)strtoull(lx->text, NULL, 0);
 			lx->overflow = errno == ERANGE;
 			if (lx->overflow && (lx->text[1] == 'x' || lx->text[1] == 'X')) {
-				/* ptxas 13.0 takes a hexadecimal literal of up to 128
-				 * bits (.b128's) and keeps its low 64 bits */
-				const char *d = lx->text + 2;
+				/*
+				 * ptxas 13.0 reads a hexadecimal literal wider than
+				 * 64 bits into 64 bits, digit by digit, and calls it
+				 * a constant overflow only when a digit comes with
+				 * the value's top bit set: it keeps the low 64 bits
+				 * of 0x10000000000000000 or 0x123456789abcdef0123,
+				 * refuses 0x8000000000000000f and 17 f's (found
+				 * with ptxas -arch=sm_90a on every 2^n and 2^n - 1
+				 * from n = 64 to 128, in .b64 and .b128 operands)
+				 */
+				uint64_t v = 0;
 
-				while (*d == '0')
-					d++;
-				if (strlen(d) <= 32) {
-					lx->value = (int64_t)strtoull(d + strlen(d) - 16, NULL, 16);
-					lx->overflow = false;
+				lx->overflow = false;
+				for (const char *d = lx->text + 2; *d && !lx->overflow; d++) {
+					lx->overflow = v >> 63;
+					v = v << 4 | (uint64_t)(isdigit((unsigned char)*d) ?
+							*d - '0' : (tolower((unsigned char)*d) - 'a' + 10));
 				}
+				lx->value = (int64_t)v;
 			}
 		}
 		lx->tok = PTX_T_INT;

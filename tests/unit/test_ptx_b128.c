@@ -541,6 +541,10 @@ TEST_F(b128, forms_ptxas_refuses_are_errors)
 		 * at the literal */
 		{ "mov.b128 %q1, 0x1ffffffffffffffffffffffffffffffff;", "16: error: constant overflow" },
 		{ "mov.b64 %rd2, 123456789012345678901234;", "16: error: constant overflow" },
+		/* ptxas's rule for hexadecimal ones: a digit after the top bit
+		 * is set (hex_literals_past_64_bits) */
+		{ "mov.b128 %q1, 0x8000000000000000f;", "16: error: constant overflow" },
+		{ "mov.b64 %rd2, 0xfffffffffffffffff;", "16: error: constant overflow" },
 		/* CCCL 13.0's 16-byte atomic_ref exchange: its inline asm
 		 * declares _d twice in one scope */
 		{ "{ .reg .b128 _d; .reg .b128 _d; }", "30: error: duplicate definition of register '_d'" },
@@ -564,6 +568,38 @@ TEST_F(b128, forms_ptxas_refuses_are_errors)
 			 strstr(bad[i].msg, ": error: ") ? bad[i].msg : "2: error: ");
 		EXPECT_NE(NULL, strstr(self->log, want)) TH_LOG("%s: %s", bad[i].insn, self->log);
 		EXPECT_NE(NULL, strstr(self->log, bad[i].msg)) TH_LOG("%s: %s", bad[i].insn, self->log);
+	}
+}
+
+/*
+ * A hexadecimal literal wider than 64 bits that ptxas 13.0 takes (no digit
+ * after the top bit is set: 0x8000000000000000f and 17 f's are refused)
+ * keeps its low 64 bits, in .b128 and .b64 operands alike
+ */
+TEST_F(b128, hex_literals_past_64_bits)
+{
+	static const char ptx[] =
+		HEAD ".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b128 %q<3>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.b128 %q1, 0x123456789abcdef0123;\n\tst.global.b128 [%rd1], %q1;\n"
+		"\tmov.b64 %rd2, 0x10000000000000005;\n\tst.global.b64 [%rd1+16], %rd2;\n"
+		"\tmov.b128 %q2, 0x7ffffffffffffffff;\n\tst.global.b128 [%rd1+32], %q2;\n"
+		"\tret;\n}\n";
+	const uint64_t want[6] = { 0x456789abcdef0123ull, 0, 5, 0xaaaaaaaaaaaaaaaaull, ~0ull, 0 };
+	uint64_t out[6];
+	struct vgpu_args *args = NULL;
+
+	ASSERT_EQ(0, ptx_load(_metadata, self, "hex.ptx", ptx, "k"));
+	memset(out, 0xaa, sizeof(out));
+	ASSERT_EQ(0, buf(self, 0, out, sizeof(out)));
+	ASSERT_EQ(0, vgpu_args_new(self->k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, self->bo[0], 0));
+	ASSERT_EQ(0, run(_metadata, self, args, 1, 1, 0));
+	vgpu_args_free(args);
+	ASSERT_EQ(0, vgpu_bo_read(self->bo[0], 0, out, sizeof(out)));
+	for (int i = 0; i < 6; i++) {
+		EXPECT_EQ(want[i], out[i]) TH_LOG("word %d", i);
 	}
 }
 
