@@ -24,17 +24,21 @@
 #define CHILD_V 7u
 
 /*
- * One thread: fills slot 0 of its area (SR_CDP_AREA_LO/HI) with a launch
- * of the kernel of descriptor @kdesc over 2 CTAs of 32 threads, parameters
- * { @out, CHILD_V }, its own grid (SR_CDP_GRID) as the parent, and marks it
- * LAUNCHED last.  Slot 0: the area + 64; its parameters: + 128.
+ * One thread: fills a slot of its area (SR_CDP_AREA_LO/HI; @slot bytes
+ * past slot 0, the area being far from a 4 GiB boundary) with a launch of
+ * the kernel of descriptor @kdesc over 2 CTAs of 32 threads, parameters
+ * { @out, CHILD_V }, its own grid (SR_CDP_GRID) as the parent, and marks
+ * it LAUNCHED last.  Slot 0: the area + 64; its parameters: + 128.
  */
 static const char k_parent[] =
 	".kernel parent\n"
 	".param ptr kdesc\n"
 	".param ptr out\n"
+	".param u32 slot\n"
 	"    S2R R0, SR_CDP_AREA_LO ;\n"
 	"    S2R R1, SR_CDP_AREA_HI ;\n"
+	"    LDP.32 R7, [slot] ;\n"
+	"    IADD R0, R0, R7 ;\n"
 	"    S2R R6, SR_CDP_GRID ;\n"
 	"    LDP.64 R2, [kdesc] ;\n"
 	"    LDP.64 R4, [out] ;\n"
@@ -73,6 +77,7 @@ struct cdp {
 	struct dev d;
 	struct dev_kernel parent, child, empty;
 	uint64_t area_va, area_pa, kdesc_va, kdesc_pa, out_va, out_pa, par_va, par_pa;
+	uint64_t par2_va, par2_pa; /* the same, slot 1 */
 };
 
 static struct vgpu_kernel_desc kdesc_of(const struct dev_kernel *k, uint32_t param_size)
@@ -90,7 +95,8 @@ static struct vgpu_kernel_desc kdesc_of(const struct dev_kernel *k, uint32_t par
 static int cdp_open(struct cdp *t)
 {
 	struct vgpu_cdp_header h = { .nslots = NSLOTS };
-	uint8_t params[16];
+	uint8_t params[24] = { 0 };
+	uint32_t slot1 = VGPU_CDP_SLOT_BYTES;
 
 	memset(t, 0, sizeof(*t));
 	if (dev_open(&t->d, "threads=2", 1) ||
@@ -108,6 +114,9 @@ static int cdp_open(struct cdp *t)
 	memcpy(params, &t->kdesc_va, 8);
 	memcpy(params + 8, &t->out_va, 8);
 	qts_memwrite(t->d.qts, t->par_pa, params, sizeof(params));
+	t->par2_va = dev_buf(&t->d, 0, sizeof(params), RO, &t->par2_pa);
+	memcpy(params + 16, &slot1, 4);
+	qts_memwrite(t->d.qts, t->par2_pa, params, sizeof(params));
 	return 0;
 }
 
@@ -128,7 +137,7 @@ static uint64_t slot_pa(const struct cdp *t, uint32_t i)
 static bool cdp_launch(struct cdp *t, const struct dev_kernel *k, uint64_t area,
 		       struct vgpu_completion *c)
 {
-	struct vgpu_cmd_launch cmd = dev_launch_cmd(k, 1, 1, t->par_va, 16);
+	struct vgpu_cmd_launch cmd = dev_launch_cmd(k, 1, 1, t->par_va, 24);
 
 	cmd.cdp_area = area;
 	return dev_wait(&t->d, 0, dev_submit(&t->d, 0, &cmd), c);
@@ -191,6 +200,42 @@ TEST_F(cdp, parent_launches_child)
 	EXPECT_EQ(2 * 64u * CHILD_V, out);
 	qts_memread(t->d.qts, slot_pa(t, 0), &r, sizeof(r));
 	EXPECT_EQ(VGPU_CDP_ROOT | 1u, r.parent);
+}
+
+/*
+ * Two trees on one area from two queues at once (the parents on slots 0
+ * and 1): each child runs once, whichever order the device's one-tree-
+ * at-a-time gives; 20 rounds.
+ */
+TEST_F(cdp, two_queues_one_area)
+{
+	struct cdp *t = &self->t;
+	struct vgpu_kernel_desc kd = kdesc_of(&t->child, 16);
+	struct vgpu_cmd_launch a = dev_launch_cmd(&t->parent, 1, 1, t->par_va, 24);
+	struct vgpu_cmd_launch b = dev_launch_cmd(&t->parent, 1, 1, t->par2_va, 24);
+	uint32_t out = 0;
+
+	a.cdp_area = b.cdp_area = t->area_va;
+	dev_queue_init(&t->d, 1, 64);
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
+	for (int round = 0; round < 20; round++) {
+		struct vgpu_completion ca, cb;
+		uint32_t sa = dev_put(&t->d, 0, &a), sb = dev_put(&t->d, 1, &b);
+
+		dev_doorbell(&t->d, 0);
+		dev_doorbell(&t->d, 1);
+		ASSERT_TRUE(dev_wait(&t->d, 0, sa, &ca));
+		ASSERT_TRUE(dev_wait(&t->d, 1, sb, &cb));
+		ASSERT_EQ(VGPU_ERR_NONE, ca.status) {
+			TH_LOG("round %d: %s", round, ca.exc.msg);
+		}
+		ASSERT_EQ(VGPU_ERR_NONE, cb.status) {
+			TH_LOG("round %d: %s", round, cb.exc.msg);
+		}
+	}
+	qts_memread(t->d.qts, t->out_pa, &out, 4);
+	EXPECT_EQ(20u * 2 * 64 * CHILD_V, out);
 }
 
 /* A record of @parent naming @kdesc (grid 1, block 32) in slot @i. */
