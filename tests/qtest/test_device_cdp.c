@@ -394,4 +394,101 @@ TEST_F(cdp, forged_areas)
 	}
 }
 
+/*
+ * A child that never ends: the parent's budget stops it (its exception is
+ * the launch's), then with the budget unlimited the watchdog (200 ms, the
+ * child's own); each time the record is freed and the queue recovers.
+ */
+TEST_F(cdp, runaway_child_stopped)
+{
+	struct cdp *t = &self->t;
+	struct dev_kernel spin;
+	struct vgpu_kernel_desc kd;
+	struct vgpu_cmd_launch cmd = dev_launch_cmd(&t->parent, 1, 1, t->par_va, 24);
+	struct vgpu_completion c;
+	struct vgpu_cdp_record r;
+	uint32_t out = 0;
+
+	ASSERT_EQ(0, dev_kernel_load(&t->d, 0, k_spin, &spin));
+	kd = kdesc_of(&spin, 16);
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	cmd.cdp_area = t->area_va;
+	cmd.budget = 100000;
+	ASSERT_TRUE(dev_wait(&t->d, 0, dev_submit(&t->d, 0, &cmd), &c));
+	EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_BUDGET, "budget");
+	EXPECT_GE(c.warp_insns, 100000u);
+	qts_memread(t->d.qts, slot_pa(t, 0), &r, sizeof(r));
+	EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state);
+
+	reg_write(&t->d, VGPU_REG_WDOG_MS, 200);
+	cmd.budget = UINT64_MAX;
+	ASSERT_TRUE(dev_wait(&t->d, 0, dev_submit(&t->d, 0, &cmd), &c));
+	EXPECT_CDP_FAIL(t, c, VGPU_ERR_TIMEOUT, VGPU_EXC_ABORTED, "watchdog");
+	EXPECT_CONTAINS(c.exc.msg, "watchdog: launch ran longer than 200 ms");
+	qts_memread(t->d.qts, slot_pa(t, 0), &r, sizeof(r));
+	EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state);
+
+	/* recovered: a good child runs */
+	kd = kdesc_of(&t->child, 16);
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
+	ASSERT_TRUE(cdp_launch(t, &t->parent, t->area_va, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+		TH_LOG("%s", c.exc.msg);
+	}
+	qts_memread(t->d.qts, t->out_pa, &out, 4);
+	EXPECT_EQ(64u * CHILD_V, out);
+	dev_kernel_free(&spin);
+}
+
+/*
+ * A device reset while a child spins: the reset waits for the queue (the
+ * queue thread stops between its grids), writes no completion, and the
+ * device runs a good tree afterwards.
+ */
+TEST_F(cdp, reset_while_child_runs)
+{
+	struct cdp *t = &self->t;
+	struct dev_kernel spin;
+	struct vgpu_kernel_desc kd;
+	struct vgpu_cmd_launch cmd = dev_launch_cmd(&t->parent, 1, 1, t->par_va, 24);
+	struct vgpu_completion c;
+	uint32_t slot, state = 0, out = 0;
+
+	ASSERT_EQ(0, dev_kernel_load(&t->d, 0, k_spin, &spin));
+	kd = kdesc_of(&spin, 16);
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	cmd.cdp_area = t->area_va;
+	cmd.budget = UINT64_MAX;
+	reg_write(&t->d, VGPU_REG_WDOG_MS, VGPU_MAX_WDOG_MS);
+	slot = dev_submit(&t->d, 0, &cmd);
+	/* the child runs: its record is RUNNING */
+	for (int i = 0; i < 200000 && state != VGPU_CDP_RUNNING; i++)
+		qts_memread(t->d.qts, slot_pa(t, 0), &state, 4);
+	ASSERT_EQ((uint32_t)VGPU_CDP_RUNNING, state);
+	EXPECT_NE(0u, qreg_read(&t->d, 0, VGPU_Q_STATUS) & VGPU_QSTAT_BUSY);
+	reg_write(&t->d, VGPU_REG_CONTROL, VGPU_CTRL_RESET);
+	EXPECT_EQ(0u, reg_read(&t->d, VGPU_REG_STATUS));
+	EXPECT_EQ(0u, qreg_read(&t->d, 0, VGPU_Q_STATUS));
+	dev_read_cpl(&t->d, 0, slot, &c);
+	EXPECT_EQ(0u, c.seq); /* void: no completion */
+
+	/* the registers dev_open sets, again; a good tree runs */
+	reg_write(&t->d, VGPU_REG_AS_BASE_LO, (uint32_t)DEV_AS_TABLE);
+	reg_write(&t->d, VGPU_REG_AS_COUNT, 1);
+	reg_write(&t->d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
+	dev_queue_init(&t->d, 0, 64);
+	qts_memset(t->d.qts, slot_pa(t, 0), 0, VGPU_CDP_RECORD_BYTES);
+	kd = kdesc_of(&t->child, 16);
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
+	ASSERT_TRUE(cdp_launch(t, &t->parent, t->area_va, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+		TH_LOG("%s", c.exc.msg);
+	}
+	qts_memread(t->d.qts, t->out_pa, &out, 4);
+	EXPECT_EQ(64u * CHILD_V, out);
+	dev_kernel_free(&spin);
+}
+
 TEST_HARNESS_MAIN
