@@ -317,6 +317,7 @@ static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
 	c->asid = cpu_to_le32(job->as->asid);
 	c->trace_va = cpu_to_le64(job->trace_va);
 	c->trace_size = cpu_to_le32(job->trace_size);
+	c->cdp_area = cpu_to_le64(job->cdp_area);
 	job->seq = q->emitted;
 }
 

@@ -33,6 +33,7 @@ struct vgpu_job {
 	u64 id;
 	struct drm_vgpu_launch launch;
 	u64 trace_va;	/* VGPU_SUBMIT_EXT_TIMELINE, else 0 */
+	u64 cdp_area;	/* VGPU_SUBMIT_EXT_DEVICE_LAUNCH, else 0 */
 	/*
 	 * Finished fences of jobs of other hardware queues of this device
 	 * that it waits for on the device (SEM_ACQUIRE), each referenced;
@@ -86,7 +87,8 @@ void vgpu_jobs_release(struct vgpu_file *vf, atomic_t *qjobs);
 int vgpu_submit_check(struct vgpu_device *vdev,
 		      const struct drm_vgpu_submit *args);
 int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,
-			   struct drm_vgpu_ext_timeline *tl);
+			   u32 features, struct drm_vgpu_ext_timeline *tl,
+			   u64 *cdp_area);
 int vgpu_submit_bos(struct vgpu_job *job, struct drm_file *file,
 		    const struct drm_vgpu_submit *args);
 

@@ -42,33 +42,54 @@ int vgpu_submit_check(struct vgpu_device *vdev,
 /*
  * Walk the chain of SUBMIT extensions at user pointer @ext: each name at
  * most once, at most VGPU_SUBMIT_MAX_EXTENSIONS of them.  The timeline
- * extension goes with VGPU_LAUNCH_TIMELINE, both or neither.
+ * extension goes with VGPU_LAUNCH_TIMELINE, both or neither.  The
+ * device-launch extension only where @features (CAP_FEATURES) has
+ * VGPU_FEAT_DEVICE_LAUNCH (else -EINVAL, as an unknown name); its area
+ * non-zero and 16-aligned, returned in *@cdp_area (0 without it).
  */
 int vgpu_submit_extensions(u64 ext, const struct drm_vgpu_launch *l,
-			   struct drm_vgpu_ext_timeline *tl)
+			   u32 features, struct drm_vgpu_ext_timeline *tl,
+			   u64 *cdp_area)
 {
+	struct drm_vgpu_ext_device_launch dl;
 	struct drm_vgpu_extension e;
-	u32 seen = 0, n = 0;
+	u64 seen = 0;
+	u32 n = 0;
 
 	memset(tl, 0, sizeof(*tl));
+	*cdp_area = 0;
 	for (; ext; ext = e.next) {
 		if (++n > VGPU_SUBMIT_MAX_EXTENSIONS)
 			return -E2BIG;
 		if (copy_from_user(&e, u64_to_user_ptr(ext), sizeof(e)))
 			return -EFAULT;
-		if (e.pad || e.name != VGPU_SUBMIT_EXT_TIMELINE ||
-		    seen & BIT(e.name))
+		if (e.pad || seen & BIT_ULL(e.name & 63))
 			return -EINVAL;
-		seen |= BIT(e.name);
-		if (copy_from_user(tl, u64_to_user_ptr(ext), sizeof(*tl)))
-			return -EFAULT;
-		if (tl->va % 8 || tl->size % 8 ||
-		    tl->size < sizeof(struct vgpu_trace_header) ||
-		    tl->size > VGPU_TRACE_MAX_BYTES)
+		switch (e.name) {
+		case VGPU_SUBMIT_EXT_TIMELINE:
+			if (copy_from_user(tl, u64_to_user_ptr(ext), sizeof(*tl)))
+				return -EFAULT;
+			if (tl->va % 8 || tl->size % 8 ||
+			    tl->size < sizeof(struct vgpu_trace_header) ||
+			    tl->size > VGPU_TRACE_MAX_BYTES)
+				return -EINVAL;
+			break;
+		case VGPU_SUBMIT_EXT_DEVICE_LAUNCH:
+			if (!(features & VGPU_FEAT_DEVICE_LAUNCH))
+				return -EINVAL;
+			if (copy_from_user(&dl, u64_to_user_ptr(ext), sizeof(dl)))
+				return -EFAULT;
+			if (!dl.area_va || dl.area_va % 16)
+				return -EINVAL;
+			*cdp_area = dl.area_va;
+			break;
+		default:
 			return -EINVAL;
+		}
+		seen |= BIT_ULL(e.name);
 	}
 	if (!!(l->launch_flags & VGPU_LAUNCH_TIMELINE) !=
-	    !!(seen & BIT(VGPU_SUBMIT_EXT_TIMELINE)))
+	    !!(seen & BIT_ULL(VGPU_SUBMIT_EXT_TIMELINE)))
 		return -EINVAL;
 	return 0;
 }
@@ -298,11 +319,12 @@ static void vgpu_job_sem_deps(struct vgpu_job *job)
 
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 		       struct drm_file *file, struct drm_vgpu_submit *args,
-		       const struct drm_vgpu_ext_timeline *tl);
+		       const struct drm_vgpu_ext_timeline *tl, u64 cdp_area);
 static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 			      struct vgpu_xqueue *xq, struct drm_file *file,
 			      struct drm_vgpu_submit *args,
-			      const struct drm_vgpu_ext_timeline *tl);
+			      const struct drm_vgpu_ext_timeline *tl,
+			      u64 cdp_area);
 
 int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 		      struct drm_file *file)
@@ -311,18 +333,20 @@ int vgpu_ioctl_submit(struct drm_device *dev, void *data,
 	struct vgpu_file *vf = file->driver_priv;
 	struct drm_vgpu_submit *args = data;
 	struct drm_vgpu_ext_timeline tl;
+	u64 cdp_area;
 	int idx, ret;
 
 	ret = vgpu_submit_check(vdev, args);
 	if (ret)
 		return ret;
-	ret = vgpu_submit_extensions(args->extensions, &args->launch, &tl);
+	ret = vgpu_submit_extensions(args->extensions, &args->launch,
+				     vdev->features, &tl, &cdp_area);
 	if (ret)
 		return ret;
 	/* vgpu_remove() waits for submits in progress (drm_dev_unplug). */
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
-	ret = vgpu_submit(vdev, vf, file, args, &tl);
+	ret = vgpu_submit(vdev, vf, file, args, &tl, cdp_area);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -430,7 +454,7 @@ void vgpu_job_count(struct vgpu_job *job, struct dma_fence *done)
 
 static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 		       struct drm_file *file, struct drm_vgpu_submit *args,
-		       const struct drm_vgpu_ext_timeline *tl)
+		       const struct drm_vgpu_ext_timeline *tl, u64 cdp_area)
 {
 	struct vgpu_xqueue *xq;
 	int ret;
@@ -451,7 +475,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 	else if (atomic_read(&xq->banned))
 		ret = -ECANCELED;
 	else
-		ret = vgpu_submit_locked(vdev, vf, xq, file, args, tl);
+		ret = vgpu_submit_locked(vdev, vf, xq, file, args, tl,
+					 cdp_area);
 	mutex_unlock(&xq->lock);
 	/* (a job made holds the count until vgpu_job_free()) */
 	if (ret)
@@ -463,7 +488,8 @@ static int vgpu_submit(struct vgpu_device *vdev, struct vgpu_file *vf,
 static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 			      struct vgpu_xqueue *xq, struct drm_file *file,
 			      struct drm_vgpu_submit *args,
-			      const struct drm_vgpu_ext_timeline *tl)
+			      const struct drm_vgpu_ext_timeline *tl,
+			      u64 cdp_area)
 {
 	struct vgpu_out_sync *out = NULL;
 	struct drm_gem_object *obj, *vm_obj;
@@ -492,6 +518,7 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	job->launch = args->launch;
 	job->trace_va = tl->va;
 	job->trace_size = (u32)tl->size;
+	job->cdp_area = cdp_area;
 	INIT_LIST_HEAD(&job->link);
 	ret = drm_sched_job_init(&job->base, &xq->entity,
 				 VGPU_JOB_CREDITS, vf, file->client_id);

@@ -213,12 +213,47 @@ static void param_page_put(struct vgpu_device *dev, unsigned int idx,
  * The job gives its parameter page back: idle when it has completed, else
  * busy (the next launch that wants it asks WAIT_BO).
  */
+/* @add (freed) after *@text. */
+static void text_append(char **text, char *add)
+{
+	size_t a, b;
+	char *t;
+
+	if (!add)
+		return;
+	if (!*text) {
+		*text = add;
+		return;
+	}
+	a = strlen(*text);
+	b = strlen(add);
+	t = realloc(*text, a + b + 1);
+	if (t) {
+		memcpy(t + a, add, b + 1);
+		*text = t;
+	}
+	free(add);
+}
+
 static void param_page_release(struct vgpu_job *job, bool completed)
 {
 	struct vgpu_device *dev = job->dev;
 
 	if (job->param_idx < 0)
 		return;
+	/* the children's printf records (device-side launch, cdp.c) */
+	if (completed && job->cdp_prog) {
+		char *cdp_text = vgpu_cdp_printf_collect(dev, job->cdp_prog);
+
+		job->cdp_prog = NULL;
+		if (job->printf_prog && !job->printf_text) {
+			pthread_mutex_lock(&dev->param_lock);
+			job->printf_text = vgpu_printf_collect(job->printf_prog,
+							       dev->param_bos[job->param_idx].printf_map);
+			pthread_mutex_unlock(&dev->param_lock);
+		}
+		text_append(&job->printf_text, cdp_text);
+	}
 	pthread_mutex_lock(&dev->param_lock);
 	if (completed && job->printf_prog && !job->printf_text)
 		job->printf_text = vgpu_printf_collect(job->printf_prog,
@@ -673,7 +708,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		/* the children's printf records are this launch's (cdp.c) */
 		pthread_mutex_lock(&dev->cdp_run_lock);
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
-		cdp_text = vgpu_cdp_printf_collect(dev, prog);
+		if (dev->ops->sync_submit) /* it has run */
+			cdp_text = vgpu_cdp_printf_collect(dev, prog);
 		pthread_mutex_unlock(&dev->cdp_run_lock);
 	} else if (!ret) {
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
@@ -711,18 +747,11 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 			else
 				job->printf_prog = prog;
 		}
-		if (cdp_text && job->printf_text) {
-			size_t a = strlen(job->printf_text), b = strlen(cdp_text);
-			char *t = realloc(job->printf_text, a + b + 1);
-
-			if (t) {
-				memcpy(t + a, cdp_text, b + 1);
-				job->printf_text = t;
-			}
-		} else if (cdp_text) {
-			job->printf_text = cdp_text;
-			cdp_text = NULL;
-		}
+		text_append(&job->printf_text, cdp_text);
+		cdp_text = NULL;
+		/* asynchronous: when it has completed (param_page_release) */
+		if (dl.area_va && !uq && !dev->ops->sync_submit)
+			job->cdp_prog = prog;
 	}
 	free(cdp_text);
 	param_page_put(dev, page, !ret, job, uq, useq);

@@ -268,6 +268,9 @@ struct vgpu_job {
 					    back (dev->param_lock) */
 	bool done;			 /* status fetched after the end */
 	const struct vgpu_program *printf_prog; /* its kernel prints */
+	/* device-side launches on an asynchronous backend: the area's printf
+	 * records are collected when it has completed (cdp.c) */
+	const struct vgpu_program *cdp_prog;
 	char *printf_text;		 /* what it printed, once collected */
 	uint32_t grid[3], block[3], cluster[3];
 	bool tl_wanted;			 /* VGPU_LAUNCH_TIMELINE */

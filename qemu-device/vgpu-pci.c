@@ -521,6 +521,7 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
               VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
               VGPU_FEAT_PREEMPT | VGPU_FEAT_NULL_PTE | VGPU_FEAT_USER_QUEUES |
               VGPU_FEAT_USER_IRQ | VGPU_FEAT_QUEUE_SWAP |
+              VGPU_FEAT_DEVICE_LAUNCH |
               (s->inject ? VGPU_FEAT_INJECT : 0);
         break;
     case VGPU_REG_CAP_QUEUES:

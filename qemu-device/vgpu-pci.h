@@ -126,6 +126,9 @@ typedef struct VGPUQueue {
     uint32_t exec_gen;      /* @gen when the command in flight was taken */
     VGPUJob *job;           /* launch in flight, NULL otherwise */
     uint32_t abort_pending; /* VGPU_ERR_* aborting the command in flight */
+    uint64_t cdp_area;      /* device-launch area whose children it runs, 0:
+                             * none (L; vgpu-cdp.c) */
+    uint32_t cdp_asid;      /* its address space (L) */
     uint32_t priority;      /* VGPU_QPRIO_*: its launches' claims (L) */
     uint64_t csb;           /* context-save buffer, guest physical (L) */
     int64_t yielded_ns;     /* time the command at HEAD spent waiting before
@@ -304,6 +307,13 @@ void vgpu_queue_inline_locked(VGPUQueue *q);
 void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);
+uint32_t vgpu_launch_grid(VGPUQueue *q, const struct vgpu_cmd_launch *c,
+                          uint64_t root, bool host, uint32_t grid,
+                          struct vgpu_completion *cpl, bool inl);
+
+/* vgpu-cdp.c */
+uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c, uint32_t grid,
+                      uint32_t status, struct vgpu_completion *cpl);
 
 /* vgpu-pool.c */
 void vgpu_queues_wake_locked(VGPUState *s);

@@ -76,6 +76,7 @@ static void vgpu_launch_from_le(struct vgpu_cmd_launch *c)
     c->trace_va = le64_to_cpu(c->trace_va);
     c->trace_size = le32_to_cpu(c->trace_size);
     c->pad2 = le32_to_cpu(c->pad2);
+    c->cdp_area = le64_to_cpu(c->cdp_area);
 }
 
 /* Timeline records and their header are little-endian in guest memory. */
@@ -187,12 +188,36 @@ static uint32_t vgpu_launch_end_locked(VGPUQueue *q, VGPUJob *job,
     return status;
 }
 
+/* The program's and the parameters' sizes of launch @c: 0, or -1 (@exc). */
+static int vgpu_launch_size_check(const struct vgpu_cmd_launch *c,
+                                  struct vgpu_exception_record *exc)
+{
+    if (c->code_size < VGPU_CODE_ALIGN || c->code_size > VGPU_MAX_CODE_BYTES ||
+        c->code_size % VGPU_CODE_ALIGN || c->code_va % VGPU_CODE_ALIGN) {
+        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "program of %u bytes at VA "
+                     "0x%" PRIx64 ": not 16-aligned, or not 16..%u bytes",
+                     c->code_size, (uint64_t)c->code_va, VGPU_MAX_CODE_BYTES);
+        return -1;
+    }
+    if (c->param_size > VGPU_MAX_PARAM_BYTES) {
+        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "parameter buffer of %u "
+                     "bytes exceeds %u", c->param_size, VGPU_MAX_PARAM_BYTES);
+        return -1;
+    }
+    return 0;
+}
+
 /*
- * LAUNCH.  @inl: in the vCPU thread that rang the doorbell; it may leave
- * the launch running (VGPU_STATUS_PENDING, the job in q->step.job).
+ * Run the grid of launch @c (fields checked as a command's, in host
+ * order) in address space @c->asid whose level-3 table is at @root (q->mmu
+ * bound to it): fetch its code and parameters, load it, run it and end it.
+ * @host: a launch from a command, whose device-launch area (if any) gives
+ * it a root grid identifier; else a child of a device-side launch, grid
+ * @grid.  @inl as vgpu_cmd_launch's.  Called and returns without s->lock.
  */
-static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
-                                struct vgpu_completion *cpl, bool inl)
+uint32_t vgpu_launch_grid(VGPUQueue *q, const struct vgpu_cmd_launch *c,
+                          uint64_t root, bool host, uint32_t grid,
+                          struct vgpu_completion *cpl, bool inl)
 {
     VGPUState *s = q->s;
     struct vgpu_exception_record *exc = &cpl->exc;
@@ -201,48 +226,12 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
     g_autofree uint8_t *params = NULL;
     VGPUJob *job;
     struct vgpu_prog *prog = NULL;
-    bool timeline;
-    uint64_t root;
     uint32_t status;
     int i;
 
-    vgpu_launch_from_le(c);
-    timeline = c->launch_flags & VGPU_LAUNCH_TIMELINE;
-    if (c->hdr.flags & ~VGPU_CMD_F_IRQ || c->pad || c->pad2 ||
-        (!timeline && (c->trace_va || c->trace_size)) ||
-        !vgpu_all_zero(c->reserved, sizeof(c->reserved))) {
-        return VGPU_ERR_BAD_COMMAND;
-    }
-    trace_vgpu_launch(q->idx, c->code_va, c->code_size, c->entry, c->grid[0],
-                      c->grid[1], c->grid[2],
-                      (uint64_t)c->block[0] * c->block[1] * c->block[2],
-                      c->asid);
-    if (c->code_size < VGPU_CODE_ALIGN || c->code_size > VGPU_MAX_CODE_BYTES ||
-        c->code_size % VGPU_CODE_ALIGN || c->code_va % VGPU_CODE_ALIGN) {
-        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "program of %u bytes at VA "
-                     "0x%" PRIx64 ": not 16-aligned, or not 16..%u bytes",
-                     c->code_size, (uint64_t)c->code_va, VGPU_MAX_CODE_BYTES);
+    if (vgpu_launch_size_check(c, exc)) {
         return VGPU_ERR_BAD_LAUNCH;
     }
-    if (c->param_size > VGPU_MAX_PARAM_BYTES) {
-        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "parameter buffer of %u "
-                     "bytes exceeds %u", c->param_size, VGPU_MAX_PARAM_BYTES);
-        return VGPU_ERR_BAD_LAUNCH;
-    }
-    if (timeline && (c->trace_va % 8 || c->trace_size % 8 ||
-                     c->trace_size < sizeof(struct vgpu_trace_header) ||
-                     c->trace_size > VGPU_TRACE_MAX_BYTES)) {
-        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "timeline of %u bytes at VA "
-                     "0x%" PRIx64 ": not 8-aligned, or not %zu..%u bytes",
-                     c->trace_size, (uint64_t)c->trace_va,
-                     sizeof(struct vgpu_trace_header), VGPU_TRACE_MAX_BYTES);
-        return VGPU_ERR_BAD_LAUNCH;
-    }
-
-    if (vgpu_mmu_lookup_as(s, c->asid, &root, ctx)) {
-        return vgpu_mmu_error(ctx, exc, "launch: address space");
-    }
-    vgpu_mmu_ctx_bind(ctx, s, c->asid, root);
     code = g_malloc(c->code_size);
     if (vgpu_mmu_copy(ctx, c->code_va, code, c->code_size,
                       VGPU_MMU_ACC_EXEC)) {
@@ -281,6 +270,14 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
         vgpu_job_free(job);
         return VGPU_ERR_BAD_LAUNCH;
     }
+    /* its grid identifier in the device-launch area (vgpu-cdp.c) */
+    if (c->cdp_area && host &&
+        vgpu_cdp_root(&vgpu_mmu_mem_ops, ctx, c->cdp_area, &grid, exc)) {
+        vgpu_job_free(job);
+        return vgpu_mmu_error(ctx, exc, "launch: device-launch area");
+    }
+    job->launch.cdp_area = c->cdp_area;
+    job->launch.cdp_grid = c->cdp_area ? grid : 0;
     /* The unit of work is a cluster (one CTA without cluster dims). */
     job->total = 1; /* a cooperative launch's grid is one group */
     for (i = 0; i < 3 && !(c->launch_flags & VGPU_LAUNCH_COOPERATIVE); i++) {
@@ -292,7 +289,7 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
      */
     job->chunk = s->nthreads == 1 ? job->total : job->total / (s->nthreads * 4);
     job->chunk = MAX(1, MIN(job->chunk, VGPU_CLAIM_MAX));
-    if (timeline) {
+    if (c->launch_flags & VGPU_LAUNCH_TIMELINE) {
         /* Every worker's copy of the launch feeds this one sink. */
         job->sink.capacity = vgpu_trace_capacity(c->trace_size);
         job->sink.rec = g_new(struct vgpu_trace_event, job->sink.capacity);
@@ -307,7 +304,61 @@ static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
         qemu_mutex_unlock(&s->lock);
         return status;
     }
-    return vgpu_launch_end_locked(q, job, c, status, cpl);
+    status = vgpu_launch_end_locked(q, job, c, status, cpl);
+    if (c->cdp_area && host) {
+        /* the grids it launched, and theirs (vgpu-cdp.c) */
+        status = vgpu_cdp_run(q, c, grid, status, cpl);
+    }
+    return status;
+}
+
+/*
+ * LAUNCH.  @inl: in the vCPU thread that rang the doorbell; it may leave
+ * the launch running (VGPU_STATUS_PENDING, the job in q->step.job).  A
+ * launch with a device-launch area is left to the queue thread
+ * (VGPU_STATUS_DEFER): its children run after it.
+ */
+static uint32_t vgpu_cmd_launch(VGPUQueue *q, struct vgpu_cmd_launch *c,
+                                struct vgpu_completion *cpl, bool inl)
+{
+    VGPUState *s = q->s;
+    struct vgpu_exception_record *exc = &cpl->exc;
+    VGPUMMUCtx *ctx = &q->mmu;
+    bool timeline;
+    uint64_t root;
+
+    vgpu_launch_from_le(c);
+    timeline = c->launch_flags & VGPU_LAUNCH_TIMELINE;
+    if (c->hdr.flags & ~VGPU_CMD_F_IRQ || c->pad || c->pad2 ||
+        (!timeline && (c->trace_va || c->trace_size)) ||
+        c->cdp_area % 16) {
+        return VGPU_ERR_BAD_COMMAND;
+    }
+    if (c->cdp_area && inl) {
+        return VGPU_STATUS_DEFER;
+    }
+    trace_vgpu_launch(q->idx, c->code_va, c->code_size, c->entry, c->grid[0],
+                      c->grid[1], c->grid[2],
+                      (uint64_t)c->block[0] * c->block[1] * c->block[2],
+                      c->asid);
+    if (vgpu_launch_size_check(c, exc)) {
+        return VGPU_ERR_BAD_LAUNCH;
+    }
+    if (timeline && (c->trace_va % 8 || c->trace_size % 8 ||
+                     c->trace_size < sizeof(struct vgpu_trace_header) ||
+                     c->trace_size > VGPU_TRACE_MAX_BYTES)) {
+        vgpu_exc_set(exc, VGPU_EXC_BAD_LAUNCH, "timeline of %u bytes at VA "
+                     "0x%" PRIx64 ": not 8-aligned, or not %zu..%u bytes",
+                     c->trace_size, (uint64_t)c->trace_va,
+                     sizeof(struct vgpu_trace_header), VGPU_TRACE_MAX_BYTES);
+        return VGPU_ERR_BAD_LAUNCH;
+    }
+
+    if (vgpu_mmu_lookup_as(s, c->asid, &root, ctx)) {
+        return vgpu_mmu_error(ctx, exc, "launch: address space");
+    }
+    vgpu_mmu_ctx_bind(ctx, s, c->asid, root);
+    return vgpu_launch_grid(q, c, root, true, 0, cpl, inl);
 }
 
 static uint32_t vgpu_cmd_fence(VGPUQueue *q, struct vgpu_cmd_fence *c,

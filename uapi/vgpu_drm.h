@@ -405,9 +405,12 @@ struct drm_vgpu_ext_timeline {
  *
  * Device-side launch (CUDA dynamic parallelism): the kernel reaches the
  * area through SR_CDP_AREA_LO/HI, and the device runs the grids it
- * launches there before the job completes.  Implemented by the sim
- * backend; not yet by vgpu.ko and the QEMU device (they refuse the
- * extension's name with -EINVAL, as any unknown one).
+ * launches there before the job completes.  Only where the device has it
+ * (GET_PARAM VGPU_PARAM_FEATURES has VGPU_FEAT_DEVICE_LAUNCH): elsewhere
+ * the extension is refused with -EINVAL, as an unknown name is (and as
+ * drivers before it refused it).  The area is not checked against the
+ * job's BOs: the device's MMU checks every access, and a bad address is
+ * an exception of that job only.
  */
 struct drm_vgpu_ext_device_launch {
 	struct drm_vgpu_extension base;

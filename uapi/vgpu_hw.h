@@ -821,8 +821,8 @@ _Static_assert(sizeof(struct vgpu_ctx_warp) == 360, "ctx warp layout");
 #define VGPU_FEAT_QUEUE_SWAP (1u << 11)	 /* VGPU_QCTRL_HOLD, VGPU_QCTRL_RESTORE: a queue
 					  * taken off and put back ("Swapping queues") */
 #define VGPU_FEAT_DEVICE_LAUNCH (1u << 12) /* device-side launch: a launch's device-launch
-					    * area (struct vgpu_cdp_header); the sim
-					    * backend's so far, not the QEMU device's */
+					    * area (struct vgpu_cmd_launch's @cdp_area,
+					    * struct vgpu_cdp_header) */
 
 /*
  * ---- Fault injection: a device that misbehaves on purpose ----
@@ -1110,7 +1110,16 @@ struct vgpu_cmd_header {
  *               (8-aligned, write permission), else must be 0
  * @trace_size:  its bytes (at least the header; a multiple of 8), else 0
  * @pad2:        must be 0
- * @reserved:    must be 0
+ * @cdp_area:    GPU VA of the launch's device-launch area (struct
+ *               vgpu_cdp_header, "Device-side launch"): 16-aligned, 0 =
+ *               none; must be 0 unless CAP_FEATURES has
+ *               VGPU_FEAT_DEVICE_LAUNCH (else VGPU_ERR_BAD_COMMAND, as a
+ *               misaligned one).  Its accesses go through the launch's
+ *               address space: a bad one is an exception of this launch.
+ *               The device runs the grids the launch's kernels launched
+ *               there before the command completes; launches on the same
+ *               area (and address space) run their children one tree at
+ *               a time, whatever their queues
  *
  * The timeline is written when the launch ends, whether it completed, raised
  * an exception or was aborted by disabling the queue (not after a device
@@ -1137,7 +1146,7 @@ struct vgpu_cmd_launch {
 	__u64 trace_va;
 	__u32 trace_size;
 	__u32 pad2;
-	__u64 reserved[1];
+	__u64 cdp_area;
 };
 
 /*

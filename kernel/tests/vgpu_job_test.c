@@ -435,6 +435,7 @@ static const struct vgpu_status_case vgpu_status_cases[] = {
 	ST(EXCEPTION, BAD_RETURN, -EIO),
 	ST(EXCEPTION, TRAP, -EIO),
 	ST(EXCEPTION, ASSERT, -EIO),
+	ST(EXCEPTION, DEVICE_LAUNCH, -EIO),
 	ST(BAD_COMMAND, NONE, -EIO),
 	ST(BAD_LAUNCH, BAD_LAUNCH, -EIO),
 	ST(MMU_FAULT, GLOBAL_FAULT, -EFAULT),
@@ -451,7 +452,7 @@ static const struct vgpu_status_case vgpu_status_cases[] = {
 
 /* Every exception code of uapi/vgpu_hw.h has its EXCEPTION case above. */
 #define VGPU_X_COUNT(name, val, str) + 1
-static_assert(0 VGPU_EXC_CODES(VGPU_X_COUNT) == 32);
+static_assert(0 VGPU_EXC_CODES(VGPU_X_COUNT) == 33);
 #undef VGPU_X_COUNT
 
 static void vgpu_status_case_desc(const struct vgpu_status_case *c, char *desc)

@@ -213,29 +213,29 @@ static void vgpu_job_submit_extensions(struct kunit *test)
 	struct drm_vgpu_launch l = s.launch, lt = s.launch;
 	void __user *u = vgpu_test_umem(test, PAGE_SIZE);
 	void __user *edge = vgpu_test_umem_edge(test);
-	u64 uu = (u64)(uintptr_t)u;
+	u64 uu = (u64)(uintptr_t)u, area;
 
 	lt.launch_flags = VGPU_LAUNCH_TIMELINE;
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0, &l, &got), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0, &l, 0, &got, &area), 0);
 	KUNIT_EXPECT_EQ(test, got.size, 0);
 	/* the flag without the extension */
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0, &lt, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0, &lt, 0, &got, &area), -EINVAL);
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &e, sizeof(e)), 0);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, &got), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(16, &l, &got), -EFAULT);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, 0, &got, &area), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(16, &l, 0, &got, &area), -EFAULT);
 	/* the header's last 8 bytes past the mapping */
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 8, &l, &got), -EFAULT);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16, &l, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 8, &l, 0, &got, &area), -EFAULT);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16, &l, 0, &got, &area), -EINVAL);
 
 	/* the timeline: accepted with the flag, refused without */
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, 0, &got, &area), 0);
 	KUNIT_EXPECT_EQ(test, got.va, 0x200000);
 	KUNIT_EXPECT_EQ(test, got.size, 4096);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, 0, &got, &area), -EINVAL);
 	/* its body past the mapping */
 	KUNIT_ASSERT_EQ(test, copy_to_user(edge - 16, &tl, 16), 0);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16, &lt, &got), -EFAULT);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16, &lt, 0, &got, &area), -EFAULT);
 	/* sizes and alignment */
 	{
 		static const struct { u64 va, size; } bad[] = {
@@ -249,24 +249,24 @@ static void vgpu_job_submit_extensions(struct kunit *test)
 			b.va = bad[i].va;
 			b.size = bad[i].size;
 			KUNIT_ASSERT_EQ(test, copy_to_user(u, &b, sizeof(b)), 0);
-			KUNIT_EXPECT_EQ_MSG(test, vgpu_submit_extensions(uu, &lt, &got),
+			KUNIT_EXPECT_EQ_MSG(test, vgpu_submit_extensions(uu, &lt, 0, &got, &area),
 					    -EINVAL, "case %u", i);
 		}
 		tl.size = 32; /* just the header: allowed */
 		KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
-		KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), 0);
+		KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, 0, &got, &area), 0);
 		tl.size = VGPU_TRACE_MAX_BYTES;
 		KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
-		KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), 0);
+		KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, 0, &got, &area), 0);
 	}
 	/* pad, and the same name twice (the chain points at itself) */
 	tl.base.pad = 1;
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, 0, &got, &area), -EINVAL);
 	tl.base.pad = 0;
 	tl.base.next = uu;
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &tl, sizeof(tl)), 0);
-	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, 0, &got, &area), -EINVAL);
 
 	/* in the handler: checked after the arguments, before the device */
 	KUNIT_ASSERT_EQ(test, copy_to_user(u, &e, sizeof(e)), 0);
@@ -276,6 +276,69 @@ static void vgpu_job_submit_extensions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vgpu_ioctl_submit(&t->vdev->drm, &s, t->file), -EFAULT);
 	s.pad = 1;
 	KUNIT_EXPECT_EQ(test, vgpu_ioctl_submit(&t->vdev->drm, &s, t->file), -EINVAL);
+}
+
+/*
+ * The device-launch extension: only where the device reports
+ * VGPU_FEAT_DEVICE_LAUNCH (else -EINVAL, as an unknown name); a non-zero,
+ * 16-aligned area; once; beside the timeline; -EFAULT for a body past the
+ * mapping.
+ */
+static void vgpu_job_submit_ext_device_launch(struct kunit *test)
+{
+	struct drm_vgpu_ext_device_launch dl = {
+		.base.name = VGPU_SUBMIT_EXT_DEVICE_LAUNCH, .area_va = 0x300000,
+	};
+	struct drm_vgpu_ext_timeline tl = {
+		.base.name = VGPU_SUBMIT_EXT_TIMELINE, .va = 0x200000, .size = 4096,
+	}, got;
+	struct drm_vgpu_submit s = vgpu_test_submit_ok();
+	struct drm_vgpu_launch l = s.launch, lt = s.launch;
+	u8 __user *u = vgpu_test_umem(test, PAGE_SIZE);
+	u8 __user *edge = vgpu_test_umem_edge(test);
+	u64 uu = (u64)(uintptr_t)u, area = 1;
+	const u32 feat = VGPU_FEAT_MMU | VGPU_FEAT_DEVICE_LAUNCH;
+	static const u64 bad[] = { 0, 8, 0x300004, 0x30000f };
+
+	lt.launch_flags = VGPU_LAUNCH_TIMELINE;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &dl, sizeof(dl)), 0);
+	/* a device without the feature refuses it */
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, VGPU_FEAT_MMU, &got, &area), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, feat, &got, &area), 0);
+	KUNIT_EXPECT_EQ(test, area, 0x300000);
+	KUNIT_EXPECT_EQ(test, got.size, 0);
+	/* none: 0 */
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(0, &l, feat, &got, &area), 0);
+	KUNIT_EXPECT_EQ(test, area, 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct drm_vgpu_ext_device_launch b = dl;
+
+		b.area_va = bad[i];
+		KUNIT_ASSERT_EQ(test, copy_to_user(u, &b, sizeof(b)), 0);
+		KUNIT_EXPECT_EQ_MSG(test, vgpu_submit_extensions(uu, &l, feat, &got, &area),
+				    -EINVAL, "area 0x%llx", bad[i]);
+	}
+	/* pad */
+	dl.base.pad = 1;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &dl, sizeof(dl)), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, feat, &got, &area), -EINVAL);
+	dl.base.pad = 0;
+	/* twice (the chain points at itself) */
+	dl.base.next = uu;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &dl, sizeof(dl)), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &l, feat, &got, &area), -EINVAL);
+	/* beside the timeline: both taken */
+	dl.base.next = uu + 64;
+	KUNIT_ASSERT_EQ(test, copy_to_user(u, &dl, sizeof(dl)), 0);
+	KUNIT_ASSERT_EQ(test, copy_to_user(u + 64, &tl, sizeof(tl)), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions(uu, &lt, feat, &got, &area), 0);
+	KUNIT_EXPECT_EQ(test, area, 0x300000);
+	KUNIT_EXPECT_EQ(test, got.va, 0x200000);
+	/* its area past the mapping */
+	dl.base.next = 0;
+	KUNIT_ASSERT_EQ(test, copy_to_user(edge - 16, &dl, 16), 0);
+	KUNIT_EXPECT_EQ(test, vgpu_submit_extensions((u64)(uintptr_t)edge - 16, &l, feat, &got,
+						     &area), -EFAULT);
 }
 
 /* BO handles: -ENOENT for one the file does not hold, -EFAULT unreadable. */
@@ -357,6 +420,7 @@ static struct kunit_case vgpu_submit_cases[] = {
 	KUNIT_CASE(vgpu_job_get_job_exception_copy),
 	KUNIT_CASE(vgpu_job_submit_check),
 	KUNIT_CASE(vgpu_job_submit_extensions),
+	KUNIT_CASE(vgpu_job_submit_ext_device_launch),
 	KUNIT_CASE(vgpu_job_submit_bo_handles),
 	KUNIT_CASE(vgpu_job_submit_syncs),
 	{}

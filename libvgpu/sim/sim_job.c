@@ -529,7 +529,8 @@ static int sim_submit_check(const struct drm_vgpu_submit *args)
 }
 
 /* vgpu_submit_extensions() */
-static int sim_submit_extensions(uint64_t ext, const struct drm_vgpu_launch *l,
+static int sim_submit_extensions(const struct vgpu_sim *sim, uint64_t ext,
+				 const struct drm_vgpu_launch *l,
 				 struct drm_vgpu_ext_timeline *tl, uint64_t *cdp_area)
 {
 	const struct drm_vgpu_extension *e;
@@ -549,7 +550,8 @@ static int sim_submit_extensions(uint64_t ext, const struct drm_vgpu_launch *l,
 		if (e->name == VGPU_SUBMIT_EXT_DEVICE_LAUNCH) {
 			const struct drm_vgpu_ext_device_launch *d = (const void *)e;
 
-			if (!d->area_va || d->area_va % 16)
+			/* as vgpu.ko: only where the device has the feature */
+			if (sim->no_device_launch || !d->area_va || d->area_va % 16)
 				return -EINVAL;
 			*cdp_area = d->area_va;
 			continue;
@@ -583,7 +585,7 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	ret = sim_submit_check(args);
 	if (ret)
 		return ret;
-	ret = sim_submit_extensions(args->extensions, &args->launch, &tl, &cdp_area);
+	ret = sim_submit_extensions(sim, args->extensions, &args->launch, &tl, &cdp_area);
 	if (ret)
 		return ret;
 	q = sim_queue_lookup(sim, args->queue);

@@ -151,7 +151,8 @@ static uint32_t sim_uq_exec(struct vgpu_sim *sim, const uint8_t *raw,
 		uint32_t st;
 
 		memcpy(&c, raw, sizeof(c));
-		if (c.pad || c.pad2 || c.reserved[0] ||
+		if (c.pad || c.pad2 || c.cdp_area % 16 ||
+		    (c.cdp_area && sim->no_device_launch) ||
 		    c.launch_flags & ~VGPU_LAUNCH_FLAGS_MASK ||
 		    (!(c.launch_flags & VGPU_LAUNCH_TIMELINE) &&
 		     (c.trace_va || c.trace_size)))
@@ -161,7 +162,7 @@ static uint32_t sim_uq_exec(struct vgpu_sim *sim, const uint8_t *raw,
 #undef X
 		tl.va = c.trace_va;
 		tl.size = c.trace_size;
-		st = vgpu_sim_run(sim, &l, &tl, 0, &cpl->exc, &insns, &cycles);
+		st = vgpu_sim_run(sim, &l, &tl, c.cdp_area, &cpl->exc, &insns, &cycles);
 		cpl->warp_insns = insns;
 		return st;
 	}

@@ -137,7 +137,7 @@ TEST_F(device, malformed_commands_complete_with_bad_command)
 	memcpy(bufs[n], raw, sizeof(raw));
 	cmds[n] = bufs[n], n++;
 	l = store_cmd(&st, 1, 4);
-	l.reserved[0] = 5;
+	l.cdp_area = 5; /* a device-launch area not 16-aligned */
 	memcpy(bufs[n], &l, sizeof(l));
 	cmds[n] = bufs[n], n++;
 	l = store_cmd(&st, 1, 4);

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vgpu-pci device-side launch (CUDA dynamic parallelism, uapi/vgpu_hw.h
+ * "Device-side launch"): after a launch with a device-launch area
+ * (struct vgpu_cmd_launch's @cdp_area) has run its grid, its queue thread
+ * runs the grids it launched there, each with its own children before the
+ * next, in the order the core's vgpu_cdp_next() gives them (the sim
+ * backend's order too, libvgpu/sim/sim_job.c).  Each child is a launch of
+ * its own on the pool (vgpu_launch_grid: code and parameters fetched
+ * through the launch's address space, checked as a command's), taking the
+ * flags, seed and budget of its parent and the watchdog anew.
+ *
+ * The children of one area use its local memory and printf buffer: two
+ * trees on the same area (of the same address space) would corrupt each
+ * other's, so a queue runs its tree's children only while no other queue
+ * runs children on that area (q->cdp_area); the grids from the host run
+ * concurrently as any.  Between two children the queue looks at a reset
+ * (the command is void: nothing more is written) and at a disable or
+ * abort (the command ends VGPU_ERR_ABORTED, what is left is cancelled).
+ *
+ * A forged area or record is an exception of this launch only
+ * (VGPU_EXC_DEVICE_LAUNCH, or an MMU fault of the area), never a crash.
+ */
+#include "qemu/osdep.h"
+#include "qemu/timer.h"
+#include "hw/pci/pci.h"
+#include "vgpu-pci.h"
+#include "trace.h"
+
+/* Whether the command of @q is to stop: 0, or its status (@exc set). s->lock held. */
+static uint32_t vgpu_cdp_stop_locked(VGPUQueue *q, struct vgpu_exception_record *exc)
+{
+    if (q->exec_gen != q->gen) {
+        return VGPU_ERR_ABORTED; /* reset: the command is void */
+    }
+    if (q->abort_pending || q->s->exiting) {
+        vgpu_exc_set(exc, VGPU_EXC_ABORTED,
+                     "launch aborted: queue disabled (device-side launches)");
+        return q->abort_pending ? q->abort_pending : VGPU_ERR_ABORTED;
+    }
+    return 0;
+}
+
+static uint32_t vgpu_cdp_stop(VGPUQueue *q, struct vgpu_exception_record *exc)
+{
+    uint32_t st;
+
+    qemu_mutex_lock(&q->s->lock);
+    st = vgpu_cdp_stop_locked(q, exc);
+    qemu_mutex_unlock(&q->s->lock);
+    return st;
+}
+
+/* Whether a reset voided the command of @q (nothing more is written). */
+static bool vgpu_cdp_void(VGPUQueue *q)
+{
+    bool v;
+
+    qemu_mutex_lock(&q->s->lock);
+    v = q->exec_gen != q->gen;
+    qemu_mutex_unlock(&q->s->lock);
+    return v;
+}
+
+/* A failure of vgpu_cdp_next(): its status, the fault described. */
+static uint32_t vgpu_cdp_error(VGPUQueue *q, struct vgpu_exception_record *exc)
+{
+    if (exc->code == VGPU_EXC_GLOBAL_FAULT && q->mmu.fault_reason) {
+        vgpu_mmu_fault_record(&q->mmu, exc);
+        return VGPU_ERR_MMU_FAULT;
+    }
+    return VGPU_ERR_EXCEPTION;
+}
+
+/*
+ * The grids grid @grid launched in the area of @parent (the launch they
+ * take their flags, seed and budget from), @depth deep, each with its own.
+ * Without s->lock; q->mmu bound to the launch's address space.
+ */
+static uint32_t vgpu_cdp_children(VGPUQueue *q, const struct vgpu_cmd_launch *parent,
+                                  uint32_t grid, uint32_t depth,
+                                  struct vgpu_completion *cpl)
+{
+    const struct vgpu_mem_ops *mem = &vgpu_mmu_mem_ops;
+    uint64_t area = parent->cdp_area;
+    struct vgpu_exception_record *exc = &cpl->exc;
+
+    for (;;) {
+        struct vgpu_cdp_child ch;
+        struct vgpu_cmd_launch c;
+        uint64_t before = cpl->warp_insns;
+        uint32_t status = vgpu_cdp_stop(q, exc);
+        int r;
+
+        if (status) {
+            if (!vgpu_cdp_void(q)) {
+                vgpu_cdp_cancel(mem, &q->mmu, area, grid);
+            }
+            return status;
+        }
+        q->mmu.fault_reason = 0;
+        r = vgpu_cdp_next(mem, &q->mmu, area, grid, depth, &ch, exc);
+        if (r < 0) {
+            trace_vgpu_cdp_bad(q->idx, grid, exc->code, exc->addr);
+            status = vgpu_cdp_error(q, exc);
+            vgpu_cdp_cancel(mem, &q->mmu, area, grid);
+            return status;
+        }
+        if (!r) {
+            return VGPU_ERR_NONE;
+        }
+        trace_vgpu_cdp_child(q->idx, grid, ch.record, depth, ch.code_va,
+                             ch.grid[0], ch.grid[1], ch.grid[2]);
+        c = (struct vgpu_cmd_launch) {
+            .hdr = parent->hdr,
+            .code_va = ch.code_va,
+            .code_size = ch.code_size,
+            .entry = ch.entry,
+            .grid = { ch.grid[0], ch.grid[1], ch.grid[2] },
+            .block = { ch.block[0], ch.block[1], ch.block[2] },
+            .smem_bytes = ch.smem_bytes,
+            .param_va = ch.param_va,
+            .param_size = ch.param_size,
+            .asid = parent->asid,
+            .launch_flags = parent->launch_flags &
+                            ~(VGPU_LAUNCH_TIMELINE | VGPU_LAUNCH_COOPERATIVE),
+            .seed = parent->seed,
+            .budget = parent->budget,
+            .cdp_area = area,
+        };
+        status = vgpu_launch_grid(q, &c, q->mmu.root, false, ch.record, cpl, false);
+        cpl->warp_insns += before;
+        if (status == VGPU_ERR_NONE) {
+            status = vgpu_cdp_children(q, &c, ch.record, depth + 1, cpl);
+        }
+        if (status == VGPU_ERR_ABORTED && vgpu_cdp_void(q)) {
+            return status; /* reset: nothing more is written */
+        }
+        if (status != VGPU_ERR_NONE) { /* what it and its parent launched is void */
+            vgpu_cdp_cancel(mem, &q->mmu, area, ch.record);
+        }
+        vgpu_cdp_done(mem, &q->mmu, area, ch.record);
+        if (status != VGPU_ERR_NONE) {
+            vgpu_cdp_cancel(mem, &q->mmu, area, grid);
+            return status;
+        }
+    }
+}
+
+/* Whether another queue runs children on @q's area. s->lock held. */
+static bool vgpu_cdp_area_busy_locked(VGPUQueue *q, uint32_t asid, uint64_t area)
+{
+    VGPUState *s = q->s;
+    uint32_t i;
+
+    for (i = 0; i < s->nqueues; i++) {
+        VGPUQueue *o = &s->queues[i];
+
+        if (o != q && o->cdp_area == area && o->cdp_asid == asid) {
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c, uint32_t grid,
+                      uint32_t status, struct vgpu_completion *cpl)
+{
+    VGPUState *s = q->s;
+    uint32_t i, st;
+
+    qemu_mutex_lock(&s->lock);
+    if (status != VGPU_ERR_NONE) {
+        /* what the failed grid launched does not run (unless void) */
+        bool live = q->exec_gen == q->gen;
+
+        qemu_mutex_unlock(&s->lock);
+        if (live) {
+            vgpu_cdp_cancel(&vgpu_mmu_mem_ops, &q->mmu, c->cdp_area, grid);
+        }
+        return status;
+    }
+    /* one tree at a time on an area */
+    while (!(st = vgpu_cdp_stop_locked(q, &cpl->exc)) &&
+           vgpu_cdp_area_busy_locked(q, c->asid, c->cdp_area)) {
+        qemu_cond_timedwait(&q->cond, &s->lock, 10);
+    }
+    if (st) {
+        bool live = q->exec_gen == q->gen;
+
+        qemu_mutex_unlock(&s->lock);
+        if (live) {
+            vgpu_cdp_cancel(&vgpu_mmu_mem_ops, &q->mmu, c->cdp_area, grid);
+        }
+        return st;
+    }
+    q->cdp_area = c->cdp_area;
+    q->cdp_asid = c->asid;
+    qemu_mutex_unlock(&s->lock);
+
+    status = vgpu_cdp_children(q, c, grid, 1, cpl);
+
+    qemu_mutex_lock(&s->lock);
+    q->cdp_area = 0;
+    for (i = 0; i < s->nqueues; i++) {
+        qemu_cond_broadcast(&s->queues[i].cond);
+    }
+    qemu_mutex_unlock(&s->lock);
+    return status;
+}
