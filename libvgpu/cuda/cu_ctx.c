@@ -387,9 +387,12 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
  * or once a kernel that calls malloc or free has been launched in the
  * context (as CUDA documents), CUDA_ERROR_INVALID_VALUE.
  * CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT sizes the device-launch area
- * (libvgpu/cdp.c: 1..65536; above 2048 only before the first launch of a
- * kernel that launches kernels).
+ * (libvgpu/cdp.c: 32..65536, a smaller value is 32 as on an H200
+ * (tests/cuda/real-gpu/cdp-h200-2026-11-30/probe_depth_limit); above 2048
+ * only before the first launch of a kernel that launches kernels).
  */
+#define CUV_CDP_MIN_PENDING 32u
+
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
 	struct CUctx_st *ctx;
@@ -404,11 +407,14 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 		return vgpu_device_set_heap_size(ctx->dev, bytes) ? CUDA_ERROR_INVALID_VALUE :
 								   CUDA_SUCCESS;
 	}
-	if (limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) /* the device-launch area's */
-		return value < 1 || value > VGPU_CDP_MAX_PENDING ||
-				       vgpu_device_set_cdp_pending(ctx->dev, (uint32_t)value) ?
+	if (limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) { /* the device-launch area's */
+		/* below 32 it is 32, as an H200 reads it back */
+		size_t n = value < CUV_CDP_MIN_PENDING ? CUV_CDP_MIN_PENDING : value;
+
+		return n > VGPU_CDP_MAX_PENDING || vgpu_device_set_cdp_pending(ctx->dev, (uint32_t)n) ?
 			       CUDA_ERROR_INVALID_VALUE :
 			       CUDA_SUCCESS;
+	}
 	l = limit_of(ctx, limit);
 	if (!l)
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;

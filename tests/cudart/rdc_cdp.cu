@@ -254,35 +254,41 @@ __global__ void pend(int *log, int *errs, int n)
 /*
  * cudaLimitDevRuntimePendingLaunchCount: a grid's children wait for it to
  * end on vGPU, so all its launches are pending; past the limit
- * cudaErrorLaunchPendingCountExceeded (the H200 ran all 8 under a limit of
- * 4: its children had started, so fewer were pending).
+ * cudaErrorLaunchPendingCountExceeded.  Below 32 the limit is 32, as an
+ * H200 reads it back (probe_depth_limit; so its 8 launches under a limit
+ * of 4 all ran: probe.cu).
  */
 static int test_pending_limit(void)
 {
-	int *log = nullptr, *errs = nullptr, e[8], n = 0;
+	int *log = nullptr, *errs = nullptr, e[40], n = 0;
 	size_t lim = 0;
 
 	CDP_OR_SKIP();
 	CHECK_OK(cudaDeviceGetLimit(&lim, cudaLimitDevRuntimePendingLaunchCount));
 	CHECK(lim == 2048);
+	/* below 32 it reads 32, as on the H200 (probe_depth_limit) */
 	CHECK_OK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 4));
 	CHECK_OK(cudaDeviceGetLimit(&lim, cudaLimitDevRuntimePendingLaunchCount));
-	CHECK(lim == 4);
-	CHECK_OK(cudaMalloc(&log, 64));
+	CHECK(lim == 32);
+	CHECK_OK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 33));
+	CHECK_OK(cudaDeviceGetLimit(&lim, cudaLimitDevRuntimePendingLaunchCount));
+	CHECK(lim == 33);
+	CHECK_OK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 32));
+	CHECK_OK(cudaMalloc(&log, 4 * 72));
 	CHECK_OK(cudaMalloc(&errs, sizeof(e)));
 	CHECK_OK(cudaMemcpyToSymbol(order_ctr, &n, sizeof(n)));
-	pend<<<1, 1>>>(log, errs, 8);
+	pend<<<1, 1>>>(log, errs, 40);
 	CHECK_OK(cudaDeviceSynchronize());
 	CHECK_OK(cudaMemcpy(e, errs, sizeof(e), cudaMemcpyDeviceToHost));
 	CHECK_OK(cudaMemcpyFromSymbol(&n, order_ctr, sizeof(n)));
-	for (int i = 0; i < 8; i++)
-		CHECK(e[i] == (i < 4 ? cudaSuccess : cudaErrorLaunchPendingCountExceeded));
-	CHECK(n == 4);
-	/* the slots are free again: the next grid launches 4 again */
-	pend<<<1, 1>>>(log, errs, 4);
+	for (int i = 0; i < 40; i++)
+		CHECK(e[i] == (i < 32 ? cudaSuccess : cudaErrorLaunchPendingCountExceeded));
+	CHECK(n == 32);
+	/* the slots are free again: the next grid launches 32 again */
+	pend<<<1, 1>>>(log, errs, 32);
 	CHECK_OK(cudaDeviceSynchronize());
 	CHECK_OK(cudaMemcpy(e, errs, sizeof(e), cudaMemcpyDeviceToHost));
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 32; i++)
 		CHECK(e[i] == cudaSuccess);
 	CHECK_OK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 2048));
 	CHECK_OK(cudaFree(log));
