@@ -32,7 +32,7 @@ INL void pair_set(struct vgpu_warp *w, uint16_t row, uint32_t l, double x)
 }
 
 #define DALU(name, expr)                                                       \
-	EXEC_EXT(name)                                                         \
+	VGPU_EXEC_PROTO(name)                                                         \
 	{                                                                      \
 		VGPU_LANES(em, l, {                                                 \
 			double a = pair_get(w, d->ra, l), b = pair_get(w, d->rb, l); \
@@ -58,7 +58,7 @@ DALU(vgpu_exec_dmul, DNAN(d->mod[0] ? vgpu_dround_mul(a, b, d->mod[0]) : a * b))
 DALU(vgpu_exec_ddiv, d->mod[0] ? vgpu_dround_div(a, b, d->mod[0]) : a / b)
 DALU(vgpu_exec_dmnmx, dmnmx(a, b, d->mod[0]))
 
-EXEC_EXT(vgpu_exec_dfma)
+VGPU_EXEC_PROTO(vgpu_exec_dfma)
 {
 	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l), y = pair_get(w, d->rb, l), z = pair_get(w, d->rc, l);
@@ -79,7 +79,7 @@ EXEC_EXT(vgpu_exec_dfma)
 }
 
 /* DSETP: ordered comparisons of doubles (false with a NaN, but NE), as FSETP */
-EXEC_EXT(vgpu_exec_dsetp)
+VGPU_EXEC_PROTO(vgpu_exec_dsetp)
 {
 	uint32_t m = 0;
 
@@ -104,7 +104,7 @@ EXEC_EXT(vgpu_exec_dsetp)
 }
 
 /* F2D: f32 -> f64, exact (a signalling NaN comes out quiet) */
-EXEC_EXT(vgpu_exec_f2d)
+VGPU_EXEC_PROTO(vgpu_exec_f2d)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
@@ -113,7 +113,7 @@ EXEC_EXT(vgpu_exec_f2d)
 }
 
 /* D2F: f64 -> f32, rounded to nearest even */
-EXEC_EXT(vgpu_exec_d2f)
+VGPU_EXEC_PROTO(vgpu_exec_d2f)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 
@@ -126,7 +126,7 @@ EXEC_EXT(vgpu_exec_d2f)
 }
 
 /* I2D.S32|U32: a 32-bit integer to f64 (exact) */
-EXEC_EXT(vgpu_exec_i2d)
+VGPU_EXEC_PROTO(vgpu_exec_i2d)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra);
 
@@ -175,7 +175,7 @@ INL uint64_t idiv64(uint64_t a, uint64_t b, unsigned type, bool rem)
 }
 
 #define IDIV64(name, rem)                                                      \
-	EXEC_EXT(name)                                                         \
+	VGPU_EXEC_PROTO(name)                                                         \
 	{                                                                      \
 		VGPU_LANES(em, l, {                                                 \
 			uint64_t a = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l]; \
@@ -190,7 +190,7 @@ IDIV64(vgpu_exec_idiv64, false)
 IDIV64(vgpu_exec_irem64, true)
 
 /* DSQRT, DRCP: correctly rounded (sqrt.rn.f64, rcp.rn.f64) */
-EXEC_EXT(vgpu_exec_dsqrt)
+VGPU_EXEC_PROTO(vgpu_exec_dsqrt)
 {
 	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l);
@@ -200,7 +200,7 @@ EXEC_EXT(vgpu_exec_dsqrt)
 	return VGPU_X_NEXT;
 }
 
-EXEC_EXT(vgpu_exec_drcp)
+VGPU_EXEC_PROTO(vgpu_exec_drcp)
 {
 	VGPU_LANES(em, l, {
 		double x = pair_get(w, d->ra, l);
@@ -211,7 +211,7 @@ EXEC_EXT(vgpu_exec_drcp)
 }
 
 /* L2D.U32|S32: a 64-bit integer (pair) to f64, rounded to nearest even */
-EXEC_EXT(vgpu_exec_l2d)
+VGPU_EXEC_PROTO(vgpu_exec_l2d)
 {
 	VGPU_LANES(em, l, {
 		uint64_t v = (uint64_t)vgpu_reg(w, d->ra + 1u)[l] << 32 | vgpu_reg(w, d->ra)[l];
@@ -242,7 +242,7 @@ INL uint64_t d2l(double x, unsigned type)
 	return (uint64_t)x;
 }
 
-EXEC_EXT(vgpu_exec_d2l)
+VGPU_EXEC_PROTO(vgpu_exec_d2l)
 {
 	VGPU_LANES(em, l, {
 		uint64_t v = d2l(vgpu_dround_int(pair_get(w, d->ra, l), d->mod[1]), d->mod[0]);
@@ -253,7 +253,7 @@ EXEC_EXT(vgpu_exec_d2l)
 	return VGPU_X_NEXT;
 }
 
-EXEC_EXT(vgpu_exec_d2i)
+VGPU_EXEC_PROTO(vgpu_exec_d2i)
 {
 	uint32_t *rd = vgpu_reg(w, d->rd);
 

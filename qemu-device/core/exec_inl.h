@@ -33,8 +33,6 @@
 					     struct vgpu_warp *w,              \
 					     const struct vgpu_dinsn *d,       \
 					     uint32_t em)
-/* one the dispatch table of another file names: not cloned (below) */
-#define EXEC_EXT(name) VGPU_EXEC_PROTO(name)
 
 /*
  * exec_f64.c's instruction functions, for exec.c's table.  Not cloned for
