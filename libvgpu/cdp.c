@@ -79,7 +79,11 @@ static int cdp_create(struct vgpu_device *dev)
 	*(struct vgpu_printf_header *)dev->cdp_printf_map = (struct vgpu_printf_header){
 		.capacity = VGPU_PRINTF_BYTES - sizeof(struct vgpu_printf_header),
 	};
-	memset(dev->cdp_map, 0, size); /* every slot FREE */
+	memset(dev->cdp_map, 0, size); /* every slot FREE, of no grid */
+	for (uint32_t i = 0; i < cap; i++)
+		vgpu_put_le32(dev->cdp_map + VGPU_CDP_HEADER_BYTES +
+				      (uint64_t)i * VGPU_CDP_SLOT_BYTES + 8,
+			      VGPU_CDP_NO_GRID);
 	dev->cdp_size = size;
 	dev->cdp_capacity = cap;
 	vgpu_put_le32(dev->cdp_map, n);

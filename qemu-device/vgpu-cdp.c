@@ -4,8 +4,8 @@
  * "Device-side launch"): after a launch with a device-launch area
  * (struct vgpu_cmd_launch's @cdp_area) has run its grid, its queue thread
  * runs the grids it launched there, each with its own children before the
- * next, in the order the core's vgpu_cdp_next() gives them (the sim
- * backend's order too, libvgpu/sim/sim_job.c).  Each child is a launch of
+ * next, in the order the core's walk (vgpu_cdp_walk_next()) gives them
+ * (the sim backend's order too, libvgpu/sim/sim_job.c).  Each child is a launch of
  * its own on the pool (vgpu_launch_grid: code and parameters fetched
  * through the launch's address space, checked as a command's), taking the
  * flags, seed and budget of its parent and the watchdog anew.
@@ -62,7 +62,7 @@ static bool vgpu_cdp_void(VGPUQueue *q)
     return v;
 }
 
-/* A failure of vgpu_cdp_next(): its status, the fault described. */
+/* A failure of vgpu_cdp_walk_next(): its status, the fault described. */
 static uint32_t vgpu_cdp_error(VGPUQueue *q, struct vgpu_exception_record *exc)
 {
     if (exc->code == VGPU_EXC_GLOBAL_FAULT && q->mmu.fault_reason) {
@@ -73,16 +73,14 @@ static uint32_t vgpu_cdp_error(VGPUQueue *q, struct vgpu_exception_record *exc)
 }
 
 /*
- * The grids grid @grid launched in the area of @parent (the launch they
- * take their flags, seed and budget from), @depth deep, each with its own.
+ * The grids of the tree of launch @root (its grid has run), one at a time
+ * in the order of walk @w, each taking @root's flags, seed and budget.
  * Without s->lock; q->mmu bound to the launch's address space.
  */
-static uint32_t vgpu_cdp_children(VGPUQueue *q, const struct vgpu_cmd_launch *parent,
-                                  uint32_t grid, uint32_t depth,
+static uint32_t vgpu_cdp_children(VGPUQueue *q, const struct vgpu_cmd_launch *root,
+                                  struct vgpu_cdp_walk *w,
                                   struct vgpu_completion *cpl)
 {
-    const struct vgpu_mem_ops *mem = &vgpu_mmu_mem_ops;
-    uint64_t area = parent->cdp_area;
     struct vgpu_exception_record *exc = &cpl->exc;
 
     for (;;) {
@@ -94,54 +92,35 @@ static uint32_t vgpu_cdp_children(VGPUQueue *q, const struct vgpu_cmd_launch *pa
 
         if (status) {
             if (!vgpu_cdp_void(q)) {
-                vgpu_cdp_cancel(mem, &q->mmu, area, grid);
+                vgpu_cdp_walk_cancel(w);
             }
             return status;
         }
         q->mmu.fault_reason = 0;
-        r = vgpu_cdp_next(mem, &q->mmu, area, grid, depth, &ch, exc);
+        r = vgpu_cdp_walk_next(w, &ch, exc);
         if (r < 0) {
-            trace_vgpu_cdp_bad(q->idx, grid, exc->code, exc->addr);
-            status = vgpu_cdp_error(q, exc);
-            vgpu_cdp_cancel(mem, &q->mmu, area, grid);
-            return status;
+            trace_vgpu_cdp_bad(q->idx, w->root, exc->code, exc->addr);
+            return vgpu_cdp_error(q, exc);
         }
         if (!r) {
             return VGPU_ERR_NONE;
         }
-        trace_vgpu_cdp_child(q->idx, grid, ch.record, depth, ch.code_va,
+        trace_vgpu_cdp_child(q->idx, w->lv[w->depth - 1].grid, ch.record,
+                             w->depth, ch.code_va,
                              ch.grid[0], ch.grid[1], ch.grid[2]);
         c = (struct vgpu_cmd_launch) {
-            .hdr = parent->hdr,
-            .code_va = ch.code_va,
-            .code_size = ch.code_size,
-            .entry = ch.entry,
-            .grid = { ch.grid[0], ch.grid[1], ch.grid[2] },
-            .block = { ch.block[0], ch.block[1], ch.block[2] },
-            .smem_bytes = ch.smem_bytes,
-            .param_va = ch.param_va,
-            .param_size = ch.param_size,
-            .asid = parent->asid,
-            .launch_flags = parent->launch_flags &
-                            ~(VGPU_LAUNCH_TIMELINE | VGPU_LAUNCH_COOPERATIVE),
-            .seed = parent->seed,
-            .budget = parent->budget,
-            .cdp_area = area,
+            .hdr = root->hdr,
+            .asid = root->asid,
+            .cdp_area = w->area,
         };
+        VGPU_CDP_CHILD_LAUNCH(&c, &ch, root);
         status = vgpu_launch_grid(q, &c, q->mmu.root, false, ch.record, cpl, false);
         cpl->warp_insns += before;
-        if (status == VGPU_ERR_NONE) {
-            status = vgpu_cdp_children(q, &c, ch.record, depth + 1, cpl);
-        }
         if (status == VGPU_ERR_ABORTED && vgpu_cdp_void(q)) {
             return status; /* reset: nothing more is written */
         }
-        if (status != VGPU_ERR_NONE) { /* what it and its parent launched is void */
-            vgpu_cdp_cancel(mem, &q->mmu, area, ch.record);
-        }
-        vgpu_cdp_done(mem, &q->mmu, area, ch.record);
-        if (status != VGPU_ERR_NONE) {
-            vgpu_cdp_cancel(mem, &q->mmu, area, grid);
+        if (status != VGPU_ERR_NONE) { /* what the tree launched is void */
+            vgpu_cdp_walk_cancel(w);
             return status;
         }
     }
@@ -163,8 +142,9 @@ static bool vgpu_cdp_area_busy_locked(VGPUQueue *q, uint32_t asid, uint64_t area
     return false;
 }
 
-uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c, uint32_t grid,
-                      uint32_t status, struct vgpu_completion *cpl)
+uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c,
+                      struct vgpu_cdp_walk *w, uint32_t status,
+                      struct vgpu_completion *cpl)
 {
     VGPUState *s = q->s;
     uint32_t i, st;
@@ -176,8 +156,9 @@ uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c, uint32_t gr
 
         qemu_mutex_unlock(&s->lock);
         if (live) {
-            vgpu_cdp_cancel(&vgpu_mmu_mem_ops, &q->mmu, c->cdp_area, grid);
+            vgpu_cdp_walk_cancel(w);
         }
+        vgpu_cdp_walk_end(w);
         return status;
     }
     /* one tree at a time on an area */
@@ -190,15 +171,17 @@ uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c, uint32_t gr
 
         qemu_mutex_unlock(&s->lock);
         if (live) {
-            vgpu_cdp_cancel(&vgpu_mmu_mem_ops, &q->mmu, c->cdp_area, grid);
+            vgpu_cdp_walk_cancel(w);
         }
+        vgpu_cdp_walk_end(w);
         return st;
     }
     q->cdp_area = c->cdp_area;
     q->cdp_asid = c->asid;
     qemu_mutex_unlock(&s->lock);
 
-    status = vgpu_cdp_children(q, c, grid, 1, cpl);
+    status = vgpu_cdp_children(q, c, w, cpl);
+    vgpu_cdp_walk_end(w);
 
     qemu_mutex_lock(&s->lock);
     q->cdp_area = 0;

@@ -312,8 +312,9 @@ uint32_t vgpu_launch_grid(VGPUQueue *q, const struct vgpu_cmd_launch *c,
                           struct vgpu_completion *cpl, bool inl);
 
 /* vgpu-cdp.c */
-uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c, uint32_t grid,
-                      uint32_t status, struct vgpu_completion *cpl);
+uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c,
+                      struct vgpu_cdp_walk *w, uint32_t status,
+                      struct vgpu_completion *cpl);
 
 /* vgpu-pool.c */
 void vgpu_queues_wake_locked(VGPUState *s);

@@ -226,6 +226,7 @@ uint32_t vgpu_launch_grid(VGPUQueue *q, const struct vgpu_cmd_launch *c,
     g_autofree uint8_t *params = NULL;
     VGPUJob *job;
     struct vgpu_prog *prog = NULL;
+    struct vgpu_cdp_walk walk;
     uint32_t status;
     int i;
 
@@ -272,7 +273,8 @@ uint32_t vgpu_launch_grid(VGPUQueue *q, const struct vgpu_cmd_launch *c,
     }
     /* its grid identifier in the device-launch area (vgpu-cdp.c) */
     if (c->cdp_area && host &&
-        vgpu_cdp_root(&vgpu_mmu_mem_ops, ctx, c->cdp_area, &grid, exc)) {
+        vgpu_cdp_walk_start(&walk, &vgpu_mmu_mem_ops, ctx, c->cdp_area, &grid,
+                            exc)) {
         vgpu_job_free(job);
         return vgpu_mmu_error(ctx, exc, "launch: device-launch area");
     }
@@ -307,7 +309,7 @@ uint32_t vgpu_launch_grid(VGPUQueue *q, const struct vgpu_cmd_launch *c,
     status = vgpu_launch_end_locked(q, job, c, status, cpl);
     if (c->cdp_area && host) {
         /* the grids it launched, and theirs (vgpu-cdp.c) */
-        status = vgpu_cdp_run(q, c, grid, status, cpl);
+        status = vgpu_cdp_run(q, c, &walk, status, cpl);
     }
     return status;
 }

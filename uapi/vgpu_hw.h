@@ -1395,18 +1395,23 @@ _Static_assert(sizeof(struct vgpu_completion) == 336, "completion layout");
  * @seq order, then the tail launches in @seq order, each (with its own
  * children, the same way) before the next; a record's grid identifier is
  * its slot index, a launch from the host gets VGPU_CDP_ROOT | the
- * header's @roots (atomically incremented).  Slots are FREE again when
- * their grid is done (ALLOC ones left by the parent too).  A record that
- * names no kernel descriptor, a bad shape, nesting deeper than
- * VGPU_CDP_MAX_DEPTH or an access fault is an exception of the launch
- * (the device runtime refuses such launches before they get there).
+ * header's @roots (atomically incremented).  The device looks for a
+ * grid's records only in the slots taken while it ran (the @cursor values
+ * between its start and its end).  Slots are FREE again when their grid
+ * is done (ALLOC ones left by the parent too), their @parent then
+ * VGPU_CDP_NO_GRID (the host makes every slot so).  The nesting has no
+ * limit but the slots: a grid whose children run holds its slot.  A
+ * record that names no kernel descriptor, a bad shape (a grid that the
+ * kernel's cluster shape does not tile among them) or an access fault is
+ * an exception of the launch (the device runtime refuses such launches
+ * before they get there).
  */
 #define VGPU_CDP_RECORD_BYTES 64u
 #define VGPU_CDP_MAX_PARAM 4096u /* a child's parameter bytes */
 #define VGPU_CDP_SLOT_BYTES (VGPU_CDP_RECORD_BYTES + VGPU_CDP_MAX_PARAM)
 #define VGPU_CDP_HEADER_BYTES 64u
-#define VGPU_CDP_MAX_DEPTH 24u
 #define VGPU_CDP_ROOT 0x80000000u
+#define VGPU_CDP_NO_GRID 0xffffffffu /* a free slot's @parent */
 
 enum vgpu_cdp_state {
 	VGPU_CDP_FREE = 0,
@@ -1461,7 +1466,8 @@ struct vgpu_cdp_record {
  * VGPU_PARAM_PARAMS with the buffer's own address, VGPU_PARAM_ENVREGS with
  * zeros, VGPU_PARAM_LOCAL with the area's @lmem_va, VGPU_PARAM_PRINTF with
  * its @printf_va), ~0u: none.  @local_bytes: the kernel's local memory
- * per thread.
+ * per thread.  @cluster: its compiled cluster shape (.reqnctapercluster),
+ * 0: none; a device-side launch keeps it, as on the H200.
  */
 struct vgpu_kernel_desc {
 	__u64 code_va;
@@ -1476,7 +1482,8 @@ struct vgpu_kernel_desc {
 	__u64 data_va;
 	__u32 local_bytes;
 	__u32 printf_off;
-	__u32 pad[2];
+	__u16 cluster[3];
+	__u16 pad;
 };
 
 _Static_assert(sizeof(struct vgpu_cdp_header) == VGPU_CDP_HEADER_BYTES, "cdp header");

@@ -29,7 +29,8 @@
 
 _Static_assert(VGPU_CDP_SLOT_BYTES == 4160 && VGPU_CDP_HEADER_BYTES == 64 &&
 		       VGPU_CDP_RECORD_BYTES == 64 && VGPU_CDP_ROOT == 0x80000000u &&
-		       VGPU_CDP_MAX_DEPTH == 24 &&
+		       VGPU_CDP_NO_GRID == 0xffffffffu &&
+		       __builtin_offsetof(struct vgpu_kernel_desc, cluster) == 56 &&
 		       __builtin_offsetof(struct vgpu_cdp_record, depth) == 52 &&
 		       __builtin_offsetof(struct vgpu_cdp_record, smem_bytes) == 48 &&
 		       __builtin_offsetof(struct vgpu_cdp_record, kdesc) == 16,
@@ -42,7 +43,7 @@ _Static_assert(VGPU_CDP_SLOT_BYTES == 4160 && VGPU_CDP_HEADER_BYTES == 64 &&
  */
 #define GETBUF "$vgpu$cdp$GetParameterBuffer"
 #define ROOT "0x80000000" /* VGPU_CDP_ROOT */
-#define MAXDEPTH "24"	   /* VGPU_CDP_MAX_DEPTH */
+#define NO_GRID "0xffffffff" /* VGPU_CDP_NO_GRID */
 
 static const char runtime[] =
 	"\n.func (.param .b64 $r) " GETBUF "(.param .b64 $f,\n"
@@ -146,6 +147,24 @@ static const char runtime[] =
 	"	add.u32 %t, %t, %q;\n"
 	"	setp.gt.or.u32 %p1, %t, 49152, %p1;\n"
 	"	@%p1 bra $bad;\n"
+	/* the kernel's compiled cluster shape (0: none) tiles the grid */
+	"	mov.u32 %e, 912;\n" /* cudaErrorInvalidClusterSize */
+	"	ld.global.u16 %q, [%k+56];\n"
+	"	max.u32 %q, %q, 1;\n"
+	"	ld.global.u32 %x, [%rec+24];\n"
+	"	rem.u32 %t, %x, %q;\n"
+	"	setp.ne.u32 %p1, %t, 0;\n"
+	"	ld.global.u16 %q, [%k+58];\n"
+	"	max.u32 %q, %q, 1;\n"
+	"	ld.global.u32 %y, [%rec+28];\n"
+	"	rem.u32 %t, %y, %q;\n"
+	"	setp.ne.or.u32 %p1, %t, 0, %p1;\n"
+	"	ld.global.u16 %q, [%k+60];\n"
+	"	max.u32 %q, %q, 1;\n"
+	"	ld.global.u32 %z, [%rec+32];\n"
+	"	rem.u32 %t, %z, %q;\n"
+	"	setp.ne.or.u32 %p1, %t, 0, %p1;\n"
+	"	@%p1 bra $bad;\n"
 	"	mov.u32 %lo, %vgpu_cdp_area_lo;\n"
 	"	mov.u32 %hi, %vgpu_cdp_area_hi;\n"
 	"	mov.b64 %a, {%lo, %hi};\n"
@@ -159,9 +178,6 @@ static const char runtime[] =
 	"	ld.global.u32 %d, [%w+116];\n" /* 64 + its depth field */
 	"	add.u32 %d, %d, 1;\n"
 	"$depth:\n"
-	"	mov.u32 %e, 65;\n" /* cudaErrorLaunchMaxDepthExceeded */
-	"	setp.gt.u32 %p1, %d, " MAXDEPTH ";\n"
-	"	@%p1 bra $bad;\n"
 	"	st.global.u32 [%rec+52], %d;\n"
 	"	ld.param.u64 %s, [$s];\n"
 	"	cvt.u32.u64 %t, %s;\n"
@@ -174,6 +190,8 @@ static const char runtime[] =
 	"	st.param.b32 [$r], %e;\n"
 	"	ret;\n"
 	"$bad:\n"
+	"	mov.u32 %t, " NO_GRID ";\n"
+	"	st.global.u32 [%rec+8], %t;\n"
 	"	mov.u32 %t, 0;\n"
 	"	st.global.u32 [%rec], %t;\n"
 	"	mov.u32 %vgpu_cdp_err, %e;\n"
@@ -229,10 +247,16 @@ bool ptx_cdp_wanted(const struct ptx_module *m)
 	return decl;
 }
 
-/* The runtime and a descriptor variable per kernel of @m: malloc'd text. */
+/*
+ * The runtime and a descriptor variable per kernel of @m: malloc'd text.
+ * A descriptor's cluster shape (.reqnctapercluster, little-endian 16-bit
+ * words at 56) is its initialiser; the loader fills in the rest
+ * (libvgpu/program.c).
+ */
+#define KDESC_TEXT 320 /* one descriptor's declaration, at most */
 char *ptx_cdp_text(const struct ptx_module *m)
 {
-	size_t len = sizeof(runtime) + 64 * (size_t)(m->nfuncs + 1);
+	size_t len = sizeof(runtime) + KDESC_TEXT * (size_t)(m->nfuncs + 1);
 	char *t = malloc(len), *p;
 	int k = 0;
 
@@ -240,9 +264,18 @@ char *ptx_cdp_text(const struct ptx_module *m)
 		return NULL;
 	memcpy(t, runtime, sizeof(runtime));
 	p = t + sizeof(runtime) - 1;
-	for (int i = 0; i < m->nfuncs; i++)
-		if (m->funcs[i].entry)
-			p += snprintf(p, 64, ".global .align 8 .b8 " PTX_CDP_KDESC "%d[64];\n", k++);
+	for (int i = 0; i < m->nfuncs; i++) {
+		const uint32_t *c = m->funcs[i].attrs.reqnctapercluster;
+
+		if (!m->funcs[i].entry)
+			continue;
+		p += snprintf(p, KDESC_TEXT, ".global .align 8 .b8 " PTX_CDP_KDESC "%d[64] = {", k++);
+		for (int b = 0; b < 56; b++)
+			p += snprintf(p, 8, "0, ");
+		for (int d = 0; d < 3; d++) /* at most VGPU_MAX_CLUSTER_CTAS: the parse */
+			p += snprintf(p, 16, "%u, %u, ", c[d] & 0xff, c[d] >> 8 & 0xff);
+		p += snprintf(p, 16, "0, 0};\n");
+	}
 	return t;
 }
 

@@ -291,62 +291,39 @@ static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 }
 
 /*
- * The grids that grid @grid launched (device-launch area @area), each with
- * its own children, in the order vgpu_cdp_next() gives them (as the
- * device does: qemu-device/vgpu-queue.c).  @parent: the launch they take
- * the flags, seed and budget of.
+ * After the grid from the host (@status) has run: the grids of its tree,
+ * one at a time, in the order the core's walk gives them (as the device
+ * does: qemu-device/vgpu-cdp.c).  They take @root's flags, seed and
+ * budget.
  */
-static uint32_t sim_run_children(struct vgpu_sim *sim, const struct drm_vgpu_launch *parent,
-				 uint64_t area, uint32_t grid, uint32_t depth,
-				 struct vgpu_exception_record *exc, uint64_t *warp_insns,
-				 uint64_t *cycles)
+static uint32_t sim_run_tree(struct vgpu_sim *sim, const struct drm_vgpu_launch *root,
+			     struct vgpu_cdp_walk *w, struct sim_mem *mem, uint32_t status,
+			     struct vgpu_exception_record *exc, uint64_t *warp_insns,
+			     uint64_t *cycles)
 {
-	for (;;) {
-		struct sim_mem mem = { .sim = sim };
-		struct vgpu_cdp_child ch;
-		struct drm_vgpu_launch c;
-		uint64_t wi = 0, cy = 0;
-		uint32_t status;
-		int r = vgpu_cdp_next(&vgpu_sim_mem_ops, &mem, area, grid, depth, &ch, exc);
+	struct vgpu_cdp_child ch;
+	int r = 0;
 
-		if (r < 0) {
-			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, grid);
-			if (exc->code == VGPU_EXC_GLOBAL_FAULT && mem.fault_va) {
-				vgpu_sim_fault_record(&mem, exc);
-				return VGPU_ERR_MMU_FAULT;
-			}
-			return VGPU_ERR_EXCEPTION;
-		}
-		if (!r)
-			return VGPU_ERR_NONE;
-		c = (struct drm_vgpu_launch){
-			.code_va = ch.code_va,
-			.code_size = ch.code_size,
-			.entry = ch.entry,
-			.grid = { ch.grid[0], ch.grid[1], ch.grid[2] },
-			.block = { ch.block[0], ch.block[1], ch.block[2] },
-			.smem_bytes = ch.smem_bytes,
-			.param_va = ch.param_va,
-			.param_size = ch.param_size,
-			.launch_flags = parent->launch_flags &
-					~(VGPU_LAUNCH_TIMELINE | VGPU_LAUNCH_COOPERATIVE),
-			.seed = parent->seed,
-			.budget = parent->budget,
-		};
-		status = sim_run_grid(sim, &c, NULL, area, ch.record, exc, &wi, &cy);
+	while (status == VGPU_ERR_NONE && (r = vgpu_cdp_walk_next(w, &ch, exc)) > 0) {
+		struct drm_vgpu_launch c = { 0 };
+		uint64_t wi = 0, cy = 0;
+
+		VGPU_CDP_CHILD_LAUNCH(&c, &ch, root);
+		status = sim_run_grid(sim, &c, NULL, w->area, ch.record, exc, &wi, &cy);
 		*warp_insns += wi;
 		*cycles += cy;
-		if (status == VGPU_ERR_NONE)
-			status = sim_run_children(sim, &c, area, ch.record, depth + 1, exc,
-						  warp_insns, cycles);
-		if (status != VGPU_ERR_NONE) /* what it and its parent launched is void */
-			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, ch.record);
-		vgpu_cdp_done(&vgpu_sim_mem_ops, &mem, area, ch.record);
-		if (status != VGPU_ERR_NONE) {
-			vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, area, grid);
-			return status;
-		}
 	}
+	if (r < 0) {
+		if (exc->code == VGPU_EXC_GLOBAL_FAULT && mem->fault_va) {
+			vgpu_sim_fault_record(mem, exc);
+			return VGPU_ERR_MMU_FAULT;
+		}
+		return VGPU_ERR_EXCEPTION;
+	}
+	if (status != VGPU_ERR_NONE) /* what the tree launched is void */
+		vgpu_cdp_walk_cancel(w);
+	vgpu_cdp_walk_end(w);
+	return status;
 }
 
 uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
@@ -355,9 +332,10 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		      uint64_t *cycles)
 {
 	struct sim_mem mem = { .sim = sim };
+	struct vgpu_cdp_walk w;
 	uint32_t grid = 0, status;
 
-	if (cdp_area && vgpu_cdp_root(&vgpu_sim_mem_ops, &mem, cdp_area, &grid, exc)) {
+	if (cdp_area && vgpu_cdp_walk_start(&w, &vgpu_sim_mem_ops, &mem, cdp_area, &grid, exc)) {
 		*warp_insns = *cycles = 0;
 		if (exc->code != VGPU_EXC_GLOBAL_FAULT)
 			return VGPU_ERR_BAD_LAUNCH;
@@ -365,10 +343,8 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		return VGPU_ERR_MMU_FAULT;
 	}
 	status = sim_run_grid(sim, c, tl, cdp_area, grid, exc, warp_insns, cycles);
-	if (status == VGPU_ERR_NONE && cdp_area)
-		status = sim_run_children(sim, c, cdp_area, grid, 1, exc, warp_insns, cycles);
-	else if (cdp_area) /* what the failed grid launched does not run */
-		vgpu_cdp_cancel(&vgpu_sim_mem_ops, &mem, cdp_area, grid);
+	if (cdp_area)
+		status = sim_run_tree(sim, c, &w, &mem, status, exc, warp_insns, cycles);
 	return status;
 }
 

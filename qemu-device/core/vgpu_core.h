@@ -370,6 +370,7 @@ VGPU_CORE_API void vgpu_exc_set(struct vgpu_exception_record *exc,
 /**
  * struct vgpu_cdp_child - a launch the device takes from a record
  * @record:     its slot: the child grid's identifier (SR_CDP_GRID)
+ * @cluster:    the kernel's compiled cluster shape (1x1x1: none)
  * @param_va:   its parameter buffer (in the slot; the hidden parameters
  *              filled in)
  * The other fields as struct vgpu_cmd_launch's.
@@ -381,40 +382,95 @@ struct vgpu_cdp_child {
 	uint32_t entry;
 	uint32_t grid[3];
 	uint32_t block[3];
+	uint32_t cluster[3];
 	uint32_t smem_bytes;
 	uint64_t param_va;
 	uint32_t param_size;
 };
 
 /*
- * A launch from the host with device-launch area @area: its grid
- * identifier in *@grid.  0, or -1 with @exc set (the area faults).
+ * VGPU_CDP_CHILD_LAUNCH(c, ch, root): fills launch *@c (a struct
+ * vgpu_cmd_launch or a struct drm_vgpu_launch: the same names) for child
+ * *@ch of a tree whose launch from the host is *@root: its shape, code and
+ * parameters; the root's flags (less timeline and cooperative), seed and
+ * budget.  The other fields are the caller's.
  */
-VGPU_CORE_API int vgpu_cdp_root(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
-				uint32_t *grid, struct vgpu_exception_record *exc);
+#define VGPU_CDP_CHILD_LAUNCH(c, ch, root)					\
+	do {									\
+		(c)->code_va = (ch)->code_va;					\
+		(c)->code_size = (ch)->code_size;				\
+		(c)->entry = (ch)->entry;					\
+		for (int d_ = 0; d_ < 3; d_++) {				\
+			(c)->grid[d_] = (ch)->grid[d_];				\
+			(c)->block[d_] = (ch)->block[d_];			\
+			(c)->cluster[d_] = (ch)->cluster[d_];			\
+		}								\
+		(c)->smem_bytes = (ch)->smem_bytes;				\
+		(c)->param_va = (ch)->param_va;					\
+		(c)->param_size = (ch)->param_size;				\
+		(c)->launch_flags = (root)->launch_flags &			\
+				    ~(VGPU_LAUNCH_TIMELINE | VGPU_LAUNCH_COOPERATIVE); \
+		(c)->seed = (root)->seed;					\
+		(c)->budget = (root)->budget;					\
+	} while (0)
+
+/* The walk's state (cdp.c); the fields are its own. */
+struct vgpu_cdp_kid {
+	uint32_t slot, seq;
+	bool tail;
+};
+
+struct vgpu_cdp_level {
+	uint32_t grid;	 /* its identifier */
+	uint32_t cursor; /* the area's cursor before it ran */
+	uint32_t first;	 /* its children: kids[first ..] */
+	uint32_t next;	 /* the next of them to run */
+	uint32_t child;	 /* the one handed out last */
+	bool listed;
+};
+
+struct vgpu_cdp_walk {
+	const struct vgpu_mem_ops *mem;
+	void *opaque;
+	uint64_t area;
+	uint32_t root, nslots, cursor;
+	struct vgpu_cdp_level *lv; /* the chain: lv[0] the root's */
+	uint32_t depth, lv_cap;
+	struct vgpu_cdp_kid *kids;
+	uint32_t nkids, kids_cap;
+	bool handed; /* a child is out: it runs before the next call */
+	bool over;
+};
 
 /*
- * The next child of grid @parent to run (NULL-stream and fire-and-forget
- * launches in launch order, then tail launches), marked RUNNING, in
- * *@out: returns 1; none left (the parent's unlaunched slots freed): 0;
- * a bad record or a fault: -1 with @exc set.  @depth: the nesting depth
- * of the children (1 for those of a launch from the host).
+ * A launch from the host with device-launch area @area, before its grid
+ * runs: its grid identifier in *@grid, walk *@w started.  0, or -1 with
+ * @exc set (the area faults).  Allocates nothing.
  */
-VGPU_CORE_API int vgpu_cdp_next(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
-				uint32_t parent, uint32_t depth, struct vgpu_cdp_child *out,
-				struct vgpu_exception_record *exc);
-
-/* Child @record has run (with its children): its slot is free. */
-VGPU_CORE_API void vgpu_cdp_done(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
-				 uint32_t record);
+VGPU_CORE_API int vgpu_cdp_walk_start(struct vgpu_cdp_walk *w, const struct vgpu_mem_ops *mem,
+				      void *opaque, uint64_t area, uint32_t *grid,
+				      struct vgpu_exception_record *exc);
 
 /*
- * Grid @grid failed (or a child of it did): the records it launched, and
- * theirs, are freed without running, so that no later grid of the same
- * identifier takes them for its own.
+ * After the last grid (the host's, or the child the last call gave) has
+ * run without error: the next child to run, marked RUNNING, in *@out: 1
+ * (each grid's children after it, in launch order: NULL-stream and
+ * fire-and-forget, then tail launches; a child's own before its next
+ * sibling); the tree is done, every slot free again: 0; a bad record or
+ * a fault: -1 with @exc set, what the tree had left freed.  After 0 or
+ * -1 the walk is over.
  */
-VGPU_CORE_API void vgpu_cdp_cancel(const struct vgpu_mem_ops *mem, void *opaque, uint64_t area,
-				   uint32_t grid);
+VGPU_CORE_API int vgpu_cdp_walk_next(struct vgpu_cdp_walk *w, struct vgpu_cdp_child *out,
+				     struct vgpu_exception_record *exc);
+
+/*
+ * A grid of the tree failed, or the launch was aborted: every record the
+ * tree has left is freed without running.  The walk is over.
+ */
+VGPU_CORE_API void vgpu_cdp_walk_cancel(struct vgpu_cdp_walk *w);
+
+/* The walk is over (a reset voided it: nothing is written); any time. */
+VGPU_CORE_API void vgpu_cdp_walk_end(struct vgpu_cdp_walk *w);
 
 /* ---- Helpers for memory-callback implementations (mmu.c) ---- */
 

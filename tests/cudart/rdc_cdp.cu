@@ -11,7 +11,11 @@
 #include <cstring>
 #include <unistd.h>
 
+#include <cooperative_groups.h>
+
 #include "ktap.h"
+
+namespace cg = cooperative_groups;
 
 __device__ int order_ctr;
 
@@ -296,33 +300,48 @@ static int test_pending_limit(void)
 	return 0;
 }
 
-__global__ void nest(int *depths, int d)
+#define DEEP 2100
+
+__global__ void nest(int *depths, int *errs, int d)
 {
 	depths[d] = d;
-	if (d < 30) {
-		nest<<<1, 1>>>(depths, d + 1);
-		depths[32 + d] = cudaGetLastError();
+	if (d < DEEP - 1) {
+		nest<<<1, 1>>>(depths, errs, d + 1);
+		errs[d] = cudaGetLastError();
 	}
 }
 
-/* at most 24 levels below a grid from the host: cudaErrorLaunchMaxDepthExceeded */
+/*
+ * No nesting limit of its own, as on the H200 (probe_deep: CDP1's 24 is
+ * gone): a chain of grids each launching one child holds a pending launch
+ * a level, so under the default limit of 2048 the grid at depth 2048 runs
+ * and its launch fails with cudaErrorLaunchPendingCountExceeded.
+ */
 static int test_depth(void)
 {
-	int *d = nullptr, h[64];
+	static int h[DEEP], e[DEEP];
+	int *d = nullptr, *er = nullptr;
 
 	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&d, sizeof(h)));
+	CHECK_OK(cudaMalloc(&er, sizeof(e)));
 	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
-	nest<<<1, 1>>>(d, 0);
+	CHECK_OK(cudaMemset(er, 0xff, sizeof(e)));
+	nest<<<1, 1>>>(d, er, 0);
 	CHECK_OK(cudaDeviceSynchronize());
 	CHECK_OK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
-	for (int i = 0; i <= 24; i++)
+	CHECK_OK(cudaMemcpy(e, er, sizeof(e), cudaMemcpyDeviceToHost));
+	for (int i = 0; i <= 2048; i++)
 		CHECK(h[i] == i);
-	CHECK(h[25] == -1);
-	for (int i = 0; i < 24; i++)
-		CHECK(h[32 + i] == cudaSuccess);
-	CHECK(h[32 + 24] == cudaErrorLaunchMaxDepthExceeded);
+	for (int i = 2049; i < DEEP; i++)
+		CHECK(h[i] == -1);
+	for (int i = 0; i < 2048; i++)
+		CHECK(e[i] == cudaSuccess);
+	CHECK(e[2048] == cudaErrorLaunchPendingCountExceeded);
+	for (int i = 2049; i < DEEP; i++)
+		CHECK(e[i] == -1);
 	CHECK_OK(cudaFree(d));
+	CHECK_OK(cudaFree(er));
 	return 0;
 }
 
@@ -379,6 +398,75 @@ static int test_local_and_printf(void)
 	return 0;
 }
 
+__global__ void __cluster_dims__(2, 1, 1) clustered(int *out)
+{
+	__shared__ int s;
+	cg::cluster_group cl = cg::this_cluster();
+	unsigned r, n, cx, ncx;
+
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+	asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+	asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(cx));
+	asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(ncx));
+	if (threadIdx.x == 0) {
+		out[blockIdx.x * 4 + 0] = r;
+		out[blockIdx.x * 4 + 1] = n;
+		out[blockIdx.x * 4 + 2] = cx;
+		out[blockIdx.x * 4 + 3] = ncx;
+		s = 100 + blockIdx.x;
+	}
+	cl.sync();
+	if (threadIdx.x == 0)
+		out[64 + blockIdx.x] = *cl.map_shared_rank(&s, r ^ 1);
+	cl.sync();
+}
+
+__global__ void launch_clustered(int *out, int *err, int g)
+{
+	clustered<<<g, 32>>>(out);
+	*err = cudaGetLastError();
+}
+
+/*
+ * A device-side launch keeps the kernel's compiled cluster shape
+ * (__cluster_dims__, .reqnctapercluster): 4 CTAs run as 2 clusters of 2
+ * that share memory; 3 CTAs are cudaErrorInvalidClusterSize at the launch
+ * and the child does not run (the H200's answers:
+ * tests/cuda/real-gpu/cdp-cluster-h200-2026-11-30).
+ */
+static int test_cluster(void)
+{
+	int *d = nullptr, *e = nullptr, h[128], err = -1;
+
+	CDP_OR_SKIP();
+	CHECK_OK(cudaMalloc(&d, sizeof(h)));
+	CHECK_OK(cudaMalloc(&e, sizeof(int)));
+	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
+	launch_clustered<<<1, 1>>>(d, e, 4);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	CHECK_OK(cudaMemcpy(&err, e, sizeof(err), cudaMemcpyDeviceToHost));
+	CHECK(err == cudaSuccess);
+	for (int b = 0; b < 4; b++) {
+		CHECK(h[b * 4 + 0] == b % 2);
+		CHECK(h[b * 4 + 1] == 2);
+		CHECK(h[b * 4 + 2] == b / 2);
+		CHECK(h[b * 4 + 3] == 2);
+		CHECK(h[64 + b] == 100 + (b ^ 1));
+	}
+	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
+	launch_clustered<<<1, 1>>>(d, e, 3);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	CHECK_OK(cudaMemcpy(&err, e, sizeof(err), cudaMemcpyDeviceToHost));
+	CHECK(err == cudaErrorInvalidClusterSize);
+	for (int i = 0; i < 128; i++)
+		CHECK(h[i] == -1);
+	CHECK_OK(cudaFree(d));
+	CHECK_OK(cudaFree(e));
+	return 0;
+}
+
 /*
  * The sim backend and the QEMU device (drm) launch from kernels; the sim
  * without the feature refuses with cudaErrorNotSupported.
@@ -412,6 +500,7 @@ int main(void)
 		{ "pending_limit", test_pending_limit },
 		{ "depth", test_depth },
 		{ "local_and_printf", test_local_and_printf },
+		{ "cluster", test_cluster },
 	};
 
 	return ktap_run(tests, sizeof(tests) / sizeof(tests[0]));

@@ -4,9 +4,10 @@
  * (uapi/vgpu_hw.h "Device-side launch", struct vgpu_cmd_launch's
  * @cdp_area).  A parent written in the ISA fills a record of the area and
  * the device runs the child it names after the parent's grid; forged
- * areas and records (no kernel, a bad shape, nesting too deep, an area of
- * too many slots, an unmapped area) end the launch with the documented
- * exception, QEMU still answering and the queue recovering.
+ * areas and records (no kernel, a bad shape, an area of too many slots,
+ * an unmapped area) end the launch with the documented exception, QEMU
+ * still answering and the queue recovering; nesting deeper than CDP1's
+ * 24 runs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,11 +25,13 @@
 #define CHILD_V 7u
 
 /*
- * One thread: fills a slot of its area (SR_CDP_AREA_LO/HI; @slot bytes
- * past slot 0, the area being far from a 4 GiB boundary) with a launch of
- * the kernel of descriptor @kdesc over 2 CTAs of 32 threads, parameters
- * { @out, CHILD_V }, its own grid (SR_CDP_GRID) as the parent, and marks
- * it LAUNCHED last.  Slot 0: the area + 64; its parameters: + 128.
+ * One thread: moves the area's cursor on by NSLOTS (as though it had
+ * taken every slot: the device looks at all of them), fills a slot of its
+ * area (SR_CDP_AREA_LO/HI; @slot bytes past slot 0, the area being far
+ * from a 4 GiB boundary) with a launch of the kernel of descriptor @kdesc
+ * over 2 CTAs of 32 threads, parameters { @out, CHILD_V }, its own grid
+ * (SR_CDP_GRID) as the parent, and marks it LAUNCHED last.  Slot 0: the
+ * area + 64; its parameters: + 128.
  */
 static const char k_parent[] =
 	".kernel parent\n"
@@ -37,6 +40,8 @@ static const char k_parent[] =
 	".param u32 slot\n"
 	"    S2R R0, SR_CDP_AREA_LO ;\n"
 	"    S2R R1, SR_CDP_AREA_HI ;\n"
+	"    MOV R11, 0x20 ;\n"
+	"    ATOMG.ADD.U32 R12, [R0+0x4], R11 ;\n"
 	"    LDP.32 R7, [slot] ;\n"
 	"    IADD R0, R0, R7 ;\n"
 	"    S2R R6, SR_CDP_GRID ;\n"
@@ -73,9 +78,18 @@ static const char k_child[] =
 
 static const char k_empty[] = ".kernel empty\n    EXIT ;\n";
 
+/* moves the area's cursor on by NSLOTS: the device looks at every slot */
+static const char k_bump[] =
+	".kernel bump\n"
+	"    S2R R0, SR_CDP_AREA_LO ;\n"
+	"    S2R R1, SR_CDP_AREA_HI ;\n"
+	"    MOV R8, 0x20 ;\n"
+	"    ATOMG.ADD.U32 R9, [R0+0x4], R8 ;\n"
+	"    EXIT ;\n";
+
 struct cdp {
 	struct dev d;
-	struct dev_kernel parent, child, empty;
+	struct dev_kernel parent, child, empty, bump;
 	uint64_t area_va, area_pa, kdesc_va, kdesc_pa, out_va, out_pa, par_va, par_pa;
 	uint64_t par2_va, par2_pa; /* the same, slot 1 */
 };
@@ -92,6 +106,11 @@ static struct vgpu_kernel_desc kdesc_of(const struct dev_kernel *k, uint32_t par
 	};
 }
 
+static uint64_t slot_pa(const struct cdp *t, uint32_t i)
+{
+	return t->area_pa + VGPU_CDP_HEADER_BYTES + (uint64_t)i * VGPU_CDP_SLOT_BYTES;
+}
+
 static int cdp_open(struct cdp *t)
 {
 	struct vgpu_cdp_header h = { .nslots = NSLOTS };
@@ -102,7 +121,8 @@ static int cdp_open(struct cdp *t)
 	if (dev_open(&t->d, "threads=2", 1) ||
 	    dev_kernel_load(&t->d, 0, k_parent, &t->parent) ||
 	    dev_kernel_load(&t->d, 0, k_child, &t->child) ||
-	    dev_kernel_load(&t->d, 0, k_empty, &t->empty))
+	    dev_kernel_load(&t->d, 0, k_empty, &t->empty) ||
+	    dev_kernel_load(&t->d, 0, k_bump, &t->bump))
 		return -1;
 	dev_queue_init(&t->d, 0, 64);
 	t->area_va = dev_buf(&t->d, 0, AREA_BYTES, RW, &t->area_pa);
@@ -111,6 +131,11 @@ static int cdp_open(struct cdp *t)
 	t->par_va = dev_buf(&t->d, 0, sizeof(params), RO, &t->par_pa);
 	qts_memset(t->d.qts, t->area_pa, 0, AREA_BYTES);
 	qts_memwrite(t->d.qts, t->area_pa, &h, sizeof(h));
+	for (uint32_t i = 0; i < NSLOTS; i++) { /* of no grid, as libvgpu makes them */
+		uint32_t none = VGPU_CDP_NO_GRID;
+
+		qts_memwrite(t->d.qts, slot_pa(t, i) + 8, &none, 4);
+	}
 	memcpy(params, &t->kdesc_va, 8);
 	memcpy(params + 8, &t->out_va, 8);
 	qts_memwrite(t->d.qts, t->par_pa, params, sizeof(params));
@@ -125,12 +150,8 @@ static void cdp_close(struct cdp *t)
 	dev_kernel_free(&t->parent);
 	dev_kernel_free(&t->child);
 	dev_kernel_free(&t->empty);
+	dev_kernel_free(&t->bump);
 	dev_close(&t->d);
-}
-
-static uint64_t slot_pa(const struct cdp *t, uint32_t i)
-{
-	return t->area_pa + VGPU_CDP_HEADER_BYTES + (uint64_t)i * VGPU_CDP_SLOT_BYTES;
 }
 
 /* Launch @k (1 thread) with area @area on queue 0 and wait. */
@@ -187,7 +208,7 @@ TEST_F(cdp, parent_launches_child)
 	EXPECT_EQ(64u * CHILD_V, out);
 	qts_memread(t->d.qts, slot_pa(t, 0), &r, sizeof(r));
 	EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state);
-	EXPECT_EQ(VGPU_CDP_ROOT, r.parent);
+	EXPECT_EQ(VGPU_CDP_NO_GRID, r.parent);
 	qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
 	EXPECT_EQ(1u, roots);
 	/* the parent alone (no area): its warp-instructions are fewer */
@@ -199,7 +220,9 @@ TEST_F(cdp, parent_launches_child)
 	qts_memread(t->d.qts, t->out_pa, &out, 4);
 	EXPECT_EQ(2 * 64u * CHILD_V, out);
 	qts_memread(t->d.qts, slot_pa(t, 0), &r, sizeof(r));
-	EXPECT_EQ(VGPU_CDP_ROOT | 1u, r.parent);
+	EXPECT_EQ(VGPU_CDP_NO_GRID, r.parent);
+	qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
+	EXPECT_EQ(2u, roots);
 }
 
 /*
@@ -264,9 +287,10 @@ static void put_record(struct cdp *t, uint32_t i, uint32_t parent, uint64_t kdes
 	} while (0)
 
 /*
- * Forged records from the host (the empty parent launches nothing of its
- * own): each is VGPU_EXC_DEVICE_LAUNCH, the record freed, and the next
- * good launch works.
+ * Forged records from the host (the bump parent launches nothing of its
+ * own, but makes the device look at every slot): each is
+ * VGPU_EXC_DEVICE_LAUNCH, the record freed, and the next good launch
+ * works.
  */
 TEST_F(cdp, forged_records)
 {
@@ -282,7 +306,7 @@ TEST_F(cdp, forged_records)
 	for (unsigned i = 0; i < 3; i++) {
 		qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
 		put_record(t, 3, VGPU_CDP_ROOT | roots, bad_kdesc[i], 1, 32);
-		ASSERT_TRUE(cdp_launch(t, &t->empty, t->area_va, &c));
+		ASSERT_TRUE(cdp_launch(t, &t->bump, t->area_va, &c));
 		EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_DEVICE_LAUNCH, "no kernel");
 		EXPECT_CONTAINS(c.exc.msg, "names no kernel");
 		qts_memread(t->d.qts, slot_pa(t, 3), &r, sizeof(r));
@@ -291,18 +315,18 @@ TEST_F(cdp, forged_records)
 	/* bad shapes: a zero grid, 2048 threads, too many parameter bytes */
 	qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
 	put_record(t, 5, VGPU_CDP_ROOT | roots, t->kdesc_va, 0, 32);
-	ASSERT_TRUE(cdp_launch(t, &t->empty, t->area_va, &c));
+	ASSERT_TRUE(cdp_launch(t, &t->bump, t->area_va, &c));
 	EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_DEVICE_LAUNCH, "zero grid");
 	EXPECT_CONTAINS(c.exc.msg, "bad shape");
 	qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
 	put_record(t, 5, VGPU_CDP_ROOT | roots, t->kdesc_va, 1, 2048);
-	ASSERT_TRUE(cdp_launch(t, &t->empty, t->area_va, &c));
+	ASSERT_TRUE(cdp_launch(t, &t->bump, t->area_va, &c));
 	EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_DEVICE_LAUNCH, "2048 threads");
 	kd.param_size = VGPU_CDP_MAX_PARAM + 4;
 	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
 	qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
 	put_record(t, 5, VGPU_CDP_ROOT | roots, t->kdesc_va, 1, 32);
-	ASSERT_TRUE(cdp_launch(t, &t->empty, t->area_va, &c));
+	ASSERT_TRUE(cdp_launch(t, &t->bump, t->area_va, &c));
 	EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_DEVICE_LAUNCH, "parameters");
 	/* a kernel descriptor of a bad program: the child's BAD_LAUNCH */
 	kd = kdesc_of(&t->empty, 0);
@@ -310,7 +334,7 @@ TEST_F(cdp, forged_records)
 	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
 	qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
 	put_record(t, 5, VGPU_CDP_ROOT | roots, t->kdesc_va, 1, 32);
-	ASSERT_TRUE(cdp_launch(t, &t->empty, t->area_va, &c));
+	ASSERT_TRUE(cdp_launch(t, &t->bump, t->area_va, &c));
 	EXPECT_CDP_FAIL(t, c, VGPU_ERR_BAD_LAUNCH, VGPU_EXC_BAD_LAUNCH, "code size");
 	qts_memread(t->d.qts, slot_pa(t, 5), &r, sizeof(r));
 	EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state);
@@ -325,36 +349,50 @@ TEST_F(cdp, forged_records)
 }
 
 /*
- * Records chained from the host, slot i the child of slot i - 1: the
- * device runs VGPU_CDP_MAX_DEPTH levels and refuses the next; what is
- * left is cancelled (every slot FREE).
+ * Records chained from the host, slot i the child of slot i - 1, each a
+ * bump (the device looks at every slot after it): all NSLOTS levels run,
+ * deeper than CDP1's 24, and every slot is FREE again.  The same chain
+ * whose last record names no kernel: the exception, and the whole tree
+ * (NSLOTS - 1 grids running at the time) is freed.
  */
-TEST_F(cdp, nesting_too_deep)
+TEST_F(cdp, deep_nesting)
 {
 	struct cdp *t = &self->t;
-	struct vgpu_kernel_desc kd = kdesc_of(&t->empty, 0);
+	struct vgpu_kernel_desc kd = kdesc_of(&t->bump, 0);
 	struct vgpu_completion c;
+	uint32_t roots = 0, cursor0 = 0, cursor = 0;
 
 	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
-	for (uint32_t i = 0; i <= VGPU_CDP_MAX_DEPTH; i++)
-		put_record(t, i, i ? i - 1 : VGPU_CDP_ROOT, t->kdesc_va, 1, 32);
-	ASSERT_TRUE(cdp_launch(t, &t->empty, t->area_va, &c));
-	EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_DEVICE_LAUNCH, "depth");
-	EXPECT_CONTAINS(c.exc.msg, "nested deeper than 24");
-	for (uint32_t i = 0; i <= VGPU_CDP_MAX_DEPTH; i++) {
-		struct vgpu_cdp_record r;
-
-		qts_memread(t->d.qts, slot_pa(t, i), &r, sizeof(r));
-		EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state) {
-			TH_LOG("slot %u", i);
+	for (int round = 0; round < 2; round++) {
+		qts_memread(t->d.qts, t->area_pa + 12, &roots, 4);
+		qts_memread(t->d.qts, t->area_pa + 4, &cursor0, 4);
+		for (uint32_t i = 0; i < NSLOTS; i++)
+			put_record(t, i, i ? i - 1 : (VGPU_CDP_ROOT | roots),
+				   round && i == NSLOTS - 1 ? 0 : t->kdesc_va, 1, 1);
+		ASSERT_TRUE(cdp_launch(t, &t->bump, t->area_va, &c));
+		if (!round) {
+			EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+				TH_LOG("%s", c.exc.msg);
+			}
+			/* the root and each of the NSLOTS children bumped it */
+			qts_memread(t->d.qts, t->area_pa + 4, &cursor, 4);
+			EXPECT_EQ(cursor0 + (NSLOTS + 1) * NSLOTS, cursor);
+		} else {
+			EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_DEVICE_LAUNCH,
+					"last names no kernel");
+			EXPECT_CONTAINS(c.exc.msg, "record 31 names no kernel");
 		}
-	}
-	/* one level less runs */
-	for (uint32_t i = 0; i < VGPU_CDP_MAX_DEPTH; i++)
-		put_record(t, i, i ? i - 1 : (VGPU_CDP_ROOT | 1), t->kdesc_va, 1, 32);
-	ASSERT_TRUE(cdp_launch(t, &t->empty, t->area_va, &c));
-	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
-		TH_LOG("%s", c.exc.msg);
+		for (uint32_t i = 0; i < NSLOTS; i++) {
+			struct vgpu_cdp_record r;
+
+			qts_memread(t->d.qts, slot_pa(t, i), &r, sizeof(r));
+			EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state) {
+				TH_LOG("round %d slot %u", round, i);
+			}
+			EXPECT_EQ(VGPU_CDP_NO_GRID, r.parent) {
+				TH_LOG("round %d slot %u", round, i);
+			}
+		}
 	}
 }
 

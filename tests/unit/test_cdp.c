@@ -131,7 +131,8 @@ TEST_F(cdp, pending_limit)
 
 /*
  * forge(area slot 0 := a LAUNCHED record of this grid naming descriptor kd
- * with a block of bx threads); kd 1: the child's own descriptor
+ * with a block of bx threads, the cursor moved on by the slots); kd 1:
+ * the child's own descriptor
  */
 static const char forge_ptx[] = HEAD DECLS CHILD
 	/* lchild(p, v): 256 bytes of local memory a thread */
@@ -156,6 +157,8 @@ static const char forge_ptx[] = HEAD DECLS CHILD
 	"st.global.u32 [%rd1+112], %r6;\nst.global.u32 [%rd1+76], %r6;\n"
 	"ld.param.u64 %rd3, [p];\nst.global.u64 [%rd1+128], %rd3;\n"
 	"mov.u32 %r7, 7;\nst.global.u32 [%rd1+136], %r7;\n"
+	/* a cursor gone round: the device looks at every slot */
+	"ld.global.u32 %r7, [%rd1];\natom.global.add.u32 %r7, [%rd1+4], %r7;\n"
 	"mov.u32 %r7, 2;\nst.global.u32 [%rd1+64], %r7;\nret;\n}\n";
 
 static void forge_g(struct __test_metadata *_metadata, FIXTURE_DATA(cdp) *self, uint64_t kd,
