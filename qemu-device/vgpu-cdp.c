@@ -8,7 +8,9 @@
  * (the sim backend's order too, libvgpu/sim/sim_job.c).  Each child is a launch of
  * its own on the pool (vgpu_launch_grid: code and parameters fetched
  * through the launch's address space, checked as a command's), taking the
- * flags, seed and budget of its parent and the watchdog anew.
+ * flags, seed and budget of its parent.  The watchdog bounds the tree:
+ * its children run within one watchdog period together (each child's
+ * deadline is at most the tree's, and the queue checks it between two).
  *
  * The children of one area use its local memory and printf buffer: two
  * trees on the same area (of the same address space) would corrupt each
@@ -37,6 +39,13 @@ static uint32_t vgpu_cdp_stop_locked(VGPUQueue *q, struct vgpu_exception_record 
         vgpu_exc_set(exc, VGPU_EXC_ABORTED,
                      "launch aborted: queue disabled (device-side launches)");
         return q->abort_pending ? q->abort_pending : VGPU_ERR_ABORTED;
+    }
+    if (q->cdp_deadline && get_clock() >= q->cdp_deadline) {
+        trace_vgpu_watchdog(q->idx, q->cdp_wdog_ms);
+        vgpu_exc_set(exc, VGPU_EXC_ABORTED,
+                     "watchdog: the launch's device-side launches ran longer "
+                     "than %u ms", q->cdp_wdog_ms);
+        return VGPU_ERR_TIMEOUT;
     }
     return 0;
 }
@@ -178,6 +187,9 @@ uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c,
     }
     q->cdp_area = c->cdp_area;
     q->cdp_asid = c->asid;
+    /* the tree's grids run within one watchdog period together */
+    q->cdp_wdog_ms = s->wdog_ms ? s->wdog_ms : VGPU_DEFAULT_WDOG_MS;
+    q->cdp_deadline = get_clock() + (int64_t)q->cdp_wdog_ms * SCALE_MS;
     qemu_mutex_unlock(&s->lock);
 
     status = vgpu_cdp_children(q, c, w, cpl);
@@ -185,6 +197,7 @@ uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c,
 
     qemu_mutex_lock(&s->lock);
     q->cdp_area = 0;
+    q->cdp_deadline = 0;
     for (i = 0; i < s->nqueues; i++) {
         qemu_cond_broadcast(&s->queues[i].cond);
     }

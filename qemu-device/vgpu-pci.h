@@ -129,6 +129,9 @@ typedef struct VGPUQueue {
     uint64_t cdp_area;      /* device-launch area whose children it runs, 0:
                              * none (L; vgpu-cdp.c) */
     uint32_t cdp_asid;      /* its address space (L) */
+    int64_t cdp_deadline;   /* when the children of the launch in flight
+                             * are past the watchdog, 0: none (L) */
+    uint32_t cdp_wdog_ms;   /* that watchdog (L) */
     uint32_t priority;      /* VGPU_QPRIO_*: its launches' claims (L) */
     uint64_t csb;           /* context-save buffer, guest physical (L) */
     int64_t yielded_ns;     /* time the command at HEAD spent waiting before

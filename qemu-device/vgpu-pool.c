@@ -577,6 +577,9 @@ uint32_t vgpu_job_run_locked(VGPUQueue *q, VGPUJob *job,
     /* the watchdog also reaches CTAs this thread runs itself */
     job->ctl.clock = vgpu_clock_ns;
     job->ctl.deadline = get_clock() + (int64_t)job->wdog_ms * SCALE_MS;
+    if (q->cdp_deadline && q->cdp_deadline < job->ctl.deadline) {
+        job->ctl.deadline = q->cdp_deadline; /* a child: the tree's (vgpu-cdp.c) */
+    }
     /* a launch waiting for SMs comes first unless its priority is lower */
     waiting = vgpu_job_pick_locked(s);
     if (job->total <= job->chunk && !q->abort_pending &&

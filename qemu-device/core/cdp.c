@@ -390,9 +390,19 @@ int vgpu_cdp_walk_next(struct vgpu_cdp_walk *w, struct vgpu_cdp_child *out,
 	return 0;
 }
 
+/* The slots the walk holds: its chain's, the child out (whatever they hold now). */
+static void chain_free(struct vgpu_cdp_walk *w)
+{
+	for (uint32_t d = 1; d < w->depth && d < w->lv_cap; d++)
+		slot_free(w, w->lv[d].grid);
+	if (w->handed && w->depth)
+		slot_free(w, w->lv[w->depth - 1].child);
+}
+
 /*
  * Frees every record of the tree below the host's grid: one pass over the
- * slots for their parents, then the tree walked in host memory.
+ * slots for their parents, then the tree walked in host memory; and the
+ * slots the walk holds, even where their records were overwritten.
  */
 void vgpu_cdp_walk_cancel(struct vgpu_cdp_walk *w)
 {
@@ -404,10 +414,7 @@ void vgpu_cdp_walk_cancel(struct vgpu_cdp_walk *w)
 	}
 	par = malloc((size_t)n * 4 * sizeof(*par));
 	if (!par) { /* at least the chain */
-		for (uint32_t d = 1; d < w->depth; d++)
-			slot_free(w, w->lv[d].grid);
-		if (w->handed && w->depth)
-			slot_free(w, w->lv[w->depth - 1].child);
+		chain_free(w);
 		vgpu_cdp_walk_end(w);
 		return;
 	}
@@ -440,5 +447,6 @@ void vgpu_cdp_walk_cancel(struct vgpu_cdp_walk *w)
 		slot_free(w, g);
 	}
 	free(par);
+	chain_free(w);
 	vgpu_cdp_walk_end(w);
 }

@@ -20,7 +20,7 @@
 #include "qtest_expect.h"
 #include "test_device.h"
 
-#define NSLOTS 32u
+#define NSLOTS 64u
 #define AREA_BYTES (VGPU_CDP_HEADER_BYTES + NSLOTS * VGPU_CDP_SLOT_BYTES)
 #define CHILD_V 7u
 
@@ -40,7 +40,7 @@ static const char k_parent[] =
 	".param u32 slot\n"
 	"    S2R R0, SR_CDP_AREA_LO ;\n"
 	"    S2R R1, SR_CDP_AREA_HI ;\n"
-	"    MOV R11, 0x20 ;\n"
+	"    MOV R11, 0x40 ;\n"
 	"    ATOMG.ADD.U32 R12, [R0+0x4], R11 ;\n"
 	"    LDP.32 R7, [slot] ;\n"
 	"    IADD R0, R0, R7 ;\n"
@@ -78,12 +78,73 @@ static const char k_child[] =
 
 static const char k_empty[] = ".kernel empty\n    EXIT ;\n";
 
+/*
+ * A binary tree of grids of one thread, 24 levels below the root
+ * (2^25 - 2 grids): a grid at @depth launches two, depth + 1, into slots
+ * 2 (depth + 1) and 2 (depth + 1) + 1, free by then (depth first: a level's
+ * slots are its cousins', done); its parameters { @kdesc, depth + 1 }.
+ * Moves the cursor on by NSLOTS: the device looks at every slot.
+ */
+static const char k_tree[] =
+	".kernel tree\n"
+	".param ptr kdesc\n"
+	".param u32 depth\n"
+	"    LDP.32 R5, [depth] ;\n"
+	"    ISETP.GE.U32 P0, R5, 0x18 ;\n"
+	"    @P0 BRA done ;\n"
+	"    S2R R0, SR_CDP_AREA_LO ;\n"
+	"    S2R R1, SR_CDP_AREA_HI ;\n"
+	"    MOV R11, 0x40 ;\n"
+	"    ATOMG.ADD.U32 R12, [R0+0x4], R11 ;\n"
+	"    S2R R6, SR_CDP_GRID ;\n"
+	"    LDP.64 R2, [kdesc] ;\n"
+	"    IADD R13, R5, 0x1 ;\n"
+	"    SHL R7, R13, 0x1 ;\n"
+	"    IMUL R7, R7, 0x1040 ;\n"
+	"    IADD R0, R0, R7 ;\n"
+	"    MOV R8, 0x1 ;\n"
+	"    STG.32 [R0+0x48], R6 ;\n"
+	"    STG.64 [R0+0x50], R2 ;\n"
+	"    MOV R9, 0x0 ;\n"
+	"    STG.32 [R0+0x44], R9 ;\n"
+	"    STG.32 [R0+0x4c], RZ ;\n"
+	"    STG.32 [R0+0x58], R8 ;\n"
+	"    STG.32 [R0+0x5c], R8 ;\n"
+	"    STG.32 [R0+0x60], R8 ;\n"
+	"    STG.32 [R0+0x64], R8 ;\n"
+	"    STG.32 [R0+0x68], R8 ;\n"
+	"    STG.32 [R0+0x6c], R8 ;\n"
+	"    STG.32 [R0+0x70], RZ ;\n"
+	"    STG.64 [R0+0x80], R2 ;\n"
+	"    STG.32 [R0+0x88], R13 ;\n"
+	"    MOV R9, 0x2 ;\n"
+	"    STG.32 [R0+0x40], R9 ;\n"
+	"    IADD R0, R0, 0x1040 ;\n"
+	"    STG.32 [R0+0x48], R6 ;\n"
+	"    STG.64 [R0+0x50], R2 ;\n"
+	"    MOV R9, 0x1 ;\n"
+	"    STG.32 [R0+0x44], R9 ;\n"
+	"    STG.32 [R0+0x4c], RZ ;\n"
+	"    STG.32 [R0+0x58], R8 ;\n"
+	"    STG.32 [R0+0x5c], R8 ;\n"
+	"    STG.32 [R0+0x60], R8 ;\n"
+	"    STG.32 [R0+0x64], R8 ;\n"
+	"    STG.32 [R0+0x68], R8 ;\n"
+	"    STG.32 [R0+0x6c], R8 ;\n"
+	"    STG.32 [R0+0x70], RZ ;\n"
+	"    STG.64 [R0+0x80], R2 ;\n"
+	"    STG.32 [R0+0x88], R13 ;\n"
+	"    MOV R9, 0x2 ;\n"
+	"    STG.32 [R0+0x40], R9 ;\n"
+	"done:\n"
+	"    EXIT ;\n";
+
 /* moves the area's cursor on by NSLOTS: the device looks at every slot */
 static const char k_bump[] =
 	".kernel bump\n"
 	"    S2R R0, SR_CDP_AREA_LO ;\n"
 	"    S2R R1, SR_CDP_AREA_HI ;\n"
-	"    MOV R8, 0x20 ;\n"
+	"    MOV R8, 0x40 ;\n"
 	"    ATOMG.ADD.U32 R9, [R0+0x4], R8 ;\n"
 	"    EXIT ;\n";
 
@@ -380,7 +441,7 @@ TEST_F(cdp, deep_nesting)
 		} else {
 			EXPECT_CDP_FAIL(t, c, VGPU_ERR_EXCEPTION, VGPU_EXC_DEVICE_LAUNCH,
 					"last names no kernel");
-			EXPECT_CONTAINS(c.exc.msg, "record 31 names no kernel");
+			EXPECT_CONTAINS(c.exc.msg, "record 63 names no kernel");
 		}
 		for (uint32_t i = 0; i < NSLOTS; i++) {
 			struct vgpu_cdp_record r;
@@ -477,6 +538,57 @@ TEST_F(cdp, runaway_child_stopped)
 	qts_memread(t->d.qts, t->out_pa, &out, 4);
 	EXPECT_EQ(64u * CHILD_V, out);
 	dev_kernel_free(&spin);
+}
+
+/*
+ * The watchdog bounds a launch's tree, not each child: a tree of 2^25 - 2
+ * grids of one thread each (each far within 200 ms, together minutes)
+ * ends the launch with VGPU_ERR_TIMEOUT after 200 ms of children; the
+ * slots are freed and the queue recovers.
+ */
+TEST_F(cdp, watchdog_bounds_the_tree)
+{
+	struct cdp *t = &self->t;
+	struct dev_kernel tree;
+	struct vgpu_kernel_desc kd;
+	struct vgpu_cmd_launch cmd;
+	struct vgpu_completion c;
+	uint64_t par_va, par_pa, params[2];
+	uint32_t out = 0;
+
+	ASSERT_EQ(0, dev_kernel_load(&t->d, 0, k_tree, &tree));
+	kd = kdesc_of(&tree, 16);
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	par_va = dev_buf(&t->d, 0, sizeof(params), RO, &par_pa);
+	params[0] = t->kdesc_va;
+	params[1] = 0; /* the root: depth 0 */
+	qts_memwrite(t->d.qts, par_pa, params, sizeof(params));
+	cmd = dev_launch_cmd(&tree, 1, 1, par_va, sizeof(params));
+	cmd.cdp_area = t->area_va;
+	reg_write(&t->d, VGPU_REG_WDOG_MS, 200);
+	ASSERT_TRUE(dev_wait(&t->d, 0, dev_submit(&t->d, 0, &cmd), &c));
+	EXPECT_CDP_FAIL(t, c, VGPU_ERR_TIMEOUT, VGPU_EXC_ABORTED, "tree watchdog");
+	EXPECT_CONTAINS(c.exc.msg, "watchdog: ");
+	EXPECT_CONTAINS(c.exc.msg, "than 200 ms");
+	for (uint32_t i = 0; i < NSLOTS; i++) {
+		struct vgpu_cdp_record r;
+
+		qts_memread(t->d.qts, slot_pa(t, i), &r, sizeof(r));
+		EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state) {
+			TH_LOG("slot %u", i);
+		}
+	}
+	reg_write(&t->d, VGPU_REG_WDOG_MS, 0);
+	kd = kdesc_of(&t->child, 16);
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
+	ASSERT_TRUE(cdp_launch(t, &t->parent, t->area_va, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+		TH_LOG("%s", c.exc.msg);
+	}
+	qts_memread(t->d.qts, t->out_pa, &out, 4);
+	EXPECT_EQ(64u * CHILD_V, out);
+	dev_kernel_free(&tree);
 }
 
 /*
