@@ -365,6 +365,20 @@ CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
 					 CUtensorMapL2promotion l2Promotion,
 					 CUtensorMapFloatOOBfill oobFill);
 
+/* ---- Multicast objects (cuMulticast*: docs/cuda.md) ---- */
+CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle,
+				   const CUmulticastObjectProp *prop);
+CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev);
+CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset,
+				    CUmemGenericAllocationHandle memHandle, size_t memOffset,
+				    size_t size, unsigned long long flags);
+CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset,
+				     CUdeviceptr memptr, size_t size, unsigned long long flags);
+CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev,
+				   size_t mcOffset, size_t size);
+CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop,
+					   CUmulticastGranularity_flags option);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -689,6 +689,37 @@ typedef enum CUoccupancy_flags_enum {
 	CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 0x1
 } CUoccupancy_flags;
 
+/* ---- Multicast objects (cuMulticast*): their handles and properties ---- */
+typedef unsigned long long CUmemGenericAllocationHandle_v1;
+typedef CUmemGenericAllocationHandle_v1 CUmemGenericAllocationHandle;
+
+/* the shareable handle types: CUmulticastObjectProp.handleTypes' bits */
+typedef enum CUmemAllocationHandleType_enum {
+	CU_MEM_HANDLE_TYPE_NONE = 0x0,
+	CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
+	CU_MEM_HANDLE_TYPE_WIN32 = 0x2,
+	CU_MEM_HANDLE_TYPE_WIN32_KMT = 0x4,
+	CU_MEM_HANDLE_TYPE_FABRIC = 0x8,
+	CU_MEM_HANDLE_TYPE_MAX = 0x7FFFFFFF
+} CUmemAllocationHandleType;
+
+typedef enum CUmulticastGranularity_flags_enum {
+	CU_MULTICAST_GRANULARITY_MINIMUM = 0x0,
+	CU_MULTICAST_GRANULARITY_RECOMMENDED = 0x1
+} CUmulticastGranularity_flags;
+
+/*
+ * A multicast object: numDevices devices, each binding up to size bytes;
+ * handleTypes a mask of CUmemAllocationHandleType; flags 0.
+ */
+typedef struct CUmulticastObjectProp_st {
+	unsigned int numDevices;
+	size_t size;
+	unsigned long long handleTypes;
+	unsigned long long flags;
+} CUmulticastObjectProp_v1;
+typedef CUmulticastObjectProp_v1 CUmulticastObjectProp;
+
 #ifdef __cplusplus
 }
 #endif

@@ -241,7 +241,8 @@ st=0
 		libvgpu/cuda/cuda_types.h |
 		grep -v '_AS_INT)$'
 	for t in CUuuid CUlaunchAttributeValue CUlaunchAttribute CUlaunchConfig CUtensorMap \
-		CUDA_MEMCPY2D CUctxCreateParams CUdeviceptr CUdevice CUresult; do
+		CUDA_MEMCPY2D CUctxCreateParams CUdeviceptr CUdevice CUresult \
+		CUmulticastObjectProp CUmemGenericAllocationHandle; do
 		echo "L($t)"
 	done
 	for f in gridDimX gridDimY gridDimZ blockDimX blockDimY blockDimZ sharedMemBytes \
@@ -259,6 +260,9 @@ st=0
 	done
 	for f in execAffinityParams numExecAffinityParams cigParams; do
 		echo "O(CUctxCreateParams, $f)"
+	done
+	for f in numDevices size handleTypes flags; do
+		echo "O(CUmulticastObjectProp, $f)"
 	done
 	echo 'return 0; }'
 } >"$tmp/layout.c"
