@@ -191,7 +191,8 @@ $(LIB_SO_LINK): $(LIB_SO)
 
 # examples/cuda/drv_saxpy.c: a driver-API program, built like a user's
 # (our cuda.h, libcuda.so.1); test_install builds it with pkg-config too.
-$(CUDA_EXAMPLE): examples/cuda/drv_saxpy.c libvgpu/cuda/cuda.h $(CUDA_SO)
+$(CUDA_EXAMPLE): examples/cuda/drv_saxpy.c libvgpu/cuda/cuda.h libvgpu/cuda/cuda_types.h \
+		$(CUDA_SO)
 	@mkdir -p $(dir $@)
 	$(CC) -Ilibvgpu/cuda $(filter-out -fvisibility=hidden,$(CFLAGS)) $(LDFLAGS) -o $@ $< \
 		$(CUDA_SO) -Wl,-rpath,$(abspath $(BUILD)) -lm
@@ -651,7 +652,7 @@ install-files:
 	ln -sf libcuda.so.1 $(DESTDIR)$(CUDA_LIBDIR)/libcuda.so
 	install -m 755 $(CUDART_SO) $(DESTDIR)$(CUDA_LIBDIR)/libcudart.so.13
 	ln -sf libcudart.so.13 $(DESTDIR)$(CUDA_LIBDIR)/libcudart.so
-	install -m 644 libvgpu/cuda/cuda.h $(DESTDIR)$(INCLUDEDIR)/vgpu/cuda/
+	install -m 644 libvgpu/cuda/cuda.h libvgpu/cuda/cuda_types.h $(DESTDIR)$(INCLUDEDIR)/vgpu/cuda/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		libvgpu/cuda/vgpu-cuda.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/vgpu-cuda.pc
@@ -665,7 +666,8 @@ uninstall:
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vgpu/,$(notdir $(PUBLIC_HEADERS)))
 	rm -f $(DESTDIR)$(CUDA_LIBDIR)/libcuda.so.1 $(DESTDIR)$(CUDA_LIBDIR)/libcuda.so \
 		$(DESTDIR)$(CUDA_LIBDIR)/libcudart.so.13 $(DESTDIR)$(CUDA_LIBDIR)/libcudart.so \
-		$(DESTDIR)$(INCLUDEDIR)/vgpu/cuda/cuda.h $(DESTDIR)$(PKGCONFIGDIR)/vgpu-cuda.pc
+		$(DESTDIR)$(INCLUDEDIR)/vgpu/cuda/cuda.h $(DESTDIR)$(INCLUDEDIR)/vgpu/cuda/cuda_types.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/vgpu-cuda.pc
 	-rmdir $(DESTDIR)$(CUDA_LIBDIR) $(DESTDIR)$(INCLUDEDIR)/vgpu/cuda
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/vgpu
 

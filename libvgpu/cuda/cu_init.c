@@ -535,6 +535,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 	case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
 	case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS:
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: /* default */
+	case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: /* none: cu_multicast.c */
 		v = 0;
 		break;
 	case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:

@@ -90,7 +90,10 @@ CUV_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, i
 	X(cuOccupancyMaxActiveClusters, 11070, 11070)                                      \
 	X(cuLinkCreate, 5050, 6050) X(cuLinkAddData, 5050, 6050)                           \
 	X(cuLinkAddFile, 5050, 6050) X(cuLinkComplete, 5050, 5050)                         \
-	X(cuLinkDestroy, 5050, 5050)
+	X(cuLinkDestroy, 5050, 5050) X(cuMulticastCreate, 12010, 12010)                    \
+	X(cuMulticastAddDevice, 12010, 12010) X(cuMulticastBindMem, 12010, 12010)          \
+	X(cuMulticastBindAddr, 12010, 12010) X(cuMulticastUnbind, 12010, 12010)            \
+	X(cuMulticastGetGranularity, 12010, 12010)
 
 /* #n: the API name as written, before cuda.h maps it to its versioned symbol */
 #define ENTRY(n, first, ours) { #n, (void *)n, first, ours },

@@ -3,7 +3,8 @@
  * More of libcuda.so.1's driver API (docs/cuda.md), as test_cuda.c:
  * libraries (cuLibrary*, cuKernel*: context-independent loading, a
  * CUkernel launched as a CUfunction, one module per context), host
- * functions and stream callbacks, and the small queries a runtime asks.
+ * functions and stream callbacks, the small queries a runtime asks, and
+ * multicast objects (none, as on an H200 without an NVLink switch).
  */
 #include "cuda_test.h"
 
@@ -554,6 +555,106 @@ TEST(occupancy_as_an_h100_answers)
 	EXPECT_EQ(16, n);
 	CU(cuModuleUnload(mod));
 	CU(cuCtxDestroy(ctx));
+}
+
+/*
+ * Multicast objects: none on vGPU, nor on an H200 outside an NVLink switch
+ * system, whose driver answers every cuMulticast* call, whatever its
+ * arguments, NOT_INITIALIZED before cuInit and NOT_SUPPORTED after, with
+ * or without a context, the out-parameters untouched
+ * (tests/cuda/real-gpu/multicast-h200-2026-11-30).
+ */
+static void multicast_answers(struct __test_metadata *_metadata, CUresult want, CUdeviceptr dp)
+{
+	const CUmulticastObjectProp p = { .numDevices = 1, .size = 2 << 20 };
+	CUmulticastObjectProp bad[] = { { .numDevices = 0, .size = 2 << 20 },
+					{ .numDevices = 1, .size = 0 },
+					{ .numDevices = 1, .size = 1 },
+					{ .numDevices = 1, .size = 2 << 20,
+					  .handleTypes = CU_MEM_HANDLE_TYPE_FABRIC },
+					{ .numDevices = 1, .size = 2 << 20,
+					  .handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR },
+					{ .numDevices = 1, .size = 2 << 20, .handleTypes = 0x100 },
+					{ .numDevices = 1, .size = 2 << 20, .flags = 1 } };
+	CUmemGenericAllocationHandle h = 0xdead;
+	size_t g = 77;
+
+	EXPECT_CU(want, cuMulticastGetGranularity(&g, &p, CU_MULTICAST_GRANULARITY_MINIMUM));
+	EXPECT_CU(want, cuMulticastGetGranularity(&g, &p, CU_MULTICAST_GRANULARITY_RECOMMENDED));
+	EXPECT_CU(want, cuMulticastCreate(&h, &p));
+	EXPECT_CU(want, cuMulticastAddDevice(0, 0));
+	EXPECT_CU(want, cuMulticastBindMem(0, 0, 0, 0, 2 << 20, 0));
+	EXPECT_CU(want, cuMulticastBindAddr(0, 0, dp, 2 << 20, 0));
+	EXPECT_CU(want, cuMulticastUnbind(0, 0, 0, 2 << 20));
+	/* no argument is checked first */
+	EXPECT_CU(want, cuMulticastGetGranularity(NULL, &p, CU_MULTICAST_GRANULARITY_MINIMUM));
+	EXPECT_CU(want, cuMulticastGetGranularity(&g, NULL, CU_MULTICAST_GRANULARITY_MINIMUM));
+	EXPECT_CU(want, cuMulticastGetGranularity(&g, &p, (CUmulticastGranularity_flags)2));
+	EXPECT_CU(want, cuMulticastCreate(NULL, &p));
+	EXPECT_CU(want, cuMulticastCreate(&h, NULL));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_CU(want, cuMulticastGetGranularity(&g, &bad[i],
+							  CU_MULTICAST_GRANULARITY_MINIMUM));
+		EXPECT_CU(want, cuMulticastCreate(&h, &bad[i]));
+	}
+	EXPECT_CU(want, cuMulticastAddDevice(0x1234, 0));
+	EXPECT_CU(want, cuMulticastAddDevice(0, 99));
+	EXPECT_CU(want, cuMulticastAddDevice(0, -1));
+	EXPECT_CU(want, cuMulticastBindMem(0, 0, 0, 0, 2 << 20, 1));
+	EXPECT_CU(want, cuMulticastBindMem(0x1234, 0, 0x1234, 0, 0, 0));
+	EXPECT_CU(want, cuMulticastBindAddr(0, 0, dp, 2 << 20, 1));
+	EXPECT_CU(want, cuMulticastBindAddr(0, 0, 0, 0, 0));
+	EXPECT_CU(want, cuMulticastUnbind(0, 99, 0, 2 << 20));
+	EXPECT_CU(want, cuMulticastUnbind(0x1234, 0, 1, 0));
+	EXPECT_EQ(0xdeadull, h);
+	EXPECT_EQ((size_t)77, g);
+}
+
+TEST(multicast_is_not_supported)
+{
+	CUdriverProcAddressQueryResult qs = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	CUresult (*create)(CUmemGenericAllocationHandle *, const CUmulticastObjectProp *);
+	const CUmulticastObjectProp p = { .numDevices = 1, .size = 2 << 20 };
+	CUmemGenericAllocationHandle h = 0xdead;
+	CUcontext ctx;
+	CUdeviceptr dp;
+	void *fn = NULL;
+	int v = -1;
+
+	multicast_answers(_metadata, CUDA_ERROR_NOT_INITIALIZED, 0);
+	CU(cuInit(0));
+	CU(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, 0));
+	if (v && !on_vgpu())
+		SKIP(return, "this GPU has multicast (an NVLink switch system)");
+	EXPECT_EQ(0, v);
+	multicast_answers(_metadata, CUDA_ERROR_NOT_SUPPORTED, 0); /* no context */
+	CU(cuDevicePrimaryCtxRetain(&ctx, 0));
+	CU(cuCtxSetCurrent(ctx));
+	CU(cuMemAlloc(&dp, 4 << 20));
+	multicast_answers(_metadata, CUDA_ERROR_NOT_SUPPORTED, dp);
+	/* cuGetProcAddress: from CUDA 12.1 */
+	CU(cuGetProcAddress("cuMulticastCreate", &fn, 13000, 0, &qs));
+	EXPECT_EQ((int)CU_GET_PROC_ADDRESS_SUCCESS, (int)qs);
+	ASSERT_NE(NULL, fn);
+	memcpy(&create, &fn, sizeof(fn));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, create(&h, &p));
+	EXPECT_EQ(0xdeadull, h);
+	for (const char *const *n = (const char *const[]){ "cuMulticastAddDevice",
+							    "cuMulticastBindMem",
+							    "cuMulticastBindAddr",
+							    "cuMulticastUnbind",
+							    "cuMulticastGetGranularity", NULL };
+	     *n; n++) {
+		fn = NULL;
+		CU(cuGetProcAddress(*n, &fn, 12010, 0, &qs));
+		EXPECT_EQ((int)CU_GET_PROC_ADDRESS_SUCCESS, (int)qs);
+		EXPECT_NE(NULL, fn);
+		CU(cuGetProcAddress(*n, &fn, 12000, 0, &qs));
+		EXPECT_EQ((int)CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, (int)qs);
+		EXPECT_EQ(NULL, fn);
+	}
+	CU(cuMemFree(dp));
+	CU(cuDevicePrimaryCtxRelease(0));
 }
 
 /* CUDA_ERROR_INVALID_VALUE, _INVALID_HANDLE as the H200's driver answers */

@@ -25,7 +25,8 @@
 #                    symbols, and every function cuda.h declares (by its
 #                    versioned name, cuMemAlloc -> cuMemAlloc_v2, and its
 #                    _ptsz/_ptds form where it has one)
-#   cuda_header_abi  our cuda.h against NVIDIA's (/usr/local/cuda/include):
+#   cuda_header_abi  our cuda.h (and the cuda_types.h it includes) against
+#                    NVIDIA's (/usr/local/cuda/include):
 #                    every enumerator and constant our header defines has
 #                    NVIDIA's value, and the structures' sizes, alignments
 #                    and field offsets are NVIDIA's (one program compiled
@@ -116,7 +117,7 @@ for f in lib/libvgpu.a lib/libvgpu.so.2 lib/libvgpu.so \
 	include/vgpu/vgpu_isa.h include/vgpu/vgpu_isa_table.h \
 	include/vgpu/vgpu_drm.h bin/vgpu-run bin/vgpu-info bin/vgpu-as \
 	bin/vgpu-objdump lib/vgpu-cuda/libcuda.so.1 lib/vgpu-cuda/libcuda.so \
-	lib/pkgconfig/vgpu-cuda.pc include/vgpu/cuda/cuda.h \
+	lib/pkgconfig/vgpu-cuda.pc include/vgpu/cuda/cuda.h include/vgpu/cuda/cuda_types.h \
 	lib/vgpu-cuda/libcudart.so.13 lib/vgpu-cuda/libcudart.so; do
 	[[ -e $prefix/$f ]] || { echo "# not installed: $f"; st=1; }
 done
@@ -235,11 +236,13 @@ st=0
 	# every enumerator of our header's enums, and its CU_ constants
 	awk '/^typedef enum/ { e = 1 }
 		e && /^\t(CU|CUDA)_[A-Z0-9_]+/ { sub(/^\t/, ""); sub(/[ ,=].*/, ""); print "V(" $0 ")" }
-		/^} / { e = 0 }' libvgpu/cuda/cuda.h
-	sed -n 's/^#define \(CU_[A-Z0-9_]*\) .*/V((long long)\1)/p' libvgpu/cuda/cuda.h |
+		/^} / { e = 0 }' libvgpu/cuda/cuda.h libvgpu/cuda/cuda_types.h
+	sed -n 's/^#define \(CU_[A-Z0-9_]*\) .*/V((long long)\1)/p' libvgpu/cuda/cuda.h \
+		libvgpu/cuda/cuda_types.h |
 		grep -v '_AS_INT)$'
 	for t in CUuuid CUlaunchAttributeValue CUlaunchAttribute CUlaunchConfig CUtensorMap \
-		CUDA_MEMCPY2D CUctxCreateParams CUdeviceptr CUdevice CUresult; do
+		CUDA_MEMCPY2D CUctxCreateParams CUdeviceptr CUdevice CUresult \
+		CUmulticastObjectProp CUmemGenericAllocationHandle; do
 		echo "L($t)"
 	done
 	for f in gridDimX gridDimY gridDimZ blockDimX blockDimY blockDimZ sharedMemBytes \
@@ -257,6 +260,9 @@ st=0
 	done
 	for f in execAffinityParams numExecAffinityParams cigParams; do
 		echo "O(CUctxCreateParams, $f)"
+	done
+	for f in numDevices size handleTypes flags; do
+		echo "O(CUmulticastObjectProp, $f)"
 	done
 	echo 'return 0; }'
 } >"$tmp/layout.c"
