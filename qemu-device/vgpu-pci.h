@@ -307,12 +307,18 @@ void vgpu_queues_init(VGPUState *s);
 void vgpu_queues_exit(VGPUState *s);
 void vgpu_queue_kick_locked(VGPUQueue *q);
 void vgpu_queue_inline_locked(VGPUQueue *q);
-void vgpu_sem_wake_locked(VGPUState *s);
 void vgpu_wait_idle_locked(VGPUState *s);
 bool vgpu_busy_locked(VGPUState *s);
 uint32_t vgpu_launch_grid(VGPUQueue *q, const struct vgpu_cmd_launch *c,
                           uint64_t root, bool host, uint32_t grid,
                           struct vgpu_completion *cpl, bool inl);
+uint32_t vgpu_mmu_error(const VGPUMMUCtx *ctx, struct vgpu_exception_record *exc,
+                        const char *what);
+
+/* vgpu-sem.c */
+void vgpu_sem_wake_locked(VGPUState *s);
+uint32_t vgpu_cmd_sem(VGPUQueue *q, struct vgpu_cmd_sem *c,
+                      struct vgpu_completion *cpl, bool inl);
 
 /* vgpu-cdp.c */
 uint32_t vgpu_cdp_run(VGPUQueue *q, const struct vgpu_cmd_launch *c,
