@@ -547,9 +547,10 @@ bool pl_b128_wide(struct lower *L)
 
 		if (!names_q(L, o))
 			continue;
-		/* an address, a scalar where the vector is, a vector in cvt:
-		 * pl_b128_misuse's errors */
-		if (o->kind == PTX_O_MEM || (o->kind == PTX_O_REG) == vec)
+		if (o->kind == PTX_O_MEM)
+			return pl_lerr(L, "a .b128 register is not an address"), true;
+		/* a scalar where the vector is, a vector in cvt: pl_b128_misuse's */
+		if ((o->kind == PTX_O_REG) == vec)
 			return false;
 		any = true;
 	}
