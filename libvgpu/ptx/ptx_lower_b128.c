@@ -535,7 +535,8 @@ bool pl_b128_wide(struct lower *L)
 	const struct ptx_insn *in = L->in;
 	bool cvt = !strcmp(in->op, "cvt"), st = !strcmp(in->op, "st"), any = false;
 	bool vec = (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu") || st) &&
-		   (pl_has_mod(in, ".v2") || pl_has_mod(in, ".v4") || pl_has_mod(in, ".v8"));
+		   (pl_has_mod(in, ".v2") || pl_has_mod(in, ".v4") || pl_has_mod(in, ".v8")) &&
+		   !pl_has_mod(in, ".async"); /* st.async: ptxas's "Arguments mismatch" */
 	struct wide_dst out[PTX_B128_SHADOWS];
 	struct ptx_insn c;
 	int nout = 0;
