@@ -539,7 +539,7 @@ bool pl_b128_wide(struct lower *L)
 		   !pl_has_mod(in, ".async"); /* st.async: ptxas's "Arguments mismatch" */
 	struct wide_dst out[PTX_B128_SHADOWS];
 	struct ptx_insn c;
-	int nout = 0;
+	int nout = 0, errs = L->dg->errors; /* L->failed is the function's */
 
 	if ((!cvt && !vec) || pl_has_mod(in, ".b128"))
 		return false;
@@ -559,7 +559,7 @@ bool pl_b128_wide(struct lower *L)
 		return false;
 	c = *in;
 	L->nshadow = 0;
-	for (int i = 0; i < c.nops && !L->failed; i++) {
+	for (int i = 0; i < c.nops && L->dg->errors == errs; i++) {
 		struct ptx_operand *o = &c.ops[i];
 		bool dst = cvt ? i == 0 : !st && o->kind == PTX_O_VEC;
 		struct ptype t = pl_type_of(in, cvt && !dst ? 1 : 0);
@@ -570,7 +570,7 @@ bool pl_b128_wide(struct lower *L)
 		}
 		if (o->kind != PTX_O_VEC || !names_q(L, o))
 			continue;
-		for (int k = 0; k < o->nvec && !L->failed; k++) {
+		for (int k = 0; k < o->nvec && L->dg->errors == errs; k++) {
 			int r = o->vec[k];
 
 			if (r < 0 || (st && vimm(L, r)))
@@ -583,12 +583,12 @@ bool pl_b128_wide(struct lower *L)
 			stand_in(L, &o->vec[k], dst, t, out, &nout);
 		}
 	}
-	if (!L->failed) {
+	if (L->dg->errors == errs) {
 		L->in = &c;
 		pl_lower_one(L);
 		pl_finish(L);
 		L->in = in;
-		for (int i = 0; i < nout && !L->failed; i++)
+		for (int i = 0; i < nout && L->dg->errors == errs; i++)
 			shadow_out(L, out[i].q, out[i].s, out[i].t, cvt);
 	}
 	L->nshadow = 0;
