@@ -442,6 +442,10 @@ struct ptype pl_type_of(const struct ptx_insn *in, int nth)
 
 const struct ptx_reg *pl_preg(const struct lower *L, int r)
 {
+	if (r >= L->f->nregs)
+		for (int i = 0; i < L->nshadow; i++)
+			if (L->shadow_v[i] == r)
+				return &L->shadow[i];
 	return &L->f->regs[r];
 }
 
@@ -946,6 +950,66 @@ static void globals_prologue(struct lower *L)
 	}
 }
 
+/* One instruction of the body (L->in), as the loop lowers it. */
+void pl_lower_one(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	size_t k;
+
+	if (pl_b128_misuse(L) || pl_call_hook(L) || pl_cmp_hook(L) || pl_int_hook(L) ||
+	    pl_half_hook(L))
+		return;
+	if (!strcmp(in->op, "barrier") && pl_has_mod(in, ".cluster")) {
+		pl_barrier_cluster(L);
+		return;
+	}
+	for (k = 0; k < sizeof(lowerers) / sizeof(lowerers[0]); k++)
+		if (!strcmp(lowerers[k].op, in->op))
+			break;
+	if (k == sizeof(lowerers) / sizeof(lowerers[0])) {
+		char b[256];
+
+		pl_lerr(L, "unsupported PTX instruction '%s'", pl_spelled(in, b, sizeof(b)));
+		return;
+	}
+	if (in->nops && in->ops[0].has_p && strcmp(in->op, "elect") &&
+	    strcmp(in->op, "shfl") && strcmp(in->op, "match")) {
+		pl_unsupported(L, "a second predicate destination ('|')");
+		return;
+	}
+	if (!strcmp(in->op, "barrier") && pl_has_mod(in, ".cta") == false &&
+	    !pl_has_mod(in, ".sync") && !pl_has_mod(in, ".arrive") &&
+	    !pl_has_mod(in, ".red")) {
+		pl_unsupported(L, NULL);
+		return;
+	}
+	{
+		static const char *const narrow_ops[] = { "setp", "shr", "min", "max",
+							  "div", "rem", "mul", "mad" };
+		struct ptype t = pl_type_of(in, 0);
+
+		L->narrow_bits = 0;
+		for (size_t j = 0; j < sizeof(narrow_ops) / sizeof(narrow_ops[0]); j++)
+			if (!strcmp(in->op, narrow_ops[j]) && t.bits && t.bits < 32 &&
+			    !t.flt && !t.pred &&
+			    (j < 6 || pl_has_mod(in, ".wide") || pl_has_mod(in, ".hi"))) {
+				L->narrow_bits = t.bits;
+				L->narrow_sign = t.sign;
+			}
+	}
+	if (pl_ld_narrow(L))
+		pl_ld_narrow128(L);
+	else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu") ||
+					     !strcmp(in->op, "st")))
+		pl_ldst128(L);
+	else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "atom") || !strcmp(in->op, "red")))
+		pl_atom128(L);
+	else if (pl_has_mod(in, ".b128") && !strcmp(in->op, "mov"))
+		pl_mov128(L);
+	else if (!pl_f64(L))
+		lowerers[k].fn(L);
+}
+
 int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	      struct ptx_diag *dg, struct ptx_code *code)
 {
@@ -1024,7 +1088,6 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 	}
 	for (int i = 0; i < f->ninsns && dg->errors < 50; i++) {
 		const struct ptx_insn *in = &f->insns[i];
-		size_t k;
 
 		L.in = in;
 		if (in->label[0]) {
@@ -1035,61 +1098,8 @@ int ptx_lower(const struct ptx_module *m, const struct ptx_func *f,
 			pl_finish(&L);
 			continue;
 		}
-		if (pl_b128_misuse(&L) || pl_call_hook(&L) || pl_cmp_hook(&L) || pl_int_hook(&L) ||
-		    pl_half_hook(&L)) {
-			pl_finish(&L);
-			continue;
-		}
-		if (!strcmp(in->op, "barrier") && pl_has_mod(in, ".cluster")) {
-			pl_barrier_cluster(&L);
-			pl_finish(&L);
-			continue;
-		}
-		for (k = 0; k < sizeof(lowerers) / sizeof(lowerers[0]); k++)
-			if (!strcmp(lowerers[k].op, in->op))
-				break;
-		if (k == sizeof(lowerers) / sizeof(lowerers[0])) {
-			char b[256];
-
-			pl_lerr(&L, "unsupported PTX instruction '%s'", pl_spelled(in, b, sizeof(b)));
-			continue;
-		}
-		if (in->nops && in->ops[0].has_p && strcmp(in->op, "elect") &&
-		    strcmp(in->op, "shfl") && strcmp(in->op, "match")) {
-			pl_unsupported(&L, "a second predicate destination ('|')");
-			continue;
-		}
-		if (!strcmp(in->op, "barrier") && pl_has_mod(in, ".cta") == false &&
-		    !pl_has_mod(in, ".sync") && !pl_has_mod(in, ".arrive") && !pl_has_mod(in, ".red")) {
-			pl_unsupported(&L, NULL);
-			continue;
-		}
-		{
-			static const char *const narrow_ops[] = { "setp", "shr", "min", "max",
-								  "div", "rem", "mul", "mad" };
-			struct ptype t = pl_type_of(in, 0);
-
-			L.narrow_bits = 0;
-			for (size_t j = 0; j < sizeof(narrow_ops) / sizeof(narrow_ops[0]); j++)
-				if (!strcmp(in->op, narrow_ops[j]) && t.bits && t.bits < 32 &&
-				    !t.flt && !t.pred &&
-				    (j < 6 || pl_has_mod(in, ".wide") || pl_has_mod(in, ".hi"))) {
-					L.narrow_bits = t.bits;
-					L.narrow_sign = t.sign;
-				}
-		}
-		if (pl_ld_narrow(&L))
-			pl_ld_narrow128(&L);
-		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "ld") ||
-				!strcmp(in->op, "ldu") || !strcmp(in->op, "st")))
-			pl_ldst128(&L);
-		else if (pl_has_mod(in, ".b128") && (!strcmp(in->op, "atom") ||
-				!strcmp(in->op, "red")))
-			pl_atom128(&L);
-		else if (pl_has_mod(in, ".b128") && !strcmp(in->op, "mov"))
-			pl_mov128(&L);
-		else if (!pl_f64(&L))
-			lowerers[k].fn(&L);
+		if (!pl_b128_wide(&L))
+			pl_lower_one(&L);
 		pl_finish(&L);
 		L.narrow_bits = 0;
 	}

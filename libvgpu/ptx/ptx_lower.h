@@ -19,6 +19,8 @@
 #define GENERIC_SHARED_HI 0xffffff00u
 /* .local variables a function may declare */
 #define PTX_MAX_LOCALS 64
+/* stand-ins for .b128 registers one instruction may have (pl_b128_wide) */
+#define PTX_B128_SHADOWS 12
 
 struct lower {
 	const struct ptx_module *m;
@@ -76,6 +78,10 @@ struct lower {
 	/* a pair with the start of this thread's .local frame, plus 1 (0:
 	 * none; set by the prologue when isspacep needs it) */
 	int frame_va1;
+	/* .b128 registers in cvt and vector ld/st (pl_b128_wide): the
+	 * stand-in vreg shadow_v[i] reads as PTX register shadow[i] */
+	struct ptx_reg shadow[PTX_B128_SHADOWS];
+	int shadow_v[PTX_B128_SHADOWS], nshadow;
 };
 
 struct ptype {
@@ -214,6 +220,11 @@ void pl_ldst128(struct lower *L);
 bool pl_ld_narrow(const struct lower *L);
 void pl_ld_narrow128(struct lower *L);
 void pl_atom128(struct lower *L);
+/* cvt naming a .b128 register, ld/ldu/st with one as a vector element:
+ * lowered (true) through stand-ins of the type's width */
+bool pl_b128_wide(struct lower *L);
+/* ptx_lower.c: one instruction of the body, as the loop lowers it */
+void pl_lower_one(struct lower *L);
 void pl_nanosleep(struct lower *L);
 void pl_not_neg_abs(struct lower *L);
 void pl_selp(struct lower *L);

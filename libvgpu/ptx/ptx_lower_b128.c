@@ -13,10 +13,12 @@
  *                                       LDP.128; generic picks at run time)
  *   atom.cas.b128                       ATOMG.CAS.128 / ATOMS.CAS.128
  *   atom.exch.b128                      a compare-and-swap loop over them
+ *   ld/ldu/st of a narrower type        the low bits, extended (pl_ld_narrow128)
+ *   cvt, vector ld/ldu/st elements      as a narrower register (pl_b128_wide)
  *
  * (sm_90 for the atomics; .global, .shared and generic addresses).  Every
  * other instruction refuses a .b128 register (pl_b128_misuse()), as ptxas
- * 13.0 does for add, and, selp, cvt, shfl, ...
+ * 13.0 does for add, and, selp, cvt.u64.b128, shfl, ...
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -429,4 +431,166 @@ void pl_atom128(struct lower *L)
 		return exch128(L, sp, base, off, sh, gl, d, b);
 	/* the core writes all four words: a sink gets a temporary */
 	cas128(L, true, sp, base, off, sh, gl, d >= 0 ? d : pl_new_vreg(L, 4), b, c);
+}
+
+/*
+ * cvt naming a .b128 register, and ld/ldu/st with .b128 registers as a
+ * vector's elements (ptxas 13.0 takes both: cvt wherever it takes a
+ * .b64 register, `ld.global.v2.b64 {%q1, %q2}, [a]`, `.v4.s8`, `.v8.b16`,
+ * `st.v4.b32 [a], {%q1, 1, 2, %q2}`; a vector mixing them with narrower
+ * registers is its "Incompatible elements").  Each such register gets a
+ * stand-in of the type's width, 64 bits for a 64-bit type, else 32 (a
+ * source: its low bits, truncated as PTX's wider sources are), and the
+ * instruction is lowered as it is with those; a destination then gets
+ * the result as shadow_out() extends it.  An H200 does cvt and the
+ * vector stores so (tests/cuda/real-gpu/b128-vec-h200-2026-11-30); its
+ * vector loads into .b128 registers are not PTX's (every word a function
+ * of element 0: ptxas 13.0 seems to load element 0 alone), vGPU loads
+ * each element as PTX ISA defines, extended as a scalar ld into a .b128
+ * register is (pl_ld_narrow128).
+ */
+static int shadow(struct lower *L, int q, bool wide)
+{
+	int i = L->nshadow, v;
+
+	if (i == PTX_B128_SHADOWS)
+		return pl_lerr(L, "internal error: too many .b128 operands"), -1;
+	v = pl_new_vreg(L, wide ? 2 : 1);
+	L->shadow[i] = *pl_preg(L, q);
+	L->shadow[i].cls = wide ? PTX_R64 : PTX_R32;
+	L->shadow[i].bits = wide ? 64 : 32;
+	L->shadow_v[i] = v;
+	L->nshadow++;
+	return v;
+}
+
+/* a vector's hidden register of an immediate element (ptx_parse_body.c) */
+static bool vimm(const struct lower *L, int r)
+{
+	return !strncmp(pl_preg(L, r)->name, "$vimm", 5);
+}
+
+/* q's low word(s) into stand-in @s (a source) */
+static void shadow_in(struct lower *L, int s, int q, bool wide)
+{
+	for (int k = 0; k < (wide ? 2 : 1); k++)
+		pl_mov_reg(L, s, k, wide && !k, q, k);
+}
+
+/*
+ * stand-in @s's value of type @t into q, extended (a destination): to 64
+ * bits by the type's sign, the high 64 bits zero, except after cvt to
+ * .s64 (@cvt), whose sign fills them (the H200 does both:
+ * tests/cuda/real-gpu/b128-vec-h200-2026-11-30)
+ */
+static void shadow_out(struct lower *L, int q, int s, struct ptype t, bool cvt)
+{
+	int hi = -1, hp = 0, top = -1;
+	struct ptx_vinsn *v;
+
+	if (t.bits == 64) {
+		hi = s;
+		hp = 1;
+	} else if (t.sign) { /* a narrower signed type is sign-extended to 32 already */
+		hi = pl_new_vreg(L, 1);
+		v = pl_emit(L, "SHR.S32");
+		pl_o_def(v, hi, 0, false);
+		pl_o_use(v, s, 0);
+		pl_o_text(v, "0x1f");
+	}
+	if (cvt && t.bits == 64 && t.sign) {
+		top = pl_new_vreg(L, 1);
+		v = pl_emit(L, "SHR.S32");
+		pl_o_def(v, top, 0, false);
+		pl_o_use(v, s, 1);
+		pl_o_text(v, "0x1f");
+	}
+	for (int k = 0; k < 4; k++)
+		pl_mov_reg(L, q, k, k < 3, k == 0 ? s : k == 1 ? hi : top, k == 1 ? hp : 0);
+}
+
+struct wide_dst {
+	int q, s;
+	struct ptype t;
+};
+
+/* Operand @o of the copy: its .b128 register(s) to stand-ins; false on an error */
+static bool stand_in(struct lower *L, int *r, bool dst, struct ptype t, struct wide_dst *out,
+		     int *nout)
+{
+	int s = shadow(L, *r, t.bits == 64);
+
+	if (s < 0)
+		return false;
+	if (dst)
+		out[(*nout)++] = (struct wide_dst){ *r, s, t };
+	else
+		shadow_in(L, s, *r, t.bits == 64);
+	*r = s;
+	return true;
+}
+
+bool pl_b128_wide(struct lower *L)
+{
+	const struct ptx_insn *in = L->in;
+	bool cvt = !strcmp(in->op, "cvt"), st = !strcmp(in->op, "st"), any = false;
+	bool vec = (!strcmp(in->op, "ld") || !strcmp(in->op, "ldu") || st) &&
+		   (pl_has_mod(in, ".v2") || pl_has_mod(in, ".v4") || pl_has_mod(in, ".v8")) &&
+		   !pl_has_mod(in, ".async"); /* st.async: ptxas's "Arguments mismatch" */
+	struct wide_dst out[PTX_B128_SHADOWS];
+	struct ptx_insn c;
+	int nout = 0, errs = L->dg->errors; /* L->failed is the function's */
+
+	if ((!cvt && !vec) || pl_has_mod(in, ".b128"))
+		return false;
+	for (int i = 0; i < in->nops; i++) {
+		const struct ptx_operand *o = &in->ops[i];
+
+		if (!names_q(L, o))
+			continue;
+		if (o->kind == PTX_O_MEM)
+			return pl_lerr(L, "a .b128 register is not an address"), true;
+		/* a scalar where the vector is, a vector in cvt: pl_b128_misuse's */
+		if ((o->kind == PTX_O_REG) == vec)
+			return false;
+		any = true;
+	}
+	if (!any)
+		return false;
+	c = *in;
+	L->nshadow = 0;
+	for (int i = 0; i < c.nops && L->dg->errors == errs; i++) {
+		struct ptx_operand *o = &c.ops[i];
+		bool dst = cvt ? i == 0 : !st && o->kind == PTX_O_VEC;
+		struct ptype t = pl_type_of(in, cvt && !dst ? 1 : 0);
+
+		if (o->kind == PTX_O_REG && is_q(L, o)) {
+			stand_in(L, &o->reg, dst, t, out, &nout);
+			continue;
+		}
+		if (o->kind != PTX_O_VEC || !names_q(L, o))
+			continue;
+		for (int k = 0; k < o->nvec && L->dg->errors == errs; k++) {
+			int r = o->vec[k];
+
+			if (r < 0 || (st && vimm(L, r)))
+				continue;
+			if (pl_preg(L, r)->cls != PTX_R128) {
+				pl_lerr(L, "a vector's elements are all .b128 registers or none is "
+					"('%s' is not)", pl_preg(L, r)->name);
+				break;
+			}
+			stand_in(L, &o->vec[k], dst, t, out, &nout);
+		}
+	}
+	if (L->dg->errors == errs) {
+		L->in = &c;
+		pl_lower_one(L);
+		pl_finish(L);
+		L->in = in;
+		for (int i = 0; i < nout && L->dg->errors == errs; i++)
+			shadow_out(L, out[i].q, out[i].s, out[i].t, cvt);
+	}
+	L->nshadow = 0;
+	return true;
 }

@@ -327,6 +327,7 @@ def forms():
     import ptxgen_table3 as T3
     import ptxgen_table4 as T4
     import ptxgen_table5 as T5
+    import ptxgen_table6 as T6
     del FORMS[:]
     int_forms()
     logic_forms()
@@ -338,4 +339,5 @@ def forms():
     T3.more_forms(add, Form, op, mangle)
     T4.more_forms(add, Form)
     T5.more_forms(add, Form)
+    T6.more_forms(add, Form)
     return FORMS
