@@ -79,6 +79,28 @@ static const char k_child[] =
 static const char k_empty[] = ".kernel empty\n    EXIT ;\n";
 
 /*
+ * A LAUNCHED record at R0 + 0x40: parent R6, descriptor R2, 1 x 1
+ * threads (R8 = 1), parameters { R2, R13 }, launch number @seq.
+ */
+#define TREE_RECORD(seq) \
+	"    STG.32 [R0+0x48], R6 ;\n" \
+	"    STG.64 [R0+0x50], R2 ;\n" \
+	"    MOV R9, " seq " ;\n" \
+	"    STG.32 [R0+0x44], R9 ;\n" \
+	"    STG.32 [R0+0x4c], RZ ;\n" \
+	"    STG.32 [R0+0x58], R8 ;\n" \
+	"    STG.32 [R0+0x5c], R8 ;\n" \
+	"    STG.32 [R0+0x60], R8 ;\n" \
+	"    STG.32 [R0+0x64], R8 ;\n" \
+	"    STG.32 [R0+0x68], R8 ;\n" \
+	"    STG.32 [R0+0x6c], R8 ;\n" \
+	"    STG.32 [R0+0x70], RZ ;\n" \
+	"    STG.64 [R0+0x80], R2 ;\n" \
+	"    STG.32 [R0+0x88], R13 ;\n" \
+	"    MOV R9, 0x2 ;\n" \
+	"    STG.32 [R0+0x40], R9 ;\n"
+
+/*
  * A binary tree of grids of one thread, 24 levels below the root
  * (2^25 - 2 grids): a grid at @depth launches two, depth + 1, into slots
  * 2 (depth + 1) and 2 (depth + 1) + 1, free by then (depth first: a level's
@@ -103,39 +125,9 @@ static const char k_tree[] =
 	"    IMUL R7, R7, 0x1040 ;\n"
 	"    IADD R0, R0, R7 ;\n"
 	"    MOV R8, 0x1 ;\n"
-	"    STG.32 [R0+0x48], R6 ;\n"
-	"    STG.64 [R0+0x50], R2 ;\n"
-	"    MOV R9, 0x0 ;\n"
-	"    STG.32 [R0+0x44], R9 ;\n"
-	"    STG.32 [R0+0x4c], RZ ;\n"
-	"    STG.32 [R0+0x58], R8 ;\n"
-	"    STG.32 [R0+0x5c], R8 ;\n"
-	"    STG.32 [R0+0x60], R8 ;\n"
-	"    STG.32 [R0+0x64], R8 ;\n"
-	"    STG.32 [R0+0x68], R8 ;\n"
-	"    STG.32 [R0+0x6c], R8 ;\n"
-	"    STG.32 [R0+0x70], RZ ;\n"
-	"    STG.64 [R0+0x80], R2 ;\n"
-	"    STG.32 [R0+0x88], R13 ;\n"
-	"    MOV R9, 0x2 ;\n"
-	"    STG.32 [R0+0x40], R9 ;\n"
+	TREE_RECORD("0x0")
 	"    IADD R0, R0, 0x1040 ;\n"
-	"    STG.32 [R0+0x48], R6 ;\n"
-	"    STG.64 [R0+0x50], R2 ;\n"
-	"    MOV R9, 0x1 ;\n"
-	"    STG.32 [R0+0x44], R9 ;\n"
-	"    STG.32 [R0+0x4c], RZ ;\n"
-	"    STG.32 [R0+0x58], R8 ;\n"
-	"    STG.32 [R0+0x5c], R8 ;\n"
-	"    STG.32 [R0+0x60], R8 ;\n"
-	"    STG.32 [R0+0x64], R8 ;\n"
-	"    STG.32 [R0+0x68], R8 ;\n"
-	"    STG.32 [R0+0x6c], R8 ;\n"
-	"    STG.32 [R0+0x70], RZ ;\n"
-	"    STG.64 [R0+0x80], R2 ;\n"
-	"    STG.32 [R0+0x88], R13 ;\n"
-	"    MOV R9, 0x2 ;\n"
-	"    STG.32 [R0+0x40], R9 ;\n"
+	TREE_RECORD("0x1")
 	"done:\n"
 	"    EXIT ;\n";
 
