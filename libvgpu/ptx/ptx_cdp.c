@@ -206,6 +206,8 @@ static const char *const implemented[] = {
 
 bool ptx_cdp_implements(const char *name)
 {
+	if (ptx_devrt_implements(name))
+		return true;
 	for (size_t i = 0; i < sizeof(implemented) / sizeof(implemented[0]); i++)
 		if (!strcmp(name, implemented[i]))
 			return true;
@@ -229,17 +231,27 @@ bool ptx_cdp_wanted(const struct ptx_module *m)
 	return decl;
 }
 
-/* The runtime and a descriptor variable per kernel of @m: malloc'd text. */
+/*
+ * The runtime, the other device-runtime functions @m declares
+ * (ptx_devrt.c) and a descriptor variable per kernel of @m: malloc'd text.
+ */
 char *ptx_cdp_text(const struct ptx_module *m)
 {
-	size_t len = sizeof(runtime) + 64 * (size_t)(m->nfuncs + 1);
-	char *t = malloc(len), *p;
+	char *devrt = ptx_devrt_text(m);
+	size_t dlen = devrt ? strlen(devrt) : 0;
+	size_t len = sizeof(runtime) + dlen + 64 * (size_t)(m->nfuncs + 1);
+	char *t = devrt ? malloc(len) : NULL, *p;
 	int k = 0;
 
-	if (!t)
+	if (!t) {
+		free(devrt);
 		return NULL;
+	}
 	memcpy(t, runtime, sizeof(runtime));
 	p = t + sizeof(runtime) - 1;
+	memcpy(p, devrt, dlen + 1);
+	p += dlen;
+	free(devrt);
 	for (int i = 0; i < m->nfuncs; i++)
 		if (m->funcs[i].entry)
 			p += snprintf(p, 64, ".global .align 8 .b8 " PTX_CDP_KDESC "%d[64];\n", k++);
