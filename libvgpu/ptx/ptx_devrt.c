@@ -194,13 +194,16 @@ bool ptx_devrt_implements(const char *name)
 	return false;
 }
 
-/* The entry of fns[] that @m declares as @i, or NULL. */
+/* The entry of fns[] that @m declares as @i (first), or NULL. */
 static const struct fn *declared(const struct ptx_module *m, int i)
 {
 	const struct ptx_func *f = &m->funcs[i];
 
 	if (f->entry || !f->decl)
 		return NULL;
+	for (int j = 0; j < i; j++)
+		if (!m->funcs[j].entry && !strcmp(m->funcs[j].name, f->name))
+			return NULL;
 	for (size_t k = 0; k < NFNS; k++)
 		if (!strcmp(f->name, fns[k].name))
 			return &fns[k];
