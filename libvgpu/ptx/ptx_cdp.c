@@ -5,7 +5,9 @@
  * (nvcc -rdc=true: __cudaCDP2GetParameterBufferV2, __cudaCDP2LaunchDeviceV2,
  * __cudaCDP2GetLastError, __cudaCDP2PeekAtLastError) gets them defined by
  * the PTX text below, parsed after its own (ptx_parse_heap()), so its calls
- * of them are ordinary calls of defined functions, inlined like any other.
+ * of them are ordinary calls of defined functions, inlined like any other;
+ * the device runtime's other functions it declares (cudaMalloc, streams,
+ * events: ptx_devrt.c) come after them.
  * They work on the launch's device-launch area (uapi/vgpu_hw.h, struct
  * vgpu_cdp_header), which they reach through %vgpu_cdp_area_lo/hi (the
  * core's SR_CDP_AREA_LO/HI) and name the launching grid with
