@@ -453,6 +453,14 @@ $(BUILD)/tests/test_cudart_rdc_cdp: $(NVCC_OBJ)/rdc/rdc_cdp.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
 TESTS += $(BUILD)/tests/test_cudart_rdc_cdp
+# test_cudart_rdc_devrt: the device runtime's cudaMalloc, streams, events
+$(NVCC_OBJ)/rdc/rdc_devrt.o: tests/cudart/rdc_devrt.cu tests/cudart/ktap.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+$(BUILD)/tests/test_cudart_rdc_devrt: $(NVCC_OBJ)/rdc/rdc_devrt.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
+TESTS += $(BUILD)/tests/test_cudart_rdc_devrt
 
 # The corpus of real CUDA code (tests/corpus/, docs/ptx-corpus.md): CUDA
 # programs in the style of the CUDA samples, CCCL (cub, libcu++) and
@@ -552,7 +560,8 @@ $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 # ..., the loader) at the host's paths.  The guest's are made in build/.
 # (the -rdc=true programs too: their PTX linked in the guest's libcudart)
 GUEST_CUDA := $(CUDART_TESTS) $(CUDART_SAMPLES) $(CORPUS_TESTS) $(CORPUS_CLANG_TESTS) \
-	$(BUILD)/tests/test_cudart_rdc $(BUILD)/tests/test_cudart_rdc_cdp
+	$(BUILD)/tests/test_cudart_rdc $(BUILD)/tests/test_cudart_rdc_cdp \
+	$(BUILD)/tests/test_cudart_rdc_devrt
 GUEST_CUDA_DIR := $(BUILD)/guest-cuda
 $(GUEST_CUDA_DIR)/programs.txt: scripts/guest-cuda.sh $(CUDART_SO) $(CUDA_SO) $(LIB_SO) $(GUEST_CUDA) \
 		tests/corpus/known-failures.txt

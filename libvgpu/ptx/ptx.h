@@ -227,6 +227,10 @@ bool ptx_cdp_implements(const char *name);
 bool ptx_cdp_wanted(const struct ptx_module *m);
 char *ptx_cdp_text(const struct ptx_module *m);
 int ptx_cdp_rewrite(struct ptx_module *m);
+/* ptx_devrt.c: its other functions (cudaMalloc, streams, events ...) */
+bool ptx_devrt_implements(const char *name);
+bool ptx_devrt_wants_heap(const struct ptx_module *m);
+char *ptx_devrt_text(const struct ptx_module *m);
 int ptx_find_reg(const struct ptx_func *f, const char *name);
 
 /* Lowered code: vGPU instructions over virtual registers. */

@@ -5,7 +5,9 @@
  * (nvcc -rdc=true: __cudaCDP2GetParameterBufferV2, __cudaCDP2LaunchDeviceV2,
  * __cudaCDP2GetLastError, __cudaCDP2PeekAtLastError) gets them defined by
  * the PTX text below, parsed after its own (ptx_parse_heap()), so its calls
- * of them are ordinary calls of defined functions, inlined like any other.
+ * of them are ordinary calls of defined functions, inlined like any other;
+ * the device runtime's other functions it declares (cudaMalloc, streams,
+ * events: ptx_devrt.c) come after them.
  * They work on the launch's device-launch area (uapi/vgpu_hw.h, struct
  * vgpu_cdp_header), which they reach through %vgpu_cdp_area_lo/hi (the
  * core's SR_CDP_AREA_LO/HI) and name the launching grid with
@@ -224,6 +226,8 @@ static const char *const implemented[] = {
 
 bool ptx_cdp_implements(const char *name)
 {
+	if (ptx_devrt_implements(name))
+		return true;
 	for (size_t i = 0; i < sizeof(implemented) / sizeof(implemented[0]); i++)
 		if (!strcmp(name, implemented[i]))
 			return true;
@@ -248,22 +252,30 @@ bool ptx_cdp_wanted(const struct ptx_module *m)
 }
 
 /*
- * The runtime and a descriptor variable per kernel of @m: malloc'd text.
- * A descriptor's cluster shape (.reqnctapercluster, little-endian 16-bit
- * words at 56) is its initialiser; the loader fills in the rest
+ * The runtime, the other device-runtime functions @m declares
+ * (ptx_devrt.c) and a descriptor variable per kernel of @m: malloc'd
+ * text.  A descriptor's cluster shape (.reqnctapercluster, little-endian
+ * 16-bit words at 56) is its initialiser; the loader fills in the rest
  * (libvgpu/program.c).
  */
 #define KDESC_TEXT 320 /* one descriptor's declaration, at most */
 char *ptx_cdp_text(const struct ptx_module *m)
 {
-	size_t len = sizeof(runtime) + KDESC_TEXT * (size_t)(m->nfuncs + 1);
-	char *t = malloc(len), *p;
+	char *devrt = ptx_devrt_text(m);
+	size_t dlen = devrt ? strlen(devrt) : 0;
+	size_t len = sizeof(runtime) + dlen + KDESC_TEXT * (size_t)(m->nfuncs + 1);
+	char *t = devrt ? malloc(len) : NULL, *p;
 	int k = 0;
 
-	if (!t)
+	if (!t) {
+		free(devrt);
 		return NULL;
+	}
 	memcpy(t, runtime, sizeof(runtime));
 	p = t + sizeof(runtime) - 1;
+	memcpy(p, devrt, dlen + 1);
+	p += dlen;
+	free(devrt);
 	for (int i = 0; i < m->nfuncs; i++) {
 		const uint32_t *c = m->funcs[i].attrs.reqnctapercluster;
 

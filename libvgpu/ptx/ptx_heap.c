@@ -116,10 +116,14 @@ static const char allocator[] =
 	"	ret;\n"
 	"}\n";
 
-/* Declares malloc or free without defining either (the allocator's names). */
+/*
+ * Declares malloc or free without defining either (the allocator's names),
+ * or defines neither and declares the device runtime's cudaMalloc or
+ * cudaFree (ptx_devrt.c), which call them.
+ */
 static bool wants_heap(const struct ptx_module *m)
 {
-	bool decl = false;
+	bool decl = ptx_cdp_wanted(m) && ptx_devrt_wants_heap(m);
 
 	for (int i = 0; i < m->nfuncs; i++) {
 		const struct ptx_func *f = &m->funcs[i];

@@ -301,12 +301,16 @@ static bool builtin(const struct lk_sym *s)
 
 /*
  * The device runtime (libcudadevrt: device-side kernel launch, cudaMalloc,
- * cudaDeviceSynchronize ... in device code).  A call of one of its entry
- * points (CUDA 12/13's __cudaCDP2*, cudaLaunchDevice*,
- * cudaGetParameterBuffer*) is refused even where nvcc's device link
- * brought libcudadevrt's own PTX, which defines them; an undefined cuda*
- * function, or cnp* (what libcudadevrt's PTX calls in the driver), is one
- * too.
+ * streams and events ... in device code).  vGPU defines device-side launch,
+ * cudaGetLastError/cudaPeekAtLastError, cudaMalloc/cudaFree and the
+ * device-side streams and events (ptx_cdp_implements()); a call of one of
+ * its other entry points (CUDA 12/13's __cudaCDP2*: cudaGetDevice,
+ * cudaGetDeviceCount, cudaDeviceGetAttribute, cudaFuncGetAttributes,
+ * the occupancy functions, cudaEventRecordWithFlags ...; CDP1's
+ * cudaLaunchDevice*, cudaGetParameterBuffer*) is refused even where
+ * nvcc's device link brought libcudadevrt's own PTX, which defines them;
+ * an undefined cuda* function (CDP1's cudaDeviceSynchronize), or cnp*
+ * (what libcudadevrt's PTX calls in the driver), is one too.
  */
 static bool prefix(const struct lk_sym *s, const char *p)
 {
@@ -337,6 +341,27 @@ static bool devrt_entry(const struct lk_sym *s)
 static bool devrt(const struct lk_sym *s)
 {
 	return s->func && (devrt_entry(s) || prefix(s, "cuda") || prefix(s, "cnp"));
+}
+
+/*
+ * Why nvcc 13 would not have it either: CUDA 13's libcudadevrt does not
+ * define __cudaCDP2EventRecordWithFlags (nvlink: undefined reference), and
+ * the CDP1 device-side cudaDeviceSynchronize is gone on sm_90 (nvcc
+ * refuses it there; PTX for an older target may call it).  The device
+ * runtime vGPU has: ptx_cdp.c and ptx_devrt.c (the functions they name).
+ */
+static const char *devrt_note(const struct lk_sym *s)
+{
+	size_t n = strlen("__cudaCDP2EventRecordWithFlags");
+
+	if (s->len >= n && !memcmp(s->name, "__cudaCDP2EventRecordWithFlags", n))
+		return " (nor does CUDA 13's libcudadevrt define it: nvlink reports an "
+		       "undefined reference)";
+	if (s->len == strlen("cudaDeviceSynchronize") &&
+	    !memcmp(s->name, "cudaDeviceSynchronize", s->len))
+		return " (CDP1's device-side synchronize, removed on sm_90 and later: nvcc 13 "
+		       "refuses it in device code for sm_90)";
+	return "";
 }
 
 static const char *kind_name(const struct lk_sym *s)
@@ -403,8 +428,8 @@ static void resolve(struct lk *L, int i)
 				lk_err(L, s->mod, s->line, s->col,
 				       "unsupported construct: '%.*s' is a device-runtime function "
 				       "(device-side launch, CUDA dynamic parallelism: libcudadevrt), "
-				       "which vGPU does not support",
-				       (int)s->len, s->name);
+				       "which vGPU does not support%s",
+				       (int)s->len, s->name, devrt_note(s));
 			else
 				lk_err(L, s->mod, s->line, s->col,
 				       "undefined reference to the .extern %s '%.*s'", kind_name(s),

@@ -376,8 +376,8 @@ TEST_F(link, device_launch_links)
 {
 	const char *srcs[] = { H CDP2_DECLS ".visible .entry e()\n{\nret;\n}\n" };
 	const char *bad[] = {
-		H CDP2_DECLS ".extern .func (.param .b32 r) __cudaCDP2Malloc(.param .b64 p, "
-		  ".param .b64 n);\n.visible .entry e()\n{\nret;\n}\n",
+		H CDP2_DECLS ".extern .func (.param .b32 r) __cudaCDP2GetDeviceCount(.param .b64 p"
+		  ");\n.visible .entry e()\n{\nret;\n}\n",
 	};
 	struct linked l = do_link(self, 1, srcs);
 
@@ -385,8 +385,59 @@ TEST_F(link, device_launch_links)
 	EXPECT_NE(NULL, strstr(l.text, ".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2("));
 	free(l.text);
 	expect_link_error(_metadata, self, 1, bad, -ENOENT,
-			  "a.ptx:6:31: error: unsupported construct: '__cudaCDP2Malloc' is a "
+			  "a.ptx:6:31: error: unsupported construct: '__cudaCDP2GetDeviceCount' is a "
 			  "device-runtime function");
+}
+
+/*
+ * the device runtime's cudaMalloc, cudaFree, streams and events (as nvcc
+ * 13 declares them) link and stay .extern (ptx_devrt.c defines them);
+ * cudaEventRecordWithFlags (which CUDA 13's libcudadevrt lacks) and
+ * CDP1's cudaDeviceSynchronize are refused, saying why
+ */
+TEST_F(link, device_runtime_streams_events_link)
+{
+	const char *srcs[] = {
+		H ".extern .func (.param .b32 r) __cudaCDP2Malloc(.param .b64 p, .param .b64 n);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2Free(.param .b64 p);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2StreamCreateWithFlags(.param .b64 p, "
+		  ".param .b32 f);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2StreamDestroy(.param .b64 s);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2EventCreateWithFlags(.param .b64 p, "
+		  ".param .b32 f);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2EventRecord(.param .b64 e, "
+		  ".param .b64 s);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2StreamWaitEvent(.param .b64 s, "
+		  ".param .b64 e, .param .b32 f);\n"
+		  ".extern .func (.param .b32 r) __cudaCDP2EventDestroy(.param .b64 e);\n"
+		  ".visible .entry e()\n{\nret;\n}\n",
+	};
+	const char *flags[] = {
+		H ".extern .func (.param .b32 r) __cudaCDP2EventRecordWithFlags(.param .b64 e, "
+		  ".param .b64 s, .param .b32 f);\n.visible .entry e()\n{\nret;\n}\n",
+	};
+	const char *sync[] = {
+		H ".extern .func (.param .b32 r) cudaDeviceSynchronize();\n"
+		  ".visible .entry e()\n{\nret;\n}\n",
+	};
+	struct linked l = do_link(self, 1, srcs);
+
+	ASSERT_EQ(0, l.ret);
+	EXPECT_NE(NULL, strstr(l.text, ".extern .func (.param .b32 r) __cudaCDP2Malloc("));
+	EXPECT_NE(NULL, strstr(l.text, ".extern .func (.param .b32 r) __cudaCDP2EventDestroy("));
+	free(l.text);
+	expect_link_error(_metadata, self, 1, flags, -ENOENT,
+			  "a.ptx:4:31: error: unsupported construct: "
+			  "'__cudaCDP2EventRecordWithFlags' is a device-runtime function (device-side "
+			  "launch, CUDA dynamic parallelism: libcudadevrt), which vGPU does not "
+			  "support (nor does CUDA 13's libcudadevrt define it: nvlink reports an "
+			  "undefined reference)");
+	expect_link_error(_metadata, self, 1, sync, -ENOENT,
+			  "a.ptx:4:31: error: unsupported construct: 'cudaDeviceSynchronize' is a "
+			  "device-runtime function (device-side launch, CUDA dynamic parallelism: "
+			  "libcudadevrt), which vGPU does not support (CDP1's device-side "
+			  "synchronize, removed on sm_90 and later: nvcc 13 refuses it in device "
+			  "code for sm_90)");
 }
 
 /*
