@@ -774,6 +774,37 @@ VGPU_API int vgpu_device_heap_size(struct vgpu_device *dev, uint64_t *bytes);
 
 VGPU_API int vgpu_device_set_cdp_pending(struct vgpu_device *dev, uint32_t count);
 VGPU_API int vgpu_device_cdp_pending(struct vgpu_device *dev, uint32_t *count);
+
+/*
+ * The device runtime's queries in device code (the PTX front end's
+ * cudaGetDevice, cudaGetDeviceCount, cudaDeviceGetAttribute and
+ * cudaFuncGetAttributes: libvgpu/ptx/ptx_devrt.c) answer from module
+ * variables that whoever loads the module fills with the host's answers
+ * (libcuda does, when it loads a module): VGPU_DEVRT_INFO, a struct
+ * vgpu_devrt_info (the module's device's ordinal, the device count, and
+ * for each of the first VGPU_DEVRT_DEVICES devices and each attribute
+ * 1..VGPU_DEVRT_ATTRS-1 the host's error (0 or a cudaError_t) and value),
+ * and VGPU_DEVRT_FUNCATTR_BYTES at VGPU_DEVRT_FUNCATTR_OFF of each kernel
+ * descriptor variable ("$vgpu$kd$K", K the kernel's index): the first
+ * fields of its struct cudaFuncAttributes (shared, const and local sizes
+ * as 64-bit values, then maximum threads per block, registers, PTX and
+ * binary versions), what a device-side cudaFuncGetAttributes writes, as
+ * on an H200.  Zeros where nobody filled them.
+ */
+#define VGPU_DEVRT_INFO "$vgpu$devinfo"
+#define VGPU_DEVRT_DEVICES 8
+#define VGPU_DEVRT_ATTRS 148 /* CUDA 13's CU_DEVICE_ATTRIBUTE_MAX */
+#define VGPU_DEVRT_FUNCATTR_OFF 64
+#define VGPU_DEVRT_FUNCATTR_BYTES 40
+
+struct vgpu_devrt_info {
+	int32_t ordinal;
+	int32_t count;
+	struct {
+		int32_t err;
+		int32_t value;
+	} attr[VGPU_DEVRT_DEVICES][VGPU_DEVRT_ATTRS];
+};
 VGPU_API int vgpu_job_timeline(struct vgpu_job *job,
 			       const struct vgpu_trace_event **events,
 			       uint32_t *count, uint64_t *dropped);

@@ -206,6 +206,67 @@ void cuv_modules_free(struct CUctx_st *ctx)
 	ctx->modules = NULL;
 }
 
+static CUresult func_attr(const struct CUfunc_st *hfunc, CUfunction_attribute attrib, int *pi);
+
+/*
+ * The host's answers for the device runtime's queries in device code
+ * (libvgpu/vgpu.h, VGPU_DEVRT_INFO): the device facts in the module's
+ * VGPU_DEVRT_INFO variable, each kernel's cudaFuncAttributes after its
+ * descriptor; in the module data mapped at @map.
+ */
+static void devrt_fill(struct CUmod_st *m, uint8_t *map)
+{
+	static const CUfunction_attribute fa[] = {
+		CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_NUM_REGS,
+		CU_FUNC_ATTRIBUTE_PTX_VERSION, CU_FUNC_ATTRIBUTE_BINARY_VERSION,
+	};
+	const size_t kd = strlen("$vgpu$kd$");
+
+	for (unsigned int i = 0; i < m->nglobals; i++) {
+		const struct cuv_global *g = &m->globals[i];
+		uint8_t *at = map + g->offset;
+
+		if (!strcmp(g->name, VGPU_DEVRT_INFO) && g->size >= sizeof(struct vgpu_devrt_info)) {
+			struct vgpu_devrt_info *info = calloc(1, sizeof(*info));
+			int n = 0;
+
+			if (!info)
+				continue;
+			cuDeviceGetCount(&n);
+			info->ordinal = m->ctx->ordinal;
+			info->count = n;
+			for (int d = 0; d < n && d < VGPU_DEVRT_DEVICES; d++)
+				for (int a = 1; a < VGPU_DEVRT_ATTRS; a++) {
+					int v = 0;
+
+					/* the runtime's answer: cudaErrorInvalidValue for
+					 * what the driver does not know */
+					if (cuDeviceGetAttribute(&v, (CUdevice_attribute)a, d))
+						info->attr[d][a].err = 1;
+					else
+						info->attr[d][a].value = v;
+				}
+			memcpy(at, info, sizeof(*info));
+			free(info);
+		} else if (!strncmp(g->name, "$vgpu$kd$", kd) &&
+			   g->size >= VGPU_DEVRT_FUNCATTR_OFF + VGPU_DEVRT_FUNCATTR_BYTES) {
+			unsigned long k = strtoul(g->name + kd, NULL, 10);
+			uint64_t sizes[3];
+			int words[4] = { 0 };
+
+			if (k >= m->nfuncs)
+				continue;
+			sizes[0] = m->funcs[k].smem_user;
+			sizes[1] = 0; /* vGPU has no constant bank of a kernel's own */
+			sizes[2] = m->funcs[k].local_bytes;
+			for (int w = 0; w < 4; w++)
+				func_attr(&m->funcs[k], fa[w], &words[w]);
+			memcpy(at + VGPU_DEVRT_FUNCATTR_OFF, sizes, sizeof(sizes));
+			memcpy(at + VGPU_DEVRT_FUNCATTR_OFF + sizeof(sizes), words, sizeof(words));
+		}
+	}
+}
+
 /* PTX text -> a module of the current context. */
 CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
 			     size_t errlen, struct CUmod_st **out)
@@ -278,6 +339,8 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 		ret = vgpu_bo_map(bo, &map);
 		r = ret ? cuv_errno(ret) : CUDA_SUCCESS;
 		a.map = map;
+		if (!r)
+			devrt_fill(m, map);
 		pthread_mutex_lock(&ctx->lock);
 		if (!r)
 			r = cuv_alloc_add(ctx, &a);
@@ -489,16 +552,11 @@ static CUresult func_ok(CUfunction f)
 	return f && cuv_handle_ok(f, CUV_FUNC) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+/* cuFuncGetAttribute()'s answer for a function of a module being loaded too. */
+static CUresult func_attr(const struct CUfunc_st *hfunc, CUfunction_attribute attrib, int *pi)
 {
-	CUresult r;
 	int v;
 
-	if (!pi)
-		return CUDA_ERROR_INVALID_VALUE;
-	r = func_ok(hfunc);
-	if (r)
-		return r;
 	switch (attrib) {
 	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
 		v = VGPU_MAX_THREADS_PER_CTA;
@@ -545,6 +603,16 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 	}
 	*pi = v;
 	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+	CUresult r;
+
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = func_ok(hfunc);
+	return r ? r : func_attr(hfunc, attrib, pi);
 }
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)

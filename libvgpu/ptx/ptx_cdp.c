@@ -27,6 +27,7 @@
 
 #include "ptx.h"
 
+#include "vgpu.h"
 #include "vgpu_hw.h"
 
 _Static_assert(VGPU_CDP_SLOT_BYTES == 4160 && VGPU_CDP_HEADER_BYTES == 64 &&
@@ -254,11 +255,16 @@ bool ptx_cdp_wanted(const struct ptx_module *m)
 /*
  * The runtime, the other device-runtime functions @m declares
  * (ptx_devrt.c) and a descriptor variable per kernel of @m: malloc'd
- * text.  A descriptor's cluster shape (.reqnctapercluster, little-endian
- * 16-bit words at 56) is its initialiser; the loader fills in the rest
- * (libvgpu/program.c).
+ * text.  A descriptor variable is the struct vgpu_kernel_desc, whose
+ * cluster shape (.reqnctapercluster, little-endian 16-bit words at 56)
+ * is its initialiser and the loader fills in the rest
+ * (libvgpu/program.c), then the kernel's cudaFuncAttributes for a
+ * device-side cudaFuncGetAttributes (libvgpu/vgpu.h, VGPU_DEVRT_FUNCATTR_OFF:
+ * libcuda fills them).
  */
-#define KDESC_TEXT 320 /* one descriptor's declaration, at most */
+#define KDESC_VAR (VGPU_DEVRT_FUNCATTR_OFF + VGPU_DEVRT_FUNCATTR_BYTES)
+#define KDESC_TEXT (64 + 4 * KDESC_VAR) /* one descriptor's declaration, at most */
+_Static_assert(VGPU_DEVRT_FUNCATTR_OFF == sizeof(struct vgpu_kernel_desc), "after the descriptor");
 char *ptx_cdp_text(const struct ptx_module *m)
 {
 	char *devrt = ptx_devrt_text(m);
@@ -281,12 +287,16 @@ char *ptx_cdp_text(const struct ptx_module *m)
 
 		if (!m->funcs[i].entry)
 			continue;
-		p += snprintf(p, KDESC_TEXT, ".global .align 8 .b8 " PTX_CDP_KDESC "%d[64] = {", k++);
+		p += snprintf(p, KDESC_TEXT, ".global .align 8 .b8 " PTX_CDP_KDESC "%d[%d] = {", k++,
+			      KDESC_VAR);
 		for (int b = 0; b < 56; b++)
 			p += snprintf(p, 8, "0, ");
 		for (int d = 0; d < 3; d++) /* at most VGPU_MAX_CLUSTER_CTAS: the parse */
 			p += snprintf(p, 16, "%u, %u, ", c[d] & 0xff, c[d] >> 8 & 0xff);
-		p += snprintf(p, 16, "0, 0};\n");
+		p += snprintf(p, 8, "0, 0");
+		for (int b = 64; b < KDESC_VAR; b++)
+			p += snprintf(p, 8, ", 0");
+		p += snprintf(p, 8, "};\n");
 	}
 	return t;
 }

@@ -3,8 +3,10 @@
  * The device runtime's functions other than device-side launch (docs/ptx.md
  * "Device-side launch", docs/cuda.md): what nvcc 13 -rdc=true compiles
  * cudaMalloc, cudaFree, cudaStreamCreateWithFlags, cudaStreamDestroy,
- * cudaEventCreateWithFlags, cudaEventRecord, cudaStreamWaitEvent and
- * cudaEventDestroy in device code to (__cudaCDP2Malloc ...).  ptx_cdp.c
+ * cudaEventCreateWithFlags, cudaEventRecord, cudaStreamWaitEvent,
+ * cudaEventDestroy, cudaGetDevice, cudaGetDeviceCount,
+ * cudaDeviceGetAttribute and cudaFuncGetAttributes in device code to
+ * (__cudaCDP2Malloc ...).  ptx_cdp.c
  * appends the text of those a module declares after the launch runtime.
  *
  * cudaMalloc and cudaFree are the device heap's malloc and free
@@ -32,8 +34,14 @@
 #include <string.h>
 
 #include "ptx.h"
+#include "vgpu.h"
 
 #define HANDLES "$vgpu$devrt$handles"
+#define XSTR(x) STR(x)
+#define STR(x) #x
+#define INFO VGPU_DEVRT_INFO
+_Static_assert(sizeof(struct vgpu_devrt_info) == 8 + 8 * VGPU_DEVRT_DEVICES * VGPU_DEVRT_ATTRS,
+	       "the device-info layout the queries read");
 #define STREAM_TAG "12" /* 0xc0000000 >> 28 */
 #define EVENT_TAG "13"	/* 0xd0000000 >> 28 */
 
@@ -166,22 +174,117 @@ static const char wait_body[] =
 	"	@%p1 bra $bad;\n" CHECK("%ev", EVENT_TAG) CHECK_STREAM_OR_NULL("%st")
 	"	mov.u32 %e, 0;\n" RET_E;
 
+/*
+ * The queries (libvgpu/vgpu.h, VGPU_DEVRT_INFO): the host's answers,
+ * which libcuda put in the module's variables.  As on an H200
+ * (tests/cuda/real-gpu/devrt-query-h200-2026-11-30): a device past the
+ * count is cudaErrorInvalidDevice, an attribute past CUDA 13's last
+ * cudaErrorInvalidValue, attribute 0 reads 0; the value is left as it
+ * was on an error.  A NULL pointer is cudaErrorInvalidValue (vGPU's).
+ */
+#define ONE_WORD(off)                            \
+	"(.param .b64 $pv)\n"                        \
+	"{\n"                                        \
+	"	.reg .pred %p<2>;\n"                      \
+	"	.reg .b32 %e, %v;\n"                      \
+	"	.reg .b64 %pv;\n"                         \
+	"	ld.param.u64 %pv, [$pv];\n"               \
+	"	mov.u32 %e, 1;\n"                         \
+	"	setp.eq.u64 %p1, %pv, 0;\n"               \
+	"	@%p1 bra $bad;\n"                         \
+	"	ld.global.u32 %v, [" INFO off "];\n"      \
+	"	st.u32 [%pv], %v;\n"                      \
+	"	mov.u32 %e, 0;\n" RET_E
+
+static const char get_device_body[] = ONE_WORD("");
+static const char get_device_count_body[] = ONE_WORD("+4");
+
+/* cudaDeviceGetAttribute(value, attr, device) */
+static const char get_attribute_body[] =
+	"(.param .b64 $pv, .param .b32 $a, .param .b32 $d)\n"
+	"{\n"
+	"	.reg .pred %p<2>;\n"
+	"	.reg .b32 %e, %a, %d, %n, %v, %i;\n"
+	"	.reg .b64 %pv, %w, %b;\n"
+	"	ld.param.u64 %pv, [$pv];\n"
+	"	ld.param.u32 %a, [$a];\n"
+	"	ld.param.u32 %d, [$d];\n"
+	"	mov.u32 %e, 1;\n"
+	"	setp.eq.u64 %p1, %pv, 0;\n"
+	"	@%p1 bra $bad;\n"
+	"	mov.u32 %e, 101;\n" /* cudaErrorInvalidDevice */
+	"	ld.global.u32 %n, [" INFO "+4];\n"
+	"	min.u32 %n, %n, " XSTR(VGPU_DEVRT_DEVICES) ";\n"
+	"	setp.ge.u32 %p1, %d, %n;\n"
+	"	@%p1 bra $bad;\n"
+	"	mov.u32 %e, 1;\n"
+	"	setp.ge.u32 %p1, %a, " XSTR(VGPU_DEVRT_ATTRS) ";\n"
+	"	@%p1 bra $bad;\n"
+	"	mov.u32 %v, 0;\n"
+	"	setp.eq.u32 %p1, %a, 0;\n"
+	"	@%p1 bra $store;\n"
+	"	mad.lo.u32 %i, %d, " XSTR(VGPU_DEVRT_ATTRS) ", %a;\n"
+	"	mul.wide.u32 %w, %i, 8;\n"
+	"	mov.u64 %b, " INFO ";\n"
+	"	add.u64 %w, %w, %b;\n"
+	"	ld.global.u32 %e, [%w+8];\n"
+	"	setp.ne.u32 %p1, %e, 0;\n"
+	"	@%p1 bra $bad;\n"
+	"	ld.global.u32 %v, [%w+12];\n"
+	"$store:\n"
+	"	st.u32 [%pv], %v;\n"
+	"	mov.u32 %e, 0;\n" RET_E;
+
+/* cudaFuncGetAttributes(attr, func): func is a kernel descriptor (ptx_cdp.c) */
+static const char func_attributes_body[] =
+	"(.param .b64 $fa, .param .b64 $f)\n"
+	"{\n"
+	"	.reg .pred %p<2>;\n"
+	"	.reg .b32 %e;\n"
+	"	.reg .b64 %fa, %f, %x;\n"
+	"	ld.param.u64 %fa, [$fa];\n"
+	"	ld.param.u64 %f, [$f];\n"
+	"	mov.u32 %e, 1;\n"
+	"	setp.eq.u64 %p1, %fa, 0;\n"
+	"	@%p1 bra $bad;\n"
+	"	mov.u32 %e, 98;\n" /* cudaErrorInvalidDeviceFunction */
+	"	setp.eq.u64 %p1, %f, 0;\n"
+	"	@%p1 bra $bad;\n"
+	"	ld.global.u64 %x, [%f+64];\n"
+	"	st.u64 [%fa], %x;\n"
+	"	ld.global.u64 %x, [%f+72];\n"
+	"	st.u64 [%fa+8], %x;\n"
+	"	ld.global.u64 %x, [%f+80];\n"
+	"	st.u64 [%fa+16], %x;\n"
+	"	ld.global.u64 %x, [%f+88];\n"
+	"	st.u64 [%fa+24], %x;\n"
+	"	ld.global.u64 %x, [%f+96];\n"
+	"	st.u64 [%fa+32], %x;\n"
+	"	mov.u32 %e, 0;\n" RET_E;
+_Static_assert(VGPU_DEVRT_FUNCATTR_OFF == 64 && VGPU_DEVRT_FUNCATTR_BYTES == 40,
+	       "func_attributes_body's offsets");
+
 static const struct fn {
 	const char *name;
 	const char *body;
 	bool heap;    /* calls malloc/free */
 	bool handles; /* uses HANDLES */
+	bool info;    /* reads INFO */
 } fns[] = {
-	{ "__cudaCDP2Malloc", malloc_body, true, false },
-	{ "__cudaCDP2Free", free_body, true, false },
-	{ "__cudaCDP2StreamCreateWithFlags", stream_create_body, false, true },
-	{ "__cudaCDP2StreamDestroy", stream_destroy_body, false, false },
-	{ "__cudaCDP2EventCreateWithFlags", event_create_body, false, true },
-	{ "__cudaCDP2EventDestroy", event_destroy_body, false, false },
-	{ "__cudaCDP2EventRecord", record_body, false, false },
-	{ "__cudaCDP2EventRecord_ptsz", record_body, false, false },
-	{ "__cudaCDP2StreamWaitEvent", wait_body, false, false },
-	{ "__cudaCDP2StreamWaitEvent_ptsz", wait_body, false, false },
+	{ "__cudaCDP2Malloc", malloc_body, true, false, false },
+	{ "__cudaCDP2Free", free_body, true, false, false },
+	{ "__cudaCDP2StreamCreateWithFlags", stream_create_body, false, true, false },
+	{ "__cudaCDP2StreamDestroy", stream_destroy_body, false, false, false },
+	{ "__cudaCDP2EventCreateWithFlags", event_create_body, false, true, false },
+	{ "__cudaCDP2EventDestroy", event_destroy_body, false, false, false },
+	{ "__cudaCDP2EventRecord", record_body, false, false, false },
+	{ "__cudaCDP2EventRecord_ptsz", record_body, false, false, false },
+	{ "__cudaCDP2StreamWaitEvent", wait_body, false, false, false },
+	{ "__cudaCDP2StreamWaitEvent_ptsz", wait_body, false, false, false },
+	{ "__cudaCDP2GetDevice", get_device_body, false, false, true },
+	{ "__cudaCDP2GetDeviceCount", get_device_count_body, false, false, true },
+	{ "__cudaCDP2DeviceGetAttribute", get_attribute_body, false, false, true },
+	{ "__cudaCDP2FuncGetAttributes", func_attributes_body, false, false, false },
 };
 
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
@@ -225,7 +328,7 @@ bool ptx_devrt_wants_heap(const struct ptx_module *m)
 char *ptx_devrt_text(const struct ptx_module *m)
 {
 	size_t len = 1, at = 0;
-	bool handles = false;
+	bool handles = false, info = false;
 	char *t;
 
 	for (int i = 0; i < m->nfuncs; i++) {
@@ -234,15 +337,19 @@ char *ptx_devrt_text(const struct ptx_module *m)
 		if (d) {
 			len += 64 + strlen(d->name) + strlen(d->body);
 			handles |= d->handles;
+			info |= d->info;
 		}
 	}
-	len += 64;
+	len += 128;
 	t = malloc(len);
 	if (!t)
 		return NULL;
 	t[0] = '\0';
 	if (handles)
 		at += (size_t)snprintf(t + at, len - at, ".global .align 4 .u32 " HANDLES ";\n");
+	if (info)
+		at += (size_t)snprintf(t + at, len - at, ".global .align 8 .b8 " INFO "[%zu];\n",
+				       sizeof(struct vgpu_devrt_info));
 	for (int i = 0; i < m->nfuncs; i++) {
 		const struct fn *d = declared(m, i);
 

@@ -302,11 +302,11 @@ static bool builtin(const struct lk_sym *s)
 /*
  * The device runtime (libcudadevrt: device-side kernel launch, cudaMalloc,
  * streams and events ... in device code).  vGPU defines device-side launch,
- * cudaGetLastError/cudaPeekAtLastError, cudaMalloc/cudaFree and the
- * device-side streams and events (ptx_cdp_implements()); a call of one of
- * its other entry points (CUDA 12/13's __cudaCDP2*: cudaGetDevice,
- * cudaGetDeviceCount, cudaDeviceGetAttribute, cudaFuncGetAttributes,
- * the occupancy functions, cudaEventRecordWithFlags ...; CDP1's
+ * cudaGetLastError/cudaPeekAtLastError, cudaMalloc/cudaFree, the
+ * device-side streams and events, cudaGetDevice, cudaGetDeviceCount,
+ * cudaDeviceGetAttribute and cudaFuncGetAttributes (ptx_cdp_implements());
+ * a call of one of its other entry points (CUDA 12/13's __cudaCDP2*: the
+ * occupancy functions, cudaEventRecordWithFlags ...; CDP1's
  * cudaLaunchDevice*, cudaGetParameterBuffer*) is refused even where
  * nvcc's device link brought libcudadevrt's own PTX, which defines them;
  * an undefined cuda* function (CDP1's cudaDeviceSynchronize), or cnp*

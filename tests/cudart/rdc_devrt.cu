@@ -382,6 +382,106 @@ static int test_invalid_handles(void)
 	return 0;
 }
 
+__global__ void queried(int *p)
+{
+	__shared__ int s[100];
+
+	s[threadIdx.x] = 1;
+	p[0] = s[0];
+}
+
+/* The device-side queries, each answer into out[] (attributes at 32 + 2a). */
+__global__ void queries(int *out, cudaFuncAttributes *fa, int dev)
+{
+	int d = -1, n = -1, v = -7;
+
+	out[0] = cudaGetDevice(&d);
+	out[1] = d;
+	out[2] = cudaGetDeviceCount(&n);
+	out[3] = n;
+	out[4] = cudaFuncGetAttributes(fa, (void *)queried);
+	out[5] = cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 7);
+	out[6] = v;
+	v = -7;
+	out[7] = cudaDeviceGetAttribute(&v, (cudaDeviceAttr)9999, 0);
+	out[8] = v;
+	v = -7;
+	out[9] = cudaDeviceGetAttribute(&v, (cudaDeviceAttr)0, 0);
+	out[10] = v;
+	out[11] = cudaGetLastError();
+	for (int a = 1; a < 148; a++) {
+		v = -7;
+		out[32 + 2 * a] = cudaDeviceGetAttribute(&v, (cudaDeviceAttr)a, dev);
+		out[33 + 2 * a] = v;
+	}
+}
+
+/*
+ * cudaGetDevice, cudaGetDeviceCount, cudaDeviceGetAttribute and
+ * cudaFuncGetAttributes in device code give the host's answers, as on an
+ * H200 (tests/cuda/real-gpu/devrt-query-h200-2026-11-30: every attribute
+ * the same as the host's, but NUMA_ID); a device past the count is
+ * cudaErrorInvalidDevice, an unknown attribute cudaErrorInvalidValue
+ * (the value untouched), attribute 0 reads 0; cudaFuncGetAttributes
+ * writes the structure's first 40 bytes (sizes, threads, registers,
+ * versions) and leaves the rest, as the H200 does.
+ */
+static int test_queries(void)
+{
+	static int h[32 + 2 * 148];
+	int *d = nullptr, dev = -1, n = -1;
+	cudaFuncAttributes *fa = nullptr, hf, df;
+
+	CHECK_OK(cudaGetDevice(&dev));
+	CHECK_OK(cudaGetDeviceCount(&n));
+	CHECK_OK(cudaMalloc(&d, sizeof(h)));
+	CHECK_OK(cudaMalloc(&fa, sizeof(*fa)));
+	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
+	CHECK_OK(cudaMemset(fa, 0xee, sizeof(*fa)));
+	queries<<<1, 1>>>(d, fa, dev);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	CHECK_OK(cudaMemcpy(&df, fa, sizeof(df), cudaMemcpyDeviceToHost));
+	printf("# device %d of %d, %d SMs, queried: %zu shared bytes, %d threads, %d registers, "
+	       "version %d/%d\n", h[1], h[3], h[33 + 2 * cudaDevAttrMultiProcessorCount],
+	       df.sharedSizeBytes, df.maxThreadsPerBlock, df.numRegs, df.ptxVersion,
+	       df.binaryVersion);
+	CHECK(h[0] == cudaSuccess && h[1] == dev);
+	CHECK(h[2] == cudaSuccess && h[3] == n);
+	CHECK(h[4] == cudaSuccess);
+	CHECK(h[5] == cudaErrorInvalidDevice && h[6] == -7);
+	CHECK(h[7] == cudaErrorInvalidValue && h[8] == -7);
+	CHECK(h[9] == cudaSuccess && h[10] == 0);
+	CHECK(h[11] == cudaErrorInvalidValue);
+	for (int a = 1; a < 148; a++) {
+		int v = -7;
+		cudaError_t e = cudaDeviceGetAttribute(&v, (cudaDeviceAttr)a, dev);
+
+		cudaGetLastError();
+		if (e != cudaSuccess)
+			v = -7;
+		if (h[32 + 2 * a] != (int)e || h[33 + 2 * a] != v)
+			printf("# attribute %d: device %d/%d, host %d/%d\n", a, h[32 + 2 * a],
+			       h[33 + 2 * a], (int)e, v);
+		CHECK(h[32 + 2 * a] == (int)e);
+		CHECK(h[33 + 2 * a] == v);
+	}
+	CHECK_OK(cudaFuncGetAttributes(&hf, queried));
+	CHECK(hf.sharedSizeBytes == 400);
+	CHECK(df.sharedSizeBytes == hf.sharedSizeBytes);
+	CHECK(df.constSizeBytes == hf.constSizeBytes);
+	CHECK(df.localSizeBytes == hf.localSizeBytes);
+	CHECK(df.maxThreadsPerBlock == hf.maxThreadsPerBlock);
+	CHECK(df.numRegs == hf.numRegs);
+	CHECK(df.ptxVersion == hf.ptxVersion);
+	CHECK(df.binaryVersion == hf.binaryVersion);
+	for (size_t o = 40; o < sizeof(df); o++)
+		CHECK(((const unsigned char *)&df)[o] == 0xee);
+	CHECK_OK(cudaFree(d));
+	CHECK_OK(cudaFree(fa));
+	return 0;
+}
+
 /* cudaMalloc and free need no device-side launch: the probe runs anywhere */
 static int test_probe(void)
 {
@@ -406,6 +506,7 @@ int main(void)
 		{ "event_order", test_event_order },
 		{ "handles_are_values", test_handles_are_values },
 		{ "invalid_handles", test_invalid_handles },
+		{ "queries", test_queries },
 	};
 
 	return ktap_run(tests, sizeof(tests) / sizeof(tests[0]));
