@@ -789,13 +789,41 @@ VGPU_API int vgpu_device_cdp_pending(struct vgpu_device *dev, uint32_t *count);
  * fields of its struct cudaFuncAttributes (shared, const and local sizes
  * as 64-bit values, then maximum threads per block, registers, PTX and
  * binary versions), what a device-side cudaFuncGetAttributes writes, as
- * on an H200.  Zeros where nobody filled them.
+ * on an H200; and, in a module that declares the device-side occupancy
+ * function, VGPU_DEVRT_OCC: a struct vgpu_devrt_occ for each kernel, in
+ * the order of their indices (a descriptor's index is its 16-bit word at
+ * byte 62), from which cudaOccupancyMaxActiveBlocksPerMultiprocessor
+ * answers as the host's calculator does (libvgpu/cuda/cu_occupancy.c;
+ * libcuda fills them again when a function's or its context's shared
+ * memory settings change).  Zeros where nobody filled them.
  */
 #define VGPU_DEVRT_INFO "$vgpu$devinfo"
 #define VGPU_DEVRT_DEVICES 8
 #define VGPU_DEVRT_ATTRS 148 /* CUDA 13's CU_DEVICE_ATTRIBUTE_MAX */
 #define VGPU_DEVRT_FUNCATTR_OFF 64
 #define VGPU_DEVRT_FUNCATTR_BYTES 40
+
+#define VGPU_DEVRT_OCC "$vgpu$occ"
+#define VGPU_DEVRT_OCC_WARPS 64
+#define VGPU_DEVRT_OCC_NEEDS 8192 /* 128-byte units: 1 MiB */
+
+/*
+ * @max_dyn:     the most dynamic shared memory (more: 0 CTAs)
+ * @fixed:       static shared memory and what the device reserves of a CTA
+ * @max_threads: the device's (a larger block: 0 CTAs)
+ * @warp_size:   threads per warp
+ * @but_smem:    by the block's warps (1..): CTAs over all but shared memory
+ * @by_need:     by fixed + dynamic bytes rounded up to 128, in 128-byte
+ *               units: CTAs over shared memory (at most 65535)
+ */
+struct vgpu_devrt_occ {
+	uint32_t max_dyn;
+	uint32_t fixed;
+	uint32_t max_threads;
+	uint32_t warp_size;
+	uint32_t but_smem[VGPU_DEVRT_OCC_WARPS];
+	uint16_t by_need[VGPU_DEVRT_OCC_NEEDS];
+};
 
 struct vgpu_devrt_info {
 	int32_t ordinal;

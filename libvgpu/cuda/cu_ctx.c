@@ -422,7 +422,7 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 	return CUDA_SUCCESS;
 }
 
-/* vGPU has no L1 to trade against shared memory: kept, changes nothing. */
+/* vGPU has no L1 to trade against shared memory: kept for the occupancy arithmetic. */
 CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
 	struct CUctx_st *ctx;
@@ -433,6 +433,12 @@ CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 	if ((unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL)
 		return CUDA_ERROR_INVALID_VALUE;
 	ctx->cache_config = config;
+	/* the device runtime's occupancy tables of its modules */
+	pthread_mutex_lock(&ctx->lock);
+	for (struct CUmod_st *m = ctx->modules; m; m = m->next)
+		for (unsigned int i = 0; i < m->nfuncs; i++)
+			cuv_devrt_occ_refresh(&m->funcs[i]);
+	pthread_mutex_unlock(&ctx->lock);
 	return CUDA_SUCCESS;
 }
 

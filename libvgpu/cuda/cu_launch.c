@@ -581,8 +581,8 @@ int cuv_func_regs(const struct CUfunc_st *f)
 	return f->num_regs < cap ? f->num_regs : cap;
 }
 
-static void occ_inputs(const struct CUfunc_st *f, struct cuv_occ_device *d,
-		       struct cuv_occ_func *a)
+void cuv_occ_inputs(const struct CUfunc_st *f, struct cuv_occ_device *d,
+		    struct cuv_occ_func *a)
 {
 	const struct CUctx_st *ctx = f->mod->ctx;
 
@@ -614,7 +614,7 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
 	r = occ_func(func, &func);
 	if (r)
 		return r;
-	occ_inputs(func, &d, &a);
+	cuv_occ_inputs(func, &d, &a);
 	*numBlocks = cuv_occ_blocks(&d, &a, blockSize, dynamicSMemSize);
 	return CUDA_SUCCESS;
 }
@@ -642,7 +642,7 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int
 	r = occ_func(func, &func);
 	if (r)
 		return r;
-	occ_inputs(func, &d, &a);
+	cuv_occ_inputs(func, &d, &a);
 	*blockSize = cuv_occ_best_block(&d, &a, blockSizeToDynamicSMemSize, dynamicSMemSize,
 					blockSizeLimit, minGridSize);
 	return CUDA_SUCCESS;
@@ -670,7 +670,7 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
 	r = occ_func(func, &func);
 	if (r)
 		return r;
-	occ_inputs(func, &d, &a);
+	cuv_occ_inputs(func, &d, &a);
 	return cuv_occ_dyn_smem(&d, &a, numBlocks, blockSize, dynamicSmemSize);
 }
 
@@ -708,7 +708,7 @@ static CUresult occ_clusters(int *out, CUfunction func, const CUlaunchConfig *co
 			dims[2] = at->value.clusterDim.z;
 		}
 	}
-	occ_inputs(f, &d, &a);
+	cuv_occ_inputs(f, &d, &a);
 	threads = vgpu_dims_volume(config->blockDimX, config->blockDimY, config->blockDimZ);
 	block = threads > INT_MAX ? INT_MAX : (int)threads;
 	if (potential) {

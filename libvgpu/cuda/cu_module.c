@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cu_fatbin.h"
+#include "cu_occupancy.h"
 #include "cuda_priv.h"
 
 /*
@@ -208,6 +209,34 @@ void cuv_modules_free(struct CUctx_st *ctx)
 
 static CUresult func_attr(const struct CUfunc_st *hfunc, CUfunction_attribute attrib, int *pi);
 
+void cuv_devrt_occ_refresh(const struct CUfunc_st *f)
+{
+	const struct CUmod_st *m = f->mod;
+	struct vgpu_devrt_occ *t;
+	struct cuv_occ_device d;
+	struct cuv_occ_func a;
+	uint64_t fixed;
+
+	if (!m->data_map || m->occ_off < 0)
+		return;
+	t = (struct vgpu_devrt_occ *)(m->data_map + m->occ_off) + (f - m->funcs);
+	cuv_occ_inputs(f, &d, &a);
+	fixed = cuv_occ_smem_fixed(&d, &a);
+	t->max_dyn = a.max_dyn_smem;
+	t->fixed = fixed > UINT32_MAX ? UINT32_MAX : (uint32_t)fixed;
+	t->max_threads = d.max_threads;
+	t->warp_size = d.warp_size;
+	for (uint32_t w = 0; w < VGPU_DEVRT_OCC_WARPS; w++)
+		t->but_smem[w] = w ? (uint32_t)cuv_occ_blocks_but_smem(&d, &a, (int)(w * d.warp_size)) : 0;
+	for (uint32_t i = 0; i < VGPU_DEVRT_OCC_NEEDS; i++) {
+		/* the least dynamic bytes whose need rounds up to i x 128 */
+		uint64_t need = (uint64_t)i * 128, dyn = need >= fixed + 127 ? need - 127 - fixed : 0;
+		int n = need < fixed ? 0 : cuv_occ_blocks_smem(&d, &a, dyn);
+
+		t->by_need[i] = n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+	}
+}
+
 /*
  * The host's answers for the device runtime's queries in device code
  * (libvgpu/vgpu.h, VGPU_DEVRT_INFO): the device facts in the module's
@@ -263,8 +292,14 @@ static void devrt_fill(struct CUmod_st *m, uint8_t *map)
 				func_attr(&m->funcs[k], fa[w], &words[w]);
 			memcpy(at + VGPU_DEVRT_FUNCATTR_OFF, sizes, sizeof(sizes));
 			memcpy(at + VGPU_DEVRT_FUNCATTR_OFF + sizeof(sizes), words, sizeof(words));
+		} else if (!strcmp(g->name, VGPU_DEVRT_OCC) &&
+			   g->size >= m->nfuncs * sizeof(struct vgpu_devrt_occ) && !(g->offset % 16)) {
+			m->occ_off = (int64_t)g->offset;
 		}
 	}
+	m->data_map = map;
+	for (unsigned int k = 0; k < m->nfuncs && m->occ_off >= 0; k++)
+		cuv_devrt_occ_refresh(&m->funcs[k]);
 }
 
 /* PTX text -> a module of the current context. */
@@ -300,6 +335,7 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	m->ctx = ctx;
+	m->occ_off = -1;
 	ret = vgpu_program_load_binary(ctx->dev, obj, olen, &m->prog, log, sizeof(log));
 	free(obj);
 	if (ret) {
@@ -629,6 +665,7 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
 		    (uint64_t)value + hfunc->smem_static > d->info.param[VGPU_PARAM_SMEM])
 			return CUDA_ERROR_INVALID_VALUE;
 		hfunc->max_dyn_smem = value;
+		cuv_devrt_occ_refresh(hfunc);
 		return CUDA_SUCCESS;
 	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
 		hfunc->non_portable_cluster = value != 0;
@@ -637,6 +674,7 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
 		if (value < -1 || value > 100)
 			return CUDA_ERROR_INVALID_VALUE;
 		hfunc->carveout = value; /* occupancy's (cu_occupancy.c) */
+		cuv_devrt_occ_refresh(hfunc);
 		return CUDA_SUCCESS;
 	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
 	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
@@ -701,5 +739,6 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 	if ((unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL)
 		return CUDA_ERROR_INVALID_VALUE;
 	hfunc->cache_config = config;
+	cuv_devrt_occ_refresh(hfunc);
 	return CUDA_SUCCESS;
 }

@@ -164,8 +164,8 @@ int cuv_occ_regs_cap(const struct cuv_occ_device *d, int threads)
 	return min_int((int)(per_warp / d->warp_size), OCC_MAX_REGS - 1);
 }
 
-int cuv_occ_blocks(const struct cuv_occ_device *d, const struct cuv_occ_func *f, int block,
-		   size_t dyn)
+int cuv_occ_blocks_but_smem(const struct cuv_occ_device *d, const struct cuv_occ_func *f,
+			    int block)
 {
 	int warps, n;
 
@@ -175,8 +175,23 @@ int cuv_occ_blocks(const struct cuv_occ_device *d, const struct cuv_occ_func *f,
 	n = (int)(d->warps_per_sm / (uint32_t)warps);
 	n = min_int(n, d->ctas_per_sm > INT_MAX ? INT_MAX : (int)d->ctas_per_sm);
 	n = min_int(n, limit_regs(d, f, warps));
-	n = min_int(n, limit_smem(d, f, dyn));
 	return min_int(n, limit_barriers(d, f));
+}
+
+int cuv_occ_blocks_smem(const struct cuv_occ_device *d, const struct cuv_occ_func *f, size_t dyn)
+{
+	return limit_smem(d, f, dyn);
+}
+
+uint64_t cuv_occ_smem_fixed(const struct cuv_occ_device *d, const struct cuv_occ_func *f)
+{
+	return (uint64_t)f->smem_static + reserved_smem(d);
+}
+
+int cuv_occ_blocks(const struct cuv_occ_device *d, const struct cuv_occ_func *f, int block,
+		   size_t dyn)
+{
+	return min_int(cuv_occ_blocks_but_smem(d, f, block), limit_smem(d, f, dyn));
 }
 
 int cuv_occ_best_block(const struct cuv_occ_device *d, const struct cuv_occ_func *f,

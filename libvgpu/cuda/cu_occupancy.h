@@ -77,6 +77,19 @@ int cuv_occ_blocks(const struct cuv_occ_device *d, const struct cuv_occ_func *f,
 		   size_t dyn);
 
 /*
+ * cuv_occ_blocks() is the lesser of these two: the CTAs over the warps,
+ * CTA slots, registers and barriers (0 for a @block out of range), and
+ * over shared memory alone, which depends on @dyn only through the
+ * rounded need, cuv_occ_smem_fixed() + @dyn up to a multiple of 128
+ * (and on @dyn being at most @max_dyn_smem): the device runtime's
+ * occupancy tables (cu_module.c) are made of them.
+ */
+int cuv_occ_blocks_but_smem(const struct cuv_occ_device *d, const struct cuv_occ_func *f,
+			    int block);
+int cuv_occ_blocks_smem(const struct cuv_occ_device *d, const struct cuv_occ_func *f, size_t dyn);
+uint64_t cuv_occ_smem_fixed(const struct cuv_occ_device *d, const struct cuv_occ_func *f);
+
+/*
  * The most registers a thread (a multiple of 8, at most 255) with which a
  * CTA of @threads threads fits the SM's register file: what ptxas holds a
  * kernel to for launch bounds of @threads (168 for 384, 64 for 1024).

@@ -159,6 +159,8 @@ struct CUmod_st {
 	struct cuv_global *globals;
 	unsigned int nglobals;
 	uint64_t data_va;
+	uint8_t *data_map;	 /* the module data, mapped */
+	int64_t occ_off;	 /* VGPU_DEVRT_OCC's offset in it, or -1 */
 	struct CUmod_st *next; /* in ctx->modules */
 };
 
@@ -418,6 +420,12 @@ CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out);
 
 /* cu_launch.c: CU_FUNC_ATTRIBUTE_NUM_REGS (what occupancy counts) */
 int cuv_func_regs(const struct CUfunc_st *f);
+struct cuv_occ_device;
+struct cuv_occ_func;
+/* The occupancy calculator's inputs for @f (cu_occupancy.h). */
+void cuv_occ_inputs(const struct CUfunc_st *f, struct cuv_occ_device *d, struct cuv_occ_func *a);
+/* @f's occupancy table for the device runtime, again (its settings changed). */
+void cuv_devrt_occ_refresh(const struct CUfunc_st *f);
 
 /* cu_ptds.c: an API name's per-thread-default-stream entry point, or NULL */
 void *cuv_ptds_entry(const char *api_name);

@@ -257,7 +257,8 @@ bool ptx_cdp_wanted(const struct ptx_module *m)
  * (ptx_devrt.c) and a descriptor variable per kernel of @m: malloc'd
  * text.  A descriptor variable is the struct vgpu_kernel_desc, whose
  * cluster shape (.reqnctapercluster, little-endian 16-bit words at 56)
- * is its initialiser and the loader fills in the rest
+ * and index (byte 62: the device runtime's occupancy tables are by it)
+ * are its initialiser and the loader fills in the rest
  * (libvgpu/program.c), then the kernel's cudaFuncAttributes for a
  * device-side cudaFuncGetAttributes (libvgpu/vgpu.h, VGPU_DEVRT_FUNCATTR_OFF:
  * libcuda fills them).
@@ -293,7 +294,7 @@ char *ptx_cdp_text(const struct ptx_module *m)
 			p += snprintf(p, 8, "0, ");
 		for (int d = 0; d < 3; d++) /* at most VGPU_MAX_CLUSTER_CTAS: the parse */
 			p += snprintf(p, 16, "%u, %u, ", c[d] & 0xff, c[d] >> 8 & 0xff);
-		p += snprintf(p, 8, "0, 0");
+		p += snprintf(p, 16, "%d, %d", (k - 1) & 0xff, (k - 1) >> 8 & 0xff); /* its index */
 		for (int b = 64; b < KDESC_VAR; b++)
 			p += snprintf(p, 8, ", 0");
 		p += snprintf(p, 8, "};\n");

@@ -264,27 +264,112 @@ static const char func_attributes_body[] =
 _Static_assert(VGPU_DEVRT_FUNCATTR_OFF == 64 && VGPU_DEVRT_FUNCATTR_BYTES == 40,
 	       "func_attributes_body's offsets");
 
+/*
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor[WithFlags](n, func,
+ * block, dynamic bytes, flags): from the kernel's table (libvgpu/vgpu.h,
+ * VGPU_DEVRT_OCC; its index at byte 62 of its descriptor), the lesser of
+ * the CTAs over all but shared memory (by warps) and over shared memory
+ * (by the rounded need), as the host's calculator.  As on an H200: a
+ * block of 0 or less writes 0 and is cudaErrorInvalidValue, one past the
+ * device's largest writes 0 and succeeds.  Flags past
+ * cudaOccupancyDisableCachingOverride (1): cudaErrorInvalidValue, as the
+ * host says.
+ */
+#define OCC VGPU_DEVRT_OCC
+_Static_assert(__builtin_offsetof(struct vgpu_devrt_occ, but_smem) == 16 &&
+		       __builtin_offsetof(struct vgpu_devrt_occ, by_need) == 272 &&
+		       VGPU_DEVRT_OCC_WARPS == 64 && VGPU_DEVRT_OCC_NEEDS == 8192 &&
+		       sizeof(struct vgpu_devrt_occ) == 16656,
+	       "occupancy_body's offsets");
+static const char occupancy_body[] =
+	"(.param .b64 $pn, .param .b64 $f, .param .b32 $bs, .param .b64 $dyn, .param .b32 $fl)\n"
+	"{\n"
+	"	.reg .pred %p<2>;\n"
+	"	.reg .b32 %e, %bs, %fl, %k, %n, %t, %w;\n"
+	"	.reg .b64 %pn, %f, %dyn, %b, %x, %y;\n"
+	"	ld.param.u64 %pn, [$pn];\n"
+	"	ld.param.u64 %f, [$f];\n"
+	"	ld.param.u32 %bs, [$bs];\n"
+	"	ld.param.u64 %dyn, [$dyn];\n"
+	"	ld.param.u32 %fl, [$fl];\n"
+	"	mov.u32 %e, 1;\n"
+	"	setp.eq.u64 %p1, %pn, 0;\n"
+	"	@%p1 bra $bad;\n"
+	"	setp.gt.u32 %p1, %fl, 1;\n"
+	"	@%p1 bra $bad;\n"
+	"	mov.u32 %e, 98;\n" /* cudaErrorInvalidDeviceFunction */
+	"	setp.eq.u64 %p1, %f, 0;\n"
+	"	@%p1 bra $bad;\n"
+	"	mov.u32 %e, 1;\n"
+	"	setp.lt.s32 %p1, %bs, 1;\n"
+	"	@%p1 bra $zero;\n"
+	"	mov.u32 %e, 0;\n"
+	"	ld.global.u16 %k, [%f+62];\n"
+	"	mul.wide.u32 %x, %k, 16656;\n"
+	"	mov.u64 %b, " OCC ";\n"
+	"	add.u64 %b, %b, %x;\n"
+	"	ld.global.u32 %t, [%b+8];\n"
+	"	setp.gt.u32 %p1, %bs, %t;\n"
+	"	@%p1 bra $zero;\n"
+	"	ld.global.u32 %t, [%b+12];\n"
+	"	setp.eq.u32 %p1, %t, 0;\n"
+	"	@%p1 bra $zero;\n"
+	"	add.u32 %w, %bs, %t;\n"
+	"	sub.u32 %w, %w, 1;\n"
+	"	div.u32 %w, %w, %t;\n"
+	"	setp.ge.u32 %p1, %w, 64;\n"
+	"	@%p1 bra $zero;\n"
+	"	mul.wide.u32 %x, %w, 4;\n"
+	"	add.u64 %x, %x, %b;\n"
+	"	ld.global.u32 %n, [%x+16];\n"
+	"	ld.global.u32 %t, [%b];\n"
+	"	cvt.u64.u32 %y, %t;\n"
+	"	setp.gt.u64 %p1, %dyn, %y;\n"
+	"	@%p1 bra $zero;\n"
+	"	ld.global.u32 %t, [%b+4];\n"
+	"	cvt.u64.u32 %y, %t;\n"
+	"	add.u64 %y, %y, %dyn;\n"
+	"	add.u64 %y, %y, 127;\n"
+	"	shr.u64 %y, %y, 7;\n"
+	"	setp.ge.u64 %p1, %y, 8192;\n"
+	"	@%p1 bra $zero;\n"
+	"	shl.b64 %y, %y, 1;\n"
+	"	add.u64 %y, %y, %b;\n"
+	"	ld.global.u16 %t, [%y+272];\n"
+	"	min.u32 %n, %n, %t;\n"
+	"	bra.uni $store;\n"
+	"$zero:\n"
+	"	mov.u32 %n, 0;\n"
+	"$store:\n"
+	"	st.u32 [%pn], %n;\n"
+	"	setp.ne.u32 %p1, %e, 0;\n"
+	"	@%p1 bra $bad;\n" RET_E;
+
 static const struct fn {
 	const char *name;
 	const char *body;
 	bool heap;    /* calls malloc/free */
 	bool handles; /* uses HANDLES */
 	bool info;    /* reads INFO */
+	bool occ;     /* reads OCC */
 } fns[] = {
-	{ "__cudaCDP2Malloc", malloc_body, true, false, false },
-	{ "__cudaCDP2Free", free_body, true, false, false },
-	{ "__cudaCDP2StreamCreateWithFlags", stream_create_body, false, true, false },
-	{ "__cudaCDP2StreamDestroy", stream_destroy_body, false, false, false },
-	{ "__cudaCDP2EventCreateWithFlags", event_create_body, false, true, false },
-	{ "__cudaCDP2EventDestroy", event_destroy_body, false, false, false },
-	{ "__cudaCDP2EventRecord", record_body, false, false, false },
-	{ "__cudaCDP2EventRecord_ptsz", record_body, false, false, false },
-	{ "__cudaCDP2StreamWaitEvent", wait_body, false, false, false },
-	{ "__cudaCDP2StreamWaitEvent_ptsz", wait_body, false, false, false },
-	{ "__cudaCDP2GetDevice", get_device_body, false, false, true },
-	{ "__cudaCDP2GetDeviceCount", get_device_count_body, false, false, true },
-	{ "__cudaCDP2DeviceGetAttribute", get_attribute_body, false, false, true },
-	{ "__cudaCDP2FuncGetAttributes", func_attributes_body, false, false, false },
+	{ .name = "__cudaCDP2Malloc", .body = malloc_body, .heap = true },
+	{ .name = "__cudaCDP2Free", .body = free_body, .heap = true },
+	{ .name = "__cudaCDP2StreamCreateWithFlags", .body = stream_create_body, .handles = true },
+	{ .name = "__cudaCDP2StreamDestroy", .body = stream_destroy_body },
+	{ .name = "__cudaCDP2EventCreateWithFlags", .body = event_create_body, .handles = true },
+	{ .name = "__cudaCDP2EventDestroy", .body = event_destroy_body },
+	{ .name = "__cudaCDP2EventRecord", .body = record_body },
+	{ .name = "__cudaCDP2EventRecord_ptsz", .body = record_body },
+	{ .name = "__cudaCDP2StreamWaitEvent", .body = wait_body },
+	{ .name = "__cudaCDP2StreamWaitEvent_ptsz", .body = wait_body },
+	{ .name = "__cudaCDP2GetDevice", .body = get_device_body, .info = true },
+	{ .name = "__cudaCDP2GetDeviceCount", .body = get_device_count_body, .info = true },
+	{ .name = "__cudaCDP2DeviceGetAttribute", .body = get_attribute_body, .info = true },
+	{ .name = "__cudaCDP2FuncGetAttributes", .body = func_attributes_body },
+	{ .name = "__cudaCDP2OccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+	  .body = occupancy_body,
+	  .occ = true },
 };
 
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
@@ -327,17 +412,19 @@ bool ptx_devrt_wants_heap(const struct ptx_module *m)
 /* The functions @m declares: malloc'd text ("" for none), or NULL. */
 char *ptx_devrt_text(const struct ptx_module *m)
 {
-	size_t len = 1, at = 0;
-	bool handles = false, info = false;
+	size_t len = 1, at = 0, nk = 0;
+	bool handles = false, info = false, occ = false;
 	char *t;
 
 	for (int i = 0; i < m->nfuncs; i++) {
 		const struct fn *d = declared(m, i);
 
+		nk += m->funcs[i].entry;
 		if (d) {
 			len += 64 + strlen(d->name) + strlen(d->body);
 			handles |= d->handles;
 			info |= d->info;
+			occ |= d->occ;
 		}
 	}
 	len += 128;
@@ -350,6 +437,9 @@ char *ptx_devrt_text(const struct ptx_module *m)
 	if (info)
 		at += (size_t)snprintf(t + at, len - at, ".global .align 8 .b8 " INFO "[%zu];\n",
 				       sizeof(struct vgpu_devrt_info));
+	if (occ)
+		at += (size_t)snprintf(t + at, len - at, ".global .align 16 .b8 " OCC "[%zu];\n",
+				       (nk ? nk : 1) * sizeof(struct vgpu_devrt_occ));
 	for (int i = 0; i < m->nfuncs; i++) {
 		const struct fn *d = declared(m, i);
 

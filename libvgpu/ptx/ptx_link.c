@@ -304,9 +304,10 @@ static bool builtin(const struct lk_sym *s)
  * streams and events ... in device code).  vGPU defines device-side launch,
  * cudaGetLastError/cudaPeekAtLastError, cudaMalloc/cudaFree, the
  * device-side streams and events, cudaGetDevice, cudaGetDeviceCount,
- * cudaDeviceGetAttribute and cudaFuncGetAttributes (ptx_cdp_implements());
- * a call of one of its other entry points (CUDA 12/13's __cudaCDP2*: the
- * occupancy functions, cudaEventRecordWithFlags ...; CDP1's
+ * cudaDeviceGetAttribute, cudaFuncGetAttributes and
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor (ptx_cdp_implements());
+ * a call of one of its other entry points (CUDA 12/13's __cudaCDP2*:
+ * cudaEventRecordWithFlags, which CUDA 13 lacks too ...; CDP1's
  * cudaLaunchDevice*, cudaGetParameterBuffer*) is refused even where
  * nvcc's device link brought libcudadevrt's own PTX, which defines them;
  * an undefined cuda* function (CDP1's cudaDeviceSynchronize), or cnp*

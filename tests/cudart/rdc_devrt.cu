@@ -482,6 +482,106 @@ static int test_queries(void)
 	return 0;
 }
 
+#define OCC_BLOCKS 10
+#define OCC_DYNS 6
+__host__ __device__ static int occ_block(int i)
+{
+	const int b[OCC_BLOCKS] = { 1, 32, 33, 64, 128, 256, 1000, 1024, 0, 2048 };
+
+	return b[i];
+}
+
+__host__ __device__ static size_t occ_dyn(int i)
+{
+	const size_t d[OCC_DYNS] = { 0, 1, 1000, 20000, 48 * 1024 - 400, 100000 };
+
+	return d[i];
+}
+
+__global__ void occupancy(int *out)
+{
+	for (int b = 0; b < OCC_BLOCKS; b++)
+		for (int d = 0; d < OCC_DYNS; d++) {
+			int n = -7, *o = out + 2 * (b * OCC_DYNS + d);
+
+			o[0] = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, queried, occ_block(b),
+									      occ_dyn(d));
+			o[1] = n;
+		}
+	out[2 * OCC_BLOCKS * OCC_DYNS] =
+		cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&out[1 + 2 * OCC_BLOCKS * OCC_DYNS],
+								       queried, 64, 0, 2);
+}
+
+/* The device's answers for every block size and dynamic size beside the host's. */
+static int occupancy_matches(const char *what)
+{
+	static int h[2 * OCC_BLOCKS * OCC_DYNS + 2];
+	int *d = nullptr;
+
+	CHECK_OK(cudaMalloc(&d, sizeof(h)));
+	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
+	occupancy<<<1, 1>>>(d);
+	CHECK_OK(cudaDeviceSynchronize());
+	CHECK_OK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int b = 0; b < OCC_BLOCKS; b++)
+		for (int x = 0; x < OCC_DYNS; x++) {
+			int n = -7, *o = h + 2 * (b * OCC_DYNS + x);
+			cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+				&n, queried, occ_block(b), occ_dyn(x));
+
+			cudaGetLastError();
+			/* a block of 0: the H200's device side writes 0 */
+			if (occ_block(b) <= 0)
+				n = 0;
+			if (o[0] != (int)e || o[1] != n)
+				printf("# %s: block %d, %zu dynamic bytes: device %d/%d, host %d/%d\n",
+				       what, occ_block(b), occ_dyn(x), o[0], o[1], (int)e, n);
+			CHECK(o[0] == (int)e);
+			CHECK(o[1] == n);
+		}
+	CHECK(h[2 * OCC_BLOCKS * OCC_DYNS] == cudaErrorInvalidValue);
+	CHECK(h[2 * OCC_BLOCKS * OCC_DYNS + 1] == -1);
+	printf("# %s: 128 threads, no dynamic bytes: %d CTAs an SM; 100000 bytes: %d\n", what,
+	       h[2 * (4 * OCC_DYNS)] ? -1 : h[2 * (4 * OCC_DYNS) + 1],
+	       h[2 * (4 * OCC_DYNS + 5) + 1]);
+	CHECK_OK(cudaFree(d));
+	return 0;
+}
+
+/*
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor in device code: the
+ * host's calculator's answer for every block and dynamic size tried
+ * (from the tables libcuda writes: libvgpu/vgpu.h VGPU_DEVRT_OCC), also
+ * after the function's shared-memory settings change (the tables are
+ * made again); a block of 0 writes 0 and is cudaErrorInvalidValue, 2048
+ * threads 0 CTAs, as on an H200 (devrt-query-h200-2026-11-30: 16 CTAs of
+ * 128 threads there, with its 10 registers); undefined flags
+ * cudaErrorInvalidValue.
+ */
+static int test_occupancy(void)
+{
+	int r = occupancy_matches("default");
+
+	if (r)
+		return r;
+	CHECK_OK(cudaFuncSetAttribute(queried, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				      100000));
+	r = occupancy_matches("100000 dynamic bytes allowed");
+	if (r)
+		return r;
+	CHECK_OK(cudaFuncSetCacheConfig(queried, cudaFuncCachePreferL1));
+	r = occupancy_matches("prefer L1");
+	if (r)
+		return r;
+	CHECK_OK(cudaFuncSetAttribute(queried, cudaFuncAttributePreferredSharedMemoryCarveout, 50));
+	r = occupancy_matches("carveout 50%");
+	if (r)
+		return r;
+	CHECK_OK(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));
+	return occupancy_matches("the context prefers shared");
+}
+
 /* cudaMalloc and free need no device-side launch: the probe runs anywhere */
 static int test_probe(void)
 {
@@ -507,6 +607,7 @@ int main(void)
 		{ "handles_are_values", test_handles_are_values },
 		{ "invalid_handles", test_invalid_handles },
 		{ "queries", test_queries },
+		{ "occupancy", test_occupancy },
 	};
 
 	return ktap_run(tests, sizeof(tests) / sizeof(tests[0]));

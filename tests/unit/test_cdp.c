@@ -246,17 +246,17 @@ TEST_F(cdp, device_without_the_feature)
 TEST_F(cdp, other_device_runtime_functions)
 {
 	static const char src[] = HEAD
-		".extern .func (.param .b32 r) __cudaCDP2OccupancyMaxActiveBlocksPerMultiprocessorWithFlags(.param .b64 p);\n"
+		".extern .func (.param .b32 r) __cudaCDP2EventRecordWithFlags(.param .b64 p);\n"
 		".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r;\n.reg .b64 %d;\n"
 		"ld.param.u64 %d, [p];\n{\n.param .b64 a;\nst.param.b64 [a], %d;\n"
 		".param .b32 rv;\n"
-		"call.uni (rv), __cudaCDP2OccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (a);\nld.param.b32 %r, [rv];\n}\nret;\n}\n";
+		"call.uni (rv), __cudaCDP2EventRecordWithFlags, (a);\nld.param.b32 %r, [rv];\n}\nret;\n}\n";
 	struct vgpu_program *prog = NULL;
 
 	EXPECT_EQ(-EINVAL, vgpu_program_from_ptx(self->dev, src, strlen(src), "m.ptx", &prog,
 						 self->log, sizeof(self->log)));
 	EXPECT_CONTAINS(self->log, "m.ptx:14:16: error: unsupported construct: a call of the external");
-	EXPECT_CONTAINS(self->log, "'__cudaCDP2OccupancyMaxActiveBlocksPerMultiprocessorWithFlags'");
+	EXPECT_CONTAINS(self->log, "'__cudaCDP2EventRecordWithFlags'");
 }
 
 TEST_HARNESS_MAIN

@@ -376,7 +376,7 @@ TEST_F(link, device_launch_links)
 {
 	const char *srcs[] = { H CDP2_DECLS ".visible .entry e()\n{\nret;\n}\n" };
 	const char *bad[] = {
-		H CDP2_DECLS ".extern .func (.param .b32 r) __cudaCDP2OccupancyMaxActiveBlocksPerMultiprocessorWithFlags(.param .b64 p"
+		H CDP2_DECLS ".extern .func (.param .b32 r) __cudaCDP2EventRecordWithFlags(.param .b64 p"
 		  ");\n.visible .entry e()\n{\nret;\n}\n",
 	};
 	struct linked l = do_link(self, 1, srcs);
@@ -385,8 +385,8 @@ TEST_F(link, device_launch_links)
 	EXPECT_NE(NULL, strstr(l.text, ".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2("));
 	free(l.text);
 	expect_link_error(_metadata, self, 1, bad, -ENOENT,
-			  "a.ptx:6:31: error: unsupported construct: '__cudaCDP2OccupancyMaxActiveBlocksPerMultiprocessorWithFlags' is a "
-			  "device-runtime function");
+			  "a.ptx:6:31: error: unsupported construct: "
+			  "'__cudaCDP2EventRecordWithFlags' is a device-runtime function");
 }
 
 /*
