@@ -242,10 +242,11 @@ void pl_ldst128(struct lower *L)
 
 /*
  * ld/ldu of an 8- to 64-bit type into a .b128 register: as an H200 does
- * it (tests/cuda/real-gpu/b128-narrow-h200-2026-11-30), the value is
- * sign-extended to 64 bits for a signed integer type, else zero-extended,
- * and the high 64 bits are zero (PTX ISA 6.4.x's rule for a destination
- * wider than the type would sign-extend to all 128).  One load into a
+ * it (tests/cuda/real-gpu/b128-narrow-h200-2026-11-30, b128-s64-h200-2026-11-30),
+ * the value is sign-extended to 64 bits for a signed integer type, else
+ * zero-extended, and the high 64 bits are zero, but for .s64, whose sign
+ * fills them (PTX ISA 6.4.x's rule for a destination wider than the type
+ * would sign-extend every signed type to all 128).  One load into a
  * temporary, then the four words.  st of such a type from a .b128
  * register stores its low bits (a source wider than the type is
  * truncated; the H200 agrees).
@@ -310,7 +311,8 @@ void pl_ld_narrow128(struct lower *L)
 	}
 	for (int k = 0; k < 4; k++)
 		pl_mov_reg(L, q, k, k < 3,
-			   k == 0 || (k == 1 && t.bits == 64) ? tmp : k == 1 ? ext : -1,
+			   k == 0 || (k == 1 && t.bits == 64) ? tmp :
+			   k == 1 || t.bits == 64 ? ext : -1,
 			   k == 1 && t.bits == 64 ? 1 : 0);
 }
 
@@ -479,11 +481,11 @@ static void shadow_in(struct lower *L, int s, int q, bool wide)
 
 /*
  * stand-in @s's value of type @t into q, extended (a destination): to 64
- * bits by the type's sign, the high 64 bits zero, except after cvt to
- * .s64 (@cvt), whose sign fills them (the H200 does both:
- * tests/cuda/real-gpu/b128-vec-h200-2026-11-30)
+ * bits by the type's sign, the high 64 bits zero, except for .s64, whose
+ * sign fills them (the H200 does so after cvt and after a scalar ld:
+ * tests/cuda/real-gpu/b128-vec-h200-2026-11-30, b128-s64-h200-2026-11-30)
  */
-static void shadow_out(struct lower *L, int q, int s, struct ptype t, bool cvt)
+static void shadow_out(struct lower *L, int q, int s, struct ptype t)
 {
 	int hi = -1, hp = 0, top = -1;
 	struct ptx_vinsn *v;
@@ -498,7 +500,7 @@ static void shadow_out(struct lower *L, int q, int s, struct ptype t, bool cvt)
 		pl_o_use(v, s, 0);
 		pl_o_text(v, "0x1f");
 	}
-	if (cvt && t.bits == 64 && t.sign) {
+	if (t.bits == 64 && t.sign) {
 		top = pl_new_vreg(L, 1);
 		v = pl_emit(L, "SHR.S32");
 		pl_o_def(v, top, 0, false);
@@ -589,7 +591,7 @@ bool pl_b128_wide(struct lower *L)
 		pl_finish(L);
 		L->in = in;
 		for (int i = 0; i < nout && L->dg->errors == errs; i++)
-			shadow_out(L, out[i].q, out[i].s, out[i].t, cvt);
+			shadow_out(L, out[i].q, out[i].s, out[i].t);
 	}
 	L->nshadow = 0;
 	return true;

@@ -432,10 +432,11 @@ TEST_F(b128, module_variables)
 
 /*
  * ld of a narrower type into a .b128 register (ptxas takes it): as an
- * H200 does it (tests/cuda/real-gpu/b128-narrow-h200-2026-11-30),
- * sign-extension for a signed integer type, else zero-extension, to 64
- * bits, and the high 64 bits zero; st of one from a .b128 register: its
- * low bits (a wider source is truncated).
+ * H200 does it (tests/cuda/real-gpu/b128-narrow-h200-2026-11-30 and
+ * b128-s64-h200-2026-11-30), sign-extension for a signed integer type,
+ * else zero-extension, to 64 bits, and the high 64 bits zero but for
+ * .s64, whose sign fills them; st of one from a .b128 register: its low
+ * bits (a wider source is truncated).
  */
 TEST_F(b128, narrower_loads_extend)
 {
@@ -462,7 +463,7 @@ TEST_F(b128, narrower_loads_extend)
 	const uint64_t in[2] = { 0x000000ff80000000ull, 0x8000000000000001ull };
 	const uint64_t want[17] = {
 		0xffffffff80000000ull, 0, 0xff, 0, 0x8000000000000001ull, 0,
-		0x8000000000000001ull, 0, 0x80000000ull, 0, ~1ull, 0, 0xfffe, 0,
+		0x8000000000000001ull, ~0ull, 0x80000000ull, 0, ~1ull, 0, 0xfffe, 0,
 		0xaaaaaaaaaaaaaa01ull, 0xffffffff80000000ull, 0xaaaaaaaaaaaafffeull,
 	};
 	uint64_t out[17];
