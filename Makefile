@@ -446,7 +446,7 @@ $(BUILD)/tests/test_cudart_rdc: $(RDC_OBJS) $(CUDART_SO)
 	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
 TESTS += $(BUILD)/tests/test_cudart_rdc
 # test_cudart_rdc_cdp: a device-side launch (libcudadevrt), refused at the link
-$(NVCC_OBJ)/rdc/rdc_cdp.o: tests/cudart/rdc_cdp.cu tests/cudart/ktap.h
+$(NVCC_OBJ)/rdc/rdc_cdp.o: tests/cudart/rdc_cdp.cu tests/cudart/cdp_skip.h tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
 $(BUILD)/tests/test_cudart_rdc_cdp: $(NVCC_OBJ)/rdc/rdc_cdp.o $(CUDART_SO)
@@ -454,7 +454,7 @@ $(BUILD)/tests/test_cudart_rdc_cdp: $(NVCC_OBJ)/rdc/rdc_cdp.o $(CUDART_SO)
 	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
 TESTS += $(BUILD)/tests/test_cudart_rdc_cdp
 # test_cudart_rdc_devrt: the device runtime's cudaMalloc, streams, events
-$(NVCC_OBJ)/rdc/rdc_devrt.o: tests/cudart/rdc_devrt.cu tests/cudart/ktap.h
+$(NVCC_OBJ)/rdc/rdc_devrt.o: tests/cudart/rdc_devrt.cu tests/cudart/cdp_skip.h tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
 $(BUILD)/tests/test_cudart_rdc_devrt: $(NVCC_OBJ)/rdc/rdc_devrt.o $(CUDART_SO)

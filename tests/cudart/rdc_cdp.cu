@@ -13,53 +13,12 @@
 
 #include <cooperative_groups.h>
 
+#include "cdp_skip.h"
 #include "ktap.h"
 
 namespace cg = cooperative_groups;
 
 __device__ int order_ctr;
-
-__global__ void nothing(void)
-{
-}
-
-__global__ void probe(int *r)
-{
-	nothing<<<1, 1>>>();
-	*r = cudaGetLastError();
-}
-
-/*
- * Does the device launch from kernels?  A device without
- * VGPU_FEAT_DEVICE_LAUNCH (the sim with VGPU_SIM_NO_DEVICE_LAUNCH=1) makes
- * a kernel's launch return cudaErrorNotSupported, and the tests skip; the
- * sim backend and the QEMU device (drm) have it.
- */
-static int cdp_skip(void)
-{
-	static int known = -1;
-	int *d = nullptr, h = -1;
-
-	if (known >= 0)
-		return known;
-	if (cudaMalloc(&d, sizeof(int)) != cudaSuccess)
-		return 0;
-	probe<<<1, 1>>>(d);
-	if (cudaDeviceSynchronize() == cudaSuccess &&
-	    cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost) == cudaSuccess)
-		known = h == cudaErrorNotSupported;
-	cudaFree(d);
-	if (known > 0)
-		printf("# device-side launch: cudaErrorNotSupported (a device without "
-		       "VGPU_FEAT_DEVICE_LAUNCH)\n");
-	return known > 0;
-}
-
-#define CDP_OR_SKIP()                    \
-	do {                             \
-		if (cdp_skip())          \
-			return KTAP_SKIP; \
-	} while (0)
 
 __global__ void child(int *p, int v, char c, double d)
 {
@@ -477,7 +436,7 @@ static int test_probe(void)
 	int *d = nullptr, h = -1;
 
 	CHECK_OK(cudaMalloc(&d, sizeof(int)));
-	probe<<<1, 1>>>(d);
+	cdp_probe<<<1, 1>>>(d);
 	CHECK_OK(cudaDeviceSynchronize());
 	CHECK_OK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
 	CHECK_OK(cudaFree(d));

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cdp_skip.h"
 #include "ktap.h"
 
 #define SENTINEL ((void *)0xdead)
@@ -23,46 +24,6 @@ __global__ void probe(int *r)
 	if (!*r)
 		*r = cudaFree(p);
 }
-
-/*
- * Can this device run the test's kernels?  Device-side launch is a
- * feature (the sim with VGPU_SIM_NO_DEVICE_LAUNCH=1 lacks it): then the
- * launches return cudaErrorNotSupported, and the tests that launch skip.
- */
-__global__ void nothing(void)
-{
-}
-__global__ void launch_probe(int *r)
-{
-	nothing<<<1, 1>>>();
-	*r = cudaGetLastError();
-}
-
-static int launch_skip(void)
-{
-	static int known = -1;
-	int *d = nullptr, h = -1;
-
-	if (known >= 0)
-		return known;
-	if (cudaMalloc(&d, sizeof(int)) != cudaSuccess)
-		return 0;
-	launch_probe<<<1, 1>>>(d);
-	if (cudaDeviceSynchronize() == cudaSuccess &&
-	    cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost) == cudaSuccess)
-		known = h == cudaErrorNotSupported;
-	cudaFree(d);
-	if (known > 0)
-		printf("# device-side launch: cudaErrorNotSupported (a device without "
-		       "VGPU_FEAT_DEVICE_LAUNCH)\n");
-	return known > 0;
-}
-
-#define LAUNCH_OR_SKIP()                  \
-	do {                              \
-		if (launch_skip())        \
-			return KTAP_SKIP; \
-	} while (0)
 
 struct heap_res {
 	int *ptr;
@@ -100,7 +61,7 @@ static int test_malloc_child_writes(void)
 {
 	heap_res *d = nullptr, h;
 
-	LAUNCH_OR_SKIP();
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&d, sizeof(h)));
 	CHECK_OK(cudaMemset(d, 0xff, sizeof(h)));
 	malloc_parent<<<1, 1>>>(d);
@@ -197,7 +158,7 @@ static int test_stream_launch(void)
 	int *p = nullptr, h[32];
 	long long *o = nullptr, ho[12];
 
-	LAUNCH_OR_SKIP();
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&p, sizeof(h)));
 	CHECK_OK(cudaMalloc(&o, sizeof(ho)));
 	CHECK_OK(cudaMemset(p, 0, sizeof(h)));
@@ -270,7 +231,7 @@ static int test_event_order(void)
 	int *a = nullptr, h[3];
 	long long *o = nullptr, ho[19];
 
-	LAUNCH_OR_SKIP();
+	CDP_OR_SKIP();
 	CHECK_OK(cudaMalloc(&a, sizeof(h)));
 	CHECK_OK(cudaMalloc(&o, sizeof(ho)));
 	CHECK_OK(cudaMemset(a, 0, sizeof(h)));
