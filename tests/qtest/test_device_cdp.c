@@ -231,6 +231,23 @@ FIXTURE_TEARDOWN(cdp)
 	cdp_close(&self->t);
 }
 
+/* The device still answers: the parent's tree runs, its child's result right. */
+static void good_tree_runs(struct __test_metadata *_metadata, struct cdp *t)
+{
+	struct vgpu_kernel_desc kd = kdesc_of(&t->child, 16);
+	struct vgpu_completion c;
+	uint32_t out = 0;
+
+	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
+	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
+	ASSERT_TRUE(cdp_launch(t, &t->parent, t->area_va, &c));
+	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
+		TH_LOG("%s", c.exc.msg);
+	}
+	qts_memread(t->d.qts, t->out_pa, &out, 4);
+	EXPECT_EQ(64u * CHILD_V, out);
+}
+
 /* The device reports the feature. */
 TEST_F(cdp, feature_bit)
 {
@@ -498,7 +515,6 @@ TEST_F(cdp, runaway_child_stopped)
 	struct vgpu_cmd_launch cmd = dev_launch_cmd(&t->parent, 1, 1, t->par_va, 24);
 	struct vgpu_completion c;
 	struct vgpu_cdp_record r;
-	uint32_t out = 0;
 
 	ASSERT_EQ(0, dev_kernel_load(&t->d, 0, k_spin, &spin));
 	kd = kdesc_of(&spin, 16);
@@ -520,15 +536,7 @@ TEST_F(cdp, runaway_child_stopped)
 	EXPECT_EQ((uint32_t)VGPU_CDP_FREE, r.state);
 
 	/* recovered: a good child runs */
-	kd = kdesc_of(&t->child, 16);
-	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
-	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
-	ASSERT_TRUE(cdp_launch(t, &t->parent, t->area_va, &c));
-	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
-		TH_LOG("%s", c.exc.msg);
-	}
-	qts_memread(t->d.qts, t->out_pa, &out, 4);
-	EXPECT_EQ(64u * CHILD_V, out);
+	good_tree_runs(_metadata, t);
 	dev_kernel_free(&spin);
 }
 
@@ -546,7 +554,6 @@ TEST_F(cdp, watchdog_bounds_the_tree)
 	struct vgpu_cmd_launch cmd;
 	struct vgpu_completion c;
 	uint64_t par_va, par_pa, params[2];
-	uint32_t out = 0;
 
 	ASSERT_EQ(0, dev_kernel_load(&t->d, 0, k_tree, &tree));
 	kd = kdesc_of(&tree, 16);
@@ -571,15 +578,7 @@ TEST_F(cdp, watchdog_bounds_the_tree)
 		}
 	}
 	reg_write(&t->d, VGPU_REG_WDOG_MS, 0);
-	kd = kdesc_of(&t->child, 16);
-	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
-	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
-	ASSERT_TRUE(cdp_launch(t, &t->parent, t->area_va, &c));
-	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
-		TH_LOG("%s", c.exc.msg);
-	}
-	qts_memread(t->d.qts, t->out_pa, &out, 4);
-	EXPECT_EQ(64u * CHILD_V, out);
+	good_tree_runs(_metadata, t);
 	dev_kernel_free(&tree);
 }
 
@@ -595,7 +594,7 @@ TEST_F(cdp, reset_while_child_runs)
 	struct vgpu_kernel_desc kd;
 	struct vgpu_cmd_launch cmd = dev_launch_cmd(&t->parent, 1, 1, t->par_va, 24);
 	struct vgpu_completion c;
-	uint32_t slot, state = 0, out = 0;
+	uint32_t slot, state = 0;
 
 	ASSERT_EQ(0, dev_kernel_load(&t->d, 0, k_spin, &spin));
 	kd = kdesc_of(&spin, 16);
@@ -621,15 +620,7 @@ TEST_F(cdp, reset_while_child_runs)
 	reg_write(&t->d, VGPU_REG_IRQ_MASK, VGPU_IRQ_ALL);
 	dev_queue_init(&t->d, 0, 64);
 	qts_memset(t->d.qts, slot_pa(t, 0), 0, VGPU_CDP_RECORD_BYTES);
-	kd = kdesc_of(&t->child, 16);
-	qts_memwrite(t->d.qts, t->kdesc_pa, &kd, sizeof(kd));
-	qts_memwrite(t->d.qts, t->out_pa, &out, 4);
-	ASSERT_TRUE(cdp_launch(t, &t->parent, t->area_va, &c));
-	EXPECT_EQ(VGPU_ERR_NONE, c.status) {
-		TH_LOG("%s", c.exc.msg);
-	}
-	qts_memread(t->d.qts, t->out_pa, &out, 4);
-	EXPECT_EQ(64u * CHILD_V, out);
+	good_tree_runs(_metadata, t);
 	dev_kernel_free(&spin);
 }
 

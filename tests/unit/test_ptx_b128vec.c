@@ -145,7 +145,7 @@ TEST_F(b128vec, cvt_from_b128)
 /*
  * Vector loads into .b128 registers: each element its own register, as
  * PTX ISA defines (extended as a scalar ld into one is: sign to 64 bits
- * for a signed type, zeros above); a sink skips one; global, .nc, ldu,
+ * for a signed type, zeros above, .s64's sign to all 128); a sink skips one; global, .nc, ldu,
  * shared, the kernel's parameters and .v8.b16.  Vector stores of .b128
  * registers: each one's low bits, literal elements among them.
  */
