@@ -289,9 +289,25 @@ struct VGPUState {
 void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits);
 void vgpu_note_error_locked(VGPUState *s, uint32_t err, uint32_t queue,
                             uint32_t index);
+
+/* vgpu-qregs.c */
 uint32_t vgpu_queue_status(const VGPUQueue *q);
 void vgpu_queue_stop_locked(VGPUState *s, VGPUQueue *q, uint32_t err,
                             const char *why);
+uint64_t vgpu_queue_read_locked(VGPUQueue *q, hwaddr reg, bool *ok);
+bool vgpu_queue_write_locked(VGPUState *s, VGPUQueue *q, hwaddr reg,
+                             uint32_t val);
+
+/* A 64-bit register's low or high half, written. */
+static inline void vgpu_set_lo(uint64_t *r, uint32_t v)
+{
+    *r = (*r & ~0xffffffffull) | v;
+}
+
+static inline void vgpu_set_hi(uint64_t *r, uint32_t v)
+{
+    *r = (*r & 0xffffffffull) | (uint64_t)v << 32;
+}
 
 /* vgpu-migration.c */
 void vgpu_vm_state_change(void *opaque, bool running, RunState state);
