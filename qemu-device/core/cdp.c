@@ -168,11 +168,11 @@ static int list_kids(struct vgpu_cdp_walk *w, struct vgpu_exception_record *exc)
 			.slot = i, .seq = s[1], .tail = s[3] == VGPU_CDP_STREAM_TAIL,
 		};
 	}
-	qsort(w->kids + first, w->nkids - first, sizeof(*w->kids), kid_cmp);
 	/* a slot read twice (the cursor wrapped at 2^32 onto one) runs once */
 	if (w->nkids > first) {
 		uint32_t o = first + 1;
 
+		qsort(w->kids + first, w->nkids - first, sizeof(*w->kids), kid_cmp);
 		for (uint32_t i = first + 1; i < w->nkids; i++)
 			if (w->kids[i].slot != w->kids[o - 1].slot)
 				w->kids[o++] = w->kids[i];
