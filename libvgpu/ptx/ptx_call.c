@@ -415,32 +415,39 @@ static void sp_changed(struct lower *L)
 /*
  * alloca.u64 ptr, size[, align]: SALLOC the size rounded up to 16; the
  * block sits above the outgoing area, which moves down with the stack
- * pointer (the old one's room is part of the block).
+ * pointer (the old one's room is part of the block).  That place is
+ * 16-aligned; a larger alignment (any power of two ptxas takes, up to the
+ * stack's size) takes align - 16 more bytes and rounds the pointer up
+ * within them.
  */
 static void lower_alloca(struct lower *L)
 {
 	const struct ptx_insn *in = L->in;
-	int64_t size = 0, align = 8;
+	int64_t size = 0, align = 8, extra;
 	int d, n = pl_new_vreg(L, 1);
 	struct ptx_vinsn *v;
 
 	if (!pl_has_mod(in, ".u64") || (in->nops != 2 && in->nops != 3))
 		return (void)pl_unsupported(L, "alloca needs .u64 and 2 or 3 operands");
 	if (in->nops == 3 && (!pl_const_of(L, &in->ops[2], &align) || align < 1 ||
-			      (align & (align - 1)) || align > 16))
-		return (void)pl_unsupported(L, "an alignment that is not a power of two up to 16");
+			      (align & (align - 1))))
+		return (void)pl_lerr(L, "alloca's alignment is a power of two");
+	if (align > (int64_t)PTX_STACK_BYTES)
+		return (void)pl_lerr(L, "alloca aligned to %lld bytes (the stack has %u)",
+				     (long long)align, PTX_STACK_BYTES);
+	extra = align > 16 ? align - 16 : 0;
 	d = pl_dst_reg(L, &in->ops[0], PTX_R64);
 	if (d < 0)
 		return;
 	if (pl_const_of(L, &in->ops[1], &size)) {
-		if (size < 0 || size > (int64_t)PTX_STACK_BYTES)
+		if (size < 0 || size + extra > (int64_t)PTX_STACK_BYTES)
 			return (void)pl_lerr(L, "alloca of %lld bytes (the stack has %u)",
 					     (long long)size, PTX_STACK_BYTES);
 		v = pl_emit(L, "SALLOC");
 		pl_o_text(v, "R234");
-		pl_o_text(v, "0x%x", (uint32_t)(size + 15) & ~15u);
+		pl_o_text(v, "0x%x", ((uint32_t)(size + 15) & ~15u) + (uint32_t)extra);
 	} else {
-		/* n = (size + 15) & ~15; a size past 2^31 overflows the stack */
+		/* n = ((size + 15) & ~15) + extra; past 2^31 overflows the stack */
 		v = pl_emit(L, "IADD");
 		pl_o_def(v, n, 0, false);
 		pl_use_src(L, v, &in->ops[1], 0);
@@ -449,12 +456,24 @@ static void lower_alloca(struct lower *L)
 		pl_o_def(v, n, 0, false);
 		pl_o_use(v, n, 0);
 		pl_o_text(v, "0x7ffffff0");
+		if (extra) {
+			v = pl_emit(L, "IADD");
+			pl_o_def(v, n, 0, false);
+			pl_o_use(v, n, 0);
+			pl_o_text(v, "0x%x", (uint32_t)extra);
+		}
 		v = pl_emit(L, "SALLOC");
 		pl_o_text(v, "R234");
 		pl_o_use(v, n, 0);
 	}
 	sp_changed(L);
-	pl_add64(L, d, L->spv, -1, L->outgoing);
+	pl_add64(L, d, L->spv, -1, L->outgoing + (extra ? (uint32_t)align - 1 : 0));
+	if (extra) { /* the low word: the alignment is at most the stack's */
+		v = pl_emit(L, "LOP.AND");
+		pl_o_def(v, d, 0, true);
+		pl_o_use(v, d, 0);
+		pl_o_text(v, "0x%x", ~((uint32_t)align - 1));
+	}
 }
 
 /* stacksave.u64 d / stackrestore.u64 a: the stack pointer as a value */

@@ -467,6 +467,89 @@ TEST_F(call, called_function_with_spills)
 	free(src);
 }
 
+/*
+ * alloca aligned past 16 (ptxas takes any power of two): a block of a
+ * register size (40 + 4 tid) aligned to 256 and one of 24 bytes aligned
+ * to 64, after a 16-aligned block of 16..64 bytes whose word they must
+ * not touch; each thread writes its first and last words and reads them
+ * back.  A word:
+ * 4 x (tid + 1), 100000 for the untouched first block, 1000000 per
+ * misaligned byte of the two pointers.
+ */
+static const char alloca_aligned_ptx[] =
+	".version 8.5\n"
+	".target sm_90a\n"
+	".address_size 64\n"
+	".visible .entry k(.param .u64 out)\n"
+	"{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<14>;\n"
+	"\t.reg .b64 %rd<10>;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tand.b32 %r2, %r1, 3;\n"
+	"\tadd.u32 %r2, %r2, 1;\n"
+	"\tshl.b32 %r2, %r2, 4;\n"
+	"\tcvt.u64.u32 %rd1, %r2;\n"
+	"\talloca.u64 %rd2, %rd1, 16;\n"
+	"\tmov.u32 %r3, 23130;\n"
+	"\tst.local.u32 [%rd2], %r3;\n"
+	"\tshl.b32 %r4, %r1, 2;\n"
+	"\tadd.u32 %r4, %r4, 40;\n"
+	"\tcvt.u64.u32 %rd3, %r4;\n"
+	"\talloca.u64 %rd4, %rd3, 256;\n"
+	"\talloca.u64 %rd5, 24, 64;\n"
+	"\tadd.u32 %r5, %r1, 1;\n"
+	"\tst.local.u32 [%rd4], %r5;\n"
+	"\tadd.u64 %rd6, %rd4, %rd3;\n"
+	"\tsub.u64 %rd6, %rd6, 4;\n"
+	"\tst.local.u32 [%rd6], %r5;\n"
+	"\tst.local.u32 [%rd5], %r5;\n"
+	"\tst.local.u32 [%rd5+20], %r5;\n"
+	"\tld.local.u32 %r6, [%rd4];\n"
+	"\tld.local.u32 %r7, [%rd6];\n"
+	"\tld.local.u32 %r8, [%rd5];\n"
+	"\tld.local.u32 %r9, [%rd5+20];\n"
+	"\tadd.u32 %r10, %r6, %r7;\n"
+	"\tadd.u32 %r10, %r10, %r8;\n"
+	"\tadd.u32 %r10, %r10, %r9;\n"
+	"\tld.local.u32 %r11, [%rd2];\n"
+	"\tsetp.eq.u32 %p1, %r11, 23130;\n"
+	"\tselp.u32 %r11, 100000, 0, %p1;\n"
+	"\tadd.u32 %r10, %r10, %r11;\n"
+	"\tcvt.u32.u64 %r12, %rd4;\n"
+	"\tand.b32 %r12, %r12, 255;\n"
+	"\tcvt.u32.u64 %r13, %rd5;\n"
+	"\tand.b32 %r13, %r13, 63;\n"
+	"\tadd.u32 %r12, %r12, %r13;\n"
+	"\tmul.lo.u32 %r12, %r12, 1000000;\n"
+	"\tadd.u32 %r10, %r10, %r12;\n"
+	"\tld.param.u64 %rd7, [out];\n"
+	"\tcvta.to.global.u64 %rd8, %rd7;\n"
+	"\tmul.wide.u32 %rd9, %r1, 4;\n"
+	"\tadd.u64 %rd8, %rd8, %rd9;\n"
+	"\tst.global.u32 [%rd8], %r10;\n"
+	"\tret;\n"
+	"}\n";
+
+static int32_t want_alloca_aligned(uint32_t t, uint32_t arg)
+{
+	return 100000 + 4 * (int32_t)(t + 1);
+}
+
+TEST_F(call, alloca_aligned_past_16)
+{
+	char *vgs = NULL;
+
+	ASSERT_EQ(0, load(_metadata, self, alloca_aligned_ptx, "k", BLOCK * 4));
+	check_all(_metadata, self, BLOCK, want_alloca_aligned, 0);
+	/* the pointers rounded up: LOP.AND with ~255 and ~63 */
+	ASSERT_EQ(0, vgpu_ptx_to_asm(alloca_aligned_ptx, strlen(alloca_aligned_ptx), "al.ptx",
+				     &vgs, self->log, sizeof(self->log)));
+	EXPECT_TRUE(kernel_has(vgs, "k", "0xffffff00"));
+	EXPECT_TRUE(kernel_has(vgs, "k", "0xffffffc0"));
+	free(vgs);
+}
+
 /* Prototypes and targets are checked where they are written. */
 TEST_F(call, bad_calls_are_located_errors)
 {
@@ -488,6 +571,29 @@ TEST_F(call, bad_calls_are_located_errors)
 							 &self->prog, self->log,
 							 sizeof(self->log)));
 		EXPECT_CONTAINS(self->log, "bad.ptx:14:");
+		EXPECT_CONTAINS(self->log, bad[i][1]);
+	}
+}
+
+/* alloca's alignment: a power of two, at most the stack's 16 KiB */
+TEST_F(call, alloca_bad_alignment_is_a_located_error)
+{
+	static const char *const bad[][2] = {
+		{ "24", "alloca's alignment is a power of two" },
+		{ "32768", "alloca aligned to 32768 bytes (the stack has 16384)" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char src[512];
+
+		snprintf(src, sizeof(src),
+			 ".version 8.5\n.target sm_90a\n.address_size 64\n"
+			 ".visible .entry k()\n{\n\t.reg .b64 %%rd<2>;\n"
+			 "\talloca.u64 %%rd1, 32, %s;\n\tret;\n}\n", bad[i][0]);
+		EXPECT_EQ(-EINVAL, vgpu_program_from_ptx(self->dev, src, strlen(src), "al.ptx",
+							 &self->prog, self->log,
+							 sizeof(self->log)));
+		EXPECT_CONTAINS(self->log, "al.ptx:7:");
 		EXPECT_CONTAINS(self->log, bad[i][1]);
 	}
 }
