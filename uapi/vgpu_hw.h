@@ -56,6 +56,18 @@ typedef uint64_t __u64;
 #define VGPU_H100_WARPS_PER_SM 64u
 
 /*
+ * The H100 model's GPCs as cluster placement sees them: the SMs of each
+ * GPC that clusters of more than 2 CTAs may use, one CTA of a cluster an
+ * SM (clusters of 1 or 2 CTAs go to any SM, or to both SMs of any TPC).
+ * Fitted to an H200's cuOccupancyMaxActiveClusters, which it reproduces
+ * for every cluster size and CTAs an SM it answered
+ * (tests/cuda/real-gpu/occupancy-h200-2026-11-30, docs/cuda.md
+ * "Occupancy"): 124 of its 132 SMs, the other 8 in TPCs of no such GPC.
+ * Another die of the same part may be fused otherwise.
+ */
+#define VGPU_H100_GPC_SMS { 18, 18, 16, 16, 16, 16, 16, 8 }
+
+/*
  * a * b * c for a launch's three dimensions (a grid, a block, a cluster),
  * or ~0 where that overflows: 2^22 * 2^22 * 2^20 is 2^64, which once
  * wrapped to 0 and passed every limit.  Saturating, so that "<= limit"

@@ -544,9 +544,17 @@ static CUresult occ_func(CUfunction func, struct CUfunc_st **out)
 	return cuv_kernel_function((CUkernel)func, out);
 }
 
+/*
+ * The h100 model's GPCs (VGPU_H100_GPC_SMS) where it has its own SM
+ * count; with another (sms=) the SMs count as one GPC, as the vgpu
+ * model's do.
+ */
+static const uint8_t h100_gpc_sms[] = VGPU_H100_GPC_SMS;
+
 static void occ_device(const struct cuv_device *cudev, struct cuv_occ_device *d)
 {
 	const uint64_t *p = cudev->info.param;
+	bool h100 = p[VGPU_PARAM_MODEL] == VGPU_MODEL_H100 && p[VGPU_PARAM_SMS] == VGPU_H100_SMS;
 
 	*d = (struct cuv_occ_device){
 		.sms = (uint32_t)p[VGPU_PARAM_SMS],
@@ -559,6 +567,8 @@ static void occ_device(const struct cuv_device *cudev, struct cuv_occ_device *d)
 		.smem_cta = (uint32_t)p[VGPU_PARAM_SMEM],
 		.cluster = (uint32_t)p[VGPU_PARAM_CLUSTER],
 		.cluster_max = (uint32_t)p[VGPU_PARAM_CLUSTER_MAX],
+		.gpc_sms = h100 ? h100_gpc_sms : NULL,
+		.gpcs = h100 ? (uint32_t)sizeof(h100_gpc_sms) : 0,
 	};
 }
 

@@ -270,22 +270,43 @@ static int cluster_ctas_per_sm(const struct cuv_occ_device *d, const struct cuv_
 	return min_int(cuv_occ_blocks(d, f, block, dyn), OCC_CLUSTER_CTAS_PER_SM);
 }
 
+/*
+ * Clusters of @size CTAs the device holds at once, @c CTAs of a cluster
+ * launch an SM: clusters of 1 or 2 CTAs on any SM (a TPC's two), larger
+ * ones on as many distinct SMs of one GPC (the H200's answers:
+ * VGPU_H100_GPC_SMS).
+ */
+static uint64_t clusters_of(const struct cuv_occ_device *d, uint64_t c, unsigned int size)
+{
+	uint64_t n = 0;
+
+	if (size <= 2 || !d->gpc_sms)
+		return (uint64_t)d->sms * c / size;
+	for (uint32_t i = 0; i < d->gpcs; i++)
+		if (d->gpc_sms[i] >= size)
+			n += d->gpc_sms[i] * c / size;
+	return n;
+}
+
 int cuv_occ_clusters(const struct cuv_occ_device *d, const struct cuv_occ_func *f, int block,
 		     size_t dyn, unsigned int size)
 {
-	uint64_t ctas = (uint64_t)d->sms * (uint64_t)cluster_ctas_per_sm(d, f, block, dyn);
+	uint64_t n;
 
 	if (!size)
 		return 0;
-	ctas /= size;
-	return ctas > INT_MAX ? INT_MAX : (int)ctas;
+	n = clusters_of(d, (uint64_t)cluster_ctas_per_sm(d, f, block, dyn), size);
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 int cuv_occ_cluster_size(const struct cuv_occ_device *d, const struct cuv_occ_func *f, int block,
 			 size_t dyn, bool non_portable)
 {
-	uint64_t ctas = (uint64_t)d->sms * (uint64_t)cluster_ctas_per_sm(d, f, block, dyn);
-	uint32_t most = non_portable ? d->cluster_max : d->cluster;
+	uint64_t c = (uint64_t)cluster_ctas_per_sm(d, f, block, dyn);
+	uint32_t size = non_portable ? d->cluster_max : d->cluster;
 
-	return (int)(ctas < most ? ctas : most);
+	/* the largest size up to the limit of which one cluster fits */
+	while (size && !clusters_of(d, c, size))
+		size--;
+	return (int)size;
 }

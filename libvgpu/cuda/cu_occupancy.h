@@ -32,6 +32,10 @@
  *                 device keeps of each CTA's share (1 KiB on h100)
  * @cluster:       portable cluster size (CAP_CLUSTER)
  * @cluster_max:   non-portable cluster size (CAP_CLUSTER_MAX)
+ * @gpc_sms:       @gpcs GPCs' SMs that clusters of more than 2 CTAs
+ *                 use, one CTA of a cluster an SM (the h100 model's
+ *                 VGPU_H100_GPC_SMS); NULL: all @sms SMs, as one GPC
+ * @gpcs:          entries of @gpc_sms
  */
 struct cuv_occ_device {
 	uint32_t sms;
@@ -44,6 +48,8 @@ struct cuv_occ_device {
 	uint32_t smem_cta;
 	uint32_t cluster;
 	uint32_t cluster_max;
+	const uint8_t *gpc_sms;
+	uint32_t gpcs;
 };
 
 /**

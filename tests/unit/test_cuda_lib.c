@@ -545,12 +545,24 @@ TEST(occupancy_as_an_h100_answers)
 	EXPECT_EQ(528, n);
 	EXPECT_EQ(0, clusters(f, 0, 128, 0, &n)); /* no size: none */
 	EXPECT_EQ(0, n);
+	if (on_vgpu()) {
+		/*
+		 * Larger clusters on distinct SMs of a GPC: the H200's GPCs
+		 * (another die may be fused otherwise), 2 CTAs an SM here.
+		 */
+		EXPECT_EQ(0, clusters(f, 3, 1024, 0, &n));
+		EXPECT_EQ(79, n);
+		EXPECT_EQ(0, clusters(f, 8, 1024, 0, &n));
+		EXPECT_EQ(30, n);
+	}
 	EXPECT_EQ(CUDA_ERROR_INVALID_CLUSTER_SIZE, clusters(f, 16, 128, 0, &n));
 	CU(cuOccupancyMaxPotentialClusterSize(&n, f, &lc));
 	EXPECT_EQ(8, n);
 	CU(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
 	EXPECT_EQ(0, clusters(f, 16, 128, 0, &n));
 	EXPECT_GE(n, 1);
+	if (on_vgpu()) /* not in the GPC of 8 SMs: 7 GPCs x 8 or 9 */
+		EXPECT_EQ(58, n);
 	CU(cuOccupancyMaxPotentialClusterSize(&n, f, &lc));
 	EXPECT_EQ(16, n);
 	CU(cuModuleUnload(mod));

@@ -17,16 +17,19 @@
 #include <string.h>
 
 #include "cu_occupancy.h"
+#include "vgpu_hw.h"
 #include "kselftest_host.h"
 #include "test_paths.h"
 
 #define LOGS "tests/cuda/real-gpu/occupancy-h200-2026-11-30/"
 
-/* the h100 model (docs/device.md): the H200's SM limits */
+/* the h100 model (docs/device.md): the H200's SM limits and GPCs */
+static const uint8_t h100_gpcs[] = VGPU_H100_GPC_SMS;
 static const struct cuv_occ_device h100 = {
 	.sms = 132, .warp_size = 32, .max_threads = 1024, .warps_per_sm = 64,
 	.ctas_per_sm = 32, .regs_per_sm = 65536, .smem_per_sm = 228 * 1024,
 	.smem_cta = 227 * 1024, .cluster = 8, .cluster_max = 16,
+	.gpc_sms = h100_gpcs, .gpcs = sizeof(h100_gpcs),
 };
 
 /* the vgpu model: one CTA an SM, 32 warps, all of 228 KiB to a CTA */
@@ -174,11 +177,11 @@ TEST(the_h200s_answers_kernel_by_kernel)
 
 /*
  * occupancy2.h200.log, Z lines: MaxActiveClusters for clusters of 1, 2,
- * 3, 4, 8, 16, then MaxPotentialClusterSize.  vGPU has no GPCs: clusters
- * of 1 and 2 as the H200, larger ones at least as many (an upper bound).
+ * 3, 4, 8, 16, then MaxPotentialClusterSize: all as the H200, its GPCs
+ * (VGPU_H100_GPC_SMS) included.
  */
 static void cluster_line(const char *line, const struct cuv_occ_func *f, bool required_2,
-			 struct tally *t, unsigned long *fewer)
+			 struct tally *t)
 {
 	static const unsigned int sizes[] = { 1, 2, 3, 4, 8, 16 };
 	long v[12];
@@ -195,12 +198,7 @@ static void cluster_line(const char *line, const struct cuv_occ_func *f, bool re
 
 		if (want < 0) /* 16 without the opt-in, another than __cluster_dims__ */
 			continue;
-		if (sizes[i] <= 2) {
-			check(t, "clusters", line, want, got);
-		} else {
-			check(t, "clusters (at least)", line, 1, got >= want);
-			*fewer += got > want;
-		}
+		check(t, "clusters", line, want, got);
 	}
 	check(t, "cluster size", line, v[9], cuv_occ_cluster_size(&h100, f, block, dyn, np));
 	/* without a cluster dimension: 0, or the __cluster_dims__ (2) */
@@ -243,7 +241,7 @@ TEST(the_h200s_answers_runtime_barriers_clusters)
 	char path[PATH_MAX + 128], line[512];
 	struct cuv_occ_func f = { 0 };
 	struct tally t = { 0 };
-	unsigned long kernels = 0, fewer = 0;
+	unsigned long kernels = 0;
 	int k = 0;
 	FILE *in;
 
@@ -264,14 +262,13 @@ TEST(the_h200s_answers_runtime_barriers_clusters)
 			kernels++;
 		} else if (line[0] == 'Z') {
 			f.max_dyn_smem = 200000; /* occupancy2.cu sets it before */
-			cluster_line(line, &f, k == 6, &t, &fewer);
+			cluster_line(line, &f, k == 6, &t);
 		} else {
 			runtime_line(line, &f, &t);
 		}
 	}
 	fclose(in);
-	printf("# %lu kernels, %lu answers, %lu differ; %lu cluster counts above the H200's\n",
-	       kernels, t.checked, t.wrong, fewer);
+	printf("# %lu kernels, %lu answers, %lu differ\n", kernels, t.checked, t.wrong);
 	EXPECT_EQ(8ul, kernels);
 	EXPECT_EQ(2196ul + 3, t.checked);
 	EXPECT_EQ(0ul, t.wrong);
@@ -363,6 +360,7 @@ TEST(vgpu_model_one_cta_an_sm)
 {
 	struct cuv_occ_func f = { .num_regs = 32, .max_threads = 1024,
 				  .max_dyn_smem = 48 * 1024, .carveout = -1 };
+	struct cuv_occ_device h132;
 	size_t bytes = 0;
 	int g;
 
@@ -395,8 +393,19 @@ TEST(vgpu_model_one_cta_an_sm)
 	EXPECT_EQ(4, cuv_occ_cluster_size(&vgpu, &f, 128, 0, false));
 	EXPECT_EQ(4, cuv_occ_cluster_size(&vgpu, &f, 128, 0, true));
 	EXPECT_EQ(0, cuv_occ_cluster_size(&vgpu, &f, 2048, 0, true));
-	/* the same function on h100: 8 CTAs a cluster SM, 16 with the opt-in */
-	EXPECT_EQ(132 * 8 / 3, cuv_occ_clusters(&h100, &f, 128, 0, 3));
+	/*
+	 * The same function on h100: 8 CTAs of a cluster an SM; clusters
+	 * of 3 on distinct SMs of a GPC (18, 18, 16 x 5, 8), of 2 anywhere,
+	 * of 16 not in the GPC of 8 SMs (its 64 slots notwithstanding).
+	 */
+	EXPECT_EQ(2 * (18 * 8 / 3) + 5 * (16 * 8 / 3) + 8 * 8 / 3,
+		  cuv_occ_clusters(&h100, &f, 128, 0, 3));
+	EXPECT_EQ(132 * 8 / 2, cuv_occ_clusters(&h100, &f, 128, 0, 2));
+	EXPECT_EQ(2 * (18 * 8 / 16) + 5 * (16 * 8 / 16), cuv_occ_clusters(&h100, &f, 128, 0, 16));
+	h132 = h100;
+	h132.gpc_sms = NULL; /* h100's limits, its SMs as one GPC (sms= set) */
+	EXPECT_EQ(132 * 8 / 3, cuv_occ_clusters(&h132, &f, 128, 0, 3));
+	EXPECT_EQ(132 * 8 / 16, cuv_occ_clusters(&h132, &f, 128, 0, 16));
 	EXPECT_EQ(8, cuv_occ_cluster_size(&h100, &f, 128, 0, false));
 	EXPECT_EQ(16, cuv_occ_cluster_size(&h100, &f, 128, 0, true));
 }
