@@ -24,8 +24,16 @@
  * BO cache and the fault it records); the address map they read does not
  * change during a launch (the device's lock is held for the whole SUBMIT).
  *
- * The calling thread hands work to a thread with its semaphore and waits
- * on the pool's: a launch wakes no more threads than it has chunks.
+ * A launch starts on the calling thread alone, claiming as it would with
+ * the others running, and wakes the others once it has run
+ * SIM_ALONE_BUDGET warp-instructions with clusters left to claim (the
+ * launch's slice hook, struct vgpu_launch_ctl: within a budget slice, also
+ * inside a long CTA).  A small grid, which the wake-ups would cost more
+ * than they gain, runs as on one thread, as the device runs a doorbell's
+ * launch inline up to its inline budget.  The threads and their SMs are
+ * made at the first wake-up and kept.  The calling thread hands work to a
+ * thread with its semaphore and waits on the pool's: a launch wakes no
+ * more threads than it has claims left.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,6 +48,12 @@
 
 /* clusters an SM claims at a time, at most (the device's VGPU_CLAIM_MAX) */
 #define SIM_CLAIM_MAX 16u
+/*
+ * Warp-instructions a launch runs on the calling thread alone before it
+ * wakes the others (the device's VGPU_INLINE_BUDGET): about what the
+ * wake-ups cost.
+ */
+#define SIM_ALONE_BUDGET 4096u
 
 struct sim_pool;
 
@@ -69,7 +83,8 @@ struct sim_worker {
 /**
  * struct sim_pool - the SMs of VGPU_SIM_THREADS
  * @n:       workers, the calling thread's included
- * @started: threads running (workers 1 .. @started)
+ * @started: threads running (workers 1 .. @started), made at the first
+ *           launch that wakes them
  * @pid:     the process that made them (a child of fork() has none)
  * @done:    posted by a thread when it has finished its part of a launch
  * @exiting: the threads return when woken
@@ -78,6 +93,8 @@ struct sim_worker {
  * @total:   its clusters
  * @chunk:   clusters per claim
  * @next:    the first cluster not yet claimed
+ * @woken:   the launch has woken its threads (1 .. @nw - 1)
+ * @nw:      workers the launch runs on, the calling thread's included
  */
 struct sim_pool {
 	uint32_t n, started;
@@ -88,6 +105,8 @@ struct sim_pool {
 	const struct vgpu_launch *l;
 	uint32_t total, chunk;
 	_Atomic uint32_t next;
+	_Atomic bool woken;
+	uint32_t nw;
 	struct sim_worker w[];
 };
 
@@ -181,9 +200,8 @@ static void sim_pool_destroy(struct sim_pool *p)
 	p->exiting = true;
 	for (uint32_t i = 1; i <= p->started; i++)
 		sem_post(&p->w[i].go);
-	for (uint32_t i = 1; i <= p->started; i++)
+	for (uint32_t i = 1; i <= p->started; i++) {
 		pthread_join(p->w[i].thread, NULL);
-	for (uint32_t i = 1; i < p->n; i++) {
 		vgpu_sm_free(p->w[i].sm);
 		sem_destroy(&p->w[i].go);
 	}
@@ -209,8 +227,6 @@ void vgpu_sim_pool_free(struct vgpu_sim *sim)
 static struct sim_pool *sim_pool_get(struct vgpu_sim *sim)
 {
 	struct sim_pool *p = sim->pool;
-	sigset_t all, old;
-	bool ok = true;
 
 	if (p && p->pid == getpid())
 		return p;
@@ -226,40 +242,65 @@ static struct sim_pool *sim_pool_get(struct vgpu_sim *sim)
 		free(p);
 		return NULL;
 	}
-	for (uint32_t i = 1; i < p->n; i++) {
-		struct vgpu_sm_config cfg = sim->cfg;
+	sim->pool = p;
+	return p;
+}
 
-		cfg.sm_id = i;
-		p->w[i].pool = p;
-		if (sem_init(&p->w[i].go, 0, 0)) {
-			p->n = i; /* workers 1 .. i - 1 are complete */
-			sim_pool_destroy(p);
-			return NULL;
-		}
-		p->w[i].sm = vgpu_sm_new(&cfg);
-		if (!p->w[i].sm) {
-			sem_destroy(&p->w[i].go);
-			p->n = i;
-			sim_pool_destroy(p);
-			return NULL;
-		}
-	}
+/*
+ * Make the threads and SMs of workers @p->started + 1 .. @p->n - 1; those
+ * made are kept where one fails (no memory, no thread): the launch runs
+ * on fewer.
+ */
+static void sim_pool_start(struct sim_pool *p)
+{
+	sigset_t all, old;
+
 	/* the application's signals go to its own threads */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (uint32_t i = 1; i < p->n && ok; i++) {
-		ok = !pthread_create(&p->w[i].thread, NULL, sim_worker_thread,
-				     &p->w[i]);
-		if (ok)
-			p->started = i;
+	for (uint32_t i = p->started + 1; i < p->n; i++) {
+		struct sim_worker *w = &p->w[i];
+		struct vgpu_sm_config cfg = p->sim->cfg;
+
+		cfg.sm_id = i;
+		w->pool = p;
+		if (sem_init(&w->go, 0, 0))
+			break;
+		w->sm = vgpu_sm_new(&cfg);
+		if (!w->sm || pthread_create(&w->thread, NULL, sim_worker_thread, w)) {
+			vgpu_sm_free(w->sm);
+			w->sm = NULL;
+			sem_destroy(&w->go);
+			break;
+		}
+		p->started = i;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ok) {
-		sim_pool_destroy(p);
-		return NULL;
-	}
-	sim->pool = p;
-	return p;
+}
+
+/*
+ * The launch's slice hook (struct vgpu_launch_ctl): once the calling
+ * thread alone has run SIM_ALONE_BUDGET warp-instructions, wake as many
+ * threads as there are claims left.  Called by the SMs of the launch;
+ * until it wakes them only the calling thread's runs.
+ */
+static void sim_pool_slice(void *opaque, uint64_t executed)
+{
+	struct sim_pool *p = opaque;
+	uint32_t left, claims;
+
+	if (executed < SIM_ALONE_BUDGET || atomic_load_explicit(&p->woken, memory_order_relaxed))
+		return;
+	left = p->total - atomic_load(&p->next); /* claims end at @total */
+	atomic_store(&p->woken, true);
+	if (!left)
+		return;
+	if (p->started + 1 < p->n)
+		sim_pool_start(p);
+	claims = (left - 1) / p->chunk + 1;
+	p->nw = 1 + (claims < p->started ? claims : p->started);
+	for (uint32_t i = 1; i < p->nw; i++)
+		sem_post(&p->w[i].go);
 }
 
 /* Whether @a (of the chunk from @a_first) is the launch's record before @b. */
@@ -280,7 +321,7 @@ int vgpu_sim_pool_run(struct vgpu_sim *sim, const struct vgpu_launch *l,
 {
 	struct sim_pool *p = sim_pool_get(sim);
 	const struct sim_worker *fail = NULL;
-	uint32_t nw, chunks;
+	struct vgpu_launch_ctl *ctl = l->ctl;
 
 	if (!p)
 		return -2;
@@ -293,17 +334,19 @@ int vgpu_sim_pool_run(struct vgpu_sim *sim, const struct vgpu_launch *l,
 	if (!p->chunk)
 		p->chunk = 1;
 	atomic_store(&p->next, 0);
-	chunks = (nclusters - 1) / p->chunk + 1;
-	nw = chunks < p->n ? chunks : p->n;
-	for (uint32_t i = 1; i < nw; i++)
-		sem_post(&p->w[i].go);
+	atomic_store(&p->woken, false);
+	p->nw = 1;
+	ctl->slice = sim_pool_slice;
+	ctl->slice_opaque = p;
 	sim_worker_run(p, &p->w[0]);
-	for (uint32_t i = 1; i < nw; i++)
+	/* only the calling thread wakes them (in its slice hook): p->nw is its own */
+	for (uint32_t i = 1; i < p->nw; i++)
 		while (sem_wait(&p->done))
 			; /* EINTR */
+	ctl->slice = NULL;
 
 	*cycles = 0;
-	for (uint32_t i = 0; i < nw; i++) {
+	for (uint32_t i = 0; i < p->nw; i++) {
 		const struct sim_worker *w = &p->w[i];
 
 		if (w->cycles > *cycles)

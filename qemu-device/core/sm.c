@@ -319,6 +319,8 @@ bool vgpu_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
 
 	if (l->ctl) {
 		total = atomic_fetch_add(&l->ctl->executed, used) + used;
+		if (l->ctl->slice)
+			l->ctl->slice(l->ctl->slice_opaque, total);
 		if (!quiet && (atomic_load(&l->ctl->abort) ||
 			       (l->ctl->clock && l->ctl->clock() >= l->ctl->deadline))) {
 			vgpu_raise(c, w, VGPU_EXC_ABORTED, w ? w->cur_mask : 0,

@@ -217,6 +217,15 @@ struct vgpu_launch_ctl {
 	 */
 	_Atomic int preempt;
 	uint64_t preempt_every;
+	/*
+	 * Optional: called by each SM at each look (every
+	 * VGPU_CTL_CHECK_EVERY warp-instructions, and as vgpu_sm_run()
+	 * starts) with @executed so far, from the SM's thread; it must be
+	 * cheap and must not touch the SM (the sim's pool wakes its threads
+	 * from here once a launch is long enough to share).
+	 */
+	void (*slice)(void *opaque, uint64_t executed);
+	void *slice_opaque;
 };
 
 /**

@@ -291,6 +291,100 @@ TEST(lookback_chain_progresses)
 }
 
 /*
+ * A grid too small to share (fewer warp-instructions than the pool's
+ * SIM_ALONE_BUDGET, 4096) runs on the calling thread's SM alone: no
+ * thread is woken for it.
+ */
+TEST(small_grid_stays_on_the_calling_thread)
+{
+	const uint32_t grid = 8, block = 32;
+	struct vgpu_device *dev = open_threads("4");
+	struct vgpu_program *prog = NULL;
+	const struct vgpu_kernel *k;
+	struct vgpu_bo *out, *smid, *count;
+	struct vgpu_args *args;
+	struct vgpu_job_status st;
+	uint32_t *s, *c;
+
+	ASSERT_NE(NULL, dev);
+	k = kern(dev, grid_src, &prog);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(0, vgpu_bo_new(dev, grid * block * 4, 0, &out));
+	ASSERT_EQ(0, vgpu_bo_new(dev, grid * 4, 0, &smid));
+	ASSERT_EQ(0, vgpu_bo_new(dev, 4096, 0, &count));
+	ASSERT_EQ(0, vgpu_bo_map(smid, (void **)&s));
+	ASSERT_EQ(0, vgpu_bo_map(count, (void **)&c));
+	memset(s, 0xff, grid * 4);
+	ASSERT_EQ(0, vgpu_args_new(k, &args));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, out, 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, smid, 0));
+	ASSERT_EQ(0, vgpu_args_set_bo(args, 2, count, 0));
+	for (int rep = 0; rep < 3; rep++) {
+		memset(s, 0xff, grid * 4);
+		ASSERT_EQ(0, run(k, args, grid, block, 0, 0, NULL, &st));
+		EXPECT_GT(4096u, st.warp_insns); /* the premise */
+		for (uint32_t i = 0; i < grid; i++)
+			EXPECT_EQ(0u, s[i]);
+	}
+	EXPECT_EQ(3 * grid * block, c[0]);
+	vgpu_args_free(args);
+	vgpu_bo_free(out);
+	vgpu_bo_free(smid);
+	vgpu_bo_free(count);
+	vgpu_program_free(prog);
+	vgpu_device_close(dev);
+}
+
+/*
+ * The threads are woken inside a long CTA, not only between claims: CTA
+ * 0 spins until CTA 1 sets its flag (the chain reversed, not
+ * cooperative), which only another SM can run while CTA 0 spins.  On one
+ * thread the spin ends with the budget.
+ */
+TEST(long_cta_wakes_the_others)
+{
+	const uint32_t grid = 2;
+	const char *threads[] = { "4", NULL };
+
+	for (int t = 0; t < 2; t++) {
+		struct vgpu_device *dev = open_threads(threads[t]);
+		struct vgpu_program *prog = NULL;
+		const struct vgpu_kernel *k;
+		struct vgpu_exception_record exc;
+		struct vgpu_bo *val, *flag;
+		struct vgpu_args *args;
+		uint32_t *v, *f;
+
+		ASSERT_NE(NULL, dev);
+		k = kern(dev, chain_src, &prog);
+		ASSERT_NE(NULL, k);
+		ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &val));
+		ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &flag));
+		ASSERT_EQ(0, vgpu_bo_map(val, (void **)&v));
+		ASSERT_EQ(0, vgpu_bo_map(flag, (void **)&f));
+		f[0] = 1;
+		ASSERT_EQ(0, vgpu_args_new(k, &args));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 0, val, 0));
+		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, flag, 0));
+		ASSERT_EQ(0, vgpu_args_set_u32(args, 2, grid - 1));
+		if (threads[t]) {
+			ASSERT_EQ(0, run(k, args, grid, 1, 0, 1ull << 26, NULL, NULL));
+			for (uint32_t i = 0; i <= grid; i++)
+				EXPECT_EQ(i * (i + 1) / 2, v[i]);
+		} else {
+			EXPECT_EQ(-EIO, run(k, args, grid, 1, 0, 100000, &exc, NULL));
+			EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, exc.code);
+			EXPECT_EQ(0u, v[2]);
+		}
+		vgpu_args_free(args);
+		vgpu_bo_free(val);
+		vgpu_bo_free(flag);
+		vgpu_program_free(prog);
+		vgpu_device_close(dev);
+	}
+}
+
+/*
  * A cooperative launch keeps its grid co-resident on one SM: CTA 0 waits
  * for the last CTA (the chain reversed), which only co-residence allows.
  */
