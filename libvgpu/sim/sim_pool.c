@@ -24,8 +24,8 @@
  * BO cache and the fault it records); the address map they read does not
  * change during a launch (the device's lock is held for the whole SUBMIT).
  *
- * A launch starts on the calling thread alone, claiming as it would with
- * the others running, and wakes the others once it has run
+ * A launch starts on the calling thread alone, its claims growing with
+ * what it ran, and wakes the others once it has run
  * SIM_ALONE_BUDGET warp-instructions with clusters left to claim (the
  * launch's slice hook, struct vgpu_launch_ctl: within a budget slice, also
  * inside a long CTA).  A small grid, which the wake-ups would cost more
@@ -163,6 +163,17 @@ static void sim_worker_run(struct sim_pool *p, struct sim_worker *w)
 			count = left < p->chunk ? left : p->chunk;
 			if (count > left / (2 * p->n))
 				count = left / (2 * p->n) ? left / (2 * p->n) : 1;
+			/*
+			 * Alone (the calling thread before the wake-up, which
+			 * claims from 0): as many as it ran, up to
+			 * SIM_CLAIM_MAX, so that a short grid takes few claims
+			 * and a long CTA holds back at most as many as ran.
+			 */
+			if (!atomic_load_explicit(&p->woken, memory_order_relaxed) &&
+			    count < first)
+				count = first < SIM_CLAIM_MAX ? first : SIM_CLAIM_MAX;
+			if (count > left)
+				count = left;
 		} while (!atomic_compare_exchange_weak(&p->next, &first, first + count));
 		if (first >= p->total)
 			break;
