@@ -138,7 +138,7 @@ CUDART_OBJS := $(CUDART_SRCS:%.c=$(BUILD)/pic/%.o)
 CUDART_SO := $(BUILD)/libcudart.so.13
 
 # Installed headers: the public API and the uAPI headers it includes.
-PUBLIC_HEADERS := libvgpu/vgpu.h uapi/vgpu_hw.h uapi/vgpu_isa.h \
+PUBLIC_HEADERS := libvgpu/vgpu.h $(sort $(wildcard uapi/vgpu_hw*.h)) uapi/vgpu_isa.h \
 	uapi/vgpu_isa_table.h uapi/vgpu_drm.h
 
 .PHONY: all check check-host check-schedules check-sim-threads print-tests bench run clean qemu qtests ptxgen-validate ptx-coverage check-device check-device-asan fuzz fuzz-deps fuzz-run fuzz-device \

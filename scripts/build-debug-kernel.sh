@@ -84,7 +84,7 @@ if ! whole; then
 	cp kernel/Kconfig kernel/*.c kernel/*.h "$g/"
 	cp kernel/Kbuild "$g/Makefile"
 	[[ -d kernel/tests ]] && cp -r kernel/tests "$g/"
-	cp uapi/vgpu_hw.h uapi/vgpu_drm.h uapi/vgpu_waitgraph.h "$g/uapi/"
+	cp uapi/vgpu_hw*.h uapi/vgpu_drm.h uapi/vgpu_waitgraph.h "$g/uapi/"
 	echo 'source "drivers/gpu/drm/vgpu/Kconfig"' >>"$src/drivers/gpu/drm/Kconfig"
 	echo 'obj-$(CONFIG_DRM_VGPU) += vgpu/' >>"$src/drivers/gpu/drm/Makefile"
 	# the configuration, checked value by value

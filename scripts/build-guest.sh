@@ -87,8 +87,11 @@ fi
 
 # ---- smoke program ----
 smoke_src=tests/guest/vgpu-smoke.c
-if [[ ! -x $out/vgpu-smoke || $smoke_src -nt $out/vgpu-smoke ||
-	uapi/vgpu_hw.h -nt $out/vgpu-smoke ]]; then
+smoke_stale=0
+for f in "$smoke_src" uapi/vgpu_hw*.h; do
+	[[ $f -nt $out/vgpu-smoke ]] && smoke_stale=1
+done
+if [[ ! -x $out/vgpu-smoke || $smoke_stale == 1 ]]; then
 	log "building vgpu-smoke"
 	gcc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iuapi \
 		-o "$out/vgpu-smoke" "$smoke_src"

@@ -44,7 +44,7 @@ cp kernel/Kbuild kernel/*.c kernel/*.h "$SRC/kernel/"
 if [ -d kernel/tests ]; then
 	cp -r kernel/tests "$SRC/kernel/"
 fi
-cp uapi/vgpu_hw.h uapi/vgpu_drm.h uapi/vgpu_waitgraph.h "$SRC/uapi/"
+cp uapi/vgpu_hw*.h uapi/vgpu_drm.h uapi/vgpu_waitgraph.h "$SRC/uapi/"
 make -C "$KDIR" M="$PWD/$SRC" W=1 modules
 cp "$SRC/kernel/vgpu.ko" "$OUT/vgpu.ko"
 echo "$KREL" > "$OUT/kernel-release"

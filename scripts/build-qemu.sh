@@ -129,7 +129,7 @@ write_if_changed() { # DST, content on stdin
 shopt -s nullglob
 glue_c=(qemu-device/*.c)
 want=()
-for f in qemu-device/*.[ch] uapi/vgpu_hw.h; do
+for f in qemu-device/*.[ch] uapi/vgpu_hw*.h; do
 	install_if_changed "$f" "$graft/$(basename "$f")"
 	want+=("$(basename "$f")")
 done
@@ -180,7 +180,7 @@ fz=$src/tests/qtest/fuzz/vgpu
 mkdir -p "$fz"
 fz_want=(meson.build vgpu_dev_noasm.c vgpu-fuzz-kernel.h)
 for f in qemu-device/fuzz/*.c tests/qtest/vgpu_dev.[ch] tests/qtest/qtest_client.h \
-	tests/qtest/qtest_pci.c tests/fuzz/wellformed.h libvgpu/vgpu_asm.h uapi/vgpu_hw.h \
+	tests/qtest/qtest_pci.c tests/fuzz/wellformed.h libvgpu/vgpu_asm.h uapi/vgpu_hw*.h \
 	uapi/vgpu_isa.h uapi/vgpu_isa_table.h; do
 	install_if_changed "$f" "$fz/$(basename "$f")"
 	fz_want+=("$(basename "$f")")
