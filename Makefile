@@ -469,7 +469,7 @@ TESTS += $(BUILD)/tests/test_cudart_rdc_devrt
 # code, nvcc's other PTX).  tests/corpus/known-failures.txt lists the
 # tests that fail today, reported as SKIP with the reason.
 CORPUS := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device async_copy \
-	atomics atomics128 tma_multicast assert_tables device_heap tma_im2col tma_reduce
+	atomics atomics128 tma_multicast assert_tables device_heap tma_im2col tma_reduce tma_ring
 CORPUS_G := reduction scan transpose_matmul atomics assert_tables
 CORPUS_TESTS := $(CORPUS:%=$(BUILD)/tests/test_corpus_%) \
 	$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g)
@@ -484,6 +484,7 @@ $(CORPUS_G:%=$(NVCC_OBJ)/corpus/%_g.o): $(NVCC_OBJ)/corpus/%_g.o: tests/corpus/%
 $(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
+$(NVCC_OBJ)/corpus/tma_ring.o: tests/corpus/tma_ring.h
 
 # The same sources through clang-19's CUDA mode (issue 31 §4), host and
 # device, as test_corpus_NAME_clang: clang compiles the device code to PTX
@@ -615,6 +616,16 @@ $(BUILD)/bench/bench_cudart: $(NVCC_OBJ)/bench/bench_cudart.o $(CUDART_SO) $(LIB
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $< -L$(BUILD) -lvgpu
 BENCHES += $(BUILD)/bench/bench_cudart
+# bench_tma: the corpus's TMA ring (tests/corpus/tma_ring.h) through
+# libcudart.so.13 on the sim backend, bytes a second beside memcpy
+$(NVCC_OBJ)/bench/bench_tma.o: tests/bench/bench_tma.cu tests/corpus/tma_ring.h \
+		tests/bench/bench_summary.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -c -O3 $(CUDA_GENCODE) -Itests -Itests/corpus -o $@ $<
+$(BUILD)/bench/bench_tma: $(NVCC_OBJ)/bench/bench_tma.o $(CUDART_SO)
+	@mkdir -p $(dir $@)
+	$(CUDART_NVCC) -o $@ $<
+BENCHES += $(BUILD)/bench/bench_tma
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)

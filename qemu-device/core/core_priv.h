@@ -134,6 +134,16 @@ struct vgpu_warp {
 	 */
 	bool deep;
 	uint16_t depth[VGPU_WARP_SIZE];
+	/*
+	 * What the last selection of a diverged warp's group left aside
+	 * (sm.c warp_select, when @sel_ok): the candidate lanes outside the
+	 * group and their lowest pc.  While those lanes are still the only
+	 * others and the group moves to a pc below @sel_min, the group stays
+	 * the one a selection would pick, with no scan of the lanes.
+	 */
+	bool sel_ok;
+	uint32_t sel_others;
+	uint32_t sel_min;
 };
 
 struct vgpu_nbar {

@@ -316,6 +316,7 @@ static int load_warp(struct ctx_reader *r, struct vgpu_cta *c, uint32_t i,
 	w->deep = false;
 	for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)
 		w->deep |= w->depth[l] != 0;
+	w->sel_ok = false; /* the next selection scans */
 	return 0;
 }
 

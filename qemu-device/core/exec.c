@@ -34,14 +34,29 @@
  * instructions without rounding or flush modifiers), tested once per
  * instruction so that the lane loop is a plain vector loop.
  */
+/*
+ * The expressions read the instruction's modifiers and immediate through
+ * @d, a copy on the stack: a store to rd[] cannot change it, so the
+ * compiler keeps them out of the lane loop and vectorises it (through
+ * the program's struct vgpu_dinsn it reloaded them per lane: LOP ran a
+ * scalar loop).
+ */
+struct alu_fields {
+	uint32_t imm;
+	uint8_t mod[VGPU_ISA_MAX_MODS];
+};
+
 #define ALU_BODY(name, load_c, plain, pexpr, expr)                             \
-	INL void name##_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,  \
+	INL void name##_body(struct vgpu_warp *w, const struct vgpu_dinsn *di, \
 			     uint32_t em, const int imm)                       \
 	{                                                                      \
-		uint32_t *rd = vgpu_reg(w, d->rd);                             \
-		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
-		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
-		const uint32_t *rc = vgpu_reg(w, d->rc);                       \
+		struct alu_fields f = { .imm = di->imm };                      \
+		const struct alu_fields *d = &f;                               \
+		uint32_t *rd = vgpu_reg(w, di->rd);                            \
+		const uint32_t *ra = vgpu_reg(w, di->ra);                      \
+		const uint32_t *rb = vgpu_reg(w, di->rb);                      \
+		const uint32_t *rc = vgpu_reg(w, di->rc);                      \
+		memcpy(f.mod, di->mod, sizeof(f.mod));                         \
 		(void)rc;                                                      \
 		if (plain)                                                     \
 			ALU_LANES(load_c, imm, pexpr);                         \
@@ -81,15 +96,6 @@ INL uint32_t imnmx(uint32_t a, uint32_t b, unsigned op, unsigned type)
 	bool lt = type == VGPU_MOD_ITYPE_S32 ? (int32_t)a < (int32_t)b : a < b;
 
 	return (op == VGPU_MOD_MNMX_MIN) == lt ? a : b;
-}
-
-INL uint32_t lop(uint32_t a, uint32_t b, unsigned op)
-{
-	switch (op) {
-	case VGPU_MOD_LOP_AND: return a & b;
-	case VGPU_MOD_LOP_OR: return a | b;
-	default: return a ^ b;
-	}
 }
 
 INL uint32_t shr(uint32_t a, uint32_t b, unsigned type)
@@ -172,7 +178,21 @@ ALU2(imul, a * b)
 ALU2(imulhi, imulhi(a, b, d->mod[0]))
 ALU3(imad, a * b + cc)
 ALU2(imnmx, imnmx(a, b, d->mod[0], d->mod[1]))
-ALU2(lop, lop(a, b, d->mod[0]))
+/* LOP: one loop per operation, each a plain vector loop */
+ALU2(lop_and, a & b)
+ALU2(lop_or, a | b)
+ALU2(lop_xor, a ^ b)
+#define LOP(name, form)                                                        \
+	EXEC(name)                                                             \
+	{                                                                      \
+		switch (d->mod[0]) {                                           \
+		case VGPU_MOD_LOP_AND: return exec_lop_and_##form(c, w, d, em); \
+		case VGPU_MOD_LOP_OR: return exec_lop_or_##form(c, w, d, em);  \
+		default: return exec_lop_xor_##form(c, w, d, em);              \
+		}                                                              \
+	}
+LOP(exec_lop_r, r)
+LOP(exec_lop_i, i)
 ALU2(shl, b > 31 ? 0 : a << b)
 ALU2(shr, shr(a, b, d->mod[0]))
 /*
@@ -342,8 +362,9 @@ EXEC(exec_fsetp_i)
 		const uint32_t *ra = vgpu_reg(w, d->ra);                       \
 		const uint32_t *rb = vgpu_reg(w, d->rb);                       \
 		uint32_t p = vgpu_pred_mask(w, d->pp, d->pp_not);              \
+		const uint32_t imm = d->imm; /* not reloaded per lane */       \
 		VGPU_LANES(em, l, {                                                 \
-			rd[l] = (p >> l) & 1 ? ra[l] : (use_imm ? d->imm : rb[l]); \
+			rd[l] = (p >> l) & 1 ? ra[l] : (use_imm ? imm : rb[l]);   \
 		});                                                            \
 		return VGPU_X_NEXT;                                            \
 	}

@@ -146,8 +146,9 @@ static void warp_select(struct vgpu_warp *w)
 		w->cur_mask = w->live;
 		return;
 	}
-	uint32_t cand = w->live & ~w->parked;
+	uint32_t cand = w->live & ~w->parked, nextpc = UINT32_MAX;
 
+	w->sel_ok = !w->deep;
 	if (w->deep) {
 		/* inside calls: the deepest lanes first (they return before
 		 * their callers' other lanes go on) */
@@ -165,18 +166,34 @@ static void warp_select(struct vgpu_warp *w)
 	}
 	VGPU_FOR_LANES(cand, lane) {
 		if (w->pc[lane] < minpc) {
+			nextpc = minpc;
 			minpc = w->pc[lane];
 			mask = 1u << lane;
 		} else if (w->pc[lane] == minpc) {
 			mask |= 1u << lane;
+		} else if (w->pc[lane] < nextpc) {
+			nextpc = w->pc[lane];
 		}
 	}
 	w->cur_pc = minpc;
 	w->cur_mask = mask;
+	w->sel_others = cand & ~mask;
+	w->sel_min = nextpc;
 	if (mask == w->live) {
 		w->converged = true;
 		w->upc = minpc;
 	}
+}
+
+/*
+ * Whether a diverged warp's group, all of it moved to @pc, is still the
+ * group warp_select() would pick: the others are the lanes it left aside
+ * and all of them are further on.  Then the group moves with no scan.
+ */
+static bool group_stays(const struct vgpu_warp *w, uint32_t pc)
+{
+	return w->sel_ok && !w->deep && pc < w->sel_min &&
+	       (w->live & ~w->parked & ~w->cur_mask) == w->sel_others;
 }
 
 /* The group at cur_pc moves on to cur_pc + 1 (exited lanes drop out). */
@@ -188,8 +205,15 @@ static void warp_advance(struct vgpu_warp *w)
 		w->cur_mask = w->live;
 		return;
 	}
-	VGPU_FOR_LANES(w->cur_mask & w->live, lane)
+	uint32_t g = w->cur_mask & w->live;
+
+	VGPU_FOR_LANES(g, lane)
 		w->pc[lane] = w->cur_pc + 1;
+	if (g && g != w->live && group_stays(w, w->cur_pc + 1)) {
+		w->cur_pc++;
+		w->cur_mask = g;
+		return;
+	}
 	warp_select(w);
 }
 
@@ -212,6 +236,18 @@ void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target)
 	if (w->converged && taken == w->cur_mask) {
 		w->upc = target;
 		w->cur_pc = target;
+		return;
+	}
+	if (!w->converged && (taken == w->cur_mask || !taken)) {
+		uint32_t pc = taken ? target : w->cur_pc + 1;
+
+		VGPU_FOR_LANES(w->cur_mask, lane)
+			w->pc[lane] = pc;
+		if (group_stays(w, pc)) {
+			w->cur_pc = pc;
+			return;
+		}
+		warp_select(w);
 		return;
 	}
 	warp_diverge(w);
