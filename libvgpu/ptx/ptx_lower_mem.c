@@ -319,9 +319,11 @@ static void ldst_one(struct lower *L, const char *mn, struct ptype t, bool load,
 }
 
 /*
- * An 8- or 16-byte vector of global or generic memory (v2 of 32-bit
- * elements; v2 of 64-bit, v4 of 32-bit ones) as one access, as the GPU
- * makes an aligned vector access: another SM never sees half of it.
+ * An 8- or 16-byte vector of global, shared or generic memory (v2 of
+ * 32-bit elements; v2 of 64-bit, v4 of 32-bit ones) as one access, as the
+ * GPU makes an aligned vector access: another SM never sees half of it
+ * (and a shared one is one LDS/STS of 16 bytes, not four: it was four
+ * until 2026-12-01, the cost of a TMA kernel's consumers reading tiles).
  * cub's decoupled look-back depends on that: a tile's status and value go
  * out in one st.relaxed.gpu.v2.u32 (a 4-byte value: ScanTileState's one
  * 64-bit word) or v2.u64 (an 8-byte one) and come back in one ld of the
@@ -360,7 +362,7 @@ static bool ldst_wide(struct lower *L, struct ptype t, bool load, const struct p
 		const char *mn = k ? (load ? "LDG" : "STG") : (load ? "LDS" : "STS");
 		struct ptx_vinsn *v;
 
-		if (sp != SP_NONE && !k)
+		if ((sp == SP_GLOBAL && !k) || (sp == SP_SHARED && k))
 			continue;
 		v = pl_emit(L, "%s.%d", mn, words * 32);
 		if (sp == SP_NONE) {
@@ -437,7 +439,7 @@ void pl_ldst(struct lower *L)
 			    (load ? "LDG" : "STG");
 	step = t.bits / 8;
 	if (nvec > 1 && t.bits >= 32 && (nvec * step == 8 || nvec * step == 16) &&
-	    (sp == SP_GLOBAL || sp == SP_NONE) &&
+	    (sp == SP_GLOBAL || sp == SP_NONE || sp == SP_SHARED) &&
 	    ldst_wide(L, t, load, val, nvec, base, off, sp, sh, gl))
 		return;
 	for (int e = 0; e < nvec; e++) {

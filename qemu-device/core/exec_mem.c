@@ -131,6 +131,32 @@ static uint8_t *local_ptr(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 	return t->smem + off;
 }
 
+/*
+ * Fast path for shared accesses: when every lane's address is aligned and
+ * in the CTA's own shared memory (no cluster rank), and the sanitizer
+ * has no mbarriers to keep accesses off, the CTA's shared memory, which
+ * the lanes' addresses index.  Else NULL: local_ptr() per lane then
+ * raises what it must.
+ */
+static uint8_t *shared_span(struct vgpu_cta *c, struct vgpu_warp *w,
+			    const struct vgpu_dinsn *d, uint32_t em, unsigned size)
+{
+	uint64_t mx = 0, bits = 0;
+
+	if (c->nmbars && c->sm->sanitize)
+		return NULL;
+	VGPU_FOR_LANES(em, lane) {
+		uint64_t a = lane_addr(w, d, SP_SHARED, lane);
+
+		mx = a > mx ? a : mx;
+		bits |= a;
+	}
+	if ((bits & (size - 1)) || (bits & ~(uint64_t)(VGPU_SMEM_CLUSTER_BIT - 1)) ||
+	    mx + size > c->smem_size)
+		return NULL;
+	return c->smem;
+}
+
 static enum vgpu_xres global_fault(struct vgpu_cta *c, struct vgpu_warp *w,
 				   uint32_t em, uint64_t addr, unsigned size,
 				   const char *what)
@@ -198,6 +224,13 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 		put_uniform(w, d, em, buf, size);
 		return VGPU_X_NEXT;
 	}
+	if (sp == SP_SHARED && (h = shared_span(c, w, d, em, size))) {
+		VGPU_FOR_LANES(em, lane) {
+			memcpy(buf, h + lane_addr(w, d, sp, lane), size);
+			put_loaded(w, d, lane, buf, size);
+		}
+		return VGPU_X_NEXT;
+	}
 	VGPU_FOR_LANES(em, lane) {
 		uint64_t a = lane_addr(w, d, sp, lane);
 
@@ -233,6 +266,13 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 		VGPU_FOR_LANES(em, lane) {
 			get_store(w, d, lane, buf, size);
 			vgpu_mem_put_whole(h + (lane_addr(w, d, sp, lane) - lo), buf, size);
+		}
+		return VGPU_X_NEXT;
+	}
+	if (sp == SP_SHARED && (h = shared_span(c, w, d, em, size))) {
+		VGPU_FOR_LANES(em, lane) {
+			get_store(w, d, lane, buf, size);
+			memcpy(h + lane_addr(w, d, sp, lane), buf, size);
 		}
 		return VGPU_X_NEXT;
 	}
