@@ -145,6 +145,43 @@ static const char chain_src[] =
 	"  ATOMG.EXCH.U32 RZ, [R4+0x4], R9 ;\n"
 	"  EXIT ;\n";
 
+/* The chain's device, kernel and buffers (val, flag: grid + 1 words each) */
+struct chain {
+	struct vgpu_device *dev;
+	struct vgpu_program *prog;
+	const struct vgpu_kernel *k;
+	struct vgpu_bo *val, *flag;
+	struct vgpu_args *args;
+	uint32_t *v, *f;
+};
+
+/* 0, or -1 with what failed on stderr; @threads as open_threads() */
+static int chain_open(struct chain *ch, const char *threads, uint32_t grid, uint32_t rev)
+{
+	*ch = (struct chain){ .dev = open_threads(threads) };
+	if (!ch->dev || !(ch->k = kern(ch->dev, chain_src, &ch->prog)) ||
+	    vgpu_bo_new(ch->dev, (grid + 1) * 4, 0, &ch->val) ||
+	    vgpu_bo_new(ch->dev, (grid + 1) * 4, 0, &ch->flag) ||
+	    vgpu_bo_map(ch->val, (void **)&ch->v) || vgpu_bo_map(ch->flag, (void **)&ch->f) ||
+	    vgpu_args_new(ch->k, &ch->args) || vgpu_args_set_bo(ch->args, 0, ch->val, 0) ||
+	    vgpu_args_set_bo(ch->args, 1, ch->flag, 0) || vgpu_args_set_u32(ch->args, 2, rev)) {
+		fprintf(stderr, "  the chain's set-up failed\n");
+		return -1;
+	}
+	ch->f[0] = 1;
+	return 0;
+}
+
+static void chain_close(struct chain *ch)
+{
+	vgpu_args_free(ch->args);
+	vgpu_bo_free(ch->val);
+	vgpu_bo_free(ch->flag);
+	vgpu_program_free(ch->prog);
+	if (ch->dev)
+		vgpu_device_close(ch->dev);
+}
+
 /*
  * CTA @which waits until every CTA before it has counted its 32 threads
  * in done (on several SMs some may still run when it starts), then stores
@@ -251,43 +288,24 @@ TEST(grid_results_exact)
 TEST(lookback_chain_progresses)
 {
 	const uint32_t grid = 512;
-	struct vgpu_device *dev = open_threads("4");
-	struct vgpu_program *prog = NULL;
-	const struct vgpu_kernel *k;
-	struct vgpu_bo *val, *flag;
-	struct vgpu_args *args;
-	uint32_t *v, *f;
+	struct chain ch;
 	unsigned int bad = 0;
 
-	ASSERT_NE(NULL, dev);
-	k = kern(dev, chain_src, &prog);
-	ASSERT_NE(NULL, k);
-	ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &val));
-	ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &flag));
-	ASSERT_EQ(0, vgpu_bo_map(val, (void **)&v));
-	ASSERT_EQ(0, vgpu_bo_map(flag, (void **)&f));
-	ASSERT_EQ(0, vgpu_args_new(k, &args));
-	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, val, 0));
-	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, flag, 0));
+	ASSERT_EQ(0, chain_open(&ch, "4", grid, 0));
 	for (int rep = 0; rep < 3; rep++) {
-		memset(v, 0, (grid + 1) * 4);
-		memset(f, 0, (grid + 1) * 4);
-		f[0] = 1;
-		ASSERT_EQ(0, vgpu_args_set_u32(args, 2, 0));
+		memset(ch.v, 0, (grid + 1) * 4);
+		memset(ch.f, 0, (grid + 1) * 4);
+		ch.f[0] = 1;
 		/* also under the random schedule: each SM seeded alike */
-		ASSERT_EQ(0, run(k, args, grid, 1, rep ? VGPU_LAUNCH_RANDOM_SCHED : 0,
+		ASSERT_EQ(0, run(ch.k, ch.args, grid, 1, rep ? VGPU_LAUNCH_RANDOM_SCHED : 0,
 				 0, NULL, NULL));
 		for (uint32_t i = 0; i <= grid; i++)
-			if (v[i] != i * (i + 1) / 2 && !bad++)
-				fprintf(stderr, "  val[%u] = %u\n", i, v[i]);
+			if (ch.v[i] != i * (i + 1) / 2 && !bad++)
+				fprintf(stderr, "  val[%u] = %u\n", i, ch.v[i]);
 		EXPECT_EQ(0u, bad);
-		EXPECT_EQ(1u, f[grid]);
+		EXPECT_EQ(1u, ch.f[grid]);
 	}
-	vgpu_args_free(args);
-	vgpu_bo_free(val);
-	vgpu_bo_free(flag);
-	vgpu_program_free(prog);
-	vgpu_device_close(dev);
+	chain_close(&ch);
 }
 
 /*
@@ -347,40 +365,20 @@ TEST(long_cta_wakes_the_others)
 	const char *threads[] = { "4", NULL };
 
 	for (int t = 0; t < 2; t++) {
-		struct vgpu_device *dev = open_threads(threads[t]);
-		struct vgpu_program *prog = NULL;
-		const struct vgpu_kernel *k;
 		struct vgpu_exception_record exc;
-		struct vgpu_bo *val, *flag;
-		struct vgpu_args *args;
-		uint32_t *v, *f;
+		struct chain ch;
 
-		ASSERT_NE(NULL, dev);
-		k = kern(dev, chain_src, &prog);
-		ASSERT_NE(NULL, k);
-		ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &val));
-		ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &flag));
-		ASSERT_EQ(0, vgpu_bo_map(val, (void **)&v));
-		ASSERT_EQ(0, vgpu_bo_map(flag, (void **)&f));
-		f[0] = 1;
-		ASSERT_EQ(0, vgpu_args_new(k, &args));
-		ASSERT_EQ(0, vgpu_args_set_bo(args, 0, val, 0));
-		ASSERT_EQ(0, vgpu_args_set_bo(args, 1, flag, 0));
-		ASSERT_EQ(0, vgpu_args_set_u32(args, 2, grid - 1));
+		ASSERT_EQ(0, chain_open(&ch, threads[t], grid, grid - 1));
 		if (threads[t]) {
-			ASSERT_EQ(0, run(k, args, grid, 1, 0, 1ull << 26, NULL, NULL));
+			ASSERT_EQ(0, run(ch.k, ch.args, grid, 1, 0, 1ull << 26, NULL, NULL));
 			for (uint32_t i = 0; i <= grid; i++)
-				EXPECT_EQ(i * (i + 1) / 2, v[i]);
+				EXPECT_EQ(i * (i + 1) / 2, ch.v[i]);
 		} else {
-			EXPECT_EQ(-EIO, run(k, args, grid, 1, 0, 100000, &exc, NULL));
+			EXPECT_EQ(-EIO, run(ch.k, ch.args, grid, 1, 0, 100000, &exc, NULL));
 			EXPECT_EQ((uint32_t)VGPU_EXC_BUDGET, exc.code);
-			EXPECT_EQ(0u, v[2]);
+			EXPECT_EQ(0u, ch.v[2]);
 		}
-		vgpu_args_free(args);
-		vgpu_bo_free(val);
-		vgpu_bo_free(flag);
-		vgpu_program_free(prog);
-		vgpu_device_close(dev);
+		chain_close(&ch);
 	}
 }
 
@@ -391,33 +389,13 @@ TEST(long_cta_wakes_the_others)
 TEST(cooperative_grid_coresident)
 {
 	const uint32_t grid = 16;
-	struct vgpu_device *dev = open_threads("4");
-	struct vgpu_program *prog = NULL;
-	const struct vgpu_kernel *k;
-	struct vgpu_bo *val, *flag;
-	struct vgpu_args *args;
-	uint32_t *v, *f;
+	struct chain ch;
 
-	ASSERT_NE(NULL, dev);
-	k = kern(dev, chain_src, &prog);
-	ASSERT_NE(NULL, k);
-	ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &val));
-	ASSERT_EQ(0, vgpu_bo_new(dev, (grid + 1) * 4, 0, &flag));
-	ASSERT_EQ(0, vgpu_bo_map(val, (void **)&v));
-	ASSERT_EQ(0, vgpu_bo_map(flag, (void **)&f));
-	f[0] = 1;
-	ASSERT_EQ(0, vgpu_args_new(k, &args));
-	ASSERT_EQ(0, vgpu_args_set_bo(args, 0, val, 0));
-	ASSERT_EQ(0, vgpu_args_set_bo(args, 1, flag, 0));
-	ASSERT_EQ(0, vgpu_args_set_u32(args, 2, grid - 1));
-	ASSERT_EQ(0, run(k, args, grid, 1, VGPU_LAUNCH_COOPERATIVE, 0, NULL, NULL));
+	ASSERT_EQ(0, chain_open(&ch, "4", grid, grid - 1));
+	ASSERT_EQ(0, run(ch.k, ch.args, grid, 1, VGPU_LAUNCH_COOPERATIVE, 0, NULL, NULL));
 	for (uint32_t i = 0; i <= grid; i++)
-		EXPECT_EQ(i * (i + 1) / 2, v[i]);
-	vgpu_args_free(args);
-	vgpu_bo_free(val);
-	vgpu_bo_free(flag);
-	vgpu_program_free(prog);
-	vgpu_device_close(dev);
+		EXPECT_EQ(i * (i + 1) / 2, ch.v[i]);
+	chain_close(&ch);
 }
 
 /*
