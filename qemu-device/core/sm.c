@@ -185,6 +185,22 @@ static void warp_select(struct vgpu_warp *w)
 	}
 }
 
+#ifdef VGPU_CHECK_SELECT
+/* Testing: the shortcuts below against a full selection (abort if not). */
+static void check_select(const struct vgpu_warp *w)
+{
+	struct vgpu_warp t = *w;
+
+	t.converged = false;
+	warp_select(&t);
+	if (t.cur_pc != w->cur_pc || t.cur_mask != w->cur_mask || t.converged != w->converged ||
+	    (w->sel_ok && (t.sel_others != w->sel_others || t.sel_min != w->sel_min)))
+		abort();
+}
+#else
+#define check_select(w) ((void)0)
+#endif
+
 /*
  * Whether a diverged warp's group, all of it moved to @pc, is still the
  * group warp_select() would pick: the others are the lanes it left aside
@@ -212,6 +228,7 @@ static void warp_advance(struct vgpu_warp *w)
 	if (g && g != w->live && group_stays(w, w->cur_pc + 1)) {
 		w->cur_pc++;
 		w->cur_mask = g;
+		check_select(w);
 		return;
 	}
 	warp_select(w);
@@ -245,14 +262,34 @@ void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target)
 			w->pc[lane] = pc;
 		if (group_stays(w, pc)) {
 			w->cur_pc = pc;
+			check_select(w);
 			return;
 		}
 		warp_select(w);
 		return;
 	}
+	bool split = w->converged && !w->deep && taken && target != w->cur_pc + 1;
+
 	warp_diverge(w);
 	VGPU_FOR_LANES(w->cur_mask, lane)
 		w->pc[lane] = (taken >> lane) & 1 ? target : w->cur_pc + 1;
+	if (split) {
+		/*
+		 * A converged warp (all its lanes the group, none parked)
+		 * splits in two: the group is the side at the lower pc, the
+		 * other side what warp_select() would leave aside.
+		 */
+		uint32_t rest = w->live & ~taken, next = w->cur_pc + 1;
+		bool back = target < next;
+
+		w->cur_pc = back ? target : next;
+		w->cur_mask = back ? taken : rest;
+		w->sel_others = back ? rest : taken;
+		w->sel_min = back ? next : target;
+		w->sel_ok = true;
+		check_select(w);
+		return;
+	}
 	warp_select(w);
 }
 
