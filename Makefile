@@ -470,7 +470,7 @@ TESTS += $(BUILD)/tests/test_cudart_rdc_devrt
 # tests that fail today, reported as SKIP with the reason.
 CORPUS := reduction scan transpose_matmul coop_groups coop_grid cub_block cub_device async_copy \
 	atomics atomics128 tma_multicast assert_tables device_heap tma_im2col tma_reduce tma_ring
-CORPUS_G := reduction scan transpose_matmul atomics assert_tables
+CORPUS_G := reduction scan transpose_matmul atomics assert_tables tma_ring
 CORPUS_TESTS := $(CORPUS:%=$(BUILD)/tests/test_corpus_%) \
 	$(CORPUS_G:%=$(BUILD)/tests/test_corpus_%_g)
 CORPUS_KNOWN := -DCORPUS_KNOWN='"$(abspath tests/corpus/known-failures.txt)"'
@@ -484,7 +484,7 @@ $(CORPUS_G:%=$(NVCC_OBJ)/corpus/%_g.o): $(NVCC_OBJ)/corpus/%_g.o: tests/corpus/%
 $(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
-$(NVCC_OBJ)/corpus/tma_ring.o: tests/corpus/tma_ring.h
+$(NVCC_OBJ)/corpus/tma_ring.o $(NVCC_OBJ)/corpus/tma_ring_g.o: tests/corpus/tma_ring.h
 
 # The same sources through clang-19's CUDA mode (issue 31 §4), host and
 # device, as test_corpus_NAME_clang: clang compiles the device code to PTX
