@@ -136,7 +136,7 @@ struct vgpu_warp {
 	uint16_t depth[VGPU_WARP_SIZE];
 	/*
 	 * What the last selection of a diverged warp's group left aside
-	 * (sm.c warp_select, when @sel_ok): the candidate lanes outside the
+	 * (simt.c vgpu_warp_select, when @sel_ok): the candidate lanes outside the
 	 * group and their lowest pc.  While those lanes are still the only
 	 * others and the group moves to a pc below @sel_min, the group stays
 	 * the one a selection would pick, with no scan of the lanes.
@@ -624,14 +624,32 @@ VGPU_EXEC_PROTO(vgpu_exec_salloc);
 VGPU_EXEC_PROTO(vgpu_exec_cvt);
 /* CVT.dt.st.RN of the bits @v (types as VGPU_MOD_CVTD_/CVTS_ values) */
 uint64_t vgpu_cvt_rn(uint64_t v, unsigned dt, unsigned st);
-/* Lanes @em of the current group go to their own pcs @pcs (sm.c) */
-void vgpu_warp_scatter(struct vgpu_warp *w, uint32_t em, const uint32_t *pcs);
 /* clusters (cluster.c) */
 VGPU_EXEC_PROTO(vgpu_exec_mapa);
 VGPU_EXEC_PROTO(vgpu_exec_bar_cluster);
 
-/* Branch helper for control-flow instructions (sm.c) */
+/* SIMT group selection (simt.c) */
+/* The group to run next: cur_pc and cur_mask (converged: every live lane) */
+void vgpu_warp_select(struct vgpu_warp *w);
+/* Make the lanes individually addressable (before they part) */
+void vgpu_warp_diverge(struct vgpu_warp *w);
+/* Lanes @taken of the current group jump to @target, the rest fall through */
 void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target);
+/* Lanes @em of the current group go to their own pcs @pcs */
+void vgpu_warp_scatter(struct vgpu_warp *w, uint32_t em, const uint32_t *pcs);
+void vgpu_warp_advance_diverged(struct vgpu_warp *w);
+
+/* The group at cur_pc moves on to cur_pc + 1 (exited lanes drop out). */
+static inline void vgpu_warp_advance(struct vgpu_warp *w)
+{
+	if (w->converged) {
+		w->upc = w->cur_pc + 1;
+		w->cur_pc = w->upc;
+		w->cur_mask = w->live;
+		return;
+	}
+	vgpu_warp_advance_diverged(w);
+}
 
 /* Per-instruction functions, indexed by enum vgpu_insn_id (exec.c). */
 struct vgpu_exec_row {

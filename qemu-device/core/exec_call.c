@@ -14,7 +14,7 @@
  * raises BAD_RETURN.
  *
  * Every lane keeps its call depth (struct vgpu_warp.depth); the scheduler
- * runs the deepest lanes first (sm.c warp_select), so lanes that call,
+ * runs the deepest lanes first (simt.c vgpu_warp_select), so lanes that call,
  * whatever their targets, run their callees to the RET and meet the
  * lanes that did not call at the instruction after the CALL.
  */

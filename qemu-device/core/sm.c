@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The SM: cluster and CTA set-up, the warp scheduler, SIMT group selection,
- * deadlock detection and the instruction budget (exceptions and timeline
- * events: events.c).
+ * The SM: cluster and CTA set-up, the warp scheduler, deadlock detection
+ * and the instruction budget (SIMT group selection: simt.c; exceptions
+ * and timeline events: events.c).
  *
  * SIMT model: each lane has its own pc.  The group that runs next is the
  * set of live lanes sharing the lowest pc, so divergent paths of structured
@@ -97,8 +97,6 @@ void vgpu_warp_block(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t barid)
 	vgpu_warp_suspend(c, w, VGPU_WS_BLOCKED, 0);
 }
 
-static void warp_select(struct vgpu_warp *w);
-
 /*
  * Make @w runnable again.  Parked lanes are released: they run their
  * MBAR.TRY_WAIT again.  A warp that is running keeps its current group (the
@@ -114,7 +112,7 @@ void vgpu_warp_wake(struct vgpu_cta *c, struct vgpu_warp *w)
 	w->parked = 0;
 	w->park_any = false;
 	if (!w->cur_mask)
-		warp_select(w);
+		vgpu_warp_select(w);
 	w->state = VGPU_WS_RUNNABLE;
 	c->runnable |= 1u << w->id;
 	c->timed &= ~(1u << w->id);
@@ -135,187 +133,6 @@ static void warp_exit(struct vgpu_cta *c, struct vgpu_warp *w)
 	vgpu_cluster_bar_check(c->sm);
 }
 
-/* ---- SIMT group selection ---- */
-
-static void warp_select(struct vgpu_warp *w)
-{
-	uint32_t minpc = UINT32_MAX, mask = 0;
-
-	if (w->converged) {
-		w->cur_pc = w->upc;
-		w->cur_mask = w->live;
-		return;
-	}
-	uint32_t cand = w->live & ~w->parked, nextpc = UINT32_MAX;
-
-	w->sel_ok = !w->deep;
-	if (w->deep) {
-		/* inside calls: the deepest lanes first (they return before
-		 * their callers' other lanes go on) */
-		uint32_t maxd = 0, deepest = 0;
-
-		VGPU_FOR_LANES(cand, lane) {
-			if (w->depth[lane] > maxd) {
-				maxd = w->depth[lane];
-				deepest = 1u << lane;
-			} else if (w->depth[lane] == maxd) {
-				deepest |= 1u << lane;
-			}
-		}
-		cand = deepest;
-	}
-	VGPU_FOR_LANES(cand, lane) {
-		if (w->pc[lane] < minpc) {
-			nextpc = minpc;
-			minpc = w->pc[lane];
-			mask = 1u << lane;
-		} else if (w->pc[lane] == minpc) {
-			mask |= 1u << lane;
-		} else if (w->pc[lane] < nextpc) {
-			nextpc = w->pc[lane];
-		}
-	}
-	w->cur_pc = minpc;
-	w->cur_mask = mask;
-	w->sel_others = cand & ~mask;
-	w->sel_min = nextpc;
-	if (mask == w->live) {
-		w->converged = true;
-		w->upc = minpc;
-	}
-}
-
-#ifdef VGPU_CHECK_SELECT
-/* Testing: the shortcuts below against a full selection (abort if not). */
-static void check_select(const struct vgpu_warp *w)
-{
-	struct vgpu_warp t = *w;
-
-	t.converged = false;
-	warp_select(&t);
-	if (t.cur_pc != w->cur_pc || t.cur_mask != w->cur_mask || t.converged != w->converged ||
-	    (w->sel_ok && (t.sel_others != w->sel_others || t.sel_min != w->sel_min)))
-		abort();
-}
-#else
-#define check_select(w) ((void)0)
-#endif
-
-/*
- * Whether a diverged warp's group, all of it moved to @pc, is still the
- * group warp_select() would pick: the others are the lanes it left aside
- * and all of them are further on.  Then the group moves with no scan.
- */
-static bool group_stays(const struct vgpu_warp *w, uint32_t pc)
-{
-	return w->sel_ok && !w->deep && pc < w->sel_min &&
-	       (w->live & ~w->parked & ~w->cur_mask) == w->sel_others;
-}
-
-/* The group at cur_pc moves on to cur_pc + 1 (exited lanes drop out). */
-static void warp_advance(struct vgpu_warp *w)
-{
-	if (w->converged) {
-		w->upc = w->cur_pc + 1;
-		w->cur_pc = w->upc;
-		w->cur_mask = w->live;
-		return;
-	}
-	uint32_t g = w->cur_mask & w->live;
-
-	VGPU_FOR_LANES(g, lane)
-		w->pc[lane] = w->cur_pc + 1;
-	if (g && g != w->live && group_stays(w, w->cur_pc + 1)) {
-		w->cur_pc++;
-		w->cur_mask = g;
-		check_select(w);
-		return;
-	}
-	warp_select(w);
-}
-
-/*
- * Make the warp's lanes individually addressable before an instruction
- * sends them to different pcs (used by branches).
- */
-static void warp_diverge(struct vgpu_warp *w)
-{
-	if (!w->converged)
-		return;
-	VGPU_FOR_LANES(w->live, lane)
-		w->pc[lane] = w->upc;
-	w->converged = false;
-}
-
-/* Lanes @taken of the current group jump to @target, the rest fall through. */
-void vgpu_warp_branch(struct vgpu_warp *w, uint32_t taken, uint32_t target)
-{
-	if (w->converged && taken == w->cur_mask) {
-		w->upc = target;
-		w->cur_pc = target;
-		return;
-	}
-	if (!w->converged && (taken == w->cur_mask || !taken)) {
-		uint32_t pc = taken ? target : w->cur_pc + 1;
-
-		VGPU_FOR_LANES(w->cur_mask, lane)
-			w->pc[lane] = pc;
-		if (group_stays(w, pc)) {
-			w->cur_pc = pc;
-			check_select(w);
-			return;
-		}
-		warp_select(w);
-		return;
-	}
-	bool split = w->converged && !w->deep && taken && target != w->cur_pc + 1;
-
-	warp_diverge(w);
-	VGPU_FOR_LANES(w->cur_mask, lane)
-		w->pc[lane] = (taken >> lane) & 1 ? target : w->cur_pc + 1;
-	if (split) {
-		/*
-		 * A converged warp (all its lanes the group, none parked)
-		 * splits in two: the group is the side at the lower pc, the
-		 * other side what warp_select() would leave aside.
-		 */
-		uint32_t rest = w->live & ~taken, next = w->cur_pc + 1;
-		bool back = target < next;
-
-		w->cur_pc = back ? target : next;
-		w->cur_mask = back ? taken : rest;
-		w->sel_others = back ? rest : taken;
-		w->sel_min = back ? next : target;
-		w->sel_ok = true;
-		check_select(w);
-		return;
-	}
-	warp_select(w);
-}
-
-/* Lanes @em of the current group go to @pcs[lane], the rest fall through. */
-void vgpu_warp_scatter(struct vgpu_warp *w, uint32_t em, const uint32_t *pcs)
-{
-	uint32_t first = pcs[__builtin_ctz(em)], same = 1;
-
-	VGPU_FOR_LANES(em, lane)
-		same &= pcs[lane] == first;
-	if (same) {
-		vgpu_warp_branch(w, em, first);
-		return;
-	}
-	warp_diverge(w);
-	VGPU_FOR_LANES(w->cur_mask, lane)
-		w->pc[lane] = (em >> lane) & 1 ? pcs[lane] : w->cur_pc + 1;
-	warp_select(w);
-}
-
-/*
- * Park the current group at its MBAR.TRY_WAIT on the mbarrier (@cta, @off)
- * until the phase completes or cycle @wake; the warp's other lanes, if any
- * can run, go on (independent thread scheduling), otherwise the warp is
- * suspended by run_warp.
- */
 /*
  * The current group of @w runs an mbarrier wait on (@cta, @off) again:
  * if the same wait failed last time and nothing observable has changed
@@ -362,7 +179,7 @@ void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 	if (w->converged && w->cur_mask == w->live) {
 		/*
 		 * The whole warp parks: it stays converged at upc, with no
-		 * group (cur_pc ~0u, as warp_select leaves it), and takes up
+		 * group (cur_pc ~0u, as vgpu_warp_select leaves it), and takes up
 		 * its lanes there when woken, as a diverged one would.
 		 */
 		w->parked = w->cur_mask;
@@ -370,9 +187,9 @@ void vgpu_warp_park(struct vgpu_cta *c, struct vgpu_warp *w, uint8_t cta,
 		w->cur_pc = UINT32_MAX;
 		return;
 	}
-	warp_diverge(w);
+	vgpu_warp_diverge(w);
 	w->parked |= w->cur_mask;
-	warp_select(w);
+	vgpu_warp_select(w);
 }
 
 /* ---- Budget ---- */
@@ -568,7 +385,7 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 				warp_exit(c, w);
 				break;
 			}
-			warp_advance(w);
+			vgpu_warp_advance(w);
 			if (__builtin_expect(!w->cur_mask, 0)) {
 				park_out(c, w);
 				break;
@@ -594,7 +411,7 @@ static bool run_warp(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t quantum)
 			continue;
 		}
 		if (r == VGPU_X_BLOCK) {
-			warp_advance(w);
+			vgpu_warp_advance(w);
 			break;
 		}
 		if (r == VGPU_X_PARKED) {
