@@ -550,6 +550,17 @@ TEST_F(call, alloca_aligned_past_16)
 	free(vgs);
 }
 
+/* @src does not compile: -EINVAL, the log names @where and says @what */
+static void expect_located_error(struct __test_metadata *_metadata, FIXTURE_DATA(call) *self,
+				 const char *src, const char *file, const char *where,
+				 const char *what)
+{
+	EXPECT_EQ(-EINVAL, vgpu_program_from_ptx(self->dev, src, strlen(src), file, &self->prog,
+						 self->log, sizeof(self->log)));
+	EXPECT_CONTAINS(self->log, where);
+	EXPECT_CONTAINS(self->log, what);
+}
+
 /* Prototypes and targets are checked where they are written. */
 TEST_F(call, bad_calls_are_located_errors)
 {
@@ -567,11 +578,7 @@ TEST_F(call, bad_calls_are_located_errors)
 			 ".visible .entry k()\n{\n\t.reg .b32 %%r<2>;\n"
 			 "\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], 1;\n"
 			 "\t%s\n\t}\n\tret;\n}\n", bad[i][0]);
-		EXPECT_EQ(-EINVAL, vgpu_program_from_ptx(self->dev, src, strlen(src), "bad.ptx",
-							 &self->prog, self->log,
-							 sizeof(self->log)));
-		EXPECT_CONTAINS(self->log, "bad.ptx:14:");
-		EXPECT_CONTAINS(self->log, bad[i][1]);
+		expect_located_error(_metadata, self, src, "bad.ptx", "bad.ptx:14:", bad[i][1]);
 	}
 }
 
@@ -590,11 +597,7 @@ TEST_F(call, alloca_bad_alignment_is_a_located_error)
 			 ".version 8.5\n.target sm_90a\n.address_size 64\n"
 			 ".visible .entry k()\n{\n\t.reg .b64 %%rd<2>;\n"
 			 "\talloca.u64 %%rd1, 32, %s;\n\tret;\n}\n", bad[i][0]);
-		EXPECT_EQ(-EINVAL, vgpu_program_from_ptx(self->dev, src, strlen(src), "al.ptx",
-							 &self->prog, self->log,
-							 sizeof(self->log)));
-		EXPECT_CONTAINS(self->log, "al.ptx:7:");
-		EXPECT_CONTAINS(self->log, bad[i][1]);
+		expect_located_error(_metadata, self, src, "al.ptx", "al.ptx:7:", bad[i][1]);
 	}
 }
 
