@@ -30,11 +30,6 @@
 	})
 
 /*
- * @plain: a condition on d under which @pexpr computes @expr (float
- * instructions without rounding or flush modifiers), tested once per
- * instruction so that the lane loop is a plain vector loop.
- */
-/*
  * The expressions read the instruction's modifiers and immediate through
  * @d, a copy on the stack: a store to rd[] cannot change it, so the
  * compiler keeps them out of the lane loop and vectorises it (through
@@ -46,6 +41,11 @@ struct alu_fields {
 	uint8_t mod[VGPU_ISA_MAX_MODS];
 };
 
+/*
+ * @plain: a condition on d under which @pexpr computes @expr (float
+ * instructions without rounding or flush modifiers), tested once per
+ * instruction so that the lane loop is a plain vector loop.
+ */
 #define ALU_BODY(name, load_c, plain, pexpr, expr)                             \
 	INL void name##_body(struct vgpu_warp *w, const struct vgpu_dinsn *di, \
 			     uint32_t em, const int imm)                       \
