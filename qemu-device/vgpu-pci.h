@@ -162,6 +162,8 @@ struct VGPUJob {
     uint32_t chunk;         /* CTAs per claim */
     uint32_t running;       /* workers inside vgpu_sm_run (L) */
     bool done;              /* (L) */
+    bool waited;            /* its queue thread waits on q->cond for
+                             * @done: wake it then (L) */
     bool failed;            /* @exc holds the exception to report (L) */
     uint32_t fail_cta;      /* first CTA of the chunk that raised it (L) */
     uint32_t abort_status;  /* VGPU_ERR_TIMEOUT / _ABORTED once aborted (L) */

@@ -39,7 +39,14 @@ static void vgpu_job_check_done_locked(VGPUJob *job)
 {
     if (!vgpu_job_claimable(job) && !job->running && !job->done) {
         job->done = true;
-        qemu_cond_broadcast(&job->q->cond);
+        /*
+         * Only a thread that waits for it: an inline run finishes its
+         * launch itself, and a wake-up of the idle queue thread costs
+         * the vCPU thread two context switches on a small host.
+         */
+        if (job->waited) {
+            qemu_cond_broadcast(&job->q->cond);
+        }
     }
 }
 
@@ -636,6 +643,7 @@ uint32_t vgpu_job_wait_locked(VGPUQueue *q, VGPUJob *job,
     uint32_t wdog_ms = job->wdog_ms, status = VGPU_ERR_NONE;
     int64_t deadline = job->ctl.deadline;
 
+    job->waited = true;
     while (!job->done) {
         int64_t left = deadline - get_clock();
 

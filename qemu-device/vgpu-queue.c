@@ -676,7 +676,10 @@ void vgpu_queue_inline_locked(VGPUQueue *q)
         q->inline_left -= MIN(q->inline_left,
                               le64_to_cpu(q->step.cpl.warp_insns));
     }
-    vgpu_queue_kick_locked(q);
+    /* what is left (the queue thread's wake-up costs the vCPU a switch) */
+    if (vgpu_queue_runnable_locked(q)) {
+        vgpu_queue_kick_locked(q);
+    }
 }
 
 static void *vgpu_queue_thread(void *opaque)
