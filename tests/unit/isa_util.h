@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the instruction-table tests (test_isa.c, test_asm.c).
+ * Helpers of the instruction-table tests (test_isa.c, test_asm.c and its asm_test.h).
  */
 #ifndef ISA_UTIL_H
 #define ISA_UTIL_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the object-file tests (test_asm.c, test_dataaddr.c).
+ * Helpers of the object-file tests (test_asm_obj.c, test_dataaddr.c).
  */
 #ifndef OBJ_UTIL_H
 #define OBJ_UTIL_H
