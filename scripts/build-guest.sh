@@ -123,8 +123,10 @@ inputs=("$out/vgpu-smoke" "$out/store.vgo" tests/guest/init "$0"
 	build/guest-bin/*)
 [[ -f build/module/vgpu.ko ]] && inputs+=(build/module/vgpu.ko)
 selftests=()
-for f in build/selftests/vgpu_test build/selftests/vgpu_mem build/selftests/vgpu_faults build/selftests/vgpu_isolation build/selftests/vgpu_vm build/selftests/vgpu_multi build/selftests/vgpu_userq build/selftests/vgpu_bench \
-	build/selftests/test_libvgpu build/selftests/test_userq build/selftests/test_ptx; do
+# shellcheck source=../tests/selftests/vgpu/programs.sh
+. tests/selftests/vgpu/programs.sh
+for p in $VGPU_KSFT_PROGS $VGPU_LIB_PROGS $VGPU_PTX_PROGS vgpu_bench vgpu_fuzz; do
+	f=build/selftests/$p
 	[[ -x $f ]] && selftests+=("$f")
 done
 inputs+=("${selftests[@]+"${selftests[@]}"}")

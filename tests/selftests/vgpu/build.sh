@@ -22,7 +22,7 @@
 #     kselftest/runner.sh and friends, vgpu/ with vgpu_test, test_libvgpu
 #     (run by run_kselftest.sh), vgpu_bench (installed, not run), config
 #     and settings.  run-in-guest.sh puts it in the guest's initramfs.
-#  4. build/selftests/{vgpu_test,test_libvgpu,vgpu_bench} link to the
+#  4. build/selftests/{vgpu_test,test_libvgpu,vgpu_bench,...} link to the
 #     installed programs (scripts/build-guest.sh puts them in the
 #     interactive guest).
 #
@@ -96,6 +96,8 @@ if [[ ! -f $stamp || -n $(find -L "$graft" -mindepth 1 -maxdepth 1 -newer "$stam
 		{ log "install made no kselftest-list.txt with vgpu:vgpu_test"; exit 1; }
 	touch "$stamp"
 fi
-for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_multi vgpu_userq vgpu_race vgpu_dos test_libvgpu test_userq test_ptx vgpu_bench vgpu_fuzz; do
+# shellcheck source=programs.sh
+. "$here/programs.sh"
+for p in $VGPU_KSFT_PROGS $VGPU_LIB_PROGS $VGPU_PTX_PROGS vgpu_bench vgpu_fuzz; do
 	ln -sfn "install/vgpu/$p" "$out/$p"
 done

@@ -12,7 +12,7 @@
 #                                               the driver's kselftests
 #   (then every vgpu-pci device is bound)
 #   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N \
-#   ./run_kselftest.sh -t vgpu:test_libvgpu -t vgpu:vgpu_multi -t vgpu:vgpu_dos
+#   ./run_kselftest.sh -t vgpu:test_libvgpu ... -t vgpu:vgpu_multi -t vgpu:vgpu_dos
 #                                               the library on the devices,
 #                                               and the two-device tests
 #   VGPU_BACKEND=drm VGPU_TEST_DEVICES=N LD_LIBRARY_PATH=/usr/lib/vgpu-cuda \
@@ -107,6 +107,9 @@ mode=test
 [[ ${1:-} == --fuzz ]] && mode=fuzz
 cd "$(dirname "$0")/../../.."
 top=$PWD
+# the programs by group (the one list build.sh and the Makefile read too)
+# shellcheck source=programs.sh
+. tests/selftests/vgpu/programs.sh
 out=$top/build/selftests
 inst=$out/install
 guest_rel=${VGPU_GUEST_DIR:-build/guest}
@@ -445,15 +448,15 @@ fi
 cd /"
 else
 	run="cd /kselftest
-$(ksft_cmd "" vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race); echo \"VGPU-SELFTEST-RC: \$?\"
+$(ksft_cmd "" $VGPU_KSFT_PROGS); echo \"VGPU-SELFTEST-RC: \$?\"
 for d in \$others; do
 	echo > /sys/bus/pci/devices/\$d/driver_override
 	echo \$d > /sys/bus/pci/drivers_probe
 done
 echo \"VGPU-LIBTEST: \$(ls /sys/bus/pci/drivers/vgpu | grep -c :) vgpu device(s) bound\"
-$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" test_libvgpu test_userq vgpu_multi vgpu_dos)
+$(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev" $VGPU_LIB_PROGS)
 echo \"VGPU-LIBTEST-RC: \$?\"
-$(ksft_cmd VGPU_BACKEND=drm test_ptx)
+$(ksft_cmd VGPU_BACKEND=drm $VGPU_PTX_PROGS)
 t0=\$(cut -d. -f1 /proc/uptime)
 $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu" ${cuda_plain[@]+"${cuda_plain[@]}"})
 $(ksft_cmd "VGPU_BACKEND=drm VGPU_TEST_DEVICES=$ndev LD_LIBRARY_PATH=/usr/lib/vgpu-cuda VGPU_CACHE_PATH=/var/cache/vgpu$corpus_env" ${cuda_corpus[@]+"${cuda_corpus[@]}"})
@@ -688,7 +691,7 @@ ktap_count() {
 
 pass=0
 fail=0
-for p in vgpu_test vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race vgpu_multi vgpu_dos test_libvgpu test_userq test_ptx \
+for p in $VGPU_KSFT_PROGS $VGPU_LIB_PROGS $VGPU_PTX_PROGS \
 	${cuda_progs[@]+"${cuda_progs[@]}"}; do
 	[[ -z ${VGPU_GUEST_ONLY:-} || " $VGPU_GUEST_ONLY " == *" $p "* ]] || continue
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
