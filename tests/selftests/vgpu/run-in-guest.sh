@@ -6,7 +6,8 @@
 # build.sh) in an initramfs of its own, load the driver and run the suite
 # with kselftest's own runner, run_kselftest.sh:
 #
-#   ./run_kselftest.sh -t vgpu:vgpu_test -t vgpu:vgpu_mem -t vgpu:vgpu_faults \
+#   ./run_kselftest.sh -t vgpu:vgpu_test -t vgpu:vgpu_reset -t vgpu:vgpu_queue \
+#                      -t vgpu:vgpu_mem -t vgpu:vgpu_faults \
 #                      -t vgpu:vgpu_isolation -t vgpu:vgpu_vm \
 #                      -t vgpu:vgpu_userq -t vgpu:vgpu_race
 #                                               the driver's kselftests
@@ -211,7 +212,7 @@ if [[ $mode == fuzz ]]; then
 	# each of VGPU_KSFT_FAIL_ROUNDS rounds (default 1)
 	ksft_fail_secs=$((fuzz_secs / 12 > 10 ? fuzz_secs / 12 : 10))
 	ksft_fail_rounds=${VGPU_KSFT_FAIL_ROUNDS:-1}
-	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 2 + 360 + (ksft_fail_rounds - 1) * 6 * (ksft_fail_secs + 5)) * scale))}
+	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((fuzz_secs * 2 + 420 + (ksft_fail_rounds - 1) * 10 * (ksft_fail_secs + 5)) * scale))}
 else
 	guest_timeout=${VGPU_GUEST_TIMEOUT:-$(((3 * ksft_timeout + 300) * scale))}
 fi
@@ -371,7 +372,7 @@ if [ \$fi_ok = 1 ]; then
 	r=\$((r + 1))
 	for p in '5 1 1' '20 5 5'; do
 		set -- \$p
-		for t in vgpu_test vgpu_vm vgpu_userq; do
+		for t in vgpu_test vgpu_reset vgpu_queue vgpu_vm vgpu_userq; do
 			# A test's own reload of vgpu.ko that failed under
 			# injection, or was killed at the time bound (kthread
 			# creation then fails: -EINTR), leaves no vgpu.ko or one
