@@ -297,8 +297,9 @@ $(BUILD)/ptx/examples/%.ptx: examples/cuda/%.cu tests/ptx/cuda_min.h
 $(BUILD)/tests/test_examples: $(EXAMPLE_PTX)
 # test_timeline parses the JSON it checks with jansson (libjansson-dev)
 $(BUILD)/tests/test_timeline: LDLIBS += -ljansson
-$(BUILD)/tests/unit/test_ptx.o $(BUILD)/tests/unit/test_ptx_gaps.o: $(BUILD)/ptx/ptx_corpus.h
-$(BUILD)/tests/unit/test_ptx.o $(BUILD)/tests/unit/test_ptx_gaps.o: CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
+PTX_CORPUS_TESTS := test_ptx test_ptx_kernels test_ptx_numerics test_ptx_errors test_ptx_gaps
+$(PTX_CORPUS_TESTS:%=$(BUILD)/tests/unit/%.o): $(BUILD)/ptx/ptx_corpus.h
+$(PTX_CORPUS_TESTS:%=$(BUILD)/tests/unit/%.o): CPPFLAGS += -I$(BUILD)/ptx -Itests/fuzz
 
 # make fuzz: the libFuzzer targets (Debian's clang-19 with its runtime,
 # libclang-rt-19-dev), one per oracle of tests/fuzz/ (tests/fuzz/
@@ -791,7 +792,7 @@ check-guest-debug: debug-kernel selftests qemu
 		VGPU_GUEST_MEM=2G VGPU_TIMEOUT_SCALE=$${VGPU_TIMEOUT_SCALE:-4} \
 		VGPU_GUEST_CORPUS=$${VGPU_GUEST_CORPUS:-0} \
 		tests/selftests/vgpu/run-in-guest.sh
-# The kselftests, test_libvgpu and test_ptx again with every launch preempted
+# The kselftests, test_libvgpu* and test_ptx* again with every launch preempted
 # (saved and restored) every N warp-instructions of an SM, for two N: the
 # results must not change, and the device must have preempted.  With the
 # CUDA corpus: CTAs that spin on the one before (decoupled look-backs) need

@@ -12,5 +12,5 @@
 #                   benchmark, the timeline tool, the ioctl fuzzer
 VGPU_KSFT_PROGS="vgpu_test vgpu_reset vgpu_queue vgpu_mem vgpu_faults vgpu_isolation vgpu_vm vgpu_userq vgpu_race"
 VGPU_LIB_PROGS="test_libvgpu test_libvgpu_bo test_libvgpu_launch test_libvgpu_sync test_userq vgpu_multi vgpu_dos"
-VGPU_PTX_PROGS="test_ptx"
+VGPU_PTX_PROGS="test_ptx test_ptx_kernels test_ptx_numerics test_ptx_errors"
 VGPU_EXTRA_PROGS="vgpu_bench vgpu-trace vgpu_fuzz"
