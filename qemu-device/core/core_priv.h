@@ -241,6 +241,8 @@ struct vgpu_sm {
 	uint64_t executed;    /* warp-instructions this launch (local) */
 	uint64_t budget_left; /* before the next budget check */
 	uint64_t slice_given; /* budget_left at the last refill */
+	/* vgpu_launch_ctl.executed as this SM's last refill left it */
+	uint64_t ctl_seen;
 	struct vgpu_exception_record *exc;
 	bool exc_raised;
 	bool sanitize;

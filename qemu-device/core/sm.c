@@ -209,6 +209,7 @@ bool vgpu_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
 
 	if (l->ctl) {
 		total = atomic_fetch_add(&l->ctl->executed, used) + used;
+		sm->ctl_seen = total;
 		if (l->ctl->slice)
 			l->ctl->slice(l->ctl->slice_opaque, total);
 		if (!quiet && (atomic_load(&l->ctl->abort) ||

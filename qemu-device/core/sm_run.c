@@ -259,6 +259,7 @@ static int run_begin(struct vgpu_sm *sm, const struct vgpu_launch *l,
 	sm->executed = 0;
 	sm->budget_left = 0;
 	sm->slice_given = 0;
+	sm->ctl_seen = 0;
 	sm->nops = 0; /* an exception may have left operations queued */
 	sm->nslots = 0;
 	sm->nfree = 0;

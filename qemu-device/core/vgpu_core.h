@@ -202,7 +202,6 @@ VGPU_CORE_API uint32_t vgpu_prog_nregs(const struct vgpu_prog *prog);
 
 /* Shared by the SMs that run parts of one launch; zero-initialise. */
 struct vgpu_launch_ctl {
-	_Atomic uint64_t executed; /* warp-instructions, all SMs together */
 	_Atomic int abort;	   /* set non-zero to stop: VGPU_EXC_ABORTED */
 	/* optional wall clock: once clock() >= deadline the launch stops as
 	 * by abort (checked every VGPU_CTL_CHECK_EVERY warp-instructions) */
@@ -226,6 +225,16 @@ struct vgpu_launch_ctl {
 	 */
 	void (*slice)(void *opaque, uint64_t executed);
 	void *slice_opaque;
+	/*
+	 * Warp-instructions, all SMs together: each SM adds its own at every
+	 * refill.  128 bytes from the fields above (which every SM reads at
+	 * each lock-step barrier round) and from what follows the struct,
+	 * so that no other read shares its cache line, or the adjacent line
+	 * the prefetcher pairs with it, and misses each time an SM counts.
+	 */
+	char pad_executed_[128];
+	_Atomic uint64_t executed;
+	char pad_after_[120];
 };
 
 /**
