@@ -699,6 +699,7 @@ static void *vgpu_queue_thread(void *opaque)
             vgpu_queue_step_locked(q, false);
         } else {
             qemu_cond_wait(&q->cond, &s->lock);
+            trace_vgpu_queue_wake(q->idx);
         }
     }
     qemu_mutex_unlock(&s->lock);
