@@ -2,7 +2,7 @@
 /*
  * The PTX front end's fuzzing oracle, shared by the libFuzzer target
  * (fuzz_ptx.c, `make fuzz`) and the mutation test that make check runs
- * (tests/unit/test_ptx.c): any input gives an error or assembly text, the
+ * (tests/unit/test_ptx_errors.c): any input gives an error or assembly text, the
  * generated assembly always assembles (else the front end has a bug), and
  * a second compilation of the same input gives the same text.
  */

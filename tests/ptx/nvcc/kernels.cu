@@ -7,9 +7,9 @@
 //   nvcc -arch=sm_90a -O3 kernels.cu -o k && ./k > kernels.expected
 //
 // The host part runs each kernel on the GPU with inputs computed by a
-// formula that tests/unit/test_ptx.c computes too, and prints what the GPU
+// formula that tests/unit/test_ptx_kernels.c computes too, and prints what the GPU
 // wrote: "NAME WORDS" then the 32-bit words in hex.  Both outputs are
-// committed; test_ptx runs kernels.ptx through the front end on both
+// committed; test_ptx_kernels runs kernels.ptx through the front end on both
 // backends and compares with the GPU's words.
 #include <cstdio>
 #include <cstdint>

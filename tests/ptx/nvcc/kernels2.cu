@@ -8,7 +8,7 @@
 //   nvcc -arch=sm_90a -O3 -ptx kernels2.cu -o kernels2.ptx
 //   nvcc -arch=sm_90a -O3 kernels2.cu -o k2 && ./k2 > kernels2.expected
 //
-// As for kernels.cu: inputs by a formula test_ptx.c computes too, outputs
+// As for kernels.cu: inputs by a formula test_ptx_kernels.c computes too, outputs
 // "NAME WORDS" then hex words; nv2_printf's lines come between the
 // "printf-begin" and "printf-end" lines (any order between threads).
 #include <cstdio>
