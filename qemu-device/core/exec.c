@@ -631,6 +631,36 @@ INL void shfl_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 	const uint32_t *rb = vgpu_reg(w, d->rb);
 
 	memcpy(src, vgpu_reg(w, d->ra), sizeof(src));
+	if (em == ~0u && (imm || vgpu_row_uniform(w, d->rb, em))) {
+		/* the common case: a whole warp, one offset; every source
+		 * lane in the warp is active */
+		uint32_t b = imm ? d->imm : rb[0];
+
+		switch (d->mod[0]) {
+		case VGPU_MOD_SHFL_IDX: {
+			uint32_t v = src[b & 31];
+
+			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)
+				rd[l] = v;
+			break;
+		}
+		case VGPU_MOD_SHFL_UP: /* lanes below b keep their own */
+			b = b < VGPU_WARP_SIZE ? b : VGPU_WARP_SIZE;
+			memcpy(rd, src, b * sizeof(*rd));
+			memcpy(rd + b, src, (VGPU_WARP_SIZE - b) * sizeof(*rd));
+			break;
+		case VGPU_MOD_SHFL_DOWN: /* lanes from 32 - b keep their own */
+			b = b < VGPU_WARP_SIZE ? b : VGPU_WARP_SIZE;
+			memcpy(rd, src + b, (VGPU_WARP_SIZE - b) * sizeof(*rd));
+			memcpy(rd + VGPU_WARP_SIZE - b, src + VGPU_WARP_SIZE - b, b * sizeof(*rd));
+			break;
+		default:
+			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)
+				rd[l] = src[l ^ (b & 31)];
+			break;
+		}
+		return;
+	}
 	VGPU_FOR_LANES(em, l) {
 		uint32_t b = imm ? d->imm : rb[l];
 		int64_t s;

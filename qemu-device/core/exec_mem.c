@@ -88,6 +88,102 @@ static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 	return (uint32_t)(lo + d->imm);
 }
 
+/*
+ * Lanes @em read @size bytes each at their address (less @lo) in host
+ * memory @h into their destination rows: global memory whole
+ * (vgpu_mem_get_whole), shared memory by memcpy.  Called with @size a
+ * constant 4, 8 or 16, so that the loop is the access and the rows'
+ * stores.  A lane's address is read before its rows are written (an
+ * address register may be a destination).
+ */
+static inline __attribute__((always_inline)) void
+load_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
+	  const uint8_t *h, uint64_t lo, enum space sp, const unsigned size)
+{
+	uint32_t *r0 = vgpu_reg(w, d->rd), *r1 = NULL, *r2 = NULL, *r3 = NULL;
+
+	if (size >= 8)
+		r1 = vgpu_reg(w, d->rd + 1);
+	if (size == 16) {
+		r2 = vgpu_reg(w, d->rd + 2);
+		r3 = vgpu_reg(w, d->rd + 3);
+	}
+	VGPU_FOR_LANES(em, l) {
+		const uint8_t *p = h + (lane_addr(w, d, sp, l) - lo);
+		uint32_t v[4];
+
+		if (sp == SP_GLOBAL)
+			vgpu_mem_get_whole(v, p, size);
+		else
+			memcpy(v, p, size);
+		r0[l] = v[0];
+		if (size >= 8)
+			r1[l] = v[1];
+		if (size == 16) {
+			r2[l] = v[2];
+			r3[l] = v[3];
+		}
+	}
+}
+
+/* The same for stores: the lanes in ascending order (the last to a byte wins). */
+static inline __attribute__((always_inline)) void
+store_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
+	   uint8_t *h, uint64_t lo, enum space sp, const unsigned size)
+{
+	const uint32_t *r0 = vgpu_reg(w, d->rb), *r1 = NULL, *r2 = NULL, *r3 = NULL;
+
+	if (size >= 8)
+		r1 = vgpu_reg(w, d->rb + 1);
+	if (size == 16) {
+		r2 = vgpu_reg(w, d->rb + 2);
+		r3 = vgpu_reg(w, d->rb + 3);
+	}
+	VGPU_FOR_LANES(em, l) {
+		uint8_t *p = h + (lane_addr(w, d, sp, l) - lo);
+		uint32_t v[4];
+
+		v[0] = r0[l];
+		if (size >= 8)
+			v[1] = r1[l];
+		if (size == 16) {
+			v[2] = r2[l];
+			v[3] = r3[l];
+		}
+		if (sp == SP_GLOBAL)
+			vgpu_mem_put_whole(p, v, size);
+		else
+			memcpy(p, v, size);
+	}
+}
+
+/*
+ * A span's lanes (global_span(), shared_span()): the word sizes through
+ * load_rows() / store_rows(), the sub-word ones lane by lane.  False for
+ * a sub-word size: the caller's loop does those.
+ */
+static bool load_span(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
+		      const uint8_t *h, uint64_t lo, enum space sp)
+{
+	switch (d->mod[0]) {
+	case VGPU_MOD_MSIZE_32: load_rows(w, d, em, h, lo, sp, 4); return true;
+	case VGPU_MOD_MSIZE_64: load_rows(w, d, em, h, lo, sp, 8); return true;
+	case VGPU_MOD_MSIZE_128: load_rows(w, d, em, h, lo, sp, 16); return true;
+	default: return false;
+	}
+}
+
+static bool store_span(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
+		       uint8_t *h, uint64_t lo, enum space sp)
+{
+	switch (d->mod[0]) {
+	case VGPU_MOD_MSIZE_32: store_rows(w, d, em, h, lo, sp, 4); return true;
+	case VGPU_MOD_MSIZE_64: store_rows(w, d, em, h, lo, sp, 8); return true;
+	case VGPU_MOD_MSIZE_128: store_rows(w, d, em, h, lo, sp, 16); return true;
+	default: return false;
+	}
+}
+
 static bool aligned(struct vgpu_cta *c, struct vgpu_warp *w, uint32_t em,
 		    enum space sp, uint64_t addr, unsigned size)
 {
@@ -207,6 +303,8 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 	uint8_t *h;
 
 	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, false, &lo))) {
+		if (load_span(w, d, em, h, lo, sp))
+			return VGPU_X_NEXT;
 		VGPU_FOR_LANES(em, lane) {
 			vgpu_mem_get_whole(buf, h + (lane_addr(w, d, sp, lane) - lo), size);
 			put_loaded(w, d, lane, buf, size);
@@ -225,6 +323,8 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 		return VGPU_X_NEXT;
 	}
 	if (sp == SP_SHARED && (h = shared_span(c, w, d, em, size))) {
+		if (load_span(w, d, em, h, 0, sp))
+			return VGPU_X_NEXT;
 		VGPU_FOR_LANES(em, lane) {
 			memcpy(buf, h + lane_addr(w, d, sp, lane), size);
 			put_loaded(w, d, lane, buf, size);
@@ -263,6 +363,8 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 
 	/* lanes in ascending order, as below: the last one to a byte wins */
 	if (sp == SP_GLOBAL && (h = global_span(c, w, d, em, size, true, &lo))) {
+		if (store_span(w, d, em, h, lo, sp))
+			return VGPU_X_NEXT;
 		VGPU_FOR_LANES(em, lane) {
 			get_store(w, d, lane, buf, size);
 			vgpu_mem_put_whole(h + (lane_addr(w, d, sp, lane) - lo), buf, size);
@@ -270,6 +372,8 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 		return VGPU_X_NEXT;
 	}
 	if (sp == SP_SHARED && (h = shared_span(c, w, d, em, size))) {
+		if (store_span(w, d, em, h, 0, sp))
+			return VGPU_X_NEXT;
 		VGPU_FOR_LANES(em, lane) {
 			get_store(w, d, lane, buf, size);
 			memcpy(h + lane_addr(w, d, sp, lane), buf, size);

@@ -548,7 +548,12 @@ static inline void vgpu_mem_get_whole(void *buf, const void *mem, size_t size)
 		memcpy(buf, &v, 8);
 	} else if (size == 16) {
 #if defined(__x86_64__)
-		_mm_storeu_si128((__m128i *)buf, _mm_load_si128((const __m128i *)mem));
+		__m128i v = _mm_load_si128((const __m128i *)mem);
+
+		/* v in a register: inlined where the words are used one by
+		 * one, the compiler may otherwise make the load four */
+		__asm__("" : "+x"(v));
+		_mm_storeu_si128((__m128i *)buf, v);
 #else
 		unsigned __int128 v = __atomic_load_n((const unsigned __int128 *)mem,
 						      __ATOMIC_RELAXED);
@@ -569,7 +574,10 @@ static inline void vgpu_mem_put_whole(void *mem, const void *buf, size_t size)
 		__atomic_store_n((uint64_t *)mem, v, __ATOMIC_RELAXED);
 	} else if (size == 16) {
 #if defined(__x86_64__)
-		_mm_store_si128((__m128i *)mem, _mm_loadu_si128((const __m128i *)buf));
+		__m128i v = _mm_loadu_si128((const __m128i *)buf);
+
+		__asm__("" : "+x"(v)); /* one store, as the load above */
+		_mm_store_si128((__m128i *)mem, v);
 #else
 		unsigned __int128 v;
 
