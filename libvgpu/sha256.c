@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * SHA-256 (FIPS 180-4 §6.2), written out plainly: the PTX compile cache
- * (ptxcache.c) hashes a module once per load, so clarity beats speed.
+ * SHA-256 (FIPS 180-4 §6.2): the PTX compile cache (ptxcache.c) hashes a
+ * module's PTX for its key and the stored object for its checksum at
+ * every load, megabytes for a library like cub's.  Written out plainly
+ * (about 60 host instructions a byte), and with the x86 SHA extensions
+ * where the processor has them (Intel SDM vol. 2, SHA256RNDS2,
+ * SHA256MSG1/2; about 4 a byte), chosen once at run time.
  */
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 #include "sha256.h"
 
@@ -52,6 +63,93 @@ static void block(struct vgpu_sha256 *s, const uint8_t *p)
 	s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
+#if defined(__x86_64__)
+/*
+ * @n blocks with SHA256RNDS2: the state kept as ABEF and CDGH, each
+ * instruction two rounds, the message schedule four words at a time
+ * (SHA256MSG1, the W[t-7] term, SHA256MSG2).
+ */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+blocks_shani(uint32_t h[8], const uint8_t *p, size_t n)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+	__m128i s0, s1, t;
+
+	t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xb1); /* CDAB */
+	s1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1b); /* EFGH */
+	s0 = _mm_alignr_epi8(t, s1, 8);	     /* ABEF */
+	s1 = _mm_blend_epi16(s1, t, 0xf0);   /* CDGH */
+	for (; n; n--, p += 64) {
+		__m128i abef = s0, cdgh = s1, w[4];
+
+		for (int i = 0; i < 16; i++) {
+			__m128i m, k;
+
+			if (i < 4) {
+				m = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)),
+						     bswap);
+			} else {
+				m = _mm_sha256msg1_epu32(w[(i - 4) & 3], w[(i - 3) & 3]);
+				m = _mm_add_epi32(m, _mm_alignr_epi8(w[(i - 1) & 3],
+								     w[(i - 2) & 3], 4));
+				m = _mm_sha256msg2_epu32(m, w[(i - 1) & 3]);
+			}
+			w[i & 3] = m;
+			k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&k256[4 * i]));
+			s1 = _mm_sha256rnds2_epu32(s1, s0, k);
+			s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k, 0x0e));
+		}
+		s0 = _mm_add_epi32(s0, abef);
+		s1 = _mm_add_epi32(s1, cdgh);
+	}
+	t = _mm_shuffle_epi32(s0, 0x1b);     /* FEBA */
+	s1 = _mm_shuffle_epi32(s1, 0xb1);    /* DCHG */
+	s0 = _mm_blend_epi16(t, s1, 0xf0);   /* DCBA */
+	s1 = _mm_alignr_epi8(s1, t, 8);	     /* HGFE */
+	_mm_storeu_si128((__m128i *)&h[0], s0);
+	_mm_storeu_si128((__m128i *)&h[4], s1);
+}
+
+static bool have_shani(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3))
+		return false;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+}
+#endif
+
+/* 0: not yet chosen, 1: plain C, 2: SHA extensions */
+static atomic_int impl;
+
+void vgpu_sha256_portable(bool on)
+{
+	atomic_store(&impl, on ? 1 : 0);
+}
+
+static void blocks(struct vgpu_sha256 *s, const uint8_t *p, size_t n)
+{
+	int i = atomic_load_explicit(&impl, memory_order_relaxed);
+
+	if (!i) {
+#if defined(__x86_64__)
+		i = have_shani() ? 2 : 1;
+#else
+		i = 1;
+#endif
+		atomic_store_explicit(&impl, i, memory_order_relaxed);
+	}
+#if defined(__x86_64__)
+	if (i == 2) {
+		blocks_shani(s->h, p, n);
+		return;
+	}
+#endif
+	for (; n; n--, p += 64)
+		block(s, p);
+}
+
 void vgpu_sha256_init(struct vgpu_sha256 *s)
 {
 	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -76,11 +174,12 @@ void vgpu_sha256_update(struct vgpu_sha256 *s, const void *data, size_t len)
 		len -= n;
 		if (s->used < 64)
 			return;
-		block(s, s->buf);
+		blocks(s, s->buf, 1);
 		s->used = 0;
 	}
-	for (; len >= 64; p += 64, len -= 64)
-		block(s, p);
+	blocks(s, p, len / 64);
+	p += len / 64 * 64;
+	len %= 64;
 	memcpy(s->buf, p, len);
 	s->used = len;
 }
@@ -92,13 +191,13 @@ void vgpu_sha256_final(struct vgpu_sha256 *s, uint8_t out[VGPU_SHA256_BYTES])
 	s->buf[s->used++] = 0x80;
 	if (s->used > 56) {
 		memset(s->buf + s->used, 0, 64 - s->used);
-		block(s, s->buf);
+		blocks(s, s->buf, 1);
 		s->used = 0;
 	}
 	memset(s->buf + s->used, 0, 56 - s->used);
 	for (int i = 0; i < 8; i++)
 		s->buf[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-	block(s, s->buf);
+	blocks(s, s->buf, 1);
 	for (int i = 0; i < 8; i++) {
 		out[4 * i] = (uint8_t)(s->h[i] >> 24);
 		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * SHA-256 (FIPS 180-4), for the PTX compile cache's keys and checksums
- * (ptxcache.c).  Checked against the standard's vectors by test_ptxcache.
+ * (ptxcache.c).  Checked against the standard's vectors by test_ptxcache,
+ * both ways where the processor has the SHA extensions.
  */
 #ifndef VGPU_SHA256_H
 #define VGPU_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +25,7 @@ void vgpu_sha256_update(struct vgpu_sha256 *s, const void *data, size_t len);
 void vgpu_sha256_final(struct vgpu_sha256 *s, uint8_t out[VGPU_SHA256_BYTES]);
 /* one call: the digest of @len bytes at @data */
 void vgpu_sha256(const void *data, size_t len, uint8_t out[VGPU_SHA256_BYTES]);
+/* for the tests: the plain C rounds (@on), or the processor's choice again */
+void vgpu_sha256_portable(bool on);
 
 #endif

@@ -86,7 +86,7 @@ static CUresult lib_kernels(struct CUlib_st *lib, char *errlog, size_t errlen)
 			k = strcspn(p, " \t\n;");
 		}
 		lib->kernels[lib->nkernels].lib = lib;
-		/* ".kernel SHORT // PTXNAME" for a long name (cuv_asm_kernel()) */
+		/* ".kernel SHORT // PTXNAME" for a long name (cu_module.c asm_kernels_index()) */
 		if (!strncmp(p + k, " // ", 4)) {
 			p += k + 4;
 			k = strcspn(p, "\n");

@@ -52,88 +52,166 @@ static CUresult func_params(struct CUfunc_st *f)
 }
 
 /*
- * The line after ".kernel @kname" in the assembly, or NULL.  A kernel whose
- * PTX name is longer than an object's names is written ".kernel SHORT //
- * PTXNAME" by the front end: *@ptx_name is then a copy of PTXNAME (the
- * caller frees it), else NULL.
+ * The kernels of a module's assembly, found in one pass and sorted by
+ * name: each header ".kernel NAME" (or ".kernel SHORT // PTXNAME" when the
+ * PTX name is longer than an object's names), its body from the line
+ * after it up to the newline before the next header.  A module's text is
+ * looked up once per kernel, so a scan from the top for each was
+ * quadratic in the kernels (cub's: seconds).
  */
-const char *cuv_asm_kernel(const char *text, const char *kname, char **ptx_name)
+struct asm_kernel {
+	const char *name; /* in the text, @len bytes */
+	size_t len;
+	const char *ptx_name; /* after " // " on the header line, or NULL */
+	size_t ptx_len;
+	const char *body, *end;
+};
+
+static int asm_kernel_cmp(const void *a, const void *b)
 {
-	size_t kl = strlen(kname);
+	const struct asm_kernel *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->name, y->name, n);
 
-	if (ptx_name)
-		*ptx_name = NULL;
-	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		const char *nl;
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name; /* the first in the text first */
+}
 
-		if (strncmp(p, ".kernel ", 8) || strncmp(p + 8, kname, kl) ||
-		    (p[8 + kl] != '\n' && p[8 + kl] != ' '))
-			continue;
-		p += 8 + kl;
-		nl = strchr(p, '\n');
-		if (!nl)
-			return NULL;
-		if (ptx_name && !strncmp(p, " // ", 4))
-			*ptx_name = strndup(p + 4, (size_t)(nl - p - 4));
-		return nl + 1;
+/* The headers of @text into *@out (sorted), their number into *@n; -ENOMEM. */
+static int asm_kernels_index(const char *text, struct asm_kernel **out, unsigned int *n)
+{
+	unsigned int cap = 0, cnt = 0;
+	struct asm_kernel *v = NULL;
+	const char *p = !strncmp(text, ".kernel ", 8) ? text : strstr(text, "\n.kernel ");
+
+	while (p) {
+		const char *h = *p == '\n' ? p + 1 : p, *nl, *next;
+		struct asm_kernel *k;
+
+		if (cnt == cap) {
+			struct asm_kernel *g;
+
+			cap = cap ? 2 * cap : 16;
+			g = realloc(v, cap * sizeof(*v));
+			if (!g) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = g;
+		}
+		k = &v[cnt++];
+		k->name = h + 8;
+		k->len = strcspn(k->name, " \n");
+		nl = strchr(k->name + k->len, '\n');
+		k->ptx_name = NULL;
+		if (nl && !strncmp(k->name + k->len, " // ", 4)) {
+			k->ptx_name = k->name + k->len + 4;
+			k->ptx_len = (size_t)(nl - k->ptx_name);
+		}
+		next = nl ? strstr(nl, "\n.kernel ") : NULL;
+		k->body = nl ? nl + 1 : NULL;
+		k->end = next ? next : (nl ? nl + 1 + strlen(nl + 1) : NULL);
+		p = next;
 	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), asm_kernel_cmp);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+static const struct asm_kernel *asm_kernel_find(const struct asm_kernel *v, unsigned int n,
+						const char *kname)
+{
+	struct asm_kernel key = { .name = kname, .len = strlen(kname) };
+	unsigned int lo = 0, hi = n;
+
+	/* the first of equal names: the first in the text */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		size_t m = v[mid].len < key.len ? v[mid].len : key.len;
+		int c = memcmp(v[mid].name, key.name, m);
+
+		if (!c)
+			c = v[mid].len < key.len ? -1 : v[mid].len > key.len;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && v[lo].len == key.len && !memcmp(v[lo].name, kname, key.len) && v[lo].body)
+		return &v[lo];
 	return NULL;
 }
 
 /*
- * Per-kernel facts from the generated assembly: the highest register
- * named (NUM_REGS), the .local bytes per thread, the static shared bytes,
- * the named barriers used (occupancy's) and the cluster shape.
+ * Per-kernel facts from the generated assembly (@k's body): the highest
+ * register named (NUM_REGS), the .local bytes per thread, the static
+ * shared bytes, the named barriers used (occupancy's) and the cluster
+ * shape.
  */
-static void func_asm_facts(struct CUfunc_st *f, const char *kname, const char *text)
+static void func_asm_facts(struct CUfunc_st *f, const struct asm_kernel *k)
 {
-	const char *p, *end;
+	const char *p = k->body, *end = k->end;
 	int maxr = -1;
 	uint64_t user_smem = 0;
 
-	p = cuv_asm_kernel(text, kname, NULL);
-	if (!p)
-		return;
 	/* __cluster_dims__ (PTX .reqnctapercluster): the front end's comment */
 	if (sscanf(p, "// .reqnctapercluster %u, %u, %u", &f->req_cluster[0], &f->req_cluster[1],
 		   &f->req_cluster[2]) != 3)
 		memset(f->req_cluster, 0, sizeof(f->req_cluster));
-	end = strstr(p, "\n.kernel ");
-	if (!end)
-		end = p + strlen(p);
 	for (const char *q = p; q < end; q++) {
-		if (*q == 'R' && q[1] >= '0' && q[1] <= '9' &&
-		    (q == p || q[-1] == ' ' || q[-1] == '[' || q[-1] == ',' || q[-1] == '\t')) {
-			int r = atoi(q + 1);
+		switch (*q) {
+		case 'R':
+			if (q[1] >= '0' && q[1] <= '9' &&
+			    (q == p || q[-1] == ' ' || q[-1] == '[' || q[-1] == ',' ||
+			     q[-1] == '\t')) {
+				int r = atoi(q + 1);
 
-			if (r > maxr)
-				maxr = r;
-		} else if (!strncmp(q, "BAR.", 4) && q > p && (q[-1] == ' ' || q[-1] == '\t') &&
-			   (!strncmp(q + 4, "SYNC", 4) || !strncmp(q + 4, "ARV", 3) ||
-			    !strncmp(q + 4, "RED", 3))) {
-			/* a named barrier: its id, or any of them from a register */
-			const char *o = q + strcspn(q, " \t\n");
-			int n;
-
-			o += strspn(o, " \t");
-			n = *o == 'R' ? (int)VGPU_NUM_NAMED_BARRIERS : (int)strtoul(o, NULL, 0) + 1;
-			if (n > (int)VGPU_NUM_NAMED_BARRIERS)
-				n = (int)VGPU_NUM_NAMED_BARRIERS;
-			if (n > f->barriers)
-				f->barriers = n;
-		} else if (!strncmp(q, "\n.local ", 8)) {
-			f->local_bytes = (uint32_t)strtoul(q + 8, NULL, 0);
-		} else if (!strncmp(q, "\n.shared ", 9)) {
-			unsigned long size, align;
-			const char *eol = strchr(q + 1, '\n');
-
-			/* the marker of the dynamic area is vGPU's, not the
-			 * kernel's: CUDA counts the static variables only */
-			if (sscanf(q + 9, "sh%*u, %lu, %lu", &size, &align) == 2 && align &&
-			    !(eol && memmem(q, (size_t)(eol - q), "// dynamic", 10))) {
-				user_smem = (user_smem + align - 1) & ~(uint64_t)(align - 1);
-				user_smem += size;
+				if (r > maxr)
+					maxr = r;
 			}
+			break;
+		case 'B':
+			if (!strncmp(q, "BAR.", 4) && q > p && (q[-1] == ' ' || q[-1] == '\t') &&
+			    (!strncmp(q + 4, "SYNC", 4) || !strncmp(q + 4, "ARV", 3) ||
+			     !strncmp(q + 4, "RED", 3))) {
+				/* a named barrier: its id, or any of them from a register */
+				const char *o = q + strcspn(q, " \t\n");
+				int n;
+
+				o += strspn(o, " \t");
+				n = *o == 'R' ? (int)VGPU_NUM_NAMED_BARRIERS :
+						(int)strtoul(o, NULL, 0) + 1;
+				if (n > (int)VGPU_NUM_NAMED_BARRIERS)
+					n = (int)VGPU_NUM_NAMED_BARRIERS;
+				if (n > f->barriers)
+					f->barriers = n;
+			}
+			break;
+		case '\n':
+			if (!strncmp(q, "\n.local ", 8)) {
+				f->local_bytes = (uint32_t)strtoul(q + 8, NULL, 0);
+			} else if (!strncmp(q, "\n.shared ", 9)) {
+				unsigned long size, align;
+				const char *eol = strchr(q + 1, '\n');
+
+				/* the marker of the dynamic area is vGPU's, not
+				 * the kernel's: CUDA counts the static variables
+				 * only */
+				if (sscanf(q + 9, "sh%*u, %lu, %lu", &size, &align) == 2 && align &&
+				    !(eol && memmem(q, (size_t)(eol - q), "// dynamic", 10))) {
+					user_smem = (user_smem + align - 1) &
+						    ~(uint64_t)(align - 1);
+					user_smem += size;
+				}
+			}
+			break;
+		default:
+			break;
 		}
 	}
 	f->num_regs = maxr + 1;
@@ -308,6 +386,8 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 {
 	struct CUctx_st *ctx;
 	struct CUmod_st *m;
+	struct asm_kernel *idx = NULL;
+	unsigned int nidx = 0;
 	char *text = NULL, log[4096] = "";
 	void *obj = NULL;
 	size_t olen = 0;
@@ -347,25 +427,36 @@ CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char
 	m->nfuncs = vgpu_program_kernel_count(m->prog);
 	m->funcs = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*m->funcs));
 	r = m->funcs ? parse_globals(m, text) : CUDA_ERROR_OUT_OF_MEMORY;
+	if (!r && asm_kernels_index(text, &idx, &nidx))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
 	for (unsigned int i = 0; !r && i < m->nfuncs; i++) {
 		struct CUfunc_st *f = &m->funcs[i];
 		struct vgpu_kernel_info ki;
+		const struct asm_kernel *k;
 
 		f->mod = m;
 		vgpu_program_kernel(m->prog, i, &f->kernel);
 		vgpu_kernel_info(f->kernel, &ki);
-		cuv_asm_kernel(text, ki.name, &f->ptx_name);
+		k = asm_kernel_find(idx, nidx, ki.name);
+		if (k && k->ptx_name) {
+			f->ptx_name = strndup(k->ptx_name, k->ptx_len);
+			if (!f->ptx_name)
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+		}
 		f->name = f->ptx_name ? f->ptx_name : ki.name;
 		f->smem_static = ki.smem_static;
 		f->smem_user = ki.smem_static;
-		r = func_params(f);
-		func_asm_facts(f, ki.name, text);
+		if (!r)
+			r = func_params(f);
+		if (k)
+			func_asm_facts(f, k);
 		/* CUDA's default: 48 KiB less the static part */
 		f->max_dyn_smem = 48 * 1024 - (int)f->smem_user;
 		if (f->max_dyn_smem < 0)
 			f->max_dyn_smem = 0;
 		f->carveout = -1;
 	}
+	free(idx);
 	free(text);
 	if (!r && !vgpu_program_data(m->prog, &bo)) {
 		struct cuv_alloc a = { .va = vgpu_bo_gpu_address(bo), .size = vgpu_bo_size(bo),

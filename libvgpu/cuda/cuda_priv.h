@@ -432,7 +432,6 @@ void *cuv_ptds_entry(const char *api_name);
 
 /* cu_module.c */
 void cuv_modules_free(struct CUctx_st *ctx);
-const char *cuv_asm_kernel(const char *text, const char *kname, char **ptx_name);
 CUresult cuv_module_from_ptx(const char *ptx, size_t len, const char *name, char *errlog,
 			     size_t errlen, struct CUmod_st **out);
 /*
