@@ -89,17 +89,20 @@ static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 }
 
 /*
- * Lanes @em read @size bytes each at their address (less @lo) in host
- * memory @h into their destination rows: global memory whole
- * (vgpu_mem_get_whole), shared memory by memcpy.  Called with @size a
- * constant 4, 8 or 16, so that the loop is the access and the rows'
- * stores.  A lane's address is read before its rows are written (an
- * address register may be a destination).
+ * Lanes @em read @size bytes each at their address (less @lo, the span's
+ * first) in host memory @h into their destination rows: global memory
+ * whole (vgpu_mem_get_whole), shared memory by memcpy.  A span is less
+ * than 4 GiB (global_span(), shared_span()), so a lane's place in it is
+ * its address register's low word plus the offset less @lo, in 32 bits.
+ * Called with @size a constant 4, 8 or 16, so that the loop is the access
+ * and the rows' stores.  A lane's address is read before its rows are
+ * written (an address register may be a destination).
  */
 static inline __attribute__((always_inline)) void
 load_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 	  const uint8_t *h, uint64_t lo, enum space sp, const unsigned size)
 {
+	const uint32_t *ra = vgpu_reg(w, d->ra), sub = (uint32_t)lo - d->imm;
 	uint32_t *r0 = vgpu_reg(w, d->rd), *r1 = NULL, *r2 = NULL, *r3 = NULL;
 
 	if (size >= 8)
@@ -109,7 +112,7 @@ load_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 		r3 = vgpu_reg(w, d->rd + 3);
 	}
 	VGPU_FOR_LANES(em, l) {
-		const uint8_t *p = h + (lane_addr(w, d, sp, l) - lo);
+		const uint8_t *p = h + (uint32_t)(ra[l] - sub);
 		uint32_t v[4];
 
 		if (sp == SP_GLOBAL)
@@ -131,6 +134,7 @@ static inline __attribute__((always_inline)) void
 store_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 	   uint8_t *h, uint64_t lo, enum space sp, const unsigned size)
 {
+	const uint32_t *ra = vgpu_reg(w, d->ra), sub = (uint32_t)lo - d->imm;
 	const uint32_t *r0 = vgpu_reg(w, d->rb), *r1 = NULL, *r2 = NULL, *r3 = NULL;
 
 	if (size >= 8)
@@ -140,7 +144,7 @@ store_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 		r3 = vgpu_reg(w, d->rb + 3);
 	}
 	VGPU_FOR_LANES(em, l) {
-		uint8_t *p = h + (lane_addr(w, d, sp, l) - lo);
+		uint8_t *p = h + (uint32_t)(ra[l] - sub);
 		uint32_t v[4];
 
 		v[0] = r0[l];
@@ -279,12 +283,35 @@ static uint8_t *global_span(struct vgpu_cta *c, struct vgpu_warp *w,
 
 	if (!l->mem->span)
 		return NULL;
-	VGPU_FOR_LANES(em, lane) {
-		uint64_t a = lane_addr(w, d, SP_GLOBAL, lane);
+	if (em == ~0u && vgpu_row_uniform(w, d->ra + 1, em)) {
+		/*
+		 * A whole warp in one 4 GiB window (the common case): the
+		 * low words' least and greatest, in one pass without the
+		 * lanes' 64-bit addresses; the offset moves them all alike
+		 * and the low bits of a sum are those of its low words'.
+		 */
+		const uint32_t *lo32 = vgpu_reg(w, d->ra);
+		uint32_t lmn = UINT32_MAX, lmx = 0, lbits = 0, imm = d->imm;
+		uint64_t base = (uint64_t)vgpu_reg(w, d->ra + 1)[0] << 32;
 
-		mn = a < mn ? a : mn;
-		mx = a > mx ? a : mx;
-		bits |= a;
+		for (uint32_t lane = 0; lane < VGPU_WARP_SIZE; lane++) {
+			uint32_t v = lo32[lane];
+
+			lmn = v < lmn ? v : lmn;
+			lmx = v > lmx ? v : lmx;
+			lbits |= v + imm;
+		}
+		mn = (base | lmn) + (uint64_t)(int64_t)(int32_t)d->imm;
+		mx = (base | lmx) + (uint64_t)(int64_t)(int32_t)d->imm;
+		bits = lbits;
+	} else {
+		VGPU_FOR_LANES(em, lane) {
+			uint64_t a = lane_addr(w, d, SP_GLOBAL, lane);
+
+			mn = a < mn ? a : mn;
+			mx = a > mx ? a : mx;
+			bits |= a;
+		}
 	}
 	if ((bits & (size - 1)) || mx - mn > UINT32_MAX)
 		return NULL;

@@ -190,4 +190,59 @@ TEST(loads_and_stores_whole_warp_and_lane_by_lane)
 				}
 }
 
+/*
+ * A global address whose offset carries out of its low word: the lanes'
+ * registers hold 0:0xfffff000 + 16 lane, the offset 0x5000 takes each
+ * to GMEM_BASE + 0x4000 + 16 lane (word 0x1000 + 4 lane), with a whole
+ * warp (one window: the shortcut) and with 24 lanes; and lanes whose
+ * high words differ (two windows, one span).
+ */
+TEST(global_offset_carries_into_the_high_word)
+{
+	static const char one_window[] = KT_PROLOGUE
+		"  SHL R10, R0, 0x4 ;\n"
+		"  IADD R10, R10, 0xfffff000 ;\n"
+		"  MOV R11, 0x0 ;\n"
+		"  LDG.128 R12, [R10+0x5000] ;\n"
+		KT_STORE("R12", "0x0") KT_STORE("R13", "0x80")
+		KT_STORE("R14", "0x100") KT_STORE("R15", "0x180")
+		"  EXIT ;\n";
+	/* lanes 0-15 at 0:0xffffff00 + 16 lane, 16-31 at 1:16 (lane - 16) */
+	static const char two_windows[] = KT_PROLOGUE
+		"  ISETP.GE.U32 P0, R0, 0x10 ;\n"
+		"  SHL R10, R0, 0x4 ;\n"
+		"  IADD R10, R10, 0xffffff00 ;\n"
+		"  MOV R16, 0x1 ;\n"
+		"  SEL R11, R16, RZ, P0 ;\n"
+		"  LDG.128 R12, [R10+0x4100] ;\n"
+		KT_STORE("R12", "0x0") KT_STORE("R13", "0x80")
+		KT_STORE("R14", "0x100") KT_STORE("R15", "0x180")
+		"  EXIT ;\n";
+
+	static const struct {
+		const char *src;
+		uint32_t lanes;
+	} cases[] = {
+		{ one_window, 24 }, { one_window, 32 }, { two_windows, 24 }, { two_windows, 32 },
+	};
+
+	for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint32_t n = cases[c].lanes;
+		struct kt k;
+
+		ASSERT_EQ(0, kt_load(&k, cases[c].src)) TH_LOG("%s", k.err);
+		for (uint32_t i = 0; i < 128; i++)
+			kt_set_word(&k, 0x1000 + i, 0xb0000000u + i);
+		k.block[0] = n;
+		KT_RUN_OK(&k);
+		for (uint32_t l = 0; l < n; l++) {
+			for (uint32_t w = 0; w < 4; w++) {
+				EXPECT_EQ(0xb0000000u + 4 * l + w, kt_word(&k, 32 * w + l))
+				TH_LOG("case %u, %u lanes, lane %u word %u", c, n, l, w);
+			}
+		}
+		kt_free(&k);
+	}
+}
+
 TEST_HARNESS_MAIN
