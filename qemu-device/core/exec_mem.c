@@ -98,19 +98,22 @@ static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
  * and the rows' stores.  A lane's address is read before its rows are
  * written (an address register may be a destination).
  */
+/* The rows of a @size-byte access at @row (@r[k], k < @size / 4). */
+static inline __attribute__((always_inline)) void
+access_rows(struct vgpu_warp *w, uint32_t row, const unsigned size, uint32_t *r[4])
+{
+	for (unsigned k = 0; k < 4; k++)
+		r[k] = k < size / 4 ? vgpu_reg(w, row + k) : NULL;
+}
+
 static inline __attribute__((always_inline)) void
 load_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 	  const uint8_t *h, uint64_t lo, enum space sp, const unsigned size)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra), sub = (uint32_t)lo - d->imm;
-	uint32_t *r0 = vgpu_reg(w, d->rd), *r1 = NULL, *r2 = NULL, *r3 = NULL;
+	uint32_t *r[4];
 
-	if (size >= 8)
-		r1 = vgpu_reg(w, d->rd + 1);
-	if (size == 16) {
-		r2 = vgpu_reg(w, d->rd + 2);
-		r3 = vgpu_reg(w, d->rd + 3);
-	}
+	access_rows(w, d->rd, size, r);
 	VGPU_FOR_LANES(em, l) {
 		const uint8_t *p = h + (uint32_t)(ra[l] - sub);
 		uint32_t v[4];
@@ -119,13 +122,8 @@ load_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 			vgpu_mem_get_whole(v, p, size);
 		else
 			memcpy(v, p, size);
-		r0[l] = v[0];
-		if (size >= 8)
-			r1[l] = v[1];
-		if (size == 16) {
-			r2[l] = v[2];
-			r3[l] = v[3];
-		}
+		for (unsigned k = 0; k < size / 4; k++)
+			r[k][l] = v[k];
 	}
 }
 
@@ -135,25 +133,15 @@ store_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 	   uint8_t *h, uint64_t lo, enum space sp, const unsigned size)
 {
 	const uint32_t *ra = vgpu_reg(w, d->ra), sub = (uint32_t)lo - d->imm;
-	const uint32_t *r0 = vgpu_reg(w, d->rb), *r1 = NULL, *r2 = NULL, *r3 = NULL;
+	uint32_t *r[4];
 
-	if (size >= 8)
-		r1 = vgpu_reg(w, d->rb + 1);
-	if (size == 16) {
-		r2 = vgpu_reg(w, d->rb + 2);
-		r3 = vgpu_reg(w, d->rb + 3);
-	}
+	access_rows(w, d->rb, size, r);
 	VGPU_FOR_LANES(em, l) {
 		uint8_t *p = h + (uint32_t)(ra[l] - sub);
 		uint32_t v[4];
 
-		v[0] = r0[l];
-		if (size >= 8)
-			v[1] = r1[l];
-		if (size == 16) {
-			v[2] = r2[l];
-			v[3] = r3[l];
-		}
+		for (unsigned k = 0; k < size / 4; k++)
+			v[k] = r[k][l];
 		if (sp == SP_GLOBAL)
 			vgpu_mem_put_whole(p, v, size);
 		else
@@ -245,11 +233,25 @@ static uint8_t *shared_span(struct vgpu_cta *c, struct vgpu_warp *w,
 
 	if (c->nmbars && c->sm->sanitize)
 		return NULL;
-	VGPU_FOR_LANES(em, lane) {
-		uint64_t a = lane_addr(w, d, SP_SHARED, lane);
+	if (em == ~0u) { /* a whole warp: one pass the compiler can vectorise */
+		const uint32_t *ra = vgpu_reg(w, d->ra);
+		uint32_t mx32 = 0, bits32 = 0, imm = d->imm;
 
-		mx = a > mx ? a : mx;
-		bits |= a;
+		for (uint32_t lane = 0; lane < VGPU_WARP_SIZE; lane++) {
+			uint32_t a = ra[lane] + imm;
+
+			mx32 = a > mx32 ? a : mx32;
+			bits32 |= a;
+		}
+		mx = mx32;
+		bits = bits32;
+	} else {
+		VGPU_FOR_LANES(em, lane) {
+			uint64_t a = lane_addr(w, d, SP_SHARED, lane);
+
+			mx = a > mx ? a : mx;
+			bits |= a;
+		}
 	}
 	if ((bits & (size - 1)) || (bits & ~(uint64_t)(VGPU_SMEM_CLUSTER_BIT - 1)) ||
 	    mx + size > c->smem_size)

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fixture of the PTX tests that compile a kernel and run it on the
- * sim backend (test_ptx_gaps.c, test_ptx_corpus_fixes.c,
- * test_ptx_forms.c; test_ptx.c's run() takes more).  PTX_FIXTURE(name) defines FIXTURE(name) (a device,
- * a program and its kernel, NBUF buffers, the compiler's log), its setup
- * and teardown, and over it:
+ * sim backend (test_ptx_gaps.c, test_ptx_corpus_fixes.c, test_ptx_forms.c
+ * and the others; ptx_test.h builds test_ptx.c's on it).
+ * PTX_FIXTURE_BASE(name) defines FIXTURE(name) (a device, a program and
+ * its kernel, NBUF buffers, the compiler's log), its setup and teardown,
+ * and over it:
  *   ptx_load(_metadata, self, file, text, kernel): compile @text (called
  *     @file in messages), find @kernel;
  *   buf(self, i, data, len): buffer @i of @len bytes, @data copied in;
- *   run(_metadata, self, args, grid, block, seed): launch the kernel and
- *     wait; @seed 0 the default schedule, else random, odd seeds with the
- *     sanitizer; a failed job's description in the log.
+ *   ptx_run(_metadata, self, args, grid, block, seed, flags): launch the
+ *     kernel with launch @flags under schedule @seed and wait; a failed
+ *     job's description in the log.
+ * PTX_FIXTURE(name) adds run(_metadata, self, args, grid, block, seed):
+ * @seed 0 the default schedule, else random, odd seeds with the
+ * sanitizer.
  */
 #ifndef PTX_FIXTURE_H
 #define PTX_FIXTURE_H
@@ -24,7 +28,7 @@
 #define WAIT_NS (60ull * 1000000000ull)
 #define NBUF 3
 
-#define PTX_FIXTURE(name)                                                               \
+#define PTX_FIXTURE_BASE(name)                                                          \
 	FIXTURE(name) {                                                                 \
 		struct vgpu_device *dev;                                                \
 		struct vgpu_program *prog;                                              \
@@ -76,17 +80,17 @@
 		return ret;                                                             \
 	}                                                                               \
                                                                                         \
-	static __attribute__((unused)) int run(struct __test_metadata *_metadata,        \
-					       FIXTURE_DATA(name) *self,                 \
-					       struct vgpu_args *args, uint32_t grid,    \
-					       uint32_t block, uint64_t seed)            \
+	static __attribute__((unused)) int ptx_run(struct __test_metadata *_metadata,    \
+						   FIXTURE_DATA(name) *self,             \
+						   struct vgpu_args *args, uint32_t grid,\
+						   uint32_t block, uint64_t seed,        \
+						   uint32_t flags)                       \
 	{                                                                               \
 		struct vgpu_launch_config cfg = {                                       \
 			.grid = { grid },                                               \
 			.block = { block },                                             \
 			.seed = seed,                                                   \
-			.flags = (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |                 \
-				 (seed & 1 ? VGPU_LAUNCH_SANITIZE : 0),                  \
+			.flags = flags,                                                 \
 		};                                                                      \
 		struct vgpu_job *job = NULL;                                            \
 		int ret = vgpu_kernel_launch(self->k, &cfg, args, &job);                 \
@@ -98,10 +102,25 @@
 			char text[4096];                                                \
                                                                                         \
 			if (vgpu_job_describe(job, text, sizeof(text)) > 0)              \
-				TH_LOG("seed %llu:\n%s", (unsigned long long)seed, text); \
+				TH_LOG("seed %llu%s:\n%s", (unsigned long long)seed,      \
+				       flags & VGPU_LAUNCH_SANITIZE ? " (sanitizer)" : "", \
+				       text);                                           \
 		}                                                                       \
 		vgpu_job_free(job);                                                     \
 		return ret;                                                             \
+	}
+
+#define PTX_FIXTURE(name)                                                               \
+	PTX_FIXTURE_BASE(name)                                                          \
+                                                                                        \
+	static __attribute__((unused)) int run(struct __test_metadata *_metadata,        \
+					       FIXTURE_DATA(name) *self,                 \
+					       struct vgpu_args *args, uint32_t grid,    \
+					       uint32_t block, uint64_t seed)            \
+	{                                                                               \
+		return ptx_run(_metadata, self, args, grid, block, seed,                 \
+			       (seed ? VGPU_LAUNCH_RANDOM_SCHED : 0) |                   \
+			       (seed & 1 ? VGPU_LAUNCH_SANITIZE : 0));                   \
 	}
 
 #endif

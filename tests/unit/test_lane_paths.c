@@ -19,6 +19,9 @@
 #define NSHFL_OFF 8
 static const uint32_t shfl_off[NSHFL_OFF] = { 0, 1, 3, 16, 31, 32, 33, 0xffffffffu };
 static const char *const shfl_mode[4] = { "IDX", "UP", "DOWN", "BFLY" };
+/* shfl_src()'s four cases per offset */
+static const char *const shfl_form[4] = { "immediate", "uniform register",
+					  "register + (lane & 1) of", "into its source, immediate" };
 
 /* What lane @l of @n active lanes (0..n-1) reads: PTX's shfl, the source
  * value of lane s being 3 s + 100. */
@@ -83,25 +86,15 @@ TEST(shfl_whole_warp_and_lane_by_lane)
 			k.block[0] = n;
 			KT_RUN_OK(&k);
 			for (unsigned i = 0; i < NSHFL_OFF; i++)
-				for (uint32_t l = 0; l < n; l++) {
-					uint32_t b = shfl_off[i], base = 32 * 4 * i;
+				for (unsigned f = 0; f < 4; f++)
+					for (uint32_t l = 0; l < n; l++) {
+						uint32_t b = shfl_off[i] + (f == 2 ? (l & 1) : 0);
 
-					EXPECT_EQ(shfl_want(mode, l, b, n), kt_word(&k, base + l))
-					TH_LOG("SHFL.%s imm 0x%x, %u lanes, lane %u",
-					       shfl_mode[mode], b, n, l);
-					EXPECT_EQ(shfl_want(mode, l, b, n),
-						  kt_word(&k, base + 32 + l))
-					TH_LOG("SHFL.%s uniform register 0x%x, %u lanes, lane %u",
-					       shfl_mode[mode], b, n, l);
-					EXPECT_EQ(shfl_want(mode, l, b + (l & 1), n),
-						  kt_word(&k, base + 64 + l))
-					TH_LOG("SHFL.%s register 0x%x + (lane & 1), %u lanes, lane %u",
-					       shfl_mode[mode], b, n, l);
-					EXPECT_EQ(shfl_want(mode, l, b, n),
-						  kt_word(&k, base + 96 + l))
-					TH_LOG("SHFL.%s into its source, 0x%x, %u lanes, lane %u",
-					       shfl_mode[mode], b, n, l);
-				}
+						EXPECT_EQ(shfl_want(mode, l, b, n),
+							  kt_word(&k, 32 * (4 * i + f) + l))
+						TH_LOG("SHFL.%s %s 0x%x, %u lanes, lane %u",
+						       shfl_mode[mode], shfl_form[f], shfl_off[i], n, l);
+					}
 			kt_free(&k);
 		}
 	}
@@ -197,16 +190,17 @@ TEST(loads_and_stores_whole_warp_and_lane_by_lane)
  * warp (one window: the shortcut) and with 24 lanes; and lanes whose
  * high words differ (two windows, one span).
  */
+/* R12..R15 to out + 0x80 k */
+#define STORE_R12_R15 KT_STORE("R12", "0x0") KT_STORE("R13", "0x80") \
+		      KT_STORE("R14", "0x100") KT_STORE("R15", "0x180")
+
 TEST(global_offset_carries_into_the_high_word)
 {
 	static const char one_window[] = KT_PROLOGUE
 		"  SHL R10, R0, 0x4 ;\n"
 		"  IADD R10, R10, 0xfffff000 ;\n"
 		"  MOV R11, 0x0 ;\n"
-		"  LDG.128 R12, [R10+0x5000] ;\n"
-		KT_STORE("R12", "0x0") KT_STORE("R13", "0x80")
-		KT_STORE("R14", "0x100") KT_STORE("R15", "0x180")
-		"  EXIT ;\n";
+		"  LDG.128 R12, [R10+0x5000] ;\n" STORE_R12_R15 "  EXIT ;\n";
 	/* lanes 0-15 at 0:0xffffff00 + 16 lane, 16-31 at 1:16 (lane - 16) */
 	static const char two_windows[] = KT_PROLOGUE
 		"  ISETP.GE.U32 P0, R0, 0x10 ;\n"
@@ -214,10 +208,7 @@ TEST(global_offset_carries_into_the_high_word)
 		"  IADD R10, R10, 0xffffff00 ;\n"
 		"  MOV R16, 0x1 ;\n"
 		"  SEL R11, R16, RZ, P0 ;\n"
-		"  LDG.128 R12, [R10+0x4100] ;\n"
-		KT_STORE("R12", "0x0") KT_STORE("R13", "0x80")
-		KT_STORE("R14", "0x100") KT_STORE("R15", "0x180")
-		"  EXIT ;\n";
+		"  LDG.128 R12, [R10+0x4100] ;\n" STORE_R12_R15 "  EXIT ;\n";
 
 	static const struct {
 		const char *src;
