@@ -88,6 +88,14 @@ static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 	return (uint32_t)(lo + d->imm);
 }
 
+/* The rows of a @size-byte access at @row (@r[k], k < @size / 4). */
+static inline __attribute__((always_inline)) void
+access_rows(struct vgpu_warp *w, uint32_t row, const unsigned size, uint32_t *r[4])
+{
+	for (unsigned k = 0; k < 4; k++)
+		r[k] = k < size / 4 ? vgpu_reg(w, row + k) : NULL;
+}
+
 /*
  * Lanes @em read @size bytes each at their address (less @lo, the span's
  * first) in host memory @h into their destination rows: global memory
@@ -98,14 +106,6 @@ static uint64_t lane_addr(struct vgpu_warp *w, const struct vgpu_dinsn *d,
  * and the rows' stores.  A lane's address is read before its rows are
  * written (an address register may be a destination).
  */
-/* The rows of a @size-byte access at @row (@r[k], k < @size / 4). */
-static inline __attribute__((always_inline)) void
-access_rows(struct vgpu_warp *w, uint32_t row, const unsigned size, uint32_t *r[4])
-{
-	for (unsigned k = 0; k < 4; k++)
-		r[k] = k < size / 4 ? vgpu_reg(w, row + k) : NULL;
-}
-
 static inline __attribute__((always_inline)) void
 load_rows(struct vgpu_warp *w, const struct vgpu_dinsn *d, uint32_t em,
 	  const uint8_t *h, uint64_t lo, enum space sp, const unsigned size)
