@@ -23,7 +23,7 @@ void vgpu_hostmem_init(struct vgpu_hostmem *hm, uint64_t base, uint64_t limit)
 void vgpu_hostmem_fini(struct vgpu_hostmem *hm)
 {
 	for (unsigned int i = 0; i < hm->nregions; i++)
-		free(hm->regions[i].data);
+		free(hm->regions[i].alloc);
 	free(hm->regions);
 	memset(hm, 0, sizeof(*hm));
 }
@@ -41,9 +41,11 @@ int vgpu_hostmem_alloc(struct vgpu_hostmem *hm, uint64_t size, uint64_t *addr,
 		return -ENOMEM;
 	hm->regions = r;
 	r = &hm->regions[hm->nregions];
-	r->data = calloc(1, size);
-	if (!r->data)
+	/* calloc's zero pages, VGPU_HOST_LINE aligned as the address is */
+	r->alloc = calloc(1, size + VGPU_HOST_LINE);
+	if (!r->alloc)
 		return -ENOMEM;
+	r->data = (uint8_t *)align_up((uintptr_t)r->alloc, VGPU_HOST_LINE);
 	r->addr = at;
 	r->size = size;
 	hm->nregions++;

@@ -24,7 +24,8 @@
 struct vgpu_hostmem_region {
 	uint64_t addr;
 	uint64_t size;
-	uint8_t *data;
+	uint8_t *data;	/* VGPU_HOST_LINE aligned, in... */
+	void *alloc;	/* ...this allocation */
 };
 
 struct vgpu_hostmem {

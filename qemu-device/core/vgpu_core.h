@@ -40,6 +40,13 @@ extern "C" {
 
 #define VGPU_CORE_API __attribute__((visibility("default")))
 
+/*
+ * The host's cache line: the alignment of the core's shared memory and
+ * register files, and of host memory that stands for global memory, so
+ * that what a kernel aligns is aligned on the host too.
+ */
+#define VGPU_HOST_LINE 64u
+
 /* ---- Global memory interface ---- */
 
 /*
