@@ -54,6 +54,7 @@ static void dev_free(struct vgpu_device *dev)
 
 		vgpu_dev_ioctl(dev, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 	}
+	free(atomic_load(&dev->job_spare));
 	vgpu_heap_fini(dev);
 	vgpu_cdp_fini(dev);
 	if (dev->ops)

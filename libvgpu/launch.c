@@ -560,7 +560,9 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		 * Not calloc() (nor malloc() and memset(), which GCC makes
 		 * calloc()): glibc's calloc does not take the thread cache.
 		 */
-		job = malloc(sizeof(*job));
+		job = atomic_exchange(&dev->job_spare, NULL);
+		if (!job)
+			job = malloc(sizeof(*job));
 		if (!job)
 			goto out;
 		*job = (struct vgpu_job){ .param_idx = -1 };
@@ -711,6 +713,11 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		if (dev->ops->sync_submit) /* it has run */
 			cdp_text = vgpu_cdp_printf_collect(dev, prog);
 		pthread_mutex_unlock(&dev->cdp_run_lock);
+	} else if (!ret && job && dev->ops->submit_job) {
+		/* the job has run: how it ended comes with it */
+		ret = dev->ops->submit_job(dev, &s, &job->status, &job->exc);
+		job->done = !ret && (job->status.state == VGPU_JOB_DONE ||
+				     job->status.state == VGPU_JOB_FAILED);
 	} else if (!ret) {
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
 	}
@@ -880,16 +887,20 @@ int vgpu_job_exception(struct vgpu_job *job, struct vgpu_exception_record *rec)
 
 void vgpu_job_free(struct vgpu_job *job)
 {
+	struct vgpu_device *dev;
+
 	if (!job)
 		return;
 	param_page_release(job, job->done);
 	if (job->sync)
 		job_sync_put(job->dev, job->sync);
 	vgpu_userq_put(job->uq);
-	vgpu_dev_put(job->dev);
 	free(job->printf_text);
 	free(job->tl_ev);
-	free(job);
+	/* kept for the next launch, before the device reference goes */
+	dev = job->dev;
+	free(atomic_exchange(&dev->job_spare, job));
+	vgpu_dev_put(dev);
 }
 
 const char *vgpu_job_printf(struct vgpu_job *job)

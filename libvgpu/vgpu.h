@@ -678,7 +678,9 @@ VGPU_API int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
  * an MMU fault (also a record), -ETIMEDOUT stopped by the driver's timeout
  * (the device was reset), -ECANCELED it could not run.  -ENOENT: the
  * driver no longer remembers the job (it keeps the last VGPU_JOB_HISTORY
- * jobs of each device file; wait before launching that many more).
+ * jobs of each device file; wait before launching that many more).  On
+ * sim the job has run when vgpu_kernel_launch() returns and its handle
+ * holds how it ended: never -ENOENT there.
  */
 VGPU_API int vgpu_job_wait(struct vgpu_job *job, int64_t timeout_ns);
 

@@ -42,6 +42,11 @@ struct vgpu_sim;
  * @sync_submit: jobs have completed when SUBMIT returns (sim): the front
  *          end then needs no completion syncobj per job and no idle check
  *          before reusing a parameter page
+ * @submit_job: optional, with @sync_submit: SUBMIT @s and, once accepted,
+ *          read back how the job ended into @g and @exc as GET_JOB with
+ *          @s's job id would, in one call (a job handle then needs no
+ *          GET_JOB); 0 or SUBMIT's -errno.  @exc comes zeroed and is
+ *          written only for a job that raised an exception
  */
 struct vgpu_backend_ops {
 	int (*ioctl)(struct vgpu_device *dev, unsigned long request, void *arg);
@@ -56,6 +61,8 @@ struct vgpu_backend_ops {
 			 volatile uint32_t *db, uint32_t tail);
 	void (*close)(struct vgpu_device *dev);
 	bool sync_submit;
+	int (*submit_job)(struct vgpu_device *dev, struct drm_vgpu_submit *s,
+			  struct drm_vgpu_get_job *g, struct vgpu_exception_record *exc);
 };
 
 /**
@@ -76,6 +83,8 @@ struct vgpu_backend_ops {
  * @param_bos: parameter pages of launches (see param_page_get()); a page
  *            is reused once the job that read it has completed
  * @param_seq: submission counter, to find the oldest busy page
+ * @job_spare: one freed struct vgpu_job kept for the next launch (taken
+ *            and given with atomic exchanges; freed with the device)
  */
 struct vgpu_device {
 	const struct vgpu_backend_ops *ops;
@@ -98,6 +107,7 @@ struct vgpu_device {
 	struct vgpu_param_bo *param_bos;
 	unsigned int nparam_bos, param_bos_cap;
 	uint64_t param_seq;
+	struct vgpu_job *_Atomic job_spare;
 	/* the device heap (heap.c), made by the first launch that wants it */
 	pthread_mutex_t heap_lock; /* protects the heap_ fields */
 	uint64_t heap_size;	   /* 0: VGPU_HEAP_DEFAULT_BYTES */

@@ -441,6 +441,32 @@ static void sim_close(struct vgpu_device *dev)
 	dev->sim = NULL;
 }
 
+/*
+ * SUBMIT, then GET_JOB of the job it ran, under one hold of the lock.
+ * The exception record only of a job that raised one: a job with
+ * VGPU_ERR_NONE has a zeroed record, which @exc already is.
+ */
+static int sim_submit_job(struct vgpu_device *dev, struct drm_vgpu_submit *s,
+			  struct drm_vgpu_get_job *g, struct vgpu_exception_record *exc)
+{
+	struct vgpu_sim *sim = dev->sim;
+	int ret;
+
+	pthread_mutex_lock(&sim->lock);
+	ret = vgpu_sim_submit(sim, s);
+	if (!ret) {
+		*g = (struct drm_vgpu_get_job){ .job_id = s->job_id };
+		ret = vgpu_sim_get_job(sim, g);
+		if (!ret && g->hw_status != VGPU_ERR_NONE) {
+			g->exception = (uintptr_t)exc;
+			g->exception_size = sizeof(*exc);
+			ret = vgpu_sim_get_job(sim, g);
+		}
+	}
+	pthread_mutex_unlock(&sim->lock);
+	return ret;
+}
+
 static const struct vgpu_backend_ops sim_ops = {
 	.ioctl = sim_ioctl,
 	.mmap = sim_mmap,
@@ -450,6 +476,7 @@ static const struct vgpu_backend_ops sim_ops = {
 	.doorbell = sim_doorbell,
 	.close = sim_close,
 	.sync_submit = true,
+	.submit_job = sim_submit_job,
 };
 
 /* ---- set-up ---- */

@@ -166,13 +166,14 @@ static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 	uint32_t status;
 	struct vgpu_sm_stats st;
 	struct sim_mem mem = { .sim = sim };
-	struct vgpu_launch_ctl ctl = { 0 };
+	struct vgpu_launch_ctl ctl;
 	const struct vgpu_prog *prog;
 	struct vgpu_launch l;
 	const uint8_t *code, *params;
 	uint32_t nclusters = 1;
 	int ret;
 
+	vgpu_launch_ctl_init(&ctl);
 	*warp_insns = 0;
 	*cycles = 0;
 	/* where the last launch found them (the same translation, sooner) */
