@@ -43,6 +43,17 @@ dpkg-query -W -f='${db:Status-Status} ${Package}\n' 'linux-image-*' 'linux-heade
 grand_pass=0
 grand_fail=0
 results=()
+# each suite's wall time, build included, goes beside its counts in the
+# summary: the time since the previous suite's tally
+lane_start=$SECONDS
+
+# lane_time: set lane_secs to the seconds since the previous tally, and
+# start the next lane (not in a $(...): its assignments would be lost)
+lane_secs=0
+lane_time() {
+	lane_secs=$((SECONDS - lane_start))
+	lane_start=$SECONDS
+}
 
 # tally TITLE STATUS: add a suite's counts, the last "N passed, N failed"
 # line in $log (a runner or make may print more after it), to the totals.
@@ -59,7 +70,8 @@ tally() {
 	if ((rc != 0 && fail == 0)); then
 		fail=1
 	fi
-	results+=("$(printf '%-22s %d passed, %d failed' "$title" "$pass" "$fail")")
+	lane_time
+	results+=("$(printf '%-22s %d passed, %d failed  (%ds)' "$title" "$pass" "$fail" "$lane_secs")")
 	grand_pass=$((grand_pass + pass))
 	grand_fail=$((grand_fail + fail))
 }
@@ -105,7 +117,8 @@ variant() {
 	if ! make -j2 --no-print-directory BUILD="$build" "${vars[@]+"${vars[@]}"}" \
 		all "${tests[@]+"${tests[@]}"}" "${benches[@]+"${benches[@]}"}" qtests; then
 		echo "==== $title: BUILD FAILED"
-		results+=("$(printf '%-22s build failed' "$title")")
+		lane_time
+		results+=("$(printf '%-22s build failed  (%ds)' "$title" "$lane_secs")")
 		grand_fail=$((grand_fail + 1))
 		return
 	fi
@@ -161,7 +174,8 @@ device_suite() {
 	if ! scripts/build-qemu.sh ||
 		! make -j2 --no-print-directory BUILD=build CC=gcc all qtests; then
 		echo "==== $title: BUILD FAILED"
-		results+=("$(printf '%-22s build failed' "$title")")
+		lane_time
+		results+=("$(printf '%-22s build failed  (%ds)' "$title" "$lane_secs")")
 		grand_fail=$((grand_fail + 1))
 		return
 	fi
