@@ -396,7 +396,8 @@ CUDA_TESTS := $(addprefix $(BUILD)/tests/,test_cuda test_cuda_abi test_cuda_ptds
 $(CUDA_TESTS:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.o): \
 	CPPFLAGS += -DCUDA_TEST_DIR='"$(abspath $(CUDA_TEST_DIR))"'
 $(BUILD)/tests/unit/test_cuda.o $(BUILD)/tests/unit/test_cuda_lib.o \
-	$(BUILD)/tests/unit/test_cuda_managed.o $(BUILD)/tests/unit/test_cuda_link.o: \
+	$(BUILD)/tests/unit/test_cuda_managed.o $(BUILD)/tests/unit/test_cuda_link.o \
+	$(BUILD)/tests/unit/test_cuda_cache.o: \
 	CPPFLAGS += -Ilibvgpu/cuda
 $(BUILD)/tests/unit/test_cuda_abi.o $(BUILD)/tests/unit/test_cuda_lib_abi.o \
 	$(BUILD)/tests/unit/test_cuda_ptds.o: \

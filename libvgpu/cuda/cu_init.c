@@ -158,7 +158,6 @@ void cuv_handle_del(void *p)
 
 bool cuv_handle_lookup(struct cuv_thread *t, const void *p, enum cuv_kind kind)
 {
-	unsigned int i = (unsigned int)((uintptr_t)p >> 4 ^ (uintptr_t)p >> 9) % CUV_SEEN;
 	unsigned long gen;
 	struct slot *s;
 	bool ok;
@@ -168,10 +167,8 @@ bool cuv_handle_lookup(struct cuv_thread *t, const void *p, enum cuv_kind kind)
 	ok = s && s->kind == kind;
 	gen = atomic_load_explicit(&cuv_registry_gen, memory_order_relaxed) << 8 | kind;
 	pthread_mutex_unlock(&cuv_lock);
-	if (ok && cuv_thread_writable(t)) {
-		t->seen[i].p = p;
-		t->seen[i].gen = gen;
-	}
+	if (ok && cuv_thread_writable(t))
+		cuv_seen_put(t, p, gen);
 	return ok;
 }
 

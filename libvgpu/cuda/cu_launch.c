@@ -458,12 +458,14 @@ CUresult cuv_rt_launch(CUcontext want, CUkernel kernel, const struct cuv_launch 
 {
 	struct cuv_thread *t = cuv_self();
 	struct CUctx_st *ctx = cuv_current_in(t);
-	unsigned int i = (unsigned int)((uintptr_t)kernel >> 4) % CUV_KFUNCS;
+	struct CUfunc_st *f;
 
-	if (!cuv_initialized() || !ctx || ctx != want || !kernel || t->kfuncs[i].k != kernel ||
-	    t->kfuncs[i].ctx != ctx || t->kfuncs[i].gen != cuv_handle_gen() || ctx->inactive)
+	if (!cuv_initialized() || !ctx || ctx != want || !kernel || ctx->inactive)
 		return CUV_SLOW;
-	return launch_fast(t, ctx, t->kfuncs[i].f, l, params);
+	f = cuv_kfunc_find(t, kernel, ctx, cuv_handle_gen());
+	if (!f)
+		return CUV_SLOW;
+	return launch_fast(t, ctx, f, l, params);
 }
 
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,

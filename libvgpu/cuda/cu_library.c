@@ -317,16 +317,16 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary 
 CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out)
 {
 	struct cuv_thread *t = cuv_self();
-	unsigned int i = (unsigned int)((uintptr_t)kernel >> 4) % CUV_KFUNCS;
 	unsigned long gen = cuv_handle_gen();
 	struct CUctx_st *ctx = cuv_current_in(t);
+	struct CUfunc_st *f;
 	struct CUmod_st *m;
 	CUresult r;
 
 	/* the kernel and the context were live in @gen: still are */
-	if (kernel && ctx && t->kfuncs[i].k == kernel && t->kfuncs[i].ctx == ctx &&
-	    t->kfuncs[i].gen == gen) {
-		*out = t->kfuncs[i].f;
+	f = kernel && ctx ? cuv_kfunc_find(t, kernel, ctx, gen) : NULL;
+	if (f) {
+		*out = f;
 		return CUDA_SUCCESS;
 	}
 	r = kernel_ok(kernel);
@@ -337,12 +337,8 @@ CUresult cuv_kernel_function(CUkernel kernel, struct CUfunc_st **out)
 	r = lib_module(kernel->lib, &m);
 	if (!r)
 		r = cuModuleGetFunction(out, m, kernel->name);
-	if (!r && cuv_thread_writable(t)) {
-		t->kfuncs[i].k = kernel;
-		t->kfuncs[i].ctx = ctx;
-		t->kfuncs[i].f = *out;
-		t->kfuncs[i].gen = gen;
-	}
+	if (!r && cuv_thread_writable(t))
+		cuv_kfunc_put(t, kernel, ctx, *out, gen);
 	return r;
 }
 

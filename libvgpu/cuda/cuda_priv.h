@@ -193,8 +193,17 @@ struct CUctx_st {
  * finds all of it with one load of cuv_tls, then passes the pointer on.
  */
 #define CUV_CTX_STACK 32
-#define CUV_SEEN 16
-#define CUV_KFUNCS 8
+/*
+ * The two per-thread caches a launch reads (seen, kfuncs) are sets of
+ * CUV_WAYS entries, the newest first: a handle is looked for in the one
+ * set its address picks.  A launch checks three handles (context,
+ * function, stream) in one cache; direct-mapped, two of them falling on
+ * one entry evicted each other on every launch, and where the heap put
+ * them decided whether any launch took the fast path (2026-12-02).
+ */
+#define CUV_WAYS 4
+#define CUV_SEEN_SETS 16
+#define CUV_KFUNC_SETS 4
 #define CUV_PT_SLOTS 8
 struct cuv_thread {
 	/* the current-context stack (cu_ctx.c) */
@@ -202,18 +211,18 @@ struct cuv_thread {
 	int ctx_depth;
 	/* handles found live, each with the registry's generation then, the
 	 * kind in its low 8 bits (cu_init.c, cuv_handle_ok) */
-	struct {
+	struct cuv_seen {
 		const void *p;
 		unsigned long gen;
-	} seen[CUV_SEEN];
+	} seen[CUV_SEEN_SETS][CUV_WAYS];
 	/* a kernel's function in a context, found in a generation
 	 * (cu_library.c, cuv_kernel_function) */
-	struct {
+	struct cuv_kfunc {
 		CUkernel k;
 		struct CUctx_st *ctx;
 		struct CUfunc_st *f;
 		unsigned long gen;
-	} kfuncs[CUV_KFUNCS];
+	} kfuncs[CUV_KFUNC_SETS][CUV_WAYS];
 	/* the per-thread default streams of a few contexts (cu_stream.c,
 	 * per_thread_stream) */
 	struct {
@@ -296,6 +305,41 @@ static inline unsigned long cuv_handle_gen(void)
 	return atomic_load_explicit(&cuv_registry_gen, memory_order_acquire);
 }
 
+/* The set of a cache of @nsets (a power of two) that heap object @p falls in. */
+static inline unsigned int cuv_cache_set(const void *p, unsigned int nsets)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	return (unsigned int)(a >> 4 ^ a >> 9 ^ a >> 14) & (nsets - 1);
+}
+
+/* Whether @t's seen cache has @p with @key (generation << 8 | kind). */
+static inline bool cuv_seen_find(const struct cuv_thread *t, const void *p, unsigned long key)
+{
+	const struct cuv_seen *s = t->seen[cuv_cache_set(p, CUV_SEEN_SETS)];
+
+	for (unsigned int w = 0; w < CUV_WAYS; w++)
+		if (s[w].p == p && s[w].gen == key)
+			return p != NULL;
+	return false;
+}
+
+/*
+ * @p found live with @key: first in its set, the entries before its old
+ * place (or all but the oldest) one way down.
+ */
+static inline void cuv_seen_put(struct cuv_thread *t, const void *p, unsigned long key)
+{
+	struct cuv_seen *s = t->seen[cuv_cache_set(p, CUV_SEEN_SETS)];
+	unsigned int w = 0;
+
+	while (w < CUV_WAYS - 1 && s[w].p != p)
+		w++;
+	for (; w > 0; w--)
+		s[w] = s[w - 1];
+	s[0] = (struct cuv_seen){ .p = p, .gen = key };
+}
+
 /*
  * Whether the thread @t found @p live as a handle of @kind in the
  * registry's current generation: then it still is (no cuv_lock: a launch
@@ -305,9 +349,36 @@ static inline unsigned long cuv_handle_gen(void)
  */
 static inline bool cuv_handle_seen(struct cuv_thread *t, const void *p, enum cuv_kind kind)
 {
-	unsigned int i = (unsigned int)((uintptr_t)p >> 4 ^ (uintptr_t)p >> 9) % CUV_SEEN;
+	return cuv_seen_find(t, p, cuv_handle_gen() << 8 | kind);
+}
 
-	return t->seen[i].p == p && t->seen[i].gen == (cuv_handle_gen() << 8 | kind) && p;
+/*
+ * The function of kernel @k in @ctx that @t found in generation @gen, or
+ * NULL (cuv_kernel_function).
+ */
+static inline struct CUfunc_st *cuv_kfunc_find(const struct cuv_thread *t, CUkernel k,
+					       const struct CUctx_st *ctx, unsigned long gen)
+{
+	const struct cuv_kfunc *s = t->kfuncs[cuv_cache_set(k, CUV_KFUNC_SETS)];
+
+	for (unsigned int w = 0; w < CUV_WAYS; w++)
+		if (s[w].k == k && s[w].ctx == ctx && s[w].gen == gen)
+			return k ? s[w].f : NULL;
+	return NULL;
+}
+
+/* @f is @k's function in @ctx in @gen: first in its set (cuv_seen_put) */
+static inline void cuv_kfunc_put(struct cuv_thread *t, CUkernel k, struct CUctx_st *ctx,
+				 struct CUfunc_st *f, unsigned long gen)
+{
+	struct cuv_kfunc *s = t->kfuncs[cuv_cache_set(k, CUV_KFUNC_SETS)];
+	unsigned int w = 0;
+
+	while (w < CUV_WAYS - 1 && !(s[w].k == k && s[w].ctx == ctx))
+		w++;
+	for (; w > 0; w--)
+		s[w] = s[w - 1];
+	s[0] = (struct cuv_kfunc){ .k = k, .ctx = ctx, .f = f, .gen = gen };
 }
 
 /* Whether @p is a live handle of @kind (@t: the calling thread's state). */
