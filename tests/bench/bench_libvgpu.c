@@ -35,7 +35,8 @@
  * only, one batch of N launches each side, in functions of their own
  * (lib_batch, core_batch), so that the difference of their inclusive
  * costs between two values of N, divided by the difference of the Ns, is
- * the cost of a launch without the setup.
+ * the cost of a launch without the setup.  VGPU_BENCH_KERNEL=I takes the
+ * Ith kernel of the table below instead (0: 128 threads, 1: 32).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -614,7 +615,11 @@ int main(int argc, char **argv)
 	if (ret)
 		die("vgpu_device_open(\"sim\")", ret);
 	if (e && *e) {
-		struct bench b = benches[sizeof(benches) / sizeof(benches[0]) - 1];
+		/* VGPU_BENCH_KERNEL=i: benches[i] (default: the empty kernel) */
+		const char *ki = getenv("VGPU_BENCH_KERNEL");
+		size_t nb = sizeof(benches) / sizeof(benches[0]);
+		size_t i = ki && *ki ? strtoul(ki, NULL, 0) : nb - 1;
+		struct bench b = benches[i < nb ? i : nb - 1];
 		double core, lib;
 
 		reps = 1;
