@@ -14,16 +14,24 @@
 # Prints per target the executions, the coverage (libFuzzer's sancov
 # edges, "cov"), the corpus size, the crashes and the time, then
 # "N passed, N failed" (a target that crashed or did not run fails).
+#
+# The targets run VGPU_FUZZ_JOBS at a time (default: the CPUs, at most
+# the targets): each is one process on one CPU, and one after another
+# they left all but one CPU idle for the whole of make check's fuzz
+# suite.  Each keeps its own corpus, log, seed and time, as alone.
 set -u -o pipefail
 
 dir=$1 secs=$2 seed=$3
 shift 3
-pass=0
-fail=0
-rows=()
-for t in "$@"; do
-	bin=$dir/fuzz_$t corpus=$dir/corpus-$t log=$dir/$t.log
-	args=()
+
+# fuzz_one TARGET: its regressions, then SECONDS of fuzzing; writes its
+# table row to $dir/TARGET.row and "pass" or "fail" to $dir/TARGET.result
+fuzz_one() {
+	local t=$1
+	local bin=$dir/fuzz_$t corpus=$dir/corpus-$t log=$dir/$t.log
+	local -a args=()
+	local rc start took execs cov crashes reg
+
 	if [[ $t == device ]]; then
 		# QEMU's own harness with the vgpu-fuzz target (make fuzz-device)
 		bin=${VGPU_QEMU_FUZZ:-build/qemu-fuzz/qemu-fuzz-x86_64}
@@ -38,9 +46,9 @@ for t in "$@"; do
 		if ! timeout -s KILL 300 "$bin" "${args[@]+"${args[@]}"}" "$reg"/* >"$dir/$t-regressions.log" 2>&1; then
 			echo "fuzz: $t: a regression input fails again: see $dir/$t-regressions.log"
 			grep -E 'oracle:|ERROR|SUMMARY|Running' "$dir/$t-regressions.log" | head -n 20
-			fail=$((fail + 1))
-			rows+=("$(printf '%-6s %12s' "$t" "regression")")
-			continue
+			printf '%-6s %12s\n' "$t" "regression" >"$dir/$t.row"
+			echo fail >"$dir/$t.result"
+			return
 		fi
 	fi
 	echo "fuzz: $t: ${secs}s, seed $seed, corpus $(ls "$corpus" | wc -l) inputs"
@@ -58,20 +66,47 @@ for t in "$@"; do
 	cov=$(grep -Eo ' cov: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+')
 	crashes=$(ls "$dir/$t"-crash-* "$dir/$t"-leak-* "$dir/$t"-timeout-* "$dir/$t"-oom-* 2>/dev/null | wc -l)
 	if ((rc != 0 || crashes != 0)) || [[ -z $execs ]]; then
-		fail=$((fail + 1))
 		echo "fuzz: $t: FAILED (status $rc); the end of $log:"
 		grep -E 'oracle:|ERROR|SUMMARY|artifact|==[0-9]+==' "$log" | head -n 20
 		ls "$dir/$t"-crash-* "$dir/$t"-leak-* "$dir/$t"-timeout-* "$dir/$t"-oom-* 2>/dev/null
+		echo fail >"$dir/$t.result"
 	else
-		pass=$((pass + 1))
+		echo pass >"$dir/$t.result"
 	fi
-	rows+=("$(printf '%-6s %12s %8s %8s %8s %6ss' "$t" "${execs:-?}" "${cov:-?}" \
-		"$(ls "$corpus" | wc -l)" "$crashes" "$took")")
+	printf '%-6s %12s %8s %8s %8s %6ss\n' "$t" "${execs:-?}" "${cov:-?}" \
+		"$(ls "$corpus" | wc -l)" "$crashes" "$took" >"$dir/$t.row"
+}
+
+jobs=${VGPU_FUZZ_JOBS:-$(nproc)}
+((jobs > $#)) && jobs=$#
+((jobs < 1)) && jobs=1
+running=0
+for t in "$@"; do
+	rm -f "$dir/$t.row" "$dir/$t.result"
+	if ((running >= jobs)); then
+		wait -n
+		running=$((running - 1))
+	fi
+	fuzz_one "$t" &
+	running=$((running + 1))
 done
+wait
+
+pass=0
+fail=0
 echo
 printf '%-6s %12s %8s %8s %8s %7s\n' target execs cov corpus crashes time
-for r in "${rows[@]}"; do
-	echo "$r"
+for t in "$@"; do
+	if [[ -s $dir/$t.row ]]; then
+		cat "$dir/$t.row"
+	else
+		printf '%-6s %12s\n' "$t" "no result"
+	fi
+	if [[ $(cat "$dir/$t.result" 2>/dev/null) == pass ]]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+	fi
 done
 echo "$pass passed, $fail failed"
 ((fail == 0))
