@@ -77,13 +77,13 @@ fuzz_one() {
 		"$(ls "$corpus" | wc -l)" "$crashes" "$took" >"$dir/$t.row"
 }
 
-jobs=${VGPU_FUZZ_JOBS:-$(nproc)}
-((jobs > $#)) && jobs=$#
-((jobs < 1)) && jobs=1
+njobs=${VGPU_FUZZ_JOBS:-$(nproc)}
+((njobs > $#)) && njobs=$#
+((njobs < 1)) && njobs=1
 running=0
 for t in "$@"; do
 	rm -f "$dir/$t.row" "$dir/$t.result"
-	if ((running >= jobs)); then
+	if ((running >= njobs)); then
 		wait -n
 		running=$((running - 1))
 	fi
