@@ -136,6 +136,12 @@ void vgpu_exc_set_mmu_fault(struct vgpu_exception_record *exc, uint64_t va,
 	if (exc->msg[0] && n > 0 && (size_t)n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - (size_t)n, " [%.*s]",
 			 (int)strnlen(exc->msg, sizeof(exc->msg)), exc->msg);
-	memcpy(exc->msg, msg, sizeof(exc->msg) - 1);
-	exc->msg[sizeof(exc->msg) - 1] = '\0';
+	/*
+	 * The string only, the rest of the field zeroed: past its end @msg
+	 * holds whatever this stack had, which the record must not carry
+	 * (the device writes it into guest memory, GET_JOB to the user).
+	 */
+	n = (int)strnlen(msg, sizeof(exc->msg) - 1);
+	memcpy(exc->msg, msg, (size_t)n);
+	memset(exc->msg + n, 0, sizeof(exc->msg) - (size_t)n);
 }

@@ -226,6 +226,18 @@ TEST_F(device, invalid_launch_parameters)
  * @va_is_out), the queue stops and recovers.
  */
 
+/* Nonzero bytes after the message's terminator (no terminator: all). */
+static size_t msg_stale_bytes(const struct vgpu_exception_record *exc)
+{
+	size_t n = strnlen(exc->msg, sizeof(exc->msg)), stale = 0;
+
+	if (n == sizeof(exc->msg))
+		return n;
+	for (size_t i = n; i < sizeof(exc->msg); i++)
+		stale += exc->msg[i] != 0;
+	return stale;
+}
+
 static void unmap_out(struct dev *d, struct store_setup *st)
 {
 	dev_map(d, 0, st->out_va, 0, 0);
@@ -455,6 +467,8 @@ TEST_F(mmu_fault, faults_and_recovers)
 	if (variant->level)
 		EXPECT_EQ(variant->level - 1, c.exc.info[2]);
 	EXPECT_CONTAINS(c.exc.msg, "GPU MMU");
+	/* past the message only zeros: no byte of QEMU's stack in the guest */
+	EXPECT_EQ(0u, msg_stale_bytes(&c.exc));
 	EXPECT_STOPPED_IRQ(d, 0, variant->status, 0);
 	check_recovers(_metadata, d, 0);
 }
