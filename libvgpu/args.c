@@ -32,6 +32,9 @@ void vgpu_kernel_facts(struct vgpu_kernel *kernel)
 					  vgpu_kernel_has_param(kernel, VGPU_PARAM_PRINTF) +
 					  vgpu_kernel_has_param(kernel, VGPU_PARAM_PARAMS) +
 					  vgpu_kernel_has_param(kernel, VGPU_PARAM_ENVREGS);
+	kernel->inline_params = !kernel->extra_bos &&
+				!vgpu_kernel_has_param(kernel, VGPU_PARAM_PARAMS) &&
+				!vgpu_kernel_has_param(kernel, VGPU_PARAM_ENVREGS);
 }
 
 

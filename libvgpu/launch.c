@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "asm_priv.h"
+#include "thread_block.h"
 #include "vgpu_priv.h"
 #include "trace/timeline.h"
 
@@ -485,14 +486,176 @@ int vgpu_kernel_launch_check(const struct vgpu_kernel *kernel,
 	return launch_check(kernel, config ? config : &defaults, cluster, msg, len);
 }
 
-int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
-		       const struct vgpu_launch_config *cfg,
-		       const struct vgpu_args *args, struct vgpu_job **jobp)
+/*
+ * One freed job record kept per thread for its next launch, in the
+ * thread's block (thread_block.h): no atomic read-modify-write (the
+ * device-wide slot that was here took two a launch, and
+ * pthread_getspecific() costs as much); freed when the thread exits.
+ */
+struct vgpu_thread {
+	struct vgpu_job *job_spare;
+};
+
+static void vgpu_thread_fini(struct vgpu_thread *t)
 {
-	static const struct vgpu_launch_config defaults;
-	uint32_t cluster[3];
-	const struct vgpu_program *prog;
-	const struct vgpu_obj_kernel *k;
+	free(t->job_spare);
+}
+
+extern __thread struct vgpu_thread *vgpu_tls __attribute__((tls_model("initial-exec")));
+extern const struct vgpu_thread vgpu_thread_none;
+struct vgpu_thread *vgpu_thread_new(void);
+VGPU_THREAD_BLOCKS(vgpu_thread, vgpu_tls, vgpu_thread_none, vgpu_thread_new, vgpu_thread_fini)
+
+/*
+ * A job record for a launch: the thread's spare or a new one, zeroed.
+ * Not calloc() (nor malloc() and memset(), which GCC makes calloc()):
+ * glibc's calloc does not take the thread cache.  vgpu_zero(), not an
+ * initializer: see there.
+ */
+static struct vgpu_job *job_alloc(void)
+{
+	struct vgpu_thread *t = vgpu_tls;
+	struct vgpu_job *job = NULL;
+
+	if (t && t->job_spare) {
+		job = t->job_spare;
+		t->job_spare = NULL;
+	}
+	if (!job)
+		job = malloc(sizeof(*job));
+	if (job) {
+		vgpu_zero(job, sizeof(*job));
+		job->param_idx = -1;
+	}
+	return job;
+}
+
+/* @job's record is done with: the thread's spare if it has none. */
+static void job_release(struct vgpu_job *job)
+{
+	struct vgpu_thread *t = vgpu_tls ? vgpu_tls : vgpu_thread_new();
+
+	if (t != &vgpu_thread_none && !t->job_spare) {
+		t->job_spare = job;
+		return;
+	}
+	free(job);
+}
+
+/* @job's launch @l of @k was accepted as job @id of @dev. */
+static void job_launched(struct vgpu_job *job, struct vgpu_device *dev,
+			 const struct vgpu_obj_kernel *k, uint64_t id,
+			 const struct drm_vgpu_launch *l)
+{
+	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+
+	vgpu_dev_get(dev);
+	job->dev = dev;
+	memcpy(job->kernel, k->name, sizeof(job->kernel));
+	job->kernel[sizeof(job->kernel) - 1] = '\0';
+	job->entry = k->entry;
+	job->id = id;
+	job->nwarps = (uint32_t)((threads + VGPU_WARP_SIZE - 1) / VGPU_WARP_SIZE);
+	memcpy(job->grid, l->grid, sizeof(job->grid));
+	memcpy(job->block, l->block, sizeof(job->block));
+	memcpy(job->cluster, l->cluster, sizeof(job->cluster));
+	job->tl_wanted = l->launch_flags & VGPU_LAUNCH_TIMELINE;
+}
+
+/*
+ * The launch command's fields for @kernel with @cfg and @args (the rest of
+ * *@l as it was: zeroed by the caller).  Field by field, not a compound
+ * literal: GCC builds one on the stack and copies it.
+ */
+static inline void launch_fields(struct drm_vgpu_launch *l, const struct vgpu_kernel *kernel,
+				 const struct vgpu_launch_config *cfg,
+				 const struct vgpu_args *args, const uint32_t cluster[3],
+				 uint32_t smem, uint32_t flags)
+{
+	const struct vgpu_program *prog = kernel->prog;
+	const struct vgpu_obj_kernel *k = kernel->obj;
+
+	l->code_va = prog->code->va;
+	l->code_size = prog->obj.code_size;
+	l->entry = k->entry;
+	for (int i = 0; i < 3; i++) {
+		l->grid[i] = dim(cfg->grid[i]);
+		l->block[i] = dim(cfg->block[i]);
+		l->cluster[i] = cluster[i];
+	}
+	l->smem_bytes = smem;
+	l->param_size = args ? args->size : k->nparams ? k->param_size : 0;
+	l->launch_flags = flags;
+	l->seed = cfg->seed;
+	l->budget = cfg->budget;
+}
+
+/*
+ * The launch of a kernel whose parameters need no page of their own
+ * (kernel->inline_params: nothing the launch writes into them, no extra
+ * buffer), with no syncobjs, timeline or user queue, on a backend that
+ * runs a job inside SUBMIT (ops->submit_job, the sim): the parameter
+ * bytes go with the SUBMIT, as a pushbuffer's inline data would, instead
+ * of through a parameter page the device reads back.  The same SUBMIT
+ * otherwise, its checks, buffer list, queue and job record; the code's
+ * buffer, which the program holds, is not in the list (no job outlives
+ * the call to keep it busy).  Everything else takes vgpu_kernel_launch()'s
+ * general path; VGPU_SIM_PARAM_PAGES=1 sends every launch there.
+ */
+static int launch_inline(const struct vgpu_kernel *kernel, const struct vgpu_launch_config *cfg,
+			 const struct vgpu_args *args, const uint32_t cluster[3], uint32_t smem,
+			 uint32_t flags, struct vgpu_job **jobp)
+{
+	static const uint8_t zeros[VGPU_MAX_PARAM_BYTES];
+	const struct vgpu_program *prog = kernel->prog;
+	const struct vgpu_obj_kernel *k = kernel->obj;
+	struct vgpu_device *dev = prog->dev;
+	struct vgpu_exception_record exc; /* written only on an exception */
+	struct drm_vgpu_get_job g;
+	struct drm_vgpu_submit s;
+	struct vgpu_job *job = NULL;
+	int ret;
+
+	if (cfg->queue && cfg->queue->dev != dev)
+		return -EINVAL;
+	if (jobp) {
+		job = job_alloc();
+		if (!job)
+			return -ENOMEM;
+	}
+	vgpu_zero(&s, sizeof(s));
+	launch_fields(&s.launch, kernel, cfg, args, cluster, smem, flags);
+	s.bo_handles = (uintptr_t)(args ? args->handles : NULL);
+	s.bo_handle_count = args ? args->nhandles : 0;
+	s.queue = vgpu_queue_id(cfg->queue);
+	ret = dev->ops->submit_job(dev, &s, args ? args->data : zeros, job ? &job->status : &g,
+				   job ? &job->exc : &exc);
+	if (ret) {
+		free(job);
+		return ret;
+	}
+	if (job) {
+		job->done = job->status.state == VGPU_JOB_DONE ||
+			    job->status.state == VGPU_JOB_FAILED;
+		job_launched(job, dev, k, s.job_id, &s.launch);
+		*jobp = job;
+	}
+	return 0;
+}
+
+/*
+ * vgpu_kernel_launch() of everything launch_inline() does not take: a
+ * parameter page, the kernel's extra buffers, syncobjs, a timeline, a
+ * user queue, asynchronous backends.  Checked as far as there.
+ */
+static int __attribute__((noinline))
+launch_general(const struct vgpu_kernel *kernel, const struct vgpu_launch_config *cfg,
+	       const struct vgpu_args *args, struct vgpu_job **jobp, const uint32_t cluster[3],
+	       uint32_t smem, uint32_t flags, struct vgpu_userq *uq)
+{
+	const struct vgpu_program *prog = kernel->prog;
+	const struct vgpu_obj_kernel *k = kernel->obj;
+	struct vgpu_device *dev = prog->dev;
 	struct drm_vgpu_sync in_small[8], out_small[9];
 	struct drm_vgpu_sync *in = in_small, *outs = out_small;
 	uint32_t handles_small[32], *handles = handles_small;
@@ -501,41 +664,11 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	char *cdp_text = NULL;
 	struct drm_vgpu_submit s = { 0 };
 	unsigned int page;
-	struct vgpu_device *dev;
 	struct vgpu_job *job = NULL;
-	struct vgpu_userq *uq = cfg && cfg->queue ? cfg->queue->uq : NULL;
 	uint64_t useq = 0;
 	uint32_t uslot = 0;
 	unsigned int nbos, nout;
-	uint64_t smem;
-	uint32_t flags;
 	int ret;
-
-	if (!kernel)
-		return -EINVAL;
-	prog = kernel->prog;
-	dev = prog->dev;
-	k = kernel->obj;
-	cfg = cfg ? cfg : &defaults;
-	if (launch_check(kernel, cfg, cluster, NULL, 0))
-		return -EINVAL;
-	flags = cfg->flags | (jobp && dev->timeline_dir ? VGPU_LAUNCH_TIMELINE : 0);
-	if (args && args->kernel != kernel)
-		return -EINVAL;
-	if (!args && kernel->needs_args)
-		return -EINVAL;
-	ret = vgpu_dev_check(dev);
-	if (ret)
-		return ret;
-	smem = (uint64_t)k->smem_static + cfg->smem_bytes;
-	if (smem > UINT32_MAX)
-		return -EINVAL;
-	/* a user queue makes no dma_fence: nothing to wait for or signal */
-	if (uq && (cfg->nwait || cfg->nsignal))
-		return -EINVAL;
-	if (cfg->nwait > VGPU_SUBMIT_MAX_SYNCS ||
-	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
-		return -E2BIG;
 
 	nbos = (args ? args->nhandles : 0) + 2 + vgpu_kernel_extra_bos(kernel) +
 	       !!(flags & VGPU_LAUNCH_TIMELINE);
@@ -556,16 +689,9 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		goto out;
 	if (jobp) {
 		ret = -ENOMEM;
-		/*
-		 * Not calloc() (nor malloc() and memset(), which GCC makes
-		 * calloc()): glibc's calloc does not take the thread cache.
-		 */
-		job = atomic_exchange(&dev->job_spare, NULL);
-		if (!job)
-			job = malloc(sizeof(*job));
+		job = job_alloc();
 		if (!job)
 			goto out;
-		*job = (struct vgpu_job){ .param_idx = -1 };
 		if (!dev->ops->sync_submit && !uq) {
 			ret = job_sync_get(dev, &job->sync);
 			if (ret)
@@ -579,20 +705,7 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	if (args && args->nhandles)
 		memcpy(&handles[2], args->handles,
 		       args->nhandles * sizeof(*handles));
-	s.launch = (struct drm_vgpu_launch){
-		.code_va = prog->code->va,
-		.code_size = prog->obj.code_size,
-		.entry = k->entry,
-		.grid = { dim(cfg->grid[0]), dim(cfg->grid[1]), dim(cfg->grid[2]) },
-		.block = { dim(cfg->block[0]), dim(cfg->block[1]),
-			   dim(cfg->block[2]) },
-		.cluster = { cluster[0], cluster[1], cluster[2] },
-		.smem_bytes = (uint32_t)smem,
-		.param_size = args ? args->size : k->nparams ? k->param_size : 0,
-		.launch_flags = flags,
-		.seed = cfg->seed,
-		.budget = cfg->budget,
-	};
+	launch_fields(&s.launch, kernel, cfg, args, cluster, smem, flags);
 	s.bo_handles = (uintptr_t)handles;
 	s.bo_handle_count = nbos;
 	if (cfg->queue && cfg->queue->dev != dev) {
@@ -715,34 +828,20 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 		pthread_mutex_unlock(&dev->cdp_run_lock);
 	} else if (!ret && job && dev->ops->submit_job) {
 		/* the job has run: how it ended comes with it */
-		ret = dev->ops->submit_job(dev, &s, &job->status, &job->exc);
+		ret = dev->ops->submit_job(dev, &s, NULL, &job->status, &job->exc);
 		job->done = !ret && (job->status.state == VGPU_JOB_DONE ||
 				     job->status.state == VGPU_JOB_FAILED);
 	} else if (!ret) {
 		ret = vgpu_dev_ioctl(dev, DRM_IOCTL_VGPU_SUBMIT, &s);
 	}
 	if (!ret && job) {
-		uint64_t threads = (uint64_t)s.launch.block[0] * s.launch.block[1] *
-				   s.launch.block[2];
-
-		vgpu_dev_get(dev);
-		job->dev = dev;
-		memcpy(job->kernel, k->name, sizeof(job->kernel));
-		job->kernel[sizeof(job->kernel) - 1] = '\0';
-		job->entry = k->entry;
-		job->id = uq ? useq : s.job_id;
+		job_launched(job, dev, k, uq ? useq : s.job_id, &s.launch);
 		if (uq) {
 			vgpu_userq_get(uq);
 			job->uq = uq;
 			job->useq = useq;
 			job->uslot = uslot;
 		}
-		job->nwarps = (uint32_t)((threads + VGPU_WARP_SIZE - 1) /
-					 VGPU_WARP_SIZE);
-		memcpy(job->grid, s.launch.grid, sizeof(job->grid));
-		memcpy(job->block, s.launch.block, sizeof(job->block));
-		memcpy(job->cluster, s.launch.cluster, sizeof(job->cluster));
-		job->tl_wanted = flags & VGPU_LAUNCH_TIMELINE;
 		/* with synchronous submission the job has run: collect now,
 		 * before the next launch takes the page */
 		if (job->tl_wanted && dev->ops->sync_submit)
@@ -782,6 +881,50 @@ out:
 	if (handles != handles_small)
 		free(handles);
 	return ret;
+}
+
+int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
+		       const struct vgpu_launch_config *cfg,
+		       const struct vgpu_args *args, struct vgpu_job **jobp)
+{
+	static const struct vgpu_launch_config defaults;
+	uint32_t cluster[3];
+	const struct vgpu_obj_kernel *k;
+	struct vgpu_device *dev;
+	struct vgpu_userq *uq;
+	uint64_t smem;
+	uint32_t flags;
+	int ret;
+
+	if (!kernel)
+		return -EINVAL;
+	dev = kernel->prog->dev;
+	k = kernel->obj;
+	cfg = cfg ? cfg : &defaults;
+	if (launch_check(kernel, cfg, cluster, NULL, 0))
+		return -EINVAL;
+	flags = cfg->flags | (jobp && dev->timeline_dir ? VGPU_LAUNCH_TIMELINE : 0);
+	if (args && args->kernel != kernel)
+		return -EINVAL;
+	if (!args && kernel->needs_args)
+		return -EINVAL;
+	ret = vgpu_dev_check(dev);
+	if (ret)
+		return ret;
+	smem = (uint64_t)k->smem_static + cfg->smem_bytes;
+	if (smem > UINT32_MAX)
+		return -EINVAL;
+	uq = cfg->queue ? cfg->queue->uq : NULL;
+	/* a user queue makes no dma_fence: nothing to wait for or signal */
+	if (uq && (cfg->nwait || cfg->nsignal))
+		return -EINVAL;
+	if (cfg->nwait > VGPU_SUBMIT_MAX_SYNCS ||
+	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
+		return -E2BIG;
+	if (kernel->inline_params && dev->inline_params && !uq && !cfg->nwait && !cfg->nsignal &&
+	    !(flags & VGPU_LAUNCH_TIMELINE))
+		return launch_inline(kernel, cfg, args, cluster, (uint32_t)smem, flags, jobp);
+	return launch_general(kernel, cfg, args, jobp, cluster, (uint32_t)smem, flags, uq);
 }
 
 /* ---- jobs ---- */
@@ -897,9 +1040,8 @@ void vgpu_job_free(struct vgpu_job *job)
 	vgpu_userq_put(job->uq);
 	free(job->printf_text);
 	free(job->tl_ev);
-	/* kept for the next launch, before the device reference goes */
 	dev = job->dev;
-	free(atomic_exchange(&dev->job_spare, job));
+	job_release(job);
 	vgpu_dev_put(dev);
 }
 

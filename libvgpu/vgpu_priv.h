@@ -46,7 +46,10 @@ struct vgpu_sim;
  *          read back how the job ended into @g and @exc as GET_JOB with
  *          @s's job id would, in one call (a job handle then needs no
  *          GET_JOB); 0 or SUBMIT's -errno.  @exc comes zeroed and is
- *          written only for a job that raised an exception
+ *          written only for a job that raised an exception.  With
+ *          @host_params the launch's parameter bytes are those (its
+ *          param_size of them), not a parameter page's: @s then names
+ *          no parameter page (launch.c, launch_inline())
  */
 struct vgpu_backend_ops {
 	int (*ioctl)(struct vgpu_device *dev, unsigned long request, void *arg);
@@ -62,7 +65,8 @@ struct vgpu_backend_ops {
 	void (*close)(struct vgpu_device *dev);
 	bool sync_submit;
 	int (*submit_job)(struct vgpu_device *dev, struct drm_vgpu_submit *s,
-			  struct drm_vgpu_get_job *g, struct vgpu_exception_record *exc);
+			  const void *host_params, struct drm_vgpu_get_job *g,
+			  struct vgpu_exception_record *exc);
 };
 
 /**
@@ -83,8 +87,6 @@ struct vgpu_backend_ops {
  * @param_bos: parameter pages of launches (see param_page_get()); a page
  *            is reused once the job that read it has completed
  * @param_seq: submission counter, to find the oldest busy page
- * @job_spare: one freed struct vgpu_job kept for the next launch (taken
- *            and given with atomic exchanges; freed with the device)
  */
 struct vgpu_device {
 	const struct vgpu_backend_ops *ops;
@@ -104,10 +106,11 @@ struct vgpu_device {
 	pthread_mutex_t param_lock;
 	uint64_t timeline_bytes; /* 0: VGPU_TIMELINE_DEFAULT_BYTES */
 	char *timeline_dir;	 /* $VGPU_TIMELINE_DIR when opened, or NULL */
+	bool inline_params;	 /* plain launches hand their parameters to
+				    ops->submit_job (launch.c, launch_inline()) */
 	struct vgpu_param_bo *param_bos;
 	unsigned int nparam_bos, param_bos_cap;
 	uint64_t param_seq;
-	struct vgpu_job *_Atomic job_spare;
 	/* the device heap (heap.c), made by the first launch that wants it */
 	pthread_mutex_t heap_lock; /* protects the heap_ fields */
 	uint64_t heap_size;	   /* 0: VGPU_HEAP_DEFAULT_BYTES */
@@ -186,6 +189,9 @@ struct vgpu_kernel {
 				    its parameters */
 	uint32_t extra_bos;	 /* vgpu_kernel_extra_bos() */
 	bool needs_args;	 /* parameters the launch does not fill in */
+	bool inline_params;	 /* its parameters need no page: no parameter
+				    the launch fills in, no extra buffer
+				    (launch.c, launch_inline()) */
 	bool has_attrs;		 /* @attrs has a directive launch_check() checks
 				    (vgpu_kernel_attrs_set()) */
 	char *ptx_name;		 /* its .entry's name (from PTX; malloc'd), or NULL:
@@ -317,6 +323,8 @@ VGPU_HIDDEN int vgpu_dev_ioctl(struct vgpu_device *dev, unsigned long request,
 			       void *arg);
 VGPU_HIDDEN void vgpu_dev_get(struct vgpu_device *dev);
 VGPU_HIDDEN void vgpu_dev_put(struct vgpu_device *dev);
+/* memset(@p, 0, @n) out of line, for a hot path (device.c says why). */
+VGPU_HIDDEN void vgpu_zero(void *p, size_t n);
 /* -ENODEV once vgpu_device_close() was called, else 0. */
 VGPU_HIDDEN int vgpu_dev_check(const struct vgpu_device *dev);
 /* Absolute CLOCK_MONOTONIC nanoseconds @timeout_ns from now (saturating). */

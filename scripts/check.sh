@@ -262,12 +262,16 @@ if ((schedules > 0)); then
 fi
 # the corpus programs once more with each launch shared by 4 SMs on host
 # threads (VGPU_SIM_THREADS, docs/libvgpu.md): look-backs must progress,
-# results must not change; VGPU_CHECK_SIM_THREADS=0 skips it
+# results must not change; and every launch through a parameter page
+# (VGPU_SIM_PARAM_PAGES=1), the path the drm backend takes, which the
+# other sim lanes take only for kernels that need one;
+# VGPU_CHECK_SIM_THREADS=0 skips it
 if [[ ${VGPU_CHECK_SIM_THREADS:-1} != 0 ]]; then
 	echo
-	echo "==== corpus on VGPU_SIM_THREADS=4 ===="
-	VGPU_SIM_THREADS=4 scripts/run-tests.sh build build/tests/test_corpus_* 2>&1 | tee "$log"
-	tally "corpus, 4 SM threads" "${PIPESTATUS[0]}"
+	echo "==== corpus on VGPU_SIM_THREADS=4, parameter pages ===="
+	VGPU_SIM_THREADS=4 VGPU_SIM_PARAM_PAGES=1 \
+		scripts/run-tests.sh build build/tests/test_corpus_* 2>&1 | tee "$log"
+	tally "corpus, 4 SM threads, param pages" "${PIPESTATUS[0]}"
 fi
 variant "clang" build-clang -- CC=clang
 variant "gcc ASan+UBSan" build-asan \

@@ -23,7 +23,7 @@ static int ndevices;
 
 /* ---- the threads' blocks (cuda_priv.h, cuv_self) ---- */
 
-VGPU_THREAD_BLOCKS(cuv_thread, cuv_tls, cuv_thread_none, cuv_thread_new)
+VGPU_THREAD_BLOCKS(cuv_thread, cuv_tls, cuv_thread_none, cuv_thread_new, NULL)
 
 /* ---- warnings, errno codes ---- */
 

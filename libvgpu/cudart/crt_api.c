@@ -30,7 +30,7 @@ CUcontext crt_primary[CRT_MAX_DEVICES];
 
 /* ---- the threads' blocks (cudart.h, crt_self) ---- */
 
-VGPU_THREAD_BLOCKS(crt_thread, crt_tls, crt_thread_none, crt_thread_new)
+VGPU_THREAD_BLOCKS(crt_thread, crt_tls, crt_thread_none, crt_thread_new, NULL)
 
 /* ---- warnings, the context ---- */
 

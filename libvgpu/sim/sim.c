@@ -447,13 +447,14 @@ static void sim_close(struct vgpu_device *dev)
  * VGPU_ERR_NONE has a zeroed record, which @exc already is.
  */
 static int sim_submit_job(struct vgpu_device *dev, struct drm_vgpu_submit *s,
-			  struct drm_vgpu_get_job *g, struct vgpu_exception_record *exc)
+			  const void *host_params, struct drm_vgpu_get_job *g,
+			  struct vgpu_exception_record *exc)
 {
 	struct vgpu_sim *sim = dev->sim;
 	int ret;
 
 	pthread_mutex_lock(&sim->lock);
-	ret = vgpu_sim_submit(sim, s);
+	ret = vgpu_sim_submit_params(sim, s, host_params);
 	if (!ret) {
 		*g = (struct drm_vgpu_get_job){ .job_id = s->job_id };
 		ret = vgpu_sim_get_job(sim, g);

@@ -158,6 +158,7 @@ static int sim_preempted(struct vgpu_sim *sim, const struct vgpu_launch *l,
 
 /* One grid: its CTAs (grid identifier @cdp_grid in device-launch area @cdp_area). */
 static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
+			     const void *host_params,
 			     const struct drm_vgpu_ext_timeline *tl, uint64_t cdp_area,
 			     uint32_t cdp_grid, struct vgpu_exception_record *exc,
 			     uint64_t *warp_insns, uint64_t *cycles)
@@ -185,7 +186,10 @@ static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 		vgpu_sim_fault_record(&mem, exc);
 		return VGPU_ERR_MMU_FAULT;
 	}
-	if (c->param_size) {
+	if (c->param_size && host_params) {
+		/* the caller's bytes (vgpu_sim_submit_params()), read once as well */
+		memcpy(sim->params, host_params, c->param_size);
+	} else if (c->param_size) {
 		mem.last = sim->hint_params;
 		params = vgpu_sim_xlate(&mem, c->param_va, c->param_size,
 					VGPU_MMU_ACC_READ);
@@ -310,7 +314,7 @@ static uint32_t sim_run_tree(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 		uint64_t wi = 0, cy = 0;
 
 		VGPU_CDP_CHILD_LAUNCH(&c, &ch, root);
-		status = sim_run_grid(sim, &c, NULL, w->area, ch.record, exc, &wi, &cy);
+		status = sim_run_grid(sim, &c, NULL, NULL, w->area, ch.record, exc, &wi, &cy);
 		*warp_insns += wi;
 		*cycles += cy;
 	}
@@ -328,6 +332,7 @@ static uint32_t sim_run_tree(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 }
 
 uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
+		      const void *host_params,
 		      const struct drm_vgpu_ext_timeline *tl, uint64_t cdp_area,
 		      struct vgpu_exception_record *exc, uint64_t *warp_insns,
 		      uint64_t *cycles)
@@ -343,7 +348,7 @@ uint32_t vgpu_sim_run(struct vgpu_sim *sim, const struct drm_vgpu_launch *c,
 		vgpu_sim_fault_record(&mem, exc);
 		return VGPU_ERR_MMU_FAULT;
 	}
-	status = sim_run_grid(sim, c, tl, cdp_area, grid, exc, warp_insns, cycles);
+	status = sim_run_grid(sim, c, host_params, tl, cdp_area, grid, exc, warp_insns, cycles);
 	if (cdp_area)
 		status = sim_run_tree(sim, c, &w, &mem, status, exc, warp_insns, cycles);
 	return status;
@@ -545,9 +550,9 @@ static int sim_submit_extensions(const struct vgpu_sim *sim, uint64_t ext,
 	return 0;
 }
 
-int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
+int vgpu_sim_submit_params(struct vgpu_sim *sim, struct drm_vgpu_submit *args,
+			   const void *host_params)
 {
-	struct drm_vgpu_submit *args = data;
 	const struct drm_vgpu_sync *in = sim_uptr(args->in_syncs);
 	const struct drm_vgpu_sync *out = sim_uptr(args->out_syncs);
 	const uint32_t *handles = sim_uptr(args->bo_handles);
@@ -602,8 +607,8 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 	r->queue = args->queue;
 	r->hw_queue = q->hw_queue;
 	q->submitted++;
-	r->hw_status = vgpu_sim_run(sim, &args->launch, &tl, cdp_area, &exc, &r->warp_insns,
-			       &r->elapsed_ns);
+	r->hw_status = vgpu_sim_run(sim, &args->launch, host_params, &tl, cdp_area, &exc,
+				    &r->warp_insns, &r->elapsed_ns);
 	/* VGPU_ERR_NONE comes with a zeroed record (vgpu_sim_run()) */
 	r->exc_none = r->hw_status == VGPU_ERR_NONE;
 	if (!r->exc_none)
@@ -619,6 +624,11 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 			vgpu_sim_syncobj_replace(sim, outs[i]);
 	}
 	return 0;
+}
+
+int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
+{
+	return vgpu_sim_submit_params(sim, data, NULL);
 }
 
 /* ---- GET_JOB ---- */

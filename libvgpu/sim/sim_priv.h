@@ -307,15 +307,24 @@ VGPU_HIDDEN extern const struct vgpu_mem_ops vgpu_sim_mem_ops;
 /*
  * What the device does with one launch: VGPU_ERR_*, @exc, counts.
  * @cdp_area: its device-launch area (0: none): the grids it launches run
- * after it (uapi/vgpu_hw.h, struct vgpu_cdp_header).
+ * after it (uapi/vgpu_hw.h, struct vgpu_cdp_header).  @host_params: its
+ * parameters' bytes in host memory, or NULL: read at @c->param_va.
  */
 VGPU_HIDDEN uint32_t vgpu_sim_run(struct vgpu_sim *sim,
-				  const struct drm_vgpu_launch *c,
+				  const struct drm_vgpu_launch *c, const void *host_params,
 				  const struct drm_vgpu_ext_timeline *tl, uint64_t cdp_area,
 				  struct vgpu_exception_record *exc,
 				  uint64_t *warp_insns, uint64_t *cycles);
 VGPU_HIDDEN bool vgpu_sim_capable_sys_nice(void);
 VGPU_HIDDEN int vgpu_sim_submit(struct vgpu_sim *sim, void *data);
+/*
+ * SUBMIT, the launch's parameter bytes taken from @host_params (when not
+ * NULL) rather than read at @args->launch.param_va: what the front end's
+ * launch on sim does for a kernel whose parameters need no page of their
+ * own (sim.c, sim_submit_job()).  Everything else as SUBMIT.
+ */
+VGPU_HIDDEN int vgpu_sim_submit_params(struct vgpu_sim *sim, struct drm_vgpu_submit *args,
+				       const void *host_params);
 VGPU_HIDDEN int vgpu_sim_get_job(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN void vgpu_sim_jobs_fini(struct vgpu_sim *sim);
 

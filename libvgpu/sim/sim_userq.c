@@ -162,7 +162,7 @@ static uint32_t sim_uq_exec(struct vgpu_sim *sim, const uint8_t *raw,
 #undef X
 		tl.va = c.trace_va;
 		tl.size = c.trace_size;
-		st = vgpu_sim_run(sim, &l, &tl, c.cdp_area, &cpl->exc, &insns, &cycles);
+		st = vgpu_sim_run(sim, &l, NULL, &tl, c.cdp_area, &cpl->exc, &insns, &cycles);
 		cpl->warp_insns = insns;
 		return st;
 	}

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A library's per-thread block (libcuda's struct cuv_thread, libcudart's
- * struct crt_thread): one initial-exec TLS pointer, the block allocated
- * on the thread's first use and freed at its exit by a pthread key's
- * destructor; when it cannot be had, @none (read-only, zeros).  Each
- * library expands VGPU_THREAD_BLOCKS once, for its own key and TLS
- * variable (the destructor clears that variable).
+ * A library's per-thread block (libvgpu's struct vgpu_thread, libcuda's
+ * struct cuv_thread, libcudart's struct crt_thread): one initial-exec TLS
+ * pointer, the block allocated on the thread's first use and freed at its
+ * exit by a pthread key's destructor, which first calls @fini (when not
+ * NULL) on it for what it holds; when it cannot be had, @none (read-only,
+ * zeros).  Each library expands VGPU_THREAD_BLOCKS once, for its own key
+ * and TLS variable (the destructor clears that variable).
  *
  * 8 bytes of initial-exec TLS per library is within what glibc reserves
  * for initial-exec TLS of libraries loaded by dlopen (Mesa's drivers do
@@ -17,7 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define VGPU_THREAD_BLOCKS(type, tls, none, new_fn)                           \
+#define VGPU_THREAD_BLOCKS(type, tls, none, new_fn, fini)                     \
 	__thread struct type *tls __attribute__((tls_model("initial-exec")));  \
 	const struct type none;                                               \
 	static pthread_key_t tb_key;                                          \
@@ -25,9 +26,12 @@
 	static int tb_err; /* pthread_key_create's, or -1 once unloaded */    \
 	/* At the thread's exit (a destructor run after this one that calls  \
 	 * the library gets a new block, freed in the next round). */        \
+	static void (*const tb_fini)(struct type *) = fini;                   \
 	static void tb_end(void *p)                                           \
 	{                                                                     \
 		tls = NULL;                                                   \
+		if (tb_fini)                                                  \
+			tb_fini(p);                                           \
 		free(p);                                                      \
 	}                                                                     \
 	static void tb_make(void)                                             \
