@@ -203,7 +203,12 @@ static void vgpu_job_run_chunk(VGPUWorker *w, VGPUJob *job, VGPUClaim c,
                                int how)
 {
     VGPUState *s = w->s;
-    struct vgpu_exception_record exc;
+    /*
+     * Zeroed: a failed chunk's record goes whole into guest memory (the
+     * completion record).  Every failing path of the core fills it, but
+     * one that did not would otherwise hand the guest QEMU's stack.
+     */
+    struct vgpu_exception_record exc = { 0 };
     struct vgpu_launch l;
     uint32_t end = c.first + c.count, cluster = 0;
     int rc, slot = -1;
