@@ -590,17 +590,21 @@ static inline void launch_fields(struct drm_vgpu_launch *l, const struct vgpu_ke
 	l->budget = cfg->budget;
 }
 
+/* launch_inline()'s syncobjs to wait for and to signal, each at most */
+#define LAUNCH_INLINE_SYNCS 8
+
 /*
  * The launch of a kernel whose parameters need no page of their own
  * (kernel->inline_params: nothing the launch writes into them, no extra
- * buffer), with no syncobjs, timeline or user queue, on a backend that
- * runs a job inside SUBMIT (ops->submit_job, the sim): the parameter
- * bytes go with the SUBMIT, as a pushbuffer's inline data would, instead
- * of through a parameter page the device reads back.  The same SUBMIT
- * otherwise, its checks, buffer list, queue and job record; the code's
- * buffer, which the program holds, is not in the list (no job outlives
- * the call to keep it busy).  Everything else takes vgpu_kernel_launch()'s
- * general path; VGPU_SIM_PARAM_PAGES=1 sends every launch there.
+ * buffer), with no timeline or user queue and at most LAUNCH_INLINE_SYNCS
+ * syncobjs each way, on a backend that runs a job inside SUBMIT
+ * (ops->submit_job, the sim): the parameter bytes go with the SUBMIT, as
+ * a pushbuffer's inline data would, instead of through a parameter page
+ * the device reads back.  The same SUBMIT otherwise, its checks, buffer
+ * list, syncobjs, queue and job record; the code's buffer, which the
+ * program holds, is not in the list (no job outlives the call to keep it
+ * busy).  Everything else takes launch_general(); VGPU_SIM_PARAM_PAGES=1
+ * sends every launch there.
  */
 static int launch_inline(const struct vgpu_kernel *kernel, const struct vgpu_launch_config *cfg,
 			 const struct vgpu_args *args, const uint32_t cluster[3], uint32_t smem,
@@ -611,11 +615,17 @@ static int launch_inline(const struct vgpu_kernel *kernel, const struct vgpu_lau
 	const struct vgpu_obj_kernel *k = kernel->obj;
 	struct vgpu_device *dev = prog->dev;
 	struct vgpu_exception_record exc; /* written only on an exception */
+	struct drm_vgpu_sync in[LAUNCH_INLINE_SYNCS], out[LAUNCH_INLINE_SYNCS];
 	struct drm_vgpu_get_job g;
 	struct drm_vgpu_submit s;
 	struct vgpu_job *job = NULL;
 	int ret;
 
+	ret = sync_points(dev, cfg->wait, cfg->nwait, in);
+	if (!ret)
+		ret = sync_points(dev, cfg->signal, cfg->nsignal, out);
+	if (ret)
+		return ret;
 	if (cfg->queue && cfg->queue->dev != dev)
 		return -EINVAL;
 	if (jobp) {
@@ -628,6 +638,10 @@ static int launch_inline(const struct vgpu_kernel *kernel, const struct vgpu_lau
 	s.bo_handles = (uintptr_t)(args ? args->handles : NULL);
 	s.bo_handle_count = args ? args->nhandles : 0;
 	s.queue = vgpu_queue_id(cfg->queue);
+	s.in_syncs = (uintptr_t)in;
+	s.in_sync_count = cfg->nwait;
+	s.out_syncs = (uintptr_t)out;
+	s.out_sync_count = cfg->nsignal;
 	ret = dev->ops->submit_job(dev, &s, args ? args->data : zeros, job ? &job->status : &g,
 				   job ? &job->exc : &exc);
 	if (ret) {
@@ -921,7 +935,8 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	if (cfg->nwait > VGPU_SUBMIT_MAX_SYNCS ||
 	    cfg->nsignal + 1ull > VGPU_SUBMIT_MAX_SYNCS)
 		return -E2BIG;
-	if (kernel->inline_params && dev->inline_params && !uq && !cfg->nwait && !cfg->nsignal &&
+	if (kernel->inline_params && dev->inline_params && !uq &&
+	    cfg->nwait <= LAUNCH_INLINE_SYNCS && cfg->nsignal <= LAUNCH_INLINE_SYNCS &&
 	    !(flags & VGPU_LAUNCH_TIMELINE))
 		return launch_inline(kernel, cfg, args, cluster, (uint32_t)smem, flags, jobp);
 	return launch_general(kernel, cfg, args, jobp, cluster, (uint32_t)smem, flags, uq);

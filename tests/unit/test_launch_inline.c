@@ -292,6 +292,61 @@ TEST(paths_agree_on_a_closed_buffer)
 	side_close(&pg);
 }
 
+/* A launch waiting for point @wp of @so and signalling @sp of @to; its errno. */
+static int run_synced(struct side *s, struct vgpu_syncobj *so, uint64_t wp,
+		      struct vgpu_syncobj *to, uint64_t sp, struct outcome *r)
+{
+	struct vgpu_sync_point w = { so, wp }, sig = { to, sp };
+	struct vgpu_launch_config cfg = {
+		.grid = { 2 }, .block = { 32 }, .wait = &w, .nwait = 1, .signal = &sig, .nsignal = 1,
+	};
+
+	run(s, &cfg, 21, 22, 0, true, r);
+	return r->launch;
+}
+
+TEST(paths_agree_on_syncobjs)
+{
+	struct side in, pg;
+	struct vgpu_syncobj *a, *b;
+	struct outcome x, y;
+	uint64_t pa = 0, pb = 0;
+
+	ASSERT_EQ(0, side_open(&in, false));
+	ASSERT_EQ(0, side_open(&pg, true));
+	ASSERT_EQ(0, vgpu_syncobj_new(in.dev, 0, &a));
+	ASSERT_EQ(0, vgpu_syncobj_new(pg.dev, 0, &b));
+	ASSERT_EQ(0, vgpu_syncobj_signal(a, 1));
+	ASSERT_EQ(0, vgpu_syncobj_signal(b, 1));
+	/* point 1 signalled: the job runs and signals point 2 */
+	EXPECT_EQ(0, run_synced(&in, a, 1, a, 2, &x));
+	EXPECT_EQ(0, run_synced(&pg, b, 1, b, 2, &y));
+	EXPECT_EQ(0u, bad_words(x.words, 64, 21, 22));
+	expect_same(_metadata, &x, &y);
+	ASSERT_EQ(0, vgpu_syncobj_query(a, &pa));
+	ASSERT_EQ(0, vgpu_syncobj_query(b, &pb));
+	EXPECT_EQ(2u, pa);
+	EXPECT_EQ(pa, pb);
+	EXPECT_EQ(0, vgpu_syncobj_wait(a, 2, 0));
+	/* a point not yet submitted: SUBMIT says -EINVAL (drm_syncobj_find_fence) */
+	run_synced(&in, a, 9, a, 10, &x);
+	run_synced(&pg, b, 9, b, 10, &y);
+	EXPECT_EQ(-EINVAL, x.launch);
+	EXPECT_EQ(0u, bad_words(x.words, 0, 0, 0));
+	expect_same(_metadata, &x, &y);
+	/* another device's syncobj */
+	EXPECT_EQ(-EXDEV, run_synced(&in, b, 1, a, 3, &x));
+	EXPECT_EQ(-EXDEV, run_synced(&pg, b, 1, a, 3, &y));
+	expect_same(_metadata, &x, &y);
+	ASSERT_EQ(0, vgpu_syncobj_query(a, &pa));
+	EXPECT_EQ(2u, pa);
+	EXPECT_EQ(0u, in.dev->nparam_bos);
+	vgpu_syncobj_free(a);
+	vgpu_syncobj_free(b);
+	side_close(&in);
+	side_close(&pg);
+}
+
 TEST(kernel_without_parameters)
 {
 	struct side in;
