@@ -323,6 +323,18 @@ VGPU_HIDDEN int vgpu_dev_ioctl(struct vgpu_device *dev, unsigned long request,
 			       void *arg);
 VGPU_HIDDEN void vgpu_dev_get(struct vgpu_device *dev);
 VGPU_HIDDEN void vgpu_dev_put(struct vgpu_device *dev);
+/* ---- jobs (job.c) and their parameter pages (launch.c) ---- */
+/* A binary syncobj for a job's completion, from @dev's pool; back to it. */
+VGPU_HIDDEN int vgpu_job_sync_get(struct vgpu_device *dev, uint32_t *handle);
+VGPU_HIDDEN void vgpu_job_sync_put(struct vgpu_device *dev, uint32_t handle);
+/* A zeroed job record (the thread's spare, or new), NULL without memory. */
+VGPU_HIDDEN struct vgpu_job *vgpu_job_alloc(void);
+/* @job's launch @l of @k was accepted as job @id of @dev. */
+VGPU_HIDDEN void vgpu_job_launched(struct vgpu_job *job, struct vgpu_device *dev,
+				   const struct vgpu_obj_kernel *k, uint64_t id,
+				   const struct drm_vgpu_launch *l);
+/* The job gives its parameter page back (@completed: idle, else busy). */
+VGPU_HIDDEN void vgpu_param_page_release(struct vgpu_job *job, bool completed);
 /* memset(@p, 0, @n) out of line, for a hot path (device.c says why). */
 VGPU_HIDDEN void vgpu_zero(void *p, size_t n);
 /* -ENODEV once vgpu_device_close() was called, else 0. */
