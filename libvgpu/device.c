@@ -75,17 +75,6 @@ void vgpu_dev_put(struct vgpu_device *dev)
 		dev_free(dev);
 }
 
-/*
- * Out of line on purpose: GCC expands an initializer or memset() of a
- * known size past 128 bytes inline as `rep stosq`, whose start-up on the
- * Intel machines measured costs more than glibc's vector stores (about 12
- * ns a launch on the sim backend for the 552-byte job record).
- */
-void vgpu_zero(void *p, size_t n)
-{
-	memset(p, 0, n);
-}
-
 int vgpu_dev_check(const struct vgpu_device *dev)
 {
 	return atomic_load(&dev->closed) ? -ENODEV : 0;

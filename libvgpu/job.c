@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "thread_block.h"
+#include "vgpu_core.h" /* vgpu_zero() */
 #include "vgpu_priv.h"
 
 /* A binary syncobj for a job's completion (pooled). */
@@ -76,7 +77,7 @@ VGPU_THREAD_BLOCKS(vgpu_thread, vgpu_tls, vgpu_thread_none, vgpu_thread_new, vgp
  * A job record for a launch: the thread's spare or a new one, zeroed.
  * Not calloc() (nor malloc() and memset(), which GCC makes calloc()):
  * glibc's calloc does not take the thread cache.  vgpu_zero(), not an
- * initializer: see there.
+ * initializer, which GCC makes a `rep stosq` (vgpu_core.h).
  */
 struct vgpu_job *vgpu_job_alloc(void)
 {

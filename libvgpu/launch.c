@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "asm_priv.h"
+#include "vgpu_core.h" /* vgpu_zero() */
 #include "vgpu_priv.h"
 #include "trace/timeline.h"
 

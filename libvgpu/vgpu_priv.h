@@ -335,8 +335,6 @@ VGPU_HIDDEN void vgpu_job_launched(struct vgpu_job *job, struct vgpu_device *dev
 				   const struct drm_vgpu_launch *l);
 /* The job gives its parameter page back (@completed: idle, else busy). */
 VGPU_HIDDEN void vgpu_param_page_release(struct vgpu_job *job, bool completed);
-/* memset(@p, 0, @n) out of line, for a hot path (device.c says why). */
-VGPU_HIDDEN void vgpu_zero(void *p, size_t n);
 /* -ENODEV once vgpu_device_close() was called, else 0. */
 VGPU_HIDDEN int vgpu_dev_check(const struct vgpu_device *dev);
 /* Absolute CLOCK_MONOTONIC nanoseconds @timeout_ns from now (saturating). */

@@ -94,7 +94,7 @@ static struct vgpu_async_op *op_new(struct vgpu_sm *sm, struct vgpu_cta *c,
 		slot = sm->nslots++;
 	}
 	op = &sm->ops[slot];
-	memset(op, 0, offsetof(struct vgpu_async_op, map));
+	vgpu_zero(op, offsetof(struct vgpu_async_op, map)); /* not rep stosq */
 	op->slot = slot;
 	op->kind = kind;
 	op->cta = (uint8_t)c->rank;

@@ -52,7 +52,7 @@ void vgpu_bar_set_state(struct vgpu_nbar *b, uint32_t v)
 
 void vgpu_bar_reset(struct vgpu_cta *c)
 {
-	memset(c->bar, 0, sizeof(c->bar));
+	vgpu_zero(c->bar, sizeof(c->bar)); /* not rep stosq */
 }
 
 static bool bar_done(const struct vgpu_cta *c, const struct vgpu_nbar *b)

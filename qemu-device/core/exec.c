@@ -644,15 +644,16 @@ INL void shfl_body(struct vgpu_warp *w, const struct vgpu_dinsn *d,
 				rd[l] = v;
 			break;
 		}
+		/* lane loops, not memcpy()s of a variable size: rep movsq (vgpu_core.h) */
 		case VGPU_MOD_SHFL_UP: /* lanes below b keep their own */
 			b = b < VGPU_WARP_SIZE ? b : VGPU_WARP_SIZE;
-			memcpy(rd, src, b * sizeof(*rd));
-			memcpy(rd + b, src, (VGPU_WARP_SIZE - b) * sizeof(*rd));
+			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)
+				rd[l] = l < b ? src[l] : src[l - b];
 			break;
 		case VGPU_MOD_SHFL_DOWN: /* lanes from 32 - b keep their own */
 			b = b < VGPU_WARP_SIZE ? b : VGPU_WARP_SIZE;
-			memcpy(rd, src + b, (VGPU_WARP_SIZE - b) * sizeof(*rd));
-			memcpy(rd + VGPU_WARP_SIZE - b, src + VGPU_WARP_SIZE - b, b * sizeof(*rd));
+			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)
+				rd[l] = l + b < VGPU_WARP_SIZE ? src[l + b] : src[l];
 			break;
 		default:
 			for (uint32_t l = 0; l < VGPU_WARP_SIZE; l++)

@@ -347,7 +347,7 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 
 		if (!p)
 			return VGPU_X_EXC;
-		memcpy(buf, p, size);
+		vgpu_copy_small(buf, p, size);
 		put_uniform(w, d, em, buf, size);
 		return VGPU_X_NEXT;
 	}
@@ -355,7 +355,7 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 		if (load_span(w, d, em, h, 0, sp))
 			return VGPU_X_NEXT;
 		VGPU_FOR_LANES(em, lane) {
-			memcpy(buf, h + lane_addr(w, d, sp, lane), size);
+			vgpu_copy_small(buf, h + lane_addr(w, d, sp, lane), size);
 			put_loaded(w, d, lane, buf, size);
 		}
 		return VGPU_X_NEXT;
@@ -373,7 +373,7 @@ static enum vgpu_xres do_load(struct vgpu_cta *c, struct vgpu_warp *w,
 
 			if (!p)
 				return VGPU_X_EXC;
-			memcpy(buf, p, size);
+			vgpu_copy_small(buf, p, size);
 		}
 		put_loaded(w, d, lane, buf, size);
 	}
@@ -405,7 +405,7 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 			return VGPU_X_NEXT;
 		VGPU_FOR_LANES(em, lane) {
 			get_store(w, d, lane, buf, size);
-			memcpy(h + lane_addr(w, d, sp, lane), buf, size);
+			vgpu_copy_small(h + lane_addr(w, d, sp, lane), buf, size);
 		}
 		return VGPU_X_NEXT;
 	}
@@ -423,7 +423,7 @@ static enum vgpu_xres do_store(struct vgpu_cta *c, struct vgpu_warp *w,
 
 			if (!p)
 				return VGPU_X_EXC;
-			memcpy(p, buf, size);
+			vgpu_copy_small(p, buf, size);
 		}
 	}
 	return VGPU_X_NEXT;

@@ -475,7 +475,7 @@ static void cta_init(struct vgpu_sm *sm, uint32_t slot, const struct vgpu_launch
 		struct vgpu_warp *w = &c->warps[i];
 		uint32_t lanes = c->nthreads - i * VGPU_WARP_SIZE;
 
-		memset(w, 0, sizeof(*w));
+		vgpu_zero(w, sizeof(*w)); /* not rep stosq */
 		w->id = i;
 		w->exists = lanes >= VGPU_WARP_SIZE ? ~0u : (1u << lanes) - 1;
 		w->live = w->exists;

@@ -98,6 +98,12 @@ void vgpu_sm_free(struct vgpu_sm *sm)
 	free(sm);
 }
 
+/* Out of line (noinline: in this file too), else GCC makes it rep stosq again. */
+__attribute__((noinline)) void vgpu_zero(void *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
 static void exc_vset(struct vgpu_exception_record *exc, uint32_t code,
 		     const char *fmt, va_list ap)
 {
@@ -341,7 +347,7 @@ static int run_done(struct vgpu_sm *sm, const struct vgpu_launch *l,
 	if (l->ctl)
 		atomic_fetch_add(&l->ctl->executed,
 				 sm->slice_given - sm->budget_left);
-	memset(exc, 0, sizeof(*exc));
+	vgpu_zero(exc, sizeof(*exc));
 	return 0;
 }
 
