@@ -568,26 +568,19 @@ VGPU_CORE_API void vgpu_exc_set_mmu_fault(struct vgpu_exception_record *exc,
  */
 static inline void vgpu_copy_small(void *dst, const void *src, size_t size)
 {
-	switch (size) {
-	case 1:
-		memcpy(dst, src, 1);
-		break;
-	case 2:
-		memcpy(dst, src, 2);
-		break;
-	case 4:
+	/* compares, most frequent first: a switch's jump table per lane cost more */
+	if (size == 4)
 		memcpy(dst, src, 4);
-		break;
-	case 8:
+	else if (size == 8)
 		memcpy(dst, src, 8);
-		break;
-	case 16:
+	else if (size == 16)
 		memcpy(dst, src, 16);
-		break;
-	default:
+	else if (size == 2)
+		memcpy(dst, src, 2);
+	else if (size == 1)
+		memcpy(dst, src, 1);
+	else
 		memcpy(dst, src, size);
-		break;
-	}
 }
 VGPU_CORE_API void vgpu_zero(void *p, size_t n);
 
