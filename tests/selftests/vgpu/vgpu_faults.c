@@ -687,8 +687,8 @@ TEST_F_TIMEOUT(lifecycle, load_work_unbind_unload, 300)
 				TH_LOG("round %u: a client did not get ready", r);
 			}
 		close(ready[0]);
-		ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/unbind", addr));
-		ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/bind", addr));
+		ASSERT_EQ(0, vgpu_pci_driver_write("unbind", addr));
+		ASSERT_EQ(0, vgpu_pci_driver_write("bind", addr));
 		for (i = 0; i < 4; i++) {
 			kill(pid[i], SIGKILL);
 			ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));

@@ -40,8 +40,9 @@ _Static_assert(sizeof(struct drm_vgpu_queue_get_state) == 48, "queue state layou
  * starts, so that a test's own calls meet failing allocations.  The
  * program itself stays unmarked: its loader's allocations and the
  * harness's forks would fail before any test ran.  So do the processes a
- * test forks in turn (another client), and a test's module_load() and
- * module_unload() drop the mark for the call: a reload under the mark
+ * test forks in turn (another client), and a test's module_load(),
+ * module_unload() and vgpu_pci_driver_write() (bind, unbind) drop the
+ * mark for the call: a reload under the mark
  * ran the whole module load and PCI probe with allocations failing, and
  * code that is not vgpu.ko's reported (KASAN: a use-after-free in
  * ACPICA's _PRT evaluation, acpi_ex_resolve_to_value; WARNs in the trace
@@ -536,6 +537,28 @@ static inline unsigned int reset_timeout_ms(void)
 }
 
 #define VGPU_PCI_DRIVER "/sys/bus/pci/drivers/vgpu"
+
+/*
+ * Write @addr to vgpu.ko's PCI driver's @what ("bind", "unbind"),
+ * unmarked under VGPU_MAKE_IT_FAIL as module_load() is: a bind runs the
+ * PCI probe, whose ACPI _PRT evaluation (pcim_enable_device) leaves
+ * ACPICA's reference counts wrong when its allocations fail ("ACPI
+ * Error: AE_NO_MEMORY, Could not update object reference count"), and the
+ * next probe then reads a freed object (KASAN in
+ * acpi_ns_get_attached_object, make check's guest fuzz lane, 2026-12-02).
+ */
+static inline int vgpu_pci_driver_write(const char *what, const char *addr)
+{
+	bool marked = getenv("VGPU_MAKE_IT_FAIL") && vgpu_fail_mark(false);
+	char path[128];
+	int ret;
+
+	snprintf(path, sizeof(path), VGPU_PCI_DRIVER "/%s", what);
+	ret = sysfs_write(path, addr);
+	if (marked)
+		vgpu_fail_mark(true);
+	return ret;
+}
 
 /* The PCI address of the device vgpu.ko is bound to. */
 static inline int vgpu_pci_addr(char *addr, size_t len)

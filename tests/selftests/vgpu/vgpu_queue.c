@@ -677,7 +677,7 @@ TEST_F(unplug, unbind_rebind_jobs_in_flight)
 	ASSERT_LE(0, fd);
 	jobs_in_flight(_metadata, fd, sf, &sp);
 
-	ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/unbind", addr));
+	ASSERT_EQ(0, vgpu_pci_driver_write("unbind", addr));
 	ASSERT_EQ(-ENODEV, sync_file_status(sf[0]));
 	ASSERT_EQ(-ENODEV, sync_file_status(sf[1]));
 	ASSERT_EQ(-ENODEV, _test_get_param(fd, VGPU_PARAM_QUEUES, NULL));
@@ -689,7 +689,7 @@ TEST_F(unplug, unbind_rebind_jobs_in_flight)
 	close(fd);
 
 	ASSERT_EQ(-ENODEV, vgpu_pci_addr(path, sizeof(path)));
-	ASSERT_EQ(0, sysfs_write(VGPU_PCI_DRIVER "/bind", addr));
+	ASSERT_EQ(0, vgpu_pci_driver_write("bind", addr));
 	fd2 = vgpu_open_render_minor(&minor2);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(minor, minor2);
