@@ -496,8 +496,14 @@ struct vgpu_device {
 	 * takes the MSI domain's mutex, which a reset (a fence-signalling
 	 * section) may not
 	 */
-	int irq[VGPU_MSIX_VECTORS];
+	int irq[VGPU_MSIX_VECTORS_MAX];
 	bool msix;
+	/*
+	 * Completion vectors (vgpu_irq.c): @cpu_vec[cpu] is the MSI-X vector
+	 * aimed at that CPU, named by the launches its tasks submit; NULL
+	 * when the device has no vector beyond the two.
+	 */
+	u8 *cpu_vec;
 	/*
 	 * IRQ_MASK: COMPLETION and ERROR while @irq_on, and VGPU_IRQ_USER
 	 * while @irq_user_waiters (WAIT_USER_FENCE callers about to sleep)
@@ -792,6 +798,7 @@ int vgpu_ioctl_get_job(struct drm_device *dev, void *data,
 		       struct drm_file *file);
 
 /* vgpu_irq.c */
+u32 vgpu_irq_cpu_vector(struct vgpu_device *vdev, u32 cpu);
 int vgpu_irq_init(struct vgpu_device *vdev);
 void vgpu_irq_fini(struct vgpu_device *vdev);
 void vgpu_irq_disable(struct vgpu_device *vdev);

@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Interrupts: MSI-X vector 0 (completions) and 1 (errors), or one INTx line
- * when MSI-X cannot be enabled (module parameter msix=0 forces it).  Both
- * paths run the same handler: acknowledge IRQ_STATUS, then let every queue
- * match completion records to its in-flight jobs.
+ * Interrupts: MSI-X vector 0 (completions) and 1 (errors), and on a device
+ * with completion vectors (VGPU_FEAT_IRQ_VECTORS) one more per CPU, or one
+ * INTx line when MSI-X cannot be enabled (module parameter msix=0 forces
+ * it).  Every vector runs the same handler: acknowledge IRQ_STATUS, then
+ * let every queue match completion records to its in-flight jobs.
+ *
+ * Completion vectors: vector 2 + i is aimed at CPU i (CPUs past the
+ * vectors the device has share them, i modulo their number), and a launch
+ * names the vector of the CPU its SUBMIT ran on (vgpu_emit_launch), where
+ * the submitter most likely waits: its interrupt then arrives on the
+ * waiter's CPU, which signals the fence and wakes it with no second CPU
+ * woken in between, as NVMe's per-CPU completion queues do.  Under TCG
+ * that cross-CPU wake-up was most of a null job's time (make bench-guest:
+ * docs/performance-guest.md).  The affinity is set, not managed: a CPU
+ * going offline moves its vector's interrupts to another, and nothing is
+ * lost; msix_vectors=2 keeps to vectors 0 and 1.
  */
 #include <linux/interrupt.h>
 #include <drm/drm_drv.h>
@@ -12,6 +24,11 @@
 static bool vgpu_msix = true;
 module_param_named(msix, vgpu_msix, bool, 0444);
 MODULE_PARM_DESC(msix, "use MSI-X (default true; false: INTx)");
+
+static unsigned int vgpu_msix_vectors = VGPU_MSIX_VECTORS_MAX;
+module_param_named(msix_vectors, vgpu_msix_vectors, uint, 0444);
+MODULE_PARM_DESC(msix_vectors, "MSI-X vectors to use at most (default and "
+		 "most: the device's table; 2: no completion vector per CPU)");
 
 static irqreturn_t vgpu_irq_handler(int irq, void *arg)
 {
@@ -37,6 +54,62 @@ static irqreturn_t vgpu_irq_handler(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
+/* The vector a launch submitted on @cpu names: 0 without vectors per CPU. */
+u32 vgpu_irq_cpu_vector(struct vgpu_device *vdev, u32 cpu)
+{
+	if (!vdev->cpu_vec || cpu >= nr_cpu_ids)
+		return VGPU_MSIX_VEC_COMPLETION;
+	return vdev->cpu_vec[cpu];
+}
+
+/* MSI-X vectors to ask for: 2, and one per possible CPU the device has. */
+static unsigned int vgpu_irq_want(struct vgpu_device *vdev)
+{
+	unsigned int table = VGPU_MSIX_VECTORS_MIN;
+
+	if (vdev->features & VGPU_FEAT_IRQ_VECTORS)
+		table = clamp(vgpu_read(vdev, VGPU_REG_CAP_MSIX_VECTORS),
+			      VGPU_MSIX_VECTORS_MIN, VGPU_MSIX_VECTORS_MAX);
+	table = min(table, max(vgpu_msix_vectors, VGPU_MSIX_VECTORS_MIN));
+	return min(table, VGPU_MSIX_VECTORS_MIN + num_possible_cpus());
+}
+
+/*
+ * Aim vectors 2.. at the CPUs (i modulo their number) and fill
+ * @cpu_vec.  Without memory, or with no vector beyond the two, every
+ * launch names vector 0, as before.
+ */
+static void vgpu_irq_spread(struct vgpu_device *vdev)
+{
+	unsigned int nper = vdev->nvec - VGPU_MSIX_VECTORS_MIN, cpu, v, i = 0;
+	cpumask_var_t mask;
+	u8 *map;
+
+	if (!vdev->msix || !nper)
+		return;
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return;
+	map = kcalloc(nr_cpu_ids, sizeof(*map), GFP_KERNEL);
+	if (!map) {
+		free_cpumask_var(mask);
+		return;
+	}
+	for_each_possible_cpu(cpu)
+		map[cpu] = VGPU_MSIX_VECTORS_MIN + i++ % nper;
+	for (v = VGPU_MSIX_VECTORS_MIN; v < vdev->nvec; v++) {
+		cpumask_clear(mask);
+		for_each_possible_cpu(cpu)
+			if (map[cpu] == v)
+				cpumask_set_cpu(cpu, mask);
+		/* a hint only: an offline CPU's vector goes elsewhere */
+		if (irq_set_affinity(vdev->irq[v], mask))
+			drm_dbg_driver(&vdev->drm, "vector %u: affinity %*pbl not set\n",
+				       v, cpumask_pr_args(mask));
+	}
+	free_cpumask_var(mask);
+	vdev->cpu_vec = map;
+}
+
 int vgpu_irq_init(struct vgpu_device *vdev)
 {
 	struct pci_dev *pdev = vdev->pdev;
@@ -44,8 +117,8 @@ int vgpu_irq_init(struct vgpu_device *vdev)
 
 	ret = -ENODEV;
 	if (vgpu_msix)
-		ret = pci_alloc_irq_vectors(pdev, VGPU_MSIX_VECTORS,
-					    VGPU_MSIX_VECTORS, PCI_IRQ_MSIX);
+		ret = pci_alloc_irq_vectors(pdev, VGPU_MSIX_VECTORS_MIN,
+					    vgpu_irq_want(vdev), PCI_IRQ_MSIX);
 	if (ret > 0) {
 		vdev->msix = true;
 	} else {
@@ -68,9 +141,11 @@ int vgpu_irq_init(struct vgpu_device *vdev)
 			return ret;
 		}
 	}
-	drm_info(&vdev->drm, "%s interrupts (%d vector%s)\n",
+	vgpu_irq_spread(vdev);
+	drm_info(&vdev->drm, "%s interrupts (%d vector%s%s)\n",
 		 vdev->msix ? "MSI-X" : "INTx", vdev->nvec,
-		 vdev->nvec > 1 ? "s" : "");
+		 vdev->nvec > 1 ? "s" : "",
+		 vdev->cpu_vec ? ", completions on the submitter's CPU" : "");
 	vgpu_irq_enable(vdev);
 	return 0;
 }
@@ -109,6 +184,8 @@ void vgpu_irq_fini(struct vgpu_device *vdev)
 		free_irq(vdev->irq[i], vdev);
 	pci_free_irq_vectors(vdev->pdev);
 	vdev->nvec = 0;
+	kfree(vdev->cpu_vec);
+	vdev->cpu_vec = NULL;
 }
 
 /* Mask the device's interrupts and wait for running handlers. */

@@ -310,7 +310,9 @@ static void vgpu_emit_launch(struct vgpu_queue *q, struct vgpu_job *job)
 
 	c = vgpu_ring_slot(q, &job->slot);
 	c->hdr.opcode = cpu_to_le32(VGPU_CMD_LAUNCH);
-	c->hdr.flags = cpu_to_le32(VGPU_CMD_F_IRQ);
+	/* its interrupt on the vector of SUBMIT's CPU (vgpu_irq.c) */
+	c->hdr.flags = cpu_to_le32(VGPU_CMD_F_IRQ |
+		VGPU_CMD_F_VEC(vgpu_irq_cpu_vector(q->vdev, job->cpu)));
 #define X(f, b)	(c->f = cpu_to_le##b(l->f))
 	VGPU_CMD_LAUNCH_SHARED(X);
 #undef X

@@ -30,6 +30,7 @@ struct vgpu_job {
 	struct vgpu_xqueue *xq;	/* holds a reference */
 	struct dma_fence_cb done_cb;	/* on its finished fence: counts xq->completed */
 	u32 queue;		/* hardware queue (once armed) */
+	u32 cpu;		/* SUBMIT's CPU: its completion's vector */
 	u64 id;
 	struct drm_vgpu_launch launch;
 	u64 trace_va;	/* VGPU_SUBMIT_EXT_TIMELINE, else 0 */

@@ -620,6 +620,8 @@ static int vgpu_submit_locked(struct vgpu_device *vdev, struct vgpu_file *vf,
 	 * The reservations are unlocked first; they already hold its fence.
 	 */
 	job_id = job->id;
+	/* where this task runs now, and most likely waits */
+	job->cpu = raw_smp_processor_id();
 	drm_exec_fini(&exec);
 	drm_sched_entity_push_job(&job->base);
 

@@ -113,22 +113,26 @@ static void vgpu_inject_irq_timer(void *opaque)
     VGPUQueue *q = opaque;
 
     qemu_mutex_lock(&q->s->lock);
-    vgpu_raise_irq_locked(q->s, vgpu_completion_bit(q));
+    vgpu_raise_irq_vec_locked(q->s, vgpu_completion_bit(q), q->irq_timer_vec);
     qemu_mutex_unlock(&q->s->lock);
 }
 
-/* A command of @q with VGPU_CMD_F_IRQ completed: its interrupt.  (L) */
-void vgpu_inject_completion_irq_locked(VGPUQueue *q)
+/*
+ * A command of @q with VGPU_CMD_F_IRQ completed: its interrupt, on @vec.
+ * (L)
+ */
+void vgpu_inject_completion_irq_locked(VGPUQueue *q, uint32_t vec)
 {
     if (vgpu_inject_take_locked(q, VGPU_INJ_DROP_IRQ)) {
         return;
     }
     if (vgpu_inject_take_locked(q, VGPU_INJ_DELAY_IRQ)) {
+        q->irq_timer_vec = vec;
         timer_mod(q->irq_timer, qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) +
                   (int64_t)MIN(q->inj_arg, (uint64_t)INT32_MAX));
         return;
     }
-    vgpu_raise_irq_locked(q->s, vgpu_completion_bit(q));
+    vgpu_raise_irq_vec_locked(q->s, vgpu_completion_bit(q), vec);
 }
 
 /*

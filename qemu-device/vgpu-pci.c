@@ -81,18 +81,27 @@ _Static_assert(VGPU_REG_QUEUE(VGPU_MAX_QUEUES) <= VGPU_BAR0_SIZE,
 /* ---- interrupts ---- */
 
 /*
- * Signal the newly raised @bits: MSI-X messages for the unmasked ones, or
- * the INTx level for the whole status.  BQL held.
+ * Signal the newly raised @bits: MSI-X messages for the unmasked ones (a
+ * completion on each vector of @vecs, VGPU_CMD_F_VEC), or the INTx level
+ * for the whole status.  BQL held.
  */
 static void vgpu_irq_update(VGPUState *s, uint32_t status, uint32_t mask,
-                            uint32_t bits)
+                            uint32_t bits, uint64_t vecs)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
 
     if (msix_enabled(pdev)) {
         if (bits & mask & (VGPU_IRQ_COMPLETION | VGPU_IRQ_USER)) {
-            trace_vgpu_irq_msix(VGPU_MSIX_VEC_COMPLETION);
-            msix_notify(pdev, VGPU_MSIX_VEC_COMPLETION);
+            if (!vecs) {
+                vecs = 1ull << VGPU_MSIX_VEC_COMPLETION;
+            }
+            while (vecs) {
+                unsigned v = ctz64(vecs);
+
+                vecs &= vecs - 1;
+                trace_vgpu_irq_msix(v);
+                msix_notify(pdev, v);
+            }
         }
         if (bits & mask & VGPU_IRQ_ERROR) {
             trace_vgpu_irq_msix(VGPU_MSIX_VEC_ERROR);
@@ -110,15 +119,18 @@ static void vgpu_irq_bh(void *opaque)
 {
     VGPUState *s = opaque;
     uint32_t bits, status, mask;
+    uint64_t vecs;
 
     qemu_mutex_lock(&s->lock);
     bits = s->irq_pending;
+    vecs = s->irq_pending_vecs;
     s->irq_pending = 0;
+    s->irq_pending_vecs = 0;
     s->irq_status |= bits;
     status = s->irq_status;
     mask = s->irq_mask;
     qemu_mutex_unlock(&s->lock);
-    vgpu_irq_update(s, status, mask, bits);
+    vgpu_irq_update(s, status, mask, bits, vecs);
 }
 
 /*
@@ -130,12 +142,18 @@ static void vgpu_irq_bh(void *opaque)
  * each release of a user queue whose interrupt the driver masks while no
  * one waits (make bench-guest).
  */
-void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits)
+void vgpu_raise_irq_vec_locked(VGPUState *s, uint32_t bits, uint32_t vec)
 {
+    uint64_t vecs = 0;
+
     trace_vgpu_irq_raise(bits);
     if (!(bits & s->irq_mask)) {
         s->irq_status |= bits;
         return;
+    }
+    if (bits & (VGPU_IRQ_COMPLETION | VGPU_IRQ_USER)) {
+        assert(vec < s->msix_vectors);
+        vecs = 1ull << vec;
     }
     if (qemu_mutex_iothread_locked()) {
         /*
@@ -143,13 +161,22 @@ void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits)
          * now, with what the bottom half has not delivered yet.
          */
         bits |= s->irq_pending;
+        vecs |= s->irq_pending_vecs;
         s->irq_pending = 0;
+        s->irq_pending_vecs = 0;
         s->irq_status |= bits;
-        vgpu_irq_update(s, s->irq_status, s->irq_mask, bits);
+        vgpu_irq_update(s, s->irq_status, s->irq_mask, bits, vecs);
         return;
     }
     s->irq_pending |= bits;
+    s->irq_pending_vecs |= vecs;
     qemu_bh_schedule(s->irq_bh);
+}
+
+/* The same, a completion on vector 0 (or no completion). */
+void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits)
+{
+    vgpu_raise_irq_vec_locked(s, bits, VGPU_MSIX_VEC_COMPLETION);
 }
 
 /* Record a guest error in ERR_COUNT/ERR_LAST/ERR_INFO.  s->lock held. */
@@ -215,6 +242,7 @@ static void vgpu_reset_state(VGPUState *s)
     s->csb_slot = 0;
     s->preemptions = 0;
     s->irq_status = s->irq_mask = s->irq_pending = 0;
+    s->irq_pending_vecs = 0;
     s->as_base = 0;
     s->as_count = 0;
     s->wdog_ms = 0;
@@ -272,7 +300,7 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
               VGPU_FEAT_TMA | VGPU_FEAT_CLUSTERS | VGPU_FEAT_SEMAPHORES |
               VGPU_FEAT_PREEMPT | VGPU_FEAT_NULL_PTE | VGPU_FEAT_USER_QUEUES |
               VGPU_FEAT_USER_IRQ | VGPU_FEAT_QUEUE_SWAP |
-              VGPU_FEAT_DEVICE_LAUNCH |
+              VGPU_FEAT_DEVICE_LAUNCH | VGPU_FEAT_IRQ_VECTORS |
               (s->inject ? VGPU_FEAT_INJECT : 0);
         break;
     case VGPU_REG_CAP_QUEUES:
@@ -316,6 +344,9 @@ static uint64_t vgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case VGPU_REG_CAP_CLUSTER:
         val = s->cluster;
+        break;
+    case VGPU_REG_CAP_MSIX_VECTORS:
+        val = s->msix_vectors;
         break;
     case VGPU_REG_CAP_CLUSTER_MAX:
         val = s->cluster_max;
@@ -519,7 +550,7 @@ static void vgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         return;
     }
     if (update) {
-        vgpu_irq_update(s, status, mask, bits);
+        vgpu_irq_update(s, status, mask, bits, 0);
     }
 }
 
@@ -655,6 +686,13 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     s->timeslice_us = s->timeslice_prop;
+    if (s->msix_vectors < VGPU_MSIX_VECTORS_MIN ||
+        s->msix_vectors > VGPU_MSIX_VECTORS_MAX) {
+        error_setg(errp, "vgpu-pci: msix-vectors=%u: must be %u..%u",
+                   s->msix_vectors, VGPU_MSIX_VECTORS_MIN,
+                   VGPU_MSIX_VECTORS_MAX);
+        return;
+    }
     if (s->inject) {
         /* the armed faults are test state, not device state: not migrated */
         error_setg(&s->migration_blocker,
@@ -673,13 +711,14 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
 
     pcie_endpoint_cap_init(pdev, 0x80);
     pcie_cap_flr_init(pdev);
-    if (msix_init_exclusive_bar(pdev, VGPU_MSIX_VECTORS, VGPU_MSIX_BAR,
+    if (msix_init_exclusive_bar(pdev, s->msix_vectors, VGPU_MSIX_BAR,
                                 &err)) {
         /* No MSI-X on this machine: INTx only. */
         warn_report_err(err);
     } else {
-        msix_vector_use(pdev, VGPU_MSIX_VEC_COMPLETION);
-        msix_vector_use(pdev, VGPU_MSIX_VEC_ERROR);
+        for (uint32_t v = 0; v < s->msix_vectors; v++) {
+            msix_vector_use(pdev, v);
+        }
     }
 
     qemu_mutex_init(&s->lock);
@@ -727,6 +766,8 @@ static Property vgpu_properties[] = {
                        VGPU_INLINE_BUDGET),
     DEFINE_PROP_UINT32("timeslice-us", VGPUState, timeslice_prop,
                        VGPU_DEFAULT_TIMESLICE_US),
+    DEFINE_PROP_UINT32("msix-vectors", VGPUState, msix_vectors,
+                       VGPU_MSIX_VECTORS_DEFAULT),
     DEFINE_PROP_BOOL("x-inject", VGPUState, inject, false),
     DEFINE_PROP_END_OF_LIST(),
 };

@@ -67,6 +67,7 @@ typedef struct VGPUClaim {
  */
 typedef struct VGPUStep {
     uint32_t idx, gen, size, flags;
+    uint32_t vec;           /* its completion vector (VGPU_CMD_F_VEC) */
     uint64_t cplb;          /* completion ring when it was taken */
     uint8_t cmd[VGPU_CMD_BYTES];
     struct vgpu_completion cpl;
@@ -144,6 +145,7 @@ typedef struct VGPUQueue {
     uint64_t inj_arg;
     bool hung;              /* VGPU_INJ_HANG struck: runs nothing */
     QEMUTimer *irq_timer;   /* VGPU_INJ_DELAY_IRQ */
+    uint32_t irq_timer_vec; /* the delayed interrupt's vector */
 } VGPUQueue;
 
 /**
@@ -228,6 +230,7 @@ struct VGPUState {
     uint64_t inline_budget; /* warp-insns a doorbell's commands may run in
                              * the vCPU thread that rang it (0: none) */
     uint32_t timeslice_prop; /* timeslice-us: TIMESLICE_US after reset */
+    uint32_t msix_vectors;  /* msix-vectors: MSI-X table entries */
     bool inject;            /* x-inject: fault injection (vgpu-inject.c) */
     Error *migration_blocker; /* while @inject */
 
@@ -263,6 +266,7 @@ struct VGPUState {
     uint32_t irq_status;
     uint32_t irq_mask;
     uint32_t irq_pending;   /* raised by device threads, for the BH */
+    uint64_t irq_pending_vecs; /* the completion vectors they named */
     uint64_t as_base;
     uint32_t as_count;
     uint32_t wdog_ms;
@@ -289,6 +293,7 @@ struct VGPUState {
 
 /* vgpu-pci.c */
 void vgpu_raise_irq_locked(VGPUState *s, uint32_t bits);
+void vgpu_raise_irq_vec_locked(VGPUState *s, uint32_t bits, uint32_t vec);
 void vgpu_note_error_locked(VGPUState *s, uint32_t err, uint32_t queue,
                             uint32_t index);
 
@@ -359,7 +364,7 @@ void vgpu_inject_write_locked(VGPUState *s, hwaddr addr, uint32_t val);
 uint32_t vgpu_inject_read_locked(VGPUState *s, hwaddr addr);
 bool vgpu_inject_take_locked(VGPUQueue *q, uint32_t kind);
 void vgpu_inject_disarm_locked(VGPUQueue *q);
-void vgpu_inject_completion_irq_locked(VGPUQueue *q);
+void vgpu_inject_completion_irq_locked(VGPUQueue *q, uint32_t vec);
 uint32_t vgpu_inject_mmu_fault(struct vgpu_completion *cpl, uint64_t va,
                                uint32_t asid);
 void vgpu_inject_init(VGPUState *s);

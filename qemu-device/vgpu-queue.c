@@ -423,6 +423,14 @@ static uint32_t vgpu_cmd_execute(VGPUQueue *q, uint8_t *cmd,
     hdr->opcode = le32_to_cpu(hdr->opcode);
     hdr->flags = le32_to_cpu(hdr->flags);
     cpl->opcode = hdr->opcode;
+    /* uapi "Completion vectors": checked here, for every command */
+    if (!vgpu_cmd_vec_ok(hdr->flags, q->s->msix_vectors)) {
+        return VGPU_ERR_BAD_COMMAND;
+    }
+    if (hdr->flags & VGPU_CMD_F_VEC_MASK) {
+        q->step.vec = VGPU_CMD_VEC(hdr->flags);
+        hdr->flags &= ~VGPU_CMD_F_VEC_MASK;
+    }
     switch (hdr->opcode) {
     case VGPU_CMD_NOP:
         if (hdr->flags & ~VGPU_CMD_F_IRQ ||
@@ -499,6 +507,7 @@ static uint32_t vgpu_queue_step_locked(VGPUQueue *q, bool inl)
     st->size = q->size;
     st->cplb = q->cpl_base;
     st->flags = 0;
+    st->vec = VGPU_MSIX_VEC_COMPLETION;
     st->job = NULL;
     q->busy = true;
     q->abort_pending = 0;
@@ -617,7 +626,7 @@ static void vgpu_step_end_locked(VGPUQueue *q, uint32_t status)
         trace_vgpu_queue_stopped(q->idx, idx, status, vgpu_err_names[status]);
         vgpu_raise_irq_locked(s, VGPU_IRQ_ERROR);
     } else if (flags & VGPU_CMD_F_IRQ) {
-        vgpu_inject_completion_irq_locked(q);
+        vgpu_inject_completion_irq_locked(q, st->vec);
     }
 out:
     q->busy = false;

@@ -44,6 +44,30 @@
 #define VGPU_CMD_F_IRQ (1u << 0)	/* raise VGPU_IRQ_COMPLETION when complete */
 #define VGPU_CMD_F_FENCE_PHYS (1u << 1) /* fence: address is guest physical */
 #define VGPU_CMD_F_MASK (VGPU_CMD_F_IRQ | VGPU_CMD_F_FENCE_PHYS)
+/*
+ * With VGPU_CMD_F_IRQ, any command: the MSI-X vector of its completion
+ * interrupt (VGPU_FEAT_IRQ_VECTORS; vgpu_hw_regs.h "Completion vectors").
+ * 0 = VGPU_MSIX_VEC_COMPLETION.  Checked, then left out of the flags each
+ * command checks against its own VGPU_CMD_F_*.
+ */
+#define VGPU_CMD_F_VEC_SHIFT 8
+#define VGPU_CMD_F_VEC_MASK (0xffu << VGPU_CMD_F_VEC_SHIFT)
+#define VGPU_CMD_F_VEC(v) (((__u32)(v) << VGPU_CMD_F_VEC_SHIFT) & VGPU_CMD_F_VEC_MASK)
+#define VGPU_CMD_VEC(flags) (((flags) & VGPU_CMD_F_VEC_MASK) >> VGPU_CMD_F_VEC_SHIFT)
+
+/*
+ * Whether the vector field of command flags @flags is one a device with
+ * @table MSI-X entries takes: none, or with VGPU_CMD_F_IRQ an entry below
+ * @table other than VGPU_MSIX_VEC_ERROR (vgpu_hw_regs.h).
+ */
+static inline int vgpu_cmd_vec_ok(__u32 flags, __u32 table)
+{
+	__u32 v = VGPU_CMD_VEC(flags);
+
+	if (!(flags & VGPU_CMD_F_VEC_MASK))
+		return 1;
+	return (flags & VGPU_CMD_F_IRQ) && v < table && v != VGPU_MSIX_VEC_ERROR;
+}
 
 /**
  * struct vgpu_cmd_header - first 8 bytes of every command

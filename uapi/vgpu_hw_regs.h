@@ -24,11 +24,26 @@
  * hardware.
  *
  * BARs: BAR0 = the registers below (16 KiB, 32-bit accesses only, aligned);
- * BAR2 = the MSI-X table and PBA (2 vectors); BAR4 = the doorbell pages,
- * one 4 KiB page per queue ("User-mode queues").  Interrupts: MSI-X vector 0
- * for VGPU_IRQ_COMPLETION and VGPU_IRQ_USER, vector 1 for VGPU_IRQ_ERROR;
- * without MSI-X,
- * INTx (pin A) is asserted while (IRQ_STATUS & IRQ_MASK) != 0.
+ * BAR2 = the MSI-X table and PBA (CAP_MSIX_VECTORS entries, property
+ * msix-vectors, 16 by default); BAR4 = the doorbell pages, one 4 KiB page
+ * per queue ("User-mode queues").  Interrupts: MSI-X vector 1 for
+ * VGPU_IRQ_ERROR; VGPU_IRQ_COMPLETION and VGPU_IRQ_USER on the vector the
+ * completed command names ("Completion vectors" below), vector 0 unless it
+ * names one; without MSI-X, INTx (pin A) is asserted while (IRQ_STATUS &
+ * IRQ_MASK) != 0.
+ *
+ * ---- Completion vectors ----
+ * A command with VGPU_CMD_F_IRQ may name the MSI-X vector its completion
+ * interrupt is sent on: VGPU_CMD_F_VEC(v) in its flags, v any entry below
+ * CAP_MSIX_VECTORS but VGPU_MSIX_VEC_ERROR (VGPU_FEAT_IRQ_VECTORS).  A
+ * driver points each vector at a CPU and names the vector of the CPU that
+ * will wait for the command, as NVMe drivers give each CPU its completion
+ * queue's vector: the interrupt then arrives where the waiter sleeps, with
+ * no second CPU woken to pass the wake-up on.  VGPU_CMD_F_VEC without
+ * VGPU_CMD_F_IRQ, v >= CAP_MSIX_VECTORS or v == VGPU_MSIX_VEC_ERROR fail
+ * the command with VGPU_ERR_BAD_COMMAND.  IRQ_STATUS and IRQ_ACK are the
+ * same for every vector: any vector's handler sees every raised bit.  Bits
+ * that IRQ_MASK held back and an unmasking write delivers go on vector 0.
  */
 #define VGPU_PCI_VENDOR_ID 0x7690u
 #define VGPU_PCI_DEVICE_ID 0x0001u
@@ -36,13 +51,16 @@
 #define VGPU_PCI_REVISION 1u
 #define VGPU_BAR0_SIZE 0x4000u
 #define VGPU_MSIX_BAR 2
-#define VGPU_MSIX_VEC_COMPLETION 0u
+#define VGPU_MSIX_VEC_COMPLETION 0u	/* completions that name no vector */
 #define VGPU_MSIX_VEC_ERROR 1u
-#define VGPU_MSIX_VECTORS 2u
+#define VGPU_MSIX_VECTORS_MIN 2u	/* msix-vectors=: 2..64, default 16 */
+#define VGPU_MSIX_VECTORS_MAX 64u
+#define VGPU_MSIX_VECTORS_DEFAULT 16u
 
 #define VGPU_ID_MAGIC 0x55504756u /* "VGPU" */
 #define VGPU_VERSION_MAJOR 1u
-#define VGPU_VERSION_MINOR 1u /* 1.1: CAP_SMEM_CTA .. CAP_CLUSTER_MAX */
+#define VGPU_VERSION_MINOR 2u /* 1.1: CAP_SMEM_CTA .. CAP_CLUSTER_MAX;
+				* 1.2: CAP_MSIX_VECTORS, VGPU_CMD_F_VEC */
 
 /*
  * ---- BAR0 register map ----  (RO) read-only, (RW) read/write,
@@ -102,6 +120,7 @@
 #define VGPU_REG_CAP_REGS_PER_SM 0x0b0	/* (RO) 32-bit registers per SM (65536) */
 #define VGPU_REG_CAP_CLUSTER 0x0b4	/* (RO) portable cluster size: CTAs (8) */
 #define VGPU_REG_CAP_CLUSTER_MAX 0x0b8	/* (RO) non-portable cluster size (16) */
+#define VGPU_REG_CAP_MSIX_VECTORS 0x0bc /* (RO) MSI-X table entries (msix-vectors=; 1.2) */
 
 #define VGPU_CTRL_RESET (1u << 0)	/* (WO) device reset; self-clearing */
 
@@ -129,6 +148,7 @@
 #define VGPU_FEAT_DEVICE_LAUNCH (1u << 12) /* device-side launch: a launch's device-launch
 					    * area (struct vgpu_cmd_launch's @cdp_area,
 					    * struct vgpu_cdp_header) */
+#define VGPU_FEAT_IRQ_VECTORS (1u << 13) /* VGPU_CMD_F_VEC: completion vectors */
 
 /*
  * ---- Fault injection: a device that misbehaves on purpose ----

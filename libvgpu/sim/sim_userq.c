@@ -137,6 +137,10 @@ static uint32_t sim_uq_exec(struct vgpu_sim *sim, const uint8_t *raw,
 
 	memcpy(&hdr, raw, sizeof(hdr));
 	cpl->opcode = hdr.opcode;
+	/* the device's vector check, for its default table (no MSI-X here) */
+	if (!vgpu_cmd_vec_ok(hdr.flags, VGPU_MSIX_VECTORS_DEFAULT))
+		return VGPU_ERR_BAD_COMMAND;
+	hdr.flags &= ~VGPU_CMD_F_VEC_MASK;
 	if (hdr.flags & ~VGPU_CMD_F_MASK || hdr.flags & VGPU_CMD_F_FENCE_PHYS)
 		return VGPU_ERR_BAD_COMMAND;
 	switch (hdr.opcode) {

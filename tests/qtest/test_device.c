@@ -49,8 +49,10 @@ TEST(pci_identity_and_reset_values)
 	EXPECT_EQ(VGPU_PCI_REVISION, qts_cfg_readl(d.qts, DEV_DEVFN, 8) & 0xff);
 	EXPECT_NE(0u, qts_cfg_find_cap(d.qts, DEV_DEVFN, 0x10)); /* PCI Express */
 	EXPECT_NE(0u, d.msix_cap);
-	EXPECT_EQ(VGPU_MSIX_VECTORS,
+	EXPECT_EQ(VGPU_MSIX_VECTORS_DEFAULT,
 		  (qts_cfg_readw(d.qts, DEV_DEVFN, d.msix_cap + 2) & 0x7ff) + 1u);
+	EXPECT_EQ(VGPU_MSIX_VECTORS_DEFAULT, reg_read(&d, VGPU_REG_CAP_MSIX_VECTORS));
+	EXPECT_NE(0u, reg_read(&d, VGPU_REG_CAP_FEATURES) & VGPU_FEAT_IRQ_VECTORS);
 
 	EXPECT_EQ(VGPU_ID_MAGIC, reg_read(&d, VGPU_REG_ID));
 	EXPECT_EQ(VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR, reg_read(&d, VGPU_REG_VERSION));
@@ -137,6 +139,8 @@ TEST(models_and_sm_counts_refused_with_a_reason)
 		{ "model=h100,threads=133", "threads=133: must be 1..sms (132)" },
 		{ "model=h100,smem=1024", "smem=1024: must be 2 KiB..1 MiB (model=h100)" },
 		{ "smem=512", "smem=512: must be 1 KiB..1 MiB (model=vgpu)" },
+		{ "msix-vectors=1", "msix-vectors=1: must be 2..64" },
+		{ "msix-vectors=65", "msix-vectors=65: must be 2..64" },
 	};
 	char out[4096];
 
@@ -179,7 +183,7 @@ TEST(model_capabilities)
 		struct dev d;
 
 		ASSERT_EQ(0, dev_open(&d, m[i].props, 1));
-		EXPECT_EQ(VGPU_VERSION_MAJOR << 16 | 1u, reg_read(&d, VGPU_REG_VERSION));
+		EXPECT_EQ(VGPU_VERSION_MAJOR << 16 | VGPU_VERSION_MINOR, reg_read(&d, VGPU_REG_VERSION));
 		EXPECT_EQ(m[i].model, reg_read(&d, VGPU_REG_CAP_MODEL));
 		EXPECT_EQ(m[i].sms, reg_read(&d, VGPU_REG_CAP_SMS));
 		EXPECT_EQ(m[i].smem, reg_read(&d, VGPU_REG_CAP_SMEM));

@@ -153,8 +153,9 @@ void dev_setup(struct dev *d, unsigned nas)
 	if (cap) {
 		uint32_t table = qts_cfg_readl(d->qts, DEV_DEVFN, cap + 4);
 		uint64_t base = DEV_BAR2 + (table & ~7u);
+		unsigned n = (qts_cfg_readw(d->qts, DEV_DEVFN, cap + 2) & 0x7ff) + 1;
 
-		for (unsigned v = 0; v < VGPU_MSIX_VECTORS; v++) {
+		for (unsigned v = 0; v < n && v < VGPU_MSIX_VECTORS_MAX; v++) {
 			qts_writel(d->qts, base + 16 * v, (uint32_t)(DEV_MSI_ADDR + 4 * v));
 			qts_writel(d->qts, base + 16 * v + 4, 0);
 			qts_writel(d->qts, base + 16 * v + 8, DEV_MSI_DATA + v);
@@ -342,5 +343,5 @@ uint32_t dev_msi_read(struct dev *d, unsigned v)
 
 void dev_msi_clear(struct dev *d)
 {
-	qts_memset(d->qts, DEV_MSI_ADDR, 0, 4 * VGPU_MSIX_VECTORS);
+	qts_memset(d->qts, DEV_MSI_ADDR, 0, 4 * VGPU_MSIX_VECTORS_MAX);
 }

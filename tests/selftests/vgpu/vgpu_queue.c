@@ -443,6 +443,118 @@ static void wait_started(struct __test_metadata *_metadata, int fd, uint64_t id)
 	}
 }
 
+/*
+ * This device's vgpu interrupts in /proc/interrupts: @count[v] the
+ * interrupts of MSI-X vector v so far, on every CPU.  Returns the number
+ * of vectors listed.
+ */
+static int vgpu_vector_counts(const char *addr, unsigned long long *count, int max)
+{
+	char tag[300], *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -errno;
+	snprintf(tag, sizeof(tag), "PCI-MSIX-%s", addr);
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long sum = 0;
+		char *p, *end, *at = strstr(line, tag);
+		long v;
+
+		if (!at || !strstr(at, "vgpu"))
+			continue;
+		p = strchr(line, ':');
+		if (!p)
+			continue;
+		for (p++; p < at;) {	/* the per-CPU columns */
+			unsigned long long c = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += c;
+			p = end;
+		}
+		v = strtol(at + strlen(tag), &end, 10);
+		if (strncmp(end, "-edge", 5) || v < 0 || v >= max)
+			continue;
+		count[v] = sum;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/*
+ * Completion vectors (kernel/vgpu_irq.c): a job's interrupt arrives on
+ * the MSI-X vector aimed at the CPU its SUBMIT ran on, so that the CPU
+ * where the submitter waits signals its fence.  Pinned to each CPU in
+ * turn, 20 null jobs each waited for: that CPU's vector (2 + its index
+ * modulo the vectors beyond 0 and 1) counts 20 more interrupts and the
+ * device's other vectors none.
+ */
+TEST_F(queue, completion_irq_on_the_submitters_cpu)
+{
+	enum { JOBS = 20, MAXV = 64 };
+	unsigned long long before[MAXV], after[MAXV];
+	struct drm_vgpu_submit s;
+	struct drm_vgpu_sync out = { 0 };
+	struct vgpu_prog p;
+	cpu_set_t saved, one;
+	char addr[256], possible[32] = "";
+	uint32_t h[3];
+	int ncpu, nvec, nper, cpu, v, i;
+	FILE *f;
+
+	ASSERT_EQ(0, vgpu_pci_addr(addr, sizeof(addr)));
+	memset(before, 0, sizeof(before));
+	nvec = vgpu_vector_counts(addr, before, MAXV);
+	if (nvec <= 2)
+		SKIP(return, "no completion vector per CPU (%d vectors)", nvec);
+	nper = nvec - 2;
+	ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	f = fopen("/sys/devices/system/cpu/possible", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(possible, sizeof(possible), f));
+	fclose(f);
+	/* the driver counts possible CPUs in order: here CPU i is the ith */
+	if (strncmp(possible, "0", 1) || (ncpu > 1 && possible[1] != '-'))
+		SKIP(return, "possible CPUs %s", possible);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
+	ASSERT_EQ(0, vgpu_prog_load(self->fd, &p, "  EXIT ;\n", 4096));
+	vgpu_prog_submit_args(&p, &s, h, 1, 1);
+	s.bo_handle_count = 0;
+	ASSERT_EQ(0, _test_syncobj_create(self->fd, &out.handle));
+	s.out_syncs = (uintptr_t)&out;
+	s.out_sync_count = 1;
+	for (cpu = 0; cpu < ncpu && cpu < 8; cpu++) {
+		int want = 2 + cpu % nper;
+
+		if (!CPU_ISSET(cpu, &saved))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+		memset(before, 0, sizeof(before));
+		ASSERT_EQ(nvec, vgpu_vector_counts(addr, before, MAXV));
+		for (i = 0; i < JOBS; i++) {
+			ASSERT_EQ(0, _test_submit(self->fd, &s));
+			ASSERT_EQ(0, _test_syncobj_wait(self->fd, out.handle, 0,
+							vgpu_wait_ns(10)));
+		}
+		memset(after, 0, sizeof(after));
+		ASSERT_EQ(nvec, vgpu_vector_counts(addr, after, MAXV));
+		for (v = 0; v < nvec; v++)
+			EXPECT_EQ(v == want ? JOBS : 0, after[v] - before[v]) {
+				TH_LOG("CPU %d: vector %d (the CPU's: %d)", cpu, v, want);
+			}
+	}
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(saved), &saved));
+	vgpu_prog_unmap(&p);
+}
+
 static const char sem_deps_param[] = "/sys/module/vgpu/parameters/sem_deps";
 
 /*
