@@ -268,6 +268,8 @@ static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 		vgpu_sm_get_stats(sim->sm, &st);
 		*cycles = st.cycles;
 		ctl.preempt_every = sim->preempt_every;
+		/* this thread's SMs alone count, one at a time: no lock-prefixed adds */
+		ctl.one_sm = true;
 		ret = vgpu_sm_run(sim->sm, &l, 0, nclusters, exc);
 		if (ret == VGPU_RUN_PREEMPTED)
 			ret = sim_preempted(sim, &l, nclusters, exc);

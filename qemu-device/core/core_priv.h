@@ -324,6 +324,22 @@ static inline bool vgpu_grow(void **arr, uint32_t n, uint32_t *cap, size_t size)
 	return true;
 }
 
+/*
+ * Add @n warp-instructions to @ctl's shared count and return the new
+ * total: one atomic read-modify-write, or a plain load and store where
+ * one SM alone counts (@ctl->one_sm).
+ */
+static inline uint64_t vgpu_ctl_count(struct vgpu_launch_ctl *ctl, uint64_t n)
+{
+	uint64_t v;
+
+	if (!ctl->one_sm)
+		return atomic_fetch_add(&ctl->executed, n) + n;
+	v = atomic_load_explicit(&ctl->executed, memory_order_relaxed) + n;
+	atomic_store_explicit(&ctl->executed, v, memory_order_relaxed);
+	return v;
+}
+
 /* The scheduler's seeded xorshift generator. */
 static inline uint64_t vgpu_rng(struct vgpu_sm *sm)
 {

@@ -208,7 +208,7 @@ bool vgpu_refill(struct vgpu_sm *sm, struct vgpu_cta *c, struct vgpu_warp *w,
 	uint64_t total;
 
 	if (l->ctl) {
-		total = atomic_fetch_add(&l->ctl->executed, used) + used;
+		total = vgpu_ctl_count(l->ctl, used);
 		sm->ctl_seen = total;
 		if (l->ctl->slice)
 			l->ctl->slice(l->ctl->slice_opaque, total);

@@ -333,11 +333,11 @@ static int run_stopped(struct vgpu_sm *sm, const struct vgpu_launch *l,
 	sm->stats.warp_insns += owed;
 	sm->stats.thread_insns += owed * VGPU_WARP_SIZE;
 	if (l->ctl)
-		atomic_fetch_add(&l->ctl->executed, owed);
+		vgpu_ctl_count(l->ctl, owed);
 	sm->preempt_mid = started;
 	sm->preempt_cluster = linear;
 	if (l->ctl)
-		atomic_fetch_add(&l->ctl->executed, sm->slice_given - sm->budget_left);
+		vgpu_ctl_count(l->ctl, sm->slice_given - sm->budget_left);
 	return VGPU_RUN_PREEMPTED;
 }
 
@@ -345,8 +345,7 @@ static int run_done(struct vgpu_sm *sm, const struct vgpu_launch *l,
 		    struct vgpu_exception_record *exc)
 {
 	if (l->ctl)
-		atomic_fetch_add(&l->ctl->executed,
-				 sm->slice_given - sm->budget_left);
+		vgpu_ctl_count(l->ctl, sm->slice_given - sm->budget_left);
 	vgpu_zero(exc, sizeof(*exc));
 	return 0;
 }

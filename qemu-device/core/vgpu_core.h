@@ -223,6 +223,15 @@ struct vgpu_launch_ctl {
 	 * it has run that many warp-instructions since it (re)started.
 	 */
 	_Atomic int preempt;
+	/*
+	 * Set when the SMs that run the launch run one at a time, on one
+	 * thread, and no other thread reads @executed meanwhile (the sim's
+	 * launch outside its pool): they add to @executed with a plain load
+	 * and store instead of an atomic read-modify-write, a lock-prefixed
+	 * instruction that cost more than the rest of an empty kernel's
+	 * refill.  The same counts either way.
+	 */
+	bool one_sm;
 	uint64_t preempt_every;
 	/*
 	 * Optional: called by each SM at each look (every
@@ -255,6 +264,7 @@ static inline void vgpu_launch_ctl_init(struct vgpu_launch_ctl *c)
 	c->clock = NULL;
 	c->deadline = 0;
 	atomic_init(&c->preempt, 0);
+	c->one_sm = false;
 	c->preempt_every = 0;
 	c->slice = NULL;
 	c->slice_opaque = NULL;

@@ -202,6 +202,9 @@ static void check_preempted_like_reference(struct __test_metadata *_metadata,
 			memset(k.mem.buf, 0, GMEM_SIZE);
 
 			prun_init(&p, &k);
+			/* the SMs one at a time on this thread: plain adds
+			 * count the same (every other run) */
+			p.ctl.one_sm = e % 2;
 			ret = prun_run(&p, every[e], &exc);
 			EXPECT_EQ(0, ret) {
 				TH_LOG("seed %llu every %llu: %s",
