@@ -74,7 +74,8 @@ struct vgpu_thread *vgpu_thread_new(void);
 VGPU_THREAD_BLOCKS(vgpu_thread, vgpu_tls, vgpu_thread_none, vgpu_thread_new, vgpu_thread_fini)
 
 /*
- * A job record for a launch: the thread's spare or a new one, zeroed.
+ * A job record for a launch: the thread's spare or a new one, zeroed
+ * (its exception record as far as its code: struct vgpu_job).
  * Not calloc() (nor malloc() and memset(), which GCC makes calloc()):
  * glibc's calloc does not take the thread cache.  vgpu_zero(), not an
  * initializer, which GCC makes a `rep stosq` (vgpu_core.h).
@@ -91,7 +92,8 @@ struct vgpu_job *vgpu_job_alloc(void)
 	if (!job)
 		job = malloc(sizeof(*job));
 	if (job) {
-		vgpu_zero(job, sizeof(*job));
+		vgpu_zero(job, offsetof(struct vgpu_job, exc));
+		job->exc.code = VGPU_EXC_NONE;
 		job->param_idx = -1;
 	}
 	return job;

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "asm_priv.h"
-#include "vgpu_core.h" /* vgpu_zero() */
 #include "vgpu_priv.h"
 #include "trace/timeline.h"
 
@@ -448,8 +447,8 @@ int vgpu_kernel_launch_check(const struct vgpu_kernel *kernel,
 }
 
 /*
- * The launch command's fields for @kernel with @cfg and @args (the rest of
- * *@l as it was: zeroed by the caller).  Field by field, not a compound
+ * The launch command's fields for @kernel with @cfg and @args, all but
+ * @l->param_va (left as it was).  Field by field, not a compound
  * literal: GCC builds one on the stack and copies it.
  */
 static inline void launch_fields(struct drm_vgpu_launch *l, const struct vgpu_kernel *kernel,
@@ -506,8 +505,9 @@ static int launch_inline(const struct vgpu_kernel *kernel, const struct vgpu_lau
 	struct vgpu_job *job = NULL;
 	int ret;
 
-	ret = sync_points(dev, cfg->wait, cfg->nwait, in);
-	if (!ret)
+	/* sync_points() of none is 0: not called for them (the common case) */
+	ret = cfg->nwait ? sync_points(dev, cfg->wait, cfg->nwait, in) : 0;
+	if (!ret && cfg->nsignal)
 		ret = sync_points(dev, cfg->signal, cfg->nsignal, out);
 	if (ret)
 		return ret;
@@ -518,8 +518,15 @@ static int launch_inline(const struct vgpu_kernel *kernel, const struct vgpu_lau
 		if (!job)
 			return -ENOMEM;
 	}
-	vgpu_zero(&s, sizeof(s));
+	/* every field set, none zeroed first (a memset call as long as this) */
+	_Static_assert(sizeof(s) == 152 && sizeof(s.launch) == 88,
+		       "every field of struct drm_vgpu_submit is set here");
+	s.extensions = 0;
 	launch_fields(&s.launch, kernel, cfg, args, cluster, smem, flags);
+	s.launch.param_va = 0;
+	s.flags = 0;
+	s.pad = 0;
+	s.job_id = 0;
 	s.bo_handles = (uintptr_t)(args ? args->handles : NULL);
 	s.bo_handle_count = args ? args->nhandles : 0;
 	s.queue = vgpu_queue_id(cfg->queue);
@@ -800,8 +807,12 @@ int vgpu_kernel_launch(const struct vgpu_kernel *kernel,
 	dev = kernel->prog->dev;
 	k = kernel->obj;
 	cfg = cfg ? cfg : &defaults;
-	if (launch_check(kernel, cfg, cluster, NULL, 0))
+	if (!kernel->has_attrs) { /* launch_check()'s common case, inline */
+		for (int i = 0; i < 3; i++)
+			cluster[i] = dim(cfg->cluster[i]);
+	} else if (launch_check(kernel, cfg, cluster, NULL, 0)) {
 		return -EINVAL;
+	}
 	flags = cfg->flags | (jobp && dev->timeline_dir ? VGPU_LAUNCH_TIMELINE : 0);
 	if (args && args->kernel != kernel)
 		return -EINVAL;

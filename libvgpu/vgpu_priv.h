@@ -296,12 +296,17 @@ struct vgpu_job {
 	uint32_t tl_n;
 	uint64_t tl_dropped;
 	struct drm_vgpu_get_job status;
-	struct vgpu_exception_record exc;
 	struct vgpu_userq *uq;		 /* launched on a user queue (a
 					    reference), its sequence number
 					    and the ring slot of its LAUNCH */
 	uint64_t useq;
 	uint32_t uslot;
+	/*
+	 * Last: a new record zeroes what comes before and @exc.code alone
+	 * (vgpu_job_alloc()); the rest is read only where the code is not
+	 * VGPU_EXC_NONE, after whatever set the code wrote the whole record.
+	 */
+	struct vgpu_exception_record exc;
 };
 
 /* ---- device-side printf (printf.c) ---- */

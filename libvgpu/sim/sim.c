@@ -455,15 +455,8 @@ static int sim_submit_job(struct vgpu_device *dev, struct drm_vgpu_submit *s,
 
 	pthread_mutex_lock(&sim->lock);
 	ret = vgpu_sim_submit_params(sim, s, host_params);
-	if (!ret) {
-		*g = (struct drm_vgpu_get_job){ .job_id = s->job_id };
-		ret = vgpu_sim_get_job(sim, g);
-		if (!ret && g->hw_status != VGPU_ERR_NONE) {
-			g->exception = (uintptr_t)exc;
-			g->exception_size = sizeof(*exc);
-			ret = vgpu_sim_get_job(sim, g);
-		}
-	}
+	if (!ret)
+		vgpu_sim_submitted_job(sim, s->job_id, g, exc);
 	pthread_mutex_unlock(&sim->lock);
 	return ret;
 }

@@ -33,23 +33,55 @@ static void sim_prog_drop(struct sim_prog *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * @size bytes the same at @a and @b: a few instructions inline for a
+ * small kernel (whole instructions, 16 bytes each), where the call of
+ * memcmp() cost more than the compare.
+ */
+static inline bool sim_code_same(const uint8_t *a, const uint8_t *b, uint32_t size)
+{
+	if (size > 256 || size % 16)
+		return !memcmp(a, b, size);
+	for (uint32_t i = 0; i < size; i += 16) {
+		uint64_t x[2], y[2];
+
+		memcpy(x, a + i, 16);
+		memcpy(y, b + i, 16);
+		if ((x[0] ^ y[0]) | (x[1] ^ y[1]))
+			return false;
+	}
+	return true;
+}
+
+static inline bool sim_prog_is(const struct sim_prog *p, uint64_t va,
+			       const uint8_t *code, uint32_t size)
+{
+	return p->prog && p->va == va && p->size == size && sim_code_same(p->code, code, size);
+}
+
 /* The predecoded program of @size bytes of @code at @va (cached), or NULL. */
 static const struct vgpu_prog *sim_prog_get(struct vgpu_sim *sim, uint64_t va,
 					    const uint8_t *code, uint32_t size)
 {
-	struct sim_prog *p, *victim = &sim->progs[0];
+	struct sim_prog *p = &sim->progs[sim->prog_last], *victim = &sim->progs[0];
 
+	/* a program is mostly launched again and again: the last one first */
+	if (sim_prog_is(p, va, code, size)) {
+		p->used = ++sim->prog_clock;
+		return p->prog;
+	}
 	for (uint32_t i = 0; i < SIM_PROG_CACHE; i++) {
 		p = &sim->progs[i];
-		if (p->prog && p->va == va && p->size == size &&
-		    !memcmp(p->code, code, size)) {
+		if (i != sim->prog_last && sim_prog_is(p, va, code, size)) {
 			p->used = ++sim->prog_clock;
+			sim->prog_last = i;
 			return p->prog;
 		}
 		if (p->used < victim->used)
 			victim = p;
 	}
 	p = victim;
+	sim->prog_last = (uint32_t)(p - sim->progs);
 	sim_prog_drop(p);
 	p->code = malloc(size);
 	if (!p->code)
@@ -165,7 +197,6 @@ static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 {
 	struct vgpu_trace_sink sink = { 0 };
 	uint32_t status;
-	struct vgpu_sm_stats st;
 	struct sim_mem mem = { .sim = sim };
 	struct vgpu_launch_ctl ctl;
 	const struct vgpu_prog *prog;
@@ -265,16 +296,14 @@ static uint32_t sim_run_grid(struct vgpu_sim *sim, const struct drm_vgpu_launch 
 			ret = vgpu_sim_pool_run(sim, &l, nclusters, exc, cycles);
 	}
 	if (ret == -2) {
-		vgpu_sm_get_stats(sim->sm, &st);
-		*cycles = st.cycles;
+		*cycles = vgpu_sm_cycles(sim->sm);
 		ctl.preempt_every = sim->preempt_every;
 		/* this thread's SMs alone count, one at a time: no lock-prefixed adds */
 		ctl.one_sm = true;
 		ret = vgpu_sm_run(sim->sm, &l, 0, nclusters, exc);
 		if (ret == VGPU_RUN_PREEMPTED)
 			ret = sim_preempted(sim, &l, nclusters, exc);
-		vgpu_sm_get_stats(sim->sm, &st);
-		*cycles = st.cycles - *cycles;
+		*cycles = vgpu_sm_cycles(sim->sm) - *cycles;
 	}
 	*warp_insns = atomic_load(&ctl.executed);
 	if (sim->trace)
@@ -506,9 +535,9 @@ static int sim_submit_check(const struct drm_vgpu_submit *args)
 	    l->code_size > VGPU_MAX_CODE_BYTES ||
 	    l->param_size > VGPU_MAX_PARAM_BYTES)
 		return -EINVAL;
-	for (int i = 0; i < 3; i++)
-		if (!l->grid[i] || !l->block[i])
-			return -EINVAL;
+	if (!l->grid[0] || !l->grid[1] || !l->grid[2] ||
+	    !l->block[0] || !l->block[1] || !l->block[2])
+		return -EINVAL;
 	return 0;
 }
 
@@ -609,8 +638,12 @@ int vgpu_sim_submit_params(struct vgpu_sim *sim, struct drm_vgpu_submit *args,
 	r->queue = args->queue;
 	r->hw_queue = q->hw_queue;
 	q->submitted++;
-	r->hw_status = vgpu_sim_run(sim, &args->launch, host_params, &tl, cdp_area, &exc,
-				    &r->warp_insns, &r->elapsed_ns);
+	if (cdp_area)
+		r->hw_status = vgpu_sim_run(sim, &args->launch, host_params, &tl, cdp_area,
+					    &exc, &r->warp_insns, &r->elapsed_ns);
+	else /* no tree to walk: vgpu_sim_run() is the grid alone */
+		r->hw_status = sim_run_grid(sim, &args->launch, host_params, &tl, 0, 0, &exc,
+					    &r->warp_insns, &r->elapsed_ns);
 	/* VGPU_ERR_NONE comes with a zeroed record (vgpu_sim_run()) */
 	r->exc_none = r->hw_status == VGPU_ERR_NONE;
 	if (!r->exc_none)
@@ -635,17 +668,12 @@ int vgpu_sim_submit(struct vgpu_sim *sim, void *data)
 
 /* ---- GET_JOB ---- */
 
-int vgpu_sim_get_job(struct vgpu_sim *sim, void *data)
+/* GET_JOB's answer from @r (the exception where @args asks for it) */
+static inline void sim_job_answer(const struct sim_job_result *r,
+				  struct drm_vgpu_get_job *args)
 {
-	struct drm_vgpu_get_job *args = data;
-	const struct sim_job_result *r;
 	uint32_t n;
 
-	if (args->pad || args->pad2)
-		return -EINVAL;
-	r = &sim->hist[args->job_id % VGPU_JOB_HISTORY];
-	if (!args->job_id || r->id != args->job_id)
-		return -ENOENT;
 	args->state = r->state;
 	args->error = r->error;
 	args->hw_status = r->hw_status;
@@ -661,5 +689,31 @@ int vgpu_sim_get_job(struct vgpu_sim *sim, void *data)
 		else
 			memcpy(sim_uptr(args->exception), &r->exc, n);
 	}
+}
+
+int vgpu_sim_get_job(struct vgpu_sim *sim, void *data)
+{
+	struct drm_vgpu_get_job *args = data;
+	const struct sim_job_result *r;
+
+	if (args->pad || args->pad2)
+		return -EINVAL;
+	r = &sim->hist[args->job_id % VGPU_JOB_HISTORY];
+	if (!args->job_id || r->id != args->job_id)
+		return -ENOENT;
+	sim_job_answer(r, args);
 	return 0;
+}
+
+void vgpu_sim_submitted_job(const struct vgpu_sim *sim, uint64_t job_id,
+			    struct drm_vgpu_get_job *g, struct vgpu_exception_record *exc)
+{
+	const struct sim_job_result *r = &sim->hist[job_id % VGPU_JOB_HISTORY];
+
+	*g = (struct drm_vgpu_get_job){ .job_id = job_id };
+	if (r->hw_status != VGPU_ERR_NONE) {
+		g->exception = (uintptr_t)exc;
+		g->exception_size = sizeof(*exc);
+	}
+	sim_job_answer(r, g);
 }

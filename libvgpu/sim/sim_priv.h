@@ -234,6 +234,7 @@ struct vgpu_sim {
 	FILE *trace;
 	struct sim_prog progs[SIM_PROG_CACHE];
 	uint64_t prog_clock;
+	uint32_t prog_last; /* the entry the last launch used: looked at first */
 	uint8_t params[VGPU_MAX_PARAM_BYTES];
 	/* the BOs of the last launch's code and parameters, where the next
 	 * launch looks first (sim_mem's @last); a BO freed is forgotten */
@@ -326,6 +327,14 @@ VGPU_HIDDEN int vgpu_sim_submit(struct vgpu_sim *sim, void *data);
 VGPU_HIDDEN int vgpu_sim_submit_params(struct vgpu_sim *sim, struct drm_vgpu_submit *args,
 				       const void *host_params);
 VGPU_HIDDEN int vgpu_sim_get_job(struct vgpu_sim *sim, void *data);
+/*
+ * GET_JOB of job @job_id, just submitted (its record is the newest), into
+ * @g: the status, and the exception into @exc where the job had one (as
+ * a GET_JOB asking for it then does, @g->exception left pointing at it).
+ */
+VGPU_HIDDEN void vgpu_sim_submitted_job(const struct vgpu_sim *sim, uint64_t job_id,
+					struct drm_vgpu_get_job *g,
+					struct vgpu_exception_record *exc);
 VGPU_HIDDEN void vgpu_sim_jobs_fini(struct vgpu_sim *sim);
 
 /* ---- sim_pool.c ---- */

@@ -418,6 +418,11 @@ void vgpu_sm_get_stats(const struct vgpu_sm *sm, struct vgpu_sm_stats *st)
 	st->cycles = sm->clock;
 }
 
+uint64_t vgpu_sm_cycles(const struct vgpu_sm *sm)
+{
+	return sm->clock;
+}
+
 void vgpu_sm_reset_stats(struct vgpu_sm *sm)
 {
 	memset(&sm->stats, 0, sizeof(sm->stats));

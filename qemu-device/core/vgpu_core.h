@@ -407,6 +407,8 @@ VGPU_CORE_API int vgpu_sm_launch(struct vgpu_sm *sm, const struct vgpu_launch *l
 /* Counters accumulated since vgpu_sm_new() or the last reset. */
 VGPU_CORE_API void vgpu_sm_get_stats(const struct vgpu_sm *sm,
 				     struct vgpu_sm_stats *st);
+/* vgpu_sm_get_stats()'s @cycles alone (the SM clock) */
+VGPU_CORE_API uint64_t vgpu_sm_cycles(const struct vgpu_sm *sm);
 VGPU_CORE_API void vgpu_sm_reset_stats(struct vgpu_sm *sm);
 
 /* Bytes of core state held for one resident CTA of launch @l. */
