@@ -370,6 +370,13 @@ $(BUILD)/tests/test_occupancy: $(BUILD)/tests/unit/test_occupancy.o \
 # test_cuda_lib_abi the first two's sources with NVIDIA's; all link
 # libcuda.so.1 only.
 NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),nvcc)
+# nvcc -c (the CUDA programs: about 4 minutes of 2 CPUs from a clean
+# clone) through ccache when it is installed, in the cache QEMU's builds
+# use (scripts/build-qemu.sh: outside the clone, paths hashed relative to
+# it); -ptx, -fatbin and the links are cheap, and ccache does not cache
+# them.  NVCC_CACHE= (empty) compiles without it.
+NVCC_CACHE ?= $(if $(shell command -v ccache 2>/dev/null),CCACHE_DIR="$${CCACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/vgpu/ccache}" \
+	CCACHE_BASEDIR=$(CURDIR) CCACHE_NOHASHDIR=true ccache)
 CUDA_INCLUDE ?= /usr/local/cuda/include
 CUDA_GENCODE := -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]'
 CUDA_TEST_DIR := $(BUILD)/cuda
@@ -424,14 +431,14 @@ CUDART_TESTS := $(BUILD)/tests/test_cudart $(BUILD)/tests/test_cudart_fault \
 TESTS += $(CUDART_TESTS)
 $(NVCC_OBJ)/cudart/%.o: tests/cudart/%.cu tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c $(CUDA_GENCODE) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c $(CUDA_GENCODE) -o $@ $<
 $(NVCC_OBJ)/cudart/nopx.o: tests/cudart/nopx.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -c -gencode arch=compute_90a,code=sm_90a -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c -gencode arch=compute_90a,code=sm_90a -o $@ $<
 # test_cudart.cu again with --default-stream per-thread (the _ptds/_ptsz calls)
 $(NVCC_OBJ)/cudart/test_cudart_ptds.o: tests/cudart/test_cudart.cu tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c --default-stream per-thread $(CUDA_GENCODE) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c --default-stream per-thread $(CUDA_GENCODE) -o $@ $<
 $(BUILD)/tests/test_cudart_fault: $(NVCC_OBJ)/cudart/test_cudart_fault.o $(NVCC_OBJ)/cudart/nopx.o
 $(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
@@ -442,7 +449,7 @@ $(CUDART_TESTS): $(BUILD)/tests/%: $(NVCC_OBJ)/cudart/%.o $(CUDART_SO)
 RDC_OBJS := $(patsubst tests/cudart/rdc/%.cu,$(NVCC_OBJ)/rdc/%.o,$(wildcard tests/cudart/rdc/*.cu))
 $(NVCC_OBJ)/rdc/%.o: tests/cudart/rdc/%.cu tests/cudart/rdc/rdc.h tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
 $(BUILD)/tests/test_cudart_rdc: $(RDC_OBJS) $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
@@ -450,7 +457,7 @@ TESTS += $(BUILD)/tests/test_cudart_rdc
 # test_cudart_rdc_cdp: a device-side launch (libcudadevrt), refused at the link
 $(NVCC_OBJ)/rdc/rdc_cdp.o: tests/cudart/rdc_cdp.cu tests/cudart/cdp_skip.h tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
 $(BUILD)/tests/test_cudart_rdc_cdp: $(NVCC_OBJ)/rdc/rdc_cdp.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
@@ -458,7 +465,7 @@ TESTS += $(BUILD)/tests/test_cudart_rdc_cdp
 # test_cudart_rdc_devrt: the device runtime's cudaMalloc, streams, events
 $(NVCC_OBJ)/rdc/rdc_devrt.o: tests/cudart/rdc_devrt.cu tests/cudart/cdp_skip.h tests/cudart/ktap.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c -rdc=true $(CUDA_GENCODE) -o $@ $<
 $(BUILD)/tests/test_cudart_rdc_devrt: $(NVCC_OBJ)/rdc/rdc_devrt.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -rdc=true $(CUDA_GENCODE) -o $@ $(filter %.o,$^)
@@ -479,10 +486,10 @@ CORPUS_KNOWN := -DCORPUS_KNOWN='"$(abspath tests/corpus/known-failures.txt)"'
 TESTS += $(CORPUS_TESTS)
 $(CORPUS:%=$(NVCC_OBJ)/corpus/%.o): $(NVCC_OBJ)/corpus/%.o: tests/corpus/%.cu tests/corpus/corpus.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c $(CUDA_GENCODE) -O3 $(CORPUS_KNOWN) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c $(CUDA_GENCODE) -O3 $(CORPUS_KNOWN) -o $@ $<
 $(CORPUS_G:%=$(NVCC_OBJ)/corpus/%_g.o): $(NVCC_OBJ)/corpus/%_g.o: tests/corpus/%.cu tests/corpus/corpus.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c $(CUDA_GENCODE) -G $(CORPUS_KNOWN) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c $(CUDA_GENCODE) -G $(CORPUS_KNOWN) -o $@ $<
 $(CORPUS_TESTS): $(BUILD)/tests/test_corpus_%: $(NVCC_OBJ)/corpus/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
@@ -543,7 +550,7 @@ CUDART_SAMPLES := $(patsubst tests/cudart/samples/%.cu,$(BUILD)/tests/sample_%,\
 TESTS += $(CUDART_SAMPLES)
 $(NVCC_OBJ)/samples/%.o: tests/cudart/samples/%.cu tests/cudart/samples/sample.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c $(CUDA_GENCODE) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c $(CUDA_GENCODE) -o $@ $<
 $(CUDART_SAMPLES): $(BUILD)/tests/sample_%: $(NVCC_OBJ)/samples/%.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
@@ -577,7 +584,7 @@ guest-cuda: $(GUEST_CUDA_DIR)/programs.txt
 # with a RUNPATH to $(BUILD) so that it runs from the tree as it is.
 $(NVCC_OBJ)/examples/vectorAdd.o: examples/cuda/vectorAdd.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -c $(CUDA_GENCODE) -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c $(CUDA_GENCODE) -o $@ $<
 $(CUDART_EXAMPLE): $(NVCC_OBJ)/examples/vectorAdd.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<
@@ -613,7 +620,7 @@ $(BUILD)/bench/bench_cuda: $(BUILD)/tests/bench/bench_cuda.o $(CUDA_SO) $(LIB_SO
 $(NVCC_OBJ)/bench/bench_cudart.o: tests/bench/bench_cudart.cu tests/bench/bench_launch.h \
 		tests/bench/bench_summary.h libvgpu/vgpu.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c -O2 $(CUDA_GENCODE) -Iuapi -Ilibvgpu -Itests -I/usr/include/libdrm -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c -O2 $(CUDA_GENCODE) -Iuapi -Ilibvgpu -Itests -I/usr/include/libdrm -o $@ $<
 $(BUILD)/bench/bench_cudart: $(NVCC_OBJ)/bench/bench_cudart.o $(CUDART_SO) $(LIB_SO_LINK)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $< -L$(BUILD) -lvgpu
@@ -623,7 +630,7 @@ BENCHES += $(BUILD)/bench/bench_cudart
 $(NVCC_OBJ)/bench/bench_tma.o: tests/bench/bench_tma.cu tests/corpus/tma_ring.h \
 		tests/bench/bench_summary.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -c -O3 $(CUDA_GENCODE) -Itests -Itests/corpus -o $@ $<
+	$(NVCC_CACHE) $(NVCC) -c -O3 $(CUDA_GENCODE) -Itests -Itests/corpus -o $@ $<
 $(BUILD)/bench/bench_tma: $(NVCC_OBJ)/bench/bench_tma.o $(CUDART_SO)
 	@mkdir -p $(dir $@)
 	$(CUDART_NVCC) -o $@ $<

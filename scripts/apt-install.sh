@@ -17,7 +17,7 @@
 # Idempotent: does nothing, and runs no apt-get, when every package is
 # installed.  Runs `apt-get update` once, before the install, or when the
 # lists do not know a package.  Waits for a dpkg lock another install
-# holds.  --tag NAME prefixes its messages (the calling script's name).
+# holds, and for another of the project's own installs (a lock in /tmp).  --tag NAME prefixes its messages (the calling script's name).
 # VGPU_APT_SIMULATE=1: print the plan's verdict and install nothing.
 set -euo pipefail
 
@@ -35,6 +35,22 @@ for p in "$@"; do
 	fi
 done
 ((${#missing[@]})) || exit 0
+
+# one of the project's installs at a time (make check's background builds
+# install beside its lanes): apt-get waits for dpkg's lock, but an
+# `apt-get update` fails at once on the lists' lock
+exec 8>"${TMPDIR:-/tmp}/vgpu-apt-install.$EUID.lock"
+if ! flock -n 8; then
+	log "waiting for another of the project's installs"
+	flock -w 1800 8 || { log "still waiting after 30 minutes: giving up"; exit 1; }
+	# it may have installed some of them
+	left=()
+	for p in "${missing[@]}"; do
+		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] || left+=("$p")
+	done
+	((${#left[@]})) || exit 0
+	missing=("${left[@]}")
+fi
 
 sudo=()
 ((EUID == 0)) || sudo=(sudo)

@@ -48,7 +48,11 @@ graft=$src/hw/misc/vgpu
 
 log() { echo "build-qemu: $*"; }
 
-# One run at a time (make check, make run and a developer may overlap).
+# One run at a time through steps 1 to 3 (make check, make run and a
+# developer may overlap), and one per flavour through step 4: the source
+# tree is shared, each flavour's build directory its own, so that a
+# flavour already built is not held up by another's build (make check
+# builds QEMU for fuzzing in the background while its device lanes run).
 mkdir -p "$top/build"
 exec 9>"$top/build/.build-qemu.lock"
 if ! flock -n 9; then
@@ -245,6 +249,12 @@ fi
 ((changed)) && log "grafted qemu-device/ into $graft"
 
 # ---- 4. configure and build ----
+exec 9>&-
+exec 9>"$top/build/.build-qemu-${flavour:-plain}.lock"
+if ! flock -n 9; then
+	log "waiting for another build of ${flavour:-the plain} flavour"
+	flock 9
+fi
 conf=(--target-list=x86_64-softmmu --without-default-features --enable-kvm
 	--enable-tcg --enable-fdt=system --disable-docs --disable-werror
 	--enable-trace-backends=log --cc="ccache gcc" --host-cc=gcc)
@@ -271,8 +281,13 @@ if [[ ! -f $bld/build.ninja || $(cat "$bld/.vgpu-configure" 2>/dev/null) != "${c
 	}
 	echo "${conf[*]}" >"$bld/.vgpu-configure"
 fi
-# outside the clone, so that a fresh clone (CI) compiles only what changed
+# outside the clone, so that a fresh clone (CI) compiles only what changed:
+# paths under the clone are hashed relative to it (CCACHE_BASEDIR), and the
+# build directory's own path is left out of the hash (CCACHE_NOHASHDIR;
+# ccache adds it under -g by default), or every clone in a new directory
+# misses every object (seen: 30 hits in 6054 calls over two CI runs)
 export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vgpu/ccache}
+export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=true
 log "building $target"
 if ! ninja -C "$bld" -j "${VGPU_QEMU_JOBS:-$(nproc)}" "$target" 2>&1 |
 	{ grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Linking|Generating)' || true; }; then

@@ -36,7 +36,10 @@ log=$(mktemp)
 # the kernels installed on the host now: the last suite checks that make
 # check added none (tests/host/test-host-packages.sh)
 host_kernels=$(mktemp)
-trap 'rm -f "$log" "$host_kernels"' EXIT
+# (and the background's builds, below, when make check stops before them)
+trap 'rm -f "$log" "$host_kernels"
+	[[ -z ${prebuild_pid:-} ]] || kill -TERM -- "-$prebuild_pid" 2>/dev/null
+	[[ -z ${stream_pid:-} ]] || kill -TERM -- "-$stream_pid" 2>/dev/null' EXIT
 dpkg-query -W -f='${db:Status-Status} ${Package}\n' 'linux-image-*' 'linux-headers-*' 2>/dev/null |
 	sed -n 's/^installed //p' | sort >"$host_kernels"
 
@@ -76,6 +79,48 @@ tally() {
 	grand_fail=$((grand_fail + fail))
 }
 
+# prebuild: the long builds of the later lanes, started at once in the
+# background at the lowest priority (nice 19), so that they take the CPU
+# the lanes leave idle (their tests, fuzzers and guests mostly keep one
+# CPU busy) instead of running alone when their lane comes, in the order
+# the lanes need them: QEMU with the device (scripts/build-qemu.sh), the
+# debug kernel (scripts/build-debug-kernel.sh), QEMU built for fuzzing
+# (once the gcc lane has built build/bin/vgpu-as, which it grafts).  Each script takes a lock, so a
+# lane that needs its result waits for it; the lanes run the same scripts
+# again, which then find it up to date, or build it and report any error
+# in that lane.  The background's own status is ignored, its output kept
+# in build/prebuild.log.  The lane times in the summary then count a wait
+# for a build, not the build.  (Measured on 2 vCPUs: QEMU's two builds
+# cold, alone, took about 14 of make check's 86 minutes.)
+# VGPU_CHECK_PREBUILD=0 leaves it out.
+prebuild_go=build/.check-prebuild-go
+prebuild() {
+	local waited=0
+
+	nice -n 19 scripts/build-qemu.sh
+	if [[ ${VGPU_CHECK_GUEST:-1} != 0 && ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
+		nice -n 19 scripts/build-debug-kernel.sh
+	fi
+	if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
+		while [[ ! -e $prebuild_go ]] && ((waited < 3600)); do
+			sleep 5
+			waited=$((waited + 5))
+		done
+		VGPU_QEMU_FLAVOUR=fuzz nice -n 19 scripts/build-qemu.sh
+	fi
+}
+prebuild_pid=
+mkdir -p build
+rm -f "$prebuild_go"
+if [[ ${VGPU_CHECK_PREBUILD:-1} != 0 ]]; then
+	# in a process group of its own (set -m), which the EXIT trap stops
+	set -m
+	prebuild >build/prebuild.log 2>&1 </dev/null &
+	prebuild_pid=$!
+	set +m
+	echo "make check: long builds started in the background (pid $prebuild_pid, build/prebuild.log)"
+fi
+
 # variant TITLE BUILD-DIR [ENV=VALUE...] -- [MAKE-VARIABLE=VALUE...]
 variant() {
 	local title=$1 build=$2
@@ -114,8 +159,12 @@ variant() {
 	echo "==== $title ($build) ===="
 	# qtests: the device tests' binaries are built (not run) here too, so
 	# that both compilers and the sanitizers see them.
-	if ! make -j2 --no-print-directory BUILD="$build" "${vars[@]+"${vars[@]}"}" \
+	# at a lower priority than the guests beside it (the stream, below),
+	# whose tests wait on timers
+	if ! nice -n "$([[ -n $stream_pid ]] && echo 10 || echo 0)" \
+		make -j2 --no-print-directory BUILD="$build" "${vars[@]+"${vars[@]}"}" \
 		all "${tests[@]+"${tests[@]}"}" "${benches[@]+"${benches[@]}"}" qtests; then
+		touch "$prebuild_go"
 		echo "==== $title: BUILD FAILED"
 		lane_time
 		results+=("$(printf '%-22s build failed  (%ds)' "$title" "$lane_secs")")
@@ -123,6 +172,8 @@ variant() {
 		return
 	fi
 
+	# build/bin/vgpu-as is there: the background may build QEMU for fuzzing
+	touch "$prebuild_go"
 	env "${env[@]+"${env[@]}"}" scripts/run-tests.sh "$build" \
 		"${tests[@]+"${tests[@]}"}" | tee "$log"
 	tally "$title" "${PIPESTATUS[0]}"
@@ -250,7 +301,85 @@ guest_debug_suite() {
 	tally "$title" "${PIPESTATUS[0]}"
 }
 
+# The device and guest lanes, one after another: QEMU's qtests and a
+# guest smoke boot, make run, vgpu.ko's kselftests on Debian's kernel, with
+# forced preemption, on the debug kernel, the guest's ioctl fuzzer.
+device_guest_lanes() {
+	if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
+		device_suite
+	fi
+	if [[ ${VGPU_CHECK_GUEST:-1} != 0 ]]; then
+		run_suite
+		guest_suite
+		if [[ ${VGPU_CHECK_GUEST_PREEMPT:-1} != 0 ]]; then
+			guest_preempt_suite
+		fi
+		if [[ ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
+			guest_debug_suite
+			if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
+				fuzz_guest_suite
+			fi
+		fi
+	fi
+}
+
+# The stream: device_guest_lanes in the background, beside the host lanes
+# after the gcc lane (which builds what both read in build/; the other
+# host lanes build into build-clang/, build-asan/ and build-fuzz/), its
+# output in build/check-stream/out, printed whole when it ends; the
+# counts join the totals.  A guest keeps about one CPU of two busy (its
+# vCPU, or the device's thread while the vCPU waits), as the host lanes'
+# tests do: side by side they take about the time of the longer.
+# VGPU_CHECK_STREAM=0 runs them after the host lanes instead, as before.
+stream_dir=build/check-stream
+stream_pid=
+start_stream() {
+	[[ ${VGPU_CHECK_DEVICE:-1} != 0 || ${VGPU_CHECK_GUEST:-1} != 0 ]] || return 0
+	rm -rf "$stream_dir"
+	mkdir -p "$stream_dir"
+	echo
+	echo "make check: the device and guest lanes run in the background from here ($stream_dir/out)"
+	set -m
+	(
+		results=()
+		grand_pass=0
+		grand_fail=0
+		lane_start=$SECONDS
+		log=$stream_dir/lane.log
+		device_guest_lanes
+		printf '%s\n' "${results[@]+"${results[@]}"}" >"$stream_dir/results"
+		echo "$grand_pass $grand_fail" >"$stream_dir/totals"
+	) >"$stream_dir/out" 2>&1 </dev/null &
+	stream_pid=$!
+	set +m
+}
+join_stream() {
+	local -a r=()
+	local p f
+
+	if [[ ${VGPU_CHECK_STREAM:-1} == 0 ]]; then
+		device_guest_lanes
+		return
+	fi
+	[[ -n $stream_pid ]] || return 0
+	wait "$stream_pid" 2>/dev/null
+	stream_pid=
+	cat "$stream_dir/out"
+	if [[ -f $stream_dir/totals ]] && read -r p f <"$stream_dir/totals"; then
+		mapfile -t r <"$stream_dir/results"
+		results+=("${r[@]+"${r[@]}"}")
+		grand_pass=$((grand_pass + p))
+		grand_fail=$((grand_fail + f))
+	else
+		results+=("device and guest lanes: stopped without their totals")
+		grand_fail=$((grand_fail + 1))
+	fi
+}
+
 variant "gcc" build -- CC=gcc
+if [[ ${VGPU_CHECK_STREAM:-1} != 0 ]]; then
+	start_stream
+fi
 # the corpus programs of the gcc build under VGPU_CHECK_SCHEDULES random
 # schedules (default 10; make check-schedules runs 100), 0 skips it
 schedules=${VGPU_CHECK_SCHEDULES:-10}
@@ -281,22 +410,17 @@ variant "gcc ASan+UBSan" build-asan \
 if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
 	fuzz_suite
 fi
-if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
-	device_suite
+
+# the device and guest lanes' stream (started after the gcc lane) ends
+join_stream
+
+# the background's builds have ended by now (each lane waited for its
+# own); a make check cut short leaves none running: see the trap above
+if [[ -n $prebuild_pid ]]; then
+	wait "$prebuild_pid" 2>/dev/null
+	prebuild_pid=
 fi
-if [[ ${VGPU_CHECK_GUEST:-1} != 0 ]]; then
-	run_suite
-	guest_suite
-	if [[ ${VGPU_CHECK_GUEST_PREEMPT:-1} != 0 ]]; then
-		guest_preempt_suite
-	fi
-	if [[ ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
-		guest_debug_suite
-		if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
-			fuzz_guest_suite
-		fi
-	fi
-fi
+lane_start=$SECONDS
 
 # last, the host: no kernel installed on it by any script above
 echo

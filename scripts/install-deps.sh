@@ -17,7 +17,7 @@
 # then, and takes a fraction of a second when everything is present.
 set -euo pipefail
 
-packages=(build-essential clang clang-19 pkg-config libdrm-dev libjansson-dev libzstd-dev python3)
+packages=(build-essential ccache clang clang-19 pkg-config libdrm-dev libjansson-dev libzstd-dev python3)
 # `make fuzz` (scripts/install-deps.sh --fuzz): clang-19's libFuzzer and
 # sanitizer runtimes, which nothing else needs
 if [[ ${1-} == --fuzz ]]; then
