@@ -587,11 +587,28 @@ rc=0
 # removes the race and costs nothing measurable here.
 # log_buf_len: the kernel log is scanned once, at the end, and must hold
 # a long fuzzer run's (the debug kernel's default is 128 KiB).
+# guest_clock FILE: copy the guest's output through, and write to FILE a
+# line "MS LINE" for each line that starts or ends a program ("# selftests:
+# vgpu: P", "ok N selftests: vgpu: P") or marks a phase (VGPU-...), MS the
+# host's milliseconds since QEMU started: each program's time goes beside
+# its counts below (which lanes to trim when make check grows too long)
+guest_clock() {
+	local line t0=${EPOCHREALTIME/./}
+	: >"$1"
+	while IFS= read -r line || [[ -n $line ]]; do
+		printf '%s\n' "$line"
+		case $line in
+		'# selftests: vgpu: '* | 'ok '*' selftests: vgpu: '* | 'not ok '*' selftests: vgpu: '* | VGPU-*)
+			echo "$(((${EPOCHREALTIME/./} - t0) / 1000)) ${line%$'\r'}" >>"$1"
+			;;
+		esac
+	done
+}
 timeout "$guest_timeout" "$qemu" -M q35 -nodefaults -display none -m "$mem" -smp 2 \
 	-no-reboot -L /usr/share/qemu -L /usr/share/seabios -accel tcg,thread=single \
 	-kernel "$guest/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
 	"${devices[@]}" -serial stdio -append "console=ttyS0 panic=-1 quiet log_buf_len=8M" \
-	</dev/null | tee "$log" || rc=$?
+	</dev/null | tee "$log" | guest_clock "$work/clock" || rc=$?
 tr -d '\r' <"$log" >"$log.txt"
 echo
 
@@ -696,7 +713,14 @@ for p in $VGPU_KSFT_PROGS $VGPU_LIB_PROGS $VGPU_PTX_PROGS \
 	${cuda_progs[@]+"${cuda_progs[@]}"}; do
 	[[ -z ${VGPU_GUEST_ONLY:-} || " $VGPU_GUEST_ONLY " == *" $p "* ]] || continue
 	read -r p_pass p_fail p_skip p_note < <(ktap_count "$p")
-	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}"
+	# its time from the clock (guest_clock above): its first start, its
+	# first end after that
+	p_secs=$(awk -v p="$p" '
+		$2 == "#" && $3 == "selftests:" && $5 == p && !b { b = $1; next }
+		b && $0 ~ /^[0-9]+ (not )?ok [0-9]+ selftests: vgpu: / && $NF == p { printf "%.1f", ($1 - b) / 1000; exit }
+		b && $0 ~ /^[0-9]+ (not )?ok [0-9]+ selftests: vgpu: / && $0 ~ (" " p " ") { printf "%.1f", ($1 - b) / 1000; exit }
+		' "$work/clock" 2>/dev/null)
+	echo "run-in-guest: $p: $p_pass passed, $p_fail failed, $p_skip skipped${p_note:+ ($p_note)}${p_secs:+, ${p_secs} s}"
 	# the failed tests, by name
 	sed -n "/^# selftests: vgpu: $p\$/,/^\(not \)\?ok [0-9]* selftests: vgpu: $p/p" "$log.txt" |
 		grep -E '^# not ok [0-9]+ ' | sed 's/^# /run-in-guest:   /' || true
@@ -710,7 +734,8 @@ if grep -q '^VGPU-GUEST: kernel .*checkers:.* kunit' "$log.txt"; then
 	sed -n '/^VGPU-KUNIT-BEGIN$/,/^VGPU-KUNIT-END$/p' "$log.txt" >"$work/kunit.ktap"
 	kunit=$(scripts/kunit-count.sh "$work/kunit.ktap" | tee "$work/kunit.log" | tail -n 1) || true
 	if [[ $kunit =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		echo "run-in-guest: KUnit: $kunit"
+		k_secs=$(awk '$2 == "VGPU-KUNIT-BEGIN" { b = $1 } $2 == "VGPU-KUNIT-END" && b != "" { printf "%.1f", ($1 - b) / 1000; exit }' "$work/clock" 2>/dev/null)
+		echo "run-in-guest: KUnit: $kunit${k_secs:+ (${k_secs} s)}"
 		pass=$((pass + BASH_REMATCH[1]))
 		fail=$((fail + BASH_REMATCH[2]))
 		grep -E '^\[|^ *# .*(FAILED|Expected)' "$work/kunit.log" | grep -v PASSED || true
