@@ -375,8 +375,10 @@ NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 # use (scripts/build-qemu.sh: outside the clone, paths hashed relative to
 # it); -ptx, -fatbin and the links are cheap, and ccache does not cache
 # them.  NVCC_CACHE= (empty) compiles without it.
-NVCC_CACHE ?= $(if $(shell command -v ccache 2>/dev/null),CCACHE_DIR="$${CCACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/vgpu/ccache}" \
-	CCACHE_BASEDIR=$(CURDIR) CCACHE_NOHASHDIR=true ccache)
+NVCC_CACHE ?= $(if $(shell command -v ccache 2>/dev/null),ccache)
+export CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vgpu/ccache
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 CUDA_INCLUDE ?= /usr/local/cuda/include
 CUDA_GENCODE := -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]'
 CUDA_TEST_DIR := $(BUILD)/cuda
