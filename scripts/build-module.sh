@@ -70,5 +70,10 @@ fi
 sync_dir "$SRC/uapi" uapi/vgpu_hw*.h uapi/vgpu_drm.h uapi/vgpu_waitgraph.h
 # warnings are errors, as in the rest of the project (W=1: the extra ones)
 make -C "$KDIR" M="$PWD/$SRC" W=1 KCFLAGS=-Werror modules
-cp "$SRC/kernel/vgpu.ko" "$OUT/vgpu.ko"
+# replaced whole (a new file renamed over it), and only when it changed: a
+# guest run beside this one (make check's streams) may be copying it
+if ! cmp -s "$SRC/kernel/vgpu.ko" "$OUT/vgpu.ko"; then
+	cp "$SRC/kernel/vgpu.ko" "$OUT/vgpu.ko.tmp"
+	mv -f "$OUT/vgpu.ko.tmp" "$OUT/vgpu.ko"
+fi
 echo "$KREL" > "$OUT/kernel-release"

@@ -39,7 +39,7 @@ host_kernels=$(mktemp)
 # (and the background's builds, below, when make check stops before them)
 trap 'rm -f "$log" "$host_kernels"
 	[[ -z ${prebuild_pid:-} ]] || kill -TERM -- "-$prebuild_pid" 2>/dev/null
-	[[ -z ${stream_pid:-} ]] || kill -TERM -- "-$stream_pid" 2>/dev/null' EXIT
+	for p in ${stream_pids[@]+"${stream_pids[@]}"}; do kill -TERM -- "-$p" 2>/dev/null; done' EXIT
 dpkg-query -W -f='${db:Status-Status} ${Package}\n' 'linux-image-*' 'linux-headers-*' 2>/dev/null |
 	sed -n 's/^installed //p' | sort >"$host_kernels"
 
@@ -80,12 +80,17 @@ tally() {
 }
 
 # prebuild: the long builds of the later lanes, started at once in the
-# background at the lowest priority (nice 19), so that they take the CPU
-# the lanes leave idle (their tests, fuzzers and guests mostly keep one
-# CPU busy) instead of running alone when their lane comes, in the order
-# the lanes need them: QEMU with the device (scripts/build-qemu.sh), the
-# debug kernel (scripts/build-debug-kernel.sh), QEMU built for fuzzing
-# (once the gcc lane has built build/bin/vgpu-as, which it grafts).  Each script takes a lock, so a
+# background, so that they take the CPU the lanes leave idle (their
+# tests, fuzzers and guests mostly keep one CPU busy) instead of running
+# alone when their lane comes, in the order the lanes need them: QEMU with
+# the device (scripts/build-qemu.sh) and the debug kernel
+# (scripts/build-debug-kernel.sh), which the device and guest lanes' stream
+# waits for, at nice 5 (below the guests, whose tests wait on timers,
+# above the host lanes' builds at 10); QEMU built for fuzzing, the last
+# host lane's, once the gcc lane has built build/bin/vgpu-as (which it
+# grafts), at nice 19.  (Cold, on 2 vCPUs, the debug kernel's build at
+# nice 19 behind the lanes took 17 minutes to reach its compile, with the
+# stream waiting for it.)  Each script takes a lock, so a
 # lane that needs its result waits for it; the lanes run the same scripts
 # again, which then find it up to date, or build it and report any error
 # in that lane.  The background's own status is ignored, its output kept
@@ -97,9 +102,9 @@ prebuild_go=build/.check-prebuild-go
 prebuild() {
 	local waited=0
 
-	nice -n 19 scripts/build-qemu.sh
+	nice -n 5 scripts/build-qemu.sh
 	if [[ ${VGPU_CHECK_GUEST:-1} != 0 && ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
-		nice -n 19 scripts/build-debug-kernel.sh
+		nice -n 5 scripts/build-debug-kernel.sh
 	fi
 	if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
 		while [[ ! -e $prebuild_go ]] && ((waited < 3600)); do
@@ -161,7 +166,7 @@ variant() {
 	# that both compilers and the sanitizers see them.
 	# at a lower priority than the guests beside it (the stream, below),
 	# whose tests wait on timers
-	if ! nice -n "$([[ -n $stream_pid ]] && echo 10 || echo 0)" \
+	if ! nice -n "$((${#stream_pids[@]} ? 10 : 0))" \
 		make -j2 --no-print-directory BUILD="$build" "${vars[@]+"${vars[@]}"}" \
 		all "${tests[@]+"${tests[@]}"}" "${benches[@]+"${benches[@]}"}" qtests; then
 		touch "$prebuild_go"
@@ -301,9 +306,12 @@ guest_debug_suite() {
 	tally "$title" "${PIPESTATUS[0]}"
 }
 
-# The device and guest lanes, one after another: QEMU's qtests and a
-# guest smoke boot, make run, vgpu.ko's kselftests on Debian's kernel, with
-# forced preemption, on the debug kernel, the guest's ioctl fuzzer.
+# The device and guest lanes, in two streams.  The first, one lane after
+# another: QEMU's qtests and a guest smoke boot, make run, vgpu.ko's
+# kselftests on Debian's kernel, with forced preemption, on the debug
+# kernel.  The second: the guest's ioctl fuzzer on the debug kernel, which
+# starts when the first reaches its debug lane (the two then run side by
+# side, the host lanes mostly done by then).
 device_guest_lanes() {
 	if [[ ${VGPU_CHECK_DEVICE:-1} != 0 ]]; then
 		device_suite
@@ -314,71 +322,100 @@ device_guest_lanes() {
 		if [[ ${VGPU_CHECK_GUEST_PREEMPT:-1} != 0 ]]; then
 			guest_preempt_suite
 		fi
+		touch "$stream_base/debug-go"
 		if [[ ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 ]]; then
 			guest_debug_suite
-			if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
-				fuzz_guest_suite
-			fi
 		fi
 	fi
+	touch "$stream_base/debug-go"
+}
+guest_fuzz_lane() {
+	local waited=0
+
+	[[ ${VGPU_CHECK_GUEST:-1} != 0 && ${VGPU_CHECK_GUEST_DEBUG:-1} != 0 &&
+		${VGPU_CHECK_FUZZ:-1} != 0 ]] || return 0
+	# a stream that stopped before touching it: go after 2 hours anyway
+	while [[ ! -e $stream_base/debug-go ]] && ((waited < 7200)); do
+		sleep 5
+		waited=$((waited + 5))
+	done
+	lane_start=$SECONDS
+	fuzz_guest_suite
 }
 
-# The stream: device_guest_lanes in the background, beside the host lanes
-# after the gcc lane (which builds what both read in build/; the other
-# host lanes build into build-clang/, build-asan/ and build-fuzz/), its
-# output in build/check-stream/out, printed whole when it ends; the
-# counts join the totals.  A guest keeps about one CPU of two busy (its
-# vCPU, or the device's thread while the vCPU waits), as the host lanes'
-# tests do: side by side they take about the time of the longer.
-# VGPU_CHECK_STREAM=0 runs them after the host lanes instead, as before.
-stream_dir=build/check-stream
-stream_pid=
+# A stream: lanes run in the background beside the host lanes after the
+# gcc lane (which builds what they read in build/; the other host lanes
+# build into build-clang/, build-asan/ and build-fuzz/), its output in
+# build/check-stream/NAME/out, printed whole when it ends; its counts
+# join the totals.  A guest keeps about one CPU of two busy (its vCPU, or
+# the device's thread while the vCPU waits), as the host lanes' tests do:
+# side by side they take about the time of the longer.
+# VGPU_CHECK_STREAM=0 runs them after the host lanes instead, one after
+# another, as before.
+stream_base=build/check-stream
+stream_names=()
+stream_pids=()
+# start_stream NAME FUNCTION: FUNCTION's lanes in the background, in a
+# process group of their own (set -m) that the EXIT trap stops
 start_stream() {
-	[[ ${VGPU_CHECK_DEVICE:-1} != 0 || ${VGPU_CHECK_GUEST:-1} != 0 ]] || return 0
-	rm -rf "$stream_dir"
-	mkdir -p "$stream_dir"
-	echo
-	echo "make check: the device and guest lanes run in the background from here ($stream_dir/out)"
+	local d=$stream_base/$1
+
+	mkdir -p "$d"
+	echo "make check: $1 lanes run in the background from here ($d/out)"
 	set -m
 	(
 		results=()
 		grand_pass=0
 		grand_fail=0
 		lane_start=$SECONDS
-		log=$stream_dir/lane.log
-		device_guest_lanes
-		printf '%s\n' "${results[@]+"${results[@]}"}" >"$stream_dir/results"
-		echo "$grand_pass $grand_fail" >"$stream_dir/totals"
-	) >"$stream_dir/out" 2>&1 </dev/null &
-	stream_pid=$!
+		log=$d/lane.log
+		"$2"
+		printf '%s\n' "${results[@]+"${results[@]}"}" >"$d/results"
+		echo "$grand_pass $grand_fail" >"$d/totals"
+	) >"$d/out" 2>&1 </dev/null &
+	stream_pids+=($!)
+	stream_names+=("$1")
 	set +m
 }
-join_stream() {
+start_streams() {
+	[[ ${VGPU_CHECK_DEVICE:-1} != 0 || ${VGPU_CHECK_GUEST:-1} != 0 ]] || return 0
+	rm -rf "$stream_base"
+	mkdir -p "$stream_base"
+	echo
+	start_stream device-guest device_guest_lanes
+	start_stream guest-fuzz guest_fuzz_lane
+}
+# join_streams: wait for each stream, print its output and add its counts
+join_streams() {
 	local -a r=()
-	local p f
+	local i d p f
 
 	if [[ ${VGPU_CHECK_STREAM:-1} == 0 ]]; then
+		mkdir -p "$stream_base"
 		device_guest_lanes
+		guest_fuzz_lane
 		return
 	fi
-	[[ -n $stream_pid ]] || return 0
-	wait "$stream_pid" 2>/dev/null
-	stream_pid=
-	cat "$stream_dir/out"
-	if [[ -f $stream_dir/totals ]] && read -r p f <"$stream_dir/totals"; then
-		mapfile -t r <"$stream_dir/results"
-		results+=("${r[@]+"${r[@]}"}")
-		grand_pass=$((grand_pass + p))
-		grand_fail=$((grand_fail + f))
-	else
-		results+=("device and guest lanes: stopped without their totals")
-		grand_fail=$((grand_fail + 1))
-	fi
+	for i in "${!stream_pids[@]}"; do
+		d=$stream_base/${stream_names[i]}
+		wait "${stream_pids[i]}" 2>/dev/null
+		cat "$d/out"
+		if [[ -f $d/totals ]] && read -r p f <"$d/totals"; then
+			mapfile -t r <"$d/results"
+			results+=("${r[@]+"${r[@]}"}")
+			grand_pass=$((grand_pass + p))
+			grand_fail=$((grand_fail + f))
+		else
+			results+=("${stream_names[i]} lanes: stopped without their totals")
+			grand_fail=$((grand_fail + 1))
+		fi
+	done
+	stream_pids=()
 }
 
 variant "gcc" build -- CC=gcc
 if [[ ${VGPU_CHECK_STREAM:-1} != 0 ]]; then
-	start_stream
+	start_streams
 fi
 # the corpus programs of the gcc build under VGPU_CHECK_SCHEDULES random
 # schedules (default 10; make check-schedules runs 100), 0 skips it
@@ -411,8 +448,8 @@ if [[ ${VGPU_CHECK_FUZZ:-1} != 0 ]]; then
 	fuzz_suite
 fi
 
-# the device and guest lanes' stream (started after the gcc lane) ends
-join_stream
+# the device and guest lanes' streams (started after the gcc lane) end
+join_streams
 
 # the background's builds have ended by now (each lane waited for its
 # own); a make check cut short leaves none running: see the trap above
